@@ -1,0 +1,64 @@
+# zealot — plain make. `make` builds ./zealot; `make test` runs everything:
+# unit tests, CLI tests and live tests under AddressSanitizer + UBSan,
+# a bounded libFuzzer run per parser, the banned-function and format checks.
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+DEFS      = -D_GNU_SOURCE
+LIBS      = -ljansson
+SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+SRC_LIB  := $(wildcard src/base/*.c src/payload/*.c)
+SRC_CMD  := $(wildcard src/cmd/*.c) src/main.c
+HDRS     := $(wildcard src/*/*.h)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+B = build
+
+all: zealot
+
+zealot: $(SRC_LIB) $(SRC_CMD) $(HDRS)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -o $@ $(SRC_LIB) $(SRC_CMD) $(LIBS)
+
+$(B):
+	mkdir -p $(B)
+
+# The same program under AddressSanitizer and UBSan, used by every test.
+$(B)/zealot-san: $(SRC_LIB) $(SRC_CMD) $(HDRS) | $(B)
+	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -o $@ $(SRC_LIB) $(SRC_CMD) $(LIBS)
+
+$(B)/unit: $(SRC_LIB) $(UNIT_SRC) $(HDRS) tests/unit/tap.h | $(B)
+	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -Isrc -o $@ $(SRC_LIB) $(UNIT_SRC) $(LIBS)
+
+FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_RUNS ?= 200000
+
+$(B)/fuzz_%: tests/fuzz/fuzz_%.c $(SRC_LIB) $(HDRS) | $(B)
+	clang -std=c11 $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< $(SRC_LIB) $(LIBS)
+
+fuzz: $(FUZZERS)
+	@for f in $(FUZZERS); do \
+		n=$$(basename $$f); corpus=$(B)/corpus-$$n; mkdir -p $$corpus; \
+		echo "fuzz: $$n ($(FUZZ_RUNS) runs)"; \
+		$$f -runs=$(FUZZ_RUNS) -max_len=65536 -seed=1 $$corpus tests/data/fuzz-seeds 2>$(B)/$$n.log || \
+			{ tail -40 $(B)/$$n.log; exit 1; }; \
+	done
+
+engine:
+	scripts/build-engine.sh
+
+# Every test; the runner ends with "N passed, N failed".
+test: zealot $(B)/zealot-san $(B)/unit $(FUZZERS)
+	tests/run
+
+bench: zealot
+	bench/run
+
+format:
+	clang-format -i $(SRC_LIB) $(SRC_CMD) $(HDRS) $(UNIT_SRC) tests/fuzz/*.c bench/*.c
+
+clean:
+	rm -rf $(B) zealot
+
+.PHONY: all fuzz engine test bench format clean

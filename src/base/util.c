@@ -1,0 +1,202 @@
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "zealot: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+	if (!p)
+		oom(count * size);
+	return p;
+}
+
+void *xreallocarray(void *p, size_t count, size_t size)
+{
+	if (size && count > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	size_t n = count * size;
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(count * size);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void sb_init(struct sb *b)
+{
+	b->s = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void sb_release(struct sb *b)
+{
+	free(b->s);
+	sb_init(b);
+}
+
+void sb_grow(struct sb *b, size_t extra)
+{
+	if (extra > SIZE_MAX / 2 - b->len)
+		oom(SIZE_MAX);
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	b->s = xreallocarray(b->s, cap, 1);
+	b->cap = cap;
+	if (b->len == 0)
+		b->s[0] = '\0';
+}
+
+void sb_add(struct sb *b, const char *s, size_t n)
+{
+	sb_grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sb_adds(struct sb *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void sb_addc(struct sb *b, char c)
+{
+	sb_add(b, &c, 1);
+}
+
+void sb_vaddf(struct sb *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	sb_grow(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void sb_addf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void sb_add_json_str(struct sb *b, const char *s, size_t n)
+{
+	sb_addc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': sb_add(b, "\\\"", 2); break;
+		case '\\': sb_add(b, "\\\\", 2); break;
+		case '\n': sb_add(b, "\\n", 2); break;
+		case '\r': sb_add(b, "\\r", 2); break;
+		case '\t': sb_add(b, "\\t", 2); break;
+		default:
+			if (c < 0x20)
+				sb_addf(b, "\\u%04x", c);
+			else
+				sb_addc(b, (char)c);
+		}
+	}
+	sb_addc(b, '"');
+}
+
+char *sb_detach(struct sb *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+	sb_init(b);
+	return s;
+}
+
+int errorf(char **err, const char *fmt, ...)
+{
+	if (err) {
+		struct sb b = {0};
+		va_list ap;
+		va_start(ap, fmt);
+		sb_vaddf(&b, fmt, ap);
+		va_end(ap);
+		free(*err);
+		*err = sb_detach(&b);
+	}
+	return -1;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_i64(const char *s, int64_t *out)
+{
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end || end == s)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (errno || *end || end == s)
+		return -1;
+	*out = v;
+	return 0;
+}

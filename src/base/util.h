@@ -1,0 +1,53 @@
+/* util: allocation that cannot fail, a growable string buffer, error strings.
+ *
+ * Allocation failure aborts with a message (tmux's xmalloc): zealot's inputs
+ * are bounded before anything is allocated, so running out of memory is a
+ * host problem, not an input problem, and there is nothing to recover.
+ */
+#ifndef ZEALOT_UTIL_H
+#define ZEALOT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xreallocarray(void *p, size_t count, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* A growable, always NUL-terminated string. Zero-initialise or sb_init();
+ * sb_release() frees the contents and leaves an empty buffer. */
+struct sb {
+	char *s;
+	size_t len;
+	size_t cap;
+};
+
+void sb_init(struct sb *b);
+void sb_release(struct sb *b);
+void sb_grow(struct sb *b, size_t extra);
+void sb_add(struct sb *b, const char *s, size_t n);
+void sb_adds(struct sb *b, const char *s);
+void sb_addc(struct sb *b, char c);
+void sb_addf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vaddf(struct sb *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Append s as a JSON string literal, quotes included. */
+void sb_add_json_str(struct sb *b, const char *s, size_t n);
+/* Hand the string to the caller (who frees it) and reset the buffer. */
+char *sb_detach(struct sb *b);
+
+/* Set *err (when err is not NULL) to a formatted, allocated message and
+ * return -1, so library code can say `return errorf(err, "...")`. */
+int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a whole decimal unsigned integer (no sign, no spaces, no suffix).
+ * Returns 0 and sets *out, or -1 when s is not such a number or overflows. */
+int parse_u64(const char *s, uint64_t *out);
+int parse_i64(const char *s, int64_t *out);
+int parse_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,38 @@
+/* The command layer: one file per subcommand; only this layer and main.c
+ * print to stdout or choose an exit status.
+ *
+ * Exit statuses everywhere: 0 success, 1 a verdict said no, 2 usage error,
+ * 3 I/O, network or runtime error.
+ */
+#ifndef ZEALOT_CMD_H
+#define ZEALOT_CMD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum {
+	EXIT_OK = 0,
+	EXIT_NO = 1,
+	EXIT_USAGE = 2,
+	EXIT_IO = 3,
+};
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_inspect(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+
+/* Print `zealot: <what>` to stderr and return code. */
+int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True when argv[i] is -h or --help. */
+int cmd_is_help(const char *arg);
+/* 1234567 -> "1,234,567" into buf. */
+const char *cmd_commas(uint64_t v, char *buf, size_t n);
+/* Bytes as MiB with two decimals, the engine's way. */
+double cmd_mib(uint64_t bytes);
+
+#endif

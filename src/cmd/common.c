@@ -1,0 +1,39 @@
+#include <stdarg.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int cmd_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("zealot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int cmd_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+const char *cmd_commas(uint64_t v, char *buf, size_t n)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+double cmd_mib(uint64_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}

@@ -1,0 +1,47 @@
+/* zealot: keeps a llama.cpp llama-server endpoint exactly as intended.
+ *
+ * main.c is the command table and nothing else: each command lives in
+ * src/cmd/<name>.c and is a client of the library modules.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+#ifndef ZEALOT_VERSION
+#define ZEALOT_VERSION "0.1.0"
+#endif
+
+static const struct command commands[] = {
+	{"inspect", cmd_inspect, "say what a GGUF payload really is"},
+	{"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: zealot <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'zealot <command> --help' for a command's options.\n"
+		   "exit: 0 ok, 1 a verdict said no, 2 usage, 3 I/O or runtime error\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (cmd_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("zealot %s\n", ZEALOT_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	return cmd_fail(EXIT_USAGE, "'%s' is not a zealot command (see 'zealot --help')", argv[1]);
+}

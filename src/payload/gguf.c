@@ -1,0 +1,576 @@
+#include "gguf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+#include "ggml_type.h"
+
+struct cur {
+	const uint8_t *buf;
+	size_t len;
+	size_t pos;
+	char **err;
+};
+
+static const uint8_t type_size[GGUF_NTYPES] = {
+	[GGUF_U8] = 1, [GGUF_I8] = 1, [GGUF_U16] = 2, [GGUF_I16] = 2,
+	[GGUF_U32] = 4, [GGUF_I32] = 4, [GGUF_F32] = 4, [GGUF_BOOL] = 1,
+	[GGUF_STRING] = 8, /* the least a string can take: its length */
+	[GGUF_ARRAY] = 12, [GGUF_U64] = 8, [GGUF_I64] = 8, [GGUF_F64] = 8,
+};
+
+static const char *const type_names[GGUF_NTYPES] = {
+	"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool",
+	"string", "array", "u64", "i64", "f64",
+};
+
+const char *gguf_vtype_name(enum gguf_vtype t)
+{
+	return (unsigned)t < GGUF_NTYPES ? type_names[t] : "invalid";
+}
+
+static size_t left(const struct cur *c)
+{
+	return c->len - c->pos;
+}
+
+static int need(struct cur *c, size_t n, const char *what)
+{
+	if (left(c) < n)
+		return errorf(c->err, "offset %zu: truncated reading %s (need %zu bytes, %zu left)",
+			      c->pos, what, n, left(c));
+	return 0;
+}
+
+static uint64_t rd_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static int rd_u32(struct cur *c, uint32_t *out, const char *what)
+{
+	if (need(c, 4, what))
+		return -1;
+	*out = (uint32_t)rd_le(c->buf + c->pos, 4);
+	c->pos += 4;
+	return 0;
+}
+
+static int rd_u64(struct cur *c, uint64_t *out, const char *what)
+{
+	if (need(c, 8, what))
+		return -1;
+	*out = rd_le(c->buf + c->pos, 8);
+	c->pos += 8;
+	return 0;
+}
+
+static int rd_str(struct cur *c, struct gguf_str *s, const char *what)
+{
+	uint64_t n;
+	size_t at = c->pos;
+	if (rd_u64(c, &n, what))
+		return -1;
+	if (n > left(c))
+		return errorf(c->err, "offset %zu: %s length %llu exceeds the %zu bytes left",
+			      at, what, (unsigned long long)n, left(c));
+	s->p = (const char *)c->buf + c->pos;
+	s->n = n;
+	c->pos += (size_t)n;
+	return 0;
+}
+
+static double as_f32(uint32_t bits)
+{
+	float f;
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+static double as_f64(uint64_t bits)
+{
+	double d;
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+/* Decode a scalar of type t at p (bounds already checked). */
+static void scalar(enum gguf_vtype t, const uint8_t *p, struct gguf_kv *kv)
+{
+	uint64_t raw = rd_le(p, type_size[t]);
+	switch (t) {
+	case GGUF_I8: kv->v.i = (int8_t)raw; break;
+	case GGUF_I16: kv->v.i = (int16_t)raw; break;
+	case GGUF_I32: kv->v.i = (int32_t)raw; break;
+	case GGUF_I64: kv->v.i = (int64_t)raw; break;
+	case GGUF_F32: kv->v.f = as_f32((uint32_t)raw); break;
+	case GGUF_F64: kv->v.f = as_f64(raw); break;
+	default: kv->v.u = raw; break;
+	}
+}
+
+static int rd_value(struct cur *c, struct gguf_kv *kv)
+{
+	const char *k = kv->key;
+	if (kv->type == GGUF_STRING)
+		return rd_str(c, &kv->v.s, "string value");
+	if (kv->type != GGUF_ARRAY) {
+		if (need(c, type_size[kv->type], "value"))
+			return -1;
+		scalar(kv->type, c->buf + c->pos, kv);
+		c->pos += type_size[kv->type];
+		return 0;
+	}
+	uint32_t at;
+	size_t tpos = c->pos;
+	if (rd_u32(c, &at, "array element type"))
+		return -1;
+	if (at >= GGUF_NTYPES || at == GGUF_ARRAY)
+		return errorf(c->err, "offset %zu: key '%s': invalid array element type %u", tpos, k, at);
+	kv->arr_type = at;
+	size_t npos = c->pos;
+	if (rd_u64(c, &kv->arr_n, "array length"))
+		return -1;
+	/* Bound the count before walking: each element takes at least
+	 * type_size bytes, so more elements than bytes/size is a lie. */
+	if (kv->arr_n > left(c) / type_size[at])
+		return errorf(c->err, "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left",
+			      npos, k, (unsigned long long)kv->arr_n, type_names[at], left(c));
+	kv->arr = c->buf + c->pos;
+	if (at != GGUF_STRING) {
+		c->pos += (size_t)kv->arr_n * type_size[at];
+		return 0;
+	}
+	for (uint64_t i = 0; i < kv->arr_n; i++) {
+		struct gguf_str s;
+		if (rd_str(c, &s, "array string"))
+			return -1;
+	}
+	return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Duplicate keys or tensor names make lookups ambiguous; the engine refuses
+ * them, and so do we. O(n log n) on a copy of the name pointers. */
+static int check_unique(char **names, uint64_t n, const char *what, char **err)
+{
+	if (n < 2)
+		return 0;
+	char **v = xreallocarray(NULL, (size_t)n, sizeof(*v));
+	memcpy(v, names, (size_t)n * sizeof(*v));
+	qsort(v, (size_t)n, sizeof(*v), key_cmp);
+	int rc = 0;
+	for (uint64_t i = 1; i < n; i++) {
+		if (strcmp(v[i - 1], v[i]) == 0) {
+			rc = errorf(err, "duplicate %s '%s'", what, v[i]);
+			break;
+		}
+	}
+	free(v);
+	return rc;
+}
+
+static int off_cmp(const void *a, const void *b)
+{
+	const struct gguf_tensor *x = *(const struct gguf_tensor *const *)a;
+	const struct gguf_tensor *y = *(const struct gguf_tensor *const *)b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Sizes: a stock type's bytes come from its block size; a custom type's
+ * from the gap to the next tensor's data (or to the end of the file). */
+static int size_tensors(struct gguf *g, char **err)
+{
+	uint64_t data_bytes = g->file_size > g->data_offset ? g->file_size - g->data_offset : 0;
+	if (g->n_tensors == 0)
+		return 0;
+	struct gguf_tensor **by_off = xreallocarray(NULL, (size_t)g->n_tensors, sizeof(*by_off));
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		by_off[i] = &g->tensors[i];
+	qsort(by_off, (size_t)g->n_tensors, sizeof(*by_off), off_cmp);
+	int rc = 0;
+	for (uint64_t i = 0; i < g->n_tensors && rc == 0; i++) {
+		struct gguf_tensor *t = by_off[i];
+		uint64_t end = i + 1 < g->n_tensors ? by_off[i + 1]->offset : data_bytes;
+		if (t->offset > data_bytes) {
+			rc = errorf(err, "tensor '%s': data offset %llu is past the end of the file (%llu data bytes)",
+				    t->name, (unsigned long long)t->offset, (unsigned long long)data_bytes);
+			break;
+		}
+		const struct ggml_type_info *ti = ggml_type_get(t->type);
+		if (!ti) {
+			t->custom = 1;
+			t->bytes = end - t->offset;
+			continue;
+		}
+		if (t->ne[0] % ti->blck) {
+			rc = errorf(err, "tensor '%s': row of %llu elements is not a whole number of %s blocks (%u)",
+				    t->name, (unsigned long long)t->ne[0], ti->name, ti->blck);
+			break;
+		}
+		uint64_t blocks = t->n_elems / ti->blck;
+		if (blocks > UINT64_MAX / ti->size) {
+			rc = errorf(err, "tensor '%s': byte size overflows", t->name);
+			break;
+		}
+		t->bytes = blocks * ti->size;
+		if (t->bytes > end - t->offset) {
+			const char *who = i + 1 < g->n_tensors ? by_off[i + 1]->name : NULL;
+			if (who)
+				rc = errorf(err, "tensor '%s': %llu bytes of %s data overlap tensor '%s'",
+					    t->name, (unsigned long long)t->bytes, ti->name, who);
+			else
+				rc = errorf(err, "tensor '%s': %llu bytes of %s data run past the end of the file (truncated: %llu bytes left)",
+					    t->name, (unsigned long long)t->bytes, ti->name,
+					    (unsigned long long)(end - t->offset));
+		}
+	}
+	free(by_off);
+	return rc;
+}
+
+static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint64_t idx)
+{
+	struct gguf_str name;
+	size_t at = c->pos;
+	if (rd_str(c, &name, "tensor name"))
+		return -1;
+	if (name.n >= GGUF_MAX_NAME)
+		return errorf(c->err, "offset %zu: tensor %llu: name of %llu bytes exceeds the engine's limit of %d",
+			      at, (unsigned long long)idx, (unsigned long long)name.n, GGUF_MAX_NAME - 1);
+	if (memchr(name.p, '\0', (size_t)name.n))
+		return errorf(c->err, "offset %zu: tensor %llu: name contains a NUL byte", at, (unsigned long long)idx);
+	t->name = xstrndup(name.p, (size_t)name.n);
+	size_t dpos = c->pos;
+	if (rd_u32(c, &t->n_dims, "tensor n_dims"))
+		return -1;
+	if (t->n_dims == 0 || t->n_dims > GGUF_MAX_DIMS)
+		return errorf(c->err, "offset %zu: tensor '%s': n_dims %u is not in 1..%d",
+			      dpos, t->name, t->n_dims, GGUF_MAX_DIMS);
+	t->n_elems = 1;
+	for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
+		t->ne[d] = 1;
+		if (d >= t->n_dims)
+			continue;
+		size_t epos = c->pos;
+		if (rd_u64(c, &t->ne[d], "tensor dimension"))
+			return -1;
+		if (t->ne[d] == 0 || t->ne[d] > INT64_MAX)
+			return errorf(c->err, "offset %zu: tensor '%s': dimension %u is %llu",
+				      epos, t->name, d, (unsigned long long)t->ne[d]);
+		if (t->n_elems > INT64_MAX / t->ne[d])
+			return errorf(c->err, "offset %zu: tensor '%s': element count overflows", epos, t->name);
+		t->n_elems *= t->ne[d];
+	}
+	if (rd_u32(c, &t->type, "tensor type"))
+		return -1;
+	size_t opos = c->pos;
+	if (rd_u64(c, &t->offset, "tensor data offset"))
+		return -1;
+	if (t->offset % g->alignment)
+		return errorf(c->err, "offset %zu: tensor '%s': data offset %llu is not a multiple of the alignment %u",
+			      opos, t->name, (unsigned long long)t->offset, g->alignment);
+	return 0;
+}
+
+struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char **err)
+{
+	struct cur c = {buf, len, 0, err};
+	struct gguf *g = xcalloc(1, sizeof(*g));
+	g->file_size = file_size < len ? len : file_size;
+	g->alignment = 32;
+
+	if (need(&c, 4, "magic"))
+		goto fail;
+	if (memcmp(buf, "GGUF", 4) != 0) {
+		errorf(err, "offset 0: bad magic (not a GGUF file)");
+		goto fail;
+	}
+	c.pos = 4;
+	if (rd_u32(&c, &g->version, "version"))
+		goto fail;
+	if (g->version != 2 && g->version != 3) {
+		errorf(err, "offset 4: unsupported GGUF version %u (2 and 3 are supported)", g->version);
+		goto fail;
+	}
+	if (rd_u64(&c, &g->n_tensors, "tensor count") || rd_u64(&c, &g->n_kv, "key/value count"))
+		goto fail;
+	/* A kv takes at least 13 bytes (key length, type, one byte) and a
+	 * tensor info at least 33 (name length + 1 byte, n_dims, one dim,
+	 * type, offset): counts beyond that cannot be honest. */
+	if (g->n_kv > left(&c) / 13) {
+		errorf(err, "offset 16: key/value count %llu cannot fit in the %zu bytes left",
+		       (unsigned long long)g->n_kv, left(&c));
+		goto fail;
+	}
+	if (g->n_tensors > left(&c) / 33) {
+		errorf(err, "offset 8: tensor count %llu cannot fit in the %zu bytes left",
+		       (unsigned long long)g->n_tensors, left(&c));
+		goto fail;
+	}
+
+	g->kv = xcalloc((size_t)g->n_kv, sizeof(*g->kv));
+	for (uint64_t i = 0; i < g->n_kv; i++) {
+		struct gguf_kv *kv = &g->kv[i];
+		struct gguf_str key;
+		kv->offset = c.pos;
+		if (rd_str(&c, &key, "key"))
+			goto fail;
+		if (key.n == 0 || key.n > GGUF_MAX_KEY || memchr(key.p, '\0', (size_t)key.n)) {
+			errorf(err, "offset %llu: key %llu: invalid key (length %llu)", (unsigned long long)kv->offset,
+			       (unsigned long long)i, (unsigned long long)key.n);
+			goto fail;
+		}
+		kv->key = xstrndup(key.p, (size_t)key.n);
+		uint32_t t;
+		size_t tpos = c.pos;
+		if (rd_u32(&c, &t, "value type"))
+			goto fail;
+		if (t >= GGUF_NTYPES) {
+			errorf(err, "offset %zu: key '%s': invalid value type %u", tpos, kv->key, t);
+			goto fail;
+		}
+		kv->type = t;
+		if (rd_value(&c, kv))
+			goto fail;
+	}
+	char **names = xreallocarray(NULL, (size_t)(g->n_kv > g->n_tensors ? g->n_kv : g->n_tensors) + 1,
+				     sizeof(*names));
+	for (uint64_t i = 0; i < g->n_kv; i++)
+		names[i] = g->kv[i].key;
+	int dup = check_unique(names, g->n_kv, "key", err);
+
+	const struct gguf_kv *al = gguf_find(g, "general.alignment");
+	if (!dup && al) {
+		if (al->type != GGUF_U32 || al->v.u == 0 || (al->v.u & (al->v.u - 1))) {
+			dup = errorf(err, "offset %llu: general.alignment must be a u32 power of two",
+				     (unsigned long long)al->offset);
+		} else {
+			g->alignment = (uint32_t)al->v.u;
+		}
+	}
+	if (dup) {
+		free(names);
+		goto fail;
+	}
+
+	g->tensors = xcalloc((size_t)g->n_tensors, sizeof(*g->tensors));
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		if (rd_tensor(&c, g, &g->tensors[i], i)) {
+			free(names);
+			goto fail;
+		}
+	}
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		names[i] = g->tensors[i].name;
+	dup = check_unique(names, g->n_tensors, "tensor", err);
+	free(names);
+	if (dup)
+		goto fail;
+
+	g->header_bytes = c.pos;
+	g->data_offset = (c.pos + g->alignment - 1) / g->alignment * g->alignment;
+	if (g->n_tensors && g->data_offset > g->file_size) {
+		errorf(err, "offset %llu: file ends before its data section", (unsigned long long)g->header_bytes);
+		goto fail;
+	}
+	if (size_tensors(g, err))
+		goto fail;
+	return g;
+fail:
+	gguf_free(g);
+	return NULL;
+}
+
+void gguf_free(struct gguf *g)
+{
+	if (!g)
+		return;
+	for (uint64_t i = 0; g->kv && i < g->n_kv; i++)
+		free(g->kv[i].key);
+	for (uint64_t i = 0; g->tensors && i < g->n_tensors; i++)
+		free(g->tensors[i].name);
+	free(g->kv);
+	free(g->tensors);
+	free(g);
+}
+
+struct gguf_file *gguf_open(const char *path, char **err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		errorf(err, "'%s' is not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	if (st.st_size == 0) {
+		errorf(err, "'%s': empty file (not a GGUF payload)", path);
+		close(fd);
+		return NULL;
+	}
+	/* Mapping the whole file costs nothing until pages are touched, and
+	 * the parser touches only the header. */
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		errorf(err, "cannot map '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	char *perr = NULL;
+	struct gguf *g = gguf_parse(map, (size_t)st.st_size, (uint64_t)st.st_size, &perr);
+	if (!g) {
+		errorf(err, "'%s': %s", path, perr);
+		free(perr);
+		munmap(map, (size_t)st.st_size);
+		return NULL;
+	}
+	struct gguf_file *f = xcalloc(1, sizeof(*f));
+	f->g = g;
+	f->path = xstrdup(path);
+	f->map = map;
+	f->map_len = (size_t)st.st_size;
+	return f;
+}
+
+void gguf_close(struct gguf_file *f)
+{
+	if (!f)
+		return;
+	gguf_free(f->g);
+	if (f->map)
+		munmap(f->map, f->map_len);
+	free(f->path);
+	free(f);
+}
+
+const struct gguf_kv *gguf_find(const struct gguf *g, const char *key)
+{
+	for (uint64_t i = 0; i < g->n_kv; i++)
+		if (strcmp(g->kv[i].key, key) == 0)
+			return &g->kv[i];
+	return NULL;
+}
+
+const struct gguf_kv *gguf_findf(const struct gguf *g, const char *fmt, ...)
+{
+	struct sb b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&b, fmt, ap);
+	va_end(ap);
+	const struct gguf_kv *kv = gguf_find(g, b.s);
+	sb_release(&b);
+	return kv;
+}
+
+static int is_int(enum gguf_vtype t)
+{
+	return t == GGUF_U8 || t == GGUF_I8 || t == GGUF_U16 || t == GGUF_I16 || t == GGUF_U32 ||
+	       t == GGUF_I32 || t == GGUF_U64 || t == GGUF_I64 || t == GGUF_BOOL;
+}
+
+static int is_signed(enum gguf_vtype t)
+{
+	return t == GGUF_I8 || t == GGUF_I16 || t == GGUF_I32 || t == GGUF_I64;
+}
+
+int gguf_kv_u64(const struct gguf_kv *kv, uint64_t *out)
+{
+	if (!kv || !is_int(kv->type))
+		return -1;
+	if (is_signed(kv->type) && kv->v.i < 0)
+		return -1;
+	*out = kv->v.u;
+	return 0;
+}
+
+int gguf_kv_f64(const struct gguf_kv *kv, double *out)
+{
+	if (!kv)
+		return -1;
+	if (kv->type == GGUF_F32 || kv->type == GGUF_F64)
+		*out = kv->v.f;
+	else if (is_signed(kv->type))
+		*out = (double)kv->v.i;
+	else if (is_int(kv->type))
+		*out = (double)kv->v.u;
+	else
+		return -1;
+	return 0;
+}
+
+int gguf_kv_bool(const struct gguf_kv *kv, int *out)
+{
+	uint64_t v;
+	if (gguf_kv_u64(kv, &v))
+		return -1;
+	*out = v != 0;
+	return 0;
+}
+
+static int arr_elem(const struct gguf_kv *kv, uint64_t i, struct gguf_kv *tmp)
+{
+	if (!kv || kv->type != GGUF_ARRAY || i >= kv->arr_n || kv->arr_type == GGUF_STRING)
+		return -1;
+	tmp->type = kv->arr_type;
+	scalar(kv->arr_type, kv->arr + i * type_size[kv->arr_type], tmp);
+	return 0;
+}
+
+int gguf_arr_u64(const struct gguf_kv *kv, uint64_t i, uint64_t *out)
+{
+	struct gguf_kv tmp;
+	if (arr_elem(kv, i, &tmp))
+		return -1;
+	return gguf_kv_u64(&tmp, out);
+}
+
+int gguf_arr_f64(const struct gguf_kv *kv, uint64_t i, double *out)
+{
+	struct gguf_kv tmp;
+	if (arr_elem(kv, i, &tmp))
+		return -1;
+	return gguf_kv_f64(&tmp, out);
+}
+
+int gguf_arr_next_str(const struct gguf_kv *kv, uint64_t *idx, const uint8_t **pos, struct gguf_str *out)
+{
+	if (!kv || kv->type != GGUF_ARRAY || kv->arr_type != GGUF_STRING || *idx >= kv->arr_n)
+		return -1;
+	if (*idx == 0)
+		*pos = kv->arr;
+	/* The parser walked this array already: every length is in bounds. */
+	uint64_t n = rd_le(*pos, 8);
+	out->p = (const char *)*pos + 8;
+	out->n = n;
+	*pos += 8 + n;
+	(*idx)++;
+	return 0;
+}
+
+const struct gguf_tensor *gguf_tensor_find(const struct gguf *g, const char *name)
+{
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		if (strcmp(g->tensors[i].name, name) == 0)
+			return &g->tensors[i];
+	return NULL;
+}

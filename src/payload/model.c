@@ -1,0 +1,411 @@
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+static const char *const kind_names[LAYER_NKINDS] = {"attention", "swa", "recurrent", "nextn"};
+
+const char *layer_kind_name(enum layer_kind k)
+{
+	return (unsigned)k < LAYER_NKINDS ? kind_names[k] : "?";
+}
+
+static const struct gguf_kv *akey(const struct gguf *g, const struct model *m, const char *suffix)
+{
+	return gguf_findf(g, "%s.%s", m->arch, suffix);
+}
+
+/* Read a u32 architecture key into *out; absent leaves *out alone. A key
+ * of the wrong type or out of range is an error, not a silent default. */
+static int get_u32(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out, char **err)
+{
+	const struct gguf_kv *kv = akey(g, m, suffix);
+	uint64_t v;
+	if (!kv)
+		return 0;
+	if (kv->type == GGUF_ARRAY)
+		return 0; /* per-layer form: the caller reads it separately */
+	if (gguf_kv_u64(kv, &v) || v > UINT32_MAX)
+		return errorf(err, "key '%s': expected an unsigned 32-bit integer, found %s", kv->key,
+			      gguf_vtype_name(kv->type));
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int require_u32(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out, char **err)
+{
+	if (!akey(g, m, suffix))
+		return errorf(err, "missing required key '%s.%s'", m->arch, suffix);
+	return get_u32(g, m, suffix, out, err);
+}
+
+/* A per-layer value: a scalar applies to every layer, an array gives one
+ * value per layer and must have exactly block_count entries (the engine's
+ * get_key_or_arr refuses any other length). */
+static int get_per_layer(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out,
+			 int *found, char **err)
+{
+	const struct gguf_kv *kv = akey(g, m, suffix);
+	*found = kv != NULL;
+	if (!kv)
+		return 0;
+	if (kv->type != GGUF_ARRAY) {
+		uint64_t v;
+		if (gguf_kv_u64(kv, &v) || v > UINT32_MAX)
+			return errorf(err, "key '%s': expected an unsigned integer, found %s", kv->key,
+				      gguf_vtype_name(kv->type));
+		for (uint32_t il = 0; il < m->n_layer_all; il++)
+			out[il] = (uint32_t)v;
+		return 0;
+	}
+	if (kv->arr_n != m->n_layer_all)
+		return errorf(err, "key '%s': array has %llu entries, block_count is %u", kv->key,
+			      (unsigned long long)kv->arr_n, m->n_layer_all);
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		uint64_t v;
+		if (gguf_arr_u64(kv, il, &v) || v > UINT32_MAX)
+			return errorf(err, "key '%s': entry %u is not an unsigned integer", kv->key, il);
+		out[il] = (uint32_t)v;
+	}
+	return 0;
+}
+
+static char *get_str(const struct gguf *g, const char *key)
+{
+	const struct gguf_kv *kv = gguf_find(g, key);
+	if (!kv || kv->type != GGUF_STRING)
+		return NULL;
+	return xstrndup(kv->v.s.p, (size_t)kv->v.s.n);
+}
+
+/* Engine defaults for the sliding-window period when the pattern key is
+ * absent (src/models/<arch>.cpp: `uint32_t swa_period = N`). This is a
+ * table of facts about the engine, used only when metadata is silent. */
+static const struct {
+	const char *arch;
+	uint32_t period;
+} swa_defaults[] = {
+	{"gemma2", 2}, {"gemma3", 6}, {"gemma3n", 5}, {"cohere2", 4}, {"llama4", 4},
+	{"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4}, {"openai-moe", 2},
+};
+
+static void set_swa_period(struct model *m, uint8_t *swa, uint32_t period)
+{
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++)
+		swa[il] = period == 0 || (il % period < period - 1);
+}
+
+static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char **err)
+{
+	if (get_u32(g, m, "attention.sliding_window", &m->n_swa, err))
+		return -1;
+	if (m->n_swa == 0)
+		return 0;
+	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");
+	if (kv && kv->type == GGUF_ARRAY) {
+		uint32_t n_layer = m->n_layer_all - m->n_nextn;
+		if (kv->arr_n != n_layer && kv->arr_n != m->n_layer_all)
+			return errorf(err, "key '%s': array has %llu entries, the model has %u layers", kv->key,
+				      (unsigned long long)kv->arr_n, n_layer);
+		for (uint32_t il = 0; il < kv->arr_n; il++) {
+			uint64_t v;
+			if (gguf_arr_u64(kv, il, &v))
+				return errorf(err, "key '%s': entry %u is not a bool", kv->key, il);
+			swa[il] = v != 0;
+		}
+		m->swa_source = "attention.sliding_window_pattern (per layer)";
+		return 0;
+	}
+	if (kv) {
+		uint64_t period;
+		if (gguf_kv_u64(kv, &period) || period > UINT32_MAX)
+			return errorf(err, "key '%s': expected an unsigned integer", kv->key);
+		set_swa_period(m, swa, (uint32_t)period);
+		m->swa_source = "attention.sliding_window_pattern";
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(swa_defaults); i++) {
+		if (strcmp(swa_defaults[i].arch, m->arch) == 0) {
+			set_swa_period(m, swa, swa_defaults[i].period);
+			m->swa_source = "engine default period";
+			return 0;
+		}
+	}
+	/* A window with no pattern: every layer slides (set_swa_pattern(0)). */
+	set_swa_period(m, swa, 0);
+	m->swa_source = "attention.sliding_window (all layers)";
+	return 0;
+}
+
+static int has_recurrent_keys(const struct gguf *g, const struct model *m)
+{
+	return akey(g, m, "ssm.conv_kernel") || akey(g, m, "ssm.state_size") || akey(g, m, "wkv.head_size") ||
+	       akey(g, m, "shortconv.l_cache");
+}
+
+static int derive_recurrent(const struct gguf *g, struct model *m, uint8_t *recr, int head_kv_is_array, char **err)
+{
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	const struct gguf_kv *kv = akey(g, m, "attention.recurrent_layers");
+	if (kv && kv->type == GGUF_ARRAY) {
+		if (kv->arr_n != m->n_layer_all)
+			return errorf(err, "key '%s': array has %llu entries, block_count is %u", kv->key,
+				      (unsigned long long)kv->arr_n, m->n_layer_all);
+		for (uint32_t il = 0; il < m->n_layer_all; il++) {
+			uint64_t v;
+			if (gguf_arr_u64(kv, il, &v))
+				return errorf(err, "key '%s': entry %u is not a bool", kv->key, il);
+			recr[il] = v != 0;
+		}
+		m->recurrent_source = "attention.recurrent_layers";
+		return 0;
+	}
+	const struct gguf_kv *fai = akey(g, m, "full_attention_interval");
+	int recurrent_model = has_recurrent_keys(g, m);
+	if (fai || (recurrent_model && !head_kv_is_array && m->n_head_kv[0] > 0 && m->n_head[0] > 0)) {
+		/* Hybrid with a periodic full-attention layer; the engine's
+		 * default interval is 4 when the key is absent. */
+		uint32_t interval = 4;
+		if (get_u32(g, m, "full_attention_interval", &interval, err))
+			return -1;
+		if (interval == 0)
+			return errorf(err, "key '%s.full_attention_interval' is 0", m->arch);
+		for (uint32_t il = 0; il < n_layer; il++)
+			recr[il] = (il + 1) % interval != 0;
+		m->recurrent_source = fai ? "full_attention_interval" : "engine default interval 4";
+		return 0;
+	}
+	if (!recurrent_model)
+		return 0;
+	if (head_kv_is_array) {
+		for (uint32_t il = 0; il < n_layer; il++)
+			recr[il] = m->n_head_kv[il] == 0;
+		m->recurrent_source = "attention.head_count_kv == 0";
+		return 0;
+	}
+	/* Recurrent keys and no attention heads: every layer is recurrent. */
+	for (uint32_t il = 0; il < n_layer; il++)
+		recr[il] = 1;
+	m->recurrent_source = "recurrent model (no attention heads)";
+	return 0;
+}
+
+static void count_mtp(const struct gguf *g, struct model *m)
+{
+	uint8_t *seen = xcalloc(m->n_layer_all + 1, 1);
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		const char *name = g->tensors[i].name;
+		if (strncmp(name, "blk.", 4) != 0)
+			continue;
+		char *end;
+		unsigned long blk = strtoul(name + 4, &end, 10);
+		if (end == name + 4 || strncmp(end, ".nextn.", 7) != 0)
+			continue;
+		m->mtp_tensors++;
+		if (blk < m->n_layer_all && !seen[blk]) {
+			seen[blk] = 1;
+			m->mtp_blocks++;
+		}
+	}
+	free(seen);
+}
+
+static uint64_t vocab_size(const struct gguf *g, const struct model *m)
+{
+	uint64_t n;
+	if (gguf_kv_u64(akey(g, m, "vocab_size"), &n) == 0)
+		return n;
+	const struct gguf_kv *tok = gguf_find(g, "tokenizer.ggml.tokens");
+	if (tok && tok->type == GGUF_ARRAY)
+		return tok->arr_n;
+	return 0;
+}
+
+static void recurrent_dims(struct model *m)
+{
+	/* src/llama-hparams.cpp n_embd_r() / n_embd_s(). */
+	if (m->wkv_head_size) {
+		m->n_embd_r = (uint64_t)m->token_shift_count * m->n_embd;
+		m->n_embd_s = (uint64_t)m->n_embd * m->wkv_head_size;
+		return;
+	}
+	if (m->shortconv_l_cache) {
+		m->n_embd_r = (uint64_t)m->n_embd * (m->shortconv_l_cache - 1);
+		m->n_embd_s = (uint64_t)m->ssm_d_state * m->ssm_d_inner;
+		return;
+	}
+	m->n_embd_r = (uint64_t)(m->ssm_d_conv ? m->ssm_d_conv - 1 : 0) *
+		      ((uint64_t)m->ssm_d_inner + 2ull * m->ssm_n_group * m->ssm_d_state);
+	m->n_embd_s = (uint64_t)m->ssm_d_state * m->ssm_d_inner;
+}
+
+struct model *model_from_gguf(const struct gguf *g, char **err)
+{
+	struct model *m = xcalloc(1, sizeof(*m));
+	uint8_t *swa = NULL, *recr = NULL;
+	m->arch = get_str(g, "general.architecture");
+	if (!m->arch) {
+		errorf(err, "missing required key 'general.architecture'");
+		goto fail;
+	}
+	m->name = get_str(g, "general.name");
+	m->general_type = get_str(g, "general.type");
+	uint64_t ft;
+	m->file_type = gguf_kv_u64(gguf_find(g, "general.file_type"), &ft) == 0 ? (int64_t)ft : -1;
+	m->n_vocab = vocab_size(g, m);
+
+	/* Adapters and projectors carry no block geometry of their own. */
+	if (!akey(g, m, "block_count")) {
+		if (strcmp(m->arch, "clip") == 0 || (m->general_type && strcmp(m->general_type, "adapter") == 0))
+			return m;
+		errorf(err, "missing required key '%s.block_count'", m->arch);
+		goto fail;
+	}
+	if (require_u32(g, m, "block_count", &m->n_layer_all, err))
+		goto fail;
+	/* LLAMA_MAX_LAYERS in the engine. */
+	if (m->n_layer_all == 0 || m->n_layer_all > 512) {
+		errorf(err, "key '%s.block_count' is %u (the engine accepts 1..512)", m->arch, m->n_layer_all);
+		goto fail;
+	}
+	if (get_u32(g, m, "nextn_predict_layers", &m->n_nextn, err))
+		goto fail;
+	if (m->n_nextn > m->n_layer_all) {
+		errorf(err, "key '%s.nextn_predict_layers' (%u) exceeds block_count (%u)", m->arch, m->n_nextn,
+		       m->n_layer_all);
+		goto fail;
+	}
+	uint64_t ctx;
+	const struct gguf_kv *ckv = akey(g, m, "context_length");
+	if (!ckv || gguf_kv_u64(ckv, &ctx)) {
+		errorf(err, "missing or invalid key '%s.context_length'", m->arch);
+		goto fail;
+	}
+	m->n_ctx_train = ctx;
+	if (require_u32(g, m, "embedding_length", &m->n_embd, err))
+		goto fail;
+
+	m->n_head = xcalloc(m->n_layer_all, sizeof(*m->n_head));
+	m->n_head_kv = xcalloc(m->n_layer_all, sizeof(*m->n_head_kv));
+	m->kind = xcalloc(m->n_layer_all, sizeof(*m->kind));
+	int found, kv_found;
+	uint32_t *ff = xcalloc(m->n_layer_all, sizeof(*ff));
+	if (get_per_layer(g, m, "feed_forward_length", ff, &found, err)) {
+		free(ff);
+		goto fail;
+	}
+	m->n_ff = ff[0];
+	free(ff);
+	if (get_per_layer(g, m, "attention.head_count", m->n_head, &found, err))
+		goto fail;
+	memcpy(m->n_head_kv, m->n_head, m->n_layer_all * sizeof(*m->n_head_kv));
+	if (get_per_layer(g, m, "attention.head_count_kv", m->n_head_kv, &kv_found, err))
+		goto fail;
+	const struct gguf_kv *hkv = akey(g, m, "attention.head_count_kv");
+	int head_kv_is_array = hkv && hkv->type == GGUF_ARRAY;
+
+	if (m->n_head[0] > 0) {
+		m->head_k = m->head_v = m->n_embd / m->n_head[0];
+		if (get_u32(g, m, "attention.key_length", &m->head_k, err) ||
+		    get_u32(g, m, "attention.value_length", &m->head_v, err))
+			goto fail;
+	}
+	m->head_k_swa = m->head_k;
+	m->head_v_swa = m->head_v;
+	if (get_u32(g, m, "attention.key_length_swa", &m->head_k_swa, err) ||
+	    get_u32(g, m, "attention.value_length_swa", &m->head_v_swa, err) ||
+	    get_u32(g, m, "attention.kv_lora_rank", &m->kv_lora_rank, err) ||
+	    get_u32(g, m, "attention.key_length_mla", &m->head_k_mla, err) ||
+	    get_u32(g, m, "attention.value_length_mla", &m->head_v_mla, err))
+		goto fail;
+
+	if (get_u32(g, m, "ssm.conv_kernel", &m->ssm_d_conv, err) ||
+	    get_u32(g, m, "ssm.inner_size", &m->ssm_d_inner, err) ||
+	    get_u32(g, m, "ssm.state_size", &m->ssm_d_state, err) ||
+	    get_u32(g, m, "ssm.group_count", &m->ssm_n_group, err) ||
+	    get_u32(g, m, "ssm.time_step_rank", &m->ssm_dt_rank, err) ||
+	    get_u32(g, m, "wkv.head_size", &m->wkv_head_size, err) ||
+	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err))
+		goto fail;
+	m->token_shift_count = 2;
+	if (get_u32(g, m, "token_shift_count", &m->token_shift_count, err))
+		goto fail;
+	recurrent_dims(m);
+
+	swa = xcalloc(m->n_layer_all, 1);
+	recr = xcalloc(m->n_layer_all, 1);
+	if (derive_swa(g, m, swa, err) || derive_recurrent(g, m, recr, head_kv_is_array, err))
+		goto fail;
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		enum layer_kind k = LAYER_ATTENTION;
+		if (il >= m->n_layer_all - m->n_nextn)
+			k = LAYER_NEXTN;
+		else if (recr[il])
+			k = LAYER_RECURRENT;
+		else if (swa[il])
+			k = LAYER_SWA;
+		m->kind[il] = k;
+		m->n_kind[k]++;
+	}
+
+	const struct gguf_kv *kv;
+	m->rope_freq_base = 10000.0;
+	gguf_kv_f64(akey(g, m, "rope.freq_base"), &m->rope_freq_base);
+	if (gguf_kv_f64(akey(g, m, "rope.scaling.factor"), &m->rope_scale))
+		m->rope_scale = 0;
+	kv = akey(g, m, "rope.scaling.type");
+	if (kv && kv->type == GGUF_STRING)
+		m->rope_scaling = xstrndup(kv->v.s.p, (size_t)kv->v.s.n);
+	m->rope_orig_ctx = m->n_ctx_train;
+	gguf_kv_u64(akey(g, m, "rope.scaling.original_context_length"), &m->rope_orig_ctx);
+	m->rope_dims = m->head_k;
+	if (get_u32(g, m, "rope.dimension_count", &m->rope_dims, err))
+		goto fail;
+	kv = akey(g, m, "rope.dimension_sections");
+	if (kv && kv->type == GGUF_ARRAY) {
+		m->has_rope_sections = 1;
+		for (uint64_t i = 0; i < 4 && i < kv->arr_n; i++) {
+			uint64_t v;
+			if (gguf_arr_u64(kv, i, &v) == 0 && v <= UINT32_MAX)
+				m->rope_sections[i] = (uint32_t)v;
+		}
+	}
+	count_mtp(g, m);
+	free(swa);
+	free(recr);
+	return m;
+fail:
+	free(swa);
+	free(recr);
+	model_free(m);
+	return NULL;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	free(m->arch);
+	free(m->name);
+	free(m->general_type);
+	free(m->n_head);
+	free(m->n_head_kv);
+	free(m->kind);
+	free(m->rope_scaling);
+	free(m);
+}
+
+uint32_t model_n_embd_k_gqa(const struct model *m, uint32_t il)
+{
+	uint32_t head = m->kind[il] == LAYER_SWA ? m->head_k_swa : m->head_k;
+	return head * m->n_head_kv[il];
+}
+
+uint32_t model_n_embd_v_gqa(const struct model *m, uint32_t il)
+{
+	uint32_t head = m->kind[il] == LAYER_SWA ? m->head_v_swa : m->head_v;
+	return head * m->n_head_kv[il];
+}

@@ -1,0 +1,88 @@
+/* model: the geometry of a payload, derived from its GGUF metadata the way
+ * the engine's llama_hparams derives it (src/llama-model.cpp load_hparams,
+ * src/llama-hparams.cpp, src/models/<arch>.cpp of the pinned engine).
+ *
+ * Layer kinds come from metadata, never from a list of architecture names:
+ * `nextn_predict_layers` marks the trailing MTP blocks; recurrent layers come
+ * from `attention.recurrent_layers`, else `full_attention_interval`, else a
+ * zero in the per-layer `head_count_kv` array of a model that carries
+ * recurrent-state keys (`ssm.*`, `wkv.*`, `shortconv.*`); sliding-window
+ * layers from `attention.sliding_window` with `sliding_window_pattern`.
+ * Where a key is absent and the engine falls back to a built-in default, the
+ * default is used and said (`*_source`).
+ */
+#ifndef ZEALOT_MODEL_H
+#define ZEALOT_MODEL_H
+
+#include <stdint.h>
+
+#include "gguf.h"
+
+enum layer_kind {
+	LAYER_ATTENTION = 0,
+	LAYER_SWA,
+	LAYER_RECURRENT,
+	LAYER_NEXTN,
+	LAYER_NKINDS
+};
+
+const char *layer_kind_name(enum layer_kind k);
+
+struct model {
+	char *arch;
+	char *name;
+	int64_t file_type; /* -1 when absent */
+	char *general_type; /* "model", "adapter", "mmproj"... or NULL */
+
+	uint32_t n_layer_all; /* block_count: trunk + nextn */
+	uint32_t n_nextn;     /* nextn_predict_layers (declared) */
+	uint32_t n_embd;
+	uint32_t n_ff;        /* first layer's (0 when absent) */
+	uint64_t n_ctx_train;
+	uint64_t n_vocab;
+
+	uint32_t *n_head;     /* per layer, n_layer_all entries */
+	uint32_t *n_head_kv;
+	uint32_t head_k, head_v;         /* full-attention head sizes */
+	uint32_t head_k_swa, head_v_swa; /* sliding-window head sizes */
+	uint32_t kv_lora_rank;           /* MLA: 0 when absent */
+	uint32_t head_k_mla, head_v_mla;
+
+	uint32_t n_swa;       /* sliding window in tokens, 0 = none */
+	enum layer_kind *kind;
+	const char *recurrent_source;
+	const char *swa_source;
+
+	/* recurrent state (Mamba / Gated DeltaNet / RWKV / short conv) */
+	uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_n_group, ssm_dt_rank;
+	uint32_t wkv_head_size, token_shift_count, shortconv_l_cache;
+	uint64_t n_embd_r, n_embd_s; /* floats per recurrent layer per cell */
+
+	/* rope */
+	double rope_freq_base;
+	double rope_scale;   /* factor, 0 when absent */
+	char *rope_scaling;  /* type string or NULL */
+	uint64_t rope_orig_ctx;
+	uint32_t rope_dims;
+	uint32_t rope_sections[4];
+	int has_rope_sections;
+
+	/* MTP */
+	uint32_t mtp_tensors; /* count of blk.N.nextn.* tensors */
+	uint32_t mtp_blocks;  /* distinct N among them */
+
+	uint32_t n_kind[LAYER_NKINDS];
+};
+
+/* Derive the geometry. Returns NULL with *err set when a key the engine
+ * requires is missing or a value is out of range (e.g. an array shorter than
+ * block_count). A GGUF without general.architecture is an error. */
+struct model *model_from_gguf(const struct gguf *g, char **err);
+void model_free(struct model *m);
+
+/* Per-layer K and V widths (elements per token), as the engine's
+ * n_embd_k_gqa(il) / n_embd_v_gqa(il). */
+uint32_t model_n_embd_k_gqa(const struct model *m, uint32_t il);
+uint32_t model_n_embd_v_gqa(const struct model *m, uint32_t il);
+
+#endif

@@ -1,0 +1,575 @@
+#include "synth.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "ggml_type.h"
+#include "gguf_write.h"
+
+/* Custom type ids (e.g. PrismML's PQ2_0 = 142) are written at the ternary
+ * rate the seeds measured: 2.125 bits per weight, 34 bytes per 128. */
+#define CUSTOM_BLCK 128
+#define CUSTOM_SIZE 34
+
+static const char *const archs[] = {"llama", "qwen35", "gemma3"};
+
+int synth_defaults(struct synth_spec *s, const char *arch, char **err)
+{
+	memset(s, 0, sizeof(*s));
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(archs); i++)
+		if (strcmp(arch, archs[i]) == 0)
+			break;
+	if (i == ARRAY_SIZE(archs))
+		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3)", arch);
+	snprintf(s->arch, sizeof(s->arch), "%s", arch);
+	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
+	s->n_embd = 256;
+	s->n_ff = 512;
+	s->n_head = 4;
+	s->n_head_kv = 2;
+	s->head_dim = 64;
+	s->n_ctx = 32768;
+	s->n_vocab = 512;
+	s->wtype = 1; /* f16 */
+	s->n_layer = 4;
+	s->efforts = 1;
+	if (strcmp(arch, "qwen35") == 0) {
+		s->n_layer = 8;
+		s->n_nextn = 1;
+		s->mtp_tensors = 1;
+		s->head_dim = 128;
+		s->rope_dims = 64;
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 32;
+		s->ssm_groups = 2;
+		s->ssm_dt_rank = 4;
+	} else if (strcmp(arch, "gemma3") == 0) {
+		s->n_layer = 6;
+		s->n_swa = 512;
+		s->swa_pattern = 6;
+	}
+	if (!s->rope_dims)
+		s->rope_dims = s->head_dim;
+	return 0;
+}
+
+static const char *const preset_help =
+	"  bonsai-9b    qwen35, 32 trunk layers + 1 MTP block, 8 full-attention, 4 KV heads x 256,\n"
+	"               ssm 4/128/16/32 (inner 4096), embd 4096, vocab 248,320, context 262,144\n"
+	"  bonsai-27b   qwen35, 64 layers (16 full-attention), 4 KV heads x 256, embd 5120,\n"
+	"               ssm inner 6144 (dt rank 48), vocab 248,320, context 262,144, no MTP\n"
+	"  swift-27b    bonsai-27b geometry with 1 MTP block (65 blocks)\n"
+	"  ghost-mtp    bonsai-9b declaring 1 MTP block with no nextn tensors (law S06)\n";
+
+const char *synth_help_presets(void)
+{
+	return preset_help;
+}
+
+int synth_preset(struct synth_spec *s, const char *preset, char **err)
+{
+	int b9 = strcmp(preset, "bonsai-9b") == 0 || strcmp(preset, "ghost-mtp") == 0;
+	int b27 = strcmp(preset, "bonsai-27b") == 0 || strcmp(preset, "swift-27b") == 0;
+	if (!b9 && !b27)
+		return errorf(err, "unknown preset '%s' (bonsai-9b, bonsai-27b, swift-27b, ghost-mtp)", preset);
+	if (synth_defaults(s, "qwen35", err))
+		return -1;
+	s->head_dim = 256;
+	s->rope_dims = 64;
+	s->n_head_kv = 4;
+	s->n_ctx = 262144;
+	s->n_vocab = 248320;
+	s->ssm_conv = 4;
+	s->ssm_state = 128;
+	s->ssm_groups = 16;
+	s->interval = 4;
+	if (b9) {
+		s->n_layer = 32;
+		s->n_nextn = 1;
+		s->mtp_tensors = strcmp(preset, "ghost-mtp") != 0;
+		s->n_embd = 4096;
+		s->n_ff = 12288;
+		s->n_head = 16;
+		s->ssm_dt_rank = 32;
+	} else {
+		s->n_layer = 64;
+		s->n_nextn = strcmp(preset, "swift-27b") == 0;
+		s->mtp_tensors = s->n_nextn;
+		s->n_embd = 5120;
+		s->n_ff = 17408;
+		s->n_head = 24;
+		s->ssm_dt_rank = 48;
+	}
+	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", preset);
+	return 0;
+}
+
+struct key {
+	const char *name;
+	size_t off;
+	int wide;
+	const char *help;
+};
+
+static const struct key keys[] = {
+	{"layers", offsetof(struct synth_spec, n_layer), 0, "trunk layers (block_count minus MTP blocks)"},
+	{"nextn", offsetof(struct synth_spec, n_nextn), 0, "declared MTP blocks (nextn_predict_layers)"},
+	{"embd", offsetof(struct synth_spec, n_embd), 0, "embedding width"},
+	{"ff", offsetof(struct synth_spec, n_ff), 0, "feed-forward width"},
+	{"heads", offsetof(struct synth_spec, n_head), 0, "attention heads"},
+	{"kv_heads", offsetof(struct synth_spec, n_head_kv), 0, "KV heads"},
+	{"head_dim", offsetof(struct synth_spec, head_dim), 0, "key/value head size"},
+	{"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
+	{"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
+	{"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
+	{"interval", offsetof(struct synth_spec, interval), 0, "qwen35: full-attention layer every N"},
+	{"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35: conv kernel"},
+	{"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35: state size (head dim)"},
+	{"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35: key heads (group count)"},
+	{"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
+	{"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
+	{"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
+	{"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
+	{"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
+};
+
+static struct sb help_keys;
+
+const char *synth_help_keys(void)
+{
+	if (!help_keys.len) {
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			sb_addf(&help_keys, "  %-12s %s\n", keys[i].name, keys[i].help);
+		sb_addf(&help_keys, "  %-12s %s\n", "type", "weight type: f32, f16, bf16, q8_0, q4_0 ... or a custom id (142)");
+		sb_addf(&help_keys, "  %-12s %s\n", "name", "general.name");
+	}
+	return help_keys.s;
+}
+
+int synth_set(struct synth_spec *s, const char *kv, char **err)
+{
+	const char *eq = strchr(kv, '=');
+	if (!eq)
+		return errorf(err, "--set '%s': expected key=value", kv);
+	size_t kn = (size_t)(eq - kv);
+	const char *v = eq + 1;
+	if (kn == 4 && memcmp(kv, "name", 4) == 0) {
+		if (strlen(v) >= sizeof(s->name))
+			return errorf(err, "--set name: longer than %zu bytes", sizeof(s->name) - 1);
+		snprintf(s->name, sizeof(s->name), "%s", v);
+		return 0;
+	}
+	if (kn == 4 && memcmp(kv, "type", 4) == 0) {
+		const struct ggml_type_info *t = ggml_type_by_name(v);
+		uint64_t id;
+		if (t) {
+			s->wtype = t->id;
+		} else if (parse_u64(v, &id) == 0 && id < 65536) {
+			s->wtype = (uint32_t)id;
+		} else {
+			return errorf(err, "--set type=%s: not a ggml type name or id", v);
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (strlen(keys[i].name) != kn || memcmp(keys[i].name, kv, kn) != 0)
+			continue;
+		uint64_t n;
+		if (parse_u64(v, &n))
+			return errorf(err, "--set %s=%s: not a whole number", keys[i].name, v);
+		char *p = (char *)s + keys[i].off;
+		if (keys[i].wide == 1) {
+			*(uint64_t *)(void *)p = n;
+		} else if (keys[i].wide == 2) {
+			if (n > 1)
+				return errorf(err, "--set %s=%s: expected 0 or 1", keys[i].name, v);
+			*(int *)(void *)p = (int)n;
+		} else {
+			if (n > UINT32_MAX)
+				return errorf(err, "--set %s=%s: out of range", keys[i].name, v);
+			*(uint32_t *)(void *)p = (uint32_t)n;
+		}
+		return 0;
+	}
+	struct sb names = {0};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		sb_addf(&names, "%s, ", keys[i].name);
+	sb_adds(&names, "type, name");
+	errorf(err, "--set: unknown key '%.*s' (known: %s)", (int)kn, kv, names.s);
+	sb_release(&names);
+	return -1;
+}
+
+static int validate(const struct synth_spec *s, char **err)
+{
+	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
+		return errorf(err, "layers, embd, ff, heads, kv_heads and head_dim must all be positive");
+	if (s->n_head % s->n_head_kv)
+		return errorf(err, "heads (%u) must be a multiple of kv_heads (%u)", s->n_head, s->n_head_kv);
+	if (s->n_vocab < 300)
+		return errorf(err, "vocab %u is too small: the byte-level tokenizer needs 300 tokens", s->n_vocab);
+	if (s->n_layer + s->n_nextn > 512)
+		return errorf(err, "%u blocks exceed the engine's 512", s->n_layer + s->n_nextn);
+	if (s->rope_dims > s->head_dim || s->rope_dims % 2)
+		return errorf(err, "rope_dims %u must be even and at most head_dim %u", s->rope_dims, s->head_dim);
+	if (strcmp(s->arch, "qwen35") == 0) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
+			return errorf(err, "qwen35 needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
+		if (s->ssm_dt_rank % s->ssm_groups)
+			return errorf(err, "ssm_dt_rank (%u) must be a multiple of ssm_groups (%u)", s->ssm_dt_rank,
+				      s->ssm_groups);
+		if (s->rope_dims < 64)
+			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
+	} else if (s->n_nextn) {
+		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
+	}
+	if (strcmp(s->arch, "llama") == 0 && s->rope_dims != s->head_dim)
+		return errorf(err, "llama requires rope_dims == head_dim");
+	const struct ggml_type_info *t = ggml_type_get(s->wtype);
+	uint32_t blck = t ? t->blck : CUSTOM_BLCK;
+	uint32_t rows[] = {s->n_embd, s->n_ff, s->head_dim * s->n_head};
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		if (rows[i] % blck)
+			return errorf(err, "width %u is not a multiple of the weight type's block of %u", rows[i], blck);
+	return 0;
+}
+
+/* --- tensors ----------------------------------------------------------- */
+
+struct tw {
+	struct gguf_writer *w;
+	uint32_t wtype;
+};
+
+static uint64_t bytes_of(uint32_t type, uint64_t n)
+{
+	const struct ggml_type_info *t = ggml_type_get(type);
+	if (!t)
+		return n / CUSTOM_BLCK * CUSTOM_SIZE;
+	return n / t->blck * t->size;
+}
+
+/* A 1-D f32 vector (norms, biases, gates). */
+static void vec(struct tw *t, const char *name, uint64_t n)
+{
+	uint64_t ne[1] = {n};
+	gw_tensor(t->w, name, 1, ne, 0, n * 4);
+}
+
+/* A weight matrix: ne0 is the input width, as the engine's shapes read. */
+static void mat(struct tw *t, const char *name, uint64_t ne0, uint64_t ne1)
+{
+	uint64_t ne[2] = {ne0, ne1};
+	gw_tensor(t->w, name, 2, ne, t->wtype, bytes_of(t->wtype, ne0 * ne1));
+}
+
+static void blkname(char *buf, size_t n, uint32_t il, const char *suffix)
+{
+	snprintf(buf, n, "blk.%u.%s", il, suffix);
+}
+
+#define BV(suffix, n)                                     \
+	do {                                              \
+		blkname(nm, sizeof(nm), il, suffix);     \
+		vec(t, nm, n);                            \
+	} while (0)
+#define BM(suffix, a, b)                                  \
+	do {                                              \
+		blkname(nm, sizeof(nm), il, suffix);     \
+		mat(t, nm, a, b);                         \
+	} while (0)
+
+static void ffn(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	BM("ffn_gate.weight", s->n_embd, s->n_ff);
+	BM("ffn_down.weight", s->n_ff, s->n_embd);
+	BM("ffn_up.weight", s->n_embd, s->n_ff);
+}
+
+static void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t q_mult)
+{
+	char nm[64];
+	uint64_t q = (uint64_t)s->head_dim * s->n_head;
+	uint64_t kv = (uint64_t)s->head_dim * s->n_head_kv;
+	BM("attn_q.weight", s->n_embd, q * q_mult);
+	BM("attn_k.weight", s->n_embd, kv);
+	BM("attn_v.weight", s->n_embd, kv);
+	BM("attn_output.weight", q, s->n_embd);
+}
+
+static void tensors_llama(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("post_attention_norm.weight", s->n_embd);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", s->n_embd);
+	}
+}
+
+static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t key_dim = (uint64_t)s->ssm_state * s->ssm_groups;
+	uint64_t value_dim = (uint64_t)s->ssm_state * s->ssm_dt_rank;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BV("post_attention_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 2); /* gated query: q and gate in one matrix */
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+		} else {
+			BM("attn_qkv.weight", s->n_embd, key_dim * 2 + value_dim);
+			BM("attn_gate.weight", s->n_embd, value_dim);
+			uint64_t ne[2] = {s->ssm_conv, key_dim * 2 + value_dim};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			BV("ssm_a", s->ssm_dt_rank);
+			BM("ssm_beta.weight", s->n_embd, s->ssm_dt_rank);
+			BM("ssm_alpha.weight", s->n_embd, s->ssm_dt_rank);
+			BV("ssm_norm.weight", s->ssm_state);
+			BM("ssm_out.weight", value_dim, s->n_embd);
+		}
+		ffn(t, s, il);
+	}
+	if (!s->mtp_tensors)
+		return;
+	for (uint32_t il = s->n_layer; il < s->n_layer + s->n_nextn; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BV("post_attention_norm.weight", s->n_embd);
+		qkv(t, s, il, 2);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("attn_k_norm.weight", s->head_dim);
+		ffn(t, s, il);
+		BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
+		BV("nextn.enorm.weight", s->n_embd);
+		BV("nextn.hnorm.weight", s->n_embd);
+		BV("nextn.shared_head_norm.weight", s->n_embd);
+	}
+}
+
+/* --- tokenizer and template ------------------------------------------- */
+
+static const char *const specials[] = {
+	"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>",
+	"<tool_call>", "</tool_call>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
+};
+#define TOK_EOT 256 /* <|endoftext|> */
+#define TOK_IM_END 258
+
+/* GPT-2's byte-level alphabet: printable bytes stand for themselves, the
+ * rest are shifted above 255 so every byte has a visible code point. */
+static size_t byte_token(unsigned b, char out[4])
+{
+	unsigned cp;
+	if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255)) {
+		cp = b;
+	} else {
+		unsigned k = 0;
+		for (unsigned x = 0; x < b; x++)
+			if (!((x >= 33 && x <= 126) || (x >= 161 && x <= 172) || (x >= 174 && x <= 255)))
+				k++;
+		cp = 256 + k;
+	}
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	out[0] = (char)(0xC0 | (cp >> 6));
+	out[1] = (char)(0x80 | (cp & 0x3F));
+	return 2;
+}
+
+/* ChatML with thinking, tools and images; optionally restricting
+ * reasoning_effort the way the seeds' template does (A08). */
+static const char template_head[] =
+	"{%- if reasoning_effort is defined and reasoning_effort not in ['xhigh', 'medium', 'low'] -%}"
+	"{{ raise_exception('reasoning_effort must be one of xhigh, medium, low') }}"
+	"{%- endif -%}\n";
+static const char template_body[] =
+	"{%- if tools -%}<|im_start|>system\n# Tools\n<tools>\n"
+	"{%- for tool in tools %}\n{{ tool | tojson }}{%- endfor %}\n</tools>\n"
+	"To call a function, reply with <tool_call>{\"name\": ..., \"arguments\": ...}</tool_call>.<|im_end|>\n"
+	"{% endif -%}\n"
+	"{%- for message in messages -%}\n"
+	"<|im_start|>{{ message.role }}\n"
+	"{%- if message.content is string %}{{ message.content }}"
+	"{%- elif message.content %}{%- for part in message.content %}"
+	"{%- if part.type == 'text' %}{{ part.text }}"
+	"{%- else %}<|vision_start|><|image_pad|><|vision_end|>{%- endif %}"
+	"{%- endfor %}{%- endif %}"
+	"{%- if message.tool_calls %}{%- for call in message.tool_calls %}\n<tool_call>\n"
+	"{\"name\": \"{{ call.function.name }}\", \"arguments\": {{ call.function.arguments | tojson }}}\n"
+	"</tool_call>{%- endfor %}{%- endif %}<|im_end|>\n"
+	"{% endfor -%}\n"
+	"{%- if add_generation_prompt -%}<|im_start|>assistant\n"
+	"{%- if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{%- else %}<think>\n"
+	"{%- endif %}{%- endif -%}\n";
+
+static void tokenizer(struct gguf_writer *w, const struct synth_spec *s)
+{
+	gw_str(w, "tokenizer.ggml.model", "gpt2");
+	gw_str(w, "tokenizer.ggml.pre", "qwen2");
+	gw_arr_begin(w, "tokenizer.ggml.tokens", GGUF_STRING, s->n_vocab);
+	char buf[32];
+	for (unsigned b = 0; b < 256; b++) {
+		size_t n = byte_token(b, buf);
+		gw_arr_str(w, buf, n);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(specials); i++)
+		gw_arr_str(w, specials[i], strlen(specials[i]));
+	for (uint32_t id = 256 + ARRAY_SIZE(specials); id < s->n_vocab; id++) {
+		int n = snprintf(buf, sizeof(buf), "[pad%u]", id);
+		gw_arr_str(w, buf, (uint64_t)n);
+	}
+	gw_arr_begin(w, "tokenizer.ggml.token_type", GGUF_I32, s->n_vocab);
+	for (uint32_t id = 0; id < s->n_vocab; id++) {
+		int32_t type = 1; /* normal */
+		if (id >= 256 && id < 256 + ARRAY_SIZE(specials))
+			type = 3; /* control */
+		gw_arr_i32(w, type);
+	}
+	gw_arr_begin(w, "tokenizer.ggml.merges", GGUF_STRING, 0);
+	gw_u32(w, "tokenizer.ggml.eos_token_id", TOK_IM_END);
+	gw_u32(w, "tokenizer.ggml.padding_token_id", TOK_EOT);
+	gw_u32(w, "tokenizer.ggml.bos_token_id", TOK_EOT);
+	gw_bool(w, "tokenizer.ggml.add_bos_token", 0);
+	struct sb tpl = {0};
+	if (s->efforts)
+		sb_adds(&tpl, template_head);
+	sb_adds(&tpl, template_body);
+	gw_str(w, "tokenizer.chat_template", tpl.s);
+	sb_release(&tpl);
+}
+
+static void akey(char *buf, size_t n, const struct synth_spec *s, const char *suffix)
+{
+	snprintf(buf, n, "%s.%s", s->arch, suffix);
+}
+
+static int64_t file_type(uint32_t wtype)
+{
+	switch (wtype) {
+	case 0: return 0;   /* ALL_F32 */
+	case 1: return 1;   /* MOSTLY_F16 */
+	case 2: return 2;   /* MOSTLY_Q4_0 */
+	case 8: return 7;   /* MOSTLY_Q8_0 */
+	case 30: return 32; /* MOSTLY_BF16 */
+	default: return ggml_type_get(wtype) ? -1 : 141; /* a fork's custom file type */
+	}
+}
+
+int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err)
+{
+	if (validate(s, err))
+		return -1;
+	struct gguf_writer w;
+	gw_init(&w);
+	char k[96];
+	gw_str(&w, "general.architecture", s->arch);
+	gw_str(&w, "general.type", "model");
+	gw_str(&w, "general.name", s->name);
+	int64_t ft = file_type(s->wtype);
+	if (ft >= 0)
+		gw_u32(&w, "general.file_type", (uint32_t)ft);
+	gw_f32(&w, "general.sampling.temp", 1.0f);
+	gw_f32(&w, "general.sampling.top_p", 0.95f);
+	gw_i32(&w, "general.sampling.top_k", 20);
+
+	akey(k, sizeof(k), s, "block_count");
+	gw_u32(&w, k, s->n_layer + s->n_nextn);
+	akey(k, sizeof(k), s, "context_length");
+	gw_u64(&w, k, s->n_ctx);
+	akey(k, sizeof(k), s, "embedding_length");
+	gw_u32(&w, k, s->n_embd);
+	akey(k, sizeof(k), s, "feed_forward_length");
+	gw_u32(&w, k, s->n_ff);
+	akey(k, sizeof(k), s, "attention.head_count");
+	gw_u32(&w, k, s->n_head);
+	akey(k, sizeof(k), s, "attention.head_count_kv");
+	gw_u32(&w, k, s->n_head_kv);
+	akey(k, sizeof(k), s, "attention.key_length");
+	gw_u32(&w, k, s->head_dim);
+	akey(k, sizeof(k), s, "attention.value_length");
+	gw_u32(&w, k, s->head_dim);
+	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
+	gw_f32(&w, k, 1e-6f);
+	akey(k, sizeof(k), s, "rope.freq_base");
+	gw_f32(&w, k, strcmp(s->arch, "qwen35") == 0 ? 1e7f : 10000.0f);
+	akey(k, sizeof(k), s, "rope.dimension_count");
+	gw_u32(&w, k, s->rope_dims);
+	if (strcmp(s->arch, "qwen35") == 0) {
+		static const int32_t sections[4] = {11, 11, 10, 0};
+		akey(k, sizeof(k), s, "rope.dimension_sections");
+		gw_arr_begin(&w, k, GGUF_I32, 4);
+		for (int i = 0; i < 4; i++)
+			gw_arr_i32(&w, sections[i]);
+		akey(k, sizeof(k), s, "full_attention_interval");
+		gw_u32(&w, k, s->interval);
+		akey(k, sizeof(k), s, "ssm.conv_kernel");
+		gw_u32(&w, k, s->ssm_conv);
+		akey(k, sizeof(k), s, "ssm.state_size");
+		gw_u32(&w, k, s->ssm_state);
+		akey(k, sizeof(k), s, "ssm.group_count");
+		gw_u32(&w, k, s->ssm_groups);
+		akey(k, sizeof(k), s, "ssm.time_step_rank");
+		gw_u32(&w, k, s->ssm_dt_rank);
+		akey(k, sizeof(k), s, "ssm.inner_size");
+		gw_u32(&w, k, s->ssm_state * s->ssm_dt_rank);
+		if (s->n_nextn) {
+			akey(k, sizeof(k), s, "nextn_predict_layers");
+			gw_u32(&w, k, s->n_nextn);
+		}
+	}
+	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(&w, k, s->n_swa);
+		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+		gw_u32(&w, k, s->swa_pattern);
+	}
+	tokenizer(&w, s);
+
+	struct tw t = {&w, s->wtype};
+	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
+	vec(&t, "output_norm.weight", s->n_embd);
+	if (strcmp(s->arch, "gemma3") != 0)
+		mat(&t, "output.weight", s->n_embd, s->n_vocab);
+	if (strcmp(s->arch, "llama") == 0)
+		tensors_llama(&t, s);
+	else if (strcmp(s->arch, "gemma3") == 0)
+		tensors_gemma3(&t, s);
+	else
+		tensors_qwen35(&t, s);
+
+	uint64_t hlen;
+	free(gw_header(&w, &hlen));
+	int rc = gw_write(&w, path, err);
+	if (rc == 0 && bytes)
+		*bytes = hlen + w.data_size;
+	gw_release(&w);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/* synth: synthetic payloads of a chosen geometry, zero weights, written as
+ * sparse GGUF files that the real engine loads and serves. Tests and demos
+ * use them instead of downloads.
+ */
+#ifndef ZEALOT_SYNTH_H
+#define ZEALOT_SYNTH_H
+
+#include <stdint.h>
+
+struct synth_spec {
+	char arch[32];  /* "llama", "qwen35", "gemma3" */
+	char name[64];
+	uint32_t n_layer; /* trunk layers (block_count minus nextn) */
+	uint32_t n_nextn; /* declared MTP blocks (nextn_predict_layers) */
+	int mtp_tensors;  /* write the blk.N.nextn.* tensors (0: declared only) */
+	uint32_t n_embd, n_ff, n_head, n_head_kv, head_dim;
+	uint64_t n_ctx;
+	uint32_t n_vocab;
+	uint32_t rope_dims;
+	uint32_t interval; /* qwen35: a full-attention layer every N */
+	uint32_t ssm_conv, ssm_state, ssm_groups, ssm_dt_rank;
+	uint32_t n_swa, swa_pattern; /* gemma3 */
+	uint32_t wtype;    /* ggml type id of the weight matrices */
+	int efforts;       /* template restricts reasoning_effort */
+};
+
+/* The defaults for an architecture: a tiny geometry that boots in a
+ * second. Returns -1 with *err for an unknown architecture. */
+int synth_defaults(struct synth_spec *s, const char *arch, char **err);
+/* Apply a named preset (the seeds' payload geometries). */
+int synth_preset(struct synth_spec *s, const char *preset, char **err);
+/* Apply one `key=value` setting. */
+int synth_set(struct synth_spec *s, const char *kv, char **err);
+/* Write the payload. Returns 0 or -1 with *err; *bytes gets the file size. */
+int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err);
+
+/* One line per preset and per settable key, for --help. */
+const char *synth_help_keys(void);
+const char *synth_help_presets(void);
+
+#endif
