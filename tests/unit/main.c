@@ -1,0 +1,33 @@
+#include <stdarg.h>
+
+#include "tap.h"
+
+int tap_count, tap_failed;
+
+int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	tap_count++;
+	printf("%sok %d - ", pass ? "" : "not ", tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	if (!pass) {
+		printf(" (%s:%d)", file, line);
+		tap_failed++;
+	}
+	printf("\n");
+	return pass;
+}
+
+int main(void)
+{
+	test_util();
+	test_ggml_type();
+	test_gguf();
+	test_model();
+	test_template();
+	test_synth();
+	printf("1..%d\n", tap_count);
+	return tap_failed != 0;
+}
