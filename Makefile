@@ -41,7 +41,7 @@ fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \
 		n=$$(basename $$f); corpus=$(B)/corpus-$$n; mkdir -p $$corpus; \
 		echo "fuzz: $$n ($(FUZZ_RUNS) runs)"; \
-		$$f -runs=$(FUZZ_RUNS) -max_len=65536 -seed=1 $$corpus tests/data/fuzz-seeds 2>$(B)/$$n.log || \
+		$$f -runs=$(FUZZ_RUNS) -max_len=65536 -seed=1 $$corpus tests/data/fuzz-seeds tests/data/corrupt 2>$(B)/$$n.log || \
 			{ tail -40 $(B)/$$n.log; exit 1; }; \
 	done
 

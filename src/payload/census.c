@@ -42,7 +42,8 @@ static void histogram(const struct gguf *g, struct census *c)
 		if (t->custom)
 			c->custom_tensors++;
 	}
-	qsort(c->types, c->n_types, sizeof(*c->types), type_cmp);
+	if (c->n_types > 1)
+		qsort(c->types, c->n_types, sizeof(*c->types), type_cmp);
 }
 
 static void sampling(const struct gguf *g, struct census *c)

@@ -1,0 +1,97 @@
+# zealot inspect: census of synthetic payloads, corrupt inputs, usage.
+. "$(dirname "$0")/../lib.sh"
+
+# --- corrupt inputs: exit 3, a message naming the file, no sanitizer report
+for f in "$ROOT"/tests/data/corrupt/*.gguf; do
+	n=$(basename "$f")
+	run "$ZEALOT" inspect "$f"
+	check "corrupt $n: exit 3" rc_is 3
+	check "corrupt $n: message names the file" err_has "zealot: inspect: '$f'"
+	check "corrupt $n: no sanitizer report" no_sanitizer
+	run "$ZEALOT" inspect --json "$f"
+	check "corrupt $n --json: exit 3 and nothing on stdout" test "$rc" -eq 3 -a ! -s "$TMP/out"
+done
+run "$ZEALOT" inspect "$TMP/absent.gguf"
+check "missing file: exit 3" rc_is 3
+check "missing file: says so" err_has "cannot open '$TMP/absent.gguf'"
+run "$ZEALOT" inspect "$TMP"
+check "a directory: exit 3" rc_is 3
+
+# Every truncation of a real header is refused cleanly (sample of cut points).
+"$ZEALOT" synth qwen35 -o "$TMP/q.gguf" 2>/dev/null
+hb=$("$ZEALOT" inspect --json "$TMP/q.gguf" | jq .header_bytes)
+bad=0
+for cut in 1 7 16 24 100 1000 5000 $((hb / 2)) $((hb - 40)) $((hb - 1)); do
+	head -c "$cut" "$TMP/q.gguf" >"$TMP/cut.gguf"
+	run "$ZEALOT" inspect "$TMP/cut.gguf"
+	{ [ "$rc" -eq 3 ] && no_sanitizer && grep -qE 'offset|tensor|empty' "$TMP/err"; } || { bad=$((bad + 1)); _diag; }
+done
+check "10 truncations of a header: each exit 3 naming offset or tensor" test "$bad" -eq 0
+
+# --- synthetic payloads of several geometries
+run "$ZEALOT" inspect --json "$TMP/q.gguf"
+check "qwen35 default: exit 0" rc_is 0
+check "qwen35 default: 2 attention, 6 recurrent, 1 nextn" json_is '.layers' '{"attention":2,"swa":0,"recurrent":6,"nextn":1}'
+check "qwen35 default: MTP declared and present" json_is '[.mtp.declared,.mtp.tensors,.mtp.present]' '[1,4,true]'
+check "qwen35 default: weights = sum of the type histogram" \
+	test "$(jq '[.tensor_types[].bytes]|add' "$TMP/out")" = "$(jq .weights_bytes "$TMP/out")"
+check "qwen35 default: weights fit in the file after the header" \
+	test "$(jq '.weights_bytes <= .file_bytes - .header_bytes' "$TMP/out")" = true
+check "qwen35 default: no unknown types" json_is '.unknown_types' '[]'
+check "qwen35 default: template effort values" json_is '.template.reasoning_effort' '["xhigh","medium","low"]'
+check "qwen35 default: sampling defaults" json_is '.sampling' '{"temp":1,"top_p":0.949999988,"top_k":20}'
+
+"$ZEALOT" synth --preset bonsai-9b -o "$TMP/b9.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/b9.gguf"
+check "bonsai-9b: 33 blocks" json_is '.block_count' '33'
+check "bonsai-9b: 8 attention + 24 recurrent + 1 nextn" json_is '.layers' '{"attention":8,"swa":0,"recurrent":24,"nextn":1}'
+check "bonsai-9b: layer map" json_is '.layer_map' '"RRRARRRARRRARRRARRRARRRARRRARRRAN"'
+check "bonsai-9b: context 262,144, vocab 248,320" json_is '[.context_length,.vocab_size]' '[262144,248320]'
+check "bonsai-9b: KV 4 heads x 256 = 1024 per layer" json_is '.kv_geometry[0]' \
+	'{"kind":"attention","layers":8,"head_count_kv":4,"n_embd_k_gqa":1024,"n_embd_v_gqa":1024}'
+check "bonsai-9b: recurrent r/s widths" json_is '[.recurrent.n_embd_r,.recurrent.n_embd_s]' '[24576,524288]'
+check "bonsai-9b: f16 weights counted" test "$(jq '.tensor_types[]|select(.type=="f16")|.count' "$TMP/out")" -gt 200
+run "$ZEALOT" inspect "$TMP/b9.gguf"
+check "bonsai-9b human: block line" out_has "33: 8 attention, 0 swa, 24 recurrent, 1 nextn"
+check "bonsai-9b human: MTP present" out_has "declared 1, 4 nextn tensors in 1 block(s): present"
+
+"$ZEALOT" synth --preset ghost-mtp -o "$TMP/ghost.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/ghost.gguf"
+check "ghost-mtp: declared 1, no tensors, not present" json_is '[.mtp.declared,.mtp.tensors,.mtp.present]' '[1,0,false]'
+run "$ZEALOT" inspect "$TMP/ghost.gguf"
+check "ghost-mtp human: names the ghost drafter" out_has "DECLARED ONLY"
+
+"$ZEALOT" synth --preset bonsai-27b -o "$TMP/b27.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/b27.gguf"
+check "bonsai-27b: 16 attention + 48 recurrent, no MTP" json_is '[.layers.attention,.layers.recurrent,.mtp.declared]' '[16,48,0]'
+"$ZEALOT" synth --preset swift-27b -o "$TMP/s27.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/s27.gguf"
+check "swift-27b: 65 blocks, 1 nextn" json_is '[.block_count,.layers.nextn,.mtp.present]' '[65,1,true]'
+
+"$ZEALOT" synth gemma3 --set layers=12 --set swa_pattern=4 -o "$TMP/g.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/g.gguf"
+check "gemma3 12 layers pattern 4: 9 swa + 3 global" json_is '[.layers.swa,.layers.attention]' '[9,3]'
+check "gemma3: window from metadata" json_is '.sliding_window' '512'
+
+"$ZEALOT" synth llama --set layers=5 --set kv_heads=1 -o "$TMP/l.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/l.gguf"
+check "llama: 5 attention layers, 1 KV head x 64" json_is '[.layers.attention,.kv_geometry[0].n_embd_k_gqa]' '[5,64]'
+
+"$ZEALOT" synth qwen35 --set type=142 -o "$TMP/pq.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/pq.gguf"
+check "custom type 142: listed as unknown" json_is '.unknown_types|map(.id)' '[142]'
+check "custom type 142: bytes derived (> 0)" test "$(jq '.unknown_types[0].bytes' "$TMP/out")" -gt 0
+check "custom type 142: histogram names it type142" json_is '[.tensor_types[]|select(.custom)|.type]' '["type142"]'
+run "$ZEALOT" inspect "$TMP/pq.gguf"
+check "custom type human: law S10 named" out_has "law S10"
+
+# --- usage
+run "$ZEALOT" inspect --help
+check "--help: exit 0 with usage" test "$rc" -eq 0
+check "--help: documents --json" out_has "--json"
+run "$ZEALOT" inspect
+check "no file: exit 2" rc_is 2
+run "$ZEALOT" inspect --bogus "$TMP/q.gguf"
+check "unknown option: exit 2" rc_is 2
+run "$ZEALOT" inspect "$TMP/q.gguf" extra
+check "two files: exit 2" rc_is 2

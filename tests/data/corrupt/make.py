@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Write the hand-made corrupt GGUF fixtures in this folder.
+
+Each file breaks one thing the reader must refuse with a clear error
+(exit 3 from `zealot inspect`), never a crash, hang or huge allocation.
+Run it again after changing a fixture; the outputs are committed.
+"""
+import struct
+
+def s(x):
+    b = x.encode() if isinstance(x, str) else x
+    return struct.pack('<Q', len(b)) + b
+
+def kv_str(k, v):
+    return s(k) + struct.pack('<I', 8) + s(v)
+
+def kv_u32(k, v):
+    return s(k) + struct.pack('<I', 4) + struct.pack('<I', v)
+
+def head(n_tensors, n_kv, version=3):
+    return b'GGUF' + struct.pack('<IQQ', version, n_tensors, n_kv)
+
+def tensor(name, dims, typ, off):
+    return s(name) + struct.pack('<I', len(dims)) + b''.join(struct.pack('<Q', d) for d in dims) + struct.pack('<IQ', typ, off)
+
+def pad(b, a=32):
+    return b + b'\0' * (-len(b) % a)
+
+ARCH = kv_str('general.architecture', 'llama')
+GEOM = (kv_u32('llama.block_count', 1) + kv_u32('llama.context_length', 4096) +
+        kv_u32('llama.embedding_length', 64) + kv_u32('llama.attention.head_count', 4))
+
+fixtures = {
+    'empty.gguf': b'',
+    'magic.gguf': b'GGML' + b'\0' * 60,
+    'version9.gguf': head(0, 0, version=9),
+    'version1.gguf': head(0, 0, version=1),
+    'truncated-kv.gguf': head(0, 3) + ARCH,
+    'truncated-mid-string.gguf': head(0, 1) + s('general.architecture')[:12],
+    'huge-kv-count.gguf': head(0, 1 << 62) + ARCH,
+    'huge-tensor-count.gguf': head(1 << 40, 1) + ARCH,
+    'huge-key-length.gguf': head(0, 1) + struct.pack('<Q', 1 << 40) + b'general',
+    'huge-array.gguf': head(0, 1) + s('tokenizer.ggml.tokens') + struct.pack('<IIQ', 9, 8, 1 << 60),
+    'nested-array.gguf': head(0, 1) + s('x') + struct.pack('<IIQ', 9, 9, 1) + struct.pack('<IQ', 4, 0),
+    'bad-value-type.gguf': head(0, 1) + s('x') + struct.pack('<I', 77) + b'\0' * 8,
+    'dup-key.gguf': head(0, 2) + ARCH + ARCH,
+    'bad-dims.gguf': pad(head(1, 1) + ARCH + s('t') + struct.pack('<I', 9) + b'\0' * 80),
+    'zero-dim.gguf': pad(head(1, 1) + ARCH + tensor('t', [0], 0, 0)),
+    'long-name.gguf': pad(head(1, 1) + ARCH + tensor('x' * 80, [32], 0, 0)) + b'\0' * 128,
+    'misaligned.gguf': pad(head(1, 1) + ARCH + tensor('t', [8], 0, 3)) + b'\0' * 64,
+    'data-past-eof.gguf': pad(head(1, 1) + ARCH + tensor('t', [1024], 0, 0)) + b'\0' * 100,
+    'overlap.gguf': pad(head(2, 1) + ARCH + tensor('a', [64], 0, 0) + tensor('b', [64], 0, 32)) + b'\0' * 512,
+    'bad-alignment.gguf': head(0, 2) + ARCH + kv_u32('general.alignment', 24),
+    'no-arch.gguf': head(0, 1) + kv_u32('x', 1),
+    'no-block-count.gguf': head(0, 1) + ARCH,
+    'short-head-array.gguf': head(0, 6) + ARCH + GEOM + s('llama.attention.head_count_kv') +
+        struct.pack('<IIQ', 9, 4, 3) + struct.pack('<III', 1, 1, 1),
+    'string-count.gguf': head(0, 5) + ARCH + kv_str('llama.block_count', 'two') + GEOM[len(kv_u32('llama.block_count', 1)):],
+}
+
+for name, data in fixtures.items():
+    with open(name, 'wb') as f:
+        f.write(data)
