@@ -503,7 +503,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "block_count");
 	gw_u32(&w, k, s->n_layer + s->n_nextn);
 	akey(k, sizeof(k), s, "context_length");
-	gw_u64(&w, k, s->n_ctx);
+	gw_u32(&w, k, (uint32_t)s->n_ctx); /* the engine insists on u32 */
 	akey(k, sizeof(k), s, "embedding_length");
 	gw_u32(&w, k, s->n_embd);
 	akey(k, sizeof(k), s, "feed_forward_length");

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install the Debian packages zealot builds and tests with. Idempotent: a
+# machine that has them all skips apt entirely.
+set -euo pipefail
+
+pkgs=(
+	build-essential clang libclang-rt-14-dev   # compiler, libFuzzer, sanitizers
+	cmake git                                  # the engine's build
+	libjansson-dev                             # JSON
+	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
+	jq curl                                    # shell tests
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "install-deps: apt-get install ${missing[*]}" >&2
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,63 @@
+# Helpers for live tests that boot the real engine. Source after lib.sh.
+# ZEALOT_ENGINE is the engine's bin directory (tests/run sets it from
+# scripts/build-engine.sh).
+
+ENGINE=${ZEALOT_ENGINE:?ZEALOT_ENGINE is not set: run through tests/run or set it to the engine bin dir}
+SERVER=$ENGINE/llama-server
+
+# A loopback port nothing listens on.
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 20000))
+		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# engine_start NAME ARGS...: boot llama-server on a free port in the
+# background; sets ENGINE_PID, ENGINE_PORT, ENGINE_LOG. Waits up to 120 s
+# for /health to answer 200 or for the process to die. Returns 0 when healthy.
+engine_start() {
+	local name=$1
+	shift
+	ENGINE_PORT=$(free_port)
+	ENGINE_LOG=$TMP/$name.log
+	"$SERVER" --host 127.0.0.1 --port "$ENGINE_PORT" "$@" >"$ENGINE_LOG" 2>&1 &
+	ENGINE_PID=$!
+	for _ in $(seq 240); do
+		if ! kill -0 "$ENGINE_PID" 2>/dev/null; then
+			wait "$ENGINE_PID" 2>/dev/null
+			ENGINE_STATUS=$?
+			ENGINE_PID=
+			return 1
+		fi
+		if [ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$ENGINE_PORT/health")" = 200 ]; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	return 1
+}
+
+# Stop the engine we started, by PID (law A02: never by name).
+engine_stop() {
+	[ -n "${ENGINE_PID:-}" ] || return 0
+	kill "$ENGINE_PID" 2>/dev/null
+	for _ in $(seq 40); do
+		kill -0 "$ENGINE_PID" 2>/dev/null || break
+		sleep 0.25
+	done
+	kill -9 "$ENGINE_PID" 2>/dev/null
+	wait "$ENGINE_PID" 2>/dev/null
+	ENGINE_PID=
+}
+trap 'engine_stop; rm -rf "$TMP"' EXIT
+
+# engine_post PATH JSON: POST to the engine; body in $TMP/out, code in $http.
+engine_post() {
+	http=$(curl -s -m 120 -o "$TMP/out" -w '%{http_code}' -H 'Content-Type: application/json' \
+		-d "$2" "http://127.0.0.1:$ENGINE_PORT$1")
+}
+
+log_has() { grep -qF -- "$1" "$ENGINE_LOG"; }
