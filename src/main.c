@@ -13,8 +13,8 @@
 #endif
 
 static const struct command commands[] = {
-	{"inspect", cmd_inspect, "say what a GGUF payload really is"},
-	{"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
+    {"inspect", cmd_inspect, "say what a GGUF payload really is"},
+    {"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
 };
 
 static void usage(FILE *f)

@@ -9,23 +9,22 @@
 #include "../payload/gguf.h"
 #include "cmd.h"
 
-static const char usage[] =
-	"usage: zealot inspect FILE [--json]\n"
-	"\n"
-	"Say what a GGUF payload really is, from its header alone (tensor data is\n"
-	"never read): architecture, layer kinds (attention, sliding window,\n"
-	"recurrent, MTP/nextn) derived from metadata, KV geometry per layer kind,\n"
-	"recurrent state dimensions, MTP declared vs present, context, vocabulary,\n"
-	"rope, tensor-type histogram (custom types named as such), sampling\n"
-	"defaults, chat-template facts, adapter and projector facts, and vendor\n"
-	"metadata families.\n"
-	"\n"
-	"  --json     one JSON object (keys: architecture, block_count, layers,\n"
-	"             context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
-	"             unknown_types, ...)\n"
-	"  -h, --help this text\n"
-	"\n"
-	"exit: 0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)\n";
+static const char usage[] = "usage: zealot inspect FILE [--json]\n"
+			    "\n"
+			    "Say what a GGUF payload really is, from its header alone (tensor data is\n"
+			    "never read): architecture, layer kinds (attention, sliding window,\n"
+			    "recurrent, MTP/nextn) derived from metadata, KV geometry per layer kind,\n"
+			    "recurrent state dimensions, MTP declared vs present, context, vocabulary,\n"
+			    "rope, tensor-type histogram (custom types named as such), sampling\n"
+			    "defaults, chat-template facts, adapter and projector facts, and vendor\n"
+			    "metadata families.\n"
+			    "\n"
+			    "  --json     one JSON object (keys: architecture, block_count, layers,\n"
+			    "             context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
+			    "             unknown_types, ...)\n"
+			    "  -h, --help this text\n"
+			    "\n"
+			    "exit: 0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)\n";
 
 static const char *type_label(const struct census_type *t, char *buf, size_t n)
 {
@@ -94,9 +93,9 @@ static json_t *to_json(const char *path, const struct gguf *g, const struct cens
 	else
 		json_object_set_new(o, "architecture", json_null());
 	const struct gguf_kv *name = gguf_find(g, "general.name");
-	json_object_set_new(o, "name", name && name->type == GGUF_STRING
-					       ? json_stringn(name->v.s.p, (size_t)name->v.s.n)
-					       : json_null());
+	json_object_set_new(o, "name",
+			    name && name->type == GGUF_STRING ? json_stringn(name->v.s.p, (size_t)name->v.s.n)
+							      : json_null());
 	uint64_t ft;
 	json_object_set_new(o, "file_type",
 			    gguf_kv_u64(gguf_find(g, "general.file_type"), &ft) == 0 ? json_u64(ft) : json_null());
@@ -124,33 +123,34 @@ static json_t *to_json(const char *path, const struct gguf *g, const struct cens
 		size_t ng = kv_groups(m, geo, 16);
 		json_t *kv = json_array();
 		for (size_t i = 0; i < ng; i++)
-			json_array_append_new(kv, json_pack("{s:s,s:i,s:i,s:i,s:i}", "kind", layer_kind_name(geo[i].kind),
-							    "layers", (json_int_t)geo[i].layers, "head_count_kv",
-							    (json_int_t)geo[i].heads, "n_embd_k_gqa", (json_int_t)geo[i].k,
-							    "n_embd_v_gqa", (json_int_t)geo[i].v));
+			json_array_append_new(
+			    kv, json_pack("{s:s,s:i,s:i,s:i,s:i}", "kind", layer_kind_name(geo[i].kind), "layers",
+					  (json_int_t)geo[i].layers, "head_count_kv", (json_int_t)geo[i].heads,
+					  "n_embd_k_gqa", (json_int_t)geo[i].k, "n_embd_v_gqa", (json_int_t)geo[i].v));
 		json_object_set_new(o, "kv_geometry", kv);
 		if (m->n_kind[LAYER_RECURRENT]) {
-			json_object_set_new(o, "recurrent",
-					    json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:I}", "d_conv", (json_int_t)m->ssm_d_conv,
-						      "d_inner", (json_int_t)m->ssm_d_inner, "d_state",
-						      (json_int_t)m->ssm_d_state, "n_group", (json_int_t)m->ssm_n_group,
-						      "dt_rank", (json_int_t)m->ssm_dt_rank, "n_embd_r",
-						      (json_int_t)m->n_embd_r, "n_embd_s", (json_int_t)m->n_embd_s));
+			json_object_set_new(
+			    o, "recurrent",
+			    json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:I}", "d_conv", (json_int_t)m->ssm_d_conv, "d_inner",
+				      (json_int_t)m->ssm_d_inner, "d_state", (json_int_t)m->ssm_d_state, "n_group",
+				      (json_int_t)m->ssm_n_group, "dt_rank", (json_int_t)m->ssm_dt_rank, "n_embd_r",
+				      (json_int_t)m->n_embd_r, "n_embd_s", (json_int_t)m->n_embd_s));
 		} else {
 			json_object_set_new(o, "recurrent", json_null());
 		}
-		json_object_set_new(o, "mtp", json_pack("{s:i,s:i,s:i,s:b}", "declared", (json_int_t)m->n_nextn,
-							"tensors", (json_int_t)m->mtp_tensors, "blocks",
-							(json_int_t)m->mtp_blocks,
-							"present", m->n_nextn > 0 && m->mtp_tensors > 0));
+		json_object_set_new(o, "mtp",
+				    json_pack("{s:i,s:i,s:i,s:b}", "declared", (json_int_t)m->n_nextn, "tensors",
+					      (json_int_t)m->mtp_tensors, "blocks", (json_int_t)m->mtp_blocks,
+					      "present", m->n_nextn > 0 && m->mtp_tensors > 0));
 		json_t *rope = json_pack("{s:f,s:i,s:I}", "freq_base", m->rope_freq_base, "dimension_count",
 					 (json_int_t)m->rope_dims, "original_context", (json_int_t)m->rope_orig_ctx);
 		json_object_set_new(rope, "scaling_type", m->rope_scaling ? json_string(m->rope_scaling) : json_null());
 		json_object_set_new(rope, "scaling_factor", m->rope_scale > 0 ? json_real(m->rope_scale) : json_null());
 		if (m->has_rope_sections)
 			json_object_set_new(rope, "sections",
-					    json_pack("[iiii]", (json_int_t)m->rope_sections[0], (json_int_t)m->rope_sections[1],
-						      (json_int_t)m->rope_sections[2], (json_int_t)m->rope_sections[3]));
+					    json_pack("[iiii]", (json_int_t)m->rope_sections[0],
+						      (json_int_t)m->rope_sections[1], (json_int_t)m->rope_sections[2],
+						      (json_int_t)m->rope_sections[3]));
 		json_object_set_new(o, "rope", rope);
 	}
 	json_object_set_new(o, "tensor_count", json_u64(c->n_tensors));
@@ -193,12 +193,12 @@ static json_t *to_json(const char *path, const struct gguf *g, const struct cens
 	else
 		json_object_set_new(o, "adapter", json_null());
 	if (c->is_projector)
-		json_object_set_new(o, "projector",
-				    json_pack("{s:s?,s:b,s:b,s:I,s:I,s:I,s:I,s:I}", "type", c->projector_type, "vision",
-					      c->has_vision, "audio", c->has_audio, "image_size", (json_int_t)c->image_size,
-					      "patch_size", (json_int_t)c->patch_size, "vision_blocks",
-					      (json_int_t)c->vision_blocks, "vision_embd", (json_int_t)c->vision_embd,
-					      "projection_dim", (json_int_t)c->projection_dim));
+		json_object_set_new(
+		    o, "projector",
+		    json_pack("{s:s?,s:b,s:b,s:I,s:I,s:I,s:I,s:I}", "type", c->projector_type, "vision", c->has_vision,
+			      "audio", c->has_audio, "image_size", (json_int_t)c->image_size, "patch_size",
+			      (json_int_t)c->patch_size, "vision_blocks", (json_int_t)c->vision_blocks, "vision_embd",
+			      (json_int_t)c->vision_embd, "projection_dim", (json_int_t)c->projection_dim));
 	else
 		json_object_set_new(o, "projector", json_null());
 	json_t *fam = json_array();
@@ -246,7 +246,7 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 			       "r %llu + s %llu f32 per layer per cell\n",
 			       "recurrent", m->ssm_d_conv, m->ssm_d_inner, m->ssm_d_state, m->ssm_n_group,
 			       m->ssm_dt_rank, (unsigned long long)m->n_embd_r, (unsigned long long)m->n_embd_s);
-		const char *mtp = m->n_nextn == 0 ? (m->mtp_tensors ? "tensors without a declaration" : "none")
+		const char *mtp = m->n_nextn == 0  ? (m->mtp_tensors ? "tensors without a declaration" : "none")
 				  : m->mtp_tensors ? "present"
 						   : "DECLARED ONLY: no nextn tensors (a ghost drafter, law S06)";
 		printf("%-13s declared %u, %u nextn tensors in %u block(s): %s\n", "MTP", m->n_nextn, m->mtp_tensors,
@@ -255,8 +255,8 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		printf("%-13s %s\n", "vocab", cmd_commas(m->n_vocab, a, sizeof(a)));
 		printf("%-13s freq_base %g, %u dims", "rope", m->rope_freq_base, m->rope_dims);
 		if (m->has_rope_sections)
-			printf(", sections [%u,%u,%u,%u]", m->rope_sections[0], m->rope_sections[1], m->rope_sections[2],
-			       m->rope_sections[3]);
+			printf(", sections [%u,%u,%u,%u]", m->rope_sections[0], m->rope_sections[1],
+			       m->rope_sections[2], m->rope_sections[3]);
 		printf(", scaling %s", m->rope_scaling ? m->rope_scaling : "none");
 		if (m->rope_scale > 0)
 			printf(" x%g", m->rope_scale);
@@ -266,8 +266,8 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 	for (size_t i = 0; i < c->n_types; i++) {
 		const struct census_type *t = &c->types[i];
 		char lb[32];
-		printf("%-13s %-9s %6llu  %18s bytes%s\n", "", type_label(t, lb, sizeof(lb)), (unsigned long long)t->count,
-		       cmd_commas(t->bytes, a, sizeof(a)),
+		printf("%-13s %-9s %6llu  %18s bytes%s\n", "", type_label(t, lb, sizeof(lb)),
+		       (unsigned long long)t->count, cmd_commas(t->bytes, a, sizeof(a)),
 		       t->name ? "" : "  custom type: only a runtime that defines it loads this (law S10)");
 	}
 	printf("%-13s %s bytes (%.2f MiB)\n", "weights", cmd_commas(c->weights_bytes, a, sizeof(a)),
@@ -280,8 +280,8 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 	}
 	if (c->has_template) {
 		printf("%-13s %s bytes; tools %s, images %s, thinking %s", "template",
-		       cmd_commas(c->tpl.bytes, a, sizeof(a)), c->tpl.tools ? "yes" : "no", c->tpl.images ? "yes" : "no",
-		       c->tpl.thinking ? "yes" : "no");
+		       cmd_commas(c->tpl.bytes, a, sizeof(a)), c->tpl.tools ? "yes" : "no",
+		       c->tpl.images ? "yes" : "no", c->tpl.thinking ? "yes" : "no");
 		if (c->tpl.n_effort) {
 			printf("; reasoning_effort only ");
 			for (size_t i = 0; i < c->tpl.n_effort; i++)
@@ -302,10 +302,11 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		printf(", token_embd %s\n", c->touches_token_embd ? "TOUCHED (law S12)" : "untouched");
 	}
 	if (c->is_projector)
-		printf("%-13s %s: vision %s, audio %s, image %llu px, patch %llu, %llu blocks, width %llu\n", "projector",
-		       c->projector_type ? c->projector_type : "?", c->has_vision ? "yes" : "no",
-		       c->has_audio ? "yes" : "no", (unsigned long long)c->image_size, (unsigned long long)c->patch_size,
-		       (unsigned long long)c->vision_blocks, (unsigned long long)c->vision_embd);
+		printf("%-13s %s: vision %s, audio %s, image %llu px, patch %llu, %llu blocks, width %llu\n",
+		       "projector", c->projector_type ? c->projector_type : "?", c->has_vision ? "yes" : "no",
+		       c->has_audio ? "yes" : "no", (unsigned long long)c->image_size,
+		       (unsigned long long)c->patch_size, (unsigned long long)c->vision_blocks,
+		       (unsigned long long)c->vision_embd);
 	for (size_t i = 0; i < c->n_families; i++)
 		printf("%-13s %s.* (%llu keys)\n", i ? "" : "vendor keys", c->families[i].prefix,
 		       (unsigned long long)c->families[i].keys);
@@ -314,9 +315,9 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 int cmd_inspect(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int json = 0, ch;
 	optind = 1;

@@ -33,11 +33,11 @@ static void usage(FILE *f)
 int cmd_synth(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"preset", required_argument, NULL, 'p'},
-		{"set", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"preset", required_argument, NULL, 'p'},
+	    {"set", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *out = NULL, *preset = NULL;
 	char **sets = xcalloc((size_t)argc, sizeof(*sets));
@@ -49,8 +49,14 @@ int cmd_synth(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'p': preset = optarg; break;
 		case 's': sets[n_sets++] = optarg; break;
-		case 'h': usage(stdout); free(sets); return EXIT_OK;
-		default: usage(stderr); free(sets); return EXIT_USAGE;
+		case 'h':
+			usage(stdout);
+			free(sets);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			free(sets);
+			return EXIT_USAGE;
 		}
 	}
 	const char *arch = optind < argc ? argv[optind++] : NULL;
@@ -83,7 +89,8 @@ int cmd_synth(int argc, char **argv)
 		goto done;
 	}
 	char a[32];
-	fprintf(stderr, "zealot: synth: wrote %s (%s, %s bytes, sparse)\n", out, s.arch, cmd_commas(bytes, a, sizeof(a)));
+	fprintf(stderr, "zealot: synth: wrote %s (%s, %s bytes, sparse)\n", out, s.arch,
+		cmd_commas(bytes, a, sizeof(a)));
 done:
 	if (err)
 		cmd_fail(rc, "synth: %s", err);

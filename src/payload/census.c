@@ -108,9 +108,8 @@ static void adapter(const struct gguf *g, struct census *c)
 	for (uint64_t i = 0; i < g->n_kv && !c->adapter_base; i++) {
 		const struct gguf_kv *kv = &g->kv[i];
 		size_t n = strlen(kv->key);
-		if (kv->type == GGUF_STRING &&
-		    ((n >= 9 && strcmp(kv->key + n - 9, "base_gguf") == 0) ||
-		     strcmp(kv->key, "general.base_model.0.name") == 0))
+		if (kv->type == GGUF_STRING && ((n >= 9 && strcmp(kv->key + n - 9, "base_gguf") == 0) ||
+						strcmp(kv->key, "general.base_model.0.name") == 0))
 			c->adapter_base = xstrndup(kv->v.s.p, (size_t)kv->v.s.n);
 	}
 	for (uint64_t i = 0; i < g->n_tensors; i++)

@@ -20,15 +20,13 @@ struct cur {
 };
 
 static const uint8_t type_size[GGUF_NTYPES] = {
-	[GGUF_U8] = 1, [GGUF_I8] = 1, [GGUF_U16] = 2, [GGUF_I16] = 2,
-	[GGUF_U32] = 4, [GGUF_I32] = 4, [GGUF_F32] = 4, [GGUF_BOOL] = 1,
-	[GGUF_STRING] = 8, /* the least a string can take: its length */
-	[GGUF_ARRAY] = 12, [GGUF_U64] = 8, [GGUF_I64] = 8, [GGUF_F64] = 8,
+    [GGUF_U8] = 1,     [GGUF_I8] = 1,  [GGUF_U16] = 2,	[GGUF_I16] = 2,	   [GGUF_U32] = 4,
+    [GGUF_I32] = 4,    [GGUF_F32] = 4, [GGUF_BOOL] = 1, [GGUF_STRING] = 8, /* the least a string can take: its length */
+    [GGUF_ARRAY] = 12, [GGUF_U64] = 8, [GGUF_I64] = 8,	[GGUF_F64] = 8,
 };
 
 static const char *const type_names[GGUF_NTYPES] = {
-	"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool",
-	"string", "array", "u64", "i64", "f64",
+    "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64",
 };
 
 const char *gguf_vtype_name(enum gguf_vtype t)
@@ -44,8 +42,8 @@ static size_t left(const struct cur *c)
 static int need(struct cur *c, size_t n, const char *what)
 {
 	if (left(c) < n)
-		return errorf(c->err, "offset %zu: truncated reading %s (need %zu bytes, %zu left)",
-			      c->pos, what, n, left(c));
+		return errorf(c->err, "offset %zu: truncated reading %s (need %zu bytes, %zu left)", c->pos, what, n,
+			      left(c));
 	return 0;
 }
 
@@ -82,8 +80,8 @@ static int rd_str(struct cur *c, struct gguf_str *s, const char *what)
 	if (rd_u64(c, &n, what))
 		return -1;
 	if (n > left(c))
-		return errorf(c->err, "offset %zu: %s length %llu exceeds the %zu bytes left",
-			      at, what, (unsigned long long)n, left(c));
+		return errorf(c->err, "offset %zu: %s length %llu exceeds the %zu bytes left", at, what,
+			      (unsigned long long)n, left(c));
 	s->p = (const char *)c->buf + c->pos;
 	s->n = n;
 	c->pos += (size_t)n;
@@ -144,8 +142,9 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 	/* Bound the count before walking: each element takes at least
 	 * type_size bytes, so more elements than bytes/size is a lie. */
 	if (kv->arr_n > left(c) / type_size[at])
-		return errorf(c->err, "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left",
-			      npos, k, (unsigned long long)kv->arr_n, type_names[at], left(c));
+		return errorf(c->err,
+			      "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left", npos,
+			      k, (unsigned long long)kv->arr_n, type_names[at], left(c));
 	kv->arr = c->buf + c->pos;
 	if (at != GGUF_STRING) {
 		c->pos += (size_t)kv->arr_n * type_size[at];
@@ -231,10 +230,12 @@ static int size_tensors(struct gguf *g, char **err)
 		if (t->bytes > end - t->offset) {
 			const char *who = i + 1 < g->n_tensors ? by_off[i + 1]->name : NULL;
 			if (who)
-				rc = errorf(err, "tensor '%s': %llu bytes of %s data overlap tensor '%s'",
-					    t->name, (unsigned long long)t->bytes, ti->name, who);
+				rc = errorf(err, "tensor '%s': %llu bytes of %s data overlap tensor '%s'", t->name,
+					    (unsigned long long)t->bytes, ti->name, who);
 			else
-				rc = errorf(err, "tensor '%s': %llu bytes of %s data run past the end of the file (truncated: %llu bytes left)",
+				rc = errorf(err,
+					    "tensor '%s': %llu bytes of %s data run past the end of the file "
+					    "(truncated: %llu bytes left)",
 					    t->name, (unsigned long long)t->bytes, ti->name,
 					    (unsigned long long)(end - t->offset));
 		}
@@ -259,8 +260,8 @@ static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint6
 	if (rd_u32(c, &t->n_dims, "tensor n_dims"))
 		return -1;
 	if (t->n_dims == 0 || t->n_dims > GGUF_MAX_DIMS)
-		return errorf(c->err, "offset %zu: tensor '%s': n_dims %u is not in 1..%d",
-			      dpos, t->name, t->n_dims, GGUF_MAX_DIMS);
+		return errorf(c->err, "offset %zu: tensor '%s': n_dims %u is not in 1..%d", dpos, t->name, t->n_dims,
+			      GGUF_MAX_DIMS);
 	t->n_elems = 1;
 	for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++) {
 		t->ne[d] = 1;
@@ -270,8 +271,8 @@ static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint6
 		if (rd_u64(c, &t->ne[d], "tensor dimension"))
 			return -1;
 		if (t->ne[d] == 0 || t->ne[d] > INT64_MAX)
-			return errorf(c->err, "offset %zu: tensor '%s': dimension %u is %llu",
-				      epos, t->name, d, (unsigned long long)t->ne[d]);
+			return errorf(c->err, "offset %zu: tensor '%s': dimension %u is %llu", epos, t->name, d,
+				      (unsigned long long)t->ne[d]);
 		if (t->n_elems > INT64_MAX / t->ne[d])
 			return errorf(c->err, "offset %zu: tensor '%s': element count overflows", epos, t->name);
 		t->n_elems *= t->ne[d];
@@ -348,8 +349,8 @@ struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char
 		if (rd_value(&c, kv))
 			goto fail;
 	}
-	char **names = xreallocarray(NULL, (size_t)(g->n_kv > g->n_tensors ? g->n_kv : g->n_tensors) + 1,
-				     sizeof(*names));
+	char **names =
+	    xreallocarray(NULL, (size_t)(g->n_kv > g->n_tensors ? g->n_kv : g->n_tensors) + 1, sizeof(*names));
 	for (uint64_t i = 0; i < g->n_kv; i++)
 		names[i] = g->kv[i].key;
 	int dup = check_unique(names, g->n_kv, "key", err);
@@ -484,8 +485,8 @@ const struct gguf_kv *gguf_findf(const struct gguf *g, const char *fmt, ...)
 
 static int is_int(enum gguf_vtype t)
 {
-	return t == GGUF_U8 || t == GGUF_I8 || t == GGUF_U16 || t == GGUF_I16 || t == GGUF_U32 ||
-	       t == GGUF_I32 || t == GGUF_U64 || t == GGUF_I64 || t == GGUF_BOOL;
+	return t == GGUF_U8 || t == GGUF_I8 || t == GGUF_U16 || t == GGUF_I16 || t == GGUF_U32 || t == GGUF_I32 ||
+	       t == GGUF_U64 || t == GGUF_I64 || t == GGUF_BOOL;
 }
 
 static int is_signed(enum gguf_vtype t)

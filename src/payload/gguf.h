@@ -37,7 +37,7 @@ enum gguf_vtype {
  * and a cap on key length so a hostile file cannot make us copy megabytes. */
 #define GGUF_MAX_DIMS 4
 #define GGUF_MAX_NAME 64
-#define GGUF_MAX_KEY 65536
+#define GGUF_MAX_KEY  65536
 
 struct gguf_str {
 	const char *p; /* borrowed, not NUL-terminated */
@@ -66,8 +66,8 @@ struct gguf_tensor {
 	uint64_t n_elems;
 	uint32_t type;
 	uint64_t offset; /* relative to the data section */
-	uint64_t bytes;  /* from the type's block size, or the gap for custom types */
-	int custom;      /* type id unknown to stock ggml */
+	uint64_t bytes;	 /* from the type's block size, or the gap for custom types */
+	int custom;	 /* type id unknown to stock ggml */
 };
 
 struct gguf {
@@ -104,8 +104,7 @@ void gguf_close(struct gguf_file *f);
  * fill *out when the key exists and has a compatible type (any integer type
  * for integers, when the value fits), -1 otherwise. */
 const struct gguf_kv *gguf_find(const struct gguf *g, const char *key);
-const struct gguf_kv *gguf_findf(const struct gguf *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+const struct gguf_kv *gguf_findf(const struct gguf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int gguf_kv_u64(const struct gguf_kv *kv, uint64_t *out);
 int gguf_kv_f64(const struct gguf_kv *kv, double *out);
 int gguf_kv_bool(const struct gguf_kv *kv, int *out);

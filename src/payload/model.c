@@ -44,8 +44,8 @@ static int require_u32(const struct gguf *g, const struct model *m, const char *
 /* A per-layer value: a scalar applies to every layer, an array gives one
  * value per layer and must have exactly block_count entries (the engine's
  * get_key_or_arr refuses any other length). */
-static int get_per_layer(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out,
-			 int *found, char **err)
+static int get_per_layer(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out, int *found,
+			 char **err)
 {
 	const struct gguf_kv *kv = akey(g, m, suffix);
 	*found = kv != NULL;
@@ -87,8 +87,8 @@ static const struct {
 	const char *arch;
 	uint32_t period;
 } swa_defaults[] = {
-	{"gemma2", 2}, {"gemma3", 6}, {"gemma3n", 5}, {"cohere2", 4}, {"llama4", 4},
-	{"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4}, {"openai-moe", 2},
+    {"gemma2", 2},	    {"gemma3", 6},  {"gemma3n", 5}, {"cohere2", 4},    {"llama4", 4},
+    {"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4},   {"openai-moe", 2},
 };
 
 static void set_swa_period(struct model *m, uint8_t *swa, uint32_t period)

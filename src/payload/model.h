@@ -18,37 +18,31 @@
 
 #include "gguf.h"
 
-enum layer_kind {
-	LAYER_ATTENTION = 0,
-	LAYER_SWA,
-	LAYER_RECURRENT,
-	LAYER_NEXTN,
-	LAYER_NKINDS
-};
+enum layer_kind { LAYER_ATTENTION = 0, LAYER_SWA, LAYER_RECURRENT, LAYER_NEXTN, LAYER_NKINDS };
 
 const char *layer_kind_name(enum layer_kind k);
 
 struct model {
 	char *arch;
 	char *name;
-	int64_t file_type; /* -1 when absent */
+	int64_t file_type;  /* -1 when absent */
 	char *general_type; /* "model", "adapter", "mmproj"... or NULL */
 
 	uint32_t n_layer_all; /* block_count: trunk + nextn */
 	uint32_t n_nextn;     /* nextn_predict_layers (declared) */
 	uint32_t n_embd;
-	uint32_t n_ff;        /* first layer's (0 when absent) */
+	uint32_t n_ff; /* first layer's (0 when absent) */
 	uint64_t n_ctx_train;
 	uint64_t n_vocab;
 
-	uint32_t *n_head;     /* per layer, n_layer_all entries */
+	uint32_t *n_head; /* per layer, n_layer_all entries */
 	uint32_t *n_head_kv;
-	uint32_t head_k, head_v;         /* full-attention head sizes */
+	uint32_t head_k, head_v;	 /* full-attention head sizes */
 	uint32_t head_k_swa, head_v_swa; /* sliding-window head sizes */
-	uint32_t kv_lora_rank;           /* MLA: 0 when absent */
+	uint32_t kv_lora_rank;		 /* MLA: 0 when absent */
 	uint32_t head_k_mla, head_v_mla;
 
-	uint32_t n_swa;       /* sliding window in tokens, 0 = none */
+	uint32_t n_swa; /* sliding window in tokens, 0 = none */
 	enum layer_kind *kind;
 	const char *recurrent_source;
 	const char *swa_source;
@@ -60,8 +54,8 @@ struct model {
 
 	/* rope */
 	double rope_freq_base;
-	double rope_scale;   /* factor, 0 when absent */
-	char *rope_scaling;  /* type string or NULL */
+	double rope_scale;  /* factor, 0 when absent */
+	char *rope_scaling; /* type string or NULL */
 	uint64_t rope_orig_ctx;
 	uint32_t rope_dims;
 	uint32_t rope_sections[4];

@@ -59,12 +59,12 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 }
 
 static const char *const preset_help =
-	"  bonsai-9b    qwen35, 32 trunk layers + 1 MTP block, 8 full-attention, 4 KV heads x 256,\n"
-	"               ssm 4/128/16/32 (inner 4096), embd 4096, vocab 248,320, context 262,144\n"
-	"  bonsai-27b   qwen35, 64 layers (16 full-attention), 4 KV heads x 256, embd 5120,\n"
-	"               ssm inner 6144 (dt rank 48), vocab 248,320, context 262,144, no MTP\n"
-	"  swift-27b    bonsai-27b geometry with 1 MTP block (65 blocks)\n"
-	"  ghost-mtp    bonsai-9b declaring 1 MTP block with no nextn tensors (law S06)\n";
+    "  bonsai-9b    qwen35, 32 trunk layers + 1 MTP block, 8 full-attention, 4 KV heads x 256,\n"
+    "               ssm 4/128/16/32 (inner 4096), embd 4096, vocab 248,320, context 262,144\n"
+    "  bonsai-27b   qwen35, 64 layers (16 full-attention), 4 KV heads x 256, embd 5120,\n"
+    "               ssm inner 6144 (dt rank 48), vocab 248,320, context 262,144, no MTP\n"
+    "  swift-27b    bonsai-27b geometry with 1 MTP block (65 blocks)\n"
+    "  ghost-mtp    bonsai-9b declaring 1 MTP block with no nextn tensors (law S06)\n";
 
 const char *synth_help_presets(void)
 {
@@ -117,25 +117,25 @@ struct key {
 };
 
 static const struct key keys[] = {
-	{"layers", offsetof(struct synth_spec, n_layer), 0, "trunk layers (block_count minus MTP blocks)"},
-	{"nextn", offsetof(struct synth_spec, n_nextn), 0, "declared MTP blocks (nextn_predict_layers)"},
-	{"embd", offsetof(struct synth_spec, n_embd), 0, "embedding width"},
-	{"ff", offsetof(struct synth_spec, n_ff), 0, "feed-forward width"},
-	{"heads", offsetof(struct synth_spec, n_head), 0, "attention heads"},
-	{"kv_heads", offsetof(struct synth_spec, n_head_kv), 0, "KV heads"},
-	{"head_dim", offsetof(struct synth_spec, head_dim), 0, "key/value head size"},
-	{"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
-	{"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
-	{"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
-	{"interval", offsetof(struct synth_spec, interval), 0, "qwen35: full-attention layer every N"},
-	{"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35: conv kernel"},
-	{"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35: state size (head dim)"},
-	{"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35: key heads (group count)"},
-	{"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
-	{"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
-	{"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
-	{"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
-	{"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
+    {"layers", offsetof(struct synth_spec, n_layer), 0, "trunk layers (block_count minus MTP blocks)"},
+    {"nextn", offsetof(struct synth_spec, n_nextn), 0, "declared MTP blocks (nextn_predict_layers)"},
+    {"embd", offsetof(struct synth_spec, n_embd), 0, "embedding width"},
+    {"ff", offsetof(struct synth_spec, n_ff), 0, "feed-forward width"},
+    {"heads", offsetof(struct synth_spec, n_head), 0, "attention heads"},
+    {"kv_heads", offsetof(struct synth_spec, n_head_kv), 0, "KV heads"},
+    {"head_dim", offsetof(struct synth_spec, head_dim), 0, "key/value head size"},
+    {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
+    {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
+    {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
+    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35: full-attention layer every N"},
+    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35: conv kernel"},
+    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35: state size (head dim)"},
+    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35: key heads (group count)"},
+    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
+    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
+    {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
+    {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
+    {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
 };
 
 static struct sb help_keys;
@@ -145,7 +145,8 @@ const char *synth_help_keys(void)
 	if (!help_keys.len) {
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 			sb_addf(&help_keys, "  %-12s %s\n", keys[i].name, keys[i].help);
-		sb_addf(&help_keys, "  %-12s %s\n", "type", "weight type: f32, f16, bf16, q8_0, q4_0 ... or a custom id (142)");
+		sb_addf(&help_keys, "  %-12s %s\n", "type",
+			"weight type: f32, f16, bf16, q8_0, q4_0 ... or a custom id (142)");
 		sb_addf(&help_keys, "  %-12s %s\n", "name", "general.name");
 	}
 	return help_keys.s;
@@ -235,7 +236,8 @@ static int validate(const struct synth_spec *s, char **err)
 	uint32_t rows[] = {s->n_embd, s->n_ff, s->head_dim * s->n_head};
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
 		if (rows[i] % blck)
-			return errorf(err, "width %u is not a multiple of the weight type's block of %u", rows[i], blck);
+			return errorf(err, "width %u is not a multiple of the weight type's block of %u", rows[i],
+				      blck);
 	return 0;
 }
 
@@ -273,15 +275,15 @@ static void blkname(char *buf, size_t n, uint32_t il, const char *suffix)
 	snprintf(buf, n, "blk.%u.%s", il, suffix);
 }
 
-#define BV(suffix, n)                                     \
-	do {                                              \
-		blkname(nm, sizeof(nm), il, suffix);     \
-		vec(t, nm, n);                            \
+#define BV(suffix, n)                                                                                                  \
+	do {                                                                                                           \
+		blkname(nm, sizeof(nm), il, suffix);                                                                   \
+		vec(t, nm, n);                                                                                         \
 	} while (0)
-#define BM(suffix, a, b)                                  \
-	do {                                              \
-		blkname(nm, sizeof(nm), il, suffix);     \
-		mat(t, nm, a, b);                         \
+#define BM(suffix, a, b)                                                                                               \
+	do {                                                                                                           \
+		blkname(nm, sizeof(nm), il, suffix);                                                                   \
+		mat(t, nm, a, b);                                                                                      \
 	} while (0)
 
 static void ffn(struct tw *t, const struct synth_spec *s, uint32_t il)
@@ -375,10 +377,10 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 /* --- tokenizer and template ------------------------------------------- */
 
 static const char *const specials[] = {
-	"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>",
-	"<tool_call>", "</tool_call>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>",	 "<think>",	   "</think>",
+    "<tool_call>",   "</tool_call>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
 };
-#define TOK_EOT 256 /* <|endoftext|> */
+#define TOK_EOT	   256 /* <|endoftext|> */
 #define TOK_IM_END 258
 
 /* GPT-2's byte-level alphabet: printable bytes stand for themselves, the
@@ -407,28 +409,28 @@ static size_t byte_token(unsigned b, char out[4])
 /* ChatML with thinking, tools and images; optionally restricting
  * reasoning_effort the way the seeds' template does (A08). */
 static const char template_head[] =
-	"{%- if reasoning_effort is defined and reasoning_effort not in ['xhigh', 'medium', 'low'] -%}"
-	"{{ raise_exception('reasoning_effort must be one of xhigh, medium, low') }}"
-	"{%- endif -%}\n";
+    "{%- if reasoning_effort is defined and reasoning_effort not in ['xhigh', 'medium', 'low'] -%}"
+    "{{ raise_exception('reasoning_effort must be one of xhigh, medium, low') }}"
+    "{%- endif -%}\n";
 static const char template_body[] =
-	"{%- if tools -%}<|im_start|>system\n# Tools\n<tools>\n"
-	"{%- for tool in tools %}\n{{ tool | tojson }}{%- endfor %}\n</tools>\n"
-	"To call a function, reply with <tool_call>{\"name\": ..., \"arguments\": ...}</tool_call>.<|im_end|>\n"
-	"{% endif -%}\n"
-	"{%- for message in messages -%}\n"
-	"<|im_start|>{{ message.role }}\n"
-	"{%- if message.content is string %}{{ message.content }}"
-	"{%- elif message.content %}{%- for part in message.content %}"
-	"{%- if part.type == 'text' %}{{ part.text }}"
-	"{%- else %}<|vision_start|><|image_pad|><|vision_end|>{%- endif %}"
-	"{%- endfor %}{%- endif %}"
-	"{%- if message.tool_calls %}{%- for call in message.tool_calls %}\n<tool_call>\n"
-	"{\"name\": \"{{ call.function.name }}\", \"arguments\": {{ call.function.arguments | tojson }}}\n"
-	"</tool_call>{%- endfor %}{%- endif %}<|im_end|>\n"
-	"{% endfor -%}\n"
-	"{%- if add_generation_prompt -%}<|im_start|>assistant\n"
-	"{%- if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{%- else %}<think>\n"
-	"{%- endif %}{%- endif -%}\n";
+    "{%- if tools -%}<|im_start|>system\n# Tools\n<tools>\n"
+    "{%- for tool in tools %}\n{{ tool | tojson }}{%- endfor %}\n</tools>\n"
+    "To call a function, reply with <tool_call>{\"name\": ..., \"arguments\": ...}</tool_call>.<|im_end|>\n"
+    "{% endif -%}\n"
+    "{%- for message in messages -%}\n"
+    "<|im_start|>{{ message.role }}\n"
+    "{%- if message.content is string %}{{ message.content }}"
+    "{%- elif message.content %}{%- for part in message.content %}"
+    "{%- if part.type == 'text' %}{{ part.text }}"
+    "{%- else %}<|vision_start|><|image_pad|><|vision_end|>{%- endif %}"
+    "{%- endfor %}{%- endif %}"
+    "{%- if message.tool_calls %}{%- for call in message.tool_calls %}\n<tool_call>\n"
+    "{\"name\": \"{{ call.function.name }}\", \"arguments\": {{ call.function.arguments | tojson }}}\n"
+    "</tool_call>{%- endfor %}{%- endif %}<|im_end|>\n"
+    "{% endfor -%}\n"
+    "{%- if add_generation_prompt -%}<|im_start|>assistant\n"
+    "{%- if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{%- else %}<think>\n"
+    "{%- endif %}{%- endif -%}\n";
 
 static void tokenizer(struct gguf_writer *w, const struct synth_spec *s)
 {
@@ -474,11 +476,11 @@ static void akey(char *buf, size_t n, const struct synth_spec *s, const char *su
 static int64_t file_type(uint32_t wtype)
 {
 	switch (wtype) {
-	case 0: return 0;   /* ALL_F32 */
-	case 1: return 1;   /* MOSTLY_F16 */
-	case 2: return 2;   /* MOSTLY_Q4_0 */
-	case 8: return 7;   /* MOSTLY_Q8_0 */
-	case 30: return 32; /* MOSTLY_BF16 */
+	case 0: return 0;				 /* ALL_F32 */
+	case 1: return 1;				 /* MOSTLY_F16 */
+	case 2: return 2;				 /* MOSTLY_Q4_0 */
+	case 8: return 7;				 /* MOSTLY_Q8_0 */
+	case 30: return 32;				 /* MOSTLY_BF16 */
 	default: return ggml_type_get(wtype) ? -1 : 141; /* a fork's custom file type */
 	}
 }

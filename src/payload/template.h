@@ -13,13 +13,13 @@
 
 struct template_facts {
 	size_t bytes;
-	int tools;           /* renders a `tools` list */
-	int tool_calls;      /* renders assistant `tool_calls` */
-	int images;          /* renders image content parts */
-	int thinking;        /* mentions enable_thinking or <think> */
-	int raises;          /* calls raise_exception */
-	int effort_used;     /* reads reasoning_effort at all */
-	size_t n_effort;     /* accepted values; 0 = not restricted */
+	int tools;	 /* renders a `tools` list */
+	int tool_calls;	 /* renders assistant `tool_calls` */
+	int images;	 /* renders image content parts */
+	int thinking;	 /* mentions enable_thinking or <think> */
+	int raises;	 /* calls raise_exception */
+	int effort_used; /* reads reasoning_effort at all */
+	size_t n_effort; /* accepted values; 0 = not restricted */
 	char *effort[TEMPLATE_MAX_EFFORT];
 	char *effort_default;
 };

@@ -25,8 +25,8 @@ static char *sample(uint64_t *len, uint64_t *file_size)
 	gw_arr_i32(&w, 7);
 	gw_arr_i32(&w, -1);
 	uint64_t ne[2] = {64, 4};
-	gw_tensor(&w, "a.weight", 2, ne, 1, 64 * 4 * 2);   /* f16: 512 B */
-	gw_tensor(&w, "b.weight", 2, ne, 142, 100);         /* custom: 100 B, padded to 128 */
+	gw_tensor(&w, "a.weight", 2, ne, 1, 64 * 4 * 2);       /* f16: 512 B */
+	gw_tensor(&w, "b.weight", 2, ne, 142, 100);	       /* custom: 100 B, padded to 128 */
 	gw_tensor(&w, "c.weight", 2, ne, 8, 64 * 4 / 32 * 34); /* q8_0: 272 B */
 	char *h = gw_header(&w, len);
 	*file_size = *len + w.data_size;
@@ -84,8 +84,8 @@ void test_gguf(void)
 	}
 	ok(n == 3 && good, "string array iterates");
 	const struct gguf_tensor *t = gguf_tensor_find(g, "b.weight");
-	ok(t && t->custom && t->type == 142 && t->bytes == 128, "custom type sized by the gap to the next tensor (%llu)",
-	   t ? (unsigned long long)t->bytes : 0);
+	ok(t && t->custom && t->type == 142 && t->bytes == 128,
+	   "custom type sized by the gap to the next tensor (%llu)", t ? (unsigned long long)t->bytes : 0);
 	t = gguf_tensor_find(g, "c.weight");
 	ok(t && !t->custom && t->bytes == 272, "q8_0 sized by its blocks");
 	gguf_free(g);

@@ -90,7 +90,8 @@ void test_model(void)
 		ok(model_n_embd_k_gqa(m, 3) == 1024 && model_n_embd_v_gqa(m, 3) == 1024, "9B: 4 KV heads x 256 = 1024");
 		ok(m->n_embd_r == 24576 && m->n_embd_s == 524288, "9B: n_embd_r 24576, n_embd_s 524288 (law M04)");
 		/* (24576 + 524288) * 4 B * 24 layers = 50.25 MiB per cell */
-		ok((m->n_embd_r + m->n_embd_s) * 4 * 24 == (uint64_t)(50.25 * 1024 * 1024), "9B: 50.25 MiB state per cell");
+		ok((m->n_embd_r + m->n_embd_s) * 4 * 24 == (uint64_t)(50.25 * 1024 * 1024),
+		   "9B: 50.25 MiB state per cell");
 		ok(m->mtp_tensors == 2 && m->mtp_blocks == 1 && m->n_nextn == 1, "9B: MTP declared and present");
 		model_free(m);
 	}
@@ -100,7 +101,8 @@ void test_model(void)
 	gw_u32(&w, "qwen3next.attention.head_count_kv", 2);
 	ssm(&w, "qwen3next");
 	m = build(&w, &err);
-	ok(m && kinds(m, "RRRARRRA") && strstr(m->recurrent_source, "default"), "default interval 4 when the key is absent");
+	ok(m && kinds(m, "RRRARRRA") && strstr(m->recurrent_source, "default"),
+	   "default interval 4 when the key is absent");
 	model_free(m);
 
 	/* Explicit recurrent_layers wins over the interval. */
@@ -174,7 +176,8 @@ void test_model(void)
 	gw_u32(&w, "gemma4.attention.head_count_kv", 2);
 	m = build(&w, &err);
 	ok(m && kinds(m, "SASA"), "per-layer swa pattern array");
-	ok(m && model_n_embd_k_gqa(m, 0) == 512 && model_n_embd_k_gqa(m, 1) == 1024, "swa layers use the swa head size");
+	ok(m && model_n_embd_k_gqa(m, 0) == 512 && model_n_embd_k_gqa(m, 1) == 1024,
+	   "swa layers use the swa head size");
 	model_free(m);
 
 	/* Errors name the key. */

@@ -35,7 +35,7 @@ void test_synth(void)
 	if (c && c->model) {
 		const struct model *m = c->model;
 		ok(m->n_layer_all == 33 && m->n_kind[LAYER_ATTENTION] == 8 && m->n_kind[LAYER_RECURRENT] == 24 &&
-			   m->n_kind[LAYER_NEXTN] == 1,
+		       m->n_kind[LAYER_NEXTN] == 1,
 		   "bonsai-9b: 33 blocks = 8 attention + 24 recurrent + 1 nextn");
 		ok(m->n_vocab == 248320 && m->n_ctx_train == 262144, "bonsai-9b: vocab 248,320, context 262,144");
 		ok(model_n_embd_k_gqa(m, 3) == 1024, "bonsai-9b: K width 1024");

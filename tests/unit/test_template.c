@@ -6,8 +6,9 @@
 void test_template(void)
 {
 	struct template_facts f;
-	const char *t1 = "{%- if reasoning_effort not in ['xhigh', 'medium', \"low\"] %}{{ raise_exception('no') }}"
-			 "{% endif %}{% set e = reasoning_effort | default('xhigh') %}{% for tool in tools %}{% endfor %}";
+	const char *t1 =
+	    "{%- if reasoning_effort not in ['xhigh', 'medium', \"low\"] %}{{ raise_exception('no') }}"
+	    "{% endif %}{% set e = reasoning_effort | default('xhigh') %}{% for tool in tools %}{% endfor %}";
 	template_scan(t1, strlen(t1), &f);
 	ok(f.n_effort == 3 && strcmp(f.effort[0], "xhigh") == 0 && strcmp(f.effort[2], "low") == 0,
 	   "reasoning_effort values read from a not-in list");
