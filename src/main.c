@@ -15,6 +15,8 @@
 static const struct command commands[] = {
     {"inspect", cmd_inspect, "say what a GGUF payload really is"},
     {"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
+    {"plan", cmd_plan, "price a serving shape on a device, term by term, and the verdict"},
+    {"ledger", cmd_ledger, "read what the engine really allocated from its boot log"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,384 @@
+/* zealot ledger LOG [--endpoint ENDPOINT] [--json] */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../live/ledger.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
+	"\n"
+	"Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
+	"- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
+	"K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
+	"compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
+	"MTP draft context, the projector, and the engine's own fit projection.\n"
+	"\n"
+	"With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
+	"by side, term by term, with the difference. Terms the planner calls exact\n"
+	"(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
+	"compute terms are modelled and their error is reported.\n"
+	"\n"
+	"  --endpoint FILE  compare with the plan of this endpoint\n"
+	"  --json           one JSON object\n"
+	"  -h, --help       this text\n"
+	"\n"
+	"exit: 0 read (and every exact term matches), 1 an exact term differs,\n"
+	"      2 usage, 3 unreadable log or a log with no ledger lines\n";
+
+/* Boot logs of a long-running unit can be large; the ledger is near the
+ * start, but a journal excerpt may be anywhere: read up to 256 MiB. */
+#define LOG_MAX (256u << 20)
+
+static char *read_all(const char *path, size_t *len, char **err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct sb b = {0};
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (b.len + n > LOG_MAX) {
+			errorf(err, "'%s' is larger than %u MiB", path, LOG_MAX >> 20);
+			sb_release(&b);
+			if (f != stdin)
+				fclose(f);
+			return NULL;
+		}
+		sb_add(&b, chunk, n);
+	}
+	int bad = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		sb_release(&b);
+		errorf(err, "cannot read '%s'", path);
+		return NULL;
+	}
+	*len = b.len;
+	return sb_detach(&b);
+}
+
+static double r2(double mib)
+{
+	return round(mib * 100.0) / 100.0;
+}
+
+static json_t *jbufs(const struct ledger_buf *b, unsigned n)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:f}", "device", b[i].buft, "mib", b[i].mib));
+	return a;
+}
+
+static json_t *jkv(const struct ledger_kv *kv)
+{
+	if (!kv->present)
+		return json_null();
+	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
+			 kv->v_mib, "cells", (json_int_t)kv->cells, "layers", (json_int_t)kv->layers, "seqs",
+			 (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams, "k_type", kv->k_type, "v_type",
+			 kv->v_type);
+}
+
+static json_t *jctx(const struct ledger_ctx *c)
+{
+	if (!c->present)
+		return json_null();
+	json_t *o = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "n_ctx", (json_int_t)c->n_ctx, "n_ctx_seq",
+			      (json_int_t)c->n_ctx_seq, "n_seq_max", (json_int_t)c->n_seq_max, "n_batch",
+			      (json_int_t)c->n_batch, "n_ubatch", (json_int_t)c->n_ubatch, "n_rs_seq",
+			      (json_int_t)c->n_rs_seq);
+	json_object_set_new(o, "kv_unified", c->kv_unified < 0 ? json_null() : json_boolean(c->kv_unified));
+	json_object_set_new(o, "kv", jkv(&c->kv));
+	json_object_set_new(o, "kv_swa", jkv(&c->kv_swa));
+	if (c->rs.present)
+		json_object_set_new(o, "recurrent",
+				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i}", "mib", c->rs.mib, "r_mib", c->rs.r_mib,
+					      "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells, "layers",
+					      (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs, "rs_seq",
+					      (json_int_t)c->rs.rs_seq));
+	else
+		json_object_set_new(o, "recurrent", json_null());
+	json_object_set_new(o, "output", jbufs(c->output, c->n_output));
+	json_object_set_new(o, "compute", jbufs(c->compute, c->n_compute));
+	return o;
+}
+
+static json_t *ledger_json(const struct ledger *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "model", jbufs(l->model, l->n_model));
+	json_object_set_new(o, "target", jctx(&l->target));
+	json_object_set_new(o, "draft", jctx(&l->draft));
+	json_object_set_new(o, "n_slots", json_integer(l->n_slots));
+	json_object_set_new(o, "slot_n_ctx", json_integer(l->slot_n_ctx));
+	if (l->has_projector)
+		json_object_set_new(o, "projector",
+				    json_pack("{s:f,s:f,s:o}", "model_mib", l->projector_model_mib, "worst_case_mib",
+					      l->projector_worst_mib, "compute",
+					      jbufs(l->projector_compute, l->n_projector_compute)));
+	else
+		json_object_set_new(o, "projector", json_null());
+	if (l->has_fit)
+		json_object_set_new(o, "fit",
+				    json_pack("{s:f,s:f,s:b,s:f,s:f}", "projected_mib", l->fit_projected_mib, "free_mib",
+					      l->fit_free_mib, "short", l->fit_short, "target_mib", l->fit_target_mib,
+					      "reduce_mib", l->fit_reduce_mib));
+	else
+		json_object_set_new(o, "fit", json_null());
+	return o;
+}
+
+static void print_kv(const char *name, const struct ledger_kv *kv)
+{
+	if (!kv->present)
+		return;
+	printf("%-14s %10.2f MiB  %u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f\n", name, kv->mib, kv->cells,
+	       kv->layers, kv->seqs, kv->streams, kv->k_type, kv->k_mib, kv->v_type, kv->v_mib);
+}
+
+static void print_ctx(const char *label, const struct ledger_ctx *c)
+{
+	if (!c->present)
+		return;
+	printf("%s: n_ctx %u, n_ctx_seq %u, n_seq_max %u, n_batch %u, n_ubatch %u, kv_unified %s, n_rs_seq %u\n", label,
+	       c->n_ctx, c->n_ctx_seq, c->n_seq_max, c->n_batch, c->n_ubatch,
+	       c->kv_unified < 0 ? "?" : c->kv_unified ? "true" : "false", c->n_rs_seq);
+	print_kv("kv", &c->kv);
+	print_kv("kv_swa", &c->kv_swa);
+	if (c->rs.present)
+		printf("%-14s %10.2f MiB  %u cells, %u layers, %u seqs %u rs_seq; R %.2f + S %.2f\n", "recurrent", c->rs.mib,
+		       c->rs.cells, c->rs.layers, c->rs.seqs, c->rs.rs_seq, c->rs.r_mib, c->rs.s_mib);
+	for (unsigned i = 0; i < c->n_output; i++)
+		printf("%-14s %10.2f MiB  %s\n", "output", c->output[i].mib, c->output[i].buft);
+	for (unsigned i = 0; i < c->n_compute; i++)
+		printf("%-14s %10.2f MiB  %s\n", "compute", c->compute[i].mib, c->compute[i].buft);
+}
+
+static void print_ledger(const struct ledger *l)
+{
+	for (unsigned i = 0; i < l->n_model; i++)
+		printf("%-14s %10.2f MiB  %s\n", "model", l->model[i].mib, l->model[i].buft);
+	print_ctx("target context", &l->target);
+	print_ctx("draft context", &l->draft);
+	if (l->has_projector) {
+		printf("%-14s %10.2f MiB  weights\n", "projector", l->projector_model_mib);
+		for (unsigned i = 0; i < l->n_projector_compute; i++)
+			printf("%-14s %10.2f MiB  compute %s\n", "projector", l->projector_compute[i].mib,
+			       l->projector_compute[i].buft);
+		if (l->projector_worst_mib > 0)
+			printf("%-14s %10.2f MiB  worst case (charged after the engine's fit check, law M06)\n", "projector",
+			       l->projector_worst_mib);
+	}
+	if (l->n_slots || l->slot_lines)
+		printf("slots: %u, n_ctx per slot %u\n", l->n_slots ? l->n_slots : l->slot_lines, l->slot_n_ctx);
+	if (l->has_fit) {
+		printf("engine fit: projected %.0f MiB vs %.0f MiB free", l->fit_projected_mib, l->fit_free_mib);
+		if (l->fit_short)
+			printf("; cannot meet its %.0f MiB target, short by %.0f MiB", l->fit_target_mib, l->fit_reduce_mib);
+		printf("\n");
+	}
+}
+
+/* --- plan vs ledger ------------------------------------------------------ */
+
+struct cmp {
+	json_t *rows;
+	int diverged;
+};
+
+static void compare(struct cmp *c, const char *term, const char *part, double plan, double ledger, int exact)
+{
+	double diff = r2(plan) - ledger;
+	int bad = exact && fabs(diff) > 0.0051;
+	if (bad)
+		c->diverged = 1;
+	double err_pct = ledger != 0 ? 100.0 * (plan - ledger) / ledger : (plan != 0 ? 100.0 : 0.0);
+	json_array_append_new(c->rows, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:b}", "term", term, "part", part, "plan",
+						 r2(plan), "ledger", ledger, "diff", r2(diff), "error_pct",
+						 round(err_pct * 100) / 100, "exact", exact, "match", !bad));
+}
+
+static void compare_count(struct cmp *c, const char *term, const char *part, uint32_t plan, uint32_t ledger)
+{
+	compare(c, term, part, plan, ledger, 1);
+}
+
+static void compare_kv(struct cmp *c, const char *term, const struct plan_kv *p, const struct ledger_kv *l)
+{
+	if (!p->present && !l->present)
+		return;
+	compare(c, term, "mib", plan_mib(p->k_bytes + p->v_bytes), l->mib, 1);
+	compare(c, term, "k_mib", plan_mib(p->k_bytes), l->k_mib, 1);
+	compare(c, term, "v_mib", plan_mib(p->v_bytes), l->v_mib, 1);
+	compare_count(c, term, "cells", p->cells, l->cells);
+	compare_count(c, term, "layers", p->layers, l->layers);
+	compare_count(c, term, "seqs", p->seqs, l->seqs);
+	compare_count(c, term, "streams", p->streams, l->streams);
+}
+
+static double buf_of(const struct ledger_buf *b, unsigned n, const char *buft)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(b[i].buft, buft) == 0)
+			return b[i].mib;
+	return 0;
+}
+
+static void compare_bufs(struct cmp *c, const char *term, const struct plan_buf *pb, unsigned pn,
+			 const struct ledger_buf *lb, unsigned ln, int exact)
+{
+	for (unsigned i = 0; i < pn; i++)
+		compare(c, term, pb[i].buft, plan_mib(pb[i].bytes), buf_of(lb, ln, pb[i].buft), exact);
+	for (unsigned i = 0; i < ln; i++) {
+		int seen = 0;
+		for (unsigned j = 0; j < pn; j++)
+			seen |= strcmp(pb[j].buft, lb[i].buft) == 0;
+		if (!seen)
+			compare(c, term, lb[i].buft, 0, lb[i].mib, exact);
+	}
+}
+
+static void compare_all(struct cmp *c, const struct plan *p, const struct ledger *l)
+{
+	compare_count(c, "context", "n_ctx", p->n_ctx, l->target.n_ctx);
+	compare_count(c, "context", "n_ctx_seq", p->n_ctx_seq, l->target.n_ctx_seq);
+	compare_count(c, "context", "n_seq_max", p->n_seq, l->target.n_seq_max);
+	compare_bufs(c, "model", p->model, p->n_model, l->model, l->n_model, 1);
+	compare_kv(c, "kv", &p->kv, &l->target.kv);
+	compare_kv(c, "kv_swa", &p->kv_swa, &l->target.kv_swa);
+	if (p->rs.present || l->target.rs.present) {
+		compare(c, "recurrent", "mib", plan_mib(p->rs.r_bytes + p->rs.s_bytes), l->target.rs.mib, 1);
+		compare(c, "recurrent", "r_mib", plan_mib(p->rs.r_bytes), l->target.rs.r_mib, 1);
+		compare(c, "recurrent", "s_mib", plan_mib(p->rs.s_bytes), l->target.rs.s_mib, 1);
+		compare_count(c, "recurrent", "cells", p->rs.cells, l->target.rs.cells);
+		compare_count(c, "recurrent", "rs_seq", p->rs.rs_seq, l->target.rs.rs_seq);
+	}
+	compare_kv(c, "draft_kv", &p->draft_kv, &l->draft.kv);
+	compare(c, "output", "target", plan_mib(p->output_bytes), ledger_sum(l->target.output, l->target.n_output), 1);
+	if (p->has_draft || l->draft.n_output)
+		compare(c, "output", "draft", plan_mib(p->draft_output_bytes),
+			ledger_sum(l->draft.output, l->draft.n_output), 1);
+	compare_bufs(c, "compute", p->compute, p->n_compute, l->target.compute, l->target.n_compute, 0);
+	if (p->has_draft || l->draft.n_compute)
+		compare_bufs(c, "draft_compute", p->draft_compute, p->n_draft_compute, l->draft.compute,
+			     l->draft.n_compute, 0);
+	if (p->projector_weights || l->has_projector) {
+		compare(c, "projector", "weights", plan_mib(p->projector_weights), l->projector_model_mib, 0);
+		compare(c, "projector", "compute", plan_mib(p->projector_compute),
+			ledger_sum(l->projector_compute, l->n_projector_compute), 0);
+	}
+}
+
+static void print_compare(const struct cmp *c)
+{
+	printf("%-14s %-11s %12s %12s %10s %8s  %s\n", "term", "part", "plan", "ledger", "diff", "error", "");
+	size_t i;
+	json_t *r;
+	json_array_foreach(c->rows, i, r)
+	{
+		int exact = json_is_true(json_object_get(r, "exact"));
+		int match = json_is_true(json_object_get(r, "match"));
+		printf("%-14s %-11s %12.2f %12.2f %10.2f %7.2f%%  %s\n", json_string_value(json_object_get(r, "term")),
+		       json_string_value(json_object_get(r, "part")), json_real_value(json_object_get(r, "plan")),
+		       json_number_value(json_object_get(r, "ledger")), json_real_value(json_object_get(r, "diff")),
+		       json_real_value(json_object_get(r, "error_pct")),
+		       exact ? (match ? "exact: match" : "exact: DIFFERS") : "modelled");
+	}
+	printf("\nverdict: %s\n", c->diverged ? "the plan differs from the ledger on an exact term"
+					     : "every exact term matches the ledger");
+}
+
+int cmd_ledger(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"endpoint", required_argument, NULL, 'e'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *endpoint_path = NULL;
+	int json = 0, ch, rc = EXIT_OK;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'e': endpoint_path = optarg; break;
+		case 'j': json = 1; break;
+		case 'h': fputs(usage, stdout); return EXIT_OK;
+		default: fputs(usage, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	char *err = NULL;
+	size_t len = 0;
+	struct endpoint *ep = NULL;
+	struct shape_ctx c = {0};
+	char *log = read_all(argv[optind], &len, &err);
+	if (!log)
+		return cmd_fail(EXIT_IO, "ledger: %s", err), free(err), EXIT_IO;
+	struct ledger *l = xcalloc(1, sizeof(*l));
+	ledger_parse(log, len, l);
+	free(log);
+	if (l->recognised == 0) {
+		rc = cmd_fail(EXIT_IO, "ledger: '%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
+			      argv[optind], l->lines);
+		free(l);
+		return rc;
+	}
+	json_t *out = ledger_json(l);
+	struct cmp cmp = {json_array(), 0};
+	if (endpoint_path) {
+		ep = endpoint_load(endpoint_path, &err);
+		int io = 0;
+		if (!ep || shape_load(ep, NULL, &c, &io, &err)) {
+			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+			goto done;
+		}
+		struct plan p;
+		if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
+			rc = EXIT_USAGE;
+			goto done;
+		}
+		compare_all(&cmp, &p, l);
+		json_object_set(out, "comparison", cmp.rows);
+		json_object_set_new(out, "verdict", json_string(cmp.diverged ? "differs" : "matches"));
+		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
+	}
+	if (json) {
+		char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		puts(s);
+		free(s);
+	} else {
+		print_ledger(l);
+		if (endpoint_path) {
+			printf("\n");
+			print_compare(&cmp);
+		}
+	}
+done:
+	if (err)
+		cmd_fail(rc, "ledger: %s", err);
+	free(err);
+	json_decref(out);
+	json_decref(cmp.rows);
+	shape_release(&c);
+	endpoint_free(ep);
+	free(l);
+	return rc;
+}

@@ -1,0 +1,321 @@
+#include "ledger.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+/* Copy the line into a bounded, NUL-terminated buffer: ledger lines are
+ * short, and a longer line (a dumped template, say) is not one of them. */
+#define LINE_MAX_BYTES 1024
+
+static const char *after(const char *s, const char *needle)
+{
+	const char *p = strstr(s, needle);
+	return p ? p + strlen(needle) : NULL;
+}
+
+static double num_after(const char *s, const char *needle, int *ok)
+{
+	const char *p = after(s, needle);
+	if (!p) {
+		*ok = 0;
+		return 0;
+	}
+	char *end;
+	double v = strtod(p, &end);
+	if (end == p)
+		*ok = 0;
+	return v;
+}
+
+static uint32_t u32_after(const char *s, const char *needle, int *ok)
+{
+	double v = num_after(s, needle, ok);
+	if (v < 0 || v > 4294967295.0)
+		*ok = 0;
+	return *ok ? (uint32_t)v : 0;
+}
+
+/* The buffer-type word just before `marker` ("   CUDA0 KV buffer size"). */
+static void buft_before(const char *line, const char *marker_pos, char *out, size_t n)
+{
+	const char *e = marker_pos;
+	while (e > line && e[-1] == ' ')
+		e--;
+	const char *b = e;
+	while (b > line && b[-1] != ' ' && b[-1] != ':')
+		b--;
+	size_t len = (size_t)(e - b);
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, b, len);
+	out[len] = '\0';
+}
+
+static void add_buf(struct ledger_buf *bufs, unsigned *n, const char *buft, double mib)
+{
+	for (unsigned i = 0; i < *n; i++) {
+		if (strcmp(bufs[i].buft, buft) == 0) {
+			bufs[i].mib += mib;
+			return;
+		}
+	}
+	if (*n >= LEDGER_MAX_BUFS)
+		return;
+	snprintf(bufs[*n].buft, sizeof(bufs[*n].buft), "%s", buft);
+	bufs[*n].mib = mib;
+	(*n)++;
+}
+
+static int buffer_line(const char *line, const char *marker, struct ledger_buf *bufs, unsigned *n)
+{
+	const char *m = strstr(line, marker);
+	if (!m)
+		return 0;
+	int ok = 1;
+	double mib = num_after(m, "= ", &ok);
+	if (!ok)
+		return 0;
+	char buft[24];
+	buft_before(line, m, buft, sizeof(buft));
+	add_buf(bufs, n, buft, mib);
+	return 1;
+}
+
+/* "K (f16):    4.00 MiB" */
+static void typed_part(const char *s, const char *tag, char *type, size_t tn, double *mib)
+{
+	const char *p = strstr(s, tag);
+	if (!p)
+		return;
+	p += strlen(tag);
+	const char *e = strchr(p, ')');
+	if (!e)
+		return;
+	size_t n = (size_t)(e - p);
+	if (type) {
+		if (n >= tn)
+			n = tn - 1;
+		memcpy(type, p, n);
+		type[n] = '\0';
+	}
+	if (e[1] == ':')
+		*mib = strtod(e + 2, NULL);
+}
+
+static int kv_line(const char *line, struct ledger_kv *kv)
+{
+	const char *p = after(line, "llama_kv_cache: size =");
+	if (!p)
+		return 0;
+	int ok = 1;
+	kv->mib = strtod(p, NULL);
+	const char *paren = strchr(p, '(');
+	if (!paren)
+		return 0;
+	kv->cells = (uint32_t)strtoul(paren + 1, NULL, 10);
+	const char *c = strstr(paren, "cells,");
+	if (c)
+		kv->layers = (uint32_t)strtoul(c + 6, NULL, 10);
+	const char *l = strstr(paren, "layers,");
+	if (l) {
+		char *end;
+		kv->seqs = (uint32_t)strtoul(l + 7, &end, 10);
+		if (*end == '/')
+			kv->streams = (uint32_t)strtoul(end + 1, NULL, 10);
+	}
+	typed_part(p, "K (", kv->k_type, sizeof(kv->k_type), &kv->k_mib);
+	typed_part(p, "V (", kv->v_type, sizeof(kv->v_type), &kv->v_mib);
+	kv->present = ok;
+	return 1;
+}
+
+static int rs_line(const char *line, struct ledger_rs *rs)
+{
+	const char *p = after(line, "llama_memory_recurrent: size =");
+	if (!p)
+		return 0;
+	rs->mib = strtod(p, NULL);
+	const char *paren = strchr(p, '(');
+	if (!paren)
+		return 0;
+	rs->cells = (uint32_t)strtoul(paren + 1, NULL, 10);
+	const char *c = strstr(paren, "cells,");
+	if (c)
+		rs->layers = (uint32_t)strtoul(c + 6, NULL, 10);
+	const char *l = strstr(paren, "layers,");
+	if (l) {
+		char *end;
+		rs->seqs = (uint32_t)strtoul(l + 7, &end, 10);
+		const char *q = strstr(end, "seqs");
+		if (q)
+			rs->rs_seq = (uint32_t)strtoul(q + 4, NULL, 10);
+	}
+	typed_part(p, "R (", NULL, 0, &rs->r_mib);
+	typed_part(p, "S (", NULL, 0, &rs->s_mib);
+	rs->present = 1;
+	return 1;
+}
+
+static int ctx_field(const char *line, struct ledger_ctx *c)
+{
+	const char *p = after(line, "llama_context: ");
+	if (!p)
+		return 0;
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{"n_ctx ", offsetof(struct ledger_ctx, n_ctx)},
+		{"n_ctx_seq ", offsetof(struct ledger_ctx, n_ctx_seq)},
+		{"n_seq_max ", offsetof(struct ledger_ctx, n_seq_max)},
+		{"n_batch ", offsetof(struct ledger_ctx, n_batch)},
+		{"n_ubatch ", offsetof(struct ledger_ctx, n_ubatch)},
+		{"n_rs_seq ", offsetof(struct ledger_ctx, n_rs_seq)},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		size_t n = strlen(fields[i].name);
+		if (strncmp(p, fields[i].name, n) != 0)
+			continue;
+		int ok = 1;
+		uint32_t v = u32_after(p, "= ", &ok);
+		if (ok) {
+			*(uint32_t *)(void *)((char *)c + fields[i].off) = v;
+			c->present = 1;
+		}
+		return ok;
+	}
+	if (strncmp(p, "kv_unified ", 11) == 0) {
+		c->kv_unified = strstr(p, "true") != NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur, int *swa_next)
+{
+	int ok = 1;
+	if (strstr(line, "creating MTP draft context") || strstr(line, "loading draft model")) {
+		*cur = &l->draft;
+		l->draft_announced = 1;
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "load_tensors:") && buffer_line(line, " model buffer size", l->model, &l->n_model)) {
+		l->recognised++;
+		return;
+	}
+	if (ctx_field(line, *cur)) {
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "llama_context:") &&
+	    buffer_line(line, " output buffer size", (*cur)->output, &(*cur)->n_output)) {
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "creating     SWA KV cache")) {
+		*swa_next = 1;
+		return;
+	}
+	if (strstr(line, "creating non-SWA KV cache")) {
+		*swa_next = 0;
+		return;
+	}
+	if (strstr(line, "llama_kv_cache: size =")) {
+		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
+		if (kv_line(line, kv))
+			l->recognised++;
+		*swa_next = 0;
+		return;
+	}
+	if (rs_line(line, &(*cur)->rs)) {
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "sched_reserve:") &&
+	    buffer_line(line, " compute buffer size", (*cur)->compute, &(*cur)->n_compute)) {
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "clip_model_loader") || strstr(line, "alloc_compute_meta") || strstr(line, "clip_")) {
+		if (strstr(line, "model size:")) {
+			l->projector_model_mib = num_after(line, "model size:", &ok);
+			l->has_projector = 1;
+			l->recognised++;
+			return;
+		}
+		if (buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute)) {
+			l->has_projector = 1;
+			l->recognised++;
+			return;
+		}
+	}
+	if (strstr(line, "estimated worst-case memory usage of mmproj is")) {
+		l->projector_worst_mib = num_after(line, "mmproj is ", &ok);
+		l->has_projector = 1;
+		l->recognised++;
+		return;
+	}
+	const char *s = strstr(line, "new slot, n_ctx = ");
+	if (s) {
+		l->slot_n_ctx = (uint32_t)strtoul(s + 18, NULL, 10);
+		l->slot_lines++;
+		l->recognised++;
+		return;
+	}
+	s = strstr(line, "n_slots = ");
+	if (s) {
+		l->n_slots = (uint32_t)strtoul(s + 10, NULL, 10);
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "projected to use ")) {
+		l->fit_projected_mib = num_after(line, "projected to use ", &ok);
+		l->fit_free_mib = num_after(line, " vs. ", &ok);
+		l->has_fit = 1;
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "cannot meet free memory target of ")) {
+		l->fit_short = 1;
+		l->fit_target_mib = num_after(line, "target of ", &ok);
+		l->fit_reduce_mib = num_after(line, "memory by ", &ok);
+		l->recognised++;
+		return;
+	}
+}
+
+void ledger_parse(const char *buf, size_t len, struct ledger *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->target.kv_unified = -1;
+	l->draft.kv_unified = -1;
+	struct ledger_ctx *cur = &l->target;
+	int swa_next = 0;
+	char line[LINE_MAX_BYTES];
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - p);
+		l->lines++;
+		if (n < sizeof(line)) {
+			memcpy(line, p, n);
+			line[n] = '\0';
+			/* NULs inside the line end it early: harmless */
+			one_line(line, l, &cur, &swa_next);
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
+double ledger_sum(const struct ledger_buf *b, unsigned n)
+{
+	double s = 0;
+	for (unsigned i = 0; i < n; i++)
+		s += b[i].mib;
+	return s;
+}

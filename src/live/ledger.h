@@ -1,0 +1,83 @@
+/* ledger: what the engine really allocated, read from its boot log at
+ * verbosity 4 (law M08: a measured ledger outranks any projection).
+ *
+ * Reads a log from memory: a plain llama-server log or a journal excerpt
+ * (any prefix before the engine's own text is ignored). Lines after
+ * "creating MTP draft context" (or "loading draft model") belong to the
+ * draft context. Unknown lines are skipped; a truncated log yields the
+ * terms it reached.
+ */
+#ifndef ZEALOT_LEDGER_H
+#define ZEALOT_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LEDGER_MAX_BUFS 6
+
+struct ledger_buf {
+	char buft[24];
+	double mib;
+};
+
+struct ledger_kv {
+	int present;
+	double mib, k_mib, v_mib;
+	uint32_t cells, layers, seqs, streams;
+	char k_type[16], v_type[16];
+};
+
+struct ledger_rs {
+	int present;
+	double mib, r_mib, s_mib;
+	uint32_t cells, layers, seqs, rs_seq;
+};
+
+struct ledger_ctx {
+	int present;
+	uint32_t n_ctx, n_ctx_seq, n_seq_max, n_batch, n_ubatch, n_rs_seq;
+	int kv_unified; /* -1 unknown */
+	struct ledger_buf output[LEDGER_MAX_BUFS];
+	unsigned n_output;
+	struct ledger_kv kv, kv_swa;
+	struct ledger_rs rs;
+	struct ledger_buf compute[LEDGER_MAX_BUFS];
+	unsigned n_compute;
+};
+
+struct ledger {
+	struct ledger_buf model[LEDGER_MAX_BUFS];
+	unsigned n_model;
+	struct ledger_ctx target, draft;
+	int draft_announced;
+
+	/* the projector */
+	int has_projector;
+	double projector_model_mib;     /* clip "model size" */
+	double projector_worst_mib;     /* "[mtmd] estimated worst-case" */
+	struct ledger_buf projector_compute[LEDGER_MAX_BUFS];
+	unsigned n_projector_compute;
+
+	/* the server */
+	uint32_t n_slots;
+	uint32_t slot_n_ctx;  /* from "new slot, n_ctx = N" */
+	uint32_t slot_lines;
+
+	/* the engine's own fit projection (common/fit.cpp) */
+	int has_fit;
+	double fit_projected_mib, fit_free_mib;
+	int fit_short;             /* "cannot meet free memory target" */
+	double fit_target_mib, fit_reduce_mib;
+
+	int lines;                 /* lines read */
+	int recognised;            /* ledger lines recognised */
+};
+
+/* Parse a log held in buf[0..len). Never fails: an empty or foreign log
+ * yields an empty ledger (recognised == 0), which callers report. */
+void ledger_parse(const char *buf, size_t len, struct ledger *out);
+
+/* Sum of a buffer list's MiB. */
+double ledger_sum(const struct ledger_buf *b, unsigned n);
+
+#endif

@@ -1,0 +1,29 @@
+/* compute: the compute buffers the engine reserves for its worst-case
+ * graph (sched_reserve: a batch of min(n_ctx, n_ubatch) tokens). A model,
+ * not an enumeration of the graph: its error against real boots is
+ * measured by the live tests and stated in the README.
+ */
+#ifndef ZEALOT_COMPUTE_H
+#define ZEALOT_COMPUTE_H
+
+#include "../payload/gguf.h"
+#include "../payload/model.h"
+#include "device.h"
+
+struct plan;
+struct plan_shape;
+
+struct compute_input {
+	const struct model *m;
+	const struct plan_shape *s;
+	const struct plan *p;
+	const struct device *dev;
+};
+
+/* Fill p->compute (and p->draft_compute when a drafter is armed). */
+void compute_model(const struct compute_input *in, struct plan *p);
+
+/* Worst-case encoder compute of a projector, from its clip.* metadata. */
+uint64_t compute_projector(const struct gguf *projector);
+
+#endif

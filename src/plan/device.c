@@ -1,0 +1,67 @@
+#include "device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+/* Addressable figures are nvidia-smi's free memory on an idle card. The
+ * RTX 3090 figures are the seeds' measurement (24,576 advertised, 24,123
+ * addressable); its 387 MiB overhead is the seeds' 2026-10-19 boot: settled
+ * 22,870 MiB used against 22,483 MiB of ledger allocations. The other
+ * cards carry the same driver reservation ratio and overhead until a boot
+ * on them calibrates the figure (ADDRESSABLE_MIB overrides). */
+const struct device device_profiles[] = {
+	{"cpu", DEVICE_CPU, 0, 0, 0, "host memory (MemAvailable at plan time)"},
+	{"rtx3090", DEVICE_CUDA, 24576, 24123, 387, "measured (seeds)"},
+	{"rtx4090", DEVICE_CUDA, 24564, 24111, 387, "derived from the 3090"},
+	{"rtx3060", DEVICE_CUDA, 12288, 11930, 387, "derived from the 3090"},
+	{"rtx4060ti-16g", DEVICE_CUDA, 16380, 15990, 387, "derived from the 3090"},
+	{"rtx5090", DEVICE_CUDA, 32607, 32010, 387, "derived from the 3090"},
+	{"a100-40g", DEVICE_CUDA, 40960, 40326, 387, "derived from the 3090"},
+	{"a100-80g", DEVICE_CUDA, 81920, 80990, 387, "derived from the 3090"},
+	{"l40s", DEVICE_CUDA, 46068, 45530, 387, "derived from the 3090"},
+	{"h100-80g", DEVICE_CUDA, 81559, 80800, 387, "derived from the 3090"},
+};
+const unsigned device_n_profiles = ARRAY_SIZE(device_profiles);
+
+const struct device *device_find(const char *name)
+{
+	for (unsigned i = 0; i < device_n_profiles; i++)
+		if (strcmp(device_profiles[i].name, name) == 0)
+			return &device_profiles[i];
+	return NULL;
+}
+
+uint64_t device_host_available_mib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	uint64_t kib = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
+			kib = v;
+			break;
+		}
+	}
+	fclose(f);
+	return kib / 1024;
+}
+
+int64_t device_nvidia_free_mib(void)
+{
+	FILE *p = popen("nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null", "r");
+	if (!p)
+		return -1;
+	char line[64];
+	long long v = -1;
+	if (fgets(line, sizeof(line), p))
+		v = strtoll(line, NULL, 10);
+	if (pclose(p) != 0)
+		return -1;
+	return v > 0 ? v : -1;
+}

@@ -1,0 +1,40 @@
+/* device: the memory a serving shape is priced against (law M01).
+ *
+ * A profile carries the advertised size (the number on the box) and the
+ * addressable size (what `nvidia-smi` reports free on an idle card: the
+ * only number to budget against), the runtime's own overhead once the
+ * engine runs (CUDA context, cuBLAS workspaces), and the backend kind,
+ * which decides where each buffer lands.
+ */
+#ifndef ZEALOT_DEVICE_H
+#define ZEALOT_DEVICE_H
+
+#include <stdint.h>
+
+enum device_backend {
+	DEVICE_CPU,  /* everything in host memory */
+	DEVICE_CUDA, /* offloaded buffers on the card, the rest host */
+};
+
+struct device {
+	const char *name;
+	enum device_backend backend;
+	uint64_t advertised_mib;
+	uint64_t addressable_mib; /* 0 for cpu: read from the host */
+	uint64_t overhead_mib;    /* runtime context once the engine runs */
+	const char *note;
+};
+
+extern const struct device device_profiles[];
+extern const unsigned device_n_profiles;
+
+const struct device *device_find(const char *name);
+
+/* The host's available memory in MiB (MemAvailable), 0 if unknown. */
+uint64_t device_host_available_mib(void);
+
+/* Free MiB on the first NVIDIA GPU per nvidia-smi, or -1 when there is
+ * none or it cannot be run. */
+int64_t device_nvidia_free_mib(void);
+
+#endif

@@ -1,0 +1,145 @@
+#include "shape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+static const char *const cache_types[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
+
+const struct ggml_type_info *shape_cache_type(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cache_types); i++)
+		if (strcmp(name, cache_types[i]) == 0)
+			return ggml_type_by_name(name);
+	return NULL;
+}
+
+const char *shape_cache_types(void)
+{
+	return "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1";
+}
+
+static int cache_key(const struct endpoint *ep, const char *key, const struct ggml_type_info **out, char **err)
+{
+	const char *v = endpoint_value(ep, key);
+	*out = v ? shape_cache_type(v) : NULL;
+	if (!*out) {
+		char *w = endpoint_where(ep, key);
+		errorf(err, "%s: '%s' is not a KV cache type the engine accepts (%s; there is no fp8: q8_0 is the 8-bit class, law S04)",
+		       w, v ? v : "", shape_cache_types());
+		free(w);
+		return -1;
+	}
+	return 0;
+}
+
+static int u32_key(const struct endpoint *ep, const char *key, uint32_t *out, char **err)
+{
+	uint64_t v;
+	if (endpoint_uint(ep, key, &v, err))
+		return -1;
+	if (v > UINT32_MAX) {
+		char *w = endpoint_where(ep, key);
+		errorf(err, "%s: %llu is out of range", w, (unsigned long long)v);
+		free(w);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static struct gguf_file *open_payload(const char *path, const char *key, int *io, char **err)
+{
+	char *e = NULL;
+	struct gguf_file *f = gguf_open(path, &e);
+	if (!f) {
+		errorf(err, "%s: %s", key, e);
+		*io = 1;
+	}
+	free(e);
+	return f;
+}
+
+int shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
+{
+	memset(c, 0, sizeof(*c));
+	*io = 0;
+	struct plan_shape *s = &c->shape;
+	const char *dev = device_override ? device_override : endpoint_value(ep, "DEVICE");
+	c->dev = device_find(dev ? dev : "");
+	if (!c->dev)
+		return errorf(err, "%s: DEVICE '%s' is not a known profile (zealot plan --help lists them)", ep->path,
+			      dev ? dev : "");
+	if (!endpoint_value(ep, "CTX_SIZE"))
+		return errorf(err, "%s: CTX_SIZE is not set: the pool must be explicit (law S01)", ep->path);
+	if (endpoint_uint(ep, "CTX_SIZE", &s->ctx_size, err) || u32_key(ep, "PARALLEL", &s->parallel, err) ||
+	    endpoint_bool(ep, "KV_UNIFIED", &s->kv_unified, err) || cache_key(ep, "CACHE_TYPE_K", &s->type_k, err) ||
+	    cache_key(ep, "CACHE_TYPE_V", &s->type_v, err) || u32_key(ep, "BATCH_SIZE", &s->n_batch, err) ||
+	    u32_key(ep, "UBATCH_SIZE", &s->n_ubatch, err) || u32_key(ep, "NGL", &s->ngl, err) ||
+	    u32_key(ep, "SPEC_DRAFT_N_MAX", &s->spec_n_max, err) ||
+	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) || cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
+		return -1;
+	const char *fa = endpoint_value(ep, "FLASH_ATTN");
+	s->flash_attn = !fa || strcmp(fa, "off") != 0;
+	const char *spec = endpoint_value(ep, "SPEC_TYPE");
+	s->spec_mtp = spec && strstr(spec, "draft-mtp") != NULL;
+	/* The engine clamps: n_batch <= n_ctx, n_ubatch <= n_batch. */
+	c->n_batch_asked = s->n_batch;
+	if (s->n_batch > s->ctx_size)
+		s->n_batch = (uint32_t)s->ctx_size;
+	if (s->n_ubatch > s->n_batch)
+		s->n_ubatch = s->n_batch;
+
+	uint64_t v;
+	c->extras.slack_mib = 1024;
+	if (endpoint_uint(ep, "SLACK_MIB", &v, err))
+		return -1;
+	c->extras.slack_mib = v;
+	if (endpoint_value(ep, "ADDRESSABLE_MIB") && !endpoint_is_empty(ep, "ADDRESSABLE_MIB")) {
+		if (endpoint_uint(ep, "ADDRESSABLE_MIB", &v, err))
+			return -1;
+		c->extras.addressable_mib = v;
+	}
+
+	c->model_path = endpoint_path(ep, "MODEL_FILE");
+	if (!c->model_path)
+		return errorf(err, "%s: MODEL_FILE is not set", ep->path);
+	c->model = open_payload(c->model_path, "MODEL_FILE", io, err);
+	if (!c->model)
+		return -1;
+	c->census = census_take(c->model->g, err);
+	if (!c->census) {
+		*io = 1;
+		return -1;
+	}
+	if (!c->census->model)
+		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
+	c->projector_path = endpoint_path(ep, "MMPROJ_FILE");
+	if (c->projector_path) {
+		c->projector = open_payload(c->projector_path, "MMPROJ_FILE", io, err);
+		if (!c->projector)
+			return -1;
+		c->extras.projector = c->projector->g;
+	}
+	c->lora_path = endpoint_path(ep, "LORA_FILE");
+	if (c->lora_path) {
+		c->lora = open_payload(c->lora_path, "LORA_FILE", io, err);
+		if (!c->lora)
+			return -1;
+		c->extras.lora = c->lora->g;
+	}
+	return 0;
+}
+
+void shape_release(struct shape_ctx *c)
+{
+	census_free(c->census);
+	gguf_close(c->model);
+	gguf_close(c->projector);
+	gguf_close(c->lora);
+	free(c->model_path);
+	free(c->projector_path);
+	free(c->lora_path);
+	memset(c, 0, sizeof(*c));
+}
