@@ -1,14 +1,355 @@
+/* compute: the compute buffers, by replaying the engine's graph allocator
+ * (galloc.c) over the worst-case graph the engine reserves
+ * (llama_context::sched_reserve): a prefill batch of T = min(n_ctx,
+ * n_ubatch) tokens with min(T, n_outputs_max) outputs, and a decode batch
+ * of one token per slot; the buffer is the larger of the two.
+ *
+ * The graphs mirror the engine's builders node for node for the layer
+ * kinds zealot synthesises and the seeds serve: the dense attention block
+ * with SwiGLU FFN (src/models/llama.cpp), Qwen3.5's gated attention, Gated
+ * DeltaNet and MTP head (src/models/qwen35.cpp, delta-net-base.cpp), and
+ * Gemma 3's normed, sliding-window block (src/models/gemma3.cpp). Other
+ * architectures are priced with the dense block, which is what most of
+ * them are; the live tests measure the error.
+ */
 #include "compute.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "galloc.h"
 #include "plan.h"
+
+/* ggml's CPU buffers align tensors to 32 bytes (TENSOR_ALIGNMENT). */
+#define CPU_ALIGN 32
+enum { F32 = 0, F16 = 1, I32 = 2, I64 = 3 };
+
+struct dims {
+	int64_t T, n_out, n_seq;
+	int64_t E, F, V;
+	int64_t D, H, Hkv;       /* head size, heads, KV heads */
+	int64_t n_kv, n_kv_swa;  /* cells per stream the masks span */
+	int fa;
+	int mrope;               /* positions are 4 per token */
+	/* Gated DeltaNet */
+	int64_t d_state, n_group, dt_rank, d_conv;
+	int64_t n_embd_r, n_embd_s;
+};
+
+struct inputs {
+	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
+};
+
+#define S(...) ((const int[]){__VA_ARGS__, -2})
+
+static int W(struct ga_graph *g)
+{
+	return ga_external(g);
+}
+
+static int input_once(struct ga_graph *g, int *slot, uint64_t bytes)
+{
+	if (*slot < 0)
+		*slot = ga_input(g, bytes);
+	return *slot;
+}
+
+/* build_inp_embd: token ids and, beside them, an embeddings input of the
+ * same shape that the graph selects between; the unused one stays
+ * allocated for the whole graph. */
+static int input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in)
+{
+	int toks = input_once(g, &in->tokens, (uint64_t)d->T * 4);
+	ga_input(g, (uint64_t)d->E * d->T * 4);
+	return ga_op(g, 0, F32, d->E, d->T, 1, 1, S(W(g), toks));
+}
+
+static int rms_norm_mul(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
+{
+	int n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x));
+	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, W(g)));
+}
+
+/* FFN: gate, up, swiglu, down (build_ffn with LLM_FFN_SILU, PAR). */
+static int ffn(struct ga_graph *g, const struct dims *d, int x, int64_t T)
+{
+	int gate = ga_op(g, 0, F32, d->F, T, 1, 1, S(W(g), x));
+	int up = ga_op(g, 0, F32, d->F, T, 1, 1, S(W(g), x));
+	int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(gate, up));
+	return ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), glu));
+}
+
+/* K and V into the cache, then flash attention (or softmax attention). */
+static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int k, int v, int swa)
+{
+	int64_t T = d->T;
+	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
+	int *kslot = swa ? &in->k_idx_swa : &in->k_idx;
+	int *vslot = swa ? &in->v_idx_swa : &in->v_idx;
+	int *mslot = swa ? &in->mask_swa : &in->mask;
+	int kidx = input_once(g, kslot, (uint64_t)T * 8);
+	int vidx = input_once(g, vslot, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
+	ga_sink(g, S(ga_view(g, k), kidx, W(g)));
+	ga_sink(g, S(ga_view(g, v), vidx, W(g)));
+	int mask = input_once(g, mslot, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int qp = ga_view(g, q);
+	int kc = ga_view(g, W(g)), vc = ga_view(g, W(g));
+	if (d->fa)
+		return ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask));
+	/* kq = k*q, softmax in place, kqv = v*kq, permute + cont */
+	int kq = ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp));
+	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
+	int kqv = ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm));
+	return ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
+}
+
+/* The dense llama block (src/models/llama.cpp). */
+static void graph_llama(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int x = input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int an = rms_norm_mul(g, x, d->E, T, 1);
+		int pos = input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
+		int q = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(W(g), an));
+		q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(ga_view(g, q), pos));
+		int v = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
+		int vr = ga_view(g, v);
+		int k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
+		k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(ga_view(g, k), pos));
+		int o = attend(g, d, in, q, k, vr, m->kind[il] == LAYER_SWA);
+		int cur = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), ga_view(g, o)));
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1 && d->n_out < T) {
+			int ids = input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
+			cur = ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids));
+			res = ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(x, ids));
+			Tn = d->n_out;
+		}
+		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fn = rms_norm_mul(g, fi, d->E, Tn, 1);
+		int fo = ffn(g, d, fn, Tn);
+		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = rms_norm_mul(g, x, d->E, To, 1);
+	int out = ga_op(g, 0, F32, d->V, To, 1, 1, S(W(g), rn));
+	g->t[out].output = 1;
+}
+
+/* Qwen3.5's gated attention block: q and its gate in one projection. */
+static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int an, int swa)
+{
+	int64_t T = d->T;
+	int pos = input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
+	int qf = ga_op(g, 0, F32, d->D * d->H * 2, T, 1, 1, S(W(g), an));
+	int q = rms_norm_mul(g, ga_view(g, qf), d->D, d->H, T);
+	q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, pos));
+	int v = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
+	int vr = ga_view(g, v);
+	int k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
+	k = rms_norm_mul(g, ga_view(g, k), d->D, d->Hkv, T);
+	k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(k, pos));
+	int o = attend(g, d, in, q, k, vr, swa);
+	int gate = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, qf)));
+	gate = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(gate));
+	int gated = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(ga_view(g, o), gate));
+	return ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), gated));
+}
+
+/* Gated DeltaNet (src/models/qwen35.cpp build_layer_attn_linear with the
+ * fused GATED_DELTA_NET op), states read from and written to the cache. */
+static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inputs *in, int an)
+{
+	int64_t T = d->T, ns = d->n_seq;
+	int64_t key_dim = d->d_state * d->n_group, value_dim = d->d_state * d->dt_rank;
+	int64_t conv_dim = 2 * key_dim + value_dim;
+	int sc = input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	ga_view(g, W(g)); /* scale_inplace on a cache view: allocates nothing */
+	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
+	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
+	ga_sink(g, S(extra, ga_view(g, W(g))));
+	int qkv = ga_op(g, 0, F32, conv_dim, T, 1, 1, S(W(g), an));
+	int conv_in = ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1,
+			    S(ga_view(g, conv_states), ga_view(g, qkv)));
+	ga_sink(g, S(ga_view(g, conv_in), ga_view(g, W(g))));
+	ga_view(g, W(g));
+	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
+	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
+	ga_sink(g, S(sextra, ga_view(g, W(g))));
+	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, W(g)));
+	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));
+	int qc = ga_op(g, 0, F32, d->d_state, d->n_group, T / ns, ns, S(ga_view(g, conv)));
+	int kc = ga_op(g, 0, F32, d->d_state, d->n_group, T / ns, ns, S(ga_view(g, conv)));
+	int vc = ga_view(g, conv);
+	int alpha = ga_op(g, 0, F32, d->dt_rank, T, 1, 1, S(W(g), an));
+	alpha = ga_op(g, 0, F32, d->dt_rank, T / ns, ns, 1, S(ga_view(g, alpha), W(g)));
+	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha));
+	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha, W(g)));
+	int beta = ga_op(g, 0, F32, d->dt_rank, T, 1, 1, S(W(g), an));
+	beta = ga_op(g, 1, F32, 1, d->dt_rank, T / ns, ns, S(ga_view(g, beta)));
+	int delta = ga_op(g, 0, F32, value_dim * T + d->n_embd_s * ns, 1, 1, 1,
+			  S(qc, kc, ga_view(g, vc), ga_view(g, alpha), beta, ga_view(g, state)));
+	ga_sink(g, S(ga_view(g, delta), ga_view(g, W(g))));
+	int on = rms_norm_mul(g, ga_view(g, delta), d->d_state, d->dt_rank * T, 1);
+	int z = ga_op(g, 0, F32, value_dim, T, 1, 1, S(W(g), an));
+	z = ga_op(g, 1, F32, d->d_state, d->dt_rank * T, 1, 1, S(ga_view(g, z)));
+	int gated = ga_op(g, 1, F32, d->d_state, d->dt_rank * T, 1, 1, S(on, z));
+	return ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), ga_view(g, gated)));
+}
+
+static void graph_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+			 int keep_hidden)
+{
+	int64_t T = d->T;
+	int x = input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int an = rms_norm_mul(g, x, d->E, T, 1);
+		int cur = m->kind[il] == LAYER_RECURRENT ? qwen35_deltanet(g, d, in, an)
+							 : qwen35_attention(g, d, in, an, m->kind[il] == LAYER_SWA);
+		int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(ga_view(g, cur), x));
+		int pn = rms_norm_mul(g, res, d->E, T, 1);
+		int fo = ffn(g, d, pn, T);
+		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
+	}
+	int h = rms_norm_mul(g, x, d->E, T, 1);
+	if (keep_hidden)
+		g->t[h].output = 1; /* the MTP head reads the hidden states */
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int ids = input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids));
+	int out = ga_op(g, 0, F32, d->V, To, 1, 1, S(W(g), rn));
+	g->t[out].output = 1;
+}
+
+/* The Qwen3.5 MTP head as its own context's graph (qwen35.cpp graph_mtp). */
+static void graph_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int toks = input_once(g, &in->tokens, (uint64_t)T * 4);
+	int te = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), toks));
+	int en = rms_norm_mul(g, te, d->E, T, 1);
+	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	int hn = rms_norm_mul(g, hin, d->E, T, 1);
+	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
+	int x = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), cat));
+	int an = rms_norm_mul(g, x, d->E, T, 1);
+	int cur = qwen35_attention(g, d, in, an, 0);
+	int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
+	int pn = rms_norm_mul(g, res, d->E, T, 1);
+	int fo = ffn(g, d, pn, T);
+	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
+	int h = rms_norm_mul(g, x, d->E, T, 1);
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int ids = input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids));
+	int out = ga_op(g, 0, F32, d->V, To, 1, 1, S(W(g), rn));
+	g->t[out].output = 1;
+}
+
+static int is_qwen35_family(const struct model *m)
+{
+	/* the gated-attention hybrid: metadata says recurrent layers with
+	 * ssm.* keys and a full-attention interval */
+	return m->n_kind[LAYER_RECURRENT] > 0 && m->ssm_d_state && m->ssm_dt_rank;
+}
+
+enum graph_kind { G_TARGET, G_DRAFT };
+
+static uint64_t run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int keep_hidden)
+{
+	struct ga_graph g;
+	ga_init(&g);
+	struct inputs in;
+	memset(&in, -1, sizeof(in));
+	if (kind == G_DRAFT)
+		graph_qwen35_mtp(&g, d, &in);
+	else if (is_qwen35_family(m))
+		graph_qwen35(&g, m, d, &in, keep_hidden);
+	else
+		graph_llama(&g, m, d, &in);
+	uint64_t bytes = ga_run(&g, CPU_ALIGN);
+	ga_release(&g);
+	return bytes;
+}
+
+static void set_dims(struct dims *d, const struct model *m, const struct plan *p, const struct plan_shape *s,
+		     int64_t T, int64_t n_out)
+{
+	memset(d, 0, sizeof(*d));
+	d->T = T;
+	d->n_out = n_out;
+	d->n_seq = p->n_seq;
+	d->E = m->n_embd;
+	d->F = m->n_ff;
+	d->V = (int64_t)m->n_vocab;
+	d->D = m->head_k;
+	d->H = m->n_head[0];
+	d->Hkv = m->n_head_kv[0];
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		if (m->kind[il] != LAYER_RECURRENT && m->n_head_kv[il]) {
+			d->Hkv = m->n_head_kv[il];
+			break;
+		}
+	}
+	d->n_kv = p->kv.present ? p->kv.cells : p->n_ctx_seq;
+	d->n_kv_swa = p->kv_swa.present ? p->kv_swa.cells : d->n_kv;
+	d->fa = s->flash_attn;
+	d->mrope = m->has_rope_sections;
+	d->d_state = m->ssm_d_state;
+	d->n_group = m->ssm_n_group;
+	d->dt_rank = m->ssm_dt_rank;
+	d->d_conv = m->ssm_d_conv;
+	d->n_embd_r = (int64_t)m->n_embd_r;
+	d->n_embd_s = (int64_t)m->n_embd_s;
+}
+
+static uint64_t reserve(const struct model *m, const struct plan *p, const struct plan_shape *s,
+			enum graph_kind kind, uint64_t n_outputs_max)
+{
+	/* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one
+	 * token per sequence; the buffer keeps the larger. */
+	int64_t T = s->n_ubatch < p->n_ctx ? s->n_ubatch : p->n_ctx;
+	int64_t n_out = (int64_t)n_outputs_max < T ? (int64_t)n_outputs_max : T;
+	struct dims d;
+	set_dims(&d, m, p, s, T, n_out);
+	uint64_t pp = run_graph(m, &d, kind, s->spec_mtp);
+	set_dims(&d, m, p, s, p->n_seq, p->n_seq);
+	uint64_t tg = run_graph(m, &d, kind, s->spec_mtp);
+	return pp > tg ? pp : tg;
+}
+
+static void put(struct plan_buf *b, unsigned *n, const char *buft, uint64_t bytes, int on_device)
+{
+	struct plan_buf *x = &b[(*n)++];
+	memset(x, 0, sizeof(*x));
+	snprintf(x->buft, sizeof(x->buft), "%s", buft);
+	x->bytes = bytes;
+	x->on_device = on_device;
+}
 
 void compute_model(const struct compute_input *in, struct plan *p)
 {
-	(void)in;
-	p->n_compute = 0;
-	p->n_draft_compute = 0;
+	const struct model *m = in->m;
+	const struct plan_shape *s = in->s;
+	int cuda = in->dev->backend == DEVICE_CUDA;
+	p->n_compute = p->n_draft_compute = 0;
+	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
+	uint64_t per_seq = 1 + (s->spec_mtp ? s->spec_n_max : 0);
+	uint64_t n_outputs_max = (uint64_t)p->n_seq * per_seq;
+	if (n_outputs_max > s->n_batch)
+		n_outputs_max = s->n_batch;
+	p->n_outputs_max = (uint32_t)n_outputs_max;
+	uint64_t target = reserve(m, p, s, G_TARGET, n_outputs_max);
+	put(p->compute, &p->n_compute, cuda ? "CUDA0" : "CPU", target, 1);
+	if (p->has_draft) {
+		/* the draft context outputs one token per slot */
+		uint64_t draft = reserve(m, p, s, G_DRAFT, p->n_seq);
+		put(p->draft_compute, &p->n_draft_compute, cuda ? "CUDA0" : "CPU", draft, 1);
+	}
 }
 
 uint64_t compute_projector(const struct gguf *projector)

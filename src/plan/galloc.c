@@ -1,0 +1,275 @@
+#include "galloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+void ga_init(struct ga_graph *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+void ga_release(struct ga_graph *g)
+{
+	free(g->t);
+	free(g->nodes);
+	free(g->leafs);
+	memset(g, 0, sizeof(*g));
+}
+
+static int add_tensor(struct ga_graph *g)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 256;
+		g->t = xreallocarray(g->t, (size_t)g->cap, sizeof(*g->t));
+	}
+	struct ga_tensor *t = &g->t[g->n];
+	memset(t, 0, sizeof(*t));
+	t->view_src = -1;
+	return g->n++;
+}
+
+static void push(int **v, int *n, int *cap, int x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		*v = xreallocarray(*v, (size_t)*cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = x;
+}
+
+int ga_external(struct ga_graph *g)
+{
+	int i = add_tensor(g);
+	g->t[i].external = 1;
+	return i;
+}
+
+int ga_input(struct ga_graph *g, uint64_t bytes)
+{
+	int i = add_tensor(g);
+	g->t[i].input = 1;
+	g->t[i].bytes = bytes;
+	g->t[i].type = 9; /* never the same layout as an activation */
+	push(&g->leafs, &g->n_leafs, &g->cap_leafs, i);
+	return i;
+}
+
+static void set_srcs(struct ga_tensor *t, const int *srcs)
+{
+	for (t->n_src = 0; srcs && srcs[t->n_src] != -2 && t->n_src < GA_MAX_SRC; t->n_src++)
+		t->src[t->n_src] = srcs[t->n_src];
+}
+
+int ga_op(struct ga_graph *g, int inplace, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+	  const int *srcs)
+{
+	static const uint8_t size_of[] = {4, 2, 4, 8};
+	int i = add_tensor(g);
+	struct ga_tensor *t = &g->t[i];
+	t->inplace = (uint8_t)inplace;
+	t->type = type;
+	t->ne[0] = ne0;
+	t->ne[1] = ne1;
+	t->ne[2] = ne2;
+	t->ne[3] = ne3;
+	t->bytes = (uint64_t)ne0 * (uint64_t)ne1 * (uint64_t)ne2 * (uint64_t)ne3 * size_of[type < 4 ? type : 0];
+	set_srcs(t, srcs);
+	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
+	return i;
+}
+
+static int root_of(const struct ga_graph *g, int i)
+{
+	while (g->t[i].is_view && g->t[i].view_src >= 0)
+		i = g->t[i].view_src;
+	return i;
+}
+
+int ga_view(struct ga_graph *g, int src)
+{
+	int i = add_tensor(g);
+	struct ga_tensor *t = &g->t[i];
+	t->is_view = 1;
+	/* ggml views point at the tensor that owns the data */
+	t->view_src = root_of(g, src);
+	t->src[0] = src;
+	t->n_src = 1;
+	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
+	return i;
+}
+
+int ga_sink(struct ga_graph *g, const int *srcs)
+{
+	int dst = ga_external(g);
+	int i = add_tensor(g);
+	struct ga_tensor *t = &g->t[i];
+	t->is_view = 1;
+	t->view_src = dst;
+	set_srcs(t, srcs);
+	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
+	return i;
+}
+
+/* --- the dynamic allocator (ggml_dyn_tallocr, one chunk) ---------------- */
+
+#define MAX_FREE 256
+
+struct dyn {
+	uint64_t off[MAX_FREE], size[MAX_FREE];
+	int n;
+	uint64_t max_size, align;
+};
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+static void dyn_remove(struct dyn *d, int i)
+{
+	for (int j = i; j < d->n - 1; j++) {
+		d->off[j] = d->off[j + 1];
+		d->size[j] = d->size[j + 1];
+	}
+	d->n--;
+}
+
+static uint64_t dyn_alloc(struct dyn *d, uint64_t size)
+{
+	size = align_up(size, d->align);
+	int best = -1;
+	uint64_t best_size = UINT64_MAX;
+	/* the best-fitting block other than the last (unbounded) one */
+	for (int i = 0; i < d->n - 1; i++) {
+		if (d->size[i] >= size && d->size[i] <= best_size) {
+			best = i;
+			best_size = d->size[i];
+		}
+	}
+	if (best < 0)
+		best = d->n - 1; /* the last block grows the buffer */
+	uint64_t addr = d->off[best];
+	d->off[best] += size;
+	d->size[best] -= size;
+	if (d->size[best] == 0)
+		dyn_remove(d, best);
+	if (addr + size > d->max_size)
+		d->max_size = addr + size;
+	return addr;
+}
+
+static void dyn_free(struct dyn *d, uint64_t off, uint64_t size)
+{
+	size = align_up(size, d->align);
+	for (int i = 0; i < d->n; i++) {
+		if (d->off[i] + d->size[i] == off) {
+			d->size[i] += size;
+			if (i < d->n - 1 && d->off[i] + d->size[i] == d->off[i + 1]) {
+				d->size[i] += d->size[i + 1];
+				dyn_remove(d, i + 1);
+			}
+			return;
+		}
+		if (off + size == d->off[i]) {
+			d->off[i] = off;
+			d->size[i] += size;
+			if (i > 0 && d->off[i - 1] + d->size[i - 1] == d->off[i]) {
+				d->size[i - 1] += d->size[i];
+				dyn_remove(d, i);
+			}
+			return;
+		}
+	}
+	if (d->n == MAX_FREE)
+		return; /* the engine asserts here; a graph this fragmented is not ours */
+	int pos = 0;
+	while (pos < d->n && d->off[pos] < off)
+		pos++;
+	for (int j = d->n; j > pos; j--) {
+		d->off[j] = d->off[j - 1];
+		d->size[j] = d->size[j - 1];
+	}
+	d->off[pos] = off;
+	d->size[pos] = size;
+	d->n++;
+}
+
+static int same_layout(const struct ga_tensor *a, const struct ga_tensor *b)
+{
+	return a->type == b->type && memcmp(a->ne, b->ne, sizeof(a->ne)) == 0;
+}
+
+static void allocate(struct ga_graph *g, struct dyn *d, int i)
+{
+	struct ga_tensor *t = &g->t[i];
+	if (t->allocated || t->external || t->is_view)
+		return;
+	t->allocated = 1;
+	if (t->inplace) {
+		for (int s = 0; s < t->n_src; s++) {
+			struct ga_tensor *p = &g->t[t->src[s]];
+			/* only memory this allocator owns; views are never owned */
+			if (!p->allocated || p->is_view || p->external || p->output)
+				continue;
+			if (!same_layout(t, p))
+				continue;
+			if (p->n_children == 1 && p->n_views == 0) {
+				t->offset = p->offset;
+				p->allocated = 0; /* the node now owns it */
+				return;
+			}
+		}
+	}
+	t->offset = dyn_alloc(d, t->bytes);
+}
+
+static void release(struct ga_graph *g, struct dyn *d, int i)
+{
+	struct ga_tensor *t = &g->t[i];
+	if (t->output)
+		return;
+	dyn_free(d, t->offset, t->bytes);
+	t->allocated = 0;
+}
+
+uint64_t ga_run(struct ga_graph *g, uint64_t alignment)
+{
+	struct dyn d = {.n = 1, .off = {0}, .size = {UINT64_MAX / 2}, .max_size = 0, .align = alignment};
+	for (int i = 0; i < g->n; i++) {
+		g->t[i].n_children = g->t[i].n_views = g->t[i].allocated = 0;
+		g->t[i].offset = 0;
+	}
+	for (int k = 0; k < g->n_leafs; k++)
+		allocate(g, &d, g->leafs[k]);
+	for (int k = 0; k < g->n_nodes; k++) {
+		struct ga_tensor *t = &g->t[g->nodes[k]];
+		if (t->is_view && t->view_src >= 0)
+			g->t[t->view_src].n_views++;
+		for (int s = 0; s < t->n_src; s++)
+			g->t[t->src[s]].n_children++;
+	}
+	for (int k = 0; k < g->n_nodes; k++) {
+		int i = g->nodes[k];
+		struct ga_tensor *t = &g->t[i];
+		for (int s = 0; s < t->n_src; s++)
+			allocate(g, &d, t->src[s]);
+		allocate(g, &d, i);
+		for (int s = 0; s < t->n_src; s++) {
+			struct ga_tensor *p = &g->t[t->src[s]];
+			p->n_children--;
+			if (p->n_children || p->n_views)
+				continue;
+			if (p->is_view) {
+				struct ga_tensor *v = &g->t[p->view_src];
+				v->n_views--;
+				if (v->n_views == 0 && v->n_children == 0 && v->allocated)
+					release(g, &d, p->view_src);
+			} else if (p->allocated) {
+				release(g, &d, t->src[s]);
+			}
+		}
+	}
+	return d.max_size;
+}

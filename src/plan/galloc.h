@@ -1,0 +1,66 @@
+/* galloc: a replay of ggml's graph allocator (ggml/src/ggml-alloc.c of the
+ * pinned engine) over a graph described by its tensor sizes and edges.
+ *
+ * The engine sizes each compute buffer by allocating its worst-case graph
+ * once: inputs first, then every node in order, reusing a parent's memory
+ * in place when the op allows it and the parent has no other consumer,
+ * freeing a tensor when its last consumer has run, and placing each new
+ * tensor in the best-fitting free block or at the end. The buffer is the
+ * high-water mark. Replaying the same rules over the same graph gives the
+ * same number, which no closed formula does (the allocator's fragmentation
+ * is piecewise in the model's widths).
+ */
+#ifndef ZEALOT_GALLOC_H
+#define ZEALOT_GALLOC_H
+
+#include <stdint.h>
+
+#define GA_MAX_SRC 6
+
+struct ga_tensor {
+	uint64_t bytes;
+	int64_t ne[4];
+	uint8_t type;      /* 0 f32, 1 f16, 2 i32, 3 i64 (only compared for layout) */
+	uint8_t input;     /* a graph input: allocated before any node */
+	uint8_t output;    /* a graph output: never freed or reused */
+	uint8_t external;  /* lives in another buffer (weights, caches) */
+	uint8_t inplace;   /* the op may reuse a parent's memory */
+	uint8_t is_view;
+	int view_src;      /* for views: the tensor viewed, or -1 */
+	int src[GA_MAX_SRC];
+	int n_src;
+	/* allocator state */
+	int n_children, n_views, allocated;
+	uint64_t offset;
+};
+
+struct ga_graph {
+	struct ga_tensor *t;
+	int n, cap;
+	int *nodes; /* ops and views, in graph order */
+	int n_nodes, cap_nodes;
+	int *leafs; /* inputs, in discovery order */
+	int n_leafs, cap_leafs;
+};
+
+void ga_init(struct ga_graph *g);
+void ga_release(struct ga_graph *g);
+
+/* A tensor held elsewhere (a weight, a cache): never allocated here. */
+int ga_external(struct ga_graph *g);
+/* A graph input of `bytes` bytes. */
+int ga_input(struct ga_graph *g, uint64_t bytes);
+/* An op producing a contiguous tensor of type (0 f32 ...) and shape ne.
+ * srcs is terminated by -2. */
+int ga_op(struct ga_graph *g, int inplace, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+	  const int *srcs);
+/* A view of src (reshape, permute, view): allocates nothing. */
+int ga_view(struct ga_graph *g, int src);
+/* An op whose result is a view of an external tensor (set_rows into a
+ * cache, cpy into a state): allocates nothing, consumes srcs. */
+int ga_sink(struct ga_graph *g, const int *srcs);
+
+/* Replay the allocator with the given alignment; returns the buffer size. */
+uint64_t ga_run(struct ga_graph *g, uint64_t alignment);
+
+#endif
