@@ -13,26 +13,25 @@
 #include "../plan/shape.h"
 #include "cmd.h"
 
-static const char usage[] =
-	"usage: zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
-	"\n"
-	"Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
-	"- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
-	"K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
-	"compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
-	"MTP draft context, the projector, and the engine's own fit projection.\n"
-	"\n"
-	"With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
-	"by side, term by term, with the difference. Terms the planner calls exact\n"
-	"(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
-	"compute terms are modelled and their error is reported.\n"
-	"\n"
-	"  --endpoint FILE  compare with the plan of this endpoint\n"
-	"  --json           one JSON object\n"
-	"  -h, --help       this text\n"
-	"\n"
-	"exit: 0 read (and every exact term matches), 1 an exact term differs,\n"
-	"      2 usage, 3 unreadable log or a log with no ledger lines\n";
+static const char usage[] = "usage: zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
+			    "\n"
+			    "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
+			    "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
+			    "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
+			    "compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
+			    "MTP draft context, the projector, and the engine's own fit projection.\n"
+			    "\n"
+			    "With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
+			    "by side, term by term, with the difference. Terms the planner calls exact\n"
+			    "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
+			    "compute terms are modelled and their error is reported.\n"
+			    "\n"
+			    "  --endpoint FILE  compare with the plan of this endpoint\n"
+			    "  --json           one JSON object\n"
+			    "  -h, --help       this text\n"
+			    "\n"
+			    "exit: 0 read (and every exact term matches), 1 an exact term differs,\n"
+			    "      2 usage, 3 unreadable log or a log with no ledger lines\n";
 
 /* Boot logs of a long-running unit can be large; the ledger is near the
  * start, but a journal excerpt may be anywhere: read up to 256 MiB. */
@@ -70,9 +69,13 @@ static char *read_all(const char *path, size_t *len, char **err)
 	return sb_detach(&b);
 }
 
+/* Two decimals exactly as the engine prints them (printf's rounding of
+ * the binary value: 10.625 prints as 10.62, not 10.63). */
 static double r2(double mib)
 {
-	return round(mib * 100.0) / 100.0;
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.2f", mib);
+	return strtod(buf, NULL);
 }
 
 static json_t *jbufs(const struct ledger_buf *b, unsigned n)
@@ -97,10 +100,10 @@ static json_t *jctx(const struct ledger_ctx *c)
 {
 	if (!c->present)
 		return json_null();
-	json_t *o = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "n_ctx", (json_int_t)c->n_ctx, "n_ctx_seq",
-			      (json_int_t)c->n_ctx_seq, "n_seq_max", (json_int_t)c->n_seq_max, "n_batch",
-			      (json_int_t)c->n_batch, "n_ubatch", (json_int_t)c->n_ubatch, "n_rs_seq",
-			      (json_int_t)c->n_rs_seq);
+	json_t *o =
+	    json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "n_ctx", (json_int_t)c->n_ctx, "n_ctx_seq", (json_int_t)c->n_ctx_seq,
+		      "n_seq_max", (json_int_t)c->n_seq_max, "n_batch", (json_int_t)c->n_batch, "n_ubatch",
+		      (json_int_t)c->n_ubatch, "n_rs_seq", (json_int_t)c->n_rs_seq);
 	json_object_set_new(o, "kv_unified", c->kv_unified < 0 ? json_null() : json_boolean(c->kv_unified));
 	json_object_set_new(o, "kv", jkv(&c->kv));
 	json_object_set_new(o, "kv_swa", jkv(&c->kv_swa));
@@ -134,9 +137,9 @@ static json_t *ledger_json(const struct ledger *l)
 		json_object_set_new(o, "projector", json_null());
 	if (l->has_fit)
 		json_object_set_new(o, "fit",
-				    json_pack("{s:f,s:f,s:b,s:f,s:f}", "projected_mib", l->fit_projected_mib, "free_mib",
-					      l->fit_free_mib, "short", l->fit_short, "target_mib", l->fit_target_mib,
-					      "reduce_mib", l->fit_reduce_mib));
+				    json_pack("{s:f,s:f,s:b,s:f,s:f}", "projected_mib", l->fit_projected_mib,
+					      "free_mib", l->fit_free_mib, "short", l->fit_short, "target_mib",
+					      l->fit_target_mib, "reduce_mib", l->fit_reduce_mib));
 	else
 		json_object_set_new(o, "fit", json_null());
 	return o;
@@ -146,8 +149,8 @@ static void print_kv(const char *name, const struct ledger_kv *kv)
 {
 	if (!kv->present)
 		return;
-	printf("%-14s %10.2f MiB  %u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f\n", name, kv->mib, kv->cells,
-	       kv->layers, kv->seqs, kv->streams, kv->k_type, kv->k_mib, kv->v_type, kv->v_mib);
+	printf("%-14s %10.2f MiB  %u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f\n", name, kv->mib,
+	       kv->cells, kv->layers, kv->seqs, kv->streams, kv->k_type, kv->k_mib, kv->v_type, kv->v_mib);
 }
 
 static void print_ctx(const char *label, const struct ledger_ctx *c)
@@ -156,12 +159,15 @@ static void print_ctx(const char *label, const struct ledger_ctx *c)
 		return;
 	printf("%s: n_ctx %u, n_ctx_seq %u, n_seq_max %u, n_batch %u, n_ubatch %u, kv_unified %s, n_rs_seq %u\n", label,
 	       c->n_ctx, c->n_ctx_seq, c->n_seq_max, c->n_batch, c->n_ubatch,
-	       c->kv_unified < 0 ? "?" : c->kv_unified ? "true" : "false", c->n_rs_seq);
+	       c->kv_unified < 0 ? "?"
+	       : c->kv_unified	 ? "true"
+				 : "false",
+	       c->n_rs_seq);
 	print_kv("kv", &c->kv);
 	print_kv("kv_swa", &c->kv_swa);
 	if (c->rs.present)
-		printf("%-14s %10.2f MiB  %u cells, %u layers, %u seqs %u rs_seq; R %.2f + S %.2f\n", "recurrent", c->rs.mib,
-		       c->rs.cells, c->rs.layers, c->rs.seqs, c->rs.rs_seq, c->rs.r_mib, c->rs.s_mib);
+		printf("%-14s %10.2f MiB  %u cells, %u layers, %u seqs %u rs_seq; R %.2f + S %.2f\n", "recurrent",
+		       c->rs.mib, c->rs.cells, c->rs.layers, c->rs.seqs, c->rs.rs_seq, c->rs.r_mib, c->rs.s_mib);
 	for (unsigned i = 0; i < c->n_output; i++)
 		printf("%-14s %10.2f MiB  %s\n", "output", c->output[i].mib, c->output[i].buft);
 	for (unsigned i = 0; i < c->n_compute; i++)
@@ -180,15 +186,16 @@ static void print_ledger(const struct ledger *l)
 			printf("%-14s %10.2f MiB  compute %s\n", "projector", l->projector_compute[i].mib,
 			       l->projector_compute[i].buft);
 		if (l->projector_worst_mib > 0)
-			printf("%-14s %10.2f MiB  worst case (charged after the engine's fit check, law M06)\n", "projector",
-			       l->projector_worst_mib);
+			printf("%-14s %10.2f MiB  worst case (charged after the engine's fit check, law M06)\n",
+			       "projector", l->projector_worst_mib);
 	}
 	if (l->n_slots || l->slot_lines)
 		printf("slots: %u, n_ctx per slot %u\n", l->n_slots ? l->n_slots : l->slot_lines, l->slot_n_ctx);
 	if (l->has_fit) {
 		printf("engine fit: projected %.0f MiB vs %.0f MiB free", l->fit_projected_mib, l->fit_free_mib);
 		if (l->fit_short)
-			printf("; cannot meet its %.0f MiB target, short by %.0f MiB", l->fit_target_mib, l->fit_reduce_mib);
+			printf("; cannot meet its %.0f MiB target, short by %.0f MiB", l->fit_target_mib,
+			       l->fit_reduce_mib);
 		printf("\n");
 	}
 }
@@ -207,8 +214,8 @@ static void compare(struct cmp *c, const char *term, const char *part, double pl
 	if (bad)
 		c->diverged = 1;
 	double err_pct = ledger != 0 ? 100.0 * (plan - ledger) / ledger : (plan != 0 ? 100.0 : 0.0);
-	json_array_append_new(c->rows, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:b}", "term", term, "part", part, "plan",
-						 r2(plan), "ledger", ledger, "diff", r2(diff), "error_pct",
+	json_array_append_new(c->rows, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:b}", "term", term, "part", part,
+						 "plan", r2(plan), "ledger", ledger, "diff", r2(diff), "error_pct",
 						 round(err_pct * 100) / 100, "exact", exact, "match", !bad));
 }
 
@@ -299,16 +306,16 @@ static void print_compare(const struct cmp *c)
 		       exact ? (match ? "exact: match" : "exact: DIFFERS") : "modelled");
 	}
 	printf("\nverdict: %s\n", c->diverged ? "the plan differs from the ledger on an exact term"
-					     : "every exact term matches the ledger");
+					      : "every exact term matches the ledger");
 }
 
 int cmd_ledger(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"endpoint", required_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"endpoint", required_argument, NULL, 'e'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *endpoint_path = NULL;
 	int json = 0, ch, rc = EXIT_OK;
@@ -336,8 +343,10 @@ int cmd_ledger(int argc, char **argv)
 	ledger_parse(log, len, l);
 	free(log);
 	if (l->recognised == 0) {
-		rc = cmd_fail(EXIT_IO, "ledger: '%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
-			      argv[optind], l->lines);
+		rc = cmd_fail(
+		    EXIT_IO,
+		    "ledger: '%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
+		    argv[optind], l->lines);
 		free(l);
 		return rc;
 	}

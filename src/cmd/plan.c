@@ -46,17 +46,20 @@ static void usage(FILE *f)
 	fprintf(f, "\nexit: 0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file\n");
 }
 
+/* Two decimals as the engine prints them (see ledger.c). */
 static double r2(uint64_t bytes)
 {
-	return round(plan_mib(bytes) * 100.0) / 100.0;
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.2f", plan_mib(bytes));
+	return strtod(buf, NULL);
 }
 
 static json_t *jbufs(const struct plan_buf *b, unsigned n)
 {
 	json_t *a = json_array();
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s,s:f,s:b}", "device", b[i].buft, "mib", r2(b[i].bytes), "card",
-						   b[i].on_device));
+		json_array_append_new(
+		    a, json_pack("{s:s,s:f,s:b}", "device", b[i].buft, "mib", r2(b[i].bytes), "card", b[i].on_device));
 	return a;
 }
 
@@ -66,8 +69,8 @@ static json_t *jkv(const struct plan_kv *kv)
 		return json_null();
 	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s}", "mib", r2(kv->k_bytes + kv->v_bytes), "k_mib",
 			 r2(kv->k_bytes), "v_mib", r2(kv->v_bytes), "cells", (json_int_t)kv->cells, "layers",
-			 (json_int_t)kv->layers, "seqs", (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams, "k_type",
-			 kv->k_type, "v_type", kv->v_type);
+			 (json_int_t)kv->layers, "seqs", (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams,
+			 "k_type", kv->k_type, "v_type", kv->v_type);
 }
 
 static uint64_t bufs_sum(const struct plan_buf *b, unsigned n)
@@ -110,7 +113,8 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	json_object_set_new(o, "draft_compute", jbufs(p->draft_compute, p->n_draft_compute));
 	json_object_set_new(o, "projector",
 			    json_pack("{s:f,s:f,s:f}", "mib", r2(p->projector_weights + p->projector_compute),
-				      "weights_mib", r2(p->projector_weights), "compute_mib", r2(p->projector_compute)));
+				      "weights_mib", r2(p->projector_weights), "compute_mib",
+				      r2(p->projector_compute)));
 	json_object_set_new(o, "lora_mib", json_real(r2(p->lora_bytes)));
 	json_object_set_new(o, "overhead_mib", json_real(r2(p->overhead_bytes)));
 	json_object_set_new(o, "total_mib", json_real(r2(p->device_total)));
@@ -123,7 +127,8 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 
 static void row(const char *term, const char *buft, uint64_t bytes, int card, int cuda, const char *detail)
 {
-	printf("%-14s %-11s %11.2f  %-4s %s\n", term, buft, plan_mib(bytes), cuda ? (card ? "card" : "host") : "", detail);
+	printf("%-14s %-11s %11.2f  %-4s %s\n", term, buft, plan_mib(bytes), cuda ? (card ? "card" : "host") : "",
+	       detail);
 }
 
 static void kv_row(const char *term, const char *buft, const struct plan_kv *kv, int cuda)
@@ -140,7 +145,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	int cuda = p->device->backend == DEVICE_CUDA;
 	const char *dbuf = cuda ? "CUDA0" : "CPU";
 	char a[32];
-	printf("plan %s: %s (%s, %u blocks) on %s\n", ep->name, c->model_path, m->arch, m->n_layer_all, p->device->name);
+	printf("plan %s: %s (%s, %u blocks) on %s\n", ep->name, c->model_path, m->arch, m->n_layer_all,
+	       p->device->name);
 	printf("context: n_ctx %u = %u slot%s x n_ctx_seq %u%s%s\n\n", p->n_ctx, p->n_seq, p->n_seq == 1 ? "" : "s",
 	       p->n_ctx_seq, c->shape.kv_unified ? " (unified)" : "",
 	       p->ctx_rounded ? " (the engine rounds CTX_SIZE to a whole number of padded slots)" : "");
@@ -153,7 +159,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		kv_row("kv_swa", dbuf, &p->kv_swa, cuda);
 	if (p->rs.present) {
 		char d[256];
-		snprintf(d, sizeof(d), "%u cells, %u layers (%u recurrent), %u seqs %u rs_seq; R (f32) %.2f + S (f32) %.2f",
+		snprintf(d, sizeof(d),
+			 "%u cells, %u layers (%u recurrent), %u seqs %u rs_seq; R (f32) %.2f + S (f32) %.2f",
 			 p->rs.cells, p->rs.layers, p->rs.recurrent_layers, p->rs.seqs, p->rs.rs_seq,
 			 plan_mib(p->rs.r_bytes), plan_mib(p->rs.s_bytes));
 		row("recurrent", dbuf, p->rs.r_bytes + p->rs.s_bytes, 1, cuda, d);
@@ -179,7 +186,9 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	if (cuda)
 		printf("%-26s %11.2f\n", "host (not gated)", plan_mib(p->host_total));
 	printf("%-26s %11.2f  %s\n", "addressable", plan_mib(p->addressable),
-	       c->extras.addressable_mib ? "(ADDRESSABLE_MIB)" : cuda ? "(profile)" : "(host MemAvailable)");
+	       c->extras.addressable_mib ? "(ADDRESSABLE_MIB)"
+	       : cuda			 ? "(profile)"
+					 : "(host MemAvailable)");
 	printf("%-26s %11.2f\n", "free", (double)p->free_bytes / (1024.0 * 1024.0));
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
 	if (p->fits)
@@ -194,11 +203,11 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"set", required_argument, NULL, 's'},
-		{"device", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"set", required_argument, NULL, 's'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	char **sets = xcalloc((size_t)argc, sizeof(*sets));
 	size_t n_sets = 0;
@@ -210,8 +219,14 @@ int cmd_plan(int argc, char **argv)
 		case 's': sets[n_sets++] = optarg; break;
 		case 'd': device = optarg; break;
 		case 'j': json = 1; break;
-		case 'h': usage(stdout); free(sets); return EXIT_OK;
-		default: usage(stderr); free(sets); return EXIT_USAGE;
+		case 'h':
+			usage(stdout);
+			free(sets);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			free(sets);
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {

@@ -26,9 +26,9 @@ enum key_kind {
 	KEY_PATH,
 	KEY_UINT,
 	KEY_NUMBER,
-	KEY_BOOL,    /* 0/1, on/off, true/false, yes/no */
-	KEY_TYPE,    /* a KV cache type */
-	KEY_ENUM,    /* one of key->choices */
+	KEY_BOOL, /* 0/1, on/off, true/false, yes/no */
+	KEY_TYPE, /* a KV cache type */
+	KEY_ENUM, /* one of key->choices */
 	KEY_SHA256,
 };
 
@@ -48,14 +48,14 @@ const struct key_def *endpoint_key(const char *name);
 
 struct endpoint_entry {
 	const struct key_def *def;
-	char *value;   /* NULL: unset */
-	int line;      /* 0: unset */
+	char *value; /* NULL: unset */
+	int line;    /* 0: unset */
 };
 
 struct endpoint {
 	char *path;
-	char *name;    /* file name without directory and .env */
-	char *dir;     /* directory of the file, for relative payload paths */
+	char *name;		  /* file name without directory and .env */
+	char *dir;		  /* directory of the file, for relative payload paths */
 	struct endpoint_entry *e; /* endpoint_n_keys entries, table order */
 };
 

@@ -54,11 +54,13 @@ static void buft_before(const char *line, const char *marker_pos, char *out, siz
 	out[len] = '\0';
 }
 
-static void add_buf(struct ledger_buf *bufs, unsigned *n, const char *buft, double mib)
+/* Model buffers of one type add up (a model may map several ranges);
+ * compute buffers are re-reserved, and the last reservation stands. */
+static void add_buf(struct ledger_buf *bufs, unsigned *n, const char *buft, double mib, int replace)
 {
 	for (unsigned i = 0; i < *n; i++) {
 		if (strcmp(bufs[i].buft, buft) == 0) {
-			bufs[i].mib += mib;
+			bufs[i].mib = replace ? mib : bufs[i].mib + mib;
 			return;
 		}
 	}
@@ -69,7 +71,7 @@ static void add_buf(struct ledger_buf *bufs, unsigned *n, const char *buft, doub
 	(*n)++;
 }
 
-static int buffer_line(const char *line, const char *marker, struct ledger_buf *bufs, unsigned *n)
+static int buffer_line(const char *line, const char *marker, struct ledger_buf *bufs, unsigned *n, int replace)
 {
 	const char *m = strstr(line, marker);
 	if (!m)
@@ -80,7 +82,7 @@ static int buffer_line(const char *line, const char *marker, struct ledger_buf *
 		return 0;
 	char buft[24];
 	buft_before(line, m, buft, sizeof(buft));
-	add_buf(bufs, n, buft, mib);
+	add_buf(bufs, n, buft, mib, replace);
 	return 1;
 }
 
@@ -168,12 +170,12 @@ static int ctx_field(const char *line, struct ledger_ctx *c)
 		const char *name;
 		size_t off;
 	} fields[] = {
-		{"n_ctx ", offsetof(struct ledger_ctx, n_ctx)},
-		{"n_ctx_seq ", offsetof(struct ledger_ctx, n_ctx_seq)},
-		{"n_seq_max ", offsetof(struct ledger_ctx, n_seq_max)},
-		{"n_batch ", offsetof(struct ledger_ctx, n_batch)},
-		{"n_ubatch ", offsetof(struct ledger_ctx, n_ubatch)},
-		{"n_rs_seq ", offsetof(struct ledger_ctx, n_rs_seq)},
+	    {"n_ctx ", offsetof(struct ledger_ctx, n_ctx)},
+	    {"n_ctx_seq ", offsetof(struct ledger_ctx, n_ctx_seq)},
+	    {"n_seq_max ", offsetof(struct ledger_ctx, n_seq_max)},
+	    {"n_batch ", offsetof(struct ledger_ctx, n_batch)},
+	    {"n_ubatch ", offsetof(struct ledger_ctx, n_ubatch)},
+	    {"n_rs_seq ", offsetof(struct ledger_ctx, n_rs_seq)},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		size_t n = strlen(fields[i].name);
@@ -203,7 +205,7 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		l->recognised++;
 		return;
 	}
-	if (strstr(line, "load_tensors:") && buffer_line(line, " model buffer size", l->model, &l->n_model)) {
+	if (strstr(line, "load_tensors:") && buffer_line(line, " model buffer size", l->model, &l->n_model, 0)) {
 		l->recognised++;
 		return;
 	}
@@ -212,7 +214,7 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		return;
 	}
 	if (strstr(line, "llama_context:") &&
-	    buffer_line(line, " output buffer size", (*cur)->output, &(*cur)->n_output)) {
+	    buffer_line(line, " output buffer size", (*cur)->output, &(*cur)->n_output, 1)) {
 		l->recognised++;
 		return;
 	}
@@ -236,7 +238,7 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		return;
 	}
 	if (strstr(line, "sched_reserve:") &&
-	    buffer_line(line, " compute buffer size", (*cur)->compute, &(*cur)->n_compute)) {
+	    buffer_line(line, " compute buffer size", (*cur)->compute, &(*cur)->n_compute, 1)) {
 		l->recognised++;
 		return;
 	}
@@ -247,7 +249,7 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 			l->recognised++;
 			return;
 		}
-		if (buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute)) {
+		if (buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute, 1)) {
 			l->has_projector = 1;
 			l->recognised++;
 			return;

@@ -53,24 +53,24 @@ struct ledger {
 
 	/* the projector */
 	int has_projector;
-	double projector_model_mib;     /* clip "model size" */
-	double projector_worst_mib;     /* "[mtmd] estimated worst-case" */
+	double projector_model_mib; /* clip "model size" */
+	double projector_worst_mib; /* "[mtmd] estimated worst-case" */
 	struct ledger_buf projector_compute[LEDGER_MAX_BUFS];
 	unsigned n_projector_compute;
 
 	/* the server */
 	uint32_t n_slots;
-	uint32_t slot_n_ctx;  /* from "new slot, n_ctx = N" */
+	uint32_t slot_n_ctx; /* from "new slot, n_ctx = N" */
 	uint32_t slot_lines;
 
 	/* the engine's own fit projection (common/fit.cpp) */
 	int has_fit;
 	double fit_projected_mib, fit_free_mib;
-	int fit_short;             /* "cannot meet free memory target" */
+	int fit_short; /* "cannot meet free memory target" */
 	double fit_target_mib, fit_reduce_mib;
 
-	int lines;                 /* lines read */
-	int recognised;            /* ledger lines recognised */
+	int lines;	/* lines read */
+	int recognised; /* ledger lines recognised */
 };
 
 /* Parse a log held in buf[0..len). Never fails: an empty or foreign log

@@ -27,18 +27,32 @@ enum { F32 = 0, F16 = 1, I32 = 2, I64 = 3 };
 struct dims {
 	int64_t T, n_out, n_seq;
 	int64_t E, F, V;
-	int64_t D, H, Hkv;       /* head size, heads, KV heads */
-	int64_t n_kv, n_kv_swa;  /* cells per stream the masks span */
+	int64_t D, H, Hkv;	/* head size, heads, KV heads */
+	int64_t n_kv, n_kv_swa; /* cells per stream the masks span */
 	int fa;
-	int mrope;               /* positions are 4 per token */
+	int mrope;	      /* positions are 4 per token */
+	int64_t k_rot, v_rot; /* Hadamard rotation sizes for quantized caches, 0 = none */
 	/* Gated DeltaNet */
 	int64_t d_state, n_group, dt_rank, d_conv;
 	int64_t n_embd_r, n_embd_s;
 };
 
 struct inputs {
-	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
+	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy, k_rot, v_rot;
 };
+
+/* llama_mul_mat_hadamard: a quantized cache stores rotated K or V, so the
+ * graph multiplies Q and K (or V, and the attention output) by an n x n
+ * rotation held as an input. */
+static int rotate(struct ga_graph *g, int x, int64_t elems, int64_t n, int *slot)
+{
+	if (!n)
+		return x;
+	if (*slot < 0)
+		*slot = ga_input(g, (uint64_t)n * n * 4);
+	int r = ga_op(g, 0, 0, n, elems / n, 1, 1, ((const int[]){*slot, ga_view(g, x), -2}));
+	return ga_view(g, r);
+}
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})
 
@@ -114,11 +128,23 @@ static void graph_llama(struct ga_graph *g, const struct model *m, const struct 
 		int pos = input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 		int q = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(W(g), an));
 		q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(ga_view(g, q), pos));
-		int v = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
-		int vr = ga_view(g, v);
-		int k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
-		k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(ga_view(g, k), pos));
+		q = rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
+		int k, vr;
+		if (m->n_kind[LAYER_SWA]) { /* the iSWA builder expands q, k, v */
+			k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
+			k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(ga_view(g, k), pos));
+			k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+			vr = ga_view(g, ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an)));
+			vr = rotate(g, vr, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
+		} else { /* the plain builder expands q, v, k */
+			vr = ga_view(g, ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an)));
+			vr = rotate(g, vr, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
+			k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
+			k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(ga_view(g, k), pos));
+			k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+		}
 		int o = attend(g, d, in, q, k, vr, m->kind[il] == LAYER_SWA);
+		o = rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
 		int cur = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), ga_view(g, o)));
 		int64_t Tn = T;
 		int res = x;
@@ -147,12 +173,15 @@ static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inp
 	int qf = ga_op(g, 0, F32, d->D * d->H * 2, T, 1, 1, S(W(g), an));
 	int q = rms_norm_mul(g, ga_view(g, qf), d->D, d->H, T);
 	q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, pos));
+	q = rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
 	int v = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
-	int vr = ga_view(g, v);
+	int vr = rotate(g, ga_view(g, v), d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 	int k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
 	k = rms_norm_mul(g, ga_view(g, k), d->D, d->Hkv, T);
 	k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(k, pos));
+	k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 	int o = attend(g, d, in, q, k, vr, swa);
+	o = rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
 	int gate = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, qf)));
 	gate = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(gate));
 	int gated = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(ga_view(g, o), gate));
@@ -172,8 +201,8 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
 	ga_sink(g, S(extra, ga_view(g, W(g))));
 	int qkv = ga_op(g, 0, F32, conv_dim, T, 1, 1, S(W(g), an));
-	int conv_in = ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1,
-			    S(ga_view(g, conv_states), ga_view(g, qkv)));
+	int conv_in =
+	    ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1, S(ga_view(g, conv_states), ga_view(g, qkv)));
 	ga_sink(g, S(ga_view(g, conv_in), ga_view(g, W(g))));
 	ga_view(g, W(g));
 	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
@@ -276,8 +305,24 @@ static uint64_t run_graph(const struct model *m, const struct dims *d, enum grap
 	return bytes;
 }
 
-static void set_dims(struct dims *d, const struct model *m, const struct plan *p, const struct plan_shape *s,
-		     int64_t T, int64_t n_out)
+/* llama_kv_cache: attn_rot_k / attn_rot_v for quantized cache types when
+ * every layer shares the head size and it is a multiple of 64; K rotates
+ * by the largest power of two dividing the head, V by 64. */
+static int64_t rot_size(const struct ggml_type_info *t, int64_t head, int is_k)
+{
+	if (!t || t->blck == 1 || head <= 0 || head % 64)
+		return 0;
+	if (!is_k)
+		return 64;
+	int64_t n = 64;
+	do
+		n *= 2;
+	while (head % n == 0);
+	return n / 2;
+}
+
+static void set_dims(struct dims *d, const struct model *m, const struct plan *p, const struct plan_shape *s, int64_t T,
+		     int64_t n_out, const struct ggml_type_info *tk, const struct ggml_type_info *tv)
 {
 	memset(d, 0, sizeof(*d));
 	d->T = T;
@@ -298,6 +343,9 @@ static void set_dims(struct dims *d, const struct model *m, const struct plan *p
 	d->n_kv = p->kv.present ? p->kv.cells : p->n_ctx_seq;
 	d->n_kv_swa = p->kv_swa.present ? p->kv_swa.cells : d->n_kv;
 	d->fa = s->flash_attn;
+	int uniform = m->head_k == m->head_k_swa && m->head_v == m->head_v_swa;
+	d->k_rot = uniform ? rot_size(tk, m->head_k, 1) : 0;
+	d->v_rot = uniform ? rot_size(tv, m->head_v, 0) : 0;
 	d->mrope = m->has_rope_sections;
 	d->d_state = m->ssm_d_state;
 	d->n_group = m->ssm_n_group;
@@ -307,17 +355,22 @@ static void set_dims(struct dims *d, const struct model *m, const struct plan *p
 	d->n_embd_s = (int64_t)m->n_embd_s;
 }
 
-static uint64_t reserve(const struct model *m, const struct plan *p, const struct plan_shape *s,
-			enum graph_kind kind, uint64_t n_outputs_max)
+static uint64_t reserve(const struct model *m, const struct plan *p, const struct plan_shape *s, enum graph_kind kind,
+			uint64_t n_outputs_max)
 {
 	/* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one
 	 * token per sequence; the buffer keeps the larger. */
 	int64_t T = s->n_ubatch < p->n_ctx ? s->n_ubatch : p->n_ctx;
+	/* graph_reserve rounds the batch up to a whole number per sequence */
+	if (T % p->n_seq)
+		T = (T + p->n_seq - 1) / p->n_seq * p->n_seq;
 	int64_t n_out = (int64_t)n_outputs_max < T ? (int64_t)n_outputs_max : T;
 	struct dims d;
-	set_dims(&d, m, p, s, T, n_out);
+	const struct ggml_type_info *tk = kind == G_DRAFT ? s->draft_k : s->type_k;
+	const struct ggml_type_info *tv = kind == G_DRAFT ? s->draft_v : s->type_v;
+	set_dims(&d, m, p, s, T, n_out, tk, tv);
 	uint64_t pp = run_graph(m, &d, kind, s->spec_mtp);
-	set_dims(&d, m, p, s, p->n_seq, p->n_seq);
+	set_dims(&d, m, p, s, p->n_seq, p->n_seq, tk, tv);
 	uint64_t tg = run_graph(m, &d, kind, s->spec_mtp);
 	return pp > tg ? pp : tg;
 }

@@ -21,7 +21,7 @@ struct device {
 	enum device_backend backend;
 	uint64_t advertised_mib;
 	uint64_t addressable_mib; /* 0 for cpu: read from the host */
-	uint64_t overhead_mib;    /* runtime context once the engine runs */
+	uint64_t overhead_mib;	  /* runtime context once the engine runs */
 	const char *note;
 };
 

@@ -20,13 +20,13 @@
 struct ga_tensor {
 	uint64_t bytes;
 	int64_t ne[4];
-	uint8_t type;      /* 0 f32, 1 f16, 2 i32, 3 i64 (only compared for layout) */
-	uint8_t input;     /* a graph input: allocated before any node */
-	uint8_t output;    /* a graph output: never freed or reused */
-	uint8_t external;  /* lives in another buffer (weights, caches) */
-	uint8_t inplace;   /* the op may reuse a parent's memory */
+	uint8_t type;	  /* 0 f32, 1 f16, 2 i32, 3 i64 (only compared for layout) */
+	uint8_t input;	  /* a graph input: allocated before any node */
+	uint8_t output;	  /* a graph output: never freed or reused */
+	uint8_t external; /* lives in another buffer (weights, caches) */
+	uint8_t inplace;  /* the op may reuse a parent's memory */
 	uint8_t is_view;
-	int view_src;      /* for views: the tensor viewed, or -1 */
+	int view_src; /* for views: the tensor viewed, or -1 */
 	int src[GA_MAX_SRC];
 	int n_src;
 	/* allocator state */

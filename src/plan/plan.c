@@ -7,8 +7,8 @@
 #include "../base/util.h"
 #include "compute.h"
 
-#define MIB (1024.0 * 1024.0)
-#define PAD(x, n) (((x) + (n) - 1) / (n) * (n))
+#define MIB	  (1024.0 * 1024.0)
+#define PAD(x, n) (((x) + (n)-1) / (n) * (n))
 
 double plan_mib(uint64_t bytes)
 {
@@ -23,7 +23,7 @@ double plan_mib(uint64_t bytes)
  *   cache (src/llama-model.cpp create_memory: step35, hy-v3, glm-dsa,
  *   mimo2, deepseek32). Hybrid (recurrent) models always filter them. */
 static const char *const rs_rollback_archs[] = {
-	"qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
+    "qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
 };
 static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32"};
 
@@ -150,8 +150,8 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, st
 	rs->seqs = p->n_seq;
 	rs->layers = m->n_layer_all - m->n_nextn;
 	rs->recurrent_layers = n_recr;
-	rs->rs_seq = s->spec_mtp && in_list(m->arch, rs_rollback_archs, ARRAY_SIZE(rs_rollback_archs)) ? s->spec_n_max
-												    : 0;
+	rs->rs_seq =
+	    s->spec_mtp && in_list(m->arch, rs_rollback_archs, ARRAY_SIZE(rs_rollback_archs)) ? s->spec_n_max : 0;
 	uint64_t rows = (uint64_t)rs->cells * (1 + rs->rs_seq);
 	rs->r_bytes = (uint64_t)n_recr * m->n_embd_r * 4 * rows;
 	rs->s_bytes = (uint64_t)n_recr * m->n_embd_s * 4 * rows;
@@ -278,12 +278,12 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	/* Bill each term to the device or the host. */
 	uint64_t dev_b = 0, host_b = 0;
 	int cuda = dev->backend == DEVICE_CUDA;
-#define BILL(bytes, on_dev)                \
-	do {                               \
-		if ((on_dev) && cuda)      \
-			dev_b += (bytes);  \
-		else                       \
-			host_b += (bytes); \
+#define BILL(bytes, on_dev)                                                                                            \
+	do {                                                                                                           \
+		if ((on_dev) && cuda)                                                                                  \
+			dev_b += (bytes);                                                                              \
+		else                                                                                                   \
+			host_b += (bytes);                                                                             \
 	} while (0)
 	for (unsigned i = 0; i < p->n_model; i++)
 		BILL(p->model[i].bytes, p->model[i].on_device);

@@ -34,14 +34,14 @@
 #include "device.h"
 
 struct plan_shape {
-	uint64_t ctx_size;  /* CTX_SIZE: the total pool asked for */
-	uint32_t parallel;  /* PARALLEL */
+	uint64_t ctx_size; /* CTX_SIZE: the total pool asked for */
+	uint32_t parallel; /* PARALLEL */
 	int kv_unified;
 	const struct ggml_type_info *type_k, *type_v;
-	int flash_attn;     /* 1 on (or auto resolving on), 0 off */
+	int flash_attn; /* 1 on (or auto resolving on), 0 off */
 	uint32_t n_batch, n_ubatch;
 	uint32_t ngl;
-	int spec_mtp;       /* SPEC_TYPE includes draft-mtp */
+	int spec_mtp; /* SPEC_TYPE includes draft-mtp */
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;

@@ -26,7 +26,9 @@ static int cache_key(const struct endpoint *ep, const char *key, const struct gg
 	*out = v ? shape_cache_type(v) : NULL;
 	if (!*out) {
 		char *w = endpoint_where(ep, key);
-		errorf(err, "%s: '%s' is not a KV cache type the engine accepts (%s; there is no fp8: q8_0 is the 8-bit class, law S04)",
+		errorf(err,
+		       "%s: '%s' is not a KV cache type the engine accepts (%s; there is no fp8: q8_0 is the 8-bit "
+		       "class, law S04)",
 		       w, v ? v : "", shape_cache_types());
 		free(w);
 		return -1;
@@ -78,7 +80,8 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	    cache_key(ep, "CACHE_TYPE_V", &s->type_v, err) || u32_key(ep, "BATCH_SIZE", &s->n_batch, err) ||
 	    u32_key(ep, "UBATCH_SIZE", &s->n_ubatch, err) || u32_key(ep, "NGL", &s->ngl, err) ||
 	    u32_key(ep, "SPEC_DRAFT_N_MAX", &s->spec_n_max, err) ||
-	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) || cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
+	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) ||
+	    cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
 		return -1;
 	const char *fa = endpoint_value(ep, "FLASH_ATTN");
 	s->flash_attn = !fa || strcmp(fa, "off") != 0;
