@@ -56,7 +56,7 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test bench format clean demo
+.PHONY: all fuzz engine test bench format clean demo examples
 
 # The main job on a built-in example: the seeds' 9B hybrid geometry, made
 # by synth (sparse, no download, no GPU), then read back by inspect.
@@ -64,3 +64,24 @@ demo: zealot
 	@mkdir -p $(B)/demo
 	./zealot synth --preset bonsai-9b -o $(B)/demo/bonsai-9b.gguf
 	./zealot inspect $(B)/demo/bonsai-9b.gguf
+
+# The example endpoints' payloads: synthetic stand-ins of the seeds' files
+# (same geometry, custom type 142 like PQ2_0, zero weights, sparse).
+EX = examples/payloads
+examples: zealot $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-mmproj-q8.gguf $(EX)/bonsai-9b-lora.gguf \
+	$(EX)/bonsai-27b-pq2.gguf $(EX)/bonsai-27b-mmproj-q8.gguf
+
+$(EX)/bonsai-9b-pq2.gguf: zealot
+	@mkdir -p $(EX)
+	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o $@
+$(EX)/bonsai-9b-mmproj-q8.gguf: zealot
+	@mkdir -p $(EX)
+	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o $@
+$(EX)/bonsai-9b-lora.gguf: zealot $(EX)/bonsai-9b-pq2.gguf
+	./zealot synth lora --base $(EX)/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf -o $@
+$(EX)/bonsai-27b-pq2.gguf: zealot
+	@mkdir -p $(EX)
+	./zealot synth --preset bonsai-27b --set type=142 --set name=Ternary-Bonsai-2-27B-PQ2_0 -o $@
+$(EX)/bonsai-27b-mmproj-q8.gguf: zealot
+	@mkdir -p $(EX)
+	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=5120 -o $@

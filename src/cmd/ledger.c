@@ -126,6 +126,8 @@ static json_t *ledger_json(const struct ledger *l)
 	json_object_set_new(o, "model", jbufs(l->model, l->n_model));
 	json_object_set_new(o, "target", jctx(&l->target));
 	json_object_set_new(o, "draft", jctx(&l->draft));
+	json_object_set_new(o, "lora", jbufs(l->lora, l->n_lora));
+	json_object_set_new(o, "engine_error", l->engine_error[0] ? json_string(l->engine_error) : json_null());
 	json_object_set_new(o, "n_slots", json_integer(l->n_slots));
 	json_object_set_new(o, "slot_n_ctx", json_integer(l->slot_n_ctx));
 	if (l->has_projector)
@@ -178,6 +180,8 @@ static void print_ledger(const struct ledger *l)
 {
 	for (unsigned i = 0; i < l->n_model; i++)
 		printf("%-14s %10.2f MiB  %s\n", "model", l->model[i].mib, l->model[i].buft);
+	for (unsigned i = 0; i < l->n_lora; i++)
+		printf("%-14s %10.2f MiB  %s\n", "lora", l->lora[i].mib, l->lora[i].buft);
 	print_ctx("target context", &l->target);
 	print_ctx("draft context", &l->draft);
 	if (l->has_projector) {
@@ -283,6 +287,8 @@ static void compare_all(struct cmp *c, const struct plan *p, const struct ledger
 	if (p->has_draft || l->draft.n_compute)
 		compare_bufs(c, "draft_compute", p->draft_compute, p->n_draft_compute, l->draft.compute,
 			     l->draft.n_compute, 0);
+	if (p->lora_bytes || l->n_lora)
+		compare(c, "lora", "all", plan_mib(p->lora_bytes), ledger_sum(l->lora, l->n_lora), 0);
 	if (p->projector_weights || l->has_projector) {
 		compare(c, "projector", "weights", plan_mib(p->projector_weights), l->projector_model_mib, 0);
 		compare(c, "projector", "compute", plan_mib(p->projector_compute),
@@ -347,6 +353,11 @@ int cmd_ledger(int argc, char **argv)
 		    EXIT_IO,
 		    "ledger: '%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
 		    argv[optind], l->lines);
+		free(l);
+		return rc;
+	}
+	if (l->engine_error[0] && !l->target.present) {
+		rc = cmd_fail(EXIT_IO, "ledger: '%s': the engine did not boot: %s", argv[optind], l->engine_error);
 		free(l);
 		return rc;
 	}

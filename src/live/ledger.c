@@ -199,6 +199,11 @@ static int ctx_field(const char *line, struct ledger_ctx *c)
 static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur, int *swa_next)
 {
 	int ok = 1;
+	if (!l->engine_error[0] && (strstr(line, "failed to load") || strstr(line, "failed to apply") ||
+				    strstr(line, "error loading model") || strstr(line, "out of memory"))) {
+		const char *e = strstr(line, " E ");
+		snprintf(l->engine_error, sizeof(l->engine_error), "%.255s", e ? e + 3 : line);
+	}
 	if (strstr(line, "creating MTP draft context") || strstr(line, "loading draft model")) {
 		*cur = &l->draft;
 		l->draft_announced = 1;
@@ -206,6 +211,10 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		return;
 	}
 	if (strstr(line, "load_tensors:") && buffer_line(line, " model buffer size", l->model, &l->n_model, 0)) {
+		l->recognised++;
+		return;
+	}
+	if (buffer_line(line, " LoRA buffer size", l->lora, &l->n_lora, 0)) {
 		l->recognised++;
 		return;
 	}

@@ -58,6 +58,9 @@ struct ledger {
 	struct ledger_buf projector_compute[LEDGER_MAX_BUFS];
 	unsigned n_projector_compute;
 
+	struct ledger_buf lora[LEDGER_MAX_BUFS];
+	unsigned n_lora;
+
 	/* the server */
 	uint32_t n_slots;
 	uint32_t slot_n_ctx; /* from "new slot, n_ctx = N" */
@@ -69,8 +72,9 @@ struct ledger {
 	int fit_short; /* "cannot meet free memory target" */
 	double fit_target_mib, fit_reduce_mib;
 
-	int lines;	/* lines read */
-	int recognised; /* ledger lines recognised */
+	char engine_error[256]; /* the first fatal line, if the boot failed */
+	int lines;		/* lines read */
+	int recognised;		/* ledger lines recognised */
 };
 
 /* Parse a log held in buf[0..len). Never fails: an empty or foreign log

@@ -575,3 +575,177 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	gw_release(&w);
 	return rc;
 }
+
+/* --- projector ------------------------------------------------------- */
+
+int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
+{
+	/* tower geometry: blocks, width, ffn, heads, image, patch, weight type */
+	uint32_t blocks = 4, embd = 256, ff = 512, heads = 4, image = 256, patch = 16, wtype = 1;
+	if (preset && strcmp(preset, "bonsai-9b-mmproj") == 0) {
+		/* a Qwen3-VL-class tower: 27 blocks of 1152, Q8_0 matrices */
+		blocks = 27;
+		embd = 1152;
+		ff = 4352;
+		heads = 16;
+		image = 768;
+		wtype = 8;
+	} else if (preset) {
+		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);
+	}
+	if (!projection_dim)
+		return errorf(err, "the projector needs the text model's embedding width");
+	struct gguf_writer w;
+	gw_init(&w);
+	gw_str(&w, "general.architecture", "clip");
+	gw_str(&w, "general.type", "mmproj");
+	gw_str(&w, "general.name", preset ? preset : "zealot-synth-mmproj");
+	gw_u32(&w, "general.file_type", wtype == 8 ? 7 : 1);
+	gw_bool(&w, "clip.has_vision_encoder", 1);
+	gw_str(&w, "clip.projector_type", "qwen3vl_merger");
+	gw_u32(&w, "clip.vision.image_size", image);
+	gw_u32(&w, "clip.vision.patch_size", patch);
+	gw_u32(&w, "clip.vision.embedding_length", embd);
+	gw_u32(&w, "clip.vision.feed_forward_length", ff);
+	gw_u32(&w, "clip.vision.block_count", blocks);
+	gw_u32(&w, "clip.vision.attention.head_count", heads);
+	gw_f32(&w, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+	gw_u32(&w, "clip.vision.projection_dim", projection_dim);
+	gw_u32(&w, "clip.vision.spatial_merge_size", 2);
+	struct tw t = {&w, wtype};
+	uint64_t pe[4] = {patch, patch, 3, embd};
+	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 1, (uint64_t)patch * patch * 3 * embd * 2);
+	vec(&t, "v.patch_embd.bias", embd);
+	uint64_t pos[2] = {embd, (uint64_t)(image / patch) * (image / patch)};
+	gw_tensor(&w, "v.position_embd.weight", 2, pos, 0, pos[0] * pos[1] * 4);
+	char nm[64];
+	for (uint32_t il = 0; il < blocks; il++) {
+#define VB(suffix) snprintf(nm, sizeof(nm), "v.blk.%u." suffix, il)
+		VB("ln1.weight");
+		vec(&t, nm, embd);
+		VB("ln1.bias");
+		vec(&t, nm, embd);
+		VB("attn_qkv.weight");
+		mat(&t, nm, embd, 3ull * embd);
+		VB("attn_qkv.bias");
+		vec(&t, nm, 3ull * embd);
+		VB("attn_out.weight");
+		mat(&t, nm, embd, embd);
+		VB("attn_out.bias");
+		vec(&t, nm, embd);
+		VB("ln2.weight");
+		vec(&t, nm, embd);
+		VB("ln2.bias");
+		vec(&t, nm, embd);
+		VB("ffn_up.weight");
+		mat(&t, nm, embd, ff);
+		VB("ffn_up.bias");
+		vec(&t, nm, ff);
+		VB("ffn_down.weight");
+		mat(&t, nm, ff, embd);
+		VB("ffn_down.bias");
+		vec(&t, nm, embd);
+#undef VB
+	}
+	uint64_t merged = 4ull * embd;
+	vec(&t, "v.post_ln.weight", embd);
+	vec(&t, "v.post_ln.bias", embd);
+	mat(&t, "mm.0.weight", merged, merged);
+	vec(&t, "mm.0.bias", merged);
+	mat(&t, "mm.2.weight", merged, projection_dim);
+	vec(&t, "mm.2.bias", projection_dim);
+	uint64_t hlen;
+	free(gw_header(&w, &hlen));
+	int rc = gw_write(&w, path, err);
+	if (rc == 0 && bytes)
+		*bytes = hlen + w.data_size;
+	gw_release(&w);
+	return rc;
+}
+
+/* --- adapter --------------------------------------------------------- */
+
+static int lora_target(const char *name)
+{
+	static const char *const suffixes[] = {".attn_output.weight", ".ssm_out.weight", ".ffn_down.weight"};
+	if (strncmp(name, "blk.", 4) != 0 || strstr(name, ".nextn."))
+		return 0;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		size_t m = strlen(suffixes[i]);
+		if (n > m && strcmp(name + n - m, suffixes[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void lora_pair(struct gguf_writer *w, const char *name, uint64_t in, uint64_t out, uint32_t rank, int embd)
+{
+	char nm[96];
+	uint64_t a[2], b[2];
+	if (embd) { /* token_embd: A and B flipped (llm_build_inp_embd) */
+		a[0] = rank;
+		a[1] = out;
+		b[0] = in;
+		b[1] = rank;
+	} else {
+		a[0] = in;
+		a[1] = rank;
+		b[0] = rank;
+		b[1] = out;
+	}
+	snprintf(nm, sizeof(nm), "%s.lora_a", name);
+	gw_tensor(w, nm, 2, a, 0, a[0] * a[1] * 4);
+	snprintf(nm, sizeof(nm), "%s.lora_b", name);
+	gw_tensor(w, nm, 2, b, 0, b[0] * b[1] * 4);
+}
+
+int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd, const char *base_name,
+	       const char *path, uint64_t *bytes, char **err)
+{
+	if (!rank)
+		return errorf(err, "rank must be positive");
+	struct gguf_file *base = gguf_open(base_path, err);
+	if (!base)
+		return -1;
+	const struct gguf_kv *arch = gguf_find(base->g, "general.architecture");
+	if (!arch || arch->type != GGUF_STRING) {
+		gguf_close(base);
+		return errorf(err, "'%s' names no architecture", base_path);
+	}
+	char *arch_s = xstrndup(arch->v.s.p, (size_t)arch->v.s.n);
+	/* MTP blocks are loaded only when a drafter is armed: an adapter on
+	 * them would not apply to a plain boot, so the trunk only. */
+	uint64_t blocks = 0, nextn = 0;
+	char key[96];
+	snprintf(key, sizeof(key), "%s.block_count", arch_s);
+	gguf_kv_u64(gguf_find(base->g, key), &blocks);
+	snprintf(key, sizeof(key), "%s.nextn_predict_layers", arch_s);
+	gguf_kv_u64(gguf_find(base->g, key), &nextn);
+	uint64_t n_trunk = blocks > nextn ? blocks - nextn : 0;
+	struct gguf_writer w;
+	gw_init(&w);
+	gw_str(&w, "general.architecture", arch_s);
+	gw_str(&w, "general.type", "adapter");
+	gw_str(&w, "general.name", "zealot-synth-lora");
+	gw_str(&w, "adapter.type", "lora");
+	gw_f32(&w, "adapter.lora.alpha", alpha);
+	if (base_name)
+		gw_str(&w, "zealot.synth.base_gguf", base_name);
+	for (uint64_t i = 0; i < base->g->n_tensors; i++) {
+		const struct gguf_tensor *t = &base->g->tensors[i];
+		if (t->n_dims == 2 && lora_target(t->name) && strtoull(t->name + 4, NULL, 10) < n_trunk)
+			lora_pair(&w, t->name, t->ne[0], t->ne[1], rank, 0);
+		if (touch_embd && strcmp(t->name, "token_embd.weight") == 0)
+			lora_pair(&w, t->name, t->ne[0], t->ne[1], rank, 1);
+	}
+	free(arch_s);
+	gguf_close(base);
+	uint64_t hlen;
+	free(gw_header(&w, &hlen));
+	int rc = gw_write(&w, path, err);
+	if (rc == 0 && bytes)
+		*bytes = hlen + w.data_size;
+	gw_release(&w);
+	return rc;
+}

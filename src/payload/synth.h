@@ -39,3 +39,15 @@ const char *synth_help_keys(void);
 const char *synth_help_presets(void);
 
 #endif
+
+/* A projector (mmproj) header of a vision tower: clip.* metadata and
+ * tensors of the tower's geometry, zero data. `preset` NULL is a small
+ * tower; "bonsai-9b-mmproj" approximates the seeds' Q8_0 Qwen3-VL tower. */
+int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err);
+
+/* A LoRA adapter fitted to the base payload at base_path: rank-r pairs on
+ * every trunk layer's output projection and FFN down projection, f32,
+ * zero data. touch_embd adds a pair on token_embd (law S12). base_name, if
+ * not NULL, is recorded as the payload it was fitted against. */
+int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd, const char *base_name,
+	       const char *path, uint64_t *bytes, char **err);

@@ -232,11 +232,12 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		buf_get(p->model, &p->n_model, "CUDA0", 1)->bytes = gpu;
 }
 
-static uint64_t sum_tensors(const struct gguf *g)
+/* Tensors allocated into a backend buffer, each padded to its alignment. */
+static uint64_t sum_tensors(const struct gguf *g, uint64_t align)
 {
 	uint64_t n = 0;
 	for (uint64_t i = 0; i < g->n_tensors; i++)
-		n += g->tensors[i].bytes;
+		n += PAD(g->tensors[i].bytes, align);
 	return n;
 }
 
@@ -268,11 +269,11 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	compute_model(&ci, p);
 
 	if (x && x->projector) {
-		p->projector_weights = sum_tensors(x->projector);
+		p->projector_weights = sum_tensors(x->projector, 1);
 		p->projector_compute = compute_projector(x->projector);
 	}
 	if (x && x->lora)
-		p->lora_bytes = sum_tensors(x->lora);
+		p->lora_bytes = sum_tensors(x->lora, dev->backend == DEVICE_CUDA ? 128 : 32);
 	p->overhead_bytes = dev->overhead_mib << 20;
 
 	/* Bill each term to the device or the host. */
