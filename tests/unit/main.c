@@ -28,6 +28,8 @@ int main(void)
 	test_model();
 	test_template();
 	test_synth();
+	test_ledger();
+	test_endpoint();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -22,5 +22,7 @@ void test_gguf(void);
 void test_model(void);
 void test_template(void);
 void test_synth(void);
+void test_ledger(void);
+void test_endpoint(void);
 
 #endif
