@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
     {"plan", cmd_plan, "price a serving shape on a device, term by term, and the verdict"},
     {"ledger", cmd_ledger, "read what the engine really allocated from its boot log"},
+    {"check", cmd_check, "evaluate every law the endpoint file, payload and plan can decide"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
 };
 

@@ -1,0 +1,206 @@
+/* zealot check ENDPOINT [--set K=V ...] [--json] [--keys] */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../endpoint/laws.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "cmd.h"
+
+static const char usage[] = "usage: zealot check ENDPOINT [--set KEY=VALUE ...] [--json]\n"
+			    "       zealot check --keys\n"
+			    "\n"
+			    "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
+			    "and the plan can decide. Each finding gives the law id, its severity, the\n"
+			    "key and line, the reason in one sentence and the fix. Laws checked:\n"
+			    "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
+			    "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
+			    "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
+			    "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
+			    "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
+			    "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
+			    "  S05 speculative flags as one set         S06 MTP head present in the file\n"
+			    "  S07 one context-backed drafter; ngram-mod on hybrids\n"
+			    "  S08 ubatch <= batch                      S09 a drafter beside a tight budget\n"
+			    "  S10 custom types and vendor transforms   S11 BF16 projector with slots > 1\n"
+			    "  S12 adapter arch, reach and provenance   S13 network bind without a key\n"
+			    "  S14 the CUDA build's quantized FA pairs  A08 the template's effort values\n"
+			    "\n"
+			    "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
+			    "  --json           one JSON object: findings, errors, warnings\n"
+			    "  --keys           list every endpoint key with its default and opt-out\n"
+			    "  -h, --help       this text\n"
+			    "\n"
+			    "exit: 0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file\n";
+
+static void list_keys(void)
+{
+	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
+	for (size_t i = 0; i < endpoint_n_keys; i++) {
+		const struct key_def *k = &endpoint_keys[i];
+		printf("%-18s %-14s %-26s %s\n", k->name, k->def ? k->def : "-", k->optout ? k->optout : "(error)",
+		       k->doc);
+	}
+}
+
+static void print_finding(const struct endpoint *ep, const struct finding *f)
+{
+	char where[512];
+	if (f->key && f->line > 0)
+		snprintf(where, sizeof(where), "%s:%d %s", ep->path, f->line, f->key);
+	else if (f->key && f->line < 0)
+		snprintf(where, sizeof(where), "--set %s", f->key);
+	else if (f->key)
+		snprintf(where, sizeof(where), "%s %s", ep->path, f->key);
+	else
+		snprintf(where, sizeof(where), "%s", ep->path);
+	printf("%-7s %s  %s: %s\n", severity_name(f->sev), f->law, where, f->reason);
+	if (f->fix && *f->fix)
+		printf("             fix: %s\n", f->fix);
+}
+
+static int by_severity(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	if (x->sev != y->sev)
+		return (int)x->sev - (int)y->sev;
+	return strcmp(x->law, y->law);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"set", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"keys", no_argument, NULL, 'k'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	char **sets = xcalloc((size_t)argc, sizeof(*sets));
+	size_t n_sets = 0;
+	int json = 0, keys = 0, ch, rc = EXIT_OK;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's': sets[n_sets++] = optarg; break;
+		case 'j': json = 1; break;
+		case 'k': keys = 1; break;
+		case 'h':
+			fputs(usage, stdout);
+			free(sets);
+			return EXIT_OK;
+		default:
+			fputs(usage, stderr);
+			free(sets);
+			return EXIT_USAGE;
+		}
+	}
+	if (keys) {
+		list_keys();
+		free(sets);
+		return EXIT_OK;
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		free(sets);
+		return EXIT_USAGE;
+	}
+	const char *path = argv[optind];
+	char *err = NULL;
+	struct findings fs = {0};
+	struct shape_ctx c = {0};
+	struct plan p;
+	int have_plan = 0;
+	struct endpoint *ep = endpoint_load(path, &err);
+	if (!ep) {
+		/* a file that does not parse is itself a finding: C01 for an
+		 * unknown key, C02 for the syntax */
+		if (err && strncmp(err, "cannot", 6) == 0) {
+			rc = cmd_fail(EXIT_IO, "check: %s", err);
+			goto done;
+		}
+		const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
+		if (json) {
+			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
+					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
+			char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			puts(s);
+			free(s);
+			json_decref(o);
+		} else {
+			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, err);
+		}
+		rc = EXIT_NO;
+		goto done;
+	}
+	for (size_t i = 0; i < n_sets; i++) {
+		if (endpoint_set(ep, sets[i], &err)) {
+			rc = cmd_fail(EXIT_USAGE, "check: %s", err);
+			goto done;
+		}
+	}
+	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs);
+	/* The payload laws and the fit need the headers; a file that is
+	 * missing is already a C03 finding, one that is unreadable becomes
+	 * one here, and a value that cannot be priced is already reported. */
+	int io = 0;
+	if (shape_load(ep, NULL, &c, &io, &err) == 0) {
+		if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err) == 0)
+			have_plan = 1;
+	}
+	if (err && (io || findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
+	    !strstr(err, "No such file")) {
+		fs.v = xreallocarray(fs.v, fs.n + 1, sizeof(*fs.v));
+		struct finding *f = &fs.v[fs.n++];
+		memset(f, 0, sizeof(*f));
+		f->law = io ? "C03" : "C02";
+		f->sev = SEV_ERROR;
+		f->reason = err;
+		f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
+		err = NULL;
+	}
+	laws_check(ep, c.census ? &c : NULL, have_plan ? &p : NULL, LAWS_PAYLOAD | LAWS_FIT, &fs);
+	qsort(fs.v, fs.n, sizeof(*fs.v), by_severity);
+	size_t errors = findings_errors(&fs), warnings = 0;
+	for (size_t i = 0; i < fs.n; i++)
+		warnings += fs.v[i].sev == SEV_WARNING;
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "endpoint", json_string(ep->path));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < fs.n; i++) {
+			const struct finding *f = &fs.v[i];
+			json_t *x = json_pack("{s:s,s:s,s:s,s:s}", "law", f->law, "severity", severity_name(f->sev),
+					      "reason", f->reason, "fix", f->fix);
+			json_object_set_new(x, "key", f->key ? json_string(f->key) : json_null());
+			json_object_set_new(x, "line", f->line > 0 ? json_integer(f->line) : json_null());
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "findings", arr);
+		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
+		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
+		if (have_plan)
+			json_object_set_new(o, "verdict", json_string(p.fits ? "fits" : "refused"));
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < fs.n; i++)
+			print_finding(ep, &fs.v[i]);
+		printf("%s%zu error%s, %zu warning%s\n", fs.n ? "\n" : "", errors, errors == 1 ? "" : "s", warnings,
+		       warnings == 1 ? "" : "s");
+	}
+	rc = errors ? EXIT_NO : EXIT_OK;
+done:
+	free(err);
+	findings_release(&fs);
+	shape_release(&c);
+	endpoint_free(ep);
+	free(sets);
+	return rc;
+}

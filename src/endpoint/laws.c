@@ -1,0 +1,512 @@
+#include "laws.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+
+const char *severity_name(enum severity s)
+{
+	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
+}
+
+static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, const char *key,
+		const char *fix, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, const char *key,
+		const char *fix, const char *fmt, ...)
+{
+	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+	struct finding *f = &out->v[out->n++];
+	f->law = law;
+	f->sev = sev;
+	f->key = key;
+	const struct endpoint_entry *e = key ? endpoint_entry(ep, key) : NULL;
+	f->line = e ? e->line : 0;
+	struct sb b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&b, fmt, ap);
+	va_end(ap);
+	f->reason = sb_detach(&b);
+	f->fix = xstrdup(fix ? fix : "");
+}
+
+void findings_release(struct findings *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].reason);
+		free(f->v[i].fix);
+	}
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
+}
+
+size_t findings_errors(const struct findings *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++)
+		n += f->v[i].sev == SEV_ERROR;
+	return n;
+}
+
+static const char *val(const struct endpoint *ep, const char *key)
+{
+	const char *v = endpoint_value(ep, key);
+	return v ? v : "";
+}
+
+static int u64(const struct endpoint *ep, const char *key, uint64_t *out)
+{
+	char *err = NULL;
+	int rc = endpoint_uint(ep, key, out, &err);
+	free(err);
+	return rc;
+}
+
+static int is_quantized(const char *type)
+{
+	const struct ggml_type_info *t = shape_cache_type(type);
+	return t && t->blck > 1;
+}
+
+static int extra_has(const struct endpoint *ep, const char *flag)
+{
+	const char *x = val(ep, "EXTRA_ARGS");
+	size_t n = strlen(flag);
+	for (const char *p = strstr(x, flag); p; p = strstr(p + 1, flag))
+		if ((p == x || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '=' || p[n] == '\t'))
+			return 1;
+	return 0;
+}
+
+/* C02: set-but-empty where the key documents no opt-out. */
+static void law_c02(const struct endpoint *ep, struct findings *out)
+{
+	for (size_t i = 0; i < endpoint_n_keys; i++) {
+		const struct key_def *k = &endpoint_keys[i];
+		if (endpoint_is_empty(ep, k->name) && !k->optout)
+			add(out, "C02", SEV_ERROR, ep, k->name,
+			    "give it a value, or remove the line to take the default",
+			    "%s is set but empty, and empty is no opt-out for this key (default: %s)", k->name,
+			    k->def ? k->def : "none");
+	}
+}
+
+/* Every value must parse as its kind. */
+static void law_values(const struct endpoint *ep, struct findings *out)
+{
+	for (size_t i = 0; i < endpoint_n_keys; i++) {
+		const struct key_def *k = &endpoint_keys[i];
+		const char *v = endpoint_value(ep, k->name);
+		if (!v || !*v)
+			continue;
+		char *err = NULL;
+		uint64_t u;
+		double d;
+		int b;
+		int bad = 0;
+		switch (k->kind) {
+		case KEY_UINT: bad = endpoint_uint(ep, k->name, &u, &err); break;
+		case KEY_NUMBER: bad = endpoint_number(ep, k->name, &d, &err); break;
+		case KEY_BOOL: bad = endpoint_bool(ep, k->name, &b, &err); break;
+		case KEY_ENUM: {
+			size_t n = strlen(v);
+			const char *c = k->choices;
+			bad = 1;
+			while (*c) {
+				size_t m = strcspn(c, "|");
+				if (m == n && strncmp(c, v, n) == 0)
+					bad = 0;
+				c += m + (c[m] == '|');
+			}
+			if (bad)
+				errorf(&err, "'%s' is not one of %s", v, k->choices);
+			break;
+		}
+		case KEY_SHA256:
+			bad = strlen(v) != 64 || strspn(v, "0123456789abcdefABCDEF") != 64;
+			if (bad)
+				errorf(&err, "'%s' is not 64 hex digits", v);
+			break;
+		default: break;
+		}
+		if (bad)
+			add(out, "C02", SEV_ERROR, ep, k->name, "correct the value", "%s: %s", k->name,
+			    err ? err : "invalid");
+		free(err);
+	}
+}
+
+static void law_cache_types(const struct endpoint *ep, struct findings *out)
+{
+	static const char *const keys[] = {"CACHE_TYPE_K", "CACHE_TYPE_V", "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *v = val(ep, keys[i]);
+		if (*v && !shape_cache_type(v))
+			add(out, "S04", SEV_ERROR, ep, keys[i],
+			    "use one of f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1",
+			    "%s=%s is not a KV cache type the engine accepts (there is no fp8: q8_0 is the 8-bit "
+			    "class)",
+			    keys[i], v);
+	}
+}
+
+static void law_shape(const struct endpoint *ep, struct findings *out)
+{
+	uint64_t ctx = 0, par = 1, batch = 0, ubatch = 0;
+	if (!endpoint_value(ep, "CTX_SIZE"))
+		add(out, "S01", SEV_ERROR, ep, "CTX_SIZE", "set CTX_SIZE to the pool: slots x the per-slot window",
+		    "CTX_SIZE is not set: the engine would size the pool itself (--fit maximises the total and shrinks "
+		    "each slot)");
+	if (u64(ep, "CTX_SIZE", &ctx) == 0 && u64(ep, "PARALLEL", &par) == 0 && par > 0) {
+		if (ctx % par)
+			add(out, "M03", SEV_ERROR, ep, "CTX_SIZE", "make CTX_SIZE a multiple of PARALLEL",
+			    "CTX_SIZE %llu is not divisible by PARALLEL %llu: the engine pads each slot to 256 and "
+			    "rounds the pool",
+			    (unsigned long long)ctx, (unsigned long long)par);
+		if (par > 1 && (extra_has(ep, "--fit") || extra_has(ep, "-fit")) &&
+		    (strstr(val(ep, "EXTRA_ARGS"), "fit on") || strstr(val(ep, "EXTRA_ARGS"), "fit=on")))
+			add(out, "S01", SEV_ERROR, ep, "EXTRA_ARGS",
+			    "remove --fit from EXTRA_ARGS; zealot passes --fit off",
+			    "--fit with PARALLEL %llu maximises the total pool and shrinks each slot",
+			    (unsigned long long)par);
+	}
+	if (par == 0)
+		add(out, "M03", SEV_ERROR, ep, "PARALLEL", "PARALLEL is the slot count: 1 or more", "PARALLEL is 0");
+	if (u64(ep, "BATCH_SIZE", &batch) == 0 && u64(ep, "UBATCH_SIZE", &ubatch) == 0 && ubatch > batch)
+		add(out, "S08", SEV_ERROR, ep, "UBATCH_SIZE", "keep UBATCH_SIZE <= BATCH_SIZE",
+		    "UBATCH_SIZE %llu exceeds BATCH_SIZE %llu: the engine clamps it silently",
+		    (unsigned long long)ubatch, (unsigned long long)batch);
+	const char *v = val(ep, "CACHE_TYPE_V");
+	if (is_quantized(v) && strcmp(val(ep, "FLASH_ATTN"), "on") != 0)
+		add(out, "S03", SEV_ERROR, ep, "FLASH_ATTN", "set FLASH_ATTN=on (or an unquantized CACHE_TYPE_V)",
+		    "a quantized V cache (%s) exists only on the flash-attention path; FLASH_ATTN=%s falls back or "
+		    "refuses",
+		    v, val(ep, "FLASH_ATTN"));
+	/* speculative flags move as a set (S05) */
+	const char *spec = val(ep, "SPEC_TYPE");
+	if (extra_has(ep, "--spec-type") || extra_has(ep, "--spec-draft-n-max") ||
+	    extra_has(ep, "--spec-draft-n-min") || extra_has(ep, "--spec-draft-p-min") ||
+	    extra_has(ep, "--draft-max") || extra_has(ep, "--model-draft"))
+		add(out, "S05", SEV_ERROR, ep, "EXTRA_ARGS", "use the SPEC_* keys; zealot renders the set whole",
+		    "speculative flags in EXTRA_ARGS make half a set (half a set has segfaulted at load)");
+	if (strcmp(spec, "none") == 0) {
+		static const char *const keys[] = {"SPEC_DRAFT_N_MAX", "SPEC_DRAFT_N_MIN", "SPEC_DRAFT_P_MIN",
+						   "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			if (endpoint_entry(ep, keys[i])->value)
+				add(out, "S05", SEV_WARNING, ep, keys[i], "remove it, or arm a drafter with SPEC_TYPE",
+				    "%s is set while SPEC_TYPE=none strips every --spec-* flag: the value reaches "
+				    "nothing",
+				    keys[i]);
+	}
+	int n_ctx_drafters = 0;
+	static const char *const context_drafters[] = {"draft-mtp", "draft-simple", "draft-eagle3", "draft-dflash",
+						       "draft-dspark"};
+	for (size_t i = 0; i < ARRAY_SIZE(context_drafters); i++)
+		n_ctx_drafters += strstr(spec, context_drafters[i]) != NULL;
+	if (n_ctx_drafters > 1)
+		add(out, "S07", SEV_ERROR, ep, "SPEC_TYPE",
+		    "keep one context-backed drafter (draft-mtp,ngram-mod is the legal pair)",
+		    "SPEC_TYPE=%s names two context-backed drafters; they cannot share a process", spec);
+	/* defaults that keep the endpoint observable */
+	int metrics = 1;
+	char *err = NULL;
+	if (endpoint_bool(ep, "METRICS", &metrics, &err) == 0 && !metrics)
+		add(out, "C04", SEV_WARNING, ep, "METRICS", "remove METRICS=0 unless nothing scrapes this endpoint",
+		    "without --metrics the engine answers /metrics with 501, which monitoring reads as DOWN while "
+		    "/health says 200");
+	free(err);
+	uint64_t verbosity = 4;
+	if (u64(ep, "VERBOSITY", &verbosity) == 0 && verbosity != 4)
+		add(out, "C05", SEV_WARNING, ep, "VERBOSITY", "keep VERBOSITY=4", "verbosity %llu %s",
+		    (unsigned long long)verbosity,
+		    verbosity < 4 ? "cannot prove the KV, draft and state sizes (no boot ledger)"
+				  : "floods the journal");
+	if (!endpoint_entry(ep, "PRESENCE_PENALTY")->value)
+		add(out, "C07", SEV_WARNING, ep, "PRESENCE_PENALTY",
+		    "set the recipe's value (e.g. PRESENCE_PENALTY=1.0), or PRESENCE_PENALTY= to opt out explicitly",
+		    "presence_penalty has no GGUF metadata key: unless PRESENCE_PENALTY reaches argv, the recipe's "
+		    "value reaches no request");
+	const char *bind = val(ep, "BIND_ADDR");
+	char *key_file = endpoint_path(ep, "API_KEY_FILE");
+	int has_key = key_file != NULL;
+	free(key_file);
+	if (strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "localhost") != 0 && strcmp(bind, "::1") != 0 &&
+	    strncmp(bind, "127.", 4) != 0 && !has_key)
+		add(out, "S13", SEV_WARNING, ep, "BIND_ADDR", "set API_KEY_FILE, or bind to 127.0.0.1",
+		    "BIND_ADDR=%s with no API key exposes the endpoint to the network", bind);
+}
+
+static char *which(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		return NULL;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		struct sb b = {0};
+		sb_addf(&b, "%.*s/%s", (int)n, path, name);
+		if (access(b.s, X_OK) == 0)
+			return sb_detach(&b);
+		sb_release(&b);
+		path += n + (path[n] == ':');
+	}
+	return NULL;
+}
+
+/* C08: the start command must be directly executable; a script needs its
+ * shebang or it is a 203/EXEC boot loop. */
+static void law_runtime(const struct endpoint *ep, struct findings *out)
+{
+	const char *rt = val(ep, "RUNTIME");
+	if (!*rt)
+		return;
+	char *path = strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : which(rt);
+	if (!path) {
+		add(out, "C03", SEV_ERROR, ep, "RUNTIME", "install llama-server or give RUNTIME its absolute path",
+		    "RUNTIME '%s' is not in PATH", rt);
+		return;
+	}
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		add(out, "C03", SEV_ERROR, ep, "RUNTIME", "build or install the runtime, or correct the path",
+		    "RUNTIME '%s' does not exist", path);
+	} else if (access(path, X_OK) != 0) {
+		add(out, "C08", SEV_ERROR, ep, "RUNTIME", "chmod +x it", "RUNTIME '%s' is not executable", path);
+	} else {
+		FILE *f = fopen(path, "rb");
+		unsigned char head[4] = {0};
+		size_t n = f ? fread(head, 1, 4, f) : 0;
+		if (f)
+			fclose(f);
+		int elf = n == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
+		int shebang = n >= 2 && head[0] == '#' && head[1] == '!';
+		if (!elf && !shebang)
+			add(out, "C08", SEV_ERROR, ep, "RUNTIME", "add a #! line, or point RUNTIME at the binary",
+			    "RUNTIME '%s' is neither a binary nor a script with a shebang: exec fails (203/EXEC)",
+			    path);
+		/* S14: the build tree says which quantized FA pairs were compiled */
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			static const char *const rel[] = {"/../CMakeCache.txt", "/../../CMakeCache.txt",
+							  "/CMakeCache.txt"};
+			*slash = '\0';
+			for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+				char cache[4200];
+				snprintf(cache, sizeof(cache), "%s%s", dir, rel[i]);
+				FILE *cf = fopen(cache, "r");
+				if (!cf)
+					continue;
+				char line[1024];
+				char quants[512] = "";
+				int cuda = 0;
+				while (fgets(line, sizeof(line), cf)) {
+					if (strncmp(line, "GGML_CUDA:BOOL=ON", 17) == 0)
+						cuda = 1;
+					if (strncmp(line, "GGML_CUDA_FA_QUANTS:", 20) == 0) {
+						const char *eq = strchr(line, '=');
+						snprintf(quants, sizeof(quants), "%s", eq ? eq + 1 : "");
+						quants[strcspn(quants, "\n")] = '\0';
+					}
+				}
+				fclose(cf);
+				const char *k = val(ep, "CACHE_TYPE_K"), *v = val(ep, "CACHE_TYPE_V");
+				char pair[64];
+				snprintf(pair, sizeof(pair), "%s-%s", k, v);
+				if (cuda && strcmp(quants, "all") != 0 && (is_quantized(k) || is_quantized(v))) {
+					const char *q = *quants ? quants : "q4_0-q4_0;q8_0-q8_0;f16-f16;bf16-bf16";
+					if (!strstr(q, pair))
+						add(out, "S14", SEV_WARNING, ep, "CACHE_TYPE_V",
+						    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all)",
+						    "%s's build compiles FA kernels for %s, not %s: the pair falls "
+						    "back off the GPU",
+						    cache, q, pair);
+				}
+				break;
+			}
+		}
+	}
+	free(path);
+}
+
+static void law_files(const struct endpoint *ep, struct findings *out)
+{
+	static const char *const keys[] = {"MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		char *p = endpoint_path(ep, keys[i]);
+		if (!p) {
+			if (i == 0)
+				add(out, "C03", SEV_ERROR, ep, "MODEL_FILE", "set MODEL_FILE to the payload",
+				    "MODEL_FILE is not set");
+			continue;
+		}
+		struct stat st;
+		if (stat(p, &st) != 0)
+			add(out, "C03", SEV_ERROR, ep, keys[i],
+			    "fetch the file, or correct the path (or opt out with an empty value)",
+			    "%s '%s' does not exist: a refusal, never a half-load", keys[i], p);
+		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
+			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
+			    "%s '%s' is not a readable file", keys[i], p);
+		free(p);
+	}
+}
+
+static int tensors_mostly(const struct gguf *g, uint32_t type)
+{
+	uint64_t hit = 0, all = 0;
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		if (g->tensors[i].n_dims < 2)
+			continue;
+		all++;
+		hit += g->tensors[i].type == type;
+	}
+	return all && hit * 2 > all;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
+{
+	if (!c || !c->census || !c->census->model)
+		return;
+	const struct census *cs = c->census;
+	const struct model *m = cs->model;
+	const struct plan_shape *s = &c->shape;
+	/* S02: the per-slot window against the trained context */
+	uint64_t slot = s->parallel && !s->kv_unified ? s->ctx_size / s->parallel : s->ctx_size;
+	if (slot > m->n_ctx_train && !m->rope_scaling && !extra_has(ep, "--rope-scaling") &&
+	    !extra_has(ep, "--yarn-orig-ctx"))
+		add(out, "S02", SEV_ERROR, ep, "CTX_SIZE", "lower CTX_SIZE, raise PARALLEL, or configure rope scaling",
+		    "the per-slot window %llu exceeds the trained context %llu and no rope scaling is configured",
+		    (unsigned long long)slot, (unsigned long long)m->n_ctx_train);
+	/* S06: MTP is a property of the file */
+	if (s->spec_mtp) {
+		if (m->n_nextn == 0)
+			add(out, "S06", SEV_ERROR, ep, "SPEC_TYPE",
+			    "use the -MTP export of the payload, or SPEC_TYPE=none",
+			    "SPEC_TYPE arms draft-mtp but the payload declares no MTP head (nextn_predict_layers = 0)");
+		else if (m->mtp_tensors == 0)
+			add(out, "S06", SEV_ERROR, ep, "SPEC_TYPE",
+			    "use a payload that carries the head, or SPEC_TYPE=none",
+			    "the payload declares %u MTP block(s) but carries no blk.N.nextn.* tensors: a ghost "
+			    "drafter at acceptance 0.00",
+			    m->n_nextn);
+	}
+	/* S07: ngram-mod on a recurrent model disables state rollback */
+	if (strstr(val(ep, "SPEC_TYPE"), "ngram-mod") && m->n_kind[LAYER_RECURRENT])
+		add(out, "S07", SEV_WARNING, ep, "SPEC_TYPE", "drop ngram-mod on hybrid models",
+		    "ngram-mod on a recurrent (hybrid) model disables state rollback: rejected drafts degrade output "
+		    "silently");
+	/* S10: custom types and vendor transforms lock the payload to a runtime */
+	for (size_t i = 0; i < cs->n_types; i++)
+		if (!cs->types[i].name)
+			add(out, "S10", SEV_WARNING, ep, "MODEL_FILE", "pin RUNTIME to the build that defines the type",
+			    "the payload has %llu tensors of custom ggml type %u: a stock build refuses it",
+			    (unsigned long long)cs->types[i].count, cs->types[i].type);
+	for (size_t i = 0; i < cs->n_families; i++)
+		add(out, "S10", SEV_WARNING, ep, "MODEL_FILE", "pin RUNTIME to a build that reads these keys",
+		    "vendor metadata %s.* (%llu keys): a loader that ignores a transform dequantizes wrongly and "
+		    "silently",
+		    cs->families[i].prefix, (unsigned long long)cs->families[i].keys);
+	/* S11: BF16 projector under concurrency */
+	if (c->projector && s->parallel > 1 && tensors_mostly(c->projector->g, 30))
+		add(out, "S11", SEV_WARNING, ep, "MMPROJ_FILE", "use the Q8_0 projector",
+		    "a BF16 projector can crash the engine under concurrent image requests; PARALLEL is %u",
+		    s->parallel);
+	/* S12: adapter provenance and reach */
+	if (c->lora) {
+		char *err = NULL;
+		struct census *lc = census_take(c->lora->g, &err);
+		free(err);
+		if (lc && !lc->is_adapter)
+			add(out, "S12", SEV_ERROR, ep, "LORA_FILE", "point LORA_FILE at an adapter",
+			    "LORA_FILE is not an adapter");
+		if (lc && lc->touches_token_embd)
+			add(out, "S12", SEV_ERROR, ep, "LORA_FILE",
+			    "use an adapter that leaves the embedding untouched",
+			    "the adapter touches token_embd: a crash, not a degradation");
+		const struct gguf_kv *la = gguf_find(c->lora->g, "general.architecture");
+		if (la && la->type == GGUF_STRING &&
+		    (la->v.s.n != strlen(m->arch) || memcmp(la->v.s.p, m->arch, la->v.s.n)))
+			add(out, "S12", SEV_ERROR, ep, "LORA_FILE", "use an adapter for this architecture",
+			    "the adapter is for %.*s, the payload is %s", (int)la->v.s.n, la->v.s.p, m->arch);
+		if (lc && lc->adapter_base && strcmp(base_name(lc->adapter_base), base_name(c->model_path)) != 0)
+			add(out, "S12", SEV_WARNING, ep, "LORA_FILE",
+			    "prove its effect with a behaviour probe, not the card",
+			    "the adapter was fitted against %s, not %s: the loader matches tensor names, not hashes",
+			    lc->adapter_base, base_name(c->model_path));
+		census_free(lc);
+	}
+	/* A08: the template's accepted reasoning_effort values */
+	if (cs->has_template && cs->tpl.n_effort) {
+		struct sb b = {0};
+		for (size_t i = 0; i < cs->tpl.n_effort; i++)
+			sb_addf(&b, "%s%s", i ? "|" : "", cs->tpl.effort[i]);
+		add(out, "A08", SEV_INFO, ep, NULL, "map clients' levels onto these (zealot emit harness does)",
+		    "the chat template accepts reasoning_effort %s only%s", b.s,
+		    cs->tpl.raises ? " and raises (HTTP 500) on any other" : "");
+		sb_release(&b);
+	}
+}
+
+static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, struct findings *out)
+{
+	if (!p)
+		return;
+	double free_mib = (double)p->free_bytes / (1024.0 * 1024.0);
+	if (!p->fits)
+		add(out, "M09", SEV_ERROR, ep, "CTX_SIZE",
+		    "shrink the pool, quantize the cache, disarm the drafter or lower UBATCH_SIZE (zealot plan shows "
+		    "each term)",
+		    "the plan leaves %.2f MiB free on %s, below the %.2f MiB slack band", free_mib, p->device->name,
+		    plan_mib(p->slack));
+	else if (c && c->shape.spec_mtp && p->has_draft) {
+		uint64_t draft = p->draft_kv.k_bytes + p->draft_kv.v_bytes;
+		for (unsigned i = 0; i < p->n_draft_compute; i++)
+			draft += p->draft_compute[i].bytes;
+		if (p->free_bytes < (int64_t)(p->slack + p->slack))
+			add(out, "S09", SEV_WARNING, ep, "SPEC_TYPE",
+			    "measure decode with and without the drafter before keeping it",
+			    "the armed drafter costs %.2f MiB and leaves %.2f MiB free: speculation pays only with "
+			    "room on the card",
+			    plan_mib(draft), free_mib);
+	}
+}
+
+size_t laws_check(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, unsigned which,
+		  struct findings *out)
+{
+	size_t before = out->n;
+	if (which & LAWS_STATIC) {
+		law_c02(ep, out);
+		law_values(ep, out);
+		law_cache_types(ep, out);
+		law_shape(ep, out);
+		law_runtime(ep, out);
+	}
+	if (which & LAWS_FILES)
+		law_files(ep, out);
+	if (which & LAWS_PAYLOAD)
+		law_payload(ep, c, out);
+	if (which & LAWS_FIT)
+		law_fit(ep, c, p, out);
+	size_t errors = 0;
+	for (size_t i = before; i < out->n; i++)
+		errors += out->v[i].sev == SEV_ERROR;
+	return errors;
+}
