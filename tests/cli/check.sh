@@ -1,0 +1,141 @@
+# zealot check: for each law, an endpoint that breaks it (the right id,
+# severity and exit status) and one that does not (the id absent).
+. "$(dirname "$0")/../lib.sh"
+cd "$TMP" || exit 1
+
+"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+"$ZEALOT" synth qwen35 --set mtp_tensors=0 -o ghost.gguf 2>/dev/null
+"$ZEALOT" synth qwen35 --set type=142 -o pq.gguf 2>/dev/null
+"$ZEALOT" synth clip -o mm.gguf 2>/dev/null
+"$ZEALOT" synth lora --base q.gguf -o lora.gguf 2>/dev/null
+"$ZEALOT" synth lora --base q.gguf --set touch_embd=1 -o lora-embd.gguf 2>/dev/null
+"$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf 2>/dev/null
+"$ZEALOT" synth lora --base q.gguf --set base_name=other.gguf -o lora-other.gguf 2>/dev/null
+printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
+printf 'echo no shebang\n' >noshebang.sh && chmod +x noshebang.sh
+printf 'key\n' >apikey
+
+# A clean endpoint: every law holds.
+base() {
+	cat <<X
+RUNTIME=$TMP/rt.sh
+MODEL_FILE=q.gguf
+CTX_SIZE=8192
+PARALLEL=2
+PRESENCE_PENALTY=
+DEVICE=cpu
+ADDRESSABLE_MIB=16384
+X
+}
+base >clean.env
+run "$ZEALOT" check clean.env
+check "clean endpoint: exit 0" rc_is 0
+check "clean endpoint: 0 errors, 0 warnings" out_has "0 errors, 0 warnings"
+
+# expect NAME LAW SEVERITY "KEY=VALUE lines (|-separated)": the law fires.
+expect() {
+	local name=$1 law=$2 sev=$3 lines=$4 want_rc=0
+	[ "$sev" = error ] && want_rc=1
+	# later lines override the base: keep the last value of each key
+	{
+		base
+		echo "$lines" | tr '|' '\n'
+	} | tac | awk -F= '!seen[$1]++' | tac >"$name.env"
+	run "$ZEALOT" check --json "$name.env"
+	check "$law ($name): exit $want_rc" rc_is "$want_rc"
+	check "$law ($name): a $sev finding with the law id" \
+		test "$(jq --arg l "$law" --arg s "$sev" '[.findings[]|select(.law==$l and .severity==$s)]|length' "$TMP/out")" -ge 1
+}
+# absent NAME LAW "lines": the law does not fire.
+absent() {
+	local name=$1 law=$2 lines=$3
+	{
+		base
+		echo "$lines" | tr '|' '\n'
+	} | tac | awk -F= '!seen[$1]++' | tac >"$name.env"
+	run "$ZEALOT" check --json "$name.env"
+	check "$law ($name): not raised" test "$(jq --arg l "$law" '[.findings[]|select(.law==$l)]|length' "$TMP/out")" -eq 0
+}
+
+expect unknown C01 error "KV_CACHE_TYPE=q8_0"
+run "$ZEALOT" check unknown.env
+check "C01: did-you-mean and the line" test -n "$(grep -F 'unknown.env:8: unknown key' "$TMP/out" | grep -F 'did you mean')"
+expect empty-parallel C02 error "PARALLEL="
+absent empty-mmproj C02 "MMPROJ_FILE="
+expect bad-number C02 error "UBATCH_SIZE=lots"
+expect bad-enum C02 error "FLASH_ATTN=maybe"
+expect bad-sha C02 error "MODEL_SHA256=abc"
+expect missing-model C03 error "MODEL_FILE=nowhere.gguf"
+expect missing-mmproj C03 error "MMPROJ_FILE=nowhere-mmproj.gguf"
+expect missing-runtime C03 error "RUNTIME=$TMP/no-such-server"
+expect not-in-path C03 error "RUNTIME=no-such-server-in-path"
+printf 'GGUF\3\0\0\0' >trunc.gguf
+expect corrupt-model C03 error "MODEL_FILE=trunc.gguf"
+expect metrics-off C04 warning "METRICS=0"
+absent metrics-on C04 "METRICS=1"
+expect verbosity-3 C05 warning "VERBOSITY=3"
+absent verbosity-4 C05 "VERBOSITY=4"
+base | grep -v '^PRESENCE_PENALTY' >presence-unset.env
+run "$ZEALOT" check --json presence-unset.env
+check "C07 (presence unset): exit 0, warned" test "$rc" -eq 0 -a "$(jq '[.findings[]|select(.law=="C07" and .severity=="warning")]|length' "$TMP/out")" -eq 1
+absent presence-set C07 "PRESENCE_PENALTY=1.0"
+expect no-shebang C08 error "RUNTIME=$TMP/noshebang.sh"
+chmod -x noshebang.sh
+expect not-executable C08 error "RUNTIME=$TMP/noshebang.sh"
+expect indivisible M03 error "CTX_SIZE=8193"
+expect zero-slots M03 error "PARALLEL=0"
+expect refused M09 error "ADDRESSABLE_MIB=100"
+base | grep -v '^CTX_SIZE' >no-ctx.env
+run "$ZEALOT" check --json no-ctx.env
+check "S01 (CTX_SIZE unset): exit 1, error" test "$rc" -eq 1 -a "$(jq '[.findings[]|select(.law=="S01" and .severity=="error")]|length' "$TMP/out")" -ge 1
+expect fit-on S01 error "EXTRA_ARGS=--fit on"
+expect window S02 error "CTX_SIZE=131072|PARALLEL=1"
+absent window-ok S02 "CTX_SIZE=65536|PARALLEL=2"
+expect quant-v-no-fa S03 error "CACHE_TYPE_V=q8_0|FLASH_ATTN=off"
+expect quant-v-auto S03 error "CACHE_TYPE_V=q4_0|FLASH_ATTN=auto"
+absent quant-v-fa S03 "CACHE_TYPE_V=q8_0|FLASH_ATTN=on"
+expect fp8 S04 error "CACHE_TYPE_K=fp8"
+expect fp8-draft S04 error "SPEC_DRAFT_TYPE_V=e4m3"
+expect half-set S05 error "EXTRA_ARGS=--spec-draft-n-max 3"
+expect spec-none-keys S05 warning "SPEC_TYPE=none|SPEC_DRAFT_N_MAX=2"
+absent spec-armed S05 "SPEC_TYPE=draft-mtp|SPEC_DRAFT_N_MAX=2"
+expect ghost S06 error "MODEL_FILE=ghost.gguf|SPEC_TYPE=draft-mtp"
+expect no-head S06 error "MODEL_FILE=l.gguf|SPEC_TYPE=draft-mtp"
+absent head S06 "SPEC_TYPE=draft-mtp"
+expect two-drafters S07 error "SPEC_TYPE=draft-mtp,draft-eagle3"
+run "$ZEALOT" check --json two-drafters.env
+check "S07: value outside the enum is also C02" test "$(jq '[.findings[]|select(.law=="C02")]|length' "$TMP/out")" -ge 1
+expect ngram-hybrid S07 warning "SPEC_TYPE=draft-mtp,ngram-mod"
+absent ngram-dense S07 "MODEL_FILE=l.gguf|SPEC_TYPE=ngram-mod"
+expect ubatch S08 error "BATCH_SIZE=256|UBATCH_SIZE=512"
+expect tight-drafter S09 warning "SPEC_TYPE=draft-mtp|ADDRESSABLE_MIB=1600|SLACK_MIB=1024"
+absent roomy-drafter S09 "SPEC_TYPE=draft-mtp|ADDRESSABLE_MIB=16384"
+expect custom-type S10 warning "MODEL_FILE=pq.gguf"
+absent stock-types S10 ""
+expect lora-embd S12 error "LORA_FILE=lora-embd.gguf"
+expect lora-arch S12 error "LORA_FILE=lora-llama.gguf"
+expect lora-other S12 warning "LORA_FILE=lora-other.gguf"
+expect lora-not-adapter S12 error "LORA_FILE=mm.gguf"
+absent lora-ok S12 "LORA_FILE=lora.gguf"
+expect open-bind S13 warning "BIND_ADDR=0.0.0.0"
+absent keyed-bind S13 "BIND_ADDR=0.0.0.0|API_KEY_FILE=apikey"
+expect effort A08 info ""
+
+# The human output: law id, file:line, reason and fix.
+run "$ZEALOT" check quant-v-no-fa.env
+check "human: 'error   S03  FILE:LINE FLASH_ATTN:'" test -n "$(grep -E '^error +S03 +quant-v-no-fa.env:[0-9]+ FLASH_ATTN:' "$TMP/out")"
+check "human: a fix line" out_has "fix: set FLASH_ATTN=on"
+check "human: summary line" out_has "1 error"
+
+# The examples pass (with a runtime present).
+for ex in "$ROOT"/examples/*.env; do
+	run "$ZEALOT" check "$ex" --set RUNTIME=/bin/true --set MODEL_FILE="$TMP/q.gguf" --set MMPROJ_FILE= --set LORA_FILE= --set CTX_SIZE=12288 --set DEVICE=cpu --set ADDRESSABLE_MIB=16384
+	check "example $(basename "$ex"): no error" rc_is 0
+done
+run "$ZEALOT" check --keys
+check "--keys lists every key with its default" test -n "$(grep -E '^CACHE_TYPE_K +f16' "$TMP/out")"
+run "$ZEALOT" check "$TMP/none.env"
+check "no file: exit 3" rc_is 3
+run "$ZEALOT" check --help
+check "--help lists the laws" out_has "S06"
