@@ -18,6 +18,8 @@ static const struct command commands[] = {
     {"plan", cmd_plan, "price a serving shape on a device, term by term, and the verdict"},
     {"ledger", cmd_ledger, "read what the engine really allocated from its boot log"},
     {"check", cmd_check, "evaluate every law the endpoint file, payload and plan can decide"},
+    {"serve", cmd_serve, "gate the endpoint (laws, files, pins, fit), then exec the engine"},
+    {"emit", cmd_emit, "render the systemd unit, scrape job, alert rules or harness entry"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
 };
 

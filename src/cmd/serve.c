@@ -1,0 +1,214 @@
+/* zealot serve ENDPOINT [--dry-run]: the systemd ExecStart.
+ *
+ * Gates, in order, each a refusal with SERVE_REFUSED (listed in the
+ * emitted unit's RestartPreventExitStatus=, so a missing download never
+ * becomes a crash loop): the endpoint's laws, the payload files present
+ * (C03), their pinned byte counts and SHA-256, the payload laws and the fit
+ * gate (M09). Then execv the runtime, so the engine is the unit's main
+ * process and systemd supervises it, not a wrapper.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+#include "../endpoint/argv.h"
+#include "../endpoint/endpoint.h"
+#include "../endpoint/laws.h"
+#include "../payload/pin.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: zealot serve ENDPOINT [--dry-run]\n"
+	"\n"
+	"Launch the endpoint's engine, after gates that refuse what must not boot:\n"
+	"  1. laws      the file's own values and the runtime (zealot check)\n"
+	"  2. files     MODEL_FILE, MMPROJ_FILE, LORA_FILE, API_KEY_FILE present (C03)\n"
+	"  3. pins      MODEL_BYTES / MODEL_SHA256 (and MMPROJ_, LORA_) match; a\n"
+	"               verified hash is cached by path, size, mtime and inode in\n"
+	"               $ZEALOT_STATE_DIR (default ~/.local/state/zealot), so a\n"
+	"               10 GB payload is hashed once, not at every boot\n"
+	"  4. fit       the payload laws and the plan's verdict (M09)\n"
+	"then exec the runtime with `zealot argv`'s command line, replacing this\n"
+	"process (the engine becomes the unit's main process).\n"
+	"\n"
+	"  --dry-run    run every gate, print the command line, do not exec\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"exit: the engine's own status once exec'd; 78 a gate refused (the unit\n"
+	"      does not restart on it); 2 usage; 3 the endpoint file is unreadable\n";
+
+static int refuse(const struct endpoint *ep, const char *gate, const struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct finding *f = &fs->v[i];
+		if (f->sev != SEV_ERROR)
+			continue;
+		if (f->key && f->line > 0)
+			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s:%d %s: %s\n", gate, f->law, ep->path,
+				f->line, f->key, f->reason);
+		else
+			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s: %s\n", gate, f->law, ep->path,
+				f->reason);
+	}
+	return SERVE_REFUSED;
+}
+
+struct progress {
+	int last;
+};
+
+static void show_progress(const char *path, uint64_t done, uint64_t total, void *arg)
+{
+	struct progress *p = arg;
+	if (total < (256u << 20))
+		return;
+	int pct = (int)(done * 100 / total);
+	if (pct / 10 != p->last / 10 || done == total) {
+		fprintf(stderr, "zealot: serve: hashing %s: %d%% of %.1f GiB\n", path, pct,
+			(double)total / (1024.0 * 1024.0 * 1024.0));
+		p->last = pct;
+	}
+}
+
+/* Gate 3: pins. Returns 0 or a refusal. */
+static int check_pins(const struct endpoint *ep)
+{
+	static const char *const files[] = {"MODEL", "MMPROJ", "LORA"};
+	char *dir = pin_stamp_dir();
+	int rc = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && rc == 0; i++) {
+		char key[32], bkey[32], skey[32];
+		snprintf(key, sizeof(key), "%s_FILE", files[i]);
+		snprintf(bkey, sizeof(bkey), "%s_BYTES", files[i]);
+		snprintf(skey, sizeof(skey), "%s_SHA256", files[i]);
+		char *path = endpoint_path(ep, key);
+		if (!path)
+			continue;
+		const char *want_bytes = endpoint_value(ep, bkey);
+		const char *want_sha = endpoint_value(ep, skey);
+		if (want_bytes && *want_bytes) {
+			struct stat st;
+			uint64_t want = 0;
+			char *err = NULL;
+			endpoint_uint(ep, bkey, &want, &err);
+			free(err);
+			if (stat(path, &st) != 0 || (uint64_t)st.st_size != want) {
+				fprintf(stderr,
+					"zealot: serve: refused at the pins gate: %s '%s' is %lld bytes, %s pins %llu (an unfinished or wrong download)\n",
+					key, path, stat(path, &st) == 0 ? (long long)st.st_size : -1LL, bkey,
+					(unsigned long long)want);
+				rc = SERVE_REFUSED;
+			}
+		}
+		if (rc == 0 && want_sha && *want_sha) {
+			char hex[65], *err = NULL;
+			int cached = 0;
+			struct progress pr = {-1};
+			if (pin_sha256(path, dir, hex, &cached, show_progress, &pr, &err)) {
+				fprintf(stderr, "zealot: serve: refused at the pins gate: %s\n", err);
+				free(err);
+				rc = SERVE_REFUSED;
+			} else if (strcasecmp(hex, want_sha) != 0) {
+				fprintf(stderr, "zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s pins %s\n",
+					key, path, hex, skey, want_sha);
+				rc = SERVE_REFUSED;
+			} else {
+				fprintf(stderr, "zealot: serve: %s SHA-256 verified%s\n", key,
+					cached ? " (stamp: file unchanged since it was hashed)" : "");
+			}
+		}
+		free(path);
+	}
+	free(dir);
+	return rc;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int dry = 0, ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'n': dry = 1; break;
+		case 'h': fputs(usage, stdout); return EXIT_OK;
+		default: fputs(usage, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	char *err = NULL;
+	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	if (!ep) {
+		int io = err && strncmp(err, "cannot", 6) == 0;
+		/* an endpoint that does not parse is a refusal too (C01) */
+		fprintf(stderr, "zealot: serve: %s%s\n", io ? "" : "refused at the laws gate: ", err);
+		free(err);
+		return io ? EXIT_IO : SERVE_REFUSED;
+	}
+	struct findings fs = {0};
+	struct shape_ctx c = {0};
+	struct argv_list a = {0};
+	struct plan p;
+	int rc;
+	if (laws_check(ep, NULL, NULL, LAWS_STATIC, &fs)) {
+		rc = refuse(ep, "laws", &fs);
+		goto done;
+	}
+	if (laws_check(ep, NULL, NULL, LAWS_FILES, &fs)) {
+		rc = refuse(ep, "files", &fs);
+		goto done;
+	}
+	if ((rc = check_pins(ep)) != 0)
+		goto done;
+	int io = 0;
+	if (shape_load(ep, NULL, &c, &io, &err) ||
+	    plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
+		fprintf(stderr, "zealot: serve: refused at the fit gate: %s\n", err);
+		rc = SERVE_REFUSED;
+		goto done;
+	}
+	if (laws_check(ep, &c, &p, LAWS_PAYLOAD | LAWS_FIT, &fs)) {
+		rc = refuse(ep, "fit", &fs);
+		goto done;
+	}
+	if (argv_render(ep, &a, &err)) {
+		fprintf(stderr, "zealot: serve: refused: %s\n", err);
+		rc = SERVE_REFUSED;
+		goto done;
+	}
+	fprintf(stderr, "zealot: serve: gates passed (laws, files, pins, fit: %.2f MiB free of %.2f on %s)\n",
+		(double)p.free_bytes / (1024.0 * 1024.0), plan_mib(p.addressable), p.device->name);
+	if (dry) {
+		for (size_t i = 0; i < a.n; i++)
+			puts(a.v[i]);
+		rc = EXIT_OK;
+		goto done;
+	}
+	fflush(NULL);
+	if (strchr(a.v[0], '/'))
+		execv(a.v[0], a.v);
+	else
+		execvp(a.v[0], a.v);
+	fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
+	rc = SERVE_REFUSED;
+done:
+	free(err);
+	argv_release(&a);
+	findings_release(&fs);
+	shape_release(&c);
+	endpoint_free(ep);
+	return rc;
+}

@@ -1,0 +1,167 @@
+#include "pin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+
+char *pin_stamp_dir(void)
+{
+	struct sb b = {0};
+	const char *d = getenv("ZEALOT_STATE_DIR");
+	if (d && *d)
+		sb_adds(&b, d);
+	else if ((d = getenv("XDG_STATE_HOME")) && *d)
+		sb_addf(&b, "%s/zealot", d);
+	else
+		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
+	return sb_detach(&b);
+}
+
+static void hex_of(const unsigned char *d, unsigned n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int sha256_of(const char *s, size_t n, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	if (!EVP_Digest(s, n, md, &len, EVP_sha256(), NULL) || len != 32)
+		return -1;
+	hex_of(md, 32, hex);
+	return 0;
+}
+
+static int mkdirs(const char *dir)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* The stamp's first line: the facts that must not have changed. */
+static void facts(const char *path, const struct stat *st, struct sb *b)
+{
+	sb_addf(b, "%s\t%llu\t%lld.%09ld\t%llu\t%llu\n", path, (unsigned long long)st->st_size,
+		(long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (unsigned long long)st->st_ino,
+		(unsigned long long)st->st_dev);
+}
+
+static char *stamp_path(const char *dir, const char *path)
+{
+	char key[65];
+	if (sha256_of(path, strlen(path), key))
+		return NULL;
+	struct sb b = {0};
+	sb_addf(&b, "%s/pins/%s", dir, key);
+	return sb_detach(&b);
+}
+
+int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress,
+	       void *arg, char **err)
+{
+	*cached = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return errorf(err, "cannot stat '%s': %s", path, strerror(errno));
+	}
+	struct sb want = {0};
+	facts(path, &st, &want);
+	char *sp = stamp_dir ? stamp_path(stamp_dir, path) : NULL;
+	if (sp) {
+		FILE *f = fopen(sp, "r");
+		if (f) {
+			char line[8192], digest[128];
+			if (fgets(line, sizeof(line), f) && strcmp(line, want.s) == 0 && fgets(digest, sizeof(digest), f) &&
+			    strlen(digest) == 65 && digest[64] == '\n') {
+				memcpy(hex, digest, 64);
+				hex[64] = '\0';
+				*cached = 1;
+			}
+			fclose(f);
+		}
+	}
+	if (*cached) {
+		close(fd);
+		free(sp);
+		sb_release(&want);
+		return 0;
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	size_t cap = 4u << 20;
+	unsigned char *buf = xmalloc(cap);
+	uint64_t done = 0, total = (uint64_t)st.st_size;
+	int rc = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = errorf(err, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+		done += (uint64_t)n;
+		if (progress)
+			progress(path, done, total, arg);
+	}
+	free(buf);
+	close(fd);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	if (rc == 0)
+		hex_of(md, 32, hex);
+	/* a stamp that cannot be written only costs a re-hash next time */
+	if (rc == 0 && sp) {
+		char *slash = strrchr(sp, '/');
+		*slash = '\0';
+		if (mkdirs(sp) == 0) {
+			*slash = '/';
+			struct sb tmp = {0};
+			sb_addf(&tmp, "%s.%ld.tmp", sp, (long)getpid());
+			FILE *f = fopen(tmp.s, "w");
+			if (f) {
+				int bad = fputs(want.s, f) < 0 || fprintf(f, "%s\n", hex) < 0;
+				bad |= fclose(f) != 0;
+				if (bad || rename(tmp.s, sp) != 0)
+					unlink(tmp.s);
+			}
+			sb_release(&tmp);
+		}
+	}
+	free(sp);
+	sb_release(&want);
+	return rc;
+}
