@@ -44,7 +44,7 @@ engine:
 	scripts/build-engine.sh
 
 # Every test; the runner ends with "N passed, N failed".
-test: zealot $(B)/zealot-san $(B)/unit $(FUZZERS)
+test: zealot $(B)/zealot-san $(B)/unit $(FUZZERS) examples
 	FUZZ_RUNS=$(FUZZ_RUNS) tests/run
 
 bench: zealot
@@ -58,12 +58,19 @@ clean:
 
 .PHONY: all fuzz engine test bench format clean demo examples
 
-# The main job on a built-in example: the seeds' 9B hybrid geometry, made
-# by synth (sparse, no download, no GPU), then read back by inspect.
-demo: zealot
-	@mkdir -p $(B)/demo
-	./zealot synth --preset bonsai-9b -o $(B)/demo/bonsai-9b.gguf
-	./zealot inspect $(B)/demo/bonsai-9b.gguf
+# The main job on the built-in example: the seeds' current endpoint (9B
+# hybrid + MTP + projector + adapter on an RTX 3090), its payloads made by
+# synth (sparse, no download, no GPU): what the payload is, what the shape
+# costs term by term, the laws, and the command line serve would exec.
+demo: zealot examples
+	./zealot inspect examples/payloads/bonsai-9b-pq2.gguf
+	@echo
+	./zealot plan examples/frank-zealot.env
+	@echo
+	@echo "# RUNTIME names the seeds' fork build; /bin/true stands in for it here"
+	./zealot check examples/frank-zealot.env --set RUNTIME=/bin/true
+	@echo
+	./zealot argv examples/frank-zealot.env
 
 # The example endpoints' payloads: synthetic stand-ins of the seeds' files
 # (same geometry, custom type 142 like PQ2_0, zero weights, sparse).

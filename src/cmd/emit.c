@@ -12,26 +12,25 @@
 #include "../plan/shape.h"
 #include "cmd.h"
 
-static const char usage[] =
-	"usage: zealot emit unit|prometheus|alerts|harness ENDPOINT [options]\n"
-	"\n"
-	"  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
-	"              becomes the main process), EnvironmentFile= the endpoint,\n"
-	"              Restart=on-failure, RestartSec=10, TimeoutStopSec=180,\n"
-	"              LimitMEMLOCK=infinity, and the serve refusal status (78) in\n"
-	"              RestartPreventExitStatus= so a refusal is never a crash loop\n"
-	"  prometheus  a scrape job for /metrics\n"
-	"  alerts      rules: endpoint down (and the 501 of METRICS=0, C04), no free\n"
-	"              slot for N minutes (A07)\n"
-	"  harness     a client entry: the per-slot window (M03), the template's\n"
-	"              reasoning_effort map (A08), the payload's sampling defaults\n"
-	"\n"
-	"  --user NAME       unit: User=\n"
-	"  --zealot PATH     unit: the zealot binary (default: this one)\n"
-	"  --slot-minutes N  alerts: minutes of waiting before LlmNoFreeSlot (5)\n"
-	"  -h, --help        this text\n"
-	"\n"
-	"exit: 0, 2 usage or invalid endpoint, 3 unreadable file\n";
+static const char usage[] = "usage: zealot emit unit|prometheus|alerts|harness ENDPOINT [options]\n"
+			    "\n"
+			    "  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
+			    "              becomes the main process), EnvironmentFile= the endpoint,\n"
+			    "              Restart=on-failure, RestartSec=10, TimeoutStopSec=180,\n"
+			    "              LimitMEMLOCK=infinity, and the serve refusal status (78) in\n"
+			    "              RestartPreventExitStatus= so a refusal is never a crash loop\n"
+			    "  prometheus  a scrape job for /metrics\n"
+			    "  alerts      rules: endpoint down (and the 501 of METRICS=0, C04), no free\n"
+			    "              slot for N minutes (A07)\n"
+			    "  harness     a client entry: the per-slot window (M03), the template's\n"
+			    "              reasoning_effort map (A08), the payload's sampling defaults\n"
+			    "\n"
+			    "  --user NAME       unit: User=\n"
+			    "  --zealot PATH     unit: the zealot binary (default: this one)\n"
+			    "  --slot-minutes N  alerts: minutes of waiting before LlmNoFreeSlot (5)\n"
+			    "  -h, --help        this text\n"
+			    "\n"
+			    "exit: 0, 2 usage or invalid endpoint, 3 unreadable file\n";
 
 int cmd_emit(int argc, char **argv)
 {
@@ -63,8 +62,11 @@ int cmd_emit(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *what = argv[optind], *file = argv[optind + 1];
-	int kind = strcmp(what, "unit") == 0 ? 0 : strcmp(what, "prometheus") == 0 ? 1 : strcmp(what, "alerts") == 0 ? 2
-		   : strcmp(what, "harness") == 0 ? 3 : -1;
+	int kind = strcmp(what, "unit") == 0	     ? 0
+		   : strcmp(what, "prometheus") == 0 ? 1
+		   : strcmp(what, "alerts") == 0     ? 2
+		   : strcmp(what, "harness") == 0    ? 3
+						     : -1;
 	if (kind < 0)
 		return cmd_fail(EXIT_USAGE, "emit: '%s' is not unit, prometheus, alerts or harness", what);
 	char *err = NULL, *out = NULL;

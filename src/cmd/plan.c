@@ -190,6 +190,12 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	       : cuda			 ? "(profile)"
 					 : "(host MemAvailable)");
 	printf("%-26s %11.2f\n", "free", (double)p->free_bytes / (1024.0 * 1024.0));
+	if (cuda) {
+		int64_t now = device_nvidia_free_mib();
+		if (now >= 0)
+			printf("%-26s %11lld  (nvidia-smi free right now; the plan budgets the idle card)\n",
+			       "card free now", (long long)now);
+	}
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
 	if (p->fits)
 		printf("\nverdict: fits, %s MiB above the slack band\n",

@@ -23,25 +23,24 @@
 #include "../plan/shape.h"
 #include "cmd.h"
 
-static const char usage[] =
-	"usage: zealot serve ENDPOINT [--dry-run]\n"
-	"\n"
-	"Launch the endpoint's engine, after gates that refuse what must not boot:\n"
-	"  1. laws      the file's own values and the runtime (zealot check)\n"
-	"  2. files     MODEL_FILE, MMPROJ_FILE, LORA_FILE, API_KEY_FILE present (C03)\n"
-	"  3. pins      MODEL_BYTES / MODEL_SHA256 (and MMPROJ_, LORA_) match; a\n"
-	"               verified hash is cached by path, size, mtime and inode in\n"
-	"               $ZEALOT_STATE_DIR (default ~/.local/state/zealot), so a\n"
-	"               10 GB payload is hashed once, not at every boot\n"
-	"  4. fit       the payload laws and the plan's verdict (M09)\n"
-	"then exec the runtime with `zealot argv`'s command line, replacing this\n"
-	"process (the engine becomes the unit's main process).\n"
-	"\n"
-	"  --dry-run    run every gate, print the command line, do not exec\n"
-	"  -h, --help   this text\n"
-	"\n"
-	"exit: the engine's own status once exec'd; 78 a gate refused (the unit\n"
-	"      does not restart on it); 2 usage; 3 the endpoint file is unreadable\n";
+static const char usage[] = "usage: zealot serve ENDPOINT [--dry-run]\n"
+			    "\n"
+			    "Launch the endpoint's engine, after gates that refuse what must not boot:\n"
+			    "  1. laws      the file's own values and the runtime (zealot check)\n"
+			    "  2. files     MODEL_FILE, MMPROJ_FILE, LORA_FILE, API_KEY_FILE present (C03)\n"
+			    "  3. pins      MODEL_BYTES / MODEL_SHA256 (and MMPROJ_, LORA_) match; a\n"
+			    "               verified hash is cached by path, size, mtime and inode in\n"
+			    "               $ZEALOT_STATE_DIR (default ~/.local/state/zealot), so a\n"
+			    "               10 GB payload is hashed once, not at every boot\n"
+			    "  4. fit       the payload laws and the plan's verdict (M09)\n"
+			    "then exec the runtime with `zealot argv`'s command line, replacing this\n"
+			    "process (the engine becomes the unit's main process).\n"
+			    "\n"
+			    "  --dry-run    run every gate, print the command line, do not exec\n"
+			    "  -h, --help   this text\n"
+			    "\n"
+			    "exit: the engine's own status once exec'd; 78 a gate refused (the unit\n"
+			    "      does not restart on it); 2 usage; 3 the endpoint file is unreadable\n";
 
 static int refuse(const struct endpoint *ep, const char *gate, const struct findings *fs)
 {
@@ -50,8 +49,8 @@ static int refuse(const struct endpoint *ep, const char *gate, const struct find
 		if (f->sev != SEV_ERROR)
 			continue;
 		if (f->key && f->line > 0)
-			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s:%d %s: %s\n", gate, f->law, ep->path,
-				f->line, f->key, f->reason);
+			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s:%d %s: %s\n", gate, f->law,
+				ep->path, f->line, f->key, f->reason);
 		else
 			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s: %s\n", gate, f->law, ep->path,
 				f->reason);
@@ -100,7 +99,8 @@ static int check_pins(const struct endpoint *ep)
 			free(err);
 			if (stat(path, &st) != 0 || (uint64_t)st.st_size != want) {
 				fprintf(stderr,
-					"zealot: serve: refused at the pins gate: %s '%s' is %lld bytes, %s pins %llu (an unfinished or wrong download)\n",
+					"zealot: serve: refused at the pins gate: %s '%s' is %lld bytes, %s pins %llu "
+					"(an unfinished or wrong download)\n",
 					key, path, stat(path, &st) == 0 ? (long long)st.st_size : -1LL, bkey,
 					(unsigned long long)want);
 				rc = SERVE_REFUSED;
@@ -115,7 +115,8 @@ static int check_pins(const struct endpoint *ep)
 				free(err);
 				rc = SERVE_REFUSED;
 			} else if (strcasecmp(hex, want_sha) != 0) {
-				fprintf(stderr, "zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s pins %s\n",
+				fprintf(stderr,
+					"zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s pins %s\n",
 					key, path, hex, skey, want_sha);
 				rc = SERVE_REFUSED;
 			} else {

@@ -77,8 +77,8 @@ static char *stamp_path(const char *dir, const char *path)
 	return sb_detach(&b);
 }
 
-int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress,
-	       void *arg, char **err)
+int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress, void *arg,
+	       char **err)
 {
 	*cached = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -96,8 +96,8 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
 		FILE *f = fopen(sp, "r");
 		if (f) {
 			char line[8192], digest[128];
-			if (fgets(line, sizeof(line), f) && strcmp(line, want.s) == 0 && fgets(digest, sizeof(digest), f) &&
-			    strlen(digest) == 65 && digest[64] == '\n') {
+			if (fgets(line, sizeof(line), f) && strcmp(line, want.s) == 0 &&
+			    fgets(digest, sizeof(digest), f) && strlen(digest) == 65 && digest[64] == '\n') {
 				memcpy(hex, digest, 64);
 				hex[64] = '\0';
 				*cached = 1;

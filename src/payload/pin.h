@@ -17,8 +17,8 @@ typedef void (*pin_progress_fn)(const char *path, uint64_t done, uint64_t total,
 /* The SHA-256 of the file at path as 64 lowercase hex digits in hex[65].
  * stamp_dir may be NULL (no cache). *cached tells whether the stamp
  * answered. Returns 0, or -1 with *err. */
-int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress,
-	       void *arg, char **err);
+int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress, void *arg,
+	       char **err);
 
 /* The stamp directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot, else
  * ~/.local/state/zealot. Caller frees. */

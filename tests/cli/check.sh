@@ -128,11 +128,16 @@ check "human: 'error   S03  FILE:LINE FLASH_ATTN:'" test -n "$(grep -E '^error +
 check "human: a fix line" out_has "fix: set FLASH_ATTN=on"
 check "human: summary line" out_has "1 error"
 
-# The examples pass (with a runtime present).
+# The examples pass with their own (synthetic) payloads, a runtime standing
+# in for the seeds' fork build.
+[ -e "$ROOT/examples/payloads/bonsai-9b-pq2.gguf" ] || make -C "$ROOT" -s examples >/dev/null 2>&1
 for ex in "$ROOT"/examples/*.env; do
-	run "$ZEALOT" check "$ex" --set RUNTIME=/bin/true --set MODEL_FILE="$TMP/q.gguf" --set MMPROJ_FILE= --set LORA_FILE= --set CTX_SIZE=12288 --set DEVICE=cpu --set ADDRESSABLE_MIB=16384
+	run "$ZEALOT" check "$ex" --set RUNTIME=/bin/true
 	check "example $(basename "$ex"): no error" rc_is 0
 done
+run "$ZEALOT" check "$ROOT/examples/frank-zealot.env" --set RUNTIME=/bin/true --set CACHE_TYPE_V=f16
+check "example frank-zealot with exact V (+4,410 MiB): refused by the fit gate (M09)" \
+	test "$rc" -eq 1 -a -n "$(grep -F M09 "$TMP/out")"
 run "$ZEALOT" check --keys
 check "--keys lists every key with its default" test -n "$(grep -E '^CACHE_TYPE_K +f16' "$TMP/out")"
 run "$ZEALOT" check "$TMP/none.env"
