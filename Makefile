@@ -6,7 +6,7 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 DEFS      = -D_GNU_SOURCE
-LIBS      = -ljansson -lcrypto -lm
+LIBS      = -ljansson -lcrypto -lcurl -lz -lm
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC_LIB  := $(wildcard src/base/*.c src/payload/*.c src/endpoint/*.c src/plan/*.c src/live/*.c)

@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"check", cmd_check, "evaluate every law the endpoint file, payload and plan can decide"},
     {"serve", cmd_serve, "gate the endpoint (laws, files, pins, fit), then exec the engine"},
     {"emit", cmd_emit, "render the systemd unit, scrape job, alert rules or harness entry"},
+    {"probe", cmd_probe, "prove the live endpoint: contract and capability probes"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
 };
 

@@ -413,24 +413,30 @@ static const char template_head[] =
     "{{ raise_exception('reasoning_effort must be one of xhigh, medium, low') }}"
     "{%- endif -%}\n";
 static const char template_body[] =
-    "{%- if tools -%}<|im_start|>system\n# Tools\n<tools>\n"
-    "{%- for tool in tools %}\n{{ tool | tojson }}{%- endfor %}\n</tools>\n"
-    "To call a function, reply with <tool_call>{\"name\": ..., \"arguments\": ...}</tool_call>.<|im_end|>\n"
-    "{% endif -%}\n"
-    "{%- for message in messages -%}\n"
-    "<|im_start|>{{ message.role }}\n"
+    "{%- if tools %}{{ '<|im_start|>system\n# Tools\n<tools>' }}"
+    "{%- for tool in tools %}{{ '\n' }}{{ tool | tojson }}{%- endfor %}"
+    "{{ '\n</tools>\nTo call a function reply with <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n"
+    "</parameter>\n</function>\n</tool_call><|im_end|>\n' }}"
+    "{%- endif %}"
+    "{%- for message in messages %}"
+    "{%- if message.role == 'tool' %}{{ '<|im_start|>user\n<tool_response>\n' }}{{ message.content }}"
+    "{{ '\n</tool_response><|im_end|>\n' }}"
+    "{%- else %}{{ '<|im_start|>' + message.role + '\n' }}"
     "{%- if message.content is string %}{{ message.content }}"
     "{%- elif message.content %}{%- for part in message.content %}"
     "{%- if part.type == 'text' %}{{ part.text }}"
-    "{%- else %}<|vision_start|><|image_pad|><|vision_end|>{%- endif %}"
+    "{%- else %}{{ '<|vision_start|><|image_pad|><|vision_end|>' }}{%- endif %}"
     "{%- endfor %}{%- endif %}"
-    "{%- if message.tool_calls %}{%- for call in message.tool_calls %}\n<tool_call>\n"
-    "{\"name\": \"{{ call.function.name }}\", \"arguments\": {{ call.function.arguments | tojson }}}\n"
-    "</tool_call>{%- endfor %}{%- endif %}<|im_end|>\n"
-    "{% endfor -%}\n"
-    "{%- if add_generation_prompt -%}<|im_start|>assistant\n"
-    "{%- if enable_thinking is defined and not enable_thinking %}<think>\n\n</think>\n\n{%- else %}<think>\n"
-    "{%- endif %}{%- endif -%}\n";
+    "{%- if message.tool_calls %}{%- for call in message.tool_calls %}"
+    "{{ '\n<tool_call>\n<function=' + call.function.name + '>\n' }}"
+    "{%- if call.function.arguments is mapping %}{%- for k, v in call.function.arguments | items %}"
+    "{{ '<parameter=' + k + '>\n' }}{{ v }}{{ '\n</parameter>\n' }}{%- endfor %}{%- endif %}"
+    "{{ '</function>\n</tool_call>' }}{%- endfor %}{%- endif %}{{ '<|im_end|>\n' }}"
+    "{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}"
+    "{%- if enable_thinking is defined and not enable_thinking %}{{ '<think>\n\n</think>\n\n' }}"
+    "{%- else %}{{ '<think>\n' }}{%- endif %}{%- endif %}";
 
 static void tokenizer(struct gguf_writer *w, const struct synth_spec *s)
 {
@@ -451,8 +457,10 @@ static void tokenizer(struct gguf_writer *w, const struct synth_spec *s)
 	gw_arr_begin(w, "tokenizer.ggml.token_type", GGUF_I32, s->n_vocab);
 	for (uint32_t id = 0; id < s->n_vocab; id++) {
 		int32_t type = 1; /* normal */
-		if (id >= 256 && id < 256 + ARRAY_SIZE(specials))
-			type = 3; /* control */
+		if (id >= 256 && id < 256 + 3)
+			type = 3; /* control: <|endoftext|>, <|im_start|>, <|im_end|> */
+		else if (id >= 256 && id < 256 + ARRAY_SIZE(specials))
+			type = 4; /* user-defined, as Qwen's <think>, <tool_call>: text the grammar can match */
 		gw_arr_i32(w, type);
 	}
 	gw_arr_begin(w, "tokenizer.ggml.merges", GGUF_STRING, 0);

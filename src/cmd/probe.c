@@ -1,0 +1,176 @@
+/* zealot probe URL [--endpoint ENDPOINT] [--json] [--only NAMES] */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../live/probe.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "cmd.h"
+
+static const char usage[] =
+    "usage: zealot probe URL [--endpoint ENDPOINT] [--only NAMES] [--timeout SECONDS] [--json]\n"
+    "\n"
+    "Prove the live endpoint is the intended one and behaves as its contract\n"
+    "says (health alone cannot see the payload, law A01). Probes, each with\n"
+    "pass/fail/skip, its evidence and its law:\n"
+    "  props        /props slots and per-slot window = the endpoint's shape (M03)\n"
+    "  health       /health answers 200\n"
+    "  models       /v1/models serves the endpoint's ALIAS (C06)\n"
+    "  slots        /slots lists the endpoint's slots (A07)\n"
+    "  metrics      /metrics answers 200 with llamacpp: families; 501 is --metrics off (C04)\n"
+    "  chat         a 2,048-token budget: an empty content that ran out of tokens in\n"
+    "               reasoning_content is the thinking trap, not a dead model (A03)\n"
+    "  tools        a function call's arguments parse as JSON (no call: evidence)\n"
+    "  vision       a 512 px PNG as an image_url part bills prompt tokens (A04)\n"
+    "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
+    "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
+    "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
+    "Without --endpoint the shape is read from the engine and reported.\n"
+    "\n"
+    "  --endpoint FILE   compare with this endpoint (alias, slots, window, projector,\n"
+    "                    effort values; its API_KEY_FILE authenticates)\n"
+    "  --only NAMES      comma-separated probe names\n"
+    "  --timeout SECONDS per request (default 300)\n"
+    "  --json            one JSON object\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit: 0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint\n";
+
+static char *read_key(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char line[1024];
+	char *key = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] && line[0] != '#') {
+			key = xstrdup(line);
+			break;
+		}
+	}
+	fclose(f);
+	return key;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"endpoint", required_argument, NULL, 'e'}, {"only", required_argument, NULL, 'o'},
+	    {"timeout", required_argument, NULL, 't'},	{"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	};
+	const char *endpoint = NULL, *only = NULL;
+	uint64_t timeout = 300;
+	int json = 0, ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'e': endpoint = optarg; break;
+		case 'o': only = optarg; break;
+		case 't':
+			if (parse_u64(optarg, &timeout) || !timeout || timeout > 86400)
+				return cmd_fail(EXIT_USAGE, "probe: --timeout takes 1..86400 seconds");
+			break;
+		case 'j': json = 1; break;
+		case 'h': fputs(usage, stdout); return EXIT_OK;
+		default: fputs(usage, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (only) {
+		for (const char *p = only; *p;) {
+			size_t m = strcspn(p, ",");
+			int known = 0;
+			for (size_t i = 0; i < probe_n_names; i++)
+				known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+			if (!known)
+				return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
+			p += m + (p[m] == ',');
+		}
+	}
+	const char *url = argv[optind];
+	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL", url);
+	struct http_client c = {0};
+	c.base = xstrdup(url);
+	size_t n = strlen(c.base);
+	while (n && c.base[n - 1] == '/')
+		c.base[--n] = '\0';
+	c.timeout_ms = (long)timeout * 1000;
+	struct probe_expect e = {0};
+	e.projector = -1;
+	struct endpoint *ep = NULL;
+	struct shape_ctx s = {0};
+	char *err = NULL;
+	int rc = EXIT_OK;
+	if (endpoint) {
+		ep = endpoint_load(endpoint, &err);
+		int io = 0;
+		struct plan p;
+		if (!ep || shape_load(ep, NULL, &s, &io, &err) ||
+		    plan_make(s.census->model, s.model->g, &s.shape, s.dev, &s.extras, &p, &err)) {
+			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+			goto done;
+		}
+		e.alias = endpoint_value(ep, "ALIAS");
+		e.slots = p.n_seq;
+		e.n_ctx_seq = p.n_ctx_seq;
+		e.projector = s.projector != NULL;
+		if (s.census->has_template && s.census->tpl.n_effort) {
+			e.efforts = (const char *const *)s.census->tpl.effort;
+			e.n_efforts = s.census->tpl.n_effort;
+			e.effort_raises = s.census->tpl.raises;
+		}
+		char *kf = endpoint_path(ep, "API_KEY_FILE");
+		if (kf) {
+			c.api_key = read_key(kf);
+			free(kf);
+		}
+	}
+	struct probe_results res = {0};
+	probe_run(&c, &e, only, &res);
+	int failed = 0;
+	for (size_t i = 0; i < res.n; i++)
+		failed |= res.v[i].status == PROBE_FAIL;
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "url", json_string(c.base));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < res.n; i++) {
+			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res.v[i].name, "status",
+					      probe_status_name(res.v[i].status), "evidence", res.v[i].evidence);
+			json_object_set_new(x, "law", res.v[i].law ? json_string(res.v[i].law) : json_null());
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "probes", arr);
+		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
+		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(str);
+		free(str);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < res.n; i++)
+			printf("%-4s %-12s %-4s %s\n", probe_status_name(res.v[i].status), res.v[i].name,
+			       res.v[i].law ? res.v[i].law : "", res.v[i].evidence);
+	}
+	probe_results_release(&res);
+	rc = failed ? EXIT_NO : EXIT_OK;
+done:
+	if (err)
+		cmd_fail(rc, "probe: %s", err);
+	free(err);
+	free(c.base);
+	free(c.api_key);
+	shape_release(&s);
+	endpoint_free(ep);
+	return rc;
+}
