@@ -21,6 +21,7 @@ static const struct command commands[] = {
     {"serve", cmd_serve, "gate the endpoint (laws, files, pins, fit), then exec the engine"},
     {"emit", cmd_emit, "render the systemd unit, scrape job, alert rules or harness entry"},
     {"probe", cmd_probe, "prove the live endpoint: contract and capability probes"},
+    {"bench", cmd_bench, "prefill and decode rates from the engine's own timings"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
 };
 
