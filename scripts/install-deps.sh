@@ -8,7 +8,7 @@ pkgs=(
 	cmake git                                  # the engine's build
 	libjansson-dev                             # JSON
 	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
-	jq curl clang-format systemd               # shell tests, style check, systemd-analyze
+	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"emit", cmd_emit, "render the systemd unit, scrape job, alert rules or harness entry"},
     {"probe", cmd_probe, "prove the live endpoint: contract and capability probes"},
     {"bench", cmd_bench, "prefill and decode rates from the engine's own timings"},
+    {"audit", cmd_audit, "hold the live engine (argv, env, drop-ins, payload, port) against the intended one"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
 };
 

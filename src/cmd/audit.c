@@ -1,0 +1,189 @@
+/* zealot audit ENDPOINT [--pid PID | --unit NAME] [--json] */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../endpoint/argv.h"
+#include "../endpoint/endpoint.h"
+#include "../live/audit.h"
+#include "cmd.h"
+
+static const char usage[] = "usage: zealot audit ENDPOINT [--pid PID | --unit NAME] [--json]\n"
+			    "\n"
+			    "Hold the live engine against the intended one (law A01: health cannot see\n"
+			    "the payload). The engine is --pid, the unit's MainPID (systemctl show), or\n"
+			    "the process listening on the endpoint's LISTEN_PORT. Compared, as a table\n"
+			    "of intended vs live:\n"
+			    "  the unit's drop-ins (each one is a divergence: the endpoint file is the\n"
+			    "  authority), the runtime the process executes, every flag of\n"
+			    "  /proc/PID/cmdline against `zealot argv`, LLAMA_ARG_* variables in its\n"
+			    "  environment (they change the engine without touching argv), the payload\n"
+			    "  it maps (the same inode as MODEL_FILE, not a replaced or deleted file),\n"
+			    "  and every process listening on the port (a second engine, law A02).\n"
+			    "\n"
+			    "  --pid PID         the engine's process\n"
+			    "  --unit NAME       a systemd unit: its MainPID and drop-in directories\n"
+			    "  --dropin-dir DIR  also list drop-ins in DIR (repeatable)\n"
+			    "  --json            one JSON object\n"
+			    "  -h, --help        this text\n"
+			    "\n"
+			    "exit: 0 the live engine is the intended one, 1 any divergence, 2 usage,\n"
+			    "      3 no engine found or unreadable\n";
+
+static long unit_main_pid(const char *unit)
+{
+	struct sb cmd = {0};
+	sb_addf(&cmd, "systemctl show -p MainPID --value -- '%s' 2>/dev/null", unit);
+	FILE *p = strchr(unit, '\'') ? NULL : popen(cmd.s, "r");
+	sb_release(&cmd);
+	if (!p)
+		return -1;
+	char line[64] = "";
+	long pid = -1;
+	if (fgets(line, sizeof(line), p))
+		pid = strtol(line, NULL, 10);
+	pclose(p);
+	return pid;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"pid", required_argument, NULL, 'p'},
+	    {"unit", required_argument, NULL, 'u'},
+	    {"dropin-dir", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	uint64_t pid = 0;
+	const char *unit = NULL;
+	const char *dirs[16];
+	size_t n_dirs = 0;
+	int json = 0, ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (parse_u64(optarg, &pid) || pid == 0 || pid > 4194304)
+				return cmd_fail(EXIT_USAGE, "audit: --pid takes a process id");
+			break;
+		case 'u': unit = optarg; break;
+		case 'd':
+			if (n_dirs < 8)
+				dirs[n_dirs++] = optarg;
+			break;
+		case 'j': json = 1; break;
+		case 'h': fputs(usage, stdout); return EXIT_OK;
+		default: fputs(usage, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || (pid && unit)) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	char *err = NULL;
+	int rc = EXIT_OK;
+	struct argv_list want = {0};
+	struct audit a = {0};
+	char *model = NULL;
+	struct sb d1 = {0}, d2 = {0}, src = {0};
+	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	if (!ep) {
+		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		goto done;
+	}
+	if (argv_render(ep, &want, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	uint64_t port = 0;
+	if (endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (unit) {
+		const char *suffix = strstr(unit, ".service") ? "" : ".service";
+		sb_addf(&d1, "/etc/systemd/system/%s%s.d", unit, suffix);
+		sb_addf(&d2, "/run/systemd/system/%s%s.d", unit, suffix);
+		if (n_dirs + 2 <= 16) {
+			dirs[n_dirs++] = d1.s;
+			dirs[n_dirs++] = d2.s;
+		}
+		long main = unit_main_pid(unit);
+		if (main > 0) {
+			pid = (uint64_t)main;
+			sb_addf(&src, "unit %s MainPID", unit);
+		}
+	}
+	if (pid && !src.len)
+		sb_adds(&src, "--pid");
+	int unit_down = unit && !pid;
+	if (!pid) {
+		pid_t l[4];
+		size_t n = audit_listeners((unsigned)port, l, 4);
+		if (!n) {
+			errorf(&err, "no engine found: nothing listens on port %llu%s", (unsigned long long)port,
+			       unit ? " and the unit has no MainPID" : "");
+			rc = EXIT_IO;
+			goto done;
+		}
+		pid = (uint64_t)l[0];
+		sb_addf(&src, "the listener on port %llu", (unsigned long long)port);
+	}
+	model = endpoint_path(ep, "MODEL_FILE");
+	if (audit_run((pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
+		rc = EXIT_IO;
+		goto done;
+	}
+	if (unit_down) {
+		/* the unit is not running, yet the port answers: a hand-started
+		 * engine behind a failed unit (A02: stop it by PID) */
+		struct sb live = {0};
+		sb_addf(&live, "not running; pid %llu answers the port", (unsigned long long)pid);
+		a.rows = xreallocarray(a.rows, a.n + 1, sizeof(*a.rows));
+		a.rows[a.n++] = (struct audit_row){xstrdup(unit), xstrdup("running, MainPID answers the port"),
+						   sb_detach(&live), 1, "A02"};
+		a.divergences++;
+	}
+	if (json) {
+		json_t *o = json_pack("{s:s,s:I,s:s,s:I}", "endpoint", ep->name, "pid", (json_int_t)pid, "found_by",
+				      src.s, "divergences", (json_int_t)a.divergences);
+		json_t *rows = json_array();
+		for (size_t i = 0; i < a.n; i++) {
+			json_t *r =
+			    json_pack("{s:s,s:s,s:s,s:b}", "what", a.rows[i].what, "intended", a.rows[i].intended,
+				      "live", a.rows[i].live, "diverges", a.rows[i].diverges);
+			json_object_set_new(r, "law", a.rows[i].law ? json_string(a.rows[i].law) : json_null());
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(o, "rows", rows);
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("audit %s: pid %llu (%s)\n\n", ep->name, (unsigned long long)pid, src.s);
+		printf("   %-24s %-40s %s\n", "", "intended", "live");
+		for (size_t i = 0; i < a.n; i++)
+			printf("%s %-24s %-40s %s%s%s\n", a.rows[i].diverges ? "!!" : "  ", a.rows[i].what,
+			       a.rows[i].intended, a.rows[i].live, a.rows[i].law ? "  " : "",
+			       a.rows[i].law ? a.rows[i].law : "");
+		printf("\n%zu divergence%s\n", a.divergences, a.divergences == 1 ? "" : "s");
+	}
+	rc = a.divergences ? EXIT_NO : EXIT_OK;
+done:
+	if (err)
+		cmd_fail(rc, "audit: %s", err);
+	free(err);
+	free(model);
+	sb_release(&d1);
+	sb_release(&d2);
+	sb_release(&src);
+	audit_release(&a);
+	argv_release(&want);
+	endpoint_free(ep);
+	return rc;
+}

@@ -1,0 +1,362 @@
+#include "audit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+
+static void row(struct audit *a, const char *law, int diverges, const char *what, const char *intended,
+		const char *live)
+{
+	a->rows = xreallocarray(a->rows, a->n + 1, sizeof(*a->rows));
+	struct audit_row *r = &a->rows[a->n++];
+	r->what = xstrdup(what);
+	r->intended = xstrdup(intended ? intended : "-");
+	r->live = xstrdup(live ? live : "-");
+	r->diverges = diverges;
+	r->law = law;
+	a->divergences += diverges != 0;
+}
+
+void audit_release(struct audit *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->rows[i].what);
+		free(a->rows[i].intended);
+		free(a->rows[i].live);
+	}
+	free(a->rows);
+	free(a->pid_source);
+	memset(a, 0, sizeof(*a));
+}
+
+/* --- finding the listener ------------------------------------------- */
+
+static size_t socket_inodes(unsigned port, unsigned long *ino, size_t max)
+{
+	static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+	size_t n = 0;
+	for (size_t f = 0; f < 2; f++) {
+		FILE *fp = fopen(files[f], "r");
+		if (!fp)
+			continue;
+		char line[512];
+		if (!fgets(line, sizeof(line), fp)) { /* header */
+			fclose(fp);
+			continue;
+		}
+		while (fgets(line, sizeof(line), fp) && n < max) {
+			char local[128];
+			unsigned st;
+			unsigned long inode;
+			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+			if (sscanf(line, "%*s %127s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &inode) != 3)
+				continue;
+			const char *colon = strrchr(local, ':');
+			if (!colon || st != 0x0A) /* LISTEN */
+				continue;
+			if (strtoul(colon + 1, NULL, 16) == port)
+				ino[n++] = inode;
+		}
+		fclose(fp);
+	}
+	return n;
+}
+
+size_t audit_listeners(unsigned port, pid_t *out, size_t max)
+{
+	unsigned long ino[64];
+	size_t n_ino = socket_inodes(port, ino, 64), n = 0;
+	if (!n_ino)
+		return 0;
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	struct dirent *d;
+	while ((d = readdir(proc)) && n < max) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		char fdpath[64];
+		snprintf(fdpath, sizeof(fdpath), "/proc/%ld/fd", pid);
+		DIR *fds = opendir(fdpath);
+		if (!fds)
+			continue;
+		struct dirent *fd;
+		int hit = 0;
+		while (!hit && (fd = readdir(fds))) {
+			char link[384], target[128];
+			snprintf(link, sizeof(link), "%s/%s", fdpath, fd->d_name);
+			ssize_t len = readlink(link, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = '\0';
+			unsigned long i;
+			if (sscanf(target, "socket:[%lu]", &i) != 1)
+				continue;
+			for (size_t k = 0; k < n_ino; k++)
+				hit |= ino[k] == i;
+		}
+		closedir(fds);
+		if (hit)
+			out[n++] = (pid_t)pid;
+	}
+	closedir(proc);
+	return n;
+}
+
+/* --- /proc readers ---------------------------------------------------- */
+
+char **audit_read_vector(pid_t pid, const char *file, size_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
+	FILE *f = fopen(path, "rb");
+	*n = 0;
+	if (!f)
+		return NULL;
+	struct sb b = {0};
+	char buf[4096];
+	size_t k;
+	while ((k = fread(buf, 1, sizeof(buf), f)) > 0 && b.len < (1u << 24))
+		sb_add(&b, buf, k);
+	fclose(f);
+	char **v = NULL;
+	for (size_t i = 0; i < b.len;) {
+		size_t len = strnlen(b.s + i, b.len - i);
+		v = xreallocarray(v, *n + 2, sizeof(*v));
+		v[(*n)++] = xstrndup(b.s + i, len);
+		v[*n] = NULL;
+		i += len + 1;
+	}
+	sb_release(&b);
+	return v;
+}
+
+void audit_free_vector(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* --- argv comparison -------------------------------------------------- */
+
+struct flag {
+	const char *name;
+	const char *value; /* NULL for a bare switch */
+};
+
+static int is_flag(const char *s)
+{
+	return s[0] == '-' && s[1] && !(s[1] >= '0' && s[1] <= '9');
+}
+
+static size_t flags_of(char *const *v, size_t n, struct flag *out, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 1; i < n && k < max; i++) {
+		if (!is_flag(v[i]))
+			continue;
+		out[k].name = v[i];
+		out[k].value = i + 1 < n && !is_flag(v[i + 1]) ? v[i + 1] : NULL;
+		k++;
+	}
+	return k;
+}
+
+static const struct flag *find_flag(const struct flag *f, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f[i].name, name) == 0)
+			return &f[i];
+	return NULL;
+}
+
+static pid_t live_pid;
+
+/* Paths compare by what they resolve to; a relative path in the live
+ * command line resolves against the process's own working directory. */
+static int same_value(const char *live, const char *want)
+{
+	if (!live || !want)
+		return live == want;
+	if (strcmp(live, want) == 0)
+		return 1;
+	char ra[PATH_MAX], rb[PATH_MAX], rel[PATH_MAX];
+	if (live[0] != '/' && live_pid > 0) {
+		snprintf(rel, sizeof(rel), "/proc/%ld/cwd/%s", (long)live_pid, live);
+		live = rel;
+	}
+	if (realpath(live, ra) && realpath(want, rb))
+		return strcmp(ra, rb) == 0;
+	return 0;
+}
+
+static void compare_argv(struct audit *a, char *const *live, size_t n_live, const struct argv_list *want)
+{
+	struct flag lf[256], wf[256];
+	size_t nl = flags_of(live, n_live, lf, 256), nw = flags_of(want->v, want->n, wf, 256);
+	for (size_t i = 0; i < nw; i++) {
+		const struct flag *l = find_flag(lf, nl, wf[i].name);
+		if (!l)
+			row(a, "A01", 1, wf[i].name, wf[i].value ? wf[i].value : "(set)", "(absent)");
+		else if (!same_value(l->value, wf[i].value))
+			row(a, "A01", 1, wf[i].name, wf[i].value ? wf[i].value : "(set)",
+			    l->value ? l->value : "(set)");
+		else
+			row(a, NULL, 0, wf[i].name, wf[i].value ? wf[i].value : "(set)", l->value ? l->value : "(set)");
+	}
+	for (size_t i = 0; i < nl; i++)
+		if (!find_flag(wf, nw, lf[i].name))
+			row(a, "A01", 1, lf[i].name, "(absent)", lf[i].value ? lf[i].value : "(set)");
+}
+
+/* The payload the process maps: the path, and whether it is the same
+ * inode as the file on disk now. */
+static void check_payload(struct audit *a, pid_t pid, const char *model_path)
+{
+	if (!model_path)
+		return;
+	char want[PATH_MAX];
+	struct stat st;
+	if (!realpath(model_path, want) || stat(want, &st) != 0) {
+		row(a, "C03", 1, "payload", model_path, "(the intended file does not exist)");
+		return;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		row(a, "A01", 1, "payload", want, "(cannot read the process's maps)");
+		return;
+	}
+	char line[PATH_MAX + 256];
+	int mapped = 0, same_inode = 0, deleted = 0;
+	char other[PATH_MAX] = "";
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long inode;
+		char file[PATH_MAX];
+		if (sscanf(line, "%*s %*s %*s %*s %lu %4095[^\n]", &inode, file) != 2)
+			continue;
+		char *p = file;
+		while (*p == ' ')
+			p++;
+		size_t n = strlen(p);
+		if (n < 5 || !strstr(p, ".gguf"))
+			continue;
+		int del = n > 10 && strcmp(p + n - 10, " (deleted)") == 0;
+		if (del)
+			p[n - 10] = '\0';
+		if (strcmp(p, want) == 0) {
+			mapped = 1;
+			same_inode |= inode == (unsigned long)st.st_ino && !del;
+			deleted |= del;
+		} else if (!other[0]) {
+			snprintf(other, sizeof(other), "%s", p);
+		}
+	}
+	fclose(f);
+	if (mapped && same_inode)
+		row(a, NULL, 0, "payload", want, "mapped (same inode)");
+	else if (mapped)
+		row(a, "A01", 1, "payload", want,
+		    deleted ? "a deleted file of that name" : "another inode of that name (replaced)");
+	else
+		row(a, "A01", 1, "payload", want, other[0] ? other : "(not mapped)");
+}
+
+/* Environment that changes the engine without touching argv. */
+static void check_environ(struct audit *a, pid_t pid)
+{
+	size_t n;
+	char **env = audit_read_vector(pid, "environ", &n);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(env[i], "LLAMA_ARG_", 10) == 0 || strncmp(env[i], "LLAMA_ATTN_ROT", 14) == 0) {
+			char *eq = strchr(env[i], '=');
+			struct sb w = {0};
+			sb_addf(&w, "env %.*s", eq ? (int)(eq - env[i]) : (int)strlen(env[i]), env[i]);
+			row(a, "A01", 1, w.s, "(unset)", eq ? eq + 1 : "");
+			sb_release(&w);
+		}
+	audit_free_vector(env, n);
+}
+
+/* A drop-in is a divergence by itself: the endpoint file is the authority,
+ * and a leftover drop-in once booted a different payload while /health said
+ * 200 (A01). Its Environment/ExecStart lines are the evidence. */
+static void list_dropins(struct audit *a, const char *const *dirs, size_t n)
+{
+	for (size_t d = 0; d < n; d++) {
+		DIR *dir = opendir(dirs[d]);
+		if (!dir)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(dir))) {
+			size_t len = strlen(e->d_name);
+			if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
+				continue;
+			struct sb p = {0}, what = {0};
+			sb_addf(&p, "drop-in %s/%s", dirs[d], e->d_name);
+			FILE *f = fopen(p.s + 8, "r");
+			char line[1024];
+			while (f && fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\r\n")] = '\0';
+				if (!strncmp(line, "Environment", 11) || !strncmp(line, "ExecStart", 9))
+					sb_addf(&what, "%s%s", what.len ? "; " : "", line);
+			}
+			if (f)
+				fclose(f);
+			row(a, "A01", 1, p.s, "(none)", what.len ? what.s : "(no Environment or ExecStart lines)");
+			sb_release(&p);
+			sb_release(&what);
+		}
+		closedir(dir);
+	}
+}
+
+int audit_run(pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
+	      const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *a, char **err)
+{
+	a->pid = pid;
+	live_pid = pid;
+	size_t n;
+	char **live = audit_read_vector(pid, "cmdline", &n);
+	if (!live || !n) {
+		audit_free_vector(live, n);
+		return errorf(err, "cannot read /proc/%ld/cmdline: %s", (long)pid, strerror(errno ? errno : ESRCH));
+	}
+	list_dropins(a, dropin_dirs, n_dropin_dirs);
+	/* the runtime: what the process really executes */
+	char exe[PATH_MAX], path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
+	ssize_t len = readlink(path, exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
+	row(a, same_value(exe, want->v[0]) ? NULL : "A01", !same_value(exe, want->v[0]), "runtime", want->v[0],
+	    len > 0 ? exe : live[0]);
+	compare_argv(a, live, n, want);
+	check_environ(a, pid);
+	check_payload(a, pid, model_path);
+	pid_t listeners[16];
+	size_t nl = audit_listeners(port, listeners, 16);
+	struct sb who = {0};
+	int others = 0;
+	for (size_t i = 0; i < nl; i++) {
+		sb_addf(&who, "%s%ld", i ? ", " : "", (long)listeners[i]);
+		others |= listeners[i] != pid;
+	}
+	struct sb mine = {0};
+	sb_addf(&mine, "%ld alone", (long)pid);
+	row(a, others ? "A02" : NULL, others, "listener", mine.s, nl ? who.s : "(nobody listens)");
+	sb_release(&who);
+	sb_release(&mine);
+	audit_free_vector(live, n);
+	return 0;
+}
