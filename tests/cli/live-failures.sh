@@ -1,0 +1,53 @@
+# probe, bench and audit against engines that misbehave: every failure is
+# named, nothing hangs past its timeout, nothing crashes.
+. "$(dirname "$0")/../lib.sh"
+cd "$TMP" || exit 1
+
+port_free() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 20000))
+		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return; }
+	done
+}
+
+for mode in garbage hang reset e500 json-junk; do
+	port=$(port_free)
+	python3 "$ROOT/tests/fakeengine.py" "$port" "$mode" 20 &
+	fake=$!
+	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+	start=$(date +%s)
+	run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only health,props,models,metrics
+	took=$(($(date +%s) - start))
+	check "$mode: probe exits 1" rc_is 1
+	check "$mode: the health probe fails by name" test -n "$(grep -E '^fail health' "$TMP/out")"
+	check "$mode: the metrics probe fails by name" test -n "$(grep -E '^fail metrics' "$TMP/out")"
+	check "$mode: bounded by the timeout (${took}s)" test "$took" -le 20
+	check "$mode: no sanitizer report" no_sanitizer
+	run "$ZEALOT" bench "http://127.0.0.1:$port" --timeout 2 --runs 1
+	check "$mode: bench exits 3 with a message" test "$rc" -eq 3 -a -n "$(grep -F 'zealot: bench:' "$TMP/err")"
+	kill "$fake" 2>/dev/null
+	wait "$fake" 2>/dev/null
+done
+
+port=$(port_free)
+run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only health
+check "nobody listening: probe fails health by name" test "$rc" -eq 1 -a -n "$(grep -F "connect to server" "$TMP/out")"
+run "$ZEALOT" probe "ftp://127.0.0.1:$port"
+check "not an http URL: exit 2" rc_is 2
+run "$ZEALOT" probe "http://127.0.0.1:$port" --only nonsense
+check "unknown probe name: exit 2" rc_is 2
+run "$ZEALOT" probe --help
+check "probe --help lists every probe" test -n "$(grep -F concurrency "$TMP/out")" -a -n "$(grep -F overlong "$TMP/out")"
+run "$ZEALOT" bench --help
+check "bench --help says warm-up is discarded" out_has "discarded"
+
+# audit: no engine on the port is an error, not a pass
+"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nLISTEN_PORT=%s\n' "$port" >a.env
+run "$ZEALOT" audit a.env
+check "audit with nothing listening: exit 3 naming the port" test "$rc" -eq 3 -a -n "$(grep -F "port $port" "$TMP/err")"
+run "$ZEALOT" audit a.env --pid 999999999
+check "audit --pid out of range: exit 2" rc_is 2
+run "$ZEALOT" audit --help
+check "audit --help names A01 and A02" test -n "$(grep -F A01 "$TMP/out")" -a -n "$(grep -F A02 "$TMP/out")"

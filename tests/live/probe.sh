@@ -1,0 +1,107 @@
+# probe, bench and audit against the real engine: every probe passes on the
+# intended shape, and each contract probe (and audit) fails by name when the
+# engine runs a different shape, without --metrics, or under another alias.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+cd "$TMP" || exit 1
+export ZEALOT_STATE_DIR=$TMP/state
+
+"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+port=$(free_port)
+cat >live.env <<X
+RUNTIME=$SERVER
+MODEL_FILE=q.gguf
+ALIAS=zealot-probe
+LISTEN_PORT=$port
+CTX_SIZE=4096
+PARALLEL=2
+PRESENCE_PENALTY=1.0
+DEVICE=cpu
+ADDRESSABLE_MIB=16384
+X
+url=http://127.0.0.1:$port
+
+# start SETS...: boot the engine with `zealot argv` (plus --set overrides), as a
+# person would by hand; sets ENGINE_PID. Waits for /health.
+start() {
+	local sets=() s
+	for s in "$@"; do sets+=(--set "$s"); done
+	mapfile -t cmd < <("$ZEALOT" argv live.env "${sets[@]}")
+	"${cmd[@]}" >"engine.log" 2>&1 &
+	ENGINE_PID=$!
+	ENGINE_PORT=$port
+	for _ in $(seq 240); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/health")" = 200 ] && return 0
+		kill -0 "$ENGINE_PID" 2>/dev/null || return 1
+		sleep 0.25
+	done
+	return 1
+}
+
+# A. The intended shape, booted by zealot serve.
+"$ZEALOT" serve live.env >serve.log 2>&1 &
+ENGINE_PID=$!
+ENGINE_PORT=$port
+for _ in $(seq 240); do [ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/health")" = 200 ] && break; sleep 0.25; done
+run "$ZEALOT" probe "$url" --endpoint live.env --json
+check "intended shape: probe exits 0" rc_is 0
+for p in props health models slots metrics chat overlong concurrency effort; do
+	check "intended shape: probe '$p' passes" json_is "[.probes[]|select(.name==\"$p\")|.status]" '["pass"]'
+done
+check "intended shape: tools passes or is evidence" test "$(jq -r '.probes[]|select(.name=="tools")|.status' "$TMP/out")" != fail
+check "intended shape: vision skipped (no projector)" json_is '[.probes[]|select(.name=="vision")|.status]' '["skip"]'
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID"
+check "audit --pid of the zealot-served engine: 0 divergences" test "$rc" -eq 0 -a -n "$(grep -F '0 divergences' "$TMP/out")"
+run "$ZEALOT" audit live.env
+check "audit finds the engine by its port" test "$rc" -eq 0 -a -n "$(grep -F "the listener on port $port" "$TMP/out")"
+mkdir -p dropins
+printf '[Service]\nEnvironment=FRANK_ZEALOT_ENV_FILE=/tmp/.env\n' >dropins/ptq1.conf
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --dropin-dir "$TMP/dropins"
+check "audit: a leftover drop-in is a divergence, with what it sets" \
+	test "$rc" -eq 1 -a -n "$(grep -F 'FRANK_ZEALOT_ENV_FILE' "$TMP/out")"
+
+# bench on the intended shape: rates from timings agree with /metrics
+run "$ZEALOT" bench "$url" --runs 3 --concurrency 2 --prompt-tokens 128 --max-tokens 48 --json
+check "bench: exit 0" rc_is 0
+check "bench: decode from timings and from /metrics within 1%" \
+	test "$(jq '((.decode_tps_timings - .decode_tps_metrics) | fabs) < 0.01 * .decode_tps_timings' "$TMP/out")" = true
+check "bench: median decode between min and max" \
+	test "$(jq '.decode_tps.min <= .decode_tps.median and .decode_tps.median <= .decode_tps.max and .decode_tps.min > 0' "$TMP/out")" = true
+check "bench: a 2-stream aggregate" test "$(jq '.concurrent.streams == 2 and .concurrent.aggregate_decode_tps > 0' "$TMP/out")" = true
+engine_stop
+
+# B. A different shape answers the port (3 slots instead of 2).
+start PARALLEL=3
+run "$ZEALOT" probe "$url" --endpoint live.env --only props,slots --json
+check "different shape: 'props' fails, naming the slots" \
+	test "$(jq -r '.probes[]|select(.name=="props")|.status' "$TMP/out")" = fail -a -n "$(jq -r '.probes[]|select(.name=="props")|.evidence' "$TMP/out" | grep -F '3 slots')"
+check "different shape: 'slots' fails" json_is '[.probes[]|select(.name=="slots")|.status]' '["fail"]'
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --json
+check "different shape: audit diverges on --parallel only" json_is '[.rows[]|select(.diverges)|.what]' '["--parallel"]'
+engine_stop
+
+# C. Without --metrics.
+start METRICS=0
+run "$ZEALOT" probe "$url" --endpoint live.env --only metrics --json
+check "no --metrics: 'metrics' fails with the 501" \
+	test "$(jq -r '.probes[0].status' "$TMP/out")" = fail -a -n "$(jq -r '.probes[0].evidence' "$TMP/out" | grep -F 501)"
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --json
+check "no --metrics: audit diverges on --metrics only" json_is '[.rows[]|select(.diverges)|.what]' '["--metrics"]'
+engine_stop
+
+# D. Another alias.
+start ALIAS=someone-else
+run "$ZEALOT" probe "$url" --endpoint live.env --only models --json
+check "another alias: 'models' fails naming both" \
+	test "$(jq -r '.probes[0].status' "$TMP/out")" = fail -a -n "$(jq -r '.probes[0].evidence' "$TMP/out" | grep -F someone-else | grep -F zealot-probe)"
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --json
+check "another alias: audit diverges on --alias only" json_is '[.rows[]|select(.diverges)|.what]' '["--alias"]'
+engine_stop
+
+# E. The same argv, but an environment variable reshapes the engine.
+export LLAMA_ARG_N_PREDICT=7
+start
+unset LLAMA_ARG_N_PREDICT
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --json
+check "LLAMA_ARG_* in the engine's environment: a divergence" json_is '[.rows[]|select(.diverges)|.what]' '["env LLAMA_ARG_N_PREDICT"]'
+engine_stop
