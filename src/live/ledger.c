@@ -251,18 +251,19 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		l->recognised++;
 		return;
 	}
-	if (strstr(line, "clip_model_loader") || strstr(line, "alloc_compute_meta") || strstr(line, "clip_")) {
-		if (strstr(line, "model size:")) {
-			l->projector_model_mib = num_after(line, "model size:", &ok);
-			l->has_projector = 1;
-			l->recognised++;
-			return;
-		}
-		if (buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute, 1)) {
-			l->has_projector = 1;
-			l->recognised++;
-			return;
-		}
+	/* the projector (tools/mtmd/clip.cpp): its loader's "model size" and
+	 * the encoder's compute reservation */
+	if (strstr(line, "model size:") && (strstr(line, "load_hparams:") || strstr(line, "clip"))) {
+		l->projector_model_mib = num_after(line, "model size:", &ok);
+		l->has_projector = 1;
+		l->recognised++;
+		return;
+	}
+	if ((strstr(line, "reserve_compute_meta:") || strstr(line, "alloc_compute_meta:")) &&
+	    buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute, 1)) {
+		l->has_projector = 1;
+		l->recognised++;
+		return;
 	}
 	if (strstr(line, "estimated worst-case memory usage of mmproj is")) {
 		l->projector_worst_mib = num_after(line, "mmproj is ", &ok);

@@ -191,37 +191,63 @@ static const char *msg_str(json_t *choice, const char *field)
 	return s ? s : "";
 }
 
+enum probe_status probe_judge_chat(long status, const char *body, size_t n, char **evidence)
+{
+	struct sb ev = {0};
+	enum probe_status st;
+	json_t *j = json_loadb(body ? body : "", n, JSON_ALLOW_NUL, NULL);
+	json_t *ch = j ? json_array_get(json_object_get(j, "choices"), 0) : NULL;
+	/* body need not be NUL-terminated: quote at most n bytes */
+	int q80 = (int)(n < 80 ? n : 80), q120 = (int)(n < 120 ? n : 120);
+	if (!j) {
+		sb_addf(&ev, "HTTP %ld, not JSON: %.*s", status, q80, body ? body : "");
+		st = PROBE_FAIL;
+	} else if (status != 200 || !json_is_object(ch)) {
+		sb_addf(&ev, "POST /v1/chat/completions: HTTP %ld: %.*s", status, q120, body ? body : "");
+		st = PROBE_FAIL;
+	} else {
+		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
+		const char *content = msg_str(ch, "content"), *reasoning = msg_str(ch, "reasoning_content");
+		json_int_t toks = json_integer_value(json_object_get(json_object_get(j, "usage"), "completion_tokens"));
+		if (!*content && fr && strcmp(fr, "length") == 0 && *reasoning) {
+			sb_addf(&ev,
+				"thinking trap: %lld tokens all went to reasoning_content, content empty, "
+				"finish_reason length "
+				"(a model mid-thought, not a dead one; give clients a larger max_tokens)",
+				(long long)toks);
+			st = PROBE_PASS;
+		} else if (!*content && !*reasoning) {
+			sb_addf(&ev, "200 but no content and no reasoning (finish_reason %s)", fr ? fr : "none");
+			st = PROBE_FAIL;
+		} else {
+			sb_addf(&ev, "finish_reason %s, %lld tokens, content: %.60s", fr ? fr : "none", (long long)toks,
+				content);
+			st = PROBE_PASS;
+		}
+	}
+	json_decref(j);
+	*evidence = sb_detach(&ev);
+	return st;
+}
+
 static void p_chat(const struct http_client *c, struct probe_results *out)
 {
 	/* a budget that survives thinking (A03: >= 2048 for chat) */
 	const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"Reply with the two words: zealot alive\"}],"
 			   "\"max_tokens\":2048}";
 	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
-	json_t *ch = j ? json_array_get(json_object_get(j, "choices"), 0) : NULL;
-	if (!j)
-		say(out, "chat", "A03", PROBE_FAIL, "%s", why);
-	else if (r.status != 200 || !ch)
-		say(out, "chat", "A03", PROBE_FAIL, "POST /v1/chat/completions: HTTP %ld: %.120s", r.status, r.body.s);
-	else {
-		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
-		const char *content = msg_str(ch, "content"), *reasoning = msg_str(ch, "reasoning_content");
-		json_int_t n = json_integer_value(json_object_get(json_object_get(j, "usage"), "completion_tokens"));
-		if (!*content && fr && strcmp(fr, "length") == 0 && *reasoning)
-			say(out, "chat", "A03", PROBE_PASS,
-			    "thinking trap: %lld tokens all went to reasoning_content, content empty, finish_reason "
-			    "length "
-			    "(a model mid-thought, not a dead one; give clients a larger max_tokens)",
-			    (long long)n);
-		else if (!*content && !*reasoning)
-			say(out, "chat", "A03", PROBE_FAIL, "200 but no content and no reasoning (finish_reason %s)",
-			    fr ? fr : "none");
-		else
-			say(out, "chat", "A03", PROBE_PASS, "finish_reason %s, %lld tokens, content: %.60s",
-			    fr ? fr : "none", (long long)n, content);
+	char *ev = NULL;
+	enum probe_status st;
+	if (http_request(c, "POST", "/v1/chat/completions", body, &r)) {
+		st = PROBE_FAIL;
+		struct sb b = {0};
+		sb_addf(&b, "POST /v1/chat/completions: no answer: %s", r.error);
+		ev = sb_detach(&b);
+	} else {
+		st = probe_judge_chat(r.status, r.body.s, r.body.len, &ev);
 	}
-	json_decref(j);
+	say(out, "chat", "A03", st, "%s", ev);
+	free(ev);
 	http_response_release(&r);
 }
 

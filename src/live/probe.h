@@ -48,4 +48,8 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 void probe_results_release(struct probe_results *r);
 const char *probe_status_name(enum probe_status s);
 
+/* Judge a chat completion's answer (exposed for tests and the fuzzer):
+ * the status, and the evidence in *evidence (caller frees). */
+enum probe_status probe_judge_chat(long status, const char *body, size_t n, char **evidence);
+
 #endif

@@ -586,29 +586,96 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 
 /* --- projector ------------------------------------------------------- */
 
-int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
+/* The small tower is a LLaVA-style MLP projector the engine loads and runs
+ * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
+ * real encoder; the preset is header-level (sizes for planning). */
+static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
 {
-	/* tower geometry: blocks, width, ffn, heads, image, patch, weight type */
-	uint32_t blocks = 4, embd = 256, ff = 512, heads = 4, image = 256, patch = 16, wtype = 1;
-	if (preset && strcmp(preset, "bonsai-9b-mmproj") == 0) {
-		/* a Qwen3-VL-class tower: 27 blocks of 1152, Q8_0 matrices */
-		blocks = 27;
-		embd = 1152;
-		ff = 4352;
-		heads = 16;
-		image = 768;
-		wtype = 8;
-	} else if (preset) {
-		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);
-	}
-	if (!projection_dim)
-		return errorf(err, "the projector needs the text model's embedding width");
+	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, image = 224, patch = 14;
+	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
 	struct gguf_writer w;
 	gw_init(&w);
 	gw_str(&w, "general.architecture", "clip");
 	gw_str(&w, "general.type", "mmproj");
-	gw_str(&w, "general.name", preset ? preset : "zealot-synth-mmproj");
-	gw_u32(&w, "general.file_type", wtype == 8 ? 7 : 1);
+	gw_str(&w, "general.name", "zealot-synth-mmproj");
+	gw_u32(&w, "general.file_type", 0);
+	gw_bool(&w, "clip.has_vision_encoder", 1);
+	gw_bool(&w, "clip.use_gelu", 1);
+	gw_str(&w, "clip.projector_type", "mlp");
+	gw_u32(&w, "clip.vision.image_size", image);
+	gw_u32(&w, "clip.vision.patch_size", patch);
+	gw_u32(&w, "clip.vision.embedding_length", embd);
+	gw_u32(&w, "clip.vision.feed_forward_length", ff);
+	gw_u32(&w, "clip.vision.block_count", blocks);
+	gw_u32(&w, "clip.vision.attention.head_count", heads);
+	gw_f32(&w, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+	gw_u32(&w, "clip.vision.projection_dim", projection_dim);
+	gw_arr_begin(&w, "clip.vision.image_mean", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(&w, 0.5f);
+	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(&w, 0.5f);
+	struct tw t = {&w, 0};
+	uint64_t pe[4] = {patch, patch, 3, embd};
+	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	vec(&t, "v.patch_embd.bias", embd);
+	mat(&t, "v.position_embd.weight", embd, n_pos);
+	char nm[64];
+	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"};
+	for (uint32_t il = 0; il < blocks; il++) {
+		for (size_t k = 0; k < 4; k++) {
+			snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, sq[k]);
+			mat(&t, nm, embd, embd);
+			snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, sq[k]);
+			vec(&t, nm, embd);
+		}
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln1.weight", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln1.bias", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln2.weight", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln2.bias", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_up.weight", il);
+		mat(&t, nm, embd, ff);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_up.bias", il);
+		vec(&t, nm, ff);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.weight", il);
+		mat(&t, nm, ff, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
+		vec(&t, nm, embd);
+	}
+	mat(&t, "mm.0.weight", embd, projection_dim);
+	vec(&t, "mm.0.bias", projection_dim);
+	mat(&t, "mm.2.weight", projection_dim, projection_dim);
+	vec(&t, "mm.2.bias", projection_dim);
+	uint64_t hlen;
+	free(gw_header(&w, &hlen));
+	int rc = gw_write(&w, path, err);
+	if (rc == 0 && bytes)
+		*bytes = hlen + w.data_size;
+	gw_release(&w);
+	return rc;
+}
+
+int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
+{
+	if (!projection_dim)
+		return errorf(err, "the projector needs the text model's embedding width");
+	if (!preset)
+		return projector_mlp(projection_dim, path, bytes, err);
+	if (strcmp(preset, "bonsai-9b-mmproj") != 0)
+		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);
+	/* a Qwen3-VL-class tower: 27 blocks of 1152, Q8_0 matrices (header-level) */
+	const uint32_t blocks = 27, embd = 1152, ff = 4352, heads = 16, image = 768, patch = 16, wtype = 8;
+	struct gguf_writer w;
+	gw_init(&w);
+	gw_str(&w, "general.architecture", "clip");
+	gw_str(&w, "general.type", "mmproj");
+	gw_str(&w, "general.name", preset);
+	gw_u32(&w, "general.file_type", 7);
 	gw_bool(&w, "clip.has_vision_encoder", 1);
 	gw_str(&w, "clip.projector_type", "qwen3vl_merger");
 	gw_u32(&w, "clip.vision.image_size", image);

@@ -105,3 +105,17 @@ unset LLAMA_ARG_N_PREDICT
 run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --json
 check "LLAMA_ARG_* in the engine's environment: a divergence" json_is '[.rows[]|select(.diverges)|.what]' '["env LLAMA_ARG_N_PREDICT"]'
 engine_stop
+
+# F. Vision: a projector the engine loads (synth clip: a LLaVA-style MLP
+# tower) and a 512 px PNG as an image_url part (A04).
+"$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf 2>/dev/null
+echo "MMPROJ_FILE=mm.gguf" >>live.env
+start
+run "$ZEALOT" probe "$url" --endpoint live.env --only vision --json
+check "vision: the image reached the model (prompt tokens billed)" \
+	test "$(jq -r '.probes[0].status' "$TMP/out")" = pass -a -n "$(jq -r '.probes[0].evidence' "$TMP/out" | grep -F 'prompt tokens')"
+engine_stop
+cp engine.log vision.log
+run "$ZEALOT" ledger vision.log --endpoint live.env --json
+check "vision: the projector's weights in the ledger equal the plan's" \
+	test "$(jq '[.comparison[]|select(.term=="projector" and .part=="weights")|.diff|fabs]|max < 0.011' "$TMP/out")" = true

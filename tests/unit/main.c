@@ -30,6 +30,7 @@ int main(void)
 	test_synth();
 	test_ledger();
 	test_endpoint();
+	test_live();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -24,5 +24,6 @@ void test_template(void);
 void test_synth(void);
 void test_ledger(void);
 void test_endpoint(void);
+void test_live(void);
 
 #endif
