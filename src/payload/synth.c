@@ -241,6 +241,18 @@ static int validate(const struct synth_spec *s, char **err)
 	return 0;
 }
 
+/* Write the file, report its size, release the writer. */
+static int write_out(struct gguf_writer *w, const char *path, uint64_t *bytes, char **err)
+{
+	uint64_t hlen;
+	free(gw_header(w, &hlen));
+	int rc = gw_write(w, path, err);
+	if (rc == 0 && bytes)
+		*bytes = hlen + w->data_size;
+	gw_release(w);
+	return rc;
+}
+
 /* --- tensors ----------------------------------------------------------- */
 
 struct tw {
@@ -575,16 +587,31 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	else
 		tensors_qwen35(&t, s);
 
-	uint64_t hlen;
-	free(gw_header(&w, &hlen));
-	int rc = gw_write(&w, path, err);
-	if (rc == 0 && bytes)
-		*bytes = hlen + w.data_size;
-	gw_release(&w);
-	return rc;
+	return write_out(&w, path, bytes, err);
 }
 
 /* --- projector ------------------------------------------------------- */
+
+/* The clip.* keys both towers carry. */
+static void clip_keys(struct gguf_writer *w, const char *name, const char *proj, uint32_t file_type, uint32_t image,
+		      uint32_t patch, uint32_t embd, uint32_t ff, uint32_t blocks, uint32_t heads,
+		      uint32_t projection_dim)
+{
+	gw_str(w, "general.architecture", "clip");
+	gw_str(w, "general.type", "mmproj");
+	gw_str(w, "general.name", name);
+	gw_u32(w, "general.file_type", file_type);
+	gw_bool(w, "clip.has_vision_encoder", 1);
+	gw_str(w, "clip.projector_type", proj);
+	gw_u32(w, "clip.vision.image_size", image);
+	gw_u32(w, "clip.vision.patch_size", patch);
+	gw_u32(w, "clip.vision.embedding_length", embd);
+	gw_u32(w, "clip.vision.feed_forward_length", ff);
+	gw_u32(w, "clip.vision.block_count", blocks);
+	gw_u32(w, "clip.vision.attention.head_count", heads);
+	gw_f32(w, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+	gw_u32(w, "clip.vision.projection_dim", projection_dim);
+}
 
 /* The small tower is a LLaVA-style MLP projector the engine loads and runs
  * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
@@ -595,21 +622,8 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
 	struct gguf_writer w;
 	gw_init(&w);
-	gw_str(&w, "general.architecture", "clip");
-	gw_str(&w, "general.type", "mmproj");
-	gw_str(&w, "general.name", "zealot-synth-mmproj");
-	gw_u32(&w, "general.file_type", 0);
-	gw_bool(&w, "clip.has_vision_encoder", 1);
+	clip_keys(&w, "zealot-synth-mmproj", "mlp", 0, image, patch, embd, ff, blocks, heads, projection_dim);
 	gw_bool(&w, "clip.use_gelu", 1);
-	gw_str(&w, "clip.projector_type", "mlp");
-	gw_u32(&w, "clip.vision.image_size", image);
-	gw_u32(&w, "clip.vision.patch_size", patch);
-	gw_u32(&w, "clip.vision.embedding_length", embd);
-	gw_u32(&w, "clip.vision.feed_forward_length", ff);
-	gw_u32(&w, "clip.vision.block_count", blocks);
-	gw_u32(&w, "clip.vision.attention.head_count", heads);
-	gw_f32(&w, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
-	gw_u32(&w, "clip.vision.projection_dim", projection_dim);
 	gw_arr_begin(&w, "clip.vision.image_mean", GGUF_F32, 3);
 	for (int i = 0; i < 3; i++)
 		gw_arr_f32(&w, 0.5f);
@@ -651,13 +665,7 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	vec(&t, "mm.0.bias", projection_dim);
 	mat(&t, "mm.2.weight", projection_dim, projection_dim);
 	vec(&t, "mm.2.bias", projection_dim);
-	uint64_t hlen;
-	free(gw_header(&w, &hlen));
-	int rc = gw_write(&w, path, err);
-	if (rc == 0 && bytes)
-		*bytes = hlen + w.data_size;
-	gw_release(&w);
-	return rc;
+	return write_out(&w, path, bytes, err);
 }
 
 int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
@@ -672,20 +680,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	const uint32_t blocks = 27, embd = 1152, ff = 4352, heads = 16, image = 768, patch = 16, wtype = 8;
 	struct gguf_writer w;
 	gw_init(&w);
-	gw_str(&w, "general.architecture", "clip");
-	gw_str(&w, "general.type", "mmproj");
-	gw_str(&w, "general.name", preset);
-	gw_u32(&w, "general.file_type", 7);
-	gw_bool(&w, "clip.has_vision_encoder", 1);
-	gw_str(&w, "clip.projector_type", "qwen3vl_merger");
-	gw_u32(&w, "clip.vision.image_size", image);
-	gw_u32(&w, "clip.vision.patch_size", patch);
-	gw_u32(&w, "clip.vision.embedding_length", embd);
-	gw_u32(&w, "clip.vision.feed_forward_length", ff);
-	gw_u32(&w, "clip.vision.block_count", blocks);
-	gw_u32(&w, "clip.vision.attention.head_count", heads);
-	gw_f32(&w, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
-	gw_u32(&w, "clip.vision.projection_dim", projection_dim);
+	clip_keys(&w, preset, "qwen3vl_merger", 7, image, patch, embd, ff, blocks, heads, projection_dim);
 	gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	struct tw t = {&w, wtype};
 	uint64_t pe[4] = {patch, patch, 3, embd};
@@ -729,13 +724,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	vec(&t, "mm.0.bias", merged);
 	mat(&t, "mm.2.weight", merged, projection_dim);
 	vec(&t, "mm.2.bias", projection_dim);
-	uint64_t hlen;
-	free(gw_header(&w, &hlen));
-	int rc = gw_write(&w, path, err);
-	if (rc == 0 && bytes)
-		*bytes = hlen + w.data_size;
-	gw_release(&w);
-	return rc;
+	return write_out(&w, path, bytes, err);
 }
 
 /* --- adapter --------------------------------------------------------- */
@@ -816,11 +805,5 @@ int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd
 	}
 	free(arch_s);
 	gguf_close(base);
-	uint64_t hlen;
-	free(gw_header(&w, &hlen));
-	int rc = gw_write(&w, path, err);
-	if (rc == 0 && bytes)
-		*bytes = hlen + w.data_size;
-	gw_release(&w);
-	return rc;
+	return write_out(&w, path, bytes, err);
 }
