@@ -380,10 +380,54 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* S15: whether the runtime knows the architecture is read from its source
+ * tree (src/llama-arch.cpp beside the build), never from the binary. */
+static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct findings *out)
+{
+	const char *rt = val(ep, "RUNTIME");
+	if (!strchr(rt, '/'))
+		return;
+	char *path = endpoint_path(ep, "RUNTIME");
+	char *slash = path ? strrchr(path, '/') : NULL;
+	if (!slash) {
+		free(path);
+		return;
+	}
+	*slash = '\0';
+	static const char *const rel[] = {"/../../src/llama-arch.cpp", "/../../src/src/llama-arch.cpp",
+					  "/../src/llama-arch.cpp"};
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		struct sb f = {0};
+		sb_addf(&f, "%s%s", path, rel[i]);
+		FILE *fp = fopen(f.s, "r");
+		if (!fp) {
+			sb_release(&f);
+			continue;
+		}
+		struct sb want = {0};
+		sb_addf(&want, "\"%s\"", arch);
+		char line[1024];
+		int found = 0;
+		while (!found && fgets(line, sizeof(line), fp))
+			found = strstr(line, want.s) != NULL;
+		fclose(fp);
+		if (!found)
+			add(out, "S15", SEV_ERROR, ep, "RUNTIME",
+			    "point RUNTIME at a build whose source names the architecture",
+			    "the runtime's source tree (%s) names no architecture '%s': it cannot load this payload",
+			    f.s, arch);
+		sb_release(&want);
+		sb_release(&f);
+		break;
+	}
+	free(path);
+}
+
 static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
 {
 	if (!c || !c->census || !c->census->model)
 		return;
+	law_runtime_arch(ep, c->census->model->arch, out);
 	const struct census *cs = c->census;
 	const struct model *m = cs->model;
 	const struct plan_shape *s = &c->shape;

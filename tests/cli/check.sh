@@ -144,3 +144,13 @@ run "$ZEALOT" check "$TMP/none.env"
 check "no file: exit 3" rc_is 3
 run "$ZEALOT" check --help
 check "--help lists the laws" out_has "S06"
+
+# S15: the runtime's source tree decides whether it knows the architecture.
+mkdir -p rt/build/bin rt/src
+printf '#!/bin/sh\nexit 0\n' >rt/build/bin/llama-server && chmod +x rt/build/bin/llama-server
+printf 'static const std::map<llm_arch, const char *> LLM_ARCH_NAMES = {\n    { LLM_ARCH_LLAMA, "llama" },\n};\n' >rt/src/llama-arch.cpp
+expect s15-unknown-arch S15 error "RUNTIME=$TMP/rt/build/bin/llama-server"
+absent s15-known-arch S15 "RUNTIME=$TMP/rt/build/bin/llama-server|MODEL_FILE=l.gguf"
+if [ -n "${ZEALOT_ENGINE:-}" ] && [ -x "$ZEALOT_ENGINE/llama-server" ]; then
+	absent s15-pinned-engine S15 "RUNTIME=$ZEALOT_ENGINE/llama-server"
+fi
