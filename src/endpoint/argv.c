@@ -63,6 +63,10 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	add2(a, "--batch-size", endpoint_value(ep, "BATCH_SIZE"));
 	add2(a, "--ubatch-size", endpoint_value(ep, "UBATCH_SIZE"));
 	add2(a, "--n-gpu-layers", endpoint_value(ep, "NGL"));
+	if (endpoint_bool(ep, "REPACK", &flag, err))
+		goto fail;
+	if (!flag)
+		add(a, "--no-repack");
 
 	if (endpoint_bool(ep, "JINJA", &flag, err))
 		goto fail;

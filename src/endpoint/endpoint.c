@@ -36,6 +36,8 @@ const struct key_def endpoint_keys[] = {
     {"FLASH_ATTN", KEY_ENUM, "on", NULL, "on|off|auto", "flash attention"},
     {"BATCH_SIZE", KEY_UINT, "2048", NULL, NULL, "logical batch size"},
     {"UBATCH_SIZE", KEY_UINT, "512", NULL, NULL, "physical batch size (a prefill knob; sizes the compute buffers)"},
+    {"REPACK", KEY_BOOL, "1", NULL, NULL,
+     "CPU backend: repack eligible weights (q4_0, q4_K, iq4_nl ...) into a CPU_REPACK buffer (0: --no-repack)"},
     {"NGL", KEY_UINT, "99", NULL, NULL, "layers offloaded to the GPU (>= block count + 1 offloads everything)"},
     {"JINJA", KEY_BOOL, "1", NULL, NULL, "use the payload's Jinja chat template (tools need it)"},
     {"REASONING", KEY_ENUM, "auto", "no flag", "on|off|auto", "--reasoning"},

@@ -423,6 +423,41 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 	free(path);
 }
 
+/* One cache type against one head size (llama_init_from_model). */
+static void cache_head(const struct endpoint *ep, const char *key, const struct ggml_type_info *t, uint32_t head,
+		       const char *what, struct findings *out)
+{
+	if (!t || t->blck <= 1 || head == 0 || head % t->blck == 0)
+		return;
+	add(out, "S04", SEV_ERROR, ep, key, "use f16, bf16 or a type whose block divides the head size",
+	    "%s %s has blocks of %u, which do not divide the payload's %s head size %u: the engine refuses "
+	    "the context",
+	    key, t->name, t->blck, what, head);
+}
+
+static void cache_heads(const struct endpoint *ep, const struct model *m, const struct plan_shape *s,
+			struct findings *out)
+{
+	const struct {
+		const char *key;
+		const struct ggml_type_info *t;
+		int v;
+	} caches[] = {
+	    {"CACHE_TYPE_K", s->type_k, 0},
+	    {"CACHE_TYPE_V", s->type_v, 1},
+	    {"SPEC_DRAFT_TYPE_K", s->spec_mtp ? s->draft_k : NULL, 0},
+	    {"SPEC_DRAFT_TYPE_V", s->spec_mtp ? s->draft_v : NULL, 1},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(caches); i++) {
+		uint32_t full = caches[i].v ? m->head_v : m->head_k;
+		uint32_t swa = caches[i].v ? m->head_v_swa : m->head_k_swa;
+		cache_head(ep, caches[i].key, caches[i].t, full, caches[i].v ? "value" : "key", out);
+		if (m->n_kind[LAYER_SWA] && swa != full)
+			cache_head(ep, caches[i].key, caches[i].t, swa,
+				   caches[i].v ? "sliding-window value" : "sliding-window key", out);
+	}
+}
+
 static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
 {
 	if (!c || !c->census || !c->census->model)
@@ -451,6 +486,10 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, st
 			    "drafter at acceptance 0.00",
 			    m->n_nextn);
 	}
+	/* S04: a quantized cache's block must divide every layer's head size
+	 * on the flash-attention path, or the engine refuses the context */
+	if (s->flash_attn)
+		cache_heads(ep, m, s, out);
 	/* S07: ngram-mod on a recurrent model disables state rollback */
 	if (strstr(val(ep, "SPEC_TYPE"), "ngram-mod") && m->n_kind[LAYER_RECURRENT])
 		add(out, "S07", SEV_WARNING, ep, "SPEC_TYPE", "drop ngram-mod on hybrid models",

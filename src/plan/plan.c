@@ -185,6 +185,46 @@ static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *
 	return b;
 }
 
+/* Whether the engine feeds a weight to a matrix multiply (the only op the
+ * CPU_REPACK buffer type accepts). Mirrors the op column of the engine's
+ * tensor table (LLM_TENSOR_INFOS): embeddings are gathered (GET_ROWS),
+ * convolutions and the SSM decay go to their own ops, norms and biases are
+ * elementwise. Everything else 2-D (or 3-D expert stacks) is a matmul. */
+static int weight_is_matmul(const struct gguf_tensor *t)
+{
+	static const char *const not_matmul[] = {
+	    "token_embd.",     "position_embd.", "token_types.",  "per_layer_token_embd.",
+	    "embed_tokens.",   "ssm_conv1d.",	 ".ssm_a.",	  "conv1d.",
+	    "shortconv.conv.", "rope_freqs.",	 "rope_factors_", "norm.",
+	    "rel_b.",	       "_ape.",		 "tid2eid.",	  "d2t.",
+	    "exp_probs_b.",    ".bias",		 "_lerp_",	  "time_mix_first.",
+	};
+	if (t->n_dims < 2 || t->n_dims > 3)
+		return 0;
+	size_t n = strlen(t->name);
+	if (n >= 6 && strcmp(t->name + n - 6, ".ssm_a") == 0) /* the SSM decay, written without .weight */
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(not_matmul); i++)
+		if (strstr(t->name, not_matmul[i]))
+			return 0;
+	return 1;
+}
+
+/* The CPU backend repacks a matmul weight whose type has a kernel on this
+ * host and whose rows come in whole interleave groups (REPACK=1 only).
+ * A CUDA build never does with mmap on: the host buffer the CPU layers
+ * would get is swapped for the plain CPU type. */
+static int cpu_repacks(const struct gguf_tensor *t, const struct plan_shape *s, const struct device *dev)
+{
+	if (!s->repack || dev->backend != DEVICE_CPU || !weight_is_matmul(t))
+		return 0;
+	unsigned rows = device_cpu_repack_rows(t->type);
+	if (!rows || t->ne[1] % rows)
+		return 0;
+	/* A 3-D stack is repacked only as a MUL_MAT_ID expert tensor. */
+	return t->n_dims == 2 || strstr(t->name, "_exps.") != NULL;
+}
+
 /* CUDA allocation size: quantized rows are padded to 512 elements
  * (MATRIX_ROW_PADDING), then every tensor to the buffer alignment (128). */
 static uint64_t cuda_alloc(const struct gguf_tensor *t)
@@ -204,7 +244,7 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 	int64_t i_gpu_start = dev->backend == DEVICE_CPU ? n_all + 1 : n_all + 1 - (int64_t)s->ngl;
 	if (i_gpu_start < 0)
 		i_gpu_start = 0;
-	uint64_t host_lo = UINT64_MAX, host_hi = 0, gpu = 0;
+	uint64_t host_lo = UINT64_MAX, host_hi = 0, gpu = 0, repack = 0;
 	int has_output = gguf_tensor_find(g, "output.weight") != NULL;
 	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
@@ -216,6 +256,8 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		int on_gpu = il >= 0 && il >= i_gpu_start;
 		if (on_gpu) {
 			gpu += cuda_alloc(t);
+		} else if (cpu_repacks(t, s, dev)) {
+			repack += PAD(t->bytes, 32); /* allocated, not mapped; TENSOR_ALIGNMENT */
 		} else {
 			if (t->offset < host_lo)
 				host_lo = t->offset;
@@ -223,13 +265,22 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 				host_hi = t->offset + t->bytes;
 		}
 	}
-	/* A tied output layer on the card gets its own copy of token_embd. */
+	/* A tied output layer gets its own copy of token_embd: on the card, or
+	 * in CPU_REPACK when the matmul copy repacks. */
 	if (!has_output && embd && n_all >= i_gpu_start)
 		gpu += cuda_alloc(embd);
+	if (!has_output && embd && n_all < i_gpu_start) {
+		struct gguf_tensor out = *embd;
+		out.name = (char *)"output.weight";
+		if (cpu_repacks(&out, s, dev))
+			repack += PAD(out.bytes, 32);
+	}
 	if (host_hi > host_lo)
 		buf_get(p->model, &p->n_model, "CPU_Mapped", 0)->bytes = host_hi - host_lo;
 	if (gpu)
 		buf_get(p->model, &p->n_model, "CUDA0", 1)->bytes = gpu;
+	if (repack)
+		buf_get(p->model, &p->n_model, "CPU_REPACK", 0)->bytes = repack;
 }
 
 /* Tensors allocated into a backend buffer, each padded to its alignment. */

@@ -45,6 +45,7 @@ struct plan_shape {
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;
+	int repack; /* REPACK: the CPU backend's extra buffer type may take weights */
 };
 
 /* One KV cache as the engine prints it:

@@ -76,10 +76,10 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	if (!endpoint_value(ep, "CTX_SIZE"))
 		return errorf(err, "%s: CTX_SIZE is not set: the pool must be explicit (law S01)", ep->path);
 	if (endpoint_uint(ep, "CTX_SIZE", &s->ctx_size, err) || u32_key(ep, "PARALLEL", &s->parallel, err) ||
-	    endpoint_bool(ep, "KV_UNIFIED", &s->kv_unified, err) || cache_key(ep, "CACHE_TYPE_K", &s->type_k, err) ||
-	    cache_key(ep, "CACHE_TYPE_V", &s->type_v, err) || u32_key(ep, "BATCH_SIZE", &s->n_batch, err) ||
-	    u32_key(ep, "UBATCH_SIZE", &s->n_ubatch, err) || u32_key(ep, "NGL", &s->ngl, err) ||
-	    u32_key(ep, "SPEC_DRAFT_N_MAX", &s->spec_n_max, err) ||
+	    endpoint_bool(ep, "KV_UNIFIED", &s->kv_unified, err) || endpoint_bool(ep, "REPACK", &s->repack, err) ||
+	    cache_key(ep, "CACHE_TYPE_K", &s->type_k, err) || cache_key(ep, "CACHE_TYPE_V", &s->type_v, err) ||
+	    u32_key(ep, "BATCH_SIZE", &s->n_batch, err) || u32_key(ep, "UBATCH_SIZE", &s->n_ubatch, err) ||
+	    u32_key(ep, "NGL", &s->ngl, err) || u32_key(ep, "SPEC_DRAFT_N_MAX", &s->spec_n_max, err) ||
 	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) ||
 	    cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
 		return -1;

@@ -23,6 +23,9 @@ check "SPEC_TYPE=none strips every --spec-* flag (S05)" test -z "$(grep -e '--sp
 run "$ZEALOT" argv "$ROOT/examples/frank-zealot.env" --set METRICS=0 --set LORA_FILE= --set MMPROJ_FILE= --set PRESENCE_PENALTY=
 check "opt-outs: no --metrics, --lora-scaled, --mmproj or --presence-penalty" \
 	test -z "$(grep -e '--metrics' -e '--lora-scaled' -e '--mmproj' -e '--presence-penalty' "$TMP/out")"
+check "REPACK defaults on: no --no-repack" test -z "$(grep -Fx -- '--no-repack' "$TMP/out")"
+run "$ZEALOT" argv "$ROOT/examples/frank-zealot.env" --set REPACK=0
+check "REPACK=0 renders --no-repack" test -n "$(grep -Fx -- '--no-repack' "$TMP/out")"
 run "$ZEALOT" argv "$ROOT/examples/frank-zealot.env" --set API_KEY_FILE=/etc/zealot/key
 check "API key by file only" test -n "$(grep -Fx -- '--api-key-file' "$TMP/out")" -a -z "$(grep -Fx -- '--api-key' "$TMP/out")"
 run "$ZEALOT" argv --json "$ROOT/examples/frank-zealot.env"

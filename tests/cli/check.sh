@@ -8,6 +8,8 @@ cd "$TMP" || exit 1
 "$ZEALOT" synth qwen35 --set mtp_tensors=0 -o ghost.gguf 2>/dev/null
 "$ZEALOT" synth qwen35 --set type=142 -o pq.gguf 2>/dev/null
 "$ZEALOT" synth clip -o mm.gguf 2>/dev/null
+"$ZEALOT" synth llama --set head_dim=80 --set rope_dims=80 -o h80.gguf 2>/dev/null
+"$ZEALOT" synth gemma3 --set head_dim=96 --set rope_dims=96 -o g96.gguf 2>/dev/null
 "$ZEALOT" synth lora --base q.gguf -o lora.gguf 2>/dev/null
 "$ZEALOT" synth lora --base q.gguf --set touch_embd=1 -o lora-embd.gguf 2>/dev/null
 "$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf 2>/dev/null
@@ -95,6 +97,12 @@ absent window-ok S02 "CTX_SIZE=65536|PARALLEL=2"
 expect quant-v-no-fa S03 error "CACHE_TYPE_V=q8_0|FLASH_ATTN=off"
 expect quant-v-auto S03 error "CACHE_TYPE_V=q4_0|FLASH_ATTN=auto"
 absent quant-v-fa S03 "CACHE_TYPE_V=q8_0|FLASH_ATTN=on"
+# S04: a quantized cache's block must divide the payload's head size
+# (80 is not a multiple of q8_0's 32; 96 is, but not of q4_K's 256)
+expect s04-v-block S04 error "MODEL_FILE=h80.gguf|CACHE_TYPE_V=q8_0|FLASH_ATTN=on"
+expect s04-k-block S04 error "MODEL_FILE=g96.gguf|CACHE_TYPE_K=q4_K"
+absent s04-k-block-fa-off S04 "MODEL_FILE=h80.gguf|CACHE_TYPE_K=q8_0|FLASH_ATTN=off"
+absent s04-divides S04 "MODEL_FILE=g96.gguf|CACHE_TYPE_K=q8_0|CACHE_TYPE_V=q8_0"
 expect fp8 S04 error "CACHE_TYPE_K=fp8"
 expect fp8-draft S04 error "SPEC_DRAFT_TYPE_V=e4m3"
 expect half-set S05 error "EXTRA_ARGS=--spec-draft-n-max 3"

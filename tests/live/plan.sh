@@ -56,4 +56,11 @@ case_ qwen35-geom qwen35 "layers=12 interval=3 heads=8 kv_heads=4 ssm_state=64 s
 case_ gemma3 gemma3 "" "CTX_SIZE=8192 PARALLEL=1"
 case_ gemma3-np2 gemma3 "layers=12 swa_pattern=4 swa=1024" "CTX_SIZE=16384 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 case_ gemma3-unified gemma3 "" "CTX_SIZE=4096 PARALLEL=4 KV_UNIFIED=1 UBATCH_SIZE=1024"
+# Quantized weights: on the CPU backend the matmul weights whose type has
+# a repacked kernel on this host move from the mapping to CPU_REPACK.
+case_ llama-q4w llama "type=q4_0" "CTX_SIZE=4096 PARALLEL=2"
+case_ llama-q4w-norepack llama "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 REPACK=0"
+case_ llama-q4w-odd-rows llama "type=q4_0 kv_heads=1 head_dim=96 rope_dims=96 heads=4 vocab=300" "CTX_SIZE=4096 PARALLEL=1"
+case_ qwen35-q4w qwen35 "type=q4_0 nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+case_ gemma3-q8w gemma3 "type=q8_0" "CTX_SIZE=4096 PARALLEL=2"
 echo "# worst compute error across the grid: ${worst}%"
