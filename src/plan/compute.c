@@ -35,10 +35,12 @@ struct dims {
 	/* Gated DeltaNet */
 	int64_t d_state, n_group, dt_rank, d_conv;
 	int64_t n_embd_r, n_embd_s;
+	int64_t rs_k; /* state snapshots the delta net writes: n_rs_seq + 1 */
 };
 
 struct inputs {
-	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy, k_rot, v_rot;
+	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
+	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
 };
 
 /* llama_mul_mat_hadamard: a quantized cache stores rotated K or V, so the
@@ -126,25 +128,27 @@ static void graph_llama(struct ga_graph *g, const struct model *m, const struct 
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int an = rms_norm_mul(g, x, d->E, T, 1);
 		int pos = input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
+		int swa = m->kind[il] == LAYER_SWA;
+		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 		int q = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(W(g), an));
 		q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(ga_view(g, q), pos));
-		q = rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
+		q = rotate(g, q, d->D * d->H * T, d->k_rot, krot);
 		int k, vr;
 		if (m->n_kind[LAYER_SWA]) { /* the iSWA builder expands q, k, v */
 			k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
 			k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(ga_view(g, k), pos));
-			k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+			k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
 			vr = ga_view(g, ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an)));
-			vr = rotate(g, vr, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
+			vr = rotate(g, vr, d->D * d->Hkv * T, d->v_rot, vrot);
 		} else { /* the plain builder expands q, v, k */
 			vr = ga_view(g, ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an)));
-			vr = rotate(g, vr, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
+			vr = rotate(g, vr, d->D * d->Hkv * T, d->v_rot, vrot);
 			k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
 			k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(ga_view(g, k), pos));
-			k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+			k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
 		}
-		int o = attend(g, d, in, q, k, vr, m->kind[il] == LAYER_SWA);
-		o = rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
+		int o = attend(g, d, in, q, k, vr, swa);
+		o = rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
 		int cur = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), ga_view(g, o)));
 		int64_t Tn = T;
 		int res = x;
@@ -169,19 +173,20 @@ static void graph_llama(struct ga_graph *g, const struct model *m, const struct 
 static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int an, int swa)
 {
 	int64_t T = d->T;
+	int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 	int pos = input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 	int qf = ga_op(g, 0, F32, d->D * d->H * 2, T, 1, 1, S(W(g), an));
 	int q = rms_norm_mul(g, ga_view(g, qf), d->D, d->H, T);
 	q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, pos));
-	q = rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
+	q = rotate(g, q, d->D * d->H * T, d->k_rot, krot);
 	int v = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
-	int vr = rotate(g, ga_view(g, v), d->D * d->Hkv * T, d->v_rot, &in->v_rot);
+	int vr = rotate(g, ga_view(g, v), d->D * d->Hkv * T, d->v_rot, vrot);
 	int k = ga_op(g, 0, F32, d->D * d->Hkv, T, 1, 1, S(W(g), an));
 	k = rms_norm_mul(g, ga_view(g, k), d->D, d->Hkv, T);
 	k = ga_op(g, 1, F32, d->D, d->Hkv, T, 1, S(k, pos));
-	k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+	k = rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
 	int o = attend(g, d, in, q, k, vr, swa);
-	o = rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
+	o = rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
 	int gate = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, qf)));
 	gate = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(gate));
 	int gated = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(ga_view(g, o), gate));
@@ -203,7 +208,9 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int qkv = ga_op(g, 0, F32, conv_dim, T, 1, 1, S(W(g), an));
 	int conv_in =
 	    ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1, S(ga_view(g, conv_states), ga_view(g, qkv)));
-	ga_sink(g, S(ga_view(g, conv_in), ga_view(g, W(g))));
+	/* the last conv window into the cache: one per rollback snapshot */
+	for (int64_t k = 0; k < d->rs_k; k++)
+		ga_sink(g, S(ga_view(g, conv_in), ga_view(g, W(g))));
 	ga_view(g, W(g));
 	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
 	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, W(g)), ga_view(g, sc)));
@@ -219,7 +226,8 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha, W(g)));
 	int beta = ga_op(g, 0, F32, d->dt_rank, T, 1, 1, S(W(g), an));
 	beta = ga_op(g, 1, F32, 1, d->dt_rank, T / ns, ns, S(ga_view(g, beta)));
-	int delta = ga_op(g, 0, F32, value_dim * T + d->n_embd_s * ns, 1, 1, 1,
+	/* ggml_gated_delta_net: the attention scores, then K state snapshots */
+	int delta = ga_op(g, 0, F32, value_dim * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
 			  S(qc, kc, ga_view(g, vc), ga_view(g, alpha), beta, ga_view(g, state)));
 	ga_sink(g, S(ga_view(g, delta), ga_view(g, W(g))));
 	int on = rms_norm_mul(g, ga_view(g, delta), d->d_state, d->dt_rank * T, 1);
@@ -229,24 +237,26 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	return ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), ga_view(g, gated)));
 }
 
-static void graph_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
-			 int keep_hidden)
+static void graph_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
 	int x = input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int an = rms_norm_mul(g, x, d->E, T, 1);
-		int cur = m->kind[il] == LAYER_RECURRENT ? qwen35_deltanet(g, d, in, an)
-							 : qwen35_attention(g, d, in, an, m->kind[il] == LAYER_SWA);
-		int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(ga_view(g, cur), x));
+		/* DeltaNet's output is reshaped (a view, never reused in place);
+		 * attention's is the projection itself, which the residual add
+		 * takes over */
+		int recr = m->kind[il] == LAYER_RECURRENT;
+		int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, an))
+			       : qwen35_attention(g, d, in, an, m->kind[il] == LAYER_SWA);
+		int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
 		int pn = rms_norm_mul(g, res, d->E, T, 1);
 		int fo = ffn(g, d, pn, T);
 		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
 	}
 	int h = rms_norm_mul(g, x, d->E, T, 1);
-	if (keep_hidden)
-		g->t[h].output = 1; /* the MTP head reads the hidden states */
+	g->t[h].output = 1; /* h_nextn: always a graph output, for an MTP head to read */
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int ids = input_once(g, &in->out_ids, (uint64_t)To * 4);
 	int rn = ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids));
@@ -261,7 +271,12 @@ static void graph_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct in
 	int toks = input_once(g, &in->tokens, (uint64_t)T * 4);
 	int te = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), toks));
 	int en = rms_norm_mul(g, te, d->E, T, 1);
+	/* the target's hidden states, an input the norm may overwrite in place */
 	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	g->t[hin].ne[0] = d->E;
+	g->t[hin].ne[1] = T;
+	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
+	g->t[hin].type = F32;
 	int hn = rms_norm_mul(g, hin, d->E, T, 1);
 	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
 	int x = ga_op(g, 0, F32, d->E, T, 1, 1, S(W(g), cat));
@@ -272,6 +287,7 @@ static void graph_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct in
 	int fo = ffn(g, d, pn, T);
 	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
 	int h = rms_norm_mul(g, x, d->E, T, 1);
+	g->t[h].output = 1; /* h_nextn, as in the target graph */
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int ids = input_once(g, &in->out_ids, (uint64_t)To * 4);
 	int rn = ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids));
@@ -288,7 +304,7 @@ static int is_qwen35_family(const struct model *m)
 
 enum graph_kind { G_TARGET, G_DRAFT };
 
-static uint64_t run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int keep_hidden)
+static uint64_t run_graph(const struct model *m, const struct dims *d, enum graph_kind kind)
 {
 	struct ga_graph g;
 	ga_init(&g);
@@ -297,7 +313,7 @@ static uint64_t run_graph(const struct model *m, const struct dims *d, enum grap
 	if (kind == G_DRAFT)
 		graph_qwen35_mtp(&g, d, &in);
 	else if (is_qwen35_family(m))
-		graph_qwen35(&g, m, d, &in, keep_hidden);
+		graph_qwen35(&g, m, d, &in);
 	else
 		graph_llama(&g, m, d, &in);
 	uint64_t bytes = ga_run(&g, CPU_ALIGN);
@@ -353,6 +369,7 @@ static void set_dims(struct dims *d, const struct model *m, const struct plan *p
 	d->d_conv = m->ssm_d_conv;
 	d->n_embd_r = (int64_t)m->n_embd_r;
 	d->n_embd_s = (int64_t)m->n_embd_s;
+	d->rs_k = 1 + (int64_t)p->rs.rs_seq;
 }
 
 static uint64_t reserve(const struct model *m, const struct plan *p, const struct plan_shape *s, enum graph_kind kind,
@@ -369,9 +386,9 @@ static uint64_t reserve(const struct model *m, const struct plan *p, const struc
 	const struct ggml_type_info *tk = kind == G_DRAFT ? s->draft_k : s->type_k;
 	const struct ggml_type_info *tv = kind == G_DRAFT ? s->draft_v : s->type_v;
 	set_dims(&d, m, p, s, T, n_out, tk, tv);
-	uint64_t pp = run_graph(m, &d, kind, s->spec_mtp);
+	uint64_t pp = run_graph(m, &d, kind);
 	set_dims(&d, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	uint64_t tg = run_graph(m, &d, kind, s->spec_mtp);
+	uint64_t tg = run_graph(m, &d, kind);
 	return pp > tg ? pp : tg;
 }
 

@@ -1,5 +1,6 @@
 #include "galloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,10 @@ static int same_layout(const struct ga_tensor *a, const struct ga_tensor *b)
 	return a->type == b->type && memcmp(a->ne, b->ne, sizeof(a->ne)) == 0;
 }
 
+/* ZEALOT_GA_TRACE=1 prints every allocation, in-place reuse and free to
+ * stderr, in the shape of an instrumented ggml-alloc's, for diffing. */
+static int trace;
+
 static void allocate(struct ga_graph *g, struct dyn *d, int i)
 {
 	struct ga_tensor *t = &g->t[i];
@@ -217,12 +222,20 @@ static void allocate(struct ga_graph *g, struct dyn *d, int i)
 				continue;
 			if (p->n_children == 1 && p->n_views == 0) {
 				t->offset = p->offset;
+				if (trace)
+					fprintf(stderr, "GA inplace #%d <- #%d off=%llu\n", i, t->src[s],
+						(unsigned long long)t->offset);
 				p->allocated = 0; /* the node now owns it */
 				return;
 			}
 		}
 	}
 	t->offset = dyn_alloc(d, t->bytes);
+	if (trace)
+		fprintf(stderr, "GA alloc #%d [%lld,%lld,%lld,%lld] size=%llu off=%llu max=%llu\n", i,
+			(long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
+			(unsigned long long)align_up(t->bytes, d->align), (unsigned long long)t->offset,
+			(unsigned long long)d->max_size);
 }
 
 static void release(struct ga_graph *g, struct dyn *d, int i)
@@ -230,12 +243,16 @@ static void release(struct ga_graph *g, struct dyn *d, int i)
 	struct ga_tensor *t = &g->t[i];
 	if (t->output)
 		return;
+	if (trace)
+		fprintf(stderr, "GA free #%d off=%llu size=%llu\n", i, (unsigned long long)t->offset,
+			(unsigned long long)align_up(t->bytes, d->align));
 	dyn_free(d, t->offset, t->bytes);
 	t->allocated = 0;
 }
 
 uint64_t ga_run(struct ga_graph *g, uint64_t alignment)
 {
+	trace = getenv("ZEALOT_GA_TRACE") != NULL;
 	struct dyn d = {.n = 1, .off = {0}, .size = {UINT64_MAX / 2}, .max_size = 0, .align = alignment};
 	for (int i = 0; i < g->n; i++) {
 		g->t[i].n_children = g->t[i].n_views = g->t[i].allocated = 0;
