@@ -431,7 +431,7 @@ static void cache_head(const struct endpoint *ep, const char *key, const struct 
 		return;
 	add(out, "S04", SEV_ERROR, ep, key, "use f16, bf16 or a type whose block divides the head size",
 	    "%s %s has blocks of %u, which do not divide the payload's %s head size %u: the engine refuses "
-	    "the context",
+	    "the context (or, off flash attention, aborts)",
 	    key, t->name, t->blck, what, head);
 }
 
@@ -449,6 +449,8 @@ static void cache_heads(const struct endpoint *ep, const struct model *m, const 
 	    {"SPEC_DRAFT_TYPE_V", s->spec_mtp ? s->draft_v : NULL, 1},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(caches); i++) {
+		if (caches[i].v && !s->flash_attn)
+			continue; /* a quantized V off flash attention is S03's */
 		uint32_t full = caches[i].v ? m->head_v : m->head_k;
 		uint32_t swa = caches[i].v ? m->head_v_swa : m->head_k_swa;
 		cache_head(ep, caches[i].key, caches[i].t, full, caches[i].v ? "value" : "key", out);
@@ -486,10 +488,10 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, st
 			    "drafter at acceptance 0.00",
 			    m->n_nextn);
 	}
-	/* S04: a quantized cache's block must divide every layer's head size
-	 * on the flash-attention path, or the engine refuses the context */
-	if (s->flash_attn)
-		cache_heads(ep, m, s, out);
+	/* S04: a quantized cache's block must divide every layer's head size:
+	 * on the flash-attention path the engine refuses the context, and a
+	 * K cache off it aborts the engine at graph build */
+	cache_heads(ep, m, s, out);
 	/* S07: ngram-mod on a recurrent model disables state rollback */
 	if (strstr(val(ep, "SPEC_TYPE"), "ngram-mod") && m->n_kind[LAYER_RECURRENT])
 		add(out, "S07", SEV_WARNING, ep, "SPEC_TYPE", "drop ngram-mod on hybrid models",
