@@ -63,4 +63,6 @@ case_ llama-q4w-norepack llama "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 REPACK=0"
 case_ llama-q4w-odd-rows llama "type=q4_0 kv_heads=1 head_dim=96 rope_dims=96 heads=4 vocab=300" "CTX_SIZE=4096 PARALLEL=1"
 case_ qwen35-q4w qwen35 "type=q4_0 nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 case_ gemma3-q8w gemma3 "type=q8_0" "CTX_SIZE=4096 PARALLEL=2"
+# gemma3 ties its output to token_embd: the matmul copy repacks, the gathered one maps
+case_ gemma3-q4w-tied gemma3 "type=q4_0 vocab=4096" "CTX_SIZE=4096 PARALLEL=1"
 echo "# worst compute error across the grid: ${worst}%"
