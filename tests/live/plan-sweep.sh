@@ -12,44 +12,69 @@
 . "$(dirname "$0")/../engine.sh"
 cd "$TMP" || exit 1
 
-RANDOM=${ZEALOT_SWEEP_SEED:-2026}
+# A generator of our own: bash reseeds $RANDOM in every subshell, so a
+# sweep drawn from it could not be replayed from its seed.
+rng=${ZEALOT_SWEEP_SEED:-2026}
+# pick VAR CHOICE...: VAR = one of the choices, drawn from the seed
 pick() {
+	local var=$1
+	shift
 	local a=("$@")
-	echo "${a[RANDOM % ${#a[@]}]}"
+	rng=$(((rng * 1103515245 + 12345) % 2147483648))
+	printf -v "$var" '%s' "${a[(rng >> 8) % ${#a[@]}]}"
 }
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	arch=$(pick llama qwen35 gemma3)
-	wt=$(pick f16 bf16 f32 q8_0 q4_0 q4_0 q4_K)
+	pick arch llama qwen35 gemma3
+	pick wt f16 bf16 f32 q8_0 q4_0 q4_0 q4_K
 	case $wt in
 	q4_K) hd=256 widths="256 512 768 1024" ;;
-	q8_0 | q4_0) hd=$(pick 64 96 128 256) widths="256 512 768 1024 1536" ;;
-	*) hd=$(pick 64 80 96 128 256) widths="256 512 768 1024 1536" ;;
+	q8_0 | q4_0) pick hd 64 96 128 256 && widths="256 512 768 1024 1536" ;;
+	*) pick hd 64 80 96 128 256 && widths="256 512 768 1024 1536" ;;
 	esac
-	kvh=$(pick 1 2 4 8)
-	heads=$((kvh * $(pick 1 2 4)))
+	pick kvh 1 2 4 8
+	pick mult 1 2 4
+	heads=$((kvh * mult))
 	# shellcheck disable=SC2086
-	embd=$(pick $widths)
+	pick embd $widths
 	# shellcheck disable=SC2086
-	ff=$(pick $widths)
-	sets="layers=$(pick 4 6 8 12) embd=$embd ff=$ff heads=$heads kv_heads=$kvh head_dim=$hd rope_dims=$hd"
-	sets="$sets vocab=$(pick 300 1000 4096 32000) type=$wt"
+	pick ff $widths
+	pick layers 4 6 8 12
+	pick vocab 300 1000 4096 32000
+	sets="layers=$layers embd=$embd ff=$ff heads=$heads kv_heads=$kvh head_dim=$hd rope_dims=$hd"
+	sets="$sets vocab=$vocab type=$wt"
 	mtp=0
 	case $arch in
 	qwen35)
-		mtp=$(pick 0 1)
-		sets="$sets interval=$(pick 2 3 4) ssm_state=$(pick 64 128) ssm_groups=$(pick 2 4)"
-		sets="$sets ssm_dt_rank=$(pick 4 8 16) nextn=$mtp"
+		pick mtp 0 1
+		pick interval 2 3 4
+		pick state 64 128
+		pick groups 2 4
+		pick rank 4 8 16
+		sets="$sets interval=$interval ssm_state=$state ssm_groups=$groups ssm_dt_rank=$rank nextn=$mtp"
 		;;
-	gemma3) sets="$sets swa=$(pick 256 512 1024 4096) swa_pattern=$(pick 2 3 6)" ;;
+	gemma3)
+		pick swa 256 512 1024 4096
+		pick pattern 2 3 6
+		sets="$sets swa=$swa swa_pattern=$pattern"
+		;;
 	esac
-	np=$(pick 1 2 3 4 5)
-	keys="CTX_SIZE=$((np * ($(pick 1000 2000 4000 8000) + RANDOM % 1000))) PARALLEL=$np"
-	keys="$keys CACHE_TYPE_K=$(pick f16 f16 q8_0 q4_0 bf16) CACHE_TYPE_V=$(pick f16 f16 q8_0 q4_0 q5_1)"
-	keys="$keys BATCH_SIZE=$(pick 2048 2048 1024 512 256 100) UBATCH_SIZE=$(pick 64 128 256 512 1024)"
-	keys="$keys KV_UNIFIED=$(pick 0 0 1) FLASH_ATTN=$(pick on on on off)"
-	[ "$mtp" = 1 ] && keys="$keys SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=$(pick 1 2 3)"
+	pick np 1 2 3 4 5
+	pick slot 1000 2000 4000 8000
+	pick extra 0 17 256 511 999
+	pick ck f16 f16 q8_0 q4_0 bf16
+	pick cv f16 f16 q8_0 q4_0 q5_1
+	pick batch 2048 2048 1024 512 256 100
+	pick ubatch 64 128 256 512 1024
+	pick unified 0 0 1
+	pick fa on on on off
+	keys="CTX_SIZE=$((np * (slot + extra))) PARALLEL=$np CACHE_TYPE_K=$ck CACHE_TYPE_V=$cv"
+	keys="$keys BATCH_SIZE=$batch UBATCH_SIZE=$ubatch KV_UNIFIED=$unified FLASH_ATTN=$fa"
+	if [ "$mtp" = 1 ]; then
+		pick depth 1 2 3
+		keys="$keys SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=$depth"
+	fi
 	name=s$i
 	what="$name: $arch $sets | $keys"
 
