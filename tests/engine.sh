@@ -40,6 +40,34 @@ engine_start() {
 	return 1
 }
 
+# boot_for_ledger NAME "KEY=VALUE ...": write NAME.env serving NAME.gguf on
+# the cpu profile (no slack) with those keys, boot the engine through
+# `zealot argv` until the model is loaded or the engine gives up, stop it
+# by PID, and leave its boot log in NAME.log.
+boot_for_ledger() {
+	local name=$1 keys=$2 s pid
+	{
+		echo "RUNTIME=$SERVER"
+		echo "MODEL_FILE=$name.gguf"
+		echo "LISTEN_PORT=$(free_port)"
+		echo "DEVICE=cpu"
+		echo "ADDRESSABLE_MIB=20000"
+		echo "SLACK_MIB=0"
+		for s in $keys; do echo "$s"; done
+	} >"$name.env"
+	local cmd
+	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
+	"${cmd[@]}" >"$name.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		grep -qE 'model loaded|exiting due|failed to' "$name.log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 # Stop the engine we started, by PID (law A02: never by name).
 engine_stop() {
 	[ -n "${ENGINE_PID:-}" ] || return 0

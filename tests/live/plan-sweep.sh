@@ -85,25 +85,7 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 		sed 's/^/#   /' "$name.synth"
 		continue
 	fi
-	{
-		echo "RUNTIME=$SERVER"
-		echo "MODEL_FILE=$name.gguf"
-		echo "LISTEN_PORT=$(free_port)"
-		echo "DEVICE=cpu"
-		echo "ADDRESSABLE_MIB=20000"
-		echo "SLACK_MIB=0"
-		for s in $keys; do echo "$s"; done
-	} >"$name.env"
-	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
-	"${cmd[@]}" >"$name.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 600); do
-		grep -qE 'model loaded|exiting due|failed to' "$name.log" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	boot_for_ledger "$name" "$keys"
 
 	"$ZEALOT" check --json "$name.env" >"$name.check" 2>/dev/null
 	laws=$(jq -r '[.findings[]|select(.severity=="error" and (.law=="S03" or .law=="S04"))|.law]|unique|join(",")' "$name.check")

@@ -12,25 +12,7 @@ case_() {
 	local name=$1 arch=$2 sets=$3 keys=$4 s args=()
 	for s in $sets; do args+=(--set "$s"); done
 	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
-	{
-		echo "RUNTIME=$SERVER"
-		echo "MODEL_FILE=$name.gguf"
-		echo "LISTEN_PORT=$(free_port)"
-		echo "DEVICE=cpu"
-		echo "ADDRESSABLE_MIB=20000"
-		echo "SLACK_MIB=0"
-		for s in $keys; do echo "$s"; done
-	} >"$name.env"
-	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
-	"${cmd[@]}" >"$name.log" 2>&1 &
-	local pid=$!
-	for _ in $(seq 300); do
-		grep -qE 'model loaded|exiting due|failed to' "$name.log" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	boot_for_ledger "$name" "$keys"
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$name: every exact term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || { jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'; tail -3 "$name.log" | sed 's/^/#   engine: /'; }
