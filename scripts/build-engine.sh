@@ -16,7 +16,7 @@ root=$cache/engine-node-llama-cpp-$version
 bin=$root/build/bin
 stamp=$root/.built
 
-if [ -f "$stamp" ] && [ -x "$bin/llama-server" ] && [ -x "$bin/llama-fit-params" ] && [ -x "$bin/rpc-server" ]; then
+if [ -f "$stamp" ] && [ -x "$bin/llama-server" ] && [ -x "$bin/llama-fit-params" ] && [ -x "$bin/ggml-rpc-server" ]; then
 	echo "$bin"
 	exit 0
 fi
@@ -42,8 +42,8 @@ cmake -S "$root/src" -B "$root/build" -DCMAKE_BUILD_TYPE=Release \
 	-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
 	-DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON -DGGML_RPC=ON >>"$log" 2>&1 ||
 	{ say "cmake configure failed, see $log"; tail -20 "$log" >&2; exit 3; }
-say "building llama-server, llama-fit-params and rpc-server with $jobs jobs (a few minutes)"
-cmake --build "$root/build" -j "$jobs" --target llama-server llama-fit-params rpc-server >>"$log" 2>&1 ||
+say "building llama-server, llama-fit-params and ggml-rpc-server with $jobs jobs (a few minutes)"
+cmake --build "$root/build" -j "$jobs" --target llama-server llama-fit-params ggml-rpc-server >>"$log" 2>&1 ||
 	{ say "build failed, see $log"; tail -30 "$log" >&2; exit 3; }
 touch "$stamp"
 echo "$bin"
