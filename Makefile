@@ -6,10 +6,10 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 DEFS      = -D_GNU_SOURCE
-LIBS      = -ljansson -lcrypto -lcurl -lz -lm
+LIBS      = -ljansson -lcrypto -lcurl -lsqlite3 -lz -lm
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SRC_LIB  := $(wildcard src/base/*.c src/payload/*.c src/endpoint/*.c src/plan/*.c src/live/*.c)
+SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 SRC_CMD  := $(wildcard src/cmd/*.c) src/main.c
 HDRS     := $(wildcard src/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/*.c)

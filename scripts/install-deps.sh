@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
 	build-essential clang libclang-rt-14-dev   # compiler, libFuzzer, sanitizers
 	cmake git                                  # the engine's build
-	libjansson-dev                             # JSON
+	libjansson-dev libsqlite3-dev sqlite3      # JSON, the store (eras, boots, deploys)
 	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
 	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
 )

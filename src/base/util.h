@@ -50,4 +50,8 @@ int parse_u64(const char *s, uint64_t *out);
 int parse_i64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
 
+/* Levenshtein distance between two short names (keys, options), for a
+ * did-you-mean; strings over 64 bytes are 99 apart. */
+size_t edit_distance(const char *a, const char *b);
+
 #endif

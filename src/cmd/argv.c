@@ -1,5 +1,4 @@
 /* zealot argv ENDPOINT [--set K=V ...] [--json] */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,64 +7,45 @@
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot argv ENDPOINT [--set KEY=VALUE ...] [--json]\n"
-			    "\n"
-			    "Print the exact llama-server command line for the endpoint, one argument\n"
-			    "per line: the runtime, the payload, alias, bind and port, --ctx-size and\n"
-			    "--parallel explicit with --fit off (law S01), cache types, flash\n"
-			    "attention, batch and ubatch, GPU layers, the template and reasoning flags,\n"
-			    "--metrics (C04) and --log-verbosity (C05) by default, projector, adapter\n"
-			    "with its scale, --presence-penalty when set (C07), the speculative flags\n"
-			    "as one set or none (S05), the API key by file only, then EXTRA_ARGS.\n"
-			    "Relative payload paths resolve against the endpoint file's directory.\n"
-			    "\n"
-			    "  --set KEY=VALUE  override an endpoint key (repeatable)\n"
-			    "  --json           a JSON array of strings\n"
-			    "  -h, --help       this text\n"
-			    "\n"
-			    "exit: 0, 2 invalid endpoint, 3 unreadable endpoint file\n";
+static const struct cmd_help help = {
+    .usage = "zealot argv ENDPOINT [--set KEY=VALUE ...] [--json]",
+    .about = "Print the exact llama-server command line for the endpoint, one argument\n"
+	     "per line: the runtime, the payload, alias, bind and port, --ctx-size and\n"
+	     "--parallel explicit with --fit off (law S01), cache types, flash\n"
+	     "attention, batch and ubatch, GPU layers, the template and reasoning flags,\n"
+	     "--metrics (C04) and --log-verbosity (C05) by default, projector, adapter\n"
+	     "with its scale, --presence-penalty when set (C07), the speculative flags\n"
+	     "as one set or none (S05), the API key by file only, then EXTRA_ARGS.\n"
+	     "Relative payload paths resolve against the endpoint file's directory.\n",
+    .exits = "0, 2 invalid endpoint, 3 unreadable endpoint file",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 int cmd_argv(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"set", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	struct opt_list sets = {0};
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (repeatable)"),
+	    OPT_FLAG(0, "json", &json, "a JSON array of strings"),
+	    OPT_END(),
 	};
-	char **sets = xcalloc((size_t)argc, sizeof(*sets));
-	size_t n_sets = 0;
-	int json = 0, ch, rc = EXIT_OK;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 's': sets[n_sets++] = optarg; break;
-		case 'j': json = 1; break;
-		case 'h':
-			fputs(usage, stdout);
-			free(sets);
-			return EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			free(sets);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		free(sets);
-		return EXIT_USAGE;
-	}
+	struct opt_args args;
+	int prc = opt_parse("argv", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
 	char *err = NULL;
 	struct argv_list a = {0};
-	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	struct endpoint *ep = endpoint_load(args.v[0], &err);
 	if (!ep) {
 		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
-	for (size_t i = 0; i < n_sets; i++)
-		if (endpoint_set(ep, sets[i], &err)) {
+	for (unsigned i = 0; i < sets.n; i++)
+		if (endpoint_set(ep, sets.v[i], &err)) {
 			rc = EXIT_USAGE;
 			goto done;
 		}
@@ -91,6 +71,7 @@ done:
 	free(err);
 	argv_release(&a);
 	endpoint_free(ep);
-	free(sets);
+	opt_list_release(&sets);
+	opt_args_release(&args);
 	return rc;
 }

@@ -74,31 +74,6 @@ static size_t key_index(const char *name)
 	return k ? (size_t)(k - endpoint_keys) : endpoint_n_keys;
 }
 
-/* Damerau-free Levenshtein distance, bounded strings (key names). */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return 99;
-	size_t d[65][65];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < v)
-				v = d[i - 1][j - 1] + cost;
-			d[i][j] = v;
-		}
-	}
-	return d[la][lb];
-}
-
 /* A misspelling (small edit distance) or a rearrangement of the same words
  * (KV_CACHE_TYPE for CACHE_TYPE_K) both suggest. */
 const char *endpoint_suggest(const char *unknown)
@@ -106,7 +81,7 @@ const char *endpoint_suggest(const char *unknown)
 	const char *best = NULL;
 	size_t best_d = 99;
 	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		size_t d = distance(unknown, endpoint_keys[i].name);
+		size_t d = edit_distance(unknown, endpoint_keys[i].name);
 		if (d < best_d) {
 			best_d = d;
 			best = endpoint_keys[i].name;

@@ -1,0 +1,255 @@
+#include "options.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "cmd.h"
+
+void opt_list_release(struct opt_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void opt_args_release(struct opt_args *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->n = 0;
+}
+
+static int takes_arg(const struct opt *o)
+{
+	return o->kind != OPT_KIND_FLAG;
+}
+
+/* "  -f, --force VALUE" into b, for the help table. */
+static void opt_label(struct sb *b, const struct opt *o)
+{
+	sb_adds(b, "  ");
+	if (o->short_name)
+		sb_addf(b, "-%c%s", o->short_name, o->long_name ? ", " : "");
+	if (o->long_name)
+		sb_addf(b, "--%s", o->long_name);
+	if (takes_arg(o) && o->argh)
+		sb_addf(b, " %s", o->argh);
+}
+
+void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts)
+{
+	const char *u = help->usage;
+	/* Every usage line gets the "usage: " column. */
+	for (int first = 1; *u; first = 0) {
+		size_t n = strcspn(u, "\n");
+		fprintf(f, "%s%.*s\n", first ? "usage: " : "       ", (int)n, u);
+		u += n + (u[n] == '\n');
+	}
+	if (help->about)
+		fprintf(f, "\n%s", help->about);
+	if (help->about && help->about[0] && help->about[strlen(help->about) - 1] != '\n')
+		fputc('\n', f);
+	fputc('\n', f);
+
+	size_t width = strlen("  -h, --help");
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++) {
+		struct sb b = {0};
+		opt_label(&b, o);
+		if (b.len > width && b.len <= 30)
+			width = b.len;
+		sb_release(&b);
+	}
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++) {
+		struct sb b = {0};
+		opt_label(&b, o);
+		if (b.len > width)
+			fprintf(f, "%s\n%*s  %s\n", b.s, (int)width, "", o->help);
+		else
+			fprintf(f, "%-*s  %s\n", (int)width, b.s, o->help);
+		sb_release(&b);
+	}
+	fprintf(f, "%-*s  %s\n", (int)width, "  -h, --help", "this text");
+	if (help->more) {
+		fputc('\n', f);
+		help->more(f);
+	}
+	if (help->exits)
+		fprintf(f, "\nexit: %s\n", help->exits);
+}
+
+/* The closest long option to a misspelt one, or NULL. */
+static const char *suggest(const struct opt *opts, const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++) {
+		if (!o->long_name)
+			continue;
+		size_t d = edit_distance(name, o->long_name);
+		if (d < best_d || (d == best_d && !best)) {
+			if (d <= 2) {
+				best = o->long_name;
+				best_d = d;
+			}
+		}
+	}
+	return best;
+}
+
+static int choice_ok(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+	while (*choices) {
+		size_t m = strcspn(choices, "|");
+		if (m == n && strncmp(choices, v, n) == 0)
+			return 1;
+		choices += m + (choices[m] == '|');
+	}
+	return 0;
+}
+
+/* Store one argument; on error, a message naming the option. */
+static int store(const char *name, const struct opt *o, const char *arg, const char *spelled)
+{
+	switch (o->kind) {
+	case OPT_KIND_FLAG: *(int *)o->value = 1; return 0;
+	case OPT_KIND_STRING: *(const char **)o->value = arg; return 0;
+	case OPT_KIND_CHOICE:
+		if (!choice_ok(o->argh, arg))
+			return cmd_fail(EXIT_USAGE, "%s: %s takes one of %s, not '%s'", name, spelled, o->argh, arg);
+		*(const char **)o->value = arg;
+		return 0;
+	case OPT_KIND_U64: {
+		uint64_t v;
+		if (parse_u64(arg, &v) || v < o->min || (o->max && v > o->max)) {
+			if (o->max)
+				return cmd_fail(EXIT_USAGE, "%s: %s takes a whole number from %llu to %llu, not '%s'",
+						name, spelled, (unsigned long long)o->min, (unsigned long long)o->max, arg);
+			return cmd_fail(EXIT_USAGE, "%s: %s takes a whole number of at least %llu, not '%s'", name,
+					spelled, (unsigned long long)o->min, arg);
+		}
+		*(uint64_t *)o->value = v;
+		return 0;
+	}
+	case OPT_KIND_DOUBLE: {
+		double v;
+		if (parse_double(arg, &v) || !isfinite(v))
+			return cmd_fail(EXIT_USAGE, "%s: %s takes a number, not '%s'", name, spelled, arg);
+		*(double *)o->value = v;
+		return 0;
+	}
+	case OPT_KIND_LIST: {
+		struct opt_list *l = o->value;
+		l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+		l->v[l->n++] = arg;
+		return 0;
+	}
+	case OPT_KIND_END: break;
+	}
+	return cmd_fail(EXIT_USAGE, "%s: %s: not an option kind this parser knows", name, spelled);
+}
+
+static const struct opt *find_long(const struct opt *opts, const char *name, size_t n)
+{
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)
+		if (o->long_name && strlen(o->long_name) == n && strncmp(o->long_name, name, n) == 0)
+			return o;
+	return NULL;
+}
+
+static const struct opt *find_short(const struct opt *opts, char c)
+{
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)
+		if (o->short_name == c)
+			return o;
+	return NULL;
+}
+
+int opt_parse(const char *name, const struct cmd_help *help, const struct opt *opts, int argc, char **argv,
+	      struct opt_args *a)
+{
+	a->v = xcalloc((size_t)(argc > 0 ? argc : 1), sizeof(*a->v));
+	a->n = 0;
+	int only_args = 0, rc = -1;
+	for (int i = 1; i < argc && rc < 0; i++) {
+		const char *s = argv[i];
+		if (only_args || s[0] != '-' || s[1] == '\0') {
+			a->v[a->n++] = argv[i];
+			continue;
+		}
+		if (strcmp(s, "--") == 0) {
+			only_args = 1;
+			continue;
+		}
+		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+			opt_usage(stdout, help, opts);
+			rc = EXIT_OK;
+			break;
+		}
+		char spelled[80];
+		const struct opt *o;
+		const char *arg = NULL;
+		if (s[1] == '-') {
+			const char *eq = strchr(s + 2, '=');
+			size_t n = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
+			o = find_long(opts, s + 2, n);
+			snprintf(spelled, sizeof(spelled), "--%.*s", (int)(n < 64 ? n : 64), s + 2);
+			if (!o) {
+				char want[80];
+				snprintf(want, sizeof(want), "%.*s", (int)(n < 64 ? n : 64), s + 2);
+				const char *sug = suggest(opts, want);
+				if (sug)
+					rc = cmd_fail(EXIT_USAGE, "%s: unknown option '%s' (did you mean --%s?)", name,
+						      spelled, sug);
+				else
+					rc = cmd_fail(EXIT_USAGE, "%s: unknown option '%s' (see 'zealot %s --help')",
+						      name, spelled, name);
+				break;
+			}
+			if (eq && !takes_arg(o)) {
+				rc = cmd_fail(EXIT_USAGE, "%s: %s takes no value", name, spelled);
+				break;
+			}
+			arg = eq ? eq + 1 : NULL;
+		} else {
+			o = find_short(opts, s[1]);
+			snprintf(spelled, sizeof(spelled), "-%c", s[1]);
+			if (!o) {
+				rc = cmd_fail(EXIT_USAGE, "%s: unknown option '%s' (see 'zealot %s --help')", name,
+					      spelled, name);
+				break;
+			}
+			if (s[2] && !takes_arg(o)) {
+				rc = cmd_fail(EXIT_USAGE, "%s: %s takes no value (options are not bundled)", name,
+					      spelled);
+				break;
+			}
+			arg = s[2] ? s + 2 : NULL;
+		}
+		if (takes_arg(o) && !arg) {
+			if (i + 1 >= argc) {
+				rc = cmd_fail(EXIT_USAGE, "%s: %s needs a value (%s)", name, spelled,
+					      o->argh ? o->argh : "VALUE");
+				break;
+			}
+			arg = argv[++i];
+		}
+		if (store(name, o, arg, spelled))
+			rc = EXIT_USAGE;
+	}
+	if (rc < 0 && a->n < help->min_args)
+		rc = cmd_fail(EXIT_USAGE, "%s: missing argument (usage: %.*s)", name, (int)strcspn(help->usage, "\n"),
+			      help->usage);
+	if (rc < 0 && help->max_args != OPT_ARGS_ANY && a->n > help->max_args)
+		rc = cmd_fail(EXIT_USAGE, "%s: unexpected argument '%s' (usage: %.*s)", name, a->v[help->max_args],
+			      (int)strcspn(help->usage, "\n"), help->usage);
+	if (rc >= 0) { /* the command will not run: free what was collected */
+		opt_args_release(a);
+		for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)
+			if (o->kind == OPT_KIND_LIST)
+				opt_list_release(o->value);
+	}
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* options: one table-driven option parser for every command, in the
+ * spirit of git's parse-options.
+ *
+ * A command is its option table, its help and its work:
+ *
+ *	int cmd_plan(int argc, char **argv)
+ *	{
+ *		int json = 0;
+ *		const char *device = NULL;
+ *		struct opt_list sets = {0};
+ *		const struct opt opts[] = {
+ *		    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (repeatable)"),
+ *		    OPT_STRING(0, "device", &device, "NAME", "price on this profile"),
+ *		    OPT_FLAG(0, "json", &json, "one JSON object"),
+ *		    OPT_END(),
+ *		};
+ *		struct opt_args a;
+ *		int rc = opt_parse("plan", &plan_help, opts, argc, argv, &a);
+ *		if (rc >= 0)
+ *			return rc; // --help printed (0) or a usage error (2)
+ *		... a.v[0] is ENDPOINT; release a and sets when done ...
+ *	}
+ *
+ * where plan_help is a static struct cmd_help: the usage line(s), the
+ * paragraphs about the command, an optional section computed at run time,
+ * the exit statuses, and how many positional arguments it takes.
+ *
+ * Options and positional arguments may be interleaved; `--` ends options;
+ * `--name=value`, `--name value`, `-x value` and `-xVALUE` all work; a
+ * flag never takes `=value`. An unknown option is a usage error with a
+ * did-you-mean. Values are stored into the pointed-to variables (which the
+ * command zero-initialises or sets to its defaults); numbers are range
+ * checked and a malformed one names the option.
+ */
+#ifndef ZEALOT_OPTIONS_H
+#define ZEALOT_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum opt_kind {
+	OPT_KIND_END = 0,
+	OPT_KIND_FLAG,	 /* int *: set to 1 */
+	OPT_KIND_STRING, /* const char **: the argument (borrowed from argv) */
+	OPT_KIND_U64,	 /* uint64_t *: a whole decimal number in [min, max] */
+	OPT_KIND_DOUBLE, /* double *: a finite number */
+	OPT_KIND_LIST,	 /* struct opt_list *: repeatable; every argument in order */
+	OPT_KIND_CHOICE, /* const char **: one of the `|`-separated words in argh */
+};
+
+/* A repeatable option's arguments, borrowed from argv; free v with
+ * opt_list_release(). */
+struct opt_list {
+	const char **v;
+	unsigned n;
+};
+
+struct opt {
+	enum opt_kind kind;
+	char short_name; /* 0: none */
+	const char *long_name;
+	void *value;
+	const char *argh; /* the argument's name in help ("N", "FILE"), or the choices */
+	const char *help;
+	uint64_t min, max; /* OPT_KIND_U64 bounds */
+};
+
+#define OPT_END() {OPT_KIND_END, 0, NULL, NULL, NULL, NULL, 0, 0}
+#define OPT_FLAG(s, l, v, h) {OPT_KIND_FLAG, (s), (l), (v), NULL, (h), 0, 0}
+#define OPT_STRING(s, l, v, a, h) {OPT_KIND_STRING, (s), (l), (v), (a), (h), 0, 0}
+#define OPT_U64(s, l, v, a, lo, hi, h) {OPT_KIND_U64, (s), (l), (v), (a), (h), (lo), (hi)}
+#define OPT_DOUBLE(s, l, v, a, h) {OPT_KIND_DOUBLE, (s), (l), (v), (a), (h), 0, 0}
+#define OPT_LIST(s, l, v, a, h) {OPT_KIND_LIST, (s), (l), (v), (a), (h), 0, 0}
+#define OPT_CHOICE(s, l, v, choices, h) {OPT_KIND_CHOICE, (s), (l), (v), (choices), (h), 0, 0}
+
+/* What --help prints, besides the option table. */
+struct cmd_help {
+	const char *usage; /* "zealot plan ENDPOINT [options]" (more lines: alternatives) */
+	const char *about; /* paragraphs: what the command does, which laws */
+	void (*more)(FILE *f); /* optional: a section computed at run time (device list) */
+	const char *exits;     /* "0 fits, 1 refused, 2 usage, 3 unreadable" */
+	unsigned min_args;     /* positional arguments */
+	unsigned max_args;     /* OPT_ARGS_ANY: no limit */
+};
+#define OPT_ARGS_ANY 0xffffffffu
+
+/* The positional arguments, in order (borrowed from argv). */
+struct opt_args {
+	char **v;
+	unsigned n;
+};
+
+/* Parse argv[1..argc-1] against opts. Returns -1 when the command should
+ * run (a->v holds the positionals, valid as long as argv), or an exit
+ * status it should return at once: 0 after printing --help to stdout,
+ * 2 after printing a usage error to stderr as `zealot: NAME: ...`. */
+int opt_parse(const char *name, const struct cmd_help *help, const struct opt *opts, int argc, char **argv,
+	      struct opt_args *a);
+
+/* The whole --help text of a command (tests compare it with the README). */
+void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts);
+
+void opt_list_release(struct opt_list *l);
+void opt_args_release(struct opt_args *a);
+
+#endif
