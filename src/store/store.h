@@ -1,0 +1,130 @@
+/* store: what zealot remembers, in SQLite (Debian's libsqlite3).
+ *
+ * One database per state directory, `$ZEALOT_STATE_DIR/zealot.db`
+ * (default ~/.local/state/zealot), in WAL mode, its schema versioned with
+ * PRAGMA user_version and migrated in place on open. Three record kinds:
+ *
+ *   eras      one row per shape an endpoint has served: the endpoint file's
+ *             text and sha256, payload pins, the runtime's version line,
+ *             argv, the plan as JSON, the unit, the reason, start and end.
+ *             At most one era per endpoint is current (ended == 0).
+ *   boots     one row per engine boot read back: the parsed ledger as JSON,
+ *             settled memory where nvidia-smi answered, probe results,
+ *             bench figures; the identity calibration matches on (runtime
+ *             version, device, payload sha256/bytes).
+ *   attempts  one row per deploy or rollback, with its steps (name,
+ *             status, seconds, detail) and an outcome.
+ *
+ * Every write is one transaction, so a kill -9 at any point leaves either
+ * the old or the new state. An attempt that never recorded an outcome was
+ * interrupted; the next open reports it as such (outcome "interrupted").
+ *
+ * Strings in the records below are owned by the record; *_release frees
+ * them (NULL-safe). Functions return 0 on success and -1 with *err set.
+ */
+#ifndef ZEALOT_STORE_H
+#define ZEALOT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* The state directory: $ZEALOT_STATE_DIR, else ~/.local/state/zealot.
+ * Returns an allocated string. */
+char *store_state_dir(void);
+
+/* Open (creating the directory and database, migrating the schema) the
+ * store in dir (NULL: store_state_dir()). */
+struct store *store_open(const char *dir, char **err);
+void store_close(struct store *st);
+
+/* Two deploys of one endpoint must not interleave: an exclusive, non
+ * blocking flock on `<dir>/locks/<endpoint>.lock`, released by
+ * store_unlock or by the process dying (kill -9 included). Returns the
+ * lock's fd, or -1 with *err naming the endpoint and the holder's pid when
+ * another process holds it. */
+int store_lock(struct store *st, const char *endpoint, char **err);
+void store_unlock(int fd);
+
+struct store_era {
+	int64_t id; /* filled by store_era_add; what history shows and rollback takes */
+	char *endpoint;	     /* the endpoint's name */
+	char *endpoint_path; /* where its file was installed */
+	char *env_text;	     /* the endpoint file's whole text */
+	char *env_sha256;    /* hex */
+	char *pins_json;     /* {"MODEL_FILE": {"path", "bytes", "sha256"}, ...} */
+	char *runtime;	     /* the runtime's path */
+	char *runtime_version; /* its `--version` line(s) */
+	char *argv_json;     /* ["llama-server", ...] */
+	char *plan_json;     /* `zealot plan --json` of the shape */
+	char *unit_text;     /* the unit file installed */
+	char *unit_name;
+	char *reason;
+	int64_t started; /* unix seconds */
+	int64_t ended;	 /* 0 while current */
+};
+
+/* Record a new current era; in the same transaction, end the endpoint's
+ * previous current era at e->started. Sets e->id. */
+int store_era_add(struct store *st, struct store_era *e, char **err);
+/* Eras of one endpoint (NULL: every endpoint), oldest first. *out is an
+ * allocated array of *n records: free with store_eras_free. */
+int store_era_list(struct store *st, const char *endpoint, struct store_era **out, size_t *n, char **err);
+/* One era: by id, or the endpoint's current one when id == 0, or the one
+ * before the current when id == -1. Returns 1 (and *out zeroed) when there
+ * is none. */
+int store_era_get(struct store *st, const char *endpoint, int64_t id, struct store_era *out, char **err);
+void store_era_release(struct store_era *e);
+void store_eras_free(struct store_era *v, size_t n);
+
+struct store_boot {
+	int64_t id;
+	int64_t era_id; /* 0: not from a deploy (ledger --record) */
+	char *endpoint;
+	int64_t at;		/* unix seconds of the record */
+	char *source;		/* "deploy", "ledger FILE", ... */
+	char *runtime_version;	/* as in eras; calibration matches on it */
+	char *device;		/* the plan's device profile name */
+	char *payload_sha256;	/* MODEL pin, or "" when unknown */
+	uint64_t payload_bytes; /* MODEL_FILE size */
+	char *ledger_json;	/* the parsed ledger (zealot ledger --json) */
+	char *plan_json;	/* the plan of the booted shape, for calibration ratios */
+	int64_t settled_used_mib; /* nvidia-smi after settle, -1 unknown */
+	char *probes_json;	/* probe results, or NULL */
+	char *bench_json;	/* bench figures, or NULL */
+};
+
+int store_boot_add(struct store *st, struct store_boot *b, char **err);
+/* The latest boot whose runtime_version, device and payload identity
+ * (sha256 when both have one, else bytes) match. Returns 1 when none. */
+int store_boot_latest(struct store *st, const char *runtime_version, const char *device, const char *payload_sha256,
+		      uint64_t payload_bytes, struct store_boot *out, char **err);
+int store_boot_list(struct store *st, int64_t era_id, struct store_boot **out, size_t *n, char **err);
+void store_boot_release(struct store_boot *b);
+void store_boots_free(struct store_boot *v, size_t n);
+
+/* A deploy or rollback attempt and its steps. */
+int64_t store_attempt_begin(struct store *st, const char *endpoint, const char *kind /* deploy|rollback */,
+			    const char *reason, char **err);
+int store_attempt_step(struct store *st, int64_t attempt, const char *step, const char *status /* ok|failed|skipped */,
+		       double seconds, const char *detail, char **err);
+/* outcome: deployed, refused, rolled-back, rollback-failed. era_id: the era
+ * it made current, 0 when none. */
+int store_attempt_end(struct store *st, int64_t attempt, const char *outcome, int64_t era_id, char **err);
+
+struct store_step {
+	char *step, *status, *detail;
+	double seconds;
+};
+struct store_attempt {
+	int64_t id;
+	char *endpoint, *kind, *reason, *outcome; /* outcome "interrupted" when never ended */
+	int64_t started, ended, era_id;
+	struct store_step *steps;
+	size_t n_steps;
+};
+int store_attempt_list(struct store *st, const char *endpoint, struct store_attempt **out, size_t *n, char **err);
+void store_attempts_free(struct store_attempt *v, size_t n);
+
+#endif
