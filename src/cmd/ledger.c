@@ -144,7 +144,27 @@ static json_t *ledger_json(const struct ledger *l)
 					      l->fit_target_mib, "reduce_mib", l->fit_reduce_mib));
 	else
 		json_object_set_new(o, "fit", json_null());
+	char feat[128];
+	json_object_set_new(o, "cpu_features",
+			    l->has_cpu ? json_string(cpu_features_format(&l->cpu, feat, sizeof(feat))) : json_null());
 	return o;
+}
+
+/* The plan's CPU features against the engine's system_info: a different
+ * instruction set moves weights between AMX, CPU_REPACK and the mapping,
+ * so a mismatch explains a model-term difference before anyone reads it.
+ * Returns the finding (static text in buf) or NULL when they agree. */
+static const char *cpu_finding(const struct plan_shape *s, const struct ledger *l, char *buf, size_t n)
+{
+	if (!l->has_cpu || l->cpu.bits == s->cpu.bits)
+		return NULL;
+	char a[128], b[128];
+	snprintf(buf, n,
+		 "the plan assumed CPU features %s (%s) but the engine that booted has %s (its system_info line): "
+		 "set CPU_FEATURES=%s to plan for that host",
+		 cpu_features_format(&s->cpu, a, sizeof(a)), s->cpu.source, cpu_features_format(&l->cpu, b, sizeof(b)),
+		 b);
+	return buf;
 }
 
 static void print_kv(const char *name, const struct ledger_kv *kv)
@@ -376,6 +396,11 @@ int cmd_ledger(int argc, char **argv)
 			goto done;
 		}
 		compare_all(&cmp, &p, l);
+		char finding[512];
+		const char *cpu = cpu_finding(&c.shape, l, finding, sizeof(finding));
+		json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
+		if (cpu && !json)
+			fprintf(stderr, "zealot: ledger: warning: %s\n", cpu);
 		json_object_set(out, "comparison", cmp.rows);
 		json_object_set_new(out, "verdict", json_string(cmp.diverged ? "differs" : "matches"));
 		rc = cmp.diverged ? EXIT_NO : EXIT_OK;

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 		   "the engine's own boot ledger, then total, addressable, free, slack and the\n"
 		   "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
 		   "\n"
-		   "Terms: model (per buffer: CPU_Mapped, CPU_REPACK on cpu, CUDA0), kv (K\n"
+		   "Terms: model (per buffer: CPU_Mapped, AMX and CPU_REPACK on cpu, CUDA0), kv (K\n"
 		   "and V, cells per sequence, layers, sequences), kv_swa (sliding-window\n"
 		   "layers), recurrent (R and S, cells, rollback planes), draft_kv and\n"
 		   "draft_compute (an armed MTP drafter: its KV over the whole pool, law M05),\n"
@@ -31,6 +31,8 @@ static void usage(FILE *f)
 		   "\n"
 		   "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
 		   "  --device NAME    price on this profile instead of DEVICE\n"
+		   "  --cpu-features LIST  plan for a host with these CPU features (CPU_FEATURES;\n"
+		   "                   e.g. avx2,avx512,avx512_vnni,amx_int8; none)\n"
 		   "  --json           one JSON object\n"
 		   "  -h, --help       this text\n"
 		   "\n"
@@ -92,6 +94,11 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	json_object_set_new(o, "n_ctx", json_integer(p->n_ctx));
 	json_object_set_new(o, "n_ctx_seq", json_integer(p->n_ctx_seq));
 	json_object_set_new(o, "n_seq", json_integer(p->n_seq));
+	char feat[128];
+	json_object_set_new(o, "cpu",
+			    json_pack("{s:s,s:s,s:b}", "features",
+				      cpu_features_format(&c->shape.cpu, feat, sizeof(feat)), "source",
+				      c->shape.cpu.source, "extra_buffers", c->shape.repack));
 	json_object_set_new(o, "model", jbufs(p->model, p->n_model));
 	json_object_set_new(o, "kv", jkv(&p->kv));
 	json_object_set_new(o, "kv_swa", jkv(&p->kv_swa));
@@ -151,6 +158,11 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	printf("context: n_ctx %u = %u slot%s x n_ctx_seq %u%s%s\n\n", p->n_ctx, p->n_seq, p->n_seq == 1 ? "" : "s",
 	       p->n_ctx_seq, c->shape.kv_unified ? " (unified)" : "",
 	       p->ctx_rounded ? " (the engine rounds CTX_SIZE to a whole number of padded slots)" : "");
+	if (!cuda) {
+		char f[128];
+		printf("cpu: %s (%s)%s\n\n", cpu_features_format(&c->shape.cpu, f, sizeof(f)), c->shape.cpu.source,
+		       c->shape.repack ? "" : "; REPACK=0: no extra buffers");
+	}
 	printf("%-14s %-11s %11s  %-4s %s\n", "term", "buffer", "MiB", cuda ? "on" : "", "detail");
 	for (unsigned i = 0; i < p->n_model; i++)
 		row("model", p->model[i].buft, p->model[i].bytes, p->model[i].on_device, cuda, "weights");
@@ -212,19 +224,21 @@ int cmd_plan(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"set", required_argument, NULL, 's'},
 	    {"device", required_argument, NULL, 'd'},
+	    {"cpu-features", required_argument, NULL, 'c'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	char **sets = xcalloc((size_t)argc, sizeof(*sets));
 	size_t n_sets = 0;
-	const char *device = NULL;
+	const char *device = NULL, *cpu = NULL;
 	int json = 0, ch, rc = EXIT_OK;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's': sets[n_sets++] = optarg; break;
 		case 'd': device = optarg; break;
+		case 'c': cpu = optarg; break;
 		case 'j': json = 1; break;
 		case 'h':
 			usage(stdout);
@@ -254,11 +268,23 @@ int cmd_plan(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (cpu) {
+		struct sb kv = {0};
+		sb_addf(&kv, "CPU_FEATURES=%s", cpu);
+		int bad = endpoint_set(ep, kv.s, &err);
+		sb_release(&kv);
+		if (bad) {
+			rc = EXIT_USAGE;
+			goto done;
+		}
+	}
 	int io = 0;
 	if (shape_load(ep, device, &c, &io, &err)) {
 		rc = io ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
+	if (cpu)
+		c.shape.cpu.source = "--cpu-features";
 	struct plan p;
 	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
 		rc = EXIT_USAGE;

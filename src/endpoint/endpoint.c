@@ -37,7 +37,10 @@ const struct key_def endpoint_keys[] = {
     {"BATCH_SIZE", KEY_UINT, "2048", NULL, NULL, "logical batch size"},
     {"UBATCH_SIZE", KEY_UINT, "512", NULL, NULL, "physical batch size (a prefill knob; sizes the compute buffers)"},
     {"REPACK", KEY_BOOL, "1", NULL, NULL,
-     "CPU backend: repack eligible weights (q4_0, q4_K, iq4_nl ...) into a CPU_REPACK buffer (0: --no-repack)"},
+     "CPU backend: extra buffers (AMX, CPU_REPACK) may take eligible weights (0: --no-repack, neither)"},
+    {"CPU_FEATURES", KEY_STRING, NULL, "this host's", NULL,
+     "the serving host's CPU features the plan assumes (e.g. avx2,avx512,avx512_vnni,amx_int8; none; default: "
+     "read from this host)"},
     {"NGL", KEY_UINT, "99", NULL, NULL, "layers offloaded to the GPU (>= block count + 1 offloads everything)"},
     {"JINJA", KEY_BOOL, "1", NULL, NULL, "use the payload's Jinja chat template (tools need it)"},
     {"REASONING", KEY_ENUM, "auto", "no flag", "on|off|auto", "--reasoning"},

@@ -319,6 +319,9 @@ void ledger_parse(const char *buf, size_t len, struct ledger *l)
 			line[n] = '\0';
 			/* NULs inside the line end it early: harmless */
 			one_line(line, l, &cur, &swa_next);
+			if (!l->has_cpu && strstr(line, "system_info:") &&
+			    cpu_features_from_system_info(line, strlen(line), &l->cpu) == 0)
+				l->has_cpu = 1;
 		}
 		p = nl ? nl + 1 : end;
 	}

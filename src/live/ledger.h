@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../plan/cpu.h"
+
 #define LEDGER_MAX_BUFS 6
 
 struct ledger_buf {
@@ -72,6 +74,9 @@ struct ledger {
 	int fit_short; /* "cannot meet free memory target" */
 	double fit_target_mib, fit_reduce_mib;
 
+	/* the engine's CPU features, from its "system_info:" line */
+	int has_cpu;
+	struct cpu_features cpu;
 	char engine_error[256]; /* the first fatal line, if the boot failed */
 	int lines;		/* lines read */
 	int recognised;		/* ledger lines recognised */

@@ -6,10 +6,6 @@
 
 #include "../base/util.h"
 
-#if defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
-#endif
-
 /* Addressable figures are nvidia-smi's free memory on an idle card. The
  * RTX 3090 figures are the seeds' measurement (24,576 advertised, 24,123
  * addressable); its 387 MiB overhead is the seeds' 2026-10-19 boot: settled
@@ -68,39 +64,4 @@ int64_t device_nvidia_free_mib(void)
 	if (pclose(p) != 0)
 		return -1;
 	return v > 0 ? v : -1;
-}
-
-/* ggml type ids the repack kernels cover. */
-enum { T_Q4_0 = 2, T_Q8_0 = 8, T_Q2_K = 10, T_Q4_K = 12, T_Q5_K = 13, T_Q6_K = 14, T_IQ4_NL = 20, T_MXFP4 = 39 };
-
-unsigned device_cpu_repack_rows(uint32_t type)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	int avx2 = __builtin_cpu_supports("avx2"), avx512 = __builtin_cpu_supports("avx512f");
-	switch (type) {
-	case T_Q4_0:
-	case T_Q4_K:
-	case T_IQ4_NL:
-	case T_MXFP4: return avx2 ? 8 : 0;
-	case T_Q2_K: return avx512 ? 8 : 0;
-	default: return 0;
-	}
-#elif defined(__aarch64__) && defined(__linux__)
-	unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
-	int dotprod = (hw & (1UL << 20)) != 0; /* HWCAP_ASIMDDP */
-	int i8mm = (hw2 & (1UL << 13)) != 0;   /* HWCAP2_I8MM */
-	switch (type) {
-	case T_Q4_0:
-	case T_Q8_0: return i8mm || dotprod ? 4 : 0;
-	case T_Q4_K:
-	case T_Q5_K:
-	case T_Q6_K: return i8mm || dotprod ? 8 : 0;
-	case T_IQ4_NL:
-	case T_MXFP4: return dotprod ? 4 : 0;
-	default: return 0;
-	}
-#else
-	(void)type;
-	return 0;
-#endif
 }

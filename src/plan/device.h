@@ -37,12 +37,4 @@ uint64_t device_host_available_mib(void);
  * none or it cannot be run. */
 int64_t device_nvidia_free_mib(void);
 
-/* The CPU backend's repack rule (ggml-cpu/repack.cpp,
- * ggml_repack_get_optimal_repack_type) on this host: the row multiple a
- * matrix of ggml type `type` needs to be repacked into the CPU_REPACK
- * buffer (8 or 4), or 0 when this CPU has no repacked kernel for it.
- * Decided by the host's instruction set (AVX2, AVX-512; NEON dot
- * product, i8mm), as the engine decides it at load. */
-unsigned device_cpu_repack_rows(uint32_t type);
-
 #endif

@@ -210,19 +210,16 @@ static int weight_is_matmul(const struct gguf_tensor *t)
 	return 1;
 }
 
-/* The CPU backend repacks a matmul weight whose type has a kernel on this
- * host and whose rows come in whole interleave groups (REPACK=1 only).
- * A CUDA build never does with mmap on: the host buffer the CPU layers
- * would get is swapped for the plain CPU type. */
-static int cpu_repacks(const struct gguf_tensor *t, const struct plan_shape *s, const struct device *dev)
+/* The CPU backend's extra buffer for a weight the engine keeps on the CPU
+ * (REPACK=1 only; see cpu.h), or NULL: it stays in the mapping. A CUDA
+ * build never does with mmap on: the host buffer the CPU layers would get
+ * is swapped for the plain CPU type. */
+static const char *cpu_extra_buft(const struct gguf_tensor *t, const struct plan_shape *s, const struct device *dev,
+				  uint64_t *bytes)
 {
-	if (!s->repack || dev->backend != DEVICE_CPU || !weight_is_matmul(t))
-		return 0;
-	unsigned rows = device_cpu_repack_rows(t->type);
-	if (!rows || t->ne[1] % rows)
-		return 0;
-	/* A 3-D stack is repacked only as a MUL_MAT_ID expert tensor. */
-	return t->n_dims == 2 || strstr(t->name, "_exps.") != NULL;
+	if (!s->repack || dev->backend != DEVICE_CPU)
+		return NULL;
+	return cpu_weight_buft(&s->cpu, t, weight_is_matmul(t), bytes);
 }
 
 /* CUDA allocation size: quantized rows are padded to 512 elements
@@ -236,6 +233,27 @@ static uint64_t cuda_alloc(const struct gguf_tensor *t)
 	return PAD(bytes, 128);
 }
 
+/* The order the engine prints "model buffer size" lines in for the CPU
+ * backend: AMX, CPU_Mapped, CPU_REPACK (then the card). Stable for ties. */
+static int buft_rank(const char *b)
+{
+	static const char *const order[] = {"AMX", "CPU_Mapped", "CPU_REPACK", "CUDA0"};
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		if (strcmp(b, order[i]) == 0)
+			return (int)i;
+	return (int)ARRAY_SIZE(order);
+}
+
+static void sort_model_bufs(struct plan *p)
+{
+	for (unsigned i = 1; i < p->n_model; i++)
+		for (unsigned j = i; j > 0 && buft_rank(p->model[j].buft) < buft_rank(p->model[j - 1].buft); j--) {
+			struct plan_buf t = p->model[j];
+			p->model[j] = p->model[j - 1];
+			p->model[j - 1] = t;
+		}
+}
+
 static void plan_model(const struct model *m, const struct gguf *g, const struct plan_shape *s,
 		       const struct device *dev, struct plan *p)
 {
@@ -244,7 +262,7 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 	int64_t i_gpu_start = dev->backend == DEVICE_CPU ? n_all + 1 : n_all + 1 - (int64_t)s->ngl;
 	if (i_gpu_start < 0)
 		i_gpu_start = 0;
-	uint64_t host_lo = UINT64_MAX, host_hi = 0, gpu = 0, repack = 0;
+	uint64_t host_lo = UINT64_MAX, host_hi = 0, gpu = 0;
 	int has_output = gguf_tensor_find(g, "output.weight") != NULL;
 	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
@@ -254,10 +272,13 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp)
 			continue;
 		int on_gpu = il >= 0 && il >= i_gpu_start;
+		uint64_t extra_bytes = 0;
+		const char *extra = on_gpu ? NULL : cpu_extra_buft(t, s, dev, &extra_bytes);
 		if (on_gpu) {
 			gpu += cuda_alloc(t);
-		} else if (cpu_repacks(t, s, dev)) {
-			repack += PAD(t->bytes, 32); /* allocated, not mapped; TENSOR_ALIGNMENT */
+		} else if (extra) {
+			/* allocated and filled at load, not mapped; TENSOR_ALIGNMENT */
+			buf_get(p->model, &p->n_model, extra, 0)->bytes += PAD(extra_bytes, 32);
 		} else {
 			if (t->offset < host_lo)
 				host_lo = t->offset;
@@ -266,21 +287,23 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		}
 	}
 	/* A tied output layer gets its own copy of token_embd: on the card, or
-	 * in CPU_REPACK when the matmul copy repacks. */
+	 * in an extra CPU buffer when the matmul copy qualifies for one. */
 	if (!has_output && embd && n_all >= i_gpu_start)
 		gpu += cuda_alloc(embd);
 	if (!has_output && embd && n_all < i_gpu_start) {
 		struct gguf_tensor out = *embd;
 		out.name = (char *)"output.weight";
-		if (cpu_repacks(&out, s, dev))
-			repack += PAD(out.bytes, 32);
+		uint64_t extra_bytes = 0;
+		const char *extra = cpu_extra_buft(&out, s, dev, &extra_bytes);
+		if (extra)
+			buf_get(p->model, &p->n_model, extra, 0)->bytes += PAD(extra_bytes, 32);
 	}
 	if (host_hi > host_lo)
 		buf_get(p->model, &p->n_model, "CPU_Mapped", 0)->bytes = host_hi - host_lo;
 	if (gpu)
 		buf_get(p->model, &p->n_model, "CUDA0", 1)->bytes = gpu;
-	if (repack)
-		buf_get(p->model, &p->n_model, "CPU_REPACK", 0)->bytes = repack;
+	/* The engine prints its model buffers in this order. */
+	sort_model_bufs(p);
 }
 
 /* Tensors allocated into a backend buffer, each padded to its alignment. */

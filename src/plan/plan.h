@@ -31,6 +31,7 @@
 #include "../payload/ggml_type.h"
 #include "../payload/gguf.h"
 #include "../payload/model.h"
+#include "cpu.h"
 #include "device.h"
 
 struct plan_shape {
@@ -45,7 +46,8 @@ struct plan_shape {
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;
-	int repack; /* REPACK: the CPU backend's extra buffer type may take weights */
+	int repack;		 /* REPACK: the CPU backend's extra buffer types may take weights */
+	struct cpu_features cpu; /* the host the engine runs on (CPU_FEATURES, else this host) */
 };
 
 /* One KV cache as the engine prints it:
@@ -71,7 +73,7 @@ struct plan_buf {
 	int on_device; /* bills the card (CUDA profiles) rather than the host */
 };
 
-#define PLAN_MAX_BUFS 4
+#define PLAN_MAX_BUFS 8
 
 struct plan {
 	/* the context as the engine derives it */

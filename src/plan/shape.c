@@ -83,6 +83,19 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) ||
 	    cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
 		return -1;
+	const char *cpu = endpoint_value(ep, "CPU_FEATURES");
+	if (cpu && *cpu) {
+		char *e = NULL;
+		if (cpu_features_parse(cpu, "CPU_FEATURES", &s->cpu, &e)) {
+			char *w = endpoint_where(ep, "CPU_FEATURES");
+			errorf(err, "%s: %s", w, e);
+			free(w);
+			free(e);
+			return -1;
+		}
+	} else {
+		cpu_features_host(&s->cpu);
+	}
 	const char *fa = endpoint_value(ep, "FLASH_ATTN");
 	s->flash_attn = !fa || strcmp(fa, "off") != 0;
 	const char *spec = endpoint_value(ep, "SPEC_TYPE");
