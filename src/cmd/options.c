@@ -126,7 +126,8 @@ static int store(const char *name, const struct opt *o, const char *arg, const c
 		if (parse_u64(arg, &v) || v < o->min || (o->max && v > o->max)) {
 			if (o->max)
 				return cmd_fail(EXIT_USAGE, "%s: %s takes a whole number from %llu to %llu, not '%s'",
-						name, spelled, (unsigned long long)o->min, (unsigned long long)o->max, arg);
+						name, spelled, (unsigned long long)o->min, (unsigned long long)o->max,
+						arg);
 			return cmd_fail(EXIT_USAGE, "%s: %s takes a whole number of at least %llu, not '%s'", name,
 					spelled, (unsigned long long)o->min, arg);
 		}

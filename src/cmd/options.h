@@ -65,6 +65,8 @@ struct opt {
 	uint64_t min, max; /* OPT_KIND_U64 bounds */
 };
 
+/* One line per kind (clang-format would spread each over four). */
+/* clang-format off */
 #define OPT_END() {OPT_KIND_END, 0, NULL, NULL, NULL, NULL, 0, 0}
 #define OPT_FLAG(s, l, v, h) {OPT_KIND_FLAG, (s), (l), (v), NULL, (h), 0, 0}
 #define OPT_STRING(s, l, v, a, h) {OPT_KIND_STRING, (s), (l), (v), (a), (h), 0, 0}
@@ -72,11 +74,12 @@ struct opt {
 #define OPT_DOUBLE(s, l, v, a, h) {OPT_KIND_DOUBLE, (s), (l), (v), (a), (h), 0, 0}
 #define OPT_LIST(s, l, v, a, h) {OPT_KIND_LIST, (s), (l), (v), (a), (h), 0, 0}
 #define OPT_CHOICE(s, l, v, choices, h) {OPT_KIND_CHOICE, (s), (l), (v), (choices), (h), 0, 0}
+/* clang-format on */
 
 /* What --help prints, besides the option table. */
 struct cmd_help {
-	const char *usage; /* "zealot plan ENDPOINT [options]" (more lines: alternatives) */
-	const char *about; /* paragraphs: what the command does, which laws */
+	const char *usage;     /* "zealot plan ENDPOINT [options]" (more lines: alternatives) */
+	const char *about;     /* paragraphs: what the command does, which laws */
 	void (*more)(FILE *f); /* optional: a section computed at run time (device list) */
 	const char *exits;     /* "0 fits, 1 refused, 2 usage, 3 unreadable" */
 	unsigned min_args;     /* positional arguments */
