@@ -31,6 +31,9 @@
  * did-you-mean. Values are stored into the pointed-to variables (which the
  * command zero-initialises or sets to its defaults); numbers are range
  * checked and a malformed one names the option.
+ *
+ * An option's help may span lines ("a\nb"): --help indents each further
+ * line to the help column.
  */
 #ifndef ZEALOT_OPTIONS_H
 #define ZEALOT_OPTIONS_H
@@ -99,6 +102,12 @@ struct opt_args {
  * 2 after printing a usage error to stderr as `zealot: NAME: ...`. */
 int opt_parse(const char *name, const struct cmd_help *help, const struct opt *opts, int argc, char **argv,
 	      struct opt_args *a);
+
+/* A usage error the table cannot express (an option that is required, two
+ * that exclude each other): prints `zealot: NAME: WHAT (usage: ...)` with
+ * the first usage line, the way opt_parse reports a missing argument, and
+ * returns 2. */
+int opt_usage_error(const char *name, const struct cmd_help *help, const char *what);
 
 /* The whole --help text of a command (tests compare it with the README). */
 void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts);
