@@ -9,8 +9,8 @@
 
 static void more_help(FILE *f)
 {
-	fprintf(f, "presets (--preset NAME):\n%s\nkeys (--set key=value):\n%s",
-		synth_help_presets(), synth_help_keys());
+	fprintf(f, "presets (--preset NAME):\n%s\nkeys (--set key=value):\n%s", synth_help_presets(),
+		synth_help_keys());
 }
 
 static const struct cmd_help help = {
