@@ -39,6 +39,10 @@ FUZZ_RUNS ?= 100000
 $(B)/fuzz_%: tests/fuzz/fuzz_%.c $(SRC_LIB) $(HDRS) | $(B)
 	clang -std=c11 $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< $(SRC_LIB) $(LIBS)
 
+# the option parser lives in src/cmd/, outside SRC_LIB
+$(B)/fuzz_options: tests/fuzz/fuzz_options.c $(SRC_LIB) $(UNIT_CMD) $(HDRS) | $(B)
+	clang -std=c11 $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< $(SRC_LIB) $(UNIT_CMD) $(LIBS)
+
 fuzz: $(FUZZERS)
 	FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run
 
