@@ -126,16 +126,26 @@ static int counters(const struct http_client *c, double *tokens, double *seconds
 	return rc;
 }
 
-/* One request (run < 0: the warm-up); its timings into s. */
-static int measure(const struct http_client *c, const struct bench *b, long run, struct sample *s, char **err)
+/* n simultaneous requests, runs first .. first + n - 1 (a run < 0 is the
+ * warm-up); their timings into s[0 .. n - 1]. */
+static int batch(const struct http_client *c, const struct bench *b, long first, uint64_t n, struct sample *s,
+		 char **err)
 {
-	char *body = body_for(run, b->ptok, b->mtok);
-	struct http_response r;
-	http_request(c, "POST", "/v1/chat/completions", body, &r);
-	free(body);
-	int rc = parse_sample(&r, s, err);
-	http_response_release(&r);
-	return rc;
+	char **bodies = xcalloc(n, sizeof(*bodies));
+	struct http_response *rs = xcalloc(n, sizeof(*rs));
+	for (uint64_t i = 0; i < n; i++)
+		bodies[i] = body_for(first + (long)i, b->ptok, b->mtok);
+	http_parallel(c, "/v1/chat/completions", bodies, n, rs);
+	int bad = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (!bad)
+			bad = parse_sample(&rs[i], &s[i], err);
+		free(bodies[i]);
+		http_response_release(&rs[i]);
+	}
+	free(bodies);
+	free(rs);
+	return bad;
 }
 
 /* The warm-up (discarded, A05), the single-stream runs between two reads
@@ -144,14 +154,14 @@ static int bench_run(const struct http_client *c, struct bench *b, char **err)
 {
 	if (b->tty)
 		fprintf(stderr, "bench: warm-up request (discarded)\n");
-	if (measure(c, b, -1, &b->warm, err))
+	if (batch(c, b, -1, 1, &b->warm, err))
 		return -1;
 	b->have_counters = counters(c, &b->tok0, &b->sec0) == 0;
 	for (uint64_t i = 0; i < b->runs; i++) {
 		if (b->tty)
 			fprintf(stderr, "\rbench: single stream, run %llu/%llu", (unsigned long long)i + 1,
 				(unsigned long long)b->runs);
-		if (measure(c, b, (long)i, &b->single[i], err))
+		if (batch(c, b, (long)i, 1, &b->single[i], err))
 			return -1;
 	}
 	if (b->tty)
@@ -161,21 +171,7 @@ static int bench_run(const struct http_client *c, struct bench *b, char **err)
 		return 0;
 	if (b->tty)
 		fprintf(stderr, "bench: %llu simultaneous streams\n", (unsigned long long)b->conc);
-	char **bodies = xcalloc(b->conc, sizeof(*bodies));
-	struct http_response *rs = xcalloc(b->conc, sizeof(*rs));
-	for (uint64_t i = 0; i < b->conc; i++)
-		bodies[i] = body_for(1000000 + (long)i, b->ptok, b->mtok);
-	http_parallel(c, "/v1/chat/completions", bodies, b->conc, rs);
-	int bad = 0;
-	for (uint64_t i = 0; i < b->conc; i++) {
-		if (!bad)
-			bad = parse_sample(&rs[i], &b->multi[i], err);
-		free(bodies[i]);
-		http_response_release(&rs[i]);
-	}
-	free(bodies);
-	free(rs);
-	return bad;
+	return batch(c, b, 1000000, b->conc, b->multi, err);
 }
 
 static void summarise(struct bench *b)
