@@ -13,6 +13,8 @@ SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 SRC_CMD  := $(wildcard src/cmd/*.c) src/main.c
 HDRS     := $(wildcard src/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+# The option parser is unit-tested too (with cmd_fail, which it prints with).
+UNIT_CMD := src/cmd/options.c src/cmd/common.c
 
 B = build
 
@@ -28,14 +30,18 @@ $(B):
 $(B)/zealot-san: $(SRC_LIB) $(SRC_CMD) $(HDRS) | $(B)
 	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -o $@ $(SRC_LIB) $(SRC_CMD) $(LIBS)
 
-$(B)/unit: $(SRC_LIB) $(UNIT_SRC) $(HDRS) tests/unit/tap.h | $(B)
-	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -Isrc -o $@ $(SRC_LIB) $(UNIT_SRC) $(LIBS)
+$(B)/unit: $(SRC_LIB) $(UNIT_CMD) $(UNIT_SRC) $(HDRS) tests/unit/tap.h | $(B)
+	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -Isrc -o $@ $(SRC_LIB) $(UNIT_CMD) $(UNIT_SRC) $(LIBS)
 
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_RUNS ?= 100000
 
 $(B)/fuzz_%: tests/fuzz/fuzz_%.c $(SRC_LIB) $(HDRS) | $(B)
 	clang -std=c11 $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< $(SRC_LIB) $(LIBS)
+
+# the option parser lives in src/cmd/, outside SRC_LIB
+$(B)/fuzz_options: tests/fuzz/fuzz_options.c $(SRC_LIB) $(UNIT_CMD) $(HDRS) | $(B)
+	clang -std=c11 $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< $(SRC_LIB) $(UNIT_CMD) $(LIBS)
 
 fuzz: $(FUZZERS)
 	FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run

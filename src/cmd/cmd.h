@@ -43,5 +43,9 @@ int cmd_is_help(const char *arg);
 const char *cmd_commas(uint64_t v, char *buf, size_t n);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
+/* The API key in an --api-key-file: its first line that is neither empty
+ * nor a # comment, as the engine reads it; NULL when there is none or the
+ * file is unreadable. The caller frees it. */
+char *cmd_read_key(const char *path);
 
 #endif

@@ -1,6 +1,5 @@
 /* zealot ledger LOG [--endpoint ENDPOINT] [--json] */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,26 +11,25 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
-			    "\n"
-			    "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
-			    "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
-			    "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
-			    "compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
-			    "MTP draft context, the projector, and the engine's own fit projection.\n"
-			    "\n"
-			    "With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
-			    "by side, term by term, with the difference. Terms the planner calls exact\n"
-			    "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
-			    "compute terms are modelled and their error is reported.\n"
-			    "\n"
-			    "  --endpoint FILE  compare with the plan of this endpoint\n"
-			    "  --json           one JSON object\n"
-			    "  -h, --help       this text\n"
-			    "\n"
-			    "exit: 0 read (and every exact term matches), 1 an exact term differs,\n"
-			    "      2 usage, 3 unreadable log or a log with no ledger lines\n";
+static const struct cmd_help help = {
+    .usage = "zealot ledger LOG [--endpoint ENDPOINT] [--json]",
+    .about = "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
+	     "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
+	     "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
+	     "compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
+	     "MTP draft context, the projector, and the engine's own fit projection.\n"
+	     "\n"
+	     "With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
+	     "by side, term by term, with the difference. Terms the planner calls exact\n"
+	     "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
+	     "compute terms are modelled and their error is reported.\n",
+    .exits = "0 read (and every exact term matches), 1 an exact term differs,\n"
+	     "      2 usage, 3 unreadable log or a log with no ledger lines",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 /* Boot logs of a long-running unit can be large; the ledger is near the
  * start, but a journal excerpt may be anywhere: read up to 256 MiB. */
@@ -337,52 +335,46 @@ static void print_compare(const struct cmp *c)
 
 int cmd_ledger(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"endpoint", required_argument, NULL, 'e'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *endpoint_path = NULL;
-	int json = 0, ch, rc = EXIT_OK;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'e': endpoint_path = optarg; break;
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_STRING(0, "endpoint", &endpoint_path, "FILE", "compare with the plan of this endpoint"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("ledger", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	const char *path = args.v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
 	char *err = NULL;
 	size_t len = 0;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};
-	char *log = read_all(argv[optind], &len, &err);
-	if (!log)
-		return cmd_fail(EXIT_IO, "ledger: %s", err), free(err), EXIT_IO;
-	struct ledger *l = xcalloc(1, sizeof(*l));
+	struct ledger *l = NULL;
+	json_t *out = NULL;
+	struct cmp cmp = {NULL, 0};
+	char *log = read_all(path, &len, &err);
+	if (!log) {
+		rc = EXIT_IO;
+		goto done;
+	}
+	l = xcalloc(1, sizeof(*l));
 	ledger_parse(log, len, l);
 	free(log);
 	if (l->recognised == 0) {
-		rc = cmd_fail(
-		    EXIT_IO,
-		    "ledger: '%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
-		    argv[optind], l->lines);
-		free(l);
-		return rc;
+		rc = EXIT_IO;
+		errorf(&err, "'%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
+		       path, l->lines);
+		goto done;
 	}
 	if (l->engine_error[0] && !l->target.present) {
-		rc = cmd_fail(EXIT_IO, "ledger: '%s': the engine did not boot: %s", argv[optind], l->engine_error);
-		free(l);
-		return rc;
+		rc = EXIT_IO;
+		errorf(&err, "'%s': the engine did not boot: %s", path, l->engine_error);
+		goto done;
 	}
-	json_t *out = ledger_json(l);
-	struct cmp cmp = {json_array(), 0};
+	out = ledger_json(l);
+	cmp.rows = json_array();
 	if (endpoint_path) {
 		ep = endpoint_load(endpoint_path, &err);
 		int io = 0;
@@ -425,5 +417,6 @@ done:
 	shape_release(&c);
 	endpoint_free(ep);
 	free(l);
+	opt_args_release(&args);
 	return rc;
 }

@@ -1,5 +1,4 @@
 /* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--json] */
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,33 +9,11 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "options.h"
 
-static void usage(FILE *f)
+static void list_devices(FILE *f)
 {
-	fprintf(f, "usage: zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json]\n"
-		   "\n"
-		   "Price the endpoint's serving shape on a device, term by term, named like\n"
-		   "the engine's own boot ledger, then total, addressable, free, slack and the\n"
-		   "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
-		   "\n"
-		   "Terms: model (per buffer: CPU_Mapped, AMX and CPU_REPACK on cpu, CUDA0), kv (K\n"
-		   "and V, cells per sequence, layers, sequences), kv_swa (sliding-window\n"
-		   "layers), recurrent (R and S, cells, rollback planes), draft_kv and\n"
-		   "draft_compute (an armed MTP drafter: its KV over the whole pool, law M05),\n"
-		   "compute (per buffer, modelled), output, projector (weights + worst-case\n"
-		   "encoder compute, billed before launch, law M06), lora, overhead (the\n"
-		   "device profile's runtime context).\n"
-		   "model, kv, kv_swa, recurrent, draft_kv and output are exact; compute and\n"
-		   "projector compute are modelled.\n"
-		   "\n"
-		   "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
-		   "  --device NAME    price on this profile instead of DEVICE\n"
-		   "  --cpu-features LIST  plan for a host with these CPU features (CPU_FEATURES;\n"
-		   "                   e.g. avx2,avx512,avx512_vnni,amx_int8; none)\n"
-		   "  --json           one JSON object\n"
-		   "  -h, --help       this text\n"
-		   "\n"
-		   "devices:\n");
+	fprintf(f, "devices:\n");
 	for (unsigned i = 0; i < device_n_profiles; i++) {
 		const struct device *d = &device_profiles[i];
 		if (d->backend == DEVICE_CPU)
@@ -46,8 +23,28 @@ static void usage(FILE *f)
 				(unsigned long long)d->advertised_mib, (unsigned long long)d->addressable_mib,
 				(unsigned long long)d->overhead_mib, d->note);
 	}
-	fprintf(f, "\nexit: 0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file\n");
 }
+
+static const struct cmd_help help = {
+    .usage = "zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json]",
+    .about = "Price the endpoint's serving shape on a device, term by term, named like\n"
+	     "the engine's own boot ledger, then total, addressable, free, slack and the\n"
+	     "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
+	     "\n"
+	     "Terms: model (per buffer: CPU_Mapped, AMX and CPU_REPACK on cpu, CUDA0), kv (K\n"
+	     "and V, cells per sequence, layers, sequences), kv_swa (sliding-window\n"
+	     "layers), recurrent (R and S, cells, rollback planes), draft_kv and\n"
+	     "draft_compute (an armed MTP drafter: its KV over the whole pool, law M05),\n"
+	     "compute (per buffer, modelled), output, projector (weights + worst-case\n"
+	     "encoder compute, billed before launch, law M06), lora, overhead (the\n"
+	     "device profile's runtime context).\n"
+	     "model, kv, kv_swa, recurrent, draft_kv and output are exact; compute and\n"
+	     "projector compute are modelled.\n",
+    .more = list_devices,
+    .exits = "0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 /* Two decimals as the engine prints them (see ledger.c). */
 static double r2(uint64_t bytes)
@@ -221,49 +218,31 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"set", required_argument, NULL, 's'},
-	    {"device", required_argument, NULL, 'd'},
-	    {"cpu-features", required_argument, NULL, 'c'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	char **sets = xcalloc((size_t)argc, sizeof(*sets));
-	size_t n_sets = 0;
+	struct opt_list sets = {0};
 	const char *device = NULL, *cpu = NULL;
-	int json = 0, ch, rc = EXIT_OK;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 's': sets[n_sets++] = optarg; break;
-		case 'd': device = optarg; break;
-		case 'c': cpu = optarg; break;
-		case 'j': json = 1; break;
-		case 'h':
-			usage(stdout);
-			free(sets);
-			return EXIT_OK;
-		default:
-			usage(stderr);
-			free(sets);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		free(sets);
-		return EXIT_USAGE;
-	}
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+	    OPT_STRING(0, "cpu-features", &cpu, "LIST",
+		       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
+		       "neon, dotprod, matmul_int8, sve, or none)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("plan", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	struct endpoint *ep = endpoint_load(args.v[0], &err);
 	if (!ep) {
 		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
-	for (size_t i = 0; i < n_sets; i++) {
-		if (endpoint_set(ep, sets[i], &err)) {
+	for (unsigned i = 0; i < sets.n; i++) {
+		if (endpoint_set(ep, sets.v[i], &err)) {
 			rc = EXIT_USAGE;
 			goto done;
 		}
@@ -306,6 +285,7 @@ done:
 	free(err);
 	shape_release(&c);
 	endpoint_free(ep);
-	free(sets);
+	opt_list_release(&sets);
+	opt_args_release(&args);
 	return rc;
 }

@@ -26,5 +26,6 @@ void test_synth(void);
 void test_ledger(void);
 void test_endpoint(void);
 void test_live(void);
+void test_options(void);
 
 #endif
