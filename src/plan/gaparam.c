@@ -210,9 +210,11 @@ static int affine_sizes(struct actx *c, const struct ga_graph *g0, const struct 
 		int64_t v1[5] = {(int64_t)y->bytes, y->ne[0], y->ne[1], y->ne[2], y->ne[3]};
 		for (int k = 0; k < 5; k++) {
 			int64_t d = v1[k] - v0[k];
-			if (v0[k] < 0 || v1[k] < 0 || d % step)
+			if (v0[k] < 0 || v1[k] < 0 || (d && d % step))
 				return -1;
-			struct av v = {v0[k] - d / step * c->n0, d / step};
+			struct av v = {v0[k], 0};
+			if (d)
+				v = (struct av){v0[k] - d / step * c->n0, d / step};
 			if (k == 0) {
 				if ((v.b * step) % c->align)
 					return -1;

@@ -33,6 +33,7 @@ struct memo {
 	struct piece_entry *tab;
 	size_t cap, used;
 	struct memo_stats st;
+	uint64_t iv_lo, iv_hi;
 };
 
 struct memo *memo_new(void)
@@ -40,6 +41,7 @@ struct memo *memo_new(void)
 	struct memo *mm = xcalloc(1, sizeof(*mm));
 	mm->cap = 256;
 	mm->tab = xcalloc(mm->cap, sizeof(*mm->tab));
+	memo_interval_reset(mm);
 	return mm;
 }
 
@@ -108,6 +110,26 @@ void memo_model_put(struct memo *mm, const struct plan_shape *s, const struct de
 	e->used = 1;
 }
 
+static void narrow(struct memo *mm, const struct ga_piece *pc)
+{
+	if (pc->lo > mm->iv_lo)
+		mm->iv_lo = pc->lo;
+	if (pc->hi < mm->iv_hi)
+		mm->iv_hi = pc->hi;
+}
+
+void memo_interval_reset(struct memo *mm)
+{
+	mm->iv_lo = 0;
+	mm->iv_hi = UINT64_MAX;
+}
+
+void memo_interval(const struct memo *mm, uint64_t *lo, uint64_t *hi)
+{
+	*lo = mm->iv_lo;
+	*hi = mm->iv_hi;
+}
+
 static uint64_t fnv(const void *key, size_t len)
 {
 	const unsigned char *b = key;
@@ -139,6 +161,7 @@ int memo_piece_find(struct memo *mm, const void *key, size_t len, uint64_t n, ui
 		const struct ga_piece *pc = &e->pc[i];
 		if (n >= pc->lo && n <= pc->hi) {
 			*bytes = (uint64_t)(pc->a + pc->b * (int64_t)n);
+			narrow(mm, pc);
 			mm->st.piece_hits++;
 			return 1;
 		}
@@ -176,6 +199,7 @@ void memo_piece_add(struct memo *mm, const void *key, size_t len, const struct g
 		e->pc = xreallocarray(e->pc, e->cap, sizeof(*e->pc));
 	}
 	e->pc[e->n++] = *pc;
+	narrow(mm, pc);
 }
 
 void memo_count_replay(struct memo *mm, int affine)

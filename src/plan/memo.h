@@ -43,4 +43,10 @@ int memo_piece_find(struct memo *mm, const void *key, size_t len, uint64_t n, ui
 void memo_piece_add(struct memo *mm, const void *key, size_t len, const struct ga_piece *pc);
 void memo_count_replay(struct memo *mm, int affine);
 
+/* The cells over which every graph buffer read since memo_interval_reset()
+ * keeps its affine form: the solver's window search walks the pieces
+ * rather than the windows. */
+void memo_interval_reset(struct memo *mm);
+void memo_interval(const struct memo *mm, uint64_t *lo, uint64_t *hi);
+
 #endif
