@@ -1,4 +1,4 @@
-/* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--json] */
+/* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--json] [--svg FILE] */
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,10 +10,11 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "shapes.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json]\n"
+	fprintf(f, "usage: zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json] [--svg FILE]\n"
 		   "\n"
 		   "Price the endpoint's serving shape on a device, term by term, named like\n"
 		   "the engine's own boot ledger, then total, addressable, free, slack and the\n"
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 		   "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
 		   "  --device NAME    price on this profile instead of DEVICE\n"
 		   "  --json           one JSON object\n"
+		   "  --svg FILE       write the budget picture: a standalone SVG of every term\n"
 		   "  -h, --help       this text\n"
 		   "\n"
 		   "devices:\n");
@@ -213,12 +215,13 @@ int cmd_plan(int argc, char **argv)
 	    {"set", required_argument, NULL, 's'},
 	    {"device", required_argument, NULL, 'd'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"svg", required_argument, NULL, 'g'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	char **sets = xcalloc((size_t)argc, sizeof(*sets));
 	size_t n_sets = 0;
-	const char *device = NULL;
+	const char *device = NULL, *svg = NULL;
 	int json = 0, ch, rc = EXIT_OK;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -226,6 +229,7 @@ int cmd_plan(int argc, char **argv)
 		case 's': sets[n_sets++] = optarg; break;
 		case 'd': device = optarg; break;
 		case 'j': json = 1; break;
+		case 'g': svg = optarg; break;
 		case 'h':
 			usage(stdout);
 			free(sets);
@@ -262,6 +266,10 @@ int cmd_plan(int argc, char **argv)
 	struct plan p;
 	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
 		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (svg && cmd_plan_svg(svg, ep->name, &p, &c.shape, &err)) {
+		rc = EXIT_IO;
 		goto done;
 	}
 	if (json) {

@@ -268,3 +268,24 @@ uint64_t cand_pool(uint64_t w, uint32_t slots, int unified)
 {
 	return unified ? w : w * slots;
 }
+
+void cand_shape_keys(const struct endpoint *ep, const struct cand *c, const struct plan_shape *s, struct cand *out)
+{
+	static const char *const keys[] = {"PARALLEL",	 "KV_UNIFIED", "CACHE_TYPE_K", "CACHE_TYPE_V",
+					   "FLASH_ATTN", "BATCH_SIZE", "UBATCH_SIZE",  "SPEC_TYPE"};
+	static const char *const draft[] = {"SPEC_DRAFT_N_MAX", "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
+	memset(out, 0, sizeof(*out));
+	cand_setu(out, "CTX_SIZE", s->ctx_size);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *v = c ? cand_get(c, keys[i]) : NULL;
+		if (!v)
+			v = endpoint_value(ep, keys[i]);
+		cand_set(out, keys[i], v ? v : "");
+	}
+	for (size_t i = 0; s->spec_mtp && i < ARRAY_SIZE(draft); i++) {
+		const char *v = c ? cand_get(c, draft[i]) : NULL;
+		if (!v)
+			v = endpoint_value(ep, draft[i]);
+		cand_set(out, draft[i], v ? v : "");
+	}
+}

@@ -71,6 +71,12 @@ int cand_limits(const struct endpoint *ep, const struct model *m, const struct c
 const char *cand_law(const struct model *m, const struct plan_shape *s, const struct cand_limits *l, char *why,
 		     size_t n);
 
+/* Every shape key in force for shape s (c's lines on the endpoint):
+ * CTX_SIZE (from s), PARALLEL, KV_UNIFIED, CACHE_TYPE_K/V, FLASH_ATTN,
+ * BATCH_SIZE, UBATCH_SIZE, SPEC_TYPE, and the drafter's SPEC_DRAFT_N_MAX
+ * and SPEC_DRAFT_TYPE_K/V when one is armed: lines ready to paste. */
+void cand_shape_keys(const struct endpoint *ep, const struct cand *c, const struct plan_shape *s, struct cand *out);
+
 /* The per-slot window of a shape: the engine's n_ctx_seq. */
 uint64_t cand_window(const struct plan_shape *s);
 /* The CTX_SIZE that gives `slots` slots a window of w (w a multiple of 256). */

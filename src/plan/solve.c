@@ -294,26 +294,16 @@ struct combo {
 	int ok; /* legal and a window fits at or above the floor */
 };
 
-static const char *const shape_keys[] = {"CTX_SIZE",   "PARALLEL",   "KV_UNIFIED",  "CACHE_TYPE_K", "CACHE_TYPE_V",
-					 "FLASH_ATTN", "BATCH_SIZE", "UBATCH_SIZE", "SPEC_TYPE"};
-static const char *const draft_keys[] = {"SPEC_DRAFT_N_MAX", "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
-
 /* A shape found: every key, ready to paste, its plan and its rate. */
 static int describe(struct solve_ctx *sc, const struct cand *c, const struct plan_shape *s, const struct plan_extras *x,
 		    const struct solve_window *w, const struct solve_opts *o, const struct rate *base_rate,
 		    struct solve_shape *sh, char **err)
 {
 	memset(sh, 0, sizeof(*sh));
-	struct cand k = {0};
-	for (size_t i = 0; i < ARRAY_SIZE(shape_keys); i++) {
-		if (strcmp(shape_keys[i], "CTX_SIZE") == 0)
-			cand_setu(&k, "CTX_SIZE", cand_pool(w->window, s->parallel, s->kv_unified));
-		else
-			cand_set(&k, shape_keys[i], value_of(sc, c, shape_keys[i]));
-	}
-	if (s->spec_mtp)
-		for (size_t i = 0; i < ARRAY_SIZE(draft_keys); i++)
-			cand_set(&k, draft_keys[i], value_of(sc, c, draft_keys[i]));
+	struct plan_shape at = *s;
+	at.ctx_size = cand_pool(w->window, s->parallel, s->kv_unified);
+	struct cand k;
+	cand_shape_keys(sc->ep, c, &at, &k);
 	for (unsigned i = 0; i < o->fix.n; i++) /* the pinned extras (SLACK_MIB, MMPROJ_FILE=...) */
 		if (!cand_get(&k, o->fix.key[i]) && (s->spec_mtp || strncmp(o->fix.key[i], "SPEC_DRAFT_", 11)))
 			cand_set(&k, o->fix.key[i], o->fix.val[i]);
@@ -330,8 +320,6 @@ static int describe(struct solve_ctx *sc, const struct cand *c, const struct pla
 	sh->capped = w->capped;
 	sh->plan = w->fit;
 	sh->next = w->next;
-	struct plan_shape at = *s;
-	at.ctx_size = cand_pool(w->window, s->parallel, s->kv_unified);
 	if (rate_of(sc->m, sc->base->model->g, &at, x, &w->fit, &o->rate, &sh->rate, err))
 		return -1;
 	sh->decode_ratio = sh->rate.bytes_per_token > 0 ? base_rate->bytes_per_token / sh->rate.bytes_per_token : 0;
