@@ -113,16 +113,18 @@ static void lines(struct sb *b, const struct scale *sc, const struct plan *p, do
 {
 	char m1[32], m2[32];
 	double addr = (double)p->addressable / MIB, slack = (double)p->slack / MIB, adv = advertised(p);
+	/* on whole pixel rows, so a 2-px line is two crisp rows */
+	double ya = (double)(long)(y_of(sc, addr) + 0.5), yv = (double)(long)(y_of(sc, adv) + 0.5);
 	sb_addf(b,
 		"<line data-line=\"addressable\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c62828\" "
 		"stroke-width=\"2\"/>\n",
-		x0, y_of(sc, addr), x1, y_of(sc, addr));
+		x0, ya, x1, ya);
 	if (adv > 0)
 		sb_addf(
 		    b,
 		    "<line data-line=\"advertised\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#424242\" "
 		    "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-		    x0, y_of(sc, adv), x1, y_of(sc, adv));
+		    x0, yv, x1, yv);
 	mib(m1, sizeof(m1), addr);
 	sb_addf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#c62828\">addressable %s MiB (law M01)</text>\n", x1 + 6,
 		y_of(sc, addr) + 4, m1);
