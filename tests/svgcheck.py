@@ -77,6 +77,14 @@ def cmd_xml(svg, plan_json):
                 fail(f"no label '{want}'")
         elif name not in alltext:
             fail(f"term {name} (0 MiB on this budget) is not named")
+    # the segments stack without gap or overlap, each as tall as its MiB
+    segs = sorted(rects.values(), key=lambda r: -float(r.get("y")))
+    per = [float(r.get("height")) / float(r.get("data-mib")) for r in segs if float(r.get("data-mib")) > 0]
+    if per and max(per) - min(per) > 1e-6 * max(per) + 1e-3:
+        fail(f"segment heights are not proportional to their MiB: {min(per)}..{max(per)} px/MiB")
+    for lower, upper in zip(segs, segs[1:]):
+        if abs(float(upper.get("y")) + float(upper.get("height")) - float(lower.get("y"))) > 0.01:
+            fail(f"{upper.get('data-term')} does not sit on {lower.get('data-term')}")
     for word in ("addressable", "slack band"):
         if word not in alltext:
             fail(f"no '{word}' label")
