@@ -211,6 +211,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 
 int cmd_plan(int argc, char **argv)
 {
+	/* clang-format off */
 	static const struct option opts[] = {
 	    {"set", required_argument, NULL, 's'},
 	    {"device", required_argument, NULL, 'd'},
@@ -219,6 +220,7 @@ int cmd_plan(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	/* clang-format on */
 	char **sets = xcalloc((size_t)argc, sizeof(*sets));
 	size_t n_sets = 0;
 	const char *device = NULL, *svg = NULL;

@@ -179,7 +179,7 @@ int cmd_rungs(int argc, char **argv)
 	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
 		    "tokens of context per slot when decode is priced (default: half the window)"),
 	    OPT_DOUBLE(0, "accept", &accept, "P",
-		       "the drafter's per-position acceptance (default 0.76: the seeds' 2.41 tokens per step)"),
+		       "the drafter's per-position acceptance (default 0.79: the seeds' 2.41 tokens per step)"),
 	    OPT_END(),
 	};
 	struct opt_args args;

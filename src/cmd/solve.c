@@ -222,7 +222,7 @@ int cmd_solve(int argc, char **argv)
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
 	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
 		    "tokens of context per slot when decode is priced (default: half the window)"),
-	    OPT_DOUBLE(0, "accept", &accept, "P", "the drafter's per-position acceptance (default 0.76)"),
+	    OPT_DOUBLE(0, "accept", &accept, "P", "the drafter's per-position acceptance (default 0.79)"),
 	    OPT_END(),
 	};
 	struct opt_args args;

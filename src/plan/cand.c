@@ -159,6 +159,10 @@ int cand_apply(const struct endpoint *ep, const struct shape_ctx *base, const st
 		} else if (strcmp(k, "SLACK_MIB") == 0) {
 			if (num(k, val, UINT32_MAX, &x->slack_mib, err))
 				return -1;
+		} else if (strcmp(k, "ADDRESSABLE_MIB") == 0) { /* another card's figure; empty: the profile's */
+			x->addressable_mib = 0;
+			if (*val && num(k, val, UINT32_MAX, &x->addressable_mib, err))
+				return -1;
 		} else if (strcmp(k, "MMPROJ_FILE") == 0 || strcmp(k, "LORA_FILE") == 0) {
 			if (*val)
 				return errorf(err, "%s: only the opt-out (empty) is a candidate, not another file", k);

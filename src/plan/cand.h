@@ -36,7 +36,7 @@ void cand_line(const struct cand *c, char *buf, size_t n);
 /* The keys a candidate may change: the shape (CTX_SIZE, PARALLEL,
  * KV_UNIFIED, CACHE_TYPE_K/V, FLASH_ATTN, BATCH_SIZE, UBATCH_SIZE, NGL,
  * REPACK, SPEC_TYPE, SPEC_DRAFT_N_MAX, SPEC_DRAFT_TYPE_K/V), SLACK_MIB,
- * and the opt-outs MMPROJ_FILE= and LORA_FILE=. */
+ * ADDRESSABLE_MIB, and the opt-outs MMPROJ_FILE= and LORA_FILE=. */
 int cand_key_ok(const char *key);
 
 /* The shape and extras base's endpoint would have with c's lines on top:

@@ -32,7 +32,7 @@ struct rate_opts {
 
 /* The seeds' drafter: mean accepted length 2.41 at depth 2 (2026-10-19),
  * i.e. 1 + a + a^2 = 2.41. */
-#define RATE_ACCEPT_DEFAULT 0.76
+#define RATE_ACCEPT_DEFAULT 0.79
 
 struct rate {
 	uint64_t fill;		/* the fill used: opts.fill within the window */
