@@ -133,7 +133,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		       g->plan.fits ? "fits" : "refused", g->gives_up, f);
 		struct sb d = {0};
 		for (int t = 0; t < TERM_N; t++)
-			if (g->delta[t])
+			if (g->delta[t] >= 5243 || g->delta[t] <= -5243) /* shows as 0.00 below 0.005 MiB */
 				sb_addf(&d, "%s%s %+.2f", d.len ? ", " : "", terms_names[t],
 					(double)g->delta[t] / 1048576.0);
 		if (d.len)
