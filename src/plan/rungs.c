@@ -160,6 +160,9 @@ static void describe(const struct gen *g, struct rung *r)
 		words_add(&b, strcmp(unified, "1") == 0 ? "one pool shared by every slot: a slot may take it all, none "
 							  "is guaranteed its window"
 							: "a pool per slot: each slot keeps its own window");
+	if (cand_get(&r->keys, "REPACK"))
+		words_add(&b, "weights stay mapped, without the CPU's repacked kernels: slower matrix multiplies "
+			      "(unmeasured)");
 	const char *fa = cand_get(&r->keys, "FLASH_ATTN");
 	if (fa)
 		words_add(&b, "flash attention %s", fa);
@@ -341,6 +344,12 @@ static int generate(struct gen *g, char **err)
 		if (offer(g, &c, R_PREFILL, err))
 			return -1;
 	}
+	/* the CPU backend's repacked weights (cpu only: a CUDA build does not repack) */
+	int repacked = 0;
+	for (unsigned i = 0; i < g->r->base.n_model; i++)
+		repacked |= strcmp(g->r->base.model[i].buft, "CPU_REPACK") == 0;
+	if (repacked && offer1(g, "REPACK", "0", R_DECODE, err))
+		return -1;
 	/* flash attention, the pool, the projector, the adapter, the slack band */
 	if (!s->flash_attn && offer1(g, "FLASH_ATTN", "on", R_PREFILL, err))
 		return -1;
