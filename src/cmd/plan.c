@@ -1,4 +1,4 @@
-/* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--json] */
+/* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--cpu-features LIST] [--json] [--svg FILE] */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include "../plan/shape.h"
 #include "cmd.h"
 #include "options.h"
+#include "shapes.h"
 
 static void list_devices(FILE *f)
 {
@@ -26,7 +27,7 @@ static void list_devices(FILE *f)
 }
 
 static const struct cmd_help help = {
-    .usage = "zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json]",
+    .usage = "zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--cpu-features LIST] [--json] [--svg FILE]",
     .about = "Price the endpoint's serving shape on a device, term by term, named like\n"
 	     "the engine's own boot ledger, then total, addressable, free, slack and the\n"
 	     "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
@@ -219,7 +220,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 int cmd_plan(int argc, char **argv)
 {
 	struct opt_list sets = {0};
-	const char *device = NULL, *cpu = NULL;
+	const char *device = NULL, *cpu = NULL, *svg = NULL;
 	int json = 0, rc = EXIT_OK;
 	const struct opt opts[] = {
 	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
@@ -228,6 +229,7 @@ int cmd_plan(int argc, char **argv)
 		       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
 		       "neon, dotprod, matmul_int8, sve, or none)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -267,6 +269,10 @@ int cmd_plan(int argc, char **argv)
 	struct plan p;
 	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
 		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (svg && cmd_plan_svg(svg, ep->name, &p, &c.shape, &err)) {
+		rc = EXIT_IO;
 		goto done;
 	}
 	if (json) {

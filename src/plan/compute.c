@@ -15,9 +15,12 @@
 #include "compute.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "galloc.h"
+#include "gaparam.h"
+#include "memo.h"
 #include "plan.h"
 
 /* ggml's CPU buffers align tensors to 32 bytes (TENSOR_ALIGNMENT). */
@@ -304,18 +307,71 @@ static int is_qwen35_family(const struct model *m)
 
 enum graph_kind { G_TARGET, G_DRAFT };
 
-static uint64_t run_graph(const struct model *m, const struct dims *d, enum graph_kind kind)
+static void build_graph(struct ga_graph *g, const struct model *m, const struct dims *d, enum graph_kind kind)
 {
-	struct ga_graph g;
-	ga_init(&g);
 	struct inputs in;
 	memset(&in, -1, sizeof(in));
 	if (kind == G_DRAFT)
-		graph_qwen35_mtp(&g, d, &in);
+		graph_qwen35_mtp(g, d, &in);
 	else if (is_qwen35_family(m))
-		graph_qwen35(&g, m, d, &in);
+		graph_qwen35(g, m, d, &in);
 	else
-		graph_llama(&g, m, d, &in);
+		graph_llama(g, m, d, &in);
+}
+
+/* With a memo, a graph's buffer is read from an affine piece over the
+ * cells the masks span (n_kv, and n_kv_swa when the window layers span as
+ * many): one replay, of two builds 256 cells apart, prices every window
+ * over which galloc decides the same (gaparam.c). */
+static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const struct dims *d, enum graph_kind kind)
+{
+	struct {
+		const struct model *m;
+		int kind;
+		struct dims d;
+	} key;
+	memset(&key, 0, sizeof(key));
+	key.m = m;
+	key.kind = kind;
+	memcpy(&key.d, d, sizeof(*d));
+	int tied = d->n_kv_swa == d->n_kv;
+	key.d.n_kv = 0;
+	key.d.n_kv_swa = tied ? -1 : d->n_kv_swa;
+	uint64_t n = (uint64_t)d->n_kv, bytes;
+	if (memo_piece_find(mm, &key, sizeof(key), n, &bytes))
+		return bytes;
+	struct dims d1 = *d;
+	d1.n_kv += 256;
+	if (tied)
+		d1.n_kv_swa += 256;
+	struct ga_graph g0, g1;
+	ga_init(&g0);
+	ga_init(&g1);
+	build_graph(&g0, m, d, kind);
+	build_graph(&g1, m, &d1, kind);
+	struct ga_piece pc;
+	if (ga_affine(&g0, &g1, n, 256, CPU_ALIGN, &pc) == 0) {
+		memo_count_replay(mm, 1);
+	} else {
+		pc.lo = pc.hi = n;
+		pc.a = (int64_t)ga_run(&g0, CPU_ALIGN);
+		pc.b = 0;
+		memo_count_replay(mm, 0);
+	}
+	bytes = (uint64_t)(pc.a + pc.b * (int64_t)n);
+	memo_piece_add(mm, &key, sizeof(key), &pc);
+	ga_release(&g0);
+	ga_release(&g1);
+	return bytes;
+}
+
+static uint64_t run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, struct memo *mm)
+{
+	if (mm)
+		return run_graph_memo(mm, m, d, kind);
+	struct ga_graph g;
+	ga_init(&g);
+	build_graph(&g, m, d, kind);
 	uint64_t bytes = ga_run(&g, CPU_ALIGN);
 	ga_release(&g);
 	return bytes;
@@ -373,7 +429,7 @@ static void set_dims(struct dims *d, const struct model *m, const struct plan *p
 }
 
 static uint64_t reserve(const struct model *m, const struct plan *p, const struct plan_shape *s, enum graph_kind kind,
-			uint64_t n_outputs_max)
+			uint64_t n_outputs_max, struct memo *mm)
 {
 	/* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one
 	 * token per sequence; the buffer keeps the larger. */
@@ -386,9 +442,9 @@ static uint64_t reserve(const struct model *m, const struct plan *p, const struc
 	const struct ggml_type_info *tk = kind == G_DRAFT ? s->draft_k : s->type_k;
 	const struct ggml_type_info *tv = kind == G_DRAFT ? s->draft_v : s->type_v;
 	set_dims(&d, m, p, s, T, n_out, tk, tv);
-	uint64_t pp = run_graph(m, &d, kind);
+	uint64_t pp = run_graph(m, &d, kind, mm);
 	set_dims(&d, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	uint64_t tg = run_graph(m, &d, kind);
+	uint64_t tg = run_graph(m, &d, kind, mm);
 	return pp > tg ? pp : tg;
 }
 
@@ -413,11 +469,13 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (n_outputs_max > s->n_batch)
 		n_outputs_max = s->n_batch;
 	p->n_outputs_max = (uint32_t)n_outputs_max;
-	uint64_t target = reserve(m, p, s, G_TARGET, n_outputs_max);
+	/* a trace (ZEALOT_GA_TRACE) is of the plain replay */
+	struct memo *mm = getenv("ZEALOT_GA_TRACE") ? NULL : in->memo;
+	uint64_t target = reserve(m, p, s, G_TARGET, n_outputs_max, mm);
 	put(p->compute, &p->n_compute, cuda ? "CUDA0" : "CPU", target, 1);
 	if (p->has_draft) {
 		/* the draft context outputs one token per slot */
-		uint64_t draft = reserve(m, p, s, G_DRAFT, p->n_seq);
+		uint64_t draft = reserve(m, p, s, G_DRAFT, p->n_seq, mm);
 		put(p->draft_compute, &p->n_draft_compute, cuda ? "CUDA0" : "CPU", draft, 1);
 	}
 }

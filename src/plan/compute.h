@@ -12,12 +12,14 @@
 
 struct plan;
 struct plan_shape;
+struct memo;
 
 struct compute_input {
 	const struct model *m;
 	const struct plan_shape *s;
 	const struct plan *p;
 	const struct device *dev;
+	struct memo *memo; /* NULL: replay every graph (see memo.h) */
 };
 
 /* Fill p->compute (and p->draft_compute when a drafter is armed). */

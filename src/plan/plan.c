@@ -6,6 +6,7 @@
 
 #include "../base/util.h"
 #include "compute.h"
+#include "memo.h"
 
 #define MIB	  (1024.0 * 1024.0)
 #define PAD(x, n) (((x) + (n)-1) / (n) * (n))
@@ -331,7 +332,11 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	derive_context(s, p);
 	plan_kv_caches(m, s, p);
 	plan_recurrent(m, s, p);
-	plan_model(m, g, s, dev, p);
+	struct memo *mm = x ? x->memo : NULL;
+	if (!memo_model_get(mm, s, dev, p)) {
+		plan_model(m, g, s, dev, p);
+		memo_model_put(mm, s, dev, p);
+	}
 
 	/* Output buffer: logits for n_seq outputs at construction
 	 * (output_reserve(n_seq_max)); the draft context likewise. */
@@ -339,7 +344,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
 
-	struct compute_input ci = {m, s, p, dev};
+	struct compute_input ci = {m, s, p, dev, mm};
 	compute_model(&ci, p);
 
 	if (x && x->projector) {

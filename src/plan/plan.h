@@ -105,11 +105,14 @@ struct plan {
 	const struct device *device;
 };
 
+struct memo;
+
 struct plan_extras {
 	const struct gguf *projector; /* the mmproj header, or NULL */
 	const struct gguf *lora;      /* the adapter header, or NULL */
 	uint64_t addressable_mib;     /* 0: the profile's (or the host's for cpu) */
 	uint64_t slack_mib;
+	struct memo *memo; /* reuse between candidate plans (memo.h), or NULL */
 };
 
 /* Price the shape. m and g are the payload's geometry and header. Returns 0

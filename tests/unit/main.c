@@ -33,6 +33,7 @@ int main(void)
 	test_endpoint();
 	test_live();
 	test_options();
+	test_solve();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

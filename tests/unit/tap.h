@@ -27,5 +27,6 @@ void test_ledger(void);
 void test_endpoint(void);
 void test_live(void);
 void test_options(void);
+void test_solve(void);
 
 #endif
