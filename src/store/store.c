@@ -56,6 +56,10 @@ static const char *const migrations[] = {
     " step TEXT NOT NULL, status TEXT NOT NULL, seconds REAL NOT NULL DEFAULT 0,"
     " detail TEXT, at INTEGER NOT NULL);"
     "CREATE INDEX steps_by_attempt ON steps(attempt_id, id);",
+    /* 1 -> 2: the runtime's --version text, cached by the binary's identity
+     * so plan reads it without running the engine every time */
+    "CREATE TABLE runtime_versions ("
+    " path TEXT PRIMARY KEY, stamp TEXT NOT NULL, version TEXT NOT NULL, at INTEGER NOT NULL);",
 };
 
 int store_schema_version(void)
@@ -947,4 +951,42 @@ int store_integrity(struct store *st, char **err)
 		errorf(err, "%s: integrity check: %s", st->path, r ? r : sqlite3_errmsg(st->db));
 	sqlite3_finalize(s);
 	return okay ? 0 : -1;
+}
+
+/* --- the runtime version cache --------------------------------------------- */
+
+int store_runtime_version_get(struct store *st, const char *path, const char *stamp, char **version, char **err)
+{
+	*version = NULL;
+	sqlite3_stmt *s = prep(st, "SELECT version FROM runtime_versions WHERE path = ?1 AND stamp = ?2", err);
+	if (!s)
+		return -1;
+	bind_text(s, 1, path);
+	bind_text(s, 2, stamp);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*version = col_text(s, 0, 0);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return 1;
+	return db_err(st, err, "cannot read the runtime versions");
+}
+
+int store_runtime_version_put(struct store *st, const char *path, const char *stamp, const char *version, char **err)
+{
+	sqlite3_stmt *s = prep(st,
+			       "INSERT OR REPLACE INTO runtime_versions (path, stamp, version, at) "
+			       "VALUES (?1, ?2, ?3, ?4)",
+			       err);
+	if (!s)
+		return -1;
+	bind_text(s, 1, path);
+	bind_text(s, 2, stamp);
+	bind_text(s, 3, version ? version : "");
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
+	int rc = step_done(st, s, err, "cannot cache the runtime version");
+	sqlite3_finalize(s);
+	return rc;
 }

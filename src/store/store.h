@@ -170,4 +170,11 @@ struct store_attempt {
 int store_attempt_list(struct store *st, const char *endpoint, struct store_attempt **out, size_t *n, char **err);
 void store_attempts_free(struct store_attempt *v, size_t n);
 
+/* Added (schema version 2): a runtime's `--version` text cached by its
+ * path and a stamp of the binary (size, mtime, inode, device: any rebuild
+ * changes it), so a plan does not run the engine each time. get returns 1
+ * when nothing is cached for that path and stamp. */
+int store_runtime_version_get(struct store *st, const char *path, const char *stamp, char **version, char **err);
+int store_runtime_version_put(struct store *st, const char *path, const char *stamp, const char *version, char **err);
+
 #endif

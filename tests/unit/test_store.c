@@ -119,6 +119,27 @@ static void test_open_migrate(void)
 	   "a v0 database migrates in place and keeps its rows");
 	store_close(st);
 
+	/* a database one step behind (version 1: before the runtime version
+	 * cache) with an era in it: the later step runs, the era stays */
+	ok(raw_exec(p, "INSERT INTO eras (endpoint, started) VALUES ('old', 1); DROP TABLE runtime_versions; "
+		       "PRAGMA user_version = 1") == 0,
+	   "a version-1 database holding an era");
+	st = store_open(sub.s, &err);
+	ok(st != NULL && raw_int(p, "PRAGMA user_version") == store_schema_version() &&
+	       raw_int(p, "SELECT count(*) FROM runtime_versions") == 0 &&
+	       raw_int(p, "SELECT count(*) FROM eras WHERE endpoint = 'old'") == 1,
+	   "it migrates by the later step alone and keeps its era");
+	char *ver = NULL;
+	ok(st && store_runtime_version_get(st, "/rt", "1:2:3:4", &ver, &err) == 1, "no runtime version cached yet");
+	ok(st && store_runtime_version_put(st, "/rt", "1:2:3:4", "version: x (build 5, commit y)", &err) == 0 &&
+	       store_runtime_version_get(st, "/rt", "1:2:3:4", &ver, &err) == 0 && ver &&
+	       strcmp(ver, "version: x (build 5, commit y)") == 0,
+	   "a runtime's version is cached by path and stamp");
+	free(ver);
+	ok(st && store_runtime_version_get(st, "/rt", "1:2:3:5", &ver, &err) == 1,
+	   "a rebuilt runtime (another stamp) is not");
+	store_close(st);
+
 	/* from the future: refused, untouched */
 	ok(raw_exec(p, "PRAGMA user_version = 99") == 0, "the same database stamped version 99");
 	free(err);
