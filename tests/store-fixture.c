@@ -7,7 +7,8 @@
  *   era DIR ENDPOINT ENV_FILE PLAN_JSON_FILE STARTED REASON   prints the era id
  *   boot DIR ENDPOINT ERA LEDGER_JSON_FILE PROBES_JSON_FILE|-  prints the boot id
  *   attempt DIR ENDPOINT KIND REASON OUTCOME|- STEP:STATUS:SECONDS:DETAIL...
- *   lock DIR ENDPOINT      takes the lock, prints "locked PID", sleeps
+ *   lock DIR ENDPOINT      takes the lock, begins an attempt, prints
+ *                          "locked PID", sleeps
  *   hammer DIR SEED        writes eras, attempts and boots until killed,
  *                          printing each committed era id
  */
@@ -112,6 +113,10 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "lock") == 0 && argc == 4) {
 		int fd = store_lock(st, argv[3], &err);
 		if (fd < 0)
+			return die(err);
+		/* as deploy does: the lock, then an attempt that stays open */
+		int64_t a = store_attempt_begin(st, argv[3], "deploy", "holding the lock", &err);
+		if (a < 0 || store_attempt_step(st, a, "gates", "ok", 0.1, "fixture", &err))
 			return die(err);
 		printf("locked %ld\n", (long)getpid());
 		fflush(stdout);
