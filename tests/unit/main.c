@@ -32,6 +32,7 @@ int main(void)
 	test_endpoint();
 	test_live();
 	test_store();
+	test_calibrate();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -26,5 +26,6 @@ void test_ledger(void);
 void test_endpoint(void);
 void test_live(void);
 void test_store(void);
+void test_calibrate(void);
 
 #endif
