@@ -16,6 +16,7 @@
 
 #include "../base/util.h"
 #include "../plan/calibrate.h"
+#include "cmd.h"
 
 void calib_date(int64_t t, char *buf, size_t n)
 {
@@ -395,16 +396,18 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 	json_t *terms = json_array();
 	struct sb t = {0};
 	sb_addf(&t, "calibrated from boot %lld of %s (%s)\n", (long long)b.id, date, b.source);
+	char bytes[32];
 	if (id.runtime_version)
-		sb_addf(&t, "  the same runtime build %s, device %s, payload ", b.runtime_version, b.device);
+		sb_addf(&t, "  matched: runtime build %s, device %s, payload ", b.runtime_version, b.device);
 	else
-		sb_addf(&t,
-			"  the same runtime path %s (%s; it does not run here to say its version), device %s, payload ",
-			b.runtime, b.runtime_version[0] ? b.runtime_version : "build unknown", b.device);
+		sb_addf(
+		    &t,
+		    "  matched: runtime %s by its path (it does not run here; the log says %s), device %s, payload ",
+		    b.runtime, b.runtime_version[0] ? b.runtime_version : "no build", b.device);
 	if (b.payload_sha256[0] && id.payload_sha256[0])
 		sb_addf(&t, "sha256 %.16s...\n", b.payload_sha256);
 	else
-		sb_addf(&t, "of %llu bytes\n", (unsigned long long)b.payload_bytes);
+		sb_addf(&t, "of %s bytes\n", cmd_commas(b.payload_bytes, bytes, sizeof(bytes)));
 	sb_addf(&t, "  %-14s %-11s %10s %10s %10s %10s  %s\n", "term", "buffer", "model now", "model boot", "measured",
 		"plan", "how");
 	for (unsigned i = 0; i < r.n; i++) {
