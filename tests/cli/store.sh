@@ -226,3 +226,13 @@ check "every attempt either ended or reads interrupted" \
 check "every step belongs to an attempt" \
 	test "$(sqlite3 "$ZEALOT_STATE_DIR/zealot.db" 'SELECT count(*) FROM steps WHERE attempt_id NOT IN (SELECT id FROM attempts)')" = 0
 check "no sanitizer report" no_sanitizer
+
+# --- help ---------------------------------------------------------------------
+run "$ZEALOT" diff --help
+check "diff --help: usage, eras, --json keys" bash -c "[ $rc -eq 0 ] && grep -q 'zealot diff ENDPOINT \[ERA \[ERA\]\]' '$TMP/out' && grep -q 'delta_mib' '$TMP/out'"
+run "$ZEALOT" ledger --help
+check "ledger --help documents --record and --settled-used" bash -c "grep -q -- '--record' '$TMP/out' && grep -q -- '--settled-used' '$TMP/out'"
+run "$ZEALOT" plan --help
+check "plan --help documents calibration and --no-calibration" bash -c "grep -q 'law M08' '$TMP/out' && grep -q -- '--no-calibration' '$TMP/out'"
+run "$ZEALOT" history extra args
+check "history with two arguments is a usage error" rc_is 2
