@@ -102,15 +102,23 @@ struct store_boot {
 	int64_t id;
 	int64_t era_id; /* 0: not from a deploy (ledger --record) */
 	char *endpoint;
-	int64_t at;		  /* unix seconds of the record */
-	char *source;		  /* "deploy", "ledger FILE", ... */
-	char *runtime_version;	  /* calibration matches on it; stored as store_runtime_id() of what is given */
-	char *runtime;		  /* added: the runtime's path (a match when its version cannot be read) */
-	char *device;		  /* the plan's device profile name */
-	char *payload_sha256;	  /* MODEL pin, or "" when unknown */
-	uint64_t payload_bytes;	  /* MODEL_FILE size */
-	char *ledger_json;	  /* the parsed ledger (zealot ledger --json) */
-	char *plan_json;	  /* the plan of the booted shape, for calibration ratios */
+	int64_t at;		/* unix seconds of the record */
+	char *source;		/* "deploy", "ledger FILE", ... */
+	char *runtime_version;	/* calibration matches on it; stored as store_runtime_id() of what is given */
+	char *runtime;		/* added: the runtime's path (a match when its version cannot be read) */
+	char *device;		/* the plan's device profile name */
+	char *payload_sha256;	/* MODEL pin, or "" when unknown */
+	uint64_t payload_bytes; /* MODEL_FILE size */
+	/* the parsed ledger: ledger_to_json() (src/live/ledger.h), the same as
+	 * `zealot ledger --json`; calibration reads target/draft compute, the
+	 * projector and the card terms from it */
+	char *ledger_json;
+	/* the UNCALIBRATED plan of the booted shape (`zealot plan --json
+	 * --no-calibration`, plan_to_json() in src/cmd/calib.h): calibration
+	 * takes the model's figures at this shape from compute[],
+	 * draft_compute[] ({device, mib}) and projector.compute_mib (or, when
+	 * the plan was calibrated, from calibration.terms[].modelled_mib) */
+	char *plan_json;
 	int64_t settled_used_mib; /* nvidia-smi after settle, -1 unknown */
 	char *probes_json;	  /* probe results, or NULL */
 	char *bench_json;	  /* bench figures, or NULL */
@@ -122,8 +130,10 @@ int store_boot_add(struct store *st, struct store_boot *b, char **err);
 int store_boot_latest(struct store *st, const char *runtime_version, const char *device, const char *payload_sha256,
 		      uint64_t payload_bytes, struct store_boot *out, char **err);
 /* Added: the same match, on the runtime's version when runtime_version is
- * non-empty, else on its path (runtime): for a runtime that cannot be run
- * here (another host's build) the path is the best identity there is.
+ * non-empty (or, given runtime too, a boot at that path that recorded no
+ * version: a log without a build line), else on its path (runtime): for a
+ * runtime that cannot be run here (another host's build) the path is the
+ * best identity there is.
  * Both empty or NULL: any runtime (is any boot of this device and payload
  * recorded at all?). */
 int store_boot_match(struct store *st, const char *runtime_version, const char *runtime, const char *device,
