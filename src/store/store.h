@@ -1,8 +1,11 @@
 /* store: what zealot remembers, in SQLite (Debian's libsqlite3).
  *
  * One database per state directory, `$ZEALOT_STATE_DIR/zealot.db`
- * (default ~/.local/state/zealot), in WAL mode, its schema versioned with
- * PRAGMA user_version and migrated in place on open. Three record kinds:
+ * (default $XDG_STATE_HOME/zealot, else ~/.local/state/zealot), in WAL mode
+ * (synchronous FULL, a 10 s busy timeout), its schema versioned with
+ * PRAGMA user_version and migrated in place on open, one step per version
+ * (store.c: migrations[]; version 2 added the runtime version cache).
+ * Three record kinds:
  *
  *   eras      one row per shape an endpoint has served: the endpoint file's
  *             text and sha256, payload pins, the runtime's version line,
@@ -17,10 +20,13 @@
  *
  * Every write is one transaction, so a kill -9 at any point leaves either
  * the old or the new state. An attempt that never recorded an outcome was
- * interrupted; the next open reports it as such (outcome "interrupted").
+ * interrupted: store_attempt_list reports it so while nobody holds its
+ * endpoint's lock, and the next store_lock of the endpoint records it.
  *
  * Strings in the records below are owned by the record; *_release frees
- * them (NULL-safe). Functions return 0 on success and -1 with *err set.
+ * them (NULL-safe). Read back, a string never written is "" (probes_json
+ * and bench_json: NULL). Functions return 0 on success and -1 with *err
+ * set; getters return 1 when there is nothing to get.
  */
 #ifndef ZEALOT_STORE_H
 #define ZEALOT_STORE_H
@@ -30,8 +36,8 @@
 
 struct store;
 
-/* The state directory: $ZEALOT_STATE_DIR, else ~/.local/state/zealot.
- * Returns an allocated string. */
+/* The state directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot,
+ * else ~/.local/state/zealot (as the pin stamps). Allocated. */
 char *store_state_dir(void);
 
 /* Open (creating the directory and database, migrating the schema) the
