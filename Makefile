@@ -33,13 +33,14 @@ SAN_UNIT := $(UNIT_SRC:%.c=$(B)/san/%.o)
 FUZ_LIB  := $(SRC_LIB:%.c=$(B)/fuzz/%.o)
 FUZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZ_MAIN := $(FUZ_SRC:%.c=$(B)/fuzz/%.o)
-ALL_OBJ  := $(OBJ_LIB) $(OBJ_CMD) $(SAN_LIB) $(SAN_CMD) $(SAN_UNIT) $(FUZ_LIB) $(FUZ_MAIN)
+BENCH_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard bench/bench_*.c))
+ALL_OBJ  := $(OBJ_LIB) $(OBJ_CMD) $(SAN_LIB) $(SAN_CMD) $(SAN_UNIT) $(FUZ_LIB) $(FUZ_MAIN) $(BENCH_OBJ)
 
 all: zealot
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
 $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
@@ -62,7 +63,7 @@ $(B)/unit: $(SAN_LIB) $(SAN_UNIT)
 	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(FUZ_SRC))
-.SECONDARY: $(FUZ_MAIN)
+.SECONDARY: $(FUZ_MAIN) $(BENCH_OBJ)
 
 $(B)/fuzz_%: $(B)/fuzz/tests/fuzz/fuzz_%.o $(FUZ_LIB)
 	$(FUZZCC) -g $(FUZZLINK) -o $@ $^ $(LIBS)
@@ -84,7 +85,13 @@ engine:
 test: zealot $(B)/zealot-san $(B)/unit $(FUZZERS) examples
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run
 
-bench: zealot
+# The benchmarks link the -O2 objects too.
+BENCHES := $(patsubst bench/%.c,$(B)/%,$(wildcard bench/bench_*.c))
+
+$(B)/bench_%: $(B)/obj/bench/bench_%.o $(OBJ_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+bench: zealot $(BENCHES)
 	bench/run
 
 format:
