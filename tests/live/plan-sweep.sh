@@ -29,10 +29,10 @@ pick() {
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 	pick arch llama qwen35 gemma3
-	pick wt f16 bf16 f32 q8_0 q4_0 q4_0 q4_K
+	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
 	case $wt in
-	q4_K) hd=256 widths="256 512 768 1024" ;;
-	q8_0 | q4_0) pick hd 64 96 128 256 && widths="256 512 768 1024 1536" ;;
+	q4_K | q6_K) hd=256 widths="256 512 768 1024" ;;
+	q8_0 | q4_0 | q4_1) pick hd 64 96 128 256 && widths="256 512 768 1024 1536" ;;
 	*) pick hd 64 80 96 128 256 && widths="256 512 768 1024 1536" ;;
 	esac
 	pick kvh 1 2 4 8
