@@ -104,3 +104,37 @@ unsigned device_cpu_repack_rows(uint32_t type)
 	return 0;
 #endif
 }
+
+/* ggml type ids the AMX buffer knows. */
+enum { A_F16 = 1, A_Q4_0 = 2, A_Q4_1 = 3, A_Q8_0 = 8, A_Q4_K = 12, A_Q5_K = 13, A_Q6_K = 14, A_IQ4_XS = 23 };
+
+int device_amx_tiles(uint32_t type)
+{
+	switch (type) {
+	case A_Q4_0:
+	case A_Q4_1:
+	case A_Q8_0:
+	case A_Q4_K:
+	case A_Q5_K:
+	case A_Q6_K:
+	case A_IQ4_XS: return 1;
+	default: return 0;
+	}
+}
+
+int device_amx_takes(uint32_t type, uint64_t ne0, uint64_t ne1, int mul_mat_id)
+{
+	uint64_t align;
+	switch (type) {
+	case A_Q4_0:
+	case A_Q4_1:
+	case A_Q8_0: align = 32; break; /* TILE_K */
+	case A_Q4_K:
+	case A_Q5_K:
+	case A_Q6_K:
+	case A_IQ4_XS: align = 256; break; /* QK_K */
+	case A_F16: align = 16; break;
+	default: return 0;
+	}
+	return !mul_mat_id && ne1 % 32 == 0 && ne0 % align == 0;
+}

@@ -45,4 +45,22 @@ int64_t device_nvidia_free_mib(void);
  * product, i8mm), as the engine decides it at load. */
 unsigned device_cpu_repack_rows(uint32_t type);
 
+/* The CPU backend's AMX buffer type (ggml-cpu/amx/amx.cpp, supports_op),
+ * when the build carries it (compiled with __AMX_INT8__ and __AVX512VNNI__)
+ * and extra buffer types are on (REPACK=1): whether it takes a weight of
+ * ggml type `type` with rows of ne0 elements and ne1 rows that the model
+ * feeds to a matrix multiply. The engine tries it before CPU_REPACK
+ * (ggml_backend_cpu_get_extra_buffer_types). It takes only MUL_MAT, never
+ * an expert stack's MUL_MAT_ID (mul_mat_id 1); the weight's rows must
+ * come in whole 32-row tiles (the product's ne0 % (TILE_N * 2)), and its
+ * row must be a multiple of 32 (q4_0, q4_1, q8_0), 256 (q4_K, q5_K, q6_K,
+ * iq4_xs) or 16 (f16). Returns 1 when it takes the weight, else 0. */
+int device_amx_takes(uint32_t type, uint64_t ne0, uint64_t ne1, int mul_mat_id);
+
+/* amx/common.h qtype_has_amx_kernels: the types the AMX buffer packs for
+ * its tile kernels (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs). An f16
+ * weight is taken by the buffer too but copied as is and multiplied by
+ * AVX-512 code (amx/mmq.cpp), never by tile instructions. */
+int device_amx_tiles(uint32_t type);
+
 #endif

@@ -364,3 +364,8 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	p->fits = p->free_bytes >= (int64_t)p->slack;
 	return 0;
 }
+
+int plan_weight_is_matmul(const struct gguf_tensor *t)
+{
+	return weight_is_matmul(t);
+}
