@@ -232,3 +232,23 @@ run "$ZEALOT" check --boot-log "$TMP/no-such.log" s16-log.env
 check "--boot-log of a missing file: exit 3 naming it" test "$rc" -eq 3 -a -n "$(grep -F "cannot open '$TMP/no-such.log'" "$TMP/err")"
 run "$ZEALOT" check --help
 check "--help names S16 and --boot-log" test -n "$(grep -F S16 "$TMP/out")" -a -n "$(grep -F -- --boot-log "$TMP/out")"
+# Every boot on the AMX host (tests/data/amx-boots/: the synth command of
+# each payload is in its README): S16 is raised exactly for the payloads
+# whose boot died at warm-up, never for those that reached "listening".
+n=0 bad=0
+while IFS='|' read -r _ log cmd _; do
+	log=$(echo "$log" | tr -d ' `')
+	args=$(echo "$cmd" | tr -d '`' | sed -e 's/^ *zealot synth //' -e 's/ -o p.gguf *$//')
+	# shellcheck disable=SC2086
+	"$ZEALOT" synth $args -o boot.gguf 2>/dev/null || continue # a file the engine refused: synth refuses it too
+	{
+		base
+		echo "MODEL_FILE=boot.gguf"
+	} | tac | awk -F= '!seen[$1]++' | tac >boot.env
+	"$ZEALOT" check --json --boot-log "$ROOT/tests/data/amx-boots/$log" boot.env >boot.json 2>/dev/null
+	raised=$(jq '[.findings[]|select(.law=="S16")]|length' boot.json)
+	if grep -q 'listening on' "$ROOT/tests/data/amx-boots/$log"; then died=0; else died=1; fi
+	n=$((n + 1))
+	[ "$raised" -eq "$died" ] || { bad=$((bad + 1)) && echo "# $log: S16 raised $raised, boot died $died"; }
+done < <(grep -E '^\| `[A-Za-z0-9_-]+\.log`' "$ROOT/tests/data/amx-boots/README.md")
+check "S16 against $n AMX-host boots: raised exactly where the engine died at warm-up" test "$n" -ge 9 -a "$bad" -eq 0
