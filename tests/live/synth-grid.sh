@@ -80,7 +80,7 @@ check "the grid both boots and refuses (it exercises the rule)" test "$booted" -
 # The engine logs from a worker thread that an early exit can cut short, so
 # a refusal whose message did not reach the log is booted again (3 tries).
 while IFS='|' read -r f want; do
-	said= healthy=0
+	said='' healthy=0
 	for _ in 1 2 3; do
 		if engine_start "corrupt-$f" -m "$ROOT/tests/data/corrupt/$f" -c 512 --no-repack; then
 			healthy=1
