@@ -217,8 +217,11 @@ static int size_tensors(struct gguf *g, char **err)
 			continue;
 		}
 		if (t->ne[0] % ti->blck) {
-			rc = errorf(err, "tensor '%s': row of %llu elements is not a whole number of %s blocks (%u)",
-				    t->name, (unsigned long long)t->ne[0], ti->name, ti->blck);
+			/* gguf.cpp: "of type %d (%s) has %d elements per row, not a multiple of block size" */
+			rc = errorf(err,
+				    "tensor '%s' of type %u (%s) has %llu elements per row, not a multiple of block "
+				    "size (%u): the engine refuses the file",
+				    t->name, t->type, ti->name, (unsigned long long)t->ne[0], ti->blck);
 			break;
 		}
 		uint64_t blocks = t->n_elems / ti->blck;
@@ -242,6 +245,40 @@ static int size_tensors(struct gguf *g, char **err)
 	}
 	free(by_off);
 	return rc;
+}
+
+/* The engine's reader (ggml/src/gguf.cpp, gguf_init_from_reader) refuses
+ * more than the bounds above; a file inspect accepts must be one it loads.
+ * Checked here, in the order of the tensor infos as the engine reads them:
+ *  - a type id below GGML_TYPE_COUNT that ggml removed (Q4_2, Q4_0_4_4 ...)
+ *    has block size 0, and "not a multiple of block size (0)" refuses it;
+ *  - tensor data lies back to back in the order of the infos, each tensor
+ *    padded to the alignment: any other offset is "has offset N, expected
+ *    M" (a gap, a reordering or a missing pad, even without an overlap).
+ * A custom type (>= GGML_TYPE_COUNT, law S10) is its own runtime's to size,
+ * so the tensor after one is not held to an expected offset. */
+static int engine_layout(const struct gguf *g, char **err)
+{
+	uint64_t expect = 0;
+	int known = 1; /* expect is the engine's running size */
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		const struct gguf_tensor *t = &g->tensors[i];
+		if (t->custom && t->type < GGML_TYPE_COUNT)
+			return errorf(
+			    err,
+			    "tensor '%s' of type %u has block size 0 in the engine (a type ggml removed): the "
+			    "engine refuses the file",
+			    t->name, t->type);
+		if (known && t->offset != expect)
+			return errorf(err,
+				      "tensor '%s' has data offset %llu, expected %llu: the engine reads tensor data "
+				      "back to back in the order of the tensor infos, each padded to %u bytes",
+				      t->name, (unsigned long long)t->offset, (unsigned long long)expect, g->alignment);
+		known = !t->custom;
+		uint64_t padded = t->bytes + (g->alignment - t->bytes % g->alignment) % g->alignment;
+		expect = t->offset + padded;
+	}
+	return 0;
 }
 
 static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint64_t idx)
@@ -389,7 +426,7 @@ struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char
 		errorf(err, "offset %llu: file ends before its data section", (unsigned long long)g->header_bytes);
 		goto fail;
 	}
-	if (size_tensors(g, err))
+	if (size_tensors(g, err) || engine_layout(g, err))
 		goto fail;
 	return g;
 fail:

@@ -396,3 +396,8 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	plan_bill(p);
 	return 0;
 }
+
+int plan_weight_is_matmul(const struct gguf_tensor *t)
+{
+	return weight_is_matmul(t);
+}
