@@ -7,6 +7,7 @@
 #include "../base/util.h"
 #include "../payload/census.h"
 #include "../payload/gguf.h"
+#include "../payload/payload.h"
 #include "cmd.h"
 
 static const char usage[] = "usage: zealot inspect FILE [--json]\n"
@@ -312,6 +313,28 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		       (unsigned long long)c->families[i].keys);
 }
 
+/* A split payload's shards, in order: the engine is given the first. */
+static json_t *cmd_shards_json(const struct gguf_file *f)
+{
+	if (!f->n_shards)
+		return json_null();
+	json_t *a = json_array();
+	for (unsigned i = 0; i < f->n_shards; i++)
+		json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "file", f->shards[i]->path, "bytes",
+						   (json_int_t)f->shards[i]->g->file_size, "tensors",
+						   (json_int_t)f->shards[i]->g->n_tensors));
+	return a;
+}
+
+static void cmd_shards_print(const struct gguf_file *f)
+{
+	char a[32];
+	for (unsigned i = 0; i < f->n_shards; i++)
+		printf("%-13s %u of %u: %s (%s bytes, %llu tensors)\n", i ? "" : "shards", i + 1, f->n_shards,
+		       f->shards[i]->path, cmd_commas(f->shards[i]->g->file_size, a, sizeof(a)),
+		       (unsigned long long)f->shards[i]->g->n_tensors);
+}
+
 int cmd_inspect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -333,8 +356,12 @@ int cmd_inspect(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *path = argv[optind];
-	char *err = NULL;
-	struct gguf_file *f = gguf_open(path, &err);
+	char *err = NULL, *token = NULL;
+	struct remote_stats rs = {0};
+	struct gguf_file *f = NULL;
+	if (!remote_is_url(path) || remote_token(NULL, &token, &err) == 0)
+		f = payload_open(path, &(struct remote_opts){.token = token}, &rs, &err);
+	free(token);
 	if (!f) {
 		int rc = cmd_fail(EXIT_IO, "inspect: %s", err);
 		free(err);
@@ -349,12 +376,21 @@ int cmd_inspect(int argc, char **argv)
 	}
 	if (json) {
 		json_t *o = to_json(path, f->g, c);
+		json_object_set_new(o, "shards", cmd_shards_json(f));
+		json_object_set_new(o, "remote",
+				    remote_is_url(path) ? json_pack("{s:I,s:I}", "requests", (json_int_t)rs.requests,
+								    "bytes", (json_int_t)rs.bytes)
+							: json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
 		print_human(path, f->g, c);
+		cmd_shards_print(f);
+		if (remote_is_url(path))
+			printf("%-13s %llu requests, %llu bytes read (the header only)\n", "remote",
+			       (unsigned long long)rs.requests, (unsigned long long)rs.bytes);
 	}
 	census_free(c);
 	gguf_close(f);
