@@ -34,6 +34,7 @@ int cmd_emit(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

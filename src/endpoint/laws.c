@@ -131,9 +131,22 @@ static void law_values(const struct endpoint *ep, struct findings *out)
 			break;
 		}
 		case KEY_SHA256:
-			bad = strlen(v) != 64 || strspn(v, "0123456789abcdefABCDEF") != 64;
+		case KEY_PINS:
+			/* one pin, or one per shard of a split payload */
+			for (const char *p = v;; p++) {
+				size_t n = strcspn(p, ",");
+				size_t digits = k->kind == KEY_SHA256 ? strspn(p, "0123456789abcdefABCDEF")
+								      : strspn(p, "0123456789");
+				if (digits != n || (k->kind == KEY_SHA256 ? n != 64 : n == 0 || n > 20))
+					bad = 1;
+				p += n;
+				if (!*p)
+					break;
+			}
 			if (bad)
-				errorf(&err, "'%s' is not 64 hex digits", v);
+				errorf(&err, "'%s' is not %s", v,
+				       k->kind == KEY_SHA256 ? "64 hex digits (comma-separated for a split payload)"
+							     : "a byte count (comma-separated for a split payload)");
 			break;
 		default: break;
 		}
