@@ -92,10 +92,14 @@ char *fetch_pin_edit(const char *text, size_t len, const char *const *keys, cons
 			if (lines[i].n && lines[i].p[lines[i].n - 1] != '\n')
 				sb_addc(&out, '\n');
 		}
-		/* keys not in the file go after their anchor's line, unless
-		 * a later line holds them */
+		/* keys not in the file go after their anchor's line (or after
+		 * a key just inserted that is their anchor), unless a later
+		 * line holds them */
+		const char *after = NULL;
 		for (size_t k = 0; k < n; k++) {
-			if (done[k] || !anchors[k] || !line_is(&lines[i], anchors[k]))
+			if (done[k] || !anchors[k])
+				continue;
+			if (!line_is(&lines[i], anchors[k]) && !(after && strcmp(after, anchors[k]) == 0))
 				continue;
 			int later = 0;
 			for (size_t j = i + 1; j < nl && !later; j++)
@@ -103,6 +107,8 @@ char *fetch_pin_edit(const char *text, size_t len, const char *const *keys, cons
 			if (!later) {
 				sb_addf(&out, "%s=%s\n", keys[k], values[k]);
 				done[k] = 1;
+				after = keys[k];
+				k = (size_t)-1; /* a later key may hang off this one */
 			}
 		}
 	}

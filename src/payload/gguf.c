@@ -151,7 +151,10 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		return -1;
 	/* Bound the count before walking: each element takes at least
 	 * type_size bytes, so more elements than bytes/size is a lie. */
-	if (kv->arr_n > left(c) / type_size[at] &&
+	/* A string array cut by a window is walked to the cut instead, so
+	 * the cut can project the array's end from its mean string. */
+	int cut = c->want && at == GGUF_STRING && kv->arr_n <= (c->total - c->pos) / type_size[at];
+	if (!cut && kv->arr_n > left(c) / type_size[at] &&
 	    (short_of(c, kv->arr_n < c->total ? (uint64_t)c->pos + kv->arr_n * type_size[at] : UINT64_MAX), 1))
 		return errorf(c->err,
 			      "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left", npos,

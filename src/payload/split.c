@@ -108,6 +108,10 @@ struct gguf *split_merge(struct gguf *const *shards, const char *const *names, u
 			free(e);
 			return NULL;
 		}
+		if (count == 0) {
+			errorf(err, "'%s' has no split keys: not shard %u of %u (a foreign shard)", names[i], i + 1, n);
+			return NULL;
+		}
 		if (count != n || no != i) {
 			errorf(err, "'%s' says it is shard %u of %u, not shard %u of %u (a foreign shard)", names[i],
 			       no + 1, count, i + 1, n);
