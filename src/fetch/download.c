@@ -896,6 +896,11 @@ out_hash:
 	hasher_end(&d.hs, NULL);
 	r->transferred = d.received;
 	r->requests = d.requests;
+	if (on_disk(&d) == 0 && r->status != FETCH_MISMATCH) {
+		/* nothing worth resuming (an error page, a refusal) */
+		unlink(d.part);
+		unlink(d.statef);
+	}
 out:
 	if (d.fd >= 0)
 		close(d.fd);
