@@ -272,6 +272,9 @@ struct dl {
 	struct conn *conns[MAX_SEGS];
 	unsigned nconn;
 	int want_split;
+	int no_split; /* ranges failed once this run: one connection from now on */
+	unsigned connections;
+	uint64_t parallel_min;
 	int restart;
 	int fatal;
 	int mismatch;
@@ -436,7 +439,7 @@ static enum verdict decide(struct conn *c)
 		snprintf(st->etag, sizeof(st->etag), "%s", strncmp(c->etag, "W/", 2) == 0 ? "" : c->etag);
 		snprintf(st->lastmod, sizeof(st->lastmod), "%s", c->lastmod);
 		s->end = 0;
-		if (total && d->o->connections > 1 && total >= d->o->parallel_min && c->ranges &&
+		if (total && !d->no_split && d->connections > 1 && total >= d->parallel_min && c->ranges &&
 		    (st->etag[0] || st->lastmod[0]))
 			d->want_split = 1;
 	}
@@ -612,7 +615,7 @@ static void split(struct dl *d, const char *url)
 {
 	struct state *st = &d->st;
 	uint64_t size = st->size;
-	unsigned n = d->o->connections;
+	unsigned n = d->connections;
 	if (n > MAX_SEGS)
 		n = MAX_SEGS;
 	uint64_t per = (size + n - 1) / n;
@@ -778,6 +781,8 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	d.f = f;
 	d.o = o;
 	d.t0 = now_s();
+	d.connections = o->connections ? o->connections : 4;
+	d.parallel_min = o->parallel_min ? o->parallel_min : 64u << 20;
 	struct sb b = {0};
 	sb_addf(&b, "%s.part", f->path);
 	d.part = sb_detach(&b);
@@ -832,6 +837,9 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 				errorf(err, "%s: restarted %u times: %s", f->url, tries - 1, d.why);
 				goto out_hash;
 			}
+			/* ranges failed: the rest of this run uses one plain
+			 * connection, which needs no range to succeed */
+			d.no_split = 1;
 			if (discard(&d, d.why)) {
 				errorf(err, "cannot truncate '%s': %s", d.part, strerror(errno));
 				goto out_hash;
