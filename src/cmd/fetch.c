@@ -161,8 +161,8 @@ static int pin_values(const struct fetch_list *l, const struct fetch_result *r, 
 		any = 1;
 		*need_bytes |= !l->v[i].has_bytes;
 		*need_sha |= !l->v[i].has_sha;
-		if (!r[i].sha[0] || (r[i].status != FETCH_UNPINNED && r[i].status != FETCH_DOWNLOADED &&
-				     r[i].status != FETCH_VERIFIED))
+		if (!r[i].sha[0] ||
+		    (r[i].status != FETCH_UNPINNED && r[i].status != FETCH_DOWNLOADED && r[i].status != FETCH_VERIFIED))
 			all = 0;
 		sb_addf(bytes, "%s%llu", bytes->len ? "," : "", (unsigned long long)r[i].bytes);
 		sb_addf(sha, "%s%s", sha->len ? "," : "", r[i].sha);
@@ -242,7 +242,8 @@ int cmd_fetch(int argc, char **argv)
 			json_object_set_new(o, "status", json_string(status_name(x->status)));
 			json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
 			json_object_set_new(o, "sha256", x->sha[0] ? json_string(x->sha) : json_null());
-			json_object_set_new(o, "pinned_bytes", f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
+			json_object_set_new(o, "pinned_bytes",
+					    f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
 			json_object_set_new(o, "pinned_sha256", f->has_sha ? json_string(f->sha) : json_null());
 			json_object_set_new(o, "stamp", json_boolean(x->cached));
 			json_object_set_new(o, "transferred", json_integer((json_int_t)x->transferred));
@@ -269,22 +270,26 @@ int cmd_fetch(int argc, char **argv)
 				cmd_commas(f->bytes, want_b, sizeof(want_b));
 			cmd_commas(x->bytes, got_b, sizeof(got_b));
 			if (x->rejected)
-				cmd_fail(EXIT_NO,
-					 "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
-					 "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",
-					 f->kind, got_b, x->sha, f->kind, f->has_bytes ? want_b : "unpinned", f->kind,
-					 f->has_sha ? f->sha : "unpinned", x->rejected);
+				cmd_fail(
+				    EXIT_NO,
+				    "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
+				    "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",
+				    f->kind, got_b, x->sha, f->kind, f->has_bytes ? want_b : "unpinned", f->kind,
+				    f->has_sha ? f->sha : "unpinned", x->rejected);
 			else if (!e)
 				cmd_fail(EXIT_NO,
 					 "fetch: %s: '%s' does not match its pins: %s bytes, SHA-256 %s; %s_BYTES %s, "
 					 "%s_SHA256 %s%s",
 					 f->kind, f->path, got_b, x->sha[0] ? x->sha : "(not hashed)", f->kind,
 					 f->has_bytes ? want_b : "unpinned", f->kind, f->has_sha ? f->sha : "unpinned",
-					 verify_only ? "" : "; -f fetches a replacement (this file stays until it verifies)");
+					 verify_only
+					     ? ""
+					     : "; -f fetches a replacement (this file stays until it verifies)");
 			else
 				cmd_fail(EXIT_NO, "fetch: %s: %s", f->kind, e);
 		} else if (x->status == FETCH_MISSING) {
-			cmd_fail(EXIT_NO, "fetch: %s: '%s' is missing (--verify-only downloads nothing)", f->kind, f->path);
+			cmd_fail(EXIT_NO, "fetch: %s: '%s' is missing (--verify-only downloads nothing)", f->kind,
+				 f->path);
 		}
 		free(e);
 	}
@@ -331,8 +336,8 @@ int cmd_fetch(int argc, char **argv)
 	if (nk) {
 		if (json) {
 			for (size_t i = 0; i < nk; i++)
-				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", keys[i], "value", vals[i],
-						    "written", pin));
+				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", keys[i], "value",
+						    vals[i], "written", pin));
 		} else {
 			printf("# pins for %s%s\n", ep->path, pin ? " (written)" : " (zealot fetch --pin writes them)");
 			for (size_t i = 0; i < nk; i++)

@@ -116,10 +116,11 @@ static int check_pins(const struct endpoint *ep)
 				err = NULL;
 				rc = SERVE_REFUSED;
 			} else if (strcasecmp(hex, f->sha) != 0) {
-				fprintf(stderr,
-					"zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s_SHA256 pins "
-					"%s\n",
-					what, f->path, hex, f->kind, f->sha);
+				fprintf(
+				    stderr,
+				    "zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s_SHA256 pins "
+				    "%s\n",
+				    what, f->path, hex, f->kind, f->sha);
 				rc = SERVE_REFUSED;
 			} else {
 				fprintf(stderr, "zealot: serve: %s SHA-256 verified%s\n", what,

@@ -401,8 +401,8 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
 					      : "fetch the file, or correct the path (or opt out with an empty value)";
 		if (stat(p, &st) != 0)
-			add(out, "C03", SEV_ERROR, ep, keys[i], fix, "%s '%s' does not exist: a refusal, never a half-load",
-			    keys[i], p);
+			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
+			    "%s '%s' does not exist: a refusal, never a half-load", keys[i], p);
 		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
 			    "%s '%s' is not a readable file", keys[i], p);

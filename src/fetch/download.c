@@ -19,7 +19,7 @@
 #include "fetch.h"
 
 #define MAX_SEGS 16
-#define WBUF (1u << 20)	 /* bytes a connection gathers before a write */
+#define WBUF	 (1u << 20) /* bytes a connection gathers before a write */
 #define HASH_BUF (4u << 20)
 
 /* --- the .part's progress, kept in FILE.part.state ----------------------- */
@@ -407,8 +407,9 @@ static enum verdict decide(struct conn *c)
 		return FATAL;
 	}
 	if (c->html) {
-		why(d, "%s answered an HTML page (HTTP %ld, text/html), not a GGUF payload: a login, error or "
-		       "gate page?",
+		why(d,
+		    "%s answered an HTML page (HTTP %ld, text/html), not a GGUF payload: a login, error or "
+		    "gate page?",
 		    c->url, c->status);
 		return FATAL;
 	}
@@ -689,8 +690,9 @@ static int attempt(struct dl *d)
 			}
 			if (c->io_errno) {
 				if (c->io_errno == ENOSPC || c->io_errno == EDQUOT)
-					why(d, "the disk is full writing '%s': it is kept (%" PRIu64
-					       " bytes); free space and run fetch again to resume",
+					why(d,
+					    "the disk is full writing '%s': it is kept (%" PRIu64
+					    " bytes); free space and run fetch again to resume",
 					    d->part, on_disk(d));
 				else
 					why(d, "cannot write '%s': %s", d->part, strerror(c->io_errno));
@@ -955,8 +957,7 @@ int fetch_one(const struct fetch_file *f, int verify_only, int force, const stru
 	}
 	if (!f->url) {
 		r->status = FETCH_FAILED;
-		return errorf(err, "'%s' is missing and %s_URL is not set: nothing to fetch it from", f->path,
-			      f->kind);
+		return errorf(err, "'%s' is missing and %s_URL is not set: nothing to fetch it from", f->path, f->kind);
 	}
 	struct fetch_result got = {0};
 	int rc = download(f, o, &got, err);

@@ -51,10 +51,10 @@ int fetch_list(const struct endpoint *ep, struct fetch_list *out, char **err);
 void fetch_list_release(struct fetch_list *l);
 
 enum fetch_event_kind {
-	FETCH_EV_START,	   /* a transfer begins (resumed when done > 0) */
-	FETCH_EV_PROGRESS, /* a few times a second */
-	FETCH_EV_RESTART,  /* the .part was discarded: why */
-	FETCH_EV_RETRY,	   /* a transfer failed and is retried: why */
+	FETCH_EV_START,	      /* a transfer begins (resumed when done > 0) */
+	FETCH_EV_PROGRESS,    /* a few times a second */
+	FETCH_EV_RESTART,     /* the .part was discarded: why */
+	FETCH_EV_RETRY,	      /* a transfer failed and is retried: why */
 	FETCH_EV_CONNECTIONS, /* the file is fetched over done connections */
 };
 
@@ -93,9 +93,9 @@ enum fetch_status {
 struct fetch_result {
 	enum fetch_status status;
 	uint64_t bytes;
-	char sha[65]; /* what the bytes hash to ("" when not hashed) */
-	int cached;   /* the sha came from serve's stamp cache */
-	char *rejected; /* FETCH_MISMATCH of a download: where the bytes are */
+	char sha[65];	      /* what the bytes hash to ("" when not hashed) */
+	int cached;	      /* the sha came from serve's stamp cache */
+	char *rejected;	      /* FETCH_MISMATCH of a download: where the bytes are */
 	uint64_t transferred; /* body bytes received from the network */
 	uint64_t requests;
 };

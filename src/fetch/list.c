@@ -70,8 +70,9 @@ static int pins(const struct endpoint *ep, const char *kind, int sha, struct fet
 				break;
 			}
 			for (int j = 0; j < 64; j++)
-				files[i].sha[j] = (char)(items[i][j] >= 'A' && items[i][j] <= 'F' ? items[i][j] - 'A' + 'a'
-												  : items[i][j]);
+				files[i].sha[j] =
+				    (char)(items[i][j] >= 'A' && items[i][j] <= 'F' ? items[i][j] - 'A' + 'a'
+										    : items[i][j]);
 			files[i].sha[64] = '\0';
 			files[i].has_sha = 1;
 		} else {
@@ -108,8 +109,9 @@ int fetch_list(const struct endpoint *ep, struct fetch_list *out, char **err)
 		if (split_name_parse(path, &plen, &no, &n) == 0 && n > 1) {
 			if (no != 1) {
 				char *w = endpoint_where(ep, fkey);
-				errorf(err, "%s: '%s' is shard %u of %u: name the first shard (the engine loads from it)",
-				       w, path, no, n);
+				errorf(err,
+				       "%s: '%s' is shard %u of %u: name the first shard (the engine loads from it)", w,
+				       path, no, n);
 				free(w);
 				free(path);
 				goto fail;
@@ -117,7 +119,8 @@ int fetch_list(const struct endpoint *ep, struct fetch_list *out, char **err)
 			unsigned uno, un;
 			if (url && (split_name_parse(url, &plen, &uno, &un) || uno != 1 || un != n)) {
 				char *w = endpoint_where(ep, ukey);
-				errorf(err, "%s: %s names shard 1 of %u, so the URL must name it too (…-00001-of-%05u.gguf)",
+				errorf(err,
+				       "%s: %s names shard 1 of %u, so the URL must name it too (…-00001-of-%05u.gguf)",
 				       w, fkey, n, n);
 				free(w);
 				free(path);

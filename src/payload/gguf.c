@@ -172,7 +172,8 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 			/* a window cut the array: project its end from the mean
 			 * string so far, so the next window takes it whole */
 			if (c->want && i > 0 && *c->want)
-				short_of(c, start + (uint64_t)((double)(before - start) / (double)i * (double)kv->arr_n));
+				short_of(c,
+					 start + (uint64_t)((double)(before - start) / (double)i * (double)kv->arr_n));
 			return -1;
 		}
 	}
@@ -343,7 +344,7 @@ struct gguf *gguf_parse_window(const uint8_t *buf, size_t len, uint64_t file_siz
 	 * type, offset): counts beyond that cannot be honest. */
 	if (g->n_kv > left(&c) / 13 || g->n_tensors > left(&c) / 33)
 		short_of(&c, g->n_kv < c.total && g->n_tensors < c.total ? 24 + g->n_kv * 13 + g->n_tensors * 33
-									  : UINT64_MAX);
+									 : UINT64_MAX);
 	if (g->n_kv > left(&c) / 13) {
 		errorf(err, "offset 16: key/value count %llu cannot fit in the %zu bytes left",
 		       (unsigned long long)g->n_kv, left(&c));

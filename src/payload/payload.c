@@ -82,14 +82,15 @@ struct gguf_file *payload_open(const char *where, const struct remote_opts *o, s
 	size_t plen;
 	unsigned kn, nn;
 	if (no != 0) {
-		errorf(err, "'%s' is shard %u of %u: give the first shard (the engine loads a split payload from it)", where,
-		       no + 1, count);
+		errorf(err, "'%s' is shard %u of %u: give the first shard (the engine loads a split payload from it)",
+		       where, no + 1, count);
 		gguf_close(first);
 		return NULL;
 	}
 	if (split_name_parse(where, &plen, &kn, &nn) || kn != 1 || nn != count) {
-		errorf(err, "'%s' is the first of %u shards but is not named NAME-00001-of-%05u.gguf (the engine finds "
-			    "the other shards by that name)",
+		errorf(err,
+		       "'%s' is the first of %u shards but is not named NAME-00001-of-%05u.gguf (the engine finds "
+		       "the other shards by that name)",
 		       where, count, count);
 		gguf_close(first);
 		return NULL;

@@ -14,7 +14,7 @@
 #include "remote.h"
 
 #define PAYLOAD_FIRST_WINDOW (1u << 20)
-#define PAYLOAD_MARGIN (512u << 10)
+#define PAYLOAD_MARGIN	     (512u << 10)
 
 /* Open where (a path or an http(s) URL). When it is the first shard of a
  * split payload (split.count > 1), every shard is opened by the engine's

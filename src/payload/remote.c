@@ -72,8 +72,8 @@ char *remote_resolve(const char *base, const char *location)
 	return out;
 }
 
-void remote_setup(CURL *h, const char *url, const char *origin_url, const struct remote_opts *o, const char *const *extra,
-		  struct curl_slist **hdrs)
+void remote_setup(CURL *h, const char *url, const char *origin_url, const struct remote_opts *o,
+		  const char *const *extra, struct curl_slist **hdrs)
 {
 	struct remote_opts r = remote_opts_defaults(o);
 	curl_easy_setopt(h, CURLOPT_URL, url);

@@ -18,9 +18,9 @@
 #include <stdint.h>
 
 struct remote_opts {
-	const char *token;     /* bearer token or NULL; borrowed */
-	long connect_s;	       /* connect timeout, seconds (0: 15) */
-	long stall_s;	       /* no byte for this long ends a transfer (0: 30) */
+	const char *token;	/* bearer token or NULL; borrowed */
+	long connect_s;		/* connect timeout, seconds (0: 15) */
+	long stall_s;		/* no byte for this long ends a transfer (0: 30) */
 	unsigned max_redirects; /* 0: 10 */
 };
 
@@ -45,8 +45,8 @@ char *remote_resolve(const char *base, const char *location);
  * origin of origin_url. extra (may be NULL) are further header lines
  * (Range, If-Range); the list built is returned in *hdrs for the caller to
  * free after the transfer. */
-void remote_setup(CURL *h, const char *url, const char *origin_url, const struct remote_opts *o, const char *const *extra,
-		  struct curl_slist **hdrs);
+void remote_setup(CURL *h, const char *url, const char *origin_url, const struct remote_opts *o,
+		  const char *const *extra, struct curl_slist **hdrs);
 
 /* The operator's reading of an HTTP failure status: 401/403 "gated or
  * needs a token", 404 "not found", 416, 5xx. */

@@ -108,8 +108,8 @@ struct remote_stats source_stats(const struct source *s)
 struct xfer {
 	struct source *s;
 	CURL *h;
-	int started; /* the first body bytes came: the status is known */
-	int keep;    /* a 200 or 206 body: stored; anything else is discarded */
+	int started;   /* the first body bytes came: the status is known */
+	int keep;      /* a 200 or 206 body: stored; anything else is discarded */
 	uint64_t from; /* first byte asked for */
 	uint64_t cap;  /* stop after the buffer reaches this many bytes */
 	long status;

@@ -120,8 +120,9 @@ struct gguf *split_merge(struct gguf *const *shards, const char *const *names, u
 		total += shards[i]->n_tensors;
 	}
 	if (total != want) {
-		errorf(err, "the %u shards hold %llu tensors, split.tensors.count says %llu (a missing or foreign shard)",
-		       n, (unsigned long long)total, (unsigned long long)want);
+		errorf(err,
+		       "the %u shards hold %llu tensors, split.tensors.count says %llu (a missing or foreign shard)", n,
+		       (unsigned long long)total, (unsigned long long)want);
 		return NULL;
 	}
 	const struct gguf *g0 = shards[0];
@@ -247,8 +248,8 @@ int split_write(const char *path, unsigned n, const char *out, char **err)
 	const struct gguf *g = f->g;
 	if (g->n_tensors < n) {
 		gguf_close(f);
-		return errorf(err, "'%s' has %llu tensors: too few for %u shards", path, (unsigned long long)g->n_tensors,
-			      n);
+		return errorf(err, "'%s' has %llu tensors: too few for %u shards", path,
+			      (unsigned long long)g->n_tensors, n);
 	}
 	int rc = 0;
 	uint64_t per = (g->n_tensors + n - 1) / n;
@@ -290,8 +291,8 @@ int split_write(const char *path, unsigned n, const char *out, char **err)
 				uint64_t off = 0;
 				for (uint64_t i = lo; i < hi && rc == 0; i++) {
 					const struct gguf_tensor *t = &g->tensors[i];
-					rc = copy_sparse(f->map, g->data_offset + t->offset, t->bytes, fd, hlen + off, name,
-							 err);
+					rc = copy_sparse(f->map, g->data_offset + t->offset, t->bytes, fd, hlen + off,
+							 name, err);
 					off += (t->bytes + w.alignment - 1) / w.alignment * w.alignment;
 				}
 				if (close(fd) != 0 && rc == 0)

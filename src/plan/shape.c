@@ -58,8 +58,8 @@ static int u32_key(const struct endpoint *ep, const char *key, uint32_t *out, ch
  * endpoint names a *_URL, the URL's header through range requests (the
  * same reader: a 20 GB payload is priced before it is downloaded). A split
  * payload's every shard is read and merged. */
-static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path,
-				      const char *key, int *io, char **err)
+static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path, const char *key,
+				      int *io, char **err)
 {
 	char *e = NULL;
 	char ukey[32];
