@@ -123,8 +123,9 @@ struct hasher {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int fd;
-	uint64_t ready;	 /* bytes [0, ready) are on disk */
-	uint64_t hashed; /* bytes hashed so far */
+	uint64_t ready;	  /* bytes [0, ready) are on disk */
+	uint64_t hashed;  /* bytes hashed so far */
+	uint64_t flushed; /* writeback started for [0, flushed) */
 	int stop;
 	int failed;
 	EVP_MD_CTX *ctx;
@@ -156,6 +157,14 @@ static void *hash_main(void *arg)
 		}
 		h->hashed += (uint64_t)r;
 		pthread_cond_broadcast(&h->cv);
+		/* start the writeback of what is hashed, so the fsync before the
+		 * rename finds little left to write (the disk works while the
+		 * network does) */
+		if (h->hashed - h->flushed >= (32u << 20)) {
+			sync_file_range(h->fd, (off_t)h->flushed, (off_t)(h->hashed - h->flushed),
+					SYNC_FILE_RANGE_WRITE);
+			h->flushed = h->hashed;
+		}
 	}
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
@@ -166,7 +175,7 @@ static void *hash_main(void *arg)
 static void hasher_start(struct hasher *h, int fd)
 {
 	h->fd = fd;
-	h->ready = h->hashed = 0;
+	h->ready = h->hashed = h->flushed = 0;
 	h->stop = h->failed = 0;
 	h->ctx = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL);
