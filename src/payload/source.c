@@ -125,7 +125,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
 	struct xfer *x = arg;
 	size_t len = size * n;
-	char line[1024];
+	char line[8192];
 	size_t m = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
 	memcpy(line, p, m);
 	line[m] = '\0';

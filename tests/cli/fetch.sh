@@ -46,6 +46,16 @@ check "pinned: one request, the file's bytes" test "$(nginx_requests /small.gguf
 check "pinned: no sanitizer report" no_sanitizer
 ino=$(stat -c '%i %Y' "$TMP/ep/small.gguf")
 
+# --- progress: quiet without a terminal, a line with bytes, rate and ETA on one
+sed 's/^MODEL_FILE=.*/MODEL_FILE=quiet.gguf/' "$TMP/ep/p.env" >"$TMP/ep/quiet.env"
+run "$ZEALOT" fetch "$TMP/ep/quiet.env"
+check "no terminal: a download says nothing on stderr" test "$rc" -eq 0 -a ! -s "$TMP/err"
+sed 's/^MODEL_FILE=.*/MODEL_FILE=tty.gguf/' "$TMP/ep/p.env" >"$TMP/ep/tty.env"
+if command -v script >/dev/null; then
+	script -qfec "$ZEALOT fetch $TMP/ep/tty.env" "$TMP/tty.log" >/dev/null 2>&1
+	check "a terminal: a progress line with bytes, percent and rate" grep -qE 'MODEL +[0-9.]+ / [0-9.]+ GiB +100% +[0-9.]+ MiB/s' "$TMP/tty.log"
+fi
+
 # --- a good file is never touched, and --verify-only reads no network
 n0=$(wc -l <"$NGINX_LOG")
 run "$ZEALOT" fetch "$TMP/ep/p.env"
