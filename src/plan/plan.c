@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,10 +285,18 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		if (cpu_repacks(&out, s, dev))
 			repack += PAD(out.bytes, 32);
 	}
+	/* A split payload's buffers are printed one per shard, each rounded
+	 * to 0.01 MiB; the sum of those figures is what a ledger holds, so
+	 * each shard's range is rounded the same way (a few KiB at most). */
 	uint64_t mapped = 0;
-	for (uint32_t f = 0; f < n_files; f++)
-		if (host_hi[f] > host_lo[f])
-			mapped += host_hi[f] - host_lo[f];
+	for (uint32_t f = 0; f < n_files; f++) {
+		if (host_hi[f] <= host_lo[f])
+			continue;
+		uint64_t b = host_hi[f] - host_lo[f];
+		if (n_files > 1)
+			b = (uint64_t)(round((double)b / 10485.76) * 10485.76 + 0.5);
+		mapped += b;
+	}
 	free(host_lo);
 	free(host_hi);
 	if (mapped)
