@@ -130,6 +130,28 @@ check "--pin: the endpoint still parses, pins valid" test -z "$(jq -r '.findings
 run "$ZEALOT" fetch --verify-only "$TMP/ep/u.env"
 check "--pin then --verify-only: exit 0" rc_is 0
 
+# --- every kind: MODEL, MMPROJ and LORA, each after its own URL line
+"$ZEALOT" synth clip -o "$www/proj.gguf" 2>/dev/null
+"$ZEALOT" synth lora --base "$www/small.gguf" -o "$www/lora.gguf" 2>/dev/null
+mkdir -p "$TMP/all"
+cat >"$TMP/all/a.env" <<EOF
+MODEL_FILE=m.gguf
+MODEL_URL=$U/small.gguf
+MMPROJ_FILE=p.gguf
+MMPROJ_URL=$U/proj.gguf
+LORA_FILE=l.gguf
+LORA_URL=$U/lora.gguf
+CTX_SIZE=4096
+EOF
+run "$ZEALOT" fetch --pin --json "$TMP/all/a.env"
+check "three kinds: exit 0, three results downloaded" \
+	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.status' "$TMP/out" | grep -c downloaded)" = 3
+check "three kinds: the projector and the adapter landed" cmp -s "$TMP/all/p.gguf" "$www/proj.gguf" && cmp -s "$TMP/all/l.gguf" "$www/lora.gguf"
+check "three kinds: each kind's pins follow its URL line" \
+	test "$(grep -oE '^[A-Z]+_(URL|BYTES|SHA256)' "$TMP/all/a.env" | tr '\n' ' ')" = \
+	"MODEL_URL MODEL_BYTES MODEL_SHA256 MMPROJ_URL MMPROJ_BYTES MMPROJ_SHA256 LORA_URL LORA_BYTES LORA_SHA256 "
+check "three kinds: six pin events" test "$(jq -r 'select(.event=="pin")|.key' "$TMP/out" | wc -l)" = 6
+
 # --- secrets: a gated URL, the token from TOKEN_FILE or the environment
 echo "zealot-test-token" >"$TMP/token"
 chmod 600 "$TMP/token"
