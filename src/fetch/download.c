@@ -442,6 +442,8 @@ static enum verdict decide(struct conn *c)
 			why(d, "the file's size changed upstream (%" PRIu64 " -> %" PRIu64 ")", st->size, total);
 			return RESTART;
 		}
+		if (!st->size)
+			st->size = total; /* the first answer had no length; this one says it */
 	}
 	if (c->status == 200) {
 		/* a fresh start: learn the file */
