@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,9 +19,11 @@
 #include "../payload/pin.h"
 #include "fetch.h"
 
-#define MAX_SEGS 16
-#define WBUF	 (1u << 20) /* bytes a connection gathers before a write */
-#define HASH_BUF (4u << 20)
+#define MAX_SEGS    16
+#define WBUF	    (1u << 20) /* bytes a connection gathers before a write */
+#define HASH_BUF    (16u << 20)
+#define DIRECT_MIN  (64u << 10) /* a chunk at least this large is written without a copy */
+#define STATE_EVERY (4u << 20)
 
 /* --- the .part's progress, kept in FILE.part.state ----------------------- */
 
@@ -132,6 +135,30 @@ struct hasher {
 	int running;
 };
 
+/* Hash [from, from + len) of the file: through a mapping of the page
+ * cache (no copy), or a read into buf where mapping fails. The file is
+ * never truncated while the thread runs (discard joins it first), so a
+ * mapped page cannot vanish under it. */
+static ssize_t hash_range(struct hasher *h, unsigned char *buf, uint64_t from, size_t len)
+{
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	uint64_t base = from - from % (uint64_t)page;
+	size_t span = (size_t)(from - base) + len;
+	void *m = mmap(NULL, span, PROT_READ, MAP_SHARED, h->fd, (off_t)base);
+	if (m != MAP_FAILED) {
+		madvise(m, span, MADV_SEQUENTIAL);
+		EVP_DigestUpdate(h->ctx, (const unsigned char *)m + (from - base), len);
+		munmap(m, span);
+		return (ssize_t)len;
+	}
+	ssize_t r = pread(h->fd, buf, len, (off_t)from);
+	if (r > 0)
+		EVP_DigestUpdate(h->ctx, buf, (size_t)r);
+	return r;
+}
+
 static void *hash_main(void *arg)
 {
 	struct hasher *h = arg;
@@ -145,9 +172,7 @@ static void *hash_main(void *arg)
 		uint64_t from = h->hashed, to = h->ready;
 		pthread_mutex_unlock(&h->mu);
 		uint64_t len = to - from < HASH_BUF ? to - from : HASH_BUF;
-		ssize_t r = pread(h->fd, buf, (size_t)len, (off_t)from);
-		if (r > 0)
-			EVP_DigestUpdate(h->ctx, buf, (size_t)r);
+		ssize_t r = hash_range(h, buf, from, (size_t)len);
 		pthread_mutex_lock(&h->mu);
 		if (r <= 0) {
 			if (r < 0 && errno == EINTR)
@@ -267,6 +292,7 @@ struct conn {
 	/* the body */
 	uint8_t *buf;
 	size_t blen;
+	uint64_t unsaved; /* bytes written since the state was last saved */
 	int io_errno;
 };
 
@@ -360,30 +386,42 @@ static void why(struct dl *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Write what a connection gathered; 0, or -1 with errno kept. */
-static int flush(struct conn *c)
+/* Write n bytes of segment c->seg at its end on disk; 0, or -1 with
+ * c->io_errno. The state is saved every STATE_EVERY bytes (a kill loses
+ * at most that much progress per connection, never a byte's identity:
+ * what is on disk past the state is fetched again). */
+static int put(struct conn *c, const uint8_t *data, size_t n)
 {
 	struct dl *d = c->d;
 	struct seg *s = &d->st.s[c->seg];
 	size_t off = 0;
-	while (off < c->blen) {
-		ssize_t w = pwrite(d->fd, c->buf + off, c->blen - off, (off_t)(s->start + s->done + off));
+	while (off < n) {
+		ssize_t w = pwrite(d->fd, data + off, n - off, (off_t)(s->start + s->done + off));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
 			c->io_errno = w < 0 ? errno : EIO;
-			/* what was written stays counted */
-			s->done += off;
-			c->blen = 0;
+			s->done += off; /* what was written stays counted */
 			return -1;
 		}
 		off += (size_t)w;
 	}
-	s->done += c->blen;
-	c->blen = 0;
-	state_save(d->statef, &d->st);
+	s->done += n;
+	c->unsaved += n;
+	if (c->unsaved >= STATE_EVERY) {
+		state_save(d->statef, &d->st);
+		c->unsaved = 0;
+	}
 	hasher_ready(&d->hs, contiguous(d));
 	return 0;
+}
+
+/* Write what a connection gathered. */
+static int flush(struct conn *c)
+{
+	size_t n = c->blen;
+	c->blen = 0;
+	return n ? put(c, c->buf, n) : 0;
 }
 
 static void copy_value(char *dst, size_t n, const char *v)
@@ -553,6 +591,14 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 		size_t take = len - took < room ? len - took : room;
 		if (end && take > end - pos)
 			take = (size_t)(end - pos);
+		if (c->blen == 0 && take >= DIRECT_MIN) {
+			/* a large chunk goes to disk from curl's buffer, no copy */
+			if (put(c, (const uint8_t *)p + took, take))
+				return 0;
+			took += take;
+			d->received += take;
+			continue;
+		}
 		if (!c->buf)
 			c->buf = xmalloc(WBUF);
 		memcpy(c->buf + c->blen, p + took, take);
