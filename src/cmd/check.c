@@ -188,6 +188,10 @@ int cmd_check(int argc, char **argv)
 		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
 		if (have_plan)
 			json_object_set_new(o, "verdict", json_string(p.fits ? "fits" : "refused"));
+		json_object_set_new(o, "remote",
+				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
+							       "bytes", (json_int_t)c.remote.bytes)
+						   : json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(s);
 		free(s);

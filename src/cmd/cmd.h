@@ -38,6 +38,7 @@ int cmd_rungs(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../payload/payload.h"
+#include "../payload/split.h"
 
 const char *severity_name(enum severity s)
 {
@@ -132,9 +134,22 @@ static void law_values(const struct endpoint *ep, struct findings *out)
 			break;
 		}
 		case KEY_SHA256:
-			bad = strlen(v) != 64 || strspn(v, "0123456789abcdefABCDEF") != 64;
+		case KEY_PINS:
+			/* one pin, or one per shard of a split payload */
+			for (const char *p = v;; p++) {
+				size_t n = strcspn(p, ",");
+				size_t digits = k->kind == KEY_SHA256 ? strspn(p, "0123456789abcdefABCDEF")
+								      : strspn(p, "0123456789");
+				if (digits != n || (k->kind == KEY_SHA256 ? n != 64 : n == 0 || n > 20))
+					bad = 1;
+				p += n;
+				if (!*p)
+					break;
+			}
 			if (bad)
-				errorf(&err, "'%s' is not 64 hex digits", v);
+				errorf(&err, "'%s' is not %s", v,
+				       k->kind == KEY_SHA256 ? "64 hex digits (comma-separated for a split payload)"
+							     : "a byte count (comma-separated for a split payload)");
 			break;
 		default: break;
 		}
@@ -360,6 +375,35 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 	free(path);
 }
 
+/* C03 for a split payload: every shard must be there and belong (its
+ * split.no and split.count, the tensor total), or the engine fails at load. */
+static void law_shards(const struct endpoint *ep, const char *key, const char *path, const char *fix,
+		       struct findings *out)
+{
+	size_t plen;
+	unsigned no, n;
+	if (split_name_parse(path, &plen, &no, &n) || n < 2)
+		return;
+	for (unsigned k = 1; k <= n; k++) {
+		char *s = split_shard_name(path, k, n);
+		struct stat st;
+		if (stat(s, &st) != 0) {
+			add(out, "C03", SEV_ERROR, ep, key, fix,
+			    "%s: shard %u of %u '%s' does not exist: the engine would fail at load", key, k, n, s);
+			free(s);
+			return;
+		}
+		free(s);
+	}
+	char *err = NULL;
+	struct gguf_file *f = payload_open(path, NULL, NULL, &err);
+	if (!f)
+		add(out, "C03", SEV_ERROR, ep, key, "fetch the payload's shards again (zealot fetch verifies them)",
+		    "%s: %s", key, err);
+	free(err);
+	gguf_close(f);
+}
+
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
 	static const char *const keys[] = {"MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE"};
@@ -372,13 +416,19 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 			continue;
 		}
 		struct stat st;
+		char ukey[32];
+		snprintf(ukey, sizeof(ukey), "%.*s_URL", (int)(strlen(keys[i]) - 5), keys[i]);
+		const char *url = i < 3 ? endpoint_value(ep, ukey) : NULL;
+		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
+					      : "fetch the file, or correct the path (or opt out with an empty value)";
 		if (stat(p, &st) != 0)
-			add(out, "C03", SEV_ERROR, ep, keys[i],
-			    "fetch the file, or correct the path (or opt out with an empty value)",
+			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
 			    "%s '%s' does not exist: a refusal, never a half-load", keys[i], p);
 		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
 			    "%s '%s' is not a readable file", keys[i], p);
+		else if (i < 3)
+			law_shards(ep, keys[i], p, fix, out);
 		free(p);
 	}
 }

@@ -17,6 +17,8 @@ struct cur {
 	size_t len;
 	size_t pos;
 	char **err;
+	uint64_t total; /* bytes of the whole file: buf may hold only a prefix */
+	uint64_t *want; /* gguf_parse_window: how far a window must reach, or NULL */
 };
 
 static const uint8_t type_size[GGUF_NTYPES] = {
@@ -39,9 +41,17 @@ static size_t left(const struct cur *c)
 	return c->len - c->pos;
 }
 
+/* A read that runs past the buffer but not past the file: the window was
+ * too small. Record how far it must reach (the largest such end wins). */
+static void short_of(struct cur *c, uint64_t end)
+{
+	if (c->want && end > c->len && end <= c->total && end > *c->want)
+		*c->want = end;
+}
+
 static int need(struct cur *c, size_t n, const char *what)
 {
-	if (left(c) < n)
+	if (left(c) < n && (short_of(c, (uint64_t)c->pos + n), 1))
 		return errorf(c->err, "offset %zu: truncated reading %s (need %zu bytes, %zu left)", c->pos, what, n,
 			      left(c));
 	return 0;
@@ -79,7 +89,7 @@ static int rd_str(struct cur *c, struct gguf_str *s, const char *what)
 	size_t at = c->pos;
 	if (rd_u64(c, &n, what))
 		return -1;
-	if (n > left(c))
+	if (n > left(c) && (short_of(c, (uint64_t)c->pos + n), 1))
 		return errorf(c->err, "offset %zu: %s length %llu exceeds the %zu bytes left", at, what,
 			      (unsigned long long)n, left(c));
 	s->p = (const char *)c->buf + c->pos;
@@ -141,7 +151,11 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		return -1;
 	/* Bound the count before walking: each element takes at least
 	 * type_size bytes, so more elements than bytes/size is a lie. */
-	if (kv->arr_n > left(c) / type_size[at])
+	/* A string array cut by a window is walked to the cut instead, so
+	 * the cut can project the array's end from its mean string. */
+	int cut = c->want && at == GGUF_STRING && kv->arr_n <= (c->total - c->pos) / type_size[at];
+	if (!cut && kv->arr_n > left(c) / type_size[at] &&
+	    (short_of(c, kv->arr_n < c->total ? (uint64_t)c->pos + kv->arr_n * type_size[at] : UINT64_MAX), 1))
 		return errorf(c->err,
 			      "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left", npos,
 			      k, (unsigned long long)kv->arr_n, type_names[at], left(c));
@@ -150,10 +164,18 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		c->pos += (size_t)kv->arr_n * type_size[at];
 		return 0;
 	}
+	size_t start = c->pos;
 	for (uint64_t i = 0; i < kv->arr_n; i++) {
 		struct gguf_str s;
-		if (rd_str(c, &s, "array string"))
+		size_t before = c->pos;
+		if (rd_str(c, &s, "array string")) {
+			/* a window cut the array: project its end from the mean
+			 * string so far, so the next window takes it whole */
+			if (c->want && i > 0 && *c->want)
+				short_of(c,
+					 start + (uint64_t)((double)(before - start) / (double)i * (double)kv->arr_n));
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -327,7 +349,14 @@ static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint6
 
 struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char **err)
 {
-	struct cur c = {buf, len, 0, err};
+	return gguf_parse_window(buf, len, file_size, NULL, err);
+}
+
+struct gguf *gguf_parse_window(const uint8_t *buf, size_t len, uint64_t file_size, uint64_t *want, char **err)
+{
+	struct cur c = {buf, len, 0, err, file_size < len ? len : file_size, want};
+	if (want)
+		*want = 0;
 	struct gguf *g = xcalloc(1, sizeof(*g));
 	g->file_size = file_size < len ? len : file_size;
 	g->alignment = 32;
@@ -350,6 +379,9 @@ struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char
 	/* A kv takes at least 13 bytes (key length, type, one byte) and a
 	 * tensor info at least 33 (name length + 1 byte, n_dims, one dim,
 	 * type, offset): counts beyond that cannot be honest. */
+	if (g->n_kv > left(&c) / 13 || g->n_tensors > left(&c) / 33)
+		short_of(&c, g->n_kv < c.total && g->n_tensors < c.total ? 24 + g->n_kv * 13 + g->n_tensors * 33
+									 : UINT64_MAX);
 	if (g->n_kv > left(&c) / 13) {
 		errorf(err, "offset 16: key/value count %llu cannot fit in the %zu bytes left",
 		       (unsigned long long)g->n_kv, left(&c));
@@ -496,6 +528,11 @@ void gguf_close(struct gguf_file *f)
 	gguf_free(f->g);
 	if (f->map)
 		munmap(f->map, f->map_len);
+	for (unsigned i = 0; i < f->n_shards; i++)
+		gguf_close(f->shards[i]);
+	free(f->shards);
+	if (f->release)
+		f->release(f->owner);
 	free(f->path);
 	free(f);
 }

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/util.h"
 #include "ggml_type.h"
 #include "gguf_write.h"
+#include "split.h"
 
 /* Custom type ids (e.g. PrismML's PQ2_0 = 142) are written at the ternary
  * rate the seeds measured: 2.125 bits per weight, 34 bytes per 128. */
@@ -136,6 +138,7 @@ static const struct key keys[] = {
     {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
+    {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
 };
 
 static struct sb help_keys;
@@ -245,6 +248,28 @@ static int write_out(struct gguf_writer *w, const char *path, uint64_t *bytes, c
 	if (rc == 0 && bytes)
 		*bytes = hlen + w->data_size;
 	gw_release(w);
+	return rc;
+}
+
+/* Write the payload whole beside path, then cut it into n shards the
+ * engine's way (split.c); path names the first shard or the whole. */
+static int write_split(struct gguf_writer *w, const char *path, uint32_t n, uint64_t *bytes, char **err)
+{
+	struct sb whole = {0}, first = {0};
+	sb_addf(&whole, "%s.whole.tmp", path);
+	size_t plen, len = strlen(path);
+	unsigned k, c;
+	if (split_name_parse(path, &plen, &k, &c) == 0)
+		sb_add(&first, path, plen);
+	else
+		sb_add(&first, path, len > 5 && strcmp(path + len - 5, ".gguf") == 0 ? len - 5 : len);
+	sb_addf(&first, "-%05u-of-%05u.gguf", 1u, n);
+	int rc = write_out(w, whole.s, bytes, err);
+	if (rc == 0)
+		rc = split_write(whole.s, n, first.s, err);
+	unlink(whole.s);
+	sb_release(&whole);
+	sb_release(&first);
 	return rc;
 }
 
@@ -641,6 +666,9 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))
 		return -1;
+
+	if (s->n_split > 1)
+		return write_split(&w, path, s->n_split, bytes, err);
 	return write_out(&w, path, bytes, err);
 }
 

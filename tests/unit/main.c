@@ -36,6 +36,7 @@ int main(void)
 	test_solve();
 	test_store();
 	test_calibrate();
+	test_fetch();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -30,5 +30,6 @@ void test_options(void);
 void test_solve(void);
 void test_store(void);
 void test_calibrate(void);
+void test_fetch(void);
 
 #endif
