@@ -9,6 +9,7 @@ pkgs=(
 	libjansson-dev libsqlite3-dev sqlite3      # JSON, the store (eras, boots, deploys)
 	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
 	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
+	systemd-container                          # systemd-nspawn: a real systemd for the deploy tests (tests/systemd.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
