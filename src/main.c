@@ -24,6 +24,8 @@ static const struct command commands[] = {
     {"bench", cmd_bench, "prefill and decode rates from the engine's own timings"},
     {"audit", cmd_audit, "hold the live engine (argv, env, drop-ins, payload, port) against the intended one"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
+    {"deploy", cmd_deploy, "gate, install, restart, verify and record an endpoint; roll back on failure"},
+    {"rollback", cmd_rollback, "redeploy an earlier era of an endpoint through the same gates"},
 };
 
 static void usage(FILE *f)

@@ -326,3 +326,10 @@ done:
 	free(l);
 	return rc;
 }
+
+/* The ledger exactly as `zealot ledger --json` prints it, for the boots
+ * deploy records. */
+json_t *cmd_ledger_json(const struct ledger *l)
+{
+	return ledger_json(l);
+}

@@ -283,3 +283,10 @@ done:
 	free(sets);
 	return rc;
 }
+
+/* The plan exactly as `zealot plan --json` prints it, for the records deploy
+ * keeps (an era's plan, a boot's plan). */
+json_t *cmd_plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
+{
+	return to_json(ep, c, p);
+}
