@@ -31,6 +31,7 @@ int main(void)
 	test_ledger();
 	test_endpoint();
 	test_live();
+	test_deploy();
 	test_store();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;

@@ -25,6 +25,7 @@ void test_synth(void);
 void test_ledger(void);
 void test_endpoint(void);
 void test_live(void);
+void test_deploy(void);
 void test_store(void);
 
 #endif
