@@ -86,13 +86,25 @@ struct out {
 	int json;
 };
 
+/* A finding's text starts with its law ("C03 FILE:LINE KEY: ..."); where the
+ * law is printed beside it already, the text goes on after it. */
+static const char *after_law(const char *law, const char *s)
+{
+	size_t n = strlen(law);
+	if (!s)
+		return "";
+	if (n && strncmp(s, law, n) == 0 && s[n] == ' ')
+		return s + n + 1;
+	return s;
+}
+
 static void on_step(const struct deploy_step *s, void *arg)
 {
 	const struct out *o = arg;
 	if (o->json)
 		return;
 	printf("  %-16s %-7s %8.3f s  %s%s%s\n", s->name, s->status, s->seconds, s->law, s->law[0] ? ": " : "",
-	       s->detail);
+	       after_law(s->law, s->detail));
 	fflush(stdout);
 }
 
@@ -164,6 +176,7 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 		for (size_t i = 0; i < r->n_warnings; i++)
 			printf("  warning: %s\n", r->warnings[i]);
 	const char *law = r->law[0] ? r->law : NULL;
+	const char *why = after_law(r->law, r->why);
 	switch (r->outcome) {
 	case DEPLOY_DEPLOYED:
 		if (!json)
@@ -173,8 +186,7 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 		return EXIT_OK;
 	case DEPLOY_REFUSED:
 		cmd_fail(EXIT_NO, "%s: %s: refused at %s%s%s: %s (nothing was changed)", cmd, r->endpoint,
-			 r->failed_step ? r->failed_step : "a gate", law ? ", law " : "", law ? law : "",
-			 r->why ? r->why : "");
+			 r->failed_step ? r->failed_step : "a gate", law ? ", law " : "", law ? law : "", why);
 		return EXIT_NO;
 	case DEPLOY_ROLLED_BACK:
 		if (r->previous_era)
@@ -182,24 +194,24 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 				 "%s: %s: failed at %s%s%s: %s; rolled back: era %lld serves again (verified: /health, "
 				 "MainPID, cmdline)",
 				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
-				 law ? law : "", r->why ? r->why : "", (long long)r->previous_era);
+				 law ? law : "", why, (long long)r->previous_era);
 		else
 			cmd_fail(EXIT_NO,
 				 "%s: %s: failed at %s%s%s: %s; rolled back to what was there before (the unit "
 				 "does not serve)",
 				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
-				 law ? law : "", r->why ? r->why : "");
+				 law ? law : "", why);
 		return EXIT_NO;
 	case DEPLOY_ROLLBACK_FAILED:
 		cmd_fail(EXIT_IO,
 			 "%s: %s: ROLLBACK FAILED. The deploy failed at %s%s%s (%s), and putting era %lld back "
 			 "failed too. THE HOST NEEDS A PERSON. State: %s",
 			 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "", law ? law : "",
-			 r->why ? r->why : "", (long long)r->previous_era, r->host_state ? r->host_state : "unknown");
+			 why, (long long)r->previous_era, r->host_state ? r->host_state : "unknown");
 		return EXIT_IO;
 	case DEPLOY_ERROR:
 		cmd_fail(EXIT_IO, "%s: %s: %s%s%s", cmd, r->endpoint ? r->endpoint : "?",
-			 r->failed_step ? r->failed_step : "error", r->why ? ": " : "", r->why ? r->why : "");
+			 r->failed_step ? r->failed_step : "error", r->why ? ": " : "", why);
 		return EXIT_IO;
 	}
 	return EXIT_IO;
