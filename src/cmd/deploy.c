@@ -50,8 +50,7 @@ static const struct cmd_help deploy_help = {
 	     "run it as the user that manages the unit (root for /etc/systemd/system).\n"
 	     "\n"
 	     "When the alias differs from the previous era's, deploy says so (C06: the\n"
-	     "engine echoes any id, so clients keyed on the old one break silently).\n"
-	     "\n",
+	     "engine echoes any id, so clients keyed on the old one break silently).\n",
     .exits = "0 deployed; 1 refused by a gate or the lock (nothing changed), or failed\n"
 	     "      after install and rolled back (the previous era serves); 2 usage;\n"
 	     "      3 the rollback failed too (the host needs a person: the message says\n"
@@ -68,8 +67,7 @@ static const struct cmd_help rollback_help = {
 	     "recorded for it. Its payload must still be on disk and be the same file:\n"
 	     "the era's recorded bytes and SHA-256 are verified, besides the file's own\n"
 	     "pins. It makes a new era (its reason: \"rollback to era N\" unless --reason\n"
-	     "says more). ENDPOINT is the endpoint's name or any path ending in it.\n"
-	     "\n",
+	     "says more). ENDPOINT is the endpoint's name or any path ending in it.\n",
     .exits = "0 the era serves again; 1 refused (no such era, payload gone or changed,\n"
 	     "      a gate) or failed and rolled back to the current era; 2 usage;\n"
 	     "      3 the rollback of the rollback failed, or store or systemd unreachable",
