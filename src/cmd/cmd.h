@@ -37,15 +37,13 @@ int cmd_audit(int argc, char **argv);
 int cmd_deploy(int argc, char **argv);
 int cmd_rollback(int argc, char **argv);
 
-/* The JSON of `zealot plan --json` and `zealot ledger --json`, for what
- * deploy records (jansson's json_t). */
+/* The JSON of `zealot ledger --json`, for the boots deploy records
+ * (jansson's json_t). */
 struct json_t;
-struct endpoint;
-struct shape_ctx;
-struct plan;
 struct ledger;
-struct json_t *cmd_plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
 struct json_t *cmd_ledger_json(const struct ledger *l);
+int cmd_history(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,6 +9,7 @@
 #include "../base/util.h"
 #include "../deploy/deploy.h"
 #include "../store/store.h"
+#include "calib.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -108,7 +109,7 @@ static void on_step(const struct deploy_step *s, void *arg)
 
 static char *plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
 {
-	json_t *o = cmd_plan_json(ep, c, p);
+	json_t *o = plan_to_json(ep, c, p);
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 	json_decref(o);
 	return s;
@@ -120,6 +121,37 @@ static char *ledger_json(const struct ledger *l)
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 	json_decref(o);
 	return s;
+}
+
+static int calibrate(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note)
+{
+	json_t *j = NULL;
+	char *text = NULL, *err = NULL;
+	int rc = calib_apply(ep, c, p, &j, &text, &err);
+	json_decref(j);
+	if (rc < 0) {
+		free(text);
+		*note = err;
+		return -1;
+	}
+	free(err);
+	if (text) /* its first line: "calibrated from boot N of DATE" */
+		text[strcspn(text, "\n")] = '\0';
+	*note = text;
+	return rc;
+}
+
+static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c, struct store *st)
+{
+	struct calib_identity id;
+	char *err = NULL, *v = NULL;
+	if (calib_identity_of(ep, c, st, 1, &id, &err) == 0) {
+		if (id.runtime_version)
+			v = xstrdup(id.runtime_version);
+		calib_identity_release(&id);
+	}
+	free(err);
+	return v;
 }
 
 static json_t *jid(int64_t id)
@@ -235,6 +267,8 @@ static int run(const char *cmd, struct deploy_opts *o, int json)
 	struct out out = {json};
 	o->plan_json = plan_json;
 	o->ledger_json = ledger_json;
+	o->calibrate = calibrate;
+	o->runtime_version = runtime_version;
 	o->on_step = on_step;
 	o->arg = &out;
 	struct deploy_result r;

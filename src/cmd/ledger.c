@@ -12,9 +12,12 @@
 #include "../live/ledger_compare.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
+#include "../store/store.h"
+#include "calib.h"
 #include "cmd.h"
 
 static const char usage[] = "usage: zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
+			    "       zealot ledger LOG --record ENDPOINT [--settled-used MIB] [--json]\n"
 			    "\n"
 			    "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
 			    "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
@@ -27,7 +30,16 @@ static const char usage[] = "usage: zealot ledger LOG [--endpoint ENDPOINT] [--j
 			    "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
 			    "compute terms are modelled and their error is reported.\n"
 			    "\n"
+			    "With --record, keep the ledger in the store ($ZEALOT_STATE_DIR/zealot.db) as\n"
+			    "a boot of that endpoint (law M08: plan calibrates from it): the runtime\n"
+			    "version from the log's build line, the device from the endpoint, the\n"
+			    "payload identity from its MODEL_SHA256/MODEL_BYTES pins or the file's size,\n"
+			    "the endpoint's plan beside it. --settled-used is the card's used memory\n"
+			    "(nvidia-smi) once the engine settled; it calibrates the overhead.\n"
+			    "\n"
 			    "  --endpoint FILE  compare with the plan of this endpoint\n"
+			    "  --record FILE    record the boot as one of this endpoint's\n"
+			    "  --settled-used MIB  with --record: nvidia-smi's used MiB after settling\n"
 			    "  --json           one JSON object\n"
 			    "  -h, --help       this text\n"
 			    "\n"
@@ -115,6 +127,7 @@ static json_t *jctx(const struct ledger_ctx *c)
 static json_t *ledger_json(const struct ledger *l)
 {
 	json_t *o = json_object();
+	json_object_set_new(o, "build", l->build[0] ? json_string(l->build) : json_null());
 	json_object_set_new(o, "model", jbufs(l->model, l->n_model));
 	json_object_set_new(o, "target", jctx(&l->target));
 	json_object_set_new(o, "draft", jctx(&l->draft));
@@ -239,26 +252,105 @@ static void print_compare(const struct cmp *c)
 					      : "every exact term matches the ledger");
 }
 
+/* --record: the boot into the store, with the endpoint's plan beside it
+ * (calibration's modelled figures at this shape). */
+static int record_boot(const char *path, const char *settled, const char *log, const struct ledger *l, json_t *lj,
+		       int64_t *id, char **err)
+{
+	int rc = EXIT_IO;
+	uint64_t used = 0;
+	if (settled && parse_u64(settled, &used)) {
+		errorf(err, "--settled-used '%s' is not a whole number of MiB", settled);
+		return EXIT_USAGE;
+	}
+	struct shape_ctx c = {0};
+	struct calib_identity cid = {0};
+	struct store *st = NULL;
+	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
+	struct endpoint *ep = endpoint_load(path, err);
+	int io = 0;
+	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
+		rc = io || (err && *err && strncmp(*err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+		goto done;
+	}
+	struct plan p;
+	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (store_name_ok(ep->name, err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (calib_identity_of(ep, &c, NULL, 0, &cid, err))
+		goto done;
+	if (!(st = store_open(NULL, err)))
+		goto done;
+	json_t *pj = plan_to_json(ep, &c, &p);
+	pj_s = json_dumps(pj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	json_decref(pj);
+	lj_s = json_dumps(lj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	abs = strcmp(log, "-") == 0 ? NULL : realpath(log, NULL);
+	struct sb src = {0};
+	sb_addf(&src, "ledger %s", abs ? abs : log);
+	struct store_boot b = {
+	    .endpoint = ep->name,
+	    .source = src.s,
+	    .runtime = cid.runtime,
+	    .runtime_version = (char *)l->build,
+	    .device = (char *)cid.device,
+	    .payload_sha256 = cid.payload_sha256,
+	    .payload_bytes = cid.payload_bytes,
+	    .ledger_json = lj_s,
+	    .plan_json = pj_s,
+	    .settled_used_mib = settled ? (int64_t)used : -1,
+	};
+	if (store_boot_add(st, &b, err) == 0) {
+		*id = b.id;
+		rc = EXIT_OK;
+		if (!l->build[0])
+			fprintf(
+			    stderr,
+			    "zealot: ledger: note: '%s' has no build line: this boot calibrates plans whose runtime "
+			    "is %s by its path alone\n",
+			    log, cid.runtime);
+	}
+	sb_release(&src);
+done:
+	free(lj_s);
+	free(pj_s);
+	free(abs);
+	store_close(st);
+	calib_identity_release(&cid);
+	shape_release(&c);
+	endpoint_free(ep);
+	return rc;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"endpoint", required_argument, NULL, 'e'},
+	    {"record", required_argument, NULL, 'r'},
+	    {"settled-used", required_argument, NULL, 'u'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *endpoint_path = NULL;
+	const char *endpoint_path = NULL, *record = NULL, *settled = NULL;
 	int json = 0, ch, rc = EXIT_OK;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'e': endpoint_path = optarg; break;
+		case 'r': record = optarg; break;
+		case 'u': settled = optarg; break;
 		case 'j': json = 1; break;
 		case 'h': fputs(usage, stdout); return EXIT_OK;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind != argc - 1 || (settled && !record)) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
@@ -302,6 +394,17 @@ int cmd_ledger(int argc, char **argv)
 		compare_all(&cmp, &p, l);
 		json_object_set(out, "comparison", cmp.rows);
 		json_object_set_new(out, "verdict", json_string(cmp.diverged ? "differs" : "matches"));
+		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
+	}
+	if (record) {
+		int64_t id = 0;
+		rc = record_boot(record, settled, argv[optind], l, out, &id, &err);
+		if (rc != EXIT_OK)
+			goto done;
+		if (json)
+			json_object_set_new(out, "recorded_boot", json_integer(id));
+		else
+			printf("recorded as boot %lld of %s\n\n", (long long)id, record);
 		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
 	}
 	if (json) {

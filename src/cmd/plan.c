@@ -9,11 +9,12 @@
 #include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
+#include "calib.h"
 #include "cmd.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json]\n"
+	fprintf(f, "usage: zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--no-calibration] [--json]\n"
 		   "\n"
 		   "Price the endpoint's serving shape on a device, term by term, named like\n"
 		   "the engine's own boot ledger, then total, addressable, free, slack and the\n"
@@ -29,8 +30,17 @@ static void usage(FILE *f)
 		   "model, kv, kv_swa, recurrent, draft_kv and output are exact; compute and\n"
 		   "projector compute are modelled.\n"
 		   "\n"
+		   "Calibration (law M08): with a boot recorded in the store (zealot ledger\n"
+		   "LOG --record ENDPOINT, or a deploy) of the same runtime version, device\n"
+		   "and payload, the modelled terms come from it: at the recorded shape the\n"
+		   "measured figures, at another shape each modelled term scaled by\n"
+		   "measured/modelled at the recorded one; a buffer the model lacks (CUDA_Host\n"
+		   "compute) is carried as measured, scaled with the card's compute; overhead\n"
+		   "is the boot's settled memory minus its ledger. The plan says which boot.\n"
+		   "\n"
 		   "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
 		   "  --device NAME    price on this profile instead of DEVICE\n"
+		   "  --no-calibration the model alone, even when a boot is recorded\n"
 		   "  --json           one JSON object\n"
 		   "  -h, --help       this text\n"
 		   "\n"
@@ -140,7 +150,8 @@ static void kv_row(const char *term, const char *buft, const struct plan_kv *kv,
 	row(term, buft, kv->k_bytes + kv->v_bytes, 1, cuda, d);
 }
 
-static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
+static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
+			const char *cal_text)
 {
 	const struct model *m = c->census->model;
 	int cuda = p->device->backend == DEVICE_CUDA;
@@ -171,17 +182,23 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	row("output", cuda ? "CUDA_Host" : "CPU", p->output_bytes + p->draft_output_bytes, 0, cuda,
 	    p->has_draft ? "logits, target + draft" : "logits");
 	for (unsigned i = 0; i < p->n_compute; i++)
-		row("compute", p->compute[i].buft, p->compute[i].bytes, p->compute[i].on_device, cuda, "modelled");
+		row("compute", p->compute[i].buft, p->compute[i].bytes, p->compute[i].on_device, cuda,
+		    p->compute[i].calibrated ? "calibrated" : "modelled");
 	for (unsigned i = 0; i < p->n_draft_compute; i++)
 		row("draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes, p->draft_compute[i].on_device,
-		    cuda, "modelled");
+		    cuda, p->draft_compute[i].calibrated ? "calibrated" : "modelled");
 	if (p->projector_weights)
 		row("projector", dbuf, p->projector_weights + p->projector_compute, 1, cuda,
-		    "weights + worst-case encoder compute (billed before launch, law M06)");
+		    p->projector_calibrated ? "weights + encoder compute calibrated (billed before launch, law M06)"
+					    : "weights + worst-case encoder compute (billed before launch, law M06)");
 	if (p->lora_bytes)
 		row("lora", dbuf, p->lora_bytes, 1, cuda, "adapter tensors");
 	if (p->overhead_bytes)
-		row("overhead", dbuf, p->overhead_bytes, 1, cuda, "runtime context (device profile)");
+		row("overhead", dbuf, p->overhead_bytes, 1, cuda,
+		    p->overhead_calibrated ? "runtime context (settled memory minus ledger)"
+					   : "runtime context (device profile)");
+	if (cal_text && *cal_text)
+		printf("\n%s%s", cal_text, cal_text[strlen(cal_text) - 1] == '\n' ? "" : "\n");
 	printf("\n%-26s %11.2f  %s\n", cuda ? "total on the card" : "total", plan_mib(p->device_total),
 	       cuda ? "" : "(host memory)");
 	if (cuda)
@@ -210,12 +227,11 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"set", required_argument, NULL, 's'},
-	    {"device", required_argument, NULL, 'd'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"set", required_argument, NULL, 's'}, {"device", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},	   {"no-calibration", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
 	};
+	int no_calibration = 0;
 	char **sets = xcalloc((size_t)argc, sizeof(*sets));
 	size_t n_sets = 0;
 	const char *device = NULL;
@@ -226,6 +242,7 @@ int cmd_plan(int argc, char **argv)
 		case 's': sets[n_sets++] = optarg; break;
 		case 'd': device = optarg; break;
 		case 'j': json = 1; break;
+		case 'n': no_calibration = 1; break;
 		case 'h':
 			usage(stdout);
 			free(sets);
@@ -264,15 +281,25 @@ int cmd_plan(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
+	json_t *cal = NULL;
+	char *cal_text = NULL;
+	if (!no_calibration && calib_apply(ep, &c, &p, &cal, &cal_text, &err) < 0) {
+		cmd_fail(0, "plan: warning: not calibrated: %s", err);
+		free(err);
+		err = NULL;
+	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &p);
+		json_object_set_new(o, "calibration", cal ? cal : json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
-		print_human(ep, &c, &p);
+		print_human(ep, &c, &p, cal_text);
+		json_decref(cal);
 	}
+	free(cal_text);
 	rc = p.fits ? EXIT_OK : EXIT_NO;
 done:
 	if (err)
@@ -284,9 +311,7 @@ done:
 	return rc;
 }
 
-/* The plan exactly as `zealot plan --json` prints it, for the records deploy
- * keeps (an era's plan, a boot's plan). */
-json_t *cmd_plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
+json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
 {
 	return to_json(ep, c, p);
 }

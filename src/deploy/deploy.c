@@ -46,7 +46,8 @@ struct run {
 	char *env_text; /* what is installed: the source with absolute paths */
 	struct endpoint *ep;
 	struct shape_ctx sc;
-	struct plan plan;
+	struct plan plan;	/* what is gated: calibrated from a recorded boot when one matches */
+	struct plan plan_model; /* as modelled: what the era and its boot record (calibration's base) */
 	int have_plan;
 	struct argv_list argv;
 	char *unit_text;
@@ -265,52 +266,6 @@ static char *host_of(const char *base)
 	return xstrndup(h, strcspn(h, ":"));
 }
 
-/* The runtime's `--version` lines, cached in the store by the binary's
- * identity (size, mtime, inode, device) so a 10 s engine start is not paid
- * at every deploy. "" when it cannot say. */
-static char *runtime_version(struct store *st, const char *runtime)
-{
-	struct stat sb;
-	if (!runtime || stat(runtime, &sb) != 0)
-		return xstrdup("");
-	char stamp[128];
-	snprintf(stamp, sizeof(stamp), "%lld:%lld.%09ld:%llu:%llu", (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
-		 sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino, (unsigned long long)sb.st_dev);
-	char *v = NULL, *err = NULL;
-	if (store_runtime_version_get(st, runtime, stamp, &v, &err) == 0 && v) {
-		free(err);
-		return v;
-	}
-	free(err);
-	err = NULL;
-	const char *argv[] = {runtime, "--version", NULL};
-	struct proc_result r;
-	if (proc_run(argv, 60000, 64u << 10, &r, &err)) {
-		free(err);
-		return xstrdup("");
-	}
-	/* llama-server prints its version on stderr, after the devices it found */
-	struct sb b = {0};
-	const char *text = r.err.len ? r.err.s : r.out.s ? r.out.s : "";
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-		if ((n > 8 && strncmp(p, "version:", 8) == 0) || (n > 10 && strncmp(p, "built with", 10) == 0))
-			sb_addf(&b, "%s%.*s", b.len ? "\n" : "", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
-	if (!b.len && r.status == 0) { /* another runtime: its first line */
-		const char *t = r.out.len ? r.out.s : text;
-		sb_add(&b, t, strcspn(t, "\n"));
-	}
-	proc_result_release(&r);
-	char *out = sb_detach(&b);
-	if (!out)
-		out = xstrdup("");
-	if (*out && store_runtime_version_put(st, runtime, stamp, out, &err))
-		free(err);
-	return out;
-}
-
 /* --- gates ---------------------------------------------------------------- */
 
 static const char *first_error_law(const struct findings *fs, size_t from)
@@ -480,15 +435,25 @@ static int gate_fit(struct run *x)
 	double t = now_s();
 	struct findings fs = {0};
 	int rc;
+	char *note = NULL;
+	/* the fit of the calibrated plan (M08: a measured boot outranks the
+	 * model); the ledger step holds only exact terms, which calibration
+	 * never moves */
+	x->plan_model = x->plan;
+	int cal = x->o->calibrate ? x->o->calibrate(x->ep, &x->sc, &x->plan, &note) : 0;
+	if (cal < 0)
+		warn(x, "calibration: %s (the plan as modelled)", note ? note : "the store could not be read");
 	if (laws_check(x->ep, &x->sc, &x->plan, LAWS_FIT, &fs)) {
 		char *why = findings_text(x->ep, &fs, 0, 1);
 		rc = step(x, "gate:fit", "failed", t, "M09", "%s", why);
 		free(why);
 	} else {
-		rc = step(x, "gate:fit", "ok", t, NULL, "fits: %.2f MiB free of %.2f on %s (slack %.2f)",
+		rc = step(x, "gate:fit", "ok", t, NULL, "fits: %.2f MiB free of %.2f on %s (slack %.2f)%s%s",
 			  (double)x->plan.free_bytes / (1024.0 * 1024.0), plan_mib(x->plan.addressable),
-			  x->plan.device->name, plan_mib(x->plan.slack));
+			  x->plan.device->name, plan_mib(x->plan.slack), cal > 0 && note ? "; " : "",
+			  cal > 0 && note ? note : "");
 	}
+	free(note);
 	findings_release(&fs);
 	return rc;
 }
@@ -514,7 +479,9 @@ static int gate_unit(struct run *x)
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
 	x->runtime = which(endpoint_value(x->ep, "RUNTIME"));
-	x->runtime_version = runtime_version(x->st, x->runtime);
+	x->runtime_version = x->o->runtime_version ? x->o->runtime_version(x->ep, &x->sc, x->st) : NULL;
+	if (!x->runtime_version)
+		x->runtime_version = xstrdup("");
 	return step(x, "gate:unit", "ok", t, NULL, "ExecStart %s (%s, C08); User=%s; runtime %s", z, elf ? "ELF" : "#!",
 		    user && *user ? user : "root (sandboxed)",
 		    *x->runtime_version ? x->runtime_version : "(no version line)");
@@ -924,7 +891,7 @@ static int record(struct run *x)
 		json_array_append_new(av, json_string(x->argv.v[i]));
 	char *argv_json = json_dumps(av, JSON_COMPACT);
 	json_decref(av);
-	char *plan_json = x->o->plan_json ? x->o->plan_json(x->ep, &x->sc, &x->plan) : NULL;
+	char *plan_json = x->o->plan_json ? x->o->plan_json(x->ep, &x->sc, &x->plan_model) : NULL;
 	struct store_era e = {0};
 	e.endpoint = x->name;
 	e.endpoint_path = x->r->env_path;

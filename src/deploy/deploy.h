@@ -55,6 +55,12 @@ enum deploy_outcome {
  * --json`, `zealot ledger --json`), so the command layer hands them in. */
 typedef char *(*deploy_plan_json_fn)(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
 typedef char *(*deploy_ledger_json_fn)(const struct ledger *l);
+/* Calibration (law M08) and the runtime's identity are the command layer's
+ * too (src/cmd/calib.c): the same match `zealot plan` makes. calibrate
+ * returns 1 when it calibrated p (*note: "calibrated from boot N of DATE"),
+ * 0 when there was nothing to calibrate from, -1 on a store error. */
+typedef int (*deploy_calibrate_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note);
+typedef char *(*deploy_runtime_version_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct store *st);
 
 struct deploy_opts {
 	const char *kind;	   /* "deploy" or "rollback" */
@@ -68,6 +74,8 @@ struct deploy_opts {
 	long boot_timeout_ms; /* how long a boot may take to answer /health */
 	deploy_plan_json_fn plan_json;
 	deploy_ledger_json_fn ledger_json;
+	deploy_calibrate_fn calibrate;		   /* NULL: the plan as modelled */
+	deploy_runtime_version_fn runtime_version; /* NULL: none recorded */
 	void (*on_step)(const struct deploy_step *s, void *arg);
 	void *arg;
 };

@@ -204,6 +204,21 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		const char *e = strstr(line, " E ");
 		snprintf(l->engine_error, sizeof(l->engine_error), "%.255s", e ? e + 3 : line);
 	}
+	/* common_params_print_info: "build N (COMMIT) with CC for TARGET" */
+	const char *b = strstr(line, "common_params_print_info: build ");
+	if (b && !l->build[0]) {
+		b += strlen("common_params_print_info: build ");
+		char *end;
+		unsigned long long nb = strtoull(b, &end, 10);
+		if (end > b && end[0] == ' ' && end[1] == '(') {
+			size_t n = strcspn(end + 2, ") \t");
+			if (end[2 + n] == ')' && n < 40) {
+				snprintf(l->build, sizeof(l->build), "b%llu-%.*s", nb, (int)n, end + 2);
+				l->recognised++;
+				return;
+			}
+		}
+	}
 	if (strstr(line, "creating MTP draft context") || strstr(line, "loading draft model")) {
 		*cur = &l->draft;
 		l->draft_announced = 1;

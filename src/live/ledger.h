@@ -72,6 +72,10 @@ struct ledger {
 	int fit_short; /* "cannot meet free memory target" */
 	double fit_target_mib, fit_reduce_mib;
 
+	/* the engine's build as it names itself ("b10777-e3de71522"), from
+	 * "common_params_print_info: build N (COMMIT) with ..."; "" if absent */
+	char build[64];
+
 	char engine_error[256]; /* the first fatal line, if the boot failed */
 	int lines;		/* lines read */
 	int recognised;		/* ledger lines recognised */

@@ -292,6 +292,39 @@ static uint64_t sum_tensors(const struct gguf *g, uint64_t align)
 	return n;
 }
 
+void plan_bill(struct plan *p)
+{
+	/* Bill each term to the device or the host. */
+	uint64_t dev_b = 0, host_b = 0;
+	int cuda = p->device->backend == DEVICE_CUDA;
+#define BILL(bytes, on_dev)                                                                                            \
+	do {                                                                                                           \
+		if ((on_dev) && cuda)                                                                                  \
+			dev_b += (bytes);                                                                              \
+		else                                                                                                   \
+			host_b += (bytes);                                                                             \
+	} while (0)
+	for (unsigned i = 0; i < p->n_model; i++)
+		BILL(p->model[i].bytes, p->model[i].on_device);
+	BILL(p->kv.k_bytes + p->kv.v_bytes, 1);
+	BILL(p->kv_swa.k_bytes + p->kv_swa.v_bytes, 1);
+	BILL(p->rs.r_bytes + p->rs.s_bytes, 1);
+	BILL(p->draft_kv.k_bytes + p->draft_kv.v_bytes, 1);
+	BILL(p->output_bytes + p->draft_output_bytes, 0);
+	for (unsigned i = 0; i < p->n_compute; i++)
+		BILL(p->compute[i].bytes, p->compute[i].on_device);
+	for (unsigned i = 0; i < p->n_draft_compute; i++)
+		BILL(p->draft_compute[i].bytes, p->draft_compute[i].on_device);
+	BILL(p->projector_weights + p->projector_compute, 1);
+	BILL(p->lora_bytes, 1);
+	BILL(p->overhead_bytes, 1);
+#undef BILL
+	p->device_total = cuda ? dev_b : host_b;
+	p->host_total = cuda ? host_b : 0;
+	p->free_bytes = (int64_t)p->addressable - (int64_t)p->device_total;
+	p->fits = p->free_bytes >= (int64_t)p->slack;
+}
+
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
 	      const struct plan_extras *x, struct plan *p, char **err)
 {
@@ -327,40 +360,11 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 		p->lora_bytes = sum_tensors(x->lora, dev->backend == DEVICE_CUDA ? 128 : 32);
 	p->overhead_bytes = dev->overhead_mib << 20;
 
-	/* Bill each term to the device or the host. */
-	uint64_t dev_b = 0, host_b = 0;
-	int cuda = dev->backend == DEVICE_CUDA;
-#define BILL(bytes, on_dev)                                                                                            \
-	do {                                                                                                           \
-		if ((on_dev) && cuda)                                                                                  \
-			dev_b += (bytes);                                                                              \
-		else                                                                                                   \
-			host_b += (bytes);                                                                             \
-	} while (0)
-	for (unsigned i = 0; i < p->n_model; i++)
-		BILL(p->model[i].bytes, p->model[i].on_device);
-	BILL(p->kv.k_bytes + p->kv.v_bytes, 1);
-	BILL(p->kv_swa.k_bytes + p->kv_swa.v_bytes, 1);
-	BILL(p->rs.r_bytes + p->rs.s_bytes, 1);
-	BILL(p->draft_kv.k_bytes + p->draft_kv.v_bytes, 1);
-	BILL(p->output_bytes + p->draft_output_bytes, 0);
-	for (unsigned i = 0; i < p->n_compute; i++)
-		BILL(p->compute[i].bytes, p->compute[i].on_device);
-	for (unsigned i = 0; i < p->n_draft_compute; i++)
-		BILL(p->draft_compute[i].bytes, p->draft_compute[i].on_device);
-	BILL(p->projector_weights + p->projector_compute, 1);
-	BILL(p->lora_bytes, 1);
-	BILL(p->overhead_bytes, 1);
-#undef BILL
-	p->device_total = cuda ? dev_b : host_b;
-	p->host_total = cuda ? host_b : 0;
-
 	uint64_t addr_mib = x && x->addressable_mib ? x->addressable_mib : dev->addressable_mib;
 	if (!addr_mib && dev->backend == DEVICE_CPU)
 		addr_mib = device_host_available_mib();
 	p->addressable = addr_mib << 20;
 	p->slack = (x ? x->slack_mib : 1024) << 20;
-	p->free_bytes = (int64_t)p->addressable - (int64_t)p->device_total;
-	p->fits = p->free_bytes >= (int64_t)p->slack;
+	plan_bill(p);
 	return 0;
 }

@@ -68,7 +68,8 @@ struct plan_rs {
 struct plan_buf {
 	char buft[16];
 	uint64_t bytes;
-	int on_device; /* bills the card (CUDA profiles) rather than the host */
+	int on_device;	/* bills the card (CUDA profiles) rather than the host */
+	int calibrated; /* set by plan_calibrate: the figure comes from a recorded boot */
 };
 
 #define PLAN_MAX_BUFS 4
@@ -93,6 +94,7 @@ struct plan {
 	uint64_t projector_weights, projector_compute;
 	uint64_t lora_bytes;
 	uint64_t overhead_bytes;
+	int projector_calibrated, overhead_calibrated; /* set by plan_calibrate */
 
 	/* the budget, in bytes, on the device that gates the fit */
 	uint64_t device_total, host_total;
@@ -114,6 +116,13 @@ struct plan_extras {
  * or -1 with *err when the shape cannot exist (e.g. 0 slots). */
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
 	      const struct plan_extras *x, struct plan *out, char **err);
+
+/* Sum the terms into device_total and host_total (a term's on_device
+ * bills the card on a CUDA profile, everything bills the host on cpu), then
+ * free_bytes and the verdict against addressable and slack. plan_make ends
+ * with it; a step that changes terms afterwards (plan_calibrate) calls it
+ * again. */
+void plan_bill(struct plan *p);
 
 /* Bytes to MiB the engine's way, for printing with %.2f. */
 double plan_mib(uint64_t bytes);

@@ -665,12 +665,10 @@ int store_boot_match(struct store *st, const char *runtime_version, const char *
 {
 	memset(out, 0, sizeof(*out));
 	char *rid = runtime_version && *runtime_version ? store_runtime_id(runtime_version) : NULL;
-	if (!rid && (!runtime || !*runtime))
-		return errorf(err, "a boot is matched on its runtime's version or path: neither was given");
 	sqlite3_stmt *s =
 	    prep(st,
 		 "SELECT " BOOT_COLS " FROM boots WHERE "
-		 "(CASE WHEN ?1 IS NOT NULL THEN runtime_version = ?1 ELSE runtime = ?2 END) "
+		 "(CASE WHEN ?1 IS NOT NULL THEN runtime_version = ?1 WHEN ?2 != '' THEN runtime = ?2 ELSE 1 END) "
 		 "AND device = ?3 AND (CASE WHEN ?4 != '' AND payload_sha256 != '' THEN payload_sha256 = ?4 "
 		 "ELSE payload_bytes = ?5 END) "
 		 "ORDER BY at DESC, id DESC LIMIT 1",

@@ -123,7 +123,9 @@ int store_boot_latest(struct store *st, const char *runtime_version, const char 
 		      uint64_t payload_bytes, struct store_boot *out, char **err);
 /* Added: the same match, on the runtime's version when runtime_version is
  * non-empty, else on its path (runtime): for a runtime that cannot be run
- * here (another host's build) the path is the best identity there is. */
+ * here (another host's build) the path is the best identity there is.
+ * Both empty or NULL: any runtime (is any boot of this device and payload
+ * recorded at all?). */
 int store_boot_match(struct store *st, const char *runtime_version, const char *runtime, const char *device,
 		     const char *payload_sha256, uint64_t payload_bytes, struct store_boot *out, char **err);
 /* Boots of one era (era_id 0: the boots recorded outside a deploy), oldest

@@ -33,6 +33,7 @@ int main(void)
 	test_live();
 	test_deploy();
 	test_store();
+	test_calibrate();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -27,5 +27,6 @@ void test_endpoint(void);
 void test_live(void);
 void test_deploy(void);
 void test_store(void);
+void test_calibrate(void);
 
 #endif
