@@ -13,6 +13,11 @@
 #include "cmd.h"
 #include "options.h"
 
+/* The contract an endpoint promises its clients, cheap enough for every
+ * deploy; the capability probes (chat, tools, vision, overlong,
+ * concurrency, effort) generate tokens and run with --probes all. */
+#define DEPLOY_PROBES "health,models,props,slots,metrics"
+
 static const char steps_text[] = "Steps, each printed with its time as it ends and recorded in the store:\n"
 				 "  gate:laws      zealot check: no errors (C01-C08, the payload laws, S15)\n"
 				 "  gate:pins      MODEL/MMPROJ/LORA present, *_BYTES and *_SHA256 pins hold\n"
@@ -249,6 +254,10 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 
 static int run(const char *cmd, struct deploy_opts *o, int json)
 {
+	if (!o->probes)
+		o->probes = DEPLOY_PROBES;
+	else if (strcmp(o->probes, "all") == 0)
+		o->probes = NULL;
 	char self[PATH_MAX];
 	if (!o->zealot) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -295,7 +304,8 @@ int cmd_deploy(int argc, char **argv)
 	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",
 		       "where the installed endpoint file goes (default /etc/zealot)"),
 	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),
-	    OPT_STRING(0, "probes", &o.probes, "NAMES", "the probes verify runs, comma-separated (default: all)"),
+	    OPT_STRING(0, "probes", &o.probes, "NAMES",
+		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object at the end (keys in the README)"),
 	    OPT_END(),
@@ -330,7 +340,8 @@ int cmd_rollback(int argc, char **argv)
 	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",
 		       "where the installed endpoint file goes (default /etc/zealot)"),
 	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),
-	    OPT_STRING(0, "probes", &o.probes, "NAMES", "the probes verify runs, comma-separated (default: all)"),
+	    OPT_STRING(0, "probes", &o.probes, "NAMES",
+		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object at the end (the same keys as deploy)"),
 	    OPT_END(),

@@ -482,9 +482,12 @@ static int gate_unit(struct run *x)
 	x->runtime_version = x->o->runtime_version ? x->o->runtime_version(x->ep, &x->sc, x->st) : NULL;
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
-	return step(x, "gate:unit", "ok", t, NULL, "ExecStart %s (%s, C08); User=%s; runtime %s", z, elf ? "ELF" : "#!",
-		    user && *user ? user : "root (sandboxed)",
-		    *x->runtime_version ? x->runtime_version : "(no version line)");
+	char *rid = *x->runtime_version ? store_runtime_id(x->runtime_version) : NULL;
+	int rc = step(x, "gate:unit", "ok", t, NULL, "ExecStart %s (%s, C08); User=%s; runtime %s build %s", z,
+		      elf ? "ELF" : "#!", user && *user ? user : "root (sandboxed)", x->runtime ? x->runtime : "?",
+		      rid && *rid ? rid : "unknown (no version line)");
+	free(rid);
+	return rc;
 }
 
 static int is_conf(const char *name)
@@ -1130,24 +1133,23 @@ static void alias_change(struct run *x)
 	endpoint_free(old);
 }
 
+/* Attempts that never ended and whose process no longer holds the lock
+ * were cut short (a kill -9, a crash, a reboot). Read before taking the
+ * lock, which marks them interrupted for good. */
 static void interrupted_before(struct run *x)
 {
 	struct store_attempt *v = NULL;
 	size_t n = 0;
 	char *err = NULL;
 	if (store_attempt_list(x->st, x->name, &v, &n, &err) == 0)
-		for (size_t i = n; i-- > 0;) {
-			if (v[i].id == x->r->attempt)
-				continue;
-			if (v[i].outcome && strcmp(v[i].outcome, "interrupted") == 0)
+		for (size_t i = 0; i < n; i++)
+			if (v[i].outcome && strcmp(v[i].outcome, "interrupted") == 0 && v[i].ended == 0)
 				warn(x,
 				     "attempt %lld (%s, pid %lld) was interrupted%s%s: the installed files may be its; "
 				     "this %s rewrites them",
 				     (long long)v[i].id, v[i].kind, (long long)v[i].pid,
 				     v[i].n_steps ? " after step " : "",
 				     v[i].n_steps ? v[i].steps[v[i].n_steps - 1].step : "", x->o->kind);
-			break;
-		}
 	free(err);
 	store_attempts_free(v, n);
 }
@@ -1210,6 +1212,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = finish(x, DEPLOY_REFUSED);
 		goto out;
 	}
+	interrupted_before(x);
 	x->lock_fd = store_lock(st, x->name, &err);
 	x->reason = xstrdup(o->reason ? o->reason : o->kind);
 	r->attempt = store_attempt_begin(st, x->name, o->kind, x->reason, NULL);
@@ -1219,7 +1222,6 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		goto out;
 	}
 	step(x, "lock", "ok", t, NULL, "%s held by pid %ld", x->name, (long)getpid());
-	interrupted_before(x);
 
 	t = now_s();
 	int got = store_era_get(st, x->name, 0, &x->prev, &err);

@@ -142,7 +142,7 @@ check "unreadable to USER: the restore was verified (health, MainPID, cmdline)" 
 # another than the plan's. It boots, /health is 200, the cmdline is argv;
 # the ledger says otherwise, and it rolls back by itself.
 mkdir -p diverge
-endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/' >diverge/e1.env
+endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
 before=$(main_pid)
 deploy diverge/e1.env "a pool the plan does not know"
 check "diverges: exit 1" rc_is 1
