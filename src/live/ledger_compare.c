@@ -41,6 +41,7 @@ static void compare_count(struct ledger_comparison *c, const char *term, const c
 			  uint32_t ledger)
 {
 	compare(c, term, part, plan, ledger, 1);
+	c->v[c->n - 1].count = 1;
 }
 
 static void compare_kv(struct ledger_comparison *c, const char *term, const struct plan_kv *p,
@@ -132,8 +133,9 @@ char *ledger_comparison_summary(const struct ledger_comparison *c, size_t max)
 			continue;
 		bad++;
 		if (shown++ < max)
-			sb_addf(&b, "%s%s.%s plan %.2f ledger %.2f", shown > 1 ? "; " : "", r->term, r->part, r->plan,
-				r->ledger);
+			sb_addf(&b,
+				r->count ? "%s%s.%s plan %.0f ledger %.0f" : "%s%s.%s plan %.2f MiB ledger %.2f MiB",
+				shown > 1 ? "; " : "", r->term, r->part, r->plan, r->ledger);
 	}
 	if (bad > max)
 		sb_addf(&b, "; and %zu more", bad - max);

@@ -21,6 +21,7 @@ struct ledger_row {
 	char part[24];	  /* "k_mib", "cells", a buffer type ... */
 	double plan, ledger, diff, error_pct;
 	int exact, match;
+	int count; /* a count (cells, layers, n_ctx), not MiB */
 };
 
 struct ledger_comparison {

@@ -130,6 +130,7 @@ cp q.gguf sealed/q.gguf
 chmod 600 sealed/q.gguf
 endpoint 6144 3 | sed 's/^ALIAS=e1$/ALIAS=e1-three/' >sealed/e1.env
 deploy sealed/e1.env "a payload only root can read"
+sed 's/^/#   /' "$TMP/err"
 check "unreadable to USER: exit 1" rc_is 1
 check "unreadable to USER: the start's journal names serve's refusal (78, C03)" \
 	test -n "$(grep -F 'failed at health, law C03' "$TMP/err")" -a -n "$(grep -F 'exit 78' "$TMP/err")"
@@ -145,6 +146,8 @@ mkdir -p diverge
 endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
 before=$(main_pid)
 deploy diverge/e1.env "a pool the plan does not know"
+grep -E '^  (ledger|restore)' "$TMP/out" | sed 's/^/#   /'
+sed 's/^/#   /' "$TMP/err"
 check "diverges: exit 1" rc_is 1
 check "diverges: it booted (health ok, cmdline ok) and the ledger said no (A01)" \
 	test -n "$(grep -E '^  health +ok' "$TMP/out")" -a -n "$(grep -E '^  cmdline +ok' "$TMP/out")" \
