@@ -8,6 +8,7 @@
 
 #include "../base/util.h"
 #include "../deploy/deploy.h"
+#include "../live/probe.h"
 #include "../store/store.h"
 #include "calib.h"
 #include "cmd.h"
@@ -252,8 +253,34 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 	return EXIT_IO;
 }
 
+/* --probes: every name one probe knows ("all" alone means every probe). */
+static int probes_ok(const char *cmd, const char *list)
+{
+	if (strcmp(list, "all") == 0)
+		return 0;
+	for (const char *p = list; *p;) {
+		size_t m = strcspn(p, ",");
+		int known = 0;
+		for (size_t i = 0; i < probe_n_names; i++)
+			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+		if (!known) {
+			struct sb names = {0};
+			for (size_t i = 0; i < probe_n_names; i++)
+				sb_addf(&names, "%s%s", i ? "," : "", probe_names[i]);
+			cmd_fail(EXIT_USAGE, "%s: --probes: unknown probe '%.*s' (probes: %s, or all)", cmd, (int)m, p,
+				 names.s);
+			sb_release(&names);
+			return -1;
+		}
+		p += m + (p[m] == ',');
+	}
+	return 0;
+}
+
 static int run(const char *cmd, struct deploy_opts *o, int json)
 {
+	if (o->probes && probes_ok(cmd, o->probes))
+		return EXIT_USAGE;
 	if (!o->probes)
 		o->probes = DEPLOY_PROBES;
 	else if (strcmp(o->probes, "all") == 0)

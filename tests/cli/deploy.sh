@@ -31,6 +31,9 @@ run "$ZEALOT" deploy e1.env --reason x --timeout 0
 check "--timeout 0: exit 2" rc_is 2
 run "$ZEALOT" rollback e1 zero
 check "rollback ERA not a number: exit 2" rc_is 2
+run "$ZEALOT" deploy e1.env --reason x --probes health,nonsense
+check "--probes with an unknown name: exit 2, the probes listed" \
+	test "$rc" -eq 2 -a -n "$(grep -F "unknown probe 'nonsense'" "$TMP/err")" -a -n "$(grep -F concurrency "$TMP/err")"
 
 mkdir -p missing
 sed 's/^MODEL_FILE=.*/MODEL_FILE=not-downloaded.gguf/' e1.env >missing/e1.env
