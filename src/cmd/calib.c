@@ -354,9 +354,8 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 		rc = -1;
 		goto done;
 	}
-	const char *matched_on = id.runtime_version ? "version" : "path";
-	int m = store_boot_match(st, id.runtime_version, id.runtime_version ? NULL : id.runtime, id.device,
-				 id.payload_sha256, id.payload_bytes, &b, err);
+	int m = store_boot_match(st, id.runtime_version, id.runtime, id.device, id.payload_sha256, id.payload_bytes, &b,
+				 err);
 	if (m < 0) {
 		rc = -1;
 		goto done;
@@ -370,6 +369,9 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 		*text = sb_detach(&t);
 		goto done;
 	}
+	/* by its build, or by its path (the runtime does not run here, or the
+	 * boot's log had no build line) */
+	const char *matched_on = id.runtime_version && b.runtime_version[0] ? "version" : "path";
 	struct plan_calibration in;
 	if (boot_to_input(&b, p, &in, err)) {
 		rc = -1;
@@ -397,8 +399,11 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 	struct sb t = {0};
 	sb_addf(&t, "calibrated from boot %lld of %s (%s)\n", (long long)b.id, date, b.source);
 	char bytes[32];
-	if (id.runtime_version)
+	if (strcmp(matched_on, "version") == 0)
 		sb_addf(&t, "  matched: runtime build %s, device %s, payload ", b.runtime_version, b.device);
+	else if (id.runtime_version)
+		sb_addf(&t, "  matched: runtime %s by its path (the boot's log had no build line), device %s, payload ",
+			b.runtime, b.device);
 	else
 		sb_addf(
 		    &t,

@@ -8,6 +8,7 @@
 
 #include "../base/util.h"
 #include "../deploy/deploy.h"
+#include "../live/ledger.h"
 #include "../live/probe.h"
 #include "../store/store.h"
 #include "calib.h"
@@ -123,7 +124,7 @@ static char *plan_json(const struct endpoint *ep, const struct shape_ctx *c, con
 
 static char *ledger_json(const struct ledger *l)
 {
-	json_t *o = cmd_ledger_json(l);
+	json_t *o = ledger_to_json(l);
 	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 	json_decref(o);
 	return s;

@@ -85,6 +85,15 @@ struct ledger {
  * yields an empty ledger (recognised == 0), which callers report. */
 void ledger_parse(const char *buf, size_t len, struct ledger *out);
 
+/* The ledger as `zealot ledger --json` prints it (and the store keeps it:
+ * calibration and history read these keys): {"build", "model": [{device,
+ * mib}], "target"/"draft": {n_ctx, n_ctx_seq, n_seq_max, n_batch, n_ubatch,
+ * n_rs_seq, kv_unified, kv, kv_swa, recurrent, output, compute} or null,
+ * "lora", "engine_error", "n_slots", "slot_n_ctx", "projector": {model_mib,
+ * worst_case_mib, compute} or null, "fit"}. A new reference. */
+struct json_t;
+struct json_t *ledger_to_json(const struct ledger *l);
+
 /* Sum of a buffer list's MiB. */
 double ledger_sum(const struct ledger_buf *b, unsigned n);
 

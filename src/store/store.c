@@ -668,7 +668,9 @@ int store_boot_match(struct store *st, const char *runtime_version, const char *
 	sqlite3_stmt *s =
 	    prep(st,
 		 "SELECT " BOOT_COLS " FROM boots WHERE "
-		 "(CASE WHEN ?1 IS NOT NULL THEN runtime_version = ?1 WHEN ?2 != '' THEN runtime = ?2 ELSE 1 END) "
+		 "(CASE WHEN ?1 IS NOT NULL THEN runtime_version = ?1 OR (?2 != '' AND runtime_version = '' AND "
+		 "runtime = ?2) "
+		 "WHEN ?2 != '' THEN runtime = ?2 ELSE 1 END) "
 		 "AND device = ?3 AND (CASE WHEN ?4 != '' AND payload_sha256 != '' THEN payload_sha256 = ?4 "
 		 "ELSE payload_bytes = ?5 END) "
 		 "ORDER BY at DESC, id DESC LIMIT 1",

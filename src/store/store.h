@@ -1,8 +1,11 @@
 /* store: what zealot remembers, in SQLite (Debian's libsqlite3).
  *
  * One database per state directory, `$ZEALOT_STATE_DIR/zealot.db`
- * (default ~/.local/state/zealot), in WAL mode, its schema versioned with
- * PRAGMA user_version and migrated in place on open. Three record kinds:
+ * (default $XDG_STATE_HOME/zealot, else ~/.local/state/zealot), in WAL mode
+ * (synchronous FULL, a 10 s busy timeout), its schema versioned with
+ * PRAGMA user_version and migrated in place on open, one step per version
+ * (store.c: migrations[]; version 2 added the runtime version cache).
+ * Three record kinds:
  *
  *   eras      one row per shape an endpoint has served: the endpoint file's
  *             text and sha256, payload pins, the runtime's version line,
@@ -17,10 +20,13 @@
  *
  * Every write is one transaction, so a kill -9 at any point leaves either
  * the old or the new state. An attempt that never recorded an outcome was
- * interrupted; the next open reports it as such (outcome "interrupted").
+ * interrupted: store_attempt_list reports it so while nobody holds its
+ * endpoint's lock, and the next store_lock of the endpoint records it.
  *
  * Strings in the records below are owned by the record; *_release frees
- * them (NULL-safe). Functions return 0 on success and -1 with *err set.
+ * them (NULL-safe). Read back, a string never written is "" (probes_json
+ * and bench_json: NULL). Functions return 0 on success and -1 with *err
+ * set; getters return 1 when there is nothing to get.
  */
 #ifndef ZEALOT_STORE_H
 #define ZEALOT_STORE_H
@@ -30,8 +36,8 @@
 
 struct store;
 
-/* The state directory: $ZEALOT_STATE_DIR, else ~/.local/state/zealot.
- * Returns an allocated string. */
+/* The state directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot,
+ * else ~/.local/state/zealot (as the pin stamps). Allocated. */
 char *store_state_dir(void);
 
 /* Open (creating the directory and database, migrating the schema) the
@@ -102,15 +108,23 @@ struct store_boot {
 	int64_t id;
 	int64_t era_id; /* 0: not from a deploy (ledger --record) */
 	char *endpoint;
-	int64_t at;		  /* unix seconds of the record */
-	char *source;		  /* "deploy", "ledger FILE", ... */
-	char *runtime_version;	  /* calibration matches on it; stored as store_runtime_id() of what is given */
-	char *runtime;		  /* added: the runtime's path (a match when its version cannot be read) */
-	char *device;		  /* the plan's device profile name */
-	char *payload_sha256;	  /* MODEL pin, or "" when unknown */
-	uint64_t payload_bytes;	  /* MODEL_FILE size */
-	char *ledger_json;	  /* the parsed ledger (zealot ledger --json) */
-	char *plan_json;	  /* the plan of the booted shape, for calibration ratios */
+	int64_t at;		/* unix seconds of the record */
+	char *source;		/* "deploy", "ledger FILE", ... */
+	char *runtime_version;	/* calibration matches on it; stored as store_runtime_id() of what is given */
+	char *runtime;		/* added: the runtime's path (a match when its version cannot be read) */
+	char *device;		/* the plan's device profile name */
+	char *payload_sha256;	/* MODEL pin, or "" when unknown */
+	uint64_t payload_bytes; /* MODEL_FILE size */
+	/* the parsed ledger: ledger_to_json() (src/live/ledger.h), the same as
+	 * `zealot ledger --json`; calibration reads target/draft compute, the
+	 * projector and the card terms from it */
+	char *ledger_json;
+	/* the UNCALIBRATED plan of the booted shape (`zealot plan --json
+	 * --no-calibration`, plan_to_json() in src/cmd/calib.h): calibration
+	 * takes the model's figures at this shape from compute[],
+	 * draft_compute[] ({device, mib}) and projector.compute_mib (or, when
+	 * the plan was calibrated, from calibration.terms[].modelled_mib) */
+	char *plan_json;
 	int64_t settled_used_mib; /* nvidia-smi after settle, -1 unknown */
 	char *probes_json;	  /* probe results, or NULL */
 	char *bench_json;	  /* bench figures, or NULL */
@@ -122,8 +136,10 @@ int store_boot_add(struct store *st, struct store_boot *b, char **err);
 int store_boot_latest(struct store *st, const char *runtime_version, const char *device, const char *payload_sha256,
 		      uint64_t payload_bytes, struct store_boot *out, char **err);
 /* Added: the same match, on the runtime's version when runtime_version is
- * non-empty, else on its path (runtime): for a runtime that cannot be run
- * here (another host's build) the path is the best identity there is.
+ * non-empty (or, given runtime too, a boot at that path that recorded no
+ * version: a log without a build line), else on its path (runtime): for a
+ * runtime that cannot be run here (another host's build) the path is the
+ * best identity there is.
  * Both empty or NULL: any runtime (is any boot of this device and payload
  * recorded at all?). */
 int store_boot_match(struct store *st, const char *runtime_version, const char *runtime, const char *device,

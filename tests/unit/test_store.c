@@ -318,12 +318,26 @@ static void test_boots(void)
 	store_boot_release(&got);
 	ok(store_boot_match(st, NULL, "/other/llama-server", "rtx3090", "", 1234, &got, &err) == 1,
 	   "another path: none");
+	ok(store_boot_match(st, "b99-zz", "/opt/rt/llama-server", "rtx3090", "", 1234, &got, &err) == 1,
+	   "a known build that differs never matches by path (a rebuild in place)");
+	struct store_boot nover = b;
+	nover.runtime_version = "";
+	nover.payload_sha256 = "";
+	nover.payload_bytes = 777;
+	store_boot_add(st, &nover, &err);
+	ok(store_boot_match(st, "b99-zz", "/opt/rt/llama-server", "rtx3090", "", 777, &got, &err) == 0 &&
+	       got.id == nover.id,
+	   "a boot whose log had no build line matches a runtime by its path");
+	store_boot_release(&got);
+	ok(store_boot_match(st, NULL, NULL, "rtx3090", "", 777, &got, &err) == 0 && got.id == nover.id,
+	   "neither version nor path: any runtime");
+	store_boot_release(&got);
 	struct store_boot *v;
 	size_t n;
-	ok(store_boot_list(st, 0, &v, &n, &err) == 0 && n == 3 && v[0].id == first && !v[0].probes_json,
+	ok(store_boot_list(st, 0, &v, &n, &err) == 0 && n == 4 && v[0].id == first && !v[0].probes_json,
 	   "boots outside a deploy are era 0; absent probes read NULL");
 	store_boots_free(v, n);
-	ok(store_boot_list_endpoint(st, "fz", &v, &n, &err) == 0 && n == 3 &&
+	ok(store_boot_list_endpoint(st, "fz", &v, &n, &err) == 0 && n == 4 &&
 	       strcmp(v[2].ledger_json, "{\"n\": 3}") == 0,
 	   "an endpoint's boots, oldest first");
 	store_boots_free(v, n);
