@@ -32,6 +32,8 @@ const struct key_def endpoint_keys[] = {
     {"BIND_ADDR", KEY_STRING, "127.0.0.1", NULL, NULL, "the address the engine listens on"},
     {"LISTEN_PORT", KEY_UINT, "8080", NULL, NULL, "the port the engine listens on"},
     {"API_KEY_FILE", KEY_PATH, NULL, "no API key", NULL, "a file holding the API key (the key never reaches argv)"},
+    {"USER", KEY_STRING, NULL, "root (no User= line)", NULL,
+     "the unit's User=: the engine needs no root, only read access to the payloads (unset: root)"},
     {"CTX_SIZE", KEY_UINT, NULL, NULL, NULL, "the total KV pool in tokens (required; divided across PARALLEL slots)"},
     {"PARALLEL", KEY_UINT, "1", NULL, NULL, "slots: concurrent conversations, each with CTX_SIZE/PARALLEL tokens"},
     {"KV_UNIFIED", KEY_BOOL, "0", NULL, NULL, "one KV stream shared by all slots instead of one per slot"},

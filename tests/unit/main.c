@@ -34,6 +34,7 @@ int main(void)
 	test_live();
 	test_options();
 	test_solve();
+	test_deploy();
 	test_store();
 	test_calibrate();
 	test_fetch();
