@@ -74,6 +74,12 @@ run "$ZEALOT" probe "$url" --endpoint live.env --only props,slots --json
 check "different shape: 'props' fails, naming the slots" \
 	test "$(jq -r '.probes[]|select(.name=="props")|.status' "$TMP/out")" = fail -a -n "$(jq -r '.probes[]|select(.name=="props")|.evidence' "$TMP/out" | grep -F '3 slots')"
 check "different shape: 'slots' fails" json_is '[.probes[]|select(.name=="slots")|.status]' '["fail"]'
+# 2 + 1 requests on an engine with 3 slots: none queues, so the contract
+# of 2 slots (A07) is broken, and the probe must say so from the engine's
+# own timings, not from wall clocks a loaded host stretches alike
+run "$ZEALOT" probe "$url" --endpoint live.env --only concurrency --json
+check "different shape: 'concurrency' fails (3 slots serve, none waited)" \
+	json_is '[.probes[]|select(.name=="concurrency")|.status]' '["fail"]'
 run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --json
 check "different shape: audit diverges on --parallel only" json_is '[.rows[]|select(.diverges)|.what]' '["--parallel"]'
 engine_stop
