@@ -63,7 +63,7 @@ $(B)/unit: $(SAN_LIB) $(SAN_UNIT)
 	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(FUZ_SRC))
-.SECONDARY: $(FUZ_MAIN) $(BENCH_OBJ)
+.SECONDARY: $(FUZ_MAIN) $(FUZ_LIB) $(BENCH_OBJ)
 
 $(B)/fuzz_%: $(B)/fuzz/tests/fuzz/fuzz_%.o $(FUZ_LIB)
 	$(FUZZCC) -g $(FUZZLINK) -o $@ $^ $(LIBS)
