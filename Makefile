@@ -65,7 +65,7 @@ $(B)/unit: $(SAN_LIB) $(UNIT_CMD:%.c=$(B)/san/%.o) $(SAN_UNIT)
 	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 
 FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(FUZ_SRC))
-.SECONDARY: $(FUZ_MAIN) $(BENCH_OBJ)
+.SECONDARY: $(FUZ_MAIN) $(FUZ_LIB) $(BENCH_OBJ)
 
 $(B)/fuzz_%: $(B)/fuzz/tests/fuzz/fuzz_%.o $(FUZ_LIB)
 	$(FUZZCC) -g $(FUZZLINK) -o $@ $^ $(LIBS)
