@@ -407,8 +407,9 @@ static void p_concurrency(const struct http_client *c, const struct probe_expect
 			lo = r[i].seconds;
 		if (r[i].seconds > hi)
 			hi = r[i].seconds;
-		json_t *j =
-		    r[i].status == 200 ? json_loadb(r[i].body.s ? r[i].body.s : "", r[i].body.len, 0, NULL) : NULL;
+		json_t *j = r[i].status == 200
+				? json_loadb(r[i].body.s ? r[i].body.s : "", r[i].body.len, JSON_ALLOW_NUL, NULL)
+				: NULL;
 		json_t *t = json_object_get(j, "timings");
 		if (t) {
 			double busy = (json_number_value(json_object_get(t, "prompt_ms")) +
