@@ -12,15 +12,19 @@
 
 struct plan;
 struct plan_shape;
+struct placement;
 
 struct compute_input {
 	const struct model *m;
 	const struct plan_shape *s;
 	const struct plan *p;
 	const struct device *dev;
+	const struct placement *pl; /* where weights and caches live (place.h) */
+	const struct gguf *gg;	    /* the payload's header: weight sizes */
 };
 
-/* Fill p->compute (and p->draft_compute when a drafter is armed). */
+/* Fill p->compute (and p->draft_compute when a drafter is armed): one
+ * buffer per backend that allocates, devices first, then the CPU's. */
 void compute_model(const struct compute_input *in, struct plan *p);
 
 /* Worst-case encoder compute of a projector, from its clip.* metadata. */

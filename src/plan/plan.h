@@ -33,6 +33,7 @@
 #include "../payload/model.h"
 #include "cpu.h"
 #include "device.h"
+#include "place.h"
 
 struct plan_shape {
 	uint64_t ctx_size; /* CTX_SIZE: the total pool asked for */
@@ -48,6 +49,35 @@ struct plan_shape {
 	int swa_full;
 	int repack;		 /* REPACK: the CPU backend's extra buffer types may take weights */
 	struct cpu_features cpu; /* the host the engine runs on (CPU_FEATURES, else this host) */
+	/* placement (place.h): NGL above, then N_CPU_MOE, OVERRIDE_TENSOR,
+	 * KV_OFFLOAD, TENSOR_SPLIT, SPLIT_MODE, RPC, DEVICES (ngl is copied in) */
+	struct place_request place;
+};
+
+/* A buffer on a buffer type ("CPU_Mapped", "CUDA0", "CUDA_Host", "CPU",
+ * "RPC0[127.0.0.1:50061]"), named as the engine prints it. */
+struct plan_buf {
+	char buft[48];
+	uint64_t bytes;
+	int on_device; /* bills a device (a card, an RPC server) rather than the host */
+	int dev;       /* the device it bills: an index into plan.devs (the host is the last) */
+};
+
+#define PLAN_MAX_BUFS 16
+#define PLAN_MAX_DEVS (PLACE_MAX_DEV + 1)
+
+/* A device the plan holds to its memory: each card or RPC server, then the
+ * host (always last). */
+struct plan_dev {
+	char name[48];	     /* the engine's name (CUDA0, RPC0[127.0.0.1:50061]) or "host" */
+	const char *profile; /* the device profile */
+	uint64_t total;	     /* every buffer billed here */
+	uint64_t addressable;
+	uint64_t slack; /* SLACK_MIB on every card and on a cpu plan's host; 0 on a card plan's host */
+	int64_t free_bytes;
+	int fits;
+	uint32_t layers; /* repeating layers placed here */
+	int output;	 /* the output layer is placed here */
 };
 
 /* One KV cache as the engine prints it:
@@ -57,6 +87,9 @@ struct plan_kv {
 	uint32_t cells, layers, seqs, streams;
 	uint64_t k_bytes, v_bytes;
 	const char *k_type, *v_type;
+	/* "KV buffer size" per buffer, in the engine's order (by name) */
+	struct plan_buf bufs[PLAN_MAX_DEVS];
+	unsigned n_bufs;
 };
 
 /* The recurrent state: "size = X MiB (CELLS cells, LAYERS layers, SEQS seqs RS rs_seq), R (f32): ..., S (f32): ..." */
@@ -64,16 +97,9 @@ struct plan_rs {
 	int present;
 	uint32_t cells, layers, seqs, rs_seq, recurrent_layers;
 	uint64_t r_bytes, s_bytes;
+	struct plan_buf bufs[PLAN_MAX_DEVS]; /* "RS buffer size" per buffer */
+	unsigned n_bufs;
 };
-
-/* A buffer on a buffer type ("CPU_Mapped", "CUDA0", "CUDA_Host", "CPU"). */
-struct plan_buf {
-	char buft[16];
-	uint64_t bytes;
-	int on_device; /* bills the card (CUDA profiles) rather than the host */
-};
-
-#define PLAN_MAX_BUFS 8
 
 struct plan {
 	/* the context as the engine derives it */
@@ -85,6 +111,7 @@ struct plan {
 	struct plan_kv kv, kv_swa, draft_kv;
 	struct plan_rs rs;
 	uint64_t output_bytes;
+	char output_buft[16]; /* CPU, or CUDA_Host when the output layer is on a card */
 	struct plan_buf compute[PLAN_MAX_BUFS];
 	unsigned n_compute;
 	struct plan_buf draft_compute[PLAN_MAX_BUFS];
@@ -103,6 +130,14 @@ struct plan {
 	int64_t free_bytes; /* addressable - device_total (negative: does not fit) */
 	int fits;
 	const struct device *device;
+
+	/* placement: every device, then the host (plan_dev); the engine's
+	 * "offloaded N/M layers to GPU" */
+	struct plan_dev devs[PLAN_MAX_DEVS];
+	unsigned n_devs, n_cards; /* n_devs = n_cards + 1 (the host) */
+	uint32_t offloaded, offloadable;
+	int kv_offload, pipeline;
+	uint32_t n_overrides;
 };
 
 struct plan_extras {
@@ -113,7 +148,8 @@ struct plan_extras {
 };
 
 /* Price the shape. m and g are the payload's geometry and header. Returns 0
- * or -1 with *err when the shape cannot exist (e.g. 0 slots). */
+ * or -1 with *err when the shape cannot exist (e.g. 0 slots) or its
+ * placement cannot (a pattern, a buffer or a split the engine refuses). */
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
 	      const struct plan_extras *x, struct plan *out, char **err);
 
