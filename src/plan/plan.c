@@ -532,6 +532,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 		uint64_t o = pl.dev[i].profile->overhead_mib << 20;
 		p->overhead_bytes += o;
 		p->devs[i].total += o;
+		p->devs[i].overhead = o;
 	}
 	p->slack = (x ? x->slack_mib : 1024) << 20;
 	gate(p, &pl, dev, x);

@@ -72,6 +72,7 @@ struct plan_dev {
 	char name[48];	     /* the engine's name (CUDA0, RPC0[127.0.0.1:50061]) or "host" */
 	const char *profile; /* the device profile */
 	uint64_t total;	     /* every buffer billed here */
+	uint64_t overhead;   /* of which the profile's runtime context (a CUDA card) */
 	uint64_t addressable;
 	uint64_t slack; /* SLACK_MIB on every card and on a cpu plan's host; 0 on a card plan's host */
 	int64_t free_bytes;
