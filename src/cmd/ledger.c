@@ -90,10 +90,10 @@ static json_t *jkv(const struct ledger_kv *kv)
 {
 	if (!kv->present)
 		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
+	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
 			 kv->v_mib, "cells", (json_int_t)kv->cells, "layers", (json_int_t)kv->layers, "seqs",
 			 (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams, "k_type", kv->k_type, "v_type",
-			 kv->v_type);
+			 kv->v_type, "devices", jbufs(kv->bufs, kv->n_bufs));
 }
 
 static json_t *jctx(const struct ledger_ctx *c)
@@ -109,10 +109,11 @@ static json_t *jctx(const struct ledger_ctx *c)
 	json_object_set_new(o, "kv_swa", jkv(&c->kv_swa));
 	if (c->rs.present)
 		json_object_set_new(o, "recurrent",
-				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i}", "mib", c->rs.mib, "r_mib", c->rs.r_mib,
-					      "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells, "layers",
-					      (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs, "rs_seq",
-					      (json_int_t)c->rs.rs_seq));
+				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o}", "mib", c->rs.mib, "r_mib",
+					      c->rs.r_mib, "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells,
+					      "layers", (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs,
+					      "rs_seq", (json_int_t)c->rs.rs_seq, "devices",
+					      jbufs(c->rs.bufs, c->rs.n_bufs)));
 	else
 		json_object_set_new(o, "recurrent", json_null());
 	json_object_set_new(o, "output", jbufs(c->output, c->n_output));
@@ -248,6 +249,9 @@ static void compare_count(struct cmp *c, const char *term, const char *part, uin
 	compare(c, term, part, plan, ledger, 1);
 }
 
+static void compare_bufs(struct cmp *c, const char *term, const struct plan_buf *pb, unsigned pn,
+			 const struct ledger_buf *lb, unsigned ln, int exact);
+
 static void compare_kv(struct cmp *c, const char *term, const struct plan_kv *p, const struct ledger_kv *l)
 {
 	if (!p->present && !l->present)
@@ -259,6 +263,9 @@ static void compare_kv(struct cmp *c, const char *term, const struct plan_kv *p,
 	compare_count(c, term, "layers", p->layers, l->layers);
 	compare_count(c, term, "seqs", p->seqs, l->seqs);
 	compare_count(c, term, "streams", p->streams, l->streams);
+	/* per device: the "KV buffer size" lines (older logs lack them) */
+	if (l->n_bufs)
+		compare_bufs(c, term, p->bufs, p->n_bufs, l->bufs, l->n_bufs, 1);
 }
 
 static double buf_of(const struct ledger_buf *b, unsigned n, const char *buft)
@@ -297,9 +304,14 @@ static void compare_all(struct cmp *c, const struct plan *p, const struct ledger
 		compare(c, "recurrent", "s_mib", plan_mib(p->rs.s_bytes), l->target.rs.s_mib, 1);
 		compare_count(c, "recurrent", "cells", p->rs.cells, l->target.rs.cells);
 		compare_count(c, "recurrent", "rs_seq", p->rs.rs_seq, l->target.rs.rs_seq);
+		if (l->target.rs.n_bufs)
+			compare_bufs(c, "recurrent", p->rs.bufs, p->rs.n_bufs, l->target.rs.bufs, l->target.rs.n_bufs,
+				     1);
 	}
 	compare_kv(c, "draft_kv", &p->draft_kv, &l->draft.kv);
 	compare(c, "output", "target", plan_mib(p->output_bytes), ledger_sum(l->target.output, l->target.n_output), 1);
+	if (l->target.n_output && strcmp(l->target.output[0].buft, p->output_buft) != 0)
+		compare(c, "output", p->output_buft, plan_mib(p->output_bytes), 0, 1);
 	if (p->has_draft || l->draft.n_output)
 		compare(c, "output", "draft", plan_mib(p->draft_output_bytes),
 			ledger_sum(l->draft.output, l->draft.n_output), 1);

@@ -38,14 +38,16 @@ static uint32_t u32_after(const char *s, const char *needle, int *ok)
 	return *ok ? (uint32_t)v : 0;
 }
 
-/* The buffer-type word just before `marker` ("   CUDA0 KV buffer size"). */
+/* The buffer-type word just before `marker` ("   CUDA0 KV buffer size",
+ * "RPC0[127.0.0.1:50061] model buffer size": a name may hold a colon, never
+ * a blank; the engine prints "func: %12s"). */
 static void buft_before(const char *line, const char *marker_pos, char *out, size_t n)
 {
 	const char *e = marker_pos;
 	while (e > line && e[-1] == ' ')
 		e--;
 	const char *b = e;
-	while (b > line && b[-1] != ' ' && b[-1] != ':')
+	while (b > line && b[-1] != ' ')
 		b--;
 	size_t len = (size_t)(e - b);
 	if (len >= n)
@@ -233,6 +235,18 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 	}
 	if (strstr(line, "creating non-SWA KV cache")) {
 		*swa_next = 0;
+		return;
+	}
+	if (strstr(line, "llama_kv_cache:")) {
+		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
+		if (buffer_line(line, " KV buffer size", kv->bufs, &kv->n_bufs, 0)) {
+			l->recognised++;
+			return;
+		}
+	}
+	if (strstr(line, "llama_memory_recurrent:") &&
+	    buffer_line(line, " RS buffer size", (*cur)->rs.bufs, &(*cur)->rs.n_bufs, 0)) {
+		l->recognised++;
 		return;
 	}
 	if (strstr(line, "llama_kv_cache: size =")) {
