@@ -190,11 +190,10 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 				if (end == num || *end || !(v >= 0))
 					return errorf(err, "TENSOR_SPLIT: '%s' is not a non-negative number", num);
 				if (n >= pl->n_dev)
-					return errorf(
-					    err,
-					    "TENSOR_SPLIT names %u or more shares but the engine has %u device%s "
-					    "(RPC servers, then DEVICES)",
-					    n + 1, pl->n_dev, pl->n_dev == 1 ? "" : "s");
+					return errorf(err,
+						      "TENSOR_SPLIT: %u or more shares but the engine has %u device%s "
+						      "(RPC servers, then DEVICES)",
+						      n + 1, pl->n_dev, pl->n_dev == 1 ? "" : "s");
 				pl->split[n++] = v;
 			}
 			p += len;
@@ -283,6 +282,25 @@ static int parse_overrides(struct placement *pl, const struct place_request *r, 
 			return -1;
 	}
 	return 0;
+}
+
+int place_check(const struct place_request *r, const struct device *main, char **err)
+{
+	struct placement pl;
+	int rc = place_devices(r, main, &pl, err) || parse_overrides(&pl, r, err) ? -1 : 0;
+	place_release(&pl);
+	return rc;
+}
+
+void place_override_hits(const struct placement *pl, const struct gguf *g, unsigned *counts)
+{
+	memset(counts, 0, pl->n_over * sizeof(*counts));
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		for (unsigned k = 0; k < pl->n_over; k++)
+			if (regexec(&pl->over[k].re, g->tensors[i].name, 0, NULL, 0) == 0) {
+				counts[k]++;
+				break;
+			}
 }
 
 int place_make(const struct place_request *r, const struct device *main, const struct model *m, struct placement *pl,

@@ -45,6 +45,7 @@
 #include <regex.h>
 #include <stdint.h>
 
+#include "../payload/gguf.h"
 #include "../payload/model.h"
 #include "device.h"
 
@@ -97,6 +98,14 @@ struct placement {
  * the engine, in its order. `main` is DEVICE's profile. Returns 0, or -1
  * with *err naming the key. */
 int place_devices(const struct place_request *r, const struct device *main, struct placement *pl, char **err);
+
+/* The keys alone (devices, split, patterns), for `check`: 0, or -1 with
+ * *err starting with the key at fault ("RPC: ...", "OVERRIDE_TENSOR: ..."). */
+int place_check(const struct place_request *r, const struct device *main, char **err);
+
+/* How many of the payload's tensors each override pattern takes (what the
+ * first-match rule leaves it), into counts[n_over]. */
+void place_override_hits(const struct placement *pl, const struct gguf *g, unsigned *counts);
 
 /* The whole placement for a model: devices, layers, overrides. Returns 0,
  * or -1 with *err (a pattern the engine would refuse or zealot cannot
