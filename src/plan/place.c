@@ -18,7 +18,8 @@ void place_release(struct placement *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
-/* "a,b,,c" -> the n-th field (0-based) into buf; returns the count. */
+/* "a,b,,c" -> the n-th field (0-based) into buf; returns the count. A
+ * field too long for buf comes back empty (every caller refuses that). */
 static unsigned fields(const char *list, char sep, unsigned want, char *buf, size_t n)
 {
 	unsigned i = 0;
@@ -27,7 +28,7 @@ static unsigned fields(const char *list, char sep, unsigned want, char *buf, siz
 		size_t len = strcspn(p, (char[]){sep, '\0'});
 		if (i == want && buf) {
 			if (len >= n)
-				len = n - 1;
+				len = 0;
 			memcpy(buf, p, len);
 			buf[len] = '\0';
 		}
@@ -217,12 +218,20 @@ static const char *ecmascript_only(const char *pat)
 			return p;
 		if ((*p == '*' || *p == '+' || *p == '?' || *p == '}') && p[1] == '?')
 			return p;
+		/* a quantifier on a quantifier: an error to ECMAScript ("nothing to
+		 * repeat"), and a blow-up for some POSIX engines */
+		if ((*p == '*' || *p == '+' || *p == '?' || *p == '}') && (p[1] == '*' || p[1] == '+' || p[1] == '{'))
+			return p;
 	}
 	return NULL;
 }
 
 static int add_override(struct placement *pl, const char *pattern, const char *buft, char **err)
 {
+	if (strlen(pattern) > 256)
+		return errorf(err,
+			      "OVERRIDE_TENSOR: a pattern of %zu characters: tensor names are short; keep it under 256",
+			      strlen(pattern));
 	const char *bad = ecmascript_only(pattern);
 	if (bad)
 		return errorf(err,
@@ -269,7 +278,9 @@ static int parse_overrides(struct placement *pl, const struct place_request *r, 
 			fields(r->override_tensor, ',', i, e, sizeof(e));
 			char *eq = strchr(e, '=');
 			if (!eq)
-				return errorf(err, "OVERRIDE_TENSOR: '%s' is not PATTERN=BUFFER", e);
+				return errorf(
+				    err, "OVERRIDE_TENSOR: entry %u is not PATTERN=BUFFER (of at most 511 characters)",
+				    i + 1);
 			*eq = '\0';
 			if (add_override(pl, e, eq + 1, err))
 				return -1;
