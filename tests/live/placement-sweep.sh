@@ -10,34 +10,14 @@
 . "$(dirname "$0")/../engine.sh"
 cd "$TMP" || exit 1
 
-RPC_SERVER=$ENGINE/ggml-rpc-server
-RPC_PIDS=()
-rpc_start() {
-	local port dir
-	port=$(free_port) || return 1
-	dir=$TMP/rpc-$port
-	mkdir -p "$dir"
-	(cd "$dir" && exec "$RPC_SERVER" -H 127.0.0.1 -p "$port" -t 1 >"$dir/log" 2>&1) &
-	RPC_PIDS+=($!)
-	for _ in $(seq 100); do
-		(echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && { echo "$port"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-stop_all() {
-	local p
-	for p in "${RPC_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${RPC_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap stop_all EXIT
 [ -x "$RPC_SERVER" ] || {
 	echo "not ok - $RPC_SERVER is missing: build the engine with GGML_RPC"
 	exit 0
 }
-R1=127.0.0.1:$(rpc_start)
-R2=127.0.0.1:$(rpc_start)
+rpc_start
+R1=127.0.0.1:$RPC_PORT
+rpc_start
+R2=127.0.0.1:$RPC_PORT
 
 "$ZEALOT" synth llama -o probe.gguf 2>/dev/null
 printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
