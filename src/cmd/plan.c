@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		   "devices:\n");
 	for (unsigned i = 0; i < device_n_profiles; i++) {
 		const struct device *d = &device_profiles[i];
-		if (d->backend == DEVICE_CPU)
+		if (d->backend != DEVICE_CUDA)
 			fprintf(f, "  %-14s %s\n", d->name, d->note);
 		else
 			fprintf(f, "  %-14s %6llu MiB advertised, %6llu addressable, %llu overhead (%s)\n", d->name,

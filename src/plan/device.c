@@ -24,7 +24,7 @@ const struct device device_profiles[] = {
     {"l40s", DEVICE_CUDA, 46068, 45530, 387, "derived from the 3090"},
     {"h100-80g", DEVICE_CUDA, 81559, 80800, 387, "derived from the 3090"},
     {"rpc", DEVICE_RPC, 0, 0, 0,
-     "an rpc-server on a CPU backend (RPC key; its host's MemAvailable unless DEVICES gives :MIB)"},
+     "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)"},
 };
 const unsigned device_n_profiles = ARRAY_SIZE(device_profiles);
 

@@ -19,6 +19,10 @@
  *                                     at the draft cache types, nextn layers only
  *   model     src/llama-model.cpp     mmap'd host range for CPU tensors; the
  *                                     offloaded tensors' padded sizes on the card
+ *   placement place.h                 which device holds each layer, weight and
+ *                                     cache (NGL, TENSOR_SPLIT, OVERRIDE_TENSOR,
+ *                                     N_CPU_MOE, KV_OFFLOAD, RPC, DEVICES); every
+ *                                     term per device buffer
  *
  * Model, KV, state, draft KV and output are exact (to the byte). Compute
  * buffers are modelled, not enumerated (see plan_compute_model()).
