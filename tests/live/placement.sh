@@ -143,5 +143,10 @@ case_ hybrid qwen35 "nextn=0" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR
 check "hybrid: recurrent state on each device" \
 	jqt '[.comparison[]|select(.term=="recurrent" and (.part|test("^RPC|^CPU")))]|length>=2' hybrid.cmp
 
+# An MTP drafter: its own context's KV and compute placed like the target's.
+case_ mtp qwen35 "" "CTX_SIZE=6144 PARALLEL=2 RPC=$R1 NGL=6 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+check "mtp: the draft context computes on the server and the CPU" \
+	jqt '[.comparison[]|select(.term=="draft_compute" and .ledger > 1)]|length==2' mtp.cmp
+
 echo "# worst compute error across the placement grid: ${worst}%"
 check "no sanitizer report in any run" no_sanitizer
