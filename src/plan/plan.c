@@ -428,7 +428,8 @@ static void bill_bufs(struct plan *p, const struct plan_buf *b, unsigned n)
 }
 
 /* Every card to its own addressable memory and slack (law M09); the host
- * to its memory (with the slack on a cpu plan, where it is the device). */
+ * to its memory (with ADDRESSABLE_MIB and the slack when DEVICE is cpu,
+ * where it is the device). */
 static void gate(struct plan *p, const struct placement *pl, const struct device *dev, const struct plan_extras *x)
 {
 	uint64_t slack = p->slack;
@@ -438,8 +439,10 @@ static void gate(struct plan *p, const struct placement *pl, const struct device
 		struct plan_dev *d = &p->devs[i];
 		uint64_t mib;
 		if (i == p->n_cards) {
-			mib = cpu_plan && x && x->addressable_mib ? x->addressable_mib : host_mib;
-			d->slack = cpu_plan ? slack : 0;
+			/* DEVICE=cpu: the host is the device ADDRESSABLE_MIB and the slack name */
+			int host_dev = dev->backend == DEVICE_CPU;
+			mib = host_dev && x && x->addressable_mib ? x->addressable_mib : host_mib;
+			d->slack = host_dev ? slack : 0;
 		} else {
 			mib = pl->dev[i].addressable_mib ? pl->dev[i].addressable_mib
 							 : pl->dev[i].profile->addressable_mib;
