@@ -13,41 +13,91 @@ SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 SRC_CMD  := $(wildcard src/cmd/*.c) src/main.c
 HDRS     := $(wildcard src/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+# The option parser is unit-tested too (with cmd_fail, which it prints with).
+UNIT_CMD := src/cmd/options.c src/cmd/common.c
 
 B = build
 
+# Every source compiles once per flavour into its own object tree, with
+# automatic header dependencies (-MMD -MP); every binary links from them:
+#   build/obj   -O2 -g                 ./zealot
+#   build/san   ASan + UBSan           build/zealot-san, build/unit
+#   build/fuzz  clang, libFuzzer hooks the fuzz targets
+FUZZCC   ?= clang
+FUZZSAN   = -fsanitize=fuzzer-no-link,address,undefined
+FUZZLINK  = -fsanitize=fuzzer,address,undefined
+
+OBJ_LIB  := $(SRC_LIB:%.c=$(B)/obj/%.o)
+OBJ_CMD  := $(SRC_CMD:%.c=$(B)/obj/%.o)
+SAN_LIB  := $(SRC_LIB:%.c=$(B)/san/%.o)
+SAN_CMD  := $(SRC_CMD:%.c=$(B)/san/%.o)
+SAN_UNIT := $(UNIT_SRC:%.c=$(B)/san/%.o)
+FUZ_LIB  := $(SRC_LIB:%.c=$(B)/fuzz/%.o)
+FUZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZ_MAIN := $(FUZ_SRC:%.c=$(B)/fuzz/%.o)
+BENCH_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(wildcard bench/bench_*.c))
+ALL_OBJ  := $(OBJ_LIB) $(OBJ_CMD) $(SAN_LIB) $(SAN_CMD) $(SAN_UNIT) $(FUZ_LIB) $(FUZ_MAIN) $(BENCH_OBJ) $(UNIT_CMD:%.c=$(B)/fuzz/%.o)
+
 all: zealot
 
-zealot: $(SRC_LIB) $(SRC_CMD) $(HDRS)
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -o $@ $(SRC_LIB) $(SRC_CMD) $(LIBS)
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Isrc -MMD -MP -c -o $@ $<
 
-$(B):
-	mkdir -p $(B)
+$(B)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -Isrc -MMD -MP -c -o $@ $<
+
+$(B)/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZCC) -std=c11 $(DEFS) -g -O1 $(FUZZSAN) -Isrc -MMD -MP -c -o $@ $<
+
+-include $(ALL_OBJ:.o=.d)
+
+zealot: $(OBJ_LIB) $(OBJ_CMD)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # The same program under AddressSanitizer and UBSan, used by every test.
-$(B)/zealot-san: $(SRC_LIB) $(SRC_CMD) $(HDRS) | $(B)
-	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -o $@ $(SRC_LIB) $(SRC_CMD) $(LIBS)
+$(B)/zealot-san: $(SAN_LIB) $(SAN_CMD)
+	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 
-$(B)/unit: $(SRC_LIB) $(UNIT_SRC) $(HDRS) tests/unit/tap.h | $(B)
-	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -Isrc -o $@ $(SRC_LIB) $(UNIT_SRC) $(LIBS)
+$(B)/unit: $(SAN_LIB) $(UNIT_CMD:%.c=$(B)/san/%.o) $(SAN_UNIT)
+	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 
-FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_RUNS ?= 100000
+FUZZERS := $(patsubst tests/fuzz/%.c,$(B)/%,$(FUZ_SRC))
+.SECONDARY: $(FUZ_MAIN) $(BENCH_OBJ)
 
-$(B)/fuzz_%: tests/fuzz/fuzz_%.c $(SRC_LIB) $(HDRS) | $(B)
-	clang -std=c11 $(DEFS) -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< $(SRC_LIB) $(LIBS)
+$(B)/fuzz_%: $(B)/fuzz/tests/fuzz/fuzz_%.o $(FUZ_LIB)
+	$(FUZZCC) -g $(FUZZLINK) -o $@ $^ $(LIBS)
+
+# `make test` replays the committed corpus and fixtures, then fuzzes each
+# target for FUZZ_SECONDS; `make fuzz` is the long campaign (FUZZ_CAMPAIGN
+# seconds per target, FUZZ_RUNS executions if set, whichever ends first).
+FUZZ_SECONDS  ?= 15
+FUZZ_CAMPAIGN ?= 300
+FUZZ_RUNS     ?=
+
+# the option parser lives in src/cmd/, outside SRC_LIB
+$(B)/fuzz_options: $(B)/fuzz/tests/fuzz/fuzz_options.o $(FUZ_LIB) $(UNIT_CMD:%.c=$(B)/fuzz/%.o)
+	$(FUZZCC) -g $(FUZZLINK) -o $@ $^ $(LIBS)
 
 fuzz: $(FUZZERS)
-	FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run
+	FUZZ_SECONDS=$(FUZZ_CAMPAIGN) FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run
 
 engine:
 	scripts/build-engine.sh
 
 # Every test; the runner ends with "N passed, N failed".
 test: zealot $(B)/zealot-san $(B)/unit $(FUZZERS) examples
-	FUZZ_RUNS=$(FUZZ_RUNS) tests/run
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run
 
-bench: zealot
+# The benchmarks link the -O2 objects too.
+BENCHES := $(patsubst bench/%.c,$(B)/%,$(wildcard bench/bench_*.c))
+
+$(B)/bench_%: $(B)/obj/bench/bench_%.o $(OBJ_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+bench: zealot $(BENCHES)
 	bench/run
 
 format:

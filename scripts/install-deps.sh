@@ -9,6 +9,7 @@ pkgs=(
 	libjansson-dev libsqlite3-dev sqlite3      # JSON, the store (eras, boots, deploys)
 	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
 	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
+	chromium libxml2-utils                     # the budget picture rendered and parsed (tests/cli/svg.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do

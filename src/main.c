@@ -16,6 +16,8 @@ static const struct command commands[] = {
     {"inspect", cmd_inspect, "say what a GGUF payload really is"},
     {"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
     {"plan", cmd_plan, "price a serving shape on a device, term by term, and the verdict"},
+    {"rungs", cmd_rungs, "every one-line change to the shape: what it frees or costs, and what it gives up"},
+    {"solve", cmd_solve, "the best shape for an objective and the Pareto frontier of shapes that fit"},
     {"ledger", cmd_ledger, "read what the engine really allocated from its boot log"},
     {"check", cmd_check, "evaluate every law the endpoint file, payload and plan can decide"},
     {"serve", cmd_serve, "gate the endpoint (laws, files, pins, fit), then exec the engine"},
@@ -24,6 +26,8 @@ static const struct command commands[] = {
     {"bench", cmd_bench, "prefill and decode rates from the engine's own timings"},
     {"audit", cmd_audit, "hold the live engine (argv, env, drop-ins, payload, port) against the intended one"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
+    {"history", cmd_history, "every era an endpoint served, its boots and the deploy attempts, from the store"},
+    {"diff", cmd_diff, "the keys and the plan, term by term, between two eras or an era and the file"},
 };
 
 static void usage(FILE *f)

@@ -6,6 +6,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ZEALOT=${ZEALOT:-$ROOT/build/zealot-san}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zealot-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# every test keeps its state (the store, pin stamps) in its own directory, never ~
+export ZEALOT_STATE_DIR=$TMP/state
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
 

@@ -1,5 +1,4 @@
 /* zealot audit ENDPOINT [--pid PID | --unit NAME] [--json] */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,28 +8,25 @@
 #include "../endpoint/endpoint.h"
 #include "../live/audit.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot audit ENDPOINT [--pid PID | --unit NAME] [--json]\n"
-			    "\n"
-			    "Hold the live engine against the intended one (law A01: health cannot see\n"
-			    "the payload). The engine is --pid, the unit's MainPID (systemctl show), or\n"
-			    "the process listening on the endpoint's LISTEN_PORT. Compared, as a table\n"
-			    "of intended vs live:\n"
-			    "  the unit's drop-ins (each one is a divergence: the endpoint file is the\n"
-			    "  authority), the runtime the process executes, every flag of\n"
-			    "  /proc/PID/cmdline against `zealot argv`, LLAMA_ARG_* variables in its\n"
-			    "  environment (they change the engine without touching argv), the payload\n"
-			    "  it maps (the same inode as MODEL_FILE, not a replaced or deleted file),\n"
-			    "  and every process listening on the port (a second engine, law A02).\n"
-			    "\n"
-			    "  --pid PID         the engine's process\n"
-			    "  --unit NAME       a systemd unit: its MainPID and drop-in directories\n"
-			    "  --dropin-dir DIR  also list drop-ins in DIR (repeatable)\n"
-			    "  --json            one JSON object\n"
-			    "  -h, --help        this text\n"
-			    "\n"
-			    "exit: 0 the live engine is the intended one, 1 any divergence, 2 usage,\n"
-			    "      3 no engine found or unreadable\n";
+static const struct cmd_help help = {
+    .usage = "zealot audit ENDPOINT [--pid PID | --unit NAME] [--json]",
+    .about = "Hold the live engine against the intended one (law A01: health cannot see\n"
+	     "the payload). The engine is --pid, the unit's MainPID (systemctl show), or\n"
+	     "the process listening on the endpoint's LISTEN_PORT. Compared, as a table\n"
+	     "of intended vs live:\n"
+	     "  the unit's drop-ins (each one is a divergence: the endpoint file is the\n"
+	     "  authority), the runtime the process executes, every flag of\n"
+	     "  /proc/PID/cmdline against `zealot argv`, LLAMA_ARG_* variables in its\n"
+	     "  environment (they change the engine without touching argv), the payload\n"
+	     "  it maps (the same inode as MODEL_FILE, not a replaced or deleted file),\n"
+	     "  and every process listening on the port (a second engine, law A02).\n",
+    .exits = "0 the live engine is the intended one, 1 any divergence, 2 usage,\n"
+	     "      3 no engine found or unreadable",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 static long unit_main_pid(const char *unit)
 {
@@ -50,47 +46,38 @@ static long unit_main_pid(const char *unit)
 
 int cmd_audit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"pid", required_argument, NULL, 'p'},
-	    {"unit", required_argument, NULL, 'u'},
-	    {"dropin-dir", required_argument, NULL, 'd'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	uint64_t pid = 0;
 	const char *unit = NULL;
-	const char *dirs[16];
+	struct opt_list dropins = {0};
+	int json = 0;
+	const struct opt opts[] = {
+	    OPT_U64(0, "pid", &pid, "PID", 1, 4194304, "the engine's process"),
+	    OPT_STRING(0, "unit", &unit, "NAME", "a systemd unit: its MainPID and drop-in directories"),
+	    OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("audit", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	if (pid && unit) {
+		opt_list_release(&dropins);
+		opt_args_release(&args);
+		return opt_usage_error("audit", &help, "--pid and --unit exclude each other");
+	}
+	/* the directories given, then the unit's two */
+	const char **dirs = xcalloc(dropins.n + 2, sizeof(*dirs));
 	size_t n_dirs = 0;
-	int json = 0, ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'p':
-			if (parse_u64(optarg, &pid) || pid == 0 || pid > 4194304)
-				return cmd_fail(EXIT_USAGE, "audit: --pid takes a process id");
-			break;
-		case 'u': unit = optarg; break;
-		case 'd':
-			if (n_dirs < 8)
-				dirs[n_dirs++] = optarg;
-			break;
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1 || (pid && unit)) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	for (unsigned i = 0; i < dropins.n; i++)
+		dirs[n_dirs++] = dropins.v[i];
 	char *err = NULL;
 	int rc = EXIT_OK;
 	struct argv_list want = {0};
 	struct audit a = {0};
 	char *model = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
-	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	struct endpoint *ep = endpoint_load(args.v[0], &err);
 	if (!ep) {
 		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
 		goto done;
@@ -108,10 +95,8 @@ int cmd_audit(int argc, char **argv)
 		const char *suffix = strstr(unit, ".service") ? "" : ".service";
 		sb_addf(&d1, "/etc/systemd/system/%s%s.d", unit, suffix);
 		sb_addf(&d2, "/run/systemd/system/%s%s.d", unit, suffix);
-		if (n_dirs + 2 <= 16) {
-			dirs[n_dirs++] = d1.s;
-			dirs[n_dirs++] = d2.s;
-		}
+		dirs[n_dirs++] = d1.s;
+		dirs[n_dirs++] = d2.s;
 		long main = unit_main_pid(unit);
 		if (main > 0) {
 			pid = (uint64_t)main;
@@ -185,5 +170,8 @@ done:
 	audit_release(&a);
 	argv_release(&want);
 	endpoint_free(ep);
+	free(dirs);
+	opt_list_release(&dropins);
+	opt_args_release(&args);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* zealot bench URL [--runs N] [--concurrency N] [--json] */
-#include <getopt.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,32 +9,40 @@
 #include "../base/util.h"
 #include "../live/http.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] =
-    "usage: zealot bench URL [--runs N] [--concurrency N] [--prompt-tokens N] [--max-tokens N] [--json]\n"
-    "\n"
-    "Prefill and decode rates from the engine's own `timings` (law A05), never\n"
-    "wall clock: every request uses a unique prompt (no cache hits) and\n"
-    "ignore_eos (a generation that stops on its own reads low), and the first\n"
-    "request after boot is discarded (a 3x warm-up artifact). Reports min,\n"
-    "median and max over the runs, single-stream and N-stream aggregate, draft\n"
-    "acceptance when the engine drafts, and the decode rate the engine's own\n"
-    "/metrics counters give over the single-stream runs.\n"
-    "\n"
-    "  --runs N           single-stream runs after the warm-up (default 5)\n"
-    "  --concurrency N    simultaneous streams for the aggregate (default 1: none)\n"
-    "  --prompt-tokens N  approximate prompt length (default 512)\n"
-    "  --max-tokens N     tokens generated per request (default 128)\n"
-    "  --api-key-file F   authenticate with the key in F\n"
-    "  --timeout SECONDS  per request (default 600)\n"
-    "  --json             one JSON object\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "exit: 0, 2 usage, 3 the engine did not answer\n";
+static const struct cmd_help help = {
+    .usage = "zealot bench URL [--runs N] [--concurrency N] [--prompt-tokens N] [--max-tokens N] [--json]",
+    .about = "Prefill and decode rates from the engine's own `timings` (law A05), never\n"
+	     "wall clock: every request uses a unique prompt (no cache hits) and\n"
+	     "ignore_eos (a generation that stops on its own reads low), and the first\n"
+	     "request after boot is discarded (a 3x warm-up artifact). Reports min,\n"
+	     "median and max over the runs, single-stream and N-stream aggregate, draft\n"
+	     "acceptance when the engine drafts, and the decode rate the engine's own\n"
+	     "/metrics counters give over the single-stream runs.\n",
+    .exits = "0, 2 usage, 3 the engine did not answer",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 struct sample {
 	double prompt_ps, predicted_ps, prompt_ms, predicted_ms;
 	long long prompt_n, predicted_n, draft_n, draft_accepted;
+};
+
+struct stats {
+	double min, median, max;
+};
+
+/* What one bench asks for, what it measured and what that comes to. */
+struct bench {
+	uint64_t runs, conc, ptok, mtok;
+	int tty, have_counters;
+	struct sample warm, *single, *multi;
+	double tok0, sec0, tok1, sec1; /* /metrics counters around the single-stream runs */
+	struct stats prefill, decode, per_stream;
+	double timings_rate, metrics_rate, aggregate;
+	long long drafted, accepted;
 };
 
 static char *body_for(long run, uint64_t prompt_tokens, uint64_t max_tokens)
@@ -80,20 +88,21 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct stats {
-	double min, median, max;
-};
-
-static struct stats stats_of(double *v, size_t n)
+/* Min, median and max of the double at offset off in each of n samples. */
+static struct stats stats_of(const struct sample *s, size_t n, size_t off)
 {
-	struct stats s = {0, 0, 0};
+	struct stats st = {0, 0, 0};
 	if (!n)
-		return s;
+		return st;
+	double *v = xcalloc(n, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		memcpy(&v[i], (const char *)&s[i] + off, sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_double);
-	s.min = v[0];
-	s.max = v[n - 1];
-	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	return s;
+	st.min = v[0];
+	st.max = v[n - 1];
+	st.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return st;
 }
 
 /* llamacpp:tokens_predicted_total and _seconds_total from /metrics. */
@@ -117,214 +126,167 @@ static int counters(const struct http_client *c, double *tokens, double *seconds
 	return rc;
 }
 
+/* n simultaneous requests, runs first .. first + n - 1 (a run < 0 is the
+ * warm-up); their timings into s[0 .. n - 1]. */
+static int batch(const struct http_client *c, const struct bench *b, long first, uint64_t n, struct sample *s,
+		 char **err)
+{
+	char **bodies = xcalloc(n, sizeof(*bodies));
+	struct http_response *rs = xcalloc(n, sizeof(*rs));
+	for (uint64_t i = 0; i < n; i++)
+		bodies[i] = body_for(first + (long)i, b->ptok, b->mtok);
+	http_parallel(c, "/v1/chat/completions", bodies, n, rs);
+	int bad = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (!bad)
+			bad = parse_sample(&rs[i], &s[i], err);
+		free(bodies[i]);
+		http_response_release(&rs[i]);
+	}
+	free(bodies);
+	free(rs);
+	return bad;
+}
+
+/* The warm-up (discarded, A05), the single-stream runs between two reads
+ * of the /metrics counters, then conc simultaneous streams. */
+static int bench_run(const struct http_client *c, struct bench *b, char **err)
+{
+	if (b->tty)
+		fprintf(stderr, "bench: warm-up request (discarded)\n");
+	if (batch(c, b, -1, 1, &b->warm, err))
+		return -1;
+	b->have_counters = counters(c, &b->tok0, &b->sec0) == 0;
+	for (uint64_t i = 0; i < b->runs; i++) {
+		if (b->tty)
+			fprintf(stderr, "\rbench: single stream, run %llu/%llu", (unsigned long long)i + 1,
+				(unsigned long long)b->runs);
+		if (batch(c, b, (long)i, 1, &b->single[i], err))
+			return -1;
+	}
+	if (b->tty)
+		fprintf(stderr, "\n");
+	b->have_counters = b->have_counters && counters(c, &b->tok1, &b->sec1) == 0;
+	if (b->conc < 2)
+		return 0;
+	if (b->tty)
+		fprintf(stderr, "bench: %llu simultaneous streams\n", (unsigned long long)b->conc);
+	return batch(c, b, 1000000, b->conc, b->multi, err);
+}
+
+static void summarise(struct bench *b)
+{
+	double sum_n = 0, sum_ms = 0;
+	for (uint64_t i = 0; i < b->runs; i++) {
+		sum_n += (double)b->single[i].predicted_n;
+		sum_ms += b->single[i].predicted_ms;
+		b->drafted += b->single[i].draft_n;
+		b->accepted += b->single[i].draft_accepted;
+	}
+	b->prefill = stats_of(b->single, b->runs, offsetof(struct sample, prompt_ps));
+	b->decode = stats_of(b->single, b->runs, offsetof(struct sample, predicted_ps));
+	b->timings_rate = sum_ms > 0 ? sum_n * 1000.0 / sum_ms : 0;
+	b->metrics_rate = b->have_counters && b->sec1 > b->sec0 ? (b->tok1 - b->tok0) / (b->sec1 - b->sec0) : 0;
+	if (b->conc > 1) {
+		for (uint64_t i = 0; i < b->conc; i++)
+			b->aggregate += b->multi[i].predicted_ps;
+		b->per_stream = stats_of(b->multi, b->conc, offsetof(struct sample, predicted_ps));
+	}
+}
+
 static json_t *jstats(struct stats s)
 {
 	return json_pack("{s:f,s:f,s:f}", "min", s.min, "median", s.median, "max", s.max);
 }
 
+static void print_json(const char *url, const struct bench *b)
+{
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I}", "url", url, "runs", (json_int_t)b->runs, "prompt_tokens",
+			      (json_int_t)b->single[0].prompt_n, "max_tokens", (json_int_t)b->mtok);
+	json_object_set_new(o, "warmup_decode_tps", json_real(b->warm.predicted_ps));
+	json_object_set_new(o, "prefill_tps", jstats(b->prefill));
+	json_object_set_new(o, "decode_tps", jstats(b->decode));
+	json_object_set_new(o, "decode_tps_timings", json_real(b->timings_rate));
+	json_object_set_new(o, "decode_tps_metrics", b->have_counters ? json_real(b->metrics_rate) : json_null());
+	json_object_set_new(o, "concurrent",
+			    b->conc > 1
+				? json_pack("{s:I,s:f,s:o}", "streams", (json_int_t)b->conc, "aggregate_decode_tps",
+					    b->aggregate, "per_stream_decode_tps", jstats(b->per_stream))
+				: json_null());
+	json_object_set_new(o, "draft",
+			    b->drafted
+				? json_pack("{s:I,s:I,s:f}", "drafted", (json_int_t)b->drafted, "accepted",
+					    (json_int_t)b->accepted, "acceptance", (double)b->accepted / b->drafted)
+				: json_null());
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
+static void print_human(const char *url, const struct bench *b)
+{
+	printf("bench %s: %llu runs of %lld prompt + %llu generated tokens (warm-up discarded: %.1f t/s)\n", url,
+	       (unsigned long long)b->runs, b->single[0].prompt_n, (unsigned long long)b->mtok, b->warm.predicted_ps);
+	printf("%-26s %10s %10s %10s\n", "", "min", "median", "max");
+	printf("%-26s %10.1f %10.1f %10.1f  t/s\n", "prefill", b->prefill.min, b->prefill.median, b->prefill.max);
+	printf("%-26s %10.1f %10.1f %10.1f  t/s\n", "decode", b->decode.min, b->decode.median, b->decode.max);
+	printf("%-26s %10.1f  t/s (all runs' tokens / their decode time)\n", "decode, timings", b->timings_rate);
+	if (b->have_counters)
+		printf("%-26s %10.1f  t/s (the engine's /metrics counters over the same runs)\n", "decode, /metrics",
+		       b->metrics_rate);
+	if (b->conc > 1)
+		printf("%-26s %10.1f  t/s aggregate over %llu streams (per stream %.1f .. %.1f)\n",
+		       "decode, concurrent", b->aggregate, (unsigned long long)b->conc, b->per_stream.min,
+		       b->per_stream.max);
+	if (b->drafted)
+		printf("%-26s %lld of %lld drafted tokens accepted (%.3f)\n", "draft", b->accepted, b->drafted,
+		       (double)b->accepted / b->drafted);
+}
+
 int cmd_bench(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"runs", required_argument, NULL, 'r'},
-	    {"concurrency", required_argument, NULL, 'c'},
-	    {"prompt-tokens", required_argument, NULL, 'p'},
-	    {"max-tokens", required_argument, NULL, 'm'},
-	    {"api-key-file", required_argument, NULL, 'k'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	uint64_t runs = 5, conc = 1, ptok = 512, mtok = 128, timeout = 600;
+	struct bench b = {.runs = 5, .conc = 1, .ptok = 512, .mtok = 128};
+	uint64_t timeout = 600;
 	const char *keyfile = NULL;
-	int json = 0, ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		uint64_t *target = ch == 'r'   ? &runs
-				   : ch == 'c' ? &conc
-				   : ch == 'p' ? &ptok
-				   : ch == 'm' ? &mtok
-				   : ch == 't' ? &timeout
-					       : NULL;
-		switch (ch) {
-		case 'r':
-		case 'c':
-		case 'p':
-		case 'm':
-		case 't':
-			if (parse_u64(optarg, target) || *target == 0 || *target > 1000000)
-				return cmd_fail(EXIT_USAGE, "bench: bad number '%s'", optarg);
-			break;
-		case 'k': keyfile = optarg; break;
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
+	int json = 0;
+	const struct opt opts[] = {
+	    OPT_U64(0, "runs", &b.runs, "N", 1, 10000, "single-stream runs after the warm-up (default 5)"),
+	    OPT_U64(0, "concurrency", &b.conc, "N", 1, 256, "simultaneous streams for the aggregate (default 1: none)"),
+	    OPT_U64(0, "prompt-tokens", &b.ptok, "N", 1, 1000000, "approximate prompt length (default 512)"),
+	    OPT_U64(0, "max-tokens", &b.mtok, "N", 1, 1000000, "tokens generated per request (default 128)"),
+	    OPT_STRING(0, "api-key-file", &keyfile, "F", "authenticate with the key in F"),
+	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 1000000, "per request (default 600)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int rc = opt_parse("bench", &help, opts, argc, argv, &args);
+	if (rc >= 0)
+		return rc;
+	struct http_client c = {.base = xstrdup(args.v[0]), .timeout_ms = (long)timeout * 1000};
+	opt_args_release(&args);
+	for (size_t n = strlen(c.base); n && c.base[n - 1] == '/';)
+		c.base[--n] = '\0';
+	if (keyfile && !(c.api_key = cmd_read_key(keyfile))) {
+		free(c.base);
+		return cmd_fail(EXIT_IO, "bench: cannot read the key in '%s'", keyfile);
 	}
-	if (optind != argc - 1 || runs > 10000 || conc > 256) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
-	struct http_client c = {0};
-	c.base = xstrdup(argv[optind]);
-	size_t bl = strlen(c.base);
-	while (bl && c.base[bl - 1] == '/')
-		c.base[--bl] = '\0';
-	c.timeout_ms = (long)timeout * 1000;
-	if (keyfile) {
-		FILE *f = fopen(keyfile, "r");
-		char line[1024];
-		if (!f || !fgets(line, sizeof(line), f)) {
-			if (f)
-				fclose(f);
-			free(c.base);
-			return cmd_fail(EXIT_IO, "bench: cannot read the key in '%s'", keyfile);
-		}
-		fclose(f);
-		line[strcspn(line, "\r\n")] = '\0';
-		c.api_key = xstrdup(line);
-	}
-	int tty = isatty(2);
 	char *err = NULL;
-	int rc = EXIT_OK;
-	struct sample *single = xcalloc(runs, sizeof(*single));
-	struct sample *multi = xcalloc(conc, sizeof(*multi));
-	double *v = xcalloc(runs > conc ? runs : conc, sizeof(*v));
-	struct http_response r;
-
-	/* the warm-up: discarded (A05) */
-	char *body = body_for(-1, ptok, mtok);
-	if (tty)
-		fprintf(stderr, "bench: warm-up request (discarded)\n");
-	http_request(&c, "POST", "/v1/chat/completions", body, &r);
-	free(body);
-	struct sample warm;
-	if (parse_sample(&r, &warm, &err)) {
-		http_response_release(&r);
-		rc = EXIT_IO;
-		goto done;
-	}
-	http_response_release(&r);
-
-	double tok0 = 0, sec0 = 0, tok1 = 0, sec1 = 0;
-	int have_counters = counters(&c, &tok0, &sec0) == 0;
-	for (uint64_t i = 0; i < runs; i++) {
-		if (tty)
-			fprintf(stderr, "\rbench: single stream, run %llu/%llu", (unsigned long long)i + 1,
-				(unsigned long long)runs);
-		body = body_for((long)i, ptok, mtok);
-		http_request(&c, "POST", "/v1/chat/completions", body, &r);
-		free(body);
-		int bad = parse_sample(&r, &single[i], &err);
-		http_response_release(&r);
-		if (bad) {
-			rc = EXIT_IO;
-			goto done;
-		}
-	}
-	if (tty)
-		fprintf(stderr, "\n");
-	have_counters = have_counters && counters(&c, &tok1, &sec1) == 0;
-
-	if (conc > 1) {
-		if (tty)
-			fprintf(stderr, "bench: %llu simultaneous streams\n", (unsigned long long)conc);
-		char **bodies = xcalloc(conc, sizeof(*bodies));
-		struct http_response *rs = xcalloc(conc, sizeof(*rs));
-		for (uint64_t i = 0; i < conc; i++)
-			bodies[i] = body_for(1000000 + (long)i, ptok, mtok);
-		http_parallel(&c, "/v1/chat/completions", bodies, conc, rs);
-		int bad = 0;
-		for (uint64_t i = 0; i < conc; i++) {
-			if (!bad)
-				bad = parse_sample(&rs[i], &multi[i], &err);
-			free(bodies[i]);
-			http_response_release(&rs[i]);
-		}
-		free(bodies);
-		free(rs);
-		if (bad) {
-			rc = EXIT_IO;
-			goto done;
-		}
-	}
-
-	double sum_n = 0, sum_ms = 0;
-	long long drafted = 0, accepted = 0;
-	for (uint64_t i = 0; i < runs; i++) {
-		sum_n += (double)single[i].predicted_n;
-		sum_ms += single[i].predicted_ms;
-		drafted += single[i].draft_n;
-		accepted += single[i].draft_accepted;
-	}
-	for (uint64_t i = 0; i < runs; i++)
-		v[i] = single[i].prompt_ps;
-	struct stats prefill = stats_of(v, runs);
-	for (uint64_t i = 0; i < runs; i++)
-		v[i] = single[i].predicted_ps;
-	struct stats decode = stats_of(v, runs);
-	double timings_rate = sum_ms > 0 ? sum_n * 1000.0 / sum_ms : 0;
-	double metrics_rate = have_counters && sec1 > sec0 ? (tok1 - tok0) / (sec1 - sec0) : 0;
-	double aggregate = 0;
-	struct stats per_stream = {0, 0, 0};
-	if (conc > 1) {
-		for (uint64_t i = 0; i < conc; i++) {
-			aggregate += multi[i].predicted_ps;
-			v[i] = multi[i].predicted_ps;
-		}
-		per_stream = stats_of(v, conc);
-	}
-	if (json) {
-		json_t *o = json_pack("{s:s,s:I,s:I,s:I}", "url", c.base, "runs", (json_int_t)runs, "prompt_tokens",
-				      (json_int_t)single[0].prompt_n, "max_tokens", (json_int_t)mtok);
-		json_object_set_new(o, "warmup_decode_tps", json_real(warm.predicted_ps));
-		json_object_set_new(o, "prefill_tps", jstats(prefill));
-		json_object_set_new(o, "decode_tps", jstats(decode));
-		json_object_set_new(o, "decode_tps_timings", json_real(timings_rate));
-		json_object_set_new(o, "decode_tps_metrics", have_counters ? json_real(metrics_rate) : json_null());
-		if (conc > 1)
-			json_object_set_new(o, "concurrent",
-					    json_pack("{s:I,s:f,s:o}", "streams", (json_int_t)conc,
-						      "aggregate_decode_tps", aggregate, "per_stream_decode_tps",
-						      jstats(per_stream)));
+	b.tty = isatty(2);
+	b.single = xcalloc(b.runs, sizeof(*b.single));
+	b.multi = xcalloc(b.conc, sizeof(*b.multi));
+	rc = bench_run(&c, &b, &err) ? cmd_fail(EXIT_IO, "bench: %s", err) : EXIT_OK;
+	if (rc == EXIT_OK) {
+		summarise(&b);
+		if (json)
+			print_json(c.base, &b);
 		else
-			json_object_set_new(o, "concurrent", json_null());
-		if (drafted)
-			json_object_set_new(o, "draft",
-					    json_pack("{s:I,s:I,s:f}", "drafted", (json_int_t)drafted, "accepted",
-						      (json_int_t)accepted, "acceptance", (double)accepted / drafted));
-		else
-			json_object_set_new(o, "draft", json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		puts(s);
-		free(s);
-		json_decref(o);
-	} else {
-		printf("bench %s: %llu runs of %lld prompt + %llu generated tokens (warm-up discarded: %.1f t/s)\n",
-		       c.base, (unsigned long long)runs, single[0].prompt_n, (unsigned long long)mtok,
-		       warm.predicted_ps);
-		printf("%-26s %10s %10s %10s\n", "", "min", "median", "max");
-		printf("%-26s %10.1f %10.1f %10.1f  t/s\n", "prefill", prefill.min, prefill.median, prefill.max);
-		printf("%-26s %10.1f %10.1f %10.1f  t/s\n", "decode", decode.min, decode.median, decode.max);
-		printf("%-26s %10.1f  t/s (all runs' tokens / their decode time)\n", "decode, timings", timings_rate);
-		if (have_counters)
-			printf("%-26s %10.1f  t/s (the engine's /metrics counters over the same runs)\n",
-			       "decode, /metrics", metrics_rate);
-		if (conc > 1)
-			printf("%-26s %10.1f  t/s aggregate over %llu streams (per stream %.1f .. %.1f)\n",
-			       "decode, concurrent", aggregate, (unsigned long long)conc, per_stream.min,
-			       per_stream.max);
-		if (drafted)
-			printf("%-26s %lld of %lld drafted tokens accepted (%.3f)\n", "draft", accepted, drafted,
-			       (double)accepted / drafted);
+			print_human(c.base, &b);
 	}
-done:
-	if (err)
-		cmd_fail(rc, "bench: %s", err);
 	free(err);
-	free(single);
-	free(multi);
-	free(v);
+	free(b.single);
+	free(b.multi);
 	free(c.base);
 	free(c.api_key);
 	return rc;

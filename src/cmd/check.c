@@ -1,5 +1,4 @@
 /* zealot check ENDPOINT [--set K=V ...] [--json] [--keys] */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,32 +9,30 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot check ENDPOINT [--set KEY=VALUE ...] [--json]\n"
-			    "       zealot check --keys\n"
-			    "\n"
-			    "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
-			    "and the plan can decide. Each finding gives the law id, its severity, the\n"
-			    "key and line, the reason in one sentence and the fix. Laws checked:\n"
-			    "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
-			    "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
-			    "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
-			    "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
-			    "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
-			    "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
-			    "  S05 speculative flags as one set         S06 MTP head present in the file\n"
-			    "  S07 one context-backed drafter; ngram-mod on hybrids\n"
-			    "  S08 ubatch <= batch                      S09 a drafter beside a tight budget\n"
-			    "  S10 custom types and vendor transforms   S11 BF16 projector with slots > 1\n"
-			    "  S12 adapter arch, reach and provenance   S13 network bind without a key\n"
-			    "  S14 the CUDA build's quantized FA pairs  A08 the template's effort values\n"
-			    "\n"
-			    "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
-			    "  --json           one JSON object: findings, errors, warnings\n"
-			    "  --keys           list every endpoint key with its default and opt-out\n"
-			    "  -h, --help       this text\n"
-			    "\n"
-			    "exit: 0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file\n";
+static const struct cmd_help help = {
+    .usage = "zealot check ENDPOINT [--set KEY=VALUE ...] [--json]\n"
+	     "zealot check --keys",
+    .about = "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
+	     "and the plan can decide. Each finding gives the law id, its severity, the\n"
+	     "key and line, the reason in one sentence and the fix. Laws checked:\n"
+	     "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
+	     "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
+	     "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
+	     "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
+	     "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
+	     "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
+	     "  S05 speculative flags as one set         S06 MTP head present in the file\n"
+	     "  S07 one context-backed drafter; ngram-mod on hybrids\n"
+	     "  S08 ubatch <= batch                      S09 a drafter beside a tight budget\n"
+	     "  S10 custom types and vendor transforms   S11 BF16 projector with slots > 1\n"
+	     "  S12 adapter arch, reach and provenance   S13 network bind without a key\n"
+	     "  S14 the CUDA build's quantized FA pairs  A08 the template's effort values\n",
+    .exits = "0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file",
+    .min_args = 0, /* --keys takes none; otherwise ENDPOINT (checked in cmd_check) */
+    .max_args = 1,
+};
 
 static void list_keys(void)
 {
@@ -73,43 +70,26 @@ static int by_severity(const void *a, const void *b)
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"set", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"keys", no_argument, NULL, 'k'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	struct opt_list sets = {0};
+	int json = 0, keys = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
+	    OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
+	    OPT_END(),
 	};
-	char **sets = xcalloc((size_t)argc, sizeof(*sets));
-	size_t n_sets = 0;
-	int json = 0, keys = 0, ch, rc = EXIT_OK;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 's': sets[n_sets++] = optarg; break;
-		case 'j': json = 1; break;
-		case 'k': keys = 1; break;
-		case 'h':
-			fputs(usage, stdout);
-			free(sets);
-			return EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			free(sets);
-			return EXIT_USAGE;
-		}
+	struct opt_args args;
+	int prc = opt_parse("check", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	if (keys || args.n == 0) {
+		if (keys)
+			list_keys();
+		opt_list_release(&sets);
+		opt_args_release(&args);
+		return keys ? EXIT_OK : opt_usage_error("check", &help, "missing argument");
 	}
-	if (keys) {
-		list_keys();
-		free(sets);
-		return EXIT_OK;
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		free(sets);
-		return EXIT_USAGE;
-	}
-	const char *path = argv[optind];
+	const char *path = args.v[0];
 	char *err = NULL;
 	struct findings fs = {0};
 	struct shape_ctx c = {0};
@@ -137,8 +117,8 @@ int cmd_check(int argc, char **argv)
 		rc = EXIT_NO;
 		goto done;
 	}
-	for (size_t i = 0; i < n_sets; i++) {
-		if (endpoint_set(ep, sets[i], &err)) {
+	for (unsigned i = 0; i < sets.n; i++) {
+		if (endpoint_set(ep, sets.v[i], &err)) {
 			rc = cmd_fail(EXIT_USAGE, "check: %s", err);
 			goto done;
 		}
@@ -201,6 +181,7 @@ done:
 	findings_release(&fs);
 	shape_release(&c);
 	endpoint_free(ep);
-	free(sets);
+	opt_list_release(&sets);
+	opt_args_release(&args);
 	return rc;
 }

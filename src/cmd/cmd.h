@@ -34,6 +34,10 @@ int cmd_emit(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_rungs(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -43,5 +47,9 @@ int cmd_is_help(const char *arg);
 const char *cmd_commas(uint64_t v, char *buf, size_t n);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
+/* The API key in an --api-key-file: its first line that is neither empty
+ * nor a # comment, as the engine reads it; NULL when there is none or the
+ * file is unreadable. The caller frees it. */
+char *cmd_read_key(const char *path);
 
 #endif

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "../base/util.h"
 #include "cmd.h"
 
 int cmd_fail(int code, const char *fmt, ...)
@@ -36,4 +37,22 @@ const char *cmd_commas(uint64_t v, char *buf, size_t n)
 double cmd_mib(uint64_t bytes)
 {
 	return (double)bytes / (1024.0 * 1024.0);
+}
+
+char *cmd_read_key(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char line[1024];
+	char *key = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] && line[0] != '#') {
+			key = xstrdup(line);
+			break;
+		}
+	}
+	fclose(f);
+	return key;
 }

@@ -1,5 +1,4 @@
 /* zealot emit unit|prometheus|alerts|harness ENDPOINT */
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,62 +10,47 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot emit unit|prometheus|alerts|harness ENDPOINT [options]\n"
-			    "\n"
-			    "  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
-			    "              becomes the main process), EnvironmentFile= the endpoint,\n"
-			    "              Restart=on-failure, RestartSec=10, TimeoutStopSec=180,\n"
-			    "              LimitMEMLOCK=infinity, and the serve refusal status (78) in\n"
-			    "              RestartPreventExitStatus= so a refusal is never a crash loop\n"
-			    "  prometheus  a scrape job for /metrics\n"
-			    "  alerts      rules: endpoint down (and the 501 of METRICS=0, C04), no free\n"
-			    "              slot for N minutes (A07)\n"
-			    "  harness     a client entry: the per-slot window (M03), the template's\n"
-			    "              reasoning_effort map (A08), the payload's sampling defaults\n"
-			    "\n"
-			    "  --user NAME       unit: User=\n"
-			    "  --zealot PATH     unit: the zealot binary (default: this one)\n"
-			    "  --slot-minutes N  alerts: minutes of waiting before LlmNoFreeSlot (5)\n"
-			    "  -h, --help        this text\n"
-			    "\n"
-			    "exit: 0, 2 usage or invalid endpoint, 3 unreadable file\n";
+static const struct cmd_help help = {
+    .usage = "zealot emit unit|prometheus|alerts|harness ENDPOINT [options]",
+    .about = "  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
+	     "              becomes the main process), EnvironmentFile= the endpoint,\n"
+	     "              Restart=on-failure, RestartSec=10, TimeoutStopSec=180,\n"
+	     "              LimitMEMLOCK=infinity, and the serve refusal status (78) in\n"
+	     "              RestartPreventExitStatus= so a refusal is never a crash loop\n"
+	     "  prometheus  a scrape job for /metrics\n"
+	     "  alerts      rules: endpoint down (and the 501 of METRICS=0, C04), no free\n"
+	     "              slot for N minutes (A07)\n"
+	     "  harness     a client entry: the per-slot window (M03), the template's\n"
+	     "              reasoning_effort map (A08), the payload's sampling defaults\n",
+    .exits = "0, 2 usage or invalid endpoint, 3 unreadable file",
+    .min_args = 2,
+    .max_args = 2,
+};
+
+static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness"};
 
 int cmd_emit(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"user", required_argument, NULL, 'u'},
-	    {"zealot", required_argument, NULL, 'z'},
-	    {"slot-minutes", required_argument, NULL, 'm'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *user = NULL, *zealot = NULL;
 	uint64_t minutes = 5;
-	int ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'u': user = optarg; break;
-		case 'z': zealot = optarg; break;
-		case 'm':
-			if (parse_u64(optarg, &minutes) || minutes == 0 || minutes > 1440)
-				return cmd_fail(EXIT_USAGE, "emit: --slot-minutes takes 1..1440");
-			break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 2) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
-	const char *what = argv[optind], *file = argv[optind + 1];
-	int kind = strcmp(what, "unit") == 0	     ? 0
-		   : strcmp(what, "prometheus") == 0 ? 1
-		   : strcmp(what, "alerts") == 0     ? 2
-		   : strcmp(what, "harness") == 0    ? 3
-						     : -1;
+	const struct opt opts[] = {
+	    OPT_STRING(0, "user", &user, "NAME", "unit: User="),
+	    OPT_STRING(0, "zealot", &zealot, "PATH", "unit: the zealot binary (default: this one)"),
+	    OPT_U64(0, "slot-minutes", &minutes, "N", 1, 1440, "alerts: minutes of waiting before LlmNoFreeSlot (5)"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("emit", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	const char *what = args.v[0], *file = args.v[1];
+	opt_args_release(&args); /* the array; its strings are argv's */
+	int kind = -1;
+	for (int k = 0; k < (int)ARRAY_SIZE(kinds); k++)
+		if (strcmp(what, kinds[k]) == 0)
+			kind = k;
 	if (kind < 0)
 		return cmd_fail(EXIT_USAGE, "emit: '%s' is not unit, prometheus, alerts or harness", what);
 	char *err = NULL, *out = NULL;

@@ -1,5 +1,4 @@
 /* zealot inspect FILE [--json]: the census of a GGUF payload. */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,23 +7,21 @@
 #include "../payload/census.h"
 #include "../payload/gguf.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot inspect FILE [--json]\n"
-			    "\n"
-			    "Say what a GGUF payload really is, from its header alone (tensor data is\n"
-			    "never read): architecture, layer kinds (attention, sliding window,\n"
-			    "recurrent, MTP/nextn) derived from metadata, KV geometry per layer kind,\n"
-			    "recurrent state dimensions, MTP declared vs present, context, vocabulary,\n"
-			    "rope, tensor-type histogram (custom types named as such), sampling\n"
-			    "defaults, chat-template facts, adapter and projector facts, and vendor\n"
-			    "metadata families.\n"
-			    "\n"
-			    "  --json     one JSON object (keys: architecture, block_count, layers,\n"
-			    "             context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
-			    "             unknown_types, ...)\n"
-			    "  -h, --help this text\n"
-			    "\n"
-			    "exit: 0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)\n";
+static const struct cmd_help help = {
+    .usage = "zealot inspect FILE [--json]",
+    .about = "Say what a GGUF payload really is, from its header alone (tensor data is\n"
+	     "never read): architecture, layer kinds (attention, sliding window,\n"
+	     "recurrent, MTP/nextn) derived from metadata, KV geometry per layer kind,\n"
+	     "recurrent state dimensions, MTP declared vs present, context, vocabulary,\n"
+	     "rope, tensor-type histogram (custom types named as such), sampling\n"
+	     "defaults, chat-template facts, adapter and projector facts, and vendor\n"
+	     "metadata families.\n",
+    .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 static const char *type_label(const struct census_type *t, char *buf, size_t n)
 {
@@ -314,38 +311,31 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 
 int cmd_inspect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	int json = 0;
+	const struct opt opts[] = {
+	    OPT_FLAG(0, "json", &json,
+		     "one JSON object (keys: architecture, block_count, layers,\n"
+		     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
+		     "unknown_types, ...)"),
+	    OPT_END(),
 	};
-	int json = 0, ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
-	const char *path = argv[optind];
+	struct opt_args args;
+	int prc = opt_parse("inspect", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	const char *path = args.v[0];
 	char *err = NULL;
+	int rc = EXIT_OK;
+	struct census *c = NULL;
 	struct gguf_file *f = gguf_open(path, &err);
 	if (!f) {
-		int rc = cmd_fail(EXIT_IO, "inspect: %s", err);
-		free(err);
-		return rc;
+		rc = cmd_fail(EXIT_IO, "inspect: %s", err);
+		goto done;
 	}
-	struct census *c = census_take(f->g, &err);
+	c = census_take(f->g, &err);
 	if (!c) {
-		int rc = cmd_fail(EXIT_IO, "inspect: '%s': %s", path, err);
-		free(err);
-		gguf_close(f);
-		return rc;
+		rc = cmd_fail(EXIT_IO, "inspect: '%s': %s", path, err);
+		goto done;
 	}
 	if (json) {
 		json_t *o = to_json(path, f->g, c);
@@ -356,7 +346,10 @@ int cmd_inspect(int argc, char **argv)
 	} else {
 		print_human(path, f->g, c);
 	}
+done:
+	free(err);
 	census_free(c);
 	gguf_close(f);
-	return EXIT_OK;
+	opt_args_release(&args);
+	return rc;
 }

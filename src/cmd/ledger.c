@@ -1,6 +1,5 @@
 /* zealot ledger LOG [--endpoint ENDPOINT] [--json] */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,27 +10,37 @@
 #include "../live/ledger.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
+#include "../store/store.h"
+#include "calib.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
-			    "\n"
-			    "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
-			    "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
-			    "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
-			    "compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
-			    "MTP draft context, the projector, and the engine's own fit projection.\n"
-			    "\n"
-			    "With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
-			    "by side, term by term, with the difference. Terms the planner calls exact\n"
-			    "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
-			    "compute terms are modelled and their error is reported.\n"
-			    "\n"
-			    "  --endpoint FILE  compare with the plan of this endpoint\n"
-			    "  --json           one JSON object\n"
-			    "  -h, --help       this text\n"
-			    "\n"
-			    "exit: 0 read (and every exact term matches), 1 an exact term differs,\n"
-			    "      2 usage, 3 unreadable log or a log with no ledger lines\n";
+static const struct cmd_help help = {
+    .usage = "zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
+	     "zealot ledger LOG --record ENDPOINT [--settled-used MIB] [--json]",
+    .about = "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
+	     "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
+	     "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
+	     "compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
+	     "MTP draft context, the projector, and the engine's own fit projection.\n"
+	     "\n"
+	     "With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
+	     "by side, term by term, with the difference. Terms the planner calls exact\n"
+	     "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
+	     "compute terms are modelled and their error is reported. The engine's CPU\n"
+	     "features (its system_info line) are held against the plan's.\n"
+	     "\n"
+	     "With --record, keep the ledger in the store ($ZEALOT_STATE_DIR/zealot.db) as\n"
+	     "a boot of that endpoint (law M08: plan calibrates from it): the runtime\n"
+	     "version from the log's build line, the device from the endpoint, the\n"
+	     "payload identity from its MODEL_SHA256/MODEL_BYTES pins or the file's size,\n"
+	     "the endpoint's plan beside it. --settled-used is the card's used memory\n"
+	     "(nvidia-smi) once the engine settled; it calibrates the overhead.\n",
+    .exits = "0 read (and every exact term matches), 1 an exact term differs,\n"
+	     "      2 usage, 3 unreadable log or a log with no ledger lines",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 /* Boot logs of a long-running unit can be large; the ledger is near the
  * start, but a journal excerpt may be anywhere: read up to 256 MiB. */
@@ -76,79 +85,6 @@ static double r2(double mib)
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%.2f", mib);
 	return strtod(buf, NULL);
-}
-
-static json_t *jbufs(const struct ledger_buf *b, unsigned n)
-{
-	json_t *a = json_array();
-	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s,s:f}", "device", b[i].buft, "mib", b[i].mib));
-	return a;
-}
-
-static json_t *jkv(const struct ledger_kv *kv)
-{
-	if (!kv->present)
-		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
-			 kv->v_mib, "cells", (json_int_t)kv->cells, "layers", (json_int_t)kv->layers, "seqs",
-			 (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams, "k_type", kv->k_type, "v_type",
-			 kv->v_type, "devices", jbufs(kv->bufs, kv->n_bufs));
-}
-
-static json_t *jctx(const struct ledger_ctx *c)
-{
-	if (!c->present)
-		return json_null();
-	json_t *o =
-	    json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "n_ctx", (json_int_t)c->n_ctx, "n_ctx_seq", (json_int_t)c->n_ctx_seq,
-		      "n_seq_max", (json_int_t)c->n_seq_max, "n_batch", (json_int_t)c->n_batch, "n_ubatch",
-		      (json_int_t)c->n_ubatch, "n_rs_seq", (json_int_t)c->n_rs_seq);
-	json_object_set_new(o, "kv_unified", c->kv_unified < 0 ? json_null() : json_boolean(c->kv_unified));
-	json_object_set_new(o, "kv", jkv(&c->kv));
-	json_object_set_new(o, "kv_swa", jkv(&c->kv_swa));
-	if (c->rs.present)
-		json_object_set_new(o, "recurrent",
-				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o}", "mib", c->rs.mib, "r_mib",
-					      c->rs.r_mib, "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells,
-					      "layers", (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs,
-					      "rs_seq", (json_int_t)c->rs.rs_seq, "devices",
-					      jbufs(c->rs.bufs, c->rs.n_bufs)));
-	else
-		json_object_set_new(o, "recurrent", json_null());
-	json_object_set_new(o, "output", jbufs(c->output, c->n_output));
-	json_object_set_new(o, "compute", jbufs(c->compute, c->n_compute));
-	return o;
-}
-
-static json_t *ledger_json(const struct ledger *l)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "model", jbufs(l->model, l->n_model));
-	json_object_set_new(o, "target", jctx(&l->target));
-	json_object_set_new(o, "draft", jctx(&l->draft));
-	json_object_set_new(o, "lora", jbufs(l->lora, l->n_lora));
-	json_object_set_new(o, "engine_error", l->engine_error[0] ? json_string(l->engine_error) : json_null());
-	json_object_set_new(o, "n_slots", json_integer(l->n_slots));
-	json_object_set_new(o, "slot_n_ctx", json_integer(l->slot_n_ctx));
-	if (l->has_projector)
-		json_object_set_new(o, "projector",
-				    json_pack("{s:f,s:f,s:o}", "model_mib", l->projector_model_mib, "worst_case_mib",
-					      l->projector_worst_mib, "compute",
-					      jbufs(l->projector_compute, l->n_projector_compute)));
-	else
-		json_object_set_new(o, "projector", json_null());
-	if (l->has_fit)
-		json_object_set_new(o, "fit",
-				    json_pack("{s:f,s:f,s:b,s:f,s:f}", "projected_mib", l->fit_projected_mib,
-					      "free_mib", l->fit_free_mib, "short", l->fit_short, "target_mib",
-					      l->fit_target_mib, "reduce_mib", l->fit_reduce_mib));
-	else
-		json_object_set_new(o, "fit", json_null());
-	char feat[128];
-	json_object_set_new(o, "cpu_features",
-			    l->has_cpu ? json_string(cpu_features_format(&l->cpu, feat, sizeof(feat))) : json_null());
-	return o;
 }
 
 /* The plan's CPU features against the engine's system_info: a different
@@ -351,54 +287,129 @@ static void print_compare(const struct cmp *c)
 					      : "every exact term matches the ledger");
 }
 
+/* --record: the boot into the store, with the endpoint's plan beside it
+ * (calibration's modelled figures at this shape). */
+static int record_boot(const char *path, const char *settled, const char *log, const struct ledger *l, json_t *lj,
+		       int64_t *id, char **err)
+{
+	int rc = EXIT_IO;
+	uint64_t used = 0;
+	if (settled && parse_u64(settled, &used)) {
+		errorf(err, "--settled-used '%s' is not a whole number of MiB", settled);
+		return EXIT_USAGE;
+	}
+	struct shape_ctx c = {0};
+	struct calib_identity cid = {0};
+	struct store *st = NULL;
+	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
+	struct endpoint *ep = endpoint_load(path, err);
+	int io = 0;
+	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
+		rc = io || (err && *err && strncmp(*err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+		goto done;
+	}
+	struct plan p;
+	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (store_name_ok(ep->name, err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (calib_identity_of(ep, &c, NULL, 0, &cid, err))
+		goto done;
+	if (!(st = store_open(NULL, err)))
+		goto done;
+	json_t *pj = plan_to_json(ep, &c, &p);
+	pj_s = json_dumps(pj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	json_decref(pj);
+	lj_s = json_dumps(lj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	abs = strcmp(log, "-") == 0 ? NULL : realpath(log, NULL);
+	struct sb src = {0};
+	sb_addf(&src, "ledger %s", abs ? abs : log);
+	struct store_boot b = {
+	    .endpoint = ep->name,
+	    .source = src.s,
+	    .runtime = cid.runtime,
+	    .runtime_version = (char *)l->build,
+	    .device = (char *)cid.device,
+	    .payload_sha256 = cid.payload_sha256,
+	    .payload_bytes = cid.payload_bytes,
+	    .ledger_json = lj_s,
+	    .plan_json = pj_s,
+	    .settled_used_mib = settled ? (int64_t)used : -1,
+	};
+	if (store_boot_add(st, &b, err) == 0) {
+		*id = b.id;
+		rc = EXIT_OK;
+		if (!l->build[0])
+			fprintf(
+			    stderr,
+			    "zealot: ledger: note: '%s' has no build line: this boot calibrates plans whose runtime "
+			    "is %s by its path alone\n",
+			    log, cid.runtime);
+	}
+	sb_release(&src);
+done:
+	free(lj_s);
+	free(pj_s);
+	free(abs);
+	store_close(st);
+	calib_identity_release(&cid);
+	shape_release(&c);
+	endpoint_free(ep);
+	return rc;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"endpoint", required_argument, NULL, 'e'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	const char *endpoint_path = NULL, *record = NULL, *settled = NULL;
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_STRING(0, "endpoint", &endpoint_path, "FILE", "compare with the plan of this endpoint"),
+	    OPT_STRING(0, "record", &record, "FILE", "record the boot as one of this endpoint's"),
+	    OPT_STRING(0, "settled-used", &settled, "MIB", "with --record: nvidia-smi's used MiB after settling"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_END(),
 	};
-	const char *endpoint_path = NULL;
-	int json = 0, ch, rc = EXIT_OK;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'e': endpoint_path = optarg; break;
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
+	struct opt_args args;
+	int prc = opt_parse("ledger", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	const char *path = args.v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
+	if (settled && !record) {
+		opt_args_release(&args);
+		return opt_usage_error("ledger", &help, "--settled-used goes with --record");
 	}
 	char *err = NULL;
 	size_t len = 0;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};
-	char *log = read_all(argv[optind], &len, &err);
-	if (!log)
-		return cmd_fail(EXIT_IO, "ledger: %s", err), free(err), EXIT_IO;
-	struct ledger *l = xcalloc(1, sizeof(*l));
+	struct ledger *l = NULL;
+	json_t *out = NULL;
+	struct cmp cmp = {NULL, 0};
+	char *log = read_all(path, &len, &err);
+	if (!log) {
+		rc = EXIT_IO;
+		goto done;
+	}
+	l = xcalloc(1, sizeof(*l));
 	ledger_parse(log, len, l);
 	free(log);
 	if (l->recognised == 0) {
-		rc = cmd_fail(
-		    EXIT_IO,
-		    "ledger: '%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
-		    argv[optind], l->lines);
-		free(l);
-		return rc;
+		rc = EXIT_IO;
+		errorf(&err, "'%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
+		       path, l->lines);
+		goto done;
 	}
 	if (l->engine_error[0] && !l->target.present) {
-		rc = cmd_fail(EXIT_IO, "ledger: '%s': the engine did not boot: %s", argv[optind], l->engine_error);
-		free(l);
-		return rc;
+		rc = EXIT_IO;
+		errorf(&err, "'%s': the engine did not boot: %s", path, l->engine_error);
+		goto done;
 	}
-	json_t *out = ledger_json(l);
-	struct cmp cmp = {json_array(), 0};
+	out = ledger_to_json(l);
+	cmp.rows = json_array();
 	if (endpoint_path) {
 		ep = endpoint_load(endpoint_path, &err);
 		int io = 0;
@@ -421,6 +432,17 @@ int cmd_ledger(int argc, char **argv)
 		json_object_set_new(out, "verdict", json_string(cmp.diverged ? "differs" : "matches"));
 		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
 	}
+	if (record) {
+		int64_t id = 0;
+		rc = record_boot(record, settled, path, l, out, &id, &err);
+		if (rc != EXIT_OK)
+			goto done;
+		if (json)
+			json_object_set_new(out, "recorded_boot", json_integer(id));
+		else
+			printf("recorded as boot %lld of %s\n\n", (long long)id, record);
+		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
+	}
 	if (json) {
 		char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		puts(s);
@@ -441,5 +463,6 @@ done:
 	shape_release(&c);
 	endpoint_free(ep);
 	free(l);
+	opt_args_release(&args);
 	return rc;
 }

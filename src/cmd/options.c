@@ -38,6 +38,19 @@ static void opt_label(struct sb *b, const struct opt *o)
 		sb_addf(b, " %s", o->argh);
 }
 
+/* An option's help may span lines; each further line starts at col. */
+static void put_help(FILE *f, int col, const char *h)
+{
+	for (;;) {
+		size_t n = strcspn(h, "\n");
+		fprintf(f, "%.*s\n", (int)n, h);
+		if (!h[n] || !h[n + 1])
+			return;
+		h += n + 1;
+		fprintf(f, "%*s", col, "");
+	}
+}
+
 void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts)
 {
 	const char *u = help->usage;
@@ -65,9 +78,10 @@ void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts)
 		struct sb b = {0};
 		opt_label(&b, o);
 		if (b.len > width)
-			fprintf(f, "%s\n%*s  %s\n", b.s, (int)width, "", o->help);
+			fprintf(f, "%s\n%*s", b.s, (int)width + 2, "");
 		else
-			fprintf(f, "%-*s  %s\n", (int)width, b.s, o->help);
+			fprintf(f, "%-*s  ", (int)width, b.s);
+		put_help(f, (int)width + 2, o->help);
 		sb_release(&b);
 	}
 	fprintf(f, "%-*s  %s\n", (int)width, "  -h, --help", "this text");
@@ -168,6 +182,11 @@ static const struct opt *find_short(const struct opt *opts, char c)
 	return NULL;
 }
 
+int opt_usage_error(const char *name, const struct cmd_help *help, const char *what)
+{
+	return cmd_fail(EXIT_USAGE, "%s: %s (usage: %.*s)", name, what, (int)strcspn(help->usage, "\n"), help->usage);
+}
+
 int opt_parse(const char *name, const struct cmd_help *help, const struct opt *opts, int argc, char **argv,
 	      struct opt_args *a)
 {
@@ -241,11 +260,12 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 			rc = EXIT_USAGE;
 	}
 	if (rc < 0 && a->n < help->min_args)
-		rc = cmd_fail(EXIT_USAGE, "%s: missing argument (usage: %.*s)", name, (int)strcspn(help->usage, "\n"),
-			      help->usage);
-	if (rc < 0 && help->max_args != OPT_ARGS_ANY && a->n > help->max_args)
-		rc = cmd_fail(EXIT_USAGE, "%s: unexpected argument '%s' (usage: %.*s)", name, a->v[help->max_args],
-			      (int)strcspn(help->usage, "\n"), help->usage);
+		rc = opt_usage_error(name, help, "missing argument");
+	if (rc < 0 && help->max_args != OPT_ARGS_ANY && a->n > help->max_args) {
+		char what[128];
+		snprintf(what, sizeof(what), "unexpected argument '%.64s'", a->v[help->max_args]);
+		rc = opt_usage_error(name, help, what);
+	}
 	if (rc >= 0) { /* the command will not run: free what was collected */
 		opt_args_release(a);
 		for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)

@@ -1,5 +1,4 @@
-/* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--json] */
-#include <getopt.h>
+/* zealot plan ENDPOINT [--set K=V ...] [--device NAME] [--cpu-features LIST] [--json] [--svg FILE] */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,34 +8,14 @@
 #include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
+#include "calib.h"
 #include "cmd.h"
+#include "options.h"
+#include "shapes.h"
 
-static void usage(FILE *f)
+static void list_devices(FILE *f)
 {
-	fprintf(f, "usage: zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--json]\n"
-		   "\n"
-		   "Price the endpoint's serving shape on a device, term by term, named like\n"
-		   "the engine's own boot ledger, then total, addressable, free, slack and the\n"
-		   "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
-		   "\n"
-		   "Terms: model (per buffer: CPU_Mapped, AMX and CPU_REPACK on cpu, CUDA0), kv (K\n"
-		   "and V, cells per sequence, layers, sequences), kv_swa (sliding-window\n"
-		   "layers), recurrent (R and S, cells, rollback planes), draft_kv and\n"
-		   "draft_compute (an armed MTP drafter: its KV over the whole pool, law M05),\n"
-		   "compute (per buffer, modelled), output, projector (weights + worst-case\n"
-		   "encoder compute, billed before launch, law M06), lora, overhead (the\n"
-		   "device profile's runtime context).\n"
-		   "model, kv, kv_swa, recurrent, draft_kv and output are exact; compute and\n"
-		   "projector compute are modelled.\n"
-		   "\n"
-		   "  --set KEY=VALUE  override an endpoint key (what-if; repeatable)\n"
-		   "  --device NAME    price on this profile instead of DEVICE\n"
-		   "  --cpu-features LIST  plan for a host with these CPU features (CPU_FEATURES;\n"
-		   "                   e.g. avx2,avx512,avx512_vnni,amx_int8; none)\n"
-		   "  --json           one JSON object\n"
-		   "  -h, --help       this text\n"
-		   "\n"
-		   "devices:\n");
+	fprintf(f, "devices:\n");
 	for (unsigned i = 0; i < device_n_profiles; i++) {
 		const struct device *d = &device_profiles[i];
 		if (d->backend != DEVICE_CUDA)
@@ -46,8 +25,37 @@ static void usage(FILE *f)
 				(unsigned long long)d->advertised_mib, (unsigned long long)d->addressable_mib,
 				(unsigned long long)d->overhead_mib, d->note);
 	}
-	fprintf(f, "\nexit: 0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file\n");
 }
+
+static const struct cmd_help help = {
+    .usage = "zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--cpu-features LIST]\n"
+	     "            [--no-calibration] [--json] [--svg FILE]",
+    .about = "Price the endpoint's serving shape on a device, term by term, named like\n"
+	     "the engine's own boot ledger, then total, addressable, free, slack and the\n"
+	     "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
+	     "\n"
+	     "Terms: model (per buffer: CPU_Mapped, AMX and CPU_REPACK on cpu, CUDA0), kv (K\n"
+	     "and V, cells per sequence, layers, sequences), kv_swa (sliding-window\n"
+	     "layers), recurrent (R and S, cells, rollback planes), draft_kv and\n"
+	     "draft_compute (an armed MTP drafter: its KV over the whole pool, law M05),\n"
+	     "compute (per buffer, modelled), output, projector (weights + worst-case\n"
+	     "encoder compute, billed before launch, law M06), lora, overhead (the\n"
+	     "device profile's runtime context).\n"
+	     "model, kv, kv_swa, recurrent, draft_kv and output are exact; compute and\n"
+	     "projector compute are modelled.\n"
+	     "\n"
+	     "Calibration (law M08): with a boot recorded in the store (zealot ledger\n"
+	     "LOG --record ENDPOINT, or a deploy) of the same runtime version, device\n"
+	     "and payload, the modelled terms come from it: at the recorded shape the\n"
+	     "measured figures, at another shape each modelled term scaled by\n"
+	     "measured/modelled at the recorded one; a buffer the model lacks (CUDA_Host\n"
+	     "compute) is carried as measured, scaled with the card's compute; overhead\n"
+	     "is the boot's settled memory minus its ledger. The plan says which boot.\n",
+    .more = list_devices,
+    .exits = "0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 /* Two decimals as the engine prints them (see ledger.c). */
 static double r2(uint64_t bytes)
@@ -92,16 +100,6 @@ static json_t *jkv(const struct plan *p, const struct plan_kv *kv)
 			 r2(kv->k_bytes), "v_mib", r2(kv->v_bytes), "cells", (json_int_t)kv->cells, "layers",
 			 (json_int_t)kv->layers, "seqs", (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams,
 			 "k_type", kv->k_type, "v_type", kv->v_type, "devices", jdevs(p, kv->bufs, kv->n_bufs));
-}
-
-/* The card that takes the projector and adapter: the first CUDA card, else
- * the first device, else the host (as plan.c bills them). */
-static int main_card(const struct plan *p)
-{
-	for (unsigned i = 0; i < p->n_cards; i++)
-		if (strncmp(p->devs[i].name, "CUDA", 4) == 0)
-			return (int)i;
-	return 0;
 }
 
 static json_t *jdevices(const struct plan *p)
@@ -166,7 +164,7 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 			    jone(p, p->output_buft, (int)p->n_cards, p->output_bytes + p->draft_output_bytes));
 	json_object_set_new(o, "compute", jbufs(p->compute, p->n_compute));
 	json_object_set_new(o, "draft_compute", jbufs(p->draft_compute, p->n_draft_compute));
-	int card = p->n_cards ? main_card(p) : (int)p->n_cards;
+	int card = (int)p->side_dev;
 	json_object_set_new(o, "projector",
 			    json_pack("{s:f,s:f,s:f,s:o}", "mib", r2(p->projector_weights + p->projector_compute),
 				      "weights_mib", r2(p->projector_weights), "compute_mib", r2(p->projector_compute),
@@ -235,7 +233,8 @@ static void print_devices(const struct plan *p)
 	}
 }
 
-static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
+static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
+			const char *cal_text)
 {
 	const struct model *m = c->census->model;
 	int cards = p->n_cards > 0;
@@ -288,23 +287,33 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	int host = (int)p->n_cards;
 	row(p, "output", p->output_buft, p->output_bytes + p->draft_output_bytes, host,
 	    p->has_draft ? "logits, target + draft" : "logits");
-	bufs_rows(p, "compute", p->compute, p->n_compute, "modelled");
-	bufs_rows(p, "draft_compute", p->draft_compute, p->n_draft_compute, "modelled");
-	int card = cards ? main_card(p) : host;
+	for (unsigned i = 0; i < p->n_compute; i++)
+		row(p, "compute", p->compute[i].buft, p->compute[i].bytes,
+		    p->compute[i].on_device ? p->compute[i].dev : host,
+		    p->compute[i].calibrated ? "calibrated" : "modelled");
+	for (unsigned i = 0; i < p->n_draft_compute; i++)
+		row(p, "draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes,
+		    p->draft_compute[i].on_device ? p->draft_compute[i].dev : host,
+		    p->draft_compute[i].calibrated ? "calibrated" : "modelled");
+	int card = (int)p->side_dev;
 	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
 		row(p, "projector", dbuf, p->projector_weights + p->projector_compute, card,
-		    "weights + worst-case encoder compute (billed before launch, law M06)");
+		    p->projector_calibrated ? "weights + encoder compute calibrated (billed before launch, law M06)"
+					    : "weights + worst-case encoder compute (billed before launch, law M06)");
 	if (p->lora_bytes)
 		row(p, "lora", dbuf, p->lora_bytes, card, "adapter tensors");
 	for (unsigned i = 0; i < p->n_cards; i++)
 		if (p->devs[i].overhead)
 			row(p, "overhead", p->devs[i].name, p->devs[i].overhead, (int)i,
-			    "runtime context (device profile)");
+			    p->overhead_calibrated ? "runtime context (settled memory minus ledger)"
+						   : "runtime context (device profile)");
+	if (cal_text && *cal_text)
+		printf("\n%s%s", cal_text, cal_text[strlen(cal_text) - 1] == '\n' ? "" : "\n");
 	if (cards && !cuda)
 		print_devices(p);
 	printf("\n%-26s %11.2f  %s\n", cards ? "total on the card" : "total", plan_mib(p->device_total),
-	       cards ? (cuda ? "" : p->devs[0].name) : "(host memory)");
+	       cards ? (cuda ? "" : p->devs[p->main_dev].name) : "(host memory)");
 	if (cards)
 		printf("%-26s %11.2f  %s\n", "host", plan_mib(p->host_total),
 		       p->devs[host].addressable ? "(held against the host's MemAvailable)" : "(host memory unknown)");
@@ -337,49 +346,34 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"set", required_argument, NULL, 's'},
-	    {"device", required_argument, NULL, 'd'},
-	    {"cpu-features", required_argument, NULL, 'c'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	struct opt_list sets = {0};
+	int no_calibration = 0;
+	const char *device = NULL, *cpu = NULL, *svg = NULL;
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+	    OPT_STRING(0, "cpu-features", &cpu, "LIST",
+		       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
+		       "neon, dotprod, matmul_int8, sve, or none)"),
+	    OPT_FLAG(0, "no-calibration", &no_calibration, "the model alone, even when a boot is recorded"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
+	    OPT_END(),
 	};
-	char **sets = xcalloc((size_t)argc, sizeof(*sets));
-	size_t n_sets = 0;
-	const char *device = NULL, *cpu = NULL;
-	int json = 0, ch, rc = EXIT_OK;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 's': sets[n_sets++] = optarg; break;
-		case 'd': device = optarg; break;
-		case 'c': cpu = optarg; break;
-		case 'j': json = 1; break;
-		case 'h':
-			usage(stdout);
-			free(sets);
-			return EXIT_OK;
-		default:
-			usage(stderr);
-			free(sets);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		free(sets);
-		return EXIT_USAGE;
-	}
+	struct opt_args args;
+	int prc = opt_parse("plan", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	struct endpoint *ep = endpoint_load(args.v[0], &err);
 	if (!ep) {
 		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
-	for (size_t i = 0; i < n_sets; i++) {
-		if (endpoint_set(ep, sets[i], &err)) {
+	for (unsigned i = 0; i < sets.n; i++) {
+		if (endpoint_set(ep, sets.v[i], &err)) {
 			rc = EXIT_USAGE;
 			goto done;
 		}
@@ -406,15 +400,31 @@ int cmd_plan(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
+	json_t *cal = NULL;
+	char *cal_text = NULL;
+	if (!no_calibration && calib_apply(ep, &c, &p, &cal, &cal_text, &err) < 0) {
+		cmd_fail(0, "plan: warning: not calibrated: %s", err);
+		free(err);
+		err = NULL;
+	}
+	if (svg && cmd_plan_svg(svg, ep->name, &p, &c.shape, &err)) {
+		rc = EXIT_IO;
+		json_decref(cal);
+		free(cal_text);
+		goto done;
+	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &p);
+		json_object_set_new(o, "calibration", cal ? cal : json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
-		print_human(ep, &c, &p);
+		print_human(ep, &c, &p, cal_text);
+		json_decref(cal);
 	}
+	free(cal_text);
 	rc = p.fits ? EXIT_OK : EXIT_NO;
 done:
 	if (err)
@@ -422,6 +432,12 @@ done:
 	free(err);
 	shape_release(&c);
 	endpoint_free(ep);
-	free(sets);
+	opt_list_release(&sets);
+	opt_args_release(&args);
 	return rc;
+}
+
+json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
+{
+	return to_json(ep, c, p);
 }

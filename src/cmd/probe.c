@@ -1,5 +1,4 @@
 /* zealot probe URL [--endpoint ENDPOINT] [--json] [--only NAMES] */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,82 +9,51 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] =
-    "usage: zealot probe URL [--endpoint ENDPOINT] [--only NAMES] [--timeout SECONDS] [--json]\n"
-    "\n"
-    "Prove the live endpoint is the intended one and behaves as its contract\n"
-    "says (health alone cannot see the payload, law A01). Probes, each with\n"
-    "pass/fail/skip, its evidence and its law:\n"
-    "  props        /props slots and per-slot window = the endpoint's shape (M03)\n"
-    "  health       /health answers 200\n"
-    "  models       /v1/models serves the endpoint's ALIAS (C06)\n"
-    "  slots        /slots lists the endpoint's slots (A07)\n"
-    "  metrics      /metrics answers 200 with llamacpp: families; 501 is --metrics off (C04)\n"
-    "  chat         a 2,048-token budget: an empty content that ran out of tokens in\n"
-    "               reasoning_content is the thinking trap, not a dead model (A03)\n"
-    "  tools        a function call's arguments parse as JSON (no call: evidence)\n"
-    "  vision       a 512 px PNG as an image_url part bills prompt tokens (A04)\n"
-    "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
-    "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
-    "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
-    "Without --endpoint the shape is read from the engine and reported.\n"
-    "\n"
-    "  --endpoint FILE   compare with this endpoint (alias, slots, window, projector,\n"
-    "                    effort values; its API_KEY_FILE authenticates)\n"
-    "  --only NAMES      comma-separated probe names\n"
-    "  --timeout SECONDS per request (default 300)\n"
-    "  --json            one JSON object\n"
-    "  -h, --help        this text\n"
-    "\n"
-    "exit: 0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint\n";
-
-static char *read_key(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char line[1024];
-	char *key = NULL;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] && line[0] != '#') {
-			key = xstrdup(line);
-			break;
-		}
-	}
-	fclose(f);
-	return key;
-}
+static const struct cmd_help help = {
+    .usage = "zealot probe URL [--endpoint ENDPOINT] [--only NAMES] [--timeout SECONDS] [--json]",
+    .about = "Prove the live endpoint is the intended one and behaves as its contract\n"
+	     "says (health alone cannot see the payload, law A01). Probes, each with\n"
+	     "pass/fail/skip, its evidence and its law:\n"
+	     "  props        /props slots and per-slot window = the endpoint's shape (M03)\n"
+	     "  health       /health answers 200\n"
+	     "  models       /v1/models serves the endpoint's ALIAS (C06)\n"
+	     "  slots        /slots lists the endpoint's slots (A07)\n"
+	     "  metrics      /metrics answers 200 with llamacpp: families; 501 is --metrics off (C04)\n"
+	     "  chat         a 2,048-token budget: an empty content that ran out of tokens in\n"
+	     "               reasoning_content is the thinking trap, not a dead model (A03)\n"
+	     "  tools        a function call's arguments parse as JSON (no call: evidence)\n"
+	     "  vision       a 512 px PNG as an image_url part bills prompt tokens (A04)\n"
+	     "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
+	     "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
+	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
+	     "Without --endpoint the shape is read from the engine and reported.\n",
+    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 int cmd_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"endpoint", required_argument, NULL, 'e'}, {"only", required_argument, NULL, 'o'},
-	    {"timeout", required_argument, NULL, 't'},	{"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
-	};
 	const char *endpoint = NULL, *only = NULL;
 	uint64_t timeout = 300;
-	int json = 0, ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'e': endpoint = optarg; break;
-		case 'o': only = optarg; break;
-		case 't':
-			if (parse_u64(optarg, &timeout) || !timeout || timeout > 86400)
-				return cmd_fail(EXIT_USAGE, "probe: --timeout takes 1..86400 seconds");
-			break;
-		case 'j': json = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	int json = 0;
+	const struct opt opts[] = {
+	    OPT_STRING(0, "endpoint", &endpoint, "FILE",
+		       "compare with this endpoint (alias, slots, window, projector,\n"
+		       "effort values; its API_KEY_FILE authenticates)"),
+	    OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
+	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "per request (default 300)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("probe", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	const char *url = args.v[0];
+	opt_args_release(&args); /* the array; its strings are argv's */
 	if (only) {
 		for (const char *p = only; *p;) {
 			size_t m = strcspn(p, ",");
@@ -97,7 +65,6 @@ int cmd_probe(int argc, char **argv)
 			p += m + (p[m] == ',');
 		}
 	}
-	const char *url = argv[optind];
 	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL", url);
 	struct http_client c = {0};
@@ -132,7 +99,7 @@ int cmd_probe(int argc, char **argv)
 		}
 		char *kf = endpoint_path(ep, "API_KEY_FILE");
 		if (kf) {
-			c.api_key = read_key(kf);
+			c.api_key = cmd_read_key(kf);
 			free(kf);
 		}
 	}

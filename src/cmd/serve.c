@@ -8,7 +8,6 @@
  * process and systemd supervises it, not a wrapper.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,25 +21,25 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "options.h"
 
-static const char usage[] = "usage: zealot serve ENDPOINT [--dry-run]\n"
-			    "\n"
-			    "Launch the endpoint's engine, after gates that refuse what must not boot:\n"
-			    "  1. laws      the file's own values and the runtime (zealot check)\n"
-			    "  2. files     MODEL_FILE, MMPROJ_FILE, LORA_FILE, API_KEY_FILE present (C03)\n"
-			    "  3. pins      MODEL_BYTES / MODEL_SHA256 (and MMPROJ_, LORA_) match; a\n"
-			    "               verified hash is cached by path, size, mtime and inode in\n"
-			    "               $ZEALOT_STATE_DIR (default ~/.local/state/zealot), so a\n"
-			    "               10 GB payload is hashed once, not at every boot\n"
-			    "  4. fit       the payload laws and the plan's verdict (M09)\n"
-			    "then exec the runtime with `zealot argv`'s command line, replacing this\n"
-			    "process (the engine becomes the unit's main process).\n"
-			    "\n"
-			    "  --dry-run    run every gate, print the command line, do not exec\n"
-			    "  -h, --help   this text\n"
-			    "\n"
-			    "exit: the engine's own status once exec'd; 78 a gate refused (the unit\n"
-			    "      does not restart on it); 2 usage; 3 the endpoint file is unreadable\n";
+static const struct cmd_help help = {
+    .usage = "zealot serve ENDPOINT [--dry-run]",
+    .about = "Launch the endpoint's engine, after gates that refuse what must not boot:\n"
+	     "  1. laws      the file's own values and the runtime (zealot check)\n"
+	     "  2. files     MODEL_FILE, MMPROJ_FILE, LORA_FILE, API_KEY_FILE present (C03)\n"
+	     "  3. pins      MODEL_BYTES / MODEL_SHA256 (and MMPROJ_, LORA_) match; a\n"
+	     "               verified hash is cached by path, size, mtime and inode in\n"
+	     "               $ZEALOT_STATE_DIR (default ~/.local/state/zealot), so a\n"
+	     "               10 GB payload is hashed once, not at every boot\n"
+	     "  4. fit       the payload laws and the plan's verdict (M09)\n"
+	     "then exec the runtime with `zealot argv`'s command line, replacing this\n"
+	     "process (the engine becomes the unit's main process).\n",
+    .exits = "the engine's own status once exec'd; 78 a gate refused (the unit\n"
+	     "      does not restart on it); 2 usage; 3 the endpoint file is unreadable",
+    .min_args = 1,
+    .max_args = 1,
+};
 
 static int refuse(const struct endpoint *ep, const char *gate, const struct findings *fs)
 {
@@ -132,26 +131,18 @@ static int check_pins(const struct endpoint *ep)
 
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	int dry = 0;
+	const struct opt opts[] = {
+	    OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
+	    OPT_END(),
 	};
-	int dry = 0, ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'n': dry = 1; break;
-		case 'h': fputs(usage, stdout); return EXIT_OK;
-		default: fputs(usage, stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	struct opt_args args;
+	int prc = opt_parse("serve", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
 	char *err = NULL;
-	struct endpoint *ep = endpoint_load(argv[optind], &err);
+	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	opt_args_release(&args); /* the array; its strings are argv's */
 	if (!ep) {
 		int io = err && strncmp(err, "cannot", 6) == 0;
 		/* an endpoint that does not parse is a refusal too (C01) */

@@ -1,49 +1,47 @@
 /* zealot synth ARCH [--preset NAME] [--set key=value ...] -o FILE */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/util.h"
 #include "../payload/synth.h"
 #include "cmd.h"
+#include "options.h"
 
-static void usage(FILE *f)
+static void more_help(FILE *f)
 {
-	fprintf(f,
-		"usage: zealot synth ARCH [--preset NAME] [--set key=value ...] -o FILE\n"
-		"       zealot synth --preset NAME [--set key=value ...] -o FILE\n"
-		"\n"
-		"Write a synthetic payload: a GGUF with the geometry asked for, zero\n"
-		"weights, a byte-level tokenizer and a ChatML template with tools and\n"
-		"thinking, written as a sparse file (a 9B geometry costs a few MB of disk).\n"
-		"Real llama.cpp loads and serves it, so tests and demos need no download.\n"
-		"\n"
-		"ARCH: llama (dense GQA), qwen35 (Gated DeltaNet + full attention every\n"
-		"      4th layer, optional MTP block), gemma3 (sliding window)\n"
-		"      clip: a projector (mmproj) header; --set projection_dim=N (the text\n"
-		"            model's width, default 256), --preset bonsai-9b-mmproj\n"
-		"      lora: an adapter for --base FILE; --set rank=N (1), alpha=X (1),\n"
-		"            touch_embd=0|1 (0), base_name=NAME (recorded provenance)\n"
-		"\n"
-		"  -o, --output FILE   where to write (required)\n"
-		"  --preset NAME       a seed payload geometry:\n%s"
-		"  --set key=value     override one field (repeatable):\n%s"
-		"  --base FILE         lora: the payload the adapter is fitted to\n"
-		"  -h, --help          this text\n"
-		"\n"
-		"exit: 0 written, 2 usage or invalid geometry, 3 I/O error\n",
-		synth_help_presets(), synth_help_keys());
+	fprintf(f, "presets (--preset NAME):\n%s\nkeys (--set key=value):\n%s", synth_help_presets(),
+		synth_help_keys());
 }
 
+static const struct cmd_help help = {
+    .usage = "zealot synth ARCH [--preset NAME] [--set key=value ...] -o FILE\n"
+	     "zealot synth --preset NAME [--set key=value ...] -o FILE",
+    .about = "Write a synthetic payload: a GGUF with the geometry asked for, zero\n"
+	     "weights, a byte-level tokenizer and a ChatML template with tools and\n"
+	     "thinking, written as a sparse file (a 9B geometry costs a few MB of disk).\n"
+	     "Real llama.cpp loads and serves it, so tests and demos need no download.\n"
+	     "\n"
+	     "ARCH: llama (dense GQA), qwen35 (Gated DeltaNet + full attention every\n"
+	     "      4th layer, optional MTP block), gemma3 (sliding window)\n"
+	     "      clip: a projector (mmproj) header; --set projection_dim=N (the text\n"
+	     "            model's width, default 256), --preset bonsai-9b-mmproj\n"
+	     "      lora: an adapter for --base FILE; --set rank=N (1), alpha=X (1),\n"
+	     "            touch_embd=0|1 (0), base_name=NAME (recorded provenance)\n",
+    .more = more_help,
+    .exits = "0 written, 2 usage or invalid geometry, 3 I/O error",
+    .min_args = 0,
+    .max_args = 1,
+};
+
 /* The projector and adapter: small key sets of their own. */
-static int synth_extra(const char *arch, const char *preset, const char *base, char **sets, size_t n_sets,
+static int synth_extra(const char *arch, const char *preset, const char *base, const struct opt_list *sets,
 		       const char *out, char **err)
 {
 	uint64_t projection_dim = 256, rank = 1, touch = 0;
 	double alpha = 1;
 	const char *base_name = NULL;
-	for (size_t i = 0; i < n_sets; i++) {
-		const char *kv = sets[i], *v = strchr(kv, '=');
+	for (unsigned i = 0; i < sets->n; i++) {
+		const char *kv = sets->v[i], *v = strchr(kv, '=');
 		if (!v)
 			return errorf(err, "--set '%s': expected key=value", kv), EXIT_USAGE;
 		v++;
@@ -86,43 +84,30 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 
 int cmd_synth(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"preset", required_argument, NULL, 'p'},
-	    {"set", required_argument, NULL, 's'},    {"base", required_argument, NULL, 'b'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
-	};
 	const char *out = NULL, *preset = NULL, *base = NULL;
-	char **sets = xcalloc((size_t)argc, sizeof(*sets));
-	size_t n_sets = 0;
-	int ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'o': out = optarg; break;
-		case 'p': preset = optarg; break;
-		case 's': sets[n_sets++] = optarg; break;
-		case 'b': base = optarg; break;
-		case 'h':
-			usage(stdout);
-			free(sets);
-			return EXIT_OK;
-		default:
-			usage(stderr);
-			free(sets);
-			return EXIT_USAGE;
-		}
-	}
-	const char *arch = optind < argc ? argv[optind++] : NULL;
-	if (optind != argc || !out || (!arch && !preset)) {
-		usage(stderr);
-		free(sets);
-		return EXIT_USAGE;
+	struct opt_list sets = {0};
+	const struct opt opts[] = {
+	    OPT_STRING('o', "output", &out, "FILE", "where to write (required)"),
+	    OPT_STRING(0, "preset", &preset, "NAME", "a seed payload geometry (listed below)"),
+	    OPT_LIST(0, "set", &sets, "key=value", "override one field (repeatable; keys listed below)"),
+	    OPT_STRING(0, "base", &base, "FILE", "lora: the payload the adapter is fitted to"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("synth", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	const char *arch = args.n ? args.v[0] : NULL;
+	if (!out || (!arch && !preset)) {
+		opt_list_release(&sets);
+		opt_args_release(&args);
+		return opt_usage_error("synth", &help, out ? "missing ARCH or --preset NAME" : "missing -o FILE");
 	}
 	struct synth_spec s;
 	char *err = NULL;
 	int rc = EXIT_OK;
 	if (arch && (strcmp(arch, "clip") == 0 || strcmp(arch, "lora") == 0)) {
-		rc = synth_extra(arch, preset, base, sets, n_sets, out, &err);
+		rc = synth_extra(arch, preset, base, &sets, out, &err);
 		goto done;
 	}
 	if (preset ? synth_preset(&s, preset, &err) : synth_defaults(&s, arch, &err)) {
@@ -134,8 +119,8 @@ int cmd_synth(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	for (size_t i = 0; i < n_sets; i++) {
-		if (synth_set(&s, sets[i], &err)) {
+	for (unsigned i = 0; i < sets.n; i++) {
+		if (synth_set(&s, sets.v[i], &err)) {
 			rc = EXIT_USAGE;
 			goto done;
 		}
@@ -152,6 +137,7 @@ done:
 	if (err)
 		cmd_fail(rc, "synth: %s", err);
 	free(err);
-	free(sets);
+	opt_list_release(&sets);
+	opt_args_release(&args);
 	return rc;
 }

@@ -171,7 +171,7 @@ static void law_placement(const struct endpoint *ep, struct findings *out)
 				key = keys[i];
 				break;
 			}
-		add(out, "C02", SEV_ERROR, ep, key, "correct the value (README: placement)", "%s", err);
+		add(out, "C02", SEV_ERROR, ep, key, "correct the value (README: Placement across devices)", "%s", err);
 	}
 	free(err);
 	if (*val(ep, "DEVICES") && main->backend != DEVICE_CPU)

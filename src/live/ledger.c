@@ -1,5 +1,7 @@
 #include "ledger.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +208,21 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		const char *e = strstr(line, " E ");
 		snprintf(l->engine_error, sizeof(l->engine_error), "%.255s", e ? e + 3 : line);
 	}
+	/* common_params_print_info: "build N (COMMIT) with CC for TARGET" */
+	const char *b = strstr(line, "common_params_print_info: build ");
+	if (b && !l->build[0]) {
+		b += strlen("common_params_print_info: build ");
+		char *end;
+		unsigned long long nb = strtoull(b, &end, 10);
+		if (end > b && end[0] == ' ' && end[1] == '(') {
+			size_t n = strcspn(end + 2, ") \t");
+			if (end[2 + n] == ')' && n < 40) {
+				snprintf(l->build, sizeof(l->build), "b%llu-%.*s", nb, (int)n, end + 2);
+				l->recognised++;
+				return;
+			}
+		}
+	}
 	if (strstr(line, "creating MTP draft context") || strstr(line, "loading draft model")) {
 		*cur = &l->draft;
 		l->draft_announced = 1;
@@ -347,4 +364,80 @@ double ledger_sum(const struct ledger_buf *b, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		s += b[i].mib;
 	return s;
+}
+
+/* --- as JSON --------------------------------------------------------------- */
+
+static json_t *jbufs(const struct ledger_buf *b, unsigned n)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:f}", "device", b[i].buft, "mib", b[i].mib));
+	return a;
+}
+
+static json_t *jkv(const struct ledger_kv *kv)
+{
+	if (!kv->present)
+		return json_null();
+	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
+			 kv->v_mib, "cells", (json_int_t)kv->cells, "layers", (json_int_t)kv->layers, "seqs",
+			 (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams, "k_type", kv->k_type, "v_type",
+			 kv->v_type, "devices", jbufs(kv->bufs, kv->n_bufs));
+}
+
+static json_t *jctx(const struct ledger_ctx *c)
+{
+	if (!c->present)
+		return json_null();
+	json_t *o =
+	    json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "n_ctx", (json_int_t)c->n_ctx, "n_ctx_seq", (json_int_t)c->n_ctx_seq,
+		      "n_seq_max", (json_int_t)c->n_seq_max, "n_batch", (json_int_t)c->n_batch, "n_ubatch",
+		      (json_int_t)c->n_ubatch, "n_rs_seq", (json_int_t)c->n_rs_seq);
+	json_object_set_new(o, "kv_unified", c->kv_unified < 0 ? json_null() : json_boolean(c->kv_unified));
+	json_object_set_new(o, "kv", jkv(&c->kv));
+	json_object_set_new(o, "kv_swa", jkv(&c->kv_swa));
+	if (c->rs.present)
+		json_object_set_new(o, "recurrent",
+				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o}", "mib", c->rs.mib, "r_mib",
+					      c->rs.r_mib, "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells,
+					      "layers", (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs,
+					      "rs_seq", (json_int_t)c->rs.rs_seq, "devices",
+					      jbufs(c->rs.bufs, c->rs.n_bufs)));
+	else
+		json_object_set_new(o, "recurrent", json_null());
+	json_object_set_new(o, "output", jbufs(c->output, c->n_output));
+	json_object_set_new(o, "compute", jbufs(c->compute, c->n_compute));
+	return o;
+}
+
+json_t *ledger_to_json(const struct ledger *l)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "build", l->build[0] ? json_string(l->build) : json_null());
+	json_object_set_new(o, "model", jbufs(l->model, l->n_model));
+	json_object_set_new(o, "target", jctx(&l->target));
+	json_object_set_new(o, "draft", jctx(&l->draft));
+	json_object_set_new(o, "lora", jbufs(l->lora, l->n_lora));
+	json_object_set_new(o, "engine_error", l->engine_error[0] ? json_string(l->engine_error) : json_null());
+	json_object_set_new(o, "n_slots", json_integer(l->n_slots));
+	json_object_set_new(o, "slot_n_ctx", json_integer(l->slot_n_ctx));
+	if (l->has_projector)
+		json_object_set_new(o, "projector",
+				    json_pack("{s:f,s:f,s:o}", "model_mib", l->projector_model_mib, "worst_case_mib",
+					      l->projector_worst_mib, "compute",
+					      jbufs(l->projector_compute, l->n_projector_compute)));
+	else
+		json_object_set_new(o, "projector", json_null());
+	if (l->has_fit)
+		json_object_set_new(o, "fit",
+				    json_pack("{s:f,s:f,s:b,s:f,s:f}", "projected_mib", l->fit_projected_mib,
+					      "free_mib", l->fit_free_mib, "short", l->fit_short, "target_mib",
+					      l->fit_target_mib, "reduce_mib", l->fit_reduce_mib));
+	else
+		json_object_set_new(o, "fit", json_null());
+	char feat[128];
+	json_object_set_new(o, "cpu_features",
+			    l->has_cpu ? json_string(cpu_features_format(&l->cpu, feat, sizeof(feat))) : json_null());
+	return o;
 }

@@ -81,6 +81,10 @@ struct ledger {
 	/* the engine's CPU features, from its "system_info:" line */
 	int has_cpu;
 	struct cpu_features cpu;
+	/* the engine's build as it names itself ("b10777-e3de71522"), from
+	 * "common_params_print_info: build N (COMMIT) with ..."; "" if absent */
+	char build[64];
+
 	char engine_error[256]; /* the first fatal line, if the boot failed */
 	int lines;		/* lines read */
 	int recognised;		/* ledger lines recognised */
@@ -89,6 +93,15 @@ struct ledger {
 /* Parse a log held in buf[0..len). Never fails: an empty or foreign log
  * yields an empty ledger (recognised == 0), which callers report. */
 void ledger_parse(const char *buf, size_t len, struct ledger *out);
+
+/* The ledger as `zealot ledger --json` prints it (and the store keeps it:
+ * calibration and history read these keys): {"build", "model": [{device,
+ * mib}], "target"/"draft": {n_ctx, n_ctx_seq, n_seq_max, n_batch, n_ubatch,
+ * n_rs_seq, kv_unified, kv, kv_swa, recurrent, output, compute} or null,
+ * "lora", "engine_error", "n_slots", "slot_n_ctx", "projector": {model_mib,
+ * worst_case_mib, compute} or null, "fit"}. A new reference. */
+struct json_t;
+struct json_t *ledger_to_json(const struct ledger *l);
 
 /* Sum of a buffer list's MiB. */
 double ledger_sum(const struct ledger_buf *b, unsigned n);

@@ -24,9 +24,12 @@
 #include "compute.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "galloc.h"
+#include "gaparam.h"
+#include "memo.h"
 #include "plan.h"
 #include "sched.h"
 
@@ -464,20 +467,85 @@ static void backends(const struct placement *pl, struct ga_sched *sc)
 	sc->n_copies = pl->pipeline ? 4 : 1;
 }
 
-/* One graph through the scheduler and the allocators: each backend's
- * buffer into sizes[]. */
-static void run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int draft_il, uint64_t *sizes)
+static void build_graph(struct ga_graph *g, const struct model *m, const struct dims *d, enum graph_kind kind,
+			int draft_il)
 {
-	struct ga_graph g;
-	ga_init(&g);
 	struct inputs in;
 	memset(&in, -1, sizeof(in));
 	if (kind == G_DRAFT)
-		graph_qwen35_mtp(&g, d, &in, draft_il);
+		graph_qwen35_mtp(g, d, &in, draft_il);
 	else if (is_qwen35_family(m))
-		graph_qwen35(&g, m, d, &in);
+		graph_qwen35(g, m, d, &in);
 	else
-		graph_llama(&g, m, d, &in);
+		graph_llama(g, m, d, &in);
+}
+
+/* With a memo, a graph's buffer is read from an affine piece over the
+ * cells the masks span (n_kv, and n_kv_swa when the window layers span as
+ * many): one replay, of two builds 256 cells apart, prices every window
+ * over which galloc decides the same (gaparam.c). One backend only: with
+ * devices the scheduler decides per graph. */
+static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const struct dims *d, enum graph_kind kind,
+			       int draft_il)
+{
+	struct {
+		const struct model *m;
+		int kind;
+		struct dims d;
+	} key;
+	memset(&key, 0, sizeof(key));
+	key.m = m;
+	key.kind = kind;
+	memcpy(&key.d, d, sizeof(*d));
+	key.d.w = NULL; /* where things live is moot on one backend */
+	int tied = d->n_kv_swa == d->n_kv;
+	key.d.n_kv = 0;
+	key.d.kv_size = 0;
+	key.d.n_kv_swa = tied ? -1 : d->n_kv_swa;
+	key.d.kv_size_swa = tied ? -1 : d->kv_size_swa;
+	uint64_t n = (uint64_t)d->n_kv, bytes;
+	if (memo_piece_find(mm, &key, sizeof(key), n, &bytes))
+		return bytes;
+	struct dims d1 = *d;
+	d1.n_kv += 256;
+	d1.kv_size += 256;
+	if (tied) {
+		d1.n_kv_swa += 256;
+		d1.kv_size_swa += 256;
+	}
+	struct ga_graph g0, g1;
+	ga_init(&g0);
+	ga_init(&g1);
+	build_graph(&g0, m, d, kind, draft_il);
+	build_graph(&g1, m, &d1, kind, draft_il);
+	struct ga_piece pc;
+	if (ga_affine(&g0, &g1, n, 256, CPU_ALIGN, &pc) == 0) {
+		memo_count_replay(mm, 1);
+	} else {
+		pc.lo = pc.hi = n;
+		pc.a = (int64_t)ga_run(&g0, CPU_ALIGN);
+		pc.b = 0;
+		memo_count_replay(mm, 0);
+	}
+	bytes = (uint64_t)(pc.a + pc.b * (int64_t)n);
+	memo_piece_add(mm, &key, sizeof(key), &pc);
+	ga_release(&g0);
+	ga_release(&g1);
+	return bytes;
+}
+
+/* One graph through the scheduler and the allocators: each backend's
+ * buffer into sizes[]. */
+static void run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int draft_il, struct memo *mm,
+		      uint64_t *sizes)
+{
+	if (mm && d->w->pl->n_dev == 0) {
+		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
+		return;
+	}
+	struct ga_graph g;
+	ga_init(&g);
+	build_graph(&g, m, d, kind, draft_il);
 	struct ga_sched sc;
 	backends(d->w->pl, &sc);
 	ga_schedule(&g, &sc, sizes);
@@ -547,7 +615,8 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 
 /* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one token
  * per sequence; each backend's buffer keeps the larger. */
-static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, uint64_t *sizes)
+static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, struct memo *mm,
+		    uint64_t *sizes)
 {
 	const struct model *m = ci->m;
 	const struct plan *p = ci->p;
@@ -568,10 +637,10 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	uint64_t pp[PLACE_MAX_DEV + 1] = {0}, tg[PLACE_MAX_DEV + 1] = {0};
 	w.force_norm = T < 32 || full;
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
-	run_graph(m, &d, kind, draft_il, pp);
+	run_graph(m, &d, kind, draft_il, mm, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	run_graph(m, &d, kind, draft_il, tg);
+	run_graph(m, &d, kind, draft_il, mm, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
 }
@@ -604,12 +673,14 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (n_outputs_max > s->n_batch)
 		n_outputs_max = s->n_batch;
 	p->n_outputs_max = (uint32_t)n_outputs_max;
+	/* a trace (ZEALOT_GA_TRACE) is of the plain replay */
+	struct memo *mm = getenv("ZEALOT_GA_TRACE") ? NULL : in->memo;
 	uint64_t sizes[PLACE_MAX_DEV + 1];
-	reserve(in, G_TARGET, n_outputs_max, sizes);
+	reserve(in, G_TARGET, n_outputs_max, mm, sizes);
 	put_all(p->compute, &p->n_compute, in->pl, sizes);
 	if (p->has_draft) {
 		/* the draft context outputs one token per slot */
-		reserve(in, G_DRAFT, p->n_seq, sizes);
+		reserve(in, G_DRAFT, p->n_seq, mm, sizes);
 		put_all(p->draft_compute, &p->n_draft_compute, in->pl, sizes);
 	}
 }

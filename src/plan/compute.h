@@ -13,6 +13,7 @@
 struct plan;
 struct plan_shape;
 struct placement;
+struct memo;
 
 struct compute_input {
 	const struct model *m;
@@ -21,6 +22,7 @@ struct compute_input {
 	const struct device *dev;
 	const struct placement *pl; /* where weights and caches live (place.h) */
 	const struct gguf *gg;	    /* the payload's header: weight sizes */
+	struct memo *memo;	    /* NULL: replay every graph (see memo.h) */
 };
 
 /* Fill p->compute (and p->draft_compute when a drafter is armed): one

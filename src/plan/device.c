@@ -11,20 +11,22 @@
  * addressable); its 387 MiB overhead is the seeds' 2026-10-19 boot: settled
  * 22,870 MiB used against 22,483 MiB of ledger allocations. The other
  * cards carry the same driver reservation ratio and overhead until a boot
- * on them calibrates the figure (ADDRESSABLE_MIB overrides). */
+ * on them calibrates the figure (ADDRESSABLE_MIB overrides). Bandwidths
+ * are the vendors' published figures (A100 and H100: the SXM parts); the
+ * host's is not published, so cpu predicts decode as ratios only. */
 const struct device device_profiles[] = {
-    {"cpu", DEVICE_CPU, 0, 0, 0, "host memory (MemAvailable at plan time)"},
-    {"rtx3090", DEVICE_CUDA, 24576, 24123, 387, "measured (seeds)"},
-    {"rtx4090", DEVICE_CUDA, 24564, 24111, 387, "derived from the 3090"},
-    {"rtx3060", DEVICE_CUDA, 12288, 11930, 387, "derived from the 3090"},
-    {"rtx4060ti-16g", DEVICE_CUDA, 16380, 15990, 387, "derived from the 3090"},
-    {"rtx5090", DEVICE_CUDA, 32607, 32010, 387, "derived from the 3090"},
-    {"a100-40g", DEVICE_CUDA, 40960, 40326, 387, "derived from the 3090"},
-    {"a100-80g", DEVICE_CUDA, 81920, 80990, 387, "derived from the 3090"},
-    {"l40s", DEVICE_CUDA, 46068, 45530, 387, "derived from the 3090"},
-    {"h100-80g", DEVICE_CUDA, 81559, 80800, 387, "derived from the 3090"},
+    {"cpu", DEVICE_CPU, 0, 0, 0, "host memory (MemAvailable at plan time)", 0},
+    {"rtx3090", DEVICE_CUDA, 24576, 24123, 387, "measured (seeds)", 936},
+    {"rtx4090", DEVICE_CUDA, 24564, 24111, 387, "derived from the 3090", 1008},
+    {"rtx3060", DEVICE_CUDA, 12288, 11930, 387, "derived from the 3090", 360},
+    {"rtx4060ti-16g", DEVICE_CUDA, 16380, 15990, 387, "derived from the 3090", 288},
+    {"rtx5090", DEVICE_CUDA, 32607, 32010, 387, "derived from the 3090", 1792},
+    {"a100-40g", DEVICE_CUDA, 40960, 40326, 387, "derived from the 3090", 1555},
+    {"a100-80g", DEVICE_CUDA, 81920, 80990, 387, "derived from the 3090", 2039},
+    {"l40s", DEVICE_CUDA, 46068, 45530, 387, "derived from the 3090", 864},
+    {"h100-80g", DEVICE_CUDA, 81559, 80800, 387, "derived from the 3090", 3350},
     {"rpc", DEVICE_RPC, 0, 0, 0,
-     "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)"},
+     "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)", 0},
 };
 const unsigned device_n_profiles = ARRAY_SIZE(device_profiles);
 
@@ -36,8 +38,15 @@ const struct device *device_find(const char *name)
 	return NULL;
 }
 
+/* Read once per process: every plan a command makes holds the host to
+ * the same figure (a solver's thousand candidate plans must agree). */
 uint64_t device_host_available_mib(void)
 {
+	static int done;
+	static uint64_t mib;
+	if (done)
+		return mib;
+	done = 1;
 	FILE *f = fopen("/proc/meminfo", "r");
 	if (!f)
 		return 0;
@@ -51,7 +60,8 @@ uint64_t device_host_available_mib(void)
 		}
 	}
 	fclose(f);
-	return kib / 1024;
+	mib = kib / 1024;
+	return mib;
 }
 
 int64_t device_nvidia_free_mib(void)

@@ -25,6 +25,7 @@ struct device {
 	uint64_t addressable_mib; /* 0 for cpu and rpc: read from the host */
 	uint64_t overhead_mib;	  /* runtime context once the engine runs */
 	const char *note;
+	unsigned bandwidth_gbs; /* published memory bandwidth, GB/s (decode, law A06); 0 unknown */
 };
 
 extern const struct device device_profiles[];

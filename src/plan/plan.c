@@ -6,6 +6,7 @@
 
 #include "../base/util.h"
 #include "compute.h"
+#include "memo.h"
 
 #define MIB	  (1024.0 * 1024.0)
 #define PAD(x, n) (((x) + (n)-1) / (n) * (n))
@@ -81,7 +82,9 @@ static void cache_tensor(struct plan_buf *bufs, unsigned *n, const struct plan *
 	if (cuda && t->blck > 1 && width % 512)
 		bytes += ggml_row_bytes(t, 512 - width % 512);
 	bytes = PAD(bytes, cuda ? 128 : 32);
-	buf_get(bufs, n, d < 0 ? "CPU" : pl->dev[d].name, bill_index(p, d))->bytes += bytes;
+	struct plan_buf *b = buf_get(bufs, n, d < 0 ? "CPU" : pl->dev[d].name, bill_index(p, d));
+	b->bytes += bytes;
+	b->on_device = d >= 0;
 }
 
 static void kv_add_layer(struct plan_kv *kv, const struct plan *p, const struct placement *pl, uint32_t il,
@@ -421,20 +424,21 @@ static int main_card(const struct plan *p, const struct placement *pl)
 	return pl->n_dev ? 0 : (int)p->n_cards;
 }
 
+/* The device a buffer bills: a buffer not on a device is the host's
+ * (plan_calibrate adds measured buffers by that flag). */
 static void bill_bufs(struct plan *p, const struct plan_buf *b, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		p->devs[b[i].dev].total += b[i].bytes;
+		p->devs[b[i].on_device ? b[i].dev : (int)p->n_cards].total += b[i].bytes;
 }
 
 /* Every card to its own addressable memory and slack (law M09); the host
  * to its memory (with ADDRESSABLE_MIB and the slack when DEVICE is cpu,
  * where it is the device). */
-static void gate(struct plan *p, const struct placement *pl, const struct device *dev, const struct plan_extras *x)
+static void gate_memory(struct plan *p, const struct placement *pl, const struct device *dev,
+			const struct plan_extras *x)
 {
-	uint64_t slack = p->slack;
 	uint64_t host_mib = device_host_available_mib();
-	int cpu_plan = p->n_cards == 0;
 	for (unsigned i = 0; i < p->n_devs; i++) {
 		struct plan_dev *d = &p->devs[i];
 		uint64_t mib;
@@ -442,7 +446,7 @@ static void gate(struct plan *p, const struct placement *pl, const struct device
 			/* DEVICE=cpu: the host is the device ADDRESSABLE_MIB and the slack name */
 			int host_dev = dev->backend == DEVICE_CPU;
 			mib = host_dev && x && x->addressable_mib ? x->addressable_mib : host_mib;
-			d->slack = host_dev ? slack : 0;
+			d->slack = host_dev ? p->slack : 0;
 		} else {
 			mib = pl->dev[i].addressable_mib ? pl->dev[i].addressable_mib
 							 : pl->dev[i].profile->addressable_mib;
@@ -451,26 +455,92 @@ static void gate(struct plan *p, const struct placement *pl, const struct device
 				mib = x->addressable_mib;
 			if (!mib)
 				mib = host_mib; /* an rpc-server: its host's memory */
-			d->slack = slack;
+			d->slack = p->slack;
 		}
 		d->addressable = mib << 20;
-		d->free_bytes = (int64_t)d->addressable - (int64_t)d->total;
-		/* an unknown host memory (no /proc/meminfo) gates nothing on a card plan */
-		d->fits = (!cpu_plan && i == p->n_cards && !mib) || d->free_bytes >= (int64_t)d->slack;
 	}
-	/* The single-device figures: the card DEVICE names (or the first), and
-	 * the host beside it; on cpu, the host is the device. */
-	unsigned main = p->n_cards ? 0 : p->n_cards;
+	/* the single-device figures: the card DEVICE names (or the first);
+	 * on cpu, the host is the device */
+	p->main_dev = p->n_cards ? 0 : p->n_cards;
 	for (unsigned i = p->n_cards; i-- > 0;)
 		if (pl->dev[i].profile == dev)
-			main = i;
-	p->device_total = p->devs[main].total;
-	p->host_total = cpu_plan ? 0 : p->devs[p->n_cards].total;
-	p->addressable = p->devs[main].addressable;
-	p->free_bytes = p->devs[main].free_bytes;
-	p->fits = 1;
+			p->main_dev = i;
+}
+
+/* A plan made without plan_make (a test's, a calibration's fixture): one
+ * device from p->device, its figures from the single-device fields. */
+static void legacy_devs(struct plan *p)
+{
+	int card = p->device && p->device->backend == DEVICE_CUDA;
+	p->n_cards = card ? 1 : 0;
+	p->n_devs = p->n_cards + 1;
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		memset(&p->devs[i], 0, sizeof(p->devs[i]));
+		snprintf(p->devs[i].name, sizeof(p->devs[i].name), "%s", i < p->n_cards ? "CUDA0" : "host");
+		p->devs[i].profile = i < p->n_cards ? p->device->name : "cpu";
+	}
+	p->devs[0].addressable = p->addressable;
+	p->devs[0].slack = p->slack;
+	if (card)
+		p->devs[0].overhead = p->overhead_bytes;
+	p->main_dev = p->side_dev = 0;
+	for (unsigned i = 0; i < p->n_model; i++)
+		p->model[i].dev = 0;
+	for (unsigned i = 0; i < p->n_compute; i++)
+		p->compute[i].dev = 0;
+	for (unsigned i = 0; i < p->n_draft_compute; i++)
+		p->draft_compute[i].dev = 0;
+}
+
+/* A cache term with no per-device buffers (a hand-made plan) bills the
+ * main device whole. */
+static void bill_cache(struct plan *p, const struct plan_buf *b, unsigned n, uint64_t bytes)
+{
+	if (n)
+		bill_bufs(p, b, n);
+	else
+		p->devs[p->main_dev].total += bytes;
+}
+
+void plan_bill(struct plan *p)
+{
+	if (!p->n_devs)
+		legacy_devs(p);
+	unsigned host = p->n_cards;
 	for (unsigned i = 0; i < p->n_devs; i++)
-		p->fits &= p->devs[i].fits;
+		p->devs[i].total = 0;
+	/* a calibrated runtime context replaces a single card's */
+	unsigned n_cuda = 0, cuda = 0;
+	for (unsigned i = 0; i < p->n_cards; i++)
+		if (p->devs[i].overhead) {
+			n_cuda++;
+			cuda = i;
+		}
+	if (n_cuda == 1)
+		p->devs[cuda].overhead = p->overhead_bytes;
+	bill_bufs(p, p->model, p->n_model);
+	bill_cache(p, p->kv.bufs, p->kv.n_bufs, p->kv.k_bytes + p->kv.v_bytes);
+	bill_cache(p, p->kv_swa.bufs, p->kv_swa.n_bufs, p->kv_swa.k_bytes + p->kv_swa.v_bytes);
+	bill_cache(p, p->rs.bufs, p->rs.n_bufs, p->rs.r_bytes + p->rs.s_bytes);
+	bill_cache(p, p->draft_kv.bufs, p->draft_kv.n_bufs, p->draft_kv.k_bytes + p->draft_kv.v_bytes);
+	p->devs[host].total += p->output_bytes + p->draft_output_bytes;
+	bill_bufs(p, p->compute, p->n_compute);
+	bill_bufs(p, p->draft_compute, p->n_draft_compute);
+	p->devs[p->side_dev].total += p->projector_weights + p->projector_compute + p->lora_bytes;
+	for (unsigned i = 0; i < p->n_cards; i++)
+		p->devs[i].total += p->devs[i].overhead;
+	p->fits = 1;
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		struct plan_dev *d = &p->devs[i];
+		d->free_bytes = (int64_t)d->addressable - (int64_t)d->total;
+		/* an unknown host memory (no /proc/meminfo) gates nothing beside cards */
+		d->fits = (i == host && p->n_cards && !d->addressable) || d->free_bytes >= (int64_t)d->slack;
+		p->fits &= d->fits;
+	}
+	p->device_total = p->devs[p->main_dev].total;
+	p->host_total = p->n_cards ? p->devs[host].total : 0;
+	p->addressable = p->devs[p->main_dev].addressable;
+	p->free_bytes = p->devs[p->main_dev].free_bytes;
 }
 
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
@@ -496,7 +566,11 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	derive_context(s, p);
 	plan_kv_caches(m, s, &pl, p);
 	plan_recurrent(m, s, &pl, p);
-	plan_model(m, g, s, &pl, p);
+	struct memo *mm = x ? x->memo : NULL;
+	if (!memo_model_get(mm, s, dev, p)) {
+		plan_model(m, g, s, &pl, p);
+		memo_model_put(mm, s, dev, p);
+	}
 
 	/* Output buffer: logits for n_seq outputs at construction
 	 * (output_reserve(n_seq_max)), in the pinned host buffer of the output
@@ -508,7 +582,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	snprintf(p->output_buft, sizeof(p->output_buft), "%s",
 		 od >= 0 && pl.dev[od].profile->backend == DEVICE_CUDA ? "CUDA_Host" : "CPU");
 
-	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g};
+	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	compute_model(&ci, p);
 
 	int card = main_card(p, &pl);
@@ -520,25 +594,16 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 		p->lora_bytes =
 		    sum_tensors(x->lora, card != host && pl.dev[card].profile->backend == DEVICE_CUDA ? 128 : 32);
 
-	/* Bill each buffer to its device; a CUDA card also carries its
-	 * runtime context (the profile's overhead). */
-	bill_bufs(p, p->model, p->n_model);
-	bill_bufs(p, p->kv.bufs, p->kv.n_bufs);
-	bill_bufs(p, p->kv_swa.bufs, p->kv_swa.n_bufs);
-	bill_bufs(p, p->rs.bufs, p->rs.n_bufs);
-	bill_bufs(p, p->draft_kv.bufs, p->draft_kv.n_bufs);
-	p->devs[host].total += p->output_bytes + p->draft_output_bytes;
-	bill_bufs(p, p->compute, p->n_compute);
-	bill_bufs(p, p->draft_compute, p->n_draft_compute);
-	p->devs[card].total += p->projector_weights + p->projector_compute + p->lora_bytes;
+	/* a CUDA card carries its runtime context (the profile's overhead) */
 	for (unsigned i = 0; i < pl.n_dev; i++) {
 		uint64_t o = pl.dev[i].profile->overhead_mib << 20;
 		p->overhead_bytes += o;
-		p->devs[i].total += o;
 		p->devs[i].overhead = o;
 	}
+	p->side_dev = (unsigned)card;
 	p->slack = (x ? x->slack_mib : 1024) << 20;
-	gate(p, &pl, dev, x);
+	gate_memory(p, &pl, dev, x);
+	plan_bill(p);
 	place_release(&pl);
 	return 0;
 }

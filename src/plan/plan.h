@@ -63,8 +63,9 @@ struct plan_shape {
 struct plan_buf {
 	char buft[48];
 	uint64_t bytes;
-	int on_device; /* bills a device (a card, an RPC server) rather than the host */
-	int dev;       /* the device it bills: an index into plan.devs (the host is the last) */
+	int on_device;	/* bills a device (a card, an RPC server) rather than the host */
+	int dev;	/* the device it bills: an index into plan.devs (the host is the last) */
+	int calibrated; /* set by plan_calibrate: the figure comes from a recorded boot */
 };
 
 #define PLAN_MAX_BUFS 16
@@ -127,6 +128,7 @@ struct plan {
 	uint64_t projector_weights, projector_compute;
 	uint64_t lora_bytes;
 	uint64_t overhead_bytes;
+	int projector_calibrated, overhead_calibrated; /* set by plan_calibrate */
 
 	/* the budget, in bytes, on the device that gates the fit */
 	uint64_t device_total, host_total;
@@ -143,13 +145,18 @@ struct plan {
 	uint32_t offloaded, offloadable;
 	int kv_offload, pipeline;
 	uint32_t n_overrides;
+	unsigned main_dev; /* the device the single-device figures describe (DEVICE's card, or the host) */
+	unsigned side_dev; /* the device the projector and adapter bill */
 };
+
+struct memo;
 
 struct plan_extras {
 	const struct gguf *projector; /* the mmproj header, or NULL */
 	const struct gguf *lora;      /* the adapter header, or NULL */
 	uint64_t addressable_mib;     /* 0: the profile's (or the host's for cpu) */
 	uint64_t slack_mib;
+	struct memo *memo; /* reuse between candidate plans (memo.h), or NULL */
 };
 
 /* Price the shape. m and g are the payload's geometry and header. Returns 0
@@ -157,6 +164,13 @@ struct plan_extras {
  * placement cannot (a pattern, a buffer or a split the engine refuses). */
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
 	      const struct plan_extras *x, struct plan *out, char **err);
+
+/* Sum every buffer into its device's total (a buffer not on a device
+ * bills the host), then each device's free memory and verdict against its
+ * addressable memory and slack, and the single-device figures
+ * (device_total, host_total, free_bytes, fits). plan_make ends with it; a
+ * step that changes terms afterwards (plan_calibrate) calls it again. */
+void plan_bill(struct plan *p);
 
 /* Bytes to MiB the engine's way, for printing with %.2f. */
 double plan_mib(uint64_t bytes);

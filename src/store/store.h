@@ -1,8 +1,11 @@
 /* store: what zealot remembers, in SQLite (Debian's libsqlite3).
  *
  * One database per state directory, `$ZEALOT_STATE_DIR/zealot.db`
- * (default ~/.local/state/zealot), in WAL mode, its schema versioned with
- * PRAGMA user_version and migrated in place on open. Three record kinds:
+ * (default $XDG_STATE_HOME/zealot, else ~/.local/state/zealot), in WAL mode
+ * (synchronous FULL, a 10 s busy timeout), its schema versioned with
+ * PRAGMA user_version and migrated in place on open, one step per version
+ * (store.c: migrations[]; version 2 added the runtime version cache).
+ * Three record kinds:
  *
  *   eras      one row per shape an endpoint has served: the endpoint file's
  *             text and sha256, payload pins, the runtime's version line,
@@ -17,10 +20,13 @@
  *
  * Every write is one transaction, so a kill -9 at any point leaves either
  * the old or the new state. An attempt that never recorded an outcome was
- * interrupted; the next open reports it as such (outcome "interrupted").
+ * interrupted: store_attempt_list reports it so while nobody holds its
+ * endpoint's lock, and the next store_lock of the endpoint records it.
  *
  * Strings in the records below are owned by the record; *_release frees
- * them (NULL-safe). Functions return 0 on success and -1 with *err set.
+ * them (NULL-safe). Read back, a string never written is "" (probes_json
+ * and bench_json: NULL). Functions return 0 on success and -1 with *err
+ * set; getters return 1 when there is nothing to get.
  */
 #ifndef ZEALOT_STORE_H
 #define ZEALOT_STORE_H
@@ -30,14 +36,28 @@
 
 struct store;
 
-/* The state directory: $ZEALOT_STATE_DIR, else ~/.local/state/zealot.
- * Returns an allocated string. */
+/* The state directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot,
+ * else ~/.local/state/zealot (as the pin stamps). Allocated. */
 char *store_state_dir(void);
 
 /* Open (creating the directory and database, migrating the schema) the
- * store in dir (NULL: store_state_dir()). */
+ * store in dir (NULL: store_state_dir()). A database whose user_version is
+ * newer than store_schema_version() is refused, untouched. */
 struct store *store_open(const char *dir, char **err);
 void store_close(struct store *st);
+
+/* Added by h-store: */
+/* The schema version this zealot writes (PRAGMA user_version). */
+int store_schema_version(void);
+/* `<dir>/zealot.db` and the state directory of an open store (borrowed). */
+const char *store_path(const struct store *st);
+const char *store_dir(const struct store *st);
+/* 0 when name may name an endpoint in a path (lock files): not empty, at
+ * most 200 bytes, no '/', no leading '.', no '..', no control characters;
+ * else -1 with *err. Every function taking an endpoint name checks it. */
+int store_name_ok(const char *name, char **err);
+/* PRAGMA integrity_check: 0 when "ok", else -1 with *err. */
+int store_integrity(struct store *st, char **err);
 
 /* Two deploys of one endpoint must not interleave: an exclusive, non
  * blocking flock on `<dir>/locks/<endpoint>.lock`, released by
@@ -46,19 +66,25 @@ void store_close(struct store *st);
  * another process holds it. */
 int store_lock(struct store *st, const char *endpoint, char **err);
 void store_unlock(int fd);
+/* Added: whether another open file holds the endpoint's lock right now (a
+ * shared, non-blocking probe released at once; store_lock retries for
+ * ~200 ms so a probe never refuses a deploy). Taking the lock also records
+ * every attempt of the endpoint still without an outcome as "interrupted":
+ * whoever ran it no longer holds the lock. */
+int store_locked(struct store *st, const char *endpoint);
 
 struct store_era {
-	int64_t id; /* filled by store_era_add; what history shows and rollback takes */
-	char *endpoint;	     /* the endpoint's name */
-	char *endpoint_path; /* where its file was installed */
-	char *env_text;	     /* the endpoint file's whole text */
-	char *env_sha256;    /* hex */
-	char *pins_json;     /* {"MODEL_FILE": {"path", "bytes", "sha256"}, ...} */
-	char *runtime;	     /* the runtime's path */
+	int64_t id;	       /* filled by store_era_add; what history shows and rollback takes */
+	char *endpoint;	       /* the endpoint's name */
+	char *endpoint_path;   /* where its file was installed */
+	char *env_text;	       /* the endpoint file's whole text */
+	char *env_sha256;      /* hex */
+	char *pins_json;       /* {"MODEL_FILE": {"path", "bytes", "sha256"}, ...} */
+	char *runtime;	       /* the runtime's path */
 	char *runtime_version; /* its `--version` line(s) */
-	char *argv_json;     /* ["llama-server", ...] */
-	char *plan_json;     /* `zealot plan --json` of the shape */
-	char *unit_text;     /* the unit file installed */
+	char *argv_json;       /* ["llama-server", ...] */
+	char *plan_json;       /* `zealot plan --json` of the shape */
+	char *unit_text;       /* the unit file installed */
 	char *unit_name;
 	char *reason;
 	int64_t started; /* unix seconds */
@@ -84,15 +110,24 @@ struct store_boot {
 	char *endpoint;
 	int64_t at;		/* unix seconds of the record */
 	char *source;		/* "deploy", "ledger FILE", ... */
-	char *runtime_version;	/* as in eras; calibration matches on it */
+	char *runtime_version;	/* calibration matches on it; stored as store_runtime_id() of what is given */
+	char *runtime;		/* added: the runtime's path (a match when its version cannot be read) */
 	char *device;		/* the plan's device profile name */
 	char *payload_sha256;	/* MODEL pin, or "" when unknown */
 	uint64_t payload_bytes; /* MODEL_FILE size */
-	char *ledger_json;	/* the parsed ledger (zealot ledger --json) */
-	char *plan_json;	/* the plan of the booted shape, for calibration ratios */
+	/* the parsed ledger: ledger_to_json() (src/live/ledger.h), the same as
+	 * `zealot ledger --json`; calibration reads target/draft compute, the
+	 * projector and the card terms from it */
+	char *ledger_json;
+	/* the UNCALIBRATED plan of the booted shape (`zealot plan --json
+	 * --no-calibration`, plan_to_json() in src/cmd/calib.h): calibration
+	 * takes the model's figures at this shape from compute[],
+	 * draft_compute[] ({device, mib}) and projector.compute_mib (or, when
+	 * the plan was calibrated, from calibration.terms[].modelled_mib) */
+	char *plan_json;
 	int64_t settled_used_mib; /* nvidia-smi after settle, -1 unknown */
-	char *probes_json;	/* probe results, or NULL */
-	char *bench_json;	/* bench figures, or NULL */
+	char *probes_json;	  /* probe results, or NULL */
+	char *bench_json;	  /* bench figures, or NULL */
 };
 
 int store_boot_add(struct store *st, struct store_boot *b, char **err);
@@ -100,7 +135,29 @@ int store_boot_add(struct store *st, struct store_boot *b, char **err);
  * (sha256 when both have one, else bytes) match. Returns 1 when none. */
 int store_boot_latest(struct store *st, const char *runtime_version, const char *device, const char *payload_sha256,
 		      uint64_t payload_bytes, struct store_boot *out, char **err);
+/* Added: the same match, on the runtime's version when runtime_version is
+ * non-empty (or, given runtime too, a boot at that path that recorded no
+ * version: a log without a build line), else on its path (runtime): for a
+ * runtime that cannot be run here (another host's build) the path is the
+ * best identity there is.
+ * Both empty or NULL: any runtime (is any boot of this device and payload
+ * recorded at all?). */
+int store_boot_match(struct store *st, const char *runtime_version, const char *runtime, const char *device,
+		     const char *payload_sha256, uint64_t payload_bytes, struct store_boot *out, char **err);
+/* Boots of one era (era_id 0: the boots recorded outside a deploy), oldest
+ * first. */
 int store_boot_list(struct store *st, int64_t era_id, struct store_boot **out, size_t *n, char **err);
+/* Added: every boot of an endpoint (NULL: all), oldest first. */
+int store_boot_list_endpoint(struct store *st, const char *endpoint, struct store_boot **out, size_t *n, char **err);
+/* Added: one boot by id; 1 when there is none. */
+int store_boot_get(struct store *st, int64_t id, struct store_boot *out, char **err);
+/* Added: the engine's build identity, as it names itself (llama_build_info,
+ * "b10777-e3de71522"), from `llama-server --version` ("version: X (build
+ * N, commit C)") or its boot log ("build N (C) with CC for TARGET");
+ * anything else is kept as its first line. Allocated. Boots store it, and
+ * store_boot_latest/match normalise their query with it, so a --version
+ * text and a log line of the same build match. */
+char *store_runtime_id(const char *text);
 void store_boot_release(struct store_boot *b);
 void store_boots_free(struct store_boot *v, size_t n);
 
@@ -121,10 +178,21 @@ struct store_attempt {
 	int64_t id;
 	char *endpoint, *kind, *reason, *outcome; /* outcome "interrupted" when never ended */
 	int64_t started, ended, era_id;
+	int64_t pid; /* added: the process that began it */
 	struct store_step *steps;
 	size_t n_steps;
 };
+/* Attempts (NULL: every endpoint), oldest first, with their steps. One
+ * never ended reads "running" while its endpoint's lock is held, else
+ * "interrupted". */
 int store_attempt_list(struct store *st, const char *endpoint, struct store_attempt **out, size_t *n, char **err);
 void store_attempts_free(struct store_attempt *v, size_t n);
+
+/* Added (schema version 2): a runtime's `--version` text cached by its
+ * path and a stamp of the binary (size, mtime, inode, device: any rebuild
+ * changes it), so a plan does not run the engine each time. get returns 1
+ * when nothing is cached for that path and stamp. */
+int store_runtime_version_get(struct store *st, const char *path, const char *stamp, char **version, char **err);
+int store_runtime_version_put(struct store *st, const char *path, const char *stamp, const char *version, char **err);
 
 #endif

@@ -1,5 +1,6 @@
-# Every synth architecture boots in the real engine, answers /health and a
-# chat request; custom types are refused by a stock build (law S10).
+# Every synth architecture boots in the real engine, answers /health, a
+# completion and a chat request; custom types are refused by a stock build
+# (law S10).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 
@@ -9,11 +10,8 @@ boot() { # NAME FILE ARGS...
 	local name=$1 file=$2
 	shift 2
 	engine_start "$name" -m "$file" -c 4096 --jinja -lv 4 "$@"
-	check "$name: engine boots and /health answers 200" test -z "${ENGINE_STATUS:-}" -a -n "$ENGINE_PID"
-	if [ -z "$ENGINE_PID" ]; then
-		sed 's/^/#   engine: /' "$ENGINE_LOG" | tail -25
-		return
-	fi
+	check_answered "$name" "$ENGINE_LOG"
+	[ -n "$ENGINE_PID" ] || return
 	engine_post /v1/chat/completions "$chat"
 	check "$name: chat answers 200" test "$http" = 200
 	check "$name: chat has a finish_reason" test "$(jq -r '.choices[0].finish_reason' "$TMP/out")" != null

@@ -3,7 +3,9 @@
 # weight type, slots, pool, cache types, batch and ubatch, unified KV, flash
 # attention and MTP drafting. Every exact term must equal the ledger and
 # every compute buffer must be within 5 %; a shape `check` refuses by law
-# (S03, S04) must be one the engine refuses too.
+# (S03, S04) must be one the engine refuses too, and every other boot must
+# answer /health and a completion (or, where law S16 says the engine
+# cannot on an AMX host, die by a signal: tests/engine.sh check_answered).
 #
 # ZEALOT_SWEEP_SEED (default 2026) and ZEALOT_SWEEP_N (default 24) pick the
 # sweep; every case prints its geometry, so a failure is reproducible with
@@ -98,6 +100,7 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 		continue
 	fi
 	booted=$((booted + 1))
+	check_answered "$name" "$name.log"
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$what: every exact term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || {

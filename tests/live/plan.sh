@@ -1,7 +1,9 @@
 # Plan vs the real engine's boot ledger across architectures and shapes:
 # every exact term (model, KV, SWA KV, recurrent state, draft KV, output,
 # n_ctx) must equal the ledger to 0.01 MiB, and the compute buffers (a
-# replay of the engine's allocator) must be within 5 %.
+# replay of the engine's allocator) must be within 5 %. Every boot must
+# also answer /health and a completion (or, on an AMX host where law S16
+# says it cannot, die by a signal: tests/engine.sh check_answered).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 cd "$TMP" || exit 1
@@ -13,6 +15,7 @@ case_() {
 	for s in $sets; do args+=(--set "$s"); done
 	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
 	boot_for_ledger "$name" "$keys"
+	check_answered "$name" "$name.log"
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$name: every exact term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || { jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'; tail -3 "$name.log" | sed 's/^/#   engine: /'; }
@@ -39,7 +42,8 @@ case_ gemma3 gemma3 "" "CTX_SIZE=8192 PARALLEL=1"
 case_ gemma3-np2 gemma3 "layers=12 swa_pattern=4 swa=1024" "CTX_SIZE=16384 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 case_ gemma3-unified gemma3 "" "CTX_SIZE=4096 PARALLEL=4 KV_UNIFIED=1 UBATCH_SIZE=1024"
 # Quantized weights: on the CPU backend the matmul weights whose type has
-# a repacked kernel on this host move from the mapping to CPU_REPACK.
+# an extra buffer type on the host (CPU_REPACK, AMX: the plan reads the
+# host's features, as the engine does) move out of the mapping.
 case_ llama-q4w llama "type=q4_0" "CTX_SIZE=4096 PARALLEL=2"
 case_ llama-q4w-norepack llama "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 REPACK=0"
 case_ llama-q4w-odd-rows llama "type=q4_0 kv_heads=1 head_dim=96 rope_dims=96 heads=4 vocab=300" "CTX_SIZE=4096 PARALLEL=1"

@@ -22,7 +22,8 @@ X
 url=http://127.0.0.1:$port
 
 # start SETS...: boot the engine with `zealot argv` (plus --set overrides), as a
-# person would by hand; sets ENGINE_PID. Waits for /health.
+# person would by hand; sets ENGINE_PID. Waits for /health, then asks one
+# completion (tests/engine.sh engine_ask; one TAP line).
 start() {
 	local sets=() s
 	for s in "$@"; do sets+=(--set "$s"); done
@@ -30,19 +31,16 @@ start() {
 	"${cmd[@]}" >"engine.log" 2>&1 &
 	ENGINE_PID=$!
 	ENGINE_PORT=$port
-	for _ in $(seq 240); do
-		[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/health")" = 200 ] && return 0
-		kill -0 "$ENGINE_PID" 2>/dev/null || return 1
-		sleep 0.25
-	done
-	return 1
+	engine_ask "$ENGINE_PID" "$port"
+	check_answered "argv ${*:-as written}" engine.log
 }
 
 # A. The intended shape, booted by zealot serve.
 "$ZEALOT" serve live.env >serve.log 2>&1 &
 ENGINE_PID=$!
 ENGINE_PORT=$port
-for _ in $(seq 240); do [ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "$url/health")" = 200 ] && break; sleep 0.25; done
+engine_ask "$ENGINE_PID" "$port"
+check_answered "intended shape, booted by zealot serve" serve.log
 run "$ZEALOT" probe "$url" --endpoint live.env --json
 check "intended shape: probe exits 0" rc_is 0
 for p in props health models slots metrics chat overlong concurrency effort; do

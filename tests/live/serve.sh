@@ -36,6 +36,8 @@ for _ in $(seq 240); do
 done
 check "serve: the engine came up and /health answers 200" test "$up" = 1
 [ "$up" = 1 ] || sed 's/^/#   /' serve.log | tail -20
+engine_ask "$ENGINE_PID" "$port"
+check_answered "serve" serve.log
 check "serve: the gates passed before exec" grep -qF "gates passed" serve.log
 check "serve: zealot exec'd: its PID is now llama-server" test "$(basename "$(readlink "/proc/$ENGINE_PID/exe")")" = llama-server
 tr '\0' '\n' <"/proc/$ENGINE_PID/cmdline" >live.cmdline

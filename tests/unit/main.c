@@ -33,6 +33,10 @@ int main(void)
 	test_ledger();
 	test_endpoint();
 	test_live();
+	test_options();
+	test_solve();
+	test_store();
+	test_calibrate();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -27,5 +27,9 @@ void test_synth(void);
 void test_ledger(void);
 void test_endpoint(void);
 void test_live(void);
+void test_options(void);
+void test_solve(void);
+void test_store(void);
+void test_calibrate(void);
 
 #endif

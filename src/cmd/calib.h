@@ -1,0 +1,48 @@
+/* calib: the command layer's bridge between the store and the planner's
+ * calibration (law M08). plan and ledger --record use it; the plan module
+ * itself never reads the store (src/plan/calibrate.h takes figures).
+ */
+#ifndef ZEALOT_CMD_CALIB_H
+#define ZEALOT_CMD_CALIB_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "../endpoint/endpoint.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "../store/store.h"
+
+/* What a boot of this endpoint is matched on. */
+struct calib_identity {
+	char *runtime;		/* RUNTIME resolved (a bare name through PATH; kept as written if not found) */
+	char *runtime_version;	/* its `--version` text, or NULL when it could not be read */
+	const char *device;	/* the plan's device profile */
+	char *payload_sha256;	/* MODEL_SHA256 when pinned, else "" */
+	uint64_t payload_bytes; /* MODEL_BYTES when pinned, else MODEL_FILE's size */
+};
+
+/* Fill id. With run_runtime, read the runtime's version (`RUNTIME
+ * --version`, cached in the store by the binary's stamp when st is given;
+ * a runtime that is missing, not executable, silent or slower than 10 s
+ * leaves it NULL). Returns 0 or -1 with *err (MODEL_FILE unreadable). */
+int calib_identity_of(const struct endpoint *ep, const struct shape_ctx *c, struct store *st, int run_runtime,
+		      struct calib_identity *id, char **err);
+void calib_identity_release(struct calib_identity *id);
+
+/* Calibrate p (uncalibrated, made from ep and c) from the latest recorded
+ * boot with the same runtime, device and payload, when the store exists.
+ * Returns 1 when calibrated (*json: the `calibration` object of plan
+ * --json; *text: the lines plan prints), 0 when there is nothing to
+ * calibrate from (*json NULL, *text a one-line reason or NULL when there
+ * is no store at all), -1 with *err when the store cannot be read. */
+int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, json_t **json, char **text,
+		char **err);
+
+/* `zealot plan --json` of a plan (src/cmd/plan.c). */
+json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
+
+/* "2026-10-19 03:21" in local time. */
+void calib_date(int64_t t, char *buf, size_t n);
+
+#endif

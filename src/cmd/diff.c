@@ -1,0 +1,381 @@
+/* zealot diff ENDPOINT [ERA [ERA]] [--json] */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "../store/store.h"
+#include "calib.h"
+#include "cmd.h"
+#include "eras.h"
+#include "options.h"
+
+static const struct cmd_help help = {
+    .usage = "zealot diff ENDPOINT [ERA [ERA]] [--json]",
+    .about = "What changed between two shapes of an endpoint: the endpoint file's keys\n"
+	     "(added, removed, changed) and the plan, term by term (model per buffer,\n"
+	     "kv, kv_swa, recurrent, draft_kv, output, compute and draft_compute per\n"
+	     "buffer, projector, lora, overhead, then total on the card, host and free),\n"
+	     "with the delta in MiB.\n"
+	     "\n"
+	     "With two ERAs (ids from `zealot history`), the first against the second.\n"
+	     "With one, that era against the current one. With none, the current era\n"
+	     "against the endpoint file on disk, planned now (calibrated as `zealot\n"
+	     "plan` would be): ENDPOINT names the file, or, given as a name, the file\n"
+	     "the current era installed. ERA may also be `current` or `previous`.\n"
+	     "\n"
+	     "Keys compare by the value in force (a key written at its default is no\n"
+	     "change).\n"
+	     "\n"
+	     "--json: {\"endpoint\", \"from\": {\"era\" (null: the file), \"label\",\n"
+	     "\"started\", \"calibrated\"}, \"to\": {...}, \"keys\": [{\"key\", \"from\", \"to\",\n"
+	     "\"from_set\", \"to_set\"}] (a value null: none in force), \"plan\": [{\"term\", \"device\", "
+	     "\"from_mib\", \"to_mib\",\n"
+	     "\"delta_mib\"}] (null: the side has no such term), \"changed_keys\",\n"
+	     "\"changed_terms\"}.\n",
+    .exits = "0, 2 usage or no such era, 3 the store or the file cannot be read",
+    .min_args = 1,
+    .max_args = 3,
+};
+
+struct side {
+	char label[96];
+	int64_t era; /* 0: the file on disk */
+	int64_t started;
+	struct endpoint *ep; /* NULL: the era's text no longer parses */
+	json_t *plan;	     /* plan --json, or null */
+};
+
+static void side_release(struct side *s)
+{
+	endpoint_free(s->ep);
+	json_decref(s->plan);
+}
+
+static int parse_era(const char *s, int64_t *id)
+{
+	if (strcmp(s, "current") == 0) {
+		*id = 0;
+		return 0;
+	}
+	if (strcmp(s, "previous") == 0) {
+		*id = -1;
+		return 0;
+	}
+	return parse_i64(s, id) || *id <= 0 ? -1 : 0;
+}
+
+static int from_era(struct store *st, const char *name, int64_t id, struct side *s, char **err)
+{
+	struct store_era e;
+	int r = store_era_get(st, name, id, &e, err);
+	if (r < 0)
+		return EXIT_IO;
+	if (r == 1) {
+		if (id == 0)
+			errorf(err, "no current era of '%s' is recorded (see zealot history)", name);
+		else if (id == -1)
+			errorf(err, "'%s' has no era before its current one", name);
+		else
+			errorf(err, "no era %lld of '%s' (see zealot history %s)", (long long)id, name, name);
+		return EXIT_USAGE;
+	}
+	s->era = e.id;
+	s->started = e.started;
+	snprintf(s->label, sizeof(s->label), "era %lld%s", (long long)e.id, e.ended ? "" : " (current)");
+	char *perr = NULL;
+	s->ep = eras_endpoint(&e, &perr);
+	free(perr);
+	s->plan = e.plan_json[0] ? json_loads(e.plan_json, 0, NULL) : NULL;
+	if (!s->plan)
+		s->plan = json_null();
+	store_era_release(&e);
+	return EXIT_OK;
+}
+
+static int from_file(const char *path, struct side *s, char **err)
+{
+	int rc = EXIT_OK, io = 0;
+	struct shape_ctx c = {0};
+	struct endpoint *ep = endpoint_load(path, err);
+	if (!ep)
+		return err && *err && strncmp(*err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	s->era = 0;
+	snprintf(s->label, sizeof(s->label), "file");
+	s->plan = json_null();
+	if (shape_load(ep, NULL, &c, &io, err)) {
+		rc = io ? EXIT_IO : EXIT_USAGE;
+		goto done;
+	}
+	struct plan p;
+	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	json_t *cal = NULL;
+	char *text = NULL, *cerr = NULL;
+	calib_apply(ep, &c, &p, &cal, &text, &cerr);
+	free(text);
+	free(cerr);
+	json_decref(s->plan);
+	s->plan = plan_to_json(ep, &c, &p);
+	if (cal)
+		snprintf(s->label, sizeof(s->label), "file (boot %lld)",
+			 (long long)json_integer_value(json_object_get(cal, "boot")));
+	json_object_set_new(s->plan, "calibration", cal ? cal : json_null());
+done:
+	shape_release(&c);
+	s->ep = ep;
+	return rc;
+}
+
+/* The plan's terms in a fixed order: name, buffer ("" for single terms),
+ * MiB. */
+static void terms_of(json_t *p, json_t *out)
+{
+	if (!json_is_object(p))
+		return;
+	struct {
+		const char *key, *term, *field;
+		int list;
+	} t[] = {
+	    {"model", "model", NULL, 1},	   {"kv", "kv", "mib", 0},
+	    {"kv_swa", "kv_swa", "mib", 0},	   {"recurrent", "recurrent", "mib", 0},
+	    {"draft_kv", "draft_kv", "mib", 0},	   {"output_mib", "output", NULL, 0},
+	    {"compute", "compute", NULL, 1},	   {"draft_compute", "draft_compute", NULL, 1},
+	    {"projector", "projector", "mib", 0},  {"lora_mib", "lora", NULL, 0},
+	    {"overhead_mib", "overhead", NULL, 0}, {"total_mib", "total", NULL, 0},
+	    {"host_mib", "host", NULL, 0},	   {"free_mib", "free", NULL, 0},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		json_t *v = json_object_get(p, t[i].key);
+		if (t[i].list) {
+			size_t j;
+			json_t *b;
+			json_array_foreach(v, j, b)
+			{
+				struct sb k = {0};
+				sb_addf(&k, "%s|%s", t[i].term, json_string_value(json_object_get(b, "device")));
+				json_object_set(out, k.s, json_object_get(b, "mib"));
+				sb_release(&k);
+			}
+			continue;
+		}
+		if (t[i].field)
+			v = json_object_get(v, t[i].field);
+		if (json_is_number(v)) {
+			struct sb k = {0};
+			sb_addf(&k, "%s|", t[i].term);
+			json_object_set(out, k.s, v);
+			sb_release(&k);
+		}
+	}
+}
+
+static json_t *r2(double v)
+{
+	return json_real(round(v * 100) / 100);
+}
+
+static json_t *compare(const struct side *a, const struct side *b, int *changed_keys, int *changed_terms)
+{
+	json_t *keys = a->ep && b->ep ? eras_key_changes(a->ep, b->ep) : json_null();
+	*changed_keys = (int)json_array_size(keys);
+	json_t *ta = json_object(), *tb = json_object(), *order = json_object();
+	terms_of(a->plan, ta);
+	terms_of(b->plan, tb);
+	/* one row per term and buffer, in the plan's order of terms */
+	static const char *const names[] = {"model",	"kv",	   "kv_swa",	    "recurrent", "draft_kv",
+					    "output",	"compute", "draft_compute", "projector", "lora",
+					    "overhead", "total",   "host",	    "free"};
+	for (size_t n = 0; n < ARRAY_SIZE(names); n++) {
+		size_t len = strlen(names[n]);
+		json_t *sides[] = {ta, tb};
+		for (int i = 0; i < 2; i++) {
+			const char *key;
+			json_t *val;
+			json_object_foreach(sides[i], key, val)
+			{
+				if (strncmp(key, names[n], len) == 0 && key[len] == '|')
+					json_object_set(order, key, val);
+			}
+		}
+	}
+	json_t *plan = json_array();
+	const char *k;
+	json_t *v;
+	json_object_foreach(order, k, v)
+	{
+		(void)v;
+		const char *bar = strchr(k, '|');
+		json_t *x = json_object_get(ta, k), *y = json_object_get(tb, k);
+		double dx = json_is_number(x) ? json_number_value(x) : 0;
+		double dy = json_is_number(y) ? json_number_value(y) : 0;
+		char *term = xstrndup(k, (size_t)(bar - k));
+		json_t *row = json_pack("{s:s,s:s}", "term", term, "device", bar + 1);
+		free(term);
+		json_object_set_new(row, "from_mib", x ? r2(dx) : json_null());
+		json_object_set_new(row, "to_mib", y ? r2(dy) : json_null());
+		json_object_set_new(row, "delta_mib", r2(dy - dx));
+		if (fabs(dy - dx) >= 0.005 || !x != !y)
+			(*changed_terms)++;
+		json_array_append_new(plan, row);
+	}
+	json_decref(ta);
+	json_decref(tb);
+	json_decref(order);
+	json_t *o = json_object();
+	json_object_set_new(o, "keys", keys);
+	json_object_set_new(o, "plan", plan);
+	return o;
+}
+
+static json_t *side_json(const struct side *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "era", s->era ? json_integer(s->era) : json_null());
+	json_object_set_new(o, "label", json_string(s->label));
+	json_object_set_new(o, "started", s->era ? json_integer(s->started) : json_null());
+	json_object_set_new(o, "calibrated", json_boolean(json_is_object(json_object_get(s->plan, "calibration"))));
+	return o;
+}
+
+static void print_text(const char *name, const struct side *a, const struct side *b, json_t *res)
+{
+	printf("diff %s: %s -> %s\n", name, a->label, b->label);
+	json_t *keys = json_object_get(res, "keys");
+	if (json_is_null(keys))
+		printf("\nkeys: an era's endpoint text no longer parses\n");
+	else if (!json_array_size(keys))
+		printf("\nkeys: the same\n");
+	else
+		printf("\nkeys:\n");
+	size_t i;
+	json_t *r;
+	json_array_foreach(keys, i, r)
+	{
+		const char *x = json_string_value(json_object_get(r, "from"));
+		const char *y = json_string_value(json_object_get(r, "to"));
+		int xs = json_is_true(json_object_get(r, "from_set")), ys = json_is_true(json_object_get(r, "to_set"));
+		printf("  %-18s %s%s%s -> %s%s%s\n", json_string_value(json_object_get(r, "key")),
+		       xs ? "" : "(default) ", x ? x : "(unset)", x && !*x ? "(empty)" : "", ys ? "" : "(default) ",
+		       y ? y : "(unset)", y && !*y ? "(empty)" : "");
+	}
+	json_t *plan = json_object_get(res, "plan");
+	if (!json_array_size(plan)) {
+		printf("\nplan: not recorded on either side\n");
+		return;
+	}
+	printf("\nplan (MiB):\n  %-14s %-11s %16s %16s %11s\n", "term", "buffer", a->label, b->label, "delta");
+	json_array_foreach(plan, i, r)
+	{
+		json_t *x = json_object_get(r, "from_mib"), *y = json_object_get(r, "to_mib");
+		double d = json_number_value(json_object_get(r, "delta_mib"));
+		char fx[32] = "-", fy[32] = "-";
+		if (json_is_number(x))
+			snprintf(fx, sizeof(fx), "%.2f", json_number_value(x));
+		if (json_is_number(y))
+			snprintf(fy, sizeof(fy), "%.2f", json_number_value(y));
+		const char *dev = json_string_value(json_object_get(r, "device"));
+		printf("  %-14s %-11s %16s %16s %+11.2f%s\n", json_string_value(json_object_get(r, "term")),
+		       *dev ? dev : "-", fx, fy, d, fabs(d) >= 0.005 ? "  *" : "");
+	}
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("diff", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	char *err = NULL, *name = eras_name(args.v[0]);
+	struct store *st = NULL;
+	struct side a = {0}, b = {0};
+	int64_t ids[2] = {0, 0};
+	for (unsigned i = 1; i < args.n; i++)
+		if (parse_era(args.v[i], &ids[i - 1])) {
+			errorf(&err, "'%s' is not an era (a number from zealot history, current or previous)",
+			       args.v[i]);
+			rc = EXIT_USAGE;
+			goto done;
+		}
+	if (store_name_ok(name, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (eras_open(&st, &err)) {
+		rc = EXIT_IO;
+		goto done;
+	}
+	if (!st) {
+		errorf(&err, "nothing is recorded yet (no store in %s)", "$ZEALOT_STATE_DIR");
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (args.n == 3) {
+		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, ids[1], &b, &err)))
+			goto done;
+	} else if (args.n == 2) {
+		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, 0, &b, &err)))
+			goto done;
+	} else {
+		if ((rc = from_era(st, name, 0, &a, &err)))
+			goto done;
+		char *path = NULL;
+		if (eras_is_file(args.v[0])) {
+			path = xstrdup(args.v[0]);
+		} else {
+			struct store_era e;
+			if (store_era_get(st, name, 0, &e, &err) == 0)
+				path = e.endpoint_path[0] ? xstrdup(e.endpoint_path) : NULL;
+			store_era_release(&e);
+			if (!path) {
+				errorf(&err, "the current era of '%s' names no installed file: give the endpoint file",
+				       name);
+				rc = EXIT_USAGE;
+				goto done;
+			}
+		}
+		rc = from_file(path, &b, &err);
+		free(path);
+		if (rc)
+			goto done;
+	}
+	int ck = 0, ct = 0;
+	json_t *res = compare(&a, &b, &ck, &ct);
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "endpoint", json_string(name));
+		json_object_set_new(o, "from", side_json(&a));
+		json_object_set_new(o, "to", side_json(&b));
+		json_object_set(o, "keys", json_object_get(res, "keys"));
+		json_object_set(o, "plan", json_object_get(res, "plan"));
+		json_object_set_new(o, "changed_keys", json_integer(ck));
+		json_object_set_new(o, "changed_terms", json_integer(ct));
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		print_text(name, &a, &b, res);
+	}
+	json_decref(res);
+done:
+	if (err)
+		cmd_fail(rc, "diff: %s", err);
+	free(err);
+	free(name);
+	side_release(&a);
+	side_release(&b);
+	store_close(st);
+	opt_args_release(&args);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* eras: what history and diff share: the store opened only when it exists,
+ * an endpoint named by its name or its file, an era's endpoint text read
+ * back into keys, and one-line summaries of a shape, a payload and a boot.
+ */
+#ifndef ZEALOT_CMD_ERAS_H
+#define ZEALOT_CMD_ERAS_H
+
+#include <jansson.h>
+
+#include "../endpoint/endpoint.h"
+#include "../store/store.h"
+
+/* Open the store in the state directory when its database exists. 0 with
+ * *st NULL when nothing was ever recorded; -1 with *err. */
+int eras_open(struct store **st, char **err);
+
+/* An endpoint argument: a name ("frank-zealot"), or a file
+ * ("examples/frank-zealot.env") whose name without .env it is. Allocated. */
+char *eras_name(const char *arg);
+/* Whether the argument names a file rather than an endpoint. */
+int eras_is_file(const char *arg);
+
+/* An era's endpoint text parsed back (NULL with *err when it does not
+ * parse any more, e.g. a key this zealot dropped). */
+struct endpoint *eras_endpoint(const struct store_era *e, char **err);
+/* The keys the file sets, in table order: {"KEY": "value", ...}. */
+json_t *eras_keys(const struct endpoint *ep);
+
+/* The keys whose values in force (explicit, else the default) differ
+ * between two endpoint files, in table order: [{"key", "from", "to",
+ * "from_set", "to_set"}], a value null when nothing is in force, *_set
+ * whether the file writes the key (a key set to its default is no
+ * change). */
+json_t *eras_key_changes(const struct endpoint *from, const struct endpoint *to);
+
+/* "3 x 200,704, f16 K + q8_0 V, batch 6144/1024, draft-mtp depth 2, rtx3090" */
+char *eras_shape(const struct endpoint *ep);
+/* "bonsai-9b-pq2.gguf (2,452,648,000 B, c79fcdfa...) + mmproj ... + adapter ..." */
+char *eras_payload(const struct endpoint *ep, const char *pins_json);
+/* "KV 14,406.00, compute 1,665.00 + 424.88, draft 480.97 + 424.86, settled
+ * 22,870; probes 9 pass 0 fail; decode 213.5 t/s" from a boot's records. */
+char *eras_boot_summary(const struct store_boot *b);
+
+/* A boot as history --json shows it. */
+json_t *eras_boot_json(const struct store_boot *b);
+
+#endif

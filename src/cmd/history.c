@@ -1,0 +1,341 @@
+/* zealot history [ENDPOINT] [--json] */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../store/store.h"
+#include "calib.h"
+#include "cmd.h"
+#include "eras.h"
+#include "options.h"
+
+static const struct cmd_help help = {
+    .usage = "zealot history [ENDPOINT] [--json]",
+    .about = "Every era an endpoint has served, oldest first, from the store\n"
+	     "($ZEALOT_STATE_DIR/zealot.db): its id (what `zealot rollback` and `zealot\n"
+	     "diff` take), window, payload (file, bytes, sha256), runtime build, shape,\n"
+	     "the reason it was deployed, and how to roll back to the era before it (the\n"
+	     "command and the key lines that change). Under each era, its boots: the\n"
+	     "ledger (KV, compute per buffer, draft), settled memory, probe results and\n"
+	     "bench figures. Then the boots recorded from logs (`zealot ledger LOG\n"
+	     "--record ENDPOINT`, law M08) and every deploy or rollback attempt with its\n"
+	     "steps and outcome: deployed, refused, rolled-back, rollback-failed,\n"
+	     "running, or interrupted (it never ended and nobody holds its lock).\n"
+	     "\n"
+	     "ENDPOINT is a name or an endpoint file (its name is the file's, without\n"
+	     ".env); without it, every endpoint.\n"
+	     "\n"
+	     "--json: {\"eras\": [{\"id\", \"endpoint\", \"started\", \"ended\" (0 while\n"
+	     "current), \"current\", \"window\", \"reason\", \"keys\" (the endpoint file's\n"
+	     "keys), \"env_sha256\", \"endpoint_path\", \"payload\", \"pins\", \"runtime\",\n"
+	     "\"runtime_version\", \"runtime_build\", \"argv\", \"unit_name\", \"shape\", \"plan\"\n"
+	     "({total_mib, free_mib, verdict} or null), \"rollback\" ({to, keys: [{key,\n"
+	     "from, to, from_set, to_set}] the key lines that take this era back to\n"
+	     "the one before it, command} or null), \"boots\" [...]}], \"boots\": [boots recorded outside a deploy],\n"
+	     "\"attempts\": [{\"id\", \"endpoint\", \"kind\", \"reason\", \"outcome\",\n"
+	     "\"started\", \"ended\", \"era_id\", \"pid\", \"steps\": [{\"step\", \"status\",\n"
+	     "\"seconds\", \"detail\"}]}]}, each list oldest first. A boot: {\"id\",\n"
+	     "\"era_id\", \"at\", \"source\", \"runtime\", \"runtime_version\", \"device\",\n"
+	     "\"payload_sha256\", \"payload_bytes\", \"settled_used_mib\", \"summary\",\n"
+	     "\"ledger\" (zealot ledger --json), \"probes\", \"bench\"}. Times are unix\n"
+	     "seconds.\n",
+    .exits = "0 (also when nothing is recorded), 2 usage, 3 the store cannot be read",
+    .min_args = 0,
+    .max_args = 1,
+};
+
+static json_t *loads(const char *s)
+{
+	json_t *v = s && *s ? json_loads(s, 0, NULL) : NULL;
+	return v ? v : json_null();
+}
+
+static void window(const struct store_era *e, char *buf, size_t n)
+{
+	char a[64], b[64] = "";
+	calib_date(e->started, a, sizeof(a));
+	if (e->ended)
+		calib_date(e->ended, b, sizeof(b));
+	snprintf(buf, n, "%s -> %s", a, e->ended ? b : "(current)");
+}
+
+static json_t *plan_summary(const char *plan_json)
+{
+	json_t *p = plan_json && *plan_json ? json_loads(plan_json, 0, NULL) : NULL;
+	if (!json_is_object(p)) {
+		json_decref(p);
+		return json_null();
+	}
+	json_t *o = json_object();
+	const char *keys[] = {"total_mib", "free_mib", "verdict"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		json_t *v = json_object_get(p, keys[i]);
+		json_object_set(o, keys[i], v ? v : json_null());
+	}
+	json_decref(p);
+	return o;
+}
+
+static json_t *era_json(struct store *st, const struct store_era *e, const struct store_era *prev, char **err)
+{
+	json_t *o = json_object();
+	char w[160];
+	window(e, w, sizeof(w));
+	json_object_set_new(o, "id", json_integer(e->id));
+	json_object_set_new(o, "endpoint", json_string(e->endpoint));
+	json_object_set_new(o, "started", json_integer(e->started));
+	json_object_set_new(o, "ended", json_integer(e->ended));
+	json_object_set_new(o, "current", json_boolean(e->ended == 0));
+	json_object_set_new(o, "window", json_string(w));
+	json_object_set_new(o, "reason", json_string(e->reason));
+	char *perr = NULL;
+	struct endpoint *ep = eras_endpoint(e, &perr);
+	json_object_set_new(o, "keys", ep ? eras_keys(ep) : json_null());
+	if (!ep)
+		json_object_set_new(o, "keys_error", json_string(perr ? perr : "unreadable"));
+	free(perr);
+	json_object_set_new(o, "env_sha256", json_string(e->env_sha256));
+	json_object_set_new(o, "endpoint_path", json_string(e->endpoint_path));
+	char *pay = ep ? eras_payload(ep, e->pins_json) : NULL;
+	json_object_set_new(o, "payload", pay ? json_string(pay) : json_null());
+	free(pay);
+	json_object_set_new(o, "pins", loads(e->pins_json));
+	json_object_set_new(o, "runtime", json_string(e->runtime));
+	json_object_set_new(o, "runtime_version", json_string(e->runtime_version));
+	char *rid = store_runtime_id(e->runtime_version);
+	json_object_set_new(o, "runtime_build", json_string(rid));
+	free(rid);
+	json_object_set_new(o, "argv", loads(e->argv_json));
+	json_object_set_new(o, "unit_name", json_string(e->unit_name));
+	char *shape = ep ? eras_shape(ep) : NULL;
+	json_object_set_new(o, "shape", shape ? json_string(shape) : json_null());
+	free(shape);
+	json_object_set_new(o, "plan", plan_summary(e->plan_json));
+	struct endpoint *pep = prev ? eras_endpoint(prev, NULL) : NULL;
+	if (prev) {
+		json_t *rb = json_object();
+		json_object_set_new(rb, "to", json_integer(prev->id));
+		json_object_set_new(rb, "keys", ep && pep ? eras_key_changes(ep, pep) : json_null());
+		struct sb c = {0};
+		sb_addf(&c, "zealot rollback %s %lld", e->endpoint, (long long)prev->id);
+		json_object_set_new(rb, "command", json_string(c.s));
+		sb_release(&c);
+		json_object_set_new(o, "rollback", rb);
+	} else {
+		json_object_set_new(o, "rollback", json_null());
+	}
+	endpoint_free(pep);
+	endpoint_free(ep);
+	struct store_boot *b;
+	size_t n;
+	json_t *boots = json_array();
+	if (store_boot_list(st, e->id, &b, &n, err) == 0) {
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(boots, eras_boot_json(&b[i]));
+		store_boots_free(b, n);
+	} else {
+		json_decref(boots);
+		json_decref(o);
+		return NULL;
+	}
+	json_object_set_new(o, "boots", boots);
+	return o;
+}
+
+static json_t *attempt_json(const struct store_attempt *a)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(a->id));
+	json_object_set_new(o, "endpoint", json_string(a->endpoint));
+	json_object_set_new(o, "kind", json_string(a->kind));
+	json_object_set_new(o, "reason", json_string(a->reason));
+	json_object_set_new(o, "outcome", json_string(a->outcome));
+	json_object_set_new(o, "started", json_integer(a->started));
+	json_object_set_new(o, "ended", json_integer(a->ended));
+	json_object_set_new(o, "era_id", json_integer(a->era_id));
+	json_object_set_new(o, "pid", json_integer(a->pid));
+	json_t *steps = json_array();
+	for (size_t i = 0; i < a->n_steps; i++)
+		json_array_append_new(steps, json_pack("{s:s,s:s,s:f,s:s}", "step", a->steps[i].step, "status",
+						       a->steps[i].status, "seconds", a->steps[i].seconds, "detail",
+						       a->steps[i].detail));
+	json_object_set_new(o, "steps", steps);
+	return o;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+static void print_boot(json_t *b, const char *indent)
+{
+	char d[64];
+	calib_date(json_integer_value(json_object_get(b, "at")), d, sizeof(d));
+	printf("%sboot %lld  %s  %s\n%s  %s\n", indent, (long long)json_integer_value(json_object_get(b, "id")), d,
+	       str(b, "source"), indent, str(b, "summary"));
+}
+
+static void print_text(json_t *out, const char *name, const char *db)
+{
+	json_t *eras = json_object_get(out, "eras");
+	json_t *boots = json_object_get(out, "boots");
+	json_t *atts = json_object_get(out, "attempts");
+	printf("history of %s (%s)\n", name ? name : "every endpoint", db ? db : "no store yet");
+	if (!json_array_size(eras))
+		printf("\nno eras recorded%s\n", name ? " for this endpoint" : "");
+	size_t i;
+	json_t *e;
+	json_array_foreach(eras, i, e)
+	{
+		printf("\nera %lld  %s  %s\n", (long long)json_integer_value(json_object_get(e, "id")),
+		       str(e, "endpoint"), str(e, "window"));
+		printf("  %-9s %s\n", "reason", str(e, "reason"));
+		printf("  %-9s %s\n", "payload",
+		       json_is_string(json_object_get(e, "payload")) ? str(e, "payload") : str(e, "keys_error"));
+		const char *build = str(e, "runtime_build");
+		printf("  %-9s %s%s%s%s\n", "runtime", *build ? build : "(version unknown)",
+		       *str(e, "runtime") ? " (" : "", str(e, "runtime"), *str(e, "runtime") ? ")" : "");
+		printf("  %-9s %s\n", "shape", str(e, "shape"));
+		json_t *pl = json_object_get(e, "plan");
+		if (json_is_object(pl) && json_is_number(json_object_get(pl, "total_mib")))
+			printf("  %-9s %.2f MiB on the card, %.2f free, %s\n", "plan",
+			       json_number_value(json_object_get(pl, "total_mib")),
+			       json_number_value(json_object_get(pl, "free_mib")), str(pl, "verdict"));
+		json_t *rb = json_object_get(e, "rollback");
+		if (json_is_object(rb)) {
+			struct sb k = {0};
+			size_t j;
+			json_t *v;
+			json_array_foreach(json_object_get(rb, "keys"), j, v)
+			{
+				if (json_is_true(json_object_get(v, "to_set")))
+					sb_addf(&k, " %s=%s", str(v, "key"), str(v, "to"));
+				else
+					sb_addf(&k, " %s unset", str(v, "key"));
+			}
+			printf("  %-9s %s  (to era %lld:%s)\n", "rollback", str(rb, "command"),
+			       (long long)json_integer_value(json_object_get(rb, "to")),
+			       k.len ? k.s : " the same keys");
+			sb_release(&k);
+		} else {
+			printf("  %-9s - (the first era)\n", "rollback");
+		}
+		size_t j;
+		json_t *b;
+		json_array_foreach(json_object_get(e, "boots"), j, b) print_boot(b, "  ");
+	}
+	if (json_array_size(boots)) {
+		printf("\nboots recorded from logs (zealot ledger --record):\n");
+		json_array_foreach(boots, i, e) print_boot(e, "  ");
+	}
+	if (json_array_size(atts)) {
+		printf("\nattempts:\n");
+		json_array_foreach(atts, i, e)
+		{
+			char d[64];
+			calib_date(json_integer_value(json_object_get(e, "started")), d, sizeof(d));
+			printf("  %lld  %s  %s %s: %s", (long long)json_integer_value(json_object_get(e, "id")), d,
+			       str(e, "kind"), str(e, "endpoint"), str(e, "outcome"));
+			json_int_t era = json_integer_value(json_object_get(e, "era_id"));
+			if (era)
+				printf(" (era %lld)", (long long)era);
+			if (*str(e, "reason"))
+				printf("  \"%s\"", str(e, "reason"));
+			printf("\n");
+			size_t j;
+			json_t *s;
+			json_array_foreach(json_object_get(e, "steps"), j, s)
+			{
+				printf("      %-10s %-8s %7.2f s", str(s, "step"), str(s, "status"),
+				       json_number_value(json_object_get(s, "seconds")));
+				if (*str(s, "detail"))
+					printf("  %s", str(s, "detail"));
+				printf("\n");
+			}
+		}
+	}
+}
+
+int cmd_history(int argc, char **argv)
+{
+	int json = 0, rc = EXIT_OK;
+	const struct opt opts[] = {
+	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("history", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	char *err = NULL, *name = args.n ? eras_name(args.v[0]) : NULL;
+	struct store *st = NULL;
+	json_t *out = json_pack("{s:[],s:[],s:[]}", "eras", "boots", "attempts");
+	if (name && store_name_ok(name, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (eras_open(&st, &err)) {
+		rc = EXIT_IO;
+		goto done;
+	}
+	if (st) {
+		struct store_era *e;
+		size_t n;
+		if (store_era_list(st, name, &e, &n, &err)) {
+			rc = EXIT_IO;
+			goto done;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct store_era *prev = NULL;
+			for (size_t j = i; j-- > 0;)
+				if (strcmp(e[j].endpoint, e[i].endpoint) == 0) {
+					prev = &e[j];
+					break;
+				}
+			json_t *ej = era_json(st, &e[i], prev, &err);
+			if (!ej) {
+				store_eras_free(e, n);
+				rc = EXIT_IO;
+				goto done;
+			}
+			json_array_append_new(json_object_get(out, "eras"), ej);
+		}
+		store_eras_free(e, n);
+		struct store_boot *b;
+		if (store_boot_list_endpoint(st, name, &b, &n, &err)) {
+			rc = EXIT_IO;
+			goto done;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (b[i].era_id == 0)
+				json_array_append_new(json_object_get(out, "boots"), eras_boot_json(&b[i]));
+		store_boots_free(b, n);
+		struct store_attempt *a;
+		if (store_attempt_list(st, name, &a, &n, &err)) {
+			rc = EXIT_IO;
+			goto done;
+		}
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(json_object_get(out, "attempts"), attempt_json(&a[i]));
+		store_attempts_free(a, n);
+	}
+	if (json) {
+		char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		puts(s);
+		free(s);
+	} else {
+		print_text(out, name, st ? store_path(st) : NULL);
+	}
+done:
+	if (err)
+		cmd_fail(rc, "history: %s", err);
+	free(err);
+	free(name);
+	json_decref(out);
+	store_close(st);
+	opt_args_release(&args);
+	return rc;
+}

@@ -1,0 +1,314 @@
+/* zealot solve ENDPOINT [--maximize window|slots|precision] [--slots N] [--min-window N]
+ *                       [--fix KEY=V ...] [--vary KEY=a,b,...] [--device D] [--json] */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../plan/shape.h"
+#include "../plan/solve.h"
+#include "../plan/terms.h"
+#include "cmd.h"
+#include "options.h"
+#include "shapes.h"
+
+static const struct cmd_help help = {
+    .usage = "zealot solve ENDPOINT [--maximize window|slots|precision] [--slots N] [--min-window N]\n"
+	     "             [--fix KEY=VALUE ...] [--vary KEY=a,b,... ...] [--device NAME] [--json]",
+    .about = "Search the shape space exactly, every candidate a full plan against the\n"
+	     "payload parsed once (the model term and the compute replays are reused\n"
+	     "between candidates), and print the best shape for the objective as endpoint\n"
+	     "lines ready to paste, its plan, and the Pareto frontier of the shapes that\n"
+	     "fit with slack.\n"
+	     "\n"
+	     "The per-slot window moves in the engine's 256-cell steps, up to the trained\n"
+	     "context (law S02); every window found is the largest that fits: one step up\n"
+	     "is refused (shown as next_step).\n"
+	     "\n"
+	     "The space: PARALLEL 1..max(4, slots + 1), CACHE_TYPE_K and CACHE_TYPE_V in\n"
+	     "f16, q8_0, q4_0 and the endpoint's (types law S04 refuses for the payload\n"
+	     "are skipped), SPEC_TYPE the endpoint's and the other of none/draft-mtp when\n"
+	     "the payload carries an MTP head, UBATCH_SIZE 512, 1024, 2048 and the\n"
+	     "endpoint's (a ubatch above BATCH_SIZE raises it). --vary KEY=a,b replaces or\n"
+	     "adds an axis (any key `plan --set` takes but CTX_SIZE); --fix KEY=V pins one\n"
+	     "(or sets a key for every candidate, e.g. --fix MMPROJ_FILE= or SLACK_MIB).\n"
+	     "\n"
+	     "The frontier: for every combination of the axes, its largest window; less\n"
+	     "the combinations another beats on slots, window, K and V precision, the\n"
+	     "drafter and ubatch at once.\n"
+	     "\n"
+	     "The best gives up nothing else the endpoint has: every axis the objective\n"
+	     "does not move stays at least as good as the endpoint's value (more exact\n"
+	     "types, the drafter kept, ubatch no smaller), unless --vary opens it.\n"
+	     "  window     the largest per-slot window at the endpoint's slots (or --slots)\n"
+	     "  slots      the most slots (up to 256) with at least --min-window (default:\n"
+	     "             the endpoint's window), then the largest window for them\n"
+	     "  precision  the most exact K + V pair among every type but f32 and bf16, at\n"
+	     "             the endpoint's slots and at least --min-window; then the window\n"
+	     "Ties go to the larger window, the more exact pair (K first), the drafter,\n"
+	     "the larger ubatch, more slots.\n"
+	     "\n"
+	     "Decode is predicted from the bytes read per generated token (law A06) at\n"
+	     "--fill tokens of context, as a ratio to the endpoint's shape.\n"
+	     "\n"
+	     "--json: {endpoint, device, objective, constraints, best: {keys, slots,\n"
+	     "window, cache_k, cache_v, drafter, depth, ubatch, capped, plan, next_step,\n"
+	     "decode} or null, frontier: [{keys, slots, window, cache_k, cache_v,\n"
+	     "drafter, depth, ubatch, capped, free_mib, total_mib, decode_ratio}], space:\n"
+	     "{KEY: [values]}, search: {shapes, plans, replays, fallbacks, ms,\n"
+	     "frontier_ms}}.\n",
+    .more = cmd_devices,
+    .exits = "0 a best shape, 1 no shape fits, 2 usage or invalid endpoint, 3 unreadable file",
+    .min_args = 1,
+    .max_args = 1,
+};
+
+static json_t *shape_json(const struct solve_shape *s, int full)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "keys", cmd_keys_json(&s->keys));
+	json_object_set_new(o, "slots", json_integer(s->slots));
+	json_object_set_new(o, "window", json_integer((json_int_t)s->window));
+	json_object_set_new(o, "cache_k", json_string(s->k));
+	json_object_set_new(o, "cache_v", json_string(s->v));
+	json_object_set_new(o, "drafter", json_string(s->drafter ? "draft-mtp" : "none"));
+	json_object_set_new(o, "depth", json_integer(s->depth));
+	json_object_set_new(o, "ubatch", json_integer(s->ubatch));
+	json_object_set_new(o, "capped", json_boolean(s->capped));
+	if (full) {
+		json_object_set_new(o, "plan", cmd_plan_summary_json(&s->plan));
+		if (s->capped)
+			json_object_set_new(o, "next_step",
+					    json_pack("{s:I,s:s}", "window", (json_int_t)(s->window + SOLVE_STEP),
+						      "refused_by", "S02 (the trained context)"));
+		else
+			json_object_set_new(
+			    o, "next_step",
+			    json_pack("{s:I,s:I,s:f,s:s,s:s}", "window", (json_int_t)(s->window + SOLVE_STEP),
+				      "ctx_size", (json_int_t)s->next.n_ctx, "free_mib",
+				      cmd_r2((double)s->next.free_bytes / 1048576.0), "verdict",
+				      s->next.fits ? "fits" : "refused", "refused_by", "M09 (the slack band)"));
+		json_object_set_new(o, "decode", cmd_rate_json(&s->rate, s->decode_ratio));
+	} else {
+		json_object_set_new(o, "free_mib", json_real(cmd_r2((double)s->plan.free_bytes / 1048576.0)));
+		json_object_set_new(o, "total_mib", json_real(cmd_r2(cmd_mib(s->plan.device_total))));
+		json_object_set_new(o, "decode_ratio", json_real(round(s->decode_ratio * 10000) / 10000));
+	}
+	return o;
+}
+
+static const char *objective_name(enum solve_objective o)
+{
+	return o == SOLVE_SLOTS ? "slots" : o == SOLVE_PRECISION ? "precision" : "window";
+}
+
+static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "endpoint", json_string(ep->name));
+	json_object_set_new(j, "device", json_string(r->base_plan.device->name));
+	json_object_set_new(j, "objective", json_string(objective_name(o->objective)));
+	json_t *c = json_object();
+	json_object_set_new(c, "slots", o->slots ? json_integer(o->slots) : json_null());
+	json_object_set_new(c, "min_window", o->min_window ? json_integer((json_int_t)o->min_window) : json_null());
+	json_object_set_new(c, "fix", cmd_keys_json(&o->fix));
+	json_object_set_new(j, "constraints", c);
+	json_object_set_new(j, "base",
+			    json_pack("{s:I,s:I,s:o}", "slots", (json_int_t)r->base_plan.n_seq, "window",
+				      (json_int_t)r->base_window, "decode", cmd_rate_json(&r->base_rate, 1)));
+	json_object_set_new(j, "best", r->has_best ? shape_json(&r->best, 1) : json_null());
+	json_t *f = json_array();
+	for (size_t i = 0; i < r->n_frontier; i++)
+		json_array_append_new(f, shape_json(&r->frontier[i], 0));
+	json_object_set_new(j, "frontier", f);
+	json_t *sp = json_object();
+	for (unsigned i = 0; i < r->n_axes; i++) {
+		json_t *v = json_array();
+		for (unsigned k = 0; k < r->axes[i].n; k++)
+			json_array_append_new(v, json_string(r->axes[i].val[k]));
+		json_object_set_new(sp, r->axes[i].key, v);
+	}
+	json_object_set_new(j, "space", sp);
+	json_object_set_new(
+	    j, "search",
+	    json_pack("{s:I,s:I,s:I,s:I,s:f,s:f}", "shapes", (json_int_t)r->combos, "plans", (json_int_t)r->plans,
+		      "replays", (json_int_t)(r->memo.affine_replays + r->memo.plain_replays), "fallbacks",
+		      (json_int_t)r->fallbacks, "ms", cmd_r2(r->ms), "frontier_ms", cmd_r2(r->frontier_ms)));
+	return j;
+}
+
+static void print_shape(const struct solve_shape *s)
+{
+	char w[32];
+	printf("%u x %s tokens, %s K + %s V, ", s->slots, cmd_commas(s->window, w, sizeof(w)), s->k, s->v);
+	if (s->drafter)
+		printf("MTP drafter depth %u, ", s->depth);
+	else
+		printf("no drafter, ");
+	printf("ubatch %u", s->ubatch);
+}
+
+static void print_human(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r)
+{
+	char w[32];
+	printf("solve %s on %s: maximize %s", ep->name, r->base_plan.device->name, objective_name(o->objective));
+	if (o->slots)
+		printf(", %u slots", o->slots);
+	if (o->min_window)
+		printf(", window >= %s", cmd_commas(o->min_window, w, sizeof(w)));
+	printf("\n");
+	printf("endpoint as written: %u x %s tokens, %s (free %.2f MiB)\n\n", r->base_plan.n_seq,
+	       cmd_commas(r->base_window, w, sizeof(w)), r->base_plan.fits ? "fits" : "refused",
+	       (double)r->base_plan.free_bytes / 1048576.0);
+	if (!r->has_best) {
+		printf("best: no shape of the space fits with the slack band\n");
+	} else {
+		const struct solve_shape *b = &r->best;
+		printf("best: ");
+		print_shape(b);
+		printf("\n  free %.2f MiB (slack band %.2f); ", (double)b->plan.free_bytes / 1048576.0,
+		       cmd_mib(b->plan.slack));
+		if (b->capped)
+			printf("the window is the trained context: one step up is law S02's refusal\n");
+		else
+			printf("one step up (%s tokens) leaves %.2f MiB: refused\n",
+			       cmd_commas(b->window + SOLVE_STEP, w, sizeof(w)),
+			       (double)b->next.free_bytes / 1048576.0);
+		printf("  predicted decode %+.1f %% against the endpoint (at %s tokens of context)\n",
+		       (b->decode_ratio - 1) * 100, cmd_commas(b->rate.fill, w, sizeof(w)));
+		printf("\nendpoint lines:\n");
+		for (unsigned i = 0; i < b->keys.n; i++)
+			printf("%s=%s\n", b->keys.key[i], b->keys.val[i]);
+		printf("\nplan:\n");
+		struct term t[TERM_N];
+		terms_of(&b->plan, t);
+		for (int i = 0; i < TERM_N; i++)
+			if (t[i].gated)
+				printf("  %-14s %11.2f MiB\n", t[i].name, cmd_mib(t[i].gated));
+		printf("  %-14s %11.2f MiB of %.2f addressable, %s\n", "total", cmd_mib(b->plan.device_total),
+		       cmd_mib(b->plan.addressable), b->plan.fits ? "fits" : "refused");
+	}
+	printf("\nfrontier: %zu shapes that fit with slack (each the largest window for its values)\n", r->n_frontier);
+	printf("  %5s %9s %-7s %-7s %-8s %6s %10s %8s\n", "slots", "window", "K", "V", "drafter", "ubatch", "free MiB",
+	       "decode");
+	for (size_t i = 0; i < r->n_frontier; i++) {
+		const struct solve_shape *s = &r->frontier[i];
+		char d[16];
+		snprintf(d, sizeof(d), "%+.1f %%", (s->decode_ratio - 1) * 100);
+		printf("  %5u %9s %-7s %-7s %-8s %6u %10.2f %8s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
+		       s->k, s->v, s->drafter ? "mtp" : "none", s->ubatch, (double)s->plan.free_bytes / 1048576.0, d,
+		       s->capped ? "  (trained context)" : "");
+	}
+	printf("\nsearched %zu shapes: %llu candidate plans, %llu graph replays, %.1f ms\n", r->combos,
+	       (unsigned long long)r->plans, (unsigned long long)(r->memo.affine_replays + r->memo.plain_replays),
+	       r->ms);
+}
+
+int cmd_solve(int argc, char **argv)
+{
+	struct opt_list fixes = {0}, varies = {0};
+	const char *device = NULL, *maximize = "window";
+	int json = 0, rc = EXIT_OK;
+	uint64_t slots = 0, min_window = 0, fill = 0;
+	double accept = RATE_ACCEPT_DEFAULT;
+	const struct opt opts[] = {
+	    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision", "the objective (default window)"),
+	    OPT_U64(0, "slots", &slots, "N", 1, 256, "pin PARALLEL to N"),
+	    OPT_U64(0, "min-window", &min_window, "N", 1, UINT32_MAX, "only shapes whose per-slot window is >= N"),
+	    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable)"),
+	    OPT_LIST(0, "vary", &varies, "KEY=a,b,...", "the values to try for a key (repeatable)"),
+	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+	    OPT_FLAG(0, "json", &json, "one JSON object"),
+	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
+		    "tokens of context per slot when decode is priced (default: half the window)"),
+	    OPT_DOUBLE(0, "accept", &accept, "P", "the drafter's per-position acceptance (default 0.79)"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("solve", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	char *err = NULL;
+	struct shape_ctx c = {0};
+	struct endpoint *ep = NULL;
+	struct solve_result *r = xcalloc(1, sizeof(*r));
+	struct solve_opts *o = xcalloc(1, sizeof(*o));
+	o->objective = strcmp(maximize, "slots") == 0	    ? SOLVE_SLOTS
+		       : strcmp(maximize, "precision") == 0 ? SOLVE_PRECISION
+							    : SOLVE_WINDOW;
+	o->slots = (uint32_t)slots;
+	o->min_window = min_window;
+	o->rate.fill = fill;
+	o->rate.accept = accept;
+	rc = EXIT_USAGE;
+	if (accept < 0 || accept > 1) {
+		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
+		goto done;
+	}
+	for (unsigned i = 0; i < fixes.n; i++) {
+		const char *eq = strchr(fixes.v[i], '=');
+		char key[32];
+		if (!eq || eq == fixes.v[i] || (size_t)(eq - fixes.v[i]) >= sizeof(key)) {
+			errorf(&err, "--fix '%s': expected KEY=VALUE", fixes.v[i]);
+			goto done;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - fixes.v[i]), fixes.v[i]);
+		if (!cand_key_ok(key)) {
+			errorf(&err, "--fix '%s': %s is not a key a candidate shape may set", fixes.v[i], key);
+			goto done;
+		}
+		if (strcmp(key, "PARALLEL") == 0 && slots) {
+			errorf(&err, "--fix PARALLEL and --slots say the same thing twice");
+			goto done;
+		}
+		if (cand_set(&o->fix, key, eq + 1)) {
+			errorf(&err, "--fix '%s': too many or too long", fixes.v[i]);
+			goto done;
+		}
+	}
+	for (unsigned i = 0; i < varies.n; i++) {
+		if (o->n_vary == SOLVE_MAX_AXES) {
+			errorf(&err, "--vary: at most %d keys", SOLVE_MAX_AXES);
+			goto done;
+		}
+		if (solve_axis_parse(varies.v[i], &o->vary[o->n_vary++], &err))
+			goto done;
+	}
+	rc = EXIT_OK;
+	ep = endpoint_load(args.v[0], &err);
+	if (!ep) {
+		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		goto done;
+	}
+	int io = 0;
+	if (shape_load(ep, device, &c, &io, &err)) {
+		rc = io ? EXIT_IO : EXIT_USAGE;
+		goto done;
+	}
+	if (solve_run(ep, &c, o, r, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (json) {
+		json_t *j = to_json(ep, o, r);
+		cmd_print_json(j);
+		json_decref(j);
+	} else {
+		print_human(ep, o, r);
+	}
+	rc = r->has_best ? EXIT_OK : EXIT_NO;
+done:
+	if (err)
+		cmd_fail(rc, "solve: %s", err);
+	free(err);
+	solve_result_release(r);
+	free(r);
+	free(o);
+	shape_release(&c);
+	endpoint_free(ep);
+	opt_list_release(&fixes);
+	opt_list_release(&varies);
+	opt_args_release(&args);
+	return rc;
+}
