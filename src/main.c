@@ -25,7 +25,10 @@ static const struct command commands[] = {
     {"probe", cmd_probe, "prove the live endpoint: contract and capability probes"},
     {"bench", cmd_bench, "prefill and decode rates from the engine's own timings"},
     {"audit", cmd_audit, "hold the live engine (argv, env, drop-ins, payload, port) against the intended one"},
+    {"fetch", cmd_fetch, "download the endpoint's payloads: pinned, resumable, atomic"},
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
+    {"deploy", cmd_deploy, "gate, install, restart, verify and record an endpoint; roll back on failure"},
+    {"rollback", cmd_rollback, "redeploy an earlier era of an endpoint through the same gates"},
     {"history", cmd_history, "every era an endpoint served, its boots and the deploy attempts, from the store"},
     {"diff", cmd_diff, "the keys and the plan, term by term, between two eras or an era and the file"},
 };

@@ -1,4 +1,5 @@
-/* zealot check ENDPOINT [--set K=V ...] [--json] [--keys] */
+/* zealot check ENDPOINT [--set K=V ...] [--boot-log FILE] [--json] [--keys] */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "options.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot check ENDPOINT [--set KEY=VALUE ...] [--json]\n"
+    .usage = "zealot check ENDPOINT [--set KEY=VALUE ...] [--boot-log FILE] [--json]\n"
 	     "zealot check --keys",
     .about = "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
 	     "and the plan can decide. Each finding gives the law id, its severity, the\n"
@@ -28,9 +29,15 @@ static const struct cmd_help help = {
 	     "  S08 ubatch <= batch                      S09 a drafter beside a tight budget\n"
 	     "  S10 custom types and vendor transforms   S11 BF16 projector with slots > 1\n"
 	     "  S12 adapter arch, reach and provenance   S13 network bind without a key\n"
-	     "  S14 the CUDA build's quantized FA pairs  A08 the template's effort values\n",
+	     "  S14 the CUDA build's quantized FA pairs  S15 the runtime's source knows the arch\n"
+	     "  S16 the AMX fault: a build with AMX kernels, REPACK on and weights the AMX\n"
+	     "      buffer takes (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs) die at warm-up\n"
+	     "  A08 the template's effort values\n"
+	     "\n"
+	     "S16 reads the runtime's build tree (CMakeCache.txt beside build/bin) and,\n"
+	     "with --boot-log, the system_info line of a boot log of that runtime.\n",
     .exits = "0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file",
-    .min_args = 0, /* --keys takes none; otherwise ENDPOINT (checked in cmd_check) */
+    .min_args = 0,
     .max_args = 1,
 };
 
@@ -71,9 +78,12 @@ static int by_severity(const void *a, const void *b)
 int cmd_check(int argc, char **argv)
 {
 	struct opt_list sets = {0};
+	const char *boot_log = NULL;
 	int json = 0, keys = 0, rc = EXIT_OK;
 	const struct opt opts[] = {
 	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+	    OPT_STRING(0, "boot-log", &boot_log, "FILE",
+		       "a boot log of the runtime: its system_info line is evidence (S16)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
 	    OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
 	    OPT_END(),
@@ -82,12 +92,16 @@ int cmd_check(int argc, char **argv)
 	int prc = opt_parse("check", &help, opts, argc, argv, &args);
 	if (prc >= 0)
 		return prc;
-	if (keys || args.n == 0) {
-		if (keys)
-			list_keys();
+	if (keys) {
+		list_keys();
 		opt_list_release(&sets);
 		opt_args_release(&args);
-		return keys ? EXIT_OK : opt_usage_error("check", &help, "missing argument");
+		return EXIT_OK;
+	}
+	if (args.n != 1) {
+		opt_list_release(&sets);
+		opt_args_release(&args);
+		return cmd_fail(EXIT_USAGE, "check: missing argument (usage: zealot check ENDPOINT [options])");
 	}
 	const char *path = args.v[0];
 	char *err = NULL;
@@ -117,6 +131,14 @@ int cmd_check(int argc, char **argv)
 		rc = EXIT_NO;
 		goto done;
 	}
+	if (boot_log) {
+		FILE *bl = fopen(boot_log, "r");
+		if (!bl) {
+			rc = cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
+			goto done;
+		}
+		fclose(bl);
+	}
 	for (unsigned i = 0; i < sets.n; i++) {
 		if (endpoint_set(ep, sets.v[i], &err)) {
 			rc = cmd_fail(EXIT_USAGE, "check: %s", err);
@@ -143,7 +165,8 @@ int cmd_check(int argc, char **argv)
 		f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
 		err = NULL;
 	}
-	laws_check(ep, c.census ? &c : NULL, have_plan ? &p : NULL, LAWS_PAYLOAD | LAWS_FIT, &fs);
+	struct laws_evidence ev = {boot_log};
+	laws_check_with(ep, c.census ? &c : NULL, have_plan ? &p : NULL, LAWS_PAYLOAD | LAWS_FIT, &ev, &fs);
 	qsort(fs.v, fs.n, sizeof(*fs.v), by_severity);
 	size_t errors = findings_errors(&fs), warnings = 0;
 	for (size_t i = 0; i < fs.n; i++)
@@ -165,6 +188,10 @@ int cmd_check(int argc, char **argv)
 		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
 		if (have_plan)
 			json_object_set_new(o, "verdict", json_string(p.fits ? "fits" : "refused"));
+		json_object_set_new(o, "remote",
+				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
+							       "bytes", (json_int_t)c.remote.bytes)
+						   : json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(s);
 		free(s);

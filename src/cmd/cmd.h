@@ -36,8 +36,17 @@ int cmd_bench(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_rungs(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+int cmd_deploy(int argc, char **argv);
+int cmd_rollback(int argc, char **argv);
+
+/* The JSON of `zealot ledger --json`, for the boots deploy records
+ * (jansson's json_t). */
+struct json_t;
+struct ledger;
+struct json_t *cmd_ledger_json(const struct ledger *l);
 int cmd_history(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

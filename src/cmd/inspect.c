@@ -6,18 +6,25 @@
 #include "../base/util.h"
 #include "../payload/census.h"
 #include "../payload/gguf.h"
+#include "../payload/payload.h"
 #include "cmd.h"
 #include "options.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot inspect FILE [--json]",
+    .usage = "zealot inspect FILE|URL [--json]",
     .about = "Say what a GGUF payload really is, from its header alone (tensor data is\n"
 	     "never read): architecture, layer kinds (attention, sliding window,\n"
 	     "recurrent, MTP/nextn) derived from metadata, KV geometry per layer kind,\n"
 	     "recurrent state dimensions, MTP declared vs present, context, vocabulary,\n"
 	     "rope, tensor-type histogram (custom types named as such), sampling\n"
 	     "defaults, chat-template facts, adapter and projector facts, and vendor\n"
-	     "metadata families.\n",
+	     "metadata families.\n"
+	     "\n"
+	     "A URL (http, https) is read by range requests: only the header, through a\n"
+	     "window grown as the parser asks ($HF_TOKEN_FILE or $HF_TOKEN is sent to the\n"
+	     "URL's own host only). The first shard of a split payload\n"
+	     "(NAME-00001-of-0000N.gguf) reads every shard; a missing or foreign shard\n"
+	     "exits 3. --json adds shards and remote: {requests, bytes}.\n",
     .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)",
     .min_args = 1,
     .max_args = 1,
@@ -309,6 +316,28 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		       (unsigned long long)c->families[i].keys);
 }
 
+/* A split payload's shards, in order: the engine is given the first. */
+static json_t *cmd_shards_json(const struct gguf_file *f)
+{
+	if (!f->n_shards)
+		return json_null();
+	json_t *a = json_array();
+	for (unsigned i = 0; i < f->n_shards; i++)
+		json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "file", f->shards[i]->path, "bytes",
+						   (json_int_t)f->shards[i]->g->file_size, "tensors",
+						   (json_int_t)f->shards[i]->g->n_tensors));
+	return a;
+}
+
+static void cmd_shards_print(const struct gguf_file *f)
+{
+	char a[32];
+	for (unsigned i = 0; i < f->n_shards; i++)
+		printf("%-13s %u of %u: %s (%s bytes, %llu tensors)\n", i ? "" : "shards", i + 1, f->n_shards,
+		       f->shards[i]->path, cmd_commas(f->shards[i]->g->file_size, a, sizeof(a)),
+		       (unsigned long long)f->shards[i]->g->n_tensors);
+}
+
 int cmd_inspect(int argc, char **argv)
 {
 	int json = 0;
@@ -316,7 +345,7 @@ int cmd_inspect(int argc, char **argv)
 	    OPT_FLAG(0, "json", &json,
 		     "one JSON object (keys: architecture, block_count, layers,\n"
 		     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
-		     "unknown_types, ...)"),
+		     "unknown_types, ..., shards, remote: {requests, bytes})"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -324,10 +353,14 @@ int cmd_inspect(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	const char *path = args.v[0];
-	char *err = NULL;
+	char *err = NULL, *token = NULL;
 	int rc = EXIT_OK;
 	struct census *c = NULL;
-	struct gguf_file *f = gguf_open(path, &err);
+	struct remote_stats rs = {0};
+	struct gguf_file *f = NULL;
+	if (!remote_is_url(path) || remote_token(NULL, &token, &err) == 0)
+		f = payload_open(path, &(struct remote_opts){.token = token}, &rs, &err);
+	free(token);
 	if (!f) {
 		rc = cmd_fail(EXIT_IO, "inspect: %s", err);
 		goto done;
@@ -339,12 +372,21 @@ int cmd_inspect(int argc, char **argv)
 	}
 	if (json) {
 		json_t *o = to_json(path, f->g, c);
+		json_object_set_new(o, "shards", cmd_shards_json(f));
+		json_object_set_new(o, "remote",
+				    remote_is_url(path) ? json_pack("{s:I,s:I}", "requests", (json_int_t)rs.requests,
+								    "bytes", (json_int_t)rs.bytes)
+							: json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
 		print_human(path, f->g, c);
+		cmd_shards_print(f);
+		if (remote_is_url(path))
+			printf("%-13s %llu requests, %llu bytes read (the header only)\n", "remote",
+			       (unsigned long long)rs.requests, (unsigned long long)rs.bytes);
 	}
 done:
 	free(err);

@@ -416,6 +416,10 @@ int cmd_plan(int argc, char **argv)
 	if (json) {
 		json_t *o = to_json(ep, &c, &p);
 		json_object_set_new(o, "calibration", cal ? cal : json_null());
+		json_object_set_new(o, "remote",
+				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
+							       "bytes", (json_int_t)c.remote.bytes)
+						   : json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		puts(s);
 		free(s);
@@ -423,6 +427,10 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
+		if (c.remote_reads)
+			printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
+			       "here yet: zealot fetch)\n",
+			       (unsigned long long)c.remote.requests, (unsigned long long)c.remote.bytes);
 	}
 	free(cal_text);
 	rc = p.fits ? EXIT_OK : EXIT_NO;

@@ -17,6 +17,7 @@
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
 #include "../endpoint/laws.h"
+#include "../fetch/fetch.h"
 #include "../payload/pin.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
@@ -74,58 +75,60 @@ static void show_progress(const char *path, uint64_t done, uint64_t total, void 
 	}
 }
 
-/* Gate 3: pins. Returns 0 or a refusal. */
+/* Gate 3: pins, per file (every shard of a split payload: its pins are
+ * comma-separated in shard order). Returns 0 or a refusal. */
 static int check_pins(const struct endpoint *ep)
 {
-	static const char *const files[] = {"MODEL", "MMPROJ", "LORA"};
+	struct fetch_list l;
+	char *err = NULL;
+	if (fetch_list(ep, &l, &err)) {
+		fprintf(stderr, "zealot: serve: refused at the pins gate: %s\n", err);
+		free(err);
+		return SERVE_REFUSED;
+	}
 	char *dir = pin_stamp_dir();
 	int rc = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(files) && rc == 0; i++) {
-		char key[32], bkey[32], skey[32];
-		snprintf(key, sizeof(key), "%s_FILE", files[i]);
-		snprintf(bkey, sizeof(bkey), "%s_BYTES", files[i]);
-		snprintf(skey, sizeof(skey), "%s_SHA256", files[i]);
-		char *path = endpoint_path(ep, key);
-		if (!path)
-			continue;
-		const char *want_bytes = endpoint_value(ep, bkey);
-		const char *want_sha = endpoint_value(ep, skey);
-		if (want_bytes && *want_bytes) {
-			struct stat st;
-			uint64_t want = 0;
-			char *err = NULL;
-			endpoint_uint(ep, bkey, &want, &err);
-			free(err);
-			if (stat(path, &st) != 0 || (uint64_t)st.st_size != want) {
-				fprintf(stderr,
-					"zealot: serve: refused at the pins gate: %s '%s' is %lld bytes, %s pins %llu "
-					"(an unfinished or wrong download)\n",
-					key, path, stat(path, &st) == 0 ? (long long)st.st_size : -1LL, bkey,
-					(unsigned long long)want);
-				rc = SERVE_REFUSED;
-			}
+	for (size_t i = 0; i < l.n && rc == 0; i++) {
+		const struct fetch_file *f = &l.v[i];
+		char key[32], what[64];
+		snprintf(key, sizeof(key), "%s_FILE", f->kind);
+		if (f->n_shards > 1)
+			snprintf(what, sizeof(what), "%s shard %u of %u", key, f->shard, f->n_shards);
+		else
+			snprintf(what, sizeof(what), "%s", key);
+		struct stat st;
+		if (f->has_bytes && (stat(f->path, &st) != 0 || (uint64_t)st.st_size != f->bytes)) {
+			fprintf(stderr,
+				"zealot: serve: refused at the pins gate: %s '%s' is %lld bytes, %s_BYTES pins %llu "
+				"(an unfinished or wrong download)\n",
+				what, f->path, stat(f->path, &st) == 0 ? (long long)st.st_size : -1LL, f->kind,
+				(unsigned long long)f->bytes);
+			rc = SERVE_REFUSED;
 		}
-		if (rc == 0 && want_sha && *want_sha) {
-			char hex[65], *err = NULL;
+		if (rc == 0 && f->has_sha) {
+			char hex[65];
 			int cached = 0;
 			struct progress pr = {-1};
-			if (pin_sha256(path, dir, hex, &cached, show_progress, &pr, &err)) {
+			if (pin_sha256(f->path, dir, hex, &cached, show_progress, &pr, &err)) {
 				fprintf(stderr, "zealot: serve: refused at the pins gate: %s\n", err);
 				free(err);
+				err = NULL;
 				rc = SERVE_REFUSED;
-			} else if (strcasecmp(hex, want_sha) != 0) {
-				fprintf(stderr,
-					"zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s pins %s\n",
-					key, path, hex, skey, want_sha);
+			} else if (strcasecmp(hex, f->sha) != 0) {
+				fprintf(
+				    stderr,
+				    "zealot: serve: refused at the pins gate: %s '%s' has SHA-256 %s, %s_SHA256 pins "
+				    "%s\n",
+				    what, f->path, hex, f->kind, f->sha);
 				rc = SERVE_REFUSED;
 			} else {
-				fprintf(stderr, "zealot: serve: %s SHA-256 verified%s\n", key,
+				fprintf(stderr, "zealot: serve: %s SHA-256 verified%s\n", what,
 					cached ? " (stamp: file unchanged since it was hashed)" : "");
 			}
 		}
-		free(path);
 	}
 	free(dir);
+	fetch_list_release(&l);
 	return rc;
 }
 

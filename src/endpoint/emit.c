@@ -2,8 +2,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/util.h"
+#include "../plan/device.h"
 #include "laws.h"
 
 static const char *host_of(const struct endpoint *ep)
@@ -15,9 +17,107 @@ static const char *host_of(const struct endpoint *ep)
 	return b;
 }
 
+/* A path in a unit file: `%` is a specifier (doubled), and a path with
+ * blanks, quotes or backslashes is double-quoted with C escapes. */
+static void unit_path(struct sb *b, const char *prefix, const char *path)
+{
+	int quote = strpbrk(path, " \t\"\\'") != NULL;
+	if (quote)
+		sb_addc(b, '"');
+	sb_adds(b, prefix);
+	for (const char *p = path; *p; p++) {
+		if (*p == '%')
+			sb_adds(b, "%%");
+		else if (quote && (*p == '"' || *p == '\\'))
+			sb_addf(b, "\\%c", *p);
+		else
+			sb_addc(b, *p);
+	}
+	if (quote)
+		sb_addc(b, '"');
+}
+
+/* The sandbox hides /home, /root and /run/user (ProtectHome=tmpfs) and
+ * gives the service its own /tmp and /var/tmp (PrivateTmp=): a payload,
+ * runtime or key there is bound back read-only. */
+static int hidden(const char *path)
+{
+	static const char *const dirs[] = {"/home", "/root", "/run/user", "/tmp", "/var/tmp"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		size_t n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) == 0 && (path[n] == '/' || path[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+static void add_bind(char ***v, size_t *n, const char *dir)
+{
+	for (size_t i = 0; i < *n; i++) {
+		size_t m = strlen((*v)[i]);
+		/* already covered by a bound parent (or the same directory) */
+		if (strncmp(dir, (*v)[i], m) == 0 && (dir[m] == '/' || dir[m] == '\0'))
+			return;
+	}
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = xstrdup(dir);
+}
+
+/* The directories to bind: each payload's, the runtime's (its shared
+ * libraries sit next to it in a llama.cpp build), the API key file's, the
+ * zealot binary's; and where a path is a symlink, its target's as well. */
+static size_t bind_dirs(const struct endpoint *ep, const char *zealot, char ***out)
+{
+	static const char *const keys[] = {"MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE", "RUNTIME"};
+	char **v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i <= ARRAY_SIZE(keys); i++) {
+		char *path = i < ARRAY_SIZE(keys) ? endpoint_path(ep, keys[i]) : xstrdup(zealot);
+		if (!path || !strchr(path, '/')) { /* a bare RUNTIME name is found in PATH */
+			free(path);
+			continue;
+		}
+		if (path[0] != '/') { /* relative to the working directory, as the endpoint was read */
+			char cwd[4096];
+			struct sb abs = {0};
+			sb_addf(&abs, "%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : "", path);
+			free(path);
+			path = sb_detach(&abs);
+		}
+		char *real = realpath(path, NULL);
+		const char *cands[2] = {path, real};
+		for (int c = 0; c < 2; c++) {
+			if (!cands[c])
+				continue;
+			char *dir = xstrdup(cands[c]);
+			char *slash = strrchr(dir, '/');
+			if (slash && slash != dir)
+				*slash = '\0';
+			char *rdir = realpath(dir, NULL); /* "a/./b/.." -> "a" */
+			const char *d = rdir ? rdir : dir;
+			if (hidden(d))
+				add_bind(&v, &n, d);
+			free(rdir);
+			free(dir);
+		}
+		free(real);
+		free(path);
+	}
+	*out = v;
+	return n;
+}
+
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user)
 {
 	struct sb b = {0};
+	if (!user)
+		user = endpoint_value(ep, "USER");
+	uint64_t port = 0;
+	char *perr = NULL;
+	endpoint_uint(ep, "LISTEN_PORT", &port, &perr);
+	free(perr);
+	const struct device *dev = device_find(endpoint_value(ep, "DEVICE") ? endpoint_value(ep, "DEVICE") : "cpu");
+	int gpu = dev && dev->backend != DEVICE_CPU;
 	sb_addf(&b,
 		"# %s.service - emitted by zealot from %s\n"
 		"# The engine is the main process: zealot serve gates, then execs it.\n"
@@ -31,9 +131,17 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		ep->name, endpoint, ep->name);
 	if (user && *user)
 		sb_addf(&b, "User=%s\n", user);
+	sb_adds(&b, "EnvironmentFile=");
+	unit_path(&b, "", endpoint);
+	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
+		    "StateDirectory=zealot\n"
+		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"
+		    "ExecStart=");
+	unit_path(&b, "", zealot);
+	sb_adds(&b, " serve ");
+	unit_path(&b, "", endpoint);
 	sb_addf(&b,
-		"EnvironmentFile=%s\n"
-		"ExecStart=%s serve %s\n"
+		"\n"
 		"Restart=on-failure\n"
 		"RestartSec=10\n"
 		"# %d: a gate refused (missing payload, wrong pin, broken law, no fit);\n"
@@ -41,11 +149,74 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		"RestartPreventExitStatus=%d\n"
 		"# llama.cpp rides out the default stop timeout\n"
 		"TimeoutStopSec=180\n"
-		"LimitMEMLOCK=infinity\n"
-		"\n"
-		"[Install]\n"
-		"WantedBy=multi-user.target\n",
-		endpoint, zealot, endpoint, SERVE_REFUSED, SERVE_REFUSED);
+		"LimitMEMLOCK=infinity\n",
+		SERVE_REFUSED, SERVE_REFUSED);
+	sb_adds(&b, "\n# The sandbox: what a GPU engine tolerates (README: the unit's security score)\n"
+		    "NoNewPrivileges=yes\n");
+	if (port && port < 1024)
+		sb_adds(&b, "# a port below 1024 is the one capability the engine needs\n"
+			    "CapabilityBoundingSet=CAP_NET_BIND_SERVICE\n"
+			    "AmbientCapabilities=CAP_NET_BIND_SERVICE\n");
+	else
+		sb_adds(&b, "CapabilityBoundingSet=\n"
+			    "AmbientCapabilities=\n");
+	sb_adds(&b, "ProtectSystem=strict\n"
+		    "ProtectHome=tmpfs\n"
+		    "PrivateTmp=yes\n"
+		    "PrivateMounts=yes\n");
+	char **dirs = NULL;
+	size_t n_dirs = bind_dirs(ep, zealot, &dirs);
+	if (n_dirs) {
+		sb_adds(&b, "# the payloads, runtime and binaries the sandbox would hide, read-only\n"
+			    "BindReadOnlyPaths=");
+		for (size_t i = 0; i < n_dirs; i++) {
+			if (i)
+				sb_addc(&b, ' ');
+			/* "-": a missing directory is serve's refusal (C03, 78), not 226/NAMESPACE */
+			unit_path(&b, "-", dirs[i]);
+			free(dirs[i]);
+		}
+		sb_addc(&b, '\n');
+	}
+	free(dirs);
+	sb_adds(&b, "ProtectKernelTunables=yes\n"
+		    "ProtectKernelModules=yes\n"
+		    "ProtectKernelLogs=yes\n"
+		    "ProtectControlGroups=yes\n"
+		    "ProtectClock=yes\n"
+		    "ProtectHostname=yes\n"
+		    "ProtectProc=invisible\n"
+		    "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX\n"
+		    "RestrictNamespaces=yes\n"
+		    "RestrictRealtime=yes\n"
+		    "RestrictSUIDSGID=yes\n"
+		    "LockPersonality=yes\n"
+		    "SystemCallArchitectures=native\n"
+		    "# @system-service keeps ioctl (the driver) and @memlock (mlock)\n"
+		    "SystemCallFilter=@system-service\n"
+		    "SystemCallFilter=~@privileged\n"
+		    "SystemCallErrorNumber=EPERM\n"
+		    "UMask=0077\n"
+		    "DevicePolicy=closed\n");
+	const char *bind = endpoint_value(ep, "BIND_ADDR");
+	if (bind && (strncmp(bind, "127.", 4) == 0 || strcmp(bind, "::1") == 0 || strcmp(bind, "localhost") == 0))
+		sb_adds(&b, "# a loopback endpoint talks to this host only\n"
+			    "IPAddressAllow=localhost\n"
+			    "IPAddressDeny=any\n");
+	if (!gpu)
+		sb_adds(&b, "# the CPU backend needs no device node and writes no code\n"
+			    "PrivateDevices=yes\n"
+			    "MemoryDenyWriteExecute=yes\n");
+	if (gpu)
+		sb_adds(&b, "# the NVIDIA nodes: /dev/nvidia0..N, nvidiactl, nvidia-uvm (not PrivateDevices=, which "
+			    "hides them;\n"
+			    "# not MemoryDenyWriteExecute=, which breaks the driver's PTX JIT)\n"
+			    "DeviceAllow=char-nvidia* rw\n");
+	if (user && *user)
+		sb_adds(&b, "RemoveIPC=yes\n");
+	sb_adds(&b, "\n"
+		    "[Install]\n"
+		    "WantedBy=multi-user.target\n");
 	return sb_detach(&b);
 }
 

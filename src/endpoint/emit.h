@@ -11,7 +11,11 @@
 #include "endpoint.h"
 
 /* zealot: absolute path of the zealot binary; endpoint: absolute path of
- * the endpoint file; user: the unit's User= or NULL. */
+ * the endpoint file; user: the unit's User=, or NULL for the endpoint's USER key.
+ * The unit is hardened (ProtectSystem=strict, ProtectHome=tmpfs, PrivateTmp,
+ * a system call filter, a closed device policy with the NVIDIA nodes on GPU
+ * profiles ...), the payload and runtime directories it would hide bound
+ * back read-only. */
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user);
 char *emit_prometheus(const struct endpoint *ep);
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes);

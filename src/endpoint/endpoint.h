@@ -26,10 +26,11 @@ enum key_kind {
 	KEY_PATH,
 	KEY_UINT,
 	KEY_NUMBER,
-	KEY_BOOL, /* 0/1, on/off, true/false, yes/no */
-	KEY_TYPE, /* a KV cache type */
-	KEY_ENUM, /* one of key->choices */
-	KEY_SHA256,
+	KEY_BOOL,   /* 0/1, on/off, true/false, yes/no */
+	KEY_TYPE,   /* a KV cache type */
+	KEY_ENUM,   /* one of key->choices */
+	KEY_SHA256, /* 64 hex digits; a split payload's: one per shard, comma-separated */
+	KEY_PINS,   /* a byte count; a split payload's: one per shard, comma-separated */
 };
 
 struct key_def {

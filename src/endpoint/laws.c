@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../payload/payload.h"
+#include "../payload/split.h"
 
 const char *severity_name(enum severity s)
 {
@@ -131,9 +134,22 @@ static void law_values(const struct endpoint *ep, struct findings *out)
 			break;
 		}
 		case KEY_SHA256:
-			bad = strlen(v) != 64 || strspn(v, "0123456789abcdefABCDEF") != 64;
+		case KEY_PINS:
+			/* one pin, or one per shard of a split payload */
+			for (const char *p = v;; p++) {
+				size_t n = strcspn(p, ",");
+				size_t digits = k->kind == KEY_SHA256 ? strspn(p, "0123456789abcdefABCDEF")
+								      : strspn(p, "0123456789");
+				if (digits != n || (k->kind == KEY_SHA256 ? n != 64 : n == 0 || n > 20))
+					bad = 1;
+				p += n;
+				if (!*p)
+					break;
+			}
 			if (bad)
-				errorf(&err, "'%s' is not 64 hex digits", v);
+				errorf(&err, "'%s' is not %s", v,
+				       k->kind == KEY_SHA256 ? "64 hex digits (comma-separated for a split payload)"
+							     : "a byte count (comma-separated for a split payload)");
 			break;
 		default: break;
 		}
@@ -298,6 +314,35 @@ static char *which(const char *name)
 	return NULL;
 }
 
+/* The runtime's build tree: the CMakeCache.txt of the build the binary
+ * came from (build/bin/llama-server -> build/CMakeCache.txt, or beside
+ * it). A new path, or NULL when there is none to read. */
+static char *runtime_cmake_cache(const char *bin)
+{
+	static const char *const rel[] = {"/../CMakeCache.txt", "/../../CMakeCache.txt", "/CMakeCache.txt"};
+	const char *slash = strrchr(bin, '/');
+	if (!slash)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		struct sb b = {0};
+		sb_addf(&b, "%.*s%s", (int)(slash - bin), bin, rel[i]);
+		char *real = access(b.s, R_OK) == 0 ? realpath(b.s, NULL) : NULL;
+		sb_release(&b);
+		if (real)
+			return real;
+	}
+	return NULL;
+}
+
+/* The runtime's executable as the unit would exec it, or NULL. */
+static char *runtime_path(const struct endpoint *ep)
+{
+	const char *rt = val(ep, "RUNTIME");
+	if (!*rt)
+		return NULL;
+	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : which(rt);
+}
+
 /* C08: the start command must be directly executable; a script needs its
  * shebang or it is a 203/EXEC boot loop. */
 static void law_runtime(const struct endpoint *ep, struct findings *out)
@@ -305,7 +350,7 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 	const char *rt = val(ep, "RUNTIME");
 	if (!*rt)
 		return;
-	char *path = strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : which(rt);
+	char *path = runtime_path(ep);
 	if (!path) {
 		add(out, "C03", SEV_ERROR, ep, "RUNTIME", "install llama-server or give RUNTIME its absolute path",
 		    "RUNTIME '%s' is not in PATH", rt);
@@ -330,19 +375,10 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 			    "RUNTIME '%s' is neither a binary nor a script with a shebang: exec fails (203/EXEC)",
 			    path);
 		/* S14: the build tree says which quantized FA pairs were compiled */
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s", path);
-		char *slash = strrchr(dir, '/');
-		if (slash) {
-			static const char *const rel[] = {"/../CMakeCache.txt", "/../../CMakeCache.txt",
-							  "/CMakeCache.txt"};
-			*slash = '\0';
-			for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-				char cache[4200];
-				snprintf(cache, sizeof(cache), "%s%s", dir, rel[i]);
-				FILE *cf = fopen(cache, "r");
-				if (!cf)
-					continue;
+		char *cache = runtime_cmake_cache(path);
+		if (cache) {
+			FILE *cf = fopen(cache, "r");
+			if (cf) {
 				char line[1024];
 				char quants[512] = "";
 				int cuda = 0;
@@ -368,11 +404,40 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 						    "back off the GPU",
 						    cache, q, pair);
 				}
-				break;
 			}
+			free(cache);
 		}
 	}
 	free(path);
+}
+
+/* C03 for a split payload: every shard must be there and belong (its
+ * split.no and split.count, the tensor total), or the engine fails at load. */
+static void law_shards(const struct endpoint *ep, const char *key, const char *path, const char *fix,
+		       struct findings *out)
+{
+	size_t plen;
+	unsigned no, n;
+	if (split_name_parse(path, &plen, &no, &n) || n < 2)
+		return;
+	for (unsigned k = 1; k <= n; k++) {
+		char *s = split_shard_name(path, k, n);
+		struct stat st;
+		if (stat(s, &st) != 0) {
+			add(out, "C03", SEV_ERROR, ep, key, fix,
+			    "%s: shard %u of %u '%s' does not exist: the engine would fail at load", key, k, n, s);
+			free(s);
+			return;
+		}
+		free(s);
+	}
+	char *err = NULL;
+	struct gguf_file *f = payload_open(path, NULL, NULL, &err);
+	if (!f)
+		add(out, "C03", SEV_ERROR, ep, key, "fetch the payload's shards again (zealot fetch verifies them)",
+		    "%s: %s", key, err);
+	free(err);
+	gguf_close(f);
 }
 
 static void law_files(const struct endpoint *ep, struct findings *out)
@@ -387,13 +452,19 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 			continue;
 		}
 		struct stat st;
+		char ukey[32];
+		snprintf(ukey, sizeof(ukey), "%.*s_URL", (int)(strlen(keys[i]) - 5), keys[i]);
+		const char *url = i < 3 ? endpoint_value(ep, ukey) : NULL;
+		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
+					      : "fetch the file, or correct the path (or opt out with an empty value)";
 		if (stat(p, &st) != 0)
-			add(out, "C03", SEV_ERROR, ep, keys[i],
-			    "fetch the file, or correct the path (or opt out with an empty value)",
+			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
 			    "%s '%s' does not exist: a refusal, never a half-load", keys[i], p);
 		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
 			    "%s '%s' is not a readable file", keys[i], p);
+		else if (i < 3)
+			law_shards(ep, keys[i], p, fix, out);
 		free(p);
 	}
 }
@@ -459,6 +530,209 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 	free(path);
 }
 
+/* --- S16: the AMX fault ------------------------------------------------ */
+
+/* A file's first `cap` bytes as a NUL-terminated string, or NULL. */
+static char *slurp(const char *path, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	struct sb b = {0};
+	char buf[8192];
+	size_t n;
+	while (b.len < cap && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&b, buf, n);
+	fclose(f);
+	if (!b.s)
+		sb_adds(&b, "");
+	return sb_detach(&b);
+}
+
+/* A CMake boolean in a CMakeCache.txt's text ("NAME:BOOL=ON"): 1 when the
+ * entry exists and is true the way CMake reads it (ON, YES, TRUE, Y, 1). */
+static int cache_true(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, name, n) != 0 || p[n] != ':')
+			continue;
+		const char *eq = strchr(p, '=');
+		const char *end = strchr(p, '\n');
+		if (!eq || (end && eq > end))
+			return 0;
+		size_t m = end ? (size_t)(end - eq - 1) : strlen(eq + 1);
+		static const char *const yes[] = {"ON", "YES", "TRUE", "Y", "1"};
+		for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+			if (m == strlen(yes[i]) && strncasecmp(eq + 1, yes[i], m) == 0)
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+/* Whether this host's CPU has the flag, from the first "flags" line of
+ * /proc/cpuinfo ($ZEALOT_CPUINFO reads another file: tests, or another
+ * host's cpuinfo). 0 when unknown. */
+static int host_cpu_has(const char *flag)
+{
+	const char *path = getenv("ZEALOT_CPUINFO");
+	char *text = slurp(path && *path ? path : "/proc/cpuinfo", 1u << 20);
+	if (!text)
+		return 0;
+	int has = 0;
+	for (char *p = text; p && *p && !has; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, "flags", 5) != 0)
+			continue;
+		char *end = strchr(p, '\n');
+		if (end)
+			*end = '\0';
+		size_t n = strlen(flag);
+		for (const char *q = strstr(p, flag); q; q = strstr(q + 1, flag))
+			if ((q[-1] == ' ' || q[-1] == '\t') && (q[n] == '\0' || q[n] == ' ' || q[n] == '\n'))
+				has = 1;
+		break;
+	}
+	free(text);
+	return has;
+}
+
+/* Does the build in this CMakeCache.txt carry the AMX buffer type? It is
+ * compiled only under __AMX_INT8__ && __AVX512VNNI__ (ggml-cpu.cpp,
+ * ggml_backend_cpu_get_extra_buffer_types; amx/amx.cpp). The x86 part of
+ * ggml-cpu/CMakeLists.txt defines them: with GGML_NATIVE a bare
+ * -march=native (the GGML_AMX_* options are then ignored), so the build
+ * host's CPU decides, and the build is assumed made on this host;
+ * otherwise -mamx-int8 from GGML_AMX_INT8 and -mavx512vnni from
+ * GGML_AVX512_VNNI. With GGML_CPU_ALL_VARIANTS the engine loads the best
+ * variant for the host it runs on, the sapphirerapids one (AMX) on an AMX
+ * CPU. 1 yes (evidence appended to why), 0 no, -1 unreadable. */
+static int build_has_amx(const char *cache, struct sb *why)
+{
+	char *text = slurp(cache, 8u << 20);
+	if (!text)
+		return -1;
+	int amx = 0;
+	int host = host_cpu_has("amx_int8") && host_cpu_has("avx512_vnni");
+	if (cache_true(text, "GGML_CPU_ALL_VARIANTS")) {
+		if ((amx = host))
+			sb_addf(why,
+				"%s has GGML_CPU_ALL_VARIANTS=ON and this host's CPU has amx_int8: the engine "
+				"loads its AMX (sapphirerapids) CPU variant",
+				cache);
+	} else if (cache_true(text, "GGML_NATIVE")) {
+		if ((amx = host))
+			sb_addf(why,
+				"%s has GGML_NATIVE=ON and this host's CPU has amx_int8 and avx512_vnni (a native "
+				"build compiles the AMX kernels exactly when its build host has them)",
+				cache);
+	} else if (cache_true(text, "GGML_AMX_INT8") && cache_true(text, "GGML_AVX512_VNNI")) {
+		amx = 1;
+		sb_addf(why, "%s has GGML_AMX_INT8=ON and GGML_AVX512_VNNI=ON", cache);
+	}
+	free(text);
+	return amx;
+}
+
+/* A boot log of the runtime: its system_info line lists AMX_INT8 = 1 (and
+ * AVX512_VNNI = 1) when the CPU backend was compiled with the kernels. */
+static int boot_log_amx(const char *log, struct sb *why)
+{
+	FILE *f = fopen(log, "r");
+	if (!f)
+		return -1;
+	char *line = NULL;
+	size_t cap = 0;
+	int amx = 0, seen = 0, buffer = 0;
+	while (getline(&line, &cap, f) > 0) {
+		if (!seen && strstr(line, "system_info:")) {
+			seen = 1;
+			amx = strstr(line, "AMX_INT8 = 1") && strstr(line, "AVX512_VNNI = 1");
+		}
+		if (strstr(line, "AMX model buffer size"))
+			buffer = 1;
+	}
+	free(line);
+	fclose(f);
+	if (amx)
+		sb_addf(why, "the boot log %s says AMX_INT8 = 1 in its system_info line%s", log,
+			buffer ? " and shows an AMX model buffer" : "");
+	return seen ? amx : -1;
+}
+
+/* S16: on an Intel host with AMX, the pinned engine built natively puts
+ * matmul weights of the tile-kernel types into its AMX buffer and dies
+ * with SIGILL at warm-up (tilezero in tinygemm_kernel_amx, on a worker
+ * thread); --no-repack (REPACK=0) keeps every extra buffer type out and
+ * the same payload boots. Only the cpu device: a CUDA build's host layers
+ * take the CUDA host buffer type first, as the planner's CPU_REPACK rule. */
+static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
+		    struct findings *out)
+{
+	const struct plan_shape *s = &c->shape;
+	if (!c->dev || c->dev->backend != DEVICE_CPU || !s->repack || extra_has(ep, "--no-repack") ||
+	    extra_has(ep, "-nr"))
+		return;
+	const struct model *m = c->census->model;
+	const struct gguf *g = c->model->g;
+	uint64_t n = 0, trunk = m->n_layer_all - m->n_nextn;
+	uint32_t types[8];
+	size_t n_types = 0;
+	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
+	int tied = embd && !gguf_tensor_find(g, "output.weight");
+	struct cpu_features amx_host = s->cpu;
+	amx_host.bits |= CPU_AMX_INT8 | CPU_AVX512_VNNI;
+	for (uint64_t i = 0; i <= g->n_tensors; i++) {
+		/* past the last tensor: a tied output layer multiplies by a copy
+		 * of token_embd (a MUL_MAT weight of its own) */
+		const struct gguf_tensor *t = i < g->n_tensors ? &g->tensors[i] : tied ? embd : NULL;
+		if (!t || (i < g->n_tensors && !plan_weight_is_matmul(t)))
+			continue;
+		if (strncmp(t->name, "blk.", 4) == 0 && strtoull(t->name + 4, NULL, 10) >= trunk && !s->spec_mtp)
+			continue; /* MTP blocks load only with a drafter */
+		/* the planner's own rule, on a host whose build has the AMX buffer */
+		uint64_t bytes;
+		const char *buft = cpu_weight_buft(&amx_host, t, 1, &bytes);
+		if (!buft || strcmp(buft, "AMX") != 0 || !cpu_amx_tiles(t->type))
+			continue;
+		n++;
+		size_t k = 0;
+		while (k < n_types && types[k] != t->type)
+			k++;
+		if (k == n_types && n_types < ARRAY_SIZE(types))
+			types[n_types++] = t->type;
+	}
+	if (!n)
+		return;
+	struct sb why = {0};
+	char *rt = runtime_path(ep);
+	char *cache = rt ? runtime_cmake_cache(rt) : NULL;
+	int build = cache ? build_has_amx(cache, &why) : -1;
+	int boot = -1;
+	if (ev && ev->boot_log) {
+		struct sb lw = {0};
+		boot = boot_log_amx(ev->boot_log, &lw);
+		if (boot == 1)
+			sb_addf(&why, "%s%s", why.len ? "; " : "", lw.s);
+		sb_release(&lw);
+	}
+	if (build == 1 || boot == 1) {
+		struct sb tn = {0};
+		for (size_t k = 0; k < n_types; k++)
+			sb_addf(&tn, "%s%s", k ? ", " : "", ggml_type_get(types[k])->name);
+		add(out, "S16", SEV_ERROR, ep, "REPACK",
+		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
+		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu matmul weights (%s) go "
+		    "to the AMX buffer, where the pinned engine dies with SIGILL at warm-up (tilezero in "
+		    "tinygemm_kernel_amx)",
+		    why.s, (unsigned long long)n, tn.s);
+		sb_release(&tn);
+	}
+	sb_release(&why);
+	free(cache);
+	free(rt);
+}
+
 /* One cache type against one head size (llama_init_from_model). */
 static void cache_head(const struct endpoint *ep, const char *key, const struct ggml_type_info *t, uint32_t head,
 		       const char *what, struct findings *out)
@@ -496,11 +770,14 @@ static void cache_heads(const struct endpoint *ep, const struct model *m, const 
 	}
 }
 
-static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
+static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
+			struct findings *out)
 {
 	if (!c || !c->census || !c->census->model)
 		return;
 	law_runtime_arch(ep, c->census->model->arch, out);
+	if (c->model)
+		law_amx(ep, c, ev, out);
 	const struct census *cs = c->census;
 	const struct model *m = cs->model;
 	const struct plan_shape *s = &c->shape;
@@ -646,6 +923,12 @@ static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const 
 size_t laws_check(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, unsigned which,
 		  struct findings *out)
 {
+	return laws_check_with(ep, c, p, which, NULL, out);
+}
+
+size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, unsigned which,
+		       const struct laws_evidence *ev, struct findings *out)
+{
 	size_t before = out->n;
 	if (which & LAWS_STATIC) {
 		law_c02(ep, out);
@@ -658,7 +941,7 @@ size_t laws_check(const struct endpoint *ep, const struct shape_ctx *c, const st
 	if (which & LAWS_FILES)
 		law_files(ep, out);
 	if (which & LAWS_PAYLOAD)
-		law_payload(ep, c, out);
+		law_payload(ep, c, ev, out);
 	if (which & LAWS_FIT)
 		law_fit(ep, c, p, out);
 	size_t errors = 0;

@@ -46,6 +46,15 @@ enum {
  * Findings are appended; the count of errors is returned. */
 size_t laws_check(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, unsigned which,
 		  struct findings *out);
+/* Evidence beyond the endpoint and its files, for laws that need a fact
+ * about the runtime no file of the endpoint holds. */
+struct laws_evidence {
+	const char *boot_log; /* a boot log of the runtime (S16: its system_info line), or NULL */
+};
+
+/* laws_check with evidence (ev may be NULL). */
+size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, unsigned which,
+		       const struct laws_evidence *ev, struct findings *out);
 void findings_release(struct findings *f);
 size_t findings_errors(const struct findings *f);
 const char *severity_name(enum severity s);

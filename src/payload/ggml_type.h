@@ -11,6 +11,11 @@
 
 #include <stdint.h>
 
+/* ggml.h's GGML_TYPE_COUNT: ids below it that the table lacks are types
+ * ggml removed (block size 0, refused by the engine's reader); ids at or
+ * above it are custom types. */
+#define GGML_TYPE_COUNT 43
+
 struct ggml_type_info {
 	uint32_t id;
 	const char *name;

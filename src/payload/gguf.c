@@ -17,6 +17,8 @@ struct cur {
 	size_t len;
 	size_t pos;
 	char **err;
+	uint64_t total; /* bytes of the whole file: buf may hold only a prefix */
+	uint64_t *want; /* gguf_parse_window: how far a window must reach, or NULL */
 };
 
 static const uint8_t type_size[GGUF_NTYPES] = {
@@ -39,9 +41,17 @@ static size_t left(const struct cur *c)
 	return c->len - c->pos;
 }
 
+/* A read that runs past the buffer but not past the file: the window was
+ * too small. Record how far it must reach (the largest such end wins). */
+static void short_of(struct cur *c, uint64_t end)
+{
+	if (c->want && end > c->len && end <= c->total && end > *c->want)
+		*c->want = end;
+}
+
 static int need(struct cur *c, size_t n, const char *what)
 {
-	if (left(c) < n)
+	if (left(c) < n && (short_of(c, (uint64_t)c->pos + n), 1))
 		return errorf(c->err, "offset %zu: truncated reading %s (need %zu bytes, %zu left)", c->pos, what, n,
 			      left(c));
 	return 0;
@@ -79,7 +89,7 @@ static int rd_str(struct cur *c, struct gguf_str *s, const char *what)
 	size_t at = c->pos;
 	if (rd_u64(c, &n, what))
 		return -1;
-	if (n > left(c))
+	if (n > left(c) && (short_of(c, (uint64_t)c->pos + n), 1))
 		return errorf(c->err, "offset %zu: %s length %llu exceeds the %zu bytes left", at, what,
 			      (unsigned long long)n, left(c));
 	s->p = (const char *)c->buf + c->pos;
@@ -141,7 +151,11 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		return -1;
 	/* Bound the count before walking: each element takes at least
 	 * type_size bytes, so more elements than bytes/size is a lie. */
-	if (kv->arr_n > left(c) / type_size[at])
+	/* A string array cut by a window is walked to the cut instead, so
+	 * the cut can project the array's end from its mean string. */
+	int cut = c->want && at == GGUF_STRING && kv->arr_n <= (c->total - c->pos) / type_size[at];
+	if (!cut && kv->arr_n > left(c) / type_size[at] &&
+	    (short_of(c, kv->arr_n < c->total ? (uint64_t)c->pos + kv->arr_n * type_size[at] : UINT64_MAX), 1))
 		return errorf(c->err,
 			      "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left", npos,
 			      k, (unsigned long long)kv->arr_n, type_names[at], left(c));
@@ -150,10 +164,18 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		c->pos += (size_t)kv->arr_n * type_size[at];
 		return 0;
 	}
+	size_t start = c->pos;
 	for (uint64_t i = 0; i < kv->arr_n; i++) {
 		struct gguf_str s;
-		if (rd_str(c, &s, "array string"))
+		size_t before = c->pos;
+		if (rd_str(c, &s, "array string")) {
+			/* a window cut the array: project its end from the mean
+			 * string so far, so the next window takes it whole */
+			if (c->want && i > 0 && *c->want)
+				short_of(c,
+					 start + (uint64_t)((double)(before - start) / (double)i * (double)kv->arr_n));
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -217,8 +239,11 @@ static int size_tensors(struct gguf *g, char **err)
 			continue;
 		}
 		if (t->ne[0] % ti->blck) {
-			rc = errorf(err, "tensor '%s': row of %llu elements is not a whole number of %s blocks (%u)",
-				    t->name, (unsigned long long)t->ne[0], ti->name, ti->blck);
+			/* gguf.cpp: "of type %d (%s) has %d elements per row, not a multiple of block size" */
+			rc = errorf(err,
+				    "tensor '%s' of type %u (%s) has %llu elements per row, not a multiple of block "
+				    "size (%u): the engine refuses the file",
+				    t->name, t->type, ti->name, (unsigned long long)t->ne[0], ti->blck);
 			break;
 		}
 		uint64_t blocks = t->n_elems / ti->blck;
@@ -242,6 +267,40 @@ static int size_tensors(struct gguf *g, char **err)
 	}
 	free(by_off);
 	return rc;
+}
+
+/* The engine's reader (ggml/src/gguf.cpp, gguf_init_from_reader) refuses
+ * more than the bounds above; a file inspect accepts must be one it loads.
+ * Checked here, in the order of the tensor infos as the engine reads them:
+ *  - a type id below GGML_TYPE_COUNT that ggml removed (Q4_2, Q4_0_4_4 ...)
+ *    has block size 0, and "not a multiple of block size (0)" refuses it;
+ *  - tensor data lies back to back in the order of the infos, each tensor
+ *    padded to the alignment: any other offset is "has offset N, expected
+ *    M" (a gap, a reordering or a missing pad, even without an overlap).
+ * A custom type (>= GGML_TYPE_COUNT, law S10) is its own runtime's to size,
+ * so the tensor after one is not held to an expected offset. */
+static int engine_layout(const struct gguf *g, char **err)
+{
+	uint64_t expect = 0;
+	int known = 1; /* expect is the engine's running size */
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		const struct gguf_tensor *t = &g->tensors[i];
+		if (t->custom && t->type < GGML_TYPE_COUNT)
+			return errorf(
+			    err,
+			    "tensor '%s' of type %u has block size 0 in the engine (a type ggml removed): the "
+			    "engine refuses the file",
+			    t->name, t->type);
+		if (known && t->offset != expect)
+			return errorf(err,
+				      "tensor '%s' has data offset %llu, expected %llu: the engine reads tensor data "
+				      "back to back in the order of the tensor infos, each padded to %u bytes",
+				      t->name, (unsigned long long)t->offset, (unsigned long long)expect, g->alignment);
+		known = !t->custom;
+		uint64_t padded = t->bytes + (g->alignment - t->bytes % g->alignment) % g->alignment;
+		expect = t->offset + padded;
+	}
+	return 0;
 }
 
 static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint64_t idx)
@@ -290,7 +349,14 @@ static int rd_tensor(struct cur *c, struct gguf *g, struct gguf_tensor *t, uint6
 
 struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char **err)
 {
-	struct cur c = {buf, len, 0, err};
+	return gguf_parse_window(buf, len, file_size, NULL, err);
+}
+
+struct gguf *gguf_parse_window(const uint8_t *buf, size_t len, uint64_t file_size, uint64_t *want, char **err)
+{
+	struct cur c = {buf, len, 0, err, file_size < len ? len : file_size, want};
+	if (want)
+		*want = 0;
 	struct gguf *g = xcalloc(1, sizeof(*g));
 	g->file_size = file_size < len ? len : file_size;
 	g->alignment = 32;
@@ -313,6 +379,9 @@ struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char
 	/* A kv takes at least 13 bytes (key length, type, one byte) and a
 	 * tensor info at least 33 (name length + 1 byte, n_dims, one dim,
 	 * type, offset): counts beyond that cannot be honest. */
+	if (g->n_kv > left(&c) / 13 || g->n_tensors > left(&c) / 33)
+		short_of(&c, g->n_kv < c.total && g->n_tensors < c.total ? 24 + g->n_kv * 13 + g->n_tensors * 33
+									 : UINT64_MAX);
 	if (g->n_kv > left(&c) / 13) {
 		errorf(err, "offset 16: key/value count %llu cannot fit in the %zu bytes left",
 		       (unsigned long long)g->n_kv, left(&c));
@@ -389,7 +458,7 @@ struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char
 		errorf(err, "offset %llu: file ends before its data section", (unsigned long long)g->header_bytes);
 		goto fail;
 	}
-	if (size_tensors(g, err))
+	if (size_tensors(g, err) || engine_layout(g, err))
 		goto fail;
 	return g;
 fail:
@@ -459,6 +528,11 @@ void gguf_close(struct gguf_file *f)
 	gguf_free(f->g);
 	if (f->map)
 		munmap(f->map, f->map_len);
+	for (unsigned i = 0; i < f->n_shards; i++)
+		gguf_close(f->shards[i]);
+	free(f->shards);
+	if (f->release)
+		f->release(f->owner);
 	free(f->path);
 	free(f);
 }

@@ -68,6 +68,7 @@ struct gguf_tensor {
 	uint64_t offset; /* relative to the data section */
 	uint64_t bytes;	 /* from the type's block size, or the gap for custom types */
 	int custom;	 /* type id unknown to stock ggml */
+	uint32_t shard;	 /* split payloads: the shard holding the data (0-based) */
 };
 
 struct gguf {
@@ -86,6 +87,11 @@ struct gguf {
  * (>= len; equal when the whole file is mapped) and bounds the tensor data.
  * Returns a new struct gguf, or NULL with *err set (caller frees *err). */
 struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char **err);
+/* The same on a window: buf holds the file's first len bytes. When the
+ * header runs past the window (but not past file_size), returns NULL with
+ * *err and *want > len: how far the next window must reach at least (a
+ * projection for a cut string array). *want is 0 for any other failure. */
+struct gguf *gguf_parse_window(const uint8_t *buf, size_t len, uint64_t file_size, uint64_t *want, char **err);
 void gguf_free(struct gguf *g);
 
 /* An opened file: the mapping stays alive as long as the struct. */
@@ -94,6 +100,12 @@ struct gguf_file {
 	char *path;
 	void *map;
 	size_t map_len;
+	/* a split payload: every shard's own header (g merges them) */
+	struct gguf_file **shards;
+	unsigned n_shards;
+	/* a header read from elsewhere (a URL): what holds the bytes g borrows */
+	void *owner;
+	void (*release)(void *owner);
 };
 
 /* Map the file read-only and parse its header. NULL with *err on failure. */

@@ -77,6 +77,43 @@ static char *stamp_path(const char *dir, const char *path)
 	return sb_detach(&b);
 }
 
+/* Write the stamp at sp atomically: the facts line, then the digest. */
+static void stamp_write(char *sp, const char *facts_line, const char *hex)
+{
+	char *slash = strrchr(sp, '/');
+	*slash = '\0';
+	int ok = mkdirs(sp) == 0;
+	*slash = '/';
+	if (!ok)
+		return;
+	struct sb tmp = {0};
+	sb_addf(&tmp, "%s.%ld.tmp", sp, (long)getpid());
+	FILE *f = fopen(tmp.s, "w");
+	if (f) {
+		int bad = fputs(facts_line, f) < 0 || fprintf(f, "%s\n", hex) < 0;
+		bad |= fclose(f) != 0;
+		if (bad || rename(tmp.s, sp) != 0)
+			unlink(tmp.s);
+	}
+	sb_release(&tmp);
+}
+
+int pin_stamp_put(const char *path, const char *stamp_dir, const char hex[65])
+{
+	struct stat st;
+	if (!stamp_dir || stat(path, &st) != 0)
+		return -1;
+	char *sp = stamp_path(stamp_dir, path);
+	if (!sp)
+		return -1;
+	struct sb want = {0};
+	facts(path, &st, &want);
+	stamp_write(sp, want.s, hex);
+	sb_release(&want);
+	free(sp);
+	return 0;
+}
+
 int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress, void *arg,
 	       char **err)
 {
@@ -144,23 +181,8 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
 	if (rc == 0)
 		hex_of(md, 32, hex);
 	/* a stamp that cannot be written only costs a re-hash next time */
-	if (rc == 0 && sp) {
-		char *slash = strrchr(sp, '/');
-		*slash = '\0';
-		if (mkdirs(sp) == 0) {
-			*slash = '/';
-			struct sb tmp = {0};
-			sb_addf(&tmp, "%s.%ld.tmp", sp, (long)getpid());
-			FILE *f = fopen(tmp.s, "w");
-			if (f) {
-				int bad = fputs(want.s, f) < 0 || fprintf(f, "%s\n", hex) < 0;
-				bad |= fclose(f) != 0;
-				if (bad || rename(tmp.s, sp) != 0)
-					unlink(tmp.s);
-			}
-			sb_release(&tmp);
-		}
-	}
+	if (rc == 0 && sp)
+		stamp_write(sp, want.s, hex);
 	free(sp);
 	sb_release(&want);
 	return rc;

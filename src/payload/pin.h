@@ -20,6 +20,11 @@ typedef void (*pin_progress_fn)(const char *path, uint64_t done, uint64_t total,
 int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cached, pin_progress_fn progress, void *arg,
 	       char **err);
 
+/* Record hex as the SHA-256 of the file at path as it is now (a file
+ * just hashed while it was written, so serve need not hash it again).
+ * Returns 0, or -1 when no stamp could be written (only a cost). */
+int pin_stamp_put(const char *path, const char *stamp_dir, const char hex[65]);
+
 /* The stamp directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot, else
  * ~/.local/state/zealot. Caller frees. */
 char *pin_stamp_dir(void);

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/util.h"
 #include "ggml_type.h"
 #include "gguf_write.h"
+#include "split.h"
 
 /* Custom type ids (e.g. PrismML's PQ2_0 = 142) are written at the ternary
  * rate the seeds measured: 2.125 bits per weight, 34 bytes per 128. */
@@ -143,6 +145,7 @@ static const struct key keys[] = {
     {"ff_exp", offsetof(struct synth_spec, n_ff_exp), 0, "qwen3moe: an expert's feed-forward width"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
+    {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
 };
 
 static struct sb help_keys;
@@ -241,13 +244,8 @@ static int validate(const struct synth_spec *s, char **err)
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
-	const struct ggml_type_info *t = ggml_type_get(s->wtype);
-	uint32_t blck = t ? t->blck : CUSTOM_BLCK;
-	uint32_t rows[] = {s->n_embd, s->n_ff, s->head_dim * s->n_head, s->n_ff_exp ? s->n_ff_exp : s->n_embd};
-	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
-		if (rows[i] % blck)
-			return errorf(err, "width %u is not a multiple of the weight type's block of %u", rows[i],
-				      blck);
+	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
+		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
 }
 
@@ -263,11 +261,35 @@ static int write_out(struct gguf_writer *w, const char *path, uint64_t *bytes, c
 	return rc;
 }
 
+/* Write the payload whole beside path, then cut it into n shards the
+ * engine's way (split.c); path names the first shard or the whole. */
+static int write_split(struct gguf_writer *w, const char *path, uint32_t n, uint64_t *bytes, char **err)
+{
+	struct sb whole = {0}, first = {0};
+	sb_addf(&whole, "%s.whole.tmp", path);
+	size_t plen, len = strlen(path);
+	unsigned k, c;
+	if (split_name_parse(path, &plen, &k, &c) == 0)
+		sb_add(&first, path, plen);
+	else
+		sb_add(&first, path, len > 5 && strcmp(path + len - 5, ".gguf") == 0 ? len - 5 : len);
+	sb_addf(&first, "-%05u-of-%05u.gguf", 1u, n);
+	int rc = write_out(w, whole.s, bytes, err);
+	if (rc == 0)
+		rc = split_write(whole.s, n, first.s, err);
+	unlink(whole.s);
+	sb_release(&whole);
+	sb_release(&first);
+	return rc;
+}
+
 /* --- tensors ----------------------------------------------------------- */
 
 struct tw {
 	struct gguf_writer *w;
 	uint32_t wtype;
+	const struct synth_spec *s; /* NULL: widths not from the spec's keys */
+	char *bad;		    /* the first tensor the engine would refuse */
 };
 
 static uint64_t bytes_of(uint32_t type, uint64_t n)
@@ -285,11 +307,67 @@ static void vec(struct tw *t, const char *name, uint64_t n)
 	gw_tensor(t->w, name, 1, ne, 0, n * 4);
 }
 
-/* A weight matrix: ne0 is the input width, as the engine's shapes read. */
+/* Which keys make a matrix's row (its input width), by the tensor's
+ * role in the shapes below; the key values are printed only when they
+ * multiply out to the row, so a new tensor cannot be misattributed. */
+static void row_keys(struct sb *b, const struct synth_spec *s, const char *name, uint64_t ne0)
+{
+	static const char *const roles[] = {"ffn_down.weight", "attn_output.weight", "ssm_out.weight",
+					    "eh_proj.weight"};
+	if (!s)
+		return;
+	size_t n = strlen(name), role = ARRAY_SIZE(roles);
+	for (size_t i = 0; i < ARRAY_SIZE(roles); i++) {
+		size_t m = strlen(roles[i]);
+		if (n >= m && strcmp(name + n - m, roles[i]) == 0)
+			role = i;
+	}
+	if (role == 0 && ne0 == s->n_ff)
+		sb_addf(b, " (ff=%u)", s->n_ff);
+	else if (role == 1 && ne0 == (uint64_t)s->head_dim * s->n_head)
+		sb_addf(b, " (head_dim=%u x heads=%u)", s->head_dim, s->n_head);
+	else if (role == 2 && ne0 == (uint64_t)s->ssm_state * s->ssm_dt_rank)
+		sb_addf(b, " (ssm_state=%u x ssm_dt_rank=%u)", s->ssm_state, s->ssm_dt_rank);
+	else if (role == 3 && ne0 == 2ull * s->n_embd)
+		sb_addf(b, " (2 x embd=%u)", s->n_embd);
+	else if (role == ARRAY_SIZE(roles) && ne0 == s->n_embd)
+		sb_addf(b, " (embd=%u)", s->n_embd);
+}
+
+/* A weight matrix: ne0 is the input width, as the engine's shapes read.
+ * The engine's reader refuses a tensor whose row is not a whole number of
+ * its type's blocks (ggml/src/gguf.cpp: "has N elements per row, not a
+ * multiple of block size"), so the first such tensor is remembered and
+ * synth_write refuses the whole file. */
 static void mat(struct tw *t, const char *name, uint64_t ne0, uint64_t ne1)
 {
 	uint64_t ne[2] = {ne0, ne1};
+	const struct ggml_type_info *ti = ggml_type_get(t->wtype);
+	uint32_t blck = ti ? ti->blck : CUSTOM_BLCK;
+	if (ne0 % blck && !t->bad) {
+		struct sb b = {0};
+		if (ti)
+			sb_addf(&b, "type=%s", ti->name);
+		else
+			sb_addf(&b, "type=%u (custom, written in blocks of %u)", t->wtype, blck);
+		sb_addf(&b, ": tensor '%s' would have %llu elements per row", name, (unsigned long long)ne0);
+		row_keys(&b, t->s, name, ne0);
+		sb_addf(&b, ", not a multiple of the type's block size (%u): the engine refuses such a file", blck);
+		t->bad = sb_detach(&b);
+	}
 	gw_tensor(t->w, name, 2, ne, t->wtype, bytes_of(t->wtype, ne0 * ne1));
+}
+
+/* Refuse the file if a matrix broke the block rule; releases the writer. */
+static int refused(struct tw *t, char **err)
+{
+	if (!t->bad)
+		return 0;
+	errorf(err, "%s", t->bad);
+	free(t->bad);
+	t->bad = NULL;
+	gw_release(t->w);
+	return -1;
 }
 
 static void blkname(char *buf, size_t n, uint32_t il, const char *suffix)
@@ -402,6 +480,14 @@ static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t
 {
 	char nm[64];
 	blkname(nm, sizeof(nm), il, suffix);
+	const struct ggml_type_info *ti = ggml_type_get(t->wtype);
+	uint32_t blck = ti ? ti->blck : CUSTOM_BLCK;
+	if (ne0 % blck && !t->bad) {
+		struct sb b = {0};
+		sb_addf(&b, "type=%s: tensor '%s' would have %llu elements per row, not a multiple of its block of %u",
+			ti ? ti->name : "custom", nm, (unsigned long long)ne0, blck);
+		t->bad = sb_detach(&b);
+	}
 	uint64_t ne[3] = {ne0, ne1, n};
 	gw_tensor(t->w, nm, 3, ne, t->wtype, bytes_of(t->wtype, ne0 * ne1) * n);
 }
@@ -622,7 +708,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	}
 	tokenizer(&w, s);
 
-	struct tw t = {&w, s->wtype};
+	struct tw t = {&w, s->wtype, s, NULL};
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
 	vec(&t, "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0)
@@ -635,7 +721,11 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_qwen3moe(&t, s);
 	else
 		tensors_qwen35(&t, s);
+	if (refused(&t, err))
+		return -1;
 
+	if (s->n_split > 1)
+		return write_split(&w, path, s->n_split, bytes, err);
 	return write_out(&w, path, bytes, err);
 }
 
@@ -679,7 +769,7 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
 	for (int i = 0; i < 3; i++)
 		gw_arr_f32(&w, 0.5f);
-	struct tw t = {&w, 0};
+	struct tw t = {&w, 0, NULL, NULL};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	vec(&t, "v.patch_embd.bias", embd);
@@ -714,6 +804,8 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	vec(&t, "mm.0.bias", projection_dim);
 	mat(&t, "mm.2.weight", projection_dim, projection_dim);
 	vec(&t, "mm.2.bias", projection_dim);
+	if (refused(&t, err))
+		return -1;
 	return write_out(&w, path, bytes, err);
 }
 
@@ -731,7 +823,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	gw_init(&w);
 	clip_keys(&w, preset, "qwen3vl_merger", 7, image, patch, embd, ff, blocks, heads, projection_dim);
 	gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	struct tw t = {&w, wtype};
+	struct tw t = {&w, wtype, NULL, NULL};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 1, (uint64_t)patch * patch * 3 * embd * 2);
 	vec(&t, "v.patch_embd.bias", embd);
@@ -773,6 +865,8 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	vec(&t, "mm.0.bias", merged);
 	mat(&t, "mm.2.weight", merged, projection_dim);
 	vec(&t, "mm.2.bias", projection_dim);
+	if (refused(&t, err))
+		return -1;
 	return write_out(&w, path, bytes, err);
 }
 

@@ -23,6 +23,7 @@ struct synth_spec {
 	uint32_t n_expert, n_expert_used, n_ff_exp; /* qwen3moe */
 	uint32_t wtype;				    /* ggml type id of the weight matrices */
 	int efforts;				    /* template restricts reasoning_effort */
+	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

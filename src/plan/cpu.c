@@ -257,6 +257,21 @@ static int repack_ok(const struct cpu_features *f, uint32_t type, uint64_t ne1)
 	}
 }
 
+int cpu_amx_tiles(uint32_t type)
+{
+	/* amx/common.h qtype_has_amx_kernels */
+	switch (type) {
+	case T_Q4_0:
+	case T_Q4_1:
+	case T_Q8_0:
+	case T_Q4_K:
+	case T_Q5_K:
+	case T_Q6_K:
+	case T_IQ4_XS: return 1;
+	default: return 0;
+	}
+}
+
 const char *cpu_weight_buft(const struct cpu_features *f, const struct gguf_tensor *t, int is_matmul, uint64_t *bytes)
 {
 	if (!is_matmul || t->n_dims < 2)

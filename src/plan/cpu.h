@@ -68,6 +68,12 @@ const char *cpu_features_known(void);
  * for t (before the buffer's 32-byte tensor alignment). */
 const char *cpu_weight_buft(const struct cpu_features *f, const struct gguf_tensor *t, int is_matmul, uint64_t *bytes);
 
+/* amx/common.h qtype_has_amx_kernels: the types the AMX buffer packs for
+ * its tile kernels (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs). An f16
+ * weight is taken by the buffer too, but copied as is and multiplied by
+ * AVX-512 code (amx/mmq.cpp), never by tile instructions (law S16). */
+int cpu_amx_tiles(uint32_t type);
+
 /* Whether this host's engine has the AMX buffer at all (a native build
  * with AMX_INT8 and AVX512_VNNI). */
 int cpu_has_amx(const struct cpu_features *f);

@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,7 +333,15 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 {
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	int64_t n_all = m->n_layer_all;
-	uint64_t host_lo = UINT64_MAX, host_hi = 0;
+	/* the engine maps each shard of a split payload on its own: one
+	 * CPU_Mapped range per file */
+	uint32_t n_files = 1;
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		if (g->tensors[i].shard >= n_files)
+			n_files = g->tensors[i].shard + 1;
+	uint64_t *host_lo = xcalloc(n_files, sizeof(*host_lo)), *host_hi = xcalloc(n_files, sizeof(*host_hi));
+	for (uint32_t f = 0; f < n_files; f++)
+		host_lo[f] = UINT64_MAX;
 	int has_output = gguf_tensor_find(g, "output.weight") != NULL;
 	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
 	int host = (int)p->n_cards;
@@ -367,14 +376,28 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 			/* allocated and filled at load, not mapped; TENSOR_ALIGNMENT */
 			buf_get(p->model, &p->n_model, extra, host)->bytes += PAD(extra_bytes, 32);
 		} else {
-			if (t->offset < host_lo)
-				host_lo = t->offset;
-			if (t->offset + t->bytes > host_hi)
-				host_hi = t->offset + t->bytes;
+			if (t->offset < host_lo[t->shard])
+				host_lo[t->shard] = t->offset;
+			if (t->offset + t->bytes > host_hi[t->shard])
+				host_hi[t->shard] = t->offset + t->bytes;
 		}
 	}
-	if (host_hi > host_lo)
-		buf_get(p->model, &p->n_model, "CPU_Mapped", host)->bytes = host_hi - host_lo;
+	/* A split payload's buffers are printed one per shard, each rounded
+	 * to 0.01 MiB; the sum of those figures is what a ledger holds, so
+	 * each shard's range is rounded the same way (a few KiB at most). */
+	uint64_t mapped = 0;
+	for (uint32_t f = 0; f < n_files; f++) {
+		if (host_hi[f] <= host_lo[f])
+			continue;
+		uint64_t b = host_hi[f] - host_lo[f];
+		if (n_files > 1)
+			b = (uint64_t)(round((double)b / 10485.76) * 10485.76 + 0.5);
+		mapped += b;
+	}
+	free(host_lo);
+	free(host_hi);
+	if (mapped)
+		buf_get(p->model, &p->n_model, "CPU_Mapped", host)->bytes = mapped;
 	for (unsigned i = 0; i < p->n_model; i++)
 		p->model[i].on_device = p->model[i].dev != host;
 	/* The engine prints its model buffers in this order. */
@@ -606,4 +629,9 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	plan_bill(p);
 	place_release(&pl);
 	return 0;
+}
+
+int plan_weight_is_matmul(const struct gguf_tensor *t)
+{
+	return weight_is_matmul(t);
 }

@@ -178,4 +178,9 @@ double plan_mib(uint64_t bytes);
 /* Names of the terms the planner calls exact (ledger diffs fail on these). */
 int plan_term_exact(const char *term);
 
+/* Whether the engine feeds the weight to a matrix multiply (MUL_MAT, or
+ * MUL_MAT_ID for a 3-D expert stack): the only weights the CPU backend's
+ * extra buffer types (CPU_REPACK, AMX) take. */
+int plan_weight_is_matmul(const struct gguf_tensor *t);
+
 #endif

@@ -1,9 +1,12 @@
 #include "shape.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../base/util.h"
+#include "../payload/payload.h"
 
 static const char *const cache_types[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 
@@ -51,14 +54,38 @@ static int u32_key(const struct endpoint *ep, const char *key, uint32_t *out, ch
 	return 0;
 }
 
-static struct gguf_file *open_payload(const char *path, const char *key, int *io, char **err)
+/* A payload's header: the file when it is there; when it is not and the
+ * endpoint names a *_URL, the URL's header through range requests (the
+ * same reader: a 20 GB payload is priced before it is downloaded). A split
+ * payload's every shard is read and merged. */
+static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path, const char *key,
+				      int *io, char **err)
 {
 	char *e = NULL;
-	struct gguf_file *f = gguf_open(path, &e);
-	if (!f) {
-		errorf(err, "%s: %s", key, e);
-		*io = 1;
+	char ukey[32];
+	snprintf(ukey, sizeof(ukey), "%.*s_URL", (int)(strlen(key) - 5), key);
+	const char *url = endpoint_value(ep, ukey);
+	struct stat st;
+	struct gguf_file *f = NULL;
+	if (url && *url && remote_is_url(url) && stat(path, &st) != 0) {
+		char *tf = endpoint_path(ep, "TOKEN_FILE"), *token = NULL;
+		if (remote_token(tf, &token, &e) == 0)
+			f = payload_open(url, &(struct remote_opts){.token = token}, &c->remote, &e);
+		if (token) {
+			memset(token, 0, strlen(token));
+			free(token);
+		}
+		free(tf);
+		c->remote_reads++;
+		if (!f)
+			errorf(err, "%s: '%s' is not there and %s: %s", key, path, ukey, e);
+	} else {
+		f = payload_open(path, NULL, NULL, &e);
+		if (!f)
+			errorf(err, "%s: %s", key, e);
 	}
+	if (!f)
+		*io = 1;
 	free(e);
 	return f;
 }
@@ -135,7 +162,7 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	c->model_path = endpoint_path(ep, "MODEL_FILE");
 	if (!c->model_path)
 		return errorf(err, "%s: MODEL_FILE is not set", ep->path);
-	c->model = open_payload(c->model_path, "MODEL_FILE", io, err);
+	c->model = open_payload(ep, c, c->model_path, "MODEL_FILE", io, err);
 	if (!c->model)
 		return -1;
 	c->census = census_take(c->model->g, err);
@@ -147,14 +174,14 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
 	c->projector_path = endpoint_path(ep, "MMPROJ_FILE");
 	if (c->projector_path) {
-		c->projector = open_payload(c->projector_path, "MMPROJ_FILE", io, err);
+		c->projector = open_payload(ep, c, c->projector_path, "MMPROJ_FILE", io, err);
 		if (!c->projector)
 			return -1;
 		c->extras.projector = c->projector->g;
 	}
 	c->lora_path = endpoint_path(ep, "LORA_FILE");
 	if (c->lora_path) {
-		c->lora = open_payload(c->lora_path, "LORA_FILE", io, err);
+		c->lora = open_payload(ep, c, c->lora_path, "LORA_FILE", io, err);
 		if (!c->lora)
 			return -1;
 		c->extras.lora = c->lora->g;

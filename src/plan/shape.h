@@ -9,6 +9,7 @@
 #include "../endpoint/endpoint.h"
 #include "../payload/census.h"
 #include "../payload/gguf.h"
+#include "../payload/remote.h"
 #include "device.h"
 #include "plan.h"
 
@@ -20,6 +21,9 @@ struct shape_ctx {
 	struct plan_extras extras;
 	const struct device *dev;
 	uint64_t n_batch_asked; /* BATCH_SIZE as written (the engine clamps it) */
+	/* headers read from *_URL because the file is not there yet */
+	unsigned remote_reads;
+	struct remote_stats remote;
 };
 
 /* The KV cache types the engine accepts (common/arg.cpp kv_cache_types). */

@@ -163,3 +163,92 @@ absent s15-known-arch S15 "RUNTIME=$TMP/rt/build/bin/llama-server|MODEL_FILE=l.g
 if [ -n "${ZEALOT_ENGINE:-}" ] && [ -x "$ZEALOT_ENGINE/llama-server" ]; then
 	absent s15-pinned-engine S15 "RUNTIME=$ZEALOT_ENGINE/llama-server"
 fi
+
+# S16: the AMX fault. A build whose CPU backend carries the AMX kernels puts
+# matmul weights of the tile types into its AMX buffer and the pinned engine
+# dies at warm-up; REPACK=0 keeps them out. The evidence is the runtime's
+# build tree (fake trees here: this host may have no AMX) or a boot log
+# (copied from an AMX host into tests/data/amx-boots/).
+"$ZEALOT" synth llama --set type=q4_0 --set embd=512 --set vocab=3000 -o amx-q4.gguf 2>/dev/null
+"$ZEALOT" synth qwen35 --set type=q8_0 --set embd=512 -o amx-q8.gguf 2>/dev/null
+"$ZEALOT" synth llama --set type=f16 --set embd=512 -o amx-f16.gguf 2>/dev/null
+"$ZEALOT" synth llama --set type=bf16 --set embd=512 -o amx-bf16.gguf 2>/dev/null
+"$ZEALOT" synth llama --set type=iq4_nl --set embd=512 -o amx-iq4nl.gguf 2>/dev/null
+tree() { # tree NAME CMAKECACHE-LINES...: a runtime build tree
+	local d=$1
+	shift
+	mkdir -p "$d/build/bin"
+	printf '#!/bin/sh\nexit 0\n' >"$d/build/bin/llama-server" && chmod +x "$d/build/bin/llama-server"
+	printf '%s\n' "$@" >"$d/build/CMakeCache.txt"
+}
+tree amx 'GGML_NATIVE:BOOL=OFF' 'GGML_AMX_INT8:BOOL=ON' 'GGML_AVX512_VNNI:BOOL=ON'
+tree amx-novnni 'GGML_NATIVE:BOOL=OFF' 'GGML_AMX_INT8:BOOL=ON' 'GGML_AVX512_VNNI:BOOL=OFF'
+tree noamx 'GGML_NATIVE:BOOL=OFF' 'GGML_AMX_INT8:BOOL=OFF' 'GGML_AVX2:BOOL=ON'
+tree native 'GGML_NATIVE:BOOL=ON' 'GGML_AMX_INT8:BOOL=OFF'
+tree native-ignores 'GGML_NATIVE:BOOL=ON' 'GGML_AMX_INT8:BOOL=ON' 'GGML_AVX512_VNNI:BOOL=ON'
+AMX=$TMP/amx/build/bin/llama-server
+expect s16-amx-q4_0 S16 error "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf"
+check "S16: names the evidence (the build tree's options)" \
+	test -n "$(jq -r '.findings[]|select(.law=="S16")|.reason' "$TMP/out" | grep -F "$TMP/amx/build/CMakeCache.txt has GGML_AMX_INT8=ON and GGML_AVX512_VNNI=ON")"
+check "S16: counts the weights the AMX buffer takes (28 of 29: output's 3000 rows are not whole 32-row tiles)" \
+	test -n "$(jq -r '.findings[]|select(.law=="S16")|.reason' "$TMP/out" | grep -F '28 matmul weights (q4_0)')"
+check "S16: the fix is REPACK=0, on the REPACK key" \
+	test "$(jq -r '.findings[]|select(.law=="S16")|[.key,.fix]|join(" ")' "$TMP/out" | cut -c1-22)" = "REPACK set REPACK=0 (-"
+expect s16-amx-q8_0-hybrid S16 error "RUNTIME=$AMX|MODEL_FILE=amx-q8.gguf"
+absent s16-repack-0 S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|REPACK=0"
+absent s16-no-repack-flag S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|EXTRA_ARGS=--no-repack"
+absent s16-f16 S16 "RUNTIME=$AMX|MODEL_FILE=amx-f16.gguf"
+absent s16-bf16 S16 "RUNTIME=$AMX|MODEL_FILE=amx-bf16.gguf"
+absent s16-iq4_nl S16 "RUNTIME=$AMX|MODEL_FILE=amx-iq4nl.gguf"
+absent s16-cuda-profile S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|DEVICE=rtx3090"
+absent s16-no-amx-build S16 "RUNTIME=$TMP/noamx/build/bin/llama-server|MODEL_FILE=amx-q4.gguf"
+absent s16-amx-without-vnni S16 "RUNTIME=$TMP/amx-novnni/build/bin/llama-server|MODEL_FILE=amx-q4.gguf"
+absent s16-no-tree S16 "MODEL_FILE=amx-q4.gguf"
+# A native build compiles AMX exactly when its host has it (the GGML_AMX_*
+# options are then ignored): the host's flags decide.
+ZEALOT_CPUINFO=$ROOT/tests/data/cpuinfo/xeon-amx.txt \
+	expect s16-native-amx-host S16 error "RUNTIME=$TMP/native/build/bin/llama-server|MODEL_FILE=amx-q4.gguf"
+check "S16: a native build names the host's flags" \
+	test -n "$(jq -r '.findings[]|select(.law=="S16")|.reason' "$TMP/out" | grep -F 'GGML_NATIVE=ON and this host')"
+ZEALOT_CPUINFO=$ROOT/tests/data/cpuinfo/epyc-avx2.txt \
+	absent s16-native-avx2-host S16 "RUNTIME=$TMP/native/build/bin/llama-server|MODEL_FILE=amx-q4.gguf"
+ZEALOT_CPUINFO=$ROOT/tests/data/cpuinfo/epyc-avx2.txt \
+	absent s16-native-ignores-options S16 "RUNTIME=$TMP/native-ignores/build/bin/llama-server|MODEL_FILE=amx-q4.gguf"
+# A boot log's system_info line, with no build tree to read.
+{
+	base
+	echo "MODEL_FILE=amx-q4.gguf"
+} | tac | awk -F= '!seen[$1]++' | tac >s16-log.env
+run "$ZEALOT" check --json --boot-log "$ROOT/tests/data/amx-boots/llama-q4_0.log" s16-log.env
+check "S16 (boot log AMX_INT8 = 1): exit 1, error" \
+	test "$rc" -eq 1 -a "$(jq '[.findings[]|select(.law=="S16" and .severity=="error")]|length' "$TMP/out")" -eq 1
+check "S16 (boot log): names the log and its system_info line" \
+	test -n "$(jq -r '.findings[]|select(.law=="S16")|.reason' "$TMP/out" | grep -F "llama-q4_0.log says AMX_INT8 = 1 in its system_info line")"
+run "$ZEALOT" check --json --boot-log "$ROOT/tests/data/amx-boots/llama-q4_0.log" s16-log.env --set REPACK=0
+check "S16 (boot log, REPACK=0): not raised" test "$(jq '[.findings[]|select(.law=="S16")]|length' "$TMP/out")" -eq 0
+run "$ZEALOT" check --json --boot-log "$ROOT/tests/data/ledger/qwen35-mtp-cpu.log" s16-log.env
+check "S16 (a boot log without AMX_INT8): not raised" test "$(jq '[.findings[]|select(.law=="S16")]|length' "$TMP/out")" -eq 0
+run "$ZEALOT" check --boot-log "$TMP/no-such.log" s16-log.env
+check "--boot-log of a missing file: exit 3 naming it" test "$rc" -eq 3 -a -n "$(grep -F "cannot open '$TMP/no-such.log'" "$TMP/err")"
+run "$ZEALOT" check --help
+check "--help names S16 and --boot-log" test -n "$(grep -F S16 "$TMP/out")" -a -n "$(grep -F -- --boot-log "$TMP/out")"
+# Every boot on the AMX host (tests/data/amx-boots/: the synth command of
+# each payload is in its README): S16 is raised exactly for the payloads
+# whose boot died at warm-up, never for those that reached "listening".
+n=0 bad=0
+while IFS='|' read -r _ log cmd _; do
+	log=$(echo "$log" | tr -d ' `')
+	args=$(echo "$cmd" | tr -d '`' | sed -e 's/^ *zealot synth //' -e 's/ -o p.gguf *$//')
+	# shellcheck disable=SC2086
+	"$ZEALOT" synth $args -o boot.gguf 2>/dev/null || continue # a file the engine refused: synth refuses it too
+	{
+		base
+		echo "MODEL_FILE=boot.gguf"
+	} | tac | awk -F= '!seen[$1]++' | tac >boot.env
+	"$ZEALOT" check --json --boot-log "$ROOT/tests/data/amx-boots/$log" boot.env >boot.json 2>/dev/null
+	raised=$(jq '[.findings[]|select(.law=="S16")]|length' boot.json)
+	if grep -q 'listening on' "$ROOT/tests/data/amx-boots/$log"; then died=0; else died=1; fi
+	n=$((n + 1))
+	[ "$raised" -eq "$died" ] || { bad=$((bad + 1)) && echo "# $log: S16 raised $raised, boot died $died"; }
+done < <(grep -E '^\| `[A-Za-z0-9_-]+\.log`' "$ROOT/tests/data/amx-boots/README.md")
+check "S16 against $n AMX-host boots: raised exactly where the engine died at warm-up" test "$n" -ge 9 -a "$bad" -eq 0

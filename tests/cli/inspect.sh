@@ -11,6 +11,29 @@ for f in "$ROOT"/tests/data/corrupt/*.gguf; do
 	run "$ZEALOT" inspect --json "$f"
 	check "corrupt $n --json: exit 3 and nothing on stdout" test "$rc" -eq 3 -a ! -s "$TMP/out"
 done
+# The engine's reader (ggml/src/gguf.cpp) refuses these files; inspect names
+# the tensor (or key) and the rule it breaks.
+while IFS='|' read -r n want; do
+	run "$ZEALOT" inspect "$ROOT/tests/data/corrupt/$n"
+	check "engine rule $n: exit 3 naming it" test "$rc" -eq 3 -a -n "$(grep -F -- "$want" "$TMP/err")"
+done <<'X'
+row-block.gguf|tensor 'blk.0.ssm_out.weight' of type 12 (q4_K) has 128 elements per row, not a multiple of block size (256)
+removed-type.gguf|tensor 't' of type 4 has block size 0
+gap.gguf|tensor 'b' has data offset 512, expected 256
+out-of-order.gguf|tensor 'b' has data offset 256, expected 0
+overlap.gguf|tensor 'a': 256 bytes of f32 data overlap tensor 'b'
+misaligned.gguf|tensor 't': data offset 3 is not a multiple of the alignment 32
+data-past-eof.gguf|tensor 't': 4096 bytes of f32 data run past the end of the file
+dup-tensor.gguf|duplicate tensor 't'
+dup-key.gguf|duplicate key 'general.architecture'
+empty-key.gguf|invalid key (length 0)
+alignment-type.gguf|general.alignment must be a u32 power of two
+bad-alignment.gguf|general.alignment must be a u32 power of two
+elements-overflow.gguf|tensor 't': element count overflows
+bytes-overflow.gguf|tensor 't': byte size overflows
+long-name.gguf|exceeds the engine's limit of 63
+bad-dims.gguf|n_dims 9 is not in 1..4
+X
 run "$ZEALOT" inspect "$TMP/absent.gguf"
 check "missing file: exit 3" rc_is 3
 check "missing file: says so" err_has "cannot open '$TMP/absent.gguf'"

@@ -27,6 +27,42 @@ run "$ZEALOT" synth llama --set type=fp8 -o "$TMP/x.gguf"
 check "no fp8 type: exit 2" rc_is 2
 run "$ZEALOT" synth llama --set type=q8_0 --set embd=100 -o "$TMP/x.gguf"
 check "q8_0 width not a block multiple: exit 2" rc_is 2
+# The engine refuses a tensor whose row is not a whole number of its type's
+# blocks; synth refuses to write one, naming the tensor and the keys.
+run "$ZEALOT" synth qwen35 --set type=q4_K --set layers=4 --set embd=512 --set vocab=3000 -o "$TMP/x.gguf"
+check "qwen35 q4_K, value width 128: exit 2" rc_is 2
+check "qwen35 q4_K: names the tensor, its row and the keys" \
+	err_has "tensor 'blk.0.ssm_out.weight' would have 128 elements per row (ssm_state=32 x ssm_dt_rank=4), not a multiple of the type's block size (256)"
+check "qwen35 q4_K: no file written" test ! -e "$TMP/x.gguf"
+run "$ZEALOT" synth llama --set type=q4_K --set ff=640 -o "$TMP/x.gguf"
+check "llama q4_K, ff 640: exit 2 naming ffn_down and ff" test "$rc" -eq 2 -a -n "$(grep -F "'blk.0.ffn_down.weight' would have 640 elements per row (ff=640)" "$TMP/err")"
+run "$ZEALOT" synth gemma3 --set type=q5_K --set head_dim=96 --set rope_dims=96 --set embd=512 --set ff=512 -o "$TMP/x.gguf"
+check "gemma3 q5_K, 4 heads x 96: exit 2 naming attn_output" err_has "(head_dim=96 x heads=4)"
+run "$ZEALOT" synth llama --set type=4 -o "$TMP/x.gguf"
+check "a removed type id: exit 2" test "$rc" -eq 2 -a -n "$(grep -F "removed" "$TMP/err")"
+run "$ZEALOT" synth qwen35 --set type=q4_K --set ssm_state=64 --set embd=512 --set ff=512 -o "$TMP/k.gguf"
+check "qwen35 q4_K with every row a multiple of 256: written" rc_is 0
+run "$ZEALOT" inspect "$TMP/k.gguf"
+check "qwen35 q4_K with every row a multiple of 256: inspect reads it" rc_is 0
+# Over a grid, every file synth agrees to write is one inspect (which holds
+# the engine's reader rules) reads; the live test holds it to the engine.
+bad=0
+for a in llama qwen35 gemma3; do
+	for t in q8_0 q4_0 q4_K iq4_xs 142; do
+		for w in "" "--set embd=320 --set ff=640"; do
+			# shellcheck disable=SC2086
+			"$ZEALOT" synth "$a" --set type=$t $w -o "$TMP/g.gguf" 2>"$TMP/err"
+			src=$?
+			if [ "$src" -eq 0 ]; then
+				"$ZEALOT" inspect "$TMP/g.gguf" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "# $a $t $w: written but inspect refuses"; }
+			elif [ "$src" -ne 2 ] || ! grep -q "the engine refuses" "$TMP/err"; then
+				bad=$((bad + 1)) && echo "# $a $t $w: exit $src"
+			fi
+			rm -f "$TMP/g.gguf"
+		done
+	done
+done
+check "grid of 3 archs x 5 types x 2 widths: synth refuses (exit 2, the engine's rule) or inspect reads the file" test "$bad" -eq 0
 run "$ZEALOT" synth llama -o "$TMP/no/such/dir/x.gguf"
 check "unwritable path: exit 3" rc_is 3
 check "unwritable path: named" err_has "cannot create '$TMP/no/such/dir/x.gguf'"

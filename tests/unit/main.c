@@ -35,8 +35,10 @@ int main(void)
 	test_live();
 	test_options();
 	test_solve();
+	test_deploy();
 	test_store();
 	test_calibrate();
+	test_fetch();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -29,7 +29,9 @@ void test_endpoint(void);
 void test_live(void);
 void test_options(void);
 void test_solve(void);
+void test_deploy(void);
 void test_store(void);
 void test_calibrate(void);
+void test_fetch(void);
 
 #endif

@@ -238,8 +238,24 @@ void test_gguf(void)
 	gw_tensor(&w, "odd", 1, odd, 8, 34);
 	h2 = gw_header(&w, &hl);
 	{
-		int c_ = !parse(h2, hl, hl + 64, &err) && err_has(err, "whole number");
+		int c_ = !parse(h2, hl, hl + 64, &err) && err_has(err, "not a multiple of block size (32)");
 		ok(c_, "q8_0 row of 33 refused: %s", tap_s(err));
+	}
+	free(h2);
+	gw_release(&w);
+
+	/* The engine reads tensor data back to back in the order of the infos
+	 * (ggml/src/gguf.cpp: "has offset N, expected M"): a gap is refused
+	 * even when nothing overlaps. */
+	gw_init(&w);
+	uint64_t ne8[1] = {8};
+	gw_tensor(&w, "a", 1, ne8, 0, 32);
+	w.data_size += 32; /* a gap of one alignment unit */
+	gw_tensor(&w, "b", 1, ne8, 0, 32);
+	h2 = gw_header(&w, &hl);
+	{
+		int c_ = !parse(h2, hl, hl + 128, &err) && err_has(err, "tensor 'b' has data offset 64, expected 32");
+		ok(c_, "a gap between tensors refused: %s", tap_s(err));
 	}
 	free(h2);
 	gw_release(&w);

@@ -55,6 +55,19 @@ fixtures = {
     'no-block-count.gguf': head(0, 1) + ARCH,
     'short-head-array.gguf': head(0, 6) + ARCH + GEOM + s('llama.attention.head_count_kv') +
         struct.pack('<IIQ', 9, 4, 3) + struct.pack('<III', 1, 1, 1),
+    # the engine's reader (ggml/src/gguf.cpp) refuses these too:
+    'empty-key.gguf': head(0, 1) + s('') + struct.pack('<I', 4) + struct.pack('<I', 1),
+    'alignment-type.gguf': head(0, 2) + ARCH + s('general.alignment') + struct.pack('<IQ', 10, 64),
+    'dup-tensor.gguf': pad(head(2, 1) + ARCH + tensor('t', [8], 0, 0) + tensor('t', [8], 0, 32)) + b'\0' * 64,
+    'elements-overflow.gguf': pad(head(1, 1) + ARCH + tensor('t', [1 << 32, 1 << 31], 0, 0)) + b'\0' * 64,
+    'bytes-overflow.gguf': pad(head(1, 1) + ARCH + tensor('t', [1 << 31, 1 << 31], 0, 0)) + b'\0' * 64,
+    # q4_K rows of 128 elements: "not a multiple of block size (256)"
+    'row-block.gguf': pad(head(1, 1) + ARCH + tensor('blk.0.ssm_out.weight', [128, 2], 12, 0)) + b'\0' * 256,
+    # type 4 (Q4_2) was removed from ggml: block size 0
+    'removed-type.gguf': pad(head(1, 1) + ARCH + tensor('t', [32], 4, 0)) + b'\0' * 64,
+    # data not back to back in the order of the infos: "has offset N, expected M"
+    'gap.gguf': pad(head(2, 1) + ARCH + tensor('a', [64], 0, 0) + tensor('b', [64], 0, 512)) + b'\0' * 1024,
+    'out-of-order.gguf': pad(head(2, 1) + ARCH + tensor('b', [64], 0, 256) + tensor('a', [64], 0, 0)) + b'\0' * 512,
     'string-count.gguf': head(0, 5) + ARCH + kv_str('llama.block_count', 'two') + GEOM[len(kv_u32('llama.block_count', 1)):],
 }
 

@@ -1,0 +1,131 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void proc_result_release(struct proc_result *r)
+{
+	sb_release(&r->out);
+	sb_release(&r->err);
+}
+
+/* Read what is there; 0 at end of file. */
+static int drain(int fd, struct sb *b, size_t max)
+{
+	char buf[8192];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n == 0)
+		return 0;
+	size_t keep = b->len < max ? max - b->len : 0;
+	sb_add(b, buf, (size_t)n < keep ? (size_t)n : keep);
+	return 1;
+}
+
+int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct proc_result *r, char **err)
+{
+	memset(r, 0, sizeof(*r));
+	sb_init(&r->out);
+	sb_init(&r->err);
+	r->status = -1;
+	int po[2], pe[2], px[2];
+	if (pipe2(po, O_CLOEXEC))
+		return errorf(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	if (pipe2(pe, O_CLOEXEC)) {
+		close(po[0]);
+		close(po[1]);
+		return errorf(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	}
+	/* the exec error travels back on a close-on-exec pipe: nothing read
+	 * means the exec happened */
+	if (pipe2(px, O_CLOEXEC)) {
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		return errorf(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		close(px[0]);
+		close(px[1]);
+		return errorf(err, "cannot run %s: fork: %s", argv[0], strerror(e));
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], (char *const *)argv);
+		int e = errno;
+		ssize_t w = write(px[1], &e, sizeof(e));
+		(void)w;
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	close(px[1]);
+	int exec_errno = 0;
+	ssize_t got = read(px[0], &exec_errno, sizeof(exec_errno));
+	close(px[0]);
+	long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	int open_fds = 2;
+	while (open_fds > 0) {
+		int wait_ms = -1;
+		if (deadline) {
+			long left = deadline - now_ms();
+			if (left <= 0) {
+				kill(pid, SIGKILL);
+				r->timed_out = 1;
+				break;
+			}
+			wait_ms = (int)(left > 1000 ? 1000 : left);
+		}
+		int n = poll(fds, 2, wait_ms);
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2 && n > 0; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (!drain(fds[i].fd, i == 0 ? &r->out : &r->err, max_bytes)) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got == (ssize_t)sizeof(exec_errno))
+		return errorf(err, "cannot run %s: %s", argv[0], strerror(exec_errno));
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* proc: run a program from an argv vector (never a shell string, so no
+ * value is ever re-parsed by a shell) and collect what it prints, with a
+ * time limit and a cap on the bytes kept.
+ */
+#ifndef ZEALOT_PROC_H
+#define ZEALOT_PROC_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+struct proc_result {
+	int status;    /* the exit status; 128 + N when killed by signal N */
+	int timed_out; /* killed (SIGKILL) at the time limit */
+	struct sb out; /* stdout, at most max_bytes of it */
+	struct sb err; /* stderr, at most max_bytes of it */
+};
+
+/* Run argv[0] (a bare name is looked up in PATH) with stdin from /dev/null.
+ * timeout_ms <= 0: no limit. Output past max_bytes per stream is read and
+ * dropped, so a chatty child never blocks on a full pipe. Returns 0 when the
+ * program ran (whatever its status), -1 with *err when it could not be
+ * started at all. */
+int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct proc_result *r, char **err);
+void proc_result_release(struct proc_result *r);
+
+#endif

@@ -1,0 +1,396 @@
+/* zealot deploy ENDPOINT --reason TEXT [options]
+ * zealot rollback ENDPOINT [ERA] [options] */
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+#include "../deploy/deploy.h"
+#include "../live/ledger.h"
+#include "../live/probe.h"
+#include "../store/store.h"
+#include "calib.h"
+#include "cmd.h"
+#include "options.h"
+
+/* The contract an endpoint promises its clients, cheap enough for every
+ * deploy; the capability probes (chat, tools, vision, overlong,
+ * concurrency, effort) generate tokens and run with --probes all. */
+#define DEPLOY_PROBES "health,models,props,slots,metrics"
+
+static const char steps_text[] = "Steps, each printed with its time as it ends and recorded in the store:\n"
+				 "  gate:laws      zealot check: no errors (C01-C08, the payload laws, S15)\n"
+				 "  gate:pins      MODEL/MMPROJ/LORA present, *_BYTES and *_SHA256 pins hold\n"
+				 "                 (rollback: the era's recorded bytes and SHA-256 too)\n"
+				 "  gate:fit       the plan keeps the slack band (M09)\n"
+				 "  gate:unit      the unit's start command is a binary or #! script (C08),\n"
+				 "                 USER exists, the runtime's version line\n"
+				 "  gate:drop-ins  no drop-in for the unit in any UNIT.d/: zealot writes none,\n"
+				 "                 so any is foreign and refuses, named (A01)\n"
+				 "  gate:port      LISTEN_PORT free or held by the unit's own MainPID (A02)\n"
+				 "  install        the endpoint file (ENDPOINT-DIR/NAME.env, paths made\n"
+				 "                 absolute) and the hardened unit (zealot emit unit), each\n"
+				 "                 written atomically; daemon-reload; enable\n"
+				 "  restart        systemctl restart; the start's InvocationID and MainPID\n"
+				 "  health         /health answers 200 (the unit failing or restarting ends\n"
+				 "                 the wait, and its journal names the cause: cudaMalloc out of\n"
+				 "                 memory and the term, 203/EXEC C08, no CUDA GPUs A09, a serve\n"
+				 "                 refusal 78, KV in host memory M10, the port taken A02)\n"
+				 "  mainpid        the port is answered by the unit's MainPID alone (A02)\n"
+				 "  cmdline        /proc/MainPID/cmdline is exactly zealot argv (A01)\n"
+				 "  ledger         the boot ledger in the journal of this start\n"
+				 "                 (_SYSTEMD_INVOCATION_ID) equals the plan on every exact term\n"
+				 "  probes         the contract probes pass (zealot probe)\n"
+				 "  record         the new era and its boot (ledger, probes) in the store\n"
+				 "Any failure after install puts the previous era's files back, restarts it\n"
+				 "and verifies it serves again (restore, restore:restart, restore:health,\n"
+				 "restore:mainpid, restore:cmdline); before a first deploy's failure, the\n"
+				 "files that were there come back and the unit is stopped. A second deploy\n"
+				 "of the same endpoint while one runs is refused (the store's lock).\n";
+
+static const struct cmd_help deploy_help = {
+    .usage = "zealot deploy ENDPOINT --reason TEXT [--unit-dir DIR] [--endpoint-dir DIR] [--json]",
+    .about = "Change a running endpoint safely and remember it: gates that change nothing,\n"
+	     "then install, restart and verify, then record a new era in the store\n"
+	     "($ZEALOT_STATE_DIR/zealot.db). zealot runs systemctl and journalctl itself;\n"
+	     "run it as the user that manages the unit (root for /etc/systemd/system).\n"
+	     "\n"
+	     "When the alias differs from the previous era's, deploy says so (C06: the\n"
+	     "engine echoes any id, so clients keyed on the old one break silently).\n",
+    .exits = "0 deployed; 1 refused by a gate or the lock (nothing changed), or failed\n"
+	     "      after install and rolled back (the previous era serves); 2 usage;\n"
+	     "      3 the rollback failed too (the host needs a person: the message says\n"
+	     "      what state it is in), or the store or systemd could not be reached",
+    .min_args = 1,
+    .max_args = 1,
+};
+
+static const struct cmd_help rollback_help = {
+    .usage = "zealot rollback ENDPOINT [ERA] [--reason TEXT] [--unit-dir DIR] [--json]",
+    .about = "Redeploy an earlier era of the endpoint (default: the era before the\n"
+	     "current one; `zealot history ENDPOINT` lists them) through the same gates\n"
+	     "and verification as deploy, from the endpoint file and unit the store\n"
+	     "recorded for it. Its payload must still be on disk and be the same file:\n"
+	     "the era's recorded bytes and SHA-256 are verified, besides the file's own\n"
+	     "pins. It makes a new era (its reason: \"rollback to era N\" unless --reason\n"
+	     "says more). ENDPOINT is the endpoint's name or any path ending in it.\n",
+    .exits = "0 the era serves again; 1 refused (no such era, payload gone or changed,\n"
+	     "      a gate) or failed and rolled back to the current era; 2 usage;\n"
+	     "      3 the rollback of the rollback failed, or store or systemd unreachable",
+    .min_args = 1,
+    .max_args = 2,
+};
+
+static void more_steps(FILE *f)
+{
+	fputs(steps_text, f);
+}
+
+struct out {
+	int json;
+};
+
+/* A finding's text starts with its law ("C03 FILE:LINE KEY: ..."); where the
+ * law is printed beside it already, the text goes on after it. */
+static const char *after_law(const char *law, const char *s)
+{
+	size_t n = strlen(law);
+	if (!s)
+		return "";
+	if (n && strncmp(s, law, n) == 0 && s[n] == ' ')
+		return s + n + 1;
+	return s;
+}
+
+static void on_step(const struct deploy_step *s, void *arg)
+{
+	const struct out *o = arg;
+	if (o->json)
+		return;
+	printf("  %-16s %-7s %8.3f s  %s%s%s\n", s->name, s->status, s->seconds, s->law, s->law[0] ? ": " : "",
+	       after_law(s->law, s->detail));
+	fflush(stdout);
+}
+
+static char *plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
+{
+	json_t *o = plan_to_json(ep, c, p);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	json_decref(o);
+	return s;
+}
+
+static char *ledger_json(const struct ledger *l)
+{
+	json_t *o = ledger_to_json(l);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	json_decref(o);
+	return s;
+}
+
+static int calibrate(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note)
+{
+	json_t *j = NULL;
+	char *text = NULL, *err = NULL;
+	int rc = calib_apply(ep, c, p, &j, &text, &err);
+	json_decref(j);
+	if (rc < 0) {
+		free(text);
+		*note = err;
+		return -1;
+	}
+	free(err);
+	if (text) /* its first line: "calibrated from boot N of DATE" */
+		text[strcspn(text, "\n")] = '\0';
+	*note = text;
+	return rc;
+}
+
+static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c, struct store *st)
+{
+	struct calib_identity id;
+	char *err = NULL, *v = NULL;
+	if (calib_identity_of(ep, c, st, 1, &id, &err) == 0) {
+		if (id.runtime_version)
+			v = xstrdup(id.runtime_version);
+		calib_identity_release(&id);
+	}
+	free(err);
+	return v;
+}
+
+static json_t *jid(int64_t id)
+{
+	return id > 0 ? json_integer(id) : json_null();
+}
+
+static void print_json(const struct deploy_result *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "endpoint", json_string(r->endpoint ? r->endpoint : ""));
+	json_object_set_new(o, "outcome", json_string(deploy_outcome_name(r->outcome)));
+	json_object_set_new(o, "attempt", jid(r->attempt));
+	json_object_set_new(o, "era", jid(r->era));
+	json_object_set_new(o, "previous_era", jid(r->previous_era));
+	json_object_set_new(o, "boot", jid(r->boot));
+	json_object_set_new(o, "unit", json_string(r->unit_path ? r->unit_path : ""));
+	json_object_set_new(o, "endpoint_file", json_string(r->env_path ? r->env_path : ""));
+	json_object_set_new(o, "main_pid", r->main_pid > 0 ? json_integer(r->main_pid) : json_null());
+	json_object_set_new(o, "invocation_id", r->invocation_id[0] ? json_string(r->invocation_id) : json_null());
+	json_object_set_new(o, "seconds", json_real(r->seconds));
+	json_t *steps = json_array();
+	for (size_t i = 0; i < r->n_steps; i++) {
+		const struct deploy_step *s = &r->steps[i];
+		json_t *j = json_pack("{s:s,s:s,s:f,s:s}", "step", s->name, "status", s->status, "seconds", s->seconds,
+				      "detail", s->detail);
+		json_object_set_new(j, "law", s->law[0] ? json_string(s->law) : json_null());
+		json_array_append_new(steps, j);
+	}
+	json_object_set_new(o, "steps", steps);
+	json_t *w = json_array();
+	for (size_t i = 0; i < r->n_warnings; i++)
+		json_array_append_new(w, json_string(r->warnings[i]));
+	json_object_set_new(o, "warnings", w);
+	json_object_set_new(o, "failed_step", r->failed_step ? json_string(r->failed_step) : json_null());
+	json_object_set_new(o, "law", r->law[0] ? json_string(r->law) : json_null());
+	json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
+	json_object_set_new(o, "cause", r->cause ? json_string(r->cause) : json_null());
+	json_object_set_new(o, "host_state", r->host_state ? json_string(r->host_state) : json_null());
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
+/* The outcome, said the way an operator needs it; the exit status. */
+static int conclude(const char *cmd, const struct deploy_result *r, int json)
+{
+	if (json)
+		print_json(r);
+	else
+		for (size_t i = 0; i < r->n_warnings; i++)
+			printf("  warning: %s\n", r->warnings[i]);
+	const char *law = r->law[0] ? r->law : NULL;
+	const char *why = after_law(r->law, r->why);
+	switch (r->outcome) {
+	case DEPLOY_DEPLOYED:
+		if (!json)
+			printf("%s %s: era %lld serves (MainPID %ld) after %.2f s\n",
+			       strcmp(cmd, "rollback") == 0 ? "rolled back" : "deployed", r->endpoint,
+			       (long long)r->era, r->main_pid, r->seconds);
+		return EXIT_OK;
+	case DEPLOY_REFUSED:
+		cmd_fail(EXIT_NO, "%s: %s: refused at %s%s%s: %s (nothing was changed)", cmd, r->endpoint,
+			 r->failed_step ? r->failed_step : "a gate", law ? ", law " : "", law ? law : "", why);
+		return EXIT_NO;
+	case DEPLOY_ROLLED_BACK:
+		if (r->previous_era)
+			cmd_fail(EXIT_NO,
+				 "%s: %s: failed at %s%s%s: %s; rolled back: era %lld serves again (verified: /health, "
+				 "MainPID, cmdline)",
+				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
+				 law ? law : "", why, (long long)r->previous_era);
+		else
+			cmd_fail(EXIT_NO,
+				 "%s: %s: failed at %s%s%s: %s; rolled back to what was there before (the unit "
+				 "does not serve)",
+				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
+				 law ? law : "", why);
+		return EXIT_NO;
+	case DEPLOY_ROLLBACK_FAILED:
+		cmd_fail(EXIT_IO,
+			 "%s: %s: ROLLBACK FAILED. The deploy failed at %s%s%s (%s), and putting era %lld back "
+			 "failed too. THE HOST NEEDS A PERSON. State: %s",
+			 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "", law ? law : "",
+			 why, (long long)r->previous_era, r->host_state ? r->host_state : "unknown");
+		return EXIT_IO;
+	case DEPLOY_ERROR:
+		cmd_fail(EXIT_IO, "%s: %s: %s%s%s", cmd, r->endpoint ? r->endpoint : "?",
+			 r->failed_step ? r->failed_step : "error", r->why ? ": " : "", why);
+		return EXIT_IO;
+	}
+	return EXIT_IO;
+}
+
+/* --probes: every name one probe knows ("all" alone means every probe). */
+static int probes_ok(const char *cmd, const char *list)
+{
+	if (strcmp(list, "all") == 0)
+		return 0;
+	for (const char *p = list; *p;) {
+		size_t m = strcspn(p, ",");
+		int known = 0;
+		for (size_t i = 0; i < probe_n_names; i++)
+			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+		if (!known) {
+			struct sb names = {0};
+			for (size_t i = 0; i < probe_n_names; i++)
+				sb_addf(&names, "%s%s", i ? "," : "", probe_names[i]);
+			cmd_fail(EXIT_USAGE, "%s: --probes: unknown probe '%.*s' (probes: %s, or all)", cmd, (int)m, p,
+				 names.s);
+			sb_release(&names);
+			return -1;
+		}
+		p += m + (p[m] == ',');
+	}
+	return 0;
+}
+
+static int run(const char *cmd, struct deploy_opts *o, int json)
+{
+	if (o->probes && probes_ok(cmd, o->probes))
+		return EXIT_USAGE;
+	if (!o->probes)
+		o->probes = DEPLOY_PROBES;
+	else if (strcmp(o->probes, "all") == 0)
+		o->probes = NULL;
+	char self[PATH_MAX];
+	if (!o->zealot) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			return cmd_fail(EXIT_IO, "%s: cannot find this binary's path (give --zealot)", cmd);
+		self[n] = '\0';
+		o->zealot = self;
+	}
+	char *err = NULL;
+	struct store *st = store_open(NULL, &err);
+	if (!st) {
+		int rc = cmd_fail(EXIT_IO, "%s: %s", cmd, err);
+		free(err);
+		return rc;
+	}
+	struct out out = {json};
+	o->plan_json = plan_json;
+	o->ledger_json = ledger_json;
+	o->calibrate = calibrate;
+	o->runtime_version = runtime_version;
+	o->on_step = on_step;
+	o->arg = &out;
+	struct deploy_result r;
+	if (!json) {
+		printf("%s %s\n", cmd, o->endpoint_path);
+		fflush(stdout);
+	}
+	deploy_run(st, o, &r);
+	int rc = conclude(cmd, &r, json);
+	deploy_result_release(&r);
+	store_close(st);
+	return rc;
+}
+
+int cmd_deploy(int argc, char **argv)
+{
+	struct deploy_opts o = {0};
+	int json = 0;
+	uint64_t timeout = 300;
+	const struct opt opts[] = {
+	    OPT_STRING(0, "reason", &o.reason, "TEXT",
+		       "why this era replaces the current one (required; history shows it)"),
+	    OPT_STRING(0, "unit-dir", &o.unit_dir, "DIR", "where the unit goes (default /etc/systemd/system)"),
+	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",
+		       "where the installed endpoint file goes (default /etc/zealot)"),
+	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),
+	    OPT_STRING(0, "probes", &o.probes, "NAMES",
+		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
+	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object at the end (keys in the README)"),
+	    OPT_END(),
+	};
+	struct cmd_help h = deploy_help;
+	h.more = more_steps;
+	struct opt_args a;
+	int prc = opt_parse("deploy", &h, opts, argc, argv, &a);
+	if (prc >= 0)
+		return prc;
+	int rc;
+	if (!o.reason || !*o.reason)
+		rc = cmd_fail(EXIT_USAGE, "deploy: --reason TEXT is required: every era says why it replaced the last");
+	else {
+		o.kind = "deploy";
+		o.endpoint_path = a.v[0];
+		o.boot_timeout_ms = (long)timeout * 1000;
+		rc = run("deploy", &o, json);
+	}
+	opt_args_release(&a);
+	return rc;
+}
+
+int cmd_rollback(int argc, char **argv)
+{
+	struct deploy_opts o = {0};
+	int json = 0;
+	uint64_t timeout = 300;
+	const struct opt opts[] = {
+	    OPT_STRING(0, "reason", &o.reason, "TEXT", "why (default: \"rollback to era N\")"),
+	    OPT_STRING(0, "unit-dir", &o.unit_dir, "DIR", "where the unit goes (default /etc/systemd/system)"),
+	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",
+		       "where the installed endpoint file goes (default /etc/zealot)"),
+	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),
+	    OPT_STRING(0, "probes", &o.probes, "NAMES",
+		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
+	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+	    OPT_FLAG(0, "json", &json, "one JSON object at the end (the same keys as deploy)"),
+	    OPT_END(),
+	};
+	struct cmd_help h = rollback_help;
+	h.more = more_steps;
+	struct opt_args a;
+	int prc = opt_parse("rollback", &h, opts, argc, argv, &a);
+	if (prc >= 0)
+		return prc;
+	int rc = EXIT_OK;
+	int64_t era = 0;
+	if (a.n == 2 && (parse_i64(a.v[1], &era) || era <= 0))
+		rc = cmd_fail(EXIT_USAGE, "rollback: ERA is an era's id (zealot history %s), not '%s'", a.v[0], a.v[1]);
+	if (rc == EXIT_OK) {
+		o.kind = "rollback";
+		o.endpoint_path = a.v[0];
+		o.era = era;
+		o.boot_timeout_ms = (long)timeout * 1000;
+		rc = run("rollback", &o, json);
+	}
+	opt_args_release(&a);
+	return rc;
+}

@@ -1,0 +1,372 @@
+/* zealot fetch ENDPOINT [--verify-only] [-f] [--pin] [--json] */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../fetch/fetch.h"
+#include "../payload/pin.h"
+#include "cmd.h"
+#include "options.h"
+
+static const struct cmd_help help = {
+    .usage = "zealot fetch ENDPOINT [--verify-only] [-f] [--pin] [--json]",
+    .about = "Fetch the endpoint's payloads (MODEL, MMPROJ, LORA: each that has a *_URL)\n"
+	     "and hold them to their pins (*_BYTES, *_SHA256; a split payload's pins are\n"
+	     "comma-separated in shard order, and every shard is fetched).\n"
+	     "\n"
+	     "A file downloads into FILE.part beside it (progress in FILE.part.state).\n"
+	     "A rerun resumes with Range + If-Range on the ETag or Last-Modified; a\n"
+	     "server that ignores the range, answers 416 or changes the file restarts\n"
+	     "it from byte 0, never splicing two versions. The SHA-256 is taken while\n"
+	     "the bytes arrive (a resumed .part is re-hashed from disk, not fetched\n"
+	     "again); then the bytes and hash are checked against the pins, and the\n"
+	     "file is fsynced, renamed into place and its directory fsynced. A file\n"
+	     "that does not verify is kept as FILE.rejected (exit 1, both hashes named).\n"
+	     "\n"
+	     "A file already there that verifies is never touched. One that does not\n"
+	     "(or has no pins) is replaced only with -f, and only once the new one\n"
+	     "verifies. Without pins the file is still fetched and the pin lines to add\n"
+	     "are printed; --pin writes them into the endpoint file (atomically, keeping\n"
+	     "its comments and order). --verify-only downloads nothing: it checks the\n"
+	     "files on disk, through the stamp cache serve keeps ($ZEALOT_STATE_DIR).\n"
+	     "\n"
+	     "The token (TOKEN_FILE, else $HF_TOKEN_FILE, else $HF_TOKEN) is sent only to\n"
+	     "the host the URL names, never after a redirect to another host, and never\n"
+	     "printed. Redirects are followed up to 10 hops. Large files on a server that\n"
+	     "honours ranges come over several connections at once. Progress: a line\n"
+	     "per file on a terminal (stderr), nothing otherwise; --json prints one JSON\n"
+	     "event per line on stdout: start, connections, progress, restart, retry,\n"
+	     "result, pin, done.\n",
+    .exits = "0 every file verified or fetched, 1 a file does not match its pins (or is\n"
+	     "      missing with --verify-only), 2 usage, 3 network, server or disk failure",
+    .min_args = 1,
+    .max_args = 1,
+};
+
+struct ui {
+	int json, tty;
+	int shown; /* a progress line is on the terminal */
+};
+
+static const char *event_name(enum fetch_event_kind k)
+{
+	switch (k) {
+	case FETCH_EV_START: return "start";
+	case FETCH_EV_PROGRESS: return "progress";
+	case FETCH_EV_RESTART: return "restart";
+	case FETCH_EV_RETRY: return "retry";
+	case FETCH_EV_CONNECTIONS: return "connections";
+	}
+	return "event";
+}
+
+static void emit_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	puts(s);
+	fflush(stdout);
+	free(s);
+	json_decref(o);
+}
+
+static json_t *file_json(const struct fetch_file *f)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "kind", json_string(f->kind));
+	json_object_set_new(o, "file", json_string(f->path));
+	if (f->n_shards > 1) {
+		json_object_set_new(o, "shard", json_integer(f->shard));
+		json_object_set_new(o, "shards", json_integer(f->n_shards));
+	}
+	return o;
+}
+
+static void merge(json_t *o, json_t *add)
+{
+	json_object_update(o, add);
+	json_decref(add);
+}
+
+static void on_event(const struct fetch_event *e, void *arg)
+{
+	struct ui *u = arg;
+	if (u->json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "event", json_string(event_name(e->kind)));
+		merge(o, file_json(e->f));
+		json_object_set_new(o, "done", json_integer((json_int_t)e->done));
+		json_object_set_new(o, "total", json_integer((json_int_t)e->total));
+		json_object_set_new(o, "hashed", json_integer((json_int_t)e->hashed));
+		json_object_set_new(o, "rate", json_integer((json_int_t)e->rate));
+		if (e->why)
+			json_object_set_new(o, "why", json_string(e->why));
+		emit_json(o);
+		return;
+	}
+	if (!u->tty)
+		return;
+	if (e->kind == FETCH_EV_RESTART || e->kind == FETCH_EV_RETRY) {
+		fprintf(stderr, "%s%s: %s: %s\n", u->shown ? "\n" : "", e->f->kind,
+			e->kind == FETCH_EV_RESTART ? "restart" : "retry", e->why ? e->why : "");
+		u->shown = 0;
+		return;
+	}
+	if (e->kind != FETCH_EV_PROGRESS && e->kind != FETCH_EV_START)
+		return;
+	char label[48];
+	if (e->f->n_shards > 1)
+		snprintf(label, sizeof(label), "%s %u/%u", e->f->kind, e->f->shard, e->f->n_shards);
+	else
+		snprintf(label, sizeof(label), "%s", e->f->kind);
+	double gib = 1024.0 * 1024.0 * 1024.0;
+	fprintf(stderr, "\r%-12s %8.2f / %.2f GiB", label, (double)e->done / gib, (double)e->total / gib);
+	if (e->total)
+		fprintf(stderr, " %3d%%", (int)(e->done * 100 / e->total));
+	fprintf(stderr, "  %7.1f MiB/s", e->rate / (1024.0 * 1024.0));
+	if (e->total && e->rate > 0 && e->done < e->total) {
+		unsigned long eta = (unsigned long)((double)(e->total - e->done) / e->rate);
+		fprintf(stderr, "  ETA %lu:%02lu:%02lu", eta / 3600, eta / 60 % 60, eta % 60);
+	} else {
+		fprintf(stderr, "               ");
+	}
+	u->shown = 1;
+}
+
+static const char *status_name(enum fetch_status s)
+{
+	switch (s) {
+	case FETCH_VERIFIED: return "verified";
+	case FETCH_UNPINNED: return "unpinned";
+	case FETCH_DOWNLOADED: return "downloaded";
+	case FETCH_MISMATCH: return "mismatch";
+	case FETCH_MISSING: return "missing";
+	case FETCH_FAILED: return "failed";
+	}
+	return "?";
+}
+
+/* The pin lines a kind lacks: one value per shard, comma-separated.
+ * Returns 0 when every shard was hashed. */
+static int pin_values(const struct fetch_list *l, const struct fetch_result *r, const char *kind, struct sb *bytes,
+		      struct sb *sha, int *need_bytes, int *need_sha)
+{
+	*need_bytes = *need_sha = 0;
+	int all = 1, any = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->v[i].kind, kind) != 0)
+			continue;
+		any = 1;
+		*need_bytes |= !l->v[i].has_bytes;
+		*need_sha |= !l->v[i].has_sha;
+		if (!r[i].sha[0] ||
+		    (r[i].status != FETCH_UNPINNED && r[i].status != FETCH_DOWNLOADED && r[i].status != FETCH_VERIFIED))
+			all = 0;
+		sb_addf(bytes, "%s%llu", bytes->len ? "," : "", (unsigned long long)r[i].bytes);
+		sb_addf(sha, "%s%s", sha->len ? "," : "", r[i].sha);
+	}
+	return any && all ? 0 : -1;
+}
+
+int cmd_fetch(int argc, char **argv)
+{
+	int verify_only = 0, force = 0, pin = 0, json = 0;
+	uint64_t connections = 4, stall = 30, connect = 15;
+	const struct opt opts[] = {
+	    OPT_FLAG(0, "verify-only", &verify_only, "download nothing: verify the files on disk against their pins"),
+	    OPT_FLAG('f', "force", &force,
+		     "replace a file that does not verify (or has no pins), once the new one verifies"),
+	    OPT_FLAG(0, "pin", &pin, "write the missing *_BYTES / *_SHA256 pins into the endpoint file"),
+	    OPT_FLAG(0, "json", &json, "one JSON event per line on stdout"),
+	    OPT_U64(0, "connections", &connections, "N", 1, 16, "parallel ranged connections per file (default 4)"),
+	    OPT_U64(0, "stall-timeout", &stall, "S", 1, 86400, "end a transfer after S seconds without a byte (30)"),
+	    OPT_U64(0, "connect-timeout", &connect, "S", 1, 3600, "give up connecting after S seconds (15)"),
+	    OPT_END(),
+	};
+	struct opt_args args;
+	int prc = opt_parse("fetch", &help, opts, argc, argv, &args);
+	if (prc >= 0)
+		return prc;
+	int rc = EXIT_OK;
+	char *err = NULL, *token = NULL, *token_file = NULL, *stamps = NULL;
+	struct fetch_list l = {0};
+	struct fetch_result *res = NULL;
+	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	if (!ep) {
+		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		cmd_fail(rc, "fetch: %s", err);
+		goto done;
+	}
+	if (fetch_list(ep, &l, &err)) {
+		rc = cmd_fail(EXIT_USAGE, "fetch: %s", err);
+		goto done;
+	}
+	if (!l.n) {
+		rc = cmd_fail(EXIT_USAGE, "fetch: %s names no payload file (MODEL_FILE)", ep->path);
+		goto done;
+	}
+	token_file = endpoint_path(ep, "TOKEN_FILE");
+	if (!verify_only && remote_token(token_file, &token, &err)) {
+		rc = cmd_fail(EXIT_IO, "fetch: %s", err);
+		goto done;
+	}
+	stamps = pin_stamp_dir();
+	struct ui u = {json, !json && isatty(STDERR_FILENO), 0};
+	struct fetch_opts fo = {
+	    .net = {.token = token, .connect_s = (long)connect, .stall_s = (long)stall},
+	    .connections = (unsigned)connections,
+	    .stamp_dir = stamps,
+	    .event = on_event,
+	    .arg = &u,
+	};
+	res = xcalloc(l.n, sizeof(*res));
+	int worst = EXIT_OK;
+	uint64_t requests = 0, bytes = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		const struct fetch_file *f = &l.v[i];
+		char *e = NULL;
+		int r = fetch_one(f, verify_only, force, &fo, &res[i], &e);
+		requests += res[i].requests;
+		bytes += res[i].transferred;
+		if (u.shown) {
+			fputc('\n', stderr);
+			u.shown = 0;
+		}
+		struct fetch_result *x = &res[i];
+		if (json) {
+			json_t *o = json_object();
+			json_object_set_new(o, "event", json_string("result"));
+			merge(o, file_json(f));
+			json_object_set_new(o, "status", json_string(status_name(x->status)));
+			json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
+			json_object_set_new(o, "sha256", x->sha[0] ? json_string(x->sha) : json_null());
+			json_object_set_new(o, "pinned_bytes",
+					    f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
+			json_object_set_new(o, "pinned_sha256", f->has_sha ? json_string(f->sha) : json_null());
+			json_object_set_new(o, "stamp", json_boolean(x->cached));
+			json_object_set_new(o, "transferred", json_integer((json_int_t)x->transferred));
+			json_object_set_new(o, "requests", json_integer((json_int_t)x->requests));
+			json_object_set_new(o, "rejected", x->rejected ? json_string(x->rejected) : json_null());
+			if (e)
+				json_object_set_new(o, "error", json_string(e));
+			emit_json(o);
+		} else {
+			char a[32];
+			printf("%-7s %-10s %s (%s bytes%s%s%s)\n", f->kind, status_name(x->status), f->path,
+			       cmd_commas(x->bytes, a, sizeof(a)), x->sha[0] ? ", sha256 " : "", x->sha,
+			       x->cached ? ", from the stamp" : "");
+		}
+		if (r < 0) {
+			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
+			worst = EXIT_IO;
+		} else if (r > 0 && worst != EXIT_IO) {
+			worst = EXIT_NO;
+		}
+		if (x->status == FETCH_MISMATCH) {
+			char want_b[32] = "", got_b[32];
+			if (f->has_bytes)
+				cmd_commas(f->bytes, want_b, sizeof(want_b));
+			cmd_commas(x->bytes, got_b, sizeof(got_b));
+			if (x->rejected)
+				cmd_fail(
+				    EXIT_NO,
+				    "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
+				    "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",
+				    f->kind, got_b, x->sha, f->kind, f->has_bytes ? want_b : "unpinned", f->kind,
+				    f->has_sha ? f->sha : "unpinned", x->rejected);
+			else if (!e)
+				cmd_fail(EXIT_NO,
+					 "fetch: %s: '%s' does not match its pins: %s bytes, SHA-256 %s; %s_BYTES %s, "
+					 "%s_SHA256 %s%s",
+					 f->kind, f->path, got_b, x->sha[0] ? x->sha : "(not hashed)", f->kind,
+					 f->has_bytes ? want_b : "unpinned", f->kind, f->has_sha ? f->sha : "unpinned",
+					 verify_only
+					     ? ""
+					     : "; -f fetches a replacement (this file stays until it verifies)");
+			else
+				cmd_fail(EXIT_NO, "fetch: %s: %s", f->kind, e);
+		} else if (x->status == FETCH_MISSING) {
+			cmd_fail(EXIT_NO, "fetch: %s: '%s' is missing (--verify-only downloads nothing)", f->kind,
+				 f->path);
+		}
+		free(e);
+	}
+	/* pins to add: every kind whose files were all hashed and lack one */
+	static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA"};
+	const char *keys[6], *vals[6], *anchors[6];
+	char keybuf[6][32], anchorbuf[6][32];
+	struct sb vb[6] = {{0}};
+	size_t nk = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct sb b = {0}, s = {0};
+		int nb, ns;
+		if (pin_values(&l, res, kinds[k], &b, &s, &nb, &ns) == 0 && (nb || ns)) {
+			/* new lines go after the kind's URL (or FILE) line */
+			char anchor[32];
+			snprintf(anchor, sizeof(anchor), "%s_URL", kinds[k]);
+			if (endpoint_entry(ep, anchor)->line <= 0)
+				snprintf(anchor, sizeof(anchor), "%s_FILE", kinds[k]);
+			if (nb) {
+				snprintf(keybuf[nk], sizeof(keybuf[nk]), "%s_BYTES", kinds[k]);
+				snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "%s", anchor);
+				vb[nk] = b;
+				b = (struct sb){0};
+				nk++;
+			}
+			if (ns) {
+				snprintf(keybuf[nk], sizeof(keybuf[nk]), "%s_SHA256", kinds[k]);
+				snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "%s_BYTES", kinds[k]);
+				if (!nb && endpoint_entry(ep, anchorbuf[nk])->line <= 0)
+					snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "%s", anchor);
+				vb[nk] = s;
+				s = (struct sb){0};
+				nk++;
+			}
+		}
+		sb_release(&b);
+		sb_release(&s);
+	}
+	for (size_t i = 0; i < nk; i++) {
+		keys[i] = keybuf[i];
+		vals[i] = vb[i].s;
+		anchors[i] = anchorbuf[i];
+	}
+	if (nk) {
+		if (json) {
+			for (size_t i = 0; i < nk; i++)
+				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", keys[i], "value",
+						    vals[i], "written", pin));
+		} else {
+			printf("# pins for %s%s\n", ep->path, pin ? " (written)" : " (zealot fetch --pin writes them)");
+			for (size_t i = 0; i < nk; i++)
+				printf("%s=%s\n", keys[i], vals[i]);
+		}
+		if (pin && fetch_pin_write(ep->path, keys, vals, anchors, nk, &err)) {
+			cmd_fail(EXIT_IO, "fetch: --pin: %s", err);
+			worst = EXIT_IO;
+		}
+	}
+	for (size_t i = 0; i < nk; i++)
+		sb_release(&vb[i]);
+	if (json)
+		emit_json(json_pack("{s:s,s:i,s:{s:I,s:I}}", "event", "done", "exit", worst, "remote", "requests",
+				    (json_int_t)requests, "bytes", (json_int_t)bytes));
+	rc = worst;
+done:
+	for (size_t i = 0; res && i < l.n; i++)
+		fetch_result_release(&res[i]);
+	free(res);
+	fetch_list_release(&l);
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
+	free(token_file);
+	free(stamps);
+	free(err);
+	endpoint_free(ep);
+	opt_args_release(&args);
+	return rc;
+}

@@ -1,0 +1,214 @@
+#include "cause.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+struct line {
+	const char *p;
+	size_t n;
+};
+
+/* The journal of one start is small (a verbosity-4 boot is a few hundred
+ * lines); a cap keeps a runaway log from costing more than it says. */
+#define CAUSE_MAX_LINES 200000
+
+static size_t split(const char *s, size_t len, struct line **out)
+{
+	size_t n = 0, cap = 0;
+	struct line *v = NULL;
+	const char *end = s + len;
+	while (s < end && n < CAUSE_MAX_LINES) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		v[n].p = s;
+		v[n].n = (size_t)(le - s);
+		n++;
+		s = nl ? nl + 1 : end;
+	}
+	*out = v;
+	return n;
+}
+
+static int has(const struct line *l, const char *needle)
+{
+	size_t k = strlen(needle);
+	return k <= l->n && memmem(l->p, l->n, needle, k) != NULL;
+}
+
+/* The first line holding any of the needles, or -1. */
+static long find_any(const struct line *v, size_t n, const char *const *needles)
+{
+	for (size_t i = 0; i < n; i++)
+		for (const char *const *s = needles; *s; s++)
+			if (has(&v[i], *s))
+				return (long)i;
+	return -1;
+}
+
+static char *trimmed(const struct line *l)
+{
+	const char *p = l->p;
+	size_t n = l->n;
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	while (n && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	if (n > 400) /* a line is evidence, not a payload */
+		n = 400;
+	/* NUL bytes would cut the evidence short: show them as '?' */
+	char *s = xstrndup(p, n);
+	for (size_t i = 0; i < n; i++)
+		if (!s[i])
+			s[i] = '?';
+	return s;
+}
+
+/* Which ledger term asked for the memory a cudaMalloc could not give: the
+ * engine names it in the lines right after the allocation error (or just
+ * before it); the draft's terms come after its context is announced. */
+static char *oom_term(const struct line *v, size_t n, size_t at)
+{
+	static const struct {
+		const char *needle, *term;
+	} map[] = {
+	    {"buffer for kv cache", "kv"},
+	    {"buffer for rs cache", "recurrent"},
+	    {"output buffer", "output"},
+	    {"compute pp buffers", "compute"},
+	    {"compute tg buffers", "compute"},
+	    {"compute buffers", "compute"},
+	    {"unable to allocate", "model"},
+	    {"error loading model", "model"},
+	    {"clip", "projector"},
+	    {"mtmd", "projector"},
+	};
+	int draft = 0;
+	for (size_t i = 0; i < at; i++)
+		draft |= has(&v[i], "creating MTP draft context") || has(&v[i], "loading draft model");
+	/* nearest first: the lines after, then the ones before */
+	for (long d = 0; d <= 8; d++) {
+		long cand[2] = {(long)at + d, (long)at - d};
+		for (int c = 0; c < (d ? 2 : 1); c++) {
+			long i = cand[c];
+			if (i < 0 || (size_t)i >= n || (c == 1 && d > 3))
+				continue;
+			for (size_t k = 0; k < ARRAY_SIZE(map); k++) {
+				if (!has(&v[i], map[k].needle))
+					continue;
+				int own = strcmp(map[k].term, "projector") == 0 || strcmp(map[k].term, "model") == 0;
+				struct sb b = {0};
+				sb_addf(&b, "%s%s", draft && !own ? "draft_" : "", map[k].term);
+				return sb_detach(&b);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* "refused at the fit gate: M09 ..." -> "M09" into law. */
+static int refusal_law(const struct line *l, char law[8])
+{
+	const char *g = memmem(l->p, l->n, "gate: ", 6);
+	if (!g || (size_t)(l->p + l->n - g) < 9)
+		return 0;
+	g += 6;
+	if ((g[0] == 'A' || g[0] == 'C' || g[0] == 'M' || g[0] == 'S') && g[1] >= '0' && g[1] <= '9' && g[2] >= '0' &&
+	    g[2] <= '9') {
+		memcpy(law, g, 3);
+		law[3] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+void cause_release(struct cause *c)
+{
+	if (!c)
+		return;
+	free(c->line);
+	free(c->term);
+	memset(c, 0, sizeof(*c));
+}
+
+int cause_classify(const char *journal, size_t len, int gpu, struct cause *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct line *v = NULL;
+	size_t n = split(journal, len, &v);
+	long at;
+	int found = 1;
+
+	static const char *const nogpu[] = {"No CUDA GPUs are available", "no CUDA-capable device is detected", NULL};
+	static const char *const oom[] = {"cudaMalloc failed: out of memory", "CUDA error: out of memory",
+					  "cudaErrorMemoryAllocation", NULL};
+	static const char *const exec[] = {"203/EXEC", "Failed at step EXEC", "Exec format error", NULL};
+	static const char *const refused[] = {"refused at the", NULL};
+	static const char *const status78[] = {"status=78", NULL};
+	static const char *const bind[] = {"couldn't bind HTTP server socket", "Address already in use", NULL};
+	static const char *const sandbox[] = {"226/NAMESPACE", "Failed at step NAMESPACE",
+					      "Failed to set up mount namespacing", NULL};
+	static const char *const libs[] = {"error while loading shared libraries", NULL};
+	static const char *const oomkill[] = {"oom-kill", "Out of memory: Killed process", "status=9/KILL", NULL};
+	static const char *const hostkv[] = {"CPU KV buffer size", "CUDA_Host KV buffer size", NULL};
+	static const char *const fatal[] = {"error loading model", "failed to load model", "exiting due to",
+					    "GGML_ASSERT",	   "terminate called",	   "failed to initialize",
+					    "status=6/ABRT",	   "status=11/SEGV",	   NULL};
+
+	if ((at = find_any(v, n, nogpu)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "A09");
+		out->what =
+		    "the engine sees no CUDA device: after a reboot the device node is missing, not a payload fault";
+		out->fix = "nvidia-modprobe -u -c=0 (creates /dev/nvidia-uvm), then restart the unit";
+	} else if ((at = find_any(v, n, oom)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "M09");
+		out->what = "the card ran out of memory at boot: the plan's budget does not hold on this card";
+		out->fix = "read the term that asked (zealot plan shows each), keep the slack band: shrink the pool, "
+			   "quantize the cache, disarm the drafter or lower UBATCH_SIZE";
+		out->term = oom_term(v, n, (size_t)at);
+	} else if ((at = find_any(v, n, exec)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "C08");
+		out->what = "203/EXEC: the unit's start command is not directly executable";
+		out->fix = "ExecStart must be a binary or a script with a #! line, executable by the unit's user";
+	} else if ((at = find_any(v, n, refused)) >= 0 || (at = find_any(v, n, status78)) >= 0) {
+		refusal_law(&v[at], out->law);
+		out->what = "zealot serve refused at a gate (exit 78): the unit does not restart on it";
+		out->fix = "the refusal line names the law and the key; zealot check ENDPOINT shows it";
+	} else if ((at = find_any(v, n, bind)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "A02");
+		out->what = "the engine could not bind its port: another process (a leftover engine?) holds it";
+		out->fix = "find it (zealot audit ENDPOINT) and stop it by PID, never by name";
+	} else if ((at = find_any(v, n, sandbox)) >= 0) {
+		out->what = "the unit's sandbox could not be set up (226/NAMESPACE)";
+		out->fix = "a path the unit binds or protects is missing: systemd-analyze verify the unit";
+	} else if ((at = find_any(v, n, libs)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "C08");
+		out->what = "the runtime cannot load its shared libraries";
+		out->fix = "ldd RUNTIME; the hardened unit hides /home, /root and /tmp except the directories it binds";
+	} else if ((at = find_any(v, n, oomkill)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "M09");
+		out->what = "the engine was killed (the host's OOM killer, or SIGKILL)";
+		out->fix = "the host's memory did not hold the plan's host terms: zealot plan --device cpu";
+	} else if (gpu && (at = find_any(v, n, hostkv)) >= 0) {
+		snprintf(out->law, sizeof(out->law), "M10");
+		out->what = "the KV cache was placed in host memory on a GPU endpoint: decode halves silently";
+		out->fix = "offload every layer (NGL) and keep the KV on the card; re-read the settled figure";
+	} else if ((at = find_any(v, n, fatal)) >= 0) {
+		out->what = "the engine failed at load";
+		out->fix = NULL;
+	} else {
+		found = 0;
+	}
+	if (found)
+		out->line = trimmed(&v[at]);
+	free(v);
+	return found;
+}

@@ -1,0 +1,115 @@
+/* deploy: change a running endpoint safely, and remember it.
+ *
+ *   gates     nothing is changed yet: the laws (zealot check: no errors,
+ *             C08 and S15 included), the payload pins (and, for a
+ *             rollback, the era's recorded pins), the fit, the unit's start
+ *             command (C08), foreign drop-ins (A01), a port held by a
+ *             process that is not the unit's (A02), the unit's user
+ *   install   the endpoint file and the unit, each written atomically,
+ *             then daemon-reload and enable
+ *   restart   systemctl restart; the start's InvocationID and MainPID
+ *   verify    /health; the port answered by MainPID alone (A02);
+ *             /proc/MainPID/cmdline = zealot argv; the boot ledger read from
+ *             the journal of this start equals the plan on every exact term;
+ *             the contract probes
+ *   record    the new era and its boot (ledger, probes) in the store
+ *
+ * Any failure after install puts the previous era's files back (or the
+ * files that were there before a first deploy), restarts it and verifies it
+ * serves again; when that fails too the outcome says what state the host is
+ * in. Every step is recorded as the attempt's step in the store as it ends,
+ * so a kill -9 leaves an attempt the next deploy reports as interrupted.
+ *
+ * The module prints nothing: each step is handed to on_step as it ends, and
+ * the result carries the outcome.
+ */
+#ifndef ZEALOT_DEPLOY_H
+#define ZEALOT_DEPLOY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../endpoint/endpoint.h"
+#include "../live/ledger.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
+#include "../store/store.h"
+
+struct deploy_step {
+	const char *name;   /* "gate:laws", "install", "health", "restore" ... (static) */
+	const char *status; /* "ok", "failed", "skipped", "warning" (static) */
+	double seconds;
+	char law[8]; /* the law a failure names, or "" */
+	char *detail;
+};
+
+enum deploy_outcome {
+	DEPLOY_DEPLOYED,	/* the new era serves and is recorded */
+	DEPLOY_REFUSED,		/* a gate (or the lock) said no: nothing was touched */
+	DEPLOY_ROLLED_BACK,	/* it failed after install; the previous state serves again */
+	DEPLOY_ROLLBACK_FAILED, /* and putting it back failed too: the host needs a person */
+	DEPLOY_ERROR,		/* could not even start (store, systemctl): nothing was touched */
+};
+
+/* The JSON renderings the store keeps are the commands' own (`zealot plan
+ * --json`, `zealot ledger --json`), so the command layer hands them in. */
+typedef char *(*deploy_plan_json_fn)(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
+typedef char *(*deploy_ledger_json_fn)(const struct ledger *l);
+/* Calibration (law M08) and the runtime's identity are the command layer's
+ * too (src/cmd/calib.c): the same match `zealot plan` makes. calibrate
+ * returns 1 when it calibrated p (*note: "calibrated from boot N of DATE"),
+ * 0 when there was nothing to calibrate from, -1 on a store error. */
+typedef int (*deploy_calibrate_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note);
+typedef char *(*deploy_runtime_version_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct store *st);
+
+struct deploy_opts {
+	const char *kind;	   /* "deploy" or "rollback" */
+	const char *endpoint_path; /* deploy: the endpoint file to install */
+	int64_t era;		   /* rollback: the era to bring back */
+	const char *reason;
+	const char *unit_dir; /* NULL: /etc/systemd/system */
+	const char *env_dir;  /* NULL: /etc/zealot */
+	const char *zealot;   /* the binary the unit runs; NULL: this one */
+	const char *probes;   /* comma-separated probe names; NULL: all */
+	long boot_timeout_ms; /* how long a boot may take to answer /health */
+	deploy_plan_json_fn plan_json;
+	deploy_ledger_json_fn ledger_json;
+	deploy_calibrate_fn calibrate;		   /* NULL: the plan as modelled */
+	deploy_runtime_version_fn runtime_version; /* NULL: none recorded */
+	void (*on_step)(const struct deploy_step *s, void *arg);
+	void *arg;
+};
+
+struct deploy_result {
+	enum deploy_outcome outcome;
+	char *endpoint;		    /* the endpoint's name */
+	int64_t attempt;	    /* the attempt's id in the store */
+	int64_t era;		    /* the era made current, 0 when none */
+	int64_t previous_era;	    /* the era current before, 0 when none */
+	int64_t boot;		    /* the boot recorded, 0 when none */
+	char *unit_path, *env_path; /* where the unit and endpoint file live */
+	char *unit_name;
+	long main_pid;
+	char invocation_id[40];
+	double seconds; /* the whole attempt */
+
+	struct deploy_step *steps;
+	size_t n_steps;
+	char **warnings; /* C06 alias changes, an interrupted attempt ... */
+	size_t n_warnings;
+
+	const char *failed_step; /* the step that said no, or NULL */
+	char law[8];		 /* the law it names */
+	char *why;		 /* one sentence */
+	char *cause;		 /* from the journal of a failed start, or NULL */
+	char *host_state;	 /* DEPLOY_ROLLBACK_FAILED: what the host is left in */
+};
+
+/* Run a deploy or a rollback. st is an open store. Returns the outcome
+ * (also in r->outcome); r is filled in every case and freed with
+ * deploy_result_release. */
+enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, struct deploy_result *r);
+void deploy_result_release(struct deploy_result *r);
+const char *deploy_outcome_name(enum deploy_outcome o);
+
+#endif

@@ -1,0 +1,218 @@
+#include "install.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+
+#define INSTALL_MAX (16u << 20)
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+static int mkdirs(const char *dir, char **err)
+{
+	struct sb b = {0};
+	sb_adds(&b, dir);
+	for (char *p = b.s + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(b.s, 0755) && errno != EEXIST) {
+			errorf(err, "cannot create '%s': %s", b.s, strerror(errno));
+			sb_release(&b);
+			return -1;
+		}
+		*p = '/';
+	}
+	int rc = 0;
+	if (mkdir(b.s, 0755) && errno != EEXIST)
+		rc = errorf(err, "cannot create '%s': %s", b.s, strerror(errno));
+	sb_release(&b);
+	return rc;
+}
+
+static int sync_dir(const char *dir, char **err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errorf(err, "cannot open '%s': %s", dir, strerror(errno));
+	int rc = fsync(fd) ? errorf(err, "cannot fsync '%s': %s", dir, strerror(errno)) : 0;
+	close(fd);
+	return rc;
+}
+
+int install_write(const char *path, const char *text, size_t len, unsigned mode, char **err)
+{
+	char *dir = dir_of(path);
+	int rc = -1, fd = -1;
+	struct sb tmp = {0};
+	if (mkdirs(dir, err))
+		goto done;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	sb_addf(&tmp, "%s/.%s.zealot-%ld", dir, base, (long)getpid());
+	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		errorf(err, "cannot create '%s': %s", tmp.s, strerror(errno));
+		goto done;
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			errorf(err, "cannot write '%s': %s", tmp.s, strerror(errno));
+			goto done;
+		}
+		off += (size_t)w;
+	}
+	/* the umask must not narrow what systemd and the unit's user read */
+	if (fchmod(fd, mode) || fsync(fd)) {
+		errorf(err, "cannot sync '%s': %s", tmp.s, strerror(errno));
+		goto done;
+	}
+	close(fd);
+	fd = -1;
+	if (rename(tmp.s, path)) {
+		errorf(err, "cannot rename '%s' to '%s': %s", tmp.s, path, strerror(errno));
+		goto done;
+	}
+	rc = sync_dir(dir, err);
+done:
+	if (fd >= 0)
+		close(fd);
+	if (rc && tmp.s)
+		unlink(tmp.s);
+	sb_release(&tmp);
+	free(dir);
+	return rc;
+}
+
+int install_remove(const char *path, char **err)
+{
+	if (unlink(path) && errno != ENOENT)
+		return errorf(err, "cannot remove '%s': %s", path, strerror(errno));
+	char *dir = dir_of(path);
+	struct stat st;
+	int rc = stat(dir, &st) == 0 ? sync_dir(dir, err) : 0;
+	free(dir);
+	return rc;
+}
+
+char *install_read(const char *path, size_t *len, char **err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		if (errno != ENOENT)
+			errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct sb b = {0};
+	sb_adds(&b, "");
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && b.len <= INSTALL_MAX)
+		sb_add(&b, buf, n);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad || b.len > INSTALL_MAX) {
+		errorf(err, bad ? "cannot read '%s'" : "'%s' is larger than 16 MiB", path);
+		sb_release(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return sb_detach(&b);
+}
+
+static int is_path_key(const char *k, size_t n)
+{
+	static const char *const keys[] = {"RUNTIME", "MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* A value as the endpoint parser and systemd's EnvironmentFile= both read
+ * it: bare when it is plain, else double-quoted with \" \\ \$ \` escaped. */
+static void add_value(struct sb *b, const char *v)
+{
+	if (strcspn(v, " \t\"'\\$`#;") == strlen(v)) {
+		sb_adds(b, v);
+		return;
+	}
+	sb_addc(b, '"');
+	for (const char *p = v; *p; p++) {
+		if (*p == '"' || *p == '\\' || *p == '$' || *p == '`')
+			sb_addc(b, '\\');
+		sb_addc(b, *p);
+	}
+	sb_addc(b, '"');
+}
+
+char *install_env_text(const struct endpoint *ep, const char *src, size_t len)
+{
+	struct sb b = {0};
+	sb_adds(&b, "");
+	const char *p = src, *end = src + len;
+	int lineno = 0, skipping = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - p);
+		lineno++;
+		int continued = n && (p[n - 1] == '\\' || (n > 1 && p[n - 1] == '\r' && p[n - 2] == '\\'));
+		if (skipping) { /* the rest of a rewritten key's continued value: an
+				   empty line keeps every later line's number */
+			skipping = continued;
+			sb_addc(&b, '\n');
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		/* the key that starts on this line, if it is a relative path key */
+		const char *k = p;
+		while (k < le && (*k == ' ' || *k == '\t'))
+			k++;
+		size_t kn = 0;
+		while (k + kn < le && (k[kn] == '_' || (k[kn] >= 'A' && k[kn] <= 'Z') ||
+				       (k[kn] >= 'a' && k[kn] <= 'z') || (kn && k[kn] >= '0' && k[kn] <= '9')))
+			kn++;
+		int rewrite = 0;
+		if (kn && is_path_key(k, kn)) {
+			char key[32];
+			snprintf(key, sizeof(key), "%.*s", (int)kn, k);
+			const struct endpoint_entry *e = endpoint_entry(ep, key);
+			const char *v = endpoint_value(ep, key);
+			char *abs = e && e->line == lineno && v && *v && v[0] != '/' ? endpoint_path(ep, key) : NULL;
+			if (abs && abs[0] == '/') {
+				char *real = realpath(abs, NULL); /* "dir/./x" -> "dir/x" when it exists */
+				sb_addf(&b, "%s=", key);
+				add_value(&b, real ? real : abs);
+				sb_addc(&b, '\n');
+				free(real);
+				rewrite = 1;
+				skipping = continued;
+			}
+			free(abs);
+		}
+		if (!rewrite) {
+			sb_add(&b, p, n);
+			sb_addc(&b, '\n');
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return sb_detach(&b);
+}

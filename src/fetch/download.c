@@ -1,0 +1,1032 @@
+/* fetch_one: verify a payload file, or download it into FILE.part and
+ * move it into place once it verifies. See fetch.h for the contract. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/util.h"
+#include "../payload/pin.h"
+#include "fetch.h"
+
+#define MAX_SEGS    16
+#define WBUF	    (1u << 20) /* bytes a connection gathers before a write */
+#define HASH_BUF    (16u << 20)
+#define DIRECT_MIN  (64u << 10) /* a chunk at least this large is written without a copy */
+#define STATE_EVERY (4u << 20)
+
+/* --- the .part's progress, kept in FILE.part.state ----------------------- */
+
+struct seg {
+	uint64_t start, end; /* [start, end); end 0 = until the file ends (size unknown) */
+	uint64_t done;	     /* bytes of the segment on disk */
+};
+
+struct state {
+	char *url;
+	char etag[256];	   /* strong ETag, quotes included, or "" */
+	char lastmod[128]; /* Last-Modified, or "" */
+	uint64_t size;	   /* 0 unknown */
+	unsigned n;
+	struct seg s[MAX_SEGS];
+};
+
+static void state_reset(struct state *st)
+{
+	st->etag[0] = st->lastmod[0] = '\0';
+	st->size = 0;
+	st->n = 1;
+	st->s[0] = (struct seg){0, 0, 0};
+}
+
+static int state_save(const char *path, const struct state *st)
+{
+	struct sb b = {0};
+	sb_addf(&b, "zealot-fetch 1\nurl %s\netag %s\nlastmod %s\nsize %" PRIu64 "\n", st->url, st->etag, st->lastmod,
+		st->size);
+	for (unsigned i = 0; i < st->n; i++)
+		sb_addf(&b, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st->s[i].start, st->s[i].end, st->s[i].done);
+	/* rewritten in place: a crash mid-write leaves a file that fails to
+	 * parse, which only costs a restart */
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int rc = -1;
+	if (fd >= 0) {
+		rc = pwrite(fd, b.s, b.len, 0) == (ssize_t)b.len && ftruncate(fd, (off_t)b.len) == 0 ? 0 : -1;
+		close(fd);
+	}
+	sb_release(&b);
+	return rc;
+}
+
+/* Load a state whose URL is url; -1 when absent, foreign or damaged. */
+static int state_load(const char *path, const char *url, struct state *st)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[4096];
+	int ok = fgets(line, sizeof(line), f) && strcmp(line, "zealot-fetch 1\n") == 0;
+	unsigned n = 0;
+	int have_size = 0, url_ok = 0;
+	while (ok && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		if (!len || line[len - 1] != '\n') {
+			ok = 0;
+			break;
+		}
+		line[--len] = '\0';
+		unsigned long long a, b, c;
+		if (strncmp(line, "url ", 4) == 0) {
+			url_ok = strcmp(line + 4, url) == 0;
+		} else if (strncmp(line, "etag ", 5) == 0 && len - 5 < sizeof(st->etag)) {
+			memcpy(st->etag, line + 5, len - 4);
+		} else if (strncmp(line, "lastmod ", 8) == 0 && len - 8 < sizeof(st->lastmod)) {
+			memcpy(st->lastmod, line + 8, len - 7);
+		} else if (sscanf(line, "size %llu", &a) == 1) {
+			st->size = a;
+			have_size = 1;
+		} else if (sscanf(line, "seg %llu %llu %llu", &a, &b, &c) == 3 && n < MAX_SEGS) {
+			st->s[n++] = (struct seg){a, b, c};
+		} else {
+			ok = 0;
+		}
+	}
+	fclose(f);
+	if (!ok || !url_ok || !have_size || !n || (!st->etag[0] && !st->lastmod[0]))
+		return -1;
+	/* the segments must tile [0, size) in order, each within bounds */
+	uint64_t at = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct seg *s = &st->s[i];
+		uint64_t end = s->end ? s->end : st->size;
+		if (s->start != at || end < s->start || s->done > end - s->start || (st->size && end > st->size))
+			return -1;
+		at = end;
+	}
+	if (st->size && at != st->size)
+		return -1;
+	st->n = n;
+	return 0;
+}
+
+/* --- the hash, taken in file order by a thread behind the writers ------ */
+
+struct hasher {
+	pthread_t t;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int fd;
+	uint64_t ready;	  /* bytes [0, ready) are on disk */
+	uint64_t hashed;  /* bytes hashed so far */
+	uint64_t flushed; /* writeback started for [0, flushed) */
+	int stop;
+	int failed;
+	EVP_MD_CTX *ctx;
+	int running;
+};
+
+/* Hash [from, from + len) of the file: through a mapping of the page
+ * cache (no copy), or a read into buf where mapping fails. The file is
+ * never truncated while the thread runs (discard joins it first), so a
+ * mapped page cannot vanish under it. */
+static ssize_t hash_range(struct hasher *h, unsigned char *buf, uint64_t from, size_t len)
+{
+	static long page;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	uint64_t base = from - from % (uint64_t)page;
+	size_t span = (size_t)(from - base) + len;
+	void *m = mmap(NULL, span, PROT_READ, MAP_SHARED, h->fd, (off_t)base);
+	if (m != MAP_FAILED) {
+		madvise(m, span, MADV_SEQUENTIAL);
+		EVP_DigestUpdate(h->ctx, (const unsigned char *)m + (from - base), len);
+		munmap(m, span);
+		return (ssize_t)len;
+	}
+	ssize_t r = pread(h->fd, buf, len, (off_t)from);
+	if (r > 0)
+		EVP_DigestUpdate(h->ctx, buf, (size_t)r);
+	return r;
+}
+
+static void *hash_main(void *arg)
+{
+	struct hasher *h = arg;
+	unsigned char *buf = xmalloc(HASH_BUF);
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		while (!h->stop && h->hashed >= h->ready)
+			pthread_cond_wait(&h->cv, &h->mu);
+		if (h->hashed >= h->ready && h->stop)
+			break;
+		uint64_t from = h->hashed, to = h->ready;
+		pthread_mutex_unlock(&h->mu);
+		uint64_t len = to - from < HASH_BUF ? to - from : HASH_BUF;
+		ssize_t r = hash_range(h, buf, from, (size_t)len);
+		pthread_mutex_lock(&h->mu);
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			h->failed = 1;
+			break;
+		}
+		h->hashed += (uint64_t)r;
+		pthread_cond_broadcast(&h->cv);
+		/* start the writeback of what is hashed, so the fsync before the
+		 * rename finds little left to write (the disk works while the
+		 * network does) */
+		if (h->hashed - h->flushed >= (32u << 20)) {
+			sync_file_range(h->fd, (off_t)h->flushed, (off_t)(h->hashed - h->flushed),
+					SYNC_FILE_RANGE_WRITE);
+			h->flushed = h->hashed;
+		}
+	}
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	free(buf);
+	return NULL;
+}
+
+static void hasher_start(struct hasher *h, int fd)
+{
+	h->fd = fd;
+	h->ready = h->hashed = h->flushed = 0;
+	h->stop = h->failed = 0;
+	h->ctx = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL);
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	h->running = pthread_create(&h->t, NULL, hash_main, h) == 0;
+}
+
+static void hasher_ready(struct hasher *h, uint64_t ready)
+{
+	pthread_mutex_lock(&h->mu);
+	if (ready > h->ready) {
+		h->ready = ready;
+		pthread_cond_broadcast(&h->cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+static uint64_t hasher_hashed(struct hasher *h)
+{
+	pthread_mutex_lock(&h->mu);
+	uint64_t v = h->hashed;
+	pthread_mutex_unlock(&h->mu);
+	return v;
+}
+
+/* Stop the thread; with hex, wait for every ready byte and finish the
+ * digest. Returns 0, or -1 when a read failed. */
+static int hasher_end(struct hasher *h, char hex[65])
+{
+	if (!h->ctx)
+		return -1;
+	pthread_mutex_lock(&h->mu);
+	h->stop = 1;
+	if (!hex)
+		h->ready = h->hashed; /* abandon the rest */
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	if (h->running)
+		pthread_join(h->t, NULL);
+	int rc = h->failed || !h->running ? -1 : 0;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned len = 0;
+	EVP_DigestFinal_ex(h->ctx, md, &len);
+	EVP_MD_CTX_free(h->ctx);
+	h->ctx = NULL;
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	if (hex && rc == 0) {
+		static const char digits[] = "0123456789abcdef";
+		for (unsigned i = 0; i < 32; i++) {
+			hex[2 * i] = digits[md[i] >> 4];
+			hex[2 * i + 1] = digits[md[i] & 15];
+		}
+		hex[64] = '\0';
+	}
+	return rc;
+}
+
+/* --- one download ------------------------------------------------------ */
+
+enum verdict {
+	GO_ON,
+	SEG_FULL,  /* the segment has all its bytes: this connection stops */
+	RESTART,   /* the file changed or ranges are ignored: from byte 0 */
+	FATAL,	   /* nothing a retry would change (d->why) */
+	MISMATCH,  /* the server's size is not the pinned size */
+	REDIRECT,  /* follow Location */
+	TRANSIENT, /* a 5xx, 408 or 429: the attempt ends, progress kept */
+};
+
+struct conn {
+	struct dl *d;
+	CURL *h;
+	struct curl_slist *hdrs;
+	unsigned seg;
+	char *url;
+	unsigned hops;
+	uint64_t from; /* the first byte asked for */
+	int ranged;
+	/* the response */
+	long status;
+	int decided;
+	enum verdict v;
+	uint64_t cr_start, cr_end, cr_total, clen;
+	int has_cr, has_clen, html, ranges;
+	char etag[256], lastmod[128];
+	char *location;
+	/* the body */
+	uint8_t *buf;
+	size_t blen;
+	uint64_t unsaved; /* bytes written since the state was last saved */
+	int io_errno;
+};
+
+struct dl {
+	const struct fetch_file *f;
+	const struct fetch_opts *o;
+	char *part, *statef;
+	int fd;
+	struct state st;
+	struct hasher hs;
+	CURLM *multi;
+	struct conn *conns[MAX_SEGS];
+	unsigned nconn;
+	int want_split;
+	int no_split; /* ranges failed once this run: one connection from now on */
+	unsigned connections;
+	uint64_t parallel_min;
+	int restart;
+	int fatal;
+	int mismatch;
+	char why[512];
+	uint64_t received; /* body bytes this run */
+	uint64_t requests;
+	double t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t seg_end(const struct dl *d, const struct seg *s)
+{
+	return s->end ? s->end : d->st.size;
+}
+
+static uint64_t on_disk(const struct dl *d)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < d->st.n; i++)
+		n += d->st.s[i].done;
+	return n;
+}
+
+/* Bytes [0, n) are all on disk: every segment before the first gap. */
+static uint64_t contiguous(const struct dl *d)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < d->st.n; i++) {
+		const struct seg *s = &d->st.s[i];
+		n = s->start + s->done;
+		if (!s->end || s->start + s->done < s->end)
+			break;
+	}
+	return n;
+}
+
+static int complete(const struct dl *d)
+{
+	if (!d->st.size)
+		return 0;
+	for (unsigned i = 0; i < d->st.n; i++)
+		if (d->st.s[i].start + d->st.s[i].done < seg_end(d, &d->st.s[i]))
+			return 0;
+	return 1;
+}
+
+static void emit(struct dl *d, enum fetch_event_kind k, const char *why)
+{
+	if (!d->o->event)
+		return;
+	double dt = now_s() - d->t0;
+	struct fetch_event e = {k,
+				d->f,
+				on_disk(d),
+				d->st.size,
+				d->hs.ctx ? hasher_hashed(&d->hs) : 0,
+				dt > 0 ? (double)d->received / dt : 0,
+				why};
+	d->o->event(&e, d->o->arg);
+}
+
+static void why(struct dl *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why(struct dl *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->why, sizeof(d->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Write n bytes of segment c->seg at its end on disk; 0, or -1 with
+ * c->io_errno. The state is saved every STATE_EVERY bytes (a kill loses
+ * at most that much progress per connection, never a byte's identity:
+ * what is on disk past the state is fetched again). */
+static int put(struct conn *c, const uint8_t *data, size_t n)
+{
+	struct dl *d = c->d;
+	struct seg *s = &d->st.s[c->seg];
+	size_t off = 0;
+	while (off < n) {
+		ssize_t w = pwrite(d->fd, data + off, n - off, (off_t)(s->start + s->done + off));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			c->io_errno = w < 0 ? errno : EIO;
+			s->done += off; /* what was written stays counted */
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	s->done += n;
+	c->unsaved += n;
+	if (c->unsaved >= STATE_EVERY) {
+		state_save(d->statef, &d->st);
+		c->unsaved = 0;
+	}
+	hasher_ready(&d->hs, contiguous(d));
+	return 0;
+}
+
+/* Write what a connection gathered. */
+static int flush(struct conn *c)
+{
+	size_t n = c->blen;
+	c->blen = 0;
+	return n ? put(c, c->buf, n) : 0;
+}
+
+static void copy_value(char *dst, size_t n, const char *v)
+{
+	while (*v == ' ' || *v == '\t')
+		v++;
+	size_t len = strlen(v);
+	if (len >= n)
+		len = 0; /* a validator this long is not one we can send back */
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+}
+
+/* The response is all there: judge it before its body. */
+static enum verdict decide(struct conn *c)
+{
+	struct dl *d = c->d;
+	struct state *st = &d->st;
+	struct seg *s = &st->s[c->seg];
+	if (c->status >= 300 && c->status < 400 && c->location)
+		return REDIRECT;
+	if (c->status == 416) {
+		why(d, "the server cannot serve bytes %" PRIu64 "- (416): the file changed", c->from);
+		return RESTART;
+	}
+	if (c->status != 200 && c->status != 206) {
+		why(d, "HTTP %ld from %s: %s", c->status, c->url, remote_status_why(c->status));
+		if (c->status >= 500 || c->status == 429 || c->status == 408)
+			return TRANSIENT;
+		return FATAL;
+	}
+	if (c->html) {
+		why(d,
+		    "%s answered an HTML page (HTTP %ld, text/html), not a GGUF payload: a login, error or "
+		    "gate page?",
+		    c->url, c->status);
+		return FATAL;
+	}
+	uint64_t total = c->status == 206 ? c->cr_total : c->has_clen ? c->clen : 0;
+	if (c->status == 200 && c->ranged) {
+		why(d, "the server answered 200 to a range request (it ignores ranges, or the file changed)");
+		return RESTART;
+	}
+	if (c->status == 206) {
+		if (!c->ranged || !c->has_cr || c->cr_start != c->from) {
+			why(d, "a 206 whose Content-Range is not the range asked for");
+			return RESTART;
+		}
+		if ((st->etag[0] && c->etag[0] && strcmp(st->etag, c->etag) != 0) ||
+		    (!st->etag[0] && st->lastmod[0] && c->lastmod[0] && strcmp(st->lastmod, c->lastmod) != 0)) {
+			why(d, "the server's validator changed (%s -> %s): the file changed upstream",
+			    st->etag[0] ? st->etag : st->lastmod, st->etag[0] ? c->etag : c->lastmod);
+			return RESTART;
+		}
+		if (st->size && total != st->size) {
+			why(d, "the file's size changed upstream (%" PRIu64 " -> %" PRIu64 ")", st->size, total);
+			return RESTART;
+		}
+		if (!st->size)
+			st->size = total; /* the first answer had no length; this one says it */
+	}
+	if (c->status == 200) {
+		/* a fresh start: learn the file */
+		st->size = total;
+		snprintf(st->etag, sizeof(st->etag), "%s", strncmp(c->etag, "W/", 2) == 0 ? "" : c->etag);
+		snprintf(st->lastmod, sizeof(st->lastmod), "%s", c->lastmod);
+		s->end = 0;
+		if (total && !d->no_split && d->connections > 1 && total >= d->parallel_min && c->ranges &&
+		    (st->etag[0] || st->lastmod[0]))
+			d->want_split = 1;
+	}
+	if (d->f->has_bytes && st->size && st->size != d->f->bytes) {
+		why(d, "the server offers %" PRIu64 " bytes, %s_BYTES pins %" PRIu64, st->size, d->f->kind,
+		    d->f->bytes);
+		return MISMATCH;
+	}
+	state_save(d->statef, st);
+	return GO_ON;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct conn *c = arg;
+	size_t len = size * n;
+	char line[8192];
+	size_t m = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+	memcpy(line, p, m);
+	line[m] = '\0';
+	while (m && (line[m - 1] == '\n' || line[m - 1] == '\r'))
+		line[--m] = '\0';
+	if (strncmp(line, "HTTP/", 5) == 0) {
+		c->has_cr = c->has_clen = c->html = c->ranges = 0;
+		c->etag[0] = c->lastmod[0] = '\0';
+		free(c->location);
+		c->location = NULL;
+		const char *sp = strchr(line, ' ');
+		c->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+		return len;
+	}
+	if (m == 0) {
+		/* end of this response's headers (an interim 1xx goes on) */
+		if (c->status >= 200 && !c->decided) {
+			c->decided = 1;
+			c->v = decide(c);
+		}
+		return len;
+	}
+	unsigned long long a, b, t;
+	if (strncasecmp(line, "content-range:", 14) == 0) {
+		if (sscanf(line + 14, " bytes %llu-%llu/%llu", &a, &b, &t) == 3 && b >= a && t > b) {
+			c->has_cr = 1;
+			c->cr_start = a;
+			c->cr_end = b;
+			c->cr_total = t;
+		}
+	} else if (strncasecmp(line, "content-length:", 15) == 0) {
+		if (sscanf(line + 15, " %llu", &a) == 1) {
+			c->has_clen = 1;
+			c->clen = a;
+		}
+	} else if (strncasecmp(line, "etag:", 5) == 0) {
+		copy_value(c->etag, sizeof(c->etag), line + 5);
+	} else if (strncasecmp(line, "last-modified:", 14) == 0) {
+		copy_value(c->lastmod, sizeof(c->lastmod), line + 14);
+	} else if (strncasecmp(line, "accept-ranges:", 14) == 0) {
+		c->ranges = strcasestr(line + 14, "bytes") != NULL;
+	} else if (strncasecmp(line, "content-type:", 13) == 0) {
+		c->html = strcasestr(line + 13, "text/html") != NULL;
+	} else if (strncasecmp(line, "location:", 9) == 0) {
+		const char *v = line + 9;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		free(c->location);
+		c->location = xstrdup(v);
+	}
+	return len;
+}
+
+static size_t on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct conn *c = arg;
+	struct dl *d = c->d;
+	size_t len = size * n;
+	if (c->v == REDIRECT || (c->status != 200 && c->status != 206))
+		return len; /* a redirect's or an error's body: not the payload */
+	if (c->v != GO_ON)
+		return 0;
+	struct seg *s = &d->st.s[c->seg];
+	/* the payload starts with the GGUF magic; an error page does not */
+	if (s->start + s->done + c->blen == 0 && len >= 1) {
+		size_t k = len < 4 ? len : 4;
+		if (memcmp(p, "GGUF", k) != 0) {
+			why(d, "%s answered bytes that are not a GGUF payload (they begin '%.*s')", c->url, (int)k, p);
+			c->v = FATAL;
+			return 0;
+		}
+	}
+	size_t took = 0;
+	while (took < len) {
+		uint64_t end = seg_end(d, s);
+		uint64_t pos = s->start + s->done + c->blen;
+		if (end && pos >= end) {
+			c->v = SEG_FULL; /* this connection ran into the next segment */
+			break;
+		}
+		size_t room = WBUF - c->blen;
+		size_t take = len - took < room ? len - took : room;
+		if (end && take > end - pos)
+			take = (size_t)(end - pos);
+		if (c->blen == 0 && take >= DIRECT_MIN) {
+			/* a large chunk goes to disk from curl's buffer, no copy */
+			if (put(c, (const uint8_t *)p + took, take))
+				return 0;
+			took += take;
+			d->received += take;
+			continue;
+		}
+		if (!c->buf)
+			c->buf = xmalloc(WBUF);
+		memcpy(c->buf + c->blen, p + took, take);
+		c->blen += take;
+		took += take;
+		d->received += take;
+		if (c->blen == WBUF && flush(c))
+			return 0;
+	}
+	if (c->v == SEG_FULL) {
+		if (flush(c))
+			return 0;
+		return 0;
+	}
+	return len;
+}
+
+static void conn_free(struct conn *c)
+{
+	if (!c)
+		return;
+	if (c->h) {
+		curl_multi_remove_handle(c->d->multi, c->h);
+		curl_easy_cleanup(c->h);
+	}
+	curl_slist_free_all(c->hdrs);
+	free(c->url);
+	free(c->location);
+	free(c->buf);
+	free(c);
+}
+
+/* Start a request for what segment i still needs, at url. */
+static void conn_start(struct dl *d, unsigned i, const char *url, unsigned hops)
+{
+	struct seg *s = &d->st.s[i];
+	struct conn *c = xcalloc(1, sizeof(*c));
+	c->d = d;
+	c->seg = i;
+	c->url = xstrdup(url);
+	c->hops = hops;
+	c->from = s->start + s->done;
+	c->ranged = c->from > 0 || s->end != 0;
+	char range[96], ifr[300];
+	const char *extra[3] = {NULL, NULL, NULL};
+	if (c->ranged) {
+		if (s->end)
+			snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-%" PRIu64, c->from, s->end - 1);
+		else
+			snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-", c->from);
+		snprintf(ifr, sizeof(ifr), "If-Range: %s", d->st.etag[0] ? d->st.etag : d->st.lastmod);
+		extra[0] = range;
+		extra[1] = ifr;
+	}
+	c->h = curl_easy_init();
+	remote_setup(c->h, url, d->f->url, &d->o->net, extra, &c->hdrs);
+	curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c->h, CURLOPT_HEADERDATA, c);
+	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
+	curl_easy_setopt(c->h, CURLOPT_BUFFERSIZE, 512L * 1024);
+	curl_multi_add_handle(d->multi, c->h);
+	d->conns[i] = c;
+	d->nconn++;
+	d->requests++;
+}
+
+/* The first response says the file is large and ranges work: cut the
+ * rest into segments and fetch them side by side. */
+static void split(struct dl *d, const char *url)
+{
+	struct state *st = &d->st;
+	uint64_t size = st->size;
+	unsigned n = d->connections;
+	if (n > MAX_SEGS)
+		n = MAX_SEGS;
+	uint64_t per = (size + n - 1) / n;
+	/* segment 0 keeps its connection and ends at the first cut */
+	if (st->s[0].done + (d->conns[0] ? d->conns[0]->blen : 0) >= per)
+		return;
+	st->s[0].end = per;
+	st->n = 1;
+	for (unsigned i = 1; i < n && i * per < size; i++) {
+		st->s[i] = (struct seg){i * per, (i + 1) * per < size ? (i + 1) * per : size, 0};
+		st->n = i + 1;
+	}
+	state_save(d->statef, st);
+	for (unsigned i = 1; i < st->n; i++)
+		conn_start(d, i, url, 0);
+	char msg[64];
+	snprintf(msg, sizeof(msg), "%u connections", st->n);
+	emit(d, FETCH_EV_CONNECTIONS, msg);
+}
+
+/* One attempt: a connection per unfinished segment until each ends.
+ * Returns 0 when the attempt ended (complete or not), -1 for fatal. */
+static int attempt(struct dl *d)
+{
+	d->multi = curl_multi_init();
+	d->want_split = 0;
+	d->restart = 0;
+	d->nconn = 0;
+	memset(d->conns, 0, sizeof(d->conns));
+	for (unsigned i = 0; i < d->st.n; i++)
+		if (!d->st.size || d->st.s[i].start + d->st.s[i].done < seg_end(d, &d->st.s[i]))
+			conn_start(d, i, d->f->url, 0);
+	double last = 0;
+	int running = 1;
+	while (running) {
+		curl_multi_perform(d->multi, &running);
+		CURLMsg *m;
+		int left;
+		while ((m = curl_multi_info_read(d->multi, &left))) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			char *pv = NULL;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &pv);
+			struct conn *c = (struct conn *)(void *)pv;
+			CURLcode rc = m->data.result;
+			if (c->blen && c->v == GO_ON)
+				flush(c);
+			unsigned i = c->seg;
+			struct seg *s = &d->st.s[i];
+			d->conns[i] = NULL;
+			if (c->v == REDIRECT) {
+				char *next = remote_resolve(c->url, c->location);
+				unsigned hops = c->hops + 1;
+				if (!next) {
+					why(d, "%s redirected to an unusable Location", c->url);
+					d->fatal = 1;
+				} else if (hops > remote_opts_defaults(&d->o->net).max_redirects) {
+					why(d, "%s: more than %u redirects", d->f->url,
+					    remote_opts_defaults(&d->o->net).max_redirects);
+					d->fatal = 1;
+				} else {
+					conn_free(c);
+					c = NULL;
+					conn_start(d, i, next, hops);
+					running = 1;
+				}
+				free(next);
+				if (c)
+					conn_free(c);
+				continue;
+			}
+			if (c->io_errno) {
+				if (c->io_errno == ENOSPC || c->io_errno == EDQUOT)
+					why(d,
+					    "the disk is full writing '%s': it is kept (%" PRIu64
+					    " bytes); free space and run fetch again to resume",
+					    d->part, on_disk(d));
+				else
+					why(d, "cannot write '%s': %s", d->part, strerror(c->io_errno));
+				d->fatal = 1;
+			} else if (c->v == FATAL) {
+				d->fatal = 1;
+			} else if (c->v == MISMATCH) {
+				d->mismatch = 1;
+			} else if (c->v == RESTART) {
+				d->restart = 1;
+			} else if (c->v == TRANSIENT) {
+				/* transient server status: the attempt ends, progress kept */
+			} else if (rc != CURLE_OK && c->v != SEG_FULL) {
+				why(d, "%s", curl_easy_strerror(rc));
+			} else if (c->v == GO_ON && rc == CURLE_OK && !s->end && d->st.size == 0) {
+				/* no length was given: the body's end is the file's end */
+				d->st.size = s->start + s->done;
+			} else if (c->v == GO_ON && rc == CURLE_OK && s->start + s->done < seg_end(d, s)) {
+				why(d, "short body: the connection closed at byte %" PRIu64 " of %" PRIu64,
+				    s->start + s->done, seg_end(d, s));
+			}
+			conn_free(c);
+			if (d->fatal || d->restart || d->mismatch) {
+				for (unsigned j = 0; j < MAX_SEGS; j++) {
+					conn_free(d->conns[j]);
+					d->conns[j] = NULL;
+				}
+				running = 0;
+				break;
+			}
+		}
+		if (d->fatal || d->restart || d->mismatch)
+			break;
+		if (d->want_split) {
+			d->want_split = 0;
+			split(d, d->conns[0] ? d->conns[0]->url : d->f->url);
+			running = 1;
+		}
+		double t = now_s();
+		if (t - last >= 0.25) {
+			emit(d, FETCH_EV_PROGRESS, NULL);
+			last = t;
+		}
+		if (running)
+			curl_multi_poll(d->multi, NULL, 0, 100, NULL);
+	}
+	for (unsigned j = 0; j < MAX_SEGS; j++) {
+		if (d->conns[j] && d->conns[j]->blen && d->conns[j]->v == GO_ON)
+			flush(d->conns[j]);
+		conn_free(d->conns[j]);
+		d->conns[j] = NULL;
+	}
+	curl_multi_cleanup(d->multi);
+	d->multi = NULL;
+	state_save(d->statef, &d->st);
+	return d->fatal ? -1 : 0;
+}
+
+/* Truncate the .part and forget every byte (and the hash of them). */
+static int discard(struct dl *d, const char *reason)
+{
+	hasher_end(&d->hs, NULL);
+	if (ftruncate(d->fd, 0) != 0)
+		return -1;
+	state_reset(&d->st);
+	state_save(d->statef, &d->st);
+	hasher_start(&d->hs, d->fd);
+	emit(d, FETCH_EV_RESTART, reason);
+	return 0;
+}
+
+static void fsync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+/* Download f->url into f->path. */
+static int download(const struct fetch_file *f, const struct fetch_opts *o, struct fetch_result *r, char **err)
+{
+	struct dl d = {0};
+	d.f = f;
+	d.o = o;
+	d.t0 = now_s();
+	d.connections = o->connections ? o->connections : 4;
+	d.parallel_min = o->parallel_min ? o->parallel_min : 64u << 20;
+	struct sb b = {0};
+	sb_addf(&b, "%s.part", f->path);
+	d.part = sb_detach(&b);
+	sb_addf(&b, "%s.part.state", f->path);
+	d.statef = sb_detach(&b);
+	d.st.url = f->url;
+	int rc = -1;
+	d.fd = open(d.part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (d.fd < 0) {
+		errorf(err, "cannot create '%s': %s", d.part, strerror(errno));
+		goto out;
+	}
+	struct stat st;
+	fstat(d.fd, &st);
+	int resumed = state_load(d.statef, f->url, &d.st) == 0;
+	if (resumed && (uint64_t)st.st_size < contiguous(&d)) {
+		resumed = 0; /* the .part is shorter than its state claims */
+	}
+	if (!resumed) {
+		if (st.st_size > 0)
+			emit(&d, FETCH_EV_RESTART, "the .part has no usable state: starting from byte 0");
+		if (ftruncate(d.fd, 0) != 0) {
+			errorf(err, "cannot truncate '%s': %s", d.part, strerror(errno));
+			goto out;
+		}
+		state_reset(&d.st);
+	}
+	hasher_start(&d.hs, d.fd);
+	/* the bytes already there are hashed from disk while the rest comes */
+	hasher_ready(&d.hs, contiguous(&d));
+	emit(&d, FETCH_EV_START, resumed ? "resumed" : NULL);
+	unsigned idle = 0, tries = 0;
+	unsigned attempts = o->attempts ? o->attempts : 6;
+	unsigned delay = o->retry_ms ? o->retry_ms : 250;
+	while (!complete(&d)) {
+		uint64_t before = on_disk(&d);
+		d.why[0] = '\0';
+		if (attempt(&d) < 0) {
+			errorf(err, "%s", d.why);
+			goto out_hash;
+		}
+		if (d.mismatch) {
+			errorf(err, "%s", d.why);
+			rc = 1;
+			unlink(d.part);
+			unlink(d.statef);
+			r->status = FETCH_MISMATCH;
+			goto out_hash;
+		}
+		if (d.restart) {
+			if (++tries > 2 * attempts) {
+				errorf(err, "%s: restarted %u times: %s", f->url, tries - 1, d.why);
+				goto out_hash;
+			}
+			/* ranges failed: the rest of this run uses one plain
+			 * connection, which needs no range to succeed */
+			d.no_split = 1;
+			if (discard(&d, d.why)) {
+				errorf(err, "cannot truncate '%s': %s", d.part, strerror(errno));
+				goto out_hash;
+			}
+			continue;
+		}
+		if (complete(&d))
+			break;
+		idle = on_disk(&d) > before ? 0 : idle + 1;
+		if (idle >= attempts) {
+			errorf(err, "%s: %s (%u attempts without progress; '%s' is kept: run fetch again to resume)",
+			       f->url, d.why[0] ? d.why : "the transfer ended early", idle, d.part);
+			goto out_hash;
+		}
+		emit(&d, FETCH_EV_RETRY, d.why[0] ? d.why : "the transfer ended early");
+		unsigned ms = idle ? delay << (idle - 1) : delay / 4;
+		if (ms > 5000)
+			ms = 5000;
+		usleep(ms * 1000u);
+	}
+	hasher_ready(&d.hs, d.st.size);
+	emit(&d, FETCH_EV_PROGRESS, NULL);
+	r->bytes = d.st.size;
+	if (hasher_end(&d.hs, r->sha)) {
+		errorf(err, "cannot read '%s' back to hash it", d.part);
+		goto out;
+	}
+	r->transferred = d.received;
+	r->requests = d.requests;
+	if ((f->has_bytes && r->bytes != f->bytes) || (f->has_sha && strcmp(r->sha, f->sha) != 0)) {
+		struct sb rej = {0};
+		sb_addf(&rej, "%s.rejected", f->path);
+		r->rejected = sb_detach(&rej);
+		close(d.fd);
+		d.fd = -1;
+		if (rename(d.part, r->rejected) != 0) {
+			errorf(err, "cannot rename '%s' to '%s': %s", d.part, r->rejected, strerror(errno));
+			goto out;
+		}
+		unlink(d.statef);
+		r->status = FETCH_MISMATCH;
+		rc = 1;
+		goto out;
+	}
+	if (fsync(d.fd) != 0) {
+		errorf(err, "cannot fsync '%s': %s", d.part, strerror(errno));
+		goto out;
+	}
+	close(d.fd);
+	d.fd = -1;
+	if (rename(d.part, f->path) != 0) {
+		errorf(err, "cannot rename '%s' to '%s': %s", d.part, f->path, strerror(errno));
+		goto out;
+	}
+	fsync_dir(f->path);
+	unlink(d.statef);
+	pin_stamp_put(f->path, o->stamp_dir, r->sha);
+	r->status = FETCH_DOWNLOADED;
+	rc = 0;
+	goto out;
+out_hash:
+	hasher_end(&d.hs, NULL);
+	r->transferred = d.received;
+	r->requests = d.requests;
+	if (on_disk(&d) == 0 && r->status != FETCH_MISMATCH) {
+		/* nothing worth resuming (an error page, a refusal) */
+		unlink(d.part);
+		unlink(d.statef);
+	}
+out:
+	if (d.fd >= 0)
+		close(d.fd);
+	free(d.part);
+	free(d.statef);
+	return rc;
+}
+
+int fetch_one(const struct fetch_file *f, int verify_only, int force, const struct fetch_opts *o,
+	      struct fetch_result *r, char **err)
+{
+	memset(r, 0, sizeof(*r));
+	struct stat st;
+	int exists = stat(f->path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		r->status = FETCH_FAILED;
+		return errorf(err, "'%s' is not a regular file", f->path);
+	}
+	if (exists) {
+		r->bytes = (uint64_t)st.st_size;
+		int bytes_ok = !f->has_bytes || r->bytes == f->bytes;
+		/* a wrong size needs no hash to say so, unless asked for */
+		if (bytes_ok || !force) {
+			char *e = NULL;
+			if (pin_sha256(f->path, o->stamp_dir, r->sha, &r->cached, NULL, NULL, &e)) {
+				r->status = FETCH_FAILED;
+				errorf(err, "%s", e);
+				free(e);
+				return -1;
+			}
+		}
+		int sha_ok = !f->has_sha || strcmp(r->sha, f->sha) == 0;
+		if (bytes_ok && sha_ok) {
+			r->status = f->has_bytes || f->has_sha ? FETCH_VERIFIED : FETCH_UNPINNED;
+			if (r->status == FETCH_VERIFIED || verify_only || !force)
+				return 0;
+		} else if (verify_only || !force) {
+			r->status = FETCH_MISMATCH;
+			return 1;
+		}
+	} else if (verify_only) {
+		r->status = FETCH_MISSING;
+		return 1;
+	}
+	if (!f->url) {
+		r->status = FETCH_FAILED;
+		return errorf(err, "'%s' is missing and %s_URL is not set: nothing to fetch it from", f->path, f->kind);
+	}
+	struct fetch_result got = {0};
+	int rc = download(f, o, &got, err);
+	if (rc < 0 && got.status != FETCH_MISMATCH)
+		got.status = FETCH_FAILED;
+	fetch_result_release(r);
+	*r = got;
+	return rc;
+}
+
+void fetch_result_release(struct fetch_result *r)
+{
+	free(r->rejected);
+	r->rejected = NULL;
+}

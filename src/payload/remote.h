@@ -1,0 +1,64 @@
+/* remote: what every zealot request for a payload over HTTP obeys, so the
+ * header reader (source) and the downloader (fetch) cannot drift apart.
+ *
+ * - A bearer token is sent only to the origin (scheme, host, port) of the
+ *   URL the operator wrote. Redirects are followed by hand, at most
+ *   max_redirects of them, and a hop to another origin goes without the
+ *   token (Hugging Face sends downloads to a CDN that must never see it).
+ * - Every transfer has a connect timeout and a stall timeout (no byte for
+ *   stall_s seconds ends it), never an overall one: a 20 GB file takes as
+ *   long as it takes.
+ * - The token never reaches argv, an error message or a log: it lives in
+ *   one header of one request.
+ */
+#ifndef ZEALOT_REMOTE_H
+#define ZEALOT_REMOTE_H
+
+#include <curl/curl.h>
+#include <stdint.h>
+
+struct remote_opts {
+	const char *token;	/* bearer token or NULL; borrowed */
+	long connect_s;		/* connect timeout, seconds (0: 15) */
+	long stall_s;		/* no byte for this long ends a transfer (0: 30) */
+	unsigned max_redirects; /* 0: 10 */
+};
+
+/* What a remote read cost: requests made and body bytes received. */
+struct remote_stats {
+	uint64_t requests;
+	uint64_t bytes;
+};
+
+/* True for an http:// or https:// URL. */
+int remote_is_url(const char *s);
+
+/* True when a and b have the same scheme, host and port. */
+int remote_same_origin(const char *a, const char *b);
+
+/* A Location header resolved against the URL that answered it. NULL when
+ * it does not parse. Caller frees. */
+char *remote_resolve(const char *base, const char *location);
+
+/* Prepare h for a GET of url: timeouts, no automatic redirects, no
+ * signals, and the token as `Authorization: Bearer` only when url has the
+ * origin of origin_url. extra (may be NULL) are further header lines
+ * (Range, If-Range); the list built is returned in *hdrs for the caller to
+ * free after the transfer. */
+void remote_setup(CURL *h, const char *url, const char *origin_url, const struct remote_opts *o,
+		  const char *const *extra, struct curl_slist **hdrs);
+
+/* The operator's reading of an HTTP failure status: 401/403 "gated or
+ * needs a token", 404 "not found", 416, 5xx. */
+const char *remote_status_why(long status);
+
+/* The token from the environment: $HF_TOKEN_FILE (a file), else $HF_TOKEN.
+ * Returns an allocated token or NULL; -1 with *err when HF_TOKEN_FILE names
+ * an unreadable file. token_file, when not NULL, is read first (the
+ * endpoint's TOKEN_FILE key). */
+int remote_token(const char *token_file, char **token, char **err);
+
+/* The defaults for anything left zero in o. */
+struct remote_opts remote_opts_defaults(const struct remote_opts *o);
+
+#endif

@@ -1,0 +1,200 @@
+# zealot fetch against hostile servers: a fault-injecting proxy of our own
+# (tests/faultproxy.py) in front of a real nginx. Resets, stalls, short
+# bodies, ranges ignored, 416, an ETag that changes between attempts, an
+# HTML page instead of a GGUF, a redirect to another host (which must not
+# get the token), a disk that fills up.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/nginx.sh"
+export ZEALOT_STATE_DIR=$TMP/state
+proxy_pid=
+trap 'nginx_stop; [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null; rm -rf "$TMP"' EXIT
+if ! command -v nginx >/dev/null; then
+	echo "not ok - nginx is not installed (scripts/install-deps.sh)"
+	exit 0
+fi
+www=$TMP/www
+mkdir -p "$www"
+"$ZEALOT" synth qwen35 -o "$www/q.gguf" 2>/dev/null
+"$ZEALOT" synth qwen35 --set vocab=30000 -o "$www/slowq.gguf" 2>/dev/null
+NGINX_SLOW=16m
+nginx_start "$www" || { echo "not ok - nginx starts"; exit 0; }
+PP=$(free_port)
+OP=$(free_port 127.0.0.2)
+PLOG=$TMP/proxy.log
+python3 "$ROOT/tests/faultproxy.py" "http://127.0.0.1:$NGINX_PORT" "$PP" 127.0.0.2 "$OP" "$PLOG" >"$TMP/proxy.out" 2>&1 &
+proxy_pid=$!
+for _ in $(seq 50); do grep -q ready "$TMP/proxy.out" 2>/dev/null && break; sleep 0.1; done
+P=http://127.0.0.1:$PP
+
+# endpoint NAME URL [FILE]: a pinned endpoint fetching URL into $TMP/NAME/
+endpoint() {
+	local name=$1 url=$2 src=${3:-q.gguf}
+	mkdir -p "$TMP/$name"
+	cat >"$TMP/$name/e.env" <<EOF
+MODEL_FILE=m.gguf
+MODEL_URL=$url
+MODEL_BYTES=$(stat -c %s "$www/$src")
+MODEL_SHA256=$(sha256sum "$www/$src" | cut -d' ' -f1)
+CTX_SIZE=4096
+EOF
+}
+events() { jq -r "select(.event==\"$1\")|.why" "$TMP/out"; }
+landed() { cmp -s "$TMP/$1/m.gguf" "$www/${2:-q.gguf}"; }
+
+# --- a reset mid-body: retried, resumed from where it broke, verified
+endpoint reset "$P/reset/q.gguf"
+run "$ZEALOT" fetch --json "$TMP/reset/e.env"
+check "reset mid-body: exit 0, the file verifies" test "$rc" -eq 0 && landed reset
+check "reset mid-body: a retry event" test -n "$(events retry)"
+check "reset mid-body: the retry asked for the rest (Range from the cut)" \
+	test -n "$(jq -r 'select(.path=="/reset/q.gguf" and .range != null)|.range' "$PLOG" | grep -E '^bytes=[1-9][0-9]*-$')"
+check "reset mid-body: the retry carried If-Range" \
+	test -n "$(jq -r 'select(.path=="/reset/q.gguf" and .if_range != null)|.if_range' "$PLOG")"
+
+# --- a short body (closed early): retried and resumed
+endpoint short "$P/short/q.gguf"
+run "$ZEALOT" fetch --json "$TMP/short/e.env"
+check "short body: exit 0, the file verifies" test "$rc" -eq 0 && landed short
+check "short body: a retry event" test -n "$(events retry)"
+
+# --- a stall: the stall timeout ends it, the retry resumes
+endpoint stall "$P/stall/q.gguf"
+t0=$(date +%s)
+run "$ZEALOT" fetch --json --stall-timeout 2 "$TMP/stall/e.env"
+t1=$(date +%s)
+check "stall: exit 0, the file verifies" test "$rc" -eq 0 && landed stall
+check "stall: the stall timeout fired (a retry) within seconds" test -n "$(events retry)" -a $((t1 - t0)) -lt 20
+
+# kill_at NAME PERCENT: run fetch on $TMP/NAME/e.env, kill -9 it once
+# PERCENT of the file is on disk
+kill_at() {
+	local name=$1 pct=$2 total d
+	"$ZEALOT" fetch --json "$TMP/$name/e.env" >"$TMP/$name/events" 2>&1 &
+	local pid=$!
+	for _ in $(seq 400); do
+		total=$(jq -r 'select(.event=="progress")|.total' "$TMP/$name/events" 2>/dev/null | tail -1)
+		d=$(jq -r 'select(.event=="progress")|.done' "$TMP/$name/events" 2>/dev/null | tail -1)
+		[ -n "$d" ] && [ "${total:-0}" -gt 0 ] && [ $((d * 100)) -ge $((total * pct)) ] && break
+		sleep 0.05
+	done
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+}
+
+# --- a server that ignores Range on the resume: the .part restarts cleanly
+endpoint norange "$P/norange/slow/slowq.gguf" slowq.gguf
+kill_at norange 30
+check "norange: a .part was left by the kill" test -s "$TMP/norange/m.gguf.part"
+run "$ZEALOT" fetch --json "$TMP/norange/e.env"
+check "200 instead of 206: exit 0, the file verifies" test "$rc" -eq 0 && landed norange slowq.gguf
+check "200 instead of 206: restarted from byte 0, saying why" test -n "$(events restart | grep -F '200 to a range request')"
+
+# --- 416 on the resume: restart from byte 0
+endpoint r416 "$P/r416/slow/slowq.gguf" slowq.gguf
+kill_at r416 30
+run "$ZEALOT" fetch --json "$TMP/r416/e.env"
+check "416: exit 0, the file verifies" test "$rc" -eq 0 && landed r416 slowq.gguf
+check "416: restarted, saying why" test -n "$(events restart | grep -F '416')"
+
+# --- an ETag that changes between attempts (the server ignores If-Range)
+endpoint etag "$P/etag/q.gguf"
+run "$ZEALOT" fetch --json "$TMP/etag/e.env"
+check "changed ETag: exit 0, the file verifies" test "$rc" -eq 0 && landed etag
+check "changed ETag: the resumed 206 was refused, the file restarted" test -n "$(events restart | grep -F 'validator changed')"
+
+# --- a real server whose file changed between attempts (nginx honours If-Range)
+mkdir -p "$TMP/chg"
+cp "$www/slowq.gguf" "$www/chg.gguf"
+endpoint chg "http://127.0.0.1:$NGINX_PORT/slow/chg.gguf" slowq.gguf
+kill_at chg 30
+"$ZEALOT" synth qwen35 --set vocab=30000 --set name=other -o "$www/chg.gguf" 2>/dev/null
+touch -d '+1 minute' "$www/chg.gguf"
+sed -i "s/^MODEL_SHA256=.*/MODEL_SHA256=$(sha256sum "$www/chg.gguf" | cut -d' ' -f1)/; s/^MODEL_BYTES=.*/MODEL_BYTES=$(stat -c %s "$www/chg.gguf")/" "$TMP/chg/e.env"
+run "$ZEALOT" fetch --json "$TMP/chg/e.env"
+check "changed upstream file (nginx): exit 0, the new file, never a splice" test "$rc" -eq 0 && landed chg chg.gguf
+check "changed upstream file: restarted on the 200 to If-Range" test -n "$(events restart)"
+
+# --- an HTML error page instead of a GGUF
+endpoint html "$P/html/q.gguf"
+run "$ZEALOT" fetch "$TMP/html/e.env"
+check "HTML page: exit 3, says so" test "$rc" -eq 3 -a -n "$(grep -F 'HTML page' "$TMP/err")"
+check "HTML page: nothing in place, no .part" test ! -e "$TMP/html/m.gguf" -a ! -e "$TMP/html/m.gguf.part"
+run "$ZEALOT" inspect "$P/html/q.gguf"
+check "HTML page: inspect URL exit 3" rc_is 3
+
+# --- statuses
+endpoint s401 "$P/status/401/q.gguf"
+run "$ZEALOT" fetch "$TMP/s401/e.env"
+check "401: exit 3, gated or needs a token" test "$rc" -eq 3 -a -n "$(grep -F 'gated or needs a token' "$TMP/err")"
+endpoint s403 "$P/status/403/q.gguf"
+run "$ZEALOT" fetch "$TMP/s403/e.env"
+check "403: exit 3, gated or needs a token" test "$rc" -eq 3 -a -n "$(grep -F 'gated or needs a token' "$TMP/err")"
+run "$ZEALOT" inspect "$P/status/404/q.gguf"
+check "404 at inspect URL: exit 3, names the URL" test "$rc" -eq 3 -a -n "$(grep -F "$P/status/404/q.gguf" "$TMP/err")"
+
+# --- a redirect to another host: followed, and the token stays home
+echo "zealot-secret-token" >"$TMP/token"
+endpoint redir "$P/redirect/q.gguf"
+echo "TOKEN_FILE=$TMP/token" >>"$TMP/redir/e.env"
+: >"$PLOG"
+run "$ZEALOT" fetch --json "$TMP/redir/e.env"
+check "redirect to another host: exit 0, the file verifies" test "$rc" -eq 0 && landed redir
+check "redirect: the first host got the token" \
+	test "$(jq -r "select(.listener==\"127.0.0.1:$PP\")|.authorization" "$PLOG" | head -1)" = "Bearer zealot-secret-token"
+check "redirect: the other host (127.0.0.2) was asked" test -n "$(jq -r "select(.listener==\"127.0.0.2:$OP\")|.path" "$PLOG")"
+check "redirect: the other host never got the token" \
+	test "$(jq -r "select(.listener==\"127.0.0.2:$OP\")|.authorization" "$PLOG" | sort -u)" = null
+check "redirect: the token is in no output" test -z "$(grep -F zealot-secret-token "$TMP/out" "$TMP/err")"
+: >"$PLOG"
+run env HF_TOKEN=zealot-secret-token "$ZEALOT" inspect --json "$P/redirect/q.gguf"
+check "inspect URL through a redirect: exit 0" rc_is 0
+check "inspect URL: the other host never got the token" \
+	test "$(jq -r "select(.listener==\"127.0.0.2:$OP\")|.authorization" "$PLOG" | sort -u)" = null
+check "inspect URL: the first host did" test -n "$(jq -r "select(.listener==\"127.0.0.1:$PP\")|.authorization" "$PLOG" | grep -F zealot-secret-token)"
+# while a download runs: the token is in no process's argv (fetch execs nothing)
+endpoint argvtok "$P/ok/slow/slowq.gguf" slowq.gguf
+echo "TOKEN_FILE=$TMP/token" >>"$TMP/argvtok/e.env"
+"$ZEALOT" fetch "$TMP/argvtok/e.env" >/dev/null 2>&1 &
+fpid=$!
+sleep 0.7
+cmdlines=$(for p in $fpid $(pgrep -P "$fpid"); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done 2>/dev/null)
+kill -9 "$fpid" 2>/dev/null
+wait "$fpid" 2>/dev/null
+check "mid-download: fetch runs no child and its argv has no token" \
+	test -z "$(pgrep -P "$fpid" 2>/dev/null)" -a -n "$cmdlines" -a -z "$(echo "$cmdlines" | grep -F zealot-secret-token)"
+
+# --- a redirect loop is bounded
+cat >"$TMP/loop.py" <<'EOF'
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(302); self.send_header("Location", self.path + "x"); self.send_header("Content-Length", "0"); self.end_headers()
+HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+LP=$(free_port)
+python3 "$TMP/loop.py" "$LP" &
+loop_pid=$!
+sleep 0.3
+endpoint loop "http://127.0.0.1:$LP/q.gguf"
+run "$ZEALOT" fetch "$TMP/loop/e.env"
+check "a redirect loop: exit 3 after a bounded number of hops" test "$rc" -eq 3 -a -n "$(grep -F 'redirects' "$TMP/err")"
+kill "$loop_pid" 2>/dev/null
+
+# --- a full disk keeps the .part and says so (a small tmpfs, where mounting is allowed)
+mkdir -p "$TMP/full"
+if mount -t tmpfs -o size=4m tmpfs "$TMP/full" 2>/dev/null; then
+	cat >"$TMP/full/e.env" <<EOF
+MODEL_FILE=m.gguf
+MODEL_URL=$P/ok/q.gguf
+CTX_SIZE=4096
+EOF
+	run "$ZEALOT" fetch "$TMP/full/e.env"
+	check "ENOSPC: exit 3, the disk is full and the .part is kept" \
+		test "$rc" -eq 3 -a -n "$(grep -F 'disk is full' "$TMP/err")" -a -s "$TMP/full/m.gguf.part"
+	umount "$TMP/full"
+else
+	echo "ok - ENOSPC # SKIP cannot mount a small tmpfs here"
+fi
+check "faults: no sanitizer report" no_sanitizer

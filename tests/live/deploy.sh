@@ -1,0 +1,239 @@
+# zealot deploy and rollback against a real systemd (PID 1 of a
+# systemd-nspawn container, tests/systemd.sh) and the real engine on
+# synthetic payloads, under the hardened unit, as an unprivileged USER:
+# a clean deploy, a changed shape, a refused deploy that touches nothing, a
+# start that fails and names its cause, a boot that diverges from its plan
+# and rolls back by itself, a foreign drop-in (A01), a hand-started engine on
+# the port (A02), rollback to era 1, a second deploy refused by the lock, and
+# a kill -9 of deploy mid-way followed by the next deploy.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+RS_NAME=zl-deploy-$$
+RS_BIND=$TMP
+. "$(dirname "$0")/../systemd.sh"
+cd "$TMP" || exit 1
+chmod 755 "$TMP" # the unit's user reads the payloads
+export ZEALOT_STATE_DIR=$TMP/state
+# the unit runs the plain build: a sanitizer's leak check at a refusal's exit
+# would need ptrace, which the unit's system call filter denies
+UNIT_ZEALOT=$ROOT/zealot
+[ -x "$UNIT_ZEALOT" ] || { echo "not ok - $UNIT_ZEALOT is not built (make zealot)"; exit 1; }
+
+if ! rs_start; then
+	echo "not ok - a real systemd boots in a container (tests/systemd.sh)"
+	exit 1
+fi
+echo "ok - a real systemd boots in a container in $RS_BOOT_MS ms"
+R=$(rs_root)
+X() { rs_exec "$@"; }
+X useradd --system --no-create-home --shell /usr/sbin/nologin zealot-engine
+
+"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+port=$(free_port)
+url=http://127.0.0.1:$port
+endpoint() { # CTX PARALLEL [EXTRA KEY=VALUE...]
+	local ctx=$1 par=$2 s
+	shift 2
+	cat <<E
+RUNTIME=$SERVER
+MODEL_FILE=q.gguf
+MODEL_BYTES=$(stat -c %s q.gguf)
+MODEL_SHA256=$(sha256sum q.gguf | cut -d' ' -f1)
+ALIAS=e1
+LISTEN_PORT=$port
+CTX_SIZE=$ctx
+PARALLEL=$par
+DEVICE=cpu
+ADDRESSABLE_MIB=16384
+USER=zealot-engine
+E
+	for s in "$@"; do echo "$s"; done
+}
+deploy() { # ENDPOINT-FILE REASON [more options]: zealot deploy inside the container
+	local f=$1 why=$2
+	shift 2
+	run rs_exec "$ZEALOT" deploy "$f" --reason "$why" --zealot "$UNIT_ZEALOT" "$@"
+}
+main_pid() { X systemctl show -p MainPID --value e1.service; }
+health() { curl -s -o /dev/null -w '%{http_code}' -m 5 "$url/health"; }
+slots() { curl -s -m 5 "$url/props" | jq -r '.total_slots'; }
+sql() { sqlite3 "$ZEALOT_STATE_DIR/zealot.db" "$1"; }
+cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv of the installed file
+	X cat "/proc/$1/cmdline" | tr '\0' '\n' >live.cmdline
+	"$ZEALOT" argv "$R/etc/zealot/e1.env" >want.cmdline 2>/dev/null
+	cmp -s live.cmdline want.cmdline
+}
+
+# 1. A clean deploy.
+endpoint 4096 2 >e1.env
+deploy e1.env "first era: two slots" --json
+cp "$TMP/out" deploy1.json
+check "clean deploy: exit 0, outcome deployed" test "$rc" -eq 0 -a "$(jq -r .outcome deploy1.json)" = deployed
+for s in lock gate:laws gate:pins gate:fit gate:unit gate:drop-ins gate:port install restart health mainpid cmdline \
+	ledger probes record; do
+	check "clean deploy: step $s ok" test "$(jq -r --arg s "$s" '.steps[]|select(.step==$s)|.status' deploy1.json)" = ok
+done
+jq -r '.steps[]|"# clean deploy: \(.step) \(.seconds*1000|floor) ms: \(.detail)"' deploy1.json | cut -c1-160
+echo "# clean deploy: $(jq -r '.seconds' deploy1.json) s in all"
+check "clean deploy: era 1" json_is .era 1
+check "clean deploy: /health 200 from the host" test "$(health)" = 200
+pid1=$(main_pid)
+check "clean deploy: the JSON's MainPID is the unit's" test "$(jq -r .main_pid deploy1.json)" = "$pid1"
+check "clean deploy: /proc/MainPID/cmdline is zealot argv of the installed file" cmdline_is_argv "$pid1"
+check "clean deploy: the engine runs as USER zealot-engine" \
+	test "$(X ps -o user= -p "$pid1" | tr -d ' ')" = zealot-engine
+check "clean deploy: the hardened unit is installed" grep -qFx ProtectSystem=strict "$R/etc/systemd/system/e1.service"
+check "clean deploy: the installed endpoint file names the payload by absolute path" \
+	grep -qFx "MODEL_FILE=$TMP/q.gguf" "$R/etc/zealot/e1.env"
+check "clean deploy: enabled (starts at boot)" test "$(X systemctl is-enabled e1.service)" = enabled
+check "clean deploy: the store holds era 1 with its reason" test "$(sql "select reason from eras where id=1")" = "first era: two slots"
+check "clean deploy: the boot's ledger, plan and probes are recorded" \
+	test "$(sql "select count(*) from boots where era_id=1 and ledger_json like '%n_ctx_seq%' and plan_json like '%verdict%' and probes_json like '%pass%'")" = 1
+check "clean deploy: the attempt and its steps are recorded" \
+	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts order by id limit 1")" = deployed:15
+score=$(X systemd-analyze security e1.service 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
+echo "# the deployed unit: systemd-analyze security exposure $score (the engine boots under it)"
+check "clean deploy: systemd-analyze security scores the live unit below 2.0 ($score)" \
+	awk -v s="$score" 'BEGIN { exit !(s != "" && s < 2.0) }'
+
+# 2. A changed shape, with a renamed alias (C06).
+endpoint 6144 3 | sed 's/^ALIAS=e1$/ALIAS=e1-three/' >e1.env
+deploy e1.env "three slots"
+check "changed shape: exit 0" rc_is 0
+sed 's/^/#   /' "$TMP/out" | head -20
+check "changed shape: each step printed with its time" test -n "$(grep -E '^  ledger +ok +[0-9.]+ s ' "$TMP/out")"
+check "changed shape: the alias change is said (C06)" out_has "C06: the alias changes from 'e1' (era 1) to 'e1-three'"
+check "changed shape: era 2 serves 3 slots" test "$(slots)" = 3 -a "$(sql "select max(id) from eras")" = 2
+pid2=$(main_pid)
+check "changed shape: a new MainPID, cmdline = argv" test "$pid2" != "$pid1" && cmdline_is_argv "$pid2"
+check "changed shape: era 1 ended when era 2 began" test "$(sql "select ended > 0 from eras where id=1")" = 1
+era2_unit=$(cat "$R/etc/systemd/system/e1.service")
+
+# 3. A refused deploy: a payload that is not there. Nothing changes.
+mkdir -p missing
+endpoint 6144 3 | sed 's/^MODEL_FILE=.*/MODEL_FILE=not-downloaded.gguf/; s/^ALIAS=e1$/ALIAS=e1-three/' >missing/e1.env
+deploy missing/e1.env "a payload that was never fetched"
+check "missing payload: exit 1" rc_is 1
+check "missing payload: refused at a gate naming C03 and the file" \
+	test -n "$(grep -E 'refused at gate:[a-z]+, law C03' "$TMP/err")" -a -n "$(grep -F not-downloaded.gguf "$TMP/err")"
+check "missing payload: 'nothing was changed'" err_has "nothing was changed"
+check "missing payload: the same MainPID serves" test "$(main_pid)" = "$pid2" -a "$(health)" = 200
+check "missing payload: the unit is untouched" test "$(cat "$R/etc/systemd/system/e1.service")" = "$era2_unit"
+check "missing payload: no era, the attempt recorded as refused" \
+	test "$(sql "select max(id) from eras")" = 2 -a "$(sql "select outcome from attempts order by id desc limit 1")" = refused
+
+# 4. A start that fails in the unit: the payload is unreadable to USER (the
+# gates run as root and pass; serve refuses inside the sandbox, 78). The
+# journal names the cause, the previous era comes back.
+mkdir -p sealed
+cp q.gguf sealed/q.gguf
+chmod 600 sealed/q.gguf
+endpoint 6144 3 | sed 's/^ALIAS=e1$/ALIAS=e1-three/' >sealed/e1.env
+deploy sealed/e1.env "a payload only root can read"
+sed 's/^/#   /' "$TMP/err"
+check "unreadable to USER: exit 1" rc_is 1
+check "unreadable to USER: the start's journal names serve's refusal (78, C03)" \
+	test -n "$(grep -F 'failed at health, law C03' "$TMP/err")" -a -n "$(grep -F 'exit 78' "$TMP/err")"
+check "unreadable to USER: rolled back, era 2 serves again" \
+	test -n "$(grep -F 'rolled back: era 2 serves again' "$TMP/err")" -a "$(slots)" = 3 -a "$(health)" = 200
+check "unreadable to USER: the restore was verified (health, MainPID, cmdline)" \
+	test -n "$(grep -E '^  restore:cmdline +ok' "$TMP/out")" && cmdline_is_argv "$(main_pid)"
+
+# 5. A boot that diverges from its plan: EXTRA_ARGS makes the engine's pool
+# another than the plan's. It boots, /health is 200, the cmdline is argv;
+# the ledger says otherwise, and it rolls back by itself.
+mkdir -p diverge
+endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
+before=$(main_pid)
+deploy diverge/e1.env "a pool the plan does not know"
+grep -E '^  (ledger|restore)' "$TMP/out" | sed 's/^/#   /'
+sed 's/^/#   /' "$TMP/err"
+check "diverges: exit 1" rc_is 1
+check "diverges: it booted (health ok, cmdline ok) and the ledger said no (A01)" \
+	test -n "$(grep -E '^  health +ok' "$TMP/out")" -a -n "$(grep -E '^  cmdline +ok' "$TMP/out")" \
+	-a -n "$(grep -E '^  ledger +failed .*A01: .*n_ctx' "$TMP/out")"
+check "diverges: rolled back by itself; era 2 serves again (3 slots of 2048)" \
+	test "$(slots)" = 3 -a "$(curl -s -m 5 "$url/props" | jq -r .default_generation_settings.n_ctx)" = 2048
+check "diverges: a restarted engine, running era 2's argv" test "$(main_pid)" != "$before" && cmdline_is_argv "$(main_pid)"
+check "diverges: era 2's unit is back" test "$(cat "$R/etc/systemd/system/e1.service")" = "$era2_unit"
+check "diverges: recorded as rolled-back, no era" \
+	test "$(sql "select outcome from attempts order by id desc limit 1")" = rolled-back -a "$(sql "select max(id) from eras")" = 2
+
+# 6. A foreign drop-in (A01).
+mkdir -p "$R/etc/systemd/system/e1.service.d"
+printf '[Service]\nEnvironment=MODEL_FILE=/home/dank/models/other.gguf\n' >"$R/etc/systemd/system/e1.service.d/ptq1.conf"
+before=$(main_pid)
+deploy e1.env "with a leftover drop-in"
+check "drop-in: refused, exit 1, A01, the file named" \
+	test "$rc" -eq 1 -a -n "$(grep -F 'law A01' "$TMP/err")" -a -n "$(grep -F 'e1.service.d/ptq1.conf' "$TMP/err")"
+check "drop-in: nothing changed (same MainPID)" test "$(main_pid)" = "$before"
+rm -rf "$R/etc/systemd/system/e1.service.d"
+
+# 7. A hand-started engine on the port (A02): the unit is stopped, someone
+# started the engine by hand, and it answers /health.
+X systemctl stop e1.service
+mapfile -t cmd <"want.cmdline"
+hand=$(X sh -c 'setsid "$@" >/dev/null 2>&1 </dev/null & echo $!' hand "${cmd[@]}")
+for _ in $(seq 100); do [ "$(health)" = 200 ] && break; sleep 0.1; done
+deploy e1.env "over a hand-started engine"
+check "hand-started engine: refused, exit 1, A02, its PID named" \
+	test "$rc" -eq 1 -a -n "$(grep -F 'law A02' "$TMP/err")" -a -n "$(grep -F "held by pid $hand" "$TMP/err")"
+X kill "$hand"
+for _ in $(seq 100); do [ "$(health)" = 000 ] && break; sleep 0.1; done
+deploy e1.env "after stopping the hand-started engine by PID"
+check "hand-started engine stopped by PID: the next deploy serves (era 3)" \
+	test "$rc" -eq 0 -a "$(sql "select max(id) from eras")" = 3 -a "$(health)" = 200
+
+# 8. Rollback to era 1.
+run rs_exec "$ZEALOT" rollback e1 1 --zealot "$UNIT_ZEALOT"
+check "rollback to era 1: exit 0" rc_is 0
+check "rollback to era 1: era 1's shape serves (2 slots) under its alias" \
+	test "$(slots)" = 2 -a "$(curl -s -m 5 "$url/v1/models" | jq -r '.data[0].id')" = e1
+check "rollback to era 1: a new era, its reason 'rollback to era 1'" \
+	test "$(sql "select reason from eras order by id desc limit 1")" = "rollback to era 1"
+check "rollback to era 1: the installed endpoint file is era 1's, byte for byte" \
+	test "$(sql "select env_sha256 from eras where id=1")" = "$(sha256sum "$R/etc/zealot/e1.env" | cut -d' ' -f1)"
+check "rollback to era 1: the alias change back is said (C06)" out_has "C06"
+cmdline_is_argv "$(main_pid)"
+check "rollback to era 1: cmdline = argv" test $? -eq 0
+run rs_exec "$ZEALOT" rollback e1 99 --zealot "$UNIT_ZEALOT"
+check "rollback to an era that does not exist: exit 1, named" test "$rc" -eq 1 -a -n "$(grep -F 'no era 99' "$TMP/err")"
+
+# 9. kill -9 of a deploy mid-way; a second deploy meanwhile is refused by the
+# lock; then history and the next deploy.
+endpoint 6144 3 >e1.env
+rs_exec "$ZEALOT" deploy e1.env --reason "killed mid-way" --zealot "$UNIT_ZEALOT" >killed.out 2>&1 &
+bg=$!
+killed=""
+for _ in $(seq 300); do
+	if grep -qE '^  (install|restart) +ok' killed.out; then
+		dpid=$(head -1 "$ZEALOT_STATE_DIR/locks/e1.lock" 2>/dev/null)
+		deploy e1.env "a second deploy while one runs"
+		check "lock: a second deploy while one runs is refused, naming the holder" \
+			test "$rc" -eq 1 -a -n "$(grep -F "locked by pid $dpid" "$TMP/err")"
+		X kill -9 "$dpid" && killed=$dpid
+		break
+	fi
+	sleep 0.02
+done
+wait "$bg" 2>/dev/null
+check "kill -9: deploy was killed after install ($killed)" test -n "$killed" -a -z "$(grep -F 'record ' killed.out)"
+sed 's/^/#   killed: /' killed.out
+check "kill -9: the store is consistent (integrity ok)" test "$(sql "pragma integrity_check")" = ok
+check "kill -9: the attempt has no outcome, its steps up to the kill recorded" \
+	test "$(sql "select coalesce(outcome,'none') from attempts where reason='killed mid-way'")" = none \
+	-a "$(sql "select count(*) from steps where attempt_id=(select id from attempts where reason='killed mid-way') and step='install'")" = 1
+if "$ZEALOT" history --help >/dev/null 2>&1; then
+	run "$ZEALOT" history e1 --json
+	check "kill -9: history lists every era with its reason" \
+		test "$rc" -eq 0 -a "$(jq -r '[.eras[].reason]|join("|")' "$TMP/out")" = "first era: two slots|three slots|after stopping the hand-started engine by PID|rollback to era 1"
+else
+	echo "not ok - zealot history is not built (branch h-store)"
+fi
+deploy e1.env "the deploy after the kill"
+check "kill -9: the next deploy succeeds" test "$rc" -eq 0 -a "$(slots)" = 3 -a "$(health)" = 200
+check "kill -9: the next deploy says the killed attempt was interrupted" out_has "was interrupted after step"
+check "kill -9: the killed attempt now reads interrupted" \
+	test "$(sql "select outcome from attempts where reason='killed mid-way'")" = interrupted
+check "kill -9: the unit serves the last era's argv" cmdline_is_argv "$(main_pid)"
+check "no sanitizer report from any deploy" no_sanitizer
