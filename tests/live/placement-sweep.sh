@@ -1,8 +1,9 @@
 # Placement on shapes no other test names: a seeded random sweep over
 # architecture (dense, MoE, hybrid, sliding window), widths, weight type,
 # one or two rpc-servers, NGL, TENSOR_SPLIT, KV_OFFLOAD, N_CPU_MOE, slots,
-# pool, cache types, ubatch and flash attention. Every per-device exact
-# term must equal the ledger and every compute buffer be within 5 %.
+# pool, cache types, ubatch and flash attention. Every boot answers /health
+# and a completion; every per-device exact term must equal the ledger and
+# every compute buffer be within 5 %.
 #
 # ZEALOT_PLACE_SEED (default 12) and ZEALOT_PLACE_N (default 16) pick the
 # sweep; every case prints its shape, so a failure is reproducible by hand.
@@ -82,6 +83,7 @@ for i in $(seq "${ZEALOT_PLACE_N:-16}"); do
 	for s in $sets; do local_args+=(--set "$s"); done
 	"$ZEALOT" synth "$arch" "${local_args[@]}" -o "$name.gguf" 2>/dev/null
 	boot_for_ledger "$name" "$keys"
+	check_answered "$name" "$name.log"
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$name: every exact per-device term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || {

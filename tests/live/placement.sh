@@ -1,7 +1,8 @@
 # Placement without a GPU: ggml-rpc-server processes on loopback are
 # GPU-class devices to the engine (--rpc), placed, offloaded and split like
-# cards. Each shape boots the real engine through `zealot argv`, answers
-# /health and one completion, and every per-device line of its boot ledger
+# cards. Each shape boots the real engine through `zealot argv`
+# (boot_for_ledger), answers /health and one completion (check_answered),
+# and every per-device line of its boot ledger
 # (model, KV, recurrent state and output buffers exact to 0.01 MiB,
 # compute buffers within 5 %) is held against `zealot plan`.
 . "$(dirname "$0")/../lib.sh"
@@ -27,55 +28,14 @@ printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
 "$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
 jq -e '.cpu.features | test("amx_int8")' probe.json >/dev/null && AMX=1
 
-# boot NAME "KEY=VALUE ...": write NAME.env (DEVICE=cpu, the keys), start
-# the engine from `zealot argv`, wait for /health, ask one completion, stop
-# it by PID; the boot log is NAME.log. Sets HEALTH and COMPLETION.
-boot() {
-	local name=$1 keys=$2 k pid code
-	{
-		echo "RUNTIME=$SERVER"
-		echo "MODEL_FILE=$name.gguf"
-		echo "LISTEN_PORT=$(free_port)"
-		echo "DEVICE=cpu"
-		echo "SLACK_MIB=0"
-		for k in $keys; do echo "$k"; done
-	} >"$name.env"
-	local port
-	port=$(sed -n 's/^LISTEN_PORT=//p' "$name.env")
-	local cmd
-	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
-	"${cmd[@]}" >"$name.log" 2>&1 &
-	pid=$!
-	HEALTH=000
-	COMPLETION=000
-	for _ in $(seq 600); do
-		kill -0 "$pid" 2>/dev/null || break
-		HEALTH=$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$port/health")
-		[ "$HEALTH" = 200 ] && break
-		sleep 0.2
-	done
-	if [ "$HEALTH" = 200 ]; then
-		COMPLETION=$(curl -s -m 120 -o "$name.completion" -w '%{http_code}' -H 'Content-Type: application/json' \
-			-d '{"prompt":"Hello","n_predict":4}' "http://127.0.0.1:$port/completion")
-	fi
-	kill "$pid" 2>/dev/null
-	for _ in $(seq 40); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.25
-	done
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
-
 worst=0
 # case_ NAME ARCH "synth sets" "KEY=VALUE ..." [grep for the log]
 case_() {
 	local name=$1 arch=$2 sets=$3 keys=$4 s args=()
 	for s in $sets; do args+=(--set "$s"); done
 	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
-	boot "$name" "$keys"
-	check "$name: /health 200, one completion 200" test "$HEALTH:$COMPLETION" = "200:200"
-	[ "$HEALTH:$COMPLETION" = "200:200" ] || tail -5 "$name.log" | sed 's/^/#   engine: /'
+	boot_for_ledger "$name" "$keys"
+	check_answered "$name" "$name.log"
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$name: every exact per-device term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
