@@ -121,7 +121,41 @@ boot_for_ledger() {
 	pid=$!
 	engine_ask "$pid" "$port"
 	kill "$pid" 2>/dev/null
+	# an engine blocked on an RPC server may not heed SIGTERM
+	for _ in $(seq 40); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.25
+	done
+	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+}
+
+# rpc_start: a ggml-rpc-server (the engine's RPC device) on a free loopback
+# port, one thread, no tensor cache, its own working directory; sets
+# RPC_PORT. Call it directly (not in $(...)) so rpc_stop knows its PID.
+RPC_SERVER=$ENGINE/ggml-rpc-server
+RPC_PIDS=()
+rpc_start() {
+	local port dir
+	RPC_PORT=
+	port=$(free_port) || return 1
+	dir=$TMP/rpc-$port
+	mkdir -p "$dir"
+	(cd "$dir" && exec "$RPC_SERVER" -H 127.0.0.1 -p "$port" -t 1 >"$dir/log" 2>&1) &
+	RPC_PIDS+=($!)
+	for _ in $(seq 100); do
+		(echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && { RPC_PORT=$port; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# Stop the rpc-servers we started, by PID.
+rpc_stop() {
+	local p
+	for p in "${RPC_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${RPC_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	RPC_PIDS=()
 }
 
 # Stop the engine we started, by PID (law A02: never by name).
@@ -136,7 +170,7 @@ engine_stop() {
 	wait "$ENGINE_PID" 2>/dev/null
 	ENGINE_PID=
 }
-trap 'engine_stop; rm -rf "$TMP"' EXIT
+trap 'engine_stop; rpc_stop; rm -rf "$TMP"' EXIT
 
 # engine_post PATH JSON: POST to the engine; body in $TMP/out, code in $http.
 engine_post() {

@@ -102,6 +102,8 @@ static void print_kv(const char *name, const struct ledger_kv *kv)
 		return;
 	printf("%-14s %10.2f MiB  %u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f\n", name, kv->mib,
 	       kv->cells, kv->layers, kv->seqs, kv->streams, kv->k_type, kv->k_mib, kv->v_type, kv->v_mib);
+	for (unsigned i = 0; kv->n_bufs > 1 && i < kv->n_bufs; i++)
+		printf("%-14s %10.2f MiB  %s\n", "", kv->bufs[i].mib, kv->bufs[i].buft);
 }
 
 static void print_ctx(const char *label, const struct ledger_ctx *c)
@@ -119,6 +121,8 @@ static void print_ctx(const char *label, const struct ledger_ctx *c)
 	if (c->rs.present)
 		printf("%-14s %10.2f MiB  %u cells, %u layers, %u seqs %u rs_seq; R %.2f + S %.2f\n", "recurrent",
 		       c->rs.mib, c->rs.cells, c->rs.layers, c->rs.seqs, c->rs.rs_seq, c->rs.r_mib, c->rs.s_mib);
+	for (unsigned i = 0; c->rs.n_bufs > 1 && i < c->rs.n_bufs; i++)
+		printf("%-14s %10.2f MiB  %s\n", "", c->rs.bufs[i].mib, c->rs.bufs[i].buft);
 	for (unsigned i = 0; i < c->n_output; i++)
 		printf("%-14s %10.2f MiB  %s\n", "output", c->output[i].mib, c->output[i].buft);
 	for (unsigned i = 0; i < c->n_compute; i++)

@@ -18,7 +18,7 @@ static void list_devices(FILE *f)
 	fprintf(f, "devices:\n");
 	for (unsigned i = 0; i < device_n_profiles; i++) {
 		const struct device *d = &device_profiles[i];
-		if (d->backend == DEVICE_CPU)
+		if (d->backend != DEVICE_CUDA)
 			fprintf(f, "  %-14s %s\n", d->name, d->note);
 		else
 			fprintf(f, "  %-14s %6llu MiB advertised, %6llu addressable, %llu overhead (%s)\n", d->name,
@@ -74,14 +74,47 @@ static json_t *jbufs(const struct plan_buf *b, unsigned n)
 	return a;
 }
 
-static json_t *jkv(const struct plan_kv *kv)
+/* A term's per-device entries: the engine's buffer name and the device it
+ * bills ("host" or a card's name). */
+static json_t *jdevs(const struct plan *p, const struct plan_buf *b, unsigned n)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:f,s:s}", "device", b[i].buft, "mib", r2(b[i].bytes), "on",
+						   p->devs[b[i].dev].name));
+	return a;
+}
+
+static json_t *jone(const struct plan *p, const char *buft, int dev, uint64_t bytes)
+{
+	struct plan_buf b = {.bytes = bytes, .dev = dev};
+	snprintf(b.buft, sizeof(b.buft), "%s", buft);
+	return jdevs(p, &b, bytes ? 1 : 0);
+}
+
+static json_t *jkv(const struct plan *p, const struct plan_kv *kv)
 {
 	if (!kv->present)
 		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s}", "mib", r2(kv->k_bytes + kv->v_bytes), "k_mib",
+	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "mib", r2(kv->k_bytes + kv->v_bytes), "k_mib",
 			 r2(kv->k_bytes), "v_mib", r2(kv->v_bytes), "cells", (json_int_t)kv->cells, "layers",
 			 (json_int_t)kv->layers, "seqs", (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams,
-			 "k_type", kv->k_type, "v_type", kv->v_type);
+			 "k_type", kv->k_type, "v_type", kv->v_type, "devices", jdevs(p, kv->bufs, kv->n_bufs));
+}
+
+static json_t *jdevices(const struct plan *p)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		const struct plan_dev *d = &p->devs[i];
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:b,s:f,s:f,s:f,s:f,s:b}", "device", d->name,
+						   "profile", d->profile, "layers", (json_int_t)d->layers,
+						   "output_layer", d->output, "total_mib", r2(d->total),
+						   "addressable_mib", r2(d->addressable), "free_mib",
+						   round((double)d->free_bytes / (1024.0 * 1024.0) * 100) / 100,
+						   "slack_mib", r2(d->slack), "fits", d->fits));
+	}
+	return a;
 }
 
 static uint64_t bufs_sum(const struct plan_buf *b, unsigned n)
@@ -108,31 +141,50 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 				      cpu_features_format(&c->shape.cpu, feat, sizeof(feat)), "source",
 				      c->shape.cpu.source, "extra_buffers", c->shape.repack));
 	json_object_set_new(o, "model", jbufs(p->model, p->n_model));
-	json_object_set_new(o, "kv", jkv(&p->kv));
-	json_object_set_new(o, "kv_swa", jkv(&p->kv_swa));
+	json_object_set_new(o, "kv", jkv(p, &p->kv));
+	json_object_set_new(o, "kv_swa", jkv(p, &p->kv_swa));
 	if (p->rs.present)
 		json_object_set_new(o, "recurrent",
-				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i}", "mib", r2(p->rs.r_bytes + p->rs.s_bytes),
-					      "r_mib", r2(p->rs.r_bytes), "s_mib", r2(p->rs.s_bytes), "cells",
-					      (json_int_t)p->rs.cells, "layers", (json_int_t)p->rs.layers, "seqs",
-					      (json_int_t)p->rs.seqs, "rs_seq", (json_int_t)p->rs.rs_seq));
+				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o}", "mib",
+					      r2(p->rs.r_bytes + p->rs.s_bytes), "r_mib", r2(p->rs.r_bytes), "s_mib",
+					      r2(p->rs.s_bytes), "cells", (json_int_t)p->rs.cells, "layers",
+					      (json_int_t)p->rs.layers, "seqs", (json_int_t)p->rs.seqs, "rs_seq",
+					      (json_int_t)p->rs.rs_seq, "devices", jdevs(p, p->rs.bufs, p->rs.n_bufs)));
 	else
-		json_object_set_new(o, "recurrent", json_pack("{s:f,s:f,s:f}", "mib", 0.0, "r_mib", 0.0, "s_mib", 0.0));
-	json_t *dk = jkv(&p->draft_kv);
+		json_object_set_new(o, "recurrent",
+				    json_pack("{s:f,s:f,s:f,s:[]}", "mib", 0.0, "r_mib", 0.0, "s_mib", 0.0, "devices"));
+	json_t *dk = jkv(p, &p->draft_kv);
 	if (json_is_null(dk)) {
 		json_decref(dk);
-		dk = json_pack("{s:f}", "mib", 0.0);
+		dk = json_pack("{s:f,s:[]}", "mib", 0.0, "devices");
 	}
 	json_object_set_new(o, "draft_kv", dk);
 	json_object_set_new(o, "output_mib", json_real(r2(p->output_bytes + p->draft_output_bytes)));
+	json_object_set_new(o, "output",
+			    jone(p, p->output_buft, (int)p->n_cards, p->output_bytes + p->draft_output_bytes));
 	json_object_set_new(o, "compute", jbufs(p->compute, p->n_compute));
 	json_object_set_new(o, "draft_compute", jbufs(p->draft_compute, p->n_draft_compute));
+	int card = (int)p->side_dev;
 	json_object_set_new(o, "projector",
-			    json_pack("{s:f,s:f,s:f}", "mib", r2(p->projector_weights + p->projector_compute),
-				      "weights_mib", r2(p->projector_weights), "compute_mib",
-				      r2(p->projector_compute)));
+			    json_pack("{s:f,s:f,s:f,s:o}", "mib", r2(p->projector_weights + p->projector_compute),
+				      "weights_mib", r2(p->projector_weights), "compute_mib", r2(p->projector_compute),
+				      "devices",
+				      jone(p, p->devs[card].name, card, p->projector_weights + p->projector_compute)));
 	json_object_set_new(o, "lora_mib", json_real(r2(p->lora_bytes)));
+	json_object_set_new(o, "lora", jone(p, p->devs[card].name, card, p->lora_bytes));
 	json_object_set_new(o, "overhead_mib", json_real(r2(p->overhead_bytes)));
+	json_t *ov = json_array();
+	for (unsigned i = 0; i < p->n_cards; i++)
+		if (p->devs[i].overhead)
+			json_array_append_new(ov, json_pack("{s:s,s:f,s:s}", "device", p->devs[i].name, "mib",
+							    r2(p->devs[i].overhead), "on", p->devs[i].name));
+	json_object_set_new(o, "overhead", ov);
+	json_object_set_new(o, "devices", jdevices(p));
+	json_object_set_new(o, "offloaded", json_integer(p->offloaded));
+	json_object_set_new(o, "offloadable", json_integer(p->offloadable));
+	json_object_set_new(o, "kv_offload", json_boolean(p->kv_offload));
+	json_object_set_new(o, "pipeline_parallel", json_boolean(p->pipeline));
+	json_object_set_new(o, "overrides", json_integer(p->n_overrides));
 	json_object_set_new(o, "total_mib", json_real(r2(p->device_total)));
 	json_object_set_new(o, "host_mib", json_real(r2(p->host_total)));
 	json_object_set_new(o, "addressable_mib", json_real(r2(p->addressable)));
@@ -141,81 +193,133 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	return o;
 }
 
-static void row(const char *term, const char *buft, uint64_t bytes, int card, int cuda, const char *detail)
+/* The buffer column is as wide as the longest buffer name (an RPC
+ * server's is RPC0[host:port]); "on" names the device a line bills. */
+static int bw = 11;
+
+static void row(const struct plan *p, const char *term, const char *buft, uint64_t bytes, int dev, const char *detail)
 {
-	printf("%-14s %-11s %11.2f  %-4s %s\n", term, buft, plan_mib(bytes), cuda ? (card ? "card" : "host") : "",
-	       detail);
+	printf("%-14s %-*s %11.2f  %-*s %s\n", term, bw, buft, plan_mib(bytes), p->n_cards ? bw : 0,
+	       p->n_cards ? p->devs[dev].name : "", detail);
 }
 
-static void kv_row(const char *term, const char *buft, const struct plan_kv *kv, int cuda)
+static void bufs_rows(const struct plan *p, const char *term, const struct plan_buf *b, unsigned n, const char *detail)
+{
+	for (unsigned i = 0; i < n; i++)
+		row(p, term, b[i].buft, b[i].bytes, b[i].dev, detail);
+}
+
+/* One line per KV buffer, the cache's shape on the first. */
+static void kv_rows(const struct plan *p, const char *term, const struct plan_kv *kv)
 {
 	char d[256];
 	snprintf(d, sizeof(d), "%u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f", kv->cells, kv->layers,
 		 kv->seqs, kv->streams, kv->k_type, plan_mib(kv->k_bytes), kv->v_type, plan_mib(kv->v_bytes));
-	row(term, buft, kv->k_bytes + kv->v_bytes, 1, cuda, d);
+	for (unsigned i = 0; i < kv->n_bufs; i++)
+		row(p, term, kv->bufs[i].buft, kv->bufs[i].bytes, kv->bufs[i].dev, i == 0 ? d : "");
+}
+
+static void print_devices(const struct plan *p)
+{
+	printf("\n%-*s %-8s %6s %11s %11s %11s %9s  %s\n", bw, "device", "profile", "layers", "total", "addressable",
+	       "free", "slack", "");
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		const struct plan_dev *d = &p->devs[i];
+		char layers[16];
+		snprintf(layers, sizeof(layers), "%u%s", d->layers, d->output ? "+out" : "");
+		printf("%-*s %-8s %6s %11.2f %11.2f %11.2f %9.2f  %s\n", bw, d->name, d->profile, layers,
+		       plan_mib(d->total), plan_mib(d->addressable), (double)d->free_bytes / (1024.0 * 1024.0),
+		       plan_mib(d->slack), d->fits ? "fits" : "REFUSED (law M09)");
+	}
 }
 
 static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
 			const char *cal_text)
 {
 	const struct model *m = c->census->model;
-	int cuda = p->device->backend == DEVICE_CUDA;
-	const char *dbuf = cuda ? "CUDA0" : "CPU";
+	int cards = p->n_cards > 0;
+	int cuda = p->device->backend == DEVICE_CUDA && p->n_cards == 1;
 	char a[32];
+	bw = 11;
+	for (unsigned i = 0; i < p->n_devs; i++)
+		if ((int)strlen(p->devs[i].name) > bw)
+			bw = (int)strlen(p->devs[i].name);
 	printf("plan %s: %s (%s, %u blocks) on %s\n", ep->name, c->model_path, m->arch, m->n_layer_all,
 	       p->device->name);
-	printf("context: n_ctx %u = %u slot%s x n_ctx_seq %u%s%s\n\n", p->n_ctx, p->n_seq, p->n_seq == 1 ? "" : "s",
+	printf("context: n_ctx %u = %u slot%s x n_ctx_seq %u%s%s\n", p->n_ctx, p->n_seq, p->n_seq == 1 ? "" : "s",
 	       p->n_ctx_seq, c->shape.kv_unified ? " (unified)" : "",
 	       p->ctx_rounded ? " (the engine rounds CTX_SIZE to a whole number of padded slots)" : "");
-	if (!cuda) {
+	if (cards) {
+		printf("devices:");
+		for (unsigned i = 0; i < p->n_cards; i++)
+			printf("%s %s (%s)", i ? "," : "", p->devs[i].name, p->devs[i].profile);
+		printf("; offloaded %u/%u layers%s%s", p->offloaded, p->offloadable,
+		       p->kv_offload ? "" : "; KV and state on the CPU (KV_OFFLOAD=0)",
+		       p->pipeline ? "; pipeline parallelism (4 scheduler copies)" : "");
+		if (p->n_overrides)
+			printf("; %u override pattern%s", p->n_overrides, p->n_overrides == 1 ? "" : "s");
+		printf("\n");
+	}
+	printf("\n");
+	if (!p->n_cards || !p->devs[0].profile || strncmp(p->devs[0].name, "CUDA", 4) != 0) {
 		char f[128];
 		printf("cpu: %s (%s)%s\n\n", cpu_features_format(&c->shape.cpu, f, sizeof(f)), c->shape.cpu.source,
 		       c->shape.repack ? "" : "; REPACK=0: no extra buffers");
 	}
-	printf("%-14s %-11s %11s  %-4s %s\n", "term", "buffer", "MiB", cuda ? "on" : "", "detail");
-	for (unsigned i = 0; i < p->n_model; i++)
-		row("model", p->model[i].buft, p->model[i].bytes, p->model[i].on_device, cuda, "weights");
+	printf("%-14s %-*s %11s  %-*s %s\n", "term", bw, "buffer", "MiB", cards ? bw : 0, cards ? "on" : "", "detail");
+	bufs_rows(p, "model", p->model, p->n_model, "weights");
 	if (p->kv.present)
-		kv_row("kv", dbuf, &p->kv, cuda);
+		kv_rows(p, "kv", &p->kv);
 	if (p->kv_swa.present)
-		kv_row("kv_swa", dbuf, &p->kv_swa, cuda);
+		kv_rows(p, "kv_swa", &p->kv_swa);
 	if (p->rs.present) {
 		char d[256];
 		snprintf(d, sizeof(d),
 			 "%u cells, %u layers (%u recurrent), %u seqs %u rs_seq; R (f32) %.2f + S (f32) %.2f",
 			 p->rs.cells, p->rs.layers, p->rs.recurrent_layers, p->rs.seqs, p->rs.rs_seq,
 			 plan_mib(p->rs.r_bytes), plan_mib(p->rs.s_bytes));
-		row("recurrent", dbuf, p->rs.r_bytes + p->rs.s_bytes, 1, cuda, d);
+		for (unsigned i = 0; i < p->rs.n_bufs; i++)
+			row(p, "recurrent", p->rs.bufs[i].buft, p->rs.bufs[i].bytes, p->rs.bufs[i].dev,
+			    i == 0 ? d : "");
 	}
 	if (p->draft_kv.present)
-		kv_row("draft_kv", dbuf, &p->draft_kv, cuda);
-	row("output", cuda ? "CUDA_Host" : "CPU", p->output_bytes + p->draft_output_bytes, 0, cuda,
+		kv_rows(p, "draft_kv", &p->draft_kv);
+	int host = (int)p->n_cards;
+	row(p, "output", p->output_buft, p->output_bytes + p->draft_output_bytes, host,
 	    p->has_draft ? "logits, target + draft" : "logits");
 	for (unsigned i = 0; i < p->n_compute; i++)
-		row("compute", p->compute[i].buft, p->compute[i].bytes, p->compute[i].on_device, cuda,
+		row(p, "compute", p->compute[i].buft, p->compute[i].bytes,
+		    p->compute[i].on_device ? p->compute[i].dev : host,
 		    p->compute[i].calibrated ? "calibrated" : "modelled");
 	for (unsigned i = 0; i < p->n_draft_compute; i++)
-		row("draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes, p->draft_compute[i].on_device,
-		    cuda, p->draft_compute[i].calibrated ? "calibrated" : "modelled");
+		row(p, "draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes,
+		    p->draft_compute[i].on_device ? p->draft_compute[i].dev : host,
+		    p->draft_compute[i].calibrated ? "calibrated" : "modelled");
+	int card = (int)p->side_dev;
+	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
-		row("projector", dbuf, p->projector_weights + p->projector_compute, 1, cuda,
+		row(p, "projector", dbuf, p->projector_weights + p->projector_compute, card,
 		    p->projector_calibrated ? "weights + encoder compute calibrated (billed before launch, law M06)"
 					    : "weights + worst-case encoder compute (billed before launch, law M06)");
 	if (p->lora_bytes)
-		row("lora", dbuf, p->lora_bytes, 1, cuda, "adapter tensors");
-	if (p->overhead_bytes)
-		row("overhead", dbuf, p->overhead_bytes, 1, cuda,
-		    p->overhead_calibrated ? "runtime context (settled memory minus ledger)"
-					   : "runtime context (device profile)");
+		row(p, "lora", dbuf, p->lora_bytes, card, "adapter tensors");
+	for (unsigned i = 0; i < p->n_cards; i++)
+		if (p->devs[i].overhead)
+			row(p, "overhead", p->devs[i].name, p->devs[i].overhead, (int)i,
+			    p->overhead_calibrated ? "runtime context (settled memory minus ledger)"
+						   : "runtime context (device profile)");
 	if (cal_text && *cal_text)
 		printf("\n%s%s", cal_text, cal_text[strlen(cal_text) - 1] == '\n' ? "" : "\n");
-	printf("\n%-26s %11.2f  %s\n", cuda ? "total on the card" : "total", plan_mib(p->device_total),
-	       cuda ? "" : "(host memory)");
-	if (cuda)
-		printf("%-26s %11.2f\n", "host (not gated)", plan_mib(p->host_total));
+	if (cards && !cuda)
+		print_devices(p);
+	printf("\n%-26s %11.2f  %s\n", cards ? "total on the card" : "total", plan_mib(p->device_total),
+	       cards ? (cuda ? "" : p->devs[p->main_dev].name) : "(host memory)");
+	if (cards)
+		printf("%-26s %11.2f  %s\n", "host", plan_mib(p->host_total),
+		       p->devs[host].addressable ? "(held against the host's MemAvailable)" : "(host memory unknown)");
 	printf("%-26s %11.2f  %s\n", "addressable", plan_mib(p->addressable),
 	       c->extras.addressable_mib ? "(ADDRESSABLE_MIB)"
-	       : cuda			 ? "(profile)"
+	       : cards			 ? "(profile)"
 					 : "(host MemAvailable)");
 	printf("%-26s %11.2f\n", "free", (double)p->free_bytes / (1024.0 * 1024.0));
 	if (cuda) {
@@ -225,12 +329,18 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 			       "card free now", (long long)now);
 	}
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
-	if (p->fits)
+	if (p->fits) {
 		printf("\nverdict: fits, %s MiB above the slack band\n",
 		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)));
-	else
-		printf("\nverdict: refused: %.2f MiB free is below the %.2f MiB slack band (law M09)\n",
-		       (double)p->free_bytes / (1024.0 * 1024.0), plan_mib(p->slack));
+	} else {
+		for (unsigned i = 0; i < p->n_devs; i++)
+			if (!p->devs[i].fits)
+				printf("\nverdict: refused: %.2f MiB free on %s is below the %.2f MiB slack band (law "
+				       "M09)",
+				       (double)p->devs[i].free_bytes / (1024.0 * 1024.0), p->devs[i].name,
+				       plan_mib(p->devs[i].slack));
+		printf("\n");
+	}
 	(void)bufs_sum;
 }
 

@@ -63,6 +63,23 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	add2(a, "--batch-size", endpoint_value(ep, "BATCH_SIZE"));
 	add2(a, "--ubatch-size", endpoint_value(ep, "UBATCH_SIZE"));
 	add2(a, "--n-gpu-layers", endpoint_value(ep, "NGL"));
+	/* placement: --rpc registers its devices as it is parsed, so it comes
+	 * before an --override-tensor that names their buffers; the -ot
+	 * patterns come before --n-cpu-moe's (the first match wins) */
+	if (nonempty(endpoint_value(ep, "RPC")))
+		add2(a, "--rpc", endpoint_value(ep, "RPC"));
+	if (strcmp(endpoint_value(ep, "SPLIT_MODE"), "layer") != 0)
+		add2(a, "--split-mode", endpoint_value(ep, "SPLIT_MODE"));
+	if (nonempty(endpoint_value(ep, "TENSOR_SPLIT")))
+		add2(a, "--tensor-split", endpoint_value(ep, "TENSOR_SPLIT"));
+	if (nonempty(endpoint_value(ep, "OVERRIDE_TENSOR")))
+		add2(a, "--override-tensor", endpoint_value(ep, "OVERRIDE_TENSOR"));
+	if (strcmp(endpoint_value(ep, "N_CPU_MOE"), "0") != 0)
+		add2(a, "--n-cpu-moe", endpoint_value(ep, "N_CPU_MOE"));
+	if (endpoint_bool(ep, "KV_OFFLOAD", &flag, err))
+		goto fail;
+	if (!flag)
+		add(a, "--no-kv-offload");
 	if (endpoint_bool(ep, "REPACK", &flag, err))
 		goto fail;
 	if (!flag)

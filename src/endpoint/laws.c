@@ -160,6 +160,42 @@ static void law_values(const struct endpoint *ep, struct findings *out)
 	}
 }
 
+/* C02: the placement keys name devices, buffers, shares and patterns the
+ * engine has (place.c refuses what it would refuse or zealot cannot
+ * mirror); the finding names the key at fault. */
+static void law_placement(const struct endpoint *ep, struct findings *out)
+{
+	static const char *const keys[] = {"OVERRIDE_TENSOR", "TENSOR_SPLIT", "SPLIT_MODE", "DEVICES", "DEVICE", "RPC"};
+	struct place_request r = {0};
+	uint64_t v;
+	r.ngl = u64(ep, "NGL", &v) ? 0 : (uint32_t)v;
+	r.n_cpu_moe = u64(ep, "N_CPU_MOE", &v) || v > 4096 ? 0 : (uint32_t)v;
+	r.override_tensor = endpoint_value(ep, "OVERRIDE_TENSOR");
+	r.tensor_split = endpoint_value(ep, "TENSOR_SPLIT");
+	r.split_mode = endpoint_value(ep, "SPLIT_MODE");
+	r.rpc = endpoint_value(ep, "RPC");
+	r.devices = endpoint_value(ep, "DEVICES");
+	r.kv_offload = 1;
+	const struct device *main = device_find(val(ep, "DEVICE"));
+	if (!main)
+		return; /* shape_load names an unknown DEVICE */
+	char *err = NULL;
+	if (place_check(&r, main, &err)) {
+		const char *key = "DEVICES";
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			if (strncmp(err, keys[i], strlen(keys[i])) == 0 && err[strlen(keys[i])] == ':') {
+				key = keys[i];
+				break;
+			}
+		add(out, "C02", SEV_ERROR, ep, key, "correct the value (README: Placement across devices)", "%s", err);
+	}
+	free(err);
+	if (*val(ep, "DEVICES") && main->backend != DEVICE_CPU)
+		add(out, "C02", SEV_ERROR, ep, "DEVICES", "leave DEVICE at cpu, or drop DEVICES",
+		    "DEVICES lists every device and DEVICE names the card %s too: one of them would be ignored",
+		    main->name);
+}
+
 static void law_cache_types(const struct endpoint *ep, struct findings *out)
 {
 	static const char *const keys[] = {"CACHE_TYPE_K", "CACHE_TYPE_V", "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
@@ -814,6 +850,33 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 			    lc->adapter_base, base_name(c->model_path));
 		census_free(lc);
 	}
+	/* C02: placement keys that take nothing from this payload */
+	if (s->place.n_cpu_moe && !m->n_expert)
+		add(out, "C02", SEV_WARNING, ep, "N_CPU_MOE", "remove it: the payload is dense",
+		    "N_CPU_MOE=%u, but the payload has no experts: nothing moves", s->place.n_cpu_moe);
+	else if (s->place.n_cpu_moe > m->n_layer_all)
+		add(out, "C02", SEV_WARNING, ep, "N_CPU_MOE", "lower it to the block count",
+		    "N_CPU_MOE=%u but the payload has %u blocks", s->place.n_cpu_moe, m->n_layer_all);
+	if (s->place.override_tensor && *s->place.override_tensor) {
+		struct place_request rq = s->place;
+		rq.n_cpu_moe = 0;
+		rq.ngl = s->ngl;
+		struct placement pl;
+		if (place_make(&rq, c->dev, m, &pl, NULL) == 0) {
+			unsigned *hits = xcalloc(pl.n_over ? pl.n_over : 1, sizeof(*hits));
+			place_override_hits(&pl, c->model->g, hits);
+			for (unsigned i = 0; i < pl.n_over; i++)
+				if (!hits[i])
+					add(out, "C02", SEV_WARNING, ep, "OVERRIDE_TENSOR",
+					    "check the pattern against `zealot inspect`'s tensor names",
+					    "OVERRIDE_TENSOR's pattern %u places no tensor of this payload (an earlier "
+					    "pattern takes its matches, or none match)",
+					    i + 1);
+			free(hits);
+			place_release(&pl);
+		}
+	}
+
 	/* A08: the template's accepted reasoning_effort values */
 	if (cs->has_template && cs->tpl.n_effort) {
 		struct sb b = {0};
@@ -831,13 +894,20 @@ static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const 
 	if (!p)
 		return;
 	double free_mib = (double)p->free_bytes / (1024.0 * 1024.0);
-	if (!p->fits)
-		add(out, "M09", SEV_ERROR, ep, "CTX_SIZE",
-		    "shrink the pool, quantize the cache, disarm the drafter or lower UBATCH_SIZE (zealot plan shows "
-		    "each term)",
-		    "the plan leaves %.2f MiB free on %s, below the %.2f MiB slack band", free_mib, p->device->name,
-		    plan_mib(p->slack));
-	else if (c && c->shape.spec_mtp && p->has_draft) {
+	if (!p->fits) {
+		/* every device held to its own memory: one finding per device short of it */
+		for (unsigned i = 0; i < p->n_devs; i++) {
+			const struct plan_dev *d = &p->devs[i];
+			if (d->fits)
+				continue;
+			const char *where = p->n_cards ? d->name : p->device->name;
+			add(out, "M09", SEV_ERROR, ep, "CTX_SIZE",
+			    "shrink the pool, quantize the cache, disarm the drafter, lower UBATCH_SIZE or move layers "
+			    "(NGL, TENSOR_SPLIT, N_CPU_MOE; zealot plan shows each term per device)",
+			    "the plan leaves %.2f MiB free on %s, below the %.2f MiB slack band",
+			    (double)d->free_bytes / (1024.0 * 1024.0), where, plan_mib(d->slack));
+		}
+	} else if (c && c->shape.spec_mtp && p->has_draft) {
 		uint64_t draft = p->draft_kv.k_bytes + p->draft_kv.v_bytes;
 		for (unsigned i = 0; i < p->n_draft_compute; i++)
 			draft += p->draft_compute[i].bytes;
@@ -864,6 +934,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_c02(ep, out);
 		law_values(ep, out);
 		law_cache_types(ep, out);
+		law_placement(ep, out);
 		law_shape(ep, out);
 		law_runtime(ep, out);
 	}

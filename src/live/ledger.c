@@ -40,14 +40,16 @@ static uint32_t u32_after(const char *s, const char *needle, int *ok)
 	return *ok ? (uint32_t)v : 0;
 }
 
-/* The buffer-type word just before `marker` ("   CUDA0 KV buffer size"). */
+/* The buffer-type word just before `marker` ("   CUDA0 KV buffer size",
+ * "RPC0[127.0.0.1:50061] model buffer size": a name may hold a colon, never
+ * a blank; the engine prints "func: %12s"). */
 static void buft_before(const char *line, const char *marker_pos, char *out, size_t n)
 {
 	const char *e = marker_pos;
 	while (e > line && e[-1] == ' ')
 		e--;
 	const char *b = e;
-	while (b > line && b[-1] != ' ' && b[-1] != ':')
+	while (b > line && b[-1] != ' ')
 		b--;
 	size_t len = (size_t)(e - b);
 	if (len >= n)
@@ -252,6 +254,18 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		*swa_next = 0;
 		return;
 	}
+	if (strstr(line, "llama_kv_cache:")) {
+		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
+		if (buffer_line(line, " KV buffer size", kv->bufs, &kv->n_bufs, 0)) {
+			l->recognised++;
+			return;
+		}
+	}
+	if (strstr(line, "llama_memory_recurrent:") &&
+	    buffer_line(line, " RS buffer size", (*cur)->rs.bufs, &(*cur)->rs.n_bufs, 0)) {
+		l->recognised++;
+		return;
+	}
 	if (strstr(line, "llama_kv_cache: size =")) {
 		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
 		if (kv_line(line, kv))
@@ -366,10 +380,10 @@ static json_t *jkv(const struct ledger_kv *kv)
 {
 	if (!kv->present)
 		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
+	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "mib", kv->mib, "k_mib", kv->k_mib, "v_mib",
 			 kv->v_mib, "cells", (json_int_t)kv->cells, "layers", (json_int_t)kv->layers, "seqs",
 			 (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams, "k_type", kv->k_type, "v_type",
-			 kv->v_type);
+			 kv->v_type, "devices", jbufs(kv->bufs, kv->n_bufs));
 }
 
 static json_t *jctx(const struct ledger_ctx *c)
@@ -385,10 +399,11 @@ static json_t *jctx(const struct ledger_ctx *c)
 	json_object_set_new(o, "kv_swa", jkv(&c->kv_swa));
 	if (c->rs.present)
 		json_object_set_new(o, "recurrent",
-				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i}", "mib", c->rs.mib, "r_mib", c->rs.r_mib,
-					      "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells, "layers",
-					      (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs, "rs_seq",
-					      (json_int_t)c->rs.rs_seq));
+				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o}", "mib", c->rs.mib, "r_mib",
+					      c->rs.r_mib, "s_mib", c->rs.s_mib, "cells", (json_int_t)c->rs.cells,
+					      "layers", (json_int_t)c->rs.layers, "seqs", (json_int_t)c->rs.seqs,
+					      "rs_seq", (json_int_t)c->rs.rs_seq, "devices",
+					      jbufs(c->rs.bufs, c->rs.n_bufs)));
 	else
 		json_object_set_new(o, "recurrent", json_null());
 	json_object_set_new(o, "output", jbufs(c->output, c->n_output));

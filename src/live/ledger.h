@@ -15,10 +15,10 @@
 
 #include "../plan/cpu.h"
 
-#define LEDGER_MAX_BUFS 6
+#define LEDGER_MAX_BUFS 12
 
 struct ledger_buf {
-	char buft[24];
+	char buft[48]; /* the engine's buffer name: CPU_Mapped, CUDA0, RPC0[127.0.0.1:50061] */
 	double mib;
 };
 
@@ -27,12 +27,16 @@ struct ledger_kv {
 	double mib, k_mib, v_mib;
 	uint32_t cells, layers, seqs, streams;
 	char k_type[16], v_type[16];
+	struct ledger_buf bufs[LEDGER_MAX_BUFS]; /* "KV buffer size" per buffer */
+	unsigned n_bufs;
 };
 
 struct ledger_rs {
 	int present;
 	double mib, r_mib, s_mib;
 	uint32_t cells, layers, seqs, rs_seq;
+	struct ledger_buf bufs[LEDGER_MAX_BUFS]; /* "RS buffer size" per buffer */
+	unsigned n_bufs;
 };
 
 struct ledger_ctx {

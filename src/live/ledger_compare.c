@@ -44,6 +44,9 @@ static void compare_count(struct ledger_comparison *c, const char *term, const c
 	c->v[c->n - 1].count = 1;
 }
 
+static void compare_bufs(struct ledger_comparison *c, const char *term, const struct plan_buf *pb, unsigned pn,
+			 const struct ledger_buf *lb, unsigned ln, int exact);
+
 static void compare_kv(struct ledger_comparison *c, const char *term, const struct plan_kv *p,
 		       const struct ledger_kv *l)
 {
@@ -56,6 +59,9 @@ static void compare_kv(struct ledger_comparison *c, const char *term, const stru
 	compare_count(c, term, "layers", p->layers, l->layers);
 	compare_count(c, term, "seqs", p->seqs, l->seqs);
 	compare_count(c, term, "streams", p->streams, l->streams);
+	/* per device: the "KV buffer size" lines (older logs lack them) */
+	if (l->n_bufs)
+		compare_bufs(c, term, p->bufs, p->n_bufs, l->bufs, l->n_bufs, 1);
 }
 
 static double buf_of(const struct ledger_buf *b, unsigned n, const char *buft)
@@ -95,9 +101,15 @@ void ledger_compare(const struct plan *p, const struct ledger *l, struct ledger_
 		compare(c, "recurrent", "s_mib", plan_mib(p->rs.s_bytes), l->target.rs.s_mib, 1);
 		compare_count(c, "recurrent", "cells", p->rs.cells, l->target.rs.cells);
 		compare_count(c, "recurrent", "rs_seq", p->rs.rs_seq, l->target.rs.rs_seq);
+		if (l->target.rs.n_bufs)
+			compare_bufs(c, "recurrent", p->rs.bufs, p->rs.n_bufs, l->target.rs.bufs, l->target.rs.n_bufs,
+				     1);
 	}
 	compare_kv(c, "draft_kv", &p->draft_kv, &l->draft.kv);
 	compare(c, "output", "target", plan_mib(p->output_bytes), ledger_sum(l->target.output, l->target.n_output), 1);
+	/* the output buffer's type: the output layer's device's pinned host type, or CPU */
+	if (l->target.n_output && strcmp(l->target.output[0].buft, p->output_buft) != 0)
+		compare(c, "output", p->output_buft, plan_mib(p->output_bytes), 0, 1);
 	if (p->has_draft || l->draft.n_output)
 		compare(c, "output", "draft", plan_mib(p->draft_output_bytes),
 			ledger_sum(l->draft.output, l->draft.n_output), 1);

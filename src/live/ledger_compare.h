@@ -18,7 +18,7 @@
 
 struct ledger_row {
 	const char *term; /* "kv", "model", "context" ... (static) */
-	char part[24];	  /* "k_mib", "cells", a buffer type ... */
+	char part[48];	  /* "k_mib", "cells", a buffer type (RPC0[127.0.0.1:50061]) ... */
 	double plan, ledger, diff, error_pct;
 	int exact, match;
 	int count; /* a count (cells, layers, n_ctx), not MiB */

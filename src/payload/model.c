@@ -351,6 +351,11 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 		m->n_kind[k]++;
 	}
 
+	if (get_u32(g, m, "expert_count", &m->n_expert, err) ||
+	    get_u32(g, m, "expert_used_count", &m->n_expert_used, err) ||
+	    get_u32(g, m, "expert_feed_forward_length", &m->n_ff_exp, err))
+		goto fail;
+
 	const struct gguf_kv *kv;
 	m->rope_freq_base = 10000.0;
 	gguf_kv_f64(akey(g, m, "rope.freq_base"), &m->rope_freq_base);

@@ -61,6 +61,10 @@ struct model {
 	uint32_t rope_sections[4];
 	int has_rope_sections;
 
+	/* mixture of experts (0 when dense): expert_count, expert_used_count,
+	 * expert_feed_forward_length (0: the engine's n_ff / n_expert_used) */
+	uint32_t n_expert, n_expert_used, n_ff_exp;
+
 	/* MTP */
 	uint32_t mtp_tensors; /* count of blk.N.nextn.* tensors */
 	uint32_t mtp_blocks;  /* distinct N among them */

@@ -16,7 +16,7 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe"};
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -26,7 +26,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3)", arch);
+		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe)", arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -54,6 +54,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "qwen3moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
 	}
 	if (!s->rope_dims)
 		s->rope_dims = s->head_dim;
@@ -136,6 +140,9 @@ static const struct key keys[] = {
     {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
     {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
     {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
+    {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
+    {"experts_used", offsetof(struct synth_spec, n_expert_used), 0, "qwen3moe: experts each token uses"},
+    {"ff_exp", offsetof(struct synth_spec, n_ff_exp), 0, "qwen3moe: an expert's feed-forward width"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -232,8 +239,11 @@ static int validate(const struct synth_spec *s, char **err)
 	} else if (s->n_nextn) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
-	if (strcmp(s->arch, "llama") == 0 && s->rope_dims != s->head_dim)
-		return errorf(err, "llama requires rope_dims == head_dim");
+	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
+		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
+	if (strcmp(s->arch, "qwen3moe") == 0 &&
+	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
+		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
@@ -464,6 +474,43 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Qwen3-MoE (src/models/qwen3moe.cpp): q/k-normed attention and, in place
+ * of the FFN, a router and three expert stacks [in, out, experts]. */
+static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n)
+{
+	char nm[64];
+	blkname(nm, sizeof(nm), il, suffix);
+	const struct ggml_type_info *ti = ggml_type_get(t->wtype);
+	uint32_t blck = ti ? ti->blck : CUSTOM_BLCK;
+	if (ne0 % blck && !t->bad) {
+		struct sb b = {0};
+		sb_addf(&b, "type=%s: tensor '%s' would have %llu elements per row, not a multiple of its block of %u",
+			ti ? ti->name : "custom", nm, (unsigned long long)ne0, blck);
+		t->bad = sb_detach(&b);
+	}
+	uint64_t ne[3] = {ne0, ne1, n};
+	gw_tensor(t->w, nm, 3, ne, t->wtype, bytes_of(t->wtype, ne0 * ne1) * n);
+}
+
+static void tensors_qwen3moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		/* the router stays f32, as converted MoE payloads ship it */
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	}
+}
+
 /* --- tokenizer and template ------------------------------------------- */
 
 static const char *const specials[] = {
@@ -645,6 +692,14 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 			gw_u32(&w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "qwen3moe") == 0) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(&w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(&w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(&w, k, s->n_ff_exp);
+	}
 	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(&w, k, s->n_swa);
@@ -662,6 +717,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_llama(&t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(&t, s);
+	else if (strcmp(s->arch, "qwen3moe") == 0)
+		tensors_qwen3moe(&t, s);
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct synth_spec {
-	char arch[32]; /* "llama", "qwen35", "gemma3" */
+	char arch[32]; /* "llama", "qwen35", "gemma3", "qwen3moe" */
 	char name[64];
 	uint32_t n_layer; /* trunk layers (block_count minus nextn) */
 	uint32_t n_nextn; /* declared MTP blocks (nextn_predict_layers) */
@@ -19,10 +19,11 @@ struct synth_spec {
 	uint32_t rope_dims;
 	uint32_t interval; /* qwen35: a full-attention layer every N */
 	uint32_t ssm_conv, ssm_state, ssm_groups, ssm_dt_rank;
-	uint32_t n_swa, swa_pattern; /* gemma3 */
-	uint32_t wtype;		     /* ggml type id of the weight matrices */
-	int efforts;		     /* template restricts reasoning_effort */
-	uint32_t n_split;	     /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
+	uint32_t n_swa, swa_pattern;		    /* gemma3 */
+	uint32_t n_expert, n_expert_used, n_ff_exp; /* qwen3moe */
+	uint32_t wtype;				    /* ggml type id of the weight matrices */
+	int efforts;				    /* template restricts reasoning_effort */
+	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

@@ -12,6 +12,7 @@
 
 struct plan;
 struct plan_shape;
+struct placement;
 struct memo;
 
 struct compute_input {
@@ -19,10 +20,13 @@ struct compute_input {
 	const struct plan_shape *s;
 	const struct plan *p;
 	const struct device *dev;
-	struct memo *memo; /* NULL: replay every graph (see memo.h) */
+	const struct placement *pl; /* where weights and caches live (place.h) */
+	const struct gguf *gg;	    /* the payload's header: weight sizes */
+	struct memo *memo;	    /* NULL: replay every graph (see memo.h) */
 };
 
-/* Fill p->compute (and p->draft_compute when a drafter is armed). */
+/* Fill p->compute (and p->draft_compute when a drafter is armed): one
+ * buffer per backend that allocates, devices first, then the CPU's. */
 void compute_model(const struct compute_input *in, struct plan *p);
 
 /* Worst-case encoder compute of a projector, from its clip.* metadata. */

@@ -25,6 +25,8 @@ const struct device device_profiles[] = {
     {"a100-80g", DEVICE_CUDA, 81920, 80990, 387, "derived from the 3090", 2039},
     {"l40s", DEVICE_CUDA, 46068, 45530, 387, "derived from the 3090", 864},
     {"h100-80g", DEVICE_CUDA, 81559, 80800, 387, "derived from the 3090", 3350},
+    {"rpc", DEVICE_RPC, 0, 0, 0,
+     "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)", 0},
 };
 const unsigned device_n_profiles = ARRAY_SIZE(device_profiles);
 
@@ -36,8 +38,15 @@ const struct device *device_find(const char *name)
 	return NULL;
 }
 
+/* Read once per process: every plan a command makes holds the host to
+ * the same figure (a solver's thousand candidate plans must agree). */
 uint64_t device_host_available_mib(void)
 {
+	static int done;
+	static uint64_t mib;
+	if (done)
+		return mib;
+	done = 1;
 	FILE *f = fopen("/proc/meminfo", "r");
 	if (!f)
 		return 0;
@@ -51,7 +60,8 @@ uint64_t device_host_available_mib(void)
 		}
 	}
 	fclose(f);
-	return kib / 1024;
+	mib = kib / 1024;
+	return mib;
 }
 
 int64_t device_nvidia_free_mib(void)

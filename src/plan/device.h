@@ -14,13 +14,15 @@
 enum device_backend {
 	DEVICE_CPU,  /* everything in host memory */
 	DEVICE_CUDA, /* offloaded buffers on the card, the rest host */
+	DEVICE_RPC,  /* an rpc-server (ggml-rpc-server) on a CPU backend: a
+		      * GPU-class device to the engine, CPU-class buffers */
 };
 
 struct device {
 	const char *name;
 	enum device_backend backend;
 	uint64_t advertised_mib;
-	uint64_t addressable_mib; /* 0 for cpu: read from the host */
+	uint64_t addressable_mib; /* 0 for cpu and rpc: read from the host */
 	uint64_t overhead_mib;	  /* runtime context once the engine runs */
 	const char *note;
 	unsigned bandwidth_gbs; /* published memory bandwidth, GB/s (decode, law A06); 0 unknown */

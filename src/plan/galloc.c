@@ -28,6 +28,7 @@ static int add_tensor(struct ga_graph *g)
 	struct ga_tensor *t = &g->t[g->n];
 	memset(t, 0, sizeof(*t));
 	t->view_src = -1;
+	t->force = -1;
 	return g->n++;
 }
 
@@ -44,6 +45,15 @@ int ga_external(struct ga_graph *g)
 {
 	int i = add_tensor(g);
 	g->t[i].external = 1;
+	return i;
+}
+
+int ga_held(struct ga_graph *g, int home, int weight, uint64_t bytes)
+{
+	int i = ga_external(g);
+	g->t[i].home = home;
+	g->t[i].weight = (uint8_t)weight;
+	g->t[i].bytes = bytes;
 	return i;
 }
 
@@ -88,11 +98,14 @@ static int root_of(const struct ga_graph *g, int i)
 	return i;
 }
 
-int ga_view(struct ga_graph *g, int src)
+int ga_view_n(struct ga_graph *g, int src, uint64_t bytes)
 {
 	int i = add_tensor(g);
 	struct ga_tensor *t = &g->t[i];
 	t->is_view = 1;
+	t->view_op = 1;
+	t->type = 8; /* a copy of a view never matches a layout */
+	t->bytes = bytes;
 	/* ggml views point at the tensor that owns the data */
 	t->view_src = root_of(g, src);
 	t->src[0] = src;
@@ -101,9 +114,18 @@ int ga_view(struct ga_graph *g, int src)
 	return i;
 }
 
+int ga_view(struct ga_graph *g, int src)
+{
+	return ga_view_n(g, src, g->t[src].bytes);
+}
+
 int ga_sink(struct ga_graph *g, const int *srcs)
 {
-	int dst = ga_external(g);
+	return ga_sink_to(g, ga_external(g), srcs);
+}
+
+int ga_sink_to(struct ga_graph *g, int dst, const int *srcs)
+{
 	int i = add_tensor(g);
 	struct ga_tensor *t = &g->t[i];
 	t->is_view = 1;
@@ -206,7 +228,7 @@ static int same_layout(const struct ga_tensor *a, const struct ga_tensor *b)
  * stderr, in the shape of an instrumented ggml-alloc's, for diffing. */
 static int trace;
 
-static void allocate(struct ga_graph *g, struct dyn *d, int i)
+static void allocate(struct ga_graph *g, struct dyn *dd, int i)
 {
 	struct ga_tensor *t = &g->t[i];
 	if (t->allocated || t->external || t->is_view)
@@ -222,6 +244,7 @@ static void allocate(struct ga_graph *g, struct dyn *d, int i)
 				continue;
 			if (p->n_children == 1 && p->n_views == 0) {
 				t->offset = p->offset;
+				t->buf = p->buf;
 				if (trace)
 					fprintf(stderr, "GA inplace #%d <- #%d off=%llu\n", i, t->src[s],
 						(unsigned long long)t->offset);
@@ -230,6 +253,7 @@ static void allocate(struct ga_graph *g, struct dyn *d, int i)
 			}
 		}
 	}
+	struct dyn *d = &dd[t->buf];
 	t->offset = dyn_alloc(d, t->bytes);
 	if (trace)
 		fprintf(stderr, "GA alloc #%d [%lld,%lld,%lld,%lld] size=%llu off=%llu max=%llu\n", i,
@@ -238,11 +262,12 @@ static void allocate(struct ga_graph *g, struct dyn *d, int i)
 			(unsigned long long)d->max_size);
 }
 
-static void release(struct ga_graph *g, struct dyn *d, int i)
+static void release(struct ga_graph *g, struct dyn *dd, int i)
 {
 	struct ga_tensor *t = &g->t[i];
 	if (t->output)
 		return;
+	struct dyn *d = &dd[t->buf];
 	if (trace)
 		fprintf(stderr, "GA free #%d off=%llu size=%llu\n", i, (unsigned long long)t->offset,
 			(unsigned long long)align_up(t->bytes, d->align));
@@ -250,29 +275,45 @@ static void release(struct ga_graph *g, struct dyn *d, int i)
 	t->allocated = 0;
 }
 
-uint64_t ga_run(struct ga_graph *g, uint64_t alignment)
+void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t *sizes)
 {
 	trace = getenv("ZEALOT_GA_TRACE") != NULL;
-	struct dyn d = {.n = 1, .off = {0}, .size = {UINT64_MAX / 2}, .max_size = 0, .align = alignment};
+	struct dyn *d = xcalloc((size_t)n_buf, sizeof(*d));
+	for (int b = 0; b < n_buf; b++) {
+		d[b].n = 1;
+		d[b].size[0] = UINT64_MAX / 2;
+		d[b].align = alignment[b];
+	}
 	for (int i = 0; i < g->n; i++) {
 		g->t[i].n_children = g->t[i].n_views = g->t[i].allocated = 0;
 		g->t[i].offset = 0;
 	}
 	for (int k = 0; k < g->n_leafs; k++)
-		allocate(g, &d, g->leafs[k]);
+		allocate(g, d, g->leafs[k]);
 	for (int k = 0; k < g->n_nodes; k++) {
 		struct ga_tensor *t = &g->t[g->nodes[k]];
-		if (t->is_view && t->view_src >= 0)
+		/* the scheduler's dependency views (op NONE) count no view */
+		if (t->is_view && t->view_src >= 0 && !t->dep)
 			g->t[t->view_src].n_views++;
-		for (int s = 0; s < t->n_src; s++)
+		if (t->input)
+			allocate(g, d, g->nodes[k]);
+		for (int s = 0; s < t->n_src; s++) {
 			g->t[t->src[s]].n_children++;
+			if (g->t[t->src[s]].input)
+				allocate(g, d, t->src[s]);
+		}
 	}
 	for (int k = 0; k < g->n_nodes; k++) {
 		int i = g->nodes[k];
 		struct ga_tensor *t = &g->t[i];
-		for (int s = 0; s < t->n_src; s++)
-			allocate(g, &d, t->src[s]);
-		allocate(g, &d, i);
+		for (int s = 0; s < t->n_src; s++) {
+			/* parents not yet placed take this node's buffer */
+			struct ga_tensor *p = &g->t[t->src[s]];
+			if (!p->allocated && !p->external && !p->is_view)
+				p->buf = t->buf;
+			allocate(g, d, t->src[s]);
+		}
+		allocate(g, d, i);
 		for (int s = 0; s < t->n_src; s++) {
 			struct ga_tensor *p = &g->t[t->src[s]];
 			p->n_children--;
@@ -282,11 +323,22 @@ uint64_t ga_run(struct ga_graph *g, uint64_t alignment)
 				struct ga_tensor *v = &g->t[p->view_src];
 				v->n_views--;
 				if (v->n_views == 0 && v->n_children == 0 && v->allocated)
-					release(g, &d, p->view_src);
+					release(g, d, p->view_src);
 			} else if (p->allocated) {
-				release(g, &d, t->src[s]);
+				release(g, d, t->src[s]);
 			}
 		}
 	}
-	return d.max_size;
+	for (int b = 0; b < n_buf; b++)
+		sizes[b] = d[b].max_size;
+	free(d);
+}
+
+uint64_t ga_run(struct ga_graph *g, uint64_t alignment)
+{
+	for (int i = 0; i < g->n; i++)
+		g->t[i].buf = 0;
+	uint64_t size;
+	ga_run_n(g, 1, &alignment, &size);
+	return size;
 }

@@ -15,10 +15,15 @@
 
 #include <stdint.h>
 
-#define GA_MAX_SRC 6
+#define GA_MAX_SRC 10
+
+/* The ops the scheduler tells apart (ggml-backend.cpp): ROPE and
+ * FLASH_ATTN_EXT never follow their weights; a device's offload_op reads
+ * the batch from MUL_MAT (ne1), MUL_MAT_ID (ne2), GET_ROWS (none). */
+enum ga_op_kind { GA_OP_OTHER = 0, GA_OP_ROPE, GA_OP_FA, GA_OP_MUL_MAT, GA_OP_MUL_MAT_ID, GA_OP_GET_ROWS };
 
 struct ga_tensor {
-	uint64_t bytes;
+	uint64_t bytes; /* views: the bytes they span (what a copy of them allocates) */
 	int64_t ne[4];
 	uint8_t type;	  /* 0 f32, 1 f16, 2 i32, 3 i64 (only compared for layout) */
 	uint8_t input;	  /* a graph input: allocated before any node */
@@ -26,9 +31,16 @@ struct ga_tensor {
 	uint8_t external; /* lives in another buffer (weights, caches) */
 	uint8_t inplace;  /* the op may reuse a parent's memory */
 	uint8_t is_view;
-	int view_src; /* for views: the tensor viewed, or -1 */
+	uint8_t view_op; /* VIEW/RESHAPE/PERMUTE/TRANSPOSE (not a sink, which is an op) */
+	uint8_t dep;	 /* the scheduler's dependency view (op NONE): counts no view */
+	uint8_t weight;	 /* an external in a weights buffer (not a cache) */
+	uint8_t op;	 /* enum ga_op_kind */
+	int view_src;	 /* for views: the tensor viewed, or -1 */
 	int src[GA_MAX_SRC];
 	int n_src;
+	int home;  /* externals: the backend whose buffer holds it (0 when unplaced) */
+	int force; /* a backend the graph assigns (ggml_backend_sched_set_tensor_backend), -1 none */
+	int buf;   /* the backend buffer it is allocated in */
 	/* allocator state */
 	int n_children, n_views, allocated;
 	uint64_t offset;
@@ -59,8 +71,21 @@ int ga_view(struct ga_graph *g, int src);
 /* An op whose result is a view of an external tensor (set_rows into a
  * cache, cpy into a state): allocates nothing, consumes srcs. */
 int ga_sink(struct ga_graph *g, const int *srcs);
+/* The same into a given external (a cache held by a backend). */
+int ga_sink_to(struct ga_graph *g, int dst, const int *srcs);
 
 /* Replay the allocator with the given alignment; returns the buffer size. */
 uint64_t ga_run(struct ga_graph *g, uint64_t alignment);
+
+/* The same over several buffers (one per backend): every tensor is
+ * allocated in its t->buf; leafs come first, in g->leafs order.
+ * sizes[n_buf] receives each buffer's high-water mark. */
+void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t *sizes);
+
+/* A view of src spanning `bytes` (what ggml_nbytes gives for its strides). */
+int ga_view_n(struct ga_graph *g, int src, uint64_t bytes);
+/* A weight or cache held in backend `home`'s buffer; `weight` says whether
+ * the buffer holds weights (the scheduler follows those). */
+int ga_held(struct ga_graph *g, int home, int weight, uint64_t bytes);
 
 #endif

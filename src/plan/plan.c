@@ -64,13 +64,55 @@ static void derive_context(const struct plan_shape *s, struct plan *p)
 	p->n_ctx = (uint32_t)n_ctx;
 }
 
-static void kv_add_layer(struct plan_kv *kv, const struct ggml_type_info *tk, const struct ggml_type_info *tv,
-			 uint32_t k_width, uint32_t v_width, int has_v)
+/* The plan.devs index a placement device (or the host) bills. */
+static int bill_index(const struct plan *p, int d)
 {
+	return d < 0 ? (int)p->n_cards : d;
+}
+
+static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *buft, int dev);
+
+/* One cache tensor (ne0 = width, the rest cells x streams) into the buffer
+ * of the device holding layer il: its allocation size on that buffer type
+ * (a CUDA buffer pads a quantized row to 512 elements once per tensor,
+ * then to 128 bytes; CPU and an rpc-server's CPU backend to 32). */
+static void cache_tensor(struct plan_buf *bufs, unsigned *n, const struct plan *p, const struct placement *pl, int d,
+			 const struct ggml_type_info *t, uint32_t width, uint64_t bytes)
+{
+	int cuda = d >= 0 && pl->dev[d].profile->backend == DEVICE_CUDA;
+	if (cuda && t->blck > 1 && width % 512)
+		bytes += ggml_row_bytes(t, 512 - width % 512);
+	bytes = PAD(bytes, cuda ? 128 : 32);
+	struct plan_buf *b = buf_get(bufs, n, d < 0 ? "CPU" : pl->dev[d].name, bill_index(p, d));
+	b->bytes += bytes;
+	b->on_device = d >= 0;
+}
+
+static void kv_add_layer(struct plan_kv *kv, const struct plan *p, const struct placement *pl, uint32_t il,
+			 const struct ggml_type_info *tk, const struct ggml_type_info *tv, uint32_t k_width,
+			 uint32_t v_width, int has_v)
+{
+	int d = place_cache(pl, il);
+	uint64_t kb = ggml_row_bytes(tk, k_width) * (uint64_t)kv->cells * kv->streams;
 	kv->layers++;
-	kv->k_bytes += ggml_row_bytes(tk, k_width) * (uint64_t)kv->cells * kv->streams;
-	if (has_v)
-		kv->v_bytes += ggml_row_bytes(tv, v_width) * (uint64_t)kv->cells * kv->streams;
+	kv->k_bytes += kb;
+	cache_tensor(kv->bufs, &kv->n_bufs, p, pl, d, tk, k_width, kb);
+	if (has_v) {
+		uint64_t vb = ggml_row_bytes(tv, v_width) * (uint64_t)kv->cells * kv->streams;
+		kv->v_bytes += vb;
+		cache_tensor(kv->bufs, &kv->n_bufs, p, pl, d, tv, v_width, vb);
+	}
+}
+
+/* The engine keeps one context per buffer type in a map ordered by name. */
+static void sort_by_name(struct plan_buf *b, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && strcmp(b[j].buft, b[j - 1].buft) < 0; j--) {
+			struct plan_buf t = b[j];
+			b[j] = b[j - 1];
+			b[j - 1] = t;
+		}
 }
 
 static void kv_init(struct plan_kv *kv, uint32_t cells, const struct plan *p, int unified,
@@ -95,7 +137,8 @@ static uint32_t v_width_max(const struct model *m)
 	return w;
 }
 
-static void plan_kv_caches(const struct model *m, const struct plan_shape *s, struct plan *p)
+static void plan_kv_caches(const struct model *m, const struct plan_shape *s, const struct placement *pl,
+			   struct plan *p)
 {
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	int hybrid = m->n_kind[LAYER_RECURRENT] > 0;
@@ -123,9 +166,11 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, st
 		uint32_t kw = model_n_embd_k_gqa(m, il);
 		uint32_t vw = s->flash_attn ? model_n_embd_v_gqa(m, il) : vmax;
 		struct plan_kv *kv = (k == LAYER_SWA && has_swa) ? &p->kv_swa : &p->kv;
-		kv_add_layer(kv, s->type_k, s->type_v, kw, vw, !is_mla);
+		kv_add_layer(kv, p, pl, il, s->type_k, s->type_v, kw, vw, !is_mla);
 	}
 	p->kv.present = p->kv.layers > 0;
+	sort_by_name(p->kv.bufs, p->kv.n_bufs);
+	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);
 	(void)n_layer;
 
 	/* The MTP draft context: the target's pool again, nextn layers only,
@@ -135,13 +180,16 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, st
 		kv_init(&p->draft_kv, p->n_ctx_seq, p, s->kv_unified, s->draft_k, s->draft_v);
 		for (uint32_t il = n_layer; il < m->n_layer_all; il++) {
 			uint32_t vw = s->flash_attn ? model_n_embd_v_gqa(m, il) : vmax;
-			kv_add_layer(&p->draft_kv, s->draft_k, s->draft_v, model_n_embd_k_gqa(m, il), vw, !is_mla);
+			kv_add_layer(&p->draft_kv, p, pl, il, s->draft_k, s->draft_v, model_n_embd_k_gqa(m, il), vw,
+				     !is_mla);
 		}
 		p->draft_kv.present = 1;
+		sort_by_name(p->draft_kv.bufs, p->draft_kv.n_bufs);
 	}
 }
 
-static void plan_recurrent(const struct model *m, const struct plan_shape *s, struct plan *p)
+static void plan_recurrent(const struct model *m, const struct plan_shape *s, const struct placement *pl,
+			   struct plan *p)
 {
 	uint32_t n_recr = m->n_kind[LAYER_RECURRENT];
 	if (!n_recr)
@@ -157,6 +205,16 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, st
 	uint64_t rows = (uint64_t)rs->cells * (1 + rs->rs_seq);
 	rs->r_bytes = (uint64_t)n_recr * m->n_embd_r * 4 * rows;
 	rs->s_bytes = (uint64_t)n_recr * m->n_embd_s * 4 * rows;
+	/* per layer, on its layer's device (llama_memory_recurrent) */
+	const struct ggml_type_info *f32 = ggml_type_by_name("f32");
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		if (m->kind[il] != LAYER_RECURRENT)
+			continue;
+		int d = place_cache(pl, il);
+		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_r, m->n_embd_r * 4 * rows);
+		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_s, m->n_embd_s * 4 * rows);
+	}
+	sort_by_name(rs->bufs, rs->n_bufs);
 }
 
 /* Which layer a tensor belongs to: 0..n-1 for blk.N, -1 input, n output. */
@@ -168,22 +226,26 @@ static int64_t tensor_layer(const char *name, uint32_t n_layer_all)
 		if (end != name + 4 && *end == '.' && il < n_layer_all)
 			return (int64_t)il;
 	}
-	if (strncmp(name, "token_embd", 10) == 0)
-		return -1;
+	/* the input layer (LLM_TENSOR_LAYER_INPUT) */
+	static const char *const input[] = {"token_embd.", "token_embd_norm.", "position_embd.", "token_types.",
+					    "per_layer_token_embd."};
+	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
+		if (strncmp(name, input[i], strlen(input[i])) == 0)
+			return -1;
 	return n_layer_all;
 }
 
-static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *buft, int on_device)
+/* bufs holds PLAN_MAX_BUFS (model, compute) or PLAN_MAX_DEVS (caches)
+ * entries; there are never more buffer types than devices + 4. */
+static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *buft, int dev)
 {
 	for (unsigned i = 0; i < *n; i++)
 		if (strcmp(bufs[i].buft, buft) == 0)
 			return &bufs[i];
-	if (*n == PLAN_MAX_BUFS)
-		return &bufs[*n - 1];
 	struct plan_buf *b = &bufs[(*n)++];
 	memset(b, 0, sizeof(*b));
 	snprintf(b->buft, sizeof(b->buft), "%s", buft);
-	b->on_device = on_device;
+	b->dev = dev;
 	return b;
 }
 
@@ -213,15 +275,27 @@ static int weight_is_matmul(const struct gguf_tensor *t)
 }
 
 /* The CPU backend's extra buffer for a weight the engine keeps on the CPU
- * (REPACK=1 only; see cpu.h), or NULL: it stays in the mapping. A CUDA
- * build never does with mmap on: the host buffer the CPU layers would get
- * is swapped for the plain CPU type. */
-static const char *cpu_extra_buft(const struct gguf_tensor *t, const struct plan_shape *s, const struct device *dev,
+ * (REPACK=1 only; see cpu.h), or NULL: it stays in the mapping. With a
+ * CUDA device the CPU list offers the card's pinned host buffer first,
+ * which takes every weight and, with mmap on, is swapped for the plain
+ * CPU type (the mapping); an RPC device has no host buffer. */
+static const char *cpu_extra_buft(const struct gguf_tensor *t, const struct plan_shape *s, const struct placement *pl,
 				  uint64_t *bytes)
 {
-	if (!s->repack || dev->backend != DEVICE_CPU)
+	if (!s->repack || pl->host_buft)
 		return NULL;
 	return cpu_weight_buft(&s->cpu, t, weight_is_matmul(t), bytes);
+}
+
+/* A weight's allocation on a device's buffer type: CUDA pads quantized
+ * rows to 512 elements (MATRIX_ROW_PADDING) and aligns to 128; an
+ * rpc-server's CPU backend allocates ggml_nbytes aligned to 32. */
+static uint64_t cuda_alloc(const struct gguf_tensor *t);
+static uint64_t dev_alloc(const struct placement *pl, int d, const struct gguf_tensor *t)
+{
+	if (pl->dev[d].profile->backend == DEVICE_CUDA)
+		return cuda_alloc(t);
+	return PAD(t->bytes, 32);
 }
 
 /* CUDA allocation size: quantized rows are padded to 512 elements
@@ -235,21 +309,19 @@ static uint64_t cuda_alloc(const struct gguf_tensor *t)
 	return PAD(bytes, 128);
 }
 
-/* The order the engine prints "model buffer size" lines in for the CPU
- * backend: AMX, CPU_Mapped, CPU_REPACK (then the card). Stable for ties. */
-static int buft_rank(const char *b)
+/* The order the engine prints "model buffer size" lines in: its context
+ * map is ordered by buffer type name, and the mapped buffer's type is
+ * "CPU" (AMX, CPU_Mapped, CPU_REPACK, CUDA0, RPC0[...]). */
+static const char *buft_key(const char *b)
 {
-	static const char *const order[] = {"AMX", "CPU_Mapped", "CPU_REPACK", "CUDA0"};
-	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
-		if (strcmp(b, order[i]) == 0)
-			return (int)i;
-	return (int)ARRAY_SIZE(order);
+	return strcmp(b, "CPU_Mapped") == 0 ? "CPU" : b;
 }
 
 static void sort_model_bufs(struct plan *p)
 {
 	for (unsigned i = 1; i < p->n_model; i++)
-		for (unsigned j = i; j > 0 && buft_rank(p->model[j].buft) < buft_rank(p->model[j - 1].buft); j--) {
+		for (unsigned j = i; j > 0 && strcmp(buft_key(p->model[j].buft), buft_key(p->model[j - 1].buft)) < 0;
+		     j--) {
 			struct plan_buf t = p->model[j];
 			p->model[j] = p->model[j - 1];
 			p->model[j - 1] = t;
@@ -257,14 +329,10 @@ static void sort_model_bufs(struct plan *p)
 }
 
 static void plan_model(const struct model *m, const struct gguf *g, const struct plan_shape *s,
-		       const struct device *dev, struct plan *p)
+		       const struct placement *pl, struct plan *p)
 {
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	int64_t n_all = m->n_layer_all;
-	int64_t i_gpu_start = dev->backend == DEVICE_CPU ? n_all + 1 : n_all + 1 - (int64_t)s->ngl;
-	if (i_gpu_start < 0)
-		i_gpu_start = 0;
-	uint64_t gpu = 0;
 	/* the engine maps each shard of a split payload on its own: one
 	 * CPU_Mapped range per file */
 	uint32_t n_files = 1;
@@ -276,38 +344,43 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		host_lo[f] = UINT64_MAX;
 	int has_output = gguf_tensor_find(g, "output.weight") != NULL;
 	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
-	for (uint64_t i = 0; i < g->n_tensors; i++) {
-		const struct gguf_tensor *t = &g->tensors[i];
-		int64_t il = tensor_layer(t->name, m->n_layer_all);
-		/* MTP blocks are skipped unless a drafter loads them. */
-		if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp)
-			continue;
-		int on_gpu = il >= 0 && il >= i_gpu_start;
+	int host = (int)p->n_cards;
+	for (uint64_t i = 0; i <= g->n_tensors; i++) {
+		const struct gguf_tensor *t;
+		struct gguf_tensor out;
+		int64_t il;
+		if (i < g->n_tensors) {
+			t = &g->tensors[i];
+			il = tensor_layer(t->name, m->n_layer_all);
+			/* MTP blocks are skipped unless a drafter loads them. */
+			if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp)
+				continue;
+		} else {
+			/* A tied output layer gets its own copy of token_embd (created
+			 * under token_embd's name, so an override sees that name): on
+			 * the output layer's device, or on the CPU list, where an extra
+			 * buffer may take the matmul copy. */
+			if (has_output || !embd)
+				break;
+			out = *embd;
+			out.name = (char *)"output.weight";
+			t = &out;
+			il = n_all;
+		}
+		int d = place_weight(pl, i < g->n_tensors ? t->name : "token_embd.weight", il);
 		uint64_t extra_bytes = 0;
-		const char *extra = on_gpu ? NULL : cpu_extra_buft(t, s, dev, &extra_bytes);
-		if (on_gpu) {
-			gpu += cuda_alloc(t);
+		const char *extra = d >= 0 ? NULL : cpu_extra_buft(t, s, pl, &extra_bytes);
+		if (d >= 0) {
+			buf_get(p->model, &p->n_model, pl->dev[d].name, d)->bytes += dev_alloc(pl, d, t);
 		} else if (extra) {
 			/* allocated and filled at load, not mapped; TENSOR_ALIGNMENT */
-			buf_get(p->model, &p->n_model, extra, 0)->bytes += PAD(extra_bytes, 32);
+			buf_get(p->model, &p->n_model, extra, host)->bytes += PAD(extra_bytes, 32);
 		} else {
 			if (t->offset < host_lo[t->shard])
 				host_lo[t->shard] = t->offset;
 			if (t->offset + t->bytes > host_hi[t->shard])
 				host_hi[t->shard] = t->offset + t->bytes;
 		}
-	}
-	/* A tied output layer gets its own copy of token_embd: on the card, or
-	 * in an extra CPU buffer when the matmul copy qualifies for one. */
-	if (!has_output && embd && n_all >= i_gpu_start)
-		gpu += cuda_alloc(embd);
-	if (!has_output && embd && n_all < i_gpu_start) {
-		struct gguf_tensor out = *embd;
-		out.name = (char *)"output.weight";
-		uint64_t extra_bytes = 0;
-		const char *extra = cpu_extra_buft(&out, s, dev, &extra_bytes);
-		if (extra)
-			buf_get(p->model, &p->n_model, extra, 0)->bytes += PAD(extra_bytes, 32);
 	}
 	/* A split payload's buffers are printed one per shard, each rounded
 	 * to 0.01 MiB; the sum of those figures is what a ledger holds, so
@@ -324,9 +397,9 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 	free(host_lo);
 	free(host_hi);
 	if (mapped)
-		buf_get(p->model, &p->n_model, "CPU_Mapped", 0)->bytes = mapped;
-	if (gpu)
-		buf_get(p->model, &p->n_model, "CUDA0", 1)->bytes = gpu;
+		buf_get(p->model, &p->n_model, "CPU_Mapped", host)->bytes = mapped;
+	for (unsigned i = 0; i < p->n_model; i++)
+		p->model[i].on_device = p->model[i].dev != host;
 	/* The engine prints its model buffers in this order. */
 	sort_model_bufs(p);
 }
@@ -340,37 +413,157 @@ static uint64_t sum_tensors(const struct gguf *g, uint64_t align)
 	return n;
 }
 
+/* The devices the plan holds: each card or RPC server, then the host. */
+static void setup_devs(const struct placement *pl, const struct device *dev, struct plan *p)
+{
+	p->n_cards = pl->n_dev;
+	for (unsigned i = 0; i < pl->n_dev; i++) {
+		struct plan_dev *d = &p->devs[i];
+		snprintf(d->name, sizeof(d->name), "%s", pl->dev[i].name);
+		d->profile = pl->dev[i].profile->name;
+	}
+	struct plan_dev *h = &p->devs[pl->n_dev];
+	snprintf(h->name, sizeof(h->name), "host");
+	h->profile = dev->backend == DEVICE_CPU ? dev->name : "cpu";
+	p->n_devs = pl->n_dev + 1;
+	for (uint32_t il = 0; pl->layer && il < pl->n_layer_all; il++)
+		p->devs[bill_index(p, pl->layer[il])].layers++;
+	if (pl->layer)
+		p->devs[bill_index(p, pl->layer[pl->n_layer_all])].output = 1;
+	p->offloaded = pl->offloaded;
+	p->offloadable = pl->n_layer_all + 1;
+	p->kv_offload = pl->kv_offload;
+	p->pipeline = pl->pipeline;
+	p->n_overrides = pl->n_over;
+}
+
+/* The card that takes what is not placed per layer (the projector, an
+ * adapter): the first CUDA card, else the first RPC server, else the host. */
+static int main_card(const struct plan *p, const struct placement *pl)
+{
+	for (unsigned i = 0; i < pl->n_dev; i++)
+		if (pl->dev[i].profile->backend == DEVICE_CUDA)
+			return (int)i;
+	return pl->n_dev ? 0 : (int)p->n_cards;
+}
+
+/* The device a buffer bills: a buffer not on a device is the host's
+ * (plan_calibrate adds measured buffers by that flag). */
+static void bill_bufs(struct plan *p, const struct plan_buf *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p->devs[b[i].on_device ? b[i].dev : (int)p->n_cards].total += b[i].bytes;
+}
+
+/* Every card to its own addressable memory and slack (law M09); the host
+ * to its memory (with ADDRESSABLE_MIB and the slack when DEVICE is cpu,
+ * where it is the device). */
+static void gate_memory(struct plan *p, const struct placement *pl, const struct device *dev,
+			const struct plan_extras *x)
+{
+	uint64_t host_mib = device_host_available_mib();
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		struct plan_dev *d = &p->devs[i];
+		uint64_t mib;
+		if (i == p->n_cards) {
+			/* DEVICE=cpu: the host is the device ADDRESSABLE_MIB and the slack name */
+			int host_dev = dev->backend == DEVICE_CPU;
+			mib = host_dev && x && x->addressable_mib ? x->addressable_mib : host_mib;
+			d->slack = host_dev ? p->slack : 0;
+		} else {
+			mib = pl->dev[i].addressable_mib ? pl->dev[i].addressable_mib
+							 : pl->dev[i].profile->addressable_mib;
+			/* ADDRESSABLE_MIB corrects DEVICE's card */
+			if (x && x->addressable_mib && pl->dev[i].profile == dev && !pl->dev[i].addressable_mib)
+				mib = x->addressable_mib;
+			if (!mib)
+				mib = host_mib; /* an rpc-server: its host's memory */
+			d->slack = p->slack;
+		}
+		d->addressable = mib << 20;
+	}
+	/* the single-device figures: the card DEVICE names (or the first);
+	 * on cpu, the host is the device */
+	p->main_dev = p->n_cards ? 0 : p->n_cards;
+	for (unsigned i = p->n_cards; i-- > 0;)
+		if (pl->dev[i].profile == dev)
+			p->main_dev = i;
+}
+
+/* A plan made without plan_make (a test's, a calibration's fixture): one
+ * device from p->device, its figures from the single-device fields. */
+static void legacy_devs(struct plan *p)
+{
+	int card = p->device && p->device->backend == DEVICE_CUDA;
+	p->n_cards = card ? 1 : 0;
+	p->n_devs = p->n_cards + 1;
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		memset(&p->devs[i], 0, sizeof(p->devs[i]));
+		snprintf(p->devs[i].name, sizeof(p->devs[i].name), "%s", i < p->n_cards ? "CUDA0" : "host");
+		p->devs[i].profile = i < p->n_cards ? p->device->name : "cpu";
+	}
+	p->devs[0].addressable = p->addressable;
+	p->devs[0].slack = p->slack;
+	if (card)
+		p->devs[0].overhead = p->overhead_bytes;
+	p->main_dev = p->side_dev = 0;
+	for (unsigned i = 0; i < p->n_model; i++)
+		p->model[i].dev = 0;
+	for (unsigned i = 0; i < p->n_compute; i++)
+		p->compute[i].dev = 0;
+	for (unsigned i = 0; i < p->n_draft_compute; i++)
+		p->draft_compute[i].dev = 0;
+}
+
+/* A cache term with no per-device buffers (a hand-made plan) bills the
+ * main device whole. */
+static void bill_cache(struct plan *p, const struct plan_buf *b, unsigned n, uint64_t bytes)
+{
+	if (n)
+		bill_bufs(p, b, n);
+	else
+		p->devs[p->main_dev].total += bytes;
+}
+
 void plan_bill(struct plan *p)
 {
-	/* Bill each term to the device or the host. */
-	uint64_t dev_b = 0, host_b = 0;
-	int cuda = p->device->backend == DEVICE_CUDA;
-#define BILL(bytes, on_dev)                                                                                            \
-	do {                                                                                                           \
-		if ((on_dev) && cuda)                                                                                  \
-			dev_b += (bytes);                                                                              \
-		else                                                                                                   \
-			host_b += (bytes);                                                                             \
-	} while (0)
-	for (unsigned i = 0; i < p->n_model; i++)
-		BILL(p->model[i].bytes, p->model[i].on_device);
-	BILL(p->kv.k_bytes + p->kv.v_bytes, 1);
-	BILL(p->kv_swa.k_bytes + p->kv_swa.v_bytes, 1);
-	BILL(p->rs.r_bytes + p->rs.s_bytes, 1);
-	BILL(p->draft_kv.k_bytes + p->draft_kv.v_bytes, 1);
-	BILL(p->output_bytes + p->draft_output_bytes, 0);
-	for (unsigned i = 0; i < p->n_compute; i++)
-		BILL(p->compute[i].bytes, p->compute[i].on_device);
-	for (unsigned i = 0; i < p->n_draft_compute; i++)
-		BILL(p->draft_compute[i].bytes, p->draft_compute[i].on_device);
-	BILL(p->projector_weights + p->projector_compute, 1);
-	BILL(p->lora_bytes, 1);
-	BILL(p->overhead_bytes, 1);
-#undef BILL
-	p->device_total = cuda ? dev_b : host_b;
-	p->host_total = cuda ? host_b : 0;
-	p->free_bytes = (int64_t)p->addressable - (int64_t)p->device_total;
-	p->fits = p->free_bytes >= (int64_t)p->slack;
+	if (!p->n_devs)
+		legacy_devs(p);
+	unsigned host = p->n_cards;
+	for (unsigned i = 0; i < p->n_devs; i++)
+		p->devs[i].total = 0;
+	/* a calibrated runtime context replaces a single card's */
+	unsigned n_cuda = 0, cuda = 0;
+	for (unsigned i = 0; i < p->n_cards; i++)
+		if (p->devs[i].overhead) {
+			n_cuda++;
+			cuda = i;
+		}
+	if (n_cuda == 1)
+		p->devs[cuda].overhead = p->overhead_bytes;
+	bill_bufs(p, p->model, p->n_model);
+	bill_cache(p, p->kv.bufs, p->kv.n_bufs, p->kv.k_bytes + p->kv.v_bytes);
+	bill_cache(p, p->kv_swa.bufs, p->kv_swa.n_bufs, p->kv_swa.k_bytes + p->kv_swa.v_bytes);
+	bill_cache(p, p->rs.bufs, p->rs.n_bufs, p->rs.r_bytes + p->rs.s_bytes);
+	bill_cache(p, p->draft_kv.bufs, p->draft_kv.n_bufs, p->draft_kv.k_bytes + p->draft_kv.v_bytes);
+	p->devs[host].total += p->output_bytes + p->draft_output_bytes;
+	bill_bufs(p, p->compute, p->n_compute);
+	bill_bufs(p, p->draft_compute, p->n_draft_compute);
+	p->devs[p->side_dev].total += p->projector_weights + p->projector_compute + p->lora_bytes;
+	for (unsigned i = 0; i < p->n_cards; i++)
+		p->devs[i].total += p->devs[i].overhead;
+	p->fits = 1;
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		struct plan_dev *d = &p->devs[i];
+		d->free_bytes = (int64_t)d->addressable - (int64_t)d->total;
+		/* an unknown host memory (no /proc/meminfo) gates nothing beside cards */
+		d->fits = (i == host && p->n_cards && !d->addressable) || d->free_bytes >= (int64_t)d->slack;
+		p->fits &= d->fits;
+	}
+	p->device_total = p->devs[p->main_dev].total;
+	p->host_total = p->n_cards ? p->devs[host].total : 0;
+	p->addressable = p->devs[p->main_dev].addressable;
+	p->free_bytes = p->devs[p->main_dev].free_bytes;
 }
 
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
@@ -386,38 +579,55 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 		return errorf(err, "PARALLEL is 0");
 	if (s->n_ubatch == 0 || s->n_batch == 0)
 		return errorf(err, "BATCH_SIZE and UBATCH_SIZE must be positive");
+	struct place_request rq = s->place;
+	rq.ngl = s->ngl;
+	struct placement pl;
+	if (place_make(&rq, dev, m, &pl, err))
+		return -1;
+	setup_devs(&pl, dev, p);
+	int host = (int)p->n_cards;
 	derive_context(s, p);
-	plan_kv_caches(m, s, p);
-	plan_recurrent(m, s, p);
+	plan_kv_caches(m, s, &pl, p);
+	plan_recurrent(m, s, &pl, p);
 	struct memo *mm = x ? x->memo : NULL;
 	if (!memo_model_get(mm, s, dev, p)) {
-		plan_model(m, g, s, dev, p);
+		plan_model(m, g, s, &pl, p);
 		memo_model_put(mm, s, dev, p);
 	}
 
 	/* Output buffer: logits for n_seq outputs at construction
-	 * (output_reserve(n_seq_max)); the draft context likewise. */
+	 * (output_reserve(n_seq_max)), in the pinned host buffer of the output
+	 * layer's device when it has one; the draft context likewise. */
 	p->output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
+	int od = pl.layer[pl.n_layer_all];
+	snprintf(p->output_buft, sizeof(p->output_buft), "%s",
+		 od >= 0 && pl.dev[od].profile->backend == DEVICE_CUDA ? "CUDA_Host" : "CPU");
 
-	struct compute_input ci = {m, s, p, dev, mm};
+	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	compute_model(&ci, p);
 
+	int card = main_card(p, &pl);
 	if (x && x->projector) {
 		p->projector_weights = sum_tensors(x->projector, 1);
 		p->projector_compute = compute_projector(x->projector);
 	}
 	if (x && x->lora)
-		p->lora_bytes = sum_tensors(x->lora, dev->backend == DEVICE_CUDA ? 128 : 32);
-	p->overhead_bytes = dev->overhead_mib << 20;
+		p->lora_bytes =
+		    sum_tensors(x->lora, card != host && pl.dev[card].profile->backend == DEVICE_CUDA ? 128 : 32);
 
-	uint64_t addr_mib = x && x->addressable_mib ? x->addressable_mib : dev->addressable_mib;
-	if (!addr_mib && dev->backend == DEVICE_CPU)
-		addr_mib = device_host_available_mib();
-	p->addressable = addr_mib << 20;
+	/* a CUDA card carries its runtime context (the profile's overhead) */
+	for (unsigned i = 0; i < pl.n_dev; i++) {
+		uint64_t o = pl.dev[i].profile->overhead_mib << 20;
+		p->overhead_bytes += o;
+		p->devs[i].overhead = o;
+	}
+	p->side_dev = (unsigned)card;
 	p->slack = (x ? x->slack_mib : 1024) << 20;
+	gate_memory(p, &pl, dev, x);
 	plan_bill(p);
+	place_release(&pl);
 	return 0;
 }
 

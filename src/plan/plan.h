@@ -19,6 +19,10 @@
  *                                     at the draft cache types, nextn layers only
  *   model     src/llama-model.cpp     mmap'd host range for CPU tensors; the
  *                                     offloaded tensors' padded sizes on the card
+ *   placement place.h                 which device holds each layer, weight and
+ *                                     cache (NGL, TENSOR_SPLIT, OVERRIDE_TENSOR,
+ *                                     N_CPU_MOE, KV_OFFLOAD, RPC, DEVICES); every
+ *                                     term per device buffer
  *
  * Model, KV, state, draft KV and output are exact (to the byte). Compute
  * buffers are modelled, not enumerated (see plan_compute_model()).
@@ -33,6 +37,7 @@
 #include "../payload/model.h"
 #include "cpu.h"
 #include "device.h"
+#include "place.h"
 
 struct plan_shape {
 	uint64_t ctx_size; /* CTX_SIZE: the total pool asked for */
@@ -48,6 +53,37 @@ struct plan_shape {
 	int swa_full;
 	int repack;		 /* REPACK: the CPU backend's extra buffer types may take weights */
 	struct cpu_features cpu; /* the host the engine runs on (CPU_FEATURES, else this host) */
+	/* placement (place.h): NGL above, then N_CPU_MOE, OVERRIDE_TENSOR,
+	 * KV_OFFLOAD, TENSOR_SPLIT, SPLIT_MODE, RPC, DEVICES (ngl is copied in) */
+	struct place_request place;
+};
+
+/* A buffer on a buffer type ("CPU_Mapped", "CUDA0", "CUDA_Host", "CPU",
+ * "RPC0[127.0.0.1:50061]"), named as the engine prints it. */
+struct plan_buf {
+	char buft[48];
+	uint64_t bytes;
+	int on_device;	/* bills a device (a card, an RPC server) rather than the host */
+	int dev;	/* the device it bills: an index into plan.devs (the host is the last) */
+	int calibrated; /* set by plan_calibrate: the figure comes from a recorded boot */
+};
+
+#define PLAN_MAX_BUFS 16
+#define PLAN_MAX_DEVS (PLACE_MAX_DEV + 1)
+
+/* A device the plan holds to its memory: each card or RPC server, then the
+ * host (always last). */
+struct plan_dev {
+	char name[48];	     /* the engine's name (CUDA0, RPC0[127.0.0.1:50061]) or "host" */
+	const char *profile; /* the device profile */
+	uint64_t total;	     /* every buffer billed here */
+	uint64_t overhead;   /* of which the profile's runtime context (a CUDA card) */
+	uint64_t addressable;
+	uint64_t slack; /* SLACK_MIB on every card and on a cpu plan's host; 0 on a card plan's host */
+	int64_t free_bytes;
+	int fits;
+	uint32_t layers; /* repeating layers placed here */
+	int output;	 /* the output layer is placed here */
 };
 
 /* One KV cache as the engine prints it:
@@ -57,6 +93,9 @@ struct plan_kv {
 	uint32_t cells, layers, seqs, streams;
 	uint64_t k_bytes, v_bytes;
 	const char *k_type, *v_type;
+	/* "KV buffer size" per buffer, in the engine's order (by name) */
+	struct plan_buf bufs[PLAN_MAX_DEVS];
+	unsigned n_bufs;
 };
 
 /* The recurrent state: "size = X MiB (CELLS cells, LAYERS layers, SEQS seqs RS rs_seq), R (f32): ..., S (f32): ..." */
@@ -64,17 +103,9 @@ struct plan_rs {
 	int present;
 	uint32_t cells, layers, seqs, rs_seq, recurrent_layers;
 	uint64_t r_bytes, s_bytes;
+	struct plan_buf bufs[PLAN_MAX_DEVS]; /* "RS buffer size" per buffer */
+	unsigned n_bufs;
 };
-
-/* A buffer on a buffer type ("CPU_Mapped", "CUDA0", "CUDA_Host", "CPU"). */
-struct plan_buf {
-	char buft[16];
-	uint64_t bytes;
-	int on_device;	/* bills the card (CUDA profiles) rather than the host */
-	int calibrated; /* set by plan_calibrate: the figure comes from a recorded boot */
-};
-
-#define PLAN_MAX_BUFS 8
 
 struct plan {
 	/* the context as the engine derives it */
@@ -86,6 +117,7 @@ struct plan {
 	struct plan_kv kv, kv_swa, draft_kv;
 	struct plan_rs rs;
 	uint64_t output_bytes;
+	char output_buft[16]; /* CPU, or CUDA_Host when the output layer is on a card */
 	struct plan_buf compute[PLAN_MAX_BUFS];
 	unsigned n_compute;
 	struct plan_buf draft_compute[PLAN_MAX_BUFS];
@@ -105,6 +137,16 @@ struct plan {
 	int64_t free_bytes; /* addressable - device_total (negative: does not fit) */
 	int fits;
 	const struct device *device;
+
+	/* placement: every device, then the host (plan_dev); the engine's
+	 * "offloaded N/M layers to GPU" */
+	struct plan_dev devs[PLAN_MAX_DEVS];
+	unsigned n_devs, n_cards; /* n_devs = n_cards + 1 (the host) */
+	uint32_t offloaded, offloadable;
+	int kv_offload, pipeline;
+	uint32_t n_overrides;
+	unsigned main_dev; /* the device the single-device figures describe (DEVICE's card, or the host) */
+	unsigned side_dev; /* the device the projector and adapter bill */
 };
 
 struct memo;
@@ -118,15 +160,16 @@ struct plan_extras {
 };
 
 /* Price the shape. m and g are the payload's geometry and header. Returns 0
- * or -1 with *err when the shape cannot exist (e.g. 0 slots). */
+ * or -1 with *err when the shape cannot exist (e.g. 0 slots) or its
+ * placement cannot (a pattern, a buffer or a split the engine refuses). */
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
 	      const struct plan_extras *x, struct plan *out, char **err);
 
-/* Sum the terms into device_total and host_total (a term's on_device
- * bills the card on a CUDA profile, everything bills the host on cpu), then
- * free_bytes and the verdict against addressable and slack. plan_make ends
- * with it; a step that changes terms afterwards (plan_calibrate) calls it
- * again. */
+/* Sum every buffer into its device's total (a buffer not on a device
+ * bills the host), then each device's free memory and verdict against its
+ * addressable memory and slack, and the single-device figures
+ * (device_total, host_total, free_bytes, fits). plan_make ends with it; a
+ * step that changes terms afterwards (plan_calibrate) calls it again. */
 void plan_bill(struct plan *p);
 
 /* Bytes to MiB the engine's way, for printing with %.2f. */

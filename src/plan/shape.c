@@ -123,6 +123,20 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	} else {
 		cpu_features_host(&s->cpu);
 	}
+	/* placement (place.h): checked by place_make when the plan is made */
+	if (u32_key(ep, "N_CPU_MOE", &s->place.n_cpu_moe, err) ||
+	    endpoint_bool(ep, "KV_OFFLOAD", &s->place.kv_offload, err))
+		return -1;
+	s->place.override_tensor = endpoint_value(ep, "OVERRIDE_TENSOR");
+	s->place.tensor_split = endpoint_value(ep, "TENSOR_SPLIT");
+	s->place.split_mode = endpoint_value(ep, "SPLIT_MODE");
+	s->place.rpc = endpoint_value(ep, "RPC");
+	s->place.devices = endpoint_value(ep, "DEVICES");
+	s->place.ngl = s->ngl;
+	if (s->place.devices && *s->place.devices && c->dev->backend != DEVICE_CPU)
+		return errorf(err, "%s: DEVICES lists every device: leave DEVICE at cpu (it is %s)", ep->path,
+			      c->dev->name);
+
 	const char *fa = endpoint_value(ep, "FLASH_ATTN");
 	s->flash_attn = !fa || strcmp(fa, "off") != 0;
 	const char *spec = endpoint_value(ep, "SPEC_TYPE");

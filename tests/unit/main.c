@@ -25,6 +25,7 @@ int main(void)
 	test_util();
 	test_ggml_type();
 	test_cpu();
+	test_place();
 	test_gguf();
 	test_model();
 	test_template();

@@ -19,6 +19,7 @@ int tap_ok(int pass, const char *file, int line, const char *fmt, ...) __attribu
 void test_util(void);
 void test_ggml_type(void);
 void test_cpu(void);
+void test_place(void);
 void test_gguf(void);
 void test_model(void);
 void test_template(void);

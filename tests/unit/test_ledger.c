@@ -91,6 +91,25 @@ void test_ledger(void)
 		free(log);
 	}
 
+	log = slurp("tests/data/ledger/qwen35-two-rpc.log", &len);
+	ok(log != NULL, "two-server boot fixture readable");
+	if (log) {
+		ledger_parse(log, len, l);
+		ok(l->n_model == 3 && strcmp(l->model[1].buft, "RPC0[127.0.0.1:50081]") == 0 &&
+		       near(l->model[2].mib, 3.01),
+		   "rpc log: model buffers named RPC0[host:port], colon and all");
+		ok(l->target.kv.n_bufs == 2 && strcmp(l->target.kv.bufs[1].buft, "RPC0[127.0.0.1:50082]") == 0 &&
+		       near(l->target.kv.bufs[0].mib, 4.0),
+		   "rpc log: a KV buffer per device");
+		ok(l->target.rs.n_bufs == 3 && strcmp(l->target.rs.bufs[0].buft, "CPU") == 0 &&
+		       near(l->target.rs.bufs[1].mib, 0.07),
+		   "rpc log: an RS buffer per device");
+		ok(l->target.n_compute == 3 && strcmp(l->target.compute[2].buft, "CPU") == 0 &&
+		       near(l->target.compute[0].mib, 7.02),
+		   "rpc log: a compute buffer per backend");
+		free(log);
+	}
+
 	const char *junk = "hello\nworld\n\x01\x02 size = (((\nllama_kv_cache: size = abc\n";
 	ledger_parse(junk, strlen(junk), l);
 	ok(l->recognised <= 1 && !l->target.kv.layers, "junk: nothing recognised as a ledger term");

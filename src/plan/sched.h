@@ -1,0 +1,47 @@
+/* sched: a replay of the engine's backend scheduler (ggml/src/ggml-backend.cpp
+ * ggml_backend_sched_split_graph) over a ga_graph whose weights and caches
+ * know the backend holding them, then of ggml_gallocr_reserve_n with one
+ * buffer per backend.
+ *
+ *   pass 1  a node that writes into a held tensor (a cache) runs where it
+ *           lives; a graph input goes to the CPU (the last backend); an op
+ *           runs where its first weight lives (not ROPE, not
+ *           FLASH_ATTN_EXT), unless a weight on the CPU and a device that
+ *           offloads the op (CUDA: 32+ rows, op_offload on) take it
+ *   pass 2  device assignments spread down then up over unassigned nodes,
+ *           skipping the CPU; then any assignment down, then up
+ *   pass 3  a node still unassigned goes where most of its sources can be
+ *           read
+ *   pass 4  views follow their source; unassigned sources their consumer
+ *   pass 5  runs of one backend become splits; a source held by another
+ *           backend is copied into the split's backend once (a copy per
+ *           backend, reused by later splits), allocated at the start of the
+ *           split, its original kept alive until the copy; with pipeline
+ *           parallelism every input and copy is kept n_copies times and
+ *           never freed
+ *
+ * Then every tensor is allocated in its backend's buffer, leafs first, in
+ * the graph copy's order. Every backend is assumed to run every op (the CPU
+ * and an rpc-server's CPU backend do; a CUDA build's gaps are issue 13's).
+ */
+#ifndef ZEALOT_SCHED_H
+#define ZEALOT_SCHED_H
+
+#include <stdint.h>
+
+#include "galloc.h"
+
+#define GA_MAX_BACKENDS 16
+
+struct ga_sched {
+	int n_backends; /* the CPU is the last */
+	uint64_t align[GA_MAX_BACKENDS];
+	uint8_t offload[GA_MAX_BACKENDS]; /* offload_op: ops of 32+ rows on CPU weights (CUDA) */
+	int n_copies;			  /* 4 with pipeline parallelism, else 1 */
+};
+
+/* Assign, split, copy and allocate; sizes[n_backends] receives each
+ * backend's compute buffer. The graph is modified (copies added). */
+void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes);
+
+#endif
