@@ -479,6 +479,32 @@ fail:
 	return -1;
 }
 
+/* Step s to its end, one record of `size` bytes per row, zeroed and then
+ * filled by read(); finalizes s. *v and *n hold what was read whatever the
+ * outcome. Returns SQLITE_DONE, or the code of the step that failed. */
+static int rows_collect(sqlite3_stmt *s, size_t size, void (*read)(sqlite3_stmt *, void *), void **v, size_t *n)
+{
+	size_t cap = *n;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			*v = xreallocarray(*v, cap, size);
+		}
+		void *row = (char *)*v + *n * size;
+		memset(row, 0, size);
+		read(s, row);
+		(*n)++;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static void era_row(sqlite3_stmt *s, void *row)
+{
+	era_read(s, row);
+}
+
 int store_era_list(struct store *st, const char *endpoint, struct store_era **out, size_t *n, char **err)
 {
 	*out = NULL;
@@ -487,17 +513,9 @@ int store_era_list(struct store *st, const char *endpoint, struct store_era **ou
 	if (!s)
 		return -1;
 	bind_text(s, 1, endpoint);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*out = xreallocarray(*out, cap, sizeof(**out));
-		}
-		memset(&(*out)[*n], 0, sizeof(**out));
-		era_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(s);
+	void *v = NULL;
+	int rc = rows_collect(s, sizeof(**out), era_row, &v, n);
+	*out = v;
 	if (rc != SQLITE_DONE) {
 		store_eras_free(*out, *n);
 		*out = NULL;
@@ -620,6 +638,11 @@ static void boot_read(sqlite3_stmt *s, struct store_boot *b)
 	b->bench_json = col_text(s, 14, 1);
 }
 
+static void boot_row(sqlite3_stmt *s, void *row)
+{
+	boot_read(s, row);
+}
+
 int store_boot_add(struct store *st, struct store_boot *b, char **err)
 {
 	if (store_name_ok(b->endpoint, err))
@@ -716,17 +739,9 @@ static int boot_query(struct store *st, const char *sql, const char *text, int64
 		return -1;
 	bind_text(s, 1, text);
 	sqlite3_bind_int64(s, 2, num);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*out = xreallocarray(*out, cap, sizeof(**out));
-		}
-		memset(&(*out)[*n], 0, sizeof(**out));
-		boot_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(s);
+	void *v = NULL;
+	int rc = rows_collect(s, sizeof(**out), boot_row, &v, n);
+	*out = v;
 	if (rc != SQLITE_DONE) {
 		store_boots_free(*out, *n);
 		*out = NULL;
@@ -846,6 +861,29 @@ int store_attempt_end(struct store *st, int64_t attempt, const char *outcome, in
 	return rc;
 }
 
+static void step_row(sqlite3_stmt *s, void *row)
+{
+	struct store_step *p = row;
+	p->step = col_text(s, 0, 0);
+	p->status = col_text(s, 1, 0);
+	p->seconds = sqlite3_column_double(s, 2);
+	p->detail = col_text(s, 3, 0);
+}
+
+static void attempt_row(sqlite3_stmt *s, void *row)
+{
+	struct store_attempt *a = row;
+	a->id = sqlite3_column_int64(s, 0);
+	a->endpoint = col_text(s, 1, 0);
+	a->kind = col_text(s, 2, 0);
+	a->reason = col_text(s, 3, 0);
+	a->outcome = col_text(s, 4, 1);
+	a->started = sqlite3_column_int64(s, 5);
+	a->ended = sqlite3_column_int64(s, 6);
+	a->era_id = sqlite3_column_int64(s, 7);
+	a->pid = sqlite3_column_int64(s, 8);
+}
+
 static int steps_read(struct store *st, struct store_attempt *a, char **err)
 {
 	sqlite3_stmt *s =
@@ -853,20 +891,9 @@ static int steps_read(struct store *st, struct store_attempt *a, char **err)
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, a->id);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (a->n_steps == cap) {
-			cap = cap ? cap * 2 : 8;
-			a->steps = xreallocarray(a->steps, cap, sizeof(*a->steps));
-		}
-		struct store_step *p = &a->steps[a->n_steps++];
-		p->step = col_text(s, 0, 0);
-		p->status = col_text(s, 1, 0);
-		p->seconds = sqlite3_column_double(s, 2);
-		p->detail = col_text(s, 3, 0);
-	}
-	sqlite3_finalize(s);
+	void *v = a->steps;
+	int rc = rows_collect(s, sizeof(*a->steps), step_row, &v, &a->n_steps);
+	a->steps = v;
 	return rc == SQLITE_DONE ? 0 : db_err(st, err, "cannot list the steps");
 }
 
@@ -881,26 +908,9 @@ int store_attempt_list(struct store *st, const char *endpoint, struct store_atte
 	if (!s)
 		return -1;
 	bind_text(s, 1, endpoint);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*out = xreallocarray(*out, cap, sizeof(**out));
-		}
-		struct store_attempt *a = &(*out)[(*n)++];
-		memset(a, 0, sizeof(*a));
-		a->id = sqlite3_column_int64(s, 0);
-		a->endpoint = col_text(s, 1, 0);
-		a->kind = col_text(s, 2, 0);
-		a->reason = col_text(s, 3, 0);
-		a->outcome = col_text(s, 4, 1);
-		a->started = sqlite3_column_int64(s, 5);
-		a->ended = sqlite3_column_int64(s, 6);
-		a->era_id = sqlite3_column_int64(s, 7);
-		a->pid = sqlite3_column_int64(s, 8);
-	}
-	sqlite3_finalize(s);
+	void *v = NULL;
+	int rc = rows_collect(s, sizeof(**out), attempt_row, &v, n);
+	*out = v;
 	if (rc != SQLITE_DONE) {
 		store_attempts_free(*out, *n);
 		*out = NULL;
