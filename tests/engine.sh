@@ -5,11 +5,15 @@
 ENGINE=${ZEALOT_ENGINE:?ZEALOT_ENGINE is not set: run through tests/run or set it to the engine bin dir}
 SERVER=$ENGINE/llama-server
 
-# A loopback port nothing listens on.
+# A loopback port nothing listens on, below the kernel's ephemeral range
+# (ip_local_port_range, 32768 up by default): a port picked up there can be
+# a client socket's local port, and the engine then cannot bind it.
 free_port() {
-	local p
+	local p lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+	[ "$lo" -gt 12000 ] || lo=32768
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 20000))
+		p=$((10000 + RANDOM % (lo - 10000)))
 		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return 0; }
 	done
 	return 1
@@ -83,14 +87,18 @@ check_answered() {
 # ENGINE_PORT, ENGINE_LOG and ASK_*. Returns 0 when it answered; when the
 # engine died, ENGINE_STATUS is its exit status and ENGINE_PID is empty.
 engine_start() {
-	local name=$1
+	local name=$1 try
 	shift
-	ENGINE_PORT=$(free_port)
 	ENGINE_LOG=$TMP/$name.log
-	ENGINE_STATUS=
-	"$SERVER" --host 127.0.0.1 --port "$ENGINE_PORT" "$@" >"$ENGINE_LOG" 2>&1 &
-	ENGINE_PID=$!
-	engine_ask "$ENGINE_PID" "$ENGINE_PORT" && return 0
+	for try in 1 2 3; do
+		ENGINE_PORT=$(free_port)
+		ENGINE_STATUS=
+		"$SERVER" --host 127.0.0.1 --port "$ENGINE_PORT" "$@" >"$ENGINE_LOG" 2>&1 &
+		ENGINE_PID=$!
+		engine_ask "$ENGINE_PID" "$ENGINE_PORT" && return 0
+		# another process took the port between the pick and the bind: pick again
+		grep -q "couldn't bind HTTP server socket" "$ENGINE_LOG" || break
+	done
 	if [ -n "$ASK_EXIT" ]; then
 		ENGINE_STATUS=$ASK_EXIT
 		ENGINE_PID=

@@ -6,7 +6,7 @@ cd "$TMP" || exit 1
 port_free() {
 	local p
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 20000))
+		p=$((10000 + RANDOM % 22000)) # below the ephemeral range (32768 up): no client socket holds it
 		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return; }
 	done
 }
