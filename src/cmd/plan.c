@@ -132,6 +132,11 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	json_object_set_new(o, "model_file", json_string(c->model_path));
 	json_object_set_new(o, "device", json_string(p->device->name));
 	json_object_set_new(o, "verdict", json_string(p->fits ? "fits" : "refused"));
+	json_t *um = json_array();
+	for (unsigned i = 0; i < p->n_unmirrored; i++)
+		json_array_append_new(um, json_string(p->unmirrored[i]));
+	json_object_set_new(o, "exact", json_boolean(p->n_unmirrored == 0));
+	json_object_set_new(o, "unmirrored", um);
 	json_object_set_new(o, "n_ctx", json_integer(p->n_ctx));
 	json_object_set_new(o, "n_ctx_seq", json_integer(p->n_ctx_seq));
 	json_object_set_new(o, "n_seq", json_integer(p->n_seq));
@@ -329,9 +334,14 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 			       "card free now", (long long)now);
 	}
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
+	if (p->n_unmirrored)
+		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
+	for (unsigned i = 0; i < p->n_unmirrored; i++)
+		printf("  - %s\n", p->unmirrored[i]);
 	if (p->fits) {
-		printf("\nverdict: fits, %s MiB above the slack band\n",
-		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)));
+		printf("\nverdict: fits, %s MiB above the slack band%s\n",
+		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)),
+		       p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
 	} else {
 		for (unsigned i = 0; i < p->n_devs; i++)
 			if (!p->devs[i].fits)

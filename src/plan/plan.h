@@ -68,8 +68,9 @@ struct plan_buf {
 	int calibrated; /* set by plan_calibrate: the figure comes from a recorded boot */
 };
 
-#define PLAN_MAX_BUFS 16
-#define PLAN_MAX_DEVS (PLACE_MAX_DEV + 1)
+#define PLAN_MAX_BUFS  16
+#define PLAN_MAX_DEVS  (PLACE_MAX_DEV + 1)
+#define PLAN_MAX_NOTES 8
 
 /* A device the plan holds to its memory: each card or RPC server, then the
  * host (always last). */
@@ -147,6 +148,12 @@ struct plan {
 	uint32_t n_overrides;
 	unsigned main_dev; /* the device the single-device figures describe (DEVICE's card, or the host) */
 	unsigned side_dev; /* the device the projector and adapter bill */
+
+	/* What zealot does not mirror for this payload yet ("compute graph of
+	 * 'phi3' (...)"): the figures it touches are estimates, and every
+	 * report says so. */
+	char unmirrored[PLAN_MAX_NOTES][128];
+	unsigned n_unmirrored;
 };
 
 struct memo;
@@ -171,6 +178,10 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
  * (device_total, host_total, free_bytes, fits). plan_make ends with it; a
  * step that changes terms afterwards (plan_calibrate) calls it again. */
 void plan_bill(struct plan *p);
+
+/* Note a rule the plan could not mirror for this payload (printf-style);
+ * the same note twice is kept once. */
+void plan_note_unmirrored(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Bytes to MiB the engine's way, for printing with %.2f. */
 double plan_mib(uint64_t bytes);

@@ -306,9 +306,38 @@ static void laws_agree(struct fixture *f, const char *what)
 	free(err);
 }
 
+/* An architecture without a mirrored graph is priced, and noted as not
+ * mirrored, naming it; a mirrored one carries no note. */
+static void unmirrored_named(void)
+{
+	struct fixture f;
+	if (fixture(&f, "llama", NULL, NULL, "CTX_SIZE=4096\n") != 0) {
+		ok(0, "unmirrored: fixture");
+		return;
+	}
+	char *err = NULL;
+	struct plan_shape s;
+	struct plan_extras x;
+	struct plan *p = malloc(sizeof(*p));
+	cand_apply(f.ep, &f.c, NULL, &s, &x, &err);
+	struct model *m = (struct model *)f.c.census->model;
+	plan_make(m, f.c.model->g, &s, f.c.dev, &x, p, &err);
+	ok(p->n_unmirrored == 0, "unmirrored: llama's graph is mirrored (%u notes)", p->n_unmirrored);
+	char *arch = m->arch;
+	m->arch = "grok";
+	plan_make(m, f.c.model->g, &s, f.c.dev, &x, p, &err);
+	m->arch = arch;
+	ok(p->n_unmirrored == 1 && strstr(p->unmirrored[0], "'grok'"),
+	   "unmirrored: an unmirrored architecture is named: %s", p->n_unmirrored ? p->unmirrored[0] : "(no note)");
+	free(p);
+	free(err);
+	fixture_release(&f);
+}
+
 void test_solve(void)
 {
 	test_gaparam();
+	unmirrored_named();
 
 	struct fixture f9;
 	if (fixture(&f9, NULL, "bonsai-9b", "type=142",

@@ -1,0 +1,211 @@
+/* graph: the steps every family's builder shares (graph.h), and the
+ * table of mirrored families. */
+#include "graph.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int gr_op_kind(struct ga_graph *g, int t, int kind)
+{
+	g->t[t].op = (uint8_t)kind;
+	return t;
+}
+
+/* llama_mul_mat_hadamard: a quantized cache stores rotated K or V, so the
+ * graph multiplies Q and K (or V, and the attention output) by an n x n
+ * rotation held as an input. */
+int gr_rotate(struct ga_graph *g, int x, int64_t elems, int64_t n, int *slot)
+{
+	if (!n)
+		return x;
+	if (*slot < 0)
+		*slot = ga_input(g, (uint64_t)n * n * 4);
+	int r = gr_op_kind(g, ga_op(g, 0, 0, n, elems / n, 1, 1, S(*slot, ga_view(g, x))), GA_OP_MUL_MAT);
+	return ga_view(g, r);
+}
+
+int gr_backend_of(const struct where *w, int dev)
+{
+	return dev < 0 ? w->cpu : dev;
+}
+
+/* A weight of layer il (il < 0: the input or output layer), held where
+ * the placement puts it. */
+int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix)
+{
+	const struct where *w = d->w;
+	char name[96];
+	int64_t layer;
+	if (il >= 0) {
+		snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
+		layer = il;
+	} else {
+		snprintf(name, sizeof(name), "%s", suffix);
+		layer = strncmp(suffix, "token_embd", 10) == 0 ? -1 : (int64_t)w->n_layer_all;
+	}
+	if (il < 0 && strcmp(suffix, "output.weight") == 0 && !w->has_output) {
+		/* the output layer's copy of token_embd, under token_embd's name */
+		snprintf(name, sizeof(name), "token_embd.weight");
+		layer = w->n_layer_all;
+	}
+	const struct gguf_tensor *t = w->gg ? gguf_tensor_find(w->gg, name) : NULL;
+	return ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
+}
+
+/* A cache tensor of layer il (KV or recurrent state), on its layer's
+ * device unless KV_OFFLOAD=0. */
+int gr_cache(struct ga_graph *g, const struct dims *d, int il)
+{
+	return ga_held(g, gr_backend_of(d->w, place_cache(d->w->pl, (uint32_t)il)), 0, 0);
+}
+
+/* a matmul of a weight of layer il with x */
+int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1)
+{
+	return gr_op_kind(g, ga_op(g, 0, F32, ne0, ne1, 1, 1, S(gr_weight(g, d, il, w), x)), GA_OP_MUL_MAT);
+}
+
+int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes)
+{
+	if (*slot < 0)
+		*slot = ga_input(g, bytes);
+	return *slot;
+}
+
+/* build_inp_embd: token ids and, beside them, an embeddings input of the
+ * same shape that the graph selects between; the unused one stays
+ * allocated for the whole graph. */
+int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in)
+{
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)d->T * 4);
+	ga_input(g, (uint64_t)d->E * d->T * 4);
+	return gr_op_kind(g, ga_op(g, 0, F32, d->E, d->T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
+			  GA_OP_GET_ROWS);
+}
+
+/* build_norm: rms_norm, then the weight; inside a layer the graph callback
+ * names the rms_norm "norm" and pins it to the layer's device when the
+ * batch is small or every layer is offloaded (llama_context::graph_get_cb). */
+int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+	    const char *w)
+{
+	int n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x));
+	if (il >= 0 && d->w->force_norm)
+		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
+	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
+}
+
+/* FFN: gate, up, swiglu, down (build_ffn with LLM_FFN_SILU, PAR). */
+int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
+{
+	int gate = gr_mm(g, d, il, "ffn_gate.weight", x, d->F, T);
+	int up = gr_mm(g, d, il, "ffn_up.weight", x, d->F, T);
+	int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(gate, up));
+	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
+}
+
+/* build_moe_ffn with softmax gating, normalised top-k weights and a gated
+ * SiLU (qwen3moe), in the order ggml_build_forward_expand visits it:
+ * router, softmax, top-k, weights normalised; then per token and chosen
+ * expert up, gate, swiglu, down, weighted; the experts' views added up. */
+int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
+{
+	int64_t ne = d->n_expert, k = d->n_expert_used;
+	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
+	int probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
+	int probs3 = ga_view(g, probs);
+	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(probs));
+	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
+	int wts = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
+	int w2 = ga_view(g, wts);
+	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
+	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
+	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
+	int w3 = ga_view(g, div);
+	int cur = ga_view(g, x);
+	int up =
+	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
+		       GA_OP_MUL_MAT_ID);
+	int gate =
+	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
+		       GA_OP_MUL_MAT_ID);
+	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
+	int down =
+	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
+		       GA_OP_MUL_MAT_ID);
+	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
+	/* the views are built (and expanded) before the adds */
+	int64_t span = d->E + (T - 1) * d->E * k;
+	int views[64] = {0};
+	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
+	for (int64_t i = 0; i < n; i++)
+		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
+	int out = views[0];
+	for (int64_t i = 1; i < n; i++)
+		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
+	if (n == 1)
+		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
+	return out;
+}
+
+/* K and V into the cache of layer il, then flash attention (or softmax
+ * attention). The cache views span n_kv cells of each stream (what a copy
+ * of them to another backend allocates). */
+int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa)
+{
+	int64_t T = d->T;
+	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
+	int64_t size = swa ? d->kv_size_swa : d->kv_size;
+	int *kslot = swa ? &in->k_idx_swa : &in->k_idx;
+	int *vslot = swa ? &in->v_idx_swa : &in->v_idx;
+	int *mslot = swa ? &in->mask_swa : &in->mask;
+	int kidx = gr_input_once(g, kslot, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, vslot, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
+	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
+	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
+	int mask = gr_input_once(g, mslot, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int qp = ga_view(g, q);
+	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
+	uint64_t vspan =
+	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
+	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
+	if (d->fa)
+		return gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+	/* kq = k*q, softmax in place, kqv = v*kq, permute + cont; without KV
+	 * offload the graph pins the cont to the CPU (build_attn_mha) */
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
+	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
+	int cont = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
+	if (!d->w->pl->kv_offload)
+		g->t[cont].force = d->w->cpu;
+	return cont;
+}
+
+int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2)
+{
+	return gr_op_kind(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x, pos)), GA_OP_ROPE);
+}
+
+static const struct graph_family families[] = {
+    {"llama", gr_llama, NULL, "src/models/llama.cpp"},
+    {"gemma3", gr_llama, NULL, "src/models/gemma3.cpp"},
+    {"qwen3moe", gr_llama, NULL, "src/models/qwen3moe.cpp"},
+    {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
+};
+
+const struct graph_family *gr_family(const char *arch)
+{
+	for (size_t i = 0; arch && i < sizeof(families) / sizeof(families[0]); i++)
+		if (strcmp(families[i].arch, arch) == 0)
+			return &families[i];
+	return NULL;
+}
+
+const struct graph_family *gr_fallback(const struct model *m)
+{
+	/* the gated-attention hybrid: recurrent layers with ssm.* keys */
+	int deltanet = m->n_kind[LAYER_RECURRENT] > 0 && m->ssm_d_state && m->ssm_dt_rank;
+	return gr_family(deltanet ? "qwen35" : "llama");
+}

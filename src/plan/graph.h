@@ -1,0 +1,104 @@
+/* graph: the engine's compute graphs, rebuilt node for node for the
+ * allocator replay (galloc.h) and the scheduler replay (sched.c). Internal
+ * to the planner: compute.c drives it; each family's builder lives in its
+ * own file (graph_<family>.c) and is listed in graph.c's table.
+ *
+ * A builder mirrors src/models/<arch>.cpp of the pinned engine: the same
+ * nodes, of the same sizes, in the order ggml_build_forward_expand visits
+ * them, with views and in-place ops marked as such, weights and caches
+ * held where place.h puts them. The allocator's answer depends on all of
+ * that, so a builder is proven only by a boot (tests/live/).
+ */
+#ifndef ZEALOT_GRAPH_H
+#define ZEALOT_GRAPH_H
+
+#include <stdint.h>
+
+#include "../payload/gguf.h"
+#include "../payload/model.h"
+#include "galloc.h"
+#include "place.h"
+
+enum { F32 = 0, F16 = 1, I32 = 2, I64 = 3 };
+
+/* Where weights and caches live, by backend (the devices in order, the CPU
+ * last), and what the graph callback pins. */
+struct where {
+	const struct placement *pl;
+	const struct gguf *gg;
+	uint32_t n_layer_all;
+	int cpu;	/* the CPU backend's index */
+	int force_norm; /* n_tokens < 32 or every layer offloaded: norms go to their layer's device */
+	int has_output; /* output.weight exists (else the output layer copies token_embd) */
+};
+
+struct dims {
+	const struct where *w;
+	int64_t T, n_out, n_seq;
+	int64_t E, F, V;
+	int64_t D, H, Hkv;	/* head size, heads, KV heads */
+	int64_t n_kv, n_kv_swa; /* cells per stream the masks span */
+	int64_t kv_size, kv_size_swa, n_stream;
+	uint64_t k_row, v_row; /* bytes per cell of one layer's K and V (cache types) */
+	int fa;
+	int mrope;	      /* positions are 4 per token */
+	int64_t k_rot, v_rot; /* Hadamard rotation sizes for quantized caches, 0 = none */
+	/* Gated DeltaNet */
+	int64_t d_state, n_group, dt_rank, d_conv;
+	int64_t n_embd_r, n_embd_s;
+	int64_t rs_k; /* state snapshots the delta net writes: n_rs_seq + 1 */
+	/* experts */
+	int64_t n_expert, n_expert_used, F_exp;
+};
+
+struct inputs {
+	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
+	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
+};
+
+#define S(...) ((const int[]){__VA_ARGS__, -2})
+
+/* The builders' steps, each a node (or a few) of the engine's graph. */
+int gr_op_kind(struct ga_graph *g, int t, int kind);
+int gr_rotate(struct ga_graph *g, int x, int64_t elems, int64_t n, int *slot);
+int gr_backend_of(const struct where *w, int dev);
+int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix);
+int gr_cache(struct ga_graph *g, const struct dims *d, int il);
+int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1);
+int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes);
+int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in);
+int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+	    const char *w);
+int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
+int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
+int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa);
+int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
+
+/* A family's graph: the whole forward pass of one ubatch, as the engine's
+ * llm_build_<arch> builds it. */
+typedef void gr_build_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in);
+/* An MTP head as its own context's graph: the nextn block il. */
+typedef void gr_draft_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int il);
+
+gr_build_fn gr_llama, gr_qwen35;
+gr_draft_fn gr_qwen35_mtp;
+
+/* The architectures whose graph zealot mirrors, as the engine's
+ * llama_model::build_graph switch picks a builder by
+ * general.architecture. */
+struct graph_family {
+	const char *arch;
+	gr_build_fn *build;
+	gr_draft_fn *draft; /* NULL: the family has no MTP head */
+	const char *source; /* the engine's builder, for notes */
+};
+
+/* The family of an architecture, or NULL when its graph is not mirrored. */
+const struct graph_family *gr_family(const char *arch);
+
+/* The builder zealot prices an unmirrored architecture with: the closest
+ * mirrored one by metadata (Gated DeltaNet keys: qwen35's; else llama's).
+ * Its figures are estimates, and the plan says so. */
+const struct graph_family *gr_fallback(const struct model *m);
+
+#endif

@@ -1,0 +1,59 @@
+/* graph_llama: the dense llama block and the families built like it. */
+#include "graph.h"
+
+/* The dense llama block (src/models/llama.cpp); with experts, the
+ * qwen3moe block (src/models/qwen3moe.cpp: q and k normed before rope). */
+void gr_llama(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	int qk_norm = d->n_expert > 0;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
+		int swa = m->kind[il] == LAYER_SWA;
+		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
+		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, d->D * d->H, T));
+		if (qk_norm)
+			q = gr_norm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
+		q = gr_rope(g, q, pos, d->D, d->H, T);
+		q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, krot);
+		int k, vr;
+		if (m->n_kind[LAYER_SWA]) { /* the iSWA builder expands q, k, v */
+			k = gr_mm(g, d, L, "attn_k.weight", an, d->D * d->Hkv, T);
+			k = gr_rope(g, ga_view(g, k), pos, d->D, d->Hkv, T);
+			k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
+			vr = ga_view(g, gr_mm(g, d, L, "attn_v.weight", an, d->D * d->Hkv, T));
+			vr = gr_rotate(g, vr, d->D * d->Hkv * T, d->v_rot, vrot);
+		} else { /* the plain builder expands q, v, k */
+			vr = ga_view(g, gr_mm(g, d, L, "attn_v.weight", an, d->D * d->Hkv, T));
+			vr = gr_rotate(g, vr, d->D * d->Hkv * T, d->v_rot, vrot);
+			k = ga_view(g, gr_mm(g, d, L, "attn_k.weight", an, d->D * d->Hkv, T));
+			if (qk_norm)
+				k = gr_norm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
+			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+			k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
+		}
+		int o = gr_attend(g, d, in, L, q, k, vr, swa);
+		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
+		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1 && d->n_out < T) {
+			int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
+			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
+			Tn = d->n_out;
+		}
+		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
+		int fo = d->n_expert ? gr_moe(g, d, L, fn, Tn) : gr_ffn(g, d, L, fn, Tn);
+		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}

@@ -1,0 +1,134 @@
+/* graph_qwen35: Qwen3.5's hybrid of gated attention and Gated DeltaNet,
+ * and its MTP head. */
+#include "graph.h"
+
+/* Qwen3.5's gated attention block: q and its gate in one projection. */
+static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa)
+{
+	int64_t T = d->T;
+	int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
+	int qf = gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H * 2, T);
+	uint64_t half = g->t[qf].bytes - (uint64_t)d->D * 4; /* a view of every other head */
+	int q = gr_norm(g, d, ga_view_n(g, qf, half), d->D, d->H, T, il, "attn_q_norm.weight");
+	q = gr_rope(g, q, pos, d->D, d->H, T);
+	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, krot);
+	int v = gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T);
+	int vr = gr_rotate(g, ga_view(g, v), d->D * d->Hkv * T, d->v_rot, vrot);
+	int k = gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T);
+	k = gr_norm(g, d, ga_view(g, k), d->D, d->Hkv, T, il, "attn_k_norm.weight");
+	k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
+	int o = gr_attend(g, d, in, il, q, k, vr, swa);
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
+	int gate = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view_n(g, qf, half)));
+	gate = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(gate));
+	int gated = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(ga_view(g, o), gate));
+	return gr_mm(g, d, il, "attn_output.weight", gated, d->E, T);
+}
+
+/* Gated DeltaNet (src/models/qwen35.cpp build_layer_attn_linear with the
+ * fused GATED_DELTA_NET op), states read from and written to the cache. */
+static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an)
+{
+	int64_t T = d->T, ns = d->n_seq;
+	int64_t key_dim = d->d_state * d->n_group, value_dim = d->d_state * d->dt_rank;
+	int64_t conv_dim = 2 * key_dim + value_dim;
+	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
+	ga_view(g, rcache); /* scale_inplace on a cache view: allocates nothing */
+	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
+	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
+	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
+	int qkv = gr_mm(g, d, il, "attn_qkv.weight", an, conv_dim, T);
+	int conv_in =
+	    ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1, S(ga_view(g, conv_states), ga_view(g, qkv)));
+	/* the last conv window into the cache: one per rollback snapshot */
+	for (int64_t k = 0; k < d->rs_k; k++)
+		ga_sink_to(g, rcache, S(ga_view(g, conv_in), ga_view(g, rcache)));
+	ga_view(g, scache);
+	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
+	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
+	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
+	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, gr_weight(g, d, il, "ssm_conv1d.weight")));
+	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));
+	int qc = ga_op(g, 0, F32, d->d_state, d->n_group, T / ns, ns, S(ga_view(g, conv)));
+	int kc = ga_op(g, 0, F32, d->d_state, d->n_group, T / ns, ns, S(ga_view(g, conv)));
+	int vc = ga_view(g, conv);
+	int alpha = gr_mm(g, d, il, "ssm_alpha.weight", an, d->dt_rank, T);
+	alpha = ga_op(g, 0, F32, d->dt_rank, T / ns, ns, 1, S(ga_view(g, alpha), gr_weight(g, d, il, "ssm_dt.bias")));
+	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha));
+	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha, gr_weight(g, d, il, "ssm_a")));
+	int beta = gr_mm(g, d, il, "ssm_beta.weight", an, d->dt_rank, T);
+	beta = ga_op(g, 1, F32, 1, d->dt_rank, T / ns, ns, S(ga_view(g, beta)));
+	/* ggml_gated_delta_net: the attention scores, then K state snapshots */
+	int delta = ga_op(g, 0, F32, value_dim * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
+			  S(qc, kc, ga_view(g, vc), ga_view(g, alpha), beta, ga_view(g, state)));
+	ga_sink_to(g, scache, S(ga_view(g, delta), ga_view(g, scache)));
+	int on = gr_norm(g, d, ga_view(g, delta), d->d_state, d->dt_rank * T, 1, il, "ssm_norm.weight");
+	int z = gr_mm(g, d, il, "attn_gate.weight", an, value_dim, T);
+	z = ga_op(g, 1, F32, d->d_state, d->dt_rank * T, 1, 1, S(ga_view(g, z)));
+	int gated = ga_op(g, 1, F32, d->d_state, d->dt_rank * T, 1, 1, S(on, z));
+	return gr_mm(g, d, il, "ssm_out.weight", ga_view(g, gated), d->E, T);
+}
+
+void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		/* DeltaNet's output is reshaped (a view, never reused in place);
+		 * attention's is the projection itself, which the residual add
+		 * takes over */
+		int recr = m->kind[il] == LAYER_RECURRENT;
+		int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
+			       : qwen35_attention(g, d, in, L, an, m->kind[il] == LAYER_SWA);
+		int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
+		int pn = gr_norm(g, d, res, d->E, T, 1, L, "post_attention_norm.weight");
+		int fo = gr_ffn(g, d, L, pn, T);
+		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
+	}
+	int h = gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
+	g->t[h].output = 1; /* h_nextn: always a graph output, for an MTP head to read */
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+/* The Qwen3.5 MTP head as its own context's graph (qwen35.cpp graph_mtp):
+ * the nextn block il. */
+void gr_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)
+{
+	int64_t T = d->T;
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
+	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
+			    GA_OP_GET_ROWS);
+	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
+	/* the target's hidden states, an input the norm may overwrite in place */
+	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	g->t[hin].ne[0] = d->E;
+	g->t[hin].ne[1] = T;
+	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
+	g->t[hin].type = F32;
+	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
+	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
+	int x = gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
+	int an = gr_norm(g, d, x, d->E, T, 1, il, "attn_norm.weight");
+	int cur = qwen35_attention(g, d, in, il, an, 0);
+	int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
+	int pn = gr_norm(g, d, res, d->E, T, 1, il, "post_attention_norm.weight");
+	int fo = gr_ffn(g, d, il, pn, T);
+	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
+	int h = gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight");
+	g->t[h].output = 1; /* h_nextn, as in the target graph */
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
