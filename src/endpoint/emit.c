@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../fleet/fleet.h"
 #include "../plan/device.h"
 #include "laws.h"
 
@@ -66,13 +67,11 @@ static void yaml_expr(struct sb *b, const char *fmt, const char *name)
 	sb_release(&e);
 }
 
-/* A name in a comment or a one-line value: a control byte (a newline that
- * would start a key, a directive or a document) becomes '?'. */
+/* A name in a comment or a one-line value (fleet_one_line), in tmp. */
 static const char *one_line(const char *s, struct sb *tmp)
 {
 	tmp->len = 0;
-	for (const char *p = s; *p; p++)
-		sb_addc(tmp, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	fleet_one_line(tmp, s);
 	return tmp->s ? tmp->s : "";
 }
 
@@ -329,56 +328,42 @@ char *emit_prometheus(const struct endpoint *ep)
 	return sb_detach(&b);
 }
 
+/* One alerting rule on endpoint n; the endpoint label tells the rules of
+ * a fleet's endpoints apart (promtool refuses duplicates otherwise). */
+static void alert_rule(struct sb *b, const char *n, const char *alert, const char *expr, const char *wait,
+		       const char *severity, const char *summary, const char *description)
+{
+	sb_addf(b, "      - alert: %s\n        expr: ", alert);
+	yaml_expr(b, expr, n);
+	sb_addf(b, "\n        for: %s\n        labels:\n          severity: %s\n          endpoint: ", wait, severity);
+	yaml_str(b, n);
+	sb_adds(b, "\n        annotations:\n          summary: ");
+	yaml_summary(b, n, summary);
+	sb_addc(b, '\n');
+	if (description)
+		sb_adds(b, description);
+}
+
 void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_minutes)
 {
 	const char *n = ep->name;
 	sb_adds(b, "  - name: ");
 	yaml_str(b, n);
-	sb_adds(b, "\n"
-		   "    rules:\n"
-		   "      - alert: LlmEndpointDown\n"
-		   "        expr: ");
-	yaml_expr(b, "up{job=%1$s} == 0", n);
-	sb_adds(b, "\n"
-		   "        for: 2m\n"
-		   "        labels:\n"
-		   "          severity: critical\n"
-		   "        annotations:\n"
-		   "          summary: ");
-	yaml_summary(b, n, "the /metrics scrape fails");
-	sb_adds(b, "\n"
+	sb_adds(b, "\n    rules:\n");
+	alert_rule(b, n, "LlmEndpointDown", "up{job=%1$s} == 0", "2m", "critical", "the /metrics scrape fails",
 		   "          description: >-\n"
 		   "            If /health still answers 200, the engine runs without --metrics and\n"
 		   "            answers /metrics with HTTP 501 (METRICS=0, law C04): the target's\n"
-		   "            lastError in /api/v1/targets says so. Otherwise the engine is down.\n"
-		   "      - alert: LlmMetricsOff\n"
-		   "        expr: ");
-	yaml_expr(b, "absent(llamacpp:prompt_tokens_total{job=%1$s}) and on() up{job=%1$s} == 0", n);
-	sb_adds(b, "\n"
-		   "        for: 10m\n"
-		   "        labels:\n"
-		   "          severity: warning\n"
-		   "        annotations:\n"
-		   "          summary: ");
-	yaml_summary(b, n, "no llamacpp: series at all (scrape answered 501?)");
-	sb_adds(b, "\n"
-		   "      - alert: LlmNoFreeSlot\n"
-		   "        expr: ");
-	yaml_expr(b, "llamacpp:requests_deferred{job=%1$s} > 0", n);
-	sb_addf(b,
-		"\n"
-		"        for: %um\n"
-		"        labels:\n"
-		"          severity: warning\n"
-		"        annotations:\n"
-		"          summary: ",
-		slot_minutes);
-	struct sb t = {0};
+		   "            lastError in /api/v1/targets says so. Otherwise the engine is down.\n");
+	alert_rule(b, n, "LlmMetricsOff", "absent(llamacpp:prompt_tokens_total{job=%1$s}) and on() up{job=%1$s} == 0",
+		   "10m", "warning", "no llamacpp: series at all (scrape answered 501?)", NULL);
+	struct sb t = {0}, w = {0};
 	sb_addf(&t, "requests waited for a slot for %u minutes (PARALLEL=%s, law A07)", slot_minutes,
 		endpoint_value(ep, "PARALLEL"));
-	yaml_summary(b, n, t.s);
+	sb_addf(&w, "%um", slot_minutes);
+	alert_rule(b, n, "LlmNoFreeSlot", "llamacpp:requests_deferred{job=%1$s} > 0", w.s, "warning", t.s, NULL);
 	sb_release(&t);
-	sb_addc(b, '\n');
+	sb_release(&w);
 }
 
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes)
