@@ -12,6 +12,7 @@ pkgs=(
 	chromium libxml2-utils                     # the budget picture rendered and parsed (tests/cli/svg.sh)
 	nginx                                      # a real HTTP server on loopback for the fetch tests
 	systemd-container                          # systemd-nspawn: a real systemd for the deploy tests (tests/systemd.sh)
+	prometheus ansible                         # promtool and ansible-playbook check the fleet's emitted files (tests/cli/emit-fleet.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
