@@ -47,6 +47,9 @@ struct json_t *cmd_ledger_json(const struct ledger *l);
 int cmd_history(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
+/* zealot fleet: the group (src/cmd/fleet.c dispatches) and its subcommands */
+int cmd_fleet(int argc, char **argv);
+int cmd_fleet_plan(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
