@@ -133,6 +133,12 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		sb_addf(&b, "User=%s\n", user);
 	sb_adds(&b, "EnvironmentFile=");
 	unit_path(&b, "", endpoint);
+	const char *card = endpoint_value(ep, "GPU");
+	if (card && *card)
+		sb_addf(&b,
+			"# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
+			"Environment=CUDA_VISIBLE_DEVICES=%s\n",
+			card);
 	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
 		    "StateDirectory=zealot\n"
 		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"

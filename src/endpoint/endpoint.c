@@ -82,6 +82,14 @@ const struct key_def endpoint_keys[] = {
     {"ADDRESSABLE_MIB", KEY_UINT, NULL, "the profile's figure", NULL,
      "memory the driver really leaves, overriding the profile (law M01)"},
     {"SLACK_MIB", KEY_UINT, "1024", NULL, NULL, "free memory every plan must keep (law M09)"},
+    {"HOST", KEY_STRING, NULL, NULL, NULL,
+     "the ssh destination the endpoint runs on: [user@]host or ssh://[user@]host[:port], resolved through the "
+     "ssh config (unset: this host; zealot fleet)"},
+    {"GPU", KEY_UINT, NULL, NULL, NULL,
+     "the card index on that host: the unit's Environment=CUDA_VISIBLE_DEVICES=N (DEVICE profiles that card; "
+     "unset: every card)"},
+    {"COMPACTION_HUB", KEY_STRING, NULL, "no compaction model", NULL,
+     "the name of the fleet endpoint this one's clients send compaction to (the harness's compactionModel)"},
     {"EXTRA_ARGS", KEY_STRING, NULL, "none", NULL, "further engine arguments, appended last (split on blanks)"},
 };
 const size_t endpoint_n_keys = ARRAY_SIZE(endpoint_keys);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../fleet/fleet.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 
@@ -158,6 +159,35 @@ static void law_values(const struct endpoint *ep, struct findings *out)
 			    err ? err : "invalid");
 		free(err);
 	}
+}
+
+/* C02: the fleet keys. HOST must read as an ssh destination and nothing
+ * else (it reaches ssh's command line); COMPACTION_HUB names an endpoint, so
+ * it is a file name without its .env. */
+static void law_fleet(const struct endpoint *ep, struct findings *out)
+{
+	const char *host = val(ep, "HOST");
+	if (host && *host) {
+		struct fleet_host h;
+		char *err = NULL;
+		if (fleet_parse_host(host, &h, &err))
+			add(out, "C02", SEV_ERROR, ep, "HOST", "write [user@]host or ssh://[user@]host[:port]",
+			    "HOST: %s", err);
+		else
+			fleet_host_free(&h);
+		free(err);
+	}
+	const char *hub = val(ep, "COMPACTION_HUB");
+	if (hub && *hub) {
+		size_t n = strspn(hub, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+		if (hub[n] || hub[0] == '-' || hub[0] == '.')
+			add(out, "C02", SEV_ERROR, ep, "COMPACTION_HUB", "name the hub's endpoint file without .env",
+			    "COMPACTION_HUB '%s' is not an endpoint name (letters, digits, . _ -)", hub);
+	}
+	uint64_t gpu;
+	if (!u64(ep, "GPU", &gpu) && gpu > 255)
+		add(out, "C02", SEV_ERROR, ep, "GPU", "give the card's index (nvidia-smi -L)",
+		    "GPU %llu: a card index is 0..255", (unsigned long long)gpu);
 }
 
 /* C02: the placement keys name devices, buffers, shares and patterns the
@@ -933,6 +963,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 	if (which & LAWS_STATIC) {
 		law_c02(ep, out);
 		law_values(ep, out);
+		law_fleet(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);
 		law_shape(ep, out);

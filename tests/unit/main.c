@@ -39,6 +39,7 @@ int main(void)
 	test_store();
 	test_calibrate();
 	test_fetch();
+	test_fleet();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }
