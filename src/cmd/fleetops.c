@@ -1123,7 +1123,7 @@ int cmd_fleet_history(int argc, char **argv)
 		}
 		unread |= why.len > 0;
 		json_array_append_new(hosts,
-				      json_pack("{s:s,s:b,s:o,s:I}", "host", label, why.len == 0, "why",
+				      json_pack("{s:s,s:b,s:o,s:I}", "host", label, "reachable", why.len == 0, "why",
 						jstr_or_null(why.len ? why.s : NULL), "eras", (json_int_t)count));
 		sb_release(&why);
 		json_decref(d);
