@@ -344,6 +344,26 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	(void)bufs_sum;
 }
 
+int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
+		   struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
+{
+	int io = 0;
+	*cal = NULL;
+	*cal_text = NULL;
+	*warn = NULL;
+	if (shape_load(ep, device, c, &io, err))
+		return io ? EXIT_IO : EXIT_USAGE;
+	if (cpu_source)
+		c->shape.cpu.source = cpu_source;
+	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, p, err))
+		return EXIT_USAGE;
+	if (calibrate && calib_apply(ep, c, p, cal, cal_text, warn) >= 0) {
+		free(*warn);
+		*warn = NULL;
+	}
+	return EXIT_OK;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct opt_list sets = {0};
@@ -388,24 +408,16 @@ int cmd_plan(int argc, char **argv)
 			goto done;
 		}
 	}
-	int io = 0;
-	if (shape_load(ep, device, &c, &io, &err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
-		goto done;
-	}
-	if (cpu)
-		c.shape.cpu.source = "--cpu-features";
 	struct plan p;
-	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
 	json_t *cal = NULL;
-	char *cal_text = NULL;
-	if (!no_calibration && calib_apply(ep, &c, &p, &cal, &cal_text, &err) < 0) {
-		cmd_fail(0, "plan: warning: not calibrated: %s", err);
-		free(err);
-		err = NULL;
+	char *cal_text = NULL, *warn = NULL;
+	rc = cmd_plan_price(ep, device, cpu ? "--cpu-features" : NULL, !no_calibration, &c, &p, &cal, &cal_text, &warn,
+			    &err);
+	if (rc != EXIT_OK)
+		goto done;
+	if (warn) {
+		cmd_fail(0, "plan: warning: not calibrated: %s", warn);
+		free(warn);
 	}
 	if (svg && cmd_plan_svg(svg, ep->name, &p, &c.shape, &err)) {
 		rc = EXIT_IO;

@@ -250,14 +250,8 @@ char *fleet_host_key(const struct fleet_member *m)
 	return sb_detach(&b);
 }
 
-static int gpu_default(const struct fleet_member *m, void *ctx)
-{
-	(void)ctx;
-	return m->gpu;
-}
-
-/* Hosts in name order with "localhost" as any other; the CPU (-1) after
- * the cards. */
+/* Hosts in name order with "localhost" as any other; the host's memory
+ * (-1) after its cards. */
 static int card_cmp(const struct fleet_card *a, const struct fleet_card *b)
 {
 	int c = strcmp(a->host, b->host);
@@ -272,17 +266,12 @@ static int card_qsort(const void *a, const void *b)
 	return card_cmp(a, b);
 }
 
-size_t fleet_cards(const struct fleet *f, int (*gpu_of)(const struct fleet_member *m, void *ctx), void *ctx,
-		   struct fleet_card **out)
+size_t fleet_group(const struct fleet *f, const struct fleet_bill *b, size_t nb, struct fleet_card **out)
 {
-	if (!gpu_of)
-		gpu_of = gpu_default;
 	struct fleet_card *v = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		struct fleet_card key = {fleet_host_key(&f->m[i]), gpu_of(&f->m[i], ctx), NULL, 0};
-		if (key.gpu < -1)
-			key.gpu = -1;
+	for (size_t i = 0; i < nb; i++) {
+		struct fleet_card key = {fleet_host_key(&f->m[b[i].member]), b[i].gpu < 0 ? -1 : b[i].gpu, NULL, 0};
 		size_t j;
 		for (j = 0; j < n; j++)
 			if (card_cmp(&v[j], &key) == 0)
@@ -299,6 +288,18 @@ size_t fleet_cards(const struct fleet *f, int (*gpu_of)(const struct fleet_membe
 	if (n > 1)
 		qsort(v, n, sizeof(*v), card_qsort);
 	*out = v;
+	return n;
+}
+
+size_t fleet_cards(const struct fleet *f, struct fleet_card **out)
+{
+	struct fleet_bill *b = xcalloc(f->n ? f->n : 1, sizeof(*b));
+	for (size_t i = 0; i < f->n; i++) {
+		b[i].member = i;
+		b[i].gpu = f->m[i].gpu;
+	}
+	size_t n = fleet_group(f, b, f->n, out);
+	free(b);
 	return n;
 }
 

@@ -58,19 +58,27 @@ void fleet_shell_quote(struct sb *out, const char *s);
  * (two sshd on one address are two hosts). Caller frees. */
 char *fleet_host_key(const struct fleet_member *m);
 
-/* A card (or a host's CPU memory, gpu -1) and the members that share it. */
+/* A card (or a host's CPU memory, gpu -1) and what bills it. */
 struct fleet_card {
 	char *host;  /* fleet_host_key() */
 	int gpu;     /* the card index; -1: the host's CPU and RAM */
-	size_t *idx; /* indexes into fleet.m, in name order */
+	size_t *idx; /* indexes into the grouped array (fleet.m for fleet_cards), in its order */
 	size_t n;
 };
 
-/* Group the members by (host, card), sorted by host, then card (the CPU
- * after the cards). gpu_of(m) gives the card a member bills (-1 for the
- * host's memory); NULL uses m->gpu. */
-size_t fleet_cards(const struct fleet *f, int (*gpu_of)(const struct fleet_member *m, void *ctx), void *ctx,
-		   struct fleet_card **out);
+/* Group the members by (host, GPU key; -1 when unset), sorted by host, then
+ * card (the host's memory after its cards). Returns the number of groups. */
+size_t fleet_cards(const struct fleet *f, struct fleet_card **out);
+
+/* What an endpoint bills where: member m's bytes on card gpu (-1: the
+ * host's memory). A member may bill several. */
+struct fleet_bill {
+	size_t member;
+	int gpu;
+};
+/* Group bills by (the member's host, gpu) as fleet_cards does; idx holds
+ * indexes into b. */
+size_t fleet_group(const struct fleet *f, const struct fleet_bill *b, size_t nb, struct fleet_card **out);
 void fleet_cards_free(struct fleet_card *c, size_t n);
 
 #endif

@@ -148,7 +148,7 @@ void test_fleet(void)
 		ok(f.m[1].remote && f.m[1].gpu == 0 && f.m[1].host.port == 2202, "HOST and GPU parsed");
 		ok(!f.m[3].remote && f.m[3].gpu == -1, "no HOST: local; no GPU: -1");
 		struct fleet_card *c;
-		size_t n = fleet_cards(&f, NULL, NULL, &c);
+		size_t n = fleet_cards(&f, &c);
 		ok(n == 3, "three groups: 2201 cpu, 2202 card 0, localhost cpu (%zu)", n);
 		if (n == 3) {
 			ok(strcmp(c[0].host, "127.0.0.1:2201") == 0 && c[0].gpu == -1 && c[0].n == 1, "first host %s",
