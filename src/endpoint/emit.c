@@ -136,8 +136,8 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 	const char *card = endpoint_value(ep, "GPU");
 	if (card && *card)
 		sb_addf(&b,
-			"# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
-			"Environment=CUDA_VISIBLE_DEVICES=%s\n",
+			"\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
+			"Environment=CUDA_VISIBLE_DEVICES=%s",
 			card);
 	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
 		    "StateDirectory=zealot\n"
