@@ -28,7 +28,11 @@
 #   fleet_exec NAME CMD...   run CMD inside host NAME (as rs_exec)
 #   fleet_root NAME          the build host's path of host NAME's "/"
 #   fleet_ssh NAME CMD...    ssh -F $FLEET_SSH/config NAME CMD (BatchMode)
-#   fleet_stop NAME          power host NAME off (its sshd and engines go)
+#   fleet_stop NAME          power host NAME off, in order (systemd stops
+#                            its units, sshd last)
+#   fleet_cut NAME           cut host NAME's power: its PID 1 is killed, and
+#                            every process in it with it (a connection to it
+#                            drops mid-command); then cleaned up as fleet_stop
 #
 # Every host is powered off at the test's exit (rs_start's EXIT trap).
 # Needs root, systemd-nspawn and openssh-server installed on the build host
@@ -53,6 +57,12 @@ _fleet_as() {
 fleet_exec() { _fleet_as "$1" rs_exec "${@:2}"; }
 fleet_root() { _fleet_as "$1" rs_root; }
 fleet_stop() { _fleet_as "$1" rs_stop; }
+_fleet_cut() {
+	local l
+	l=$(_rs_leader) && kill -KILL "$l"
+	rs_stop
+}
+fleet_cut() { _fleet_as "$1" _fleet_cut; }
 fleet_ssh() { ssh -F "$FLEET_SSH/config" -o BatchMode=yes -o ConnectTimeout=5 "$@"; }
 
 _fleet_client() {

@@ -135,6 +135,17 @@ static int name_refused(const struct fleet_member *m)
 	return m->name[0] == '-' || m->name[0] == '\0';
 }
 
+/* zealot deploy makes NAME.service: a name systemd takes as a unit name
+ * (letters, digits, ':', '_', '.', '-'; no '@', which would make it a
+ * template's instance), refused here before any host is touched. */
+static int unit_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n + strlen(".service") > 255 || name[0] == '-')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.-") == n;
+}
+
 static void print_json(json_t *o)
 {
 	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -615,7 +626,9 @@ static const struct cmd_help deploy_help = {
 	     "  deploy   `zealot deploy REMOTE-DIR/NAME.env --reason TEXT --json` there\n"
 	     "An endpoint without HOST is deployed here, with this zealot. Each\n"
 	     "endpoint's outcome is reported as it ends; the first failure stops the\n"
-	     "endpoints not yet begun (those running end) unless --keep-going.\n\n"
+	     "endpoints not yet begun (those running end) unless --keep-going. An\n"
+	     "endpoint whose name systemd would not take as a unit name is refused\n"
+	     "before its host is touched.\n\n"
 	     "Only endpoint files travel: payloads are on the host already (`zealot\n"
 	     "fetch` there), at the paths the file names. A relative path resolves\n"
 	     "against REMOTE-DIR on the host, so name payloads by absolute paths.\n"
@@ -677,9 +690,12 @@ static void deploy_run(size_t i, void *ctx)
 	struct fleet_ssh_result r = {0};
 	char *err = NULL;
 	struct sb cmd = {0}, path = {0};
-	if (name_refused(j->m)) {
-		j->outcome = "error";
-		j->why = xstrdup("an endpoint name that begins with '-' is refused");
+	if (!unit_name_ok(j->m->name)) {
+		j->outcome = "refused";
+		errorf(&j->why,
+		       "'%s' is not a unit name systemd takes (letters, digits, ':', '_', '.', '-'; not first '-'): "
+		       "refused before reaching %s",
+		       j->m->name, hn);
 		goto out;
 	}
 	if (j->m->remote) {
@@ -764,7 +780,8 @@ static void deploy_run(size_t i, void *ctx)
 		j->why = xstrdup(r.why ? r.why : "no answer");
 	} else if (r.lost || r.timed_out) {
 		j->outcome = "lost";
-		j->why = xstrdup(r.why ? r.why : "no answer");
+		errorf(&j->why, "%s; how far the deploy got is unknown here: `zealot history %s` on %s says",
+		       r.why ? r.why : "no answer", j->m->name, hn);
 	} else {
 		j->outcome = NULL; /* from the deploy JSON, after the threads */
 		char *l = last_words(&r);
