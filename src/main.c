@@ -7,10 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-
-#ifndef ZEALOT_VERSION
-#define ZEALOT_VERSION "0.1.0"
-#endif
+#include "cmd/version.h"
 
 static const struct command commands[] = {
     {"inspect", cmd_inspect, "say what a GGUF payload really is"},

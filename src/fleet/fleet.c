@@ -125,6 +125,12 @@ void fleet_shell_quote(struct sb *out, const char *s)
 	sb_addc(out, '\'');
 }
 
+void fleet_one_line(struct sb *out, const char *s)
+{
+	for (const char *p = s; *p; p++)
+		sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct fleet_member *)a)->name, ((const struct fleet_member *)b)->name);

@@ -53,6 +53,11 @@ void fleet_free(struct fleet *f);
  * for any byte string (a NUL ends it). */
 void fleet_shell_quote(struct sb *out, const char *s);
 
+/* Append s to out for one line of text (a comment, a description): every
+ * control byte (a newline that would start a key, a directive, a command)
+ * becomes '?'. */
+void fleet_one_line(struct sb *out, const char *s);
+
 /* The host an endpoint runs on, as fleet groups it: "localhost" for a local
  * endpoint, else the destination's host, with ":PORT" when a port is given
  * (two sshd on one address are two hosts). Caller frees. */
