@@ -148,7 +148,7 @@ static int unit_name_ok(const char *name)
 
 static void print_json(json_t *o)
 {
-	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	puts(s);
 	free(s);
 }
@@ -867,7 +867,7 @@ int cmd_fleet_deploy(int argc, char **argv)
 {
 	int json = 0, keep_going = 0, rc = EXIT_OK;
 	uint64_t timeout = 900, parallel = 1;
-	const char *cfg = NULL, *rz = NULL, *reason = NULL, *only = NULL, *rdir = "/var/lib/zealot/fleet";
+	const char *cfg = NULL, *rz = NULL, *reason = NULL, *only = NULL, *rdir = "/etc/zealot/fleet";
 	const struct opt opts[] = {
 	    OPT_STRING(0, "reason", &reason, "TEXT", "why (required; every era it makes records it)"),
 	    OPT_STRING(0, "only", &only, "NAME,...", "deploy only these endpoints"),
@@ -875,8 +875,7 @@ int cmd_fleet_deploy(int argc, char **argv)
 	    OPT_FLAG(0, "keep-going", &keep_going, "go on after a failure"),
 	    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),
 	    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)"),
-	    OPT_STRING(0, "remote-dir", &rdir, "DIR",
-		       "where endpoint files are copied on a host (/var/lib/zealot/fleet)"),
+	    OPT_STRING(0, "remote-dir", &rdir, "DIR", "where endpoint files are copied on a host (/etc/zealot/fleet)"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "the most one endpoint's deploy may take (900)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),
 	    OPT_END(),

@@ -163,6 +163,40 @@ check "version skew: the first failure stops the rest (e-b2 skipped)" \
 	test -n "$(grep -E '^  e-b2 .* skipped ' "$TMP/out")"
 ln -sf "$FLEET_ZEALOT" "$rb/usr/local/bin/zealot"
 
+# 6b. The same fleet from Ansible: the playbook `zealot emit ansible`
+# writes, run by Debian's ansible-playbook against the same hosts through
+# the test's ssh config (host keys checked), redeploys every endpoint.
+if "$ZEALOT" emit ansible --help >/dev/null 2>&1 && command -v ansible-playbook >/dev/null; then
+	mkdir ansible
+	run "$ZEALOT" emit ansible fleet -o ansible --ssh-config "$CFG" --reason "from ansible"
+	check "emit ansible: exit 0" rc_is 0
+	t=$(ms)
+	(
+		cd ansible || exit 1
+		export ANSIBLE_HOME=$TMP/ansible-home ANSIBLE_LOCAL_TEMP=$TMP/ansible-tmp ANSIBLE_NOCOLOR=1 \
+			ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_RETRY_FILES_ENABLED=0 \
+			ANSIBLE_PIPELINING=1
+		ansible-playbook -i inventory.yml playbook.yml
+	) >ansible.out 2>&1
+	arc=$?
+	ansible_ms=$(($(ms) - t))
+	grep -E '^(PLAY RECAP|[ab] +:|fatal|ERROR)' ansible.out | sed 's/^/#   ansible: /'
+	echo "# ansible-playbook redeployed the fleet in $ansible_ms ms"
+	check "ansible-playbook: exit 0, no host failed" test "$arc" -eq 0 -a -z "$(grep -E 'failed=[1-9]|unreachable=[1-9]' ansible.out)"
+	for e in e-a e-b1 e-b2; do
+		check "ansible-playbook: $e answers /health 200" test "$(health $e)" = 200
+	done
+	run "$ZEALOT" fleet history fleet "${F[@]}" --json
+	check "ansible-playbook: a new era 'from ansible' for each endpoint, current" \
+		test "$(jq -r '[.eras[]|select(.current)|"\(.endpoint):\(.reason)"]|sort|join(" ")' "$TMP/out")" \
+		= "e-a:from ansible e-b1:from ansible e-b2:from ansible"
+	run "$ZEALOT" fleet status fleet "${F[@]}" --json
+	check "ansible-playbook: fleet status lists all three healthy" \
+		test "$rc" -eq 0 -a "$(jq -r .healthy "$TMP/out")" = 3
+else
+	echo "ok - # SKIP zealot emit ansible or ansible-playbook is not there"
+fi
+
 # 7. A host that hangs: host a's sshd is stopped (SIGSTOP), so a connection
 # is accepted and never answered. Status returns within its timeout.
 sshd_a=$(fleet_exec a systemctl show -p MainPID --value ssh.service)
