@@ -614,7 +614,7 @@ done:
 
 static const struct cmd_help deploy_help = {
     .usage = "zealot fleet deploy DIR --reason TEXT [--only NAME,...] [--parallel N] [--keep-going]\n"
-	     "                         [--ssh-config FILE] [--remote-zealot PATH] [--remote-dir DIR]\n"
+	     "                         [--fetch] [--ssh-config FILE] [--remote-zealot PATH] [--remote-dir DIR]\n"
 	     "                         [--timeout SECONDS] [--json]",
     .about = "Deploy every endpoint of the fleet DIR (or --only those) on its host with\n"
 	     "`zealot deploy`, its gates, verification and automatic rollback. For each\n"
@@ -623,6 +623,9 @@ static const struct cmd_help deploy_help = {
 	     "           naming both\n"
 	     "  copy     the endpoint file, on ssh's stdin, to REMOTE-DIR/NAME.env\n"
 	     "           (a temporary file renamed into place)\n"
+	     "  fetch    with --fetch, when the file has a MODEL/MMPROJ/LORA_URL: `zealot\n"
+	     "           fetch REMOTE-DIR/NAME.env` there (pinned, resumable; a token stays\n"
+	     "           in its file on the host)\n"
 	     "  deploy   `zealot deploy REMOTE-DIR/NAME.env --reason TEXT --json` there\n"
 	     "An endpoint without HOST is deployed here, with this zealot. Each\n"
 	     "endpoint's outcome is reported as it ends; the first failure stops the\n"
@@ -637,7 +640,7 @@ static const struct cmd_help deploy_help = {
 	     "--json: {\"fleet\", \"reason\", \"version\", \"seconds\", \"endpoints\":\n"
 	     "[{\"endpoint\", \"host\", \"outcome\" (deployed, refused, rolled-back,\n"
 	     "rollback-failed, error: deploy's; version-skew, unreachable, copy-failed,\n"
-	     "lost, skipped), \"era\", \"seconds\", \"failed_step\", \"law\", \"why\",\n"
+	     "fetch-failed, lost, skipped), \"era\", \"seconds\", \"failed_step\", \"law\", \"why\",\n"
 	     "\"remote_version\", \"deploy\" (the host's `zealot deploy --json`, or\n"
 	     "null)}], \"deployed\", \"failed\", \"skipped\"}.\n",
     .exits = "0 every endpoint deployed, 1 any refused, rolled back, skipped or a\n"
@@ -657,7 +660,7 @@ struct deploy_job {
 	const struct fleet_member *m;
 	const char *reason, *remote_dir;
 	long timeout_ms;
-	int keep_going;
+	int keep_going, fetch;
 	struct deploy_shared *sh;
 	/* results */
 	const char *outcome; /* static strings */
@@ -671,6 +674,17 @@ struct deploy_job {
 static int deploy_failed(const char *outcome)
 {
 	return strcmp(outcome, "deployed") != 0;
+}
+
+static int has_url(const struct fleet_member *m)
+{
+	static const char *const keys[] = {"MODEL_URL", "MMPROJ_URL", "LORA_URL"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const char *v = endpoint_value(m->ep, keys[i]);
+		if (v && v[0])
+			return 1;
+	}
+	return 0;
 }
 
 static void deploy_run(size_t i, void *ctx)
@@ -762,6 +776,31 @@ static void deploy_run(size_t i, void *ctx)
 		}
 	} else {
 		sb_adds(&path, j->m->path);
+	}
+	/* the payloads, where the file names where they come from */
+	if (j->fetch && has_url(j->m)) {
+		sb_release(&cmd);
+		const char *fav[] = {zealot_of(j->c, j->m), "fetch", "--", path.s, NULL};
+		fleet_ssh_words(&cmd, fav);
+		if (fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, j->timeout_ms, &r, &err)) {
+			j->outcome = "error";
+			j->why = err;
+			err = NULL;
+			goto out;
+		}
+		if (r.why || r.status != 0) {
+			char *l = last_words(&r);
+			j->outcome = r.reached && !r.lost && !r.timed_out ? "fetch-failed"
+				     : r.reached			  ? "lost"
+									  : "unreachable";
+			if (r.why)
+				j->why = xstrdup(r.why);
+			else
+				errorf(&j->why, "zealot fetch on %s: exit %d: %s", hn, r.status, l);
+			free(l);
+			goto out;
+		}
+		fleet_ssh_result_release(&r);
 	}
 	/* zealot deploy on the host */
 	sb_release(&cmd);
@@ -865,7 +904,7 @@ static int pick_only(const struct fleet *f, const char *only, char *pick, char *
 
 int cmd_fleet_deploy(int argc, char **argv)
 {
-	int json = 0, keep_going = 0, rc = EXIT_OK;
+	int json = 0, keep_going = 0, fetch = 0, rc = EXIT_OK;
 	uint64_t timeout = 900, parallel = 1;
 	const char *cfg = NULL, *rz = NULL, *reason = NULL, *only = NULL, *rdir = "/etc/zealot/fleet";
 	const struct opt opts[] = {
@@ -873,6 +912,7 @@ int cmd_fleet_deploy(int argc, char **argv)
 	    OPT_STRING(0, "only", &only, "NAME,...", "deploy only these endpoints"),
 	    OPT_U64(0, "parallel", &parallel, "N", 1, 256, "endpoints deployed at once (1)"),
 	    OPT_FLAG(0, "keep-going", &keep_going, "go on after a failure"),
+	    OPT_FLAG(0, "fetch", &fetch, "run `zealot fetch` on the host first when the file has a *_URL"),
 	    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),
 	    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)"),
 	    OPT_STRING(0, "remote-dir", &rdir, "DIR", "where endpoint files are copied on a host (/etc/zealot/fleet)"),
@@ -922,6 +962,7 @@ int cmd_fleet_deploy(int argc, char **argv)
 					      .remote_dir = rdir,
 					      .timeout_ms = (long)timeout * 1000,
 					      .keep_going = keep_going,
+					      .fetch = fetch,
 					      .sh = &sh};
 		n++;
 	}
@@ -945,7 +986,8 @@ int cmd_fleet_deploy(int argc, char **argv)
 		else
 			failed++;
 		io |= !strcmp(j->outcome, "unreachable") || !strcmp(j->outcome, "lost") ||
-		      !strcmp(j->outcome, "rollback-failed") || !strcmp(j->outcome, "copy-failed");
+		      !strcmp(j->outcome, "fetch-failed") || !strcmp(j->outcome, "rollback-failed") ||
+		      !strcmp(j->outcome, "copy-failed");
 		json_t *era = json_object_get(j->deploy, "era");
 		json_t *law = json_object_get(j->deploy, "law");
 		json_t *row =

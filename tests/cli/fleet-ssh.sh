@@ -53,6 +53,11 @@ if [ "$1" = --version ]; then
 	if [ -n "$FAKE_VERSION" ]; then echo "$FAKE_VERSION"; else exec "$REAL_ZEALOT" --version; fi
 	exit 0
 fi
+if [ "$1" = fetch ]; then
+	for a; do printf '%s\n' "$a"; done >"$FAKE_HOME/fetch.argv"
+	[ -z "$FAKE_FETCH_FAILS" ] || { echo "zealot: fetch: MODEL_SHA256 mismatch" >&2; exit 1; }
+	exit 0
+fi
 if [ "$1" = deploy ]; then
 	for a; do printf '%s\n' "$a"; done >"$FAKE_HOME/deploy.argv"
 	echo '{"endpoint": "x", "outcome": "deployed", "era": 7, "steps": []}'
@@ -128,6 +133,19 @@ check "hostile name: status runs its commands with it (down: no such unit), noth
 run "$ZEALOT" fleet deploy hostile --reason x --ssh-config ssh.cfg "${RZ[@]}"
 check "hostile name: deploy refuses it (no unit could have it), exit 1" \
 	test "$rc" -eq 1 -a -n "$(grep -F 'is not a unit name systemd takes' "$TMP/out")" -a -z "$(find "$TMP" -name 'pwned-*')"
+
+# --fetch: zealot fetch on the host first, only for a file with a *_URL.
+run "$ZEALOT" fleet deploy fleet --only e2 --fetch --reason x --remote-dir "$TMP/remote/d" --ssh-config ssh.cfg "${RZ[@]}"
+check "--fetch without a *_URL: no fetch, deployed" test "$rc" -eq 0 -a ! -e remote/fetch.argv
+echo "MODEL_URL=http://127.0.0.1:9/q.gguf" >>fleet/e2.env
+run "$ZEALOT" fleet deploy fleet --only e2 --fetch --reason x --remote-dir "$TMP/remote/d" --ssh-config ssh.cfg "${RZ[@]}"
+check "--fetch with MODEL_URL: zealot fetch REMOTE-DIR/NAME.env on the host, then deployed" \
+	test "$rc" -eq 0 -a "$(tr '\n' ' ' <remote/fetch.argv)" = "fetch -- $TMP/remote/d/e2.env "
+rm -f remote/deploy.argv
+FAKE_FETCH_FAILS=1 run "$ZEALOT" fleet deploy fleet --only e2 --fetch --reason x --remote-dir "$TMP/remote/d" --ssh-config ssh.cfg "${RZ[@]}"
+check "--fetch that fails: fetch-failed, exit 3, fetch's words, no deploy" \
+	test "$rc" -eq 3 -a -n "$(grep -E '^  e2 .* fetch-failed .*MODEL_SHA256 mismatch' "$TMP/out")" -a ! -e remote/deploy.argv
+sed -i '/^MODEL_URL=/d' fleet/e2.env
 
 # A version skew refuses, naming both; the rest is skipped.
 FAKE_VERSION="zealot 9.9.9" run "$ZEALOT" fleet deploy fleet --reason x --ssh-config ssh.cfg "${RZ[@]}"
