@@ -20,9 +20,6 @@
 #include "cmd.h"
 #include "options.h"
 
-#define SECTION	   "\n@@zf "
-#define SECTION_RC "\n@@zf-rc "
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -80,32 +77,6 @@ static const char *host_label(const struct fleet_member *m)
 static const char *zealot_of(const struct common *c, const struct fleet_member *m)
 {
 	return m->remote ? c->remote_zealot : c->self;
-}
-
-/* One section of a multi-command script: its output and exit status are
- * found again by section(). */
-static void add_section(struct sb *s, const char *name, const char *cmdline)
-{
-	sb_addf(s, "printf '\\n@@zf %s\\n'; %s; printf '\\n@@zf-rc %%d\\n' $?\n", name, cmdline);
-}
-
-/* The output of section name (allocated), its status in *rc (-1: the
- * section never ended). NULL when it never began. */
-static char *section(const char *out, const char *name, int *rc)
-{
-	*rc = -1;
-	struct sb key = {0};
-	sb_addf(&key, SECTION "%s\n", name);
-	const char *p = out ? strstr(out, key.s) : NULL;
-	sb_release(&key);
-	if (!p)
-		return NULL;
-	p += strlen(SECTION) + strlen(name) + 1;
-	const char *e = strstr(p, SECTION_RC);
-	if (!e)
-		return xstrdup(p);
-	*rc = (int)strtol(e + strlen(SECTION_RC), NULL, 10);
-	return xstrndup(p, (size_t)(e - p));
 }
 
 static char *first_line(const char *s)
@@ -232,20 +203,23 @@ static void status_script(struct sb *s, const struct common *c, const struct fle
 	sb_adds(s, "; T=");
 	fleet_shell_quote(s, tmo);
 	sb_adds(s, "\n");
-	add_section(s, "version", "\"$Z\" --version 2>&1");
-	add_section(s, "show",
-		    "systemctl show -p LoadState -p ActiveState -p SubState -p Result -p MainPID -- \"$U\" 2>&1");
-	add_section(s, "history", "\"$Z\" history --json -- \"$N\" 2>&1");
-	add_section(s, "probe",
-		    "if [ -r \"$F\" ]; then \"$Z\" probe --endpoint \"$F\" --only health,models,props,slots,metrics "
-		    "--timeout \"$T\" --json -- \"$URL\" 2>&1; else echo \"no installed endpoint file $F\"; false; fi");
-	add_section(s, "audit",
-		    "if [ -r \"$F\" ]; then \"$Z\" audit --unit \"$U\" --json -- \"$F\" 2>&1; else echo \"no installed "
-		    "endpoint file $F\"; false; fi");
-	add_section(s, "nvidia",
-		    "if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi "
-		    "--query-gpu=index,memory.used,memory.total --format=csv,noheader,nounits 2>&1; else echo 'no "
-		    "nvidia-smi'; fi");
+	fleet_ssh_section_add(s, "version", "\"$Z\" --version 2>&1");
+	fleet_ssh_section_add(
+	    s, "show", "systemctl show -p LoadState -p ActiveState -p SubState -p Result -p MainPID -- \"$U\" 2>&1");
+	fleet_ssh_section_add(s, "history", "\"$Z\" history --json -- \"$N\" 2>&1");
+	fleet_ssh_section_add(
+	    s, "probe",
+	    "if [ -r \"$F\" ]; then \"$Z\" probe --endpoint \"$F\" --only health,models,props,slots,metrics "
+	    "--timeout \"$T\" --json -- \"$URL\" 2>&1; else echo \"no installed endpoint file $F\"; false; fi");
+	fleet_ssh_section_add(
+	    s, "audit",
+	    "if [ -r \"$F\" ]; then \"$Z\" audit --unit \"$U\" --json -- \"$F\" 2>&1; else echo \"no installed "
+	    "endpoint file $F\"; false; fi");
+	fleet_ssh_section_add(
+	    s, "nvidia",
+	    "if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi "
+	    "--query-gpu=index,memory.used,memory.total --format=csv,noheader,nounits 2>&1; else echo 'no "
+	    "nvidia-smi'; fi");
 	sb_release(&file);
 	sb_release(&unit);
 	sb_release(&url);
@@ -301,14 +275,14 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	const char *out = j->r.out.s;
 	int rc;
 	json_object_set_new(row, "reachable", json_true());
-	char *v = section(out, "version", &rc);
+	char *v = fleet_ssh_section(out, "version", &rc);
 	char *vl = first_line(v);
 	json_object_set_new(row, "zealot_version", json_string(vl));
 	free(vl);
 	free(v);
 
 	/* the unit */
-	char *show = section(out, "show", &rc);
+	char *show = fleet_ssh_section(out, "show", &rc);
 	char b1[64], b2[64], b3[64], b4[64], b5[32];
 	const char *load = show_value(show, "LoadState", b1, sizeof(b1));
 	const char *active = show_value(show, "ActiveState", b2, sizeof(b2));
@@ -327,7 +301,7 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	int unit_up = active && !strcmp(active, "active") && main_pid > 0;
 
 	/* the current era */
-	char *hist = section(out, "history", &rc);
+	char *hist = fleet_ssh_section(out, "history", &rc);
 	json_t *h = hist ? json_loads(hist, 0, NULL) : NULL;
 	json_t *era = json_null(), *plan_mib = json_null();
 	json_t *eras = json_object_get(h, "eras");
@@ -350,7 +324,7 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	free(hist);
 
 	/* the contract probes */
-	char *pr = section(out, "probe", &rc);
+	char *pr = fleet_ssh_section(out, "probe", &rc);
 	json_t *p = pr ? json_loads(pr, 0, NULL) : NULL;
 	int health = 0, probe_failed = 0;
 	if (p && json_is_object(p)) {
@@ -376,7 +350,7 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	free(pr);
 
 	/* the audit */
-	char *au = section(out, "audit", &rc);
+	char *au = fleet_ssh_section(out, "audit", &rc);
 	json_t *a = au ? json_loads(au, 0, NULL) : NULL;
 	long long div = -1;
 	if (a && json_is_object(a)) {
@@ -393,7 +367,7 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	free(au);
 
 	/* the card's memory */
-	char *nv = section(out, "nvidia", &rc);
+	char *nv = fleet_ssh_section(out, "nvidia", &rc);
 	if (!nv || strstr(nv, "no nvidia-smi") || rc != 0) {
 		json_object_set_new(row, "memory", json_pack("{s:b}", "nvidia_smi", 0));
 	} else {

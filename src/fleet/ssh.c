@@ -86,8 +86,8 @@ static void explain(struct fleet_ssh_result *r, const struct fleet_host *h, long
 	const char *e = r->err.s ? r->err.s : "";
 	if (r->timed_out) {
 		if (r->reached)
-			sb_addf(&w, "the command on %s did not end within %.1f s (ssh killed)", name,
-				(double)timeout_ms / 1000);
+			sb_addf(&w, "the command on %s did not end within %.1f s (%s)", name, (double)timeout_ms / 1000,
+				h ? "ssh killed" : "killed");
 		else
 			sb_addf(&w, "%s did not answer within %.1f s (ssh killed)", name, (double)timeout_ms / 1000);
 	} else if (!r->reached && strstr(e, "REMOTE HOST IDENTIFICATION HAS CHANGED")) {
@@ -112,13 +112,15 @@ static void explain(struct fleet_ssh_result *r, const struct fleet_host *h, long
 	sb_release(&w);
 }
 
-/* "0\n" .. "255\n": the status the remote shell printed; -1 otherwise. */
-static int parse_status(const char *p)
+/* "0\n" .. "255\n" (n bytes at p): the status the remote shell printed;
+ * -1 otherwise. */
+static int parse_status(const char *p, size_t n)
 {
 	int v = 0, digits = 0;
-	for (; *p >= '0' && *p <= '9' && digits < 4; p++, digits++)
-		v = v * 10 + (*p - '0');
-	if (!digits || v > 255 || (*p != '\n' && *p != '\0'))
+	size_t i = 0;
+	for (; i < n && p[i] >= '0' && p[i] <= '9' && digits < 4; i++, digits++)
+		v = v * 10 + (p[i] - '0');
+	if (!digits || v > 255 || (i < n && p[i] != '\n'))
 		return -1;
 	return v;
 }
@@ -165,6 +167,69 @@ static void close_pair(int p[2])
 		close(p[1]);
 }
 
+void fleet_ssh_unwrap(struct fleet_ssh_result *r, int ssh_status)
+{
+	/* the marker says the remote shell ran; the status line that the
+	 * command ended */
+	r->reached = 0;
+	r->lost = 0;
+	size_t rl = strlen(REACHED);
+	if (r->out.len >= rl && memcmp(r->out.s, REACHED, rl) == 0) {
+		r->reached = 1;
+		memmove(r->out.s, r->out.s + rl, r->out.len - rl + 1);
+		r->out.len -= rl;
+	}
+	int have_status = 0;
+	if (r->reached) {
+		const char *p = NULL, *q = r->out.s;
+		while ((q = memmem(q, r->out.len - (size_t)(q - r->out.s), STATUS, strlen(STATUS))) != NULL)
+			p = q++;
+		if (p) {
+			int v = parse_status(p + strlen(STATUS), r->out.len - (size_t)(p + strlen(STATUS) - r->out.s));
+			if (v >= 0) {
+				r->status = v;
+				have_status = 1;
+				r->out.len = (size_t)(p - r->out.s);
+				r->out.s[r->out.len] = '\0';
+			}
+		}
+	}
+	if (!have_status) {
+		r->status = r->reached ? 255 : (ssh_status == 0 ? 255 : ssh_status);
+		if (r->reached && !r->timed_out)
+			r->lost = 1;
+	}
+}
+
+void fleet_ssh_section_add(struct sb *script, const char *name, const char *cmdline)
+{
+	sb_addf(script, "printf '\\n%s%s\\n'; %s; printf '\\n%s%%d\\n' $?\n", "@@zf ", name, cmdline, "@@zf-rc ");
+}
+
+char *fleet_ssh_section(const char *out, const char *name, int *rc)
+{
+	*rc = -1;
+	if (!out)
+		return NULL;
+	struct sb key = {0};
+	sb_addf(&key, "\n@@zf %s\n", name);
+	const char *p = strstr(out, key.s);
+	size_t kl = key.len;
+	sb_release(&key);
+	if (!p)
+		return NULL;
+	p += kl;
+	const char *e = strstr(p, "\n@@zf-rc ");
+	if (!e)
+		return xstrdup(p);
+	const char *d = e + strlen("\n@@zf-rc ");
+	int v = 0, digits = 0;
+	for (; *d >= '0' && *d <= '9' && digits < 4; d++, digits++)
+		v = v * 10 + (*d - '0');
+	*rc = digits && v <= 255 ? v : -1;
+	return xstrndup(p, (size_t)(e - p));
+}
+
 int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const char *cmd, const char *in, size_t in_len,
 		  long timeout_ms, struct fleet_ssh_result *r, char **err)
 {
@@ -173,9 +238,9 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const c
 	if (h && !h->host)
 		return errorf(err, "no host to run on");
 	struct sb wrapped = {0};
-	/* the marker first; the command in a group so its own status is the
-	 * one printed last */
-	sb_addf(&wrapped, "echo '%.*s'; {\n%s\n}; printf '\\n@zealot-fleet-status %%d\\n' $?", (int)strlen(REACHED) - 1,
+	/* the marker first; the command in a subshell (an exit in it ends
+	 * only it), so its own status is the one printed last */
+	sb_addf(&wrapped, "echo '%.*s'; (\n%s\n); printf '\\n@zealot-fleet-status %%d\\n' $?", (int)strlen(REACHED) - 1,
 		REACHED, cmd);
 	const char *av[32];
 	char port[16], cto[48];
@@ -283,34 +348,7 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const c
 	int ssh_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	sb_release(&wrapped);
 
-	/* the marker says the remote shell ran; the status line that the
-	 * command ended */
-	size_t rl = strlen(REACHED);
-	if (r->out.len >= rl && memcmp(r->out.s, REACHED, rl) == 0) {
-		r->reached = 1;
-		memmove(r->out.s, r->out.s + rl, r->out.len - rl + 1);
-		r->out.len -= rl;
-	}
-	int have_status = 0;
-	if (r->reached) {
-		const char *p = NULL, *q = r->out.s;
-		while ((q = strstr(q, STATUS)) != NULL)
-			p = q++;
-		if (p) {
-			int v = parse_status(p + strlen(STATUS));
-			if (v >= 0) {
-				r->status = v;
-				have_status = 1;
-				r->out.len = (size_t)(p - r->out.s);
-				r->out.s[r->out.len] = '\0';
-			}
-		}
-	}
-	if (!have_status) {
-		r->status = r->reached ? 255 : (ssh_status == 0 ? 255 : ssh_status);
-		if (r->reached && !r->timed_out)
-			r->lost = 1;
-	}
+	fleet_ssh_unwrap(r, ssh_status);
 	explain(r, h, timeout_ms);
 	return 0;
 }

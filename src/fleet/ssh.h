@@ -60,6 +60,20 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const c
 		  long timeout_ms, struct fleet_ssh_result *r, char **err);
 void fleet_ssh_result_release(struct fleet_ssh_result *r);
 
+/* The parsing half of fleet_ssh_run, for tests and fuzzing: r->out is what
+ * the wrapped command printed (the marker first, the status line last),
+ * ssh_status ssh's own exit status; sets reached, status and lost, and
+ * strips the marker and the status line from r->out. */
+void fleet_ssh_unwrap(struct fleet_ssh_result *r, int ssh_status);
+
+/* A script of several commands whose outputs are told apart: each is
+ * appended as a section (its output between a "@@zf NAME" line and a
+ * "@@zf-rc STATUS" line); fleet_ssh_section() finds one again, allocated,
+ * with its status in *rc (-1: it never ended), or NULL when it never
+ * began. Names are plain words the caller chooses. */
+void fleet_ssh_section_add(struct sb *script, const char *name, const char *cmdline);
+char *fleet_ssh_section(const char *out, const char *name, int *rc);
+
 /* Copy data to path on h, atomically: written over ssh's stdin to a
  * temporary file beside path (mode 0600 while written), chmod mode, then
  * renamed over path; the directory is created (h NULL: this host). Returns 0 when the file is
