@@ -187,6 +187,8 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 				sb_addf(&b, " binds %s on its host: only a Prometheus there reaches it (BIND_ADDR)\n",
 					bind);
 			}
+			if (f.m[i].remote && endpoint_value(f.m[i].ep, "API_KEY_FILE"))
+				sb_adds(&b, "# Prometheus reads the API key on its own host, at API_KEY_FILE's path\n");
 			emit_prometheus_job(&b, f.m[i].ep, f.m[i].remote ? f.m[i].host.host : NULL);
 		}
 	} else if (kind == 2) {

@@ -24,7 +24,7 @@ static const char *host_of(const struct endpoint *ep)
 static int yaml_plain(const char *s)
 {
 	static const char *const words[] = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"};
-	if (!*s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(s) ||
+	if (!*s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != strlen(s) ||
 	    s[0] == '-' || s[0] == '.')
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(words); i++)

@@ -171,8 +171,8 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 		struct fleet_host h;
 		char *err = NULL;
 		if (fleet_parse_host(host, &h, &err))
-			add(out, "C02", SEV_ERROR, ep, "HOST", "write [user@]host or ssh://[user@]host[:port]",
-			    "HOST: %s", err);
+			add(out, "C02", SEV_ERROR, ep, "HOST", "write [user@]host or ssh://[user@]host[:port]", "%s",
+			    err);
 		else
 			fleet_host_free(&h);
 		free(err);
@@ -182,12 +182,17 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 		size_t n = strspn(hub, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
 		if (hub[n] || hub[0] == '-' || hub[0] == '.')
 			add(out, "C02", SEV_ERROR, ep, "COMPACTION_HUB", "name the hub's endpoint file without .env",
-			    "COMPACTION_HUB '%s' is not an endpoint name (letters, digits, . _ -)", hub);
+			    "'%s' is not an endpoint name (letters, digits, . _ -)", hub);
 	}
 	uint64_t gpu;
 	if (!u64(ep, "GPU", &gpu) && gpu > 255)
 		add(out, "C02", SEV_ERROR, ep, "GPU", "give the card's index (nvidia-smi -L)",
 		    "GPU %llu: a card index is 0..255", (unsigned long long)gpu);
+	const struct device *dev = device_find(val(ep, "DEVICE"));
+	if (!u64(ep, "GPU", &gpu) && dev && dev->backend == DEVICE_CPU && !*val(ep, "DEVICES"))
+		add(out, "C02", SEV_WARNING, ep, "GPU", "set DEVICE to the card's profile, or remove GPU",
+		    "GPU=%llu on DEVICE=cpu: the engine uses no card, and the plan prices none",
+		    (unsigned long long)gpu);
 }
 
 /* C02: the placement keys name devices, buffers, shares and patterns the

@@ -161,3 +161,27 @@ check "fleet plan with no DIR: exit 2" test "$rc" -eq 2 -a -n "$(grep -F 'zealot
 run "$ZEALOT" fleet plan fleet --jsn
 check "fleet plan --jsn: exit 2, did you mean --json" err_has "(did you mean --json?)"
 check "no sanitizer report" no_sanitizer
+
+# the keys, judged and rendered one endpoint at a time
+cp fleet/b9.gguf .
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\nRUNTIME=/bin/true\nHOST=frank@-oProxyCommand\nCOMPACTION_HUB=a b\n' >keys.env
+run "$ZEALOT" check --json keys.env
+check "check: a HOST with a leading '-' is a C02 error on HOST" \
+	test "$rc" -eq 1 -a "$(jq -c '[.findings[]|select(.law=="C02" and .severity=="error")|.key]|sort' "$TMP/out")" = '["COMPACTION_HUB","HOST"]'
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nGPU=1\n' >cpu-gpu.env
+run "$ZEALOT" check --json cpu-gpu.env
+check "check: GPU on DEVICE=cpu is a C02 warning" \
+	test "$(jq -c '[.findings[]|select(.key=="GPU")|[.law,.severity]]' "$TMP/out")" = '[["C02","warning"]]'
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\nGPU=1\n' >gpu.env
+run "$ZEALOT" emit unit gpu.env
+check "emit unit: GPU=1 is the unit's CUDA_VISIBLE_DEVICES=1" test "$rc" -eq 0 -a "$(grep -c '^Environment=CUDA_VISIBLE_DEVICES=1$' "$TMP/out")" -eq 1
+check "emit unit: EnvironmentFile= stays a line of its own beside it" grep -qFx "EnvironmentFile=$TMP/gpu.env" "$TMP/out"
+cp "$TMP/out" gpu.service
+if command -v systemd-analyze >/dev/null; then
+	run systemd-analyze verify gpu.service
+	check "emit unit with GPU: systemd-analyze verify passes" test "$rc" -eq 0 -a ! -s "$TMP/err"
+fi
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\n' >nogpu.env
+run "$ZEALOT" emit unit nogpu.env
+check "emit unit: without GPU the unit sets no CUDA_VISIBLE_DEVICES" test "$rc" -eq 0 -a -z "$(grep -F CUDA_VISIBLE_DEVICES "$TMP/out")"
+check "no sanitizer report" no_sanitizer

@@ -122,22 +122,19 @@ void test_fleet(void)
 		ok(0, "mkdtemp");
 		return;
 	}
+	static const char *const files[][2] = {
+	    {"b.env", "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=ssh://root@127.0.0.1:2202\nGPU=0\n"},
+	    {"a.env", "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=ssh://root@127.0.0.1:2201\n"},
+	    {"c.env", "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=ssh://root@127.0.0.1:2202\nGPU=0\n"},
+	    {"local.env", "MODEL_FILE=m.gguf\nCTX_SIZE=4096\n"},
+	    {"notes.txt", "not an endpoint\n"},
+	};
 	struct sb p = {0};
-	sb_addf(&p, "%s/b.env", dir);
-	write_file(p.s, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=ssh://root@127.0.0.1:2202\nGPU=0\n");
-	sb_release(&p);
-	sb_addf(&p, "%s/a.env", dir);
-	write_file(p.s, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=ssh://root@127.0.0.1:2201\n");
-	sb_release(&p);
-	sb_addf(&p, "%s/c.env", dir);
-	write_file(p.s, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=ssh://root@127.0.0.1:2202\nGPU=0\n");
-	sb_release(&p);
-	sb_addf(&p, "%s/local.env", dir);
-	write_file(p.s, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\n");
-	sb_release(&p);
-	sb_addf(&p, "%s/notes.txt", dir);
-	write_file(p.s, "not an endpoint\n");
-	sb_release(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		sb_addf(&p, "%s/%s", dir, files[i][0]);
+		write_file(p.s, files[i][1]);
+		sb_release(&p);
+	}
 
 	struct fleet f;
 	char *err = NULL;
@@ -182,9 +179,8 @@ void test_fleet(void)
 	unlink(p.s);
 	sb_release(&p);
 
-	static const char *const names[] = {"a.env", "b.env", "c.env", "local.env", "notes.txt"};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		sb_addf(&p, "%s/%s", dir, names[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		sb_addf(&p, "%s/%s", dir, files[i][0]);
 		unlink(p.s);
 		sb_release(&p);
 	}
