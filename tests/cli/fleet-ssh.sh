@@ -110,6 +110,15 @@ check "ssh argv: a host alias alone when HOST has no user or port" \
 check "ssh argv: never StrictHostKeyChecking=no, never a password" \
 	test -z "$(grep -i 'StrictHostKeyChecking\|password' ssh.log)"
 
+# An endpoint without HOST is queried here, with this zealot, no ssh.
+mkdir local
+endpoint l1 x 18104 | sed '/^HOST=/d' >local/l1.env
+: >ssh.log
+run "$ZEALOT" fleet status local --json
+check "local endpoint: a row for localhost, reached without ssh, this zealot's version" \
+	test "$rc" -eq 1 -a "$(jq -r '.endpoints[0]|"\(.host):\(.reachable):\(.zealot_version)"' "$TMP/out")" = "localhost:true:$("$ZEALOT" --version)" \
+	-a ! -s ssh.log
+
 # Hostile values: the reason, the remote directory and a name each reach
 # the remote program as one word; nothing in them runs.
 reason="it's \$(touch pwned-1) \`touch pwned-2\`; touch pwned-3 \"q\" \\ end"
