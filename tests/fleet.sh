@@ -73,13 +73,19 @@ _fleet_client() {
 	: >"$FLEET_SSH/config"
 }
 
-# _fleet_host NAME: boot host NAME and bring its sshd up.
-_fleet_host() {
-	local name=$1 port r k
+# _fleet_boot NAME: boot host NAME (in this shell: rs_start sets the trap
+# that powers it off at exit).
+_fleet_boot() {
 	RS_BIND="$TMP ${RS_BIND:-}" RS_BIND_RO="$ROOT $(dirname "$(dirname "$ENGINE")") ${RS_BIND_RO:-}" \
-		rs_start || return 1
+		rs_start
+}
+
+# _fleet_sshd NAME PORT: host NAME's own host keys, its sshd on PORT, the
+# test's key for root; its known_hosts lines and config entry into
+# $FLEET_SSH/hosts/NAME.{known_hosts,config}. Hosts run this at once.
+_fleet_sshd() {
+	local name=$1 port=$2 r k
 	r=$(rs_root) || return 1
-	port=$(free_port) || return 1
 	rs_exec sh -c 'rm -f /etc/ssh/ssh_host_*_key /etc/ssh/ssh_host_*_key.pub && ssh-keygen -A' >/dev/null || return 1
 	# UsePAM no: pam_systemd would start root's user manager for every
 	# session, 0.4 s a command; a key login needs no PAM
@@ -100,8 +106,8 @@ _fleet_host() {
 	fi
 	for k in "$r"/etc/ssh/ssh_host_*_key.pub; do
 		echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$k")"
-	done >>"$FLEET_SSH/known_hosts"
-	cat >>"$FLEET_SSH/config" <<C
+	done >"$FLEET_SSH/hosts/$name.known_hosts"
+	cat >"$FLEET_SSH/hosts/$name.config" <<C
 Host $name
 	HostName 127.0.0.1
 	Port $port
@@ -115,22 +121,48 @@ Host $name
 	LogLevel ERROR
 
 C
-	FLEET_PORT[$name]=$port
 }
 
 fleet_start() {
-	local name t0
+	local name t0 p taken="" pids=() i=0 bad=0
+	t0=$(_rs_ms)
 	_fleet_client || return 1
+	mkdir -p "$FLEET_SSH/hosts"
 	for name in "$@"; do
-		t0=$(_rs_ms)
-		if ! _fleet_as "$name" _fleet_host "$name"; then
-			_fleet_say "host $name did not come up"
+		if ! _fleet_as "$name" _fleet_boot; then
+			_fleet_say "host $name did not boot"
 			return 1
 		fi
+		# a port of its own: nothing binds it until its sshd starts
+		for _ in $(seq 20); do
+			p=$(free_port) || return 1
+			[[ " $taken " == *" $p "* ]] || break
+		done
+		taken+=" $p"
+		FLEET_PORT[$name]=$p
+	done
+	for name in "$@"; do
+		_fleet_as "$name" _fleet_sshd "$name" "${FLEET_PORT[$name]}" &
+		pids+=($!)
+	done
+	for name in "$@"; do
+		if ! wait "${pids[$i]}"; then
+			_fleet_say "host $name: its sshd did not come up"
+			bad=1
+		fi
+		i=$((i + 1))
+	done
+	[ "$bad" = 0 ] || return 1
+	for name in "$@"; do
+		cat "$FLEET_SSH/hosts/$name.known_hosts" >>"$FLEET_SSH/known_hosts"
+		cat "$FLEET_SSH/hosts/$name.config" >>"$FLEET_SSH/config"
+	done
+	for name in "$@"; do
 		if ! fleet_ssh "$name" true; then
 			_fleet_say "host $name: ssh does not answer on port ${FLEET_PORT[$name]}"
 			return 1
 		fi
-		_fleet_say "host $name up: sshd on 127.0.0.1:${FLEET_PORT[$name]}, $(($(_rs_ms) - t0)) ms"
+		_fleet_say "host $name up: sshd on 127.0.0.1:${FLEET_PORT[$name]}"
 	done
+	_fleet_say "$# hosts up in $(($(_rs_ms) - t0)) ms"
 }
