@@ -153,7 +153,9 @@ static const struct cmd_help status_help = {
 	     "\"seconds\", \"zealot_version\", \"unit\" ({\"name\", \"load\", \"active\",\n"
 	     "\"sub\", \"result\", \"main_pid\"}), \"era\" ({\"id\", \"started\", \"reason\",\n"
 	     "\"plan_mib\"} or null), \"probes\" ({\"verdict\", \"probes\": [{\"name\",\n"
-	     "\"status\", \"evidence\", \"law\"}]} or {\"error\"}), \"audit\"\n"
+	     "\"status\", \"evidence\", \"law\"}]} or {\"error\"}), \"summary\" ({\"health\",\n"
+	     "\"alias\", \"slots\", \"metrics\"}: each {\"status\", \"evidence\"} of the\n"
+	     "health, models, props and metrics probes), \"audit\"\n"
 	     "({\"divergences\", \"pid\", \"rows\": [...]} or {\"error\"}), \"memory\"\n"
 	     "({\"nvidia_smi\": false} or {\"nvidia_smi\": true, \"card\", \"used_mib\",\n"
 	     "\"total_mib\", \"plan_mib\"})}], \"healthy\", \"total\"}.\n",
@@ -340,6 +342,21 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 		json_object_set_new(row, "probes",
 				    json_pack("{s:O?,s:O?}", "verdict", json_object_get(p, "verdict"), "probes",
 					      json_object_get(p, "probes")));
+		/* the summary: health, the alias (models), the slots (props), metrics */
+		json_t *sum = json_object();
+		json_array_foreach(json_object_get(p, "probes"), k, e)
+		{
+			const char *n = json_string_value(json_object_get(e, "name"));
+			static const char *const keep[][2] = {
+			    {"health", "health"}, {"models", "alias"}, {"props", "slots"}, {"metrics", "metrics"}};
+			for (size_t q = 0; n && q < ARRAY_SIZE(keep); q++)
+				if (!strcmp(n, keep[q][0]))
+					json_object_set_new(sum, keep[q][1],
+							    json_pack("{s:O?,s:O?}", "status",
+								      json_object_get(e, "status"), "evidence",
+								      json_object_get(e, "evidence")));
+		}
+		json_object_set_new(row, "summary", sum);
 	} else {
 		char *w = first_line(pr);
 		json_object_set_new(row, "probes", json_pack("{s:s}", "error", w[0] ? w : "no answer"));
@@ -461,6 +478,11 @@ static void status_print(json_t *row)
 			 json_is_number(pm) ? json_number_value(pm) : 0.0);
 	}
 	printf("%-22s %-5s %-18s %-12s %s\n", unit, es, ps.s, as, ms);
+	json_t *sum = json_object_get(row, "summary");
+	const char *alias = json_string_value(json_object_get(json_object_get(sum, "alias"), "evidence"));
+	const char *slots = json_string_value(json_object_get(json_object_get(sum, "slots"), "evidence"));
+	if (alias || slots)
+		printf("  %-16s   %s%s%s\n", "", alias ? alias : "", alias && slots ? "; " : "", slots ? slots : "");
 	if (json_object_get(p, "error"))
 		printf("  %-16s   probes: %s\n", "", json_string_value(json_object_get(p, "error")));
 	if (json_object_get(a, "error"))
