@@ -98,7 +98,7 @@ check "fleet status: the MainPID is the unit's on its host" \
 	test "$(jq -r '.endpoints[]|select(.endpoint=="e-b2")|.unit.main_pid' status1.json)" = "$(fleet_exec b systemctl show -p MainPID --value e-b2.service)"
 jq -r '.endpoints[]|"# status \(.endpoint) summary: \(.summary.alias.evidence); \(.summary.slots.evidence)"' status1.json
 check "fleet status: the summary names each alias (models) and its slots (props)" \
-	test "$(jq -r '[.endpoints[]|(.summary.alias.evidence|contains("serves '"'"'\(.endpoint)'"'"'")) and (.summary.slots.evidence|test("2 slots"))]|all' status1.json)" = true
+	test "$(jq -r '[.endpoints[]|. as $r|($r.summary.alias.evidence|contains("serves '"'"'\($r.endpoint)'"'"'")) and ($r.summary.slots.evidence|startswith("2 slots of 2048 tokens"))]|all' status1.json)" = true
 check "fleet status: no nvidia-smi here, said" \
 	test "$(jq -r '[.endpoints[].memory.nvidia_smi]|unique|join(",")' status1.json)" = false
 run "$ZEALOT" fleet status fleet "${F[@]}"
