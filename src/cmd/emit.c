@@ -200,6 +200,10 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	} else if (kind == 3) {
 		rc = fleet_harness(&f, &b, &err);
 	} else {
+		if (fleet_ansible_check(&f, &err)) {
+			rc = EXIT_USAGE;
+			goto done;
+		}
 		char *inv = fleet_ansible_inventory(&f, ssh_config);
 		char *play = fleet_ansible_playbook(&f, "zealot " ZEALOT_VERSION, reason);
 		if (write_in(outdir, "inventory.yml", inv, &err) || write_in(outdir, "playbook.yml", play, &err))
@@ -209,6 +213,7 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	}
 	if (rc == EXIT_OK && kind != 4)
 		fputs(b.s, stdout);
+done:
 	if (err)
 		cmd_fail(rc, "emit: %s", err);
 	free(err);

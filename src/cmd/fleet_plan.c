@@ -33,15 +33,18 @@ static const struct cmd_help help = {
 	     "other hosts are planned from their files here, uncalibrated.\n"
 	     "\n"
 	     "Refuses (exit 1) when any card or host memory cannot hold what it is\n"
-	     "given, naming the host, the card, the endpoints and the sums in MiB.\n"
+	     "given, naming the host, the card, the endpoints and the sums in MiB; and\n"
+	     "when two endpoints of one host listen on one LISTEN_PORT (a wildcard\n"
+	     "BIND_ADDR takes every address), naming the host, the port and both.\n"
 	     "\n"
 	     "--json: {dir, verdict (fits|refused), endpoints: [{name, path, host, dest\n"
 	     "(HOST, or null), gpu (or null), device, verdict, calibrated, n_ctx_seq,\n"
 	     "n_seq, total_mib, host_mib}], cards: [{host, card (the index, or null for\n"
 	     "the host's memory), profile, endpoints: [{name, mib}], total_mib,\n"
 	     "addressable_mib (null: unknown), addressable_source (profile,\n"
-	     "ADDRESSABLE_MIB or MemAvailable), slack_mib, free_mib, shared, fits}]},\n"
-	     "endpoints by name, cards by host then card (the host's memory last).\n",
+	     "ADDRESSABLE_MIB or MemAvailable), slack_mib, free_mib, shared, fits}],\n"
+	     "port_clashes: [{host, port, endpoints: [a, b]}]}, endpoints by name, cards\n"
+	     "by host then card (the host's memory last).\n",
     .exits = "0 every card fits, 1 refused, 2 usage or an invalid endpoint, 3 unreadable file",
     .min_args = 1,
     .max_args = 1,
@@ -162,6 +165,51 @@ static void refusal(const struct fleet *f, const struct fleet_card *k, const str
 	sb_release(&who);
 }
 
+/* Two endpoints of one host that listen on one port: only one can bind it
+ * (a wildcard bind takes every address). */
+struct clash {
+	size_t a, b;
+	char *host;
+	const char *port;
+};
+
+static int binds_overlap(const char *x, const char *y)
+{
+	int wx = !strcmp(x, "0.0.0.0") || !strcmp(x, "::"), wy = !strcmp(y, "0.0.0.0") || !strcmp(y, "::");
+	return wx || wy || strcmp(x, y) == 0;
+}
+
+static size_t port_clashes(const struct fleet *f, struct clash **out)
+{
+	struct clash *v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++)
+		for (size_t j = i + 1; j < f->n; j++) {
+			const struct endpoint *a = f->m[i].ep, *b = f->m[j].ep;
+			char *ha = fleet_host_key(&f->m[i]), *hb = fleet_host_key(&f->m[j]);
+			const char *pa = endpoint_value(a, "LISTEN_PORT");
+			if (!strcmp(ha, hb) && !strcmp(pa, endpoint_value(b, "LISTEN_PORT")) &&
+			    binds_overlap(endpoint_value(a, "BIND_ADDR"), endpoint_value(b, "BIND_ADDR"))) {
+				v = xreallocarray(v, n + 1, sizeof(*v));
+				v[n++] = (struct clash){i, j, ha, pa};
+				ha = NULL;
+			}
+			free(ha);
+			free(hb);
+		}
+	*out = v;
+	return n;
+}
+
+static json_t *clashes_json(const struct fleet *f, const struct clash *c, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:[s,s]}", "host", c[i].host, "port", c[i].port,
+						   "endpoints", f->m[c[i].a].name, f->m[c[i].b].name));
+	return a;
+}
+
 static json_t *to_json(const struct fleet *f, const struct planned *pl, const struct fleet_card *cards, size_t nc,
 		       const struct fleet_bill *fb, const struct bill *bv, const struct card_sum *sums, int fits)
 {
@@ -259,7 +307,8 @@ static void print_human(const struct fleet *f, const struct planned *pl, const s
 		       cmd_mib(p->device_total), p->fits ? "fits" : "REFUSED", pl[i].calibrated ? " (calibrated)" : "");
 		free(host);
 	}
-	printf("\nverdict: %s\n", fits ? "every card and host holds its endpoints" : "refused (law M09)");
+	printf("\nverdict: %s\n",
+	       fits ? "every card and host holds its endpoints, each on a port of its own" : "refused");
 }
 
 int cmd_fleet_plan(int argc, char **argv)
@@ -320,19 +369,30 @@ int cmd_fleet_plan(int argc, char **argv)
 		sum_card(&cards[k], bv, &sums[k]);
 		fits &= sums[k].fits;
 	}
+	struct clash *clash = NULL;
+	size_t ncl = port_clashes(&f, &clash);
 	if (json) {
-		json_t *o = to_json(&f, pl, cards, nc, fb, bv, sums, fits);
+		json_t *o = to_json(&f, pl, cards, nc, fb, bv, sums, fits && !ncl);
+		json_object_set_new(o, "port_clashes", clashes_json(&f, clash, ncl));
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
-		print_human(&f, pl, cards, nc, fb, bv, sums, fits);
+		print_human(&f, pl, cards, nc, fb, bv, sums, fits && !ncl);
 	}
 	for (size_t k = 0; k < nc; k++)
 		if (!sums[k].fits)
 			refusal(&f, &cards[k], fb, bv, &sums[k]);
-	rc = fits ? EXIT_OK : EXIT_NO;
+	for (size_t k = 0; k < ncl; k++) {
+		cmd_fail(0, "fleet plan: host %s, port %s: %s and %s both listen there (BIND_ADDR %s and %s)",
+			 clash[k].host, clash[k].port, f.m[clash[k].a].name, f.m[clash[k].b].name,
+			 endpoint_value(f.m[clash[k].a].ep, "BIND_ADDR"),
+			 endpoint_value(f.m[clash[k].b].ep, "BIND_ADDR"));
+		free(clash[k].host);
+	}
+	free(clash);
+	rc = fits && !ncl ? EXIT_OK : EXIT_NO;
 done:
 	if (err)
 		cmd_fail(rc, "fleet plan: %s", err);

@@ -38,6 +38,32 @@ static char *abs_path(const char *path)
 	return r ? r : xstrdup(path);
 }
 
+int fleet_ansible_check(const struct fleet *f, char **err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < f->n && !rc; i++)
+		for (size_t j = i + 1; j < f->n && !rc; j++) {
+			const struct fleet_member *a = &f->m[i], *b = &f->m[j];
+			char *ka = fleet_host_key(a), *kb = fleet_host_key(b);
+			char *na = fleet_ansible_host(a), *nb = fleet_ansible_host(b);
+			const char *ua = a->host.user ? a->host.user : "", *ub = b->host.user ? b->host.user : "";
+			if (strcmp(ka, kb) != 0 && strcmp(na, nb) == 0)
+				rc = errorf(err, "%s (%s) and %s (%s) would be one inventory host, %s", a->name, ka,
+					    b->name, kb, na);
+			else if (strcmp(ka, kb) == 0 && strcmp(ua, ub) != 0)
+				rc =
+				    errorf(err,
+					   "%s and %s run on %s as different users ('%s', '%s'): the inventory has one "
+					   "ansible_user per host",
+					   a->name, b->name, ka, ua, ub);
+			free(ka);
+			free(kb);
+			free(na);
+			free(nb);
+		}
+	return rc;
+}
+
 char *fleet_ansible_inventory(const struct fleet *f, const char *ssh_config)
 {
 	struct sb b = {0};

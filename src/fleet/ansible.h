@@ -13,6 +13,11 @@
  * frees. */
 char *fleet_ansible_host(const struct fleet_member *m);
 
+/* The inventory holds one host per name and one user per host: refuses
+ * (-1, *err naming both endpoints) two destinations whose names would be
+ * one (h:22 and h-22) and two users on one host. */
+int fleet_ansible_check(const struct fleet *f, char **err);
+
 /* inventory.yml: group zealot_fleet, one host per destination with
  * ansible_host, ansible_port and ansible_user from HOST (local endpoints:
  * localhost, connection local) and zealot_endpoints, the names it serves.

@@ -107,6 +107,18 @@ check "--ssh-config: every host's ssh gets -F with the file's absolute path, quo
 	test "$(jq -c '[."_meta".hostvars[].ansible_ssh_common_args.__ansible_unsafe]|unique' inv.json)" = "[\"-F '$TMP/ssh_config'\"]"
 run ansible-playbook -i ans/inventory.yml --syntax-check ans/playbook.yml
 check "ansible-playbook --syntax-check accepts the playbook" rc_is 0
+# one ansible_user per host, one host per inventory name
+mkdir two-users
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nHOST=%s\n' a@h >two-users/x.env
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nHOST=%s\n' b@h >two-users/y.env
+run "$ZEALOT" emit ansible two-users -o ans
+check "two users on one host: exit 2 naming both endpoints and users" \
+	test "$rc" -eq 2 -a -n "$(grep -F "x and y run on h as different users ('a', 'b')" "$TMP/err")"
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nHOST=%s\n' ssh://a@h:22 >two-users/x.env
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nHOST=%s\n' a@h-22 >two-users/y.env
+run "$ZEALOT" emit ansible two-users -o ans
+check "h:22 and h-22: exit 2, they would be one inventory host" \
+	test "$rc" -eq 2 -a -n "$(grep -F "x (h:22) and y (h-22) would be one inventory host, h-22" "$TMP/err")"
 
 # A hostile endpoint name and a hostile reason, through the real
 # ansible-playbook on localhost (connection local): the stub zealot must

@@ -10,8 +10,11 @@ mkdir fleet
 
 # The seeds' fleet in miniature: frank-zealot alone on the first host's
 # 3090; frank-archon and frank-dragoon sharing card 0 of the second.
+port=7770
 endpoint() { # NAME HOST GPU CTX PARALLEL
+	port=$((port + 1))
 	cat >"fleet/$1.env" <<X
+LISTEN_PORT=$port
 MODEL_FILE=b9.gguf
 CTX_SIZE=$4
 PARALLEL=$5
@@ -104,7 +107,7 @@ check "the human table names GPU1" grep -qE '^127\.0\.0\.1 +GPU1 +rtx3090' "$TMP
 # local CPU endpoints: host "localhost", held against the host's memory
 mkdir cpu
 for e in a b; do
-	printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=%s\n' 100000 >"cpu/$e.env"
+	printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=%s\nLISTEN_PORT=%s\n' 100000 "$((port++))" >"cpu/$e.env"
 done
 cp fleet/l.gguf cpu/
 run "$ZEALOT" fleet plan --json cpu
@@ -123,6 +126,21 @@ run "$ZEALOT" fleet plan cpu
 check "both in $lim MiB: exit 1 naming localhost's memory and both" \
 	test "$rc" -eq 1 -a -n "$(grep -F "fleet plan: host localhost, memory: a " "$TMP/err" | grep -F " + b ")"
 check "no sanitizer report" no_sanitizer
+
+# two endpoints of one host on one port: only one can listen
+sed -i "s/^ADDRESSABLE_MIB=.*/ADDRESSABLE_MIB=100000/; s/^LISTEN_PORT=.*/LISTEN_PORT=9000/" cpu/a.env cpu/b.env
+run "$ZEALOT" fleet plan cpu
+check "one port, one host: exit 1 naming the host, the port and both" \
+	test "$rc" -eq 1 -a -n "$(grep -Fx 'zealot: fleet plan: host localhost, port 9000: a and b both listen there (BIND_ADDR 127.0.0.1 and 127.0.0.1)' "$TMP/err")"
+run "$ZEALOT" fleet plan --json cpu
+check "--json: the clash in port_clashes, verdict refused" \
+	test "$(jq -c '[.verdict,.port_clashes]' "$TMP/out")" = '["refused",[{"host":"localhost","port":"9000","endpoints":["a","b"]}]]'
+echo BIND_ADDR=127.0.0.2 >>cpu/b.env
+run "$ZEALOT" fleet plan cpu
+check "the same port on two loopback addresses: no clash, exit 0" rc_is 0
+sed -i 's/^BIND_ADDR=.*/BIND_ADDR=0.0.0.0/' cpu/b.env
+run "$ZEALOT" fleet plan cpu
+check "a wildcard bind takes every address: a clash again" test "$rc" -eq 1 -a -n "$(grep -F 'port 9000: a and b' "$TMP/err")"
 
 # refusals of the directory and its files
 mkdir bad
