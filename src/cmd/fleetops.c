@@ -465,9 +465,10 @@ static void status_print(json_t *row)
 	char as[48];
 	if (json_object_get(a, "error"))
 		snprintf(as, sizeof(as), "error");
-	else
-		snprintf(as, sizeof(as), "%lld diverge",
-			 (long long)json_integer_value(json_object_get(a, "divergences")));
+	else {
+		long long d = json_integer_value(json_object_get(a, "divergences"));
+		snprintf(as, sizeof(as), "%lld divergence%s", d, d == 1 ? "" : "s");
+	}
 	json_t *mem = json_object_get(row, "memory");
 	char ms[96] = "no nvidia-smi";
 	if (json_is_true(json_object_get(mem, "nvidia_smi"))) {
@@ -477,7 +478,7 @@ static void status_print(json_t *row)
 			 (long long)json_integer_value(json_object_get(mem, "used_mib")),
 			 json_is_number(pm) ? json_number_value(pm) : 0.0);
 	}
-	printf("%-22s %-5s %-18s %-12s %s\n", unit, es, ps.s, as, ms);
+	printf("%-22s %-5s %-18s %-14s %s\n", unit, es, ps.s, as, ms);
 	json_t *sum = json_object_get(row, "summary");
 	const char *alias = json_string_value(json_object_get(json_object_get(sum, "alias"), "evidence"));
 	const char *slots = json_string_value(json_object_get(json_object_get(sum, "slots"), "evidence"));
@@ -583,7 +584,7 @@ int cmd_fleet_status(int argc, char **argv)
 	} else {
 		printf("fleet status %s: %zu endpoint%s on %zu host%s, %zu healthy, %.1f s\n\n", args.v[0], f.n,
 		       f.n == 1 ? "" : "s", count_hosts(&f), count_hosts(&f) == 1 ? "" : "s", healthy, secs);
-		printf("  %-16s %-22s %-12s%-22s %-5s %-18s %-12s %s\n", "endpoint", "host", "state", "unit", "era",
+		printf("  %-16s %-22s %-12s%-22s %-5s %-18s %-14s %s\n", "endpoint", "host", "state", "unit", "era",
 		       "probes", "audit", "memory");
 		size_t k;
 		json_t *row;
@@ -815,7 +816,7 @@ static void deploy_run(size_t i, void *ctx)
 		j->why = xstrdup(r.why ? r.why : "no answer");
 	} else if (r.lost || r.timed_out) {
 		j->outcome = "lost";
-		errorf(&j->why, "%s; how far the deploy got is unknown here: `zealot history %s` on %s says",
+		errorf(&j->why, "%s (how far the deploy got is unknown here: `zealot history %s` on %s says)",
 		       r.why ? r.why : "no answer", j->m->name, hn);
 	} else {
 		j->outcome = NULL; /* from the deploy JSON, after the threads */
