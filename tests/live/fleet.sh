@@ -1,16 +1,18 @@
 # A fleet of two hosts on one machine (tests/fleet.sh: systemd-nspawn
 # containers, each its own systemd and sshd on a loopback port) with three
 # endpoints of the real engine on synthetic payloads: e-a on host a, e-b1
-# and e-b2 sharing card 0 on host b. zealot fleet deploy brings all three up
-# over ssh (`zealot deploy` on each host, with its gates and verification);
-# fleet status lists them healthy; fleet history merges both hosts' eras.
-# Then what must be refused or said: a hostile endpoint name and reason
-# reach the remote shell quoted (no marker file appears), a host key that
-# does not match known_hosts, a remote zealot of another version, a host
-# whose sshd hangs (status returns within its timeout), a host stopped in
-# the middle of a deploy, and a stopped host (unreachable, the other
-# healthy). When `zealot emit ansible` exists, Debian's ansible-playbook
-# runs the emitted playbook against the same hosts.
+# and e-b2 sharing card 0 on host b. fleet plan fits them, and refuses when
+# host b cannot hold both; zealot fleet deploy brings all three up over ssh
+# (`zealot deploy` on each host, with its gates and verification); fleet
+# status lists them healthy; fleet history merges both hosts' eras. Then
+# what must be refused or said: a hostile endpoint name, reason and remote
+# directory reach the remote shell quoted (no marker file appears), a host
+# key that does not match known_hosts, a remote zealot of another version,
+# a host whose sshd hangs (status returns within its timeout), a host that
+# loses its power in the middle of a deploy, and a stopped host
+# (unreachable, the other healthy). When `zealot emit ansible` exists,
+# Debian's ansible-playbook runs the emitted playbook against the same
+# hosts.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../fleet.sh"
@@ -53,6 +55,19 @@ endpoint e-a a
 endpoint e-b1 b GPU=0
 endpoint e-b2 b GPU=0
 F=(--ssh-config "$CFG")
+
+# 0. fleet plan: the fleet fits; with b's memory cut so that each endpoint
+# alone fits and the two together do not, it refuses naming host b and both
+# (the cards are the cpu profile here: host b's memory is what they share).
+run "$ZEALOT" fleet plan fleet
+check "fleet plan: the fleet as deployed below fits (exit 0)" rc_is 0
+mkdir tight
+cp fleet/*.env tight/
+sed -i 's/^ADDRESSABLE_MIB=.*/ADDRESSABLE_MIB=1060/' tight/e-b1.env tight/e-b2.env
+run "$ZEALOT" fleet plan tight
+check "fleet plan: b cannot hold both (each alone fits): exit 1, naming host b and both endpoints" \
+	test "$rc" -eq 1 -a -n "$(grep -E '^zealot: fleet plan: host b, .*e-b1 .*e-b2 ' "$TMP/err")" \
+	-a "$(grep -cE '^e-b[12] +b .* fits$' "$TMP/out")" = 2
 
 # 1. fleet deploy brings all three up; the reason and the remote directory
 # are hostile text, which reach each host's shell as one word each.
