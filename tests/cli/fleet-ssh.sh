@@ -119,6 +119,17 @@ check "local endpoint: a row for localhost, reached without ssh, this zealot's v
 	test "$rc" -eq 1 -a "$(jq -r '.endpoints[0]|"\(.host):\(.reachable):\(.zealot_version)"' "$TMP/out")" = "localhost:true:$("$ZEALOT" --version)" \
 	-a ! -s ssh.log
 
+# Where nvidia-smi answers, the endpoint's card's memory (GPU=1 here).
+mkdir gpu
+endpoint g1 h2 18105 >gpu/g1.env
+echo GPU=1 >>gpu/g1.env
+printf '#!/bin/sh\nprintf "0, 20000, 24576\\n1, 1234, 24576\\n"\n' >bin/nvidia-smi
+chmod 755 bin/nvidia-smi
+run "$ZEALOT" fleet status gpu --ssh-config ssh.cfg "${RZ[@]}" --json
+rm bin/nvidia-smi
+check "nvidia-smi answers: the row holds card 1's used and total MiB" \
+	test "$(jq -c '.endpoints[0].memory|[.nvidia_smi,.card,.used_mib,.total_mib]' "$TMP/out")" = '[true,1,1234,24576]'
+
 # Hostile values: the reason, the remote directory and a name each reach
 # the remote program as one word; nothing in them runs.
 reason="it's \$(touch pwned-1) \`touch pwned-2\`; touch pwned-3 \"q\" \\ end"
