@@ -11,6 +11,9 @@
  * which parses its own options as "fleet NAME". */
 static const struct command subcommands[] = {
     {"plan", cmd_fleet_plan, "plan every endpoint; sum each card's shared totals against it (refuses what cannot fit)"},
+    {"status", cmd_fleet_status, "every endpoint on its host over ssh: unit, era, probes, audit, memory"},
+    {"deploy", cmd_fleet_deploy, "zealot deploy on each endpoint's host over ssh, same version, per-endpoint outcome"},
+    {"history", cmd_fleet_history, "every host's eras of the fleet's endpoints, merged by time"},
 };
 
 static void list_subcommands(FILE *f)

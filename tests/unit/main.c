@@ -40,6 +40,7 @@ int main(void)
 	test_calibrate();
 	test_fetch();
 	test_fleet();
+	test_fleet_ssh();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -34,5 +34,6 @@ void test_store(void);
 void test_calibrate(void);
 void test_fetch(void);
 void test_fleet(void);
+void test_fleet_ssh(void);
 
 #endif
