@@ -14,6 +14,7 @@
 
 #include "../base/proc.h"
 #include "../base/util.h"
+#include "../deploy/deploy.h"
 #include "../endpoint/endpoint.h"
 #include "../fleet/fleet.h"
 #include "../fleet/ssh.h"
@@ -104,17 +105,6 @@ static char *last_words(const struct fleet_ssh_result *r)
 static int name_refused(const struct fleet_member *m)
 {
 	return m->name[0] == '-' || m->name[0] == '\0';
-}
-
-/* zealot deploy makes NAME.service: a name systemd takes as a unit name
- * (letters, digits, ':', '_', '.', '-'; no '@', which would make it a
- * template's instance), refused here before any host is touched. */
-static int unit_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-	if (n == 0 || n + strlen(".service") > 255 || name[0] == '-')
-		return 0;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.-") == n;
 }
 
 static void print_json(json_t *o)
@@ -684,7 +674,7 @@ static int has_url(const struct fleet_member *m)
 	return 0;
 }
 
-static void deploy_run(size_t i, void *ctx)
+static void deploy_job(size_t i, void *ctx)
 {
 	struct deploy_job *j = &((struct deploy_job *)ctx)[i];
 	double t0 = now_s();
@@ -701,7 +691,7 @@ static void deploy_run(size_t i, void *ctx)
 	struct fleet_ssh_result r = {0};
 	char *err = NULL;
 	struct sb cmd = {0}, path = {0};
-	if (!unit_name_ok(j->m->name)) {
+	if (!deploy_unit_name_ok(j->m->name)) {
 		j->outcome = "refused";
 		errorf(&j->why,
 		       "'%s' is not a unit name systemd takes (letters, digits, ':', '_', '.', '-'; not first '-'): "
@@ -967,7 +957,7 @@ int cmd_fleet_deploy(int argc, char **argv)
 		printf("fleet deploy %s: %zu endpoint%s, %llu at once, %s\n", args.v[0], n, n == 1 ? "" : "s",
 		       (unsigned long long)parallel, c.version);
 	double t0 = now_s();
-	fleet_ssh_each(n, (unsigned)parallel, deploy_run, jobs, NULL);
+	fleet_ssh_each(n, (unsigned)parallel, deploy_job, jobs, NULL);
 	double secs = now_s() - t0;
 	pthread_mutex_destroy(&sh.mu);
 	size_t deployed = 0, failed = 0, skipped = 0;

@@ -458,12 +458,32 @@ static int gate_fit(struct run *x)
 	return rc;
 }
 
+int deploy_unit_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n + strlen(".service") > 255 || name[0] == '-')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.-") == n;
+}
+
+/* C02: the endpoint's name makes a unit name systemd takes. */
+static int gate_name(struct run *x)
+{
+	if (deploy_unit_name_ok(x->ep->name))
+		return 0;
+	return step(x, "gate:unit", "failed", now_s(), "C02",
+		    "'%s' is not a unit name systemd takes (letters, digits, ':', '_', '.', '-'; not first '-'): "
+		    "rename the endpoint file",
+		    x->ep->name);
+}
+
 /* C08 for the unit's own start command (zealot itself), the unit's user,
  * the runtime's version line. */
 static int gate_unit(struct run *x)
 {
 	double t = now_s();
 	const char *z = x->o->zealot;
+
 	char head[4] = {0};
 	FILE *f = fopen(z, "rb");
 	size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
@@ -1262,7 +1282,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 
 	/* gates: nothing is changed until every one has passed */
-	if (load_shape(x) || gate_laws(x) || gate_pins(x) || gate_fit(x)) {
+	if (load_shape(x) || gate_name(x) || gate_laws(x) || gate_pins(x) || gate_fit(x)) {
 		oc = finish(x, DEPLOY_REFUSED);
 		goto out;
 	}
