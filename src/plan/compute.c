@@ -19,6 +19,8 @@
  */
 #include "compute.h"
 
+#include "../base/util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +39,33 @@
 
 enum graph_kind { G_TARGET, G_DRAFT };
 
-/* The backends the engine's scheduler gets: one per device, then the CPU. */
-static void backends(const struct placement *pl, struct ga_sched *sc)
+/* The backends the engine's scheduler gets: one per device, then the CPU;
+ * a CUDA device with its build's rules (cuda.h). */
+static void backends(const struct placement *pl, const struct cuda_build *cb, struct cuda_rules *cr,
+		     struct ga_sched *sc)
 {
 	memset(sc, 0, sizeof(*sc));
+	memset(cr, 0, sizeof(*cr));
+	cr->build = cb;
 	sc->n_backends = (int)pl->n_dev + 1;
+	int any = 0;
 	for (unsigned i = 0; i < pl->n_dev; i++) {
 		int cuda = pl->dev[i].profile->backend == DEVICE_CUDA;
 		sc->align[i] = cuda ? CUDA_ALIGN : CPU_ALIGN;
 		sc->offload[i] = (uint8_t)cuda;
+		if (cuda && i < ARRAY_SIZE(cr->cc)) {
+			int cc = cuda_cc(pl->dev[i].profile->name);
+			cr->cc[i] = cc ? cc : 86;
+			any = 1;
+		}
 	}
 	sc->align[pl->n_dev] = CPU_ALIGN;
 	sc->n_copies = pl->pipeline ? 4 : 1;
+	if (any) {
+		sc->supports_op = cuda_supports_op;
+		sc->alloc_size = cuda_alloc_size;
+		sc->ctx = cr;
+	}
 }
 
 /* The builder of an architecture: its own when mirrored, else the
@@ -128,7 +145,7 @@ static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const str
 /* One graph through the scheduler and the allocators: each backend's
  * buffer into sizes[]. */
 static void run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int draft_il, struct memo *mm,
-		      uint64_t *sizes)
+		      const struct cuda_build *cb, uint64_t *sizes)
 {
 	if (mm && d->w->pl->n_dev == 0) {
 		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
@@ -138,7 +155,8 @@ static void run_graph(const struct model *m, const struct dims *d, enum graph_ki
 	ga_init(&g);
 	build_graph(&g, m, d, kind, draft_il);
 	struct ga_sched sc;
-	backends(d->w->pl, &sc);
+	struct cuda_rules cr;
+	backends(d->w->pl, cb, &cr, &sc);
 	ga_schedule(&g, &sc, sizes);
 	ga_release(&g);
 }
@@ -185,6 +203,8 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 	d->kv_size = d->n_kv;
 	d->kv_size_swa = d->n_kv_swa;
 	d->n_stream = s->kv_unified ? 1 : p->n_seq;
+	d->k_type = tk ? tk->id : 1;
+	d->v_type = tv ? tv->id : 1;
 	d->k_row = ggml_row_bytes(tk, (uint64_t)d->D * d->Hkv);
 	d->v_row = ggml_row_bytes(tv, (uint64_t)d->D * d->Hkv);
 	d->fa = s->flash_attn;
@@ -228,10 +248,10 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	uint64_t pp[PLACE_MAX_DEV + 1] = {0}, tg[PLACE_MAX_DEV + 1] = {0};
 	w.force_norm = T < 32 || full;
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
-	run_graph(m, &d, kind, draft_il, mm, pp);
+	run_graph(m, &d, kind, draft_il, mm, &s->cuda, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	run_graph(m, &d, kind, draft_il, mm, tg);
+	run_graph(m, &d, kind, draft_il, mm, &s->cuda, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
 }

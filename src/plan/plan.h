@@ -36,6 +36,7 @@
 #include "../payload/gguf.h"
 #include "../payload/model.h"
 #include "cpu.h"
+#include "cuda.h"
 #include "device.h"
 #include "place.h"
 
@@ -56,6 +57,7 @@ struct plan_shape {
 	/* placement (place.h): NGL above, then N_CPU_MOE, OVERRIDE_TENSOR,
 	 * KV_OFFLOAD, TENSOR_SPLIT, SPLIT_MODE, RPC, DEVICES (ngl is copied in) */
 	struct place_request place;
+	struct cuda_build cuda; /* a CUDA build's flags (cuda.h; zeroed: the pinned defaults) */
 };
 
 /* A buffer on a buffer type ("CPU_Mapped", "CUDA0", "CUDA_Host", "CPU",

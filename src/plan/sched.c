@@ -54,6 +54,12 @@ static int supported(const struct st *s, int i, int b)
 	return o >= 0 && o == b;
 }
 
+/* ggml_backend_supports_op(backend b, node i) */
+static int runs(const struct st *s, int i, int b)
+{
+	return !s->sc->supports_op || s->sc->supports_op(s->g, i, b, s->sc->ctx);
+}
+
 /* The batch a device's offload_op reads (ggml-cuda get_op_batch_size). */
 static int64_t batch(const struct ga_tensor *t)
 {
@@ -78,11 +84,14 @@ static int from_cur(const struct st *s, int i)
 		const struct ga_tensor *w = &s->g->t[t->src[k]];
 		if (!w->external || !w->weight)
 			continue;
-		if (w->home == s->cpu) /* op_offload: a device may take an op on a host weight */
+		/* ggml_backend_sched_backend_from_buffer: only a backend
+		 * that reads the buffer and runs the op */
+		int home = runs(s, i, w->home) ? w->home : -1;
+		if (home == s->cpu) /* op_offload: a device may take an op on a host weight */
 			for (int b = 0; b < s->cpu; b++)
-				if (s->sc->offload[b] && batch(t) >= 32)
+				if (s->sc->offload[b] && batch(t) >= 32 && runs(s, i, b))
 					return b;
-		return w->home;
+		return home;
 	}
 	return -1;
 }
@@ -97,7 +106,7 @@ static void expand(struct st *s, int down, int skip_cpu)
 			continue;
 		if (s->bid[i] != -1)
 			cur = skip_cpu && s->bid[i] == s->cpu ? -1 : s->bid[i];
-		else if (cur != -1)
+		else if (cur != -1 && runs(s, i, cur))
 			s->bid[i] = cur;
 	}
 }
@@ -156,6 +165,8 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			continue;
 		int best = -1;
 		for (int b = 0; b < nb; b++) {
+			if (!runs(&s, i, b))
+				continue;
 			int n = 0;
 			for (int j = 0; j < t->n_src; j++) {
 				int x = t->src[j];
@@ -180,8 +191,11 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			if (s.bid[x] == -1)
 				s.bid[x] = is_view(&g->t[x]) ? s.bid[g->t[x].view_src] : s.bid[i];
 		}
+		for (int b = 0; b < nb && s.bid[i] == -1; b++)
+			if (runs(&s, i, b))
+				s.bid[i] = b;
 		if (s.bid[i] == -1)
-			s.bid[i] = 0;
+			s.bid[i] = s.cpu;
 	}
 
 	/* pass 5: splits and the copies of their inputs */
@@ -313,7 +327,7 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	g->leafs = leafs;
 	g->n_leafs = n_leafs;
 	g->cap_leafs = cap_leafs;
-	ga_run_n(g, nb, sc->align, sizes);
+	ga_run_nx(g, nb, sc->align, sc->alloc_size, sc->ctx, sizes);
 
 	for (int q = 0; q < n_sp; q++)
 		free(sp[q].inputs);

@@ -21,8 +21,11 @@
  *           never freed
  *
  * Then every tensor is allocated in its backend's buffer, leafs first, in
- * the graph copy's order. Every backend is assumed to run every op (the CPU
- * and an rpc-server's CPU backend do; a CUDA build's gaps are issue 13's).
+ * the graph copy's order, each in its buffer type's get_alloc_size. A
+ * backend that cannot run an op (supports_op: a CUDA build without the
+ * flash-attention kernel for a K/V pair) is skipped wherever the engine
+ * asks ggml_backend_supports_op: pass 1's weight and offload rules,
+ * pass 2's expansion, pass 3's choice and pass 4's fallback.
  */
 #ifndef ZEALOT_SCHED_H
 #define ZEALOT_SCHED_H
@@ -38,6 +41,11 @@ struct ga_sched {
 	uint64_t align[GA_MAX_BACKENDS];
 	uint8_t offload[GA_MAX_BACKENDS]; /* offload_op: ops of 32+ rows on CPU weights (CUDA) */
 	int n_copies;			  /* 4 with pipeline parallelism, else 1 */
+	/* a backend's own rules (cuda.c); NULL: it runs every op and
+	 * allocates ggml_nbytes (the CPU, an rpc-server's CPU backend) */
+	int (*supports_op)(const struct ga_graph *g, int t, int backend, const void *ctx);
+	ga_size_fn *alloc_size;
+	const void *ctx;
 };
 
 /* Assign, split, copy and allocate; sizes[n_backends] receives each
