@@ -274,10 +274,77 @@ static void put_all(struct plan_buf *b, unsigned *n, const struct placement *pl,
 	}
 }
 
+/* The engine compute.c mirrors, for the plan's CUDA note. */
+#define ENGINE_PINNED "llama.cpp of 2026-09-12 (node-llama-cpp 3.21.1)"
+
+/* With a CUDA device: where the target's flash attention runs (the
+ * prefill graph's kernel on the first card) and the build's facts. */
+static void cuda_note(const struct compute_input *in, struct plan *p)
+{
+	const struct plan_shape *s = in->s;
+	const struct placement *pl = in->pl;
+	p->cuda_note[0] = '\0';
+	p->cuda_fa_on_card = 0;
+	int dev = -1;
+	for (unsigned i = 0; i < pl->n_dev && dev < 0; i++)
+		if (pl->dev[i].profile->backend == DEVICE_CUDA)
+			dev = (int)i;
+	if (dev < 0)
+		return;
+	const struct cuda_build *b = &s->cuda;
+	int cc = cuda_cc(pl->dev[dev].profile->name);
+	struct ga_fa fa = {s->type_k->id,
+			   s->type_v->id,
+			   in->m->head_k,
+			   in->m->head_v,
+			   p->kv.present ? p->kv.cells : p->n_ctx_seq,
+			   1,
+			   1,
+			   s->n_ubatch,
+			   1,
+			   1,
+			   0};
+	for (uint32_t il = 0; il < in->m->n_layer_all; il++)
+		if (in->m->kind[il] != LAYER_RECURRENT && in->m->n_head_kv[il]) {
+			fa.hkv = in->m->n_head_kv[il];
+			fa.h = in->m->n_head[il];
+			break;
+		}
+	enum cuda_fa_kernel k = s->flash_attn ? cuda_fa_kernel(b, cc, &fa) : CUDA_FA_NONE;
+	static const char *const kname[] = {"none", "vector", "tile", "MMA"};
+	p->cuda_fa_on_card = k != CUDA_FA_NONE;
+	char where[200];
+	if (!s->flash_attn)
+		snprintf(where, sizeof(where), "flash attention off");
+	else if (k == CUDA_FA_NONE)
+		snprintf(where, sizeof(where),
+			 "no flash-attention kernel for %s K + %s V: it runs on the CPU, its K/V copied into %s",
+			 s->type_k->name, s->type_v->name, place_cpu_buft(pl));
+	else
+		snprintf(where, sizeof(where), "flash attention %s K + %s V on the card (%s kernel at prefill%s)",
+			 s->type_k->name, s->type_v->name, kname[k],
+			 (k == CUDA_FA_MMA || k == CUDA_FA_TILE) && (fa.k_type != 1 || fa.v_type != 1)
+			     ? (b->no_scratch ? ", its f16 copies of the cache outside the buffer"
+					      : ", reserving f16 copies of the quantized cache")
+			     : "");
+	struct sb t = {0};
+	sb_addf(&t, "CUDA compute modelled from source, not measured on a GPU here (%s; sm_%d); build: %s%s%s; %s",
+		ENGINE_PINNED, cc ? cc : 86, *b->source ? b->source : "the pinned defaults",
+		b->fa_all			  ? ", every FA pair"
+		: strstr(b->source, "FA_QUANTS=") ? ""
+						  : ", FA pairs ",
+		b->fa_all || strstr(b->source, "FA_QUANTS=") ? ""
+							     : (*b->fa_pairs ? b->fa_pairs : CUDA_FA_DEFAULT_PAIRS),
+		where);
+	snprintf(p->cuda_note, sizeof(p->cuda_note), "%s", t.s);
+	sb_release(&t);
+}
+
 void compute_model(const struct compute_input *in, struct plan *p)
 {
 	const struct plan_shape *s = in->s;
 	p->n_compute = p->n_draft_compute = 0;
+	cuda_note(in, p);
 	const struct graph_family *f = gr_family(in->m->arch);
 	if (!f)
 		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block)", in->m->arch,

@@ -156,6 +156,11 @@ struct plan {
 	 * report says so. */
 	char unmirrored[PLAN_MAX_NOTES][128];
 	unsigned n_unmirrored;
+	/* With a CUDA device: how its compute buffers were modelled (cuda.h),
+	 * the build's flags and where they came from, and where flash
+	 * attention runs; "" without one. */
+	char cuda_note[640];
+	int cuda_fa_on_card; /* 1 the target's flash attention has a kernel on the card, 0 it runs on the CPU */
 };
 
 struct memo;
