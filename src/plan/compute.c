@@ -61,7 +61,9 @@ static void backends(const struct placement *pl, const struct cuda_build *cb, st
 	}
 	sc->align[pl->n_dev] = CPU_ALIGN;
 	sc->n_copies = pl->pipeline ? 4 : 1;
-	if (any) {
+	/* ZEALOT_NO_CUDA_RULES=1: the CPU's rules on the card too, to show
+	 * what the CUDA rules move (tests/cli/cuda-seeds.sh) */
+	if (any && !getenv("ZEALOT_NO_CUDA_RULES")) {
 		sc->supports_op = cuda_supports_op;
 		sc->alloc_size = cuda_alloc_size;
 		sc->ctx = cr;
