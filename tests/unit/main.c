@@ -38,6 +38,7 @@ int main(void)
 	test_deploy();
 	test_store();
 	test_calibrate();
+	test_cuda();
 	test_fetch();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;

@@ -33,5 +33,6 @@ void test_deploy(void);
 void test_store(void);
 void test_calibrate(void);
 void test_fetch(void);
+void test_cuda(void);
 
 #endif
