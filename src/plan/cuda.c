@@ -199,11 +199,23 @@ static uint64_t pad(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
+/* ggml-cuda.cu MATRIX_ROW_PADDING */
+#define ROW_PADDING 512
+
 uint64_t cuda_alloc_size(const struct ga_graph *g, int t, int backend, const void *rules)
 {
 	const struct cuda_rules *r = rules;
 	const struct ga_tensor *x = &g->t[t];
-	if (backend < 0 || backend >= 16 || !r->cc[backend] || x->op != GA_OP_FA || r->build->no_scratch)
+	if (backend < 0 || backend >= 16 || !r->cc[backend])
+		return 0;
+	if (x->qtype && quantized(x->qtype - 1) && x->ne[0] % ROW_PADDING) {
+		/* [TAG_ALLOC_SIZE_EXPAND]: a quantized row padded to 512 (a
+		 * weight copied to the card for an offloaded op) */
+		const struct ggml_type_info *ti = ggml_type_get(x->qtype - 1);
+		/* ggml_row_size: type_size * n / blck_size, in whole bytes */
+		return x->bytes + (uint64_t)ti->size * (uint64_t)(ROW_PADDING - x->ne[0] % ROW_PADDING) / ti->blck;
+	}
+	if (x->op != GA_OP_FA || r->build->no_scratch)
 		return 0;
 	const struct ga_fa *fa = &x->fa;
 	enum cuda_fa_kernel k = cuda_fa_kernel(r->build, r->cc[backend], fa);

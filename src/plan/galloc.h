@@ -56,6 +56,7 @@ struct ga_tensor {
 	int force;	      /* a backend the graph assigns (ggml_backend_sched_set_tensor_backend), -1 none */
 	int buf;	      /* the backend buffer it is allocated in */
 	uint64_t alloc_bytes; /* what its buffer type allocates (get_alloc_size), 0: bytes */
+	uint32_t qtype;	      /* a weight's ggml type id + 1 (ne[0] its row), 0 unknown: a copy's padding */
 	struct ga_fa fa;      /* op GA_OP_FA only */
 	/* allocator state */
 	int n_children, n_views, allocated;

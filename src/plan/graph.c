@@ -49,7 +49,12 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 		layer = w->n_layer_all;
 	}
 	const struct gguf_tensor *t = w->gg ? gguf_tensor_find(w->gg, name) : NULL;
-	return ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
+	int h = ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
+	if (t && !t->custom) { /* a copy of it on a card pads its rows (cuda.c) */
+		g->t[h].qtype = t->type + 1;
+		g->t[h].ne[0] = (int64_t)t->ne[0];
+	}
+	return h;
 }
 
 /* A cache tensor of layer il (KV or recurrent state), on its layer's

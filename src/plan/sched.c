@@ -119,6 +119,7 @@ static int dup_of(struct st *s, int i)
 	struct ga_tensor *t = &g->t[c], *o = &g->t[i];
 	t->input = 0;
 	t->type = o->type;
+	t->qtype = o->qtype;
 	memcpy(t->ne, o->ne, sizeof(t->ne));
 	t->bytes = o->bytes;
 	return c;
