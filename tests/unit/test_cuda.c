@@ -96,8 +96,8 @@ void test_cuda(void)
 	old.no_scratch = 1;
 	ok(fa_alloc(&old, 86, fa(Q8_0, Q8_0, 342)) == out, "a build before PR #23907: the output only");
 	ok(fa_alloc(&pinned, 86, fa(F16, Q8_0, 342)) == 0, "no kernel: the card does not run it");
-	/* a q8_0 weight of 2,880-wide rows copied to the card: padded by the
-	 * 320 elements to 3,072 (MATRIX_ROW_PADDING 512), 34 bytes per 32 */
+	/* a q8_0 weight of 2,880-wide rows copied to the card: padded by
+	 * 192 elements to 3,072 (MATRIX_ROW_PADDING 512), 34 bytes per 32 */
 	struct ga_graph g;
 	ga_init(&g);
 	int w = ga_held(&g, 1, 1, 2880ull / 32 * 34 * 100);
@@ -107,8 +107,8 @@ void test_cuda(void)
 	memset(&r, 0, sizeof(r));
 	r.build = &pinned;
 	r.cc[0] = 86;
-	ok(cuda_alloc_size(&g, w, 0, &r) == 2880ull / 32 * 34 * 100 + 340,
-	   "a quantized copy on the card: its last row padded to 512 (+340 bytes)");
+	ok(cuda_alloc_size(&g, w, 0, &r) == 2880ull / 32 * 34 * 100 + 204,
+	   "a quantized copy on the card: its last row padded to 512 (+204 bytes)");
 	ok(cuda_alloc_size(&g, w, 1, &r) == 0, "in a host buffer: ggml_nbytes");
 	ga_release(&g);
 	ok(cuda_cc("rtx3090") == 86 && cuda_cc("rtx4090") == 89 && cuda_cc("nope") == 0, "profiles' sm");
