@@ -94,7 +94,12 @@ printf 'GGML_CUDA:BOOL=ON\nGGML_CUDA_FA_ALL_QUANTS:BOOL=OFF\n' >rt/build/CMakeCa
 run "$ZEALOT" plan --json "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "CMakeCache.txt with FA_ALL_QUANTS=OFF: no f16-q8_0 kernel, whatever CUDA_FA_QUANTS says" \
 	json_is '[.cuda.fa_on_card, (.cuda.build_source | test("CMakeCache.txt: GGML_CUDA_FA_ALL_QUANTS=OFF"))]' '[false,true]'
+run "$ZEALOT" check "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
+check "check: S14 warns that the build has no f16 K + q8_0 V kernel" \
+	out_has "compiles no flash-attention kernel for f16 K + q8_0 V"
 printf 'GGML_CUDA:BOOL=ON\nGGML_CUDA_FA_ALL_QUANTS:BOOL=ON\n' >rt/build/CMakeCache.txt
+run "$ZEALOT" check "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
+check "check: no S14 when the build compiles every pair (GGML_CUDA_FA_ALL_QUANTS=ON)" eval '! out_has "S14"'
 run "$ZEALOT" plan --json "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "CMakeCache.txt with FA_ALL_QUANTS=ON: the pair on the card, CUDA0 1,665.00" \
 	json_is '[.cuda.fa_all, .cuda.fa_on_card, ([.compute[] | select(.device == "CUDA0") | .mib] | add)]' '[true,true,1665]'
