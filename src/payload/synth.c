@@ -747,12 +747,10 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		tensors_qwen3moe(&t, s);
 	else
 		tensors_qwen35(&t, s);
+	if (refused(&t, err)) /* releases the writer */
+		return -1;
 	*tp = t;
 	*wp = w;
-	if (refused(&t, err)) {
-		gw_release(wp);
-		return -1;
-	}
 	return 0;
 }
 
