@@ -64,6 +64,10 @@ static void backends(const struct placement *pl, const struct cuda_build *cb, st
 	/* ZEALOT_NO_CUDA_RULES=1: the CPU's rules on the card too, to show
 	 * what the CUDA rules move (tests/cli/cuda-seeds.sh) */
 	if (any && !getenv("ZEALOT_NO_CUDA_RULES")) {
+		/* ggml-cuda fuses a MoE weighted sum unless GGML_CUDA_DISABLE_FUSION */
+		const char *nf = getenv("GGML_CUDA_DISABLE_FUSION");
+		for (unsigned i = 0; i < pl->n_dev && i < GA_MAX_BACKENDS; i++)
+			sc->fuse_moe[i] = (uint8_t)(cr->cc[i] && !(nf && atoi(nf)));
 		sc->supports_op = cuda_supports_op;
 		sc->alloc_size = cuda_alloc_size;
 		sc->ctx = cr;

@@ -57,7 +57,8 @@ struct ga_tensor {
 	int buf;	      /* the backend buffer it is allocated in */
 	uint64_t alloc_bytes; /* what its buffer type allocates (get_alloc_size), 0: bytes */
 	uint32_t qtype;	      /* a weight's ggml type id + 1 (ne[0] its row), 0 unknown: a copy's padding */
-	struct ga_fa fa;      /* op GA_OP_FA only */
+	int moe_dst; /* a MoE weighted sum's MUL: its last ADD's index + 1 (CUDA's fusion keeps the MUL's srcs to it) */
+	struct ga_fa fa; /* op GA_OP_FA only */
 	/* allocator state */
 	int n_children, n_views, allocated;
 	uint64_t offset;

@@ -150,6 +150,8 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
 	if (n == 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
+	else if (n <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
+		g->t[experts].moe_dst = out + 1;
 	return out;
 }
 

@@ -134,6 +134,36 @@ static void push(int **v, int *n, int *cap, int x)
 	(*v)[(*n)++] = x;
 }
 
+/* ggml_backend_cuda_graph_optimize's add_alloc_dep: when node i ends a
+ * MoE weighted sum whose MUL runs in the same split on a backend that
+ * fuses it, a dependency node keeping the MUL's experts and router weights
+ * alive until i (the graph copy puts it right after i); -1 otherwise. */
+static int fused_dep(struct st *s, const struct split *c, int i)
+{
+	struct ga_graph *g = s->g;
+	if (!s->sc->fuse_moe[c->backend] || i >= s->n0)
+		return -1;
+	for (int k = c->start; k < c->end; k++) {
+		int m = g->nodes[k];
+		if (g->t[m].moe_dst != i + 1 || s->bid[m] != c->backend || g->t[m].n_src < 2)
+			continue;
+		int dep = ga_input(g, 0);
+		g->n_leafs--;
+		struct ga_tensor *d = &g->t[dep], *mul = &g->t[m];
+		d->input = 0;
+		d->is_view = 1;
+		d->dep = 1;
+		int x = mul->src[0];
+		d->view_src = g->t[x].is_view && g->t[x].view_src >= 0 ? g->t[x].view_src : x;
+		d->src[0] = x;
+		d->src[1] = mul->src[1];
+		d->n_src = 2;
+		d->buf = c->backend;
+		return dep;
+	}
+	return -1;
+}
+
 void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 {
 	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0};
@@ -299,8 +329,12 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			push(&nodes, &n_nodes, &cap_nodes, dep);
 			push(&nodes, &n_nodes, &cap_nodes, COPY(&s, x, c->backend, 0));
 		}
-		for (int k = c->start; k < c->end; k++)
+		for (int k = c->start; k < c->end; k++) {
 			push(&nodes, &n_nodes, &cap_nodes, g->nodes[k]);
+			int dep = fused_dep(&s, c, g->nodes[k]);
+			if (dep >= 0)
+				push(&nodes, &n_nodes, &cap_nodes, dep);
+		}
 	}
 	int *leafs = NULL, n_leafs = 0, cap_leafs = 0;
 	if (nc > 1) {

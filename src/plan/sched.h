@@ -20,6 +20,10 @@
  *           parallelism every input and copy is kept n_copies times and
  *           never freed
  *
+ * A backend's graph_optimize may keep tensors alive longer (CUDA: the
+ * experts and router weights of a MoE weighted sum it fuses, until the
+ * sum's last ADD): a dependency node after that ADD, as the scheduler adds.
+ *
  * Then every tensor is allocated in its backend's buffer, leafs first, in
  * the graph copy's order, each in its buffer type's get_alloc_size. A
  * backend that cannot run an op (supports_op: a CUDA build without the
@@ -39,8 +43,9 @@
 struct ga_sched {
 	int n_backends; /* the CPU is the last */
 	uint64_t align[GA_MAX_BACKENDS];
-	uint8_t offload[GA_MAX_BACKENDS]; /* offload_op: ops of 32+ rows on CPU weights (CUDA) */
-	int n_copies;			  /* 4 with pipeline parallelism, else 1 */
+	uint8_t offload[GA_MAX_BACKENDS];  /* offload_op: ops of 32+ rows on CPU weights (CUDA) */
+	uint8_t fuse_moe[GA_MAX_BACKENDS]; /* graph_optimize keeps a MoE weighted sum's srcs to its end (CUDA) */
+	int n_copies;			   /* 4 with pipeline parallelism, else 1 */
 	/* a backend's own rules (cuda.c); NULL: it runs every op and
 	 * allocates ggml_nbytes (the CPU, an rpc-server's CPU backend) */
 	int (*supports_op)(const struct ga_graph *g, int t, int backend, const void *ctx);
