@@ -67,7 +67,7 @@ static void backends(const struct placement *pl, const struct cuda_build *cb, st
 		/* ggml-cuda fuses a MoE weighted sum unless GGML_CUDA_DISABLE_FUSION */
 		const char *nf = getenv("GGML_CUDA_DISABLE_FUSION");
 		for (unsigned i = 0; i < pl->n_dev && i < GA_MAX_BACKENDS; i++)
-			sc->fuse_moe[i] = (uint8_t)(cr->cc[i] && !(nf && atoi(nf)));
+			sc->fuse_moe[i] = (uint8_t)(cr->cc[i] && !(nf && strtol(nf, NULL, 10)));
 		sc->supports_op = cuda_supports_op;
 		sc->alloc_size = cuda_alloc_size;
 		sc->ctx = cr;
