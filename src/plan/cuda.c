@@ -187,9 +187,8 @@ int cuda_supports_op(const struct ga_graph *g, int t, int backend, const void *r
 {
 	const struct cuda_rules *r = rules;
 	const struct ga_tensor *x = &g->t[t];
-	if (backend < 0 || backend >= 16 || !r->cc[backend] || x->op != GA_OP_FA || !x->fa.k_type)
-		return 1;
-	if (!x->fa.k_type && !x->fa.v_type && !x->fa.dk)
+	/* an FA node a builder did not describe (dk 0) is assumed to run */
+	if (backend < 0 || backend >= 16 || !r->cc[backend] || x->op != GA_OP_FA || !x->fa.dk)
 		return 1;
 	return cuda_fa_kernel(r->build, r->cc[backend], &x->fa) != CUDA_FA_NONE;
 }
@@ -218,6 +217,8 @@ uint64_t cuda_alloc_size(const struct ga_graph *g, int t, int backend, const voi
 	if (x->op != GA_OP_FA || r->build->no_scratch)
 		return 0;
 	const struct ga_fa *fa = &x->fa;
+	if (!fa->dk)
+		return 0;
 	enum cuda_fa_kernel k = cuda_fa_kernel(r->build, r->cc[backend], fa);
 	int need_k = 0, need_v = 0;
 	if (k == CUDA_FA_TILE || k == CUDA_FA_MMA)

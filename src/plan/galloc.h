@@ -24,7 +24,7 @@ enum ga_op_kind { GA_OP_OTHER = 0, GA_OP_ROPE, GA_OP_FA, GA_OP_MUL_MAT, GA_OP_MU
 
 /* What a backend's flash-attention kernels read of a FLASH_ATTN_EXT node
  * (its K and V views and Q), for its supports_op and get_alloc_size
- * (cuda.c). ggml type ids; a zero k_type means unknown. */
+ * (cuda.c). ggml type ids; dk 0 means the builder did not describe it. */
 struct ga_fa {
 	uint32_t k_type, v_type;
 	int64_t dk, dv;	  /* K and V head sizes */
