@@ -137,6 +137,12 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 		json_array_append_new(um, json_string(p->unmirrored[i]));
 	json_object_set_new(o, "exact", json_boolean(p->n_unmirrored == 0));
 	json_object_set_new(o, "unmirrored", um);
+	json_object_set_new(o, "cuda",
+			    *p->cuda_note ? json_pack("{s:s,s:s,s:b,s:b,s:b}", "note", p->cuda_note, "build_source",
+						      *c->shape.cuda.source ? c->shape.cuda.source : "defaults",
+						      "fa_all", c->shape.cuda.fa_all, "fa_scratch",
+						      !c->shape.cuda.no_scratch, "fa_on_card", p->cuda_fa_on_card)
+					  : json_null());
 	json_object_set_new(o, "n_ctx", json_integer(p->n_ctx));
 	json_object_set_new(o, "n_ctx_seq", json_integer(p->n_ctx_seq));
 	json_object_set_new(o, "n_seq", json_integer(p->n_seq));
@@ -295,11 +301,15 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	for (unsigned i = 0; i < p->n_compute; i++)
 		row(p, "compute", p->compute[i].buft, p->compute[i].bytes,
 		    p->compute[i].on_device ? p->compute[i].dev : host,
-		    p->compute[i].calibrated ? "calibrated" : "modelled");
+		    p->compute[i].calibrated
+			? "calibrated"
+			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
 	for (unsigned i = 0; i < p->n_draft_compute; i++)
 		row(p, "draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes,
 		    p->draft_compute[i].on_device ? p->draft_compute[i].dev : host,
-		    p->draft_compute[i].calibrated ? "calibrated" : "modelled");
+		    p->draft_compute[i].calibrated
+			? "calibrated"
+			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
 	int card = (int)p->side_dev;
 	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
@@ -334,6 +344,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 			       "card free now", (long long)now);
 	}
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
+	if (*p->cuda_note)
+		printf("\n%s\n", p->cuda_note);
 	if (p->n_unmirrored)
 		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
 	for (unsigned i = 0; i < p->n_unmirrored; i++)

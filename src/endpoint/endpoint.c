@@ -79,6 +79,12 @@ const struct key_def endpoint_keys[] = {
     {"METRICS", KEY_BOOL, "1", NULL, NULL, "--metrics (0 makes /metrics answer 501, law C04)"},
     {"VERBOSITY", KEY_UINT, "4", NULL, NULL, "--log-verbosity (4 prints the boot ledger, law C05)"},
     {"DEVICE", KEY_STRING, "cpu", NULL, NULL, "device profile for the fit gate (zealot plan --help lists them)"},
+    {"CUDA_FA_QUANTS", KEY_STRING, NULL, "the pinned engine's f16-f16;q4_0-q4_0;q8_0-q8_0;bf16-bf16", NULL,
+     "a CUDA runtime's flash-attention K/V pairs when its CMakeCache.txt is not readable (law S14): all, or "
+     "pairs like f16-q8_0;q8_0-q8_0"},
+    {"CUDA_FA_SCRATCH", KEY_BOOL, "1", NULL, NULL,
+     "a CUDA runtime's flash attention reserves f16 copies of a quantized K/V in the compute buffer (the pinned "
+     "engine; 0: a build before upstream PR #23907)"},
     {"ADDRESSABLE_MIB", KEY_UINT, NULL, "the profile's figure", NULL,
      "memory the driver really leaves, overriding the profile (law M01)"},
     {"SLACK_MIB", KEY_UINT, "1024", NULL, NULL, "free memory every plan must keep (law M09)"},

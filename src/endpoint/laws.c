@@ -409,39 +409,26 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 			add(out, "C08", SEV_ERROR, ep, "RUNTIME", "add a #! line, or point RUNTIME at the binary",
 			    "RUNTIME '%s' is neither a binary nor a script with a shebang: exec fails (203/EXEC)",
 			    path);
-		/* S14: the build tree says which quantized FA pairs were compiled */
+		/* S14: the build tree says which FA pairs were compiled (cuda.c
+		 * reads GGML_CUDA_FA_QUANTS, else GGML_CUDA_FA_ALL_QUANTS) */
 		char *cache = runtime_cmake_cache(path);
-		if (cache) {
-			FILE *cf = fopen(cache, "r");
-			if (cf) {
-				char line[1024];
-				char quants[512] = "";
-				int cuda = 0;
-				while (fgets(line, sizeof(line), cf)) {
-					if (strncmp(line, "GGML_CUDA:BOOL=ON", 17) == 0)
-						cuda = 1;
-					if (strncmp(line, "GGML_CUDA_FA_QUANTS:", 20) == 0) {
-						const char *eq = strchr(line, '=');
-						snprintf(quants, sizeof(quants), "%s", eq ? eq + 1 : "");
-						quants[strcspn(quants, "\n")] = '\0';
-					}
-				}
-				fclose(cf);
-				const char *k = val(ep, "CACHE_TYPE_K"), *v = val(ep, "CACHE_TYPE_V");
-				char pair[64];
-				snprintf(pair, sizeof(pair), "%s-%s", k, v);
-				if (cuda && strcmp(quants, "all") != 0 && (is_quantized(k) || is_quantized(v))) {
-					const char *q = *quants ? quants : "q4_0-q4_0;q8_0-q8_0;f16-f16;bf16-bf16";
-					if (!strstr(q, pair))
-						add(out, "S14", SEV_WARNING, ep, "CACHE_TYPE_V",
-						    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all)",
-						    "%s's build compiles FA kernels for %s, not %s: the pair falls "
-						    "back off the GPU",
-						    cache, q, pair);
-				}
-			}
-			free(cache);
+		struct cuda_build b;
+		memset(&b, 0, sizeof(b));
+		if (cache && cuda_build_from_cmake(cache, &b) == 1 && strcmp(val(ep, "FLASH_ATTN"), "off") != 0) {
+			const char *k = val(ep, "CACHE_TYPE_K"), *v = val(ep, "CACHE_TYPE_V");
+			const struct ggml_type_info *tk = shape_cache_type(k), *tv = shape_cache_type(v);
+			if (tk && tv && !cuda_fa_pair_compiled(&b, tk->id, tv->id))
+				add(out, "S14", SEV_WARNING, ep, "CACHE_TYPE_V",
+				    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all), or set the cache "
+				    "types to a compiled pair",
+				    "%s compiles no flash-attention kernel for %s K + %s V (%s): the op runs on the "
+				    "CPU and its cache is copied to the host at every step",
+				    cache, k, v,
+				    b.fa_all	  ? "all"
+				    : *b.fa_pairs ? b.fa_pairs
+						  : CUDA_FA_DEFAULT_PAIRS);
 		}
+		free(cache);
 	}
 	free(path);
 }

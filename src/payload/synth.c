@@ -146,6 +146,8 @@ static const struct key keys[] = {
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
+    {"bytes", offsetof(struct synth_spec, target_bytes), 1,
+     "N: the file's size in bytes (a real payload's), by sizing the custom-type (type=142) matrices but token_embd"},
 };
 
 static struct sb help_keys;
@@ -290,6 +292,12 @@ struct tw {
 	uint32_t wtype;
 	const struct synth_spec *s; /* NULL: widths not from the spec's keys */
 	char *bad;		    /* the first tensor the engine would refuse */
+	/* bytes=N: the custom-type matrices share `extra` bytes beyond their
+	 * default size in proportion to their elements (elems in all) */
+	int64_t extra;
+	uint64_t elems, seen;
+	int64_t given;
+	int fixed; /* this matrix keeps its default size (the input embedding) */
 };
 
 static uint64_t bytes_of(uint32_t type, uint64_t n)
@@ -355,7 +363,16 @@ static void mat(struct tw *t, const char *name, uint64_t ne0, uint64_t ne1)
 		sb_addf(&b, ", not a multiple of the type's block size (%u): the engine refuses such a file", blck);
 		t->bad = sb_detach(&b);
 	}
-	gw_tensor(t->w, name, 2, ne, t->wtype, bytes_of(t->wtype, ne0 * ne1));
+	uint64_t bytes = bytes_of(t->wtype, ne0 * ne1);
+	if (!ti && !t->fixed) {
+		t->seen += ne0 * ne1;
+		if (t->elems) {
+			int64_t due = (int64_t)((double)t->extra * ((double)t->seen / (double)t->elems));
+			bytes = (uint64_t)((int64_t)bytes + due - t->given);
+			t->given = due;
+		}
+	}
+	gw_tensor(t->w, name, 2, ne, t->wtype, bytes);
 }
 
 /* Refuse the file if a matrix broke the block rule; releases the writer. */
@@ -630,10 +647,9 @@ static int64_t file_type(uint32_t wtype)
 	}
 }
 
-int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err)
+/* The header and the tensor infos of the payload into w. */
+static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *tp, char **err)
 {
-	if (validate(s, err))
-		return -1;
 	struct gguf_writer w;
 	gw_init(&w);
 	char k[96];
@@ -708,8 +724,18 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	}
 	tokenizer(&w, s);
 
-	struct tw t = {&w, s->wtype, s, NULL};
+	struct tw t = *tp;
+	t.w = &w;
+	t.wtype = s->wtype;
+	t.s = s;
+	t.bad = NULL;
+	t.seen = 0;
+	t.given = 0;
+	/* bytes=N resizes the offloaded matrices: the input embedding stays
+	 * on the host at its type's size */
+	t.fixed = 1;
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
+	t.fixed = 0;
 	vec(&t, "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
@@ -721,9 +747,54 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_qwen3moe(&t, s);
 	else
 		tensors_qwen35(&t, s);
-	if (refused(&t, err))
+	if (refused(&t, err)) /* releases the writer */
 		return -1;
+	*tp = t;
+	*wp = w;
+	return 0;
+}
 
+static uint64_t file_bytes(struct gguf_writer *w)
+{
+	uint64_t hlen;
+	free(gw_header(w, &hlen));
+	return hlen + w->data_size;
+}
+
+int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err)
+{
+	if (validate(s, err))
+		return -1;
+	struct gguf_writer w;
+	struct tw t;
+	memset(&t, 0, sizeof(t));
+	if (fill(s, &w, &t, err))
+		return -1;
+	if (s->target_bytes) {
+		/* bytes=N: size the custom matrices so the file has N bytes
+		 * (to within the data alignment, which pads every tensor) */
+		if (ggml_type_get(s->wtype)) {
+			gw_release(&w);
+			return errorf(err,
+				      "--set bytes=%llu needs a custom weight type (type=142): a stock type's "
+				      "tensor sizes are fixed by its blocks",
+				      (unsigned long long)s->target_bytes);
+		}
+		uint64_t elems = t.seen;
+		for (int pass = 0; pass < 2; pass++) {
+			int64_t off = (int64_t)s->target_bytes - (int64_t)file_bytes(&w);
+			gw_release(&w);
+			t.extra += off;
+			t.elems = elems;
+			if (t.extra < -(int64_t)(elems / CUSTOM_BLCK * CUSTOM_SIZE) / 2)
+				return errorf(err,
+					      "--set bytes=%llu: below what this geometry's tensors need at half "
+					      "their size",
+					      (unsigned long long)s->target_bytes);
+			if (fill(s, &w, &t, err))
+				return -1;
+		}
+	}
 	if (s->n_split > 1)
 		return write_split(&w, path, s->n_split, bytes, err);
 	return write_out(&w, path, bytes, err);
@@ -769,7 +840,7 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
 	for (int i = 0; i < 3; i++)
 		gw_arr_f32(&w, 0.5f);
-	struct tw t = {&w, 0, NULL, NULL};
+	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	vec(&t, "v.patch_embd.bias", embd);
@@ -823,7 +894,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	gw_init(&w);
 	clip_keys(&w, preset, "qwen3vl_merger", 7, image, patch, embd, ff, blocks, heads, projection_dim);
 	gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	struct tw t = {&w, wtype, NULL, NULL};
+	struct tw t = {.w = &w, .wtype = wtype};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 1, (uint64_t)patch * patch * 3 * embd * 2);
 	vec(&t, "v.patch_embd.bias", embd);

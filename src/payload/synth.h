@@ -24,6 +24,7 @@ struct synth_spec {
 	uint32_t wtype;				    /* ggml type id of the weight matrices */
 	int efforts;				    /* template restricts reasoning_effort */
 	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
+	uint64_t target_bytes;			    /* > 0: the file's size (custom weight types only) */
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

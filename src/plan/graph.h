@@ -49,6 +49,7 @@ struct dims {
 	int64_t rs_k; /* state snapshots the delta net writes: n_rs_seq + 1 */
 	/* experts */
 	int64_t n_expert, n_expert_used, F_exp;
+	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
 };
 
 struct inputs {

@@ -38,6 +38,7 @@ int main(void)
 	test_deploy();
 	test_store();
 	test_calibrate();
+	test_cuda();
 	test_fetch();
 	test_fleet();
 	test_fleet_ssh();
