@@ -50,7 +50,17 @@ struct model {
 	/* recurrent state (Mamba / Gated DeltaNet / RWKV / short conv) */
 	uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_n_group, ssm_dt_rank;
 	uint32_t wkv_head_size, token_shift_count, shortconv_l_cache;
+	uint32_t kda_head_dim;	     /* kda.head_dim (Kimi delta attention) */
 	uint64_t n_embd_r, n_embd_s; /* floats per recurrent layer per cell */
+	/* The engine's memory for the architecture (create_memory): which
+	 * layers hold attention KV and which recurrent state. A layer of
+	 * falcon-h1 holds both. `pure_recurrent`: llama_memory_recurrent
+	 * alone, no KV cache at all (mamba, rwkv). `state_unmirrored` names
+	 * what zealot does not mirror of this architecture's memory, or NULL. */
+	uint8_t *has_kv, *has_rs;
+	uint32_t n_rs_layers;
+	int pure_recurrent;
+	const char *state_unmirrored;
 
 	/* rope */
 	double rope_freq_base;

@@ -16,7 +16,7 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid"};
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -26,7 +26,9 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe)", arch);
+		return errorf(err,
+			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid)",
+			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -54,6 +56,13 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "granitehybrid") == 0) {
+		/* mamba2 layers with an attention layer every `interval` */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
 	} else if (strcmp(arch, "qwen3moe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -133,11 +142,11 @@ static const struct key keys[] = {
     {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
-    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35: full-attention layer every N"},
-    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35: conv kernel"},
-    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35: state size (head dim)"},
-    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35: key heads (group count)"},
-    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
+    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid: full-attention layer every N"},
+    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35, granitehybrid: conv kernel"},
+    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35, granitehybrid: state size"},
+    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35, granitehybrid: group count"},
+    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads; granitehybrid: SSM heads"},
     {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
     {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
     {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
@@ -236,7 +245,16 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (s->n_nextn) {
+	} else if (strcmp(s->arch, "granitehybrid") == 0) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
+			return errorf(err,
+				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
+		if ((2 * s->n_embd) % s->ssm_dt_rank || (2 * s->n_embd) % s->ssm_groups)
+			return errorf(
+			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
+			    2 * s->n_embd);
+	}
+	if (s->n_nextn && strcmp(s->arch, "qwen35") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
@@ -474,6 +492,41 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
+ * attention layer every `interval` (head_count_kv 0 marks the others), a
+ * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
+ * asserts it); the conv weight and the per-head A, D and dt stay f32. */
+static void tensors_granitehybrid(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner + bc);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			uint64_t hd[2] = {1, s->ssm_dt_rank};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
 /* Qwen3-MoE (src/models/qwen3moe.cpp): q/k-normed attention and, in place
  * of the FFN, a router and three expert stacks [in, out, experts]. */
 static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n)
@@ -658,7 +711,13 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	gw_u32(&w, k, s->n_head_kv);
+	if (strcmp(s->arch, "granitehybrid") == 0) { /* 0 marks a mamba2 layer */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
+	} else {
+		gw_u32(&w, k, s->n_head_kv);
+	}
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(&w, k, s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
@@ -692,6 +751,18 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 			gw_u32(&w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "granitehybrid") == 0) {
+		akey(k, sizeof(k), s, "ssm.conv_kernel");
+		gw_u32(&w, k, s->ssm_conv);
+		akey(k, sizeof(k), s, "ssm.state_size");
+		gw_u32(&w, k, s->ssm_state);
+		akey(k, sizeof(k), s, "ssm.group_count");
+		gw_u32(&w, k, s->ssm_groups);
+		akey(k, sizeof(k), s, "ssm.time_step_rank");
+		gw_u32(&w, k, s->ssm_dt_rank);
+		akey(k, sizeof(k), s, "ssm.inner_size");
+		gw_u32(&w, k, 2 * s->n_embd);
+	}
 	if (strcmp(s->arch, "qwen3moe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(&w, k, s->n_expert);
@@ -719,6 +790,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
+	else if (strcmp(s->arch, "granitehybrid") == 0)
+		tensors_granitehybrid(&t, s);
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))
