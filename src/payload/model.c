@@ -102,6 +102,12 @@ static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char 
 {
 	if (get_u32(g, m, "attention.sliding_window", &m->n_swa, err))
 		return -1;
+	/* src/models/phi3.cpp reads the window and disables it (swa_type
+	 * NONE, n_swa 0): every layer attends over the whole cache */
+	if (strcmp(m->arch, "phi3") == 0 && m->n_swa) {
+		m->n_swa = 0;
+		m->swa_source = "attention.sliding_window (disabled by the engine for phi3)";
+	}
 	if (m->n_swa == 0)
 		return 0;
 	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");

@@ -16,7 +16,7 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2", "qwen3", "phi3"};
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -27,7 +27,8 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 			break;
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
-			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid)",
+			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
+			      "qwen2, qwen3, phi3)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -56,6 +57,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "phi3") == 0) {
+		/* a general.name with "phi3" in it makes the engine's vocab
+		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
+		snprintf(s->name, sizeof(s->name), "zealot-synth-phi");
 	} else if (strcmp(arch, "granitehybrid") == 0) {
 		/* mamba2 layers with an attention layer every `interval` */
 		s->interval = 4;
@@ -147,7 +152,7 @@ static const struct key keys[] = {
     {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35, granitehybrid: state size"},
     {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35, granitehybrid: group count"},
     {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads; granitehybrid: SSM heads"},
-    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
+    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3, phi3: sliding window (0 = none)"},
     {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
     {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
     {"experts_used", offsetof(struct synth_spec, n_expert_used), 0, "qwen3moe: experts each token uses"},
@@ -257,8 +262,12 @@ static int validate(const struct synth_spec *s, char **err)
 	if (s->n_nextn && strcmp(s->arch, "qwen35") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
-	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
+	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0) &&
+	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0) && s->n_head * s->head_dim != s->n_embd)
+		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
+			      s->n_embd);
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
@@ -489,6 +498,51 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 		BV("nextn.enorm.weight", s->n_embd);
 		BV("nextn.hnorm.weight", s->n_embd);
 		BV("nextn.shared_head_norm.weight", s->n_embd);
+	}
+}
+
+/* Qwen2 (src/models/qwen2.cpp): the llama block with q, k and v biases. */
+static void tensors_qwen2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+		BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Qwen3 (src/models/qwen3.cpp): the llama block with q and k normed. */
+static void tensors_qwen3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Phi-3 (src/models/phi3.cpp): q, k and v in one projection, gate and up
+ * in one (2 x ff wide, a SwiGLU of its halves). */
+static void tensors_phi3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BM("attn_qkv.weight", s->n_embd, s->n_embd + 2 * kv);
+		BM("attn_output.weight", s->n_embd, s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
 	}
 }
 
@@ -777,6 +831,10 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
 		gw_u32(&w, k, s->swa_pattern);
 	}
+	if (strcmp(s->arch, "phi3") == 0 && s->n_swa) { /* the engine reads it and turns it off */
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(&w, k, s->n_swa);
+	}
 	tokenizer(&w, s);
 
 	struct tw t = {&w, s->wtype, s, NULL};
@@ -792,6 +850,12 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_qwen3moe(&t, s);
 	else if (strcmp(s->arch, "granitehybrid") == 0)
 		tensors_granitehybrid(&t, s);
+	else if (strcmp(s->arch, "qwen2") == 0)
+		tensors_qwen2(&t, s);
+	else if (strcmp(s->arch, "qwen3") == 0)
+		tensors_qwen3(&t, s);
+	else if (strcmp(s->arch, "phi3") == 0)
+		tensors_phi3(&t, s);
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))

@@ -194,6 +194,9 @@ static const struct graph_family families[] = {
     {"qwen3moe", gr_llama, NULL, "src/models/qwen3moe.cpp"},
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
     {"granitehybrid", gr_granite_hybrid, NULL, "src/models/granite-hybrid.cpp"},
+    {"qwen2", gr_dense, NULL, "src/models/qwen2.cpp"},
+    {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp"},
+    {"phi3", gr_dense, NULL, "src/models/phi3.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -37,6 +37,20 @@ case_ granitehybrid-unified granitehybrid "" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SI
 case_ granitehybrid-q8w granitehybrid "type=q8_0 ssm_groups=2 interval=3 layers=6" "CTX_SIZE=5000 PARALLEL=5 UBATCH_SIZE=100 BATCH_SIZE=100 FLASH_ATTN=off REPACK=0"
 case_ granitehybrid-small-ubatch granitehybrid "" "CTX_SIZE=2048 PARALLEL=2 UBATCH_SIZE=16 BATCH_SIZE=64"
 
+# Dense families: qwen2 (q/k/v biases), qwen3 (q/k norms), phi3 (fused
+# qkv and gate-up; its sliding window is read and turned off by the engine).
+case_ qwen2 qwen2 "" "CTX_SIZE=4096 PARALLEL=1"
+case_ qwen2-np2 qwen2 "ff=2048 embd=512 heads=8 kv_heads=2" "CTX_SIZE=4096 PARALLEL=2"
+case_ qwen2-fa-off qwen2 "embd=1024 heads=8 head_dim=128 rope_dims=128 kv_heads=4 ff=1024" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ qwen2-q4w qwen2 "type=q4_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q4_0 UBATCH_SIZE=1024 BATCH_SIZE=1024"
+case_ qwen3 qwen3 "" "CTX_SIZE=4096 PARALLEL=1"
+case_ qwen3-np2 qwen3 "ff=2048 embd=512 heads=8 kv_heads=2 head_dim=128 rope_dims=128" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
+case_ qwen3-fa-off qwen3 "" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
+case_ phi3 phi3 "" "CTX_SIZE=4096 PARALLEL=1"
+case_ phi3-swa phi3 "swa=512" "CTX_SIZE=8192 PARALLEL=2"
+case_ phi3-fa-off phi3 "embd=1024 heads=8 head_dim=128 rope_dims=128 kv_heads=4 ff=1024" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ phi3-q8 phi3 "type=q8_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q4_0 UBATCH_SIZE=1024 BATCH_SIZE=1024 REPACK=0"
+
 # Placement: an rpc-server is a GPU-class device; the recurrent state sits
 # on its layer's device like the KV cache.
 if [ -x "$RPC_SERVER" ]; then
@@ -47,6 +61,9 @@ if [ -x "$RPC_SERVER" ]; then
 	R2=127.0.0.1:$P2
 	case_ granitehybrid-ngl granitehybrid "interval=2 layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
 	case_ granitehybrid-split granitehybrid "layers=8 interval=4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	case_ qwen2-ngl qwen2 "layers=6 embd=512 heads=8 ff=1024" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4"
+	case_ qwen3-split qwen3 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	case_ phi3-ngl phi3 "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=3"
 	rpc_stop
 fi
 echo "# worst compute error across arch-ssm: ${worst}%"
