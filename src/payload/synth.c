@@ -16,7 +16,8 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2", "qwen3", "phi3"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid",
+				    "qwen2", "qwen3",  "phi3",	 "lfm2"};
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -61,6 +62,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		/* a general.name with "phi3" in it makes the engine's vocab
 		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
 		snprintf(s->name, sizeof(s->name), "zealot-synth-phi");
+	} else if (strcmp(arch, "lfm2") == 0) {
+		/* short-conv layers with an attention layer every `interval` */
+		s->interval = 4;
+		s->ssm_conv = 3; /* shortconv.l_cache */
 	} else if (strcmp(arch, "granitehybrid") == 0) {
 		/* mamba2 layers with an attention layer every `interval` */
 		s->interval = 4;
@@ -147,8 +152,9 @@ static const struct key keys[] = {
     {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
-    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid: full-attention layer every N"},
-    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35, granitehybrid: conv kernel"},
+    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
+    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
+     "qwen35, granitehybrid: conv kernel; lfm2: short conv l_cache"},
     {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35, granitehybrid: state size"},
     {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35, granitehybrid: group count"},
     {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads; granitehybrid: SSM heads"},
@@ -259,13 +265,16 @@ static int validate(const struct synth_spec *s, char **err)
 			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
 			    2 * s->n_embd);
 	}
+	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
+		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
 	if (s->n_nextn && strcmp(s->arch, "qwen35") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
-	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0) && s->n_head * s->head_dim != s->n_embd)
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
+	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
@@ -546,6 +555,30 @@ static void tensors_phi3(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* LFM2 (src/models/lfm2.cpp): gated short-convolution layers and q/k
+ * normed attention every `interval` (head_count_kv 0 marks the others);
+ * the conv kernel stays f32; the final norm is named token_embd_norm. */
+static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+		} else {
+			uint64_t ne[2] = {s->ssm_conv, s->n_embd};
+			blkname(nm, sizeof(nm), il, "shortconv.conv.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BM("shortconv.in_proj.weight", s->n_embd, 3ull * s->n_embd);
+			BM("shortconv.out_proj.weight", s->n_embd, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
 /* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
  * attention layer every `interval` (head_count_kv 0 marks the others), a
  * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
@@ -765,7 +798,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (strcmp(s->arch, "granitehybrid") == 0) { /* 0 marks a mamba2 layer */
+	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
@@ -805,6 +838,10 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 			gw_u32(&w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "lfm2") == 0) {
+		akey(k, sizeof(k), s, "shortconv.l_cache");
+		gw_u32(&w, k, s->ssm_conv);
+	}
 	if (strcmp(s->arch, "granitehybrid") == 0) {
 		akey(k, sizeof(k), s, "ssm.conv_kernel");
 		gw_u32(&w, k, s->ssm_conv);
@@ -839,7 +876,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 
 	struct tw t = {&w, s->wtype, s, NULL};
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
-	vec(&t, "output_norm.weight", s->n_embd);
+	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
 	if (strcmp(s->arch, "llama") == 0)
@@ -856,6 +893,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_qwen3(&t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(&t, s);
+	else if (strcmp(s->arch, "lfm2") == 0)
+		tensors_lfm2(&t, s);
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))

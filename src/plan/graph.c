@@ -197,6 +197,7 @@ static const struct graph_family families[] = {
     {"qwen2", gr_dense, NULL, "src/models/qwen2.cpp"},
     {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp"},
     {"phi3", gr_dense, NULL, "src/models/phi3.cpp"},
+    {"lfm2", gr_granite_hybrid, NULL, "src/models/lfm2.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

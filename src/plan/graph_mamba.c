@@ -22,8 +22,10 @@ static int mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in,
  * (a mamba2 layer's conv states) come first; the tail is visited after,
  * through the next layer's input norm. */
 struct tail {
-	int kind; /* 0 none, 1 mamba2, 2 attention */
+	int kind; /* 0 none, 1 mamba2, 2 attention, 3 short conv */
+	int lfm2; /* LFM2's residual adds (the residual first, then the FFN's) */
 	int il, res;
+	int bx, bcx;		  /* short conv */
 	int y_ssm, x, zxbcdt;	  /* mamba2 */
 	int q, kcache, vcache, o; /* attention */
 };
@@ -103,6 +105,8 @@ static void attention_head(struct ga_graph *g, const struct dims *d, struct inpu
 	int v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
 	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 	int k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
+	if (t->lfm2)
+		k = gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight");
 	k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
@@ -153,6 +157,39 @@ static int attention_tail(struct ga_graph *g, const struct dims *d, struct input
 	return gr_mm(g, d, t->il, "attn_output.weight", ga_view(g, o), d->E, T);
 }
 
+/* LFM2's gated short convolution up to what it expands (lfm2.cpp
+ * build_shortconv_block): the conv states were gathered by the caller;
+ * the input projection and b*x (reached through the conv window's copies
+ * into the cache), the window concatenated after the states. */
+static void shortconv_head(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int conv_states,
+			   struct tail *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns, E = d->E;
+	int64_t d_conv = d->n_embd_r / E;
+	int conv = ga_view(g, conv_states);
+	int bcx = gr_mm(g, d, il, "shortconv.in_proj.weight", ga_view(g, an), 3 * E, T);
+	int bx = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, bcx), ga_view(g, bcx)));
+	bx = ga_op(g, 0, F32, d_conv + nst, E, ns, 1, S(conv, ga_view(g, bx)));
+	int64_t n_written = nst < d->rs_k ? nst : d->rs_k;
+	uint64_t win = 4ull * d_conv + 4ull * (d_conv + nst) * (E * ns - 1);
+	for (int64_t k = 0; k < n_written; k++)
+		ga_sink_to(g, rcache, S(ga_view_n(g, bx, win), ga_view(g, rcache)));
+	t->kind = 3;
+	t->bx = bx;
+	t->bcx = bcx;
+}
+
+/* The short conv's tail: the convolution, gated by c, the output
+ * projection. */
+static int shortconv_tail(struct ga_graph *g, const struct dims *d, const struct tail *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns, E = d->E;
+	int c = ga_view(g, t->bcx);
+	int conv = ga_op(g, 0, F32, E, nst, ns, 1, S(t->bx, gr_weight(g, d, t->il, "shortconv.conv.weight")));
+	int y = ga_op(g, 1, F32, E, nst, ns, 1, S(c, conv));
+	return ga_view(g, gr_mm(g, d, t->il, "shortconv.out_proj.weight", y, E, T));
+}
+
 /* A layer's tail and what follows the mixer (granite-hybrid.cpp
  * build_layer_ffn): the rows kept on the last layer, the residual, the
  * FFN, the residual again. Returns the layer's output. */
@@ -160,7 +197,9 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 {
 	if (!t->kind)
 		return t->res;
-	int cur = t->kind == 1 ? mamba2_tail(g, d, t) : attention_tail(g, d, in, t);
+	int cur = t->kind == 1	 ? mamba2_tail(g, d, t)
+		  : t->kind == 3 ? shortconv_tail(g, d, t)
+				 : attention_tail(g, d, in, t);
 	int64_t Tn = d->T;
 	int res = t->res;
 	if (last && d->n_out < d->T) {
@@ -169,18 +208,23 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 		res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(res, ids)), GA_OP_GET_ROWS);
 		Tn = d->n_out;
 	}
-	int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+	int fi =
+	    t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(res, cur)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 	int fn = gr_norm(g, d, fi, d->E, Tn, 1, t->il, "ffn_norm.weight");
 	int fo = gr_ffn(g, d, t->il, fn, Tn);
 	t->kind = 0;
-	return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+	return t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
 }
 
+/* Granite 4.0 hybrid (granite-hybrid.cpp) and LFM2 (lfm2.cpp): recurrent
+ * mixers (mamba2, short conv) and attention, each followed by a SwiGLU FFN. */
 void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	struct tail t = {0};
+	int lfm2 = m->shortconv_l_cache > 0;
+	t.lfm2 = lfm2;
 	t.res = x;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
@@ -190,7 +234,10 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 			int states = mamba_rs(g, d, in, rcache, d->n_embd_r);
 			x = flush(g, d, in, &t, 0);
 			int an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
-			mamba2_head(g, d, in, L, an, rcache, states, &t);
+			if (lfm2)
+				shortconv_head(g, d, L, an, rcache, states, &t);
+			else
+				mamba2_head(g, d, in, L, an, rcache, states, &t);
 		} else {
 			x = flush(g, d, in, &t, 0);
 			int an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
@@ -201,7 +248,7 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 	}
 	x = flush(g, d, in, &t, 1);
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, lfm2 ? "token_embd_norm.weight" : "output_norm.weight");
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	g->t[out].output = 1;
 }

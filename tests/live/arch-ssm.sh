@@ -37,6 +37,13 @@ case_ granitehybrid-unified granitehybrid "" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SI
 case_ granitehybrid-q8w granitehybrid "type=q8_0 ssm_groups=2 interval=3 layers=6" "CTX_SIZE=5000 PARALLEL=5 UBATCH_SIZE=100 BATCH_SIZE=100 FLASH_ATTN=off REPACK=0"
 case_ granitehybrid-small-ubatch granitehybrid "" "CTX_SIZE=2048 PARALLEL=2 UBATCH_SIZE=16 BATCH_SIZE=64"
 
+# LFM2: gated short-conv layers (a conv state, no S) and q/k-normed
+# attention; its final norm is token_embd_norm.
+case_ lfm2 lfm2 "" "CTX_SIZE=4096 PARALLEL=1"
+case_ lfm2-np4 lfm2 "embd=1024 heads=8 head_dim=128 rope_dims=128 ssm_conv=4 interval=2 layers=6" "CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=256"
+case_ lfm2-fa-off lfm2 "interval=3 layers=7" "CTX_SIZE=6000 PARALLEL=2 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
+case_ lfm2-q8w lfm2 "type=q8_0 ssm_conv=2" "CTX_SIZE=4096 PARALLEL=3 UBATCH_SIZE=64 REPACK=0"
+
 # Dense families: qwen2 (q/k/v biases), qwen3 (q/k norms), phi3 (fused
 # qkv and gate-up; its sliding window is read and turned off by the engine).
 case_ qwen2 qwen2 "" "CTX_SIZE=4096 PARALLEL=1"
