@@ -16,8 +16,9 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid",
-				    "qwen2", "qwen3",  "phi3",	 "lfm2"};
+static const char *const archs[] = {
+    "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3",
+};
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -29,7 +30,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
 			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3)",
+			      "qwen2, qwen3, phi3, lfm2, mistral3)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -879,7 +880,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
-	if (strcmp(s->arch, "llama") == 0)
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
 		tensors_llama(&t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(&t, s);

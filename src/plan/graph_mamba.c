@@ -248,7 +248,17 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 	}
 	x = flush(g, d, in, &t, 1);
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, lfm2 ? "token_embd_norm.weight" : "output_norm.weight");
+	int rn;
+	if (lfm2) {
+		/* token_embd_norm is LFM2's output norm, held with the output layer */
+		const struct where *w = d->w;
+		const struct gguf_tensor *nt = w->gg ? gguf_tensor_find(w->gg, "token_embd_norm.weight") : NULL;
+		int wt = ga_held(g, gr_backend_of(w, place_weight(w->pl, "token_embd_norm.weight", w->n_layer_all)), 1,
+				 nt ? nt->bytes : 0);
+		rn = ga_op(g, 1, F32, d->E, To, 1, 1, S(ga_op(g, 1, F32, d->E, To, 1, 1, S(x)), wt));
+	} else {
+		rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	}
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	g->t[out].output = 1;
 }
