@@ -17,7 +17,7 @@
 #define CUSTOM_SIZE 34
 
 static const char *const archs[] = {
-    "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3",
+    "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2",
 };
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
@@ -30,7 +30,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
 			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3, lfm2, mistral3)",
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -67,6 +67,12 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		/* short-conv layers with an attention layer every `interval` */
 		s->interval = 4;
 		s->ssm_conv = 3; /* shortconv.l_cache */
+	} else if (strcmp(arch, "mamba2") == 0) {
+		s->interval = 1000000; /* no attention layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
 	} else if (strcmp(arch, "granitehybrid") == 0) {
 		/* mamba2 layers with an attention layer every `interval` */
 		s->interval = 4;
@@ -257,7 +263,7 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (strcmp(s->arch, "granitehybrid") == 0) {
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err,
 				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -610,6 +616,8 @@ static void tensors_granitehybrid(struct tw *t, const struct synth_spec *s)
 			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
 			BM("ssm_out.weight", d_inner, s->n_embd);
 		}
+		if (strcmp(s->arch, "mamba2") == 0) /* Mamba-2: the mixer alone, no FFN */
+			continue;
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
 	}
@@ -843,7 +851,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(&w, k, s->ssm_conv);
 	}
-	if (strcmp(s->arch, "granitehybrid") == 0) {
+	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0) {
 		akey(k, sizeof(k), s, "ssm.conv_kernel");
 		gw_u32(&w, k, s->ssm_conv);
 		akey(k, sizeof(k), s, "ssm.state_size");
@@ -886,7 +894,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
-	else if (strcmp(s->arch, "granitehybrid") == 0)
+	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
 		tensors_granitehybrid(&t, s);
 	else if (strcmp(s->arch, "qwen2") == 0)
 		tensors_qwen2(&t, s);

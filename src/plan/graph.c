@@ -199,6 +199,7 @@ static const struct graph_family families[] = {
     {"phi3", gr_dense, NULL, "src/models/phi3.cpp"},
     {"lfm2", gr_granite_hybrid, NULL, "src/models/lfm2.cpp"},
     {"mistral3", gr_dense, NULL, "src/models/mistral3.cpp"},
+    {"mamba2", gr_granite_hybrid, NULL, "src/models/mamba.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

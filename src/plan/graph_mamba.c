@@ -22,8 +22,9 @@ static int mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in,
  * (a mamba2 layer's conv states) come first; the tail is visited after,
  * through the next layer's input norm. */
 struct tail {
-	int kind; /* 0 none, 1 mamba2, 2 attention, 3 short conv */
-	int lfm2; /* LFM2's residual adds (the residual first, then the FFN's) */
+	int kind;  /* 0 none, 1 mamba2, 2 attention, 3 short conv */
+	int lfm2;  /* LFM2's residual adds (the residual first, then the FFN's) */
+	int mamba; /* Mamba-2 alone: the mixer and its residual, no FFN */
 	int il, res;
 	int bx, bcx;		  /* short conv */
 	int y_ssm, x, zxbcdt;	  /* mamba2 */
@@ -208,6 +209,10 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 		res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(res, ids)), GA_OP_GET_ROWS);
 		Tn = d->n_out;
 	}
+	if (t->mamba) {
+		t->kind = 0;
+		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+	}
 	int fi =
 	    t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(res, cur)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 	int fn = gr_norm(g, d, fi, d->E, Tn, 1, t->il, "ffn_norm.weight");
@@ -217,7 +222,8 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 }
 
 /* Granite 4.0 hybrid (granite-hybrid.cpp) and LFM2 (lfm2.cpp): recurrent
- * mixers (mamba2, short conv) and attention, each followed by a SwiGLU FFN. */
+ * mixers (mamba2, short conv) and attention, each followed by a SwiGLU FFN;
+ * Mamba-2 (mamba.cpp): the mamba2 mixer alone in every layer. */
 void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int x = gr_input_embd(g, d, in);
@@ -225,6 +231,7 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 	struct tail t = {0};
 	int lfm2 = m->shortconv_l_cache > 0;
 	t.lfm2 = lfm2;
+	t.mamba = m->pure_recurrent;
 	t.res = x;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;

@@ -40,6 +40,11 @@ case_ granitehybrid-unified granitehybrid "" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SI
 case_ granitehybrid-q8w granitehybrid "type=q8_0 ssm_groups=2 interval=3 layers=6" "CTX_SIZE=5000 PARALLEL=5 UBATCH_SIZE=100 BATCH_SIZE=100 FLASH_ATTN=off REPACK=0"
 case_ granitehybrid-small-ubatch granitehybrid "" "CTX_SIZE=2048 PARALLEL=2 UBATCH_SIZE=16 BATCH_SIZE=64"
 
+# Mamba-2 alone: recurrent state and no KV cache at all.
+case_ mamba2 mamba2 "" "CTX_SIZE=4096 PARALLEL=1"
+case_ mamba2-np3 mamba2 "embd=512 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 layers=6" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+case_ mamba2-q8w mamba2 "type=q8_0 layers=3" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=64 REPACK=0"
+
 # LFM2: gated short-conv layers (a conv state, no S) and q/k-normed
 # attention; its final norm is token_embd_norm.
 case_ lfm2 lfm2 "" "CTX_SIZE=4096 PARALLEL=1"
@@ -78,6 +83,7 @@ if [ -x "$RPC_SERVER" ]; then
 	case_ qwen3-split qwen3 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
 	case_ phi3-ngl phi3 "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=3"
 	case_ lfm2-ngl lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	case_ mamba2-ngl mamba2 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
 	case_ lfm2-all lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=7"
 	rpc_stop
 fi
