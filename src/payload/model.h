@@ -2,12 +2,16 @@
  * the engine's llama_hparams derives it (src/llama-model.cpp load_hparams,
  * src/llama-hparams.cpp, src/models/<arch>.cpp of the pinned engine).
  *
- * Layer kinds come from metadata, never from a list of architecture names:
+ * Layer kinds come from metadata read by the engine's rule for the
+ * architecture (a table of engine facts in model.c: which layers of
+ * which `general.architecture` hold recurrent state and which hold KV):
  * `nextn_predict_layers` marks the trailing MTP blocks; recurrent layers come
  * from `attention.recurrent_layers`, else `full_attention_interval`, else a
- * zero in the per-layer `head_count_kv` array of a model that carries
- * recurrent-state keys (`ssm.*`, `wkv.*`, `shortconv.*`); sliding-window
- * layers from `attention.sliding_window` with `sliding_window_pattern`.
+ * zero in the per-layer `head_count_kv` array (and, for nemotron-h,
+ * `feed_forward_length`), or every layer (mamba, rwkv, falcon-h1); an
+ * architecture outside the table with recurrent-state keys is guessed from
+ * them and named (`state_unmirrored`); sliding-window layers from
+ * `attention.sliding_window` with `sliding_window_pattern`.
  * Where a key is absent and the engine falls back to a built-in default, the
  * default is used and said (`*_source`).
  */
