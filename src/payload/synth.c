@@ -17,7 +17,8 @@
 #define CUSTOM_SIZE 34
 
 static const char *const archs[] = {
-    "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2",
+    "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2",
+    "qwen3", "phi3",   "lfm2",	 "mistral3", "mamba2",	      "falcon-h1",
 };
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
@@ -30,7 +31,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
 			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2)",
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -67,6 +68,12 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		/* short-conv layers with an attention layer every `interval` */
 		s->interval = 4;
 		s->ssm_conv = 3; /* shortconv.l_cache */
+	} else if (strcmp(arch, "falcon-h1") == 0) {
+		s->interval = 1; /* attention and SSM side by side in every layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
 	} else if (strcmp(arch, "mamba2") == 0) {
 		s->interval = 1000000; /* no attention layer */
 		s->ssm_conv = 4;
@@ -263,7 +270,8 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0) {
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+		   strcmp(s->arch, "falcon-h1") == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err,
 				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -586,6 +594,37 @@ static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Falcon-H1 (src/models/falcon-h1.cpp): a mamba2 mixer and attention
+ * side by side in every layer, then a SwiGLU FFN; its FFN norm is written
+ * without ".weight". */
+static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+		uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+		blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ssm_conv1d.bias", d_inner + bc);
+		BV("ssm_dt.bias", s->ssm_dt_rank);
+		uint64_t hd[2] = {1, s->ssm_dt_rank};
+		blkname(nm, sizeof(nm), il, "ssm_a");
+		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+		blkname(nm, sizeof(nm), il, "ssm_d");
+		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+		uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+		blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+		gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+		BM("ssm_out.weight", d_inner, s->n_embd);
+		BV("ffn_norm", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
 /* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
  * attention layer every `interval` (head_count_kv 0 marks the others), a
  * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
@@ -851,7 +890,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(&w, k, s->ssm_conv);
 	}
-	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0) {
+	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+	    strcmp(s->arch, "falcon-h1") == 0) {
 		akey(k, sizeof(k), s, "ssm.conv_kernel");
 		gw_u32(&w, k, s->ssm_conv);
 		akey(k, sizeof(k), s, "ssm.state_size");
@@ -896,6 +936,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_qwen3moe(&t, s);
 	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
 		tensors_granitehybrid(&t, s);
+	else if (strcmp(s->arch, "falcon-h1") == 0)
+		tensors_falcon_h1(&t, s);
 	else if (strcmp(s->arch, "qwen2") == 0)
 		tensors_qwen2(&t, s);
 	else if (strcmp(s->arch, "qwen3") == 0)
