@@ -16,10 +16,12 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
+/* clang-format off */
 static const char *const archs[] = {
-    "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "qwen2",
-    "qwen3", "phi3",   "lfm2",	 "mistral3", "mamba2",	      "falcon-h1",
+    "llama", "qwen35", "gemma3", "qwen3moe",
+    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
 };
+/* clang-format on */
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -31,7 +33,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
 			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1)",
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -68,6 +70,14 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		/* short-conv layers with an attention layer every `interval` */
 		s->interval = 4;
 		s->ssm_conv = 3; /* shortconv.l_cache */
+	} else if (strcmp(arch, "nemotron_h") == 0) {
+		/* attention every `interval`; between them mamba2 and FFN-only
+		 * layers alternate */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
 	} else if (strcmp(arch, "falcon-h1") == 0) {
 		s->interval = 1; /* attention and SSM side by side in every layer */
 		s->ssm_conv = 4;
@@ -271,7 +281,7 @@ static int validate(const struct synth_spec *s, char **err)
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
 	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-		   strcmp(s->arch, "falcon-h1") == 0) {
+		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err,
 				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -594,6 +604,50 @@ static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Nemotron-H (src/models/nemotron-h.cpp): each layer is one of a mamba2
+ * mixer (no KV heads, no FFN), attention (KV heads, no FFN) or an FFN alone
+ * (up, squared ReLU, down); per-layer head_count_kv and
+ * feed_forward_length arrays say which. */
+static int nemotron_kind(const struct synth_spec *s, uint32_t il)
+{
+	if ((il + 1) % s->interval == 0)
+		return 'A';
+	return il % 2 == 0 ? 'M' : 'F';
+}
+
+static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		int k = nemotron_kind(s, il);
+		BV("attn_norm.weight", s->n_embd);
+		if (k == 'A') {
+			qkv(t, s, il, 1);
+		} else if (k == 'F') {
+			BM("ffn_down.weight", s->n_ff, s->n_embd);
+			BM("ffn_up.weight", s->n_embd, s->n_ff);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner + bc);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			uint64_t hd[2] = {1, s->ssm_dt_rank};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+	}
+}
+
 /* Falcon-H1 (src/models/falcon-h1.cpp): a mamba2 mixer and attention
  * side by side in every layer, then a SwiGLU FFN; its FFN norm is written
  * without ".weight". */
@@ -842,11 +896,22 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "embedding_length");
 	gw_u32(&w, k, s->n_embd);
 	akey(k, sizeof(k), s, "feed_forward_length");
-	gw_u32(&w, k, s->n_ff);
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
+	} else {
+		gw_u32(&w, k, s->n_ff);
+	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
+	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
+		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
@@ -890,8 +955,12 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(&w, k, s->ssm_conv);
 	}
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(&w, k, 1e-5f);
+	}
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0) {
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
 		akey(k, sizeof(k), s, "ssm.conv_kernel");
 		gw_u32(&w, k, s->ssm_conv);
 		akey(k, sizeof(k), s, "ssm.state_size");
@@ -938,6 +1007,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_granitehybrid(&t, s);
 	else if (strcmp(s->arch, "falcon-h1") == 0)
 		tensors_falcon_h1(&t, s);
+	else if (strcmp(s->arch, "nemotron_h") == 0)
+		tensors_nemotron_h(&t, s);
 	else if (strcmp(s->arch, "qwen2") == 0)
 		tensors_qwen2(&t, s);
 	else if (strcmp(s->arch, "qwen3") == 0)

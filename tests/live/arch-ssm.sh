@@ -50,6 +50,11 @@ terms_() {
 terms_ falcon-h1 falcon-h1 "" "CTX_SIZE=4096 PARALLEL=2"
 terms_ falcon-h1-geom falcon-h1 "layers=3 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 kv_heads=4" "CTX_SIZE=6000 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 
+# Nemotron-H: mamba2, attention and FFN-only layers; state on the mamba2
+# layers, KV on the attention layers, nothing on the FFN-only layers.
+terms_ nemotron_h nemotron_h "" "CTX_SIZE=4096 PARALLEL=2"
+terms_ nemotron_h-8 nemotron_h "layers=8 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+
 # Granite 4.0 hybrid: mamba2 layers (ssm_conv, ssm_scan, state in
 # llama_memory_recurrent) with attention every `interval` layers.
 case_ granitehybrid granitehybrid "" "CTX_SIZE=4096 PARALLEL=1"
