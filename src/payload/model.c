@@ -488,7 +488,7 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	count_mtp(g, m);
 	free(swa);
 	free(recr);
-	free(ff);
+	m->n_ff_layer = ff;
 	return m;
 fail:
 	free(swa);
@@ -508,6 +508,7 @@ void model_free(struct model *m)
 	free(m->n_head);
 	free(m->n_head_kv);
 	free(m->kind);
+	free(m->n_ff_layer);
 	free(m->has_kv);
 	free(m->has_rs);
 	free(m->rope_scaling);

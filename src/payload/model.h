@@ -35,7 +35,8 @@ struct model {
 	uint32_t n_layer_all; /* block_count: trunk + nextn */
 	uint32_t n_nextn;     /* nextn_predict_layers (declared) */
 	uint32_t n_embd;
-	uint32_t n_ff; /* first layer's (0 when absent) */
+	uint32_t n_ff;	      /* first layer's (0 when absent) */
+	uint32_t *n_ff_layer; /* per layer, n_layer_all entries */
 	uint64_t n_ctx_train;
 	uint64_t n_vocab;
 

@@ -200,6 +200,7 @@ static const struct graph_family families[] = {
     {"lfm2", gr_granite_hybrid, NULL, "src/models/lfm2.cpp"},
     {"mistral3", gr_dense, NULL, "src/models/mistral3.cpp"},
     {"mamba2", gr_granite_hybrid, NULL, "src/models/mamba.cpp"},
+    {"nemotron_h", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -3,6 +3,11 @@
  * (src/models/granite-hybrid.cpp). */
 #include "graph.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
 /* build_rs: a scale_inplace zeroing a cleared state (a view: allocates
  * nothing), the sequences' states gathered, the untouched extra states
  * copied back into the cache. Returns the gathered states. */
@@ -22,7 +27,8 @@ static int mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in,
  * (a mamba2 layer's conv states) come first; the tail is visited after,
  * through the next layer's input norm. */
 struct tail {
-	int kind;  /* 0 none, 1 mamba2, 2 attention, 3 short conv */
+	int kind;  /* 0 none, 1 mamba2, 2 attention, 3 short conv, 4 FFN alone (nemotron-h) */
+	int nemo;  /* Nemotron-H: no rope, the mixer's residual only, output rows after the final norm */
 	int lfm2;  /* LFM2's residual adds (the residual first, then the FFN's) */
 	int mamba; /* Mamba-2 alone: the mixer and its residual, no FFN */
 	int il, res;
@@ -99,16 +105,20 @@ static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, c
 static void attention_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, struct tail *t)
 {
 	int64_t T = d->T;
-	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int pos = t->nemo ? -1 : gr_input_once(g, &in->pos, (uint64_t)T * 4);
 	int q = ga_view(g, gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H, T));
-	q = gr_rope(g, q, pos, d->D, d->H, T);
+	if (t->lfm2) /* q and k normed before rope */
+		q = gr_norm(g, d, q, d->D, d->H, T, il, "attn_q_norm.weight");
+	if (!t->nemo)
+		q = gr_rope(g, q, pos, d->D, d->H, T);
 	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
 	int v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
 	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 	int k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
 	if (t->lfm2)
 		k = gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight");
-	k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+	if (!t->nemo)
+		k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int vidx = gr_input_once(g, &in->v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
@@ -194,22 +204,35 @@ static int shortconv_tail(struct ga_graph *g, const struct dims *d, const struct
 /* A layer's tail and what follows the mixer (granite-hybrid.cpp
  * build_layer_ffn): the rows kept on the last layer, the residual, the
  * FFN, the residual again. Returns the layer's output. */
-static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, struct tail *t, int last)
+static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, struct tail *t, int last, int x)
 {
 	if (!t->kind)
 		return t->res;
-	int cur = t->kind == 1	 ? mamba2_tail(g, d, t)
-		  : t->kind == 3 ? shortconv_tail(g, d, t)
-				 : attention_tail(g, d, in, t);
+	int cur;
+	if (t->kind == 4) {
+		/* Nemotron-H's FFN layer, reached whole through a later expand:
+		 * the norm, up, squared ReLU, down (build_ffn LLM_FFN_RELU_SQR) */
+		int64_t F = t->x;
+		t->res = x;
+		int an = gr_norm(g, d, x, d->E, d->T, 1, t->il, "attn_norm.weight");
+		int up = gr_mm(g, d, t->il, "ffn_up.weight", an, F, d->T);
+		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
+		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
+		cur = gr_mm(g, d, t->il, "ffn_down.weight", up, d->E, d->T);
+	} else {
+		cur = t->kind == 1   ? mamba2_tail(g, d, t)
+		      : t->kind == 3 ? shortconv_tail(g, d, t)
+				     : attention_tail(g, d, in, t);
+	}
 	int64_t Tn = d->T;
 	int res = t->res;
-	if (last && d->n_out < d->T) {
+	if (last && !t->nemo && d->n_out < d->T) {
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
 		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
 		res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(res, ids)), GA_OP_GET_ROWS);
 		Tn = d->n_out;
 	}
-	if (t->mamba) {
+	if (t->mamba || t->nemo) {
 		t->kind = 0;
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 	}
@@ -228,32 +251,57 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 {
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	struct tail t = {0};
 	int lfm2 = m->shortconv_l_cache > 0;
-	t.lfm2 = lfm2;
-	t.mamba = m->pure_recurrent;
-	t.res = x;
+	int nemo = strcmp(m->arch, "nemotron_h") == 0;
+	/* the layers whose last nodes no expand has reached yet, oldest first */
+	struct tail *pend = xcalloc(n_layer + 1, sizeof(*pend));
+	int n_pend = 0;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		if (m->has_rs[il]) {
-			/* build_rs expands the conv states' gather first */
-			int rcache = gr_cache(g, d, L);
-			int states = mamba_rs(g, d, in, rcache, d->n_embd_r);
-			x = flush(g, d, in, &t, 0);
-			int an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
-			if (lfm2)
-				shortconv_head(g, d, L, an, rcache, states, &t);
-			else
-				mamba2_head(g, d, in, L, an, rcache, states, &t);
-		} else {
-			x = flush(g, d, in, &t, 0);
-			int an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
-			attention_head(g, d, in, L, an, &t);
-		}
+		struct tail t = {0};
+		t.lfm2 = lfm2;
+		t.mamba = m->pure_recurrent;
+		t.nemo = nemo;
 		t.il = L;
+		if (nemo && !m->has_rs[il] && m->n_ff_layer && m->n_ff_layer[il]) {
+			t.kind = 4;
+			t.x = (int)m->n_ff_layer[il]; /* the layer's FFN width */
+			pend[n_pend++] = t;
+			continue;
+		}
+		int rcache = -1, states = -1;
+		if (m->has_rs[il]) { /* build_rs expands the conv states' gather first */
+			rcache = gr_cache(g, d, L);
+			states = mamba_rs(g, d, in, rcache, d->n_embd_r);
+		}
+		for (int k = 0; k < n_pend; k++)
+			x = flush(g, d, in, &pend[k], 0, x);
+		n_pend = 0;
+		int an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
 		t.res = x;
+		if (m->has_rs[il] && lfm2)
+			shortconv_head(g, d, L, an, rcache, states, &t);
+		else if (m->has_rs[il])
+			mamba2_head(g, d, in, L, an, rcache, states, &t);
+		else
+			attention_head(g, d, in, L, an, &t);
+		pend[n_pend++] = t;
 	}
-	x = flush(g, d, in, &t, 1);
+	for (int k = 0; k < n_pend; k++)
+		x = flush(g, d, in, &pend[k], k == n_pend - 1, x);
+	free(pend);
+	if (nemo) {
+		/* h_nextn: the final norm over every token, then the output rows */
+		int h = gr_norm(g, d, x, d->E, d->T, 1, -1, "output_norm.weight");
+		int64_t No = d->n_out < d->T ? d->n_out : d->T;
+		if (No < d->T) {
+			int ids = gr_input_once(g, &in->out_ids, (uint64_t)No * 4);
+			h = gr_op_kind(g, ga_op(g, 0, F32, d->E, No, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+		}
+		int out = gr_mm(g, d, -1, "output.weight", h, d->V, No);
+		g->t[out].output = 1;
+		return;
+	}
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
 	int rn;
 	if (lfm2) {

@@ -50,10 +50,13 @@ terms_() {
 terms_ falcon-h1 falcon-h1 "" "CTX_SIZE=4096 PARALLEL=2"
 terms_ falcon-h1-geom falcon-h1 "layers=3 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 kv_heads=4" "CTX_SIZE=6000 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 
-# Nemotron-H: mamba2, attention and FFN-only layers; state on the mamba2
-# layers, KV on the attention layers, nothing on the FFN-only layers.
-terms_ nemotron_h nemotron_h "" "CTX_SIZE=4096 PARALLEL=2"
-terms_ nemotron_h-8 nemotron_h "layers=8 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+
+# Nemotron-H: mamba2, attention (no rope) and FFN-only (squared ReLU)
+# layers; state on the mamba2 layers, KV on the attention layers, nothing
+# on the FFN-only layers.
+case_ nemotron_h nemotron_h "" "CTX_SIZE=4096 PARALLEL=2"
+case_ nemotron_h-8 nemotron_h "layers=8 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+case_ nemotron_h-fa-off nemotron_h "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
 
 # Granite 4.0 hybrid: mamba2 layers (ssm_conv, ssm_scan, state in
 # llama_memory_recurrent) with attention every `interval` layers.
@@ -109,6 +112,7 @@ if [ -x "$RPC_SERVER" ]; then
 	case_ qwen3-split qwen3 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
 	case_ phi3-ngl phi3 "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=3"
 	case_ lfm2-ngl lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	case_ nemotron_h-ngl nemotron_h "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
 	case_ mamba2-ngl mamba2 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
 	case_ lfm2-all lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=7"
 	rpc_stop
