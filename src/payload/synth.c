@@ -16,7 +16,12 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe"};
+/* clang-format off */
+static const char *const archs[] = {
+    "llama", "qwen35", "gemma3", "qwen3moe",
+    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
+};
+/* clang-format on */
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -26,7 +31,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe)", arch);
+		return errorf(err,
+			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h)",
+			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -54,6 +62,41 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "phi3") == 0) {
+		/* a general.name with "phi3" in it makes the engine's vocab
+		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
+		snprintf(s->name, sizeof(s->name), "zealot-synth-phi");
+	} else if (strcmp(arch, "lfm2") == 0) {
+		/* short-conv layers with an attention layer every `interval` */
+		s->interval = 4;
+		s->ssm_conv = 3; /* shortconv.l_cache */
+	} else if (strcmp(arch, "nemotron_h") == 0) {
+		/* attention every `interval`; between them mamba2 and FFN-only
+		 * layers alternate */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "falcon-h1") == 0) {
+		s->interval = 1; /* attention and SSM side by side in every layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "mamba2") == 0) {
+		s->interval = 1000000; /* no attention layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "granitehybrid") == 0) {
+		/* mamba2 layers with an attention layer every `interval` */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
 	} else if (strcmp(arch, "qwen3moe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -133,12 +176,13 @@ static const struct key keys[] = {
     {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
-    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35: full-attention layer every N"},
-    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35: conv kernel"},
-    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35: state size (head dim)"},
-    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35: key heads (group count)"},
-    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
-    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
+    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
+    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
+     "qwen35, granitehybrid: conv kernel; lfm2: short conv l_cache"},
+    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35, granitehybrid: state size"},
+    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35, granitehybrid: group count"},
+    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads; granitehybrid: SSM heads"},
+    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3, phi3: sliding window (0 = none)"},
     {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
     {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
     {"experts_used", offsetof(struct synth_spec, n_expert_used), 0, "qwen3moe: experts each token uses"},
@@ -238,11 +282,28 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (s->n_nextn) {
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
+			return errorf(err,
+				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
+		if ((2 * s->n_embd) % s->ssm_dt_rank || (2 * s->n_embd) % s->ssm_groups)
+			return errorf(
+			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
+			    2 * s->n_embd);
+	}
+	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
+		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
+	if (s->n_nextn && strcmp(s->arch, "qwen35") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
-	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
+	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0) &&
+	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
+	    s->n_head * s->head_dim != s->n_embd)
+		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
+			      s->n_embd);
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
@@ -491,6 +552,187 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Qwen2 (src/models/qwen2.cpp): the llama block with q, k and v biases. */
+static void tensors_qwen2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+		BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Qwen3 (src/models/qwen3.cpp): the llama block with q and k normed. */
+static void tensors_qwen3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Phi-3 (src/models/phi3.cpp): q, k and v in one projection, gate and up
+ * in one (2 x ff wide, a SwiGLU of its halves). */
+static void tensors_phi3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BM("attn_qkv.weight", s->n_embd, s->n_embd + 2 * kv);
+		BM("attn_output.weight", s->n_embd, s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
+	}
+}
+
+/* LFM2 (src/models/lfm2.cpp): gated short-convolution layers and q/k
+ * normed attention every `interval` (head_count_kv 0 marks the others);
+ * the conv kernel stays f32; the final norm is named token_embd_norm. */
+static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+		} else {
+			uint64_t ne[2] = {s->ssm_conv, s->n_embd};
+			blkname(nm, sizeof(nm), il, "shortconv.conv.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BM("shortconv.in_proj.weight", s->n_embd, 3ull * s->n_embd);
+			BM("shortconv.out_proj.weight", s->n_embd, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Nemotron-H (src/models/nemotron-h.cpp): each layer is one of a mamba2
+ * mixer (no KV heads, no FFN), attention (KV heads, no FFN) or an FFN alone
+ * (up, squared ReLU, down); per-layer head_count_kv and
+ * feed_forward_length arrays say which. */
+static int nemotron_kind(const struct synth_spec *s, uint32_t il)
+{
+	if ((il + 1) % s->interval == 0)
+		return 'A';
+	return il % 2 == 0 ? 'M' : 'F';
+}
+
+static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		int k = nemotron_kind(s, il);
+		BV("attn_norm.weight", s->n_embd);
+		if (k == 'A') {
+			qkv(t, s, il, 1);
+		} else if (k == 'F') {
+			BM("ffn_down.weight", s->n_ff, s->n_embd);
+			BM("ffn_up.weight", s->n_embd, s->n_ff);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner + bc);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			uint64_t hd[2] = {1, s->ssm_dt_rank};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+	}
+}
+
+/* Falcon-H1 (src/models/falcon-h1.cpp): a mamba2 mixer and attention
+ * side by side in every layer, then a SwiGLU FFN; its FFN norm is written
+ * without ".weight". */
+static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+		uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+		blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ssm_conv1d.bias", d_inner + bc);
+		BV("ssm_dt.bias", s->ssm_dt_rank);
+		uint64_t hd[2] = {1, s->ssm_dt_rank};
+		blkname(nm, sizeof(nm), il, "ssm_a");
+		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+		blkname(nm, sizeof(nm), il, "ssm_d");
+		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+		uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+		blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+		gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+		BM("ssm_out.weight", d_inner, s->n_embd);
+		BV("ffn_norm", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
+ * attention layer every `interval` (head_count_kv 0 marks the others), a
+ * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
+ * asserts it); the conv weight and the per-head A, D and dt stay f32. */
+static void tensors_granitehybrid(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner + bc);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			uint64_t hd[2] = {1, s->ssm_dt_rank};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+		if (strcmp(s->arch, "mamba2") == 0) /* Mamba-2: the mixer alone, no FFN */
+			continue;
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
 /* Qwen3-MoE (src/models/qwen3moe.cpp): q/k-normed attention and, in place
  * of the FFN, a router and three expert stacks [in, out, experts]. */
 static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n)
@@ -670,11 +912,28 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	akey(k, sizeof(k), s, "embedding_length");
 	gw_u32(&w, k, s->n_embd);
 	akey(k, sizeof(k), s, "feed_forward_length");
-	gw_u32(&w, k, s->n_ff);
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
+	} else {
+		gw_u32(&w, k, s->n_ff);
+	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	gw_u32(&w, k, s->n_head_kv);
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
+	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
+		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
+	} else {
+		gw_u32(&w, k, s->n_head_kv);
+	}
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(&w, k, s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
@@ -708,6 +967,27 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 			gw_u32(&w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "lfm2") == 0) {
+		akey(k, sizeof(k), s, "shortconv.l_cache");
+		gw_u32(&w, k, s->ssm_conv);
+	}
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(&w, k, 1e-5f);
+	}
+	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
+		akey(k, sizeof(k), s, "ssm.conv_kernel");
+		gw_u32(&w, k, s->ssm_conv);
+		akey(k, sizeof(k), s, "ssm.state_size");
+		gw_u32(&w, k, s->ssm_state);
+		akey(k, sizeof(k), s, "ssm.group_count");
+		gw_u32(&w, k, s->ssm_groups);
+		akey(k, sizeof(k), s, "ssm.time_step_rank");
+		gw_u32(&w, k, s->ssm_dt_rank);
+		akey(k, sizeof(k), s, "ssm.inner_size");
+		gw_u32(&w, k, 2 * s->n_embd);
+	}
 	if (strcmp(s->arch, "qwen3moe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(&w, k, s->n_expert);
@@ -721,6 +1001,10 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		gw_u32(&w, k, s->n_swa);
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
 		gw_u32(&w, k, s->swa_pattern);
+	}
+	if (strcmp(s->arch, "phi3") == 0 && s->n_swa) { /* the engine reads it and turns it off */
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(&w, k, s->n_swa);
 	}
 	tokenizer(&w, s);
 
@@ -736,15 +1020,29 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	t.fixed = 1;
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
 	t.fixed = 0;
-	vec(&t, "output_norm.weight", s->n_embd);
+	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
-	if (strcmp(s->arch, "llama") == 0)
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
 		tensors_llama(&t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
+	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
+		tensors_granitehybrid(&t, s);
+	else if (strcmp(s->arch, "falcon-h1") == 0)
+		tensors_falcon_h1(&t, s);
+	else if (strcmp(s->arch, "nemotron_h") == 0)
+		tensors_nemotron_h(&t, s);
+	else if (strcmp(s->arch, "qwen2") == 0)
+		tensors_qwen2(&t, s);
+	else if (strcmp(s->arch, "qwen3") == 0)
+		tensors_qwen3(&t, s);
+	else if (strcmp(s->arch, "phi3") == 0)
+		tensors_phi3(&t, s);
+	else if (strcmp(s->arch, "lfm2") == 0)
+		tensors_lfm2(&t, s);
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err)) /* releases the writer */

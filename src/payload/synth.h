@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct synth_spec {
-	char arch[32]; /* "llama", "qwen35", "gemma3", "qwen3moe" */
+	char arch[32]; /* "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "mamba2", "lfm2", ... */
 	char name[64];
 	uint32_t n_layer; /* trunk layers (block_count minus nextn) */
 	uint32_t n_nextn; /* declared MTP blocks (nextn_predict_layers) */

@@ -212,6 +212,14 @@ static const struct graph_family families[] = {
     {"gemma3", gr_llama, NULL, "src/models/gemma3.cpp"},
     {"qwen3moe", gr_llama, NULL, "src/models/qwen3moe.cpp"},
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
+    {"granitehybrid", gr_granite_hybrid, NULL, "src/models/granite-hybrid.cpp"},
+    {"qwen2", gr_dense, NULL, "src/models/qwen2.cpp"},
+    {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp"},
+    {"phi3", gr_dense, NULL, "src/models/phi3.cpp"},
+    {"lfm2", gr_granite_hybrid, NULL, "src/models/lfm2.cpp"},
+    {"mistral3", gr_dense, NULL, "src/models/mistral3.cpp"},
+    {"mamba2", gr_granite_hybrid, NULL, "src/models/mamba.cpp"},
+    {"nemotron_h", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -82,6 +82,8 @@ typedef void gr_build_fn(struct ga_graph *g, const struct model *m, const struct
 typedef void gr_draft_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int il);
 
 gr_build_fn gr_llama, gr_qwen35;
+gr_build_fn gr_granite_hybrid;
+gr_build_fn gr_dense;
 gr_draft_fn gr_qwen35_mtp;
 
 /* The architectures whose graph zealot mirrors, as the engine's

@@ -28,6 +28,7 @@ int main(void)
 	test_place();
 	test_gguf();
 	test_model();
+	test_model_ssm();
 	test_template();
 	test_synth();
 	test_ledger();

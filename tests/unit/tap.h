@@ -22,6 +22,7 @@ void test_cpu(void);
 void test_place(void);
 void test_gguf(void);
 void test_model(void);
+void test_model_ssm(void);
 void test_template(void);
 void test_synth(void);
 void test_ledger(void);
