@@ -82,6 +82,8 @@ const struct key_def endpoint_keys[] = {
     {"ADDRESSABLE_MIB", KEY_UINT, NULL, "the profile's figure", NULL,
      "memory the driver really leaves, overriding the profile (law M01)"},
     {"SLACK_MIB", KEY_UINT, "1024", NULL, NULL, "free memory every plan must keep (law M09)"},
+    {"HOST_BW_GBS", KEY_NUMBER, NULL, "the cpu profile's 51 GB/s", NULL,
+     "the host's memory bandwidth in GB/s, for the decode rate of what sits on the host (experts, layers, KV)"},
     {"EXTRA_ARGS", KEY_STRING, NULL, "none", NULL, "further engine arguments, appended last (split on blanks)"},
 };
 const size_t endpoint_n_keys = ARRAY_SIZE(endpoint_keys);

@@ -35,6 +35,7 @@ int main(void)
 	test_live();
 	test_options();
 	test_solve();
+	test_rate();
 	test_deploy();
 	test_store();
 	test_calibrate();

@@ -353,7 +353,7 @@ void test_solve(void)
 		/* rate: exact KV reads 1.882x the bytes of q8_0 (32,768 vs 17,408 B/token) */
 		char *err = NULL;
 		struct rate ra, rb;
-		struct rate_opts ro = {100000, RATE_ACCEPT_DEFAULT};
+		struct rate_opts ro = {100000, RATE_ACCEPT_DEFAULT, 0};
 		struct plan *p = malloc(sizeof(*p));
 		struct plan_shape s;
 		struct plan_extras x;
