@@ -21,6 +21,7 @@ const struct device device_profiles[] = {
     {"cpu", DEVICE_CPU, 0, 0, 0, "host memory (MemAvailable at plan time)", 51},
     {"rtx3090", DEVICE_CUDA, 24576, 24123, 387, "measured (seeds)", 936},
     {"rtx4090", DEVICE_CUDA, 24564, 24111, 387, "derived from the 3090", 1008},
+    {"rtx2080", DEVICE_CUDA, 8192, 8041, 387, "derived from the 3090", 448},
     {"rtx3060", DEVICE_CUDA, 12288, 11930, 387, "derived from the 3090", 360},
     {"rtx4060ti-16g", DEVICE_CUDA, 16380, 15990, 387, "derived from the 3090", 288},
     {"rtx5090", DEVICE_CUDA, 32607, 32010, 387, "derived from the 3090", 1792},
