@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	}
 	free(r);
 	struct rungs rg;
-	struct rungs_opts ro = {{0, RATE_ACCEPT_DEFAULT}};
+	struct rungs_opts ro = {{0, RATE_ACCEPT_DEFAULT, 0}};
 	if (rungs_make(ep, &c, &ro, &rg, &err) == 0)
 		printf("rungs: %zu rungs in %.1f ms (%llu candidate plans)\n", rg.n, rg.ms,
 		       (unsigned long long)rg.plans);
