@@ -55,7 +55,7 @@ static void spread(struct rate *r, const struct plan_buf *b, unsigned n, double 
 	if (total_bytes <= 0 || step_bytes <= 0)
 		return;
 	for (unsigned i = 0; i < n; i++) {
-		unsigned d = b[i].dev < (int)r->n_dev ? (unsigned)b[i].dev : r->n_dev - 1;
+		unsigned d = b[i].dev >= 0 && b[i].dev < (int)r->n_dev ? (unsigned)b[i].dev : r->n_dev - 1;
 		double part = step_bytes * (double)b[i].bytes / total_bytes;
 		struct rate_dev *v = &r->dev[d];
 		if (which == 0)

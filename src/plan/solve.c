@@ -543,9 +543,9 @@ static int product_next(unsigned *idx, const struct solve_axis *ax, unsigned n)
 	return 0;
 }
 
-/* Whether the combination fits with `slots` slots at window w. */
-static int slots_fit(struct solve_ctx *sc, const struct cand *c0, uint32_t slots, uint64_t w, int *fits, struct plan *p,
-		     char **err)
+/* Whether the combination fits with KEY=v (PARALLEL, N_CPU_MOE) at window w. */
+static int fits_with(struct solve_ctx *sc, const struct cand *c0, const char *key, uint32_t v, uint64_t w, int *fits,
+		     struct plan *p, char **err)
 {
 	struct cand c = *c0;
 	struct plan_shape s;
@@ -553,7 +553,7 @@ static int slots_fit(struct solve_ctx *sc, const struct cand *c0, uint32_t slots
 	struct cand_limits l;
 	char why[256];
 	*fits = 0;
-	if (cand_setu(&c, "PARALLEL", slots) || cand_apply(sc->ep, sc->base, &c, &s, &x, err) ||
+	if (cand_setu(&c, key, v) || cand_apply(sc->ep, sc->base, &c, &s, &x, err) ||
 	    cand_limits(sc->ep, sc->m, &c, &l, err))
 		return -1;
 	at_window(&s, &l, w);
@@ -574,7 +574,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 	uint32_t lo = 0, hi = 1;
 	int fits = 0, rc = 0;
 	floor = up(floor < STEP ? STEP : floor);
-	while (hi <= SLOTS_MAX && (rc = slots_fit(sc, &cb->c, hi, floor, &fits, p, err)) == 0 && fits) {
+	while (hi <= SLOTS_MAX && (rc = fits_with(sc, &cb->c, "PARALLEL", hi, floor, &fits, p, err)) == 0 && fits) {
 		lo = hi;
 		hi *= 2;
 	}
@@ -582,7 +582,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 		hi = SLOTS_MAX + 1;
 	while (rc == 0 && lo && hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if ((rc = slots_fit(sc, &cb->c, mid, floor, &fits, p, err)) == 0) {
+		if ((rc = fits_with(sc, &cb->c, "PARALLEL", mid, floor, &fits, p, err)) == 0) {
 			if (fits)
 				lo = mid;
 			else
@@ -599,29 +599,6 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 	return run_combo(sc, o, base_rate, floor, cb, err);
 }
 
-/* Whether the combination fits with the experts of the first k blocks on
- * the host at window w. */
-static int moe_fit(struct solve_ctx *sc, const struct cand *c0, uint32_t k, uint64_t w, int *fits, struct plan *p,
-		   char **err)
-{
-	struct cand c = *c0;
-	struct plan_shape s;
-	struct plan_extras x;
-	struct cand_limits l;
-	char why[256];
-	*fits = 0;
-	if (cand_setu(&c, "N_CPU_MOE", k) || cand_apply(sc->ep, sc->base, &c, &s, &x, err) ||
-	    cand_limits(sc->ep, sc->m, &c, &l, err))
-		return -1;
-	at_window(&s, &l, w);
-	if (cand_law(sc->m, &s, &l, why, sizeof(why)))
-		return 0;
-	if (solve_plan(sc, &s, &x, p, err))
-		return -1;
-	*fits = p->fits;
-	return 0;
-}
-
 /* The fastest decode for the combination's other values: the fewest
  * expert blocks on the host with which a window of at least floor fits
  * (bisected: the card's total falls as experts leave it; nothing else
@@ -634,13 +611,13 @@ static int fewest_moe(struct solve_ctx *sc, const struct solve_opts *o, const st
 	int fits = 0, rc;
 	floor = up(floor < STEP ? STEP : floor);
 	cb->ok = 0;
-	if ((rc = moe_fit(sc, &cb->c, n, floor, &fits, p, err)) == 0 && fits &&
-	    (rc = moe_fit(sc, &cb->c, 0, floor, &fits, p, err)) == 0) {
+	if ((rc = fits_with(sc, &cb->c, "N_CPU_MOE", n, floor, &fits, p, err)) == 0 && fits &&
+	    (rc = fits_with(sc, &cb->c, "N_CPU_MOE", 0, floor, &fits, p, err)) == 0) {
 		if (fits)
 			hi = 0;
 		while (rc == 0 && hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if ((rc = moe_fit(sc, &cb->c, mid, floor, &fits, p, err)) == 0) {
+			if ((rc = fits_with(sc, &cb->c, "N_CPU_MOE", mid, floor, &fits, p, err)) == 0) {
 				if (fits)
 					hi = mid;
 				else
