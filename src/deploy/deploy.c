@@ -137,6 +137,15 @@ static int step(struct run *x, const char *name, const char *status, double t, c
 	return ok || strcmp(status, "warning") == 0 || strcmp(status, "skipped") == 0 ? 0 : -1;
 }
 
+/* A failed step whose detail is an error message: err is taken (freed
+ * here), why stands in when there is none. Returns -1, as step does. */
+static int failed(struct run *x, const char *name, double t, const char *law, char *err, const char *why)
+{
+	int rc = step(x, name, "failed", t, law, "%s", err ? err : why);
+	free(err);
+	return rc;
+}
+
 static void warn(struct run *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct run *x, const char *fmt, ...)
 {
@@ -371,8 +380,7 @@ static int gate_pins(struct run *x)
 		char hex[65], *err = NULL;
 		int cached = 0;
 		if (pin_sha256(path, dir, hex, &cached, NULL, NULL, &err)) {
-			rc = step(x, "gate:pins", "failed", t, "C03", "%s", err);
-			free(err);
+			rc = failed(x, "gate:pins", t, "C03", err, "cannot hash the file");
 			free(path);
 			break;
 		}
@@ -587,11 +595,8 @@ static int gate_port(struct run *x)
 static int ctl(struct run *x, const char *verb, const char *unit, long ms, const char *name, double t)
 {
 	char *err = NULL;
-	if (systemd_ctl(verb, unit, ms, &err)) {
-		step(x, name, "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	if (systemd_ctl(verb, unit, ms, &err))
+		return failed(x, name, t, NULL, err, "systemctl failed");
 	return 0;
 }
 
@@ -601,11 +606,8 @@ static int install(struct run *x)
 	char *err = NULL;
 	x->installed = 1;
 	if (install_write(x->r->env_path, x->env_text, strlen(x->env_text), 0644, &err) ||
-	    install_write(x->r->unit_path, x->unit_text, strlen(x->unit_text), 0644, &err)) {
-		step(x, "install", "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	    install_write(x->r->unit_path, x->unit_text, strlen(x->unit_text), 0644, &err))
+		return failed(x, "install", t, NULL, err, "cannot write the files");
 	if (ctl(x, "daemon-reload", NULL, 120000, "install", t) ||
 	    ctl(x, "enable", x->r->unit_name, 60000, "install", t))
 		return -1;
@@ -698,11 +700,8 @@ static int restart(struct run *x, const char *name, double t)
 		return -1;
 	}
 	systemd_unit_release(&x->unit);
-	if (systemd_show(x->r->unit_name, &x->unit, &err)) {
-		step(x, name, "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	if (systemd_show(x->r->unit_name, &x->unit, &err))
+		return failed(x, name, t, NULL, err, "systemctl show failed");
 	x->r->main_pid = x->unit.main_pid;
 	snprintf(x->r->invocation_id, sizeof(x->r->invocation_id), "%s", x->unit.invocation_id);
 	return step(x, name, "ok", t, NULL, "MainPID %ld, invocation %s", x->unit.main_pid, x->unit.invocation_id);
@@ -1002,11 +1001,8 @@ static int restore_files(struct run *x, double t)
 		      (x->old_unit ? install_write(x->r->unit_path, x->old_unit, x->old_unit_len, 0644, &err)
 				   : install_remove(x->r->unit_path, &err));
 	}
-	if (bad) {
-		step(x, "restore", "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	if (bad)
+		return failed(x, "restore", t, NULL, err, "cannot restore the files");
 	if (ctl(x, "daemon-reload", NULL, 120000, "restore", t))
 		return -1;
 	if (x->have_prev)
@@ -1028,11 +1024,8 @@ static int restore(struct run *x)
 		systemd_ctl("disable", x->r->unit_name, 60000, &err);
 		free(err);
 		err = NULL;
-		if (systemd_ctl("stop", x->r->unit_name, 300000, &err)) {
-			step(x, "restore:stop", "failed", t, NULL, "%s", err);
-			free(err);
-			return -1;
-		}
+		if (systemd_ctl("stop", x->r->unit_name, 300000, &err))
+			return failed(x, "restore:stop", t, NULL, err, "systemctl stop failed");
 		systemd_ctl("reset-failed", x->r->unit_name, 60000, NULL);
 		return step(x, "restore:stop", "ok", t, NULL, "%s stopped and disabled (it did not serve before)",
 			    x->r->unit_name);
@@ -1085,26 +1078,18 @@ static int load_shape(struct run *x)
 	 * (laws, plan, argv, unit) is read from exactly the text installed */
 	struct endpoint *src_ep = endpoint_parse(src, len, x->src_path, &err);
 	if (!src_ep) {
-		int rc = step(x, "gate:laws", "failed", t, "C01", "%s", err);
-		free(err);
 		free(src);
-		return rc;
+		return failed(x, "gate:laws", t, "C01", err, "the endpoint does not parse");
 	}
 	x->env_text = install_env_text(src_ep, src, len);
 	endpoint_free(src_ep);
 	free(src);
 	x->ep = endpoint_parse(x->env_text, strlen(x->env_text), x->src_path, &err);
-	if (!x->ep || argv_render(x->ep, &x->argv, &err)) {
-		int rc = step(x, "gate:laws", "failed", t, "C02", "%s", err);
-		free(err);
-		return rc;
-	}
+	if (!x->ep || argv_render(x->ep, &x->argv, &err))
+		return failed(x, "gate:laws", t, "C02", err, "the argv does not render");
 	uint64_t port = 0;
-	if (endpoint_uint(x->ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
-		int rc = step(x, "gate:laws", "failed", t, "C02", "%s", err ? err : "LISTEN_PORT is not a port");
-		free(err);
-		return rc;
-	}
+	if (endpoint_uint(x->ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535)
+		return failed(x, "gate:laws", t, "C02", err, "LISTEN_PORT is not a port");
 	x->port = (unsigned)port;
 	x->http_base = http_base_of(x->ep, x->port);
 	char *kf = endpoint_path(x->ep, "API_KEY_FILE");
