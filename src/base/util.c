@@ -224,3 +224,16 @@ size_t edit_distance(const char *a, const char *b)
 	}
 	return d[la][lb];
 }
+
+char *state_dir(void)
+{
+	struct sb b = {0};
+	const char *d = getenv("ZEALOT_STATE_DIR");
+	if (d && *d)
+		sb_adds(&b, d);
+	else if ((d = getenv("XDG_STATE_HOME")) && *d)
+		sb_addf(&b, "%s/zealot", d);
+	else
+		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
+	return sb_detach(&b);
+}

@@ -54,4 +54,8 @@ int parse_double(const char *s, double *out);
  * did-you-mean; strings over 64 bytes are 99 apart. */
 size_t edit_distance(const char *a, const char *b);
 
+/* zealot's state directory (the store, the pin stamps): $ZEALOT_STATE_DIR,
+ * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
+char *state_dir(void);
+
 #endif

@@ -4,8 +4,39 @@
 #include "base/util.h"
 #include "tap.h"
 
+/* The state directory's order: ZEALOT_STATE_DIR, XDG_STATE_HOME, HOME. */
+static void state_dir_order(void)
+{
+	char *keep[3];
+	const char *names[3] = {"ZEALOT_STATE_DIR", "XDG_STATE_HOME", "HOME"};
+	for (int i = 0; i < 3; i++)
+		keep[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+	setenv("ZEALOT_STATE_DIR", "/z", 1);
+	setenv("XDG_STATE_HOME", "/x", 1);
+	setenv("HOME", "/h", 1);
+	char *a = state_dir();
+	unsetenv("ZEALOT_STATE_DIR");
+	char *b = state_dir();
+	setenv("XDG_STATE_HOME", "", 1);
+	char *c = state_dir();
+	ok(strcmp(a, "/z") == 0 && strcmp(b, "/x/zealot") == 0 && strcmp(c, "/h/.local/state/zealot") == 0,
+	   "state_dir: ZEALOT_STATE_DIR, else XDG_STATE_HOME/zealot, else HOME/.local/state/zealot (%s, %s, %s)", a, b,
+	   c);
+	free(a);
+	free(b);
+	free(c);
+	for (int i = 0; i < 3; i++) {
+		if (keep[i])
+			setenv(names[i], keep[i], 1);
+		else
+			unsetenv(names[i]);
+		free(keep[i]);
+	}
+}
+
 void test_util(void)
 {
+	state_dir_order();
 	struct sb b = {0};
 	for (int i = 0; i < 1000; i++)
 		sb_addf(&b, "%d,", i);
