@@ -237,3 +237,17 @@ char *state_dir(void)
 		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
 	return sb_detach(&b);
 }
+
+const char *fmt_commas(uint64_t v, char *buf, size_t n)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}

@@ -58,4 +58,8 @@ size_t edit_distance(const char *a, const char *b);
  * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
 char *state_dir(void);
 
+/* v with a comma every three digits ("200,704"), into buf of n bytes
+ * (cut to fit); returns buf. */
+const char *fmt_commas(uint64_t v, char *buf, size_t n);
+
 #endif

@@ -93,20 +93,6 @@ static void words_add(struct sb *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *commas(uint64_t v, char *buf, size_t n)
-{
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 2 < n; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 static void type_words(struct sb *b, const char *which, const char *from, const char *to)
 {
 	int up = cand_type_rank(to) > cand_type_rank(from);
@@ -127,7 +113,7 @@ static void describe(const struct gen *g, struct rung *r)
 			  z->slots == 1 ? "" : "s", a->slots, z->slots + 1);
 	if (z->window != a->window)
 		words_add(&b, "per-slot window %s tokens (was %s): clients' contextWindow must follow (law M03)",
-			  commas(z->window, c1, sizeof(c1)), commas(a->window, c2, sizeof(c2)));
+			  fmt_commas(z->window, c1, sizeof(c1)), fmt_commas(a->window, c2, sizeof(c2)));
 	if (strcmp(z->k, a->k))
 		type_words(&b, "K", a->k, z->k);
 	if (strcmp(z->v, a->v))
@@ -180,7 +166,7 @@ static void describe(const struct gen *g, struct rung *r)
 	double pct = (r->decode_ratio - 1) * 100;
 	if (pct > 0.05 || pct < -0.05)
 		words_add(&b, "predicted decode %+.1f %% (bytes read per token at %s tokens of context)", pct,
-			  commas(r->rate.fill, c1, sizeof(c1)));
+			  fmt_commas(r->rate.fill, c1, sizeof(c1)));
 	else
 		words_add(&b, "predicted decode unchanged");
 	snprintf(r->words, sizeof(r->words), "%s", b.s ? b.s : "");

@@ -37,6 +37,14 @@ static void state_dir_order(void)
 void test_util(void)
 {
 	state_dir_order();
+	char cb[32], small[4];
+	ok(strcmp(fmt_commas(200704, cb, sizeof(cb)), "200,704") == 0 &&
+	       strcmp(fmt_commas(0, cb, sizeof(cb)), "0") == 0 &&
+	       strcmp(fmt_commas(1000, cb, sizeof(cb)), "1,000") == 0 &&
+	       strcmp(fmt_commas(18446744073709551615ull, cb, sizeof(cb)), "18,446,744,073,709,551,615") == 0,
+	   "fmt_commas: a comma every three digits");
+	ok(strlen(fmt_commas(123456, small, sizeof(small))) < sizeof(small), "fmt_commas: cut to fit the buffer (%s)",
+	   small);
 	struct sb b = {0};
 	for (int i = 0; i < 1000; i++)
 		sb_addf(&b, "%d,", i);
