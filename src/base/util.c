@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -250,4 +251,24 @@ const char *fmt_commas(uint64_t v, char *buf, size_t n)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+char *path_which(const char *name)
+{
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	const char *p = getenv("PATH");
+	if (!p || !*p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	for (;;) {
+		size_t n = strcspn(p, ":");
+		struct sb f = {0};
+		sb_addf(&f, "%.*s/%s", (int)n, n ? p : ".", name);
+		if (access(f.s, X_OK) == 0)
+			return sb_detach(&f);
+		sb_release(&f);
+		if (!p[n])
+			return NULL;
+		p += n + 1;
+	}
 }

@@ -58,6 +58,12 @@ size_t edit_distance(const char *a, const char *b);
  * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
 char *state_dir(void);
 
+/* The executable a command name runs, found the way execvp finds it: a
+ * name with a '/' as it is; a bare name in each $PATH entry in turn (an
+ * empty entry is the current directory; no PATH: /usr/local/bin:/usr/bin:
+ * /bin). NULL when no entry holds an executable of that name. Allocated. */
+char *path_which(const char *name);
+
 /* v with a comma every three digits ("200,704"), into buf of n bytes
  * (cut to fit); returns buf. */
 const char *fmt_commas(uint64_t v, char *buf, size_t n);

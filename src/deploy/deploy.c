@@ -180,23 +180,6 @@ static void sha256_hex(const char *s, size_t n, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-static char *which(const char *name)
-{
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	const char *path = getenv("PATH");
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		struct sb b = {0};
-		sb_addf(&b, "%.*s/%s", (int)n, path, name);
-		if (access(b.s, X_OK) == 0)
-			return sb_detach(&b);
-		sb_release(&b);
-		path += n + (path[n] == ':');
-	}
-	return NULL;
-}
-
 static char *read_key(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -486,7 +469,7 @@ static int gate_unit(struct run *x)
 	const char *user = endpoint_value(x->ep, "USER");
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
-	x->runtime = which(endpoint_value(x->ep, "RUNTIME"));
+	x->runtime = path_which(endpoint_value(x->ep, "RUNTIME"));
 	x->runtime_version = x->o->runtime_version ? x->o->runtime_version(x->ep, &x->sc, x->st) : NULL;
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
