@@ -58,6 +58,10 @@ size_t edit_distance(const char *a, const char *b);
  * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
 char *state_dir(void);
 
+/* The monotonic clock, for durations (never dates): seconds, milliseconds. */
+double mono_s(void);
+double mono_ms(void);
+
 /* The executable a command name runs, found the way execvp finds it: a
  * name with a '/' as it is; a bare name in each $PATH entry in turn (an
  * empty entry is the current directory; no PATH: /usr/local/bin:/usr/bin:

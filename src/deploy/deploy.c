@@ -75,13 +75,6 @@ struct run {
 	char *reason;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *deploy_outcome_name(enum deploy_outcome o)
 {
 	switch (o) {
@@ -109,7 +102,7 @@ static int step(struct run *x, const char *name, const char *status, double t, c
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->status = status;
-	s->seconds = now_s() - t;
+	s->seconds = mono_s() - t;
 	snprintf(s->law, sizeof(s->law), "%s", law ? law : "");
 	struct sb d = {0};
 	va_list ap;
@@ -295,7 +288,7 @@ static char *findings_text(const struct endpoint *ep, const struct findings *fs,
 
 static int gate_laws(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	struct findings fs = {0};
 	char *err = NULL;
 	int rc = 0;
@@ -338,7 +331,7 @@ done:
 static int gate_pins(struct run *x)
 {
 	static const char *const files[] = {"MODEL", "MMPROJ", "LORA"};
-	double t = now_s();
+	double t = mono_s();
 	json_t *want = NULL;
 	if (x->have_target && x->target.pins_json)
 		want = json_loads(x->target.pins_json, 0, NULL);
@@ -423,7 +416,7 @@ static int gate_pins(struct run *x)
 
 static int gate_fit(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	struct findings fs = {0};
 	int rc;
 	char *note = NULL;
@@ -453,7 +446,7 @@ static int gate_fit(struct run *x)
  * the runtime's version line. */
 static int gate_unit(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	const char *z = x->o->zealot;
 	char head[4] = {0};
 	FILE *f = fopen(z, "rb");
@@ -494,7 +487,7 @@ static int is_conf(const char *name)
  * systemd's own DropInPaths adds the type-wide ones it applies. */
 static int gate_dropins(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	const char *roots[] = {x->o->unit_dir ? x->o->unit_dir : "/etc/systemd/system",
 			       "/etc/systemd/system",
 			       "/run/systemd/system",
@@ -546,7 +539,7 @@ static int gate_dropins(struct run *x)
  * that would answer /health for a unit that failed. */
 static int gate_port(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	pid_t l[16];
 	size_t n = audit_listeners(x->port, l, 16);
 	for (size_t i = 0; i < n; i++)
@@ -585,7 +578,7 @@ static int ctl(struct run *x, const char *verb, const char *unit, long ms, const
 
 static int install(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char *err = NULL;
 	x->installed = 1;
 	if (install_write(x->r->env_path, x->env_text, strlen(x->env_text), 0644, &err) ||
@@ -628,9 +621,9 @@ static void explain_failure(struct run *x, const char *invocation, char *law_out
 static int wait_health(struct run *x, const char *name, long main_pid, const char *invocation, double t)
 {
 	struct http_client hc = {x->http_base, x->api_key, 2000};
-	double deadline = now_s() + (double)(x->o->boot_timeout_ms > 0 ? x->o->boot_timeout_ms : 300000) / 1000.0;
+	double deadline = mono_s() + (double)(x->o->boot_timeout_ms > 0 ? x->o->boot_timeout_ms : 300000) / 1000.0;
 	long last_status = 0;
-	while (now_s() < deadline) {
+	while (mono_s() < deadline) {
 		struct systemd_unit u;
 		char *err = NULL;
 		if (systemd_show(x->r->unit_name, &u, &err) == 0) {
@@ -655,13 +648,13 @@ static int wait_health(struct run *x, const char *name, long main_pid, const cha
 			last_status = resp.status;
 			http_response_release(&resp);
 			if (last_status == 200)
-				return step(x, name, "ok", t, NULL, "/health 200 after %.2f s", now_s() - t);
+				return step(x, name, "ok", t, NULL, "/health 200 after %.2f s", mono_s() - t);
 		} else {
 			http_response_release(&resp);
 		}
 		usleep(100000);
 	}
-	return step(x, name, "failed", t, NULL, "/health did not answer 200 within %.0f s (last: %ld)", now_s() - t,
+	return step(x, name, "failed", t, NULL, "/health did not answer 200 within %.0f s (last: %ld)", mono_s() - t,
 		    last_status);
 }
 
@@ -693,7 +686,7 @@ static int restart(struct run *x, const char *name, double t)
 /* A02: the port is answered by MainPID alone. */
 static int verify_mainpid(struct run *x, const char *name, long main_pid)
 {
-	double t = now_s();
+	double t = mono_s();
 	pid_t l[16];
 	size_t n = audit_listeners(x->port, l, 16);
 	struct sb who = {0};
@@ -717,7 +710,7 @@ static int verify_mainpid(struct run *x, const char *name, long main_pid)
 /* A01: the live command line is exactly the intended argv. */
 static int verify_cmdline(struct run *x, const char *name, long main_pid, char *const *want, size_t n_want)
 {
-	double t = now_s();
+	double t = mono_s();
 	size_t n = 0;
 	char **live = audit_read_vector((pid_t)main_pid, "cmdline", &n);
 	int rc;
@@ -743,7 +736,7 @@ static int verify_cmdline(struct run *x, const char *name, long main_pid, char *
 /* The boot ledger of this start, from the journal, against the plan. */
 static int verify_ledger(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char *j = NULL, *err = NULL;
 	/* the journal may trail the engine by a moment */
 	for (int i = 0; i < 100; i++) {
@@ -805,7 +798,7 @@ static int verify_ledger(struct run *x)
 
 static int verify_probes(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	struct http_client hc = {x->http_base, x->api_key, 120000};
 	struct probe_expect e = {0};
 	e.alias = endpoint_value(x->ep, "ALIAS");
@@ -868,7 +861,7 @@ static int64_t settled_used_mib(int gpu)
 
 static int record(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char sha[65];
 	sha256_hex(x->env_text, strlen(x->env_text), sha);
 	json_t *av = json_array();
@@ -997,12 +990,12 @@ static int restore_files(struct run *x, double t)
 
 static int restore(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	if (restore_files(x, t))
 		return -1;
 	if (!x->have_prev && !x->was_active) {
 		/* a first deploy: nothing served before, nothing serves after */
-		t = now_s();
+		t = mono_s();
 		char *err = NULL;
 		systemd_ctl("disable", x->r->unit_name, 60000, &err);
 		free(err);
@@ -1013,14 +1006,14 @@ static int restore(struct run *x)
 		return step(x, "restore:stop", "ok", t, NULL, "%s stopped and disabled (it did not serve before)",
 			    x->r->unit_name);
 	}
-	t = now_s();
+	t = mono_s();
 	if (restart(x, "restore:restart", t))
 		return -1;
 	long pid = x->unit.main_pid;
 	char inv[40];
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
 	inv[sizeof(inv) - 1] = '\0';
-	if (wait_health(x, "restore:health", pid, inv, now_s()) || verify_mainpid(x, "restore:mainpid", pid))
+	if (wait_health(x, "restore:health", pid, inv, mono_s()) || verify_mainpid(x, "restore:mainpid", pid))
 		return -1;
 	if (x->have_prev && x->prev.argv_json) {
 		json_t *a = json_loads(x->prev.argv_json, 0, NULL);
@@ -1041,7 +1034,7 @@ static int restore(struct run *x)
 
 static int load_shape(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char *err = NULL;
 	size_t len = 0;
 	char *src = NULL;
@@ -1125,7 +1118,7 @@ static void interrupted_before(struct run *x)
 static enum deploy_outcome finish(struct run *x, enum deploy_outcome oc)
 {
 	x->r->outcome = oc;
-	x->r->seconds = now_s() - x->t0;
+	x->r->seconds = mono_s() - x->t0;
 	if (x->r->attempt > 0) {
 		char *err = NULL;
 		store_attempt_end(x->st, x->r->attempt, deploy_outcome_name(oc), oc == DEPLOY_DEPLOYED ? x->r->era : 0,
@@ -1153,7 +1146,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	x->o = o;
 	x->r = r;
 	x->lock_fd = -1;
-	x->t0 = now_s();
+	x->t0 = mono_s();
 	enum deploy_outcome oc = DEPLOY_ERROR;
 	int rollback = strcmp(o->kind, "rollback") == 0;
 	char *err = NULL;
@@ -1174,7 +1167,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	sb_addf(&p, "%s/%s.env", o->env_dir ? o->env_dir : "/etc/zealot", x->name);
 	r->env_path = sb_detach(&p);
 
-	double t = now_s();
+	double t = mono_s();
 	if (store_name_ok(x->name, &err)) {
 		step(x, "lock", "failed", t, "C01", "%s", err);
 		oc = finish(x, DEPLOY_REFUSED);
@@ -1191,7 +1184,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 	step(x, "lock", "ok", t, NULL, "%s held by pid %ld", x->name, (long)getpid());
 
-	t = now_s();
+	t = mono_s();
 	int got = store_era_get(st, x->name, 0, &x->prev, &err);
 	if (got < 0) {
 		step(x, "gate:era", "failed", t, NULL, "%s", err);
@@ -1234,7 +1227,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = finish(x, DEPLOY_REFUSED);
 		goto out;
 	}
-	t = now_s();
+	t = mono_s();
 	if (systemd_show(r->unit_name, &x->unit, &err)) {
 		step(x, "gate:unit", "failed", t, NULL, "cannot ask systemd about %s: %s", r->unit_name, err);
 		oc = finish(x, DEPLOY_ERROR);
@@ -1256,7 +1249,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = failed_after_install(x);
 		goto out;
 	}
-	t = now_s();
+	t = mono_s();
 	if (restart(x, "restart", t)) {
 		oc = failed_after_install(x);
 		goto out;
@@ -1265,7 +1258,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	char inv[40];
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
 	inv[sizeof(inv) - 1] = '\0';
-	if (wait_health(x, "health", pid, inv, now_s()) || verify_mainpid(x, "mainpid", pid) ||
+	if (wait_health(x, "health", pid, inv, mono_s()) || verify_mainpid(x, "mainpid", pid) ||
 	    verify_cmdline(x, "cmdline", pid, x->argv.v, x->argv.n) || verify_ledger(x) || verify_probes(x)) {
 		oc = failed_after_install(x);
 		goto out;

@@ -319,13 +319,6 @@ struct dl {
 	double t0;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t seg_end(const struct dl *d, const struct seg *s)
 {
 	return s->end ? s->end : d->st.size;
@@ -366,7 +359,7 @@ static void emit(struct dl *d, enum fetch_event_kind k, const char *why)
 {
 	if (!d->o->event)
 		return;
-	double dt = now_s() - d->t0;
+	double dt = mono_s() - d->t0;
 	struct fetch_event e = {k,
 				d->f,
 				on_disk(d),
@@ -773,7 +766,7 @@ static int attempt(struct dl *d)
 			split(d, d->conns[0] ? d->conns[0]->url : d->f->url);
 			running = 1;
 		}
-		double t = now_s();
+		double t = mono_s();
 		if (t - last >= 0.25) {
 			emit(d, FETCH_EV_PROGRESS, NULL);
 			last = t;
@@ -824,7 +817,7 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	struct dl d = {0};
 	d.f = f;
 	d.o = o;
-	d.t0 = now_s();
+	d.t0 = mono_s();
 	d.connections = o->connections ? o->connections : 4;
 	d.parallel_min = o->parallel_min ? o->parallel_min : 64u << 20;
 	struct sb b = {0};

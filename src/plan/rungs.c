@@ -56,13 +56,6 @@ struct gen {
 	uint64_t window; /* the endpoint's per-slot window */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void shape_facts(const struct plan_shape *s, const struct plan_extras *x, const struct plan *p,
 			struct rungs_shape *f)
 {
@@ -479,7 +472,7 @@ int rungs_make(const struct endpoint *ep, const struct shape_ctx *base, const st
 	       char **err)
 {
 	memset(r, 0, sizeof(*r));
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	struct gen *g = xcalloc(1, sizeof(*g));
 	g->ep = ep;
 	g->base = base;
@@ -507,7 +500,7 @@ int rungs_make(const struct endpoint *ep, const struct shape_ctx *base, const st
 	rc = 0;
 done:
 	r->plans = g->sc.plans;
-	r->ms = now_ms() - t0;
+	r->ms = mono_ms() - t0;
 	solve_release(&g->sc);
 	free(g);
 	return rc;

@@ -12,13 +12,6 @@
 #define SLOTS_MAX  256		       /* the engine's LLAMA_MAX_SEQ */
 #define MAX_COMBOS 4096
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 void solve_init(struct solve_ctx *sc, const struct endpoint *ep, const struct shape_ctx *base)
 {
 	memset(sc, 0, sizeof(*sc));
@@ -641,7 +634,7 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 	memset(r, 0, sizeof(*r));
 	struct solve_ctx sc;
 	solve_init(&sc, ep, base);
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	int rc = -1;
 	struct combo *cbs = NULL;
 	size_t n_cb = 0;
@@ -725,7 +718,7 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		if (!dom)
 			r->frontier[r->n_frontier++] = cbs[i].sh;
 	}
-	r->frontier_ms = now_ms() - t0;
+	r->frontier_ms = mono_ms() - t0;
 
 	/* the best */
 	uint64_t best_floor = o->min_window ? o->min_window : o->objective == SOLVE_WINDOW ? STEP : r->base_window;
@@ -792,7 +785,7 @@ done:
 	r->plans = sc.plans;
 	r->fallbacks = sc.fallbacks;
 	r->memo = *memo_stats(sc.memo);
-	r->ms = now_ms() - t0;
+	r->ms = mono_ms() - t0;
 	free(cbs);
 	solve_release(&sc);
 	return rc;
