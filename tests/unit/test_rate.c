@@ -11,65 +11,15 @@
 
 #include "base/util.h"
 #include "endpoint/endpoint.h"
+#include "fixture.h"
 #include "payload/synth.h"
 #include "plan/plan.h"
 #include "plan/rate.h"
 #include "plan/shape.h"
 #include "tap.h"
 
-struct rfix {
-	char path[64];
-	struct endpoint *ep;
-	struct shape_ctx c;
-};
-
-static int rfix_make(struct rfix *f, const char *arch, const char *sets, const char *env)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "/tmp/zealot-unit-rate-XXXXXX");
-	int fd = mkstemp(f->path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	struct synth_spec s;
-	char *err = NULL;
-	if (synth_defaults(&s, arch, &err))
-		goto fail;
-	char buf[512];
-	snprintf(buf, sizeof(buf), "%s", sets);
-	for (char *kv = buf; *kv;) {
-		char *sp = strchr(kv, ' ');
-		if (sp)
-			*sp = '\0';
-		if (synth_set(&s, kv, &err))
-			goto fail;
-		kv = sp ? sp + 1 : kv + strlen(kv);
-	}
-	uint64_t bytes;
-	if (synth_write(&s, f->path, &bytes, &err))
-		goto fail;
-	char text[2048];
-	snprintf(text, sizeof(text), "MODEL_FILE=%s\n%s", f->path, env);
-	f->ep = endpoint_parse(text, strlen(text), "/tmp/unit-rate.env", &err);
-	int io;
-	if (!f->ep || shape_load(f->ep, NULL, &f->c, &io, &err))
-		goto fail;
-	return 0;
-fail:
-	printf("# rate fixture: %s\n", err ? err : "?");
-	free(err);
-	return -1;
-}
-
-static void rfix_release(struct rfix *f)
-{
-	shape_release(&f->c);
-	endpoint_free(f->ep);
-	unlink(f->path);
-}
-
 /* Plan and price the fixture with `key=value` lines set on its endpoint. */
-static int price(struct rfix *f, const char *sets, double host_bw, struct plan *p, struct rate *r)
+static int price(struct fixture *f, const char *sets, double host_bw, struct plan *p, struct rate *r)
 {
 	char *err = NULL;
 	char buf[256];
@@ -104,7 +54,7 @@ static int close_to(double a, double b)
 
 /* Bytes of the tensors whose names start with prefix (and, when expert is
  * 0 or 1, that are or are not expert stacks). */
-static double tensor_bytes(const struct rfix *f, const char *prefix, int expert)
+static double tensor_bytes(const struct fixture *f, const char *prefix, int expert)
 {
 	const struct gguf *g = f->c.model->g;
 	double b = 0;
@@ -129,9 +79,9 @@ static const struct rate_dev *dev_named(const struct rate *r, const char *name)
 
 static void sum_of_parts(void)
 {
-	struct rfix f;
-	if (rfix_make(&f, "llama", "layers=12 embd=256 ff=512 heads=4 kv_heads=2 head_dim=64 vocab=1024 ctx=8192",
-		      "CTX_SIZE=8192\nPARALLEL=2\nDEVICE=cpu\nDEVICES=rtx3090,rtx3060\n")) {
+	struct fixture f;
+	if (fixture(&f, "llama", NULL, "layers=12 embd=256 ff=512 heads=4 kv_heads=2 head_dim=64 vocab=1024 ctx=8192",
+		    "CTX_SIZE=8192\nPARALLEL=2\nDEVICE=cpu\nDEVICES=rtx3090,rtx3060\n")) {
 		ok(0, "rate: the two-card fixture");
 		return;
 	}
@@ -178,14 +128,14 @@ static void sum_of_parts(void)
 		   "rate: KV_OFFLOAD=0 reads every layer's KV on the host (%.0f of %.0f B)", h ? h->kv : 0, r2.kv);
 	}
 	free(p);
-	rfix_release(&f);
+	fixture_release(&f);
 }
 
 static void layer_to_host(void)
 {
-	struct rfix f;
-	if (rfix_make(&f, "llama", "layers=8 embd=256 ff=512 heads=4 kv_heads=2 head_dim=64 vocab=1024 ctx=8192",
-		      "CTX_SIZE=4096\nPARALLEL=1\nDEVICE=rtx3090\n")) {
+	struct fixture f;
+	if (fixture(&f, "llama", NULL, "layers=8 embd=256 ff=512 heads=4 kv_heads=2 head_dim=64 vocab=1024 ctx=8192",
+		    "CTX_SIZE=4096\nPARALLEL=1\nDEVICE=rtx3090\n")) {
 		ok(0, "rate: the one-card fixture");
 		return;
 	}
@@ -209,16 +159,16 @@ static void layer_to_host(void)
 		   "rate: the ratio is the endpoint's time over the shape's (%.4f)", rate_ratio(&all, &one));
 	}
 	free(p);
-	rfix_release(&f);
+	fixture_release(&f);
 }
 
 static void active_experts(void)
 {
-	struct rfix f;
-	if (rfix_make(&f, "qwen3moe",
-		      "layers=6 embd=256 heads=4 kv_heads=2 head_dim=64 rope_dims=64 vocab=1024 ctx=8192 experts=8 "
-		      "experts_used=2 ff_exp=256",
-		      "CTX_SIZE=4096\nPARALLEL=1\nDEVICE=rtx3090\n")) {
+	struct fixture f;
+	if (fixture(&f, "qwen3moe", NULL,
+		    "layers=6 embd=256 heads=4 kv_heads=2 head_dim=64 rope_dims=64 vocab=1024 ctx=8192 experts=8 "
+		    "experts_used=2 ff_exp=256",
+		    "CTX_SIZE=4096\nPARALLEL=1\nDEVICE=rtx3090\n")) {
 		ok(0, "rate: the qwen3moe fixture");
 		return;
 	}
@@ -246,7 +196,7 @@ static void active_experts(void)
 		   "rate: and costs exactly those bytes at the host's bandwidth instead of the card's");
 	}
 	free(p);
-	rfix_release(&f);
+	fixture_release(&f);
 }
 
 void test_rate(void)
