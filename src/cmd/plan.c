@@ -7,6 +7,7 @@
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
+#include "../plan/rate.h"
 #include "../plan/shape.h"
 #include "calib.h"
 #include "cmd.h"
@@ -50,7 +51,15 @@ static const struct cmd_help help = {
 	     "measured figures, at another shape each modelled term scaled by\n"
 	     "measured/modelled at the recorded one; a buffer the model lacks (CUDA_Host\n"
 	     "compute) is carried as measured, scaled with the card's compute; overhead\n"
-	     "is the boot's settled memory minus its ledger. The plan says which boot.\n",
+	     "is the boot's settled memory minus its ledger. The plan says which boot.\n"
+	     "\n"
+	     "Decode (law A06): the bytes read per generated token at half the window\n"
+	     "of context, per device (weights, KV, state where each lives; of an expert\n"
+	     "stack only the experts used), each at its bandwidth: a card's profile, the\n"
+	     "host's HOST_BW_GBS (default: the cpu profile's 51 GB/s, dual-channel\n"
+	     "DDR4-3200), an rpc-server's its host's. --json: decode {bytes_per_token,\n"
+	     "ms_per_token, ceiling_tps, devices: [{device, bandwidth_gbs,\n"
+	     "bytes_per_token, ms_per_token, ...}], ...}.\n",
     .more = list_devices,
     .exits = "0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file",
     .min_args = 1,
@@ -447,8 +456,19 @@ int cmd_plan(int argc, char **argv)
 		free(cal_text);
 		goto done;
 	}
+	/* decode (rate.h): half the window, the default acceptance, HOST_BW_GBS */
+	struct rate_opts ro = {p.n_ctx_seq / 2, RATE_ACCEPT_DEFAULT, 0};
+	struct rate rt;
+	if (rate_host_bw(ep, &ro.host_bw_gbs, &err) ||
+	    rate_of(c.census->model, c.model->g, &c.shape, &c.extras, &p, &ro, &rt, &err)) {
+		rc = EXIT_USAGE;
+		json_decref(cal);
+		free(cal_text);
+		goto done;
+	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &p);
+		json_object_set_new(o, "decode", cmd_rate_json(&rt, 1));
 		json_object_set_new(o, "calibration", cal ? cal : json_null());
 		json_object_set_new(o, "remote",
 				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
@@ -461,6 +481,16 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
+		printf("\ndecode at %llu tokens of context: %.2f MiB per token", (unsigned long long)rt.fill,
+		       rt.bytes_per_token / 1048576.0);
+		if (rt.tps_ceiling > 0)
+			printf(", ceiling %.1f tokens/s", rt.tps_ceiling);
+		for (unsigned i = 0; i < rt.n_dev; i++)
+			if (rt.dev[i].bytes_per_token > 0)
+				printf("%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt.dev[i].name,
+				       rt.dev[i].bytes_per_token / 1048576.0, rt.dev[i].ms_per_token,
+				       rt.dev[i].bandwidth_gbs);
+		printf("\n");
 		if (c.remote_reads)
 			printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
 			       "here yet: zealot fetch)\n",

@@ -96,6 +96,8 @@ const struct key_def endpoint_keys[] = {
      "unset: every card)"},
     {"COMPACTION_HUB", KEY_STRING, NULL, "no compaction model", NULL,
      "the name of the fleet endpoint this one's clients send compaction to (the harness's compactionModel)"},
+    {"HOST_BW_GBS", KEY_NUMBER, NULL, "the cpu profile's 51 GB/s", NULL,
+     "the host's memory bandwidth in GB/s, for the decode rate of what sits on the host (experts, layers, KV)"},
     {"EXTRA_ARGS", KEY_STRING, NULL, "none", NULL, "further engine arguments, appended last (split on blanks)"},
 };
 const size_t endpoint_n_keys = ARRAY_SIZE(endpoint_keys);

@@ -332,23 +332,6 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 		    "BIND_ADDR=%s with no API key exposes the endpoint to the network", bind);
 }
 
-static char *which(const char *name)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		struct sb b = {0};
-		sb_addf(&b, "%.*s/%s", (int)n, path, name);
-		if (access(b.s, X_OK) == 0)
-			return sb_detach(&b);
-		sb_release(&b);
-		path += n + (path[n] == ':');
-	}
-	return NULL;
-}
-
 /* The runtime's build tree: the CMakeCache.txt of the build the binary
  * came from (build/bin/llama-server -> build/CMakeCache.txt, or beside
  * it). A new path, or NULL when there is none to read. */
@@ -375,7 +358,7 @@ static char *runtime_path(const struct endpoint *ep)
 	const char *rt = val(ep, "RUNTIME");
 	if (!*rt)
 		return NULL;
-	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : which(rt);
+	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : path_which(rt);
 }
 
 /* C08: the start command must be directly executable; a script needs its

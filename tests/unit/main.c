@@ -36,6 +36,7 @@ int main(void)
 	test_live();
 	test_options();
 	test_solve();
+	test_rate();
 	test_deploy();
 	test_store();
 	test_calibrate();

@@ -30,6 +30,7 @@ void test_endpoint(void);
 void test_live(void);
 void test_options(void);
 void test_solve(void);
+void test_rate(void);
 void test_deploy(void);
 void test_store(void);
 void test_calibrate(void);
