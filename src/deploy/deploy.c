@@ -455,7 +455,7 @@ static int gate_name(struct run *x)
 {
 	if (deploy_unit_name_ok(x->ep->name))
 		return 0;
-	return step(x, "gate:unit", "failed", now_s(), "C02",
+	return step(x, "gate:unit", "failed", mono_s(), "C02",
 		    "'%s' is not a unit name systemd takes (letters, digits, ':', '_', '.', '-'; not first '-'): "
 		    "rename the endpoint file",
 		    x->ep->name);
