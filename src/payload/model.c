@@ -88,7 +88,7 @@ static const struct {
 	uint32_t period;
 } swa_defaults[] = {
     {"gemma2", 2},	    {"gemma3", 6},  {"gemma3n", 5}, {"cohere2", 4},    {"llama4", 4},
-    {"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4},   {"openai-moe", 2},
+    {"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4},   {"openai-moe", 2}, {"gpt-oss", 2},
 };
 
 static void set_swa_period(struct model *m, uint8_t *swa, uint32_t period)

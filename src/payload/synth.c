@@ -16,7 +16,9 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "gpt-oss"};
+
+static void synth_defaults_oss(struct synth_spec *s);
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -26,7 +28,8 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe)", arch);
+		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, gpt-oss)",
+			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -58,6 +61,8 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
+	} else if (strcmp(arch, "gpt-oss") == 0) {
+		synth_defaults_oss(s);
 	}
 	if (!s->rope_dims)
 		s->rope_dims = s->head_dim;
@@ -158,6 +163,7 @@ const char *synth_help_keys(void)
 		sb_addf(&help_keys, "  %-12s %s\n", "type",
 			"weight type: f32, f16, bf16, q8_0, q4_0 ... or a custom id (142)");
 		sb_addf(&help_keys, "  %-12s %s\n", "name", "general.name");
+		sb_addf(&help_keys, "  %-12s %s\n", "exp_type", "gpt-oss: the expert stacks' type (mxfp4 as shipped)");
 	}
 	return help_keys.s;
 }
@@ -173,6 +179,14 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 		if (strlen(v) >= sizeof(s->name))
 			return errorf(err, "--set name: longer than %zu bytes", sizeof(s->name) - 1);
 		snprintf(s->name, sizeof(s->name), "%s", v);
+		return 0;
+	}
+	if (kn == 8 && memcmp(kv, "exp_type", 8) == 0) {
+		const struct ggml_type_info *t = ggml_type_by_name(v);
+		if (!t)
+			return errorf(err, "--set exp_type=%s: not a ggml type name", v);
+		s->exp_type = t->id;
+		s->exp_typed = 1;
 		return 0;
 	}
 	if (kn == 4 && memcmp(kv, "type", 4) == 0) {
@@ -216,6 +230,12 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 	return -1;
 }
 
+static int validate_oss(const struct synth_spec *s, char **err);
+struct gguf_writer;
+struct tw;
+static void keys_oss(struct gguf_writer *w, const struct synth_spec *s);
+static int tensors_oss(struct tw *t, const struct synth_spec *s);
+
 static int validate(const struct synth_spec *s, char **err)
 {
 	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
@@ -244,6 +264,8 @@ static int validate(const struct synth_spec *s, char **err)
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
+	if (validate_oss(s, err))
+		return -1;
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
@@ -706,6 +728,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
 		gw_u32(&w, k, s->swa_pattern);
 	}
+	keys_oss(&w, s);
 	tokenizer(&w, s);
 
 	struct tw t = {&w, s->wtype, s, NULL};
@@ -719,6 +742,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
+	else if (tensors_oss(&t, s))
+		;
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))
@@ -949,4 +974,96 @@ int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd
 	free(arch_s);
 	gguf_close(base);
 	return write_out(&w, path, bytes, err);
+}
+
+/* --- gpt-oss ----------------------------------------------------------- */
+
+/* gpt-oss (src/models/openai-moe.cpp): alternating sliding-window (128)
+ * and full attention layers, biases on q/k/v/o, an attention sink per
+ * head, and a router with a bias over expert stacks that carry biases;
+ * the experts may take their own type (exp_type, MXFP4 in real files). */
+static void synth_defaults_oss(struct synth_spec *s)
+{
+	s->n_expert = 8;
+	s->n_expert_used = 2;
+	s->n_ff_exp = 256;
+	s->n_swa = 128;
+}
+
+static int validate_oss(const struct synth_spec *s, char **err)
+{
+	if (strcmp(s->arch, "gpt-oss") != 0)
+		return 0;
+	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert)
+		return errorf(err, "gpt-oss needs experts >= experts_used > 0 and ff_exp > 0");
+	if (s->rope_dims != s->head_dim)
+		return errorf(err, "gpt-oss requires rope_dims == head_dim");
+	if (!s->n_swa)
+		return errorf(err, "gpt-oss needs a sliding window (swa > 0)");
+	if (s->exp_typed && !ggml_type_get(s->exp_type))
+		return errorf(err, "exp_type=%u is not a type ggml knows", s->exp_type);
+	return 0;
+}
+
+static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strcmp(s->arch, "gpt-oss") != 0)
+		return;
+	akey(k, sizeof(k), s, "expert_count");
+	gw_u32(w, k, s->n_expert);
+	akey(k, sizeof(k), s, "expert_used_count");
+	gw_u32(w, k, s->n_expert_used);
+	akey(k, sizeof(k), s, "expert_feed_forward_length");
+	gw_u32(w, k, s->n_ff_exp);
+	akey(k, sizeof(k), s, "attention.sliding_window");
+	gw_u32(w, k, s->n_swa);
+	if (s->swa_pattern) {
+		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+		gw_u32(w, k, s->swa_pattern);
+	}
+}
+
+/* An expert stack of the experts' type, and its bias [out, experts]. */
+static void expert_pair(struct tw *t, const struct synth_spec *s, uint32_t il, const char *name, uint64_t ne0,
+			uint64_t ne1)
+{
+	char nm[64];
+	uint32_t keep = t->wtype;
+	if (s->exp_typed)
+		t->wtype = s->exp_type;
+	snprintf(nm, sizeof(nm), "%s.weight", name);
+	expert_stack(t, il, nm, ne0, ne1, s->n_expert);
+	t->wtype = keep;
+	uint64_t ne[2] = {ne1, s->n_expert};
+	blkname(nm, sizeof(nm), il, name);
+	size_t n = strlen(nm);
+	snprintf(nm + n, sizeof(nm) - n, ".bias");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+}
+
+static int tensors_oss(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	if (strcmp(s->arch, "gpt-oss") != 0)
+		return 0;
+	uint64_t q = (uint64_t)s->head_dim * s->n_head, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BV("post_attention_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", q);
+		BV("attn_k.bias", kv);
+		BV("attn_v.bias", kv);
+		BV("attn_output.bias", s->n_embd);
+		BV("attn_sinks.weight", s->n_head);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ffn_gate_inp.bias", s->n_expert);
+		expert_pair(t, s, il, "ffn_gate_exps", s->n_embd, s->n_ff_exp);
+		expert_pair(t, s, il, "ffn_down_exps", s->n_ff_exp, s->n_embd);
+		expert_pair(t, s, il, "ffn_up_exps", s->n_embd, s->n_ff_exp);
+	}
+	return 1;
 }

@@ -193,6 +193,7 @@ static const struct graph_family families[] = {
     {"gemma3", gr_llama, NULL, "src/models/gemma3.cpp"},
     {"qwen3moe", gr_llama, NULL, "src/models/qwen3moe.cpp"},
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
+    {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)
