@@ -28,7 +28,7 @@ pick() {
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	pick arch llama qwen35 gemma3
+	pick arch llama qwen35 gemma3 gpt-oss
 	# every weight type some CPU extra buffer takes on some host: AMX
 	# (q4_0 q4_1 q8_0 q4_K q6_K f16), CPU_REPACK (q4_0 q4_K), neither (bf16 f32)
 	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
@@ -62,6 +62,14 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 		pick swa 256 512 1024 4096
 		pick pattern 2 3 6
 		sets="$sets swa=$swa swa_pattern=$pattern"
+		;;
+	gpt-oss)
+		pick swa 128 256
+		pick experts 4 8 16
+		pick used 1 2 4
+		# shellcheck disable=SC2086
+		pick ffexp $widths
+		sets="$sets swa=$swa experts=$experts experts_used=$used ff_exp=$ffexp"
 		;;
 	esac
 	pick np 1 2 3 4 5
