@@ -351,6 +351,13 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 		m->n_kind[k]++;
 	}
 
+	if (get_u32(g, m, "attention.shared_kv_layers", &m->n_kv_shared, err))
+		goto fail;
+	if (m->n_kv_shared > m->n_layer_all) {
+		errorf(err, "key '%s.attention.shared_kv_layers' (%u) exceeds block_count (%u)", m->arch,
+		       m->n_kv_shared, m->n_layer_all);
+		goto fail;
+	}
 	if (get_u32(g, m, "expert_count", &m->n_expert, err) ||
 	    get_u32(g, m, "expert_used_count", &m->n_expert_used, err) ||
 	    get_u32(g, m, "expert_feed_forward_length", &m->n_ff_exp, err))

@@ -16,7 +16,7 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "gpt-oss"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "gpt-oss", "gemma4"};
 
 static void synth_defaults_oss(struct synth_spec *s);
 
@@ -28,8 +28,9 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, gpt-oss)",
-			      arch);
+		return errorf(
+		    err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, gpt-oss, gemma4)",
+		    arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -61,7 +62,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
-	} else if (strcmp(arch, "gpt-oss") == 0) {
+	} else if (strcmp(arch, "gpt-oss") == 0 || strcmp(arch, "gemma4") == 0) {
 		synth_defaults_oss(s);
 	}
 	if (!s->rope_dims)
@@ -151,6 +152,10 @@ static const struct key keys[] = {
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
+    {"head_dim_swa", offsetof(struct synth_spec, head_dim_swa), 0, "gemma4: sliding-window head size (key_length_swa)"},
+    {"kv_heads_swa", offsetof(struct synth_spec, kv_heads_swa), 0, "gemma4: sliding-window KV heads"},
+    {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
+    {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
 };
 
 static struct sb help_keys;
@@ -680,7 +685,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	gw_u32(&w, k, s->n_head_kv);
+	if (strcmp(s->arch, "gemma4") != 0) /* per layer: keys_oss */
+		gw_u32(&w, k, s->n_head_kv);
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(&w, k, s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
@@ -734,7 +740,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	struct tw t = {&w, s->wtype, s, NULL};
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
 	vec(&t, "output_norm.weight", s->n_embd);
-	if (strcmp(s->arch, "gemma3") != 0)
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
 	if (strcmp(s->arch, "llama") == 0)
 		tensors_llama(&t, s);
@@ -988,10 +994,28 @@ static void synth_defaults_oss(struct synth_spec *s)
 	s->n_expert_used = 2;
 	s->n_ff_exp = 256;
 	s->n_swa = 128;
+	if (strcmp(s->arch, "gemma4") != 0)
+		return;
+	/* Gemma4-26B-A4B's shape in small: 5 window layers to 1 full, the
+	 * full layers with wider heads, fewer KV heads and K equal to V */
+	s->n_layer = 6;
+	s->n_swa = 512;
+	s->swa_pattern = 3;
+	s->head_dim = 128;
+	s->n_head_kv = 1;
+	s->head_dim_swa = 64;
+	s->kv_heads_swa = 2;
+	s->kv_eq = 1;
 }
+
+static int validate_gemma4(const struct synth_spec *s, char **err);
+static void keys_gemma4(struct gguf_writer *w, const struct synth_spec *s);
+static int tensors_gemma4(struct tw *t, const struct synth_spec *s);
 
 static int validate_oss(const struct synth_spec *s, char **err)
 {
+	if (strcmp(s->arch, "gemma4") == 0)
+		return validate_gemma4(s, err);
 	if (strcmp(s->arch, "gpt-oss") != 0)
 		return 0;
 	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert)
@@ -1008,6 +1032,8 @@ static int validate_oss(const struct synth_spec *s, char **err)
 static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
+	if (strcmp(s->arch, "gemma4") == 0)
+		keys_gemma4(w, s);
 	if (strcmp(s->arch, "gpt-oss") != 0)
 		return;
 	akey(k, sizeof(k), s, "expert_count");
@@ -1045,6 +1071,8 @@ static void expert_pair(struct tw *t, const struct synth_spec *s, uint32_t il, c
 static int tensors_oss(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
+	if (strcmp(s->arch, "gemma4") == 0)
+		return tensors_gemma4(t, s);
 	if (strcmp(s->arch, "gpt-oss") != 0)
 		return 0;
 	uint64_t q = (uint64_t)s->head_dim * s->n_head, kv = (uint64_t)s->head_dim * s->n_head_kv;
@@ -1064,6 +1092,122 @@ static int tensors_oss(struct tw *t, const struct synth_spec *s)
 		expert_pair(t, s, il, "ffn_gate_exps", s->n_embd, s->n_ff_exp);
 		expert_pair(t, s, il, "ffn_down_exps", s->n_ff_exp, s->n_embd);
 		expert_pair(t, s, il, "ffn_up_exps", s->n_embd, s->n_ff_exp);
+	}
+	return 1;
+}
+
+/* --- gemma4 ------------------------------------------------------------ */
+
+/* Gemma 4 (src/models/gemma4.cpp): a per-layer window pattern (every
+ * swa_pattern-th layer full), full layers with their own head size and KV
+ * heads, K equal to V on the full layers (no attn_v: the engine stores K's
+ * projection as V too, law M11), the last shared_kv layers without K or V
+ * of their own (they read the cache of the last full and window layers
+ * before them), and with experts > 0 a MoE beside the dense FFN. */
+static int swa_layer_g4(const struct synth_spec *s, uint32_t il)
+{
+	return il % s->swa_pattern < s->swa_pattern - 1;
+}
+
+static int validate_gemma4(const struct synth_spec *s, char **err)
+{
+	if (!s->n_swa || s->swa_pattern < 2)
+		return errorf(err, "gemma4 needs a sliding window (swa > 0) and swa_pattern >= 2");
+	if (!s->head_dim_swa || !s->kv_heads_swa || s->n_head % s->kv_heads_swa)
+		return errorf(err, "gemma4: heads (%u) must be a multiple of kv_heads_swa (%u)", s->n_head,
+			      s->kv_heads_swa);
+	if (s->rope_dims != s->head_dim)
+		return errorf(err, "gemma4 requires rope_dims == head_dim");
+	if (s->n_expert && (!s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
+		return errorf(err, "gemma4 with experts needs experts >= experts_used > 0 and ff_exp > 0");
+	if (s->shared_kv) {
+		/* the engine's reuse map: a shared layer reads layer
+		 * n_kv - 1 (full) or n_kv - 2 (window) */
+		uint32_t n_kv = s->n_layer > s->shared_kv ? s->n_layer - s->shared_kv : 0;
+		if (n_kv < 2 || swa_layer_g4(s, n_kv - 1) || !swa_layer_g4(s, n_kv - 2))
+			return errorf(
+			    err,
+			    "gemma4: shared_kv=%u leaves layer %u as the last with a cache; it must be a full "
+			    "layer after a window layer",
+			    s->shared_kv, n_kv ? n_kv - 1 : 0);
+	}
+	return 0;
+}
+
+static void keys_gemma4(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "attention.head_count_kv");
+	gw_arr_begin(w, k, GGUF_I32, s->n_layer);
+	for (uint32_t il = 0; il < s->n_layer; il++)
+		gw_arr_i32(w, (int32_t)(swa_layer_g4(s, il) ? s->kv_heads_swa : s->n_head_kv));
+	akey(k, sizeof(k), s, "attention.sliding_window");
+	gw_u32(w, k, s->n_swa);
+	akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+	gw_arr_begin(w, k, GGUF_BOOL, s->n_layer);
+	for (uint32_t il = 0; il < s->n_layer; il++)
+		gw_arr_bool(w, swa_layer_g4(s, il));
+	akey(k, sizeof(k), s, "attention.key_length_swa");
+	gw_u32(w, k, s->head_dim_swa);
+	akey(k, sizeof(k), s, "attention.value_length_swa");
+	gw_u32(w, k, s->head_dim_swa);
+	akey(k, sizeof(k), s, "rope.dimension_count_swa");
+	gw_u32(w, k, s->head_dim_swa);
+	akey(k, sizeof(k), s, "embedding_length_per_layer_input");
+	gw_u32(w, k, 0);
+	if (s->shared_kv) {
+		akey(k, sizeof(k), s, "attention.shared_kv_layers");
+		gw_u32(w, k, s->shared_kv);
+	}
+	if (s->n_expert) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+	}
+}
+
+static int tensors_gemma4(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint32_t n_kv = s->n_layer - s->shared_kv;
+	int freqs = 0;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		int swa = swa_layer_g4(s, il);
+		uint64_t hd = swa ? s->head_dim_swa : s->head_dim;
+		uint64_t kv = hd * (swa ? s->kv_heads_swa : s->n_head_kv);
+		BV("attn_norm.weight", s->n_embd);
+		BM("attn_q.weight", s->n_embd, hd * s->n_head);
+		BV("attn_q_norm.weight", hd);
+		if (il < n_kv) {
+			BM("attn_k.weight", s->n_embd, kv);
+			BV("attn_k_norm.weight", hd);
+			if (swa || !s->kv_eq)
+				BM("attn_v.weight", s->n_embd, kv);
+		}
+		BM("attn_output.weight", hd * s->n_head, s->n_embd);
+		BV("post_attention_norm.weight", s->n_embd);
+		if (!swa && !freqs) { /* one proportional-rope table, shared */
+			vec(t, "rope_freqs.weight", hd / 2);
+			freqs = 1;
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", s->n_embd);
+		if (!s->n_expert)
+			continue;
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ffn_gate_inp.scale", s->n_embd);
+		BV("pre_ffw_norm_2.weight", s->n_embd);
+		BV("post_ffw_norm_1.weight", s->n_embd);
+		BV("post_ffw_norm_2.weight", s->n_embd);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
 	}
 	return 1;
 }

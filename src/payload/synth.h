@@ -24,7 +24,8 @@ struct synth_spec {
 	uint32_t wtype;				    /* ggml type id of the weight matrices */
 	int efforts;				    /* template restricts reasoning_effort */
 	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
-	int exp_typed;				    /* exp_type set: the expert stacks' own type */
+	uint32_t head_dim_swa, kv_heads_swa, shared_kv, kv_eq; /* gemma4 */
+	int exp_typed;					       /* exp_type set: the expert stacks' own type */
 	uint32_t exp_type;
 };
 

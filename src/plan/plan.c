@@ -178,6 +178,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 			continue;
 		if (m->n_head_kv[il] == 0)
 			continue;
+		if (il >= m->n_layer_all - m->n_kv_shared) /* has_kv(il): it reads an earlier layer's cache */
+			continue;
 		uint32_t kw = model_n_embd_k_gqa(m, il);
 		uint32_t vw = s->flash_attn ? model_n_embd_v_gqa(m, il) : vmax;
 		struct plan_kv *kv = (k == LAYER_SWA && has_swa) ? &p->kv_swa : &p->kv;
