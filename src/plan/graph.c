@@ -194,6 +194,7 @@ static const struct graph_family families[] = {
     {"qwen3moe", gr_llama, NULL, "src/models/qwen3moe.cpp"},
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
     {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp"},
+    {"gemma4", gr_gemma4, NULL, "src/models/gemma4.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)
