@@ -64,6 +64,31 @@ case_ oss-ub1024 gpt-oss "layers=6 embd=256 experts=8 experts_used=2 swa=256" \
 case_ oss-mxfp4 gpt-oss "$OSS type=q8_0 exp_type=mxfp4 ff_exp=512" \
 	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 $(norepack)"
 
+# --- gemma4: per-layer window pattern and widths, K = V, shared KV, MoE ---
+# Gemma4-26B-A4B in small: 5 window layers (8 KV heads x 128) to 1 full
+# (2 KV heads x 256, K equal to V), experts beside the dense FFN; the last
+# 6 layers hold no cache of their own (law M11: K and V are both billed)
+G4="layers=12 embd=512 heads=8 head_dim=256 rope_dims=256 kv_heads=2 head_dim_swa=128 kv_heads_swa=4"
+G4="$G4 swa_pattern=6 swa=1024 experts=16 experts_used=4 ff_exp=256 ff=1024 vocab=8192"
+case_ g4-fa gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+check "g4-fa: 1 full and 5 window layers hold a cache, the 6 shared ones none" \
+	grep -qE 'llama_kv_cache: size = .*\( *1536 cells, +5 layers' g4-fa.log
+# the full layer has no attn_v, yet its cache holds V as wide as K
+kv_pair() { grep -E 'llama_kv_cache: size = .* +1 layers' "$1" | sed -E 's/.*K \(f16\): +([0-9.]+) MiB, V \(f16\): +([0-9.]+) MiB.*/\1 \2/'; }
+check "g4-fa: the K-equals-V layer still bills V as wide as K (M11)" \
+	awk -v p="$(kv_pair g4-fa.log)" 'BEGIN { split(p, a, " "); exit !(a[1] > 0 && a[1] == a[2]) }'
+case_ g4-nofa gemma4 "$G4 shared_kv=6 kv_heads=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ g4-q8kv gemma4 "$G4" "CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=128 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+case_ g4-ub1024 gemma4 "$G4 shared_kv=6" \
+	"CTX_SIZE=16384 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q4_0 CACHE_TYPE_V=f16"
+case_ g4-ub64 gemma4 "$G4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+# the dense variant, V projected on every layer
+case_ g4-dense gemma4 "layers=8 embd=384 experts=0 kv_eq=0 swa_pattern=4 shared_kv=4 vocab=2048" \
+	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+run "$ZEALOT" synth gemma4 --set shared_kv=2 -o bad.gguf
+check "synth refuses a shared_kv that leaves no full layer last (the engine's reuse map would abort)" \
+	err_has "must be a full layer after a window layer"
+
 # --- placement: rpc-servers as GPU-class devices ---
 if [ -x "$RPC_SERVER" ]; then
 	RPC_PORT=
@@ -81,6 +106,9 @@ if [ -x "$RPC_SERVER" ]; then
 		"CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=99 OVERRIDE_TENSOR=blk\\.[0-1]\\.ffn_(up|down)_exps=CPU FLASH_ATTN=off"
 	case_ oss-split gpt-oss "$OSS" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=4 TENSOR_SPLIT=1,2"
 	check "oss-split: a model buffer on each server" has_line oss-split model "RPC0[$R2]"
+	case_ g4-ngl gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=7 UBATCH_SIZE=512"
+	case_ g4-cpumoe gemma4 "$G4" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=4 UBATCH_SIZE=1024"
+	case_ g4-split gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=13 TENSOR_SPLIT=1,1"
 	rpc_stop
 fi
 
