@@ -156,6 +156,7 @@ static const struct key keys[] = {
     {"kv_heads_swa", offsetof(struct synth_spec, kv_heads_swa), 0, "gemma4: sliding-window KV heads"},
     {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
     {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
+    {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
 };
 
 static struct sb help_keys;
@@ -1154,7 +1155,7 @@ static void keys_gemma4(struct gguf_writer *w, const struct synth_spec *s)
 	akey(k, sizeof(k), s, "rope.dimension_count_swa");
 	gw_u32(w, k, s->head_dim_swa);
 	akey(k, sizeof(k), s, "embedding_length_per_layer_input");
-	gw_u32(w, k, 0);
+	gw_u32(w, k, s->per_layer);
 	if (s->shared_kv) {
 		akey(k, sizeof(k), s, "attention.shared_kv_layers");
 		gw_u32(w, k, s->shared_kv);
@@ -1174,6 +1175,11 @@ static int tensors_gemma4(struct tw *t, const struct synth_spec *s)
 	char nm[64];
 	uint32_t n_kv = s->n_layer - s->shared_kv;
 	int freqs = 0;
+	if (s->per_layer) {
+		mat(t, "per_layer_token_embd.weight", (uint64_t)s->per_layer * s->n_layer, s->n_vocab);
+		mat(t, "per_layer_model_proj.weight", s->n_embd, (uint64_t)s->per_layer * s->n_layer);
+		vec(t, "per_layer_proj_norm.weight", s->per_layer);
+	}
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		int swa = swa_layer_g4(s, il);
 		uint64_t hd = swa ? s->head_dim_swa : s->head_dim;
@@ -1196,6 +1202,11 @@ static int tensors_gemma4(struct tw *t, const struct synth_spec *s)
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
 		BV("post_ffw_norm.weight", s->n_embd);
+		if (s->per_layer) {
+			BM("inp_gate.weight", s->n_embd, s->per_layer);
+			BM("proj.weight", s->per_layer, s->n_embd);
+			BV("post_norm.weight", s->n_embd);
+		}
 		if (!s->n_expert)
 			continue;
 		uint64_t ne[2] = {s->n_embd, s->n_expert};

@@ -5,8 +5,8 @@
  * that hold no KV and attend over an earlier layer's cache (shared KV),
  * GELU FFNs with post norms and, on MoE layers, a router fed by its own
  * norm beside the dense FFN (build_moe_ffn with probs_in, softmax gating,
- * normalised weights). Per-layer token embeddings (the E2B/E4B
- * variants' per_layer_* tensors) are not replayed. */
+ * normalised weights), and the E2B/E4B variants' per-layer token
+ * embeddings (build_inp_per_layer, project_per_layer_inputs). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -163,6 +163,43 @@ static int has_tensor(const struct dims *d, int il, const char *suffix)
 	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
 }
 
+/* a weight outside the blk.N. names, held in layer `layer`'s buffer
+ * (-1: the input layer) */
+static int named_weight(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
+{
+	const struct gguf_tensor *t = d->w->gg ? gguf_tensor_find(d->w->gg, name) : NULL;
+	return ga_held(g, gr_backend_of(d->w, place_weight(d->w->pl, name, layer)), 1, t ? t->bytes : 0);
+}
+
+/* build_inp_per_layer: a second token input, its rows of
+ * per_layer_token_embd [P * n_layer, T], scaled; expanded at once */
+static int per_layer_inputs(struct ga_graph *g, const struct dims *d, int64_t P, int64_t n_layer)
+{
+	int toks = ga_input(g, (uint64_t)d->T * 4);
+	int rows = gr_op_kind(
+	    g,
+	    ga_op(g, 0, F32, P * n_layer, d->T, 1, 1, S(named_weight(g, d, "per_layer_token_embd.weight", -1), toks)),
+	    GA_OP_GET_ROWS);
+	return ga_op(g, 1, F32, P, n_layer, d->T, 1, S(ga_view(g, rows)));
+}
+
+/* project_per_layer_inputs: the embeddings projected to every layer's
+ * slice, normed, added to the token rows, scaled and permuted to
+ * [P, T, n_layer] (a cont), pulled into the graph by layer 0's tail */
+static int per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int rows, int64_t P, int64_t n_layer)
+{
+	int64_t T = d->T;
+	int pp = gr_op_kind(
+	    g, ga_op(g, 0, F32, P * n_layer, T, 1, 1, S(named_weight(g, d, "per_layer_model_proj.weight", 0), x0)),
+	    GA_OP_MUL_MAT);
+	pp = ga_op(g, 1, F32, P * n_layer, T, 1, 1, S(pp));
+	int n = ga_op(g, 1, F32, P, n_layer, T, 1, S(ga_view(g, pp)));
+	n = ga_op(g, 1, F32, P, n_layer, T, 1, S(n, named_weight(g, d, "per_layer_proj_norm.weight", 0)));
+	int a = ga_op(g, 1, F32, P, n_layer, T, 1, S(n, rows));
+	a = ga_op(g, 1, F32, P, n_layer, T, 1, S(a));
+	return ga_op(g, 0, F32, P, T, n_layer, 1, S(ga_view(g, a)));
+}
+
 void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -170,7 +207,11 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 	uint32_t n_kv_layers = m->n_layer_all - m->n_kv_shared;
 	uint64_t vmax_row = v_row_max(d, m);
 	int x = gr_input_embd(g, d, in);
+	const struct gguf_tensor *ple = d->w->gg ? gguf_tensor_find(d->w->gg, "per_layer_token_embd.weight") : NULL;
+	int64_t P = ple && n_layer ? ple->ne[0] / n_layer : 0;
+	int pl_rows = P ? per_layer_inputs(g, d, P, n_layer) : -1, pl_all = -1;
 	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x)); /* scaled by sqrt(n_embd) */
+	int x0 = x;
 	int moe = d->n_expert > 0;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
@@ -225,6 +266,16 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		}
 		cur = norm_free(g, d, cur, L, "post_ffw_norm.weight", T);
 		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, attn_out));
+		if (P) { /* the layer's slice of the per-layer inputs, gated */
+			int pg = gr_mm(g, d, L, "inp_gate.weight", x, P, T);
+			pg = ga_op(g, 1, F32, P, T, 1, 1, S(pg));
+			if (pl_all < 0)
+				pl_all = per_layer_project(g, d, x0, pl_rows, P, n_layer);
+			pg = ga_op(g, 1, F32, P, T, 1, 1, S(pg, ga_view_n(g, pl_all, (uint64_t)(P * T * 4))));
+			int pr = gr_mm(g, d, L, "proj.weight", pg, d->E, T);
+			pr = gr_norm(g, d, pr, d->E, T, 1, L, "post_norm.weight");
+			x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x, pr));
+		}
 		if (has_tensor(d, L, "layer_output_scale.weight"))
 			x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x, gr_weight(g, d, L, "layer_output_scale.weight")));
 	}

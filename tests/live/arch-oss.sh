@@ -85,6 +85,11 @@ case_ g4-ub64 gemma4 "$G4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=
 # the dense variant, V projected on every layer
 case_ g4-dense gemma4 "layers=8 embd=384 experts=0 kv_eq=0 swa_pattern=4 shared_kv=4 vocab=2048" \
 	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+# E2B/E4B-style per-layer token embeddings (gated into every layer's tail)
+G4D="layers=12 embd=512 heads=8 head_dim=256 rope_dims=256 kv_heads=2 head_dim_swa=128 kv_heads_swa=4"
+G4D="$G4D swa_pattern=6 swa=1024 experts=0 ff=1024 vocab=8192 shared_kv=6 per_layer=128"
+case_ g4-ple gemma4 "$G4D" "CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024"
+case_ g4-ple-nofa gemma4 "$G4D" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64"
 run "$ZEALOT" synth gemma4 --set shared_kv=2 -o bad.gguf
 check "synth refuses a shared_kv that leaves no full layer last (the engine's reuse map would abort)" \
 	err_has "must be a full layer after a window layer"
@@ -107,6 +112,7 @@ if [ -x "$RPC_SERVER" ]; then
 	case_ oss-split gpt-oss "$OSS" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=4 TENSOR_SPLIT=1,2"
 	check "oss-split: a model buffer on each server" has_line oss-split model "RPC0[$R2]"
 	case_ g4-ngl gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=7 UBATCH_SIZE=512"
+	case_ g4-ple-ngl gemma4 "$G4D" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5 UBATCH_SIZE=512"
 	case_ g4-cpumoe gemma4 "$G4" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=4 UBATCH_SIZE=1024"
 	case_ g4-split gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=13 TENSOR_SPLIT=1,1"
 	rpc_stop
