@@ -249,6 +249,12 @@ static int64_t tensor_layer(const char *name, uint32_t n_layer_all)
 	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
 		if (strncmp(name, input[i], strlen(input[i])) == 0)
 			return -1;
+	/* repeating tensors created once with layer 0's index (gemma4's
+	 * per-layer projection: tn(..., "weight", 0)) */
+	static const char *const first[] = {"per_layer_model_proj.", "per_layer_proj_norm."};
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
+		if (strncmp(name, first[i], strlen(first[i])) == 0)
+			return 0;
 	return n_layer_all;
 }
 
