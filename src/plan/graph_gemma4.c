@@ -144,8 +144,8 @@ static int g4_moe(struct ga_graph *g, const struct dims *d, int il, int attn_out
 	int out = views[0];
 	for (int64_t i = 1; i < n; i++)
 		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
-	if (n == 1)
-		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
+	/* one expert: the caller conts the view, after the dense FFN (the
+	 * cont is not expanded here; the layer's sum pulls it in last) */
 	return out;
 }
 
@@ -258,6 +258,8 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			int mlp = gr_norm(g, d, attn_out, d->E, T, 1, L, "ffn_norm.weight");
 			mlp = gr_ffn(g, d, L, mlp, T);
 			mlp = gr_norm(g, d, mlp, d->E, T, 1, L, "post_ffw_norm_1.weight");
+			if (d->n_expert_used == 1)
+				mo = ga_op(g, 0, F32, d->E, T, 1, 1, S(mo));
 			mo = gr_norm(g, d, mo, d->E, T, 1, L, "post_ffw_norm_2.weight");
 			cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(mlp, mo));
 		} else {
