@@ -16,7 +16,7 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "gpt-oss", "gemma4"};
+static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe", "gpt-oss", "gemma4", "mistral3"};
 
 static void synth_defaults_oss(struct synth_spec *s);
 
@@ -28,9 +28,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(
-		    err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, gpt-oss, gemma4)",
-		    arch);
+		return errorf(err,
+			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, gpt-oss, "
+			      "gemma4, mistral3)",
+			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -157,6 +158,7 @@ static const struct key keys[] = {
     {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
     {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
     {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
+    {"temp_scale", offsetof(struct synth_spec, temp_scale), 2, "mistral3: 1: attention temperature scaling (0.1)"},
 };
 
 static struct sb help_keys;
@@ -265,7 +267,8 @@ static int validate(const struct synth_spec *s, char **err)
 	} else if (s->n_nextn) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
-	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
+	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "mistral3") == 0) &&
+	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
@@ -743,7 +746,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	vec(&t, "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
-	if (strcmp(s->arch, "llama") == 0)
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0)
 		tensors_llama(&t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(&t, s);
@@ -1035,6 +1038,11 @@ static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
 	char k[96];
 	if (strcmp(s->arch, "gemma4") == 0)
 		keys_gemma4(w, s);
+	if (strcmp(s->arch, "mistral3") == 0 && s->temp_scale) {
+		/* llama-4 attention temperature (Ministral 3) */
+		akey(k, sizeof(k), s, "attention.temperature_scale");
+		gw_f32(w, k, 0.1f);
+	}
 	if (strcmp(s->arch, "gpt-oss") != 0)
 		return;
 	akey(k, sizeof(k), s, "expert_count");

@@ -25,6 +25,7 @@ struct synth_spec {
 	int efforts;				    /* template restricts reasoning_effort */
 	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
 	uint32_t head_dim_swa, kv_heads_swa, shared_kv, kv_eq; /* gemma4 */
+	int temp_scale;					       /* mistral3: attention.temperature_scale */
 	uint32_t per_layer;				       /* gemma4: per-layer embedding width (E2B/E4B) */
 	int exp_typed;					       /* exp_type set: the expert stacks' own type */
 	uint32_t exp_type;

@@ -195,6 +195,7 @@ static const struct graph_family families[] = {
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
     {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp"},
     {"gemma4", gr_gemma4, NULL, "src/models/gemma4.cpp"},
+    {"mistral3", gr_mistral3, NULL, "src/models/mistral3.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

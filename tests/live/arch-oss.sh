@@ -1,4 +1,4 @@
-# gpt-oss (and gemma4) against the real engine: synthetic payloads of
+# gpt-oss, gemma4 and mistral3 against the real engine: synthetic payloads of
 # each family booted through `zealot argv` (boot_for_ledger), each answering
 # /health and a completion (check_answered), every KV, model and output
 # term of the plan equal to the boot ledger and every compute buffer within
@@ -94,6 +94,13 @@ run "$ZEALOT" synth gemma4 --set shared_kv=2 -o bad.gguf
 check "synth refuses a shared_kv that leaves no full layer last (the engine's reuse map would abort)" \
 	err_has "must be a full layer after a window layer"
 
+# --- mistral3: the llama block with the llama-4 attention temperature ---
+M3="layers=6 embd=512 heads=8 kv_heads=2 head_dim=128 rope_dims=128 ff=1024 vocab=4096"
+case_ m3-fa mistral3 "$M3 temp_scale=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+case_ m3-nofa mistral3 "$M3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ m3-q8kv mistral3 "$M3 temp_scale=1" \
+	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+
 # --- placement: rpc-servers as GPU-class devices ---
 if [ -x "$RPC_SERVER" ]; then
 	RPC_PORT=
@@ -113,6 +120,7 @@ if [ -x "$RPC_SERVER" ]; then
 	check "oss-split: a model buffer on each server" has_line oss-split model "RPC0[$R2]"
 	case_ g4-ngl gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=7 UBATCH_SIZE=512"
 	case_ g4-ple-ngl gemma4 "$G4D" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5 UBATCH_SIZE=512"
+	case_ m3-ngl mistral3 "$M3 temp_scale=1" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4 UBATCH_SIZE=512"
 	case_ g4-cpumoe gemma4 "$G4" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=4 UBATCH_SIZE=1024"
 	case_ g4-split gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=13 TENSOR_SPLIT=1,1"
 	rpc_stop

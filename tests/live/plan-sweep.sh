@@ -28,7 +28,7 @@ pick() {
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	pick arch llama qwen35 gemma3 gpt-oss gemma4
+	pick arch llama qwen35 gemma3 gpt-oss gemma4 mistral3
 	# every weight type some CPU extra buffer takes on some host: AMX
 	# (q4_0 q4_1 q8_0 q4_K q6_K f16), CPU_REPACK (q4_0 q4_K), neither (bf16 f32)
 	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
