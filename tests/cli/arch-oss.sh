@@ -70,3 +70,11 @@ check "gemma4: a shared_kv that leaves a window layer last is refused" \
 	err_has "must be a full layer after a window layer"
 run "$ZEALOT" synth gemma4 --set kv_heads_swa=3 -o "$TMP/x.gguf"
 check "gemma4: heads not a multiple of kv_heads_swa: refused" err_has "kv_heads_swa"
+
+# --- mistral3 ---
+run "$ZEALOT" synth mistral3 --set temp_scale=1 -o "$TMP/m3.gguf"
+check "synth mistral3 with the attention temperature: exit 0" rc_is 0
+plan_of "$TMP/m3.gguf" CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on
+check "mistral3: mirrored (exact, nothing unmirrored)" json_is '[.exact,.unmirrored]' '[true,[]]'
+# 4 layers x 2 streams x 4096 cells x (2 KV heads x 64) x 2 B
+check "mistral3: one cache, 4 layers, K = 8 MiB" json_is '[.kv.layers,.kv.k_mib,.kv_swa]' '[4,8,null]'
