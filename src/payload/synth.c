@@ -275,6 +275,10 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
 		return -1;
+	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
+		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
+	if (strcmp(s->arch, "llama") == 0 && s->n_expert)
+		return errorf(err, "llama is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)");
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
@@ -436,6 +440,8 @@ static void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t 
 	BM("attn_output.weight", q, s->n_embd);
 }
 
+static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n);
+
 static void tensors_llama(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
@@ -443,7 +449,17 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
 		BV("ffn_norm.weight", s->n_embd);
-		ffn(t, s, il);
+		if (!s->n_expert) {
+			ffn(t, s, il);
+			continue;
+		}
+		/* mistral3's MoE layers: a router and stacks ff wide */
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 	}
 }
 
@@ -1038,6 +1054,12 @@ static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
 	char k[96];
 	if (strcmp(s->arch, "gemma4") == 0)
 		keys_gemma4(w, s);
+	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
 	if (strcmp(s->arch, "mistral3") == 0 && s->temp_scale) {
 		/* llama-4 attention temperature (Ministral 3) */
 		akey(k, sizeof(k), s, "attention.temperature_scale");

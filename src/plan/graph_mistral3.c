@@ -64,7 +64,14 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		}
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
-		int fo = has_tensor(d, L, "ffn_gate_inp.weight") ? gr_moe(g, d, L, fn, Tn) : gr_ffn(g, d, L, fn, Tn);
+		int fo;
+		if (has_tensor(d, L, "ffn_gate_inp.weight")) {
+			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
+			de.F_exp = d->F;
+			fo = gr_moe(g, &de, L, fn, Tn);
+		} else {
+			fo = gr_ffn(g, d, L, fn, Tn);
+		}
 		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;

@@ -98,6 +98,8 @@ check "synth refuses a shared_kv that leaves no full layer last (the engine's re
 M3="layers=6 embd=512 heads=8 kv_heads=2 head_dim=128 rope_dims=128 ff=1024 vocab=4096"
 case_ m3-fa mistral3 "$M3 temp_scale=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 case_ m3-nofa mistral3 "$M3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ m3-moe mistral3 "layers=4 embd=512 ff=512 vocab=4096 experts=8 experts_used=2" \
+	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 case_ m3-q8kv mistral3 "$M3 temp_scale=1" \
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 
