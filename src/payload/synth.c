@@ -768,9 +768,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
-	else if (tensors_oss(&t, s))
-		;
-	else
+	else if (!tensors_oss(&t, s)) /* gpt-oss, gemma4 */
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))
 		return -1;
@@ -1002,7 +1000,10 @@ int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd
 	return write_out(&w, path, bytes, err);
 }
 
-/* --- gpt-oss ----------------------------------------------------------- */
+/* --- gpt-oss, gemma4, mistral3 ------------------------------------------
+ * synth_defaults_oss, validate_oss, keys_oss and tensors_oss are the
+ * hooks synth_write calls for these three; each does nothing for an
+ * architecture that is not its own. */
 
 /* gpt-oss (src/models/openai-moe.cpp): alternating sliding-window (128)
  * and full attention layers, biases on q/k/v/o, an attention sink per
