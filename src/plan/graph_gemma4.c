@@ -224,6 +224,10 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 		int64_t D = dl.D, H = dl.H, Hkv = dl.Hkv;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		/* ggml finds the K rotation (src0 of q's rotation) before the
+		 * positions */
+		if (dl.k_rot)
+			gr_input_once(g, krot, (uint64_t)dl.k_rot * dl.k_rot * 4);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		int freqs = swa ? -1 : gr_weight(g, d, L, "rope_freqs.weight");
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, D * H, T));

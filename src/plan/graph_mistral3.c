@@ -38,6 +38,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		/* ggml finds the K rotation (src0 of q's rotation) before the
+		 * positions */
+		if (d->k_rot)
+			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		int q = ga_view(g, mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T));
 		q = gr_rope(g, q, pos, d->D, d->H, T);
