@@ -13,10 +13,12 @@
 
 #include "../payload/gguf.h"
 
-/* llama_kv_cache::build_input_k_rot / v_rot: a cache of a quantized type
- * rotates K by the largest power of two (>= 64) dividing its head size
- * and V by 64. The cache type is read from the row bytes a layer's K and
- * V take: f32, f16 and bf16 rows are whole bytes per element. */
+/* llama_kv_cache: a cache of a quantized type rotates when layer 0's head
+ * size (hparams.n_embd_head_k(), whatever the cache) is a multiple of 64;
+ * K by the largest power of two >= 64 dividing the cache's own head size
+ * (64 when none does: build_input_k_rot's loop), V by 64. The cache type
+ * is read from the row bytes a layer's K and V take: f32, f16 and bf16
+ * rows are whole bytes per element. */
 static int quantized(uint64_t row, int64_t n)
 {
 	return row != (uint64_t)n * 2 && row != (uint64_t)n * 4;
@@ -24,8 +26,6 @@ static int quantized(uint64_t row, int64_t n)
 
 static int64_t rot_k(int64_t head)
 {
-	if (head % 64)
-		return 0;
 	int64_t n = 64;
 	do
 		n *= 2;
@@ -47,8 +47,9 @@ static void layer_dims(struct dims *dl, const struct dims *d, const struct model
 	int64_t n = dl->D * dl->Hkv;
 	dl->k_row = d->k_row * (uint64_t)n / (uint64_t)n0;
 	dl->v_row = d->v_row * (uint64_t)n / (uint64_t)n0;
-	dl->k_rot = quantized(d->k_row, n0) ? rot_k(dl->D) : 0;
-	dl->v_rot = quantized(d->v_row, n0) && dl->D % 64 == 0 ? 64 : 0;
+	int64_t head0 = m->kind[0] == LAYER_SWA ? m->head_k_swa : m->head_k;
+	dl->k_rot = quantized(d->k_row, n0) && head0 % 64 == 0 ? rot_k(dl->D) : 0;
+	dl->v_rot = quantized(d->v_row, n0) && head0 % 64 == 0 ? 64 : 0;
 }
 
 /* the widest V row of any layer: a transposed V cache pads every layer

@@ -82,6 +82,11 @@ case_ g4-q8kv gemma4 "$G4" "CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1
 case_ g4-ub1024 gemma4 "$G4 shared_kv=6" \
 	"CTX_SIZE=16384 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q4_0 CACHE_TYPE_V=f16"
 case_ g4-ub64 gemma4 "$G4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+# full heads of 96 beside window heads of 128: a cache rotates when layer
+# 0's head (a window layer's here) is a multiple of 64, by its own head
+case_ g4-rot96 gemma4 "layers=12 embd=1024 ff=1024 heads=4 kv_heads=4 head_dim=96 rope_dims=96 swa=1024 swa_pattern=2 head_dim_swa=128 kv_heads_swa=2 experts=0 vocab=300" \
+	"CTX_SIZE=9995 PARALLEL=5 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q5_1 UBATCH_SIZE=64 KV_UNIFIED=1 FLASH_ATTN=on"
+check "g4-rot96: the 96-wide cache rotates too" grep -q 'attn_rot_v = 1, n_embd_head_k_all = 96' g4-rot96.log
 # the dense variant, V projected on every layer
 case_ g4-dense gemma4 "layers=8 embd=384 experts=0 kv_eq=0 swa_pattern=4 shared_kv=4 vocab=2048" \
 	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
