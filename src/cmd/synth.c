@@ -23,6 +23,8 @@ static const struct cmd_help help = {
 	     "\n"
 	     "ARCH: llama (dense GQA), qwen35 (Gated DeltaNet + full attention every\n"
 	     "      4th layer, optional MTP block), gemma3 (sliding window)\n"
+	     "      gpt-oss (window 128 every other layer, sinks, biased MoE),\n"
+	     "      gemma4 (window pattern, K=V, shared KV, MoE), mistral3\n"
 	     "      clip: a projector (mmproj) header; --set projection_dim=N (the text\n"
 	     "            model's width, default 256), --preset bonsai-9b-mmproj\n"
 	     "      lora: an adapter for --base FILE; --set rank=N (1), alpha=X (1),\n"

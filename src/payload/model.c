@@ -88,7 +88,7 @@ static const struct {
 	uint32_t period;
 } swa_defaults[] = {
     {"gemma2", 2},	    {"gemma3", 6},  {"gemma3n", 5}, {"cohere2", 4},    {"llama4", 4},
-    {"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4},   {"openai-moe", 2},
+    {"gemma-embedding", 6}, {"exaone4", 4}, {"olmo2", 4},   {"openai-moe", 2}, {"gpt-oss", 2},
 };
 
 static void set_swa_period(struct model *m, uint8_t *swa, uint32_t period)
@@ -458,6 +458,16 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 		m->n_kind[k]++;
 	}
 
+	if (get_u32(g, m, "attention.shared_kv_layers", &m->n_kv_shared, err))
+		goto fail;
+	/* gemma3n's builder fixes n_layer_kv_from_start = 20 (no key) */
+	if (strcmp(m->arch, "gemma3n") == 0 && m->n_layer_all > 20)
+		m->n_kv_shared = m->n_layer_all - 20;
+	if (m->n_kv_shared > m->n_layer_all) {
+		errorf(err, "key '%s.attention.shared_kv_layers' (%u) exceeds block_count (%u)", m->arch,
+		       m->n_kv_shared, m->n_layer_all);
+		goto fail;
+	}
 	if (get_u32(g, m, "expert_count", &m->n_expert, err) ||
 	    get_u32(g, m, "expert_used_count", &m->n_expert_used, err) ||
 	    get_u32(g, m, "expert_feed_forward_length", &m->n_ff_exp, err))

@@ -20,8 +20,11 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
+    "gpt-oss", "gemma4",
 };
 /* clang-format on */
+
+static void synth_defaults_oss(struct synth_spec *s);
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -33,7 +36,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
 			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h)",
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h, gpt-oss, gemma4)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -101,6 +104,8 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
+	} else if (strcmp(arch, "gpt-oss") == 0 || strcmp(arch, "gemma4") == 0) {
+		synth_defaults_oss(s);
 	}
 	if (!s->rope_dims)
 		s->rope_dims = s->head_dim;
@@ -192,6 +197,12 @@ static const struct key keys[] = {
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
     {"bytes", offsetof(struct synth_spec, target_bytes), 1,
      "N: the file's size in bytes (a real payload's), by sizing the custom-type (type=142) matrices but token_embd"},
+    {"head_dim_swa", offsetof(struct synth_spec, head_dim_swa), 0, "gemma4: sliding-window head size (key_length_swa)"},
+    {"kv_heads_swa", offsetof(struct synth_spec, kv_heads_swa), 0, "gemma4: sliding-window KV heads"},
+    {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
+    {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
+    {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
+    {"temp_scale", offsetof(struct synth_spec, temp_scale), 2, "mistral3: 1: attention temperature scaling (0.1)"},
 };
 
 static struct sb help_keys;
@@ -204,6 +215,7 @@ const char *synth_help_keys(void)
 		sb_addf(&help_keys, "  %-12s %s\n", "type",
 			"weight type: f32, f16, bf16, q8_0, q4_0 ... or a custom id (142)");
 		sb_addf(&help_keys, "  %-12s %s\n", "name", "general.name");
+		sb_addf(&help_keys, "  %-12s %s\n", "exp_type", "gpt-oss: the expert stacks' type (mxfp4 as shipped)");
 	}
 	return help_keys.s;
 }
@@ -219,6 +231,14 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 		if (strlen(v) >= sizeof(s->name))
 			return errorf(err, "--set name: longer than %zu bytes", sizeof(s->name) - 1);
 		snprintf(s->name, sizeof(s->name), "%s", v);
+		return 0;
+	}
+	if (kn == 8 && memcmp(kv, "exp_type", 8) == 0) {
+		const struct ggml_type_info *t = ggml_type_by_name(v);
+		if (!t)
+			return errorf(err, "--set exp_type=%s: not a ggml type name", v);
+		s->exp_type = t->id;
+		s->exp_typed = 1;
 		return 0;
 	}
 	if (kn == 4 && memcmp(kv, "type", 4) == 0) {
@@ -262,6 +282,12 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 	return -1;
 }
 
+static int validate_oss(const struct synth_spec *s, char **err);
+struct gguf_writer;
+struct tw;
+static void keys_oss(struct gguf_writer *w, const struct synth_spec *s);
+static int tensors_oss(struct tw *t, const struct synth_spec *s);
+
 static int validate(const struct synth_spec *s, char **err)
 {
 	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
@@ -297,7 +323,8 @@ static int validate(const struct synth_spec *s, char **err)
 	if (s->n_nextn && strcmp(s->arch, "qwen35") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
 	}
-	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0) &&
+	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
+	     strcmp(s->arch, "mistral3") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
@@ -307,6 +334,12 @@ static int validate(const struct synth_spec *s, char **err)
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
+	if (validate_oss(s, err))
+		return -1;
+	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
+		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
+	if (strcmp(s->arch, "llama") == 0 && s->n_expert)
+		return errorf(err, "llama is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)");
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
@@ -483,6 +516,8 @@ static void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t 
 	BM("attn_output.weight", q, s->n_embd);
 }
 
+static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n);
+
 static void tensors_llama(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
@@ -490,7 +525,17 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
 		BV("ffn_norm.weight", s->n_embd);
-		ffn(t, s, il);
+		if (!s->n_expert) {
+			ffn(t, s, il);
+			continue;
+		}
+		/* mistral3's MoE layers: a router and stacks ff wide */
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 	}
 }
 
@@ -931,7 +976,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
-	} else {
+	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
 		gw_u32(&w, k, s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
@@ -1006,6 +1051,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(&w, k, s->n_swa);
 	}
+	keys_oss(&w, s);
 	tokenizer(&w, s);
 
 	struct tw t = *tp;
@@ -1021,7 +1067,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
 	t.fixed = 0;
 	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
-	if (strcmp(s->arch, "gemma3") != 0)
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
 	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
 		tensors_llama(&t, s);
@@ -1043,7 +1089,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		tensors_phi3(&t, s);
 	else if (strcmp(s->arch, "lfm2") == 0)
 		tensors_lfm2(&t, s);
-	else
+	else if (!tensors_oss(&t, s)) /* gpt-oss, gemma4 */
 		tensors_qwen35(&t, s);
 	if (refused(&t, err)) /* releases the writer */
 		return -1;
@@ -1318,4 +1364,258 @@ int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd
 	free(arch_s);
 	gguf_close(base);
 	return write_out(&w, path, bytes, err);
+}
+
+/* --- gpt-oss, gemma4, mistral3 ------------------------------------------
+ * synth_defaults_oss, validate_oss, keys_oss and tensors_oss are the
+ * hooks synth_write calls for these three; each does nothing for an
+ * architecture that is not its own. */
+
+/* gpt-oss (src/models/openai-moe.cpp): alternating sliding-window (128)
+ * and full attention layers, biases on q/k/v/o, an attention sink per
+ * head, and a router with a bias over expert stacks that carry biases;
+ * the experts may take their own type (exp_type, MXFP4 in real files). */
+static void synth_defaults_oss(struct synth_spec *s)
+{
+	s->n_expert = 8;
+	s->n_expert_used = 2;
+	s->n_ff_exp = 256;
+	s->n_swa = 128;
+	if (strcmp(s->arch, "gemma4") != 0)
+		return;
+	/* Gemma4-26B-A4B's shape in small: 5 window layers to 1 full, the
+	 * full layers with wider heads, fewer KV heads and K equal to V */
+	s->n_layer = 6;
+	s->n_swa = 512;
+	s->swa_pattern = 3;
+	s->head_dim = 128;
+	s->n_head_kv = 1;
+	s->head_dim_swa = 64;
+	s->kv_heads_swa = 2;
+	s->kv_eq = 1;
+}
+
+static int validate_gemma4(const struct synth_spec *s, char **err);
+static void keys_gemma4(struct gguf_writer *w, const struct synth_spec *s);
+static int tensors_gemma4(struct tw *t, const struct synth_spec *s);
+
+static int validate_oss(const struct synth_spec *s, char **err)
+{
+	if (strcmp(s->arch, "gemma4") == 0)
+		return validate_gemma4(s, err);
+	if (strcmp(s->arch, "gpt-oss") != 0)
+		return 0;
+	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert)
+		return errorf(err, "gpt-oss needs experts >= experts_used > 0 and ff_exp > 0");
+	if (s->rope_dims != s->head_dim)
+		return errorf(err, "gpt-oss requires rope_dims == head_dim");
+	if (!s->n_swa)
+		return errorf(err, "gpt-oss needs a sliding window (swa > 0)");
+	if (s->exp_typed && !ggml_type_get(s->exp_type))
+		return errorf(err, "exp_type=%u is not a type ggml knows", s->exp_type);
+	return 0;
+}
+
+static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strcmp(s->arch, "gemma4") == 0)
+		keys_gemma4(w, s);
+	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
+	if (strcmp(s->arch, "mistral3") == 0 && s->temp_scale) {
+		/* llama-4 attention temperature (Ministral 3) */
+		akey(k, sizeof(k), s, "attention.temperature_scale");
+		gw_f32(w, k, 0.1f);
+	}
+	if (strcmp(s->arch, "gpt-oss") != 0)
+		return;
+	akey(k, sizeof(k), s, "expert_count");
+	gw_u32(w, k, s->n_expert);
+	akey(k, sizeof(k), s, "expert_used_count");
+	gw_u32(w, k, s->n_expert_used);
+	akey(k, sizeof(k), s, "expert_feed_forward_length");
+	gw_u32(w, k, s->n_ff_exp);
+	akey(k, sizeof(k), s, "attention.sliding_window");
+	gw_u32(w, k, s->n_swa);
+	if (s->swa_pattern) {
+		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+		gw_u32(w, k, s->swa_pattern);
+	}
+}
+
+/* An expert stack of the experts' type, and its bias [out, experts]. */
+static void expert_pair(struct tw *t, const struct synth_spec *s, uint32_t il, const char *name, uint64_t ne0,
+			uint64_t ne1)
+{
+	char nm[64];
+	uint32_t keep = t->wtype;
+	if (s->exp_typed)
+		t->wtype = s->exp_type;
+	snprintf(nm, sizeof(nm), "%s.weight", name);
+	expert_stack(t, il, nm, ne0, ne1, s->n_expert);
+	t->wtype = keep;
+	uint64_t ne[2] = {ne1, s->n_expert};
+	blkname(nm, sizeof(nm), il, name);
+	size_t n = strlen(nm);
+	snprintf(nm + n, sizeof(nm) - n, ".bias");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+}
+
+static int tensors_oss(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	if (strcmp(s->arch, "gemma4") == 0)
+		return tensors_gemma4(t, s);
+	if (strcmp(s->arch, "gpt-oss") != 0)
+		return 0;
+	uint64_t q = (uint64_t)s->head_dim * s->n_head, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BV("post_attention_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", q);
+		BV("attn_k.bias", kv);
+		BV("attn_v.bias", kv);
+		BV("attn_output.bias", s->n_embd);
+		BV("attn_sinks.weight", s->n_head);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ffn_gate_inp.bias", s->n_expert);
+		expert_pair(t, s, il, "ffn_gate_exps", s->n_embd, s->n_ff_exp);
+		expert_pair(t, s, il, "ffn_down_exps", s->n_ff_exp, s->n_embd);
+		expert_pair(t, s, il, "ffn_up_exps", s->n_embd, s->n_ff_exp);
+	}
+	return 1;
+}
+
+/* --- gemma4 ------------------------------------------------------------ */
+
+/* Gemma 4 (src/models/gemma4.cpp): a per-layer window pattern (every
+ * swa_pattern-th layer full), full layers with their own head size and KV
+ * heads, K equal to V on the full layers (no attn_v: the engine stores K's
+ * projection as V too, law M11), the last shared_kv layers without K or V
+ * of their own (they read the cache of the last full and window layers
+ * before them), and with experts > 0 a MoE beside the dense FFN. */
+static int swa_layer_g4(const struct synth_spec *s, uint32_t il)
+{
+	return il % s->swa_pattern < s->swa_pattern - 1;
+}
+
+static int validate_gemma4(const struct synth_spec *s, char **err)
+{
+	if (!s->n_swa || s->swa_pattern < 2)
+		return errorf(err, "gemma4 needs a sliding window (swa > 0) and swa_pattern >= 2");
+	if (!s->head_dim_swa || !s->kv_heads_swa || s->n_head % s->kv_heads_swa)
+		return errorf(err, "gemma4: heads (%u) must be a multiple of kv_heads_swa (%u)", s->n_head,
+			      s->kv_heads_swa);
+	if (s->rope_dims != s->head_dim)
+		return errorf(err, "gemma4 requires rope_dims == head_dim");
+	if (s->n_expert && (!s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
+		return errorf(err, "gemma4 with experts needs experts >= experts_used > 0 and ff_exp > 0");
+	if (s->shared_kv) {
+		/* the engine's reuse map: a shared layer reads layer
+		 * n_kv - 1 (full) or n_kv - 2 (window) */
+		uint32_t n_kv = s->n_layer > s->shared_kv ? s->n_layer - s->shared_kv : 0;
+		if (n_kv < 2 || swa_layer_g4(s, n_kv - 1) || !swa_layer_g4(s, n_kv - 2))
+			return errorf(
+			    err,
+			    "gemma4: shared_kv=%u leaves layer %u as the last with a cache; it must be a full "
+			    "layer after a window layer",
+			    s->shared_kv, n_kv ? n_kv - 1 : 0);
+	}
+	return 0;
+}
+
+static void keys_gemma4(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "attention.head_count_kv");
+	gw_arr_begin(w, k, GGUF_I32, s->n_layer);
+	for (uint32_t il = 0; il < s->n_layer; il++)
+		gw_arr_i32(w, (int32_t)(swa_layer_g4(s, il) ? s->kv_heads_swa : s->n_head_kv));
+	akey(k, sizeof(k), s, "attention.sliding_window");
+	gw_u32(w, k, s->n_swa);
+	akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+	gw_arr_begin(w, k, GGUF_BOOL, s->n_layer);
+	for (uint32_t il = 0; il < s->n_layer; il++)
+		gw_arr_bool(w, swa_layer_g4(s, il));
+	akey(k, sizeof(k), s, "attention.key_length_swa");
+	gw_u32(w, k, s->head_dim_swa);
+	akey(k, sizeof(k), s, "attention.value_length_swa");
+	gw_u32(w, k, s->head_dim_swa);
+	akey(k, sizeof(k), s, "rope.dimension_count_swa");
+	gw_u32(w, k, s->head_dim_swa);
+	akey(k, sizeof(k), s, "embedding_length_per_layer_input");
+	gw_u32(w, k, s->per_layer);
+	if (s->shared_kv) {
+		akey(k, sizeof(k), s, "attention.shared_kv_layers");
+		gw_u32(w, k, s->shared_kv);
+	}
+	if (s->n_expert) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+	}
+}
+
+static int tensors_gemma4(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint32_t n_kv = s->n_layer - s->shared_kv;
+	int freqs = 0;
+	if (s->per_layer) {
+		mat(t, "per_layer_token_embd.weight", (uint64_t)s->per_layer * s->n_layer, s->n_vocab);
+		mat(t, "per_layer_model_proj.weight", s->n_embd, (uint64_t)s->per_layer * s->n_layer);
+		vec(t, "per_layer_proj_norm.weight", s->per_layer);
+	}
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		int swa = swa_layer_g4(s, il);
+		uint64_t hd = swa ? s->head_dim_swa : s->head_dim;
+		uint64_t kv = hd * (swa ? s->kv_heads_swa : s->n_head_kv);
+		BV("attn_norm.weight", s->n_embd);
+		BM("attn_q.weight", s->n_embd, hd * s->n_head);
+		BV("attn_q_norm.weight", hd);
+		if (il < n_kv) {
+			BM("attn_k.weight", s->n_embd, kv);
+			BV("attn_k_norm.weight", hd);
+			if (swa || !s->kv_eq)
+				BM("attn_v.weight", s->n_embd, kv);
+		}
+		BM("attn_output.weight", hd * s->n_head, s->n_embd);
+		BV("post_attention_norm.weight", s->n_embd);
+		if (!swa && !freqs) { /* one proportional-rope table, shared */
+			vec(t, "rope_freqs.weight", hd / 2);
+			freqs = 1;
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", s->n_embd);
+		if (s->per_layer) {
+			BM("inp_gate.weight", s->n_embd, s->per_layer);
+			BM("proj.weight", s->per_layer, s->n_embd);
+			BV("post_norm.weight", s->n_embd);
+		}
+		if (!s->n_expert)
+			continue;
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ffn_gate_inp.scale", s->n_embd);
+		BV("pre_ffw_norm_2.weight", s->n_embd);
+		BV("post_ffw_norm_1.weight", s->n_embd);
+		BV("post_ffw_norm_2.weight", s->n_embd);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	}
+	return 1;
 }

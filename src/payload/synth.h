@@ -25,6 +25,11 @@ struct synth_spec {
 	int efforts;				    /* template restricts reasoning_effort */
 	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
 	uint64_t target_bytes;			    /* > 0: the file's size (custom weight types only) */
+	uint32_t head_dim_swa, kv_heads_swa, shared_kv, kv_eq; /* gemma4 */
+	int temp_scale;					       /* mistral3: attention.temperature_scale */
+	uint32_t per_layer;				       /* gemma4: per-layer embedding width (E2B/E4B) */
+	int exp_typed;					       /* exp_type set: the expert stacks' own type */
+	uint32_t exp_type;
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

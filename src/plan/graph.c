@@ -217,9 +217,11 @@ static const struct graph_family families[] = {
     {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp"},
     {"phi3", gr_dense, NULL, "src/models/phi3.cpp"},
     {"lfm2", gr_granite_hybrid, NULL, "src/models/lfm2.cpp"},
-    {"mistral3", gr_dense, NULL, "src/models/mistral3.cpp"},
     {"mamba2", gr_granite_hybrid, NULL, "src/models/mamba.cpp"},
     {"nemotron_h", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp"},
+    {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp"},
+    {"gemma4", gr_gemma4, NULL, "src/models/gemma4.cpp"},
+    {"mistral3", gr_mistral3, NULL, "src/models/mistral3.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -85,6 +85,9 @@ gr_build_fn gr_llama, gr_qwen35;
 gr_build_fn gr_granite_hybrid;
 gr_build_fn gr_dense;
 gr_draft_fn gr_qwen35_mtp;
+gr_build_fn gr_oss;	 /* graph_oss.c */
+gr_build_fn gr_gemma4;	 /* graph_gemma4.c */
+gr_build_fn gr_mistral3; /* graph_mistral3.c */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

@@ -1,13 +1,12 @@
 /* graph_dense: dense transformer blocks built like llama's with small
  * differences: Qwen2 (q, k, v biases), Qwen3 (q and k normed before
- * rope), Mistral 3 (llama's block, q scaled by an attention-temperature
- * input when the payload asks for it), Phi-3 (q, k, v in one projection, q scaled after rope, gate and
+ * rope), Phi-3 (q, k, v in one projection, q scaled after rope, gate and
  * up in one projection, the residual first in the last add). */
 #include "graph.h"
 
 #include <string.h>
 
-enum { QWEN2 = 1, QWEN3, PHI3, MISTRAL3 };
+enum { QWEN2 = 1, QWEN3, PHI3 };
 
 static int dense_kind(const char *arch)
 {
@@ -15,8 +14,6 @@ static int dense_kind(const char *arch)
 		return QWEN2;
 	if (strcmp(arch, "qwen3") == 0)
 		return QWEN3;
-	if (strcmp(arch, "mistral3") == 0)
-		return MISTRAL3;
 	return PHI3;
 }
 
@@ -54,12 +51,6 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 {
 	int64_t T = d->T;
 	int kind = dense_kind(m->arch);
-	/* mistral3's attention temperature (llama_hparams.f_attn_temp_scale) */
-	double temp = 0;
-	int temp_scale = kind == MISTRAL3 && d->w->gg &&
-			 gguf_kv_f64(gguf_find(d->w->gg, "mistral3.attention.temperature_scale"), &temp) == 0 &&
-			 temp != 0;
-	int ascale = -1;
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
@@ -76,9 +67,6 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 			if (kind == QWEN3)
 				q = gr_norm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
 			q = gr_rope(g, q, pos, d->D, d->H, T);
-			if (temp_scale) /* mistral3: q times the per-token attention scale input */
-				q = ga_op(g, 1, F32, d->D, d->H, T, 1,
-					  S(q, gr_input_once(g, &ascale, (uint64_t)T * 4)));
 			q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
 			v = proj(g, d, L, "attn_v.weight", bias ? "attn_v.bias" : NULL, an, d->D * d->Hkv);
 			v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);

@@ -12,9 +12,13 @@ void gr_llama(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 		int swa = m->kind[il] == LAYER_SWA;
 		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
+		/* ggml finds the K rotation (src0 of q's rotation) before the
+		 * positions, and allocates leafs in that order */
+		if (d->k_rot)
+			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, d->D * d->H, T));
 		if (qk_norm)
 			q = gr_norm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");

@@ -178,6 +178,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 			continue;
 		if (m->n_head_kv[il] == 0)
 			continue;
+		if (il >= m->n_layer_all - m->n_kv_shared) /* has_kv(il): it reads an earlier layer's cache */
+			continue;
 		uint32_t kw = model_n_embd_k_gqa(m, il);
 		uint32_t vw = s->flash_attn ? model_n_embd_v_gqa(m, il) : vmax;
 		struct plan_kv *kv = (k == LAYER_SWA && has_swa) ? &p->kv_swa : &p->kv;
@@ -249,6 +251,12 @@ static int64_t tensor_layer(const char *name, uint32_t n_layer_all)
 	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
 		if (strncmp(name, input[i], strlen(input[i])) == 0)
 			return -1;
+	/* repeating tensors created once with layer 0's index (gemma4's
+	 * per-layer projection: tn(..., "weight", 0)) */
+	static const char *const first[] = {"per_layer_model_proj.", "per_layer_proj_norm."};
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
+		if (strncmp(name, first[i], strlen(first[i])) == 0)
+			return 0;
 	return n_layer_all;
 }
 

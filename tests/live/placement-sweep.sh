@@ -36,7 +36,7 @@ pick() {
 
 worst=0
 for i in $(seq "${ZEALOT_PLACE_N:-16}"); do
-	pick arch llama qwen3moe qwen35 gemma3
+	pick arch llama qwen3moe qwen35 gemma3 gpt-oss gemma4
 	pick wt f16 f16 q8_0 q4_0
 	pick embd 256 512 768
 	pick layers 4 6 8
@@ -48,6 +48,15 @@ for i in $(seq "${ZEALOT_PLACE_N:-16}"); do
 		pick nu 1 2 4
 		pick ffe 256 512
 		sets="$sets experts=$ne experts_used=$nu ff_exp=$ffe"
+		;;
+	gpt-oss)
+		pick ne 4 8 16
+		pick nu 1 2 4
+		sets="$sets experts=$ne experts_used=$nu ff_exp=256"
+		;;
+	gemma4)
+		pick ne 0 8
+		sets="$sets swa_pattern=3 swa=256 experts=$ne experts_used=2 ff_exp=256 shared_kv=$((layers - 3))"
 		;;
 	qwen35) sets="$sets nextn=0" ;;
 	gemma3)
@@ -72,7 +81,7 @@ for i in $(seq "${ZEALOT_PLACE_N:-16}"); do
 	keys="CTX_SIZE=$((np * slot)) PARALLEL=$np RPC=$rpc NGL=$ngl KV_OFFLOAD=$kvo CACHE_TYPE_K=$ck CACHE_TYPE_V=$cv"
 	keys="$keys UBATCH_SIZE=$ubatch FLASH_ATTN=$fa"
 	[ -n "$split" ] && keys="$keys TENSOR_SPLIT=$split"
-	if [ "$arch" = qwen3moe ]; then
+	if [ "$arch" = qwen3moe ] || [ "$arch" = gpt-oss ]; then
 		pick ncm 0 1 2 99
 		keys="$keys N_CPU_MOE=$ncm"
 	fi

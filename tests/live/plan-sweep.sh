@@ -28,7 +28,7 @@ pick() {
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	pick arch llama qwen35 gemma3 granitehybrid qwen2 qwen3 phi3 lfm2 mistral3 mamba2 nemotron_h
+	pick arch llama qwen35 gemma3 granitehybrid qwen2 qwen3 phi3 lfm2 mistral3 mamba2 nemotron_h gpt-oss gemma4
 	# every weight type some CPU extra buffer takes on some host: AMX
 	# (q4_0 q4_1 q8_0 q4_K q6_K f16), CPU_REPACK (q4_0 q4_K), neither (bf16 f32)
 	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
@@ -83,6 +83,33 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 		pick swa 256 512 1024 4096
 		pick pattern 2 3 6
 		sets="$sets swa=$swa swa_pattern=$pattern"
+		;;
+	gpt-oss)
+		pick swa 128 256
+		pick experts 4 8 16
+		pick used 1 2 4
+		# shellcheck disable=SC2086
+		pick ffexp $widths
+		sets="$sets swa=$swa experts=$experts experts_used=$used ff_exp=$ffexp"
+		;;
+	gemma4)
+		# full layers: head_dim x kv_heads; window layers: their own
+		pick swa 256 512 1024
+		pick pattern 2 3 6
+		pick hds 64 128
+		pick kvs 1 2 4
+		pick experts 0 0 8 16
+		pick used 1 2 4
+		pick kveq 0 1
+		# shared KV: every layer after the first period (whose last layer,
+		# the last with a cache, is full)
+		pick shared 0 0 1
+		[ "$layers" -gt "$pattern" ] || shared=0
+		shared=$((shared * (layers - pattern)))
+		[ $((heads % kvs)) -eq 0 ] || kvs=1
+		case $wt in q4_K | q6_K) hds=256 ;; esac
+		sets="$sets swa=$swa swa_pattern=$pattern head_dim_swa=$hds kv_heads_swa=$kvs kv_eq=$kveq"
+		sets="$sets experts=$experts experts_used=$used ff_exp=$ff shared_kv=$shared"
 		;;
 	esac
 	pick np 1 2 3 4 5
