@@ -70,6 +70,13 @@ struct model {
 	uint32_t mtp_blocks;  /* distinct N among them */
 
 	uint32_t n_kind[LAYER_NKINDS];
+
+	/* deepseek2 / glm4moe / qwen35moe: q_lora_rank, leading dense layers,
+	 * shared experts, gating (expert_gating_func: 0 absent, 1 softmax, 2
+	 * sigmoid), weight normalisation and scale, expert groups */
+	uint32_t q_lora_rank, n_lead_dense, n_expert_shared, expert_gating;
+	uint32_t expert_w_norm, n_expert_groups, n_group_used;
+	double expert_w_scale;
 };
 
 /* Derive the geometry. Returns NULL with *err set when a key the engine

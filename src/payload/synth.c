@@ -17,6 +17,9 @@
 #define CUSTOM_SIZE 34
 
 static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe"};
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
+static void synth_moe_defaults(struct synth_spec *s);
+static int validate_moe(const struct synth_spec *s, char **err);
 
 int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 {
@@ -25,8 +28,14 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	for (i = 0; i < ARRAY_SIZE(archs); i++)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
+	for (size_t j = 0; i == ARRAY_SIZE(archs) && j < ARRAY_SIZE(archs_moe); j++)
+		if (strcmp(arch, archs_moe[j]) == 0)
+			i = 0;
 	if (i == ARRAY_SIZE(archs))
-		return errorf(err, "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe)", arch);
+		return errorf(err,
+			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, deepseek2, "
+			      "glm4moe, qwen35moe)",
+			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -59,6 +68,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
 	}
+	synth_moe_defaults(s);
 	if (!s->rope_dims)
 		s->rope_dims = s->head_dim;
 	return 0;
@@ -143,6 +153,18 @@ static const struct key keys[] = {
     {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
     {"experts_used", offsetof(struct synth_spec, n_expert_used), 0, "qwen3moe: experts each token uses"},
     {"ff_exp", offsetof(struct synth_spec, n_ff_exp), 0, "qwen3moe: an expert's feed-forward width"},
+    {"kv_lora", offsetof(struct synth_spec, kv_lora), 0,
+     "deepseek2: kv_lora_rank (the MLA cache row is kv_lora + rope_dims)"},
+    {"q_lora", offsetof(struct synth_spec, q_lora), 0, "deepseek2: q_lora_rank (0: one attn_q matrix)"},
+    {"head_dim_v", offsetof(struct synth_spec, head_dim_v), 0, "deepseek2: value head size (value_length_mla)"},
+    {"lead_dense", offsetof(struct synth_spec, n_lead_dense), 0, "deepseek2, glm4moe: leading dense layers"},
+    {"shared", offsetof(struct synth_spec, n_shared), 0, "deepseek2, glm4moe, qwen35moe: shared experts"},
+    {"gating", offsetof(struct synth_spec, gating), 0, "deepseek2, glm4moe: 1 softmax, 2 sigmoid gating"},
+    {"probs_b", offsetof(struct synth_spec, probs_b), 2, "deepseek2, glm4moe: 1 writes exp_probs_b (selection bias)"},
+    {"w_norm", offsetof(struct synth_spec, w_norm), 2, "deepseek2, glm4moe: expert_weights_norm"},
+    {"w_scale", offsetof(struct synth_spec, w_scale10), 0, "deepseek2, glm4moe: expert_weights_scale in tenths"},
+    {"groups", offsetof(struct synth_spec, n_groups), 0, "deepseek2: expert_group_count (0: none)"},
+    {"groups_used", offsetof(struct synth_spec, n_groups_used), 0, "deepseek2: expert_group_used_count"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -236,9 +258,11 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (s->n_nextn) {
-		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
+	} else if (s->n_nextn && strcmp(s->arch, "glm4moe") != 0) {
+		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35 and glm4moe");
 	}
+	if (validate_moe(s, err))
+		return -1;
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
@@ -618,6 +642,155 @@ static void akey(char *buf, size_t n, const struct synth_spec *s, const char *su
 	snprintf(buf, n, "%s.%s", s->arch, suffix);
 }
 
+/* --- deepseek2 (MLA), glm4moe, qwen35moe ------------------------------ */
+
+static int is_arch(const struct synth_spec *s, const char *a)
+{
+	return strcmp(s->arch, a) == 0;
+}
+
+static void synth_moe_defaults(struct synth_spec *s)
+{
+	if (is_arch(s, "deepseek2")) {
+		s->head_dim = 48; /* key_length_mla: 32 without rope + 16 with */
+		s->rope_dims = 16;
+		s->head_dim_v = 32;
+		s->kv_lora = 64;
+		s->q_lora = 96;
+		s->n_lead_dense = 1;
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_norm = 1;
+		s->w_scale10 = 25;
+	}
+}
+
+static int validate_moe(const struct synth_spec *s, char **err)
+{
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+		return 0;
+	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
+		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
+	if (s->n_lead_dense > s->n_layer)
+		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
+	if (s->gating != 1 && s->gating != 2)
+		return errorf(err, "gating must be 1 (softmax) or 2 (sigmoid)");
+	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
+			    s->n_expert / s->n_groups < 2))
+		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
+	if (is_arch(s, "deepseek2")) {
+		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
+			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
+	}
+	return 0;
+}
+
+static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+		return;
+	akey(k, sizeof(k), s, "expert_count");
+	gw_u32(w, k, s->n_expert);
+	akey(k, sizeof(k), s, "expert_used_count");
+	gw_u32(w, k, s->n_expert_used);
+	akey(k, sizeof(k), s, "expert_feed_forward_length");
+	gw_u32(w, k, s->n_ff_exp);
+	akey(k, sizeof(k), s, "expert_shared_count");
+	gw_u32(w, k, s->n_shared);
+	if (is_arch(s, "qwen35moe"))
+		return;
+	akey(k, sizeof(k), s, "leading_dense_block_count");
+	gw_u32(w, k, s->n_lead_dense);
+	akey(k, sizeof(k), s, "expert_gating_func");
+	gw_u32(w, k, s->gating);
+	akey(k, sizeof(k), s, "expert_weights_norm");
+	gw_bool(w, k, s->w_norm != 0);
+	if (s->w_scale10) {
+		akey(k, sizeof(k), s, "expert_weights_scale");
+		gw_f32(w, k, (float)s->w_scale10 / 10.0f);
+	}
+	if (s->n_groups) {
+		akey(k, sizeof(k), s, "expert_group_count");
+		gw_u32(w, k, s->n_groups);
+		akey(k, sizeof(k), s, "expert_group_used_count");
+		gw_u32(w, k, s->n_groups_used);
+	}
+	if (is_arch(s, "deepseek2")) {
+		akey(k, sizeof(k), s, "attention.q_lora_rank");
+		gw_u32(w, k, s->q_lora);
+		akey(k, sizeof(k), s, "attention.kv_lora_rank");
+		gw_u32(w, k, s->kv_lora);
+		akey(k, sizeof(k), s, "attention.key_length_mla");
+		gw_u32(w, k, s->head_dim);
+		akey(k, sizeof(k), s, "attention.value_length_mla");
+		gw_u32(w, k, s->head_dim_v);
+	}
+}
+
+/* The routed experts of layer il: router (f32), optional selection
+ * bias, the three stacks; then the shared expert. */
+static void moe_block(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	uint64_t ne[2] = {s->n_embd, s->n_expert};
+	blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+	if (s->probs_b)
+		BV("exp_probs_b.bias", s->n_expert);
+	expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	uint64_t sh = (uint64_t)s->n_ff_exp * s->n_shared;
+	BM("ffn_gate_shexp.weight", s->n_embd, sh);
+	BM("ffn_down_shexp.weight", sh, s->n_embd);
+	BM("ffn_up_shexp.weight", s->n_embd, sh);
+}
+
+/* DeepSeek-V2/V3 (src/models/deepseek2.cpp) with MLA: latent q (or one
+ * attn_q), the compressed KV projection with its rope part, K and V
+ * decompression per head (attn_k_b, attn_v_b). */
+static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t qk = (uint64_t)s->n_head * s->head_dim, nope = s->head_dim - s->rope_dims;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if (s->q_lora) {
+			BV("attn_q_a_norm.weight", s->q_lora);
+			BM("attn_q_a.weight", s->n_embd, s->q_lora);
+			BM("attn_q_b.weight", s->q_lora, qk);
+		} else {
+			BM("attn_q.weight", s->n_embd, qk);
+		}
+		BV("attn_kv_a_norm.weight", s->kv_lora);
+		BM("attn_kv_a_mqa.weight", s->n_embd, s->kv_lora + s->rope_dims);
+		expert_stack(t, il, "attn_k_b.weight", nope, s->kv_lora, s->n_head);
+		expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
+		BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		if (il < s->n_lead_dense)
+			ffn(t, s, il);
+		else
+			moe_block(t, s, il);
+	}
+}
+
+/* The writers of this section; -1 when the architecture is not one of
+ * them. */
+static int tensors_moe(struct tw *t, const struct synth_spec *s)
+{
+	if (is_arch(s, "deepseek2"))
+		tensors_deepseek2(t, s);
+	else
+		return -1;
+	return 0;
+}
+
 static int64_t file_type(uint32_t wtype)
 {
 	switch (wtype) {
@@ -657,12 +830,13 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	gw_u32(&w, k, s->n_ff);
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
+	int mla = strcmp(s->arch, "deepseek2") == 0; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	gw_u32(&w, k, s->n_head_kv);
+	gw_u32(&w, k, mla ? 1 : s->n_head_kv);
 	akey(k, sizeof(k), s, "attention.key_length");
-	gw_u32(&w, k, s->head_dim);
+	gw_u32(&w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(&w, k, s->head_dim);
+	gw_u32(&w, k, mla ? s->kv_lora : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(&w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
@@ -700,6 +874,7 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "expert_feed_forward_length");
 		gw_u32(&w, k, s->n_ff_exp);
 	}
+	keys_moe(&w, s);
 	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(&w, k, s->n_swa);
@@ -719,6 +894,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
+	else if (tensors_moe(&t, s) == 0)
+		;
 	else
 		tensors_qwen35(&t, s);
 	if (refused(&t, err))

@@ -21,9 +21,14 @@ struct synth_spec {
 	uint32_t ssm_conv, ssm_state, ssm_groups, ssm_dt_rank;
 	uint32_t n_swa, swa_pattern;		    /* gemma3 */
 	uint32_t n_expert, n_expert_used, n_ff_exp; /* qwen3moe */
-	uint32_t wtype;				    /* ggml type id of the weight matrices */
-	int efforts;				    /* template restricts reasoning_effort */
-	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
+	/* deepseek2 (MLA) and glm4moe: latent ranks, V head, leading dense
+	 * layers, shared experts, gating (1 softmax, 2 sigmoid), selection
+	 * bias, weight normalisation and scale (tenths), expert groups */
+	uint32_t kv_lora, q_lora, head_dim_v, n_lead_dense, n_shared, gating, probs_b, w_norm, w_scale10;
+	uint32_t n_groups, n_groups_used;
+	uint32_t wtype;	  /* ggml type id of the weight matrices */
+	int efforts;	  /* template restricts reasoning_effort */
+	uint32_t n_split; /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

@@ -73,6 +73,16 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
+/* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
+struct gr_moe_opts {
+	int sigmoid;			/* gating by sigmoid, else softmax (same nodes) */
+	int probs_b;			/* exp_probs_b: a selection bias */
+	int norm_w;			/* weights normalised by their sum */
+	int scale;			/* expert_weights_scale neither 0 nor 1 */
+	int64_t n_groups, n_group_used; /* expert groups, 0: none */
+};
+int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
 
 /* A family's graph: the whole forward pass of one ubatch, as the engine's
  * llm_build_<arch> builds it. */
@@ -81,6 +91,7 @@ typedef void gr_build_fn(struct ga_graph *g, const struct model *m, const struct
 typedef void gr_draft_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int il);
 
 gr_build_fn gr_llama, gr_qwen35;
+gr_build_fn gr_deepseek2;
 gr_draft_fn gr_qwen35_mtp;
 
 /* The architectures whose graph zealot mirrors, as the engine's

@@ -1,0 +1,131 @@
+/* graph_deepseek2: DeepSeek-V2/V3 with multi-head latent attention
+ * (src/models/deepseek2.cpp, llama-graph.cpp build_attn with the K-only
+ * input and build_attn_mha's v_mla path). */
+#include "graph.h"
+
+#include <stdio.h>
+
+/* The MLA attention of layer il: q through its latent (or one attn_q),
+ * the no-rope part absorbed into the latent by attn_k_b, the compressed
+ * KV and its rope part as one K row (kv_lora + rope) in a K-only cache,
+ * V a view of K, and attn_v_b decompressing the output per head. The
+ * nodes in the order build_attn expands them: q, v, k. */
+static int mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	int64_t T = d->T, H = d->H;
+	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
+	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
+	int q;
+	if (m->q_lora_rank) {
+		q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, T);
+		q = gr_norm(g, d, q, m->q_lora_rank, T, 1, il, "attn_q_a_norm.weight");
+		q = gr_mm(g, d, il, "attn_q_b.weight", q, H * dk, T);
+	} else {
+		q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
+	}
+	int qr = ga_view(g, q);
+	int qn = ga_view_n(g, qr, (uint64_t)(nope + (H * T - 1) * dk) * 4);
+	int qnp = ga_view(g, qn);
+	int qabs = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(gr_weight(g, d, il, "attn_k_b.weight"), qnp)),
+			      GA_OP_MUL_MAT);
+	int qabsp = ga_view(g, qabs);
+	int qpe = ga_view_n(g, qr, (uint64_t)(rope + (H * T - 1) * dk) * 4);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	qpe = gr_rope(g, qpe, pos, rope, H, T);
+	int qcur = ga_op(g, 0, F32, row, H, T, 1, S(qabsp, qpe));
+	/* v: the normed latent */
+	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
+	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
+	int kvn = gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight");
+	int vcur = ga_view(g, kvn);
+	/* k: the latent and the roped part, concatenated */
+	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	kpe = gr_rope(g, kpe, pos, rope, 1, T);
+	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
+	/* into the K-only cache */
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int kcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
+	int mask = gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
+	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
+	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
+	int kc = ga_view_n(g, kcache, kspan);
+	int vc = ga_view_n(g, kc, kspan);
+	int cur;
+	if (d->fa) {
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kp = ga_view(g, kc), vp = ga_view(g, vc);
+		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
+		int o = gr_op_kind(
+		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
+		    GA_OP_MUL_MAT);
+		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
+	} else {
+		/* v is K's view, not transposed: build_attn_mha copies it
+		 * transposed (ggml_cont), before kq */
+		int vt = ga_view(g, ga_view(g, vc));
+		int vcont = ga_op(g, 0, elem == 4 ? F32 : F16, d->n_kv, lora, 1, d->n_stream, S(vt));
+		int kp = ga_view(g, kc);
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
+		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
+				   GA_OP_MUL_MAT);
+		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
+		if (!d->w->pl->kv_offload)
+			g->t[cur].force = d->w->cpu;
+	}
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	struct gr_moe_opts o = {0};
+	o.sigmoid = m->expert_gating == 2;
+	o.probs_b = d->w->gg && gguf_tensor_find(d->w->gg, "blk.0.exp_probs_b.bias") != NULL;
+	for (uint32_t il = 0; il < n_layer && d->w->gg && !o.probs_b; il++) {
+		char name[64];
+		snprintf(name, sizeof(name), "blk.%u.exp_probs_b.bias", il);
+		o.probs_b = gguf_tensor_find(d->w->gg, name) != NULL;
+	}
+	o.norm_w = m->expert_w_norm != 0;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	o.n_groups = m->n_expert_groups;
+	o.n_group_used = m->n_group_used;
+	int64_t F_sh = (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int cur = mla_attention(g, m, d, in, L, an);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1) {
+			int64_t To = d->n_out < T ? d->n_out : T;
+			int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
+			Tn = To;
+		}
+		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
+		int fo;
+		if (il < m->n_lead_dense) {
+			fo = gr_ffn(g, d, L, fn, Tn);
+		} else {
+			int moe = gr_moe_ex(g, d, L, fn, Tn, &o);
+			int sh = gr_ffn_shexp(g, d, L, fn, Tn, F_sh);
+			fo = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(moe, sh));
+		}
+		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
