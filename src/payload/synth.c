@@ -165,6 +165,8 @@ static const struct key keys[] = {
     {"w_scale", offsetof(struct synth_spec, w_scale10), 0, "deepseek2, glm4moe: expert_weights_scale in tenths"},
     {"groups", offsetof(struct synth_spec, n_groups), 0, "deepseek2: expert_group_count (0: none)"},
     {"groups_used", offsetof(struct synth_spec, n_groups_used), 0, "deepseek2: expert_group_used_count"},
+    {"qk_norm", offsetof(struct synth_spec, qk_norm), 0, "glm4moe: 1 writes attn_q_norm/attn_k_norm"},
+    {"qkv_bias", offsetof(struct synth_spec, qkv_bias), 0, "glm4moe: 1 writes q/k/v biases"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -666,6 +668,21 @@ static void synth_moe_defaults(struct synth_spec *s)
 		s->probs_b = 1;
 		s->w_norm = 1;
 		s->w_scale10 = 25;
+	} else if (is_arch(s, "glm4moe")) {
+		/* GLM-4.5: partial rotary, biased qkv, one dense lead, one MTP block */
+		s->rope_dims = 32;
+		s->n_lead_dense = 1;
+		s->n_nextn = 1;
+		s->mtp_tensors = 1;
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_norm = 1;
+		s->w_scale10 = 25;
+		s->qkv_bias = 1;
 	}
 }
 
@@ -710,6 +727,10 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 	gw_u32(w, k, s->gating);
 	akey(k, sizeof(k), s, "expert_weights_norm");
 	gw_bool(w, k, s->w_norm != 0);
+	if (s->n_nextn) {
+		akey(k, sizeof(k), s, "nextn_predict_layers");
+		gw_u32(w, k, s->n_nextn);
+	}
 	if (s->w_scale10) {
 		akey(k, sizeof(k), s, "expert_weights_scale");
 		gw_f32(w, k, (float)s->w_scale10 / 10.0f);
@@ -780,12 +801,48 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* GLM-4.5 (src/models/glm4-moe.cpp): biased q/k/v, optional q/k norms,
+ * a post-attention norm, dense leading layers, routed experts with a
+ * selection bias and a shared expert; the trailing nextn (MTP) blocks
+ * carry a whole MoE layer and the eh_proj head. */
+static void tensors_glm4moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint32_t n = s->n_layer + (s->mtp_tensors ? s->n_nextn : 0);
+	for (uint32_t il = 0; il < n; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		if (s->qkv_bias) {
+			BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+			BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+			BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		}
+		if (s->qk_norm) {
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+		}
+		BV("post_attention_norm.weight", s->n_embd);
+		if (il < s->n_lead_dense)
+			ffn(t, s, il);
+		else
+			moe_block(t, s, il);
+		if (il >= s->n_layer) {
+			BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
+			BV("nextn.enorm.weight", s->n_embd);
+			BV("nextn.hnorm.weight", s->n_embd);
+			BV("nextn.shared_head_norm.weight", s->n_embd);
+		}
+	}
+}
+
 /* The writers of this section; -1 when the architecture is not one of
  * them. */
 static int tensors_moe(struct tw *t, const struct synth_spec *s)
 {
 	if (is_arch(s, "deepseek2"))
 		tensors_deepseek2(t, s);
+	else if (is_arch(s, "glm4moe"))
+		tensors_glm4moe(t, s);
 	else
 		return -1;
 	return 0;

@@ -92,6 +92,7 @@ typedef void gr_draft_fn(struct ga_graph *g, const struct dims *d, struct inputs
 
 gr_build_fn gr_llama, gr_qwen35;
 gr_build_fn gr_deepseek2;
+gr_build_fn gr_glm4moe;
 gr_draft_fn gr_qwen35_mtp;
 
 /* The architectures whose graph zealot mirrors, as the engine's
