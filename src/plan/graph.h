@@ -88,12 +88,13 @@ int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_
  * llm_build_<arch> builds it. */
 typedef void gr_build_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in);
 /* An MTP head as its own context's graph: the nextn block il. */
-typedef void gr_draft_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int il);
+typedef void gr_draft_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il);
 
 gr_build_fn gr_llama, gr_qwen35;
 gr_build_fn gr_deepseek2;
 gr_build_fn gr_glm4moe;
 gr_draft_fn gr_qwen35_mtp;
+gr_draft_fn gr_glm4moe_mtp;
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

@@ -93,3 +93,38 @@ void gr_glm4moe(struct ga_graph *g, const struct model *m, const struct dims *d,
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	g->t[out].output = 1;
 }
+
+/* The GLM-4.5 MTP head as its own context's graph (glm4-moe.cpp
+ * graph_mtp): the nextn block il over the token's embedding and the
+ * target's hidden state, an MoE layer, then the LM head. */
+void gr_glm4moe_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
+{
+	int64_t T = d->T;
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
+	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
+			    GA_OP_GET_ROWS);
+	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
+	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	g->t[hin].ne[0] = d->E;
+	g->t[hin].ne[1] = T;
+	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
+	g->t[hin].type = F32;
+	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
+	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
+	int x = gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
+	int an = gr_norm(g, d, x, d->E, T, 1, il, "attn_norm.weight");
+	int cur = glm4moe_attention(g, d, in, il, an);
+	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
+	int pn = gr_norm(g, d, fi, d->E, T, 1, il, "post_attention_norm.weight");
+	int fo = glm4moe_ffn(g, m, d, il, pn, T);
+	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
+	int h = has_tensor(d, il, "nextn.shared_head_norm.weight")
+		    ? gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight")
+		    : gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
+	g->t[h].output = 1; /* h_nextn */
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}

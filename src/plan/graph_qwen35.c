@@ -102,8 +102,9 @@ void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, 
 
 /* The Qwen3.5 MTP head as its own context's graph (qwen35.cpp graph_mtp):
  * the nextn block il. */
-void gr_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)
+void gr_qwen35_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
+	(void)m;
 	int64_t T = d->T;
 	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
 	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
