@@ -48,7 +48,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	s->wtype = 1; /* f16 */
 	s->n_layer = 4;
 	s->efforts = 1;
-	if (strcmp(arch, "qwen35") == 0) {
+	if (strncmp(arch, "qwen35", 6) == 0) { /* and qwen35moe */
 		s->n_layer = 8;
 		s->n_nextn = 1;
 		s->mtp_tensors = 1;
@@ -252,7 +252,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%u blocks exceed the engine's 512", s->n_layer + s->n_nextn);
 	if (s->rope_dims > s->head_dim || s->rope_dims % 2)
 		return errorf(err, "rope_dims %u must be even and at most head_dim %u", s->rope_dims, s->head_dim);
-	if (strcmp(s->arch, "qwen35") == 0) {
+	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err, "qwen35 needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
 		if (s->ssm_dt_rank % s->ssm_groups)
@@ -457,6 +457,8 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
+
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
@@ -482,7 +484,7 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 			BV("ssm_norm.weight", s->ssm_state);
 			BM("ssm_out.weight", value_dim, s->n_embd);
 		}
-		ffn(t, s, il);
+		ffn_qwen35(t, s, il);
 	}
 	if (!s->mtp_tensors)
 		return;
@@ -492,7 +494,7 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 		qkv(t, s, il, 2);
 		BV("attn_q_norm.weight", s->head_dim);
 		BV("attn_k_norm.weight", s->head_dim);
-		ffn(t, s, il);
+		ffn_qwen35(t, s, il);
 		BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
 		BV("nextn.enorm.weight", s->n_embd);
 		BV("nextn.hnorm.weight", s->n_embd);
@@ -668,6 +670,13 @@ static void synth_moe_defaults(struct synth_spec *s)
 		s->probs_b = 1;
 		s->w_norm = 1;
 		s->w_scale10 = 25;
+	} else if (is_arch(s, "qwen35moe")) {
+		/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->w_norm = 1;
 	} else if (is_arch(s, "glm4moe")) {
 		/* GLM-4.5: partial rotary, biased qkv, one dense lead, one MTP block */
 		s->rope_dims = 32;
@@ -694,7 +703,7 @@ static int validate_moe(const struct synth_spec *s, char **err)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
 	if (s->n_lead_dense > s->n_layer)
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
-	if (s->gating != 1 && s->gating != 2)
+	if (!is_arch(s, "qwen35moe") && s->gating != 1 && s->gating != 2)
 		return errorf(err, "gating must be 1 (softmax) or 2 (sigmoid)");
 	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
 			    s->n_expert / s->n_groups < 2))
@@ -801,6 +810,28 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Qwen3.5-MoE (src/models/qwen35moe.cpp): qwen35's layers with the FFN
+ * replaced by routed experts (softmax, normalised) and a shared expert of
+ * feed_forward_length gated per token by sigmoid(ffn_gate_inp_shexp). */
+static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	if (!is_arch(s, "qwen35moe")) {
+		ffn(t, s, il);
+		return;
+	}
+	uint64_t ne[2] = {s->n_embd, s->n_expert};
+	blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+	expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	BV("ffn_gate_inp_shexp.weight", s->n_embd);
+	BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff);
+	BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
+	BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
+}
+
 /* GLM-4.5 (src/models/glm4-moe.cpp): biased q/k/v, optional q/k norms,
  * a post-attention norm, dense leading layers, routed experts with a
  * selection bias and a shared expert; the trailing nextn (MTP) blocks
@@ -843,6 +874,8 @@ static int tensors_moe(struct tw *t, const struct synth_spec *s)
 		tensors_deepseek2(t, s);
 	else if (is_arch(s, "glm4moe"))
 		tensors_glm4moe(t, s);
+	else if (is_arch(s, "qwen35moe"))
+		tensors_qwen35(t, s);
 	else
 		return -1;
 	return 0;
@@ -897,10 +930,10 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(&w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
-	gw_f32(&w, k, strcmp(s->arch, "qwen35") == 0 ? 1e7f : 10000.0f);
+	gw_f32(&w, k, strncmp(s->arch, "qwen35", 6) == 0 ? 1e7f : 10000.0f);
 	akey(k, sizeof(k), s, "rope.dimension_count");
 	gw_u32(&w, k, s->rope_dims);
-	if (strcmp(s->arch, "qwen35") == 0) {
+	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		static const int32_t sections[4] = {11, 11, 10, 0};
 		akey(k, sizeof(k), s, "rope.dimension_sections");
 		gw_arr_begin(&w, k, GGUF_I32, 4);

@@ -195,6 +195,7 @@ static const struct graph_family families[] = {
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
     {"deepseek2", gr_deepseek2, NULL, "src/models/deepseek2.cpp"},
     {"glm4moe", gr_glm4moe, gr_glm4moe_mtp, "src/models/glm4-moe.cpp"},
+    {"qwen35moe", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35moe.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)
