@@ -70,6 +70,34 @@ case_ ds2-wide deepseek2 "embd=512 heads=8 kv_lora=128 rope_dims=32 head_dim=96 
 	"CTX_SIZE=16384 PARALLEL=2 UBATCH_SIZE=512"
 case_ ds2-q4w deepseek2 "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 $repack"
 
+# --- glm4moe ----------------------------------------------------------------
+# GLM-4.5's shape: biased q/k/v, partial rotary (32 of 64), one dense lead
+# layer, sigmoid gating with a selection bias, a shared expert, and one
+# nextn (MTP) block that the main context skips but still caches.
+case_ glm glm4moe "" "CTX_SIZE=4096 PARALLEL=1"
+check "glm: the main KV caches the nextn layer too (5 layers)" grep -qE "llama_kv_cache: size = .*5 layers" glm.log
+case_ glm-fa-off glm4moe "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off"
+case_ glm-qknorm-q8 glm4moe "qk_norm=1" "CTX_SIZE=10000 PARALLEL=3 UBATCH_SIZE=256 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+case_ glm-plain glm4moe "qkv_bias=0 lead_dense=0 shared=2 w_norm=0 w_scale=0 nextn=0" "CTX_SIZE=8192 PARALLEL=2 UBATCH_SIZE=1024 BATCH_SIZE=1024"
+case_ glm-wide glm4moe "embd=512 heads=8 kv_heads=2 head_dim=128 rope_dims=64 experts=32 experts_used=4 ff_exp=256 ff=1024 vocab=8192" \
+	"CTX_SIZE=16384 PARALLEL=2 KV_UNIFIED=1 UBATCH_SIZE=64"
+case_ glm-q4w glm4moe "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 $repack"
+# the MTP drafter: its own context caches every layer (no layer filter) and
+# runs the nextn block as an MoE layer
+case_ glm-mtp glm4moe "" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+check "glm-mtp: the draft KV is every layer's" jqt '.draft_kv.layers == 5' <("$ZEALOT" plan --json glm-mtp.env)
+case_ glm-mtp-q8 glm4moe "qk_norm=1" "CTX_SIZE=10000 PARALLEL=3 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=3 SPEC_DRAFT_TYPE_K=q8_0 SPEC_DRAFT_TYPE_V=q8_0 UBATCH_SIZE=256"
+case_ glm-mtp-fa-off glm4moe "" "CTX_SIZE=8192 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2 FLASH_ATTN=off"
+
+# --- qwen35moe ----------------------------------------------------------------
+# qwen35's Gated DeltaNet hybrid with routed experts and a shared expert
+# gated by sigmoid(ffn_gate_inp_shexp) in every block, MTP block included.
+case_ q35m qwen35moe "" "CTX_SIZE=4096 PARALLEL=1"
+case_ q35m-mtp qwen35moe "" "CTX_SIZE=10000 PARALLEL=3 CACHE_TYPE_V=q8_0 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+case_ q35m-fa-off qwen35moe "nextn=0" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ q35m-np4 qwen35moe "experts=16 experts_used=4 ff=1024" "CTX_SIZE=20000 PARALLEL=4 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0 UBATCH_SIZE=1024 BATCH_SIZE=2048"
+case_ q35m-geom qwen35moe "layers=12 interval=3 heads=8 kv_heads=4 ssm_state=64 ssm_groups=4 ssm_dt_rank=8 ff_exp=256" "CTX_SIZE=6144 PARALLEL=2 UBATCH_SIZE=64 KV_UNIFIED=1"
+
 # --- placement --------------------------------------------------------------
 if [ -x "$RPC_SERVER" ]; then
 	RPC_PORT=
@@ -92,6 +120,13 @@ if [ -x "$RPC_SERVER" ]; then
 	check "ds2-partial: offloaded 3/6 layers" grep -q "offloaded 3/6 layers" ds2-partial.log
 	check "ds2-partial: KV on the CPU and on the server" \
 		jqt "[.comparison[]|select(.term==\"kv\" and (.part==\"CPU\" or .part==\"RPC0[$R1]\"))]|length==2" ds2-partial.cmp
+	# glm4moe over the CPU and the server: --n-cpu-moe 2 and -ngl 4 of 6
+	case_ glm-cpumoe glm4moe "embd=512 ff_exp=256 experts=16 experts_used=4" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=2 NGL=4"
+	check "glm-cpumoe: weights on CPU_Mapped and RPC0[$R1]" has_lines glm-cpumoe CPU_Mapped "RPC0[$R1]"
+	# qwen35moe's recurrent state and experts across the CPU and the server
+	case_ q35m-cpumoe qwen35moe "nextn=0" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=3 UBATCH_SIZE=1024"
+	check "q35m-cpumoe: recurrent state on the server" \
+		jqt "[.comparison[]|select(.term==\"recurrent\" and .part==\"RPC0[$R1]\")]|length==1" q35m-cpumoe.cmp
 else
 	echo "# $RPC_SERVER is missing: the placement cases are skipped"
 fi
