@@ -19,6 +19,8 @@ printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
 jq -e '.cpu.features | test("amx_int8")' probe.json >/dev/null && AMX=1
 repack=$([ "$AMX" = 1 ] && echo "REPACK=0" || echo "")
 
+jqt() { jq -e "$1" "$2" >/dev/null; } # FILTER FILE: the filter holds
+
 worst=0
 # case_ NAME ARCH "synth sets" "KEY=VALUE ..."
 case_() {
@@ -44,10 +46,10 @@ case_() {
 	# the plan names the family as mirrored: no estimate note
 	run "$ZEALOT" plan --json "$name.env"
 	check "$name: plan mirrors $arch (exact, nothing unmirrored)" \
-		jq -e '.exact == true and ((.unmirrored // []) | length == 0)' "$TMP/out"
+		jqt '.exact == true and ((.unmirrored // []) | length == 0)' "$TMP/out"
+	# per-device lines, as evidence in the TAP stream
+	jq -r '.comparison[]|select(.term=="model" or .term=="kv" or .term=="recurrent" or (.term|test("compute")))|select(.part|test("^[A-Z]"))|"#   \(.term) \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp" 2>/dev/null
 }
-
-jqt() { jq -e "$1" "$2" >/dev/null; } # FILTER FILE: the filter holds
 
 # --- deepseek2 with MLA ---------------------------------------------------
 # The default: 4 layers (1 dense lead), 8 experts (2 used) + 1 shared,

@@ -28,7 +28,7 @@ pick() {
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	pick arch llama qwen35 gemma3 deepseek2
+	pick arch llama qwen35 gemma3 deepseek2 glm4moe qwen35moe
 	# every weight type some CPU extra buffer takes on some host: AMX
 	# (q4_0 q4_1 q8_0 q4_K q6_K f16), CPU_REPACK (q4_0 q4_K), neither (bf16 f32)
 	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
@@ -50,13 +50,31 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 	sets="$sets vocab=$vocab type=$wt"
 	mtp=0
 	case $arch in
-	qwen35)
+	qwen35 | qwen35moe)
 		pick mtp 0 1
 		pick interval 2 3 4
 		pick state 64 128
 		pick groups 2 4
 		pick rank 4 8 16
 		sets="$sets interval=$interval ssm_state=$state ssm_groups=$groups ssm_dt_rank=$rank nextn=$mtp"
+		if [ "$arch" = qwen35moe ]; then
+			pick ne 4 8 16
+			pick nu 1 2 4
+			pick ffe 256 512
+			sets="$sets experts=$ne experts_used=$nu ff_exp=$ffe"
+		fi
+		;;
+	glm4moe) # partial rotary, biased q/k/v, routed + shared experts, an MTP block
+		pick mtp 0 1
+		pick ne 4 8 16
+		pick nu 1 2 4
+		pick ffe 256 512
+		pick sh 1 2
+		pick lead 0 1 2
+		pick qkn 0 1
+		pick bias 0 1
+		sets="$sets rope_dims=$((hd / 2)) experts=$ne experts_used=$nu ff_exp=$ffe shared=$sh lead_dense=$lead"
+		sets="$sets qk_norm=$qkn qkv_bias=$bias nextn=$mtp"
 		;;
 	deepseek2) # MLA: a K-only row of kv_lora + rope; widths in whole blocks of 32
 		pick wt f16 bf16 q8_0 q4_0
