@@ -167,6 +167,7 @@ static const struct key keys[] = {
     {"groups_used", offsetof(struct synth_spec, n_groups_used), 0, "deepseek2: expert_group_used_count"},
     {"qk_norm", offsetof(struct synth_spec, qk_norm), 0, "glm4moe: 1 writes attn_q_norm/attn_k_norm"},
     {"qkv_bias", offsetof(struct synth_spec, qkv_bias), 0, "glm4moe: 1 writes q/k/v biases"},
+    {"gate_up", offsetof(struct synth_spec, gate_up), 0, "deepseek2, qwen35moe: 1 fuses gate and up experts"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -708,6 +709,8 @@ static int validate_moe(const struct synth_spec *s, char **err)
 	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
 			    s->n_expert / s->n_groups < 2))
 		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
+	if (s->gate_up && is_arch(s, "glm4moe"))
+		return errorf(err, "glm4moe loads separate gate and up expert stacks only (gate_up=0)");
 	if (is_arch(s, "deepseek2")) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
@@ -762,6 +765,20 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 	}
 }
 
+/* gate, down, up expert stacks, or gate_up and down fused (gate_up=1:
+ * create_tensor_gate_up_exps takes one {embd, 2 x ff_exp, experts}) */
+static void expert_stacks(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	if (s->gate_up) {
+		expert_stack(t, il, "ffn_gate_up_exps.weight", s->n_embd, 2ull * s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		return;
+	}
+	expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+}
+
 /* The routed experts of layer il: router (f32), optional selection
  * bias, the three stacks; then the shared expert. */
 static void moe_block(struct tw *t, const struct synth_spec *s, uint32_t il)
@@ -772,9 +789,7 @@ static void moe_block(struct tw *t, const struct synth_spec *s, uint32_t il)
 	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
 	if (s->probs_b)
 		BV("exp_probs_b.bias", s->n_expert);
-	expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
-	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
-	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	expert_stacks(t, s, il);
 	uint64_t sh = (uint64_t)s->n_ff_exp * s->n_shared;
 	BM("ffn_gate_shexp.weight", s->n_embd, sh);
 	BM("ffn_down_shexp.weight", sh, s->n_embd);
@@ -823,9 +838,7 @@ static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il)
 	uint64_t ne[2] = {s->n_embd, s->n_expert};
 	blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
 	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
-	expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
-	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
-	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	expert_stacks(t, s, il);
 	BV("ffn_gate_inp_shexp.weight", s->n_embd);
 	BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff);
 	BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);

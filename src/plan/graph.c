@@ -258,13 +258,27 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 	if (o->scale)
 		w = ga_op(g, 1, F32, 1, k, T, 1, S(w));
 	int cur = ga_view(g, x);
-	int up =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int gate =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
+	char fused[64];
+	snprintf(fused, sizeof(fused), "blk.%d.ffn_gate_up_exps.weight", il);
+	int glu;
+	if (d->w->gg && gguf_tensor_find(d->w->gg, fused)) {
+		/* one stack of gate and up rows: a matmul, then two views */
+		int gu = gr_op_kind(g,
+				    ga_op(g, 0, F32, 2 * d->F_exp, k, T, 1,
+					  S(gr_weight(g, d, il, "ffn_gate_up_exps.weight"), cur, sel)),
+				    GA_OP_MUL_MAT_ID);
+		uint64_t span = (uint64_t)(d->F_exp + (k * T - 1) * 2 * d->F_exp) * 4;
+		int gate = ga_view_n(g, gu, span), up = ga_view_n(g, gu, span);
+		glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
+	} else {
+		int up = gr_op_kind(
+		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
+		    GA_OP_MUL_MAT_ID);
+		int gate = gr_op_kind(
+		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
+		    GA_OP_MUL_MAT_ID);
+		glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
+	}
 	int down =
 	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
 		       GA_OP_MUL_MAT_ID);

@@ -71,6 +71,8 @@ case_ ds2-unified deepseek2 "layers=6 lead_dense=2" "CTX_SIZE=9000 PARALLEL=3 KV
 case_ ds2-wide deepseek2 "embd=512 heads=8 kv_lora=128 rope_dims=32 head_dim=96 head_dim_v=64 q_lora=192 experts=32 experts_used=4 groups=8 groups_used=3 ff_exp=256 ff=1024 vocab=8192" \
 	"CTX_SIZE=16384 PARALLEL=2 UBATCH_SIZE=512"
 case_ ds2-q4w deepseek2 "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 $repack"
+# gate and up experts in one stack (create_tensor_gate_up_exps), as newer conversions ship them
+case_ ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
 
 # --- glm4moe ----------------------------------------------------------------
 # GLM-4.5's shape: biased q/k/v, partial rotary (32 of 64), one dense lead
@@ -98,6 +100,7 @@ case_ q35m qwen35moe "" "CTX_SIZE=4096 PARALLEL=1"
 case_ q35m-mtp qwen35moe "" "CTX_SIZE=10000 PARALLEL=3 CACHE_TYPE_V=q8_0 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 case_ q35m-fa-off qwen35moe "nextn=0" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
 case_ q35m-np4 qwen35moe "experts=16 experts_used=4 ff=1024" "CTX_SIZE=20000 PARALLEL=4 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0 UBATCH_SIZE=1024 BATCH_SIZE=2048"
+case_ q35m-gate-up qwen35moe "gate_up=1 nextn=0" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=256"
 case_ q35m-geom qwen35moe "layers=12 interval=3 heads=8 kv_heads=4 ssm_state=64 ssm_groups=4 ssm_dt_rank=8 ff_exp=256" "CTX_SIZE=6144 PARALLEL=2 UBATCH_SIZE=64 KV_UNIFIED=1"
 
 # --- placement --------------------------------------------------------------
