@@ -261,8 +261,8 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (s->n_nextn && strcmp(s->arch, "glm4moe") != 0) {
-		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35 and glm4moe");
+	} else if (s->n_nextn && strcmp(s->arch, "glm4moe") != 0 && strcmp(s->arch, "deepseek2") != 0) {
+		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35, glm4moe and deepseek2");
 	}
 	if (validate_moe(s, err))
 		return -1;
@@ -671,6 +671,7 @@ static void synth_moe_defaults(struct synth_spec *s)
 		s->probs_b = 1;
 		s->w_norm = 1;
 		s->w_scale10 = 25;
+		s->mtp_tensors = 1; /* for nextn=1 */
 	} else if (is_arch(s, "qwen35moe")) {
 		/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
 		s->n_expert = 8;
@@ -714,6 +715,8 @@ static int validate_moe(const struct synth_spec *s, char **err)
 	if (is_arch(s, "deepseek2")) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
+		if (s->n_nextn && (s->n_nextn > 1 || !s->q_lora))
+			return errorf(err, "deepseek2's MTP head is one block over a q latent (nextn=1, q_lora > 0)");
 	}
 	return 0;
 }
@@ -803,7 +806,8 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
 	uint64_t qk = (uint64_t)s->n_head * s->head_dim, nope = s->head_dim - s->rope_dims;
-	for (uint32_t il = 0; il < s->n_layer; il++) {
+	uint32_t n = s->n_layer + (s->mtp_tensors ? s->n_nextn : 0);
+	for (uint32_t il = 0; il < n; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		if (s->q_lora) {
 			BV("attn_q_a_norm.weight", s->q_lora);
@@ -822,6 +826,12 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 			ffn(t, s, il);
 		else
 			moe_block(t, s, il);
+		if (il >= s->n_layer) { /* the MTP block (GLM-4.7-Flash's) */
+			BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
+			BV("nextn.enorm.weight", s->n_embd);
+			BV("nextn.hnorm.weight", s->n_embd);
+			BV("nextn.shared_head_norm.weight", s->n_embd);
+		}
 	}
 }
 

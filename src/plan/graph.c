@@ -193,7 +193,7 @@ static const struct graph_family families[] = {
     {"gemma3", gr_llama, NULL, "src/models/gemma3.cpp"},
     {"qwen3moe", gr_llama, NULL, "src/models/qwen3moe.cpp"},
     {"qwen35", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35.cpp"},
-    {"deepseek2", gr_deepseek2, NULL, "src/models/deepseek2.cpp"},
+    {"deepseek2", gr_deepseek2, gr_deepseek2_mtp, "src/models/deepseek2.cpp"},
     {"glm4moe", gr_glm4moe, gr_glm4moe_mtp, "src/models/glm4-moe.cpp"},
     {"qwen35moe", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35moe.cpp"},
 };

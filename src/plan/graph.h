@@ -95,6 +95,7 @@ gr_build_fn gr_deepseek2;
 gr_build_fn gr_glm4moe;
 gr_draft_fn gr_qwen35_mtp;
 gr_draft_fn gr_glm4moe_mtp;
+gr_draft_fn gr_deepseek2_mtp;
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 

@@ -71,6 +71,11 @@ case_ ds2-unified deepseek2 "layers=6 lead_dense=2" "CTX_SIZE=9000 PARALLEL=3 KV
 case_ ds2-wide deepseek2 "embd=512 heads=8 kv_lora=128 rope_dims=32 head_dim=96 head_dim_v=64 q_lora=192 experts=32 experts_used=4 groups=8 groups_used=3 ff_exp=256 ff=1024 vocab=8192" \
 	"CTX_SIZE=16384 PARALLEL=2 UBATCH_SIZE=512"
 case_ ds2-q4w deepseek2 "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 $repack"
+# GLM-4.7-Flash's shape: an MLA MTP block after the trunk; the main context
+# skips it in the graph but caches it, and the drafter caches every layer
+case_ ds2-nextn deepseek2 "nextn=1" "CTX_SIZE=4096 PARALLEL=2"
+case_ ds2-mtp deepseek2 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+case_ ds2-mtp-fa-off deepseek2 "nextn=1 experts=16 experts_used=4 groups=4 groups_used=2" "CTX_SIZE=8192 PARALLEL=3 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=3 FLASH_ATTN=off UBATCH_SIZE=256"
 # gate and up experts in one stack (create_tensor_gate_up_exps), as newer conversions ship them
 case_ ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
 
