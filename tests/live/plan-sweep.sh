@@ -94,6 +94,9 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 		sets="$sets head_dim_v=$dv kv_lora=$kvl q_lora=$ql experts=$ne experts_used=$nu ff_exp=$ffe shared=$sh"
 		sets="$sets lead_dense=$lead gating=$gating vocab=$vocab type=$wt"
 		[ "$grp" = 4 ] && [ "$ne" -ge 8 ] && sets="$sets groups=4 groups_used=2"
+		pick mtp 0 0 1 # an MTP block needs the q latent
+		[ "$ql" = 0 ] && mtp=0
+		sets="$sets nextn=$mtp"
 		;;
 	gemma3)
 		pick swa 256 512 1024 4096
