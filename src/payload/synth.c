@@ -167,6 +167,8 @@ static const struct key keys[] = {
     {"groups_used", offsetof(struct synth_spec, n_groups_used), 0, "deepseek2: expert_group_used_count"},
     {"qk_norm", offsetof(struct synth_spec, qk_norm), 0, "glm4moe: 1 writes attn_q_norm/attn_k_norm"},
     {"qkv_bias", offsetof(struct synth_spec, qkv_bias), 0, "glm4moe: 1 writes q/k/v biases"},
+    {"mha", offsetof(struct synth_spec, mha), 0,
+     "deepseek2: 1 writes the pre-MLA layout (attn_kv_b; K and V cached per head)"},
     {"gate_up", offsetof(struct synth_spec, gate_up), 0, "deepseek2, qwen35moe: 1 fuses gate and up experts"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
@@ -715,8 +717,9 @@ static int validate_moe(const struct synth_spec *s, char **err)
 	if (is_arch(s, "deepseek2")) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
-		if (s->n_nextn && (s->n_nextn > 1 || !s->q_lora))
-			return errorf(err, "deepseek2's MTP head is one block over a q latent (nextn=1, q_lora > 0)");
+		if (s->n_nextn && (s->n_nextn > 1 || !s->q_lora || s->mha))
+			return errorf(
+			    err, "deepseek2's MTP head is one MLA block over a q latent (nextn=1, q_lora > 0, mha=0)");
 	}
 	return 0;
 }
@@ -761,6 +764,8 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
 		gw_u32(w, k, s->kv_lora);
+		if (s->mha) /* the old layout: the MHA head sizes are the plain keys */
+			return;
 		akey(k, sizeof(k), s, "attention.key_length_mla");
 		gw_u32(w, k, s->head_dim);
 		akey(k, sizeof(k), s, "attention.value_length_mla");
@@ -818,8 +823,12 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 		}
 		BV("attn_kv_a_norm.weight", s->kv_lora);
 		BM("attn_kv_a_mqa.weight", s->n_embd, s->kv_lora + s->rope_dims);
-		expert_stack(t, il, "attn_k_b.weight", nope, s->kv_lora, s->n_head);
-		expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
+		if (s->mha) {
+			BM("attn_kv_b.weight", s->kv_lora, (uint64_t)s->n_head * (nope + s->head_dim_v));
+		} else {
+			expert_stack(t, il, "attn_k_b.weight", nope, s->kv_lora, s->n_head);
+			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
+		}
 		BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
 		BV("ffn_norm.weight", s->n_embd);
 		if (il < s->n_lead_dense)
@@ -943,13 +952,13 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	gw_u32(&w, k, s->n_ff);
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
-	int mla = strcmp(s->arch, "deepseek2") == 0; /* K-only rows of kv_lora + rope */
+	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	gw_u32(&w, k, mla ? 1 : s->n_head_kv);
+	gw_u32(&w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(&w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(&w, k, mla ? s->kv_lora : s->head_dim);
+	gw_u32(&w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(&w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");

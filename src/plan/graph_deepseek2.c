@@ -10,9 +10,14 @@
  * KV and its rope part as one K row (kv_lora + rope) in a K-only cache,
  * V a view of K, and attn_v_b decompressing the output per head. The
  * nodes in the order build_attn expands them: q, v, k. */
+static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an);
+
 static int mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			 int an)
 {
+	if (!m->head_k_mla || !m->head_v_mla)
+		return mha_attention(g, m, d, in, il, an);
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
 	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
@@ -76,6 +81,73 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
 		if (!d->w->pl->kv_offload)
 			g->t[cur].force = d->w->cpu;
+	}
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+/* The pre-MLA layout (no key_length_mla): attn_kv_b decompresses the
+ * latent into per-head K (no-rope part) and V, K gets the shared roped
+ * part repeated per head, and the plain KV cache holds K and V per head
+ * (build_attn with the KV input): q, v, k as build_attn expands them. */
+static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	int64_t T = d->T, H = d->H;
+	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
+	int64_t dk = m->head_k, dv = m->head_v, nope = dk - rope, row = lora + rope;
+	int q;
+	if (m->q_lora_rank) {
+		q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, T);
+		q = gr_norm(g, d, q, m->q_lora_rank, T, 1, il, "attn_q_a_norm.weight");
+		q = gr_mm(g, d, il, "attn_q_b.weight", q, H * dk, T);
+	} else {
+		q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
+	}
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int qcur = gr_rope(g, ga_view(g, q), pos, dk, H, T);
+	qcur = gr_rotate(g, qcur, dk * H * T, d->k_rot, &in->k_rot); /* quantized caches rotate */
+	/* v: the latent normed, decompressed, V's part copied out */
+	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
+	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
+	int kvn = gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight");
+	int kv = gr_mm(g, d, il, "attn_kv_b.weight", kvn, H * (nope + dv), T);
+	uint64_t vspan = (uint64_t)(dv + (H * T - 1) * (nope + dv)) * 4;
+	int vcur = ga_op(g, 0, F32, dv, H, T, 1, S(ga_view_n(g, kv, vspan)));
+	vcur = gr_rotate(g, vcur, dv * H * T, d->v_rot, &in->v_rot);
+	/* k: the no-rope part beside the roped part repeated over the heads */
+	int knope = ga_view_n(g, kv, (uint64_t)(nope + (H * T - 1) * (nope + dv)) * 4);
+	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	kpe = gr_rope(g, kpe, pos, rope, 1, T);
+	int rep = ga_op(g, 0, F32, rope, H, T, 1, S(kpe));
+	int kcur = ga_op(g, 0, F32, dk, H, T, 1, S(knope, rep));
+	kcur = gr_rotate(g, kcur, dk * H * T, d->k_rot, &in->k_rot);
+	/* into the K and V caches, then attention over them */
+	int64_t n_kv = d->n_kv;
+	/* per cell: H x dk of K, H x dv of V (dims price V at K's head size) */
+	uint64_t k_row = d->k_row, v_row = dk ? d->v_row * (uint64_t)dv / (uint64_t)dk : d->v_row;
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, &in->v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(H * dv)));
+	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
+	ga_sink_to(g, vcache, S(ga_view(g, vcur), vidx, vcache));
+	int mask = gr_input_once(g, &in->mask, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int qp = ga_view(g, ga_view(g, qcur));
+	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * d->kv_size) * k_row;
+	uint64_t vsp = d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * d->kv_size) * v_row
+			     : (uint64_t)(d->n_stream * d->kv_size) * v_row;
+	int kc = ga_view(g, ga_view_n(g, kcache, kspan)), vc = ga_view(g, ga_view_n(g, vcache, vsp));
+	int cur;
+	if (d->fa) {
+		int fa = gr_op_kind(g, ga_op(g, 0, F32, dv, H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+		cur = ga_view(g, gr_rotate(g, ga_view(g, fa), dv * H * T, d->v_rot, &in->v_rot));
+	} else {
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+		int sm = ga_op(g, 1, F32, n_kv, T, H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(vc, sm)), GA_OP_MUL_MAT);
+		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, kqv)));
+		if (!d->w->pl->kv_offload)
+			g->t[cur].force = d->w->cpu;
+		cur = gr_rotate(g, cur, dv * H * T, d->v_rot, &in->v_rot);
 	}
 	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
 }

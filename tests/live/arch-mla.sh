@@ -76,6 +76,12 @@ case_ ds2-q4w deepseek2 "type=q4_0" "CTX_SIZE=4096 PARALLEL=2 $repack"
 case_ ds2-nextn deepseek2 "nextn=1" "CTX_SIZE=4096 PARALLEL=2"
 case_ ds2-mtp deepseek2 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 case_ ds2-mtp-fa-off deepseek2 "nextn=1 experts=16 experts_used=4 groups=4 groups_used=2" "CTX_SIZE=8192 PARALLEL=3 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=3 FLASH_ATTN=off UBATCH_SIZE=256"
+# the pre-MLA layout (attn_kv_b, no key_length_mla): K and V cached per head,
+# with the Hadamard rotations a quantized cache brings
+case_ ds2-mha deepseek2 "mha=1" "CTX_SIZE=4096 PARALLEL=1"
+case_ ds2-mha-fa-off deepseek2 "mha=1 q_lora=0" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+case_ ds2-mha-q8 deepseek2 "mha=1 head_dim=64 rope_dims=32 head_dim_v=64 kv_lora=128" "CTX_SIZE=10000 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+case_ ds2-mha-rotk deepseek2 "mha=1 head_dim=128 rope_dims=64 head_dim_v=64 kv_lora=128" "CTX_SIZE=4096 PARALLEL=1 CACHE_TYPE_K=q8_0"
 # gate and up experts in one stack (create_tensor_gate_up_exps), as newer conversions ship them
 case_ ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
 
