@@ -117,9 +117,10 @@ case_ q35m-geom qwen35moe "layers=12 interval=3 heads=8 kv_heads=4 ssm_state=64 
 # --- placement --------------------------------------------------------------
 if [ -x "$RPC_SERVER" ]; then
 	RPC_PORT=
-	rpc_start && P1=$RPC_PORT
-	check "an rpc-server listens on loopback" test -n "${P1:-}"
+	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
+	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
 	R1=127.0.0.1:$P1
+	R2=127.0.0.1:$P2
 	has_lines() { # NAME BUFFER...: the ledger held a model line for every BUFFER
 		local name=$1 b
 		shift
@@ -136,9 +137,26 @@ if [ -x "$RPC_SERVER" ]; then
 	check "ds2-partial: offloaded 3/6 layers" grep -q "offloaded 3/6 layers" ds2-partial.log
 	check "ds2-partial: KV on the CPU and on the server" \
 		jqt "[.comparison[]|select(.term==\"kv\" and (.part==\"CPU\" or .part==\"RPC0[$R1]\"))]|length==2" ds2-partial.cmp
+	# two devices: -ngl 5 of 7 split 1:2 across the servers
+	case_ ds2-split2 deepseek2 "layers=6 embd=512 vocab=4096" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=5 TENSOR_SPLIT=1,2"
+	check "ds2-split2: offloaded 5/7 layers" grep -q "offloaded 5/7 layers" ds2-split2.log
+	check "ds2-split2: a model buffer on each server and the CPU" has_lines ds2-split2 "RPC0[$R1]" "RPC0[$R2]" CPU_Mapped
+	# -ot: the MoE layers' expert stacks back to the CPU
+	case_ ds2-ot deepseek2 "" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 OVERRIDE_TENSOR=blk\\.[1-2]\\.ffn_.*_exps=CPU"
+	check "ds2-ot: model on CPU_Mapped and RPC0[$R1]" has_lines ds2-ot CPU_Mapped "RPC0[$R1]"
+	# --no-kv-offload: the K-only cache on the CPU, the layers on the server
+	case_ ds2-nkvo deepseek2 "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	check "ds2-nkvo: the KV buffer is the CPU's" jqt '[.comparison[]|select(.term=="kv" and .part=="CPU")]|length==1' ds2-nkvo.cmp
+	# the MTP drafter split across both servers
+	case_ ds2-mtp-split deepseek2 "nextn=1 layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1,$R2 TENSOR_SPLIT=1,1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+	check "ds2-mtp-split: draft KV on both servers" \
+		jqt '[.comparison[]|select(.term=="draft_kv" and (.part|test("^RPC")))]|length==2' ds2-mtp-split.cmp
 	# glm4moe over the CPU and the server: --n-cpu-moe 2 and -ngl 4 of 6
 	case_ glm-cpumoe glm4moe "embd=512 ff_exp=256 experts=16 experts_used=4" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=2 NGL=4"
 	check "glm-cpumoe: weights on CPU_Mapped and RPC0[$R1]" has_lines glm-cpumoe CPU_Mapped "RPC0[$R1]"
+	case_ glm-mtp-rpc glm4moe "" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+	check "glm-mtp-rpc: the drafter computes on the server and the CPU" \
+		jqt '[.comparison[]|select(.term=="draft_compute" and .ledger > 1)]|length==2' glm-mtp-rpc.cmp
 	# qwen35moe's recurrent state and experts across the CPU and the server
 	case_ q35m-cpumoe qwen35moe "nextn=0" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=3 UBATCH_SIZE=1024"
 	check "q35m-cpumoe: recurrent state on the server" \
