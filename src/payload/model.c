@@ -258,6 +258,8 @@ static int moe_keys(const struct gguf *g, struct model *m, char **err)
 		m->expert_w_norm = b != 0;
 	if (gguf_kv_f64(akey(g, m, "expert_weights_scale"), &m->expert_w_scale))
 		m->expert_w_scale = 0;
+	if (gguf_kv_f64(akey(g, m, "attention.temperature_scale"), &m->attn_temp_scale))
+		m->attn_temp_scale = 0;
 	return 0;
 }
 

@@ -77,6 +77,7 @@ struct model {
 	uint32_t q_lora_rank, n_lead_dense, n_expert_shared, expert_gating;
 	uint32_t expert_w_norm, n_expert_groups, n_group_used;
 	double expert_w_scale;
+	double attn_temp_scale; /* attention.temperature_scale (mistral-large's tuning), 0 absent */
 };
 
 /* Derive the geometry. Returns NULL with *err set when a key the engine

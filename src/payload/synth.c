@@ -169,6 +169,8 @@ static const struct key keys[] = {
     {"qkv_bias", offsetof(struct synth_spec, qkv_bias), 0, "glm4moe: 1 writes q/k/v biases"},
     {"mha", offsetof(struct synth_spec, mha), 0,
      "deepseek2: 1 writes the pre-MLA layout (attn_kv_b; K and V cached per head)"},
+    {"temp_scale", offsetof(struct synth_spec, temp_scale10), 0,
+     "deepseek2: attention.temperature_scale in tenths (mistral-large)"},
     {"gate_up", offsetof(struct synth_spec, gate_up), 0, "deepseek2, qwen35moe: 1 fuses gate and up experts"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
@@ -764,6 +766,12 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
 		gw_u32(w, k, s->kv_lora);
+		if (s->temp_scale10) {
+			akey(k, sizeof(k), s, "attention.temperature_scale");
+			gw_f32(w, k, (float)s->temp_scale10 / 10.0f);
+			akey(k, sizeof(k), s, "attention.temperature_length");
+			gw_u32(w, k, 8192);
+		}
 		if (s->mha) /* the old layout: the MHA head sizes are the plain keys */
 			return;
 		akey(k, sizeof(k), s, "attention.key_length_mla");

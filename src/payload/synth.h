@@ -29,6 +29,7 @@ struct synth_spec {
 	uint32_t qk_norm, qkv_bias; /* glm4moe: q/k norms, q/k/v biases */
 	uint32_t gate_up;	    /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
 	uint32_t mha;		    /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
+	uint32_t temp_scale10;	    /* deepseek2: attention.temperature_scale in tenths (0: none) */
 	uint32_t wtype;		    /* ggml type id of the weight matrices */
 	int efforts;		    /* template restricts reasoning_effort */
 	uint32_t n_split;	    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */

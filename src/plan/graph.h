@@ -54,6 +54,7 @@ struct dims {
 struct inputs {
 	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
 	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
+	int attn_scale;				/* per-token attention temperature (deepseek2) */
 };
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})

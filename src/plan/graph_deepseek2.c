@@ -39,6 +39,8 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 	qpe = gr_rope(g, qpe, pos, rope, H, T);
 	int qcur = ga_op(g, 0, F32, row, H, T, 1, S(qabsp, qpe));
+	if (m->attn_temp_scale != 0.0) /* llama 4 temperature scaling, per token */
+		qcur = ga_op(g, 1, F32, row, H, T, 1, S(qcur, gr_input_once(g, &in->attn_scale, (uint64_t)T * 4)));
 	/* v: the normed latent */
 	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
 	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
@@ -105,6 +107,8 @@ static int mha_attention(struct ga_graph *g, const struct model *m, const struct
 	}
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 	int qcur = gr_rope(g, ga_view(g, q), pos, dk, H, T);
+	if (m->attn_temp_scale != 0.0)
+		qcur = ga_op(g, 1, F32, dk, H, T, 1, S(qcur, gr_input_once(g, &in->attn_scale, (uint64_t)T * 4)));
 	qcur = gr_rotate(g, qcur, dk * H * T, d->k_rot, &in->k_rot); /* quantized caches rotate */
 	/* v: the latent normed, decompressed, V's part copied out */
 	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);

@@ -82,6 +82,9 @@ case_ ds2-mha deepseek2 "mha=1" "CTX_SIZE=4096 PARALLEL=1"
 case_ ds2-mha-fa-off deepseek2 "mha=1 q_lora=0" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
 case_ ds2-mha-q8 deepseek2 "mha=1 head_dim=64 rope_dims=32 head_dim_v=64 kv_lora=128" "CTX_SIZE=10000 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 case_ ds2-mha-rotk deepseek2 "mha=1 head_dim=128 rope_dims=64 head_dim_v=64 kv_lora=128" "CTX_SIZE=4096 PARALLEL=1 CACHE_TYPE_K=q8_0"
+# mistral-large's attention temperature: a per-token scale on q, MLA and not
+case_ ds2-temp deepseek2 "temp_scale=1" "CTX_SIZE=4096 PARALLEL=2"
+case_ ds2-mha-temp deepseek2 "temp_scale=1 mha=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off"
 # gate and up experts in one stack (create_tensor_gate_up_exps), as newer conversions ship them
 case_ ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
 
