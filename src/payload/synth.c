@@ -517,7 +517,9 @@ static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t
 	uint32_t blck = ti ? ti->blck : CUSTOM_BLCK;
 	if (ne0 % blck && !t->bad) {
 		struct sb b = {0};
-		sb_addf(&b, "type=%s: tensor '%s' would have %llu elements per row, not a multiple of its block of %u",
+		sb_addf(&b,
+			"type=%s: tensor '%s' would have %llu elements per row, not a multiple of its block of %u: "
+			"the engine refuses such a file",
 			ti ? ti->name : "custom", nm, (unsigned long long)ne0, blck);
 		t->bad = sb_detach(&b);
 	}
