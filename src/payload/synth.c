@@ -159,7 +159,8 @@ static const struct key keys[] = {
     {"head_dim_v", offsetof(struct synth_spec, head_dim_v), 0, "deepseek2: value head size (value_length_mla)"},
     {"lead_dense", offsetof(struct synth_spec, n_lead_dense), 0, "deepseek2, glm4moe: leading dense layers"},
     {"shared", offsetof(struct synth_spec, n_shared), 0, "deepseek2, glm4moe, qwen35moe: shared experts"},
-    {"gating", offsetof(struct synth_spec, gating), 0, "deepseek2, glm4moe: 1 softmax, 2 sigmoid gating"},
+    {"gating", offsetof(struct synth_spec, gating), 0,
+     "deepseek2, glm4moe: gating 1 softmax, 2 sigmoid, 3 softmax-weight, 4 sqrt-softplus"},
     {"probs_b", offsetof(struct synth_spec, probs_b), 2, "deepseek2, glm4moe: 1 writes exp_probs_b (selection bias)"},
     {"w_norm", offsetof(struct synth_spec, w_norm), 2, "deepseek2, glm4moe: expert_weights_norm"},
     {"w_scale", offsetof(struct synth_spec, w_scale10), 0, "deepseek2, glm4moe: expert_weights_scale in tenths"},
@@ -711,8 +712,9 @@ static int validate_moe(const struct synth_spec *s, char **err)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
 	if (s->n_lead_dense > s->n_layer)
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
-	if (!is_arch(s, "qwen35moe") && s->gating != 1 && s->gating != 2)
-		return errorf(err, "gating must be 1 (softmax) or 2 (sigmoid)");
+	if (!is_arch(s, "qwen35moe") && (s->gating < 1 || s->gating > 4))
+		return errorf(err, "gating must be 1 (softmax), 2 (sigmoid), 3 (softmax over the chosen) or 4 "
+				   "(sqrt softplus)");
 	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
 			    s->n_expert / s->n_groups < 2))
 		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");

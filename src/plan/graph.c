@@ -238,7 +238,11 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 {
 	int64_t ne = d->n_expert, k = d->n_expert_used;
 	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
-	int probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits)); /* soft_max or sigmoid */
+	int probs = logits; /* SOFTMAX_WEIGHT: the logits themselves */
+	if (o->gating == 4) /* sqrt(softplus(logits)) */
+		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(ga_op(g, 1, F32, ne, T, 1, 1, S(logits))));
+	else if (o->gating != 3) /* soft_max or sigmoid */
+		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
 	int probs3 = ga_view(g, probs);
 	int selp = probs;
 	if (o->probs_b)
@@ -248,6 +252,8 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(selp));
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
+	if (o->gating == 3) /* a softmax over the chosen experts' logits */
+		w = ga_view(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))));
 	if (o->norm_w) {
 		int w2 = ga_view(g, w);
 		int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));

@@ -77,6 +77,7 @@ int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_
 /* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
 struct gr_moe_opts {
 	int sigmoid;			/* gating by sigmoid, else softmax (same nodes) */
+	int gating;			/* expert_gating_func: 3 softmax over the chosen weights, 4 sqrt(softplus) */
 	int probs_b;			/* exp_probs_b: a selection bias */
 	int norm_w;			/* weights normalised by their sum */
 	int scale;			/* expert_weights_scale neither 0 nor 1 */

@@ -166,6 +166,7 @@ static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 	char name[64];
 	snprintf(name, sizeof(name), "blk.%d.exp_probs_b.bias", il); /* optional, per layer */
 	o.sigmoid = m->expert_gating == 2;
+	o.gating = (int)m->expert_gating;
 	o.probs_b = d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
 	o.norm_w = m->expert_w_norm != 0;
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;

@@ -54,6 +54,7 @@ static int glm4moe_ffn(struct ga_graph *g, const struct model *m, const struct d
 		return gr_ffn(g, d, il, x, T);
 	struct gr_moe_opts o = {0};
 	o.sigmoid = m->expert_gating != 1;
+	o.gating = (int)m->expert_gating;
 	o.probs_b = 1; /* exp_probs_b is required */
 	o.norm_w = m->expert_w_norm != 0;
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;

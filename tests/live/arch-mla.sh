@@ -85,6 +85,9 @@ case_ ds2-mha-rotk deepseek2 "mha=1 head_dim=128 rope_dims=64 head_dim_v=64 kv_l
 # mistral-large's attention temperature: a per-token scale on q, MLA and not
 case_ ds2-temp deepseek2 "temp_scale=1" "CTX_SIZE=4096 PARALLEL=2"
 case_ ds2-mha-temp deepseek2 "temp_scale=1 mha=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off"
+# the other gating functions: a softmax over the chosen experts, sqrt(softplus)
+case_ ds2-gating3 deepseek2 "gating=3" "CTX_SIZE=4096 PARALLEL=2"
+case_ ds2-gating4 deepseek2 "gating=4 probs_b=0" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
 # gate and up experts in one stack (create_tensor_gate_up_exps), as newer conversions ship them
 case_ ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
 
