@@ -91,6 +91,20 @@ case_ ds2-gating4 deepseek2 "gating=4 probs_b=0" "CTX_SIZE=4096 PARALLEL=2 UBATC
 # gate and up experts in one stack (create_tensor_gate_up_exps), as newer conversions ship them
 case_ ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
 
+# law S04 on MLA: K and V cache types apart (main or draft context) are
+# refused by check and by the engine alike
+refused_() { # NAME SETS KEYS
+	local name=$1 s args=()
+	for s in $2; do args+=(--set "$s"); done
+	"$ZEALOT" synth deepseek2 "${args[@]}" -o "$name.gguf" 2>/dev/null
+	boot_for_ledger "$name" "$3"
+	run "$ZEALOT" check --json "$name.env"
+	check "$name: check refuses it by S04" jqt '[.findings[]|select(.law=="S04")]|length>=1' "$TMP/out"
+	check "$name: the engine refuses it too" grep -q "does not support different K" "$name.log"
+}
+refused_ ds2-kv-apart "" "CTX_SIZE=4096 PARALLEL=1 CACHE_TYPE_K=bf16"
+refused_ ds2-draft-kv-apart "nextn=1" "CTX_SIZE=4096 PARALLEL=1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2 SPEC_DRAFT_TYPE_K=bf16"
+
 # --- glm4moe ----------------------------------------------------------------
 # GLM-4.5's shape: biased q/k/v, partial rotary (32 of 64), one dense lead
 # layer, sigmoid gating with a selection bias, a shared expert, and one
