@@ -9,15 +9,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "payload/census.h"
 #include "payload/gguf.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -38,10 +32,10 @@ int main(int argc, char **argv)
 	uint64_t vocab = 0, header = 0, fsize = 0;
 	for (int i = 0; i < iters; i++) {
 		char *err = NULL;
-		double t0 = now_ms();
+		double t0 = mono_ms();
 		struct gguf_file *f = gguf_open(argv[1], &err);
 		struct census *c = f ? census_take(f->g, &err) : NULL;
-		t[i] = now_ms() - t0;
+		t[i] = mono_ms() - t0;
 		if (!c) {
 			fprintf(stderr, "bench_inspect: %s\n", err);
 			return 3;

@@ -9,16 +9,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "endpoint/endpoint.h"
 #include "plan/plan.h"
 #include "plan/shape.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -40,7 +34,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < iters; i++) {
 		char *err = NULL;
 		int io;
-		double t0 = now_ms();
+		double t0 = mono_ms();
 		struct endpoint *ep = endpoint_load(argv[1], &err);
 		struct shape_ctx c;
 		struct plan p;
@@ -49,7 +43,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_plan: %s\n", err ? err : "failed");
 			return 3;
 		}
-		t[i] = now_ms() - t0;
+		t[i] = mono_ms() - t0;
 		total_mib = plan_mib(p.device_total);
 		shape_release(&c);
 		endpoint_free(ep);

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/util.h"
+
 #include "endpoint/endpoint.h"
 #include "plan/cand.h"
 #include "plan/memo.h"
@@ -23,13 +25,6 @@
 #include "plan/rungs.h"
 #include "plan/shape.h"
 #include "plan/solve.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static uint64_t rng = 2026;
 static uint32_t draw(uint32_t n) /* xorshift64* */
@@ -67,10 +62,10 @@ int main(int argc, char **argv)
 
 	/* 1. a plan without reuse */
 	int base_n = 50;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	for (int i = 0; i < base_n; i++)
 		plan_make(m, c.model->g, &c.shape, c.dev, &c.extras, p, &err);
-	double plain = (now_ms() - t0) / base_n;
+	double plain = (mono_ms() - t0) / base_n;
 	printf("plan without reuse (header parsed once): %.3f ms, %.0f plans/s\n", plain, 1000 / plain);
 
 	/* 2. random candidates of the solve space */
@@ -95,7 +90,7 @@ int main(int argc, char **argv)
 	struct memo *mm = memo_new();
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t fits = 0;
-		t0 = now_ms();
+		t0 = mono_ms();
 		for (int i = 0; i < made; i++) {
 			struct plan_extras x = d[i].x;
 			x.memo = mm;
@@ -104,7 +99,7 @@ int main(int argc, char **argv)
 			plan_make(m, c.model->g, &d[i].s, c.dev, &x, p, &err);
 			fits += p->fits;
 		}
-		double ms = now_ms() - t0;
+		double ms = mono_ms() - t0;
 		const struct memo_stats *st = memo_stats(mm);
 		printf("%d random candidate plans of the solve space, %s memo: %.1f ms, %.0f candidate plans/s "
 		       "(%llu fit; %llu graph replays so far)\n",
@@ -134,7 +129,7 @@ int main(int argc, char **argv)
 	}
 	free(r);
 	struct rungs rg;
-	struct rungs_opts ro = {{0, RATE_ACCEPT_DEFAULT}};
+	struct rungs_opts ro = {{0, RATE_ACCEPT_DEFAULT, 0}};
 	if (rungs_make(ep, &c, &ro, &rg, &err) == 0)
 		printf("rungs: %zu rungs in %.1f ms (%llu candidate plans)\n", rg.n, rg.ms,
 		       (unsigned long long)rg.plans);

@@ -10,8 +10,10 @@ pkgs=(
 	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
 	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
 	chromium libxml2-utils                     # the budget picture rendered and parsed (tests/cli/svg.sh)
+	prometheus ansible                         # promtool and ansible-playbook check the fleet's emitted files (tests/cli/emit-fleet.sh)
 	nginx                                      # a real HTTP server on loopback for the fetch tests
 	systemd-container                          # systemd-nspawn: a real systemd for the deploy tests (tests/systemd.sh)
+	openssh-server openssh-client ansible-core # a fleet's hosts in containers, each its own sshd (tests/fleet.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -23,5 +25,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	echo "install-deps: apt-get install ${missing[*]}" >&2
 	$sudo apt-get update -qq
+	# openssh-server (and nginx) must never start on the build host: only
+	# the test containers run an sshd. A policy-rc.d that forbids every
+	# service start holds for this install (one already there is kept).
+	guard=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+		$sudo chmod 755 /usr/sbin/policy-rc.d
+		guard=1
+	fi
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+	[ -z "$guard" ] || $sudo rm -f /usr/sbin/policy-rc.d
 fi

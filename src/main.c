@@ -7,10 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-
-#ifndef ZEALOT_VERSION
-#define ZEALOT_VERSION "0.1.0"
-#endif
+#include "cmd/version.h"
 
 static const struct command commands[] = {
     {"inspect", cmd_inspect, "say what a GGUF payload really is"},
@@ -31,6 +28,7 @@ static const struct command commands[] = {
     {"rollback", cmd_rollback, "redeploy an earlier era of an endpoint through the same gates"},
     {"history", cmd_history, "every era an endpoint served, its boots and the deploy attempts, from the store"},
     {"diff", cmd_diff, "the keys and the plan, term by term, between two eras or an era and the file"},
+    {"fleet", cmd_fleet, "many endpoints on many hosts: a directory of endpoint files (zealot fleet --help)"},
 };
 
 static void usage(FILE *f)

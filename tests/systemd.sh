@@ -12,6 +12,7 @@
 #   RS_NAME=zl-mytest-$$     a machine name unique to this test file and run
 #   RS_BIND="$TMP"           host paths bound read-write at the same path
 #                            (files written there after boot are seen inside)
+#   RS_BIND_RO="DIR..."      host paths bound read-only at the same path
 #   rs_start                 boot; returns non-zero (with the log) on failure
 #   rs_exec CMD ARGS...      run CMD inside (all the container's namespaces,
 #                            this environment, the caller's cwd if it exists
@@ -19,6 +20,9 @@
 #                            systemd, its /proc is the container's
 #   rs_root                  the host path of the container's "/"
 #   rs_stop                  power off, unmount, remove cgroups and state
+#
+# Several containers at once: set RS_NAME and RS_DIR before each rs_start
+# and each call (tests/fleet.sh does, one per host).
 #
 # rs_start chains rs_stop onto the EXIT trap (keeping the one lib.sh and
 # engine.sh set) and turns INT/TERM into an exit, so a failing or killed test
@@ -67,8 +71,9 @@ rs_start() {
 	# tear down on any exit of the test, on top of the trap already set
 	local prev
 	prev=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+	# (this container's name and state, whichever RS_NAME is set at exit)
 	# shellcheck disable=SC2064
-	trap "rs_stop; $prev" EXIT
+	trap "RS_NAME=$(printf %q "$RS_NAME") RS_DIR=$(printf %q "$RS_DIR") rs_stop; $prev" EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 
@@ -82,6 +87,7 @@ rs_start() {
 	done
 	masks+=" ${RS_MASK:-}"
 	for b in ${RS_BIND:-}; do binds+=" --bind=$b"; done
+	for b in ${RS_BIND_RO:-}; do binds+=" --bind-ro=$b"; done
 
 	local t0
 	t0=$(_rs_ms)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -223,4 +225,65 @@ size_t edit_distance(const char *a, const char *b)
 		}
 	}
 	return d[la][lb];
+}
+
+char *state_dir(void)
+{
+	struct sb b = {0};
+	const char *d = getenv("ZEALOT_STATE_DIR");
+	if (d && *d)
+		sb_adds(&b, d);
+	else if ((d = getenv("XDG_STATE_HOME")) && *d)
+		sb_addf(&b, "%s/zealot", d);
+	else
+		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
+	return sb_detach(&b);
+}
+
+const char *fmt_commas(uint64_t v, char *buf, size_t n)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+char *path_which(const char *name)
+{
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	const char *p = getenv("PATH");
+	if (!p || !*p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	for (;;) {
+		size_t n = strcspn(p, ":");
+		struct sb f = {0};
+		sb_addf(&f, "%.*s/%s", (int)n, n ? p : ".", name);
+		if (access(f.s, X_OK) == 0)
+			return sb_detach(&f);
+		sb_release(&f);
+		if (!p[n])
+			return NULL;
+		p += n + 1;
+	}
+}
+
+double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }

@@ -54,4 +54,22 @@ int parse_double(const char *s, double *out);
  * did-you-mean; strings over 64 bytes are 99 apart. */
 size_t edit_distance(const char *a, const char *b);
 
+/* zealot's state directory (the store, the pin stamps): $ZEALOT_STATE_DIR,
+ * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
+char *state_dir(void);
+
+/* The monotonic clock, for durations (never dates): seconds, milliseconds. */
+double mono_s(void);
+double mono_ms(void);
+
+/* The executable a command name runs, found the way execvp finds it: a
+ * name with a '/' as it is; a bare name in each $PATH entry in turn (an
+ * empty entry is the current directory; no PATH: /usr/local/bin:/usr/bin:
+ * /bin). NULL when no entry holds an executable of that name. Allocated. */
+char *path_which(const char *name);
+
+/* v with a comma every three digits ("200,704"), into buf of n bytes
+ * (cut to fit); returns buf. */
+const char *fmt_commas(uint64_t v, char *buf, size_t n);
+
 #endif

@@ -26,27 +26,12 @@ void calib_date(int64_t t, char *buf, size_t n)
 		snprintf(buf, n, "%lld", (long long)t);
 }
 
-/* A bare runtime name through PATH, as execvp would find it. */
+/* A bare runtime name through PATH, as execvp would find it; the name
+ * itself when nothing on PATH is. */
 static char *which(const char *name)
 {
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	const char *p = path;
-	while (*p) {
-		size_t n = strcspn(p, ":");
-		struct sb f = {0};
-		sb_addf(&f, "%.*s/%s", (int)n, n ? p : ".", name);
-		if (access(f.s, X_OK) == 0)
-			return sb_detach(&f);
-		sb_release(&f);
-		p += n;
-		if (*p == ':')
-			p++;
-	}
-	return xstrdup(name);
+	char *p = path_which(name);
+	return p ? p : xstrdup(name);
 }
 
 /* Run `path --version`, both streams, at most 10 s and 64 KiB. NULL when it

@@ -42,6 +42,16 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 /* `zealot plan --json` of a plan (src/cmd/plan.c). */
 json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
 
+/* What `zealot plan ENDPOINT` prices, for every command that plans one
+ * endpoint as plan does: the shape (device overrides DEVICE; cpu_source, if
+ * given, names where CPU_FEATURES came from), the plan, and with calibrate
+ * its calibration from the store (*cal, *cal_text as calib_apply gives
+ * them). Returns EXIT_OK, or EXIT_USAGE / EXIT_IO with *err. A store that
+ * cannot be read is no failure: *warn says why the plan is not calibrated.
+ * The caller releases c, cal, cal_text and warn. */
+int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
+		   struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err);
+
 /* "2026-10-19 03:21" in local time. */
 void calib_date(int64_t t, char *buf, size_t n);
 

@@ -47,6 +47,14 @@ struct json_t *cmd_ledger_json(const struct ledger *l);
 int cmd_history(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
+/* zealot fleet: the group (src/cmd/fleet.c dispatches) and its subcommands */
+int cmd_fleet(int argc, char **argv);
+int cmd_fleet_plan(int argc, char **argv);
+/* zealot fleet status|deploy|history (src/cmd/fleetops.c), rows of the
+ * fleet command's table */
+int cmd_fleet_status(int argc, char **argv);
+int cmd_fleet_deploy(int argc, char **argv);
+int cmd_fleet_history(int argc, char **argv);
 
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

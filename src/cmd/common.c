@@ -22,16 +22,7 @@ int cmd_is_help(const char *arg)
 
 const char *cmd_commas(uint64_t v, char *buf, size_t n)
 {
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 2 < n; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
+	return fmt_commas(v, buf, n);
 }
 
 double cmd_mib(uint64_t bytes)

@@ -1,19 +1,27 @@
-/* zealot emit unit|prometheus|alerts|harness ENDPOINT */
+/* zealot emit unit|prometheus|alerts|harness ENDPOINT, and for a fleet
+ * directory prometheus|alerts|harness|ansible DIR */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/util.h"
 #include "../endpoint/emit.h"
 #include "../endpoint/endpoint.h"
+#include "../fleet/ansible.h"
+#include "../fleet/fleet.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
 #include "options.h"
+#include "shapes.h"
+#include "version.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot emit unit|prometheus|alerts|harness ENDPOINT [options]",
+    .usage = "zealot emit unit|prometheus|alerts|harness ENDPOINT [options]\n"
+	     "zealot emit prometheus|alerts|harness DIR [options]\n"
+	     "zealot emit ansible DIR [-o OUTDIR] [--ssh-config FILE]",
     .about = "  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
 	     "              becomes the main process), EnvironmentFile= the endpoint,\n"
 	     "              Restart=on-failure, RestartSec=10, TimeoutStopSec=180,\n"
@@ -23,22 +31,210 @@ static const struct cmd_help help = {
 	     "  alerts      rules: endpoint down (and the 501 of METRICS=0, C04), no free\n"
 	     "              slot for N minutes (A07)\n"
 	     "  harness     a client entry: the per-slot window (M03), the template's\n"
-	     "              reasoning_effort map (A08), the payload's sampling defaults\n",
-    .exits = "0, 2 usage or invalid endpoint, 3 unreadable file",
+	     "              reasoning_effort map (A08), the payload's sampling defaults,\n"
+	     "              compactionModel from COMPACTION_HUB\n"
+	     "\n"
+	     "For a fleet directory DIR (every *.env file, zealot fleet --help), one file\n"
+	     "for the whole fleet: prometheus a scrape config (scrape_configs: a job per\n"
+	     "endpoint, a remote target at HOST's host and the endpoint's LISTEN_PORT),\n"
+	     "alerts one rule file (a group per endpoint), harness every endpoint's\n"
+	     "entry with compactionModel the ALIAS of the endpoint its COMPACTION_HUB\n"
+	     "names (which must be one of DIR's; a hub whose per-slot window is smaller\n"
+	     "than an endpoint's it compacts is warned about). promtool check config and\n"
+	     "check rules accept the first two.\n"
+	     "  ansible     an inventory (inventory.yml: group zealot_fleet, a host per\n"
+	     "              HOST with ansible_host, ansible_port, ansible_user; local\n"
+	     "              endpoints on localhost, connection local) and a playbook\n"
+	     "              (playbook.yml): on each host it checks that `zealot\n"
+	     "              --version` there is this zealot's, copies each endpoint file\n"
+	     "              to zealot_endpoint_dir (/etc/zealot/fleet) and runs zealot\n"
+	     "              deploy FILE --reason zealot_reason there (no shell: an argv;\n"
+	     "              names and paths are !unsafe, never templated), failing the\n"
+	     "              play at the first deploy that fails. Variables: zealot (the\n"
+	     "              remote binary, default zealot on PATH), zealot_endpoint_dir,\n"
+	     "              zealot_reason. Payloads are not copied: their paths are the\n"
+	     "              host's (zealot fetch there).\n",
+    .exits = "0, 2 usage or invalid endpoint, 3 unreadable file or unwritable OUTDIR",
     .min_args = 2,
     .max_args = 2,
 };
 
-static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness"};
+static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness", "ansible"};
+
+/* The harness entry of one endpoint, planned as emit harness plans it;
+ * *window its per-slot window. Returns EXIT_OK or an exit status with *err. */
+static int harness_entry(const struct endpoint *ep, const char *host, const char *hub, unsigned *window, char **out,
+			 char **err)
+{
+	struct shape_ctx c = {0};
+	struct plan p;
+	int io = 0, rc = EXIT_OK;
+	if (shape_load(ep, NULL, &c, &io, err) ||
+	    plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
+		rc = io ? EXIT_IO : EXIT_USAGE;
+	} else {
+		*out = emit_harness_at(ep, c.census, &p, host, hub);
+		*window = p.n_ctx_seq;
+	}
+	shape_release(&c);
+	return rc;
+}
+
+/* The hub member i's COMPACTION_HUB names, or -1 (none); -2 with *err when
+ * it names no endpoint of the fleet. */
+static long hub_of(const struct fleet *f, size_t i, char **err)
+{
+	const char *hub = endpoint_value(f->m[i].ep, "COMPACTION_HUB");
+	if (!hub || !*hub)
+		return -1;
+	for (size_t j = 0; j < f->n; j++)
+		if (strcmp(f->m[j].name, hub) == 0)
+			return (long)j;
+	char *w = endpoint_where(f->m[i].ep, "COMPACTION_HUB");
+	errorf(err, "%s: '%s' is no endpoint of %s (its *.env files name the endpoints)", w, hub, f->dir);
+	free(w);
+	return -2;
+}
+
+static int fleet_harness(const struct fleet *f, struct sb *b, char **err)
+{
+	unsigned *window = xcalloc(f->n, sizeof(*window));
+	char **entry = xcalloc(f->n, sizeof(*entry));
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < f->n && rc == EXIT_OK; i++) {
+		long h = hub_of(f, i, err);
+		if (h == -2) {
+			rc = EXIT_USAGE;
+			break;
+		}
+		const char *hub = h >= 0 ? endpoint_value(f->m[h].ep, "ALIAS") : NULL;
+		rc = harness_entry(f->m[i].ep, f->m[i].remote ? f->m[i].host.host : NULL, hub, &window[i], &entry[i],
+				   err);
+		if (rc != EXIT_OK) {
+			char *e = *err;
+			*err = NULL;
+			errorf(err, "%s: %s", f->m[i].name, e);
+			free(e);
+		}
+	}
+	if (rc == EXIT_OK) {
+		sb_adds(b, "# Client harness for the fleet ");
+		fleet_one_line(b, f->dir);
+		sb_adds(b, ", emitted by zealot: an entry per endpoint.\n");
+		for (size_t i = 0; i < f->n; i++) {
+			long h = hub_of(f, i, NULL);
+			/* a compaction request carries a whole conversation of the endpoint it compacts */
+			if (h >= 0 && window[h] < window[i]) {
+				cmd_fail(0,
+					 "emit: warning: %s compacts at %s, whose per-slot window (%u) is smaller than "
+					 "its own (%u): a full conversation will not fit (law M03)",
+					 f->m[i].name, f->m[h].name, window[h], window[i]);
+				sb_adds(b, "# WARNING: ");
+				fleet_one_line(b, f->m[i].name);
+				sb_adds(b, "'s hub ");
+				fleet_one_line(b, f->m[h].name);
+				sb_addf(b, " holds %u tokens per slot, less than its %u (law M03)\n", window[h],
+					window[i]);
+			}
+		}
+		for (size_t i = 0; i < f->n; i++)
+			sb_adds(b, entry[i]);
+	}
+	for (size_t i = 0; i < f->n; i++)
+		free(entry[i]);
+	free(entry);
+	free(window);
+	return rc;
+}
+
+static int write_in(const char *dir, const char *name, const char *text, char **err)
+{
+	struct sb path = {0};
+	sb_addf(&path, "%s/%s", dir, name);
+	int rc = cmd_write_file(path.s, text, err);
+	if (!rc)
+		printf("wrote %s\n", path.s);
+	sb_release(&path);
+	return rc;
+}
+
+/* emit KIND DIR: one file for the fleet. */
+static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *outdir, const char *ssh_config,
+		      const char *reason)
+{
+	struct fleet f;
+	char *err = NULL;
+	int rc = EXIT_OK;
+	if (fleet_load(dir, &f, &err)) {
+		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		cmd_fail(rc, "emit: %s", err);
+		free(err);
+		return rc;
+	}
+	struct sb b = {0};
+	if (kind == 1) {
+		sb_adds(&b, "# Prometheus configuration for the fleet ");
+		fleet_one_line(&b, f.dir);
+		sb_adds(&b, ", emitted by zealot: a scrape job\n"
+			    "# per endpoint; a remote endpoint is scraped at its HOST.\n"
+			    "scrape_configs:\n");
+		for (size_t i = 0; i < f.n; i++) {
+			const char *bind = endpoint_value(f.m[i].ep, "BIND_ADDR");
+			int loopback = bind && (strncmp(bind, "127.", 4) == 0 || strcmp(bind, "::1") == 0);
+			if (f.m[i].remote && loopback) {
+				sb_adds(&b, "# ");
+				fleet_one_line(&b, f.m[i].name);
+				sb_addf(&b, " binds %s on its host: only a Prometheus there reaches it (BIND_ADDR)\n",
+					bind);
+			}
+			if (f.m[i].remote && endpoint_value(f.m[i].ep, "API_KEY_FILE"))
+				sb_adds(&b, "# Prometheus reads the API key on its own host, at API_KEY_FILE's path\n");
+			emit_prometheus_job(&b, f.m[i].ep, f.m[i].remote ? f.m[i].host.host : NULL);
+		}
+	} else if (kind == 2) {
+		sb_adds(&b, "# Alert rules for the fleet ");
+		fleet_one_line(&b, f.dir);
+		sb_adds(&b, " (Prometheus rule file), emitted by zealot\ngroups:\n");
+		for (size_t i = 0; i < f.n; i++)
+			emit_alerts_group(&b, f.m[i].ep, minutes);
+	} else if (kind == 3) {
+		rc = fleet_harness(&f, &b, &err);
+	} else {
+		if (fleet_ansible_check(&f, &err)) {
+			rc = EXIT_USAGE;
+			goto done;
+		}
+		char *inv = fleet_ansible_inventory(&f, ssh_config);
+		char *play = fleet_ansible_playbook(&f, "zealot " ZEALOT_VERSION, reason);
+		if (write_in(outdir, "inventory.yml", inv, &err) || write_in(outdir, "playbook.yml", play, &err))
+			rc = EXIT_IO;
+		free(inv);
+		free(play);
+	}
+	if (rc == EXIT_OK && kind != 4)
+		fputs(b.s, stdout);
+done:
+	if (err)
+		cmd_fail(rc, "emit: %s", err);
+	free(err);
+	sb_release(&b);
+	fleet_free(&f);
+	return rc;
+}
 
 int cmd_emit(int argc, char **argv)
 {
-	const char *user = NULL, *zealot = NULL;
+	const char *user = NULL, *zealot = NULL, *outdir = ".", *ssh_config = NULL;
+	const char *reason = "ansible: zealot fleet playbook";
 	uint64_t minutes = 5;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "user", &user, "NAME", "unit: User="),
 	    OPT_STRING(0, "zealot", &zealot, "PATH", "unit: the zealot binary (default: this one)"),
 	    OPT_U64(0, "slot-minutes", &minutes, "N", 1, 1440, "alerts: minutes of waiting before LlmNoFreeSlot (5)"),
+	    OPT_STRING('o', "output", &outdir, "OUTDIR", "ansible: where inventory.yml and playbook.yml go (.)"),
+	    OPT_STRING(0, "ssh-config", &ssh_config, "FILE", "ansible: ssh reads this config (-F FILE)"),
+	    OPT_STRING(0, "reason", &reason, "TEXT",
+		       "ansible: the deploy reason (default \"ansible: zealot fleet playbook\")"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -52,7 +248,20 @@ int cmd_emit(int argc, char **argv)
 		if (strcmp(what, kinds[k]) == 0)
 			kind = k;
 	if (kind < 0)
-		return cmd_fail(EXIT_USAGE, "emit: '%s' is not unit, prometheus, alerts or harness", what);
+		return cmd_fail(EXIT_USAGE,
+				"emit: '%s' is not unit, prometheus, alerts or harness (nor ansible, for a fleet DIR)",
+				what);
+	struct stat st;
+	int dir = stat(file, &st) == 0 && S_ISDIR(st.st_mode);
+	if (dir && kind == 0)
+		return cmd_fail(EXIT_USAGE,
+				"emit: unit takes one endpoint file, not the fleet directory '%s' (each host's unit "
+				"is its own: zealot deploy there)",
+				file);
+	if (!dir && kind == 4)
+		return cmd_fail(EXIT_USAGE, "emit: ansible takes a fleet directory, not '%s'", file);
+	if (dir)
+		return emit_fleet(kind, file, (unsigned)minutes, outdir, ssh_config, reason);
 	char *err = NULL, *out = NULL;
 	int rc = EXIT_OK;
 	struct shape_ctx c = {0};
@@ -84,14 +293,10 @@ int cmd_emit(int argc, char **argv)
 	} else if (kind == 2) {
 		out = emit_alerts(ep, (unsigned)minutes);
 	} else {
-		int io = 0;
-		struct plan p;
-		if (shape_load(ep, NULL, &c, &io, &err) ||
-		    plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
-			rc = io ? EXIT_IO : EXIT_USAGE;
+		unsigned window;
+		rc = harness_entry(ep, NULL, endpoint_value(ep, "COMPACTION_HUB"), &window, &out, &err);
+		if (rc != EXIT_OK)
 			goto done;
-		}
-		out = emit_harness(ep, c.census, &p);
 	}
 	fputs(out, stdout);
 done:

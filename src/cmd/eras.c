@@ -285,7 +285,7 @@ char *eras_boot_summary(const struct store_boot *b)
 	return sb_detach(&s);
 }
 
-static json_t *loads_or_null(const char *s)
+json_t *eras_json(const char *s)
 {
 	if (!s || !*s)
 		return json_null();
@@ -311,8 +311,8 @@ json_t *eras_boot_json(const struct store_boot *b)
 	char *sum = eras_boot_summary(b);
 	json_object_set_new(o, "summary", json_string(sum));
 	free(sum);
-	json_object_set_new(o, "ledger", loads_or_null(b->ledger_json));
-	json_object_set_new(o, "probes", loads_or_null(b->probes_json));
-	json_object_set_new(o, "bench", loads_or_null(b->bench_json));
+	json_object_set_new(o, "ledger", eras_json(b->ledger_json));
+	json_object_set_new(o, "probes", eras_json(b->probes_json));
+	json_object_set_new(o, "bench", eras_json(b->bench_json));
 	return o;
 }

@@ -41,6 +41,10 @@ char *eras_payload(const struct endpoint *ep, const char *pins_json);
  * 22,870; probes 9 pass 0 fail; decode 213.5 t/s" from a boot's records. */
 char *eras_boot_summary(const struct store_boot *b);
 
+/* A JSON text kept in the store: null when there is none, the value, or
+ * the text itself as a string when it does not parse (shown, not lost). */
+json_t *eras_json(const char *s);
+
 /* A boot as history --json shows it. */
 json_t *eras_boot_json(const struct store_boot *b);
 

@@ -45,12 +45,6 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
-static json_t *loads(const char *s)
-{
-	json_t *v = s && *s ? json_loads(s, 0, NULL) : NULL;
-	return v ? v : json_null();
-}
-
 static void window(const struct store_era *e, char *buf, size_t n)
 {
 	char a[64], b[64] = "";
@@ -100,13 +94,13 @@ static json_t *era_json(struct store *st, const struct store_era *e, const struc
 	char *pay = ep ? eras_payload(ep, e->pins_json) : NULL;
 	json_object_set_new(o, "payload", pay ? json_string(pay) : json_null());
 	free(pay);
-	json_object_set_new(o, "pins", loads(e->pins_json));
+	json_object_set_new(o, "pins", eras_json(e->pins_json));
 	json_object_set_new(o, "runtime", json_string(e->runtime));
 	json_object_set_new(o, "runtime_version", json_string(e->runtime_version));
 	char *rid = store_runtime_id(e->runtime_version);
 	json_object_set_new(o, "runtime_build", json_string(rid));
 	free(rid);
-	json_object_set_new(o, "argv", loads(e->argv_json));
+	json_object_set_new(o, "argv", eras_json(e->argv_json));
 	json_object_set_new(o, "unit_name", json_string(e->unit_name));
 	char *shape = ep ? eras_shape(ep) : NULL;
 	json_object_set_new(o, "shape", shape ? json_string(shape) : json_null());

@@ -7,6 +7,7 @@
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
+#include "../plan/rate.h"
 #include "../plan/shape.h"
 #include "calib.h"
 #include "cmd.h"
@@ -50,7 +51,15 @@ static const struct cmd_help help = {
 	     "measured figures, at another shape each modelled term scaled by\n"
 	     "measured/modelled at the recorded one; a buffer the model lacks (CUDA_Host\n"
 	     "compute) is carried as measured, scaled with the card's compute; overhead\n"
-	     "is the boot's settled memory minus its ledger. The plan says which boot.\n",
+	     "is the boot's settled memory minus its ledger. The plan says which boot.\n"
+	     "\n"
+	     "Decode (law A06): the bytes read per generated token at half the window\n"
+	     "of context, per device (weights, KV, state where each lives; of an expert\n"
+	     "stack only the experts used), each at its bandwidth: a card's profile, the\n"
+	     "host's HOST_BW_GBS (default: the cpu profile's 51 GB/s, dual-channel\n"
+	     "DDR4-3200), an rpc-server's its host's. --json: decode {bytes_per_token,\n"
+	     "ms_per_token, ceiling_tps, devices: [{device, bandwidth_gbs,\n"
+	     "bytes_per_token, ms_per_token, ...}], ...}.\n",
     .more = list_devices,
     .exits = "0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file",
     .min_args = 1,
@@ -137,6 +146,12 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 		json_array_append_new(um, json_string(p->unmirrored[i]));
 	json_object_set_new(o, "exact", json_boolean(p->n_unmirrored == 0));
 	json_object_set_new(o, "unmirrored", um);
+	json_object_set_new(o, "cuda",
+			    *p->cuda_note ? json_pack("{s:s,s:s,s:b,s:b,s:b}", "note", p->cuda_note, "build_source",
+						      *c->shape.cuda.source ? c->shape.cuda.source : "defaults",
+						      "fa_all", c->shape.cuda.fa_all, "fa_scratch",
+						      !c->shape.cuda.no_scratch, "fa_on_card", p->cuda_fa_on_card)
+					  : json_null());
 	json_object_set_new(o, "n_ctx", json_integer(p->n_ctx));
 	json_object_set_new(o, "n_ctx_seq", json_integer(p->n_ctx_seq));
 	json_object_set_new(o, "n_seq", json_integer(p->n_seq));
@@ -295,11 +310,15 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	for (unsigned i = 0; i < p->n_compute; i++)
 		row(p, "compute", p->compute[i].buft, p->compute[i].bytes,
 		    p->compute[i].on_device ? p->compute[i].dev : host,
-		    p->compute[i].calibrated ? "calibrated" : "modelled");
+		    p->compute[i].calibrated
+			? "calibrated"
+			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
 	for (unsigned i = 0; i < p->n_draft_compute; i++)
 		row(p, "draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes,
 		    p->draft_compute[i].on_device ? p->draft_compute[i].dev : host,
-		    p->draft_compute[i].calibrated ? "calibrated" : "modelled");
+		    p->draft_compute[i].calibrated
+			? "calibrated"
+			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
 	int card = (int)p->side_dev;
 	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
@@ -334,6 +353,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 			       "card free now", (long long)now);
 	}
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
+	if (*p->cuda_note)
+		printf("\n%s\n", p->cuda_note);
 	if (p->n_unmirrored)
 		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
 	for (unsigned i = 0; i < p->n_unmirrored; i++)
@@ -352,6 +373,26 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		printf("\n");
 	}
 	(void)bufs_sum;
+}
+
+int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
+		   struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
+{
+	int io = 0;
+	*cal = NULL;
+	*cal_text = NULL;
+	*warn = NULL;
+	if (shape_load(ep, device, c, &io, err))
+		return io ? EXIT_IO : EXIT_USAGE;
+	if (cpu_source)
+		c->shape.cpu.source = cpu_source;
+	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, p, err))
+		return EXIT_USAGE;
+	if (calibrate && calib_apply(ep, c, p, cal, cal_text, warn) >= 0) {
+		free(*warn);
+		*warn = NULL;
+	}
+	return EXIT_OK;
 }
 
 int cmd_plan(int argc, char **argv)
@@ -398,24 +439,16 @@ int cmd_plan(int argc, char **argv)
 			goto done;
 		}
 	}
-	int io = 0;
-	if (shape_load(ep, device, &c, &io, &err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
-		goto done;
-	}
-	if (cpu)
-		c.shape.cpu.source = "--cpu-features";
 	struct plan p;
-	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
 	json_t *cal = NULL;
-	char *cal_text = NULL;
-	if (!no_calibration && calib_apply(ep, &c, &p, &cal, &cal_text, &err) < 0) {
-		cmd_fail(0, "plan: warning: not calibrated: %s", err);
-		free(err);
-		err = NULL;
+	char *cal_text = NULL, *warn = NULL;
+	rc = cmd_plan_price(ep, device, cpu ? "--cpu-features" : NULL, !no_calibration, &c, &p, &cal, &cal_text, &warn,
+			    &err);
+	if (rc != EXIT_OK)
+		goto done;
+	if (warn) {
+		cmd_fail(0, "plan: warning: not calibrated: %s", warn);
+		free(warn);
 	}
 	if (svg && cmd_plan_svg(svg, ep->name, &p, &c.shape, &err)) {
 		rc = EXIT_IO;
@@ -423,8 +456,19 @@ int cmd_plan(int argc, char **argv)
 		free(cal_text);
 		goto done;
 	}
+	/* decode (rate.h): half the window, the default acceptance, HOST_BW_GBS */
+	struct rate_opts ro = {p.n_ctx_seq / 2, RATE_ACCEPT_DEFAULT, 0};
+	struct rate rt;
+	if (rate_host_bw(ep, &ro.host_bw_gbs, &err) ||
+	    rate_of(c.census->model, c.model->g, &c.shape, &c.extras, &p, &ro, &rt, &err)) {
+		rc = EXIT_USAGE;
+		json_decref(cal);
+		free(cal_text);
+		goto done;
+	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &p);
+		json_object_set_new(o, "decode", cmd_rate_json(&rt, 1));
 		json_object_set_new(o, "calibration", cal ? cal : json_null());
 		json_object_set_new(o, "remote",
 				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
@@ -437,6 +481,16 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
+		printf("\ndecode at %llu tokens of context: %.2f MiB per token", (unsigned long long)rt.fill,
+		       rt.bytes_per_token / 1048576.0);
+		if (rt.tps_ceiling > 0)
+			printf(", ceiling %.1f tokens/s", rt.tps_ceiling);
+		for (unsigned i = 0; i < rt.n_dev; i++)
+			if (rt.dev[i].bytes_per_token > 0)
+				printf("%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt.dev[i].name,
+				       rt.dev[i].bytes_per_token / 1048576.0, rt.dev[i].ms_per_token,
+				       rt.dev[i].bandwidth_gbs);
+		printf("\n");
 		if (c.remote_reads)
 			printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
 			       "here yet: zealot fetch)\n",

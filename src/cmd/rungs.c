@@ -22,14 +22,19 @@ static const struct cmd_help help = {
 	     "more exact, one step cheaper, or q4_0, among the types law S04 allows for\n"
 	     "the payload; ubatch halved or doubled; flash attention on; the projector\n"
 	     "(MMPROJ_FILE=) and the adapter (LORA_FILE=) off; one pool for all slots\n"
-	     "(KV_UNIFIED); the slack band halved. A change that breaks a law is not\n"
-	     "offered.\n"
+	     "(KV_UNIFIED); the slack band halved; on a payload with experts placed on\n"
+	     "a card, N_CPU_MOE at none, a quarter, half, three quarters and all of the\n"
+	     "blocks, the fewest that make a refused endpoint fit, and one conversation\n"
+	     "more with the fewest that make room for it. A change that breaks a law is\n"
+	     "not offered.\n"
 	     "\n"
 	     "For each rung: the line to change, the MiB it frees (-) or costs (+) per\n"
 	     "term and in total on the gated budget, the free MiB and verdict it leaves,\n"
 	     "and what it costs the user: conversations, per-slot window, K/V precision,\n"
 	     "the drafter, prefill, and the decode change predicted from the bytes read\n"
-	     "per generated token (law A06) at --fill tokens of context.\n"
+	     "per generated token (law A06) at --fill tokens of context, each byte at\n"
+	     "the bandwidth of the device it sits on (a card's profile; the host's\n"
+	     "--host-bw, HOST_BW_GBS, default 51 GB/s).\n"
 	     "\n"
 	     "Order, as the seeds' fallback tables: the rungs that fit first; those that\n"
 	     "free memory before those that cost it; then by what the user gives up\n"
@@ -120,8 +125,14 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	printf("base: total %.2f MiB, free %.2f MiB, %s (slack band %.2f MiB)\n", cmd_mib(p->device_total),
 	       (double)p->free_bytes / 1048576.0, p->fits ? "fits" : "refused", cmd_mib(p->slack));
 	printf("decode priced at %s tokens of context per slot", cmd_commas(r->base_rate.fill, a, sizeof(a)));
-	if (r->base_rate.tps_ceiling > 0)
-		printf("; ceiling %.0f tokens/s at %u GB/s", r->base_rate.tps_ceiling, p->device->bandwidth_gbs);
+	if (r->base_rate.tps_ceiling > 0) {
+		printf("; ceiling %.0f tokens/s (", r->base_rate.tps_ceiling);
+		for (unsigned i = 0, k = 0; i < r->base_rate.n_dev; i++)
+			if (r->base_rate.dev[i].bytes_per_token > 0)
+				printf("%s%s %.3f ms at %.0f GB/s", k++ ? ", " : "", r->base_rate.dev[i].name,
+				       r->base_rate.dev[i].ms_per_token, r->base_rate.dev[i].bandwidth_gbs);
+		printf(")");
+	}
 	printf("\n\n");
 	printf("   %-36s %11s %11s  %-8s %-14s %8s\n", "change", "delta MiB", "free MiB", "verdict", "gives up",
 	       "decode");
@@ -170,7 +181,7 @@ int cmd_rungs(int argc, char **argv)
 	const char *device = NULL, *svg = NULL;
 	int json = 0, rc = EXIT_OK;
 	uint64_t fill = 0;
-	double accept = RATE_ACCEPT_DEFAULT;
+	double accept = RATE_ACCEPT_DEFAULT, host_bw = 0;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
 	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
@@ -180,6 +191,8 @@ int cmd_rungs(int argc, char **argv)
 		    "tokens of context per slot when decode is priced (default: half the window)"),
 	    OPT_DOUBLE(0, "accept", &accept, "P",
 		       "the drafter's per-position acceptance (default 0.79: the seeds' 2.41 tokens per step)"),
+	    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
+		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -193,6 +206,11 @@ int cmd_rungs(int argc, char **argv)
 	if (accept < 0 || accept > 1) {
 		rc = EXIT_USAGE;
 		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
+		goto done;
+	}
+	if (host_bw < 0) {
+		rc = EXIT_USAGE;
+		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
 		goto done;
 	}
 	ep = endpoint_load(args.v[0], &err);
@@ -210,7 +228,7 @@ int cmd_rungs(int argc, char **argv)
 		rc = io ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
-	struct rungs_opts ro = {{fill, accept}};
+	struct rungs_opts ro = {{fill, accept, host_bw}};
 	if (rungs_make(ep, &c, &ro, &r, &err)) {
 		rc = EXIT_USAGE;
 		goto done;

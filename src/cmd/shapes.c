@@ -58,6 +58,26 @@ json_t *cmd_rate_json(const struct rate *r, double ratio)
 	json_object_set_new(o, "tokens_per_step", json_real(cmd_r2(r->tokens_per_step)));
 	json_object_set_new(o, "ceiling_tps", r->tps_ceiling > 0 ? json_real(cmd_r2(r->tps_ceiling)) : json_null());
 	json_object_set_new(o, "ratio", json_real(round(ratio * 10000) / 10000));
+	json_object_set_new(o, "ms_per_token",
+			    r->ms_per_token > 0 ? json_real(round(r->ms_per_token * 1e4) / 1e4) : json_null());
+	json_object_set_new(o, "host_bw_gbs", json_real(r->host_bw_gbs));
+	json_object_set_new(o, "expert_share", json_real(round(r->expert_share * 1e6) / 1e6));
+	json_t *a = json_array();
+	for (unsigned i = 0; i < r->n_dev; i++) {
+		const struct rate_dev *d = &r->dev[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "device", json_string(d->name));
+		json_object_set_new(x, "profile", d->profile ? json_string(d->profile) : json_null());
+		json_object_set_new(x, "bandwidth_gbs", json_real(d->bandwidth_gbs));
+		json_object_set_new(x, "bytes_per_token", json_integer((json_int_t)(d->bytes_per_token + 0.5)));
+		json_object_set_new(x, "weights_mib", json_real(cmd_r2(d->weights / 1048576.0)));
+		json_object_set_new(x, "kv_mib", json_real(cmd_r2(d->kv / 1048576.0)));
+		json_object_set_new(x, "state_mib", json_real(cmd_r2(d->state / 1048576.0)));
+		json_object_set_new(x, "draft_mib", json_real(cmd_r2(d->draft / 1048576.0)));
+		json_object_set_new(x, "ms_per_token", json_real(round(d->ms_per_token * 1e4) / 1e4));
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "devices", a);
 	return o;
 }
 

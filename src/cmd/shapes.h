@@ -17,7 +17,9 @@ double cmd_r2(double mib);
 json_t *cmd_terms_json(const struct plan *p);
 /* verdict, n_ctx, n_ctx_seq, n_seq, terms, total/host/addressable/free/slack MiB */
 json_t *cmd_plan_summary_json(const struct plan *p);
-/* fill_tokens, bytes_per_token, weights/kv/state/draft MiB, tokens_per_step, ceiling_tps, ratio */
+/* fill_tokens, bytes_per_token, weights/kv/state/draft MiB, tokens_per_step, ceiling_tps, ratio,
+ * ms_per_token, host_bw_gbs, expert_share, devices: [{device, profile, bandwidth_gbs, bytes_per_token,
+ * weights/kv/state/draft MiB, ms_per_token}] */
 json_t *cmd_rate_json(const struct rate *r, double ratio);
 json_t *cmd_keys_json(const struct cand *c);
 void cmd_print_json(json_t *o);

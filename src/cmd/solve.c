@@ -14,7 +14,7 @@
 #include "shapes.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot solve ENDPOINT [--maximize window|slots|precision] [--slots N] [--min-window N]\n"
+    .usage = "zealot solve ENDPOINT [--maximize window|slots|precision|rate] [--slots N] [--min-window N]\n"
 	     "             [--fix KEY=VALUE ...] [--vary KEY=a,b,... ...] [--device NAME] [--json]",
     .about = "Search the shape space exactly, every candidate a full plan against the\n"
 	     "payload parsed once (the model term and the compute replays are reused\n"
@@ -30,7 +30,9 @@ static const struct cmd_help help = {
 	     "f16, q8_0, q4_0 and the endpoint's (types law S04 refuses for the payload\n"
 	     "are skipped), SPEC_TYPE the endpoint's and the other of none/draft-mtp when\n"
 	     "the payload carries an MTP head, UBATCH_SIZE 512, 1024, 2048 and the\n"
-	     "endpoint's (a ubatch above BATCH_SIZE raises it). --vary KEY=a,b replaces or\n"
+	     "endpoint's (a ubatch above BATCH_SIZE raises it); on a payload with experts\n"
+	     "placed on a card, N_CPU_MOE the endpoint's, 0, a quarter, half, three\n"
+	     "quarters and all of the blocks. --vary KEY=a,b replaces or\n"
 	     "adds an axis (any key `plan --set` takes but CTX_SIZE); --fix KEY=V pins one\n"
 	     "(or sets a key for every candidate, e.g. --fix MMPROJ_FILE= or SLACK_MIB).\n"
 	     "\n"
@@ -46,15 +48,21 @@ static const struct cmd_help help = {
 	     "             the endpoint's window), then the largest window for them\n"
 	     "  precision  the most exact K + V pair among every type but f32 and bf16, at\n"
 	     "             the endpoint's slots and at least --min-window; then the window\n"
+	     "  rate       the fastest predicted decode at the endpoint's slots (or --slots)\n"
+	     "             and at least --min-window (default: the endpoint's window),\n"
+	     "             N_CPU_MOE free; then the window\n"
 	     "Ties go to the larger window, the more exact pair (K first), the drafter,\n"
 	     "the larger ubatch, more slots.\n"
 	     "\n"
 	     "Decode is predicted from the bytes read per generated token (law A06) at\n"
-	     "--fill tokens of context, as a ratio to the endpoint's shape.\n"
+	     "--fill tokens of context, each at the bandwidth of the device it sits on\n"
+	     "(a card's profile; the host's --host-bw, HOST_BW_GBS, default 51 GB/s),\n"
+	     "as a ratio to the endpoint's time per token.\n"
 	     "\n"
 	     "--json: {endpoint, device, objective, constraints, best: {keys, slots,\n"
 	     "window, cache_k, cache_v, drafter, depth, ubatch, capped, plan, next_step,\n"
-	     "decode} or null, frontier: [{keys, slots, window, cache_k, cache_v,\n"
+	     "decode: {..., ms_per_token, devices: [{device, bytes_per_token,\n"
+	     "ms_per_token, ...}]}} or null, frontier: [{keys, slots, window, cache_k, cache_v,\n"
 	     "drafter, depth, ubatch, capped, free_mib, total_mib, decode_ratio}], space:\n"
 	     "{KEY: [values]}, search: {shapes, plans, replays, fallbacks, ms,\n"
 	     "frontier_ms}}.\n",
@@ -100,7 +108,7 @@ static json_t *shape_json(const struct solve_shape *s, int full)
 
 static const char *objective_name(enum solve_objective o)
 {
-	return o == SOLVE_SLOTS ? "slots" : o == SOLVE_PRECISION ? "precision" : "window";
+	return o == SOLVE_SLOTS ? "slots" : o == SOLVE_PRECISION ? "precision" : o == SOLVE_RATE ? "rate" : "window";
 }
 
 static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r)
@@ -147,6 +155,9 @@ static void print_shape(const struct solve_shape *s)
 	else
 		printf("no drafter, ");
 	printf("ubatch %u", s->ubatch);
+	const char *moe = cand_get(&s->keys, "N_CPU_MOE");
+	if (moe)
+		printf(", the experts of the first %s blocks on the host", moe);
 }
 
 static void print_human(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r)
@@ -177,6 +188,11 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 			       (double)b->next.free_bytes / 1048576.0);
 		printf("  predicted decode %+.1f %% against the endpoint (at %s tokens of context)\n",
 		       (b->decode_ratio - 1) * 100, cmd_commas(b->rate.fill, w, sizeof(w)));
+		for (unsigned i = 0; b->rate.ms_per_token > 0 && i < b->rate.n_dev; i++)
+			if (b->rate.dev[i].bytes_per_token > 0)
+				printf("    %s: %.2f MiB per token, %.3f ms at %.0f GB/s\n", b->rate.dev[i].name,
+				       b->rate.dev[i].bytes_per_token / 1048576.0, b->rate.dev[i].ms_per_token,
+				       b->rate.dev[i].bandwidth_gbs);
 		printf("\nendpoint lines:\n");
 		for (unsigned i = 0; i < b->keys.n; i++)
 			printf("%s=%s\n", b->keys.key[i], b->keys.val[i]);
@@ -196,9 +212,10 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 		const struct solve_shape *s = &r->frontier[i];
 		char d[16];
 		snprintf(d, sizeof(d), "%+.1f %%", (s->decode_ratio - 1) * 100);
-		printf("  %5u %9s %-7s %-7s %-8s %6u %10.2f %8s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
+		const char *moe = cand_get(&s->keys, "N_CPU_MOE");
+		printf("  %5u %9s %-7s %-7s %-8s %6u %10.2f %8s%s%s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
 		       s->k, s->v, s->drafter ? "mtp" : "none", s->ubatch, (double)s->plan.free_bytes / 1048576.0, d,
-		       s->capped ? "  (trained context)" : "");
+		       moe ? "  N_CPU_MOE=" : "", moe ? moe : "", s->capped ? "  (trained context)" : "");
 	}
 	printf("\nsearched %zu shapes: %llu candidate plans, %llu graph replays, %.1f ms\n", r->combos,
 	       (unsigned long long)r->plans, (unsigned long long)(r->memo.affine_replays + r->memo.plain_replays),
@@ -211,9 +228,9 @@ int cmd_solve(int argc, char **argv)
 	const char *device = NULL, *maximize = "window";
 	int json = 0, rc = EXIT_OK;
 	uint64_t slots = 0, min_window = 0, fill = 0;
-	double accept = RATE_ACCEPT_DEFAULT;
+	double accept = RATE_ACCEPT_DEFAULT, host_bw = 0;
 	const struct opt opts[] = {
-	    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision", "the objective (default window)"),
+	    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision|rate", "the objective (default window)"),
 	    OPT_U64(0, "slots", &slots, "N", 1, 256, "pin PARALLEL to N"),
 	    OPT_U64(0, "min-window", &min_window, "N", 1, UINT32_MAX, "only shapes whose per-slot window is >= N"),
 	    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable)"),
@@ -223,6 +240,8 @@ int cmd_solve(int argc, char **argv)
 	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
 		    "tokens of context per slot when decode is priced (default: half the window)"),
 	    OPT_DOUBLE(0, "accept", &accept, "P", "the drafter's per-position acceptance (default 0.79)"),
+	    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
+		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -236,14 +255,20 @@ int cmd_solve(int argc, char **argv)
 	struct solve_opts *o = xcalloc(1, sizeof(*o));
 	o->objective = strcmp(maximize, "slots") == 0	    ? SOLVE_SLOTS
 		       : strcmp(maximize, "precision") == 0 ? SOLVE_PRECISION
+		       : strcmp(maximize, "rate") == 0	    ? SOLVE_RATE
 							    : SOLVE_WINDOW;
 	o->slots = (uint32_t)slots;
 	o->min_window = min_window;
 	o->rate.fill = fill;
 	o->rate.accept = accept;
+	o->rate.host_bw_gbs = host_bw;
 	rc = EXIT_USAGE;
 	if (accept < 0 || accept > 1) {
 		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
+		goto done;
+	}
+	if (host_bw < 0) {
+		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
 		goto done;
 	}
 	for (unsigned i = 0; i < fixes.n; i++) {

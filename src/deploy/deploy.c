@@ -75,13 +75,6 @@ struct run {
 	char *reason;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *deploy_outcome_name(enum deploy_outcome o)
 {
 	switch (o) {
@@ -109,7 +102,7 @@ static int step(struct run *x, const char *name, const char *status, double t, c
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->status = status;
-	s->seconds = now_s() - t;
+	s->seconds = mono_s() - t;
 	snprintf(s->law, sizeof(s->law), "%s", law ? law : "");
 	struct sb d = {0};
 	va_list ap;
@@ -135,6 +128,15 @@ static int step(struct run *x, const char *name, const char *status, double t, c
 		r->why = xstrdup(s->detail);
 	}
 	return ok || strcmp(status, "warning") == 0 || strcmp(status, "skipped") == 0 ? 0 : -1;
+}
+
+/* A failed step whose detail is an error message: err is taken (freed
+ * here), why stands in when there is none. Returns -1, as step does. */
+static int failed(struct run *x, const char *name, double t, const char *law, char *err, const char *why)
+{
+	int rc = step(x, name, "failed", t, law, "%s", err ? err : why);
+	free(err);
+	return rc;
 }
 
 static void warn(struct run *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -169,23 +171,6 @@ static void sha256_hex(const char *s, size_t n, char hex[65])
 		return;
 	for (unsigned i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-static char *which(const char *name)
-{
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	const char *path = getenv("PATH");
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		struct sb b = {0};
-		sb_addf(&b, "%.*s/%s", (int)n, path, name);
-		if (access(b.s, X_OK) == 0)
-			return sb_detach(&b);
-		sb_release(&b);
-		path += n + (path[n] == ':');
-	}
-	return NULL;
 }
 
 static char *read_key(const char *path)
@@ -303,7 +288,7 @@ static char *findings_text(const struct endpoint *ep, const struct findings *fs,
 
 static int gate_laws(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	struct findings fs = {0};
 	char *err = NULL;
 	int rc = 0;
@@ -346,7 +331,7 @@ done:
 static int gate_pins(struct run *x)
 {
 	static const char *const files[] = {"MODEL", "MMPROJ", "LORA"};
-	double t = now_s();
+	double t = mono_s();
 	json_t *want = NULL;
 	if (x->have_target && x->target.pins_json)
 		want = json_loads(x->target.pins_json, 0, NULL);
@@ -371,8 +356,7 @@ static int gate_pins(struct run *x)
 		char hex[65], *err = NULL;
 		int cached = 0;
 		if (pin_sha256(path, dir, hex, &cached, NULL, NULL, &err)) {
-			rc = step(x, "gate:pins", "failed", t, "C03", "%s", err);
-			free(err);
+			rc = failed(x, "gate:pins", t, "C03", err, "cannot hash the file");
 			free(path);
 			break;
 		}
@@ -432,7 +416,7 @@ static int gate_pins(struct run *x)
 
 static int gate_fit(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	struct findings fs = {0};
 	int rc;
 	char *note = NULL;
@@ -458,12 +442,32 @@ static int gate_fit(struct run *x)
 	return rc;
 }
 
+int deploy_unit_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n + strlen(".service") > 255 || name[0] == '-')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.-") == n;
+}
+
+/* C02: the endpoint's name makes a unit name systemd takes. */
+static int gate_name(struct run *x)
+{
+	if (deploy_unit_name_ok(x->ep->name))
+		return 0;
+	return step(x, "gate:unit", "failed", mono_s(), "C02",
+		    "'%s' is not a unit name systemd takes (letters, digits, ':', '_', '.', '-'; not first '-'): "
+		    "rename the endpoint file",
+		    x->ep->name);
+}
+
 /* C08 for the unit's own start command (zealot itself), the unit's user,
  * the runtime's version line. */
 static int gate_unit(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	const char *z = x->o->zealot;
+
 	char head[4] = {0};
 	FILE *f = fopen(z, "rb");
 	size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
@@ -478,7 +482,7 @@ static int gate_unit(struct run *x)
 	const char *user = endpoint_value(x->ep, "USER");
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
-	x->runtime = which(endpoint_value(x->ep, "RUNTIME"));
+	x->runtime = path_which(endpoint_value(x->ep, "RUNTIME"));
 	x->runtime_version = x->o->runtime_version ? x->o->runtime_version(x->ep, &x->sc, x->st) : NULL;
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
@@ -503,7 +507,7 @@ static int is_conf(const char *name)
  * systemd's own DropInPaths adds the type-wide ones it applies. */
 static int gate_dropins(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	const char *roots[] = {x->o->unit_dir ? x->o->unit_dir : "/etc/systemd/system",
 			       "/etc/systemd/system",
 			       "/run/systemd/system",
@@ -555,7 +559,7 @@ static int gate_dropins(struct run *x)
  * that would answer /health for a unit that failed. */
 static int gate_port(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	pid_t l[16];
 	size_t n = audit_listeners(x->port, l, 16);
 	for (size_t i = 0; i < n; i++)
@@ -587,25 +591,19 @@ static int gate_port(struct run *x)
 static int ctl(struct run *x, const char *verb, const char *unit, long ms, const char *name, double t)
 {
 	char *err = NULL;
-	if (systemd_ctl(verb, unit, ms, &err)) {
-		step(x, name, "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	if (systemd_ctl(verb, unit, ms, &err))
+		return failed(x, name, t, NULL, err, "systemctl failed");
 	return 0;
 }
 
 static int install(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char *err = NULL;
 	x->installed = 1;
 	if (install_write(x->r->env_path, x->env_text, strlen(x->env_text), 0644, &err) ||
-	    install_write(x->r->unit_path, x->unit_text, strlen(x->unit_text), 0644, &err)) {
-		step(x, "install", "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	    install_write(x->r->unit_path, x->unit_text, strlen(x->unit_text), 0644, &err))
+		return failed(x, "install", t, NULL, err, "cannot write the files");
 	if (ctl(x, "daemon-reload", NULL, 120000, "install", t) ||
 	    ctl(x, "enable", x->r->unit_name, 60000, "install", t))
 		return -1;
@@ -643,9 +641,9 @@ static void explain_failure(struct run *x, const char *invocation, char *law_out
 static int wait_health(struct run *x, const char *name, long main_pid, const char *invocation, double t)
 {
 	struct http_client hc = {x->http_base, x->api_key, 2000};
-	double deadline = now_s() + (double)(x->o->boot_timeout_ms > 0 ? x->o->boot_timeout_ms : 300000) / 1000.0;
+	double deadline = mono_s() + (double)(x->o->boot_timeout_ms > 0 ? x->o->boot_timeout_ms : 300000) / 1000.0;
 	long last_status = 0;
-	while (now_s() < deadline) {
+	while (mono_s() < deadline) {
 		struct systemd_unit u;
 		char *err = NULL;
 		if (systemd_show(x->r->unit_name, &u, &err) == 0) {
@@ -670,13 +668,13 @@ static int wait_health(struct run *x, const char *name, long main_pid, const cha
 			last_status = resp.status;
 			http_response_release(&resp);
 			if (last_status == 200)
-				return step(x, name, "ok", t, NULL, "/health 200 after %.2f s", now_s() - t);
+				return step(x, name, "ok", t, NULL, "/health 200 after %.2f s", mono_s() - t);
 		} else {
 			http_response_release(&resp);
 		}
 		usleep(100000);
 	}
-	return step(x, name, "failed", t, NULL, "/health did not answer 200 within %.0f s (last: %ld)", now_s() - t,
+	return step(x, name, "failed", t, NULL, "/health did not answer 200 within %.0f s (last: %ld)", mono_s() - t,
 		    last_status);
 }
 
@@ -698,11 +696,8 @@ static int restart(struct run *x, const char *name, double t)
 		return -1;
 	}
 	systemd_unit_release(&x->unit);
-	if (systemd_show(x->r->unit_name, &x->unit, &err)) {
-		step(x, name, "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	if (systemd_show(x->r->unit_name, &x->unit, &err))
+		return failed(x, name, t, NULL, err, "systemctl show failed");
 	x->r->main_pid = x->unit.main_pid;
 	snprintf(x->r->invocation_id, sizeof(x->r->invocation_id), "%s", x->unit.invocation_id);
 	return step(x, name, "ok", t, NULL, "MainPID %ld, invocation %s", x->unit.main_pid, x->unit.invocation_id);
@@ -711,7 +706,7 @@ static int restart(struct run *x, const char *name, double t)
 /* A02: the port is answered by MainPID alone. */
 static int verify_mainpid(struct run *x, const char *name, long main_pid)
 {
-	double t = now_s();
+	double t = mono_s();
 	pid_t l[16];
 	size_t n = audit_listeners(x->port, l, 16);
 	struct sb who = {0};
@@ -735,7 +730,7 @@ static int verify_mainpid(struct run *x, const char *name, long main_pid)
 /* A01: the live command line is exactly the intended argv. */
 static int verify_cmdline(struct run *x, const char *name, long main_pid, char *const *want, size_t n_want)
 {
-	double t = now_s();
+	double t = mono_s();
 	size_t n = 0;
 	char **live = audit_read_vector((pid_t)main_pid, "cmdline", &n);
 	int rc;
@@ -761,7 +756,7 @@ static int verify_cmdline(struct run *x, const char *name, long main_pid, char *
 /* The boot ledger of this start, from the journal, against the plan. */
 static int verify_ledger(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char *j = NULL, *err = NULL;
 	/* the journal may trail the engine by a moment */
 	for (int i = 0; i < 100; i++) {
@@ -823,7 +818,7 @@ static int verify_ledger(struct run *x)
 
 static int verify_probes(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	struct http_client hc = {x->http_base, x->api_key, 120000};
 	struct probe_expect e = {0};
 	e.alias = endpoint_value(x->ep, "ALIAS");
@@ -886,7 +881,7 @@ static int64_t settled_used_mib(int gpu)
 
 static int record(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char sha[65];
 	sha256_hex(x->env_text, strlen(x->env_text), sha);
 	json_t *av = json_array();
@@ -1002,11 +997,8 @@ static int restore_files(struct run *x, double t)
 		      (x->old_unit ? install_write(x->r->unit_path, x->old_unit, x->old_unit_len, 0644, &err)
 				   : install_remove(x->r->unit_path, &err));
 	}
-	if (bad) {
-		step(x, "restore", "failed", t, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
+	if (bad)
+		return failed(x, "restore", t, NULL, err, "cannot restore the files");
 	if (ctl(x, "daemon-reload", NULL, 120000, "restore", t))
 		return -1;
 	if (x->have_prev)
@@ -1018,33 +1010,30 @@ static int restore_files(struct run *x, double t)
 
 static int restore(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	if (restore_files(x, t))
 		return -1;
 	if (!x->have_prev && !x->was_active) {
 		/* a first deploy: nothing served before, nothing serves after */
-		t = now_s();
+		t = mono_s();
 		char *err = NULL;
 		systemd_ctl("disable", x->r->unit_name, 60000, &err);
 		free(err);
 		err = NULL;
-		if (systemd_ctl("stop", x->r->unit_name, 300000, &err)) {
-			step(x, "restore:stop", "failed", t, NULL, "%s", err);
-			free(err);
-			return -1;
-		}
+		if (systemd_ctl("stop", x->r->unit_name, 300000, &err))
+			return failed(x, "restore:stop", t, NULL, err, "systemctl stop failed");
 		systemd_ctl("reset-failed", x->r->unit_name, 60000, NULL);
 		return step(x, "restore:stop", "ok", t, NULL, "%s stopped and disabled (it did not serve before)",
 			    x->r->unit_name);
 	}
-	t = now_s();
+	t = mono_s();
 	if (restart(x, "restore:restart", t))
 		return -1;
 	long pid = x->unit.main_pid;
 	char inv[40];
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
 	inv[sizeof(inv) - 1] = '\0';
-	if (wait_health(x, "restore:health", pid, inv, now_s()) || verify_mainpid(x, "restore:mainpid", pid))
+	if (wait_health(x, "restore:health", pid, inv, mono_s()) || verify_mainpid(x, "restore:mainpid", pid))
 		return -1;
 	if (x->have_prev && x->prev.argv_json) {
 		json_t *a = json_loads(x->prev.argv_json, 0, NULL);
@@ -1065,7 +1054,7 @@ static int restore(struct run *x)
 
 static int load_shape(struct run *x)
 {
-	double t = now_s();
+	double t = mono_s();
 	char *err = NULL;
 	size_t len = 0;
 	char *src = NULL;
@@ -1085,26 +1074,18 @@ static int load_shape(struct run *x)
 	 * (laws, plan, argv, unit) is read from exactly the text installed */
 	struct endpoint *src_ep = endpoint_parse(src, len, x->src_path, &err);
 	if (!src_ep) {
-		int rc = step(x, "gate:laws", "failed", t, "C01", "%s", err);
-		free(err);
 		free(src);
-		return rc;
+		return failed(x, "gate:laws", t, "C01", err, "the endpoint does not parse");
 	}
 	x->env_text = install_env_text(src_ep, src, len);
 	endpoint_free(src_ep);
 	free(src);
 	x->ep = endpoint_parse(x->env_text, strlen(x->env_text), x->src_path, &err);
-	if (!x->ep || argv_render(x->ep, &x->argv, &err)) {
-		int rc = step(x, "gate:laws", "failed", t, "C02", "%s", err);
-		free(err);
-		return rc;
-	}
+	if (!x->ep || argv_render(x->ep, &x->argv, &err))
+		return failed(x, "gate:laws", t, "C02", err, "the argv does not render");
 	uint64_t port = 0;
-	if (endpoint_uint(x->ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
-		int rc = step(x, "gate:laws", "failed", t, "C02", "%s", err ? err : "LISTEN_PORT is not a port");
-		free(err);
-		return rc;
-	}
+	if (endpoint_uint(x->ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535)
+		return failed(x, "gate:laws", t, "C02", err, "LISTEN_PORT is not a port");
 	x->port = (unsigned)port;
 	x->http_base = http_base_of(x->ep, x->port);
 	char *kf = endpoint_path(x->ep, "API_KEY_FILE");
@@ -1157,7 +1138,7 @@ static void interrupted_before(struct run *x)
 static enum deploy_outcome finish(struct run *x, enum deploy_outcome oc)
 {
 	x->r->outcome = oc;
-	x->r->seconds = now_s() - x->t0;
+	x->r->seconds = mono_s() - x->t0;
 	if (x->r->attempt > 0) {
 		char *err = NULL;
 		store_attempt_end(x->st, x->r->attempt, deploy_outcome_name(oc), oc == DEPLOY_DEPLOYED ? x->r->era : 0,
@@ -1185,7 +1166,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	x->o = o;
 	x->r = r;
 	x->lock_fd = -1;
-	x->t0 = now_s();
+	x->t0 = mono_s();
 	enum deploy_outcome oc = DEPLOY_ERROR;
 	int rollback = strcmp(o->kind, "rollback") == 0;
 	char *err = NULL;
@@ -1206,7 +1187,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	sb_addf(&p, "%s/%s.env", o->env_dir ? o->env_dir : "/etc/zealot", x->name);
 	r->env_path = sb_detach(&p);
 
-	double t = now_s();
+	double t = mono_s();
 	if (store_name_ok(x->name, &err)) {
 		step(x, "lock", "failed", t, "C01", "%s", err);
 		oc = finish(x, DEPLOY_REFUSED);
@@ -1223,7 +1204,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 	step(x, "lock", "ok", t, NULL, "%s held by pid %ld", x->name, (long)getpid());
 
-	t = now_s();
+	t = mono_s();
 	int got = store_era_get(st, x->name, 0, &x->prev, &err);
 	if (got < 0) {
 		step(x, "gate:era", "failed", t, NULL, "%s", err);
@@ -1262,11 +1243,11 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 
 	/* gates: nothing is changed until every one has passed */
-	if (load_shape(x) || gate_laws(x) || gate_pins(x) || gate_fit(x)) {
+	if (load_shape(x) || gate_name(x) || gate_laws(x) || gate_pins(x) || gate_fit(x)) {
 		oc = finish(x, DEPLOY_REFUSED);
 		goto out;
 	}
-	t = now_s();
+	t = mono_s();
 	if (systemd_show(r->unit_name, &x->unit, &err)) {
 		step(x, "gate:unit", "failed", t, NULL, "cannot ask systemd about %s: %s", r->unit_name, err);
 		oc = finish(x, DEPLOY_ERROR);
@@ -1288,7 +1269,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = failed_after_install(x);
 		goto out;
 	}
-	t = now_s();
+	t = mono_s();
 	if (restart(x, "restart", t)) {
 		oc = failed_after_install(x);
 		goto out;
@@ -1297,7 +1278,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	char inv[40];
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
 	inv[sizeof(inv) - 1] = '\0';
-	if (wait_health(x, "health", pid, inv, now_s()) || verify_mainpid(x, "mainpid", pid) ||
+	if (wait_health(x, "health", pid, inv, mono_s()) || verify_mainpid(x, "mainpid", pid) ||
 	    verify_cmdline(x, "cmdline", pid, x->argv.v, x->argv.n) || verify_ledger(x) || verify_probes(x)) {
 		oc = failed_after_install(x);
 		goto out;

@@ -112,4 +112,8 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 void deploy_result_release(struct deploy_result *r);
 const char *deploy_outcome_name(enum deploy_outcome o);
 
+/* Whether NAME.service is a unit name systemd takes: letters, digits,
+ * ':', '_', '.', '-', not first '-', no '@' (a template's instance). */
+int deploy_unit_name_ok(const char *name);
+
 #endif

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../fleet/fleet.h"
 #include "../plan/device.h"
 #include "laws.h"
 
@@ -15,6 +16,72 @@ static const char *host_of(const struct endpoint *ep)
 	if (!b || !*b || strcmp(b, "0.0.0.0") == 0 || strcmp(b, "::") == 0)
 		return "127.0.0.1";
 	return b;
+}
+
+/* A YAML scalar: plain when it is a plain name (what every endpoint name
+ * and alias should be), else a double-quoted string (JSON's escapes are
+ * YAML's), so that no name can add a key, a line or a document. */
+static int yaml_plain(const char *s)
+{
+	static const char *const words[] = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"};
+	if (!*s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != strlen(s) ||
+	    s[0] == '-' || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strcasecmp(s, words[i]) == 0)
+			return 0;
+	return 1;
+}
+
+static void yaml_str(struct sb *b, const char *s)
+{
+	if (yaml_plain(s))
+		sb_adds(b, s);
+	else
+		sb_add_json_str(b, s, strlen(s));
+}
+
+/* A PromQL expression with the job's name in it, as a YAML scalar: plain
+ * as it always was for a plain name, else the name escaped for PromQL and
+ * the whole expression double-quoted for YAML. fmt names the name (%1$s)
+ * as a PromQL string literal, quotes included. */
+static void yaml_expr(struct sb *b, const char *fmt, const char *name)
+{
+	struct sb lit = {0}, e = {0};
+	sb_addc(&lit, '"');
+	for (const char *p = name; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_addc(&lit, '\\');
+		if (*p == '\n')
+			sb_adds(&lit, "\\n");
+		else
+			sb_addc(&lit, *p);
+	}
+	sb_addc(&lit, '"');
+	sb_addf(&e, fmt, lit.s);
+	if (yaml_plain(name))
+		sb_adds(b, e.s);
+	else
+		sb_add_json_str(b, e.s, e.len);
+	sb_release(&lit);
+	sb_release(&e);
+}
+
+/* A name in a comment or a one-line value (fleet_one_line), in tmp. */
+static const char *one_line(const char *s, struct sb *tmp)
+{
+	tmp->len = 0;
+	fleet_one_line(tmp, s);
+	return tmp->s ? tmp->s : "";
+}
+
+/* "NAME: TEXT" as a double-quoted YAML string. */
+static void yaml_summary(struct sb *b, const char *name, const char *text)
+{
+	struct sb t = {0};
+	sb_addf(&t, "%s: %s", name, text);
+	sb_add_json_str(b, t.s, t.len);
+	sb_release(&t);
 }
 
 /* A path in a unit file: `%` is a specifier (doubled), and a path with
@@ -118,6 +185,8 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 	free(perr);
 	const struct device *dev = device_find(endpoint_value(ep, "DEVICE") ? endpoint_value(ep, "DEVICE") : "cpu");
 	int gpu = dev && dev->backend != DEVICE_CPU;
+	struct sb tmp = {0};
+	const char *safe = one_line(ep->name, &tmp);
 	sb_addf(&b,
 		"# %s.service - emitted by zealot from %s\n"
 		"# The engine is the main process: zealot serve gates, then execs it.\n"
@@ -128,11 +197,18 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		"\n"
 		"[Service]\n"
 		"Type=exec\n",
-		ep->name, endpoint, ep->name);
+		safe, endpoint, safe);
+	sb_release(&tmp);
 	if (user && *user)
 		sb_addf(&b, "User=%s\n", user);
 	sb_adds(&b, "EnvironmentFile=");
 	unit_path(&b, "", endpoint);
+	const char *card = endpoint_value(ep, "GPU");
+	if (card && *card)
+		sb_addf(&b,
+			"\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
+			"Environment=CUDA_VISIBLE_DEVICES=%s",
+			card);
 	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
 		    "StateDirectory=zealot\n"
 		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"
@@ -220,60 +296,83 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 	return sb_detach(&b);
 }
 
+void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *host)
+{
+	struct sb tmp = {0};
+	sb_addf(b, "# Prometheus scrape job for %s: llama-server's /metrics (needs METRICS=1, law C04)\n- job_name: ",
+		one_line(ep->name, &tmp));
+	sb_release(&tmp);
+	yaml_str(b, ep->name);
+	sb_adds(b, "\n  metrics_path: /metrics\n"
+		   "  scrape_interval: 15s\n");
+	char *key = endpoint_path(ep, "API_KEY_FILE");
+	if (key) {
+		sb_adds(b, "  authorization:\n    type: Bearer\n    credentials_file: ");
+		yaml_str(b, key);
+		sb_addc(b, '\n');
+		free(key);
+	}
+	struct sb target = {0};
+	const char *h = host ? host : host_of(ep);
+	sb_addf(&target, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, endpoint_value(ep, "LISTEN_PORT"));
+	sb_addf(b, "  static_configs:\n    - targets: ['%s']\n      labels:\n        alias: ", target.s);
+	sb_release(&target);
+	yaml_str(b, endpoint_value(ep, "ALIAS"));
+	sb_addc(b, '\n');
+}
+
 char *emit_prometheus(const struct endpoint *ep)
 {
 	struct sb b = {0};
-	sb_addf(&b,
-		"# Prometheus scrape job for %s: llama-server's /metrics (needs METRICS=1, law C04)\n"
-		"- job_name: %s\n"
-		"  metrics_path: /metrics\n"
-		"  scrape_interval: 15s\n",
-		ep->name, ep->name);
-	char *key = endpoint_path(ep, "API_KEY_FILE");
-	if (key) {
-		sb_addf(&b, "  authorization:\n    type: Bearer\n    credentials_file: %s\n", key);
-		free(key);
-	}
-	sb_addf(&b, "  static_configs:\n    - targets: ['%s:%s']\n      labels:\n        alias: %s\n", host_of(ep),
-		endpoint_value(ep, "LISTEN_PORT"), endpoint_value(ep, "ALIAS"));
+	emit_prometheus_job(&b, ep, NULL);
 	return sb_detach(&b);
+}
+
+/* One alerting rule on endpoint n; the endpoint label tells the rules of
+ * a fleet's endpoints apart (promtool refuses duplicates otherwise). */
+static void alert_rule(struct sb *b, const char *n, const char *alert, const char *expr, const char *wait,
+		       const char *severity, const char *summary, const char *description)
+{
+	sb_addf(b, "      - alert: %s\n        expr: ", alert);
+	yaml_expr(b, expr, n);
+	sb_addf(b, "\n        for: %s\n        labels:\n          severity: %s\n          endpoint: ", wait, severity);
+	yaml_str(b, n);
+	sb_adds(b, "\n        annotations:\n          summary: ");
+	yaml_summary(b, n, summary);
+	sb_addc(b, '\n');
+	if (description)
+		sb_adds(b, description);
+}
+
+void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_minutes)
+{
+	const char *n = ep->name;
+	sb_adds(b, "  - name: ");
+	yaml_str(b, n);
+	sb_adds(b, "\n    rules:\n");
+	alert_rule(b, n, "LlmEndpointDown", "up{job=%1$s} == 0", "2m", "critical", "the /metrics scrape fails",
+		   "          description: >-\n"
+		   "            If /health still answers 200, the engine runs without --metrics and\n"
+		   "            answers /metrics with HTTP 501 (METRICS=0, law C04): the target's\n"
+		   "            lastError in /api/v1/targets says so. Otherwise the engine is down.\n");
+	alert_rule(b, n, "LlmMetricsOff", "absent(llamacpp:prompt_tokens_total{job=%1$s}) and on() up{job=%1$s} == 0",
+		   "10m", "warning", "no llamacpp: series at all (scrape answered 501?)", NULL);
+	struct sb t = {0}, w = {0};
+	sb_addf(&t, "requests waited for a slot for %u minutes (PARALLEL=%s, law A07)", slot_minutes,
+		endpoint_value(ep, "PARALLEL"));
+	sb_addf(&w, "%um", slot_minutes);
+	alert_rule(b, n, "LlmNoFreeSlot", "llamacpp:requests_deferred{job=%1$s} > 0", w.s, "warning", t.s, NULL);
+	sb_release(&t);
+	sb_release(&w);
 }
 
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes)
 {
 	struct sb b = {0};
-	const char *n = ep->name;
-	sb_addf(&b,
-		"# Alert rules for %s (Prometheus rule file)\n"
-		"groups:\n"
-		"  - name: %s\n"
-		"    rules:\n"
-		"      - alert: LlmEndpointDown\n"
-		"        expr: up{job=\"%s\"} == 0\n"
-		"        for: 2m\n"
-		"        labels:\n"
-		"          severity: critical\n"
-		"        annotations:\n"
-		"          summary: \"%s: the /metrics scrape fails\"\n"
-		"          description: >-\n"
-		"            If /health still answers 200, the engine runs without --metrics and\n"
-		"            answers /metrics with HTTP 501 (METRICS=0, law C04): the target's\n"
-		"            lastError in /api/v1/targets says so. Otherwise the engine is down.\n"
-		"      - alert: LlmMetricsOff\n"
-		"        expr: absent(llamacpp:prompt_tokens_total{job=\"%s\"}) and on() up{job=\"%s\"} == 0\n"
-		"        for: 10m\n"
-		"        labels:\n"
-		"          severity: warning\n"
-		"        annotations:\n"
-		"          summary: \"%s: no llamacpp: series at all (scrape answered 501?)\"\n"
-		"      - alert: LlmNoFreeSlot\n"
-		"        expr: llamacpp:requests_deferred{job=\"%s\"} > 0\n"
-		"        for: %um\n"
-		"        labels:\n"
-		"          severity: warning\n"
-		"        annotations:\n"
-		"          summary: \"%s: requests waited for a slot for %u minutes (PARALLEL=%s, law A07)\"\n",
-		n, n, n, n, n, n, n, n, slot_minutes, n, slot_minutes, endpoint_value(ep, "PARALLEL"));
+	struct sb tmp = {0};
+	sb_addf(&b, "# Alert rules for %s (Prometheus rule file)\ngroups:\n", one_line(ep->name, &tmp));
+	sb_release(&tmp);
+	emit_alerts_group(&b, ep, slot_minutes);
 	return sb_detach(&b);
 }
 
@@ -306,22 +405,34 @@ static const char *nearest(const struct template_facts *t, const char *level)
 
 char *emit_harness(const struct endpoint *ep, const struct census *c, const struct plan *p)
 {
-	struct sb b = {0};
+	return emit_harness_at(ep, c, p, NULL, endpoint_value(ep, "COMPACTION_HUB"));
+}
+
+char *emit_harness_at(const struct endpoint *ep, const struct census *c, const struct plan *p, const char *host,
+		      const char *hub)
+{
+	struct sb b = {0}, tmp = {0};
 	char *mm = endpoint_path(ep, "MMPROJ_FILE");
+	const char *h = host ? host : host_of(ep);
 	sb_addf(&b,
 		"# Client harness entry for %s. contextWindow is the PER-SLOT window: the\n"
 		"# engine divides the pool across slots and answers a longer prompt with\n"
 		"# HTTP 400, never a truncation (law M03).\n"
-		"- id: %s\n"
+		"- id: ",
+		one_line(ep->name, &tmp));
+	sb_release(&tmp);
+	yaml_str(&b, endpoint_value(ep, "ALIAS"));
+	sb_addf(&b,
+		"\n"
 		"  provider: llamacpp\n"
-		"  baseUrl: http://%s:%s/v1\n"
+		"  baseUrl: http://%s%s%s:%s/v1\n"
 		"  contextWindow: %u\n"
 		"  maxTokens: 16384\n"
 		"  input: [text%s]\n"
 		"  compat:\n"
 		"    reasoningContentField: reasoning_content\n",
-		ep->name, endpoint_value(ep, "ALIAS"), host_of(ep), endpoint_value(ep, "LISTEN_PORT"), p->n_ctx_seq,
-		mm ? ", image" : "");
+		strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", endpoint_value(ep, "LISTEN_PORT"),
+		p->n_ctx_seq, mm ? ", image" : "");
 	free(mm);
 	if (c->has_template && c->tpl.n_effort) {
 		static const char *const levels[] = {"minimal", "low", "medium", "high", "xhigh"};
@@ -329,6 +440,12 @@ char *emit_harness(const struct endpoint *ep, const struct census *c, const stru
 		sb_adds(&b, "    reasoningEffortMap:\n");
 		for (size_t i = 0; i < 5; i++)
 			sb_addf(&b, "      %s: %s\n", levels[i], nearest(&c->tpl, levels[i]));
+	}
+	if (hub && *hub) {
+		sb_adds(&b, "  # the endpoint that compacts this one's conversations (COMPACTION_HUB)\n"
+			    "  compactionModel: ");
+		yaml_str(&b, hub);
+		sb_addc(&b, '\n');
 	}
 	sb_adds(&b, "  extraBody:\n");
 	int any = 0;

@@ -6,6 +6,7 @@
 #ifndef ZEALOT_EMIT_H
 #define ZEALOT_EMIT_H
 
+#include "../base/util.h"
 #include "../payload/census.h"
 #include "../plan/plan.h"
 #include "endpoint.h"
@@ -19,9 +20,21 @@
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user);
 char *emit_prometheus(const struct endpoint *ep);
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes);
+/* The pieces a fleet's files are made of (zealot emit KIND DIR): one scrape
+ * job (an item of scrape_configs) with the target at host:LISTEN_PORT (host
+ * NULL: the endpoint's BIND_ADDR, loopback for a wildcard), and one rule
+ * group (an item of groups). Names that are not plain names are quoted, so
+ * none can add a key or a line. */
+void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *host);
+void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_minutes);
 /* The harness entry: the per-slot window from the plan (what a client may
  * send: law M03), the template's reasoning_effort map (A08), the payload's
  * sampling defaults and presence penalty. */
 char *emit_harness(const struct endpoint *ep, const struct census *c, const struct plan *p);
+/* The same entry with its baseUrl on host (NULL: as emit_harness) and
+ * compactionModel hub, the served id of the endpoint that compacts this
+ * one's conversations (NULL: none; emit_harness takes COMPACTION_HUB). */
+char *emit_harness_at(const struct endpoint *ep, const struct census *c, const struct plan *p, const char *host,
+		      const char *hub);
 
 #endif

@@ -79,9 +79,25 @@ const struct key_def endpoint_keys[] = {
     {"METRICS", KEY_BOOL, "1", NULL, NULL, "--metrics (0 makes /metrics answer 501, law C04)"},
     {"VERBOSITY", KEY_UINT, "4", NULL, NULL, "--log-verbosity (4 prints the boot ledger, law C05)"},
     {"DEVICE", KEY_STRING, "cpu", NULL, NULL, "device profile for the fit gate (zealot plan --help lists them)"},
+    {"CUDA_FA_QUANTS", KEY_STRING, NULL, "the pinned engine's f16-f16;q4_0-q4_0;q8_0-q8_0;bf16-bf16", NULL,
+     "a CUDA runtime's flash-attention K/V pairs when its CMakeCache.txt is not readable (law S14): all, or "
+     "pairs like f16-q8_0;q8_0-q8_0"},
+    {"CUDA_FA_SCRATCH", KEY_BOOL, "1", NULL, NULL,
+     "a CUDA runtime's flash attention reserves f16 copies of a quantized K/V in the compute buffer (the pinned "
+     "engine; 0: a build before upstream PR #23907)"},
     {"ADDRESSABLE_MIB", KEY_UINT, NULL, "the profile's figure", NULL,
      "memory the driver really leaves, overriding the profile (law M01)"},
     {"SLACK_MIB", KEY_UINT, "1024", NULL, NULL, "free memory every plan must keep (law M09)"},
+    {"HOST", KEY_STRING, NULL, NULL, NULL,
+     "the ssh destination the endpoint runs on: [user@]host or ssh://[user@]host[:port], resolved through the "
+     "ssh config (unset: this host; zealot fleet)"},
+    {"GPU", KEY_UINT, NULL, NULL, NULL,
+     "the card index on that host: the unit's Environment=CUDA_VISIBLE_DEVICES=N (DEVICE profiles that card; "
+     "unset: every card)"},
+    {"COMPACTION_HUB", KEY_STRING, NULL, "no compaction model", NULL,
+     "the name of the fleet endpoint this one's clients send compaction to (the harness's compactionModel)"},
+    {"HOST_BW_GBS", KEY_NUMBER, NULL, "the cpu profile's 51 GB/s", NULL,
+     "the host's memory bandwidth in GB/s, for the decode rate of what sits on the host (experts, layers, KV)"},
     {"EXTRA_ARGS", KEY_STRING, NULL, "none", NULL, "further engine arguments, appended last (split on blanks)"},
 };
 const size_t endpoint_n_keys = ARRAY_SIZE(endpoint_keys);

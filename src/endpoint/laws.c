@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../fleet/fleet.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 
@@ -160,6 +161,40 @@ static void law_values(const struct endpoint *ep, struct findings *out)
 	}
 }
 
+/* C02: the fleet keys. HOST must read as an ssh destination and nothing
+ * else (it reaches ssh's command line); COMPACTION_HUB names an endpoint, so
+ * it is a file name without its .env. */
+static void law_fleet(const struct endpoint *ep, struct findings *out)
+{
+	const char *host = val(ep, "HOST");
+	if (host && *host) {
+		struct fleet_host h;
+		char *err = NULL;
+		if (fleet_parse_host(host, &h, &err))
+			add(out, "C02", SEV_ERROR, ep, "HOST", "write [user@]host or ssh://[user@]host[:port]", "%s",
+			    err);
+		else
+			fleet_host_free(&h);
+		free(err);
+	}
+	const char *hub = val(ep, "COMPACTION_HUB");
+	if (hub && *hub) {
+		size_t n = strspn(hub, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+		if (hub[n] || hub[0] == '-' || hub[0] == '.')
+			add(out, "C02", SEV_ERROR, ep, "COMPACTION_HUB", "name the hub's endpoint file without .env",
+			    "'%s' is not an endpoint name (letters, digits, . _ -)", hub);
+	}
+	uint64_t gpu;
+	if (!u64(ep, "GPU", &gpu) && gpu > 255)
+		add(out, "C02", SEV_ERROR, ep, "GPU", "give the card's index (nvidia-smi -L)",
+		    "GPU %llu: a card index is 0..255", (unsigned long long)gpu);
+	const struct device *dev = device_find(val(ep, "DEVICE"));
+	if (!u64(ep, "GPU", &gpu) && dev && dev->backend == DEVICE_CPU && !*val(ep, "DEVICES"))
+		add(out, "C02", SEV_WARNING, ep, "GPU", "set DEVICE to the card's profile, or remove GPU",
+		    "GPU=%llu on DEVICE=cpu: the engine uses no card, and the plan prices none",
+		    (unsigned long long)gpu);
+}
+
 /* C02: the placement keys name devices, buffers, shares and patterns the
  * engine has (place.c refuses what it would refuse or zealot cannot
  * mirror); the finding names the key at fault. */
@@ -297,23 +332,6 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 		    "BIND_ADDR=%s with no API key exposes the endpoint to the network", bind);
 }
 
-static char *which(const char *name)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		return NULL;
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		struct sb b = {0};
-		sb_addf(&b, "%.*s/%s", (int)n, path, name);
-		if (access(b.s, X_OK) == 0)
-			return sb_detach(&b);
-		sb_release(&b);
-		path += n + (path[n] == ':');
-	}
-	return NULL;
-}
-
 /* The runtime's build tree: the CMakeCache.txt of the build the binary
  * came from (build/bin/llama-server -> build/CMakeCache.txt, or beside
  * it). A new path, or NULL when there is none to read. */
@@ -340,7 +358,7 @@ static char *runtime_path(const struct endpoint *ep)
 	const char *rt = val(ep, "RUNTIME");
 	if (!*rt)
 		return NULL;
-	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : which(rt);
+	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : path_which(rt);
 }
 
 /* C08: the start command must be directly executable; a script needs its
@@ -374,39 +392,26 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 			add(out, "C08", SEV_ERROR, ep, "RUNTIME", "add a #! line, or point RUNTIME at the binary",
 			    "RUNTIME '%s' is neither a binary nor a script with a shebang: exec fails (203/EXEC)",
 			    path);
-		/* S14: the build tree says which quantized FA pairs were compiled */
+		/* S14: the build tree says which FA pairs were compiled (cuda.c
+		 * reads GGML_CUDA_FA_QUANTS, else GGML_CUDA_FA_ALL_QUANTS) */
 		char *cache = runtime_cmake_cache(path);
-		if (cache) {
-			FILE *cf = fopen(cache, "r");
-			if (cf) {
-				char line[1024];
-				char quants[512] = "";
-				int cuda = 0;
-				while (fgets(line, sizeof(line), cf)) {
-					if (strncmp(line, "GGML_CUDA:BOOL=ON", 17) == 0)
-						cuda = 1;
-					if (strncmp(line, "GGML_CUDA_FA_QUANTS:", 20) == 0) {
-						const char *eq = strchr(line, '=');
-						snprintf(quants, sizeof(quants), "%s", eq ? eq + 1 : "");
-						quants[strcspn(quants, "\n")] = '\0';
-					}
-				}
-				fclose(cf);
-				const char *k = val(ep, "CACHE_TYPE_K"), *v = val(ep, "CACHE_TYPE_V");
-				char pair[64];
-				snprintf(pair, sizeof(pair), "%s-%s", k, v);
-				if (cuda && strcmp(quants, "all") != 0 && (is_quantized(k) || is_quantized(v))) {
-					const char *q = *quants ? quants : "q4_0-q4_0;q8_0-q8_0;f16-f16;bf16-bf16";
-					if (!strstr(q, pair))
-						add(out, "S14", SEV_WARNING, ep, "CACHE_TYPE_V",
-						    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all)",
-						    "%s's build compiles FA kernels for %s, not %s: the pair falls "
-						    "back off the GPU",
-						    cache, q, pair);
-				}
-			}
-			free(cache);
+		struct cuda_build b;
+		memset(&b, 0, sizeof(b));
+		if (cache && cuda_build_from_cmake(cache, &b) == 1 && strcmp(val(ep, "FLASH_ATTN"), "off") != 0) {
+			const char *k = val(ep, "CACHE_TYPE_K"), *v = val(ep, "CACHE_TYPE_V");
+			const struct ggml_type_info *tk = shape_cache_type(k), *tv = shape_cache_type(v);
+			if (tk && tv && !cuda_fa_pair_compiled(&b, tk->id, tv->id))
+				add(out, "S14", SEV_WARNING, ep, "CACHE_TYPE_V",
+				    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all), or set the cache "
+				    "types to a compiled pair",
+				    "%s compiles no flash-attention kernel for %s K + %s V (%s): the op runs on the "
+				    "CPU and its cache is copied to the host at every step",
+				    cache, k, v,
+				    b.fa_all	  ? "all"
+				    : *b.fa_pairs ? b.fa_pairs
+						  : CUDA_FA_DEFAULT_PAIRS);
 		}
+		free(cache);
 	}
 	free(path);
 }
@@ -945,6 +950,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 	if (which & LAWS_STATIC) {
 		law_c02(ep, out);
 		law_values(ep, out);
+		law_fleet(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);
 		law_shape(ep, out);

@@ -319,13 +319,6 @@ struct dl {
 	double t0;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t seg_end(const struct dl *d, const struct seg *s)
 {
 	return s->end ? s->end : d->st.size;
@@ -366,7 +359,7 @@ static void emit(struct dl *d, enum fetch_event_kind k, const char *why)
 {
 	if (!d->o->event)
 		return;
-	double dt = now_s() - d->t0;
+	double dt = mono_s() - d->t0;
 	struct fetch_event e = {k,
 				d->f,
 				on_disk(d),
@@ -506,56 +499,41 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
 	struct conn *c = arg;
 	size_t len = size * n;
-	char line[8192];
-	size_t m = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
-	memcpy(line, p, m);
-	line[m] = '\0';
-	while (m && (line[m - 1] == '\n' || line[m - 1] == '\r'))
-		line[--m] = '\0';
-	if (strncmp(line, "HTTP/", 5) == 0) {
+	struct remote_header h;
+	remote_header_parse(p, len, &h);
+	switch (h.field) {
+	case REMOTE_STATUS:
 		c->has_cr = c->has_clen = c->html = c->ranges = 0;
 		c->etag[0] = c->lastmod[0] = '\0';
 		free(c->location);
 		c->location = NULL;
-		const char *sp = strchr(line, ' ');
-		c->status = sp ? strtol(sp + 1, NULL, 10) : 0;
-		return len;
-	}
-	if (m == 0) {
-		/* end of this response's headers (an interim 1xx goes on) */
+		c->status = h.status;
+		break;
+	case REMOTE_END: /* this response's headers are all there (an interim 1xx goes on) */
 		if (c->status >= 200 && !c->decided) {
 			c->decided = 1;
 			c->v = decide(c);
 		}
-		return len;
-	}
-	unsigned long long a, b, t;
-	if (strncasecmp(line, "content-range:", 14) == 0) {
-		if (sscanf(line + 14, " bytes %llu-%llu/%llu", &a, &b, &t) == 3 && b >= a && t > b) {
-			c->has_cr = 1;
-			c->cr_start = a;
-			c->cr_end = b;
-			c->cr_total = t;
-		}
-	} else if (strncasecmp(line, "content-length:", 15) == 0) {
-		if (sscanf(line + 15, " %llu", &a) == 1) {
-			c->has_clen = 1;
-			c->clen = a;
-		}
-	} else if (strncasecmp(line, "etag:", 5) == 0) {
-		copy_value(c->etag, sizeof(c->etag), line + 5);
-	} else if (strncasecmp(line, "last-modified:", 14) == 0) {
-		copy_value(c->lastmod, sizeof(c->lastmod), line + 14);
-	} else if (strncasecmp(line, "accept-ranges:", 14) == 0) {
-		c->ranges = strcasestr(line + 14, "bytes") != NULL;
-	} else if (strncasecmp(line, "content-type:", 13) == 0) {
-		c->html = strcasestr(line + 13, "text/html") != NULL;
-	} else if (strncasecmp(line, "location:", 9) == 0) {
-		const char *v = line + 9;
-		while (*v == ' ' || *v == '\t')
-			v++;
+		break;
+	case REMOTE_CONTENT_RANGE:
+		c->has_cr = 1;
+		c->cr_start = h.start;
+		c->cr_end = h.end;
+		c->cr_total = h.total;
+		break;
+	case REMOTE_CONTENT_LENGTH:
+		c->has_clen = 1;
+		c->clen = h.total;
+		break;
+	case REMOTE_ETAG: copy_value(c->etag, sizeof(c->etag), h.value); break;
+	case REMOTE_LAST_MODIFIED: copy_value(c->lastmod, sizeof(c->lastmod), h.value); break;
+	case REMOTE_ACCEPT_RANGES: c->ranges = h.flag; break;
+	case REMOTE_CONTENT_TYPE: c->html = h.flag; break;
+	case REMOTE_LOCATION:
 		free(c->location);
-		c->location = xstrdup(v);
+		c->location = xstrdup(h.value);
+		break;
+	default: break;
 	}
 	return len;
 }
@@ -788,7 +766,7 @@ static int attempt(struct dl *d)
 			split(d, d->conns[0] ? d->conns[0]->url : d->f->url);
 			running = 1;
 		}
-		double t = now_s();
+		double t = mono_s();
 		if (t - last >= 0.25) {
 			emit(d, FETCH_EV_PROGRESS, NULL);
 			last = t;
@@ -839,7 +817,7 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	struct dl d = {0};
 	d.f = f;
 	d.o = o;
-	d.t0 = now_s();
+	d.t0 = mono_s();
 	d.connections = o->connections ? o->connections : 4;
 	d.parallel_min = o->parallel_min ? o->parallel_min : 64u << 20;
 	struct sb b = {0};

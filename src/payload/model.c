@@ -102,6 +102,12 @@ static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char 
 {
 	if (get_u32(g, m, "attention.sliding_window", &m->n_swa, err))
 		return -1;
+	/* src/models/phi3.cpp reads the window and disables it (swa_type
+	 * NONE, n_swa 0): every layer attends over the whole cache */
+	if (strcmp(m->arch, "phi3") == 0 && m->n_swa) {
+		m->n_swa = 0;
+		m->swa_source = "attention.sliding_window (disabled by the engine for phi3)";
+	}
 	if (m->n_swa == 0)
 		return 0;
 	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");
@@ -146,10 +152,55 @@ static int has_recurrent_keys(const struct gguf *g, const struct model *m)
 	       akey(g, m, "shortconv.l_cache");
 }
 
-static int derive_recurrent(const struct gguf *g, struct model *m, uint8_t *recr, int head_kv_is_array, char **err)
+/* The engine's rule for which layers are recurrent (is_recr_impl in
+ * src/models/<arch>.cpp load_arch_hparams, default llm_arch_is_recurrent)
+ * and which memory create_memory gives the architecture (src/llama-model.cpp:
+ * llama_memory_recurrent alone, or llama_memory_hybrid with per-arch layer
+ * filters). A table of engine facts keyed by general.architecture. */
+enum recr_rule {
+	R_ALL,		/* llm_arch_is_recurrent: every layer, no KV cache */
+	R_HEAD_KV0,	/* recurrent iff head_count_kv[il] == 0; KV on the others */
+	R_HEAD_KV0_FF0, /* nemotron-h: recurrent iff head_count_kv and ffn both 0;
+			  KV iff attention heads and no ffn; ffn-only layers hold neither */
+	R_BOTH,		/* falcon-h1: every layer holds KV and state */
+	R_INTERVAL,	/* attention.recurrent_layers, else full_attention_interval (4) */
+	R_OWN,		/* a memory of its own, not mirrored: named, not guessed */
+};
+
+static const struct {
+	const char *arch;
+	enum recr_rule rule;
+	const char *unmirrored; /* what of its memory zealot does not mirror */
+} recr_rules[] = {
+    {"mamba", R_ALL, NULL},
+    {"mamba2", R_ALL, NULL},
+    {"rwkv6", R_ALL, NULL},
+    {"rwkv6qwen2", R_ALL, NULL},
+    {"rwkv7", R_ALL, NULL},
+    {"arwkv7", R_ALL, NULL},
+    {"granitehybrid", R_HEAD_KV0, NULL},
+    {"jamba", R_HEAD_KV0, NULL},
+    {"lfm2", R_HEAD_KV0, NULL},
+    {"lfm2moe", R_HEAD_KV0, NULL},
+    {"plamo2", R_HEAD_KV0, NULL},
+    {"kimi-linear", R_HEAD_KV0, NULL},
+    {"kimi-k3", R_HEAD_KV0, NULL},
+    {"bailingmoe3", R_HEAD_KV0, NULL},
+    {"nemotron_h", R_HEAD_KV0_FF0, NULL},
+    {"nemotron_h_moe", R_HEAD_KV0_FF0, NULL},
+    {"falcon-h1", R_BOTH, NULL},
+    {"qwen3next", R_INTERVAL, NULL},
+    {"qwen35", R_INTERVAL, NULL},
+    {"qwen35moe", R_INTERVAL, NULL},
+    {"minimax-01", R_INTERVAL, NULL},
+    {"qwen4exp", R_INTERVAL, "the indexer cache (llama_memory_hybrid_idx)"},
+    {"deepseek4", R_OWN, "its compressed KV and PLE state (llama_kv_cache_dsv4)"},
+};
+
+static int recurrent_interval(const struct gguf *g, struct model *m, uint8_t *recr, char **err)
 {
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	const struct gguf_kv *kv = akey(g, m, "attention.recurrent_layers");
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	if (kv && kv->type == GGUF_ARRAY) {
 		if (kv->arr_n != m->n_layer_all)
 			return errorf(err, "key '%s': array has %llu entries, block_count is %u", kv->key,
@@ -163,33 +214,72 @@ static int derive_recurrent(const struct gguf *g, struct model *m, uint8_t *recr
 		m->recurrent_source = "attention.recurrent_layers";
 		return 0;
 	}
-	const struct gguf_kv *fai = akey(g, m, "full_attention_interval");
-	int recurrent_model = has_recurrent_keys(g, m);
-	if (fai || (recurrent_model && !head_kv_is_array && m->n_head_kv[0] > 0 && m->n_head[0] > 0)) {
-		/* Hybrid with a periodic full-attention layer; the engine's
-		 * default interval is 4 when the key is absent. */
-		uint32_t interval = 4;
-		if (get_u32(g, m, "full_attention_interval", &interval, err))
-			return -1;
-		if (interval == 0)
-			return errorf(err, "key '%s.full_attention_interval' is 0", m->arch);
-		for (uint32_t il = 0; il < n_layer; il++)
-			recr[il] = (il + 1) % interval != 0;
-		m->recurrent_source = fai ? "full_attention_interval" : "engine default interval 4";
+	/* the engine's default interval is 4 when the key is absent */
+	uint32_t interval = 4;
+	if (get_u32(g, m, "full_attention_interval", &interval, err))
+		return -1;
+	if (interval == 0)
+		return errorf(err, "key '%s.full_attention_interval' is 0", m->arch);
+	for (uint32_t il = 0; il < n_layer; il++)
+		recr[il] = (il + 1) % interval != 0;
+	m->recurrent_source =
+	    akey(g, m, "full_attention_interval") ? "full_attention_interval" : "engine default interval 4";
+	return 0;
+}
+
+static int derive_recurrent(const struct gguf *g, struct model *m, uint8_t *recr, const uint32_t *ff,
+			    int head_kv_is_array, char **err)
+{
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	int rule = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(recr_rules); i++)
+		if (strcmp(recr_rules[i].arch, m->arch) == 0) {
+			rule = (int)recr_rules[i].rule;
+			m->state_unmirrored = recr_rules[i].unmirrored;
+		}
+	/* Which layers hold KV when the memory is hybrid: the default filter
+	 * is !is_recr(il); nextn layers are filtered by plan.c. */
+	switch (rule) {
+	case R_ALL:
+		for (uint32_t il = 0; il < m->n_layer_all; il++)
+			recr[il] = 1;
+		m->pure_recurrent = 1;
+		m->recurrent_source = "recurrent architecture (llm_arch_is_recurrent)";
 		return 0;
-	}
-	if (!recurrent_model)
-		return 0;
-	if (head_kv_is_array) {
+	case R_HEAD_KV0:
 		for (uint32_t il = 0; il < n_layer; il++)
 			recr[il] = m->n_head_kv[il] == 0;
 		m->recurrent_source = "attention.head_count_kv == 0";
 		return 0;
+	case R_HEAD_KV0_FF0:
+		for (uint32_t il = 0; il < m->n_layer_all; il++) {
+			recr[il] = il < n_layer && m->n_head_kv[il] == 0 && ff[il] == 0;
+			m->has_kv[il] = !recr[il] && ff[il] == 0;
+		}
+		m->recurrent_source = "attention.head_count_kv == 0 and feed_forward_length == 0";
+		return 0;
+	case R_BOTH:
+		for (uint32_t il = 0; il < m->n_layer_all; il++)
+			recr[il] = m->has_kv[il] = 1;
+		m->recurrent_source = "every layer (attention and SSM side by side)";
+		return 0;
+	case R_INTERVAL: return recurrent_interval(g, m, recr, err);
+	case R_OWN: return 0;
+	default: break;
 	}
-	/* Recurrent keys and no attention heads: every layer is recurrent. */
+	/* An architecture not in the table: the shape of its metadata, and a
+	 * note that its layout is not the engine's rule. */
+	if (!has_recurrent_keys(g, m) && !akey(g, m, "attention.recurrent_layers") &&
+	    !akey(g, m, "full_attention_interval"))
+		return 0;
+	m->state_unmirrored = "the recurrent layer layout (guessed from metadata)";
+	if (akey(g, m, "attention.recurrent_layers") || akey(g, m, "full_attention_interval") ||
+	    (!head_kv_is_array && m->n_head_kv[0] > 0 && m->n_head[0] > 0))
+		return recurrent_interval(g, m, recr, err);
 	for (uint32_t il = 0; il < n_layer; il++)
-		recr[il] = 1;
-	m->recurrent_source = "recurrent model (no attention heads)";
+		recr[il] = m->n_head_kv[il] == 0;
+	m->recurrent_source =
+	    head_kv_is_array ? "attention.head_count_kv == 0" : "recurrent model (no attention heads)";
 	return 0;
 }
 
@@ -237,9 +327,19 @@ static void recurrent_dims(struct model *m)
 		m->n_embd_s = (uint64_t)m->ssm_d_state * m->ssm_d_inner;
 		return;
 	}
+	if (m->kda_head_dim) {
+		/* Kimi delta attention: conv state of q, k and v; a head x head
+		 * state per head (d_conv 0 counts as 4) */
+		uint64_t d_inner = (uint64_t)m->n_head[0] * m->kda_head_dim;
+		m->n_embd_r = 3ull * (m->ssm_d_conv ? m->ssm_d_conv - 1 : 3) * d_inner;
+		m->n_embd_s = (uint64_t)m->kda_head_dim * m->kda_head_dim * m->n_head[0];
+		return;
+	}
+	m->n_embd_s = (uint64_t)m->ssm_d_state * m->ssm_d_inner;
+	if (strcmp(m->arch, "minimax-01") == 0) /* n_embd_head_la = the full-attention head size */
+		m->n_embd_s = (uint64_t)m->head_k * m->head_k * m->n_head[0];
 	m->n_embd_r = (uint64_t)(m->ssm_d_conv ? m->ssm_d_conv - 1 : 0) *
 		      ((uint64_t)m->ssm_d_inner + 2ull * m->ssm_n_group * m->ssm_d_state);
-	m->n_embd_s = (uint64_t)m->ssm_d_state * m->ssm_d_inner;
 }
 
 /* The MoE keys of the deepseek2 / glm4moe / qwen35moe families (their
@@ -267,6 +367,7 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
 	uint8_t *swa = NULL, *recr = NULL;
+	uint32_t *ff = NULL;
 	m->arch = get_str(g, "general.architecture");
 	if (!m->arch) {
 		errorf(err, "missing required key 'general.architecture'");
@@ -313,13 +414,10 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	m->n_head_kv = xcalloc(m->n_layer_all, sizeof(*m->n_head_kv));
 	m->kind = xcalloc(m->n_layer_all, sizeof(*m->kind));
 	int found, kv_found;
-	uint32_t *ff = xcalloc(m->n_layer_all, sizeof(*ff));
-	if (get_per_layer(g, m, "feed_forward_length", ff, &found, err)) {
-		free(ff);
+	ff = xcalloc(m->n_layer_all, sizeof(*ff));
+	if (get_per_layer(g, m, "feed_forward_length", ff, &found, err))
 		goto fail;
-	}
 	m->n_ff = ff[0];
-	free(ff);
 	if (get_per_layer(g, m, "attention.head_count", m->n_head, &found, err))
 		goto fail;
 	memcpy(m->n_head_kv, m->n_head, m->n_layer_all * sizeof(*m->n_head_kv));
@@ -349,7 +447,8 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	    get_u32(g, m, "ssm.group_count", &m->ssm_n_group, err) ||
 	    get_u32(g, m, "ssm.time_step_rank", &m->ssm_dt_rank, err) ||
 	    get_u32(g, m, "wkv.head_size", &m->wkv_head_size, err) ||
-	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err))
+	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err) ||
+	    get_u32(g, m, "kda.head_dim", &m->kda_head_dim, err))
 		goto fail;
 	m->token_shift_count = 2;
 	if (get_u32(g, m, "token_shift_count", &m->token_shift_count, err))
@@ -358,9 +457,17 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 
 	swa = xcalloc(m->n_layer_all, 1);
 	recr = xcalloc(m->n_layer_all, 1);
-	if (derive_swa(g, m, swa, err) || derive_recurrent(g, m, recr, head_kv_is_array, err))
+	m->has_kv = xcalloc(m->n_layer_all, 1);
+	m->has_rs = xcalloc(m->n_layer_all, 1);
+	for (uint32_t il = 0; il < m->n_layer_all; il++)
+		m->has_kv[il] = 2; /* unset: the default filter below */
+	if (derive_swa(g, m, swa, err) || derive_recurrent(g, m, recr, ff, head_kv_is_array, err))
 		goto fail;
 	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		m->has_rs[il] = recr[il];
+		m->n_rs_layers += recr[il];
+		if (m->has_kv[il] == 2)
+			m->has_kv[il] = !m->pure_recurrent && !recr[il];
 		enum layer_kind k = LAYER_ATTENTION;
 		if (il >= m->n_layer_all - m->n_nextn)
 			k = LAYER_NEXTN;
@@ -404,10 +511,12 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	count_mtp(g, m);
 	free(swa);
 	free(recr);
+	m->n_ff_layer = ff;
 	return m;
 fail:
 	free(swa);
 	free(recr);
+	free(ff);
 	model_free(m);
 	return NULL;
 }
@@ -422,6 +531,9 @@ void model_free(struct model *m)
 	free(m->n_head);
 	free(m->n_head_kv);
 	free(m->kind);
+	free(m->n_ff_layer);
+	free(m->has_kv);
+	free(m->has_rs);
 	free(m->rope_scaling);
 	free(m);
 }

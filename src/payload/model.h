@@ -2,12 +2,16 @@
  * the engine's llama_hparams derives it (src/llama-model.cpp load_hparams,
  * src/llama-hparams.cpp, src/models/<arch>.cpp of the pinned engine).
  *
- * Layer kinds come from metadata, never from a list of architecture names:
+ * Layer kinds come from metadata read by the engine's rule for the
+ * architecture (a table of engine facts in model.c: which layers of
+ * which `general.architecture` hold recurrent state and which hold KV):
  * `nextn_predict_layers` marks the trailing MTP blocks; recurrent layers come
  * from `attention.recurrent_layers`, else `full_attention_interval`, else a
- * zero in the per-layer `head_count_kv` array of a model that carries
- * recurrent-state keys (`ssm.*`, `wkv.*`, `shortconv.*`); sliding-window
- * layers from `attention.sliding_window` with `sliding_window_pattern`.
+ * zero in the per-layer `head_count_kv` array (and, for nemotron-h,
+ * `feed_forward_length`), or every layer (mamba, rwkv, falcon-h1); an
+ * architecture outside the table with recurrent-state keys is guessed from
+ * them and named (`state_unmirrored`); sliding-window layers from
+ * `attention.sliding_window` with `sliding_window_pattern`.
  * Where a key is absent and the engine falls back to a built-in default, the
  * default is used and said (`*_source`).
  */
@@ -31,7 +35,8 @@ struct model {
 	uint32_t n_layer_all; /* block_count: trunk + nextn */
 	uint32_t n_nextn;     /* nextn_predict_layers (declared) */
 	uint32_t n_embd;
-	uint32_t n_ff; /* first layer's (0 when absent) */
+	uint32_t n_ff;	      /* first layer's (0 when absent) */
+	uint32_t *n_ff_layer; /* per layer, n_layer_all entries */
 	uint64_t n_ctx_train;
 	uint64_t n_vocab;
 
@@ -50,7 +55,17 @@ struct model {
 	/* recurrent state (Mamba / Gated DeltaNet / RWKV / short conv) */
 	uint32_t ssm_d_conv, ssm_d_inner, ssm_d_state, ssm_n_group, ssm_dt_rank;
 	uint32_t wkv_head_size, token_shift_count, shortconv_l_cache;
+	uint32_t kda_head_dim;	     /* kda.head_dim (Kimi delta attention) */
 	uint64_t n_embd_r, n_embd_s; /* floats per recurrent layer per cell */
+	/* The engine's memory for the architecture (create_memory): which
+	 * layers hold attention KV and which recurrent state. A layer of
+	 * falcon-h1 holds both. `pure_recurrent`: llama_memory_recurrent
+	 * alone, no KV cache at all (mamba, rwkv). `state_unmirrored` names
+	 * what zealot does not mirror of this architecture's memory, or NULL. */
+	uint8_t *has_kv, *has_rs;
+	uint32_t n_rs_layers;
+	int pure_recurrent;
+	const char *state_unmirrored;
 
 	/* rope */
 	double rope_freq_base;

@@ -13,15 +13,7 @@
 
 char *pin_stamp_dir(void)
 {
-	struct sb b = {0};
-	const char *d = getenv("ZEALOT_STATE_DIR");
-	if (d && *d)
-		sb_adds(&b, d);
-	else if ((d = getenv("XDG_STATE_HOME")) && *d)
-		sb_addf(&b, "%s/zealot", d);
-	else
-		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
-	return sb_detach(&b);
+	return state_dir();
 }
 
 static void hex_of(const unsigned char *d, unsigned n, char *out)

@@ -167,3 +167,61 @@ int remote_token(const char *token_file, char **token, char **err)
 	}
 	return 0;
 }
+
+/* The value after a "name:" prefix (any case), leading blanks skipped, or
+ * NULL when line is another field. */
+static const char *field_value(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncasecmp(line, name, n) != 0)
+		return NULL;
+	const char *v = line + n;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	return v;
+}
+
+void remote_header_parse(const char *p, size_t len, struct remote_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	size_t m = len < sizeof(h->line) - 1 ? len : sizeof(h->line) - 1;
+	memcpy(h->line, p, m);
+	h->line[m] = '\0';
+	while (m && (h->line[m - 1] == '\n' || h->line[m - 1] == '\r'))
+		h->line[--m] = '\0';
+	const char *v = NULL;
+	unsigned long long a, b, t;
+	h->field = REMOTE_OTHER;
+	if (strncmp(h->line, "HTTP/", 5) == 0) {
+		const char *sp = strchr(h->line, ' ');
+		h->field = REMOTE_STATUS;
+		h->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+	} else if (m == 0) {
+		h->field = REMOTE_END;
+	} else if ((v = field_value(h->line, "content-range:"))) {
+		if (sscanf(v, " bytes %llu-%llu/%llu", &a, &b, &t) == 3 && b >= a && t > b) {
+			h->field = REMOTE_CONTENT_RANGE;
+			h->start = a;
+			h->end = b;
+			h->total = t;
+		}
+	} else if ((v = field_value(h->line, "content-length:"))) {
+		if (sscanf(v, " %llu", &t) == 1) {
+			h->field = REMOTE_CONTENT_LENGTH;
+			h->total = t;
+		}
+	} else if ((v = field_value(h->line, "etag:"))) {
+		h->field = REMOTE_ETAG;
+	} else if ((v = field_value(h->line, "last-modified:"))) {
+		h->field = REMOTE_LAST_MODIFIED;
+	} else if ((v = field_value(h->line, "accept-ranges:"))) {
+		h->field = REMOTE_ACCEPT_RANGES;
+		h->flag = strcasestr(v, "bytes") != NULL;
+	} else if ((v = field_value(h->line, "content-type:"))) {
+		h->field = REMOTE_CONTENT_TYPE;
+		h->flag = strcasestr(v, "text/html") != NULL;
+	} else if ((v = field_value(h->line, "location:"))) {
+		h->field = REMOTE_LOCATION;
+	}
+	h->value = h->field == REMOTE_STATUS || h->field == REMOTE_END || h->field == REMOTE_OTHER ? NULL : v;
+}

@@ -61,4 +61,32 @@ int remote_token(const char *token_file, char **token, char **err);
 /* The defaults for anything left zero in o. */
 struct remote_opts remote_opts_defaults(const struct remote_opts *o);
 
+/* One line of a response's headers, as curl's header callback hands it
+ * over (CRLF included), read the one way the header reader and the
+ * downloader both need. */
+enum remote_field {
+	REMOTE_OTHER,	       /* a line zealot does not read (or one that does not parse) */
+	REMOTE_STATUS,	       /* "HTTP/1.1 206 ...": a new response begins (after a 1xx, a redirect) */
+	REMOTE_END,	       /* the blank line that ends a response's headers */
+	REMOTE_CONTENT_RANGE,  /* "bytes A-B/T" with A <= B < T: start, end, total */
+	REMOTE_CONTENT_LENGTH, /* total */
+	REMOTE_ETAG,	       /* value */
+	REMOTE_LAST_MODIFIED,  /* value */
+	REMOTE_ACCEPT_RANGES,  /* flag: the server takes byte ranges */
+	REMOTE_CONTENT_TYPE,   /* flag: text/html (a login page, not a payload) */
+	REMOTE_LOCATION,       /* value */
+};
+
+struct remote_header {
+	enum remote_field field;
+	long status;		    /* REMOTE_STATUS: the code, 0 when unreadable */
+	uint64_t start, end, total; /* REMOTE_CONTENT_RANGE, REMOTE_CONTENT_LENGTH (total) */
+	int flag;
+	const char *value; /* into line: the field's value, leading blanks skipped */
+	char line[8192];   /* the line, cut to fit, without its CR LF */
+};
+
+/* Read one header line of len bytes at p into h. */
+void remote_header_parse(const char *p, size_t len, struct remote_header *h);
+
 #endif

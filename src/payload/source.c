@@ -125,38 +125,32 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
 	struct xfer *x = arg;
 	size_t len = size * n;
-	char line[8192];
-	size_t m = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
-	memcpy(line, p, m);
-	line[m] = '\0';
-	while (m && (line[m - 1] == '\n' || line[m - 1] == '\r'))
-		line[--m] = '\0';
-	if (strncmp(line, "HTTP/", 5) == 0) {
-		/* a new response (after a 100 Continue, say): forget the old one */
+	struct remote_header h;
+	remote_header_parse(p, len, &h);
+	switch (h.field) {
+	case REMOTE_STATUS: /* a new response (after a 100 Continue, say): forget the old one */
 		x->range_ok = 0;
 		x->total = 0;
 		x->html = 0;
 		free(x->location);
 		x->location = NULL;
-		return len;
-	}
-	unsigned long long a, b, t;
-	if (strncasecmp(line, "content-range:", 14) == 0) {
-		if (sscanf(line + 14, " bytes %llu-%llu/%llu", &a, &b, &t) == 3 && a == x->from && b >= a && t > b) {
+		break;
+	case REMOTE_CONTENT_RANGE:
+		if (h.start == x->from) {
 			x->range_ok = 1;
-			x->total = t;
+			x->total = h.total;
 		}
-	} else if (strncasecmp(line, "content-length:", 15) == 0 && !x->range_ok) {
-		if (sscanf(line + 15, " %llu", &t) == 1)
-			x->total = t;
-	} else if (strncasecmp(line, "location:", 9) == 0) {
-		const char *v = line + 9;
-		while (*v == ' ' || *v == '\t')
-			v++;
+		break;
+	case REMOTE_CONTENT_LENGTH:
+		if (!x->range_ok)
+			x->total = h.total;
+		break;
+	case REMOTE_LOCATION:
 		free(x->location);
-		x->location = xstrdup(v);
-	} else if (strncasecmp(line, "content-type:", 13) == 0) {
-		x->html = strcasestr(line + 13, "text/html") != NULL;
+		x->location = xstrdup(h.value);
+		break;
+	case REMOTE_CONTENT_TYPE: x->html = h.flag; break;
+	default: break;
 	}
 	return len;
 }

@@ -16,7 +16,12 @@
 #define CUSTOM_BLCK 128
 #define CUSTOM_SIZE 34
 
-static const char *const archs[] = {"llama", "qwen35", "gemma3", "qwen3moe"};
+/* clang-format off */
+static const char *const archs[] = {
+    "llama", "qwen35", "gemma3", "qwen3moe",
+    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
+};
+/* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
@@ -33,8 +38,9 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 			i = 0;
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
-			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, deepseek2, "
-			      "glm4moe, qwen35moe)",
+			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h, deepseek2, glm4moe, "
+			      "qwen35moe)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -63,6 +69,41 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "phi3") == 0) {
+		/* a general.name with "phi3" in it makes the engine's vocab
+		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
+		snprintf(s->name, sizeof(s->name), "zealot-synth-phi");
+	} else if (strcmp(arch, "lfm2") == 0) {
+		/* short-conv layers with an attention layer every `interval` */
+		s->interval = 4;
+		s->ssm_conv = 3; /* shortconv.l_cache */
+	} else if (strcmp(arch, "nemotron_h") == 0) {
+		/* attention every `interval`; between them mamba2 and FFN-only
+		 * layers alternate */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "falcon-h1") == 0) {
+		s->interval = 1; /* attention and SSM side by side in every layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "mamba2") == 0) {
+		s->interval = 1000000; /* no attention layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "granitehybrid") == 0) {
+		/* mamba2 layers with an attention layer every `interval` */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 64;
+		s->ssm_groups = 1;
+		s->ssm_dt_rank = 8;
 	} else if (strcmp(arch, "qwen3moe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -143,12 +184,13 @@ static const struct key keys[] = {
     {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
-    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35: full-attention layer every N"},
-    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0, "qwen35: conv kernel"},
-    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35: state size (head dim)"},
-    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35: key heads (group count)"},
-    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads (time-step rank)"},
-    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3: sliding window (0 = none)"},
+    {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
+    {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
+     "qwen35, granitehybrid: conv kernel; lfm2: short conv l_cache"},
+    {"ssm_state", offsetof(struct synth_spec, ssm_state), 0, "qwen35, granitehybrid: state size"},
+    {"ssm_groups", offsetof(struct synth_spec, ssm_groups), 0, "qwen35, granitehybrid: group count"},
+    {"ssm_dt_rank", offsetof(struct synth_spec, ssm_dt_rank), 0, "qwen35: value heads; granitehybrid: SSM heads"},
+    {"swa", offsetof(struct synth_spec, n_swa), 0, "gemma3, phi3: sliding window (0 = none)"},
     {"swa_pattern", offsetof(struct synth_spec, swa_pattern), 0, "gemma3: every Nth layer is global"},
     {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
     {"experts_used", offsetof(struct synth_spec, n_expert_used), 0, "qwen3moe: experts each token uses"},
@@ -176,6 +218,8 @@ static const struct key keys[] = {
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
+    {"bytes", offsetof(struct synth_spec, target_bytes), 1,
+     "N: the file's size in bytes (a real payload's), by sizing the custom-type (type=142) matrices but token_embd"},
 };
 
 static struct sb help_keys;
@@ -266,13 +310,31 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
-	} else if (s->n_nextn && strcmp(s->arch, "glm4moe") != 0 && strcmp(s->arch, "deepseek2") != 0) {
-		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35, glm4moe and deepseek2");
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
+			return errorf(err,
+				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
+		if ((2 * s->n_embd) % s->ssm_dt_rank || (2 * s->n_embd) % s->ssm_groups)
+			return errorf(
+			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
+			    2 * s->n_embd);
+	}
+	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
+		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
+	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
+	    strcmp(s->arch, "deepseek2") != 0) {
+		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35(moe), glm4moe and deepseek2");
 	}
 	if (validate_moe(s, err))
 		return -1;
-	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0) && s->rope_dims != s->head_dim)
+	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0) &&
+	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
+	    s->n_head * s->head_dim != s->n_embd)
+		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
+			      s->n_embd);
 	if (strcmp(s->arch, "qwen3moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
@@ -322,6 +384,12 @@ struct tw {
 	uint32_t wtype;
 	const struct synth_spec *s; /* NULL: widths not from the spec's keys */
 	char *bad;		    /* the first tensor the engine would refuse */
+	/* bytes=N: the custom-type matrices share `extra` bytes beyond their
+	 * default size in proportion to their elements (elems in all) */
+	int64_t extra;
+	uint64_t elems, seen;
+	int64_t given;
+	int fixed; /* this matrix keeps its default size (the input embedding) */
 };
 
 static uint64_t bytes_of(uint32_t type, uint64_t n)
@@ -387,7 +455,16 @@ static void mat(struct tw *t, const char *name, uint64_t ne0, uint64_t ne1)
 		sb_addf(&b, ", not a multiple of the type's block size (%u): the engine refuses such a file", blck);
 		t->bad = sb_detach(&b);
 	}
-	gw_tensor(t->w, name, 2, ne, t->wtype, bytes_of(t->wtype, ne0 * ne1));
+	uint64_t bytes = bytes_of(t->wtype, ne0 * ne1);
+	if (!ti && !t->fixed) {
+		t->seen += ne0 * ne1;
+		if (t->elems) {
+			int64_t due = (int64_t)((double)t->extra * ((double)t->seen / (double)t->elems));
+			bytes = (uint64_t)((int64_t)bytes + due - t->given);
+			t->given = due;
+		}
+	}
+	gw_tensor(t->w, name, 2, ne, t->wtype, bytes);
 }
 
 /* Refuse the file if a matrix broke the block rule; releases the writer. */
@@ -505,6 +582,187 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 		BV("nextn.enorm.weight", s->n_embd);
 		BV("nextn.hnorm.weight", s->n_embd);
 		BV("nextn.shared_head_norm.weight", s->n_embd);
+	}
+}
+
+/* Qwen2 (src/models/qwen2.cpp): the llama block with q, k and v biases. */
+static void tensors_qwen2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+		BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Qwen3 (src/models/qwen3.cpp): the llama block with q and k normed. */
+static void tensors_qwen3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Phi-3 (src/models/phi3.cpp): q, k and v in one projection, gate and up
+ * in one (2 x ff wide, a SwiGLU of its halves). */
+static void tensors_phi3(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BM("attn_qkv.weight", s->n_embd, s->n_embd + 2 * kv);
+		BM("attn_output.weight", s->n_embd, s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
+	}
+}
+
+/* LFM2 (src/models/lfm2.cpp): gated short-convolution layers and q/k
+ * normed attention every `interval` (head_count_kv 0 marks the others);
+ * the conv kernel stays f32; the final norm is named token_embd_norm. */
+static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+		} else {
+			uint64_t ne[2] = {s->ssm_conv, s->n_embd};
+			blkname(nm, sizeof(nm), il, "shortconv.conv.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BM("shortconv.in_proj.weight", s->n_embd, 3ull * s->n_embd);
+			BM("shortconv.out_proj.weight", s->n_embd, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Nemotron-H (src/models/nemotron-h.cpp): each layer is one of a mamba2
+ * mixer (no KV heads, no FFN), attention (KV heads, no FFN) or an FFN alone
+ * (up, squared ReLU, down); per-layer head_count_kv and
+ * feed_forward_length arrays say which. */
+static int nemotron_kind(const struct synth_spec *s, uint32_t il)
+{
+	if ((il + 1) % s->interval == 0)
+		return 'A';
+	return il % 2 == 0 ? 'M' : 'F';
+}
+
+static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		int k = nemotron_kind(s, il);
+		BV("attn_norm.weight", s->n_embd);
+		if (k == 'A') {
+			qkv(t, s, il, 1);
+		} else if (k == 'F') {
+			BM("ffn_down.weight", s->n_ff, s->n_embd);
+			BM("ffn_up.weight", s->n_embd, s->n_ff);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner + bc);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			uint64_t hd[2] = {1, s->ssm_dt_rank};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+	}
+}
+
+/* Falcon-H1 (src/models/falcon-h1.cpp): a mamba2 mixer and attention
+ * side by side in every layer, then a SwiGLU FFN; its FFN norm is written
+ * without ".weight". */
+static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+		uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+		blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("ssm_conv1d.bias", d_inner + bc);
+		BV("ssm_dt.bias", s->ssm_dt_rank);
+		uint64_t hd[2] = {1, s->ssm_dt_rank};
+		blkname(nm, sizeof(nm), il, "ssm_a");
+		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+		blkname(nm, sizeof(nm), il, "ssm_d");
+		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+		uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+		blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+		gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+		BM("ssm_out.weight", d_inner, s->n_embd);
+		BV("ffn_norm", s->n_embd);
+		ffn(t, s, il);
+	}
+}
+
+/* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
+ * attention layer every `interval` (head_count_kv 0 marks the others), a
+ * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
+ * asserts it); the conv weight and the per-head A, D and dt stay f32. */
+static void tensors_granitehybrid(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner + bc);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			uint64_t hd[2] = {1, s->ssm_dt_rank};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+		if (strcmp(s->arch, "mamba2") == 0) /* Mamba-2: the mixer alone, no FFN */
+			continue;
+		BV("ffn_norm.weight", s->n_embd);
+		ffn(t, s, il);
 	}
 }
 
@@ -937,10 +1195,9 @@ static int64_t file_type(uint32_t wtype)
 	}
 }
 
-int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err)
+/* The header and the tensor infos of the payload into w. */
+static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *tp, char **err)
 {
-	if (validate(s, err))
-		return -1;
 	struct gguf_writer w;
 	gw_init(&w);
 	char k[96];
@@ -961,12 +1218,29 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 	akey(k, sizeof(k), s, "embedding_length");
 	gw_u32(&w, k, s->n_embd);
 	akey(k, sizeof(k), s, "feed_forward_length");
-	gw_u32(&w, k, s->n_ff);
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
+	} else {
+		gw_u32(&w, k, s->n_ff);
+	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
 	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	gw_u32(&w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
+	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
+		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
+	} else {
+		gw_u32(&w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
+	}
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(&w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
@@ -1000,6 +1274,27 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 			gw_u32(&w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "lfm2") == 0) {
+		akey(k, sizeof(k), s, "shortconv.l_cache");
+		gw_u32(&w, k, s->ssm_conv);
+	}
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(&w, k, 1e-5f);
+	}
+	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
+		akey(k, sizeof(k), s, "ssm.conv_kernel");
+		gw_u32(&w, k, s->ssm_conv);
+		akey(k, sizeof(k), s, "ssm.state_size");
+		gw_u32(&w, k, s->ssm_state);
+		akey(k, sizeof(k), s, "ssm.group_count");
+		gw_u32(&w, k, s->ssm_groups);
+		akey(k, sizeof(k), s, "ssm.time_step_rank");
+		gw_u32(&w, k, s->ssm_dt_rank);
+		akey(k, sizeof(k), s, "ssm.inner_size");
+		gw_u32(&w, k, 2 * s->n_embd);
+	}
 	if (strcmp(s->arch, "qwen3moe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(&w, k, s->n_expert);
@@ -1015,26 +1310,99 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
 		gw_u32(&w, k, s->swa_pattern);
 	}
+	if (strcmp(s->arch, "phi3") == 0 && s->n_swa) { /* the engine reads it and turns it off */
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(&w, k, s->n_swa);
+	}
 	tokenizer(&w, s);
 
-	struct tw t = {&w, s->wtype, s, NULL};
+	struct tw t = *tp;
+	t.w = &w;
+	t.wtype = s->wtype;
+	t.s = s;
+	t.bad = NULL;
+	t.seen = 0;
+	t.given = 0;
+	/* bytes=N resizes the offloaded matrices: the input embedding stays
+	 * on the host at its type's size */
+	t.fixed = 1;
 	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
-	vec(&t, "output_norm.weight", s->n_embd);
+	t.fixed = 0;
+	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0)
 		mat(&t, "output.weight", s->n_embd, s->n_vocab);
-	if (strcmp(s->arch, "llama") == 0)
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
 		tensors_llama(&t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(&t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(&t, s);
+	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
+		tensors_granitehybrid(&t, s);
+	else if (strcmp(s->arch, "falcon-h1") == 0)
+		tensors_falcon_h1(&t, s);
+	else if (strcmp(s->arch, "nemotron_h") == 0)
+		tensors_nemotron_h(&t, s);
+	else if (strcmp(s->arch, "qwen2") == 0)
+		tensors_qwen2(&t, s);
+	else if (strcmp(s->arch, "qwen3") == 0)
+		tensors_qwen3(&t, s);
+	else if (strcmp(s->arch, "phi3") == 0)
+		tensors_phi3(&t, s);
+	else if (strcmp(s->arch, "lfm2") == 0)
+		tensors_lfm2(&t, s);
 	else if (tensors_moe(&t, s) == 0)
 		;
 	else
 		tensors_qwen35(&t, s);
-	if (refused(&t, err))
+	if (refused(&t, err)) /* releases the writer */
 		return -1;
+	*tp = t;
+	*wp = w;
+	return 0;
+}
 
+static uint64_t file_bytes(struct gguf_writer *w)
+{
+	uint64_t hlen;
+	free(gw_header(w, &hlen));
+	return hlen + w->data_size;
+}
+
+int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err)
+{
+	if (validate(s, err))
+		return -1;
+	struct gguf_writer w;
+	struct tw t;
+	memset(&t, 0, sizeof(t));
+	if (fill(s, &w, &t, err))
+		return -1;
+	if (s->target_bytes) {
+		/* bytes=N: size the custom matrices so the file has N bytes
+		 * (to within the data alignment, which pads every tensor) */
+		if (ggml_type_get(s->wtype)) {
+			gw_release(&w);
+			return errorf(err,
+				      "--set bytes=%llu needs a custom weight type (type=142): a stock type's "
+				      "tensor sizes are fixed by its blocks",
+				      (unsigned long long)s->target_bytes);
+		}
+		uint64_t elems = t.seen;
+		for (int pass = 0; pass < 2; pass++) {
+			int64_t off = (int64_t)s->target_bytes - (int64_t)file_bytes(&w);
+			gw_release(&w);
+			t.extra += off;
+			t.elems = elems;
+			if (t.extra < -(int64_t)(elems / CUSTOM_BLCK * CUSTOM_SIZE) / 2)
+				return errorf(err,
+					      "--set bytes=%llu: below what this geometry's tensors need at half "
+					      "their size",
+					      (unsigned long long)s->target_bytes);
+			if (fill(s, &w, &t, err))
+				return -1;
+		}
+	}
 	if (s->n_split > 1)
 		return write_split(&w, path, s->n_split, bytes, err);
 	return write_out(&w, path, bytes, err);
@@ -1080,7 +1448,7 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
 	for (int i = 0; i < 3; i++)
 		gw_arr_f32(&w, 0.5f);
-	struct tw t = {&w, 0, NULL, NULL};
+	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	vec(&t, "v.patch_embd.bias", embd);
@@ -1134,7 +1502,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	gw_init(&w);
 	clip_keys(&w, preset, "qwen3vl_merger", 7, image, patch, embd, ff, blocks, heads, projection_dim);
 	gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	struct tw t = {&w, wtype, NULL, NULL};
+	struct tw t = {.w = &w, .wtype = wtype};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 1, (uint64_t)patch * patch * 3 * embd * 2);
 	vec(&t, "v.patch_embd.bias", embd);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct synth_spec {
-	char arch[32]; /* "llama", "qwen35", "gemma3", "qwen3moe" */
+	char arch[32]; /* "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "mamba2", "lfm2", ... */
 	char name[64];
 	uint32_t n_layer; /* trunk layers (block_count minus nextn) */
 	uint32_t n_nextn; /* declared MTP blocks (nextn_predict_layers) */
@@ -33,6 +33,7 @@ struct synth_spec {
 	uint32_t wtype;		    /* ggml type id of the weight matrices */
 	int efforts;		    /* template restricts reasoning_effort */
 	uint32_t n_split;	    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
+	uint64_t target_bytes;	    /* > 0: the file's size (custom weight types only) */
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

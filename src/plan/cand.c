@@ -66,7 +66,7 @@ void cand_line(const struct cand *c, char *buf, size_t n)
 static const char *const shape_keys[] = {
     "CTX_SIZE",		 "PARALLEL",	      "KV_UNIFIED", "CACHE_TYPE_K", "CACHE_TYPE_V", "FLASH_ATTN",
     "BATCH_SIZE",	 "UBATCH_SIZE",	      "NGL",	    "REPACK",	    "SPEC_TYPE",    "SPEC_DRAFT_N_MAX",
-    "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V", "SLACK_MIB",  "MMPROJ_FILE",  "LORA_FILE",
+    "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V", "SLACK_MIB",  "MMPROJ_FILE",  "LORA_FILE",    "N_CPU_MOE",
 };
 
 int cand_key_ok(const char *key)
@@ -150,6 +150,10 @@ int cand_apply(const struct endpoint *ep, const struct shape_ctx *base, const st
 			if (num(k, val, UINT32_MAX, &v, err))
 				return -1;
 			s->ngl = (uint32_t)v;
+		} else if (strcmp(k, "N_CPU_MOE") == 0) {
+			if (num(k, val, 4096, &v, err))
+				return -1;
+			s->place.n_cpu_moe = (uint32_t)v;
 		} else if (strcmp(k, "SPEC_TYPE") == 0) {
 			s->spec_mtp = strstr(val, "draft-mtp") != NULL;
 		} else if (strcmp(k, "SPEC_DRAFT_N_MAX") == 0) {
@@ -298,6 +302,12 @@ void cand_shape_keys(const struct endpoint *ep, const struct cand *c, const stru
 			v = endpoint_value(ep, keys[i]);
 		cand_set(out, keys[i], v ? v : "");
 	}
+	/* the experts on the host, when a candidate or the endpoint places any */
+	const char *moe = c ? cand_get(c, "N_CPU_MOE") : NULL;
+	if (!moe)
+		moe = endpoint_value(ep, "N_CPU_MOE");
+	if (moe && *moe && strcmp(moe, "0") != 0)
+		cand_set(out, "N_CPU_MOE", moe);
 	for (size_t i = 0; s->spec_mtp && i < ARRAY_SIZE(draft); i++) {
 		const char *v = c ? cand_get(c, draft[i]) : NULL;
 		if (!v)

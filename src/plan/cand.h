@@ -16,7 +16,7 @@
 #include "../endpoint/endpoint.h"
 #include "shape.h"
 
-#define CAND_MAX_KEYS 14
+#define CAND_MAX_KEYS 16
 
 struct cand {
 	unsigned n;
@@ -35,7 +35,7 @@ void cand_line(const struct cand *c, char *buf, size_t n);
 
 /* The keys a candidate may change: the shape (CTX_SIZE, PARALLEL,
  * KV_UNIFIED, CACHE_TYPE_K/V, FLASH_ATTN, BATCH_SIZE, UBATCH_SIZE, NGL,
- * REPACK, SPEC_TYPE, SPEC_DRAFT_N_MAX, SPEC_DRAFT_TYPE_K/V), SLACK_MIB,
+ * N_CPU_MOE, REPACK, SPEC_TYPE, SPEC_DRAFT_N_MAX, SPEC_DRAFT_TYPE_K/V), SLACK_MIB,
  * ADDRESSABLE_MIB, and the opt-outs MMPROJ_FILE= and LORA_FILE=. */
 int cand_key_ok(const char *key);
 
@@ -74,7 +74,8 @@ const char *cand_law(const struct model *m, const struct plan_shape *s, const st
 /* Every shape key in force for shape s (c's lines on the endpoint):
  * CTX_SIZE (from s), PARALLEL, KV_UNIFIED, CACHE_TYPE_K/V, FLASH_ATTN,
  * BATCH_SIZE, UBATCH_SIZE, SPEC_TYPE, and the drafter's SPEC_DRAFT_N_MAX
- * and SPEC_DRAFT_TYPE_K/V when one is armed: lines ready to paste. */
+ * and SPEC_DRAFT_TYPE_K/V when one is armed, N_CPU_MOE when it is not 0:
+ * lines ready to paste. */
 void cand_shape_keys(const struct endpoint *ep, const struct cand *c, const struct plan_shape *s, struct cand *out);
 
 /* The per-slot window of a shape: the engine's n_ctx_seq. */

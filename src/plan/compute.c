@@ -19,6 +19,8 @@
  */
 #include "compute.h"
 
+#include "../base/util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +39,39 @@
 
 enum graph_kind { G_TARGET, G_DRAFT };
 
-/* The backends the engine's scheduler gets: one per device, then the CPU. */
-static void backends(const struct placement *pl, struct ga_sched *sc)
+/* The backends the engine's scheduler gets: one per device, then the CPU;
+ * a CUDA device with its build's rules (cuda.h). */
+static void backends(const struct placement *pl, const struct cuda_build *cb, struct cuda_rules *cr,
+		     struct ga_sched *sc)
 {
 	memset(sc, 0, sizeof(*sc));
+	memset(cr, 0, sizeof(*cr));
+	cr->build = cb;
 	sc->n_backends = (int)pl->n_dev + 1;
+	int any = 0;
 	for (unsigned i = 0; i < pl->n_dev; i++) {
 		int cuda = pl->dev[i].profile->backend == DEVICE_CUDA;
 		sc->align[i] = cuda ? CUDA_ALIGN : CPU_ALIGN;
 		sc->offload[i] = (uint8_t)cuda;
+		if (cuda && i < ARRAY_SIZE(cr->cc)) {
+			int cc = cuda_cc(pl->dev[i].profile->name);
+			cr->cc[i] = cc ? cc : 86;
+			any = 1;
+		}
 	}
 	sc->align[pl->n_dev] = CPU_ALIGN;
 	sc->n_copies = pl->pipeline ? 4 : 1;
+	/* ZEALOT_NO_CUDA_RULES=1: the CPU's rules on the card too, to show
+	 * what the CUDA rules move (tests/cli/cuda-seeds.sh) */
+	if (any && !getenv("ZEALOT_NO_CUDA_RULES")) {
+		/* ggml-cuda fuses a MoE weighted sum unless GGML_CUDA_DISABLE_FUSION */
+		const char *nf = getenv("GGML_CUDA_DISABLE_FUSION");
+		for (unsigned i = 0; i < pl->n_dev && i < GA_MAX_BACKENDS; i++)
+			sc->fuse_moe[i] = (uint8_t)(cr->cc[i] && !(nf && strtol(nf, NULL, 10)));
+		sc->supports_op = cuda_supports_op;
+		sc->alloc_size = cuda_alloc_size;
+		sc->ctx = cr;
+	}
 }
 
 /* The builder of an architecture: its own when mirrored, else the
@@ -128,7 +151,7 @@ static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const str
 /* One graph through the scheduler and the allocators: each backend's
  * buffer into sizes[]. */
 static void run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int draft_il, struct memo *mm,
-		      uint64_t *sizes)
+		      const struct cuda_build *cb, uint64_t *sizes)
 {
 	if (mm && d->w->pl->n_dev == 0) {
 		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
@@ -138,7 +161,8 @@ static void run_graph(const struct model *m, const struct dims *d, enum graph_ki
 	ga_init(&g);
 	build_graph(&g, m, d, kind, draft_il);
 	struct ga_sched sc;
-	backends(d->w->pl, &sc);
+	struct cuda_rules cr;
+	backends(d->w->pl, cb, &cr, &sc);
 	ga_schedule(&g, &sc, sizes);
 	ga_release(&g);
 }
@@ -185,6 +209,8 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 	d->kv_size = d->n_kv;
 	d->kv_size_swa = d->n_kv_swa;
 	d->n_stream = s->kv_unified ? 1 : p->n_seq;
+	d->k_type = tk ? tk->id : 1;
+	d->v_type = tv ? tv->id : 1;
 	d->k_row = ggml_row_bytes(tk, (uint64_t)d->D * d->Hkv);
 	d->v_row = ggml_row_bytes(tv, (uint64_t)d->D * d->Hkv);
 	d->fa = s->flash_attn;
@@ -228,10 +254,10 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	uint64_t pp[PLACE_MAX_DEV + 1] = {0}, tg[PLACE_MAX_DEV + 1] = {0};
 	w.force_norm = T < 32 || full;
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
-	run_graph(m, &d, kind, draft_il, mm, pp);
+	run_graph(m, &d, kind, draft_il, mm, &s->cuda, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	run_graph(m, &d, kind, draft_il, mm, tg);
+	run_graph(m, &d, kind, draft_il, mm, &s->cuda, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
 }
@@ -254,10 +280,77 @@ static void put_all(struct plan_buf *b, unsigned *n, const struct placement *pl,
 	}
 }
 
+/* The engine compute.c mirrors, for the plan's CUDA note. */
+#define ENGINE_PINNED "llama.cpp of 2026-09-12 (node-llama-cpp 3.21.1)"
+
+/* With a CUDA device: where the target's flash attention runs (the
+ * prefill graph's kernel on the first card) and the build's facts. */
+static void cuda_note(const struct compute_input *in, struct plan *p)
+{
+	const struct plan_shape *s = in->s;
+	const struct placement *pl = in->pl;
+	p->cuda_note[0] = '\0';
+	p->cuda_fa_on_card = 0;
+	int dev = -1;
+	for (unsigned i = 0; i < pl->n_dev && dev < 0; i++)
+		if (pl->dev[i].profile->backend == DEVICE_CUDA)
+			dev = (int)i;
+	if (dev < 0)
+		return;
+	const struct cuda_build *b = &s->cuda;
+	int cc = cuda_cc(pl->dev[dev].profile->name);
+	struct ga_fa fa = {s->type_k->id,
+			   s->type_v->id,
+			   in->m->head_k,
+			   in->m->head_v,
+			   p->kv.present ? p->kv.cells : p->n_ctx_seq,
+			   1,
+			   1,
+			   s->n_ubatch,
+			   1,
+			   1,
+			   0};
+	for (uint32_t il = 0; il < in->m->n_layer_all; il++)
+		if (in->m->kind[il] != LAYER_RECURRENT && in->m->n_head_kv[il]) {
+			fa.hkv = in->m->n_head_kv[il];
+			fa.h = in->m->n_head[il];
+			break;
+		}
+	enum cuda_fa_kernel k = s->flash_attn ? cuda_fa_kernel(b, cc, &fa) : CUDA_FA_NONE;
+	static const char *const kname[] = {"none", "vector", "tile", "MMA"};
+	p->cuda_fa_on_card = k != CUDA_FA_NONE;
+	char where[200];
+	if (!s->flash_attn)
+		snprintf(where, sizeof(where), "flash attention off");
+	else if (k == CUDA_FA_NONE)
+		snprintf(where, sizeof(where),
+			 "no flash-attention kernel for %s K + %s V: it runs on the CPU, its K/V copied into %s",
+			 s->type_k->name, s->type_v->name, place_cpu_buft(pl));
+	else
+		snprintf(where, sizeof(where), "flash attention %s K + %s V on the card (%s kernel at prefill%s)",
+			 s->type_k->name, s->type_v->name, kname[k],
+			 (k == CUDA_FA_MMA || k == CUDA_FA_TILE) && (fa.k_type != 1 || fa.v_type != 1)
+			     ? (b->no_scratch ? ", its f16 copies of the cache outside the buffer"
+					      : ", reserving f16 copies of the quantized cache")
+			     : "");
+	struct sb t = {0};
+	sb_addf(&t, "CUDA compute modelled from source, not measured on a GPU here (%s; sm_%d); build: %s%s%s; %s",
+		ENGINE_PINNED, cc ? cc : 86, *b->source ? b->source : "the pinned defaults",
+		b->fa_all			  ? ", every FA pair"
+		: strstr(b->source, "FA_QUANTS=") ? ""
+						  : ", FA pairs ",
+		b->fa_all || strstr(b->source, "FA_QUANTS=") ? ""
+							     : (*b->fa_pairs ? b->fa_pairs : CUDA_FA_DEFAULT_PAIRS),
+		where);
+	snprintf(p->cuda_note, sizeof(p->cuda_note), "%s", t.s);
+	sb_release(&t);
+}
+
 void compute_model(const struct compute_input *in, struct plan *p)
 {
 	const struct plan_shape *s = in->s;
 	p->n_compute = p->n_draft_compute = 0;
+	cuda_note(in, p);
 	const struct graph_family *f = gr_family(in->m->arch);
 	if (!f)
 		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block)", in->m->arch,

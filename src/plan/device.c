@@ -12,12 +12,16 @@
  * 22,870 MiB used against 22,483 MiB of ledger allocations. The other
  * cards carry the same driver reservation ratio and overhead until a boot
  * on them calibrates the figure (ADDRESSABLE_MIB overrides). Bandwidths
- * are the vendors' published figures (A100 and H100: the SXM parts); the
- * host's is not published, so cpu predicts decode as ratios only. */
+ * are the vendors' published figures (A100 and H100: the SXM parts). The
+ * host's is a stated default, not a measurement: dual-channel DDR4-3200
+ * (2 x 25.6 GB/s, the desktop an RTX 3090 usually sits in), rounded down;
+ * HOST_BW_GBS states the real host's (rate.h). An rpc-server's memory is
+ * its host's, so the rpc profile carries none of its own. */
 const struct device device_profiles[] = {
-    {"cpu", DEVICE_CPU, 0, 0, 0, "host memory (MemAvailable at plan time)", 0},
+    {"cpu", DEVICE_CPU, 0, 0, 0, "host memory (MemAvailable at plan time)", 51},
     {"rtx3090", DEVICE_CUDA, 24576, 24123, 387, "measured (seeds)", 936},
     {"rtx4090", DEVICE_CUDA, 24564, 24111, 387, "derived from the 3090", 1008},
+    {"rtx2080", DEVICE_CUDA, 8192, 8041, 387, "derived from the 3090", 448},
     {"rtx3060", DEVICE_CUDA, 12288, 11930, 387, "derived from the 3090", 360},
     {"rtx4060ti-16g", DEVICE_CUDA, 16380, 15990, 387, "derived from the 3090", 288},
     {"rtx5090", DEVICE_CUDA, 32607, 32010, 387, "derived from the 3090", 1792},

@@ -227,6 +227,14 @@ static int same_layout(const struct ga_tensor *a, const struct ga_tensor *b)
 /* ZEALOT_GA_TRACE=1 prints every allocation, in-place reuse and free to
  * stderr, in the shape of an instrumented ggml-alloc's, for diffing. */
 static int trace;
+static ga_size_fn *size_fn;
+static const void *size_ctx;
+
+/* The bytes t takes in its buffer (ggml_backend_buft_get_alloc_size). */
+static uint64_t alloc_size(const struct ga_tensor *t)
+{
+	return t->alloc_bytes ? t->alloc_bytes : t->bytes;
+}
 
 static void allocate(struct ga_graph *g, struct dyn *dd, int i)
 {
@@ -254,11 +262,12 @@ static void allocate(struct ga_graph *g, struct dyn *dd, int i)
 		}
 	}
 	struct dyn *d = &dd[t->buf];
-	t->offset = dyn_alloc(d, t->bytes);
+	t->alloc_bytes = size_fn ? size_fn(g, i, t->buf, size_ctx) : 0;
+	t->offset = dyn_alloc(d, alloc_size(t));
 	if (trace)
 		fprintf(stderr, "GA alloc #%d [%lld,%lld,%lld,%lld] size=%llu off=%llu max=%llu\n", i,
 			(long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
-			(unsigned long long)align_up(t->bytes, d->align), (unsigned long long)t->offset,
+			(unsigned long long)align_up(alloc_size(t), d->align), (unsigned long long)t->offset,
 			(unsigned long long)d->max_size);
 }
 
@@ -270,14 +279,22 @@ static void release(struct ga_graph *g, struct dyn *dd, int i)
 	struct dyn *d = &dd[t->buf];
 	if (trace)
 		fprintf(stderr, "GA free #%d off=%llu size=%llu\n", i, (unsigned long long)t->offset,
-			(unsigned long long)align_up(t->bytes, d->align));
-	dyn_free(d, t->offset, t->bytes);
+			(unsigned long long)align_up(alloc_size(t), d->align));
+	dyn_free(d, t->offset, alloc_size(t));
 	t->allocated = 0;
 }
 
 void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t *sizes)
 {
+	ga_run_nx(g, n_buf, alignment, NULL, NULL, sizes);
+}
+
+void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size_fn *size, const void *ctx,
+	       uint64_t *sizes)
+{
 	trace = getenv("ZEALOT_GA_TRACE") != NULL;
+	size_fn = size;
+	size_ctx = ctx;
 	struct dyn *d = xcalloc((size_t)n_buf, sizeof(*d));
 	for (int b = 0; b < n_buf; b++) {
 		d[b].n = 1;
@@ -332,6 +349,8 @@ void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t
 	for (int b = 0; b < n_buf; b++)
 		sizes[b] = d[b].max_size;
 	free(d);
+	size_fn = NULL;
+	size_ctx = NULL;
 }
 
 uint64_t ga_run(struct ga_graph *g, uint64_t alignment)

@@ -22,6 +22,20 @@
  * the batch from MUL_MAT (ne1), MUL_MAT_ID (ne2), GET_ROWS (none). */
 enum ga_op_kind { GA_OP_OTHER = 0, GA_OP_ROPE, GA_OP_FA, GA_OP_MUL_MAT, GA_OP_MUL_MAT_ID, GA_OP_GET_ROWS };
 
+/* What a backend's flash-attention kernels read of a FLASH_ATTN_EXT node
+ * (its K and V views and Q), for its supports_op and get_alloc_size
+ * (cuda.c). ggml type ids; dk 0 means the builder did not describe it. */
+struct ga_fa {
+	uint32_t k_type, v_type;
+	int64_t dk, dv;	  /* K and V head sizes */
+	int64_t n_kv;	  /* K->ne[1]: cells per stream */
+	int64_t hkv, h;	  /* K->ne[2], Q->ne[2] */
+	int64_t q_tok;	  /* Q->ne[1]: tokens per stream */
+	int64_t n_stream; /* ne[3] of Q, K and V */
+	uint8_t mask;	  /* a mask is given */
+	uint8_t v_is_k;	  /* V is a view of K (MLA) */
+};
+
 struct ga_tensor {
 	uint64_t bytes; /* views: the bytes they span (what a copy of them allocates) */
 	int64_t ne[4];
@@ -38,9 +52,13 @@ struct ga_tensor {
 	int view_src;	 /* for views: the tensor viewed, or -1 */
 	int src[GA_MAX_SRC];
 	int n_src;
-	int home;  /* externals: the backend whose buffer holds it (0 when unplaced) */
-	int force; /* a backend the graph assigns (ggml_backend_sched_set_tensor_backend), -1 none */
-	int buf;   /* the backend buffer it is allocated in */
+	int home;	      /* externals: the backend whose buffer holds it (0 when unplaced) */
+	int force;	      /* a backend the graph assigns (ggml_backend_sched_set_tensor_backend), -1 none */
+	int buf;	      /* the backend buffer it is allocated in */
+	uint64_t alloc_bytes; /* what its buffer type allocates (get_alloc_size), 0: bytes */
+	uint32_t qtype;	      /* a weight's ggml type id + 1 (ne[0] its row), 0 unknown: a copy's padding */
+	int moe_dst; /* a MoE weighted sum's MUL: its last ADD's index + 1 (CUDA's fusion keeps the MUL's srcs to it) */
+	struct ga_fa fa; /* op GA_OP_FA only */
 	/* allocator state */
 	int n_children, n_views, allocated;
 	uint64_t offset;
@@ -81,6 +99,13 @@ uint64_t ga_run(struct ga_graph *g, uint64_t alignment);
  * allocated in its t->buf; leafs come first, in g->leafs order.
  * sizes[n_buf] receives each buffer's high-water mark. */
 void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t *sizes);
+
+/* A buffer type's get_alloc_size for tensor t in buffer buf (0: ggml_nbytes). */
+typedef uint64_t ga_size_fn(const struct ga_graph *g, int t, int buf, const void *ctx);
+
+/* ga_run_n with each buffer's own get_alloc_size (NULL: ggml_nbytes). */
+void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size_fn *size, const void *ctx,
+	       uint64_t *sizes);
 
 /* A view of src spanning `bytes` (what ggml_nbytes gives for its strides). */
 int ga_view_n(struct ga_graph *g, int src, uint64_t bytes);

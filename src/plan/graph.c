@@ -49,7 +49,12 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 		layer = w->n_layer_all;
 	}
 	const struct gguf_tensor *t = w->gg ? gguf_tensor_find(w->gg, name) : NULL;
-	return ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
+	int h = ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
+	if (t && !t->custom) { /* a copy of it on a card pads its rows (cuda.c) */
+		g->t[h].qtype = t->type + 1;
+		g->t[h].ne[0] = (int64_t)t->ne[0];
+	}
+	return h;
 }
 
 /* A cache tensor of layer il (KV or recurrent state), on its layer's
@@ -145,6 +150,8 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
 	if (n == 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
+	else if (n <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
+		g->t[experts].moe_dst = out + 1;
 	return out;
 }
 
@@ -170,8 +177,20 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
 	uint64_t vspan =
 	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
 	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
-	if (d->fa)
-		return gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+	if (d->fa) {
+		int o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+		struct ga_fa *fa = &g->t[o].fa;
+		fa->k_type = d->k_type;
+		fa->v_type = d->v_type;
+		fa->dk = fa->dv = d->D;
+		fa->n_kv = n_kv;
+		fa->hkv = d->Hkv;
+		fa->h = d->H;
+		fa->n_stream = d->n_stream > 0 ? d->n_stream : 1;
+		fa->q_tok = T / fa->n_stream;
+		fa->mask = 1;
+		return o;
+	}
 	/* kq = k*q, softmax in place, kqv = v*kq, permute + cont; without KV
 	 * offload the graph pins the cont to the CPU (build_attn_mha) */
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
@@ -196,6 +215,14 @@ static const struct graph_family families[] = {
     {"deepseek2", gr_deepseek2, gr_deepseek2_mtp, "src/models/deepseek2.cpp"},
     {"glm4moe", gr_glm4moe, gr_glm4moe_mtp, "src/models/glm4-moe.cpp"},
     {"qwen35moe", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35moe.cpp"},
+    {"granitehybrid", gr_granite_hybrid, NULL, "src/models/granite-hybrid.cpp"},
+    {"qwen2", gr_dense, NULL, "src/models/qwen2.cpp"},
+    {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp"},
+    {"phi3", gr_dense, NULL, "src/models/phi3.cpp"},
+    {"lfm2", gr_granite_hybrid, NULL, "src/models/lfm2.cpp"},
+    {"mistral3", gr_dense, NULL, "src/models/mistral3.cpp"},
+    {"mamba2", gr_granite_hybrid, NULL, "src/models/mamba.cpp"},
+    {"nemotron_h", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -49,6 +49,7 @@ struct dims {
 	int64_t rs_k; /* state snapshots the delta net writes: n_rs_seq + 1 */
 	/* experts */
 	int64_t n_expert, n_expert_used, F_exp;
+	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
 };
 
 struct inputs {
@@ -95,6 +96,8 @@ typedef void gr_draft_fn(struct ga_graph *g, const struct model *m, const struct
 gr_build_fn gr_llama, gr_qwen35;
 gr_build_fn gr_deepseek2;
 gr_build_fn gr_glm4moe;
+gr_build_fn gr_granite_hybrid;
+gr_build_fn gr_dense;
 gr_draft_fn gr_qwen35_mtp;
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;

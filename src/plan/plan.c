@@ -172,7 +172,7 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	}
 	for (uint32_t il = 0; il < m->n_layer_all; il++) {
 		enum layer_kind k = m->kind[il];
-		if (k == LAYER_RECURRENT)
+		if (!m->has_kv[il]) /* create_memory's attention filter */
 			continue;
 		if (k == LAYER_NEXTN && !nextn_in_main)
 			continue;
@@ -208,7 +208,9 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 static void plan_recurrent(const struct model *m, const struct plan_shape *s, const struct placement *pl,
 			   struct plan *p)
 {
-	uint32_t n_recr = m->n_kind[LAYER_RECURRENT];
+	uint32_t n_recr = m->n_rs_layers;
+	if (m->state_unmirrored)
+		plan_note_unmirrored(p, "memory of '%s': %s", m->arch, m->state_unmirrored);
 	if (!n_recr)
 		return;
 	struct plan_rs *rs = &p->rs;
@@ -225,7 +227,7 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, co
 	/* per layer, on its layer's device (llama_memory_recurrent) */
 	const struct ggml_type_info *f32 = ggml_type_by_name("f32");
 	for (uint32_t il = 0; il < m->n_layer_all; il++) {
-		if (m->kind[il] != LAYER_RECURRENT)
+		if (!m->has_rs[il]) /* create_memory's recurrent filter */
 			continue;
 		int d = place_cache(pl, il);
 		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_r, m->n_embd_r * 4 * rows);
@@ -369,6 +371,11 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		if (i < g->n_tensors) {
 			t = &g->tensors[i];
 			il = tensor_layer(t->name, m->n_layer_all);
+			/* LFM2's final norm is named token_embd_norm (LLM_TENSOR_OUTPUT_NORM_LFM2): an output-layer
+			 * tensor */
+			if (il == -1 && strncmp(m->arch, "lfm2", 4) == 0 &&
+			    strcmp(t->name, "token_embd_norm.weight") == 0)
+				il = m->n_layer_all;
 			/* MTP blocks are skipped unless a drafter loads them. */
 			if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp)
 				continue;

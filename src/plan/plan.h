@@ -36,6 +36,7 @@
 #include "../payload/gguf.h"
 #include "../payload/model.h"
 #include "cpu.h"
+#include "cuda.h"
 #include "device.h"
 #include "place.h"
 
@@ -56,6 +57,7 @@ struct plan_shape {
 	/* placement (place.h): NGL above, then N_CPU_MOE, OVERRIDE_TENSOR,
 	 * KV_OFFLOAD, TENSOR_SPLIT, SPLIT_MODE, RPC, DEVICES (ngl is copied in) */
 	struct place_request place;
+	struct cuda_build cuda; /* a CUDA build's flags (cuda.h; zeroed: the pinned defaults) */
 };
 
 /* A buffer on a buffer type ("CPU_Mapped", "CUDA0", "CUDA_Host", "CPU",
@@ -154,6 +156,11 @@ struct plan {
 	 * report says so. */
 	char unmirrored[PLAN_MAX_NOTES][128];
 	unsigned n_unmirrored;
+	/* With a CUDA device: how its compute buffers were modelled (cuda.h),
+	 * the build's flags and where they came from, and where flash
+	 * attention runs; "" without one. */
+	char cuda_note[640];
+	int cuda_fa_on_card; /* 1 the target's flash attention has a kernel on the card, 0 it runs on the CPU */
 };
 
 struct memo;

@@ -56,13 +56,6 @@ struct gen {
 	uint64_t window; /* the endpoint's per-slot window */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void shape_facts(const struct plan_shape *s, const struct plan_extras *x, const struct plan *p,
 			struct rungs_shape *f)
 {
@@ -93,20 +86,6 @@ static void words_add(struct sb *b, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *commas(uint64_t v, char *buf, size_t n)
-{
-	char tmp[32];
-	int len = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 2 < n; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 static void type_words(struct sb *b, const char *which, const char *from, const char *to)
 {
 	int up = cand_type_rank(to) > cand_type_rank(from);
@@ -127,7 +106,7 @@ static void describe(const struct gen *g, struct rung *r)
 			  z->slots == 1 ? "" : "s", a->slots, z->slots + 1);
 	if (z->window != a->window)
 		words_add(&b, "per-slot window %s tokens (was %s): clients' contextWindow must follow (law M03)",
-			  commas(z->window, c1, sizeof(c1)), commas(a->window, c2, sizeof(c2)));
+			  fmt_commas(z->window, c1, sizeof(c1)), fmt_commas(a->window, c2, sizeof(c2)));
 	if (strcmp(z->k, a->k))
 		type_words(&b, "K", a->k, z->k);
 	if (strcmp(z->v, a->v))
@@ -163,13 +142,24 @@ static void describe(const struct gen *g, struct rung *r)
 	if (cand_get(&r->keys, "REPACK"))
 		words_add(&b, "weights stay mapped, without the CPU's repacked kernels: slower matrix multiplies "
 			      "(unmeasured)");
+	const char *moe = cand_get(&r->keys, "N_CPU_MOE");
+	if (moe) {
+		double host = 0;
+		for (unsigned i = 0; i < r->rate.n_dev; i++)
+			if (strcmp(r->rate.dev[i].name, "host") == 0)
+				host = r->rate.dev[i].bytes_per_token;
+		words_add(&b,
+			  "the experts of the first %s blocks on the host (was %u): decode reads %.0f MiB per token "
+			  "there at %.0f GB/s",
+			  moe, g->base->shape.place.n_cpu_moe, host / 1048576.0, r->rate.host_bw_gbs);
+	}
 	const char *fa = cand_get(&r->keys, "FLASH_ATTN");
 	if (fa)
 		words_add(&b, "flash attention %s", fa);
 	double pct = (r->decode_ratio - 1) * 100;
 	if (pct > 0.05 || pct < -0.05)
 		words_add(&b, "predicted decode %+.1f %% (bytes read per token at %s tokens of context)", pct,
-			  commas(r->rate.fill, c1, sizeof(c1)));
+			  fmt_commas(r->rate.fill, c1, sizeof(c1)));
 	else
 		words_add(&b, "predicted decode unchanged");
 	snprintf(r->words, sizeof(r->words), "%s", b.s ? b.s : "");
@@ -218,7 +208,7 @@ static int offer(struct gen *g, const struct cand *c, int rank, char **err)
 	r->gives_up = rank_word(r->rank);
 	if (rate_of(g->sc.m, g->base->model->g, &s, &x, &r->plan, &g->o->rate, &r->rate, err))
 		return -1;
-	r->decode_ratio = r->rate.bytes_per_token > 0 ? g->r->base_rate.bytes_per_token / r->rate.bytes_per_token : 0;
+	r->decode_ratio = rate_ratio(&g->r->base_rate, &r->rate);
 	describe(g, r);
 	g->r->n++;
 	return 0;
@@ -263,6 +253,97 @@ static int offer_types(struct gen *g, const char *key, const char *now, int rank
 		return -1;
 	if (strcmp(now, cheapest) && (!down || strcmp(down, cheapest)) && offer1(g, key, cheapest, rank, err))
 		return -1;
+	return 0;
+}
+
+/* Whether shape c fits with the experts of the first k blocks on the
+ * host; -1 on error. */
+static int fits_with(struct gen *g, const struct cand *c0, uint32_t k, char **err)
+{
+	struct cand c = *c0;
+	struct plan_shape s;
+	struct plan_extras x;
+	struct cand_limits l;
+	const char *law;
+	char why[256];
+	if (cand_setu(&c, "N_CPU_MOE", k))
+		return errorf(err, "too many keys in one shape");
+	struct plan *p = xmalloc(sizeof(*p));
+	int rc = solve_candidate(&g->sc, &c, &s, &x, &l, &law, why, sizeof(why), p, err);
+	int fits = rc ? -1 : !law && p->fits;
+	free(p);
+	return fits;
+}
+
+/* The fewest expert blocks on the host (at least from, at most n) with
+ * which shape c fits, bisected (the card's total falls as experts leave
+ * it); 0 when even n does not fit, -1 on error. */
+static int64_t fewest_experts(struct gen *g, const struct cand *c, uint32_t from, uint32_t n, char **err)
+{
+	int f = fits_with(g, c, n, err);
+	if (f <= 0)
+		return f;
+	uint32_t lo = from, hi = n; /* hi fits; lo is not known to */
+	if ((f = fits_with(g, c, lo, err)) != 0)
+		return f < 0 ? -1 : (int64_t)lo;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((f = fits_with(g, c, mid, err)) < 0)
+			return -1;
+		if (f)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* Experts to the host (N_CPU_MOE): on a payload with experts and a card,
+ * the quarters of the blocks, all of them and none; the fewest that make
+ * the endpoint fit when it does not; and one conversation more at the
+ * same window with the fewest that make room for it. */
+static int offer_experts(struct gen *g, char **err)
+{
+	const struct plan_shape *s = &g->base->shape;
+	const struct model *m = g->sc.m;
+	if (!m->n_expert || !g->r->base.n_cards)
+		return 0;
+	uint32_t n = m->n_layer_all - m->n_nextn, cur = s->place.n_cpu_moe;
+	uint32_t vals[] = {0, n / 4, n / 2, n * 3 / 4, n};
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+		if (vals[i] == cur || (i && vals[i] == vals[i - 1]))
+			continue;
+		struct cand c = {0};
+		cand_setu(&c, "N_CPU_MOE", vals[i]);
+		if (offer(g, &c, R_DECODE, err))
+			return -1;
+	}
+	struct cand none = {0};
+	if (!g->r->base.fits && cur < n) {
+		int64_t k = fewest_experts(g, &none, cur + 1, n, err);
+		if (k < 0)
+			return -1;
+		if (k > 0) {
+			struct cand c = {0};
+			cand_setu(&c, "N_CPU_MOE", (uint64_t)k);
+			if (offer(g, &c, R_DECODE, err))
+				return -1;
+		}
+	}
+	uint32_t slots = s->parallel ? s->parallel : 1;
+	if (slots < 256 && cur < n) {
+		struct cand more = {0};
+		cand_setu(&more, "CTX_SIZE", cand_pool(g->window, slots + 1, s->kv_unified));
+		cand_setu(&more, "PARALLEL", slots + 1);
+		int64_t k = fewest_experts(g, &more, cur, n, err);
+		if (k < 0)
+			return -1;
+		if (k > (int64_t)cur) {
+			cand_setu(&more, "N_CPU_MOE", (uint64_t)k);
+			if (offer(g, &more, R_DECODE, err))
+				return -1;
+		}
+	}
 	return 0;
 }
 
@@ -322,6 +403,8 @@ static int generate(struct gen *g, char **err)
 		if (rc)
 			return -1;
 	}
+	if (offer_experts(g, err))
+		return -1;
 	/* K and V */
 	if (offer_types(g, "CACHE_TYPE_K", s->type_k->name, R_PRECISION, err) ||
 	    offer_types(g, "CACHE_TYPE_V", s->type_v->name, R_PRECISION, err))
@@ -389,7 +472,7 @@ int rungs_make(const struct endpoint *ep, const struct shape_ctx *base, const st
 	       char **err)
 {
 	memset(r, 0, sizeof(*r));
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	struct gen *g = xcalloc(1, sizeof(*g));
 	g->ep = ep;
 	g->base = base;
@@ -401,6 +484,8 @@ int rungs_make(const struct endpoint *ep, const struct shape_ctx *base, const st
 	struct rungs_opts oo = *o;
 	g->o = &oo;
 	if (cand_apply(ep, base, NULL, &s, &x, err) || solve_plan(&g->sc, &s, &x, &r->base, err))
+		goto done;
+	if (!oo.rate.host_bw_gbs && rate_host_bw(ep, &oo.rate.host_bw_gbs, err))
 		goto done;
 	g->window = r->base.n_ctx_seq;
 	if (!oo.rate.fill)
@@ -415,7 +500,7 @@ int rungs_make(const struct endpoint *ep, const struct shape_ctx *base, const st
 	rc = 0;
 done:
 	r->plans = g->sc.plans;
-	r->ms = now_ms() - t0;
+	r->ms = mono_ms() - t0;
 	solve_release(&g->sc);
 	free(g);
 	return rc;

@@ -54,6 +54,12 @@ static int supported(const struct st *s, int i, int b)
 	return o >= 0 && o == b;
 }
 
+/* ggml_backend_supports_op(backend b, node i) */
+static int runs(const struct st *s, int i, int b)
+{
+	return !s->sc->supports_op || s->sc->supports_op(s->g, i, b, s->sc->ctx);
+}
+
 /* The batch a device's offload_op reads (ggml-cuda get_op_batch_size). */
 static int64_t batch(const struct ga_tensor *t)
 {
@@ -78,11 +84,14 @@ static int from_cur(const struct st *s, int i)
 		const struct ga_tensor *w = &s->g->t[t->src[k]];
 		if (!w->external || !w->weight)
 			continue;
-		if (w->home == s->cpu) /* op_offload: a device may take an op on a host weight */
+		/* ggml_backend_sched_backend_from_buffer: only a backend
+		 * that reads the buffer and runs the op */
+		int home = runs(s, i, w->home) ? w->home : -1;
+		if (home == s->cpu) /* op_offload: a device may take an op on a host weight */
 			for (int b = 0; b < s->cpu; b++)
-				if (s->sc->offload[b] && batch(t) >= 32)
+				if (s->sc->offload[b] && batch(t) >= 32 && runs(s, i, b))
 					return b;
-		return w->home;
+		return home;
 	}
 	return -1;
 }
@@ -97,7 +106,7 @@ static void expand(struct st *s, int down, int skip_cpu)
 			continue;
 		if (s->bid[i] != -1)
 			cur = skip_cpu && s->bid[i] == s->cpu ? -1 : s->bid[i];
-		else if (cur != -1)
+		else if (cur != -1 && runs(s, i, cur))
 			s->bid[i] = cur;
 	}
 }
@@ -110,6 +119,7 @@ static int dup_of(struct st *s, int i)
 	struct ga_tensor *t = &g->t[c], *o = &g->t[i];
 	t->input = 0;
 	t->type = o->type;
+	t->qtype = o->qtype;
 	memcpy(t->ne, o->ne, sizeof(t->ne));
 	t->bytes = o->bytes;
 	return c;
@@ -122,6 +132,36 @@ static void push(int **v, int *n, int *cap, int x)
 		*v = xreallocarray(*v, (size_t)*cap, sizeof(**v));
 	}
 	(*v)[(*n)++] = x;
+}
+
+/* ggml_backend_cuda_graph_optimize's add_alloc_dep: when node i ends a
+ * MoE weighted sum whose MUL runs in the same split on a backend that
+ * fuses it, a dependency node keeping the MUL's experts and router weights
+ * alive until i (the graph copy puts it right after i); -1 otherwise. */
+static int fused_dep(struct st *s, const struct split *c, int i)
+{
+	struct ga_graph *g = s->g;
+	if (!s->sc->fuse_moe[c->backend] || i >= s->n0)
+		return -1;
+	for (int k = c->start; k < c->end; k++) {
+		int m = g->nodes[k];
+		if (g->t[m].moe_dst != i + 1 || s->bid[m] != c->backend || g->t[m].n_src < 2)
+			continue;
+		int dep = ga_input(g, 0);
+		g->n_leafs--;
+		struct ga_tensor *d = &g->t[dep], *mul = &g->t[m];
+		d->input = 0;
+		d->is_view = 1;
+		d->dep = 1;
+		int x = mul->src[0];
+		d->view_src = g->t[x].is_view && g->t[x].view_src >= 0 ? g->t[x].view_src : x;
+		d->src[0] = x;
+		d->src[1] = mul->src[1];
+		d->n_src = 2;
+		d->buf = c->backend;
+		return dep;
+	}
+	return -1;
 }
 
 void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
@@ -156,6 +196,8 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			continue;
 		int best = -1;
 		for (int b = 0; b < nb; b++) {
+			if (!runs(&s, i, b))
+				continue;
 			int n = 0;
 			for (int j = 0; j < t->n_src; j++) {
 				int x = t->src[j];
@@ -180,8 +222,11 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			if (s.bid[x] == -1)
 				s.bid[x] = is_view(&g->t[x]) ? s.bid[g->t[x].view_src] : s.bid[i];
 		}
+		for (int b = 0; b < nb && s.bid[i] == -1; b++)
+			if (runs(&s, i, b))
+				s.bid[i] = b;
 		if (s.bid[i] == -1)
-			s.bid[i] = 0;
+			s.bid[i] = s.cpu;
 	}
 
 	/* pass 5: splits and the copies of their inputs */
@@ -284,8 +329,12 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			push(&nodes, &n_nodes, &cap_nodes, dep);
 			push(&nodes, &n_nodes, &cap_nodes, COPY(&s, x, c->backend, 0));
 		}
-		for (int k = c->start; k < c->end; k++)
+		for (int k = c->start; k < c->end; k++) {
 			push(&nodes, &n_nodes, &cap_nodes, g->nodes[k]);
+			int dep = fused_dep(&s, c, g->nodes[k]);
+			if (dep >= 0)
+				push(&nodes, &n_nodes, &cap_nodes, dep);
+		}
 	}
 	int *leafs = NULL, n_leafs = 0, cap_leafs = 0;
 	if (nc > 1) {
@@ -313,7 +362,7 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	g->leafs = leafs;
 	g->n_leafs = n_leafs;
 	g->cap_leafs = cap_leafs;
-	ga_run_n(g, nb, sc->align, sizes);
+	ga_run_nx(g, nb, sc->align, sc->alloc_size, sc->ctx, sizes);
 
 	for (int q = 0; q < n_sp; q++)
 		free(sp[q].inputs);

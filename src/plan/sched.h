@@ -20,9 +20,16 @@
  *           parallelism every input and copy is kept n_copies times and
  *           never freed
  *
+ * A backend's graph_optimize may keep tensors alive longer (CUDA: the
+ * experts and router weights of a MoE weighted sum it fuses, until the
+ * sum's last ADD): a dependency node after that ADD, as the scheduler adds.
+ *
  * Then every tensor is allocated in its backend's buffer, leafs first, in
- * the graph copy's order. Every backend is assumed to run every op (the CPU
- * and an rpc-server's CPU backend do; a CUDA build's gaps are issue 13's).
+ * the graph copy's order, each in its buffer type's get_alloc_size. A
+ * backend that cannot run an op (supports_op: a CUDA build without the
+ * flash-attention kernel for a K/V pair) is skipped wherever the engine
+ * asks ggml_backend_supports_op: pass 1's weight and offload rules,
+ * pass 2's expansion, pass 3's choice and pass 4's fallback.
  */
 #ifndef ZEALOT_SCHED_H
 #define ZEALOT_SCHED_H
@@ -36,8 +43,14 @@
 struct ga_sched {
 	int n_backends; /* the CPU is the last */
 	uint64_t align[GA_MAX_BACKENDS];
-	uint8_t offload[GA_MAX_BACKENDS]; /* offload_op: ops of 32+ rows on CPU weights (CUDA) */
-	int n_copies;			  /* 4 with pipeline parallelism, else 1 */
+	uint8_t offload[GA_MAX_BACKENDS];  /* offload_op: ops of 32+ rows on CPU weights (CUDA) */
+	uint8_t fuse_moe[GA_MAX_BACKENDS]; /* graph_optimize keeps a MoE weighted sum's srcs to its end (CUDA) */
+	int n_copies;			   /* 4 with pipeline parallelism, else 1 */
+	/* a backend's own rules (cuda.c); NULL: it runs every op and
+	 * allocates ggml_nbytes (the CPU, an rpc-server's CPU backend) */
+	int (*supports_op)(const struct ga_graph *g, int t, int backend, const void *ctx);
+	ga_size_fn *alloc_size;
+	const void *ctx;
 };
 
 /* Assign, split, copy and allocate; sizes[n_backends] receives each

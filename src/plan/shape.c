@@ -90,6 +90,37 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 	return f;
 }
 
+/* A CUDA runtime's build flags (law S14): its CMakeCache.txt when
+ * readable (beside RUNTIME's build/bin), else CUDA_FA_QUANTS and
+ * CUDA_FA_SCRATCH, else the pinned engine's defaults. */
+static int cuda_flags(const struct endpoint *ep, struct cuda_build *b, char **err)
+{
+	memset(b, 0, sizeof(*b));
+	int scratch = 1;
+	if (endpoint_bool(ep, "CUDA_FA_SCRATCH", &scratch, err))
+		return -1;
+	b->no_scratch = !scratch;
+	const char *q = endpoint_value(ep, "CUDA_FA_QUANTS");
+	if (q && *q) {
+		if (cuda_build_set_pairs(b, q)) {
+			char *w = endpoint_where(ep, "CUDA_FA_QUANTS");
+			errorf(err, "%s: '%s' is not 'all' or a list of K-V cache type pairs (f16-q8_0;q8_0-q8_0)", w,
+			       q);
+			free(w);
+			return -1;
+		}
+		snprintf(b->source, sizeof(b->source), "CUDA_FA_QUANTS=%s", q);
+	}
+	const char *rt = endpoint_value(ep, "RUNTIME");
+	char *path = rt && strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : NULL;
+	char *cache = path ? cuda_cmake_cache_of(path) : NULL;
+	if (cache)
+		cuda_build_from_cmake(cache, b);
+	free(cache);
+	free(path);
+	return 0;
+}
+
 int shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
 {
 	memset(c, 0, sizeof(*c));
@@ -109,6 +140,8 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	    u32_key(ep, "NGL", &s->ngl, err) || u32_key(ep, "SPEC_DRAFT_N_MAX", &s->spec_n_max, err) ||
 	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) ||
 	    cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
+		return -1;
+	if (cuda_flags(ep, &s->cuda, err))
 		return -1;
 	const char *cpu = endpoint_value(ep, "CPU_FEATURES");
 	if (cpu && *cpu) {

@@ -12,13 +12,6 @@
 #define SLOTS_MAX  256		       /* the engine's LLAMA_MAX_SEQ */
 #define MAX_COMBOS 4096
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 void solve_init(struct solve_ctx *sc, const struct endpoint *ep, const struct shape_ctx *base)
 {
 	memset(sc, 0, sizeof(*sc));
@@ -269,6 +262,11 @@ static long order(const char *key, const char *val, int *ordered)
 		return cand_type_rank(val);
 	if (strcmp(key, "SPEC_TYPE") == 0)
 		return strstr(val, "draft-mtp") != NULL;
+	if (strcmp(key, "N_CPU_MOE") == 0) { /* fewer experts on the host: faster decode */
+		uint64_t v = 0;
+		parse_u64(val, &v);
+		return -(long)v;
+	}
 	if (strcmp(key, "PARALLEL") == 0 || strcmp(key, "UBATCH_SIZE") == 0 || strcmp(key, "SPEC_DRAFT_N_MAX") == 0 ||
 	    strcmp(key, "BATCH_SIZE") == 0) {
 		uint64_t v = 0;
@@ -322,7 +320,7 @@ static int describe(struct solve_ctx *sc, const struct cand *c, const struct pla
 	sh->next = w->next;
 	if (rate_of(sc->m, sc->base->model->g, &at, x, &w->fit, &o->rate, &sh->rate, err))
 		return -1;
-	sh->decode_ratio = sh->rate.bytes_per_token > 0 ? base_rate->bytes_per_token / sh->rate.bytes_per_token : 0;
+	sh->decode_ratio = rate_ratio(base_rate, &sh->rate);
 	return 0;
 }
 
@@ -358,6 +356,18 @@ static void default_axes(struct solve_ctx *sc, const struct solve_opts *o, struc
 	axis_add(a, spec ? spec : "none");
 	if (sc->m->n_nextn && sc->m->mtp_tensors)
 		axis_add(a, b->shape.spec_mtp ? "none" : "draft-mtp");
+	if (sc->m->n_expert && o->cards) { /* experts to the host: none, the quarters, all */
+		uint32_t nb = sc->m->n_layer_all - sc->m->n_nextn;
+		a = &ax[(*n)++];
+		snprintf(a->key, sizeof(a->key), "N_CPU_MOE");
+		a->n = 0;
+		axis_addu(a, b->shape.place.n_cpu_moe);
+		axis_addu(a, 0);
+		axis_addu(a, nb / 4);
+		axis_addu(a, nb / 2);
+		axis_addu(a, nb * 3 / 4);
+		axis_addu(a, nb);
+	}
 	a = &ax[(*n)++];
 	snprintf(a->key, sizeof(a->key), "UBATCH_SIZE");
 	a->n = 0;
@@ -415,6 +425,10 @@ static int better(const struct solve_shape *a, const struct solve_shape *b, enum
 	int n = 0;
 	if (obj == SOLVE_SLOTS)
 		d[n++] = (long)a->slots - (long)b->slots;
+	if (obj == SOLVE_RATE && a->rate.ms_per_token > 0 && b->rate.ms_per_token > 0) {
+		double q = b->rate.ms_per_token / a->rate.ms_per_token; /* > 1: a is faster */
+		d[n++] = q > 1 + 1e-9 ? 1 : q < 1 - 1e-9 ? -1 : 0;
+	}
 	if (obj == SOLVE_PRECISION) {
 		d[n++] = precision(a) - precision(b);
 		d[n++] = cand_type_rank(a->k) - cand_type_rank(b->k);
@@ -494,6 +508,8 @@ static int gives_up_nothing(struct solve_ctx *sc, const struct solve_opts *o, co
 		if ((strcmp(key, "CACHE_TYPE_K") == 0 || strcmp(key, "CACHE_TYPE_V") == 0) &&
 		    o->objective == SOLVE_PRECISION)
 			continue;
+		if (strcmp(key, "N_CPU_MOE") == 0 && o->objective == SOLVE_RATE)
+			continue;
 		int ordered;
 		const char *v = cand_get(c, key), *b = endpoint_value(sc->ep, key);
 		if (!v || !b)
@@ -520,9 +536,9 @@ static int product_next(unsigned *idx, const struct solve_axis *ax, unsigned n)
 	return 0;
 }
 
-/* Whether the combination fits with `slots` slots at window w. */
-static int slots_fit(struct solve_ctx *sc, const struct cand *c0, uint32_t slots, uint64_t w, int *fits, struct plan *p,
-		     char **err)
+/* Whether the combination fits with KEY=v (PARALLEL, N_CPU_MOE) at window w. */
+static int fits_with(struct solve_ctx *sc, const struct cand *c0, const char *key, uint32_t v, uint64_t w, int *fits,
+		     struct plan *p, char **err)
 {
 	struct cand c = *c0;
 	struct plan_shape s;
@@ -530,7 +546,7 @@ static int slots_fit(struct solve_ctx *sc, const struct cand *c0, uint32_t slots
 	struct cand_limits l;
 	char why[256];
 	*fits = 0;
-	if (cand_setu(&c, "PARALLEL", slots) || cand_apply(sc->ep, sc->base, &c, &s, &x, err) ||
+	if (cand_setu(&c, key, v) || cand_apply(sc->ep, sc->base, &c, &s, &x, err) ||
 	    cand_limits(sc->ep, sc->m, &c, &l, err))
 		return -1;
 	at_window(&s, &l, w);
@@ -551,7 +567,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 	uint32_t lo = 0, hi = 1;
 	int fits = 0, rc = 0;
 	floor = up(floor < STEP ? STEP : floor);
-	while (hi <= SLOTS_MAX && (rc = slots_fit(sc, &cb->c, hi, floor, &fits, p, err)) == 0 && fits) {
+	while (hi <= SLOTS_MAX && (rc = fits_with(sc, &cb->c, "PARALLEL", hi, floor, &fits, p, err)) == 0 && fits) {
 		lo = hi;
 		hi *= 2;
 	}
@@ -559,7 +575,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 		hi = SLOTS_MAX + 1;
 	while (rc == 0 && lo && hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if ((rc = slots_fit(sc, &cb->c, mid, floor, &fits, p, err)) == 0) {
+		if ((rc = fits_with(sc, &cb->c, "PARALLEL", mid, floor, &fits, p, err)) == 0) {
 			if (fits)
 				lo = mid;
 			else
@@ -576,13 +592,49 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 	return run_combo(sc, o, base_rate, floor, cb, err);
 }
 
+/* The fastest decode for the combination's other values: the fewest
+ * expert blocks on the host with which a window of at least floor fits
+ * (bisected: the card's total falls as experts leave it; nothing else
+ * read per token moves with N_CPU_MOE), then its largest window. */
+static int fewest_moe(struct solve_ctx *sc, const struct solve_opts *o, const struct rate *base_rate, uint64_t floor,
+		      struct combo *cb, char **err)
+{
+	struct plan *p = xmalloc(sizeof(*p));
+	uint32_t n = sc->m->n_layer_all - sc->m->n_nextn, lo = 0, hi = n;
+	int fits = 0, rc;
+	floor = up(floor < STEP ? STEP : floor);
+	cb->ok = 0;
+	if ((rc = fits_with(sc, &cb->c, "N_CPU_MOE", n, floor, &fits, p, err)) == 0 && fits &&
+	    (rc = fits_with(sc, &cb->c, "N_CPU_MOE", 0, floor, &fits, p, err)) == 0) {
+		if (fits)
+			hi = 0;
+		while (rc == 0 && hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if ((rc = fits_with(sc, &cb->c, "N_CPU_MOE", mid, floor, &fits, p, err)) == 0) {
+				if (fits)
+					hi = mid;
+				else
+					lo = mid;
+			}
+		}
+	} else if (rc == 0) {
+		free(p);
+		return 0; /* not even every expert on the host makes room */
+	}
+	free(p);
+	if (rc)
+		return -1;
+	cand_setu(&cb->c, "N_CPU_MOE", hi);
+	return run_combo(sc, o, base_rate, floor, cb, err);
+}
+
 int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const struct solve_opts *o,
 	      struct solve_result *r, char **err)
 {
 	memset(r, 0, sizeof(*r));
 	struct solve_ctx sc;
 	solve_init(&sc, ep, base);
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	int rc = -1;
 	struct combo *cbs = NULL;
 	size_t n_cb = 0;
@@ -599,6 +651,10 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 	struct solve_opts oo = *o;
 	oo.rate = ro;
 	o = &oo;
+	if (!ro.host_bw_gbs && rate_host_bw(ep, &ro.host_bw_gbs, err))
+		goto done;
+	oo.rate = ro;
+	oo.cards = r->base_plan.n_cards;
 	if (rate_of(sc.m, base->model->g, &s, &x, &r->base_plan, &ro, &r->base_rate, err))
 		goto done;
 
@@ -662,7 +718,7 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		if (!dom)
 			r->frontier[r->n_frontier++] = cbs[i].sh;
 	}
-	r->frontier_ms = now_ms() - t0;
+	r->frontier_ms = mono_ms() - t0;
 
 	/* the best */
 	uint64_t best_floor = o->min_window ? o->min_window : o->objective == SOLVE_WINDOW ? STEP : r->base_window;
@@ -692,6 +748,9 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 			axis_addu(&bax[jp], base->shape.parallel);
 		}
 	}
+	int moe_opened = cand_get(&o->fix, "N_CPU_MOE") != NULL;
+	for (unsigned i = 0; i < o->n_vary; i++)
+		moe_opened |= strcmp(o->vary[i].key, "N_CPU_MOE") == 0;
 	product_init(idx, n_ax);
 	do {
 		struct combo cb;
@@ -704,7 +763,13 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		int j = find_axis(bax, n_ax, "PARALLEL");
 		if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, "PARALLEL") && j >= 0 && idx[j] != 0)
 			continue; /* most_slots searches the count itself */
-		if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, "PARALLEL")) {
+		int jm = find_axis(bax, n_ax, "N_CPU_MOE");
+		if (o->objective == SOLVE_RATE && jm >= 0 && !moe_opened && idx[jm] != 0)
+			continue; /* fewest_moe searches the count itself */
+		if (o->objective == SOLVE_RATE && jm >= 0 && !moe_opened) {
+			if (fewest_moe(&sc, o, &r->base_rate, best_floor, &cb, err))
+				goto done;
+		} else if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, "PARALLEL")) {
 			if (most_slots(&sc, o, &r->base_rate, best_floor, &cb, err))
 				goto done;
 		} else if (run_combo(&sc, o, &r->base_rate, best_floor, &cb, err)) {
@@ -720,7 +785,7 @@ done:
 	r->plans = sc.plans;
 	r->fallbacks = sc.fallbacks;
 	r->memo = *memo_stats(sc.memo);
-	r->ms = now_ms() - t0;
+	r->ms = mono_ms() - t0;
 	free(cbs);
 	solve_release(&sc);
 	return rc;

@@ -11,12 +11,11 @@
  * plans: the window fits, one step up is refused.
  *
  * The space is the endpoint's shape with axes: PARALLEL, CACHE_TYPE_K,
- * CACHE_TYPE_V, SPEC_TYPE, UBATCH_SIZE by default (see solve.c for the
- * values), each replaceable by --vary KEY=a,b and pinned by --fix KEY=V.
- * The frontier is every combination's largest window, less the dominated
- * ones. The best maximises the objective among the shapes that give up
- * nothing else the endpoint has (each axis no worse than the endpoint's
- * value unless --vary opens it).
+ * CACHE_TYPE_V, SPEC_TYPE, UBATCH_SIZE by default, and N_CPU_MOE on a
+ * payload with experts placed on a card (see solve.c for the values), each replaceable by --vary KEY=a,b and pinned by
+ * --fix KEY=V. The frontier is every combination's largest window, less the dominated ones. The best maximises the
+ * objective among the shapes that give up nothing else the endpoint has (each axis no worse than the endpoint's value
+ * unless --vary opens it).
  */
 #ifndef ZEALOT_SOLVE_H
 #define ZEALOT_SOLVE_H
@@ -67,7 +66,7 @@ struct solve_window {
 int solve_window(struct solve_ctx *sc, const struct plan_shape *s, const struct plan_extras *x,
 		 const struct cand_limits *l, uint64_t floor, struct solve_window *w, char **err);
 
-enum solve_objective { SOLVE_WINDOW, SOLVE_SLOTS, SOLVE_PRECISION };
+enum solve_objective { SOLVE_WINDOW, SOLVE_SLOTS, SOLVE_PRECISION, SOLVE_RATE };
 
 #define SOLVE_MAX_AXES 8
 #define SOLVE_MAX_VALS 16
@@ -86,6 +85,7 @@ struct solve_opts {
 	struct solve_axis vary[SOLVE_MAX_AXES];
 	unsigned n_vary;
 	struct rate_opts rate;
+	unsigned cards; /* set by solve_run: the endpoint's plan has cards (N_CPU_MOE is an axis) */
 };
 
 /* Parse "KEY=a,b,c" into an axis. */

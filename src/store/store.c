@@ -69,15 +69,7 @@ int store_schema_version(void)
 
 char *store_state_dir(void)
 {
-	struct sb b = {0};
-	const char *d = getenv("ZEALOT_STATE_DIR");
-	if (d && *d)
-		sb_adds(&b, d);
-	else if ((d = getenv("XDG_STATE_HOME")) && *d)
-		sb_addf(&b, "%s/zealot", d);
-	else
-		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
-	return sb_detach(&b);
+	return state_dir();
 }
 
 int store_name_ok(const char *name, char **err)

@@ -57,6 +57,12 @@ run "$ZEALOT" deploy big/e1.env --reason "too big"
 check "no fit: refused at gate:fit, M09" test "$rc" -eq 1 -a -n "$(grep -F 'refused at gate:fit, law M09' "$TMP/err")"
 
 # The lock: this shell holds the endpoint's lock, as a running deploy would.
+cp e1.env 'e1@x.env'
+run "$ZEALOT" deploy 'e1@x.env' --reason "not a unit name" --unit-dir "$TMP/units"
+check "a name systemd takes as no plain unit: refused at gate:unit (C02), nothing installed" \
+	test "$rc" -eq 1 -a -n "$(grep -F 'refused at gate:unit, law C02' "$TMP/err")" \
+	-a -n "$(grep -F "'e1@x' is not a unit name" "$TMP/out" "$TMP/err")" -a ! -e "$TMP/units/e1@x.service"
+
 mkdir -p state/locks
 echo 4242 >state/locks/e1.lock
 exec 9<>state/locks/e1.lock

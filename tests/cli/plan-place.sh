@@ -88,6 +88,7 @@ UBATCH_SIZE=1024
 SPEC_TYPE=draft-mtp
 SPEC_DRAFT_N_MAX=2
 DEVICE=rtx3090
+CUDA_FA_QUANTS=f16-q8_0;f16-f16
 X
 run "$ZEALOT" plan --json b9.env
 check "9B on rtx3090: CUDA_Host compute 424.88 MiB, the seeds' measured figure" \
@@ -96,7 +97,7 @@ check "9B on rtx3090: draft CUDA0 480.97 + CUDA_Host 424.86, both measured" \
 	json_is '[.draft_compute[]|.mib]' '[480.97,424.86]'
 check "9B on rtx3090: the output in CUDA_Host, the host holds it" json_is '[.output[]|[.device,.on]]' '[["CUDA_Host","host"]]'
 "$ZEALOT" synth --preset bonsai-27b --set type=142 -o b27.gguf 2>/dev/null
-printf 'MODEL_FILE=b27.gguf\nCTX_SIZE=401408\nPARALLEL=2\nCACHE_TYPE_K=q8_0\nCACHE_TYPE_V=q8_0\nBATCH_SIZE=4096\nUBATCH_SIZE=2048\nDEVICE=rtx3090\n' >b27.env
+printf 'MODEL_FILE=b27.gguf\nCTX_SIZE=401408\nPARALLEL=2\nCACHE_TYPE_K=q8_0\nCACHE_TYPE_V=q8_0\nBATCH_SIZE=4096\nUBATCH_SIZE=2048\nDEVICE=rtx3090\nCUDA_FA_SCRATCH=0\n' >b27.env
 run "$ZEALOT" plan --json b27.env
 c=$(jq '.compute[]|select(.device=="CUDA0")|.mib' "$TMP/out")
 check "27B 2 x 200,704 ubatch 2048: CUDA0 compute within 1 % of the measured 1,272 ($c)" \

@@ -28,7 +28,7 @@ pick() {
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	pick arch llama qwen35 gemma3 deepseek2 glm4moe qwen35moe
+	pick arch llama qwen35 gemma3 granitehybrid qwen2 qwen3 phi3 lfm2 mistral3 mamba2 nemotron_h deepseek2 glm4moe qwen35moe
 	# every weight type some CPU extra buffer takes on some host: AMX
 	# (q4_0 q4_1 q8_0 q4_K q6_K f16), CPU_REPACK (q4_0 q4_K), neither (bf16 f32)
 	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
@@ -97,6 +97,27 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 		pick mtp 0 0 1 # an MTP block needs the q latent
 		[ "$ql" = 0 ] && mtp=0
 		sets="$sets nextn=$mtp"
+		;;
+	qwen2 | phi3) # the query projection is embd wide
+		sets="$sets embd=$((heads * hd))"
+		;;
+	lfm2)
+		pick interval 2 3 4
+		pick lcache 2 3 4
+		sets="$sets embd=$((heads * hd)) interval=$interval ssm_conv=$lcache"
+		;;
+	mamba2)
+		pick state 64 128
+		pick groups 1 2
+		pick rank 4 8 16
+		sets="$sets ssm_state=$state ssm_groups=$groups ssm_dt_rank=$rank"
+		;;
+	granitehybrid | nemotron_h)
+		pick interval 2 3 4
+		pick state 64 128
+		pick groups 1 2
+		pick rank 4 8 16
+		sets="$sets interval=$interval ssm_state=$state ssm_groups=$groups ssm_dt_rank=$rank"
 		;;
 	gemma3)
 		pick swa 256 512 1024 4096

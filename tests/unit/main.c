@@ -28,6 +28,7 @@ int main(void)
 	test_place();
 	test_gguf();
 	test_model();
+	test_model_ssm();
 	test_template();
 	test_synth();
 	test_ledger();
@@ -35,10 +36,14 @@ int main(void)
 	test_live();
 	test_options();
 	test_solve();
+	test_rate();
 	test_deploy();
 	test_store();
 	test_calibrate();
+	test_cuda();
 	test_fetch();
+	test_fleet();
+	test_fleet_ssh();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -22,6 +22,7 @@ void test_cpu(void);
 void test_place(void);
 void test_gguf(void);
 void test_model(void);
+void test_model_ssm(void);
 void test_template(void);
 void test_synth(void);
 void test_ledger(void);
@@ -29,9 +30,13 @@ void test_endpoint(void);
 void test_live(void);
 void test_options(void);
 void test_solve(void);
+void test_rate(void);
 void test_deploy(void);
 void test_store(void);
 void test_calibrate(void);
 void test_fetch(void);
+void test_fleet(void);
+void test_fleet_ssh(void);
+void test_cuda(void);
 
 #endif

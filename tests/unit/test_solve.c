@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "endpoint/endpoint.h"
 #include "endpoint/laws.h"
+#include "fixture.h"
 #include "payload/synth.h"
 #include "plan/cand.h"
 #include "plan/gaparam.h"
@@ -99,13 +100,7 @@ static void test_gaparam(void)
 	   pieces, points, bad);
 }
 
-struct fixture {
-	char path[64];
-	struct endpoint *ep;
-	struct shape_ctx c;
-};
-
-static int fixture(struct fixture *f, const char *arch, const char *preset, const char *sets, const char *env)
+int fixture(struct fixture *f, const char *arch, const char *preset, const char *sets, const char *env)
 {
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "/tmp/zealot-unit-solve-XXXXXX");
@@ -143,7 +138,7 @@ static int fixture(struct fixture *f, const char *arch, const char *preset, cons
 	return 0;
 }
 
-static void fixture_release(struct fixture *f)
+void fixture_release(struct fixture *f)
 {
 	shape_release(&f->c);
 	endpoint_free(f->ep);
@@ -353,7 +348,7 @@ void test_solve(void)
 		/* rate: exact KV reads 1.882x the bytes of q8_0 (32,768 vs 17,408 B/token) */
 		char *err = NULL;
 		struct rate ra, rb;
-		struct rate_opts ro = {100000, RATE_ACCEPT_DEFAULT};
+		struct rate_opts ro = {100000, RATE_ACCEPT_DEFAULT, 0};
 		struct plan *p = malloc(sizeof(*p));
 		struct plan_shape s;
 		struct plan_extras x;

@@ -1,11 +1,98 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "tap.h"
 
+/* The state directory's order: ZEALOT_STATE_DIR, XDG_STATE_HOME, HOME. */
+static void state_dir_order(void)
+{
+	char *keep[3];
+	const char *names[3] = {"ZEALOT_STATE_DIR", "XDG_STATE_HOME", "HOME"};
+	for (int i = 0; i < 3; i++)
+		keep[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+	setenv("ZEALOT_STATE_DIR", "/z", 1);
+	setenv("XDG_STATE_HOME", "/x", 1);
+	setenv("HOME", "/h", 1);
+	char *a = state_dir();
+	unsetenv("ZEALOT_STATE_DIR");
+	char *b = state_dir();
+	setenv("XDG_STATE_HOME", "", 1);
+	char *c = state_dir();
+	ok(strcmp(a, "/z") == 0 && strcmp(b, "/x/zealot") == 0 && strcmp(c, "/h/.local/state/zealot") == 0,
+	   "state_dir: ZEALOT_STATE_DIR, else XDG_STATE_HOME/zealot, else HOME/.local/state/zealot (%s, %s, %s)", a, b,
+	   c);
+	free(a);
+	free(b);
+	free(c);
+	for (int i = 0; i < 3; i++) {
+		if (keep[i])
+			setenv(names[i], keep[i], 1);
+		else
+			unsetenv(names[i]);
+		free(keep[i]);
+	}
+}
+
+/* path_which: the PATH entries in turn, a name with a slash as it is. */
+static void which_order(void)
+{
+	char a[] = "/tmp/zealot-unit-which-XXXXXX", b[] = "/tmp/zealot-unit-which-XXXXXX";
+	if (!mkdtemp(a) || !mkdtemp(b)) {
+		ok(0, "path_which: temp dirs");
+		return;
+	}
+	char fa[96], fb[96], fn[96], path[256];
+	snprintf(fa, sizeof(fa), "%s/zt-tool", a);
+	snprintf(fb, sizeof(fb), "%s/zt-tool", b);
+	snprintf(fn, sizeof(fn), "%s/zt-plain", a);
+	FILE *f;
+	if ((f = fopen(fa, "w")))
+		fclose(f);
+	if ((f = fopen(fb, "w")))
+		fclose(f);
+	if ((f = fopen(fn, "w")))
+		fclose(f);
+	chmod(fa, 0755);
+	chmod(fb, 0755);
+	chmod(fn, 0644);
+	char *keep = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	snprintf(path, sizeof(path), "/nonexistent:%s:%s", b, a);
+	setenv("PATH", path, 1);
+	char *x = path_which("zt-tool"), *y = path_which("zt-plain"), *z = path_which("./zt-tool");
+	ok(x && strcmp(x, fb) == 0, "path_which: the first PATH entry that holds it (%s)", x ? x : "NULL");
+	ok(!y, "path_which: a file that is not executable is not found");
+	ok(z && strcmp(z, "./zt-tool") == 0, "path_which: a name with a slash is taken as it is");
+	free(x);
+	free(y);
+	free(z);
+	if (keep)
+		setenv("PATH", keep, 1);
+	else
+		unsetenv("PATH");
+	free(keep);
+	unlink(fa);
+	unlink(fb);
+	unlink(fn);
+	rmdir(a);
+	rmdir(b);
+}
+
 void test_util(void)
 {
+	state_dir_order();
+	which_order();
+	char cb[32], small[4];
+	ok(strcmp(fmt_commas(200704, cb, sizeof(cb)), "200,704") == 0 &&
+	       strcmp(fmt_commas(0, cb, sizeof(cb)), "0") == 0 &&
+	       strcmp(fmt_commas(1000, cb, sizeof(cb)), "1,000") == 0 &&
+	       strcmp(fmt_commas(18446744073709551615ull, cb, sizeof(cb)), "18,446,744,073,709,551,615") == 0,
+	   "fmt_commas: a comma every three digits");
+	ok(strlen(fmt_commas(123456, small, sizeof(small))) < sizeof(small), "fmt_commas: cut to fit the buffer (%s)",
+	   small);
 	struct sb b = {0};
 	for (int i = 0; i < 1000; i++)
 		sb_addf(&b, "%d,", i);

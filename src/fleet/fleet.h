@@ -1,0 +1,89 @@
+/* fleet: a directory of endpoint files, one endpoint each, on one or many
+ * hosts. An endpoint's HOST key names the ssh destination it runs on
+ * (unset: this host); its GPU key the card on that host.
+ *
+ * HOST is `[user@]host` or `ssh://[user@]host[:port]`, resolved through the
+ * user's ssh config (a Host alias is a host). Every part is refused when it
+ * could be read as anything but a name: shell metacharacters, blanks, a
+ * leading '-' (an ssh option), empty parts, a port outside 1..65535.
+ *
+ * Everything here is pure: nothing is printed, nothing is run.
+ */
+#ifndef ZEALOT_FLEET_H
+#define ZEALOT_FLEET_H
+
+#include <stddef.h>
+
+#include "../base/util.h"
+#include "../endpoint/endpoint.h"
+
+struct fleet_host {    /* an ssh destination, parsed from HOST */
+	char *user;    /* NULL: ssh's default / ssh config */
+	char *host;    /* never NULL for a remote endpoint */
+	unsigned port; /* 0: ssh's default / ssh config */
+	char *dest;    /* the HOST value as written, e.g. ssh://u@h:2222 */
+};
+
+struct fleet_member {
+	struct endpoint *ep;	/* loaded endpoint file */
+	char *name;		/* ep->name */
+	char *path;		/* the file's path */
+	int remote;		/* HOST set */
+	struct fleet_host host; /* valid when remote */
+	int gpu;		/* GPU key, -1 when unset */
+};
+
+struct fleet {
+	char *dir;
+	struct fleet_member *m; /* sorted by name */
+	size_t n;
+};
+
+/* [user@]host | ssh://[user@]host[:port]; refuses shell metacharacters,
+ * leading '-', empty parts. Returns 0, or -1 with *err saying why (without
+ * naming the key or file: the caller does). */
+int fleet_parse_host(const char *s, struct fleet_host *h, char **err);
+void fleet_host_free(struct fleet_host *h);
+
+/* Every *.env file in dir (sorted by name); an error names the file. */
+int fleet_load(const char *dir, struct fleet *f, char **err);
+void fleet_free(struct fleet *f);
+
+/* Append s to out as one shell word: single-quoted, each ' as '\''. Safe
+ * for any byte string (a NUL ends it). */
+void fleet_shell_quote(struct sb *out, const char *s);
+
+/* Append s to out for one line of text (a comment, a description): every
+ * control byte (a newline that would start a key, a directive, a command)
+ * becomes '?'. */
+void fleet_one_line(struct sb *out, const char *s);
+
+/* The host an endpoint runs on, as fleet groups it: "localhost" for a local
+ * endpoint, else the destination's host, with ":PORT" when a port is given
+ * (two sshd on one address are two hosts). Caller frees. */
+char *fleet_host_key(const struct fleet_member *m);
+
+/* A card (or a host's CPU memory, gpu -1) and what bills it. */
+struct fleet_card {
+	char *host;  /* fleet_host_key() */
+	int gpu;     /* the card index; -1: the host's CPU and RAM */
+	size_t *idx; /* indexes into the grouped array (fleet.m for fleet_cards), in its order */
+	size_t n;
+};
+
+/* Group the members by (host, GPU key; -1 when unset), sorted by host, then
+ * card (the host's memory after its cards). Returns the number of groups. */
+size_t fleet_cards(const struct fleet *f, struct fleet_card **out);
+
+/* What an endpoint bills where: member m's bytes on card gpu (-1: the
+ * host's memory). A member may bill several. */
+struct fleet_bill {
+	size_t member;
+	int gpu;
+};
+/* Group bills by (the member's host, gpu) as fleet_cards does; idx holds
+ * indexes into b. */
+size_t fleet_group(const struct fleet *f, const struct fleet_bill *b, size_t nb, struct fleet_card **out);
+void fleet_cards_free(struct fleet_card *c, size_t n);
+
+#endif

@@ -1,0 +1,319 @@
+/* graph_mamba: the mamba2 layer (src/models/mamba-base.cpp
+ * build_mamba2_layer) and Granite 4.0's hybrid of it with attention
+ * (src/models/granite-hybrid.cpp). */
+#include "graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/util.h"
+
+/* build_rs: a scale_inplace zeroing a cleared state (a view: allocates
+ * nothing), the sequences' states gathered, the untouched extra states
+ * copied back into the cache. Returns the gathered states. */
+static int mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
+{
+	int sc = gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
+	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k; /* the whole cache (a copy of it, across backends) */
+	ga_view(g, cache);
+	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
+	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
+	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
+	return states;
+}
+
+/* What a layer leaves for later: the nodes no ggml_build_forward_expand
+ * reaches while the layer is built. The next layer's explicit expands
+ * (a mamba2 layer's conv states) come first; the tail is visited after,
+ * through the next layer's input norm. */
+struct tail {
+	int kind;  /* 0 none, 1 mamba2, 2 attention, 3 short conv, 4 FFN alone (nemotron-h) */
+	int nemo;  /* Nemotron-H: no rope, the mixer's residual only, output rows after the final norm */
+	int lfm2;  /* LFM2's residual adds (the residual first, then the FFN's) */
+	int mamba; /* Mamba-2 alone: the mixer and its residual, no FFN */
+	int il, res;
+	int bx, bcx;		  /* short conv */
+	int y_ssm, x, zxbcdt;	  /* mamba2 */
+	int q, kcache, vcache, o; /* attention */
+};
+
+/* The mamba2 mixer up to what it expands (build_mamba2_layer): the conv
+ * states were gathered by the caller; the input projection (reached
+ * through the conv window's copies into the cache), the SSM states, the
+ * conv and dt chains (reached through ggml_ssm_scan), the new state
+ * written back. */
+static void mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
+			int conv_states, struct tail *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
+	int64_t d_inner = d->n_embd_s / d->d_state;
+	int64_t conv_dim = d_inner + 2 * d->n_group * d->d_state;
+	int64_t d_in_proj = 2 * d_inner + 2 * d->n_group * d->d_state + d->dt_rank;
+	int scache = gr_cache(g, d, il);
+	int conv = ga_view(g, conv_states);
+	int zxbcdt = ga_view(g, gr_mm(g, d, il, "ssm_in.weight", an, d_in_proj, T));
+	int xbc_t = ga_view(g, ga_view(g, zxbcdt));
+	int conv_x = ga_op(g, 0, F32, d->d_conv - 1 + nst, conv_dim, ns, 1, S(conv, xbc_t));
+	int64_t n_written = nst < d->rs_k ? nst : d->rs_k;
+	/* the last conv window: a strided view of conv_x (ggml_nbytes) */
+	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (conv_dim * ns - 1);
+	for (int64_t k = 0; k < n_written; k++)
+		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
+	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
+	ga_view(g, scache);
+	int s4 = ga_view_n(g, scache, s_full);
+	int xbc = ga_op(g, 0, F32, conv_dim, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
+	xbc = ga_op(g, 1, F32, conv_dim, nst, ns, 1, S(xbc, gr_weight(g, d, il, "ssm_conv1d.bias")));
+	xbc = ga_op(g, 1, F32, conv_dim, nst, ns, 1, S(xbc));
+	int x = ga_view(g, xbc);
+	int dt = ga_op(g, 0, F32, d->dt_rank, nst, ns, 1, S(ga_view(g, zxbcdt)));
+	dt = ga_op(g, 1, F32, d->dt_rank, nst, ns, 1, S(dt, gr_weight(g, d, il, "ssm_dt.bias")));
+	int B = ga_view(g, xbc), C = ga_view(g, xbc);
+	int y_ssm = ga_op(g, 0, F32, d_inner * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
+			  S(s4, x, dt, gr_weight(g, d, il, "ssm_a"), B, C, ga_view(g, sc)));
+	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), ga_view(g, sc)));
+	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
+	uint64_t written = (uint64_t)d->n_embd_s * 4 * ns * n_written;
+	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, written), ga_view(g, scache)));
+	t->kind = 1;
+	t->y_ssm = y_ssm;
+	t->x = x;
+	t->zxbcdt = zxbcdt;
+}
+
+/* The mamba2 tail: the SiLU gate of z with y + x*D, the grouped RMS norm,
+ * the output projection. */
+static int mamba2_tail(struct ga_graph *g, const struct dims *d, const struct tail *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
+	int64_t d_inner = d->n_embd_s / d->d_state;
+	int64_t head_dim = d_inner / d->dt_rank;
+	int z = ga_op(g, 0, F32, head_dim, d->dt_rank, nst, ns, S(ga_view(g, t->zxbcdt)));
+	int y = ga_view(g, t->y_ssm);
+	int xd = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(t->x, gr_weight(g, d, t->il, "ssm_d")));
+	y = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(y, xd));
+	y = ga_op(g, 0, F32, head_dim, d->dt_rank, nst, ns, S(z, y));
+	y = gr_norm(g, d, ga_view(g, y), d_inner / d->n_group, d->n_group, T, t->il, "ssm_norm.weight");
+	return gr_mm(g, d, t->il, "ssm_out.weight", ga_view(g, y), d->E, T);
+}
+
+static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t);
+
+/* Granite's attention layer up to what build_attn expands: q, v, k (the
+ * llama block's), K and V into the cache. */
+static void attention_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, struct tail *t)
+{
+	int64_t T = d->T;
+	int pos = t->nemo ? -1 : gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int q = ga_view(g, gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H, T));
+	if (t->lfm2) /* q and k normed before rope */
+		q = gr_norm(g, d, q, d->D, d->H, T, il, "attn_q_norm.weight");
+	if (!t->nemo)
+		q = gr_rope(g, q, pos, d->D, d->H, T);
+	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
+	int v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
+	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
+	int k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
+	if (t->lfm2)
+		k = gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight");
+	if (!t->nemo)
+		k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, &in->v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
+	t->kcache = gr_cache(g, d, il);
+	t->vcache = gr_cache(g, d, il);
+	ga_sink_to(g, t->kcache, S(ga_view(g, k), kidx, t->kcache));
+	ga_sink_to(g, t->vcache, S(ga_view(g, v), vidx, t->vcache));
+	t->kind = 2;
+	t->q = q;
+	t->o = -1;
+	if (d->fa) /* the flash-attention node is expanded with the layer (a fused node) */
+		t->o = attend(g, d, in, t);
+}
+
+/* gr_attend's second half: the mask, flash attention or softmax
+ * attention over the cache views. */
+static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t)
+{
+	int64_t T = d->T, n_kv = d->n_kv, size = d->kv_size;
+	int mask = gr_input_once(g, &in->mask, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int qp = ga_view(g, t->q);
+	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
+	uint64_t vspan =
+	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
+	int kc = ga_view_n(g, t->kcache, kspan), vc = ga_view_n(g, t->vcache, vspan);
+	int o;
+	if (d->fa) {
+		o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+	} else {
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+		int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
+		o = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
+		if (!d->w->pl->kv_offload)
+			g->t[o].force = d->w->cpu;
+	}
+	return o;
+}
+
+/* The attention tail: softmax attention (flash attention was expanded
+ * with the layer), the output projection. */
+static int attention_tail(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t)
+{
+	int64_t T = d->T;
+	int o = t->o >= 0 ? t->o : attend(g, d, in, t);
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
+	return gr_mm(g, d, t->il, "attn_output.weight", ga_view(g, o), d->E, T);
+}
+
+/* LFM2's gated short convolution up to what it expands (lfm2.cpp
+ * build_shortconv_block): the conv states were gathered by the caller;
+ * the input projection and b*x (reached through the conv window's copies
+ * into the cache), the window concatenated after the states. */
+static void shortconv_head(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int conv_states,
+			   struct tail *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns, E = d->E;
+	int64_t d_conv = d->n_embd_r / E;
+	int conv = ga_view(g, conv_states);
+	int bcx = gr_mm(g, d, il, "shortconv.in_proj.weight", ga_view(g, an), 3 * E, T);
+	int bx = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, bcx), ga_view(g, bcx)));
+	bx = ga_op(g, 0, F32, d_conv + nst, E, ns, 1, S(conv, ga_view(g, bx)));
+	int64_t n_written = nst < d->rs_k ? nst : d->rs_k;
+	uint64_t win = 4ull * d_conv + 4ull * (d_conv + nst) * (E * ns - 1);
+	for (int64_t k = 0; k < n_written; k++)
+		ga_sink_to(g, rcache, S(ga_view_n(g, bx, win), ga_view(g, rcache)));
+	t->kind = 3;
+	t->bx = bx;
+	t->bcx = bcx;
+}
+
+/* The short conv's tail: the convolution, gated by c, the output
+ * projection. */
+static int shortconv_tail(struct ga_graph *g, const struct dims *d, const struct tail *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns, E = d->E;
+	int c = ga_view(g, t->bcx);
+	int conv = ga_op(g, 0, F32, E, nst, ns, 1, S(t->bx, gr_weight(g, d, t->il, "shortconv.conv.weight")));
+	int y = ga_op(g, 1, F32, E, nst, ns, 1, S(c, conv));
+	return ga_view(g, gr_mm(g, d, t->il, "shortconv.out_proj.weight", y, E, T));
+}
+
+/* A layer's tail and what follows the mixer (granite-hybrid.cpp
+ * build_layer_ffn): the rows kept on the last layer, the residual, the
+ * FFN, the residual again. Returns the layer's output. */
+static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, struct tail *t, int last, int x)
+{
+	if (!t->kind)
+		return t->res;
+	int cur;
+	if (t->kind == 4) {
+		/* Nemotron-H's FFN layer, reached whole through a later expand:
+		 * the norm, up, squared ReLU, down (build_ffn LLM_FFN_RELU_SQR) */
+		int64_t F = t->x;
+		t->res = x;
+		int an = gr_norm(g, d, x, d->E, d->T, 1, t->il, "attn_norm.weight");
+		int up = gr_mm(g, d, t->il, "ffn_up.weight", an, F, d->T);
+		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
+		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
+		cur = gr_mm(g, d, t->il, "ffn_down.weight", up, d->E, d->T);
+	} else {
+		cur = t->kind == 1   ? mamba2_tail(g, d, t)
+		      : t->kind == 3 ? shortconv_tail(g, d, t)
+				     : attention_tail(g, d, in, t);
+	}
+	int64_t Tn = d->T;
+	int res = t->res;
+	if (last && !t->nemo && d->n_out < d->T) {
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
+		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+		res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(res, ids)), GA_OP_GET_ROWS);
+		Tn = d->n_out;
+	}
+	if (t->mamba || t->nemo) {
+		t->kind = 0;
+		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+	}
+	int fi =
+	    t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(res, cur)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+	int fn = gr_norm(g, d, fi, d->E, Tn, 1, t->il, "ffn_norm.weight");
+	int fo = gr_ffn(g, d, t->il, fn, Tn);
+	t->kind = 0;
+	return t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+}
+
+/* Granite 4.0 hybrid (granite-hybrid.cpp) and LFM2 (lfm2.cpp): recurrent
+ * mixers (mamba2, short conv) and attention, each followed by a SwiGLU FFN;
+ * Mamba-2 (mamba.cpp): the mamba2 mixer alone in every layer. */
+void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	int lfm2 = m->shortconv_l_cache > 0;
+	int nemo = strcmp(m->arch, "nemotron_h") == 0;
+	/* the layers whose last nodes no expand has reached yet, oldest first */
+	struct tail *pend = xcalloc(n_layer + 1, sizeof(*pend));
+	int n_pend = 0;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		struct tail t = {0};
+		t.lfm2 = lfm2;
+		t.mamba = m->pure_recurrent;
+		t.nemo = nemo;
+		t.il = L;
+		if (nemo && !m->has_rs[il] && m->n_ff_layer && m->n_ff_layer[il]) {
+			t.kind = 4;
+			t.x = (int)m->n_ff_layer[il]; /* the layer's FFN width */
+			pend[n_pend++] = t;
+			continue;
+		}
+		int rcache = -1, states = -1;
+		if (m->has_rs[il]) { /* build_rs expands the conv states' gather first */
+			rcache = gr_cache(g, d, L);
+			states = mamba_rs(g, d, in, rcache, d->n_embd_r);
+		}
+		for (int k = 0; k < n_pend; k++)
+			x = flush(g, d, in, &pend[k], 0, x);
+		n_pend = 0;
+		int an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
+		t.res = x;
+		if (m->has_rs[il] && lfm2)
+			shortconv_head(g, d, L, an, rcache, states, &t);
+		else if (m->has_rs[il])
+			mamba2_head(g, d, in, L, an, rcache, states, &t);
+		else
+			attention_head(g, d, in, L, an, &t);
+		pend[n_pend++] = t;
+	}
+	for (int k = 0; k < n_pend; k++)
+		x = flush(g, d, in, &pend[k], k == n_pend - 1, x);
+	free(pend);
+	if (nemo) {
+		/* h_nextn: the final norm over every token, then the output rows */
+		int h = gr_norm(g, d, x, d->E, d->T, 1, -1, "output_norm.weight");
+		int64_t No = d->n_out < d->T ? d->n_out : d->T;
+		if (No < d->T) {
+			int ids = gr_input_once(g, &in->out_ids, (uint64_t)No * 4);
+			h = gr_op_kind(g, ga_op(g, 0, F32, d->E, No, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+		}
+		int out = gr_mm(g, d, -1, "output.weight", h, d->V, No);
+		g->t[out].output = 1;
+		return;
+	}
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int rn;
+	if (lfm2) {
+		/* token_embd_norm is LFM2's output norm, held with the output layer */
+		const struct where *w = d->w;
+		const struct gguf_tensor *nt = w->gg ? gguf_tensor_find(w->gg, "token_embd_norm.weight") : NULL;
+		int wt = ga_held(g, gr_backend_of(w, place_weight(w->pl, "token_embd_norm.weight", w->n_layer_all)), 1,
+				 nt ? nt->bytes : 0);
+		rn = ga_op(g, 1, F32, d->E, To, 1, 1, S(ga_op(g, 1, F32, d->E, To, 1, 1, S(x)), wt));
+	} else {
+		rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	}
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
