@@ -146,6 +146,29 @@ static json_t *to_json(const char *path, const struct gguf *g, const struct cens
 				    json_pack("{s:i,s:i,s:i,s:b}", "declared", (json_int_t)m->n_nextn, "tensors",
 					      (json_int_t)m->mtp_tensors, "blocks", (json_int_t)m->mtp_blocks,
 					      "present", m->n_nextn > 0 && m->mtp_tensors > 0));
+		/* MLA: one K-only cache row of kv_lora + rope per layer, V a view of it */
+		json_object_set_new(
+		    o, "mla",
+		    m->head_k_mla && m->head_v_mla
+			? json_pack("{s:i,s:i,s:i,s:i,s:b}", "kv_lora_rank", (json_int_t)m->kv_lora_rank, "q_lora_rank",
+				    (json_int_t)m->q_lora_rank, "key_length_mla", (json_int_t)m->head_k_mla,
+				    "value_length_mla", (json_int_t)m->head_v_mla, "v_cached", 0)
+			: json_null());
+		static const char *const gating[] = {NULL, "softmax", "sigmoid", "softmax_weight", "sqrt_softplus"};
+		json_t *ex = json_null();
+		if (m->n_expert) {
+			ex = json_pack("{s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:i,s:i}", "count", (json_int_t)m->n_expert,
+				       "used", (json_int_t)m->n_expert_used, "feed_forward_length",
+				       (json_int_t)m->n_ff_exp, "shared", (json_int_t)m->n_expert_shared,
+				       "leading_dense", (json_int_t)m->n_lead_dense, "weights_norm",
+				       m->expert_w_norm != 0, "weights_scale", m->expert_w_scale, "groups",
+				       (json_int_t)m->n_expert_groups, "groups_used", (json_int_t)m->n_group_used);
+			json_object_set_new(ex, "gating",
+					    m->expert_gating < 5 && gating[m->expert_gating]
+						? json_string(gating[m->expert_gating])
+						: json_null());
+		}
+		json_object_set_new(o, "experts", ex);
 		json_t *rope = json_pack("{s:f,s:i,s:I}", "freq_base", m->rope_freq_base, "dimension_count",
 					 (json_int_t)m->rope_dims, "original_context", (json_int_t)m->rope_orig_ctx);
 		json_object_set_new(rope, "scaling_type", m->rope_scaling ? json_string(m->rope_scaling) : json_null());

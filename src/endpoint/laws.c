@@ -763,6 +763,18 @@ static void cache_heads(const struct endpoint *ep, const struct model *m, const 
 	    {"SPEC_DRAFT_TYPE_K", s->spec_mtp ? s->draft_k : NULL, 0},
 	    {"SPEC_DRAFT_TYPE_V", s->spec_mtp ? s->draft_v : NULL, 1},
 	};
+	/* MLA caches K only and reads V as a view of it: the engine refuses
+	 * different K and V types (llama_init_from_model) */
+	if (m->head_k_mla && m->head_v_mla && s->type_k && s->type_v && s->type_k != s->type_v)
+		add(out, "S04", SEV_ERROR, ep, "CACHE_TYPE_V", "set CACHE_TYPE_V to CACHE_TYPE_K",
+		    "the payload's attention is MLA (one K-only cache, V a view of K): CACHE_TYPE_K %s and "
+		    "CACHE_TYPE_V %s differ, which the engine refuses",
+		    s->type_k->name, s->type_v->name);
+	if (m->head_k_mla && m->head_v_mla && s->spec_mtp && s->draft_k && s->draft_v && s->draft_k != s->draft_v)
+		add(out, "S04", SEV_ERROR, ep, "SPEC_DRAFT_TYPE_V", "set SPEC_DRAFT_TYPE_V to SPEC_DRAFT_TYPE_K",
+		    "the payload's attention is MLA: the MTP draft context's SPEC_DRAFT_TYPE_K %s and "
+		    "SPEC_DRAFT_TYPE_V %s differ, which the engine refuses",
+		    s->draft_k->name, s->draft_v->name);
 	for (size_t i = 0; i < ARRAY_SIZE(caches); i++) {
 		if (caches[i].v && !s->flash_attn)
 			continue; /* a quantized V off flash attention is S03's */

@@ -342,6 +342,27 @@ static void recurrent_dims(struct model *m)
 		      ((uint64_t)m->ssm_d_inner + 2ull * m->ssm_n_group * m->ssm_d_state);
 }
 
+/* The MoE keys of the deepseek2 / glm4moe / qwen35moe families (their
+ * load_arch_hparams). */
+static int moe_keys(const struct gguf *g, struct model *m, char **err)
+{
+	int b;
+	if (get_u32(g, m, "attention.q_lora_rank", &m->q_lora_rank, err) ||
+	    get_u32(g, m, "leading_dense_block_count", &m->n_lead_dense, err) ||
+	    get_u32(g, m, "expert_shared_count", &m->n_expert_shared, err) ||
+	    get_u32(g, m, "expert_gating_func", &m->expert_gating, err) ||
+	    get_u32(g, m, "expert_group_count", &m->n_expert_groups, err) ||
+	    get_u32(g, m, "expert_group_used_count", &m->n_group_used, err))
+		return -1;
+	if (gguf_kv_bool(akey(g, m, "expert_weights_norm"), &b) == 0)
+		m->expert_w_norm = b != 0;
+	if (gguf_kv_f64(akey(g, m, "expert_weights_scale"), &m->expert_w_scale))
+		m->expert_w_scale = 0;
+	if (gguf_kv_f64(akey(g, m, "attention.temperature_scale"), &m->attn_temp_scale))
+		m->attn_temp_scale = 0;
+	return 0;
+}
+
 struct model *model_from_gguf(const struct gguf *g, char **err)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
@@ -495,6 +516,8 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 				m->rope_sections[i] = (uint32_t)v;
 		}
 	}
+	if (moe_keys(g, m, err))
+		goto fail;
 	count_mtp(g, m);
 	free(swa);
 	free(recr);

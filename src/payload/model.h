@@ -86,6 +86,14 @@ struct model {
 	uint32_t mtp_blocks;  /* distinct N among them */
 
 	uint32_t n_kind[LAYER_NKINDS];
+
+	/* deepseek2 / glm4moe / qwen35moe: q_lora_rank, leading dense layers,
+	 * shared experts, gating (expert_gating_func: 0 absent, 1 softmax, 2
+	 * sigmoid), weight normalisation and scale, expert groups */
+	uint32_t q_lora_rank, n_lead_dense, n_expert_shared, expert_gating;
+	uint32_t expert_w_norm, n_expert_groups, n_group_used;
+	double expert_w_scale;
+	double attn_temp_scale; /* attention.temperature_scale (mistral-large's tuning), 0 absent */
 };
 
 /* Derive the geometry. Returns NULL with *err set when a key the engine

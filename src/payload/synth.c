@@ -23,6 +23,9 @@ static const char *const archs[] = {
     "gpt-oss", "gemma4",
 };
 /* clang-format on */
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
+static void synth_moe_defaults(struct synth_spec *s);
+static int validate_moe(const struct synth_spec *s, char **err);
 
 static void synth_defaults_oss(struct synth_spec *s);
 
@@ -33,10 +36,14 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	for (i = 0; i < ARRAY_SIZE(archs); i++)
 		if (strcmp(arch, archs[i]) == 0)
 			break;
+	for (size_t j = 0; i == ARRAY_SIZE(archs) && j < ARRAY_SIZE(archs_moe); j++)
+		if (strcmp(arch, archs_moe[j]) == 0)
+			i = 0;
 	if (i == ARRAY_SIZE(archs))
 		return errorf(err,
 			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h, gpt-oss, gemma4)",
+			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h, gpt-oss, gemma4, "
+			      "deepseek2, glm4moe, qwen35moe)",
 			      arch);
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
@@ -50,7 +57,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	s->wtype = 1; /* f16 */
 	s->n_layer = 4;
 	s->efforts = 1;
-	if (strcmp(arch, "qwen35") == 0) {
+	if (strncmp(arch, "qwen35", 6) == 0) { /* and qwen35moe */
 		s->n_layer = 8;
 		s->n_nextn = 1;
 		s->mtp_tensors = 1;
@@ -107,6 +114,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	} else if (strcmp(arch, "gpt-oss") == 0 || strcmp(arch, "gemma4") == 0) {
 		synth_defaults_oss(s);
 	}
+	synth_moe_defaults(s);
 	if (!s->rope_dims)
 		s->rope_dims = s->head_dim;
 	return 0;
@@ -192,6 +200,26 @@ static const struct key keys[] = {
     {"experts", offsetof(struct synth_spec, n_expert), 0, "qwen3moe: experts per layer"},
     {"experts_used", offsetof(struct synth_spec, n_expert_used), 0, "qwen3moe: experts each token uses"},
     {"ff_exp", offsetof(struct synth_spec, n_ff_exp), 0, "qwen3moe: an expert's feed-forward width"},
+    {"kv_lora", offsetof(struct synth_spec, kv_lora), 0,
+     "deepseek2: kv_lora_rank (the MLA cache row is kv_lora + rope_dims)"},
+    {"q_lora", offsetof(struct synth_spec, q_lora), 0, "deepseek2: q_lora_rank (0: one attn_q matrix)"},
+    {"head_dim_v", offsetof(struct synth_spec, head_dim_v), 0, "deepseek2: value head size (value_length_mla)"},
+    {"lead_dense", offsetof(struct synth_spec, n_lead_dense), 0, "deepseek2, glm4moe: leading dense layers"},
+    {"shared", offsetof(struct synth_spec, n_shared), 0, "deepseek2, glm4moe, qwen35moe: shared experts"},
+    {"gating", offsetof(struct synth_spec, gating), 0,
+     "deepseek2, glm4moe: gating 1 softmax, 2 sigmoid, 3 softmax-weight, 4 sqrt-softplus"},
+    {"probs_b", offsetof(struct synth_spec, probs_b), 2, "deepseek2, glm4moe: 1 writes exp_probs_b (selection bias)"},
+    {"w_norm", offsetof(struct synth_spec, w_norm), 2, "deepseek2, glm4moe: expert_weights_norm"},
+    {"w_scale", offsetof(struct synth_spec, w_scale10), 0, "deepseek2, glm4moe: expert_weights_scale in tenths"},
+    {"groups", offsetof(struct synth_spec, n_groups), 0, "deepseek2: expert_group_count (0: none)"},
+    {"groups_used", offsetof(struct synth_spec, n_groups_used), 0, "deepseek2: expert_group_used_count"},
+    {"qk_norm", offsetof(struct synth_spec, qk_norm), 0, "glm4moe: 1 writes attn_q_norm/attn_k_norm"},
+    {"qkv_bias", offsetof(struct synth_spec, qkv_bias), 0, "glm4moe: 1 writes q/k/v biases"},
+    {"mha", offsetof(struct synth_spec, mha), 0,
+     "deepseek2: 1 writes the pre-MLA layout (attn_kv_b; K and V cached per head)"},
+    {"temp_scale", offsetof(struct synth_spec, temp_scale10), 0,
+     "deepseek2: attention.temperature_scale in tenths (mistral-large)"},
+    {"gate_up", offsetof(struct synth_spec, gate_up), 0, "deepseek2, qwen35moe: 1 fuses gate and up experts"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -300,7 +328,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%u blocks exceed the engine's 512", s->n_layer + s->n_nextn);
 	if (s->rope_dims > s->head_dim || s->rope_dims % 2)
 		return errorf(err, "rope_dims %u must be even and at most head_dim %u", s->rope_dims, s->head_dim);
-	if (strcmp(s->arch, "qwen35") == 0) {
+	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err, "qwen35 needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
 		if (s->ssm_dt_rank % s->ssm_groups)
@@ -320,9 +348,12 @@ static int validate(const struct synth_spec *s, char **err)
 	}
 	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
-	if (s->n_nextn && strcmp(s->arch, "qwen35") != 0) {
-		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35");
+	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
+	    strcmp(s->arch, "deepseek2") != 0) {
+		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35(moe), glm4moe and deepseek2");
 	}
+	if (validate_moe(s, err))
+		return -1;
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
 	     strcmp(s->arch, "mistral3") == 0) &&
 	    s->rope_dims != s->head_dim)
@@ -554,6 +585,8 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
+
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
@@ -579,7 +612,7 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 			BV("ssm_norm.weight", s->ssm_state);
 			BM("ssm_out.weight", value_dim, s->n_embd);
 		}
-		ffn(t, s, il);
+		ffn_qwen35(t, s, il);
 	}
 	if (!s->mtp_tensors)
 		return;
@@ -589,7 +622,7 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 		qkv(t, s, il, 2);
 		BV("attn_q_norm.weight", s->head_dim);
 		BV("attn_k_norm.weight", s->head_dim);
-		ffn(t, s, il);
+		ffn_qwen35(t, s, il);
 		BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
 		BV("nextn.enorm.weight", s->n_embd);
 		BV("nextn.hnorm.weight", s->n_embd);
@@ -788,7 +821,9 @@ static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t
 	uint32_t blck = ti ? ti->blck : CUSTOM_BLCK;
 	if (ne0 % blck && !t->bad) {
 		struct sb b = {0};
-		sb_addf(&b, "type=%s: tensor '%s' would have %llu elements per row, not a multiple of its block of %u",
+		sb_addf(&b,
+			"type=%s: tensor '%s' would have %llu elements per row, not a multiple of its block of %u: "
+			"the engine refuses such a file",
 			ti ? ti->name : "custom", nm, (unsigned long long)ne0, blck);
 		t->bad = sb_detach(&b);
 	}
@@ -922,6 +957,277 @@ static void akey(char *buf, size_t n, const struct synth_spec *s, const char *su
 	snprintf(buf, n, "%s.%s", s->arch, suffix);
 }
 
+/* --- deepseek2 (MLA), glm4moe, qwen35moe ------------------------------ */
+
+static int is_arch(const struct synth_spec *s, const char *a)
+{
+	return strcmp(s->arch, a) == 0;
+}
+
+static void synth_moe_defaults(struct synth_spec *s)
+{
+	if (is_arch(s, "deepseek2")) {
+		s->head_dim = 48; /* key_length_mla: 32 without rope + 16 with */
+		s->rope_dims = 16;
+		s->head_dim_v = 32;
+		s->kv_lora = 64;
+		s->q_lora = 96;
+		s->n_lead_dense = 1;
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_norm = 1;
+		s->w_scale10 = 25;
+		s->mtp_tensors = 1; /* for nextn=1 */
+	} else if (is_arch(s, "qwen35moe")) {
+		/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->w_norm = 1;
+	} else if (is_arch(s, "glm4moe")) {
+		/* GLM-4.5: partial rotary, biased qkv, one dense lead, one MTP block */
+		s->rope_dims = 32;
+		s->n_lead_dense = 1;
+		s->n_nextn = 1;
+		s->mtp_tensors = 1;
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_norm = 1;
+		s->w_scale10 = 25;
+		s->qkv_bias = 1;
+	}
+}
+
+static int validate_moe(const struct synth_spec *s, char **err)
+{
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+		return 0;
+	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
+		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
+	if (s->n_lead_dense > s->n_layer)
+		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
+	if (!is_arch(s, "qwen35moe") && (s->gating < 1 || s->gating > 4))
+		return errorf(err, "gating must be 1 (softmax), 2 (sigmoid), 3 (softmax over the chosen) or 4 "
+				   "(sqrt softplus)");
+	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
+			    s->n_expert / s->n_groups < 2))
+		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
+	if (s->gate_up && is_arch(s, "glm4moe"))
+		return errorf(err, "glm4moe loads separate gate and up expert stacks only (gate_up=0)");
+	if (is_arch(s, "deepseek2")) {
+		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
+			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
+		if (s->n_nextn && (s->n_nextn > 1 || !s->q_lora || s->mha))
+			return errorf(
+			    err, "deepseek2's MTP head is one MLA block over a q latent (nextn=1, q_lora > 0, mha=0)");
+	}
+	return 0;
+}
+
+static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+		return;
+	akey(k, sizeof(k), s, "expert_count");
+	gw_u32(w, k, s->n_expert);
+	akey(k, sizeof(k), s, "expert_used_count");
+	gw_u32(w, k, s->n_expert_used);
+	akey(k, sizeof(k), s, "expert_feed_forward_length");
+	gw_u32(w, k, s->n_ff_exp);
+	akey(k, sizeof(k), s, "expert_shared_count");
+	gw_u32(w, k, s->n_shared);
+	if (is_arch(s, "qwen35moe"))
+		return;
+	akey(k, sizeof(k), s, "leading_dense_block_count");
+	gw_u32(w, k, s->n_lead_dense);
+	akey(k, sizeof(k), s, "expert_gating_func");
+	gw_u32(w, k, s->gating);
+	akey(k, sizeof(k), s, "expert_weights_norm");
+	gw_bool(w, k, s->w_norm != 0);
+	if (s->n_nextn) {
+		akey(k, sizeof(k), s, "nextn_predict_layers");
+		gw_u32(w, k, s->n_nextn);
+	}
+	if (s->w_scale10) {
+		akey(k, sizeof(k), s, "expert_weights_scale");
+		gw_f32(w, k, (float)s->w_scale10 / 10.0f);
+	}
+	if (s->n_groups) {
+		akey(k, sizeof(k), s, "expert_group_count");
+		gw_u32(w, k, s->n_groups);
+		akey(k, sizeof(k), s, "expert_group_used_count");
+		gw_u32(w, k, s->n_groups_used);
+	}
+	if (is_arch(s, "deepseek2")) {
+		akey(k, sizeof(k), s, "attention.q_lora_rank");
+		gw_u32(w, k, s->q_lora);
+		akey(k, sizeof(k), s, "attention.kv_lora_rank");
+		gw_u32(w, k, s->kv_lora);
+		if (s->temp_scale10) {
+			akey(k, sizeof(k), s, "attention.temperature_scale");
+			gw_f32(w, k, (float)s->temp_scale10 / 10.0f);
+			akey(k, sizeof(k), s, "attention.temperature_length");
+			gw_u32(w, k, 8192);
+		}
+		if (s->mha) /* the old layout: the MHA head sizes are the plain keys */
+			return;
+		akey(k, sizeof(k), s, "attention.key_length_mla");
+		gw_u32(w, k, s->head_dim);
+		akey(k, sizeof(k), s, "attention.value_length_mla");
+		gw_u32(w, k, s->head_dim_v);
+	}
+}
+
+/* gate, down, up expert stacks, or gate_up and down fused (gate_up=1:
+ * create_tensor_gate_up_exps takes one {embd, 2 x ff_exp, experts}) */
+static void expert_stacks(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	if (s->gate_up) {
+		expert_stack(t, il, "ffn_gate_up_exps.weight", s->n_embd, 2ull * s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		return;
+	}
+	expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+}
+
+/* The routed experts of layer il: router (f32), optional selection
+ * bias, the three stacks; then the shared expert. */
+static void moe_block(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	uint64_t ne[2] = {s->n_embd, s->n_expert};
+	blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+	if (s->probs_b)
+		BV("exp_probs_b.bias", s->n_expert);
+	expert_stacks(t, s, il);
+	uint64_t sh = (uint64_t)s->n_ff_exp * s->n_shared;
+	BM("ffn_gate_shexp.weight", s->n_embd, sh);
+	BM("ffn_down_shexp.weight", sh, s->n_embd);
+	BM("ffn_up_shexp.weight", s->n_embd, sh);
+}
+
+/* DeepSeek-V2/V3 (src/models/deepseek2.cpp) with MLA: latent q (or one
+ * attn_q), the compressed KV projection with its rope part, K and V
+ * decompression per head (attn_k_b, attn_v_b). */
+static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t qk = (uint64_t)s->n_head * s->head_dim, nope = s->head_dim - s->rope_dims;
+	uint32_t n = s->n_layer + (s->mtp_tensors ? s->n_nextn : 0);
+	for (uint32_t il = 0; il < n; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if (s->q_lora) {
+			BV("attn_q_a_norm.weight", s->q_lora);
+			BM("attn_q_a.weight", s->n_embd, s->q_lora);
+			BM("attn_q_b.weight", s->q_lora, qk);
+		} else {
+			BM("attn_q.weight", s->n_embd, qk);
+		}
+		BV("attn_kv_a_norm.weight", s->kv_lora);
+		BM("attn_kv_a_mqa.weight", s->n_embd, s->kv_lora + s->rope_dims);
+		if (s->mha) {
+			BM("attn_kv_b.weight", s->kv_lora, (uint64_t)s->n_head * (nope + s->head_dim_v));
+		} else {
+			expert_stack(t, il, "attn_k_b.weight", nope, s->kv_lora, s->n_head);
+			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
+		}
+		BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		if (il < s->n_lead_dense)
+			ffn(t, s, il);
+		else
+			moe_block(t, s, il);
+		if (il >= s->n_layer) { /* the MTP block (GLM-4.7-Flash's) */
+			BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
+			BV("nextn.enorm.weight", s->n_embd);
+			BV("nextn.hnorm.weight", s->n_embd);
+			BV("nextn.shared_head_norm.weight", s->n_embd);
+		}
+	}
+}
+
+/* Qwen3.5-MoE (src/models/qwen35moe.cpp): qwen35's layers with the FFN
+ * replaced by routed experts (softmax, normalised) and a shared expert of
+ * feed_forward_length gated per token by sigmoid(ffn_gate_inp_shexp). */
+static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	if (!is_arch(s, "qwen35moe")) {
+		ffn(t, s, il);
+		return;
+	}
+	uint64_t ne[2] = {s->n_embd, s->n_expert};
+	blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+	expert_stacks(t, s, il);
+	BV("ffn_gate_inp_shexp.weight", s->n_embd);
+	BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff);
+	BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
+	BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
+}
+
+/* GLM-4.5 (src/models/glm4-moe.cpp): biased q/k/v, optional q/k norms,
+ * a post-attention norm, dense leading layers, routed experts with a
+ * selection bias and a shared expert; the trailing nextn (MTP) blocks
+ * carry a whole MoE layer and the eh_proj head. */
+static void tensors_glm4moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint32_t n = s->n_layer + (s->mtp_tensors ? s->n_nextn : 0);
+	for (uint32_t il = 0; il < n; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		if (s->qkv_bias) {
+			BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+			BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+			BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		}
+		if (s->qk_norm) {
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+		}
+		BV("post_attention_norm.weight", s->n_embd);
+		if (il < s->n_lead_dense)
+			ffn(t, s, il);
+		else
+			moe_block(t, s, il);
+		if (il >= s->n_layer) {
+			BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
+			BV("nextn.enorm.weight", s->n_embd);
+			BV("nextn.hnorm.weight", s->n_embd);
+			BV("nextn.shared_head_norm.weight", s->n_embd);
+		}
+	}
+}
+
+/* The writers of this section; -1 when the architecture is not one of
+ * them. */
+static int tensors_moe(struct tw *t, const struct synth_spec *s)
+{
+	if (is_arch(s, "deepseek2"))
+		tensors_deepseek2(t, s);
+	else if (is_arch(s, "glm4moe"))
+		tensors_glm4moe(t, s);
+	else if (is_arch(s, "qwen35moe"))
+		tensors_qwen35(t, s);
+	else
+		return -1;
+	return 0;
+}
+
 static int64_t file_type(uint32_t wtype)
 {
 	switch (wtype) {
@@ -966,6 +1272,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(&w, k, s->n_head);
+	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
@@ -977,19 +1284,19 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
 	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
-		gw_u32(&w, k, s->n_head_kv);
+		gw_u32(&w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
-	gw_u32(&w, k, s->head_dim);
+	gw_u32(&w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(&w, k, s->head_dim);
+	gw_u32(&w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(&w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
-	gw_f32(&w, k, strcmp(s->arch, "qwen35") == 0 ? 1e7f : 10000.0f);
+	gw_f32(&w, k, strncmp(s->arch, "qwen35", 6) == 0 ? 1e7f : 10000.0f);
 	akey(k, sizeof(k), s, "rope.dimension_count");
 	gw_u32(&w, k, s->rope_dims);
-	if (strcmp(s->arch, "qwen35") == 0) {
+	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		static const int32_t sections[4] = {11, 11, 10, 0};
 		akey(k, sizeof(k), s, "rope.dimension_sections");
 		gw_arr_begin(&w, k, GGUF_I32, 4);
@@ -1041,6 +1348,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		akey(k, sizeof(k), s, "expert_feed_forward_length");
 		gw_u32(&w, k, s->n_ff_exp);
 	}
+	keys_moe(&w, s);
 	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(&w, k, s->n_swa);
@@ -1089,6 +1397,8 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 		tensors_phi3(&t, s);
 	else if (strcmp(s->arch, "lfm2") == 0)
 		tensors_lfm2(&t, s);
+	else if (tensors_moe(&t, s) == 0)
+		;
 	else if (!tensors_oss(&t, s)) /* gpt-oss, gemma4 */
 		tensors_qwen35(&t, s);
 	if (refused(&t, err)) /* releases the writer */

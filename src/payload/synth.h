@@ -30,6 +30,15 @@ struct synth_spec {
 	uint32_t per_layer;				       /* gemma4: per-layer embedding width (E2B/E4B) */
 	int exp_typed;					       /* exp_type set: the expert stacks' own type */
 	uint32_t exp_type;
+	/* deepseek2 (MLA) and glm4moe: latent ranks, V head, leading dense
+	 * layers, shared experts, gating (1 softmax, 2 sigmoid), selection
+	 * bias, weight normalisation and scale (tenths), expert groups */
+	uint32_t kv_lora, q_lora, head_dim_v, n_lead_dense, n_shared, gating, probs_b, w_norm, w_scale10;
+	uint32_t n_groups, n_groups_used;
+	uint32_t qk_norm, qkv_bias; /* glm4moe: q/k norms, q/k/v biases */
+	uint32_t gate_up;	    /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
+	uint32_t mha;		    /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
+	uint32_t temp_scale10;	    /* deepseek2: attention.temperature_scale in tenths (0: none) */
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a

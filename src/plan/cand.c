@@ -244,6 +244,18 @@ const char *cand_law(const struct model *m, const struct plan_shape *s, const st
 		return law;
 	if (s->flash_attn && (law = cache_law(m, "CACHE_TYPE_V", s->type_v, 1, why, n)))
 		return law;
+	/* laws.c cache_heads: MLA reads V from K, the engine refuses K != V types */
+	int mla = m->head_k_mla && m->head_v_mla;
+	if (mla && s->type_k && s->type_v && s->type_k != s->type_v) {
+		snprintf(why, n, "the payload's attention is MLA: CACHE_TYPE_K %s and CACHE_TYPE_V %s differ",
+			 s->type_k->name, s->type_v->name);
+		return "S04";
+	}
+	if (mla && s->spec_mtp && s->draft_k && s->draft_v && s->draft_k != s->draft_v) {
+		snprintf(why, n, "the payload's attention is MLA: SPEC_DRAFT_TYPE_K %s and SPEC_DRAFT_TYPE_V %s differ",
+			 s->draft_k->name, s->draft_v->name);
+		return "S04";
+	}
 	if (s->spec_mtp) {
 		if (m->n_nextn == 0 || m->mtp_tensors == 0) {
 			snprintf(why, n, "the payload carries no MTP head to draft with");

@@ -89,7 +89,7 @@ static void build_graph(struct ga_graph *g, const struct model *m, const struct 
 	memset(&in, -1, sizeof(in));
 	const struct graph_family *f = family(m);
 	if (kind == G_DRAFT)
-		(f->draft ? f->draft : gr_qwen35_mtp)(g, d, &in, draft_il);
+		(f->draft ? f->draft : gr_qwen35_mtp)(g, m, d, &in, draft_il);
 	else
 		f->build(g, m, d, &in);
 }

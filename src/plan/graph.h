@@ -55,6 +55,7 @@ struct dims {
 struct inputs {
 	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
 	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
+	int attn_scale;				/* per-token attention temperature (deepseek2) */
 };
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})
@@ -74,20 +75,37 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
+/* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
+struct gr_moe_opts {
+	int sigmoid;			/* gating by sigmoid, else softmax (same nodes) */
+	int gating;			/* expert_gating_func: 3 softmax over the chosen weights, 4 sqrt(softplus) */
+	int probs_b;			/* exp_probs_b: a selection bias */
+	int norm_w;			/* weights normalised by their sum */
+	int scale;			/* expert_weights_scale neither 0 nor 1 */
+	int64_t n_groups, n_group_used; /* expert groups, 0: none */
+};
+int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
 
 /* A family's graph: the whole forward pass of one ubatch, as the engine's
  * llm_build_<arch> builds it. */
 typedef void gr_build_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in);
 /* An MTP head as its own context's graph: the nextn block il. */
-typedef void gr_draft_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int il);
+typedef void gr_draft_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il);
 
 gr_build_fn gr_llama, gr_qwen35;
+gr_build_fn gr_deepseek2;
+gr_build_fn gr_glm4moe;
 gr_build_fn gr_granite_hybrid;
 gr_build_fn gr_dense;
 gr_draft_fn gr_qwen35_mtp;
 gr_build_fn gr_oss;	 /* graph_oss.c */
 gr_build_fn gr_gemma4;	 /* graph_gemma4.c */
 gr_build_fn gr_mistral3; /* graph_mistral3.c */
+gr_draft_fn gr_glm4moe_mtp;
+gr_draft_fn gr_deepseek2_mtp;
+/* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
+int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

@@ -91,7 +91,7 @@ void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			       : qwen35_attention(g, d, in, L, an, m->kind[il] == LAYER_SWA);
 		int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
 		int pn = gr_norm(g, d, res, d->E, T, 1, L, "post_attention_norm.weight");
-		int fo = gr_ffn(g, d, L, pn, T);
+		int fo = d->n_expert ? gr_qwen35moe_ffn(g, m, d, L, pn, T) : gr_ffn(g, d, L, pn, T);
 		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
 	}
 	int h = gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
@@ -105,7 +105,7 @@ void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, 
 
 /* The Qwen3.5 MTP head as its own context's graph (qwen35.cpp graph_mtp):
  * the nextn block il. */
-void gr_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)
+void gr_qwen35_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
 	int64_t T = d->T;
 	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
@@ -125,7 +125,7 @@ void gr_qwen35_mtp(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	int cur = qwen35_attention(g, d, in, il, an, 0);
 	int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
 	int pn = gr_norm(g, d, res, d->E, T, 1, il, "post_attention_norm.weight");
-	int fo = gr_ffn(g, d, il, pn, T);
+	int fo = d->n_expert ? gr_qwen35moe_ffn(g, m, d, il, pn, T) : gr_ffn(g, d, il, pn, T);
 	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
 	int h = gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight");
 	g->t[h].output = 1; /* h_nextn, as in the target graph */

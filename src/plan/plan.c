@@ -190,12 +190,14 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);
 	(void)n_layer;
 
-	/* The MTP draft context: the target's pool again, nextn layers only,
-	 * at the draft cache types (common_speculative_init_result). */
+	/* The MTP draft context: the target's pool again, at the draft cache
+	 * types (common_speculative_init_result); nextn layers only where
+	 * create_memory filters them (hybrids, the filtered archs), else every
+	 * layer (glm4moe, deepseek2: the plain cache has no filter). */
 	if (s->spec_mtp && m->n_nextn && m->mtp_tensors) {
 		p->has_draft = 1;
 		kv_init(&p->draft_kv, p->n_ctx_seq, p, s->kv_unified, s->draft_k, s->draft_v);
-		for (uint32_t il = n_layer; il < m->n_layer_all; il++) {
+		for (uint32_t il = nextn_in_main ? 0 : n_layer; il < m->n_layer_all; il++) {
 			uint32_t vw = s->flash_attn ? model_n_embd_v_gqa(m, il) : vmax;
 			kv_add_layer(&p->draft_kv, p, pl, il, s->draft_k, s->draft_v, model_n_embd_k_gqa(m, il), vw,
 				     !is_mla);

@@ -28,7 +28,7 @@ pick() {
 
 worst=0 booted=0 refused=0
 for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
-	pick arch llama qwen35 gemma3 granitehybrid qwen2 qwen3 phi3 lfm2 mistral3 mamba2 nemotron_h gpt-oss gemma4
+	pick arch llama qwen35 gemma3 granitehybrid qwen2 qwen3 phi3 lfm2 mistral3 mamba2 nemotron_h gpt-oss gemma4 deepseek2 glm4moe qwen35moe
 	# every weight type some CPU extra buffer takes on some host: AMX
 	# (q4_0 q4_1 q8_0 q4_K q6_K f16), CPU_REPACK (q4_0 q4_K), neither (bf16 f32)
 	pick wt f16 bf16 f32 q8_0 q4_0 q4_1 q4_K q6_K
@@ -50,13 +50,53 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 	sets="$sets vocab=$vocab type=$wt"
 	mtp=0
 	case $arch in
-	qwen35)
+	qwen35 | qwen35moe)
 		pick mtp 0 1
 		pick interval 2 3 4
 		pick state 64 128
 		pick groups 2 4
 		pick rank 4 8 16
 		sets="$sets interval=$interval ssm_state=$state ssm_groups=$groups ssm_dt_rank=$rank nextn=$mtp"
+		if [ "$arch" = qwen35moe ]; then
+			pick ne 4 8 16
+			pick nu 1 2 4
+			pick ffe 256 512
+			sets="$sets experts=$ne experts_used=$nu ff_exp=$ffe"
+		fi
+		;;
+	glm4moe) # partial rotary, biased q/k/v, routed + shared experts, an MTP block
+		pick mtp 0 1
+		pick ne 4 8 16
+		pick nu 1 2 4
+		pick ffe 256 512
+		pick sh 1 2
+		pick lead 0 1 2
+		pick qkn 0 1
+		pick bias 0 1
+		sets="$sets rope_dims=$((hd / 2)) experts=$ne experts_used=$nu ff_exp=$ffe shared=$sh lead_dense=$lead"
+		sets="$sets qk_norm=$qkn qkv_bias=$bias nextn=$mtp"
+		;;
+	deepseek2) # MLA: a K-only row of kv_lora + rope; widths in whole blocks of 32
+		pick wt f16 bf16 q8_0 q4_0
+		pick kvl 64 128 256 512
+		pick rope 32 64
+		pick nope 32 64 128
+		pick dv 32 64 128
+		pick ql 0 96 192 384
+		pick ne 8 16 32
+		pick nu 1 2 4
+		pick ffe 128 256 512
+		pick sh 1 2
+		pick lead 0 1 2
+		pick gating 1 2
+		pick grp 0 0 4
+		sets="layers=$layers embd=$embd ff=$ff heads=$heads kv_heads=1 head_dim=$((nope + rope)) rope_dims=$rope"
+		sets="$sets head_dim_v=$dv kv_lora=$kvl q_lora=$ql experts=$ne experts_used=$nu ff_exp=$ffe shared=$sh"
+		sets="$sets lead_dense=$lead gating=$gating vocab=$vocab type=$wt"
+		[ "$grp" = 4 ] && [ "$ne" -ge 8 ] && sets="$sets groups=4 groups_used=2"
+		pick mtp 0 0 1 # an MTP block needs the q latent
+		[ "$ql" = 0 ] && mtp=0
+		sets="$sets nextn=$mtp"
 		;;
 	qwen2 | phi3) # the query projection is embd wide
 		sets="$sets embd=$((heads * hd))"
@@ -117,6 +157,8 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 	pick extra 0 17 256 511 999
 	pick ck f16 f16 q8_0 q4_0 bf16
 	pick cv f16 f16 q8_0 q4_0 q5_1
+	# MLA reads V from K: the types mostly match (else law S04 refuses, as the engine does)
+	[ "$arch" = deepseek2 ] && pick cv "$ck" "$ck" "$ck" "$cv"
 	pick batch 2048 2048 1024 512 256 100
 	pick ubatch 64 128 256 512 1024
 	pick unified 0 0 1

@@ -19,7 +19,7 @@
 . "$(dirname "$0")/../engine.sh"
 cd "$TMP" || exit 1
 
-archs="llama qwen35 gemma3"
+archs="llama qwen35 gemma3 deepseek2 glm4moe qwen35moe"
 types="f16 bf16 q8_0 q4_0 q4_1 iq4_nl q4_K q5_K q6_K iq4_xs"
 [ "${ZEALOT_GRID:-}" != full ] || types="$types q5_0 q5_1 q2_K q3_K mxfp4 tq2_0"
 # widths: the defaults (qwen35's value width 128 breaks every 256 block),
@@ -71,7 +71,7 @@ for a in $archs; do
 		done
 	done
 done
-check "grid of $n (3 archs x ${types// /,} x ${#widths[@]} widths): $booted loaded and answered, $refused refused by synth, in $((SECONDS - start)) s" \
+check "grid of $n ($(wc -w <<<"$archs") archs x ${types// /,} x ${#widths[@]} widths): $booted loaded and answered, $refused refused by synth, in $((SECONDS - start)) s" \
 	test "$failed" -eq 0
 check "the grid both boots and refuses (it exercises the rule)" test "$booted" -gt 0 -a "$refused" -gt 0
 

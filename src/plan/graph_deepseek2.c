@@ -1,0 +1,247 @@
+/* graph_deepseek2: DeepSeek-V2/V3 with multi-head latent attention
+ * (src/models/deepseek2.cpp, llama-graph.cpp build_attn with the K-only
+ * input and build_attn_mha's v_mla path). */
+#include "graph.h"
+
+#include <stdio.h>
+
+/* The MLA attention of layer il: q through its latent (or one attn_q),
+ * the no-rope part absorbed into the latent by attn_k_b, the compressed
+ * KV and its rope part as one K row (kv_lora + rope) in a K-only cache,
+ * V a view of K, and attn_v_b decompressing the output per head. The
+ * nodes in the order build_attn expands them: q, v, k. */
+static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an);
+
+static int mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	if (!m->head_k_mla || !m->head_v_mla)
+		return mha_attention(g, m, d, in, il, an);
+	int64_t T = d->T, H = d->H;
+	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
+	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
+	int q;
+	if (m->q_lora_rank) {
+		q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, T);
+		q = gr_norm(g, d, q, m->q_lora_rank, T, 1, il, "attn_q_a_norm.weight");
+		q = gr_mm(g, d, il, "attn_q_b.weight", q, H * dk, T);
+	} else {
+		q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
+	}
+	int qr = ga_view(g, q);
+	int qn = ga_view_n(g, qr, (uint64_t)(nope + (H * T - 1) * dk) * 4);
+	int qnp = ga_view(g, qn);
+	int qabs = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(gr_weight(g, d, il, "attn_k_b.weight"), qnp)),
+			      GA_OP_MUL_MAT);
+	int qabsp = ga_view(g, qabs);
+	int qpe = ga_view_n(g, qr, (uint64_t)(rope + (H * T - 1) * dk) * 4);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	qpe = gr_rope(g, qpe, pos, rope, H, T);
+	int qcur = ga_op(g, 0, F32, row, H, T, 1, S(qabsp, qpe));
+	if (m->attn_temp_scale != 0.0) /* llama 4 temperature scaling, per token */
+		qcur = ga_op(g, 1, F32, row, H, T, 1, S(qcur, gr_input_once(g, &in->attn_scale, (uint64_t)T * 4)));
+	/* v: the normed latent */
+	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
+	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
+	int kvn = gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight");
+	int vcur = ga_view(g, kvn);
+	/* k: the latent and the roped part, concatenated */
+	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	kpe = gr_rope(g, kpe, pos, rope, 1, T);
+	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
+	/* into the K-only cache */
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int kcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
+	int mask = gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
+	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
+	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
+	int kc = ga_view_n(g, kcache, kspan);
+	int vc = ga_view_n(g, kc, kspan);
+	int cur;
+	if (d->fa) {
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kp = ga_view(g, kc), vp = ga_view(g, vc);
+		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
+		int o = gr_op_kind(
+		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
+		    GA_OP_MUL_MAT);
+		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
+	} else {
+		/* v is K's view, not transposed: build_attn_mha copies it
+		 * transposed (ggml_cont), before kq */
+		int vt = ga_view(g, ga_view(g, vc));
+		int vcont = ga_op(g, 0, elem == 4 ? F32 : F16, d->n_kv, lora, 1, d->n_stream, S(vt));
+		int kp = ga_view(g, kc);
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
+		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
+				   GA_OP_MUL_MAT);
+		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
+		if (!d->w->pl->kv_offload)
+			g->t[cur].force = d->w->cpu;
+	}
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+/* The pre-MLA layout (no key_length_mla): attn_kv_b decompresses the
+ * latent into per-head K (no-rope part) and V, K gets the shared roped
+ * part repeated per head, and the plain KV cache holds K and V per head
+ * (build_attn with the KV input): q, v, k as build_attn expands them. */
+static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	int64_t T = d->T, H = d->H;
+	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
+	int64_t dk = m->head_k, dv = m->head_v, nope = dk - rope, row = lora + rope;
+	int q;
+	if (m->q_lora_rank) {
+		q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, T);
+		q = gr_norm(g, d, q, m->q_lora_rank, T, 1, il, "attn_q_a_norm.weight");
+		q = gr_mm(g, d, il, "attn_q_b.weight", q, H * dk, T);
+	} else {
+		q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
+	}
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int qcur = gr_rope(g, ga_view(g, q), pos, dk, H, T);
+	if (m->attn_temp_scale != 0.0)
+		qcur = ga_op(g, 1, F32, dk, H, T, 1, S(qcur, gr_input_once(g, &in->attn_scale, (uint64_t)T * 4)));
+	qcur = gr_rotate(g, qcur, dk * H * T, d->k_rot, &in->k_rot); /* quantized caches rotate */
+	/* v: the latent normed, decompressed, V's part copied out */
+	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
+	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
+	int kvn = gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight");
+	int kv = gr_mm(g, d, il, "attn_kv_b.weight", kvn, H * (nope + dv), T);
+	uint64_t vspan = (uint64_t)(dv + (H * T - 1) * (nope + dv)) * 4;
+	int vcur = ga_op(g, 0, F32, dv, H, T, 1, S(ga_view_n(g, kv, vspan)));
+	vcur = gr_rotate(g, vcur, dv * H * T, d->v_rot, &in->v_rot);
+	/* k: the no-rope part beside the roped part repeated over the heads */
+	int knope = ga_view_n(g, kv, (uint64_t)(nope + (H * T - 1) * (nope + dv)) * 4);
+	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	kpe = gr_rope(g, kpe, pos, rope, 1, T);
+	int rep = ga_op(g, 0, F32, rope, H, T, 1, S(kpe));
+	int kcur = ga_op(g, 0, F32, dk, H, T, 1, S(knope, rep));
+	kcur = gr_rotate(g, kcur, dk * H * T, d->k_rot, &in->k_rot);
+	/* into the K and V caches, then attention over them */
+	int64_t n_kv = d->n_kv;
+	/* per cell: H x dk of K, H x dv of V (dims price V at K's head size) */
+	uint64_t k_row = d->k_row, v_row = dk ? d->v_row * (uint64_t)dv / (uint64_t)dk : d->v_row;
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, &in->v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(H * dv)));
+	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
+	ga_sink_to(g, vcache, S(ga_view(g, vcur), vidx, vcache));
+	int mask = gr_input_once(g, &in->mask, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int qp = ga_view(g, ga_view(g, qcur));
+	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * d->kv_size) * k_row;
+	uint64_t vsp = d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * d->kv_size) * v_row
+			     : (uint64_t)(d->n_stream * d->kv_size) * v_row;
+	int kc = ga_view(g, ga_view_n(g, kcache, kspan)), vc = ga_view(g, ga_view_n(g, vcache, vsp));
+	int cur;
+	if (d->fa) {
+		int fa = gr_op_kind(g, ga_op(g, 0, F32, dv, H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+		cur = ga_view(g, gr_rotate(g, ga_view(g, fa), dv * H * T, d->v_rot, &in->v_rot));
+	} else {
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+		int sm = ga_op(g, 1, F32, n_kv, T, H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(vc, sm)), GA_OP_MUL_MAT);
+		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, kqv)));
+		if (!d->w->pl->kv_offload)
+			g->t[cur].force = d->w->cpu;
+		cur = gr_rotate(g, cur, dv * H * T, d->v_rot, &in->v_rot);
+	}
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+/* The FFN of layer il: dense in the leading layers, else the routed
+ * experts (as the payload gates them) and the shared ones, added. */
+static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	if ((uint32_t)il < m->n_lead_dense)
+		return gr_ffn(g, d, il, x, T);
+	struct gr_moe_opts o = {0};
+	char name[64];
+	snprintf(name, sizeof(name), "blk.%d.exp_probs_b.bias", il); /* optional, per layer */
+	o.sigmoid = m->expert_gating == 2;
+	o.gating = (int)m->expert_gating;
+	o.probs_b = d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
+	o.norm_w = m->expert_w_norm != 0;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	o.n_groups = m->n_expert_groups;
+	o.n_group_used = m->n_group_used;
+	int64_t F_sh = (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
+	int moe = gr_moe_ex(g, d, il, x, T, &o);
+	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+}
+
+void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int cur = mla_attention(g, m, d, in, L, an);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1) {
+			int64_t To = d->n_out < T ? d->n_out : T;
+			int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
+			Tn = To;
+		}
+		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
+		int fo = ds2_ffn(g, m, d, L, fn, Tn);
+		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+/* The MTP head (GLM-4.7-Flash's, deepseek2.cpp graph_mtp) as its own
+ * context's graph: the token's embedding and the target's hidden state,
+ * normed, concatenated and projected, then the nextn block il as an MLA
+ * layer with routed and shared experts, then the LM head. */
+void gr_deepseek2_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
+{
+	int64_t T = d->T;
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
+	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
+			    GA_OP_GET_ROWS);
+	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
+	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	g->t[hin].ne[0] = d->E;
+	g->t[hin].ne[1] = T;
+	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
+	g->t[hin].type = F32;
+	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
+	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
+	int x = gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
+	int an = gr_norm(g, d, x, d->E, T, 1, il, "attn_norm.weight");
+	int cur = mla_attention(g, m, d, in, il, an);
+	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
+	int fn = gr_norm(g, d, fi, d->E, T, 1, il, "ffn_norm.weight");
+	int fo = ds2_ffn(g, m, d, il, fn, T);
+	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
+	char name[64];
+	snprintf(name, sizeof(name), "blk.%d.nextn.shared_head_norm.weight", il);
+	int h = d->w->gg && gguf_tensor_find(d->w->gg, name)
+		    ? gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight")
+		    : gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
+	g->t[h].output = 1; /* h_nextn */
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
