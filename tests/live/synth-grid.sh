@@ -10,10 +10,11 @@
 # 2. Every corrupt fixture that breaks one of the engine reader's rules is
 #    refused by the engine with that rule's own message, as inspect says.
 #
-# The default grid (about 40 s on two quiet cores) takes every
-# architecture with the weight types of every block size (1, 32, 256) and
-# each extra buffer type's set at the default widths, plus the other widths
-# for q4_0 and q4_K; ZEALOT_GRID=full takes every type at every width
+# The default grid (about 45 s on two quiet cores) takes the dense,
+# hybrid and sliding-window architectures with the weight types of every
+# block size (1, 32, 256) and each extra buffer type's set at the default
+# widths, plus the other widths for q4_0 and q4_K, and the MoE families
+# with one type per block size (f16, q8_0, q4_K) at every width; ZEALOT_GRID=full takes every type at every width
 # (about 3 minutes).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
@@ -36,6 +37,11 @@ for a in $archs; do
 			w=${widths[$wi]}
 			if [ "${ZEALOT_GRID:-}" != full ] && [ "$wi" -gt 0 ]; then
 				case $t in q4_0 | q4_K) ;; *) continue ;; esac
+			fi
+			# the MoE families' own tensors at one type per block size
+			# (1, 32, 256); the full grid takes them all
+			if [ "${ZEALOT_GRID:-}" != full ]; then
+				case $a in llama | qwen35 | gemma3) ;; *) case $t in f16 | q8_0 | q4_K) ;; *) continue ;; esac ;; esac
 			fi
 			n=$((n + 1))
 			name="$a-$t-${wi}"
