@@ -267,6 +267,11 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 	}
 	if (par == 0)
 		add(out, "M03", SEV_ERROR, ep, "PARALLEL", "PARALLEL is the slot count: 1 or more", "PARALLEL is 0");
+	if (u64(ep, "BATCH_SIZE", &batch) == 0 && par > 0 && batch < par)
+		add(out, "S08", SEV_ERROR, ep, "BATCH_SIZE", "keep BATCH_SIZE >= PARALLEL",
+		    "BATCH_SIZE %llu is below PARALLEL %llu: the engine reserves an output per slot, more than the "
+		    "batch allows, and aborts at load (GGML_ASSERT n_outputs_max)",
+		    (unsigned long long)batch, (unsigned long long)par);
 	if (u64(ep, "BATCH_SIZE", &batch) == 0 && u64(ep, "UBATCH_SIZE", &ubatch) == 0 && ubatch > batch)
 		add(out, "S08", SEV_ERROR, ep, "UBATCH_SIZE", "keep UBATCH_SIZE <= BATCH_SIZE",
 		    "UBATCH_SIZE %llu exceeds BATCH_SIZE %llu: the engine clamps it silently",

@@ -231,6 +231,11 @@ const char *cand_law(const struct model *m, const struct plan_shape *s, const st
 			 s->parallel);
 		return "M03";
 	}
+	if (l->batch_asked < s->parallel) {
+		snprintf(why, n, "BATCH_SIZE %llu is below PARALLEL %u", (unsigned long long)l->batch_asked,
+			 s->parallel);
+		return "S08";
+	}
 	if (l->ubatch_asked > l->batch_asked) {
 		snprintf(why, n, "UBATCH_SIZE %llu exceeds BATCH_SIZE %llu", (unsigned long long)l->ubatch_asked,
 			 (unsigned long long)l->batch_asked);

@@ -118,6 +118,8 @@ check "S07: value outside the enum is also C02" test "$(jq '[.findings[]|select(
 expect ngram-hybrid S07 warning "SPEC_TYPE=draft-mtp,ngram-mod"
 absent ngram-dense S07 "MODEL_FILE=l.gguf|SPEC_TYPE=ngram-mod"
 expect ubatch S08 error "BATCH_SIZE=256|UBATCH_SIZE=512"
+expect batch-below-slots S08 error "CTX_SIZE=8192|PARALLEL=4|BATCH_SIZE=2|UBATCH_SIZE=2"
+absent batch-equal-slots S08 "CTX_SIZE=8192|PARALLEL=4|BATCH_SIZE=4|UBATCH_SIZE=4"
 expect tight-drafter S09 warning "SPEC_TYPE=draft-mtp|ADDRESSABLE_MIB=1600|SLACK_MIB=1024"
 absent roomy-drafter S09 "SPEC_TYPE=draft-mtp|ADDRESSABLE_MIB=16384"
 expect custom-type S10 warning "MODEL_FILE=pq.gguf"

@@ -60,3 +60,16 @@ engine_start pq -m "$TMP/pq.gguf" -c 4096
 check "type 142: stock engine refuses the payload" test -z "$ENGINE_PID"
 check "type 142: engine names the type" grep -qiE 'type|142' "$ENGINE_LOG"
 engine_stop
+
+# S08: a batch smaller than the slot count aborts the engine at load (it
+# reserves an output per slot, more than the batch allows); check refuses
+# the same shape
+printf 'MODEL_FILE=%s\nCTX_SIZE=1024\nPARALLEL=4\nBATCH_SIZE=2\nUBATCH_SIZE=2\n' "$TMP/llama.gguf" >"$TMP/b2.env"
+run "$ZEALOT" check --json "$TMP/b2.env"
+check "S08: check refuses BATCH_SIZE below PARALLEL" \
+	test "$rc" -eq 1 -a "$(jq '[.findings[]|select(.law=="S08" and .key=="BATCH_SIZE")]|length' "$TMP/out")" -eq 1
+timeout 60 "$ENGINE/llama-server" -m "$TMP/llama.gguf" -c 1024 -np 4 -b 2 -ub 2 --host 127.0.0.1 --port "$(free_port)" \
+	>"$TMP/b2.log" 2>&1
+b2=$?
+check "S08: the engine aborts at load with that shape (exit $b2)" \
+	test "$b2" -ne 0 -a -n "$(grep -F 'n_outputs_max' "$TMP/b2.log")"
