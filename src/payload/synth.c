@@ -699,6 +699,31 @@ static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* A mamba2 mixer's tensors (build_mamba2_layer): the input projection,
+ * the f32 conv and its bias, per-head dt bias, A and D, the grouped norm,
+ * the output projection. The SSM inner size is 2 x embd. */
+static void mamba2_mixer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
+	BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
+	uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
+	blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+	gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+	BV("ssm_conv1d.bias", d_inner + bc);
+	BV("ssm_dt.bias", s->ssm_dt_rank);
+	uint64_t hd[2] = {1, s->ssm_dt_rank};
+	blkname(nm, sizeof(nm), il, "ssm_a");
+	gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+	blkname(nm, sizeof(nm), il, "ssm_d");
+	gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
+	uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
+	blkname(nm, sizeof(nm), il, "ssm_norm.weight");
+	gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
+	BM("ssm_out.weight", d_inner, s->n_embd);
+}
+
 /* Nemotron-H (src/models/nemotron-h.cpp): each layer is one of a mamba2
  * mixer (no KV heads, no FFN), attention (KV heads, no FFN) or an FFN alone
  * (up, squared ReLU, down); per-layer head_count_kv and
@@ -713,8 +738,6 @@ static int nemotron_kind(const struct synth_spec *s, uint32_t il)
 static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
-	uint64_t d_inner = 2ull * s->n_embd;
-	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		int k = nemotron_kind(s, il);
 		BV("attn_norm.weight", s->n_embd);
@@ -724,21 +747,7 @@ static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
 			BM("ffn_down.weight", s->n_ff, s->n_embd);
 			BM("ffn_up.weight", s->n_embd, s->n_ff);
 		} else {
-			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
-			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
-			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
-			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
-			BV("ssm_conv1d.bias", d_inner + bc);
-			BV("ssm_dt.bias", s->ssm_dt_rank);
-			uint64_t hd[2] = {1, s->ssm_dt_rank};
-			blkname(nm, sizeof(nm), il, "ssm_a");
-			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
-			blkname(nm, sizeof(nm), il, "ssm_d");
-			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
-			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
-			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
-			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
-			BM("ssm_out.weight", d_inner, s->n_embd);
+			mamba2_mixer(t, s, il);
 		}
 	}
 }
@@ -749,26 +758,10 @@ static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
 static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
-	uint64_t d_inner = 2ull * s->n_embd;
-	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
-		BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
-		uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
-		blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
-		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
-		BV("ssm_conv1d.bias", d_inner + bc);
-		BV("ssm_dt.bias", s->ssm_dt_rank);
-		uint64_t hd[2] = {1, s->ssm_dt_rank};
-		blkname(nm, sizeof(nm), il, "ssm_a");
-		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
-		blkname(nm, sizeof(nm), il, "ssm_d");
-		gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
-		uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
-		blkname(nm, sizeof(nm), il, "ssm_norm.weight");
-		gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
-		BM("ssm_out.weight", d_inner, s->n_embd);
+		mamba2_mixer(t, s, il);
 		BV("ffn_norm", s->n_embd);
 		ffn(t, s, il);
 	}
@@ -781,28 +774,12 @@ static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
 static void tensors_granitehybrid(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
-	uint64_t d_inner = 2ull * s->n_embd;
-	uint64_t bc = 2ull * s->ssm_groups * s->ssm_state;
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		if ((il + 1) % s->interval == 0) {
 			qkv(t, s, il, 1);
 		} else {
-			BM("ssm_in.weight", s->n_embd, 2 * d_inner + bc + s->ssm_dt_rank);
-			uint64_t ne[2] = {s->ssm_conv, d_inner + bc};
-			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
-			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
-			BV("ssm_conv1d.bias", d_inner + bc);
-			BV("ssm_dt.bias", s->ssm_dt_rank);
-			uint64_t hd[2] = {1, s->ssm_dt_rank};
-			blkname(nm, sizeof(nm), il, "ssm_a");
-			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
-			blkname(nm, sizeof(nm), il, "ssm_d");
-			gw_tensor(t->w, nm, 2, hd, 0, hd[1] * 4);
-			uint64_t gn[2] = {d_inner / s->ssm_groups, s->ssm_groups};
-			blkname(nm, sizeof(nm), il, "ssm_norm.weight");
-			gw_tensor(t->w, nm, 2, gn, 0, d_inner * 4);
-			BM("ssm_out.weight", d_inner, s->n_embd);
+			mamba2_mixer(t, s, il);
 		}
 		if (strcmp(s->arch, "mamba2") == 0) /* Mamba-2: the mixer alone, no FFN */
 			continue;
