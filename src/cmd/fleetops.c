@@ -21,13 +21,6 @@
 #include "cmd.h"
 #include "options.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* What every fleet command shares: how to reach hosts, which zealot runs
  * there, this zealot's path and version line. */
 struct common {
@@ -222,11 +215,11 @@ static void status_run(size_t i, void *ctx)
 {
 	struct status_job *j = &((struct status_job *)ctx)[i];
 	struct sb s = {0};
-	double t0 = now_s();
+	double t0 = mono_s();
 	status_script(&s, j->c, j->m, j->endpoint_dir, j->timeout_ms);
 	if (fleet_ssh_run(&j->c->ssh, host_of(j->m), s.s, NULL, 0, j->timeout_ms, &j->r, &j->err) && !j->err)
 		j->err = xstrdup("cannot run ssh");
-	j->seconds = now_s() - t0;
+	j->seconds = mono_s() - t0;
 	sb_release(&s);
 }
 
@@ -545,7 +538,7 @@ int cmd_fleet_status(int argc, char **argv)
 		rc = EXIT_IO;
 		goto done;
 	}
-	double t0 = now_s();
+	double t0 = mono_s();
 	struct status_job *jobs = xcalloc(f.n, sizeof(*jobs));
 	for (size_t i = 0; i < f.n; i++) {
 		jobs[i].c = &c;
@@ -556,7 +549,7 @@ int cmd_fleet_status(int argc, char **argv)
 			jobs[i].err = xstrdup("an endpoint name that begins with '-' is refused");
 	}
 	fleet_ssh_each(f.n, (unsigned)parallel, status_run, jobs, NULL);
-	double secs = now_s() - t0;
+	double secs = mono_s() - t0;
 	json_t *rows = json_array();
 	size_t healthy = 0;
 	for (size_t i = 0; i < f.n; i++) {
@@ -677,7 +670,7 @@ static int has_url(const struct fleet_member *m)
 static void deploy_job(size_t i, void *ctx)
 {
 	struct deploy_job *j = &((struct deploy_job *)ctx)[i];
-	double t0 = now_s();
+	double t0 = mono_s();
 	pthread_mutex_lock(&j->sh->mu);
 	int stop = j->sh->stop;
 	pthread_mutex_unlock(&j->sh->mu);
@@ -828,7 +821,7 @@ out:
 	fleet_ssh_result_release(&r);
 	sb_release(&cmd);
 	sb_release(&path);
-	j->seconds = now_s() - t0;
+	j->seconds = mono_s() - t0;
 }
 
 /* The outcome of a deploy that ran, from its JSON. */
@@ -956,9 +949,9 @@ int cmd_fleet_deploy(int argc, char **argv)
 	if (!json)
 		printf("fleet deploy %s: %zu endpoint%s, %llu at once, %s\n", args.v[0], n, n == 1 ? "" : "s",
 		       (unsigned long long)parallel, c.version);
-	double t0 = now_s();
+	double t0 = mono_s();
 	fleet_ssh_each(n, (unsigned)parallel, deploy_job, jobs, NULL);
-	double secs = now_s() - t0;
+	double secs = mono_s() - t0;
 	pthread_mutex_destroy(&sh.mu);
 	size_t deployed = 0, failed = 0, skipped = 0;
 	int io = 0;

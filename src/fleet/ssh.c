@@ -18,13 +18,6 @@
 #define REACHED "@zealot-fleet-reached@\n"
 #define STATUS	"\n@zealot-fleet-status "
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void fleet_ssh_words(struct sb *cmd, const char *const *argv)
 {
 	for (size_t i = 0; argv[i]; i++) {
@@ -296,13 +289,13 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const c
 	} else {
 		fcntl(infd, F_SETFL, fcntl(infd, F_GETFL) | O_NONBLOCK);
 	}
-	long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	long deadline = timeout_ms > 0 ? (long)mono_ms() + timeout_ms : 0;
 	struct pollfd fds[3] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}, {infd, POLLOUT, 0}};
 	int open_fds = 2;
 	while (open_fds > 0) {
 		int wait_ms = -1;
 		if (deadline) {
-			long left = deadline - now_ms();
+			long left = deadline - (long)mono_ms();
 			if (left <= 0) {
 				kill(-pid, SIGKILL);
 				kill(pid, SIGKILL);
