@@ -160,6 +160,12 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
  * of them to another backend allocates). */
 int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa)
 {
+	return gr_attend_sinks(g, d, in, il, q, k, v, swa, -1);
+}
+
+int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+		    int sinks)
+{
 	int64_t T = d->T;
 	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
 	int64_t size = swa ? d->kv_size_swa : d->kv_size;
@@ -178,7 +184,9 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
 	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
 	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
 	if (d->fa) {
-		int o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+		int o = sinks < 0 ? ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask))
+				  : ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask, sinks));
+		o = gr_op_kind(g, o, GA_OP_FA);
 		struct ga_fa *fa = &g->t[o].fa;
 		fa->k_type = d->k_type;
 		fa->v_type = d->v_type;
@@ -194,7 +202,8 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
 	/* kq = k*q, softmax in place, kqv = v*kq, permute + cont; without KV
 	 * offload the graph pins the cont to the CPU (build_attn_mha) */
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
-	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
+	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
+			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
 	int cont = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
 	if (!d->w->pl->kv_offload)

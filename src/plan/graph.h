@@ -74,6 +74,10 @@ int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa);
+/* the same with an attention sink per head (gpt-oss): a source of the
+ * flash-attention op or of the softmax; sinks < 0: none */
+int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+		    int sinks);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
 /* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
 struct gr_moe_opts {

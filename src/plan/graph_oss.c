@@ -7,40 +7,6 @@
  * (ggml_add_id) around the swiglu_oai activation. */
 #include "graph.h"
 
-/* build_attn (kv_iswa) through build_attn_mha with sinks: K and V into
- * the cache, then flash attention or softmax attention, the sink weights
- * a source of either. */
-static int oss_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
-		      int sinks)
-{
-	int64_t T = d->T;
-	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
-	int64_t size = swa ? d->kv_size_swa : d->kv_size;
-	int *kslot = swa ? &in->k_idx_swa : &in->k_idx;
-	int *vslot = swa ? &in->v_idx_swa : &in->v_idx;
-	int *mslot = swa ? &in->mask_swa : &in->mask;
-	int kidx = gr_input_once(g, kslot, (uint64_t)T * 8);
-	int vidx = gr_input_once(g, vslot, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
-	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
-	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
-	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
-	int mask = gr_input_once(g, mslot, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
-	int qp = ga_view(g, q);
-	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
-	uint64_t vspan =
-	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
-	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
-	if (d->fa)
-		return gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask, sinks)), GA_OP_FA);
-	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
-	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
-	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
-	int cont = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
-	if (!d->w->pl->kv_offload)
-		g->t[cont].force = d->w->cpu;
-	return cont;
-}
-
 /* a matmul and its bias (ggml_add, in place) */
 static int mm_bias(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t ne0,
 		   int64_t T)
@@ -114,7 +80,7 @@ void gr_oss(struct ga_graph *g, const struct model *m, const struct dims *d, str
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
 		int v = ga_view(g, mm_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, vrot);
-		int o = oss_attend(g, d, in, L, q, k, v, swa, gr_weight(g, d, L, "attn_sinks.weight"));
+		int o = gr_attend_sinks(g, d, in, L, q, k, v, swa, gr_weight(g, d, L, "attn_sinks.weight"));
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
 		int cur = mm_bias(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
 		int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
