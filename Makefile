@@ -9,9 +9,9 @@ DEFS      = -D_GNU_SOURCE
 LIBS      = -ljansson -lcrypto -lcurl -lsqlite3 -lz -lm
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
+SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c src/*/*/*.c))
 SRC_CMD  := $(wildcard src/cmd/*.c) src/main.c
-HDRS     := $(wildcard src/*/*.h)
+HDRS     := $(wildcard src/*/*.h src/*/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The option parser is unit-tested too (with cmd_fail, which it prints with).
 UNIT_CMD := src/cmd/options.c src/cmd/common.c

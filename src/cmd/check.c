@@ -6,7 +6,7 @@
 
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
-#include "../endpoint/laws.h"
+#include "../judge/laws.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "../base/util.h"
-#include "../endpoint/emit.h"
 #include "../endpoint/endpoint.h"
 #include "../fleet/ansible.h"
 #include "../fleet/fleet.h"
+#include "../judge/emit.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
@@ -119,7 +119,7 @@ static int fleet_harness(const struct fleet *f, struct sb *b, char **err)
 	}
 	if (rc == EXIT_OK) {
 		sb_adds(b, "# Client harness for the fleet ");
-		fleet_one_line(b, f->dir);
+		quote_one_line(b, f->dir);
 		sb_adds(b, ", emitted by zealot: an entry per endpoint.\n");
 		for (size_t i = 0; i < f->n; i++) {
 			long h = hub_of(f, i, NULL);
@@ -130,9 +130,9 @@ static int fleet_harness(const struct fleet *f, struct sb *b, char **err)
 					 "its own (%u): a full conversation will not fit (law M03)",
 					 f->m[i].name, f->m[h].name, window[h], window[i]);
 				sb_adds(b, "# WARNING: ");
-				fleet_one_line(b, f->m[i].name);
+				quote_one_line(b, f->m[i].name);
 				sb_adds(b, "'s hub ");
-				fleet_one_line(b, f->m[h].name);
+				quote_one_line(b, f->m[h].name);
 				sb_addf(b, " holds %u tokens per slot, less than its %u (law M03)\n", window[h],
 					window[i]);
 			}
@@ -174,7 +174,7 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	struct sb b = {0};
 	if (kind == 1) {
 		sb_adds(&b, "# Prometheus configuration for the fleet ");
-		fleet_one_line(&b, f.dir);
+		quote_one_line(&b, f.dir);
 		sb_adds(&b, ", emitted by zealot: a scrape job\n"
 			    "# per endpoint; a remote endpoint is scraped at its HOST.\n"
 			    "scrape_configs:\n");
@@ -183,7 +183,7 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 			int loopback = bind && (strncmp(bind, "127.", 4) == 0 || strcmp(bind, "::1") == 0);
 			if (f.m[i].remote && loopback) {
 				sb_adds(&b, "# ");
-				fleet_one_line(&b, f.m[i].name);
+				quote_one_line(&b, f.m[i].name);
 				sb_addf(&b, " binds %s on its host: only a Prometheus there reaches it (BIND_ADDR)\n",
 					bind);
 			}
@@ -193,7 +193,7 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 		}
 	} else if (kind == 2) {
 		sb_adds(&b, "# Alert rules for the fleet ");
-		fleet_one_line(&b, f.dir);
+		quote_one_line(&b, f.dir);
 		sb_adds(&b, " (Prometheus rule file), emitted by zealot\ngroups:\n");
 		for (size_t i = 0; i < f.n; i++)
 			emit_alerts_group(&b, f.m[i].ep, minutes);

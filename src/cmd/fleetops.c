@@ -1,7 +1,7 @@
 /* zealot fleet status|deploy|history DIR: the fleet's endpoints on their
  * hosts, over ssh (src/fleet/ssh.c), in parallel, each call bounded.
  *
- * Every remote command is built from quoted words (fleet_shell_quote); an
+ * Every remote command is built from quoted words (quote_shell); an
  * endpoint file travels on ssh's stdin, never on a command line. A local
  * endpoint (no HOST) runs the same commands here, with this zealot.
  */
@@ -58,7 +58,7 @@ static void common_release(struct common *c)
 	free(c->version);
 }
 
-static const struct fleet_host *host_of(const struct fleet_member *m)
+static const struct host_dest *host_of(const struct fleet_member *m)
 {
 	return m->remote ? &m->host : NULL;
 }
@@ -176,17 +176,17 @@ static void status_script(struct sb *s, const struct common *c, const struct fle
 	snprintf(tmo, sizeof(tmo), "%ld", per < 1 ? 1 : per);
 
 	sb_adds(s, "Z=");
-	fleet_shell_quote(s, zealot_of(c, m));
+	quote_shell(s, zealot_of(c, m));
 	sb_adds(s, "; F=");
-	fleet_shell_quote(s, file.s);
+	quote_shell(s, file.s);
 	sb_adds(s, "; U=");
-	fleet_shell_quote(s, unit.s);
+	quote_shell(s, unit.s);
 	sb_adds(s, "; N=");
-	fleet_shell_quote(s, m->name);
+	quote_shell(s, m->name);
 	sb_adds(s, "; URL=");
-	fleet_shell_quote(s, url.s);
+	quote_shell(s, url.s);
 	sb_adds(s, "; T=");
-	fleet_shell_quote(s, tmo);
+	quote_shell(s, tmo);
 	sb_adds(s, "\n");
 	fleet_ssh_section_add(s, "version", "\"$Z\" --version 2>&1");
 	fleet_ssh_section_add(
@@ -679,7 +679,7 @@ static void deploy_job(size_t i, void *ctx)
 		j->why = xstrdup("not begun: an endpoint before it failed (--keep-going goes on)");
 		return;
 	}
-	const struct fleet_host *h = host_of(j->m);
+	const struct host_dest *h = host_of(j->m);
 	const char *hn = host_label(j->m);
 	struct fleet_ssh_result r = {0};
 	char *err = NULL;

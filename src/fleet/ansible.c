@@ -68,7 +68,7 @@ char *fleet_ansible_inventory(const struct fleet *f, const char *ssh_config)
 {
 	struct sb b = {0};
 	sb_adds(&b, "# Ansible inventory of the zealot fleet ");
-	fleet_one_line(&b, f->dir);
+	quote_one_line(&b, f->dir);
 	sb_adds(&b, ", emitted by zealot: a host per HOST\n"
 		    "# (ssh destination), local endpoints on localhost. The playbook is playbook.yml.\n"
 		    "all:\n"
@@ -78,7 +78,7 @@ char *fleet_ansible_inventory(const struct fleet *f, const char *ssh_config)
 		char *abs = abs_path(ssh_config);
 		struct sb args = {0};
 		sb_adds(&args, "-F ");
-		fleet_shell_quote(&args, abs);
+		quote_shell(&args, abs);
 		sb_adds(&b, "      vars:\n"
 			    "        # ssh reads this config (Host aliases, identities, known hosts)\n"
 			    "        ansible_ssh_common_args: ");
@@ -130,9 +130,9 @@ char *fleet_ansible_playbook(const struct fleet *f, const char *version, const c
 {
 	struct sb b = {0};
 	sb_adds(&b, "# Deploys the zealot fleet ");
-	fleet_one_line(&b, f->dir);
+	quote_one_line(&b, f->dir);
 	sb_adds(&b, " (emitted by ");
-	fleet_one_line(&b, version);
+	quote_one_line(&b, version);
 	sb_adds(&b, ") on the hosts of inventory.yml:\n"
 		    "#   ansible-playbook -i inventory.yml playbook.yml [-e zealot=/path/to/zealot]\n"
 		    "# Every host must run the same zealot; then, one endpoint at a time, its file\n"

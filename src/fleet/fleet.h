@@ -16,21 +16,16 @@
 
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
-
-struct fleet_host {    /* an ssh destination, parsed from HOST */
-	char *user;    /* NULL: ssh's default / ssh config */
-	char *host;    /* never NULL for a remote endpoint */
-	unsigned port; /* 0: ssh's default / ssh config */
-	char *dest;    /* the HOST value as written, e.g. ssh://u@h:2222 */
-};
+#include "../endpoint/host.h"
+#include "../endpoint/quote.h"
 
 struct fleet_member {
-	struct endpoint *ep;	/* loaded endpoint file */
-	char *name;		/* ep->name */
-	char *path;		/* the file's path */
-	int remote;		/* HOST set */
-	struct fleet_host host; /* valid when remote */
-	int gpu;		/* GPU key, -1 when unset */
+	struct endpoint *ep;   /* loaded endpoint file */
+	char *name;	       /* ep->name */
+	char *path;	       /* the file's path */
+	int remote;	       /* HOST set */
+	struct host_dest host; /* valid when remote */
+	int gpu;	       /* GPU key, -1 when unset */
 };
 
 struct fleet {
@@ -39,24 +34,9 @@ struct fleet {
 	size_t n;
 };
 
-/* [user@]host | ssh://[user@]host[:port]; refuses shell metacharacters,
- * leading '-', empty parts. Returns 0, or -1 with *err saying why (without
- * naming the key or file: the caller does). */
-int fleet_parse_host(const char *s, struct fleet_host *h, char **err);
-void fleet_host_free(struct fleet_host *h);
-
 /* Every *.env file in dir (sorted by name); an error names the file. */
 int fleet_load(const char *dir, struct fleet *f, char **err);
 void fleet_free(struct fleet *f);
-
-/* Append s to out as one shell word: single-quoted, each ' as '\''. Safe
- * for any byte string (a NUL ends it). */
-void fleet_shell_quote(struct sb *out, const char *s);
-
-/* Append s to out for one line of text (a comment, a description): every
- * control byte (a newline that would start a key, a directive, a command)
- * becomes '?'. */
-void fleet_one_line(struct sb *out, const char *s);
 
 /* The host an endpoint runs on, as fleet groups it: "localhost" for a local
  * endpoint, else the destination's host, with ":PORT" when a port is given

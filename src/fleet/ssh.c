@@ -23,7 +23,7 @@ void fleet_ssh_words(struct sb *cmd, const char *const *argv)
 	for (size_t i = 0; argv[i]; i++) {
 		if (i)
 			sb_addc(cmd, ' ');
-		fleet_shell_quote(cmd, argv[i]);
+		quote_shell(cmd, argv[i]);
 	}
 }
 
@@ -72,7 +72,7 @@ static char *offending(const struct sb *e)
 	return xstrndup(p, n);
 }
 
-static void explain(struct fleet_ssh_result *r, const struct fleet_host *h, long timeout_ms)
+static void explain(struct fleet_ssh_result *r, const struct host_dest *h, long timeout_ms)
 {
 	const char *name = !h ? "localhost" : h->dest ? h->dest : h->host;
 	struct sb w = {0};
@@ -118,7 +118,7 @@ static int parse_status(const char *p, size_t n)
 	return v;
 }
 
-static void build_argv(const struct fleet_ssh *s, const struct fleet_host *h, const char *cmd, const char **av,
+static void build_argv(const struct fleet_ssh *s, const struct host_dest *h, const char *cmd, const char **av,
 		       char *port, size_t port_n, char *cto, size_t cto_n)
 {
 	size_t k = 0;
@@ -223,7 +223,7 @@ char *fleet_ssh_section(const char *out, const char *name, int *rc)
 	return xstrndup(p, (size_t)(e - p));
 }
 
-int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const char *cmd, const char *in, size_t in_len,
+int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const char *cmd, const char *in, size_t in_len,
 		  long timeout_ms, struct fleet_ssh_result *r, char **err)
 {
 	memset(r, 0, sizeof(*r));
@@ -346,7 +346,7 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const c
 	return 0;
 }
 
-int fleet_ssh_put(const struct fleet_ssh *s, const struct fleet_host *h, const char *data, size_t len, const char *path,
+int fleet_ssh_put(const struct fleet_ssh *s, const struct host_dest *h, const char *data, size_t len, const char *path,
 		  unsigned mode, long timeout_ms, char **err)
 {
 	const char *name = !h ? "localhost" : h->dest ? h->dest : h->host;
@@ -359,13 +359,13 @@ int fleet_ssh_put(const struct fleet_ssh *s, const struct fleet_host *h, const c
 	sb_addf(&m, "%04o", mode & 07777);
 	/* umask 077: the temporary file is the user's alone until chmod */
 	sb_adds(&cmd, "umask 077 && mkdir -p -- ");
-	fleet_shell_quote(&cmd, dir);
+	quote_shell(&cmd, dir);
 	sb_adds(&cmd, " && t=$(mktemp -- ");
-	fleet_shell_quote(&cmd, tmpl.s);
+	quote_shell(&cmd, tmpl.s);
 	sb_adds(&cmd, ") && { cat >\"$t\" && chmod ");
 	sb_adds(&cmd, m.s);
 	sb_adds(&cmd, " \"$t\" && mv -f -- \"$t\" ");
-	fleet_shell_quote(&cmd, path);
+	quote_shell(&cmd, path);
 	sb_adds(&cmd, " || { rm -f -- \"$t\"; false; }; }");
 	struct fleet_ssh_result r;
 	int rc = fleet_ssh_run(s, h, cmd.s, data, len, timeout_ms, &r, err);

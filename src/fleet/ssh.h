@@ -8,7 +8,7 @@
  *       -- HOST COMMAND
  *
  * COMMAND is the one string the remote shell reads: every value in it is
- * single-quoted (fleet_shell_quote), so a name, path or reason reaches the
+ * single-quoted (quote_shell), so a name, path or reason reaches the
  * remote program as one word whatever it holds. Secrets never go on it:
  * files (an endpoint file, an API key file) travel on ssh's stdin.
  *
@@ -56,7 +56,7 @@ void fleet_ssh_words(struct sb *cmd, const char *const *argv);
  * (/bin/sh -c, the same wrapping). in (in_len bytes) is its
  * stdin, NULL for none. timeout_ms bounds the whole call. Output past 16 MiB
  * per stream is dropped. */
-int fleet_ssh_run(const struct fleet_ssh *s, const struct fleet_host *h, const char *cmd, const char *in, size_t in_len,
+int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const char *cmd, const char *in, size_t in_len,
 		  long timeout_ms, struct fleet_ssh_result *r, char **err);
 void fleet_ssh_result_release(struct fleet_ssh_result *r);
 
@@ -78,7 +78,7 @@ char *fleet_ssh_section(const char *out, const char *name, int *rc);
  * temporary file beside path (mode 0600 while written), chmod mode, then
  * renamed over path; the directory is created (h NULL: this host). Returns 0 when the file is
  * in place; -1 with *err naming the host and what failed. */
-int fleet_ssh_put(const struct fleet_ssh *s, const struct fleet_host *h, const char *data, size_t len, const char *path,
+int fleet_ssh_put(const struct fleet_ssh *s, const struct host_dest *h, const char *data, size_t len, const char *path,
 		  unsigned mode, long timeout_ms, char **err);
 
 /* Call job(i, ctx) for every i < n, at most parallel (0: 1) at once, each

@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#include "galloc.h"
+#include "graph/galloc.h"
 
 /* A CUDA build's facts that move memory. */
 struct cuda_build {

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gaparam.h"
-#include "plan.h"
+#include "graph/gaparam.h"
+#include "plan_base.h"
 
 struct memo_stats {
 	uint64_t model_hits, model_misses;

@@ -49,21 +49,21 @@ static char *unquote(const char *q)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = xstrndup((const char *)data, size);
-	struct fleet_host h;
+	struct host_dest h;
 	char *err = NULL;
-	if (fleet_parse_host(s, &h, &err) == 0) {
+	if (host_parse(s, &h, &err) == 0) {
 		if (!h.host || strcmp(h.dest, s) != 0 || (h.user && !plain(h.user, "+")) || h.port > 65535)
 			abort();
 		/* an IPv6 literal holds ':' and hex digits, nothing a shell reads */
 		if (!plain(h.host, "") && !(strspn(h.host, "0123456789abcdefABCDEF:.") == strlen(h.host)))
 			abort();
-		fleet_host_free(&h);
+		host_free(&h);
 	} else if (!err || !*err) {
 		abort();
 	}
 	free(err);
 	struct sb q = {0};
-	fleet_shell_quote(&q, s);
+	quote_shell(&q, s);
 	char *back = unquote(q.s);
 	if (strcmp(back, s) != 0)
 		abort();

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/galloc.h"
-#include "plan/gaparam.h"
+#include "plan/graph/galloc.h"
+#include "plan/graph/gaparam.h"
 #include "plan/solve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -3,7 +3,7 @@
 
 #include "endpoint/argv.h"
 #include "endpoint/endpoint.h"
-#include "plan/galloc.h"
+#include "plan/graph/galloc.h"
 #include "tap.h"
 
 static struct endpoint *parse(const char *text, char **err)

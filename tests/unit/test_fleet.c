@@ -10,28 +10,28 @@
 
 static int parses(const char *s, const char *user, const char *host, unsigned port)
 {
-	struct fleet_host h;
+	struct host_dest h;
 	char *err = NULL;
-	if (fleet_parse_host(s, &h, &err)) {
+	if (host_parse(s, &h, &err)) {
 		printf("# %s: %s\n", s, err);
 		free(err);
 		return 0;
 	}
 	int same = (user ? h.user && strcmp(h.user, user) == 0 : !h.user) && strcmp(h.host, host) == 0 &&
 		   h.port == port && strcmp(h.dest, s) == 0;
-	fleet_host_free(&h);
+	host_free(&h);
 	return same;
 }
 
 static int refused(const char *s)
 {
-	struct fleet_host h;
+	struct host_dest h;
 	char *err = NULL;
-	int rc = fleet_parse_host(s, &h, &err);
+	int rc = host_parse(s, &h, &err);
 	int good = rc == -1 && err && *err && !h.host && !h.user;
 	free(err);
 	if (rc == 0)
-		fleet_host_free(&h);
+		host_free(&h);
 	return good;
 }
 
@@ -40,7 +40,7 @@ static int round_trips(const char *s)
 {
 	struct sb cmd = {0};
 	sb_adds(&cmd, "printf %s ");
-	fleet_shell_quote(&cmd, s);
+	quote_shell(&cmd, s);
 	FILE *p = popen(cmd.s, "r");
 	sb_release(&cmd);
 	if (!p)
@@ -104,10 +104,10 @@ void test_fleet(void)
 		ok(refused(bad[i]), "HOST refuses '%s'", bad[i]);
 
 	struct sb q = {0};
-	fleet_shell_quote(&q, "it's");
+	quote_shell(&q, "it's");
 	ok(strcmp(q.s, "'it'\\''s'") == 0, "quote: a single quote closes, escapes, reopens: %s", q.s);
 	sb_release(&q);
-	fleet_shell_quote(&q, "");
+	quote_shell(&q, "");
 	ok(strcmp(q.s, "''") == 0, "quote: the empty string is one empty word");
 	sb_release(&q);
 	static const char *const hostile[] = {

@@ -10,11 +10,11 @@
 
 #include "base/util.h"
 #include "endpoint/endpoint.h"
-#include "endpoint/laws.h"
 #include "fixture.h"
+#include "judge/laws.h"
 #include "payload/synth.h"
 #include "plan/cand.h"
-#include "plan/gaparam.h"
+#include "plan/graph/gaparam.h"
 #include "plan/memo.h"
 #include "plan/plan.h"
 #include "plan/rate.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/util.h"
+#include "../../base/util.h"
 
 /* build_rs: a scale_inplace zeroing a cleared state (a view: allocates
  * nothing), the sequences' states gathered, the untouched extra states

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
-#include "../fleet/fleet.h"
+#include "../endpoint/host.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 
@@ -168,13 +168,13 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 {
 	const char *host = val(ep, "HOST");
 	if (host && *host) {
-		struct fleet_host h;
+		struct host_dest h;
 		char *err = NULL;
-		if (fleet_parse_host(host, &h, &err))
+		if (host_parse(host, &h, &err))
 			add(out, "C02", SEV_ERROR, ep, "HOST", "write [user@]host or ssh://[user@]host[:port]", "%s",
 			    err);
 		else
-			fleet_host_free(&h);
+			host_free(&h);
 		free(err);
 	}
 	const char *hub = val(ep, "COMPACTION_HUB");

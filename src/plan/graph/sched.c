@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/util.h"
+#include "../../base/util.h"
 
 /* ggml-backend.cpp: GGML_SCHED_MAX_SPLIT_INPUTS */
 #define SPLIT_INPUTS 30

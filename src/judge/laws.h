@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
+#include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
-#include "endpoint.h"
 
 enum severity {
 	SEV_ERROR,   /* refuses: check fails, serve does not exec */

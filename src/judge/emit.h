@@ -7,9 +7,9 @@
 #define ZEALOT_EMIT_H
 
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
 #include "../payload/census.h"
 #include "../plan/plan.h"
-#include "endpoint.h"
 
 /* zealot: absolute path of the zealot binary; endpoint: absolute path of
  * the endpoint file; user: the unit's User=, or NULL for the endpoint's USER key.

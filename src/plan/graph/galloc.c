@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/util.h"
+#include "../../base/util.h"
 
 void ga_init(struct ga_graph *g)
 {

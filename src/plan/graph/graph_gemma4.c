@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "../payload/gguf.h"
+#include "../../payload/gguf.h"
 
 /* llama_kv_cache: a cache of a quantized type rotates when layer 0's head
  * size (hparams.n_embd_head_k(), whatever the cache) is a multiple of 64;

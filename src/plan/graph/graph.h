@@ -14,10 +14,10 @@
 
 #include <stdint.h>
 
-#include "../payload/gguf.h"
-#include "../payload/model.h"
+#include "../../payload/gguf.h"
+#include "../../payload/model.h"
+#include "../place.h"
 #include "galloc.h"
-#include "place.h"
 
 enum { F32 = 0, F16 = 1, I32 = 2, I64 = 3 };
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/util.h"
+#include "../../base/util.h"
 
 /* A value a + b*n. */
 struct av {

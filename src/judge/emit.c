@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
-#include "../fleet/fleet.h"
+#include "../endpoint/quote.h"
 #include "../plan/device.h"
 #include "laws.h"
 
@@ -67,11 +67,11 @@ static void yaml_expr(struct sb *b, const char *fmt, const char *name)
 	sb_release(&e);
 }
 
-/* A name in a comment or a one-line value (fleet_one_line), in tmp. */
+/* A name in a comment or a one-line value (quote_one_line), in tmp. */
 static const char *one_line(const char *s, struct sb *tmp)
 {
 	tmp->len = 0;
-	fleet_one_line(tmp, s);
+	quote_one_line(tmp, s);
 	return tmp->s ? tmp->s : "";
 }
 

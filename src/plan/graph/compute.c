@@ -19,17 +19,17 @@
  */
 #include "compute.h"
 
-#include "../base/util.h"
+#include "../../base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../memo.h"
+#include "../plan_base.h"
 #include "galloc.h"
 #include "gaparam.h"
 #include "graph.h"
-#include "memo.h"
-#include "plan.h"
 #include "sched.h"
 
 /* ggml's CPU buffers align tensors to 32 bytes (TENSOR_ALIGNMENT); a CUDA

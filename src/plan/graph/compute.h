@@ -6,9 +6,9 @@
 #ifndef ZEALOT_COMPUTE_H
 #define ZEALOT_COMPUTE_H
 
-#include "../payload/gguf.h"
-#include "../payload/model.h"
-#include "device.h"
+#include "../../payload/gguf.h"
+#include "../../payload/model.h"
+#include "../device.h"
 
 struct plan;
 struct plan_shape;
