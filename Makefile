@@ -6,7 +6,9 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 DEFS      = -D_GNU_SOURCE
-LIBS      = -ljansson -lcrypto -lcurl -lsqlite3 -lz -lm
+# libcurl is not linked: src/base/curl_lazy.c loads it on first use (process
+# start is 29 shared libraries lighter for the commands that never speak HTTP)
+LIBS      = -ljansson -lcrypto -lsqlite3 -lz -lm
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c src/*/*/*.c))
