@@ -1,5 +1,6 @@
 #include "gguf.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -57,19 +58,36 @@ static int need(struct cur *c, size_t n, const char *what)
 	return 0;
 }
 
+static uint64_t rd_le64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static uint32_t rd_le32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+/* A little-endian scalar of n = 1, 2, 4 or 8 bytes. */
 static uint64_t rd_le(const uint8_t *p, unsigned n)
 {
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
+	switch (n) {
+	case 8: return rd_le64(p);
+	case 4: return rd_le32(p);
+	case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+	default: return p[0];
+	}
 }
 
 static int rd_u32(struct cur *c, uint32_t *out, const char *what)
 {
 	if (need(c, 4, what))
 		return -1;
-	*out = (uint32_t)rd_le(c->buf + c->pos, 4);
+	*out = rd_le32(c->buf + c->pos);
 	c->pos += 4;
 	return 0;
 }
@@ -78,7 +96,7 @@ static int rd_u64(struct cur *c, uint64_t *out, const char *what)
 {
 	if (need(c, 8, what))
 		return -1;
-	*out = rd_le(c->buf + c->pos, 8);
+	*out = rd_le64(c->buf + c->pos);
 	c->pos += 8;
 	return 0;
 }
@@ -165,7 +183,20 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		return 0;
 	}
 	size_t start = c->pos;
-	for (uint64_t i = 0; i < kv->arr_n; i++) {
+	/* The fast walk: a vocabulary is 10^5 strings and plan reads only its
+	 * count, so each string is a length and a skip. The first string that
+	 * would not fit leaves the rest to the checked walk below, which says
+	 * why (or projects a cut window's end). */
+	uint64_t i = 0;
+	for (; i < kv->arr_n; i++) {
+		if (c->len - c->pos < 8)
+			break;
+		uint64_t n = rd_le64(c->buf + c->pos);
+		if (n > c->len - c->pos - 8)
+			break;
+		c->pos += 8 + (size_t)n;
+	}
+	for (; i < kv->arr_n; i++) {
 		struct gguf_str s;
 		size_t before = c->pos;
 		if (rd_str(c, &s, "array string")) {
@@ -445,11 +476,8 @@ struct gguf *gguf_parse_window(const uint8_t *buf, size_t len, uint64_t file_siz
 			goto fail;
 		}
 	}
-	for (uint64_t i = 0; i < g->n_tensors; i++)
-		names[i] = g->tensors[i].name;
-	dup = check_unique(names, g->n_tensors, "tensor", err);
 	free(names);
-	if (dup)
+	if (gguf_index_tensors(g, err))
 		goto fail;
 
 	g->header_bytes = c.pos;
@@ -476,6 +504,7 @@ void gguf_free(struct gguf *g)
 		free(g->tensors[i].name);
 	free(g->kv);
 	free(g->tensors);
+	free(g->by_name);
 	free(g);
 }
 
@@ -634,7 +663,7 @@ int gguf_arr_next_str(const struct gguf_kv *kv, uint64_t *idx, const uint8_t **p
 	if (*idx == 0)
 		*pos = kv->arr;
 	/* The parser walked this array already: every length is in bounds. */
-	uint64_t n = rd_le(*pos, 8);
+	uint64_t n = rd_le64(*pos);
 	out->p = (const char *)*pos + 8;
 	out->n = n;
 	*pos += 8 + n;
@@ -642,10 +671,47 @@ int gguf_arr_next_str(const struct gguf_kv *kv, uint64_t *idx, const uint8_t **p
 	return 0;
 }
 
+static int tensor_name_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct gguf_tensor *const *)a)->name, (*(const struct gguf_tensor *const *)b)->name);
+}
+
+int gguf_index_tensors(struct gguf *g, char **err)
+{
+	free(g->by_name);
+	g->by_name = NULL;
+	if (!g->n_tensors)
+		return 0;
+	g->by_name = xreallocarray(NULL, (size_t)g->n_tensors, sizeof(*g->by_name));
+	for (uint64_t i = 0; i < g->n_tensors; i++)
+		g->by_name[i] = &g->tensors[i];
+	qsort(g->by_name, (size_t)g->n_tensors, sizeof(*g->by_name), tensor_name_cmp);
+	for (uint64_t i = 1; i < g->n_tensors; i++)
+		if (strcmp(g->by_name[i - 1]->name, g->by_name[i]->name) == 0)
+			return errorf(err, "duplicate tensor '%s'", g->by_name[i]->name);
+	return 0;
+}
+
+/* A binary search of the name index (a planner asks for ten names a
+ * layer); a struct built without the index is searched in order. */
 const struct gguf_tensor *gguf_tensor_find(const struct gguf *g, const char *name)
 {
-	for (uint64_t i = 0; i < g->n_tensors; i++)
-		if (strcmp(g->tensors[i].name, name) == 0)
-			return &g->tensors[i];
+	if (!g->by_name) {
+		for (uint64_t i = 0; i < g->n_tensors; i++)
+			if (strcmp(g->tensors[i].name, name) == 0)
+				return &g->tensors[i];
+		return NULL;
+	}
+	size_t lo = 0, hi = (size_t)g->n_tensors;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(g->by_name[mid]->name, name);
+		if (c == 0)
+			return g->by_name[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }

@@ -77,6 +77,7 @@ struct gguf {
 	struct gguf_kv *kv;
 	uint64_t n_tensors;
 	struct gguf_tensor *tensors;
+	struct gguf_tensor **by_name; /* the tensors sorted by name (gguf_index_tensors), or NULL */
 	uint32_t alignment;
 	uint64_t header_bytes; /* end of the tensor infos */
 	uint64_t data_offset;  /* start of the data section (aligned) */
@@ -93,6 +94,11 @@ struct gguf *gguf_parse(const uint8_t *buf, size_t len, uint64_t file_size, char
  * projection for a cut string array). *want is 0 for any other failure. */
 struct gguf *gguf_parse_window(const uint8_t *buf, size_t len, uint64_t file_size, uint64_t *want, char **err);
 void gguf_free(struct gguf *g);
+
+/* Sort the name index gguf_tensor_find searches; a duplicate name is an
+ * error (the engine refuses it too). gguf_parse calls it; a struct built
+ * another way (a split payload's merge) calls it when its tensors are in. */
+int gguf_index_tensors(struct gguf *g, char **err);
 
 /* An opened file: the mapping stays alive as long as the struct. */
 struct gguf_file {

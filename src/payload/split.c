@@ -150,12 +150,14 @@ struct gguf *split_merge(struct gguf *const *shards, const char *const *names, u
 		}
 	}
 	/* a tensor in two shards would be loaded twice; the engine refuses */
-	for (uint64_t i = 0; i < total; i++) {
-		if (gguf_tensor_find(g, g->tensors[i].name) != &g->tensors[i]) {
-			errorf(err, "tensor '%s' is in two shards (a foreign shard)", g->tensors[i].name);
-			gguf_free(g);
-			return NULL;
-		}
+	char *why = NULL;
+	if (gguf_index_tensors(g, &why)) {
+		/* "duplicate tensor 'NAME'": the name, said the split's way */
+		const char *q = strchr(why, '\'');
+		errorf(err, "tensor %s is in two shards (a foreign shard)", q ? q : why);
+		free(why);
+		gguf_free(g);
+		return NULL;
 	}
 	return g;
 }
