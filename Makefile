@@ -99,7 +99,12 @@ BENCHES := $(patsubst bench/%.c,$(B)/%,$(wildcard bench/bench_*.c))
 $(B)/bench_%: $(B)/obj/bench/bench_%.o $(OBJ_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-bench: zealot $(BENCHES)
+# Two commands timed as whole processes, alternately (bench/pairrun.c).
+$(B)/pairrun: bench/pairrun.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) -O2 -o $@ $<
+
+bench: zealot $(BENCHES) $(B)/pairrun
 	bench/run
 
 format:
