@@ -10,6 +10,7 @@
 
 #include "../base/util.h"
 #include "../endpoint/host.h"
+#include "../payload/archs.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 
@@ -499,15 +500,26 @@ static const char *base_name(const char *path)
 
 /* S15: whether the runtime knows the architecture is read from its source
  * tree (src/llama-arch.cpp beside the build), never from the binary. */
+/* S15 without the runtime's source tree: the pinned engine's own list
+ * (payload/archs.c, generated from its llama-arch.cpp). */
+static void law_pinned_arch(const struct endpoint *ep, const char *arch, struct findings *out)
+{
+	if (archs_known(arch))
+		return;
+	add(out, "S15", SEV_ERROR, ep, "MODEL_FILE",
+	    "serve it with a runtime whose source names the architecture (RUNTIME in its build tree is read)",
+	    "the pinned engine knows no architecture '%s' (%zu names in %s): it refuses to load this payload", arch,
+	    archs_engine_count, archs_engine_source);
+}
+
 static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct findings *out)
 {
 	const char *rt = val(ep, "RUNTIME");
-	if (!strchr(rt, '/'))
-		return;
-	char *path = endpoint_path(ep, "RUNTIME");
+	char *path = strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : NULL;
 	char *slash = path ? strrchr(path, '/') : NULL;
 	if (!slash) {
 		free(path);
+		law_pinned_arch(ep, arch, out);
 		return;
 	}
 	*slash = '\0';
@@ -535,9 +547,11 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 			    f.s, arch);
 		sb_release(&want);
 		sb_release(&f);
-		break;
+		free(path);
+		return;
 	}
 	free(path);
+	law_pinned_arch(ep, arch, out);
 }
 
 /* --- S16: the AMX fault ------------------------------------------------ */
