@@ -46,6 +46,7 @@ struct ledger;
 struct json_t *cmd_ledger_json(const struct ledger *l);
 int cmd_history(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_archs(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
 /* zealot fleet: the group (src/cmd/fleet.c dispatches) and its subcommands */
 int cmd_fleet(int argc, char **argv);

@@ -244,6 +244,14 @@ const struct graph_family *gr_family(const char *arch)
 	return NULL;
 }
 
+int gr_pricing(const char *arch, const char **source)
+{
+	const struct graph_family *f = gr_family(arch);
+	*source = f ? f->source
+		    : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
+	return f != NULL;
+}
+
 const struct graph_family *gr_fallback(const struct model *m)
 {
 	/* the gated-attention hybrid: recurrent layers with ssm.* keys */

@@ -129,4 +129,9 @@ const struct graph_family *gr_family(const char *arch);
  * Its figures are estimates, and the plan says so. */
 const struct graph_family *gr_fallback(const struct model *m);
 
+/* How zealot prices an architecture's compute graph, for the table of every
+ * architecture the engine knows: 1 and *source (the engine's builder) when
+ * mirrored; 0 and *source = the estimate's rule when not. */
+int gr_pricing(const char *arch, const char **source);
+
 #endif

@@ -1,0 +1,25 @@
+# zealot archs: the engine's architectures and how each is priced;
+# docs/architectures.md is its --markdown, never edited by hand.
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || exit 1
+
+run "$ZEALOT" archs --markdown
+check "archs --markdown runs clean" eval 'rc_is 0 && no_sanitizer'
+"$ZEALOT" archs --markdown >"$TMP/md" 2>/dev/null
+run diff -u docs/architectures.md "$TMP/md"
+check "docs/architectures.md is fresh (regenerate: zealot archs --markdown > docs/architectures.md)" rc_is 0
+
+run "$ZEALOT" archs --json
+known=$(jq .known "$TMP/out")
+check "every name the engine knows is listed ($known)" test "$known" -eq "$(jq '.archs | length' "$TMP/out")"
+check "llama, qwen35 and deepseek2 are mirrored from their builders" \
+	test "$(jq -c '[.archs[] | select(.arch == "llama" or .arch == "qwen35" or .arch == "deepseek2") | .mirrored]' "$TMP/out")" = '[true,true,true]'
+check "falcon is estimated, and says with what" \
+	test "$(jq -r '.archs[] | select(.arch == "falcon") | .estimate' "$TMP/out" | grep -c "llama's block")" = 1
+# every mirrored family is an architecture the engine knows (a misspelt
+# family in graph.c would price nothing and show here)
+fam=$(grep -oE '^    \{"[^"]+", gr_' src/plan/graph/graph.c | grep -oE '"[^"]+"' | tr -d '"' | sort)
+mir=$(jq -r '.archs[] | select(.mirrored) | .arch' "$TMP/out" | sort)
+check "every family graph.c mirrors is one the engine knows ($(echo "$fam" | wc -l))" test "$fam" = "$mir"
+run "$ZEALOT" archs --json --markdown
+check "--json with --markdown is a usage error" rc_is 2
