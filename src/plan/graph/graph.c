@@ -349,3 +349,67 @@ int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_
 	int glu = ga_op(g, 0, F32, F, T, 1, 1, S(gate, up));
 	return gr_mm(g, d, il, "ffn_down_shexp.weight", glu, d->E, T);
 }
+
+int gr_has_tensor(const struct dims *d, int il, const char *suffix)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
+	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
+}
+
+int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int *cur, int *res, int when_fewer)
+{
+	int64_t T = d->T, To = d->n_out < T ? d->n_out : T;
+	if (when_fewer && d->n_out >= T)
+		return T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	*cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(*cur, ids)), GA_OP_GET_ROWS);
+	*res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(*res, ids)), GA_OP_GET_ROWS);
+	return To;
+}
+
+int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,
+		const char *norm, gr_ffn_fn *ffn)
+{
+	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
+	int fn = gr_norm(g, d, fi, d->E, T, 1, il, norm);
+	int fo = ffn(g, m, d, il, fn, T);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
+}
+
+int gr_mtp_input(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)
+{
+	int64_t T = d->T;
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
+	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
+			    GA_OP_GET_ROWS);
+	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
+	/* the target's hidden states, an input the norm may overwrite in place */
+	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	g->t[hin].ne[0] = d->E;
+	g->t[hin].ne[1] = T;
+	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
+	g->t[hin].type = F32;
+	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
+	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
+	return gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
+}
+
+void gr_lm_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int h)
+{
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int x)
+{
+	int64_t T = d->T;
+	int h = gr_has_tensor(d, il, "nextn.shared_head_norm.weight")
+		    ? gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight")
+		    : gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
+	g->t[h].output = 1; /* h_nextn */
+	gr_lm_rows(g, d, in, h);
+}
