@@ -109,6 +109,28 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
 }
 
+int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T)
+{
+	int w2 = ga_view(g, w);
+	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
+	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
+	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
+	return ga_view(g, div);
+}
+
+int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k, int64_t T)
+{
+	int64_t span = d->E + (T - 1) * d->E * k;
+	int views[64] = {0};
+	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
+	for (int64_t i = 0; i < n; i++)
+		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
+	int out = views[0];
+	for (int64_t i = 1; i < n; i++)
+		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
+	return out;
+}
+
 /* build_moe_ffn with softmax gating, normalised top-k weights and a gated
  * SiLU (qwen3moe), in the order ggml_build_forward_expand visits it:
  * router, softmax, top-k, weights normalised; then per token and chosen
@@ -122,11 +144,7 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(probs));
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
 	int wts = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	int w2 = ga_view(g, wts);
-	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
-	int w3 = ga_view(g, div);
+	int w3 = gr_moe_norm_w(g, wts, k, T);
 	int cur = ga_view(g, x);
 	int up =
 	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
@@ -140,17 +158,10 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 		       GA_OP_MUL_MAT_ID);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
 	/* the views are built (and expanded) before the adds */
-	int64_t span = d->E + (T - 1) * d->E * k;
-	int views[64] = {0};
-	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
-	for (int64_t i = 0; i < n; i++)
-		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
-	int out = views[0];
-	for (int64_t i = 1; i < n; i++)
-		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
-	if (n == 1)
+	int out = gr_moe_sum(g, d, experts, k, T);
+	if (k <= 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	else if (n <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
+	else if (k <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
 		g->t[experts].moe_dst = out + 1;
 	return out;
 }
@@ -292,13 +303,8 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
 	if (o->gating == 3) /* a softmax over the chosen experts' logits */
 		w = ga_view(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))));
-	if (o->norm_w) {
-		int w2 = ga_view(g, w);
-		int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-		sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-		int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
-		w = ga_view(g, div);
-	}
+	if (o->norm_w)
+		w = gr_moe_norm_w(g, w, k, T);
 	if (o->scale)
 		w = ga_op(g, 1, F32, 1, k, T, 1, S(w));
 	int cur = ga_view(g, x);
@@ -327,15 +333,8 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
 		       GA_OP_MUL_MAT_ID);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w));
-	int64_t span = d->E + (T - 1) * d->E * k;
-	int views[64] = {0};
-	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
-	for (int64_t i = 0; i < n; i++)
-		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
-	int out = views[0];
-	for (int64_t i = 1; i < n; i++)
-		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
-	if (n == 1)
+	int out = gr_moe_sum(g, d, experts, k, T);
+	if (k <= 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
 	return out;
 }

@@ -90,6 +90,11 @@ struct gr_moe_opts {
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
+/* build_moe_ffn's steps: the chosen weights w (k per token) normalised by
+ * their sum (a view); the weighted experts' k views, built first, then
+ * added up (one expert: the view itself, which the caller conts). */
+int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T);
+int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k, int64_t T);
 /* The payload holds blk.IL.SUFFIX (an optional tensor of layer il). */
 int gr_has_tensor(const struct dims *d, int il, const char *suffix);
 
