@@ -412,3 +412,36 @@ void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	g->t[h].output = 1; /* h_nextn */
 	gr_lm_rows(g, d, in, h);
 }
+
+void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
+		  const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	int64_t T = d->T;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int cur = attn(g, m, d, in, L, an);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
+		x = gr_ffn_half(g, m, d, L, cur, res, Tn, ffn_norm, ffn);
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		  gr_attn_fn *attn, const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	int x = gr_mtp_input(g, d, in, il);
+	int an = gr_norm(g, d, x, d->E, d->T, 1, il, "attn_norm.weight");
+	int cur = attn(g, m, d, in, il, an);
+	x = gr_ffn_half(g, m, d, il, cur, x, d->T, ffn_norm, ffn);
+	gr_mtp_output(g, d, in, il, x);
+}

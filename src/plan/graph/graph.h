@@ -101,6 +101,20 @@ int gr_has_tensor(const struct dims *d, int il, const char *suffix);
 /* A family's FFN step of layer il over x (T rows): dense, routed experts,
  * shared ones, as the family builds it. */
 typedef int gr_ffn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
+/* A family's attention of layer il over its normed input an. */
+typedef int gr_attn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		       int an);
+/* The trunk deepseek2.cpp and glm4-moe.cpp build alike: per layer the
+ * attention norm, attn, the last layer's output rows, the FFN half (its
+ * norm ffn_norm); then result_norm (h_nextn too: a graph output) over
+ * the output rows and the LM head. */
+void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
+		  const char *ffn_norm, gr_ffn_fn *ffn);
+/* An MTP head as its own context's graph, as qwen35.cpp, glm4-moe.cpp
+ * and deepseek2.cpp build graph_mtp alike: gr_mtp_input, the attention
+ * norm, attn, the FFN half, gr_mtp_output. */
+void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		  gr_attn_fn *attn, const char *ffn_norm, gr_ffn_fn *ffn);
 /* The last layer keeps only the output rows: out_ids, then the GET_ROWS
  * of the attention's output (*cur) and of the residual (*res); returns
  * the rows kept. The engine builds them always (build_inp_out_ids);

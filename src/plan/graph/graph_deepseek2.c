@@ -176,34 +176,12 @@ static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 
 void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int cur = mla_attention(g, m, d, in, L, an);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", ds2_ffn);
-	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_trunk_moe(g, m, d, in, mla_attention, "ffn_norm.weight", ds2_ffn);
 }
 
-/* The MTP head (GLM-4.7-Flash's, deepseek2.cpp graph_mtp) as its own
- * context's graph: the head's input (gr_mtp_input), the nextn block il as
- * an MLA layer with routed and shared experts, the head's output. */
+/* The MTP head (GLM-4.7-Flash's, deepseek2.cpp graph_mtp): the nextn
+ * block il as an MLA layer with routed and shared experts. */
 void gr_deepseek2_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	int x = gr_mtp_input(g, d, in, il);
-	int an = gr_norm(g, d, x, d->E, d->T, 1, il, "attn_norm.weight");
-	int cur = mla_attention(g, m, d, in, il, an);
-	x = gr_ffn_half(g, m, d, il, cur, x, d->T, "ffn_norm.weight", ds2_ffn);
-	gr_mtp_output(g, d, in, il, x);
+	gr_mtp_block(g, m, d, in, il, mla_attention, "ffn_norm.weight", ds2_ffn);
 }

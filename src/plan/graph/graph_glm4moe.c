@@ -16,8 +16,10 @@ static int projection(struct ga_graph *g, const struct dims *d, int il, const ch
 }
 
 /* The attention of layer il, as build_attn expands it: q, v, k. */
-static int glm4moe_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an)
+static int glm4moe_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			     int an)
 {
+	(void)m;
 	int64_t T = d->T;
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 	int q = projection(g, d, il, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
@@ -58,34 +60,12 @@ static int glm4moe_ffn(struct ga_graph *g, const struct model *m, const struct d
 
 void gr_glm4moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int cur = glm4moe_attention(g, d, in, L, an);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "post_attention_norm.weight", glm4moe_ffn);
-	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_trunk_moe(g, m, d, in, glm4moe_attention, "post_attention_norm.weight", glm4moe_ffn);
 }
 
-/* The GLM-4.5 MTP head as its own context's graph (glm4-moe.cpp
- * graph_mtp): the head's input, the nextn block il as an MoE layer, the
- * head's output. */
+/* The GLM-4.5 MTP head (glm4-moe.cpp graph_mtp): the nextn block il as an
+ * MoE layer. */
 void gr_glm4moe_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	int x = gr_mtp_input(g, d, in, il);
-	int an = gr_norm(g, d, x, d->E, d->T, 1, il, "attn_norm.weight");
-	int cur = glm4moe_attention(g, d, in, il, an);
-	x = gr_ffn_half(g, m, d, il, cur, x, d->T, "post_attention_norm.weight", glm4moe_ffn);
-	gr_mtp_output(g, d, in, il, x);
+	gr_mtp_block(g, m, d, in, il, glm4moe_attention, "post_attention_norm.weight", glm4moe_ffn);
 }

@@ -102,13 +102,16 @@ void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, 
 	gr_lm_rows(g, d, in, h);
 }
 
-/* The Qwen3.5 MTP head as its own context's graph (qwen35.cpp graph_mtp):
- * the head's input, the nextn block il, the head's output. */
+/* The MTP block's attention: full, never windowed. */
+static int qwen35_mtp_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+				int il, int an)
+{
+	(void)m;
+	return qwen35_attention(g, d, in, il, an, 0);
+}
+
+/* The Qwen3.5 MTP head (qwen35.cpp graph_mtp): the nextn block il. */
 void gr_qwen35_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	int x = gr_mtp_input(g, d, in, il);
-	int an = gr_norm(g, d, x, d->E, d->T, 1, il, "attn_norm.weight");
-	int cur = qwen35_attention(g, d, in, il, an, 0);
-	x = gr_ffn_half(g, m, d, il, cur, x, d->T, "post_attention_norm.weight", qwen35_ffn);
-	gr_mtp_output(g, d, in, il, x);
+	gr_mtp_block(g, m, d, in, il, qwen35_mtp_attention, "post_attention_norm.weight", qwen35_ffn);
 }
