@@ -363,10 +363,174 @@ static int moe_keys(const struct gguf *g, struct model *m, char **err)
 	return 0;
 }
 
+/* block_count, nextn_predict_layers, context_length, embedding_length. */
+static int block_keys(const struct gguf *g, struct model *m, char **err)
+{
+	if (require_u32(g, m, "block_count", &m->n_layer_all, err))
+		return -1;
+	/* LLAMA_MAX_LAYERS in the engine. */
+	if (m->n_layer_all == 0 || m->n_layer_all > 512) {
+		errorf(err, "key '%s.block_count' is %u (the engine accepts 1..512)", m->arch, m->n_layer_all);
+		return -1;
+	}
+	if (get_u32(g, m, "nextn_predict_layers", &m->n_nextn, err))
+		return -1;
+	if (m->n_nextn > m->n_layer_all) {
+		errorf(err, "key '%s.nextn_predict_layers' (%u) exceeds block_count (%u)", m->arch, m->n_nextn,
+		       m->n_layer_all);
+		return -1;
+	}
+	uint64_t ctx;
+	const struct gguf_kv *ckv = akey(g, m, "context_length");
+	if (!ckv || gguf_kv_u64(ckv, &ctx)) {
+		errorf(err, "missing or invalid key '%s.context_length'", m->arch);
+		return -1;
+	}
+	m->n_ctx_train = ctx;
+	return require_u32(g, m, "embedding_length", &m->n_embd, err);
+}
+
+/* The per-layer feed-forward widths (into ff) and head counts, the head
+ * sizes (full, SWA, MLA); *head_kv_is_array: head_count_kv is per layer. */
+static int head_keys(const struct gguf *g, struct model *m, uint32_t *ff, int *head_kv_is_array, char **err)
+{
+	m->n_head = xcalloc(m->n_layer_all, sizeof(*m->n_head));
+	m->n_head_kv = xcalloc(m->n_layer_all, sizeof(*m->n_head_kv));
+	m->kind = xcalloc(m->n_layer_all, sizeof(*m->kind));
+	int found, kv_found;
+	if (get_per_layer(g, m, "feed_forward_length", ff, &found, err))
+		return -1;
+	m->n_ff = ff[0];
+	if (get_per_layer(g, m, "attention.head_count", m->n_head, &found, err))
+		return -1;
+	memcpy(m->n_head_kv, m->n_head, m->n_layer_all * sizeof(*m->n_head_kv));
+	if (get_per_layer(g, m, "attention.head_count_kv", m->n_head_kv, &kv_found, err))
+		return -1;
+	const struct gguf_kv *hkv = akey(g, m, "attention.head_count_kv");
+	*head_kv_is_array = hkv && hkv->type == GGUF_ARRAY;
+
+	if (m->n_head[0] > 0) {
+		m->head_k = m->head_v = m->n_embd / m->n_head[0];
+		if (get_u32(g, m, "attention.key_length", &m->head_k, err) ||
+		    get_u32(g, m, "attention.value_length", &m->head_v, err))
+			return -1;
+	}
+	m->head_k_swa = m->head_k;
+	m->head_v_swa = m->head_v;
+	if (get_u32(g, m, "attention.key_length_swa", &m->head_k_swa, err) ||
+	    get_u32(g, m, "attention.value_length_swa", &m->head_v_swa, err) ||
+	    get_u32(g, m, "attention.kv_lora_rank", &m->kv_lora_rank, err) ||
+	    get_u32(g, m, "attention.key_length_mla", &m->head_k_mla, err) ||
+	    get_u32(g, m, "attention.value_length_mla", &m->head_v_mla, err))
+		return -1;
+	return 0;
+}
+
+/* The recurrent state's keys (ssm, wkv, shortconv, kda) and its sizes. */
+static int state_keys(const struct gguf *g, struct model *m, char **err)
+{
+	if (get_u32(g, m, "ssm.conv_kernel", &m->ssm_d_conv, err) ||
+	    get_u32(g, m, "ssm.inner_size", &m->ssm_d_inner, err) ||
+	    get_u32(g, m, "ssm.state_size", &m->ssm_d_state, err) ||
+	    get_u32(g, m, "ssm.group_count", &m->ssm_n_group, err) ||
+	    get_u32(g, m, "ssm.time_step_rank", &m->ssm_dt_rank, err) ||
+	    get_u32(g, m, "wkv.head_size", &m->wkv_head_size, err) ||
+	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err) ||
+	    get_u32(g, m, "kda.head_dim", &m->kda_head_dim, err))
+		return -1;
+	m->token_shift_count = 2;
+	if (get_u32(g, m, "token_shift_count", &m->token_shift_count, err))
+		return -1;
+	recurrent_dims(m);
+	return 0;
+}
+
+/* Each layer's kind (attention, SWA, recurrent, nextn) and whether it
+ * holds KV cells and recurrent state. */
+static int layer_kinds(const struct gguf *g, struct model *m, const uint32_t *ff, int head_kv_is_array, char **err)
+{
+	uint8_t *swa = xcalloc(m->n_layer_all, 1);
+	uint8_t *recr = xcalloc(m->n_layer_all, 1);
+	int rc = -1;
+	m->has_kv = xcalloc(m->n_layer_all, 1);
+	m->has_rs = xcalloc(m->n_layer_all, 1);
+	for (uint32_t il = 0; il < m->n_layer_all; il++)
+		m->has_kv[il] = 2; /* unset: the default filter below */
+	if (derive_swa(g, m, swa, err) || derive_recurrent(g, m, recr, ff, head_kv_is_array, err))
+		goto out;
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		m->has_rs[il] = recr[il];
+		m->n_rs_layers += recr[il];
+		if (m->has_kv[il] == 2)
+			m->has_kv[il] = !m->pure_recurrent && !recr[il];
+		enum layer_kind k = LAYER_ATTENTION;
+		if (il >= m->n_layer_all - m->n_nextn)
+			k = LAYER_NEXTN;
+		else if (recr[il])
+			k = LAYER_RECURRENT;
+		else if (swa[il])
+			k = LAYER_SWA;
+		m->kind[il] = k;
+		m->n_kind[k]++;
+	}
+	rc = 0;
+out:
+	free(swa);
+	free(recr);
+	return rc;
+}
+
+/* The shared-KV layers and the expert counts. */
+static int share_keys(const struct gguf *g, struct model *m, char **err)
+{
+	if (get_u32(g, m, "attention.shared_kv_layers", &m->n_kv_shared, err))
+		return -1;
+	/* gemma3n's builder fixes n_layer_kv_from_start = 20 (no key) */
+	if (strcmp(m->arch, "gemma3n") == 0 && m->n_layer_all > 20)
+		m->n_kv_shared = m->n_layer_all - 20;
+	if (m->n_kv_shared > m->n_layer_all) {
+		errorf(err, "key '%s.attention.shared_kv_layers' (%u) exceeds block_count (%u)", m->arch,
+		       m->n_kv_shared, m->n_layer_all);
+		return -1;
+	}
+	if (get_u32(g, m, "expert_count", &m->n_expert, err) ||
+	    get_u32(g, m, "expert_used_count", &m->n_expert_used, err) ||
+	    get_u32(g, m, "expert_feed_forward_length", &m->n_ff_exp, err))
+		return -1;
+	return 0;
+}
+
+/* RoPE: base, scaling, dimensions, sections. */
+static int rope_keys(const struct gguf *g, struct model *m, char **err)
+{
+	const struct gguf_kv *kv;
+	m->rope_freq_base = 10000.0;
+	gguf_kv_f64(akey(g, m, "rope.freq_base"), &m->rope_freq_base);
+	if (gguf_kv_f64(akey(g, m, "rope.scaling.factor"), &m->rope_scale))
+		m->rope_scale = 0;
+	kv = akey(g, m, "rope.scaling.type");
+	if (kv && kv->type == GGUF_STRING)
+		m->rope_scaling = xstrndup(kv->v.s.p, (size_t)kv->v.s.n);
+	m->rope_orig_ctx = m->n_ctx_train;
+	gguf_kv_u64(akey(g, m, "rope.scaling.original_context_length"), &m->rope_orig_ctx);
+	m->rope_dims = m->head_k;
+	if (get_u32(g, m, "rope.dimension_count", &m->rope_dims, err))
+		return -1;
+	kv = akey(g, m, "rope.dimension_sections");
+	if (kv && kv->type == GGUF_ARRAY) {
+		m->has_rope_sections = 1;
+		for (uint64_t i = 0; i < 4 && i < kv->arr_n; i++) {
+			uint64_t v;
+			if (gguf_arr_u64(kv, i, &v) == 0 && v <= UINT32_MAX)
+				m->rope_sections[i] = (uint32_t)v;
+		}
+	}
+	return 0;
+}
+
 struct model *model_from_gguf(const struct gguf *g, char **err)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
-	uint8_t *swa = NULL, *recr = NULL;
 	uint32_t *ff = NULL;
 	m->arch = get_str(g, "general.architecture");
 	if (!m->arch) {
@@ -386,146 +550,18 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 		errorf(err, "missing required key '%s.block_count'", m->arch);
 		goto fail;
 	}
-	if (require_u32(g, m, "block_count", &m->n_layer_all, err))
+	if (block_keys(g, m, err))
 		goto fail;
-	/* LLAMA_MAX_LAYERS in the engine. */
-	if (m->n_layer_all == 0 || m->n_layer_all > 512) {
-		errorf(err, "key '%s.block_count' is %u (the engine accepts 1..512)", m->arch, m->n_layer_all);
-		goto fail;
-	}
-	if (get_u32(g, m, "nextn_predict_layers", &m->n_nextn, err))
-		goto fail;
-	if (m->n_nextn > m->n_layer_all) {
-		errorf(err, "key '%s.nextn_predict_layers' (%u) exceeds block_count (%u)", m->arch, m->n_nextn,
-		       m->n_layer_all);
-		goto fail;
-	}
-	uint64_t ctx;
-	const struct gguf_kv *ckv = akey(g, m, "context_length");
-	if (!ckv || gguf_kv_u64(ckv, &ctx)) {
-		errorf(err, "missing or invalid key '%s.context_length'", m->arch);
-		goto fail;
-	}
-	m->n_ctx_train = ctx;
-	if (require_u32(g, m, "embedding_length", &m->n_embd, err))
-		goto fail;
-
-	m->n_head = xcalloc(m->n_layer_all, sizeof(*m->n_head));
-	m->n_head_kv = xcalloc(m->n_layer_all, sizeof(*m->n_head_kv));
-	m->kind = xcalloc(m->n_layer_all, sizeof(*m->kind));
-	int found, kv_found;
 	ff = xcalloc(m->n_layer_all, sizeof(*ff));
-	if (get_per_layer(g, m, "feed_forward_length", ff, &found, err))
-		goto fail;
-	m->n_ff = ff[0];
-	if (get_per_layer(g, m, "attention.head_count", m->n_head, &found, err))
-		goto fail;
-	memcpy(m->n_head_kv, m->n_head, m->n_layer_all * sizeof(*m->n_head_kv));
-	if (get_per_layer(g, m, "attention.head_count_kv", m->n_head_kv, &kv_found, err))
-		goto fail;
-	const struct gguf_kv *hkv = akey(g, m, "attention.head_count_kv");
-	int head_kv_is_array = hkv && hkv->type == GGUF_ARRAY;
-
-	if (m->n_head[0] > 0) {
-		m->head_k = m->head_v = m->n_embd / m->n_head[0];
-		if (get_u32(g, m, "attention.key_length", &m->head_k, err) ||
-		    get_u32(g, m, "attention.value_length", &m->head_v, err))
-			goto fail;
-	}
-	m->head_k_swa = m->head_k;
-	m->head_v_swa = m->head_v;
-	if (get_u32(g, m, "attention.key_length_swa", &m->head_k_swa, err) ||
-	    get_u32(g, m, "attention.value_length_swa", &m->head_v_swa, err) ||
-	    get_u32(g, m, "attention.kv_lora_rank", &m->kv_lora_rank, err) ||
-	    get_u32(g, m, "attention.key_length_mla", &m->head_k_mla, err) ||
-	    get_u32(g, m, "attention.value_length_mla", &m->head_v_mla, err))
-		goto fail;
-
-	if (get_u32(g, m, "ssm.conv_kernel", &m->ssm_d_conv, err) ||
-	    get_u32(g, m, "ssm.inner_size", &m->ssm_d_inner, err) ||
-	    get_u32(g, m, "ssm.state_size", &m->ssm_d_state, err) ||
-	    get_u32(g, m, "ssm.group_count", &m->ssm_n_group, err) ||
-	    get_u32(g, m, "ssm.time_step_rank", &m->ssm_dt_rank, err) ||
-	    get_u32(g, m, "wkv.head_size", &m->wkv_head_size, err) ||
-	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err) ||
-	    get_u32(g, m, "kda.head_dim", &m->kda_head_dim, err))
-		goto fail;
-	m->token_shift_count = 2;
-	if (get_u32(g, m, "token_shift_count", &m->token_shift_count, err))
-		goto fail;
-	recurrent_dims(m);
-
-	swa = xcalloc(m->n_layer_all, 1);
-	recr = xcalloc(m->n_layer_all, 1);
-	m->has_kv = xcalloc(m->n_layer_all, 1);
-	m->has_rs = xcalloc(m->n_layer_all, 1);
-	for (uint32_t il = 0; il < m->n_layer_all; il++)
-		m->has_kv[il] = 2; /* unset: the default filter below */
-	if (derive_swa(g, m, swa, err) || derive_recurrent(g, m, recr, ff, head_kv_is_array, err))
-		goto fail;
-	for (uint32_t il = 0; il < m->n_layer_all; il++) {
-		m->has_rs[il] = recr[il];
-		m->n_rs_layers += recr[il];
-		if (m->has_kv[il] == 2)
-			m->has_kv[il] = !m->pure_recurrent && !recr[il];
-		enum layer_kind k = LAYER_ATTENTION;
-		if (il >= m->n_layer_all - m->n_nextn)
-			k = LAYER_NEXTN;
-		else if (recr[il])
-			k = LAYER_RECURRENT;
-		else if (swa[il])
-			k = LAYER_SWA;
-		m->kind[il] = k;
-		m->n_kind[k]++;
-	}
-
-	if (get_u32(g, m, "attention.shared_kv_layers", &m->n_kv_shared, err))
-		goto fail;
-	/* gemma3n's builder fixes n_layer_kv_from_start = 20 (no key) */
-	if (strcmp(m->arch, "gemma3n") == 0 && m->n_layer_all > 20)
-		m->n_kv_shared = m->n_layer_all - 20;
-	if (m->n_kv_shared > m->n_layer_all) {
-		errorf(err, "key '%s.attention.shared_kv_layers' (%u) exceeds block_count (%u)", m->arch,
-		       m->n_kv_shared, m->n_layer_all);
-		goto fail;
-	}
-	if (get_u32(g, m, "expert_count", &m->n_expert, err) ||
-	    get_u32(g, m, "expert_used_count", &m->n_expert_used, err) ||
-	    get_u32(g, m, "expert_feed_forward_length", &m->n_ff_exp, err))
-		goto fail;
-
-	const struct gguf_kv *kv;
-	m->rope_freq_base = 10000.0;
-	gguf_kv_f64(akey(g, m, "rope.freq_base"), &m->rope_freq_base);
-	if (gguf_kv_f64(akey(g, m, "rope.scaling.factor"), &m->rope_scale))
-		m->rope_scale = 0;
-	kv = akey(g, m, "rope.scaling.type");
-	if (kv && kv->type == GGUF_STRING)
-		m->rope_scaling = xstrndup(kv->v.s.p, (size_t)kv->v.s.n);
-	m->rope_orig_ctx = m->n_ctx_train;
-	gguf_kv_u64(akey(g, m, "rope.scaling.original_context_length"), &m->rope_orig_ctx);
-	m->rope_dims = m->head_k;
-	if (get_u32(g, m, "rope.dimension_count", &m->rope_dims, err))
-		goto fail;
-	kv = akey(g, m, "rope.dimension_sections");
-	if (kv && kv->type == GGUF_ARRAY) {
-		m->has_rope_sections = 1;
-		for (uint64_t i = 0; i < 4 && i < kv->arr_n; i++) {
-			uint64_t v;
-			if (gguf_arr_u64(kv, i, &v) == 0 && v <= UINT32_MAX)
-				m->rope_sections[i] = (uint32_t)v;
-		}
-	}
-	if (moe_keys(g, m, err))
+	int head_kv_is_array = 0;
+	if (head_keys(g, m, ff, &head_kv_is_array, err) || state_keys(g, m, err) ||
+	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
+	    moe_keys(g, m, err))
 		goto fail;
 	count_mtp(g, m);
-	free(swa);
-	free(recr);
 	m->n_ff_layer = ff;
 	return m;
 fail:
-	free(swa);
-	free(recr);
 	free(ff);
 	model_free(m);
 	return NULL;

@@ -1217,125 +1217,187 @@ static int64_t file_type(uint32_t wtype)
 	}
 }
 
+/* general.*: architecture, type, name, file type, sampling defaults. */
+static void keys_general(struct gguf_writer *w, const struct synth_spec *s)
+{
+	gw_str(w, "general.architecture", s->arch);
+	gw_str(w, "general.type", "model");
+	gw_str(w, "general.name", s->name);
+	int64_t ft = file_type(s->wtype);
+	if (ft >= 0)
+		gw_u32(w, "general.file_type", (uint32_t)ft);
+	gw_f32(w, "general.sampling.temp", 1.0f);
+	gw_f32(w, "general.sampling.top_p", 0.95f);
+	gw_i32(w, "general.sampling.top_k", 20);
+}
+
+/* The geometry every architecture states: blocks, context, widths,
+ * heads, head sizes, norm epsilon, RoPE. */
+static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "block_count");
+	gw_u32(w, k, s->n_layer + s->n_nextn);
+	akey(k, sizeof(k), s, "context_length");
+	gw_u32(w, k, (uint32_t)s->n_ctx); /* the engine insists on u32 */
+	akey(k, sizeof(k), s, "embedding_length");
+	gw_u32(w, k, s->n_embd);
+	akey(k, sizeof(k), s, "feed_forward_length");
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
+		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
+	} else {
+		gw_u32(w, k, s->n_ff);
+	}
+	akey(k, sizeof(k), s, "attention.head_count");
+	gw_u32(w, k, s->n_head);
+	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
+	akey(k, sizeof(k), s, "attention.head_count_kv");
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
+		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
+	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
+		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
+	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
+		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
+	}
+	akey(k, sizeof(k), s, "attention.key_length");
+	gw_u32(w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
+	akey(k, sizeof(k), s, "attention.value_length");
+	gw_u32(w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
+	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
+	gw_f32(w, k, 1e-6f);
+	akey(k, sizeof(k), s, "rope.freq_base");
+	gw_f32(w, k, strncmp(s->arch, "qwen35", 6) == 0 ? 1e7f : 10000.0f);
+	akey(k, sizeof(k), s, "rope.dimension_count");
+	gw_u32(w, k, s->rope_dims);
+}
+
+/* The SSM mixer's keys (Gated DeltaNet and Mamba-2 alike), its inner
+ * width as the family states it. */
+static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t inner)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "ssm.conv_kernel");
+	gw_u32(w, k, s->ssm_conv);
+	akey(k, sizeof(k), s, "ssm.state_size");
+	gw_u32(w, k, s->ssm_state);
+	akey(k, sizeof(k), s, "ssm.group_count");
+	gw_u32(w, k, s->ssm_groups);
+	akey(k, sizeof(k), s, "ssm.time_step_rank");
+	gw_u32(w, k, s->ssm_dt_rank);
+	akey(k, sizeof(k), s, "ssm.inner_size");
+	gw_u32(w, k, inner);
+}
+
+/* The keys of the recurrent and hybrid families and of qwen3moe. */
+static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strncmp(s->arch, "qwen35", 6) == 0) {
+		static const int32_t sections[4] = {11, 11, 10, 0};
+		akey(k, sizeof(k), s, "rope.dimension_sections");
+		gw_arr_begin(w, k, GGUF_I32, 4);
+		for (int i = 0; i < 4; i++)
+			gw_arr_i32(w, sections[i]);
+		akey(k, sizeof(k), s, "full_attention_interval");
+		gw_u32(w, k, s->interval);
+		keys_ssm(w, s, s->ssm_state * s->ssm_dt_rank);
+		if (s->n_nextn) {
+			akey(k, sizeof(k), s, "nextn_predict_layers");
+			gw_u32(w, k, s->n_nextn);
+		}
+	}
+	if (strcmp(s->arch, "lfm2") == 0) {
+		akey(k, sizeof(k), s, "shortconv.l_cache");
+		gw_u32(w, k, s->ssm_conv);
+	}
+	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(w, k, 1e-5f);
+	}
+	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
+		keys_ssm(w, s, 2 * s->n_embd);
+	if (strcmp(s->arch, "qwen3moe") == 0) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+	}
+}
+
+/* The sliding window of gemma3 and phi3. */
+static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(w, k, s->n_swa);
+		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+		gw_u32(w, k, s->swa_pattern);
+	}
+	if (strcmp(s->arch, "phi3") == 0 && s->n_swa) { /* the engine reads it and turns it off */
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(w, k, s->n_swa);
+	}
+}
+
+/* The tensor infos: the embeddings and the output, then the family's
+ * blocks. */
+static void tensors(struct tw *t, const struct synth_spec *s)
+{
+	/* bytes=N resizes the offloaded matrices: the input embedding stays
+	 * on the host at its type's size */
+	t->fixed = 1;
+	mat(t, "token_embd.weight", s->n_embd, s->n_vocab);
+	t->fixed = 0;
+	vec(t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
+		mat(t, "output.weight", s->n_embd, s->n_vocab);
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
+		tensors_llama(t, s);
+	else if (strcmp(s->arch, "gemma3") == 0)
+		tensors_gemma3(t, s);
+	else if (strcmp(s->arch, "qwen3moe") == 0)
+		tensors_qwen3moe(t, s);
+	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
+		tensors_granitehybrid(t, s);
+	else if (strcmp(s->arch, "falcon-h1") == 0)
+		tensors_falcon_h1(t, s);
+	else if (strcmp(s->arch, "nemotron_h") == 0)
+		tensors_nemotron_h(t, s);
+	else if (strcmp(s->arch, "qwen2") == 0)
+		tensors_qwen2(t, s);
+	else if (strcmp(s->arch, "qwen3") == 0)
+		tensors_qwen3(t, s);
+	else if (strcmp(s->arch, "phi3") == 0)
+		tensors_phi3(t, s);
+	else if (strcmp(s->arch, "lfm2") == 0)
+		tensors_lfm2(t, s);
+	else if (tensors_moe(t, s) == 0)
+		;
+	else if (!tensors_oss(t, s)) /* gpt-oss, gemma4 */
+		tensors_qwen35(t, s);
+}
+
 /* The header and the tensor infos of the payload into w. */
 static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *tp, char **err)
 {
 	struct gguf_writer w;
 	gw_init(&w);
-	char k[96];
-	gw_str(&w, "general.architecture", s->arch);
-	gw_str(&w, "general.type", "model");
-	gw_str(&w, "general.name", s->name);
-	int64_t ft = file_type(s->wtype);
-	if (ft >= 0)
-		gw_u32(&w, "general.file_type", (uint32_t)ft);
-	gw_f32(&w, "general.sampling.temp", 1.0f);
-	gw_f32(&w, "general.sampling.top_p", 0.95f);
-	gw_i32(&w, "general.sampling.top_k", 20);
-
-	akey(k, sizeof(k), s, "block_count");
-	gw_u32(&w, k, s->n_layer + s->n_nextn);
-	akey(k, sizeof(k), s, "context_length");
-	gw_u32(&w, k, (uint32_t)s->n_ctx); /* the engine insists on u32 */
-	akey(k, sizeof(k), s, "embedding_length");
-	gw_u32(&w, k, s->n_embd);
-	akey(k, sizeof(k), s, "feed_forward_length");
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
-		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
-		for (uint32_t il = 0; il < s->n_layer; il++)
-			gw_arr_i32(&w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
-	} else {
-		gw_u32(&w, k, s->n_ff);
-	}
-	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(&w, k, s->n_head);
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
-	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
-		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
-		for (uint32_t il = 0; il < s->n_layer; il++)
-			gw_arr_i32(&w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
-		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
-		gw_arr_begin(&w, k, GGUF_I32, s->n_layer);
-		for (uint32_t il = 0; il < s->n_layer; il++)
-			gw_arr_i32(&w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
-		gw_u32(&w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
-	}
-	akey(k, sizeof(k), s, "attention.key_length");
-	gw_u32(&w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
-	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(&w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
-	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
-	gw_f32(&w, k, 1e-6f);
-	akey(k, sizeof(k), s, "rope.freq_base");
-	gw_f32(&w, k, strncmp(s->arch, "qwen35", 6) == 0 ? 1e7f : 10000.0f);
-	akey(k, sizeof(k), s, "rope.dimension_count");
-	gw_u32(&w, k, s->rope_dims);
-	if (strncmp(s->arch, "qwen35", 6) == 0) {
-		static const int32_t sections[4] = {11, 11, 10, 0};
-		akey(k, sizeof(k), s, "rope.dimension_sections");
-		gw_arr_begin(&w, k, GGUF_I32, 4);
-		for (int i = 0; i < 4; i++)
-			gw_arr_i32(&w, sections[i]);
-		akey(k, sizeof(k), s, "full_attention_interval");
-		gw_u32(&w, k, s->interval);
-		akey(k, sizeof(k), s, "ssm.conv_kernel");
-		gw_u32(&w, k, s->ssm_conv);
-		akey(k, sizeof(k), s, "ssm.state_size");
-		gw_u32(&w, k, s->ssm_state);
-		akey(k, sizeof(k), s, "ssm.group_count");
-		gw_u32(&w, k, s->ssm_groups);
-		akey(k, sizeof(k), s, "ssm.time_step_rank");
-		gw_u32(&w, k, s->ssm_dt_rank);
-		akey(k, sizeof(k), s, "ssm.inner_size");
-		gw_u32(&w, k, s->ssm_state * s->ssm_dt_rank);
-		if (s->n_nextn) {
-			akey(k, sizeof(k), s, "nextn_predict_layers");
-			gw_u32(&w, k, s->n_nextn);
-		}
-	}
-	if (strcmp(s->arch, "lfm2") == 0) {
-		akey(k, sizeof(k), s, "shortconv.l_cache");
-		gw_u32(&w, k, s->ssm_conv);
-	}
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
-		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
-		gw_f32(&w, k, 1e-5f);
-	}
-	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
-		akey(k, sizeof(k), s, "ssm.conv_kernel");
-		gw_u32(&w, k, s->ssm_conv);
-		akey(k, sizeof(k), s, "ssm.state_size");
-		gw_u32(&w, k, s->ssm_state);
-		akey(k, sizeof(k), s, "ssm.group_count");
-		gw_u32(&w, k, s->ssm_groups);
-		akey(k, sizeof(k), s, "ssm.time_step_rank");
-		gw_u32(&w, k, s->ssm_dt_rank);
-		akey(k, sizeof(k), s, "ssm.inner_size");
-		gw_u32(&w, k, 2 * s->n_embd);
-	}
-	if (strcmp(s->arch, "qwen3moe") == 0) {
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(&w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(&w, k, s->n_expert_used);
-		akey(k, sizeof(k), s, "expert_feed_forward_length");
-		gw_u32(&w, k, s->n_ff_exp);
-	}
+	keys_general(&w, s);
+	keys_geometry(&w, s);
+	keys_family(&w, s);
 	keys_moe(&w, s);
-	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
-		akey(k, sizeof(k), s, "attention.sliding_window");
-		gw_u32(&w, k, s->n_swa);
-		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
-		gw_u32(&w, k, s->swa_pattern);
-	}
-	if (strcmp(s->arch, "phi3") == 0 && s->n_swa) { /* the engine reads it and turns it off */
-		akey(k, sizeof(k), s, "attention.sliding_window");
-		gw_u32(&w, k, s->n_swa);
-	}
+	keys_swa(&w, s);
 	keys_oss(&w, s);
 	tokenizer(&w, s);
 
@@ -1346,38 +1408,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	t.bad = NULL;
 	t.seen = 0;
 	t.given = 0;
-	/* bytes=N resizes the offloaded matrices: the input embedding stays
-	 * on the host at its type's size */
-	t.fixed = 1;
-	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
-	t.fixed = 0;
-	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
-	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
-		mat(&t, "output.weight", s->n_embd, s->n_vocab);
-	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
-		tensors_llama(&t, s);
-	else if (strcmp(s->arch, "gemma3") == 0)
-		tensors_gemma3(&t, s);
-	else if (strcmp(s->arch, "qwen3moe") == 0)
-		tensors_qwen3moe(&t, s);
-	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
-		tensors_granitehybrid(&t, s);
-	else if (strcmp(s->arch, "falcon-h1") == 0)
-		tensors_falcon_h1(&t, s);
-	else if (strcmp(s->arch, "nemotron_h") == 0)
-		tensors_nemotron_h(&t, s);
-	else if (strcmp(s->arch, "qwen2") == 0)
-		tensors_qwen2(&t, s);
-	else if (strcmp(s->arch, "qwen3") == 0)
-		tensors_qwen3(&t, s);
-	else if (strcmp(s->arch, "phi3") == 0)
-		tensors_phi3(&t, s);
-	else if (strcmp(s->arch, "lfm2") == 0)
-		tensors_lfm2(&t, s);
-	else if (tensors_moe(&t, s) == 0)
-		;
-	else if (!tensors_oss(&t, s)) /* gpt-oss, gemma4 */
-		tensors_qwen35(&t, s);
+	tensors(&t, s);
 	if (refused(&t, err)) /* releases the writer */
 		return -1;
 	*tp = t;

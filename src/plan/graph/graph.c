@@ -109,6 +109,28 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
 }
 
+int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T)
+{
+	int w2 = ga_view(g, w);
+	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
+	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
+	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
+	return ga_view(g, div);
+}
+
+int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k, int64_t T)
+{
+	int64_t span = d->E + (T - 1) * d->E * k;
+	int views[64] = {0};
+	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
+	for (int64_t i = 0; i < n; i++)
+		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
+	int out = views[0];
+	for (int64_t i = 1; i < n; i++)
+		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
+	return out;
+}
+
 /* build_moe_ffn with softmax gating, normalised top-k weights and a gated
  * SiLU (qwen3moe), in the order ggml_build_forward_expand visits it:
  * router, softmax, top-k, weights normalised; then per token and chosen
@@ -122,11 +144,7 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(probs));
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
 	int wts = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	int w2 = ga_view(g, wts);
-	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
-	int w3 = ga_view(g, div);
+	int w3 = gr_moe_norm_w(g, wts, k, T);
 	int cur = ga_view(g, x);
 	int up =
 	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
@@ -140,17 +158,10 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 		       GA_OP_MUL_MAT_ID);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
 	/* the views are built (and expanded) before the adds */
-	int64_t span = d->E + (T - 1) * d->E * k;
-	int views[64] = {0};
-	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
-	for (int64_t i = 0; i < n; i++)
-		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
-	int out = views[0];
-	for (int64_t i = 1; i < n; i++)
-		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
-	if (n == 1)
+	int out = gr_moe_sum(g, d, experts, k, T);
+	if (k <= 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	else if (n <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
+	else if (k <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
 		g->t[experts].moe_dst = out + 1;
 	return out;
 }
@@ -300,13 +311,8 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
 	if (o->gating == 3) /* a softmax over the chosen experts' logits */
 		w = ga_view(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))));
-	if (o->norm_w) {
-		int w2 = ga_view(g, w);
-		int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-		sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-		int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
-		w = ga_view(g, div);
-	}
+	if (o->norm_w)
+		w = gr_moe_norm_w(g, w, k, T);
 	if (o->scale)
 		w = ga_op(g, 1, F32, 1, k, T, 1, S(w));
 	int cur = ga_view(g, x);
@@ -335,15 +341,8 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
 	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
 		       GA_OP_MUL_MAT_ID);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w));
-	int64_t span = d->E + (T - 1) * d->E * k;
-	int views[64] = {0};
-	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
-	for (int64_t i = 0; i < n; i++)
-		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
-	int out = views[0];
-	for (int64_t i = 1; i < n; i++)
-		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
-	if (n == 1)
+	int out = gr_moe_sum(g, d, experts, k, T);
+	if (k <= 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
 	return out;
 }
@@ -356,4 +355,101 @@ int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_
 	int up = gr_mm(g, d, il, "ffn_up_shexp.weight", x, F, T);
 	int glu = ga_op(g, 0, F32, F, T, 1, 1, S(gate, up));
 	return gr_mm(g, d, il, "ffn_down_shexp.weight", glu, d->E, T);
+}
+
+int gr_has_tensor(const struct dims *d, int il, const char *suffix)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
+	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
+}
+
+int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int *cur, int *res, int when_fewer)
+{
+	int64_t T = d->T, To = d->n_out < T ? d->n_out : T;
+	if (when_fewer && d->n_out >= T)
+		return T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	*cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(*cur, ids)), GA_OP_GET_ROWS);
+	*res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(*res, ids)), GA_OP_GET_ROWS);
+	return To;
+}
+
+int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,
+		const char *norm, gr_ffn_fn *ffn)
+{
+	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
+	int fn = gr_norm(g, d, fi, d->E, T, 1, il, norm);
+	int fo = ffn(g, m, d, il, fn, T);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
+}
+
+int gr_mtp_input(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)
+{
+	int64_t T = d->T;
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
+	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
+			    GA_OP_GET_ROWS);
+	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
+	/* the target's hidden states, an input the norm may overwrite in place */
+	int hin = ga_input(g, (uint64_t)d->E * T * 4);
+	g->t[hin].ne[0] = d->E;
+	g->t[hin].ne[1] = T;
+	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
+	g->t[hin].type = F32;
+	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
+	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
+	return gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
+}
+
+void gr_lm_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int h)
+{
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int x)
+{
+	int64_t T = d->T;
+	int h = gr_has_tensor(d, il, "nextn.shared_head_norm.weight")
+		    ? gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight")
+		    : gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
+	g->t[h].output = 1; /* h_nextn */
+	gr_lm_rows(g, d, in, h);
+}
+
+void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
+		  const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	int64_t T = d->T;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int cur = attn(g, m, d, in, L, an);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
+		x = gr_ffn_half(g, m, d, L, cur, res, Tn, ffn_norm, ffn);
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		  gr_attn_fn *attn, const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	int x = gr_mtp_input(g, d, in, il);
+	int an = gr_norm(g, d, x, d->E, d->T, 1, il, "attn_norm.weight");
+	int cur = attn(g, m, d, in, il, an);
+	x = gr_ffn_half(g, m, d, il, cur, x, d->T, ffn_norm, ffn);
+	gr_mtp_output(g, d, in, il, x);
 }

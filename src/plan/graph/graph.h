@@ -90,6 +90,52 @@ struct gr_moe_opts {
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
+/* build_moe_ffn's steps: the chosen weights w (k per token) normalised by
+ * their sum (a view); the weighted experts' k views, built first, then
+ * added up (one expert: the view itself, which the caller conts). */
+int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T);
+int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k, int64_t T);
+/* The payload holds blk.IL.SUFFIX (an optional tensor of layer il). */
+int gr_has_tensor(const struct dims *d, int il, const char *suffix);
+
+/* A family's FFN step of layer il over x (T rows): dense, routed experts,
+ * shared ones, as the family builds it. */
+typedef int gr_ffn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
+/* A family's attention of layer il over its normed input an. */
+typedef int gr_attn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		       int an);
+/* The trunk deepseek2.cpp and glm4-moe.cpp build alike: per layer the
+ * attention norm, attn, the last layer's output rows, the FFN half (its
+ * norm ffn_norm); then result_norm (h_nextn too: a graph output) over
+ * the output rows and the LM head. */
+void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
+		  const char *ffn_norm, gr_ffn_fn *ffn);
+/* An MTP head as its own context's graph, as qwen35.cpp, glm4-moe.cpp
+ * and deepseek2.cpp build graph_mtp alike: gr_mtp_input, the attention
+ * norm, attn, the FFN half, gr_mtp_output. */
+void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		  gr_attn_fn *attn, const char *ffn_norm, gr_ffn_fn *ffn);
+/* The last layer keeps only the output rows: out_ids, then the GET_ROWS
+ * of the attention's output (*cur) and of the residual (*res); returns
+ * the rows kept. The engine builds them always (build_inp_out_ids);
+ * when_fewer: only when there are fewer outputs than tokens, as the
+ * dense builders (llama, gpt-oss, dense, mistral3) have it. */
+int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int *cur, int *res, int when_fewer);
+/* A layer's FFN half: the residual add of cur and res, the FFN norm
+ * (named norm), the FFN, the residual add; returns the layer's output. */
+int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,
+		const char *norm, gr_ffn_fn *ffn);
+/* The MTP head's input (graph_mtp of qwen35.cpp, glm4-moe.cpp and
+ * deepseek2.cpp alike): the token's embedding and the target's hidden
+ * state, each normed, concatenated and projected by nextn.eh_proj. */
+int gr_mtp_input(struct ga_graph *g, const struct dims *d, struct inputs *in, int il);
+/* The MTP head's output (the same three): h_nextn normed by the block's
+ * nextn.shared_head_norm (output_norm where the payload has none), a
+ * graph output, then gr_lm_rows. */
+void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int x);
+/* The LM head over the output rows of h: out_ids, the GET_ROWS,
+ * output.weight; the logits a graph output. */
+void gr_lm_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int h);
 
 /* A family's graph: the whole forward pass of one ubatch, as the engine's
  * llm_build_<arch> builds it. */

@@ -3,8 +3,6 @@
  * input and build_attn_mha's v_mla path). */
 #include "graph.h"
 
-#include <stdio.h>
-
 /* The MLA attention of layer il: q through its latent (or one attn_q),
  * the no-rope part absorbed into the latent by attn_k_b, the compressed
  * KV and its rope part as one K row (kv_lora + rope) in a K-only cache,
@@ -163,11 +161,9 @@ static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 	if ((uint32_t)il < m->n_lead_dense)
 		return gr_ffn(g, d, il, x, T);
 	struct gr_moe_opts o = {0};
-	char name[64];
-	snprintf(name, sizeof(name), "blk.%d.exp_probs_b.bias", il); /* optional, per layer */
 	o.sigmoid = m->expert_gating == 2;
 	o.gating = (int)m->expert_gating;
-	o.probs_b = d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
+	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias"); /* optional, per layer */
 	o.norm_w = m->expert_w_norm != 0;
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	o.n_groups = m->n_expert_groups;
@@ -180,68 +176,12 @@ static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 
 void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int cur = mla_attention(g, m, d, in, L, an);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1) {
-			int64_t To = d->n_out < T ? d->n_out : T;
-			int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
-			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
-			Tn = To;
-		}
-		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
-		int fo = ds2_ffn(g, m, d, L, fn, Tn);
-		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
-	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_trunk_moe(g, m, d, in, mla_attention, "ffn_norm.weight", ds2_ffn);
 }
 
-/* The MTP head (GLM-4.7-Flash's, deepseek2.cpp graph_mtp) as its own
- * context's graph: the token's embedding and the target's hidden state,
- * normed, concatenated and projected, then the nextn block il as an MLA
- * layer with routed and shared experts, then the LM head. */
+/* The MTP head (GLM-4.7-Flash's, deepseek2.cpp graph_mtp): the nextn
+ * block il as an MLA layer with routed and shared experts. */
 void gr_deepseek2_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	int64_t T = d->T;
-	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
-	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
-			    GA_OP_GET_ROWS);
-	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
-	int hin = ga_input(g, (uint64_t)d->E * T * 4);
-	g->t[hin].ne[0] = d->E;
-	g->t[hin].ne[1] = T;
-	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
-	g->t[hin].type = F32;
-	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
-	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
-	int x = gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
-	int an = gr_norm(g, d, x, d->E, T, 1, il, "attn_norm.weight");
-	int cur = mla_attention(g, m, d, in, il, an);
-	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
-	int fn = gr_norm(g, d, fi, d->E, T, 1, il, "ffn_norm.weight");
-	int fo = ds2_ffn(g, m, d, il, fn, T);
-	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
-	char name[64];
-	snprintf(name, sizeof(name), "blk.%d.nextn.shared_head_norm.weight", il);
-	int h = d->w->gg && gguf_tensor_find(d->w->gg, name)
-		    ? gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight")
-		    : gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
-	g->t[h].output = 1; /* h_nextn */
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_mtp_block(g, m, d, in, il, mla_attention, "ffn_norm.weight", ds2_ffn);
 }

@@ -81,12 +81,8 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
 		int64_t Tn = T;
 		int res = x;
-		if (il == n_layer - 1 && d->n_out < T) {
-			int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
-			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
-			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
-			Tn = d->n_out;
-		}
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
 		if (kind == PHI3) {

@@ -119,11 +119,7 @@ static int g4_moe(struct ga_graph *g, const struct dims *d, int il, int attn_out
 	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(probs));
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
 	int wts = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	int w2 = ga_view(g, wts);
-	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
-	int w3 = ga_view(g, div);
+	int w3 = gr_moe_norm_w(g, wts, k, T);
 	int x = gr_norm(g, d, attn_out, d->E, T, 1, il, "pre_ffw_norm_2.weight");
 	int cur = ga_view(g, x);
 	int gate =
@@ -137,14 +133,7 @@ static int g4_moe(struct ga_graph *g, const struct dims *d, int il, int attn_out
 	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
 		       GA_OP_MUL_MAT_ID);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
-	int64_t span = d->E + (T - 1) * d->E * k;
-	int views[64] = {0};
-	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
-	for (int64_t i = 0; i < n; i++)
-		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
-	int out = views[0];
-	for (int64_t i = 1; i < n; i++)
-		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
+	int out = gr_moe_sum(g, d, experts, k, T);
 	/* one expert: the caller conts the view, after the dense FFN (the
 	 * cont is not expanded here; the layer's sum pulls it in last) */
 	return out;
@@ -155,13 +144,6 @@ static int norm_free(struct ga_graph *g, const struct dims *d, int x, int il, co
 {
 	int n = ga_op(g, 1, F32, d->E, T, 1, 1, S(x));
 	return ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, w)));
-}
-
-static int has_tensor(const struct dims *d, int il, const char *suffix)
-{
-	char name[96];
-	snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
-	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
 }
 
 /* a weight outside the blk.N. names, held in layer `layer`'s buffer
@@ -249,7 +231,7 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			k = gr_rotate(g, k, D * Hkv * T, dl.k_rot, krot);
 			/* K equals V: the same projection, viewed again */
 			int vm =
-			    has_tensor(d, L, "attn_v.weight") ? gr_mm(g, d, L, "attn_v.weight", an, D * Hkv, T) : km;
+			    gr_has_tensor(d, L, "attn_v.weight") ? gr_mm(g, d, L, "attn_v.weight", an, D * Hkv, T) : km;
 			v = ga_op(g, 1, F32, D, Hkv, T, 1, S(ga_view(g, vm)));
 			v = gr_rotate(g, v, D * Hkv * T, dl.v_rot, vrot);
 		}
@@ -258,7 +240,7 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
 		cur = gr_norm(g, d, cur, d->E, T, 1, L, "post_attention_norm.weight");
 		int attn_out = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
-		if (moe && has_tensor(d, L, "ffn_gate_inp.weight")) {
+		if (moe && gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
 			int mo = g4_moe(g, d, L, attn_out, T);
 			int mlp = gr_norm(g, d, attn_out, d->E, T, 1, L, "ffn_norm.weight");
 			mlp = gr_ffn(g, d, L, mlp, T);
@@ -283,7 +265,7 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			pr = gr_norm(g, d, pr, d->E, T, 1, L, "post_norm.weight");
 			x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x, pr));
 		}
-		if (has_tensor(d, L, "layer_output_scale.weight"))
+		if (gr_has_tensor(d, L, "layer_output_scale.weight"))
 			x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x, gr_weight(g, d, L, "layer_output_scale.weight")));
 	}
 	/* the output norm runs over every row; the rows are picked after it */

@@ -5,39 +5,32 @@
  * draft context's graph; the main graph skips them. */
 #include "graph.h"
 
-#include <stdio.h>
-
-static int has_tensor(const struct dims *d, int il, const char *suffix)
-{
-	char name[96];
-	snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
-	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
-}
-
 /* build_qkv with the separate q/k/v path: a matmul, its bias, a reshape. */
 static int projection(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t n,
 		      int64_t T)
 {
 	int y = gr_mm(g, d, il, w, x, n, T);
-	if (has_tensor(d, il, b))
+	if (gr_has_tensor(d, il, b))
 		y = ga_op(g, 1, F32, n, T, 1, 1, S(y, gr_weight(g, d, il, b)));
 	return ga_view(g, y);
 }
 
 /* The attention of layer il, as build_attn expands it: q, v, k. */
-static int glm4moe_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an)
+static int glm4moe_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			     int an)
 {
+	(void)m;
 	int64_t T = d->T;
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 	int q = projection(g, d, il, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
-	if (has_tensor(d, il, "attn_q_norm.weight"))
+	if (gr_has_tensor(d, il, "attn_q_norm.weight"))
 		q = gr_norm(g, d, q, d->D, d->H, T, il, "attn_q_norm.weight");
 	q = gr_rope(g, q, pos, d->D, d->H, T);
 	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
 	int v = projection(g, d, il, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T);
 	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 	int k = projection(g, d, il, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T);
-	if (has_tensor(d, il, "attn_k_norm.weight"))
+	if (gr_has_tensor(d, il, "attn_k_norm.weight"))
 		k = gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight");
 	k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
@@ -67,65 +60,12 @@ static int glm4moe_ffn(struct ga_graph *g, const struct model *m, const struct d
 
 void gr_glm4moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int cur = glm4moe_attention(g, d, in, L, an);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1) {
-			int64_t To = d->n_out < T ? d->n_out : T;
-			int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
-			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
-			Tn = To;
-		}
-		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int pn = gr_norm(g, d, fi, d->E, Tn, 1, L, "post_attention_norm.weight");
-		int fo = glm4moe_ffn(g, m, d, L, pn, Tn);
-		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
-	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_trunk_moe(g, m, d, in, glm4moe_attention, "post_attention_norm.weight", glm4moe_ffn);
 }
 
-/* The GLM-4.5 MTP head as its own context's graph (glm4-moe.cpp
- * graph_mtp): the nextn block il over the token's embedding and the
- * target's hidden state, an MoE layer, then the LM head. */
+/* The GLM-4.5 MTP head (glm4-moe.cpp graph_mtp): the nextn block il as an
+ * MoE layer. */
 void gr_glm4moe_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	int64_t T = d->T;
-	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
-	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
-			    GA_OP_GET_ROWS);
-	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
-	int hin = ga_input(g, (uint64_t)d->E * T * 4);
-	g->t[hin].ne[0] = d->E;
-	g->t[hin].ne[1] = T;
-	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
-	g->t[hin].type = F32;
-	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
-	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
-	int x = gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
-	int an = gr_norm(g, d, x, d->E, T, 1, il, "attn_norm.weight");
-	int cur = glm4moe_attention(g, d, in, il, an);
-	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
-	int pn = gr_norm(g, d, fi, d->E, T, 1, il, "post_attention_norm.weight");
-	int fo = glm4moe_ffn(g, m, d, il, pn, T);
-	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
-	int h = has_tensor(d, il, "nextn.shared_head_norm.weight")
-		    ? gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight")
-		    : gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
-	g->t[h].output = 1; /* h_nextn */
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_mtp_block(g, m, d, in, il, glm4moe_attention, "post_attention_norm.weight", glm4moe_ffn);
 }

@@ -226,12 +226,8 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 	}
 	int64_t Tn = d->T;
 	int res = t->res;
-	if (last && !t->nemo && d->n_out < d->T) {
-		int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
-		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
-		res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(res, ids)), GA_OP_GET_ROWS);
-		Tn = d->n_out;
-	}
+	if (last && !t->nemo)
+		Tn = gr_out_rows(g, d, in, &cur, &res, 1);
 	if (t->mamba || t->nemo) {
 		t->kind = 0;
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));

@@ -9,19 +9,12 @@
 
 #include <stdio.h>
 
-static int has_tensor(const struct dims *d, int il, const char *suffix)
-{
-	char name[96];
-	snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
-	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
-}
-
 /* a matmul and, when the file has it, its bias */
 static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x,
 		       int64_t ne0, int64_t T)
 {
 	int y = gr_mm(g, d, il, w, x, ne0, T);
-	if (has_tensor(d, il, b))
+	if (gr_has_tensor(d, il, b))
 		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, b)));
 	return y;
 }
@@ -60,16 +53,12 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int cur = mm_opt_bias(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
 		int64_t Tn = T;
 		int res = x;
-		if (il == n_layer - 1 && d->n_out < T) {
-			int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
-			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
-			res = gr_op_kind(g, ga_op(g, 0, F32, d->E, d->n_out, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
-			Tn = d->n_out;
-		}
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
 		int fo;
-		if (has_tensor(d, L, "ffn_gate_inp.weight")) {
+		if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 			de.F_exp = d->F;
 			fo = gr_moe(g, &de, L, fn, Tn);

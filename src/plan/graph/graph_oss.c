@@ -43,15 +43,8 @@ static int oss_moe(struct ga_graph *g, const struct dims *d, int il, int x, int6
 	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
 	int down = mm_id_bias(g, d, il, "ffn_down_exps.weight", "ffn_down_exps.bias", glu, sel, d->E, T);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
-	int64_t span = d->E + (T - 1) * d->E * k;
-	int views[64] = {0};
-	int64_t n = k < 1 ? 1 : k < 64 ? k : 64;
-	for (int64_t i = 0; i < n; i++)
-		views[i] = ga_view_n(g, experts, (uint64_t)span * 4);
-	int out = views[0];
-	for (int64_t i = 1; i < n; i++)
-		out = ga_op(g, 1, F32, d->E, T, 1, 1, S(out, views[i]));
-	if (n == 1)
+	int out = gr_moe_sum(g, d, experts, k, T);
+	if (k <= 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
 	return out;
 }

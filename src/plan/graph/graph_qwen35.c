@@ -75,6 +75,12 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	return gr_mm(g, d, il, "ssm_out.weight", ga_view(g, gated), d->E, T);
 }
 
+/* The FFN of layer il: qwen35moe's routed and shared experts, or dense. */
+static int qwen35_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	return d->n_expert ? gr_qwen35moe_ffn(g, m, d, il, x, T) : gr_ffn(g, d, il, x, T);
+}
+
 void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -89,49 +95,23 @@ void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int recr = m->kind[il] == LAYER_RECURRENT;
 		int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
 			       : qwen35_attention(g, d, in, L, an, m->kind[il] == LAYER_SWA);
-		int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
-		int pn = gr_norm(g, d, res, d->E, T, 1, L, "post_attention_norm.weight");
-		int fo = d->n_expert ? gr_qwen35moe_ffn(g, m, d, L, pn, T) : gr_ffn(g, d, L, pn, T);
-		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
+		x = gr_ffn_half(g, m, d, L, cur, x, T, "post_attention_norm.weight", qwen35_ffn);
 	}
 	int h = gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
 	g->t[h].output = 1; /* h_nextn: always a graph output, for an MTP head to read */
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_lm_rows(g, d, in, h);
 }
 
-/* The Qwen3.5 MTP head as its own context's graph (qwen35.cpp graph_mtp):
- * the nextn block il. */
+/* The MTP block's attention: full, never windowed. */
+static int qwen35_mtp_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+				int il, int an)
+{
+	(void)m;
+	return qwen35_attention(g, d, in, il, an, 0);
+}
+
+/* The Qwen3.5 MTP head (qwen35.cpp graph_mtp): the nextn block il. */
 void gr_qwen35_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	int64_t T = d->T;
-	int toks = gr_input_once(g, &in->tokens, (uint64_t)T * 4);
-	int te = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "token_embd.weight"), toks)),
-			    GA_OP_GET_ROWS);
-	int en = gr_norm(g, d, te, d->E, T, 1, il, "nextn.enorm.weight");
-	/* the target's hidden states, an input the norm may overwrite in place */
-	int hin = ga_input(g, (uint64_t)d->E * T * 4);
-	g->t[hin].ne[0] = d->E;
-	g->t[hin].ne[1] = T;
-	g->t[hin].ne[2] = g->t[hin].ne[3] = 1;
-	g->t[hin].type = F32;
-	int hn = gr_norm(g, d, hin, d->E, T, 1, il, "nextn.hnorm.weight");
-	int cat = ga_op(g, 0, F32, 2 * d->E, T, 1, 1, S(en, hn));
-	int x = gr_mm(g, d, il, "nextn.eh_proj.weight", cat, d->E, T);
-	int an = gr_norm(g, d, x, d->E, T, 1, il, "attn_norm.weight");
-	int cur = qwen35_attention(g, d, in, il, an, 0);
-	int res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
-	int pn = gr_norm(g, d, res, d->E, T, 1, il, "post_attention_norm.weight");
-	int fo = d->n_expert ? gr_qwen35moe_ffn(g, m, d, il, pn, T) : gr_ffn(g, d, il, pn, T);
-	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, res));
-	int h = gr_norm(g, d, x, d->E, T, 1, il, "nextn.shared_head_norm.weight");
-	g->t[h].output = 1; /* h_nextn, as in the target graph */
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-	int rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(h, ids)), GA_OP_GET_ROWS);
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_mtp_block(g, m, d, in, il, qwen35_mtp_attention, "post_attention_norm.weight", qwen35_ffn);
 }

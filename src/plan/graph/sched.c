@@ -21,7 +21,7 @@ struct st {
 	int *bid;    /* per original tensor: its backend, -1 unassigned */
 	int *copies; /* [n0][n_backends][n_copies]: the copy of a tensor on a backend, -1 none */
 	int *graph_inputs;
-	int n_graph_inputs;
+	int n_graph_inputs, cap_graph_inputs;
 };
 
 #define COPY(s, t, b, c) ((s)->copies[((size_t)(t) * (s)->sc->n_backends + (b)) * (s)->sc->n_copies + (c)])
@@ -164,50 +164,47 @@ static int fused_dep(struct st *s, const struct split *c, int i)
 	return -1;
 }
 
-void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
+/* Passes 1 to 4: every node to a backend. */
+static void assign(struct st *s)
 {
-	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0};
-	int nb = sc->n_backends, nc = sc->n_copies;
-	s.bid = xmalloc((size_t)s.n0 * sizeof(*s.bid));
-	s.copies = xmalloc((size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
-	memset(s.copies, -1, (size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
-
+	struct ga_graph *g = s->g;
+	int nb = s->sc->n_backends;
 	/* the graph's own assignments, held tensors, inputs (pass 1 on leafs) */
-	for (int i = 0; i < s.n0; i++) {
+	for (int i = 0; i < s->n0; i++) {
 		const struct ga_tensor *t = &g->t[i];
-		s.bid[i] = t->force >= 0 ? t->force : t->external ? t->home : t->input ? s.cpu : -1;
+		s->bid[i] = t->force >= 0 ? t->force : t->external ? t->home : t->input ? s->cpu : -1;
 	}
 	/* pass 1 */
 	for (int k = 0; k < g->n_nodes; k++) {
 		int i = g->nodes[k];
-		if (s.bid[i] == -1)
-			s.bid[i] = from_cur(&s, i);
+		if (s->bid[i] == -1)
+			s->bid[i] = from_cur(s, i);
 	}
 	/* pass 2: devices down and up, then anything down and up */
-	expand(&s, 1, 1);
-	expand(&s, 0, 1);
-	expand(&s, 1, 0);
-	expand(&s, 0, 0);
+	expand(s, 1, 1);
+	expand(s, 0, 1);
+	expand(s, 1, 0);
+	expand(s, 0, 0);
 	/* pass 3: the backend that can read the most sources */
 	for (int k = 0; k < g->n_nodes; k++) {
 		int i = g->nodes[k];
 		struct ga_tensor *t = &g->t[i];
-		if (t->view_op || s.bid[i] != -1)
+		if (t->view_op || s->bid[i] != -1)
 			continue;
 		int best = -1;
 		for (int b = 0; b < nb; b++) {
-			if (!runs(&s, i, b))
+			if (!runs(s, i, b))
 				continue;
 			int n = 0;
 			for (int j = 0; j < t->n_src; j++) {
 				int x = t->src[j];
 				const struct ga_tensor *p = &g->t[x];
-				int known = s.bid[x] != -1 || (is_view(p) && s.bid[p->view_src] != -1);
-				n += known && supported(&s, x, b);
+				int known = s->bid[x] != -1 || (is_view(p) && s->bid[p->view_src] != -1);
+				n += known && supported(s, x, b);
 			}
 			if (n > best) {
 				best = n;
-				s.bid[i] = b;
+				s->bid[i] = b;
 			}
 		}
 	}
@@ -215,37 +212,83 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	for (int k = 0; k < g->n_nodes; k++) {
 		int i = g->nodes[k];
 		struct ga_tensor *t = &g->t[i];
-		if (is_view(t) && s.bid[i] == -1)
-			s.bid[i] = s.bid[t->view_src];
+		if (is_view(t) && s->bid[i] == -1)
+			s->bid[i] = s->bid[t->view_src];
 		for (int j = 0; j < t->n_src; j++) {
 			int x = t->src[j];
-			if (s.bid[x] == -1)
-				s.bid[x] = is_view(&g->t[x]) ? s.bid[g->t[x].view_src] : s.bid[i];
+			if (s->bid[x] == -1)
+				s->bid[x] = is_view(&g->t[x]) ? s->bid[g->t[x].view_src] : s->bid[i];
 		}
-		for (int b = 0; b < nb && s.bid[i] == -1; b++)
-			if (runs(&s, i, b))
-				s.bid[i] = b;
-		if (s.bid[i] == -1)
-			s.bid[i] = s.cpu;
+		for (int b = 0; b < nb && s->bid[i] == -1; b++)
+			if (runs(s, i, b))
+				s->bid[i] = b;
+		if (s->bid[i] == -1)
+			s->bid[i] = s->cpu;
 	}
+}
 
-	/* pass 5: splits and the copies of their inputs */
+/* Node i's sources into split c on backend cur: a graph input gets its
+ * copies (pipeline parallelism), a source another backend holds and cur
+ * cannot read gets a copy on cur, an input of the split. */
+static void copy_sources(struct st *s, struct split *c, int i, int cur)
+{
+	struct ga_graph *g = s->g;
+	int nc = s->sc->n_copies;
+	/* g->t moves as copies are added: index it afresh */
+	for (int j = 0; j < g->t[i].n_src; j++) {
+		int x = g->t[i].src[j];
+		if (x >= s->n0)
+			continue;
+		int xb = s->bid[x];
+		if (g->t[x].input && nc > 1 && COPY(s, x, xb, 0) == -1) {
+			for (int cc = 0; cc < nc; cc++) {
+				int y = cc == 0 ? x : dup_of(s, x);
+				g->t[y].input = g->t[y].output = 1;
+				g->t[y].buf = xb;
+				COPY(s, x, xb, cc) = y;
+			}
+			push(&s->graph_inputs, &s->n_graph_inputs, &s->cap_graph_inputs, x);
+		}
+		if (xb != cur && !supported(s, x, cur)) {
+			if (COPY(s, x, cur, 0) == -1) {
+				for (int cc = 0; cc < nc; cc++) {
+					int y = dup_of(s, x);
+					if (nc > 1)
+						g->t[y].input = g->t[y].output = 1;
+					g->t[y].buf = cur;
+					COPY(s, x, cur, cc) = y;
+				}
+				if (c->n_inputs == c->cap) {
+					c->cap = c->cap ? c->cap * 2 : SPLIT_INPUTS;
+					c->inputs = xreallocarray(c->inputs, (size_t)c->cap, sizeof(*c->inputs));
+				}
+				c->inputs[c->n_inputs++] = x;
+			}
+			g->t[i].src[j] = COPY(s, x, cur, 0);
+		}
+	}
+}
+
+/* Pass 5: splits and the copies of their inputs; *n_out splits. */
+static struct split *split_graph(struct st *s, int *n_out)
+{
+	struct ga_graph *g = s->g;
 	struct split *sp = NULL;
-	int n_sp = 0, cap_sp = 0, cap_gi = 0;
+	int n_sp = 0, cap_sp = 0;
 	int k0 = 0;
 	while (k0 < g->n_nodes && g->t[g->nodes[k0]].view_op)
 		k0++;
 	sp = xcalloc(1, sizeof(*sp));
 	cap_sp = 1;
 	n_sp = 1;
-	sp[0].backend = k0 < g->n_nodes ? s.bid[g->nodes[k0]] : s.cpu;
+	sp[0].backend = k0 < g->n_nodes ? s->bid[g->nodes[k0]] : s->cpu;
 	sp[0].start = 0;
 	int cur = sp[0].backend;
 	for (int k = k0; k < g->n_nodes; k++) {
 		int i = g->nodes[k];
 		if (g->t[i].view_op)
 			continue;
-		int b = s.bid[i];
+		int b = s->bid[i];
 		struct split *c = &sp[n_sp - 1];
 		int need = 0;
 		if (b == cur && c->n_inputs > 0) {
@@ -253,10 +296,10 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 				int x = g->t[i].src[j];
 				const struct ga_tensor *p = &g->t[x];
 				/* a weight elsewhere: a new split frees the earlier copies */
-				if (p->external && p->weight && s.bid[x] != cur && !supported(&s, x, cur))
+				if (p->external && p->weight && s->bid[x] != cur && !supported(s, x, cur))
 					need = 1;
-				else if (c->n_inputs >= c->cap && s.bid[x] != cur && COPY(&s, x, cur, 0) == -1 &&
-					 !supported(&s, x, cur))
+				else if (c->n_inputs >= c->cap && s->bid[x] != cur && COPY(s, x, cur, 0) == -1 &&
+					 !supported(s, x, cur))
 					need = 1;
 			}
 		}
@@ -272,48 +315,23 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			c->start = k;
 			cur = b;
 		}
-		/* g->t moves as copies are added: index it afresh */
-		for (int j = 0; j < g->t[i].n_src; j++) {
-			int x = g->t[i].src[j];
-			if (x >= s.n0)
-				continue;
-			int xb = s.bid[x];
-			if (g->t[x].input && nc > 1 && COPY(&s, x, xb, 0) == -1) {
-				for (int cc = 0; cc < nc; cc++) {
-					int y = cc == 0 ? x : dup_of(&s, x);
-					g->t[y].input = g->t[y].output = 1;
-					g->t[y].buf = xb;
-					COPY(&s, x, xb, cc) = y;
-				}
-				push(&s.graph_inputs, &s.n_graph_inputs, &cap_gi, x);
-			}
-			if (xb != cur && !supported(&s, x, cur)) {
-				if (COPY(&s, x, cur, 0) == -1) {
-					for (int cc = 0; cc < nc; cc++) {
-						int y = dup_of(&s, x);
-						if (nc > 1)
-							g->t[y].input = g->t[y].output = 1;
-						g->t[y].buf = cur;
-						COPY(&s, x, cur, cc) = y;
-					}
-					if (c->n_inputs == c->cap) {
-						c->cap = c->cap ? c->cap * 2 : SPLIT_INPUTS;
-						c->inputs =
-						    xreallocarray(c->inputs, (size_t)c->cap, sizeof(*c->inputs));
-					}
-					c->inputs[c->n_inputs++] = x;
-				}
-				g->t[i].src[j] = COPY(&s, x, cur, 0);
-			}
-		}
+		copy_sources(s, c, i, cur);
 	}
 	sp[n_sp - 1].end = g->n_nodes;
+	*n_out = n_sp;
+	return sp;
+}
 
-	/* the graph copy: per split, each input's keep-alive view and its copy,
-	 * then the split's nodes */
+/* The graph copy: per split, each input's keep-alive view and its copy,
+ * then the split's nodes; the leafs, the copies of the graph's and the
+ * splits' inputs first (pipeline parallelism). */
+static void copy_graph(struct st *s, const struct split *sp, int n_sp)
+{
+	struct ga_graph *g = s->g;
+	int nc = s->sc->n_copies;
 	int *nodes = NULL, n_nodes = 0, cap_nodes = 0;
 	for (int q = 0; q < n_sp; q++) {
-		struct split *c = &sp[q];
+		const struct split *c = &sp[q];
 		for (int j = 0; j < c->n_inputs; j++) {
 			int x = c->inputs[j];
 			int dep = ga_input(g, 0);
@@ -325,34 +343,33 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 			d->view_src = g->t[x].view_src >= 0 && g->t[x].is_view ? g->t[x].view_src : x;
 			d->src[0] = x;
 			d->n_src = 1;
-			d->buf = s.bid[x];
+			d->buf = s->bid[x];
 			push(&nodes, &n_nodes, &cap_nodes, dep);
-			push(&nodes, &n_nodes, &cap_nodes, COPY(&s, x, c->backend, 0));
+			push(&nodes, &n_nodes, &cap_nodes, COPY(s, x, c->backend, 0));
 		}
 		for (int k = c->start; k < c->end; k++) {
 			push(&nodes, &n_nodes, &cap_nodes, g->nodes[k]);
-			int dep = fused_dep(&s, c, g->nodes[k]);
+			int dep = fused_dep(s, c, g->nodes[k]);
 			if (dep >= 0)
 				push(&nodes, &n_nodes, &cap_nodes, dep);
 		}
 	}
 	int *leafs = NULL, n_leafs = 0, cap_leafs = 0;
 	if (nc > 1) {
-		for (int j = 0; j < s.n_graph_inputs; j++) {
-			int x = s.graph_inputs[j];
+		for (int j = 0; j < s->n_graph_inputs; j++) {
+			int x = s->graph_inputs[j];
 			for (int cc = 0; cc < nc; cc++)
-				push(&leafs, &n_leafs, &cap_leafs, COPY(&s, x, s.bid[x], cc));
+				push(&leafs, &n_leafs, &cap_leafs, COPY(s, x, s->bid[x], cc));
 		}
 		for (int q = 0; q < n_sp; q++)
 			for (int j = 0; j < sp[q].n_inputs; j++)
 				for (int cc = 0; cc < nc; cc++)
-					push(&leafs, &n_leafs, &cap_leafs,
-					     COPY(&s, sp[q].inputs[j], sp[q].backend, cc));
+					push(&leafs, &n_leafs, &cap_leafs, COPY(s, sp[q].inputs[j], sp[q].backend, cc));
 	}
 	for (int j = 0; j < g->n_leafs; j++)
 		push(&leafs, &n_leafs, &cap_leafs, g->leafs[j]);
-	for (int i = 0; i < s.n0; i++)
-		g->t[i].buf = s.bid[i] < 0 ? 0 : s.bid[i];
+	for (int i = 0; i < s->n0; i++)
+		g->t[i].buf = s->bid[i] < 0 ? 0 : s->bid[i];
 
 	free(g->nodes);
 	g->nodes = nodes;
@@ -362,6 +379,20 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	g->leafs = leafs;
 	g->n_leafs = n_leafs;
 	g->cap_leafs = cap_leafs;
+}
+
+void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
+{
+	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0, 0};
+	int nb = sc->n_backends, nc = sc->n_copies;
+	s.bid = xmalloc((size_t)s.n0 * sizeof(*s.bid));
+	s.copies = xmalloc((size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
+	memset(s.copies, -1, (size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
+
+	assign(&s);
+	int n_sp;
+	struct split *sp = split_graph(&s, &n_sp);
+	copy_graph(&s, sp, n_sp);
 	ga_run_nx(g, nb, sc->align, sc->alloc_size, sc->ctx, sizes);
 
 	for (int q = 0; q < n_sp; q++)
