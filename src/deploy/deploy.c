@@ -292,7 +292,7 @@ static int gate_laws(struct run *x)
 	struct findings fs = {0};
 	char *err = NULL;
 	int rc = 0;
-	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs)) {
+	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs)) {
 		char *why = findings_text(x->ep, &fs, 0, 1);
 		rc = step(x, "gate:laws", "failed", t, first_error_law(&fs, 0), "%s", why);
 		free(why);

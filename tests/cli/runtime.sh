@@ -1,0 +1,123 @@
+# The runtime pinned like the payload (law R01: RUNTIME_SHA256 through
+# serve's stamp cache, RUNTIME_MIN_BUILD against --version) and the flags
+# zealot renders checked against the runtime's --help (law R02), read once
+# per runtime (cached by its SHA-256), unprivileged and with an empty
+# environment. Stand-in runtimes here; tests/live/runtime.sh reads the real
+# engine's --help.
+. "$(dirname "$0")/../lib.sh"
+cd "$TMP" || exit 1
+
+# a directory the sandbox's user (nobody, when root) can reach
+chmod 755 "$TMP"
+mkdir -p pub/rt pub/log
+chmod 755 pub pub/rt
+chmod 1777 pub/log
+"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+cat >ep.env <<X
+RUNTIME=$TMP/pub/rt/llama-server
+MODEL_FILE=q.gguf
+CTX_SIZE=4096
+DEVICE=cpu
+ADDRESSABLE_MIB=16384
+PRESENCE_PENALTY=1.0
+SPEC_TYPE=ngram-mod
+X
+# the stand-in: --help prints help.txt beside it, --version the seeds' fork
+# build; it notes who ran it and with what environment
+cat >pub/rt/llama-server <<'X'
+#!/bin/sh
+d=${0%/*}
+case "$1" in
+--help) id -u >"$d/../log/uid"; env >"$d/../log/env"; cat "$d/help.txt" ;;
+--version) echo "version: 0.2.0-dev (build 10777, commit e3de71522)" >&2 ;;
+*) exit 1 ;;
+esac
+X
+chmod 755 pub/rt/llama-server
+# its help lists every flag zealot renders for ep.env, one per line
+help_without() {
+	{
+		echo "usage: llama-server [options]"
+		echo "-m,    --model FNAME    model path"
+		"$ZEALOT" argv ep.env | grep -E '^--?[a-zA-Z]' | grep -vxF -- "$1" | sed 's/^/      /; s/$/ VALUE   an option/'
+	} >pub/rt/help.txt
+	chmod 644 pub/rt/help.txt
+}
+help_without --no-such-flag
+sha=$(sha256sum pub/rt/llama-server | cut -d' ' -f1)
+reachable=1
+if [ "$(id -u)" = 0 ] && ! runuser -u nobody -- test -x "$TMP/pub/rt/llama-server" 2>/dev/null; then reachable=0; fi
+
+run env ZEALOT_PLANTED=unit-env "$ZEALOT" check ep.env --json
+check "R02: a runtime whose --help lists every rendered flag: check exits 0" rc_is 0
+check "R02: no R02 finding" json_is '[.findings[]|select(.law=="R02")]' '[]'
+if [ "$reachable" = 1 ]; then
+	check "the help is cached by the runtime's SHA-256 under the state dir" test -s "$ZEALOT_STATE_DIR/runtime/$sha.help"
+	if [ "$(id -u)" = 0 ]; then
+		check "--help ran unprivileged: as nobody, not root" test "$(cat pub/log/uid)" = "$(id -u nobody)"
+	else
+		check "--help ran as this user" test "$(cat pub/log/uid)" = "$(id -u)"
+	fi
+	check "--help ran with an empty environment (no variable of zealot's, no unit's)" \
+		test -z "$(grep -E 'ZEALOT|PLANTED|ASAN|HOME=' pub/log/env)"
+else
+	echo "ok - # SKIP $TMP is not reachable by nobody"
+fi
+
+# read once: the same binary is not asked again (its help.txt gone, the cache answers)
+mv pub/rt/help.txt pub/rt/help.gone
+rm -f pub/log/uid
+run "$ZEALOT" check ep.env --json
+check "cached: a second check does not run the runtime" test "$rc" -eq 0 -a ! -e pub/log/uid
+mv pub/rt/help.gone pub/rt/help.txt
+
+# a runtime whose --help lacks --spec-draft-n-max (another binary: a new cache entry)
+help_without --spec-draft-n-max
+echo "# build b" >>pub/rt/llama-server
+run "$ZEALOT" check ep.env --json
+check "R02: a flag the runtime lacks is a check error: exit 1" rc_is 1
+check "R02: the error names the flag and the build" \
+	test -n "$(jq -r '.findings[]|select(.law=="R02" and .severity=="error")|.reason|select(test("--spec-draft-n-max") and test("build 10777"))' "$TMP/out")"
+check "R02: only that flag" json_is '[.findings[]|select(.law=="R02")]|length' 1
+run "$ZEALOT" check ep.env --set SPEC_TYPE=none --json
+check "R02: without speculation nothing renders the flag: clean" json_is '[.findings[]|select(.law=="R02")]' '[]'
+run "$ZEALOT" check ep.env --set EXTRA_ARGS=--frobnicate --set SPEC_TYPE=none --json
+check "R02: an EXTRA_ARGS flag is checked too" \
+	test -n "$(jq -r '.findings[]|select(.law=="R02")|.reason|select(test("--frobnicate"))' "$TMP/out")"
+
+# a runtime that is no llama-server says so, and checks nothing
+run "$ZEALOT" check ep.env --set RUNTIME=/bin/true --json
+check "R02: /bin/true's help is no llama-server help: flags unchecked (info), no error" \
+	json_is '[.findings[]|select(.law=="R02")|.severity]' '["info"]'
+
+# R01: RUNTIME_SHA256
+sha=$(sha256sum pub/rt/llama-server | cut -d' ' -f1)
+wrong=$(printf '%064d' 0)
+run "$ZEALOT" check ep.env --set SPEC_TYPE=none --set RUNTIME_SHA256="$sha" --json
+check "R01: the runtime's own SHA-256 pinned: no R01" json_is '[.findings[]|select(.law=="R01")]' '[]'
+run "$ZEALOT" check ep.env --set SPEC_TYPE=none --set RUNTIME_SHA256="$wrong" --json
+check "R01: another runtime than the pin: check exits 1" rc_is 1
+check "R01: the error names both hashes" \
+	test -n "$(jq -r '.findings[]|select(.law=="R01")|.reason|select(test("'"$sha"'") and test("'"$wrong"'"))' "$TMP/out")"
+sed -i 's/^SPEC_TYPE=.*/SPEC_TYPE=none/' ep.env
+printf 'RUNTIME_SHA256=%s\n' "$wrong" >>ep.env
+run "$ZEALOT" serve ep.env --dry-run
+check "R01: serve refuses a RUNTIME_SHA256 mismatch with 78" test "$rc" -eq 78 -a -n "$(grep -F 'R01' "$TMP/err")"
+sed -i "s/^RUNTIME_SHA256=.*/RUNTIME_SHA256=$sha/" ep.env
+run "$ZEALOT" serve ep.env --dry-run
+check "R01: serve passes the pinned runtime" rc_is 0
+check "R01: the runtime's hash went through the stamp cache" test -n "$(ls "$ZEALOT_STATE_DIR" | head -1)"
+
+# R01: RUNTIME_MIN_BUILD (the stand-in is build 10777; the seeds' floor is 10776)
+run "$ZEALOT" check ep.env --set RUNTIME_MIN_BUILD=10776 --json
+check "R01: build 10777 meets RUNTIME_MIN_BUILD=10776" json_is '[.findings[]|select(.law=="R01")]' '[]'
+run "$ZEALOT" check ep.env --set RUNTIME_MIN_BUILD=10778 --json
+check "R01: below RUNTIME_MIN_BUILD: check exits 1, naming the build" \
+	test "$rc" -eq 1 -a -n "$(jq -r '.findings[]|select(.law=="R01")|.reason|select(test("build 10777, below RUNTIME_MIN_BUILD 10778"))' "$TMP/out")"
+run "$ZEALOT" check ep.env --set RUNTIME=/bin/true --set RUNTIME_SHA256= --set RUNTIME_MIN_BUILD=1 --json
+check "R01: a runtime whose --version names no build fails a floor" \
+	test "$rc" -eq 1 -a "$(jq '[.findings[]|select(.law=="R01")]|length' "$TMP/out")" -eq 1
+printf 'RUNTIME_MIN_BUILD=10778\n' >>ep.env
+run "$ZEALOT" serve ep.env --dry-run
+check "R01: serve refuses a build below the floor with 78" rc_is 78
+check "no sanitizer report" no_sanitizer
