@@ -121,3 +121,34 @@ printf 'RUNTIME_MIN_BUILD=10778\n' >>ep.env
 run "$ZEALOT" serve ep.env --dry-run
 check "R01: serve refuses a build below the floor with 78" rc_is 78
 check "no sanitizer report" no_sanitizer
+
+# the runtime in the era: history and diff show a runtime change like a payload change
+cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
+	"$ROOT/src/base/util.c" -lsqlite3 -o fixture 2>cc.err
+check "the store fixture builds" test -x fixture
+export ZEALOT_STATE_DIR=$TMP/era-state
+mkdir -p "$ZEALOT_STATE_DIR"
+echo null >plan.json
+cp ep.env rt.env
+shaA=$(printf 'a%.0s' $(seq 64)) shaB=$(printf 'b%.0s' $(seq 64))
+pins() { printf '{"RUNTIME":{"path":"/opt/llama/llama-server","bytes":1,"sha256":"%s"}}' "$1"; }
+FIXTURE_PINS=$(pins "$shaA") FIXTURE_RUNTIME_VERSION="version: 1 (build 10709, commit 1111111)" \
+	./fixture era "$ZEALOT_STATE_DIR" rt rt.env plan.json 1792224000 "prism-b10709" >/dev/null
+FIXTURE_PINS=$(pins "$shaB") ./fixture era "$ZEALOT_STATE_DIR" rt rt.env plan.json 1792300000 "prism-b10777" >/dev/null
+FIXTURE_PINS=$(pins "$shaB") ./fixture era "$ZEALOT_STATE_DIR" rt rt.env plan.json 1792400000 "same runtime" >/dev/null
+run "$ZEALOT" diff rt 1 2 --json
+check "diff: a runtime change between eras with the same keys is shown" \
+	test "$(jq -c '[.runtime.changed, .runtime.from.sha256[0:4], .runtime.to.sha256[0:4], .runtime.from.build, .runtime.to.build]' "$TMP/out")" = '[true,"aaaa","bbbb","b10709-1111111","b10777-e3de71522"]'
+run "$ZEALOT" diff rt 1 2
+check "diff (text): runtime CHANGED, both builds named" test -n "$(grep -A1 '^runtime CHANGED' "$TMP/out" | grep -F 'b10709-1111111' | grep -F 'b10777-e3de71522')"
+run "$ZEALOT" diff rt 2 3 --json
+check "diff: the same runtime is no change" json_is '.runtime.changed' false
+run "$ZEALOT" diff rt.env --json
+sha_now=$(sha256sum pub/rt/llama-server | cut -d' ' -f1)
+check "diff against the file: the runtime on disk, hashed now" json_is '[.runtime.to.sha256, .runtime.changed]' "[\"$sha_now\",true]"
+run "$ZEALOT" history rt --json
+check "history: the rollback to the era before names a runtime change" \
+	json_is '[.eras[].rollback | if . == null then null else .runtime_changed end]' '[null,true,false]'
+run "$ZEALOT" history rt
+check "history (text): each era's runtime sha256" test "$(grep -c 'sha256 aaaaaaaaaaaa\.\.\.\|sha256 bbbbbbbbbbbb\.\.\.' "$TMP/out")" -ge 3
+check "no sanitizer report (history, diff)" no_sanitizer
