@@ -144,9 +144,19 @@ check "every dashboard expression returns data (the era annotation aside: no era
 
 run "$ZEALOT" probe "$url" --endpoint live.env --prometheus "$prom" --only scrape --json
 check "probe --prometheus: the scrape probe passes" test "$rc" -eq 0 -a "$(jq -r '.probes[]|select(.name=="scrape")|.status' "$TMP/out")" = pass
+# the list fleet status runs on each host: scrape only where the file names a Prometheus
+fleet_only=health,models,props,slots,metrics,scrape
+run "$ZEALOT" probe "$url" --endpoint live.env --only "$fleet_only" --json
+check "fleet status's probe list without PROMETHEUS_URL: no scrape probe, exit 0" \
+	test "$rc" -eq 0 -a "$(jq -c '[.probes[].name]|index("scrape")' "$TMP/out")" = null
 echo "PROMETHEUS_URL=$prom" >>live.env
 run "$ZEALOT" probe "$url" --endpoint live.env --only scrape --json
 check "the endpoint's PROMETHEUS_URL key does the same" test "$rc" -eq 0 -a "$(jq -r '.probes[0].name' "$TMP/out")" = scrape
+run "$ZEALOT" probe "$url" --endpoint live.env --only "$fleet_only" --json
+check "fleet status's probe list with PROMETHEUS_URL: the scrape probe passes beside the contract probes" \
+	test "$rc" -eq 0 -a "$(jq -c '[.probes[]|select(.status=="pass")|.name]|sort' "$TMP/out")" = '["health","metrics","models","props","scrape","slots"]'
+run "$ZEALOT" probe "$url" --prometheus ftp://x --only scrape
+check "--prometheus that is no http URL: exit 2" rc_is 2
 
 # the seeds' failure: the engine without --metrics
 engine_stop
