@@ -39,6 +39,33 @@ static int drain(int fd, struct sb *b, size_t max)
 	return 1;
 }
 
+/* Whether this process holds no capability at all (/proc/self/status
+ * CapEff 0): root in a unit with an empty CapabilityBoundingSet=, which
+ * has nothing to drop and cannot setuid. Only read(2): this runs between
+ * fork and exec. */
+static int no_capabilities(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nCapEff:");
+	if (!p)
+		return 0;
+	for (p += 9; *p == ' ' || *p == '\t'; p++)
+		;
+	if (*p < '0' || *p > '9')
+		return 0;
+	for (; *p == '0'; p++)
+		;
+	return *p == '\n';
+}
+
 /* In the child, before exec: become the sandbox's user (when root), with
  * no supplementary groups, no way back up, in /. 0 or an errno. */
 static int drop(const struct proc_sandbox *sb)
@@ -46,10 +73,13 @@ static int drop(const struct proc_sandbox *sb)
 	if (chdir("/") != 0)
 		return errno;
 	if (geteuid() == 0) {
-		if (setgroups(0, NULL) != 0 || setgid(sb->gid) != 0 || setuid(sb->uid) != 0)
-			return errno;
-		if (setuid(0) == 0) /* the drop must not be undoable */
+		if (setgroups(0, NULL) != 0 || setgid(sb->gid) != 0 || setuid(sb->uid) != 0) {
+			int e = errno;
+			if (e != EPERM || !no_capabilities())
+				return e;
+		} else if (setuid(0) == 0) { /* the drop must not be undoable */
 			return EPERM;
+		}
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return errno;

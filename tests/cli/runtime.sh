@@ -117,7 +117,18 @@ check "R01: below RUNTIME_MIN_BUILD: check exits 1, naming the build" \
 run "$ZEALOT" check ep.env --set RUNTIME=/bin/true --set RUNTIME_SHA256= --set RUNTIME_MIN_BUILD=1 --json
 check "R01: a runtime whose --version names no build fails a floor" \
 	test "$rc" -eq 1 -a "$(jq '[.findings[]|select(.law=="R01")]|length' "$TMP/out")" -eq 1
-printf 'RUNTIME_MIN_BUILD=10778\n' >>ep.env
+# root without a capability (the emitted unit's empty CapabilityBoundingSet=)
+# cannot drop to nobody and has nothing to drop: serve still reads the build
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	printf 'RUNTIME_MIN_BUILD=10776\n' >>ep.env
+	run env ZEALOT_STATE_DIR="$TMP/capless" setpriv --bounding-set -all --inh-caps -all -- "$ZEALOT" serve ep.env --dry-run
+	check "R01: serve as root with no capability reads the build (no cache) and passes the floor" rc_is 0
+	sed -i 's/^RUNTIME_MIN_BUILD=10776$/RUNTIME_MIN_BUILD=10778/' ep.env
+	run env ZEALOT_STATE_DIR="$TMP/capless2" setpriv --bounding-set -all --inh-caps -all -- "$ZEALOT" serve ep.env --dry-run
+	check "R01: ... and refuses a build below it with 78" test "$rc" -eq 78 -a -n "$(grep -F 'build 10777, below RUNTIME_MIN_BUILD 10778' "$TMP/err")"
+else
+	printf 'RUNTIME_MIN_BUILD=10778\n' >>ep.env
+fi
 run "$ZEALOT" serve ep.env --dry-run
 check "R01: serve refuses a build below the floor with 78" rc_is 78
 check "no sanitizer report" no_sanitizer
