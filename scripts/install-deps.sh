@@ -11,6 +11,7 @@ pkgs=(
 	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
 	chromium libxml2-utils                     # the budget picture rendered and parsed (tests/cli/svg.sh)
 	prometheus ansible                         # promtool and ansible-playbook check the fleet's emitted files (tests/cli/emit-fleet.sh)
+	prometheus-node-exporter                   # its textfile collector serves zealot ledger --prom (tests/live/prometheus.sh)
 	nginx                                      # a real HTTP server on loopback for the fetch tests
 	systemd-container                          # systemd-nspawn: a real systemd for the deploy tests (tests/systemd.sh)
 	openssh-server openssh-client ansible-core # a fleet's hosts in containers, each its own sshd (tests/fleet.sh)

@@ -5,6 +5,7 @@
  *   cc -std=c11 -D_GNU_SOURCE -Isrc tests/store-fixture.c src/store/store.c src/base/util.c -lsqlite3
  *
  *   era DIR ENDPOINT ENV_FILE PLAN_JSON_FILE STARTED REASON   prints the era id
+ *                          ($FIXTURE_PINS: its pins JSON, $FIXTURE_RUNTIME_VERSION)
  *   boot DIR ENDPOINT ERA LEDGER_JSON_FILE PROBES_JSON_FILE|-  prints the boot id
  *   attempt DIR ENDPOINT KIND REASON OUTCOME|- STEP:STATUS:SECONDS:DETAIL...
  *   lock DIR ENDPOINT      takes the lock, begins an attempt, prints
@@ -62,6 +63,11 @@ int main(int argc, char **argv)
 		e.reason = argv[7];
 		e.runtime = "/opt/llama/llama-server";
 		e.runtime_version = "version: 1 (build 10777, commit e3de71522)";
+		/* a deploy's pins (the runtime's SHA-256 among them) and version line */
+		if (getenv("FIXTURE_PINS"))
+			e.pins_json = getenv("FIXTURE_PINS");
+		if (getenv("FIXTURE_RUNTIME_VERSION"))
+			e.runtime_version = getenv("FIXTURE_RUNTIME_VERSION");
 		e.argv_json = "[\"llama-server\"]";
 		e.unit_name = "zealot-fixture.service";
 		int rc = store_era_add(st, &e, &err);

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +39,55 @@ static int drain(int fd, struct sb *b, size_t max)
 	return 1;
 }
 
-int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct proc_result *r, char **err)
+/* Whether this process holds no capability at all (/proc/self/status
+ * CapEff 0): root in a unit with an empty CapabilityBoundingSet=, which
+ * has nothing to drop and cannot setuid. Only read(2): this runs between
+ * fork and exec. */
+static int no_capabilities(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nCapEff:");
+	if (!p)
+		return 0;
+	for (p += 9; *p == ' ' || *p == '\t'; p++)
+		;
+	if (*p < '0' || *p > '9')
+		return 0;
+	for (; *p == '0'; p++)
+		;
+	return *p == '\n';
+}
+
+/* In the child, before exec: become the sandbox's user (when root), with
+ * no supplementary groups, no way back up, in /. 0 or an errno. */
+static int drop(const struct proc_sandbox *sb)
+{
+	if (chdir("/") != 0)
+		return errno;
+	if (geteuid() == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(sb->gid) != 0 || setuid(sb->uid) != 0) {
+			int e = errno;
+			if (e != EPERM || !no_capabilities())
+				return e;
+		} else if (setuid(0) == 0) { /* the drop must not be undoable */
+			return EPERM;
+		}
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return errno;
+	return 0;
+}
+
+static int run(const char *const *argv, const struct proc_sandbox *sb, long timeout_ms, size_t max_bytes,
+	       struct proc_result *r, char **err)
 {
 	memset(r, 0, sizeof(*r));
 	sb_init(&r->out);
@@ -79,8 +129,17 @@ int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct 
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], (char *const *)argv);
-		int e = errno;
+		int e = 0;
+		if (sb) {
+			static char *const empty[] = {NULL};
+			e = drop(sb);
+			if (!e)
+				execve(argv[0], (char *const *)argv, empty);
+		} else {
+			execvp(argv[0], (char *const *)argv);
+		}
+		if (!e)
+			e = errno;
 		ssize_t w = write(px[1], &e, sizeof(e));
 		(void)w;
 		_exit(127);
@@ -128,4 +187,15 @@ int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct 
 		return errorf(err, "cannot run %s: %s", argv[0], strerror(exec_errno));
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 	return 0;
+}
+
+int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct proc_result *r, char **err)
+{
+	return run(argv, NULL, timeout_ms, max_bytes, r, err);
+}
+
+int proc_run_sandboxed(const char *const *argv, const struct proc_sandbox *sb, long timeout_ms, size_t max_bytes,
+		       struct proc_result *r, char **err)
+{
+	return run(argv, sb, timeout_ms, max_bytes, r, err);
 }

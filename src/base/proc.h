@@ -22,6 +22,19 @@ struct proc_result {
  * program ran (whatever its status), -1 with *err when it could not be
  * started at all. */
 int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct proc_result *r, char **err);
+/* The sandbox of a program zealot runs to ask it something (a runtime's
+ * --help): when zealot is root it becomes uid/gid (no supplementary
+ * groups, and it cannot regain root), with no new privileges, an empty
+ * environment (nothing of the caller's or a unit's), in /. Root that
+ * holds no capability at all (a unit's empty CapabilityBoundingSet=)
+ * cannot change its uid and has nothing to drop: it runs as it is. argv[0]
+ * must be a path: there is no PATH to search. */
+struct proc_sandbox {
+	unsigned uid, gid;
+};
+
+int proc_run_sandboxed(const char *const *argv, const struct proc_sandbox *sb, long timeout_ms, size_t max_bytes,
+		       struct proc_result *r, char **err);
 void proc_result_release(struct proc_result *r);
 
 #endif

@@ -145,7 +145,7 @@ int cmd_check(int argc, char **argv)
 			goto done;
 		}
 	}
-	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs);
+	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs);
 	/* The payload laws and the fit need the headers; a file that is
 	 * missing is already a C03 finding, one that is unreadable becomes
 	 * one here, and a value that cannot be priced is already reported. */

@@ -43,7 +43,10 @@ static const char steps_text[] = "Steps, each printed with its time as it ends a
 				 "  ledger         the boot ledger in the journal of this start\n"
 				 "                 (_SYSTEMD_INVOCATION_ID) equals the plan on every exact term\n"
 				 "  probes         the contract probes pass (zealot probe)\n"
-				 "  record         the new era and its boot (ledger, probes) in the store\n"
+				 "  record         the new era and its boot (ledger, probes) in the store;\n"
+				 "                 with --prom FILE the node exporter's textfile metrics\n"
+				 "                 (zealot_memory_mib, zealot_era, zealot_slack_mib,\n"
+				 "                 zealot_probe_pass), written atomically\n"
 				 "Any failure after install puts the previous era's files back, restarts it\n"
 				 "and verifies it serves again (restore, restore:restart, restore:health,\n"
 				 "restore:mainpid, restore:cmdline); before a first deploy's failure, the\n"
@@ -335,6 +338,8 @@ int cmd_deploy(int argc, char **argv)
 	    OPT_STRING(0, "probes", &o.probes, "NAMES",
 		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+	    OPT_STRING(0, "prom", &o.prom_file, "FILE",
+		       "write the node exporter's textfile metrics of the new era (docs/monitoring.md)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object at the end (keys in the README)"),
 	    OPT_END(),
 	};
@@ -371,6 +376,7 @@ int cmd_rollback(int argc, char **argv)
 	    OPT_STRING(0, "probes", &o.probes, "NAMES",
 		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+	    OPT_STRING(0, "prom", &o.prom_file, "FILE", "write the node exporter's textfile metrics"),
 	    OPT_FLAG(0, "json", &json, "one JSON object at the end (the same keys as deploy)"),
 	    OPT_END(),
 	};

@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../base/util.h"
+#include "../judge/runtime.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "../store/store.h"
@@ -35,7 +37,9 @@ static const struct cmd_help help = {
 	     "\"from_set\", \"to_set\"}] (a value null: none in force), \"plan\": [{\"term\", \"device\", "
 	     "\"from_mib\", \"to_mib\",\n"
 	     "\"delta_mib\"}] (null: the side has no such term), \"changed_keys\",\n"
-	     "\"changed_terms\"}.\n",
+	     "\"changed_terms\", \"runtime\": {\"from\": {\"sha256\", \"build\"}, \"to\", \"changed\"}}\n"
+	     "(the runtime's SHA-256 as the era's deploy recorded it, or as it is on\n"
+	     "disk for the file; a runtime change shows like a payload change).\n",
     .exits = "0, 2 usage or no such era, 3 the store or the file cannot be read",
     .min_args = 1,
     .max_args = 3,
@@ -45,14 +49,17 @@ struct side {
 	char label[96];
 	int64_t era; /* 0: the file on disk */
 	int64_t started;
-	struct endpoint *ep; /* NULL: the era's text no longer parses */
-	json_t *plan;	     /* plan --json, or null */
+	struct endpoint *ep;  /* NULL: the era's text no longer parses */
+	json_t *plan;	      /* plan --json, or null */
+	char runtime_sha[65]; /* the runtime's SHA-256 ("" unknown: an era before it was recorded) */
+	char *runtime_build;  /* "b10777-e3de71522", or NULL */
 };
 
 static void side_release(struct side *s)
 {
 	endpoint_free(s->ep);
 	json_decref(s->plan);
+	free(s->runtime_build);
 }
 
 static int parse_era(const char *s, int64_t *id)
@@ -92,6 +99,12 @@ static int from_era(struct store *st, const char *name, int64_t id, struct side 
 	s->plan = e.plan_json[0] ? json_loads(e.plan_json, 0, NULL) : NULL;
 	if (!s->plan)
 		s->plan = json_null();
+	/* the runtime the era served: its SHA-256 with the pins (deploy records it) */
+	json_t *pins = e.pins_json && *e.pins_json ? json_loads(e.pins_json, 0, NULL) : NULL;
+	const char *rsha = json_string_value(json_object_get(json_object_get(pins, "RUNTIME"), "sha256"));
+	snprintf(s->runtime_sha, sizeof(s->runtime_sha), "%s", rsha ? rsha : "");
+	json_decref(pins);
+	s->runtime_build = e.runtime_version && *e.runtime_version ? store_runtime_id(e.runtime_version) : NULL;
 	store_era_release(&e);
 	return EXIT_OK;
 }
@@ -106,6 +119,16 @@ static int from_file(const char *path, struct side *s, char **err)
 	s->era = 0;
 	snprintf(s->label, sizeof(s->label), "file");
 	s->plan = json_null();
+	/* the runtime the file names, as it is on disk now */
+	char *rt = runtime_resolve(ep);
+	if (rt && runtime_sha256(rt, s->runtime_sha, NULL, NULL) == 0) {
+		char *v = runtime_ask(rt, s->runtime_sha, "version", endpoint_value(ep, "USER"), NULL, NULL);
+		s->runtime_build = v ? store_runtime_id(v) : NULL;
+		free(v);
+	} else {
+		s->runtime_sha[0] = '\0';
+	}
+	free(rt);
 	if (shape_load(ep, NULL, &c, &io, err)) {
 		rc = io ? EXIT_IO : EXIT_USAGE;
 		goto done;
@@ -285,6 +308,49 @@ static void print_text(const char *name, const struct side *a, const struct side
 	}
 }
 
+/* Whether the two sides ran different runtimes: by SHA-256 where both
+ * know it, else by build. -1 when neither tells. */
+static int runtime_changed(const struct side *a, const struct side *b)
+{
+	if (*a->runtime_sha && *b->runtime_sha)
+		return strcasecmp(a->runtime_sha, b->runtime_sha) != 0;
+	if (a->runtime_build && b->runtime_build)
+		return strcmp(a->runtime_build, b->runtime_build) != 0;
+	return -1;
+}
+
+static json_t *runtime_side(const struct side *s)
+{
+	return json_pack("{s:o,s:o}", "sha256", *s->runtime_sha ? json_string(s->runtime_sha) : json_null(), "build",
+			 s->runtime_build ? json_string(s->runtime_build) : json_null());
+}
+
+static json_t *runtime_json(const struct side *a, const struct side *b)
+{
+	int c = runtime_changed(a, b);
+	return json_pack("{s:o,s:o,s:o}", "from", runtime_side(a), "to", runtime_side(b), "changed",
+			 c < 0 ? json_null() : json_boolean(c));
+}
+
+static void runtime_text(const struct side *s, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%.12s%s%s", s->runtime_build ? s->runtime_build : "build unknown",
+		 *s->runtime_sha ? " (sha256 " : "", s->runtime_sha, *s->runtime_sha ? "...)" : "",
+		 *s->runtime_sha ? "" : " (sha256 not recorded)");
+}
+
+static void print_runtime(const struct side *a, const struct side *b)
+{
+	char x[128], y[128];
+	runtime_text(a, x, sizeof(x));
+	runtime_text(b, y, sizeof(y));
+	int c = runtime_changed(a, b);
+	if (c == 0)
+		printf("\nruntime: the same, %s\n", x);
+	else
+		printf("\nruntime%s:\n  %s -> %s\n", c < 0 ? " (cannot tell)" : " CHANGED", x, y);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	int json = 0, rc = EXIT_OK;
@@ -358,6 +424,7 @@ int cmd_diff(int argc, char **argv)
 		json_object_set_new(o, "to", side_json(&b));
 		json_object_set(o, "keys", json_object_get(res, "keys"));
 		json_object_set(o, "plan", json_object_get(res, "plan"));
+		json_object_set_new(o, "runtime", runtime_json(&a, &b));
 		json_object_set_new(o, "changed_keys", json_integer(ck));
 		json_object_set_new(o, "changed_terms", json_integer(ct));
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
@@ -366,6 +433,7 @@ int cmd_diff(int argc, char **argv)
 		json_decref(o);
 	} else {
 		print_text(name, &a, &b, res);
+		print_runtime(&a, &b);
 	}
 	json_decref(res);
 done:

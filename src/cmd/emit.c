@@ -11,6 +11,7 @@
 #include "../fleet/ansible.h"
 #include "../fleet/fleet.h"
 #include "../judge/emit.h"
+#include "../judge/grafana.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
@@ -19,8 +20,8 @@
 #include "version.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot emit unit|prometheus|alerts|harness ENDPOINT [options]\n"
-	     "zealot emit prometheus|alerts|harness DIR [options]\n"
+    .usage = "zealot emit unit|prometheus|alerts|harness|grafana ENDPOINT [options]\n"
+	     "zealot emit prometheus|alerts|harness|grafana DIR [options]\n"
 	     "zealot emit ansible DIR [-o OUTDIR] [--ssh-config FILE]",
     .about = "  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
 	     "              becomes the main process), EnvironmentFile= the endpoint,\n"
@@ -33,11 +34,18 @@ static const struct cmd_help help = {
 	     "  harness     a client entry: the per-slot window (M03), the template's\n"
 	     "              reasoning_effort map (A08), the payload's sampling defaults,\n"
 	     "              compactionModel from COMPACTION_HUB\n"
+	     "  grafana     a dashboard for Grafana's file provisioning (schemaVersion 39):\n"
+	     "              per endpoint prefill and decode tokens/s, requests processing\n"
+	     "              and deferred, busy slots, KV cache use against the per-slot\n"
+	     "              window, draft acceptance, planned vs settled memory per term\n"
+	     "              (zealot ledger --prom), the era as an annotation; plain PromQL\n"
+	     "              (docs/monitoring.md)\n"
 	     "\n"
 	     "For a fleet directory DIR (every *.env file, zealot fleet --help), one file\n"
 	     "for the whole fleet: prometheus a scrape config (scrape_configs: a job per\n"
 	     "endpoint, a remote target at HOST's host and the endpoint's LISTEN_PORT),\n"
-	     "alerts one rule file (a group per endpoint), harness every endpoint's\n"
+	     "alerts one rule file (a group per endpoint), grafana one dashboard (a row per\n"
+	     "endpoint), harness every endpoint's\n"
 	     "entry with compactionModel the ALIAS of the endpoint its COMPACTION_HUB\n"
 	     "names (which must be one of DIR's; a hub whose per-slot window is smaller\n"
 	     "than an endpoint's it compacts is warned about). promtool check config and\n"
@@ -59,7 +67,7 @@ static const struct cmd_help help = {
     .max_args = 2,
 };
 
-static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness", "ansible"};
+static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness", "ansible", "grafana"};
 
 /* The harness entry of one endpoint, planned as emit harness plans it;
  * *window its per-slot window. Returns EXIT_OK or an exit status with *err. */
@@ -199,6 +207,15 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 			emit_alerts_group(&b, f.m[i].ep, minutes);
 	} else if (kind == 3) {
 		rc = fleet_harness(&f, &b, &err);
+	} else if (kind == 5) {
+		const struct endpoint **eps = xcalloc(f.n ? f.n : 1, sizeof(*eps));
+		for (size_t i = 0; i < f.n; i++)
+			eps[i] = f.m[i].ep;
+		const char *base = strrchr(f.dir, '/') && strrchr(f.dir, '/')[1] ? strrchr(f.dir, '/') + 1 : f.dir;
+		char *g = grafana_dashboard(eps, f.n, base);
+		sb_adds(&b, g);
+		free(g);
+		free(eps);
 	} else {
 		if (fleet_ansible_check(&f, &err)) {
 			rc = EXIT_USAGE;
@@ -249,7 +266,8 @@ int cmd_emit(int argc, char **argv)
 			kind = k;
 	if (kind < 0)
 		return cmd_fail(EXIT_USAGE,
-				"emit: '%s' is not unit, prometheus, alerts or harness (nor ansible, for a fleet DIR)",
+				"emit: '%s' is not unit, prometheus, alerts, harness or grafana (nor ansible, for a "
+				"fleet DIR)",
 				what);
 	struct stat st;
 	int dir = stat(file, &st) == 0 && S_ISDIR(st.st_mode);
@@ -292,6 +310,9 @@ int cmd_emit(int argc, char **argv)
 		out = emit_prometheus(ep);
 	} else if (kind == 2) {
 		out = emit_alerts(ep, (unsigned)minutes);
+	} else if (kind == 5) {
+		const struct endpoint *one = ep;
+		out = grafana_dashboard(&one, 1, ep->name);
 	} else {
 		unsigned window;
 		rc = harness_entry(ep, NULL, endpoint_value(ep, "COMPACTION_HUB"), &window, &out, &err);

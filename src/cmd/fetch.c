@@ -2,11 +2,13 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../fetch/fetch.h"
+#include "../judge/runtime.h"
 #include "../payload/pin.h"
 #include "cmd.h"
 #include "options.h"
@@ -29,7 +31,8 @@ static const struct cmd_help help = {
 	     "A file already there that verifies is never touched. One that does not\n"
 	     "(or has no pins) is replaced only with -f, and only once the new one\n"
 	     "verifies. Without pins the file is still fetched and the pin lines to add\n"
-	     "are printed; --pin writes them into the endpoint file (atomically, keeping\n"
+	     "are printed, and RUNTIME_SHA256, the runtime's (law R01), when unpinned;\n"
+	     "--pin writes them into the endpoint file (atomically, keeping\n"
 	     "its comments and order). --verify-only downloads nothing: it checks the\n"
 	     "files on disk, through the stamp cache serve keeps ($ZEALOT_STATE_DIR).\n"
 	     "\n"
@@ -178,7 +181,8 @@ int cmd_fetch(int argc, char **argv)
 	    OPT_FLAG(0, "verify-only", &verify_only, "download nothing: verify the files on disk against their pins"),
 	    OPT_FLAG('f', "force", &force,
 		     "replace a file that does not verify (or has no pins), once the new one verifies"),
-	    OPT_FLAG(0, "pin", &pin, "write the missing *_BYTES / *_SHA256 pins into the endpoint file"),
+	    OPT_FLAG(0, "pin", &pin,
+		     "write the missing *_BYTES / *_SHA256 pins (RUNTIME_SHA256 too) into the endpoint file"),
 	    OPT_FLAG(0, "json", &json, "one JSON event per line on stdout"),
 	    OPT_U64(0, "connections", &connections, "N", 1, 16, "parallel ranged connections per file (default 4)"),
 	    OPT_U64(0, "stall-timeout", &stall, "S", 1, 86400, "end a transfer after S seconds without a byte (30)"),
@@ -295,9 +299,9 @@ int cmd_fetch(int argc, char **argv)
 	}
 	/* pins to add: every kind whose files were all hashed and lack one */
 	static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA"};
-	const char *keys[6], *vals[6], *anchors[6];
-	char keybuf[6][32], anchorbuf[6][32];
-	struct sb vb[6] = {{0}};
+	const char *keys[7], *vals[7], *anchors[7];
+	char keybuf[7][32], anchorbuf[7][32];
+	struct sb vb[7] = {{0}};
 	size_t nk = 0;
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
 		struct sb b = {0}, s = {0};
@@ -328,6 +332,21 @@ int cmd_fetch(int argc, char **argv)
 		sb_release(&b);
 		sb_release(&s);
 	}
+	/* the runtime is the era's second lock (law R01): its hash as well */
+	const char *rpin = endpoint_value(ep, "RUNTIME_SHA256");
+	char *rt = !rpin || !*rpin ? runtime_resolve(ep) : NULL;
+	struct stat rst;
+	if (rt && stat(rt, &rst) == 0 && S_ISREG(rst.st_mode)) {
+		char hex[65], *rerr = NULL;
+		if (runtime_sha256(rt, hex, NULL, &rerr) == 0) {
+			snprintf(keybuf[nk], sizeof(keybuf[nk]), "RUNTIME_SHA256");
+			snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "RUNTIME");
+			sb_adds(&vb[nk], hex);
+			nk++;
+		}
+		free(rerr);
+	}
+	free(rt);
 	for (size_t i = 0; i < nk; i++) {
 		keys[i] = keybuf[i];
 		vals[i] = vb[i].s;

@@ -121,7 +121,8 @@ static const struct cmd_help status_help = {
 	     "parallel, each within --timeout: the host reachable; the unit's state and\n"
 	     "MainPID (systemctl show); the current era (zealot history); the contract\n"
 	     "probes (health, models with the alias, props with the slots, slots,\n"
-	     "metrics: zealot probe on the host against the installed endpoint file);\n"
+	     "metrics, and scrape where the endpoint names its PROMETHEUS_URL: zealot\n"
+	     "probe on the host against the installed endpoint file);\n"
 	     "the audit's divergences (zealot audit --unit); and, where nvidia-smi\n"
 	     "answers, the card's used memory against the era's plan. An unreachable\n"
 	     "host, a host key that does not match known_hosts, or a host that does not\n"
@@ -194,7 +195,7 @@ static void status_script(struct sb *s, const struct common *c, const struct fle
 	fleet_ssh_section_add(s, "history", "\"$Z\" history --json -- \"$N\" 2>&1");
 	fleet_ssh_section_add(
 	    s, "probe",
-	    "if [ -r \"$F\" ]; then \"$Z\" probe --endpoint \"$F\" --only health,models,props,slots,metrics "
+	    "if [ -r \"$F\" ]; then \"$Z\" probe --endpoint \"$F\" --only health,models,props,slots,metrics,scrape "
 	    "--timeout \"$T\" --json -- \"$URL\" 2>&1; else echo \"no installed endpoint file $F\"; false; fi");
 	fleet_ssh_section_add(
 	    s, "audit",

@@ -12,34 +12,35 @@
 
 static const struct cmd_help help = {
     .usage = "zealot history [ENDPOINT] [--json]",
-    .about = "Every era an endpoint has served, oldest first, from the store\n"
-	     "($ZEALOT_STATE_DIR/zealot.db): its id (what `zealot rollback` and `zealot\n"
-	     "diff` take), window, payload (file, bytes, sha256), runtime build, shape,\n"
-	     "the reason it was deployed, and how to roll back to the era before it (the\n"
-	     "command and the key lines that change). Under each era, its boots: the\n"
-	     "ledger (KV, compute per buffer, draft), settled memory, probe results and\n"
-	     "bench figures. Then the boots recorded from logs (`zealot ledger LOG\n"
-	     "--record ENDPOINT`, law M08) and every deploy or rollback attempt with its\n"
-	     "steps and outcome: deployed, refused, rolled-back, rollback-failed,\n"
-	     "running, or interrupted (it never ended and nobody holds its lock).\n"
-	     "\n"
-	     "ENDPOINT is a name or an endpoint file (its name is the file's, without\n"
-	     ".env); without it, every endpoint.\n"
-	     "\n"
-	     "--json: {\"eras\": [{\"id\", \"endpoint\", \"started\", \"ended\" (0 while\n"
-	     "current), \"current\", \"window\", \"reason\", \"keys\" (the endpoint file's\n"
-	     "keys), \"env_sha256\", \"endpoint_path\", \"payload\", \"pins\", \"runtime\",\n"
-	     "\"runtime_version\", \"runtime_build\", \"argv\", \"unit_name\", \"shape\", \"plan\"\n"
-	     "({total_mib, free_mib, verdict} or null), \"rollback\" ({to, keys: [{key,\n"
-	     "from, to, from_set, to_set}] the key lines that take this era back to\n"
-	     "the one before it, command} or null), \"boots\" [...]}], \"boots\": [boots recorded outside a deploy],\n"
-	     "\"attempts\": [{\"id\", \"endpoint\", \"kind\", \"reason\", \"outcome\",\n"
-	     "\"started\", \"ended\", \"era_id\", \"pid\", \"steps\": [{\"step\", \"status\",\n"
-	     "\"seconds\", \"detail\"}]}]}, each list oldest first. A boot: {\"id\",\n"
-	     "\"era_id\", \"at\", \"source\", \"runtime\", \"runtime_version\", \"device\",\n"
-	     "\"payload_sha256\", \"payload_bytes\", \"settled_used_mib\", \"summary\",\n"
-	     "\"ledger\" (zealot ledger --json), \"probes\", \"bench\"}. Times are unix\n"
-	     "seconds.\n",
+    .about =
+	"Every era an endpoint has served, oldest first, from the store\n"
+	"($ZEALOT_STATE_DIR/zealot.db): its id (what `zealot rollback` and `zealot\n"
+	"diff` take), window, payload (file, bytes, sha256), runtime build, shape,\n"
+	"the reason it was deployed, and how to roll back to the era before it (the\n"
+	"command and the key lines that change). Under each era, its boots: the\n"
+	"ledger (KV, compute per buffer, draft), settled memory, probe results and\n"
+	"bench figures. Then the boots recorded from logs (`zealot ledger LOG\n"
+	"--record ENDPOINT`, law M08) and every deploy or rollback attempt with its\n"
+	"steps and outcome: deployed, refused, rolled-back, rollback-failed,\n"
+	"running, or interrupted (it never ended and nobody holds its lock).\n"
+	"\n"
+	"ENDPOINT is a name or an endpoint file (its name is the file's, without\n"
+	".env); without it, every endpoint.\n"
+	"\n"
+	"--json: {\"eras\": [{\"id\", \"endpoint\", \"started\", \"ended\" (0 while\n"
+	"current), \"current\", \"window\", \"reason\", \"keys\" (the endpoint file's\n"
+	"keys), \"env_sha256\", \"endpoint_path\", \"payload\", \"pins\", \"runtime\",\n"
+	"\"runtime_version\", \"runtime_build\", \"argv\", \"unit_name\", \"shape\", \"plan\"\n"
+	"({total_mib, free_mib, verdict} or null), \"rollback\" ({to, runtime_changed, runtime_sha256, keys: [{key,\n"
+	"from, to, from_set, to_set}] the key lines that take this era back to\n"
+	"the one before it, command} or null), \"boots\" [...]}], \"boots\": [boots recorded outside a deploy],\n"
+	"\"attempts\": [{\"id\", \"endpoint\", \"kind\", \"reason\", \"outcome\",\n"
+	"\"started\", \"ended\", \"era_id\", \"pid\", \"steps\": [{\"step\", \"status\",\n"
+	"\"seconds\", \"detail\"}]}]}, each list oldest first. A boot: {\"id\",\n"
+	"\"era_id\", \"at\", \"source\", \"runtime\", \"runtime_version\", \"device\",\n"
+	"\"payload_sha256\", \"payload_bytes\", \"settled_used_mib\", \"summary\",\n"
+	"\"ledger\" (zealot ledger --json), \"probes\", \"bench\"}. Times are unix\n"
+	"seconds.\n",
     .exits = "0 (also when nothing is recorded), 2 usage, 3 the store cannot be read",
     .min_args = 0,
     .max_args = 1,
@@ -111,6 +112,16 @@ static json_t *era_json(struct store *st, const struct store_era *e, const struc
 		json_t *rb = json_object();
 		json_object_set_new(rb, "to", json_integer(prev->id));
 		json_object_set_new(rb, "keys", ep && pep ? eras_key_changes(ep, pep) : json_null());
+		/* the runtime, the era's second lock: a change shows like a key's */
+		json_t *pa = e->pins_json && *e->pins_json ? json_loads(e->pins_json, 0, NULL) : NULL;
+		json_t *pb = prev->pins_json && *prev->pins_json ? json_loads(prev->pins_json, 0, NULL) : NULL;
+		const char *sa = json_string_value(json_object_get(json_object_get(pa, "RUNTIME"), "sha256"));
+		const char *sb2 = json_string_value(json_object_get(json_object_get(pb, "RUNTIME"), "sha256"));
+		json_object_set_new(rb, "runtime_changed",
+				    sa && sb2 ? json_boolean(strcmp(sa, sb2) != 0) : json_null());
+		json_object_set_new(rb, "runtime_sha256", sb2 ? json_string(sb2) : json_null());
+		json_decref(pa);
+		json_decref(pb);
 		struct sb c = {0};
 		sb_addf(&c, "zealot rollback %s %lld", e->endpoint, (long long)prev->id);
 		json_object_set_new(rb, "command", json_string(c.s));
@@ -190,8 +201,13 @@ static void print_text(json_t *out, const char *name, const char *db)
 		printf("  %-9s %s\n", "payload",
 		       json_is_string(json_object_get(e, "payload")) ? str(e, "payload") : str(e, "keys_error"));
 		const char *build = str(e, "runtime_build");
-		printf("  %-9s %s%s%s%s\n", "runtime", *build ? build : "(version unknown)",
+		const char *rsha = json_string_value(
+		    json_object_get(json_object_get(json_object_get(e, "pins"), "RUNTIME"), "sha256"));
+		printf("  %-9s %s%s%s%s", "runtime", *build ? build : "(version unknown)",
 		       *str(e, "runtime") ? " (" : "", str(e, "runtime"), *str(e, "runtime") ? ")" : "");
+		if (rsha)
+			printf(" sha256 %.12s...", rsha);
+		printf("\n");
 		printf("  %-9s %s\n", "shape", str(e, "shape"));
 		json_t *pl = json_object_get(e, "plan");
 		if (json_is_object(pl) && json_is_number(json_object_get(pl, "total_mib")))
@@ -210,6 +226,8 @@ static void print_text(json_t *out, const char *name, const char *db)
 				else
 					sb_addf(&k, " %s unset", str(v, "key"));
 			}
+			if (json_is_true(json_object_get(rb, "runtime_changed")))
+				sb_addf(&k, " runtime sha256 %.12s...", str(rb, "runtime_sha256"));
 			printf("  %-9s %s  (to era %lld:%s)\n", "rollback", str(rb, "command"),
 			       (long long)json_integer_value(json_object_get(rb, "to")),
 			       k.len ? k.s : " the same keys");

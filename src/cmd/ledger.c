@@ -9,6 +9,7 @@
 #include "../endpoint/endpoint.h"
 #include "../live/ledger.h"
 #include "../live/ledger_compare.h"
+#include "../live/promfile.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "../store/store.h"
@@ -18,7 +19,8 @@
 
 static const struct cmd_help help = {
     .usage = "zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
-	     "zealot ledger LOG --record ENDPOINT [--settled-used MIB] [--json]",
+	     "zealot ledger LOG --record ENDPOINT [--settled-used MIB] [--json]\n"
+	     "zealot ledger LOG --endpoint ENDPOINT --prom FILE [--settled-used MIB]",
     .about = "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
 	     "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
 	     "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
@@ -36,7 +38,14 @@ static const struct cmd_help help = {
 	     "version from the log's build line, the device from the endpoint, the\n"
 	     "payload identity from its MODEL_SHA256/MODEL_BYTES pins or the file's size,\n"
 	     "the endpoint's plan beside it. --settled-used is the card's used memory\n"
-	     "(nvidia-smi) once the engine settled; it calibrates the overhead.\n",
+	     "(nvidia-smi) once the engine settled; it calibrates the overhead.\n"
+	     "\n"
+	     "With --prom, write FILE for prometheus-node-exporter's textfile collector\n"
+	     "(a *.prom file in its --collector.textfile.directory), atomically:\n"
+	     "zealot_memory_mib{endpoint,term,buffer,source=\"plan|ledger|settled\"},\n"
+	     "zealot_slack_mib, zealot_era (the endpoint's current era in the store) and\n"
+	     "zealot_probe_pass{probe=\"ledger\"} (1 when every exact term matches).\n"
+	     "docs/monitoring.md shows the whole stack.\n",
     .exits = "0 read (and every exact term matches), 1 an exact term differs,\n"
 	     "      2 usage, 3 unreadable log or a log with no ledger lines",
     .min_args = 1,
@@ -275,14 +284,40 @@ done:
 	return rc;
 }
 
+/* --prom: the textfile collector's file, with the endpoint's current era
+ * from the store when it has one. */
+static int write_prom(const char *path, const struct endpoint *ep, const struct plan *p, const struct ledger *l,
+		      int64_t settled, int matches, char **err)
+{
+	int64_t era = 0;
+	char *serr = NULL;
+	struct store *st = store_name_ok(ep->name, NULL) == 0 ? store_open(NULL, &serr) : NULL;
+	struct store_era cur;
+	memset(&cur, 0, sizeof(cur));
+	if (st && store_era_get(st, ep->name, 0, &cur, NULL) == 0)
+		era = cur.id;
+	store_era_release(&cur);
+	store_close(st);
+	free(serr);
+	struct probe_result pr = {"ledger", "M08", matches ? PROBE_PASS : PROBE_FAIL, NULL};
+	struct probe_results probes = {&pr, 1};
+	struct promfile f = {ep->name, p, l, settled, era, &probes};
+	char *text = promfile_text(&f);
+	int rc = promfile_write(path, text, err);
+	free(text);
+	return rc;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
-	const char *endpoint_path = NULL, *record = NULL, *settled = NULL;
+	const char *endpoint_path = NULL, *record = NULL, *settled = NULL, *prom = NULL;
 	int json = 0, rc = EXIT_OK;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "endpoint", &endpoint_path, "FILE", "compare with the plan of this endpoint"),
 	    OPT_STRING(0, "record", &record, "FILE", "record the boot as one of this endpoint's"),
-	    OPT_STRING(0, "settled-used", &settled, "MIB", "with --record: nvidia-smi's used MiB after settling"),
+	    OPT_STRING(0, "settled-used", &settled, "MIB",
+		       "with --record or --prom: nvidia-smi's used MiB after settling"),
+	    OPT_STRING(0, "prom", &prom, "FILE", "write the node exporter's textfile metrics (needs --endpoint)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
 	    OPT_END(),
 	};
@@ -291,9 +326,20 @@ int cmd_ledger(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	const char *path = args.v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
-	if (settled && !record) {
+	if (settled && !record && !prom) {
 		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--settled-used goes with --record");
+		return opt_usage_error("ledger", &help, "--settled-used goes with --record or --prom");
+	}
+	if (prom && !endpoint_path)
+		endpoint_path = record;
+	if (prom && !endpoint_path) {
+		opt_args_release(&args);
+		return opt_usage_error("ledger", &help, "--prom needs --endpoint (the plan the ledger is held to)");
+	}
+	uint64_t settled_mib = 0;
+	if (settled && parse_u64(settled, &settled_mib)) {
+		opt_args_release(&args);
+		return opt_usage_error("ledger", &help, "--settled-used is a whole number of MiB");
 	}
 	char *err = NULL;
 	size_t len = 0;
@@ -336,6 +382,10 @@ int cmd_ledger(int argc, char **argv)
 			goto done;
 		}
 		compare_all(&cmp, &p, l);
+		if (prom && write_prom(prom, ep, &p, l, settled ? (int64_t)settled_mib : -1, !cmp.diverged, &err)) {
+			rc = EXIT_IO;
+			goto done;
+		}
 		char finding[512];
 		const char *cpu = cpu_finding(&c.shape, l, finding, sizeof(finding));
 		json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());

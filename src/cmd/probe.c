@@ -6,13 +6,15 @@
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../live/probe.h"
+#include "../live/scrape.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
 #include "options.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot probe URL [--endpoint ENDPOINT] [--only NAMES] [--timeout SECONDS] [--json]",
+    .usage = "zealot probe URL [--endpoint ENDPOINT] [--prometheus PROM_URL] [--only NAMES] [--timeout SECONDS]\n"
+	     "             [--json]",
     .about = "Prove the live endpoint is the intended one and behaves as its contract\n"
 	     "says (health alone cannot see the payload, law A01). Probes, each with\n"
 	     "pass/fail/skip, its evidence and its law:\n"
@@ -28,6 +30,11 @@ static const struct cmd_help help = {
 	     "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
 	     "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
 	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
+	     "  scrape       with --prometheus (or the endpoint's PROMETHEUS_URL): that\n"
+	     "               Prometheus's /api/v1/targets holds this endpoint's target (its\n"
+	     "               job is the endpoint's name; without --endpoint, the URL's\n"
+	     "               host:port), up with no lastError; else it fails naming the\n"
+	     "               error (an engine without --metrics answers 501: C04)\n"
 	     "Without --endpoint the shape is read from the engine and reported.\n",
     .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint",
     .min_args = 1,
@@ -36,13 +43,15 @@ static const struct cmd_help help = {
 
 int cmd_probe(int argc, char **argv)
 {
-	const char *endpoint = NULL, *only = NULL;
+	const char *endpoint = NULL, *only = NULL, *prometheus = NULL;
 	uint64_t timeout = 300;
 	int json = 0;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "endpoint", &endpoint, "FILE",
 		       "compare with this endpoint (alias, slots, window, projector,\n"
 		       "effort values; its API_KEY_FILE authenticates)"),
+	    OPT_STRING(0, "prometheus", &prometheus, "PROM_URL",
+		       "ask this Prometheus whether it scrapes the endpoint (the scrape probe)"),
 	    OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "per request (default 300)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
@@ -60,6 +69,7 @@ int cmd_probe(int argc, char **argv)
 			int known = 0;
 			for (size_t i = 0; i < probe_n_names; i++)
 				known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+			known |= m == 6 && strncmp(p, "scrape", 6) == 0;
 			if (!known)
 				return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
 			p += m + (p[m] == ',');
@@ -103,8 +113,30 @@ int cmd_probe(int argc, char **argv)
 			free(kf);
 		}
 	}
+	if (!prometheus && ep && endpoint_value(ep, "PROMETHEUS_URL") && *endpoint_value(ep, "PROMETHEUS_URL"))
+		prometheus = endpoint_value(ep, "PROMETHEUS_URL");
+	if (prometheus && strncmp(prometheus, "http://", 7) != 0 && strncmp(prometheus, "https://", 8) != 0) {
+		rc = EXIT_USAGE;
+		errorf(&err, "--prometheus '%s' is not an http:// URL", prometheus);
+		goto done;
+	}
+	int want_scrape = prometheus && (!only || strstr(only, "scrape"));
+	int only_scrape = only && want_scrape && strspn(only, "scrape,") == strlen(only);
 	struct probe_results res = {0};
-	probe_run(&c, &e, only, &res);
+	if (!only_scrape)
+		probe_run(&c, &e, only, &res);
+	if (want_scrape) {
+		struct http_client pc = {0};
+		pc.base = xstrdup(prometheus);
+		for (size_t m = strlen(pc.base); m && pc.base[m - 1] == '/';)
+			pc.base[--m] = '\0';
+		pc.timeout_ms = c.timeout_ms < 30000 ? c.timeout_ms : 30000;
+		char *inst = scrape_instance(c.base);
+		res.v = xreallocarray(res.v, res.n + 1, sizeof(*res.v));
+		scrape_probe(&pc, ep ? ep->name : NULL, inst, &res.v[res.n++]);
+		free(inst);
+		free(pc.base);
+	}
 	int failed = 0;
 	for (size_t i = 0; i < res.n; i++)
 		failed |= res.v[i].status == PROBE_FAIL;

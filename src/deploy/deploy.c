@@ -23,10 +23,12 @@
 #include "../endpoint/argv.h"
 #include "../judge/emit.h"
 #include "../judge/laws.h"
+#include "../judge/runtime.h"
 #include "../live/audit.h"
 #include "../live/http.h"
 #include "../live/ledger_compare.h"
 #include "../live/probe.h"
+#include "../live/promfile.h"
 #include "../payload/pin.h"
 #include "cause.h"
 #include "install.h"
@@ -292,7 +294,7 @@ static int gate_laws(struct run *x)
 	struct findings fs = {0};
 	char *err = NULL;
 	int rc = 0;
-	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs)) {
+	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs)) {
 		char *why = findings_text(x->ep, &fs, 0, 1);
 		rc = step(x, "gate:laws", "failed", t, first_error_law(&fs, 0), "%s", why);
 		free(why);
@@ -403,6 +405,27 @@ static int gate_pins(struct run *x)
 		}
 		free(path);
 	}
+	/* the runtime is the era's second lock: its SHA-256 is recorded beside
+	 * the payload's (RUNTIME_SHA256, when set, was held by gate:laws, R01) */
+	char *rt = rc == 0 ? runtime_resolve(x->ep) : NULL;
+	struct stat rst;
+	if (rt && stat(rt, &rst) == 0 && S_ISREG(rst.st_mode)) {
+		char hex[65], *err = NULL;
+		int rcached = 0;
+		if (pin_sha256(rt, dir, hex, &rcached, NULL, NULL, &err) == 0) {
+			json_object_set_new(
+			    pins, "RUNTIME",
+			    json_pack("{s:s,s:I,s:s}", "path", rt, "bytes", (json_int_t)rst.st_size, "sha256", hex));
+			sb_addf(&said, "%sRUNTIME sha256 %.12s...", said.len ? "; " : "", hex);
+			json_t *w = want ? json_object_get(want, "RUNTIME") : NULL;
+			const char *wsha = w ? json_string_value(json_object_get(w, "sha256")) : NULL;
+			if (wsha && strcasecmp(wsha, hex) != 0)
+				warn(x, "the runtime '%s' (sha256 %.12s...) is not the one era %lld served (%.12s...)",
+				     rt, hex, (long long)x->target.id, wsha);
+		}
+		free(err);
+	}
+	free(rt);
 	if (rc == 0) {
 		x->pins_json = json_dumps(pins, JSON_COMPACT | JSON_SORT_KEYS);
 		rc = step(x, "gate:pins", "ok", t, NULL, "%s", said.len ? said.s : "no payload files");
@@ -929,6 +952,14 @@ static int record(struct run *x)
 	x->r->boot = b.id;
 	free(b.ledger_json);
 	free(b.probes_json);
+	if (x->o->prom_file) {
+		struct promfile pf = {x->name, &x->plan, x->ledger, b.settled_used_mib, e.id, &x->probes};
+		char *text = promfile_text(&pf), *perr = NULL;
+		if (promfile_write(x->o->prom_file, text, &perr))
+			warn(x, "the textfile metrics: %s", perr);
+		free(perr);
+		free(text);
+	}
 	if (brc) /* the era is current and serves: a missing boot row is said, not undone */
 		rc = step(x, "record", "warning", t, NULL, "era %lld recorded; its boot was not: %s", (long long)e.id,
 			  err);

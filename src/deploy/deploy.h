@@ -67,11 +67,12 @@ struct deploy_opts {
 	const char *endpoint_path; /* deploy: the endpoint file to install */
 	int64_t era;		   /* rollback: the era to bring back */
 	const char *reason;
-	const char *unit_dir; /* NULL: /etc/systemd/system */
-	const char *env_dir;  /* NULL: /etc/zealot */
-	const char *zealot;   /* the binary the unit runs; NULL: this one */
-	const char *probes;   /* comma-separated probe names; NULL: all */
-	long boot_timeout_ms; /* how long a boot may take to answer /health */
+	const char *unit_dir;  /* NULL: /etc/systemd/system */
+	const char *env_dir;   /* NULL: /etc/zealot */
+	const char *zealot;    /* the binary the unit runs; NULL: this one */
+	const char *probes;    /* comma-separated probe names; NULL: all */
+	long boot_timeout_ms;  /* how long a boot may take to answer /health */
+	const char *prom_file; /* the node exporter's textfile metrics (live/promfile.h), or NULL */
 	deploy_plan_json_fn plan_json;
 	deploy_ledger_json_fn ledger_json;
 	deploy_calibrate_fn calibrate;		   /* NULL: the plan as modelled */

@@ -10,6 +10,10 @@
 
 const struct key_def endpoint_keys[] = {
     {"RUNTIME", KEY_PATH, "llama-server", NULL, NULL, "the llama-server binary (a bare name is looked up in PATH)"},
+    {"RUNTIME_SHA256", KEY_SHA256, NULL, "no hash pin", NULL,
+     "pinned SHA-256 of the RUNTIME binary (check, deploy and serve refuse another, law R01)"},
+    {"RUNTIME_MIN_BUILD", KEY_UINT, NULL, "no floor", NULL,
+     "the lowest build number RUNTIME's --version may report (law R01)"},
     {"MODEL_FILE", KEY_PATH, NULL, NULL, NULL,
      "the payload GGUF (required); relative paths are relative to the endpoint file"},
     {"MODEL_BYTES", KEY_PINS, NULL, "no byte pin", NULL,
@@ -77,6 +81,8 @@ const struct key_def endpoint_keys[] = {
     {"SPEC_DRAFT_TYPE_K", KEY_TYPE, "f16", NULL, NULL, "the draft context's K cache type"},
     {"SPEC_DRAFT_TYPE_V", KEY_TYPE, "f16", NULL, NULL, "the draft context's V cache type"},
     {"METRICS", KEY_BOOL, "1", NULL, NULL, "--metrics (0 makes /metrics answer 501, law C04)"},
+    {"PROMETHEUS_URL", KEY_STRING, NULL, "no scrape-health probe", NULL,
+     "the Prometheus that scrapes this endpoint (probe asks its /api/v1/targets)"},
     {"VERBOSITY", KEY_UINT, "4", NULL, NULL, "--log-verbosity (4 prints the boot ledger, law C05)"},
     {"DEVICE", KEY_STRING, "cpu", NULL, NULL, "device profile for the fit gate (zealot plan --help lists them)"},
     {"CUDA_FA_QUANTS", KEY_STRING, NULL, "the pinned engine's f16-f16;q4_0-q4_0;q8_0-q8_0;bf16-bf16", NULL,

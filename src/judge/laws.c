@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../endpoint/argv.h"
 #include "../endpoint/host.h"
 #include "../payload/archs.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
+#include "runtime.h"
 
 const char *severity_name(enum severity s)
 {
@@ -367,6 +369,105 @@ static char *runtime_path(const struct endpoint *ep)
 	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : path_which(rt);
 }
 
+/* R01: the runtime is pinned like the payload: RUNTIME_SHA256 its bytes
+ * (through serve's stamp cache), RUNTIME_MIN_BUILD the lowest build its
+ * --version may report (the seeds' floor b10776 pairs MTP with a quantized
+ * V; an older fork build refuses the adapter). */
+static void law_runtime_pin(const struct endpoint *ep, const char *path, struct findings *out)
+{
+	const char *pin = val(ep, "RUNTIME_SHA256"), *floor = val(ep, "RUNTIME_MIN_BUILD");
+	if (!*pin && !*floor)
+		return;
+	char hex[65], *err = NULL;
+	if (runtime_sha256(path, hex, NULL, &err)) {
+		add(out, "R01", SEV_ERROR, ep, *pin ? "RUNTIME_SHA256" : "RUNTIME_MIN_BUILD",
+		    "make the runtime readable", "cannot hash RUNTIME: %s", err);
+		free(err);
+		return;
+	}
+	if (*pin && strcasecmp(pin, hex) != 0)
+		add(out, "R01", SEV_ERROR, ep, "RUNTIME_SHA256",
+		    "put the pinned runtime back, or pin this one (zealot fetch --pin) after checking it",
+		    "RUNTIME '%s' has SHA-256 %s, RUNTIME_SHA256 pins %s: another runtime than the era's", path, hex,
+		    pin);
+	if (!*floor)
+		return;
+	const char *who = NULL;
+	char *v = runtime_ask(path, hex, "version", val(ep, "USER"), &who, &err);
+	long build = runtime_build(v);
+	if (!v)
+		add(out, "R01", SEV_ERROR, ep, "RUNTIME_MIN_BUILD", "make `RUNTIME --version` answer",
+		    "cannot read RUNTIME's build: %s", err);
+	else if (build < 0)
+		add(out, "R01", SEV_ERROR, ep, "RUNTIME_MIN_BUILD", "point RUNTIME at a llama-server build",
+		    "RUNTIME '%s' --version names no build number, RUNTIME_MIN_BUILD is %s", path, floor);
+	else if ((unsigned long long)build < strtoull(floor, NULL, 10))
+		add(out, "R01", SEV_ERROR, ep, "RUNTIME_MIN_BUILD", "use a newer build of the runtime",
+		    "RUNTIME '%s' is build %ld, below RUNTIME_MIN_BUILD %s", path, build, floor);
+	free(err);
+	free(v);
+}
+
+/* R02: every flag zealot renders must be one the runtime's --help lists;
+ * an unknown argument is otherwise found only when the engine exits at
+ * boot. The help is read once per runtime (by its SHA-256), unprivileged. */
+static void law_runtime_flags(const struct endpoint *ep, struct findings *out)
+{
+	char *path = runtime_resolve(ep);
+	struct stat st;
+	if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
+		free(path); /* C03 / C08 say why */
+		return;
+	}
+	char hex[65], *err = NULL;
+	const char *who = NULL;
+	char *help = NULL, *v = NULL;
+	if (runtime_sha256(path, hex, NULL, &err) == 0)
+		help = runtime_ask(path, hex, "help", val(ep, "USER"), &who, &err);
+	if (!help) {
+		add(out, "R02", SEV_INFO, ep, "RUNTIME", "make the runtime readable and executable by the unit's user",
+		    "flags unchecked: cannot read RUNTIME --help as %s: %s", who ? who : "nobody", err);
+		goto done;
+	}
+	if (!runtime_flag_listed(help, "--model")) {
+		add(out, "R02", SEV_INFO, ep, "RUNTIME", "point RUNTIME at llama-server",
+		    "flags unchecked: RUNTIME '%s' --help lists no --model (not llama-server's help)", path);
+		goto done;
+	}
+	struct argv_list a = {0};
+	if (argv_render(ep, &a, &err))
+		goto done;
+	v = runtime_ask(path, hex, "version", val(ep, "USER"), &who, NULL);
+	long build = runtime_build(v);
+	struct sb b = {0};
+	if (build >= 0)
+		sb_addf(&b, "build %ld", build);
+	else
+		sb_adds(&b, "a build of unknown number");
+	for (size_t i = 1; i < a.n; i++) {
+		const char *f = a.v[i];
+		if (f[0] != '-' || strspn(f, "-") > 2 ||
+		    !((f[1] >= 'a' && f[1] <= 'z') || (f[1] >= 'A' && f[1] <= 'Z') || (f[1] == '-' && f[2])))
+			continue; /* a value ("-1" included), not a flag */
+		int seen = 0;
+		for (size_t j = 1; j < i; j++)
+			seen |= strcmp(a.v[j], f) == 0;
+		if (!seen && !runtime_flag_listed(help, f))
+			add(out, "R02", SEV_ERROR, ep, "RUNTIME",
+			    "use a runtime that knows it, or drop the key (or EXTRA_ARGS word) that renders it",
+			    "zealot renders %s, which RUNTIME '%s' (%s) does not list in its --help: the engine "
+			    "would exit at boot on an unknown argument",
+			    f, path, b.s);
+	}
+	sb_release(&b);
+	argv_release(&a);
+done:
+	free(v);
+	free(help);
+	free(err);
+	free(path);
+}
+
 /* C08: the start command must be directly executable; a script needs its
  * shebang or it is a 203/EXEC boot loop. */
 static void law_runtime(const struct endpoint *ep, struct findings *out)
@@ -418,6 +519,7 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 						  : CUDA_FA_DEFAULT_PAIRS);
 		}
 		free(cache);
+		law_runtime_pin(ep, path, out);
 	}
 	free(path);
 }
@@ -977,6 +1079,8 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 	}
 	if (which & LAWS_FILES)
 		law_files(ep, out);
+	if (which & LAWS_RUNTIME)
+		law_runtime_flags(ep, out);
 	if (which & LAWS_PAYLOAD)
 		law_payload(ep, c, ev, out);
 	if (which & LAWS_FIT)

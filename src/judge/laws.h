@@ -34,11 +34,12 @@ struct findings {
 
 /* Which gates to evaluate: serve runs them in order, check runs all. */
 enum {
-	LAWS_STATIC = 1,  /* the file's own values and the runtime */
-	LAWS_FILES = 2,	  /* payload files exist and read (C03) */
-	LAWS_PAYLOAD = 4, /* what the headers say against the shape */
-	LAWS_FIT = 8,	  /* the plan's verdict (M09, S09) */
-	LAWS_ALL = 15,
+	LAWS_STATIC = 1,   /* the file's own values and the runtime */
+	LAWS_FILES = 2,	   /* payload files exist and read (C03) */
+	LAWS_PAYLOAD = 4,  /* what the headers say against the shape */
+	LAWS_FIT = 8,	   /* the plan's verdict (M09, S09) */
+	LAWS_RUNTIME = 16, /* what the runtime's --help lists (R02; runs it, sandboxed) */
+	LAWS_ALL = 31,
 };
 
 /* Evaluate the laws in `which`. c may be NULL or partly loaded (its

@@ -168,7 +168,7 @@ check "audit --pid with --unit: exit 2 naming both" \
 	test "$rc" -eq 2 -a -n "$(grep -F -- "--pid and --unit exclude each other" "$TMP/err")"
 run "$ZEALOT" emit nonsense e.env
 check "emit with an unknown sub-verb: exit 2 naming it" \
-	test "$rc" -eq 2 -a -n "$(grep -F "'nonsense' is not unit, prometheus, alerts or harness" "$TMP/err")"
+	test "$rc" -eq 2 -a -n "$(grep -F "'nonsense' is not unit, prometheus, alerts, harness or grafana" "$TMP/err")"
 check "no sanitizer report" no_sanitizer
 
 # no hand-written parsing left

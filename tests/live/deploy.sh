@@ -66,7 +66,8 @@ cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv
 
 # 1. A clean deploy.
 endpoint 4096 2 >e1.env
-deploy e1.env "first era: two slots" --json
+mkdir -p tf
+deploy e1.env "first era: two slots" --json --prom "$TMP/tf/e1.prom"
 cp "$TMP/out" deploy1.json
 check "clean deploy: exit 0, outcome deployed" test "$rc" -eq 0 -a "$(jq -r .outcome deploy1.json)" = deployed
 for s in lock gate:laws gate:pins gate:fit gate:unit gate:drop-ins gate:port install restart health mainpid cmdline \
@@ -89,6 +90,13 @@ check "clean deploy: enabled (starts at boot)" test "$(X systemctl is-enabled e1
 check "clean deploy: the store holds era 1 with its reason" test "$(sql "select reason from eras where id=1")" = "first era: two slots"
 check "clean deploy: the boot's ledger, plan and probes are recorded" \
 	test "$(sql "select count(*) from boots where era_id=1 and ledger_json like '%n_ctx_seq%' and plan_json like '%verdict%' and probes_json like '%pass%'")" = 1
+check "clean deploy: --prom wrote the textfile metrics: era 1, the probes, the ledger's terms" \
+	test "$(grep -c -e '^zealot_era{endpoint="e1"} 1$' -e '^zealot_probe_pass{endpoint="e1",probe="health"} 1$' \
+		-e '^zealot_memory_mib{endpoint="e1",term="kv",.*source="ledger"}' tf/e1.prom)" = 3
+run promtool check metrics <tf/e1.prom
+check "clean deploy: promtool check metrics accepts them" rc_is 0
+check "clean deploy: the era's pins record the runtime's SHA-256" \
+	test "$(sql "select json_extract(pins_json, '$.RUNTIME.sha256') from eras where id=1")" = "$(sha256sum "$SERVER" | cut -d' ' -f1)"
 check "clean deploy: the attempt and its steps are recorded" \
 	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts order by id limit 1")" = deployed:15
 score=$(X systemd-analyze security e1.service 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')

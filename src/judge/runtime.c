@@ -1,0 +1,189 @@
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/proc.h"
+#include "../base/util.h"
+#include "../payload/pin.h"
+
+char *runtime_resolve(const struct endpoint *ep)
+{
+	const char *rt = endpoint_value(ep, "RUNTIME");
+	if (!rt || !*rt)
+		return NULL;
+	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : path_which(rt);
+}
+
+int runtime_sha256(const char *path, char hex[65], int *cached, char **err)
+{
+	char *dir = pin_stamp_dir();
+	int c = 0;
+	int rc = pin_sha256(path, dir, hex, &c, NULL, NULL, err);
+	free(dir);
+	if (cached)
+		*cached = c;
+	return rc;
+}
+
+static char *cache_path(const char *sha, const char *what, int make)
+{
+	char *dir = state_dir();
+	if (!dir)
+		return NULL;
+	struct sb p = {0};
+	sb_addf(&p, "%s/runtime", dir);
+	if (make) {
+		mkdir(dir, 0755);
+		mkdir(p.s, 0755);
+	}
+	sb_addf(&p, "/%s.%s", sha, what);
+	free(dir);
+	return sb_detach(&p);
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct sb b = {0};
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&b, buf, n);
+	fclose(f);
+	if (!b.s)
+		sb_adds(&b, "");
+	return sb_detach(&b);
+}
+
+/* text into path, atomically (a reader sees the old file or the new one) */
+static void write_atomic(const char *path, const char *text)
+{
+	struct sb tmp = {0};
+	sb_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		size_t n = strlen(text), off = 0;
+		while (off < n) {
+			ssize_t w = write(fd, text + off, n - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		int ok = off == n && fsync(fd) == 0;
+		close(fd);
+		if (!ok || rename(tmp.s, path) != 0)
+			unlink(tmp.s);
+	}
+	sb_release(&tmp);
+}
+
+char *runtime_ask(const char *path, const char *sha, const char *what, const char *user, const char **who, char **err)
+{
+	char *cache = sha && *sha ? cache_path(sha, what, 0) : NULL;
+	char *text = cache ? read_all(cache) : NULL;
+	free(cache);
+	if (text) {
+		if (who)
+			*who = "cache";
+		return text;
+	}
+	struct proc_sandbox sb = {65534, 65534};
+	const char *name = user && *user ? user : "nobody";
+	struct passwd *pw = getpwnam(name);
+	if (pw) {
+		sb.uid = pw->pw_uid;
+		sb.gid = pw->pw_gid;
+	} else if (user && *user) {
+		errorf(err, "no user '%s' to run it as (USER)", user);
+		return NULL;
+	}
+	if (who)
+		*who = geteuid() == 0 ? (user && *user ? "USER" : "nobody") : "this user";
+	struct sb flag = {0};
+	sb_addf(&flag, "--%s", what);
+	const char *av[] = {path, flag.s, NULL};
+	struct proc_result r;
+	int rc = proc_run_sandboxed(av, &sb, 10000, 1 << 20, &r, err);
+	sb_release(&flag);
+	if (rc)
+		return NULL;
+	if (r.timed_out || r.status != 0) {
+		errorf(err, "'%s --%s' %s", path, what,
+		       r.timed_out	? "did not finish in 10 s"
+		       : r.status > 128 ? "died by a signal"
+					: "failed");
+		if (!r.timed_out && r.status <= 128) {
+			char *e = *err;
+			*err = NULL;
+			errorf(err, "%s (exit status %d)", e, r.status);
+			free(e);
+		}
+		proc_result_release(&r);
+		return NULL;
+	}
+	struct sb all = {0};
+	if (r.out.len)
+		sb_add(&all, r.out.s, r.out.len);
+	if (r.err.len)
+		sb_add(&all, r.err.s, r.err.len);
+	proc_result_release(&r);
+	if (!all.len) {
+		sb_release(&all);
+		errorf(err, "'%s --%s' printed nothing", path, what);
+		return NULL;
+	}
+	if (sha && *sha && (cache = cache_path(sha, what, 1)) != NULL) {
+		write_atomic(cache, all.s);
+		free(cache);
+	}
+	return sb_detach(&all);
+}
+
+long runtime_build(const char *v)
+{
+	if (!v)
+		return -1;
+	const char *p = strstr(v, "(build ");
+	if (p) {
+		char *end;
+		long b = strtol(p + 7, &end, 10);
+		if (end > p + 7)
+			return b;
+	}
+	for (p = strstr(v, "build "); p; p = strstr(p + 1, "build ")) {
+		char *end;
+		long b = strtol(p + 6, &end, 10);
+		if (end > p + 6 && end[0] == ' ' && end[1] == '(')
+			return b;
+	}
+	return -1;
+}
+
+static int flag_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+int runtime_flag_listed(const char *help, const char *flag)
+{
+	size_t n = strlen(flag);
+	if (!help || !n)
+		return 0;
+	for (const char *p = strstr(help, flag); p; p = strstr(p + 1, flag)) {
+		int starts = p == help || !flag_char(p[-1]);
+		if (starts && !flag_char(p[n]))
+			return 1;
+	}
+	return 0;
+}
