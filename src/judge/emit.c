@@ -448,11 +448,18 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 		sb_addc(&b, '\n');
 	}
 	sb_adds(&b, "  extraBody:\n");
-	int any = 0;
+	int any = 0, min_p = 0;
 	for (size_t i = 0; i < c->n_sampling; i++) {
 		const char *k = c->sampling[i].key;
 		const char *name = strcmp(k, "temp") == 0 ? "temperature" : k;
 		sb_addf(&b, "    %s: %g\n", name, c->sampling[i].value);
+		min_p |= strcmp(k, "min_p") == 0;
+		any = 1;
+	}
+	/* the engine's own min_p default is 0.05: a recipe that names none
+	 * (general.sampling.min_p) means none, so the harness says 0 */
+	if (!min_p) {
+		sb_adds(&b, "    min_p: 0\n");
 		any = 1;
 	}
 	const char *pp = endpoint_value(ep, "PRESENCE_PENALTY");

@@ -58,6 +58,10 @@ check "contextWindow is each endpoint's per-slot window from zealot plan" \
 check "the windows: 200704, 131072, 200704" test "$(jq -c '[.[].contextWindow]' harness.json)" = '[200704,131072,200704]'
 check "every entry names the hub for compaction" test "$(jq -c '[.[].compactionModel]|unique' harness.json)" = '["frank-zealot"]'
 check "every entry carries the template's effort map (law A08)" test "$(jq -c '[.[].compat.reasoningEffortMap|length]' harness.json)" = '[5,5,5]'
+# the seeds' harness: the recipe (1.0 / 0.95 / 20) and min_p 0, which no
+# general.sampling key carries and the engine would default to 0.05
+check "extraBody: the payload's sampling recipe plus min_p 0 (the engine's default is 0.05)" \
+	test "$(jq -c '[.[].extraBody.min_p]' harness.json)" = '[0,0,0]' -a "$(jq -c '.[2].extraBody | [.temperature, .top_p, .top_k]' harness.json)" = '[1,0.95,20]'
 check "baseUrl at HOST's host for remote endpoints" \
 	test "$(jq -c '[.[].baseUrl]' harness.json)" = '["http://127.0.0.1:7772/v1","http://127.0.0.1:7773/v1","http://dankclaw:7771/v1"]'
 # the hub's id is its ALIAS
