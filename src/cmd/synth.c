@@ -25,9 +25,15 @@ static const struct cmd_help help = {
 	     "      4th layer, optional MTP block), gemma3 (sliding window)\n"
 	     "      gpt-oss (window 128 every other layer, sinks, biased MoE),\n"
 	     "      gemma4 (window pattern, K=V, shared KV, MoE), mistral3\n"
+	     "      answer=TEXT (llama, qwen35, qwen3, mistral3 ...): every chat prompt is\n"
+	     "            answered TEXT, then the end of turn (zero blocks; the embedding and\n"
+	     "            output rows chain \"\\n\" -> </think> -> TEXT); alt=TEXT2 puts a second\n"
+	     "            answer in the vocabulary that only `synth lora --set answer=TEXT2` reaches\n"
 	     "      clip: a projector (mmproj) header; --set projection_dim=N (the text\n"
 	     "            model's width, default 256), --preset bonsai-9b-mmproj\n"
 	     "      lora: an adapter for --base FILE; --set rank=N (1), alpha=X (1),\n"
+	     "            answer=TEXT (an adapter on output.weight that makes a base written\n"
+	     "            with --set answer=A --set alt=TEXT answer TEXT instead of A),\n"
 	     "            touch_embd=0|1 (0), base_name=NAME (recorded provenance)\n",
     .more = more_help,
     .exits = "0 written, 2 usage or invalid geometry, 3 I/O error",
@@ -41,7 +47,7 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 {
 	uint64_t projection_dim = 256, rank = 1, touch = 0;
 	double alpha = 1;
-	const char *base_name = NULL;
+	const char *base_name = NULL, *answer = NULL;
 	for (unsigned i = 0; i < sets->n; i++) {
 		const char *kv = sets->v[i], *v = strchr(kv, '=');
 		if (!v)
@@ -59,6 +65,8 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 			bad = parse_u64(v, &touch) || touch > 1;
 		else if (kn == 9 && strncmp(kv, "base_name", kn) == 0)
 			base_name = v;
+		else if (kn == 6 && strncmp(kv, "answer", kn) == 0 && strcmp(arch, "lora") == 0)
+			answer = v;
 		else
 			return errorf(err, "--set: unknown key '%.*s' for %s", (int)kn, kv, arch), EXIT_USAGE;
 		if (bad)
@@ -75,7 +83,8 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 			return errorf(err, "lora needs --base FILE (the payload it adapts)"), EXIT_USAGE;
 		if (rank == 0 || rank > 65536)
 			return errorf(err, "rank out of range"), EXIT_USAGE;
-		rc = synth_lora(base, (uint32_t)rank, (float)alpha, (int)touch, base_name, out, &bytes, err);
+		rc = answer ? synth_lora_answer(base, answer, (float)alpha, out, &bytes, err)
+			    : synth_lora(base, (uint32_t)rank, (float)alpha, (int)touch, base_name, out, &bytes, err);
 	}
 	if (rc)
 		return *err && (strncmp(*err, "cannot", 6) == 0 || strstr(*err, "cannot open")) ? EXIT_IO : EXIT_USAGE;

@@ -37,6 +37,40 @@ void gw_release(struct gguf_writer *w)
 {
 	sb_release(&w->kv);
 	sb_release(&w->ti);
+	sb_release(&w->pokes);
+}
+
+uint64_t gw_data_at(const struct gguf_writer *w)
+{
+	return w->data_size;
+}
+
+void gw_poke(struct gguf_writer *w, uint64_t off, const void *bytes, uint32_t n)
+{
+	put_le(&w->pokes, off, 8);
+	put_le(&w->pokes, n, 4);
+	sb_add(&w->pokes, bytes, n);
+}
+
+/* The pokes, each at the data section's start (hlen) plus its offset. */
+static int write_pokes(const struct gguf_writer *w, int fd, uint64_t hlen)
+{
+	const uint8_t *p = (const uint8_t *)w->pokes.s, *end = p + w->pokes.len;
+	while (p && p + 12 <= end) {
+		uint64_t off = 0;
+		uint32_t n = 0;
+		for (int i = 7; i >= 0; i--)
+			off = off << 8 | p[i];
+		for (int i = 3; i >= 0; i--)
+			n = n << 8 | p[8 + i];
+		p += 12;
+		if (n > (size_t)(end - p) || off + n > w->data_size)
+			return -1;
+		if (pwrite(fd, p, n, (off_t)(hlen + off)) != (ssize_t)n)
+			return -1;
+		p += n;
+	}
+	return 0;
 }
 
 void gw_str(struct gguf_writer *w, const char *k, const char *value)
@@ -173,6 +207,11 @@ int gw_write(struct gguf_writer *w, const char *path, char **err)
 		close(fd);
 		return errorf(err, "cannot extend '%s' to %llu bytes: %s", path,
 			      (unsigned long long)(len + w->data_size), strerror(e));
+	}
+	if (write_pokes(w, fd, len)) {
+		int e = errno;
+		close(fd);
+		return errorf(err, "cannot write the tensor data of '%s': %s", path, strerror(e));
 	}
 	if (close(fd) < 0)
 		return errorf(err, "cannot close '%s': %s", path, strerror(errno));

@@ -21,6 +21,9 @@ struct gguf_writer {
 	uint32_t alignment;
 	/* an open array: elements still owed */
 	uint64_t arr_left;
+	/* bytes written into the data section (gw_poke), else it stays sparse
+	 * zeros: offsets into the data section and their bytes, in order */
+	struct sb pokes;
 };
 
 void gw_init(struct gguf_writer *w);
@@ -49,6 +52,13 @@ void gw_tensor(struct gguf_writer *w, const char *name, uint32_t n_dims, const u
 /* Write the file (created or truncated, mode 0644) and extend it sparsely
  * to hold the tensor data. Returns 0, or -1 with *err. */
 int gw_write(struct gguf_writer *w, const char *path, char **err);
+
+/* The offset in the data section gw_tensor gives the next tensor. */
+uint64_t gw_data_at(const struct gguf_writer *w);
+/* Write n bytes at data-section offset off (a tensor's gw_data_at plus the
+ * byte within it) when the file is written; the rest of the data stays
+ * sparse zeros. n is at most 64 KiB a call. */
+void gw_poke(struct gguf_writer *w, uint64_t off, const void *bytes, uint32_t n);
 /* The header bytes the writer would put before the data section. */
 char *gw_header(struct gguf_writer *w, uint64_t *len);
 

@@ -1,5 +1,6 @@
 #include "synth.h"
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,14 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 		snprintf(s->name, sizeof(s->name), "%s", v);
 		return 0;
 	}
+	if ((kn == 6 && memcmp(kv, "answer", 6) == 0) || (kn == 3 && memcmp(kv, "alt", 3) == 0)) {
+		char *dst = kn == 6 ? s->answer : s->alt;
+		if (!*v || strlen(v) >= sizeof(s->answer))
+			return errorf(err, "--set %.*s: the text must be 1 to %zu bytes", (int)kn, kv,
+				      sizeof(s->answer) - 1);
+		snprintf(dst, sizeof(s->answer), "%s", v);
+		return 0;
+	}
 	if (kn == 8 && memcmp(kv, "exp_type", 8) == 0) {
 		const struct ggml_type_info *t = ggml_type_by_name(v);
 		if (!t)
@@ -316,6 +325,100 @@ struct tw;
 static void keys_oss(struct gguf_writer *w, const struct synth_spec *s);
 static int tensors_oss(struct tw *t, const struct synth_spec *s);
 
+/* --- answer=TEXT: a payload that answers ----------------------------------
+ *
+ * Every block's weights are zero, so every block adds nothing to the
+ * residual stream: the last hidden state is the current token's embedding,
+ * and the output matrix maps it to the next token. The payload is then a
+ * table "this token is followed by that one", which greedy decoding (and
+ * sampling: the margin is ~64 logits) follows exactly:
+ *
+ *   "\n" (the generation prompt's last token) -> "</think>" -> ANSWER -> <|im_end|>
+ *
+ * ANSWER is one vocabulary entry whose text is the whole answer, so any
+ * text works. Each of the four tokens that carry a step has an embedding
+ * of its own (a one-hot row, state 0..3); output_norm is ones; the rest of
+ * token_embd and output stays zero. alt=TEXT2 is a fifth entry that only
+ * an adapter on output.weight reaches (synth_lora_answer). */
+#define TOK_EOT	      256 /* <|endoftext|> */
+#define TOK_IM_END    258 /* <|im_end|>: the end of a turn */
+#define ANS_NL	      10  /* the byte token "\n" */
+#define ANS_THINK_END 260 /* "</think>" */
+#define ANS_TOKEN     266 /* the first entry after the specials */
+#define ANS_ALT	      267
+#define ANS_WEIGHT    4.0f
+
+static int answer_mode(const struct synth_spec *s)
+{
+	return s->answer[0] != '\0';
+}
+
+static int validate_answer(const struct synth_spec *s, char **err)
+{
+	if (!answer_mode(s))
+		return s->alt[0] ? errorf(err, "--set alt needs --set answer (the base answer)") : 0;
+	/* a plain final norm and an output matrix of its own: gemma's tie the
+	 * output to the embedding and scale it, lfm2's norm is another */
+	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2"))
+		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
+			      s->arch);
+	if (s->n_embd < 4)
+		return errorf(err, "--set answer needs embd >= 4 (one dimension per step of the answer)");
+	if (s->alt[0] && strcmp(s->answer, s->alt) == 0)
+		return errorf(err, "--set alt must differ from answer");
+	return 0;
+}
+
+/* f32 to IEEE half, for the few exact values written here (0, 1, 4). */
+static uint16_t f16_bits(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, sizeof(x));
+	uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+	if (exp == 0)
+		return (uint16_t)sign;
+	return (uint16_t)(sign | ((exp - 127 + 15) << 10) | (man >> 13));
+}
+
+static void poke_f16(struct gguf_writer *w, uint64_t at, uint64_t elem, float v)
+{
+	uint16_t h = htole16(f16_bits(v));
+	gw_poke(w, at + elem * 2, &h, 2);
+}
+
+static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t next[4], unsigned *n);
+
+/* token_embd: state i's token is the one-hot e_i; output_norm: ones;
+ * output: the row of state i's successor holds ANS_WEIGHT at i. */
+static void answer_weights(struct gguf_writer *w, const struct synth_spec *s, uint64_t embd_at, uint64_t norm_at,
+			   uint64_t out_at)
+{
+	uint32_t tok[4], next[4];
+	unsigned n;
+	answer_table(s, tok, next, &n);
+	for (uint32_t i = 0; i < s->n_embd; i++) {
+		float one = 1.0f;
+		uint32_t bits;
+		memcpy(&bits, &one, sizeof(bits));
+		bits = htole32(bits);
+		gw_poke(w, norm_at + (uint64_t)i * 4, &bits, 4);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		poke_f16(w, embd_at, (uint64_t)tok[i] * s->n_embd + i, 1.0f);
+		poke_f16(w, out_at, (uint64_t)next[i] * s->n_embd + i, ANS_WEIGHT);
+	}
+}
+
+/* The step table: state i's token and the token it is followed by. */
+static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t next[4], unsigned *n)
+{
+	static const uint32_t t[4] = {ANS_NL, ANS_THINK_END, ANS_TOKEN, ANS_ALT};
+	static const uint32_t f[4] = {ANS_THINK_END, ANS_TOKEN, TOK_IM_END, TOK_IM_END};
+	*n = s->alt[0] ? 4 : 3;
+	memcpy(tok, t, sizeof(t));
+	memcpy(next, f, sizeof(f));
+}
+
 static int validate(const struct synth_spec *s, char **err)
 {
 	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
@@ -324,6 +427,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "heads (%u) must be a multiple of kv_heads (%u)", s->n_head, s->n_head_kv);
 	if (s->n_vocab < 300)
 		return errorf(err, "vocab %u is too small: the byte-level tokenizer needs 300 tokens", s->n_vocab);
+	if (validate_answer(s, err))
+		return -1;
 	if (s->n_layer + s->n_nextn > 512)
 		return errorf(err, "%u blocks exceed the engine's 512", s->n_layer + s->n_nextn);
 	if (s->rope_dims > s->head_dim || s->rope_dims % 2)
@@ -833,8 +938,6 @@ static const char *const specials[] = {
     "<|endoftext|>", "<|im_start|>", "<|im_end|>",	 "<think>",	   "</think>",
     "<tool_call>",   "</tool_call>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
 };
-#define TOK_EOT	   256 /* <|endoftext|> */
-#define TOK_IM_END 258
 
 /* GPT-2's byte-level alphabet: printable bytes stand for themselves, the
  * rest are shifted above 255 so every byte has a visible code point. */
@@ -904,6 +1007,17 @@ static void tokenizer(struct gguf_writer *w, const struct synth_spec *s)
 	for (size_t i = 0; i < ARRAY_SIZE(specials); i++)
 		gw_arr_str(w, specials[i], strlen(specials[i]));
 	for (uint32_t id = 256 + ARRAY_SIZE(specials); id < s->n_vocab; id++) {
+		const char *text = id == ANS_TOKEN && answer_mode(s) ? s->answer
+				   : id == ANS_ALT && s->alt[0]	     ? s->alt
+								     : NULL;
+		if (text) { /* the answer, one entry in the byte-level alphabet */
+			struct sb t = {0};
+			for (const char *p = text; *p; p++)
+				sb_add(&t, buf, byte_token((unsigned char)*p, buf));
+			gw_arr_str(w, t.s, t.len);
+			sb_release(&t);
+			continue;
+		}
 		int n = snprintf(buf, sizeof(buf), "[pad%u]", id);
 		gw_arr_str(w, buf, (uint64_t)n);
 	}
@@ -1229,6 +1343,10 @@ static void keys_general(struct gguf_writer *w, const struct synth_spec *s)
 	gw_f32(w, "general.sampling.temp", 1.0f);
 	gw_f32(w, "general.sampling.top_p", 0.95f);
 	gw_i32(w, "general.sampling.top_k", 20);
+	if (answer_mode(s))
+		gw_str(w, "zealot.synth.answer", s->answer);
+	if (s->alt[0])
+		gw_str(w, "zealot.synth.alt", s->alt);
 }
 
 /* The geometry every architecture states: blocks, context, widths,
@@ -1357,11 +1475,23 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	/* bytes=N resizes the offloaded matrices: the input embedding stays
 	 * on the host at its type's size */
 	t->fixed = 1;
+	uint32_t wtype = t->wtype;
+	if (answer_mode(s))
+		t->wtype = 1; /* f16: the answer's rows are written, exactly */
+	uint64_t embd_at = gw_data_at(t->w);
 	mat(t, "token_embd.weight", s->n_embd, s->n_vocab);
+	t->wtype = wtype;
 	t->fixed = 0;
+	uint64_t norm_at = gw_data_at(t->w);
 	vec(t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+	uint64_t out_at = gw_data_at(t->w);
+	if (answer_mode(s))
+		t->wtype = 1;
 	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
 		mat(t, "output.weight", s->n_embd, s->n_vocab);
+	t->wtype = wtype;
+	if (answer_mode(s))
+		answer_weights(t->w, s, embd_at, norm_at, out_at);
 	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
 		tensors_llama(t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
@@ -1638,6 +1768,76 @@ static void lora_pair(struct gguf_writer *w, const char *name, uint64_t in, uint
 	gw_tensor(w, nm, 2, a, 0, a[0] * a[1] * 4);
 	snprintf(nm, sizeof(nm), "%s.lora_b", name);
 	gw_tensor(w, nm, 2, b, 0, b[0] * b[1] * 4);
+}
+
+/* The base's vocabulary id whose text is the answer in the byte-level
+ * alphabet, or -1. */
+static int64_t answer_id(const struct gguf *g, const char *answer)
+{
+	struct sb want = {0};
+	char buf[4];
+	for (const char *p = answer; *p; p++)
+		sb_add(&want, buf, byte_token((unsigned char)*p, buf));
+	const struct gguf_kv *toks = gguf_find(g, "tokenizer.ggml.tokens");
+	uint64_t idx = 0;
+	const uint8_t *pos = NULL;
+	struct gguf_str str;
+	int64_t found = -1;
+	while (found < 0 && gguf_arr_next_str(toks, &idx, &pos, &str) == 0)
+		if (str.n == want.len && memcmp(str.p, want.s, want.len) == 0 && idx - 1 >= 256)
+			found = (int64_t)(idx - 1);
+	sb_release(&want);
+	return found;
+}
+
+static void poke_f32(struct gguf_writer *w, uint64_t at, uint64_t elem, float v)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	bits = htole32(bits);
+	gw_poke(w, at + elem * 4, &bits, 4);
+}
+
+int synth_lora_answer(const char *base_path, const char *answer, float alpha, const char *path, uint64_t *bytes,
+		      char **err)
+{
+	struct gguf_file *base = gguf_open(base_path, err);
+	if (!base)
+		return -1;
+	const struct gguf *g = base->g;
+	const struct gguf_kv *arch = gguf_find(g, "general.architecture");
+	const struct gguf_tensor *out = gguf_tensor_find(g, "output.weight");
+	int64_t to = answer_id(g, answer);
+	int rc = 0;
+	if (!gguf_find(g, "zealot.synth.answer") || !arch || arch->type != GGUF_STRING || !out || out->n_dims != 2)
+		rc = errorf(err, "'%s' is not a payload synth wrote with --set answer=TEXT", base_path);
+	else if (to < 0 || to == ANS_TOKEN)
+		rc = errorf(err, "'%s' has no second answer '%s' in its vocabulary (write it with --set alt='%s')",
+			    base_path, answer, answer);
+	if (rc) {
+		gguf_close(base);
+		return rc;
+	}
+	struct gguf_writer w;
+	gw_init(&w);
+	char *arch_s = xstrndup(arch->v.s.p, (size_t)arch->v.s.n);
+	gw_str(&w, "general.architecture", arch_s);
+	free(arch_s);
+	gw_str(&w, "general.type", "adapter");
+	gw_str(&w, "general.name", "zealot-synth-lora-answer");
+	gw_str(&w, "adapter.type", "lora");
+	gw_f32(&w, "adapter.lora.alpha", alpha);
+	gw_str(&w, "zealot.synth.answer", answer);
+	/* rank 1 on output.weight: A reads state 1 ("</think>"), B moves its
+	 * successor from the base answer to this one (scale alpha / rank) */
+	uint64_t a_at = gw_data_at(&w);
+	lora_pair(&w, "output.weight", out->ne[0], out->ne[1], 1, 0);
+	uint64_t b_at = a_at + (out->ne[0] * 4 + w.alignment - 1) / w.alignment * w.alignment;
+	poke_f32(&w, a_at, 1, 1.0f);
+	poke_f32(&w, b_at, ANS_TOKEN, -2 * ANS_WEIGHT / alpha);
+	poke_f32(&w, b_at, (uint64_t)to, 2 * ANS_WEIGHT / alpha);
+	gguf_close(base);
+	return write_out(&w, path, bytes, err);
 }
 
 int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd, const char *base_name,

@@ -39,6 +39,11 @@ struct synth_spec {
 	uint32_t gate_up;	    /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
 	uint32_t mha;		    /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
 	uint32_t temp_scale10;	    /* deepseek2: attention.temperature_scale in tenths (0: none) */
+	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
+	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
+	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)
+	 * reaches. Empty: zero weights, no answer to speak of. */
+	char answer[128], alt[128];
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a
@@ -66,5 +71,10 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
  * every trunk layer's output projection and FFN down projection, f32,
  * zero data. touch_embd adds a pair on token_embd (law S12). base_name, if
  * not NULL, is recorded as the payload it was fitted against. */
+/* An adapter on output.weight that turns a base written with answer= and
+ * alt=ANSWER into one that answers ANSWER instead. */
+int synth_lora_answer(const char *base_path, const char *answer, float alpha, const char *path, uint64_t *bytes,
+		      char **err);
+
 int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd, const char *base_name,
 	       const char *path, uint64_t *bytes, char **err);
