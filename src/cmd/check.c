@@ -21,6 +21,7 @@ static const struct cmd_help help = {
 	     "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
 	     "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
 	     "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
+	     "  C09 no flag a key owns in EXTRA_ARGS or LLAMA_ARG_*, no API key in argv\n"
 	     "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
 	     "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
 	     "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
@@ -44,8 +45,8 @@ static const struct cmd_help help = {
 static void list_keys(void)
 {
 	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		const struct key_def *k = &endpoint_keys[i];
+	for (size_t i = 0; i < keys_count(); i++) {
+		const struct key_def *k = keys_at(i);
 		printf("%-18s %-14s %-26s %s\n", k->name, k->def ? k->def : "-", k->optout ? k->optout : "(error)",
 		       k->doc);
 	}
@@ -111,13 +112,16 @@ int cmd_check(int argc, char **argv)
 	int have_plan = 0;
 	struct endpoint *ep = endpoint_load(path, &err);
 	if (!ep) {
-		/* a file that does not parse is itself a finding: C01 for an
-		 * unknown key, C02 for the syntax */
+		/* a file that does not parse is itself a finding: C09 for an
+		 * engine variable (LLAMA_ARG_*), C01 for an unknown key, C02 for
+		 * the syntax */
 		if (err && strncmp(err, "cannot", 6) == 0) {
 			rc = cmd_fail(EXIT_IO, "check: %s", err);
 			goto done;
 		}
-		const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
+		const char *law = err && strstr(err, "(law C09)")     ? "C09"
+				  : err && strstr(err, "unknown key") ? "C01"
+								      : "C02";
 		if (json) {
 			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
 					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
