@@ -10,6 +10,9 @@
 
 /* The engine parses an int flag with std::stoi (common/arg.cpp): int32. */
 #define I32 INT32_MAX
+/* llama-hparams.h LLAMA_MAX_LAYERS: no payload the engine loads has more
+ * blocks (N_CPU_MOE is one override pattern per block) */
+#define MAX_LAYERS 512
 /* zealot's own MiB figures: bytes = MiB << 20 must stay well inside int64 */
 #define MIB_MAX ((int64_t)1 << 32)
 
@@ -118,7 +121,7 @@ static const struct key_def table[K__COUNT] = {
 	       .flag = "--n-gpu-layers", .owns = "-ngl --gpu-layers --n-gpu-layers", .env = "LLAMA_ARG_N_GPU_LAYERS",
 	       .doc = "layers offloaded to the devices (--n-gpu-layers; block count + 1 offloads the output layer "
 		      "too)"},
-    [K_N_CPU_MOE] = {"N_CPU_MOE", K_N_CPU_MOE, UINT(0, I32), .unit = "layers", .def = "0", .target = KEY_T_SHAPE,
+    [K_N_CPU_MOE] = {"N_CPU_MOE", K_N_CPU_MOE, UINT(0, MAX_LAYERS), .unit = "layers", .def = "0", .target = KEY_T_SHAPE,
 		     .law = "M09", .flag = "--n-cpu-moe",
 		     .owns = "-ncmoe --n-cpu-moe -cmoe --cpu-moe -ncffn --n-cpu-ffn",
 		     .env = "LLAMA_ARG_N_CPU_MOE LLAMA_ARG_CPU_MOE LLAMA_ARG_N_CPU_FFN",

@@ -143,13 +143,12 @@ int shape_read(const struct endpoint *ep, struct plan_shape *s, struct plan_extr
  * endpoint names a *_URL, the URL's header through range requests (the
  * same reader: a 20 GB payload is priced before it is downloaded). A split
  * payload's every shard is read and merged. */
-static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path, const char *key,
+static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path, enum key_id id,
 				      int *io, char **err)
 {
 	char *e = NULL;
-	char ukey[32];
-	snprintf(ukey, sizeof(ukey), "%.*s_URL", (int)(strlen(key) - 5), key);
-	const char *url = endpoint_value(ep, ukey);
+	const char *key = key_name(id), *ukey = key_name(key_url_of(id));
+	const char *url = endpoint_value(ep, key_url_of(id));
 	struct stat st;
 	struct gguf_file *f = NULL;
 	if (url && *url && remote_is_url(url) && stat(path, &st) != 0) {
@@ -231,7 +230,7 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	const char *cpu = endpoint_value(ep, K_CPU_FEATURES);
 	if (cpu && *cpu) {
 		char *e = NULL;
-		if (cpu_features_parse(cpu, "CPU_FEATURES", &s->cpu, &e)) {
+		if (cpu_features_parse(cpu, key_name(K_CPU_FEATURES), &s->cpu, &e)) {
 			char *w = endpoint_where(ep, K_CPU_FEATURES);
 			errorf(err, "%s: %s", w, e);
 			free(w);
@@ -256,7 +255,7 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	c->model_path = endpoint_path(ep, K_MODEL_FILE);
 	if (!c->model_path)
 		return errorf(err, "%s: MODEL_FILE is not set", ep->path);
-	c->model = open_payload(ep, c, c->model_path, "MODEL_FILE", io, err);
+	c->model = open_payload(ep, c, c->model_path, K_MODEL_FILE, io, err);
 	if (!c->model)
 		return -1;
 	c->census = census_take(c->model->g, err);
@@ -268,14 +267,14 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
 	c->projector_path = endpoint_path(ep, K_MMPROJ_FILE);
 	if (c->projector_path) {
-		c->projector = open_payload(ep, c, c->projector_path, "MMPROJ_FILE", io, err);
+		c->projector = open_payload(ep, c, c->projector_path, K_MMPROJ_FILE, io, err);
 		if (!c->projector)
 			return -1;
 		c->extras.projector = c->projector->g;
 	}
 	c->lora_path = endpoint_path(ep, K_LORA_FILE);
 	if (c->lora_path) {
-		c->lora = open_payload(ep, c, c->lora_path, "LORA_FILE", io, err);
+		c->lora = open_payload(ep, c, c->lora_path, K_LORA_FILE, io, err);
 		if (!c->lora)
 			return -1;
 		c->extras.lora = c->lora->g;
