@@ -14,7 +14,7 @@
 
 static const struct cmd_help help = {
     .usage = "zealot check ENDPOINT [--set KEY=VALUE ...] [--boot-log FILE] [--json]\n"
-	     "zealot check --keys",
+	     "zealot check --keys [--markdown]",
     .about = "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
 	     "and the plan can decide. Each finding gives the law id, its severity, the\n"
 	     "key and line, the reason in one sentence and the fix. Laws checked:\n"
@@ -80,13 +80,14 @@ int cmd_check(int argc, char **argv)
 {
 	struct opt_list sets = {0};
 	const char *boot_log = NULL;
-	int json = 0, keys = 0, rc = EXIT_OK;
+	int json = 0, keys = 0, markdown = 0, rc = EXIT_OK;
 	const struct opt opts[] = {
 	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
 	    OPT_STRING(0, "boot-log", &boot_log, "FILE",
 		       "a boot log of the runtime: its system_info line is evidence (S16)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
 	    OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
+	    OPT_FLAG(0, "markdown", &markdown, "with --keys: the whole key table as Markdown (docs/keys.md)"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -94,7 +95,13 @@ int cmd_check(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	if (keys) {
-		list_keys();
+		if (markdown) {
+			char *md = keys_markdown();
+			fputs(md, stdout);
+			free(md);
+		} else {
+			list_keys();
+		}
 		opt_list_release(&sets);
 		opt_args_release(&args);
 		return EXIT_OK;

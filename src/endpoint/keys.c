@@ -306,8 +306,12 @@ const char *key_suggest(const char *unknown)
 int key_parse_uint(const struct key_def *k, const char *v, uint64_t *out, char **err)
 {
 	uint64_t u;
-	if (k->kind != KEY_UINT || parse_u64(v, &u))
+	if ((k->kind != KEY_UINT && k->kind != KEY_PINS) || parse_u64(v, &u))
 		return err ? errorf(err, "%s=%s is not a whole number", k->name, v) : -1;
+	if (k->kind == KEY_PINS) { /* one byte count: a file's size, any uint64 */
+		*out = u;
+		return 0;
+	}
 	/* parse_u64 takes 0..UINT64_MAX; the row's range is the whole truth
 	 * (every row's min is 0 or more) */
 	if (u < (uint64_t)k->min || u > (uint64_t)k->max)
@@ -464,4 +468,67 @@ const struct key_def *key_owning_env(const char *var)
 		return key_owning_env(buf);
 	}
 	return NULL;
+}
+
+static const char *kind_name(enum key_kind k)
+{
+	static const char *const names[] = {"string",	  "path",   "integer", "number",    "boolean",
+					    "cache type", "one of", "sha256",  "byte count"};
+	return (size_t)k < ARRAY_SIZE(names) ? names[k] : "?";
+}
+
+/* A cell: '|' escaped, NULL as a dash. */
+static void cell(struct sb *b, const char *s)
+{
+	sb_adds(b, " ");
+	if (!s || !*s) {
+		sb_adds(b, "-");
+	} else {
+		for (const char *p = s; *p; p++) {
+			if (*p == '|')
+				sb_addc(b, '\\');
+			sb_addc(b, *p);
+		}
+	}
+	sb_adds(b, " |");
+}
+
+char *keys_markdown(void)
+{
+	struct sb b = {0};
+	sb_adds(&b, "# Endpoint keys\n\n"
+		    "Generated from the key table (src/endpoint/keys.c) by `zealot check --keys --markdown`;\n"
+		    "tests/cli/keys.sh fails when this file and the table differ.\n\n"
+		    "A number is a whole number in decimal within its range (the engine's own\n"
+		    "limit: an int flag is parsed with std::stoi, int32); a value outside is\n"
+		    "refused, never wrapped. The flags a key owns are set by that key only:\n"
+		    "EXTRA_ARGS may not name them, in any spelling, and the endpoint file may not\n"
+		    "set their LLAMA_ARG_* variables (law C09).\n\n"
+		    "| key | type | range | default | set-but-empty | law | flags it owns | what it is |\n"
+		    "|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < K__COUNT; i++) {
+		const struct key_def *k = &table[i];
+		struct sb t = {0}, r = {0};
+		sb_adds(&t, kind_name(k->kind));
+		if (k->kind == KEY_ENUM)
+			sb_addf(&t, " %s", k->choices);
+		if (k->unit)
+			sb_addf(&t, " (%s)", k->unit);
+		if (k->kind == KEY_UINT)
+			sb_addf(&r, "%lld..%lld", (long long)k->min, (long long)k->max);
+		else if (k->kind == KEY_NUMBER)
+			sb_addf(&r, "%g..%g", k->fmin, k->fmax);
+		sb_addf(&b, "| `%s` |", k->name);
+		cell(&b, t.s);
+		cell(&b, r.s);
+		cell(&b, k->def);
+		cell(&b, k->optout ? k->optout : "an error");
+		cell(&b, k->law);
+		cell(&b, k->owns);
+		cell(&b, k->doc);
+		sb_addc(&b, '\n');
+		sb_release(&t);
+		sb_release(&r);
+	}
+	return sb_detach(&b);
 }

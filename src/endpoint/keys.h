@@ -141,7 +141,8 @@ enum key_id key_url_of(enum key_id file);
 /* Closest known key to an unknown one, or NULL when nothing is close. */
 const char *key_suggest(const char *unknown);
 
-/* One parse per type. Each returns 0, or -1 with *err (when err is not
+/* One parse per type (key_parse_uint also reads one byte count of a
+ * KEY_PINS key). Each returns 0, or -1 with *err (when err is not
  * NULL) saying "KEY=VALUE is ..." with the law for a range. */
 int key_parse_uint(const struct key_def *k, const char *v, uint64_t *out, char **err);
 int key_parse_number(const struct key_def *k, const char *v, double *out, char **err);
@@ -152,6 +153,11 @@ int key_parse_enum(const struct key_def *k, const char *v, unsigned *out, char *
  * `check` runs on every key; KEY_TYPE is checked by plan/shape.c, which
  * knows the cache types). */
 int key_check_value(const struct key_def *k, const char *v, char **err);
+
+/* The table as a Markdown document (docs/keys.md is this text): one row per
+ * key with its type, unit, range, default, opt-out, law, engine flags and
+ * help line. Returns an allocated string. */
+char *keys_markdown(void);
 
 /* The key that owns engine argument arg (a flag in any spelling the engine
  * accepts: short, long, `--flag=value`, `--flag_name`), or NULL. */

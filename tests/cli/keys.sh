@@ -95,3 +95,10 @@ check "check: LLAMA_ARG_CTX_SIZE in the file refused with C09 naming CTX_SIZE" \
 run "$ZEALOT" serve --dry-run env2.env
 check "serve --dry-run: LLAMA_API_KEY in the file refused (78)" \
 	test "$rc" -eq 78 -a -n "$(grep -F '(law C09)' "$TMP/err")"
+
+# docs/keys.md is the table itself
+run "$ZEALOT" check --keys --markdown
+check "check --keys --markdown: docs/keys.md is the table (regenerate it when a row changes)" \
+	cmp -s "$TMP/out" "$ROOT/docs/keys.md"
+check "check --keys --markdown: a row per key" \
+	test "$(grep -c '^| `' "$TMP/out")" -eq "$("$ZEALOT" check --keys | tail -n +2 | wc -l)"

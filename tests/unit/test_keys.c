@@ -76,6 +76,10 @@ static void ranges(void)
 	       key_parse_number(keys_at(K_LORA_SCALE), "inf", &d, NULL) == -1 &&
 	       key_parse_number(keys_at(K_SPEC_DRAFT_P_MIN), "0.5", &d, NULL) == 0 && d == 0.5,
 	   "keys: a number has a range and is finite");
+	ok(key_parse_uint(keys_at(K_MODEL_BYTES), "18446744073709551615", &v, NULL) == 0 && v == UINT64_MAX &&
+	       key_parse_uint(keys_at(K_MODEL_BYTES), "1,2", &v, NULL) == -1 &&
+	       key_parse_uint(keys_at(K_ALIAS), "1", &v, NULL) == -1,
+	   "keys: one byte count of a pin key reads as a number; a list or a string key does not");
 	ok(keys_at(K_N_CPU_MOE)->max == 512 && key_parse_uint(keys_at(K_N_CPU_MOE), "513", &v, NULL) == -1,
 	   "keys: N_CPU_MOE stops at the engine's LLAMA_MAX_LAYERS (one override pattern per block)");
 	free(err);
