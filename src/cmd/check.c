@@ -14,13 +14,14 @@
 
 static const struct cmd_help help = {
     .usage = "zealot check ENDPOINT [--set KEY=VALUE ...] [--boot-log FILE] [--json]\n"
-	     "zealot check --keys",
+	     "zealot check --keys [--markdown]",
     .about = "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
 	     "and the plan can decide. Each finding gives the law id, its severity, the\n"
 	     "key and line, the reason in one sentence and the fix. Laws checked:\n"
 	     "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
 	     "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
 	     "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
+	     "  C09 no flag a key owns in EXTRA_ARGS or LLAMA_ARG_*, no API key in argv\n"
 	     "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
 	     "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
 	     "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
@@ -44,8 +45,8 @@ static const struct cmd_help help = {
 static void list_keys(void)
 {
 	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		const struct key_def *k = &endpoint_keys[i];
+	for (size_t i = 0; i < keys_count(); i++) {
+		const struct key_def *k = keys_at(i);
 		printf("%-18s %-14s %-26s %s\n", k->name, k->def ? k->def : "-", k->optout ? k->optout : "(error)",
 		       k->doc);
 	}
@@ -79,13 +80,14 @@ int cmd_check(int argc, char **argv)
 {
 	struct opt_list sets = {0};
 	const char *boot_log = NULL;
-	int json = 0, keys = 0, rc = EXIT_OK;
+	int json = 0, keys = 0, markdown = 0, rc = EXIT_OK;
 	const struct opt opts[] = {
 	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
 	    OPT_STRING(0, "boot-log", &boot_log, "FILE",
 		       "a boot log of the runtime: its system_info line is evidence (S16)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
 	    OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
+	    OPT_FLAG(0, "markdown", &markdown, "with --keys: the whole key table as Markdown (docs/keys.md)"),
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -93,7 +95,13 @@ int cmd_check(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	if (keys) {
-		list_keys();
+		if (markdown) {
+			char *md = keys_markdown();
+			fputs(md, stdout);
+			free(md);
+		} else {
+			list_keys();
+		}
 		opt_list_release(&sets);
 		opt_args_release(&args);
 		return EXIT_OK;
@@ -111,13 +119,16 @@ int cmd_check(int argc, char **argv)
 	int have_plan = 0;
 	struct endpoint *ep = endpoint_load(path, &err);
 	if (!ep) {
-		/* a file that does not parse is itself a finding: C01 for an
-		 * unknown key, C02 for the syntax */
+		/* a file that does not parse is itself a finding: C09 for an
+		 * engine variable (LLAMA_ARG_*), C01 for an unknown key, C02 for
+		 * the syntax */
 		if (err && strncmp(err, "cannot", 6) == 0) {
 			rc = cmd_fail(EXIT_IO, "check: %s", err);
 			goto done;
 		}
-		const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
+		const char *law = err && strstr(err, "(law C09)")     ? "C09"
+				  : err && strstr(err, "unknown key") ? "C01"
+								      : "C02";
 		if (json) {
 			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
 					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);

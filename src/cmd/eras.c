@@ -63,7 +63,7 @@ struct endpoint *eras_endpoint(const struct store_era *e, char **err)
 json_t *eras_keys(const struct endpoint *ep)
 {
 	json_t *o = json_object();
-	for (size_t i = 0; i < endpoint_n_keys; i++)
+	for (size_t i = 0; i < keys_count(); i++)
 		if (ep->e[i].value)
 			json_object_set_new(o, ep->e[i].def->name, json_string(ep->e[i].value));
 	return o;
@@ -72,8 +72,8 @@ json_t *eras_keys(const struct endpoint *ep)
 json_t *eras_key_changes(const struct endpoint *from, const struct endpoint *to)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		const char *k = endpoint_keys[i].name;
+	for (size_t i = 0; i < keys_count(); i++) {
+		const char *k = keys_at(i)->name;
 		const char *x = endpoint_value(from, k), *y = endpoint_value(to, k);
 		if ((x == NULL) == (y == NULL) && (!x || strcmp(x, y) == 0))
 			continue;
@@ -99,7 +99,7 @@ char *eras_shape(const struct endpoint *ep)
 	struct sb s = {0};
 	uint64_t ctx = 0, par = 1;
 	char a[32];
-	endpoint_uint(ep, "PARALLEL", &par, NULL);
+	endpoint_uint(ep, K_PARALLEL, &par, NULL);
 	if (endpoint_uint(ep, "CTX_SIZE", &ctx, NULL) == 0 && par) {
 		int unified = 0;
 		endpoint_bool(ep, "KV_UNIFIED", &unified, NULL);

@@ -140,7 +140,8 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	json_object_set_new(o, "endpoint", json_string(ep->name));
 	json_object_set_new(o, "model_file", json_string(c->model_path));
 	json_object_set_new(o, "device", json_string(p->device->name));
-	json_object_set_new(o, "verdict", json_string(p->fits ? "fits" : "refused"));
+	json_object_set_new(o, "verdict", json_string(p->fits && !c->n_breach ? "fits" : "refused"));
+	json_object_set_new(o, "law", c->n_breach ? json_string(c->breach.law) : json_null());
 	json_t *um = json_array();
 	for (unsigned i = 0; i < p->n_unmirrored; i++)
 		json_array_append_new(um, json_string(p->unmirrored[i]));
@@ -359,7 +360,9 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
 	for (unsigned i = 0; i < p->n_unmirrored; i++)
 		printf("  - %s\n", p->unmirrored[i]);
-	if (p->fits) {
+	if (c->n_breach) {
+		printf("\nverdict: refused: %s (law %s)\n", c->breach.reason, c->breach.law);
+	} else if (p->fits) {
 		printf("\nverdict: fits, %s MiB above the slack band%s\n",
 		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)),
 		       p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
@@ -497,7 +500,7 @@ int cmd_plan(int argc, char **argv)
 			       (unsigned long long)c.remote.requests, (unsigned long long)c.remote.bytes);
 	}
 	free(cal_text);
-	rc = p.fits ? EXIT_OK : EXIT_NO;
+	rc = p.fits && !c.n_breach ? EXIT_OK : EXIT_NO;
 done:
 	if (err)
 		cmd_fail(rc, "plan: %s", err);

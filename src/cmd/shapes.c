@@ -85,7 +85,7 @@ json_t *cmd_keys_json(const struct cand *c)
 {
 	json_t *o = json_object();
 	for (unsigned i = 0; i < c->n; i++)
-		json_object_set_new(o, c->key[i], json_string(c->val[i]));
+		json_object_set_new(o, key_name(c->key[i]), json_string(c->val[i]));
 	return o;
 }
 

@@ -135,7 +135,7 @@ static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, co
 		json_t *v = json_array();
 		for (unsigned k = 0; k < r->axes[i].n; k++)
 			json_array_append_new(v, json_string(r->axes[i].val[k]));
-		json_object_set_new(sp, r->axes[i].key, v);
+		json_object_set_new(sp, key_name(r->axes[i].key), v);
 	}
 	json_object_set_new(j, "space", sp);
 	json_object_set_new(
@@ -155,7 +155,7 @@ static void print_shape(const struct solve_shape *s)
 	else
 		printf("no drafter, ");
 	printf("ubatch %u", s->ubatch);
-	const char *moe = cand_get(&s->keys, "N_CPU_MOE");
+	const char *moe = cand_get(&s->keys, K_N_CPU_MOE);
 	if (moe)
 		printf(", the experts of the first %s blocks on the host", moe);
 }
@@ -195,7 +195,7 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 				       b->rate.dev[i].bandwidth_gbs);
 		printf("\nendpoint lines:\n");
 		for (unsigned i = 0; i < b->keys.n; i++)
-			printf("%s=%s\n", b->keys.key[i], b->keys.val[i]);
+			printf("%s=%s\n", key_name(b->keys.key[i]), b->keys.val[i]);
 		printf("\nplan:\n");
 		struct term t[TERM_N];
 		terms_of(&b->plan, t);
@@ -212,7 +212,7 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 		const struct solve_shape *s = &r->frontier[i];
 		char d[16];
 		snprintf(d, sizeof(d), "%+.1f %%", (s->decode_ratio - 1) * 100);
-		const char *moe = cand_get(&s->keys, "N_CPU_MOE");
+		const char *moe = cand_get(&s->keys, K_N_CPU_MOE);
 		printf("  %5u %9s %-7s %-7s %-8s %6u %10.2f %8s%s%s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
 		       s->k, s->v, s->drafter ? "mtp" : "none", s->ubatch, (double)s->plan.free_bytes / 1048576.0, d,
 		       moe ? "  N_CPU_MOE=" : "", moe ? moe : "", s->capped ? "  (trained context)" : "");
@@ -271,26 +271,17 @@ int cmd_solve(int argc, char **argv)
 		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
 		goto done;
 	}
-	for (unsigned i = 0; i < fixes.n; i++) {
-		const char *eq = strchr(fixes.v[i], '=');
-		char key[32];
-		if (!eq || eq == fixes.v[i] || (size_t)(eq - fixes.v[i]) >= sizeof(key)) {
-			errorf(&err, "--fix '%s': expected KEY=VALUE", fixes.v[i]);
+	for (unsigned i = 0; i < fixes.n; i++)
+		if (cand_parse_line(&o->fix, fixes.v[i], &err)) {
+			char *e = err;
+			err = NULL;
+			errorf(&err, "--fix %s", e);
+			free(e);
 			goto done;
 		}
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - fixes.v[i]), fixes.v[i]);
-		if (!cand_key_ok(key)) {
-			errorf(&err, "--fix '%s': %s is not a key a candidate shape may set", fixes.v[i], key);
-			goto done;
-		}
-		if (strcmp(key, "PARALLEL") == 0 && slots) {
-			errorf(&err, "--fix PARALLEL and --slots say the same thing twice");
-			goto done;
-		}
-		if (cand_set(&o->fix, key, eq + 1)) {
-			errorf(&err, "--fix '%s': too many or too long", fixes.v[i]);
-			goto done;
-		}
+	if (slots && cand_get(&o->fix, K_PARALLEL)) {
+		errorf(&err, "--fix PARALLEL and --slots say the same thing twice");
+		goto done;
 	}
 	for (unsigned i = 0; i < varies.n; i++) {
 		if (o->n_vary == SOLVE_MAX_AXES) {

@@ -230,7 +230,7 @@ static char *cmdline_of(long pid)
 /* The endpoint's address as a client on this host reaches it. */
 static char *http_base_of(const struct endpoint *ep, unsigned port)
 {
-	const char *b = endpoint_value(ep, "BIND_ADDR");
+	const char *b = endpoint_value(ep, K_BIND_ADDR);
 	struct sb s = {0};
 	if (!b || !*b || strcmp(b, "0.0.0.0") == 0)
 		b = "127.0.0.1";
@@ -502,10 +502,10 @@ static int gate_unit(struct run *x)
 	if (!elf && !bang)
 		return step(x, "gate:unit", "failed", t, "C08",
 			    "ExecStart '%s' is neither a binary nor a #! script: a 203/EXEC boot loop", z);
-	const char *user = endpoint_value(x->ep, "USER");
+	const char *user = endpoint_value(x->ep, K_USER);
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
-	x->runtime = path_which(endpoint_value(x->ep, "RUNTIME"));
+	x->runtime = path_which(endpoint_value(x->ep, K_RUNTIME));
 	x->runtime_version = x->o->runtime_version ? x->o->runtime_version(x->ep, &x->sc, x->st) : NULL;
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
@@ -844,7 +844,7 @@ static int verify_probes(struct run *x)
 	double t = mono_s();
 	struct http_client hc = {x->http_base, x->api_key, 120000};
 	struct probe_expect e = {0};
-	e.alias = endpoint_value(x->ep, "ALIAS");
+	e.alias = endpoint_value(x->ep, K_ALIAS);
 	e.slots = x->plan.n_seq;
 	e.n_ctx_seq = x->plan.n_ctx_seq;
 	e.projector = x->sc.projector != NULL;
@@ -919,7 +919,7 @@ static int record(struct run *x)
 	e.env_text = x->env_text;
 	e.env_sha256 = sha;
 	e.pins_json = x->pins_json;
-	e.runtime = x->runtime ? x->runtime : (char *)endpoint_value(x->ep, "RUNTIME");
+	e.runtime = x->runtime ? x->runtime : (char *)endpoint_value(x->ep, K_RUNTIME);
 	e.runtime_version = x->runtime_version;
 	e.argv_json = argv_json;
 	e.plan_json = plan_json;
@@ -1115,11 +1115,11 @@ static int load_shape(struct run *x)
 	if (!x->ep || argv_render(x->ep, &x->argv, &err))
 		return failed(x, "gate:laws", t, "C02", err, "the argv does not render");
 	uint64_t port = 0;
-	if (endpoint_uint(x->ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535)
+	if (endpoint_uint(x->ep, K_LISTEN_PORT, &port, &err) || port == 0 || port > 65535)
 		return failed(x, "gate:laws", t, "C02", err, "LISTEN_PORT is not a port");
 	x->port = (unsigned)port;
 	x->http_base = http_base_of(x->ep, x->port);
-	char *kf = endpoint_path(x->ep, "API_KEY_FILE");
+	char *kf = endpoint_path(x->ep, K_API_KEY_FILE);
 	if (kf) {
 		x->api_key = read_key(kf);
 		free(kf);
@@ -1136,7 +1136,7 @@ static void alias_change(struct run *x)
 	free(err);
 	if (!old)
 		return;
-	const char *a = endpoint_value(old, "ALIAS"), *b = endpoint_value(x->ep, "ALIAS");
+	const char *a = endpoint_value(old, K_ALIAS), *b = endpoint_value(x->ep, K_ALIAS);
 	if (a && b && strcmp(a, b) != 0)
 		warn(x,
 		     "C06: the alias changes from '%s' (era %lld) to '%s': the engine echoes any id, so clients keyed "

@@ -139,9 +139,9 @@ char *install_read(const char *path, size_t *len, char **err)
 
 static int is_path_key(const char *k, size_t n)
 {
-	static const char *const keys[] = {"RUNTIME", "MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE"};
+	static const enum key_id keys[] = {K_RUNTIME, K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0)
+		if (strlen(key_name(keys[i])) == n && memcmp(key_name(keys[i]), k, n) == 0)
 			return 1;
 	return 0;
 }

@@ -18,6 +18,22 @@ static void add2(struct argv_list *a, const char *flag, const char *value)
 	add(a, value);
 }
 
+/* A key's row flag and its value in force (keys.h: argv and the gate on
+ * EXTRA_ARGS read the same row). */
+static void value(struct argv_list *a, const struct endpoint *ep, enum key_id id)
+{
+	add2(a, keys_at(id)->flag, endpoint_value(ep, id));
+}
+
+/* A boolean key's flag for its value: the row's flag when on, its
+ * flag_off when off (either may be none). */
+static void toggle(struct argv_list *a, enum key_id id, int on)
+{
+	const char *f = on ? keys_at(id)->flag : keys_at(id)->flag_off;
+	if (f)
+		add(a, f);
+}
+
 static int nonempty(const char *v)
 {
 	return v && *v;
@@ -29,107 +45,111 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	int flag;
 	char *path;
 
-	const char *runtime = endpoint_value(ep, "RUNTIME");
+	const char *runtime = endpoint_value(ep, K_RUNTIME);
 	if (!nonempty(runtime))
 		return errorf(err, "%s: RUNTIME is empty", ep->path);
-	path = endpoint_path(ep, "RUNTIME");
+	path = endpoint_path(ep, K_RUNTIME);
 	add(a, path);
 	free(path);
 
-	path = endpoint_path(ep, "MODEL_FILE");
+	path = endpoint_path(ep, K_MODEL_FILE);
 	if (!path) {
 		argv_release(a);
 		return errorf(err, "%s: MODEL_FILE is not set", ep->path);
 	}
-	add2(a, "--model", path);
+	add2(a, keys_at(K_MODEL_FILE)->flag, path);
 	free(path);
-	add2(a, "--alias", endpoint_value(ep, "ALIAS"));
-	add2(a, "--host", endpoint_value(ep, "BIND_ADDR"));
-	add2(a, "--port", endpoint_value(ep, "LISTEN_PORT"));
+	value(a, ep, K_ALIAS);
+	value(a, ep, K_BIND_ADDR);
+	value(a, ep, K_LISTEN_PORT);
 
-	if (!nonempty(endpoint_value(ep, "CTX_SIZE"))) {
+	if (!nonempty(endpoint_value(ep, K_CTX_SIZE))) {
 		argv_release(a);
 		return errorf(err, "%s: CTX_SIZE is not set: the pool must be explicit (law S01)", ep->path);
 	}
-	add2(a, "--ctx-size", endpoint_value(ep, "CTX_SIZE"));
-	add2(a, "--parallel", endpoint_value(ep, "PARALLEL"));
+	value(a, ep, K_CTX_SIZE);
+	value(a, ep, K_PARALLEL);
 	add2(a, "--fit", "off");
-	if (endpoint_bool(ep, "KV_UNIFIED", &flag, err))
+	if (endpoint_bool(ep, K_KV_UNIFIED, &flag, err))
 		goto fail;
-	add(a, flag ? "--kv-unified" : "--no-kv-unified");
-	add2(a, "--cache-type-k", endpoint_value(ep, "CACHE_TYPE_K"));
-	add2(a, "--cache-type-v", endpoint_value(ep, "CACHE_TYPE_V"));
-	add2(a, "--flash-attn", endpoint_value(ep, "FLASH_ATTN"));
-	add2(a, "--batch-size", endpoint_value(ep, "BATCH_SIZE"));
-	add2(a, "--ubatch-size", endpoint_value(ep, "UBATCH_SIZE"));
-	add2(a, "--n-gpu-layers", endpoint_value(ep, "NGL"));
+	toggle(a, K_KV_UNIFIED, flag);
+	value(a, ep, K_CACHE_TYPE_K);
+	value(a, ep, K_CACHE_TYPE_V);
+	value(a, ep, K_FLASH_ATTN);
+	value(a, ep, K_BATCH_SIZE);
+	value(a, ep, K_UBATCH_SIZE);
+	value(a, ep, K_NGL);
 	/* placement: --rpc registers its devices as it is parsed, so it comes
 	 * before an --override-tensor that names their buffers; the -ot
 	 * patterns come before --n-cpu-moe's (the first match wins) */
-	if (nonempty(endpoint_value(ep, "RPC")))
-		add2(a, "--rpc", endpoint_value(ep, "RPC"));
-	if (strcmp(endpoint_value(ep, "SPLIT_MODE"), "layer") != 0)
-		add2(a, "--split-mode", endpoint_value(ep, "SPLIT_MODE"));
-	if (nonempty(endpoint_value(ep, "TENSOR_SPLIT")))
-		add2(a, "--tensor-split", endpoint_value(ep, "TENSOR_SPLIT"));
-	if (nonempty(endpoint_value(ep, "OVERRIDE_TENSOR")))
-		add2(a, "--override-tensor", endpoint_value(ep, "OVERRIDE_TENSOR"));
-	if (strcmp(endpoint_value(ep, "N_CPU_MOE"), "0") != 0)
-		add2(a, "--n-cpu-moe", endpoint_value(ep, "N_CPU_MOE"));
-	if (endpoint_bool(ep, "KV_OFFLOAD", &flag, err))
+	if (nonempty(endpoint_value(ep, K_RPC)))
+		value(a, ep, K_RPC);
+	if (strcmp(endpoint_value(ep, K_SPLIT_MODE), "layer") != 0)
+		value(a, ep, K_SPLIT_MODE);
+	if (nonempty(endpoint_value(ep, K_TENSOR_SPLIT)))
+		value(a, ep, K_TENSOR_SPLIT);
+	if (nonempty(endpoint_value(ep, K_OVERRIDE_TENSOR)))
+		value(a, ep, K_OVERRIDE_TENSOR);
+	if (strcmp(endpoint_value(ep, K_N_CPU_MOE), "0") != 0)
+		value(a, ep, K_N_CPU_MOE);
+	if (endpoint_bool(ep, K_KV_OFFLOAD, &flag, err))
 		goto fail;
-	if (!flag)
-		add(a, "--no-kv-offload");
-	if (endpoint_bool(ep, "REPACK", &flag, err))
+	toggle(a, K_KV_OFFLOAD, flag);
+	if (endpoint_bool(ep, K_REPACK, &flag, err))
 		goto fail;
-	if (!flag)
-		add(a, "--no-repack");
+	toggle(a, K_REPACK, flag);
 
-	if (endpoint_bool(ep, "JINJA", &flag, err))
+	if (endpoint_bool(ep, K_JINJA, &flag, err))
 		goto fail;
-	add(a, flag ? "--jinja" : "--no-jinja");
-	if (nonempty(endpoint_value(ep, "REASONING")))
-		add2(a, "--reasoning", endpoint_value(ep, "REASONING"));
-	if (nonempty(endpoint_value(ep, "REASONING_FORMAT")))
-		add2(a, "--reasoning-format", endpoint_value(ep, "REASONING_FORMAT"));
-	if (endpoint_bool(ep, "METRICS", &flag, err))
+	toggle(a, K_JINJA, flag);
+	if (nonempty(endpoint_value(ep, K_REASONING)))
+		value(a, ep, K_REASONING);
+	if (nonempty(endpoint_value(ep, K_REASONING_FORMAT)))
+		value(a, ep, K_REASONING_FORMAT);
+	if (endpoint_bool(ep, K_METRICS, &flag, err))
 		goto fail;
-	if (flag)
-		add(a, "--metrics");
-	add2(a, "--log-verbosity", endpoint_value(ep, "VERBOSITY"));
+	toggle(a, K_METRICS, flag);
+	value(a, ep, K_VERBOSITY);
 
-	path = endpoint_path(ep, "MMPROJ_FILE");
+	path = endpoint_path(ep, K_MMPROJ_FILE);
 	if (path) {
-		add2(a, "--mmproj", path);
+		add2(a, keys_at(K_MMPROJ_FILE)->flag, path);
 		free(path);
 	}
-	path = endpoint_path(ep, "LORA_FILE");
+	path = endpoint_path(ep, K_LORA_FILE);
 	if (path) {
 		struct sb b = {0};
-		sb_addf(&b, "%s:%s", path, endpoint_value(ep, "LORA_SCALE"));
-		add2(a, "--lora-scaled", b.s);
+		sb_addf(&b, "%s:%s", path, endpoint_value(ep, K_LORA_SCALE));
+		add2(a, keys_at(K_LORA_FILE)->flag, b.s);
 		sb_release(&b);
 		free(path);
 	}
-	if (nonempty(endpoint_value(ep, "PRESENCE_PENALTY")))
-		add2(a, "--presence-penalty", endpoint_value(ep, "PRESENCE_PENALTY"));
+	if (nonempty(endpoint_value(ep, K_PRESENCE_PENALTY)))
+		value(a, ep, K_PRESENCE_PENALTY);
 
 	/* The speculative set moves as one unit (law S05). */
-	const char *spec = endpoint_value(ep, "SPEC_TYPE");
+	const char *spec = endpoint_value(ep, K_SPEC_TYPE);
 	if (nonempty(spec) && strcmp(spec, "none") != 0) {
-		add2(a, "--spec-type", spec);
-		add2(a, "--spec-draft-n-max", endpoint_value(ep, "SPEC_DRAFT_N_MAX"));
-		add2(a, "--spec-draft-n-min", endpoint_value(ep, "SPEC_DRAFT_N_MIN"));
-		add2(a, "--spec-draft-p-min", endpoint_value(ep, "SPEC_DRAFT_P_MIN"));
-		add2(a, "--spec-draft-type-k", endpoint_value(ep, "SPEC_DRAFT_TYPE_K"));
-		add2(a, "--spec-draft-type-v", endpoint_value(ep, "SPEC_DRAFT_TYPE_V"));
+		add2(a, keys_at(K_SPEC_TYPE)->flag, spec);
+		value(a, ep, K_SPEC_DRAFT_N_MAX);
+		value(a, ep, K_SPEC_DRAFT_N_MIN);
+		value(a, ep, K_SPEC_DRAFT_P_MIN);
+		value(a, ep, K_SPEC_DRAFT_TYPE_K);
+		value(a, ep, K_SPEC_DRAFT_TYPE_V);
 	}
-	path = endpoint_path(ep, "API_KEY_FILE");
+	path = endpoint_path(ep, K_API_KEY_FILE);
 	if (path) {
-		add2(a, "--api-key-file", path);
+		add2(a, keys_at(K_API_KEY_FILE)->flag, path);
 		free(path);
 	}
-	const char *extra = endpoint_value(ep, "EXTRA_ARGS");
+	/* a flag a key owns stays that key's (law C09): never from EXTRA_ARGS */
+	struct endpoint_gate g;
+	if (endpoint_gated_extra(ep, &g, 1)) {
+		argv_release(a);
+		return errorf(err, "%s: EXTRA_ARGS names %s, a flag %s owns (law C09)", ep->path, g.word,
+			      g.owner->name);
+	}
+	const char *extra = endpoint_value(ep, K_EXTRA_ARGS);
 	if (nonempty(extra)) {
 		const char *p = extra;
 		while (*p) {

@@ -2,7 +2,9 @@
  * and explicit: every shape flag is spelled out (never left to the engine's
  * auto modes), --fit off (law S01), --metrics and --log-verbosity 4 by
  * default (C04, C05), the speculative set as one unit or not at all (S05),
- * the API key by file only (its value never reaches argv), EXTRA_ARGS last.
+ * the API key by file only (its value never reaches argv), EXTRA_ARGS last
+ * and never naming a flag a key owns (law C09). Each flag comes from its
+ * key's row in the key table (keys.h).
  */
 #ifndef ZEALOT_ARGV_H
 #define ZEALOT_ARGV_H

@@ -8,165 +8,29 @@
 
 #include "../base/util.h"
 
-const struct key_def endpoint_keys[] = {
-    {"RUNTIME", KEY_PATH, "llama-server", NULL, NULL, "the llama-server binary (a bare name is looked up in PATH)"},
-    {"RUNTIME_SHA256", KEY_SHA256, NULL, "no hash pin", NULL,
-     "pinned SHA-256 of the RUNTIME binary (check, deploy and serve refuse another, law R01)"},
-    {"RUNTIME_MIN_BUILD", KEY_UINT, NULL, "no floor", NULL,
-     "the lowest build number RUNTIME's --version may report (law R01)"},
-    {"MODEL_FILE", KEY_PATH, NULL, NULL, NULL,
-     "the payload GGUF (required); relative paths are relative to the endpoint file"},
-    {"MODEL_BYTES", KEY_PINS, NULL, "no byte pin", NULL,
-     "pinned size of MODEL_FILE in bytes (a split payload: one per shard, comma-separated, in shard order)"},
-    {"MODEL_SHA256", KEY_SHA256, NULL, "no hash pin", NULL,
-     "pinned SHA-256 of MODEL_FILE (a split payload: one per shard, comma-separated, in shard order)"},
-    {"MODEL_URL", KEY_STRING, NULL, "no URL", NULL, "where MODEL_FILE is fetched from"},
-    {"MMPROJ_FILE", KEY_PATH, NULL, "text only: no projector", NULL, "the multimodal projector GGUF"},
-    {"MMPROJ_BYTES", KEY_PINS, NULL, "no byte pin", NULL, "pinned size of MMPROJ_FILE"},
-    {"MMPROJ_SHA256", KEY_SHA256, NULL, "no hash pin", NULL, "pinned SHA-256 of MMPROJ_FILE"},
-    {"MMPROJ_URL", KEY_STRING, NULL, "no URL", NULL, "where MMPROJ_FILE is fetched from"},
-    {"LORA_FILE", KEY_PATH, NULL, "no adapter", NULL, "a LoRA adapter GGUF applied at load"},
-    {"LORA_SCALE", KEY_NUMBER, "1", NULL, NULL, "the adapter's scale (--lora-scaled FILE:SCALE)"},
-    {"LORA_BYTES", KEY_PINS, NULL, "no byte pin", NULL, "pinned size of LORA_FILE"},
-    {"LORA_SHA256", KEY_SHA256, NULL, "no hash pin", NULL, "pinned SHA-256 of LORA_FILE"},
-    {"LORA_URL", KEY_STRING, NULL, "no URL", NULL, "where LORA_FILE is fetched from"},
-    {"TOKEN_FILE", KEY_PATH, NULL, "no token", NULL,
-     "a file holding the bearer token for *_URL (sent only to the URL's own host; else HF_TOKEN_FILE or HF_TOKEN)"},
-    {"ALIAS", KEY_STRING, NULL, NULL, NULL, "the served model id (default: the endpoint's name)"},
-    {"BIND_ADDR", KEY_STRING, "127.0.0.1", NULL, NULL, "the address the engine listens on"},
-    {"LISTEN_PORT", KEY_UINT, "8080", NULL, NULL, "the port the engine listens on"},
-    {"API_KEY_FILE", KEY_PATH, NULL, "no API key", NULL, "a file holding the API key (the key never reaches argv)"},
-    {"USER", KEY_STRING, NULL, "root (no User= line)", NULL,
-     "the unit's User=: the engine needs no root, only read access to the payloads (unset: root)"},
-    {"CTX_SIZE", KEY_UINT, NULL, NULL, NULL, "the total KV pool in tokens (required; divided across PARALLEL slots)"},
-    {"PARALLEL", KEY_UINT, "1", NULL, NULL, "slots: concurrent conversations, each with CTX_SIZE/PARALLEL tokens"},
-    {"KV_UNIFIED", KEY_BOOL, "0", NULL, NULL, "one KV stream shared by all slots instead of one per slot"},
-    {"CACHE_TYPE_K", KEY_TYPE, "f16", NULL, NULL, "K cache type"},
-    {"CACHE_TYPE_V", KEY_TYPE, "f16", NULL, NULL, "V cache type (quantized types need FLASH_ATTN=on)"},
-    {"FLASH_ATTN", KEY_ENUM, "on", NULL, "on|off|auto", "flash attention"},
-    {"BATCH_SIZE", KEY_UINT, "2048", NULL, NULL, "logical batch size"},
-    {"UBATCH_SIZE", KEY_UINT, "512", NULL, NULL, "physical batch size (a prefill knob; sizes the compute buffers)"},
-    {"REPACK", KEY_BOOL, "1", NULL, NULL,
-     "CPU backend: extra buffers (AMX, CPU_REPACK) may take eligible weights (0: --no-repack, neither)"},
-    {"CPU_FEATURES", KEY_STRING, NULL, "this host's", NULL,
-     "the serving host's CPU features the plan assumes (e.g. avx2,avx512,avx512_vnni,amx_int8; none; default: "
-     "read from this host)"},
-    {"NGL", KEY_UINT, "99", NULL, NULL,
-     "layers offloaded to the devices (--n-gpu-layers; block count + 1 offloads the output layer too)"},
-    {"N_CPU_MOE", KEY_UINT, "0", NULL, NULL,
-     "keep the experts of the first N layers on the CPU (--n-cpu-moe: blk.i.ffn_*_exps=CPU for i < N)"},
-    {"OVERRIDE_TENSOR", KEY_STRING, NULL, "no override", NULL,
-     "PATTERN=BUFFER,... (--override-tensor): the first pattern found in a tensor's name places it on BUFFER "
-     "(CPU, CUDA0, RPC0[host:port]); POSIX extended regex, see README"},
-    {"KV_OFFLOAD", KEY_BOOL, "1", NULL, NULL,
-     "KV cache and recurrent state on the layers' devices (0: --no-kv-offload, all on the CPU)"},
-    {"SPLIT_MODE", KEY_ENUM, "layer", NULL, "layer|none|row|tensor",
-     "--split-mode: layer splits layers and caches across devices; none uses the first device only"},
-    {"TENSOR_SPLIT", KEY_STRING, NULL, "by free memory", NULL,
-     "--tensor-split: each device's share of the offloaded layers, in device order (e.g. 1,2)"},
-    {"RPC", KEY_STRING, NULL, "no RPC servers", NULL,
-     "--rpc HOST:PORT,...: ggml-rpc-server devices, placed before the local cards (RPC0[HOST:PORT] ...)"},
-    {"DEVICES", KEY_STRING, NULL, "RPC servers then DEVICE", NULL,
-     "device profiles in the engine's order (one 'rpc' per RPC server, then the cards: CUDA0, CUDA1 ...); "
-     "PROFILE:MIB overrides a device's memory"},
-    {"JINJA", KEY_BOOL, "1", NULL, NULL, "use the payload's Jinja chat template (tools need it)"},
-    {"REASONING", KEY_ENUM, "auto", "no flag", "on|off|auto", "--reasoning"},
-    {"REASONING_FORMAT", KEY_ENUM, "deepseek", "no flag", "none|deepseek|deepseek-legacy|auto", "--reasoning-format"},
-    {"PRESENCE_PENALTY", KEY_NUMBER, NULL, "no flag", NULL, "--presence-penalty (no GGUF key carries it, law C07)"},
-    {"SPEC_TYPE", KEY_ENUM, "none", NULL, "none|draft-mtp|ngram-mod|draft-mtp,ngram-mod|ngram-simple",
-     "speculative decoding; none strips every --spec-* flag (law S05)"},
-    {"SPEC_DRAFT_N_MAX", KEY_UINT, "3", NULL, NULL, "draft depth (also the recurrent rollback planes, law M04)"},
-    {"SPEC_DRAFT_N_MIN", KEY_UINT, "0", NULL, NULL, "minimum draft tokens"},
-    {"SPEC_DRAFT_P_MIN", KEY_NUMBER, "0", NULL, NULL, "minimum draft probability"},
-    {"SPEC_DRAFT_TYPE_K", KEY_TYPE, "f16", NULL, NULL, "the draft context's K cache type"},
-    {"SPEC_DRAFT_TYPE_V", KEY_TYPE, "f16", NULL, NULL, "the draft context's V cache type"},
-    {"METRICS", KEY_BOOL, "1", NULL, NULL, "--metrics (0 makes /metrics answer 501, law C04)"},
-    {"PROMETHEUS_URL", KEY_STRING, NULL, "no scrape-health probe", NULL,
-     "the Prometheus that scrapes this endpoint (probe asks its /api/v1/targets)"},
-    {"VERBOSITY", KEY_UINT, "4", NULL, NULL, "--log-verbosity (4 prints the boot ledger, law C05)"},
-    {"DEVICE", KEY_STRING, "cpu", NULL, NULL, "device profile for the fit gate (zealot plan --help lists them)"},
-    {"CUDA_FA_QUANTS", KEY_STRING, NULL, "the pinned engine's f16-f16;q4_0-q4_0;q8_0-q8_0;bf16-bf16", NULL,
-     "a CUDA runtime's flash-attention K/V pairs when its CMakeCache.txt is not readable (law S14): all, or "
-     "pairs like f16-q8_0;q8_0-q8_0"},
-    {"CUDA_FA_SCRATCH", KEY_BOOL, "1", NULL, NULL,
-     "a CUDA runtime's flash attention reserves f16 copies of a quantized K/V in the compute buffer (the pinned "
-     "engine; 0: a build before upstream PR #23907)"},
-    {"ADDRESSABLE_MIB", KEY_UINT, NULL, "the profile's figure", NULL,
-     "memory the driver really leaves, overriding the profile (law M01)"},
-    {"SLACK_MIB", KEY_UINT, "1024", NULL, NULL, "free memory every plan must keep (law M09)"},
-    {"HOST", KEY_STRING, NULL, NULL, NULL,
-     "the ssh destination the endpoint runs on: [user@]host or ssh://[user@]host[:port], resolved through the "
-     "ssh config (unset: this host; zealot fleet)"},
-    {"GPU", KEY_UINT, NULL, NULL, NULL,
-     "the card index on that host: the unit's Environment=CUDA_VISIBLE_DEVICES=N (DEVICE profiles that card; "
-     "unset: every card)"},
-    {"COMPACTION_HUB", KEY_STRING, NULL, "no compaction model", NULL,
-     "the name of the fleet endpoint this one's clients send compaction to (the harness's compactionModel)"},
-    {"HOST_BW_GBS", KEY_NUMBER, NULL, "the cpu profile's 51 GB/s", NULL,
-     "the host's memory bandwidth in GB/s, for the decode rate of what sits on the host (experts, layers, KV)"},
-    {"EXTRA_ARGS", KEY_STRING, NULL, "none", NULL, "further engine arguments, appended last (split on blanks)"},
-};
-const size_t endpoint_n_keys = ARRAY_SIZE(endpoint_keys);
-
-const struct key_def *endpoint_key(const char *name)
-{
-	for (size_t i = 0; i < endpoint_n_keys; i++)
-		if (strcmp(endpoint_keys[i].name, name) == 0)
-			return &endpoint_keys[i];
-	return NULL;
-}
-
 static size_t key_index(const char *name)
 {
-	const struct key_def *k = endpoint_key(name);
-	return k ? (size_t)(k - endpoint_keys) : endpoint_n_keys;
+	const struct key_def *k = key_by_name(name);
+	return k ? (size_t)k->id : K__COUNT;
 }
 
-/* A misspelling (small edit distance) or a rearrangement of the same words
- * (KV_CACHE_TYPE for CACHE_TYPE_K) both suggest. */
 const char *endpoint_suggest(const char *unknown)
 {
-	const char *best = NULL;
-	size_t best_d = 99;
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		size_t d = edit_distance(unknown, endpoint_keys[i].name);
-		if (d < best_d) {
-			best_d = d;
-			best = endpoint_keys[i].name;
-		}
-	}
-	if (best && best_d <= 3)
-		return best;
-	/* word overlap: the most shared `_`-separated words, at least two */
-	size_t best_w = 1;
-	best = NULL;
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		size_t shared = 0;
-		const char *u = unknown;
-		while (*u) {
-			size_t n = strcspn(u, "_");
-			const char *k = endpoint_keys[i].name;
-			while (*k) {
-				size_t m = strcspn(k, "_");
-				if (m == n && strncasecmp(u, k, n) == 0) {
-					shared++;
-					break;
-				}
-				k += m + (k[m] == '_');
-			}
-			u += n + (u[n] == '_');
-		}
-		if (shared > best_w) {
-			best_w = shared;
-			best = endpoint_keys[i].name;
-		}
-	}
-	return best;
+	return key_suggest(unknown);
 }
 
 static int unknown_key(char **err, const char *where, const char *key)
 {
-	const char *s = endpoint_suggest(key);
+	/* the engine reads LLAMA_ARG_* from its environment, and systemd puts
+	 * every line of the file there: a flag behind the keys' backs */
+	if (strncmp(key, "LLAMA_ARG_", 10) == 0 || strcmp(key, "LLAMA_API_KEY") == 0) {
+		const struct key_def *k = key_owning_env(key);
+		if (k)
+			return errorf(err, "%s%s sets an engine flag that %s owns: set %s instead (law C09)", where,
+				      key, k->name, k->name);
+		return errorf(err, "%s%s would set an engine flag behind zealot's back (law C09)", where, key);
+	}
+	const char *s = key_suggest(key);
 	if (s)
 		return errorf(err, "%sunknown key '%s' (did you mean %s?) (law C01)", where, key, s);
 	return errorf(err, "%sunknown key '%s' (law C01; 'zealot check --keys' lists them)", where, key);
@@ -249,9 +113,9 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 	ep->path = xstrdup(path);
 	ep->name = base_name(path);
 	ep->dir = dir_name(path);
-	ep->e = xcalloc(endpoint_n_keys, sizeof(*ep->e));
-	for (size_t i = 0; i < endpoint_n_keys; i++)
-		ep->e[i].def = &endpoint_keys[i];
+	ep->e = xcalloc(K__COUNT, sizeof(*ep->e));
+	for (size_t i = 0; i < K__COUNT; i++)
+		ep->e[i].def = keys_at(i);
 
 	const char *p = buf, *end = buf + len;
 	int lineno = 0;
@@ -314,7 +178,7 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 			vn--;
 		}
 		size_t idx = key_index(key);
-		if (idx == endpoint_n_keys) {
+		if (idx == K__COUNT) {
 			char where[512];
 			snprintf(where, sizeof(where), "%s:%d: ", path, start_line);
 			unknown_key(err, where, key);
@@ -380,7 +244,7 @@ void endpoint_free(struct endpoint *ep)
 {
 	if (!ep)
 		return;
-	for (size_t i = 0; ep->e && i < endpoint_n_keys; i++)
+	for (size_t i = 0; ep->e && i < K__COUNT; i++)
 		free(ep->e[i].value);
 	free(ep->e);
 	free(ep->path);
@@ -396,7 +260,7 @@ int endpoint_set(struct endpoint *ep, const char *kv, char **err)
 		return errorf(err, "--set '%s': expected KEY=VALUE", kv);
 	char *key = xstrndup(kv, (size_t)(eq - kv));
 	size_t idx = key_index(key);
-	if (idx == endpoint_n_keys) {
+	if (idx == K__COUNT) {
 		unknown_key(err, "--set: ", key);
 		free(key);
 		return -1;
@@ -408,33 +272,51 @@ int endpoint_set(struct endpoint *ep, const char *kv, char **err)
 	return 0;
 }
 
-const struct endpoint_entry *endpoint_entry(const struct endpoint *ep, const char *name)
+const struct endpoint_entry *endpoint_entry_of(const struct endpoint *ep, enum key_id id)
 {
-	size_t idx = key_index(name);
-	return idx < endpoint_n_keys ? &ep->e[idx] : NULL;
+	return (size_t)id < K__COUNT ? &ep->e[id] : NULL;
 }
 
-const char *endpoint_value(const struct endpoint *ep, const char *name)
+const struct endpoint_entry *endpoint_entry_named(const struct endpoint *ep, const char *name)
 {
-	const struct endpoint_entry *e = endpoint_entry(ep, name);
+	size_t idx = key_index(name);
+	return idx < K__COUNT ? &ep->e[idx] : NULL;
+}
+
+const char *endpoint_value_of(const struct endpoint *ep, enum key_id id)
+{
+	const struct endpoint_entry *e = endpoint_entry_of(ep, id);
 	if (!e)
 		return NULL;
 	if (e->value)
 		return e->value;
-	if (strcmp(name, "ALIAS") == 0)
+	if (id == K_ALIAS)
 		return ep->name;
 	return e->def->def;
 }
 
-int endpoint_is_empty(const struct endpoint *ep, const char *name)
+const char *endpoint_value_named(const struct endpoint *ep, const char *name)
 {
-	const struct endpoint_entry *e = endpoint_entry(ep, name);
+	size_t idx = key_index(name);
+	return idx < K__COUNT ? endpoint_value_of(ep, (enum key_id)idx) : NULL;
+}
+
+int endpoint_is_empty_of(const struct endpoint *ep, enum key_id id)
+{
+	const struct endpoint_entry *e = endpoint_entry_of(ep, id);
 	return e && e->value && !*e->value;
 }
 
-char *endpoint_where(const struct endpoint *ep, const char *name)
+int endpoint_is_empty_named(const struct endpoint *ep, const char *name)
 {
-	const struct endpoint_entry *e = endpoint_entry(ep, name);
+	size_t idx = key_index(name);
+	return idx < K__COUNT && endpoint_is_empty_of(ep, (enum key_id)idx);
+}
+
+char *endpoint_where_of(const struct endpoint *ep, enum key_id id)
+{
+	const struct endpoint_entry *e = endpoint_entry_of(ep, id);
+	const char *name = e ? e->def->name : "?";
 	struct sb b = {0};
 	if (e && e->line > 0)
 		sb_addf(&b, "%s:%d: %s", ep->path, e->line, name);
@@ -445,79 +327,158 @@ char *endpoint_where(const struct endpoint *ep, const char *name)
 	return sb_detach(&b);
 }
 
-static int value_err(const struct endpoint *ep, const char *name, char **err, const char *what)
+char *endpoint_where_named(const struct endpoint *ep, const char *name)
 {
-	char *w = endpoint_where(ep, name);
-	const char *v = endpoint_value(ep, name);
-	errorf(err, "%s: '%s' is not %s", w, v ? v : "", what);
-	free(w);
-	return -1;
+	size_t idx = key_index(name);
+	if (idx < K__COUNT)
+		return endpoint_where_of(ep, (enum key_id)idx);
+	struct sb b = {0};
+	sb_addf(&b, "%s: %s", ep->path, name);
+	return sb_detach(&b);
 }
 
-static const char *need(const struct endpoint *ep, const char *name, char **err)
+/* The value in force, non-empty; else -1 with *err. */
+static const char *need(const struct endpoint *ep, enum key_id id, char **err)
 {
-	const char *v = endpoint_value(ep, name);
+	const char *v = endpoint_value_of(ep, id);
+	const struct key_def *k = keys_at(id);
 	if (!v) {
-		errorf(err, "%s: %s is not set", ep->path, name);
+		if (err)
+			errorf(err, "%s: %s is not set", ep->path, k->name);
 		return NULL;
 	}
 	if (!*v) {
-		char *w = endpoint_where(ep, name);
-		errorf(err, "%s: empty value%s", w, endpoint_key(name)->optout ? "" : " (this key has no opt-out)");
-		free(w);
+		if (err) {
+			char *w = endpoint_where_of(ep, id);
+			errorf(err, "%s: empty value%s", w, k->optout ? "" : " (this key has no opt-out)");
+			free(w);
+		}
 		return NULL;
 	}
 	return v;
 }
 
-int endpoint_uint(const struct endpoint *ep, const char *name, uint64_t *out, char **err)
+/* The table's message ("KEY=V is ...") after where the value came from;
+ * why is taken (freed). Returns -1. */
+static int typed_err(const struct endpoint *ep, enum key_id id, char *why, char **err)
 {
-	const char *v = need(ep, name, err);
+	const struct endpoint_entry *e = &ep->e[id];
+	if (err && e->line > 0)
+		errorf(err, "%s:%d: %s", ep->path, e->line, why ? why : "invalid");
+	else if (err)
+		errorf(err, "%s%s%s", e->line < 0 ? "--set " : ep->path, e->line < 0 ? "" : ": ",
+		       why ? why : "invalid");
+	free(why);
+	return -1;
+}
+
+int endpoint_uint_of(const struct endpoint *ep, enum key_id id, uint64_t *out, char **err)
+{
+	const char *v = need(ep, id, err);
 	if (!v)
 		return -1;
-	if (parse_u64(v, out))
-		return value_err(ep, name, err, "a whole number");
+	char *why = NULL;
+	if (key_parse_uint(keys_at(id), v, out, &why))
+		return typed_err(ep, id, why, err);
 	return 0;
 }
 
-int endpoint_number(const struct endpoint *ep, const char *name, double *out, char **err)
+int endpoint_uint_named(const struct endpoint *ep, const char *name, uint64_t *out, char **err)
 {
-	const char *v = need(ep, name, err);
-	if (!v)
+	size_t idx = key_index(name);
+	if (idx == K__COUNT)
+		return err ? errorf(err, "unknown key '%s'", name) : -1;
+	return endpoint_uint_of(ep, (enum key_id)idx, out, err);
+}
+
+int endpoint_u32(const struct endpoint *ep, enum key_id id, uint32_t *out, char **err)
+{
+	uint64_t v;
+	if (endpoint_uint_of(ep, id, &v, err))
 		return -1;
-	if (parse_double(v, out))
-		return value_err(ep, name, err, "a number");
+	if (v > UINT32_MAX) /* a row whose range is wider than its field: a bug in the caller */
+		return err ? errorf(err, "%s: %llu does not fit 32 bits", key_name(id), (unsigned long long)v) : -1;
+	*out = (uint32_t)v;
 	return 0;
 }
 
-int endpoint_bool(const struct endpoint *ep, const char *name, int *out, char **err)
+int endpoint_number_of(const struct endpoint *ep, enum key_id id, double *out, char **err)
 {
-	const char *v = need(ep, name, err);
+	const char *v = need(ep, id, err);
 	if (!v)
 		return -1;
-	static const char *yes[] = {"1", "on", "true", "yes"};
-	static const char *no[] = {"0", "off", "false", "no"};
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcasecmp(v, yes[i]) == 0) {
-			*out = 1;
-			return 0;
-		}
-		if (strcasecmp(v, no[i]) == 0) {
-			*out = 0;
-			return 0;
-		}
-	}
-	return value_err(ep, name, err, "a boolean (0/1, on/off, true/false, yes/no)");
+	char *why = NULL;
+	if (key_parse_number(keys_at(id), v, out, &why))
+		return typed_err(ep, id, why, err);
+	return 0;
 }
 
-char *endpoint_path(const struct endpoint *ep, const char *name)
+int endpoint_number_named(const struct endpoint *ep, const char *name, double *out, char **err)
 {
-	const char *v = endpoint_value(ep, name);
+	size_t idx = key_index(name);
+	if (idx == K__COUNT)
+		return err ? errorf(err, "unknown key '%s'", name) : -1;
+	return endpoint_number_of(ep, (enum key_id)idx, out, err);
+}
+
+int endpoint_bool_of(const struct endpoint *ep, enum key_id id, int *out, char **err)
+{
+	const char *v = need(ep, id, err);
+	if (!v)
+		return -1;
+	char *why = NULL;
+	if (key_parse_bool(keys_at(id), v, out, &why))
+		return typed_err(ep, id, why, err);
+	return 0;
+}
+
+int endpoint_bool_named(const struct endpoint *ep, const char *name, int *out, char **err)
+{
+	size_t idx = key_index(name);
+	if (idx == K__COUNT)
+		return err ? errorf(err, "unknown key '%s'", name) : -1;
+	return endpoint_bool_of(ep, (enum key_id)idx, out, err);
+}
+
+char *endpoint_path_of(const struct endpoint *ep, enum key_id id)
+{
+	const char *v = endpoint_value_of(ep, id);
 	if (!v || !*v)
 		return NULL;
-	if (v[0] == '/' || (strcmp(name, "RUNTIME") == 0 && !strchr(v, '/')))
+	if (v[0] == '/' || (id == K_RUNTIME && !strchr(v, '/')))
 		return xstrdup(v);
 	struct sb b = {0};
 	sb_addf(&b, "%s/%s", ep->dir, v);
 	return sb_detach(&b);
+}
+
+char *endpoint_path_named(const struct endpoint *ep, const char *name)
+{
+	size_t idx = key_index(name);
+	return idx < K__COUNT ? endpoint_path_of(ep, (enum key_id)idx) : NULL;
+}
+
+size_t endpoint_gated_extra(const struct endpoint *ep, struct endpoint_gate *out, size_t max)
+{
+	const char *p = endpoint_value_of(ep, K_EXTRA_ARGS);
+	size_t n = 0;
+	while (p && *p) {
+		p += strspn(p, " \t");
+		size_t m = strcspn(p, " \t");
+		if (!m)
+			break;
+		char word[64];
+		snprintf(word, sizeof(word), "%.*s", (int)(m < 63 ? m : 63), p);
+		/* a word cut at 63 bytes names no flag the table knows */
+		const struct key_def *k = m < 63 ? key_owning_flag(word) : NULL;
+		if (k) {
+			if (n < max) {
+				snprintf(out[n].word, sizeof(out[n].word), "%s", word);
+				out[n].owner = k;
+			}
+			n++;
+		}
+		p += m;
+	}
+	return n;
 }

@@ -21,31 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum key_kind {
-	KEY_STRING,
-	KEY_PATH,
-	KEY_UINT,
-	KEY_NUMBER,
-	KEY_BOOL,   /* 0/1, on/off, true/false, yes/no */
-	KEY_TYPE,   /* a KV cache type */
-	KEY_ENUM,   /* one of key->choices */
-	KEY_SHA256, /* 64 hex digits; a split payload's: one per shard, comma-separated */
-	KEY_PINS,   /* a byte count; a split payload's: one per shard, comma-separated */
-};
-
-struct key_def {
-	const char *name;
-	enum key_kind kind;
-	const char *def;     /* the default when unset; NULL: none */
-	const char *optout;  /* what set-but-empty means; NULL: empty is an error */
-	const char *choices; /* KEY_ENUM: "a|b|c" */
-	const char *doc;
-};
-
-/* The table of every key zealot knows, in documentation order. */
-extern const struct key_def endpoint_keys[];
-extern const size_t endpoint_n_keys;
-const struct key_def *endpoint_key(const char *name);
+#include "keys.h"
 
 struct endpoint_entry {
 	const struct key_def *def;
@@ -57,7 +33,7 @@ struct endpoint {
 	char *path;
 	char *name;		  /* file name without directory and .env */
 	char *dir;		  /* directory of the file, for relative payload paths */
-	struct endpoint_entry *e; /* endpoint_n_keys entries, table order */
+	struct endpoint_entry *e; /* keys_count() entries, table order (indexed by enum key_id) */
 };
 
 /* Parse an endpoint file held in buf. path names it in errors. Returns NULL
@@ -70,26 +46,62 @@ void endpoint_free(struct endpoint *ep);
  * errors with the same did-you-mean. */
 int endpoint_set(struct endpoint *ep, const char *kv, char **err);
 
+/* The getters take a key as its id (K_CTX_SIZE: the table's row) or, for
+ * callers that hold a name, as a string ("CTX_SIZE"): one function each,
+ * chosen by the argument's type. An unknown name is an unset key with no
+ * entry (NULL, or -1 with "unknown key"). */
+#define ENDPOINT_BY_KEY_(f, k) _Generic((k), char * : f##_named, const char * : f##_named, default : f##_of)
+
 /* The raw state of a key: the entry (never NULL for a known key). */
-const struct endpoint_entry *endpoint_entry(const struct endpoint *ep, const char *name);
+const struct endpoint_entry *endpoint_entry_of(const struct endpoint *ep, enum key_id id);
+const struct endpoint_entry *endpoint_entry_named(const struct endpoint *ep, const char *name);
+#define endpoint_entry(ep, k) ENDPOINT_BY_KEY_(endpoint_entry, k)(ep, k)
 /* The value in force: the explicit value if set (even empty), else the
  * default, else NULL. */
-const char *endpoint_value(const struct endpoint *ep, const char *name);
+const char *endpoint_value_of(const struct endpoint *ep, enum key_id id);
+const char *endpoint_value_named(const struct endpoint *ep, const char *name);
+#define endpoint_value(ep, k) ENDPOINT_BY_KEY_(endpoint_value, k)(ep, k)
 /* True when the key is set to an empty value (an opt-out). */
-int endpoint_is_empty(const struct endpoint *ep, const char *name);
+int endpoint_is_empty_of(const struct endpoint *ep, enum key_id id);
+int endpoint_is_empty_named(const struct endpoint *ep, const char *name);
+#define endpoint_is_empty(ep, k) ENDPOINT_BY_KEY_(endpoint_is_empty, k)(ep, k)
 
-/* Typed values in force. Return 0, or -1 with *err naming the file, line
- * and key when the value does not parse (or is empty where it may not be).
- * A key with no value in force yields -1 with "KEY is not set". */
-int endpoint_uint(const struct endpoint *ep, const char *name, uint64_t *out, char **err);
-int endpoint_number(const struct endpoint *ep, const char *name, double *out, char **err);
-int endpoint_bool(const struct endpoint *ep, const char *name, int *out, char **err);
+/* Typed values in force, through the table's one parse and one range per
+ * key (keys.h). Return 0, or -1 with *err naming the file, line and key
+ * when the value does not parse, is out of the key's range, or is empty
+ * where it may not be. A key with no value in force yields -1 with "KEY is
+ * not set". err may be NULL. */
+int endpoint_uint_of(const struct endpoint *ep, enum key_id id, uint64_t *out, char **err);
+int endpoint_uint_named(const struct endpoint *ep, const char *name, uint64_t *out, char **err);
+#define endpoint_uint(ep, k, out, err) ENDPOINT_BY_KEY_(endpoint_uint, k)(ep, k, out, err)
+/* endpoint_uint for a key whose range fits in 32 bits (every count the
+ * engine takes as an int). */
+int endpoint_u32(const struct endpoint *ep, enum key_id id, uint32_t *out, char **err);
+int endpoint_number_of(const struct endpoint *ep, enum key_id id, double *out, char **err);
+int endpoint_number_named(const struct endpoint *ep, const char *name, double *out, char **err);
+#define endpoint_number(ep, k, out, err) ENDPOINT_BY_KEY_(endpoint_number, k)(ep, k, out, err)
+int endpoint_bool_of(const struct endpoint *ep, enum key_id id, int *out, char **err);
+int endpoint_bool_named(const struct endpoint *ep, const char *name, int *out, char **err);
+#define endpoint_bool(ep, k, out, err) ENDPOINT_BY_KEY_(endpoint_bool, k)(ep, k, out, err)
 /* A path in force, resolved against the endpoint file's directory when
  * relative; NULL when unset or set-but-empty. Caller frees. */
-char *endpoint_path(const struct endpoint *ep, const char *name);
+char *endpoint_path_of(const struct endpoint *ep, enum key_id id);
+char *endpoint_path_named(const struct endpoint *ep, const char *name);
+#define endpoint_path(ep, k) ENDPOINT_BY_KEY_(endpoint_path, k)(ep, k)
 
-/* "FILE:LINE: " or "FILE: " for a key (unset keys have no line). */
-char *endpoint_where(const struct endpoint *ep, const char *name);
+/* "FILE:LINE: KEY", "--set KEY" or "FILE: KEY (default)". Caller frees. */
+char *endpoint_where_of(const struct endpoint *ep, enum key_id id);
+char *endpoint_where_named(const struct endpoint *ep, const char *name);
+#define endpoint_where(ep, k) ENDPOINT_BY_KEY_(endpoint_where, k)(ep, k)
+
+/* The gated flags (law C09): the words of EXTRA_ARGS that name an engine
+ * flag a key owns (keys.h), each with that key, up to max of them. Returns
+ * how many it found (possibly more than max). */
+struct endpoint_gate {
+	char word[64]; /* the word as written (cut at 63 bytes) */
+	const struct key_def *owner;
+};
+size_t endpoint_gated_extra(const struct endpoint *ep, struct endpoint_gate *out, size_t max);
 
 /* Closest known key to an unknown one, or NULL when nothing is close. */
 const char *endpoint_suggest(const char *unknown);

@@ -27,10 +27,10 @@ static int load_member(struct fleet_member *m, const char *path, char **err)
 	}
 	m->name = xstrdup(m->ep->name);
 	m->path = xstrdup(path);
-	const struct endpoint_entry *he = endpoint_entry(m->ep, "HOST");
+	const struct endpoint_entry *he = endpoint_entry(m->ep, K_HOST);
 	if (he && he->value) {
 		if (host_parse(he->value, &m->host, &why)) {
-			char *w = endpoint_where(m->ep, "HOST");
+			char *w = endpoint_where(m->ep, K_HOST);
 			errorf(err, "%s: %s", w, why);
 			free(w);
 			free(why);
@@ -38,13 +38,13 @@ static int load_member(struct fleet_member *m, const char *path, char **err)
 		}
 		m->remote = 1;
 	}
-	const struct endpoint_entry *ge = endpoint_entry(m->ep, "GPU");
+	const struct endpoint_entry *ge = endpoint_entry(m->ep, K_GPU);
 	if (ge && ge->value) {
 		uint64_t g;
-		if (endpoint_uint(m->ep, "GPU", &g, err))
+		if (endpoint_uint(m->ep, K_GPU, &g, err))
 			return -1;
 		if (g > 255) {
-			char *w = endpoint_where(m->ep, "GPU");
+			char *w = endpoint_where(m->ep, K_GPU);
 			errorf(err, "%s: card %llu: a card index is 0..255", w, (unsigned long long)g);
 			free(w);
 			return -1;

@@ -11,7 +11,7 @@
 
 static const char *host_of(const struct endpoint *ep)
 {
-	const char *b = endpoint_value(ep, "BIND_ADDR");
+	const char *b = endpoint_value(ep, K_BIND_ADDR);
 	/* a wildcard bind is scraped on loopback from the same host */
 	if (!b || !*b || strcmp(b, "0.0.0.0") == 0 || strcmp(b, "::") == 0)
 		return "127.0.0.1";
@@ -135,7 +135,7 @@ static void add_bind(char ***v, size_t *n, const char *dir)
  * zealot binary's; and where a path is a symlink, its target's as well. */
 static size_t bind_dirs(const struct endpoint *ep, const char *zealot, char ***out)
 {
-	static const char *const keys[] = {"MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE", "RUNTIME"};
+	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE, K_RUNTIME};
 	char **v = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i <= ARRAY_SIZE(keys); i++) {
@@ -178,12 +178,12 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 {
 	struct sb b = {0};
 	if (!user)
-		user = endpoint_value(ep, "USER");
+		user = endpoint_value(ep, K_USER);
 	uint64_t port = 0;
 	char *perr = NULL;
-	endpoint_uint(ep, "LISTEN_PORT", &port, &perr);
+	endpoint_uint(ep, K_LISTEN_PORT, &port, &perr);
 	free(perr);
-	const struct device *dev = device_find(endpoint_value(ep, "DEVICE") ? endpoint_value(ep, "DEVICE") : "cpu");
+	const struct device *dev = device_find(endpoint_value(ep, K_DEVICE) ? endpoint_value(ep, K_DEVICE) : "cpu");
 	int gpu = dev && dev->backend != DEVICE_CPU;
 	struct sb tmp = {0};
 	const char *safe = one_line(ep->name, &tmp);
@@ -203,7 +203,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		sb_addf(&b, "User=%s\n", user);
 	sb_adds(&b, "EnvironmentFile=");
 	unit_path(&b, "", endpoint);
-	const char *card = endpoint_value(ep, "GPU");
+	const char *card = endpoint_value(ep, K_GPU);
 	if (card && *card)
 		sb_addf(&b,
 			"\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
@@ -274,7 +274,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "SystemCallErrorNumber=EPERM\n"
 		    "UMask=0077\n"
 		    "DevicePolicy=closed\n");
-	const char *bind = endpoint_value(ep, "BIND_ADDR");
+	const char *bind = endpoint_value(ep, K_BIND_ADDR);
 	if (bind && (strncmp(bind, "127.", 4) == 0 || strcmp(bind, "::1") == 0 || strcmp(bind, "localhost") == 0))
 		sb_adds(&b, "# a loopback endpoint talks to this host only\n"
 			    "IPAddressAllow=localhost\n"
@@ -305,7 +305,7 @@ void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *ho
 	yaml_str(b, ep->name);
 	sb_adds(b, "\n  metrics_path: /metrics\n"
 		   "  scrape_interval: 15s\n");
-	char *key = endpoint_path(ep, "API_KEY_FILE");
+	char *key = endpoint_path(ep, K_API_KEY_FILE);
 	if (key) {
 		sb_adds(b, "  authorization:\n    type: Bearer\n    credentials_file: ");
 		yaml_str(b, key);
@@ -314,10 +314,10 @@ void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *ho
 	}
 	struct sb target = {0};
 	const char *h = host ? host : host_of(ep);
-	sb_addf(&target, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, endpoint_value(ep, "LISTEN_PORT"));
+	sb_addf(&target, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, endpoint_value(ep, K_LISTEN_PORT));
 	sb_addf(b, "  static_configs:\n    - targets: ['%s']\n      labels:\n        alias: ", target.s);
 	sb_release(&target);
-	yaml_str(b, endpoint_value(ep, "ALIAS"));
+	yaml_str(b, endpoint_value(ep, K_ALIAS));
 	sb_addc(b, '\n');
 }
 
@@ -359,7 +359,7 @@ void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_mi
 		   "10m", "warning", "no llamacpp: series at all (scrape answered 501?)", NULL);
 	struct sb t = {0}, w = {0};
 	sb_addf(&t, "requests waited for a slot for %u minutes (PARALLEL=%s, law A07)", slot_minutes,
-		endpoint_value(ep, "PARALLEL"));
+		endpoint_value(ep, K_PARALLEL));
 	sb_addf(&w, "%um", slot_minutes);
 	alert_rule(b, n, "LlmNoFreeSlot", "llamacpp:requests_deferred{job=%1$s} > 0", w.s, "warning", t.s, NULL);
 	sb_release(&t);
@@ -405,14 +405,14 @@ static const char *nearest(const struct template_facts *t, const char *level)
 
 char *emit_harness(const struct endpoint *ep, const struct census *c, const struct plan *p)
 {
-	return emit_harness_at(ep, c, p, NULL, endpoint_value(ep, "COMPACTION_HUB"));
+	return emit_harness_at(ep, c, p, NULL, endpoint_value(ep, K_COMPACTION_HUB));
 }
 
 char *emit_harness_at(const struct endpoint *ep, const struct census *c, const struct plan *p, const char *host,
 		      const char *hub)
 {
 	struct sb b = {0}, tmp = {0};
-	char *mm = endpoint_path(ep, "MMPROJ_FILE");
+	char *mm = endpoint_path(ep, K_MMPROJ_FILE);
 	const char *h = host ? host : host_of(ep);
 	sb_addf(&b,
 		"# Client harness entry for %s. contextWindow is the PER-SLOT window: the\n"
@@ -421,7 +421,7 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 		"- id: ",
 		one_line(ep->name, &tmp));
 	sb_release(&tmp);
-	yaml_str(&b, endpoint_value(ep, "ALIAS"));
+	yaml_str(&b, endpoint_value(ep, K_ALIAS));
 	sb_addf(&b,
 		"\n"
 		"  provider: llamacpp\n"
@@ -431,7 +431,7 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 		"  input: [text%s]\n"
 		"  compat:\n"
 		"    reasoningContentField: reasoning_content\n",
-		strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", endpoint_value(ep, "LISTEN_PORT"),
+		strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", endpoint_value(ep, K_LISTEN_PORT),
 		p->n_ctx_seq, mm ? ", image" : "");
 	free(mm);
 	if (c->has_template && c->tpl.n_effort) {
@@ -462,7 +462,7 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 		sb_adds(&b, "    min_p: 0\n");
 		any = 1;
 	}
-	const char *pp = endpoint_value(ep, "PRESENCE_PENALTY");
+	const char *pp = endpoint_value(ep, K_PRESENCE_PENALTY);
 	if (pp && *pp) {
 		sb_addf(&b, "    presence_penalty: %s\n", pp);
 		any = 1;

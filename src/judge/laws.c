@@ -14,6 +14,7 @@
 #include "../payload/archs.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
+#include "../plan/cand.h"
 #include "runtime.h"
 
 const char *severity_name(enum severity s)
@@ -21,18 +22,21 @@ const char *severity_name(enum severity s)
 	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
 }
 
-static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, const char *key,
+/* A finding about no one key (the whole shape). */
+#define NO_KEY K__COUNT
+
+static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
 		const char *fix, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, const char *key,
+static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
 		const char *fix, const char *fmt, ...)
 {
 	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	struct finding *f = &out->v[out->n++];
 	f->law = law;
 	f->sev = sev;
-	f->key = key;
-	const struct endpoint_entry *e = key ? endpoint_entry(ep, key) : NULL;
+	f->key = key < NO_KEY ? key_name(key) : NULL;
+	const struct endpoint_entry *e = key < NO_KEY ? endpoint_entry(ep, key) : NULL;
 	f->line = e ? e->line : 0;
 	struct sb b = {0};
 	va_list ap;
@@ -62,29 +66,20 @@ size_t findings_errors(const struct findings *f)
 	return n;
 }
 
-static const char *val(const struct endpoint *ep, const char *key)
+static const char *val(const struct endpoint *ep, enum key_id key)
 {
 	const char *v = endpoint_value(ep, key);
 	return v ? v : "";
 }
 
-static int u64(const struct endpoint *ep, const char *key, uint64_t *out)
+static int u64(const struct endpoint *ep, enum key_id key, uint64_t *out)
 {
-	char *err = NULL;
-	int rc = endpoint_uint(ep, key, out, &err);
-	free(err);
-	return rc;
-}
-
-static int is_quantized(const char *type)
-{
-	const struct ggml_type_info *t = shape_cache_type(type);
-	return t && t->blck > 1;
+	return endpoint_uint(ep, key, out, NULL);
 }
 
 static int extra_has(const struct endpoint *ep, const char *flag)
 {
-	const char *x = val(ep, "EXTRA_ARGS");
+	const char *x = val(ep, K_EXTRA_ARGS);
 	size_t n = strlen(flag);
 	for (const char *p = strstr(x, flag); p; p = strstr(p + 1, flag))
 		if ((p == x || p[-1] == ' ' || p[-1] == '\t') &&
@@ -96,71 +91,60 @@ static int extra_has(const struct endpoint *ep, const char *flag)
 /* C02: set-but-empty where the key documents no opt-out. */
 static void law_c02(const struct endpoint *ep, struct findings *out)
 {
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		const struct key_def *k = &endpoint_keys[i];
-		if (endpoint_is_empty(ep, k->name) && !k->optout)
-			add(out, "C02", SEV_ERROR, ep, k->name,
-			    "give it a value, or remove the line to take the default",
+	for (size_t i = 0; i < keys_count(); i++) {
+		const struct key_def *k = keys_at(i);
+		if (endpoint_is_empty(ep, k->id) && !k->optout)
+			add(out, "C02", SEV_ERROR, ep, k->id, "give it a value, or remove the line to take the default",
 			    "%s is set but empty, and empty is no opt-out for this key (default: %s)", k->name,
 			    k->def ? k->def : "none");
 	}
 }
 
-/* Every value must parse as its kind. */
+/* Every value must parse as its type, and a number must lie in its key's
+ * range: the table's one parse (keys.h), the same plan, solve and argv
+ * use. A number out of range is its key's law (the engine's int32 limit
+ * is no syntax error); any other bad value is C02. */
 static void law_values(const struct endpoint *ep, struct findings *out)
 {
-	for (size_t i = 0; i < endpoint_n_keys; i++) {
-		const struct key_def *k = &endpoint_keys[i];
-		const char *v = endpoint_value(ep, k->name);
+	for (size_t i = 0; i < keys_count(); i++) {
+		const struct key_def *k = keys_at(i);
+		const char *v = endpoint_value(ep, k->id);
 		if (!v || !*v)
 			continue;
 		char *err = NULL;
-		uint64_t u;
-		double d;
-		int b;
-		int bad = 0;
-		switch (k->kind) {
-		case KEY_UINT: bad = endpoint_uint(ep, k->name, &u, &err); break;
-		case KEY_NUMBER: bad = endpoint_number(ep, k->name, &d, &err); break;
-		case KEY_BOOL: bad = endpoint_bool(ep, k->name, &b, &err); break;
-		case KEY_ENUM: {
-			size_t n = strlen(v);
-			const char *c = k->choices;
-			bad = 1;
-			while (*c) {
-				size_t m = strcspn(c, "|");
-				if (m == n && strncmp(c, v, n) == 0)
-					bad = 0;
-				c += m + (c[m] == '|');
-			}
-			if (bad)
-				errorf(&err, "'%s' is not one of %s", v, k->choices);
-			break;
+		if (key_check_value(k, v, &err)) {
+			uint64_t u;
+			double d;
+			int range = (k->kind == KEY_UINT && parse_u64(v, &u) == 0) ||
+				    (k->kind == KEY_NUMBER && parse_double(v, &d) == 0);
+			add(out, range ? k->law : "C02", SEV_ERROR, ep, k->id,
+			    range ? "give a value within the range" : "correct the value", "%s", err ? err : "invalid");
 		}
-		case KEY_SHA256:
-		case KEY_PINS:
-			/* one pin, or one per shard of a split payload */
-			for (const char *p = v;; p++) {
-				size_t n = strcspn(p, ",");
-				size_t digits = k->kind == KEY_SHA256 ? strspn(p, "0123456789abcdefABCDEF")
-								      : strspn(p, "0123456789");
-				if (digits != n || (k->kind == KEY_SHA256 ? n != 64 : n == 0 || n > 20))
-					bad = 1;
-				p += n;
-				if (!*p)
-					break;
-			}
-			if (bad)
-				errorf(&err, "'%s' is not %s", v,
-				       k->kind == KEY_SHA256 ? "64 hex digits (comma-separated for a split payload)"
-							     : "a byte count (comma-separated for a split payload)");
-			break;
-		default: break;
-		}
-		if (bad)
-			add(out, "C02", SEV_ERROR, ep, k->name, "correct the value", "%s: %s", k->name,
-			    err ? err : "invalid");
 		free(err);
+	}
+}
+
+/* C09: a flag a key owns is set by that key and nowhere else: not in
+ * EXTRA_ARGS (the engine takes the last of two, so EXTRA_ARGS would
+ * override what zealot judged), and never an API key on the command line
+ * (it would sit in /proc/PID/cmdline). LLAMA_ARG_* lines never reach here:
+ * the parser refuses them with C09. */
+static void law_gated(const struct endpoint *ep, struct findings *out)
+{
+	struct endpoint_gate g[16];
+	size_t n = endpoint_gated_extra(ep, g, ARRAY_SIZE(g));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(g); i++) {
+		if (g[i].owner->id == K_API_KEY_FILE)
+			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS,
+			    "put the key in a file and name it with API_KEY_FILE",
+			    "EXTRA_ARGS names %s: an API key travels only by file (--api-key-file, API_KEY_FILE), "
+			    "never "
+			    "on the command line",
+			    g[i].word);
+		else
+			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, "set the key instead, and drop the flag",
+			    "EXTRA_ARGS names %s, a flag %s owns: zealot renders it from %s and judges that value",
+			    g[i].word, g[i].owner->name, g[i].owner->name);
 	}
 }
 
@@ -169,31 +153,31 @@ static void law_values(const struct endpoint *ep, struct findings *out)
  * it is a file name without its .env. */
 static void law_fleet(const struct endpoint *ep, struct findings *out)
 {
-	const char *host = val(ep, "HOST");
+	const char *host = val(ep, K_HOST);
 	if (host && *host) {
 		struct host_dest h;
 		char *err = NULL;
 		if (host_parse(host, &h, &err))
-			add(out, "C02", SEV_ERROR, ep, "HOST", "write [user@]host or ssh://[user@]host[:port]", "%s",
+			add(out, "C02", SEV_ERROR, ep, K_HOST, "write [user@]host or ssh://[user@]host[:port]", "%s",
 			    err);
 		else
 			host_free(&h);
 		free(err);
 	}
-	const char *hub = val(ep, "COMPACTION_HUB");
+	const char *hub = val(ep, K_COMPACTION_HUB);
 	if (hub && *hub) {
 		size_t n = strspn(hub, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
 		if (hub[n] || hub[0] == '-' || hub[0] == '.')
-			add(out, "C02", SEV_ERROR, ep, "COMPACTION_HUB", "name the hub's endpoint file without .env",
+			add(out, "C02", SEV_ERROR, ep, K_COMPACTION_HUB, "name the hub's endpoint file without .env",
 			    "'%s' is not an endpoint name (letters, digits, . _ -)", hub);
 	}
 	uint64_t gpu;
-	if (!u64(ep, "GPU", &gpu) && gpu > 255)
-		add(out, "C02", SEV_ERROR, ep, "GPU", "give the card's index (nvidia-smi -L)",
+	if (!u64(ep, K_GPU, &gpu) && gpu > 255)
+		add(out, "C02", SEV_ERROR, ep, K_GPU, "give the card's index (nvidia-smi -L)",
 		    "GPU %llu: a card index is 0..255", (unsigned long long)gpu);
-	const struct device *dev = device_find(val(ep, "DEVICE"));
-	if (!u64(ep, "GPU", &gpu) && dev && dev->backend == DEVICE_CPU && !*val(ep, "DEVICES"))
-		add(out, "C02", SEV_WARNING, ep, "GPU", "set DEVICE to the card's profile, or remove GPU",
+	const struct device *dev = device_find(val(ep, K_DEVICE));
+	if (!u64(ep, K_GPU, &gpu) && dev && dev->backend == DEVICE_CPU && !*val(ep, K_DEVICES))
+		add(out, "C02", SEV_WARNING, ep, K_GPU, "set DEVICE to the card's profile, or remove GPU",
 		    "GPU=%llu on DEVICE=cpu: the engine uses no card, and the plan prices none",
 		    (unsigned long long)gpu);
 }
@@ -203,40 +187,41 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
  * mirror); the finding names the key at fault. */
 static void law_placement(const struct endpoint *ep, struct findings *out)
 {
-	static const char *const keys[] = {"OVERRIDE_TENSOR", "TENSOR_SPLIT", "SPLIT_MODE", "DEVICES", "DEVICE", "RPC"};
+	static const enum key_id keys[] = {K_OVERRIDE_TENSOR, K_TENSOR_SPLIT, K_SPLIT_MODE, K_DEVICES, K_DEVICE, K_RPC};
 	struct place_request r = {0};
 	uint64_t v;
-	r.ngl = u64(ep, "NGL", &v) ? 0 : (uint32_t)v;
-	r.n_cpu_moe = u64(ep, "N_CPU_MOE", &v) || v > 4096 ? 0 : (uint32_t)v;
-	r.override_tensor = endpoint_value(ep, "OVERRIDE_TENSOR");
-	r.tensor_split = endpoint_value(ep, "TENSOR_SPLIT");
-	r.split_mode = endpoint_value(ep, "SPLIT_MODE");
-	r.rpc = endpoint_value(ep, "RPC");
-	r.devices = endpoint_value(ep, "DEVICES");
+	r.ngl = u64(ep, K_NGL, &v) ? 0 : (uint32_t)v;
+	r.n_cpu_moe = u64(ep, K_N_CPU_MOE, &v) || v > 4096 ? 0 : (uint32_t)v;
+	r.override_tensor = endpoint_value(ep, K_OVERRIDE_TENSOR);
+	r.tensor_split = endpoint_value(ep, K_TENSOR_SPLIT);
+	r.split_mode = endpoint_value(ep, K_SPLIT_MODE);
+	r.rpc = endpoint_value(ep, K_RPC);
+	r.devices = endpoint_value(ep, K_DEVICES);
 	r.kv_offload = 1;
-	const struct device *main = device_find(val(ep, "DEVICE"));
+	const struct device *main = device_find(val(ep, K_DEVICE));
 	if (!main)
 		return; /* shape_load names an unknown DEVICE */
 	char *err = NULL;
 	if (place_check(&r, main, &err)) {
-		const char *key = "DEVICES";
+		enum key_id key = K_DEVICES;
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-			if (strncmp(err, keys[i], strlen(keys[i])) == 0 && err[strlen(keys[i])] == ':') {
+			if (strncmp(err, key_name(keys[i]), strlen(key_name(keys[i]))) == 0 &&
+			    err[strlen(key_name(keys[i]))] == ':') {
 				key = keys[i];
 				break;
 			}
 		add(out, "C02", SEV_ERROR, ep, key, "correct the value (README: Placement across devices)", "%s", err);
 	}
 	free(err);
-	if (*val(ep, "DEVICES") && main->backend != DEVICE_CPU)
-		add(out, "C02", SEV_ERROR, ep, "DEVICES", "leave DEVICE at cpu, or drop DEVICES",
+	if (*val(ep, K_DEVICES) && main->backend != DEVICE_CPU)
+		add(out, "C02", SEV_ERROR, ep, K_DEVICES, "leave DEVICE at cpu, or drop DEVICES",
 		    "DEVICES lists every device and DEVICE names the card %s too: one of them would be ignored",
 		    main->name);
 }
 
 static void law_cache_types(const struct endpoint *ep, struct findings *out)
 {
-	static const char *const keys[] = {"CACHE_TYPE_K", "CACHE_TYPE_V", "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
+	static const enum key_id keys[] = {K_CACHE_TYPE_K, K_CACHE_TYPE_V, K_SPEC_DRAFT_TYPE_K, K_SPEC_DRAFT_TYPE_V};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		const char *v = val(ep, keys[i]);
 		if (*v && !shape_cache_type(v))
@@ -244,63 +229,54 @@ static void law_cache_types(const struct endpoint *ep, struct findings *out)
 			    "use one of f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1",
 			    "%s=%s is not a KV cache type the engine accepts (there is no fp8: q8_0 is the 8-bit "
 			    "class)",
-			    keys[i], v);
+			    key_name(keys[i]), v);
 	}
+}
+
+/* Every breach of the shape laws (plan/shape_laws.h), as findings. */
+static void add_breaches(const struct endpoint *ep, const struct model *m, const struct plan_shape *s,
+			 const struct cand_limits *l, unsigned which, struct findings *out)
+{
+	struct shape_breach b[16];
+	size_t n = shape_laws(m, s, l, which, b, ARRAY_SIZE(b));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(b); i++)
+		add(out, b[i].law, SEV_ERROR, ep, b[i].key, b[i].fix, "%s", b[i].reason);
 }
 
 static void law_shape(const struct endpoint *ep, struct findings *out)
 {
-	uint64_t ctx = 0, par = 1, batch = 0, ubatch = 0;
-	if (!endpoint_value(ep, "CTX_SIZE"))
-		add(out, "S01", SEV_ERROR, ep, "CTX_SIZE", "set CTX_SIZE to the pool: slots x the per-slot window",
+	uint64_t par = 1;
+	if (!endpoint_value(ep, K_CTX_SIZE))
+		add(out, "S01", SEV_ERROR, ep, K_CTX_SIZE, "set CTX_SIZE to the pool: slots x the per-slot window",
 		    "CTX_SIZE is not set: the engine would size the pool itself (--fit maximises the total and shrinks "
 		    "each slot)");
-	if (u64(ep, "CTX_SIZE", &ctx) == 0 && u64(ep, "PARALLEL", &par) == 0 && par > 0) {
-		if (ctx % par)
-			add(out, "M03", SEV_ERROR, ep, "CTX_SIZE", "make CTX_SIZE a multiple of PARALLEL",
-			    "CTX_SIZE %llu is not divisible by PARALLEL %llu: the engine pads each slot to 256 and "
-			    "rounds the pool",
-			    (unsigned long long)ctx, (unsigned long long)par);
-		if (par > 1 && (extra_has(ep, "--fit") || extra_has(ep, "-fit")) &&
-		    (strstr(val(ep, "EXTRA_ARGS"), "fit on") || strstr(val(ep, "EXTRA_ARGS"), "fit=on")))
-			add(out, "S01", SEV_ERROR, ep, "EXTRA_ARGS",
-			    "remove --fit from EXTRA_ARGS; zealot passes --fit off",
-			    "--fit with PARALLEL %llu maximises the total pool and shrinks each slot",
-			    (unsigned long long)par);
-	}
-	if (par == 0)
-		add(out, "M03", SEV_ERROR, ep, "PARALLEL", "PARALLEL is the slot count: 1 or more", "PARALLEL is 0");
-	if (u64(ep, "BATCH_SIZE", &batch) == 0 && par > 0 && batch < par)
-		add(out, "S08", SEV_ERROR, ep, "BATCH_SIZE", "keep BATCH_SIZE >= PARALLEL",
-		    "BATCH_SIZE %llu is below PARALLEL %llu: the engine reserves an output per slot, more than the "
-		    "batch allows, and aborts at load (GGML_ASSERT n_outputs_max)",
-		    (unsigned long long)batch, (unsigned long long)par);
-	if (u64(ep, "BATCH_SIZE", &batch) == 0 && u64(ep, "UBATCH_SIZE", &ubatch) == 0 && ubatch > batch)
-		add(out, "S08", SEV_ERROR, ep, "UBATCH_SIZE", "keep UBATCH_SIZE <= BATCH_SIZE",
-		    "UBATCH_SIZE %llu exceeds BATCH_SIZE %llu: the engine clamps it silently",
-		    (unsigned long long)ubatch, (unsigned long long)batch);
-	const char *v = val(ep, "CACHE_TYPE_V");
-	if (is_quantized(v) && strcmp(val(ep, "FLASH_ATTN"), "on") != 0)
-		add(out, "S03", SEV_ERROR, ep, "FLASH_ATTN", "set FLASH_ATTN=on (or an unquantized CACHE_TYPE_V)",
-		    "a quantized V cache (%s) exists only on the flash-attention path; FLASH_ATTN=%s falls back or "
-		    "refuses",
-		    v, val(ep, "FLASH_ATTN"));
+	if (u64(ep, K_PARALLEL, &par) == 0 && par > 1 && (extra_has(ep, "--fit") || extra_has(ep, "-fit")) &&
+	    (strstr(val(ep, K_EXTRA_ARGS), "fit on") || strstr(val(ep, K_EXTRA_ARGS), "fit=on")))
+		add(out, "S01", SEV_ERROR, ep, K_EXTRA_ARGS, "remove --fit from EXTRA_ARGS; zealot passes --fit off",
+		    "--fit with PARALLEL %llu maximises the total pool and shrinks each slot", (unsigned long long)par);
+	/* the shape laws the values alone decide (plan/shape_laws.h); a value
+	 * that does not read is law_values' finding */
+	struct plan_shape s;
+	struct plan_extras x;
+	struct cand_limits l;
+	if (shape_read(ep, &s, &x, &l, NULL) == 0)
+		add_breaches(ep, NULL, &s, &l, SHAPE_LAWS_STATIC, out);
 	/* speculative flags move as a set (S05) */
-	const char *spec = val(ep, "SPEC_TYPE");
+	const char *spec = val(ep, K_SPEC_TYPE);
 	if (extra_has(ep, "--spec-type") || extra_has(ep, "--spec-draft-n-max") ||
 	    extra_has(ep, "--spec-draft-n-min") || extra_has(ep, "--spec-draft-p-min") ||
 	    extra_has(ep, "--draft-max") || extra_has(ep, "--model-draft"))
-		add(out, "S05", SEV_ERROR, ep, "EXTRA_ARGS", "use the SPEC_* keys; zealot renders the set whole",
+		add(out, "S05", SEV_ERROR, ep, K_EXTRA_ARGS, "use the SPEC_* keys; zealot renders the set whole",
 		    "speculative flags in EXTRA_ARGS make half a set (half a set has segfaulted at load)");
 	if (strcmp(spec, "none") == 0) {
-		static const char *const keys[] = {"SPEC_DRAFT_N_MAX", "SPEC_DRAFT_N_MIN", "SPEC_DRAFT_P_MIN",
-						   "SPEC_DRAFT_TYPE_K", "SPEC_DRAFT_TYPE_V"};
+		static const enum key_id keys[] = {K_SPEC_DRAFT_N_MAX, K_SPEC_DRAFT_N_MIN, K_SPEC_DRAFT_P_MIN,
+						   K_SPEC_DRAFT_TYPE_K, K_SPEC_DRAFT_TYPE_V};
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 			if (endpoint_entry(ep, keys[i])->value)
 				add(out, "S05", SEV_WARNING, ep, keys[i], "remove it, or arm a drafter with SPEC_TYPE",
 				    "%s is set while SPEC_TYPE=none strips every --spec-* flag: the value reaches "
 				    "nothing",
-				    keys[i]);
+				    key_name(keys[i]));
 	}
 	int n_ctx_drafters = 0;
 	static const char *const context_drafters[] = {"draft-mtp", "draft-simple", "draft-eagle3", "draft-dflash",
@@ -308,35 +284,35 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 	for (size_t i = 0; i < ARRAY_SIZE(context_drafters); i++)
 		n_ctx_drafters += strstr(spec, context_drafters[i]) != NULL;
 	if (n_ctx_drafters > 1)
-		add(out, "S07", SEV_ERROR, ep, "SPEC_TYPE",
+		add(out, "S07", SEV_ERROR, ep, K_SPEC_TYPE,
 		    "keep one context-backed drafter (draft-mtp,ngram-mod is the legal pair)",
 		    "SPEC_TYPE=%s names two context-backed drafters; they cannot share a process", spec);
 	/* defaults that keep the endpoint observable */
 	int metrics = 1;
 	char *err = NULL;
-	if (endpoint_bool(ep, "METRICS", &metrics, &err) == 0 && !metrics)
-		add(out, "C04", SEV_WARNING, ep, "METRICS", "remove METRICS=0 unless nothing scrapes this endpoint",
+	if (endpoint_bool(ep, K_METRICS, &metrics, &err) == 0 && !metrics)
+		add(out, "C04", SEV_WARNING, ep, K_METRICS, "remove METRICS=0 unless nothing scrapes this endpoint",
 		    "without --metrics the engine answers /metrics with 501, which monitoring reads as DOWN while "
 		    "/health says 200");
 	free(err);
 	uint64_t verbosity = 4;
-	if (u64(ep, "VERBOSITY", &verbosity) == 0 && verbosity != 4)
-		add(out, "C05", SEV_WARNING, ep, "VERBOSITY", "keep VERBOSITY=4", "verbosity %llu %s",
+	if (u64(ep, K_VERBOSITY, &verbosity) == 0 && verbosity != 4)
+		add(out, "C05", SEV_WARNING, ep, K_VERBOSITY, "keep VERBOSITY=4", "verbosity %llu %s",
 		    (unsigned long long)verbosity,
 		    verbosity < 4 ? "cannot prove the KV, draft and state sizes (no boot ledger)"
 				  : "floods the journal");
-	if (!endpoint_entry(ep, "PRESENCE_PENALTY")->value)
-		add(out, "C07", SEV_WARNING, ep, "PRESENCE_PENALTY",
+	if (!endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
+		add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY,
 		    "set the recipe's value (e.g. PRESENCE_PENALTY=1.0), or PRESENCE_PENALTY= to opt out explicitly",
 		    "presence_penalty has no GGUF metadata key: unless PRESENCE_PENALTY reaches argv, the recipe's "
 		    "value reaches no request");
-	const char *bind = val(ep, "BIND_ADDR");
-	char *key_file = endpoint_path(ep, "API_KEY_FILE");
+	const char *bind = val(ep, K_BIND_ADDR);
+	char *key_file = endpoint_path(ep, K_API_KEY_FILE);
 	int has_key = key_file != NULL;
 	free(key_file);
 	if (strcmp(bind, "127.0.0.1") != 0 && strcmp(bind, "localhost") != 0 && strcmp(bind, "::1") != 0 &&
 	    strncmp(bind, "127.", 4) != 0 && !has_key)
-		add(out, "S13", SEV_WARNING, ep, "BIND_ADDR", "set API_KEY_FILE, or bind to 127.0.0.1",
+		add(out, "S13", SEV_WARNING, ep, K_BIND_ADDR, "set API_KEY_FILE, or bind to 127.0.0.1",
 		    "BIND_ADDR=%s with no API key exposes the endpoint to the network", bind);
 }
 
@@ -363,10 +339,10 @@ static char *runtime_cmake_cache(const char *bin)
 /* The runtime's executable as the unit would exec it, or NULL. */
 static char *runtime_path(const struct endpoint *ep)
 {
-	const char *rt = val(ep, "RUNTIME");
+	const char *rt = val(ep, K_RUNTIME);
 	if (!*rt)
 		return NULL;
-	return strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : path_which(rt);
+	return strchr(rt, '/') ? endpoint_path(ep, K_RUNTIME) : path_which(rt);
 }
 
 /* R01: the runtime is pinned like the payload: RUNTIME_SHA256 its bytes
@@ -375,34 +351,34 @@ static char *runtime_path(const struct endpoint *ep)
  * V; an older fork build refuses the adapter). */
 static void law_runtime_pin(const struct endpoint *ep, const char *path, struct findings *out)
 {
-	const char *pin = val(ep, "RUNTIME_SHA256"), *floor = val(ep, "RUNTIME_MIN_BUILD");
+	const char *pin = val(ep, K_RUNTIME_SHA256), *floor = val(ep, K_RUNTIME_MIN_BUILD);
 	if (!*pin && !*floor)
 		return;
 	char hex[65], *err = NULL;
 	if (runtime_sha256(path, hex, NULL, &err)) {
-		add(out, "R01", SEV_ERROR, ep, *pin ? "RUNTIME_SHA256" : "RUNTIME_MIN_BUILD",
+		add(out, "R01", SEV_ERROR, ep, *pin ? K_RUNTIME_SHA256 : K_RUNTIME_MIN_BUILD,
 		    "make the runtime readable", "cannot hash RUNTIME: %s", err);
 		free(err);
 		return;
 	}
 	if (*pin && strcasecmp(pin, hex) != 0)
-		add(out, "R01", SEV_ERROR, ep, "RUNTIME_SHA256",
+		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_SHA256,
 		    "put the pinned runtime back, or pin this one (zealot fetch --pin) after checking it",
 		    "RUNTIME '%s' has SHA-256 %s, RUNTIME_SHA256 pins %s: another runtime than the era's", path, hex,
 		    pin);
 	if (!*floor)
 		return;
 	const char *who = NULL;
-	char *v = runtime_ask(path, hex, "version", val(ep, "USER"), &who, &err);
+	char *v = runtime_ask(path, hex, "version", val(ep, K_USER), &who, &err);
 	long build = runtime_build(v);
 	if (!v)
-		add(out, "R01", SEV_ERROR, ep, "RUNTIME_MIN_BUILD", "make `RUNTIME --version` answer",
+		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "make `RUNTIME --version` answer",
 		    "cannot read RUNTIME's build: %s", err);
 	else if (build < 0)
-		add(out, "R01", SEV_ERROR, ep, "RUNTIME_MIN_BUILD", "point RUNTIME at a llama-server build",
+		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "point RUNTIME at a llama-server build",
 		    "RUNTIME '%s' --version names no build number, RUNTIME_MIN_BUILD is %s", path, floor);
 	else if ((unsigned long long)build < strtoull(floor, NULL, 10))
-		add(out, "R01", SEV_ERROR, ep, "RUNTIME_MIN_BUILD", "use a newer build of the runtime",
+		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "use a newer build of the runtime",
 		    "RUNTIME '%s' is build %ld, below RUNTIME_MIN_BUILD %s", path, build, floor);
 	free(err);
 	free(v);
@@ -423,21 +399,21 @@ static void law_runtime_flags(const struct endpoint *ep, struct findings *out)
 	const char *who = NULL;
 	char *help = NULL, *v = NULL;
 	if (runtime_sha256(path, hex, NULL, &err) == 0)
-		help = runtime_ask(path, hex, "help", val(ep, "USER"), &who, &err);
+		help = runtime_ask(path, hex, "help", val(ep, K_USER), &who, &err);
 	if (!help) {
-		add(out, "R02", SEV_INFO, ep, "RUNTIME", "make the runtime readable and executable by the unit's user",
+		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "make the runtime readable and executable by the unit's user",
 		    "flags unchecked: cannot read RUNTIME --help as %s: %s", who ? who : "nobody", err);
 		goto done;
 	}
 	if (!runtime_flag_listed(help, "--model")) {
-		add(out, "R02", SEV_INFO, ep, "RUNTIME", "point RUNTIME at llama-server",
+		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "point RUNTIME at llama-server",
 		    "flags unchecked: RUNTIME '%s' --help lists no --model (not llama-server's help)", path);
 		goto done;
 	}
 	struct argv_list a = {0};
 	if (argv_render(ep, &a, &err))
 		goto done;
-	v = runtime_ask(path, hex, "version", val(ep, "USER"), &who, NULL);
+	v = runtime_ask(path, hex, "version", val(ep, K_USER), &who, NULL);
 	long build = runtime_build(v);
 	struct sb b = {0};
 	if (build >= 0)
@@ -453,7 +429,7 @@ static void law_runtime_flags(const struct endpoint *ep, struct findings *out)
 		for (size_t j = 1; j < i; j++)
 			seen |= strcmp(a.v[j], f) == 0;
 		if (!seen && !runtime_flag_listed(help, f))
-			add(out, "R02", SEV_ERROR, ep, "RUNTIME",
+			add(out, "R02", SEV_ERROR, ep, K_RUNTIME,
 			    "use a runtime that knows it, or drop the key (or EXTRA_ARGS word) that renders it",
 			    "zealot renders %s, which RUNTIME '%s' (%s) does not list in its --help: the engine "
 			    "would exit at boot on an unknown argument",
@@ -472,21 +448,21 @@ done:
  * shebang or it is a 203/EXEC boot loop. */
 static void law_runtime(const struct endpoint *ep, struct findings *out)
 {
-	const char *rt = val(ep, "RUNTIME");
+	const char *rt = val(ep, K_RUNTIME);
 	if (!*rt)
 		return;
 	char *path = runtime_path(ep);
 	if (!path) {
-		add(out, "C03", SEV_ERROR, ep, "RUNTIME", "install llama-server or give RUNTIME its absolute path",
+		add(out, "C03", SEV_ERROR, ep, K_RUNTIME, "install llama-server or give RUNTIME its absolute path",
 		    "RUNTIME '%s' is not in PATH", rt);
 		return;
 	}
 	struct stat st;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		add(out, "C03", SEV_ERROR, ep, "RUNTIME", "build or install the runtime, or correct the path",
+		add(out, "C03", SEV_ERROR, ep, K_RUNTIME, "build or install the runtime, or correct the path",
 		    "RUNTIME '%s' does not exist", path);
 	} else if (access(path, X_OK) != 0) {
-		add(out, "C08", SEV_ERROR, ep, "RUNTIME", "chmod +x it", "RUNTIME '%s' is not executable", path);
+		add(out, "C08", SEV_ERROR, ep, K_RUNTIME, "chmod +x it", "RUNTIME '%s' is not executable", path);
 	} else {
 		FILE *f = fopen(path, "rb");
 		unsigned char head[4] = {0};
@@ -496,7 +472,7 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 		int elf = n == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
 		int shebang = n >= 2 && head[0] == '#' && head[1] == '!';
 		if (!elf && !shebang)
-			add(out, "C08", SEV_ERROR, ep, "RUNTIME", "add a #! line, or point RUNTIME at the binary",
+			add(out, "C08", SEV_ERROR, ep, K_RUNTIME, "add a #! line, or point RUNTIME at the binary",
 			    "RUNTIME '%s' is neither a binary nor a script with a shebang: exec fails (203/EXEC)",
 			    path);
 		/* S14: the build tree says which FA pairs were compiled (cuda.c
@@ -504,11 +480,11 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 		char *cache = runtime_cmake_cache(path);
 		struct cuda_build b;
 		memset(&b, 0, sizeof(b));
-		if (cache && cuda_build_from_cmake(cache, &b) == 1 && strcmp(val(ep, "FLASH_ATTN"), "off") != 0) {
-			const char *k = val(ep, "CACHE_TYPE_K"), *v = val(ep, "CACHE_TYPE_V");
+		if (cache && cuda_build_from_cmake(cache, &b) == 1 && strcmp(val(ep, K_FLASH_ATTN), "off") != 0) {
+			const char *k = val(ep, K_CACHE_TYPE_K), *v = val(ep, K_CACHE_TYPE_V);
 			const struct ggml_type_info *tk = shape_cache_type(k), *tv = shape_cache_type(v);
 			if (tk && tv && !cuda_fa_pair_compiled(&b, tk->id, tv->id))
-				add(out, "S14", SEV_WARNING, ep, "CACHE_TYPE_V",
+				add(out, "S14", SEV_WARNING, ep, K_CACHE_TYPE_V,
 				    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all), or set the cache "
 				    "types to a compiled pair",
 				    "%s compiles no flash-attention kernel for %s K + %s V (%s): the op runs on the "
@@ -526,7 +502,7 @@ static void law_runtime(const struct endpoint *ep, struct findings *out)
 
 /* C03 for a split payload: every shard must be there and belong (its
  * split.no and split.count, the tensor total), or the engine fails at load. */
-static void law_shards(const struct endpoint *ep, const char *key, const char *path, const char *fix,
+static void law_shards(const struct endpoint *ep, enum key_id key, const char *path, const char *fix,
 		       struct findings *out)
 {
 	size_t plen;
@@ -538,7 +514,8 @@ static void law_shards(const struct endpoint *ep, const char *key, const char *p
 		struct stat st;
 		if (stat(s, &st) != 0) {
 			add(out, "C03", SEV_ERROR, ep, key, fix,
-			    "%s: shard %u of %u '%s' does not exist: the engine would fail at load", key, k, n, s);
+			    "%s: shard %u of %u '%s' does not exist: the engine would fail at load", key_name(key), k,
+			    n, s);
 			free(s);
 			return;
 		}
@@ -548,34 +525,33 @@ static void law_shards(const struct endpoint *ep, const char *key, const char *p
 	struct gguf_file *f = payload_open(path, NULL, NULL, &err);
 	if (!f)
 		add(out, "C03", SEV_ERROR, ep, key, "fetch the payload's shards again (zealot fetch verifies them)",
-		    "%s: %s", key, err);
+		    "%s: %s", key_name(key), err);
 	free(err);
 	gguf_close(f);
 }
 
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
-	static const char *const keys[] = {"MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE"};
+	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char *p = endpoint_path(ep, keys[i]);
 		if (!p) {
 			if (i == 0)
-				add(out, "C03", SEV_ERROR, ep, "MODEL_FILE", "set MODEL_FILE to the payload",
+				add(out, "C03", SEV_ERROR, ep, K_MODEL_FILE, "set MODEL_FILE to the payload",
 				    "MODEL_FILE is not set");
 			continue;
 		}
 		struct stat st;
-		char ukey[32];
-		snprintf(ukey, sizeof(ukey), "%.*s_URL", (int)(strlen(keys[i]) - 5), keys[i]);
-		const char *url = i < 3 ? endpoint_value(ep, ukey) : NULL;
+		enum key_id ukey = key_url_of(keys[i]);
+		const char *url = ukey < K__COUNT ? endpoint_value(ep, ukey) : NULL;
 		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
 					      : "fetch the file, or correct the path (or opt out with an empty value)";
 		if (stat(p, &st) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
-			    "%s '%s' does not exist: a refusal, never a half-load", keys[i], p);
+			    "%s '%s' does not exist: a refusal, never a half-load", key_name(keys[i]), p);
 		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
-			    "%s '%s' is not a readable file", keys[i], p);
+			    "%s '%s' is not a readable file", key_name(keys[i]), p);
 		else if (i < 3)
 			law_shards(ep, keys[i], p, fix, out);
 		free(p);
@@ -608,7 +584,7 @@ static void law_pinned_arch(const struct endpoint *ep, const char *arch, struct 
 {
 	if (archs_known(arch))
 		return;
-	add(out, "S15", SEV_ERROR, ep, "MODEL_FILE",
+	add(out, "S15", SEV_ERROR, ep, K_MODEL_FILE,
 	    "serve it with a runtime whose source names the architecture (RUNTIME in its build tree is read)",
 	    "the pinned engine knows no architecture '%s' (%zu names in %s): it refuses to load this payload", arch,
 	    archs_engine_count, archs_engine_source);
@@ -616,8 +592,8 @@ static void law_pinned_arch(const struct endpoint *ep, const char *arch, struct 
 
 static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct findings *out)
 {
-	const char *rt = val(ep, "RUNTIME");
-	char *path = strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : NULL;
+	const char *rt = val(ep, K_RUNTIME);
+	char *path = strchr(rt, '/') ? endpoint_path(ep, K_RUNTIME) : NULL;
 	char *slash = path ? strrchr(path, '/') : NULL;
 	if (!slash) {
 		free(path);
@@ -643,7 +619,7 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 			found = strstr(line, want.s) != NULL;
 		fclose(fp);
 		if (!found)
-			add(out, "S15", SEV_ERROR, ep, "RUNTIME",
+			add(out, "S15", SEV_ERROR, ep, K_RUNTIME,
 			    "point RUNTIME at a build whose source names the architecture",
 			    "the runtime's source tree (%s) names no architecture '%s': it cannot load this payload",
 			    f.s, arch);
@@ -846,7 +822,7 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 		struct sb tn = {0};
 		for (size_t k = 0; k < n_types; k++)
 			sb_addf(&tn, "%s%s", k ? ", " : "", ggml_type_get(types[k])->name);
-		add(out, "S16", SEV_ERROR, ep, "REPACK",
+		add(out, "S16", SEV_ERROR, ep, K_REPACK,
 		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
 		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu matmul weights (%s) go "
 		    "to the AMX buffer, where the pinned engine dies with SIGILL at warm-up (tilezero in "
@@ -857,55 +833,6 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 	sb_release(&why);
 	free(cache);
 	free(rt);
-}
-
-/* One cache type against one head size (llama_init_from_model). */
-static void cache_head(const struct endpoint *ep, const char *key, const struct ggml_type_info *t, uint32_t head,
-		       const char *what, struct findings *out)
-{
-	if (!t || t->blck <= 1 || head == 0 || head % t->blck == 0)
-		return;
-	add(out, "S04", SEV_ERROR, ep, key, "use f16, bf16 or a type whose block divides the head size",
-	    "%s %s has blocks of %u, which do not divide the payload's %s head size %u: the engine refuses "
-	    "the context (or, off flash attention, aborts)",
-	    key, t->name, t->blck, what, head);
-}
-
-static void cache_heads(const struct endpoint *ep, const struct model *m, const struct plan_shape *s,
-			struct findings *out)
-{
-	const struct {
-		const char *key;
-		const struct ggml_type_info *t;
-		int v;
-	} caches[] = {
-	    {"CACHE_TYPE_K", s->type_k, 0},
-	    {"CACHE_TYPE_V", s->type_v, 1},
-	    {"SPEC_DRAFT_TYPE_K", s->spec_mtp ? s->draft_k : NULL, 0},
-	    {"SPEC_DRAFT_TYPE_V", s->spec_mtp ? s->draft_v : NULL, 1},
-	};
-	/* MLA caches K only and reads V as a view of it: the engine refuses
-	 * different K and V types (llama_init_from_model) */
-	if (m->head_k_mla && m->head_v_mla && s->type_k && s->type_v && s->type_k != s->type_v)
-		add(out, "S04", SEV_ERROR, ep, "CACHE_TYPE_V", "set CACHE_TYPE_V to CACHE_TYPE_K",
-		    "the payload's attention is MLA (one K-only cache, V a view of K): CACHE_TYPE_K %s and "
-		    "CACHE_TYPE_V %s differ, which the engine refuses",
-		    s->type_k->name, s->type_v->name);
-	if (m->head_k_mla && m->head_v_mla && s->spec_mtp && s->draft_k && s->draft_v && s->draft_k != s->draft_v)
-		add(out, "S04", SEV_ERROR, ep, "SPEC_DRAFT_TYPE_V", "set SPEC_DRAFT_TYPE_V to SPEC_DRAFT_TYPE_K",
-		    "the payload's attention is MLA: the MTP draft context's SPEC_DRAFT_TYPE_K %s and "
-		    "SPEC_DRAFT_TYPE_V %s differ, which the engine refuses",
-		    s->draft_k->name, s->draft_v->name);
-	for (size_t i = 0; i < ARRAY_SIZE(caches); i++) {
-		if (caches[i].v && !s->flash_attn)
-			continue; /* a quantized V off flash attention is S03's */
-		uint32_t full = caches[i].v ? m->head_v : m->head_k;
-		uint32_t swa = caches[i].v ? m->head_v_swa : m->head_k_swa;
-		cache_head(ep, caches[i].key, caches[i].t, full, caches[i].v ? "value" : "key", out);
-		if (m->n_kind[LAYER_SWA] && swa != full)
-			cache_head(ep, caches[i].key, caches[i].t, swa,
-				   caches[i].v ? "sliding-window value" : "sliding-window key", out);
-	}
 }
 
 static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
@@ -919,49 +846,29 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	const struct census *cs = c->census;
 	const struct model *m = cs->model;
 	const struct plan_shape *s = &c->shape;
-	/* S02: the per-slot window against the trained context */
-	uint64_t slot = s->parallel && !s->kv_unified ? s->ctx_size / s->parallel : s->ctx_size;
-	if (slot > m->n_ctx_train && !m->rope_scaling && !extra_has(ep, "--rope-scaling") &&
-	    !extra_has(ep, "--yarn-orig-ctx"))
-		add(out, "S02", SEV_ERROR, ep, "CTX_SIZE", "lower CTX_SIZE, raise PARALLEL, or configure rope scaling",
-		    "the per-slot window %llu exceeds the trained context %llu and no rope scaling is configured",
-		    (unsigned long long)slot, (unsigned long long)m->n_ctx_train);
-	/* S06: MTP is a property of the file */
-	if (s->spec_mtp) {
-		if (m->n_nextn == 0)
-			add(out, "S06", SEV_ERROR, ep, "SPEC_TYPE",
-			    "use the -MTP export of the payload, or SPEC_TYPE=none",
-			    "SPEC_TYPE arms draft-mtp but the payload declares no MTP head (nextn_predict_layers = 0)");
-		else if (m->mtp_tensors == 0)
-			add(out, "S06", SEV_ERROR, ep, "SPEC_TYPE",
-			    "use a payload that carries the head, or SPEC_TYPE=none",
-			    "the payload declares %u MTP block(s) but carries no blk.N.nextn.* tensors: a ghost "
-			    "drafter at acceptance 0.00",
-			    m->n_nextn);
-	}
-	/* S04: a quantized cache's block must divide every layer's head size:
-	 * on the flash-attention path the engine refuses the context, and a
-	 * K cache off it aborts the engine at graph build */
-	cache_heads(ep, m, s, out);
+	/* S02, S04, S06: the shape laws against the payload (plan/shape_laws.h) */
+	struct cand_limits l;
+	if (cand_limits(ep, m, NULL, &l, NULL) == 0)
+		add_breaches(ep, m, s, &l, SHAPE_LAWS_PAYLOAD, out);
 	/* S07: ngram-mod on a recurrent model disables state rollback */
-	if (strstr(val(ep, "SPEC_TYPE"), "ngram-mod") && m->n_kind[LAYER_RECURRENT])
-		add(out, "S07", SEV_WARNING, ep, "SPEC_TYPE", "drop ngram-mod on hybrid models",
+	if (strstr(val(ep, K_SPEC_TYPE), "ngram-mod") && m->n_kind[LAYER_RECURRENT])
+		add(out, "S07", SEV_WARNING, ep, K_SPEC_TYPE, "drop ngram-mod on hybrid models",
 		    "ngram-mod on a recurrent (hybrid) model disables state rollback: rejected drafts degrade output "
 		    "silently");
 	/* S10: custom types and vendor transforms lock the payload to a runtime */
 	for (size_t i = 0; i < cs->n_types; i++)
 		if (!cs->types[i].name)
-			add(out, "S10", SEV_WARNING, ep, "MODEL_FILE", "pin RUNTIME to the build that defines the type",
+			add(out, "S10", SEV_WARNING, ep, K_MODEL_FILE, "pin RUNTIME to the build that defines the type",
 			    "the payload has %llu tensors of custom ggml type %u: a stock build refuses it",
 			    (unsigned long long)cs->types[i].count, cs->types[i].type);
 	for (size_t i = 0; i < cs->n_families; i++)
-		add(out, "S10", SEV_WARNING, ep, "MODEL_FILE", "pin RUNTIME to a build that reads these keys",
+		add(out, "S10", SEV_WARNING, ep, K_MODEL_FILE, "pin RUNTIME to a build that reads these keys",
 		    "vendor metadata %s.* (%llu keys): a loader that ignores a transform dequantizes wrongly and "
 		    "silently",
 		    cs->families[i].prefix, (unsigned long long)cs->families[i].keys);
 	/* S11: BF16 projector under concurrency */
 	if (c->projector && s->parallel > 1 && tensors_mostly(c->projector->g, 30))
-		add(out, "S11", SEV_WARNING, ep, "MMPROJ_FILE", "use the Q8_0 projector",
+		add(out, "S11", SEV_WARNING, ep, K_MMPROJ_FILE, "use the Q8_0 projector",
 		    "a BF16 projector can crash the engine under concurrent image requests; PARALLEL is %u",
 		    s->parallel);
 	/* S12: adapter provenance and reach */
@@ -970,19 +877,19 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 		struct census *lc = census_take(c->lora->g, &err);
 		free(err);
 		if (lc && !lc->is_adapter)
-			add(out, "S12", SEV_ERROR, ep, "LORA_FILE", "point LORA_FILE at an adapter",
+			add(out, "S12", SEV_ERROR, ep, K_LORA_FILE, "point LORA_FILE at an adapter",
 			    "LORA_FILE is not an adapter");
 		if (lc && lc->touches_token_embd)
-			add(out, "S12", SEV_ERROR, ep, "LORA_FILE",
+			add(out, "S12", SEV_ERROR, ep, K_LORA_FILE,
 			    "use an adapter that leaves the embedding untouched",
 			    "the adapter touches token_embd: a crash, not a degradation");
 		const struct gguf_kv *la = gguf_find(c->lora->g, "general.architecture");
 		if (la && la->type == GGUF_STRING &&
 		    (la->v.s.n != strlen(m->arch) || memcmp(la->v.s.p, m->arch, la->v.s.n)))
-			add(out, "S12", SEV_ERROR, ep, "LORA_FILE", "use an adapter for this architecture",
+			add(out, "S12", SEV_ERROR, ep, K_LORA_FILE, "use an adapter for this architecture",
 			    "the adapter is for %.*s, the payload is %s", (int)la->v.s.n, la->v.s.p, m->arch);
 		if (lc && lc->adapter_base && strcmp(base_name(lc->adapter_base), base_name(c->model_path)) != 0)
-			add(out, "S12", SEV_WARNING, ep, "LORA_FILE",
+			add(out, "S12", SEV_WARNING, ep, K_LORA_FILE,
 			    "prove its effect with a behaviour probe, not the card",
 			    "the adapter was fitted against %s, not %s: the loader matches tensor names, not hashes",
 			    lc->adapter_base, base_name(c->model_path));
@@ -990,10 +897,10 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	}
 	/* C02: placement keys that take nothing from this payload */
 	if (s->place.n_cpu_moe && !m->n_expert)
-		add(out, "C02", SEV_WARNING, ep, "N_CPU_MOE", "remove it: the payload is dense",
+		add(out, "C02", SEV_WARNING, ep, K_N_CPU_MOE, "remove it: the payload is dense",
 		    "N_CPU_MOE=%u, but the payload has no experts: nothing moves", s->place.n_cpu_moe);
 	else if (s->place.n_cpu_moe > m->n_layer_all)
-		add(out, "C02", SEV_WARNING, ep, "N_CPU_MOE", "lower it to the block count",
+		add(out, "C02", SEV_WARNING, ep, K_N_CPU_MOE, "lower it to the block count",
 		    "N_CPU_MOE=%u but the payload has %u blocks", s->place.n_cpu_moe, m->n_layer_all);
 	if (s->place.override_tensor && *s->place.override_tensor) {
 		struct place_request rq = s->place;
@@ -1005,7 +912,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 			place_override_hits(&pl, c->model->g, hits);
 			for (unsigned i = 0; i < pl.n_over; i++)
 				if (!hits[i])
-					add(out, "C02", SEV_WARNING, ep, "OVERRIDE_TENSOR",
+					add(out, "C02", SEV_WARNING, ep, K_OVERRIDE_TENSOR,
 					    "check the pattern against `zealot inspect`'s tensor names",
 					    "OVERRIDE_TENSOR's pattern %u places no tensor of this payload (an earlier "
 					    "pattern takes its matches, or none match)",
@@ -1020,7 +927,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 		struct sb b = {0};
 		for (size_t i = 0; i < cs->tpl.n_effort; i++)
 			sb_addf(&b, "%s%s", i ? "|" : "", cs->tpl.effort[i]);
-		add(out, "A08", SEV_INFO, ep, NULL, "map clients' levels onto these (zealot emit harness does)",
+		add(out, "A08", SEV_INFO, ep, NO_KEY, "map clients' levels onto these (zealot emit harness does)",
 		    "the chat template accepts reasoning_effort %s only%s", b.s,
 		    cs->tpl.raises ? " and raises (HTTP 500) on any other" : "");
 		sb_release(&b);
@@ -1039,7 +946,7 @@ static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const 
 			if (d->fits)
 				continue;
 			const char *where = p->n_cards ? d->name : p->device->name;
-			add(out, "M09", SEV_ERROR, ep, "CTX_SIZE",
+			add(out, "M09", SEV_ERROR, ep, K_CTX_SIZE,
 			    "shrink the pool, quantize the cache, disarm the drafter, lower UBATCH_SIZE or move layers "
 			    "(NGL, TENSOR_SPLIT, N_CPU_MOE; zealot plan shows each term per device)",
 			    "the plan leaves %.2f MiB free on %s, below the %.2f MiB slack band",
@@ -1050,7 +957,7 @@ static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const 
 		for (unsigned i = 0; i < p->n_draft_compute; i++)
 			draft += p->draft_compute[i].bytes;
 		if (p->free_bytes < (int64_t)(p->slack + p->slack))
-			add(out, "S09", SEV_WARNING, ep, "SPEC_TYPE",
+			add(out, "S09", SEV_WARNING, ep, K_SPEC_TYPE,
 			    "measure decode with and without the drafter before keeping it",
 			    "the armed drafter costs %.2f MiB and leaves %.2f MiB free: speculation pays only with "
 			    "room on the card",
@@ -1071,6 +978,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 	if (which & LAWS_STATIC) {
 		law_c02(ep, out);
 		law_values(ep, out);
+		law_gated(ep, out);
 		law_fleet(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);

@@ -20,24 +20,27 @@
 
 struct cand {
 	unsigned n;
-	char key[CAND_MAX_KEYS][24];
+	enum key_id key[CAND_MAX_KEYS];
 	char val[CAND_MAX_KEYS][40];
 };
 
 /* Set KEY to VALUE in c (replacing an earlier value of KEY). Returns 0, or
- * -1 when c is full or the strings do not fit. */
-int cand_set(struct cand *c, const char *key, const char *value);
-int cand_setu(struct cand *c, const char *key, uint64_t value);
+ * -1 when c is full or the value does not fit. */
+int cand_set(struct cand *c, enum key_id key, const char *value);
+int cand_setu(struct cand *c, enum key_id key, uint64_t value);
 /* The value c sets for key, or NULL. */
-const char *cand_get(const struct cand *c, const char *key);
+const char *cand_get(const struct cand *c, enum key_id key);
+/* Add one line "KEY=VALUE" (as `solve --fix` takes it) to c. Returns 0, or
+ * -1 with *err ("'KEY=VALUE': ...") when KEY is not a key a candidate may
+ * set or c is full. */
+int cand_parse_line(struct cand *c, const char *kv, char **err);
 /* "K=V K=V" */
 void cand_line(const struct cand *c, char *buf, size_t n);
 
-/* The keys a candidate may change: the shape (CTX_SIZE, PARALLEL,
- * KV_UNIFIED, CACHE_TYPE_K/V, FLASH_ATTN, BATCH_SIZE, UBATCH_SIZE, NGL,
- * N_CPU_MOE, REPACK, SPEC_TYPE, SPEC_DRAFT_N_MAX, SPEC_DRAFT_TYPE_K/V), SLACK_MIB,
- * ADDRESSABLE_MIB, and the opt-outs MMPROJ_FILE= and LORA_FILE=. */
-int cand_key_ok(const char *key);
+/* The keys a candidate may change: the rows of the key table with a
+ * target (keys.h): the shape, SLACK_MIB, ADDRESSABLE_MIB, and the opt-outs
+ * MMPROJ_FILE= and LORA_FILE=. */
+int cand_key_ok(enum key_id key);
 
 /* The shape and extras base's endpoint would have with c's lines on top:
  * base->shape and base->extras with each key applied, then the engine's
@@ -47,27 +50,12 @@ int cand_key_ok(const char *key);
 int cand_apply(const struct endpoint *ep, const struct shape_ctx *base, const struct cand *c, struct plan_shape *s,
 	       struct plan_extras *x, char **err);
 
-/* What the laws read beyond the priced shape: the values as written
- * (before the engine's clamps), whether FLASH_ATTN is literally on, and
- * the per-slot window the payload allows (its trained context, or no cap
- * when rope scaling is configured). */
-struct cand_limits {
-	uint64_t ubatch_asked, batch_asked;
-	int fa_on;
-	uint64_t window_cap;
-};
-
 /* Fill l from the endpoint with c's lines on top. */
 int cand_limits(const struct endpoint *ep, const struct model *m, const struct cand *c, struct cand_limits *l,
 		char **err);
 
-/* The law a shape breaks before any memory is priced, or NULL: S04 (a
- * quantized cache whose block does not divide a head size), S03 (a
- * quantized V off flash attention), S06 (a drafter the payload does not
- * carry), S02 (a per-slot window above the cap), M03 (a pool not
- * divisible by the slots, no slot), S08 (UBATCH_SIZE above BATCH_SIZE).
- * The rules of laws.c, which `check` runs (tests/unit/test_solve.c holds
- * the two to the same answers). *why gets one sentence. */
+/* The first shape law (shape_laws.h) the shape breaks, or NULL; *why gets
+ * its sentence. */
 const char *cand_law(const struct model *m, const struct plan_shape *s, const struct cand_limits *l, char *why,
 		     size_t n);
 

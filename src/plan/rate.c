@@ -204,10 +204,10 @@ double rate_ratio(const struct rate *base, const struct rate *r)
 int rate_host_bw(const struct endpoint *ep, double *gbs, char **err)
 {
 	*gbs = 0;
-	const char *v = endpoint_value(ep, "HOST_BW_GBS");
+	const char *v = endpoint_value(ep, K_HOST_BW_GBS);
 	if (!v || !*v)
 		return 0;
-	if (endpoint_number(ep, "HOST_BW_GBS", gbs, err))
+	if (endpoint_number(ep, K_HOST_BW_GBS, gbs, err))
 		return -1;
 	if (!(*gbs > 0) || *gbs > 1e6)
 		return errorf(err, "HOST_BW_GBS=%s: the host's memory bandwidth in GB/s, above 0", v);

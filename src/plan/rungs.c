@@ -134,15 +134,15 @@ static void describe(const struct gen *g, struct rung *r)
 		words_add(&b,
 			  "keeps %llu MiB free (was %llu): less room for a vision request or fragmentation (law M09)",
 			  (unsigned long long)z->slack_mib, (unsigned long long)a->slack_mib);
-	const char *unified = cand_get(&r->keys, "KV_UNIFIED");
+	const char *unified = cand_get(&r->keys, K_KV_UNIFIED);
 	if (unified)
 		words_add(&b, strcmp(unified, "1") == 0 ? "one pool shared by every slot: a slot may take it all, none "
 							  "is guaranteed its window"
 							: "a pool per slot: each slot keeps its own window");
-	if (cand_get(&r->keys, "REPACK"))
+	if (cand_get(&r->keys, K_REPACK))
 		words_add(&b, "weights stay mapped, without the CPU's repacked kernels: slower matrix multiplies "
 			      "(unmeasured)");
-	const char *moe = cand_get(&r->keys, "N_CPU_MOE");
+	const char *moe = cand_get(&r->keys, K_N_CPU_MOE);
 	if (moe) {
 		double host = 0;
 		for (unsigned i = 0; i < r->rate.n_dev; i++)
@@ -153,7 +153,7 @@ static void describe(const struct gen *g, struct rung *r)
 			  "there at %.0f GB/s",
 			  moe, g->base->shape.place.n_cpu_moe, host / 1048576.0, r->rate.host_bw_gbs);
 	}
-	const char *fa = cand_get(&r->keys, "FLASH_ATTN");
+	const char *fa = cand_get(&r->keys, K_FLASH_ATTN);
 	if (fa)
 		words_add(&b, "flash attention %s", fa);
 	double pct = (r->decode_ratio - 1) * 100;
@@ -214,7 +214,7 @@ static int offer(struct gen *g, const struct cand *c, int rank, char **err)
 	return 0;
 }
 
-static int offer1(struct gen *g, const char *key, const char *val, int rank, char **err)
+static int offer1(struct gen *g, enum key_id key, const char *val, int rank, char **err)
 {
 	struct cand c = {0};
 	cand_set(&c, key, val);
@@ -225,9 +225,9 @@ static int offer_slots(struct gen *g, uint32_t slots, uint64_t window, int rank,
 {
 	const struct plan_shape *s = &g->base->shape;
 	struct cand c = {0};
-	cand_setu(&c, "CTX_SIZE", cand_pool(window, slots, s->kv_unified));
+	cand_setu(&c, K_CTX_SIZE, cand_pool(window, slots, s->kv_unified));
 	if (slots != s->parallel)
-		cand_setu(&c, "PARALLEL", slots);
+		cand_setu(&c, K_PARALLEL, slots);
 	return offer(g, &c, rank, err);
 }
 
@@ -241,7 +241,7 @@ static int ladder_at(const char *name)
 	return -1;	  /* f32: above the ladder */
 }
 
-static int offer_types(struct gen *g, const char *key, const char *now, int rank, char **err)
+static int offer_types(struct gen *g, enum key_id key, const char *now, int rank, char **err)
 {
 	int i = ladder_at(now);
 	const char *up = i > 0 ? ladder[i - 1] : NULL;
@@ -266,7 +266,7 @@ static int fits_with(struct gen *g, const struct cand *c0, uint32_t k, char **er
 	struct cand_limits l;
 	const char *law;
 	char why[256];
-	if (cand_setu(&c, "N_CPU_MOE", k))
+	if (cand_setu(&c, K_N_CPU_MOE, k))
 		return errorf(err, "too many keys in one shape");
 	struct plan *p = xmalloc(sizeof(*p));
 	int rc = solve_candidate(&g->sc, &c, &s, &x, &l, &law, why, sizeof(why), p, err);
@@ -314,7 +314,7 @@ static int offer_experts(struct gen *g, char **err)
 		if (vals[i] == cur || (i && vals[i] == vals[i - 1]))
 			continue;
 		struct cand c = {0};
-		cand_setu(&c, "N_CPU_MOE", vals[i]);
+		cand_setu(&c, K_N_CPU_MOE, vals[i]);
 		if (offer(g, &c, R_DECODE, err))
 			return -1;
 	}
@@ -325,7 +325,7 @@ static int offer_experts(struct gen *g, char **err)
 			return -1;
 		if (k > 0) {
 			struct cand c = {0};
-			cand_setu(&c, "N_CPU_MOE", (uint64_t)k);
+			cand_setu(&c, K_N_CPU_MOE, (uint64_t)k);
 			if (offer(g, &c, R_DECODE, err))
 				return -1;
 		}
@@ -333,13 +333,13 @@ static int offer_experts(struct gen *g, char **err)
 	uint32_t slots = s->parallel ? s->parallel : 1;
 	if (slots < 256 && cur < n) {
 		struct cand more = {0};
-		cand_setu(&more, "CTX_SIZE", cand_pool(g->window, slots + 1, s->kv_unified));
-		cand_setu(&more, "PARALLEL", slots + 1);
+		cand_setu(&more, K_CTX_SIZE, cand_pool(g->window, slots + 1, s->kv_unified));
+		cand_setu(&more, K_PARALLEL, slots + 1);
 		int64_t k = fewest_experts(g, &more, cur, n, err);
 		if (k < 0)
 			return -1;
 		if (k > (int64_t)cur) {
-			cand_setu(&more, "N_CPU_MOE", (uint64_t)k);
+			cand_setu(&more, K_N_CPU_MOE, (uint64_t)k);
 			if (offer(g, &more, R_DECODE, err))
 				return -1;
 		}
@@ -358,24 +358,24 @@ static int generate(struct gen *g, char **err)
 
 	/* the drafter */
 	if (s->spec_mtp && g->r->base.has_draft) {
-		if (offer1(g, "SPEC_TYPE", "none", R_DECODE, err))
+		if (offer1(g, K_SPEC_TYPE, "none", R_DECODE, err))
 			return -1;
 		if (s->spec_n_max > 1) {
 			snprintf(v, sizeof(v), "%u", s->spec_n_max - 1);
-			if (offer1(g, "SPEC_DRAFT_N_MAX", v, R_DECODE, err))
+			if (offer1(g, K_SPEC_DRAFT_N_MAX, v, R_DECODE, err))
 				return -1;
 		}
 		snprintf(v, sizeof(v), "%u", s->spec_n_max + 1);
-		if (s->spec_n_max < 8 && offer1(g, "SPEC_DRAFT_N_MAX", v, R_DECODE, err))
+		if (s->spec_n_max < 8 && offer1(g, K_SPEC_DRAFT_N_MAX, v, R_DECODE, err))
 			return -1;
 		if (cand_type_rank(s->draft_k->name) > cand_type_rank("q8_0") &&
-		    offer1(g, "SPEC_DRAFT_TYPE_K", "q8_0", R_DRAFT_CACHE, err))
+		    offer1(g, K_SPEC_DRAFT_TYPE_K, "q8_0", R_DRAFT_CACHE, err))
 			return -1;
 		if (cand_type_rank(s->draft_v->name) > cand_type_rank("q8_0") &&
-		    offer1(g, "SPEC_DRAFT_TYPE_V", "q8_0", R_DRAFT_CACHE, err))
+		    offer1(g, K_SPEC_DRAFT_TYPE_V, "q8_0", R_DRAFT_CACHE, err))
 			return -1;
 	} else if (!s->spec_mtp && m->n_nextn && m->mtp_tensors) {
-		if (offer1(g, "SPEC_TYPE", "draft-mtp", R_DECODE, err))
+		if (offer1(g, K_SPEC_TYPE, "draft-mtp", R_DECODE, err))
 			return -1;
 	}
 	/* conversations at the same window */
@@ -406,24 +406,24 @@ static int generate(struct gen *g, char **err)
 	if (offer_experts(g, err))
 		return -1;
 	/* K and V */
-	if (offer_types(g, "CACHE_TYPE_K", s->type_k->name, R_PRECISION, err) ||
-	    offer_types(g, "CACHE_TYPE_V", s->type_v->name, R_PRECISION, err))
+	if (offer_types(g, K_CACHE_TYPE_K, s->type_k->name, R_PRECISION, err) ||
+	    offer_types(g, K_CACHE_TYPE_V, s->type_v->name, R_PRECISION, err))
 		return -1;
 	/* ubatch */
 	uint64_t ub = 512, batch = 2048;
-	endpoint_uint(g->ep, "UBATCH_SIZE", &ub, NULL);
-	endpoint_uint(g->ep, "BATCH_SIZE", &batch, NULL);
+	endpoint_uint(g->ep, K_UBATCH_SIZE, &ub, NULL);
+	endpoint_uint(g->ep, K_BATCH_SIZE, &batch, NULL);
 	if (ub >= 64) {
 		struct cand c = {0};
-		cand_setu(&c, "UBATCH_SIZE", ub / 2);
+		cand_setu(&c, K_UBATCH_SIZE, ub / 2);
 		if (offer(g, &c, R_PREFILL, err))
 			return -1;
 	}
 	if (ub * 2 <= 8192) {
 		struct cand c = {0};
-		cand_setu(&c, "UBATCH_SIZE", ub * 2);
+		cand_setu(&c, K_UBATCH_SIZE, ub * 2);
 		if (ub * 2 > batch)
-			cand_setu(&c, "BATCH_SIZE", ub * 2);
+			cand_setu(&c, K_BATCH_SIZE, ub * 2);
 		if (offer(g, &c, R_PREFILL, err))
 			return -1;
 	}
@@ -431,20 +431,20 @@ static int generate(struct gen *g, char **err)
 	int repacked = 0;
 	for (unsigned i = 0; i < g->r->base.n_model; i++)
 		repacked |= strcmp(g->r->base.model[i].buft, "CPU_REPACK") == 0;
-	if (repacked && offer1(g, "REPACK", "0", R_DECODE, err))
+	if (repacked && offer1(g, K_REPACK, "0", R_DECODE, err))
 		return -1;
 	/* flash attention, the pool, the projector, the adapter, the slack band */
-	if (!s->flash_attn && offer1(g, "FLASH_ATTN", "on", R_PREFILL, err))
+	if (!s->flash_attn && offer1(g, K_FLASH_ATTN, "on", R_PREFILL, err))
 		return -1;
-	if (n > 1 && offer1(g, "KV_UNIFIED", s->kv_unified ? "0" : "1", R_CONTRACT, err))
+	if (n > 1 && offer1(g, K_KV_UNIFIED, s->kv_unified ? "0" : "1", R_CONTRACT, err))
 		return -1;
-	if (b->extras.projector && offer1(g, "MMPROJ_FILE", "", R_VISION, err))
+	if (b->extras.projector && offer1(g, K_MMPROJ_FILE, "", R_VISION, err))
 		return -1;
-	if (b->extras.lora && offer1(g, "LORA_FILE", "", R_ADAPTER, err))
+	if (b->extras.lora && offer1(g, K_LORA_FILE, "", R_ADAPTER, err))
 		return -1;
 	if (b->extras.slack_mib > 512) {
 		snprintf(v, sizeof(v), "%llu", (unsigned long long)b->extras.slack_mib / 2);
-		if (offer1(g, "SLACK_MIB", v, R_HEADROOM, err))
+		if (offer1(g, K_SLACK_MIB, v, R_HEADROOM, err))
 			return -1;
 	}
 	return 0;

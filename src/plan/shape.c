@@ -23,34 +23,119 @@ const char *shape_cache_types(void)
 	return "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1";
 }
 
-static int cache_key(const struct endpoint *ep, const char *key, const struct ggml_type_info **out, char **err)
+int shape_set(struct plan_shape *s, struct plan_extras *x, enum key_id id, const char *v, char **err)
 {
-	const char *v = endpoint_value(ep, key);
-	*out = v ? shape_cache_type(v) : NULL;
-	if (!*out) {
-		char *w = endpoint_where(ep, key);
-		errorf(err,
-		       "%s: '%s' is not a KV cache type the engine accepts (%s; there is no fp8: q8_0 is the 8-bit "
-		       "class, law S04)",
-		       w, v ? v : "", shape_cache_types());
-		free(w);
-		return -1;
+	const struct key_def *k = keys_at(id);
+	uint64_t u = 0;
+	int on = 0;
+	unsigned e = 0;
+	const struct ggml_type_info *t = NULL;
+	if (!k || k->target == KEY_T_NONE)
+		return errorf(err, "%s: not a key of the priced shape", k ? k->name : "?");
+	if (!*v && !k->optout)
+		return errorf(err, "%s is empty, and empty is no opt-out for this key (law C02)", k->name);
+	if (*v) {
+		switch (k->kind) {
+		case KEY_UINT:
+			if (key_parse_uint(k, v, &u, err))
+				return -1;
+			break;
+		case KEY_BOOL:
+			if (key_parse_bool(k, v, &on, err))
+				return -1;
+			break;
+		case KEY_ENUM:
+			if (key_parse_enum(k, v, &e, err))
+				return -1;
+			break;
+		case KEY_TYPE:
+			t = shape_cache_type(v);
+			if (!t)
+				return errorf(
+				    err,
+				    "%s=%s is not a KV cache type the engine accepts (%s; there is no fp8: q8_0 "
+				    "is the 8-bit class, law S04)",
+				    k->name, v, shape_cache_types());
+			break;
+		default: break;
+		}
 	}
+	/* every range is within its field: the table's max for a uint32_t
+	 * field is INT32_MAX (the engine's int) */
+	switch (id) {
+	case K_CTX_SIZE: s->ctx_size = u; break;
+	case K_PARALLEL: s->parallel = (uint32_t)u; break;
+	case K_KV_UNIFIED: s->kv_unified = on; break;
+	case K_CACHE_TYPE_K: s->type_k = t; break;
+	case K_CACHE_TYPE_V: s->type_v = t; break;
+	case K_FLASH_ATTN: s->flash_attn = strcmp(v, "off") != 0; break;
+	case K_BATCH_SIZE: s->n_batch = (uint32_t)u; break;
+	case K_UBATCH_SIZE: s->n_ubatch = (uint32_t)u; break;
+	case K_REPACK: s->repack = on; break;
+	case K_NGL: s->ngl = s->place.ngl = (uint32_t)u; break;
+	case K_N_CPU_MOE: s->place.n_cpu_moe = (uint32_t)u; break;
+	case K_KV_OFFLOAD: s->place.kv_offload = on; break;
+	case K_SPEC_TYPE: s->spec_mtp = strstr(v, "draft-mtp") != NULL; break;
+	case K_SPEC_DRAFT_N_MAX: s->spec_n_max = (uint32_t)u; break;
+	case K_SPEC_DRAFT_TYPE_K: s->draft_k = t; break;
+	case K_SPEC_DRAFT_TYPE_V: s->draft_v = t; break;
+	case K_SLACK_MIB: x->slack_mib = u; break;
+	case K_ADDRESSABLE_MIB: x->addressable_mib = u; break; /* empty: the profile's */
+	case K_MMPROJ_FILE:
+	case K_LORA_FILE:
+		/* a candidate drops a payload; it never names another file */
+		if (*v)
+			return errorf(err, "%s: only the opt-out (empty) is a candidate, not another file", k->name);
+		if (id == K_MMPROJ_FILE)
+			x->projector = NULL;
+		else
+			x->lora = NULL;
+		break;
+	default: return errorf(err, "%s: not a key of the priced shape", k->name);
+	}
+	(void)e;
 	return 0;
 }
 
-static int u32_key(const struct endpoint *ep, const char *key, uint32_t *out, char **err)
+void shape_clamp(struct plan_shape *s, uint64_t batch, uint64_t ubatch)
 {
-	uint64_t v;
-	if (endpoint_uint(ep, key, &v, err))
-		return -1;
-	if (v > UINT32_MAX) {
-		char *w = endpoint_where(ep, key);
-		errorf(err, "%s: %llu is out of range", w, (unsigned long long)v);
-		free(w);
-		return -1;
+	s->n_batch = (uint32_t)(batch > s->ctx_size ? s->ctx_size : batch);
+	s->n_ubatch = (uint32_t)(ubatch > s->n_batch ? s->n_batch : ubatch);
+}
+
+int shape_read(const struct endpoint *ep, struct plan_shape *s, struct plan_extras *x, struct cand_limits *l,
+	       char **err)
+{
+	memset(s, 0, sizeof(*s));
+	memset(x, 0, sizeof(*x));
+	memset(l, 0, sizeof(*l));
+	if (!endpoint_value(ep, K_CTX_SIZE))
+		return errorf(err, "%s: CTX_SIZE is not set: the pool must be explicit (law S01)", ep->path);
+	for (size_t i = 0; i < keys_count(); i++) {
+		const struct key_def *k = keys_at(i);
+		/* the payloads are opened by shape_load, not set here */
+		if (k->target == KEY_T_NONE || k->id == K_MMPROJ_FILE || k->id == K_LORA_FILE)
+			continue;
+		const char *v = endpoint_value(ep, k->id);
+		if (!v)
+			continue;
+		char *e = NULL;
+		if (shape_set(s, x, k->id, v, &e)) {
+			const struct endpoint_entry *en = endpoint_entry(ep, k->id);
+			if (en->line > 0)
+				errorf(err, "%s:%d: %s", ep->path, en->line, e);
+			else
+				errorf(err, "%s%s%s", en->line < 0 ? "--set " : ep->path, en->line < 0 ? "" : ": ", e);
+			free(e);
+			return -1;
+		}
 	}
-	*out = (uint32_t)v;
+	l->batch_asked = s->n_batch;
+	l->ubatch_asked = s->n_ubatch;
+	const char *fa = endpoint_value(ep, K_FLASH_ATTN);
+	l->fa_on = fa && strcmp(fa, "on") == 0;
+	l->window_cap = UINT64_MAX;
+	shape_clamp(s, l->batch_asked, l->ubatch_asked);
 	return 0;
 }
 
@@ -58,17 +143,16 @@ static int u32_key(const struct endpoint *ep, const char *key, uint32_t *out, ch
  * endpoint names a *_URL, the URL's header through range requests (the
  * same reader: a 20 GB payload is priced before it is downloaded). A split
  * payload's every shard is read and merged. */
-static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path, const char *key,
+static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ctx *c, const char *path, enum key_id id,
 				      int *io, char **err)
 {
 	char *e = NULL;
-	char ukey[32];
-	snprintf(ukey, sizeof(ukey), "%.*s_URL", (int)(strlen(key) - 5), key);
-	const char *url = endpoint_value(ep, ukey);
+	const char *key = key_name(id), *ukey = key_name(key_url_of(id));
+	const char *url = endpoint_value(ep, key_url_of(id));
 	struct stat st;
 	struct gguf_file *f = NULL;
 	if (url && *url && remote_is_url(url) && stat(path, &st) != 0) {
-		char *tf = endpoint_path(ep, "TOKEN_FILE"), *token = NULL;
+		char *tf = endpoint_path(ep, K_TOKEN_FILE), *token = NULL;
 		if (remote_token(tf, &token, &e) == 0)
 			f = payload_open(url, &(struct remote_opts){.token = token}, &c->remote, &e);
 		if (token) {
@@ -97,13 +181,13 @@ static int cuda_flags(const struct endpoint *ep, struct cuda_build *b, char **er
 {
 	memset(b, 0, sizeof(*b));
 	int scratch = 1;
-	if (endpoint_bool(ep, "CUDA_FA_SCRATCH", &scratch, err))
+	if (endpoint_bool(ep, K_CUDA_FA_SCRATCH, &scratch, err))
 		return -1;
 	b->no_scratch = !scratch;
-	const char *q = endpoint_value(ep, "CUDA_FA_QUANTS");
+	const char *q = endpoint_value(ep, K_CUDA_FA_QUANTS);
 	if (q && *q) {
 		if (cuda_build_set_pairs(b, q)) {
-			char *w = endpoint_where(ep, "CUDA_FA_QUANTS");
+			char *w = endpoint_where(ep, K_CUDA_FA_QUANTS);
 			errorf(err, "%s: '%s' is not 'all' or a list of K-V cache type pairs (f16-q8_0;q8_0-q8_0)", w,
 			       q);
 			free(w);
@@ -111,8 +195,8 @@ static int cuda_flags(const struct endpoint *ep, struct cuda_build *b, char **er
 		}
 		snprintf(b->source, sizeof(b->source), "CUDA_FA_QUANTS=%s", q);
 	}
-	const char *rt = endpoint_value(ep, "RUNTIME");
-	char *path = rt && strchr(rt, '/') ? endpoint_path(ep, "RUNTIME") : NULL;
+	const char *rt = endpoint_value(ep, K_RUNTIME);
+	char *path = rt && strchr(rt, '/') ? endpoint_path(ep, K_RUNTIME) : NULL;
 	char *cache = path ? cuda_cmake_cache_of(path) : NULL;
 	if (cache)
 		cuda_build_from_cmake(cache, b);
@@ -121,33 +205,33 @@ static int cuda_flags(const struct endpoint *ep, struct cuda_build *b, char **er
 	return 0;
 }
 
+uint64_t shape_window_cap(const struct endpoint *ep, const struct model *m)
+{
+	const char *extra = endpoint_value(ep, K_EXTRA_ARGS);
+	int rope = m->rope_scaling || (extra && (strstr(extra, "--rope-scaling") || strstr(extra, "--yarn-orig-ctx")));
+	return rope ? UINT64_MAX : m->n_ctx_train;
+}
+
 int shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	*io = 0;
 	struct plan_shape *s = &c->shape;
-	const char *dev = device_override ? device_override : endpoint_value(ep, "DEVICE");
+	const char *dev = device_override ? device_override : endpoint_value(ep, K_DEVICE);
 	c->dev = device_find(dev ? dev : "");
 	if (!c->dev)
 		return errorf(err, "%s: DEVICE '%s' is not a known profile (zealot plan --help lists them)", ep->path,
 			      dev ? dev : "");
-	if (!endpoint_value(ep, "CTX_SIZE"))
-		return errorf(err, "%s: CTX_SIZE is not set: the pool must be explicit (law S01)", ep->path);
-	if (endpoint_uint(ep, "CTX_SIZE", &s->ctx_size, err) || u32_key(ep, "PARALLEL", &s->parallel, err) ||
-	    endpoint_bool(ep, "KV_UNIFIED", &s->kv_unified, err) || endpoint_bool(ep, "REPACK", &s->repack, err) ||
-	    cache_key(ep, "CACHE_TYPE_K", &s->type_k, err) || cache_key(ep, "CACHE_TYPE_V", &s->type_v, err) ||
-	    u32_key(ep, "BATCH_SIZE", &s->n_batch, err) || u32_key(ep, "UBATCH_SIZE", &s->n_ubatch, err) ||
-	    u32_key(ep, "NGL", &s->ngl, err) || u32_key(ep, "SPEC_DRAFT_N_MAX", &s->spec_n_max, err) ||
-	    cache_key(ep, "SPEC_DRAFT_TYPE_K", &s->draft_k, err) ||
-	    cache_key(ep, "SPEC_DRAFT_TYPE_V", &s->draft_v, err))
+	struct cand_limits l;
+	if (shape_read(ep, s, &c->extras, &l, err))
 		return -1;
 	if (cuda_flags(ep, &s->cuda, err))
 		return -1;
-	const char *cpu = endpoint_value(ep, "CPU_FEATURES");
+	const char *cpu = endpoint_value(ep, K_CPU_FEATURES);
 	if (cpu && *cpu) {
 		char *e = NULL;
-		if (cpu_features_parse(cpu, "CPU_FEATURES", &s->cpu, &e)) {
-			char *w = endpoint_where(ep, "CPU_FEATURES");
+		if (cpu_features_parse(cpu, key_name(K_CPU_FEATURES), &s->cpu, &e)) {
+			char *w = endpoint_where(ep, K_CPU_FEATURES);
 			errorf(err, "%s: %s", w, e);
 			free(w);
 			free(e);
@@ -157,45 +241,21 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 		cpu_features_host(&s->cpu);
 	}
 	/* placement (place.h): checked by place_make when the plan is made */
-	if (u32_key(ep, "N_CPU_MOE", &s->place.n_cpu_moe, err) ||
-	    endpoint_bool(ep, "KV_OFFLOAD", &s->place.kv_offload, err))
-		return -1;
-	s->place.override_tensor = endpoint_value(ep, "OVERRIDE_TENSOR");
-	s->place.tensor_split = endpoint_value(ep, "TENSOR_SPLIT");
-	s->place.split_mode = endpoint_value(ep, "SPLIT_MODE");
-	s->place.rpc = endpoint_value(ep, "RPC");
-	s->place.devices = endpoint_value(ep, "DEVICES");
-	s->place.ngl = s->ngl;
+	s->place.override_tensor = endpoint_value(ep, K_OVERRIDE_TENSOR);
+	s->place.tensor_split = endpoint_value(ep, K_TENSOR_SPLIT);
+	s->place.split_mode = endpoint_value(ep, K_SPLIT_MODE);
+	s->place.rpc = endpoint_value(ep, K_RPC);
+	s->place.devices = endpoint_value(ep, K_DEVICES);
 	if (s->place.devices && *s->place.devices && c->dev->backend != DEVICE_CPU)
 		return errorf(err, "%s: DEVICES lists every device: leave DEVICE at cpu (it is %s)", ep->path,
 			      c->dev->name);
 
-	const char *fa = endpoint_value(ep, "FLASH_ATTN");
-	s->flash_attn = !fa || strcmp(fa, "off") != 0;
-	const char *spec = endpoint_value(ep, "SPEC_TYPE");
-	s->spec_mtp = spec && strstr(spec, "draft-mtp") != NULL;
-	/* The engine clamps: n_batch <= n_ctx, n_ubatch <= n_batch. */
-	c->n_batch_asked = s->n_batch;
-	if (s->n_batch > s->ctx_size)
-		s->n_batch = (uint32_t)s->ctx_size;
-	if (s->n_ubatch > s->n_batch)
-		s->n_ubatch = s->n_batch;
+	c->n_batch_asked = l.batch_asked;
 
-	uint64_t v;
-	c->extras.slack_mib = 1024;
-	if (endpoint_uint(ep, "SLACK_MIB", &v, err))
-		return -1;
-	c->extras.slack_mib = v;
-	if (endpoint_value(ep, "ADDRESSABLE_MIB") && !endpoint_is_empty(ep, "ADDRESSABLE_MIB")) {
-		if (endpoint_uint(ep, "ADDRESSABLE_MIB", &v, err))
-			return -1;
-		c->extras.addressable_mib = v;
-	}
-
-	c->model_path = endpoint_path(ep, "MODEL_FILE");
+	c->model_path = endpoint_path(ep, K_MODEL_FILE);
 	if (!c->model_path)
 		return errorf(err, "%s: MODEL_FILE is not set", ep->path);
-	c->model = open_payload(ep, c, c->model_path, "MODEL_FILE", io, err);
+	c->model = open_payload(ep, c, c->model_path, K_MODEL_FILE, io, err);
 	if (!c->model)
 		return -1;
 	c->census = census_take(c->model->g, err);
@@ -205,20 +265,22 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	}
 	if (!c->census->model)
 		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
-	c->projector_path = endpoint_path(ep, "MMPROJ_FILE");
+	c->projector_path = endpoint_path(ep, K_MMPROJ_FILE);
 	if (c->projector_path) {
-		c->projector = open_payload(ep, c, c->projector_path, "MMPROJ_FILE", io, err);
+		c->projector = open_payload(ep, c, c->projector_path, K_MMPROJ_FILE, io, err);
 		if (!c->projector)
 			return -1;
 		c->extras.projector = c->projector->g;
 	}
-	c->lora_path = endpoint_path(ep, "LORA_FILE");
+	c->lora_path = endpoint_path(ep, K_LORA_FILE);
 	if (c->lora_path) {
-		c->lora = open_payload(ep, c, c->lora_path, "LORA_FILE", io, err);
+		c->lora = open_payload(ep, c, c->lora_path, K_LORA_FILE, io, err);
 		if (!c->lora)
 			return -1;
 		c->extras.lora = c->lora->g;
 	}
+	l.window_cap = shape_window_cap(ep, c->census->model);
+	c->n_breach = shape_laws(c->census->model, s, &l, SHAPE_LAWS_ALL, &c->breach, 1);
 	return 0;
 }
 

@@ -214,12 +214,15 @@ int solve_axis_parse(const char *arg, struct solve_axis *a, char **err)
 {
 	memset(a, 0, sizeof(*a));
 	const char *eq = strchr(arg, '=');
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(a->key))
+	char name[32];
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name))
 		return errorf(err, "'%s': expected KEY=a,b,...", arg);
-	memcpy(a->key, arg, (size_t)(eq - arg));
-	if (!cand_key_ok(a->key) || strcmp(a->key, "CTX_SIZE") == 0)
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	const struct key_def *k = key_by_name(name);
+	if (!k || !cand_key_ok(k->id) || k->id == K_CTX_SIZE)
 		return errorf(err, "'%s': %s is not a key solve can vary (the window is searched, not listed)", arg,
-			      a->key);
+			      name);
+	a->key = k->id;
 	const char *v = eq + 1;
 	while (*v) {
 		size_t n = strcspn(v, ",");
@@ -254,21 +257,19 @@ static void axis_addu(struct solve_axis *a, uint64_t v)
 
 /* How good a value is on its axis (higher better); *ordered 0 for the
  * axes where only equality means no worse. */
-static long order(const char *key, const char *val, int *ordered)
+static long order(enum key_id key, const char *val, int *ordered)
 {
 	*ordered = 1;
-	if (strcmp(key, "CACHE_TYPE_K") == 0 || strcmp(key, "CACHE_TYPE_V") == 0 ||
-	    strcmp(key, "SPEC_DRAFT_TYPE_K") == 0 || strcmp(key, "SPEC_DRAFT_TYPE_V") == 0)
+	if (key == K_CACHE_TYPE_K || key == K_CACHE_TYPE_V || key == K_SPEC_DRAFT_TYPE_K || key == K_SPEC_DRAFT_TYPE_V)
 		return cand_type_rank(val);
-	if (strcmp(key, "SPEC_TYPE") == 0)
+	if (key == K_SPEC_TYPE)
 		return strstr(val, "draft-mtp") != NULL;
-	if (strcmp(key, "N_CPU_MOE") == 0) { /* fewer experts on the host: faster decode */
+	if (key == K_N_CPU_MOE) { /* fewer experts on the host: faster decode */
 		uint64_t v = 0;
 		parse_u64(val, &v);
 		return -(long)v;
 	}
-	if (strcmp(key, "PARALLEL") == 0 || strcmp(key, "UBATCH_SIZE") == 0 || strcmp(key, "SPEC_DRAFT_N_MAX") == 0 ||
-	    strcmp(key, "BATCH_SIZE") == 0) {
+	if (key == K_PARALLEL || key == K_UBATCH_SIZE || key == K_SPEC_DRAFT_N_MAX || key == K_BATCH_SIZE) {
 		uint64_t v = 0;
 		parse_u64(val, &v);
 		return (long)v;
@@ -278,7 +279,7 @@ static long order(const char *key, const char *val, int *ordered)
 }
 
 /* The value in force for key: the candidate's, else the endpoint's. */
-static const char *value_of(const struct solve_ctx *sc, const struct cand *c, const char *key)
+static const char *value_of(const struct solve_ctx *sc, const struct cand *c, enum key_id key)
 {
 	const char *v = cand_get(c, key);
 	if (!v)
@@ -303,7 +304,8 @@ static int describe(struct solve_ctx *sc, const struct cand *c, const struct pla
 	struct cand k;
 	cand_shape_keys(sc->ep, c, &at, &k);
 	for (unsigned i = 0; i < o->fix.n; i++) /* the pinned extras (SLACK_MIB, MMPROJ_FILE=...) */
-		if (!cand_get(&k, o->fix.key[i]) && (s->spec_mtp || strncmp(o->fix.key[i], "SPEC_DRAFT_", 11)))
+		if (!cand_get(&k, o->fix.key[i]) &&
+		    (s->spec_mtp || strncmp(key_name(o->fix.key[i]), "SPEC_DRAFT_", 11)))
 			cand_set(&k, o->fix.key[i], o->fix.val[i]);
 	sh->keys = k;
 	sh->slots = s->parallel;
@@ -313,7 +315,7 @@ static int describe(struct solve_ctx *sc, const struct cand *c, const struct pla
 	sh->drafter = w->fit.has_draft;
 	sh->depth = s->spec_mtp ? s->spec_n_max : 0;
 	uint64_t ub = s->n_ubatch;
-	parse_u64(value_of(sc, c, "UBATCH_SIZE"), &ub);
+	parse_u64(value_of(sc, c, K_UBATCH_SIZE), &ub);
 	sh->ubatch = (uint32_t)ub;
 	sh->capped = w->capped;
 	sh->plan = w->fit;
@@ -330,7 +332,7 @@ static void default_axes(struct solve_ctx *sc, const struct solve_opts *o, struc
 	const struct shape_ctx *b = sc->base;
 	*n = 0;
 	struct solve_axis *a = &ax[(*n)++];
-	snprintf(a->key, sizeof(a->key), "PARALLEL");
+	a->key = K_PARALLEL;
 	a->n = 0;
 	if (o->slots) {
 		axis_addu(a, o->slots);
@@ -339,27 +341,27 @@ static void default_axes(struct solve_ctx *sc, const struct solve_opts *o, struc
 		for (uint32_t i = 1; i <= top && a->n < SOLVE_MAX_VALS; i++)
 			axis_addu(a, i);
 	}
-	static const char *const kv[] = {"CACHE_TYPE_K", "CACHE_TYPE_V"};
+	static const enum key_id kv[] = {K_CACHE_TYPE_K, K_CACHE_TYPE_V};
 	static const char *const ladder[] = {"f16", "q8_0", "q4_0"};
 	for (size_t i = 0; i < 2; i++) {
 		a = &ax[(*n)++];
-		snprintf(a->key, sizeof(a->key), "%s", kv[i]);
+		a->key = kv[i];
 		a->n = 0;
 		for (size_t j = 0; j < ARRAY_SIZE(ladder); j++)
 			axis_add(a, ladder[j]);
 		axis_add(a, endpoint_value(sc->ep, kv[i]));
 	}
 	a = &ax[(*n)++];
-	snprintf(a->key, sizeof(a->key), "SPEC_TYPE");
+	a->key = K_SPEC_TYPE;
 	a->n = 0;
-	const char *spec = endpoint_value(sc->ep, "SPEC_TYPE");
+	const char *spec = endpoint_value(sc->ep, K_SPEC_TYPE);
 	axis_add(a, spec ? spec : "none");
 	if (sc->m->n_nextn && sc->m->mtp_tensors)
 		axis_add(a, b->shape.spec_mtp ? "none" : "draft-mtp");
 	if (sc->m->n_expert && o->cards) { /* experts to the host: none, the quarters, all */
 		uint32_t nb = sc->m->n_layer_all - sc->m->n_nextn;
 		a = &ax[(*n)++];
-		snprintf(a->key, sizeof(a->key), "N_CPU_MOE");
+		a->key = K_N_CPU_MOE;
 		a->n = 0;
 		axis_addu(a, b->shape.place.n_cpu_moe);
 		axis_addu(a, 0);
@@ -369,20 +371,20 @@ static void default_axes(struct solve_ctx *sc, const struct solve_opts *o, struc
 		axis_addu(a, nb);
 	}
 	a = &ax[(*n)++];
-	snprintf(a->key, sizeof(a->key), "UBATCH_SIZE");
+	a->key = K_UBATCH_SIZE;
 	a->n = 0;
 	axis_addu(a, 512);
 	axis_addu(a, 1024);
 	axis_addu(a, 2048);
 	uint64_t ub = 512;
-	endpoint_uint(sc->ep, "UBATCH_SIZE", &ub, NULL);
+	endpoint_uint(sc->ep, K_UBATCH_SIZE, &ub, NULL);
 	axis_addu(a, ub);
 }
 
-static int find_axis(const struct solve_axis *ax, unsigned n, const char *key)
+static int find_axis(const struct solve_axis *ax, unsigned n, enum key_id key)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (strcmp(ax[i].key, key) == 0)
+		if (ax[i].key == key)
 			return (int)i;
 	return -1;
 }
@@ -458,9 +460,9 @@ static int combo_lines(struct solve_ctx *sc, const struct solve_opts *o, const s
 		if (cand_set(c, ax[i].key, ax[i].val[idx[i]]))
 			return -1;
 	uint64_t ub = 0, b = 0;
-	if (parse_u64(value_of(sc, c, "UBATCH_SIZE"), &ub) == 0 && parse_u64(value_of(sc, c, "BATCH_SIZE"), &b) == 0 &&
-	    ub > b && find_axis(ax, n, "BATCH_SIZE") < 0 && !cand_get(&o->fix, "BATCH_SIZE"))
-		cand_setu(c, "BATCH_SIZE", ub);
+	if (parse_u64(value_of(sc, c, K_UBATCH_SIZE), &ub) == 0 && parse_u64(value_of(sc, c, K_BATCH_SIZE), &b) == 0 &&
+	    ub > b && find_axis(ax, n, K_BATCH_SIZE) < 0 && !cand_get(&o->fix, K_BATCH_SIZE))
+		cand_setu(c, K_BATCH_SIZE, ub);
 	return 0;
 }
 
@@ -497,18 +499,17 @@ static int gives_up_nothing(struct solve_ctx *sc, const struct solve_opts *o, co
 			    const struct solve_axis *ax, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		const char *key = ax[i].key;
+		enum key_id key = ax[i].key;
 		int opened = 0;
 		for (unsigned j = 0; j < o->n_vary; j++)
-			opened |= strcmp(o->vary[j].key, key) == 0;
+			opened |= o->vary[j].key == key;
 		if (opened || cand_get(&o->fix, key))
 			continue;
-		if (strcmp(key, "PARALLEL") == 0 && (o->objective == SOLVE_SLOTS || o->slots))
+		if (key == K_PARALLEL && (o->objective == SOLVE_SLOTS || o->slots))
 			continue;
-		if ((strcmp(key, "CACHE_TYPE_K") == 0 || strcmp(key, "CACHE_TYPE_V") == 0) &&
-		    o->objective == SOLVE_PRECISION)
+		if ((key == K_CACHE_TYPE_K || key == K_CACHE_TYPE_V) && o->objective == SOLVE_PRECISION)
 			continue;
-		if (strcmp(key, "N_CPU_MOE") == 0 && o->objective == SOLVE_RATE)
+		if (key == K_N_CPU_MOE && o->objective == SOLVE_RATE)
 			continue;
 		int ordered;
 		const char *v = cand_get(c, key), *b = endpoint_value(sc->ep, key);
@@ -537,7 +538,7 @@ static int product_next(unsigned *idx, const struct solve_axis *ax, unsigned n)
 }
 
 /* Whether the combination fits with KEY=v (PARALLEL, N_CPU_MOE) at window w. */
-static int fits_with(struct solve_ctx *sc, const struct cand *c0, const char *key, uint32_t v, uint64_t w, int *fits,
+static int fits_with(struct solve_ctx *sc, const struct cand *c0, enum key_id key, uint32_t v, uint64_t w, int *fits,
 		     struct plan *p, char **err)
 {
 	struct cand c = *c0;
@@ -567,7 +568,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 	uint32_t lo = 0, hi = 1;
 	int fits = 0, rc = 0;
 	floor = up(floor < STEP ? STEP : floor);
-	while (hi <= SLOTS_MAX && (rc = fits_with(sc, &cb->c, "PARALLEL", hi, floor, &fits, p, err)) == 0 && fits) {
+	while (hi <= SLOTS_MAX && (rc = fits_with(sc, &cb->c, K_PARALLEL, hi, floor, &fits, p, err)) == 0 && fits) {
 		lo = hi;
 		hi *= 2;
 	}
@@ -575,7 +576,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 		hi = SLOTS_MAX + 1;
 	while (rc == 0 && lo && hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if ((rc = fits_with(sc, &cb->c, "PARALLEL", mid, floor, &fits, p, err)) == 0) {
+		if ((rc = fits_with(sc, &cb->c, K_PARALLEL, mid, floor, &fits, p, err)) == 0) {
 			if (fits)
 				lo = mid;
 			else
@@ -588,7 +589,7 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 		return -1;
 	if (!lo)
 		return 0;
-	cand_setu(&cb->c, "PARALLEL", lo);
+	cand_setu(&cb->c, K_PARALLEL, lo);
 	return run_combo(sc, o, base_rate, floor, cb, err);
 }
 
@@ -604,13 +605,13 @@ static int fewest_moe(struct solve_ctx *sc, const struct solve_opts *o, const st
 	int fits = 0, rc;
 	floor = up(floor < STEP ? STEP : floor);
 	cb->ok = 0;
-	if ((rc = fits_with(sc, &cb->c, "N_CPU_MOE", n, floor, &fits, p, err)) == 0 && fits &&
-	    (rc = fits_with(sc, &cb->c, "N_CPU_MOE", 0, floor, &fits, p, err)) == 0) {
+	if ((rc = fits_with(sc, &cb->c, K_N_CPU_MOE, n, floor, &fits, p, err)) == 0 && fits &&
+	    (rc = fits_with(sc, &cb->c, K_N_CPU_MOE, 0, floor, &fits, p, err)) == 0) {
 		if (fits)
 			hi = 0;
 		while (rc == 0 && hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if ((rc = fits_with(sc, &cb->c, "N_CPU_MOE", mid, floor, &fits, p, err)) == 0) {
+			if ((rc = fits_with(sc, &cb->c, K_N_CPU_MOE, mid, floor, &fits, p, err)) == 0) {
 				if (fits)
 					hi = mid;
 				else
@@ -624,7 +625,7 @@ static int fewest_moe(struct solve_ctx *sc, const struct solve_opts *o, const st
 	free(p);
 	if (rc)
 		return -1;
-	cand_setu(&cb->c, "N_CPU_MOE", hi);
+	cand_setu(&cb->c, K_N_CPU_MOE, hi);
 	return run_combo(sc, o, base_rate, floor, cb, err);
 }
 
@@ -727,10 +728,10 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 	if (o->objective == SOLVE_PRECISION) {
 		/* every type the engine has, f32 and bf16 only when asked */
 		for (int k = 1; k <= 2; k++) {
-			int j = find_axis(bax, n_ax, k == 1 ? "CACHE_TYPE_K" : "CACHE_TYPE_V");
+			int j = find_axis(bax, n_ax, k == 1 ? K_CACHE_TYPE_K : K_CACHE_TYPE_V);
 			int opened = 0;
 			for (unsigned i = 0; i < o->n_vary; i++)
-				opened |= strcmp(o->vary[i].key, bax[j].key) == 0;
+				opened |= o->vary[i].key == bax[j].key;
 			if (j < 0 || opened || cand_get(&o->fix, bax[j].key))
 				continue;
 			for (unsigned t = 0; t < cand_n_types; t++)
@@ -738,19 +739,19 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 					axis_add(&bax[j], cand_types[t]);
 		}
 	}
-	int jp = find_axis(bax, n_ax, "PARALLEL");
-	if (jp >= 0 && !o->slots && !cand_get(&o->fix, "PARALLEL")) {
+	int jp = find_axis(bax, n_ax, K_PARALLEL);
+	if (jp >= 0 && !o->slots && !cand_get(&o->fix, K_PARALLEL)) {
 		int opened = 0;
 		for (unsigned i = 0; i < o->n_vary; i++)
-			opened |= strcmp(o->vary[i].key, "PARALLEL") == 0;
+			opened |= o->vary[i].key == K_PARALLEL;
 		if (!opened) { /* the window and precision objectives keep the slots; slots searches them */
 			bax[jp].n = 0;
 			axis_addu(&bax[jp], base->shape.parallel);
 		}
 	}
-	int moe_opened = cand_get(&o->fix, "N_CPU_MOE") != NULL;
+	int moe_opened = cand_get(&o->fix, K_N_CPU_MOE) != NULL;
 	for (unsigned i = 0; i < o->n_vary; i++)
-		moe_opened |= strcmp(o->vary[i].key, "N_CPU_MOE") == 0;
+		moe_opened |= o->vary[i].key == K_N_CPU_MOE;
 	product_init(idx, n_ax);
 	do {
 		struct combo cb;
@@ -760,16 +761,16 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		}
 		if (!gives_up_nothing(&sc, o, &cb.c, bax, n_ax))
 			continue;
-		int j = find_axis(bax, n_ax, "PARALLEL");
-		if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, "PARALLEL") && j >= 0 && idx[j] != 0)
+		int j = find_axis(bax, n_ax, K_PARALLEL);
+		if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, K_PARALLEL) && j >= 0 && idx[j] != 0)
 			continue; /* most_slots searches the count itself */
-		int jm = find_axis(bax, n_ax, "N_CPU_MOE");
+		int jm = find_axis(bax, n_ax, K_N_CPU_MOE);
 		if (o->objective == SOLVE_RATE && jm >= 0 && !moe_opened && idx[jm] != 0)
 			continue; /* fewest_moe searches the count itself */
 		if (o->objective == SOLVE_RATE && jm >= 0 && !moe_opened) {
 			if (fewest_moe(&sc, o, &r->base_rate, best_floor, &cb, err))
 				goto done;
-		} else if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, "PARALLEL")) {
+		} else if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, K_PARALLEL)) {
 			if (most_slots(&sc, o, &r->base_rate, best_floor, &cb, err))
 				goto done;
 		} else if (run_combo(&sc, o, &r->base_rate, best_floor, &cb, err)) {

@@ -72,7 +72,7 @@ enum solve_objective { SOLVE_WINDOW, SOLVE_SLOTS, SOLVE_PRECISION, SOLVE_RATE };
 #define SOLVE_MAX_VALS 16
 
 struct solve_axis {
-	char key[24];
+	enum key_id key;
 	unsigned n;
 	char val[SOLVE_MAX_VALS][40];
 };

@@ -56,7 +56,7 @@ for c in $commands; do
 	fi
 	run "$ZEALOT" "$c" p1 p2 p3 p4
 	check "$c with four arguments: exit 2 naming the extra one" \
-		test "$rc" -eq 2 -a -n "$(grep -E "zealot: $c: unexpected argument 'p[234]'" "$TMP/err")"
+		test "$rc" -eq 2 -a -n "$(grep -E "zealot: $c: unexpected argument 'p[1234]'" "$TMP/err")"
 
 	# an unknown option: exit 2, a did-you-mean naming the nearest option
 	first=$(echo "$opts" | head -1)

@@ -33,6 +33,7 @@ int main(void)
 	test_synth();
 	test_ledger();
 	test_endpoint();
+	test_keys();
 	test_live();
 	test_options();
 	test_solve();

@@ -27,6 +27,7 @@ void test_template(void);
 void test_synth(void);
 void test_ledger(void);
 void test_endpoint(void);
+void test_keys(void);
 void test_live(void);
 void test_options(void);
 void test_solve(void);

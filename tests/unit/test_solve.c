@@ -201,7 +201,7 @@ static void window_exact(struct fixture *f, const char *what, const char *extra)
 			*sp = '\0';
 		if ((eq = strchr(kv, '='))) {
 			*eq = '\0';
-			cand_set(&c, kv, eq + 1);
+			cand_set(&c, key_by_name(kv)->id, eq + 1);
 		}
 		kv = sp ? sp + 1 : kv + strlen(kv);
 	}
@@ -246,15 +246,15 @@ static void laws_agree(struct fixture *f, const char *what)
 	static const char *const judged[] = {"S02", "S03", "S04", "S06", "S08", "M03"};
 	int n = 0, bad = 0;
 	char *err = NULL, was[3][80];
-	static const char *const keys[] = {"CACHE_TYPE_K", "CACHE_TYPE_V", "FLASH_ATTN"};
+	static const enum key_id keys[] = {K_CACHE_TYPE_K, K_CACHE_TYPE_V, K_FLASH_ATTN};
 	for (int k = 0; k < 3; k++)
-		snprintf(was[k], sizeof(was[k]), "%s=%s", keys[k], endpoint_value(f->ep, keys[k]));
+		snprintf(was[k], sizeof(was[k]), "%s=%s", key_name(keys[k]), endpoint_value(f->ep, keys[k]));
 	for (unsigned i = 0; i < cand_n_types; i++) {
 		for (int v = 0; v < 2; v++) {
 			for (int fa = 0; fa < 2; fa++) {
 				struct cand c = {0};
-				cand_set(&c, v ? "CACHE_TYPE_V" : "CACHE_TYPE_K", cand_types[i]);
-				cand_set(&c, "FLASH_ATTN", fa ? "on" : "off");
+				cand_set(&c, v ? K_CACHE_TYPE_V : K_CACHE_TYPE_K, cand_types[i]);
+				cand_set(&c, K_FLASH_ATTN, fa ? "on" : "off");
 				struct plan_shape s;
 				struct plan_extras x;
 				struct cand_limits l;
@@ -266,7 +266,7 @@ static void laws_agree(struct fixture *f, const char *what)
 				/* check, on the same lines */
 				for (unsigned k = 0; k < c.n; k++) {
 					char kv[80];
-					snprintf(kv, sizeof(kv), "%s=%s", c.key[k], c.val[k]);
+					snprintf(kv, sizeof(kv), "%s=%s", key_name(c.key[k]), c.val[k]);
 					endpoint_set(f->ep, kv, &err);
 				}
 				struct shape_ctx sc;
@@ -286,7 +286,7 @@ static void laws_agree(struct fixture *f, const char *what)
 				if ((law != NULL) != any || (law && !has_law)) {
 					if (bad++ < 3)
 						printf("# %s %s=%s FLASH_ATTN=%s: cand_law %s, check %s\n", what,
-						       c.key[0], c.val[0], c.val[1], law ? law : "none",
+						       key_name(c.key[0]), c.val[0], c.val[1], law ? law : "none",
 						       any ? "refuses" : "passes");
 				}
 				findings_release(&fs);
@@ -353,8 +353,8 @@ void test_solve(void)
 		struct plan_shape s;
 		struct plan_extras x;
 		struct cand c = {0};
-		cand_set(&c, "CACHE_TYPE_V", "f16");
-		cand_set(&c, "SPEC_TYPE", "none");
+		cand_set(&c, K_CACHE_TYPE_V, "f16");
+		cand_set(&c, K_SPEC_TYPE, "none");
 		cand_apply(f9.ep, &f9.c, &c, &s, &x, &err);
 		plan_make(f9.c.census->model, f9.c.model->g, &s, f9.c.dev, &x, p, &err);
 		rate_of(f9.c.census->model, f9.c.model->g, &s, &x, p, &ro, &ra, &err);
@@ -364,8 +364,8 @@ void test_solve(void)
 		for (int i = 0; i < TERM_N; i++)
 			sum += t[i].gated;
 		ok(sum == p->device_total, "terms: the gated parts add up to the card's total");
-		cand_set(&c, "CACHE_TYPE_K", "q8_0");
-		cand_set(&c, "CACHE_TYPE_V", "q8_0");
+		cand_set(&c, K_CACHE_TYPE_K, "q8_0");
+		cand_set(&c, K_CACHE_TYPE_V, "q8_0");
 		cand_apply(f9.ep, &f9.c, &c, &s, &x, &err);
 		plan_make(f9.c.census->model, f9.c.model->g, &s, f9.c.dev, &x, p, &err);
 		rate_of(f9.c.census->model, f9.c.model->g, &s, &x, p, &ro, &rb, &err);
