@@ -111,3 +111,13 @@ row 1 "fleet status: the endpoint's host unreachable"  fleet status fleet --ssh-
 row 3 "fleet deploy: the endpoint's host unreachable"  fleet deploy fleet --reason x --ssh-config ssh.cfg
 row 3 "fleet history: a host's store cannot be read"   fleet history fleet --ssh-config ssh.cfg
 row 2 "fleet deploy: no --reason"                      fleet deploy fleet
+
+# ZEALOT_FAULT's exit action: status 97 (src/base/fault.h), at the point
+# named, logged first; here fleet deploy's per-endpoint points, which a host
+# that does not answer reaches too
+for at in fleet:before-endpoint fleet:after-endpoint; do
+	rm -f fault.log
+	run env ZEALOT_FAULT=$at:exit ZEALOT_FAULT_LOG=$TMP/fault.log "$ZEALOT" fleet deploy fleet --reason x --ssh-config ssh.cfg
+	check "ZEALOT_FAULT=$at:exit: fleet deploy exits 97 there, logged" \
+		test "$rc" -eq 97 -a "$(cut -d' ' -f1-3 fault.log 2>/dev/null)" = "$at exit 1"
+done

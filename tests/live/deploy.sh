@@ -4,8 +4,9 @@
 # a clean deploy, a changed shape, a refused deploy that touches nothing, a
 # start that fails and names its cause, a boot that diverges from its plan
 # and rolls back by itself, a foreign drop-in (A01), a hand-started engine on
-# the port (A02), rollback to era 1, a second deploy refused by the lock, and
-# a kill -9 of deploy mid-way followed by the next deploy.
+# the port (A02), rollback to era 1, a second deploy refused by the lock, a
+# kill -9 of deploy mid-way followed by the next deploy, and a rollback cut
+# after its restart. The cuts land at named fault points (ZEALOT_FAULT).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 RS_NAME=zl-deploy-$$
@@ -240,4 +241,20 @@ check "kill -9: the next deploy says the killed attempt was interrupted after in
 check "kill -9: the killed attempt now reads interrupted" \
 	test "$(sql "select outcome from attempts where reason='killed mid-way'")" = interrupted
 check "kill -9: the unit serves the last era's argv" cmdline_is_argv "$(main_pid)"
+
+# 10. A rollback cut at rollback:after-restart (era 1's files installed and
+# its engine restarted, nothing verified or recorded): it exits there
+# (ZEALOT_FAULT ... :exit, status 97); the next deploy says the rollback was
+# interrupted after its restart step, and serves the file's shape again.
+n_eras=$(sql "select count(*) from eras")
+ZEALOT_FAULT=rollback:after-restart:exit ZEALOT_FAULT_LOG=$TMP/fault.log \
+	run rs_exec "$ZEALOT" rollback e1 1 --zealot "$UNIT_ZEALOT"
+check "rollback cut at rollback:after-restart: exit 97, logged there" \
+	test "$rc" -eq 97 -a -n "$(grep '^rollback:after-restart exit 1 ' "$TMP/fault.log")"
+check "rollback cut: its attempt's last step is restart, no era recorded" \
+	test "$(sql "select step from steps where attempt_id=(select max(id) from attempts) order by id desc limit 1")" = restart \
+	-a "$(sql "select count(*) from eras")" = "$n_eras"
+deploy e1.env "the deploy after the cut rollback"
+check "rollback cut: the next deploy serves (3 slots) and says the rollback was interrupted after restart" \
+	test "$rc" -eq 0 -a "$(slots)" = 3 -a -n "$(grep -E 'attempt [0-9]+ \(rollback, pid [0-9]+\) was interrupted after step restart' "$TMP/out")"
 check "no sanitizer report from any deploy" no_sanitizer
