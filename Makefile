@@ -93,6 +93,13 @@ engine:
 test: zealot $(B)/zealot-san $(B)/unit $(FUZZERS) examples
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run
 
+# The flaky check: the live suites (or SUITES) N times over, round after
+# round; says each suite that ever failed.
+N      ?= 3
+SUITES ?= live
+check-flaky: zealot $(B)/zealot-san $(B)/unit examples
+	tests/run --repeat $(N) $(SUITES)
+
 # The benchmarks link the -O2 objects too.
 BENCHES := $(patsubst bench/%.c,$(B)/%,$(wildcard bench/bench_*.c))
 
@@ -113,7 +120,7 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test bench format clean demo examples
+.PHONY: all fuzz engine test check-flaky bench format clean demo examples
 
 # The main job on the built-in example: the seeds' current endpoint (9B
 # hybrid + MTP + projector + adapter on an RTX 3090), its payloads made by

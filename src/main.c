@@ -4,8 +4,10 @@
  * src/cmd/<name>.c and is a client of the library modules.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/fault.h"
 #include "cmd/cmd.h"
 #include "cmd/version.h"
 
@@ -54,6 +56,14 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("zealot %s\n", ZEALOT_VERSION);
 		return EXIT_OK;
+	}
+	/* a test's fault points (ZEALOT_FAULT, src/base/fault.h): a bad one is
+	 * refused before any command runs, never silently aimed nowhere */
+	char *ferr = NULL;
+	if (fault_check(&ferr)) {
+		int rc = cmd_fail(EXIT_USAGE, "ZEALOT_FAULT: %s", ferr);
+		free(ferr);
+		return rc;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)

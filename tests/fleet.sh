@@ -15,9 +15,9 @@
 #                    host (HostName 127.0.0.1, its Port, User root, the
 #                    key, this known_hosts, StrictHostKeyChecking yes)
 #
-# This build ($ROOT, read-only), the engine's directory (read-only) and $TMP
+# This build ($ROOT, read-only), the engine's tree (read-only) and $TMP
 # (read-write: payloads, endpoint files) are bound into every host at the
-# same path, and /usr/local/bin/zealot in each host is $FLEET_ZEALOT (the
+# same path (a path with a space too), and /usr/local/bin/zealot in each host is $FLEET_ZEALOT (the
 # plain build by default: the unit's sandbox denies a sanitizer's ptrace),
 # so `ssh NAME zealot ...` runs this build there.
 #
@@ -76,8 +76,9 @@ _fleet_client() {
 # _fleet_boot NAME: boot host NAME (in this shell: rs_start sets the trap
 # that powers it off at exit).
 _fleet_boot() {
-	RS_BIND="$TMP ${RS_BIND:-}" RS_BIND_RO="$ROOT $(dirname "$(dirname "$ENGINE")") ${RS_BIND_RO:-}" \
-		rs_start
+	# (tests/systemd.sh binds $ROOT and the engine's tree read-only itself)
+	RS_BIND="$TMP
+${RS_BIND:-}" rs_start
 }
 
 # _fleet_sshd NAME PORT: host NAME's own host keys, its sshd on PORT, the

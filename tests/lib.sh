@@ -41,3 +41,25 @@ err_has() { grep -qF -- "$1" "$TMP/err"; }
 no_sanitizer() { ! grep -qE 'Sanitizer|runtime error:' "$TMP/err"; }
 # json_is FILTER VALUE: jq's compact rendering of FILTER on stdout equals VALUE.
 json_is() { [ "$(jq -c "$1" "$TMP/out" 2>/dev/null)" = "$2" ]; }
+
+# fault_wait LOG POINT [PID]: wait until a zealot run with
+# ZEALOT_FAULT_LOG=LOG passes fault point POINT (src/base/fault.h) and print
+# the pid it logged (its own, in its own pid namespace). Waits on the
+# process's word, not on the clock: gives up only when PID (a process of
+# this shell, if given) ended without passing the point, or after 300 s.
+fault_wait() {
+	local log=$1 point=$2 pid=${3:-} n=6000 l
+	while [ "$n" -gt 0 ]; do
+		if l=$(grep -m1 "^$point " "$log" 2>/dev/null); then
+			echo "${l##* }"
+			return 0
+		fi
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			grep -m1 "^$point " "$log" 2>/dev/null | sed 's/.* //' | grep . && return 0
+			return 1
+		fi
+		sleep 0.05
+		n=$((n - 1))
+	done
+	return 1
+}

@@ -62,6 +62,15 @@ nginx_stop() {
 }
 
 # nginx writes its log line when a response ends; give it a moment.
-_nginx_settle() { sleep 0.3; }
+# nginx writes a request's access log line when the request ends: wait
+# until no connection to it is open any more (a killed client's included),
+# at most 5 s
+_nginx_settle() {
+	local n=100
+	while [ "$n" -gt 0 ] && [ -n "$(ss -Htn state established "( sport = :$NGINX_PORT )" 2>/dev/null)" ]; do
+		sleep 0.05
+		n=$((n - 1))
+	done
+}
 nginx_bytes() { _nginx_settle; awk -v p="$1" '$1 == p { s += $3 } END { print s + 0 }' "$NGINX_LOG"; }
 nginx_requests() { _nginx_settle; awk -v p="$1" '$1 == p { n++ } END { print n + 0 }' "$NGINX_LOG"; }

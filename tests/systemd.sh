@@ -11,8 +11,14 @@
 #
 #   RS_NAME=zl-mytest-$$     a machine name unique to this test file and run
 #   RS_BIND="$TMP"           host paths bound read-write at the same path
-#                            (files written there after boot are seen inside)
-#   RS_BIND_RO="DIR..."      host paths bound read-only at the same path
+#                            (files written there after boot are seen inside);
+#                            several: one a line (a path may hold a space)
+#   RS_BIND_RO="DIR..."      host paths bound read-only at the same path (one
+#                            a line)
+#
+# This build ($ROOT) and the engine's build tree (two up from $ENGINE, its
+# bin directory, when set) are bound read-only as well: the container's systemd mounts its own /tmp, so
+# a clone or an engine under the host's /tmp would not be seen inside.
 #   rs_start                 boot; returns non-zero (with the log) on failure
 #   rs_exec CMD ARGS...      run CMD inside (all the container's namespaces,
 #                            this environment, the caller's cwd if it exists
@@ -80,14 +86,23 @@ rs_start() {
 	rm -rf "$RS_DIR"
 	mkdir -p "$RS_DIR/ovl" "$RS_DIR/root"
 	# the host image's enabled services and timers stay off inside
-	local masks="" u b binds=""
+	local masks="" u b
 	for u in /etc/systemd/system/{multi-user,timers,sysinit,getty}.target.wants/*; do
 		[ -e "$u" ] || [ -L "$u" ] || continue
 		case "$u" in *.service | *.timer) masks+=" $(basename "$u")" ;; esac
 	done
 	masks+=" ${RS_MASK:-}"
-	for b in ${RS_BIND:-}; do binds+=" --bind=$b"; done
-	for b in ${RS_BIND_RO:-}; do binds+=" --bind-ro=$b"; done
+	# nspawn's --bind=SRC[:DST]: a ':' in a path is written '\:'
+	local -a binds=()
+	local -A bound=()
+	while IFS= read -r b; do
+		[ -n "$b" ] && [ -z "${bound[$b]:-}" ] && bound[$b]=1 && binds+=("--bind=${b//:/\\:}")
+	done <<<"${RS_BIND:-}"
+	while IFS= read -r b; do
+		[ -n "$b" ] && [ -z "${bound[$b]:-}" ] && bound[$b]=1 && binds+=("--bind-ro=${b//:/\\:}")
+	done <<<"${RS_BIND_RO:-}
+${ROOT:-}
+${ENGINE:+$(dirname "$(dirname "$ENGINE")")}"
 
 	local t0
 	t0=$(_rs_ms)
@@ -103,7 +118,7 @@ rs_start() {
 				echo $BASHPID >"$h/$RS_NAME/cgroup.procs"
 			fi
 		done
-		export RS_DIR RS_NAME RS_SIZE masks binds
+		export RS_DIR RS_NAME RS_SIZE masks
 		# a private mount namespace: the overlay and tmpfs never show on the
 		# host and disappear with it
 		exec setsid unshare --mount --propagation private -- /bin/bash -c '
@@ -118,8 +133,8 @@ rs_start() {
 			ln -sf /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
 			tr -d - </proc/sys/kernel/random/uuid >"$R/etc/machine-id"
 			exec systemd-nspawn --quiet --register=no --keep-unit --link-journal=no \
-				--console=read-only -M "$RS_NAME" -D "$R" $binds -b
-		' >"$RS_DIR/nspawn.log" 2>&1 </dev/null
+				--console=read-only -M "$RS_NAME" -D "$R" "$@" -b
+		' rs-boot "${binds[@]}" >"$RS_DIR/nspawn.log" 2>&1 </dev/null
 	) &
 
 	# the container's PID 1 is nspawn's child once it has exec'd systemd

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/fault.h"
 #include "../base/proc.h"
 #include "../base/util.h"
 #include "../deploy/deploy.h"
@@ -680,6 +681,7 @@ static void deploy_job(size_t i, void *ctx)
 		j->why = xstrdup("not begun: an endpoint before it failed (--keep-going goes on)");
 		return;
 	}
+	fault_point("fleet", "before-endpoint");
 	const struct host_dest *h = host_of(j->m);
 	const char *hn = host_label(j->m);
 	struct fleet_ssh_result r = {0};
@@ -823,6 +825,7 @@ out:
 	sb_release(&cmd);
 	sb_release(&path);
 	j->seconds = mono_s() - t0;
+	fault_point("fleet", "after-endpoint");
 }
 
 /* The outcome of a deploy that ran, from its JSON. */

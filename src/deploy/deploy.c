@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/fault.h"
 #include "../base/proc.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
@@ -1044,6 +1045,7 @@ static int restore(struct run *x)
 	double t = mono_s();
 	if (restore_files(x, t))
 		return -1;
+	fault_point("restore", "after-files");
 	if (!x->have_prev && !x->was_active) {
 		/* a first deploy: nothing served before, nothing serves after */
 		t = mono_s();
@@ -1060,6 +1062,7 @@ static int restore(struct run *x)
 	t = mono_s();
 	if (restart(x, "restore:restart", t))
 		return -1;
+	fault_point("restore", "after-restart");
 	long pid = x->unit.main_pid;
 	char inv[40];
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
@@ -1200,6 +1203,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	x->t0 = mono_s();
 	enum deploy_outcome oc = DEPLOY_ERROR;
 	int rollback = strcmp(o->kind, "rollback") == 0;
+	const char *fa = rollback ? "rollback" : "deploy"; /* the fault points' area */
 	char *err = NULL;
 
 	if (rollback) {
@@ -1234,6 +1238,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		goto out;
 	}
 	step(x, "lock", "ok", t, NULL, "%s held by pid %ld", x->name, (long)getpid());
+	fault_point(fa, "after-lock");
 
 	t = mono_s();
 	int got = store_era_get(st, x->name, 0, &x->prev, &err);
@@ -1291,6 +1296,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		goto out;
 	}
 	alias_change(x);
+	fault_point(fa, "after-gates");
 
 	/* install */
 	x->old_unit = install_read(r->unit_path, &x->old_unit_len, NULL);
@@ -1300,11 +1306,13 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = failed_after_install(x);
 		goto out;
 	}
+	fault_point(fa, "after-install");
 	t = mono_s();
 	if (restart(x, "restart", t)) {
 		oc = failed_after_install(x);
 		goto out;
 	}
+	fault_point(fa, "after-restart");
 	long pid = x->unit.main_pid;
 	char inv[40];
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
@@ -1314,6 +1322,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = failed_after_install(x);
 		goto out;
 	}
+	fault_point(fa, "after-verify");
 	if (record(x)) {
 		/* it serves, verified, but the store could not say so: the files
 		 * stay (restoring would take down a good engine); the next deploy
@@ -1321,6 +1330,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = finish(x, DEPLOY_ERROR);
 		goto out;
 	}
+	fault_point(fa, "after-record");
 	oc = finish(x, DEPLOY_DEPLOYED);
 out:
 	free(err);

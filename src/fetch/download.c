@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/fault.h"
 #include "../base/util.h"
 #include "../payload/pin.h"
 #include "fetch.h"
@@ -404,6 +405,7 @@ static int put(struct conn *c, const uint8_t *data, size_t n)
 	if (c->unsaved >= STATE_EVERY) {
 		state_save(d->statef, &d->st);
 		c->unsaved = 0;
+		fault_point("fetch", "chunk"); /* a chunk is on disk and in the state */
 	}
 	hasher_ready(&d->hs, contiguous(d));
 	return 0;
@@ -927,11 +929,13 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	}
 	close(d.fd);
 	d.fd = -1;
+	fault_point("fetch", "before-rename");
 	if (rename(d.part, f->path) != 0) {
 		errorf(err, "cannot rename '%s' to '%s': %s", d.part, f->path, strerror(errno));
 		goto out;
 	}
 	fsync_dir(f->path);
+	fault_point("fetch", "after-rename");
 	unlink(d.statef);
 	pin_stamp_put(f->path, o->stamp_dir, r->sha);
 	r->status = FETCH_DOWNLOADED;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/fault.h"
 #include "../base/util.h"
 #include "store.h"
 
@@ -270,14 +271,21 @@ static char *col_text(sqlite3_stmt *s, int i, int keep_null)
 	return xstrndup((const char *)t, (size_t)sqlite3_column_bytes(s, i));
 }
 
-/* Run a statement that returns no rows. */
+/* Run a statement that returns no rows. Outside BEGIN ... COMMIT the
+ * statement is its own transaction: the store's fault points bracket it
+ * as they bracket commit() (src/base/fault.h). */
 static int step_done(struct store *st, sqlite3_stmt *s, char **err, const char *what)
 {
+	int own = sqlite3_get_autocommit(st->db);
+	if (own)
+		fault_point("store", "before-commit");
 	int rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE) {
 		db_err(st, err, what);
 		return -1;
 	}
+	if (own)
+		fault_point("store", "after-commit");
 	return 0;
 }
 
@@ -288,10 +296,12 @@ static int begin(struct store *st, char **err)
 
 static int commit(struct store *st, char **err)
 {
+	fault_point("store", "before-commit"); /* every write of the transaction made, none committed */
 	if (exec_sql(st, "COMMIT", err)) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
+	fault_point("store", "after-commit");
 	return 0;
 }
 

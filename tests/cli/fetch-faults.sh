@@ -16,7 +16,6 @@ www=$TMP/www
 mkdir -p "$www"
 "$ZEALOT" synth qwen35 -o "$www/q.gguf" 2>/dev/null
 "$ZEALOT" synth qwen35 --set vocab=30000 -o "$www/slowq.gguf" 2>/dev/null
-NGINX_SLOW=16m
 nginx_start "$www" || { echo "not ok - nginx starts"; exit 0; }
 PP=$(free_port)
 OP=$(free_port 127.0.0.2)
@@ -65,33 +64,28 @@ t1=$(date +%s)
 check "stall: exit 0, the file verifies" test "$rc" -eq 0 && landed stall
 check "stall: the stall timeout fired (a retry) within seconds" test -n "$(events retry)" -a $((t1 - t0)) -lt 20
 
-# kill_at NAME PERCENT: run fetch on $TMP/NAME/e.env, kill -9 it once
-# PERCENT of the file is on disk
+# kill_at NAME CHUNK: run fetch on $TMP/NAME/e.env; it kills itself (SIGKILL,
+# as kill -9) once its CHUNKth chunk of 4 MiB is on disk and in the state
+# (fault point fetch:chunk): the same cut every run
 kill_at() {
-	local name=$1 pct=$2 total d
-	"$ZEALOT" fetch --json "$TMP/$name/e.env" >"$TMP/$name/events" 2>&1 &
-	local pid=$!
-	for _ in $(seq 400); do
-		total=$(jq -r 'select(.event=="progress")|.total' "$TMP/$name/events" 2>/dev/null | tail -1)
-		d=$(jq -r 'select(.event=="progress")|.done' "$TMP/$name/events" 2>/dev/null | tail -1)
-		[ -n "$d" ] && [ "${total:-0}" -gt 0 ] && [ $((d * 100)) -ge $((total * pct)) ] && break
-		sleep 0.05
-	done
-	kill -9 "$pid"
-	wait "$pid" 2>/dev/null
+	local name=$1 chunk=$2
+	ZEALOT_FAULT=fetch:chunk:kill@$chunk ZEALOT_FAULT_LOG=$TMP/$name/fault.log \
+		"$ZEALOT" fetch --json "$TMP/$name/e.env" >"$TMP/$name/events" 2>&1
+	check "$name: killed at fetch:chunk pass $chunk (status $?)" \
+		test "$(cut -d' ' -f1-3 "$TMP/$name/fault.log" 2>/dev/null)" = "fetch:chunk kill $chunk"
 }
 
 # --- a server that ignores Range on the resume: the .part restarts cleanly
-endpoint norange "$P/norange/slow/slowq.gguf" slowq.gguf
-kill_at norange 30
+endpoint norange "$P/norange/slowq.gguf" slowq.gguf
+kill_at norange 3
 check "norange: a .part was left by the kill" test -s "$TMP/norange/m.gguf.part"
 run "$ZEALOT" fetch --json "$TMP/norange/e.env"
 check "200 instead of 206: exit 0, the file verifies" test "$rc" -eq 0 && landed norange slowq.gguf
 check "200 instead of 206: restarted from byte 0, saying why" test -n "$(events restart | grep -F '200 to a range request')"
 
 # --- 416 on the resume: restart from byte 0
-endpoint r416 "$P/r416/slow/slowq.gguf" slowq.gguf
-kill_at r416 30
+endpoint r416 "$P/r416/slowq.gguf" slowq.gguf
+kill_at r416 3
 run "$ZEALOT" fetch --json "$TMP/r416/e.env"
 check "416: exit 0, the file verifies" test "$rc" -eq 0 && landed r416 slowq.gguf
 check "416: restarted, saying why" test -n "$(events restart | grep -F '416')"
@@ -105,8 +99,8 @@ check "changed ETag: the resumed 206 was refused, the file restarted" test -n "$
 # --- a real server whose file changed between attempts (nginx honours If-Range)
 mkdir -p "$TMP/chg"
 cp "$www/slowq.gguf" "$www/chg.gguf"
-endpoint chg "http://127.0.0.1:$NGINX_PORT/slow/chg.gguf" slowq.gguf
-kill_at chg 30
+endpoint chg "http://127.0.0.1:$NGINX_PORT/chg.gguf" slowq.gguf
+kill_at chg 3
 "$ZEALOT" synth qwen35 --set vocab=30000 --set name=other -o "$www/chg.gguf" 2>/dev/null
 touch -d '+1 minute' "$www/chg.gguf"
 sed -i "s/^MODEL_SHA256=.*/MODEL_SHA256=$(sha256sum "$www/chg.gguf" | cut -d' ' -f1)/; s/^MODEL_BYTES=.*/MODEL_BYTES=$(stat -c %s "$www/chg.gguf")/" "$TMP/chg/e.env"
@@ -151,17 +145,20 @@ check "inspect URL through a redirect: exit 0" rc_is 0
 check "inspect URL: the other host never got the token" \
 	test "$(jq -r "select(.listener==\"127.0.0.2:$OP\")|.authorization" "$PLOG" | sort -u)" = null
 check "inspect URL: the first host did" test -n "$(jq -r "select(.listener==\"127.0.0.1:$PP\")|.authorization" "$PLOG" | grep -F zealot-secret-token)"
-# while a download runs: the token is in no process's argv (fetch execs nothing)
-endpoint argvtok "$P/ok/slow/slowq.gguf" slowq.gguf
+# while a download runs: the token is in no process's argv (fetch execs
+# nothing); fetch stops itself after its first chunk (fetch:chunk:stop) and
+# is looked at there, then killed
+endpoint argvtok "$P/ok/slowq.gguf" slowq.gguf
 echo "TOKEN_FILE=$TMP/token" >>"$TMP/argvtok/e.env"
-"$ZEALOT" fetch "$TMP/argvtok/e.env" >/dev/null 2>&1 &
+ZEALOT_FAULT=fetch:chunk:stop ZEALOT_FAULT_LOG=$TMP/argvtok/fault.log "$ZEALOT" fetch "$TMP/argvtok/e.env" >/dev/null 2>&1 &
 fpid=$!
-sleep 0.7
+fault_wait "$TMP/argvtok/fault.log" fetch:chunk "$fpid" >/dev/null
 cmdlines=$(for p in $fpid $(pgrep -P "$fpid"); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done 2>/dev/null)
+children=$(pgrep -P "$fpid" 2>/dev/null)
 kill -9 "$fpid" 2>/dev/null
 wait "$fpid" 2>/dev/null
 check "mid-download: fetch runs no child and its argv has no token" \
-	test -z "$(pgrep -P "$fpid" 2>/dev/null)" -a -n "$cmdlines" -a -z "$(echo "$cmdlines" | grep -F zealot-secret-token)"
+	test -z "$children" -a -n "$cmdlines" -a -z "$(echo "$cmdlines" | grep -F zealot-secret-token)"
 
 # --- a redirect loop is bounded
 cat >"$TMP/loop.py" <<'EOF'
@@ -176,7 +173,8 @@ EOF
 LP=$(free_port)
 python3 "$TMP/loop.py" "$LP" &
 loop_pid=$!
-sleep 0.3
+# until it listens (a wait on the port, not on the clock)
+for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$LP") 2>/dev/null && break; sleep 0.05; done
 endpoint loop "http://127.0.0.1:$LP/q.gguf"
 run "$ZEALOT" fetch "$TMP/loop/e.env"
 check "a redirect loop: exit 3 after a bounded number of hops" test "$rc" -eq 3 -a -n "$(grep -F 'redirects' "$TMP/err")"

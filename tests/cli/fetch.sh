@@ -277,35 +277,49 @@ run "$ZEALOT" fetch "$TMP/s/s.env"
 check "split: fetch brings the missing shard back, pinned" test "$rc" -eq 0 && cmp -s "$TMP/s/sp-00002-of-00003.gguf" "$www/sp-00002-of-00003.gguf"
 check "fetch: no sanitizer report" no_sanitizer
 
-# --- kill -9 at about half, then a rerun transfers at most 55 % again
+# --- killed (SIGKILL) after its 20th chunk of 4 MiB is on disk and in the
+# state (fault point fetch:chunk, so the cut lands at the same byte count
+# every time), then a rerun transfers at most 55 % again
 "$ZEALOT" synth qwen35 --set vocab=60000 --set embd=512 -o "$www/kill.gguf" 2>/dev/null
 ks=$(stat -c %s "$www/kill.gguf")
 ksha=$(sha256sum "$www/kill.gguf" | cut -d' ' -f1)
 mkdir -p "$TMP/k"
 cat >"$TMP/k/k.env" <<EOF
 MODEL_FILE=kill.gguf
-MODEL_URL=$U/slow/kill.gguf
+MODEL_URL=$U/kill.gguf
 MODEL_BYTES=$ks
 MODEL_SHA256=$ksha
 CTX_SIZE=4096
 EOF
-"$ZEALOT" fetch --json "$TMP/k/k.env" >"$TMP/k/events" 2>"$TMP/k/err" &
-pid=$!
-for _ in $(seq 600); do
-	done_b=$(jq -r 'select(.event=="progress")|.done' "$TMP/k/events" 2>/dev/null | tail -1)
-	[ -n "$done_b" ] && [ "$done_b" -ge $((ks / 2)) ] && break
-	sleep 0.05
-done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-first=$(nginx_bytes /slow/kill.gguf)
-echo "# kill -9 with $done_b of $ks bytes on disk, server sent $first"
-check "kill -9: the .part and its state are there" test -s "$TMP/k/kill.gguf.part" -a -s "$TMP/k/kill.gguf.part.state"
+ZEALOT_FAULT=fetch:chunk:kill@20 ZEALOT_FAULT_LOG=$TMP/k/fault.log "$ZEALOT" fetch --json "$TMP/k/k.env" >"$TMP/k/events" 2>"$TMP/k/err"
+krc=$?
+first=$(nginx_bytes /kill.gguf)
+saved=$(awk '$1 == "seg" { s += $4 } END { print s + 0 }' "$TMP/k/kill.gguf.part.state")
+echo "# killed at $(cat "$TMP/k/fault.log"): $saved of $ks bytes in the state, server sent $first"
+check "kill -9: killed at fetch:chunk, pass 20 (status $krc)" \
+	test "$krc" -eq 137 -a "$(cut -d' ' -f1-3 "$TMP/k/fault.log")" = "fetch:chunk kill 20"
+check "kill -9: the .part and its state are there, at least 20 chunks of 4 MiB in it" \
+	test -s "$TMP/k/kill.gguf.part" -a "$saved" -ge $((20 * 4 * 1048576))
 check "kill -9: no file in place" test ! -e "$TMP/k/kill.gguf"
 run "$ZEALOT" fetch --json "$TMP/k/k.env"
-again=$(($(nginx_bytes /slow/kill.gguf) - first))
+again=$(($(nginx_bytes /kill.gguf) - first))
 echo "# rerun: the server sent $again bytes ($((again * 100 / ks)) % of the file)"
 check "kill -9 rerun: exit 0, the file verifies" test "$rc" -eq 0 && cmp -s "$TMP/k/kill.gguf" "$www/kill.gguf"
 check "kill -9 rerun: resumed (start event says so)" test "$(jq -r 'select(.event=="start")|.why' "$TMP/out")" = resumed
+check "kill -9 rerun: at most the bytes the state did not hold again (server's log)" test "$again" -le $((ks - saved))
 check "kill -9 rerun: at most 55 % of the file again (server's log)" test $((again * 100)) -le $((ks * 55))
 check "kill -9 rerun: no sanitizer report" no_sanitizer
+
+# --- killed between the last byte and the rename (fetch:before-rename): the
+# whole .part is there, nothing in place; the rerun transfers nothing, only
+# hashes it and puts it in place
+rm -f "$TMP/k/kill.gguf" "$TMP/k/fault.log"
+ZEALOT_FAULT=fetch:before-rename:kill ZEALOT_FAULT_LOG=$TMP/k/fault.log "$ZEALOT" fetch "$TMP/k/k.env" >/dev/null 2>&1
+krc=$?
+first=$(nginx_bytes /kill.gguf)
+check "killed before the rename: status 137, the whole .part, no file in place" \
+	test "$krc" -eq 137 -a "$(cut -d' ' -f1-2 "$TMP/k/fault.log")" = "fetch:before-rename kill" \
+	-a "$(stat -c %s "$TMP/k/kill.gguf.part" 2>/dev/null)" = "$ks" -a ! -e "$TMP/k/kill.gguf"
+run "$ZEALOT" fetch --json "$TMP/k/k.env"
+check "killed before the rename: the rerun puts the verified file in place, no byte fetched again" \
+	test "$rc" -eq 0 -a "$(nginx_bytes /kill.gguf)" = "$first" -a ! -e "$TMP/k/kill.gguf.part" && cmp -s "$TMP/k/kill.gguf" "$www/kill.gguf"

@@ -4,12 +4,16 @@
 # is tests/live/placement.sh (rpc-servers on loopback).
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
+# every endpoint here pins CPU_FEATURES (avx2: no AMX buffer): the buffers the
+# host's CPU features add (AMX on Intel Xeons, CPU_REPACK) would change the
+# model's buffers by the host the test runs on
 
 "$ZEALOT" synth llama --set layers=8 -o l8.gguf 2>/dev/null
 "$ZEALOT" synth qwen3moe --set layers=4 -o moe.gguf 2>/dev/null
 
 # The colleague's shape: two rpc-servers, -ngl 5 --tensor-split 1,2, 8 layers.
 cat >two.env <<'X'
+CPU_FEATURES=avx2
 MODEL_FILE=l8.gguf
 CTX_SIZE=8192
 RPC=127.0.0.1:50061,127.0.0.1:50062
@@ -53,6 +57,7 @@ check "NGL 0: nothing offloaded, no device buffer but the servers' empty ones" \
 
 # --n-cpu-moe: the first layers' experts on the CPU, the rest on the server.
 cat >moe.env <<'X'
+CPU_FEATURES=avx2
 MODEL_FILE=moe.gguf
 CTX_SIZE=4096
 RPC=127.0.0.1:50061
@@ -78,6 +83,7 @@ check "check: M09 names the device short of memory" out_has "RPC0[127.0.0.1:5006
 # A card: the CPU's compute buffer is the card's pinned host buffer.
 "$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf 2>/dev/null
 cat >b9.env <<'X'
+CPU_FEATURES=avx2
 MODEL_FILE=b9.gguf
 CTX_SIZE=602112
 PARALLEL=3

@@ -11,7 +11,7 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d
 
 # a writer that uses the store the way deploy does (tests/store-fixture.c)
 cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
-	"$ROOT/src/base/util.c" -lsqlite3 -o fixture 2>cc.err
+	"$ROOT/src/base/util.c" "$ROOT/src/base/fault.c" -lsqlite3 -lpthread -o fixture 2>cc.err
 check "the store fixture builds" test -x fixture
 
 # --- ledger --record and calibration: the bar ---------------------------------
@@ -195,33 +195,50 @@ check "a store from a newer zealot: exit 3, naming its version" bash -c "[ $rc -
 check "... and left at that version" test "$(sqlite3 future/zealot.db 'PRAGMA user_version')" = 99
 
 # --- kill -9 mid-write ----------------------------------------------------------
-# A writer that commits eras, steps, boots and attempts as fast as it can,
-# killed at random moments; then zealot's own ledger --record, killed too.
+# A writer that commits eras, steps, boots and attempts the way deploy does,
+# killed (SIGKILL, as kill -9) at a named point of a named transaction
+# (ZEALOT_FAULT, src/base/fault.h), so each cut lands at the same write every
+# run. Each round of the writer is five transactions: 1 the attempt, 2 its
+# step, 3 the era (two statements: the previous era ended, the new one
+# added), 4 the boot, 5 the attempt's end; then it prints the era's id.
+# Then zealot's own ledger --record, killed in and after its transactions.
 export ZEALOT_STATE_DIR=$TMP/crash
 mkdir -p "$ZEALOT_STATE_DIR"
-seed=${ZEALOT_KILL_SEED:-$$}
-RANDOM=$seed
 committed=0
-for round in 1 2 3 4 5 6; do
-	./fixture hammer "$ZEALOT_STATE_DIR" "$((seed + round))" >"hammer.$round" 2>/dev/null &
-	pid=$!
-	sleep "0.$((RANDOM % 9 + 1))"
-	kill -9 "$pid"
-	wait "$pid" 2>/dev/null
-	committed=$((committed + $(wc -l <"hammer.$round")))
+want=0
+# POINT@PASS ERAS: killed there, the store then holds ERAS more eras
+for cut in "before-commit@13 2" "after-commit@13 3" "before-commit@9 2" "after-commit@1 0" \
+	"before-commit@25 5" "after-commit@30 6" "before-commit@3 0"; do
+	read -r at eras <<<"$cut"
+	point=store:${at%@*}
+	before=$(sqlite3 "$ZEALOT_STATE_DIR/zealot.db" 'SELECT count(*) FROM eras' 2>/dev/null || echo 0)
+	ZEALOT_FAULT=$point:kill@${at#*@} ZEALOT_FAULT_LOG=$TMP/crash.log ./fixture hammer "$ZEALOT_STATE_DIR" 7 >hammer.out 2>/dev/null
+	hrc=$?
+	after=$(sqlite3 "$ZEALOT_STATE_DIR/zealot.db" 'SELECT count(*) FROM eras')
+	check "killed at $point pass ${at#*@} (status $hrc): $eras more eras, $(wc -l <hammer.out) reported" \
+		test "$hrc" -eq 137 -a "$(tail -1 "$TMP/crash.log" | cut -d' ' -f1-3)" = "$point kill ${at#*@}" \
+		-a "$((after - before))" -eq "$eras"
+	committed=$((committed + $(wc -l <hammer.out)))
+	want=$((want + eras))
 done
-for i in $(seq 12); do
-	"$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$EX/frank-zealot.env" >/dev/null 2>&1 &
-	pid=$!
-	sleep "0.0$((RANDOM % 10))"
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+# ledger --record writes one transaction (the boot): killed before its
+# commit the store holds no more boots, killed after it one more
+boots() { sqlite3 "$ZEALOT_STATE_DIR/zealot.db" 'SELECT count(*) FROM boots'; }
+led=""
+for at in before-commit after-commit; do
+	b0=$(boots)
+	ZEALOT_FAULT=store:$at:kill ZEALOT_FAULT_LOG=$TMP/crash.log \
+		"$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$EX/frank-zealot.env" >/dev/null 2>&1
+	led+="$? $(tail -1 "$TMP/crash.log" | cut -d' ' -f1) +$(($(boots) - b0)) "
 done
-echo "# kill seed $seed: $committed eras reported committed"
+check "ledger --record killed at store:before-commit (no boot) and store:after-commit (the boot kept)" \
+	test "$led" = "137 store:before-commit +0 137 store:after-commit +1 "
+echo "# $committed eras reported committed, $want in the store by the cuts"
 check "after kill -9: PRAGMA integrity_check says ok" test "$(sqlite3 "$ZEALOT_STATE_DIR/zealot.db" 'PRAGMA integrity_check')" = ok
 run "$ZEALOT" history --json
 check "after kill -9: history reads the store" rc_is 0
-check "every era the writer saw committed is there" test "$(jq '.eras|length' "$TMP/out")" -ge "$committed"
+check "every era the writer saw committed is there, and each one the cuts let commit" \
+	test "$(jq '.eras|length' "$TMP/out")" -ge "$committed" -a "$(jq '.eras|length' "$TMP/out")" -eq "$want"
 check "at most one current era per endpoint" json_is '[.eras|group_by(.endpoint)[]|map(select(.current))|length<=1]|all' 'true'
 check "each era ends where the next of its endpoint starts" \
 	json_is '[.eras|group_by(.endpoint)[]|sort_by(.id)|[range(1;length) as $i|.[$i-1].ended==.[$i].started]|all]|all' 'true'

@@ -22,7 +22,30 @@ X
 sed 's/^DEVICE=cpu/DEVICE=rtx3090/' cpu.env >gpu.env
 { cat cpu.env; echo "BIND_ADDR=0.0.0.0"; echo "LISTEN_PORT=443"; } >wide.env
 
-run "$ZEALOT" emit unit cpu.env
+# the zealot binary the unit names: a path this test made, so the binds
+# expected below are the paths made here, wherever the clone lives
+mkdir -p "zealot bin"
+printf '#!/bin/sh\n' >"zealot bin/zealot"
+chmod +x "zealot bin/zealot"
+# bound PATH: systemd's spelling of one BindReadOnlyPaths= entry ("-":
+# optional; quoted when the path holds a space, a quote or a backslash)
+bound() {
+	local p=${1//%/%%}
+	case $p in
+	*[[:space:]\"\'\\]*) p=${p//\\/\\\\}; printf '"-%s"' "${p//\"/\\\"}" ;;
+	*) printf -- '-%s' "$p" ;;
+	esac
+}
+# hidden DIR: the sandbox would hide DIR (ProtectHome=tmpfs, PrivateTmp=)
+hidden() { case $1 in /home | /home/* | /root | /root/* | /run/user/* | /tmp/* | /var/tmp/*) return 0 ;; esac; return 1; }
+d_p=$(cd p && pwd -P)
+d_rt=$(cd "runtime dir" && pwd -P)
+d_z=$(cd "zealot bin" && pwd -P)
+want="BindReadOnlyPaths="
+for d in "$d_p" "$d_rt" "$d_z"; do hidden "$d" && want+="$(bound "$d") "; done
+want=${want% }
+
+run "$ZEALOT" emit unit cpu.env --zealot "$TMP/zealot bin/zealot"
 check "unit: exit 0" rc_is 0
 cp "$TMP/out" cpu.service
 for line in NoNewPrivileges=yes ProtectSystem=strict ProtectHome=tmpfs PrivateTmp=yes PrivateMounts=yes \
@@ -34,8 +57,20 @@ for line in NoNewPrivileges=yes ProtectSystem=strict ProtectHome=tmpfs PrivateTm
 	StateDirectory=zealot "Environment=ZEALOT_STATE_DIR=%S/zealot"; do
 	check "unit: $line" grep -qFx -- "$line" cpu.service
 done
-check "unit: the payload's directory under /tmp and the runtime's are bound back read-only (quoted, '-': optional)" \
-	grep -qFx "BindReadOnlyPaths=-$TMP/p \"-$TMP/runtime dir\"" cpu.service
+check "unit: the payload's, the runtime's and zealot's directories the sandbox hides are bound back read-only (quoted, '-': optional)" \
+	grep -qFx -- "$want" cpu.service
+echo "# $want"
+# without --zealot the unit names this binary: its directory is bound when
+# the sandbox would hide it (a clone under /tmp or /home), else not
+run "$ZEALOT" emit unit cpu.env
+self_dir=$(dirname "$(realpath "$ZEALOT")")
+if hidden "$self_dir"; then
+	check "unit: this binary's directory ($self_dir) is hidden: bound back" \
+		test -n "$(grep '^BindReadOnlyPaths=' "$TMP/out" | grep -F -- "$(bound "$self_dir")")"
+else
+	check "unit: this binary's directory ($self_dir) is visible: not bound" \
+		test -z "$(grep '^BindReadOnlyPaths=' "$TMP/out" | grep -F -- "-$self_dir")"
+fi
 check "unit: cpu profile: no device nodes, no writable code" \
 	test -n "$(grep -Fx PrivateDevices=yes cpu.service)" -a -n "$(grep -Fx MemoryDenyWriteExecute=yes cpu.service)"
 check "unit: loopback bind: IP traffic to this host only" \

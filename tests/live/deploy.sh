@@ -4,8 +4,9 @@
 # a clean deploy, a changed shape, a refused deploy that touches nothing, a
 # start that fails and names its cause, a boot that diverges from its plan
 # and rolls back by itself, a foreign drop-in (A01), a hand-started engine on
-# the port (A02), rollback to era 1, a second deploy refused by the lock, and
-# a kill -9 of deploy mid-way followed by the next deploy.
+# the port (A02), rollback to era 1, a second deploy refused by the lock, a
+# kill -9 of deploy mid-way followed by the next deploy, and a rollback cut
+# after its restart. The cuts land at named fault points (ZEALOT_FAULT).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 RS_NAME=zl-deploy-$$
@@ -207,30 +208,34 @@ check "rollback to era 1: cmdline = argv" test $? -eq 0
 run rs_exec "$ZEALOT" rollback e1 99 --zealot "$UNIT_ZEALOT"
 check "rollback to an era that does not exist: exit 1, named" test "$rc" -eq 1 -a -n "$(grep -F 'no era 99' "$TMP/err")"
 
-# 9. kill -9 of a deploy mid-way; a second deploy meanwhile is refused by the
-# lock; then history and the next deploy.
+# 9. kill -9 of a deploy between install and record: the deploy stops
+# itself at its fault point deploy:after-install (ZEALOT_FAULT, so the cut
+# lands there every time, whatever the machine's speed); a second deploy
+# meanwhile is refused by the lock; then it is killed -9 where it stands.
 endpoint 6144 3 >e1.env
-rs_exec "$ZEALOT" deploy e1.env --reason "killed mid-way" --zealot "$UNIT_ZEALOT" >killed.out 2>&1 &
+ZEALOT_FAULT=deploy:after-install:stop ZEALOT_FAULT_LOG=$TMP/fault.log \
+	rs_exec "$ZEALOT" deploy e1.env --reason "killed mid-way" --zealot "$UNIT_ZEALOT" >killed.out 2>&1 &
 bg=$!
 killed=""
-for _ in $(seq 300); do
-	if grep -qE '^  (install|restart) +ok' killed.out; then
-		dpid=$(head -1 "$ZEALOT_STATE_DIR/locks/e1.lock" 2>/dev/null)
-		deploy e1.env "a second deploy while one runs"
-		check "lock: a second deploy while one runs is refused, naming the holder" \
-			test "$rc" -eq 1 -a -n "$(grep -F "locked by pid $dpid" "$TMP/err")"
-		X kill -9 "$dpid" && killed=$dpid
-		break
-	fi
-	sleep 0.02
-done
+if dpid=$(fault_wait "$TMP/fault.log" deploy:after-install "$bg"); then
+	deploy e1.env "a second deploy while one runs"
+	check "lock: a second deploy while one runs is refused, naming the holder" \
+		test "$rc" -eq 1 -a -n "$(grep -F "locked by pid $dpid" "$TMP/err")"
+	check "lock: the lock file names the stopped deploy" test "$(head -1 "$ZEALOT_STATE_DIR/locks/e1.lock")" = "$dpid"
+	X kill -9 "$dpid" && killed=$dpid
+fi
+# nsenter stops itself when its child stops (job control's way) and would
+# wait stopped for ever: continue it, and it reaps the killed deploy
+for p in $(pgrep -P "$bg") "$bg"; do kill -CONT "$p" 2>/dev/null; done
 wait "$bg" 2>/dev/null
-check "kill -9: deploy was killed after install ($killed)" test -n "$killed" -a -z "$(grep -F 'record ' killed.out)"
+check "kill -9: deploy was killed at deploy:after-install ($killed), before record" \
+	test -n "$killed" -a -z "$(grep -F 'record ' killed.out)"
 sed 's/^/#   killed: /' killed.out
 check "kill -9: the store is consistent (integrity ok)" test "$(sql "pragma integrity_check")" = ok
-check "kill -9: the attempt has no outcome, its steps up to the kill recorded" \
+check "kill -9: the attempt has no outcome, its steps up to install recorded, install the last" \
 	test "$(sql "select coalesce(outcome,'none') from attempts where reason='killed mid-way'")" = none \
-	-a "$(sql "select count(*) from steps where attempt_id=(select id from attempts where reason='killed mid-way') and step='install'")" = 1
+	-a "$(sql "select count(*) from steps where attempt_id=(select id from attempts where reason='killed mid-way') and step='install'")" = 1 \
+	-a "$(sql "select step from steps where attempt_id=(select id from attempts where reason='killed mid-way') order by id desc limit 1")" = install
 if "$ZEALOT" history --help >/dev/null 2>&1; then
 	run "$ZEALOT" history e1 --json
 	check "kill -9: history lists every era with its reason" \
@@ -240,8 +245,24 @@ else
 fi
 deploy e1.env "the deploy after the kill"
 check "kill -9: the next deploy succeeds" test "$rc" -eq 0 -a "$(slots)" = 3 -a "$(health)" = 200
-check "kill -9: the next deploy says the killed attempt was interrupted" out_has "was interrupted after step"
+check "kill -9: the next deploy says the killed attempt was interrupted after install" out_has "was interrupted after step install"
 check "kill -9: the killed attempt now reads interrupted" \
 	test "$(sql "select outcome from attempts where reason='killed mid-way'")" = interrupted
 check "kill -9: the unit serves the last era's argv" cmdline_is_argv "$(main_pid)"
+
+# 10. A rollback cut at rollback:after-restart (era 1's files installed and
+# its engine restarted, nothing verified or recorded): it exits there
+# (ZEALOT_FAULT ... :exit, status 97); the next deploy says the rollback was
+# interrupted after its restart step, and serves the file's shape again.
+n_eras=$(sql "select count(*) from eras")
+ZEALOT_FAULT=rollback:after-restart:exit ZEALOT_FAULT_LOG=$TMP/fault.log \
+	run rs_exec "$ZEALOT" rollback e1 1 --zealot "$UNIT_ZEALOT"
+check "rollback cut at rollback:after-restart: exit 97, logged there" \
+	test "$rc" -eq 97 -a -n "$(grep '^rollback:after-restart exit 1 ' "$TMP/fault.log")"
+check "rollback cut: its attempt's last step is restart, no era recorded" \
+	test "$(sql "select step from steps where attempt_id=(select max(id) from attempts) order by id desc limit 1")" = restart \
+	-a "$(sql "select count(*) from eras")" = "$n_eras"
+deploy e1.env "the deploy after the cut rollback"
+check "rollback cut: the next deploy serves (3 slots) and says the rollback was interrupted after restart" \
+	test "$rc" -eq 0 -a "$(slots)" = 3 -a -n "$(grep -E 'attempt [0-9]+ \(rollback, pid [0-9]+\) was interrupted after step restart' "$TMP/out")"
 check "no sanitizer report from any deploy" no_sanitizer

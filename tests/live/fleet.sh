@@ -227,26 +227,29 @@ check "hung host: e-a unreachable, b's two endpoints healthy" \
 	test "$(jq -r '[.endpoints[]|"\(.endpoint):\(.state)"]|join(" ")' "$TMP/out")" = "e-a:unreachable e-b1:healthy e-b2:healthy"
 
 # 8. A host stopped in the middle of a deploy: b loses its power (its PID 1
-# killed, every process with it) while its first endpoint deploys. Each
-# endpoint says what happened to it.
+# killed, every process with it) while e-b1's deploy stands between restart
+# and verify. b's zealot runs with ZEALOT_FAULT=deploy:after-restart:stop
+# (a wrapper in b's /usr/local/bin), so the deploy stops itself there and
+# says so in a file; the cut comes then, every time, whatever the speed of
+# the machine. The stopped deploy dies with its host (SIGKILL reaches a
+# stopped process). Each endpoint says what happened to it.
+rb=$(fleet_root b)
+rm -f "$rb/usr/local/bin/zealot"
+printf '#!/bin/sh\nZEALOT_FAULT=deploy:after-restart:stop ZEALOT_FAULT_LOG=%q exec %q "$@"\n' \
+	"$TMP/b-fault.log" "$FLEET_ZEALOT" >"$rb/usr/local/bin/zealot"
+chmod 755 "$rb/usr/local/bin/zealot"
 "$ZEALOT" fleet deploy fleet --only e-b1,e-b2 --keep-going --reason "b goes down mid-way" "${F[@]}" \
 	--remote-dir "$rdir" >middeploy.out 2>&1 &
 bg=$!
-started=""
-for _ in $(seq 300); do
-	if fleet_exec b pgrep -f 'zealot deploy' >/dev/null 2>&1; then
-		started=1
-		break
-	fi
-	sleep 0.05
-done
-sleep 0.5
+stopped=$(fault_wait "$TMP/b-fault.log" deploy:after-restart "$bg")
+ep_b1=$(fleet_exec b systemctl show -p ActiveState --value e-b1.service 2>/dev/null)
 fleet_cut b
-echo "# host b cut off mid-deploy"
+echo "# host b cut off while e-b1's deploy (pid $stopped on b) stood at deploy:after-restart"
 wait "$bg"
 mid_rc=$?
 sed 's/^/#   /' middeploy.out | cut -c1-220
-check "stopped mid-deploy: the deploy had begun on b when b went down" test -n "$started"
+check "stopped mid-deploy: e-b1's deploy on b stood at deploy:after-restart (its engine restarted, $ep_b1) when b went down" \
+	test -n "$stopped" -a "$ep_b1" = active
 check "stopped mid-deploy: exit 3; e-b1's connection lost, e-b2 unreachable, each said" \
 	test "$mid_rc" -eq 3 -a -n "$(grep -E '^  e-b1 .* lost .*connection to b lost before the command ended' middeploy.out)" \
 	-a -n "$(grep -E '^  e-b2 .* unreachable .*b unreachable: .*Connection refused' middeploy.out)"

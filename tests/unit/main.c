@@ -23,6 +23,7 @@ int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 int main(void)
 {
 	test_util();
+	test_fault();
 	test_ggml_type();
 	test_cpu();
 	test_place();

@@ -39,6 +39,7 @@ void test_fetch(void);
 void test_fleet(void);
 void test_fleet_ssh(void);
 void test_monitor(void);
+void test_fault(void);
 void test_cuda(void);
 
 #endif
