@@ -106,7 +106,43 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test bench format clean demo examples
+.PHONY: all fuzz engine test bench format clean demo examples docs man install uninstall
+
+# The manual, rendered by the binary from the tables it parses with (each
+# command's struct cmd_help and options, the endpoint key table, the laws):
+# `make man` writes build/man/*.{1,5,7} for install; `make docs` rewrites the
+# committed docs/cmd/*.md, docs/endpoint.md and docs/laws.md
+# (tests/cli/docs.sh fails when they are stale).
+man: zealot
+	@rm -rf $(B)/man
+	scripts/gen-docs.sh man ./zealot $(B)/man
+
+docs: zealot
+	scripts/gen-docs.sh md ./zealot docs
+
+# Install like a Debian tool: `make install PREFIX=/usr/local DESTDIR=...`;
+# `make uninstall` with the same PREFIX and DESTDIR removes every file.
+PREFIX  ?= /usr/local
+BINDIR   = $(PREFIX)/bin
+MANDIR   = $(PREFIX)/share/man
+BASHDIR  = $(PREFIX)/share/bash-completion/completions
+ZSHDIR   = $(PREFIX)/share/zsh/vendor-completions
+INSTALL ?= install
+
+install: zealot man
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR)
+	$(INSTALL) -m 755 zealot $(DESTDIR)$(BINDIR)/zealot
+	$(INSTALL) -m 644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(B)/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	$(INSTALL) -m 644 $(B)/man/*.7 $(DESTDIR)$(MANDIR)/man7/
+	$(INSTALL) -m 644 scripts/completion/zealot.bash $(DESTDIR)$(BASHDIR)/zealot
+	$(INSTALL) -m 644 scripts/completion/_zealot $(DESTDIR)$(ZSHDIR)/_zealot
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/zealot $(DESTDIR)$(MANDIR)/man1/zealot.1 $(DESTDIR)$(MANDIR)/man1/zealot-*.1 \
+		$(DESTDIR)$(MANDIR)/man5/zealot-endpoint.5 $(DESTDIR)$(MANDIR)/man7/zealot-laws.7 \
+		$(DESTDIR)$(BASHDIR)/zealot $(DESTDIR)$(ZSHDIR)/_zealot
 
 # The main job on the built-in example: the seeds' current endpoint (9B
 # hybrid + MTP + projector + adapter on an RTX 3090), its payloads made by
