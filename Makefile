@@ -130,19 +130,19 @@ ZSHDIR   = $(PREFIX)/share/zsh/vendor-completions
 INSTALL ?= install
 
 install: zealot man
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR)
-	$(INSTALL) -m 755 zealot $(DESTDIR)$(BINDIR)/zealot
-	$(INSTALL) -m 644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
-	$(INSTALL) -m 644 $(B)/man/*.5 $(DESTDIR)$(MANDIR)/man5/
-	$(INSTALL) -m 644 $(B)/man/*.7 $(DESTDIR)$(MANDIR)/man7/
-	$(INSTALL) -m 644 scripts/completion/zealot.bash $(DESTDIR)$(BASHDIR)/zealot
-	$(INSTALL) -m 644 scripts/completion/_zealot $(DESTDIR)$(ZSHDIR)/_zealot
+	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" \
+		"$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)"
+	$(INSTALL) -m 755 zealot "$(DESTDIR)$(BINDIR)/zealot"
+	$(INSTALL) -m 644 $(B)/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"
+	$(INSTALL) -m 644 $(B)/man/*.5 "$(DESTDIR)$(MANDIR)/man5/"
+	$(INSTALL) -m 644 $(B)/man/*.7 "$(DESTDIR)$(MANDIR)/man7/"
+	$(INSTALL) -m 644 scripts/completion/zealot.bash "$(DESTDIR)$(BASHDIR)/zealot"
+	$(INSTALL) -m 644 scripts/completion/_zealot "$(DESTDIR)$(ZSHDIR)/_zealot"
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/zealot $(DESTDIR)$(MANDIR)/man1/zealot.1 $(DESTDIR)$(MANDIR)/man1/zealot-*.1 \
-		$(DESTDIR)$(MANDIR)/man5/zealot-endpoint.5 $(DESTDIR)$(MANDIR)/man7/zealot-laws.7 \
-		$(DESTDIR)$(BASHDIR)/zealot $(DESTDIR)$(ZSHDIR)/_zealot
+	rm -f "$(DESTDIR)$(BINDIR)/zealot" "$(DESTDIR)$(MANDIR)/man1/zealot.1" "$(DESTDIR)$(MANDIR)/man1/"zealot-*.1 \
+		"$(DESTDIR)$(MANDIR)/man5/zealot-endpoint.5" "$(DESTDIR)$(MANDIR)/man7/zealot-laws.7" \
+		"$(DESTDIR)$(BASHDIR)/zealot" "$(DESTDIR)$(ZSHDIR)/_zealot"
 
 # The main job on the built-in example: the seeds' current endpoint (9B
 # hybrid + MTP + projector + adapter on an RTX 3090), its payloads made by
