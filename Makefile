@@ -106,7 +106,7 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test bench format clean demo examples docs man install uninstall
+.PHONY: all fuzz engine test bench format clean demo examples docs man install uninstall deb
 
 # The manual, rendered by the binary from the tables it parses with (each
 # command's struct cmd_help and options, the endpoint key table, the laws):
@@ -138,6 +138,10 @@ install: zealot man
 	$(INSTALL) -m 644 $(B)/man/*.7 "$(DESTDIR)$(MANDIR)/man7/"
 	$(INSTALL) -m 644 scripts/completion/zealot.bash "$(DESTDIR)$(BASHDIR)/zealot"
 	$(INSTALL) -m 644 scripts/completion/_zealot "$(DESTDIR)$(ZSHDIR)/_zealot"
+
+# The Debian package (debian/, no debhelper), built out of tree into build/deb/.
+deb:
+	scripts/build-deb.sh
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/zealot" "$(DESTDIR)$(MANDIR)/man1/zealot.1" "$(DESTDIR)$(MANDIR)/man1/"zealot-*.1 \
