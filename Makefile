@@ -148,26 +148,25 @@ uninstall:
 		"$(DESTDIR)$(MANDIR)/man5/zealot-endpoint.5" "$(DESTDIR)$(MANDIR)/man7/zealot-laws.7" \
 		"$(DESTDIR)$(BASHDIR)/zealot" "$(DESTDIR)$(ZSHDIR)/_zealot"
 
-# The main job on the built-in example: the seeds' current endpoint (9B
-# hybrid + MTP + projector + adapter on an RTX 3090), its payloads made by
-# synth (sparse, no download, no GPU): what the payload is, what the shape
-# costs term by term, the laws, and the command line serve would exec.
+# The runnable example (examples/demo.env: a small synthetic llama on the
+# CPU) through the five-minute walk: inspect, plan, check, serve --dry-run,
+# emit unit; with the engine the tests build (or ZEALOT_ENGINE=DIR) it is
+# served for real and probed, else demo says how to get one. Then the
+# seeds' current endpoint (examples/history/) planned on its stand-ins.
 demo: zealot examples
-	./zealot inspect examples/payloads/bonsai-9b-pq2.gguf
+	scripts/demo.sh
 	@echo
-	./zealot plan examples/frank-zealot.env
-	@echo
-	@echo "# RUNTIME names the seeds' fork build; /bin/true stands in for it here"
-	./zealot check examples/frank-zealot.env --set RUNTIME=/bin/true
-	@echo
-	./zealot argv examples/frank-zealot.env
+	./zealot plan examples/history/frank-zealot.env
 
 # The example endpoints' payloads: synthetic stand-ins of the seeds' files
 # (same geometry, custom type 142 like PQ2_0, zero weights, sparse).
 EX = examples/payloads
-examples: zealot $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-mmproj-q8.gguf $(EX)/bonsai-9b-lora.gguf \
+examples: zealot $(EX)/demo-llama.gguf $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-mmproj-q8.gguf $(EX)/bonsai-9b-lora.gguf \
 	$(EX)/bonsai-27b-pq2.gguf $(EX)/bonsai-27b-mmproj-q8.gguf
 
+$(EX)/demo-llama.gguf: zealot
+	@mkdir -p $(EX)
+	./zealot synth llama -o $@
 $(EX)/bonsai-9b-pq2.gguf: zealot
 	@mkdir -p $(EX)
 	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o $@

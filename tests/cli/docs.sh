@@ -96,3 +96,28 @@ check "zealot xyzzy: exit 2, nothing near, points at --help" test "$rc" -eq 2 -a
 run "$ZEALOT" fleet stauts
 check "fleet stauts: exit 2, did you mean 'status'" test "$rc" -eq 2 -a -n "$(grep -F "did you mean 'status'?" "$TMP/err")"
 check "no sanitizer report" no_sanitizer
+
+# The README: a way in, not a manual
+lines=$(wc -l <"$ROOT/README.md")
+check "README under 300 lines ($lines)" test "$lines" -lt 300
+check "README: the two commands for a fresh machine, near the top" test -n \
+	"$(head -12 "$ROOT/README.md" | grep -F 'scripts/install-deps.sh && make demo')" -a -n \
+	"$(head -12 "$ROOT/README.md" | grep -F 'scripts/install-deps.sh && make test')"
+while read -r c; do
+	check "README's command table has $c, linked to its page" grep -qF "| [\`$c\`](docs/cmd/$c.md) |" "$ROOT/README.md"
+done <commands
+for w in seeds era; do
+	check "README defines '$w' where it uses it" grep -qE "\*$w\*" "$ROOT/README.md"
+done
+# every relative link of the README and docs/ resolves (a file or folder)
+broken=
+for f in "$ROOT/README.md" "$ROOT"/docs/*.md "$ROOT"/docs/cmd/*.md "$ROOT"/examples/history/README.md; do
+	for l in $(grep -oE '\]\([^)#]+' "$f" | sed 's/^](//' | grep -vE '^[a-z]+:'); do
+		[ -e "$(dirname "$f")/$l" ] || broken="$broken ${f#"$ROOT"/}:$l"
+	done
+done
+check "every relative link of README.md and docs/ resolves ($broken)" test -z "$broken"
+# docs/layout.md has a paragraph per folder of src/ that tests/layers.py ranks
+for d in $(python3 -c "import sys; sys.path.insert(0, '$ROOT/tests'); import layers; print(' '.join(k for k in layers.RANK if k != '.'))"); do
+	check "docs/layout.md: a paragraph for src/$d" grep -qF "**$d**" "$ROOT/docs/layout.md"
+done
