@@ -28,6 +28,7 @@ static const struct cmd_help help = {
 	     "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
 	     "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
 	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
+	     "URL is http://HOST:PORT (or https://); a bare HOST:PORT means http://.\n"
 	     "Without --endpoint the shape is read from the engine and reported.\n",
     .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint",
     .min_args = 1,
@@ -65,10 +66,17 @@ int cmd_probe(int argc, char **argv)
 			p += m + (p[m] == ',');
 		}
 	}
-	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL", url);
 	struct http_client c = {0};
-	c.base = xstrdup(url);
+	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0) {
+		c.base = xstrdup(url);
+	} else if (!strstr(url, "://") && url[0] && url[0] != '/' && url[0] != '-') {
+		/* HOST:PORT (or HOST) is the engine's plain-HTTP address */
+		struct sb b = {0};
+		sb_addf(&b, "http://%s", url);
+		c.base = b.s;
+	} else {
+		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);
+	}
 	size_t n = strlen(c.base);
 	while (n && c.base[n - 1] == '/')
 		c.base[--n] = '\0';

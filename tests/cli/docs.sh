@@ -121,3 +121,33 @@ check "every relative link of README.md and docs/ resolves ($broken)" test -z "$
 for d in $(python3 -c "import sys; sys.path.insert(0, '$ROOT/tests'); import layers; print(' '.join(k for k in layers.RANK if k != '.'))"); do
 	check "docs/layout.md: a paragraph for src/$d" grep -qF "**$d**" "$ROOT/docs/layout.md"
 done
+
+# did you mean: synth's architectures and keys
+run "$ZEALOT" synth lamma -o x.gguf
+check "synth lamma: exit 2, did you mean llama" test "$rc" -eq 2 -a -n "$(grep -F "unknown architecture 'lamma' (did you mean llama?)" "$TMP/err")"
+run "$ZEALOT" synth qqqqqq -o x.gguf
+check "synth qqqqqq: every architecture listed (18)" test "$rc" -eq 2 -a "$(grep -o 'synth knows .*' "$TMP/err" | tr ',' '\n' | wc -l)" -eq 18
+run "$ZEALOT" synth llama --set layrs=2 -o x.gguf
+check "synth --set layrs: exit 2, did you mean layers (not 48 keys)" test "$rc" -eq 2 -a -n "$(grep -Fx "zealot: synth: --set: unknown key 'layrs' (did you mean layers?)" "$TMP/err")"
+run "$ZEALOT" synth llama --set zzzzzz=2 -o x.gguf
+check "synth --set zzzzzz: the keys listed, each once" test "$rc" -eq 2 -a \
+	-z "$(grep -o 'known: .*' "$TMP/err" | sed 's/known: //; s/)$//' | tr -d ' ' | tr ',' '\n' | sort | uniq -d)"
+run "$ZEALOT" synth --help
+archs=$("$ZEALOT" synth qqqqqq -o x.gguf 2>&1 | sed 's/.*synth knows //; s/)$//' | tr -d ',')
+missing=
+for a in $archs; do grep -qE "(^| |\()$a( |,|$|\))" "$TMP/out" || missing="$missing $a"; done
+check "synth --help names every architecture synth takes ($missing)" test -n "$archs" -a -z "$missing"
+
+# probe takes HOST:PORT as http://HOST:PORT (a real HTTP server on loopback)
+mkdir www && echo '{"status":"ok"}' >www/health
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>&1 &
+srv=$!
+for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+run "$ZEALOT" probe "127.0.0.1:$port" --only health
+check "probe 127.0.0.1:PORT: read as http://, /health answered 200" test "$rc" -eq 0 -a -n "$(grep -E '^pass health .*200' "$TMP/out")"
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+run "$ZEALOT" probe ftp://x
+check "probe ftp://x: exit 2, not an http:// URL or HOST:PORT" test "$rc" -eq 2 -a -n "$(grep -F "not an http:// URL or HOST:PORT" "$TMP/err")"
+check "no sanitizer report (synth, probe)" no_sanitizer
