@@ -32,8 +32,8 @@ static const struct cmd_help help = {
 	     "\n"
 	     "--json: {\"endpoint\", \"from\": {\"era\" (null: the file), \"label\",\n"
 	     "\"started\", \"calibrated\"}, \"to\": {...}, \"keys\": [{\"key\", \"from\", \"to\",\n"
-	     "\"from_set\", \"to_set\"}] (a value null: none in force), \"plan\": [{\"term\", \"device\", "
-	     "\"from_mib\", \"to_mib\",\n"
+	     "\"from_set\", \"to_set\"}] (a value null: none in force),\n"
+	     "\"plan\": [{\"term\", \"device\", \"from_mib\", \"to_mib\",\n"
 	     "\"delta_mib\"}] (null: the side has no such term), \"changed_keys\",\n"
 	     "\"changed_terms\"}.\n",
     .exits = "0, 2 usage or no such era, 3 the store or the file cannot be read",

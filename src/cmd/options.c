@@ -39,11 +39,28 @@ static void opt_label(struct sb *b, const struct opt *o)
 		sb_addf(b, " %s", o->argh);
 }
 
+/* --help fits this many columns: a help line longer than the room left
+ * after the option column wraps at a blank. */
+#define HELP_COLUMNS 100
+
 /* An option's help may span lines; each further line starts at col. */
 static void put_help(FILE *f, int col, const char *h)
 {
+	size_t room = col < HELP_COLUMNS - 20 ? (size_t)(HELP_COLUMNS - col) : 20;
 	for (;;) {
 		size_t n = strcspn(h, "\n");
+		while (n > room) { /* the last blank that fits, else the first after */
+			size_t cut = room;
+			while (cut > 0 && h[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = strcspn(h, " ") < n ? strcspn(h, " ") : n;
+			if (cut == n)
+				break;
+			fprintf(f, "%.*s\n%*s", (int)cut, h, col, "");
+			h += cut + 1;
+			n -= cut + 1;
+		}
 		fprintf(f, "%.*s\n", (int)n, h);
 		if (!h[n] || !h[n + 1])
 			return;

@@ -50,6 +50,10 @@ while read -r page args; do
 	usage=$(sed -n 's/^usage: //p' "help.$page")
 	check "$page: the man page's synopsis is --help's usage line" grep -qF -- "$usage" "$man"
 	check "$page: docs/cmd/$page.md's usage is --help's" grep -qxF -- "$usage" "$md"
+	# --help fits 100 columns (the option help wraps; the computed sections
+	# after "devices:" and "presets" read tables of src/plan and src/payload)
+	wide=$(sed -E '/^(devices|presets \(--preset NAME\)):$/,$d' "help.$page" | awk 'length($0) > 100 { n++ } END { print n + 0 }')
+	check "$page --help: no line over 100 columns ($wide)" test "$wide" -eq 0
 	exits=$(sed -n 's/^exit: //p' "help.$page")
 	check "$page: the exit statuses agree" test -n "$exits" -a -n "$(grep -F -- "$exits" "$md")"
 done <pages
