@@ -5,7 +5,7 @@
 # stop it. It never builds the engine (scripts/build-engine.sh does, once).
 set -u
 cd "$(dirname "$0")/.." || exit 3
-Z=./zealot
+Z=${ZEALOT:-./zealot}
 EP=examples/demo.env
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
@@ -42,23 +42,31 @@ $Z emit unit $EP | sed -n '1,/^ExecStart/p'
 echo "..."
 
 [ -n "$engine" ] || exit 0
-if (echo >/dev/tcp/127.0.0.1/18089) 2>/dev/null; then
-	echo "demo: port 18089 is taken; not serving"
+# DEMO_PORT serves on another port: a copy of the endpoint with that port
+port=${DEMO_PORT:-18089}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ "$port" != 18089 ]; then
+	sed -e "s|^LISTEN_PORT=.*|LISTEN_PORT=$port|" -e "s|^MODEL_FILE=payloads/|MODEL_FILE=$PWD/examples/payloads/|" \
+		$EP >"$tmp/demo.env"
+	EP=$tmp/demo.env
+fi
+if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+	echo "demo: port $port is taken; not serving (DEMO_PORT=N serves on another)"
 	exit 0
 fi
 say "zealot serve $EP &   (the gates, then the engine execs in its place)"
-log=$(mktemp)
-$Z serve $EP >"$log" 2>&1 &
+$Z serve "$EP" >"$tmp/serve.log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 120); do
-	curl -fs http://127.0.0.1:18089/health >/dev/null 2>&1 && break
-	kill -0 "$pid" 2>/dev/null || { echo "demo: the engine ended:"; tail -5 "$log"; exit 3; }
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 240); do
+	curl -fs "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
+	kill -0 "$pid" 2>/dev/null || { echo "demo: the engine ended:"; tail -5 "$tmp/serve.log"; exit 3; }
 	sleep 0.5
 done
 only=props,health,models,slots,metrics,overlong # the chat probes generate 2,048 tokens: slow on a CPU
-say zealot probe http://127.0.0.1:18089 --endpoint $EP --only $only
-$Z probe http://127.0.0.1:18089 --endpoint $EP --only "$only"
+say zealot probe 127.0.0.1:$port --endpoint "$EP" --only $only
+$Z probe "127.0.0.1:$port" --endpoint "$EP" --only "$only"
 rc=$?
 echo "demo: stopping the engine (pid $pid)"
 exit $rc
