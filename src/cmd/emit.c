@@ -54,6 +54,9 @@ static const struct cmd_help help = {
 	     "              remote binary, default zealot on PATH), zealot_endpoint_dir,\n"
 	     "              zealot_reason. Payloads are not copied: their paths are the\n"
 	     "              host's (zealot fetch there).\n",
+    .examples = "  zealot emit unit my.env\n"
+		"  zealot emit alerts my.env --slot-minutes 10\n"
+		"  zealot emit prometheus fleet/   (one scrape config for a fleet directory)\n",
     .exits = "0, 2 usage or invalid endpoint, 3 unreadable file or unwritable OUTDIR",
     .min_args = 2,
     .max_args = 2,

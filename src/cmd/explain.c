@@ -385,6 +385,9 @@ static const struct cmd_help help = {
 	     "and the fix. ID is a law id as the findings cite it (M03, S09, C02,\n"
 	     "A01; case does not matter). With no ID, one line per law.\n"
 	     "The same text is zealot-laws(7) and docs/laws.md.\n",
+    .examples = "  zealot explain M03\n"
+		"  zealot explain        (one line per law)\n"
+		"  zealot explain --all\n",
     .exits = "0, 2 usage or an unknown ID",
     .min_args = 0,
     .max_args = 1,

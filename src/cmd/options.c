@@ -107,6 +107,8 @@ void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts)
 		fputc('\n', f);
 		help->more(f);
 	}
+	if (help->examples)
+		fprintf(f, "\nexamples:\n%s", help->examples);
 	if (help->exits)
 		fprintf(f, "\nexit: %s\n", help->exits);
 }
@@ -467,6 +469,11 @@ static void render_man(FILE *f, const char *name, const struct cmd_help *help, c
 		}
 		free(m);
 	}
+	if (help->examples) {
+		fputs(".SH EXAMPLES\n.nf\n", f);
+		opt_roff_span(f, help->examples, strlen(help->examples));
+		fputs(".fi\n", f);
+	}
 	if (help->exits) {
 		fputs(".SH EXIT STATUS\n", f);
 		opt_roff_span(f, help->exits, strlen(help->exits));
@@ -515,6 +522,8 @@ static void render_md(FILE *f, const char *name, const struct cmd_help *help, co
 			fprintf(f, "\n```\n%s%s```\n", m, *m && m[strlen(m) - 1] != '\n' ? "\n" : "");
 		free(m);
 	}
+	if (help->examples)
+		fprintf(f, "\n## Examples\n\n```\n%s```\n", help->examples);
 	if (help->exits) {
 		fputs("\n## Exit status\n\n", f);
 		opt_md_span(f, help->exits, strlen(help->exits));

@@ -85,6 +85,7 @@ struct cmd_help {
 	const char *about;     /* paragraphs: what the command does, which laws */
 	void (*more)(FILE *f); /* optional: a section computed at run time (device list) */
 	const char *exits;     /* "0 fits, 1 refused, 2 usage, 3 unreadable" */
+	const char *examples;  /* optional: "$ zealot plan x.env\n  what it shows\n" lines */
 	unsigned min_args;     /* positional arguments */
 	unsigned max_args;     /* OPT_ARGS_ANY: no limit */
 };

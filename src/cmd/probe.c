@@ -30,6 +30,9 @@ static const struct cmd_help help = {
 	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
 	     "URL is http://HOST:PORT (or https://); a bare HOST:PORT means http://.\n"
 	     "Without --endpoint the shape is read from the engine and reported.\n",
+    .examples = "  zealot probe 127.0.0.1:8080\n"
+		"  zealot probe http://127.0.0.1:8080 --endpoint my.env\n"
+		"  zealot probe 127.0.0.1:8080 --only health,models,props\n",
     .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint",
     .min_args = 1,
     .max_args = 1,

@@ -54,6 +54,14 @@ while read -r page args; do
 	# after "devices:" and "presets" read tables of src/plan and src/payload)
 	wide=$(sed -E '/^(devices|presets \(--preset NAME\)):$/,$d' "help.$page" | awk 'length($0) > 100 { n++ } END { print n + 0 }')
 	check "$page --help: no line over 100 columns ($wide)" test "$wide" -eq 0
+	# every example parses: its options are the command's (--help stops it)
+	sed -n '/^examples:$/,/^$/p' "help.$page" | sed -nE 's/^  zealot (.*)$/\1/p' |
+		sed -E 's/ +\(.*\)$//; s/ *\|.*$//' >"ex.$page"
+	while read -r line; do
+		eval "set -- $line"
+		run "$ZEALOT" "$@" --help
+		check "$page example 'zealot $line': parses" rc_is 0
+	done <"ex.$page"
 	exits=$(sed -n 's/^exit: //p' "help.$page")
 	check "$page: the exit statuses agree" test -n "$exits" -a -n "$(grep -F -- "$exits" "$md")"
 done <pages
