@@ -120,28 +120,67 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test check-flaky bench format clean demo examples
+.PHONY: all fuzz engine test check-flaky bench format clean demo examples docs man install uninstall deb
 
-# The main job on the built-in example: the seeds' current endpoint (9B
-# hybrid + MTP + projector + adapter on an RTX 3090), its payloads made by
-# synth (sparse, no download, no GPU): what the payload is, what the shape
-# costs term by term, the laws, and the command line serve would exec.
+# The manual, rendered by the binary from the tables it parses with (each
+# command's struct cmd_help and options, the endpoint key table, the laws):
+# `make man` writes build/man/*.{1,5,7} for install; `make docs` rewrites the
+# committed docs/cmd/*.md, docs/endpoint.md and docs/laws.md
+# (tests/cli/docs.sh fails when they are stale).
+man: zealot
+	@rm -rf $(B)/man
+	scripts/gen-docs.sh man ./zealot $(B)/man
+
+docs: zealot
+	scripts/gen-docs.sh md ./zealot docs
+
+# Install like a Debian tool: `make install PREFIX=/usr/local DESTDIR=...`;
+# `make uninstall` with the same PREFIX and DESTDIR removes every file.
+PREFIX  ?= /usr/local
+BINDIR   = $(PREFIX)/bin
+MANDIR   = $(PREFIX)/share/man
+BASHDIR  = $(PREFIX)/share/bash-completion/completions
+ZSHDIR   = $(PREFIX)/share/zsh/vendor-completions
+INSTALL ?= install
+
+install: zealot man
+	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" \
+		"$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)"
+	$(INSTALL) -m 755 zealot "$(DESTDIR)$(BINDIR)/zealot"
+	$(INSTALL) -m 644 $(B)/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"
+	$(INSTALL) -m 644 $(B)/man/*.5 "$(DESTDIR)$(MANDIR)/man5/"
+	$(INSTALL) -m 644 $(B)/man/*.7 "$(DESTDIR)$(MANDIR)/man7/"
+	$(INSTALL) -m 644 scripts/completion/zealot.bash "$(DESTDIR)$(BASHDIR)/zealot"
+	$(INSTALL) -m 644 scripts/completion/_zealot "$(DESTDIR)$(ZSHDIR)/_zealot"
+
+# The Debian package (debian/, no debhelper), built out of tree into build/deb/.
+deb:
+	scripts/build-deb.sh
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/zealot" "$(DESTDIR)$(MANDIR)/man1/zealot.1" "$(DESTDIR)$(MANDIR)/man1/"zealot-*.1 \
+		"$(DESTDIR)$(MANDIR)/man5/zealot-endpoint.5" "$(DESTDIR)$(MANDIR)/man7/zealot-laws.7" \
+		"$(DESTDIR)$(BASHDIR)/zealot" "$(DESTDIR)$(ZSHDIR)/_zealot"
+
+# The runnable example (examples/demo.env: a small synthetic llama on the
+# CPU) through the five-minute walk: inspect, plan, check, serve --dry-run,
+# emit unit; with the engine the tests build (or ZEALOT_ENGINE=DIR) it is
+# served for real and probed, else demo says how to get one. Then the
+# seeds' current endpoint (examples/history/) planned on its stand-ins.
 demo: zealot examples
-	./zealot inspect examples/payloads/bonsai-9b-pq2.gguf
+	scripts/demo.sh
 	@echo
-	./zealot plan examples/frank-zealot.env
-	@echo
-	@echo "# RUNTIME names the seeds' fork build; /bin/true stands in for it here"
-	./zealot check examples/frank-zealot.env --set RUNTIME=/bin/true
-	@echo
-	./zealot argv examples/frank-zealot.env
+	./zealot plan examples/history/frank-zealot.env
 
 # The example endpoints' payloads: synthetic stand-ins of the seeds' files
 # (same geometry, custom type 142 like PQ2_0, zero weights, sparse).
 EX = examples/payloads
-examples: zealot $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-mmproj-q8.gguf $(EX)/bonsai-9b-lora.gguf \
+examples: zealot $(EX)/demo-llama.gguf $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-mmproj-q8.gguf $(EX)/bonsai-9b-lora.gguf \
 	$(EX)/bonsai-27b-pq2.gguf $(EX)/bonsai-27b-mmproj-q8.gguf
 
+$(EX)/demo-llama.gguf: zealot
+	@mkdir -p $(EX)
+	./zealot synth llama -o $@
 $(EX)/bonsai-9b-pq2.gguf: zealot
 	@mkdir -p $(EX)
 	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o $@

@@ -67,8 +67,8 @@ else
 		[ -f "$payload" ] || "$ZEALOT" synth --preset "$preset" --set type=142 --set "bytes=$bytes" \
 			-o "$payload" 2>/dev/null || { echo "cuda-seeds: synth $preset failed" >&2; exit 3; }
 		if [ ! -f "$tmp/$key.json" ]; then
-			sed -e "s|^MODEL_FILE=.*|MODEL_FILE=$payload|" -e "s|=payloads/|=$root/examples/payloads/|" \
-				"$root/examples/$env" >"$tmp/$key.env"
+			sed -e "s|^MODEL_FILE=.*|MODEL_FILE=$payload|" -e "s|=../payloads/|=$root/examples/payloads/|" \
+				"$root/examples/history/$env" >"$tmp/$key.env"
 			args=()
 			if [ "$sets" != - ]; then
 				IFS=, read -ra kv <<<"$sets"

@@ -13,6 +13,7 @@ pkgs=(
 	prometheus ansible                         # promtool and ansible-playbook check the fleet's emitted files (tests/cli/emit-fleet.sh)
 	prometheus-node-exporter                   # its textfile collector serves zealot ledger --prom (tests/live/prometheus.sh)
 	nginx                                      # a real HTTP server on loopback for the fetch tests
+	man-db groff-base dpkg-dev                 # man -l renders the pages, dpkg-buildpackage builds the .deb (tests/cli/install.sh, deb.sh)
 	systemd-container                          # systemd-nspawn: a real systemd for the deploy tests (tests/systemd.sh)
 	openssh-server openssh-client ansible-core # a fleet's hosts in containers, each its own sshd (tests/fleet.sh)
 )

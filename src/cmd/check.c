@@ -37,6 +37,10 @@ static const struct cmd_help help = {
 	     "\n"
 	     "S16 reads the runtime's build tree (CMakeCache.txt beside build/bin) and,\n"
 	     "with --boot-log, the system_info line of a boot log of that runtime.\n",
+    .examples = "  zealot check my.env\n"
+		"  zealot check my.env --set PARALLEL=4\n"
+		"  zealot check --keys   (every key, its default and opt-out)\n"
+		"  zealot explain S03    (a law a finding cites)\n",
     .exits = "0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file",
     .min_args = 0,
     .max_args = 1,

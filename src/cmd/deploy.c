@@ -62,6 +62,9 @@ static const struct cmd_help deploy_help = {
 	     "\n"
 	     "When the alias differs from the previous era's, deploy says so (C06: the\n"
 	     "engine echoes any id, so clients keyed on the old one break silently).\n",
+    .examples = "  zealot deploy my.env --reason \"first deploy\"\n"
+		"  zealot deploy my.env --reason \"ctx 131072\" --json\n"
+		"  zealot history my.env   (the eras, boots and attempts it recorded)\n",
     .exits = "0 deployed; 1 refused by a gate or the lock (nothing changed), or failed\n"
 	     "      after install and rolled back (the previous era serves); 2 usage;\n"
 	     "      3 the rollback failed too (the host needs a person: the message says\n"

@@ -62,10 +62,32 @@ static const struct cmd_help help = {
 	     "              remote binary, default zealot on PATH), zealot_endpoint_dir,\n"
 	     "              zealot_reason. Payloads are not copied: their paths are the\n"
 	     "              host's (zealot fetch there).\n",
+    .examples = "  zealot emit unit my.env\n"
+		"  zealot emit alerts my.env --slot-minutes 10\n"
+		"  zealot emit prometheus fleet/   (one scrape config for a fleet directory)\n",
     .exits = "0, 2 usage or invalid endpoint, 3 unreadable file or unwritable OUTDIR",
     .min_args = 2,
     .max_args = 2,
 };
+
+/* Whether bin (an absolute path) lies in a zealot source checkout: its
+ * directory, or the one above (build/zealot-san), holds src/main.c. A unit
+ * whose ExecStart is there runs whatever the checkout builds next. */
+static int in_checkout(const char *bin)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 32];
+	snprintf(dir, sizeof(dir), "%s", bin);
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return 0;
+		*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/src/main.c", dir);
+		if (access(probe, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
 
 static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness", "ansible", "grafana"};
 
@@ -246,7 +268,9 @@ int cmd_emit(int argc, char **argv)
 	uint64_t minutes = 5;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "user", &user, "NAME", "unit: User="),
-	    OPT_STRING(0, "zealot", &zealot, "PATH", "unit: the zealot binary (default: this one)"),
+	    OPT_STRING(0, "zealot", &zealot, "PATH",
+		       "unit: the zealot binary (default: this one; warned about\nwhen it lies in a source checkout: "
+		       "make install)"),
 	    OPT_U64(0, "slot-minutes", &minutes, "N", 1, 1440, "alerts: minutes of waiting before LlmNoFreeSlot (5)"),
 	    OPT_STRING('o', "output", &outdir, "OUTDIR", "ansible: where inventory.yml and playbook.yml go (.)"),
 	    OPT_STRING(0, "ssh-config", &ssh_config, "FILE", "ansible: ssh reads this config (-F FILE)"),
@@ -299,6 +323,11 @@ int cmd_emit(int argc, char **argv)
 			}
 			self[n] = '\0';
 			zealot = self;
+			if (in_checkout(self))
+				fprintf(stderr,
+					"zealot: emit: warning: ExecStart would run %s, a binary in a source checkout "
+					"(make install, or give --zealot PATH)\n",
+					self);
 		}
 		if (!realpath(file, abs)) {
 			rc = EXIT_IO;

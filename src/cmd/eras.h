@@ -15,7 +15,7 @@
 int eras_open(struct store **st, char **err);
 
 /* An endpoint argument: a name ("frank-zealot"), or a file
- * ("examples/frank-zealot.env") whose name without .env it is. Allocated. */
+ * ("examples/history/frank-zealot.env") whose name without .env it is. Allocated. */
 char *eras_name(const char *arg);
 /* Whether the argument names a file rather than an endpoint. */
 int eras_is_file(const char *arg);

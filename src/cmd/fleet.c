@@ -16,6 +16,11 @@ static const struct command subcommands[] = {
     {"history", cmd_fleet_history, "every host's eras of the fleet's endpoints, merged by time"},
 };
 
+const struct command *cmd_fleet_subcommand(size_t i)
+{
+	return i < ARRAY_SIZE(subcommands) ? &subcommands[i] : NULL;
+}
+
 static void list_subcommands(FILE *f)
 {
 	fprintf(f, "subcommands:\n");
@@ -56,10 +61,23 @@ int cmd_fleet(int argc, char **argv)
 	int rc = EXIT_OK;
 	if (args.n == 1) {
 		struct sb names = {0};
-		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+		const char *near = NULL;
+		size_t best = 3;
+		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++) {
 			sb_addf(&names, "%s%s", i ? ", " : "", subcommands[i].name);
-		rc = cmd_fail(EXIT_USAGE, "fleet: '%s' is not a fleet subcommand (%s; see 'zealot fleet --help')",
-			      args.v[0], names.s);
+			size_t d = edit_distance(args.v[0], subcommands[i].name);
+			if (d < best) {
+				best = d;
+				near = subcommands[i].name;
+			}
+		}
+		if (near)
+			rc = cmd_fail(EXIT_USAGE, "fleet: '%s' is not a fleet subcommand (did you mean '%s'?)",
+				      args.v[0], near);
+		else
+			rc = cmd_fail(EXIT_USAGE,
+				      "fleet: '%s' is not a fleet subcommand (%s; see 'zealot fleet --help')",
+				      args.v[0], names.s);
 		sb_release(&names);
 	} else if (list) {
 		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)

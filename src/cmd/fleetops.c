@@ -596,8 +596,8 @@ done:
 
 static const struct cmd_help deploy_help = {
     .usage = "zealot fleet deploy DIR --reason TEXT [--only NAME,...] [--parallel N] [--keep-going]\n"
-	     "                         [--fetch] [--ssh-config FILE] [--remote-zealot PATH] [--remote-dir DIR]\n"
-	     "                         [--timeout SECONDS] [--json]",
+	     "                         [--fetch] [--ssh-config FILE] [--remote-zealot PATH]\n"
+	     "                         [--remote-dir DIR] [--timeout SECONDS] [--json]",
     .about = "Deploy every endpoint of the fleet DIR (or --only those) on its host with\n"
 	     "`zealot deploy`, its gates, verification and automatic rollback. For each\n"
 	     "endpoint with a HOST, over ssh:\n"

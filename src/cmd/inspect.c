@@ -25,6 +25,9 @@ static const struct cmd_help help = {
 	     "URL's own host only). The first shard of a split payload\n"
 	     "(NAME-00001-of-0000N.gguf) reads every shard; a missing or foreign shard\n"
 	     "exits 3. --json adds shards and remote: {requests, bytes}.\n",
+    .examples = "  zealot inspect model.gguf\n"
+		"  zealot inspect --json model.gguf | jq .architecture\n"
+		"  zealot inspect https://host/model.gguf   (range requests: the header only)\n",
     .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)",
     .min_args = 1,
     .max_args = 1,

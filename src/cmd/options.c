@@ -6,6 +6,7 @@
 
 #include "../base/util.h"
 #include "cmd.h"
+#include "version.h"
 
 void opt_list_release(struct opt_list *l)
 {
@@ -38,11 +39,28 @@ static void opt_label(struct sb *b, const struct opt *o)
 		sb_addf(b, " %s", o->argh);
 }
 
+/* --help fits this many columns: a help line longer than the room left
+ * after the option column wraps at a blank. */
+#define HELP_COLUMNS 100
+
 /* An option's help may span lines; each further line starts at col. */
 static void put_help(FILE *f, int col, const char *h)
 {
+	size_t room = col < HELP_COLUMNS - 20 ? (size_t)(HELP_COLUMNS - col) : 20;
 	for (;;) {
 		size_t n = strcspn(h, "\n");
+		while (n > room) { /* the last blank that fits, else the first after */
+			size_t cut = room;
+			while (cut > 0 && h[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = strcspn(h, " ") < n ? strcspn(h, " ") : n;
+			if (cut == n)
+				break;
+			fprintf(f, "%.*s\n%*s", (int)cut, h, col, "");
+			h += cut + 1;
+			n -= cut + 1;
+		}
 		fprintf(f, "%.*s\n", (int)n, h);
 		if (!h[n] || !h[n + 1])
 			return;
@@ -89,6 +107,8 @@ void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts)
 		fputc('\n', f);
 		help->more(f);
 	}
+	if (help->examples)
+		fprintf(f, "\nexamples:\n%s", help->examples);
 	if (help->exits)
 		fprintf(f, "\nexit: %s\n", help->exits);
 }
@@ -204,7 +224,7 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 			continue;
 		}
 		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-			opt_usage(stdout, help, opts);
+			opt_render(stdout, name, help, opts, opt_help_format);
 			rc = EXIT_OK;
 			break;
 		}
@@ -273,4 +293,252 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 				opt_list_release(o->value);
 	}
 	return rc;
+}
+
+enum opt_format opt_help_format = OPT_FORMAT_TEXT;
+const char *opt_help_summary = NULL;
+
+void opt_roff_span(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\')
+			fputs("\\e", f);
+		else if (s[i] == '-')
+			fputs("\\-", f);
+		else if ((s[i] == '.' || s[i] == '\'') && (i == 0 || s[i - 1] == '\n'))
+			fprintf(f, "\\&%c", s[i]);
+		else
+			fputc(s[i], f);
+	}
+}
+
+void opt_md_span(FILE *f, const char *s, size_t n)
+{
+	int code = 0; /* inside `...`: as it is */
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '`')
+			code = !code;
+		else if (!code && strchr("\\*_<>[]|", s[i]))
+			fputc('\\', f);
+		else if (!code && s[i] == '#' && (i == 0 || s[i - 1] == '\n'))
+			fputc('\\', f);
+		fputc(s[i], f);
+	}
+}
+
+/* The next line of *t (without its newline); advances *t. */
+static size_t next_line(const char **t, const char **line)
+{
+	*line = *t;
+	size_t n = strcspn(*t, "\n");
+	*t += n + ((*t)[n] == '\n');
+	return n;
+}
+
+void opt_roff_text(FILE *f, const char *t)
+{
+	int nofill = 0;
+	while (*t) {
+		const char *l;
+		size_t n = next_line(&t, &l);
+		int indented = n > 0 && l[0] == ' ';
+		if (indented && !nofill) {
+			fputs(".nf\n", f);
+			nofill = 1;
+		} else if (!indented && nofill) {
+			fputs(".fi\n", f);
+			nofill = 0;
+		}
+		if (n == 0) {
+			fputs(".PP\n", f);
+			continue;
+		}
+		opt_roff_span(f, l, n);
+		fputc('\n', f);
+	}
+	if (nofill)
+		fputs(".fi\n", f);
+}
+
+void opt_md_text(FILE *f, const char *t)
+{
+	int code = 0;
+	while (*t) {
+		const char *l;
+		size_t n = next_line(&t, &l);
+		int indented = n > 0 && l[0] == ' ';
+		if (indented != code) {
+			fputs("```\n", f);
+			code = indented;
+		}
+		if (code)
+			fprintf(f, "%.*s\n", (int)n, l);
+		else if (n == 0)
+			fputc('\n', f);
+		else {
+			opt_md_span(f, l, n);
+			fputc('\n', f);
+		}
+	}
+	if (code)
+		fputs("```\n", f);
+}
+
+void opt_man_head(FILE *f, const char *page, int section, const char *summary)
+{
+	fputs(".TH \"", f);
+	for (const char *p = page; *p; p++)
+		fputc(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p, f);
+	fprintf(f, "\" %d \"\" \"zealot %s\" \"zealot manual\"\n.SH NAME\n", section, ZEALOT_VERSION);
+	opt_roff_span(f, page, strlen(page));
+	fputs(" \\- ", f);
+	opt_roff_span(f, summary, strlen(summary));
+	fputc('\n', f);
+}
+
+/* What a `more` callback prints, as a string the caller frees. */
+static char *more_text(const struct cmd_help *help)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&s, &n);
+	if (!m)
+		return NULL;
+	help->more(m);
+	fclose(m);
+	return s;
+}
+
+/* An option's help on one line (its \n are spaces). */
+static void joined(struct sb *b, const char *h)
+{
+	for (; *h; h++)
+		sb_addc(b, *h == '\n' ? ' ' : *h);
+}
+
+static void render_man(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts)
+{
+	struct sb page = {0};
+	sb_addf(&page, "zealot-%s", name);
+	for (size_t i = 0; i < page.len; i++)
+		if (page.s[i] == ' ')
+			page.s[i] = '-';
+	opt_man_head(f, page.s, 1, opt_help_summary ? opt_help_summary : name);
+	sb_release(&page);
+	fputs(".SH SYNOPSIS\n.nf\n", f);
+	for (const char *u = help->usage; *u;) {
+		const char *l;
+		size_t n = next_line(&u, &l);
+		opt_roff_span(f, l, n);
+		fputc('\n', f);
+	}
+	fputs(".fi\n", f);
+	if (help->about && *help->about) {
+		fputs(".SH DESCRIPTION\n", f);
+		opt_roff_text(f, help->about);
+	}
+	fputs(".SH OPTIONS\n", f);
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++) {
+		fputs(".TP\n", f);
+		if (o->short_name)
+			fprintf(f, "\\fB\\-%c\\fR%s", o->short_name, o->long_name ? ", " : "");
+		if (o->long_name) {
+			fputs("\\fB\\-\\-", f);
+			opt_roff_span(f, o->long_name, strlen(o->long_name));
+			fputs("\\fR", f);
+		}
+		if (takes_arg(o) && o->argh) {
+			fputs(" \\fI", f);
+			opt_roff_span(f, o->argh, strlen(o->argh));
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		struct sb h = {0};
+		joined(&h, o->help);
+		opt_roff_span(f, h.s, h.len);
+		fputc('\n', f);
+		sb_release(&h);
+	}
+	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nthis text\n", f);
+	if (help->more) {
+		char *m = more_text(help);
+		if (m) {
+			fputs(".SH NOTES\n.nf\n", f);
+			opt_roff_span(f, m, strlen(m));
+			fputs(".fi\n", f);
+		}
+		free(m);
+	}
+	if (help->examples) {
+		fputs(".SH EXAMPLES\n.nf\n", f);
+		opt_roff_span(f, help->examples, strlen(help->examples));
+		fputs(".fi\n", f);
+	}
+	if (help->exits) {
+		fputs(".SH EXIT STATUS\n", f);
+		opt_roff_span(f, help->exits, strlen(help->exits));
+		fputc('\n', f);
+	}
+	fputs(".SH SEE ALSO\n\\fBzealot\\fR(1), \\fBzealot\\-endpoint\\fR(5), \\fBzealot\\-laws\\fR(7)\n", f);
+}
+
+static void render_md(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts)
+{
+	fprintf(f,
+		"<!-- generated by `zealot help --markdown %s` from src/cmd/: edit the help there, then `make docs` "
+		"-->\n# zealot %s\n\n",
+		name, name);
+	if (opt_help_summary) {
+		opt_md_span(f, opt_help_summary, strlen(opt_help_summary));
+		fputs("\n\n", f);
+	}
+	fputs("```\n", f);
+	for (const char *u = help->usage; *u;) {
+		const char *l;
+		size_t n = next_line(&u, &l);
+		fprintf(f, "%.*s\n", (int)n, l);
+	}
+	fputs("```\n", f);
+	if (help->about && *help->about) {
+		fputc('\n', f);
+		opt_md_text(f, help->about);
+	}
+	fputs("\n## Options\n\n", f);
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++) {
+		struct sb b = {0};
+		opt_label(&b, o);
+		fprintf(f, "- `%s`: ", b.s + 2);
+		sb_release(&b);
+		struct sb h = {0};
+		joined(&h, o->help);
+		opt_md_span(f, h.s, h.len);
+		fputc('\n', f);
+		sb_release(&h);
+	}
+	fputs("- `-h, --help`: this text\n", f);
+	if (help->more) {
+		char *m = more_text(help);
+		if (m)
+			fprintf(f, "\n```\n%s%s```\n", m, *m && m[strlen(m) - 1] != '\n' ? "\n" : "");
+		free(m);
+	}
+	if (help->examples)
+		fprintf(f, "\n## Examples\n\n```\n%s```\n", help->examples);
+	if (help->exits) {
+		fputs("\n## Exit status\n\n", f);
+		opt_md_span(f, help->exits, strlen(help->exits));
+		fputc('\n', f);
+	}
+	fputs("\nSee also: [zealot](../../README.md), [the endpoint file](../endpoint.md), [the laws](../laws.md)\n",
+	      f);
+}
+
+void opt_render(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts, enum opt_format fmt)
+{
+	if (fmt == OPT_FORMAT_MAN)
+		render_man(f, name, help, opts);
+	else if (fmt == OPT_FORMAT_MARKDOWN)
+		render_md(f, name, help, opts);
+	else
+		opt_usage(f, help, opts);
 }

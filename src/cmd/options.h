@@ -85,6 +85,7 @@ struct cmd_help {
 	const char *about;     /* paragraphs: what the command does, which laws */
 	void (*more)(FILE *f); /* optional: a section computed at run time (device list) */
 	const char *exits;     /* "0 fits, 1 refused, 2 usage, 3 unreadable" */
+	const char *examples;  /* optional: "$ zealot plan x.env\n  what it shows\n" lines */
 	unsigned min_args;     /* positional arguments */
 	unsigned max_args;     /* OPT_ARGS_ANY: no limit */
 };
@@ -109,8 +110,33 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
  * returns 2. */
 int opt_usage_error(const char *name, const struct cmd_help *help, const char *what);
 
-/* The whole --help text of a command (tests compare it with the README). */
+/* The whole --help text of a command. */
 void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts);
+
+/* One help, three renderings: the --help text, a man page (roff) and a
+ * Markdown page (docs/cmd/NAME.md). `zealot help --man CMD` sets
+ * opt_help_format (and opt_help_summary, the NAME line) and runs CMD --help,
+ * so every page comes from the struct cmd_help and option table the
+ * command parses with: nothing is written twice. */
+enum opt_format {
+	OPT_FORMAT_TEXT = 0,
+	OPT_FORMAT_MAN,
+	OPT_FORMAT_MARKDOWN,
+};
+extern enum opt_format opt_help_format;
+extern const char *opt_help_summary;
+/* The page of command `name` ("plan", "fleet plan") in fmt. */
+void opt_render(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts, enum opt_format fmt);
+/* Text with hand-broken lines as roff or Markdown: lines that start with a
+ * space are kept as they are (a no-fill block, a code block), the others
+ * are filled into paragraphs, a blank line starts a new paragraph. */
+void opt_roff_text(FILE *f, const char *text);
+void opt_md_text(FILE *f, const char *text);
+/* One span of text escaped for roff / Markdown (n bytes of s). */
+void opt_roff_span(FILE *f, const char *s, size_t n);
+void opt_md_span(FILE *f, const char *s, size_t n);
+/* The .TH line and NAME section of a man page. */
+void opt_man_head(FILE *f, const char *page, int section, const char *summary);
 
 void opt_list_release(struct opt_list *l);
 void opt_args_release(struct opt_args *a);

@@ -61,6 +61,9 @@ static const struct cmd_help help = {
 	     "ms_per_token, ceiling_tps, devices: [{device, bandwidth_gbs,\n"
 	     "bytes_per_token, ms_per_token, ...}], ...}.\n",
     .more = list_devices,
+    .examples = "  zealot plan my.env\n"
+		"  zealot plan my.env --device rtx4090 --set CTX_SIZE=131072\n"
+		"  zealot plan my.env --svg budget.svg   (the budget picture)\n",
     .exits = "0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file",
     .min_args = 1,
     .max_args = 1,

@@ -13,8 +13,8 @@
 #include "options.h"
 
 static const struct cmd_help help = {
-    .usage = "zealot probe URL [--endpoint ENDPOINT] [--prometheus PROM_URL] [--only NAMES] [--timeout SECONDS]\n"
-	     "             [--json]",
+    .usage = "zealot probe URL [--endpoint ENDPOINT] [--prometheus PROM_URL] [--only NAMES]\n"
+	     "             [--timeout SECONDS] [--json]",
     .about = "Prove the live endpoint is the intended one and behaves as its contract\n"
 	     "says (health alone cannot see the payload, law A01). Probes, each with\n"
 	     "pass/fail/skip, its evidence and its law:\n"
@@ -35,7 +35,11 @@ static const struct cmd_help help = {
 	     "               job is the endpoint's name; without --endpoint, the URL's\n"
 	     "               host:port), up with no lastError; else it fails naming the\n"
 	     "               error (an engine without --metrics answers 501: C04)\n"
+	     "URL is http://HOST:PORT (or https://); a bare HOST:PORT means http://.\n"
 	     "Without --endpoint the shape is read from the engine and reported.\n",
+    .examples = "  zealot probe 127.0.0.1:8080\n"
+		"  zealot probe http://127.0.0.1:8080 --endpoint my.env\n"
+		"  zealot probe 127.0.0.1:8080 --only health,models,props\n",
     .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint",
     .min_args = 1,
     .max_args = 1,
@@ -75,10 +79,17 @@ int cmd_probe(int argc, char **argv)
 			p += m + (p[m] == ',');
 		}
 	}
-	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL", url);
 	struct http_client c = {0};
-	c.base = xstrdup(url);
+	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0) {
+		c.base = xstrdup(url);
+	} else if (!strstr(url, "://") && url[0] && url[0] != '/' && url[0] != '-') {
+		/* HOST:PORT (or HOST) is the engine's plain-HTTP address */
+		struct sb b = {0};
+		sb_addf(&b, "http://%s", url);
+		c.base = b.s;
+	} else {
+		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);
+	}
 	size_t n = strlen(c.base);
 	while (n && c.base[n - 1] == '/')
 		c.base[--n] = '\0';

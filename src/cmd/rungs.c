@@ -50,6 +50,8 @@ static const struct cmd_help help = {
 	     "--svg FILE: the base and every rung as stacked bars on one scale, with the\n"
 	     "addressable and advertised lines and the slack band.\n",
     .more = cmd_devices,
+    .examples = "  zealot rungs my.env   (what each one-line change frees, costs and gives up)\n"
+		"  zealot rungs my.env --device rtx3060\n",
     .exits = "0, 2 usage or invalid endpoint, 3 unreadable file",
     .min_args = 1,
     .max_args = 1,

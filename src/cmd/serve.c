@@ -36,6 +36,8 @@ static const struct cmd_help help = {
 	     "  4. fit       the payload laws and the plan's verdict (M09)\n"
 	     "then exec the runtime with `zealot argv`'s command line, replacing this\n"
 	     "process (the engine becomes the unit's main process).\n",
+    .examples = "  zealot serve --dry-run my.env   (the gates, then the command line)\n"
+		"  zealot serve my.env             (the gates, then the engine in its place)\n",
     .exits = "the engine's own status once exec'd; 78 a gate refused (the unit\n"
 	     "      does not restart on it); 2 usage; 3 the endpoint file is unreadable",
     .min_args = 1,

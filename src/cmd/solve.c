@@ -67,6 +67,9 @@ static const struct cmd_help help = {
 	     "{KEY: [values]}, search: {shapes, plans, replays, fallbacks, ms,\n"
 	     "frontier_ms}}.\n",
     .more = cmd_devices,
+    .examples = "  zealot solve my.env\n"
+		"  zealot solve my.env --maximize window --slots 2\n"
+		"  zealot solve my.env --vary CACHE_TYPE_V=f16,q8_0 --min-window 32768\n",
     .exits = "0 a best shape, 1 no shape fits, 2 usage or invalid endpoint, 3 unreadable file",
     .min_args = 1,
     .max_args = 1,

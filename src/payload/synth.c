@@ -40,12 +40,26 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	for (size_t j = 0; i == ARRAY_SIZE(archs) && j < ARRAY_SIZE(archs_moe); j++)
 		if (strcmp(arch, archs_moe[j]) == 0)
 			i = 0;
-	if (i == ARRAY_SIZE(archs))
-		return errorf(err,
-			      "unknown architecture '%s' (synth knows llama, qwen35, gemma3, qwen3moe, granitehybrid, "
-			      "qwen2, qwen3, phi3, lfm2, mistral3, mamba2, falcon-h1, nemotron_h, gpt-oss, gemma4, "
-			      "deepseek2, glm4moe, qwen35moe)",
-			      arch);
+	if (i == ARRAY_SIZE(archs)) {
+		const char *near = NULL;
+		size_t best = 3;
+		struct sb all = {0};
+		for (size_t j = 0; j < ARRAY_SIZE(archs) + ARRAY_SIZE(archs_moe); j++) {
+			const char *a = j < ARRAY_SIZE(archs) ? archs[j] : archs_moe[j - ARRAY_SIZE(archs)];
+			sb_addf(&all, "%s%s", j ? ", " : "", a);
+			size_t d = edit_distance(arch, a);
+			if (d < best) {
+				best = d;
+				near = a;
+			}
+		}
+		if (near)
+			errorf(err, "unknown architecture '%s' (did you mean %s?)", arch, near);
+		else
+			errorf(err, "unknown architecture '%s' (synth knows %s)", arch, all.s);
+		sb_release(&all);
+		return -1;
+	}
 	snprintf(s->arch, sizeof(s->arch), "%s", arch);
 	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
 	s->n_embd = 256;
@@ -310,11 +324,30 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 		}
 		return 0;
 	}
+	/* the nearest key, else every key once (a name may have two rows) */
+	char want[64];
+	snprintf(want, sizeof(want), "%.*s", (int)(kn < 63 ? kn : 63), kv);
+	const char *near = NULL;
+	size_t best = 3;
 	struct sb names = {0};
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		sb_addf(&names, "%s, ", keys[i].name);
-	sb_adds(&names, "type, name");
-	errorf(err, "--set: unknown key '%.*s' (known: %s)", (int)kn, kv, names.s);
+	for (size_t i = 0; i <= ARRAY_SIZE(keys) + 1; i++) {
+		const char *k = i < ARRAY_SIZE(keys) ? keys[i].name : i == ARRAY_SIZE(keys) ? "type" : "name";
+		int dup = 0;
+		for (size_t j = 0; j < i && j < ARRAY_SIZE(keys); j++)
+			dup |= strcmp(keys[j].name, k) == 0;
+		if (dup)
+			continue;
+		sb_addf(&names, "%s%s", i ? ", " : "", k);
+		size_t d = edit_distance(want, k);
+		if (d < best) {
+			best = d;
+			near = k;
+		}
+	}
+	if (near)
+		errorf(err, "--set: unknown key '%s' (did you mean %s?)", want, near);
+	else
+		errorf(err, "--set: unknown key '%s' (known: %s)", want, names.s);
 	sb_release(&names);
 	return -1;
 }

@@ -142,11 +142,11 @@ check "human: summary line" out_has "1 error"
 # The examples pass with their own (synthetic) payloads, a runtime standing
 # in for the seeds' fork build.
 [ -e "$ROOT/examples/payloads/bonsai-9b-pq2.gguf" ] || make -C "$ROOT" -s examples >/dev/null 2>&1
-for ex in "$ROOT"/examples/*.env; do
+for ex in "$ROOT"/examples/*.env "$ROOT"/examples/history/*.env; do
 	run "$ZEALOT" check "$ex" --set RUNTIME=/bin/true
 	check "example $(basename "$ex"): no error" rc_is 0
 done
-run "$ZEALOT" check "$ROOT/examples/frank-zealot.env" --set RUNTIME=/bin/true --set CACHE_TYPE_V=f16
+run "$ZEALOT" check "$ROOT/examples/history/frank-zealot.env" --set RUNTIME=/bin/true --set CACHE_TYPE_V=f16
 check "example frank-zealot with exact V (+4,410 MiB): refused by the fit gate (M09)" \
 	test "$rc" -eq 1 -a -n "$(grep -F M09 "$TMP/out")"
 run "$ZEALOT" check --keys

@@ -58,12 +58,12 @@ check "pinned FA pairs: the target's CUDA_Host misses the bar by the cache copie
 	eval '! within pinned.json pinned compute CUDA_Host 3'
 
 # The one command also reads a real boot log against its endpoint.
-run env ZEALOT="$ZEALOT" "$ROOT/bench/cuda-seeds.sh" --boot-log "$ROOT/examples/frank-zealot-2026-10-19.journal" \
-	--endpoint "$ROOT/examples/frank-zealot.env" --json
+run env ZEALOT="$ZEALOT" "$ROOT/bench/cuda-seeds.sh" --boot-log "$ROOT/examples/history/frank-zealot-2026-10-19.journal" \
+	--endpoint "$ROOT/examples/history/frank-zealot.env" --json
 check "--boot-log: the ledger's compute rows, held against the plan" \
 	json_is '[.rows[] | select(.term == "compute" or .term == "draft_compute") | [.buffer, .measured, .planned]]' \
 	'[["CUDA0",1665,1665],["CUDA_Host",424.88,424.88],["CUDA0",480.97,480.97],["CUDA_Host",424.86,424.86]]'
-run env ZEALOT="$ZEALOT" "$ROOT/bench/cuda-seeds.sh" --boot-log nothing.log --endpoint "$ROOT/examples/frank-zealot.env"
+run env ZEALOT="$ZEALOT" "$ROOT/bench/cuda-seeds.sh" --boot-log nothing.log --endpoint "$ROOT/examples/history/frank-zealot.env"
 check "--boot-log: an unreadable log exits 3" rc_is 3
 
 # synth bytes=: the stand-in hits the byte count it is asked for.
@@ -75,14 +75,14 @@ check "synth bytes= on a stock type: refused (its sizes are fixed by its blocks)
 	eval '[ "$rc" -ne 0 ] && grep -q "custom weight type" "$TMP/err"'
 
 # plan says how it modelled a CUDA card, and where flash attention runs.
-run "$ZEALOT" plan "$ROOT/examples/frank-zealot.env"
+run "$ZEALOT" plan "$ROOT/examples/history/frank-zealot.env"
 check "plan: compute rows say modelled from source, not measured on a GPU here" \
 	test "$(grep -c '^compute .*modelled from source, not measured on a GPU here' "$TMP/out")" = 2
 check "plan: the note names the pinned engine and the build's source" \
 	out_has "(llama.cpp of 2026-09-12 (node-llama-cpp 3.21.1); sm_86); build: CUDA_FA_QUANTS="
-run "$ZEALOT" plan --json "$ROOT/examples/frank-zealot.env" --set CUDA_FA_QUANTS=f16-f16
+run "$ZEALOT" plan --json "$ROOT/examples/history/frank-zealot.env" --set CUDA_FA_QUANTS=f16-f16
 check "plan --json: without the pair's kernel, flash attention is off the card" json_is '.cuda.fa_on_card' 'false'
-run "$ZEALOT" plan "$ROOT/examples/frank-zealot.env" --set CUDA_FA_QUANTS=f16-fp8
+run "$ZEALOT" plan "$ROOT/examples/history/frank-zealot.env" --set CUDA_FA_QUANTS=f16-fp8
 check "CUDA_FA_QUANTS: an unknown type is a usage error naming the key" \
 	eval '[ "$rc" -eq 2 ] && grep -q CUDA_FA_QUANTS "$TMP/err"'
 
@@ -91,15 +91,15 @@ mkdir -p rt/build/bin
 printf '#!/bin/sh\n' >rt/build/bin/llama-server
 chmod +x rt/build/bin/llama-server
 printf 'GGML_CUDA:BOOL=ON\nGGML_CUDA_FA_ALL_QUANTS:BOOL=OFF\n' >rt/build/CMakeCache.txt
-run "$ZEALOT" plan --json "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
+run "$ZEALOT" plan --json "$ROOT/examples/history/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "CMakeCache.txt with FA_ALL_QUANTS=OFF: no f16-q8_0 kernel, whatever CUDA_FA_QUANTS says" \
 	json_is '[.cuda.fa_on_card, (.cuda.build_source | test("CMakeCache.txt: GGML_CUDA_FA_ALL_QUANTS=OFF"))]' '[false,true]'
-run "$ZEALOT" check "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
+run "$ZEALOT" check "$ROOT/examples/history/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "check: S14 warns that the build has no f16 K + q8_0 V kernel" \
 	out_has "compiles no flash-attention kernel for f16 K + q8_0 V"
 printf 'GGML_CUDA:BOOL=ON\nGGML_CUDA_FA_ALL_QUANTS:BOOL=ON\n' >rt/build/CMakeCache.txt
-run "$ZEALOT" check "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
+run "$ZEALOT" check "$ROOT/examples/history/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "check: no S14 when the build compiles every pair (GGML_CUDA_FA_ALL_QUANTS=ON)" eval '! out_has "S14"'
-run "$ZEALOT" plan --json "$ROOT/examples/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
+run "$ZEALOT" plan --json "$ROOT/examples/history/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "CMakeCache.txt with FA_ALL_QUANTS=ON: the pair on the card, CUDA0 1,665.00" \
 	json_is '[.cuda.fa_all, .cuda.fa_on_card, ([.compute[] | select(.device == "CUDA0") | .mib] | add)]' '[true,true,1665]'

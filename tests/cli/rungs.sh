@@ -10,7 +10,7 @@ mkdir payloads
 "$ZEALOT" synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
 "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
 "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
-cp "$ROOT/examples/frank-zealot.env" fz.env
+sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
 
 run "$ZEALOT" rungs fz.env --json
 cp "$TMP/out" rungs.json

@@ -12,7 +12,7 @@ mkdir payloads
 "$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
 "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
 "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
-cp "$ROOT/examples/frank-zealot.env" fz.env
+sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
 
 # plan_keys FILE JQPATH [--set K=V ...]: `plan --json` of the endpoint with
 # the keys at JQPATH; sets $rc

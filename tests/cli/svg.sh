@@ -8,7 +8,7 @@ mkdir payloads
 "$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
 "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
 "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
-cp "$ROOT/examples/frank-zealot.env" fz.env
+sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
 "$ZEALOT" synth gemma3 --set swa=1024 --set layers=6 -o g3.gguf 2>/dev/null
 printf 'MODEL_FILE=g3.gguf\nCTX_SIZE=65536\nPARALLEL=2\nDEVICE=cpu\nADDRESSABLE_MIB=1200\n' >g3.env
 

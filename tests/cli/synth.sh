@@ -18,7 +18,9 @@ check "arch contradicting the preset: exit 2" rc_is 2
 check "arch contradicting the preset: says so" err_has "is a qwen35 payload, not llama"
 run "$ZEALOT" synth mamba -o "$TMP/x.gguf"
 check "unknown arch: exit 2" rc_is 2
-check "unknown arch: lists the known ones" err_has "llama, qwen35, gemma3"
+check "unknown arch near a known one: did you mean it" err_has "unknown architecture 'mamba' (did you mean mamba2?)"
+run "$ZEALOT" synth transformerxl -o "$TMP/x.gguf"
+check "unknown arch near none: exit 2, lists the known ones" test "$rc" -eq 2 -a -n "$(grep -F "llama, qwen35, gemma3" "$TMP/err")"
 run "$ZEALOT" synth llama --set kv_head=2 -o "$TMP/x.gguf"
 check "misspelled key: exit 2 naming it" test "$rc" -eq 2 -a -n "$(grep -F "unknown key 'kv_head'" "$TMP/err")"
 run "$ZEALOT" synth llama --set layers=-1 -o "$TMP/x.gguf"

@@ -47,6 +47,7 @@ int main(void)
 	test_fleet();
 	test_fleet_ssh();
 	test_monitor();
+	test_render();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

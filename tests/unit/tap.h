@@ -41,5 +41,6 @@ void test_fleet_ssh(void);
 void test_monitor(void);
 void test_fault(void);
 void test_cuda(void);
+void test_render(void);
 
 #endif

@@ -1,0 +1,71 @@
+# make install / uninstall, like a Debian tool: the binary, a man page per
+# command (and zealot.1, zealot-endpoint.5, zealot-laws.7), bash and zsh
+# completion under DESTDIR/PREFIX; man renders the pages; zealot help opens
+# them on a terminal; emit unit uses the installed path and warns about a
+# checkout's; uninstall leaves no file.
+. "$(dirname "$0")/../lib.sh"
+cd "$TMP" || exit 1
+D="$TMP/dest dir" # a DESTDIR with a space
+run make -s -C "$ROOT" install DESTDIR="$D" PREFIX=/usr
+check "make install DESTDIR PREFIX=/usr: exit 0" rc_is 0
+U=$D/usr
+check "bin/zealot, executable" test -x "$U/bin/zealot"
+run "$U/bin/zealot" --version
+check "the installed zealot runs: --version" test "$rc" -eq 0 -a -n "$(grep -E '^zealot [0-9]' "$TMP/out")"
+"$U/bin/zealot" help --pages >pages
+check "help --pages: at least 25 pages" test "$(wc -l <pages)" -ge 25
+missing=
+for p in $(cat pages); do
+	s=${p##*.}
+	[ -s "$U/share/man/man$s/$p" ] || missing="$missing $p"
+done
+check "every page of help --pages under share/man/manN ($missing)" test -z "$missing"
+check "at least 20 zealot-*.1 pages" test "$(find "$U/share/man/man1" -name 'zealot-*.1' | wc -l)" -ge 20
+check "bash completion: share/bash-completion/completions/zealot" test -s "$U/share/bash-completion/completions/zealot"
+check "zsh completion: share/zsh/vendor-completions/_zealot" test -s "$U/share/zsh/vendor-completions/_zealot"
+
+run man -l "$U/share/man/man1/zealot-plan.1"
+check "man -l renders zealot-plan(1): NAME, its options" test "$rc" -eq 0 -a -n "$(grep -E 'zealot-plan +- price' "$TMP/out")" \
+	-a -n "$(grep -F -- '--cpu-features' "$TMP/out")"
+run man -M "$U/share/man" zealot-laws
+check "man -M finds zealot-laws(7) by name, with M03" test "$rc" -eq 0 -a -n "$(grep -E '^ +M03: ' "$TMP/out")"
+run man -M "$U/share/man" 5 zealot-endpoint
+check "man 5 zealot-endpoint: the key table" test "$rc" -eq 0 -a -n "$(grep -F 'CTX_SIZE' "$TMP/out")"
+
+# zealot help CMD on a terminal opens the man page (script(1) gives a tty)
+if command -v script >/dev/null; then
+	MANPATH="$U/share/man" MANPAGER=cat PAGER=cat MANWIDTH=90 \
+		script -qec "\"$U/bin/zealot\" help plan" /dev/null >tty.out 2>&1
+	check "help plan on a terminal: man's page (NAME section, man's header)" \
+		test -n "$(grep -F 'ZEALOT-PLAN(1)' tty.out)" -a -n "$(grep -E 'zealot-plan +- price' tty.out)"
+fi
+
+# bash completion, asking the installed binary
+comp() { # WORDS... -> the completions of the last word
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _zealot; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$U/share/bash-completion/completions/zealot" "$U/bin/zealot" "${@:2}"
+}
+check "complete 'zealot pl': plan" test "$(comp zealot pl)" = plan
+check "complete 'zealot plan --dev': --device" test "$(comp zealot plan --dev)" = --device
+check "complete 'zealot fleet st': status" test "$(comp zealot fleet st)" = status
+check "complete 'zealot fleet plan --' lists fleet plan's options" test -n "$(comp zealot fleet plan -- | grep -x -- --json)"
+check "complete 'zealot explain m0': the M laws" test "$(comp zealot explain M0 | wc -l)" -ge 9
+
+# emit unit: the installed path, no warning; a checkout's binary: warned
+"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=16384\n' >e.env
+run "$U/bin/zealot" emit unit e.env
+check "emit unit from the install: ExecStart runs the installed zealot" test "$rc" -eq 0 \
+	-a -n "$(grep -F "ExecStart=\"$U/bin/zealot\" serve" "$TMP/out")"
+check "emit unit from the install: no checkout warning" test ! -s "$TMP/err"
+run "$ZEALOT" emit unit e.env
+check "emit unit from a checkout: still the unit (exit 0)" rc_is 0
+check "emit unit from a checkout: warns that the unit would run a checkout" \
+	err_has "zealot: emit: warning: ExecStart would run $ZEALOT, a binary in a source checkout"
+run "$ZEALOT" emit unit e.env --zealot /usr/bin/zealot
+check "emit unit --zealot PATH: that path, no warning" test "$rc" -eq 0 -a ! -s "$TMP/err" -a -n "$(grep -F 'ExecStart=/usr/bin/zealot serve' "$TMP/out")"
+
+run make -s -C "$ROOT" uninstall DESTDIR="$D" PREFIX=/usr
+check "make uninstall: exit 0" rc_is 0
+check "make uninstall: no file left under DESTDIR ($(find "$D" -type f | head -3))" test -z "$(find "$D" -type f)"
+check "no sanitizer report" no_sanitizer
