@@ -37,6 +37,11 @@ check() {
 
 rc_is() { [ "$rc" -eq "$1" ]; }
 out_has() { grep -qF -- "$1" "$TMP/out"; }
+# unwrapped: stdout with each wrapped report line joined back up (a line
+# that cmd_wrap continued starts with blanks; its words rejoin the last)
+unwrapped() { awk 'NR > 1 && /^  +[^ ]/ { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$TMP/out"; }
+# out_has_unwrapped TEXT: TEXT on one report line, however it was wrapped
+out_has_unwrapped() { unwrapped | grep -qF -- "$1"; }
 err_has() { grep -qF -- "$1" "$TMP/err"; }
 no_sanitizer() { ! grep -qE 'Sanitizer|runtime error:' "$TMP/err"; }
 # json_is FILTER VALUE: jq's compact rendering of FILTER on stdout equals VALUE.

@@ -67,9 +67,11 @@ static void print_finding(const struct endpoint *ep, const struct finding *f)
 		snprintf(where, sizeof(where), "%s %s", ep->path, f->key);
 	else
 		snprintf(where, sizeof(where), "%s", ep->path);
-	printf("%-7s %s  %s: %s\n", severity_name(f->sev), f->law, where, f->reason);
+	char head[600];
+	snprintf(head, sizeof(head), "%-7s %s  %s: ", severity_name(f->sev), f->law, where);
+	cmd_wrap(stdout, head, 13, f->reason);
 	if (f->fix && *f->fix)
-		printf("             fix: %s\n", f->fix);
+		cmd_wrap(stdout, "             fix: ", 18, f->fix);
 }
 
 static int by_severity(const void *a, const void *b)

@@ -74,6 +74,13 @@ int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 int cmd_is_help(const char *arg);
 /* 1234567 -> "1,234,567" into buf. */
 const char *cmd_commas(uint64_t v, char *buf, size_t n);
+
+/* Human reports fit this many columns; wider detail goes to --json. */
+#define CMD_WIDTH 100
+
+/* Print head, then text wrapped at word boundaries to CMD_WIDTH columns,
+ * each further line indented by indent spaces; ends with a newline. */
+void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
 /* The API key in an --api-key-file: its first line that is neither empty

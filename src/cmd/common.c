@@ -25,6 +25,31 @@ const char *cmd_commas(uint64_t v, char *buf, size_t n)
 	return fmt_commas(v, buf, n);
 }
 
+void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text)
+{
+	size_t col = strlen(head);
+	fputs(head, f);
+	const char *p = text;
+	while (*p) {
+		size_t word = strcspn(p, " ");
+		/* a word that would cross the edge starts a new line, unless the
+		 * line holds nothing yet (a word longer than a line is kept whole) */
+		if (col > indent && col + 1 + word > CMD_WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (p != text) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, word, f);
+		col += word;
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
 double cmd_mib(uint64_t bytes)
 {
 	return (double)bytes / (1024.0 * 1024.0);

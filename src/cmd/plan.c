@@ -223,8 +223,11 @@ static int bw = 11;
 
 static void row(const struct plan *p, const char *term, const char *buft, uint64_t bytes, int dev, const char *detail)
 {
-	printf("%-14s %-*s %11.2f  %-*s %s\n", term, bw, buft, plan_mib(bytes), p->n_cards ? bw : 0,
-	       p->n_cards ? p->devs[dev].name : "", detail);
+	char head[256];
+	int n = snprintf(head, sizeof(head), "%-14s %-*s %11.2f  %-*s ", term, bw, buft, plan_mib(bytes),
+			 p->n_cards ? bw : 0, p->n_cards ? p->devs[dev].name : "");
+	/* the detail wraps under itself */
+	cmd_wrap(stdout, head, n > 0 && (size_t)n < sizeof(head) ? (size_t)n : 0, detail);
 }
 
 static void bufs_rows(const struct plan *p, const char *term, const struct plan_buf *b, unsigned n, const char *detail)
@@ -268,8 +271,14 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	for (unsigned i = 0; i < p->n_devs; i++)
 		if ((int)strlen(p->devs[i].name) > bw)
 			bw = (int)strlen(p->devs[i].name);
-	printf("plan %s: %s (%s, %u blocks) on %s\n", ep->name, c->model_path, m->arch, m->n_layer_all,
-	       p->device->name);
+	{
+		struct sb h = {0}, d = {0};
+		sb_addf(&h, "plan %s: ", ep->name);
+		sb_addf(&d, "%s (%s, %u blocks) on %s", c->model_path, m->arch, m->n_layer_all, p->device->name);
+		cmd_wrap(stdout, h.s, 2, d.s);
+		sb_release(&h);
+		sb_release(&d);
+	}
 	printf("context: n_ctx %u = %u slot%s x n_ctx_seq %u%s%s\n", p->n_ctx, p->n_seq, p->n_seq == 1 ? "" : "s",
 	       p->n_ctx_seq, c->shape.kv_unified ? " (unified)" : "",
 	       p->ctx_rounded ? " (the engine rounds CTX_SIZE to a whole number of padded slots)" : "");
@@ -358,7 +367,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	}
 	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
 	if (*p->cuda_note)
-		printf("\n%s\n", p->cuda_note);
+		cmd_wrap(stdout, "\n", 2, p->cuda_note);
 	if (p->n_unmirrored)
 		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
 	for (unsigned i = 0; i < p->n_unmirrored; i++)
@@ -487,16 +496,19 @@ int cmd_plan(int argc, char **argv)
 	} else {
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
-		printf("\ndecode at %llu tokens of context: %.2f MiB per token", (unsigned long long)rt.fill,
-		       rt.bytes_per_token / 1048576.0);
+		struct sb d = {0};
+		sb_addf(&d, "%.2f MiB per token", rt.bytes_per_token / 1048576.0);
 		if (rt.tps_ceiling > 0)
-			printf(", ceiling %.1f tokens/s", rt.tps_ceiling);
+			sb_addf(&d, ", ceiling %.1f tokens/s", rt.tps_ceiling);
 		for (unsigned i = 0; i < rt.n_dev; i++)
 			if (rt.dev[i].bytes_per_token > 0)
-				printf("%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt.dev[i].name,
-				       rt.dev[i].bytes_per_token / 1048576.0, rt.dev[i].ms_per_token,
-				       rt.dev[i].bandwidth_gbs);
-		printf("\n");
+				sb_addf(&d, "%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt.dev[i].name,
+					rt.dev[i].bytes_per_token / 1048576.0, rt.dev[i].ms_per_token,
+					rt.dev[i].bandwidth_gbs);
+		char head[96];
+		snprintf(head, sizeof(head), "\ndecode at %llu tokens of context: ", (unsigned long long)rt.fill);
+		cmd_wrap(stdout, head, 2, d.s);
+		sb_release(&d);
 		if (c.remote_reads)
 			printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
 			       "here yet: zealot fetch)\n",

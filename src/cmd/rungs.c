@@ -123,19 +123,24 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	char line[256], a[32], f[32];
 	const struct plan *p = &r->base;
 	cmd_shape_line(p, &c->shape, line, sizeof(line));
-	printf("rungs %s on %s: %s\n", ep->name, p->device->name, line);
+	char head[200];
+	snprintf(head, sizeof(head), "rungs %s on %s: ", ep->name, p->device->name);
+	cmd_wrap(stdout, head, 2, line);
 	printf("base: total %.2f MiB, free %.2f MiB, %s (slack band %.2f MiB)\n", cmd_mib(p->device_total),
 	       (double)p->free_bytes / 1048576.0, p->fits ? "fits" : "refused", cmd_mib(p->slack));
-	printf("decode priced at %s tokens of context per slot", cmd_commas(r->base_rate.fill, a, sizeof(a)));
+	struct sb dl = {0};
+	sb_addf(&dl, "priced at %s tokens of context per slot", cmd_commas(r->base_rate.fill, a, sizeof(a)));
 	if (r->base_rate.tps_ceiling > 0) {
-		printf("; ceiling %.0f tokens/s (", r->base_rate.tps_ceiling);
+		sb_addf(&dl, "; ceiling %.0f tokens/s (", r->base_rate.tps_ceiling);
 		for (unsigned i = 0, k = 0; i < r->base_rate.n_dev; i++)
 			if (r->base_rate.dev[i].bytes_per_token > 0)
-				printf("%s%s %.3f ms at %.0f GB/s", k++ ? ", " : "", r->base_rate.dev[i].name,
-				       r->base_rate.dev[i].ms_per_token, r->base_rate.dev[i].bandwidth_gbs);
-		printf(")");
+				sb_addf(&dl, "%s%s %.3f ms at %.0f GB/s", k++ ? ", " : "", r->base_rate.dev[i].name,
+					r->base_rate.dev[i].ms_per_token, r->base_rate.dev[i].bandwidth_gbs);
+		sb_adds(&dl, ")");
 	}
-	printf("\n\n");
+	cmd_wrap(stdout, "decode ", 2, dl.s);
+	sb_release(&dl);
+	printf("\n");
 	printf("   %-36s %11s %11s  %-8s %-14s %8s\n", "change", "delta MiB", "free MiB", "verdict", "gives up",
 	       "decode");
 	for (size_t i = 0; i < r->n; i++) {
@@ -150,9 +155,9 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 				sb_addf(&d, "%s%s %+.2f", d.len ? ", " : "", terms_names[t],
 					(double)g->delta[t] / 1048576.0);
 		if (d.len)
-			printf("   terms: %s\n", d.s);
+			cmd_wrap(stdout, "   terms: ", 10, d.s);
 		sb_release(&d);
-		printf("   cost: %s\n", g->words);
+		cmd_wrap(stdout, "   cost: ", 9, g->words);
 	}
 	printf("\n%zu rungs, %llu candidate plans, %.1f ms\n", r->n, (unsigned long long)r->plans, r->ms);
 }

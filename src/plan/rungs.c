@@ -158,8 +158,7 @@ static void describe(const struct gen *g, struct rung *r)
 		words_add(&b, "flash attention %s", fa);
 	double pct = (r->decode_ratio - 1) * 100;
 	if (pct > 0.05 || pct < -0.05)
-		words_add(&b, "predicted decode %+.1f %% (bytes read per token at %s tokens of context)", pct,
-			  fmt_commas(r->rate.fill, c1, sizeof(c1)));
+		words_add(&b, "predicted decode %+.1f %%", pct); /* at the fill the report states once */
 	else
 		words_add(&b, "predicted decode unchanged");
 	snprintf(r->words, sizeof(r->words), "%s", b.s ? b.s : "");

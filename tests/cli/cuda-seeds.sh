@@ -79,7 +79,7 @@ run "$ZEALOT" plan "$ROOT/examples/history/frank-zealot.env"
 check "plan: compute rows say modelled from source, not measured on a GPU here" \
 	test "$(grep -c '^compute .*modelled from source, not measured on a GPU here' "$TMP/out")" = 2
 check "plan: the note names the pinned engine and the build's source" \
-	out_has "(llama.cpp of 2026-09-12 (node-llama-cpp 3.21.1); sm_86); build: CUDA_FA_QUANTS="
+	out_has_unwrapped "(llama.cpp of 2026-09-12 (node-llama-cpp 3.21.1); sm_86); build: CUDA_FA_QUANTS="
 run "$ZEALOT" plan --json "$ROOT/examples/history/frank-zealot.env" --set CUDA_FA_QUANTS=f16-f16
 check "plan --json: without the pair's kernel, flash attention is off the card" json_is '.cuda.fa_on_card' 'false'
 run "$ZEALOT" plan "$ROOT/examples/history/frank-zealot.env" --set CUDA_FA_QUANTS=f16-fp8
@@ -96,7 +96,7 @@ check "CMakeCache.txt with FA_ALL_QUANTS=OFF: no f16-q8_0 kernel, whatever CUDA_
 	json_is '[.cuda.fa_on_card, (.cuda.build_source | test("CMakeCache.txt: GGML_CUDA_FA_ALL_QUANTS=OFF"))]' '[false,true]'
 run "$ZEALOT" check "$ROOT/examples/history/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "check: S14 warns that the build has no f16 K + q8_0 V kernel" \
-	out_has "compiles no flash-attention kernel for f16 K + q8_0 V"
+	out_has_unwrapped "compiles no flash-attention kernel for f16 K + q8_0 V"
 printf 'GGML_CUDA:BOOL=ON\nGGML_CUDA_FA_ALL_QUANTS:BOOL=ON\n' >rt/build/CMakeCache.txt
 run "$ZEALOT" check "$ROOT/examples/history/frank-zealot.env" --set RUNTIME="$TMP/rt/build/bin/llama-server"
 check "check: no S14 when the build compiles every pair (GGML_CUDA_FA_ALL_QUANTS=ON)" eval '! out_has "S14"'

@@ -130,7 +130,7 @@ check "argv: layer split and KV offload are the engine's defaults: not rendered"
 # check: values the engine would refuse, or zealot cannot mirror.
 bad() { # NAME KEY=VALUE NEEDLE
 	run "$ZEALOT" check two.env --set "$2"
-	check "check refuses $1 (C02)" test "$rc" -eq 1 -a -n "$(grep -F C02 "$TMP/out" | grep -F -- "$3")"
+	check "check refuses $1 (C02)" test "$rc" -eq 1 -a -n "$(unwrapped | grep -F C02 | grep -F -- "$3")"
 }
 bad "a server that is not HOST:PORT" 'RPC=localhost' 'HOST:PORT'
 bad "a server listed twice" 'RPC=a:1,a:1' 'twice'

@@ -148,19 +148,20 @@ check "unreadable to USER: rolled back, era 2 serves again" \
 check "unreadable to USER: the restore was verified (health, MainPID, cmdline)" \
 	test -n "$(grep -E '^  restore:cmdline +ok' "$TMP/out")" && cmdline_is_argv "$(main_pid)"
 
-# 5. A boot that diverges from its plan: EXTRA_ARGS makes the engine's pool
-# another than the plan's. It boots, /health is 200, the cmdline is argv;
-# the ledger says otherwise, and it rolls back by itself.
+# 5. A boot that diverges from its plan: EXTRA_ARGS=--no-mmap (a flag no key
+# owns, so law C09 lets it through) loads the weights into a CPU buffer, not
+# the CPU_Mapped range the plan bills. It boots, /health is 200, the cmdline
+# is argv; the ledger says otherwise, and it rolls back by itself.
 mkdir -p diverge
-endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
+endpoint 6144 3 "EXTRA_ARGS=--no-mmap" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
 before=$(main_pid)
-deploy diverge/e1.env "a pool the plan does not know"
+deploy diverge/e1.env "a weights buffer the plan does not know"
 grep -E '^  (ledger|restore)' "$TMP/out" | sed 's/^/#   /'
 sed 's/^/#   /' "$TMP/err"
 check "diverges: exit 1" rc_is 1
 check "diverges: it booted (health ok, cmdline ok) and the ledger said no (A01)" \
 	test -n "$(grep -E '^  health +ok' "$TMP/out")" -a -n "$(grep -E '^  cmdline +ok' "$TMP/out")" \
-	-a -n "$(grep -E '^  ledger +failed .*A01: .*n_ctx' "$TMP/out")"
+	-a -n "$(grep -E '^  ledger +failed .*A01: .*model.CPU_Mapped plan' "$TMP/out")"
 check "diverges: rolled back by itself; era 2 serves again (3 slots of 2048)" \
 	test "$(slots)" = 3 -a "$(curl -s -m 5 "$url/props" | jq -r .default_generation_settings.n_ctx)" = 2048
 check "diverges: a restarted engine, running era 2's argv" test "$(main_pid)" != "$before" && cmdline_is_argv "$(main_pid)"
