@@ -64,6 +64,35 @@ cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv
 	cmp -s live.cmdline want.cmdline
 }
 
+# 0. A first deploy whose engine exits at once (issue 18, item 7). Nothing
+# served before, so nothing is to be rolled back: the outcome is "failed",
+# exit 1, the files it installed are gone, the unit is stopped, and history
+# records the same. Never "ROLLBACK FAILED" or "THE HOST NEEDS A PERSON".
+mkdir -p quick
+cat >quick/llama-server <<E
+#!/bin/sh
+[ "\$1" = --version ] && exec "$SERVER" --version
+echo "quick: exits at once" >&2
+exit 1
+E
+chmod 755 quick quick/llama-server
+qport=$(free_port)
+endpoint 4096 1 | sed "s|^RUNTIME=.*|RUNTIME=$TMP/quick/llama-server|; s|^MODEL_FILE=.*|MODEL_FILE=$TMP/q.gguf|; s|^LISTEN_PORT=.*|LISTEN_PORT=$qport|; s|^ALIAS=.*|ALIAS=q1|" >quick/q1.env
+deploy quick/q1.env "a first deploy whose engine exits at once" --json
+sed 's/^/#   /' "$TMP/err"
+check "first deploy, engine exits at once: exit 1, not 3" rc_is 1
+check "first deploy, engine exits at once: outcome failed (JSON)" test "$(jq -r .outcome "$TMP/out")" = failed
+check "first deploy, engine exits at once: no false ROLLBACK FAILED" \
+	test -z "$(grep -iE 'rollback failed|needs a person' "$TMP/err")" -a -n "$(grep -F 'nothing was rolled back' "$TMP/err")"
+check "first deploy, engine exits at once: its unit file and endpoint file are gone" \
+	test ! -e "$R/etc/systemd/system/q1.service" -a ! -e "$R/etc/zealot/q1.env"
+check "first deploy, engine exits at once: the unit does not run, is not enabled, nothing listens" \
+	test "$(X systemctl is-active q1.service)" != active -a "$(X systemctl is-enabled q1.service 2>/dev/null)" != enabled \
+	-a "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$qport/health")" = 000
+check "first deploy, engine exits at once: history records failed, no era" \
+	test "$(sql "select outcome from attempts where endpoint='q1' order by id desc limit 1")" = failed \
+	-a "$(sql "select count(*) from eras where endpoint='q1'")" = 0
+
 # 1. A clean deploy.
 endpoint 4096 2 >e1.env
 deploy e1.env "first era: two slots" --json
@@ -90,7 +119,7 @@ check "clean deploy: the store holds era 1 with its reason" test "$(sql "select 
 check "clean deploy: the boot's ledger, plan and probes are recorded" \
 	test "$(sql "select count(*) from boots where era_id=1 and ledger_json like '%n_ctx_seq%' and plan_json like '%verdict%' and probes_json like '%pass%'")" = 1
 check "clean deploy: the attempt and its steps are recorded" \
-	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts order by id limit 1")" = deployed:15
+	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts where endpoint='e1' order by id limit 1")" = deployed:15
 score=$(X systemd-analyze security e1.service 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
 echo "# the deployed unit: systemd-analyze security exposure $score (the engine boots under it)"
 check "clean deploy: systemd-analyze security scores the live unit below 2.0 ($score)" \
