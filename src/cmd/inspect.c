@@ -6,6 +6,7 @@
 #include "../base/util.h"
 #include "../payload/census.h"
 #include "../payload/gguf.h"
+#include "../payload/loader.h"
 #include "../payload/payload.h"
 #include "cmd.h"
 #include "options.h"
@@ -389,7 +390,7 @@ int cmd_inspect(int argc, char **argv)
 		goto done;
 	}
 	c = census_take(f->g, &err);
-	if (!c) {
+	if (!c || (c->model && loader_check(f->g, c->model, &err))) {
 		rc = cmd_fail(EXIT_IO, "inspect: '%s': %s", path, err);
 		goto done;
 	}

@@ -188,6 +188,8 @@ static const struct key keys[] = {
     {"head_dim", offsetof(struct synth_spec, head_dim), 0, "key/value head size"},
     {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
+    {"embd_rows", offsetof(struct synth_spec, embd_rows), 0,
+     "token_embd rows (0: vocab; another makes a file the engine's loader refuses, law S17)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
     {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
     {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
@@ -1349,7 +1351,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	/* bytes=N resizes the offloaded matrices: the input embedding stays
 	 * on the host at its type's size */
 	t.fixed = 1;
-	mat(&t, "token_embd.weight", s->n_embd, s->n_vocab);
+	mat(&t, "token_embd.weight", s->n_embd, s->embd_rows ? s->embd_rows : s->n_vocab);
 	t.fixed = 0;
 	vec(&t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
