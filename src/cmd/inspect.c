@@ -25,8 +25,15 @@ static const struct cmd_help help = {
 	     "window grown as the parser asks ($HF_TOKEN_FILE or $HF_TOKEN is sent to the\n"
 	     "URL's own host only). The first shard of a split payload\n"
 	     "(NAME-00001-of-0000N.gguf) reads every shard; a missing or foreign shard\n"
-	     "exits 3. --json adds shards and remote: {requests, bytes}.\n",
-    .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)",
+	     "exits 3. --json adds shards and remote: {requests, bytes}.\n"
+	     "\n"
+	     "A file the engine's loader refuses on a shape the header decides (law S17:\n"
+	     "token_embd/output rows against the token list, n_embd, a block past\n"
+	     "block_count) exits 3, naming the tensor and both shapes. Only regular\n"
+	     "files are read (a FIFO, device or socket exits 3), and a header that would\n"
+	     "reach 1 GiB is refused before it is walked.\n",
+    .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file, not a\n"
+	     "      regular file, or one the engine's loader refuses)",
     .min_args = 1,
     .max_args = 1,
 };
