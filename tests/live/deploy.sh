@@ -64,34 +64,39 @@ cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv
 	cmp -s live.cmdline want.cmdline
 }
 
-# 0. A first deploy whose engine exits at once (issue 18, item 7). Nothing
-# served before, so nothing is to be rolled back: the outcome is "failed",
-# exit 1, the files it installed are gone, the unit is stopped, and history
-# records the same. Never "ROLLBACK FAILED" or "THE HOST NEEDS A PERSON".
+# 0. A first deploy whose engine exits at once (issue 18, item 7), with
+# status 0 (the unit goes inactive and, once its file is removed, systemd
+# forgets it: "Unit not loaded" made 359f0a0 report ROLLBACK FAILED) and
+# with status 1 (the unit waits to restart). Nothing served before, so
+# nothing is to be rolled back: the outcome is "failed", exit 1, the files
+# it installed are gone, the unit is stopped, and history records the same.
 mkdir -p quick
-cat >quick/llama-server <<E
+chmod 755 quick
+for st in 0 1; do
+	cat >quick/llama-server-$st <<E
 #!/bin/sh
 [ "\$1" = --version ] && exec "$SERVER" --version
-echo "quick: exits at once" >&2
-exit 1
+echo "quick: exits at once with $st" >&2
+exit $st
 E
-chmod 755 quick quick/llama-server
-qport=$(free_port)
-endpoint 4096 1 | sed "s|^RUNTIME=.*|RUNTIME=$TMP/quick/llama-server|; s|^MODEL_FILE=.*|MODEL_FILE=$TMP/q.gguf|; s|^LISTEN_PORT=.*|LISTEN_PORT=$qport|; s|^ALIAS=.*|ALIAS=q1|" >quick/q1.env
-deploy quick/q1.env "a first deploy whose engine exits at once" --json
-sed 's/^/#   /' "$TMP/err"
-check "first deploy, engine exits at once: exit 1, not 3" rc_is 1
-check "first deploy, engine exits at once: outcome failed (JSON)" test "$(jq -r .outcome "$TMP/out")" = failed
-check "first deploy, engine exits at once: no false ROLLBACK FAILED" \
-	test -z "$(grep -iE 'rollback failed|needs a person' "$TMP/err")" -a -n "$(grep -F 'nothing was rolled back' "$TMP/err")"
-check "first deploy, engine exits at once: its unit file and endpoint file are gone" \
-	test ! -e "$R/etc/systemd/system/q1.service" -a ! -e "$R/etc/zealot/q1.env"
-check "first deploy, engine exits at once: the unit does not run, is not enabled, nothing listens" \
-	test "$(X systemctl is-active q1.service)" != active -a "$(X systemctl is-enabled q1.service 2>/dev/null)" != enabled \
-	-a "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$qport/health")" = 000
-check "first deploy, engine exits at once: history records failed, no era" \
-	test "$(sql "select outcome from attempts where endpoint='q1' order by id desc limit 1")" = failed \
-	-a "$(sql "select count(*) from eras where endpoint='q1'")" = 0
+	chmod 755 quick/llama-server-$st
+	qport=$(free_port)
+	endpoint 4096 1 | sed "s|^RUNTIME=.*|RUNTIME=$TMP/quick/llama-server-$st|; s|^MODEL_FILE=.*|MODEL_FILE=$TMP/q.gguf|; s|^LISTEN_PORT=.*|LISTEN_PORT=$qport|; s|^ALIAS=.*|ALIAS=q$st|" >quick/q$st.env
+	deploy quick/q$st.env "a first deploy whose engine exits at once with $st" --json
+	sed 's/^/#   /' "$TMP/err"
+	check "first deploy, engine exits $st at once: exit 1, not 3" rc_is 1
+	check "first deploy, engine exits $st at once: outcome failed (JSON)" test "$(jq -r .outcome "$TMP/out")" = failed
+	check "first deploy, engine exits $st at once: no false ROLLBACK FAILED" \
+		test -z "$(grep -iE 'rollback failed|needs a person' "$TMP/err")" -a -n "$(grep -F 'nothing was rolled back' "$TMP/err")"
+	check "first deploy, engine exits $st at once: its unit file and endpoint file are gone" \
+		test ! -e "$R/etc/systemd/system/q$st.service" -a ! -e "$R/etc/zealot/q$st.env"
+	check "first deploy, engine exits $st at once: the unit does not run, is not enabled, nothing listens" \
+		test "$(X systemctl is-active q$st.service)" != active -a "$(X systemctl is-enabled q$st.service 2>/dev/null)" != enabled \
+		-a "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$qport/health")" = 000
+	check "first deploy, engine exits $st at once: history records failed, no era" \
+		test "$(sql "select outcome from attempts where endpoint='q$st' order by id desc limit 1")" = failed \
+		-a "$(sql "select count(*) from eras where endpoint='q$st'")" = 0
+done
 
 # 1. A clean deploy.
 endpoint 4096 2 >e1.env
