@@ -729,7 +729,10 @@ static void deploy_job(size_t i, void *ctx)
 		/* the endpoint file, on stdin */
 		char *text = NULL;
 		size_t len = 0;
-		FILE *fp = fopen(j->m->path, "rb");
+		int efd = open_regular(j->m->path, NULL); /* a FIFO would hang the read */
+		FILE *fp = efd >= 0 ? fdopen(efd, "rb") : NULL;
+		if (!fp && efd >= 0)
+			close(efd);
 		if (fp) {
 			struct sb t = {0};
 			char buf[8192];

@@ -1086,8 +1086,9 @@ static int load_shape(struct run *x)
 	} else {
 		src = install_read(x->src_path, &len, &err);
 		if (!src) {
-			int rc = step(x, "gate:laws", "failed", t, "C03", "cannot read '%s': %s", x->src_path,
-				      err ? err : strerror(ENOENT));
+			int rc = err ? step(x, "gate:laws", "failed", t, "C03", "%s", err)
+				     : step(x, "gate:laws", "failed", t, "C03", "cannot read '%s': %s", x->src_path,
+					    strerror(ENOENT));
 			free(err);
 			return rc;
 		}
