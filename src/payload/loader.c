@@ -17,12 +17,14 @@ static int arch_is(const struct model *m, const char *const *list)
 	return 0;
 }
 
+/* "[a, b]"; a 0 (a dimension the header does not decide) prints as "*" */
 static void shape_str(const uint64_t *ne, unsigned n, char *buf, size_t len)
 {
 	size_t at = 0;
 	at += (size_t)snprintf(buf + at, len - at, "[");
 	for (unsigned i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%" PRIu64, i ? ", " : "", ne[i]);
+		at += ne[i] ? (size_t)snprintf(buf + at, len - at, "%s%" PRIu64, i ? ", " : "", ne[i])
+			    : (size_t)snprintf(buf + at, len - at, "%s*", i ? ", " : "");
 	if (at < len)
 		snprintf(buf + at, len - at, "]");
 }
@@ -96,8 +98,18 @@ int loader_check(const struct gguf *g, const struct model *m, char **err)
 				      "tensor '%s' is in block %llu, but %s.block_count is %u: the engine's loader "
 				      "never creates it and refuses the file (\"wrong number of tensors\")",
 				      t->name, layer, m->arch, m->n_layer_all);
-		if (strcmp(t->name + n, "attn_norm.weight") == 0 && dims(t, &n_embd, 1, from, err))
-			return -1;
+		/* every architecture creates these {n_embd} (norms) or {*, n_embd}
+		 * (the projections back into the residual stream) */
+		static const char *const norms[] = {"attn_norm.weight", "ffn_norm.weight", "post_attention_norm.weight",
+						    "post_ffw_norm.weight", NULL};
+		static const char *const to_embd[] = {"attn_output.weight", "ffn_down.weight", NULL};
+		for (const char *const *q = norms; *q; q++)
+			if (strcmp(t->name + n, *q) == 0 && dims(t, &n_embd, 1, from, err))
+				return -1;
+		uint64_t rows[2] = {0, n_embd};
+		for (const char *const *q = to_embd; *q; q++)
+			if (strcmp(t->name + n, *q) == 0 && dims(t, rows, 2, from, err))
+				return -1;
 	}
 	return 0;
 }

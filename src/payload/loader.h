@@ -11,7 +11,8 @@
  *   token_embd.weight   {n_embd, n_vocab}  (n_vocab: tokenizer.ggml.tokens)
  *   output.weight       {n_embd, n_vocab}
  *   output_norm.weight  {n_embd}
- *   blk.N.attn_norm.weight {n_embd}
+ *   blk.N.attn_norm, ffn_norm, post_attention_norm, post_ffw_norm {n_embd}
+ *   blk.N.attn_output, ffn_down {*, n_embd}
  *   blk.N.*             N below block_count
  *
  * with the architectures whose expectation differs left out (eagle3 reads

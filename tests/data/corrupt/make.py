@@ -78,6 +78,9 @@ fixtures = {
     # a block past block_count (1): the loader never creates it
     'blk-past-count.gguf': pad(head(1, 5) + ARCH + GEOM + tensor('blk.1.attn_norm.weight', [64], 0, 0)) +
         b'\0' * 256,
+    # an output projection that does not lead back to n_embd (64)
+    'attn-out-rows.gguf': pad(head(1, 5) + ARCH + GEOM + tensor('blk.0.attn_output.weight', [64, 32], 0, 0)) +
+        b'\0' * 8192,
     # a header claiming a 2^30-token vocabulary: refused at once by the
     # header cap (1 GiB), before any walk (the sparse 8 GiB version is made
     # by tests/cli/inspect.sh)
