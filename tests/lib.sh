@@ -68,3 +68,12 @@ fault_wait() {
 	done
 	return 1
 }
+
+# store_fixture OUT: build tests/store-fixture.c (a writer that uses the
+# store the way deploy does) against the store and every base module, so a
+# new base module the store uses needs no edit here; compiler errors go to
+# OUT.err
+store_fixture() {
+	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
+		"$ROOT"/src/base/*.c -lsqlite3 -lpthread -o "$1" 2>"$1.err"
+}

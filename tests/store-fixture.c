@@ -2,7 +2,7 @@
  * tests of history, diff and the store's crash safety, without a systemd.
  * Built by the tests themselves:
  *
- *   cc -std=c11 -D_GNU_SOURCE -Isrc tests/store-fixture.c src/store/store.c src/base/util.c src/base/fault.c \
+ *   store_fixture OUT (tests/lib.sh): cc tests/store-fixture.c src/store/store.c, every src/base module,
  *      -lsqlite3 -lpthread
  *
  *   era DIR ENDPOINT ENV_FILE PLAN_JSON_FILE STARTED REASON   prints the era id

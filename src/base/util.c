@@ -1,10 +1,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -286,4 +288,41 @@ double mono_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static const char *file_kind(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISDIR(m))
+		return "a directory";
+	return "not a file";
+}
+
+int open_regular(const char *path, char **err)
+{
+	struct stat st;
+	/* a socket cannot be opened at all: name it from stat */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return errorf(err, "cannot read '%s': it is not a regular file (%s)", path, file_kind(st.st_mode));
+	/* O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int e = errno;
+		close(fd);
+		return errorf(err, "cannot read '%s': it is not a regular file (%s)", path,
+			      S_ISREG(st.st_mode) ? strerror(e) : file_kind(st.st_mode));
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }

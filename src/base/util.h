@@ -44,6 +44,13 @@ char *sb_detach(struct sb *b);
  * return -1, so library code can say `return errorf(err, "...")`. */
 int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Open path read-only, refusing anything but a regular file before a read
+ * can block: a FIFO opened plainly waits for a writer forever, a device
+ * reads without end. Returns the fd (blocking, O_CLOEXEC), or -1 with
+ * *err: "cannot open 'P': why", or "cannot read 'P': it is not a regular
+ * file (a FIFO)" (both start "cannot": an I/O failure, exit 3). */
+int open_regular(const char *path, char **err);
+
 /* Parse a whole decimal unsigned integer (no sign, no spaces, no suffix).
  * Returns 0 and sets *out, or -1 when s is not such a number or overflows. */
 int parse_u64(const char *s, uint64_t *out);

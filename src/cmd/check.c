@@ -33,6 +33,8 @@ static const struct cmd_help help = {
 	     "  S14 the CUDA build's quantized FA pairs  S15 the runtime's source knows the arch\n"
 	     "  S16 the AMX fault: a build with AMX kernels, REPACK on and weights the AMX\n"
 	     "      buffer takes (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs) die at warm-up\n"
+	     "  S17 a tensor shape the engine's loader refuses (token_embd/output rows vs\n"
+	     "      the token list, n_embd, blocks past block_count): it never boots\n"
 	     "  A08 the template's effort values\n"
 	     "\n"
 	     "S16 reads the runtime's build tree (CMakeCache.txt beside build/bin) and,\n"

@@ -45,6 +45,7 @@ struct json_t;
 struct ledger;
 struct json_t *cmd_ledger_json(const struct ledger *l);
 int cmd_history(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_archs(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);

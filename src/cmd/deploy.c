@@ -49,8 +49,9 @@ static const char steps_text[] = "Steps, each printed with its time as it ends a
 				 "                 zealot_probe_pass), written atomically\n"
 				 "Any failure after install puts the previous era's files back, restarts it\n"
 				 "and verifies it serves again (restore, restore:restart, restore:health,\n"
-				 "restore:mainpid, restore:cmdline); before a first deploy's failure, the\n"
-				 "files that were there come back and the unit is stopped. A second deploy\n"
+				 "restore:mainpid, restore:cmdline). A first deploy that fails after install\n"
+				 "has nothing to roll back: the unit is stopped and disabled, the files that\n"
+				 "were there come back (or go), and the outcome is failed. A second deploy\n"
 				 "of the same endpoint while one runs is refused (the store's lock).\n";
 
 static const struct cmd_help deploy_help = {
@@ -66,7 +67,8 @@ static const struct cmd_help deploy_help = {
 		"  zealot deploy my.env --reason \"ctx 131072\" --json\n"
 		"  zealot history my.env   (the eras, boots and attempts it recorded)\n",
     .exits = "0 deployed; 1 refused by a gate or the lock (nothing changed), or failed\n"
-	     "      after install and rolled back (the previous era serves); 2 usage;\n"
+	     "      after install and rolled back (the previous era serves), or a first\n"
+	     "      deploy failed after install (outcome failed: undone); 2 usage;\n"
 	     "      3 the rollback failed too (the host needs a person: the message says\n"
 	     "      what state it is in), or the store or systemd could not be reached",
     .min_args = 1,
@@ -245,12 +247,27 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
 				 law ? law : "", why);
 		return EXIT_NO;
-	case DEPLOY_ROLLBACK_FAILED:
-		cmd_fail(EXIT_IO,
-			 "%s: %s: ROLLBACK FAILED. The deploy failed at %s%s%s (%s), and putting era %lld back "
-			 "failed too. THE HOST NEEDS A PERSON. State: %s",
+	case DEPLOY_FAILED:
+		cmd_fail(EXIT_NO,
+			 "%s: %s: failed at %s%s%s: %s; nothing served before this first deploy, so nothing was "
+			 "rolled back: its files are removed and the unit is stopped",
 			 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "", law ? law : "",
-			 why, (long long)r->previous_era, r->host_state ? r->host_state : "unknown");
+			 why);
+		return EXIT_NO;
+	case DEPLOY_ROLLBACK_FAILED:
+		if (r->previous_era)
+			cmd_fail(EXIT_IO,
+				 "%s: %s: ROLLBACK FAILED. The deploy failed at %s%s%s (%s), and putting era %lld "
+				 "back failed too. THE HOST NEEDS A PERSON. State: %s",
+				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
+				 law ? law : "", why, (long long)r->previous_era,
+				 r->host_state ? r->host_state : "unknown");
+		else
+			cmd_fail(EXIT_IO,
+				 "%s: %s: UNDO FAILED. The deploy failed at %s%s%s (%s), and undoing what it "
+				 "installed failed too. THE HOST NEEDS A PERSON. State: %s",
+				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
+				 law ? law : "", why, r->host_state ? r->host_state : "unknown");
 		return EXIT_IO;
 	case DEPLOY_ERROR:
 		cmd_fail(EXIT_IO, "%s: %s: %s%s%s", cmd, r->endpoint ? r->endpoint : "?",

@@ -221,6 +221,14 @@ static const struct law_doc laws[] = {
      "emit and deploy check that ExecStart is an executable absolute path, a binary or a #! script.",
      "Point ExecStart at the zealot binary (make install puts it in PREFIX/bin)."},
 
+    {"S17", "refuse what the engine's loader refuses, before boot",
+     "A payload whose token list is longer than its token_embd rows (or a block past block_count) passes every "
+     "other check, then the engine refuses it at load, under a restart policy in a loop.",
+     "The engine's create_tensor holds every tensor to the shape the metadata implies and stops at the first "
+     "that differs.",
+     "inspect and check hold token_embd and output to {n_embd, n_vocab}, the norms to n_embd, attn_output and "
+     "ffn_down to n_embd and every blk.N below block_count, naming the tensor and both shapes.",
+     "Re-convert the payload, or fetch one whose tensors match its metadata."},
     {"C09", "a flag zealot renders is set by its key and nowhere else",
      "EXTRA_ARGS=--model other.gguf (or LLAMA_ARG_MODEL in the environment) serves another payload than the one "
      "check, plan and deploy judged, and --api-key puts the key in /proc/PID/cmdline.",

@@ -28,6 +28,12 @@ static const struct cmd_help help = {
 	     "file is fsynced, renamed into place and its directory fsynced. A file\n"
 	     "that does not verify is kept as FILE.rejected (exit 1, both hashes named).\n"
 	     "\n"
+	     "One writer per file: a download holds a lock on FILE.part.lock, and a\n"
+	     "second fetch of the same file (from any endpoint naming it) refuses at\n"
+	     "once, exit 3, naming the first one's pid; nothing of the first one's is\n"
+	     "touched. The lock dies with its process: after a kill, the next fetch\n"
+	     "takes it and resumes the .part.\n"
+	     "\n"
 	     "A file already there that verifies is never touched. One that does not\n"
 	     "(or has no pins) is replaced only with -f, and only once the new one\n"
 	     "verifies. Without pins the file is still fetched and the pin lines to add\n"
@@ -44,7 +50,8 @@ static const struct cmd_help help = {
 	     "event per line on stdout: start, connections, progress, restart, retry,\n"
 	     "result, pin, done.\n",
     .exits = "0 every file verified or fetched, 1 a file does not match its pins (or is\n"
-	     "      missing with --verify-only), 2 usage, 3 network, server or disk failure",
+	     "      missing with --verify-only), 2 usage, 3 network, server or disk failure,\n"
+	     "      or another fetch is writing the same file",
     .min_args = 1,
     .max_args = 1,
 };

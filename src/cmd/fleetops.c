@@ -621,7 +621,7 @@ static const struct cmd_help deploy_help = {
 	     "is written on any command line.\n\n"
 	     "--json: {\"fleet\", \"reason\", \"version\", \"seconds\", \"endpoints\":\n"
 	     "[{\"endpoint\", \"host\", \"outcome\" (deployed, refused, rolled-back,\n"
-	     "rollback-failed, error: deploy's; version-skew, unreachable, copy-failed,\n"
+	     "failed, rollback-failed, error: deploy's; version-skew, unreachable, copy-failed,\n"
 	     "fetch-failed, lost, skipped), \"era\", \"seconds\", \"failed_step\", \"law\", \"why\",\n"
 	     "\"remote_version\", \"deploy\" (the host's `zealot deploy --json`, or\n"
 	     "null)}], \"deployed\", \"failed\", \"skipped\"}.\n",
@@ -732,7 +732,10 @@ static void deploy_job(size_t i, void *ctx)
 		/* the endpoint file, on stdin */
 		char *text = NULL;
 		size_t len = 0;
-		FILE *fp = fopen(j->m->path, "rb");
+		int efd = open_regular(j->m->path, NULL); /* a FIFO would hang the read */
+		FILE *fp = efd >= 0 ? fdopen(efd, "rb") : NULL;
+		if (!fp && efd >= 0)
+			close(efd);
 		if (fp) {
 			struct sb t = {0};
 			char buf[8192];
@@ -835,7 +838,7 @@ static void deploy_judge(struct deploy_job *j)
 		return;
 	json_t *d = j->deploy_text ? json_loads(j->deploy_text, 0, NULL) : NULL;
 	const char *o = json_string_value(json_object_get(d, "outcome"));
-	static const char *const known[] = {"deployed", "refused", "rolled-back", "rollback-failed", "error"};
+	static const char *const known[] = {"deployed", "refused", "rolled-back", "rollback-failed", "error", "failed"};
 	j->outcome = "error";
 	for (size_t i = 0; o && i < ARRAY_SIZE(known); i++)
 		if (!strcmp(o, known[i]))

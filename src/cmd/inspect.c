@@ -6,6 +6,7 @@
 #include "../base/util.h"
 #include "../payload/census.h"
 #include "../payload/gguf.h"
+#include "../payload/loader.h"
 #include "../payload/payload.h"
 #include "cmd.h"
 #include "options.h"
@@ -24,11 +25,18 @@ static const struct cmd_help help = {
 	     "window grown as the parser asks ($HF_TOKEN_FILE or $HF_TOKEN is sent to the\n"
 	     "URL's own host only). The first shard of a split payload\n"
 	     "(NAME-00001-of-0000N.gguf) reads every shard; a missing or foreign shard\n"
-	     "exits 3. --json adds shards and remote: {requests, bytes}.\n",
+	     "exits 3. --json adds shards and remote: {requests, bytes}.\n"
+	     "\n"
+	     "A file the engine's loader refuses on a shape the header decides (law S17:\n"
+	     "token_embd/output rows against the token list, n_embd, a block past\n"
+	     "block_count) exits 3, naming the tensor and both shapes. Only regular\n"
+	     "files are read (a FIFO, device or socket exits 3), and a header that would\n"
+	     "reach 1 GiB is refused before it is walked.\n",
     .examples = "  zealot inspect model.gguf\n"
 		"  zealot inspect --json model.gguf | jq .architecture\n"
 		"  zealot inspect https://host/model.gguf   (range requests: the header only)\n",
-    .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file)",
+    .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file, not a\n"
+	     "      regular file, or one the engine's loader refuses)",
     .min_args = 1,
     .max_args = 1,
 };
@@ -392,7 +400,7 @@ int cmd_inspect(int argc, char **argv)
 		goto done;
 	}
 	c = census_take(f->g, &err);
-	if (!c) {
+	if (!c || (c->model && loader_check(f->g, c->model, &err))) {
 		rc = cmd_fail(EXIT_IO, "inspect: '%s': %s", path, err);
 		goto done;
 	}

@@ -86,6 +86,7 @@ const char *deploy_outcome_name(enum deploy_outcome o)
 	case DEPLOY_ROLLED_BACK: return "rolled-back";
 	case DEPLOY_ROLLBACK_FAILED: return "rollback-failed";
 	case DEPLOY_ERROR: return "error";
+	case DEPLOY_FAILED: return "failed";
 	}
 	return "error";
 }
@@ -1040,25 +1041,47 @@ static int restore_files(struct run *x, double t)
 		    x->old_unit || x->old_env ? "back" : "removed");
 }
 
+/* A `stop` that failed may still leave nothing running: a unit that is
+ * not loaded (its engine exited at once and systemd forgot it), or one
+ * that is inactive or failed with no main process. Returns 1 then. */
+static int nothing_runs(const char *unit)
+{
+	struct systemd_unit u;
+	char *err = NULL;
+	int none = 0;
+	if (systemd_show(unit, &u, &err) == 0) {
+		none = u.main_pid == 0 && (strcmp(u.load, "loaded") != 0 || strcmp(u.active, "inactive") == 0 ||
+					   strcmp(u.active, "failed") == 0);
+		systemd_unit_release(&u);
+	}
+	free(err);
+	return none;
+}
+
 static int restore(struct run *x)
 {
 	double t = mono_s();
-	if (restore_files(x, t))
-		return -1;
-	fault_point("restore", "after-files");
 	if (!x->have_prev && !x->was_active) {
-		/* a first deploy: nothing served before, nothing serves after */
-		t = mono_s();
+		/* a first deploy: nothing served before, nothing serves after.
+		 * Stop while its unit file is still there; then a stop that
+		 * fails is a failure only if something still runs. */
 		char *err = NULL;
 		systemd_ctl("disable", x->r->unit_name, 60000, &err);
 		free(err);
 		err = NULL;
-		if (systemd_ctl("stop", x->r->unit_name, 300000, &err))
+		if (systemd_ctl("stop", x->r->unit_name, 300000, &err) && !nothing_runs(x->r->unit_name))
 			return failed(x, "restore:stop", t, NULL, err, "systemctl stop failed");
+		free(err);
+		if (restore_files(x, mono_s()))
+			return -1;
+		fault_point("restore", "after-files");
 		systemd_ctl("reset-failed", x->r->unit_name, 60000, NULL);
 		return step(x, "restore:stop", "ok", t, NULL, "%s stopped and disabled (it did not serve before)",
 			    x->r->unit_name);
 	}
+	if (restore_files(x, t))
+		return -1;
+	fault_point("restore", "after-files");
 	t = mono_s();
 	if (restart(x, "restore:restart", t))
 		return -1;
@@ -1098,8 +1121,9 @@ static int load_shape(struct run *x)
 	} else {
 		src = install_read(x->src_path, &len, &err);
 		if (!src) {
-			int rc = step(x, "gate:laws", "failed", t, "C03", "cannot read '%s': %s", x->src_path,
-				      err ? err : strerror(ENOENT));
+			int rc = err ? step(x, "gate:laws", "failed", t, "C03", "%s", err)
+				     : step(x, "gate:laws", "failed", t, "C03", "cannot read '%s': %s", x->src_path,
+					    strerror(ENOENT));
 			free(err);
 			return rc;
 		}
@@ -1187,7 +1211,7 @@ static enum deploy_outcome failed_after_install(struct run *x)
 	if (!x->installed)
 		return finish(x, DEPLOY_REFUSED);
 	if (restore(x) == 0)
-		return finish(x, DEPLOY_ROLLED_BACK);
+		return finish(x, x->have_prev || x->was_active ? DEPLOY_ROLLED_BACK : DEPLOY_FAILED);
 	x->r->host_state = host_state(x);
 	return finish(x, DEPLOY_ROLLBACK_FAILED);
 }

@@ -49,6 +49,8 @@ enum deploy_outcome {
 	DEPLOY_ROLLED_BACK,	/* it failed after install; the previous state serves again */
 	DEPLOY_ROLLBACK_FAILED, /* and putting it back failed too: the host needs a person */
 	DEPLOY_ERROR,		/* could not even start (store, systemctl): nothing was touched */
+	DEPLOY_FAILED,		/* a first deploy failed after install: nothing served before, so
+				   nothing was rolled back; what it installed is removed again */
 };
 
 /* The JSON renderings the store keeps are the commands' own (`zealot plan

@@ -114,10 +114,16 @@ int install_remove(const char *path, char **err)
 
 char *install_read(const char *path, size_t *len, char **err)
 {
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	if (stat(path, &st) != 0 && errno == ENOENT)
+		return NULL;		  /* absent: no error */
+	int fd = open_regular(path, err); /* a FIFO would hang the read */
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		if (errno != ENOENT)
+		if (fd >= 0) {
 			errorf(err, "cannot open '%s': %s", path, strerror(errno));
+			close(fd);
+		}
 		return NULL;
 	}
 	struct sb b = {0};

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../base/util.h"
 
@@ -216,9 +217,13 @@ fail:
 
 struct endpoint *endpoint_load(const char *path, char **err)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open_regular(path, err); /* a FIFO would hang the read */
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		if (fd >= 0) {
+			errorf(err, "cannot open '%s': %s", path, strerror(errno));
+			close(fd);
+		}
 		return NULL;
 	}
 	char *buf = xmalloc(ENDPOINT_MAX_BYTES + 1);

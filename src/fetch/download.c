@@ -958,8 +958,87 @@ out:
 	return rc;
 }
 
-int fetch_one(const struct fetch_file *f, int verify_only, int force, const struct fetch_opts *o,
-	      struct fetch_result *r, char **err)
+/* --- one writer per target: FILE.part.lock -------------------------------
+ *
+ * Two fetches of one file would write one .part at once and move a
+ * spliced file into place. The writer holds a POSIX write lock on
+ * FILE.part.lock for the whole download; the kernel drops it when the
+ * process ends, however it ends, so a dead fetch leaves no lock behind
+ * (its .part and .part.state are resumed by the next one). F_GETLK names
+ * the holder's pid, so a refusal can say who holds the file. */
+
+struct lock {
+	char *path;
+	int fd;
+};
+
+/* Take the lock on f's target, or refuse at once (never waits): returns
+ * 0, or -1 with *err naming the pid that holds it. */
+static int lock_take(const struct fetch_file *f, struct lock *lk, char **err)
+{
+	struct sb b = {0};
+	sb_addf(&b, "%s.part.lock", f->path);
+	lk->path = sb_detach(&b);
+	for (unsigned tries = 0; tries < 100; tries++) {
+		lk->fd = open(lk->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (lk->fd < 0)
+			break;
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		if (fcntl(lk->fd, F_SETLK, &fl) != 0) {
+			int e = errno;
+			struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+			int held = (e == EACCES || e == EAGAIN) && fcntl(lk->fd, F_GETLK, &q) == 0;
+			close(lk->fd);
+			lk->fd = -1;
+			if (held && q.l_type == F_UNLCK)
+				continue; /* released between the two calls */
+			if (held)
+				errorf(err,
+				       "'%s' is being fetched by pid %ld (it holds '%s'): wait for it to end, or "
+				       "stop it and fetch again (its .part is resumed)",
+				       f->path, (long)q.l_pid, lk->path);
+			else
+				errorf(err, "cannot lock '%s': %s", lk->path, strerror(e));
+			free(lk->path);
+			lk->path = NULL;
+			return -1;
+		}
+		/* the holder before us may have unlinked the path while we
+		 * opened it: a lock on an unlinked inode guards nothing */
+		struct stat a, p;
+		if (fstat(lk->fd, &a) == 0 && stat(lk->path, &p) == 0 && a.st_ino == p.st_ino && a.st_dev == p.st_dev) {
+			char pid[32];
+			int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+			if (ftruncate(lk->fd, 0) != 0 || pwrite(lk->fd, pid, (size_t)n, 0) != n) {
+				/* the pid in the file is for people; F_GETLK is the truth */
+			}
+			return 0;
+		}
+		close(lk->fd);
+		lk->fd = -1;
+	}
+	errorf(err, "cannot lock '%s': %s", lk->path, lk->fd < 0 ? strerror(errno) : "it keeps being replaced");
+	free(lk->path);
+	lk->path = NULL;
+	return -1;
+}
+
+/* Unlink while still holding the lock (so no one locks a doomed inode
+ * unnoticed: see the inode check above), then release it. */
+static void lock_drop(struct lock *lk)
+{
+	if (!lk->path)
+		return;
+	unlink(lk->path);
+	close(lk->fd);
+	free(lk->path);
+	lk->path = NULL;
+}
+
+/* What is on disk decides: returns 0, 1 or -1 as fetch_one does, or 2
+ * when f is to be downloaded. */
+static int judge_disk(const struct fetch_file *f, int verify_only, int force, const struct fetch_opts *o,
+		      struct fetch_result *r, char **err)
 {
 	memset(r, 0, sizeof(*r));
 	struct stat st;
@@ -998,8 +1077,43 @@ int fetch_one(const struct fetch_file *f, int verify_only, int force, const stru
 		r->status = FETCH_FAILED;
 		return errorf(err, "'%s' is missing and %s_URL is not set: nothing to fetch it from", f->path, f->kind);
 	}
+	return 2;
+}
+
+static int same_file(int had, const struct stat *a, const struct stat *b)
+{
+	return had ? a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+			 a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec
+		   : 0;
+}
+
+int fetch_one(const struct fetch_file *f, int verify_only, int force, const struct fetch_opts *o,
+	      struct fetch_result *r, char **err)
+{
+	struct stat before, after;
+	int had = stat(f->path, &before) == 0;
+	int rc = judge_disk(f, verify_only, force, o, r, err);
+	if (rc != 2)
+		return rc;
+	struct lock lk = {0};
+	if (lock_take(f, &lk, err)) {
+		r->status = FETCH_FAILED;
+		return -1;
+	}
+	/* another fetch may have moved the file into place between the look
+	 * above and the lock: judge again what is there now */
+	int has = stat(f->path, &after) == 0;
+	if ((has || had) && !same_file(had && has, &before, &after)) {
+		fetch_result_release(r);
+		rc = judge_disk(f, verify_only, force, o, r, err);
+		if (rc != 2) {
+			lock_drop(&lk);
+			return rc;
+		}
+	}
 	struct fetch_result got = {0};
-	int rc = download(f, o, &got, err);
+	rc = download(f, o, &got, err);
+	lock_drop(&lk);
 	if (rc < 0 && got.status != FETCH_MISMATCH)
 		got.status = FETCH_FAILED;
 	fetch_result_release(r);

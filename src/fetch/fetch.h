@@ -12,6 +12,11 @@
  * either the old file or the whole verified new one. A file that does not
  * verify is kept as FILE.rejected.
  *
+ * One writer per target: a download holds a lock on FILE.part.lock (a
+ * POSIX record lock, dropped by the kernel when the process ends), and a
+ * second fetch of the same file refuses at once, naming the first one's
+ * pid. A fetch that died leaves its .part and .part.state to be resumed.
+ *
  * Large files on a server that honours ranges are fetched over several
  * connections at once (each a range of the file); the hash still runs in
  * file order behind them.
@@ -104,7 +109,9 @@ struct fetch_result {
  * missing, or when force is set and it does not verify (or has no pins).
  * A file that verifies is never touched. Fills r; returns 0 for
  * FETCH_VERIFIED, FETCH_UNPINNED and FETCH_DOWNLOADED, 1 for
- * FETCH_MISMATCH and FETCH_MISSING, -1 for FETCH_FAILED with *err. */
+ * FETCH_MISMATCH and FETCH_MISSING, -1 for FETCH_FAILED with *err (also
+ * when another process is downloading the same file: *err names its
+ * pid). */
 int fetch_one(const struct fetch_file *f, int verify_only, int force, const struct fetch_opts *o,
 	      struct fetch_result *r, char **err);
 void fetch_result_release(struct fetch_result *r);

@@ -127,9 +127,9 @@ char *fetch_pin_edit(const char *text, size_t len, const char *const *keys, cons
 int fetch_pin_write(const char *path, const char *const *keys, const char *const *values, const char *const *anchors,
 		    size_t n, char **err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, err);
 	if (fd < 0)
-		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > PIN_MAX_FILE) {
 		close(fd);

@@ -12,6 +12,7 @@
 #include "../endpoint/argv.h"
 #include "../endpoint/host.h"
 #include "../payload/archs.h"
+#include "../payload/loader.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 #include "../plan/cand.h"
@@ -841,6 +842,11 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	if (!c || !c->census || !c->census->model)
 		return;
 	law_runtime_arch(ep, c->census->model->arch, out);
+	char *lerr = NULL; /* S17: a shape the engine's loader refuses */
+	if (c->model && loader_check(c->model->g, c->census->model, &lerr))
+		add(out, "S17", SEV_ERROR, ep, K_MODEL_FILE, "re-convert or fetch a payload whose tensors match it",
+		    "%s", lerr);
+	free(lerr);
 	if (c->model)
 		law_amx(ep, c, ev, out);
 	const struct census *cs = c->census;

@@ -50,11 +50,21 @@ static void short_of(struct cur *c, uint64_t end)
 		*c->want = end;
 }
 
+static int too_large(struct cur *c, size_t at, const char *what, uint64_t n)
+{
+	return errorf(c->err,
+		      "offset %zu: %s of %llu bytes would end the header past %llu MiB: zealot refuses metadata "
+		      "this large (a real payload's header is a few MiB)",
+		      at, what, (unsigned long long)n, GGUF_MAX_HEADER >> 20);
+}
+
 static int need(struct cur *c, size_t n, const char *what)
 {
 	if (left(c) < n && (short_of(c, (uint64_t)c->pos + n), 1))
 		return errorf(c->err, "offset %zu: truncated reading %s (need %zu bytes, %zu left)", c->pos, what, n,
 			      left(c));
+	if (n > GGUF_MAX_HEADER || c->pos > GGUF_MAX_HEADER - n)
+		return too_large(c, c->pos, what, n);
 	return 0;
 }
 
@@ -110,6 +120,8 @@ static int rd_str(struct cur *c, struct gguf_str *s, const char *what)
 	if (n > left(c) && (short_of(c, (uint64_t)c->pos + n), 1))
 		return errorf(c->err, "offset %zu: %s length %llu exceeds the %zu bytes left", at, what,
 			      (unsigned long long)n, left(c));
+	if (n > GGUF_MAX_HEADER || c->pos > GGUF_MAX_HEADER - n)
+		return too_large(c, at, what, n);
 	s->p = (const char *)c->buf + c->pos;
 	s->n = n;
 	c->pos += (size_t)n;
@@ -168,7 +180,8 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 	if (rd_u64(c, &kv->arr_n, "array length"))
 		return -1;
 	/* Bound the count before walking: each element takes at least
-	 * type_size bytes, so more elements than bytes/size is a lie. */
+	 * type_size bytes, so more elements than bytes/size is a lie, and
+	 * more than the header cap allows is refused at once. */
 	/* A string array cut by a window is walked to the cut instead, so
 	 * the cut can project the array's end from its mean string. */
 	int cut = c->want && at == GGUF_STRING && kv->arr_n <= (c->total - c->pos) / type_size[at];
@@ -177,6 +190,15 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 		return errorf(c->err,
 			      "offset %zu: key '%s': array of %llu %s elements cannot fit in the %zu bytes left", npos,
 			      k, (unsigned long long)kv->arr_n, type_names[at], left(c));
+	if (kv->arr_n > (GGUF_MAX_HEADER - c->pos) / type_size[at])
+		return errorf(c->err,
+			      "offset %zu: key '%s': an array of %llu %s elements needs at least %llu MiB: zealot "
+			      "refuses metadata past %llu MiB (a real payload's header is a few MiB)",
+			      npos, k, (unsigned long long)kv->arr_n, type_names[at],
+			      (unsigned long long)(kv->arr_n > UINT64_MAX / type_size[at]
+						       ? UINT64_MAX >> 20
+						       : kv->arr_n * type_size[at] >> 20),
+			      GGUF_MAX_HEADER >> 20);
 	kv->arr = c->buf + c->pos;
 	if (at != GGUF_STRING) {
 		c->pos += (size_t)kv->arr_n * type_size[at];
@@ -510,14 +532,12 @@ void gguf_free(struct gguf *g)
 
 struct gguf_file *gguf_open(const char *path, char **err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		errorf(err, "cannot open '%s': %s", path, strerror(errno));
+	int fd = open_regular(path, err);
+	if (fd < 0)
 		return NULL;
-	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		errorf(err, "'%s' is not a regular file", path);
+	if (fstat(fd, &st) < 0) {
+		errorf(err, "cannot stat '%s': %s", path, strerror(errno));
 		close(fd);
 		return NULL;
 	}

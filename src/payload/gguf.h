@@ -38,6 +38,11 @@ enum gguf_vtype {
 #define GGUF_MAX_DIMS 4
 #define GGUF_MAX_NAME 64
 #define GGUF_MAX_KEY  65536
+/* The header (key/values and tensor infos) must end before 1 GiB. Real
+ * payloads' headers are a few MiB (a 262k-token vocabulary with scores,
+ * types and merges is ~20 MiB); a hostile count over a sparse file would
+ * otherwise walk gigabytes of page cache before any verdict. */
+#define GGUF_MAX_HEADER (1ull << 30)
 
 struct gguf_str {
 	const char *p; /* borrowed, not NUL-terminated */

@@ -110,9 +110,9 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
 	       char **err)
 {
 	*cached = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, err);
 	if (fd < 0)
-		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		close(fd);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../base/util.h"
 
@@ -122,9 +123,16 @@ const char *remote_status_why(long status)
  * token with a control byte inside would forge headers and is refused. */
 static int read_token(const char *path, char **token, char **err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return errorf(err, "cannot open token file '%s': %s", path, strerror(errno));
+	char *e = NULL;
+	int fd = open_regular(path, &e);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		errorf(err, "token file: %s", e ? e : strerror(errno));
+		free(e);
+		return -1;
+	}
 	char buf[8192];
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	int bad = ferror(f) || !feof(f);

@@ -38,14 +38,12 @@ struct source *source_open(const char *where, const struct remote_opts *o, char 
 		s->opts = remote_opts_defaults(o);
 		return s;
 	}
-	int fd = open(where, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		errorf(err, "cannot open '%s': %s", where, strerror(errno));
+	int fd = open_regular(where, err);
+	if (fd < 0)
 		goto fail;
-	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		errorf(err, "'%s' is not a regular file", where);
+	if (fstat(fd, &st) < 0) {
+		errorf(err, "cannot stat '%s': %s", where, strerror(errno));
 		close(fd);
 		goto fail;
 	}

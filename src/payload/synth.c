@@ -203,6 +203,8 @@ static const struct key keys[] = {
     {"head_dim", offsetof(struct synth_spec, head_dim), 0, "key/value head size"},
     {"ctx", offsetof(struct synth_spec, n_ctx), 1, "trained context (context_length)"},
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
+    {"embd_rows", offsetof(struct synth_spec, embd_rows), 0,
+     "token_embd rows (0: vocab; another makes a file the engine's loader refuses, law S17)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
     {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
     {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
@@ -1512,7 +1514,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	if (answer_mode(s))
 		t->wtype = 1; /* f16: the answer's rows are written, exactly */
 	uint64_t embd_at = gw_data_at(t->w);
-	mat(t, "token_embd.weight", s->n_embd, s->n_vocab);
+	mat(t, "token_embd.weight", s->n_embd, s->embd_rows ? s->embd_rows : s->n_vocab);
 	t->wtype = wtype;
 	t->fixed = 0;
 	uint64_t norm_at = gw_data_at(t->w);

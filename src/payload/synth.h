@@ -16,6 +16,7 @@ struct synth_spec {
 	uint32_t n_embd, n_ff, n_head, n_head_kv, head_dim;
 	uint64_t n_ctx;
 	uint32_t n_vocab;
+	uint32_t embd_rows; /* token_embd rows, 0: n_vocab (another: a file the loader refuses) */
 	uint32_t rope_dims;
 	uint32_t interval; /* qwen35: a full-attention layer every N */
 	uint32_t ssm_conv, ssm_state, ssm_groups, ssm_dt_rank;

@@ -1,4 +1,5 @@
 /* store: eras, boots and attempts in SQLite (see store.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -145,6 +146,184 @@ static int user_version(struct store *st, int *v, char **err)
 	return rc == SQLITE_ROW ? 0 : db_err(st, err, "cannot read the schema version");
 }
 
+/* --- damage, backups, a read-only directory ------------------------------- */
+
+#define CHECK_LINES 100 /* problems a check reports, at most */
+
+/* The backups migrate() takes, `zealot.db.vN.bak` beside the database
+ * (N the version it held), sorted by N; allocated names. */
+static size_t backups_list(const char *dir, char ***out)
+{
+	*out = NULL;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		unsigned v;
+		char tail[8];
+		if (sscanf(e->d_name, "zealot.db.v%u.%7s", &v, tail) == 2 && strcmp(tail, "bak") == 0) {
+			*out = xreallocarray(*out, n + 1, sizeof(char *));
+			struct sb b = {0};
+			sb_addf(&b, "%s/%s", dir, e->d_name);
+			(*out)[n++] = sb_detach(&b);
+		}
+	}
+	closedir(d);
+	for (size_t i = 1; i < n; i++) /* few: insertion sort on the version */
+		for (size_t j = i; j > 0; j--) {
+			unsigned a = 0, b = 0;
+			sscanf(strrchr((*out)[j - 1], '/') + 1, "zealot.db.v%u", &a);
+			sscanf(strrchr((*out)[j], '/') + 1, "zealot.db.v%u", &b);
+			if (a <= b)
+				break;
+			char *t = (*out)[j];
+			(*out)[j] = (*out)[j - 1];
+			(*out)[j - 1] = t;
+		}
+	return n;
+}
+
+static void strings_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* How to get a usable store back from a damaged one: the WAL still beside
+ * it is part of the database (sqlite's .recover reads through it), and the
+ * newest backup migrate() took is a last resort. Allocated. */
+static char *recovery_text(const char *dir, const char *path, int version)
+{
+	struct sb b = {0};
+	/* .dump reads the tables (a damaged index does not stop it) and
+	 * .recover what is left of damaged tables; neither carries the
+	 * schema version, which zealot migrates from */
+	sb_addf(&b,
+		"to recover: stop every zealot that uses it; copy '%s' and its -wal and -shm files aside (the "
+		"-wal holds the newest records: keep it beside the database); `sqlite3 '%s' .dump >dump.sql` "
+		"reads every table, WAL included (`.recover` instead when a table is damaged too); `sqlite3 "
+		"new.db <dump.sql` and `sqlite3 new.db 'PRAGMA user_version = %d'` rebuild it; move new.db to "
+		"'%s' and remove the old -wal and -shm",
+		path, path, version, path);
+	char **v;
+	size_t n = backups_list(dir, &v);
+	if (n)
+		sb_addf(&b, "; or copy the backup taken before the last schema migration, '%s', to '%s'", v[n - 1],
+			path);
+	else
+		sb_adds(&b, "; there is no backup (one is taken before each schema migration; none has run here)");
+	strings_free(v, n);
+	return sb_detach(&b);
+}
+
+static int damaged(struct store *st, char **err, const char *what)
+{
+	int v = 0;
+	char *e = NULL;
+	if (user_version(st, &v, &e) || v <= 0)
+		v = store_schema_version();
+	free(e);
+	char *how = recovery_text(st->dir, st->path, v);
+	errorf(err, "%s is damaged (%s): zealot writes nothing to a damaged store; %s", st->path, what, how);
+	free(how);
+	return -1;
+}
+
+static int is_corrupt(int code)
+{
+	code &= 0xff;
+	return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+}
+
+/* PRAGMA quick_check (or integrity_check when full): 0 when "ok", 1 when
+ * it found damage (its lines in *lines, at most CHECK_LINES), -1 when it
+ * could not run (*why). */
+static int run_check(sqlite3 *db, int full, char ***lines, size_t *n, char **why)
+{
+	*lines = NULL;
+	*n = 0;
+	sqlite3_stmt *s = NULL;
+	char sql[48];
+	snprintf(sql, sizeof(sql), "PRAGMA %s(%d)", full ? "integrity_check" : "quick_check", CHECK_LINES);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+		if ((rc = sqlite3_step(s)) != SQLITE_ROW)
+			break;
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+		if (t && strcmp(t, "ok") == 0 && *n == 0)
+			continue;
+		*lines = xreallocarray(*lines, *n + 1, sizeof(char *));
+		(*lines)[(*n)++] = xstrdup(t ? t : "?");
+	}
+	int code = sqlite3_extended_errcode(db);
+	char *msg = xstrdup(sqlite3_errmsg(db)); /* before finalize resets it */
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE) {
+		free(msg);
+		return *n ? 1 : 0;
+	}
+	if (is_corrupt(code)) {
+		*lines = xreallocarray(*lines, *n + 1, sizeof(char *));
+		(*lines)[(*n)++] = msg;
+		return 1;
+	}
+	*why = msg;
+	return -1;
+}
+
+/* The store is whole before anything writes to it. */
+static int quick_check(struct store *st, char **err)
+{
+	char **lines, *why = NULL;
+	size_t n;
+	int rc = run_check(st->db, 0, &lines, &n, &why);
+	if (rc < 0)
+		errorf(err, "%s: cannot check the store: %s", st->path, why);
+	else if (rc > 0)
+		damaged(st, err, lines[0]);
+	strings_free(lines, n);
+	free(why);
+	return rc ? -1 : 0;
+}
+
+/* A state directory (or database) zealot may not write is named as such:
+ * sqlite would say "unable to open" or "readonly database" further on. */
+static int writable(const char *dir, const char *path, char **err)
+{
+	if (access(dir, W_OK) != 0)
+		return errorf(err,
+			      "the state directory '%s' is read-only (%s): zealot keeps zealot.db and its -wal "
+			      "and -shm files there; make it writable, or set ZEALOT_STATE_DIR to a directory "
+			      "that is",
+			      dir, strerror(errno));
+	if (access(path, W_OK) != 0 && errno != ENOENT)
+		return errorf(err, "'%s' is read-only (%s): zealot writes its records there", path, strerror(errno));
+	return 0;
+}
+
+/* Before a migration rewrites the schema: a copy of the database as it
+ * was, `zealot.db.vN.bak` (N its version), taken with VACUUM INTO (a
+ * consistent copy, WAL included). One per version: a copy already there
+ * is kept. */
+static int backup(struct store *st, int v, char **err)
+{
+	struct sb b = {0};
+	sb_addf(&b, "%s.v%d.bak", st->path, v);
+	int rc = 0;
+	if (access(b.s, F_OK) != 0) {
+		char *sql = sqlite3_mprintf("VACUUM INTO %Q", b.s);
+		rc = exec_sql(st, sql, err);
+		sqlite3_free(sql);
+		if (rc && access(b.s, F_OK) == 0)
+			rc = 0; /* another zealot took it meanwhile */
+	}
+	sb_release(&b);
+	return rc;
+}
+
 /* Bring the schema to the current version: one transaction for all the
  * steps and the new user_version, so a kill -9 mid-way leaves the old
  * version whole. A database from a newer zealot is refused untouched. */
@@ -161,6 +340,8 @@ static int migrate(struct store *st, char **err)
 			      st->path, v, want);
 	if (v == want)
 		return 0;
+	if (v > 0 && backup(st, v, err))
+		return -1;
 	if (exec_sql(st, "BEGIN IMMEDIATE", err))
 		return -1;
 	/* another process may have migrated while we waited for the lock */
@@ -188,7 +369,7 @@ struct store *store_open(const char *dir, char **err)
 	struct sb p = {0};
 	sb_addf(&p, "%s/zealot.db", st->dir);
 	st->path = sb_detach(&p);
-	if (mkdirs(st->dir, err))
+	if (mkdirs(st->dir, err) || writable(st->dir, st->path, err))
 		goto fail;
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		errorf(err, "cannot open '%s': %s", st->path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -198,9 +379,16 @@ struct store *store_open(const char *dir, char **err)
 	sqlite3_extended_result_codes(st->db, 1);
 	/* WAL: readers never block the writer; synchronous FULL so a record
 	 * that was reported written survives a power cut too */
+	/* every command that opens the store may write to it: a damaged one
+	 * is refused before anything is written (the WAL switch included) */
+	if (quick_check(st, err))
+		goto fail;
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode=WAL", -1, &s, NULL) != SQLITE_OK) {
-		db_err(st, err, "not a database zealot can use");
+		if (is_corrupt(sqlite3_extended_errcode(st->db)))
+			damaged(st, err, sqlite3_errmsg(st->db));
+		else
+			db_err(st, err, "not a database zealot can use");
 		goto fail;
 	}
 	int rc = sqlite3_step(s);
@@ -208,7 +396,10 @@ struct store *store_open(const char *dir, char **err)
 	int wal = mode && strcmp(mode, "wal") == 0;
 	sqlite3_finalize(s);
 	if (!wal) {
-		db_err(st, err, "cannot switch to WAL mode (is it a database?)");
+		if (is_corrupt(sqlite3_extended_errcode(st->db)))
+			damaged(st, err, sqlite3_errmsg(st->db));
+		else
+			db_err(st, err, "cannot switch to WAL mode (is it a database?)");
 		goto fail;
 	}
 	if (exec_sql(st, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", err))
@@ -1001,4 +1192,67 @@ int store_runtime_version_put(struct store *st, const char *path, const char *st
 	int rc = step_done(st, s, err, "cannot cache the runtime version");
 	sqlite3_finalize(s);
 	return rc;
+}
+
+/* --- zealot store check ---------------------------------------------------- */
+
+int store_health_check(const char *dir, int full, struct store_health *h, char **err)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = -1;
+	h->dir = dir ? xstrdup(dir) : store_state_dir();
+	struct sb p = {0};
+	sb_addf(&p, "%s/zealot.db", h->dir);
+	h->path = sb_detach(&p);
+	h->n_backups = backups_list(h->dir, &h->backups);
+	struct stat sb;
+	if (stat(h->path, &sb) != 0) {
+		if (errno != ENOENT)
+			return errorf(err, "cannot stat '%s': %s", h->path, strerror(errno));
+		h->ok = 1; /* no store yet: nothing to be damaged */
+		return 0;
+	}
+	h->exists = 1;
+	char *why = NULL;
+	h->writable = writable(h->dir, h->path, &why) == 0;
+	if (!h->writable) {
+		h->readonly_why = why;
+		why = NULL;
+	}
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(h->path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		errorf(err, "cannot open '%s': %s", h->path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		h->version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	int rc = run_check(db, full, &h->problems, &h->n_problems, &why);
+	sqlite3_close(db);
+	if (rc < 0) {
+		errorf(err, "%s: cannot check the store: %s", h->path, why);
+		free(why);
+		return -1;
+	}
+	h->ok = rc == 0;
+	if (!h->ok)
+		h->recovery = recovery_text(h->dir, h->path, h->version > 0 ? h->version : store_schema_version());
+	return 0;
+}
+
+void store_health_release(struct store_health *h)
+{
+	if (!h)
+		return;
+	free(h->dir);
+	free(h->path);
+	free(h->readonly_why);
+	free(h->recovery);
+	strings_free(h->problems, h->n_problems);
+	strings_free(h->backups, h->n_backups);
+	memset(h, 0, sizeof(*h));
 }

@@ -59,6 +59,32 @@ int store_name_ok(const char *name, char **err);
 /* PRAGMA integrity_check: 0 when "ok", else -1 with *err. */
 int store_integrity(struct store *st, char **err);
 
+/* Damage. store_open runs PRAGMA quick_check before anything can write
+ * (every command that opens the store may): a damaged store is refused,
+ * the message saying how to recover (sqlite's .recover through the WAL, or
+ * the backup below). Before each schema migration the database is copied
+ * to `zealot.db.vN.bak` (N the version it held). A state directory or
+ * database zealot cannot write is refused, named as read-only. */
+struct store_health {
+	char *dir, *path;
+	int exists;   /* 0: no store yet (ok) */
+	int writable; /* 0: readonly_why says why */
+	char *readonly_why;
+	int version;	 /* PRAGMA user_version, -1 unknown */
+	int ok;		 /* the check found nothing */
+	char **problems; /* the check's lines (at most 100) */
+	size_t n_problems;
+	char **backups; /* zealot.db.vN.bak beside it, oldest version first */
+	size_t n_backups;
+	char *recovery; /* when !ok: how to recover */
+};
+/* Check the store in dir (NULL: store_state_dir()) without writing to it
+ * (a read-only open, no migration): quick_check, or integrity_check when
+ * full. Returns 0 with h filled (h->ok says the verdict), or -1 with *err
+ * when the check could not run. */
+int store_health_check(const char *dir, int full, struct store_health *h, char **err);
+void store_health_release(struct store_health *h);
+
 /* Two deploys of one endpoint must not interleave: an exclusive, non
  * blocking flock on `<dir>/locks/<endpoint>.lock`, released by
  * store_unlock or by the process dying (kill -9 included). Returns the
@@ -166,7 +192,7 @@ int64_t store_attempt_begin(struct store *st, const char *endpoint, const char *
 			    const char *reason, char **err);
 int store_attempt_step(struct store *st, int64_t attempt, const char *step, const char *status /* ok|failed|skipped */,
 		       double seconds, const char *detail, char **err);
-/* outcome: deployed, refused, rolled-back, rollback-failed. era_id: the era
+/* outcome: deployed, refused, rolled-back, failed, rollback-failed. era_id: the era
  * it made current, 0 when none. */
 int store_attempt_end(struct store *st, int64_t attempt, const char *outcome, int64_t era_id, char **err);
 

@@ -14,6 +14,7 @@ cd "$TMP" || exit 1
 "$ZEALOT" synth lora --base q.gguf --set touch_embd=1 -o lora-embd.gguf 2>/dev/null
 "$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf 2>/dev/null
 "$ZEALOT" synth lora --base q.gguf --set base_name=other.gguf -o lora-other.gguf 2>/dev/null
+"$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o rows.gguf 2>/dev/null
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'echo no shebang\n' >noshebang.sh && chmod +x noshebang.sh
 printf 'key\n' >apikey
@@ -132,6 +133,25 @@ absent lora-ok S12 "LORA_FILE=lora.gguf"
 expect open-bind S13 warning "BIND_ADDR=0.0.0.0"
 absent keyed-bind S13 "BIND_ADDR=0.0.0.0|API_KEY_FILE=apikey"
 expect effort A08 info ""
+# S17: a shape the engine's loader refuses (600 tokens over 512 token_embd rows)
+expect loader-rows S17 error "MODEL_FILE=rows.gguf"
+absent loader-ok S17 "MODEL_FILE=l.gguf"
+run "$ZEALOT" check --json loader-rows.env
+check "S17: names token_embd.weight, both shapes and the keys" \
+	test -n "$(jq -r '.findings[]|select(.law=="S17")|.reason' "$TMP/out" | grep -F "token_embd.weight' has shape [256, 512], the engine's loader expects [256, 600]" | grep -F tokenizer.ggml.tokens)"
+# non-regular files are refused at open, never read (a FIFO used to hang check)
+mkfifo fifo.env fifo.gguf
+run timeout 20 "$ZEALOT" check fifo.env
+check "a FIFO as the endpoint file: refused at once (exit 3), named a FIFO" \
+	test "$rc" -eq 3 -a -n "$(grep -F "cannot read 'fifo.env': it is not a regular file (a FIFO)" "$TMP/err")"
+base | sed 's/^MODEL_FILE=.*/MODEL_FILE=fifo.gguf/' >fifo-payload.env
+run timeout 20 "$ZEALOT" check fifo-payload.env
+check "a FIFO as the payload: check ends (exit 1), C03 names a FIFO" \
+	test "$rc" -eq 1 -a -n "$(unwrapped | grep -F "is not a regular file (a FIFO)")"
+base | sed 's|^MODEL_FILE=.*|MODEL_FILE=/dev/zero|' >dev-payload.env
+run timeout 20 "$ZEALOT" check dev-payload.env
+check "a device as the payload: check ends (exit 1), named a character device" \
+	test "$rc" -eq 1 -a -n "$(unwrapped | grep -F "is not a regular file (a character device)")"
 
 # The human output: law id, file:line, reason and fix.
 run "$ZEALOT" check quant-v-no-fa.env

@@ -46,6 +46,16 @@ check "missing payload: nothing was installed" test ! -e "$TMP/units/e1.service"
 check "missing payload: the attempt is recorded as refused, with its steps" \
 	test "$(sqlite3 state/zealot.db "select kind||' '||outcome||' '||reason||' '||(select group_concat(step||'='||status) from steps where attempt_id=attempts.id) from attempts")" = "deploy refused never fetched lock=ok,gate:laws=failed"
 
+# a FIFO as the endpoint file: refused at once (359f0a0 waited for a writer forever)
+mkdir -p fifo
+mkfifo fifo/f1.env
+run timeout 20 "$ZEALOT" deploy fifo/f1.env --reason "a FIFO" --unit-dir "$TMP/units"
+check "a FIFO endpoint file: refused at gate:laws (C03), exit 1, named a FIFO" \
+	test "$rc" -eq 1 -a -n "$(grep -F 'refused at gate:laws, law C03' "$TMP/err")" -a -n "$(grep -F 'not a regular file (a FIFO)' "$TMP/err")"
+run timeout 20 "$ZEALOT" fetch --pin fifo/f1.env
+check "a FIFO endpoint file: fetch exits 3 at once, named a FIFO" \
+	test "$rc" -eq 3 -a -n "$(grep -F 'not a regular file (a FIFO)' "$TMP/err")"
+
 run "$ZEALOT" deploy missing/e1.env --reason "never fetched" --json --unit-dir "$TMP/units"
 check "--json: one object: outcome refused, failed_step, law, steps" \
 	test "$(jq -r '[.outcome, .failed_step, .law, (.steps|length), .era]|map(tostring)|join(" ")' "$TMP/out")" = "refused gate:laws C03 2 null"

@@ -75,6 +75,69 @@ kill_at() {
 		test "$(cut -d' ' -f1-3 "$TMP/$name/fault.log" 2>/dev/null)" = "fetch:chunk kill $chunk"
 }
 
+# --- one writer per target. The first fetch is held mid-body by a stalled
+# answer (a moment we can see: its lock names it and half the file is on
+# disk); a second fetch of the same MODEL_FILE from another endpoint file
+# must refuse, naming the first one's pid, and touch nothing.
+cp "$www/q.gguf" "$www/lk.gguf"
+endpoint lock "$P/stall/lk.gguf" lk.gguf
+sed "s|^MODEL_URL=.*|MODEL_URL=$P/ok/lk.gguf|" "$TMP/lock/e.env" >"$TMP/lock/e2.env"
+"$ZEALOT" fetch --json --stall-timeout 600 "$TMP/lock/e.env" >"$TMP/lock/events1" 2>"$TMP/lock/err1" &
+pid1=$!
+for _ in $(seq 600); do
+	d=$(jq -r 'select(.event=="progress")|.done' "$TMP/lock/events1" 2>/dev/null | tail -1)
+	[ "${d:-0}" -gt 0 ] && break
+	sleep 0.05
+done
+check "lock: the first fetch is held mid-body (bytes on disk, the rest stalled)" \
+	test "${d:-0}" -gt 0 -a "${d:-0}" -lt "$(stat -c %s "$www/lk.gguf")"
+part_before=$(sha256sum <"$TMP/lock/m.gguf.part")
+run "$ZEALOT" fetch "$TMP/lock/e2.env"
+check "lock: a second fetch of the same file exits 3" rc_is 3
+check "lock: it names the first one's pid" grep -qF "being fetched by pid $pid1" "$TMP/err"
+check "lock: it touched neither the .part nor the target" \
+	test "$(sha256sum <"$TMP/lock/m.gguf.part")" = "$part_before" -a ! -e "$TMP/lock/m.gguf"
+run "$ZEALOT" fetch --json "$TMP/lock/e2.env"
+check "lock: --json says so in the result's error" \
+	test "$(jq -r 'select(.event=="result")|.status' "$TMP/out")" = failed -a \
+	-n "$(jq -r 'select(.event=="result")|.error' "$TMP/out" | grep -F "pid $pid1")"
+# the first fetch dies: the kernel drops its lock, and a rerun of its
+# endpoint (the same URL) resumes its .part
+kill -9 "$pid1"
+wait "$pid1" 2>/dev/null
+run "$ZEALOT" fetch --json "$TMP/lock/e.env"
+check "lock: after the holder died, the next fetch exits 0 and the file verifies" \
+	test "$rc" -eq 0 && landed lock lk.gguf
+check "lock: it resumed the dead fetch's .part (no restart)" \
+	test -n "$(jq -r 'select(.event=="start")|.why' "$TMP/out" | grep -F resumed)" -a -z "$(events restart)"
+check "lock: no lock file is left" test ! -e "$TMP/lock/m.gguf.part.lock" -a ! -e "$TMP/lock/m.gguf.part.state"
+
+# --- two fetches of one file at once, racing freely: whoever wins, the file
+# verifies, and a loser either refused naming a pid or found the file done
+for round in 1 2 3; do
+	rm -rf "$TMP/race"
+	endpoint race "$P/ok/slow/slowq.gguf" slowq.gguf
+	cp "$TMP/race/e.env" "$TMP/race/e2.env"
+	"$ZEALOT" fetch --json "$TMP/race/e.env" >"$TMP/race/o1" 2>"$TMP/race/r1" &
+	a=$!
+	"$ZEALOT" fetch --json "$TMP/race/e2.env" >"$TMP/race/o2" 2>"$TMP/race/r2" &
+	b=$!
+	wait "$a"
+	ra=$?
+	wait "$b"
+	rb=$?
+	ok=1
+	for x in "$ra:$TMP/race/r1" "$rb:$TMP/race/r2"; do
+		case ${x%%:*} in
+		0) ;;
+		3) grep -qE "being fetched by pid ($a|$b)" "${x#*:}" || ok=0 ;;
+		*) ok=0 ;;
+		esac
+	done
+	check "race $round: the file verifies ($ra/$rb), each loser named the winner" \
+		test "$ok" -eq 1 -a \( "$ra" -eq 0 -o "$rb" -eq 0 \) && landed race slowq.gguf
+done
+
 # --- a server that ignores Range on the resume: the .part restarts cleanly
 endpoint norange "$P/norange/slowq.gguf" slowq.gguf
 kill_at norange 3

@@ -108,6 +108,45 @@ check "custom type 142: histogram names it type142" json_is '[.tensor_types[]|se
 run "$ZEALOT" inspect "$TMP/pq.gguf"
 check "custom type human: law S10 named" out_has "law S10"
 
+# --- what the engine's loader refuses (law S17), non-regular files, the header cap
+"$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o "$TMP/rows.gguf" 2>/dev/null
+run "$ZEALOT" inspect "$TMP/rows.gguf"
+check "600 tokens over 512 token_embd rows: exit 3, the loader's refusal named" \
+	test "$rc" -eq 3 -a -n "$(grep -F "tensor 'token_embd.weight' has shape [256, 512], the engine's loader expects [256, 600]" "$TMP/err")"
+"$ZEALOT" synth llama --set vocab=600 -o "$TMP/rows-ok.gguf" 2>/dev/null
+run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
+check "600 tokens over 600 rows: exit 0" rc_is 0
+mkfifo "$TMP/fifo.gguf"
+run timeout 20 "$ZEALOT" inspect "$TMP/fifo.gguf"
+check "a FIFO: refused at once (exit 3, not a hang), named" \
+	test "$rc" -eq 3 -a -n "$(grep -F "is not a regular file (a FIFO)" "$TMP/err")"
+run timeout 20 "$ZEALOT" inspect /dev/zero
+check "a character device: refused (exit 3), named" \
+	test "$rc" -eq 3 -a -n "$(grep -F "is not a regular file (a character device)" "$TMP/err")"
+python3 - "$TMP/s.sock" <<'PY'
+import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])
+PY
+run timeout 20 "$ZEALOT" inspect "$TMP/s.sock"
+check "a socket: refused (exit 3), named" \
+	test "$rc" -eq 3 -a -n "$(grep -F "is not a regular file (a socket)" "$TMP/err")"
+# a header claiming 2^30 tokens over a sparse 8 GiB file: every count fits
+# the bytes left, so only the cap stops a walk of 8 GiB of page cache
+python3 - "$TMP/v30.gguf" <<'PY'
+import struct, sys
+def s(x): return struct.pack('<Q', len(x)) + x
+h = b'GGUF' + struct.pack('<IQQ', 3, 0, 2) + s(b'general.architecture') + struct.pack('<I', 8) + s(b'llama')
+h += s(b'tokenizer.ggml.tokens') + struct.pack('<IIQ', 9, 8, 1 << 30)
+with open(sys.argv[1], 'wb') as f:
+    f.write(h)
+    f.truncate(len(h) + (1 << 33) + 4096)
+PY
+t0=$(date +%s%N)
+run "$ZEALOT" inspect "$TMP/v30.gguf"
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "2^30-token header over a sparse 8 GiB file: exit 3 in ${ms} ms, the cap named" \
+	test "$rc" -eq 3 -a "$ms" -lt 5000 -a -n "$(grep -F "refuses metadata past 1024 MiB" "$TMP/err")"
+
 # --- usage
 run "$ZEALOT" inspect --help
 check "--help: exit 0 with usage" test "$rc" -eq 0

@@ -4,7 +4,7 @@
 # exporter into a real Prometheus.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
-EX=$ROOT/examples
+EX=$ROOT/examples/history
 mkdir tf
 
 run "$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --endpoint "$EX/frank-zealot.env" --prom tf/zealot.prom --settled-used 22664

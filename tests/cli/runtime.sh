@@ -134,8 +134,7 @@ check "R01: serve refuses a build below the floor with 78" rc_is 78
 check "no sanitizer report" no_sanitizer
 
 # the runtime in the era: history and diff show a runtime change like a payload change
-cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
-	"$ROOT/src/base/util.c" -lsqlite3 -o fixture 2>cc.err
+store_fixture fixture
 check "the store fixture builds" test -x fixture
 export ZEALOT_STATE_DIR=$TMP/era-state
 mkdir -p "$ZEALOT_STATE_DIR"

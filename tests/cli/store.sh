@@ -4,14 +4,13 @@
 # newer schema refused, and kill -9 mid-write leaving a consistent store.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
-EX=$ROOT/examples
+EX=$ROOT/examples/history
 DB=$ZEALOT_STATE_DIR/zealot.db
 # near A B: two figures within 0.005 MiB (both printed to the hundredth)
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 0.0051) }'; }
 
 # a writer that uses the store the way deploy does (tests/store-fixture.c)
-cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
-	"$ROOT/src/base/util.c" "$ROOT/src/base/fault.c" -lsqlite3 -lpthread -o fixture 2>cc.err
+store_fixture fixture
 check "the store fixture builds" test -x fixture
 
 # --- ledger --record and calibration: the bar ---------------------------------
@@ -30,7 +29,7 @@ check "the store is in WAL mode" test "$(sqlite3 "$DB" 'PRAGMA journal_mode')" =
 check "the boot carries the build from the log's build line" \
 	test "$(sqlite3 "$DB" 'SELECT runtime_version FROM boots WHERE id = 1')" = b10777-e3de71522
 check "the boot carries the device and the payload's size" \
-	test "$(sqlite3 "$DB" 'SELECT device, payload_bytes FROM boots WHERE id = 1')" = "rtx3090|$(stat -c %s "$EX/payloads/bonsai-9b-pq2.gguf")"
+	test "$(sqlite3 "$DB" 'SELECT device, payload_bytes FROM boots WHERE id = 1')" = "rtx3090|$(stat -c %s "$EX/../payloads/bonsai-9b-pq2.gguf")"
 
 run "$ZEALOT" plan "$EX/frank-zealot.env" --json
 check "calibrated: compute 1,665.00 (card) + 424.88 (host), as the boot measured" \
@@ -91,7 +90,7 @@ run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
 check "a touched runtime is asked again" test "$(wc -l <rt-a.runs)" -eq 2
 
 cp "$EX/frank-zealot.env" "$TMP/.hidden.env"
-sed -i "s|=payloads/|=$EX/payloads/|" "$TMP/.hidden.env"
+sed -i "s|=\.\./payloads/|=$EX/../payloads/|" "$TMP/.hidden.env"
 run "$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$TMP/.hidden.env"
 check "an endpoint name that cannot be a path is refused (exit 2)" rc_is 2
 check "... naming why" err_has "may not start with '.'"
@@ -120,7 +119,7 @@ check "history --json: three eras, oldest first, with their reasons" \
 check "each era ended when the next started; only the last is current" \
 	json_is '[.eras[]|[.started,.ended,.current]]' '[[1792224000,1792300000,false],[1792300000,1792400000,false],[1792400000,0,true]]'
 check "keys: the endpoint file's keys, parsed back from the stored text" \
-	json_is '.eras[2].keys|[.CTX_SIZE,.PARALLEL,.CACHE_TYPE_V,.SPEC_TYPE,.LORA_FILE]' '["602112","3","q8_0","draft-mtp","payloads/bonsai-9b-lora.gguf"]'
+	json_is '.eras[2].keys|[.CTX_SIZE,.PARALLEL,.CACHE_TYPE_V,.SPEC_TYPE,.LORA_FILE]' '["602112","3","q8_0","draft-mtp","../payloads/bonsai-9b-lora.gguf"]'
 check "keys: only what the file writes (no defaults)" json_is '.eras[1].keys.JINJA' 'null'
 check "rollback of era 3: to era 2, with the key lines that change" \
 	json_is '.eras[2].rollback|[.to,.command,([.keys[]|select(.key=="CTX_SIZE")|.to][0])]' '[2,"zealot rollback frank-zealot 2","524288"]'
@@ -146,7 +145,7 @@ check "history --help documents --json" out_has '"eras": [{"id", "endpoint", "st
 run "$ZEALOT" diff frank-zealot 2 3 --json
 check "diff 2 3: the keys that changed, by value in force" \
 	json_is '[.keys[]|select(.key=="CTX_SIZE" or .key=="SPEC_TYPE" or .key=="LORA_FILE")|[.key,.from,.to]]' \
-	'[["LORA_FILE","","payloads/bonsai-9b-lora.gguf"],["CTX_SIZE","524288","602112"],["SPEC_TYPE","none","draft-mtp"]]'
+	'[["LORA_FILE","","../payloads/bonsai-9b-lora.gguf"],["CTX_SIZE","524288","602112"],["SPEC_TYPE","none","draft-mtp"]]'
 check "diff 2 3: a key written at its default is no change (JINJA)" json_is '[.keys[]|select(.key=="JINJA")]|length' '0'
 check "diff 2 3: the plan term by term (KV 16,384.00 -> 14,406.00)" \
 	json_is '.plan[]|select(.term=="kv")|[.from_mib,.to_mib,.delta_mib]' '[16384,14406,-1978]'
@@ -193,6 +192,84 @@ sqlite3 future/zealot.db 'PRAGMA user_version = 99'
 run env ZEALOT_STATE_DIR="$TMP/future" "$ZEALOT" history
 check "a store from a newer zealot: exit 3, naming its version" bash -c "[ $rc -eq 3 ] && grep -q 'schema version 99 is newer' '$TMP/err'"
 check "... and left at that version" test "$(sqlite3 future/zealot.db 'PRAGMA user_version')" = 99
+
+# --- damage (issue 18, item 10) --------------------------------------------------
+# A copy of the store with one index page overwritten: sqlite's own
+# integrity_check fails; every command that opens the store must refuse it
+# (exit 3) with the way to recover, and write nothing.
+mkdir -p damaged
+sqlite3 "$DB" ".backup damaged/zealot.db"
+sqlite3 damaged/zealot.db 'PRAGMA journal_mode=DELETE' >/dev/null
+eras_before=$(sqlite3 damaged/zealot.db 'SELECT count(*) FROM eras')
+root=$(sqlite3 damaged/zealot.db "SELECT rootpage FROM sqlite_master WHERE name='eras_one_current'")
+ps=$(sqlite3 damaged/zealot.db 'PRAGMA page_size')
+cp damaged/zealot.db whole.db
+head -c "$ps" /dev/zero | tr '\0' '\377' | dd of=damaged/zealot.db bs="$ps" seek=$((root - 1)) conv=notrunc status=none
+check "damage: sqlite's integrity_check fails on the copy (page $root of $ps bytes)" \
+	test "$(sqlite3 damaged/zealot.db 'PRAGMA integrity_check' 2>&1)" != ok
+sum_before=$(sha256sum <damaged/zealot.db)
+run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" history
+check "damage: history exits 3" rc_is 3
+check "damage: history says the store is damaged and how to recover (.dump, the WAL, the version)" \
+	bash -c "grep -q 'zealot.db is damaged' '$TMP/err' && grep -q '.dump' '$TMP/err' && grep -q -- '-wal' '$TMP/err' && grep -q 'user_version = 2' '$TMP/err'"
+run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$EX/frank-zealot.env"
+check "damage: ledger --record exits 3, saying so" bash -c "[ $rc -eq 3 ] && grep -q 'is damaged' '$TMP/err'"
+check "damage: nothing was written to it" test "$(sha256sum <damaged/zealot.db)" = "$sum_before"
+run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" store check
+check "store check of the damaged store: exit 1, DAMAGED, the check's own line" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'quick_check: DAMAGED' '$TMP/out' && grep -q 'is damaged' '$TMP/err'"
+run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" store check --json --full
+check "store check --json --full: ok false, problems, a recovery text" \
+	json_is '[.ok,.check,(.problems|length>0),(.recovery|test("recover"))]' '[false,"integrity_check",true,true]'
+# the recovery the message gives, followed to the letter
+(cd damaged && sqlite3 zealot.db .dump >dump.sql && sqlite3 new.db <dump.sql && sqlite3 new.db 'PRAGMA user_version = 2' &&
+	mv new.db zealot.db && rm -f zealot.db-wal zealot.db-shm)
+run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" history --json
+check "damage: after the recovery it gives, history reads every era again ($eras_before)" \
+	bash -c "[ $rc -eq 0 ] && [ \"\$(jq '.eras|length' '$TMP/out')\" = '$eras_before' ]"
+run "$ZEALOT" store check --json
+check "store check of a whole store: exit 0, ok, its schema version" \
+	bash -c "[ $rc -eq 0 ] && [ \"\$(jq -c '[.ok,.schema_version,.exists]' '$TMP/out')\" = '[true,2,true]' ]"
+run env ZEALOT_STATE_DIR="$TMP/none-yet" "$ZEALOT" store check
+check "store check with no store yet: exit 0, says so" bash -c "[ $rc -eq 0 ] && grep -q 'none yet' '$TMP/out'"
+run "$ZEALOT" store --help
+check "store --help: usage, exits, --json keys" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'zealot store check' '$TMP/out' && grep -q 'recovery' '$TMP/out' && grep -q '1 it is damaged' '$TMP/out'"
+run "$ZEALOT" store vacuum
+check "store: an unknown subcommand is usage (2)" rc_is 2
+
+# --- a backup before each migration ------------------------------------------
+# A version-1 store (as zealot 1 wrote it: no runtime_versions table) is
+# copied to zealot.db.v1.bak before it is migrated; a damaged store names it.
+mkdir -p old
+cp whole.db old/zealot.db
+sqlite3 old/zealot.db 'DROP TABLE runtime_versions; PRAGMA user_version = 1'
+run env ZEALOT_STATE_DIR="$TMP/old" "$ZEALOT" history
+check "migration: history of a version-1 store: exit 0, migrated to 2" \
+	test "$rc" -eq 0 -a "$(sqlite3 old/zealot.db 'PRAGMA user_version')" = 2
+check "migration: the backup zealot.db.v1.bak holds version 1 and every era" \
+	test "$(sqlite3 old/zealot.db.v1.bak 'PRAGMA user_version')" = 1 -a \
+	"$(sqlite3 old/zealot.db.v1.bak 'SELECT count(*) FROM eras')" = "$eras_before"
+head -c "$ps" /dev/zero | tr '\0' '\377' | dd of=old/zealot.db bs="$ps" seek=$(($(sqlite3 old/zealot.db "SELECT rootpage FROM sqlite_master WHERE name='eras_one_current'") - 1)) conv=notrunc status=none
+run env ZEALOT_STATE_DIR="$TMP/old" "$ZEALOT" history
+check "migration: a damaged store's message names the backup" \
+	bash -c "[ $rc -eq 3 ] && grep -qF 'zealot.db.v1.bak' '$TMP/err'"
+
+# --- a read-only state directory ---------------------------------------------
+mkdir -p rostate
+if mount -t tmpfs -o size=4m tmpfs rostate 2>/dev/null; then
+	cp whole.db rostate/zealot.db
+	mount -o remount,ro rostate
+	run env ZEALOT_STATE_DIR="$TMP/rostate" "$ZEALOT" history
+	check "read-only state directory: exit 3, named read-only (not 'not a database')" \
+		bash -c "[ $rc -eq 3 ] && grep -q 'state directory .* is read-only' '$TMP/err' && ! grep -q 'not a database' '$TMP/err'"
+	run env ZEALOT_STATE_DIR="$TMP/rostate" "$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$EX/frank-zealot.env"
+	check "read-only state directory: ledger --record exit 3, named read-only" \
+		bash -c "[ $rc -eq 3 ] && grep -q 'is read-only' '$TMP/err'"
+	umount rostate
+else
+	echo "ok - read-only state directory # SKIP cannot mount a tmpfs here"
+fi
 
 # --- kill -9 mid-write ----------------------------------------------------------
 # A writer that commits eras, steps, boots and attempts the way deploy does,

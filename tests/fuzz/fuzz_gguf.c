@@ -1,5 +1,6 @@
 /* libFuzzer target: the GGUF header parser and everything inspect derives
- * from a parsed header (geometry, census, template facts). Any crash,
+ * from a parsed header (geometry, census, template facts, the loader's
+ * shape refusals, the 1 GiB header cap). Any crash,
  * sanitizer report, leak or timeout is a bug. */
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 
 #include "payload/census.h"
 #include "payload/gguf.h"
+#include "payload/loader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,6 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct gguf *g = gguf_parse(data, size, file_size, &err);
 		if (g) {
 			struct census *c = census_take(g, &err);
+			if (c && c->model) {
+				free(err);
+				err = NULL;
+				loader_check(g, c->model, &err);
+			}
 			census_free(c);
 			gguf_free(g);
 		}

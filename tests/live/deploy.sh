@@ -65,6 +65,40 @@ cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv
 	cmp -s live.cmdline want.cmdline
 }
 
+# 0. A first deploy whose engine exits at once (issue 18, item 7), with
+# status 0 (the unit goes inactive and, once its file is removed, systemd
+# forgets it: "Unit not loaded" made 359f0a0 report ROLLBACK FAILED) and
+# with status 1 (the unit waits to restart). Nothing served before, so
+# nothing is to be rolled back: the outcome is "failed", exit 1, the files
+# it installed are gone, the unit is stopped, and history records the same.
+mkdir -p quick
+chmod 755 quick
+for st in 0 1; do
+	cat >quick/llama-server-$st <<E
+#!/bin/sh
+[ "\$1" = --version ] && exec "$SERVER" --version
+echo "quick: exits at once with $st" >&2
+exit $st
+E
+	chmod 755 quick/llama-server-$st
+	qport=$(free_port)
+	endpoint 4096 1 | sed "s|^RUNTIME=.*|RUNTIME=$TMP/quick/llama-server-$st|; s|^MODEL_FILE=.*|MODEL_FILE=$TMP/q.gguf|; s|^LISTEN_PORT=.*|LISTEN_PORT=$qport|; s|^ALIAS=.*|ALIAS=q$st|" >quick/q$st.env
+	deploy quick/q$st.env "a first deploy whose engine exits at once with $st" --json
+	sed 's/^/#   /' "$TMP/err"
+	check "first deploy, engine exits $st at once: exit 1, not 3" rc_is 1
+	check "first deploy, engine exits $st at once: outcome failed (JSON)" test "$(jq -r .outcome "$TMP/out")" = failed
+	check "first deploy, engine exits $st at once: no false ROLLBACK FAILED" \
+		test -z "$(grep -iE 'rollback failed|needs a person' "$TMP/err")" -a -n "$(grep -F 'nothing was rolled back' "$TMP/err")"
+	check "first deploy, engine exits $st at once: its unit file and endpoint file are gone" \
+		test ! -e "$R/etc/systemd/system/q$st.service" -a ! -e "$R/etc/zealot/q$st.env"
+	check "first deploy, engine exits $st at once: the unit does not run, is not enabled, nothing listens" \
+		test "$(X systemctl is-active q$st.service)" != active -a "$(X systemctl is-enabled q$st.service 2>/dev/null)" != enabled \
+		-a "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$qport/health")" = 000
+	check "first deploy, engine exits $st at once: history records failed, no era" \
+		test "$(sql "select outcome from attempts where endpoint='q$st' order by id desc limit 1")" = failed \
+		-a "$(sql "select count(*) from eras where endpoint='q$st'")" = 0
+done
+
 # 1. A clean deploy.
 endpoint 4096 2 >e1.env
 mkdir -p tf
@@ -99,7 +133,7 @@ check "clean deploy: promtool check metrics accepts them" rc_is 0
 check "clean deploy: the era's pins record the runtime's SHA-256" \
 	test "$(sql "select json_extract(pins_json, '$.RUNTIME.sha256') from eras where id=1")" = "$(sha256sum "$SERVER" | cut -d' ' -f1)"
 check "clean deploy: the attempt and its steps are recorded" \
-	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts order by id limit 1")" = deployed:15
+	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts where endpoint='e1' order by id limit 1")" = deployed:15
 score=$(X systemd-analyze security e1.service 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
 echo "# the deployed unit: systemd-analyze security exposure $score (the engine boots under it)"
 check "clean deploy: systemd-analyze security scores the live unit below 2.0 ($score)" \

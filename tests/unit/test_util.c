@@ -81,10 +81,54 @@ static void which_order(void)
 	rmdir(b);
 }
 
+/* open_regular: a regular file opens; a FIFO, a device and a directory are
+ * refused at once (a plain open of a FIFO waits for a writer forever). */
+static void regular_only(void)
+{
+	char dir[] = "/tmp/zealot-unit-reg.XXXXXX";
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	char f[64], p[64];
+	snprintf(f, sizeof(f), "%s/f", dir);
+	snprintf(p, sizeof(p), "%s/p", dir);
+	FILE *w = fopen(f, "w");
+	if (w) {
+		fputs("x\n", w);
+		fclose(w);
+	}
+	char *err = NULL;
+	int fd = open_regular(f, &err);
+	char c = 0;
+	ok(fd >= 0 && read(fd, &c, 1) == 1 && c == 'x', "open_regular: a regular file opens and reads");
+	if (fd >= 0)
+		close(fd);
+	int refused = mkfifo(p, 0600) == 0 && open_regular(p, &err) < 0;
+	ok(refused && err && strstr(err, "(a FIFO)") && strncmp(err, "cannot", 6) == 0,
+	   "open_regular: a FIFO is refused without blocking, an I/O error naming it (%s)", tap_s(err));
+	free(err);
+	err = NULL;
+	refused = open_regular("/dev/null", &err) < 0;
+	ok(refused && err && strstr(err, "(a character device)"), "open_regular: a device is refused (%s)", tap_s(err));
+	free(err);
+	err = NULL;
+	ok(open_regular(dir, &err) < 0 && err && strstr(err, "(a directory)"), "open_regular: a directory is refused");
+	free(err);
+	err = NULL;
+	ok(open_regular("/nonexistent/zealot", &err) < 0 && err && strstr(err, "cannot open"),
+	   "open_regular: a missing file says cannot open");
+	free(err);
+	unlink(f);
+	unlink(p);
+	rmdir(dir);
+}
+
 void test_util(void)
 {
 	state_dir_order();
 	which_order();
+	regular_only();
 	char cb[32], small[4];
 	ok(strcmp(fmt_commas(200704, cb, sizeof(cb)), "200,704") == 0 &&
 	       strcmp(fmt_commas(0, cb, sizeof(cb)), "0") == 0 &&

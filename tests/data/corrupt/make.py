@@ -69,6 +69,23 @@ fixtures = {
     'gap.gguf': pad(head(2, 1) + ARCH + tensor('a', [64], 0, 0) + tensor('b', [64], 0, 512)) + b'\0' * 1024,
     'out-of-order.gguf': pad(head(2, 1) + ARCH + tensor('b', [64], 0, 256) + tensor('a', [64], 0, 0)) + b'\0' * 512,
     'string-count.gguf': head(0, 5) + ARCH + kv_str('llama.block_count', 'two') + GEOM[len(kv_u32('llama.block_count', 1)):],
+    # the engine's model loader (llama-model-loader.cpp check_tensor_dims, and
+    # its tensor count) refuses these; the header decides it (law S17):
+    # a token list of 3 over a token_embd of 2 rows
+    'vocab-vs-embd.gguf': pad(head(1, 6) + ARCH + GEOM + s('tokenizer.ggml.tokens') +
+        struct.pack('<IIQ', 9, 8, 3) + s('a') + s('b') + s('c') + tensor('token_embd.weight', [64, 2], 0, 0)) +
+        b'\0' * 512,
+    # a block past block_count (1): the loader never creates it
+    'blk-past-count.gguf': pad(head(1, 5) + ARCH + GEOM + tensor('blk.1.attn_norm.weight', [64], 0, 0)) +
+        b'\0' * 256,
+    # an output projection that does not lead back to n_embd (64)
+    'attn-out-rows.gguf': pad(head(1, 5) + ARCH + GEOM + tensor('blk.0.attn_output.weight', [64, 32], 0, 0)) +
+        b'\0' * 8192,
+    # a header claiming a 2^30-token vocabulary: refused at once by the
+    # header cap (1 GiB), before any walk (the sparse 8 GiB version is made
+    # by tests/cli/inspect.sh)
+    'vocab-2p30.gguf': head(0, 2) + ARCH + s('tokenizer.ggml.tokens') + struct.pack('<IIQ', 9, 8, 1 << 30) +
+        b'\0' * 4096,
 }
 
 for name, data in fixtures.items():
