@@ -139,25 +139,22 @@ check "unreadable to USER: rolled back, era 2 serves again" \
 check "unreadable to USER: the restore was verified (health, MainPID, cmdline)" \
 	test -n "$(grep -E '^  restore:cmdline +ok' "$TMP/out")" && cmdline_is_argv "$(main_pid)"
 
-# 5. A boot that diverges from its plan: EXTRA_ARGS makes the engine's pool
-# another than the plan's. It boots, /health is 200, the cmdline is argv;
-# the ledger says otherwise, and it rolls back by itself.
+# 5. EXTRA_ARGS naming a flag a key owns: "-c 12288" would give the engine a
+# pool the plan does not know. It is refused at the laws gate (C09, issue
+# 18) before anything changes; the ledger never has to catch it.
 mkdir -p diverge
 endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
 before=$(main_pid)
 deploy diverge/e1.env "a pool the plan does not know"
-grep -E '^  (ledger|restore)' "$TMP/out" | sed 's/^/#   /'
-sed 's/^/#   /' "$TMP/err"
-check "diverges: exit 1" rc_is 1
-check "diverges: it booted (health ok, cmdline ok) and the ledger said no (A01)" \
-	test -n "$(grep -E '^  health +ok' "$TMP/out")" -a -n "$(grep -E '^  cmdline +ok' "$TMP/out")" \
-	-a -n "$(grep -E '^  ledger +failed .*A01: .*n_ctx' "$TMP/out")"
-check "diverges: rolled back by itself; era 2 serves again (3 slots of 2048)" \
-	test "$(slots)" = 3 -a "$(curl -s -m 5 "$url/props" | jq -r .default_generation_settings.n_ctx)" = 2048
-check "diverges: a restarted engine, running era 2's argv" test "$(main_pid)" != "$before" && cmdline_is_argv "$(main_pid)"
-check "diverges: era 2's unit is back" test "$(cat "$R/etc/systemd/system/e1.service")" = "$era2_unit"
-check "diverges: recorded as rolled-back, no era" \
-	test "$(sql "select outcome from attempts order by id desc limit 1")" = rolled-back -a "$(sql "select max(id) from eras")" = 2
+check "gated flag: exit 1, refused at gate:laws with C09 naming CTX_SIZE" \
+	test "$rc" -eq 1 -a -n "$(grep -E '^  gate:laws +failed .*EXTRA_ARGS names -c, a flag CTX_SIZE owns' "$TMP/out")" \
+	-a -n "$(grep -F 'law C09' "$TMP/err")"
+check "gated flag: nothing changed (same MainPID, era 2 serves: 3 slots of 2048)" \
+	test "$(main_pid)" = "$before" -a "$(slots)" = 3 -a \
+	"$(curl -s -m 5 "$url/props" | jq -r .default_generation_settings.n_ctx)" = 2048
+check "gated flag: era 2's unit is still there" test "$(cat "$R/etc/systemd/system/e1.service")" = "$era2_unit"
+check "gated flag: recorded as refused, no era" \
+	test "$(sql "select outcome from attempts order by id desc limit 1")" = refused -a "$(sql "select max(id) from eras")" = 2
 
 # 6. A foreign drop-in (A01).
 mkdir -p "$R/etc/systemd/system/e1.service.d"
