@@ -1133,12 +1133,19 @@ static int load_shape(struct run *x)
 	struct endpoint *src_ep = endpoint_parse(src, len, x->src_path, &err);
 	if (!src_ep) {
 		free(src);
-		return failed(x, "gate:laws", t, "C01", err, "the endpoint does not parse");
+		/* an engine variable (LLAMA_ARG_*) is the gated-flag law's */
+		return failed(x, "gate:laws", t, err && strstr(err, "(law C09)") ? "C09" : "C01", err,
+			      "the endpoint does not parse");
 	}
 	x->env_text = install_env_text(src_ep, src, len);
 	endpoint_free(src_ep);
 	free(src);
 	x->ep = endpoint_parse(x->env_text, strlen(x->env_text), x->src_path, &err);
+	struct endpoint_gate g;
+	if (x->ep && endpoint_gated_extra(x->ep, &g, 1)) {
+		errorf(&err, "%s: EXTRA_ARGS names %s, a flag %s owns (law C09)", x->src_path, g.word, g.owner->name);
+		return failed(x, "gate:laws", t, "C09", err, "EXTRA_ARGS names a flag a key owns");
+	}
 	if (!x->ep || argv_render(x->ep, &x->argv, &err))
 		return failed(x, "gate:laws", t, "C02", err, "the argv does not render");
 	uint64_t port = 0;

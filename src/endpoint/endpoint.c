@@ -114,9 +114,9 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 	ep->path = xstrdup(path);
 	ep->name = base_name(path);
 	ep->dir = dir_name(path);
-	ep->e = xcalloc(K__COUNT, sizeof(*ep->e));
-	for (size_t i = 0; i < K__COUNT; i++)
-		ep->e[i].def = keys_at(i);
+	ep->e = xcalloc(endpoint_n_keys, sizeof(*ep->e));
+	for (size_t i = 0; i < endpoint_n_keys; i++)
+		ep->e[i].def = &endpoint_keys[i];
 
 	const char *p = buf, *end = buf + len;
 	int lineno = 0;
@@ -179,7 +179,7 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 			vn--;
 		}
 		size_t idx = key_index(key);
-		if (idx == K__COUNT) {
+		if (idx == endpoint_n_keys) {
 			char where[512];
 			snprintf(where, sizeof(where), "%s:%d: ", path, start_line);
 			unknown_key(err, where, key);

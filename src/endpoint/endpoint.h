@@ -23,6 +23,10 @@
 
 #include "keys.h"
 
+/* The table as endpoint_parse indexes it (keys.h is the table itself). */
+#define endpoint_keys	(keys_at(0))
+#define endpoint_n_keys ((size_t)K__COUNT)
+
 struct endpoint_entry {
 	const struct key_def *def;
 	char *value; /* NULL: unset */

@@ -13,6 +13,8 @@
 /* llama-hparams.h LLAMA_MAX_LAYERS: no payload the engine loads has more
  * blocks (N_CPU_MOE is one override pattern per block) */
 #define MAX_LAYERS 512
+/* llama-cparams.h LLAMA_MAX_SEQ: the context refuses more sequences */
+#define MAX_SEQ 256
 /* zealot's own MiB figures: bytes = MiB << 20 must stay well inside int64 */
 #define MIB_MAX ((int64_t)1 << 32)
 
@@ -92,7 +94,7 @@ static const struct key_def table[K__COUNT] = {
 		    .env = "LLAMA_ARG_CTX_SIZE LLAMA_ARG_FIT LLAMA_ARG_FIT_TARGET LLAMA_ARG_FIT_CTX "
 			   "LLAMA_ARG_KV_UNIFIED_PER_SLOT",
 		    .doc = "the total KV pool in tokens (required; divided across PARALLEL slots)"},
-    [K_PARALLEL] = {"PARALLEL", K_PARALLEL, UINT(1, I32), .unit = "slots", .def = "1", .target = KEY_T_SHAPE,
+    [K_PARALLEL] = {"PARALLEL", K_PARALLEL, UINT(1, MAX_SEQ), .unit = "slots", .def = "1", .target = KEY_T_SHAPE,
 		    .law = "M03", .flag = "--parallel", .owns = "-np --parallel", .env = "LLAMA_ARG_N_PARALLEL",
 		    .doc = "slots: concurrent conversations, each with CTX_SIZE/PARALLEL tokens"},
     [K_KV_UNIFIED] = {"KV_UNIFIED", K_KV_UNIFIED, KEY_BOOL, .def = "0", .target = KEY_T_SHAPE, .law = "M03",

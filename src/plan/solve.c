@@ -231,7 +231,16 @@ int solve_axis_parse(const char *arg, struct solve_axis *a, char **err)
 		if (a->n == SOLVE_MAX_VALS)
 			return errorf(err, "'%s': at most %d values", arg, SOLVE_MAX_VALS);
 		memcpy(a->val[a->n], v, n);
-		a->val[a->n++][n] = '\0';
+		a->val[a->n][n] = '\0';
+		/* the key's one parse and range (keys.h): a value the engine
+		 * would refuse is a usage error, not a candidate */
+		char *why = NULL;
+		if (key_check_value(k, a->val[a->n], &why)) {
+			errorf(err, "'%s': %s", arg, why);
+			free(why);
+			return -1;
+		}
+		a->n++;
 		v += n + (v[n] == ',');
 	}
 	if (!a->n)

@@ -52,6 +52,9 @@ check "check: M03 on the same shape" json_is '[.findings[]|select(.law=="M03")]|
 run "$ZEALOT" solve --fix PARALLEL=4294967297 five.env
 check "solve --fix: a slot count that wraps to 1 is refused" \
 	test "$rc" -ne 0 -a -n "$(grep -F 'PARALLEL=4294967297 is out of range' "$TMP/err")"
+run "$ZEALOT" solve --vary PARALLEL=1,300 five.env
+check "solve --vary: 300 slots is past the engine's LLAMA_MAX_SEQ: a usage error naming the range" \
+	test "$rc" -eq 2 -a -n "$(grep -F 'PARALLEL=300 is out of range 1..256 (law M03)' "$TMP/err")"
 run "$ZEALOT" plan --set PARALLEL=4 five.env
 check "plan: PARALLEL=4 over 8192 fits (exit 0)" test "$rc" -eq 0 -a -n "$(grep -F 'verdict: fits' "$TMP/out")"
 

@@ -203,6 +203,23 @@ check "diverges: era 2's unit is back" test "$(cat "$R/etc/systemd/system/e1.ser
 check "diverges: recorded as rolled-back, no era" \
 	test "$(sql "select outcome from attempts order by id desc limit 1")" = rolled-back -a "$(sql "select max(id) from eras")" = 2
 
+# 5b. EXTRA_ARGS naming a flag a key owns: "-c 12288" would give the engine a
+# pool the plan does not know. It is refused at the laws gate (C09, issue
+# 18) before anything changes; the ledger never has to catch it.
+mkdir -p gated
+endpoint 6144 3 "EXTRA_ARGS=-c 12288" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >gated/e1.env
+before=$(main_pid)
+deploy gated/e1.env "a pool the plan does not know"
+check "gated flag: exit 1, refused at gate:laws with C09 naming CTX_SIZE" \
+	test "$rc" -eq 1 -a -n "$(grep -E '^  gate:laws +failed .*EXTRA_ARGS names -c, a flag CTX_SIZE owns' "$TMP/out")" \
+	-a -n "$(grep -F 'law C09' "$TMP/err")"
+check "gated flag: nothing changed (same MainPID, era 2 serves: 3 slots of 2048)" \
+	test "$(main_pid)" = "$before" -a "$(slots)" = 3 -a \
+	"$(curl -s -m 5 "$url/props" | jq -r .default_generation_settings.n_ctx)" = 2048
+check "gated flag: era 2's unit is still there" test "$(cat "$R/etc/systemd/system/e1.service")" = "$era2_unit"
+check "gated flag: recorded as refused, no era" \
+	test "$(sql "select outcome from attempts order by id desc limit 1")" = refused -a "$(sql "select max(id) from eras")" = 2
+
 # 6. A foreign drop-in (A01).
 mkdir -p "$R/etc/systemd/system/e1.service.d"
 printf '[Service]\nEnvironment=MODEL_FILE=/home/dank/models/other.gguf\n' >"$R/etc/systemd/system/e1.service.d/ptq1.conf"

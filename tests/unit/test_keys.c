@@ -56,8 +56,8 @@ static void ranges(void)
 	   "keys: %d numeric keys take min and max and refuse max+1, min-1, 2^32+1, 2^64+1 (%d bad)", rows, bad);
 	ok(int32_rows >= 8 && wrapped_refused == int32_rows,
 	   "keys: the %d keys the engine parses as int32 refuse 99999999999 (%d)", int32_rows, wrapped_refused);
-	static const enum key_id counts[] = {K_CTX_SIZE, K_PARALLEL,	     K_BATCH_SIZE,	 K_UBATCH_SIZE,
-					     K_NGL,	 K_SPEC_DRAFT_N_MAX, K_SPEC_DRAFT_N_MIN, K_VERBOSITY};
+	static const enum key_id counts[] = {K_CTX_SIZE,	 K_BATCH_SIZE,	     K_UBATCH_SIZE, K_NGL,
+					     K_SPEC_DRAFT_N_MAX, K_SPEC_DRAFT_N_MIN, K_VERBOSITY};
 	int i32 = 0;
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		i32 += keys_at(counts[i])->max == INT32_MAX;
@@ -80,6 +80,8 @@ static void ranges(void)
 	       key_parse_uint(keys_at(K_MODEL_BYTES), "1,2", &v, NULL) == -1 &&
 	       key_parse_uint(keys_at(K_ALIAS), "1", &v, NULL) == -1,
 	   "keys: one byte count of a pin key reads as a number; a list or a string key does not");
+	ok(keys_at(K_PARALLEL)->max == 256 && key_parse_uint(keys_at(K_PARALLEL), "257", &v, NULL) == -1,
+	   "keys: PARALLEL stops at the engine's LLAMA_MAX_SEQ (the context refuses more)");
 	ok(keys_at(K_N_CPU_MOE)->max == 512 && key_parse_uint(keys_at(K_N_CPU_MOE), "513", &v, NULL) == -1,
 	   "keys: N_CPU_MOE stops at the engine's LLAMA_MAX_LAYERS (one override pattern per block)");
 	free(err);
