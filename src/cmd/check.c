@@ -21,6 +21,7 @@ static const struct cmd_help help = {
 	     "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
 	     "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
 	     "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
+	     "  C10 the file means one thing to zealot and to systemd's EnvironmentFile=\n"
 	     "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
 	     "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
 	     "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
@@ -117,7 +118,9 @@ int cmd_check(int argc, char **argv)
 			rc = cmd_fail(EXIT_IO, "check: %s", err);
 			goto done;
 		}
-		const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
+		const char *law = err && strstr(err, "unknown key") ? "C01"
+				  : err && strstr(err, "law C10")   ? "C10"
+								    : "C02";
 		if (json) {
 			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
 					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
@@ -184,6 +187,12 @@ int cmd_check(int argc, char **argv)
 			json_array_append_new(arr, x);
 		}
 		json_object_set_new(o, "findings", arr);
+		/* what the file sets, as zealot (and systemd's EnvironmentFile=, law C10) read it */
+		json_t *kv = json_object();
+		for (size_t i = 0; i < endpoint_n_keys; i++)
+			if (ep->e[i].value && ep->e[i].line > 0)
+				json_object_set_new(kv, ep->e[i].def->name, json_string(ep->e[i].value));
+		json_object_set_new(o, "keys", kv);
 		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
 		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
 		if (have_plan)

@@ -251,6 +251,12 @@ int cmd_emit(int argc, char **argv)
 		return cmd_fail(EXIT_USAGE,
 				"emit: '%s' is not unit, prometheus, alerts or harness (nor ansible, for a fleet DIR)",
 				what);
+	if (user &&
+	    (!*user || user[strspn(user, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")] ||
+	     user[0] == '-' || user[0] == '.'))
+		return cmd_fail(EXIT_USAGE, "emit: --user: not a user name (letters, digits, . _ -) or a UID");
+	if (zealot && zealot[0] != '/')
+		return cmd_fail(EXIT_USAGE, "emit: --zealot: give the binary's absolute path (law C08)");
 	struct stat st;
 	int dir = stat(file, &st) == 0 && S_ISDIR(st.st_mode);
 	if (dir && kind == 0)

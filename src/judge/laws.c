@@ -195,6 +195,20 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 		    (unsigned long long)gpu);
 }
 
+/* C02: USER becomes the unit's User= line, which takes a user name or a
+ * UID and nothing else (no quoting, no second word). */
+static void law_user(const struct endpoint *ep, struct findings *out)
+{
+	const char *u = val(ep, "USER");
+	if (!u || !*u)
+		return;
+	size_t n = strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+	if (u[n] || n > 32 || u[0] == '-' || u[0] == '.')
+		add(out, "C02", SEV_ERROR, ep, "USER",
+		    "name a user of the serving host (letters, digits, . _ -) or a UID",
+		    "USER '%s' is not a user name: it becomes the unit's User= line", u);
+}
+
 /* C02: the placement keys name devices, buffers, shares and patterns the
  * engine has (place.c refuses what it would refuse or zealot cannot
  * mirror); the finding names the key at fault. */
@@ -956,6 +970,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_c02(ep, out);
 		law_values(ep, out);
 		law_fleet(ep, out);
+		law_user(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);
 		law_shape(ep, out);

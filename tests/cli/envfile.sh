@@ -1,0 +1,97 @@
+# The endpoint file means one thing (law C10): for every file of the hostile
+# corpus (tests/data/envfile: the reproductions of issue 18 and generated
+# files, tests/data/envfile/gen.py) that `zealot check --json` reads, the
+# environment a real systemd 252 sets from it through EnvironmentFile=
+# (PID 1 of a systemd-nspawn container, tests/systemd.sh) holds exactly the
+# keys and values zealot reports; every file zealot refuses names its law
+# and line; the reproductions are refused.
+. "$(dirname "$0")/../lib.sh"
+RS_NAME=zl-envfile-$$
+RS_BIND=$TMP
+. "$(dirname "$0")/../systemd.sh"
+cd "$TMP" || exit 1
+
+mkdir corpus
+cp "$ROOT"/tests/data/envfile/*.env corpus/
+: >empty.env
+
+if ! rs_start; then
+	echo "not ok - a real systemd boots in a container (tests/systemd.sh)"
+	exit 1
+fi
+echo "ok - a real systemd boots in a container in $RS_BOOT_MS ms"
+
+# what systemd sets from FILE, NUL-separated, in OUT; the status of the run
+sd_env() { # FILE OUT
+	rs_exec systemd-run --wait --pipe --quiet --service-type=exec -p EnvironmentFile="$1" /usr/bin/env -0 \
+		</dev/null >"$2" 2>"$2.err"
+}
+sd_env "$TMP/empty.env" base.env0
+check "baseline: systemd-run runs env under an empty EnvironmentFile=" test -s base.env0
+grep -qz '^INVOCATION_ID=' base.env0 || echo "# warning: no INVOCATION_ID in the baseline"
+
+accepted=0 refused=0 same=0 unlined=""
+for f in corpus/*.env; do
+	name=$(basename "$f" .env)
+	"$ZEALOT" check --json "$f" >"$f.json" 2>"$f.check.err"
+	if jq -e 'has("keys")' "$f.json" >/dev/null 2>&1; then
+		accepted=$((accepted + 1))
+		if sd_env "$TMP/$f" "$f.env0"; then
+			if python3 "$ROOT/tests/envfile-compare.py" "$f.json" "$f.env0" base.env0 >"$f.diff"; then
+				same=$((same + 1))
+			else
+				echo "not ok - $name: systemd's environment differs from zealot's keys"
+				sed 's/^/#   /' "$f.diff"
+				od -c "$f" | sed 's/^/#   file: /'
+			fi
+		else
+			echo "not ok - $name: zealot reads the file, systemd does not start the unit"
+			sed 's/^/#   /' "$f.env0.err"
+		fi
+	else
+		refused=$((refused + 1))
+		# the refusal names a law and the line: "FILE:LINE: ..."
+		law=$(jq -r '.findings[0].law' "$f.json" 2>/dev/null)
+		reason=$(jq -r '.findings[0].reason' "$f.json" 2>/dev/null)
+		case "$law:$reason" in
+		C0[12]:*"$f:"[0-9]*|C10:*"$f:"[0-9]*) ;;
+		*) unlined="$unlined $name($law: $reason)" ;;
+		esac
+	fi
+done
+echo "# corpus: $accepted read by zealot ($same the same under systemd), $refused refused"
+check "every file zealot reads means to systemd what it means to zealot ($same of $accepted)" \
+	test "$accepted" -gt 0 -a "$same" -eq "$accepted"
+check "every refusal names its law and line (C01, C02 or C10, FILE:LINE)" test -z "$unlined"
+[ -n "$unlined" ] && echo "#  $unlined"
+check "the corpus holds files of both kinds (at least 30 read, 30 refused)" test "$accepted" -ge 30 -a "$refused" -ge 30
+
+# the reproductions: refused with C10 and their line
+c10() { # NAME LINE TEXT
+	check "$1: refused, C10, line $2 ($3)" \
+		test "$(jq -r '.findings[0].law' "corpus/$1.env.json")" = C10 -a \
+		-n "$(jq -r '.findings[0].reason' "corpus/$1.env.json" | grep -F "$1.env:$2: " | grep -F "$3")"
+}
+c10 repro-bare-cr 1 "a CR not followed by LF"
+c10 repro-user-newline 1 "USER: the value holds control byte 0x0a"
+c10 repro-gpu-newline 1 "GPU: the value holds control byte 0x0a"
+c10 nul 1 "a NUL byte"
+c10 comment-backslash 1 "systemd 252 reads the next line as comment too"
+c10 unquoted-backslash 1 "a backslash outside quotes"
+c10 export 1 "'export ALIAS' is not a variable name"
+c10 bad-utf8-value 1 "not valid UTF-8"
+c10 no-equals 1 "a line without '='"
+# and what systemd really does with them, so the refusals are not guesses
+sd_env "$TMP/corpus/repro-bare-cr.env" cr.env0
+check "control: systemd sets LD_PRELOAD from repro-bare-cr (a bare CR is a line break)" \
+	grep -qz '^LD_PRELOAD=/tmp/evil.so$' cr.env0
+sd_env "$TMP/corpus/comment-backslash.env" cb.env0
+check "control: systemd 252 sets no ALIAS after a comment ending in a backslash" test -z "$(grep -z '^ALIAS=' cb.env0 | tr -d '\0')"
+sd_env "$TMP/corpus/nul.env" nul.env0
+check "control: systemd reads nothing after a NUL (no USER)" test -z "$(grep -z '^USER=' nul.env0 | tr -d '\0')"
+sd_env "$TMP/corpus/export.env" export.env0
+check "control: systemd drops 'export ALIAS'" test -z "$(grep -z 'ALIAS' export.env0 | tr -d '\0')"
+run sd_env "$TMP/corpus/bad-utf8-value.env" utf.env0
+check "control: systemd does not start a unit whose EnvironmentFile= holds bad UTF-8" test "$rc" -ne 0
+sd_env "$TMP/corpus/unquoted-backslash.env" bs.env0
+check "control: systemd drops the unquoted backslashes (blk.0.ffn=CPU)" grep -qz '^OVERRIDE_TENSOR=blk.0.ffn=CPU$' bs.env0
