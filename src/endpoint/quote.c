@@ -47,3 +47,9 @@ void quote_unit_word(struct sb *out, const char *prefix, const char *s)
 	if (quote)
 		sb_addc(out, '"');
 }
+
+int quote_unit_user_ok(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+	return *s && !s[n] && n <= 32 && s[0] != '-' && s[0] != '.';
+}

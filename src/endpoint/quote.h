@@ -27,4 +27,8 @@ void quote_unit_raw(struct sb *out, const char *s);
  * prefix ("-", "VAR=") is written as it is, inside the quotes. */
 void quote_unit_word(struct sb *out, const char *prefix, const char *s);
 
+/* Whether s can be a unit's User= line as it stands: a user name (letters,
+ * digits, . _ -, not starting with - or ., at most 32 bytes) or a UID. */
+int quote_unit_user_ok(const char *s);
+
 #endif

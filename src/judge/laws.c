@@ -10,6 +10,7 @@
 
 #include "../base/util.h"
 #include "../endpoint/host.h"
+#include "../endpoint/quote.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 
@@ -202,8 +203,7 @@ static void law_user(const struct endpoint *ep, struct findings *out)
 	const char *u = val(ep, "USER");
 	if (!u || !*u)
 		return;
-	size_t n = strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
-	if (u[n] || n > 32 || u[0] == '-' || u[0] == '.')
+	if (!quote_unit_user_ok(u))
 		add(out, "C02", SEV_ERROR, ep, "USER",
 		    "name a user of the serving host (letters, digits, . _ -) or a UID",
 		    "USER '%s' is not a user name: it becomes the unit's User= line", u);

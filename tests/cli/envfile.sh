@@ -95,3 +95,91 @@ run sd_env "$TMP/corpus/bad-utf8-value.env" utf.env0
 check "control: systemd does not start a unit whose EnvironmentFile= holds bad UTF-8" test "$rc" -ne 0
 sd_env "$TMP/corpus/unquoted-backslash.env" bs.env0
 check "control: systemd drops the unquoted backslashes (blk.0.ffn=CPU)" grep -qz '^OVERRIDE_TENSOR=blk.0.ffn=CPU$' bs.env0
+
+# Unit lines that cannot grow: every corpus file zealot reads, emitted as a
+# unit, passes systemd-analyze verify, and the real systemd loads from it
+# exactly what zealot means: the user, one ExecStart (zealot serve FILE),
+# no other Exec*, the endpoint file as the one EnvironmentFile=, and in
+# Environment= only CUDA_VISIBLE_DEVICES=GPU (when set) and the state dir.
+mkdir units
+# a file name with a specifier, a blank and glob bytes (EnvironmentFile= globs its path)
+odd="corpus/odd%n name[1]*.env"
+cp corpus/alias-percent.env "$odd"
+"$ZEALOT" check --json "$odd" >"$odd.json" 2>/dev/null
+i=0 emitted=0 verified=0 loaded=0 refused_emit=0 vbad=""
+for f in corpus/*.env; do
+	jq -e 'has("keys")' "$f.json" >/dev/null 2>&1 || continue
+	name=$(basename "$f" .env)
+	if ! "$ZEALOT" emit unit "$f" >"units/$name.service" 2>"units/$name.err"; then
+		refused_emit=$((refused_emit + 1))
+		# only a USER that cannot be a User= line is refused, and check refuses it too
+		grep -q "USER is not a user name" "units/$name.err" ||
+			echo "not ok - $name: emit unit refused: $(cat "units/$name.err")"
+		jq -e '[.findings[] | select(.key == "USER" and .law == "C02")] | length > 0' "$f.json" >/dev/null ||
+			echo "not ok - $name: emit unit refuses USER, check does not"
+		continue
+	fi
+	emitted=$((emitted + 1))
+	i=$((i + 1))
+	cp "units/$name.service" "units/zlef$i.service"
+	if systemd-analyze verify "units/zlef$i.service" >"units/$name.verify" 2>&1 &&
+		! grep -v -e 'Special user nobody configured' "units/$name.verify" | grep -q .; then
+		verified=$((verified + 1))
+	else
+		vbad="$vbad $name"
+		sed "s/^/#   $name: /" "units/$name.verify"
+	fi
+	echo "$name" >"units/zlef$i.name"
+	rs_exec cp "$TMP/units/zlef$i.service" "/run/systemd/system/zlef$i.service"
+done
+check "emit unit: systemd-analyze verify passes every unit ($verified of $emitted)" test "$emitted" -gt 20 -a "$verified" -eq "$emitted"
+rs_exec systemctl daemon-reload
+props() { # UNIT: User, Environment, EnvironmentFiles, ExecStart and the other Exec* as JSON data, one a line
+	rs_exec busctl --json=short get-property org.freedesktop.systemd1 \
+		"/org/freedesktop/systemd1/unit/${1}_2eservice" org.freedesktop.systemd1.Service \
+		User Environment EnvironmentFiles ExecStart ExecCondition ExecStartPre ExecStartPost ExecReload \
+		ExecStop ExecStopPost | jq -c .data
+}
+bad=""
+for n in $(seq 1 "$i"); do
+	name=$(cat "units/zlef$n.name")
+	props "zlef$n" >"units/zlef$n.props"
+	p() { sed -n "${1}p" "units/zlef$n.props"; }
+	want_user=$(jq -r '.keys.USER // ""' "corpus/$name.env.json")
+	got_user=$(p 1 | jq -r .)
+	want_env=$(jq -c '[(.keys.GPU // "" | select(. != "") | "CUDA_VISIBLE_DEVICES=" + .), "ZEALOT_STATE_DIR=/var/lib/zealot"]' "corpus/$name.env.json")
+	got_env=$(p 2)
+	got_files=$(p 3)
+	# (a glob pattern: * ? [ and \ escaped, so it matches the one file)
+	want_files=$(jq -nc --arg f "$(printf '%s' "$TMP/corpus/$name.env" | sed 's/[*?[\\]/\\&/g')" '[[$f, false]]')
+	got_start=$(p 4 | jq -c '[.[] | .[1]]')
+	want_start=$(jq -nc --arg z "$ZEALOT" --arg f "$TMP/corpus/$name.env" '[[$z, "serve", $f]]')
+	others=$(sed -n '5,$p' "units/zlef$n.props" | grep -vFx '[]')
+	if [ "$got_user" = "$want_user" ] && [ "$got_env" = "$want_env" ] && [ "$got_files" = "$want_files" ] &&
+		[ "$got_start" = "$want_start" ] && [ -z "$others" ] && [ "$(wc -l <"units/zlef$n.props")" -eq 10 ]; then
+		loaded=$((loaded + 1))
+	else
+		bad="$bad $name"
+		echo "#   $name: User $got_user (want $want_user); Environment $got_env (want $want_env)"
+		echo "#   $name: EnvironmentFiles $got_files; ExecStart $got_start (want $want_start); other Exec* $others"
+	fi
+done
+check "emit unit: systemd loads exactly what zealot means from every unit ($loaded of $i)" test "$i" -gt 20 -a "$loaded" -eq "$i"
+check "emit unit: a USER that is no user name is refused by emit and by check ($refused_emit)" test "$refused_emit" -ge 1
+run "$ZEALOT" emit unit corpus/gpu-words.env
+check "emit unit: GPU='0 LD_PRELOAD=...' stays one quoted word of Environment=" \
+	grep -qFx 'Environment="CUDA_VISIBLE_DEVICES=0 LD_PRELOAD=/tmp/evil.so"' "$TMP/out"
+run "$ZEALOT" emit unit "$odd"
+check "emit unit: a % in the name is doubled in Description=" out_has "Description=llama-server endpoint odd%%n name[1]* (zealot)"
+check "emit unit: EnvironmentFile= takes the path raw, % doubled, glob bytes escaped" \
+	out_has "EnvironmentFile=$TMP/corpus/odd%%n name\\[1]\\*.env"
+run "$ZEALOT" emit unit corpus/repro-percent.env
+check "emit unit: USER=nobody%n is refused (exit 1, names USER)" test "$rc" -eq 1 -a -n "$(grep -F USER "$TMP/err")"
+run "$ZEALOT" emit unit corpus/alias-percent.env --user 'root
+ExecStartPre=/bin/true'
+check "emit unit: --user with a line break is refused (exit 2)" rc_is 2
+pattern=$(printf '%s' "$TMP/$odd" | sed 's/[*?[\\]/\\&/g')
+sd_env "$pattern" odd.env0
+check "emit unit: systemd loads the file through the escaped EnvironmentFile= pattern" grep -qz '^USER=daemon$' odd.env0
+run sd_env "$TMP/$odd" odd-raw.env0
+check "control: the same path unescaped is a glob that misses the file" test "$rc" -ne 0

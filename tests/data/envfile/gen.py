@@ -50,9 +50,16 @@ named = {
     "unknown-key": b"KV_CACHE_TYPE=q8_0\n",
     "path-env": b"PATH=/tmp/evil\n",
     "ld-preload": b"LD_PRELOAD=/tmp/evil.so\n",
+    "gpu-words": b"GPU='0 LD_PRELOAD=/tmp/evil.so'\n",
+    "gpu-percent": b"GPU=0%n\n",
+    "gpu-quote": b"GPU='0\" \"LD_PRELOAD=/tmp/evil.so'\n",
+    "user-words": b"USER='nobody ExecStartPre=/bin/true'\n",
+    "model-semicolon": b"MODEL_FILE='/tmp/a b/m.gguf ; /bin/touch /tmp/pwned'\n",
+    "model-quotes": b"MODEL_FILE='/tmp/q\"x\\y%i:z/m.gguf'\nMMPROJ_FILE=\"/home/p r/%h.gguf\"\n",
+    "alias-percent": b"ALIAS=%n%i%%\nUSER=daemon\n",
 }
 
-good_keys = ["ALIAS", "USER", "EXTRA_ARGS", "OVERRIDE_TENSOR", "CPU_FEATURES", "TENSOR_SPLIT",
+good_keys = ["ALIAS", "USER", "GPU", "MODEL_FILE", "EXTRA_ARGS", "OVERRIDE_TENSOR", "CPU_FEATURES", "TENSOR_SPLIT",
              "RPC", "HOST", "COMPACTION_HUB", "MODEL_URL", "DEVICE", "BIND_ADDR"]
 bad_keys = ["LD_PRELOAD", "export ALIAS", "AL IAS", "9X", "A-B", "", "LLAMA_ARG_MODEL"]
 words = [b"a", b"b c", b"x=y", b"%n", b"$HOME", b"`id`", b"#h", b";s", b"\xc3\xa9", b"-x",
