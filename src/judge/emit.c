@@ -134,14 +134,18 @@ static void add_bind(char ***v, size_t *n, const char *dir)
 
 /* The directories to bind: each payload's, the runtime's (its shared
  * libraries sit next to it in a llama.cpp build), the API key file's, the
- * zealot binary's; and where a path is a symlink, its target's as well. */
-static size_t bind_dirs(const struct endpoint *ep, const char *zealot, char ***out)
+ * zealot binary's, and the endpoint file itself (serve reads it inside the
+ * sandbox);
+ * and where a path is a symlink, its target's as well. */
+static size_t bind_dirs(const struct endpoint *ep, const char *zealot, const char *endpoint, char ***out)
 {
 	static const char *const keys[] = {"MODEL_FILE", "MMPROJ_FILE", "LORA_FILE", "API_KEY_FILE", "RUNTIME"};
 	char **v = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i <= ARRAY_SIZE(keys); i++) {
-		char *path = i < ARRAY_SIZE(keys) ? endpoint_path(ep, keys[i]) : xstrdup(zealot);
+	for (size_t i = 0; i <= ARRAY_SIZE(keys) + 1; i++) {
+		char *path = i < ARRAY_SIZE(keys)    ? endpoint_path(ep, keys[i])
+			     : i == ARRAY_SIZE(keys) ? xstrdup(zealot)
+						     : xstrdup(endpoint);
 		if (!path || !strchr(path, '/')) { /* a bare RUNTIME name is found in PATH */
 			free(path);
 			continue;
@@ -160,7 +164,8 @@ static size_t bind_dirs(const struct endpoint *ep, const char *zealot, char ***o
 				continue;
 			char *dir = xstrdup(cands[c]);
 			char *slash = strrchr(dir, '/');
-			if (slash && slash != dir)
+			/* the endpoint file itself, not its directory */
+			if (slash && slash != dir && i <= ARRAY_SIZE(keys))
 				*slash = '\0';
 			char *rdir = realpath(dir, NULL); /* "a/./b/.." -> "a" */
 			const char *d = rdir ? rdir : dir;
@@ -212,7 +217,10 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		quote_unit_raw(&b, user);
 		sb_addc(&b, '\n');
 	}
-	sb_adds(&b, "EnvironmentFile=");
+	/* "-": a missing or unreadable endpoint file is serve's refusal (78,
+	 * RestartPreventExitStatus=), not a failure to spawn that Restart=
+	 * would repeat every RestartSec= */
+	sb_adds(&b, "EnvironmentFile=-");
 	unit_env_file(&b, endpoint);
 	const char *card = endpoint_value(ep, "GPU");
 	if (card && *card) {
@@ -252,7 +260,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "PrivateTmp=yes\n"
 		    "PrivateMounts=yes\n");
 	char **dirs = NULL;
-	size_t n_dirs = bind_dirs(ep, zealot, &dirs);
+	size_t n_dirs = bind_dirs(ep, zealot, endpoint, &dirs);
 	if (n_dirs) {
 		sb_adds(&b, "# the payloads, runtime and binaries the sandbox would hide, read-only\n"
 			    "BindReadOnlyPaths=");

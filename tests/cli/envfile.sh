@@ -151,7 +151,7 @@ for n in $(seq 1 "$i"); do
 	got_env=$(p 2)
 	got_files=$(p 3)
 	# (a glob pattern: * ? [ and \ escaped, so it matches the one file)
-	want_files=$(jq -nc --arg f "$(printf '%s' "$TMP/corpus/$name.env" | sed 's/[*?[\\]/\\&/g')" '[[$f, false]]')
+	want_files=$(jq -nc --arg f "$(printf '%s' "$TMP/corpus/$name.env" | sed 's/[*?[\\]/\\&/g')" '[[$f, true]]')
 	got_start=$(p 4 | jq -c '[.[] | .[1]]')
 	want_start=$(jq -nc --arg z "$ZEALOT" --arg f "$TMP/corpus/$name.env" '[[$z, "serve", $f]]')
 	others=$(sed -n '5,$p' "units/zlef$n.props" | grep -vFx '[]')
@@ -172,7 +172,7 @@ check "emit unit: GPU='0 LD_PRELOAD=...' stays one quoted word of Environment=" 
 run "$ZEALOT" emit unit "$odd"
 check "emit unit: a % in the name is doubled in Description=" out_has "Description=llama-server endpoint odd%%n name[1]* (zealot)"
 check "emit unit: EnvironmentFile= takes the path raw, % doubled, glob bytes escaped" \
-	out_has "EnvironmentFile=$TMP/corpus/odd%%n name\\[1]\\*.env"
+	out_has "EnvironmentFile=-$TMP/corpus/odd%%n name\\[1]\\*.env"
 run "$ZEALOT" emit unit corpus/repro-percent.env
 check "emit unit: USER=nobody%n is refused (exit 1, names USER)" test "$rc" -eq 1 -a -n "$(grep -F USER "$TMP/err")"
 run "$ZEALOT" emit unit corpus/alias-percent.env --user 'root
@@ -183,3 +183,37 @@ sd_env "$pattern" odd.env0
 check "emit unit: systemd loads the file through the escaped EnvironmentFile= pattern" grep -qz '^USER=daemon$' odd.env0
 run sd_env "$TMP/$odd" odd-raw.env0
 check "control: the same path unescaped is a glob that misses the file" test "$rc" -ne 0
+
+# serve under the emitted unit: an endpoint file that is gone, or one the
+# gates refuse, ends the unit with 78 and no restart (C03), never a loop
+# (the plain build runs there: a sanitizer's leak check would need ptrace,
+# which the unit's system call filter denies)
+UNIT_ZEALOT=$ROOT/zealot
+mkdir serve
+printf 'RUNTIME=/bin/true\nMODEL_FILE=%s/serve/m.gguf\nCTX_SIZE=4096\n' "$TMP" >serve/gone.env
+cp serve/gone.env serve/cr.env
+settled() { # UNIT: wait (bounded) until the unit is neither starting nor running
+	local s n
+	for n in $(seq 1 300); do
+		s=$(rs_exec systemctl show -P ActiveState "$1")
+		case "$s" in activating | active | deactivating | reloading) sleep 0.1 ;; *) return 0 ;; esac
+	done
+	return 1
+}
+for e in gone cr; do
+	"$ZEALOT" emit unit "serve/$e.env" --zealot "$UNIT_ZEALOT" >"serve/zls$e.service"
+	rs_exec cp "$TMP/serve/zls$e.service" /run/systemd/system/
+done
+rm serve/gone.env
+# (emit refuses it, so it changes after the unit is written, as a hand edit would)
+printf 'ALIAS=x\rLD_PRELOAD=/tmp/evil.so\n' >>serve/cr.env
+rs_exec systemctl daemon-reload
+for e in gone cr; do
+	rs_exec systemctl start "zls$e.service" 2>/dev/null
+	settled "zls$e.service"
+	st=$(rs_exec systemctl show -p ExecMainStatus -p Result -p NRestarts -p ActiveState -p SubState "zls$e.service" | sort | tr '\n' ' ')
+	check "serve under the unit, endpoint $e: exit 78, failed, no restart ($st)" \
+		test "$st" = "ActiveState=failed ExecMainStatus=78 NRestarts=0 Result=exit-code SubState=failed "
+done
+rs_exec journalctl -u zlscr.service --no-pager -o cat >serve/cr.journal 2>/dev/null
+check "serve under the unit: the refusal names C10 and the line in the journal" grep -qF "cr.env:4: a CR not followed by LF" serve/cr.journal

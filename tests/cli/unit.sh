@@ -34,8 +34,8 @@ for line in NoNewPrivileges=yes ProtectSystem=strict ProtectHome=tmpfs PrivateTm
 	StateDirectory=zealot "Environment=ZEALOT_STATE_DIR=%S/zealot"; do
 	check "unit: $line" grep -qFx -- "$line" cpu.service
 done
-check "unit: the payload's directory under /tmp and the runtime's are bound back read-only (quoted, '-': optional)" \
-	grep -qFx "BindReadOnlyPaths=-$TMP/p \"-$TMP/runtime dir\"" cpu.service
+check "unit: the payload's directory under /tmp, the runtime's and the endpoint file are bound back read-only (quoted, '-': optional)" \
+	grep -qFx "BindReadOnlyPaths=-$TMP/p \"-$TMP/runtime dir\" -$TMP/cpu.env" cpu.service
 check "unit: cpu profile: no device nodes, no writable code" \
 	test -n "$(grep -Fx PrivateDevices=yes cpu.service)" -a -n "$(grep -Fx MemoryDenyWriteExecute=yes cpu.service)"
 check "unit: loopback bind: IP traffic to this host only" \
