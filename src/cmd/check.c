@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../judge/laws.h"
@@ -63,7 +64,9 @@ static void print_finding(const struct endpoint *ep, const struct finding *f)
 		snprintf(where, sizeof(where), "%s %s", ep->path, f->key);
 	else
 		snprintf(where, sizeof(where), "%s", ep->path);
-	printf("%-7s %s  %s: %s\n", severity_name(f->sev), f->law, where, f->reason);
+	char *reason = redact_text(f->reason);
+	printf("%-7s %s  %s: %s\n", severity_name(f->sev), f->law, where, reason);
+	free(reason);
 	if (f->fix && *f->fix)
 		printf("             fix: %s\n", f->fix);
 }
@@ -124,12 +127,16 @@ int cmd_check(int argc, char **argv)
 		if (json) {
 			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
 					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
-			char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			char *s = redact_text(raw);
+			free(raw);
 			puts(s);
 			free(s);
 			json_decref(o);
 		} else {
-			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, err);
+			char *safe = redact_text(err);
+			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, safe);
+			free(safe);
 		}
 		rc = EXIT_NO;
 		goto done;
@@ -201,7 +208,10 @@ int cmd_check(int argc, char **argv)
 				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
 							       "bytes", (json_int_t)c.remote.bytes)
 						   : json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		/* no secret in the output: a URL's userinfo, a secret's value */
+		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *s = redact_text(raw);
+		free(raw);
 		puts(s);
 		free(s);
 		json_decref(o);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
@@ -48,12 +49,14 @@ static int refuse(const struct endpoint *ep, const char *gate, const struct find
 		const struct finding *f = &fs->v[i];
 		if (f->sev != SEV_ERROR)
 			continue;
+		char *reason = redact_text(f->reason);
 		if (f->key && f->line > 0)
 			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s:%d %s: %s\n", gate, f->law,
-				ep->path, f->line, f->key, f->reason);
+				ep->path, f->line, f->key, reason);
 		else
 			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s: %s\n", gate, f->law, ep->path,
-				f->reason);
+				reason);
+		free(reason);
 	}
 	return SERVE_REFUSED;
 }

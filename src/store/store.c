@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "store.h"
 
@@ -809,7 +810,9 @@ int64_t store_attempt_begin(struct store *st, const char *endpoint, const char *
 		return -1;
 	bind_text(s, 1, endpoint);
 	bind_text(s, 2, kind ? kind : "deploy");
-	bind_text(s, 3, reason);
+	char *safe = redact_text(reason); /* a history row holds no secret */
+	bind_text(s, 3, safe);
+	free(safe);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)getpid());
 	int rc = step_done(st, s, err, "cannot record the attempt");
@@ -830,7 +833,9 @@ int store_attempt_step(struct store *st, int64_t attempt, const char *step, cons
 	bind_text(s, 2, step ? step : "");
 	bind_text(s, 3, status ? status : "ok");
 	sqlite3_bind_double(s, 4, seconds);
-	bind_text(s, 5, detail);
+	char *safe = redact_text(detail); /* a history row holds no secret */
+	bind_text(s, 5, safe);
+	free(safe);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)time(NULL));
 	int rc = step_done(st, s, err, "cannot record the step");
 	sqlite3_finalize(s);

@@ -11,7 +11,7 @@ near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d
 
 # a writer that uses the store the way deploy does (tests/store-fixture.c)
 cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
-	"$ROOT/src/base/util.c" -lsqlite3 -o fixture 2>cc.err
+	"$ROOT/src/base/util.c" "$ROOT/src/base/redact.c" -lsqlite3 -o fixture 2>cc.err
 check "the store fixture builds" test -x fixture
 
 # --- ledger --record and calibration: the bar ---------------------------------
