@@ -26,7 +26,7 @@ int redact_secret_name(const char *name, unsigned long n)
 	static const char *const words[] = {"KEY", "TOKEN", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL"};
 	if (ends_with(name, n, "_FILE") || ends_with(name, n, "-file") || ends_with(name, n, "_PATH"))
 		return 0;
-	if (n == 3 && strncmp(name, "KEY", 3) == 0) /* the placeholder of "KEY=VALUE" */
+	if (n == 3 && strncasecmp(name, "key", 3) == 0) /* a label ("KEY=VALUE", a JSON "key"), not a secret */
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
 		if (has_word(name, n, words[i]))

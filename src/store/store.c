@@ -457,8 +457,11 @@ int store_era_add(struct store *st, struct store_era *e, char **err)
 		goto fail;
 	const char *v[] = {e->endpoint,	       e->endpoint_path, e->env_text,  e->env_sha256, e->pins_json, e->runtime,
 			   e->runtime_version, e->argv_json,	 e->plan_json, e->unit_text,  e->unit_name, e->reason};
+	char *reason = redact_text(e->reason); /* a history row holds no secret */
+	v[11] = reason;
 	for (int i = 0; i < (int)ARRAY_SIZE(v); i++)
 		bind_text(s, i + 1, v[i]);
+	free(reason);
 	sqlite3_bind_int64(s, 13, e->started);
 	rc = step_done(st, s, err, "cannot record the era");
 	sqlite3_finalize(s);

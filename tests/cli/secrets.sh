@@ -36,8 +36,15 @@ check "control: the deploy attempt was recorded" test -s state/zealot.db
 for k in unit prometheus alerts harness; do
 	out "emit-$k" "$ZEALOT" emit "$k" e.env
 done
+# an era recorded the way deploy records it (tests/store-fixture.c): its
+# endpoint text holds the URLs, and history shows its keys
+cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
+	"$ROOT/src/base/util.c" "$ROOT/src/base/redact.c" -lsqlite3 -o fixture 2>cc.err
+"$ZEALOT" plan --no-calibration --json e.env >e.plan.json 2>/dev/null
+./fixture era "$ZEALOT_STATE_DIR" e "$TMP/e.env" e.plan.json 1792224000 "first, api_key=MARKERREASON8" >/dev/null
 out history "$ZEALOT" history e
 out history-json "$ZEALOT" history e --json
+check "control: history shows the era's keys (MMPROJ_URL among them)" grep -qF MMPROJ_URL outs/*-history-json.out
 
 # a process with the secrets audit must not print
 LLAMA_ARG_API_KEY=MARKERENV5 HF_TOKEN=MARKERENV6 python3 -c 'import time; time.sleep(120)' \
@@ -51,8 +58,13 @@ out audit-json "$ZEALOT" audit e.env --pid "$pid" --json
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 check "control: audit read the process (its LLAMA_ARG_API_KEY row is there)" grep -qF LLAMA_ARG_API_KEY outs/*-audit.out
-sqlite3 state/zealot.db .dump >outs/store.dump
-check "control: the store holds the attempt" grep -qF "rotate token=" outs/store.dump
+# (the era's endpoint text is the one row kept as it was installed: rollback
+# restores it byte for byte; every other row, and every output, is redacted)
+sqlite3 state/zealot.db "SELECT * FROM attempts; SELECT * FROM steps; SELECT * FROM boots;
+	SELECT id, endpoint, endpoint_path, env_sha256, pins_json, runtime, runtime_version, argv_json, plan_json,
+	unit_text, unit_name, reason FROM eras;" >outs/store.dump
+check "control: the store holds the attempt and the era" \
+	test -n "$(grep -F "rotate token=" outs/store.dump)" -a -n "$(grep -F "first, api_key=" outs/store.dump)"
 
 leaks=$(grep -rlE 'MARKER[A-Z]*[0-9]' outs/ 2>/dev/null)
 check "no marker secret in any output, JSON, store row or emitted file ($(ls outs | wc -l) files)" test -z "$leaks"
