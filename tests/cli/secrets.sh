@@ -32,6 +32,7 @@ out check "$ZEALOT" check e.env
 out check-json "$ZEALOT" check --json e.env
 out serve "$ZEALOT" serve --dry-run e.env
 out deploy "$ZEALOT" deploy e.env --reason "rotate token=MARKERREASON3 via http://bob:MARKERPW4@example.org/"
+out deploy-json "$ZEALOT" deploy e.env --json --reason "again, password=MARKERREASON9"
 check "control: the deploy attempt was recorded" test -s state/zealot.db
 for k in unit prometheus alerts harness; do
 	out "emit-$k" "$ZEALOT" emit "$k" e.env
