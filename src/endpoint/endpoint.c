@@ -285,16 +285,18 @@ static int take(struct endpoint *ep, const struct envfile *f, const char *path, 
 		ep->e[idx].line = v->line;
 	}
 	if (first) {
-		if (first->kind == ENVFILE_UNTERMINATED) {
-			/* the old parser's words, kept: the key is known here */
-			for (size_t i = 0; i < f->n; i++)
-				if (f->v[i].line == first->line) {
-					errorf(err,
-					       "%s:%d: %s: unterminated quote (law C10: systemd takes the rest of the "
-					       "file as the value)",
-					       path, first->line, printable(f->v[i].key, &tmp));
-					goto out;
-				}
+		if (first->kind == ENVFILE_UNTERMINATED && first->key) {
+			/* the old parser's words, kept */
+			errorf(
+			    err,
+			    "%s:%d: %s: unterminated quote (law C10: systemd takes the rest of the file as the value)",
+			    path, first->line, printable(first->key, &tmp));
+			goto out;
+		}
+		if (first->key) {
+			c10(err, path, first->line, "%s: %s", printable(first->key, &tmp),
+			    envfile_hazard_text(first->kind));
+			goto out;
 		}
 		c10(err, path, first->line, "%s", envfile_hazard_text(first->kind));
 		goto out;

@@ -16,12 +16,18 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t' || is_break(c);
 }
 
-static void hazard(struct envfile *f, enum envfile_hazard_kind k, int line)
+static void hazard_in(struct envfile *f, enum envfile_hazard_kind k, int line, const char *key, size_t kn)
 {
 	f->h = xreallocarray(f->h, f->n_h + 1, sizeof(*f->h));
 	f->h[f->n_h].kind = k;
 	f->h[f->n_h].line = line;
+	f->h[f->n_h].key = key ? xstrndup(key, kn) : NULL;
 	f->n_h++;
+}
+
+static void hazard(struct envfile *f, enum envfile_hazard_kind k, int line)
+{
+	hazard_in(f, k, line, NULL, 0);
 }
 
 enum state {
@@ -82,8 +88,10 @@ void envfile_read(const char *buf, size_t len, struct envfile *out)
 	}
 	for (size_t i = 0; i < n; i++) {
 		char c = buf[i];
-		if (c == '\r' && i + 1 < n && buf[i + 1] != '\n')
-			hazard(out, ENVFILE_BARE_CR, line);
+		if (c == '\r' && i + 1 < n && buf[i + 1] != '\n') {
+			int in_value = st != BEFORE_KEY && st != IN_KEY && st != IN_COMMENT && st != COMMENT_BACKSLASH;
+			hazard_in(out, ENVFILE_BARE_CR, line, in_value ? r.key.s : NULL, r.key_keep);
+		}
 		switch (st) {
 		case BEFORE_KEY:
 			if (c == '#' || c == ';') {
@@ -117,16 +125,16 @@ void envfile_read(const char *buf, size_t len, struct envfile *out)
 				st = BEFORE_KEY;
 			} else if (c == '\'' || c == '"') {
 				if (closed_quote)
-					hazard(out, ENVFILE_AFTER_QUOTE, line);
+					hazard_in(out, ENVFILE_AFTER_QUOTE, line, r.key.s, r.key_keep);
 				st = c == '\'' ? IN_SINGLE : IN_DOUBLE;
 				quote_line = line;
 			} else if (c == '\\') {
 				if (closed_quote)
-					hazard(out, ENVFILE_AFTER_QUOTE, line);
+					hazard_in(out, ENVFILE_AFTER_QUOTE, line, r.key.s, r.key_keep);
 				st = VALUE_BACKSLASH;
 			} else if (c != ' ' && c != '\t') {
 				if (closed_quote)
-					hazard(out, ENVFILE_AFTER_QUOTE, line);
+					hazard_in(out, ENVFILE_AFTER_QUOTE, line, r.key.s, r.key_keep);
 				st = IN_VALUE;
 				/* what a quote left stays, blanks or not */
 				r.value_keep = r.value.len;
@@ -145,7 +153,7 @@ void envfile_read(const char *buf, size_t len, struct envfile *out)
 			break;
 		case VALUE_BACKSLASH:
 			if (!is_break(c)) {
-				hazard(out, ENVFILE_BACKSLASH, line);
+				hazard_in(out, ENVFILE_BACKSLASH, line, r.key.s, r.key_keep);
 				value_byte(&r, c, 1);
 			} else {
 				/* a continuation keeps what came before it */
@@ -199,7 +207,7 @@ void envfile_read(const char *buf, size_t len, struct envfile *out)
 	case IN_SINGLE:
 	case IN_DOUBLE:
 	case DOUBLE_BACKSLASH:
-		hazard(out, ENVFILE_UNTERMINATED, quote_line);
+		hazard_in(out, ENVFILE_UNTERMINATED, quote_line, r.key.s, r.key_keep);
 		push(&r, 0);
 		break;
 	case IN_VALUE: push(&r, 1); break;
@@ -218,6 +226,8 @@ void envfile_release(struct envfile *f)
 		free(f->v[i].value);
 	}
 	free(f->v);
+	for (size_t i = 0; i < f->n_h; i++)
+		free(f->h[i].key);
 	free(f->h);
 	memset(f, 0, sizeof(*f));
 }

@@ -54,6 +54,7 @@ enum envfile_hazard_kind {
 struct envfile_hazard {
 	enum envfile_hazard_kind kind;
 	int line;
+	char *key; /* the key whose value holds it, or NULL */
 };
 
 struct envfile {

@@ -72,12 +72,12 @@ c10() { # NAME LINE TEXT
 		test "$(jq -r '.findings[0].law' "corpus/$1.env.json")" = C10 -a \
 		-n "$(jq -r '.findings[0].reason' "corpus/$1.env.json" | grep -F "$1.env:$2: " | grep -F "$3")"
 }
-c10 repro-bare-cr 1 "a CR not followed by LF"
+c10 repro-bare-cr 1 "ALIAS: a CR not followed by LF"
 c10 repro-user-newline 1 "USER: the value holds control byte 0x0a"
 c10 repro-gpu-newline 1 "GPU: the value holds control byte 0x0a"
 c10 nul 1 "a NUL byte"
 c10 comment-backslash 1 "systemd 252 reads the next line as comment too"
-c10 unquoted-backslash 1 "a backslash outside quotes"
+c10 unquoted-backslash 1 "OVERRIDE_TENSOR: a backslash outside quotes"
 c10 export 1 "'export ALIAS' is not a variable name"
 c10 bad-utf8-value 1 "not valid UTF-8"
 c10 no-equals 1 "a line without '='"
@@ -216,4 +216,4 @@ for e in gone cr; do
 		test "$st" = "ActiveState=failed ExecMainStatus=78 NRestarts=0 Result=exit-code SubState=failed "
 done
 rs_exec journalctl -u zlscr.service --no-pager -o cat >serve/cr.journal 2>/dev/null
-check "serve under the unit: the refusal names C10 and the line in the journal" grep -qF "cr.env:4: a CR not followed by LF" serve/cr.journal
+check "serve under the unit: the refusal names C10 and the line in the journal" grep -qF "cr.env:4: ALIAS: a CR not followed by LF" serve/cr.journal

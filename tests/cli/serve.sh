@@ -84,7 +84,7 @@ run "$ZEALOT" serve dir.env
 check "unreadable endpoint (a directory): refused with 78" rc_is 78
 { good; printf 'ALIAS=x\rLD_PRELOAD=/tmp/evil.so\n'; } >cr.env
 refused cr "refused at the laws gate: "
-check "cr: the refusal names law C10 and the line" err_has "cr.env:10: a CR not followed by LF"
+check "cr: the refusal names law C10 and the line" err_has "cr.env:10: ALIAS: a CR not followed by LF"
 run "$ZEALOT" serve --help
 check "--help names the refusal status" out_has "78"
 

@@ -86,11 +86,11 @@ void test_endpoint(void)
 	    {"export MODEL_FILE=x\n",
 	     "'export MODEL_FILE' is not a variable name: systemd's EnvironmentFile= drops it"},
 	    /* law C10: what systemd's EnvironmentFile= reads otherwise */
-	    {"ALIAS=frank\rLD_PRELOAD=/tmp/evil.so\n", "frank.env:1: a CR not followed by LF"},
+	    {"ALIAS=frank\rLD_PRELOAD=/tmp/evil.so\n", "frank.env:1: ALIAS: a CR not followed by LF"},
 	    {"USER=\"nobody\nExecStartPre=/bin/touch /tmp/pwned\"\n",
 	     "frank.env:1: USER: the value holds control byte 0x0a"},
 	    {"# c \\\nMODEL_FILE=x\n", "frank.env:1: a comment ends in a backslash"},
-	    {"ALIAS=a\\.b\n", "frank.env:1: a backslash outside quotes"},
+	    {"ALIAS=a\\.b\n", "frank.env:1: ALIAS: a backslash outside quotes"},
 	    {"NGL=1\nALIAS=\xff\n", "frank.env:2: the value is not valid UTF-8"},
 	    {"ALIAS='a\tb'\n", "control byte 0x09 (a tab)"},
 	    {"NGL=99\nBOGUS_THING_ENTIRELY=1\n", "frank.env:2: unknown key 'BOGUS_THING_ENTIRELY' (law C01"},
