@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../judge/laws.h"
@@ -22,6 +23,7 @@ static const struct cmd_help help = {
 	     "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
 	     "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
 	     "  C09 no flag a key owns in EXTRA_ARGS or LLAMA_ARG_*, no API key in argv\n"
+	     "  C10 the file means one thing to zealot and to systemd's EnvironmentFile=\n"
 	     "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
 	     "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
 	     "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
@@ -69,9 +71,11 @@ static void print_finding(const struct endpoint *ep, const struct finding *f)
 		snprintf(where, sizeof(where), "%s %s", ep->path, f->key);
 	else
 		snprintf(where, sizeof(where), "%s", ep->path);
+	char *reason = redact_text(f->reason);
 	char head[600];
 	snprintf(head, sizeof(head), "%-7s %s  %s: ", severity_name(f->sev), f->law, where);
-	cmd_wrap(stdout, head, 13, f->reason);
+	cmd_wrap(stdout, head, 13, reason);
+	free(reason);
 	if (f->fix && *f->fix)
 		cmd_wrap(stdout, "             fix: ", 18, f->fix);
 }
@@ -136,16 +140,21 @@ int cmd_check(int argc, char **argv)
 		}
 		const char *law = err && strstr(err, "(law C09)")     ? "C09"
 				  : err && strstr(err, "unknown key") ? "C01"
+				  : err && strstr(err, "law C10")     ? "C10"
 								      : "C02";
 		if (json) {
 			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
 					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
-			char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			char *s = redact_text(raw);
+			free(raw);
 			puts(s);
 			free(s);
 			json_decref(o);
 		} else {
-			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, err);
+			char *safe = redact_text(err);
+			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, safe);
+			free(safe);
 		}
 		rc = EXIT_NO;
 		goto done;
@@ -203,6 +212,12 @@ int cmd_check(int argc, char **argv)
 			json_array_append_new(arr, x);
 		}
 		json_object_set_new(o, "findings", arr);
+		/* what the file sets, as zealot (and systemd's EnvironmentFile=, law C10) read it */
+		json_t *kv = json_object();
+		for (size_t i = 0; i < endpoint_n_keys; i++)
+			if (ep->e[i].value && ep->e[i].line > 0)
+				json_object_set_new(kv, ep->e[i].def->name, json_string(ep->e[i].value));
+		json_object_set_new(o, "keys", kv);
 		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
 		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
 		if (have_plan)
@@ -211,7 +226,10 @@ int cmd_check(int argc, char **argv)
 				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
 							       "bytes", (json_int_t)c.remote.bytes)
 						   : json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		/* no secret in the output: a URL's userinfo, a secret's value */
+		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *s = redact_text(raw);
+		free(raw);
 		puts(s);
 		free(s);
 		json_decref(o);

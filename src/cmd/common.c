@@ -1,17 +1,24 @@
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "cmd.h"
 
 int cmd_fail(int code, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("zealot: ", stderr);
+	struct sb b = {0};
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	sb_vaddf(&b, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* no message prints a secret (a URL's password, an API key) */
+	char *safe = redact_text(b.s ? b.s : "");
+	fprintf(stderr, "zealot: %s\n", safe);
+	free(safe);
+	sb_release(&b);
 	return code;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../deploy/deploy.h"
 #include "../live/ledger.h"
@@ -117,8 +118,9 @@ static void on_step(const struct deploy_step *s, void *arg)
 	const struct out *o = arg;
 	if (o->json)
 		return;
-	printf("  %-16s %-7s %8.3f s  %s%s%s\n", s->name, s->status, s->seconds, s->law, s->law[0] ? ": " : "",
-	       after_law(s->law, s->detail));
+	char *detail = redact_text(after_law(s->law, s->detail));
+	printf("  %-16s %-7s %8.3f s  %s%s%s\n", s->name, s->status, s->seconds, s->law, s->law[0] ? ": " : "", detail);
+	free(detail);
 	fflush(stdout);
 }
 
@@ -206,7 +208,9 @@ static void print_json(const struct deploy_result *r)
 	json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
 	json_object_set_new(o, "cause", r->cause ? json_string(r->cause) : json_null());
 	json_object_set_new(o, "host_state", r->host_state ? json_string(r->host_state) : json_null());
-	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *s = redact_text(raw); /* no secret in the output */
+	free(raw);
 	puts(s);
 	free(s);
 	json_decref(o);

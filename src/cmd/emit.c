@@ -8,6 +8,7 @@
 
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/quote.h"
 #include "../fleet/ansible.h"
 #include "../fleet/fleet.h"
 #include "../judge/emit.h"
@@ -293,6 +294,10 @@ int cmd_emit(int argc, char **argv)
 				"emit: '%s' is not unit, prometheus, alerts, harness or grafana (nor ansible, for a "
 				"fleet DIR)",
 				what);
+	if (user && !quote_unit_user_ok(user))
+		return cmd_fail(EXIT_USAGE, "emit: --user: not a user name (letters, digits, . _ -) or a UID");
+	if (zealot && zealot[0] != '/')
+		return cmd_fail(EXIT_USAGE, "emit: --zealot: give the binary's absolute path (law C08)");
 	struct stat st;
 	int dir = stat(file, &st) == 0 && S_ISDIR(st.st_mode);
 	if (dir && kind == 0)
@@ -332,6 +337,14 @@ int cmd_emit(int argc, char **argv)
 		if (!realpath(file, abs)) {
 			rc = EXIT_IO;
 			errorf(&err, "cannot resolve '%s'", file);
+			goto done;
+		}
+		const char *u = user ? user : endpoint_value(ep, "USER");
+		if (u && *u && !quote_unit_user_ok(u)) {
+			rc = EXIT_NO;
+			errorf(&err,
+			       "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
+			       "User= line (law C02)");
 			goto done;
 		}
 		out = emit_unit(ep, zealot, abs, user);

@@ -229,6 +229,15 @@ static const struct law_doc laws[] = {
      "inspect and check hold token_embd and output to {n_embd, n_vocab}, the norms to n_embd, attn_output and "
      "ffn_down to n_embd and every blk.N below block_count, naming the tensor and both shapes.",
      "Re-convert the payload, or fetch one whose tensors match its metadata."},
+    {"C10", "the endpoint file means one thing to zealot and to systemd",
+     "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "
+     "passes a reader that keeps the CR, and the engine starts with LD_PRELOAD set.",
+     "systemd, the shell, ssh and Ansible each read the file their own way; what zealot judged must be what "
+     "systemd sets.",
+     "zealot reads the file with systemd 252's EnvironmentFile= rules and refuses, naming the line, every byte "
+     "sequence that would read differently: a bare CR, a NUL, control bytes, a comment ending in a backslash, an "
+     "unquoted backslash, text after a closing quote, an unterminated quote, invalid UTF-8, a key systemd drops.",
+     "Write the value plainly, or single-quote it ('blk\\.0=CPU'); one key per line."},
     {"C09", "a flag zealot renders is set by its key and nowhere else",
      "EXTRA_ARGS=--model other.gguf (or LLAMA_ARG_MODEL in the environment) serves another payload than the one "
      "check, plan and deploy judged, and --api-key puts the key in /proc/PID/cmdline.",

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../fetch/fetch.h"
@@ -75,7 +76,9 @@ static const char *event_name(enum fetch_event_kind k)
 
 static void emit_json(json_t *o)
 {
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *raw = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *s = redact_text(raw); /* a URL's password never reaches the events */
+	free(raw);
 	puts(s);
 	fflush(stdout);
 	free(s);
@@ -119,8 +122,10 @@ static void on_event(const struct fetch_event *e, void *arg)
 	if (!u->tty)
 		return;
 	if (e->kind == FETCH_EV_RESTART || e->kind == FETCH_EV_RETRY) {
+		char *why = redact_text(e->why ? e->why : "");
 		fprintf(stderr, "%s%s: %s: %s\n", u->shown ? "\n" : "", e->f->kind,
-			e->kind == FETCH_EV_RESTART ? "restart" : "retry", e->why ? e->why : "");
+			e->kind == FETCH_EV_RESTART ? "restart" : "retry", why);
+		free(why);
 		u->shown = 0;
 		return;
 	}

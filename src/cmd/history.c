@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../store/store.h"
 #include "calib.h"
@@ -273,6 +274,24 @@ static void print_text(json_t *out, const char *name, const char *db)
 	}
 }
 
+/* Every string of j through the one redaction (a member's value by its
+ * member's name, so "keys" hide a secret key's value). */
+static void redact_json(json_t *j, const char *name)
+{
+	if (json_is_string(j)) {
+		char *r = redact_value(name, json_string_value(j));
+		json_string_set(j, r);
+		free(r);
+	} else if (json_is_array(j)) {
+		for (size_t i = 0; i < json_array_size(j); i++)
+			redact_json(json_array_get(j, i), NULL);
+	} else if (json_is_object(j)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(j, k, v) redact_json(v, k);
+	}
+}
+
 int cmd_history(int argc, char **argv)
 {
 	int json = 0, rc = EXIT_OK;
@@ -336,6 +355,9 @@ int cmd_history(int argc, char **argv)
 			json_array_append_new(json_object_get(out, "attempts"), attempt_json(&a[i]));
 		store_attempts_free(a, n);
 	}
+	/* the stored endpoint text keeps what rollback restores; what is shown
+	 * holds no secret (a URL's userinfo, a secret's value) */
+	redact_json(out, NULL);
 	if (json) {
 		char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
 		puts(s);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
@@ -38,8 +39,8 @@ static const struct cmd_help help = {
 	     "process (the engine becomes the unit's main process).\n",
     .examples = "  zealot serve --dry-run my.env   (the gates, then the command line)\n"
 		"  zealot serve my.env             (the gates, then the engine in its place)\n",
-    .exits = "the engine's own status once exec'd; 78 a gate refused (the unit\n"
-	     "      does not restart on it); 2 usage; 3 the endpoint file is unreadable",
+    .exits = "the engine's own status once exec'd; 78 a gate refused, or the endpoint\n"
+	     "      file is missing or unreadable (the unit does not restart on it); 2 usage",
     .min_args = 1,
     .max_args = 1,
 };
@@ -50,12 +51,14 @@ static int refuse(const struct endpoint *ep, const char *gate, const struct find
 		const struct finding *f = &fs->v[i];
 		if (f->sev != SEV_ERROR)
 			continue;
+		char *reason = redact_text(f->reason);
 		if (f->key && f->line > 0)
 			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s:%d %s: %s\n", gate, f->law,
-				ep->path, f->line, f->key, f->reason);
+				ep->path, f->line, f->key, reason);
 		else
 			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s: %s\n", gate, f->law, ep->path,
-				f->reason);
+				reason);
+		free(reason);
 	}
 	return SERVE_REFUSED;
 }
@@ -149,11 +152,14 @@ int cmd_serve(int argc, char **argv)
 	struct endpoint *ep = endpoint_load(args.v[0], &err);
 	opt_args_release(&args); /* the array; its strings are argv's */
 	if (!ep) {
+		/* an endpoint that does not parse is a refusal (C01, C10), and so
+		 * is one that is missing or unreadable: a restart cannot fix
+		 * either, and under Restart= an exit 3 would be a crash loop (C03) */
 		int io = err && strncmp(err, "cannot", 6) == 0;
-		/* an endpoint that does not parse is a refusal too (C01) */
-		fprintf(stderr, "zealot: serve: %s%s\n", io ? "" : "refused at the laws gate: ", err);
+		fprintf(stderr, "zealot: serve: refused at the %s gate: %s%s\n", io ? "endpoint" : "laws",
+			io ? "C03 " : "", err);
 		free(err);
-		return io ? EXIT_IO : SERVE_REFUSED;
+		return SERVE_REFUSED;
 	}
 	struct findings fs = {0};
 	struct shape_ctx c = {0};

@@ -180,7 +180,9 @@ char *install_env_text(const struct endpoint *ep, const char *src, size_t len)
 		const char *le = nl ? nl : end;
 		size_t n = (size_t)(le - p);
 		lineno++;
-		int continued = n && (p[n - 1] == '\\' || (n > 1 && p[n - 1] == '\r' && p[n - 2] == '\\'));
+		/* (a backslash before CRLF continues nothing: systemd eats the CR,
+		 * the LF ends the value, law C10) */
+		int continued = n && p[n - 1] == '\\';
 		if (skipping) { /* the rest of a rewritten key's continued value: an
 				   empty line keeps every later line's number */
 			skipping = continued;

@@ -1,6 +1,7 @@
 #include "endpoint.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "envfile.h"
+#include "quote.h"
 
 static size_t key_index(const char *name)
 {
@@ -57,55 +60,122 @@ static char *dir_name(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
-static int is_key_start(char c)
+/* A name for an error message: no control byte reaches the terminal. */
+static const char *printable(const char *s, struct sb *tmp)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+	tmp->len = 0;
+	quote_one_line(tmp, s);
+	return tmp->s ? tmp->s : "";
 }
 
-static int is_key_char(char c)
+static int c10(char **err, const char *path, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int c10(char **err, const char *path, int line, const char *fmt, ...)
 {
-	return is_key_start(c) || (c >= '0' && c <= '9');
-}
-
-/* Unquote a value in place semantics; returns allocated string or NULL
- * with *why set. */
-static char *unquote(const char *v, size_t n, const char **why)
-{
-	if (n == 0 || (v[0] != '"' && v[0] != '\''))
-		return xstrndup(v, n);
-	char q = v[0];
 	struct sb b = {0};
-	size_t i;
-	for (i = 1; i < n; i++) {
-		char c = v[i];
-		if (c == q)
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&b, fmt, ap);
+	va_end(ap);
+	errorf(err, "%s:%d: %s (law C10)", path, line, b.s);
+	sb_release(&b);
+	return -1;
+}
+
+/* The first control byte of a value (a line break, a CR, a tab...), or 0:
+ * such a value cannot be written into a unit, a playbook or a log line
+ * safely, whatever systemd makes of it. */
+static unsigned char control_byte(const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return *p;
+	return 0;
+}
+
+/* Every pushed key/value against zealot's reading: the same bytes mean the
+ * same thing to systemd, or the file is refused (law C10). */
+static int take(struct endpoint *ep, const struct envfile *f, const char *path, char **err)
+{
+	struct sb tmp = {0};
+	int rc = -1;
+	/* the hazards first, in line order: each is a place where systemd
+	 * reads the bytes otherwise than a person (or another version) does */
+	const struct envfile_hazard *first = NULL;
+	for (size_t i = 0; i < f->n_h; i++)
+		if (!first || f->h[i].line < first->line)
+			first = &f->h[i];
+	for (size_t i = 0; i < f->n; i++) {
+		const struct envfile_var *v = &f->v[i];
+		if (first && first->line <= v->line)
 			break;
-		if (q == '"' && c == '\\' && i + 1 < n) {
-			char e = v[i + 1];
-			if (e == '"' || e == '\\' || e == '$' || e == '`') {
-				sb_addc(&b, e);
-				i++;
-				continue;
-			}
-			if (e == 'n') {
-				sb_addc(&b, '\n');
-				i++;
-				continue;
-			}
+		if (!*v->key) {
+			errorf(err, "%s:%d: expected KEY=VALUE", path, v->line);
+			goto out;
 		}
-		sb_addc(&b, c);
+		if (!envfile_utf8_valid(v->key) || !envfile_utf8_valid(v->value)) {
+			c10(err, path, v->line,
+			    "%s is not valid UTF-8: systemd's EnvironmentFile= refuses the whole file and the unit "
+			    "does "
+			    "not start",
+			    envfile_utf8_valid(v->key) ? "the value" : "the key");
+			goto out;
+		}
+		if (!envfile_name_valid(v->key)) {
+			c10(err, path, v->line,
+			    "'%s' is not a variable name: systemd's EnvironmentFile= drops it (write KEY=VALUE, one "
+			    "per "
+			    "line)",
+			    printable(v->key, &tmp));
+			goto out;
+		}
+		size_t idx = key_index(v->key);
+		if (idx == endpoint_n_keys) {
+			char where[512];
+			snprintf(where, sizeof(where), "%s:%d: ", path, v->line);
+			unknown_key(err, where, v->key);
+			goto out;
+		}
+		if (ep->e[idx].line) {
+			errorf(err, "%s:%d: %s is already set on line %d", path, v->line, v->key, ep->e[idx].line);
+			goto out;
+		}
+		unsigned char cc = control_byte(v->value);
+		if (cc) {
+			c10(err, path, v->line,
+			    "%s: the value holds control byte 0x%02x (%s): it cannot be written into a unit or a log "
+			    "line "
+			    "safely",
+			    v->key, cc,
+			    cc == '\n'	 ? "a line break"
+			    : cc == '\r' ? "a carriage return"
+			    : cc == '\t' ? "a tab"
+					 : "a control character");
+			goto out;
+		}
+		ep->e[idx].value = xstrdup(v->value);
+		ep->e[idx].line = v->line;
 	}
-	if (i >= n) {
-		sb_release(&b);
-		*why = "unterminated quote";
-		return NULL;
+	if (first) {
+		if (first->kind == ENVFILE_UNTERMINATED && first->key) {
+			/* the old parser's words, kept */
+			errorf(
+			    err,
+			    "%s:%d: %s: unterminated quote (law C10: systemd takes the rest of the file as the value)",
+			    path, first->line, printable(first->key, &tmp));
+			goto out;
+		}
+		if (first->key) {
+			c10(err, path, first->line, "%s: %s", printable(first->key, &tmp),
+			    envfile_hazard_text(first->kind));
+			goto out;
+		}
+		c10(err, path, first->line, "%s", envfile_hazard_text(first->kind));
+		goto out;
 	}
-	if (i + 1 != n) {
-		sb_release(&b);
-		*why = "text after the closing quote";
-		return NULL;
-	}
-	return sb_detach(&b);
+	rc = 0;
+out:
+	sb_release(&tmp);
+	return rc;
 }
 
 struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, char **err)
@@ -117,98 +187,15 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 	ep->e = xcalloc(endpoint_n_keys, sizeof(*ep->e));
 	for (size_t i = 0; i < endpoint_n_keys; i++)
 		ep->e[i].def = &endpoint_keys[i];
-
-	const char *p = buf, *end = buf + len;
-	int lineno = 0;
-	struct sb logical = {0};
-	int start_line = 0;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		lineno++;
-		size_t n = (size_t)(le - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (memchr(p, '\0', n)) {
-			errorf(err, "%s:%d: NUL byte in line", path, lineno);
-			goto fail;
-		}
-		if (!logical.len)
-			start_line = lineno;
-		/* continuation: a trailing backslash joins the next line */
-		if (n && p[n - 1] == '\\') {
-			sb_add(&logical, p, n - 1);
-			p = nl ? nl + 1 : end;
-			if (p < end)
-				continue;
-		} else {
-			sb_add(&logical, p, n);
-			p = nl ? nl + 1 : end;
-		}
-		const char *s = logical.s ? logical.s : "";
-		size_t sl = logical.len;
-		while (sl && (*s == ' ' || *s == '\t')) {
-			s++;
-			sl--;
-		}
-		while (sl && (s[sl - 1] == ' ' || s[sl - 1] == '\t'))
-			sl--;
-		if (sl == 0 || *s == '#' || *s == ';') {
-			logical.len = 0;
-			continue;
-		}
-		if (!is_key_start(*s)) {
-			errorf(err, "%s:%d: expected KEY=VALUE", path, start_line);
-			goto fail;
-		}
-		size_t kn = 0;
-		while (kn < sl && is_key_char(s[kn]))
-			kn++;
-		size_t eq = kn;
-		while (eq < sl && (s[eq] == ' ' || s[eq] == '\t'))
-			eq++;
-		if (eq >= sl || s[eq] != '=') {
-			errorf(err, "%s:%d: expected '=' after '%.*s'", path, start_line, (int)kn, s);
-			goto fail;
-		}
-		char *key = xstrndup(s, kn);
-		const char *v = s + eq + 1;
-		size_t vn = sl - eq - 1;
-		while (vn && (*v == ' ' || *v == '\t')) {
-			v++;
-			vn--;
-		}
-		size_t idx = key_index(key);
-		if (idx == endpoint_n_keys) {
-			char where[512];
-			snprintf(where, sizeof(where), "%s:%d: ", path, start_line);
-			unknown_key(err, where, key);
-			free(key);
-			goto fail;
-		}
-		if (ep->e[idx].line) {
-			errorf(err, "%s:%d: %s is already set on line %d", path, start_line, key, ep->e[idx].line);
-			free(key);
-			goto fail;
-		}
-		const char *why = NULL;
-		char *value = unquote(v, vn, &why);
-		if (!value) {
-			errorf(err, "%s:%d: %s: %s", path, start_line, key, why);
-			free(key);
-			goto fail;
-		}
-		ep->e[idx].value = value;
-		ep->e[idx].line = start_line;
-		free(key);
-		logical.len = 0;
+	struct envfile f;
+	envfile_read(buf, len, &f);
+	int rc = take(ep, &f, path, err);
+	envfile_release(&f);
+	if (rc) {
+		endpoint_free(ep);
+		return NULL;
 	}
-	sb_release(&logical);
 	return ep;
-fail:
-	sb_release(&logical);
-	endpoint_free(ep);
-	return NULL;
 }
 
 /* Endpoint files are small; a cap keeps a wrong path (a payload, /dev/zero)
@@ -267,6 +254,15 @@ int endpoint_set(struct endpoint *ep, const char *kv, char **err)
 	size_t idx = key_index(key);
 	if (idx == K__COUNT) {
 		unknown_key(err, "--set: ", key);
+		free(key);
+		return -1;
+	}
+	unsigned char cc = control_byte(eq + 1);
+	if (cc) {
+		errorf(err,
+		       "--set %s: the value holds control byte 0x%02x: it cannot be written into a unit or a log "
+		       "line safely (law C10)",
+		       key, cc);
 		free(key);
 		return -1;
 	}

@@ -1,5 +1,7 @@
 #include "quote.h"
 
+#include <string.h>
+
 void quote_shell(struct sb *out, const char *s)
 {
 	sb_addc(out, '\'');
@@ -16,4 +18,38 @@ void quote_one_line(struct sb *out, const char *s)
 {
 	for (const char *p = s; *p; p++)
 		sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+}
+
+void quote_unit_raw(struct sb *out, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		if (*p == '%')
+			sb_adds(out, "%%");
+		else
+			sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	}
+}
+
+void quote_unit_word(struct sb *out, const char *prefix, const char *s)
+{
+	int quote = !*s || strpbrk(s, " \t\"'\\;:") != NULL;
+	if (quote)
+		sb_addc(out, '"');
+	quote_unit_raw(out, prefix);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sb_addc(out, '\\');
+		if (*p == '%')
+			sb_adds(out, "%%");
+		else
+			sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	}
+	if (quote)
+		sb_addc(out, '"');
+}
+
+int quote_unit_user_ok(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+	return *s && !s[n] && n <= 32 && s[0] != '-' && s[0] != '.';
 }

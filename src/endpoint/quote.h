@@ -14,4 +14,21 @@ void quote_shell(struct sb *out, const char *s);
  * becomes '?'. */
 void quote_one_line(struct sb *out, const char *s);
 
+/* Append s as a unit file's raw value (User=, Description=,
+ * EnvironmentFile=: systemd unquotes none of them): `%` doubled (a
+ * specifier otherwise, systemd.unit(5)), every control byte '?', so the
+ * value never starts a line. */
+void quote_unit_raw(struct sb *out, const char *s);
+
+/* Append prefix and s as one word of a unit's word list (ExecStart=,
+ * Environment=, BindReadOnlyPaths=, systemd.syntax(7)): `%` doubled; when
+ * s is empty or holds a blank, a quote, a backslash, ';' or ':', the word
+ * is double-quoted with " and \ escaped; a control byte becomes '?'. The
+ * prefix ("-", "VAR=") is written as it is, inside the quotes. */
+void quote_unit_word(struct sb *out, const char *prefix, const char *s);
+
+/* Whether s can be a unit's User= line as it stands: a user name (letters,
+ * digits, . _ -, not starting with - or ., at most 32 bytes) or a UID. */
+int quote_unit_user_ok(const char *s);
+
 #endif

@@ -84,24 +84,26 @@ static void yaml_summary(struct sb *b, const char *name, const char *text)
 	sb_release(&t);
 }
 
-/* A path in a unit file: `%` is a specifier (doubled), and a path with
- * blanks, quotes or backslashes is double-quoted with C escapes. */
+/* A path as one word of a unit's word list (ExecStart=, BindReadOnlyPaths=):
+ * `%` doubled, quoted when it holds blanks, quotes, backslashes, ';' or ':'
+ * (quote_unit_word). */
 static void unit_path(struct sb *b, const char *prefix, const char *path)
 {
-	int quote = strpbrk(path, " \t\"\\'") != NULL;
-	if (quote)
-		sb_addc(b, '"');
-	sb_adds(b, prefix);
-	for (const char *p = path; *p; p++) {
-		if (*p == '%')
-			sb_adds(b, "%%");
-		else if (quote && (*p == '"' || *p == '\\'))
-			sb_addf(b, "\\%c", *p);
-		else
-			sb_addc(b, *p);
+	quote_unit_word(b, prefix, path);
+}
+
+/* EnvironmentFile= takes its path raw (no quotes) and globs it: `%`
+ * doubled, a glob byte (* ? [) or a backslash escaped with a backslash. */
+static void unit_env_file(struct sb *b, const char *path)
+{
+	struct sb raw = {0};
+	quote_unit_raw(&raw, path);
+	for (const char *p = raw.s ? raw.s : ""; *p; p++) {
+		if (strchr("*?[\\", *p))
+			sb_addc(b, '\\');
+		sb_addc(b, *p);
 	}
-	if (quote)
-		sb_addc(b, '"');
+	sb_release(&raw);
 }
 
 /* The sandbox hides /home, /root and /run/user (ProtectHome=tmpfs) and
@@ -132,14 +134,18 @@ static void add_bind(char ***v, size_t *n, const char *dir)
 
 /* The directories to bind: each payload's, the runtime's (its shared
  * libraries sit next to it in a llama.cpp build), the API key file's, the
- * zealot binary's; and where a path is a symlink, its target's as well. */
-static size_t bind_dirs(const struct endpoint *ep, const char *zealot, char ***out)
+ * zealot binary's, and the endpoint file itself (serve reads it inside the
+ * sandbox);
+ * and where a path is a symlink, its target's as well. */
+static size_t bind_dirs(const struct endpoint *ep, const char *zealot, const char *endpoint, char ***out)
 {
 	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE, K_RUNTIME};
 	char **v = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i <= ARRAY_SIZE(keys); i++) {
-		char *path = i < ARRAY_SIZE(keys) ? endpoint_path(ep, keys[i]) : xstrdup(zealot);
+	for (size_t i = 0; i <= ARRAY_SIZE(keys) + 1; i++) {
+		char *path = i < ARRAY_SIZE(keys)    ? endpoint_path(ep, keys[i])
+			     : i == ARRAY_SIZE(keys) ? xstrdup(zealot)
+						     : xstrdup(endpoint);
 		if (!path || !strchr(path, '/')) { /* a bare RUNTIME name is found in PATH */
 			free(path);
 			continue;
@@ -158,7 +164,8 @@ static size_t bind_dirs(const struct endpoint *ep, const char *zealot, char ***o
 				continue;
 			char *dir = xstrdup(cands[c]);
 			char *slash = strrchr(dir, '/');
-			if (slash && slash != dir)
+			/* the endpoint file itself, not its directory */
+			if (slash && slash != dir && i <= ARRAY_SIZE(keys))
 				*slash = '\0';
 			char *rdir = realpath(dir, NULL); /* "a/./b/.." -> "a" */
 			const char *d = rdir ? rdir : dir;
@@ -185,8 +192,12 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 	free(perr);
 	const struct device *dev = device_find(endpoint_value(ep, K_DEVICE) ? endpoint_value(ep, K_DEVICE) : "cpu");
 	int gpu = dev && dev->backend != DEVICE_CPU;
-	struct sb tmp = {0};
+	/* every value below is written so that it cannot start a line or
+	 * expand a specifier (systemd.syntax(7)); the parser (law C10) has
+	 * already refused a control byte in any endpoint value */
+	struct sb tmp = {0}, tmp2 = {0}, desc = {0};
 	const char *safe = one_line(ep->name, &tmp);
+	quote_unit_raw(&desc, safe);
 	sb_addf(&b,
 		"# %s.service - emitted by zealot from %s\n"
 		"# The engine is the main process: zealot serve gates, then execs it.\n"
@@ -197,18 +208,26 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		"\n"
 		"[Service]\n"
 		"Type=exec\n",
-		safe, endpoint, safe);
+		safe, one_line(endpoint, &tmp2), desc.s);
 	sb_release(&tmp);
-	if (user && *user)
-		sb_addf(&b, "User=%s\n", user);
-	sb_adds(&b, "EnvironmentFile=");
-	unit_path(&b, "", endpoint);
+	sb_release(&tmp2);
+	sb_release(&desc);
+	if (user && *user) {
+		sb_adds(&b, "User=");
+		quote_unit_raw(&b, user);
+		sb_addc(&b, '\n');
+	}
+	/* "-": a missing or unreadable endpoint file is serve's refusal (78,
+	 * RestartPreventExitStatus=), not a failure to spawn that Restart=
+	 * would repeat every RestartSec= */
+	sb_adds(&b, "EnvironmentFile=-");
+	unit_env_file(&b, endpoint);
 	const char *card = endpoint_value(ep, K_GPU);
-	if (card && *card)
-		sb_addf(&b,
-			"\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
-			"Environment=CUDA_VISIBLE_DEVICES=%s",
-			card);
+	if (card && *card) {
+		sb_adds(&b, "\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
+			    "Environment=");
+		quote_unit_word(&b, "CUDA_VISIBLE_DEVICES=", card);
+	}
 	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
 		    "StateDirectory=zealot\n"
 		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"
@@ -241,7 +260,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "PrivateTmp=yes\n"
 		    "PrivateMounts=yes\n");
 	char **dirs = NULL;
-	size_t n_dirs = bind_dirs(ep, zealot, &dirs);
+	size_t n_dirs = bind_dirs(ep, zealot, endpoint, &dirs);
 	if (n_dirs) {
 		sb_adds(&b, "# the payloads, runtime and binaries the sandbox would hide, read-only\n"
 			    "BindReadOnlyPaths=");

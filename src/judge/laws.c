@@ -11,6 +11,7 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/host.h"
+#include "../endpoint/quote.h"
 #include "../payload/archs.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
@@ -181,6 +182,19 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 		add(out, "C02", SEV_WARNING, ep, K_GPU, "set DEVICE to the card's profile, or remove GPU",
 		    "GPU=%llu on DEVICE=cpu: the engine uses no card, and the plan prices none",
 		    (unsigned long long)gpu);
+}
+
+/* C02: USER becomes the unit's User= line, which takes a user name or a
+ * UID and nothing else (no quoting, no second word). */
+static void law_user(const struct endpoint *ep, struct findings *out)
+{
+	const char *u = val(ep, K_USER);
+	if (!u || !*u)
+		return;
+	if (!quote_unit_user_ok(u))
+		add(out, "C02", SEV_ERROR, ep, K_USER,
+		    "name a user of the serving host (letters, digits, . _ -) or a UID",
+		    "USER '%s' is not a user name: it becomes the unit's User= line", u);
 }
 
 /* C02: the placement keys name devices, buffers, shares and patterns the
@@ -986,6 +1000,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_values(ep, out);
 		law_gated(ep, out);
 		law_fleet(ep, out);
+		law_user(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);
 		law_shape(ep, out);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/redact.h"
 #include "../base/util.h"
 
 static void row(struct audit *a, const char *law, int diverges, const char *what, const char *intended,
@@ -16,9 +17,14 @@ static void row(struct audit *a, const char *law, int diverges, const char *what
 {
 	a->rows = xreallocarray(a->rows, a->n + 1, sizeof(*a->rows));
 	struct audit_row *r = &a->rows[a->n++];
-	r->what = xstrdup(what);
-	r->intended = xstrdup(intended ? intended : "-");
-	r->live = xstrdup(live ? live : "-");
+	/* a row never shows a secret: the value of a flag or variable whose
+	 * name says it holds one (--api-key, env LLAMA_ARG_API_KEY), and URL
+	 * userinfo or NAME=secret anywhere (a drop-in's Environment= line) */
+	const char *sp = strrchr(what, ' ');
+	const char *name = sp ? sp + 1 : what;
+	r->what = redact_text(what);
+	r->intended = redact_value(name, intended ? intended : "-");
+	r->live = redact_value(name, live ? live : "-");
 	r->diverges = diverges;
 	r->law = law;
 	a->divergences += diverges != 0;

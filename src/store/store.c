@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../base/fault.h"
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "store.h"
 
@@ -657,8 +658,11 @@ int store_era_add(struct store *st, struct store_era *e, char **err)
 		goto fail;
 	const char *v[] = {e->endpoint,	       e->endpoint_path, e->env_text,  e->env_sha256, e->pins_json, e->runtime,
 			   e->runtime_version, e->argv_json,	 e->plan_json, e->unit_text,  e->unit_name, e->reason};
+	char *reason = redact_text(e->reason); /* a history row holds no secret */
+	v[11] = reason;
 	for (int i = 0; i < (int)ARRAY_SIZE(v); i++)
 		bind_text(s, i + 1, v[i]);
+	free(reason);
 	sqlite3_bind_int64(s, 13, e->started);
 	rc = step_done(st, s, err, "cannot record the era");
 	sqlite3_finalize(s);
@@ -1010,7 +1014,9 @@ int64_t store_attempt_begin(struct store *st, const char *endpoint, const char *
 		return -1;
 	bind_text(s, 1, endpoint);
 	bind_text(s, 2, kind ? kind : "deploy");
-	bind_text(s, 3, reason);
+	char *safe = redact_text(reason); /* a history row holds no secret */
+	bind_text(s, 3, safe);
+	free(safe);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)time(NULL));
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)getpid());
 	int rc = step_done(st, s, err, "cannot record the attempt");
@@ -1031,7 +1037,9 @@ int store_attempt_step(struct store *st, int64_t attempt, const char *step, cons
 	bind_text(s, 2, step ? step : "");
 	bind_text(s, 3, status ? status : "ok");
 	sqlite3_bind_double(s, 4, seconds);
-	bind_text(s, 5, detail);
+	char *safe = redact_text(detail); /* a history row holds no secret */
+	bind_text(s, 5, safe);
+	free(safe);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)time(NULL));
 	int rc = step_done(st, s, err, "cannot record the step");
 	sqlite3_finalize(s);

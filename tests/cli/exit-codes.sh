@@ -88,7 +88,7 @@ row 0 "emit unit: rendered"                            emit unit ok.env
 row 2 "emit: an invalid endpoint"                      emit unit bad.env
 row 3 "emit: an unreadable file"                       emit unit missing.env
 row 78 "serve --dry-run: a gate refuses"               serve --dry-run law.env
-row 3 "serve: an unreadable endpoint file"             serve --dry-run missing.env
+row 78 "serve: an unreadable endpoint file (C03: no restart)" serve --dry-run missing.env
 row 2 "serve: usage"                                   serve
 row 1 "fetch --verify-only: the file does not match its pins" fetch --verify-only pin.env
 row 3 "fetch: the server cannot be reached"            fetch net.env

@@ -193,7 +193,7 @@ check "check: GPU on DEVICE=cpu is a C02 warning" \
 printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\nGPU=1\n' >gpu.env
 run "$ZEALOT" emit unit gpu.env
 check "emit unit: GPU=1 is the unit's CUDA_VISIBLE_DEVICES=1" test "$rc" -eq 0 -a "$(grep -c '^Environment=CUDA_VISIBLE_DEVICES=1$' "$TMP/out")" -eq 1
-check "emit unit: EnvironmentFile= stays a line of its own beside it" grep -qFx "EnvironmentFile=$TMP/gpu.env" "$TMP/out"
+check "emit unit: EnvironmentFile= stays a line of its own beside it" grep -qFx "EnvironmentFile=-$TMP/gpu.env" "$TMP/out"
 cp "$TMP/out" gpu.service
 if command -v systemd-analyze >/dev/null; then
 	run systemd-analyze verify gpu.service

@@ -75,8 +75,16 @@ run "$ZEALOT" serve --dry-run good.env
 check "--dry-run: prints the argv and does not exec" test "$rc" -eq 0 -a -n "$(grep -Fx -- '--ctx-size' "$TMP/out")"
 run "$ZEALOT" serve
 check "no endpoint: exit 2" rc_is 2
+# a missing or unreadable endpoint file is a refusal a restart cannot fix:
+# 78, never 3, which Restart=on-failure would turn into a loop (C03)
 run "$ZEALOT" serve "$TMP/none.env"
-check "unreadable endpoint: exit 3" rc_is 3
+check "missing endpoint: refused with 78, naming the file" test "$rc" -eq 78 -a -n "$(grep -F "$TMP/none.env" "$TMP/err")"
+mkdir dir.env
+run "$ZEALOT" serve dir.env
+check "unreadable endpoint (a directory): refused with 78" rc_is 78
+{ good; printf 'ALIAS=x\rLD_PRELOAD=/tmp/evil.so\n'; } >cr.env
+refused cr "refused at the laws gate: "
+check "cr: the refusal names law C10 and the line" err_has "cr.env:10: ALIAS: a CR not followed by LF"
 run "$ZEALOT" serve --help
 check "--help names the refusal status" out_has "78"
 
@@ -86,7 +94,7 @@ check "unit: exit 0" rc_is 0
 cp "$TMP/out" good.service
 check "unit: ExecStart is zealot serve on the endpoint" test -n "$(grep -E "^ExecStart=/.*zealot(-san)? serve $TMP/good.env$" good.service)"
 for line in "Restart=on-failure" "RestartSec=10" "TimeoutStopSec=180" "LimitMEMLOCK=infinity" \
-	"RestartPreventExitStatus=78" "EnvironmentFile=$TMP/good.env" "User=dank"; do
+	"RestartPreventExitStatus=78" "EnvironmentFile=-$TMP/good.env" "User=dank"; do
 	check "unit: $line" grep -qFx "$line" good.service
 done
 if command -v systemd-analyze >/dev/null; then

@@ -41,8 +41,9 @@ hidden() { case $1 in /home | /home/* | /root | /root/* | /run/user/* | /tmp/* |
 d_p=$(cd p && pwd -P)
 d_rt=$(cd "runtime dir" && pwd -P)
 d_z=$(cd "zealot bin" && pwd -P)
+d_ep=$(pwd -P)/cpu.env # the endpoint file itself: serve reads it in the sandbox
 want="BindReadOnlyPaths="
-for d in "$d_p" "$d_rt" "$d_z"; do hidden "$d" && want+="$(bound "$d") "; done
+for d in "$d_p" "$d_rt" "$d_z" "$d_ep"; do hidden "$d" && want+="$(bound "$d") "; done
 want=${want% }
 
 run "$ZEALOT" emit unit cpu.env --zealot "$TMP/zealot bin/zealot"
@@ -57,7 +58,7 @@ for line in NoNewPrivileges=yes ProtectSystem=strict ProtectHome=tmpfs PrivateTm
 	StateDirectory=zealot "Environment=ZEALOT_STATE_DIR=%S/zealot"; do
 	check "unit: $line" grep -qFx -- "$line" cpu.service
 done
-check "unit: the payload's, the runtime's and zealot's directories the sandbox hides are bound back read-only (quoted, '-': optional)" \
+check "unit: the payload's, the runtime's and zealot's directories and the endpoint file the sandbox hides are bound back read-only (quoted, '-': optional)" \
 	grep -qFx -- "$want" cpu.service
 echo "# $want"
 # without --zealot the unit names this binary: its directory is bound when

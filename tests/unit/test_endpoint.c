@@ -81,9 +81,18 @@ void test_endpoint(void)
 	    {"CTX_SIZE=1\nCTX_SIZE=2\n", "frank.env:2: CTX_SIZE is already set on line 1"},
 	    {"ALIAS=\"open\n", "frank.env:1: ALIAS: unterminated quote"},
 	    {"ALIAS=\"a\" b\n", "text after the closing quote"},
-	    {"=x\n", "frank.env:1: expected KEY=VALUE"},
-	    {"MODEL_FILE\n", "frank.env:1: expected '=' after 'MODEL_FILE'"},
-	    {"export MODEL_FILE=x\n", "expected '=' after 'export'"},
+	    {"==x\n", "frank.env:1: '=' is not a variable name"},
+	    {"MODEL_FILE\n", "frank.env:1: a line without '='"},
+	    {"export MODEL_FILE=x\n",
+	     "'export MODEL_FILE' is not a variable name: systemd's EnvironmentFile= drops it"},
+	    /* law C10: what systemd's EnvironmentFile= reads otherwise */
+	    {"ALIAS=frank\rLD_PRELOAD=/tmp/evil.so\n", "frank.env:1: ALIAS: a CR not followed by LF"},
+	    {"USER=\"nobody\nExecStartPre=/bin/touch /tmp/pwned\"\n",
+	     "frank.env:1: USER: the value holds control byte 0x0a"},
+	    {"# c \\\nMODEL_FILE=x\n", "frank.env:1: a comment ends in a backslash"},
+	    {"ALIAS=a\\.b\n", "frank.env:1: ALIAS: a backslash outside quotes"},
+	    {"NGL=1\nALIAS=\xff\n", "frank.env:2: the value is not valid UTF-8"},
+	    {"ALIAS='a\tb'\n", "control byte 0x09 (a tab)"},
 	    {"NGL=99\nBOGUS_THING_ENTIRELY=1\n", "frank.env:2: unknown key 'BOGUS_THING_ENTIRELY' (law C01"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -93,6 +102,26 @@ void test_endpoint(void)
 		int c_ = b == NULL && err && strstr(err, bad[i].want);
 		ok(c_, "refused: %s", tap_s(err));
 		endpoint_free(b);
+	}
+	{
+		/* the bytes as systemd reads them: CRLF, a continuation, quotes */
+		free(err);
+		err = NULL;
+		struct endpoint *c =
+		    parse("ALIAS=a b  \r\nEXTRA_ARGS=\"x\\ny\"\nUSER='u\\v'\nMODEL_FILE=m\\\r\nCTX_SIZE=1\n", &err);
+		ok(c && strcmp(endpoint_value(c, "ALIAS"), "a b") == 0 &&
+		       strcmp(endpoint_value(c, "EXTRA_ARGS"), "x\\ny") == 0 &&
+		       strcmp(endpoint_value(c, "USER"), "u\\v") == 0 &&
+		       strcmp(endpoint_value(c, "MODEL_FILE"), "m") == 0 && endpoint_entry(c, "CTX_SIZE")->line == 5,
+		   "systemd's reading: CRLF ends a line, \\n stays two bytes in double quotes, a backslash before "
+		   "CRLF continues nothing (%s)",
+		   tap_s(err));
+		endpoint_free(c);
+		c = parse("ALIAS=x\n", &err);
+		int refused = c && endpoint_set(c, "USER=nobody\nExecStartPre=/bin/true", &err) == -1 &&
+			      strstr(err, "--set USER") && strstr(err, "control byte 0x0a");
+		ok(refused, "--set: a value with a line break is refused naming the key (%s)", tap_s(err));
+		endpoint_free(c);
 	}
 	ep = parse("CTX_SIZE=12k\nPARALLEL=\nKV_UNIFIED=maybe\n", &err);
 	uint64_t v;

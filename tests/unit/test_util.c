@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/redact.h"
 #include "base/util.h"
 #include "tap.h"
 
@@ -162,4 +163,31 @@ void test_util(void)
 	char *err = NULL;
 	ok(errorf(&err, "x %d", 3) == -1 && strcmp(err, "x 3") == 0, "errorf fills and returns -1");
 	free(err);
+
+	/* redact: one function decides what a secret is */
+	static const struct {
+		const char *in, *want;
+	} r[] = {
+	    {"HTTP 404 from https://u:pw@h.example/m.gguf", "HTTP 404 from https://<redacted>@h.example/m.gguf"},
+	    {"http://hf_TOKEN@h/x and ftp://a@b@c/d", "http://<redacted>@h/x and ftp://<redacted>@c/d"},
+	    {"Environment=LLAMA_ARG_API_KEY=sk-1 X=2", "Environment=LLAMA_ARG_API_KEY=<redacted> X=2"},
+	    {"--api-key sk-1 --port 80", "--api-key <redacted> --port 80"},
+	    {"--hf-token=abc --x", "--hf-token=<redacted> --x"},
+	    {"API_KEY_FILE=/k --api-key-file /k", "API_KEY_FILE=/k --api-key-file /k"},
+	    {"expected KEY=VALUE; CACHE_TYPE_K=q8_0", "expected KEY=VALUE; CACHE_TYPE_K=q8_0"},
+	    {"password=hunter2, ok", "password=<redacted>, ok"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(r); i++) {
+		char *got = redact_text(r[i].in);
+		ok(strcmp(got, r[i].want) == 0, "redact: '%s' -> '%s'", r[i].in, got);
+		free(got);
+	}
+	char *v = redact_value("LLAMA_ARG_API_KEY", "sk-1");
+	char *a = redact_value("--api-key", "(absent)");
+	char *url = redact_value("MODEL_URL", "https://a:b@h/m");
+	ok(strcmp(v, REDACT_MARK) == 0 && strcmp(a, "(absent)") == 0 && strcmp(url, "https://<redacted>@h/m") == 0,
+	   "redact: a secret's value, a placeholder kept, a URL's userinfo");
+	free(v);
+	free(a);
+	free(url);
 }
