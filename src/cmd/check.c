@@ -33,9 +33,14 @@ static const struct cmd_help help = {
 	     "  S16 the AMX fault: a build with AMX kernels, REPACK on and weights the AMX\n"
 	     "      buffer takes (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs) die at warm-up\n"
 	     "  A08 the template's effort values\n"
+	     "  R01 the runtime pinned: RUNTIME_SHA256, RUNTIME_MIN_BUILD (its --version)\n"
+	     "  R02 every flag zealot argv renders is in the runtime's --help\n"
 	     "\n"
 	     "S16 reads the runtime's build tree (CMakeCache.txt beside build/bin) and,\n"
-	     "with --boot-log, the system_info line of a boot log of that runtime.\n",
+	     "with --boot-log, the system_info line of a boot log of that runtime.\n"
+	     "R01 and R02 run the runtime (--version, --help) once per binary, cached by\n"
+	     "its SHA-256 under $ZEALOT_STATE_DIR/runtime/, never as root (as USER, else\n"
+	     "nobody) and with an empty environment.\n",
     .exits = "0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file",
     .min_args = 0,
     .max_args = 1,
