@@ -38,9 +38,14 @@ static const struct cmd_help help = {
 	     "  S17 a tensor shape the engine's loader refuses (token_embd/output rows vs\n"
 	     "      the token list, n_embd, blocks past block_count): it never boots\n"
 	     "  A08 the template's effort values\n"
+	     "  R01 the runtime pinned: RUNTIME_SHA256, RUNTIME_MIN_BUILD (its --version)\n"
+	     "  R02 every flag zealot argv renders is in the runtime's --help\n"
 	     "\n"
 	     "S16 reads the runtime's build tree (CMakeCache.txt beside build/bin) and,\n"
-	     "with --boot-log, the system_info line of a boot log of that runtime.\n",
+	     "with --boot-log, the system_info line of a boot log of that runtime.\n"
+	     "R01 and R02 run the runtime (--version, --help) once per binary, cached by\n"
+	     "its SHA-256 under $ZEALOT_STATE_DIR/runtime/, never as root (as USER, else\n"
+	     "nobody) and with an empty environment.\n",
     .examples = "  zealot check my.env\n"
 		"  zealot check my.env --set PARALLEL=4\n"
 		"  zealot check --keys   (every key, its default and opt-out)\n"

@@ -133,6 +133,17 @@ run "$ZEALOT" serve ep.env --dry-run
 check "R01: serve refuses a build below the floor with 78" rc_is 78
 check "no sanitizer report" no_sanitizer
 
+# fetch --pin writes the runtime's pin beside the payload's
+grep -v '^RUNTIME_SHA256=\|^RUNTIME_MIN_BUILD=' ep.env >fp.env
+run "$ZEALOT" fetch fp.env --pin
+sha=$(sha256sum pub/rt/llama-server | cut -d' ' -f1)
+check "fetch --pin: RUNTIME_SHA256 written, the runtime's SHA-256, right after RUNTIME" \
+	test "$rc" -eq 0 -a "$(grep -A1 '^RUNTIME=' fp.env | tail -1)" = "RUNTIME_SHA256=$sha"
+run "$ZEALOT" fetch fp.env --pin
+check "fetch --pin again: the pin is not written twice" test "$rc" -eq 0 -a "$(grep -c '^RUNTIME_SHA256=' fp.env)" = 1
+run "$ZEALOT" check fp.env --json
+check "the pin fetch wrote holds (no R01)" json_is '[.findings[]|select(.law=="R01")]' '[]'
+
 # the runtime in the era: history and diff show a runtime change like a payload change
 store_fixture fixture
 check "the store fixture builds" test -x fixture
