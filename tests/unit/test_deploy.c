@@ -4,13 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../slurp.h"
 #include "base/proc.h"
 #include "base/util.h"
 #include "deploy/cause.h"
 #include "deploy/install.h"
 #include "deploy/systemd.h"
 #include "endpoint/endpoint.h"
-#include "../slurp.h"
 #include "tap.h"
 
 /* Classify a fixture; the law ("" for none) and the term in *term. */

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../slurp.h"
 #include "base/util.h"
 #include "live/ledger.h"
-#include "../slurp.h"
 #include "tap.h"
 
 static int near(double a, double b)
