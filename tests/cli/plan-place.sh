@@ -16,6 +16,7 @@ RPC=127.0.0.1:50061,127.0.0.1:50062
 NGL=5
 TENSOR_SPLIT=1,2
 SLACK_MIB=0
+CPU_FEATURES=avx2
 X
 run "$ZEALOT" plan --json two.env
 check "two servers: fits (exit 0)" rc_is 0
