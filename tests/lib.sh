@@ -41,3 +41,16 @@ err_has() { grep -qF -- "$1" "$TMP/err"; }
 no_sanitizer() { ! grep -qE 'Sanitizer|runtime error:' "$TMP/err"; }
 # json_is FILTER VALUE: jq's compact rendering of FILTER on stdout equals VALUE.
 json_is() { [ "$(jq -c "$1" "$TMP/out" 2>/dev/null)" = "$2" ]; }
+
+# test_cmp NAME EXPECTED ACTUAL: one TAP line, ACTUAL's text equals
+# EXPECTED's (git's test_cmp); else the unified diff, expected first, as
+# the evidence. Expected files live in tests/data/expect/.
+test_cmp() {
+	local d
+	if d=$(diff -u --label expected --label actual "$2" "$3" 2>&1); then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		printf '%s\n' "$d" | sed 's/^/#   /'
+	fi
+}
