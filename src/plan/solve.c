@@ -112,6 +112,20 @@ static int scan(struct solve_ctx *sc, struct plan_shape *s, const struct plan_ex
 	return 0;
 }
 
+/* The window found, and the plan one step up (the refusal that proves it
+ * the largest): 1 when that step is past the top (capped), -1 on error. */
+static int next_step(struct solve_ctx *sc, struct plan_shape *s, const struct plan_extras *x,
+		     const struct cand_limits *l, uint64_t top, uint64_t found, struct solve_window *w, char **err)
+{
+	w->window = found;
+	if (found + STEP > top) {
+		w->capped = 1;
+		return 1;
+	}
+	at_window(s, l, found + STEP);
+	return solve_plan(sc, s, x, &w->next, err) ? -1 : 0;
+}
+
 int solve_window(struct solve_ctx *sc, const struct plan_shape *s0, const struct plan_extras *x,
 		 const struct cand_limits *l, uint64_t floor, struct solve_window *w, char **err)
 {
@@ -183,29 +197,15 @@ int solve_window(struct solve_ctx *sc, const struct plan_shape *s0, const struct
 	}
 	if (!found)
 		return 0;
-	w->window = found;
-	if (found + STEP > top) {
-		w->capped = 1;
-		return 0;
-	}
-	at_window(&s, l, found + STEP);
-	if (solve_plan(sc, &s, x, &w->next, err))
-		return -1;
-	if (w->next.fits && jumped) {
+	int rc = next_step(sc, &s, x, l, top, found, w, err);
+	if (rc == 0 && w->next.fits && jumped) {
 		/* a skipped window fits after all: the pieces misled; scan */
 		sc->fallbacks++;
 		if (scan(sc, &s, x, l, top, floor, &found, p, err))
 			return -1;
-		w->window = found;
-		if (found + STEP > top) {
-			w->capped = 1;
-			return 0;
-		}
-		at_window(&s, l, found + STEP);
-		if (solve_plan(sc, &s, x, &w->next, err))
-			return -1;
+		rc = next_step(sc, &s, x, l, top, found, w, err);
 	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* --- the space ------------------------------------------------------- */
