@@ -77,3 +77,16 @@ store_fixture() {
 	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
 		"$ROOT"/src/base/*.c -lsqlite3 -lpthread -o "$1" 2>"$1.err"
 }
+
+# test_cmp NAME EXPECTED ACTUAL: one TAP line, ACTUAL's text equals
+# EXPECTED's (git's test_cmp); else the unified diff, expected first, as
+# the evidence. Expected files live in tests/data/expect/.
+test_cmp() {
+	local d
+	if d=$(diff -u --label expected --label actual "$2" "$3" 2>&1); then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		printf '%s\n' "$d" | sed 's/^/#   /'
+	fi
+}

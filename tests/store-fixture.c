@@ -20,22 +20,18 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "slurp.h"
 #include "store/store.h"
 
-static char *slurp(const char *path)
+/* the file's text, or exit 3 */
+static char *read_or_die(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	char *s = slurp(path, NULL);
+	if (!s) {
 		fprintf(stderr, "store-fixture: cannot open %s\n", path);
 		exit(3);
 	}
-	struct sb b = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&b, buf, n);
-	fclose(f);
-	return b.s ? sb_detach(&b) : xstrdup("");
+	return s;
 }
 
 static int die(char *err)
@@ -58,8 +54,8 @@ int main(int argc, char **argv)
 		struct store_era e = {0};
 		e.endpoint = argv[3];
 		e.endpoint_path = argv[4];
-		e.env_text = slurp(argv[4]);
-		e.plan_json = slurp(argv[5]);
+		e.env_text = read_or_die(argv[4]);
+		e.plan_json = read_or_die(argv[5]);
 		e.started = strtoll(argv[6], NULL, 10);
 		e.reason = argv[7];
 		e.runtime = "/opt/llama/llama-server";
@@ -85,10 +81,10 @@ int main(int argc, char **argv)
 		b.runtime = "/opt/llama/llama-server";
 		b.runtime_version = "b10777-e3de71522";
 		b.device = "cpu";
-		b.ledger_json = slurp(argv[5]);
+		b.ledger_json = read_or_die(argv[5]);
 		b.plan_json = "{}";
 		b.settled_used_mib = -1;
-		b.probes_json = strcmp(argv[6], "-") ? slurp(argv[6]) : NULL;
+		b.probes_json = strcmp(argv[6], "-") ? read_or_die(argv[6]) : NULL;
 		int rc = store_boot_add(st, &b, &err);
 		free(b.ledger_json);
 		free(b.probes_json);

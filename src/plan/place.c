@@ -80,24 +80,10 @@ static const struct device *entry_profile(const char *e, uint64_t *mib, char **e
 	return d;
 }
 
-int place_devices(const struct place_request *r, const struct device *main, struct placement *pl, char **err)
+/* RPC servers first, in --rpc order (src/llama.cpp: "add RPC servers at
+ * the front of the list to minimize network transfers"); *n_out of them. */
+static int rpc_devices(const struct place_request *r, struct placement *pl, unsigned *n_out, char **err)
 {
-	memset(pl, 0, sizeof(*pl));
-	pl->kv_offload = r->kv_offload;
-	const char *sm = r->split_mode && *r->split_mode ? r->split_mode : "layer";
-	if (strcmp(sm, "layer") == 0)
-		pl->split_mode = PLACE_SPLIT_LAYER;
-	else if (strcmp(sm, "none") == 0)
-		pl->split_mode = PLACE_SPLIT_NONE;
-	else if (strcmp(sm, "row") == 0)
-		pl->split_mode = PLACE_SPLIT_ROW;
-	else if (strcmp(sm, "tensor") == 0)
-		pl->split_mode = PLACE_SPLIT_TENSOR;
-	else
-		return errorf(err, "SPLIT_MODE: '%s' is not one of layer, none, row, tensor", sm);
-
-	/* RPC servers first, in --rpc order (src/llama.cpp: "add RPC servers at
-	 * the front of the list to minimize network transfers") */
 	unsigned n_rpc = 0;
 	if (r->rpc && *r->rpc) {
 		n_rpc = fields(r->rpc, ',', 99, NULL, 0);
@@ -121,6 +107,61 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 				return -1;
 		}
 	}
+	*n_out = n_rpc;
+	return 0;
+}
+
+/* TENSOR_SPLIT: proportions per device; none: by free memory. */
+static int tensor_split(const struct place_request *r, struct placement *pl, char **err)
+{
+	if (r->tensor_split && *r->tensor_split) {
+		unsigned n = 0;
+		const char *p = r->tensor_split;
+		while (*p) {
+			size_t len = strcspn(p, ",/");
+			if (len) {
+				char num[32];
+				if (len >= sizeof(num))
+					return errorf(err, "TENSOR_SPLIT: '%.*s' is not a number", (int)len, p);
+				memcpy(num, p, len);
+				num[len] = '\0';
+				char *end;
+				float v = strtof(num, &end);
+				if (end == num || *end || !(v >= 0))
+					return errorf(err, "TENSOR_SPLIT: '%s' is not a non-negative number", num);
+				if (n >= pl->n_dev)
+					return errorf(err,
+						      "TENSOR_SPLIT: %u or more shares but the engine has %u device%s "
+						      "(RPC servers, then DEVICES)",
+						      n + 1, pl->n_dev, pl->n_dev == 1 ? "" : "s");
+				pl->split[n++] = v;
+			}
+			p += len;
+			p += strspn(p, ",/");
+		}
+	}
+	return 0;
+}
+
+int place_devices(const struct place_request *r, const struct device *main, struct placement *pl, char **err)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->kv_offload = r->kv_offload;
+	const char *sm = r->split_mode && *r->split_mode ? r->split_mode : "layer";
+	if (strcmp(sm, "layer") == 0)
+		pl->split_mode = PLACE_SPLIT_LAYER;
+	else if (strcmp(sm, "none") == 0)
+		pl->split_mode = PLACE_SPLIT_NONE;
+	else if (strcmp(sm, "row") == 0)
+		pl->split_mode = PLACE_SPLIT_ROW;
+	else if (strcmp(sm, "tensor") == 0)
+		pl->split_mode = PLACE_SPLIT_TENSOR;
+	else
+		return errorf(err, "SPLIT_MODE: '%s' is not one of layer, none, row, tensor", sm);
+
+	unsigned n_rpc = 0;
+	if (rpc_devices(r, pl, &n_rpc, err))
+		return -1;
 	pl->n_rpc = n_rpc;
 
 	/* DEVICES: the profiles of every device in the engine's order; else one
@@ -174,34 +215,7 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 	if (pl->split_mode == PLACE_SPLIT_NONE && pl->n_dev > 1)
 		pl->n_dev = 1;
 
-	/* TENSOR_SPLIT: proportions per device; none: by free memory */
-	if (r->tensor_split && *r->tensor_split) {
-		unsigned n = 0;
-		const char *p = r->tensor_split;
-		while (*p) {
-			size_t len = strcspn(p, ",/");
-			if (len) {
-				char num[32];
-				if (len >= sizeof(num))
-					return errorf(err, "TENSOR_SPLIT: '%.*s' is not a number", (int)len, p);
-				memcpy(num, p, len);
-				num[len] = '\0';
-				char *end;
-				float v = strtof(num, &end);
-				if (end == num || *end || !(v >= 0))
-					return errorf(err, "TENSOR_SPLIT: '%s' is not a non-negative number", num);
-				if (n >= pl->n_dev)
-					return errorf(err,
-						      "TENSOR_SPLIT: %u or more shares but the engine has %u device%s "
-						      "(RPC servers, then DEVICES)",
-						      n + 1, pl->n_dev, pl->n_dev == 1 ? "" : "s");
-				pl->split[n++] = v;
-			}
-			p += len;
-			p += strspn(p, ",/");
-		}
-	}
-	return 0;
+	return tensor_split(r, pl, err);
 }
 
 /* Patterns std::regex (ECMAScript) reads differently from POSIX ERE. */

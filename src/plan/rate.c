@@ -67,6 +67,49 @@ static void spread(struct rate *r, const struct plan_buf *b, unsigned n, double 
 	}
 }
 
+/* The devices, as the plan lists them, and their bandwidths. */
+static void rate_devices(struct rate *r, const struct plan *p, const struct placement *pl, const struct rate_opts *o)
+{
+	const struct device *cpu = device_find("cpu");
+	r->host_bw_gbs = o->host_bw_gbs > 0 ? o->host_bw_gbs : cpu ? cpu->bandwidth_gbs : 0;
+	r->n_dev = p->n_devs;
+	for (unsigned i = 0; i < p->n_devs; i++) {
+		struct rate_dev *v = &r->dev[i];
+		snprintf(v->name, sizeof(v->name), "%s", p->devs[i].name);
+		v->profile = p->devs[i].profile;
+		const struct device *d = i < p->n_cards ? pl->dev[i].profile : NULL;
+		v->bandwidth_gbs = d && d->backend == DEVICE_CUDA ? d->bandwidth_gbs : r->host_bw_gbs;
+		if (d && d->backend == DEVICE_RPC && d->bandwidth_gbs)
+			v->bandwidth_gbs = d->bandwidth_gbs;
+	}
+	if (!p->n_cards)
+		r->dev[0].profile = p->device->name;
+}
+
+/* The sums, and the time each device takes. */
+static void rate_sums(struct rate *r)
+{
+	int known = 1;
+	for (unsigned d = 0; d < r->n_dev; d++) {
+		struct rate_dev *v = &r->dev[d];
+		r->weights += v->weights;
+		r->kv += v->kv;
+		r->state += v->state;
+		r->draft += v->draft;
+		v->bytes_per_token = (v->weights + v->kv + v->state + v->draft) / r->tokens_per_step;
+		if (v->bytes_per_token > 0 && v->bandwidth_gbs <= 0)
+			known = 0;
+		else if (v->bytes_per_token > 0)
+			v->ms_per_token = v->bytes_per_token / (v->bandwidth_gbs * 1e6);
+		r->ms_per_token += v->ms_per_token;
+	}
+	r->bytes_per_token = (r->weights + r->kv + r->state + r->draft) / r->tokens_per_step;
+	if (!known)
+		r->ms_per_token = 0;
+	if (r->ms_per_token > 0)
+		r->tps_ceiling = 1000 / r->ms_per_token;
+}
+
 int rate_of(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct plan_extras *x,
 	    const struct plan *p, const struct rate_opts *o, struct rate *r, char **err)
 {
@@ -81,21 +124,7 @@ int rate_of(const struct model *m, const struct gguf *g, const struct plan_shape
 	if (place_make(&rq, p->device, m, &pl, err))
 		return -1;
 
-	/* the devices, as the plan lists them, and their bandwidths */
-	const struct device *cpu = device_find("cpu");
-	r->host_bw_gbs = o->host_bw_gbs > 0 ? o->host_bw_gbs : cpu ? cpu->bandwidth_gbs : 0;
-	r->n_dev = p->n_devs;
-	for (unsigned i = 0; i < p->n_devs; i++) {
-		struct rate_dev *v = &r->dev[i];
-		snprintf(v->name, sizeof(v->name), "%s", p->devs[i].name);
-		v->profile = p->devs[i].profile;
-		const struct device *d = i < p->n_cards ? pl.dev[i].profile : NULL;
-		v->bandwidth_gbs = d && d->backend == DEVICE_CUDA ? d->bandwidth_gbs : r->host_bw_gbs;
-		if (d && d->backend == DEVICE_RPC && d->bandwidth_gbs)
-			v->bandwidth_gbs = d->bandwidth_gbs;
-	}
-	if (!p->n_cards)
-		r->dev[0].profile = p->device->name;
+	rate_devices(r, p, &pl, o);
 
 	/* tokens per step, and the tokens a target step verifies */
 	r->tokens_per_step = 1;
@@ -171,26 +200,7 @@ int rate_of(const struct model *m, const struct gguf *g, const struct plan_shape
 	}
 	place_release(&pl);
 
-	/* the sums, and the time each device takes */
-	int known = 1;
-	for (unsigned d = 0; d < r->n_dev; d++) {
-		struct rate_dev *v = &r->dev[d];
-		r->weights += v->weights;
-		r->kv += v->kv;
-		r->state += v->state;
-		r->draft += v->draft;
-		v->bytes_per_token = (v->weights + v->kv + v->state + v->draft) / r->tokens_per_step;
-		if (v->bytes_per_token > 0 && v->bandwidth_gbs <= 0)
-			known = 0;
-		else if (v->bytes_per_token > 0)
-			v->ms_per_token = v->bytes_per_token / (v->bandwidth_gbs * 1e6);
-		r->ms_per_token += v->ms_per_token;
-	}
-	r->bytes_per_token = (r->weights + r->kv + r->state + r->draft) / r->tokens_per_step;
-	if (!known)
-		r->ms_per_token = 0;
-	if (r->ms_per_token > 0)
-		r->tps_ceiling = 1000 / r->ms_per_token;
+	rate_sums(r);
 	return 0;
 }
 

@@ -112,6 +112,20 @@ static int scan(struct solve_ctx *sc, struct plan_shape *s, const struct plan_ex
 	return 0;
 }
 
+/* The window found, and the plan one step up (the refusal that proves it
+ * the largest): 1 when that step is past the top (capped), -1 on error. */
+static int next_step(struct solve_ctx *sc, struct plan_shape *s, const struct plan_extras *x,
+		     const struct cand_limits *l, uint64_t top, uint64_t found, struct solve_window *w, char **err)
+{
+	w->window = found;
+	if (found + STEP > top) {
+		w->capped = 1;
+		return 1;
+	}
+	at_window(s, l, found + STEP);
+	return solve_plan(sc, s, x, &w->next, err) ? -1 : 0;
+}
+
 int solve_window(struct solve_ctx *sc, const struct plan_shape *s0, const struct plan_extras *x,
 		 const struct cand_limits *l, uint64_t floor, struct solve_window *w, char **err)
 {
@@ -183,29 +197,15 @@ int solve_window(struct solve_ctx *sc, const struct plan_shape *s0, const struct
 	}
 	if (!found)
 		return 0;
-	w->window = found;
-	if (found + STEP > top) {
-		w->capped = 1;
-		return 0;
-	}
-	at_window(&s, l, found + STEP);
-	if (solve_plan(sc, &s, x, &w->next, err))
-		return -1;
-	if (w->next.fits && jumped) {
+	int rc = next_step(sc, &s, x, l, top, found, w, err);
+	if (rc == 0 && w->next.fits && jumped) {
 		/* a skipped window fits after all: the pieces misled; scan */
 		sc->fallbacks++;
 		if (scan(sc, &s, x, l, top, floor, &found, p, err))
 			return -1;
-		w->window = found;
-		if (found + STEP > top) {
-			w->capped = 1;
-			return 0;
-		}
-		at_window(&s, l, found + STEP);
-		if (solve_plan(sc, &s, x, &w->next, err))
-			return -1;
+		rc = next_step(sc, &s, x, l, top, found, w, err);
 	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* --- the space ------------------------------------------------------- */
@@ -638,46 +638,19 @@ static int fewest_moe(struct solve_ctx *sc, const struct solve_opts *o, const st
 	return run_combo(sc, o, base_rate, floor, cb, err);
 }
 
-int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const struct solve_opts *o,
-	      struct solve_result *r, char **err)
+/* The space: the default axes, then --vary's, --fix's narrowing; *total
+ * combinations. */
+static int space(struct solve_ctx *sc, const struct solve_opts *o, struct solve_axis *ax, unsigned *n_out,
+		 size_t *total, char **err)
 {
-	memset(r, 0, sizeof(*r));
-	struct solve_ctx sc;
-	solve_init(&sc, ep, base);
-	double t0 = mono_ms();
-	int rc = -1;
-	struct combo *cbs = NULL;
-	size_t n_cb = 0;
-
-	/* the endpoint's own shape: the rates are against it */
-	struct plan_shape s;
-	struct plan_extras x;
-	if (cand_apply(ep, base, NULL, &s, &x, err) || solve_plan(&sc, &s, &x, &r->base_plan, err))
-		goto done;
-	r->base_window = r->base_plan.n_ctx_seq;
-	struct rate_opts ro = o->rate;
-	if (!ro.fill)
-		ro.fill = r->base_window / 2;
-	struct solve_opts oo = *o;
-	oo.rate = ro;
-	o = &oo;
-	if (!ro.host_bw_gbs && rate_host_bw(ep, &ro.host_bw_gbs, err))
-		goto done;
-	oo.rate = ro;
-	oo.cards = r->base_plan.n_cards;
-	if (rate_of(sc.m, base->model->g, &s, &x, &r->base_plan, &ro, &r->base_rate, err))
-		goto done;
-
-	/* the space */
-	struct solve_axis *ax = r->axes;
 	unsigned n_ax;
-	default_axes(&sc, o, ax, &n_ax);
+	default_axes(sc, o, ax, &n_ax);
 	for (unsigned i = 0; i < o->n_vary; i++) {
 		int j = find_axis(ax, n_ax, o->vary[i].key);
 		if (j < 0) {
 			if (n_ax == SOLVE_MAX_AXES) {
 				errorf(err, "--vary: at most %d axes", SOLVE_MAX_AXES);
-				goto done;
+				return -1;
 			}
 			j = (int)n_ax++;
 		}
@@ -690,28 +663,36 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 			snprintf(ax[j].val[0], sizeof(ax[j].val[0]), "%s", o->fix.val[i]);
 		}
 	}
-	r->n_axes = n_ax;
-	size_t total = 1;
+	*n_out = n_ax;
+	*total = 1;
 	for (unsigned i = 0; i < n_ax; i++)
-		total *= ax[i].n;
-	if (total > MAX_COMBOS) {
-		errorf(err, "the space has %zu combinations; at most %d (narrow a --vary or --fix a key)", total,
+		*total *= ax[i].n;
+	if (*total > MAX_COMBOS) {
+		errorf(err, "the space has %zu combinations; at most %d (narrow a --vary or --fix a key)", *total,
 		       MAX_COMBOS);
-		goto done;
+		return -1;
 	}
+	return 0;
+}
 
-	/* the frontier: every combination's largest window */
+/* The frontier: every combination's largest window, those no other
+ * dominates. */
+static int frontier(struct solve_ctx *sc, const struct solve_opts *o, struct solve_result *r,
+		    const struct solve_axis *ax, unsigned n_ax, size_t total, char **err)
+{
 	uint64_t front_floor = o->min_window ? o->min_window : STEP;
-	cbs = xcalloc(total, sizeof(*cbs));
+	struct combo *cbs = xcalloc(total, sizeof(*cbs));
+	size_t n_cb = 0;
+	int rc = -1;
 	unsigned idx[SOLVE_MAX_AXES];
 	product_init(idx, n_ax);
 	do {
 		struct combo *cb = &cbs[n_cb++];
-		if (combo_lines(&sc, o, ax, n_ax, idx, &cb->c)) {
+		if (combo_lines(sc, o, ax, n_ax, idx, &cb->c)) {
 			errorf(err, "too many keys in one shape");
 			goto done;
 		}
-		if (run_combo(&sc, o, &r->base_rate, front_floor, cb, err))
+		if (run_combo(sc, o, &r->base_rate, front_floor, cb, err))
 			goto done;
 	} while (product_next(idx, ax, n_ax));
 	r->combos = n_cb;
@@ -728,12 +709,17 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		if (!dom)
 			r->frontier[r->n_frontier++] = cbs[i].sh;
 	}
-	r->frontier_ms = mono_ms() - t0;
+	rc = 0;
+done:
+	free(cbs);
+	return rc;
+}
 
-	/* the best */
-	uint64_t best_floor = o->min_window ? o->min_window : o->objective == SOLVE_WINDOW ? STEP : r->base_window;
-	struct solve_axis bax[SOLVE_MAX_AXES];
-	memcpy(bax, ax, sizeof(bax));
+/* The best's axes: the precision objective opens every cache type (f32
+ * and bf16 only when asked); PARALLEL stays the endpoint's unless opened
+ * or searched. */
+static void best_axes(const struct shape_ctx *base, const struct solve_opts *o, struct solve_axis *bax, unsigned n_ax)
+{
 	if (o->objective == SOLVE_PRECISION) {
 		/* every type the engine has, f32 and bf16 only when asked */
 		for (int k = 1; k <= 2; k++) {
@@ -758,17 +744,25 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 			axis_addu(&bax[jp], base->shape.parallel);
 		}
 	}
+}
+
+/* The best: every combination that gives up nothing, by the objective. */
+static int best(struct solve_ctx *sc, const struct solve_opts *o, struct solve_result *r, const struct solve_axis *bax,
+		unsigned n_ax, char **err)
+{
+	uint64_t best_floor = o->min_window ? o->min_window : o->objective == SOLVE_WINDOW ? STEP : r->base_window;
+	unsigned idx[SOLVE_MAX_AXES];
 	int moe_opened = cand_get(&o->fix, K_N_CPU_MOE) != NULL;
 	for (unsigned i = 0; i < o->n_vary; i++)
 		moe_opened |= o->vary[i].key == K_N_CPU_MOE;
 	product_init(idx, n_ax);
 	do {
 		struct combo cb;
-		if (combo_lines(&sc, o, bax, n_ax, idx, &cb.c)) {
+		if (combo_lines(sc, o, bax, n_ax, idx, &cb.c)) {
 			errorf(err, "too many keys in one shape");
-			goto done;
+			return -1;
 		}
-		if (!gives_up_nothing(&sc, o, &cb.c, bax, n_ax))
+		if (!gives_up_nothing(sc, o, &cb.c, bax, n_ax))
 			continue;
 		int j = find_axis(bax, n_ax, K_PARALLEL);
 		if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, K_PARALLEL) && j >= 0 && idx[j] != 0)
@@ -777,26 +771,75 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		if (o->objective == SOLVE_RATE && jm >= 0 && !moe_opened && idx[jm] != 0)
 			continue; /* fewest_moe searches the count itself */
 		if (o->objective == SOLVE_RATE && jm >= 0 && !moe_opened) {
-			if (fewest_moe(&sc, o, &r->base_rate, best_floor, &cb, err))
-				goto done;
+			if (fewest_moe(sc, o, &r->base_rate, best_floor, &cb, err))
+				return -1;
 		} else if (o->objective == SOLVE_SLOTS && !o->slots && !cand_get(&o->fix, K_PARALLEL)) {
-			if (most_slots(&sc, o, &r->base_rate, best_floor, &cb, err))
-				goto done;
-		} else if (run_combo(&sc, o, &r->base_rate, best_floor, &cb, err)) {
-			goto done;
+			if (most_slots(sc, o, &r->base_rate, best_floor, &cb, err))
+				return -1;
+		} else if (run_combo(sc, o, &r->base_rate, best_floor, &cb, err)) {
+			return -1;
 		}
 		if (cb.ok && (!r->has_best || better(&cb.sh, &r->best, o->objective))) {
 			r->best = cb.sh;
 			r->has_best = 1;
 		}
 	} while (product_next(idx, bax, n_ax));
+	return 0;
+}
+
+int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const struct solve_opts *o,
+	      struct solve_result *r, char **err)
+{
+	memset(r, 0, sizeof(*r));
+	struct solve_ctx sc;
+	solve_init(&sc, ep, base);
+	double t0 = mono_ms();
+	int rc = -1;
+
+	/* the endpoint's own shape: the rates are against it */
+	struct plan_shape s;
+	struct plan_extras x;
+	if (cand_apply(ep, base, NULL, &s, &x, err) || solve_plan(&sc, &s, &x, &r->base_plan, err))
+		goto done;
+	r->base_window = r->base_plan.n_ctx_seq;
+	struct rate_opts ro = o->rate;
+	if (!ro.fill)
+		ro.fill = r->base_window / 2;
+	struct solve_opts oo = *o;
+	oo.rate = ro;
+	o = &oo;
+	if (!ro.host_bw_gbs && rate_host_bw(ep, &ro.host_bw_gbs, err))
+		goto done;
+	oo.rate = ro;
+	oo.cards = r->base_plan.n_cards;
+	if (rate_of(sc.m, base->model->g, &s, &x, &r->base_plan, &ro, &r->base_rate, err))
+		goto done;
+
+	/* the space */
+	struct solve_axis *ax = r->axes;
+	unsigned n_ax;
+	size_t total;
+	if (space(&sc, o, ax, &n_ax, &total, err))
+		goto done;
+	r->n_axes = n_ax;
+
+	/* the frontier: every combination's largest window */
+	if (frontier(&sc, o, r, ax, n_ax, total, err))
+		goto done;
+	r->frontier_ms = mono_ms() - t0;
+
+	/* the best */
+	struct solve_axis bax[SOLVE_MAX_AXES];
+	memcpy(bax, ax, sizeof(bax));
+	best_axes(base, o, bax, n_ax);
+	if (best(&sc, o, r, bax, n_ax, err))
+		goto done;
 	rc = 0;
 done:
 	r->plans = sc.plans;
 	r->fallbacks = sc.fallbacks;
 	r->memo = *memo_stats(sc.memo);
 	r->ms = mono_ms() - t0;
-	free(cbs);
 	solve_release(&sc);
 	return rc;
 }

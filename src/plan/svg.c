@@ -166,6 +166,21 @@ static double stack(struct sb *b, const struct scale *sc, const struct plan *p, 
 	return at;
 }
 
+/* The MiB axis's five labels, whole MiB, right-aligned left of x0. */
+static void ticks(struct sb *b, const struct scale *sc, double x0)
+{
+	char m[32];
+	for (int k = 0; k <= 4; k++) {
+		double v = sc->top_mib / 1.06 * k / 4;
+		mib(m, sizeof(m), v);
+		char *dot = strchr(m, '.');
+		if (dot)
+			*dot = '\0';
+		sb_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#616161\">%s</text>\n", x0 - 14,
+			y_of(sc, v) + 4, m);
+	}
+}
+
 static double top_of(const struct plan *const *ps, size_t n)
 {
 	double top = 1;
@@ -210,18 +225,10 @@ char *svg_plan(const char *title, const struct plan *p)
 	sb_adds(&b, "</text>\n");
 	verdict(&b, 20, 48, p, 0, 1);
 	/* the axis */
-	char m[32];
 	sb_addf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000000\"/>\n", x0 - 10, sc.y0,
 		x0 - 10, sc.y1);
-	for (int k = 0; k <= 4; k++) {
-		double v = sc.top_mib / 1.06 * k / 4;
-		mib(m, sizeof(m), v);
-		char *dot = strchr(m, '.');
-		if (dot)
-			*dot = '\0';
-		sb_addf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#616161\">%s</text>\n", x0 - 14,
-			y_of(&sc, v) + 4, m);
-	}
+	char m[32];
+	ticks(&b, &sc, x0);
 	sb_addf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#616161\">MiB</text>\n", x0 - 14,
 		sc.y1 + 18);
 	band(&b, &sc, p, x0 - 10, x0 + bw + 260);
@@ -305,15 +312,7 @@ char *svg_bars(const char *title, const struct svg_bar *bars, size_t n)
 	esc(&b, title);
 	sb_adds(&b, "</text>\n");
 	char m[32];
-	for (int k = 0; k <= 4; k++) {
-		double v = sc.top_mib / 1.06 * k / 4;
-		mib(m, sizeof(m), v);
-		char *dot = strchr(m, '.');
-		if (dot)
-			*dot = '\0';
-		sb_addf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#616161\">%s</text>\n", x0 - 14,
-			y_of(&sc, v) + 4, m);
-	}
+	ticks(&b, &sc, x0);
 	double xr = x0 + (double)n * (bw + gap);
 	if (n)
 		band(&b, &sc, ps[0], x0 - 10, xr);

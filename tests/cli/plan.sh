@@ -106,3 +106,10 @@ check "no endpoint file: exit 3" rc_is 3
 run "$ZEALOT" plan --help
 check "--help lists the devices" test "$rc" -eq 0 -a -n "$(grep -F rtx3090 "$TMP/out")"
 check "no sanitizer report in any run" no_sanitizer
+
+# The human report's shape, line for line (tests/data/expect/plan-frank.txt,
+# written by `zealot plan examples/history/frank-zealot.env --cpu-features avx2` from
+# the repository's root): the CPU features pinned, the card a profile, the
+# host's memory only named.
+(cd "$ROOT" && "$ZEALOT" plan examples/history/frank-zealot.env --cpu-features avx2) >frank.txt 2>&1
+test_cmp "plan examples/history/frank-zealot.env: the report as expected" "$ROOT/tests/data/expect/plan-frank.txt" frank.txt

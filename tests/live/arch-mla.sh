@@ -8,6 +8,7 @@
 # an AMX host where law S16 says it cannot, dies by a signal).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh"
 cd "$TMP" || exit 1
 
 # On a host whose engine has the AMX buffer, quantized weights there crash
@@ -21,34 +22,13 @@ repack=$([ "$AMX" = 1 ] && echo "REPACK=0" || echo "")
 
 jqt() { jq -e "$1" "$2" >/dev/null; } # FILTER FILE: the filter holds
 
-worst=0
-# case_ NAME ARCH "synth sets" "KEY=VALUE ..."
+# case_ NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, and the plan
+# names the family as mirrored (no estimate note)
 case_() {
-	local name=$1 arch=$2 sets=$3 keys=$4 s args=()
-	for s in $sets; do args+=(--set "$s"); done
-	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
-	boot_for_ledger "$name" "$keys"
-	check_answered "$name" "$name.log"
-	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	check "$name: every exact term equals the ledger" rc_is 0
-	[ "$rc" -eq 0 ] || {
-		jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
-		tail -3 "$name.log" | sed 's/^/#   engine: /'
-	}
-	cp "$TMP/out" "$name.cmp"
-	local err rel
-	# a buffer of a few KiB prints as 0.01 MiB: within the print's resolution it is a match
-	err=$(jq '[.comparison[]|select(.term|test("compute"))|if (.diff|fabs) <= 0.01 then 0 else (.error_pct|fabs) end]|max // 0' \
-		"$name.cmp" 2>/dev/null)
-	rel=$(jq '[.comparison[]|select((.term|test("compute")) and .ledger >= 1)|.error_pct|fabs]|max // 0' "$name.cmp" 2>/dev/null)
-	check "$name: every compute buffer within 5% of the ledger (worst ${rel}%)" awk -v e="${err:-999}" 'BEGIN { exit !(e <= 5) }'
-	awk -v e="${rel:-0}" -v w="$worst" 'BEGIN { exit !(e > w) }' && worst=$rel
-	# the plan names the family as mirrored: no estimate note
-	run "$ZEALOT" plan --json "$name.env"
-	check "$name: plan mirrors $arch (exact, nothing unmirrored)" \
+	plan_case "$@" || return
+	run "$ZEALOT" plan --json "$1.env"
+	check "$1: plan mirrors $2 (exact, nothing unmirrored)" \
 		jqt '.exact == true and ((.unmirrored // []) | length == 0)' "$TMP/out"
-	# per-device lines, as evidence in the TAP stream
-	jq -r '.comparison[]|select(.term=="model" or .term=="kv" or .term=="recurrent" or (.term|test("compute")))|select(.part|test("^[A-Z]"))|"#   \(.term) \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp" 2>/dev/null
 }
 
 # --- deepseek2 with MLA ---------------------------------------------------
@@ -185,5 +165,5 @@ else
 	echo "# $RPC_SERVER is missing: the placement cases are skipped"
 fi
 
-echo "# worst compute error across the MoE/MLA grid: ${worst}%"
+echo "# worst compute error across the MoE/MLA grid: ${PLAN_WORST}%"
 check "no sanitizer report in any run" no_sanitizer

@@ -5,29 +5,8 @@
 # The worst compute error is printed as a TAP comment.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh"
 cd "$TMP" || exit 1
-
-worst=0
-# case_ NAME ARCH "synth sets" "KEY=VALUE ..."
-case_() {
-	local name=$1 arch=$2 sets=$3 keys=$4 s args=()
-	for s in $sets; do args+=(--set "$s"); done
-	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
-	boot_for_ledger "$name" "$keys"
-	check_answered "$name" "$name.log"
-	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	check "$name: every exact term equals the ledger" rc_is 0
-	[ "$rc" -eq 0 ] || { jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'; tail -3 "$name.log" | sed 's/^/#   engine: /'; }
-	local err
-	# a buffer of a few KiB prints as 0.01 MiB: within the print's resolution it is a match
-	err=$(jq '[.comparison[]|select(.term|test("compute"))|if (.diff|fabs) <= 0.01 then 0 else (.error_pct|fabs) end]|max // 0' \
-		"$TMP/out" 2>/dev/null)
-	check "$name: compute within 5% of the ledger (${err}%)" awk -v e="${err:-999}" 'BEGIN { exit !(e <= 5) }'
-	# the raw error of every compute buffer, whatever its size
-	raw=$(jq '[.comparison[]|select(.term|test("compute"))|.error_pct|fabs]|max // 0' "$TMP/out" 2>/dev/null)
-	jq -r '.comparison[]|select(.term|test("compute"))|"#   compute \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$TMP/out" 2>/dev/null
-	awk -v e="${raw:-0}" -v w="$worst" 'BEGIN { exit !(e > w) }' && worst=$raw
-}
 
 # terms_ NAME ARCH "synth sets" "KEY=VALUE ...": a family whose memory is
 # mirrored and whose graph is not: the exact terms equal the ledger, and
@@ -50,53 +29,52 @@ terms_() {
 terms_ falcon-h1 falcon-h1 "" "CTX_SIZE=4096 PARALLEL=2"
 terms_ falcon-h1-geom falcon-h1 "layers=3 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 kv_heads=4" "CTX_SIZE=6000 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 
-
 # Nemotron-H: mamba2, attention (no rope) and FFN-only (squared ReLU)
 # layers; state on the mamba2 layers, KV on the attention layers, nothing
 # on the FFN-only layers.
-case_ nemotron_h nemotron_h "" "CTX_SIZE=4096 PARALLEL=2"
-case_ nemotron_h-8 nemotron_h "layers=8 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
-case_ nemotron_h-fa-off nemotron_h "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
+plan_case nemotron_h nemotron_h "" "CTX_SIZE=4096 PARALLEL=2"
+plan_case nemotron_h-8 nemotron_h "layers=8 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+plan_case nemotron_h-fa-off nemotron_h "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
 
 # Granite 4.0 hybrid: mamba2 layers (ssm_conv, ssm_scan, state in
 # llama_memory_recurrent) with attention every `interval` layers.
-case_ granitehybrid granitehybrid "" "CTX_SIZE=4096 PARALLEL=1"
-case_ granitehybrid-mid granitehybrid "interval=2 layers=6" "CTX_SIZE=4096 PARALLEL=1 UBATCH_SIZE=256"
-case_ granitehybrid-np3 granitehybrid "" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
-case_ granitehybrid-geom granitehybrid "interval=3 layers=7 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=6000 PARALLEL=2 FLASH_ATTN=off"
-case_ granitehybrid-np4 granitehybrid "embd=512 ff=1024" "CTX_SIZE=16384 PARALLEL=4 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0 UBATCH_SIZE=1024 BATCH_SIZE=1024"
-case_ granitehybrid-unified granitehybrid "" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128 KV_UNIFIED=1"
-case_ granitehybrid-q8w granitehybrid "type=q8_0 ssm_groups=2 interval=3 layers=6" "CTX_SIZE=5000 PARALLEL=5 UBATCH_SIZE=100 BATCH_SIZE=100 FLASH_ATTN=off REPACK=0"
-case_ granitehybrid-small-ubatch granitehybrid "" "CTX_SIZE=2048 PARALLEL=2 UBATCH_SIZE=16 BATCH_SIZE=64"
+plan_case granitehybrid granitehybrid "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case granitehybrid-mid granitehybrid "interval=2 layers=6" "CTX_SIZE=4096 PARALLEL=1 UBATCH_SIZE=256"
+plan_case granitehybrid-np3 granitehybrid "" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+plan_case granitehybrid-geom granitehybrid "interval=3 layers=7 ssm_state=128 ssm_groups=2 ssm_dt_rank=16" "CTX_SIZE=6000 PARALLEL=2 FLASH_ATTN=off"
+plan_case granitehybrid-np4 granitehybrid "embd=512 ff=1024" "CTX_SIZE=16384 PARALLEL=4 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0 UBATCH_SIZE=1024 BATCH_SIZE=1024"
+plan_case granitehybrid-unified granitehybrid "" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128 KV_UNIFIED=1"
+plan_case granitehybrid-q8w granitehybrid "type=q8_0 ssm_groups=2 interval=3 layers=6" "CTX_SIZE=5000 PARALLEL=5 UBATCH_SIZE=100 BATCH_SIZE=100 FLASH_ATTN=off REPACK=0"
+plan_case granitehybrid-small-ubatch granitehybrid "" "CTX_SIZE=2048 PARALLEL=2 UBATCH_SIZE=16 BATCH_SIZE=64"
 
 # Mamba-2 alone: recurrent state and no KV cache at all.
-case_ mamba2 mamba2 "" "CTX_SIZE=4096 PARALLEL=1"
-case_ mamba2-np3 mamba2 "embd=512 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 layers=6" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
-case_ mamba2-q8w mamba2 "type=q8_0 layers=3" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=64 REPACK=0"
+plan_case mamba2 mamba2 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case mamba2-np3 mamba2 "embd=512 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 layers=6" "CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=256"
+plan_case mamba2-q8w mamba2 "type=q8_0 layers=3" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=64 REPACK=0"
 
 # LFM2: gated short-conv layers (a conv state, no S) and q/k-normed
 # attention; its final norm is token_embd_norm.
-case_ lfm2 lfm2 "" "CTX_SIZE=4096 PARALLEL=1"
-case_ lfm2-np4 lfm2 "embd=1024 heads=8 head_dim=128 rope_dims=128 ssm_conv=4 interval=2 layers=6" "CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=256"
-case_ lfm2-fa-off lfm2 "interval=3 layers=7" "CTX_SIZE=6000 PARALLEL=2 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
-case_ lfm2-q8w lfm2 "type=q8_0 ssm_conv=2" "CTX_SIZE=4096 PARALLEL=3 UBATCH_SIZE=64 REPACK=0"
+plan_case lfm2 lfm2 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case lfm2-np4 lfm2 "embd=1024 heads=8 head_dim=128 rope_dims=128 ssm_conv=4 interval=2 layers=6" "CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=256"
+plan_case lfm2-fa-off lfm2 "interval=3 layers=7" "CTX_SIZE=6000 PARALLEL=2 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
+plan_case lfm2-q8w lfm2 "type=q8_0 ssm_conv=2" "CTX_SIZE=4096 PARALLEL=3 UBATCH_SIZE=64 REPACK=0"
 
 # Dense families: qwen2 (q/k/v biases), qwen3 (q/k norms), mistral3
 # (llama's block), phi3 (fused
 # qkv and gate-up; its sliding window is read and turned off by the engine).
-case_ qwen2 qwen2 "" "CTX_SIZE=4096 PARALLEL=1"
-case_ qwen2-np2 qwen2 "ff=2048 embd=512 heads=8 kv_heads=2" "CTX_SIZE=4096 PARALLEL=2"
-case_ qwen2-fa-off qwen2 "embd=1024 heads=8 head_dim=128 rope_dims=128 kv_heads=4 ff=1024" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
-case_ qwen2-q4w qwen2 "type=q4_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q4_0 UBATCH_SIZE=1024 BATCH_SIZE=1024"
-case_ qwen3 qwen3 "" "CTX_SIZE=4096 PARALLEL=1"
-case_ qwen3-np2 qwen3 "ff=2048 embd=512 heads=8 kv_heads=2 head_dim=128 rope_dims=128" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
-case_ qwen3-fa-off qwen3 "" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
-case_ mistral3 mistral3 "" "CTX_SIZE=4096 PARALLEL=1"
-case_ mistral3-np4 mistral3 "embd=1024 heads=8 head_dim=128 rope_dims=128 ff=2048" "CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=256 FLASH_ATTN=off"
-case_ phi3 phi3 "" "CTX_SIZE=4096 PARALLEL=1"
-case_ phi3-swa phi3 "swa=512" "CTX_SIZE=8192 PARALLEL=2"
-case_ phi3-fa-off phi3 "embd=1024 heads=8 head_dim=128 rope_dims=128 kv_heads=4 ff=1024" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
-case_ phi3-q8 phi3 "type=q8_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q4_0 UBATCH_SIZE=1024 BATCH_SIZE=1024 REPACK=0"
+plan_case qwen2 qwen2 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case qwen2-np2 qwen2 "ff=2048 embd=512 heads=8 kv_heads=2" "CTX_SIZE=4096 PARALLEL=2"
+plan_case qwen2-fa-off qwen2 "embd=1024 heads=8 head_dim=128 rope_dims=128 kv_heads=4 ff=1024" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
+plan_case qwen2-q4w qwen2 "type=q4_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q4_0 UBATCH_SIZE=1024 BATCH_SIZE=1024"
+plan_case qwen3 qwen3 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case qwen3-np2 qwen3 "ff=2048 embd=512 heads=8 kv_heads=2 head_dim=128 rope_dims=128" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
+plan_case qwen3-fa-off qwen3 "" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
+plan_case mistral3 mistral3 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case mistral3-np4 mistral3 "embd=1024 heads=8 head_dim=128 rope_dims=128 ff=2048" "CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=256 FLASH_ATTN=off"
+plan_case phi3 phi3 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case phi3-swa phi3 "swa=512" "CTX_SIZE=8192 PARALLEL=2"
+plan_case phi3-fa-off phi3 "embd=1024 heads=8 head_dim=128 rope_dims=128 kv_heads=4 ff=1024" "CTX_SIZE=8192 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
+plan_case phi3-q8 phi3 "type=q8_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q4_0 UBATCH_SIZE=1024 BATCH_SIZE=1024 REPACK=0"
 
 # Placement: an rpc-server is a GPU-class device; the recurrent state sits
 # on its layer's device like the KV cache.
@@ -106,15 +84,15 @@ if [ -x "$RPC_SERVER" ]; then
 	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
 	R1=127.0.0.1:$P1
 	R2=127.0.0.1:$P2
-	case_ granitehybrid-ngl granitehybrid "interval=2 layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
-	case_ granitehybrid-split granitehybrid "layers=8 interval=4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
-	case_ qwen2-ngl qwen2 "layers=6 embd=512 heads=8 ff=1024" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4"
-	case_ qwen3-split qwen3 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
-	case_ phi3-ngl phi3 "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=3"
-	case_ lfm2-ngl lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
-	case_ nemotron_h-ngl nemotron_h "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
-	case_ mamba2-ngl mamba2 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
-	case_ lfm2-all lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=7"
+	plan_case granitehybrid-ngl granitehybrid "interval=2 layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	plan_case granitehybrid-split granitehybrid "layers=8 interval=4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	plan_case qwen2-ngl qwen2 "layers=6 embd=512 heads=8 ff=1024" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4"
+	plan_case qwen3-split qwen3 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	plan_case phi3-ngl phi3 "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=3"
+	plan_case lfm2-ngl lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	plan_case nemotron_h-ngl nemotron_h "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
+	plan_case mamba2-ngl mamba2 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
+	plan_case lfm2-all lfm2 "layers=6 interval=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=7"
 	rpc_stop
 fi
-echo "# worst raw compute error across arch-ssm: ${worst}%"
+echo "# worst compute error across arch-ssm: ${PLAN_WORST}%"

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../slurp.h"
 #include "base/proc.h"
 #include "base/util.h"
 #include "deploy/cause.h"
@@ -11,21 +12,6 @@
 #include "deploy/systemd.h"
 #include "endpoint/endpoint.h"
 #include "tap.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct sb b = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&b, buf, n);
-	fclose(f);
-	*len = b.len;
-	return sb_detach(&b);
-}
 
 /* Classify a fixture; the law ("" for none) and the term in *term. */
 static int classify(const char *name, int gpu, struct cause *c)

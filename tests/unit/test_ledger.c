@@ -2,24 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../slurp.h"
 #include "base/util.h"
 #include "live/ledger.h"
 #include "tap.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct sb b = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&b, buf, n);
-	fclose(f);
-	*len = b.len;
-	return sb_detach(&b);
-}
 
 static int near(double a, double b)
 {

@@ -437,11 +437,8 @@ void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *
 			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
 		x = gr_ffn_half(g, m, d, L, cur, res, Tn, ffn_norm, ffn);
 	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int rn = gr_result(g, d, x);
 	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
 }
 
 void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
@@ -452,4 +449,13 @@ void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *
 	int cur = attn(g, m, d, in, il, an);
 	x = gr_ffn_half(g, m, d, il, cur, x, d->T, ffn_norm, ffn);
 	gr_mtp_output(g, d, in, il, x);
+}
+
+int gr_result(struct ga_graph *g, const struct dims *d, int x)
+{
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+	return rn;
 }

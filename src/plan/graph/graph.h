@@ -133,6 +133,9 @@ int gr_mtp_input(struct ga_graph *g, const struct dims *d, struct inputs *in, in
  * nextn.shared_head_norm (output_norm where the payload has none), a
  * graph output, then gr_lm_rows. */
 void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int x);
+/* result_norm over the output rows x (the last layer kept), then the LM
+ * head, its logits a graph output; returns result_norm. */
+int gr_result(struct ga_graph *g, const struct dims *d, int x);
 /* The LM head over the output rows of h: out_ids, the GET_ROWS,
  * output.weight; the logits a graph output. */
 void gr_lm_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int h);

@@ -8,6 +8,17 @@
  * KV and its rope part as one K row (kv_lora + rope) in a K-only cache,
  * V a view of K, and attn_v_b decompressing the output per head. The
  * nodes in the order build_attn expands them: q, v, k. */
+/* q: through its latent (attn_q_a, normed, attn_q_b), or one attn_q;
+ * n wide per token. */
+static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int an, int64_t n)
+{
+	if (!m->q_lora_rank)
+		return gr_mm(g, d, il, "attn_q.weight", an, n, d->T);
+	int q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, d->T);
+	q = gr_norm(g, d, q, m->q_lora_rank, d->T, 1, il, "attn_q_a_norm.weight");
+	return gr_mm(g, d, il, "attn_q_b.weight", q, n, d->T);
+}
+
 static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			 int an);
 
@@ -19,14 +30,7 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
 	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
-	int q;
-	if (m->q_lora_rank) {
-		q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, T);
-		q = gr_norm(g, d, q, m->q_lora_rank, T, 1, il, "attn_q_a_norm.weight");
-		q = gr_mm(g, d, il, "attn_q_b.weight", q, H * dk, T);
-	} else {
-		q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
-	}
+	int q = ds2_q(g, m, d, il, an, H * dk);
 	int qr = ga_view(g, q);
 	int qn = ga_view_n(g, qr, (uint64_t)(nope + (H * T - 1) * dk) * 4);
 	int qnp = ga_view(g, qn);
@@ -95,14 +99,7 @@ static int mha_attention(struct ga_graph *g, const struct model *m, const struct
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
 	int64_t dk = m->head_k, dv = m->head_v, nope = dk - rope, row = lora + rope;
-	int q;
-	if (m->q_lora_rank) {
-		q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, T);
-		q = gr_norm(g, d, q, m->q_lora_rank, T, 1, il, "attn_q_a_norm.weight");
-		q = gr_mm(g, d, il, "attn_q_b.weight", q, H * dk, T);
-	} else {
-		q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
-	}
+	int q = ds2_q(g, m, d, il, an, H * dk);
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 	int qcur = gr_rope(g, ga_view(g, q), pos, dk, H, T);
 	if (m->attn_temp_scale != 0.0)

@@ -47,6 +47,25 @@ static void phi3_qkv(struct ga_graph *g, const struct dims *d, struct inputs *in
 	*k = gr_rotate(g, *k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 }
 
+/* The FFN of layer il: gate, up, swiglu, down. */
+static int dense_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	return gr_ffn(g, d, il, x, T);
+}
+
+/* phi3's FFN half: build_ffn LLM_FFN_SWIGLU, SEQ (up 2 x ff, swiglu,
+ * down), then ggml_add(residual, cur). */
+static int phi3_ffn_half(struct ga_graph *g, const struct dims *d, int il, int cur, int res, int64_t T)
+{
+	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
+	int fn = gr_norm(g, d, fi, d->E, T, 1, il, "ffn_norm.weight");
+	int up = gr_mm(g, d, il, "ffn_up.weight", fn, 2 * d->F, T);
+	int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(up));
+	int fo = gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(fi, fo));
+}
+
 void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -83,22 +102,8 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int res = x;
 		if (il == n_layer - 1)
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
-		if (kind == PHI3) {
-			/* build_ffn LLM_FFN_SWIGLU, SEQ: up (2 x ff), swiglu, down;
-			 * then ggml_add(residual, cur) */
-			int up = gr_mm(g, d, L, "ffn_up.weight", fn, 2 * d->F, Tn);
-			int glu = ga_op(g, 0, F32, d->F, Tn, 1, 1, S(up));
-			int fo = gr_mm(g, d, L, "ffn_down.weight", glu, d->E, Tn);
-			x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo));
-		} else {
-			int fo = gr_ffn(g, d, L, fn, Tn);
-			x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
-		}
+		x = kind == PHI3 ? phi3_ffn_half(g, d, L, cur, res, Tn)
+				 : gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", dense_ffn);
 	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_result(g, d, x);
 }

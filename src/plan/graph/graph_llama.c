@@ -1,6 +1,13 @@
 /* graph_llama: the dense llama block and the families built like it. */
 #include "graph.h"
 
+/* The FFN of layer il: qwen3moe's experts, or dense. */
+static int llama_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	return d->n_expert ? gr_moe(g, d, il, x, T) : gr_ffn(g, d, il, x, T);
+}
+
 /* The dense llama block (src/models/llama.cpp); with experts, the
  * qwen3moe block (src/models/qwen3moe.cpp: q and k normed before rope). */
 void gr_llama(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -47,13 +54,7 @@ void gr_llama(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int res = x;
 		if (il == n_layer - 1)
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
-		int fo = d->n_expert ? gr_moe(g, d, L, fn, Tn) : gr_ffn(g, d, L, fn, Tn);
-		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", llama_ffn);
 	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_result(g, d, x);
 }

@@ -19,6 +19,18 @@ static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const c
 	return y;
 }
 
+/* The FFN of layer il: experts where the layer has a router (their stacks
+ * feed_forward_length wide), else dense. */
+static int mistral3_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	if (!gr_has_tensor(d, il, "ffn_gate_inp.weight"))
+		return gr_ffn(g, d, il, x, T);
+	struct dims de = *d;
+	de.F_exp = d->F;
+	return gr_moe(g, &de, il, x, T);
+}
+
 void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -55,20 +67,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int res = x;
 		if (il == n_layer - 1)
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
-		int fo;
-		if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
-			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
-			de.F_exp = d->F;
-			fo = gr_moe(g, &de, L, fn, Tn);
-		} else {
-			fo = gr_ffn(g, d, L, fn, Tn);
-		}
-		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", mistral3_ffn);
 	}
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	gr_result(g, d, x);
 }
