@@ -112,6 +112,22 @@ engine_start() {
 # or its death), stop it by PID, and leave its boot log in NAME.log. A test
 # then reads the ledger and calls check_answered NAME NAME.log.
 boot_for_ledger() {
+	local name=$1 keys=$2
+	_boot_once "$name" "$keys"
+	# The pinned engine dies by a signal on an AMX host once weights sit in
+	# its AMX buffer (law S16; tests/live/amx-law.sh holds that fault). The
+	# case then holds the plan to a boot without the extra buffers
+	# (REPACK=0, which the plan mirrors), so the exact terms are proven on
+	# any host; on a host without AMX nothing changes.
+	if [ "${ASK_EXIT:-0}" -gt 128 ] && grep -qE ' AMX model buffer size' "$name.log" &&
+		! printf '%s\n' $keys | grep -q '^REPACK='; then
+		echo "# $name: the engine died by signal $((ASK_EXIT - 128)) with weights in its AMX buffer (law S16): booted again with REPACK=0"
+		cp "$name.log" "$name.amx.log"
+		_boot_once "$name" "$keys REPACK=0"
+	fi
+}
+
+_boot_once() {
 	local name=$1 keys=$2 s pid port
 	port=$(free_port)
 	{

@@ -142,7 +142,7 @@ if [ -x "$RPC_SERVER" ]; then
 	check "ds2-split2: offloaded 5/7 layers" grep -q "offloaded 5/7 layers" ds2-split2.log
 	check "ds2-split2: a model buffer on each server and the CPU" has_lines ds2-split2 "RPC0[$R1]" "RPC0[$R2]" CPU_Mapped
 	# -ot: the MoE layers' expert stacks back to the CPU
-	case_ ds2-ot deepseek2 "" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 OVERRIDE_TENSOR=blk\\.[1-2]\\.ffn_.*_exps=CPU"
+	case_ ds2-ot deepseek2 "" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 OVERRIDE_TENSOR='blk\\.[1-2]\\.ffn_.*_exps=CPU'"
 	check "ds2-ot: model on CPU_Mapped and RPC0[$R1]" has_lines ds2-ot CPU_Mapped "RPC0[$R1]"
 	# --no-kv-offload: the K-only cache on the CPU, the layers on the server
 	case_ ds2-nkvo deepseek2 "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"

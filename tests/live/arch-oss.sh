@@ -98,7 +98,7 @@ if [ -x "$RPC_SERVER" ]; then
 	check "oss-cpumoe: experts split between CPU_Mapped and RPC0" \
 		has_line oss-cpumoe model CPU_Mapped
 	plan_case oss-ot gpt-oss "$OSS" \
-		"CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=99 OVERRIDE_TENSOR=blk\\.[0-1]\\.ffn_(up|down)_exps=CPU FLASH_ATTN=off"
+		"CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=99 OVERRIDE_TENSOR='blk\\.[0-1]\\.ffn_(up|down)_exps=CPU' FLASH_ATTN=off"
 	plan_case oss-split gpt-oss "$OSS" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=4 TENSOR_SPLIT=1,2"
 	check "oss-split: a model buffer on each server" has_line oss-split model "RPC0[$R2]"
 	plan_case g4-ngl gemma4 "$G4 shared_kv=6" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=7 UBATCH_SIZE=512"

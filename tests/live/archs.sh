@@ -37,7 +37,7 @@ check "the engine refuses an architecture it does not know (exit $erc)" \
 printf 'MODEL_FILE=zz.gguf\nDEVICE=cpu\nCTX_SIZE=512\nRUNTIME=llama-server\n' >"$TMP/zz.env"
 run "$ZEALOT" check "$TMP/zz.env"
 check "check refuses it before boot: S15, naming the engine's list" \
-	eval 'rc_is 1 && grep -F S15 "$TMP/out" | grep -qF "knows no architecture '"'"'zzama'"'"'" && grep -qF "llama-arch.cpp" "$TMP/out"'
+	eval 'rc_is 1 && unwrapped | grep -F S15 | grep -F "knows no architecture '"'"'zzama'"'"'" | grep -qF "llama-arch.cpp"'
 printf 'MODEL_FILE=l.gguf\nDEVICE=cpu\nCTX_SIZE=512\nRUNTIME=llama-server\n' >"$TMP/l.env"
 run "$ZEALOT" check "$TMP/l.env"
 check "the same payload as llama: no S15" eval '! grep -qF S15 "$TMP/out" && no_sanitizer'

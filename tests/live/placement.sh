@@ -63,7 +63,7 @@ plan_case nkvo llama "embd=512 ff=1024" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFF
 check "nkvo: the KV buffer is the CPU's" jqt '[.comparison[]|select(.term=="kv" and .part=="CPU")]|length==1' nkvo.cmp
 
 # -ot: the first blocks' FFN back to the CPU, one attention matrix to the server.
-plan_case ot llama "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=4 OVERRIDE_TENSOR=blk\\.[0-3]\\.ffn_(up|down)=CPU,blk\\.0\\.attn_q=RPC0[$R1]"
+plan_case ot llama "layers=6" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 NGL=4 OVERRIDE_TENSOR='blk\\.[0-3]\\.ffn_(up|down)=CPU,blk\\.0\\.attn_q=RPC0[$R1]'"
 check "ot: model on CPU_Mapped and RPC0" has_lines ot CPU_Mapped "RPC0[$R1]"
 
 # --n-cpu-moe on a Qwen3-MoE: the first two blocks' experts on the CPU.
