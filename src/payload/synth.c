@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -452,6 +452,12 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 	memcpy(next, f, sizeof(f));
 }
 
+/* The families written with llama's tensors (tensors_llama), dense. */
+static int is_llama_like(const struct synth_spec *s)
+{
+	return strcmp(s->arch, "seed_oss") == 0 || strcmp(s->arch, "smollm3") == 0;
+}
+
 static int validate(const struct synth_spec *s, char **err)
 {
 	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
@@ -493,7 +499,7 @@ static int validate(const struct synth_spec *s, char **err)
 	if (validate_moe(s, err))
 		return -1;
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
-	     strcmp(s->arch, "mistral3") == 0) &&
+	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s)) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
@@ -507,8 +513,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return -1;
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
-	if (strcmp(s->arch, "llama") == 0 && s->n_expert)
-		return errorf(err, "llama is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)");
+	if ((strcmp(s->arch, "llama") == 0 || is_llama_like(s)) && s->n_expert)
+		return errorf(err, "%s is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)", s->arch);
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
@@ -693,7 +699,8 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
-		BV("ffn_norm.weight", s->n_embd);
+		/* seed_oss names its FFN norm post_attention_norm */
+		BV(strcmp(s->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight", s->n_embd);
 		if (!s->n_expert) {
 			ffn(t, s, il);
 			continue;
@@ -1525,7 +1532,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	t->wtype = wtype;
 	if (answer_mode(s))
 		answer_weights(t->w, s, embd_at, norm_at, out_at);
-	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0 || is_llama_like(s))
 		tensors_llama(t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(t, s);

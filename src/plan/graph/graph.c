@@ -245,6 +245,8 @@ static const struct graph_family families[] = {
     {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp"},
     {"gemma4", gr_gemma4, NULL, "src/models/gemma4.cpp"},
     {"mistral3", gr_mistral3, NULL, "src/models/mistral3.cpp"},
+    {"seed_oss", gr_mistral3, NULL, "src/models/seed-oss.cpp"},
+    {"smollm3", gr_mistral3, NULL, "src/models/smollm3.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

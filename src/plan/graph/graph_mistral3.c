@@ -4,10 +4,16 @@
  * temperature (an input of 1 x 1 x T the query is multiplied by, when
  * `attention.temperature_scale` is set) and, on layers with a router, the
  * softmax-gated MoE with normalised weights (no q/k norms, unlike
- * qwen3moe). */
+ * qwen3moe).
+ *
+ * seed_oss.cpp and smollm3.cpp build the same block without the
+ * temperature and the experts: seed_oss names its FFN norm
+ * post_attention_norm; smollm3 skips RoPE on every 4th layer (the
+ * engine's load_arch_hparams sets n_no_rope_layer_step = 4 for it). */
 #include "graph.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* a matmul and, when the file has it, its bias */
 static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x,
@@ -26,6 +32,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	if (d->w->gg)
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
+	const char *ffn_norm = strcmp(m->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight";
+	uint32_t no_rope_step = strcmp(m->arch, "smollm3") == 0 ? 4 : 0;
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
@@ -36,8 +44,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		if (d->k_rot)
 			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+		int rope = !no_rope_step || (il + 1) % no_rope_step != 0;
 		int q = ga_view(g, mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T));
-		q = gr_rope(g, q, pos, d->D, d->H, T);
+		if (rope)
+			q = gr_rope(g, q, pos, d->D, d->H, T);
 		if (temp != 0) {
 			int ts = gr_input_once(g, &attn_scale, (uint64_t)T * 4);
 			q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, ts));
@@ -46,7 +56,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int v = ga_view(g, mm_opt_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 		int k = ga_view(g, mm_opt_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T));
-		k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+		if (rope)
+			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		int o = gr_attend(g, d, in, L, q, k, v, 0);
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
@@ -56,7 +67,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		if (il == n_layer - 1)
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
+		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, ffn_norm);
 		int fo;
 		if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */

@@ -1,0 +1,59 @@
+# More families against the real engine: seed_oss, smollm3 (and the others
+# this file grows by). Each synthetic payload is booted through `zealot
+# argv` (boot_for_ledger) and answers /health and a completion
+# (check_answered); every KV, model and output term of the plan equals the
+# boot ledger and every compute buffer is within 0.5 % of it, over flash
+# attention on and off, one to four slots, ubatches of 64 to 1024 and a
+# quantized cache. The worst compute error of each family is printed as a
+# TAP comment.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+cd "$TMP" || exit 1
+
+declare -A worst
+# case_ NAME ARCH "synth sets" "KEY=VALUE ..."
+case_() {
+	local name=$1 arch=$2 sets=$3 keys=$4 s args=() err rel
+	for s in $sets; do args+=(--set "$s"); done
+	if ! "$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>"$name.synth"; then
+		check "$name: synth $arch writes it" false
+		sed 's/^/#   /' "$name.synth"
+		return
+	fi
+	boot_for_ledger "$name" "$keys"
+	check_answered "$name" "$name.log"
+	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
+	check "$name ($arch $sets | $keys): every exact term equals the ledger" rc_is 0
+	[ "$rc" -eq 0 ] || jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
+	cp "$TMP/out" "$name.cmp"
+	check "$name: the plan mirrors $arch's graph (no estimate)" \
+		sh -c "! '$ZEALOT' plan '$name.env' 2>&1 | grep -qi 'not mirrored'"
+	# a buffer of a few KiB prints as 0.01 MiB: within the print's resolution it is a match
+	err=$(jq '[.comparison[]|select(.term|test("compute"))|if (.diff|fabs) <= 0.01 then 0 else (.error_pct|fabs) end]|max // 0' \
+		"$name.cmp" 2>/dev/null)
+	rel=$(jq '[.comparison[]|select((.term|test("compute")) and .ledger >= 1)|.error_pct|fabs]|max // 0' "$name.cmp" 2>/dev/null)
+	check "$name: every compute buffer within 0.5% of the ledger (worst ${rel}%)" \
+		awk -v e="${err:-999}" 'BEGIN { exit !(e <= 0.5) }'
+	awk -v e="${rel:-0}" -v w="${worst[$arch]:-0}" 'BEGIN { exit !(e > w) }' && worst[$arch]=$rel
+	jq -r '.comparison[]|select(.term=="kv" or .term=="kv_swa" or (.term|test("compute")))|select(.part|test("^[A-Z]"))|"#   \(.term) \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp" 2>/dev/null
+}
+
+# four shapes per family: FA on with two slots, FA off with one, a small
+# ubatch over a unified cache, a q8_0 cache with three slots
+shapes() { # PREFIX ARCH "synth sets"
+	case_ "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	case_ "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+	case_ "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+	case_ "$1-q8kv" "$2" "$3" \
+		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+}
+
+DENSE="layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
+
+# --- seed_oss: llama's block, the FFN norm named post_attention_norm ---
+shapes seed seed_oss "$DENSE"
+
+# --- smollm3: llama's block without RoPE on every 4th layer ---
+shapes smol smollm3 "$DENSE layers=8"
+
+for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done
