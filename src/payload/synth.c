@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -499,10 +499,11 @@ static int validate(const struct synth_spec *s, char **err)
 	if (validate_moe(s, err))
 		return -1;
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
-	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s)) &&
+	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
-	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+	     strcmp(s->arch, "olmo2") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -513,7 +514,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return -1;
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
-	if ((strcmp(s->arch, "llama") == 0 || is_llama_like(s)) && s->n_expert)
+	if ((strcmp(s->arch, "llama") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0) && s->n_expert)
 		return errorf(err, "%s is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)", s->arch);
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
@@ -712,6 +713,21 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
 		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+	}
+}
+
+/* OLMo 2: no pre-norms; q and k normed over their whole width; post
+ * norms after the attention and the FFN; an output matrix of its own. */
+static void tensors_olmo2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		qkv(t, s, il, 1);
+		BV("attn_q_norm.weight", s->head_dim * s->n_head);
+		BV("attn_k_norm.weight", s->head_dim * s->n_head_kv);
+		BV("post_attention_norm.weight", s->n_embd);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", s->n_embd);
 	}
 }
 
@@ -1536,6 +1552,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_llama(t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(t, s);
+	else if (strcmp(s->arch, "olmo2") == 0)
+		tensors_olmo2(t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(t, s);
 	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)

@@ -56,4 +56,7 @@ shapes seed seed_oss "$DENSE"
 # --- smollm3: llama's block without RoPE on every 4th layer ---
 shapes smol smollm3 "$DENSE layers=8"
 
+# --- olmo2: no pre-norms, q/k normed over their whole width, post norms ---
+shapes olmo olmo2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
+
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

@@ -247,6 +247,7 @@ static const struct graph_family families[] = {
     {"mistral3", gr_mistral3, NULL, "src/models/mistral3.cpp"},
     {"seed_oss", gr_mistral3, NULL, "src/models/seed-oss.cpp"},
     {"smollm3", gr_mistral3, NULL, "src/models/smollm3.cpp"},
+    {"olmo2", gr_olmo2, NULL, "src/models/olmo2.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)
