@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -122,6 +122,9 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "granitemoe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
 	} else if (strcmp(arch, "qwen3moe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -455,7 +458,7 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 /* The families written with llama's tensors (tensors_llama), dense. */
 static int is_llama_like(const struct synth_spec *s)
 {
-	return strcmp(s->arch, "seed_oss") == 0 || strcmp(s->arch, "smollm3") == 0;
+	return strcmp(s->arch, "seed_oss") == 0 || strcmp(s->arch, "smollm3") == 0 || strcmp(s->arch, "granite") == 0;
 }
 
 static int validate(const struct synth_spec *s, char **err)
@@ -499,7 +502,8 @@ static int validate(const struct synth_spec *s, char **err)
 	if (validate_moe(s, err))
 		return -1;
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
-	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0) &&
+	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
+	     strcmp(s->arch, "granitemoe") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
@@ -514,6 +518,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return -1;
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
+	if (strcmp(s->arch, "granitemoe") == 0 && (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert))
+		return errorf(err, "granitemoe needs experts >= experts_used > 0");
 	if ((strcmp(s->arch, "llama") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0) && s->n_expert)
 		return errorf(err, "%s is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)", s->arch);
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
@@ -1548,7 +1554,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	t->wtype = wtype;
 	if (answer_mode(s))
 		answer_weights(t->w, s, embd_at, norm_at, out_at);
-	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0 || is_llama_like(s))
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) ||
+	    strcmp(s->arch, "granitemoe") == 0)
 		tensors_llama(t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(t, s);
@@ -1997,7 +2004,16 @@ static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
 	char k[96];
 	if (strcmp(s->arch, "gemma4") == 0)
 		keys_gemma4(w, s);
-	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert) {
+	if (strncmp(s->arch, "granite", 7) == 0 && strcmp(s->arch, "granitehybrid") != 0) {
+		/* Granite's scales: the logits' is required */
+		akey(k, sizeof(k), s, "logit_scale");
+		gw_f32(w, k, 8.0f);
+		akey(k, sizeof(k), s, "residual_scale");
+		gw_f32(w, k, 0.22f);
+		akey(k, sizeof(k), s, "embedding_scale");
+		gw_f32(w, k, 12.0f);
+	}
+	if ((strcmp(s->arch, "mistral3") == 0 || strcmp(s->arch, "granitemoe") == 0) && s->n_expert) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");

@@ -1,5 +1,5 @@
-# More families against the real engine: seed_oss, smollm3 (and the others
-# this file grows by). Each synthetic payload is booted through `zealot
+# More families against the real engine: seed_oss, smollm3, olmo2,
+# granite, granitemoe (and the others this file grows by). Each synthetic payload is booted through `zealot
 # argv` (boot_for_ledger) and answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
 # boot ledger and every compute buffer is within 0.5 % of it, over flash
@@ -58,5 +58,10 @@ shapes smol smollm3 "$DENSE layers=8"
 
 # --- olmo2: no pre-norms, q/k normed over their whole width, post norms ---
 shapes olmo olmo2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
+
+# --- granite, granitemoe: llama's block with Granite's embedding, residual
+# and logit scales; granitemoe's softmax-gated experts ff wide ---
+shapes gran granite "$DENSE"
+shapes granmoe granitemoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=4096 experts=8 experts_used=2"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

@@ -248,6 +248,8 @@ static const struct graph_family families[] = {
     {"seed_oss", gr_mistral3, NULL, "src/models/seed-oss.cpp"},
     {"smollm3", gr_mistral3, NULL, "src/models/smollm3.cpp"},
     {"olmo2", gr_olmo2, NULL, "src/models/olmo2.cpp"},
+    {"granite", gr_mistral3, NULL, "src/models/granite.cpp"},
+    {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 
 const struct graph_family *gr_family(const char *arch)

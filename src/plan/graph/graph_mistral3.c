@@ -9,7 +9,13 @@
  * seed_oss.cpp and smollm3.cpp build the same block without the
  * temperature and the experts: seed_oss names its FFN norm
  * post_attention_norm; smollm3 skips RoPE on every 4th layer (the
- * engine's load_arch_hparams sets n_no_rope_layer_step = 4 for it). */
+ * engine's load_arch_hparams sets n_no_rope_layer_step = 4 for it).
+ *
+ * granite.cpp (granite and granitemoe) builds it with Granite's scales,
+ * each a ggml_scale node: the embeddings by embedding_scale, the
+ * attention's and the FFN's outputs by residual_scale before their
+ * residual adds (when the keys are set), the logits by 1/logit_scale
+ * (always); RoPE unless rope.scaling.finetuned is false. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -32,9 +38,19 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	if (d->w->gg)
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
+	int granite = strncmp(m->arch, "granite", 7) == 0;
+	double emb_scale = 0, res_scale = 0;
+	int rope_on = 1;
+	if (granite && d->w->gg) {
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.embedding_scale", m->arch), &emb_scale);
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
+		gguf_kv_bool(gguf_findf(d->w->gg, "%s.rope.scaling.finetuned", m->arch), &rope_on);
+	}
 	const char *ffn_norm = strcmp(m->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight";
 	uint32_t no_rope_step = strcmp(m->arch, "smollm3") == 0 ? 4 : 0;
 	int x = gr_input_embd(g, d, in);
+	if (emb_scale != 0)
+		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x));
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
@@ -43,8 +59,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		 * positions */
 		if (d->k_rot)
 			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
-		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
-		int rope = !no_rope_step || (il + 1) % no_rope_step != 0;
+		int pos = rope_on ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
+		int rope = rope_on && (!no_rope_step || (il + 1) % no_rope_step != 0);
 		int q = ga_view(g, mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T));
 		if (rope)
 			q = gr_rope(g, q, pos, d->D, d->H, T);
@@ -66,6 +82,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int res = x;
 		if (il == n_layer - 1)
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
+		if (res_scale != 0)
+			cur = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur));
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, ffn_norm);
 		int fo;
@@ -73,13 +91,23 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 			de.F_exp = d->F;
 			fo = gr_moe(g, &de, L, fn, Tn);
+			char nm[64];
+			snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", L);
+			const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+			if (sh) /* Granite MoE Shared: the shared expert added after */
+				fo = ga_op(g, 1, F32, d->E, Tn, 1, 1,
+					   S(fo, gr_ffn_shexp(g, d, L, fn, Tn, (int64_t)sh->ne[1])));
 		} else {
 			fo = gr_ffn(g, d, L, fn, Tn);
 		}
+		if (res_scale != 0)
+			fo = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo));
 		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	if (granite) /* the logits scaled by 1/logit_scale */
+		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 	g->t[out].output = 1;
 }
