@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -122,6 +122,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "qwen2moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -507,11 +511,11 @@ static int validate(const struct synth_spec *s, char **err)
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
-	     strcmp(s->arch, "olmo2") == 0) &&
+	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
-	if (strcmp(s->arch, "qwen3moe") == 0 &&
+	if ((strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0) &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
@@ -809,6 +813,32 @@ static void tensors_qwen2(struct tw *t, const struct synth_spec *s)
 		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
+	}
+}
+
+/* Qwen2-MoE (src/models/qwen2moe.cpp): qwen2's attention; in every layer
+ * routed experts ff_exp wide and a shared expert ff wide with its own
+ * router row. */
+static void tensors_qwen2moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+		BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("ffn_norm.weight", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		BV("ffn_gate_inp_shexp.weight", s->n_embd);
+		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff);
+		BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
+		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
 	}
 }
 
@@ -1504,7 +1534,7 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
 	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
-	if (strcmp(s->arch, "qwen3moe") == 0) {
+	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1573,6 +1603,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_qwen2(t, s);
 	else if (strcmp(s->arch, "qwen3") == 0)
 		tensors_qwen3(t, s);
+	else if (strcmp(s->arch, "qwen2moe") == 0)
+		tensors_qwen2moe(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(t, s);
 	else if (strcmp(s->arch, "lfm2") == 0)

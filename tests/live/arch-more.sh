@@ -1,6 +1,7 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
-# granite, granitemoe (and the others this file grows by). Each synthetic payload is booted through `zealot
-# argv` (boot_for_ledger) and answers /health and a completion
+# granite, granitemoe, qwen2moe (and the others this file grows by). Each
+# synthetic payload is booted through `zealot argv` (boot_for_ledger) and
+# answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
 # boot ledger and every compute buffer is within 0.5 % of it, over flash
 # attention on and off, one to four slots, ubatches of 64 to 1024 and a
@@ -63,5 +64,9 @@ shapes olmo olmo2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64
 # and logit scales; granitemoe's softmax-gated experts ff wide ---
 shapes gran granite "$DENSE"
 shapes granmoe granitemoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=4096 experts=8 experts_used=2"
+
+# --- qwen2moe: qwen2's attention, routed experts (weights not normalised)
+# beside a shared expert gated by its own router row ---
+shapes q2moe qwen2moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=768 ff_exp=256 vocab=4096 experts=8 experts_used=2"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

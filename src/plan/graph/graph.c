@@ -249,6 +249,7 @@ static const struct graph_family families[] = {
     {"smollm3", gr_mistral3, NULL, "src/models/smollm3.cpp"},
     {"olmo2", gr_olmo2, NULL, "src/models/olmo2.cpp"},
     {"granite", gr_mistral3, NULL, "src/models/granite.cpp"},
+    {"qwen2moe", gr_mistral3, NULL, "src/models/qwen2moe.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

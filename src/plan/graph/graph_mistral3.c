@@ -15,7 +15,10 @@
  * each a ggml_scale node: the embeddings by embedding_scale, the
  * attention's and the FFN's outputs by residual_scale before their
  * residual adds (when the keys are set), the logits by 1/logit_scale
- * (always); RoPE unless rope.scaling.finetuned is false. */
+ * (always); RoPE unless rope.scaling.finetuned is false.
+ *
+ * qwen2moe.cpp: the same attention (q, k, v biases) and, in every layer,
+ * routed experts beside a gated shared expert (qwen2moe_ffn). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -29,6 +32,25 @@ static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const c
 	if (gr_has_tensor(d, il, b))
 		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, b)));
 	return y;
+}
+
+/* qwen2moe.cpp's FFN: softmax-routed experts, their weights not
+ * normalised (scaled when expert_weights_scale says), then the shared
+ * expert gated by silu(g)/g = sigmoid(g) of its own router row, added. */
+static int qwen2moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	struct gr_moe_opts o = {0};
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	int moe = gr_moe_ex(g, d, il, x, T, &o);
+	char nm[64];
+	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
+	const struct gguf_tensor *up = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+	int64_t F = up && up->n_dims >= 2 ? (int64_t)up->ne[1] : d->F;
+	int sh = gr_ffn_shexp(g, d, il, x, T, F);
+	int gi = gr_mm(g, d, il, "ffn_gate_inp_shexp.weight", x, 1, T);
+	int gate = ga_op(g, 1, F32, 1, T, 1, 1, S(ga_op(g, 1, F32, 1, T, 1, 1, S(gi)), gi));
+	sh = ga_op(g, 1, F32, d->E, T, 1, 1, S(sh, gate));
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
 }
 
 void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -87,7 +109,9 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, ffn_norm);
 		int fo;
-		if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
+		if (strcmp(m->arch, "qwen2moe") == 0) {
+			fo = qwen2moe_ffn(g, m, d, L, fn, Tn);
+		} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 			de.F_exp = d->F;
 			fo = gr_moe(g, &de, L, fn, Tn);
