@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -126,6 +126,16 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
+	} else if (strcmp(arch, "olmoe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_head_kv = s->n_head; /* k's norm is n_embd wide */
+	} else if (strcmp(arch, "ernie4_5-moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
+		s->n_lead_dense = 1;
+		s->probs_b = 1;
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -507,7 +517,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return -1;
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
 	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
-	     strcmp(s->arch, "granitemoe") == 0) &&
+	     strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
+	     strcmp(s->arch, "ernie4_5-moe") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
@@ -522,6 +533,14 @@ static int validate(const struct synth_spec *s, char **err)
 		return -1;
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
+	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
+		return errorf(err,
+			      "olmoe's q and k norms are embd wide: heads == kv_heads and heads x head_dim == embd");
+	if ((strcmp(s->arch, "ernie4_5-moe") == 0 && !s->n_ff_exp) ||
+	    ((strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
+	      strcmp(s->arch, "ernie4_5-moe") == 0) &&
+	     (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)))
+		return errorf(err, "%s needs experts >= experts_used > 0 (and ff_exp > 0)", s->arch);
 	if (strcmp(s->arch, "granitemoe") == 0 && (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "granitemoe needs experts >= experts_used > 0");
 	if ((strcmp(s->arch, "llama") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0) && s->n_expert)
@@ -839,6 +858,45 @@ static void tensors_qwen2moe(struct tw *t, const struct synth_spec *s)
 		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff);
 		BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
 		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
+	}
+}
+
+/* OLMoE (src/models/olmoe.cpp): llama's tensors, q and k norms n_embd
+ * wide, softmax experts ff wide in every layer. ERNIE 4.5 MoE
+ * (src/models/ernie4-5-moe.cpp): dense leading layers, then routed
+ * experts ff_exp wide with a selection bias and the optional shared
+ * expert (shared x ff_exp wide). */
+static void tensors_olmoe_ernie(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	int olmoe = strcmp(s->arch, "olmoe") == 0;
+	uint64_t fe = olmoe ? s->n_ff : s->n_ff_exp;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		if (olmoe) {
+			BV("attn_q_norm.weight", s->n_embd);
+			BV("attn_k_norm.weight", s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		if (!olmoe && il < s->n_lead_dense) {
+			ffn(t, s, il);
+			continue;
+		}
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		if (!olmoe && s->probs_b)
+			BV("exp_probs_b.bias", s->n_expert);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, fe, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", fe, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, fe, s->n_expert);
+		if (!olmoe && s->n_shared) {
+			uint64_t sh = (uint64_t)s->n_shared * s->n_ff_exp;
+			BM("ffn_gate_shexp.weight", s->n_embd, sh);
+			BM("ffn_down_shexp.weight", sh, s->n_embd);
+			BM("ffn_up_shexp.weight", s->n_embd, sh);
+		}
 	}
 }
 
@@ -1534,7 +1592,24 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
 	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
-	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0) {
+	if (strcmp(s->arch, "ernie4_5-moe") == 0) {
+		akey(k, sizeof(k), s, "interleave_moe_layer_step");
+		gw_u32(w, k, 1);
+		akey(k, sizeof(k), s, "leading_dense_block_count");
+		gw_u32(w, k, s->n_lead_dense);
+		if (s->n_shared) {
+			akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
+			gw_u32(w, k, s->n_shared * s->n_ff_exp);
+		}
+	}
+	if (strcmp(s->arch, "olmoe") == 0) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
+	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
+	    strcmp(s->arch, "ernie4_5-moe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1605,6 +1680,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_qwen3(t, s);
 	else if (strcmp(s->arch, "qwen2moe") == 0)
 		tensors_qwen2moe(t, s);
+	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0)
+		tensors_olmoe_ernie(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(t, s);
 	else if (strcmp(s->arch, "lfm2") == 0)

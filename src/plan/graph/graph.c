@@ -250,6 +250,8 @@ static const struct graph_family families[] = {
     {"olmo2", gr_olmo2, NULL, "src/models/olmo2.cpp"},
     {"granite", gr_mistral3, NULL, "src/models/granite.cpp"},
     {"qwen2moe", gr_mistral3, NULL, "src/models/qwen2moe.cpp"},
+    {"olmoe", gr_mistral3, NULL, "src/models/olmoe.cpp"},
+    {"ernie4_5-moe", gr_mistral3, NULL, "src/models/ernie4-5-moe.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

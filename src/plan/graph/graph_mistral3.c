@@ -18,7 +18,13 @@
  * (always); RoPE unless rope.scaling.finetuned is false.
  *
  * qwen2moe.cpp: the same attention (q, k, v biases) and, in every layer,
- * routed experts beside a gated shared expert (qwen2moe_ffn). */
+ * routed experts beside a gated shared expert (qwen2moe_ffn).
+ *
+ * olmoe.cpp: q and k normed over their whole width before the reshape,
+ * softmax experts ff wide, weights not normalised. ernie4-5-moe.cpp:
+ * routed experts (selection bias, normalised) and the optional shared
+ * expert on the layers its keys make MoE (ernie_moe_layer), dense FFNs
+ * elsewhere. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -53,6 +59,38 @@ static int qwen2moe_ffn(struct ga_graph *g, const struct model *m, const struct 
 	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
 }
 
+/* ernie4-5-moe.cpp: the layer's FFN is routed on layers at or after
+ * leading_dense_block_count that interleave_moe_layer_step divides (il + 1
+ * by), dense on the others */
+static int ernie_moe_layer(const struct dims *d, const struct model *m, uint32_t il)
+{
+	uint64_t lead = 0, step = 0;
+	if (d->w->gg) {
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.leading_dense_block_count", m->arch), &lead);
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.interleave_moe_layer_step", m->arch), &step);
+	}
+	return step > 0 && il >= lead && (il + 1) % step == 0;
+}
+
+/* the routed experts (build_moe_ffn, softmax) with the payload's
+ * selection bias and the family's normalisation, then a shared expert
+ * added when the layer has one */
+static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T,
+		     int norm_w)
+{
+	struct gr_moe_opts o = {0};
+	o.norm_w = norm_w;
+	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias");
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	int fo = gr_moe_ex(g, d, il, x, T, &o);
+	char nm[64];
+	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
+	const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+	if (sh)
+		fo = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, gr_ffn_shexp(g, d, il, x, T, (int64_t)sh->ne[1])));
+	return fo;
+}
+
 void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -61,6 +99,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
 	int granite = strncmp(m->arch, "granite", 7) == 0;
+	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
 	int rope_on = 1;
 	if (granite && d->w->gg) {
@@ -83,7 +122,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int pos = rope_on ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 		int rope = rope_on && (!no_rope_step || (il + 1) % no_rope_step != 0);
-		int q = ga_view(g, mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T));
+		int q = mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
+		if (olmoe)
+			q = gr_norm(g, d, q, d->D * d->H, T, 1, L, "attn_q_norm.weight");
+		q = ga_view(g, q);
 		if (rope)
 			q = gr_rope(g, q, pos, d->D, d->H, T);
 		if (temp != 0) {
@@ -93,7 +135,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
 		int v = ga_view(g, mm_opt_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
-		int k = ga_view(g, mm_opt_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T));
+		int k = mm_opt_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T);
+		if (olmoe)
+			k = gr_norm(g, d, k, d->D * d->Hkv, T, 1, L, "attn_k_norm.weight");
+		k = ga_view(g, k);
 		if (rope)
 			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
@@ -111,6 +156,12 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int fo;
 		if (strcmp(m->arch, "qwen2moe") == 0) {
 			fo = qwen2moe_ffn(g, m, d, L, fn, Tn);
+		} else if (olmoe) {
+			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
+			de.F_exp = d->F;
+			fo = moe_shexp(g, m, &de, L, fn, Tn, 0);
+		} else if (ernie) {
+			fo = ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
 		} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 			de.F_exp = d->F;
