@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -136,6 +136,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_ff_exp = 256;
 		s->n_lead_dense = 1;
 		s->probs_b = 1;
+	} else if (strcmp(arch, "hunyuan-moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256; /* the shared expert's width; the routed ones are ff wide */
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -518,7 +522,7 @@ static int validate(const struct synth_spec *s, char **err)
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
 	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
 	     strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
-	     strcmp(s->arch, "ernie4_5-moe") == 0) &&
+	     strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
@@ -536,9 +540,9 @@ static int validate(const struct synth_spec *s, char **err)
 	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
 		return errorf(err,
 			      "olmoe's q and k norms are embd wide: heads == kv_heads and heads x head_dim == embd");
-	if ((strcmp(s->arch, "ernie4_5-moe") == 0 && !s->n_ff_exp) ||
+	if (((strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0) && !s->n_ff_exp) ||
 	    ((strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
-	      strcmp(s->arch, "ernie4_5-moe") == 0) &&
+	      strcmp(s->arch, "hunyuan-moe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0) &&
 	     (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)))
 		return errorf(err, "%s needs experts >= experts_used > 0 (and ff_exp > 0)", s->arch);
 	if (strcmp(s->arch, "granitemoe") == 0 && (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert))
@@ -897,6 +901,29 @@ static void tensors_olmoe_ernie(struct tw *t, const struct synth_spec *s)
 			BM("ffn_down_shexp.weight", sh, s->n_embd);
 			BM("ffn_up_shexp.weight", s->n_embd, sh);
 		}
+	}
+}
+
+/* Hunyuan-MoE (src/models/hunyuan-moe.cpp): per-head q and k norms,
+ * routed experts ff wide and a shared expert ff_exp wide in every layer. */
+static void tensors_hunyuan_moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
+		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff_exp);
+		BM("ffn_down_shexp.weight", s->n_ff_exp, s->n_embd);
 	}
 }
 
@@ -1608,6 +1635,18 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "expert_used_count");
 		gw_u32(w, k, s->n_expert_used);
 	}
+	if (strcmp(s->arch, "hunyuan-moe") == 0) {
+		/* the routed stacks are ff wide, as the key (required) says;
+		 * the shared expert ff_exp */
+		akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff);
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
 	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
 	    strcmp(s->arch, "ernie4_5-moe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
@@ -1680,6 +1719,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_qwen3(t, s);
 	else if (strcmp(s->arch, "qwen2moe") == 0)
 		tensors_qwen2moe(t, s);
+	else if (strcmp(s->arch, "hunyuan-moe") == 0)
+		tensors_hunyuan_moe(t, s);
 	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0)
 		tensors_olmoe_ernie(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)

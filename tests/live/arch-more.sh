@@ -1,6 +1,6 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
-# granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe (and the others this
-# file grows by). Each
+# granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe (and the
+# others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -76,5 +76,9 @@ shapes olmoe olmoe "layers=4 embd=512 heads=8 kv_heads=8 head_dim=64 rope_dims=6
 # --- ernie4_5-moe: a dense lead layer, then biased, normalised experts
 # beside a shared expert ---
 shapes ernie ernie4_5-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2"
+
+# --- hunyuan-moe: q/k normed per head after RoPE, experts ff wide, a
+# shared expert ff_exp wide ---
+shapes huny hunyuan-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 ff_exp=384 vocab=4096 experts=8 experts_used=2"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

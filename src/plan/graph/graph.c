@@ -252,6 +252,7 @@ static const struct graph_family families[] = {
     {"qwen2moe", gr_mistral3, NULL, "src/models/qwen2moe.cpp"},
     {"olmoe", gr_mistral3, NULL, "src/models/olmoe.cpp"},
     {"ernie4_5-moe", gr_mistral3, NULL, "src/models/ernie4-5-moe.cpp"},
+    {"hunyuan-moe", gr_mistral3, NULL, "src/models/hunyuan-moe.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -24,7 +24,8 @@
  * softmax experts ff wide, weights not normalised. ernie4-5-moe.cpp:
  * routed experts (selection bias, normalised) and the optional shared
  * expert on the layers its keys make MoE (ernie_moe_layer), dense FFNs
- * elsewhere. */
+ * elsewhere. hunyuan-moe.cpp: q and k normed per head after RoPE;
+ * normalised experts ff wide, then the shared expert, added. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -99,6 +100,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
 	int granite = strncmp(m->arch, "granite", 7) == 0;
+	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
 	int rope_on = 1;
@@ -128,6 +130,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		q = ga_view(g, q);
 		if (rope)
 			q = gr_rope(g, q, pos, d->D, d->H, T);
+		if (hunyuan)
+			q = gr_norm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
 		if (temp != 0) {
 			int ts = gr_input_once(g, &attn_scale, (uint64_t)T * 4);
 			q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, ts));
@@ -141,6 +145,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		k = ga_view(g, k);
 		if (rope)
 			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+		if (hunyuan)
+			k = gr_norm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		int o = gr_attend(g, d, in, L, q, k, v, 0);
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
@@ -156,10 +162,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int fo;
 		if (strcmp(m->arch, "qwen2moe") == 0) {
 			fo = qwen2moe_ffn(g, m, d, L, fn, Tn);
-		} else if (olmoe) {
+		} else if (olmoe || hunyuan) {
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 			de.F_exp = d->F;
-			fo = moe_shexp(g, m, &de, L, fn, Tn, 0);
+			fo = moe_shexp(g, m, &de, L, fn, Tn, hunyuan);
 		} else if (ernie) {
 			fo = ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
 		} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
