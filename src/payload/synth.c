@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -476,7 +476,11 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 /* The families written with llama's tensors (tensors_llama), dense. */
 static int is_llama_like(const struct synth_spec *s)
 {
-	return strcmp(s->arch, "seed_oss") == 0 || strcmp(s->arch, "smollm3") == 0 || strcmp(s->arch, "granite") == 0;
+	static const char *const like[] = {"seed_oss", "smollm3", "granite", "exaone", "ernie4_5"};
+	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
+		if (strcmp(s->arch, like[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static int validate(const struct synth_spec *s, char **err)

@@ -1,6 +1,6 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
-# granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe (and the
-# others this file grows by). Each
+# granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
+# ernie4_5 (and the others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -80,5 +80,9 @@ shapes ernie ernie4_5-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope
 # --- hunyuan-moe: q/k normed per head after RoPE, experts ff wide, a
 # shared expert ff_exp wide ---
 shapes huny hunyuan-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 ff_exp=384 vocab=4096 experts=8 experts_used=2"
+
+# --- exaone, ernie4_5: mistral3's dense block as it is ---
+shapes exa exaone "$DENSE"
+shapes ern ernie4_5 "$DENSE"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

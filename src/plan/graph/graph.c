@@ -253,6 +253,8 @@ static const struct graph_family families[] = {
     {"olmoe", gr_mistral3, NULL, "src/models/olmoe.cpp"},
     {"ernie4_5-moe", gr_mistral3, NULL, "src/models/ernie4-5-moe.cpp"},
     {"hunyuan-moe", gr_mistral3, NULL, "src/models/hunyuan-moe.cpp"},
+    {"exaone", gr_mistral3, NULL, "src/models/exaone.cpp"},
+    {"ernie4_5", gr_mistral3, NULL, "src/models/ernie4-5.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -6,6 +6,7 @@
  * softmax-gated MoE with normalised weights (no q/k norms, unlike
  * qwen3moe).
  *
+ * exaone.cpp and ernie4-5.cpp build it as it is (no temperature, dense).
  * seed_oss.cpp and smollm3.cpp build the same block without the
  * temperature and the experts: seed_oss names its FFN norm
  * post_attention_norm; smollm3 skips RoPE on every 4th layer (the
