@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -140,6 +140,12 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256; /* the shared expert's width; the routed ones are ff wide */
+	} else if (strcmp(arch, "deepseek") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
+		s->n_lead_dense = 1;
+		s->n_shared = 2;
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -526,11 +532,12 @@ static int validate(const struct synth_spec *s, char **err)
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
 	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
 	     strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
-	     strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0) &&
+	     strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0 ||
+	     strcmp(s->arch, "deepseek") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
-	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0) &&
+	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -544,6 +551,9 @@ static int validate(const struct synth_spec *s, char **err)
 	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
 		return errorf(err,
 			      "olmoe's q and k norms are embd wide: heads == kv_heads and heads x head_dim == embd");
+	if (strcmp(s->arch, "deepseek") == 0 &&
+	    (!s->n_shared || !s->n_ff_exp || !s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert))
+		return errorf(err, "deepseek needs shared > 0, ff_exp > 0 and experts >= experts_used > 0");
 	if (((strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0) && !s->n_ff_exp) ||
 	    ((strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
 	      strcmp(s->arch, "hunyuan-moe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0) &&
@@ -1623,6 +1633,12 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
 	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
+	if (strcmp(s->arch, "deepseek") == 0) {
+		akey(k, sizeof(k), s, "leading_dense_block_count");
+		gw_u32(w, k, s->n_lead_dense);
+		akey(k, sizeof(k), s, "expert_shared_count");
+		gw_u32(w, k, s->n_shared);
+	}
 	if (strcmp(s->arch, "ernie4_5-moe") == 0) {
 		akey(k, sizeof(k), s, "interleave_moe_layer_step");
 		gw_u32(w, k, 1);
@@ -1652,7 +1668,7 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_expert_used);
 	}
 	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
-	    strcmp(s->arch, "ernie4_5-moe") == 0) {
+	    strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1725,7 +1741,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_qwen2moe(t, s);
 	else if (strcmp(s->arch, "hunyuan-moe") == 0)
 		tensors_hunyuan_moe(t, s);
-	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0)
+	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
+		 strcmp(s->arch, "deepseek") == 0)
 		tensors_olmoe_ernie(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(t, s);

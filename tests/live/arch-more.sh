@@ -1,6 +1,6 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
-# ernie4_5 (and the others this file grows by). Each
+# ernie4_5, deepseek (and the others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -84,5 +84,8 @@ shapes huny hunyuan-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_d
 # --- exaone, ernie4_5: mistral3's dense block as it is ---
 shapes exa exaone "$DENSE"
 shapes ern ernie4_5 "$DENSE"
+
+# --- deepseek (V1): a dense lead layer, unnormalised experts, shared ones ---
+shapes dsv1 deepseek "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

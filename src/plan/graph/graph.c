@@ -255,6 +255,7 @@ static const struct graph_family families[] = {
     {"hunyuan-moe", gr_mistral3, NULL, "src/models/hunyuan-moe.cpp"},
     {"exaone", gr_mistral3, NULL, "src/models/exaone.cpp"},
     {"ernie4_5", gr_mistral3, NULL, "src/models/ernie4-5.cpp"},
+    {"deepseek", gr_mistral3, NULL, "src/models/deepseek.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

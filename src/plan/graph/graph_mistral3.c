@@ -26,7 +26,8 @@
  * routed experts (selection bias, normalised) and the optional shared
  * expert on the layers its keys make MoE (ernie_moe_layer), dense FFNs
  * elsewhere. hunyuan-moe.cpp: q and k normed per head after RoPE;
- * normalised experts ff wide, then the shared expert, added. */
+ * normalised experts ff wide, then the shared expert, added. deepseek.cpp:
+ * dense leading layers, then unnormalised experts and the shared ones. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -101,7 +102,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
 	int granite = strncmp(m->arch, "granite", 7) == 0;
-	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0;
+	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
 	int rope_on = 1;
@@ -167,6 +168,11 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 			de.F_exp = d->F;
 			fo = moe_shexp(g, m, &de, L, fn, Tn, hunyuan);
+		} else if (deepseek) { /* leading_dense_block_count dense layers, then experts */
+			uint64_t lead = 0;
+			if (d->w->gg)
+				gguf_kv_u64(gguf_findf(d->w->gg, "%s.leading_dense_block_count", m->arch), &lead);
+			fo = il < lead ? gr_ffn(g, d, L, fn, Tn) : moe_shexp(g, m, d, L, fn, Tn, 0);
 		} else if (ernie) {
 			fo = ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
 		} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
