@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -537,7 +537,8 @@ static int validate(const struct synth_spec *s, char **err)
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
-	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0) &&
+	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
+	     strcmp(s->arch, "exaone4") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -770,8 +771,10 @@ static void tensors_olmo2(struct tw *t, const struct synth_spec *s)
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		qkv(t, s, il, 1);
-		BV("attn_q_norm.weight", s->head_dim * s->n_head);
-		BV("attn_k_norm.weight", s->head_dim * s->n_head_kv);
+		/* exaone4's are per head */
+		int ex = strcmp(s->arch, "exaone4") == 0;
+		BV("attn_q_norm.weight", ex ? s->head_dim : s->head_dim * s->n_head);
+		BV("attn_k_norm.weight", ex ? s->head_dim : s->head_dim * s->n_head_kv);
 		BV("post_attention_norm.weight", s->n_embd);
 		ffn(t, s, il);
 		BV("post_ffw_norm.weight", s->n_embd);
@@ -1723,7 +1726,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_llama(t, s);
 	else if (strcmp(s->arch, "gemma3") == 0)
 		tensors_gemma3(t, s);
-	else if (strcmp(s->arch, "olmo2") == 0)
+	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0)
 		tensors_qwen3moe(t, s);

@@ -1,6 +1,6 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
-# ernie4_5, deepseek (and the others this file grows by). Each
+# ernie4_5, deepseek, exaone4 (and the others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -87,5 +87,9 @@ shapes ern ernie4_5 "$DENSE"
 
 # --- deepseek (V1): a dense lead layer, unnormalised experts, shared ones ---
 shapes dsv1 deepseek "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2"
+
+# --- exaone4: olmo2's nodes with per-head q/k norms (no window: the engine
+# sets one only for 64 layers) ---
+shapes exa4 exaone4 "$DENSE"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

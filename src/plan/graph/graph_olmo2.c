@@ -3,8 +3,13 @@
  * reshape and RoPE; the attention output and the FFN output each normed
  * after (post norms), the FFN's one outside the layer's callback (il -1:
  * never pinned). A sliding window (olmo3) makes the layers the metadata
- * marks SWA read the window cache, whose builder expands q, k, v. */
+ * marks SWA read the window cache, whose builder expands q, k, v.
+ *
+ * exaone4.cpp builds the same nodes: its q and k norms are per head (the
+ * same sizes), and with a window only the window layers rope. */
 #include "graph.h"
+
+#include <string.h>
 
 /* rms_norm then the layer's weight, named for the output layer (il -1 in
  * build_norm): the graph callback does not pin it */
@@ -22,19 +27,22 @@ void gr_olmo2(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int swa = m->kind[il] == LAYER_SWA;
+		int rope = strcmp(m->arch, "exaone4") != 0 || !m->n_kind[LAYER_SWA] || swa;
 		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 		if (d->k_rot)
 			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		int q = gr_mm(g, d, L, "attn_q.weight", x, nq, T);
 		q = ga_view(g, gr_norm(g, d, q, nq, T, 1, L, "attn_q_norm.weight"));
-		q = gr_rope(g, q, pos, d->D, d->H, T);
+		if (rope)
+			q = gr_rope(g, q, pos, d->D, d->H, T);
 		q = gr_rotate(g, q, nq * T, d->k_rot, krot);
 		int k = -1, v;
 		if (m->n_kind[LAYER_SWA]) { /* the iSWA builder expands q, k, v */
 			k = gr_mm(g, d, L, "attn_k.weight", x, nkv, T);
 			k = ga_view(g, gr_norm(g, d, k, nkv, T, 1, L, "attn_k_norm.weight"));
-			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+			if (rope)
+				k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 			k = gr_rotate(g, k, nkv * T, d->k_rot, krot);
 		}
 		v = ga_view(g, gr_mm(g, d, L, "attn_v.weight", x, nkv, T));
@@ -42,7 +50,8 @@ void gr_olmo2(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		if (k < 0) { /* the plain builder expands q, v, k */
 			k = gr_mm(g, d, L, "attn_k.weight", x, nkv, T);
 			k = ga_view(g, gr_norm(g, d, k, nkv, T, 1, L, "attn_k_norm.weight"));
-			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+			if (rope)
+				k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 			k = gr_rotate(g, k, nkv * T, d->k_rot, krot);
 		}
 		int o = gr_attend(g, d, in, L, q, k, v, swa);
