@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -538,7 +538,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
-	     strcmp(s->arch, "exaone4") == 0) &&
+	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -941,6 +941,22 @@ static void tensors_hunyuan_moe(struct tw *t, const struct synth_spec *s)
 		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
 		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff_exp);
 		BM("ffn_down_shexp.weight", s->n_ff_exp, s->n_embd);
+	}
+}
+
+/* GLM-4 (src/models/glm4.cpp): post norms after the attention and the
+ * FFN; the FFN's gate and up in one matrix 2 x ff wide. */
+static void tensors_glm4(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("post_attention_norm.weight", s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		BV("post_ffw_norm.weight", s->n_embd);
 	}
 }
 
@@ -1744,6 +1760,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_qwen2moe(t, s);
 	else if (strcmp(s->arch, "hunyuan-moe") == 0)
 		tensors_hunyuan_moe(t, s);
+	else if (strcmp(s->arch, "glm4") == 0)
+		tensors_glm4(t, s);
 	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
 		 strcmp(s->arch, "deepseek") == 0)
 		tensors_olmoe_ernie(t, s);

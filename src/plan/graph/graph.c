@@ -257,6 +257,7 @@ static const struct graph_family families[] = {
     {"ernie4_5", gr_mistral3, NULL, "src/models/ernie4-5.cpp"},
     {"deepseek", gr_mistral3, NULL, "src/models/deepseek.cpp"},
     {"exaone4", gr_olmo2, NULL, "src/models/exaone4.cpp"},
+    {"glm4", gr_mistral3, NULL, "src/models/glm4.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -27,7 +27,10 @@
  * expert on the layers its keys make MoE (ernie_moe_layer), dense FFNs
  * elsewhere. hunyuan-moe.cpp: q and k normed per head after RoPE;
  * normalised experts ff wide, then the shared expert, added. deepseek.cpp:
- * dense leading layers, then unnormalised experts and the shared ones. */
+ * dense leading layers, then unnormalised experts and the shared ones.
+ * glm4.cpp: the attention's output normed (post_attention_norm) before
+ * its residual; the FFN's up projection 2 x ff wide, split by swiglu, its
+ * output normed (post_ffw_norm). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -102,6 +105,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
 	int granite = strncmp(m->arch, "granite", 7) == 0;
+	int glm4 = strcmp(m->arch, "glm4") == 0;
 	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
@@ -159,6 +163,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
 		if (res_scale != 0)
 			cur = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur));
+		if (glm4)
+			cur = gr_norm(g, d, cur, d->E, Tn, 1, L, "post_attention_norm.weight");
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, ffn_norm);
 		int fo;
@@ -185,6 +191,11 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			if (sh) /* Granite MoE Shared: the shared expert added after */
 				fo = ga_op(g, 1, F32, d->E, Tn, 1, 1,
 					   S(fo, gr_ffn_shexp(g, d, L, fn, Tn, (int64_t)sh->ne[1])));
+		} else if (glm4) { /* build_ffn SWIGLU, SEQ: up (2 x ff), swiglu, down; the post norm */
+			int up = gr_mm(g, d, L, "ffn_up.weight", fn, 2 * d->F, Tn);
+			int glu = ga_op(g, 0, F32, d->F, Tn, 1, 1, S(up));
+			fo = gr_mm(g, d, L, "ffn_down.weight", glu, d->E, Tn);
+			fo = gr_norm(g, d, fo, d->E, Tn, 1, L, "post_ffw_norm.weight");
 		} else {
 			fo = gr_ffn(g, d, L, fn, Tn);
 		}
