@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -146,6 +146,9 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_ff_exp = 256;
 		s->n_lead_dense = 1;
 		s->n_shared = 2;
+	} else if (strcmp(arch, "phimoe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -538,7 +541,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
-	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0) &&
+	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -957,6 +960,29 @@ static void tensors_glm4(struct tw *t, const struct synth_spec *s)
 		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
 		BM("ffn_down.weight", s->n_ff, s->n_embd);
 		BV("post_ffw_norm.weight", s->n_embd);
+	}
+}
+
+/* PhiMoE (src/models/phimoe.cpp): biased norms and output projection,
+ * softmax experts ff wide; the output's norm and matrix biased. */
+static void tensors_phimoe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	vec(t, "output_norm.bias", s->n_embd);
+	vec(t, "output.bias", s->n_vocab);
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BV("attn_norm.bias", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_output.bias", s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BV("ffn_norm.bias", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 	}
 }
 
@@ -1668,7 +1694,7 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 			gw_u32(w, k, s->n_shared * s->n_ff_exp);
 		}
 	}
-	if (strcmp(s->arch, "olmoe") == 0) {
+	if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "phimoe") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1762,6 +1788,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_hunyuan_moe(t, s);
 	else if (strcmp(s->arch, "glm4") == 0)
 		tensors_glm4(t, s);
+	else if (strcmp(s->arch, "phimoe") == 0)
+		tensors_phimoe(t, s);
 	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
 		 strcmp(s->arch, "deepseek") == 0)
 		tensors_olmoe_ernie(t, s);

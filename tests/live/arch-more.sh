@@ -1,6 +1,7 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
-# ernie4_5, deepseek, exaone4, glm4 (and the others this file grows by). Each
+# ernie4_5, deepseek, exaone4, glm4, phimoe (and the others this file grows
+# by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -94,5 +95,8 @@ shapes exa4 exaone4 "$DENSE"
 
 # --- glm4: post norms after the attention and the FFN, gate and up fused ---
 shapes glm4 glm4 "$DENSE"
+
+# --- phimoe: phi3's graph with biased norms, softmax experts ff wide ---
+shapes phimoe phimoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 vocab=4096 experts=8 experts_used=2"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

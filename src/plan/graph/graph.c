@@ -258,6 +258,7 @@ static const struct graph_family families[] = {
     {"deepseek", gr_mistral3, NULL, "src/models/deepseek.cpp"},
     {"exaone4", gr_olmo2, NULL, "src/models/exaone4.cpp"},
     {"glm4", gr_mistral3, NULL, "src/models/glm4.cpp"},
+    {"phimoe", gr_dense, NULL, "src/models/phi3.cpp (phimoe's graph)"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 
