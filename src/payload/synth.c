@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -152,7 +152,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
-	} else if (strcmp(arch, "qwen3moe") == 0) {
+	} else if (strcmp(arch, "qwen3moe") == 0 || strcmp(arch, "qwen3vlmoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
@@ -532,6 +532,8 @@ static int validate(const struct synth_spec *s, char **err)
 	}
 	if (validate_moe(s, err))
 		return -1;
+	if (strncmp(s->arch, "qwen3vl", 7) == 0 && (s->rope_dims != s->head_dim || s->rope_dims < 64))
+		return errorf(err, "%s's rope sections [11,11,10,0] need rope_dims == head_dim >= 64", s->arch);
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
 	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
 	     strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
@@ -545,7 +547,8 @@ static int validate(const struct synth_spec *s, char **err)
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
-	if ((strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0) &&
+	if ((strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
+	     strcmp(s->arch, "qwen3vlmoe") == 0) &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
@@ -1653,6 +1656,13 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
+	if (strncmp(s->arch, "qwen3vl", 7) == 0) { /* M-RoPE, required */
+		static const int32_t sections[4] = {11, 11, 10, 0};
+		akey(k, sizeof(k), s, "rope.dimension_sections");
+		gw_arr_begin(w, k, GGUF_I32, 4);
+		for (int i = 0; i < 4; i++)
+			gw_arr_i32(w, sections[i]);
+	}
 	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		static const int32_t sections[4] = {11, 11, 10, 0};
 		akey(k, sizeof(k), s, "rope.dimension_sections");
@@ -1713,7 +1723,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_expert_used);
 	}
 	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
-	    strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "deepseek") == 0) {
+	    strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
+	    strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1770,7 +1781,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_gemma3(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
-	else if (strcmp(s->arch, "qwen3moe") == 0)
+	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0)
 		tensors_qwen3moe(t, s);
 	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
 		tensors_granitehybrid(t, s);
@@ -1780,7 +1791,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_nemotron_h(t, s);
 	else if (strcmp(s->arch, "qwen2") == 0)
 		tensors_qwen2(t, s);
-	else if (strcmp(s->arch, "qwen3") == 0)
+	else if (strcmp(s->arch, "qwen3") == 0 || strcmp(s->arch, "qwen3vl") == 0)
 		tensors_qwen3(t, s);
 	else if (strcmp(s->arch, "qwen2moe") == 0)
 		tensors_qwen2moe(t, s);

@@ -1,7 +1,7 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
-# ernie4_5, deepseek, exaone4, glm4, phimoe (and the others this file grows
-# by). Each
+# ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe (and the
+# others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -98,5 +98,10 @@ shapes glm4 glm4 "$DENSE"
 
 # --- phimoe: phi3's graph with biased norms, softmax experts ff wide ---
 shapes phimoe phimoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 vocab=4096 experts=8 experts_used=2"
+
+# --- qwen3vl, qwen3vlmoe: qwen3's and qwen3moe's blocks with M-RoPE (four
+# positions per token) ---
+shapes q3vl qwen3vl "$DENSE"
+shapes q3vlm qwen3vlmoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

@@ -259,6 +259,8 @@ static const struct graph_family families[] = {
     {"exaone4", gr_olmo2, NULL, "src/models/exaone4.cpp"},
     {"glm4", gr_mistral3, NULL, "src/models/glm4.cpp"},
     {"phimoe", gr_dense, NULL, "src/models/phi3.cpp (phimoe's graph)"},
+    {"qwen3vl", gr_dense, NULL, "src/models/qwen3vl.cpp"},
+    {"qwen3vlmoe", gr_llama, NULL, "src/models/qwen3vlmoe.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

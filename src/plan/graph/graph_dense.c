@@ -14,7 +14,7 @@ static int dense_kind(const char *arch)
 {
 	if (strcmp(arch, "qwen2") == 0)
 		return QWEN2;
-	if (strcmp(arch, "qwen3") == 0)
+	if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "qwen3vl") == 0) /* qwen3vl: with M-RoPE */
 		return QWEN3;
 	if (strcmp(arch, "phimoe") == 0)
 		return PHIMOE;
@@ -127,7 +127,7 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		if (kind == PHI3) {
 			phi3_qkv(g, d, in, L, an, &q, &k, &v);
 		} else {
-			int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+			int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 			int bias = kind == QWEN2;
 			/* build_attn expands q, then v, then k */
 			q = proj(g, d, L, "attn_q.weight", bias ? "attn_q.bias" : NULL, an, d->D * d->H);
