@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -485,7 +485,8 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 /* The families written with llama's tensors (tensors_llama), dense. */
 static int is_llama_like(const struct synth_spec *s)
 {
-	static const char *const like[] = {"seed_oss", "smollm3", "granite", "exaone", "ernie4_5"};
+	static const char *const like[] = {"seed_oss", "smollm3",	"granite", "exaone",
+					   "ernie4_5", "hunyuan-dense", "xverse",  "baichuan"};
 	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
 		if (strcmp(s->arch, like[i]) == 0)
 			return 1;
@@ -756,6 +757,10 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 		qkv(t, s, il, 1);
 		/* seed_oss names its FFN norm post_attention_norm */
 		BV(strcmp(s->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight", s->n_embd);
+		if (strcmp(s->arch, "hunyuan-dense") == 0) { /* per-head q and k norms */
+			BV("attn_k_norm.weight", s->head_dim);
+			BV("attn_q_norm.weight", s->head_dim);
+		}
 		if (!s->n_expert) {
 			ffn(t, s, il);
 			continue;

@@ -1,7 +1,7 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
-# ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe (and the
-# others this file grows by). Each
+# ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe,
+# hunyuan-dense, xverse, baichuan (and the others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -103,5 +103,13 @@ shapes phimoe phimoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims
 # positions per token) ---
 shapes q3vl qwen3vl "$DENSE"
 shapes q3vlm qwen3vlmoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2"
+
+# --- hunyuan-dense (hunyuan-vl's graph: q/k normed after RoPE), xverse,
+# baichuan (RoPE only at 32 layers, ALiBi below) ---
+shapes hyd hunyuan-dense "$DENSE"
+shapes xv xverse "$DENSE"
+shapes bc baichuan "$DENSE"
+case_ bc-7b baichuan "layers=32 embd=256 heads=4 kv_heads=4 head_dim=64 rope_dims=64 ff=512 vocab=2048" \
+	"CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

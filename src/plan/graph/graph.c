@@ -261,6 +261,9 @@ static const struct graph_family families[] = {
     {"phimoe", gr_dense, NULL, "src/models/phi3.cpp (phimoe's graph)"},
     {"qwen3vl", gr_dense, NULL, "src/models/qwen3vl.cpp"},
     {"qwen3vlmoe", gr_llama, NULL, "src/models/qwen3vlmoe.cpp"},
+    {"hunyuan-dense", gr_mistral3, NULL, "src/models/hunyuan-vl.cpp (hunyuan-dense's graph)"},
+    {"xverse", gr_mistral3, NULL, "src/models/xverse.cpp"},
+    {"baichuan", gr_mistral3, NULL, "src/models/baichuan.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

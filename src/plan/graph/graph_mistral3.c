@@ -30,7 +30,9 @@
  * dense leading layers, then unnormalised experts and the shared ones.
  * glm4.cpp: the attention's output normed (post_attention_norm) before
  * its residual; the FFN's up projection 2 x ff wide, split by swiglu, its
- * output normed (post_ffw_norm). */
+ * output normed (post_ffw_norm). hunyuan-dense (hunyuan-vl's graph): q
+ * and k normed after RoPE (M-RoPE with sections), a dense FFN. xverse.cpp:
+ * the block as it is; baichuan.cpp: RoPE only at 32 layers. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -97,6 +99,11 @@ static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dim
 	return fo;
 }
 
+static uint32_t n_layer_all_trunk(const struct model *m)
+{
+	return m->n_layer_all - m->n_nextn;
+}
+
 void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -106,6 +113,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	int attn_scale = -1;
 	int granite = strncmp(m->arch, "granite", 7) == 0;
 	int glm4 = strcmp(m->arch, "glm4") == 0;
+	/* hunyuan-moe, hunyuan-dense and hunyuan-vl norm q and k after RoPE */
+	int hy_norm = strncmp(m->arch, "hunyuan", 7) == 0;
 	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
@@ -115,6 +124,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
 		gguf_kv_bool(gguf_findf(d->w->gg, "%s.rope.scaling.finetuned", m->arch), &rope_on);
 	}
+	/* baichuan.cpp ropes only the 7B (its load_arch_hparams: 32 layers);
+	 * the 13B and unknown sizes attend with ALiBi */
+	if (strcmp(m->arch, "baichuan") == 0)
+		rope_on = n_layer_all_trunk(m) == 32;
 	const char *ffn_norm = strcmp(m->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight";
 	uint32_t no_rope_step = strcmp(m->arch, "smollm3") == 0 ? 4 : 0;
 	int x = gr_input_embd(g, d, in);
@@ -128,7 +141,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		 * positions */
 		if (d->k_rot)
 			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
-		int pos = rope_on ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
+		int pos = rope_on ? gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1)) : -1;
 		int rope = rope_on && (!no_rope_step || (il + 1) % no_rope_step != 0);
 		int q = mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
 		if (olmoe)
@@ -136,7 +149,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		q = ga_view(g, q);
 		if (rope)
 			q = gr_rope(g, q, pos, d->D, d->H, T);
-		if (hunyuan)
+		if (hy_norm)
 			q = gr_norm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
 		if (temp != 0) {
 			int ts = gr_input_once(g, &attn_scale, (uint64_t)T * 4);
@@ -151,7 +164,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		k = ga_view(g, k);
 		if (rope)
 			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
-		if (hunyuan)
+		if (hy_norm)
 			k = gr_norm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		int o = gr_attend(g, d, in, L, q, k, v, 0);
