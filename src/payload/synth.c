@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -485,8 +485,8 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 /* The families written with llama's tensors (tensors_llama), dense. */
 static int is_llama_like(const struct synth_spec *s)
 {
-	static const char *const like[] = {"seed_oss", "smollm3",	"granite", "exaone",
-					   "ernie4_5", "hunyuan-dense", "xverse",  "baichuan"};
+	static const char *const like[] = {"seed_oss",	    "smollm3", "granite",  "exaone", "ernie4_5",
+					   "hunyuan-dense", "xverse",  "baichuan", "minicpm"};
 	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
 		if (strcmp(s->arch, like[i]) == 0)
 			return 1;
@@ -533,7 +533,8 @@ static int validate(const struct synth_spec *s, char **err)
 	}
 	if (validate_moe(s, err))
 		return -1;
-	if (strncmp(s->arch, "qwen3vl", 7) == 0 && (s->rope_dims != s->head_dim || s->rope_dims < 64))
+	if ((strncmp(s->arch, "qwen3vl", 7) == 0 || strcmp(s->arch, "qwen2vl") == 0) &&
+	    (s->rope_dims != s->head_dim || s->rope_dims < 64))
 		return errorf(err, "%s's rope sections [11,11,10,0] need rope_dims == head_dim >= 64", s->arch);
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
 	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
@@ -544,7 +545,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
-	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
+	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 ||
+	     strcmp(s->arch, "phimoe") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -1661,7 +1663,7 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (strncmp(s->arch, "qwen3vl", 7) == 0) { /* M-RoPE, required */
+	if (strncmp(s->arch, "qwen3vl", 7) == 0 || strcmp(s->arch, "qwen2vl") == 0) { /* M-RoPE, required */
 		static const int32_t sections[4] = {11, 11, 10, 0};
 		akey(k, sizeof(k), s, "rope.dimension_sections");
 		gw_arr_begin(w, k, GGUF_I32, 4);
@@ -1794,7 +1796,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_falcon_h1(t, s);
 	else if (strcmp(s->arch, "nemotron_h") == 0)
 		tensors_nemotron_h(t, s);
-	else if (strcmp(s->arch, "qwen2") == 0)
+	else if (strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "qwen2vl") == 0)
 		tensors_qwen2(t, s);
 	else if (strcmp(s->arch, "qwen3") == 0 || strcmp(s->arch, "qwen3vl") == 0)
 		tensors_qwen3(t, s);

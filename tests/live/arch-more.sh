@@ -1,7 +1,8 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
 # ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe,
-# hunyuan-dense, xverse, baichuan (and the others this file grows by). Each
+# hunyuan-dense, xverse, baichuan, minicpm, qwen2vl (and the others this
+# file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -111,5 +112,10 @@ shapes xv xverse "$DENSE"
 shapes bc baichuan "$DENSE"
 case_ bc-7b baichuan "layers=32 embd=256 heads=4 kv_heads=4 head_dim=64 rope_dims=64 ff=512 vocab=2048" \
 	"CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+
+# --- minicpm (granite's graph, its scales always on), qwen2vl (qwen2's
+# block with M-RoPE) ---
+shapes mcpm minicpm "$DENSE"
+shapes q2vl qwen2vl "$DENSE"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

@@ -264,6 +264,8 @@ static const struct graph_family families[] = {
     {"hunyuan-dense", gr_mistral3, NULL, "src/models/hunyuan-vl.cpp (hunyuan-dense's graph)"},
     {"xverse", gr_mistral3, NULL, "src/models/xverse.cpp"},
     {"baichuan", gr_mistral3, NULL, "src/models/baichuan.cpp"},
+    {"minicpm", gr_mistral3, NULL, "src/models/granite.cpp (minicpm's graph)"},
+    {"qwen2vl", gr_dense, NULL, "src/models/qwen2vl.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -12,7 +12,7 @@ enum { QWEN2 = 1, QWEN3, PHI3, PHIMOE };
 
 static int dense_kind(const char *arch)
 {
-	if (strcmp(arch, "qwen2") == 0)
+	if (strcmp(arch, "qwen2") == 0 || strcmp(arch, "qwen2vl") == 0) /* qwen2vl: with M-RoPE */
 		return QWEN2;
 	if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "qwen3vl") == 0) /* qwen3vl: with M-RoPE */
 		return QWEN3;

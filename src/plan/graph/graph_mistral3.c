@@ -111,7 +111,11 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	if (d->w->gg)
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.temperature_scale", m->arch), &temp);
 	int attn_scale = -1;
-	int granite = strncmp(m->arch, "granite", 7) == 0;
+	/* minicpm.cpp builds granite.cpp's graph, its scales always set (the
+	 * engine's defaults when the keys are absent: 12, 1.4/sqrt(n_layer),
+	 * 256/n_embd) and RoPE always on */
+	int minicpm = strcmp(m->arch, "minicpm") == 0;
+	int granite = strncmp(m->arch, "granite", 7) == 0 || minicpm;
 	int glm4 = strcmp(m->arch, "glm4") == 0;
 	/* hunyuan-moe, hunyuan-dense and hunyuan-vl norm q and k after RoPE */
 	int hy_norm = strncmp(m->arch, "hunyuan", 7) == 0;
@@ -119,7 +123,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
 	int rope_on = 1;
-	if (granite && d->w->gg) {
+	if (minicpm) {
+		emb_scale = 1;
+		res_scale = 1;
+	} else if (granite && d->w->gg) {
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.embedding_scale", m->arch), &emb_scale);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
 		gguf_kv_bool(gguf_findf(d->w->gg, "%s.rope.scaling.finetuned", m->arch), &rope_on);
