@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -485,8 +485,8 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 /* The families written with llama's tensors (tensors_llama), dense. */
 static int is_llama_like(const struct synth_spec *s)
 {
-	static const char *const like[] = {"seed_oss",	    "smollm3", "granite",  "exaone", "ernie4_5",
-					   "hunyuan-dense", "xverse",  "baichuan", "minicpm"};
+	static const char *const like[] = {"seed_oss", "smollm3",  "granite", "exaone",	   "ernie4_5",	"hunyuan-dense",
+					   "xverse",   "baichuan", "minicpm", "maincoder", "internlm2", "arcee"};
 	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
 		if (strcmp(s->arch, like[i]) == 0)
 			return 1;
@@ -545,8 +545,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
-	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 ||
-	     strcmp(s->arch, "phimoe") == 0) &&
+	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "exaone4") == 0 ||
+	     strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -759,9 +759,15 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 		qkv(t, s, il, 1);
 		/* seed_oss names its FFN norm post_attention_norm */
 		BV(strcmp(s->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight", s->n_embd);
-		if (strcmp(s->arch, "hunyuan-dense") == 0) { /* per-head q and k norms */
+		if (strcmp(s->arch, "hunyuan-dense") == 0 ||
+		    strcmp(s->arch, "maincoder") == 0) { /* per-head q/k norms */
 			BV("attn_k_norm.weight", s->head_dim);
 			BV("attn_q_norm.weight", s->head_dim);
+		}
+		if (strcmp(s->arch, "arcee") == 0) { /* up and down, no gate */
+			BM("ffn_down.weight", s->n_ff, s->n_embd);
+			BM("ffn_up.weight", s->n_embd, s->n_ff);
+			continue;
 		}
 		if (!s->n_expert) {
 			ffn(t, s, il);

@@ -1,8 +1,8 @@
 # More families against the real engine: seed_oss, smollm3, olmo2,
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
 # ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe,
-# hunyuan-dense, xverse, baichuan, minicpm, qwen2vl (and the others this
-# file grows by). Each
+# hunyuan-dense, xverse, baichuan, minicpm, qwen2vl, maincoder, internlm2,
+# arcee (and the others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -117,5 +117,11 @@ case_ bc-7b baichuan "layers=32 embd=256 heads=4 kv_heads=4 head_dim=64 rope_dim
 # block with M-RoPE) ---
 shapes mcpm minicpm "$DENSE"
 shapes q2vl qwen2vl "$DENSE"
+
+# --- maincoder (q/k normed after RoPE), internlm2, arcee (a squared-ReLU
+# FFN without gate) ---
+shapes mc maincoder "$DENSE"
+shapes ilm internlm2 "$DENSE"
+shapes arc arcee "$DENSE"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

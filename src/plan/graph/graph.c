@@ -266,6 +266,9 @@ static const struct graph_family families[] = {
     {"baichuan", gr_mistral3, NULL, "src/models/baichuan.cpp"},
     {"minicpm", gr_mistral3, NULL, "src/models/granite.cpp (minicpm's graph)"},
     {"qwen2vl", gr_dense, NULL, "src/models/qwen2vl.cpp"},
+    {"maincoder", gr_mistral3, NULL, "src/models/maincoder.cpp"},
+    {"internlm2", gr_mistral3, NULL, "src/models/internlm2.cpp"},
+    {"arcee", gr_mistral3, NULL, "src/models/arcee.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -32,7 +32,9 @@
  * its residual; the FFN's up projection 2 x ff wide, split by swiglu, its
  * output normed (post_ffw_norm). hunyuan-dense (hunyuan-vl's graph): q
  * and k normed after RoPE (M-RoPE with sections), a dense FFN. xverse.cpp:
- * the block as it is; baichuan.cpp: RoPE only at 32 layers. */
+ * the block as it is; baichuan.cpp: RoPE only at 32 layers. maincoder.cpp:
+ * hunyuan-dense's q/k norms after RoPE. internlm2.cpp: the block as it
+ * is. arcee.cpp: a squared-ReLU FFN without gate. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -118,7 +120,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	int granite = strncmp(m->arch, "granite", 7) == 0 || minicpm;
 	int glm4 = strcmp(m->arch, "glm4") == 0;
 	/* hunyuan-moe, hunyuan-dense and hunyuan-vl norm q and k after RoPE */
-	int hy_norm = strncmp(m->arch, "hunyuan", 7) == 0;
+	int hy_norm = strncmp(m->arch, "hunyuan", 7) == 0 || strcmp(m->arch, "maincoder") == 0;
+	int arcee = strcmp(m->arch, "arcee") == 0;
 	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
@@ -211,6 +214,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			if (sh) /* Granite MoE Shared: the shared expert added after */
 				fo = ga_op(g, 1, F32, d->E, Tn, 1, 1,
 					   S(fo, gr_ffn_shexp(g, d, L, fn, Tn, (int64_t)sh->ne[1])));
+		} else if (arcee) { /* build_ffn RELU_SQR, SEQ: up, relu, sqr, down */
+			int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
+			up = ga_op(g, 1, F32, d->F, Tn, 1, 1, S(ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up))));
+			fo = gr_mm(g, d, L, "ffn_down.weight", up, d->E, Tn);
 		} else if (glm4) { /* build_ffn SWIGLU, SEQ: up (2 x ff), swiglu, down; the post norm */
 			int up = gr_mm(g, d, L, "ffn_up.weight", fn, 2 * d->F, Tn);
 			int glu = ga_op(g, 0, F32, d->F, Tn, 1, 1, S(up));
