@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -485,8 +485,9 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 /* The families written with llama's tensors (tensors_llama), dense. */
 static int is_llama_like(const struct synth_spec *s)
 {
-	static const char *const like[] = {"seed_oss", "smollm3",  "granite", "exaone",	   "ernie4_5",	"hunyuan-dense",
-					   "xverse",   "baichuan", "minicpm", "maincoder", "internlm2", "arcee"};
+	static const char *const like[] = {"seed_oss",	    "smollm3", "granite",  "exaone",  "ernie4_5",
+					   "hunyuan-dense", "xverse",  "baichuan", "minicpm", "maincoder",
+					   "internlm2",	    "arcee",   "apertus"};
 	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
 		if (strcmp(s->arch, like[i]) == 0)
 			return 1;
@@ -764,7 +765,13 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 			BV("attn_k_norm.weight", s->head_dim);
 			BV("attn_q_norm.weight", s->head_dim);
 		}
-		if (strcmp(s->arch, "arcee") == 0) { /* up and down, no gate */
+		if (strcmp(s->arch, "apertus") == 0) {
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_q_norm.bias", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+			BV("attn_k_norm.bias", s->head_dim);
+		}
+		if (strcmp(s->arch, "arcee") == 0 || strcmp(s->arch, "apertus") == 0) { /* up and down, no gate */
 			BM("ffn_down.weight", s->n_ff, s->n_embd);
 			BM("ffn_up.weight", s->n_embd, s->n_ff);
 			continue;
@@ -1722,6 +1729,15 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
 		gw_u32(w, k, s->n_expert_used);
+	}
+	if (strcmp(s->arch, "apertus") == 0) { /* xIELU's parameters per layer, keys without the arch */
+		static const char *const xk[] = {"xielu.alpha_n", "xielu.alpha_p", "xielu.beta", "xielu.eps"};
+		static const float xv[] = {0.8f, 0.8f, 0.5f, -1e-6f};
+		for (size_t i = 0; i < ARRAY_SIZE(xk); i++) {
+			gw_arr_begin(w, xk[i], GGUF_F32, s->n_layer);
+			for (uint32_t il = 0; il < s->n_layer; il++)
+				gw_arr_f32(w, xv[i]);
+		}
 	}
 	if (strcmp(s->arch, "hunyuan-moe") == 0) {
 		/* the routed stacks are ff wide, as the key (required) says;

@@ -2,7 +2,7 @@
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
 # ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe,
 # hunyuan-dense, xverse, baichuan, minicpm, qwen2vl, maincoder, internlm2,
-# arcee (and the others this file grows by). Each
+# arcee, apertus (and the others this file grows by). Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -123,5 +123,8 @@ shapes q2vl qwen2vl "$DENSE"
 shapes mc maincoder "$DENSE"
 shapes ilm internlm2 "$DENSE"
 shapes arc arcee "$DENSE"
+
+# --- apertus: q/k normed per head with biases before RoPE, an xIELU FFN ---
+shapes apt apertus "$DENSE"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

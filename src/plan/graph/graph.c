@@ -269,6 +269,7 @@ static const struct graph_family families[] = {
     {"maincoder", gr_mistral3, NULL, "src/models/maincoder.cpp"},
     {"internlm2", gr_mistral3, NULL, "src/models/internlm2.cpp"},
     {"arcee", gr_mistral3, NULL, "src/models/arcee.cpp"},
+    {"apertus", gr_mistral3, NULL, "src/models/apertus.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -34,7 +34,8 @@
  * and k normed after RoPE (M-RoPE with sections), a dense FFN. xverse.cpp:
  * the block as it is; baichuan.cpp: RoPE only at 32 layers. maincoder.cpp:
  * hunyuan-dense's q/k norms after RoPE. internlm2.cpp: the block as it
- * is. arcee.cpp: a squared-ReLU FFN without gate. */
+ * is. arcee.cpp: a squared-ReLU FFN without gate. apertus.cpp: q and k
+ * normed per head before RoPE (biases when present), an xIELU FFN. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -101,6 +102,19 @@ static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dim
 	return fo;
 }
 
+/* a per-head norm of q or k before RoPE, with its bias when the payload
+ * has one (apertus) */
+static int qk_norm_b(struct ga_graph *g, const struct dims *d, int x, int64_t H, int64_t T, int il, const char *w)
+{
+	char nm[48];
+	snprintf(nm, sizeof(nm), "%s.weight", w);
+	int n = gr_norm(g, d, x, d->D, H, T, il, nm);
+	snprintf(nm, sizeof(nm), "%s.bias", w);
+	if (gr_has_tensor(d, il, nm))
+		n = ga_op(g, 1, F32, d->D, H, T, 1, S(n, gr_weight(g, d, il, nm)));
+	return n;
+}
+
 static uint32_t n_layer_all_trunk(const struct model *m)
 {
 	return m->n_layer_all - m->n_nextn;
@@ -121,7 +135,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	int glm4 = strcmp(m->arch, "glm4") == 0;
 	/* hunyuan-moe, hunyuan-dense and hunyuan-vl norm q and k after RoPE */
 	int hy_norm = strncmp(m->arch, "hunyuan", 7) == 0 || strcmp(m->arch, "maincoder") == 0;
-	int arcee = strcmp(m->arch, "arcee") == 0;
+	int arcee = strcmp(m->arch, "arcee") == 0, apertus = strcmp(m->arch, "apertus") == 0;
 	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
 	double emb_scale = 0, res_scale = 0;
@@ -157,6 +171,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		if (olmoe)
 			q = gr_norm(g, d, q, d->D * d->H, T, 1, L, "attn_q_norm.weight");
 		q = ga_view(g, q);
+		if (apertus)
+			q = qk_norm_b(g, d, q, d->H, T, L, "attn_q_norm");
 		if (rope)
 			q = gr_rope(g, q, pos, d->D, d->H, T);
 		if (hy_norm)
@@ -172,6 +188,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		if (olmoe)
 			k = gr_norm(g, d, k, d->D * d->Hkv, T, 1, L, "attn_k_norm.weight");
 		k = ga_view(g, k);
+		if (apertus)
+			k = qk_norm_b(g, d, k, d->Hkv, T, L, "attn_k_norm");
 		if (rope)
 			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 		if (hy_norm)
@@ -214,6 +232,9 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			if (sh) /* Granite MoE Shared: the shared expert added after */
 				fo = ga_op(g, 1, F32, d->E, Tn, 1, 1,
 					   S(fo, gr_ffn_shexp(g, d, L, fn, Tn, (int64_t)sh->ne[1])));
+		} else if (apertus) { /* up, xIELU, down */
+			int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
+			fo = gr_mm(g, d, L, "ffn_down.weight", ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up)), d->E, Tn);
 		} else if (arcee) { /* build_ffn RELU_SQR, SEQ: up, relu, sqr, down */
 			int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
 			up = ga_op(g, 1, F32, d->F, Tn, 1, 1, S(ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up))));
