@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -152,7 +152,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	} else if (strcmp(arch, "granitemoe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
-	} else if (strcmp(arch, "qwen3moe") == 0 || strcmp(arch, "qwen3vlmoe") == 0) {
+	} else if (strcmp(arch, "qwen3moe") == 0 || strcmp(arch, "qwen3vlmoe") == 0 || strcmp(arch, "mellum") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
@@ -552,7 +552,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
 	if ((strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
-	     strcmp(s->arch, "qwen3vlmoe") == 0) &&
+	     strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "mellum") == 0) &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
@@ -1752,8 +1752,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_expert_used);
 	}
 	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
-	    strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
-	    strcmp(s->arch, "deepseek") == 0) {
+	    strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "mellum") == 0 ||
+	    strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1810,7 +1810,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_gemma3(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
-	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0)
+	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0 ||
+		 strcmp(s->arch, "mellum") == 0)
 		tensors_qwen3moe(t, s);
 	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
 		tensors_granitehybrid(t, s);

@@ -270,6 +270,7 @@ static const struct graph_family families[] = {
     {"internlm2", gr_mistral3, NULL, "src/models/internlm2.cpp"},
     {"arcee", gr_mistral3, NULL, "src/models/arcee.cpp"},
     {"apertus", gr_mistral3, NULL, "src/models/apertus.cpp"},
+    {"mellum", gr_llama, NULL, "src/models/mellum.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 
