@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -487,7 +487,7 @@ static int is_llama_like(const struct synth_spec *s)
 {
 	static const char *const like[] = {"seed_oss",	    "smollm3", "granite",  "exaone",  "ernie4_5",
 					   "hunyuan-dense", "xverse",  "baichuan", "minicpm", "maincoder",
-					   "internlm2",	    "arcee",   "apertus"};
+					   "internlm2",	    "arcee",   "apertus",  "orion"};
 	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
 		if (strcmp(s->arch, like[i]) == 0)
 			return 1;
@@ -546,8 +546,8 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
-	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "exaone4") == 0 ||
-	     strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
+	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "orion") == 0 ||
+	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -764,6 +764,10 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 		    strcmp(s->arch, "maincoder") == 0) { /* per-head q/k norms */
 			BV("attn_k_norm.weight", s->head_dim);
 			BV("attn_q_norm.weight", s->head_dim);
+		}
+		if (strcmp(s->arch, "orion") == 0) { /* layer norms with biases */
+			BV("attn_norm.bias", s->n_embd);
+			BV("ffn_norm.bias", s->n_embd);
 		}
 		if (strcmp(s->arch, "apertus") == 0) {
 			BV("attn_q_norm.weight", s->head_dim);
@@ -1730,6 +1734,10 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "expert_used_count");
 		gw_u32(w, k, s->n_expert_used);
 	}
+	if (strcmp(s->arch, "orion") == 0) {
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(w, k, 1e-5f);
+	}
 	if (strcmp(s->arch, "apertus") == 0) { /* xIELU's parameters per layer, keys without the arch */
 		static const char *const xk[] = {"xielu.alpha_n", "xielu.alpha_p", "xielu.beta", "xielu.eps"};
 		static const float xv[] = {0.8f, 0.8f, 0.5f, -1e-6f};
@@ -1795,6 +1803,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	t->fixed = 0;
 	uint64_t norm_at = gw_data_at(t->w);
 	vec(t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+	if (strcmp(s->arch, "orion") == 0)
+		vec(t, "output_norm.bias", s->n_embd);
 	uint64_t out_at = gw_data_at(t->w);
 	if (answer_mode(s))
 		t->wtype = 1;

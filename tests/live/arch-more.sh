@@ -2,7 +2,7 @@
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
 # ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe,
 # hunyuan-dense, xverse, baichuan, minicpm, qwen2vl, maincoder, internlm2,
-# arcee, apertus, mellum (and the others this file grows by). Each
+# arcee, apertus, mellum, orion. Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -129,5 +129,8 @@ shapes apt apertus "$DENSE"
 
 # --- mellum (no window): qwen3moe's block ---
 shapes mel mellum "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2"
+
+# --- orion: layer norms with biases ---
+shapes ori orion "$DENSE"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

@@ -271,6 +271,7 @@ static const struct graph_family families[] = {
     {"arcee", gr_mistral3, NULL, "src/models/arcee.cpp"},
     {"apertus", gr_mistral3, NULL, "src/models/apertus.cpp"},
     {"mellum", gr_llama, NULL, "src/models/mellum.cpp"},
+    {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -35,7 +35,8 @@
  * the block as it is; baichuan.cpp: RoPE only at 32 layers. maincoder.cpp:
  * hunyuan-dense's q/k norms after RoPE. internlm2.cpp: the block as it
  * is. arcee.cpp: a squared-ReLU FFN without gate. apertus.cpp: q and k
- * normed per head before RoPE (biases when present), an xIELU FFN. */
+ * normed per head before RoPE (biases when present), an xIELU FFN.
+ * orion.cpp: layer norms with biases (norm_opt_b). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -115,6 +116,22 @@ static int qk_norm_b(struct ga_graph *g, const struct dims *d, int x, int64_t H,
 	return n;
 }
 
+/* build_norm: the norm (rms or layer: the same sizes), the weight, and
+ * the bias when the payload has one (orion's layer norms) */
+static int norm_opt_b(struct ga_graph *g, const struct dims *d, int x, int64_t T, int il, const char *w)
+{
+	char nm[48];
+	snprintf(nm, sizeof(nm), "%s.weight", w);
+	int n = gr_norm(g, d, x, d->E, T, 1, il, nm);
+	snprintf(nm, sizeof(nm), "%s.bias", w);
+	const struct gguf_tensor *b = NULL;
+	if (il >= 0 && gr_has_tensor(d, il, nm))
+		n = ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, nm)));
+	else if (il < 0 && d->w->gg && (b = gguf_tensor_find(d->w->gg, nm)) != NULL)
+		n = ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, nm)));
+	return n;
+}
+
 static uint32_t n_layer_all_trunk(const struct model *m)
 {
 	return m->n_layer_all - m->n_nextn;
@@ -152,7 +169,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	 * the 13B and unknown sizes attend with ALiBi */
 	if (strcmp(m->arch, "baichuan") == 0)
 		rope_on = n_layer_all_trunk(m) == 32;
-	const char *ffn_norm = strcmp(m->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight";
+	const char *ffn_norm = strcmp(m->arch, "seed_oss") == 0 ? "post_attention_norm" : "ffn_norm";
 	uint32_t no_rope_step = strcmp(m->arch, "smollm3") == 0 ? 4 : 0;
 	int x = gr_input_embd(g, d, in);
 	if (emb_scale != 0)
@@ -160,7 +177,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int an = norm_opt_b(g, d, x, T, L, "attn_norm");
 		/* ggml finds the K rotation (src0 of q's rotation) before the
 		 * positions */
 		if (d->k_rot)
@@ -207,7 +224,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		if (glm4)
 			cur = gr_norm(g, d, cur, d->E, Tn, 1, L, "post_attention_norm.weight");
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
-		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, ffn_norm);
+		int fn = norm_opt_b(g, d, fi, Tn, L, ffn_norm);
 		int fo;
 		if (strcmp(m->arch, "qwen2moe") == 0) {
 			fo = qwen2moe_ffn(g, m, d, L, fn, Tn);
@@ -252,7 +269,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int rn = norm_opt_b(g, d, x, To, -1, "output_norm");
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	if (granite) /* the logits scaled by 1/logit_scale */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
