@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -87,6 +87,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "gemma2") == 0) {
+		s->n_layer = 6;
+		s->n_swa = 512;
+		s->swa_pattern = 2;
 	} else if (strcmp(arch, "phi3") == 0) {
 		/* a general.name with "phi3" in it makes the engine's vocab
 		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
@@ -422,7 +426,8 @@ static int validate_answer(const struct synth_spec *s, char **err)
 		return s->alt[0] ? errorf(err, "--set alt needs --set answer (the base answer)") : 0;
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
-	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2"))
+	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
+	    !strcmp(s->arch, "gemma2"))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
 	if (s->n_embd < 4)
@@ -818,8 +823,10 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
 		BV("post_attention_norm.weight", s->n_embd);
-		BV("attn_k_norm.weight", s->head_dim);
-		BV("attn_q_norm.weight", s->head_dim);
+		if (strcmp(s->arch, "gemma2") != 0) { /* gemma2 norms neither q nor k */
+			BV("attn_k_norm.weight", s->head_dim);
+			BV("attn_q_norm.weight", s->head_dim);
+		}
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
 		BV("post_ffw_norm.weight", s->n_embd);
@@ -1775,7 +1782,7 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
+	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0) && s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(w, k, s->n_swa);
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
@@ -1808,7 +1815,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	uint64_t out_at = gw_data_at(t->w);
 	if (answer_mode(s))
 		t->wtype = 1;
-	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0)
 		mat(t, "output.weight", s->n_embd, s->n_vocab);
 	t->wtype = wtype;
 	if (answer_mode(s))
@@ -1816,7 +1823,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) ||
 	    strcmp(s->arch, "granitemoe") == 0)
 		tensors_llama(t, s);
-	else if (strcmp(s->arch, "gemma3") == 0)
+	else if (strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0)
 		tensors_gemma3(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);

@@ -2,7 +2,7 @@
 # granite, granitemoe, qwen2moe, olmoe, ernie4_5-moe, hunyuan-moe, exaone,
 # ernie4_5, deepseek, exaone4, glm4, phimoe, qwen3vl, qwen3vlmoe,
 # hunyuan-dense, xverse, baichuan, minicpm, qwen2vl, maincoder, internlm2,
-# arcee, apertus, mellum, orion. Each
+# arcee, apertus, mellum, orion, gemma2. Each
 # synthetic payload is booted through `zealot argv` (boot_for_ledger) and
 # answers /health and a completion
 # (check_answered); every KV, model and output term of the plan equals the
@@ -132,5 +132,8 @@ shapes mel mellum "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64
 
 # --- orion: layer norms with biases ---
 shapes ori orion "$DENSE"
+
+# --- gemma2: a 512 window every other layer, post norms, the output tied ---
+shapes g2 gemma2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
 
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done

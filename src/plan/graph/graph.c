@@ -272,6 +272,7 @@ static const struct graph_family families[] = {
     {"apertus", gr_mistral3, NULL, "src/models/apertus.cpp"},
     {"mellum", gr_llama, NULL, "src/models/mellum.cpp"},
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
+    {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 
