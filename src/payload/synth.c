@@ -1782,7 +1782,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0) && s->n_swa) {
+	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0) &&
+	    s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(w, k, s->n_swa);
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");

@@ -15,6 +15,11 @@
 cd "$TMP" || exit 1
 
 declare -A worst
+# The ledger named this buffer in a line of TERM (kv, kv_swa, model).
+has_line() { # NAME TERM BUFFER
+	jq -e --arg t "$2" --arg b "$3" '[.comparison[]|select(.term==$t and .part==$b and .ledger > 0)]|length>=1' \
+		"$1.cmp" >/dev/null
+}
 # case_ NAME ARCH "synth sets" "KEY=VALUE ..."
 case_() {
 	local name=$1 arch=$2 sets=$3 keys=$4 s args=() err rel
@@ -136,4 +141,12 @@ shapes ori orion "$DENSE"
 # --- gemma2: a 512 window every other layer, post norms, the output tied ---
 shapes g2 gemma2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
 
+# the engine's window rules per architecture (model.c's derive_swa):
+# gemma2 without the key slides over 4096 cells; exaone4 with the key but
+# not 64 layers does not slide at all
+case_ g2-nokey gemma2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096 swa=0" \
+	"CTX_SIZE=16384 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=512"
+check "g2-nokey: the 4096 window cache the engine defaults to" has_line g2-nokey kv_swa CPU
+case_ exa4-win exaone4 "$DENSE swa=512" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+check "exa4-win: one cache, no window (6 layers)" sh -c "! grep -q 'SWA KV cache' exa4-win.log"
 for a in "${!worst[@]}"; do echo "# $a: worst compute error ${worst[$a]}%"; done
