@@ -108,6 +108,23 @@ static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char 
 		m->n_swa = 0;
 		m->swa_source = "attention.sliding_window (disabled by the engine for phi3)";
 	}
+	/* The engine's window rules per architecture (load_arch_hparams of
+	 * src/models/gemma2.cpp and exaone4.cpp): gemma2 slides over 4096
+	 * cells when the key is absent; exaone4 slides only at 64 layers
+	 * (4096 cells unless the key says), never otherwise. */
+	uint32_t n_trunk = m->n_layer_all - m->n_nextn;
+	if (strcmp(m->arch, "gemma2") == 0 && m->n_swa == 0) {
+		m->n_swa = 4096;
+		m->swa_source = "the engine's default window (gemma2: 4096)";
+	}
+	if (strcmp(m->arch, "exaone4") == 0) {
+		if (n_trunk != 64) {
+			m->n_swa = 0;
+			return 0;
+		}
+		if (m->n_swa == 0)
+			m->n_swa = 4096;
+	}
 	if (m->n_swa == 0)
 		return 0;
 	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");

@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -87,6 +87,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "gemma2") == 0) {
+		s->n_layer = 6;
+		s->n_swa = 512;
+		s->swa_pattern = 2;
 	} else if (strcmp(arch, "phi3") == 0) {
 		/* a general.name with "phi3" in it makes the engine's vocab
 		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
@@ -122,7 +126,37 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
-	} else if (strcmp(arch, "qwen3moe") == 0) {
+	} else if (strcmp(arch, "qwen2moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
+	} else if (strcmp(arch, "olmoe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_head_kv = s->n_head; /* k's norm is n_embd wide */
+	} else if (strcmp(arch, "ernie4_5-moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
+		s->n_lead_dense = 1;
+		s->probs_b = 1;
+	} else if (strcmp(arch, "hunyuan-moe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256; /* the shared expert's width; the routed ones are ff wide */
+	} else if (strcmp(arch, "deepseek") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_ff_exp = 256;
+		s->n_lead_dense = 1;
+		s->n_shared = 2;
+	} else if (strcmp(arch, "phimoe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+	} else if (strcmp(arch, "granitemoe") == 0) {
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+	} else if (strcmp(arch, "qwen3moe") == 0 || strcmp(arch, "qwen3vlmoe") == 0 || strcmp(arch, "mellum") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
@@ -394,7 +428,8 @@ static int validate_answer(const struct synth_spec *s, char **err)
 		return s->alt[0] ? errorf(err, "--set alt needs --set answer (the base answer)") : 0;
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
-	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2"))
+	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
+	    !strcmp(s->arch, "gemma2"))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
 	if (s->n_embd < 4)
@@ -454,6 +489,18 @@ static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t n
 	memcpy(next, f, sizeof(f));
 }
 
+/* The families written with llama's tensors (tensors_llama), dense. */
+static int is_llama_like(const struct synth_spec *s)
+{
+	static const char *const like[] = {"seed_oss",	    "smollm3", "granite",  "exaone",  "ernie4_5",
+					   "hunyuan-dense", "xverse",  "baichuan", "minicpm", "maincoder",
+					   "internlm2",	    "arcee",   "apertus",  "orion"};
+	for (size_t i = 0; i < ARRAY_SIZE(like); i++)
+		if (strcmp(s->arch, like[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int validate(const struct synth_spec *s, char **err)
 {
 	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
@@ -494,23 +541,46 @@ static int validate(const struct synth_spec *s, char **err)
 	}
 	if (validate_moe(s, err))
 		return -1;
+	if ((strncmp(s->arch, "qwen3vl", 7) == 0 || strcmp(s->arch, "qwen2vl") == 0) &&
+	    (s->rope_dims != s->head_dim || s->rope_dims < 64))
+		return errorf(err, "%s's rope sections [11,11,10,0] need rope_dims == head_dim >= 64", s->arch);
 	if ((strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2") == 0 ||
-	     strcmp(s->arch, "mistral3") == 0) &&
+	     strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0 ||
+	     strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
+	     strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0 ||
+	     strcmp(s->arch, "deepseek") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
-	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0) &&
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
+	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "orion") == 0 ||
+	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
-	if (strcmp(s->arch, "qwen3moe") == 0 &&
+	if ((strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
+	     strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "mellum") == 0) &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
 		return -1;
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
-	if (strcmp(s->arch, "llama") == 0 && s->n_expert)
-		return errorf(err, "llama is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)");
+	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
+		return errorf(err,
+			      "olmoe's q and k norms are embd wide: heads == kv_heads and heads x head_dim == embd");
+	if (strcmp(s->arch, "deepseek") == 0 &&
+	    (!s->n_shared || !s->n_ff_exp || !s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert))
+		return errorf(err, "deepseek needs shared > 0, ff_exp > 0 and experts >= experts_used > 0");
+	if (((strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "hunyuan-moe") == 0) && !s->n_ff_exp) ||
+	    ((strcmp(s->arch, "granitemoe") == 0 || strcmp(s->arch, "olmoe") == 0 ||
+	      strcmp(s->arch, "hunyuan-moe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0) &&
+	     (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)))
+		return errorf(err, "%s needs experts >= experts_used > 0 (and ff_exp > 0)", s->arch);
+	if (strcmp(s->arch, "granitemoe") == 0 && (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert))
+		return errorf(err, "granitemoe needs experts >= experts_used > 0");
+	if ((strcmp(s->arch, "llama") == 0 || is_llama_like(s) || strcmp(s->arch, "olmo2") == 0) && s->n_expert)
+		return errorf(err, "%s is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)", s->arch);
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
 		return errorf(err, "type=%u is a type ggml removed (block size 0): the engine refuses it", s->wtype);
 	return 0;
@@ -695,7 +765,28 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
-		BV("ffn_norm.weight", s->n_embd);
+		/* seed_oss names its FFN norm post_attention_norm */
+		BV(strcmp(s->arch, "seed_oss") == 0 ? "post_attention_norm.weight" : "ffn_norm.weight", s->n_embd);
+		if (strcmp(s->arch, "hunyuan-dense") == 0 ||
+		    strcmp(s->arch, "maincoder") == 0) { /* per-head q/k norms */
+			BV("attn_k_norm.weight", s->head_dim);
+			BV("attn_q_norm.weight", s->head_dim);
+		}
+		if (strcmp(s->arch, "orion") == 0) { /* layer norms with biases */
+			BV("attn_norm.bias", s->n_embd);
+			BV("ffn_norm.bias", s->n_embd);
+		}
+		if (strcmp(s->arch, "apertus") == 0) {
+			BV("attn_q_norm.weight", s->head_dim);
+			BV("attn_q_norm.bias", s->head_dim);
+			BV("attn_k_norm.weight", s->head_dim);
+			BV("attn_k_norm.bias", s->head_dim);
+		}
+		if (strcmp(s->arch, "arcee") == 0 || strcmp(s->arch, "apertus") == 0) { /* up and down, no gate */
+			BM("ffn_down.weight", s->n_ff, s->n_embd);
+			BM("ffn_up.weight", s->n_embd, s->n_ff);
+			continue;
+		}
 		if (!s->n_expert) {
 			ffn(t, s, il);
 			continue;
@@ -710,6 +801,23 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* OLMo 2: no pre-norms; q and k normed over their whole width; post
+ * norms after the attention and the FFN; an output matrix of its own. */
+static void tensors_olmo2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		qkv(t, s, il, 1);
+		/* exaone4's are per head */
+		int ex = strcmp(s->arch, "exaone4") == 0;
+		BV("attn_q_norm.weight", ex ? s->head_dim : s->head_dim * s->n_head);
+		BV("attn_k_norm.weight", ex ? s->head_dim : s->head_dim * s->n_head_kv);
+		BV("post_attention_norm.weight", s->n_embd);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", s->n_embd);
+	}
+}
+
 static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
@@ -717,8 +825,10 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
 		BV("post_attention_norm.weight", s->n_embd);
-		BV("attn_k_norm.weight", s->head_dim);
-		BV("attn_q_norm.weight", s->head_dim);
+		if (strcmp(s->arch, "gemma2") != 0) { /* gemma2 norms neither q nor k */
+			BV("attn_k_norm.weight", s->head_dim);
+			BV("attn_q_norm.weight", s->head_dim);
+		}
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
 		BV("post_ffw_norm.weight", s->n_embd);
@@ -782,6 +892,133 @@ static void tensors_qwen2(struct tw *t, const struct synth_spec *s)
 		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
+	}
+}
+
+/* Qwen2-MoE (src/models/qwen2moe.cpp): qwen2's attention; in every layer
+ * routed experts ff_exp wide and a shared expert ff wide with its own
+ * router row. */
+static void tensors_qwen2moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_q.bias", (uint64_t)s->head_dim * s->n_head);
+		BV("attn_k.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("ffn_norm.weight", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		BV("ffn_gate_inp_shexp.weight", s->n_embd);
+		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff);
+		BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
+		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
+	}
+}
+
+/* OLMoE (src/models/olmoe.cpp): llama's tensors, q and k norms n_embd
+ * wide, softmax experts ff wide in every layer. ERNIE 4.5 MoE
+ * (src/models/ernie4-5-moe.cpp): dense leading layers, then routed
+ * experts ff_exp wide with a selection bias and the optional shared
+ * expert (shared x ff_exp wide). */
+static void tensors_olmoe_ernie(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	int olmoe = strcmp(s->arch, "olmoe") == 0;
+	uint64_t fe = olmoe ? s->n_ff : s->n_ff_exp;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		if (olmoe) {
+			BV("attn_q_norm.weight", s->n_embd);
+			BV("attn_k_norm.weight", s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		if (!olmoe && il < s->n_lead_dense) {
+			ffn(t, s, il);
+			continue;
+		}
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		if (!olmoe && s->probs_b)
+			BV("exp_probs_b.bias", s->n_expert);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, fe, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", fe, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, fe, s->n_expert);
+		if (!olmoe && s->n_shared) {
+			uint64_t sh = (uint64_t)s->n_shared * s->n_ff_exp;
+			BM("ffn_gate_shexp.weight", s->n_embd, sh);
+			BM("ffn_down_shexp.weight", sh, s->n_embd);
+			BM("ffn_up_shexp.weight", s->n_embd, sh);
+		}
+	}
+}
+
+/* Hunyuan-MoE (src/models/hunyuan-moe.cpp): per-head q and k norms,
+ * routed experts ff wide and a shared expert ff_exp wide in every layer. */
+static void tensors_hunyuan_moe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
+		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff_exp);
+		BM("ffn_down_shexp.weight", s->n_ff_exp, s->n_embd);
+	}
+}
+
+/* GLM-4 (src/models/glm4.cpp): post norms after the attention and the
+ * FFN; the FFN's gate and up in one matrix 2 x ff wide. */
+static void tensors_glm4(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("post_attention_norm.weight", s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		BV("post_ffw_norm.weight", s->n_embd);
+	}
+}
+
+/* PhiMoE (src/models/phimoe.cpp): biased norms and output projection,
+ * softmax experts ff wide; the output's norm and matrix biased. */
+static void tensors_phimoe(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	vec(t, "output_norm.bias", s->n_embd);
+	vec(t, "output.bias", s->n_vocab);
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		BV("attn_norm.bias", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("attn_output.bias", s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BV("ffn_norm.bias", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 	}
 }
 
@@ -1452,6 +1689,13 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
+	if (strncmp(s->arch, "qwen3vl", 7) == 0 || strcmp(s->arch, "qwen2vl") == 0) { /* M-RoPE, required */
+		static const int32_t sections[4] = {11, 11, 10, 0};
+		akey(k, sizeof(k), s, "rope.dimension_sections");
+		gw_arr_begin(w, k, GGUF_I32, 4);
+		for (int i = 0; i < 4; i++)
+			gw_arr_i32(w, sections[i]);
+	}
 	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		static const int32_t sections[4] = {11, 11, 10, 0};
 		akey(k, sizeof(k), s, "rope.dimension_sections");
@@ -1477,7 +1721,56 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
 	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
-	if (strcmp(s->arch, "qwen3moe") == 0) {
+	if (strcmp(s->arch, "deepseek") == 0) {
+		akey(k, sizeof(k), s, "leading_dense_block_count");
+		gw_u32(w, k, s->n_lead_dense);
+		akey(k, sizeof(k), s, "expert_shared_count");
+		gw_u32(w, k, s->n_shared);
+	}
+	if (strcmp(s->arch, "ernie4_5-moe") == 0) {
+		akey(k, sizeof(k), s, "interleave_moe_layer_step");
+		gw_u32(w, k, 1);
+		akey(k, sizeof(k), s, "leading_dense_block_count");
+		gw_u32(w, k, s->n_lead_dense);
+		if (s->n_shared) {
+			akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
+			gw_u32(w, k, s->n_shared * s->n_ff_exp);
+		}
+	}
+	if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "phimoe") == 0) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
+	if (strcmp(s->arch, "orion") == 0) {
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(w, k, 1e-5f);
+	}
+	if (strcmp(s->arch, "apertus") == 0) { /* xIELU's parameters per layer, keys without the arch */
+		static const char *const xk[] = {"xielu.alpha_n", "xielu.alpha_p", "xielu.beta", "xielu.eps"};
+		static const float xv[] = {0.8f, 0.8f, 0.5f, -1e-6f};
+		for (size_t i = 0; i < ARRAY_SIZE(xk); i++) {
+			gw_arr_begin(w, xk[i], GGUF_F32, s->n_layer);
+			for (uint32_t il = 0; il < s->n_layer; il++)
+				gw_arr_f32(w, xv[i]);
+		}
+	}
+	if (strcmp(s->arch, "hunyuan-moe") == 0) {
+		/* the routed stacks are ff wide, as the key (required) says;
+		 * the shared expert ff_exp */
+		akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff);
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
+	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
+	    strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "mellum") == 0 ||
+	    strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");
@@ -1491,7 +1784,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (strcmp(s->arch, "gemma3") == 0 && s->n_swa) {
+	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0) &&
+	    s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(w, k, s->n_swa);
 		akey(k, sizeof(k), s, "attention.sliding_window_pattern");
@@ -1519,19 +1813,25 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	t->fixed = 0;
 	uint64_t norm_at = gw_data_at(t->w);
 	vec(t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+	if (strcmp(s->arch, "orion") == 0)
+		vec(t, "output_norm.bias", s->n_embd);
 	uint64_t out_at = gw_data_at(t->w);
 	if (answer_mode(s))
 		t->wtype = 1;
-	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0)
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0)
 		mat(t, "output.weight", s->n_embd, s->n_vocab);
 	t->wtype = wtype;
 	if (answer_mode(s))
 		answer_weights(t->w, s, embd_at, norm_at, out_at);
-	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0) /* mistral3: llama's tensors */
+	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) ||
+	    strcmp(s->arch, "granitemoe") == 0)
 		tensors_llama(t, s);
-	else if (strcmp(s->arch, "gemma3") == 0)
+	else if (strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0)
 		tensors_gemma3(t, s);
-	else if (strcmp(s->arch, "qwen3moe") == 0)
+	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
+		tensors_olmo2(t, s);
+	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0 ||
+		 strcmp(s->arch, "mellum") == 0)
 		tensors_qwen3moe(t, s);
 	else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0)
 		tensors_granitehybrid(t, s);
@@ -1539,10 +1839,21 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_falcon_h1(t, s);
 	else if (strcmp(s->arch, "nemotron_h") == 0)
 		tensors_nemotron_h(t, s);
-	else if (strcmp(s->arch, "qwen2") == 0)
+	else if (strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "qwen2vl") == 0)
 		tensors_qwen2(t, s);
-	else if (strcmp(s->arch, "qwen3") == 0)
+	else if (strcmp(s->arch, "qwen3") == 0 || strcmp(s->arch, "qwen3vl") == 0)
 		tensors_qwen3(t, s);
+	else if (strcmp(s->arch, "qwen2moe") == 0)
+		tensors_qwen2moe(t, s);
+	else if (strcmp(s->arch, "hunyuan-moe") == 0)
+		tensors_hunyuan_moe(t, s);
+	else if (strcmp(s->arch, "glm4") == 0)
+		tensors_glm4(t, s);
+	else if (strcmp(s->arch, "phimoe") == 0)
+		tensors_phimoe(t, s);
+	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
+		 strcmp(s->arch, "deepseek") == 0)
+		tensors_olmoe_ernie(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(t, s);
 	else if (strcmp(s->arch, "lfm2") == 0)
@@ -1974,7 +2285,16 @@ static void keys_oss(struct gguf_writer *w, const struct synth_spec *s)
 	char k[96];
 	if (strcmp(s->arch, "gemma4") == 0)
 		keys_gemma4(w, s);
-	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert) {
+	if (strncmp(s->arch, "granite", 7) == 0 && strcmp(s->arch, "granitehybrid") != 0) {
+		/* Granite's scales: the logits' is required */
+		akey(k, sizeof(k), s, "logit_scale");
+		gw_f32(w, k, 8.0f);
+		akey(k, sizeof(k), s, "residual_scale");
+		gw_f32(w, k, 0.22f);
+		akey(k, sizeof(k), s, "embedding_scale");
+		gw_f32(w, k, 12.0f);
+	}
+	if ((strcmp(s->arch, "mistral3") == 0 || strcmp(s->arch, "granitemoe") == 0) && s->n_expert) {
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
 		akey(k, sizeof(k), s, "expert_used_count");

@@ -1,19 +1,23 @@
 /* graph_dense: dense transformer blocks built like llama's with small
  * differences: Qwen2 (q, k, v biases), Qwen3 (q and k normed before
  * rope), Phi-3 (q, k, v in one projection, q scaled after rope, gate and
- * up in one projection, the residual first in the last add). */
+ * up in one projection, the residual first in the last add); PhiMoE
+ * (phi3.cpp's graph with experts and biases: gr_phimoe). */
 #include "graph.h"
 
+#include <stdio.h>
 #include <string.h>
 
-enum { QWEN2 = 1, QWEN3, PHI3 };
+enum { QWEN2 = 1, QWEN3, PHI3, PHIMOE };
 
 static int dense_kind(const char *arch)
 {
-	if (strcmp(arch, "qwen2") == 0)
+	if (strcmp(arch, "qwen2") == 0 || strcmp(arch, "qwen2vl") == 0) /* qwen2vl: with M-RoPE */
 		return QWEN2;
-	if (strcmp(arch, "qwen3") == 0)
+	if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "qwen3vl") == 0) /* qwen3vl: with M-RoPE */
 		return QWEN3;
+	if (strcmp(arch, "phimoe") == 0)
+		return PHIMOE;
 	return PHI3;
 }
 
@@ -47,29 +51,73 @@ static void phi3_qkv(struct ga_graph *g, const struct dims *d, struct inputs *in
 	*k = gr_rotate(g, *k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 }
 
-/* The FFN of layer il: gate, up, swiglu, down. */
-static int dense_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+/* build_norm with a bias: rms_norm, the weight, the bias (phimoe) */
+static int norm_b(struct ga_graph *g, const struct dims *d, int x, int64_t T, int il, const char *w, const char *b)
 {
-	(void)m;
-	return gr_ffn(g, d, il, x, T);
+	int n = gr_norm(g, d, x, d->E, T, 1, il, w);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, b)));
 }
 
-/* phi3's FFN half: build_ffn LLM_FFN_SWIGLU, SEQ (up 2 x ff, swiglu,
- * down), then ggml_add(residual, cur). */
-static int phi3_ffn_half(struct ga_graph *g, const struct dims *d, int il, int cur, int res, int64_t T)
+/* PhiMoE (phi3.cpp's graph over phimoe's tensors): biased norms, q, k, v
+ * projected apart (biases when the payload has them), q scaled after
+ * RoPE, the output projection's bias; softmax experts ff wide with
+ * normalised weights; the output's norm and matrix biased too. */
+static void gr_phimoe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
-	int fn = gr_norm(g, d, fi, d->E, T, 1, il, "ffn_norm.weight");
-	int up = gr_mm(g, d, il, "ffn_up.weight", fn, 2 * d->F, T);
-	int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(up));
-	int fo = gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(fi, fo));
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = norm_b(g, d, x, T, L, "attn_norm.weight", "attn_norm.bias");
+		if (d->k_rot)
+			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+		int q =
+		    proj(g, d, L, "attn_q.weight", gr_has_tensor(d, L, "attn_q.bias") ? "attn_q.bias" : NULL, an, nq);
+		q = gr_rope(g, q, pos, d->D, d->H, T);
+		q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q));
+		q = gr_rotate(g, q, nq * T, d->k_rot, &in->k_rot);
+		int v =
+		    proj(g, d, L, "attn_v.weight", gr_has_tensor(d, L, "attn_v.bias") ? "attn_v.bias" : NULL, an, nkv);
+		v = gr_rotate(g, v, nkv * T, d->v_rot, &in->v_rot);
+		int k =
+		    proj(g, d, L, "attn_k.weight", gr_has_tensor(d, L, "attn_k.bias") ? "attn_k.bias" : NULL, an, nkv);
+		k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+		k = gr_rotate(g, k, nkv * T, d->k_rot, &in->k_rot);
+		int o = gr_attend(g, d, in, L, q, k, v, 0);
+		o = gr_rotate(g, ga_view(g, o), nq * T, d->v_rot, &in->v_rot);
+		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
+		cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, gr_weight(g, d, L, "attn_output.bias")));
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
+		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fn = norm_b(g, d, fi, Tn, L, "ffn_norm.weight", "ffn_norm.bias");
+		struct dims de = *d; /* the expert stacks are feed_forward_length wide */
+		de.F_exp = d->F;
+		struct gr_moe_opts mo = {0};
+		mo.norm_w = 1;
+		mo.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+		int fo = gr_moe_ex(g, &de, L, fn, Tn, &mo);
+		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo));
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = norm_b(g, d, x, To, -1, "output_norm.weight", "output_norm.bias");
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out, gr_weight(g, d, -1, "output.bias")));
+	g->t[out].output = 1;
 }
 
 void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
 	int kind = dense_kind(m->arch);
+	if (kind == PHIMOE) {
+		gr_phimoe(g, m, d, in);
+		return;
+	}
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
@@ -79,7 +127,7 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		if (kind == PHI3) {
 			phi3_qkv(g, d, in, L, an, &q, &k, &v);
 		} else {
-			int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+			int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 			int bias = kind == QWEN2;
 			/* build_attn expands q, then v, then k */
 			q = proj(g, d, L, "attn_q.weight", bias ? "attn_q.bias" : NULL, an, d->D * d->H);
@@ -102,8 +150,22 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int res = x;
 		if (il == n_layer - 1)
 			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		x = kind == PHI3 ? phi3_ffn_half(g, d, L, cur, res, Tn)
-				 : gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", dense_ffn);
+		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fn = gr_norm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight");
+		if (kind == PHI3) {
+			/* build_ffn LLM_FFN_SWIGLU, SEQ: up (2 x ff), swiglu, down;
+			 * then ggml_add(residual, cur) */
+			int up = gr_mm(g, d, L, "ffn_up.weight", fn, 2 * d->F, Tn);
+			int glu = ga_op(g, 0, F32, d->F, Tn, 1, 1, S(up));
+			int fo = gr_mm(g, d, L, "ffn_down.weight", glu, d->E, Tn);
+			x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo));
+		} else {
+			int fo = gr_ffn(g, d, L, fn, Tn);
+			x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+		}
 	}
-	gr_result(g, d, x);
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
 }
