@@ -30,6 +30,13 @@ static const struct cmd_help help = {
 	     "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
 	     "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
 	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
+	     "  refusal      each PROBE_REFUSAL_PROMPTS line at temperature 0.1, 2,048 tokens:\n"
+	     "               refused (an answer holding a PROBE_REFUSAL_MARKERS phrase), not,\n"
+	     "               or inconclusive (the budget ran out in reasoning); PROBE_REFUSAL=\n"
+	     "               absent|present fails the probe when it does not hold (S12)\n"
+	     "With --endpoint, PROBE_CHAT_EXPECT, PROBE_TOOLS_EXPECT (JSON arguments) and\n"
+	     "PROBE_VISION_EXPECT make chat, tools and vision check the exact answer: a\n"
+	     "different answer fails, one lost in reasoning is inconclusive (and fails).\n"
 	     "  scrape       with --prometheus (or the endpoint's PROMETHEUS_URL): that\n"
 	     "               Prometheus's /api/v1/targets holds this endpoint's target (its\n"
 	     "               job is the endpoint's name; without --endpoint, the URL's\n"
@@ -109,14 +116,9 @@ int cmd_probe(int argc, char **argv)
 			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
 			goto done;
 		}
-		e.alias = endpoint_value(ep, "ALIAS");
-		e.slots = p.n_seq;
-		e.n_ctx_seq = p.n_ctx_seq;
-		e.projector = s.projector != NULL;
-		if (s.census->has_template && s.census->tpl.n_effort) {
-			e.efforts = (const char *const *)s.census->tpl.effort;
-			e.n_efforts = s.census->tpl.n_effort;
-			e.effort_raises = s.census->tpl.raises;
+		if (probe_expect_load(ep, &s, &p, &e, &err)) {
+			rc = EXIT_IO;
+			goto done;
 		}
 		char *kf = endpoint_path(ep, "API_KEY_FILE");
 		if (kf) {
@@ -150,7 +152,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	int failed = 0;
 	for (size_t i = 0; i < res.n; i++)
-		failed |= res.v[i].status == PROBE_FAIL;
+		failed |= probe_failed(&res.v[i]);
 	if (json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "url", json_string(c.base));
@@ -159,6 +161,23 @@ int cmd_probe(int argc, char **argv)
 			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res.v[i].name, "status",
 					      probe_status_name(res.v[i].status), "evidence", res.v[i].evidence);
 			json_object_set_new(x, "law", res.v[i].law ? json_string(res.v[i].law) : json_null());
+			json_object_set_new(x, "expected",
+					    res.v[i].expected ? json_string(res.v[i].expected) : json_null());
+			json_object_set_new(x, "answer", res.v[i].answer ? json_string(res.v[i].answer) : json_null());
+			if (res.v[i].prompts) {
+				json_t *pa = json_array();
+				for (size_t k = 0; k < res.v[i].n_prompts; k++) {
+					const struct probe_prompt *q = &res.v[i].prompts[k];
+					json_t *po = json_pack("{s:s}", "prompt", q->prompt);
+					json_object_set_new(po, "answer",
+							    q->answer ? json_string(q->answer) : json_null());
+					json_object_set_new(po, "refused",
+							    q->refused < 0 ? json_string("inconclusive")
+									   : json_boolean(q->refused));
+					json_array_append_new(pa, po);
+				}
+				json_object_set_new(x, "prompts", pa);
+			}
 			json_array_append_new(arr, x);
 		}
 		json_object_set_new(o, "probes", arr);
@@ -168,9 +187,21 @@ int cmd_probe(int argc, char **argv)
 		free(str);
 		json_decref(o);
 	} else {
-		for (size_t i = 0; i < res.n; i++)
-			printf("%-4s %-12s %-4s %s\n", probe_status_name(res.v[i].status), res.v[i].name,
-			       res.v[i].law ? res.v[i].law : "", res.v[i].evidence);
+		for (size_t i = 0; i < res.n; i++) {
+			const struct probe_result *r = &res.v[i];
+			printf("%-4s %-12s %-4s %s\n", probe_status_name(r->status), r->name, r->law ? r->law : "",
+			       r->evidence);
+			if (r->expected)
+				printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "", r->expected,
+				       "", r->answer ? r->answer : "(none)");
+			for (size_t k = 0; k < r->n_prompts; k++)
+				printf("     %-12s      %s: %s\n     %-12s        -> %s\n", "",
+				       r->prompts[k].refused < 0 ? "inconclusive"
+				       : r->prompts[k].refused	 ? "refused"
+								 : "answered",
+				       r->prompts[k].prompt, "",
+				       r->prompts[k].answer ? r->prompts[k].answer : "(none)");
+		}
 	}
 	probe_results_release(&res);
 	rc = failed ? EXIT_NO : EXIT_OK;
@@ -180,6 +211,7 @@ done:
 	free(err);
 	free(c.base);
 	free(c.api_key);
+	probe_expect_release(&e);
 	shape_release(&s);
 	endpoint_free(ep);
 	return rc;

@@ -844,24 +844,22 @@ static int verify_probes(struct run *x)
 {
 	double t = mono_s();
 	struct http_client hc = {x->http_base, x->api_key, 120000};
-	struct probe_expect e = {0};
-	e.alias = endpoint_value(x->ep, K_ALIAS);
-	e.slots = x->plan.n_seq;
-	e.n_ctx_seq = x->plan.n_ctx_seq;
-	e.projector = x->sc.projector != NULL;
-	if (x->sc.census->has_template && x->sc.census->tpl.n_effort) {
-		e.efforts = (const char *const *)x->sc.census->tpl.effort;
-		e.n_efforts = x->sc.census->tpl.n_effort;
-		e.effort_raises = x->sc.census->tpl.raises;
+	struct probe_expect e;
+	char *err = NULL;
+	if (probe_expect_load(x->ep, &x->sc, &x->plan, &e, &err)) {
+		int rc = step(x, "probes", "failed", t, "S12", "%s", err);
+		free(err);
+		return rc;
 	}
 	probe_run(&hc, &e, x->o->probes, &x->probes);
+	probe_expect_release(&e);
 	size_t pass = 0, fail = 0, skip = 0;
 	const struct probe_result *first = NULL;
 	for (size_t i = 0; i < x->probes.n; i++) {
 		const struct probe_result *p = &x->probes.v[i];
 		pass += p->status == PROBE_PASS;
-		skip += p->status == PROBE_SKIP;
-		if (p->status == PROBE_FAIL && !fail++)
+		skip += p->status != PROBE_PASS && !probe_failed(p);
+		if (probe_failed(p) && !fail++)
 			first = p;
 	}
 	if (first)

@@ -1,20 +1,129 @@
 #include "probe.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../endpoint/endpoint.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
 #include "png.h"
 
 const char *const probe_names[] = {"health", "models", "props",	   "slots",	  "metrics", "chat",
-				   "tools",  "vision", "overlong", "concurrency", "effort"};
+				   "tools",  "vision", "overlong", "concurrency", "effort",  "refusal"};
 const size_t probe_n_names = sizeof(probe_names) / sizeof(probe_names[0]);
 
 const char *probe_status_name(enum probe_status s)
 {
-	return s == PROBE_PASS ? "pass" : s == PROBE_FAIL ? "fail" : "skip";
+	return s == PROBE_PASS ? "pass" : s == PROBE_FAIL ? "fail" : s == PROBE_SKIP ? "skip" : "inconclusive";
+}
+
+int probe_failed(const struct probe_result *r)
+{
+	return r->status == PROBE_FAIL || (r->status == PROBE_INCONCLUSIVE && r->expected);
+}
+
+int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers)
+{
+	for (size_t i = 0; i < n_markers; i++)
+		if (*markers[i] && strcasestr(answer, markers[i]))
+			return 1;
+	return 0;
+}
+
+static void split_into(const char *text, char sep, char ***v, size_t *n)
+{
+	for (const char *p = text; p && *p;) {
+		size_t m = strcspn(p, (char[]){sep, sep == '\n' ? '\r' : '\0', '\0'});
+		const char *a = p, *b = p + m;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b > a) {
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = xstrndup(a, (size_t)(b - a));
+		}
+		p += m;
+		while (*p == sep || *p == '\r')
+			p++;
+	}
+}
+
+int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
+		      struct probe_expect *e, char **err)
+{
+	memset(e, 0, sizeof(*e));
+	e->projector = -1;
+	if (!ep)
+		return 0;
+	e->alias = endpoint_value_of(ep, K_ALIAS);
+	if (p) {
+		e->slots = p->n_seq;
+		e->n_ctx_seq = p->n_ctx_seq;
+	}
+	if (s) {
+		e->projector = s->projector != NULL;
+		if (s->census && s->census->has_template && s->census->tpl.n_effort) {
+			e->efforts = (const char *const *)s->census->tpl.effort;
+			e->n_efforts = s->census->tpl.n_effort;
+			e->effort_raises = s->census->tpl.raises;
+		}
+	}
+	const char *v;
+	if ((v = endpoint_value_of(ep, K_PROBE_CHAT_EXPECT)) && *v)
+		e->chat_expect = v;
+	if ((v = endpoint_value_of(ep, K_PROBE_TOOLS_EXPECT)) && *v)
+		e->tools_expect = v;
+	if ((v = endpoint_value_of(ep, K_PROBE_VISION_EXPECT)) && *v)
+		e->vision_expect = v;
+	v = endpoint_value_of(ep, K_PROBE_REFUSAL_MARKERS);
+	if (!v || !*v)
+		v = keys_at(K_PROBE_REFUSAL_MARKERS)->def;
+	split_into(v, '|', &e->markers, &e->n_markers);
+	if ((v = endpoint_value_of(ep, K_PROBE_REFUSAL)) && *v)
+		e->refusal = strcmp(v, "absent") == 0 ? 1 : 2;
+	char *path = endpoint_path_of(ep, K_PROBE_REFUSAL_PROMPTS);
+	if (path) {
+		FILE *f = fopen(path, "rb");
+		struct sb b = {0};
+		char buf[4096];
+		size_t n;
+		if (!f) {
+			errorf(err, "PROBE_REFUSAL_PROMPTS: cannot read %s: %s", path, strerror(errno));
+			free(path);
+			probe_expect_release(e);
+			return -1;
+		}
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			sb_add(&b, buf, n);
+		fclose(f);
+		split_into(b.s, '\n', &e->refusal_prompts, &e->n_refusal_prompts);
+		sb_release(&b);
+		free(path);
+	}
+	if (e->refusal && !e->n_refusal_prompts) {
+		errorf(err, "PROBE_REFUSAL=%s needs PROBE_REFUSAL_PROMPTS (a file of prompts, one per line)",
+		       e->refusal == 1 ? "absent" : "present");
+		probe_expect_release(e);
+		return -1;
+	}
+	return 0;
+}
+
+void probe_expect_release(struct probe_expect *e)
+{
+	for (size_t i = 0; i < e->n_refusal_prompts; i++)
+		free(e->refusal_prompts[i]);
+	free(e->refusal_prompts);
+	for (size_t i = 0; i < e->n_markers; i++)
+		free(e->markers[i]);
+	free(e->markers);
+	e->refusal_prompts = e->markers = NULL;
+	e->n_refusal_prompts = e->n_markers = 0;
 }
 
 static void say(struct probe_results *out, const char *name, const char *law, enum probe_status st, const char *fmt,
@@ -25,6 +134,7 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 {
 	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	struct probe_result *r = &out->v[out->n++];
+	memset(r, 0, sizeof(*r));
 	r->name = name;
 	r->law = law;
 	r->status = st;
@@ -38,8 +148,16 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 
 void probe_results_release(struct probe_results *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].evidence);
+		free(r->v[i].expected);
+		free(r->v[i].answer);
+		for (size_t k = 0; k < r->v[i].n_prompts; k++) {
+			free(r->v[i].prompts[k].prompt);
+			free(r->v[i].prompts[k].answer);
+		}
+		free(r->v[i].prompts);
+	}
 	free(r->v);
 	r->v = NULL;
 	r->n = 0;
@@ -230,7 +348,55 @@ enum probe_status probe_judge_chat(long status, const char *body, size_t n, char
 	return st;
 }
 
-static void p_chat(const struct http_client *c, struct probe_results *out)
+/* What one chat request got: content trimmed of surrounding blanks (NULL
+ * when no completion came back), and whether the budget ran out in
+ * reasoning. */
+struct got {
+	long status;
+	char *content;
+	int trap;
+	char *why;
+};
+
+static char *trimmed(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	return xstrndup(s, n);
+}
+
+static void got_read(const struct http_response *r, struct got *g)
+{
+	g->status = r->status;
+	json_t *j = json_loadb(r->body.s ? r->body.s : "", r->body.len, JSON_ALLOW_NUL, NULL);
+	json_t *ch = j ? json_array_get(json_object_get(j, "choices"), 0) : NULL;
+	if (r->status == 200 && json_is_object(ch)) {
+		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
+		g->content = trimmed(msg_str(ch, "content"));
+		g->trap = !*g->content && fr && strcmp(fr, "length") == 0 && *msg_str(ch, "reasoning_content");
+	} else {
+		struct sb b = {0};
+		sb_addf(&b, "HTTP %ld: %.120s", r->status, r->body.s ? r->body.s : "");
+		g->why = sb_detach(&b);
+	}
+	json_decref(j);
+}
+
+static void got_release(struct got *g)
+{
+	free(g->content);
+	free(g->why);
+}
+
+static struct probe_result *last(struct probe_results *out)
+{
+	return &out->v[out->n - 1];
+}
+
+static void p_chat(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
 	/* a budget that survives thinking (A03: >= 2048 for chat) */
 	const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"Reply with the two words: zealot alive\"}],"
@@ -238,6 +404,7 @@ static void p_chat(const struct http_client *c, struct probe_results *out)
 	struct http_response r;
 	char *ev = NULL;
 	enum probe_status st;
+	struct got g = {0};
 	if (http_request(c, "POST", "/v1/chat/completions", body, &r)) {
 		st = PROBE_FAIL;
 		struct sb b = {0};
@@ -245,13 +412,100 @@ static void p_chat(const struct http_client *c, struct probe_results *out)
 		ev = sb_detach(&b);
 	} else {
 		st = probe_judge_chat(r.status, r.body.s, r.body.len, &ev);
+		got_read(&r, &g);
+	}
+	if (e->chat_expect && st == PROBE_PASS) {
+		if (g.trap) {
+			st = PROBE_INCONCLUSIVE;
+		} else if (strcmp(g.content, e->chat_expect) != 0) {
+			st = PROBE_FAIL;
+			free(ev);
+			struct sb b = {0};
+			sb_addf(&b, "expected '%s', answered '%.120s'", e->chat_expect, g.content);
+			ev = sb_detach(&b);
+		}
 	}
 	say(out, "chat", "A03", st, "%s", ev);
+	if (e->chat_expect)
+		last(out)->expected = xstrdup(e->chat_expect);
+	if (g.content)
+		last(out)->answer = xstrdup(g.content);
 	free(ev);
+	got_release(&g);
 	http_response_release(&r);
 }
 
-static void p_tools(const struct http_client *c, struct probe_results *out)
+/* The refusal probe: each of the endpoint's prompts at temperature 0.1 (the
+ * seeds' method) with a 2,048-token budget, judged by the markers. An
+ * answer that ran out in reasoning is inconclusive, never a refusal. */
+static void p_refusal(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
+{
+	if (!e->n_refusal_prompts) {
+		say(out, "refusal", "S12", PROBE_SKIP, "no PROBE_REFUSAL_PROMPTS (or no --endpoint)");
+		return;
+	}
+	struct probe_prompt *v = xcalloc(e->n_refusal_prompts, sizeof(*v));
+	size_t refused = 0, clear = 0, unsure = 0, broken = 0;
+	char *why = NULL;
+	for (size_t i = 0; i < e->n_refusal_prompts; i++) {
+		struct sb b = {0};
+		sb_adds(&b, "{\"temperature\":0.1,\"max_tokens\":2048,\"messages\":[{\"role\":\"user\",\"content\":");
+		sb_add_json_str(&b, e->refusal_prompts[i], strlen(e->refusal_prompts[i]));
+		sb_adds(&b, "}]}");
+		struct http_response r;
+		struct got g = {0};
+		v[i].prompt = xstrdup(e->refusal_prompts[i]);
+		v[i].refused = -1;
+		if (http_request(c, "POST", "/v1/chat/completions", b.s, &r)) {
+			struct sb w = {0};
+			sb_addf(&w, "no answer: %s", r.error);
+			g.why = sb_detach(&w);
+		} else {
+			got_read(&r, &g);
+		}
+		if (g.content && !g.trap && *g.content) {
+			v[i].refused = probe_is_refusal(g.content, e->markers, e->n_markers);
+			v[i].answer = xstrdup(g.content);
+			refused += v[i].refused == 1;
+			clear += v[i].refused == 0;
+		} else if (g.content) {
+			v[i].answer = xstrdup(g.content);
+			unsure++;
+		} else {
+			broken++;
+			if (!why)
+				why = xstrdup(g.why ? g.why : "no completion");
+		}
+		got_release(&g);
+		http_response_release(&r);
+		sb_release(&b);
+	}
+	size_t n = e->n_refusal_prompts;
+	const char *want = e->refusal == 1 ? "absent" : e->refusal == 2 ? "present" : NULL;
+	const char *got = unsure || broken ? "inconclusive" : refused == n ? "present" : !refused ? "absent" : "mixed";
+	enum probe_status st;
+	if (broken)
+		st = PROBE_FAIL;
+	else if (want && strcmp(want, got) != 0)
+		st = unsure ? PROBE_INCONCLUSIVE : PROBE_FAIL;
+	else
+		st = unsure ? PROBE_INCONCLUSIVE : PROBE_PASS;
+	if (broken)
+		say(out, "refusal", "S12", st, "%zu of %zu prompts got no completion: %s", broken, n, why);
+	else
+		say(out, "refusal", "S12", st,
+		    "%zu of %zu prompts refused, %zu answered, %zu inconclusive (budget ran out in reasoning)%s%s%s",
+		    refused, n, clear, unsure, want ? "; PROBE_REFUSAL=" : "", want ? want : "",
+		    want && strcmp(want, got) != 0 ? " does not hold" : "");
+	struct probe_result *p = last(out);
+	p->prompts = v;
+	p->n_prompts = n;
+	p->expected = want ? xstrdup(want) : NULL;
+	p->answer = xstrdup(got);
+	free(why);
+}
+
+static void p_tools(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
 	const char *body =
 	    "{\"messages\":[{\"role\":\"user\",\"content\":\"What is 24 + 7? Use the add tool.\"}],\"max_tokens\":2048,"
@@ -268,8 +522,9 @@ static void p_tools(const struct http_client *c, struct probe_results *out)
 	} else if (r.status != 200 || !ch) {
 		const char *msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
 		if (r.status == 500 && msg && strstr(msg, "does not match"))
-			say(out, "tools", NULL, PROBE_SKIP,
-			    "evidence: the model's output did not parse as a tool call (%s)", msg);
+			say(out, "tools", NULL, e->tools_expect ? PROBE_FAIL : PROBE_SKIP,
+			    "%s: the model's output did not parse as a tool call (%s)",
+			    e->tools_expect ? "no call with the expected arguments" : "evidence", msg);
 		else
 			say(out, "tools", NULL, PROBE_FAIL, "HTTP %ld: %.160s", r.status, msg ? msg : r.body.s);
 	} else {
@@ -279,28 +534,42 @@ static void p_tools(const struct http_client *c, struct probe_results *out)
 			const char *args = json_string_value(
 			    json_object_get(json_object_get(json_array_get(calls, 0), "function"), "arguments"));
 			json_t *parsed = args ? json_loads(args, 0, NULL) : NULL;
-			if (parsed)
+			json_t *want = e->tools_expect ? json_loads(e->tools_expect, 0, NULL) : NULL;
+			if (parsed && e->tools_expect && !json_equal(parsed, want))
+				say(out, "tools", NULL, PROBE_FAIL, "expected arguments %s, got %s", e->tools_expect,
+				    args);
+			else if (parsed)
 				say(out, "tools", NULL, PROBE_PASS, "finish_reason tool_calls, arguments %s", args);
 			else
 				say(out, "tools", NULL, PROBE_FAIL,
 				    "tool_calls with arguments that are not JSON: %.80s", args ? args : "(none)");
 			json_decref(parsed);
+			json_decref(want);
+			last(out)->answer = args ? xstrdup(args) : NULL;
+		} else if (e->tools_expect) {
+			say(out, "tools", NULL, PROBE_FAIL,
+			    "expected a call with arguments %s; finish_reason %s, no call", e->tools_expect,
+			    fr ? fr : "none");
 		} else {
 			say(out, "tools", NULL, PROBE_SKIP,
 			    "evidence: finish_reason %s, no tool call (calling a tool is the model's choice)",
 			    fr ? fr : "none");
 		}
 	}
+	if (e->tools_expect)
+		last(out)->expected = xstrdup(e->tools_expect);
 	json_decref(j);
 	http_response_release(&r);
 }
 
-static json_int_t prompt_tokens(const struct http_client *c, const char *body, long *status)
+static json_int_t prompt_tokens(const struct http_client *c, const char *body, long *status, struct got *g)
 {
 	struct http_response r;
 	char why[512];
 	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
 	*status = r.status;
+	if (g)
+		got_read(&r, g);
 	json_int_t n = j ? json_integer_value(json_object_get(json_object_get(j, "usage"), "prompt_tokens")) : -1;
 	json_decref(j);
 	http_response_release(&r);
@@ -324,11 +593,12 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 	base64_append((const unsigned char *)png.s, png.len, &body);
 	sb_adds(&body, "\"}}]}]}");
 	long st_img, st_txt;
-	json_int_t with = prompt_tokens(c, body.s, &st_img);
+	struct got g = {0};
+	json_int_t with = prompt_tokens(c, body.s, &st_img, &g);
 	json_int_t without = prompt_tokens(c,
 					   "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"What "
 					   "colour is this image? One word.\"}]}",
-					   &st_txt);
+					   &st_txt, NULL);
 	if (st_img != 200)
 		say(out, "vision", "A04", PROBE_FAIL, "a 512 px PNG as an image_url part: HTTP %ld", st_img);
 	else if (with <= without)
@@ -339,6 +609,11 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 		say(out, "vision", "A04", PROBE_PASS,
 		    "a 512 px PNG billed %lld prompt tokens (%lld with it, %lld without)", (long long)(with - without),
 		    (long long)with, (long long)without);
+	if (e->vision_expect)
+		last(out)->expected = xstrdup(e->vision_expect);
+	if (g.content)
+		last(out)->answer = xstrdup(g.content);
+	got_release(&g);
 	sb_release(&png);
 	sb_release(&body);
 }
@@ -514,9 +789,9 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 	if (wanted(only, "metrics"))
 		p_metrics(c, out);
 	if (wanted(only, "chat"))
-		p_chat(c, out);
+		p_chat(c, e, out);
 	if (wanted(only, "tools"))
-		p_tools(c, out);
+		p_tools(c, e, out);
 	if (wanted(only, "vision"))
 		p_vision(c, &x, out);
 	if (wanted(only, "overlong"))
@@ -525,4 +800,6 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 		p_concurrency(c, &x, out);
 	if (wanted(only, "effort"))
 		p_effort(c, &x, out);
+	if (wanted(only, "refusal"))
+		p_refusal(c, e, out);
 }
