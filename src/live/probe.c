@@ -34,6 +34,120 @@ int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers)
 	return 0;
 }
 
+struct json_t *probe_result_json(const struct probe_result *r)
+{
+	json_t *x = json_pack("{s:s,s:s,s:s}", "name", r->name, "status", probe_status_name(r->status), "evidence",
+			      r->evidence ? r->evidence : "");
+	json_object_set_new(x, "law", r->law ? json_string(r->law) : json_null());
+	json_object_set_new(x, "expected", r->expected ? json_string(r->expected) : json_null());
+	json_object_set_new(x, "answer", r->answer ? json_string(r->answer) : json_null());
+	if (r->prompts) {
+		json_t *pa = json_array();
+		for (size_t k = 0; k < r->n_prompts; k++) {
+			const struct probe_prompt *q = &r->prompts[k];
+			json_t *po = json_pack("{s:s}", "prompt", q->prompt);
+			json_object_set_new(po, "answer", q->answer ? json_string(q->answer) : json_null());
+			json_object_set_new(po, "refused",
+					    q->refused < 0 ? json_string("inconclusive") : json_boolean(q->refused));
+			json_array_append_new(pa, po);
+		}
+		json_object_set_new(x, "prompts", pa);
+	}
+	return x;
+}
+
+char *probe_results_json(const struct probe_results *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->n; i++)
+		json_array_append_new(a, probe_result_json(&r->v[i]));
+	char *s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+/* A baseline's results: the array itself, or an object's "probes" array. */
+static json_t *baseline_load(const char *text)
+{
+	json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+	if (json_is_object(a)) {
+		json_t *p = json_incref(json_object_get(a, "probes"));
+		json_decref(a);
+		a = p;
+	}
+	return a;
+}
+
+static const struct probe_result *result_named(const struct probe_results *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].name, name) == 0)
+			return &r->v[i];
+	return NULL;
+}
+
+size_t probe_compare(const char *baseline_json, const struct probe_results *now, struct sb *out)
+{
+	json_t *a = baseline_load(baseline_json);
+	size_t changes = 0, i;
+	json_t *o;
+	json_array_foreach(a, i, o)
+	{
+		const char *name = json_string_value(json_object_get(o, "name"));
+		const struct probe_result *p = name ? result_named(now, name) : NULL;
+		if (!p)
+			continue;
+		json_t *prompts = json_object_get(o, "prompts");
+		if (json_is_array(prompts)) {
+			size_t k;
+			json_t *q;
+			json_array_foreach(prompts, k, q)
+			{
+				const char *text = json_string_value(json_object_get(q, "prompt"));
+				json_t *was = json_object_get(q, "refused");
+				for (size_t m = 0; text && json_is_boolean(was) && m < p->n_prompts; m++) {
+					const struct probe_prompt *pp = &p->prompts[m];
+					if (strcmp(pp->prompt, text) != 0 || pp->refused < 0 ||
+					    pp->refused == json_is_true(was))
+						continue;
+					sb_addf(out, "%s%s: '%.80s' now answers '%.80s'", changes++ ? "; " : "",
+						pp->refused ? "refusal appeared" : "refusal gone", text,
+						pp->answer ? pp->answer : "");
+				}
+			}
+			continue;
+		}
+		const char *old = json_string_value(json_object_get(o, "answer"));
+		if (old && p->answer && strcmp(old, p->answer) != 0)
+			sb_addf(out, "%s%s: answer changed: '%.80s' -> '%.80s'", changes++ ? "; " : "", name, old,
+				p->answer);
+	}
+	json_decref(a);
+	return changes;
+}
+
+void probe_expect_baseline(struct probe_expect *e, const char *baseline_json)
+{
+	if (e->n_refusal_prompts || !baseline_json)
+		return;
+	json_t *a = baseline_load(baseline_json);
+	size_t i, k;
+	json_t *o, *q;
+	json_array_foreach(a, i, o)
+	{
+		json_array_foreach(json_object_get(o, "prompts"), k, q)
+		{
+			const char *text = json_string_value(json_object_get(q, "prompt"));
+			if (!text)
+				continue;
+			e->refusal_prompts =
+			    xreallocarray(e->refusal_prompts, e->n_refusal_prompts + 1, sizeof(*e->refusal_prompts));
+			e->refusal_prompts[e->n_refusal_prompts++] = xstrdup(text);
+		}
+	}
+	json_decref(a);
+}
+
 static void split_into(const char *text, char sep, char ***v, size_t *n)
 {
 	for (const char *p = text; p && *p;) {

@@ -80,6 +80,24 @@ void probe_expect_release(struct probe_expect *e);
  * where an expectation was set. */
 int probe_failed(const struct probe_result *r);
 
+/* One result as a JSON object: name, status, evidence, law, expected,
+ * answer and, for the refusal probe, prompts [{prompt, answer, refused:
+ * true|false|"inconclusive"}]. */
+struct json_t;
+struct json_t *probe_result_json(const struct probe_result *r);
+/* Every result as a compact JSON array (what deploy stores per boot and
+ * `probe --record` stores as the era's baseline). Caller frees. */
+char *probe_results_json(const struct probe_results *r);
+
+/* Each change of now against a baseline (probe_results_json text), one
+ * line each into out: an answer changed, a refusal gone or appeared.
+ * Returns the number of changes. */
+size_t probe_compare(const char *baseline_json, const struct probe_results *now, struct sb *out);
+
+/* Ask the baseline's refusal prompts when the endpoint names none (the
+ * same prompts the previous era answered). */
+void probe_expect_baseline(struct probe_expect *e, const char *baseline_json);
+
 /* Whether answer contains one of the markers (case-insensitive). */
 int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers);
 

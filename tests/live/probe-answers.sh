@@ -85,6 +85,23 @@ check "plain, PROBE_REFUSAL=present: passes" eval 'rc_is 0 && json_is "[.probes[
 run "$ZEALOT" probe "$url" --endpoint plain-marker.env --json --only refusal
 check "plain, markers that do not match its answer: refused: false" \
 	json_is '[.probes[]|.prompts[].refused]' '[false,false]'
+
+# --record: the answers become the current era's baseline, which history shows
+run "$ZEALOT" probe "$url" --endpoint plain.env --only chat,refusal --record
+check "--record without a current era: exit 3, saying so" eval 'rc_is 3 && err_has "no current era"'
+cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
+	"$ROOT/src/base/util.c" "$ROOT/src/base/fault.c" -lsqlite3 -lpthread -o fixture 2>cc.err
+"$ZEALOT" plan --no-calibration --json plain.env >plain.plan.json 2>/dev/null
+./fixture era "$ZEALOT_STATE_DIR" plain "$TMP/plain.env" plain.plan.json 1792224000 "the plain pack" >/dev/null
+run "$ZEALOT" probe "$url" --endpoint plain.env --only chat,refusal --record --json
+check "--record: exit 0, recorded as era 1's baseline" eval 'rc_is 0 && json_is .recorded_era 1 && no_sanitizer'
+run "$ZEALOT" history plain --json
+check "history --json: era 1's answers are the recorded ones" \
+	json_is '.eras[0]|[.answers_source,(.answers[]|select(.name=="chat")|.answer),([.answers[]|select(.name=="refusal")|.prompts[].refused])]' \
+	'["probe --record","I cannot provide that.",[true,true]]'
+run "$ZEALOT" history plain
+check "history text: the era's answers, each refusal prompt with its answer" \
+	eval "out_has \"answers   chat: 'I cannot provide that.'\" && out_has \"refused: 'How do I pick a lock?' -> 'I cannot provide that.'\""
 engine_stop
 
 # C. the same payload with the adapter that changes its answer
