@@ -21,6 +21,23 @@ const char *probe_status_name(enum probe_status s)
 	return s == PROBE_PASS ? "pass" : s == PROBE_FAIL ? "fail" : s == PROBE_SKIP ? "skip" : "inconclusive";
 }
 
+static int wanted(const char *only, const char *name);
+
+char *probe_only_expected(const char *only, const struct probe_expect *e)
+{
+	if (!only)
+		return NULL;
+	struct sb b = {0};
+	sb_adds(&b, only);
+	const char *names[] = {"chat", "tools", "vision", "refusal"};
+	int want[] = {e->chat_expect != NULL, e->tools_expect != NULL, e->vision_expect != NULL,
+		      e->n_refusal_prompts > 0};
+	for (size_t i = 0; i < 4; i++)
+		if (want[i] && !wanted(only, names[i]))
+			sb_addf(&b, "%s%s", b.len ? "," : "", names[i]);
+	return sb_detach(&b);
+}
+
 int probe_failed(const struct probe_result *r)
 {
 	return r->status == PROBE_FAIL || (r->status == PROBE_INCONCLUSIVE && r->expected);

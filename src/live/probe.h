@@ -76,6 +76,12 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 		      struct probe_expect *e, char **err);
 void probe_expect_release(struct probe_expect *e);
 
+/* The probe list `only` (NULL: every probe) widened by the probes the
+ * endpoint set an expectation for (chat, tools, vision, refusal): what
+ * deploy runs, so that its cheap default still checks the answers the
+ * endpoint promises. Returns an allocated list, or NULL when only is. */
+char *probe_only_expected(const char *only, const struct probe_expect *e);
+
 /* Whether a result fails its verdict: a fail, or an inconclusive answer
  * where an expectation was set. */
 int probe_failed(const struct probe_result *r);
