@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 #include "../plan/shape.h"
 #include "png.h"
 
-const char *const probe_names[] = {"health", "models", "props",	   "slots",	  "metrics", "chat",
-				   "tools",  "vision", "overlong", "concurrency", "effort",  "refusal"};
+const char *const probe_names[] = {"health", "models",	 "props",	"slots",  "metrics", "chat",  "tools",
+				   "vision", "overlong", "concurrency", "effort", "refusal", "cache", "sampler"};
 const size_t probe_n_names = sizeof(probe_names) / sizeof(probe_names[0]);
 
 const char *probe_status_name(enum probe_status s)
@@ -204,7 +205,13 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 			e->effort_raises = s->census->tpl.raises;
 		}
 	}
-	const char *v;
+	if (s && s->census) {
+		e->sampling = s->census->sampling;
+		e->n_sampling = s->census->n_sampling;
+	}
+	const char *v = endpoint_value_of(ep, K_PRESENCE_PENALTY);
+	if (v && *v && endpoint_number_of(ep, K_PRESENCE_PENALTY, &e->presence_penalty, NULL) == 0)
+		e->has_presence_penalty = 1;
 	if ((v = endpoint_value_of(ep, K_PROBE_CHAT_EXPECT)) && *v)
 		e->chat_expect = v;
 	if ((v = endpoint_value_of(ep, K_PROBE_TOOLS_EXPECT)) && *v)
@@ -898,6 +905,95 @@ static void p_effort(const struct http_client *c, const struct probe_expect *e, 
 	sb_release(&ev);
 }
 
+/* The prefix cache: the same prompt twice; the second reuses the first's
+ * prefix (usage.prompt_tokens_details.cached_tokens, else timings.cache_n). */
+static json_int_t cached(const struct http_client *c, const char *body, long *status, int *known)
+{
+	struct http_response r;
+	char why[512];
+	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
+	*status = r.status;
+	json_t *n =
+	    json_object_get(json_object_get(json_object_get(j, "usage"), "prompt_tokens_details"), "cached_tokens");
+	if (!json_is_integer(n))
+		n = json_object_get(json_object_get(j, "timings"), "cache_n");
+	*known = json_is_integer(n);
+	json_int_t v = json_integer_value(n);
+	json_decref(j);
+	http_response_release(&r);
+	return v;
+}
+
+static void p_cache(const struct http_client *c, struct probe_results *out)
+{
+	/* a prompt no earlier request sent (a nonce), so the first cannot be
+	 * cached whole and the second can */
+	char body[256];
+	snprintf(body, sizeof(body),
+		 "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"Prefix cache probe %.0f: one two "
+		 "three four five six seven eight nine ten, said twice.\"}]}",
+		 mono_ms() * 1000.0);
+	long s1, s2;
+	int k1, k2;
+	json_int_t a = cached(c, body, &s1, &k1), b = cached(c, body, &s2, &k2);
+	if (s1 != 200 || s2 != 200)
+		say(out, "cache", NULL, PROBE_FAIL, "the same prompt twice: HTTP %ld, %ld", s1, s2);
+	else if (!k1 || !k2)
+		say(out, "cache", NULL, PROBE_SKIP, "the engine reports no cached_tokens");
+	else if (b > a)
+		say(out, "cache", NULL, PROBE_PASS, "cached_tokens %lld, then %lld on the repeated prefix",
+		    (long long)a, (long long)b);
+	else
+		say(out, "cache", NULL, PROBE_FAIL,
+		    "cached_tokens %lld, then %lld: a repeated prefix is not reused (cache off or slots reset)",
+		    (long long)a, (long long)b);
+}
+
+/* The sampler a client that sends none gets: /props's params against the
+ * endpoint's PRESENCE_PENALTY (C07) and the payload's general.sampling.*. */
+static void p_sampler(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
+{
+	struct http_response r;
+	char why[512];
+	json_t *j = get_json(c, "GET", "/props", NULL, &r, why, sizeof(why));
+	json_t *params = json_object_get(json_object_get(j, "default_generation_settings"), "params");
+	if (!json_is_object(params)) {
+		say(out, "sampler", "C07", PROBE_FAIL, "%s",
+		    j ? "GET /props: no default_generation_settings.params" : why);
+		json_decref(j);
+		http_response_release(&r);
+		return;
+	}
+	static const char *const map[][2] = {
+	    {"temp", "temperature"}, {"top_p", "top_p"}, {"top_k", "top_k"}, {"min_p", "min_p"}};
+	struct sb ev = {0}, bad = {0};
+	for (size_t i = 0; i < 4; i++) {
+		json_t *v = json_object_get(params, map[i][1]);
+		if (json_is_number(v))
+			sb_addf(&ev, "%s%s %g", ev.len ? ", " : "", map[i][1], json_number_value(v));
+		for (size_t k = 0; k < e->n_sampling; k++)
+			if (strcmp(e->sampling[k].key, map[i][0]) == 0 &&
+			    (!json_is_number(v) || fabs(json_number_value(v) - e->sampling[k].value) > 1e-4))
+				sb_addf(&bad, "%s%s %g, the payload's general.sampling.%s is %g", bad.len ? "; " : "",
+					map[i][1], json_number_value(v), map[i][0], e->sampling[k].value);
+	}
+	json_t *pp = json_object_get(params, "presence_penalty");
+	sb_addf(&ev, "%spresence_penalty %g", ev.len ? ", " : "", json_number_value(pp));
+	if (e->has_presence_penalty &&
+	    (!json_is_number(pp) || fabs(json_number_value(pp) - e->presence_penalty) > 1e-4))
+		sb_addf(&bad, "%spresence_penalty %g, the endpoint's PRESENCE_PENALTY is %g (C07)", bad.len ? "; " : "",
+			json_number_value(pp), e->presence_penalty);
+	if (bad.len)
+		say(out, "sampler", "C07", PROBE_FAIL, "a client that sends no sampler gets %s", bad.s);
+	else
+		say(out, "sampler", "C07", PROBE_PASS, "a client that sends no sampler gets %s%s", ev.s ? ev.s : "",
+		    e->n_sampling || e->has_presence_penalty ? " = the payload's and the endpoint's" : "");
+	sb_release(&ev);
+	sb_release(&bad);
+	json_decref(j);
+	http_response_release(&r);
+}
+
 void probe_run(const struct http_client *c, const struct probe_expect *e, const char *only, struct probe_results *out)
 {
 	/* learn the shape from the engine where the endpoint is silent */
@@ -933,4 +1029,8 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 		p_effort(c, &x, out);
 	if (wanted(only, "refusal"))
 		p_refusal(c, e, out);
+	if (wanted(only, "cache"))
+		p_cache(c, out);
+	if (wanted(only, "sampler"))
+		p_sampler(c, e, out);
 }

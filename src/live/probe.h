@@ -59,10 +59,15 @@ struct probe_expect {
 	size_t n_refusal_prompts;
 	char **markers; /* owned: PROBE_REFUSAL_MARKERS split on '|' */
 	size_t n_markers;
-	int refusal; /* PROBE_REFUSAL: 0 report only, 1 absent, 2 present */
+	int refusal;		  /* PROBE_REFUSAL: 0 report only, 1 absent, 2 present */
+	int has_presence_penalty; /* PRESENCE_PENALTY is set: /props must report it */
+	double presence_penalty;
+	const struct census_kv *sampling; /* the payload's general.sampling.* (borrowed) */
+	size_t n_sampling;
 };
 
 struct endpoint;
+struct census_kv;
 struct shape_ctx;
 struct plan;
 

@@ -59,6 +59,17 @@ check "wrong expectation, text: exit 1 showing expected and answer" \
 run "$ZEALOT" probe "$url" --json --only chat
 check "no endpoint: chat passes and reports the answer, expected null" \
 	eval 'rc_is 0 && json_is "[.probes[]|[.expected,.answer]]" "[[null,\"zealot alive\"]]"'
+# the prefix cache and the sampler a client that sends none gets
+run "$ZEALOT" probe "$url" --only cache --json
+check "alive: cache passes (cached_tokens grows on the repeated prefix)" \
+	eval 'rc_is 0 && json_is "[.probes[].status]" "[\"pass\"]"'
+run "$ZEALOT" probe "$url" --endpoint alive.env --only sampler --json
+check "alive: sampler passes: /props = the payload's general.sampling (1.0/0.95/20)" \
+	eval 'rc_is 0 && json_is "[.probes[].status]" "[\"pass\"]" && grep -q "top_k 20" "$TMP/out"'
+env_file pp alive.gguf "PRESENCE_PENALTY=1.5"
+run "$ZEALOT" probe "$url" --endpoint pp.env --only sampler --json
+check "an endpoint saying PRESENCE_PENALTY=1.5 against an engine without it: sampler fails naming C07" \
+	eval 'rc_is 1 && json_is "[.probes[]|[.status,.law]]" "[[\"fail\",\"C07\"]]" && grep -q "PRESENCE_PENALTY is 1.5" "$TMP/out"'
 engine_stop
 
 # B. the plain payload answers a refusal
