@@ -743,6 +743,12 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 		say(out, "vision", "A04", PROBE_FAIL,
 		    "the image added no prompt tokens (%lld vs %lld): it never reached the model", (long long)with,
 		    (long long)without);
+	else if (e->vision_expect && g.trap)
+		say(out, "vision", "A04", PROBE_INCONCLUSIVE,
+		    "the budget ran out in reasoning before an answer (%lld prompt tokens billed)", (long long)with);
+	else if (e->vision_expect && strcmp(g.content ? g.content : "", e->vision_expect) != 0)
+		say(out, "vision", "A04", PROBE_FAIL, "expected '%s', answered '%.120s' (%lld prompt tokens billed)",
+		    e->vision_expect, g.content ? g.content : "", (long long)with);
 	else
 		say(out, "vision", "A04", PROBE_PASS,
 		    "a 512 px PNG billed %lld prompt tokens (%lld with it, %lld without)", (long long)(with - without),

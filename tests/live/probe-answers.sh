@@ -132,6 +132,23 @@ run "$ZEALOT" probe "$url" --endpoint plain-present.env --json --only refusal
 check "adapted, against PROBE_REFUSAL=present: fails" eval 'rc_is 1'
 engine_stop
 
+# E. vision: a projector on the answer payload (the image reaches the model
+# and bills prompt tokens; the payload answers its text whatever the image)
+"$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf 2>/dev/null
+env_file vision alive.gguf MMPROJ_FILE=mm.gguf "PROBE_VISION_EXPECT=zealot alive" 'PROBE_TOOLS_EXPECT={"a":24,"b":7}'
+env_file red alive.gguf MMPROJ_FILE=mm.gguf PROBE_VISION_EXPECT=Red
+boot vision
+run "$ZEALOT" probe "$url" --endpoint vision.env --only vision --json
+check "vision: PROBE_VISION_EXPECT met: pass, answer == expected" \
+	eval 'rc_is 0 && json_is "[.probes[]|[.status,.expected,.answer]]" "[[\"pass\",\"zealot alive\",\"zealot alive\"]]"'
+run "$ZEALOT" probe "$url" --endpoint red.env --only vision --json
+check "vision: PROBE_VISION_EXPECT=Red against 'zealot alive': fail, exit 1" \
+	eval 'rc_is 1 && json_is "[.probes[]|[.status,.expected,.answer]]" "[[\"fail\",\"Red\",\"zealot alive\"]]"'
+run "$ZEALOT" probe "$url" --endpoint vision.env --only tools --json
+check "tools: PROBE_TOOLS_EXPECT and no call: fail naming the arguments, exit 1" \
+	eval 'rc_is 1 && json_is "[.probes[]|[.status,.expected]]" "[[\"fail\",\"{\\\"a\\\":24,\\\"b\\\":7}\"]]"'
+engine_stop
+
 # D. a prompts file that is not there: exit 3, naming it
 env_file gone plain.gguf PROBE_REFUSAL_PROMPTS=missing.txt
 run "$ZEALOT" probe "$url" --endpoint gone.env --only refusal
