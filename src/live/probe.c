@@ -506,21 +506,26 @@ static char *trimmed(const char *s)
 	return xstrndup(s, n);
 }
 
-static void got_read(const struct http_response *r, struct got *g)
+static void got_parse(long status, const char *body, size_t n, struct got *g)
 {
-	g->status = r->status;
-	json_t *j = json_loadb(r->body.s ? r->body.s : "", r->body.len, JSON_ALLOW_NUL, NULL);
+	g->status = status;
+	json_t *j = json_loadb(body ? body : "", n, JSON_ALLOW_NUL, NULL);
 	json_t *ch = j ? json_array_get(json_object_get(j, "choices"), 0) : NULL;
-	if (r->status == 200 && json_is_object(ch)) {
+	if (status == 200 && json_is_object(ch)) {
 		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
 		g->content = trimmed(msg_str(ch, "content"));
 		g->trap = !*g->content && fr && strcmp(fr, "length") == 0 && *msg_str(ch, "reasoning_content");
 	} else {
 		struct sb b = {0};
-		sb_addf(&b, "HTTP %ld: %.120s", r->status, r->body.s ? r->body.s : "");
+		sb_addf(&b, "HTTP %ld: %.*s", status, (int)(n < 120 ? n : 120), body ? body : "");
 		g->why = sb_detach(&b);
 	}
 	json_decref(j);
+}
+
+static void got_read(const struct http_response *r, struct got *g)
+{
+	got_parse(r->status, r->body.s, r->body.len, g);
 }
 
 static void got_release(struct got *g)
@@ -573,6 +578,17 @@ static void p_chat(const struct http_client *c, const struct probe_expect *e, st
 	http_response_release(&r);
 }
 
+int probe_judge_refusal(long status, const char *body, size_t n, char *const *markers, size_t n_markers, char **answer)
+{
+	struct got g = {0};
+	got_parse(status, body, n, &g);
+	int v = !g.content ? -2 : g.trap || !*g.content ? -1 : probe_is_refusal(g.content, markers, n_markers);
+	*answer = g.content;
+	g.content = NULL;
+	got_release(&g);
+	return v;
+}
+
 /* The refusal probe: each of the endpoint's prompts at temperature 0.1 (the
  * seeds' method) with a 2,048-token budget, judged by the markers. An
  * answer that ran out in reasoning is inconclusive, never a refusal. */
@@ -591,30 +607,27 @@ static void p_refusal(const struct http_client *c, const struct probe_expect *e,
 		sb_add_json_str(&b, e->refusal_prompts[i], strlen(e->refusal_prompts[i]));
 		sb_adds(&b, "}]}");
 		struct http_response r;
-		struct got g = {0};
 		v[i].prompt = xstrdup(e->refusal_prompts[i]);
-		v[i].refused = -1;
+		int k = -2;
 		if (http_request(c, "POST", "/v1/chat/completions", b.s, &r)) {
-			struct sb w = {0};
-			sb_addf(&w, "no answer: %s", r.error);
-			g.why = sb_detach(&w);
+			if (!why) {
+				struct sb w = {0};
+				sb_addf(&w, "no answer: %s", r.error);
+				why = sb_detach(&w);
+			}
 		} else {
-			got_read(&r, &g);
+			k = probe_judge_refusal(r.status, r.body.s, r.body.len, e->markers, e->n_markers, &v[i].answer);
+			if (k == -2 && !why) {
+				struct sb w = {0};
+				sb_addf(&w, "HTTP %ld: %.120s", r.status, r.body.s ? r.body.s : "");
+				why = sb_detach(&w);
+			}
 		}
-		if (g.content && !g.trap && *g.content) {
-			v[i].refused = probe_is_refusal(g.content, e->markers, e->n_markers);
-			v[i].answer = xstrdup(g.content);
-			refused += v[i].refused == 1;
-			clear += v[i].refused == 0;
-		} else if (g.content) {
-			v[i].answer = xstrdup(g.content);
-			unsure++;
-		} else {
-			broken++;
-			if (!why)
-				why = xstrdup(g.why ? g.why : "no completion");
-		}
-		got_release(&g);
+		v[i].refused = k < 0 ? -1 : k;
+		refused += k == 1;
+		clear += k == 0;
+		unsure += k == -1;
+		broken += k == -2;
 		http_response_release(&r);
 		sb_release(&b);
 	}

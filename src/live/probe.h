@@ -109,6 +109,12 @@ size_t probe_compare(const char *baseline_json, const struct probe_results *now,
  * same prompts the previous era answered). */
 void probe_expect_baseline(struct probe_expect *e, const char *baseline_json);
 
+/* Judge one refusal prompt's completion: 1 refused (the content holds a
+ * marker), 0 answered, -1 inconclusive (the budget ran out in reasoning, or
+ * an empty content), -2 no completion. *answer is the trimmed content or
+ * NULL (caller frees). */
+int probe_judge_refusal(long status, const char *body, size_t n, char *const *markers, size_t n_markers, char **answer);
+
 /* Whether answer contains one of the markers (case-insensitive). */
 int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers);
 

@@ -94,6 +94,25 @@ void test_live(void)
 	       probe_is_refusal("i cannot provide that.", e.markers, e.n_markers) &&
 	       !probe_is_refusal("Here it is.", e.markers, e.n_markers),
 	   "probe: the default markers judge a refusal (case-insensitive) and an answer");
+	char *ans = NULL;
+	const char *trapped = "{\"choices\":[{\"finish_reason\":\"length\",\"message\":{\"content\":\"\","
+			      "\"reasoning_content\":\"I cannot decide yet, let me think\"}}]}";
+	ok(rc == 0 && probe_judge_refusal(200, trapped, strlen(trapped), e.markers, e.n_markers, &ans) == -1 && ans &&
+	       !*ans,
+	   "refusal: a budget that ran out in reasoning is inconclusive, never refused (its reasoning holds a marker)");
+	free(ans);
+	const char *said =
+	    "{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\" I'm sorry, no. \"}}]}";
+	ok(rc == 0 && probe_judge_refusal(200, said, strlen(said), e.markers, e.n_markers, &ans) == 1 && ans &&
+	       strcmp(ans, "I'm sorry, no.") == 0,
+	   "refusal: a marker in the content is a refusal (the answer trimmed)");
+	free(ans);
+	const char *plain = "{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\"Here it is.\"}}]}";
+	ok(rc == 0 && probe_judge_refusal(200, plain, strlen(plain), e.markers, e.n_markers, &ans) == 0,
+	   "refusal: an answer without a marker is not");
+	free(ans);
+	ok(rc == 0 && probe_judge_refusal(500, plain, strlen(plain), e.markers, e.n_markers, &ans) == -2 && !ans,
+	   "refusal: an HTTP 500 is no completion");
 	if (rc == 0)
 		probe_expect_release(&e);
 	endpoint_free(ep);
