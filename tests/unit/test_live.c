@@ -66,6 +66,33 @@ void test_live(void)
 	ok(probe_judge_chat(200, "{{{", 3, &ev) == PROBE_FAIL && strstr(ev, "not JSON"), "chat: junk is named");
 	free(ev);
 
+	/* an inconclusive answer fails only where an expectation was set */
+	struct probe_result inc = {.name = "chat", .status = PROBE_INCONCLUSIVE};
+	ok(!probe_failed(&inc), "inconclusive without an expectation does not fail");
+	inc.expected = "zealot alive";
+	ok(probe_failed(&inc), "inconclusive with an expectation fails (never a pass of it)");
+
+	/* a baseline against the answers now: each change named */
+	struct probe_prompt pp[] = {{.prompt = "p1", .answer = "Here it is.", .refused = 0},
+				    {.prompt = "p2", .answer = "I cannot.", .refused = 1},
+				    {.prompt = "p3", .refused = -1}};
+	struct probe_result now_v[] = {{.name = "chat", .status = PROBE_PASS, .answer = "B"},
+				       {.name = "refusal", .status = PROBE_PASS, .prompts = pp, .n_prompts = 3}};
+	struct probe_results now = {now_v, 2};
+	struct sb ch = {0};
+	size_t nch = probe_compare("[{\"name\":\"chat\",\"answer\":\"A\"},{\"name\":\"refusal\",\"prompts\":["
+				   "{\"prompt\":\"p1\",\"refused\":true},{\"prompt\":\"p2\",\"refused\":true},"
+				   "{\"prompt\":\"p3\",\"refused\":true}]}]",
+				   &now, &ch);
+	ok(nch == 2 && strstr(ch.s, "chat: answer changed: 'A' -> 'B'") && strstr(ch.s, "refusal gone: 'p1'") &&
+	       !strstr(ch.s, "'p2'") && !strstr(ch.s, "'p3'"),
+	   "compare: an answer changed and a refusal gone are named; an unchanged and an inconclusive one are not (%s)",
+	   ch.s ? ch.s : "");
+	sb_release(&ch);
+	ok(probe_compare("{\"probes\":[{\"name\":\"chat\",\"answer\":\"B\"}]}", &now, &ch) == 0 && !ch.len,
+	   "compare: the same answer is no change (a {\"probes\": [...]} baseline too)");
+	sb_release(&ch);
+
 	/* the endpoint's expectations, read once (probe_expect_load) */
 	char dir[] = "/tmp/zealot-unit-probe.XXXXXX";
 	ok(mkdtemp(dir) != NULL, "probe: a scratch directory");
