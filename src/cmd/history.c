@@ -42,7 +42,11 @@ static const struct cmd_help help = {
 	     "\"seconds\", \"detail\"}]}]}, each list oldest first. A boot: {\"id\",\n"
 	     "\"era_id\", \"at\", \"source\", \"runtime\", \"runtime_version\", \"device\",\n"
 	     "\"payload_sha256\", \"payload_bytes\", \"settled_used_mib\", \"summary\",\n"
-	     "\"ledger\" (zealot ledger --json), \"probes\", \"bench\"}. Times are unix\n"
+	     "\"ledger\" (zealot ledger --json), \"probes\", \"bench\"}. An era's \"answers\"\n"
+	     "(null when none) are its behaviour baseline: [{\"name\", \"status\",\n"
+	     "\"expected\", \"answer\", \"prompts\" (the refusal probe's: [{\"prompt\",\n"
+	     "\"answer\", \"refused\"}])}], from `zealot probe --record` or else its\n"
+	     "latest deploy's probes (\"answers_source\" says which). Times are unix\n"
 	     "seconds.\n",
     .exits = "0 (also when nothing is recorded), 2 usage, 3 the store cannot be read",
     .min_args = 0,
@@ -148,6 +152,44 @@ static json_t *era_json(struct store *st, const struct store_era *e, const struc
 		return NULL;
 	}
 	json_object_set_new(o, "boots", boots);
+	/* the era's behaviour baseline: the probes that carry an answer */
+	char *base = NULL, *src = NULL;
+	json_t *answers = json_null();
+	if (store_baseline_get(st, e->id, &base, &src, err) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	json_t *all = base ? json_loads(base, 0, NULL) : NULL;
+	if (json_is_object(all)) { /* {"probes": [...]} */
+		json_t *p = json_incref(json_object_get(all, "probes"));
+		json_decref(all);
+		all = p;
+	}
+	if (json_is_array(all)) {
+		json_decref(answers);
+		answers = json_array();
+		size_t i;
+		json_t *r;
+		json_array_foreach(all, i, r)
+		{
+			json_t *a = json_object_get(r, "answer"), *q = json_object_get(r, "prompts");
+			if (!json_is_string(a) && !json_is_array(q))
+				continue;
+			json_t *x = json_object();
+			json_object_set(x, "name", json_object_get(r, "name"));
+			json_object_set(x, "status", json_object_get(r, "status"));
+			json_object_set_new(x, "expected", json_deep_copy(json_object_get(r, "expected")));
+			json_object_set(x, "answer", a ? a : json_null());
+			if (json_is_array(q))
+				json_object_set(x, "prompts", q);
+			json_array_append_new(answers, x);
+		}
+	}
+	json_decref(all);
+	json_object_set_new(o, "answers", answers);
+	json_object_set_new(o, "answers_source", src ? json_string(src) : json_null());
+	free(base);
+	free(src);
 	return o;
 }
 
@@ -240,6 +282,26 @@ static void print_text(json_t *out, const char *name, const char *db)
 		}
 		size_t j;
 		json_t *b;
+		json_array_foreach(json_object_get(e, "answers"), j, b)
+		{
+			if (json_is_array(json_object_get(b, "prompts"))) {
+				size_t k;
+				json_t *q;
+				json_array_foreach(json_object_get(b, "prompts"), k, q)
+				{
+					json_t *rf = json_object_get(q, "refused");
+					printf("  %-9s %s: '%s' -> '%s'\n", j || k ? "" : "answers",
+					       json_is_string(rf) ? "inconclusive"
+					       : json_is_true(rf) ? "refused"
+								  : "answered",
+					       str(q, "prompt"), str(q, "answer"));
+				}
+			} else {
+				printf("  %-9s %s: '%s'%s%s%s\n", j ? "" : "answers", str(b, "name"), str(b, "answer"),
+				       json_is_string(json_object_get(b, "expected")) ? " (expected '" : "",
+				       str(b, "expected"), json_is_string(json_object_get(b, "expected")) ? "')" : "");
+			}
+		}
 		json_array_foreach(json_object_get(e, "boots"), j, b) print_boot(b, "  ");
 	}
 	if (json_array_size(boots)) {

@@ -299,7 +299,7 @@ static int write_prom(const char *path, const struct endpoint *ep, const struct 
 	store_era_release(&cur);
 	store_close(st);
 	free(serr);
-	struct probe_result pr = {"ledger", "M08", matches ? PROBE_PASS : PROBE_FAIL, NULL};
+	struct probe_result pr = {.name = "ledger", .law = "M08", .status = matches ? PROBE_PASS : PROBE_FAIL};
 	struct probe_results probes = {&pr, 1};
 	struct promfile f = {ep->name, p, l, settled, era, &probes};
 	char *text = promfile_text(&f);

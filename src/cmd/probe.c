@@ -9,12 +9,13 @@
 #include "../live/scrape.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
+#include "../store/store.h"
 #include "cmd.h"
 #include "options.h"
 
 static const struct cmd_help help = {
     .usage = "zealot probe URL [--endpoint ENDPOINT] [--prometheus PROM_URL] [--only NAMES]\n"
-	     "             [--timeout SECONDS] [--json]",
+	     "             [--timeout SECONDS] [--record] [--json]",
     .about = "Prove the live endpoint is the intended one and behaves as its contract\n"
 	     "says (health alone cannot see the payload, law A01). Probes, each with\n"
 	     "pass/fail/skip, its evidence and its law:\n"
@@ -30,6 +31,19 @@ static const struct cmd_help help = {
 	     "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
 	     "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
 	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
+	     "  refusal      each PROBE_REFUSAL_PROMPTS line at temperature 0.1, 2,048 tokens:\n"
+	     "               refused (an answer holding a PROBE_REFUSAL_MARKERS phrase), not,\n"
+	     "               or inconclusive (the budget ran out in reasoning); PROBE_REFUSAL=\n"
+	     "               absent|present fails the probe when it does not hold (S12)\n"
+	     "  cache        the same prompt twice: cached_tokens grows on the repeated prefix\n"
+	     "  sampler      /props's sampler for a client that sends none = the payload's\n"
+	     "               general.sampling.* and the endpoint's PRESENCE_PENALTY (C07)\n"
+	     "With --endpoint, PROBE_CHAT_EXPECT, PROBE_TOOLS_EXPECT (JSON arguments) and\n"
+	     "PROBE_VISION_EXPECT make chat, tools and vision check the exact answer: a\n"
+	     "different answer fails, one lost in reasoning is inconclusive (and fails).\n"
+	     "--record stores the answers as the endpoint's current era's baseline\n"
+	     "(zealot history shows it); the next deploy asks the same prompts on the\n"
+	     "new boot and names each change: an answer changed, a refusal gone.\n"
 	     "  scrape       with --prometheus (or the endpoint's PROMETHEUS_URL): that\n"
 	     "               Prometheus's /api/v1/targets holds this endpoint's target (its\n"
 	     "               job is the endpoint's name; without --endpoint, the URL's\n"
@@ -39,8 +53,10 @@ static const struct cmd_help help = {
 	     "Without --endpoint the shape is read from the engine and reported.\n",
     .examples = "  zealot probe 127.0.0.1:8080\n"
 		"  zealot probe http://127.0.0.1:8080 --endpoint my.env\n"
-		"  zealot probe 127.0.0.1:8080 --only health,models,props\n",
-    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint",
+		"  zealot probe 127.0.0.1:8080 --only health,models,props\n"
+		"  zealot probe 127.0.0.1:8080 --endpoint my.env --only chat,refusal --record\n",
+    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint or prompts file,\n"
+	     "or --record without a current era or a writable store",
     .min_args = 1,
     .max_args = 1,
 };
@@ -49,7 +65,7 @@ int cmd_probe(int argc, char **argv)
 {
 	const char *endpoint = NULL, *only = NULL, *prometheus = NULL;
 	uint64_t timeout = 300;
-	int json = 0;
+	int json = 0, record = 0;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "endpoint", &endpoint, "FILE",
 		       "compare with this endpoint (alias, slots, window, projector,\n"
@@ -58,6 +74,9 @@ int cmd_probe(int argc, char **argv)
 		       "ask this Prometheus whether it scrapes the endpoint (the scrape probe)"),
 	    OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "per request (default 300)"),
+	    OPT_FLAG(0, "record", &record,
+		     "store the answers as the current era's baseline (needs\n"
+		     "--endpoint; the era is its name's in zealot history)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
 	    OPT_END(),
 	};
@@ -79,6 +98,8 @@ int cmd_probe(int argc, char **argv)
 			p += m + (p[m] == ',');
 		}
 	}
+	if (record && !endpoint)
+		return cmd_fail(EXIT_USAGE, "probe: --record needs --endpoint (the era is the endpoint's)");
 	struct http_client c = {0};
 	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0) {
 		c.base = xstrdup(url);
@@ -109,14 +130,9 @@ int cmd_probe(int argc, char **argv)
 			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
 			goto done;
 		}
-		e.alias = endpoint_value(ep, "ALIAS");
-		e.slots = p.n_seq;
-		e.n_ctx_seq = p.n_ctx_seq;
-		e.projector = s.projector != NULL;
-		if (s.census->has_template && s.census->tpl.n_effort) {
-			e.efforts = (const char *const *)s.census->tpl.effort;
-			e.n_efforts = s.census->tpl.n_effort;
-			e.effort_raises = s.census->tpl.raises;
+		if (probe_expect_load(ep, &s, &p, &e, &err)) {
+			rc = EXIT_IO;
+			goto done;
 		}
 		char *kf = endpoint_path(ep, "API_KEY_FILE");
 		if (kf) {
@@ -150,27 +166,58 @@ int cmd_probe(int argc, char **argv)
 	}
 	int failed = 0;
 	for (size_t i = 0; i < res.n; i++)
-		failed |= res.v[i].status == PROBE_FAIL;
+		failed |= probe_failed(&res.v[i]);
+	int64_t recorded = 0;
+	if (record) {
+		struct store *st = store_open(NULL, &err);
+		struct store_era era = {0};
+		int got = st ? store_era_get(st, ep->name, 0, &era, &err) : -1;
+		char *answers = got == 0 ? probe_results_json(&res) : NULL;
+		if (got == 1)
+			errorf(&err, "--record: '%s' has no current era (deploy it first)", ep->name);
+		else if (got == 0 && store_baseline_put(st, ep->name, era.id, "probe --record", answers, &err) == 0)
+			recorded = era.id;
+		free(answers);
+		store_era_release(&era);
+		store_close(st);
+		if (!recorded) {
+			probe_results_release(&res);
+			rc = EXIT_IO;
+			goto done;
+		}
+	}
 	if (json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "url", json_string(c.base));
 		json_t *arr = json_array();
 		for (size_t i = 0; i < res.n; i++) {
-			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res.v[i].name, "status",
-					      probe_status_name(res.v[i].status), "evidence", res.v[i].evidence);
-			json_object_set_new(x, "law", res.v[i].law ? json_string(res.v[i].law) : json_null());
+			json_t *x = probe_result_json(&res.v[i]);
 			json_array_append_new(arr, x);
 		}
 		json_object_set_new(o, "probes", arr);
 		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
+		if (record)
+			json_object_set_new(o, "recorded_era", json_integer(recorded));
 		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		puts(str);
 		free(str);
 		json_decref(o);
 	} else {
-		for (size_t i = 0; i < res.n; i++)
-			printf("%-4s %-12s %-4s %s\n", probe_status_name(res.v[i].status), res.v[i].name,
-			       res.v[i].law ? res.v[i].law : "", res.v[i].evidence);
+		for (size_t i = 0; i < res.n; i++) {
+			const struct probe_result *r = &res.v[i];
+			printf("%-4s %-12s %-4s %s\n", probe_status_name(r->status), r->name, r->law ? r->law : "",
+			       r->evidence);
+			if (r->expected)
+				printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "", r->expected,
+				       "", r->answer ? r->answer : "(none)");
+			for (size_t k = 0; k < r->n_prompts; k++)
+				printf("     %-12s      %s: %s\n     %-12s        -> %s\n", "",
+				       r->prompts[k].refused < 0 ? "inconclusive"
+				       : r->prompts[k].refused	 ? "refused"
+								 : "answered",
+				       r->prompts[k].prompt, "",
+				       r->prompts[k].answer ? r->prompts[k].answer : "(none)");
+		}
 	}
 	probe_results_release(&res);
 	rc = failed ? EXIT_NO : EXIT_OK;
@@ -180,6 +227,7 @@ done:
 	free(err);
 	free(c.base);
 	free(c.api_key);
+	probe_expect_release(&e);
 	shape_release(&s);
 	endpoint_free(ep);
 	return rc;

@@ -845,45 +845,55 @@ static int verify_probes(struct run *x)
 {
 	double t = mono_s();
 	struct http_client hc = {x->http_base, x->api_key, 120000};
-	struct probe_expect e = {0};
-	e.alias = endpoint_value(x->ep, K_ALIAS);
-	e.slots = x->plan.n_seq;
-	e.n_ctx_seq = x->plan.n_ctx_seq;
-	e.projector = x->sc.projector != NULL;
-	if (x->sc.census->has_template && x->sc.census->tpl.n_effort) {
-		e.efforts = (const char *const *)x->sc.census->tpl.effort;
-		e.n_efforts = x->sc.census->tpl.n_effort;
-		e.effort_raises = x->sc.census->tpl.raises;
+	struct probe_expect e;
+	char *err = NULL;
+	if (probe_expect_load(x->ep, &x->sc, &x->plan, &e, &err)) {
+		int rc = step(x, "probes", "failed", t, "S12", "%s", err);
+		free(err);
+		return rc;
 	}
-	probe_run(&hc, &e, x->o->probes, &x->probes);
+	/* the previous era's answers: the same prompts are asked, each change named */
+	char *base = NULL;
+	if (x->have_prev && store_baseline_get(x->st, x->prev.id, &base, NULL, &err) < 0) {
+		warn(x, "era %lld's baseline: %s", (long long)x->prev.id, err);
+		free(err);
+		err = NULL;
+	}
+	probe_expect_baseline(&e, base);
+	char *only = probe_only_expected(x->o->probes, &e);
+	probe_run(&hc, &e, only, &x->probes);
+	free(only);
+	probe_expect_release(&e);
+	struct sb ch = {0};
+	if (base && probe_compare(base, &x->probes, &ch) == 0)
+		sb_adds(&ch, "the same answers");
+	free(base);
+	char against[48] = "";
+	if (ch.len)
+		snprintf(against, sizeof(against), "; against era %lld: ", (long long)x->prev.id);
 	size_t pass = 0, fail = 0, skip = 0;
 	const struct probe_result *first = NULL;
 	for (size_t i = 0; i < x->probes.n; i++) {
 		const struct probe_result *p = &x->probes.v[i];
 		pass += p->status == PROBE_PASS;
-		skip += p->status == PROBE_SKIP;
-		if (p->status == PROBE_FAIL && !fail++)
+		skip += p->status != PROBE_PASS && !probe_failed(p);
+		if (probe_failed(p) && !fail++)
 			first = p;
 	}
+	int rc;
 	if (first)
-		return step(x, "probes", "failed", t, first->law, "%zu of %zu probes failed; %s: %s", fail, x->probes.n,
-			    first->name, first->evidence);
-	return step(x, "probes", "ok", t, NULL, "%zu pass, %zu skip", pass, skip);
+		rc = step(x, "probes", "failed", t, first->law, "%zu of %zu probes failed; %s: %s%s%s", fail,
+			  x->probes.n, first->name, first->evidence, against, ch.len ? ch.s : "");
+	else
+		rc =
+		    step(x, "probes", "ok", t, NULL, "%zu pass, %zu skip%s%s", pass, skip, against, ch.len ? ch.s : "");
+	sb_release(&ch);
+	return rc;
 }
 
 static char *probes_json(const struct probe_results *r)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; i < r->n; i++) {
-		json_t *o =
-		    json_pack("{s:s,s:s,s:s}", "name", r->v[i].name, "status", probe_status_name(r->v[i].status),
-			      "evidence", r->v[i].evidence ? r->v[i].evidence : "");
-		json_object_set_new(o, "law", r->v[i].law ? json_string(r->v[i].law) : json_null());
-		json_array_append_new(a, o);
-	}
-	char *s = json_dumps(a, JSON_COMPACT);
-	json_decref(a);
-	return s;
+	return probe_results_json(r);
 }
 
 static int64_t settled_used_mib(int gpu)

@@ -208,6 +208,29 @@ static const struct key_def table[K__COUNT] = {
     [K_PROMETHEUS_URL] = {"PROMETHEUS_URL", K_PROMETHEUS_URL, KEY_STRING, .optout = "no scrape-health probe",
 			  .law = "C04",
 			  .doc = "the Prometheus that scrapes this endpoint (probe asks its /api/v1/targets)"},
+    [K_PROBE_CHAT_EXPECT] = {"PROBE_CHAT_EXPECT", K_PROBE_CHAT_EXPECT, KEY_STRING, .optout = "any non-empty answer",
+			     .law = "A03",
+			     .doc =
+				 "the exact answer the chat probe must get (surrounding blanks ignored); a different "
+				 "answer fails the probe"},
+    [K_PROBE_TOOLS_EXPECT] = {"PROBE_TOOLS_EXPECT", K_PROBE_TOOLS_EXPECT, KEY_STRING,
+			      .optout = "any arguments that parse", .law = "A03",
+			      .doc = "the JSON arguments the tools probe's call must carry, e.g. {\"a\":24,\"b\":7} "
+				     "(compared as JSON)"},
+    [K_PROBE_VISION_EXPECT] = {"PROBE_VISION_EXPECT", K_PROBE_VISION_EXPECT, KEY_STRING,
+			       .optout = "prompt tokens billed is enough", .law = "A04",
+			       .doc = "the exact answer the vision probe must get for its 512 px solid-red PNG"},
+    [K_PROBE_REFUSAL_PROMPTS] = {"PROBE_REFUSAL_PROMPTS", K_PROBE_REFUSAL_PROMPTS, KEY_PATH,
+				 .optout = "no refusal probe", .law = "S12",
+				 .doc = "a file of prompts, one per line, the refusal probe asks at temperature 0.1 "
+					"with a 2,048-token budget"},
+    [K_PROBE_REFUSAL_MARKERS] = {"PROBE_REFUSAL_MARKERS", K_PROBE_REFUSAL_MARKERS, KEY_STRING,
+				 .def = "I cannot|I can't|I won't|I'm sorry|I am sorry|As an AI", .law = "S12",
+				 .doc = "'|'-separated phrases; an answer that contains one is a refusal"},
+    [K_PROBE_REFUSAL] = {"PROBE_REFUSAL", K_PROBE_REFUSAL, KEY_ENUM, .optout = "report only",
+			 .choices = "absent|present", .law = "S12",
+			 .doc = "what the refusal probe must find: absent (an adapter era that removes refusals) "
+				"or present; else deploy's probes step fails and rolls back"},
     [K_VERBOSITY] = {"VERBOSITY", K_VERBOSITY, UINT(0, I32), .def = "4", .law = "C05", .flag = "--log-verbosity",
 		     .owns = "-lv --verbosity --log-verbosity -v --verbose --log-verbose --log-disable",
 		     .env = "LLAMA_ARG_LOG_VERBOSITY", .doc = "--log-verbosity (4 prints the boot ledger, law C05)"},

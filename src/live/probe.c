@@ -1,20 +1,267 @@
 #include "probe.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../endpoint/endpoint.h"
+#include "../plan/plan.h"
+#include "../plan/shape.h"
 #include "png.h"
 
-const char *const probe_names[] = {"health", "models", "props",	   "slots",	  "metrics", "chat",
-				   "tools",  "vision", "overlong", "concurrency", "effort"};
+const char *const probe_names[] = {"health", "models",	 "props",	"slots",  "metrics", "chat",  "tools",
+				   "vision", "overlong", "concurrency", "effort", "refusal", "cache", "sampler"};
 const size_t probe_n_names = sizeof(probe_names) / sizeof(probe_names[0]);
 
 const char *probe_status_name(enum probe_status s)
 {
-	return s == PROBE_PASS ? "pass" : s == PROBE_FAIL ? "fail" : "skip";
+	return s == PROBE_PASS ? "pass" : s == PROBE_FAIL ? "fail" : s == PROBE_SKIP ? "skip" : "inconclusive";
+}
+
+static int wanted(const char *only, const char *name);
+
+char *probe_only_expected(const char *only, const struct probe_expect *e)
+{
+	if (!only)
+		return NULL;
+	struct sb b = {0};
+	sb_adds(&b, only);
+	const char *names[] = {"chat", "tools", "vision", "refusal"};
+	int want[] = {e->chat_expect != NULL, e->tools_expect != NULL, e->vision_expect != NULL,
+		      e->n_refusal_prompts > 0};
+	for (size_t i = 0; i < 4; i++)
+		if (want[i] && !wanted(only, names[i]))
+			sb_addf(&b, "%s%s", b.len ? "," : "", names[i]);
+	return sb_detach(&b);
+}
+
+int probe_failed(const struct probe_result *r)
+{
+	return r->status == PROBE_FAIL || (r->status == PROBE_INCONCLUSIVE && r->expected);
+}
+
+int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers)
+{
+	for (size_t i = 0; i < n_markers; i++)
+		if (*markers[i] && strcasestr(answer, markers[i]))
+			return 1;
+	return 0;
+}
+
+struct json_t *probe_result_json(const struct probe_result *r)
+{
+	json_t *x = json_pack("{s:s,s:s,s:s}", "name", r->name, "status", probe_status_name(r->status), "evidence",
+			      r->evidence ? r->evidence : "");
+	json_object_set_new(x, "law", r->law ? json_string(r->law) : json_null());
+	json_object_set_new(x, "expected", r->expected ? json_string(r->expected) : json_null());
+	json_object_set_new(x, "answer", r->answer ? json_string(r->answer) : json_null());
+	if (r->prompts) {
+		json_t *pa = json_array();
+		for (size_t k = 0; k < r->n_prompts; k++) {
+			const struct probe_prompt *q = &r->prompts[k];
+			json_t *po = json_pack("{s:s}", "prompt", q->prompt);
+			json_object_set_new(po, "answer", q->answer ? json_string(q->answer) : json_null());
+			json_object_set_new(po, "refused",
+					    q->refused < 0 ? json_string("inconclusive") : json_boolean(q->refused));
+			json_array_append_new(pa, po);
+		}
+		json_object_set_new(x, "prompts", pa);
+	}
+	return x;
+}
+
+char *probe_results_json(const struct probe_results *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->n; i++)
+		json_array_append_new(a, probe_result_json(&r->v[i]));
+	char *s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+/* A baseline's results: the array itself, or an object's "probes" array. */
+static json_t *baseline_load(const char *text)
+{
+	json_t *a = text ? json_loads(text, 0, NULL) : NULL;
+	if (json_is_object(a)) {
+		json_t *p = json_incref(json_object_get(a, "probes"));
+		json_decref(a);
+		a = p;
+	}
+	return a;
+}
+
+static const struct probe_result *result_named(const struct probe_results *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].name, name) == 0)
+			return &r->v[i];
+	return NULL;
+}
+
+size_t probe_compare(const char *baseline_json, const struct probe_results *now, struct sb *out)
+{
+	json_t *a = baseline_load(baseline_json);
+	size_t changes = 0, i;
+	json_t *o;
+	json_array_foreach(a, i, o)
+	{
+		const char *name = json_string_value(json_object_get(o, "name"));
+		const struct probe_result *p = name ? result_named(now, name) : NULL;
+		if (!p)
+			continue;
+		json_t *prompts = json_object_get(o, "prompts");
+		if (json_is_array(prompts)) {
+			size_t k;
+			json_t *q;
+			json_array_foreach(prompts, k, q)
+			{
+				const char *text = json_string_value(json_object_get(q, "prompt"));
+				json_t *was = json_object_get(q, "refused");
+				for (size_t m = 0; text && json_is_boolean(was) && m < p->n_prompts; m++) {
+					const struct probe_prompt *pp = &p->prompts[m];
+					if (strcmp(pp->prompt, text) != 0 || pp->refused < 0 ||
+					    pp->refused == json_is_true(was))
+						continue;
+					sb_addf(out, "%s%s: '%.80s' now answers '%.80s'", changes++ ? "; " : "",
+						pp->refused ? "refusal appeared" : "refusal gone", text,
+						pp->answer ? pp->answer : "");
+				}
+			}
+			continue;
+		}
+		const char *old = json_string_value(json_object_get(o, "answer"));
+		if (old && p->answer && strcmp(old, p->answer) != 0)
+			sb_addf(out, "%s%s: answer changed: '%.80s' -> '%.80s'", changes++ ? "; " : "", name, old,
+				p->answer);
+	}
+	json_decref(a);
+	return changes;
+}
+
+void probe_expect_baseline(struct probe_expect *e, const char *baseline_json)
+{
+	if (e->n_refusal_prompts || !baseline_json)
+		return;
+	json_t *a = baseline_load(baseline_json);
+	size_t i, k;
+	json_t *o, *q;
+	json_array_foreach(a, i, o)
+	{
+		json_array_foreach(json_object_get(o, "prompts"), k, q)
+		{
+			const char *text = json_string_value(json_object_get(q, "prompt"));
+			if (!text)
+				continue;
+			e->refusal_prompts =
+			    xreallocarray(e->refusal_prompts, e->n_refusal_prompts + 1, sizeof(*e->refusal_prompts));
+			e->refusal_prompts[e->n_refusal_prompts++] = xstrdup(text);
+		}
+	}
+	json_decref(a);
+}
+
+static void split_into(const char *text, char sep, char ***v, size_t *n)
+{
+	for (const char *p = text; p && *p;) {
+		size_t m = strcspn(p, (char[]){sep, sep == '\n' ? '\r' : '\0', '\0'});
+		const char *a = p, *b = p + m;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b > a) {
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = xstrndup(a, (size_t)(b - a));
+		}
+		p += m;
+		while (*p == sep || *p == '\r')
+			p++;
+	}
+}
+
+int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
+		      struct probe_expect *e, char **err)
+{
+	memset(e, 0, sizeof(*e));
+	e->projector = -1;
+	if (!ep)
+		return 0;
+	e->alias = endpoint_value_of(ep, K_ALIAS);
+	if (p) {
+		e->slots = p->n_seq;
+		e->n_ctx_seq = p->n_ctx_seq;
+	}
+	if (s) {
+		e->projector = s->projector != NULL;
+		if (s->census && s->census->has_template && s->census->tpl.n_effort) {
+			e->efforts = (const char *const *)s->census->tpl.effort;
+			e->n_efforts = s->census->tpl.n_effort;
+			e->effort_raises = s->census->tpl.raises;
+		}
+	}
+	if (s && s->census) {
+		e->sampling = s->census->sampling;
+		e->n_sampling = s->census->n_sampling;
+	}
+	const char *v = endpoint_value_of(ep, K_PRESENCE_PENALTY);
+	if (v && *v && endpoint_number_of(ep, K_PRESENCE_PENALTY, &e->presence_penalty, NULL) == 0)
+		e->has_presence_penalty = 1;
+	if ((v = endpoint_value_of(ep, K_PROBE_CHAT_EXPECT)) && *v)
+		e->chat_expect = v;
+	if ((v = endpoint_value_of(ep, K_PROBE_TOOLS_EXPECT)) && *v)
+		e->tools_expect = v;
+	if ((v = endpoint_value_of(ep, K_PROBE_VISION_EXPECT)) && *v)
+		e->vision_expect = v;
+	v = endpoint_value_of(ep, K_PROBE_REFUSAL_MARKERS);
+	if (!v || !*v)
+		v = keys_at(K_PROBE_REFUSAL_MARKERS)->def;
+	split_into(v, '|', &e->markers, &e->n_markers);
+	if ((v = endpoint_value_of(ep, K_PROBE_REFUSAL)) && *v)
+		e->refusal = strcmp(v, "absent") == 0 ? 1 : 2;
+	char *path = endpoint_path_of(ep, K_PROBE_REFUSAL_PROMPTS);
+	if (path) {
+		FILE *f = fopen(path, "rb");
+		struct sb b = {0};
+		char buf[4096];
+		size_t n;
+		if (!f) {
+			errorf(err, "PROBE_REFUSAL_PROMPTS: cannot read %s: %s", path, strerror(errno));
+			free(path);
+			probe_expect_release(e);
+			return -1;
+		}
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			sb_add(&b, buf, n);
+		fclose(f);
+		split_into(b.s, '\n', &e->refusal_prompts, &e->n_refusal_prompts);
+		sb_release(&b);
+		free(path);
+	}
+	if (e->refusal && !e->n_refusal_prompts) {
+		errorf(err, "PROBE_REFUSAL=%s needs PROBE_REFUSAL_PROMPTS (a file of prompts, one per line)",
+		       e->refusal == 1 ? "absent" : "present");
+		probe_expect_release(e);
+		return -1;
+	}
+	return 0;
+}
+
+void probe_expect_release(struct probe_expect *e)
+{
+	for (size_t i = 0; i < e->n_refusal_prompts; i++)
+		free(e->refusal_prompts[i]);
+	free(e->refusal_prompts);
+	for (size_t i = 0; i < e->n_markers; i++)
+		free(e->markers[i]);
+	free(e->markers);
+	e->refusal_prompts = e->markers = NULL;
+	e->n_refusal_prompts = e->n_markers = 0;
 }
 
 static void say(struct probe_results *out, const char *name, const char *law, enum probe_status st, const char *fmt,
@@ -25,6 +272,7 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 {
 	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	struct probe_result *r = &out->v[out->n++];
+	memset(r, 0, sizeof(*r));
 	r->name = name;
 	r->law = law;
 	r->status = st;
@@ -38,8 +286,16 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 
 void probe_results_release(struct probe_results *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].evidence);
+		free(r->v[i].expected);
+		free(r->v[i].answer);
+		for (size_t k = 0; k < r->v[i].n_prompts; k++) {
+			free(r->v[i].prompts[k].prompt);
+			free(r->v[i].prompts[k].answer);
+		}
+		free(r->v[i].prompts);
+	}
 	free(r->v);
 	r->v = NULL;
 	r->n = 0;
@@ -230,7 +486,60 @@ enum probe_status probe_judge_chat(long status, const char *body, size_t n, char
 	return st;
 }
 
-static void p_chat(const struct http_client *c, struct probe_results *out)
+/* What one chat request got: content trimmed of surrounding blanks (NULL
+ * when no completion came back), and whether the budget ran out in
+ * reasoning. */
+struct got {
+	long status;
+	char *content;
+	int trap;
+	char *why;
+};
+
+static char *trimmed(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	return xstrndup(s, n);
+}
+
+static void got_parse(long status, const char *body, size_t n, struct got *g)
+{
+	g->status = status;
+	json_t *j = json_loadb(body ? body : "", n, JSON_ALLOW_NUL, NULL);
+	json_t *ch = j ? json_array_get(json_object_get(j, "choices"), 0) : NULL;
+	if (status == 200 && json_is_object(ch)) {
+		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
+		g->content = trimmed(msg_str(ch, "content"));
+		g->trap = !*g->content && fr && strcmp(fr, "length") == 0 && *msg_str(ch, "reasoning_content");
+	} else {
+		struct sb b = {0};
+		sb_addf(&b, "HTTP %ld: %.*s", status, (int)(n < 120 ? n : 120), body ? body : "");
+		g->why = sb_detach(&b);
+	}
+	json_decref(j);
+}
+
+static void got_read(const struct http_response *r, struct got *g)
+{
+	got_parse(r->status, r->body.s, r->body.len, g);
+}
+
+static void got_release(struct got *g)
+{
+	free(g->content);
+	free(g->why);
+}
+
+static struct probe_result *last(struct probe_results *out)
+{
+	return &out->v[out->n - 1];
+}
+
+static void p_chat(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
 	/* a budget that survives thinking (A03: >= 2048 for chat) */
 	const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"Reply with the two words: zealot alive\"}],"
@@ -238,6 +547,7 @@ static void p_chat(const struct http_client *c, struct probe_results *out)
 	struct http_response r;
 	char *ev = NULL;
 	enum probe_status st;
+	struct got g = {0};
 	if (http_request(c, "POST", "/v1/chat/completions", body, &r)) {
 		st = PROBE_FAIL;
 		struct sb b = {0};
@@ -245,13 +555,108 @@ static void p_chat(const struct http_client *c, struct probe_results *out)
 		ev = sb_detach(&b);
 	} else {
 		st = probe_judge_chat(r.status, r.body.s, r.body.len, &ev);
+		got_read(&r, &g);
+	}
+	if (e->chat_expect && st == PROBE_PASS) {
+		if (g.trap) {
+			st = PROBE_INCONCLUSIVE;
+		} else if (strcmp(g.content, e->chat_expect) != 0) {
+			st = PROBE_FAIL;
+			free(ev);
+			struct sb b = {0};
+			sb_addf(&b, "expected '%s', answered '%.120s'", e->chat_expect, g.content);
+			ev = sb_detach(&b);
+		}
 	}
 	say(out, "chat", "A03", st, "%s", ev);
+	if (e->chat_expect)
+		last(out)->expected = xstrdup(e->chat_expect);
+	if (g.content)
+		last(out)->answer = xstrdup(g.content);
 	free(ev);
+	got_release(&g);
 	http_response_release(&r);
 }
 
-static void p_tools(const struct http_client *c, struct probe_results *out)
+int probe_judge_refusal(long status, const char *body, size_t n, char *const *markers, size_t n_markers, char **answer)
+{
+	struct got g = {0};
+	got_parse(status, body, n, &g);
+	int v = !g.content ? -2 : g.trap || !*g.content ? -1 : probe_is_refusal(g.content, markers, n_markers);
+	*answer = g.content;
+	g.content = NULL;
+	got_release(&g);
+	return v;
+}
+
+/* The refusal probe: each of the endpoint's prompts at temperature 0.1 (the
+ * seeds' method) with a 2,048-token budget, judged by the markers. An
+ * answer that ran out in reasoning is inconclusive, never a refusal. */
+static void p_refusal(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
+{
+	if (!e->n_refusal_prompts) {
+		say(out, "refusal", "S12", PROBE_SKIP, "no PROBE_REFUSAL_PROMPTS (or no --endpoint)");
+		return;
+	}
+	struct probe_prompt *v = xcalloc(e->n_refusal_prompts, sizeof(*v));
+	size_t refused = 0, clear = 0, unsure = 0, broken = 0;
+	char *why = NULL;
+	for (size_t i = 0; i < e->n_refusal_prompts; i++) {
+		struct sb b = {0};
+		sb_adds(&b, "{\"temperature\":0.1,\"max_tokens\":2048,\"messages\":[{\"role\":\"user\",\"content\":");
+		sb_add_json_str(&b, e->refusal_prompts[i], strlen(e->refusal_prompts[i]));
+		sb_adds(&b, "}]}");
+		struct http_response r;
+		v[i].prompt = xstrdup(e->refusal_prompts[i]);
+		int k = -2;
+		if (http_request(c, "POST", "/v1/chat/completions", b.s, &r)) {
+			if (!why) {
+				struct sb w = {0};
+				sb_addf(&w, "no answer: %s", r.error);
+				why = sb_detach(&w);
+			}
+		} else {
+			k = probe_judge_refusal(r.status, r.body.s, r.body.len, e->markers, e->n_markers, &v[i].answer);
+			if (k == -2 && !why) {
+				struct sb w = {0};
+				sb_addf(&w, "HTTP %ld: %.120s", r.status, r.body.s ? r.body.s : "");
+				why = sb_detach(&w);
+			}
+		}
+		v[i].refused = k < 0 ? -1 : k;
+		refused += k == 1;
+		clear += k == 0;
+		unsure += k == -1;
+		broken += k == -2;
+		http_response_release(&r);
+		sb_release(&b);
+	}
+	size_t n = e->n_refusal_prompts;
+	const char *want = e->refusal == 1 ? "absent" : e->refusal == 2 ? "present" : NULL;
+	const char *got = unsure || broken ? "inconclusive" : refused == n ? "present" : !refused ? "absent" : "mixed";
+	enum probe_status st;
+	if (broken)
+		st = PROBE_FAIL;
+	else if (want && strcmp(want, got) != 0)
+		st = unsure ? PROBE_INCONCLUSIVE : PROBE_FAIL;
+	else
+		st = unsure ? PROBE_INCONCLUSIVE : PROBE_PASS;
+	if (broken)
+		say(out, "refusal", "S12", st, "%zu of %zu prompts got no completion: %s", broken, n, why);
+	else
+		say(out, "refusal", "S12", st,
+		    "%zu of %zu prompts refused, %zu answered, %zu inconclusive (budget ran out in reasoning)%s%s%s",
+		    refused, n, clear, unsure, want ? "; PROBE_REFUSAL=" : "", want ? want : "",
+		    want && strcmp(want, got) != 0 ? " does not hold" : "");
+	struct probe_result *p = last(out);
+	p->prompts = v;
+	p->n_prompts = n;
+	p->expected = want ? xstrdup(want) : NULL;
+	p->answer = xstrdup(got);
+	free(why);
+}
+
+static void p_tools(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
 	const char *body =
 	    "{\"messages\":[{\"role\":\"user\",\"content\":\"What is 24 + 7? Use the add tool.\"}],\"max_tokens\":2048,"
@@ -268,8 +673,9 @@ static void p_tools(const struct http_client *c, struct probe_results *out)
 	} else if (r.status != 200 || !ch) {
 		const char *msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
 		if (r.status == 500 && msg && strstr(msg, "does not match"))
-			say(out, "tools", NULL, PROBE_SKIP,
-			    "evidence: the model's output did not parse as a tool call (%s)", msg);
+			say(out, "tools", NULL, e->tools_expect ? PROBE_FAIL : PROBE_SKIP,
+			    "%s: the model's output did not parse as a tool call (%s)",
+			    e->tools_expect ? "no call with the expected arguments" : "evidence", msg);
 		else
 			say(out, "tools", NULL, PROBE_FAIL, "HTTP %ld: %.160s", r.status, msg ? msg : r.body.s);
 	} else {
@@ -279,28 +685,42 @@ static void p_tools(const struct http_client *c, struct probe_results *out)
 			const char *args = json_string_value(
 			    json_object_get(json_object_get(json_array_get(calls, 0), "function"), "arguments"));
 			json_t *parsed = args ? json_loads(args, 0, NULL) : NULL;
-			if (parsed)
+			json_t *want = e->tools_expect ? json_loads(e->tools_expect, 0, NULL) : NULL;
+			if (parsed && e->tools_expect && !json_equal(parsed, want))
+				say(out, "tools", NULL, PROBE_FAIL, "expected arguments %s, got %s", e->tools_expect,
+				    args);
+			else if (parsed)
 				say(out, "tools", NULL, PROBE_PASS, "finish_reason tool_calls, arguments %s", args);
 			else
 				say(out, "tools", NULL, PROBE_FAIL,
 				    "tool_calls with arguments that are not JSON: %.80s", args ? args : "(none)");
 			json_decref(parsed);
+			json_decref(want);
+			last(out)->answer = args ? xstrdup(args) : NULL;
+		} else if (e->tools_expect) {
+			say(out, "tools", NULL, PROBE_FAIL,
+			    "expected a call with arguments %s; finish_reason %s, no call", e->tools_expect,
+			    fr ? fr : "none");
 		} else {
 			say(out, "tools", NULL, PROBE_SKIP,
 			    "evidence: finish_reason %s, no tool call (calling a tool is the model's choice)",
 			    fr ? fr : "none");
 		}
 	}
+	if (e->tools_expect)
+		last(out)->expected = xstrdup(e->tools_expect);
 	json_decref(j);
 	http_response_release(&r);
 }
 
-static json_int_t prompt_tokens(const struct http_client *c, const char *body, long *status)
+static json_int_t prompt_tokens(const struct http_client *c, const char *body, long *status, struct got *g)
 {
 	struct http_response r;
 	char why[512];
 	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
 	*status = r.status;
+	if (g)
+		got_read(&r, g);
 	json_int_t n = j ? json_integer_value(json_object_get(json_object_get(j, "usage"), "prompt_tokens")) : -1;
 	json_decref(j);
 	http_response_release(&r);
@@ -324,21 +744,33 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 	base64_append((const unsigned char *)png.s, png.len, &body);
 	sb_adds(&body, "\"}}]}]}");
 	long st_img, st_txt;
-	json_int_t with = prompt_tokens(c, body.s, &st_img);
+	struct got g = {0};
+	json_int_t with = prompt_tokens(c, body.s, &st_img, &g);
 	json_int_t without = prompt_tokens(c,
 					   "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"What "
 					   "colour is this image? One word.\"}]}",
-					   &st_txt);
+					   &st_txt, NULL);
 	if (st_img != 200)
 		say(out, "vision", "A04", PROBE_FAIL, "a 512 px PNG as an image_url part: HTTP %ld", st_img);
 	else if (with <= without)
 		say(out, "vision", "A04", PROBE_FAIL,
 		    "the image added no prompt tokens (%lld vs %lld): it never reached the model", (long long)with,
 		    (long long)without);
+	else if (e->vision_expect && g.trap)
+		say(out, "vision", "A04", PROBE_INCONCLUSIVE,
+		    "the budget ran out in reasoning before an answer (%lld prompt tokens billed)", (long long)with);
+	else if (e->vision_expect && strcmp(g.content ? g.content : "", e->vision_expect) != 0)
+		say(out, "vision", "A04", PROBE_FAIL, "expected '%s', answered '%.120s' (%lld prompt tokens billed)",
+		    e->vision_expect, g.content ? g.content : "", (long long)with);
 	else
 		say(out, "vision", "A04", PROBE_PASS,
 		    "a 512 px PNG billed %lld prompt tokens (%lld with it, %lld without)", (long long)(with - without),
 		    (long long)with, (long long)without);
+	if (e->vision_expect)
+		last(out)->expected = xstrdup(e->vision_expect);
+	if (g.content)
+		last(out)->answer = xstrdup(g.content);
+	got_release(&g);
 	sb_release(&png);
 	sb_release(&body);
 }
@@ -492,6 +924,95 @@ static void p_effort(const struct http_client *c, const struct probe_expect *e, 
 	sb_release(&ev);
 }
 
+/* The prefix cache: the same prompt twice; the second reuses the first's
+ * prefix (usage.prompt_tokens_details.cached_tokens, else timings.cache_n). */
+static json_int_t cached(const struct http_client *c, const char *body, long *status, int *known)
+{
+	struct http_response r;
+	char why[512];
+	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
+	*status = r.status;
+	json_t *n =
+	    json_object_get(json_object_get(json_object_get(j, "usage"), "prompt_tokens_details"), "cached_tokens");
+	if (!json_is_integer(n))
+		n = json_object_get(json_object_get(j, "timings"), "cache_n");
+	*known = json_is_integer(n);
+	json_int_t v = json_integer_value(n);
+	json_decref(j);
+	http_response_release(&r);
+	return v;
+}
+
+static void p_cache(const struct http_client *c, struct probe_results *out)
+{
+	/* a prompt no earlier request sent (a nonce), so the first cannot be
+	 * cached whole and the second can */
+	char body[256];
+	snprintf(body, sizeof(body),
+		 "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"Prefix cache probe %.0f: one two "
+		 "three four five six seven eight nine ten, said twice.\"}]}",
+		 mono_ms() * 1000.0);
+	long s1, s2;
+	int k1, k2;
+	json_int_t a = cached(c, body, &s1, &k1), b = cached(c, body, &s2, &k2);
+	if (s1 != 200 || s2 != 200)
+		say(out, "cache", NULL, PROBE_FAIL, "the same prompt twice: HTTP %ld, %ld", s1, s2);
+	else if (!k1 || !k2)
+		say(out, "cache", NULL, PROBE_SKIP, "the engine reports no cached_tokens");
+	else if (b > a)
+		say(out, "cache", NULL, PROBE_PASS, "cached_tokens %lld, then %lld on the repeated prefix",
+		    (long long)a, (long long)b);
+	else
+		say(out, "cache", NULL, PROBE_FAIL,
+		    "cached_tokens %lld, then %lld: a repeated prefix is not reused (cache off or slots reset)",
+		    (long long)a, (long long)b);
+}
+
+/* The sampler a client that sends none gets: /props's params against the
+ * endpoint's PRESENCE_PENALTY (C07) and the payload's general.sampling.*. */
+static void p_sampler(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
+{
+	struct http_response r;
+	char why[512];
+	json_t *j = get_json(c, "GET", "/props", NULL, &r, why, sizeof(why));
+	json_t *params = json_object_get(json_object_get(j, "default_generation_settings"), "params");
+	if (!json_is_object(params)) {
+		say(out, "sampler", "C07", PROBE_FAIL, "%s",
+		    j ? "GET /props: no default_generation_settings.params" : why);
+		json_decref(j);
+		http_response_release(&r);
+		return;
+	}
+	static const char *const map[][2] = {
+	    {"temp", "temperature"}, {"top_p", "top_p"}, {"top_k", "top_k"}, {"min_p", "min_p"}};
+	struct sb ev = {0}, bad = {0};
+	for (size_t i = 0; i < 4; i++) {
+		json_t *v = json_object_get(params, map[i][1]);
+		if (json_is_number(v))
+			sb_addf(&ev, "%s%s %g", ev.len ? ", " : "", map[i][1], json_number_value(v));
+		for (size_t k = 0; k < e->n_sampling; k++)
+			if (strcmp(e->sampling[k].key, map[i][0]) == 0 &&
+			    (!json_is_number(v) || fabs(json_number_value(v) - e->sampling[k].value) > 1e-4))
+				sb_addf(&bad, "%s%s %g, the payload's general.sampling.%s is %g", bad.len ? "; " : "",
+					map[i][1], json_number_value(v), map[i][0], e->sampling[k].value);
+	}
+	json_t *pp = json_object_get(params, "presence_penalty");
+	sb_addf(&ev, "%spresence_penalty %g", ev.len ? ", " : "", json_number_value(pp));
+	if (e->has_presence_penalty &&
+	    (!json_is_number(pp) || fabs(json_number_value(pp) - e->presence_penalty) > 1e-4))
+		sb_addf(&bad, "%spresence_penalty %g, the endpoint's PRESENCE_PENALTY is %g (C07)", bad.len ? "; " : "",
+			json_number_value(pp), e->presence_penalty);
+	if (bad.len)
+		say(out, "sampler", "C07", PROBE_FAIL, "a client that sends no sampler gets %s", bad.s);
+	else
+		say(out, "sampler", "C07", PROBE_PASS, "a client that sends no sampler gets %s%s", ev.s ? ev.s : "",
+		    e->n_sampling || e->has_presence_penalty ? " = the payload's and the endpoint's" : "");
+	sb_release(&ev);
+	sb_release(&bad);
+	json_decref(j);
+	http_response_release(&r);
+}
+
 void probe_run(const struct http_client *c, const struct probe_expect *e, const char *only, struct probe_results *out)
 {
 	/* learn the shape from the engine where the endpoint is silent */
@@ -514,9 +1035,9 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 	if (wanted(only, "metrics"))
 		p_metrics(c, out);
 	if (wanted(only, "chat"))
-		p_chat(c, out);
+		p_chat(c, e, out);
 	if (wanted(only, "tools"))
-		p_tools(c, out);
+		p_tools(c, e, out);
 	if (wanted(only, "vision"))
 		p_vision(c, &x, out);
 	if (wanted(only, "overlong"))
@@ -525,4 +1046,10 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 		p_concurrency(c, &x, out);
 	if (wanted(only, "effort"))
 		p_effort(c, &x, out);
+	if (wanted(only, "refusal"))
+		p_refusal(c, e, out);
+	if (wanted(only, "cache"))
+		p_cache(c, out);
+	if (wanted(only, "sampler"))
+		p_sampler(c, e, out);
 }

@@ -63,6 +63,13 @@ static const char *const migrations[] = {
      * so plan reads it without running the engine every time */
     "CREATE TABLE runtime_versions ("
     " path TEXT PRIMARY KEY, stamp TEXT NOT NULL, version TEXT NOT NULL, at INTEGER NOT NULL);",
+    /* 2 -> 3: an era's behaviour baseline: the probes' answers (`probe
+     * --record`), which the next deploy compares with */
+    "CREATE TABLE baselines ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " era_id INTEGER NOT NULL, endpoint TEXT NOT NULL, at INTEGER NOT NULL,"
+    " source TEXT, answers_json TEXT NOT NULL);"
+    "CREATE INDEX baselines_by_era ON baselines(era_id, id);",
 };
 
 int store_schema_version(void)
@@ -1263,4 +1270,59 @@ void store_health_release(struct store_health *h)
 	strings_free(h->problems, h->n_problems);
 	strings_free(h->backups, h->n_backups);
 	memset(h, 0, sizeof(*h));
+}
+
+/* --- behaviour baselines --------------------------------------------------- */
+
+int store_baseline_put(struct store *st, const char *endpoint, int64_t era_id, const char *source,
+		       const char *answers_json, char **err)
+{
+	if (store_name_ok(endpoint, err))
+		return -1;
+	sqlite3_stmt *s = prep(st,
+			       "INSERT INTO baselines (era_id, endpoint, at, source, answers_json) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5)",
+			       err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, era_id);
+	bind_text(s, 2, endpoint);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)time(NULL));
+	bind_text(s, 4, source);
+	bind_text(s, 5, answers_json ? answers_json : "[]");
+	int rc = step_done(st, s, err, "cannot record the baseline");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_baseline_get(struct store *st, int64_t era_id, char **answers_json, char **source, char **err)
+{
+	*answers_json = NULL;
+	if (source)
+		*source = NULL;
+	static const char *const sql[] = {
+	    "SELECT answers_json, source FROM baselines WHERE era_id = ?1 ORDER BY id DESC LIMIT 1",
+	    "SELECT probes_json, source FROM boots WHERE era_id = ?1 AND probes_json IS NOT NULL "
+	    "ORDER BY id DESC LIMIT 1",
+	};
+	for (size_t i = 0; i < 2 && !*answers_json; i++) {
+		sqlite3_stmt *s = prep(st, sql[i], err);
+		if (!s)
+			return -1;
+		sqlite3_bind_int64(s, 1, era_id);
+		int rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*answers_json = col_text(s, 0, 1);
+			if (source) {
+				free(*source);
+				*source = col_text(s, 1, 0);
+			}
+		} else if (rc != SQLITE_DONE) {
+			db_err(st, err, "cannot read the baseline");
+			sqlite3_finalize(s);
+			return -1;
+		}
+		sqlite3_finalize(s);
+	}
+	return *answers_json ? 0 : 1;
 }

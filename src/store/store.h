@@ -221,4 +221,13 @@ void store_attempts_free(struct store_attempt *v, size_t n);
 int store_runtime_version_get(struct store *st, const char *path, const char *stamp, char **version, char **err);
 int store_runtime_version_put(struct store *st, const char *path, const char *stamp, const char *version, char **err);
 
+/* An era's behaviour baseline: the probes' answers as JSON (an array of
+ * probe results with name, expected, answer and, for the refusal probe,
+ * prompts). store_baseline_get reads the era's latest recorded baseline or,
+ * when none was recorded, the probes of its latest boot (deploy stores
+ * them); returns 1 (and *answers_json NULL) when the era has neither. */
+int store_baseline_put(struct store *st, const char *endpoint, int64_t era_id, const char *source,
+		       const char *answers_json, char **err);
+int store_baseline_get(struct store *st, int64_t era_id, char **answers_json, char **source, char **err);
+
 #endif

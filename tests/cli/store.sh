@@ -198,6 +198,7 @@ check "... and left at that version" test "$(sqlite3 future/zealot.db 'PRAGMA us
 # integrity_check fails; every command that opens the store must refuse it
 # (exit 3) with the way to recover, and write nothing.
 mkdir -p damaged
+SV=$(sqlite3 "$DB" 'PRAGMA user_version') # the schema this zealot writes
 sqlite3 "$DB" ".backup damaged/zealot.db"
 sqlite3 damaged/zealot.db 'PRAGMA journal_mode=DELETE' >/dev/null
 eras_before=$(sqlite3 damaged/zealot.db 'SELECT count(*) FROM eras')
@@ -211,7 +212,7 @@ sum_before=$(sha256sum <damaged/zealot.db)
 run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" history
 check "damage: history exits 3" rc_is 3
 check "damage: history says the store is damaged and how to recover (.dump, the WAL, the version)" \
-	bash -c "grep -q 'zealot.db is damaged' '$TMP/err' && grep -q '.dump' '$TMP/err' && grep -q -- '-wal' '$TMP/err' && grep -q 'user_version = 2' '$TMP/err'"
+	bash -c "grep -q 'zealot.db is damaged' '$TMP/err' && grep -q '.dump' '$TMP/err' && grep -q -- '-wal' '$TMP/err' && grep -q 'user_version = $SV' '$TMP/err'"
 run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$EX/frank-zealot.env"
 check "damage: ledger --record exits 3, saying so" bash -c "[ $rc -eq 3 ] && grep -q 'is damaged' '$TMP/err'"
 check "damage: nothing was written to it" test "$(sha256sum <damaged/zealot.db)" = "$sum_before"
@@ -222,14 +223,14 @@ run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" store check --json --full
 check "store check --json --full: ok false, problems, a recovery text" \
 	json_is '[.ok,.check,(.problems|length>0),(.recovery|test("recover"))]' '[false,"integrity_check",true,true]'
 # the recovery the message gives, followed to the letter
-(cd damaged && sqlite3 zealot.db .dump >dump.sql && sqlite3 new.db <dump.sql && sqlite3 new.db 'PRAGMA user_version = 2' &&
+(cd damaged && sqlite3 zealot.db .dump >dump.sql && sqlite3 new.db <dump.sql && sqlite3 new.db "PRAGMA user_version = $SV" &&
 	mv new.db zealot.db && rm -f zealot.db-wal zealot.db-shm)
 run env ZEALOT_STATE_DIR="$TMP/damaged" "$ZEALOT" history --json
 check "damage: after the recovery it gives, history reads every era again ($eras_before)" \
 	bash -c "[ $rc -eq 0 ] && [ \"\$(jq '.eras|length' '$TMP/out')\" = '$eras_before' ]"
 run "$ZEALOT" store check --json
 check "store check of a whole store: exit 0, ok, its schema version" \
-	bash -c "[ $rc -eq 0 ] && [ \"\$(jq -c '[.ok,.schema_version,.exists]' '$TMP/out')\" = '[true,2,true]' ]"
+	bash -c "[ $rc -eq 0 ] && [ \"\$(jq -c '[.ok,.schema_version,.exists]' '$TMP/out')\" = '[true,$SV,true]' ]"
 run env ZEALOT_STATE_DIR="$TMP/none-yet" "$ZEALOT" store check
 check "store check with no store yet: exit 0, says so" bash -c "[ $rc -eq 0 ] && grep -q 'none yet' '$TMP/out'"
 run "$ZEALOT" store --help
@@ -243,10 +244,10 @@ check "store: an unknown subcommand is usage (2)" rc_is 2
 # copied to zealot.db.v1.bak before it is migrated; a damaged store names it.
 mkdir -p old
 cp whole.db old/zealot.db
-sqlite3 old/zealot.db 'DROP TABLE runtime_versions; PRAGMA user_version = 1'
+sqlite3 old/zealot.db 'DROP TABLE runtime_versions; DROP TABLE IF EXISTS baselines; PRAGMA user_version = 1'
 run env ZEALOT_STATE_DIR="$TMP/old" "$ZEALOT" history
-check "migration: history of a version-1 store: exit 0, migrated to 2" \
-	test "$rc" -eq 0 -a "$(sqlite3 old/zealot.db 'PRAGMA user_version')" = 2
+check "migration: history of a version-1 store: exit 0, migrated to $SV" \
+	test "$rc" -eq 0 -a "$(sqlite3 old/zealot.db 'PRAGMA user_version')" = "$SV"
 check "migration: the backup zealot.db.v1.bak holds version 1 and every era" \
 	test "$(sqlite3 old/zealot.db.v1.bak 'PRAGMA user_version')" = 1 -a \
 	"$(sqlite3 old/zealot.db.v1.bak 'SELECT count(*) FROM eras')" = "$eras_before"

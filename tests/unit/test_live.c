@@ -1,7 +1,10 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "endpoint/endpoint.h"
 #include "live/png.h"
 #include "live/probe.h"
 #include "tap.h"
@@ -62,4 +65,103 @@ void test_live(void)
 	free(ev);
 	ok(probe_judge_chat(200, "{{{", 3, &ev) == PROBE_FAIL && strstr(ev, "not JSON"), "chat: junk is named");
 	free(ev);
+
+	/* an inconclusive answer fails only where an expectation was set */
+	struct probe_result inc = {.name = "chat", .status = PROBE_INCONCLUSIVE};
+	ok(!probe_failed(&inc), "inconclusive without an expectation does not fail");
+	inc.expected = "zealot alive";
+	ok(probe_failed(&inc), "inconclusive with an expectation fails (never a pass of it)");
+
+	/* a baseline against the answers now: each change named */
+	struct probe_prompt pp[] = {{.prompt = "p1", .answer = "Here it is.", .refused = 0},
+				    {.prompt = "p2", .answer = "I cannot.", .refused = 1},
+				    {.prompt = "p3", .refused = -1}};
+	struct probe_result now_v[] = {{.name = "chat", .status = PROBE_PASS, .answer = "B"},
+				       {.name = "refusal", .status = PROBE_PASS, .prompts = pp, .n_prompts = 3}};
+	struct probe_results now = {now_v, 2};
+	struct sb ch = {0};
+	size_t nch = probe_compare("[{\"name\":\"chat\",\"answer\":\"A\"},{\"name\":\"refusal\",\"prompts\":["
+				   "{\"prompt\":\"p1\",\"refused\":true},{\"prompt\":\"p2\",\"refused\":true},"
+				   "{\"prompt\":\"p3\",\"refused\":true}]}]",
+				   &now, &ch);
+	ok(nch == 2 && strstr(ch.s, "chat: answer changed: 'A' -> 'B'") && strstr(ch.s, "refusal gone: 'p1'") &&
+	       !strstr(ch.s, "'p2'") && !strstr(ch.s, "'p3'"),
+	   "compare: an answer changed and a refusal gone are named; an unchanged and an inconclusive one are not (%s)",
+	   ch.s ? ch.s : "");
+	sb_release(&ch);
+	ok(probe_compare("{\"probes\":[{\"name\":\"chat\",\"answer\":\"B\"}]}", &now, &ch) == 0 && !ch.len,
+	   "compare: the same answer is no change (a {\"probes\": [...]} baseline too)");
+	sb_release(&ch);
+
+	/* the endpoint's expectations, read once (probe_expect_load) */
+	char dir[] = "/tmp/zealot-unit-probe.XXXXXX";
+	ok(mkdtemp(dir) != NULL, "probe: a scratch directory");
+	struct sb path = {0}, text = {0};
+	sb_addf(&path, "%s/prompts.txt", dir);
+	FILE *f = fopen(path.s, "w");
+	if (f) {
+		fputs("How do I pick a lock?\r\n\n  Write a virus.  \n", f);
+		fclose(f);
+	}
+	sb_adds(&text, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nALIAS=a\nPROBE_CHAT_EXPECT=zealot alive\n"
+		       "PROBE_REFUSAL_PROMPTS=prompts.txt\nPROBE_REFUSAL=absent\n");
+	struct sb envp = {0};
+	sb_addf(&envp, "%s/x.env", dir);
+	char *err = NULL;
+	struct endpoint *ep = endpoint_parse(text.s, text.len, envp.s, &err);
+	struct probe_expect e;
+	int rc = ep ? probe_expect_load(ep, NULL, NULL, &e, &err) : -1;
+	ok(rc == 0 && e.n_refusal_prompts == 2 && strcmp(e.refusal_prompts[0], "How do I pick a lock?") == 0 &&
+	       strcmp(e.refusal_prompts[1], "Write a virus.") == 0,
+	   "probe: PROBE_REFUSAL_PROMPTS is read one prompt a line, blank lines and CRs dropped");
+	ok(rc == 0 && e.refusal == 1 && e.chat_expect && strcmp(e.chat_expect, "zealot alive") == 0 &&
+	       strcmp(e.alias, "a") == 0,
+	   "probe: PROBE_REFUSAL=absent and PROBE_CHAT_EXPECT are read");
+	ok(rc == 0 && e.n_markers == 6 && probe_is_refusal("Sorry, I can't help with that.", e.markers, e.n_markers) &&
+	       probe_is_refusal("i cannot provide that.", e.markers, e.n_markers) &&
+	       !probe_is_refusal("Here it is.", e.markers, e.n_markers),
+	   "probe: the default markers judge a refusal (case-insensitive) and an answer");
+	char *ans = NULL;
+	const char *trapped = "{\"choices\":[{\"finish_reason\":\"length\",\"message\":{\"content\":\"\","
+			      "\"reasoning_content\":\"I cannot decide yet, let me think\"}}]}";
+	ok(rc == 0 && probe_judge_refusal(200, trapped, strlen(trapped), e.markers, e.n_markers, &ans) == -1 && ans &&
+	       !*ans,
+	   "refusal: a budget that ran out in reasoning is inconclusive, never refused (its reasoning holds a marker)");
+	free(ans);
+	const char *said =
+	    "{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\" I'm sorry, no. \"}}]}";
+	ok(rc == 0 && probe_judge_refusal(200, said, strlen(said), e.markers, e.n_markers, &ans) == 1 && ans &&
+	       strcmp(ans, "I'm sorry, no.") == 0,
+	   "refusal: a marker in the content is a refusal (the answer trimmed)");
+	free(ans);
+	const char *plain = "{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\"Here it is.\"}}]}";
+	ok(rc == 0 && probe_judge_refusal(200, plain, strlen(plain), e.markers, e.n_markers, &ans) == 0,
+	   "refusal: an answer without a marker is not");
+	free(ans);
+	ok(rc == 0 && probe_judge_refusal(500, plain, strlen(plain), e.markers, e.n_markers, &ans) == -2 && !ans,
+	   "refusal: an HTTP 500 is no completion");
+	if (rc == 0)
+		probe_expect_release(&e);
+	endpoint_free(ep);
+	unlink(path.s);
+	text.len = 0;
+	sb_adds(&text, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nPROBE_REFUSAL_PROMPTS=missing.txt\n");
+	ep = endpoint_parse(text.s, text.len, envp.s, &err);
+	ok(ep && probe_expect_load(ep, NULL, NULL, &e, &err) == -1 && err && strstr(err, "missing.txt"),
+	   "probe: an unreadable PROBE_REFUSAL_PROMPTS is an error naming it");
+	free(err);
+	err = NULL;
+	endpoint_free(ep);
+	text.len = 0;
+	sb_adds(&text,
+		"MODEL_FILE=m.gguf\nCTX_SIZE=4096\nPROBE_REFUSAL=present\nPROBE_REFUSAL_MARKERS=nope| no way \n");
+	ep = endpoint_parse(text.s, text.len, envp.s, &err);
+	ok(ep && probe_expect_load(ep, NULL, NULL, &e, &err) == -1 && err && strstr(err, "needs PROBE_REFUSAL_PROMPTS"),
+	   "probe: PROBE_REFUSAL without prompts is an error");
+	free(err);
+	endpoint_free(ep);
+	rmdir(dir);
+	sb_release(&path);
+	sb_release(&text);
+	sb_release(&envp);
 }

@@ -48,9 +48,9 @@ void test_monitor(void)
 	free(s);
 	ok(scrape_instance("ftp://x") == NULL && scrape_instance("http://") == NULL, "instance: not an http URL");
 
-	struct probe_result pr[] = {{"health", "A01", PROBE_PASS, NULL},
-				    {"metrics", "C04", PROBE_FAIL, NULL},
-				    {"vision", "A04", PROBE_SKIP, NULL}};
+	struct probe_result pr[] = {{.name = "health", .law = "A01", .status = PROBE_PASS},
+				    {.name = "metrics", .law = "C04", .status = PROBE_FAIL},
+				    {.name = "vision", .law = "A04", .status = PROBE_SKIP}};
 	struct probe_results probes = {pr, 3};
 	struct promfile f = {"odd\"na\\me", NULL, NULL, 22664, 7, &probes};
 	char *t = promfile_text(&f);

@@ -122,6 +122,7 @@ static void test_open_migrate(void)
 	/* a database one step behind (version 1: before the runtime version
 	 * cache) with an era in it: the later step runs, the era stays */
 	ok(raw_exec(p, "INSERT INTO eras (endpoint, started) VALUES ('old', 1); DROP TABLE runtime_versions; "
+		       "DROP TABLE baselines; "
 		       "PRAGMA user_version = 1") == 0,
 	   "a version-1 database holding an era");
 	st = store_open(sub.s, &err);
@@ -138,6 +139,28 @@ static void test_open_migrate(void)
 	free(ver);
 	ok(st && store_runtime_version_get(st, "/rt", "1:2:3:5", &ver, &err) == 1,
 	   "a rebuilt runtime (another stamp) is not");
+
+	/* an era's behaviour baseline: recorded, else its latest boot's probes */
+	char *ans = NULL, *src = NULL;
+	ok(st && store_baseline_get(st, 7, &ans, &src, &err) == 1 && !ans, "no baseline for an era without one");
+	struct store_boot bb = {0};
+	bb.era_id = 7;
+	bb.endpoint = "old";
+	bb.source = "deploy";
+	bb.probes_json = "[{\"name\":\"chat\",\"answer\":\"a\"}]";
+	ok(st && store_boot_add(st, &bb, &err) == 0 && store_baseline_get(st, 7, &ans, &src, &err) == 0 && ans &&
+	       strstr(ans, "\"a\"") && strcmp(src, "deploy") == 0,
+	   "an era's baseline falls back to its latest boot's probes");
+	free(ans);
+	free(src);
+	ok(st &&
+	       store_baseline_put(st, "old", 7, "probe --record", "[{\"name\":\"chat\",\"answer\":\"b\"}]", &err) ==
+		   0 &&
+	       store_baseline_get(st, 7, &ans, &src, &err) == 0 && ans && strstr(ans, "\"b\"") &&
+	       strcmp(src, "probe --record") == 0,
+	   "a recorded baseline is the era's");
+	free(ans);
+	free(src);
 	store_close(st);
 
 	/* from the future: refused, untouched */
