@@ -24,4 +24,9 @@ struct proc_result {
 int proc_run(const char *const *argv, long timeout_ms, size_t max_bytes, struct proc_result *r, char **err);
 void proc_result_release(struct proc_result *r);
 
+/* Read what fd has into b, keeping at most max bytes in all (the rest is
+ * read and dropped). 1 while fd may have more, 0 at its end or on an
+ * error. */
+int fd_drain(int fd, struct sb *b, size_t max);
+
 #endif

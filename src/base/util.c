@@ -150,6 +150,23 @@ char *sb_detach(struct sb *b)
 	return s;
 }
 
+char *xvstrf(const char *fmt, va_list ap)
+{
+	struct sb b = {0};
+	sb_vaddf(&b, fmt, ap);
+	return sb_detach(&b);
+}
+
+char *path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
 int errorf(char **err, const char *fmt, ...)
 {
 	if (err) {

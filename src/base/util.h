@@ -40,6 +40,13 @@ void sb_add_json_str(struct sb *b, const char *s, size_t n);
 /* Hand the string to the caller (who frees it) and reset the buffer. */
 char *sb_detach(struct sb *b);
 
+/* A formatted, allocated string. */
+char *xvstrf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* The directory part of a path: "." for a bare name, "/" for a file in
+ * the root. Allocated. */
+char *path_dir(const char *path);
+
 /* Set *err (when err is not NULL) to a formatted, allocated message and
  * return -1, so library code can say `return errorf(err, "...")`. */
 int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -39,9 +39,10 @@ int cmd_argv(int argc, char **argv)
 		return prc;
 	char *err = NULL;
 	struct argv_list a = {0};
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
 	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		rc = cmd_exit(kind);
 		goto done;
 	}
 	for (unsigned i = 0; i < sets.n; i++)

@@ -44,6 +44,37 @@ static long unit_main_pid(const char *unit)
 	return pid;
 }
 
+/* The audit's rows: one JSON object, or a table. */
+static void print_audit(const struct endpoint *ep, unsigned long long pid, const char *found_by, const struct audit *a,
+			int json)
+{
+	if (json) {
+		json_t *o = json_pack("{s:s,s:I,s:s,s:I}", "endpoint", ep->name, "pid", (json_int_t)pid, "found_by",
+				      found_by, "divergences", (json_int_t)a->divergences);
+		json_t *rows = json_array();
+		for (size_t i = 0; i < a->n; i++) {
+			json_t *r =
+			    json_pack("{s:s,s:s,s:s,s:b}", "what", a->rows[i].what, "intended", a->rows[i].intended,
+				      "live", a->rows[i].live, "diverges", a->rows[i].diverges);
+			json_object_set_new(r, "law", a->rows[i].law ? json_string(a->rows[i].law) : json_null());
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(o, "rows", rows);
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("audit %s: pid %llu (%s)\n\n", ep->name, pid, found_by);
+		printf("   %-24s %-40s %s\n", "", "intended", "live");
+		for (size_t i = 0; i < a->n; i++)
+			printf("%s %-24s %-40s %s%s%s\n", a->rows[i].diverges ? "!!" : "  ", a->rows[i].what,
+			       a->rows[i].intended, a->rows[i].live, a->rows[i].law ? "  " : "",
+			       a->rows[i].law ? a->rows[i].law : "");
+		printf("\n%zu divergence%s\n", a->divergences, a->divergences == 1 ? "" : "s");
+	}
+}
+
 int cmd_audit(int argc, char **argv)
 {
 	uint64_t pid = 0;
@@ -77,9 +108,10 @@ int cmd_audit(int argc, char **argv)
 	struct audit a = {0};
 	char *model = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
 	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		rc = cmd_exit(kind);
 		goto done;
 	}
 	if (argv_render(ep, &want, &err)) {
@@ -133,31 +165,7 @@ int cmd_audit(int argc, char **argv)
 						   sb_detach(&live), 1, "A02"};
 		a.divergences++;
 	}
-	if (json) {
-		json_t *o = json_pack("{s:s,s:I,s:s,s:I}", "endpoint", ep->name, "pid", (json_int_t)pid, "found_by",
-				      src.s, "divergences", (json_int_t)a.divergences);
-		json_t *rows = json_array();
-		for (size_t i = 0; i < a.n; i++) {
-			json_t *r =
-			    json_pack("{s:s,s:s,s:s,s:b}", "what", a.rows[i].what, "intended", a.rows[i].intended,
-				      "live", a.rows[i].live, "diverges", a.rows[i].diverges);
-			json_object_set_new(r, "law", a.rows[i].law ? json_string(a.rows[i].law) : json_null());
-			json_array_append_new(rows, r);
-		}
-		json_object_set_new(o, "rows", rows);
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(s);
-		free(s);
-		json_decref(o);
-	} else {
-		printf("audit %s: pid %llu (%s)\n\n", ep->name, (unsigned long long)pid, src.s);
-		printf("   %-24s %-40s %s\n", "", "intended", "live");
-		for (size_t i = 0; i < a.n; i++)
-			printf("%s %-24s %-40s %s%s%s\n", a.rows[i].diverges ? "!!" : "  ", a.rows[i].what,
-			       a.rows[i].intended, a.rows[i].live, a.rows[i].law ? "  " : "",
-			       a.rows[i].law ? a.rows[i].law : "");
-		printf("\n%zu divergence%s\n", a.divergences, a.divergences == 1 ? "" : "s");
-	}
+	print_audit(ep, (unsigned long long)pid, src.s, &a, json);
 	rc = a.divergences ? EXIT_NO : EXIT_OK;
 done:
 	if (err)

@@ -75,6 +75,43 @@ static int by_severity(const void *a, const void *b)
 	return strcmp(x->law, y->law);
 }
 
+/* The findings: one JSON object, or a line each and the counts. */
+static void print_findings(const struct endpoint *ep, const struct findings *fs, const struct shape_ctx *c,
+			   const struct plan *p, size_t errors, size_t warnings, int json)
+{
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "endpoint", json_string(ep->path));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < fs->n; i++) {
+			const struct finding *f = &fs->v[i];
+			json_t *x = json_pack("{s:s,s:s,s:s,s:s}", "law", f->law, "severity", severity_name(f->sev),
+					      "reason", f->reason, "fix", f->fix);
+			json_object_set_new(x, "key", f->key ? json_string(f->key) : json_null());
+			json_object_set_new(x, "line", f->line > 0 ? json_integer(f->line) : json_null());
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "findings", arr);
+		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
+		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
+		if (p)
+			json_object_set_new(o, "verdict", json_string(p->fits ? "fits" : "refused"));
+		json_object_set_new(o, "remote",
+				    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
+								"bytes", (json_int_t)c->remote.bytes)
+						    : json_null());
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < fs->n; i++)
+			print_finding(ep, &fs->v[i]);
+		printf("%s%zu error%s, %zu warning%s\n", fs->n ? "\n" : "", errors, errors == 1 ? "" : "s", warnings,
+		       warnings == 1 ? "" : "s");
+	}
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct opt_list sets = {0};
@@ -109,12 +146,13 @@ int cmd_check(int argc, char **argv)
 	struct shape_ctx c = {0};
 	struct plan p;
 	int have_plan = 0;
-	struct endpoint *ep = endpoint_load(path, &err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(path, &kind, &err);
 	if (!ep) {
 		/* a file that does not parse is itself a finding: C01 for an
 		 * unknown key, C02 for the syntax */
-		if (err && strncmp(err, "cannot", 6) == 0) {
-			rc = cmd_fail(EXIT_IO, "check: %s", err);
+		if (kind != Z_USAGE) {
+			rc = cmd_fail(cmd_exit(kind), "check: %s", err);
 			goto done;
 		}
 		const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
@@ -171,37 +209,7 @@ int cmd_check(int argc, char **argv)
 	size_t errors = findings_errors(&fs), warnings = 0;
 	for (size_t i = 0; i < fs.n; i++)
 		warnings += fs.v[i].sev == SEV_WARNING;
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "endpoint", json_string(ep->path));
-		json_t *arr = json_array();
-		for (size_t i = 0; i < fs.n; i++) {
-			const struct finding *f = &fs.v[i];
-			json_t *x = json_pack("{s:s,s:s,s:s,s:s}", "law", f->law, "severity", severity_name(f->sev),
-					      "reason", f->reason, "fix", f->fix);
-			json_object_set_new(x, "key", f->key ? json_string(f->key) : json_null());
-			json_object_set_new(x, "line", f->line > 0 ? json_integer(f->line) : json_null());
-			json_array_append_new(arr, x);
-		}
-		json_object_set_new(o, "findings", arr);
-		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
-		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
-		if (have_plan)
-			json_object_set_new(o, "verdict", json_string(p.fits ? "fits" : "refused"));
-		json_object_set_new(o, "remote",
-				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
-							       "bytes", (json_int_t)c.remote.bytes)
-						   : json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(s);
-		free(s);
-		json_decref(o);
-	} else {
-		for (size_t i = 0; i < fs.n; i++)
-			print_finding(ep, &fs.v[i]);
-		printf("%s%zu error%s, %zu warning%s\n", fs.n ? "\n" : "", errors, errors == 1 ? "" : "s", warnings,
-		       warnings == 1 ? "" : "s");
-	}
+	print_findings(ep, &fs, &c, have_plan ? &p : NULL, errors, warnings, json);
 	rc = errors ? EXIT_NO : EXIT_OK;
 done:
 	free(err);

@@ -1,7 +1,10 @@
+#include <jansson.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/util.h"
+#include "../plan/device.h"
 #include "cmd.h"
 
 int cmd_fail(int code, const char *fmt, ...)
@@ -13,6 +16,18 @@ int cmd_fail(int code, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return code;
+}
+
+int cmd_exit(enum zerr kind)
+{
+	switch (kind) {
+	case Z_OK: return EXIT_OK;
+	case Z_REFUSED: return EXIT_NO;
+	case Z_USAGE: return EXIT_USAGE;
+	case Z_NOTFOUND:
+	case Z_IO: return EXIT_IO;
+	}
+	return EXIT_IO;
 }
 
 int cmd_is_help(const char *arg)
@@ -46,4 +61,25 @@ char *cmd_read_key(const char *path)
 	}
 	fclose(f);
 	return key;
+}
+
+void cmd_print_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	puts(s);
+	free(s);
+}
+
+void cmd_devices(FILE *f)
+{
+	fprintf(f, "devices:\n");
+	for (unsigned i = 0; i < device_n_profiles; i++) {
+		const struct device *d = &device_profiles[i];
+		if (d->backend == DEVICE_CPU)
+			fprintf(f, "  %-14s %s\n", d->name, d->note);
+		else
+			fprintf(f, "  %-14s %6llu MiB advertised, %6llu addressable, %4u GB/s\n", d->name,
+				(unsigned long long)d->advertised_mib, (unsigned long long)d->addressable_mib,
+				d->bandwidth_gbs);
+	}
 }

@@ -6,11 +6,12 @@
 
 #include "../base/util.h"
 #include "../plan/plan.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
+#include "../store/calib.h"
+#include "../store/eras.h"
 #include "../store/store.h"
-#include "calib.h"
 #include "cmd.h"
-#include "eras.h"
 #include "options.h"
 
 static const struct cmd_help help = {
@@ -100,9 +101,10 @@ static int from_file(const char *path, struct side *s, char **err)
 {
 	int rc = EXIT_OK, io = 0;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(path, err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(path, &kind, err);
 	if (!ep)
-		return err && *err && strncmp(*err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		return cmd_exit(kind);
 	s->era = 0;
 	snprintf(s->label, sizeof(s->label), "file");
 	s->plan = json_null();

@@ -6,16 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../fleet/ansible.h"
 #include "../fleet/fleet.h"
 #include "../judge/emit.h"
 #include "../plan/plan.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
 #include "cmd.h"
 #include "options.h"
-#include "shapes.h"
 #include "version.h"
 
 static const struct cmd_help help = {
@@ -151,7 +152,7 @@ static int write_in(const char *dir, const char *name, const char *text, char **
 {
 	struct sb path = {0};
 	sb_addf(&path, "%s/%s", dir, name);
-	int rc = cmd_write_file(path.s, text, err);
+	int rc = write_file(path.s, text, err);
 	if (!rc)
 		printf("wrote %s\n", path.s);
 	sb_release(&path);
@@ -165,8 +166,9 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	struct fleet f;
 	char *err = NULL;
 	int rc = EXIT_OK;
-	if (fleet_load(dir, &f, &err)) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	enum zerr lk;
+	if (fleet_load(dir, &f, &lk, &err)) {
+		rc = cmd_exit(lk);
 		cmd_fail(rc, "emit: %s", err);
 		free(err);
 		return rc;
@@ -265,9 +267,10 @@ int cmd_emit(int argc, char **argv)
 	char *err = NULL, *out = NULL;
 	int rc = EXIT_OK;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(file, &err);
+	enum zerr lk;
+	struct endpoint *ep = endpoint_load(file, &lk, &err);
 	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		rc = cmd_exit(lk);
 		goto done;
 	}
 	if (kind == 0) {

@@ -10,7 +10,7 @@
 #include "../fleet/fleet.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
-#include "calib.h"
+#include "../store/calib.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -331,8 +331,9 @@ int cmd_fleet_plan(int argc, char **argv)
 	size_t nb = 0, nc = 0;
 	struct fleet_card *cards = NULL;
 	struct card_sum *sums = NULL;
-	if (fleet_load(args.v[0], &f, &err)) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	enum zerr kind;
+	if (fleet_load(args.v[0], &f, &kind, &err)) {
+		rc = cmd_exit(kind);
 		opt_args_release(&args);
 		cmd_fail(rc, "fleet plan: %s", err);
 		free(err);

@@ -20,6 +20,24 @@ static void print_json(json_t *o)
 	free(s);
 }
 
+/* The options fleet status and fleet history share. */
+#define QUERY_OPTS                                                                                                     \
+	OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),                                                    \
+	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 3600, "the most one host may take to answer (30)"),          \
+	    OPT_U64(0, "parallel", &parallel, "N", 1, 256, "hosts queried at once (16)"),                              \
+	    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),                       \
+	    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)")
+
+/* This zealot and the fleet in dir; -1 with *err when either cannot be
+ * had (the fleet commands' exit 3). */
+static int open_fleet(const char *dir, const char *cfg, const char *rz, unsigned connect_timeout, struct fleet_ops *c,
+		      struct fleet *f, char **err)
+{
+	if (fleet_ops_init(c, cfg, rz, connect_timeout, err))
+		return -1;
+	return fleet_load(dir, f, NULL, err);
+}
+
 /* ---- fleet status ------------------------------------------------------ */
 
 static const struct cmd_help status_help = {
@@ -149,11 +167,7 @@ int cmd_fleet_status(int argc, char **argv)
 	uint64_t timeout = 30, parallel = 16;
 	const char *cfg = NULL, *rz = NULL, *edir = "/etc/zealot";
 	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 3600, "the most one host may take to answer (30)"),
-	    OPT_U64(0, "parallel", &parallel, "N", 1, 256, "hosts queried at once (16)"),
-	    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),
-	    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)"),
+	    QUERY_OPTS,
 	    OPT_STRING(0, "endpoint-dir", &edir, "DIR", "where deploy installed the endpoint files (/etc/zealot)"),
 	    OPT_END(),
 	};
@@ -164,11 +178,7 @@ int cmd_fleet_status(int argc, char **argv)
 	char *err = NULL;
 	struct fleet f = {0};
 	struct fleet_ops c;
-	if (fleet_ops_init(&c, cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
-	if (fleet_load(args.v[0], &f, &err)) {
+	if (open_fleet(args.v[0], cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}
@@ -278,11 +288,7 @@ int cmd_fleet_deploy(int argc, char **argv)
 	struct fleet f = {0};
 	struct fleet_ops c;
 	char *pick = NULL;
-	if (fleet_ops_init(&c, cfg, rz, 10, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
-	if (fleet_load(args.v[0], &f, &err)) {
+	if (open_fleet(args.v[0], cfg, rz, 10, &c, &f, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}
@@ -379,11 +385,7 @@ int cmd_fleet_history(int argc, char **argv)
 	uint64_t timeout = 30, parallel = 16;
 	const char *cfg = NULL, *rz = NULL;
 	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 3600, "the most one host may take to answer (30)"),
-	    OPT_U64(0, "parallel", &parallel, "N", 1, 256, "hosts queried at once (16)"),
-	    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),
-	    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)"),
+	    QUERY_OPTS,
 	    OPT_END(),
 	};
 	struct opt_args args;
@@ -393,11 +395,7 @@ int cmd_fleet_history(int argc, char **argv)
 	char *err = NULL;
 	struct fleet f = {0};
 	struct fleet_ops c;
-	if (fleet_ops_init(&c, cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
-	if (fleet_load(args.v[0], &f, &err)) {
+	if (open_fleet(args.v[0], cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}

@@ -5,14 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../live/ledger.h"
 #include "../live/ledger_compare.h"
 #include "../plan/plan.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
+#include "../store/calib.h"
 #include "../store/store.h"
-#include "calib.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -49,34 +51,7 @@ static const struct cmd_help help = {
 
 static char *read_all(const char *path, size_t *len, char **err)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		errorf(err, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	struct sb b = {0};
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (b.len + n > LOG_MAX) {
-			errorf(err, "'%s' is larger than %u MiB", path, LOG_MAX >> 20);
-			sb_release(&b);
-			if (f != stdin)
-				fclose(f);
-			return NULL;
-		}
-		sb_add(&b, chunk, n);
-	}
-	int bad = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (bad) {
-		sb_release(&b);
-		errorf(err, "cannot read '%s'", path);
-		return NULL;
-	}
-	*len = b.len;
-	return sb_detach(&b);
+	return read_file(path, LOG_MAX, READ_STDIN, len, NULL, err);
 }
 
 /* The plan's CPU features against the engine's system_info: a different
@@ -205,74 +180,20 @@ static void print_compare(const struct cmp *c)
 static int record_boot(const char *path, const char *settled, const char *log, const struct ledger *l, json_t *lj,
 		       int64_t *id, char **err)
 {
-	int rc = EXIT_IO;
 	uint64_t used = 0;
 	if (settled && parse_u64(settled, &used)) {
 		errorf(err, "--settled-used '%s' is not a whole number of MiB", settled);
 		return EXIT_USAGE;
 	}
-	struct shape_ctx c = {0};
-	struct calib_identity cid = {0};
-	struct store *st = NULL;
-	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
-	struct endpoint *ep = endpoint_load(path, err);
-	int io = 0;
-	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
-		rc = io || (err && *err && strncmp(*err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
-		goto done;
-	}
-	struct plan p;
-	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
-	if (store_name_ok(ep->name, err)) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
-	if (calib_identity_of(ep, &c, NULL, 0, &cid, err))
-		goto done;
-	if (!(st = store_open(NULL, err)))
-		goto done;
-	json_t *pj = plan_to_json(ep, &c, &p);
-	pj_s = json_dumps(pj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	json_decref(pj);
-	lj_s = json_dumps(lj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	abs = strcmp(log, "-") == 0 ? NULL : realpath(log, NULL);
-	struct sb src = {0};
-	sb_addf(&src, "ledger %s", abs ? abs : log);
-	struct store_boot b = {
-	    .endpoint = ep->name,
-	    .source = src.s,
-	    .runtime = cid.runtime,
-	    .runtime_version = (char *)l->build,
-	    .device = (char *)cid.device,
-	    .payload_sha256 = cid.payload_sha256,
-	    .payload_bytes = cid.payload_bytes,
-	    .ledger_json = lj_s,
-	    .plan_json = pj_s,
-	    .settled_used_mib = settled ? (int64_t)used : -1,
-	};
-	if (store_boot_add(st, &b, err) == 0) {
-		*id = b.id;
-		rc = EXIT_OK;
-		if (!l->build[0])
-			fprintf(
-			    stderr,
-			    "zealot: ledger: note: '%s' has no build line: this boot calibrates plans whose runtime "
-			    "is %s by its path alone\n",
-			    log, cid.runtime);
-	}
-	sb_release(&src);
-done:
-	free(lj_s);
-	free(pj_s);
-	free(abs);
-	store_close(st);
-	calib_identity_release(&cid);
-	shape_release(&c);
-	endpoint_free(ep);
-	return rc;
+	char *runtime = NULL;
+	enum zerr k = calib_record_boot(path, log, l->build, settled ? (int64_t)used : -1, lj, id, &runtime, err);
+	if (k == Z_OK && !l->build[0])
+		fprintf(stderr,
+			"zealot: ledger: note: '%s' has no build line: this boot calibrates plans whose runtime "
+			"is %s by its path alone\n",
+			log, runtime);
+	free(runtime);
+	return cmd_exit(k);
 }
 
 int cmd_ledger(int argc, char **argv)
@@ -324,10 +245,11 @@ int cmd_ledger(int argc, char **argv)
 	out = ledger_to_json(l);
 	cmp.rows = json_array();
 	if (endpoint_path) {
-		ep = endpoint_load(endpoint_path, &err);
+		enum zerr kind;
+		ep = endpoint_load(endpoint_path, &kind, &err);
 		int io = 0;
 		if (!ep || shape_load(ep, NULL, &c, &io, &err)) {
-			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+			rc = cmd_exit(!ep ? kind : io ? Z_IO : Z_USAGE);
 			goto done;
 		}
 		struct plan p;

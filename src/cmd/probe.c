@@ -80,12 +80,13 @@ int cmd_probe(int argc, char **argv)
 	char *err = NULL;
 	int rc = EXIT_OK;
 	if (endpoint) {
-		ep = endpoint_load(endpoint, &err);
+		enum zerr kind;
+		ep = endpoint_load(endpoint, &kind, &err);
 		int io = 0;
 		struct plan p;
 		if (!ep || shape_load(ep, NULL, &s, &io, &err) ||
 		    plan_make(s.census->model, s.model->g, &s.shape, s.dev, &s.extras, &p, &err)) {
-			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+			rc = cmd_exit(!ep ? kind : io ? Z_IO : Z_USAGE);
 			goto done;
 		}
 		e.alias = endpoint_value(ep, "ALIAS");

@@ -144,10 +144,11 @@ int cmd_serve(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	char *err = NULL;
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
 	opt_args_release(&args); /* the array; its strings are argv's */
 	if (!ep) {
-		int io = err && strncmp(err, "cannot", 6) == 0;
+		int io = cmd_exit(kind) == EXIT_IO;
 		/* an endpoint that does not parse is a refusal too (C01) */
 		fprintf(stderr, "zealot: serve: %s%s\n", io ? "" : "refused at the laws gate: ", err);
 		free(err);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 
 const struct key_def endpoint_keys[] = {
@@ -176,16 +177,6 @@ static char *base_name(const char *path)
 	return xstrndup(b, n);
 }
 
-static char *dir_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
 static int is_key_start(char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
@@ -242,7 +233,7 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 	struct endpoint *ep = xcalloc(1, sizeof(*ep));
 	ep->path = xstrdup(path);
 	ep->name = base_name(path);
-	ep->dir = dir_name(path);
+	ep->dir = path_dir(path);
 	ep->e = xcalloc(endpoint_n_keys, sizeof(*ep->e));
 	for (size_t i = 0; i < endpoint_n_keys; i++)
 		ep->e[i].def = &endpoint_keys[i];
@@ -344,29 +335,22 @@ fail:
  * from being read whole. */
 #define ENDPOINT_MAX_BYTES (1 << 20)
 
-struct endpoint *endpoint_load(const char *path, char **err)
+struct endpoint *endpoint_load(const char *path, enum zerr *kind, char **err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		errorf(err, "cannot open '%s': %s", path, strerror(errno));
+	size_t n = 0;
+	char *buf = read_file(path, ENDPOINT_MAX_BYTES + 1, READ_TRUNCATE, &n, kind, err);
+	if (!buf)
 		return NULL;
-	}
-	char *buf = xmalloc(ENDPOINT_MAX_BYTES + 1);
-	size_t n = fread(buf, 1, ENDPOINT_MAX_BYTES + 1, f);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		errorf(err, "cannot read '%s'", path);
-		return NULL;
-	}
 	if (n > ENDPOINT_MAX_BYTES) {
 		free(buf);
+		zerr_set(kind, Z_USAGE);
 		errorf(err, "'%s' is larger than %d bytes: not an endpoint file", path, ENDPOINT_MAX_BYTES);
 		return NULL;
 	}
 	struct endpoint *ep = endpoint_parse(buf, n, path, err);
 	free(buf);
+	if (!ep)
+		zerr_set(kind, Z_USAGE);
 	return ep;
 }
 

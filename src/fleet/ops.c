@@ -90,6 +90,83 @@ static int has_url(const struct fleet_member *m)
 	return 0;
 }
 
+/* A remote member: the host's zealot is this one, and the endpoint file
+ * goes to REMOTE-DIR/NAME.env (*path). 0, or -1 with the outcome set. */
+static int deploy_copy(struct fleet_deploy_job *j, const struct host_dest *h, const char *hn, struct sb *path)
+{
+	struct fleet_ssh_result r = {0};
+	char *err = NULL;
+	struct sb cmd = {0};
+	/* the host's zealot is this one */
+	const char *vav[] = {j->c->remote_zealot, "--version", NULL};
+	fleet_ssh_words(&cmd, vav);
+	if (fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, 60000, &r, &err)) {
+		j->outcome = "unreachable";
+		j->why = err;
+		err = NULL;
+		goto fail;
+	}
+	if (!r.reached || r.timed_out) {
+		j->outcome = "unreachable";
+		j->why = xstrdup(r.why ? r.why : "no answer");
+		goto fail;
+	}
+	char *v = first_line(r.out.s);
+	j->remote_version = v;
+	if (r.status != 0 || strcmp(v, j->c->version) != 0) {
+		struct sb w = {0};
+		char *l = last_words(&r);
+		if (r.status != 0)
+			sb_addf(&w, "%s: '%s' does not run there (exit %d: %s); this is %s", hn, j->c->remote_zealot,
+				r.status, l, j->c->version);
+		else
+			sb_addf(&w,
+				"version skew: %s runs %s, this is %s: refused (install the same zealot "
+				"on every host)",
+				hn, v[0] ? v : "(nothing)", j->c->version);
+		free(l);
+		j->outcome = "version-skew";
+		j->why = sb_detach(&w);
+		goto fail;
+	}
+	fleet_ssh_result_release(&r);
+	/* the endpoint file, on stdin */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = fopen(j->m->path, "rb");
+	if (fp) {
+		struct sb t = {0};
+		char buf[8192];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+			sb_add(&t, buf, n);
+		fclose(fp);
+		len = t.len;
+		text = sb_detach(&t);
+	}
+	if (!text) {
+		j->outcome = "error";
+		errorf(&j->why, "cannot read %s", j->m->path);
+		goto fail;
+	}
+	sb_addf(path, "%s/%s.env", j->o->remote_dir, j->m->name);
+	int prc = fleet_ssh_put(&j->c->ssh, h, text, len, path->s, 0600, 60000, &err);
+	free(text);
+	if (prc) {
+		j->outcome = "copy-failed";
+		j->why = err;
+		err = NULL;
+		goto fail;
+	}
+	sb_release(&cmd);
+	return 0;
+fail:
+	free(err);
+	fleet_ssh_result_release(&r);
+	sb_release(&cmd);
+	return -1;
+}
+
 static void deploy_job(size_t i, void *ctx)
 {
 	struct fleet_deploy_job *j = &((struct fleet_deploy_job *)ctx)[i];
@@ -116,67 +193,8 @@ static void deploy_job(size_t i, void *ctx)
 		goto out;
 	}
 	if (j->m->remote) {
-		/* the host's zealot is this one */
-		const char *vav[] = {j->c->remote_zealot, "--version", NULL};
-		fleet_ssh_words(&cmd, vav);
-		if (fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, 60000, &r, &err)) {
-			j->outcome = "unreachable";
-			j->why = err;
-			err = NULL;
+		if (deploy_copy(j, h, hn, &path))
 			goto out;
-		}
-		if (!r.reached || r.timed_out) {
-			j->outcome = "unreachable";
-			j->why = xstrdup(r.why ? r.why : "no answer");
-			goto out;
-		}
-		char *v = first_line(r.out.s);
-		j->remote_version = v;
-		if (r.status != 0 || strcmp(v, j->c->version) != 0) {
-			struct sb w = {0};
-			char *l = last_words(&r);
-			if (r.status != 0)
-				sb_addf(&w, "%s: '%s' does not run there (exit %d: %s); this is %s", hn,
-					j->c->remote_zealot, r.status, l, j->c->version);
-			else
-				sb_addf(&w,
-					"version skew: %s runs %s, this is %s: refused (install the same zealot "
-					"on every host)",
-					hn, v[0] ? v : "(nothing)", j->c->version);
-			free(l);
-			j->outcome = "version-skew";
-			j->why = sb_detach(&w);
-			goto out;
-		}
-		fleet_ssh_result_release(&r);
-		/* the endpoint file, on stdin */
-		char *text = NULL;
-		size_t len = 0;
-		FILE *fp = fopen(j->m->path, "rb");
-		if (fp) {
-			struct sb t = {0};
-			char buf[8192];
-			size_t n;
-			while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-				sb_add(&t, buf, n);
-			fclose(fp);
-			len = t.len;
-			text = sb_detach(&t);
-		}
-		if (!text) {
-			j->outcome = "error";
-			errorf(&j->why, "cannot read %s", j->m->path);
-			goto out;
-		}
-		sb_addf(&path, "%s/%s.env", j->o->remote_dir, j->m->name);
-		int prc = fleet_ssh_put(&j->c->ssh, h, text, len, path.s, 0600, 60000, &err);
-		free(text);
-		if (prc) {
-			j->outcome = "copy-failed";
-			j->why = err;
-			err = NULL;
-			goto out;
-		}
 	} else {
 		sb_adds(&path, j->m->path);
 	}

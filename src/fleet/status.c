@@ -102,32 +102,10 @@ static const char *show_value(const char *show, const char *key, char *buf, size
 	return NULL;
 }
 
-static json_t *status_row(struct status_job *j, const char **state_out)
+/* the unit */
+static int status_unit(json_t *row, const char *out, const struct fleet_member *m)
 {
-	json_t *row = json_object();
-	const struct fleet_member *m = j->m;
-	json_object_set_new(row, "endpoint", json_string(m->name));
-	json_object_set_new(row, "host", json_string(host_label(m)));
-	json_object_set_new(row, "seconds", json_real((double)(long)(j->seconds * 1000) / 1000));
-	const char *state = "healthy";
-	if (j->err || !j->r.reached || j->r.timed_out) {
-		state = "unreachable";
-		json_object_set_new(row, "state", json_string(state));
-		json_object_set_new(row, "reachable", json_boolean(j->r.reached));
-		json_object_set_new(row, "why", json_string(j->err ? j->err : j->r.why ? j->r.why : "no answer"));
-		*state_out = "unreachable";
-		return row;
-	}
-	const char *out = j->r.out.s;
 	int rc;
-	json_object_set_new(row, "reachable", json_true());
-	char *v = fleet_ssh_section(out, "version", &rc);
-	char *vl = first_line(v);
-	json_object_set_new(row, "zealot_version", json_string(vl));
-	free(vl);
-	free(v);
-
-	/* the unit */
 	char *show = fleet_ssh_section(out, "show", &rc);
 	char b1[64], b2[64], b3[64], b4[64], b5[32];
 	const char *load = show_value(show, "LoadState", b1, sizeof(b1));
@@ -145,8 +123,13 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	sb_release(&un);
 	free(show);
 	int unit_up = active && !strcmp(active, "active") && main_pid > 0;
+	return unit_up;
+}
 
-	/* the current era */
+/* the current era */
+static json_t *status_era(json_t *row, const char *out)
+{
+	int rc;
 	char *hist = fleet_ssh_section(out, "history", &rc);
 	json_t *h = hist ? json_loads(hist, 0, NULL) : NULL;
 	json_t *era = json_null(), *plan_mib = json_null();
@@ -168,8 +151,15 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	json_object_set_new(row, "era", era);
 	json_decref(h);
 	free(hist);
+	return plan_mib;
+}
 
-	/* the contract probes */
+/* the contract probes */
+static void status_probes(json_t *row, const char *out, int *health_out, int *failed_out)
+{
+	int rc;
+	size_t k;
+	json_t *e;
 	char *pr = fleet_ssh_section(out, "probe", &rc);
 	json_t *p = pr ? json_loads(pr, 0, NULL) : NULL;
 	int health = 0, probe_failed = 0;
@@ -209,8 +199,14 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	}
 	json_decref(p);
 	free(pr);
+	*health_out = health;
+	*failed_out = probe_failed;
+}
 
-	/* the audit */
+/* the audit */
+static long long status_audit(json_t *row, const char *out)
+{
+	int rc;
 	char *au = fleet_ssh_section(out, "audit", &rc);
 	json_t *a = au ? json_loads(au, 0, NULL) : NULL;
 	long long div = -1;
@@ -226,8 +222,13 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 	}
 	json_decref(a);
 	free(au);
+	return div;
+}
 
-	/* the card's memory */
+/* the card's memory */
+static void status_memory(json_t *row, const char *out, const struct fleet_member *m, json_t *plan_mib)
+{
+	int rc;
 	char *nv = fleet_ssh_section(out, "nvidia", &rc);
 	if (!nv || strstr(nv, "no nvidia-smi") || rc != 0) {
 		json_object_set_new(row, "memory", json_pack("{s:b}", "nvidia_smi", 0));
@@ -253,8 +254,41 @@ static json_t *status_row(struct status_job *j, const char **state_out)
 					      "used_mib", (json_int_t)used, "total_mib", (json_int_t)total, "plan_mib",
 					      plan_mib));
 	}
-	json_decref(plan_mib);
 	free(nv);
+}
+
+static json_t *status_row(struct status_job *j, const char **state_out)
+{
+	json_t *row = json_object();
+	const struct fleet_member *m = j->m;
+	json_object_set_new(row, "endpoint", json_string(m->name));
+	json_object_set_new(row, "host", json_string(host_label(m)));
+	json_object_set_new(row, "seconds", json_real((double)(long)(j->seconds * 1000) / 1000));
+	const char *state = "healthy";
+	if (j->err || !j->r.reached || j->r.timed_out) {
+		state = "unreachable";
+		json_object_set_new(row, "state", json_string(state));
+		json_object_set_new(row, "reachable", json_boolean(j->r.reached));
+		json_object_set_new(row, "why", json_string(j->err ? j->err : j->r.why ? j->r.why : "no answer"));
+		*state_out = "unreachable";
+		return row;
+	}
+	const char *out = j->r.out.s;
+	int rc;
+	json_object_set_new(row, "reachable", json_true());
+	char *v = fleet_ssh_section(out, "version", &rc);
+	char *vl = first_line(v);
+	json_object_set_new(row, "zealot_version", json_string(vl));
+	free(vl);
+	free(v);
+
+	int unit_up = status_unit(row, out, m);
+	json_t *plan_mib = status_era(row, out);
+	int health = 0, probe_failed = 0;
+	status_probes(row, out, &health, &probe_failed);
+	long long div = status_audit(row, out);
+	status_memory(row, out, m, plan_mib);
+	json_decref(plan_mib);
 
 	if (!unit_up || !health)
 		state = "down";

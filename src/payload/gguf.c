@@ -479,10 +479,12 @@ void gguf_free(struct gguf *g)
 	free(g);
 }
 
-struct gguf_file *gguf_open(const char *path, char **err)
+struct gguf_file *gguf_open(const char *path, enum zerr *kind, char **err)
 {
+	zerr_set(kind, Z_USAGE);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
+		zerr_set(kind, zerr_of_errno(errno));
 		errorf(err, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
@@ -502,6 +504,7 @@ struct gguf_file *gguf_open(const char *path, char **err)
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
+		zerr_set(kind, Z_IO);
 		errorf(err, "cannot map '%s': %s", path, strerror(errno));
 		return NULL;
 	}
@@ -518,6 +521,7 @@ struct gguf_file *gguf_open(const char *path, char **err)
 	f->path = xstrdup(path);
 	f->map = map;
 	f->map_len = (size_t)st.st_size;
+	zerr_set(kind, Z_OK);
 	return f;
 }
 

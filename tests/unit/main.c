@@ -44,6 +44,7 @@ int main(void)
 	test_fetch();
 	test_fleet();
 	test_fleet_ssh();
+	test_zerr();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -38,5 +38,6 @@ void test_fetch(void);
 void test_fleet(void);
 void test_fleet_ssh(void);
 void test_cuda(void);
+void test_zerr(void);
 
 #endif
