@@ -44,6 +44,39 @@ static long unit_main_pid(const char *unit)
 	return pid;
 }
 
+/* The unit's two drop-in directories. */
+static void unit_dirs(const char *unit, struct sb *d1, struct sb *d2)
+{
+	const char *suffix = strstr(unit, ".service") ? "" : ".service";
+	sb_addf(d1, "/etc/systemd/system/%s%s.d", unit, suffix);
+	sb_addf(d2, "/run/systemd/system/%s%s.d", unit, suffix);
+}
+
+/* No pid given or found by the unit: the process listening on the port. */
+static int listener_pid(unsigned port, const char *unit, uint64_t *pid, struct sb *src, char **err)
+{
+	pid_t l[4];
+	size_t n = audit_listeners(port, l, 4);
+	if (!n)
+		return errorf(err, "no engine found: nothing listens on port %u%s", port,
+			      unit ? " and the unit has no MainPID" : "");
+	*pid = (uint64_t)l[0];
+	sb_addf(src, "the listener on port %u", port);
+	return 0;
+}
+
+/* The unit is not running, yet the port answers: a hand-started engine
+ * behind a failed unit (A02: stop it by PID). */
+static void unit_down_row(struct audit *a, const char *unit, uint64_t pid)
+{
+	struct sb live = {0};
+	sb_addf(&live, "not running; pid %llu answers the port", (unsigned long long)pid);
+	a->rows = xreallocarray(a->rows, a->n + 1, sizeof(*a->rows));
+	a->rows[a->n++] =
+	    (struct audit_row){xstrdup(unit), xstrdup("running, MainPID answers the port"), sb_detach(&live), 1, "A02"};
+	a->divergences++;
+}
+
 /* The audit's rows: one JSON object, or a table. */
 static void print_audit(const struct endpoint *ep, unsigned long long pid, const char *found_by, const struct audit *a,
 			int json)
@@ -108,12 +141,9 @@ int cmd_audit(int argc, char **argv)
 	struct audit a = {0};
 	char *model = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
-	enum zerr kind;
-	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
-	if (!ep) {
-		rc = cmd_exit(kind);
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	if (!ep)
 		goto done;
-	}
 	if (argv_render(ep, &want, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
@@ -124,9 +154,7 @@ int cmd_audit(int argc, char **argv)
 		goto done;
 	}
 	if (unit) {
-		const char *suffix = strstr(unit, ".service") ? "" : ".service";
-		sb_addf(&d1, "/etc/systemd/system/%s%s.d", unit, suffix);
-		sb_addf(&d2, "/run/systemd/system/%s%s.d", unit, suffix);
+		unit_dirs(unit, &d1, &d2);
 		dirs[n_dirs++] = d1.s;
 		dirs[n_dirs++] = d2.s;
 		long main = unit_main_pid(unit);
@@ -138,33 +166,17 @@ int cmd_audit(int argc, char **argv)
 	if (pid && !src.len)
 		sb_adds(&src, "--pid");
 	int unit_down = unit && !pid;
-	if (!pid) {
-		pid_t l[4];
-		size_t n = audit_listeners((unsigned)port, l, 4);
-		if (!n) {
-			errorf(&err, "no engine found: nothing listens on port %llu%s", (unsigned long long)port,
-			       unit ? " and the unit has no MainPID" : "");
-			rc = EXIT_IO;
-			goto done;
-		}
-		pid = (uint64_t)l[0];
-		sb_addf(&src, "the listener on port %llu", (unsigned long long)port);
+	if (!pid && listener_pid((unsigned)port, unit, &pid, &src, &err)) {
+		rc = EXIT_IO;
+		goto done;
 	}
 	model = endpoint_path(ep, "MODEL_FILE");
 	if (audit_run((pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}
-	if (unit_down) {
-		/* the unit is not running, yet the port answers: a hand-started
-		 * engine behind a failed unit (A02: stop it by PID) */
-		struct sb live = {0};
-		sb_addf(&live, "not running; pid %llu answers the port", (unsigned long long)pid);
-		a.rows = xreallocarray(a.rows, a.n + 1, sizeof(*a.rows));
-		a.rows[a.n++] = (struct audit_row){xstrdup(unit), xstrdup("running, MainPID answers the port"),
-						   sb_detach(&live), 1, "A02"};
-		a.divergences++;
-	}
+	if (unit_down)
+		unit_down_row(&a, unit, pid);
 	print_audit(ep, (unsigned long long)pid, src.s, &a, json);
 	rc = a.divergences ? EXIT_NO : EXIT_OK;
 done:

@@ -75,6 +75,47 @@ static int by_severity(const void *a, const void *b)
 	return strcmp(x->law, y->law);
 }
 
+/* An endpoint file that does not parse is itself a finding: C01 for an
+ * unknown key, C02 for the syntax. */
+static int print_unparsed(const char *path, const char *err, int json)
+{
+	const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
+	if (json) {
+		json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law", law,
+				      "severity", "error", "reason", err, "errors", 1, "warnings", 0);
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("error   %s  %s\n\n1 error, 0 warnings\n", law, err);
+	}
+	return EXIT_NO;
+}
+
+/* --boot-log FILE is there to be read (S16 reads it later). */
+static int boot_log_readable(const char *boot_log)
+{
+	FILE *bl = fopen(boot_log, "r");
+	if (!bl)
+		return cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
+	fclose(bl);
+	return EXIT_OK;
+}
+
+/* What stopped the payload from being read or priced, as a finding (C03
+ * for a file that cannot be read, C02 for a value); takes err. */
+static void add_load_finding(struct findings *fs, char *err, int io)
+{
+	fs->v = xreallocarray(fs->v, fs->n + 1, sizeof(*fs->v));
+	struct finding *f = &fs->v[fs->n++];
+	memset(f, 0, sizeof(*f));
+	f->law = io ? "C03" : "C02";
+	f->sev = SEV_ERROR;
+	f->reason = err;
+	f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
+}
+
 /* The findings: one JSON object, or a line each and the counts. */
 static void print_findings(const struct endpoint *ep, const struct findings *fs, const struct shape_ctx *c,
 			   const struct plan *p, size_t errors, size_t warnings, int json)
@@ -149,39 +190,14 @@ int cmd_check(int argc, char **argv)
 	enum zerr kind;
 	struct endpoint *ep = endpoint_load(path, &kind, &err);
 	if (!ep) {
-		/* a file that does not parse is itself a finding: C01 for an
-		 * unknown key, C02 for the syntax */
-		if (kind != Z_USAGE) {
-			rc = cmd_fail(cmd_exit(kind), "check: %s", err);
-			goto done;
-		}
-		const char *law = err && strstr(err, "unknown key") ? "C01" : "C02";
-		if (json) {
-			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
-					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
-			char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			puts(s);
-			free(s);
-			json_decref(o);
-		} else {
-			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, err);
-		}
-		rc = EXIT_NO;
+		rc = kind != Z_USAGE ? cmd_fail(cmd_exit(kind), "check: %s", err) : print_unparsed(path, err, json);
 		goto done;
 	}
-	if (boot_log) {
-		FILE *bl = fopen(boot_log, "r");
-		if (!bl) {
-			rc = cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
-			goto done;
-		}
-		fclose(bl);
-	}
-	for (unsigned i = 0; i < sets.n; i++) {
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = cmd_fail(EXIT_USAGE, "check: %s", err);
-			goto done;
-		}
+	if (boot_log && (rc = boot_log_readable(boot_log)) != EXIT_OK)
+		goto done;
+	if (cmd_apply_sets(ep, &sets, &err)) {
+		rc = cmd_fail(EXIT_USAGE, "check: %s", err);
+		goto done;
 	}
 	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs);
 	/* The payload laws and the fit need the headers; a file that is
@@ -194,13 +210,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (err && (io || findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
 	    !strstr(err, "No such file")) {
-		fs.v = xreallocarray(fs.v, fs.n + 1, sizeof(*fs.v));
-		struct finding *f = &fs.v[fs.n++];
-		memset(f, 0, sizeof(*f));
-		f->law = io ? "C03" : "C02";
-		f->sev = SEV_ERROR;
-		f->reason = err;
-		f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
+		add_load_finding(&fs, err, io);
 		err = NULL;
 	}
 	struct laws_evidence ev = {boot_log};

@@ -75,6 +75,14 @@ int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cp
 void cmd_print_json(struct json_t *o);
 /* The device profiles, for --help. */
 void cmd_devices(FILE *f);
+/* The endpoint file at path with every --set KEY=VALUE of sets applied
+ * (sets may be NULL): the endpoint, or NULL with *err and *rc the exit
+ * status (the file's kind; a --set that does not take is usage). */
+struct opt_list;
+struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err);
+/* Every --set KEY=VALUE of sets (may be NULL) applied to ep; -1 with *err
+ * at the first that does not take. */
+int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err);
 /* The exit status of a failure's kind: the one place a kind becomes a
  * status (Z_USAGE 2, Z_REFUSED 1, Z_NOTFOUND and Z_IO 3, Z_OK 0). */
 int cmd_exit(enum zerr kind);

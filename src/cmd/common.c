@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
 #include "../plan/device.h"
 #include "cmd.h"
+#include "options.h"
 
 int cmd_fail(int code, const char *fmt, ...)
 {
@@ -28,6 +30,30 @@ int cmd_exit(enum zerr kind)
 	case Z_IO: return EXIT_IO;
 	}
 	return EXIT_IO;
+}
+
+struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err)
+{
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(path, &kind, err);
+	if (!ep) {
+		*rc = cmd_exit(kind);
+		return NULL;
+	}
+	if (cmd_apply_sets(ep, sets, err)) {
+		endpoint_free(ep);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	return ep;
+}
+
+int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err)
+{
+	for (unsigned i = 0; sets && i < sets->n; i++)
+		if (endpoint_set(ep, sets->v[i], err))
+			return -1;
+	return 0;
 }
 
 int cmd_is_help(const char *arg)

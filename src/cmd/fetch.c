@@ -200,6 +200,61 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 	}
 }
 
+/* Every file fetched (or verified) and reported as it ends; the worst
+ * exit status among them. */
+static int fetch_files(const struct fetch_list *l, struct fetch_result *res, int verify_only, int force,
+		       const struct fetch_opts *fo, struct ui *u, uint64_t *requests, uint64_t *bytes)
+{
+	int worst = EXIT_OK;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct fetch_file *f = &l->v[i];
+		char *e = NULL;
+		int r = fetch_one(f, verify_only, force, fo, &res[i], &e);
+		*requests += res[i].requests;
+		*bytes += res[i].transferred;
+		if (u->shown) {
+			fputc('\n', stderr);
+			u->shown = 0;
+		}
+		report_file(f, &res[i], e, u->json, verify_only);
+		if (r < 0) {
+			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
+			worst = EXIT_IO;
+		} else if (r > 0 && worst != EXIT_IO) {
+			worst = EXIT_NO;
+		}
+		free(e);
+	}
+	return worst;
+}
+
+/* The pins to add (every kind whose files were all hashed and lack one):
+ * printed, and with --pin written into the file; -1 when that fails. */
+static int add_pins(const struct endpoint *ep, const struct fetch_list *l, const struct fetch_result *res, int pin,
+		    int json, char **err)
+{
+	int rc = 0;
+	struct fetch_pins pins;
+	fetch_pins_missing(ep, l, res, &pins);
+	if (pins.n) {
+		if (json) {
+			for (size_t i = 0; i < pins.n; i++)
+				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", pins.keys[i], "value",
+						    pins.values[i], "written", pin));
+		} else {
+			printf("# pins for %s%s\n", ep->path, pin ? " (written)" : " (zealot fetch --pin writes them)");
+			for (size_t i = 0; i < pins.n; i++)
+				printf("%s=%s\n", pins.keys[i], pins.values[i]);
+		}
+		if (pin && fetch_pin_write(ep->path, pins.keys, pins.values, pins.anchors, pins.n, err)) {
+			cmd_fail(EXIT_IO, "fetch: --pin: %s", *err);
+			rc = -1;
+		}
+	}
+	fetch_pins_release(&pins);
+	return rc;
+}
+
 int cmd_fetch(int argc, char **argv)
 {
 	int verify_only = 0, force = 0, pin = 0, json = 0;
@@ -223,10 +278,8 @@ int cmd_fetch(int argc, char **argv)
 	char *err = NULL, *token = NULL, *token_file = NULL, *stamps = NULL;
 	struct fetch_list l = {0};
 	struct fetch_result *res = NULL;
-	enum zerr kind;
-	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
 	if (!ep) {
-		rc = cmd_exit(kind);
 		cmd_fail(rc, "fetch: %s", err);
 		goto done;
 	}
@@ -253,46 +306,10 @@ int cmd_fetch(int argc, char **argv)
 	    .arg = &u,
 	};
 	res = xcalloc(l.n, sizeof(*res));
-	int worst = EXIT_OK;
 	uint64_t requests = 0, bytes = 0;
-	for (size_t i = 0; i < l.n; i++) {
-		const struct fetch_file *f = &l.v[i];
-		char *e = NULL;
-		int r = fetch_one(f, verify_only, force, &fo, &res[i], &e);
-		requests += res[i].requests;
-		bytes += res[i].transferred;
-		if (u.shown) {
-			fputc('\n', stderr);
-			u.shown = 0;
-		}
-		report_file(f, &res[i], e, json, verify_only);
-		if (r < 0) {
-			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
-			worst = EXIT_IO;
-		} else if (r > 0 && worst != EXIT_IO) {
-			worst = EXIT_NO;
-		}
-		free(e);
-	}
-	/* pins to add: every kind whose files were all hashed and lack one */
-	struct fetch_pins pins;
-	fetch_pins_missing(ep, &l, res, &pins);
-	if (pins.n) {
-		if (json) {
-			for (size_t i = 0; i < pins.n; i++)
-				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", pins.keys[i], "value",
-						    pins.values[i], "written", pin));
-		} else {
-			printf("# pins for %s%s\n", ep->path, pin ? " (written)" : " (zealot fetch --pin writes them)");
-			for (size_t i = 0; i < pins.n; i++)
-				printf("%s=%s\n", pins.keys[i], pins.values[i]);
-		}
-		if (pin && fetch_pin_write(ep->path, pins.keys, pins.values, pins.anchors, pins.n, &err)) {
-			cmd_fail(EXIT_IO, "fetch: --pin: %s", err);
-			worst = EXIT_IO;
-		}
-	}
-	fetch_pins_release(&pins);
+	int worst = fetch_files(&l, res, verify_only, force, &fo, &u, &requests, &bytes);
+	if (add_pins(ep, &l, res, pin, json, &err))
+		worst = EXIT_IO;
 	if (json)
 		emit_json(json_pack("{s:s,s:i,s:{s:I,s:I}}", "event", "done", "exit", worst, "remote", "requests",
 				    (json_int_t)requests, "bytes", (json_int_t)bytes));

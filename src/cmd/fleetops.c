@@ -254,6 +254,56 @@ static const struct cmd_help deploy_help = {
     .max_args = 1,
 };
 
+struct tally {
+	size_t deployed, failed, skipped;
+	int io; /* a host unreachable or lost, a copy, fetch or rollback that failed */
+};
+
+/* Each endpoint's row, counted into *t, and printed as a line unless json. */
+static json_t *deploy_rows(const struct fleet_deploy_job *jobs, size_t n, int json, struct tally *t)
+{
+	json_t *rows = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct fleet_deploy_job *j = &jobs[i];
+		if (!strcmp(j->outcome, "deployed"))
+			t->deployed++;
+		else if (!strcmp(j->outcome, "skipped"))
+			t->skipped++;
+		else
+			t->failed++;
+		t->io |= !strcmp(j->outcome, "unreachable") || !strcmp(j->outcome, "lost") ||
+			 !strcmp(j->outcome, "fetch-failed") || !strcmp(j->outcome, "rollback-failed") ||
+			 !strcmp(j->outcome, "copy-failed");
+		json_array_append_new(rows, fleet_ops_deploy_row(j));
+		json_t *era = json_object_get(j->deploy, "era");
+		if (!json) {
+			char es[32] = "";
+			if (json_is_integer(era))
+				snprintf(es, sizeof(es), "era %lld", (long long)json_integer_value(era));
+			printf("  %-16s %-22s %-15s %-8s %6.1f s%s%s\n", j->m->name, fleet_ops_host_label(j->m),
+			       j->outcome, es, j->seconds, j->why ? "  " : "", j->why ? j->why : "");
+		}
+	}
+	return rows;
+}
+
+/* The run's end: one JSON object with every row, or the counts. Takes rows. */
+static void print_deploy_end(const char *dir, const char *reason, const char *version, double secs, json_t *rows,
+			     const struct tally *t, int json)
+{
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:s,s:f,s:o,s:I,s:I,s:I}", "fleet", dir, "reason", reason, "version",
+				      version, "seconds", (double)(long)(secs * 1000) / 1000, "endpoints", rows,
+				      "deployed", (json_int_t)t->deployed, "failed", (json_int_t)t->failed, "skipped",
+				      (json_int_t)t->skipped);
+		print_json(o);
+		json_decref(o);
+	} else {
+		printf("%zu deployed, %zu failed, %zu skipped, %.1f s\n", t->deployed, t->failed, t->skipped, secs);
+		json_decref(rows);
+	}
+}
+
 int cmd_fleet_deploy(int argc, char **argv)
 {
 	int json = 0, keep_going = 0, fetch = 0, rc = EXIT_OK;
@@ -311,43 +361,11 @@ int cmd_fleet_deploy(int argc, char **argv)
 					      .parallel = (unsigned)parallel};
 	double secs = 0;
 	struct fleet_deploy_job *jobs = fleet_ops_deploy(&c, &f, pick, &opt, &n, &secs);
-	size_t deployed = 0, failed = 0, skipped = 0;
-	int io = 0;
-	json_t *rows = json_array();
-	for (size_t i = 0; i < n; i++) {
-		struct fleet_deploy_job *j = &jobs[i];
-		if (!strcmp(j->outcome, "deployed"))
-			deployed++;
-		else if (!strcmp(j->outcome, "skipped"))
-			skipped++;
-		else
-			failed++;
-		io |= !strcmp(j->outcome, "unreachable") || !strcmp(j->outcome, "lost") ||
-		      !strcmp(j->outcome, "fetch-failed") || !strcmp(j->outcome, "rollback-failed") ||
-		      !strcmp(j->outcome, "copy-failed");
-		json_array_append_new(rows, fleet_ops_deploy_row(j));
-		json_t *era = json_object_get(j->deploy, "era");
-		if (!json) {
-			char es[32] = "";
-			if (json_is_integer(era))
-				snprintf(es, sizeof(es), "era %lld", (long long)json_integer_value(era));
-			printf("  %-16s %-22s %-15s %-8s %6.1f s%s%s\n", j->m->name, fleet_ops_host_label(j->m),
-			       j->outcome, es, j->seconds, j->why ? "  " : "", j->why ? j->why : "");
-		}
-	}
-	if (json) {
-		json_t *o =
-		    json_pack("{s:s,s:s,s:s,s:f,s:o,s:I,s:I,s:I}", "fleet", args.v[0], "reason", reason, "version",
-			      c.version, "seconds", (double)(long)(secs * 1000) / 1000, "endpoints", rows, "deployed",
-			      (json_int_t)deployed, "failed", (json_int_t)failed, "skipped", (json_int_t)skipped);
-		print_json(o);
-		json_decref(o);
-	} else {
-		printf("%zu deployed, %zu failed, %zu skipped, %.1f s\n", deployed, failed, skipped, secs);
-		json_decref(rows);
-	}
+	struct tally t = {0};
+	json_t *rows = deploy_rows(jobs, n, json, &t);
+	print_deploy_end(args.v[0], reason, c.version, secs, rows, &t, json);
 	fleet_ops_deploy_free(jobs, n);
-	rc = io ? EXIT_IO : failed || skipped ? EXIT_NO : EXIT_OK;
+	rc = t.io ? EXIT_IO : t.failed || t.skipped ? EXIT_NO : EXIT_OK;
 done:
 	if (err)
 		cmd_fail(rc, "fleet deploy: %s", err);

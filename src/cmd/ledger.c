@@ -196,6 +196,56 @@ static int record_boot(const char *path, const char *settled, const char *log, c
 	return cmd_exit(k);
 }
 
+/* --endpoint: the ledger against the endpoint's plan, into out and cmp;
+ * EXIT_OK or EXIT_NO by the verdict, else the failure's status. The
+ * caller releases *ep and c. */
+static int compare_endpoint(const char *endpoint_path, const struct ledger *l, int json, json_t *out, struct cmp *cmp,
+			    struct endpoint **ep, struct shape_ctx *c, char **err)
+{
+	enum zerr kind;
+	*ep = endpoint_load(endpoint_path, &kind, err);
+	int io = 0;
+	if (!*ep || shape_load(*ep, NULL, c, &io, err))
+		return cmd_exit(!*ep ? kind : io ? Z_IO : Z_USAGE);
+	struct plan p;
+	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, &p, err))
+		return EXIT_USAGE;
+	compare_all(cmp, &p, l);
+	char finding[512];
+	const char *cpu = cpu_finding(&c->shape, l, finding, sizeof(finding));
+	json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
+	if (cpu && !json)
+		fprintf(stderr, "zealot: ledger: warning: %s\n", cpu);
+	json_object_set(out, "comparison", cmp->rows);
+	json_object_set_new(out, "verdict", json_string(cmp->diverged ? "differs" : "matches"));
+	return cmp->diverged ? EXIT_NO : EXIT_OK;
+}
+
+/* The ledger of the boot log at path ("-": stdin); NULL with *err when it
+ * cannot be read, holds no ledger lines, or says the engine did not boot. */
+static struct ledger *read_ledger(const char *path, char **err)
+{
+	size_t len = 0;
+	char *log = read_all(path, &len, err);
+	if (!log)
+		return NULL;
+	struct ledger *l = xcalloc(1, sizeof(*l));
+	ledger_parse(log, len, l);
+	free(log);
+	if (l->recognised == 0) {
+		errorf(err, "'%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
+		       path, l->lines);
+		free(l);
+		return NULL;
+	}
+	if (l->engine_error[0] && !l->target.present) {
+		errorf(err, "'%s': the engine did not boot: %s", path, l->engine_error);
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
 	const char *endpoint_path = NULL, *record = NULL, *settled = NULL;
@@ -217,55 +267,22 @@ int cmd_ledger(int argc, char **argv)
 		return opt_usage_error("ledger", &help, "--settled-used goes with --record");
 	}
 	char *err = NULL;
-	size_t len = 0;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};
 	struct ledger *l = NULL;
 	json_t *out = NULL;
 	struct cmp cmp = {NULL, 0};
-	char *log = read_all(path, &len, &err);
-	if (!log) {
+	l = read_ledger(path, &err);
+	if (!l) {
 		rc = EXIT_IO;
-		goto done;
-	}
-	l = xcalloc(1, sizeof(*l));
-	ledger_parse(log, len, l);
-	free(log);
-	if (l->recognised == 0) {
-		rc = EXIT_IO;
-		errorf(&err, "'%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
-		       path, l->lines);
-		goto done;
-	}
-	if (l->engine_error[0] && !l->target.present) {
-		rc = EXIT_IO;
-		errorf(&err, "'%s': the engine did not boot: %s", path, l->engine_error);
 		goto done;
 	}
 	out = ledger_to_json(l);
 	cmp.rows = json_array();
 	if (endpoint_path) {
-		enum zerr kind;
-		ep = endpoint_load(endpoint_path, &kind, &err);
-		int io = 0;
-		if (!ep || shape_load(ep, NULL, &c, &io, &err)) {
-			rc = cmd_exit(!ep ? kind : io ? Z_IO : Z_USAGE);
+		rc = compare_endpoint(endpoint_path, l, json, out, &cmp, &ep, &c, &err);
+		if (rc != EXIT_OK && rc != EXIT_NO)
 			goto done;
-		}
-		struct plan p;
-		if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
-		compare_all(&cmp, &p, l);
-		char finding[512];
-		const char *cpu = cpu_finding(&c.shape, l, finding, sizeof(finding));
-		json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
-		if (cpu && !json)
-			fprintf(stderr, "zealot: ledger: warning: %s\n", cpu);
-		json_object_set(out, "comparison", cmp.rows);
-		json_object_set_new(out, "verdict", json_string(cmp.diverged ? "differs" : "matches"));
-		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
 	}
 	if (record) {
 		int64_t id = 0;

@@ -233,6 +233,53 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	print_verdict(p);
 }
 
+/* The decode prediction's line, and where the headers came from. */
+static void print_decode(const struct shape_ctx *c, const struct rate *rt)
+{
+	printf("\ndecode at %llu tokens of context: %.2f MiB per token", (unsigned long long)rt->fill,
+	       rt->bytes_per_token / 1048576.0);
+	if (rt->tps_ceiling > 0)
+		printf(", ceiling %.1f tokens/s", rt->tps_ceiling);
+	for (unsigned i = 0; i < rt->n_dev; i++)
+		if (rt->dev[i].bytes_per_token > 0)
+			printf("%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt->dev[i].name,
+			       rt->dev[i].bytes_per_token / 1048576.0, rt->dev[i].ms_per_token,
+			       rt->dev[i].bandwidth_gbs);
+	printf("\n");
+	if (c->remote_reads)
+		printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
+		       "here yet: zealot fetch)\n",
+		       (unsigned long long)c->remote.requests, (unsigned long long)c->remote.bytes);
+}
+
+/* --cpu-features: CPU_FEATURES set as --set would. */
+static int set_cpu(struct endpoint *ep, const char *cpu, char **err)
+{
+	struct sb kv = {0};
+	sb_addf(&kv, "CPU_FEATURES=%s", cpu);
+	int bad = endpoint_set(ep, kv.s, err);
+	sb_release(&kv);
+	return bad;
+}
+
+/* plan --json: the plan, its decode prediction, its calibration (taken)
+ * and what was read over the network. */
+static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
+			    const struct rate *rt, json_t *cal)
+{
+	json_t *o = plan_to_json(ep, c, p);
+	json_object_set_new(o, "decode", plan_rate_json(rt, 1));
+	json_object_set_new(o, "calibration", cal ? cal : json_null());
+	json_object_set_new(o, "remote",
+			    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
+							"bytes", (json_int_t)c->remote.bytes)
+					    : json_null());
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
 int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
 		   struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
 {
@@ -276,27 +323,12 @@ int cmd_plan(int argc, char **argv)
 		return prc;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	enum zerr kind;
-	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
-	if (!ep) {
-		rc = cmd_exit(kind);
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	if (!ep)
 		goto done;
-	}
-	for (unsigned i = 0; i < sets.n; i++) {
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
-	}
-	if (cpu) {
-		struct sb kv = {0};
-		sb_addf(&kv, "CPU_FEATURES=%s", cpu);
-		int bad = endpoint_set(ep, kv.s, &err);
-		sb_release(&kv);
-		if (bad) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
+	if (cpu && set_cpu(ep, cpu, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	struct plan p;
 	json_t *cal = NULL;
@@ -326,34 +358,11 @@ int cmd_plan(int argc, char **argv)
 		goto done;
 	}
 	if (json) {
-		json_t *o = plan_to_json(ep, &c, &p);
-		json_object_set_new(o, "decode", plan_rate_json(&rt, 1));
-		json_object_set_new(o, "calibration", cal ? cal : json_null());
-		json_object_set_new(o, "remote",
-				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
-							       "bytes", (json_int_t)c.remote.bytes)
-						   : json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-		puts(s);
-		free(s);
-		json_decref(o);
+		print_plan_json(ep, &c, &p, &rt, cal);
 	} else {
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
-		printf("\ndecode at %llu tokens of context: %.2f MiB per token", (unsigned long long)rt.fill,
-		       rt.bytes_per_token / 1048576.0);
-		if (rt.tps_ceiling > 0)
-			printf(", ceiling %.1f tokens/s", rt.tps_ceiling);
-		for (unsigned i = 0; i < rt.n_dev; i++)
-			if (rt.dev[i].bytes_per_token > 0)
-				printf("%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt.dev[i].name,
-				       rt.dev[i].bytes_per_token / 1048576.0, rt.dev[i].ms_per_token,
-				       rt.dev[i].bandwidth_gbs);
-		printf("\n");
-		if (c.remote_reads)
-			printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
-			       "here yet: zealot fetch)\n",
-			       (unsigned long long)c.remote.requests, (unsigned long long)c.remote.bytes);
+		print_decode(&c, &rt);
 	}
 	free(cal_text);
 	rc = p.fits ? EXIT_OK : EXIT_NO;

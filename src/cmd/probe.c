@@ -34,6 +34,47 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
+/* --only: 0 when every name is a probe's, else says which is not. */
+static int unknown_probe(const char *only)
+{
+	for (const char *p = only; *p;) {
+		size_t m = strcspn(p, ",");
+		int known = 0;
+		for (size_t i = 0; i < probe_n_names; i++)
+			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+		if (!known)
+			return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
+		p += m + (p[m] == ',');
+	}
+	return 0;
+}
+
+/* The probes' results: one JSON object with the verdict, or a line each. */
+static void print_results(const char *url, const struct probe_results *res, int failed, int json)
+{
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "url", json_string(url));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < res->n; i++) {
+			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res->v[i].name, "status",
+					      probe_status_name(res->v[i].status), "evidence", res->v[i].evidence);
+			json_object_set_new(x, "law", res->v[i].law ? json_string(res->v[i].law) : json_null());
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "probes", arr);
+		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
+		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(str);
+		free(str);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < res->n; i++)
+			printf("%-4s %-12s %-4s %s\n", probe_status_name(res->v[i].status), res->v[i].name,
+			       res->v[i].law ? res->v[i].law : "", res->v[i].evidence);
+	}
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *endpoint = NULL, *only = NULL;
@@ -54,17 +95,8 @@ int cmd_probe(int argc, char **argv)
 		return prc;
 	const char *url = args.v[0];
 	opt_args_release(&args); /* the array; its strings are argv's */
-	if (only) {
-		for (const char *p = only; *p;) {
-			size_t m = strcspn(p, ",");
-			int known = 0;
-			for (size_t i = 0; i < probe_n_names; i++)
-				known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
-			if (!known)
-				return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
-			p += m + (p[m] == ',');
-		}
-	}
+	if (only && unknown_probe(only))
+		return EXIT_USAGE;
 	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL", url);
 	struct http_client c = {0};
@@ -109,27 +141,7 @@ int cmd_probe(int argc, char **argv)
 	int failed = 0;
 	for (size_t i = 0; i < res.n; i++)
 		failed |= res.v[i].status == PROBE_FAIL;
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "url", json_string(c.base));
-		json_t *arr = json_array();
-		for (size_t i = 0; i < res.n; i++) {
-			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res.v[i].name, "status",
-					      probe_status_name(res.v[i].status), "evidence", res.v[i].evidence);
-			json_object_set_new(x, "law", res.v[i].law ? json_string(res.v[i].law) : json_null());
-			json_array_append_new(arr, x);
-		}
-		json_object_set_new(o, "probes", arr);
-		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
-		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(str);
-		free(str);
-		json_decref(o);
-	} else {
-		for (size_t i = 0; i < res.n; i++)
-			printf("%-4s %-12s %-4s %s\n", probe_status_name(res.v[i].status), res.v[i].name,
-			       res.v[i].law ? res.v[i].law : "", res.v[i].evidence);
-	}
+	print_results(c.base, &res, failed, json);
 	probe_results_release(&res);
 	rc = failed ? EXIT_NO : EXIT_OK;
 done:

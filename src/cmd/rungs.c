@@ -214,17 +214,9 @@ int cmd_rungs(int argc, char **argv)
 		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
 		goto done;
 	}
-	enum zerr kind;
-	ep = endpoint_load(args.v[0], &kind, &err);
-	if (!ep) {
-		rc = cmd_exit(kind);
+	ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	if (!ep)
 		goto done;
-	}
-	for (unsigned i = 0; i < sets.n; i++)
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
 	int io = 0;
 	if (shape_load(ep, device, &c, &io, &err)) {
 		rc = io ? EXIT_IO : EXIT_USAGE;

@@ -222,6 +222,50 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 	       r->ms);
 }
 
+/* --accept, --host-bw, --fix and --vary into o; -1 with *err (usage). */
+static int solve_options(struct solve_opts *o, double accept, double host_bw, uint64_t slots,
+			 const struct opt_list *fixes, const struct opt_list *varies, char **err)
+{
+	if (accept < 0 || accept > 1) {
+		errorf(err, "--accept %g: a probability, 0 to 1", accept);
+		return -1;
+	}
+	if (host_bw < 0) {
+		errorf(err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
+		return -1;
+	}
+	for (unsigned i = 0; i < fixes->n; i++) {
+		const char *eq = strchr(fixes->v[i], '=');
+		char key[32];
+		if (!eq || eq == fixes->v[i] || (size_t)(eq - fixes->v[i]) >= sizeof(key)) {
+			errorf(err, "--fix '%s': expected KEY=VALUE", fixes->v[i]);
+			return -1;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - fixes->v[i]), fixes->v[i]);
+		if (!cand_key_ok(key)) {
+			errorf(err, "--fix '%s': %s is not a key a candidate shape may set", fixes->v[i], key);
+			return -1;
+		}
+		if (strcmp(key, "PARALLEL") == 0 && slots) {
+			errorf(err, "--fix PARALLEL and --slots say the same thing twice");
+			return -1;
+		}
+		if (cand_set(&o->fix, key, eq + 1)) {
+			errorf(err, "--fix '%s': too many or too long", fixes->v[i]);
+			return -1;
+		}
+	}
+	for (unsigned i = 0; i < varies->n; i++) {
+		if (o->n_vary == SOLVE_MAX_AXES) {
+			errorf(err, "--vary: at most %d keys", SOLVE_MAX_AXES);
+			return -1;
+		}
+		if (solve_axis_parse(varies->v[i], &o->vary[o->n_vary++], err))
+			return -1;
+	}
+	return 0;
+}
+
 int cmd_solve(int argc, char **argv)
 {
 	struct opt_list fixes = {0}, varies = {0};
@@ -263,50 +307,12 @@ int cmd_solve(int argc, char **argv)
 	o->rate.accept = accept;
 	o->rate.host_bw_gbs = host_bw;
 	rc = EXIT_USAGE;
-	if (accept < 0 || accept > 1) {
-		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
+	if (solve_options(o, accept, host_bw, slots, &fixes, &varies, &err))
 		goto done;
-	}
-	if (host_bw < 0) {
-		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
-		goto done;
-	}
-	for (unsigned i = 0; i < fixes.n; i++) {
-		const char *eq = strchr(fixes.v[i], '=');
-		char key[32];
-		if (!eq || eq == fixes.v[i] || (size_t)(eq - fixes.v[i]) >= sizeof(key)) {
-			errorf(&err, "--fix '%s': expected KEY=VALUE", fixes.v[i]);
-			goto done;
-		}
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - fixes.v[i]), fixes.v[i]);
-		if (!cand_key_ok(key)) {
-			errorf(&err, "--fix '%s': %s is not a key a candidate shape may set", fixes.v[i], key);
-			goto done;
-		}
-		if (strcmp(key, "PARALLEL") == 0 && slots) {
-			errorf(&err, "--fix PARALLEL and --slots say the same thing twice");
-			goto done;
-		}
-		if (cand_set(&o->fix, key, eq + 1)) {
-			errorf(&err, "--fix '%s': too many or too long", fixes.v[i]);
-			goto done;
-		}
-	}
-	for (unsigned i = 0; i < varies.n; i++) {
-		if (o->n_vary == SOLVE_MAX_AXES) {
-			errorf(&err, "--vary: at most %d keys", SOLVE_MAX_AXES);
-			goto done;
-		}
-		if (solve_axis_parse(varies.v[i], &o->vary[o->n_vary++], &err))
-			goto done;
-	}
 	rc = EXIT_OK;
-	enum zerr kind;
-	ep = endpoint_load(args.v[0], &kind, &err);
-	if (!ep) {
-		rc = cmd_exit(kind);
+	ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	if (!ep)
 		goto done;
-	}
 	int io = 0;
 	if (shape_load(ep, device, &c, &io, &err)) {
 		rc = io ? EXIT_IO : EXIT_USAGE;
