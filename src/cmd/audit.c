@@ -44,12 +44,17 @@ static long unit_main_pid(const char *unit)
 	return pid;
 }
 
-/* The unit's two drop-in directories. */
-static void unit_dirs(const char *unit, struct sb *d1, struct sb *d2)
+/* The unit's two drop-in directories, and its MainPID when it has one. */
+static void unit_facts(const char *unit, struct sb *d1, struct sb *d2, uint64_t *pid, struct sb *src)
 {
 	const char *suffix = strstr(unit, ".service") ? "" : ".service";
 	sb_addf(d1, "/etc/systemd/system/%s%s.d", unit, suffix);
 	sb_addf(d2, "/run/systemd/system/%s%s.d", unit, suffix);
+	long main = unit_main_pid(unit);
+	if (main > 0) {
+		*pid = (uint64_t)main;
+		sb_addf(src, "unit %s MainPID", unit);
+	}
 }
 
 /* No pid given or found by the unit: the process listening on the port. */
@@ -144,24 +149,16 @@ int cmd_audit(int argc, char **argv)
 	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
 	if (!ep)
 		goto done;
-	if (argv_render(ep, &want, &err)) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
 	uint64_t port = 0;
-	if (endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
+	if (argv_render(ep, &want, &err) || endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 ||
+	    port > 65535) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
 	if (unit) {
-		unit_dirs(unit, &d1, &d2);
+		unit_facts(unit, &d1, &d2, &pid, &src);
 		dirs[n_dirs++] = d1.s;
 		dirs[n_dirs++] = d2.s;
-		long main = unit_main_pid(unit);
-		if (main > 0) {
-			pid = (uint64_t)main;
-			sb_addf(&src, "unit %s MainPID", unit);
-		}
 	}
 	if (pid && !src.len)
 		sb_adds(&src, "--pid");

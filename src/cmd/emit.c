@@ -224,6 +224,27 @@ done:
 	return rc;
 }
 
+/* emit unit FILE: the unit, naming this zealot (or --zealot) and the file
+ * by absolute paths; NULL with *err when either cannot be resolved. */
+static char *unit_text(const struct endpoint *ep, const char *file, const char *zealot, const char *user, char **err)
+{
+	char self[PATH_MAX], abs[PATH_MAX];
+	if (!zealot) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0) {
+			errorf(err, "cannot find this binary's path (give --zealot)");
+			return NULL;
+		}
+		self[n] = '\0';
+		zealot = self;
+	}
+	if (!realpath(file, abs)) {
+		errorf(err, "cannot resolve '%s'", file);
+		return NULL;
+	}
+	return emit_unit(ep, zealot, abs, user);
+}
+
 int cmd_emit(int argc, char **argv)
 {
 	const char *user = NULL, *zealot = NULL, *outdir = ".", *ssh_config = NULL;
@@ -267,30 +288,14 @@ int cmd_emit(int argc, char **argv)
 	char *err = NULL, *out = NULL;
 	int rc = EXIT_OK;
 	struct shape_ctx c = {0};
-	enum zerr lk;
-	struct endpoint *ep = endpoint_load(file, &lk, &err);
-	if (!ep) {
-		rc = cmd_exit(lk);
+	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
+	if (!ep)
 		goto done;
-	}
 	if (kind == 0) {
-		char self[PATH_MAX], abs[PATH_MAX];
-		if (!zealot) {
-			ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-			if (n <= 0) {
-				rc = EXIT_IO;
-				errorf(&err, "cannot find this binary's path (give --zealot)");
-				goto done;
-			}
-			self[n] = '\0';
-			zealot = self;
-		}
-		if (!realpath(file, abs)) {
+		if (!(out = unit_text(ep, file, zealot, user, &err))) {
 			rc = EXIT_IO;
-			errorf(&err, "cannot resolve '%s'", file);
 			goto done;
 		}
-		out = emit_unit(ep, zealot, abs, user);
 	} else if (kind == 1) {
 		out = emit_prometheus(ep);
 	} else if (kind == 2) {
