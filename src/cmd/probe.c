@@ -45,6 +45,111 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
+/* --only: 0 when every name is a probe's, else says which is not. */
+static int unknown_probe(const char *only)
+{
+	for (const char *p = only; *p;) {
+		size_t m = strcspn(p, ",");
+		int known = 0;
+		for (size_t i = 0; i < probe_n_names; i++)
+			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+		if (!known)
+			return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
+		p += m + (p[m] == ',');
+	}
+	return 0;
+}
+
+/* The probes' results: one JSON object with the verdict, or a line each. */
+static void print_results(const char *url, const struct probe_results *res, int failed, int json)
+{
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "url", json_string(url));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < res->n; i++) {
+			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res->v[i].name, "status",
+					      probe_status_name(res->v[i].status), "evidence", res->v[i].evidence);
+			json_object_set_new(x, "law", res->v[i].law ? json_string(res->v[i].law) : json_null());
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "probes", arr);
+		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
+		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(str);
+		free(str);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < res->n; i++)
+			printf("%-4s %-12s %-4s %s\n", probe_status_name(res->v[i].status), res->v[i].name,
+			       res->v[i].law ? res->v[i].law : "", res->v[i].evidence);
+	}
+}
+
+/* The engine's base URL from the argument: http(s)://..., or HOST:PORT
+ * (or HOST), the engine's plain-HTTP address; no trailing slash. NULL when
+ * it is neither. */
+static char *base_url(const char *url)
+{
+	struct sb b = {0};
+	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0)
+		sb_adds(&b, url);
+	else if (!strstr(url, "://") && url[0] && url[0] != '/' && url[0] != '-')
+		sb_addf(&b, "http://%s", url);
+	else
+		return NULL;
+	while (b.len && b.s[b.len - 1] == '/')
+		b.s[--b.len] = '\0';
+	return sb_detach(&b);
+}
+
+/* --endpoint: what the probes expect of it (alias, slots, window,
+ * projector, effort values) and its API key. EXIT_OK, or the exit status
+ * with *err. */
+static int load_expect(const char *endpoint, struct http_client *c, struct probe_expect *e, struct endpoint **epp,
+		       struct shape_ctx *s, char **err)
+{
+	enum zerr kind;
+	struct endpoint *ep = *epp = endpoint_load(endpoint, &kind, err);
+	int io = 0;
+	struct plan p;
+	if (!ep || shape_load(ep, NULL, s, &io, err) ||
+	    plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
+		return cmd_exit(!ep ? kind : io ? Z_IO : Z_USAGE);
+	e->alias = endpoint_value(ep, "ALIAS");
+	e->slots = p.n_seq;
+	e->n_ctx_seq = p.n_ctx_seq;
+	e->projector = s->projector != NULL;
+	if (s->census->has_template && s->census->tpl.n_effort) {
+		e->efforts = (const char *const *)s->census->tpl.effort;
+		e->n_efforts = s->census->tpl.n_effort;
+		e->effort_raises = s->census->tpl.raises;
+	}
+	char *kf = endpoint_path(ep, "API_KEY_FILE");
+	if (kf) {
+		c->api_key = cmd_read_key(kf);
+		free(kf);
+	}
+	return EXIT_OK;
+}
+
+/* The scrape probe: whether the Prometheus at prometheus scrapes c's
+ * engine, appended to res. */
+static void run_scrape(const struct http_client *c, const char *prometheus, const struct endpoint *ep,
+		       struct probe_results *res)
+{
+	struct http_client pc = {0};
+	pc.base = xstrdup(prometheus);
+	for (size_t m = strlen(pc.base); m && pc.base[m - 1] == '/';)
+		pc.base[--m] = '\0';
+	pc.timeout_ms = c->timeout_ms < 30000 ? c->timeout_ms : 30000;
+	char *inst = scrape_instance(c->base);
+	res->v = xreallocarray(res->v, res->n + 1, sizeof(*res->v));
+	scrape_probe(&pc, ep ? ep->name : NULL, inst, &res->v[res->n++]);
+	free(inst);
+	free(pc.base);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *endpoint = NULL, *only = NULL, *prometheus = NULL;
@@ -67,32 +172,11 @@ int cmd_probe(int argc, char **argv)
 		return prc;
 	const char *url = args.v[0];
 	opt_args_release(&args); /* the array; its strings are argv's */
-	if (only) {
-		for (const char *p = only; *p;) {
-			size_t m = strcspn(p, ",");
-			int known = 0;
-			for (size_t i = 0; i < probe_n_names; i++)
-				known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
-			known |= m == 6 && strncmp(p, "scrape", 6) == 0;
-			if (!known)
-				return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
-			p += m + (p[m] == ',');
-		}
-	}
+	if (only && unknown_probe(only))
+		return EXIT_USAGE;
 	struct http_client c = {0};
-	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0) {
-		c.base = xstrdup(url);
-	} else if (!strstr(url, "://") && url[0] && url[0] != '/' && url[0] != '-') {
-		/* HOST:PORT (or HOST) is the engine's plain-HTTP address */
-		struct sb b = {0};
-		sb_addf(&b, "http://%s", url);
-		c.base = b.s;
-	} else {
+	if (!(c.base = base_url(url)))
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);
-	}
-	size_t n = strlen(c.base);
-	while (n && c.base[n - 1] == '/')
-		c.base[--n] = '\0';
 	c.timeout_ms = (long)timeout * 1000;
 	struct probe_expect e = {0};
 	e.projector = -1;
@@ -100,30 +184,8 @@ int cmd_probe(int argc, char **argv)
 	struct shape_ctx s = {0};
 	char *err = NULL;
 	int rc = EXIT_OK;
-	if (endpoint) {
-		ep = endpoint_load(endpoint, &err);
-		int io = 0;
-		struct plan p;
-		if (!ep || shape_load(ep, NULL, &s, &io, &err) ||
-		    plan_make(s.census->model, s.model->g, &s.shape, s.dev, &s.extras, &p, &err)) {
-			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
-			goto done;
-		}
-		e.alias = endpoint_value(ep, "ALIAS");
-		e.slots = p.n_seq;
-		e.n_ctx_seq = p.n_ctx_seq;
-		e.projector = s.projector != NULL;
-		if (s.census->has_template && s.census->tpl.n_effort) {
-			e.efforts = (const char *const *)s.census->tpl.effort;
-			e.n_efforts = s.census->tpl.n_effort;
-			e.effort_raises = s.census->tpl.raises;
-		}
-		char *kf = endpoint_path(ep, "API_KEY_FILE");
-		if (kf) {
-			c.api_key = cmd_read_key(kf);
-			free(kf);
-		}
-	}
+	if (endpoint && (rc = load_expect(endpoint, &c, &e, &ep, &s, &err)) != EXIT_OK)
+		goto done;
 	if (!prometheus && ep && endpoint_value(ep, "PROMETHEUS_URL") && *endpoint_value(ep, "PROMETHEUS_URL"))
 		prometheus = endpoint_value(ep, "PROMETHEUS_URL");
 	if (prometheus && strncmp(prometheus, "http://", 7) != 0 && strncmp(prometheus, "https://", 8) != 0) {
@@ -136,42 +198,12 @@ int cmd_probe(int argc, char **argv)
 	struct probe_results res = {0};
 	if (!only_scrape)
 		probe_run(&c, &e, only, &res);
-	if (want_scrape) {
-		struct http_client pc = {0};
-		pc.base = xstrdup(prometheus);
-		for (size_t m = strlen(pc.base); m && pc.base[m - 1] == '/';)
-			pc.base[--m] = '\0';
-		pc.timeout_ms = c.timeout_ms < 30000 ? c.timeout_ms : 30000;
-		char *inst = scrape_instance(c.base);
-		res.v = xreallocarray(res.v, res.n + 1, sizeof(*res.v));
-		scrape_probe(&pc, ep ? ep->name : NULL, inst, &res.v[res.n++]);
-		free(inst);
-		free(pc.base);
-	}
+	if (want_scrape)
+		run_scrape(&c, prometheus, ep, &res);
 	int failed = 0;
 	for (size_t i = 0; i < res.n; i++)
 		failed |= res.v[i].status == PROBE_FAIL;
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "url", json_string(c.base));
-		json_t *arr = json_array();
-		for (size_t i = 0; i < res.n; i++) {
-			json_t *x = json_pack("{s:s,s:s,s:s}", "name", res.v[i].name, "status",
-					      probe_status_name(res.v[i].status), "evidence", res.v[i].evidence);
-			json_object_set_new(x, "law", res.v[i].law ? json_string(res.v[i].law) : json_null());
-			json_array_append_new(arr, x);
-		}
-		json_object_set_new(o, "probes", arr);
-		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
-		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(str);
-		free(str);
-		json_decref(o);
-	} else {
-		for (size_t i = 0; i < res.n; i++)
-			printf("%-4s %-12s %-4s %s\n", probe_status_name(res.v[i].status), res.v[i].name,
-			       res.v[i].law ? res.v[i].law : "", res.v[i].evidence);
-	}
+	print_results(c.base, &res, failed, json);
 	probe_results_release(&res);
 	rc = failed ? EXIT_NO : EXIT_OK;
 done:
