@@ -55,8 +55,14 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
-static void list_keys(void)
+static void list_keys(int markdown)
 {
+	if (markdown) {
+		char *md = keys_markdown();
+		fputs(md, stdout);
+		free(md);
+		return;
+	}
 	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
@@ -208,13 +214,7 @@ int cmd_check(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	if (keys) {
-		if (markdown) {
-			char *md = keys_markdown();
-			fputs(md, stdout);
-			free(md);
-		} else {
-			list_keys();
-		}
+		list_keys(markdown);
 		opt_list_release(&sets);
 		opt_args_release(&args);
 		return EXIT_OK;

@@ -266,14 +266,20 @@ done:
 
 /* emit unit FILE: the unit, naming this zealot (or --zealot) and the file
  * by absolute paths; NULL with *err when either cannot be resolved. */
-static char *unit_text(const struct endpoint *ep, const char *file, const char *zealot, const char *user, char **err)
+static int unit_text(const struct endpoint *ep, const char *file, const char *zealot, const char *user, char **out,
+		     char **err)
 {
+	const char *u = user ? user : endpoint_value(ep, "USER");
+	if (u && *u && !quote_unit_user_ok(u))
+		return errorf(err, "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
+				   "User= line (law C02)"),
+		       EXIT_NO;
 	char self[PATH_MAX], abs[PATH_MAX];
 	if (!zealot) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (n <= 0) {
 			errorf(err, "cannot find this binary's path (give --zealot)");
-			return NULL;
+			return EXIT_IO;
 		}
 		self[n] = '\0';
 		zealot = self;
@@ -285,9 +291,10 @@ static char *unit_text(const struct endpoint *ep, const char *file, const char *
 	}
 	if (!realpath(file, abs)) {
 		errorf(err, "cannot resolve '%s'", file);
-		return NULL;
+		return EXIT_IO;
 	}
-	return emit_unit(ep, zealot, abs, user);
+	*out = emit_unit(ep, zealot, abs, user);
+	return EXIT_OK;
 }
 
 int cmd_emit(int argc, char **argv)
@@ -339,23 +346,12 @@ int cmd_emit(int argc, char **argv)
 		return emit_fleet(kind, file, (unsigned)minutes, outdir, ssh_config, reason);
 	char *err = NULL, *out = NULL;
 	int rc = EXIT_OK;
-	struct shape_ctx c = {0};
 	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
 	if (!ep)
 		goto done;
 	if (kind == 0) {
-		const char *u = user ? user : endpoint_value(ep, "USER");
-		if (u && *u && !quote_unit_user_ok(u)) {
-			rc = EXIT_NO;
-			errorf(&err,
-			       "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
-			       "User= line (law C02)");
+		if ((rc = unit_text(ep, file, zealot, user, &out, &err)) != EXIT_OK)
 			goto done;
-		}
-		if (!(out = unit_text(ep, file, zealot, user, &err))) {
-			rc = EXIT_IO;
-			goto done;
-		}
 	} else if (kind == 1) {
 		out = emit_prometheus(ep);
 	} else if (kind == 2) {
@@ -375,7 +371,6 @@ done:
 		cmd_fail(rc, "emit: %s", err);
 	free(err);
 	free(out);
-	shape_release(&c);
 	endpoint_free(ep);
 	return rc;
 }

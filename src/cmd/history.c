@@ -169,6 +169,45 @@ static void redact_json(json_t *j, const char *name)
 	}
 }
 
+/* The eras (each with the one before it), the boots outside a deploy and
+ * the attempts of name (NULL: every endpoint) into out. 0, or -1 with *err. */
+static int collect(struct store *st, const char *name, json_t *out, char **err)
+{
+	struct store_era *e;
+	size_t n;
+	if (store_era_list(st, name, &e, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct store_era *prev = NULL;
+		for (size_t j = i; j-- > 0;)
+			if (strcmp(e[j].endpoint, e[i].endpoint) == 0) {
+				prev = &e[j];
+				break;
+			}
+		json_t *ej = eras_era_json(st, &e[i], prev, err);
+		if (!ej) {
+			store_eras_free(e, n);
+			return -1;
+		}
+		json_array_append_new(json_object_get(out, "eras"), ej);
+	}
+	store_eras_free(e, n);
+	struct store_boot *b;
+	if (store_boot_list_endpoint(st, name, &b, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (b[i].era_id == 0)
+			json_array_append_new(json_object_get(out, "boots"), eras_boot_json(&b[i]));
+	store_boots_free(b, n);
+	struct store_attempt *a;
+	if (store_attempt_list(st, name, &a, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(json_object_get(out, "attempts"), eras_attempt_json(&a[i]));
+	store_attempts_free(a, n);
+	return 0;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	int json = 0, rc = EXIT_OK;
@@ -191,46 +230,9 @@ int cmd_history(int argc, char **argv)
 		rc = EXIT_IO;
 		goto done;
 	}
-	if (st) {
-		struct store_era *e;
-		size_t n;
-		if (store_era_list(st, name, &e, &n, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++) {
-			const struct store_era *prev = NULL;
-			for (size_t j = i; j-- > 0;)
-				if (strcmp(e[j].endpoint, e[i].endpoint) == 0) {
-					prev = &e[j];
-					break;
-				}
-			json_t *ej = eras_era_json(st, &e[i], prev, &err);
-			if (!ej) {
-				store_eras_free(e, n);
-				rc = EXIT_IO;
-				goto done;
-			}
-			json_array_append_new(json_object_get(out, "eras"), ej);
-		}
-		store_eras_free(e, n);
-		struct store_boot *b;
-		if (store_boot_list_endpoint(st, name, &b, &n, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (b[i].era_id == 0)
-				json_array_append_new(json_object_get(out, "boots"), eras_boot_json(&b[i]));
-		store_boots_free(b, n);
-		struct store_attempt *a;
-		if (store_attempt_list(st, name, &a, &n, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(json_object_get(out, "attempts"), eras_attempt_json(&a[i]));
-		store_attempts_free(a, n);
+	if (st && collect(st, name, out, &err)) {
+		rc = EXIT_IO;
+		goto done;
 	}
 	/* the stored endpoint text keeps what rollback restores; what is shown
 	 * holds no secret (a URL's userinfo, a secret's value) */

@@ -285,6 +285,22 @@ static int write_prom(const char *path, const struct endpoint *ep, const struct 
 	return rc;
 }
 
+/* What is wrong with the options together, or NULL; --prom without
+ * --endpoint takes --record's file. */
+static const char *usage_problem(const char *settled, const char *record, const char *prom, const char **endpoint_path,
+				 uint64_t *settled_mib)
+{
+	if (settled && !record && !prom)
+		return "--settled-used goes with --record or --prom";
+	if (prom && !*endpoint_path)
+		*endpoint_path = record;
+	if (prom && !*endpoint_path)
+		return "--prom needs --endpoint (the plan the ledger is held to)";
+	if (settled && parse_u64(settled, settled_mib))
+		return "--settled-used is a whole number of MiB";
+	return NULL;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
 	const char *endpoint_path = NULL, *record = NULL, *settled = NULL, *prom = NULL;
@@ -303,20 +319,11 @@ int cmd_ledger(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	const char *path = args.v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
-	if (settled && !record && !prom) {
-		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--settled-used goes with --record or --prom");
-	}
-	if (prom && !endpoint_path)
-		endpoint_path = record;
-	if (prom && !endpoint_path) {
-		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--prom needs --endpoint (the plan the ledger is held to)");
-	}
 	uint64_t settled_mib = 0;
-	if (settled && parse_u64(settled, &settled_mib)) {
+	const char *bad = usage_problem(settled, record, prom, &endpoint_path, &settled_mib);
+	if (bad) {
 		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--settled-used is a whole number of MiB");
+		return opt_usage_error("ledger", &help, bad);
 	}
 	char *err = NULL;
 	struct endpoint *ep = NULL;
