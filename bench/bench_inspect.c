@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < iters; i++) {
 		char *err = NULL;
 		double t0 = mono_ms();
-		struct gguf_file *f = gguf_open(argv[1], &err);
+		struct gguf_file *f = gguf_open(argv[1], NULL, &err);
 		struct census *c = f ? census_take(f->g, &err) : NULL;
 		t[i] = mono_ms() - t0;
 		if (!c) {

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 		char *err = NULL;
 		int io;
 		double t0 = mono_ms();
-		struct endpoint *ep = endpoint_load(argv[1], &err);
+		struct endpoint *ep = endpoint_load(argv[1], NULL, &err);
 		struct shape_ctx c;
 		struct plan p;
 		if (!ep || shape_load(ep, NULL, &c, &io, &err) ||

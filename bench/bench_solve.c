@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		n = 1;
 	char *err = NULL;
 	int io;
-	struct endpoint *ep = endpoint_load(argv[1], &err);
+	struct endpoint *ep = endpoint_load(argv[1], NULL, &err);
 	struct shape_ctx c;
 	if (!ep || shape_load(ep, NULL, &c, &io, &err)) {
 		fprintf(stderr, "bench_solve: %s\n", err ? err : "cannot load");

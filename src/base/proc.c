@@ -26,7 +26,7 @@ void proc_result_release(struct proc_result *r)
 }
 
 /* Read what is there; 0 at end of file. */
-static int drain(int fd, struct sb *b, size_t max)
+int fd_drain(int fd, struct sb *b, size_t max)
 {
 	char buf[8192];
 	ssize_t n = read(fd, buf, sizeof(buf));
@@ -170,7 +170,7 @@ static int run(const char *const *argv, const struct proc_sandbox *sb, long time
 		for (int i = 0; i < 2 && n > 0; i++) {
 			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (!drain(fds[i].fd, i == 0 ? &r->out : &r->err, max_bytes)) {
+			if (!fd_drain(fds[i].fd, i == 0 ? &r->out : &r->err, max_bytes)) {
 				close(fds[i].fd);
 				fds[i].fd = -1;
 				open_fds--;

@@ -37,4 +37,9 @@ int proc_run_sandboxed(const char *const *argv, const struct proc_sandbox *sb, l
 		       struct proc_result *r, char **err);
 void proc_result_release(struct proc_result *r);
 
+/* Read what fd has into b, keeping at most max bytes in all (the rest is
+ * read and dropped). 1 while fd may have more, 0 at its end or on an
+ * error. */
+int fd_drain(int fd, struct sb *b, size_t max);
+
 #endif

@@ -152,6 +152,23 @@ char *sb_detach(struct sb *b)
 	return s;
 }
 
+char *xvstrf(const char *fmt, va_list ap)
+{
+	struct sb b = {0};
+	sb_vaddf(&b, fmt, ap);
+	return sb_detach(&b);
+}
+
+char *path_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
 int errorf(char **err, const char *fmt, ...)
 {
 	if (err) {
@@ -309,17 +326,26 @@ int open_regular(const char *path, char **err)
 {
 	struct stat st;
 	/* a socket cannot be opened at all: name it from stat */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return errorf(err, "cannot read '%s': it is not a regular file (%s)", path, file_kind(st.st_mode));
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		errorf(err, "cannot read '%s': it is not a regular file (%s)", path, file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
+	}
 	/* O_NONBLOCK: a FIFO swapped in after the stat still cannot block the open */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return errorf(err, "cannot open '%s': %s", path, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		errorf(err, "cannot open '%s': %s", path, strerror(e));
+		errno = e; /* the caller may tell a missing file (ENOENT) from the rest */
+		return -1;
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		int e = errno;
 		close(fd);
-		return errorf(err, "cannot read '%s': it is not a regular file (%s)", path,
-			      S_ISREG(st.st_mode) ? strerror(e) : file_kind(st.st_mode));
+		errorf(err, "cannot read '%s': it is not a regular file (%s)", path,
+		       S_ISREG(st.st_mode) ? strerror(e) : file_kind(st.st_mode));
+		errno = EINVAL;
+		return -1;
 	}
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)

@@ -40,6 +40,13 @@ void sb_add_json_str(struct sb *b, const char *s, size_t n);
 /* Hand the string to the caller (who frees it) and reset the buffer. */
 char *sb_detach(struct sb *b);
 
+/* A formatted, allocated string. */
+char *xvstrf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* The directory part of a path: "." for a bare name, "/" for a file in
+ * the root. Allocated. */
+char *path_dir(const char *path);
+
 /* Set *err (when err is not NULL) to a formatted, allocated message and
  * return -1, so library code can say `return errorf(err, "...")`. */
 int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,7 +55,9 @@ int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * can block: a FIFO opened plainly waits for a writer forever, a device
  * reads without end. Returns the fd (blocking, O_CLOEXEC), or -1 with
  * *err: "cannot open 'P': why", or "cannot read 'P': it is not a regular
- * file (a FIFO)" (both start "cannot": an I/O failure, exit 3). */
+ * file (a FIFO)" (both start "cannot": an I/O failure, exit 3); errno is
+ * ENOENT for a missing file (zerr_of_errno tells it), EINVAL for one that is
+ * not regular. */
 int open_regular(const char *path, char **err);
 
 /* Parse a whole decimal unsigned integer (no sign, no spaces, no suffix).

@@ -39,16 +39,9 @@ int cmd_argv(int argc, char **argv)
 		return prc;
 	char *err = NULL;
 	struct argv_list a = {0};
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
-	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	if (!ep)
 		goto done;
-	}
-	for (unsigned i = 0; i < sets.n; i++)
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
 	if (argv_render(ep, &a, &err)) {
 		rc = EXIT_USAGE;
 		goto done;

@@ -44,6 +44,75 @@ static long unit_main_pid(const char *unit)
 	return pid;
 }
 
+/* The unit's two drop-in directories, and its MainPID when it has one. */
+static void unit_facts(const char *unit, struct sb *d1, struct sb *d2, uint64_t *pid, struct sb *src)
+{
+	const char *suffix = strstr(unit, ".service") ? "" : ".service";
+	sb_addf(d1, "/etc/systemd/system/%s%s.d", unit, suffix);
+	sb_addf(d2, "/run/systemd/system/%s%s.d", unit, suffix);
+	long main = unit_main_pid(unit);
+	if (main > 0) {
+		*pid = (uint64_t)main;
+		sb_addf(src, "unit %s MainPID", unit);
+	}
+}
+
+/* No pid given or found by the unit: the process listening on the port. */
+static int listener_pid(unsigned port, const char *unit, uint64_t *pid, struct sb *src, char **err)
+{
+	pid_t l[4];
+	size_t n = audit_listeners(port, l, 4);
+	if (!n)
+		return errorf(err, "no engine found: nothing listens on port %u%s", port,
+			      unit ? " and the unit has no MainPID" : "");
+	*pid = (uint64_t)l[0];
+	sb_addf(src, "the listener on port %u", port);
+	return 0;
+}
+
+/* The unit is not running, yet the port answers: a hand-started engine
+ * behind a failed unit (A02: stop it by PID). */
+static void unit_down_row(struct audit *a, const char *unit, uint64_t pid)
+{
+	struct sb live = {0};
+	sb_addf(&live, "not running; pid %llu answers the port", (unsigned long long)pid);
+	a->rows = xreallocarray(a->rows, a->n + 1, sizeof(*a->rows));
+	a->rows[a->n++] =
+	    (struct audit_row){xstrdup(unit), xstrdup("running, MainPID answers the port"), sb_detach(&live), 1, "A02"};
+	a->divergences++;
+}
+
+/* The audit's rows: one JSON object, or a table. */
+static void print_audit(const struct endpoint *ep, unsigned long long pid, const char *found_by, const struct audit *a,
+			int json)
+{
+	if (json) {
+		json_t *o = json_pack("{s:s,s:I,s:s,s:I}", "endpoint", ep->name, "pid", (json_int_t)pid, "found_by",
+				      found_by, "divergences", (json_int_t)a->divergences);
+		json_t *rows = json_array();
+		for (size_t i = 0; i < a->n; i++) {
+			json_t *r =
+			    json_pack("{s:s,s:s,s:s,s:b}", "what", a->rows[i].what, "intended", a->rows[i].intended,
+				      "live", a->rows[i].live, "diverges", a->rows[i].diverges);
+			json_object_set_new(r, "law", a->rows[i].law ? json_string(a->rows[i].law) : json_null());
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(o, "rows", rows);
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("audit %s: pid %llu (%s)\n\n", ep->name, pid, found_by);
+		printf("   %-24s %-40s %s\n", "", "intended", "live");
+		for (size_t i = 0; i < a->n; i++)
+			printf("%s %-24s %-40s %s%s%s\n", a->rows[i].diverges ? "!!" : "  ", a->rows[i].what,
+			       a->rows[i].intended, a->rows[i].live, a->rows[i].law ? "  " : "",
+			       a->rows[i].law ? a->rows[i].law : "");
+		printf("\n%zu divergence%s\n", a->divergences, a->divergences == 1 ? "" : "s");
+	}
+}
+
 int cmd_audit(int argc, char **argv)
 {
 	uint64_t pid = 0;
@@ -77,87 +146,35 @@ int cmd_audit(int argc, char **argv)
 	struct audit a = {0};
 	char *model = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
-	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	if (!ep)
 		goto done;
-	}
-	if (argv_render(ep, &want, &err)) {
-		rc = EXIT_USAGE;
-		goto done;
-	}
 	uint64_t port = 0;
-	if (endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
+	if (argv_render(ep, &want, &err) || endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 ||
+	    port > 65535) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
 	if (unit) {
-		const char *suffix = strstr(unit, ".service") ? "" : ".service";
-		sb_addf(&d1, "/etc/systemd/system/%s%s.d", unit, suffix);
-		sb_addf(&d2, "/run/systemd/system/%s%s.d", unit, suffix);
+		unit_facts(unit, &d1, &d2, &pid, &src);
 		dirs[n_dirs++] = d1.s;
 		dirs[n_dirs++] = d2.s;
-		long main = unit_main_pid(unit);
-		if (main > 0) {
-			pid = (uint64_t)main;
-			sb_addf(&src, "unit %s MainPID", unit);
-		}
 	}
 	if (pid && !src.len)
 		sb_adds(&src, "--pid");
 	int unit_down = unit && !pid;
-	if (!pid) {
-		pid_t l[4];
-		size_t n = audit_listeners((unsigned)port, l, 4);
-		if (!n) {
-			errorf(&err, "no engine found: nothing listens on port %llu%s", (unsigned long long)port,
-			       unit ? " and the unit has no MainPID" : "");
-			rc = EXIT_IO;
-			goto done;
-		}
-		pid = (uint64_t)l[0];
-		sb_addf(&src, "the listener on port %llu", (unsigned long long)port);
+	if (!pid && listener_pid((unsigned)port, unit, &pid, &src, &err)) {
+		rc = EXIT_IO;
+		goto done;
 	}
 	model = endpoint_path(ep, "MODEL_FILE");
 	if (audit_run((pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}
-	if (unit_down) {
-		/* the unit is not running, yet the port answers: a hand-started
-		 * engine behind a failed unit (A02: stop it by PID) */
-		struct sb live = {0};
-		sb_addf(&live, "not running; pid %llu answers the port", (unsigned long long)pid);
-		a.rows = xreallocarray(a.rows, a.n + 1, sizeof(*a.rows));
-		a.rows[a.n++] = (struct audit_row){xstrdup(unit), xstrdup("running, MainPID answers the port"),
-						   sb_detach(&live), 1, "A02"};
-		a.divergences++;
-	}
-	if (json) {
-		json_t *o = json_pack("{s:s,s:I,s:s,s:I}", "endpoint", ep->name, "pid", (json_int_t)pid, "found_by",
-				      src.s, "divergences", (json_int_t)a.divergences);
-		json_t *rows = json_array();
-		for (size_t i = 0; i < a.n; i++) {
-			json_t *r =
-			    json_pack("{s:s,s:s,s:s,s:b}", "what", a.rows[i].what, "intended", a.rows[i].intended,
-				      "live", a.rows[i].live, "diverges", a.rows[i].diverges);
-			json_object_set_new(r, "law", a.rows[i].law ? json_string(a.rows[i].law) : json_null());
-			json_array_append_new(rows, r);
-		}
-		json_object_set_new(o, "rows", rows);
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(s);
-		free(s);
-		json_decref(o);
-	} else {
-		printf("audit %s: pid %llu (%s)\n\n", ep->name, (unsigned long long)pid, src.s);
-		printf("   %-24s %-40s %s\n", "", "intended", "live");
-		for (size_t i = 0; i < a.n; i++)
-			printf("%s %-24s %-40s %s%s%s\n", a.rows[i].diverges ? "!!" : "  ", a.rows[i].what,
-			       a.rows[i].intended, a.rows[i].live, a.rows[i].law ? "  " : "",
-			       a.rows[i].law ? a.rows[i].law : "");
-		printf("\n%zu divergence%s\n", a.divergences, a.divergences == 1 ? "" : "s");
-	}
+	if (unit_down)
+		unit_down_row(&a, unit, pid);
+	print_audit(ep, (unsigned long long)pid, src.s, &a, json);
 	rc = a.divergences ? EXIT_NO : EXIT_OK;
 done:
 	if (err)

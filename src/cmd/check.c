@@ -55,8 +55,14 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
-static void list_keys(void)
+static void list_keys(int markdown)
 {
+	if (markdown) {
+		char *md = keys_markdown();
+		fputs(md, stdout);
+		free(md);
+		return;
+	}
 	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
@@ -93,6 +99,102 @@ static int by_severity(const void *a, const void *b)
 	return strcmp(x->law, y->law);
 }
 
+/* An endpoint file that does not parse is itself a finding: C01 for an
+ * unknown key, C02 for the syntax. */
+static int print_unparsed(const char *path, const char *err, int json)
+{
+	/* a file that does not parse is itself a finding: C09 for an engine
+	 * variable (LLAMA_ARG_*), C01 for an unknown key, C02 for the syntax */
+	const char *law = err && strstr(err, "(law C09)")     ? "C09"
+			  : err && strstr(err, "unknown key") ? "C01"
+			  : err && strstr(err, "law C10")     ? "C10"
+							      : "C02";
+	if (json) {
+		json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law", law,
+				      "severity", "error", "reason", err, "errors", 1, "warnings", 0);
+		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *s = redact_text(raw);
+		free(raw);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		char *safe = redact_text(err);
+		printf("error   %s  %s\n\n1 error, 0 warnings\n", law, safe);
+		free(safe);
+	}
+	return EXIT_NO;
+}
+
+/* --boot-log FILE is there to be read (S16 reads it later). */
+static int boot_log_readable(const char *boot_log)
+{
+	FILE *bl = fopen(boot_log, "r");
+	if (!bl)
+		return cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
+	fclose(bl);
+	return EXIT_OK;
+}
+
+/* What stopped the payload from being read or priced, as a finding (C03
+ * for a file that cannot be read, C02 for a value); takes err. */
+static void add_load_finding(struct findings *fs, char *err, int io)
+{
+	fs->v = xreallocarray(fs->v, fs->n + 1, sizeof(*fs->v));
+	struct finding *f = &fs->v[fs->n++];
+	memset(f, 0, sizeof(*f));
+	f->law = io ? "C03" : "C02";
+	f->sev = SEV_ERROR;
+	f->reason = err;
+	f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
+}
+
+/* The findings: one JSON object, or a line each and the counts. */
+static void print_findings(const struct endpoint *ep, const struct findings *fs, const struct shape_ctx *c,
+			   const struct plan *p, size_t errors, size_t warnings, int json)
+{
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "endpoint", json_string(ep->path));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < fs->n; i++) {
+			const struct finding *f = &fs->v[i];
+			json_t *x = json_pack("{s:s,s:s,s:s,s:s}", "law", f->law, "severity", severity_name(f->sev),
+					      "reason", f->reason, "fix", f->fix);
+			json_object_set_new(x, "key", f->key ? json_string(f->key) : json_null());
+			json_object_set_new(x, "line", f->line > 0 ? json_integer(f->line) : json_null());
+			json_array_append_new(arr, x);
+		}
+		json_object_set_new(o, "findings", arr);
+		/* what the file sets, as zealot (and systemd's EnvironmentFile=, law C10) read it */
+		json_t *kv = json_object();
+		for (size_t i = 0; i < keys_count(); i++)
+			if (ep->e[i].value && ep->e[i].line > 0)
+				json_object_set_new(kv, ep->e[i].def->name, json_string(ep->e[i].value));
+		json_object_set_new(o, "keys", kv);
+		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
+		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
+		if (p)
+			json_object_set_new(o, "verdict", json_string(p->fits ? "fits" : "refused"));
+		json_object_set_new(o, "remote",
+				    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
+								"bytes", (json_int_t)c->remote.bytes)
+						    : json_null());
+		/* no secret in the output: a URL's userinfo, a secret's value */
+		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *s = redact_text(raw);
+		free(raw);
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		for (size_t i = 0; i < fs->n; i++)
+			print_finding(ep, &fs->v[i]);
+		printf("%s%zu error%s, %zu warning%s\n", fs->n ? "\n" : "", errors, errors == 1 ? "" : "s", warnings,
+		       warnings == 1 ? "" : "s");
+	}
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct opt_list sets = {0};
@@ -112,13 +214,7 @@ int cmd_check(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	if (keys) {
-		if (markdown) {
-			char *md = keys_markdown();
-			fputs(md, stdout);
-			free(md);
-		} else {
-			list_keys();
-		}
+		list_keys(markdown);
 		opt_list_release(&sets);
 		opt_args_release(&args);
 		return EXIT_OK;
@@ -134,49 +230,17 @@ int cmd_check(int argc, char **argv)
 	struct shape_ctx c = {0};
 	struct plan p;
 	int have_plan = 0;
-	struct endpoint *ep = endpoint_load(path, &err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(path, &kind, &err);
 	if (!ep) {
-		/* a file that does not parse is itself a finding: C09 for an
-		 * engine variable (LLAMA_ARG_*), C01 for an unknown key, C02 for
-		 * the syntax */
-		if (err && strncmp(err, "cannot", 6) == 0) {
-			rc = cmd_fail(EXIT_IO, "check: %s", err);
-			goto done;
-		}
-		const char *law = err && strstr(err, "(law C09)")     ? "C09"
-				  : err && strstr(err, "unknown key") ? "C01"
-				  : err && strstr(err, "law C10")     ? "C10"
-								      : "C02";
-		if (json) {
-			json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law",
-					      law, "severity", "error", "reason", err, "errors", 1, "warnings", 0);
-			char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			char *s = redact_text(raw);
-			free(raw);
-			puts(s);
-			free(s);
-			json_decref(o);
-		} else {
-			char *safe = redact_text(err);
-			printf("error   %s  %s\n\n1 error, 0 warnings\n", law, safe);
-			free(safe);
-		}
-		rc = EXIT_NO;
+		rc = kind != ZE_USAGE ? cmd_fail(cmd_exit(kind), "check: %s", err) : print_unparsed(path, err, json);
 		goto done;
 	}
-	if (boot_log) {
-		FILE *bl = fopen(boot_log, "r");
-		if (!bl) {
-			rc = cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
-			goto done;
-		}
-		fclose(bl);
-	}
-	for (unsigned i = 0; i < sets.n; i++) {
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = cmd_fail(EXIT_USAGE, "check: %s", err);
-			goto done;
-		}
+	if (boot_log && (rc = boot_log_readable(boot_log)) != EXIT_OK)
+		goto done;
+	if (cmd_apply_sets(ep, &sets, &err)) {
+		rc = cmd_fail(EXIT_USAGE, "check: %s", err);
+		goto done;
 	}
 	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs);
 	/* The payload laws and the fit need the headers; a file that is
@@ -189,13 +253,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (err && (io || findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
 	    !strstr(err, "No such file")) {
-		fs.v = xreallocarray(fs.v, fs.n + 1, sizeof(*fs.v));
-		struct finding *f = &fs.v[fs.n++];
-		memset(f, 0, sizeof(*f));
-		f->law = io ? "C03" : "C02";
-		f->sev = SEV_ERROR;
-		f->reason = err;
-		f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
+		add_load_finding(&fs, err, io);
 		err = NULL;
 	}
 	struct laws_evidence ev = {boot_log};
@@ -204,46 +262,7 @@ int cmd_check(int argc, char **argv)
 	size_t errors = findings_errors(&fs), warnings = 0;
 	for (size_t i = 0; i < fs.n; i++)
 		warnings += fs.v[i].sev == SEV_WARNING;
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "endpoint", json_string(ep->path));
-		json_t *arr = json_array();
-		for (size_t i = 0; i < fs.n; i++) {
-			const struct finding *f = &fs.v[i];
-			json_t *x = json_pack("{s:s,s:s,s:s,s:s}", "law", f->law, "severity", severity_name(f->sev),
-					      "reason", f->reason, "fix", f->fix);
-			json_object_set_new(x, "key", f->key ? json_string(f->key) : json_null());
-			json_object_set_new(x, "line", f->line > 0 ? json_integer(f->line) : json_null());
-			json_array_append_new(arr, x);
-		}
-		json_object_set_new(o, "findings", arr);
-		/* what the file sets, as zealot (and systemd's EnvironmentFile=, law C10) read it */
-		json_t *kv = json_object();
-		for (size_t i = 0; i < endpoint_n_keys; i++)
-			if (ep->e[i].value && ep->e[i].line > 0)
-				json_object_set_new(kv, ep->e[i].def->name, json_string(ep->e[i].value));
-		json_object_set_new(o, "keys", kv);
-		json_object_set_new(o, "errors", json_integer((json_int_t)errors));
-		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
-		if (have_plan)
-			json_object_set_new(o, "verdict", json_string(p.fits ? "fits" : "refused"));
-		json_object_set_new(o, "remote",
-				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
-							       "bytes", (json_int_t)c.remote.bytes)
-						   : json_null());
-		/* no secret in the output: a URL's userinfo, a secret's value */
-		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		char *s = redact_text(raw);
-		free(raw);
-		puts(s);
-		free(s);
-		json_decref(o);
-	} else {
-		for (size_t i = 0; i < fs.n; i++)
-			print_finding(ep, &fs.v[i]);
-		printf("%s%zu error%s, %zu warning%s\n", fs.n ? "\n" : "", errors, errors == 1 ? "" : "s", warnings,
-		       warnings == 1 ? "" : "s");
-	}
+	print_findings(ep, &fs, &c, have_plan ? &p : NULL, errors, warnings, json);
 	rc = errors ? EXIT_NO : EXIT_OK;
 done:
 	free(err);

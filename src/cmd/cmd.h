@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../base/zerr.h"
+
 enum {
 	EXIT_OK = 0,
 	EXIT_NO = 1,
@@ -69,6 +71,34 @@ int cmd_law_known(const char *id);
 /* zealot-endpoint(5) / docs/endpoint.md from the endpoint key table. */
 void cmd_endpoint_page(FILE *f, int fmt);
 
+struct endpoint;
+struct shape_ctx;
+struct plan;
+/* What `zealot plan ENDPOINT` prices, for every command that plans one
+ * endpoint as plan does: the shape (device overrides DEVICE; cpu_source, if
+ * given, names where CPU_FEATURES came from), the plan, and with calibrate
+ * its calibration from the store (*cal, *cal_text as calib_apply gives
+ * them). Returns EXIT_OK, or EXIT_USAGE / EXIT_IO with *err. A store that
+ * cannot be read is no failure: *warn says why the plan is not calibrated.
+ * The caller releases c, cal, cal_text and warn. */
+int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
+		   struct shape_ctx *c, struct plan *p, struct json_t **cal, char **cal_text, char **warn, char **err);
+
+/* One JSON value, indented, on stdout. */
+void cmd_print_json(struct json_t *o);
+/* The device profiles, for --help. */
+void cmd_devices(FILE *f);
+/* The endpoint file at path with every --set KEY=VALUE of sets applied
+ * (sets may be NULL): the endpoint, or NULL with *err and *rc the exit
+ * status (the file's kind; a --set that does not take is usage). */
+struct opt_list;
+struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err);
+/* Every --set KEY=VALUE of sets (may be NULL) applied to ep; -1 with *err
+ * at the first that does not take. */
+int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err);
+/* The exit status of a failure's kind: the one place a kind becomes a
+ * status (ZE_USAGE 2, ZE_REFUSED 1, ZE_NOTFOUND and ZE_IO 3, ZE_OK 0). */
+int cmd_exit(enum zerr kind);
 /* Print `zealot: <what>` to stderr and return code. */
 int cmd_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when argv[i] is -h or --help. */

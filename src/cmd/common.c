@@ -1,3 +1,4 @@
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -5,7 +6,10 @@
 
 #include "../base/redact.h"
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../plan/device.h"
 #include "cmd.h"
+#include "options.h"
 
 int cmd_fail(int code, const char *fmt, ...)
 {
@@ -20,6 +24,42 @@ int cmd_fail(int code, const char *fmt, ...)
 	free(safe);
 	sb_release(&b);
 	return code;
+}
+
+int cmd_exit(enum zerr kind)
+{
+	switch (kind) {
+	case ZE_OK: return EXIT_OK;
+	case ZE_REFUSED: return EXIT_NO;
+	case ZE_USAGE: return EXIT_USAGE;
+	case ZE_NOTFOUND:
+	case ZE_IO: return EXIT_IO;
+	}
+	return EXIT_IO;
+}
+
+struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err)
+{
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(path, &kind, err);
+	if (!ep) {
+		*rc = cmd_exit(kind);
+		return NULL;
+	}
+	if (cmd_apply_sets(ep, sets, err)) {
+		endpoint_free(ep);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	return ep;
+}
+
+int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err)
+{
+	for (unsigned i = 0; sets && i < sets->n; i++)
+		if (endpoint_set(ep, sets->v[i], err))
+			return -1;
+	return 0;
 }
 
 int cmd_is_help(const char *arg)
@@ -78,4 +118,25 @@ char *cmd_read_key(const char *path)
 	}
 	fclose(f);
 	return key;
+}
+
+void cmd_print_json(json_t *o)
+{
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	puts(s);
+	free(s);
+}
+
+void cmd_devices(FILE *f)
+{
+	fprintf(f, "devices:\n");
+	for (unsigned i = 0; i < device_n_profiles; i++) {
+		const struct device *d = &device_profiles[i];
+		if (d->backend == DEVICE_CPU)
+			fprintf(f, "  %-14s %s\n", d->name, d->note);
+		else
+			fprintf(f, "  %-14s %6llu MiB advertised, %6llu addressable, %4u GB/s\n", d->name,
+				(unsigned long long)d->advertised_mib, (unsigned long long)d->addressable_mib,
+				d->bandwidth_gbs);
+	}
 }

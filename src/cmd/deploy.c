@@ -11,8 +11,9 @@
 #include "../deploy/deploy.h"
 #include "../live/ledger.h"
 #include "../live/probe.h"
+#include "../plan/report.h"
+#include "../store/calib.h"
 #include "../store/store.h"
-#include "calib.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -352,6 +353,16 @@ static int run(const char *cmd, struct deploy_opts *o, int json)
 	return rc;
 }
 
+/* The options deploy and rollback share. */
+#define RUN_OPTS                                                                                                       \
+	OPT_STRING(0, "unit-dir", &o.unit_dir, "DIR", "where the unit goes (default /etc/systemd/system)"),            \
+	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",                                                           \
+		       "where the installed endpoint file goes (default /etc/zealot)"),                                \
+	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),         \
+	    OPT_STRING(0, "probes", &o.probes, "NAMES",                                                                \
+		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),  \
+	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)")
+
 int cmd_deploy(int argc, char **argv)
 {
 	struct deploy_opts o = {0};
@@ -360,13 +371,7 @@ int cmd_deploy(int argc, char **argv)
 	const struct opt opts[] = {
 	    OPT_STRING(0, "reason", &o.reason, "TEXT",
 		       "why this era replaces the current one (required; history shows it)"),
-	    OPT_STRING(0, "unit-dir", &o.unit_dir, "DIR", "where the unit goes (default /etc/systemd/system)"),
-	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",
-		       "where the installed endpoint file goes (default /etc/zealot)"),
-	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),
-	    OPT_STRING(0, "probes", &o.probes, "NAMES",
-		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+	    RUN_OPTS,
 	    OPT_STRING(0, "prom", &o.prom_file, "FILE",
 		       "write the node exporter's textfile metrics of the new era (docs/monitoring.md)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object at the end (keys in the README)"),
@@ -398,13 +403,7 @@ int cmd_rollback(int argc, char **argv)
 	uint64_t timeout = 300;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "reason", &o.reason, "TEXT", "why (default: \"rollback to era N\")"),
-	    OPT_STRING(0, "unit-dir", &o.unit_dir, "DIR", "where the unit goes (default /etc/systemd/system)"),
-	    OPT_STRING(0, "endpoint-dir", &o.env_dir, "DIR",
-		       "where the installed endpoint file goes (default /etc/zealot)"),
-	    OPT_STRING(0, "zealot", &o.zealot, "PATH", "the zealot binary the unit runs (default: this one)"),
-	    OPT_STRING(0, "probes", &o.probes, "NAMES",
-		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+	    RUN_OPTS,
 	    OPT_STRING(0, "prom", &o.prom_file, "FILE", "write the node exporter's textfile metrics"),
 	    OPT_FLAG(0, "json", &json, "one JSON object at the end (the same keys as deploy)"),
 	    OPT_END(),

@@ -8,11 +8,12 @@
 #include "../base/util.h"
 #include "../judge/runtime.h"
 #include "../plan/plan.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
+#include "../store/calib.h"
+#include "../store/eras.h"
 #include "../store/store.h"
-#include "calib.h"
 #include "cmd.h"
-#include "eras.h"
 #include "options.h"
 
 static const struct cmd_help help = {
@@ -113,9 +114,10 @@ static int from_file(const char *path, struct side *s, char **err)
 {
 	int rc = EXIT_OK, io = 0;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(path, err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(path, &kind, err);
 	if (!ep)
-		return err && *err && strncmp(*err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+		return cmd_exit(kind);
 	s->era = 0;
 	snprintf(s->label, sizeof(s->label), "file");
 	s->plan = json_null();
@@ -351,6 +353,45 @@ static void print_runtime(const struct side *a, const struct side *b)
 		printf("\nruntime%s:\n  %s -> %s\n", c < 0 ? " (cannot tell)" : " CHANGED", x, y);
 }
 
+/* diff ENDPOINT: the side "to" is the endpoint file (the argument when it
+ * names a file, else the one the current era installed). */
+static int from_current_file(struct store *st, const char *name, const char *arg, struct side *s, char **err)
+{
+	char *path = NULL;
+	if (eras_is_file(arg)) {
+		path = xstrdup(arg);
+	} else {
+		struct store_era e;
+		if (store_era_get(st, name, 0, &e, err) == 0)
+			path = e.endpoint_path[0] ? xstrdup(e.endpoint_path) : NULL;
+		store_era_release(&e);
+		if (!path) {
+			errorf(err, "the current era of '%s' names no installed file: give the endpoint file", name);
+			return EXIT_USAGE;
+		}
+	}
+	int rc = from_file(path, s, err);
+	free(path);
+	return rc;
+}
+
+static void print_json(const char *name, const struct side *a, const struct side *b, json_t *res, int ck, int ct)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "endpoint", json_string(name));
+	json_object_set_new(o, "from", side_json(a));
+	json_object_set_new(o, "to", side_json(b));
+	json_object_set(o, "keys", json_object_get(res, "keys"));
+	json_object_set(o, "plan", json_object_get(res, "plan"));
+	json_object_set_new(o, "runtime", runtime_json(a, b));
+	json_object_set_new(o, "changed_keys", json_integer(ck));
+	json_object_set_new(o, "changed_terms", json_integer(ct));
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	int json = 0, rc = EXIT_OK;
@@ -393,44 +434,13 @@ int cmd_diff(int argc, char **argv)
 		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, 0, &b, &err)))
 			goto done;
 	} else {
-		if ((rc = from_era(st, name, 0, &a, &err)))
-			goto done;
-		char *path = NULL;
-		if (eras_is_file(args.v[0])) {
-			path = xstrdup(args.v[0]);
-		} else {
-			struct store_era e;
-			if (store_era_get(st, name, 0, &e, &err) == 0)
-				path = e.endpoint_path[0] ? xstrdup(e.endpoint_path) : NULL;
-			store_era_release(&e);
-			if (!path) {
-				errorf(&err, "the current era of '%s' names no installed file: give the endpoint file",
-				       name);
-				rc = EXIT_USAGE;
-				goto done;
-			}
-		}
-		rc = from_file(path, &b, &err);
-		free(path);
-		if (rc)
+		if ((rc = from_era(st, name, 0, &a, &err)) || (rc = from_current_file(st, name, args.v[0], &b, &err)))
 			goto done;
 	}
 	int ck = 0, ct = 0;
 	json_t *res = compare(&a, &b, &ck, &ct);
 	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "endpoint", json_string(name));
-		json_object_set_new(o, "from", side_json(&a));
-		json_object_set_new(o, "to", side_json(&b));
-		json_object_set(o, "keys", json_object_get(res, "keys"));
-		json_object_set(o, "plan", json_object_get(res, "plan"));
-		json_object_set_new(o, "runtime", runtime_json(&a, &b));
-		json_object_set_new(o, "changed_keys", json_integer(ck));
-		json_object_set_new(o, "changed_terms", json_integer(ct));
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-		puts(s);
-		free(s);
-		json_decref(o);
+		print_json(name, &a, &b, res, ck, ct);
 	} else {
 		print_text(name, &a, &b, res);
 		print_runtime(&a, &b);

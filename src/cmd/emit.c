@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../endpoint/quote.h"
@@ -14,10 +15,10 @@
 #include "../judge/emit.h"
 #include "../judge/grafana.h"
 #include "../plan/plan.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
 #include "cmd.h"
 #include "options.h"
-#include "shapes.h"
 #include "version.h"
 
 static const struct cmd_help help = {
@@ -182,7 +183,7 @@ static int write_in(const char *dir, const char *name, const char *text, char **
 {
 	struct sb path = {0};
 	sb_addf(&path, "%s/%s", dir, name);
-	int rc = cmd_write_file(path.s, text, err);
+	int rc = write_file(path.s, text, err);
 	if (!rc)
 		printf("wrote %s\n", path.s);
 	sb_release(&path);
@@ -196,8 +197,9 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	struct fleet f;
 	char *err = NULL;
 	int rc = EXIT_OK;
-	if (fleet_load(dir, &f, &err)) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	enum zerr lk;
+	if (fleet_load(dir, &f, &lk, &err)) {
+		rc = cmd_exit(lk);
 		cmd_fail(rc, "emit: %s", err);
 		free(err);
 		return rc;
@@ -262,6 +264,39 @@ done:
 	return rc;
 }
 
+/* emit unit FILE: the unit, naming this zealot (or --zealot) and the file
+ * by absolute paths; NULL with *err when either cannot be resolved. */
+static int unit_text(const struct endpoint *ep, const char *file, const char *zealot, const char *user, char **out,
+		     char **err)
+{
+	const char *u = user ? user : endpoint_value(ep, "USER");
+	if (u && *u && !quote_unit_user_ok(u))
+		return errorf(err, "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
+				   "User= line (law C02)"),
+		       EXIT_NO;
+	char self[PATH_MAX], abs[PATH_MAX];
+	if (!zealot) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0) {
+			errorf(err, "cannot find this binary's path (give --zealot)");
+			return EXIT_IO;
+		}
+		self[n] = '\0';
+		zealot = self;
+		if (in_checkout(self))
+			fprintf(stderr,
+				"zealot: emit: warning: ExecStart would run %s, a binary in a source checkout "
+				"(make install, or give --zealot PATH)\n",
+				self);
+	}
+	if (!realpath(file, abs)) {
+		errorf(err, "cannot resolve '%s'", file);
+		return EXIT_IO;
+	}
+	*out = emit_unit(ep, zealot, abs, user);
+	return EXIT_OK;
+}
+
 int cmd_emit(int argc, char **argv)
 {
 	const char *user = NULL, *zealot = NULL, *outdir = ".", *ssh_config = NULL;
@@ -311,43 +346,12 @@ int cmd_emit(int argc, char **argv)
 		return emit_fleet(kind, file, (unsigned)minutes, outdir, ssh_config, reason);
 	char *err = NULL, *out = NULL;
 	int rc = EXIT_OK;
-	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(file, &err);
-	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
+	if (!ep)
 		goto done;
-	}
 	if (kind == 0) {
-		char self[PATH_MAX], abs[PATH_MAX];
-		if (!zealot) {
-			ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-			if (n <= 0) {
-				rc = EXIT_IO;
-				errorf(&err, "cannot find this binary's path (give --zealot)");
-				goto done;
-			}
-			self[n] = '\0';
-			zealot = self;
-			if (in_checkout(self))
-				fprintf(stderr,
-					"zealot: emit: warning: ExecStart would run %s, a binary in a source checkout "
-					"(make install, or give --zealot PATH)\n",
-					self);
-		}
-		if (!realpath(file, abs)) {
-			rc = EXIT_IO;
-			errorf(&err, "cannot resolve '%s'", file);
+		if ((rc = unit_text(ep, file, zealot, user, &out, &err)) != EXIT_OK)
 			goto done;
-		}
-		const char *u = user ? user : endpoint_value(ep, "USER");
-		if (u && *u && !quote_unit_user_ok(u)) {
-			rc = EXIT_NO;
-			errorf(&err,
-			       "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
-			       "User= line (law C02)");
-			goto done;
-		}
-		out = emit_unit(ep, zealot, abs, user);
 	} else if (kind == 1) {
 		out = emit_prometheus(ep);
 	} else if (kind == 2) {
@@ -367,7 +371,6 @@ done:
 		cmd_fail(rc, "emit: %s", err);
 	free(err);
 	free(out);
-	shape_release(&c);
 	endpoint_free(ep);
 	return rc;
 }

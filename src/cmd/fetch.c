@@ -163,26 +163,111 @@ static const char *status_name(enum fetch_status s)
 	return "?";
 }
 
-/* The pin lines a kind lacks: one value per shard, comma-separated.
- * Returns 0 when every shard was hashed. */
-static int pin_values(const struct fetch_list *l, const struct fetch_result *r, const char *kind, struct sb *bytes,
-		      struct sb *sha, int *need_bytes, int *need_sha)
+/* One file's result: a JSON event or a line on stdout, and on stderr why
+ * it does not verify. */
+static void report_file(const struct fetch_file *f, const struct fetch_result *x, const char *e, int json,
+			int verify_only)
 {
-	*need_bytes = *need_sha = 0;
-	int all = 1, any = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if (strcmp(l->v[i].kind, kind) != 0)
-			continue;
-		any = 1;
-		*need_bytes |= !l->v[i].has_bytes;
-		*need_sha |= !l->v[i].has_sha;
-		if (!r[i].sha[0] ||
-		    (r[i].status != FETCH_UNPINNED && r[i].status != FETCH_DOWNLOADED && r[i].status != FETCH_VERIFIED))
-			all = 0;
-		sb_addf(bytes, "%s%llu", bytes->len ? "," : "", (unsigned long long)r[i].bytes);
-		sb_addf(sha, "%s%s", sha->len ? "," : "", r[i].sha);
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "event", json_string("result"));
+		merge(o, file_json(f));
+		json_object_set_new(o, "status", json_string(status_name(x->status)));
+		json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
+		json_object_set_new(o, "sha256", x->sha[0] ? json_string(x->sha) : json_null());
+		json_object_set_new(o, "pinned_bytes", f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
+		json_object_set_new(o, "pinned_sha256", f->has_sha ? json_string(f->sha) : json_null());
+		json_object_set_new(o, "stamp", json_boolean(x->cached));
+		json_object_set_new(o, "transferred", json_integer((json_int_t)x->transferred));
+		json_object_set_new(o, "requests", json_integer((json_int_t)x->requests));
+		json_object_set_new(o, "rejected", x->rejected ? json_string(x->rejected) : json_null());
+		if (e)
+			json_object_set_new(o, "error", json_string(e));
+		emit_json(o);
+	} else {
+		char a[32];
+		printf("%-7s %-10s %s (%s bytes%s%s%s)\n", f->kind, status_name(x->status), f->path,
+		       cmd_commas(x->bytes, a, sizeof(a)), x->sha[0] ? ", sha256 " : "", x->sha,
+		       x->cached ? ", from the stamp" : "");
 	}
-	return any && all ? 0 : -1;
+	if (x->status == FETCH_MISMATCH) {
+		char want_b[32] = "", got_b[32];
+		if (f->has_bytes)
+			cmd_commas(f->bytes, want_b, sizeof(want_b));
+		cmd_commas(x->bytes, got_b, sizeof(got_b));
+		if (x->rejected)
+			cmd_fail(EXIT_NO,
+				 "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
+				 "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",
+				 f->kind, got_b, x->sha, f->kind, f->has_bytes ? want_b : "unpinned", f->kind,
+				 f->has_sha ? f->sha : "unpinned", x->rejected);
+		else if (!e)
+			cmd_fail(EXIT_NO,
+				 "fetch: %s: '%s' does not match its pins: %s bytes, SHA-256 %s; %s_BYTES %s, "
+				 "%s_SHA256 %s%s",
+				 f->kind, f->path, got_b, x->sha[0] ? x->sha : "(not hashed)", f->kind,
+				 f->has_bytes ? want_b : "unpinned", f->kind, f->has_sha ? f->sha : "unpinned",
+				 verify_only ? "" : "; -f fetches a replacement (this file stays until it verifies)");
+		else
+			cmd_fail(EXIT_NO, "fetch: %s: %s", f->kind, e);
+	} else if (x->status == FETCH_MISSING) {
+		cmd_fail(EXIT_NO, "fetch: %s: '%s' is missing (--verify-only downloads nothing)", f->kind, f->path);
+	}
+}
+
+/* Every file fetched (or verified) and reported as it ends; the worst
+ * exit status among them. */
+static int fetch_files(const struct fetch_list *l, struct fetch_result *res, int verify_only, int force,
+		       const struct fetch_opts *fo, struct ui *u, uint64_t *requests, uint64_t *bytes)
+{
+	int worst = EXIT_OK;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct fetch_file *f = &l->v[i];
+		char *e = NULL;
+		int r = fetch_one(f, verify_only, force, fo, &res[i], &e);
+		*requests += res[i].requests;
+		*bytes += res[i].transferred;
+		if (u->shown) {
+			fputc('\n', stderr);
+			u->shown = 0;
+		}
+		report_file(f, &res[i], e, u->json, verify_only);
+		if (r < 0) {
+			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
+			worst = EXIT_IO;
+		} else if (r > 0 && worst != EXIT_IO) {
+			worst = EXIT_NO;
+		}
+		free(e);
+	}
+	return worst;
+}
+
+/* The pins to add (every kind whose files were all hashed and lack one):
+ * printed, and with --pin written into the file; -1 when that fails. */
+static int add_pins(const struct endpoint *ep, const struct fetch_list *l, const struct fetch_result *res, int pin,
+		    int json, char **err)
+{
+	int rc = 0;
+	struct fetch_pins pins;
+	fetch_pins_missing(ep, l, res, &pins);
+	if (pins.n) {
+		if (json) {
+			for (size_t i = 0; i < pins.n; i++)
+				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", pins.keys[i], "value",
+						    pins.values[i], "written", pin));
+		} else {
+			printf("# pins for %s%s\n", ep->path, pin ? " (written)" : " (zealot fetch --pin writes them)");
+			for (size_t i = 0; i < pins.n; i++)
+				printf("%s=%s\n", pins.keys[i], pins.values[i]);
+		}
+		if (pin && fetch_pin_write(ep->path, pins.keys, pins.values, pins.anchors, pins.n, err)) {
+			cmd_fail(EXIT_IO, "fetch: --pin: %s", *err);
+			rc = -1;
+		}
+	}
+	fetch_pins_release(&pins);
+	return rc;
 }
 
 int cmd_fetch(int argc, char **argv)
@@ -209,9 +294,8 @@ int cmd_fetch(int argc, char **argv)
 	char *err = NULL, *token = NULL, *token_file = NULL, *stamps = NULL;
 	struct fetch_list l = {0};
 	struct fetch_result *res = NULL;
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
 	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
 		cmd_fail(rc, "fetch: %s", err);
 		goto done;
 	}
@@ -238,149 +322,10 @@ int cmd_fetch(int argc, char **argv)
 	    .arg = &u,
 	};
 	res = xcalloc(l.n, sizeof(*res));
-	int worst = EXIT_OK;
 	uint64_t requests = 0, bytes = 0;
-	for (size_t i = 0; i < l.n; i++) {
-		const struct fetch_file *f = &l.v[i];
-		char *e = NULL;
-		int r = fetch_one(f, verify_only, force, &fo, &res[i], &e);
-		requests += res[i].requests;
-		bytes += res[i].transferred;
-		if (u.shown) {
-			fputc('\n', stderr);
-			u.shown = 0;
-		}
-		struct fetch_result *x = &res[i];
-		if (json) {
-			json_t *o = json_object();
-			json_object_set_new(o, "event", json_string("result"));
-			merge(o, file_json(f));
-			json_object_set_new(o, "status", json_string(status_name(x->status)));
-			json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
-			json_object_set_new(o, "sha256", x->sha[0] ? json_string(x->sha) : json_null());
-			json_object_set_new(o, "pinned_bytes",
-					    f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
-			json_object_set_new(o, "pinned_sha256", f->has_sha ? json_string(f->sha) : json_null());
-			json_object_set_new(o, "stamp", json_boolean(x->cached));
-			json_object_set_new(o, "transferred", json_integer((json_int_t)x->transferred));
-			json_object_set_new(o, "requests", json_integer((json_int_t)x->requests));
-			json_object_set_new(o, "rejected", x->rejected ? json_string(x->rejected) : json_null());
-			if (e)
-				json_object_set_new(o, "error", json_string(e));
-			emit_json(o);
-		} else {
-			char a[32];
-			printf("%-7s %-10s %s (%s bytes%s%s%s)\n", f->kind, status_name(x->status), f->path,
-			       cmd_commas(x->bytes, a, sizeof(a)), x->sha[0] ? ", sha256 " : "", x->sha,
-			       x->cached ? ", from the stamp" : "");
-		}
-		if (r < 0) {
-			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
-			worst = EXIT_IO;
-		} else if (r > 0 && worst != EXIT_IO) {
-			worst = EXIT_NO;
-		}
-		if (x->status == FETCH_MISMATCH) {
-			char want_b[32] = "", got_b[32];
-			if (f->has_bytes)
-				cmd_commas(f->bytes, want_b, sizeof(want_b));
-			cmd_commas(x->bytes, got_b, sizeof(got_b));
-			if (x->rejected)
-				cmd_fail(
-				    EXIT_NO,
-				    "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
-				    "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",
-				    f->kind, got_b, x->sha, f->kind, f->has_bytes ? want_b : "unpinned", f->kind,
-				    f->has_sha ? f->sha : "unpinned", x->rejected);
-			else if (!e)
-				cmd_fail(EXIT_NO,
-					 "fetch: %s: '%s' does not match its pins: %s bytes, SHA-256 %s; %s_BYTES %s, "
-					 "%s_SHA256 %s%s",
-					 f->kind, f->path, got_b, x->sha[0] ? x->sha : "(not hashed)", f->kind,
-					 f->has_bytes ? want_b : "unpinned", f->kind, f->has_sha ? f->sha : "unpinned",
-					 verify_only
-					     ? ""
-					     : "; -f fetches a replacement (this file stays until it verifies)");
-			else
-				cmd_fail(EXIT_NO, "fetch: %s: %s", f->kind, e);
-		} else if (x->status == FETCH_MISSING) {
-			cmd_fail(EXIT_NO, "fetch: %s: '%s' is missing (--verify-only downloads nothing)", f->kind,
-				 f->path);
-		}
-		free(e);
-	}
-	/* pins to add: every kind whose files were all hashed and lack one */
-	static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA"};
-	const char *keys[7], *vals[7], *anchors[7];
-	char keybuf[7][32], anchorbuf[7][32];
-	struct sb vb[7] = {{0}};
-	size_t nk = 0;
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
-		struct sb b = {0}, s = {0};
-		int nb, ns;
-		if (pin_values(&l, res, kinds[k], &b, &s, &nb, &ns) == 0 && (nb || ns)) {
-			/* new lines go after the kind's URL (or FILE) line */
-			char anchor[32];
-			snprintf(anchor, sizeof(anchor), "%s_URL", kinds[k]);
-			if (endpoint_entry(ep, anchor)->line <= 0)
-				snprintf(anchor, sizeof(anchor), "%s_FILE", kinds[k]);
-			if (nb) {
-				snprintf(keybuf[nk], sizeof(keybuf[nk]), "%s_BYTES", kinds[k]);
-				snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "%s", anchor);
-				vb[nk] = b;
-				b = (struct sb){0};
-				nk++;
-			}
-			if (ns) {
-				snprintf(keybuf[nk], sizeof(keybuf[nk]), "%s_SHA256", kinds[k]);
-				snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "%s_BYTES", kinds[k]);
-				if (!nb && endpoint_entry(ep, anchorbuf[nk])->line <= 0)
-					snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "%s", anchor);
-				vb[nk] = s;
-				s = (struct sb){0};
-				nk++;
-			}
-		}
-		sb_release(&b);
-		sb_release(&s);
-	}
-	/* the runtime is the era's second lock (law R01): its hash as well */
-	const char *rpin = endpoint_value(ep, "RUNTIME_SHA256");
-	char *rt = !rpin || !*rpin ? runtime_resolve(ep) : NULL;
-	struct stat rst;
-	if (rt && stat(rt, &rst) == 0 && S_ISREG(rst.st_mode)) {
-		char hex[65], *rerr = NULL;
-		if (runtime_sha256(rt, hex, NULL, &rerr) == 0) {
-			snprintf(keybuf[nk], sizeof(keybuf[nk]), "RUNTIME_SHA256");
-			snprintf(anchorbuf[nk], sizeof(anchorbuf[nk]), "RUNTIME");
-			sb_adds(&vb[nk], hex);
-			nk++;
-		}
-		free(rerr);
-	}
-	free(rt);
-	for (size_t i = 0; i < nk; i++) {
-		keys[i] = keybuf[i];
-		vals[i] = vb[i].s;
-		anchors[i] = anchorbuf[i];
-	}
-	if (nk) {
-		if (json) {
-			for (size_t i = 0; i < nk; i++)
-				emit_json(json_pack("{s:s,s:s,s:s,s:b}", "event", "pin", "key", keys[i], "value",
-						    vals[i], "written", pin));
-		} else {
-			printf("# pins for %s%s\n", ep->path, pin ? " (written)" : " (zealot fetch --pin writes them)");
-			for (size_t i = 0; i < nk; i++)
-				printf("%s=%s\n", keys[i], vals[i]);
-		}
-		if (pin && fetch_pin_write(ep->path, keys, vals, anchors, nk, &err)) {
-			cmd_fail(EXIT_IO, "fetch: --pin: %s", err);
-			worst = EXIT_IO;
-		}
-	}
-	for (size_t i = 0; i < nk; i++)
-		sb_release(&vb[i]);
+	int worst = fetch_files(&l, res, verify_only, force, &fo, &u, &requests, &bytes);
+	if (add_pins(ep, &l, res, pin, json, &err))
+		worst = EXIT_IO;
 	if (json)
 		emit_json(json_pack("{s:s,s:i,s:{s:I,s:I}}", "event", "done", "exit", worst, "remote", "requests",
 				    (json_int_t)requests, "bytes", (json_int_t)bytes));

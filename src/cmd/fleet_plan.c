@@ -10,7 +10,7 @@
 #include "../fleet/fleet.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
-#include "calib.h"
+#include "../store/calib.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -311,6 +311,48 @@ static void print_human(const struct fleet *f, const struct planned *pl, const s
 	       fits ? "every card and host holds its endpoints, each on a port of its own" : "refused");
 }
 
+/* One member priced as `zealot plan` prices it (calibrated from this
+ * host's store when it is local) and billed to its card; the exit status,
+ * *err naming the member. */
+static int price_member(const struct fleet *f, size_t i, struct planned *pl, struct fleet_bill **fb, struct bill **bv,
+			size_t *nb, char **err)
+{
+	struct shape_ctx c = {0};
+	json_t *cal = NULL;
+	char *cal_text = NULL, *warn = NULL;
+	/* the store here holds boots of this host's endpoints only */
+	int rc = cmd_plan_price(f->m[i].ep, NULL, NULL, !f->m[i].remote, &c, &pl->p, &cal, &cal_text, &warn, err);
+	pl->calibrated = cal != NULL;
+	json_decref(cal);
+	free(cal_text);
+	if (warn)
+		cmd_fail(0, "fleet plan: %s: warning: not calibrated: %s", f->m[i].name, warn);
+	free(warn);
+	if (rc == EXIT_OK && bill_member(f, i, &pl->p, &c, fb, bv, nb, err))
+		rc = EXIT_USAGE;
+	shape_release(&c);
+	if (rc != EXIT_OK) {
+		char *e = *err;
+		*err = NULL;
+		errorf(err, "%s: %s", f->m[i].name, e);
+		free(e);
+	}
+	return rc;
+}
+
+/* Two endpoints of one host on one port: said on stderr (and freed). */
+static void say_clashes(const struct fleet *f, struct clash *clash, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		cmd_fail(0, "fleet plan: host %s, port %s: %s and %s both listen there (BIND_ADDR %s and %s)",
+			 clash[k].host, clash[k].port, f->m[clash[k].a].name, f->m[clash[k].b].name,
+			 endpoint_value(f->m[clash[k].a].ep, "BIND_ADDR"),
+			 endpoint_value(f->m[clash[k].b].ep, "BIND_ADDR"));
+		free(clash[k].host);
+	}
+	free(clash);
+}
+
 int cmd_fleet_plan(int argc, char **argv)
 {
 	int json = 0;
@@ -331,37 +373,18 @@ int cmd_fleet_plan(int argc, char **argv)
 	size_t nb = 0, nc = 0;
 	struct fleet_card *cards = NULL;
 	struct card_sum *sums = NULL;
-	if (fleet_load(args.v[0], &f, &err)) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	enum zerr kind;
+	if (fleet_load(args.v[0], &f, &kind, &err)) {
+		rc = cmd_exit(kind);
 		opt_args_release(&args);
 		cmd_fail(rc, "fleet plan: %s", err);
 		free(err);
 		return rc;
 	}
 	pl = xcalloc(f.n, sizeof(*pl));
-	for (size_t i = 0; i < f.n; i++) {
-		struct shape_ctx c = {0};
-		json_t *cal = NULL;
-		char *cal_text = NULL, *warn = NULL;
-		/* the store here holds boots of this host's endpoints only */
-		rc = cmd_plan_price(f.m[i].ep, NULL, NULL, !f.m[i].remote, &c, &pl[i].p, &cal, &cal_text, &warn, &err);
-		pl[i].calibrated = cal != NULL;
-		json_decref(cal);
-		free(cal_text);
-		if (warn)
-			cmd_fail(0, "fleet plan: %s: warning: not calibrated: %s", f.m[i].name, warn);
-		free(warn);
-		if (rc == EXIT_OK && bill_member(&f, i, &pl[i].p, &c, &fb, &bv, &nb, &err))
-			rc = EXIT_USAGE;
-		shape_release(&c);
-		if (rc != EXIT_OK) {
-			char *e = err;
-			err = NULL;
-			errorf(&err, "%s: %s", f.m[i].name, e);
-			free(e);
+	for (size_t i = 0; i < f.n; i++)
+		if ((rc = price_member(&f, i, &pl[i], &fb, &bv, &nb, &err)) != EXIT_OK)
 			goto done;
-		}
-	}
 	nc = fleet_group(&f, fb, nb, &cards);
 	sums = xcalloc(nc ? nc : 1, sizeof(*sums));
 	int fits = 1;
@@ -384,14 +407,7 @@ int cmd_fleet_plan(int argc, char **argv)
 	for (size_t k = 0; k < nc; k++)
 		if (!sums[k].fits)
 			refusal(&f, &cards[k], fb, bv, &sums[k]);
-	for (size_t k = 0; k < ncl; k++) {
-		cmd_fail(0, "fleet plan: host %s, port %s: %s and %s both listen there (BIND_ADDR %s and %s)",
-			 clash[k].host, clash[k].port, f.m[clash[k].a].name, f.m[clash[k].b].name,
-			 endpoint_value(f.m[clash[k].a].ep, "BIND_ADDR"),
-			 endpoint_value(f.m[clash[k].b].ep, "BIND_ADDR"));
-		free(clash[k].host);
-	}
-	free(clash);
+	say_clashes(&f, clash, ncl);
 	rc = fits && !ncl ? EXIT_OK : EXIT_NO;
 done:
 	if (err)

@@ -5,10 +5,10 @@
 
 #include "../base/redact.h"
 #include "../base/util.h"
+#include "../store/calib.h"
+#include "../store/eras.h"
 #include "../store/store.h"
-#include "calib.h"
 #include "cmd.h"
-#include "eras.h"
 #include "options.h"
 
 static const struct cmd_help help = {
@@ -52,167 +52,6 @@ static const struct cmd_help help = {
     .min_args = 0,
     .max_args = 1,
 };
-
-static void window(const struct store_era *e, char *buf, size_t n)
-{
-	char a[64], b[64] = "";
-	calib_date(e->started, a, sizeof(a));
-	if (e->ended)
-		calib_date(e->ended, b, sizeof(b));
-	snprintf(buf, n, "%s -> %s", a, e->ended ? b : "(current)");
-}
-
-static json_t *plan_summary(const char *plan_json)
-{
-	json_t *p = plan_json && *plan_json ? json_loads(plan_json, 0, NULL) : NULL;
-	if (!json_is_object(p)) {
-		json_decref(p);
-		return json_null();
-	}
-	json_t *o = json_object();
-	const char *keys[] = {"total_mib", "free_mib", "verdict"};
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		json_t *v = json_object_get(p, keys[i]);
-		json_object_set(o, keys[i], v ? v : json_null());
-	}
-	json_decref(p);
-	return o;
-}
-
-static json_t *era_json(struct store *st, const struct store_era *e, const struct store_era *prev, char **err)
-{
-	json_t *o = json_object();
-	char w[160];
-	window(e, w, sizeof(w));
-	json_object_set_new(o, "id", json_integer(e->id));
-	json_object_set_new(o, "endpoint", json_string(e->endpoint));
-	json_object_set_new(o, "started", json_integer(e->started));
-	json_object_set_new(o, "ended", json_integer(e->ended));
-	json_object_set_new(o, "current", json_boolean(e->ended == 0));
-	json_object_set_new(o, "window", json_string(w));
-	json_object_set_new(o, "reason", json_string(e->reason));
-	char *perr = NULL;
-	struct endpoint *ep = eras_endpoint(e, &perr);
-	json_object_set_new(o, "keys", ep ? eras_keys(ep) : json_null());
-	if (!ep)
-		json_object_set_new(o, "keys_error", json_string(perr ? perr : "unreadable"));
-	free(perr);
-	json_object_set_new(o, "env_sha256", json_string(e->env_sha256));
-	json_object_set_new(o, "endpoint_path", json_string(e->endpoint_path));
-	char *pay = ep ? eras_payload(ep, e->pins_json) : NULL;
-	json_object_set_new(o, "payload", pay ? json_string(pay) : json_null());
-	free(pay);
-	json_object_set_new(o, "pins", eras_json(e->pins_json));
-	json_object_set_new(o, "runtime", json_string(e->runtime));
-	json_object_set_new(o, "runtime_version", json_string(e->runtime_version));
-	char *rid = store_runtime_id(e->runtime_version);
-	json_object_set_new(o, "runtime_build", json_string(rid));
-	free(rid);
-	json_object_set_new(o, "argv", eras_json(e->argv_json));
-	json_object_set_new(o, "unit_name", json_string(e->unit_name));
-	char *shape = ep ? eras_shape(ep) : NULL;
-	json_object_set_new(o, "shape", shape ? json_string(shape) : json_null());
-	free(shape);
-	json_object_set_new(o, "plan", plan_summary(e->plan_json));
-	struct endpoint *pep = prev ? eras_endpoint(prev, NULL) : NULL;
-	if (prev) {
-		json_t *rb = json_object();
-		json_object_set_new(rb, "to", json_integer(prev->id));
-		json_object_set_new(rb, "keys", ep && pep ? eras_key_changes(ep, pep) : json_null());
-		/* the runtime, the era's second lock: a change shows like a key's */
-		json_t *pa = e->pins_json && *e->pins_json ? json_loads(e->pins_json, 0, NULL) : NULL;
-		json_t *pb = prev->pins_json && *prev->pins_json ? json_loads(prev->pins_json, 0, NULL) : NULL;
-		const char *sa = json_string_value(json_object_get(json_object_get(pa, "RUNTIME"), "sha256"));
-		const char *sb2 = json_string_value(json_object_get(json_object_get(pb, "RUNTIME"), "sha256"));
-		json_object_set_new(rb, "runtime_changed",
-				    sa && sb2 ? json_boolean(strcmp(sa, sb2) != 0) : json_null());
-		json_object_set_new(rb, "runtime_sha256", sb2 ? json_string(sb2) : json_null());
-		json_decref(pa);
-		json_decref(pb);
-		struct sb c = {0};
-		sb_addf(&c, "zealot rollback %s %lld", e->endpoint, (long long)prev->id);
-		json_object_set_new(rb, "command", json_string(c.s));
-		sb_release(&c);
-		json_object_set_new(o, "rollback", rb);
-	} else {
-		json_object_set_new(o, "rollback", json_null());
-	}
-	endpoint_free(pep);
-	endpoint_free(ep);
-	struct store_boot *b;
-	size_t n;
-	json_t *boots = json_array();
-	if (store_boot_list(st, e->id, &b, &n, err) == 0) {
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(boots, eras_boot_json(&b[i]));
-		store_boots_free(b, n);
-	} else {
-		json_decref(boots);
-		json_decref(o);
-		return NULL;
-	}
-	json_object_set_new(o, "boots", boots);
-	/* the era's behaviour baseline: the probes that carry an answer */
-	char *base = NULL, *src = NULL;
-	json_t *answers = json_null();
-	if (store_baseline_get(st, e->id, &base, &src, err) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	json_t *all = base ? json_loads(base, 0, NULL) : NULL;
-	if (json_is_object(all)) { /* {"probes": [...]} */
-		json_t *p = json_incref(json_object_get(all, "probes"));
-		json_decref(all);
-		all = p;
-	}
-	if (json_is_array(all)) {
-		json_decref(answers);
-		answers = json_array();
-		size_t i;
-		json_t *r;
-		json_array_foreach(all, i, r)
-		{
-			json_t *a = json_object_get(r, "answer"), *q = json_object_get(r, "prompts");
-			if (!json_is_string(a) && !json_is_array(q))
-				continue;
-			json_t *x = json_object();
-			json_object_set(x, "name", json_object_get(r, "name"));
-			json_object_set(x, "status", json_object_get(r, "status"));
-			json_object_set_new(x, "expected", json_deep_copy(json_object_get(r, "expected")));
-			json_object_set(x, "answer", a ? a : json_null());
-			if (json_is_array(q))
-				json_object_set(x, "prompts", q);
-			json_array_append_new(answers, x);
-		}
-	}
-	json_decref(all);
-	json_object_set_new(o, "answers", answers);
-	json_object_set_new(o, "answers_source", src ? json_string(src) : json_null());
-	free(base);
-	free(src);
-	return o;
-}
-
-static json_t *attempt_json(const struct store_attempt *a)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "id", json_integer(a->id));
-	json_object_set_new(o, "endpoint", json_string(a->endpoint));
-	json_object_set_new(o, "kind", json_string(a->kind));
-	json_object_set_new(o, "reason", json_string(a->reason));
-	json_object_set_new(o, "outcome", json_string(a->outcome));
-	json_object_set_new(o, "started", json_integer(a->started));
-	json_object_set_new(o, "ended", json_integer(a->ended));
-	json_object_set_new(o, "era_id", json_integer(a->era_id));
-	json_object_set_new(o, "pid", json_integer(a->pid));
-	json_t *steps = json_array();
-	for (size_t i = 0; i < a->n_steps; i++)
-		json_array_append_new(steps, json_pack("{s:s,s:s,s:f,s:s}", "step", a->steps[i].step, "status",
-						       a->steps[i].status, "seconds", a->steps[i].seconds, "detail",
-						       a->steps[i].detail));
-	json_object_set_new(o, "steps", steps);
-	return o;
-}
 
 static const char *str(json_t *o, const char *k)
 {
@@ -354,6 +193,45 @@ static void redact_json(json_t *j, const char *name)
 	}
 }
 
+/* The eras (each with the one before it), the boots outside a deploy and
+ * the attempts of name (NULL: every endpoint) into out. 0, or -1 with *err. */
+static int collect(struct store *st, const char *name, json_t *out, char **err)
+{
+	struct store_era *e;
+	size_t n;
+	if (store_era_list(st, name, &e, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct store_era *prev = NULL;
+		for (size_t j = i; j-- > 0;)
+			if (strcmp(e[j].endpoint, e[i].endpoint) == 0) {
+				prev = &e[j];
+				break;
+			}
+		json_t *ej = eras_era_json(st, &e[i], prev, err);
+		if (!ej) {
+			store_eras_free(e, n);
+			return -1;
+		}
+		json_array_append_new(json_object_get(out, "eras"), ej);
+	}
+	store_eras_free(e, n);
+	struct store_boot *b;
+	if (store_boot_list_endpoint(st, name, &b, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (b[i].era_id == 0)
+			json_array_append_new(json_object_get(out, "boots"), eras_boot_json(&b[i]));
+	store_boots_free(b, n);
+	struct store_attempt *a;
+	if (store_attempt_list(st, name, &a, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(json_object_get(out, "attempts"), eras_attempt_json(&a[i]));
+	store_attempts_free(a, n);
+	return 0;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	int json = 0, rc = EXIT_OK;
@@ -376,46 +254,9 @@ int cmd_history(int argc, char **argv)
 		rc = EXIT_IO;
 		goto done;
 	}
-	if (st) {
-		struct store_era *e;
-		size_t n;
-		if (store_era_list(st, name, &e, &n, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++) {
-			const struct store_era *prev = NULL;
-			for (size_t j = i; j-- > 0;)
-				if (strcmp(e[j].endpoint, e[i].endpoint) == 0) {
-					prev = &e[j];
-					break;
-				}
-			json_t *ej = era_json(st, &e[i], prev, &err);
-			if (!ej) {
-				store_eras_free(e, n);
-				rc = EXIT_IO;
-				goto done;
-			}
-			json_array_append_new(json_object_get(out, "eras"), ej);
-		}
-		store_eras_free(e, n);
-		struct store_boot *b;
-		if (store_boot_list_endpoint(st, name, &b, &n, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (b[i].era_id == 0)
-				json_array_append_new(json_object_get(out, "boots"), eras_boot_json(&b[i]));
-		store_boots_free(b, n);
-		struct store_attempt *a;
-		if (store_attempt_list(st, name, &a, &n, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(json_object_get(out, "attempts"), attempt_json(&a[i]));
-		store_attempts_free(a, n);
+	if (st && collect(st, name, out, &err)) {
+		rc = EXIT_IO;
+		goto done;
 	}
 	/* the stored endpoint text keeps what rollback restores; what is shown
 	 * holds no secret (a URL's userinfo, a secret's value) */

@@ -8,6 +8,7 @@
 #include "../payload/gguf.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
+#include "../payload/report.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -41,212 +42,6 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
-static const char *type_label(const struct census_type *t, char *buf, size_t n)
-{
-	if (t->name)
-		return t->name;
-	snprintf(buf, n, "type%u", t->type);
-	return buf;
-}
-
-/* The layer map: one letter per block, A attention, S sliding window,
- * R recurrent, N nextn. */
-static char *layer_map(const struct model *m)
-{
-	static const char letters[LAYER_NKINDS] = {'A', 'S', 'R', 'N'};
-	struct sb b = {0};
-	for (uint32_t il = 0; il < m->n_layer_all; il++)
-		sb_addc(&b, letters[m->kind[il]]);
-	return sb_detach(&b);
-}
-
-struct kvgeo {
-	enum layer_kind kind;
-	uint32_t k, v, heads;
-	uint32_t layers;
-};
-
-/* Distinct (kind, K width, V width) groups among KV-holding layers. */
-static size_t kv_groups(const struct model *m, struct kvgeo *out, size_t max)
-{
-	size_t n = 0;
-	for (uint32_t il = 0; il < m->n_layer_all; il++) {
-		if (m->kind[il] == LAYER_RECURRENT)
-			continue;
-		uint32_t k = model_n_embd_k_gqa(m, il), v = model_n_embd_v_gqa(m, il);
-		size_t j;
-		for (j = 0; j < n; j++)
-			if (out[j].kind == m->kind[il] && out[j].k == k && out[j].v == v)
-				break;
-		if (j == n) {
-			if (n == max)
-				continue;
-			out[n++] = (struct kvgeo){m->kind[il], k, v, m->n_head_kv[il], 0};
-		}
-		out[j].layers++;
-	}
-	return n;
-}
-
-static json_t *json_u64(uint64_t v)
-{
-	return json_integer((json_int_t)v);
-}
-
-static json_t *to_json(const char *path, const struct gguf *g, const struct census *c)
-{
-	json_t *o = json_object();
-	char buf[32];
-	json_object_set_new(o, "file", json_string(path));
-	json_object_set_new(o, "file_bytes", json_u64(g->file_size));
-	json_object_set_new(o, "gguf_version", json_integer(g->version));
-	json_object_set_new(o, "header_bytes", json_u64(g->header_bytes));
-	const struct model *m = c->model;
-	const struct gguf_kv *arch = gguf_find(g, "general.architecture");
-	if (arch && arch->type == GGUF_STRING)
-		json_object_set_new(o, "architecture", json_stringn(arch->v.s.p, (size_t)arch->v.s.n));
-	else
-		json_object_set_new(o, "architecture", json_null());
-	const struct gguf_kv *name = gguf_find(g, "general.name");
-	json_object_set_new(o, "name",
-			    name && name->type == GGUF_STRING ? json_stringn(name->v.s.p, (size_t)name->v.s.n)
-							      : json_null());
-	uint64_t ft;
-	json_object_set_new(o, "file_type",
-			    gguf_kv_u64(gguf_find(g, "general.file_type"), &ft) == 0 ? json_u64(ft) : json_null());
-	if (m) {
-		json_object_set_new(o, "block_count", json_integer(m->n_layer_all));
-		json_t *layers = json_object();
-		for (int k = 0; k < LAYER_NKINDS; k++)
-			json_object_set_new(layers, layer_kind_name((enum layer_kind)k), json_integer(m->n_kind[k]));
-		json_object_set_new(o, "layers", layers);
-		char *map = layer_map(m);
-		json_object_set_new(o, "layer_map", json_string(map));
-		free(map);
-		json_object_set_new(o, "layer_sources",
-				    json_pack("{s:s?,s:s?}", "recurrent", m->recurrent_source, "swa", m->swa_source));
-		json_object_set_new(o, "context_length", json_u64(m->n_ctx_train));
-		json_object_set_new(o, "vocab_size", json_u64(m->n_vocab));
-		json_object_set_new(o, "embedding_length", json_integer(m->n_embd));
-		json_object_set_new(o, "feed_forward_length", json_integer(m->n_ff));
-		json_object_set_new(o, "head_count", json_integer(m->n_head[0]));
-		json_object_set_new(o, "head_count_kv", json_integer(m->n_head_kv[0]));
-		json_object_set_new(o, "key_length", json_integer(m->head_k));
-		json_object_set_new(o, "value_length", json_integer(m->head_v));
-		json_object_set_new(o, "sliding_window", json_integer(m->n_swa));
-		struct kvgeo geo[16];
-		size_t ng = kv_groups(m, geo, 16);
-		json_t *kv = json_array();
-		for (size_t i = 0; i < ng; i++)
-			json_array_append_new(
-			    kv, json_pack("{s:s,s:i,s:i,s:i,s:i}", "kind", layer_kind_name(geo[i].kind), "layers",
-					  (json_int_t)geo[i].layers, "head_count_kv", (json_int_t)geo[i].heads,
-					  "n_embd_k_gqa", (json_int_t)geo[i].k, "n_embd_v_gqa", (json_int_t)geo[i].v));
-		json_object_set_new(o, "kv_geometry", kv);
-		if (m->n_kind[LAYER_RECURRENT]) {
-			json_object_set_new(
-			    o, "recurrent",
-			    json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:I}", "d_conv", (json_int_t)m->ssm_d_conv, "d_inner",
-				      (json_int_t)m->ssm_d_inner, "d_state", (json_int_t)m->ssm_d_state, "n_group",
-				      (json_int_t)m->ssm_n_group, "dt_rank", (json_int_t)m->ssm_dt_rank, "n_embd_r",
-				      (json_int_t)m->n_embd_r, "n_embd_s", (json_int_t)m->n_embd_s));
-		} else {
-			json_object_set_new(o, "recurrent", json_null());
-		}
-		json_object_set_new(o, "mtp",
-				    json_pack("{s:i,s:i,s:i,s:b}", "declared", (json_int_t)m->n_nextn, "tensors",
-					      (json_int_t)m->mtp_tensors, "blocks", (json_int_t)m->mtp_blocks,
-					      "present", m->n_nextn > 0 && m->mtp_tensors > 0));
-		/* MLA: one K-only cache row of kv_lora + rope per layer, V a view of it */
-		json_object_set_new(
-		    o, "mla",
-		    m->head_k_mla && m->head_v_mla
-			? json_pack("{s:i,s:i,s:i,s:i,s:b}", "kv_lora_rank", (json_int_t)m->kv_lora_rank, "q_lora_rank",
-				    (json_int_t)m->q_lora_rank, "key_length_mla", (json_int_t)m->head_k_mla,
-				    "value_length_mla", (json_int_t)m->head_v_mla, "v_cached", 0)
-			: json_null());
-		static const char *const gating[] = {NULL, "softmax", "sigmoid", "softmax_weight", "sqrt_softplus"};
-		json_t *ex = json_null();
-		if (m->n_expert) {
-			ex = json_pack("{s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:i,s:i}", "count", (json_int_t)m->n_expert,
-				       "used", (json_int_t)m->n_expert_used, "feed_forward_length",
-				       (json_int_t)m->n_ff_exp, "shared", (json_int_t)m->n_expert_shared,
-				       "leading_dense", (json_int_t)m->n_lead_dense, "weights_norm",
-				       m->expert_w_norm != 0, "weights_scale", m->expert_w_scale, "groups",
-				       (json_int_t)m->n_expert_groups, "groups_used", (json_int_t)m->n_group_used);
-			json_object_set_new(ex, "gating",
-					    m->expert_gating < 5 && gating[m->expert_gating]
-						? json_string(gating[m->expert_gating])
-						: json_null());
-		}
-		json_object_set_new(o, "experts", ex);
-		json_t *rope = json_pack("{s:f,s:i,s:I}", "freq_base", m->rope_freq_base, "dimension_count",
-					 (json_int_t)m->rope_dims, "original_context", (json_int_t)m->rope_orig_ctx);
-		json_object_set_new(rope, "scaling_type", m->rope_scaling ? json_string(m->rope_scaling) : json_null());
-		json_object_set_new(rope, "scaling_factor", m->rope_scale > 0 ? json_real(m->rope_scale) : json_null());
-		if (m->has_rope_sections)
-			json_object_set_new(rope, "sections",
-					    json_pack("[iiii]", (json_int_t)m->rope_sections[0],
-						      (json_int_t)m->rope_sections[1], (json_int_t)m->rope_sections[2],
-						      (json_int_t)m->rope_sections[3]));
-		json_object_set_new(o, "rope", rope);
-	}
-	json_object_set_new(o, "tensor_count", json_u64(c->n_tensors));
-	json_t *types = json_array();
-	json_t *unknown = json_array();
-	for (size_t i = 0; i < c->n_types; i++) {
-		const struct census_type *t = &c->types[i];
-		json_array_append_new(types, json_pack("{s:s,s:i,s:b,s:I,s:I}", "type", type_label(t, buf, sizeof(buf)),
-						       "id", (json_int_t)t->type, "custom", t->name == NULL, "count",
-						       (json_int_t)t->count, "bytes", (json_int_t)t->bytes));
-		if (!t->name)
-			json_array_append_new(unknown, json_pack("{s:i,s:I,s:I}", "id", (json_int_t)t->type, "count",
-								 (json_int_t)t->count, "bytes", (json_int_t)t->bytes));
-	}
-	json_object_set_new(o, "tensor_types", types);
-	json_object_set_new(o, "unknown_types", unknown);
-	json_object_set_new(o, "weights_bytes", json_u64(c->weights_bytes));
-	json_t *smp = json_object();
-	for (size_t i = 0; i < c->n_sampling; i++)
-		json_object_set_new(smp, c->sampling[i].key, json_real(c->sampling[i].value));
-	json_object_set_new(o, "sampling", smp);
-	if (c->has_template) {
-		json_t *eff = json_array();
-		for (size_t i = 0; i < c->tpl.n_effort; i++)
-			json_array_append_new(eff, json_string(c->tpl.effort[i]));
-		json_object_set_new(o, "template",
-				    json_pack("{s:I,s:b,s:b,s:b,s:b,s:b,s:o,s:s?}", "bytes", (json_int_t)c->tpl.bytes,
-					      "tools", c->tpl.tools, "tool_calls", c->tpl.tool_calls, "images",
-					      c->tpl.images, "thinking", c->tpl.thinking, "reasoning_effort_used",
-					      c->tpl.effort_used, "reasoning_effort", eff, "reasoning_effort_default",
-					      c->tpl.effort_default));
-	} else {
-		json_object_set_new(o, "template", json_null());
-	}
-	if (c->is_adapter)
-		json_object_set_new(o, "adapter",
-				    json_pack("{s:s?,s:o,s:s?,s:b}", "type", c->adapter_type, "alpha",
-					      c->has_alpha ? json_real(c->adapter_alpha) : json_null(), "base",
-					      c->adapter_base, "touches_token_embd", c->touches_token_embd));
-	else
-		json_object_set_new(o, "adapter", json_null());
-	if (c->is_projector)
-		json_object_set_new(
-		    o, "projector",
-		    json_pack("{s:s?,s:b,s:b,s:I,s:I,s:I,s:I,s:I}", "type", c->projector_type, "vision", c->has_vision,
-			      "audio", c->has_audio, "image_size", (json_int_t)c->image_size, "patch_size",
-			      (json_int_t)c->patch_size, "vision_blocks", (json_int_t)c->vision_blocks, "vision_embd",
-			      (json_int_t)c->vision_embd, "projection_dim", (json_int_t)c->projection_dim));
-	else
-		json_object_set_new(o, "projector", json_null());
-	json_t *fam = json_array();
-	for (size_t i = 0; i < c->n_families; i++)
-		json_array_append_new(fam, json_pack("{s:s,s:I}", "prefix", c->families[i].prefix, "keys",
-						     (json_int_t)c->families[i].keys));
-	json_object_set_new(o, "vendor_keys", fam);
-	return o;
-}
-
 static void print_human(const char *path, const struct gguf *g, const struct census *c)
 {
 	char a[32], b[32];
@@ -264,7 +59,7 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 	if (m) {
 		if (m->file_type >= 0)
 			printf("%-13s %lld\n", "file type", (long long)m->file_type);
-		char *map = layer_map(m);
+		char *map = payload_layer_map(m);
 		printf("%-13s %u: %u attention, %u swa, %u recurrent, %u nextn\n", "blocks", m->n_layer_all,
 		       m->n_kind[LAYER_ATTENTION], m->n_kind[LAYER_SWA], m->n_kind[LAYER_RECURRENT],
 		       m->n_kind[LAYER_NEXTN]);
@@ -274,8 +69,8 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 			printf("%-13s recurrent from %s\n", "", m->recurrent_source);
 		if (m->swa_source)
 			printf("%-13s sliding window %u tokens, from %s\n", "", m->n_swa, m->swa_source);
-		struct kvgeo geo[16];
-		size_t ng = kv_groups(m, geo, 16);
+		struct payload_kvgeo geo[16];
+		size_t ng = payload_kv_groups(m, geo, 16);
 		for (size_t i = 0; i < ng; i++)
 			printf("%-13s %s x%u: %u KV heads, K %u + V %u elements per token\n", i ? "" : "KV geometry",
 			       layer_kind_name(geo[i].kind), geo[i].layers, geo[i].heads, geo[i].k, geo[i].v);
@@ -304,7 +99,7 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 	for (size_t i = 0; i < c->n_types; i++) {
 		const struct census_type *t = &c->types[i];
 		char lb[32];
-		printf("%-13s %-9s %6llu  %18s bytes%s\n", "", type_label(t, lb, sizeof(lb)),
+		printf("%-13s %-9s %6llu  %18s bytes%s\n", "", payload_type_label(t, lb, sizeof(lb)),
 		       (unsigned long long)t->count, cmd_commas(t->bytes, a, sizeof(a)),
 		       t->name ? "" : "  custom type: only a runtime that defines it loads this (law S10)");
 	}
@@ -405,7 +200,7 @@ int cmd_inspect(int argc, char **argv)
 		goto done;
 	}
 	if (json) {
-		json_t *o = to_json(path, f->g, c);
+		json_t *o = payload_to_json(path, f->g, c);
 		json_object_set_new(o, "shards", cmd_shards_json(f));
 		json_object_set_new(o, "remote",
 				    remote_is_url(path) ? json_pack("{s:I,s:I}", "requests", (json_int_t)rs.requests,

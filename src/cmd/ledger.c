@@ -5,15 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../live/ledger.h"
 #include "../live/ledger_compare.h"
 #include "../live/promfile.h"
 #include "../plan/plan.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
+#include "../store/calib.h"
 #include "../store/store.h"
-#include "calib.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -58,34 +60,7 @@ static const struct cmd_help help = {
 
 static char *read_all(const char *path, size_t *len, char **err)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		errorf(err, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	struct sb b = {0};
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (b.len + n > LOG_MAX) {
-			errorf(err, "'%s' is larger than %u MiB", path, LOG_MAX >> 20);
-			sb_release(&b);
-			if (f != stdin)
-				fclose(f);
-			return NULL;
-		}
-		sb_add(&b, chunk, n);
-	}
-	int bad = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (bad) {
-		sb_release(&b);
-		errorf(err, "cannot read '%s'", path);
-		return NULL;
-	}
-	*len = b.len;
-	return sb_detach(&b);
+	return read_file(path, LOG_MAX, READ_STDIN, len, NULL, err);
 }
 
 /* The plan's CPU features against the engine's system_info: a different
@@ -214,74 +189,76 @@ static void print_compare(const struct cmp *c)
 static int record_boot(const char *path, const char *settled, const char *log, const struct ledger *l, json_t *lj,
 		       int64_t *id, char **err)
 {
-	int rc = EXIT_IO;
 	uint64_t used = 0;
 	if (settled && parse_u64(settled, &used)) {
 		errorf(err, "--settled-used '%s' is not a whole number of MiB", settled);
 		return EXIT_USAGE;
 	}
-	struct shape_ctx c = {0};
-	struct calib_identity cid = {0};
-	struct store *st = NULL;
-	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
-	struct endpoint *ep = endpoint_load(path, err);
+	char *runtime = NULL;
+	enum zerr k = calib_record_boot(path, log, l->build, settled ? (int64_t)used : -1, lj, id, &runtime, err);
+	if (k == ZE_OK && !l->build[0])
+		fprintf(stderr,
+			"zealot: ledger: note: '%s' has no build line: this boot calibrates plans whose runtime "
+			"is %s by its path alone\n",
+			log, runtime);
+	free(runtime);
+	return cmd_exit(k);
+}
+
+/* --endpoint: the ledger against the endpoint's plan, into out and cmp;
+ * EXIT_OK or EXIT_NO by the verdict, else the failure's status. The
+ * caller releases *ep and c. */
+static int write_prom(const char *path, const struct endpoint *ep, const struct plan *p, const struct ledger *l,
+		      int64_t settled, int matches, char **err);
+
+/* --prom (prom not NULL) writes the textfile with settled MiB (-1: none). */
+static int compare_endpoint(const char *endpoint_path, const struct ledger *l, int json, json_t *out, struct cmp *cmp,
+			    struct endpoint **ep, struct shape_ctx *c, const char *prom, int64_t settled, char **err)
+{
+	enum zerr kind;
+	*ep = endpoint_load(endpoint_path, &kind, err);
 	int io = 0;
-	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
-		rc = io || (err && *err && strncmp(*err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
-		goto done;
-	}
+	if (!*ep || shape_load(*ep, NULL, c, &io, err))
+		return cmd_exit(!*ep ? kind : io ? ZE_IO : ZE_USAGE);
 	struct plan p;
-	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
-		rc = EXIT_USAGE;
-		goto done;
+	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, &p, err))
+		return EXIT_USAGE;
+	compare_all(cmp, &p, l);
+	if (prom && write_prom(prom, *ep, &p, l, settled, !cmp->diverged, err))
+		return EXIT_IO;
+	char finding[512];
+	const char *cpu = cpu_finding(&c->shape, l, finding, sizeof(finding));
+	json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
+	if (cpu && !json)
+		fprintf(stderr, "zealot: ledger: warning: %s\n", cpu);
+	json_object_set(out, "comparison", cmp->rows);
+	json_object_set_new(out, "verdict", json_string(cmp->diverged ? "differs" : "matches"));
+	return cmp->diverged ? EXIT_NO : EXIT_OK;
+}
+
+/* The ledger of the boot log at path ("-": stdin); NULL with *err when it
+ * cannot be read, holds no ledger lines, or says the engine did not boot. */
+static struct ledger *read_ledger(const char *path, char **err)
+{
+	size_t len = 0;
+	char *log = read_all(path, &len, err);
+	if (!log)
+		return NULL;
+	struct ledger *l = xcalloc(1, sizeof(*l));
+	ledger_parse(log, len, l);
+	free(log);
+	if (l->recognised == 0) {
+		errorf(err, "'%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
+		       path, l->lines);
+		free(l);
+		return NULL;
 	}
-	if (store_name_ok(ep->name, err)) {
-		rc = EXIT_USAGE;
-		goto done;
+	if (l->engine_error[0] && !l->target.present) {
+		errorf(err, "'%s': the engine did not boot: %s", path, l->engine_error);
+		free(l);
+		return NULL;
 	}
-	if (calib_identity_of(ep, &c, NULL, 0, &cid, err))
-		goto done;
-	if (!(st = store_open(NULL, err)))
-		goto done;
-	json_t *pj = plan_to_json(ep, &c, &p);
-	pj_s = json_dumps(pj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	json_decref(pj);
-	lj_s = json_dumps(lj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	abs = strcmp(log, "-") == 0 ? NULL : realpath(log, NULL);
-	struct sb src = {0};
-	sb_addf(&src, "ledger %s", abs ? abs : log);
-	struct store_boot b = {
-	    .endpoint = ep->name,
-	    .source = src.s,
-	    .runtime = cid.runtime,
-	    .runtime_version = (char *)l->build,
-	    .device = (char *)cid.device,
-	    .payload_sha256 = cid.payload_sha256,
-	    .payload_bytes = cid.payload_bytes,
-	    .ledger_json = lj_s,
-	    .plan_json = pj_s,
-	    .settled_used_mib = settled ? (int64_t)used : -1,
-	};
-	if (store_boot_add(st, &b, err) == 0) {
-		*id = b.id;
-		rc = EXIT_OK;
-		if (!l->build[0])
-			fprintf(
-			    stderr,
-			    "zealot: ledger: note: '%s' has no build line: this boot calibrates plans whose runtime "
-			    "is %s by its path alone\n",
-			    log, cid.runtime);
-	}
-	sb_release(&src);
-done:
-	free(lj_s);
-	free(pj_s);
-	free(abs);
-	store_close(st);
-	calib_identity_release(&cid);
-	shape_release(&c);
-	endpoint_free(ep);
-	return rc;
+	return l;
 }
 
 /* --prom: the textfile collector's file, with the endpoint's current era
@@ -308,6 +285,22 @@ static int write_prom(const char *path, const struct endpoint *ep, const struct 
 	return rc;
 }
 
+/* What is wrong with the options together, or NULL; --prom without
+ * --endpoint takes --record's file. */
+static const char *usage_problem(const char *settled, const char *record, const char *prom, const char **endpoint_path,
+				 uint64_t *settled_mib)
+{
+	if (settled && !record && !prom)
+		return "--settled-used goes with --record or --prom";
+	if (prom && !*endpoint_path)
+		*endpoint_path = record;
+	if (prom && !*endpoint_path)
+		return "--prom needs --endpoint (the plan the ledger is held to)";
+	if (settled && parse_u64(settled, settled_mib))
+		return "--settled-used is a whole number of MiB";
+	return NULL;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
 	const char *endpoint_path = NULL, *record = NULL, *settled = NULL, *prom = NULL;
@@ -326,74 +319,30 @@ int cmd_ledger(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	const char *path = args.v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
-	if (settled && !record && !prom) {
-		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--settled-used goes with --record or --prom");
-	}
-	if (prom && !endpoint_path)
-		endpoint_path = record;
-	if (prom && !endpoint_path) {
-		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--prom needs --endpoint (the plan the ledger is held to)");
-	}
 	uint64_t settled_mib = 0;
-	if (settled && parse_u64(settled, &settled_mib)) {
+	const char *bad = usage_problem(settled, record, prom, &endpoint_path, &settled_mib);
+	if (bad) {
 		opt_args_release(&args);
-		return opt_usage_error("ledger", &help, "--settled-used is a whole number of MiB");
+		return opt_usage_error("ledger", &help, bad);
 	}
 	char *err = NULL;
-	size_t len = 0;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};
 	struct ledger *l = NULL;
 	json_t *out = NULL;
 	struct cmp cmp = {NULL, 0};
-	char *log = read_all(path, &len, &err);
-	if (!log) {
+	l = read_ledger(path, &err);
+	if (!l) {
 		rc = EXIT_IO;
-		goto done;
-	}
-	l = xcalloc(1, sizeof(*l));
-	ledger_parse(log, len, l);
-	free(log);
-	if (l->recognised == 0) {
-		rc = EXIT_IO;
-		errorf(&err, "'%s': no ledger lines (%d lines read): is it a llama-server log at --log-verbosity 4?",
-		       path, l->lines);
-		goto done;
-	}
-	if (l->engine_error[0] && !l->target.present) {
-		rc = EXIT_IO;
-		errorf(&err, "'%s': the engine did not boot: %s", path, l->engine_error);
 		goto done;
 	}
 	out = ledger_to_json(l);
 	cmp.rows = json_array();
 	if (endpoint_path) {
-		ep = endpoint_load(endpoint_path, &err);
-		int io = 0;
-		if (!ep || shape_load(ep, NULL, &c, &io, &err)) {
-			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
+		rc = compare_endpoint(endpoint_path, l, json, out, &cmp, &ep, &c, prom,
+				      settled ? (int64_t)settled_mib : -1, &err);
+		if (rc != EXIT_OK && rc != EXIT_NO)
 			goto done;
-		}
-		struct plan p;
-		if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
-		compare_all(&cmp, &p, l);
-		if (prom && write_prom(prom, ep, &p, l, settled ? (int64_t)settled_mib : -1, !cmp.diverged, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		char finding[512];
-		const char *cpu = cpu_finding(&c.shape, l, finding, sizeof(finding));
-		json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
-		if (cpu && !json)
-			fprintf(stderr, "zealot: ledger: warning: %s\n", cpu);
-		json_object_set(out, "comparison", cmp.rows);
-		json_object_set_new(out, "verdict", json_string(cmp.diverged ? "differs" : "matches"));
-		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
 	}
 	if (record) {
 		int64_t id = 0;

@@ -8,11 +8,11 @@
 #include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
 #include "../plan/rate.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
-#include "calib.h"
+#include "../store/calib.h"
 #include "cmd.h"
 #include "options.h"
-#include "shapes.h"
 
 static void list_devices(FILE *f)
 {
@@ -69,154 +69,6 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
-/* Two decimals as the engine prints them (see ledger.c). */
-static double r2(uint64_t bytes)
-{
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%.2f", plan_mib(bytes));
-	return strtod(buf, NULL);
-}
-
-static json_t *jbufs(const struct plan_buf *b, unsigned n)
-{
-	json_t *a = json_array();
-	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(
-		    a, json_pack("{s:s,s:f,s:b}", "device", b[i].buft, "mib", r2(b[i].bytes), "card", b[i].on_device));
-	return a;
-}
-
-/* A term's per-device entries: the engine's buffer name and the device it
- * bills ("host" or a card's name). */
-static json_t *jdevs(const struct plan *p, const struct plan_buf *b, unsigned n)
-{
-	json_t *a = json_array();
-	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s,s:f,s:s}", "device", b[i].buft, "mib", r2(b[i].bytes), "on",
-						   p->devs[b[i].dev].name));
-	return a;
-}
-
-static json_t *jone(const struct plan *p, const char *buft, int dev, uint64_t bytes)
-{
-	struct plan_buf b = {.bytes = bytes, .dev = dev};
-	snprintf(b.buft, sizeof(b.buft), "%s", buft);
-	return jdevs(p, &b, bytes ? 1 : 0);
-}
-
-static json_t *jkv(const struct plan *p, const struct plan_kv *kv)
-{
-	if (!kv->present)
-		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "mib", r2(kv->k_bytes + kv->v_bytes), "k_mib",
-			 r2(kv->k_bytes), "v_mib", r2(kv->v_bytes), "cells", (json_int_t)kv->cells, "layers",
-			 (json_int_t)kv->layers, "seqs", (json_int_t)kv->seqs, "streams", (json_int_t)kv->streams,
-			 "k_type", kv->k_type, "v_type", kv->v_type, "devices", jdevs(p, kv->bufs, kv->n_bufs));
-}
-
-static json_t *jdevices(const struct plan *p)
-{
-	json_t *a = json_array();
-	for (unsigned i = 0; i < p->n_devs; i++) {
-		const struct plan_dev *d = &p->devs[i];
-		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:b,s:f,s:f,s:f,s:f,s:b}", "device", d->name,
-						   "profile", d->profile, "layers", (json_int_t)d->layers,
-						   "output_layer", d->output, "total_mib", r2(d->total),
-						   "addressable_mib", r2(d->addressable), "free_mib",
-						   round((double)d->free_bytes / (1024.0 * 1024.0) * 100) / 100,
-						   "slack_mib", r2(d->slack), "fits", d->fits));
-	}
-	return a;
-}
-
-static uint64_t bufs_sum(const struct plan_buf *b, unsigned n)
-{
-	uint64_t s = 0;
-	for (unsigned i = 0; i < n; i++)
-		s += b[i].bytes;
-	return s;
-}
-
-static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "endpoint", json_string(ep->name));
-	json_object_set_new(o, "model_file", json_string(c->model_path));
-	json_object_set_new(o, "device", json_string(p->device->name));
-	json_object_set_new(o, "verdict", json_string(p->fits && !c->n_breach ? "fits" : "refused"));
-	json_object_set_new(o, "law", c->n_breach ? json_string(c->breach.law) : json_null());
-	json_t *um = json_array();
-	for (unsigned i = 0; i < p->n_unmirrored; i++)
-		json_array_append_new(um, json_string(p->unmirrored[i]));
-	json_object_set_new(o, "exact", json_boolean(p->n_unmirrored == 0));
-	json_object_set_new(o, "unmirrored", um);
-	json_object_set_new(o, "cuda",
-			    *p->cuda_note ? json_pack("{s:s,s:s,s:b,s:b,s:b}", "note", p->cuda_note, "build_source",
-						      *c->shape.cuda.source ? c->shape.cuda.source : "defaults",
-						      "fa_all", c->shape.cuda.fa_all, "fa_scratch",
-						      !c->shape.cuda.no_scratch, "fa_on_card", p->cuda_fa_on_card)
-					  : json_null());
-	json_object_set_new(o, "n_ctx", json_integer(p->n_ctx));
-	json_object_set_new(o, "n_ctx_seq", json_integer(p->n_ctx_seq));
-	json_object_set_new(o, "n_seq", json_integer(p->n_seq));
-	char feat[128];
-	json_object_set_new(o, "cpu",
-			    json_pack("{s:s,s:s,s:b}", "features",
-				      cpu_features_format(&c->shape.cpu, feat, sizeof(feat)), "source",
-				      c->shape.cpu.source, "extra_buffers", c->shape.repack));
-	json_object_set_new(o, "model", jbufs(p->model, p->n_model));
-	json_object_set_new(o, "kv", jkv(p, &p->kv));
-	json_object_set_new(o, "kv_swa", jkv(p, &p->kv_swa));
-	if (p->rs.present)
-		json_object_set_new(o, "recurrent",
-				    json_pack("{s:f,s:f,s:f,s:i,s:i,s:i,s:i,s:o}", "mib",
-					      r2(p->rs.r_bytes + p->rs.s_bytes), "r_mib", r2(p->rs.r_bytes), "s_mib",
-					      r2(p->rs.s_bytes), "cells", (json_int_t)p->rs.cells, "layers",
-					      (json_int_t)p->rs.layers, "seqs", (json_int_t)p->rs.seqs, "rs_seq",
-					      (json_int_t)p->rs.rs_seq, "devices", jdevs(p, p->rs.bufs, p->rs.n_bufs)));
-	else
-		json_object_set_new(o, "recurrent",
-				    json_pack("{s:f,s:f,s:f,s:[]}", "mib", 0.0, "r_mib", 0.0, "s_mib", 0.0, "devices"));
-	json_t *dk = jkv(p, &p->draft_kv);
-	if (json_is_null(dk)) {
-		json_decref(dk);
-		dk = json_pack("{s:f,s:[]}", "mib", 0.0, "devices");
-	}
-	json_object_set_new(o, "draft_kv", dk);
-	json_object_set_new(o, "output_mib", json_real(r2(p->output_bytes + p->draft_output_bytes)));
-	json_object_set_new(o, "output",
-			    jone(p, p->output_buft, (int)p->n_cards, p->output_bytes + p->draft_output_bytes));
-	json_object_set_new(o, "compute", jbufs(p->compute, p->n_compute));
-	json_object_set_new(o, "draft_compute", jbufs(p->draft_compute, p->n_draft_compute));
-	int card = (int)p->side_dev;
-	json_object_set_new(o, "projector",
-			    json_pack("{s:f,s:f,s:f,s:o}", "mib", r2(p->projector_weights + p->projector_compute),
-				      "weights_mib", r2(p->projector_weights), "compute_mib", r2(p->projector_compute),
-				      "devices",
-				      jone(p, p->devs[card].name, card, p->projector_weights + p->projector_compute)));
-	json_object_set_new(o, "lora_mib", json_real(r2(p->lora_bytes)));
-	json_object_set_new(o, "lora", jone(p, p->devs[card].name, card, p->lora_bytes));
-	json_object_set_new(o, "overhead_mib", json_real(r2(p->overhead_bytes)));
-	json_t *ov = json_array();
-	for (unsigned i = 0; i < p->n_cards; i++)
-		if (p->devs[i].overhead)
-			json_array_append_new(ov, json_pack("{s:s,s:f,s:s}", "device", p->devs[i].name, "mib",
-							    r2(p->devs[i].overhead), "on", p->devs[i].name));
-	json_object_set_new(o, "overhead", ov);
-	json_object_set_new(o, "devices", jdevices(p));
-	json_object_set_new(o, "offloaded", json_integer(p->offloaded));
-	json_object_set_new(o, "offloadable", json_integer(p->offloadable));
-	json_object_set_new(o, "kv_offload", json_boolean(p->kv_offload));
-	json_object_set_new(o, "pipeline_parallel", json_boolean(p->pipeline));
-	json_object_set_new(o, "overrides", json_integer(p->n_overrides));
-	json_object_set_new(o, "total_mib", json_real(r2(p->device_total)));
-	json_object_set_new(o, "host_mib", json_real(r2(p->host_total)));
-	json_object_set_new(o, "addressable_mib", json_real(r2(p->addressable)));
-	json_object_set_new(o, "free_mib", json_real(round((double)p->free_bytes / (1024.0 * 1024.0) * 100) / 100));
-	json_object_set_new(o, "slack_mib", json_real(r2(p->slack)));
-	return o;
-}
-
 /* The buffer column is as wide as the longest buffer name (an RPC
  * server's is RPC0[host:port]); "on" names the device a line bills. */
 static int bw = 11;
@@ -260,13 +112,33 @@ static void print_devices(const struct plan *p)
 	}
 }
 
+/* The verdict line: fits, by how much; or which device refuses. */
+static void print_verdict(const struct shape_ctx *c, const struct plan *p)
+{
+	char a[32];
+	if (c->n_breach) {
+		printf("\nverdict: refused: %s (law %s)\n", c->breach.reason, c->breach.law);
+	} else if (p->fits) {
+		printf("\nverdict: fits, %s MiB above the slack band%s\n",
+		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)),
+		       p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
+	} else {
+		for (unsigned i = 0; i < p->n_devs; i++)
+			if (!p->devs[i].fits)
+				printf("\nverdict: refused: %.2f MiB free on %s is below the %.2f MiB slack band (law "
+				       "M09)",
+				       (double)p->devs[i].free_bytes / (1024.0 * 1024.0), p->devs[i].name,
+				       plan_mib(p->devs[i].slack));
+		printf("\n");
+	}
+}
+
 static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
 			const char *cal_text)
 {
 	const struct model *m = c->census->model;
 	int cards = p->n_cards > 0;
 	int cuda = p->device->backend == DEVICE_CUDA && p->n_cards == 1;
-	char a[32];
 	bw = 11;
 	for (unsigned i = 0; i < p->n_devs; i++)
 		if ((int)strlen(p->devs[i].name) > bw)
@@ -372,22 +244,57 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
 	for (unsigned i = 0; i < p->n_unmirrored; i++)
 		printf("  - %s\n", p->unmirrored[i]);
-	if (c->n_breach) {
-		printf("\nverdict: refused: %s (law %s)\n", c->breach.reason, c->breach.law);
-	} else if (p->fits) {
-		printf("\nverdict: fits, %s MiB above the slack band%s\n",
-		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)),
-		       p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
-	} else {
-		for (unsigned i = 0; i < p->n_devs; i++)
-			if (!p->devs[i].fits)
-				printf("\nverdict: refused: %.2f MiB free on %s is below the %.2f MiB slack band (law "
-				       "M09)",
-				       (double)p->devs[i].free_bytes / (1024.0 * 1024.0), p->devs[i].name,
-				       plan_mib(p->devs[i].slack));
-		printf("\n");
-	}
-	(void)bufs_sum;
+	print_verdict(c, p);
+}
+
+/* The decode prediction's line, and where the headers came from. */
+static void print_decode(const struct shape_ctx *c, const struct rate *rt)
+{
+	struct sb d = {0};
+	sb_addf(&d, "%.2f MiB per token", rt->bytes_per_token / 1048576.0);
+	if (rt->tps_ceiling > 0)
+		sb_addf(&d, ", ceiling %.1f tokens/s", rt->tps_ceiling);
+	for (unsigned i = 0; i < rt->n_dev; i++)
+		if (rt->dev[i].bytes_per_token > 0)
+			sb_addf(&d, "%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt->dev[i].name,
+				rt->dev[i].bytes_per_token / 1048576.0, rt->dev[i].ms_per_token,
+				rt->dev[i].bandwidth_gbs);
+	char head[96];
+	snprintf(head, sizeof(head), "\ndecode at %llu tokens of context: ", (unsigned long long)rt->fill);
+	cmd_wrap(stdout, head, 2, d.s);
+	sb_release(&d);
+	if (c->remote_reads)
+		printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
+		       "here yet: zealot fetch)\n",
+		       (unsigned long long)c->remote.requests, (unsigned long long)c->remote.bytes);
+}
+
+/* --cpu-features: CPU_FEATURES set as --set would. */
+static int set_cpu(struct endpoint *ep, const char *cpu, char **err)
+{
+	struct sb kv = {0};
+	sb_addf(&kv, "CPU_FEATURES=%s", cpu);
+	int bad = endpoint_set(ep, kv.s, err);
+	sb_release(&kv);
+	return bad;
+}
+
+/* plan --json: the plan, its decode prediction, its calibration (taken)
+ * and what was read over the network. */
+static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
+			    const struct rate *rt, json_t *cal)
+{
+	json_t *o = plan_to_json(ep, c, p);
+	json_object_set_new(o, "decode", plan_rate_json(rt, 1));
+	json_object_set_new(o, "calibration", cal ? cal : json_null());
+	json_object_set_new(o, "remote",
+			    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
+							"bytes", (json_int_t)c->remote.bytes)
+					    : json_null());
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	puts(s);
+	free(s);
+	json_decref(o);
 }
 
 int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
@@ -433,26 +340,12 @@ int cmd_plan(int argc, char **argv)
 		return prc;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
-	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	struct endpoint *ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	if (!ep)
 		goto done;
-	}
-	for (unsigned i = 0; i < sets.n; i++) {
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
-	}
-	if (cpu) {
-		struct sb kv = {0};
-		sb_addf(&kv, "CPU_FEATURES=%s", cpu);
-		int bad = endpoint_set(ep, kv.s, &err);
-		sb_release(&kv);
-		if (bad) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
+	if (cpu && set_cpu(ep, cpu, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	struct plan p;
 	json_t *cal = NULL;
@@ -465,7 +358,7 @@ int cmd_plan(int argc, char **argv)
 		cmd_fail(0, "plan: warning: not calibrated: %s", warn);
 		free(warn);
 	}
-	if (svg && cmd_plan_svg(svg, ep->name, &p, &c.shape, &err)) {
+	if (svg && plan_svg_write(svg, ep->name, &p, &c.shape, &err)) {
 		rc = EXIT_IO;
 		json_decref(cal);
 		free(cal_text);
@@ -482,37 +375,11 @@ int cmd_plan(int argc, char **argv)
 		goto done;
 	}
 	if (json) {
-		json_t *o = to_json(ep, &c, &p);
-		json_object_set_new(o, "decode", cmd_rate_json(&rt, 1));
-		json_object_set_new(o, "calibration", cal ? cal : json_null());
-		json_object_set_new(o, "remote",
-				    c.remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c.remote.requests,
-							       "bytes", (json_int_t)c.remote.bytes)
-						   : json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-		puts(s);
-		free(s);
-		json_decref(o);
+		print_plan_json(ep, &c, &p, &rt, cal);
 	} else {
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
-		struct sb d = {0};
-		sb_addf(&d, "%.2f MiB per token", rt.bytes_per_token / 1048576.0);
-		if (rt.tps_ceiling > 0)
-			sb_addf(&d, ", ceiling %.1f tokens/s", rt.tps_ceiling);
-		for (unsigned i = 0; i < rt.n_dev; i++)
-			if (rt.dev[i].bytes_per_token > 0)
-				sb_addf(&d, "%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt.dev[i].name,
-					rt.dev[i].bytes_per_token / 1048576.0, rt.dev[i].ms_per_token,
-					rt.dev[i].bandwidth_gbs);
-		char head[96];
-		snprintf(head, sizeof(head), "\ndecode at %llu tokens of context: ", (unsigned long long)rt.fill);
-		cmd_wrap(stdout, head, 2, d.s);
-		sb_release(&d);
-		if (c.remote_reads)
-			printf("\nremote: %llu requests, %llu bytes: headers read from *_URL (the files are not "
-			       "here yet: zealot fetch)\n",
-			       (unsigned long long)c.remote.requests, (unsigned long long)c.remote.bytes);
+		print_decode(&c, &rt);
 	}
 	free(cal_text);
 	rc = p.fits && !c.n_breach ? EXIT_OK : EXIT_NO;
@@ -525,9 +392,4 @@ done:
 	opt_list_release(&sets);
 	opt_args_release(&args);
 	return rc;
-}
-
-json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
-{
-	return to_json(ep, c, p);
 }

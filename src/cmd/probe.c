@@ -61,6 +61,135 @@ static const struct cmd_help help = {
     .max_args = 1,
 };
 
+/* --only: 0 when every name is a probe's, else says which is not. */
+static int unknown_probe(const char *only)
+{
+	for (const char *p = only; *p;) {
+		size_t m = strcspn(p, ",");
+		int known = 0;
+		for (size_t i = 0; i < probe_n_names; i++)
+			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
+		known |= m == 6 && strncmp(p, "scrape", 6) == 0; /* live/scrape.c's, not probe_run's */
+		if (!known)
+			return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
+		p += m + (p[m] == ',');
+	}
+	return 0;
+}
+
+/* The probes' results: one JSON object with the verdict (and the era a
+ * --record stored them in, when recorded > 0), or a line each, with what
+ * a probe expected against what it got and each refusal prompt's answer. */
+static void print_results(const char *url, const struct probe_results *res, int failed, int json, int64_t recorded)
+{
+	if (json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "url", json_string(url));
+		json_t *arr = json_array();
+		for (size_t i = 0; i < res->n; i++)
+			json_array_append_new(arr, probe_result_json(&res->v[i]));
+		json_object_set_new(o, "probes", arr);
+		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
+		if (recorded)
+			json_object_set_new(o, "recorded_era", json_integer(recorded));
+		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		puts(str);
+		free(str);
+		json_decref(o);
+		return;
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		const struct probe_result *r = &res->v[i];
+		printf("%-4s %-12s %-4s %s\n", probe_status_name(r->status), r->name, r->law ? r->law : "",
+		       r->evidence);
+		if (r->expected)
+			printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "", r->expected, "",
+			       r->answer ? r->answer : "(none)");
+		for (size_t k = 0; k < r->n_prompts; k++)
+			printf("     %-12s      %s: %s\n     %-12s        -> %s\n", "",
+			       r->prompts[k].refused < 0 ? "inconclusive"
+			       : r->prompts[k].refused	 ? "refused"
+							 : "answered",
+			       r->prompts[k].prompt, "", r->prompts[k].answer ? r->prompts[k].answer : "(none)");
+	}
+}
+
+/* --record: the answers become the endpoint's current era's baseline.
+ * Returns the era's id, or 0 with *err. */
+static int64_t record_baseline(const struct endpoint *ep, const struct probe_results *res, char **err)
+{
+	int64_t recorded = 0;
+	struct store *st = store_open(NULL, err);
+	struct store_era era = {0};
+	int got = st ? store_era_get(st, ep->name, 0, &era, err) : -1;
+	char *answers = got == 0 ? probe_results_json(res) : NULL;
+	if (got == 1)
+		errorf(err, "--record: '%s' has no current era (deploy it first)", ep->name);
+	else if (got == 0 && store_baseline_put(st, ep->name, era.id, "probe --record", answers, err) == 0)
+		recorded = era.id;
+	free(answers);
+	store_era_release(&era);
+	store_close(st);
+	return recorded;
+}
+
+/* The engine's base URL from the argument: http(s)://..., or HOST:PORT
+ * (or HOST), the engine's plain-HTTP address; no trailing slash. NULL when
+ * it is neither. */
+static char *base_url(const char *url)
+{
+	struct sb b = {0};
+	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0)
+		sb_adds(&b, url);
+	else if (!strstr(url, "://") && url[0] && url[0] != '/' && url[0] != '-')
+		sb_addf(&b, "http://%s", url);
+	else
+		return NULL;
+	while (b.len && b.s[b.len - 1] == '/')
+		b.s[--b.len] = '\0';
+	return sb_detach(&b);
+}
+
+/* --endpoint: what the probes expect of it (alias, slots, window,
+ * projector, effort values) and its API key. EXIT_OK, or the exit status
+ * with *err. */
+static int load_expect(const char *endpoint, struct http_client *c, struct probe_expect *e, struct endpoint **epp,
+		       struct shape_ctx *s, char **err)
+{
+	enum zerr kind;
+	struct endpoint *ep = *epp = endpoint_load(endpoint, &kind, err);
+	int io = 0;
+	struct plan p;
+	if (!ep || shape_load(ep, NULL, s, &io, err) ||
+	    plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
+		return cmd_exit(!ep ? kind : io ? ZE_IO : ZE_USAGE);
+	if (probe_expect_load(ep, s, &p, e, err))
+		return EXIT_IO;
+	char *kf = endpoint_path(ep, "API_KEY_FILE");
+	if (kf) {
+		c->api_key = cmd_read_key(kf);
+		free(kf);
+	}
+	return EXIT_OK;
+}
+
+/* The scrape probe: whether the Prometheus at prometheus scrapes c's
+ * engine, appended to res. */
+static void run_scrape(const struct http_client *c, const char *prometheus, const struct endpoint *ep,
+		       struct probe_results *res)
+{
+	struct http_client pc = {0};
+	pc.base = xstrdup(prometheus);
+	for (size_t m = strlen(pc.base); m && pc.base[m - 1] == '/';)
+		pc.base[--m] = '\0';
+	pc.timeout_ms = c->timeout_ms < 30000 ? c->timeout_ms : 30000;
+	char *inst = scrape_instance(c->base);
+	res->v = xreallocarray(res->v, res->n + 1, sizeof(*res->v));
+	scrape_probe(&pc, ep ? ep->name : NULL, inst, &res->v[res->n++]);
+	free(inst);
+	free(pc.base);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *endpoint = NULL, *only = NULL, *prometheus = NULL;
@@ -86,34 +215,13 @@ int cmd_probe(int argc, char **argv)
 		return prc;
 	const char *url = args.v[0];
 	opt_args_release(&args); /* the array; its strings are argv's */
-	if (only) {
-		for (const char *p = only; *p;) {
-			size_t m = strcspn(p, ",");
-			int known = 0;
-			for (size_t i = 0; i < probe_n_names; i++)
-				known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
-			known |= m == 6 && strncmp(p, "scrape", 6) == 0;
-			if (!known)
-				return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
-			p += m + (p[m] == ',');
-		}
-	}
+	if (only && unknown_probe(only))
+		return EXIT_USAGE;
 	if (record && !endpoint)
 		return cmd_fail(EXIT_USAGE, "probe: --record needs --endpoint (the era is the endpoint's)");
 	struct http_client c = {0};
-	if (strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0) {
-		c.base = xstrdup(url);
-	} else if (!strstr(url, "://") && url[0] && url[0] != '/' && url[0] != '-') {
-		/* HOST:PORT (or HOST) is the engine's plain-HTTP address */
-		struct sb b = {0};
-		sb_addf(&b, "http://%s", url);
-		c.base = b.s;
-	} else {
+	if (!(c.base = base_url(url)))
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);
-	}
-	size_t n = strlen(c.base);
-	while (n && c.base[n - 1] == '/')
-		c.base[--n] = '\0';
 	c.timeout_ms = (long)timeout * 1000;
 	struct probe_expect e = {0};
 	e.projector = -1;
@@ -121,25 +229,8 @@ int cmd_probe(int argc, char **argv)
 	struct shape_ctx s = {0};
 	char *err = NULL;
 	int rc = EXIT_OK;
-	if (endpoint) {
-		ep = endpoint_load(endpoint, &err);
-		int io = 0;
-		struct plan p;
-		if (!ep || shape_load(ep, NULL, &s, &io, &err) ||
-		    plan_make(s.census->model, s.model->g, &s.shape, s.dev, &s.extras, &p, &err)) {
-			rc = io || (err && strncmp(err, "cannot", 6) == 0) ? EXIT_IO : EXIT_USAGE;
-			goto done;
-		}
-		if (probe_expect_load(ep, &s, &p, &e, &err)) {
-			rc = EXIT_IO;
-			goto done;
-		}
-		char *kf = endpoint_path(ep, "API_KEY_FILE");
-		if (kf) {
-			c.api_key = cmd_read_key(kf);
-			free(kf);
-		}
-	}
+	if (endpoint && (rc = load_expect(endpoint, &c, &e, &ep, &s, &err)) != EXIT_OK)
+		goto done;
 	if (!prometheus && ep && endpoint_value(ep, "PROMETHEUS_URL") && *endpoint_value(ep, "PROMETHEUS_URL"))
 		prometheus = endpoint_value(ep, "PROMETHEUS_URL");
 	if (prometheus && strncmp(prometheus, "http://", 7) != 0 && strncmp(prometheus, "https://", 8) != 0) {
@@ -152,73 +243,18 @@ int cmd_probe(int argc, char **argv)
 	struct probe_results res = {0};
 	if (!only_scrape)
 		probe_run(&c, &e, only, &res);
-	if (want_scrape) {
-		struct http_client pc = {0};
-		pc.base = xstrdup(prometheus);
-		for (size_t m = strlen(pc.base); m && pc.base[m - 1] == '/';)
-			pc.base[--m] = '\0';
-		pc.timeout_ms = c.timeout_ms < 30000 ? c.timeout_ms : 30000;
-		char *inst = scrape_instance(c.base);
-		res.v = xreallocarray(res.v, res.n + 1, sizeof(*res.v));
-		scrape_probe(&pc, ep ? ep->name : NULL, inst, &res.v[res.n++]);
-		free(inst);
-		free(pc.base);
-	}
+	if (want_scrape)
+		run_scrape(&c, prometheus, ep, &res);
 	int failed = 0;
 	for (size_t i = 0; i < res.n; i++)
 		failed |= probe_failed(&res.v[i]);
-	int64_t recorded = 0;
-	if (record) {
-		struct store *st = store_open(NULL, &err);
-		struct store_era era = {0};
-		int got = st ? store_era_get(st, ep->name, 0, &era, &err) : -1;
-		char *answers = got == 0 ? probe_results_json(&res) : NULL;
-		if (got == 1)
-			errorf(&err, "--record: '%s' has no current era (deploy it first)", ep->name);
-		else if (got == 0 && store_baseline_put(st, ep->name, era.id, "probe --record", answers, &err) == 0)
-			recorded = era.id;
-		free(answers);
-		store_era_release(&era);
-		store_close(st);
-		if (!recorded) {
-			probe_results_release(&res);
-			rc = EXIT_IO;
-			goto done;
-		}
+	int64_t recorded = record ? record_baseline(ep, &res, &err) : 0;
+	if (record && !recorded) {
+		probe_results_release(&res);
+		rc = EXIT_IO;
+		goto done;
 	}
-	if (json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "url", json_string(c.base));
-		json_t *arr = json_array();
-		for (size_t i = 0; i < res.n; i++) {
-			json_t *x = probe_result_json(&res.v[i]);
-			json_array_append_new(arr, x);
-		}
-		json_object_set_new(o, "probes", arr);
-		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
-		if (record)
-			json_object_set_new(o, "recorded_era", json_integer(recorded));
-		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(str);
-		free(str);
-		json_decref(o);
-	} else {
-		for (size_t i = 0; i < res.n; i++) {
-			const struct probe_result *r = &res.v[i];
-			printf("%-4s %-12s %-4s %s\n", probe_status_name(r->status), r->name, r->law ? r->law : "",
-			       r->evidence);
-			if (r->expected)
-				printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "", r->expected,
-				       "", r->answer ? r->answer : "(none)");
-			for (size_t k = 0; k < r->n_prompts; k++)
-				printf("     %-12s      %s: %s\n     %-12s        -> %s\n", "",
-				       r->prompts[k].refused < 0 ? "inconclusive"
-				       : r->prompts[k].refused	 ? "refused"
-								 : "answered",
-				       r->prompts[k].prompt, "",
-				       r->prompts[k].answer ? r->prompts[k].answer : "(none)");
-		}
-	}
+	print_results(c.base, &res, failed, json, recorded);
 	probe_results_release(&res);
 	rc = failed ? EXIT_NO : EXIT_OK;
 done:

@@ -3,14 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../plan/report.h"
 #include "../plan/rungs.h"
 #include "../plan/shape.h"
 #include "../plan/svg.h"
 #include "cmd.h"
 #include "options.h"
-#include "shapes.h"
 
 static const struct cmd_help help = {
     .usage = "zealot rungs ENDPOINT [--device NAME] [--set KEY=VALUE ...] [--json] [--svg FILE]",
@@ -84,24 +85,24 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	json_t *b = json_object();
 	struct cand keys;
 	cand_shape_keys(ep, NULL, &c->shape, &keys);
-	json_object_set_new(b, "keys", cmd_keys_json(&keys));
+	json_object_set_new(b, "keys", plan_keys_json(&keys));
 	json_object_set_new(b, "shape", shape_json(&r->base_shape));
-	json_object_set_new(b, "plan", cmd_plan_summary_json(&r->base));
-	json_object_set_new(b, "decode", cmd_rate_json(&r->base_rate, 1));
+	json_object_set_new(b, "plan", plan_summary_json(&r->base));
+	json_object_set_new(b, "decode", plan_rate_json(&r->base_rate, 1));
 	json_object_set_new(o, "base", b);
 	json_t *a = json_array();
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rung *g = &r->v[i];
 		json_t *x = json_object();
-		json_object_set_new(x, "keys", cmd_keys_json(&g->keys));
+		json_object_set_new(x, "keys", plan_keys_json(&g->keys));
 		json_object_set_new(x, "line", json_string(g->line));
 		json_t *d = json_object();
 		for (int t = 0; t < TERM_N; t++)
-			json_object_set_new(d, terms_names[t], json_real(cmd_r2((double)g->delta[t] / 1048576.0)));
-		json_object_set_new(d, "total", json_real(cmd_r2((double)g->delta_total / 1048576.0)));
+			json_object_set_new(d, terms_names[t], json_real(plan_r2((double)g->delta[t] / 1048576.0)));
+		json_object_set_new(d, "total", json_real(plan_r2((double)g->delta_total / 1048576.0)));
 		json_object_set_new(x, "delta", d);
-		json_object_set_new(x, "total_mib", json_real(cmd_r2(cmd_mib(g->plan.device_total))));
-		json_object_set_new(x, "free_mib", json_real(cmd_r2((double)g->plan.free_bytes / 1048576.0)));
+		json_object_set_new(x, "total_mib", json_real(plan_r2(cmd_mib(g->plan.device_total))));
+		json_object_set_new(x, "free_mib", json_real(plan_r2((double)g->plan.free_bytes / 1048576.0)));
 		json_object_set_new(x, "verdict", json_string(g->plan.fits ? "fits" : "refused"));
 		json_object_set_new(x, "gives_up", json_string(g->gives_up));
 		json_t *cost = shape_json(&g->shape);
@@ -109,12 +110,12 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 		json_object_set_new(cost, "decode_ratio", json_real(round(g->decode_ratio * 10000) / 10000));
 		json_object_set_new(cost, "decode_change_pct", json_real(round((g->decode_ratio - 1) * 1000) / 10));
 		json_object_set_new(x, "cost", cost);
-		json_object_set_new(x, "decode", cmd_rate_json(&g->rate, g->decode_ratio));
+		json_object_set_new(x, "decode", plan_rate_json(&g->rate, g->decode_ratio));
 		json_array_append_new(a, x);
 	}
 	json_object_set_new(o, "rungs", a);
 	json_object_set_new(o, "plans", json_integer((json_int_t)r->plans));
-	json_object_set_new(o, "ms", json_real(cmd_r2(r->ms)));
+	json_object_set_new(o, "ms", json_real(plan_r2(r->ms)));
 	return o;
 }
 
@@ -122,7 +123,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 {
 	char line[256], a[32], f[32];
 	const struct plan *p = &r->base;
-	cmd_shape_line(p, &c->shape, line, sizeof(line));
+	plan_shape_line(p, &c->shape, line, sizeof(line));
 	char head[200];
 	snprintf(head, sizeof(head), "rungs %s on %s: ", ep->name, p->device->name);
 	cmd_wrap(stdout, head, 2, line);
@@ -175,7 +176,7 @@ static int write_svg(const char *path, const struct endpoint *ep, const struct r
 	sb_addf(&t, "rungs %s on %s: the endpoint and %zu one-line changes, one scale", ep->name, r->base.device->name,
 		r->n);
 	char *svg = svg_bars(t.s, bars, r->n + 1);
-	int rc = cmd_write_file(path, svg, err);
+	int rc = write_file(path, svg, err);
 	free(svg);
 	sb_release(&t);
 	free(bars);
@@ -220,16 +221,9 @@ int cmd_rungs(int argc, char **argv)
 		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
 		goto done;
 	}
-	ep = endpoint_load(args.v[0], &err);
-	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	if (!ep)
 		goto done;
-	}
-	for (unsigned i = 0; i < sets.n; i++)
-		if (endpoint_set(ep, sets.v[i], &err)) {
-			rc = EXIT_USAGE;
-			goto done;
-		}
 	int io = 0;
 	if (shape_load(ep, device, &c, &io, &err)) {
 		rc = io ? EXIT_IO : EXIT_USAGE;

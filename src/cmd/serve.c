@@ -149,13 +149,14 @@ int cmd_serve(int argc, char **argv)
 	if (prc >= 0)
 		return prc;
 	char *err = NULL;
-	struct endpoint *ep = endpoint_load(args.v[0], &err);
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
 	opt_args_release(&args); /* the array; its strings are argv's */
 	if (!ep) {
 		/* an endpoint that does not parse is a refusal (C01, C10), and so
 		 * is one that is missing or unreadable: a restart cannot fix
 		 * either, and under Restart= an exit 3 would be a crash loop (C03) */
-		int io = err && strncmp(err, "cannot", 6) == 0;
+		int io = cmd_exit(kind) == EXIT_IO;
 		fprintf(stderr, "zealot: serve: refused at the %s gate: %s%s\n", io ? "endpoint" : "laws",
 			io ? "C03 " : "", err);
 		free(err);

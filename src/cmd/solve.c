@@ -6,12 +6,12 @@
 
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../plan/report.h"
 #include "../plan/shape.h"
 #include "../plan/solve.h"
 #include "../plan/terms.h"
 #include "cmd.h"
 #include "options.h"
-#include "shapes.h"
 
 static const struct cmd_help help = {
     .usage = "zealot solve ENDPOINT [--maximize window|slots|precision|rate] [--slots N] [--min-window N]\n"
@@ -78,7 +78,7 @@ static const struct cmd_help help = {
 static json_t *shape_json(const struct solve_shape *s, int full)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "keys", cmd_keys_json(&s->keys));
+	json_object_set_new(o, "keys", plan_keys_json(&s->keys));
 	json_object_set_new(o, "slots", json_integer(s->slots));
 	json_object_set_new(o, "window", json_integer((json_int_t)s->window));
 	json_object_set_new(o, "cache_k", json_string(s->k));
@@ -88,7 +88,7 @@ static json_t *shape_json(const struct solve_shape *s, int full)
 	json_object_set_new(o, "ubatch", json_integer(s->ubatch));
 	json_object_set_new(o, "capped", json_boolean(s->capped));
 	if (full) {
-		json_object_set_new(o, "plan", cmd_plan_summary_json(&s->plan));
+		json_object_set_new(o, "plan", plan_summary_json(&s->plan));
 		if (s->capped)
 			json_object_set_new(o, "next_step",
 					    json_pack("{s:I,s:s}", "window", (json_int_t)(s->window + SOLVE_STEP),
@@ -98,12 +98,12 @@ static json_t *shape_json(const struct solve_shape *s, int full)
 			    o, "next_step",
 			    json_pack("{s:I,s:I,s:f,s:s,s:s}", "window", (json_int_t)(s->window + SOLVE_STEP),
 				      "ctx_size", (json_int_t)s->next.n_ctx, "free_mib",
-				      cmd_r2((double)s->next.free_bytes / 1048576.0), "verdict",
+				      plan_r2((double)s->next.free_bytes / 1048576.0), "verdict",
 				      s->next.fits ? "fits" : "refused", "refused_by", "M09 (the slack band)"));
-		json_object_set_new(o, "decode", cmd_rate_json(&s->rate, s->decode_ratio));
+		json_object_set_new(o, "decode", plan_rate_json(&s->rate, s->decode_ratio));
 	} else {
-		json_object_set_new(o, "free_mib", json_real(cmd_r2((double)s->plan.free_bytes / 1048576.0)));
-		json_object_set_new(o, "total_mib", json_real(cmd_r2(cmd_mib(s->plan.device_total))));
+		json_object_set_new(o, "free_mib", json_real(plan_r2((double)s->plan.free_bytes / 1048576.0)));
+		json_object_set_new(o, "total_mib", json_real(plan_r2(cmd_mib(s->plan.device_total))));
 		json_object_set_new(o, "decode_ratio", json_real(round(s->decode_ratio * 10000) / 10000));
 	}
 	return o;
@@ -123,11 +123,11 @@ static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, co
 	json_t *c = json_object();
 	json_object_set_new(c, "slots", o->slots ? json_integer(o->slots) : json_null());
 	json_object_set_new(c, "min_window", o->min_window ? json_integer((json_int_t)o->min_window) : json_null());
-	json_object_set_new(c, "fix", cmd_keys_json(&o->fix));
+	json_object_set_new(c, "fix", plan_keys_json(&o->fix));
 	json_object_set_new(j, "constraints", c);
 	json_object_set_new(j, "base",
 			    json_pack("{s:I,s:I,s:o}", "slots", (json_int_t)r->base_plan.n_seq, "window",
-				      (json_int_t)r->base_window, "decode", cmd_rate_json(&r->base_rate, 1)));
+				      (json_int_t)r->base_window, "decode", plan_rate_json(&r->base_rate, 1)));
 	json_object_set_new(j, "best", r->has_best ? shape_json(&r->best, 1) : json_null());
 	json_t *f = json_array();
 	for (size_t i = 0; i < r->n_frontier; i++)
@@ -145,7 +145,7 @@ static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, co
 	    j, "search",
 	    json_pack("{s:I,s:I,s:I,s:I,s:f,s:f}", "shapes", (json_int_t)r->combos, "plans", (json_int_t)r->plans,
 		      "replays", (json_int_t)(r->memo.affine_replays + r->memo.plain_replays), "fallbacks",
-		      (json_int_t)r->fallbacks, "ms", cmd_r2(r->ms), "frontier_ms", cmd_r2(r->frontier_ms)));
+		      (json_int_t)r->fallbacks, "ms", plan_r2(r->ms), "frontier_ms", plan_r2(r->frontier_ms)));
 	return j;
 }
 
@@ -225,6 +225,41 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 	       r->ms);
 }
 
+/* --accept, --host-bw, --fix and --vary into o; -1 with *err (usage). */
+static int solve_options(struct solve_opts *o, double accept, double host_bw, uint64_t slots,
+			 const struct opt_list *fixes, const struct opt_list *varies, char **err)
+{
+	if (accept < 0 || accept > 1) {
+		errorf(err, "--accept %g: a probability, 0 to 1", accept);
+		return -1;
+	}
+	if (host_bw < 0) {
+		errorf(err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
+		return -1;
+	}
+	for (unsigned i = 0; i < fixes->n; i++)
+		if (cand_parse_line(&o->fix, fixes->v[i], err)) {
+			char *e = *err;
+			*err = NULL;
+			errorf(err, "--fix %s", e);
+			free(e);
+			return -1;
+		}
+	if (slots && cand_get(&o->fix, K_PARALLEL)) {
+		errorf(err, "--fix PARALLEL and --slots say the same thing twice");
+		return -1;
+	}
+	for (unsigned i = 0; i < varies->n; i++) {
+		if (o->n_vary == SOLVE_MAX_AXES) {
+			errorf(err, "--vary: at most %d keys", SOLVE_MAX_AXES);
+			return -1;
+		}
+		if (solve_axis_parse(varies->v[i], &o->vary[o->n_vary++], err))
+			return -1;
+	}
+	return 0;
+}
+
 int cmd_solve(int argc, char **argv)
 {
 	struct opt_list fixes = {0}, varies = {0};
@@ -266,40 +301,12 @@ int cmd_solve(int argc, char **argv)
 	o->rate.accept = accept;
 	o->rate.host_bw_gbs = host_bw;
 	rc = EXIT_USAGE;
-	if (accept < 0 || accept > 1) {
-		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
+	if (solve_options(o, accept, host_bw, slots, &fixes, &varies, &err))
 		goto done;
-	}
-	if (host_bw < 0) {
-		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
-		goto done;
-	}
-	for (unsigned i = 0; i < fixes.n; i++)
-		if (cand_parse_line(&o->fix, fixes.v[i], &err)) {
-			char *e = err;
-			err = NULL;
-			errorf(&err, "--fix %s", e);
-			free(e);
-			goto done;
-		}
-	if (slots && cand_get(&o->fix, K_PARALLEL)) {
-		errorf(&err, "--fix PARALLEL and --slots say the same thing twice");
-		goto done;
-	}
-	for (unsigned i = 0; i < varies.n; i++) {
-		if (o->n_vary == SOLVE_MAX_AXES) {
-			errorf(&err, "--vary: at most %d keys", SOLVE_MAX_AXES);
-			goto done;
-		}
-		if (solve_axis_parse(varies.v[i], &o->vary[o->n_vary++], &err))
-			goto done;
-	}
 	rc = EXIT_OK;
-	ep = endpoint_load(args.v[0], &err);
-	if (!ep) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	if (!ep)
 		goto done;
-	}
 	int io = 0;
 	if (shape_load(ep, device, &c, &io, &err)) {
 		rc = io ? EXIT_IO : EXIT_USAGE;

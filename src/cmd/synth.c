@@ -83,21 +83,23 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 			return errorf(err, "--set %s: bad value", kv), EXIT_USAGE;
 	}
 	uint64_t bytes = 0;
+	enum zerr kind = ZE_USAGE;
 	int rc;
 	if (strcmp(arch, "clip") == 0) {
 		if (projection_dim > UINT32_MAX)
 			return errorf(err, "projection_dim out of range"), EXIT_USAGE;
-		rc = synth_projector(preset, (uint32_t)projection_dim, out, &bytes, err);
+		rc = synth_projector(preset, (uint32_t)projection_dim, out, &bytes, &kind, err);
 	} else {
 		if (!base)
 			return errorf(err, "lora needs --base FILE (the payload it adapts)"), EXIT_USAGE;
 		if (rank == 0 || rank > 65536)
 			return errorf(err, "rank out of range"), EXIT_USAGE;
-		rc = answer ? synth_lora_answer(base, answer, (float)alpha, out, &bytes, err)
-			    : synth_lora(base, (uint32_t)rank, (float)alpha, (int)touch, base_name, out, &bytes, err);
+		rc = answer ? synth_lora_answer(base, answer, (float)alpha, out, &bytes, &kind, err)
+			    : synth_lora(base, (uint32_t)rank, (float)alpha, (int)touch, base_name, out, &bytes, &kind,
+					 err);
 	}
 	if (rc)
-		return *err && (strncmp(*err, "cannot", 6) == 0 || strstr(*err, "cannot open")) ? EXIT_IO : EXIT_USAGE;
+		return cmd_exit(kind);
 	char a[32];
 	fprintf(stderr, "zealot: synth: wrote %s (%s, %s bytes, sparse)\n", out, arch, cmd_commas(bytes, a, sizeof(a)));
 	return EXIT_OK;
@@ -147,8 +149,9 @@ int cmd_synth(int argc, char **argv)
 		}
 	}
 	uint64_t bytes = 0;
-	if (synth_write(&s, out, &bytes, &err)) {
-		rc = err && strncmp(err, "cannot", 6) == 0 ? EXIT_IO : EXIT_USAGE;
+	enum zerr kind;
+	if (synth_write(&s, out, &bytes, &kind, &err)) {
+		rc = cmd_exit(kind);
 		goto done;
 	}
 	char a[32];

@@ -108,12 +108,10 @@ static int step(struct run *x, const char *name, const char *status, double t, c
 	s->status = status;
 	s->seconds = mono_s() - t;
 	snprintf(s->law, sizeof(s->law), "%s", law ? law : "");
-	struct sb d = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&d, fmt, ap);
+	s->detail = xvstrf(fmt, ap);
 	va_end(ap);
-	s->detail = sb_detach(&d);
 	if (r->attempt > 0) {
 		struct sb rec = {0};
 		sb_addf(&rec, "%s%s%s", s->law, s->law[0] ? ": " : "", s->detail);
@@ -1233,6 +1231,67 @@ static enum deploy_outcome failed_after_install(struct run *x)
 	return finish(x, DEPLOY_ROLLBACK_FAILED);
 }
 
+/* A rollback's era: the one named, else the one before the current one;
+ * its file is what deploys. 0, or -1 with *oc the outcome. */
+static int target_era(struct run *x, double t, enum deploy_outcome *oc)
+{
+	int64_t want = x->o->era ? x->o->era : -1;
+	char *err = NULL;
+	int got = store_era_get(x->st, x->name, want, &x->target, &err);
+	if (got != 0 || (x->o->era && x->target.endpoint && strcmp(x->target.endpoint, x->name) != 0)) {
+		if (got < 0)
+			step(x, "gate:era", "failed", t, NULL, "%s", err);
+		else if (want == -1)
+			step(x, "gate:era", "failed", t, NULL, "%s has no era before the current one%s", x->name,
+			     x->have_prev ? "" : " (it has never been deployed)");
+		else
+			step(x, "gate:era", "failed", t, NULL, "%s has no era %lld (zealot history %s)", x->name,
+			     (long long)want, x->name);
+		*oc = finish(x, got < 0 ? DEPLOY_ERROR : DEPLOY_REFUSED);
+		free(err);
+		return -1;
+	}
+	x->have_target = 1;
+	if (!x->o->reason) {
+		free(x->reason);
+		struct sb rs = {0};
+		sb_addf(&rs, "rollback to era %lld", (long long)x->target.id);
+		x->reason = sb_detach(&rs);
+	}
+	x->src_path = xstrdup(x->target.endpoint_path ? x->target.endpoint_path : x->r->env_path);
+	step(x, "gate:era", "ok", t, NULL, "era %lld (%s), current: %s", (long long)x->target.id,
+	     x->target.reason ? x->target.reason : "", x->have_prev ? "" : "none");
+	if (x->have_prev && x->prev.id == x->target.id)
+		warn(x, "era %lld is the current era: this redeploys it", (long long)x->target.id);
+	free(err);
+	return 0;
+}
+
+static void run_release(struct run *x)
+{
+	store_unlock(x->lock_fd);
+	free(x->name);
+	free(x->reason);
+	free(x->src_path);
+	free(x->env_text);
+	endpoint_free(x->ep);
+	shape_release(&x->sc);
+	argv_release(&x->argv);
+	free(x->unit_text);
+	free(x->pins_json);
+	free(x->runtime);
+	free(x->runtime_version);
+	free(x->http_base);
+	free(x->api_key);
+	store_era_release(&x->prev);
+	store_era_release(&x->target);
+	free(x->old_unit);
+	free(x->old_env);
+	systemd_unit_release(&x->unit);
+	free(x->ledger);
+	probe_results_release(&x->probes);
+}
+
 enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, struct deploy_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -1290,34 +1349,8 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 	x->have_prev = got == 0;
 	r->previous_era = x->have_prev ? x->prev.id : 0;
-	if (rollback) {
-		int64_t want = o->era ? o->era : -1;
-		got = store_era_get(st, x->name, want, &x->target, &err);
-		if (got != 0 || (o->era && x->target.endpoint && strcmp(x->target.endpoint, x->name) != 0)) {
-			if (got < 0)
-				step(x, "gate:era", "failed", t, NULL, "%s", err);
-			else if (want == -1)
-				step(x, "gate:era", "failed", t, NULL, "%s has no era before the current one%s",
-				     x->name, x->have_prev ? "" : " (it has never been deployed)");
-			else
-				step(x, "gate:era", "failed", t, NULL, "%s has no era %lld (zealot history %s)",
-				     x->name, (long long)want, x->name);
-			oc = finish(x, got < 0 ? DEPLOY_ERROR : DEPLOY_REFUSED);
-			goto out;
-		}
-		x->have_target = 1;
-		if (!o->reason) {
-			free(x->reason);
-			struct sb rs = {0};
-			sb_addf(&rs, "rollback to era %lld", (long long)x->target.id);
-			x->reason = sb_detach(&rs);
-		}
-		x->src_path = xstrdup(x->target.endpoint_path ? x->target.endpoint_path : r->env_path);
-		step(x, "gate:era", "ok", t, NULL, "era %lld (%s), current: %s", (long long)x->target.id,
-		     x->target.reason ? x->target.reason : "", x->have_prev ? "" : "none");
-		if (x->have_prev && x->prev.id == x->target.id)
-			warn(x, "era %lld is the current era: this redeploys it", (long long)x->target.id);
-	}
+	if (rollback && target_era(x, t, &oc))
+		goto out;
 
 	/* gates: nothing is changed until every one has passed */
 	if (load_shape(x) || gate_name(x) || gate_laws(x) || gate_pins(x) || gate_fit(x)) {
@@ -1375,27 +1408,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	oc = finish(x, DEPLOY_DEPLOYED);
 out:
 	free(err);
-	store_unlock(x->lock_fd);
-	free(x->name);
-	free(x->reason);
-	free(x->src_path);
-	free(x->env_text);
-	endpoint_free(x->ep);
-	shape_release(&x->sc);
-	argv_release(&x->argv);
-	free(x->unit_text);
-	free(x->pins_json);
-	free(x->runtime);
-	free(x->runtime_version);
-	free(x->http_base);
-	free(x->api_key);
-	store_era_release(&x->prev);
-	store_era_release(&x->target);
-	free(x->old_unit);
-	free(x->old_env);
-	systemd_unit_release(&x->unit);
-	free(x->ledger);
-	probe_results_release(&x->probes);
+	run_release(x);
 	return oc;
 }
 

@@ -58,7 +58,7 @@ enum deploy_outcome {
 typedef char *(*deploy_plan_json_fn)(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
 typedef char *(*deploy_ledger_json_fn)(const struct ledger *l);
 /* Calibration (law M08) and the runtime's identity are the command layer's
- * too (src/cmd/calib.c): the same match `zealot plan` makes. calibrate
+ * too (src/store/calib.c): the same match `zealot plan` makes. calibrate
  * returns 1 when it calibrated p (*note: "calibrated from boot N of DATE"),
  * 0 when there was nothing to calibrate from, -1 on a store error. */
 typedef int (*deploy_calibrate_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note);

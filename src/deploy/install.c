@@ -9,19 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 
 #define INSTALL_MAX (16u << 20)
-
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
 
 static int mkdirs(const char *dir, char **err)
 {
@@ -57,7 +48,7 @@ static int sync_dir(const char *dir, char **err)
 
 int install_write(const char *path, const char *text, size_t len, unsigned mode, char **err)
 {
-	char *dir = dir_of(path);
+	char *dir = path_dir(path);
 	int rc = -1, fd = -1;
 	struct sb tmp = {0};
 	if (mkdirs(dir, err))
@@ -105,7 +96,7 @@ int install_remove(const char *path, char **err)
 {
 	if (unlink(path) && errno != ENOENT)
 		return errorf(err, "cannot remove '%s': %s", path, strerror(errno));
-	char *dir = dir_of(path);
+	char *dir = path_dir(path);
 	struct stat st;
 	int rc = stat(dir, &st) == 0 ? sync_dir(dir, err) : 0;
 	free(dir);
@@ -114,33 +105,13 @@ int install_remove(const char *path, char **err)
 
 char *install_read(const char *path, size_t *len, char **err)
 {
-	struct stat st;
-	if (stat(path, &st) != 0 && errno == ENOENT)
-		return NULL;		  /* absent: no error */
-	int fd = open_regular(path, err); /* a FIFO would hang the read */
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	if (!f) {
-		if (fd >= 0) {
-			errorf(err, "cannot open '%s': %s", path, strerror(errno));
-			close(fd);
-		}
-		return NULL;
-	}
-	struct sb b = {0};
-	sb_adds(&b, "");
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && b.len <= INSTALL_MAX)
-		sb_add(&b, buf, n);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad || b.len > INSTALL_MAX) {
-		errorf(err, bad ? "cannot read '%s'" : "'%s' is larger than 16 MiB", path);
-		sb_release(&b);
-		return NULL;
-	}
-	*len = b.len;
-	return sb_detach(&b);
+	enum zerr k;
+	char *why = NULL;
+	char *text = read_file(path, INSTALL_MAX, 0, len, &k, &why);
+	if (!text && k != ZE_NOTFOUND)
+		errorf(err, "%s", why);
+	free(why);
+	return text;
 }
 
 static int is_path_key(const char *k, size_t n)

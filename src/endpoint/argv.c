@@ -39,6 +39,25 @@ static int nonempty(const char *v)
 	return v && *v;
 }
 
+/* EXTRA_ARGS: its words, split on blanks, each one argument. */
+static void add_words(struct argv_list *a, const char *extra)
+{
+	if (nonempty(extra)) {
+		const char *p = extra;
+		while (*p) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			size_t n = strcspn(p, " \t");
+			if (n) {
+				char *w = xstrndup(p, n);
+				add(a, w);
+				free(w);
+			}
+			p += n;
+		}
+	}
+}
+
 int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 {
 	memset(a, 0, sizeof(*a));
@@ -149,21 +168,7 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 		return errorf(err, "%s: EXTRA_ARGS names %s, a flag %s owns (law C09)", ep->path, g.word,
 			      g.owner->name);
 	}
-	const char *extra = endpoint_value(ep, K_EXTRA_ARGS);
-	if (nonempty(extra)) {
-		const char *p = extra;
-		while (*p) {
-			while (*p == ' ' || *p == '\t')
-				p++;
-			size_t n = strcspn(p, " \t");
-			if (n) {
-				char *w = xstrndup(p, n);
-				add(a, w);
-				free(w);
-			}
-			p += n;
-		}
-	}
+	add_words(a, endpoint_value(ep, K_EXTRA_ARGS));
 	return 0;
 fail:
 	argv_release(a);

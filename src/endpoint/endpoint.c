@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "envfile.h"
 #include "quote.h"
@@ -48,16 +49,6 @@ static char *base_name(const char *path)
 	if (n > 4 && strcmp(b + n - 4, ".env") == 0)
 		n -= 4;
 	return xstrndup(b, n);
-}
-
-static char *dir_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
 }
 
 /* A name for an error message: no control byte reaches the terminal. */
@@ -183,7 +174,7 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
 	struct endpoint *ep = xcalloc(1, sizeof(*ep));
 	ep->path = xstrdup(path);
 	ep->name = base_name(path);
-	ep->dir = dir_name(path);
+	ep->dir = path_dir(path);
 	ep->e = xcalloc(endpoint_n_keys, sizeof(*ep->e));
 	for (size_t i = 0; i < endpoint_n_keys; i++)
 		ep->e[i].def = &endpoint_keys[i];
@@ -202,33 +193,22 @@ struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, c
  * from being read whole. */
 #define ENDPOINT_MAX_BYTES (1 << 20)
 
-struct endpoint *endpoint_load(const char *path, char **err)
+struct endpoint *endpoint_load(const char *path, enum zerr *kind, char **err)
 {
-	int fd = open_regular(path, err); /* a FIFO would hang the read */
-	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	if (!f) {
-		if (fd >= 0) {
-			errorf(err, "cannot open '%s': %s", path, strerror(errno));
-			close(fd);
-		}
+	size_t n = 0;
+	char *buf = read_file(path, ENDPOINT_MAX_BYTES + 1, READ_TRUNCATE, &n, kind, err);
+	if (!buf)
 		return NULL;
-	}
-	char *buf = xmalloc(ENDPOINT_MAX_BYTES + 1);
-	size_t n = fread(buf, 1, ENDPOINT_MAX_BYTES + 1, f);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		errorf(err, "cannot read '%s'", path);
-		return NULL;
-	}
 	if (n > ENDPOINT_MAX_BYTES) {
 		free(buf);
+		zerr_set(kind, ZE_USAGE);
 		errorf(err, "'%s' is larger than %d bytes: not an endpoint file", path, ENDPOINT_MAX_BYTES);
 		return NULL;
 	}
 	struct endpoint *ep = endpoint_parse(buf, n, path, err);
 	free(buf);
+	if (!ep)
+		zerr_set(kind, ZE_USAGE);
 	return ep;
 }
 

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/zerr.h"
 #include "keys.h"
 
 /* The table as endpoint_parse indexes it (keys.h is the table itself). */
@@ -43,7 +44,10 @@ struct endpoint {
 /* Parse an endpoint file held in buf. path names it in errors. Returns NULL
  * with *err ("FILE:LINE: ...") on the first syntax error or unknown key. */
 struct endpoint *endpoint_parse(const char *buf, size_t len, const char *path, char **err);
-struct endpoint *endpoint_load(const char *path, char **err);
+/* Read and parse the file at path (at most 1 MiB). NULL with *err, and
+ * *kind (when kind is not NULL): ZE_NOTFOUND or ZE_IO when it cannot be
+ * read, ZE_USAGE when it is no endpoint file; ZE_OK on success. */
+struct endpoint *endpoint_load(const char *path, enum zerr *kind, char **err);
 void endpoint_free(struct endpoint *ep);
 
 /* Override or set a key ("KEY=VALUE", as `--set` does). Unknown keys are

@@ -49,6 +49,9 @@ struct reader {
 	size_t key_keep;   /* key length without its trailing blanks */
 	size_t value_keep; /* value length without trailing unescaped blanks */
 	int key_line;
+	enum state st;
+	int line, quote_line; /* the byte's line; where the open quote began */
+	int closed_quote;     /* a quote closed in this value */
 };
 
 static void push(struct reader *r, int chomp)
@@ -72,12 +75,132 @@ static void value_byte(struct reader *r, char c, int escaped)
 		r->value_keep = r->value.len;
 }
 
+/* One byte outside a value: before a key, in it, in a comment. */
+static void step_outside(struct reader *r, char c)
+{
+	switch (r->st) {
+	case BEFORE_KEY:
+		if (c == '#' || c == ';') {
+			r->st = IN_COMMENT;
+		} else if (!is_blank(c)) {
+			r->st = IN_KEY;
+			r->key.len = 0;
+			sb_addc(&r->key, c);
+			r->key_keep = 1;
+			r->key_line = r->line;
+		}
+		break;
+	case IN_KEY:
+		if (is_break(c)) {
+			hazard(r->f, ENVFILE_NO_EQUALS, r->key_line);
+			r->st = BEFORE_KEY;
+		} else if (c == '=') {
+			r->st = BEFORE_VALUE;
+			r->value.len = 0;
+			r->value_keep = 0;
+			r->closed_quote = 0;
+		} else {
+			sb_addc(&r->key, c);
+			if (c != ' ' && c != '\t')
+				r->key_keep = r->key.len;
+		}
+		break;
+	case IN_COMMENT:
+		if (c == '\\')
+			r->st = COMMENT_BACKSLASH;
+		else if (is_break(c))
+			r->st = BEFORE_KEY;
+		break;
+	case COMMENT_BACKSLASH:
+		if (is_break(c))
+			hazard(r->f, ENVFILE_COMMENT_CONT, r->line);
+		r->st = IN_COMMENT;
+		break;
+	default: break;
+	}
+}
+
+/* One byte of a value: after the '=', unquoted, quoted, escaped. */
+static void step_value(struct reader *r, char c)
+{
+	switch (r->st) {
+	case BEFORE_VALUE:
+		if (is_break(c)) {
+			push(r, 0);
+			r->st = BEFORE_KEY;
+		} else if (c == '\'' || c == '"') {
+			if (r->closed_quote)
+				hazard_in(r->f, ENVFILE_AFTER_QUOTE, r->line, r->key.s, r->key_keep);
+			r->st = c == '\'' ? IN_SINGLE : IN_DOUBLE;
+			r->quote_line = r->line;
+		} else if (c == '\\') {
+			if (r->closed_quote)
+				hazard_in(r->f, ENVFILE_AFTER_QUOTE, r->line, r->key.s, r->key_keep);
+			r->st = VALUE_BACKSLASH;
+		} else if (c != ' ' && c != '\t') {
+			if (r->closed_quote)
+				hazard_in(r->f, ENVFILE_AFTER_QUOTE, r->line, r->key.s, r->key_keep);
+			r->st = IN_VALUE;
+			/* what a quote left stays, blanks or not */
+			r->value_keep = r->value.len;
+			value_byte(r, c, 0);
+		}
+		break;
+	case IN_VALUE:
+		if (is_break(c)) {
+			push(r, 1);
+			r->st = BEFORE_KEY;
+		} else if (c == '\\') {
+			r->st = VALUE_BACKSLASH;
+		} else {
+			value_byte(r, c, 0);
+		}
+		break;
+	case VALUE_BACKSLASH:
+		if (!is_break(c)) {
+			hazard_in(r->f, ENVFILE_BACKSLASH, r->line, r->key.s, r->key_keep);
+			value_byte(r, c, 1);
+		} else {
+			/* a continuation keeps what came before it */
+			r->value_keep = r->value.len;
+		}
+		r->st = IN_VALUE;
+		break;
+	case IN_SINGLE:
+		if (c == '\'') {
+			r->st = BEFORE_VALUE;
+			r->closed_quote = 1;
+		} else {
+			sb_addc(&r->value, c);
+		}
+		break;
+	case IN_DOUBLE:
+		if (c == '"') {
+			r->st = BEFORE_VALUE;
+			r->closed_quote = 1;
+		} else if (c == '\\') {
+			r->st = DOUBLE_BACKSLASH;
+		} else {
+			sb_addc(&r->value, c);
+		}
+		break;
+	case DOUBLE_BACKSLASH:
+		if (c == '"' || c == '\\' || c == '`' || c == '$') {
+			sb_addc(&r->value, c);
+		} else if (c != '\n') {
+			sb_addc(&r->value, '\\');
+			sb_addc(&r->value, c);
+		}
+		r->st = IN_DOUBLE;
+		break;
+	default: break;
+	}
+}
+
 void envfile_read(const char *buf, size_t len, struct envfile *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct reader r = {.f = out};
-	enum state st = BEFORE_KEY;
-	int line = 1, quote_line = 1, closed_quote = 0;
+	struct reader r = {.f = out, .st = BEFORE_KEY, .line = 1, .quote_line = 1};
 	const char *nul = memchr(buf, '\0', len);
 	size_t n = nul ? (size_t)(nul - buf) : len;
 	if (nul) {
@@ -89,125 +212,22 @@ void envfile_read(const char *buf, size_t len, struct envfile *out)
 	for (size_t i = 0; i < n; i++) {
 		char c = buf[i];
 		if (c == '\r' && i + 1 < n && buf[i + 1] != '\n') {
-			int in_value = st != BEFORE_KEY && st != IN_KEY && st != IN_COMMENT && st != COMMENT_BACKSLASH;
-			hazard_in(out, ENVFILE_BARE_CR, line, in_value ? r.key.s : NULL, r.key_keep);
+			int in_value =
+			    r.st != BEFORE_KEY && r.st != IN_KEY && r.st != IN_COMMENT && r.st != COMMENT_BACKSLASH;
+			hazard_in(out, ENVFILE_BARE_CR, r.line, in_value ? r.key.s : NULL, r.key_keep);
 		}
-		switch (st) {
-		case BEFORE_KEY:
-			if (c == '#' || c == ';') {
-				st = IN_COMMENT;
-			} else if (!is_blank(c)) {
-				st = IN_KEY;
-				r.key.len = 0;
-				sb_addc(&r.key, c);
-				r.key_keep = 1;
-				r.key_line = line;
-			}
-			break;
-		case IN_KEY:
-			if (is_break(c)) {
-				hazard(out, ENVFILE_NO_EQUALS, r.key_line);
-				st = BEFORE_KEY;
-			} else if (c == '=') {
-				st = BEFORE_VALUE;
-				r.value.len = 0;
-				r.value_keep = 0;
-				closed_quote = 0;
-			} else {
-				sb_addc(&r.key, c);
-				if (c != ' ' && c != '\t')
-					r.key_keep = r.key.len;
-			}
-			break;
-		case BEFORE_VALUE:
-			if (is_break(c)) {
-				push(&r, 0);
-				st = BEFORE_KEY;
-			} else if (c == '\'' || c == '"') {
-				if (closed_quote)
-					hazard_in(out, ENVFILE_AFTER_QUOTE, line, r.key.s, r.key_keep);
-				st = c == '\'' ? IN_SINGLE : IN_DOUBLE;
-				quote_line = line;
-			} else if (c == '\\') {
-				if (closed_quote)
-					hazard_in(out, ENVFILE_AFTER_QUOTE, line, r.key.s, r.key_keep);
-				st = VALUE_BACKSLASH;
-			} else if (c != ' ' && c != '\t') {
-				if (closed_quote)
-					hazard_in(out, ENVFILE_AFTER_QUOTE, line, r.key.s, r.key_keep);
-				st = IN_VALUE;
-				/* what a quote left stays, blanks or not */
-				r.value_keep = r.value.len;
-				value_byte(&r, c, 0);
-			}
-			break;
-		case IN_VALUE:
-			if (is_break(c)) {
-				push(&r, 1);
-				st = BEFORE_KEY;
-			} else if (c == '\\') {
-				st = VALUE_BACKSLASH;
-			} else {
-				value_byte(&r, c, 0);
-			}
-			break;
-		case VALUE_BACKSLASH:
-			if (!is_break(c)) {
-				hazard_in(out, ENVFILE_BACKSLASH, line, r.key.s, r.key_keep);
-				value_byte(&r, c, 1);
-			} else {
-				/* a continuation keeps what came before it */
-				r.value_keep = r.value.len;
-			}
-			st = IN_VALUE;
-			break;
-		case IN_SINGLE:
-			if (c == '\'') {
-				st = BEFORE_VALUE;
-				closed_quote = 1;
-			} else {
-				sb_addc(&r.value, c);
-			}
-			break;
-		case IN_DOUBLE:
-			if (c == '"') {
-				st = BEFORE_VALUE;
-				closed_quote = 1;
-			} else if (c == '\\') {
-				st = DOUBLE_BACKSLASH;
-			} else {
-				sb_addc(&r.value, c);
-			}
-			break;
-		case DOUBLE_BACKSLASH:
-			if (c == '"' || c == '\\' || c == '`' || c == '$') {
-				sb_addc(&r.value, c);
-			} else if (c != '\n') {
-				sb_addc(&r.value, '\\');
-				sb_addc(&r.value, c);
-			}
-			st = IN_DOUBLE;
-			break;
-		case IN_COMMENT:
-			if (c == '\\')
-				st = COMMENT_BACKSLASH;
-			else if (is_break(c))
-				st = BEFORE_KEY;
-			break;
-		case COMMENT_BACKSLASH:
-			if (is_break(c))
-				hazard(out, ENVFILE_COMMENT_CONT, line);
-			st = IN_COMMENT;
-			break;
-		}
-		line += c == '\n';
+		if (r.st == BEFORE_KEY || r.st == IN_KEY || r.st == IN_COMMENT || r.st == COMMENT_BACKSLASH)
+			step_outside(&r, c);
+		else
+			step_value(&r, c);
+		r.line += c == '\n';
 	}
-	switch (st) {
+	switch (r.st) {
 	case IN_KEY: hazard(out, ENVFILE_NO_EQUALS, r.key_line); break;
 	case IN_SINGLE:
 	case IN_DOUBLE:
 	case DOUBLE_BACKSLASH:
-		hazard_in(out, ENVFILE_UNTERMINATED, quote_line, r.key.s, r.key_keep);
+		hazard_in(out, ENVFILE_UNTERMINATED, r.quote_line, r.key.s, r.key_keep);
 		push(&r, 0);
 		break;
 	case IN_VALUE: push(&r, 1); break;

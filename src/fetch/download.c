@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../base/fault.h"
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../payload/pin.h"
 #include "fetch.h"
@@ -801,19 +802,45 @@ static int discard(struct dl *d, const char *reason)
 	return 0;
 }
 
-static void fsync_dir(const char *path)
+/* Download f->url into f->path. */
+/* The whole file is there and hashed: kept aside as .rejected when it
+ * does not match its pins (1), else fsynced and renamed into place (0);
+ * -1 with *err. */
+static int settle(struct dl *d, struct fetch_result *r, char **err)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
+	if ((d->f->has_bytes && r->bytes != d->f->bytes) || (d->f->has_sha && strcmp(r->sha, d->f->sha) != 0)) {
+		struct sb rej = {0};
+		sb_addf(&rej, "%s.rejected", d->f->path);
+		r->rejected = sb_detach(&rej);
+		close(d->fd);
+		d->fd = -1;
+		if (rename(d->part, r->rejected) != 0) {
+			errorf(err, "cannot rename '%s' to '%s': %s", d->part, r->rejected, strerror(errno));
+			return -1;
+		}
+		unlink(d->statef);
+		r->status = FETCH_MISMATCH;
+		return 1;
 	}
-	free(dir);
+	if (fsync(d->fd) != 0) {
+		errorf(err, "cannot fsync '%s': %s", d->part, strerror(errno));
+		return -1;
+	}
+	close(d->fd);
+	d->fd = -1;
+	fault_point("fetch", "before-rename");
+	if (rename(d->part, d->f->path) != 0) {
+		errorf(err, "cannot rename '%s' to '%s': %s", d->part, d->f->path, strerror(errno));
+		return -1;
+	}
+	fsync_parent(d->f->path);
+	fault_point("fetch", "after-rename");
+	unlink(d->statef);
+	pin_stamp_put(d->f->path, d->o->stamp_dir, r->sha);
+	r->status = FETCH_DOWNLOADED;
+	return 0;
 }
 
-/* Download f->url into f->path. */
 static int download(const struct fetch_file *f, const struct fetch_opts *o, struct fetch_result *r, char **err)
 {
 	struct dl d = {0};
@@ -908,38 +935,7 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	}
 	r->transferred = d.received;
 	r->requests = d.requests;
-	if ((f->has_bytes && r->bytes != f->bytes) || (f->has_sha && strcmp(r->sha, f->sha) != 0)) {
-		struct sb rej = {0};
-		sb_addf(&rej, "%s.rejected", f->path);
-		r->rejected = sb_detach(&rej);
-		close(d.fd);
-		d.fd = -1;
-		if (rename(d.part, r->rejected) != 0) {
-			errorf(err, "cannot rename '%s' to '%s': %s", d.part, r->rejected, strerror(errno));
-			goto out;
-		}
-		unlink(d.statef);
-		r->status = FETCH_MISMATCH;
-		rc = 1;
-		goto out;
-	}
-	if (fsync(d.fd) != 0) {
-		errorf(err, "cannot fsync '%s': %s", d.part, strerror(errno));
-		goto out;
-	}
-	close(d.fd);
-	d.fd = -1;
-	fault_point("fetch", "before-rename");
-	if (rename(d.part, f->path) != 0) {
-		errorf(err, "cannot rename '%s' to '%s': %s", d.part, f->path, strerror(errno));
-		goto out;
-	}
-	fsync_dir(f->path);
-	fault_point("fetch", "after-rename");
-	unlink(d.statef);
-	pin_stamp_put(f->path, o->stamp_dir, r->sha);
-	r->status = FETCH_DOWNLOADED;
-	rc = 0;
+	rc = settle(&d, r, err);
 	goto out;
 out_hash:
 	hasher_end(&d.hs, NULL);

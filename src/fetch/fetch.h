@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../payload/remote.h"
 
@@ -115,6 +116,23 @@ struct fetch_result {
 int fetch_one(const struct fetch_file *f, int verify_only, int force, const struct fetch_opts *o,
 	      struct fetch_result *r, char **err);
 void fetch_result_release(struct fetch_result *r);
+
+/* The pin lines an endpoint file lacks after a fetch: for every kind
+ * (MODEL, MMPROJ, LORA) whose files were all hashed, *_BYTES and
+ * *_SHA256 where a shard lacks one (one value per shard, comma-separated),
+ * each with the key it goes after: the kind's URL line, else its FILE
+ * line; a SHA256 after its BYTES line when there is one. keys, values and
+ * anchors are what fetch_pin_write takes. */
+#define FETCH_PINS_MAX 7
+struct fetch_pins {
+	size_t n;
+	const char *keys[FETCH_PINS_MAX], *values[FETCH_PINS_MAX], *anchors[FETCH_PINS_MAX];
+	char key[FETCH_PINS_MAX][32], anchor[FETCH_PINS_MAX][32];
+	struct sb value[FETCH_PINS_MAX];
+};
+void fetch_pins_missing(const struct endpoint *ep, const struct fetch_list *l, const struct fetch_result *r,
+			struct fetch_pins *p);
+void fetch_pins_release(struct fetch_pins *p);
 
 /* Rewrite the endpoint file at path with KEY=VALUE for each key, in
  * place of the key's line when it has one, else after the line of

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../judge/runtime.h"
 #include "fetch.h"
 
 struct line {
@@ -177,18 +180,96 @@ int fetch_pin_write(const char *path, const char *const *keys, const char *const
 		unlink(tmp.s);
 		goto done;
 	}
-	{
-		const char *slash = strrchr(path, '/');
-		char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
+	fsync_parent(path);
 done:
 	sb_release(&tmp);
 	free(text);
 	return rc;
+}
+
+/* The pin lines a kind lacks: one value per shard, comma-separated.
+ * Returns 0 when every shard was hashed. */
+static int pin_values(const struct fetch_list *l, const struct fetch_result *res, const char *kind, struct sb *bytes,
+		      struct sb *sha, int *need_bytes, int *need_sha)
+{
+	*need_bytes = *need_sha = 0;
+	int all = 1, any = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->v[i].kind, kind) != 0)
+			continue;
+		any = 1;
+		*need_bytes |= !l->v[i].has_bytes;
+		*need_sha |= !l->v[i].has_sha;
+		if (!res[i].sha[0] || (res[i].status != FETCH_UNPINNED && res[i].status != FETCH_DOWNLOADED &&
+				       res[i].status != FETCH_VERIFIED))
+			all = 0;
+		sb_addf(bytes, "%s%llu", bytes->len ? "," : "", (unsigned long long)res[i].bytes);
+		sb_addf(sha, "%s%s", sha->len ? "," : "", res[i].sha);
+	}
+	return any && all ? 0 : -1;
+}
+
+void fetch_pins_missing(const struct endpoint *ep, const struct fetch_list *l, const struct fetch_result *r,
+			struct fetch_pins *p)
+{
+	static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA"};
+	memset(p, 0, sizeof(*p));
+	size_t nk = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct sb b = {0}, s = {0};
+		int nb, ns;
+		if (pin_values(l, r, kinds[k], &b, &s, &nb, &ns) == 0 && (nb || ns)) {
+			/* new lines go after the kind's URL (or FILE) line */
+			char anchor[32];
+			snprintf(anchor, sizeof(anchor), "%s_URL", kinds[k]);
+			if (endpoint_entry(ep, anchor)->line <= 0)
+				snprintf(anchor, sizeof(anchor), "%s_FILE", kinds[k]);
+			if (nb) {
+				snprintf(p->key[nk], sizeof(p->key[nk]), "%s_BYTES", kinds[k]);
+				snprintf(p->anchor[nk], sizeof(p->anchor[nk]), "%s", anchor);
+				p->value[nk] = b;
+				b = (struct sb){0};
+				nk++;
+			}
+			if (ns) {
+				snprintf(p->key[nk], sizeof(p->key[nk]), "%s_SHA256", kinds[k]);
+				snprintf(p->anchor[nk], sizeof(p->anchor[nk]), "%s_BYTES", kinds[k]);
+				if (!nb && endpoint_entry(ep, p->anchor[nk])->line <= 0)
+					snprintf(p->anchor[nk], sizeof(p->anchor[nk]), "%s", anchor);
+				p->value[nk] = s;
+				s = (struct sb){0};
+				nk++;
+			}
+		}
+		sb_release(&b);
+		sb_release(&s);
+	}
+	/* the runtime is the era's second lock (law R01): its hash as well */
+	const char *rpin = endpoint_value(ep, "RUNTIME_SHA256");
+	char *rt = !rpin || !*rpin ? runtime_resolve(ep) : NULL;
+	struct stat rst;
+	if (rt && stat(rt, &rst) == 0 && S_ISREG(rst.st_mode)) {
+		char hex[65], *rerr = NULL;
+		if (runtime_sha256(rt, hex, NULL, &rerr) == 0) {
+			snprintf(p->key[nk], sizeof(p->key[nk]), "RUNTIME_SHA256");
+			snprintf(p->anchor[nk], sizeof(p->anchor[nk]), "RUNTIME");
+			sb_adds(&p->value[nk], hex);
+			nk++;
+		}
+		free(rerr);
+	}
+	free(rt);
+	for (size_t i = 0; i < nk; i++) {
+		p->keys[i] = p->key[i];
+		p->values[i] = p->value[i].s;
+		p->anchors[i] = p->anchor[i];
+	}
+	p->n = nk;
+}
+
+void fetch_pins_release(struct fetch_pins *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		sb_release(&p->value[i]);
+	p->n = 0;
 }

@@ -15,16 +15,17 @@ static int by_name(const void *a, const void *b)
  * operator, and a wrong directory (a payload store) is refused early. */
 #define FLEET_MAX 1024
 
-static int load_member(struct fleet_member *m, const char *path, char **err)
+static int load_member(struct fleet_member *m, const char *path, enum zerr *kind, char **err)
 {
 	char *why = NULL;
 	m->gpu = -1;
-	m->ep = endpoint_load(path, &why);
+	m->ep = endpoint_load(path, kind, &why);
 	if (!m->ep) {
 		errorf(err, "%s", why);
 		free(why);
 		return -1;
 	}
+	zerr_set(kind, ZE_USAGE); /* what follows is the file's content */
 	m->name = xstrdup(m->ep->name);
 	m->path = xstrdup(path);
 	const struct endpoint_entry *he = endpoint_entry(m->ep, K_HOST);
@@ -54,12 +55,14 @@ static int load_member(struct fleet_member *m, const char *path, char **err)
 	return 0;
 }
 
-int fleet_load(const char *dir, struct fleet *f, char **err)
+int fleet_load(const char *dir, struct fleet *f, enum zerr *kind, char **err)
 {
 	memset(f, 0, sizeof(*f));
+	zerr_set(kind, ZE_USAGE);
 	DIR *d = opendir(dir);
 	if (!d)
-		return errorf(err, "cannot open the fleet directory '%s': %s", dir, strerror(errno));
+		return zerr_set(kind, zerr_of_errno(errno)),
+		       errorf(err, "cannot open the fleet directory '%s': %s", dir, strerror(errno));
 	f->dir = xstrdup(dir);
 	struct dirent *de;
 	size_t cap = 0;
@@ -87,7 +90,7 @@ int fleet_load(const char *dir, struct fleet *f, char **err)
 		struct fleet_member *m = &f->m[f->n];
 		memset(m, 0, sizeof(*m));
 		f->n++;
-		if (load_member(m, path.s, err)) {
+		if (load_member(m, path.s, kind, err)) {
 			sb_release(&path);
 			rc = -1;
 			break;
@@ -102,6 +105,7 @@ int fleet_load(const char *dir, struct fleet *f, char **err)
 		return -1;
 	}
 	qsort(f->m, f->n, sizeof(*f->m), by_name);
+	zerr_set(kind, ZE_OK);
 	return 0;
 }
 

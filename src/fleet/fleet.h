@@ -34,8 +34,10 @@ struct fleet {
 	size_t n;
 };
 
-/* Every *.env file in dir (sorted by name); an error names the file. */
-int fleet_load(const char *dir, struct fleet *f, char **err);
+/* Every *.env file in dir (sorted by name); an error names the file, and
+ * *kind (when not NULL) says ZE_NOTFOUND or ZE_IO when a file or the
+ * directory cannot be read, ZE_USAGE when a file is no endpoint. */
+int fleet_load(const char *dir, struct fleet *f, enum zerr *kind, char **err);
 void fleet_free(struct fleet *f);
 
 /* The host an endpoint runs on, as fleet groups it: "localhost" for a local

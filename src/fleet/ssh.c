@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/proc.h"
+
 #define MAX_BYTES (16u << 20)
 /* the first line the remote shell prints, and the last with the status */
 #define REACHED "@zealot-fleet-reached@\n"
@@ -33,19 +35,6 @@ void fleet_ssh_result_release(struct fleet_ssh_result *r)
 	sb_release(&r->err);
 	free(r->why);
 	r->why = NULL;
-}
-
-static int drain(int fd, struct sb *b)
-{
-	char buf[16384];
-	ssize_t n = read(fd, buf, sizeof(buf));
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : 0;
-	if (n == 0)
-		return 0;
-	size_t keep = b->len < MAX_BYTES ? MAX_BYTES - b->len : 0;
-	sb_add(b, buf, (size_t)n < keep ? (size_t)n : keep);
-	return 1;
 }
 
 /* The last line of ssh's own stderr that says something (ssh: ..., or a
@@ -223,6 +212,21 @@ char *fleet_ssh_section(const char *out, const char *name, int *rc)
 	return xstrndup(p, (size_t)(e - p));
 }
 
+/* The child: its own process group, stdin the socket (or /dev/null),
+ * stdout and stderr the pipes; then ssh (or sh). */
+static _Noreturn void run_child(const char *const *av, int in, const int *po, const int *pe, const int *pi)
+{
+	setpgid(0, 0);
+	int devnull = in ? -1 : open("/dev/null", O_RDONLY);
+	dup2(in ? pi[1] : devnull, 0);
+	dup2(po[1], 1);
+	dup2(pe[1], 2);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(av[0], (char *const *)av);
+	dprintf(2, "ssh: cannot run %s: %s\n", av[0], strerror(errno));
+	_exit(127);
+}
+
 int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const char *cmd, const char *in, size_t in_len,
 		  long timeout_ms, struct fleet_ssh_result *r, char **err)
 {
@@ -265,17 +269,8 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const ch
 		sb_release(&wrapped);
 		return errorf(err, "cannot run ssh: fork: %s", strerror(e));
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = in ? -1 : open("/dev/null", O_RDONLY);
-		dup2(in ? pi[1] : devnull, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(av[0], (char *const *)av);
-		dprintf(2, "ssh: cannot run %s: %s\n", av[0], strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		run_child(av, in != NULL, po, pe, pi);
 	setpgid(pid, pid);
 	close(po[1]);
 	close(pe[1]);
@@ -313,7 +308,7 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const ch
 		for (int i = 0; i < 2; i++) {
 			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (!drain(fds[i].fd, i == 0 ? &r->out : &r->err)) {
+			if (!fd_drain(fds[i].fd, i == 0 ? &r->out : &r->err, MAX_BYTES)) {
 				close(fds[i].fd);
 				fds[i].fd = -1;
 				open_fds--;

@@ -181,6 +181,27 @@ static size_t bind_dirs(const struct endpoint *ep, const char *zealot, const cha
 	return n;
 }
 
+/* BindReadOnlyPaths=: the payloads, runtime and binaries the sandbox
+ * would hide. */
+static void unit_bind_dirs(struct sb *b, const struct endpoint *ep, const char *zealot, const char *endpoint)
+{
+	char **dirs = NULL;
+	size_t n_dirs = bind_dirs(ep, zealot, endpoint, &dirs);
+	if (n_dirs) {
+		sb_adds(b, "# the payloads, runtime and binaries the sandbox would hide, read-only\n"
+			   "BindReadOnlyPaths=");
+		for (size_t i = 0; i < n_dirs; i++) {
+			if (i)
+				sb_addc(b, ' ');
+			/* "-": a missing directory is serve's refusal (C03, 78), not 226/NAMESPACE */
+			unit_path(b, "-", dirs[i]);
+			free(dirs[i]);
+		}
+		sb_addc(b, '\n');
+	}
+	free(dirs);
+}
+
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user)
 {
 	struct sb b = {0};
@@ -259,21 +280,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "ProtectHome=tmpfs\n"
 		    "PrivateTmp=yes\n"
 		    "PrivateMounts=yes\n");
-	char **dirs = NULL;
-	size_t n_dirs = bind_dirs(ep, zealot, endpoint, &dirs);
-	if (n_dirs) {
-		sb_adds(&b, "# the payloads, runtime and binaries the sandbox would hide, read-only\n"
-			    "BindReadOnlyPaths=");
-		for (size_t i = 0; i < n_dirs; i++) {
-			if (i)
-				sb_addc(&b, ' ');
-			/* "-": a missing directory is serve's refusal (C03, 78), not 226/NAMESPACE */
-			unit_path(&b, "-", dirs[i]);
-			free(dirs[i]);
-		}
-		sb_addc(&b, '\n');
-	}
-	free(dirs);
+	unit_bind_dirs(&b, ep, zealot, endpoint);
 	sb_adds(&b, "ProtectKernelTunables=yes\n"
 		    "ProtectKernelModules=yes\n"
 		    "ProtectKernelLogs=yes\n"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/host.h"
@@ -40,12 +41,10 @@ static void add(struct findings *out, const char *law, enum severity sev, const 
 	f->key = key < NO_KEY ? key_name(key) : NULL;
 	const struct endpoint_entry *e = key < NO_KEY ? endpoint_entry(ep, key) : NULL;
 	f->line = e ? e->line : 0;
-	struct sb b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&b, fmt, ap);
+	f->reason = xvstrf(fmt, ap);
 	va_end(ap);
-	f->reason = sb_detach(&b);
 	f->fix = xstrdup(fix ? fix : "");
 }
 
@@ -652,18 +651,7 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 /* A file's first `cap` bytes as a NUL-terminated string, or NULL. */
 static char *slurp(const char *path, size_t cap)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	struct sb b = {0};
-	char buf[8192];
-	size_t n;
-	while (b.len < cap && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&b, buf, n);
-	fclose(f);
-	if (!b.s)
-		sb_adds(&b, "");
-	return sb_detach(&b);
+	return read_file(path, cap, READ_TRUNCATE, NULL, NULL, NULL);
 }
 
 /* A CMake boolean in a CMakeCache.txt's text ("NAME:BOOL=ON"): 1 when the

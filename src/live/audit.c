@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/redact.h"
 #include "../base/util.h"
 
@@ -124,25 +125,20 @@ char **audit_read_vector(pid_t pid, const char *file, size_t *n)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
-	FILE *f = fopen(path, "rb");
 	*n = 0;
-	if (!f)
+	size_t blen = 0;
+	char *b = read_file(path, 1u << 24, READ_TRUNCATE, &blen, NULL, NULL);
+	if (!b)
 		return NULL;
-	struct sb b = {0};
-	char buf[4096];
-	size_t k;
-	while ((k = fread(buf, 1, sizeof(buf), f)) > 0 && b.len < (1u << 24))
-		sb_add(&b, buf, k);
-	fclose(f);
 	char **v = NULL;
-	for (size_t i = 0; i < b.len;) {
-		size_t len = strnlen(b.s + i, b.len - i);
+	for (size_t i = 0; i < blen;) {
+		size_t len = strnlen(b + i, blen - i);
 		v = xreallocarray(v, *n + 2, sizeof(*v));
-		v[(*n)++] = xstrndup(b.s + i, len);
+		v[(*n)++] = xstrndup(b + i, len);
 		v[*n] = NULL;
 		i += len + 1;
 	}
-	sb_release(&b);
+	free(b);
 	return v;
 }
 

@@ -200,9 +200,61 @@ static int ctx_field(const char *line, struct ledger_ctx *c)
 	return 0;
 }
 
-static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur, int *swa_next)
+/* The lines after the buffers: the projector's, the slots', the fit's. */
+static void other_line(struct ledger *l, const char *line)
 {
 	int ok = 1;
+	/* the projector (tools/mtmd/clip.cpp): its loader's "model size" and
+	 * the encoder's compute reservation */
+	if (strstr(line, "model size:") && (strstr(line, "load_hparams:") || strstr(line, "clip"))) {
+		l->projector_model_mib = num_after(line, "model size:", &ok);
+		l->has_projector = 1;
+		l->recognised++;
+		return;
+	}
+	if ((strstr(line, "reserve_compute_meta:") || strstr(line, "alloc_compute_meta:")) &&
+	    buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute, 1)) {
+		l->has_projector = 1;
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "estimated worst-case memory usage of mmproj is")) {
+		l->projector_worst_mib = num_after(line, "mmproj is ", &ok);
+		l->has_projector = 1;
+		l->recognised++;
+		return;
+	}
+	const char *s = strstr(line, "new slot, n_ctx = ");
+	if (s) {
+		l->slot_n_ctx = (uint32_t)strtoul(s + 18, NULL, 10);
+		l->slot_lines++;
+		l->recognised++;
+		return;
+	}
+	s = strstr(line, "n_slots = ");
+	if (s) {
+		l->n_slots = (uint32_t)strtoul(s + 10, NULL, 10);
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "projected to use ")) {
+		l->fit_projected_mib = num_after(line, "projected to use ", &ok);
+		l->fit_free_mib = num_after(line, " vs. ", &ok);
+		l->has_fit = 1;
+		l->recognised++;
+		return;
+	}
+	if (strstr(line, "cannot meet free memory target of ")) {
+		l->fit_short = 1;
+		l->fit_target_mib = num_after(line, "target of ", &ok);
+		l->fit_reduce_mib = num_after(line, "memory by ", &ok);
+		l->recognised++;
+		return;
+	}
+}
+
+static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur, int *swa_next)
+{
 	if (!l->engine_error[0] && (strstr(line, "failed to load") || strstr(line, "failed to apply") ||
 				    strstr(line, "error loading model") || strstr(line, "out of memory"))) {
 		const char *e = strstr(line, " E ");
@@ -282,53 +334,7 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		l->recognised++;
 		return;
 	}
-	/* the projector (tools/mtmd/clip.cpp): its loader's "model size" and
-	 * the encoder's compute reservation */
-	if (strstr(line, "model size:") && (strstr(line, "load_hparams:") || strstr(line, "clip"))) {
-		l->projector_model_mib = num_after(line, "model size:", &ok);
-		l->has_projector = 1;
-		l->recognised++;
-		return;
-	}
-	if ((strstr(line, "reserve_compute_meta:") || strstr(line, "alloc_compute_meta:")) &&
-	    buffer_line(line, " compute buffer size", l->projector_compute, &l->n_projector_compute, 1)) {
-		l->has_projector = 1;
-		l->recognised++;
-		return;
-	}
-	if (strstr(line, "estimated worst-case memory usage of mmproj is")) {
-		l->projector_worst_mib = num_after(line, "mmproj is ", &ok);
-		l->has_projector = 1;
-		l->recognised++;
-		return;
-	}
-	const char *s = strstr(line, "new slot, n_ctx = ");
-	if (s) {
-		l->slot_n_ctx = (uint32_t)strtoul(s + 18, NULL, 10);
-		l->slot_lines++;
-		l->recognised++;
-		return;
-	}
-	s = strstr(line, "n_slots = ");
-	if (s) {
-		l->n_slots = (uint32_t)strtoul(s + 10, NULL, 10);
-		l->recognised++;
-		return;
-	}
-	if (strstr(line, "projected to use ")) {
-		l->fit_projected_mib = num_after(line, "projected to use ", &ok);
-		l->fit_free_mib = num_after(line, " vs. ", &ok);
-		l->has_fit = 1;
-		l->recognised++;
-		return;
-	}
-	if (strstr(line, "cannot meet free memory target of ")) {
-		l->fit_short = 1;
-		l->fit_target_mib = num_after(line, "target of ", &ok);
-		l->fit_reduce_mib = num_after(line, "memory by ", &ok);
-		l->recognised++;
-		return;
-	}
+	other_line(l, line);
 }
 
 void ledger_parse(const char *buf, size_t len, struct ledger *l)

@@ -276,12 +276,10 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 	r->name = name;
 	r->law = law;
 	r->status = st;
-	struct sb b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&b, fmt, ap);
+	r->evidence = xvstrf(fmt, ap);
 	va_end(ap);
-	r->evidence = sb_detach(&b);
 }
 
 void probe_results_release(struct probe_results *r)

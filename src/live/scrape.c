@@ -52,9 +52,9 @@ static void fail(struct probe_result *out, const char *fmt, ...)
 
 void scrape_probe(const struct http_client *prom, const char *job, const char *instance, struct probe_result *out)
 {
+	memset(out, 0, sizeof(*out)); /* no expectation, no prompts: a result of its own kind */
 	out->name = "scrape";
 	out->law = "C04";
-	out->evidence = NULL;
 	struct http_response r;
 	if (http_request(prom, "GET", "/api/v1/targets?state=active", NULL, &r)) {
 		fail(out, "Prometheus at %s did not answer: %s", prom->base, r.error);

@@ -530,11 +530,14 @@ void gguf_free(struct gguf *g)
 	free(g);
 }
 
-struct gguf_file *gguf_open(const char *path, char **err)
+struct gguf_file *gguf_open(const char *path, enum zerr *kind, char **err)
 {
+	zerr_set(kind, ZE_USAGE);
 	int fd = open_regular(path, err);
-	if (fd < 0)
+	if (fd < 0) {
+		zerr_set(kind, zerr_of_errno(errno));
 		return NULL;
+	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		errorf(err, "cannot stat '%s': %s", path, strerror(errno));
@@ -551,6 +554,7 @@ struct gguf_file *gguf_open(const char *path, char **err)
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED) {
+		zerr_set(kind, ZE_IO);
 		errorf(err, "cannot map '%s': %s", path, strerror(errno));
 		return NULL;
 	}
@@ -567,6 +571,7 @@ struct gguf_file *gguf_open(const char *path, char **err)
 	f->path = xstrdup(path);
 	f->map = map;
 	f->map_len = (size_t)st.st_size;
+	zerr_set(kind, ZE_OK);
 	return f;
 }
 

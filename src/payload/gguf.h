@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/zerr.h"
+
 enum gguf_vtype {
 	GGUF_U8 = 0,
 	GGUF_I8 = 1,
@@ -119,8 +121,10 @@ struct gguf_file {
 	void (*release)(void *owner);
 };
 
-/* Map the file read-only and parse its header. NULL with *err on failure. */
-struct gguf_file *gguf_open(const char *path, char **err);
+/* Map the file read-only and parse its header. NULL with *err on failure,
+ * and *kind (when not NULL): ZE_NOTFOUND or ZE_IO when it cannot be read,
+ * ZE_USAGE when it is no GGUF payload. */
+struct gguf_file *gguf_open(const char *path, enum zerr *kind, char **err);
 void gguf_close(struct gguf_file *f);
 
 /* Lookups. gguf_find returns the kv or NULL. The typed getters return 0 and

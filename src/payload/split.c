@@ -244,7 +244,7 @@ int split_write(const char *path, unsigned n, const char *out, char **err)
 	if (split_name_parse(out, &plen, &k0, &n0) || n < 2 || n > SPLIT_MAX)
 		return errorf(err, "'%s': a split needs 2..%d shards and an output named NAME-00001-of-0000N.gguf", out,
 			      SPLIT_MAX);
-	struct gguf_file *f = gguf_open(path, err);
+	struct gguf_file *f = gguf_open(path, NULL, err);
 	if (!f)
 		return -1;
 	const struct gguf *g = f->g;

@@ -598,6 +598,13 @@ static int write_out(struct gguf_writer *w, const char *path, uint64_t *bytes, c
 	return rc;
 }
 
+/* A write's result, and its kind: a failure to write is ZE_IO. */
+static int written(int rc, enum zerr *kind)
+{
+	zerr_set(kind, rc ? ZE_IO : ZE_OK);
+	return rc;
+}
+
 /* Write the payload whole beside path, then cut it into n shards the
  * engine's way (split.c); path names the first shard or the whole. */
 static int write_split(struct gguf_writer *w, const char *path, uint32_t n, uint64_t *bytes, char **err)
@@ -1899,8 +1906,9 @@ static uint64_t file_bytes(struct gguf_writer *w)
 	return hlen + w->data_size;
 }
 
-int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err)
+int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
+	zerr_set(kind, ZE_USAGE);
 	if (validate(s, err))
 		return -1;
 	struct gguf_writer w;
@@ -1934,8 +1942,8 @@ int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, c
 		}
 	}
 	if (s->n_split > 1)
-		return write_split(&w, path, s->n_split, bytes, err);
-	return write_out(&w, path, bytes, err);
+		return written(write_split(&w, path, s->n_split, bytes, err), kind);
+	return written(write_out(&w, path, bytes, err), kind);
 }
 
 /* --- projector ------------------------------------------------------- */
@@ -1964,7 +1972,7 @@ static void clip_keys(struct gguf_writer *w, const char *name, const char *proj,
 /* The small tower is a LLaVA-style MLP projector the engine loads and runs
  * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
  * real encoder; the preset is header-level (sizes for planning). */
-static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
+static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, image = 224, patch = 14;
 	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
@@ -2015,15 +2023,17 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 	vec(&t, "mm.2.bias", projection_dim);
 	if (refused(&t, err))
 		return -1;
-	return write_out(&w, path, bytes, err);
+	return written(write_out(&w, path, bytes, err), kind);
 }
 
-int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err)
+int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, enum zerr *kind,
+		    char **err)
 {
+	zerr_set(kind, ZE_USAGE);
 	if (!projection_dim)
 		return errorf(err, "the projector needs the text model's embedding width");
 	if (!preset)
-		return projector_mlp(projection_dim, path, bytes, err);
+		return projector_mlp(projection_dim, path, bytes, kind, err);
 	if (strcmp(preset, "bonsai-9b-mmproj") != 0)
 		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);
 	/* a Qwen3-VL-class tower: 27 blocks of 1152, Q8_0 matrices (header-level) */
@@ -2076,7 +2086,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 	vec(&t, "mm.2.bias", projection_dim);
 	if (refused(&t, err))
 		return -1;
-	return write_out(&w, path, bytes, err);
+	return written(write_out(&w, path, bytes, err), kind);
 }
 
 /* --- adapter --------------------------------------------------------- */
@@ -2145,11 +2155,12 @@ static void poke_f32(struct gguf_writer *w, uint64_t at, uint64_t elem, float v)
 }
 
 int synth_lora_answer(const char *base_path, const char *answer, float alpha, const char *path, uint64_t *bytes,
-		      char **err)
+		      enum zerr *kind, char **err)
 {
-	struct gguf_file *base = gguf_open(base_path, err);
+	struct gguf_file *base = gguf_open(base_path, kind, err);
 	if (!base)
 		return -1;
+	zerr_set(kind, ZE_USAGE);
 	const struct gguf *g = base->g;
 	const struct gguf_kv *arch = gguf_find(g, "general.architecture");
 	const struct gguf_tensor *out = gguf_tensor_find(g, "output.weight");
@@ -2183,17 +2194,19 @@ int synth_lora_answer(const char *base_path, const char *answer, float alpha, co
 	poke_f32(&w, b_at, ANS_TOKEN, -2 * ANS_WEIGHT / alpha);
 	poke_f32(&w, b_at, (uint64_t)to, 2 * ANS_WEIGHT / alpha);
 	gguf_close(base);
-	return write_out(&w, path, bytes, err);
+	return written(write_out(&w, path, bytes, err), kind);
 }
 
 int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd, const char *base_name,
-	       const char *path, uint64_t *bytes, char **err)
+	       const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
+	zerr_set(kind, ZE_USAGE);
 	if (!rank)
 		return errorf(err, "rank must be positive");
-	struct gguf_file *base = gguf_open(base_path, err);
+	struct gguf_file *base = gguf_open(base_path, kind, err);
 	if (!base)
 		return -1;
+	zerr_set(kind, ZE_USAGE);
 	const struct gguf_kv *arch = gguf_find(base->g, "general.architecture");
 	if (!arch || arch->type != GGUF_STRING) {
 		gguf_close(base);
@@ -2227,7 +2240,7 @@ int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd
 	}
 	free(arch_s);
 	gguf_close(base);
-	return write_out(&w, path, bytes, err);
+	return written(write_out(&w, path, bytes, err), kind);
 }
 
 /* --- gpt-oss, gemma4, mistral3 ------------------------------------------

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "../base/zerr.h"
+
 struct synth_spec {
 	char arch[32]; /* "llama", "qwen35", "gemma3", "qwen3moe", "granitehybrid", "mamba2", "lfm2", ... */
 	char name[64];
@@ -54,8 +56,11 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err);
 int synth_preset(struct synth_spec *s, const char *preset, char **err);
 /* Apply one `key=value` setting. */
 int synth_set(struct synth_spec *s, const char *kv, char **err);
-/* Write the payload. Returns 0 or -1 with *err; *bytes gets the file size. */
-int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, char **err);
+/* Write the payload. Returns 0 or -1 with *err and *kind (when not NULL):
+ * ZE_USAGE for a spec the engine would refuse, ZE_IO when the file cannot be
+ * written (also for synth_projector and synth_lora, whose base payload
+ * may not be read: ZE_NOTFOUND, ZE_IO); *bytes gets the file size. */
+int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, enum zerr *kind, char **err);
 
 /* One line per preset and per settable key, for --help. */
 const char *synth_help_keys(void);
@@ -66,7 +71,8 @@ const char *synth_help_presets(void);
 /* A projector (mmproj) header of a vision tower: clip.* metadata and
  * tensors of the tower's geometry, zero data. `preset` NULL is a small
  * tower; "bonsai-9b-mmproj" approximates the seeds' Q8_0 Qwen3-VL tower. */
-int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, char **err);
+int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, enum zerr *kind,
+		    char **err);
 
 /* A LoRA adapter fitted to the base payload at base_path: rank-r pairs on
  * every trunk layer's output projection and FFN down projection, f32,
@@ -75,7 +81,7 @@ int synth_projector(const char *preset, uint32_t projection_dim, const char *pat
 /* An adapter on output.weight that turns a base written with answer= and
  * alt=ANSWER into one that answers ANSWER instead. */
 int synth_lora_answer(const char *base_path, const char *answer, float alpha, const char *path, uint64_t *bytes,
-		      char **err);
+		      enum zerr *kind, char **err);
 
 int synth_lora(const char *base_path, uint32_t rank, float alpha, int touch_embd, const char *base_name,
-	       const char *path, uint64_t *bytes, char **err);
+	       const char *path, uint64_t *bytes, enum zerr *kind, char **err);

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/util.h"
 #include "../payload/ggml_type.h"
 
@@ -268,17 +269,11 @@ static int truthy(const char *v)
 
 int cuda_build_from_cmake(const char *cache, struct cuda_build *b)
 {
-	FILE *f = fopen(cache, "r");
-	if (!f)
-		return -1;
 	struct sb text = {0};
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && text.len < (8u << 20))
-		sb_add(&text, buf, n);
-	fclose(f);
+	text.s = read_file(cache, 8u << 20, READ_TRUNCATE, &text.len, NULL, NULL);
+	text.cap = text.len + 1;
 	if (!text.s)
-		sb_adds(&text, "");
+		return -1;
 	char v[256];
 	if (!truthy(cache_value(text.s, "GGML_CUDA", v, sizeof(v)))) {
 		sb_release(&text);

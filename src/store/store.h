@@ -146,7 +146,7 @@ struct store_boot {
 	 * projector and the card terms from it */
 	char *ledger_json;
 	/* the UNCALIBRATED plan of the booted shape (`zealot plan --json
-	 * --no-calibration`, plan_to_json() in src/cmd/calib.h): calibration
+	 * --no-calibration`, plan_to_json() in src/plan/report.c): calibration
 	 * takes the model's figures at this shape from compute[],
 	 * draft_compute[] ({device, mib}) and projector.compute_mib (or, when
 	 * the plan was calibrated, from calibration.terms[].modelled_mib) */

@@ -37,6 +37,11 @@ run "$ZEALOT" probe "ftp://127.0.0.1:$port"
 check "not an http URL: exit 2" rc_is 2
 run "$ZEALOT" probe "http://127.0.0.1:$port" --only nonsense
 check "unknown probe name: exit 2" rc_is 2
+# scrape is a probe name too (live/scrape.c's, asked of --prometheus): fleet
+# status sends --only health,models,props,slots,metrics,scrape
+run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only scrape --prometheus "http://127.0.0.1:$port"
+check "--only scrape is a known probe: nobody listening fails it (exit 1), not usage" \
+	test "$rc" -eq 1 -a -z "$(grep -F "unknown probe" "$TMP/err")"
 run "$ZEALOT" probe --help
 check "probe --help lists every probe" test -n "$(grep -F concurrency "$TMP/out")" -a -n "$(grep -F overlong "$TMP/out")"
 run "$ZEALOT" bench --help

@@ -48,6 +48,7 @@ int main(void)
 	test_fleet_ssh();
 	test_monitor();
 	test_render();
+	test_zerr();
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -42,5 +42,6 @@ void test_monitor(void);
 void test_fault(void);
 void test_cuda(void);
 void test_render(void);
+void test_zerr(void);
 
 #endif

@@ -138,7 +138,7 @@ void test_fleet(void)
 
 	struct fleet f;
 	char *err = NULL;
-	int rc = fleet_load(dir, &f, &err);
+	int rc = fleet_load(dir, &f, NULL, &err);
 	ok(rc == 0 && f.n == 4, "fleet_load reads every *.env and nothing else (%zu) %s", f.n, tap_s(err));
 	if (rc == 0) {
 		ok(strcmp(f.m[0].name, "a") == 0 && strcmp(f.m[3].name, "local") == 0, "members sorted by name");
@@ -163,7 +163,7 @@ void test_fleet(void)
 
 	sb_addf(&p, "%s/evil.env", dir);
 	write_file(p.s, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nHOST=-oProxyCommand=sh\n");
-	rc = fleet_load(dir, &f, &err);
+	rc = fleet_load(dir, &f, NULL, &err);
 	ok(rc == -1 && err && strstr(err, "evil.env:3: HOST"), "a hostile HOST is refused naming file and line: %s",
 	   tap_s(err));
 	free(err);
@@ -172,7 +172,7 @@ void test_fleet(void)
 	sb_release(&p);
 	sb_addf(&p, "%s/gpu.env", dir);
 	write_file(p.s, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nGPU=first\n");
-	rc = fleet_load(dir, &f, &err);
+	rc = fleet_load(dir, &f, NULL, &err);
 	ok(rc == -1 && err && strstr(err, "gpu.env") && strstr(err, "GPU"), "a GPU that is no number: %s", tap_s(err));
 	free(err);
 	err = NULL;
@@ -184,12 +184,12 @@ void test_fleet(void)
 		unlink(p.s);
 		sb_release(&p);
 	}
-	rc = fleet_load(dir, &f, &err);
+	rc = fleet_load(dir, &f, NULL, &err);
 	ok(rc == -1 && err && strstr(err, "no endpoint file"), "an empty directory is refused: %s", tap_s(err));
 	free(err);
 	err = NULL;
 	rmdir(dir);
-	rc = fleet_load(dir, &f, &err);
+	rc = fleet_load(dir, &f, NULL, &err);
 	ok(rc == -1 && err && strstr(err, dir), "a missing directory is refused naming it");
 	free(err);
 }

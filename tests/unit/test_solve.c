@@ -123,7 +123,7 @@ int fixture(struct fixture *f, const char *arch, const char *preset, const char 
 		kv = sp ? sp + 1 : kv + strlen(kv);
 	}
 	uint64_t bytes;
-	if (synth_write(&s, f->path, &bytes, &err))
+	if (synth_write(&s, f->path, &bytes, NULL, &err))
 		return -1;
 	char text[2048];
 	snprintf(text, sizeof(text), "MODEL_FILE=%s\n%s", f->path, env);

@@ -11,9 +11,9 @@
 static struct census *roundtrip(const struct synth_spec *s, const char *path, struct gguf_file **f, char **err)
 {
 	uint64_t bytes;
-	if (synth_write(s, path, &bytes, err))
+	if (synth_write(s, path, &bytes, NULL, err))
 		return NULL;
-	*f = gguf_open(path, err);
+	*f = gguf_open(path, NULL, err);
 	if (!*f)
 		return NULL;
 	ok((*f)->g->file_size == bytes, "%s: file size is what synth reported", s->arch);
@@ -80,7 +80,7 @@ void test_synth(void)
 	}
 	synth_defaults(&s, "llama", &err);
 	{
-		int c_ = synth_set(&s, "heads=3", &err) == 0 && synth_write(&s, path, NULL, &err) == -1 &&
+		int c_ = synth_set(&s, "heads=3", &err) == 0 && synth_write(&s, path, NULL, NULL, &err) == -1 &&
 			 strstr(err, "multiple");
 		ok(c_, "heads not a multiple of kv_heads refused: %s", tap_s(err));
 	}
@@ -92,7 +92,7 @@ void test_synth(void)
 	synth_defaults(&s, "llama", &err);
 	synth_set(&s, "nextn=1", &err);
 	{
-		int c_ = synth_write(&s, path, NULL, &err) == -1 && strstr(err, "qwen35");
+		int c_ = synth_write(&s, path, NULL, NULL, &err) == -1 && strstr(err, "qwen35");
 		ok(c_, "nextn on llama refused: %s", tap_s(err));
 	}
 	free(err);

@@ -2,13 +2,13 @@
  * an endpoint named by its name or its file, an era's endpoint text read
  * back into keys, and one-line summaries of a shape, a payload and a boot.
  */
-#ifndef ZEALOT_CMD_ERAS_H
-#define ZEALOT_CMD_ERAS_H
+#ifndef ZEALOT_STORE_ERAS_H
+#define ZEALOT_STORE_ERAS_H
 
 #include <jansson.h>
 
 #include "../endpoint/endpoint.h"
-#include "../store/store.h"
+#include "store.h"
 
 /* Open the store in the state directory when its database exists. 0 with
  * *st NULL when nothing was ever recorded; -1 with *err. */
@@ -47,5 +47,12 @@ json_t *eras_json(const char *s);
 
 /* A boot as history --json shows it. */
 json_t *eras_boot_json(const struct store_boot *b);
+
+/* An era as history --json shows it: its window, keys, payload, pins,
+ * argv, shape, plan summary, what a rollback to it changes against prev,
+ * and its boots from st. NULL with *err when the store cannot be read. */
+json_t *eras_era_json(struct store *st, const struct store_era *e, const struct store_era *prev, char **err);
+/* A deploy or rollback attempt as history --json shows it, with its steps. */
+json_t *eras_attempt_json(const struct store_attempt *a);
 
 #endif

@@ -1,9 +1,9 @@
-/* calib: the command layer's bridge between the store and the planner's
- * calibration (law M08). plan and ledger --record use it; the plan module
- * itself never reads the store (src/plan/calibrate.h takes figures).
+/* calib: the bridge between the store and the planner's calibration (law
+ * M08). plan and ledger --record use it; the plan module itself never
+ * reads the store (src/plan/calibrate.h takes figures).
  */
-#ifndef ZEALOT_CMD_CALIB_H
-#define ZEALOT_CMD_CALIB_H
+#ifndef ZEALOT_STORE_CALIB_H
+#define ZEALOT_STORE_CALIB_H
 
 #include <jansson.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include "../endpoint/endpoint.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
-#include "../store/store.h"
+#include "store.h"
 
 /* What a boot of this endpoint is matched on. */
 struct calib_identity {
@@ -39,18 +39,14 @@ void calib_identity_release(struct calib_identity *id);
 int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, json_t **json, char **text,
 		char **err);
 
-/* `zealot plan --json` of a plan (src/cmd/plan.c). */
-json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
-
-/* What `zealot plan ENDPOINT` prices, for every command that plans one
- * endpoint as plan does: the shape (device overrides DEVICE; cpu_source, if
- * given, names where CPU_FEATURES came from), the plan, and with calibrate
- * its calibration from the store (*cal, *cal_text as calib_apply gives
- * them). Returns EXIT_OK, or EXIT_USAGE / EXIT_IO with *err. A store that
- * cannot be read is no failure: *warn says why the plan is not calibrated.
- * The caller releases c, cal, cal_text and warn. */
-int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
-		   struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err);
+/* Record a boot of the endpoint at endpoint_path: its ledger (ledger_json,
+ * the engine's build line), the log it came from ("-": stdin), the settled
+ * used MiB (-1: not measured), and the endpoint's plan beside it
+ * (calibration's modelled figures at this shape). ZE_OK with *id and
+ * *runtime (the runtime it is matched by; the caller frees it), else the
+ * failure's kind with *err. */
+enum zerr calib_record_boot(const char *endpoint_path, const char *log, const char *build, int64_t settled_mib,
+			    json_t *ledger_json, int64_t *id, char **runtime, char **err);
 
 /* "2026-10-19 03:21" in local time. */
 void calib_date(int64_t t, char *buf, size_t n);

@@ -16,7 +16,7 @@
 
 #include "../base/util.h"
 #include "../plan/calibrate.h"
-#include "cmd.h"
+#include "../plan/report.h"
 
 void calib_date(int64_t t, char *buf, size_t n)
 {
@@ -296,6 +296,75 @@ static json_t *fig(double v)
 	return json_real(strtod(buf, NULL));
 }
 
+/* The calibration as plan --json shows it (*json) and the lines plan
+ * prints (*text). */
+static void report_of(const struct store_boot *b, const struct calib_identity *id, const char *matched_on,
+		      const struct calib_report *r, json_t **json, char **text)
+{
+	char date[64];
+	calib_date(b->at, date, sizeof(date));
+	json_t *o = json_object();
+	json_object_set_new(o, "boot", json_integer(b->id));
+	json_object_set_new(o, "recorded", json_integer(b->at));
+	json_object_set_new(o, "date", json_string(date));
+	json_object_set_new(o, "source", json_string(b->source));
+	json_object_set_new(o, "runtime_version", json_string(b->runtime_version));
+	json_object_set_new(o, "runtime", json_string(b->runtime));
+	json_object_set_new(o, "matched_on", json_string(matched_on));
+	json_object_set_new(o, "device", json_string(b->device));
+	json_object_set_new(o, "payload_sha256", json_string(b->payload_sha256));
+	json_object_set_new(o, "payload_bytes", json_integer((json_int_t)b->payload_bytes));
+	json_object_set_new(o, "settled_used_mib",
+			    b->settled_used_mib >= 0 ? json_integer(b->settled_used_mib) : json_null());
+	json_t *terms = json_array();
+	struct sb t = {0};
+	sb_addf(&t, "calibrated from boot %lld of %s (%s)\n", (long long)b->id, date, b->source);
+	char bytes[32];
+	if (strcmp(matched_on, "version") == 0)
+		sb_addf(&t, "  matched: runtime build %s, device %s, payload ", b->runtime_version, b->device);
+	else if (id->runtime_version)
+		sb_addf(&t, "  matched: runtime %s by its path (the boot's log had no build line), device %s, payload ",
+			b->runtime, b->device);
+	else
+		sb_addf(
+		    &t,
+		    "  matched: runtime %s by its path (it does not run here; the log says %s), device %s, payload ",
+		    b->runtime, b->runtime_version[0] ? b->runtime_version : "no build", b->device);
+	if (b->payload_sha256[0] && id->payload_sha256[0])
+		sb_addf(&t, "sha256 %.16s...\n", b->payload_sha256);
+	else
+		sb_addf(&t, "of %s bytes\n", fmt_commas(b->payload_bytes, bytes, sizeof(bytes)));
+	sb_addf(&t, "  %-14s %-11s %10s %10s %10s %10s  %s\n", "term", "buffer", "model now", "model boot", "measured",
+		"plan", "how");
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct calib_term *x = &r->terms[i];
+		json_t *row = json_object();
+		json_object_set_new(row, "term", json_string(x->term));
+		json_object_set_new(row, "device", json_string(x->buft));
+		json_object_set_new(row, "modelled_mib", x->boot_model_mib < 0 ? json_null() : fig(x->modelled_mib));
+		json_object_set_new(row, "boot_modelled_mib",
+				    x->boot_model_mib < 0 ? json_null() : fig(x->boot_model_mib));
+		json_object_set_new(row, "measured_mib", fig(x->measured_mib));
+		json_object_set_new(row, "calibrated_mib", fig(x->calibrated_mib));
+		json_object_set_new(row, "ratio",
+				    x->boot_model_mib > 0
+					? json_real(round(x->measured_mib / x->boot_model_mib * 10000) / 10000)
+					: json_null());
+		json_object_set_new(row, "how", json_string(x->how));
+		json_array_append_new(terms, row);
+		char now[32] = "-", then[32] = "-";
+		if (x->boot_model_mib >= 0) {
+			snprintf(now, sizeof(now), "%.2f", x->modelled_mib);
+			snprintf(then, sizeof(then), "%.2f", x->boot_model_mib);
+		}
+		sb_addf(&t, "  %-14s %-11s %10s %10s %10.2f %10.2f  %s\n", x->term, x->buft[0] ? x->buft : "-", now,
+			then, x->measured_mib, x->calibrated_mib, x->how);
+	}
+	json_object_set_new(o, "terms", terms);
+	*json = o;
+	*text = sb_detach(&t);
+}
+
 int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, json_t **json, char **text,
 		char **err)
 {
@@ -365,72 +434,75 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 	struct calib_report r;
 	plan_calibrate(p, &in, &r);
 
-	char date[64];
-	calib_date(b.at, date, sizeof(date));
-	json_t *o = json_object();
-	json_object_set_new(o, "boot", json_integer(b.id));
-	json_object_set_new(o, "recorded", json_integer(b.at));
-	json_object_set_new(o, "date", json_string(date));
-	json_object_set_new(o, "source", json_string(b.source));
-	json_object_set_new(o, "runtime_version", json_string(b.runtime_version));
-	json_object_set_new(o, "runtime", json_string(b.runtime));
-	json_object_set_new(o, "matched_on", json_string(matched_on));
-	json_object_set_new(o, "device", json_string(b.device));
-	json_object_set_new(o, "payload_sha256", json_string(b.payload_sha256));
-	json_object_set_new(o, "payload_bytes", json_integer((json_int_t)b.payload_bytes));
-	json_object_set_new(o, "settled_used_mib",
-			    b.settled_used_mib >= 0 ? json_integer(b.settled_used_mib) : json_null());
-	json_t *terms = json_array();
-	struct sb t = {0};
-	sb_addf(&t, "calibrated from boot %lld of %s (%s)\n", (long long)b.id, date, b.source);
-	char bytes[32];
-	if (strcmp(matched_on, "version") == 0)
-		sb_addf(&t, "  matched: runtime build %s, device %s, payload ", b.runtime_version, b.device);
-	else if (id.runtime_version)
-		sb_addf(&t, "  matched: runtime %s by its path (the boot's log had no build line), device %s, payload ",
-			b.runtime, b.device);
-	else
-		sb_addf(
-		    &t,
-		    "  matched: runtime %s by its path (it does not run here; the log says %s), device %s, payload ",
-		    b.runtime, b.runtime_version[0] ? b.runtime_version : "no build", b.device);
-	if (b.payload_sha256[0] && id.payload_sha256[0])
-		sb_addf(&t, "sha256 %.16s...\n", b.payload_sha256);
-	else
-		sb_addf(&t, "of %s bytes\n", cmd_commas(b.payload_bytes, bytes, sizeof(bytes)));
-	sb_addf(&t, "  %-14s %-11s %10s %10s %10s %10s  %s\n", "term", "buffer", "model now", "model boot", "measured",
-		"plan", "how");
-	for (unsigned i = 0; i < r.n; i++) {
-		const struct calib_term *x = &r.terms[i];
-		json_t *row = json_object();
-		json_object_set_new(row, "term", json_string(x->term));
-		json_object_set_new(row, "device", json_string(x->buft));
-		json_object_set_new(row, "modelled_mib", x->boot_model_mib < 0 ? json_null() : fig(x->modelled_mib));
-		json_object_set_new(row, "boot_modelled_mib",
-				    x->boot_model_mib < 0 ? json_null() : fig(x->boot_model_mib));
-		json_object_set_new(row, "measured_mib", fig(x->measured_mib));
-		json_object_set_new(row, "calibrated_mib", fig(x->calibrated_mib));
-		json_object_set_new(row, "ratio",
-				    x->boot_model_mib > 0
-					? json_real(round(x->measured_mib / x->boot_model_mib * 10000) / 10000)
-					: json_null());
-		json_object_set_new(row, "how", json_string(x->how));
-		json_array_append_new(terms, row);
-		char now[32] = "-", then[32] = "-";
-		if (x->boot_model_mib >= 0) {
-			snprintf(now, sizeof(now), "%.2f", x->modelled_mib);
-			snprintf(then, sizeof(then), "%.2f", x->boot_model_mib);
-		}
-		sb_addf(&t, "  %-14s %-11s %10s %10s %10.2f %10.2f  %s\n", x->term, x->buft[0] ? x->buft : "-", now,
-			then, x->measured_mib, x->calibrated_mib, x->how);
-	}
-	json_object_set_new(o, "terms", terms);
-	*json = o;
-	*text = sb_detach(&t);
+	report_of(&b, &id, matched_on, &r, json, text);
 	rc = 1;
 done:
 	store_boot_release(&b);
 	calib_identity_release(&id);
 	store_close(st);
+	return rc;
+}
+
+enum zerr calib_record_boot(const char *endpoint_path, const char *log, const char *build, int64_t settled_mib,
+			    json_t *ledger_json, int64_t *id, char **runtime, char **err)
+{
+	enum zerr rc = ZE_IO;
+	struct shape_ctx c = {0};
+	struct calib_identity cid = {0};
+	struct store *st = NULL;
+	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
+	enum zerr kind;
+	struct endpoint *ep = endpoint_load(endpoint_path, &kind, err);
+	int io = 0;
+	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
+		rc = !ep ? kind : io ? ZE_IO : ZE_USAGE;
+		goto done;
+	}
+	struct plan p;
+	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
+		rc = ZE_USAGE;
+		goto done;
+	}
+	if (store_name_ok(ep->name, err)) {
+		rc = ZE_USAGE;
+		goto done;
+	}
+	if (calib_identity_of(ep, &c, NULL, 0, &cid, err))
+		goto done;
+	if (!(st = store_open(NULL, err)))
+		goto done;
+	json_t *pj = plan_to_json(ep, &c, &p);
+	pj_s = json_dumps(pj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	json_decref(pj);
+	lj_s = json_dumps(ledger_json, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	abs = strcmp(log, "-") == 0 ? NULL : realpath(log, NULL);
+	struct sb src = {0};
+	sb_addf(&src, "ledger %s", abs ? abs : log);
+	struct store_boot b = {
+	    .endpoint = ep->name,
+	    .source = src.s,
+	    .runtime = cid.runtime,
+	    .runtime_version = (char *)build,
+	    .device = (char *)cid.device,
+	    .payload_sha256 = cid.payload_sha256,
+	    .payload_bytes = cid.payload_bytes,
+	    .ledger_json = lj_s,
+	    .plan_json = pj_s,
+	    .settled_used_mib = settled_mib,
+	};
+	if (store_boot_add(st, &b, err) == 0) {
+		*id = b.id;
+		*runtime = xstrdup(cid.runtime ? cid.runtime : "");
+		rc = ZE_OK;
+	}
+	sb_release(&src);
+done:
+	free(lj_s);
+	free(pj_s);
+	free(abs);
+	store_close(st);
+	calib_identity_release(&cid);
+	shape_release(&c);
+	endpoint_free(ep);
 	return rc;
 }

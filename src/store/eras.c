@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "../base/util.h"
-#include "cmd.h"
+#include "calib.h"
 
 int eras_open(struct store **st, char **err)
 {
@@ -104,9 +104,9 @@ char *eras_shape(const struct endpoint *ep)
 		int unified = 0;
 		endpoint_bool(ep, "KV_UNIFIED", &unified, NULL);
 		if (unified)
-			sb_addf(&s, "%llu slots sharing %s", (unsigned long long)par, cmd_commas(ctx, a, sizeof(a)));
+			sb_addf(&s, "%llu slots sharing %s", (unsigned long long)par, fmt_commas(ctx, a, sizeof(a)));
 		else
-			sb_addf(&s, "%llu x %s", (unsigned long long)par, cmd_commas(ctx / par, a, sizeof(a)));
+			sb_addf(&s, "%llu x %s", (unsigned long long)par, fmt_commas(ctx / par, a, sizeof(a)));
 	} else {
 		sb_adds(&s, "CTX_SIZE unset");
 	}
@@ -159,9 +159,9 @@ static void one_payload(struct sb *s, const struct endpoint *ep, json_t *pins, c
 	sb_release(&k);
 	char a[32];
 	if (bytes && sha && *sha)
-		sb_addf(s, " (%s B, %.8s...)", cmd_commas(bytes, a, sizeof(a)), sha);
+		sb_addf(s, " (%s B, %.8s...)", fmt_commas(bytes, a, sizeof(a)), sha);
 	else if (bytes)
-		sb_addf(s, " (%s B)", cmd_commas(bytes, a, sizeof(a)));
+		sb_addf(s, " (%s B)", fmt_commas(bytes, a, sizeof(a)));
 	else if (sha && *sha)
 		sb_addf(s, " (%.8s...)", sha);
 }
@@ -194,7 +194,7 @@ static void add_mib(struct sb *s, double m)
 		sb_addc(s, '-');
 		cents = -cents;
 	}
-	sb_addf(s, "%s.%02lld", cmd_commas((uint64_t)(cents / 100), x, sizeof(x)), cents % 100);
+	sb_addf(s, "%s.%02lld", fmt_commas((uint64_t)(cents / 100), x, sizeof(x)), cents % 100);
 }
 
 static void bufs(struct sb *s, json_t *a)
@@ -259,7 +259,7 @@ char *eras_boot_summary(const struct store_boot *b)
 	if (b->settled_used_mib >= 0) {
 		char x[32];
 		sb_addf(&s, "%ssettled %s MiB used", s.len ? ", " : "",
-			cmd_commas((uint64_t)b->settled_used_mib, x, sizeof(x)));
+			fmt_commas((uint64_t)b->settled_used_mib, x, sizeof(x)));
 	}
 	if (b->probes_json) {
 		json_t *p = json_loads(b->probes_json, 0, NULL);
@@ -314,5 +314,174 @@ json_t *eras_boot_json(const struct store_boot *b)
 	json_object_set_new(o, "ledger", eras_json(b->ledger_json));
 	json_object_set_new(o, "probes", eras_json(b->probes_json));
 	json_object_set_new(o, "bench", eras_json(b->bench_json));
+	return o;
+}
+
+static void window(const struct store_era *e, char *buf, size_t n)
+{
+	char a[64], b[64] = "";
+	calib_date(e->started, a, sizeof(a));
+	if (e->ended)
+		calib_date(e->ended, b, sizeof(b));
+	snprintf(buf, n, "%s -> %s", a, e->ended ? b : "(current)");
+}
+
+static json_t *plan_summary(const char *plan_json)
+{
+	json_t *p = plan_json && *plan_json ? json_loads(plan_json, 0, NULL) : NULL;
+	if (!json_is_object(p)) {
+		json_decref(p);
+		return json_null();
+	}
+	json_t *o = json_object();
+	const char *keys[] = {"total_mib", "free_mib", "verdict"};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		json_t *v = json_object_get(p, keys[i]);
+		json_object_set(o, keys[i], v ? v : json_null());
+	}
+	json_decref(p);
+	return o;
+}
+
+/* The era's behaviour baseline (store_baseline_get: recorded by probe
+ * --record or a deploy, else its latest boot's probes) into o: "answers",
+ * the probes that carry an answer or refusal prompts, and their source. */
+static int era_answers(struct store *st, int64_t era_id, json_t *o, char **err)
+{
+	char *base = NULL, *src = NULL;
+	if (store_baseline_get(st, era_id, &base, &src, err) < 0)
+		return -1;
+	json_t *answers = json_null();
+	json_t *all = base ? json_loads(base, 0, NULL) : NULL;
+	if (json_is_object(all)) { /* {"probes": [...]} */
+		json_t *p = json_incref(json_object_get(all, "probes"));
+		json_decref(all);
+		all = p;
+	}
+	if (json_is_array(all)) {
+		answers = json_array();
+		size_t i;
+		json_t *r;
+		json_array_foreach(all, i, r)
+		{
+			json_t *a = json_object_get(r, "answer"), *q = json_object_get(r, "prompts");
+			if (!json_is_string(a) && !json_is_array(q))
+				continue;
+			json_t *x = json_object();
+			json_object_set(x, "name", json_object_get(r, "name"));
+			json_object_set(x, "status", json_object_get(r, "status"));
+			json_object_set_new(x, "expected", json_deep_copy(json_object_get(r, "expected")));
+			json_object_set(x, "answer", a ? a : json_null());
+			if (json_is_array(q))
+				json_object_set(x, "prompts", q);
+			json_array_append_new(answers, x);
+		}
+	}
+	json_decref(all);
+	json_object_set_new(o, "answers", answers);
+	json_object_set_new(o, "answers_source", src ? json_string(src) : json_null());
+	free(base);
+	free(src);
+	return 0;
+}
+
+json_t *eras_era_json(struct store *st, const struct store_era *e, const struct store_era *prev, char **err)
+{
+	json_t *o = json_object();
+	char w[160];
+	window(e, w, sizeof(w));
+	json_object_set_new(o, "id", json_integer(e->id));
+	json_object_set_new(o, "endpoint", json_string(e->endpoint));
+	json_object_set_new(o, "started", json_integer(e->started));
+	json_object_set_new(o, "ended", json_integer(e->ended));
+	json_object_set_new(o, "current", json_boolean(e->ended == 0));
+	json_object_set_new(o, "window", json_string(w));
+	json_object_set_new(o, "reason", json_string(e->reason));
+	char *perr = NULL;
+	struct endpoint *ep = eras_endpoint(e, &perr);
+	json_object_set_new(o, "keys", ep ? eras_keys(ep) : json_null());
+	if (!ep)
+		json_object_set_new(o, "keys_error", json_string(perr ? perr : "unreadable"));
+	free(perr);
+	json_object_set_new(o, "env_sha256", json_string(e->env_sha256));
+	json_object_set_new(o, "endpoint_path", json_string(e->endpoint_path));
+	char *pay = ep ? eras_payload(ep, e->pins_json) : NULL;
+	json_object_set_new(o, "payload", pay ? json_string(pay) : json_null());
+	free(pay);
+	json_object_set_new(o, "pins", eras_json(e->pins_json));
+	json_object_set_new(o, "runtime", json_string(e->runtime));
+	json_object_set_new(o, "runtime_version", json_string(e->runtime_version));
+	char *rid = store_runtime_id(e->runtime_version);
+	json_object_set_new(o, "runtime_build", json_string(rid));
+	free(rid);
+	json_object_set_new(o, "argv", eras_json(e->argv_json));
+	json_object_set_new(o, "unit_name", json_string(e->unit_name));
+	char *shape = ep ? eras_shape(ep) : NULL;
+	json_object_set_new(o, "shape", shape ? json_string(shape) : json_null());
+	free(shape);
+	json_object_set_new(o, "plan", plan_summary(e->plan_json));
+	struct endpoint *pep = prev ? eras_endpoint(prev, NULL) : NULL;
+	if (prev) {
+		json_t *rb = json_object();
+		json_object_set_new(rb, "to", json_integer(prev->id));
+		json_object_set_new(rb, "keys", ep && pep ? eras_key_changes(ep, pep) : json_null());
+		/* the runtime, the era's second lock: a change shows like a key's */
+		json_t *pa = e->pins_json && *e->pins_json ? json_loads(e->pins_json, 0, NULL) : NULL;
+		json_t *pb = prev->pins_json && *prev->pins_json ? json_loads(prev->pins_json, 0, NULL) : NULL;
+		const char *sa = json_string_value(json_object_get(json_object_get(pa, "RUNTIME"), "sha256"));
+		const char *sb2 = json_string_value(json_object_get(json_object_get(pb, "RUNTIME"), "sha256"));
+		json_object_set_new(rb, "runtime_changed",
+				    sa && sb2 ? json_boolean(strcmp(sa, sb2) != 0) : json_null());
+		json_object_set_new(rb, "runtime_sha256", sb2 ? json_string(sb2) : json_null());
+		json_decref(pa);
+		json_decref(pb);
+		struct sb c = {0};
+		sb_addf(&c, "zealot rollback %s %lld", e->endpoint, (long long)prev->id);
+		json_object_set_new(rb, "command", json_string(c.s));
+		sb_release(&c);
+		json_object_set_new(o, "rollback", rb);
+	} else {
+		json_object_set_new(o, "rollback", json_null());
+	}
+	endpoint_free(pep);
+	endpoint_free(ep);
+	struct store_boot *b;
+	size_t n;
+	json_t *boots = json_array();
+	if (store_boot_list(st, e->id, &b, &n, err) == 0) {
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(boots, eras_boot_json(&b[i]));
+		store_boots_free(b, n);
+	} else {
+		json_decref(boots);
+		json_decref(o);
+		return NULL;
+	}
+	json_object_set_new(o, "boots", boots);
+	if (era_answers(st, e->id, o, err)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *eras_attempt_json(const struct store_attempt *a)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(a->id));
+	json_object_set_new(o, "endpoint", json_string(a->endpoint));
+	json_object_set_new(o, "kind", json_string(a->kind));
+	json_object_set_new(o, "reason", json_string(a->reason));
+	json_object_set_new(o, "outcome", json_string(a->outcome));
+	json_object_set_new(o, "started", json_integer(a->started));
+	json_object_set_new(o, "ended", json_integer(a->ended));
+	json_object_set_new(o, "era_id", json_integer(a->era_id));
+	json_object_set_new(o, "pid", json_integer(a->pid));
+	json_t *steps = json_array();
+	for (size_t i = 0; i < a->n_steps; i++)
+		json_array_append_new(steps, json_pack("{s:s,s:s,s:f,s:s}", "step", a->steps[i].step, "status",
+						       a->steps[i].status, "seconds", a->steps[i].seconds, "detail",
+						       a->steps[i].detail));
+	json_object_set_new(o, "steps", steps);
 	return o;
 }
