@@ -12,6 +12,7 @@
 #include "../base/file.h"
 #include "../base/redact.h"
 #include "../base/util.h"
+#include "../endpoint/keys.h"
 
 static void row(struct audit *a, const char *law, int diverges, const char *what, const char *intended,
 		const char *live)
@@ -283,10 +284,21 @@ static void check_environ(struct audit *a, pid_t pid)
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(env[i], "LLAMA_ARG_", 10) == 0 || strncmp(env[i], "LLAMA_ATTN_ROT", 14) == 0) {
 			char *eq = strchr(env[i], '=');
-			struct sb w = {0};
-			sb_addf(&w, "env %.*s", eq ? (int)(eq - env[i]) : (int)strlen(env[i]), env[i]);
-			row(a, "A01", 1, w.s, "(unset)", eq ? eq + 1 : "");
+			int len = eq ? (int)(eq - env[i]) : (int)strlen(env[i]);
+			char *var = xstrndup(env[i], (size_t)len);
+			/* a variable that sets a flag a key owns is that key's to set
+			 * (C09): the row names the key; any other is A01's */
+			const struct key_def *k = key_owning_env(var);
+			struct sb w = {0}, want = {0};
+			sb_addf(&w, "env %s", var);
+			sb_adds(&want, "(unset");
+			if (k)
+				sb_addf(&want, ": %s owns it", k->name);
+			sb_addc(&want, ')');
+			row(a, k ? "C09" : "A01", 1, w.s, want.s, eq ? eq + 1 : "");
+			sb_release(&want);
 			sb_release(&w);
+			free(var);
 		}
 	audit_free_vector(env, n);
 }

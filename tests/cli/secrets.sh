@@ -50,7 +50,7 @@ check "control: history shows the era's keys (MMPROJ_URL among them)" grep -qF M
 LLAMA_ARG_API_KEY=MARKERENV5 HF_TOKEN=MARKERENV6 python3 -c 'import time; time.sleep(120)' \
 	--api-key MARKERARGV7 --port 8080 &
 pid=$!
-for _ in $(seq 1 50); do grep -qz MARKERARGV7 /proc/$pid/cmdline 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 600); do grep -qz MARKERARGV7 /proc/$pid/cmdline 2>/dev/null && break; sleep 0.1; done # until exec (bounded: 60 s)
 check "control: the process holds the markers in its environment and argv" \
 	test -n "$(tr '\0' '\n' </proc/$pid/environ | grep -F MARKERENV5)" -a -n "$(tr '\0' '\n' </proc/$pid/cmdline | grep -F MARKERARGV7)"
 out audit "$ZEALOT" audit e.env --pid "$pid"
@@ -58,6 +58,8 @@ out audit-json "$ZEALOT" audit e.env --pid "$pid" --json
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 check "control: audit read the process (its LLAMA_ARG_API_KEY row is there)" grep -qF LLAMA_ARG_API_KEY outs/*-audit.out
+check "audit: the engine's LLAMA_ARG_API_KEY is C09's, naming the key that owns the flag" \
+	test -n "$(grep -F C09 outs/*-audit.out | grep -F 'env LLAMA_ARG_API_KEY' | grep -F '(unset: API_KEY_FILE owns it)')"
 # (the era's endpoint text is the one row kept as it was installed: rollback
 # restores it byte for byte; every other row, and every output, is redacted)
 sqlite3 state/zealot.db "SELECT * FROM attempts; SELECT * FROM steps; SELECT * FROM boots;
