@@ -100,8 +100,7 @@ check "plain, markers that do not match its answer: refused: false" \
 # --record: the answers become the current era's baseline, which history shows
 run "$ZEALOT" probe "$url" --endpoint plain.env --only chat,refusal --record
 check "--record without a current era: exit 3, saying so" eval 'rc_is 3 && err_has "no current era"'
-cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
-	"$ROOT/src/base/util.c" "$ROOT/src/base/fault.c" -lsqlite3 -lpthread -o fixture 2>cc.err
+store_fixture fixture
 "$ZEALOT" plan --no-calibration --json plain.env >plain.plan.json 2>/dev/null
 ./fixture era "$ZEALOT_STATE_DIR" plain "$TMP/plain.env" plain.plan.json 1792224000 "the plain pack" >/dev/null
 run "$ZEALOT" probe "$url" --endpoint plain.env --only chat,refusal --record --json

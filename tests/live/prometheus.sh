@@ -126,11 +126,15 @@ check "planned and ledger kv agree in Prometheus too" \
 	test "$(q "zealot_memory_mib{endpoint=\"$job\",term=\"kv\",source=\"plan\"} - ignoring(source) zealot_memory_mib{endpoint=\"$job\",term=\"kv\",source=\"ledger\"}" && jq -r '[.data.result[].value[1]|tonumber]|map(fabs)|max' q.json)" = 0
 check "zealot_probe_pass{probe=\"ledger\"} is 1 in Prometheus" value_is "zealot_probe_pass{endpoint=\"$job\",probe=\"ledger\"}" 1
 
-# every expression of the dashboard answers from this Prometheus
+# every expression of the dashboard answers from this Prometheus; a rate()
+# needs two samples of its counters in the window, so each is asked until
+# it has data or 30 s pass (the scrape interval is 1 s)
 "$ZEALOT" emit grafana live.env >dash.json
+has_data() { q "$1" && [ "$(jq -r .status q.json)" = success ] && [ "$(jq '.data.result | length' q.json)" != 0 ]; }
 n=0 bad=0 empty=0
 while IFS= read -r e; do
 	n=$((n + 1))
+	grep -q zealot_era <<<"$e" || poll 30 has_data "$e"
 	if ! q "$e" || [ "$(jq -r .status q.json)" != success ]; then
 		bad=$((bad + 1))
 		echo "#   failed: $e: $(jq -r '.error // "no answer"' q.json 2>/dev/null)"
