@@ -47,10 +47,18 @@ out history-json "$ZEALOT" history e --json
 check "control: history shows the era's keys (MMPROJ_URL among them)" grep -qF MMPROJ_URL outs/*-history-json.out
 
 # a process with the secrets audit must not print
-LLAMA_ARG_API_KEY=MARKERENV5 HF_TOKEN=MARKERENV6 python3 -c 'import time; time.sleep(120)' \
+# (/usr/bin/python3, not a PATH shim that execs it again: the process is
+# read while it runs, not while it execs)
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+LLAMA_ARG_API_KEY=MARKERENV5 HF_TOKEN=MARKERENV6 "$py" -c 'import time; time.sleep(120)' \
 	--api-key MARKERARGV7 --port 8080 &
 pid=$!
-for _ in $(seq 1 600); do grep -qz MARKERARGV7 /proc/$pid/cmdline 2>/dev/null && break; sleep 0.1; done # until exec (bounded: 60 s)
+for _ in $(seq 1 600); do # until it runs with both (bounded: 60 s)
+	grep -qz MARKERARGV7 /proc/$pid/cmdline 2>/dev/null && grep -qz MARKERENV5 /proc/$pid/environ 2>/dev/null &&
+		grep -qz 'time.sleep' /proc/$pid/cmdline 2>/dev/null && break
+	sleep 0.1
+done
 check "control: the process holds the markers in its environment and argv" \
 	test -n "$(tr '\0' '\n' </proc/$pid/environ | grep -F MARKERENV5)" -a -n "$(tr '\0' '\n' </proc/$pid/cmdline | grep -F MARKERARGV7)"
 out audit "$ZEALOT" audit e.env --pid "$pid"
