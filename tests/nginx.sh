@@ -48,29 +48,18 @@ http {
 }
 EOF
 	nginx -p "$d" -c "$d/nginx.conf" -e "$d/logs/error.log" 2>"$d/start.err" || { cat "$d/start.err" >&2; return 1; }
-	for _ in $(seq 50); do
-		curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for 60 curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/"
 }
 
 nginx_stop() {
 	local pidf=$TMP/nginx/nginx.pid
 	[ -f "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null
-	for _ in $(seq 30); do [ -f "$pidf" ] || return 0; sleep 0.1; done
+	wait_for 60 test ! -f "$pidf"
 }
 
-# nginx writes its log line when a response ends; give it a moment.
 # nginx writes a request's access log line when the request ends: wait
-# until no connection to it is open any more (a killed client's included),
-# at most 5 s
-_nginx_settle() {
-	local n=100
-	while [ "$n" -gt 0 ] && [ -n "$(ss -Htn state established "( sport = :$NGINX_PORT )" 2>/dev/null)" ]; do
-		sleep 0.05
-		n=$((n - 1))
-	done
-}
+# until no connection to it is open any more (a killed client's included)
+_nginx_idle() { [ -z "$(ss -Htn state established "( sport = :$NGINX_PORT )" 2>/dev/null)" ]; }
+_nginx_settle() { wait_for 60 _nginx_idle; }
 nginx_bytes() { _nginx_settle; awk -v p="$1" '$1 == p { s += $3 } END { print s + 0 }' "$NGINX_LOG"; }
 nginx_requests() { _nginx_settle; awk -v p="$1" '$1 == p { n++ } END { print n + 0 }' "$NGINX_LOG"; }

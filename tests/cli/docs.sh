@@ -157,7 +157,7 @@ mkdir www && echo '{"status":"ok"}' >www/health
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>&1 &
 srv=$!
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+wait_for 60 curl -fs -o /dev/null "http://127.0.0.1:$port/health"
 run "$ZEALOT" probe "127.0.0.1:$port" --only health
 check "probe 127.0.0.1:PORT: read as http://, /health answered 200" test "$rc" -eq 0 -a -n "$(grep -E '^pass health .*200' "$TMP/out")"
 kill "$srv" 2>/dev/null

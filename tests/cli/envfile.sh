@@ -192,14 +192,10 @@ UNIT_ZEALOT=$ROOT/zealot
 mkdir serve
 printf 'RUNTIME=/bin/true\nMODEL_FILE=%s/serve/m.gguf\nCTX_SIZE=4096\n' "$TMP" >serve/gone.env
 cp serve/gone.env serve/cr.env
-settled() { # UNIT: wait (bounded) until the unit is neither starting nor running
-	local s n
-	for n in $(seq 1 300); do
-		s=$(rs_exec systemctl show -P ActiveState "$1")
-		case "$s" in activating | active | deactivating | reloading) sleep 0.1 ;; *) return 0 ;; esac
-	done
-	return 1
+idle() { # UNIT: neither starting nor running
+	case "$(rs_exec systemctl show -P ActiveState "$1")" in activating | active | deactivating | reloading) return 1 ;; esac
 }
+settled() { wait_for 60 idle "$1"; } # UNIT: until it is idle (bounded)
 for e in gone cr; do
 	"$ZEALOT" emit unit "serve/$e.env" --zealot "$UNIT_ZEALOT" >"serve/zls$e.service"
 	rs_exec cp "$TMP/serve/zls$e.service" /run/systemd/system/

@@ -22,7 +22,7 @@ OP=$(free_port 127.0.0.2)
 PLOG=$TMP/proxy.log
 python3 "$ROOT/tests/faultproxy.py" "http://127.0.0.1:$NGINX_PORT" "$PP" 127.0.0.2 "$OP" "$PLOG" >"$TMP/proxy.out" 2>&1 &
 proxy_pid=$!
-for _ in $(seq 50); do grep -q ready "$TMP/proxy.out" 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q ready "$TMP/proxy.out"
 P=http://127.0.0.1:$PP
 
 # endpoint NAME URL [FILE]: a pinned endpoint fetching URL into $TMP/NAME/
@@ -84,11 +84,11 @@ endpoint lock "$P/stall/lk.gguf" lk.gguf
 sed "s|^MODEL_URL=.*|MODEL_URL=$P/ok/lk.gguf|" "$TMP/lock/e.env" >"$TMP/lock/e2.env"
 "$ZEALOT" fetch --json --stall-timeout 600 "$TMP/lock/e.env" >"$TMP/lock/events1" 2>"$TMP/lock/err1" &
 pid1=$!
-for _ in $(seq 600); do
-	d=$(jq -r 'select(.event=="progress")|.done' "$TMP/lock/events1" 2>/dev/null | tail -1)
-	[ "${d:-0}" -gt 0 ] && break
-	sleep 0.05
-done
+progressed() { # EVENTS: fetch --json reported bytes on disk (the count left in d)
+	d=$(jq -r 'select(.event=="progress")|.done' "$1" 2>/dev/null | tail -1)
+	[ "${d:-0}" -gt 0 ]
+}
+wait_for 60 progressed "$TMP/lock/events1"
 check "lock: the first fetch is held mid-body (bytes on disk, the rest stalled)" \
 	test "${d:-0}" -gt 0 -a "${d:-0}" -lt "$(stat -c %s "$www/lk.gguf")"
 part_before=$(sha256sum <"$TMP/lock/m.gguf.part")
@@ -237,7 +237,8 @@ LP=$(free_port)
 python3 "$TMP/loop.py" "$LP" &
 loop_pid=$!
 # until it listens (a wait on the port, not on the clock)
-for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$LP") 2>/dev/null && break; sleep 0.05; done
+listens() { (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
+wait_for 60 listens "$LP"
 endpoint loop "http://127.0.0.1:$LP/q.gguf"
 run "$ZEALOT" fetch "$TMP/loop/e.env"
 check "a redirect loop: exit 3 after a bounded number of hops" test "$rc" -eq 3 -a -n "$(grep -F 'redirects' "$TMP/err")"

@@ -54,11 +54,11 @@ py=/usr/bin/python3
 LLAMA_ARG_API_KEY=MARKERENV5 HF_TOKEN=MARKERENV6 "$py" -c 'import time; time.sleep(120)' \
 	--api-key MARKERARGV7 --port 8080 &
 pid=$!
-for _ in $(seq 1 600); do # until it runs with both (bounded: 60 s)
-	grep -qz MARKERARGV7 /proc/$pid/cmdline 2>/dev/null && grep -qz MARKERENV5 /proc/$pid/environ 2>/dev/null &&
-		grep -qz 'time.sleep' /proc/$pid/cmdline 2>/dev/null && break
-	sleep 0.1
-done
+holds_markers() { # until it runs with both
+	grep -qz MARKERARGV7 "/proc/$1/cmdline" && grep -qz MARKERENV5 "/proc/$1/environ" &&
+		grep -qz 'time.sleep' "/proc/$1/cmdline"
+} 2>/dev/null
+wait_for 60 holds_markers "$pid"
 check "control: the process holds the markers in its environment and argv" \
 	test -n "$(tr '\0' '\n' </proc/$pid/environ | grep -F MARKERENV5)" -a -n "$(tr '\0' '\n' </proc/$pid/cmdline | grep -F MARKERARGV7)"
 out audit "$ZEALOT" audit e.env --pid "$pid"

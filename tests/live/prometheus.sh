@@ -24,15 +24,7 @@ stop_all() {
 trap 'engine_stop; stop_all; rm -rf "$TMP"' EXIT
 
 # poll SECONDS CMD...: run CMD every 0.2 s until it succeeds or SECONDS pass
-poll() {
-	local end=$((SECONDS + $1))
-	shift
-	while [ "$SECONDS" -lt "$end" ]; do
-		"$@" && return 0
-		sleep 0.2
-	done
-	"$@"
-}
+poll() { wait_for "$@"; } # tests/lib.sh
 
 "$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
 port=$(free_port)
