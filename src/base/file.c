@@ -90,18 +90,20 @@ void fsync_parent(const char *path)
 
 int write_file(const char *path, const char *text, char **err)
 {
-	char *tmp = NULL;
+	/* a name of this process's own: two writers of one path never share a
+	 * temporary file, and the rename makes the last one win whole */
 	struct sb b = {0};
-	sb_addf(&b, "%s.tmp", path);
-	tmp = sb_detach(&b);
+	sb_addf(&b, "%s.tmp.%ld", path, (long)getpid());
+	char *tmp = sb_detach(&b);
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
-		errorf(err, "cannot write '%s': %s", tmp, strerror(errno));
+		errorf(err, "cannot write '%s': %s", path, strerror(errno)); /* the name the user gave */
 		free(tmp);
 		return -1;
 	}
 	size_t n = strlen(text);
 	int bad = fwrite(text, 1, n, f) != n;
+	bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) != 0) {
 		errorf(err, "cannot write '%s': %s", path, strerror(errno));

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/proc.h"
 #include "../base/util.h"
 #include "../payload/pin.h"
@@ -48,50 +49,12 @@ static char *cache_path(const char *sha, const char *what, int make)
 	return sb_detach(&p);
 }
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct sb b = {0};
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&b, buf, n);
-	fclose(f);
-	if (!b.s)
-		sb_adds(&b, "");
-	return sb_detach(&b);
-}
-
-/* text into path, atomically (a reader sees the old file or the new one) */
-static void write_atomic(const char *path, const char *text)
-{
-	struct sb tmp = {0};
-	sb_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		size_t n = strlen(text), off = 0;
-		while (off < n) {
-			ssize_t w = write(fd, text + off, n - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		int ok = off == n && fsync(fd) == 0;
-		close(fd);
-		if (!ok || rename(tmp.s, path) != 0)
-			unlink(tmp.s);
-	}
-	sb_release(&tmp);
-}
-
 char *runtime_ask(const char *path, const char *sha, const char *what, const char *user, const char **who, char **err)
 {
 	char *cache = sha && *sha ? cache_path(sha, what, 0) : NULL;
-	char *text = cache ? read_all(cache) : NULL;
+	/* a runtime's --help is some KiB: a cache file past 4 MiB is not ours
+	 * and is asked again (read_file refuses it, and a FIFO, unread) */
+	char *text = cache ? read_file(cache, (size_t)4 << 20, 0, NULL, NULL, NULL) : NULL;
 	free(cache);
 	if (text) {
 		if (who)
@@ -144,7 +107,7 @@ char *runtime_ask(const char *path, const char *sha, const char *what, const cha
 		return NULL;
 	}
 	if (sha && *sha && (cache = cache_path(sha, what, 1)) != NULL) {
-		write_atomic(cache, all.s);
+		write_file(cache, all.s, NULL); /* a cache: a failed write is asked again */
 		free(cache);
 	}
 	return sb_detach(&all);
