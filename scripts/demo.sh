@@ -29,16 +29,16 @@ set_rt=()
 [ -n "$engine" ] || set_rt=(--set RUNTIME=/bin/true)
 
 say zealot inspect examples/payloads/demo-llama.gguf
-$Z inspect examples/payloads/demo-llama.gguf || exit
+"$Z" inspect examples/payloads/demo-llama.gguf || exit
 say zealot plan $EP
-$Z plan $EP || exit
+"$Z" plan $EP || exit
 say zealot check $EP "${set_rt[@]}"
-$Z check $EP "${set_rt[@]}" || exit
+"$Z" check $EP "${set_rt[@]}" || exit
 say zealot serve --dry-run $EP "${set_rt[@]}"
-$Z serve --dry-run $EP "${set_rt[@]}" | tr '\n' ' ' | fold -s -w 100
+"$Z" serve --dry-run $EP "${set_rt[@]}" | tr '\n' ' ' | fold -s -w 100
 echo
 say zealot emit unit $EP
-$Z emit unit $EP | sed -n '1,/^ExecStart/p'
+"$Z" emit unit $EP | sed -n '1,/^ExecStart/p'
 echo "..."
 
 [ -n "$engine" ] || exit 0
@@ -56,7 +56,7 @@ if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 	exit 0
 fi
 say "zealot serve $EP &   (the gates, then the engine execs in its place)"
-$Z serve "$EP" >"$tmp/serve.log" 2>&1 &
+"$Z" serve "$EP" >"$tmp/serve.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 for _ in $(seq 240); do
@@ -66,7 +66,7 @@ for _ in $(seq 240); do
 done
 only=props,health,models,slots,metrics,overlong # the chat probes generate 2,048 tokens: slow on a CPU
 say zealot probe 127.0.0.1:$port --endpoint "$EP" --only $only
-$Z probe "127.0.0.1:$port" --endpoint "$EP" --only "$only"
+"$Z" probe "127.0.0.1:$port" --endpoint "$EP" --only "$only"
 rc=$?
 echo "demo: stopping the engine (pid $pid)"
 exit $rc
