@@ -61,13 +61,11 @@ int cmd_fleet_deploy(int argc, char **argv);
 int cmd_fleet_history(int argc, char **argv);
 /* The fleet's subcommand table, row i (NULL past the end): for the pages. */
 const struct command *cmd_fleet_subcommand(size_t i);
-/* zealot explain [ID]: a law of zealot-laws(7) (src/cmd/explain.c) */
+/* zealot explain [ID]: a law of zealot-laws(7) (text: src/judge/lawdoc.c) */
 int cmd_explain(int argc, char **argv);
 /* The law pages: zealot-laws(7) (OPT_FORMAT_MAN) or docs/laws.md
  * (OPT_FORMAT_MARKDOWN); fmt is an enum opt_format. */
 void cmd_laws_page(FILE *f, int fmt);
-/* Whether the law id has a page (every id src/judge/ cites must). */
-int cmd_law_known(const char *id);
 /* zealot-endpoint(5) / docs/endpoint.md from the endpoint key table. */
 void cmd_endpoint_page(FILE *f, int fmt);
 
