@@ -69,19 +69,6 @@ void cmd_laws_page(FILE *f, int fmt);
 /* zealot-endpoint(5) / docs/endpoint.md from the endpoint key table. */
 void cmd_endpoint_page(FILE *f, int fmt);
 
-struct endpoint;
-struct shape_ctx;
-struct plan;
-/* What `zealot plan ENDPOINT` prices, for every command that plans one
- * endpoint as plan does: the shape (device overrides DEVICE; cpu_source, if
- * given, names where CPU_FEATURES came from), the plan, and with calibrate
- * its calibration from the store (*cal, *cal_text as calib_apply gives
- * them). Returns EXIT_OK, or EXIT_USAGE / EXIT_IO with *err. A store that
- * cannot be read is no failure: *warn says why the plan is not calibrated.
- * The caller releases c, cal, cal_text and warn. */
-int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
-		   struct shape_ctx *c, struct plan *p, struct json_t **cal, char **cal_text, char **warn, char **err);
-
 /* One JSON value, indented, on stdout. */
 void cmd_print_json(struct json_t *o);
 /* The device profiles, for --help. */
