@@ -69,8 +69,10 @@ void cmd_laws_page(FILE *f, int fmt);
 /* zealot-endpoint(5) / docs/endpoint.md from the endpoint key table. */
 void cmd_endpoint_page(FILE *f, int fmt);
 
-/* One JSON value, indented, on stdout. */
-void cmd_print_json(struct json_t *o);
+/* One JSON value on stdout, indented, reals to digits significant digits
+ * (0: jansson's 17), every secret redacted (base/redact): every report's
+ * --json goes through here. */
+void cmd_print_json(struct json_t *o, int digits);
 /* The device profiles, for --help. */
 void cmd_devices(FILE *f);
 /* The endpoint file at path with every --set KEY=VALUE of sets applied

@@ -180,7 +180,7 @@ int cmd_fleet_plan(int argc, char **argv)
 	if (rc == EXIT_OK) {
 		if (json) {
 			json_t *o = fleet_budget_json(&f, &b);
-			cmd_print_json(o);
+			cmd_print_json(o, 12);
 			json_decref(o);
 		} else {
 			print_human(&f, &b);

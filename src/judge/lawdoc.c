@@ -331,16 +331,10 @@ const struct law_doc *lawdoc_find(const char *id)
 
 const char *lawdoc_nearest(const char *id)
 {
-	const char *near = NULL;
-	size_t best = 2;
-	for (size_t i = 0; i < ARRAY_SIZE(laws); i++) {
-		size_t d = edit_distance(id, laws[i].id);
-		if (d < best) {
-			best = d;
-			near = laws[i].id;
-		}
-	}
-	return near;
+	struct near n = near_start(id, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(laws); i++)
+		near_try(&n, laws[i].id);
+	return n.best;
 }
 
 const char *lawdoc_field(const struct law_doc *l, int i)
