@@ -1,0 +1,66 @@
+# Command R, Cohere 2, MiniMax-M2 against the real engine. Each synthetic payload is
+# booted through `zealot argv` (boot_for_ledger) and answers /health and a
+# completion (check_answered); every exact term of the plan (model, KV,
+# SWA KV, output) equals the boot ledger and every compute buffer is
+# within 0.5 % of it (plan_case with PLAN_TOL_PCT=0.5), over flash
+# attention on and off, one to four slots, ubatches of 64 to 1024 and a
+# quantized cache; `zealot plan` does not call the graph an estimate and
+# `zealot archs` lists the architecture as mirrored. The worst compute
+# error of each architecture is printed as a TAP comment.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh"
+cd "$TMP" || exit 1
+
+PLAN_TOL_PCT=0.5
+
+# case_ NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, then the plan
+# must not say the graph is estimated
+case_() {
+	plan_case "$@" || return
+	check "$1: the plan mirrors $2's graph (no estimate)" \
+		sh -c "! '$ZEALOT' plan '$1.env' 2>&1 | grep -qi 'not mirrored'"
+}
+
+# four shapes per architecture: FA on with two slots, FA off with one, a
+# small ubatch over a unified cache, a q8_0 cache with three slots
+shapes() { # PREFIX ARCH "synth sets"
+	case_ "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	case_ "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+	case_ "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+	case_ "$1-q8kv" "$2" "$3" \
+		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+}
+
+mirrored() { # ARCH: `zealot archs --json` lists it as mirrored
+	"$ZEALOT" archs --json | jq -e --arg a "$1" '.archs[]|select(.arch==$a)|.mirrored==true' >/dev/null
+}
+
+DENSE="layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
+
+# --- command-r: a parallel block (one layer norm feeds the attention and
+# the FFN), the output tied to token_embd, logits scaled ---
+check "command-r: zealot archs lists it as mirrored" mirrored command-r
+shapes cmdr command-r "$DENSE"
+# at 64 layers the engine loads per-head q and k layer norms
+case_ cmdr-64 command-r "layers=64 embd=256 heads=4 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=2048" \
+	"CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+
+# --- cohere2: command-r's block over an iSWA cache, a 512 window on three
+# layers of four (the engine's default period), RoPE only on those ---
+check "cohere2: zealot archs lists it as mirrored" mirrored cohere2
+shapes coh2 cohere2 "$DENSE layers=8"
+# the period from the key: every 2nd layer global
+case_ coh2-p2 cohere2 "$DENSE swa_pattern=2" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+
+# --- minimax-m2: q and k normed over their whole width, partial RoPE,
+# sigmoid-gated experts ff wide with a selection bias, weights normalised ---
+MOE="layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=32 ff=256 vocab=4096 experts=8 experts_used=2"
+check "minimax-m2: zealot archs lists it as mirrored" mirrored minimax-m2
+shapes mmx minimax-m2 "$MOE"
+# the gating function as the payload states it (expert_gating_func 1: softmax)
+case_ mmx-soft minimax-m2 "$MOE gating=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+
+for a in "${!PLAN_WORST_BY[@]}"; do
+	echo "# $a: worst compute error ${PLAN_WORST_BY[$a]}%"
+done
