@@ -22,7 +22,7 @@ static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
-    "command-r", "cohere2", "minimax-m2",
+    "command-r", "cohere2", "minimax-m2", "llama4",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -94,6 +94,15 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->swa_pattern = 2;
 	} else if (strcmp(arch, "cohere2") == 0) {
 		s->n_swa = 512; /* the engine requires the window; the period defaults to 4 */
+		s->swa_pattern = 4;
+	} else if (strcmp(arch, "llama4") == 0) {
+		/* experts every 2nd layer beside a shared one, ff_exp wide; the
+		 * window key written (the engine chunks by 8192 unless it is 0) */
+		s->n_expert = 8;
+		s->n_expert_used = 1;
+		s->n_ff_exp = 256;
+		s->interval = 2;
+		s->n_swa = 8192;
 		s->swa_pattern = 4;
 	} else if (strcmp(arch, "minimax-m2") == 0) {
 		s->n_expert = 8; /* experts ff wide, sigmoid-gated with a selection bias */
@@ -583,6 +592,11 @@ static int validate(const struct synth_spec *s, char **err)
 	if (strcmp(s->arch, "minimax-m2") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert || s->gating < 1 || s->gating > 4))
 		return errorf(err, "minimax-m2 needs experts >= experts_used > 0 and gating 1 to 4");
+	if (strcmp(s->arch, "llama4") == 0 && (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert ||
+					       !s->n_ff_exp || !s->interval || s->rope_dims != s->head_dim))
+		return errorf(err,
+			      "llama4 needs experts >= experts_used > 0, ff_exp > 0, interval (the MoE layer step) > 0 "
+			      "and rope_dims == head_dim");
 	if (strcmp(s->arch, "cohere2") == 0 && !s->n_swa)
 		return errorf(err, "cohere2 needs swa > 0 (the engine requires attention.sliding_window)");
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
@@ -1066,6 +1080,32 @@ static void tensors_minimax_m2(struct tw *t, const struct synth_spec *s)
 		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
 		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 		BV("exp_probs_b.bias", s->n_expert);
+	}
+}
+
+/* Llama 4 (src/models/llama4.cpp): llama's attention; on every
+ * interval-th layer routed experts beside a shared expert, both ff_exp
+ * wide; a dense FFN ff wide elsewhere. */
+static void tensors_llama4(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("ffn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval != 0) {
+			ffn(t, s, il);
+			continue;
+		}
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
+		BM("ffn_down_shexp.weight", s->n_ff_exp, s->n_embd);
+		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff_exp);
 	}
 }
 
@@ -1819,6 +1859,22 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "logit_scale");
 		gw_f32(w, k, 0.0625f);
 	}
+	if (strcmp(s->arch, "llama4") == 0) { /* all required but the window keys */
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+		akey(k, sizeof(k), s, "interleave_moe_layer_step");
+		gw_u32(w, k, s->interval);
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(w, k, s->n_swa);
+		if (s->swa_pattern) {
+			akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+			gw_u32(w, k, s->swa_pattern);
+		}
+	}
 	if (strcmp(s->arch, "minimax-m2") == 0) { /* the expert width is required, the stacks are ff wide */
 		akey(k, sizeof(k), s, "expert_count");
 		gw_u32(w, k, s->n_expert);
@@ -1943,6 +1999,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_cohere(t, s);
 	else if (strcmp(s->arch, "minimax-m2") == 0)
 		tensors_minimax_m2(t, s);
+	else if (strcmp(s->arch, "llama4") == 0)
+		tensors_llama4(t, s);
 	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
 		 strcmp(s->arch, "deepseek") == 0)
 		tensors_olmoe_ernie(t, s);

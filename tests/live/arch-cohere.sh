@@ -1,4 +1,4 @@
-# Command R, Cohere 2, MiniMax-M2 against the real engine. Each synthetic payload is
+# Command R, Cohere 2, MiniMax-M2, Llama 4 against the real engine. Each synthetic payload is
 # booted through `zealot argv` (boot_for_ledger) and answers /health and a
 # completion (check_answered); every exact term of the plan (model, KV,
 # SWA KV, output) equals the boot ledger and every compute buffer is
@@ -60,6 +60,32 @@ check "minimax-m2: zealot archs lists it as mirrored" mirrored minimax-m2
 shapes mmx minimax-m2 "$MOE"
 # the gating function as the payload states it (expert_gating_func 1: softmax)
 case_ mmx-soft minimax-m2 "$MOE gating=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+
+# --- llama4: chunked attention (the engine's 8192-cell chunks) on three
+# layers of four, the fourth without RoPE and with the per-token
+# temperature; q and k rms-normed after RoPE; experts on every 2nd layer
+# (weights applied before the experts) beside a shared expert ---
+L4="layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=1"
+check "llama4: zealot archs lists it as mirrored" mirrored llama4
+shapes l4 llama4 "$L4"
+# the window key is not the chunk: 512 written, 8192 cells chunked (an
+# SWA cache of 8192 + 512 cells beside the 32768 one)
+case_ l4-chunk llama4 "$L4 swa=512" "CTX_SIZE=32768 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=512"
+check "l4-chunk: the SWA cache holds 8704 cells (the engine's chunk, not the key's 512)" \
+	grep -q 'creating     SWA KV cache, size = 8704 cells' l4-chunk.log
+# 128 experts: no q/k norms (use_kq_norm); every layer MoE, two experts each
+case_ l4-128 llama4 "$L4 experts=128 experts_used=2 interval=1" \
+	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=512"
+# attention.sliding_window = 0: one cache, RoPE on all but the last layer.
+# The pinned engine sizes it (every term is held to its ledger) but aborts
+# at warm-up: the temperature input is built while its scale stays 0
+# (llama-graph.cpp: GGML_ASSERT(f_attn_temp_scale != 0.0f)); docs/planner.md
+"$ZEALOT" synth llama4 $(printf -- '--set %s ' $L4 swa=0) -o l4-nowin.gguf 2>l4-nowin.synth
+boot_for_ledger l4-nowin "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+check "l4-nowin: the pinned engine aborts at warm-up on the temperature scale it never set" \
+	grep -q 'GGML_ASSERT(f_attn_temp_scale != 0.0f) failed' l4-nowin.log
+check "l4-nowin: one KV cache, no SWA cache" sh -c "! grep -q 'SWA KV cache' l4-nowin.log"
+plan_ledger l4-nowin llama4
 
 for a in "${!PLAN_WORST_BY[@]}"; do
 	echo "# $a: worst compute error ${PLAN_WORST_BY[$a]}%"
