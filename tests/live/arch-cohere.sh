@@ -1,12 +1,14 @@
-# Command R, Cohere 2, MiniMax-M2, Llama 4 against the real engine. Each synthetic payload is
-# booted through `zealot argv` (boot_for_ledger) and answers /health and a
-# completion (check_answered); every exact term of the plan (model, KV,
-# SWA KV, output) equals the boot ledger and every compute buffer is
-# within 0.5 % of it (plan_case with PLAN_TOL_PCT=0.5), over flash
-# attention on and off, one to four slots, ubatches of 64 to 1024 and a
-# quantized cache; `zealot plan` does not call the graph an estimate and
-# `zealot archs` lists the architecture as mirrored. The worst compute
-# error of each architecture is printed as a TAP comment.
+# Command R, Cohere 2, MiniMax-M2 and Llama 4 against the real engine.
+# Each synthetic payload is booted through `zealot argv` (boot_for_ledger)
+# and answers /health and a completion (check_answered); every exact term
+# of the plan (model, KV, SWA KV, output) equals the boot ledger and every
+# compute buffer is within 0.5 % of it (plan_case with PLAN_TOL_PCT=0.5),
+# over flash attention on and off, one to four slots, ubatches of 64 to
+# 1024 and a quantized cache, and through rpc-servers (a partial -ngl, a
+# split over two, --no-kv-offload, --n-cpu-moe); `zealot plan` does not
+# call the graph an estimate and `zealot archs` lists the architecture as
+# mirrored. The worst compute error of each architecture is printed as a
+# TAP comment.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh"
@@ -86,6 +88,37 @@ check "l4-nowin: the pinned engine aborts at warm-up on the temperature scale it
 	grep -q 'GGML_ASSERT(f_attn_temp_scale != 0.0f) failed' l4-nowin.log
 check "l4-nowin: one KV cache, no SWA cache" sh -c "! grep -q 'SWA KV cache' l4-nowin.log"
 plan_ledger l4-nowin llama4
+
+# --- placement: each family over rpc-servers (a partial -ngl, a split
+# over two, --no-kv-offload, --n-cpu-moe): per device, every exact term
+# equal and every compute buffer within 0.5 % ---
+if [ -x "$RPC_SERVER" ]; then
+	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
+	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
+	R1=127.0.0.1:$P1
+	R2=127.0.0.1:$P2
+	on_server() { # NAME TERM: the ledger holds TERM on a server
+		jq -e --arg t "$2" '[.comparison[]|select(.term==$t and (.part|test("^RPC")) and .ledger > 0)]|length>=1' \
+			"$1.cmp" >/dev/null
+	}
+	case_ cmdr-rpc command-r "$DENSE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
+	check "cmdr-rpc: offloaded 4/7 layers" grep -q "offloaded 4/7 layers" cmdr-rpc.log
+	case_ cmdr-split2 command-r "$DENSE" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,2 FLASH_ATTN=off"
+	check "cmdr-split2: compute on both servers" \
+		jq -e '[.comparison[]|select((.term|test("compute")) and (.part|test("^RPC")))]|length==2' cmdr-split2.cmp
+	case_ coh2-rpc cohere2 "$DENSE layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
+	check "coh2-rpc: window KV on the server" on_server coh2-rpc kv_swa
+	case_ coh2-nkvo cohere2 "$DENSE layers=8" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 KV_OFFLOAD=0 FLASH_ATTN=off"
+	check "coh2-nkvo: no KV on the server" sh -c "! jq -e '[.comparison[]|select((.term|test(\"^kv\")) and (.part|test(\"^RPC\")))]|length>=1' coh2-nkvo.cmp >/dev/null"
+	case_ mmx-cpumoe minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=2"
+	case_ mmx-split2 minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 UBATCH_SIZE=1024"
+	case_ l4-rpc llama4 "$L4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
+	check "l4-rpc: window KV on the server" on_server l4-rpc kv_swa
+	case_ l4-split2 llama4 "$L4" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 FLASH_ATTN=off"
+	rpc_stop
+else
+	echo "# $RPC_SERVER is missing: the placement cases are skipped"
+fi
 
 for a in "${!PLAN_WORST_BY[@]}"; do
 	echo "# $a: worst compute error ${PLAN_WORST_BY[$a]}%"
