@@ -89,6 +89,13 @@ check "l4-nowin: the pinned engine aborts at warm-up on the temperature scale it
 check "l4-nowin: one KV cache, no SWA cache" sh -c "! grep -q 'SWA KV cache' l4-nowin.log"
 plan_ledger l4-nowin llama4
 
+# a q8_0 K cache without flash attention: the K rotation on the softmax path
+KQ8="CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=512 CACHE_TYPE_K=q8_0"
+case_ cmdr-kq8 command-r "$DENSE" "$KQ8"
+case_ coh2-kq8 cohere2 "$DENSE layers=8" "$KQ8"
+case_ mmx-kq8 minimax-m2 "$MOE" "$KQ8"
+case_ l4-kq8 llama4 "$L4" "$KQ8"
+
 # --- placement: each family over rpc-servers (a partial -ngl, a split
 # over two, --no-kv-offload, --n-cpu-moe): per device, every exact term
 # equal and every compute buffer within 0.5 % ---
