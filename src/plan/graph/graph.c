@@ -274,6 +274,10 @@ static const struct graph_family families[] = {
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
+    {"command-r", gr_cohere, NULL, "src/models/command-r.cpp"},
+    {"cohere2", gr_cohere, NULL, "src/models/cohere2.cpp"},
+    {"minimax-m2", gr_mistral3, NULL, "src/models/minimax-m2.cpp"},
+    {"llama4", gr_llama4, NULL, "src/models/llama4.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)
