@@ -22,6 +22,11 @@ struct st {
 	int *copies; /* [n0][n_backends][n_copies]: the copy of a tensor on a backend, -1 none */
 	int *graph_inputs;
 	int n_graph_inputs, cap_graph_inputs;
+	/* the MoE weighted sums' MULs by the ADD that ends each (moe_dst):
+	 * per original tensor, the first node position whose MUL ends there,
+	 * then the next position of the same sum, ascending; NULL when the
+	 * graph has none */
+	int *moe_head, *moe_next;
 };
 
 #define COPY(s, t, b, c) ((s)->copies[((size_t)(t) * (s)->sc->n_backends + (b)) * (s)->sc->n_copies + (c)])
@@ -141,11 +146,12 @@ static void push(int **v, int *n, int *cap, int x)
 static int fused_dep(struct st *s, const struct split *c, int i)
 {
 	struct ga_graph *g = s->g;
-	if (!s->sc->fuse_moe[c->backend] || i >= s->n0)
+	if (!s->sc->fuse_moe[c->backend] || i >= s->n0 || !s->moe_head)
 		return -1;
-	for (int k = c->start; k < c->end; k++) {
+	/* the first MUL of the split (in node order) that ends at i */
+	for (int k = s->moe_head[i]; k >= 0; k = s->moe_next[k]) {
 		int m = g->nodes[k];
-		if (g->t[m].moe_dst != i + 1 || s->bid[m] != c->backend || g->t[m].n_src < 2)
+		if (k < c->start || k >= c->end || s->bid[m] != c->backend || g->t[m].n_src < 2)
 			continue;
 		int dep = ga_input(g, 0);
 		g->n_leafs--;
@@ -162,6 +168,27 @@ static int fused_dep(struct st *s, const struct split *c, int i)
 		return dep;
 	}
 	return -1;
+}
+
+/* fused_dep's index: which node positions hold a MUL that ends at each
+ * tensor, ascending (fused_dep asked every node of a split for every node
+ * of it, quadratic in the split: most of a CUDA plan's time). */
+static void moe_index(struct st *s)
+{
+	struct ga_graph *g = s->g;
+	s->moe_head = s->moe_next = NULL;
+	for (int k = g->n_nodes - 1; k >= 0; k--) {
+		int d = g->t[g->nodes[k]].moe_dst - 1;
+		if (d < 0 || d >= s->n0)
+			continue;
+		if (!s->moe_head) {
+			s->moe_head = xmalloc((size_t)s->n0 * sizeof(*s->moe_head));
+			memset(s->moe_head, -1, (size_t)s->n0 * sizeof(*s->moe_head));
+			s->moe_next = xmalloc((size_t)g->n_nodes * sizeof(*s->moe_next));
+		}
+		s->moe_next[k] = s->moe_head[d];
+		s->moe_head[d] = k;
+	}
 }
 
 /* Passes 1 to 4: every node to a backend. */
@@ -383,13 +410,14 @@ static void copy_graph(struct st *s, const struct split *sp, int n_sp)
 
 void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 {
-	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0, 0};
+	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0, 0, NULL, NULL};
 	int nb = sc->n_backends, nc = sc->n_copies;
 	s.bid = xmalloc((size_t)s.n0 * sizeof(*s.bid));
 	s.copies = xmalloc((size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
 	memset(s.copies, -1, (size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
 
 	assign(&s);
+	moe_index(&s);
 	int n_sp;
 	struct split *sp = split_graph(&s, &n_sp);
 	copy_graph(&s, sp, n_sp);
@@ -401,4 +429,6 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	free(s.bid);
 	free(s.copies);
 	free(s.graph_inputs);
+	free(s.moe_head);
+	free(s.moe_next);
 }
