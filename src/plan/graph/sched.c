@@ -410,6 +410,38 @@ static void copy_graph(struct st *s, const struct split *sp, int n_sp)
 
 void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 {
+	ga_schedule_graph(g, sc);
+	ga_run_nx(g, sc->n_backends, sc->align, sc->alloc_size, sc->ctx, sizes);
+}
+
+int ga_sched_interval(const struct ga_graph *g0, const struct ga_graph *g1, const struct ga_sched *sc, int64_t n0,
+		      int64_t step, int64_t *lo, int64_t *hi)
+{
+	if (g0->n != g1->n || g0->n_nodes != g1->n_nodes ||
+	    memcmp(g0->nodes, g1->nodes, (size_t)g0->n_nodes * sizeof(int)))
+		return -1;
+	for (int k = 0; k < g0->n_nodes; k++) {
+		int i = g0->nodes[k];
+		const struct ga_tensor *a = &g0->t[i], *b = &g1->t[i];
+		if (a->op != b->op || a->n_src != b->n_src || memcmp(a->src, b->src, (size_t)a->n_src * sizeof(int)))
+			return -1;
+		/* pass 1's offload rule reads the batch of an op on a weight:
+		 * affine in n, so equal at two n is equal at every n */
+		int weighted = 0;
+		for (int j = 0; j < a->n_src; j++)
+			weighted |= g0->t[a->src[j]].external && g0->t[a->src[j]].weight;
+		if (weighted && batch(a) != batch(b))
+			return -1;
+		/* a backend's own rules read its flash-attention nodes */
+		if (a->op == GA_OP_FA && (sc->supports_op || sc->alloc_size) &&
+		    (!sc->fa_interval || sc->fa_interval(&a->fa, &b->fa, n0, step, lo, hi)))
+			return -1;
+	}
+	return 0;
+}
+
+void ga_schedule_graph(struct ga_graph *g, const struct ga_sched *sc)
+{
 	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0, 0, NULL, NULL};
 	int nb = sc->n_backends, nc = sc->n_copies;
 	s.bid = xmalloc((size_t)s.n0 * sizeof(*s.bid));
@@ -421,7 +453,6 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	int n_sp;
 	struct split *sp = split_graph(&s, &n_sp);
 	copy_graph(&s, sp, n_sp);
-	ga_run_nx(g, nb, sc->align, sc->alloc_size, sc->ctx, sizes);
 
 	for (int q = 0; q < n_sp; q++)
 		free(sp[q].inputs);
