@@ -275,7 +275,7 @@ static int one_backend(const struct ga_graph *g, const struct placement *pl)
 /* One graph through the scheduler and the allocators: each backend's
  * buffer into sizes[]. */
 static void run_graph(const struct compute_input *ci, const struct dims *d, enum graph_kind kind, int draft_il,
-		      struct memo *mm, uint64_t *sizes)
+		      struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
 {
 	const struct model *m = ci->m;
 	const struct cuda_build *cb = &ci->s->cuda;
@@ -285,18 +285,17 @@ static void run_graph(const struct compute_input *ci, const struct dims *d, enum
 	}
 	if (mm && run_graph_memo_n(ci, d, kind, draft_il, sizes) == 0)
 		return;
-	struct ga_graph g;
-	ga_init(&g);
-	build_graph(&g, m, d, kind, draft_il);
-	if (one_backend(&g, d->w->pl)) {
-		sizes[0] = ga_run(&g, CPU_ALIGN);
+	struct ga_graph *g = scratch;
+	ga_clear(g);
+	build_graph(g, m, d, kind, draft_il);
+	if (one_backend(g, d->w->pl)) {
+		sizes[0] = ga_run(g, CPU_ALIGN);
 	} else {
 		struct ga_sched sc;
 		struct cuda_rules cr;
 		backends(d->w->pl, cb, &cr, &sc);
-		ga_schedule(&g, &sc, sizes);
+		ga_schedule(g, &sc, sizes);
 	}
-	ga_release(&g);
 }
 
 /* llama_kv_cache: attn_rot_k / attn_rot_v for quantized cache types when
@@ -365,7 +364,7 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 /* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one token
  * per sequence; each backend's buffer keeps the larger. */
 static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, struct memo *mm,
-		    uint64_t *sizes)
+		    struct ga_graph *scratch, uint64_t *sizes)
 {
 	const struct model *m = ci->m;
 	const struct plan *p = ci->p;
@@ -386,10 +385,10 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	uint64_t pp[PLACE_MAX_DEV + 1] = {0}, tg[PLACE_MAX_DEV + 1] = {0};
 	w.force_norm = T < 32 || full;
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
-	run_graph(ci, &d, kind, draft_il, mm, pp);
+	run_graph(ci, &d, kind, draft_il, mm, scratch, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	run_graph(ci, &d, kind, draft_il, mm, tg);
+	run_graph(ci, &d, kind, draft_il, mm, scratch, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
 }
@@ -502,13 +501,16 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	 * (the tests hold the two equal) */
 	struct memo *mm = getenv("ZEALOT_GA_TRACE") || getenv("ZEALOT_FULL_REPLAY") ? NULL : in->memo;
 	uint64_t sizes[PLACE_MAX_DEV + 1];
-	reserve(in, G_TARGET, n_outputs_max, mm, sizes);
+	struct ga_graph scratch; /* one graph's arrays for every plain replay */
+	ga_init(&scratch);
+	reserve(in, G_TARGET, n_outputs_max, mm, &scratch, sizes);
 	put_all(p->compute, &p->n_compute, in->pl, sizes);
 	if (p->has_draft) {
 		/* the draft context outputs one token per slot */
-		reserve(in, G_DRAFT, p->n_seq, mm, sizes);
+		reserve(in, G_DRAFT, p->n_seq, mm, &scratch, sizes);
 		put_all(p->draft_compute, &p->n_draft_compute, in->pl, sizes);
 	}
+	ga_release(&scratch);
 }
 
 /* The projector's worst-case encoder compute is printed by the engine
