@@ -239,6 +239,16 @@ static const struct key keys[] = {
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
     {"embd_rows", offsetof(struct synth_spec, embd_rows), 0,
      "token_embd rows (0: vocab; another makes a file the engine's loader refuses, law S17)"},
+    {"heads_meta", offsetof(struct synth_spec, heads_meta), 0,
+     "head_count the header states (0: heads; another: a file the loader refuses, S17)"},
+    {"kv_heads_meta", offsetof(struct synth_spec, kv_heads_meta), 0,
+     "head_count_kv the header states (0: kv_heads; another: refused, S17)"},
+    {"head_dim_meta", offsetof(struct synth_spec, head_dim_meta), 0,
+     "key_length the header states (0: head_dim; another: refused, S17)"},
+    {"head_dim_v_meta", offsetof(struct synth_spec, head_dim_v_meta), 0,
+     "value_length the header states (0: head_dim; another: refused, S17)"},
+    {"out_rows", offsetof(struct synth_spec, out_rows), 0,
+     "llama's kin: attn_output rows (0: heads x head_dim; another: refused, S17)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
     {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
     {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
@@ -761,7 +771,7 @@ static void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t 
 	BM("attn_q.weight", s->n_embd, q * q_mult);
 	BM("attn_k.weight", s->n_embd, kv);
 	BM("attn_v.weight", s->n_embd, kv);
-	BM("attn_output.weight", q, s->n_embd);
+	BM("attn_output.weight", s->out_rows ? s->out_rows : q, s->n_embd);
 }
 
 static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n);
@@ -1648,7 +1658,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, s->n_head);
+	gw_u32(w, k, s->heads_meta ? s->heads_meta : s->n_head);
 	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
@@ -1661,12 +1671,20 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
 	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
-		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
+		gw_u32(w, k,
+		       s->kv_heads_meta			   ? s->kv_heads_meta
+		       : mla				   ? 1
+		       : strcmp(s->arch, "deepseek2") == 0 ? s->n_head
+							   : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
-	gw_u32(w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
+	gw_u32(w, k, s->head_dim_meta ? s->head_dim_meta : mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
+	gw_u32(w, k,
+	       s->head_dim_v_meta		   ? s->head_dim_v_meta
+	       : mla				   ? s->kv_lora
+	       : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v
+						   : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");

@@ -19,6 +19,10 @@ struct synth_spec {
 	uint64_t n_ctx;
 	uint32_t n_vocab;
 	uint32_t embd_rows; /* token_embd rows, 0: n_vocab (another: a file the loader refuses) */
+	/* the header stating other head counts / sizes than the tensors have
+	 * (0: the true ones), and attn_output's rows (0: heads x head_dim):
+	 * files the loader refuses on an attention shape (law S17) */
+	uint32_t heads_meta, kv_heads_meta, head_dim_meta, head_dim_v_meta, out_rows;
 	uint32_t rope_dims;
 	uint32_t interval; /* qwen35: a full-attention layer every N */
 	uint32_t ssm_conv, ssm_state, ssm_groups, ssm_dt_rank;

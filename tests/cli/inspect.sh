@@ -116,6 +116,20 @@ check "600 tokens over 512 token_embd rows: exit 3, the loader's refusal named" 
 "$ZEALOT" synth llama --set vocab=600 -o "$TMP/rows-ok.gguf" 2>/dev/null
 run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
 check "600 tokens over 600 rows: exit 0" rc_is 0
+for c in heads_meta=8:attn_q:256,256:256,512 kv_heads_meta=4:attn_k:256,128:256,256 \
+	head_dim_v_meta=32:attn_v:256,128:256,64 out_rows=128:attn_output:128,256:256,256; do
+	IFS=: read -r set tensor got want <<<"$c"
+	"$ZEALOT" synth llama --set "$set" -o "$TMP/attn.gguf" 2>/dev/null
+	run "$ZEALOT" inspect "$TMP/attn.gguf"
+	check "llama $set: exit 3, blk.0.$tensor.weight refused with both shapes" \
+		test "$rc" -eq 3 -a -n "$(grep -F "tensor 'blk.0.$tensor.weight' has shape [${got/,/, }], the engine's loader expects [${want/,/, }]" "$TMP/err")"
+done
+"$ZEALOT" synth gemma4 -o "$TMP/g4.gguf" 2>/dev/null
+run "$ZEALOT" inspect "$TMP/g4.gguf"
+check "gemma4: exit 0, a loader line says its attention shapes are not checked" \
+	eval 'rc_is 0 && grep -E "^loader +the attention projections" "$TMP/out" | grep -qF "gemma4.cpp"'
+run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
+check "llama: no loader line (its attention is checked)" eval 'rc_is 0 && ! grep -qE "^loader " "$TMP/out"'
 mkfifo "$TMP/fifo.gguf"
 run timeout 20 "$ZEALOT" inspect "$TMP/fifo.gguf"
 check "a FIFO: refused at once (exit 3, not a hang), named" \
