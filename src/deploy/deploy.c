@@ -1231,6 +1231,22 @@ static enum deploy_outcome failed_after_install(struct run *x)
 	return finish(x, DEPLOY_ROLLBACK_FAILED);
 }
 
+/* The era's whole endpoint file, its secret values included (the store
+ * keeps them apart from its text): from the store's secrets, else from the
+ * installed file when that is the era's. 0, or -1 with the gate failed. */
+static int era_secrets(struct run *x, struct store_era *e, double t)
+{
+	const char *envp = e->endpoint_path && *e->endpoint_path ? e->endpoint_path : x->r->env_path;
+	size_t len = 0;
+	char *err = NULL, *live = install_read(envp, &len, NULL);
+	int rc = store_era_secrets(x->st, e, live && strlen(live) == len ? live : NULL, &err);
+	free(live);
+	if (rc)
+		step(x, "gate:era", "failed", t, NULL, "%s", err);
+	free(err);
+	return rc;
+}
+
 /* A rollback's era: the one named, else the one before the current one;
  * its file is what deploys. 0, or -1 with *oc the outcome. */
 static int target_era(struct run *x, double t, enum deploy_outcome *oc)
@@ -1249,6 +1265,10 @@ static int target_era(struct run *x, double t, enum deploy_outcome *oc)
 			     (long long)want, x->name);
 		*oc = finish(x, got < 0 ? DEPLOY_ERROR : DEPLOY_REFUSED);
 		free(err);
+		return -1;
+	}
+	if (era_secrets(x, &x->target, t)) {
+		*oc = finish(x, DEPLOY_REFUSED);
 		return -1;
 	}
 	x->have_target = 1;
@@ -1349,6 +1369,11 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 	x->have_prev = got == 0;
 	r->previous_era = x->have_prev ? x->prev.id : 0;
+	/* a failed deploy restores this era's file: its secrets must be at hand */
+	if (x->have_prev && era_secrets(x, &x->prev, t)) {
+		oc = finish(x, DEPLOY_REFUSED);
+		goto out;
+	}
 	if (rollback && target_era(x, t, &oc))
 		goto out;
 
