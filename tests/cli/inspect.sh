@@ -18,6 +18,7 @@ while IFS='|' read -r n want; do
 	check "engine rule $n: exit 3 naming it" test "$rc" -eq 3 -a -n "$(grep -F -- "$want" "$TMP/err")"
 done <<'X'
 row-block.gguf|tensor 'blk.0.ssm_out.weight' of type 12 (q4_K) has 128 elements per row, not a multiple of block size (256)
+attn-k-heads.gguf|tensor 'blk.0.attn_k.weight' has shape [64, 32], the engine's loader expects [64, 64] (K: 16 x 4 from llama.attention.key_length x head_count_kv (layer 0)
 removed-type.gguf|tensor 't' of type 4 has block size 0
 gap.gguf|tensor 'b' has data offset 512, expected 256
 out-of-order.gguf|tensor 'b' has data offset 256, expected 0
