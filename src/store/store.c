@@ -386,10 +386,10 @@ static void tighten(const char *path)
 
 /* The database and its WAL and shared-memory files: created 0600 (SQLite
  * gives the -wal and -shm files the database's mode), older ones tightened.
- * The directory is 0700. */
+ * The directory is made 0700 (mkdirs); one that was there already is left
+ * as it is (it may be a directory others share). */
 static void private_files(const struct store *st)
 {
-	tighten(st->dir);
 	int fd = open(st->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd >= 0)
 		close(fd);
