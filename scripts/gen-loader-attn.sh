@@ -54,10 +54,10 @@ while read -r enumv cls; do
 	[ -n "$name" ] || continue
 	# a class without load_arch_tensors of its own inherits its parent's
 	# (models.h: struct llama_model_X : public llama_model_Y)
-	own=$cls tweaks=""
+	own=$cls tweaks=()
 	f=$(grep -l "${cls}::load_arch_tensors" "$src"/src/models/*.cpp | head -1 || true)
 	while [ -z "$f" ]; do
-		tweaks+=" $(grep -l "${cls}::load_arch_hparams" "$src"/src/models/*.cpp || true)"
+		while IFS= read -r t; do tweaks+=("$t"); done < <(grep -l "${cls}::load_arch_hparams" "$src"/src/models/*.cpp || true)
 		cls=$(grep -oE "struct ${cls} : public llama_model_[a-z0-9_]+" "$src/src/models/models.h" | sed -E 's/.*public //' || true)
 		[ -n "$cls" ] || break
 		f=$(grep -l "${cls}::load_arch_tensors" "$src"/src/models/*.cpp | head -1 || true)
@@ -67,7 +67,7 @@ while read -r enumv cls; do
 		continue
 	fi
 	# load_arch_hparams that rewrites the head counts or sizes
-	rewrite=$(cat "$f" $tweaks | grep -cE 'hparams\.(n_head_arr|n_head_kv_arr|n_embd_head_[kv]_(full|swa)|n_rot_full|n_embd)(\[[^]]*\])? *=[^=]' || true)
+	rewrite=$(cat "$f" "${tweaks[@]}" | grep -cE 'hparams\.(n_head_arr|n_head_kv_arr|n_embd_head_[kv]_(full|swa)|n_rot_full|n_embd)(\[[^]]*\])? *=[^=]' || true)
 	file=src/models/$(basename "$f")
 	body=$(awk -v c="${cls}::load_arch_tensors" 'index($0, c) { on = 1 } on { print } on && /^}/ { exit }' "$f")
 	# the qkv calls, their flags dropped; the attn_output shapes
