@@ -206,12 +206,19 @@ int cmd_inspect(int argc, char **argv)
 				    remote_is_url(path) ? json_pack("{s:I,s:I}", "requests", (json_int_t)rs.requests,
 								    "bytes", (json_int_t)rs.bytes)
 							: json_null());
+		char ubuf[512];
+		const char *unm = c->model ? loader_unmirrored(f->g, c->model, ubuf, sizeof(ubuf)) : NULL;
+		json_object_set_new(o, "loader_unmirrored", unm ? json_string(unm) : json_null());
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
 		print_human(path, f->g, c);
+		char ubuf[512];
+		const char *unm = c->model ? loader_unmirrored(f->g, c->model, ubuf, sizeof(ubuf)) : NULL;
+		if (unm)
+			printf("%-13s %s\n", "loader", unm);
 		cmd_shards_print(f);
 		if (remote_is_url(path))
 			printf("%-13s %llu requests, %llu bytes read (the header only)\n", "remote",

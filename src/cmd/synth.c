@@ -40,9 +40,12 @@ static const struct cmd_help help = {
 	     "      answer=TEXT (llama, qwen35, qwen3, mistral3 ...): every chat prompt is\n"
 	     "            answered TEXT, then the end of turn (zero blocks; the embedding and\n"
 	     "            output rows chain \"\\n\" -> </think> -> TEXT); alt=TEXT2 puts a second\n"
-	     "            answer in the vocabulary that only `synth lora --set answer=TEXT2` reaches\n"
+	     "            answer in the vocabulary that only `synth lora --set answer=TEXT2` reaches;\n"
+	     "            image_answer=TEXT3 (llama): a red image through `synth clip --set red=1`\n"
+	     "            turns the answer to TEXT3, no image (or another colour) leaves it TEXT\n"
 	     "      clip: a projector (mmproj) header; --set projection_dim=N (the text\n"
-	     "            model's width, default 256), --preset bonsai-9b-mmproj\n"
+	     "            model's width, default 256), red=1 (its output says how red the image\n"
+	     "            is, for image_answer), --preset bonsai-9b-mmproj\n"
 	     "      lora: an adapter for --base FILE; --set rank=N (1), alpha=X (1),\n"
 	     "            answer=TEXT (an adapter on output.weight that makes a base written\n"
 	     "            with --set answer=A --set alt=TEXT answer TEXT instead of A),\n"
@@ -57,7 +60,7 @@ static const struct cmd_help help = {
 static int synth_extra(const char *arch, const char *preset, const char *base, const struct opt_list *sets,
 		       const char *out, char **err)
 {
-	uint64_t projection_dim = 256, rank = 1, touch = 0;
+	uint64_t projection_dim = 256, rank = 1, touch = 0, red = 0;
 	double alpha = 1;
 	const char *base_name = NULL, *answer = NULL;
 	for (unsigned i = 0; i < sets->n; i++) {
@@ -75,6 +78,8 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 			bad = parse_double(v, &alpha);
 		else if (kn == 10 && strncmp(kv, "touch_embd", kn) == 0)
 			bad = parse_u64(v, &touch) || touch > 1;
+		else if (kn == 3 && strncmp(kv, "red", kn) == 0 && strcmp(arch, "clip") == 0)
+			bad = parse_u64(v, &red) || red > 1;
 		else if (kn == 9 && strncmp(kv, "base_name", kn) == 0)
 			base_name = v;
 		else if (kn == 6 && strncmp(kv, "answer", kn) == 0 && strcmp(arch, "lora") == 0)
@@ -90,7 +95,7 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 	if (strcmp(arch, "clip") == 0) {
 		if (projection_dim > UINT32_MAX)
 			return errorf(err, "projection_dim out of range"), EXIT_USAGE;
-		rc = synth_projector(preset, (uint32_t)projection_dim, out, &bytes, &kind, err);
+		rc = synth_projector(preset, (uint32_t)projection_dim, (int)red, out, &bytes, &kind, err);
 	} else {
 		if (!base)
 			return errorf(err, "lora needs --base FILE (the payload it adapts)"), EXIT_USAGE;

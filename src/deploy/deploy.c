@@ -1231,6 +1231,43 @@ static enum deploy_outcome failed_after_install(struct run *x)
 	return finish(x, DEPLOY_ROLLBACK_FAILED);
 }
 
+/* The era's whole endpoint file, its secret values included (the store
+ * keeps them apart from its text): from the store's secrets, else from the
+ * installed file when that is the era's. 0, or -1 with the gate failed. */
+static int era_secrets(struct run *x, struct store_era *e, double t)
+{
+	const char *envp = e->endpoint_path && *e->endpoint_path ? e->endpoint_path : x->r->env_path;
+	size_t len = 0;
+	char *err = NULL, *live = install_read(envp, &len, NULL);
+	int rc = store_era_secrets(x->st, e, live && strlen(live) == len ? live : NULL, &err);
+	free(live);
+	if (rc)
+		step(x, "gate:era", "failed", t, NULL, "%s", err);
+	free(err);
+	return rc;
+}
+
+/* The endpoint's current era, the one a failed deploy restores (its
+ * secrets at hand). 0, or -1 with *oc the outcome. */
+static int current_era(struct run *x, double t, enum deploy_outcome *oc)
+{
+	char *err = NULL;
+	int got = store_era_get(x->st, x->name, 0, &x->prev, &err);
+	if (got < 0) {
+		step(x, "gate:era", "failed", t, NULL, "%s", err);
+		free(err);
+		*oc = finish(x, DEPLOY_ERROR);
+		return -1;
+	}
+	x->have_prev = got == 0;
+	x->r->previous_era = x->have_prev ? x->prev.id : 0;
+	if (x->have_prev && era_secrets(x, &x->prev, t)) {
+		*oc = finish(x, DEPLOY_REFUSED);
+		return -1;
+	}
+	return 0;
+}
+
 /* A rollback's era: the one named, else the one before the current one;
  * its file is what deploys. 0, or -1 with *oc the outcome. */
 static int target_era(struct run *x, double t, enum deploy_outcome *oc)
@@ -1249,6 +1286,10 @@ static int target_era(struct run *x, double t, enum deploy_outcome *oc)
 			     (long long)want, x->name);
 		*oc = finish(x, got < 0 ? DEPLOY_ERROR : DEPLOY_REFUSED);
 		free(err);
+		return -1;
+	}
+	if (era_secrets(x, &x->target, t)) {
+		*oc = finish(x, DEPLOY_REFUSED);
 		return -1;
 	}
 	x->have_target = 1;
@@ -1341,15 +1382,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	fault_point(fa, "after-lock");
 
 	t = mono_s();
-	int got = store_era_get(st, x->name, 0, &x->prev, &err);
-	if (got < 0) {
-		step(x, "gate:era", "failed", t, NULL, "%s", err);
-		oc = finish(x, DEPLOY_ERROR);
-		goto out;
-	}
-	x->have_prev = got == 0;
-	r->previous_era = x->have_prev ? x->prev.id : 0;
-	if (rollback && target_era(x, t, &oc))
+	if (current_era(x, t, &oc) || (rollback && target_era(x, t, &oc)))
 		goto out;
 
 	/* gates: nothing is changed until every one has passed */

@@ -219,7 +219,8 @@ static const struct key_def table[K__COUNT] = {
 				     "(compared as JSON)"},
     [K_PROBE_VISION_EXPECT] = {"PROBE_VISION_EXPECT", K_PROBE_VISION_EXPECT, KEY_STRING,
 			       .optout = "prompt tokens billed is enough", .law = "A04",
-			       .doc = "the exact answer the vision probe must get for its 512 px solid-red PNG"},
+			       .doc = "the exact answer the vision probe must get for its 512 px solid-red PNG (and "
+				      "must not get without it)"},
     [K_PROBE_REFUSAL_PROMPTS] = {"PROBE_REFUSAL_PROMPTS", K_PROBE_REFUSAL_PROMPTS, KEY_PATH,
 				 .optout = "no refusal probe", .law = "S12",
 				 .doc = "a file of prompts, one per line, the refusal probe asks at temperature 0.1 "

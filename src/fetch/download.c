@@ -17,6 +17,7 @@
 #include "../base/crypto_lazy.h"
 #include "../base/fault.h"
 #include "../base/file.h"
+#include "../base/redact.h"
 #include "../base/util.h"
 #include "../payload/pin.h"
 #include "fetch.h"
@@ -51,16 +52,36 @@ static void state_reset(struct state *st)
 	st->s[0] = (struct seg){0, 0, 0};
 }
 
+/* The URL's SHA-256, hex: what the state holds to know its URL again
+ * without holding the URL's credentials (user:password@, a token). */
+static void url_sha256(const char *url, char hex[65])
+{
+	unsigned char md[32];
+	unsigned len = 0;
+	hex[0] = '\0';
+	if (!EVP_Digest(url, strlen(url), md, &len, EVP_sha256(), NULL) || len != 32)
+		return;
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* Version 2 keeps the URL redacted (for a person reading it) and the full
+ * URL's hash (to resume only the same URL): no secret at rest. A version 1
+ * state (the URL in full) is still resumed, and the next save rewrites it
+ * as version 2. */
 static int state_save(const char *path, const struct state *st)
 {
 	struct sb b = {0};
-	sb_addf(&b, "zealot-fetch 1\nurl %s\netag %s\nlastmod %s\nsize %" PRIu64 "\n", st->url, st->etag, st->lastmod,
-		st->size);
+	char hex[65], *shown = redact_text(st->url);
+	url_sha256(st->url, hex);
+	sb_addf(&b, "zealot-fetch 2\nurl %s\nurl_sha256 %s\netag %s\nlastmod %s\nsize %" PRIu64 "\n", shown, hex,
+		st->etag, st->lastmod, st->size);
+	free(shown);
 	for (unsigned i = 0; i < st->n; i++)
 		sb_addf(&b, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st->s[i].start, st->s[i].end, st->s[i].done);
 	/* rewritten in place: a crash mid-write leaves a file that fails to
 	 * parse, which only costs a restart */
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	int rc = -1;
 	if (fd >= 0) {
 		rc = pwrite(fd, b.s, b.len, 0) == (ssize_t)b.len && ftruncate(fd, (off_t)b.len) == 0 ? 0 : -1;
@@ -76,10 +97,13 @@ static int state_load(const char *path, const char *url, struct state *st)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;
-	char line[4096];
-	int ok = fgets(line, sizeof(line), f) && strcmp(line, "zealot-fetch 1\n") == 0;
+	char line[4096], hex[65];
+	int ok = fgets(line, sizeof(line), f) != NULL;
+	int v2 = ok && strcmp(line, "zealot-fetch 2\n") == 0;
+	ok = v2 || (ok && strcmp(line, "zealot-fetch 1\n") == 0);
 	unsigned n = 0;
 	int have_size = 0, url_ok = 0;
+	url_sha256(url, hex);
 	while (ok && fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
 		if (!len || line[len - 1] != '\n') {
@@ -89,7 +113,10 @@ static int state_load(const char *path, const char *url, struct state *st)
 		line[--len] = '\0';
 		unsigned long long a, b, c;
 		if (strncmp(line, "url ", 4) == 0) {
-			url_ok = strcmp(line + 4, url) == 0;
+			if (!v2) /* version 1: the URL itself */
+				url_ok = strcmp(line + 4, url) == 0;
+		} else if (v2 && strncmp(line, "url_sha256 ", 11) == 0) {
+			url_ok = hex[0] && strcmp(line + 11, hex) == 0;
 		} else if (strncmp(line, "etag ", 5) == 0 && len - 5 < sizeof(st->etag)) {
 			memcpy(st->etag, line + 5, len - 4);
 		} else if (strncmp(line, "lastmod ", 8) == 0 && len - 8 < sizeof(st->lastmod)) {

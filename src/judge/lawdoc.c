@@ -217,7 +217,11 @@ static const struct law_doc laws[] = {
      "The engine's create_tensor holds every tensor to the shape the metadata implies and stops at the first "
      "that differs.",
      "inspect and check hold token_embd and output to {n_embd, n_vocab}, the norms to n_embd, attn_output and "
-     "ffn_down to n_embd and every blk.N below block_count, naming the tensor and both shapes.",
+     "ffn_down to n_embd and every blk.N below block_count, naming the tensor and both shapes; and each "
+     "block's attn_q/k/v (or fused attn_qkv) and attn_output to the shapes the architecture's own "
+     "load_arch_tensors gives them from head_count, head_count_kv, key_length and value_length (read from the "
+     "engine's source by scripts/gen-loader-attn.sh). An architecture whose attention the engine builds "
+     "another way is named in an info finding: not checked, never guessed.",
      "Re-convert the payload, or fetch one whose tensors match its metadata."},
     {"C10", "the endpoint file means one thing to zealot and to systemd",
      "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "

@@ -849,6 +849,10 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 		add(out, "S17", SEV_ERROR, ep, K_MODEL_FILE, "re-convert or fetch a payload whose tensors match it",
 		    "%s", lerr);
 	free(lerr);
+	char ubuf[512]; /* S17: an architecture whose attention shapes zealot does not mirror, said */
+	const char *unm = c->model ? loader_unmirrored(c->model->g, c->census->model, ubuf, sizeof(ubuf)) : NULL;
+	if (unm)
+		add(out, "S17", SEV_INFO, ep, K_MODEL_FILE, "the engine's loader alone judges these shapes", "%s", unm);
 	if (c->model)
 		law_amx(ep, c, ev, out);
 	const struct census *cs = c->census;

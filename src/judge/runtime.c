@@ -41,8 +41,8 @@ static char *cache_path(const char *sha, const char *what, int make)
 	struct sb p = {0};
 	sb_addf(&p, "%s/runtime", dir);
 	if (make) {
-		mkdir(dir, 0755);
-		mkdir(p.s, 0755);
+		mkdir(dir, 0700); /* the state directory: private (docs/deploy.md) */
+		mkdir(p.s, 0700);
 	}
 	sb_addf(&p, "/%s.%s", sha, what);
 	free(dir);

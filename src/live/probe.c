@@ -59,6 +59,8 @@ struct json_t *probe_result_json(const struct probe_result *r)
 	json_object_set_new(x, "law", r->law ? json_string(r->law) : json_null());
 	json_object_set_new(x, "expected", r->expected ? json_string(r->expected) : json_null());
 	json_object_set_new(x, "answer", r->answer ? json_string(r->answer) : json_null());
+	if (r->answer_without)
+		json_object_set_new(x, "answer_without_image", json_string(r->answer_without));
 	if (r->prompts) {
 		json_t *pa = json_array();
 		for (size_t k = 0; k < r->n_prompts; k++) {
@@ -288,6 +290,7 @@ void probe_results_release(struct probe_results *r)
 		free(r->v[i].evidence);
 		free(r->v[i].expected);
 		free(r->v[i].answer);
+		free(r->v[i].answer_without);
 		for (size_t k = 0; k < r->v[i].n_prompts; k++) {
 			free(r->v[i].prompts[k].prompt);
 			free(r->v[i].prompts[k].answer);
@@ -742,12 +745,18 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 	base64_append((const unsigned char *)png.s, png.len, &body);
 	sb_adds(&body, "\"}}]}]}");
 	long st_img, st_txt;
-	struct got g = {0};
+	struct got g = {0}, g0 = {0};
 	json_int_t with = prompt_tokens(c, body.s, &st_img, &g);
-	json_int_t without = prompt_tokens(c,
-					   "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"What "
-					   "colour is this image? One word.\"}]}",
-					   &st_txt, NULL);
+	/* with an expected answer, the same question without the image is
+	 * answered too: an answer the image does not change does not show
+	 * that the image reached the model */
+	json_int_t without =
+	    prompt_tokens(c,
+			  e->vision_expect ? "{\"max_tokens\":512,\"messages\":[{\"role\":\"user\",\"content\":"
+					     "\"What colour is this image? One word.\"}]}"
+					   : "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":"
+					     "\"What colour is this image? One word.\"}]}",
+			  &st_txt, e->vision_expect ? &g0 : NULL);
 	if (st_img != 200)
 		say(out, "vision", "A04", PROBE_FAIL, "a 512 px PNG as an image_url part: HTTP %ld", st_img);
 	else if (with <= without)
@@ -760,6 +769,18 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 	else if (e->vision_expect && strcmp(g.content ? g.content : "", e->vision_expect) != 0)
 		say(out, "vision", "A04", PROBE_FAIL, "expected '%s', answered '%.120s' (%lld prompt tokens billed)",
 		    e->vision_expect, g.content ? g.content : "", (long long)with);
+	else if (e->vision_expect && !g0.trap && strcmp(g0.content ? g0.content : "", e->vision_expect) == 0)
+		say(out, "vision", "A04", PROBE_FAIL,
+		    "answered '%s' with the image and without it: the answer does not show that the image reached "
+		    "the model",
+		    e->vision_expect);
+	else if (e->vision_expect)
+		say(out, "vision", "A04", PROBE_PASS,
+		    "answered '%s' with a 512 px red PNG (%lld prompt tokens billed), '%.120s' without it",
+		    e->vision_expect, (long long)with,
+		    g0.trap	 ? "(budget ran out in reasoning)"
+		    : g0.content ? g0.content
+				 : "");
 	else
 		say(out, "vision", "A04", PROBE_PASS,
 		    "a 512 px PNG billed %lld prompt tokens (%lld with it, %lld without)", (long long)(with - without),
@@ -768,7 +789,10 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 		last(out)->expected = xstrdup(e->vision_expect);
 	if (g.content)
 		last(out)->answer = xstrdup(g.content);
+	if (g0.content)
+		last(out)->answer_without = xstrdup(g0.content);
 	got_release(&g);
+	got_release(&g0);
 	sb_release(&png);
 	sb_release(&body);
 }

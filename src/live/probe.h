@@ -33,6 +33,8 @@ struct probe_result {
 	char *evidence;
 	char *expected;		      /* what the endpoint says the answer must be; NULL: none */
 	char *answer;		      /* the answer got; NULL: not applicable */
+	char *answer_without;	      /* vision with PROBE_VISION_EXPECT: the same question's answer
+				       * without the image; NULL: not asked */
 	struct probe_prompt *prompts; /* the refusal probe's, per prompt */
 	size_t n_prompts;
 };

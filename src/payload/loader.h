@@ -14,6 +14,7 @@
  *   blk.N.attn_norm, ffn_norm, post_attention_norm, post_ffw_norm {n_embd}
  *   blk.N.attn_output, ffn_down {*, n_embd}
  *   blk.N.*             N below block_count
+ *   blk.N.attn_q/k/v/qkv/output: the architecture's own (below)
  *
  * with the architectures whose expectation differs left out (eagle3 reads
  * its target vocabulary from the tensor; dflash and eagle3 size output by
@@ -26,6 +27,53 @@
 
 #include "gguf.h"
 #include "model.h"
+
+/* The attention projections, per architecture (loader_attn.c, generated
+ * by scripts/gen-loader-attn.sh from the engine's load_arch_tensors):
+ *
+ *   blk.N.attn_q.weight    {n_embd, Q}      attn_q.bias {Q}
+ *   blk.N.attn_k.weight    {n_embd, K}      attn_k.bias {K}
+ *   blk.N.attn_v.weight    {n_embd, V}      attn_v.bias {V}
+ *   blk.N.attn_qkv.weight  {n_embd, Q+K+V}  attn_qkv.bias {Q+K+V}
+ *   blk.N.attn_output.weight {O, n_embd}
+ *
+ * each of Q, K, V, O an expression of the hparams the engine reads
+ * (head_count, head_count_kv, key_length, value_length, rope
+ * dimension_count, embedding_length), evaluated for layer 0 as the engine's
+ * LLAMA_LOAD_LOCALS does, or for the layer (the _IL ones). An architecture
+ * whose loader builds them any other way has file NULL and `unmirrored`
+ * saying why: its attention shapes are not checked, and loader_unmirrored
+ * says so. */
+enum loader_expr {
+	LX_NONE,
+	LX_EMBD,    /* n_embd */
+	LX_HK_H,    /* n_embd_head_k * n_head */
+	LX_HK_H2,   /* n_embd_head_k * n_head * 2 (a gate beside Q) */
+	LX_HV_H,    /* n_embd_head_v * n_head */
+	LX_KGQA,    /* n_embd_k_gqa: n_embd_head_k * n_head_kv */
+	LX_VGQA,    /* n_embd_v_gqa (and n_embd_gqa): n_embd_head_v * n_head_kv */
+	LX_ROT_H,   /* n_head * n_rot */
+	LX_ROT_HKV, /* n_head_kv * n_rot */
+	LX_KGQA_IL, /* hparams.n_embd_k_gqa(i) */
+	LX_VGQA_IL, /* hparams.n_embd_v_gqa(i) */
+};
+
+struct loader_attn_rule {
+	const char *arch;
+	const char *file; /* the engine source it was read from, NULL: not mirrored */
+	enum loader_expr q, k, v, o;
+	const char *unmirrored;
+};
+
+extern const struct loader_attn_rule loader_attn_rules[];
+extern const size_t loader_attn_rules_count;
+extern const char *const loader_attn_source;
+
+/* NULL when the attention shapes of g's architecture are checked (or it
+ * has no attention projections); else a sentence saying they are not, and
+ * why (the payload has attn_* tensors but the engine builds them in a way
+ * zealot does not mirror). */
+const char *loader_unmirrored(const struct gguf *g, const struct model *m, char *buf, size_t len);
 
 /* 0 when the engine's loader accepts every shape checked above, or -1 with
  * *err naming the first tensor it refuses, what it expects and from which

@@ -36,6 +36,8 @@ static int sha256_of(const char *s, size_t n, char hex[65])
 	return 0;
 }
 
+/* mkdir -p, each component made 0700 (the stamps live in the private
+ * state directory) */
 static int mkdirs(const char *dir)
 {
 	char buf[4096];
@@ -44,11 +46,11 @@ static int mkdirs(const char *dir)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		if (mkdir(buf, 0700) && errno != EEXIST)
 			return -1;
 		*p = '/';
 	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+	return mkdir(buf, 0700) && errno != EEXIST ? -1 : 0;
 }
 
 /* The stamp's first line: the facts that must not have changed. */

@@ -256,6 +256,16 @@ static const struct key keys[] = {
     {"vocab", offsetof(struct synth_spec, n_vocab), 0, "vocabulary size (>= 300)"},
     {"embd_rows", offsetof(struct synth_spec, embd_rows), 0,
      "token_embd rows (0: vocab; another makes a file the engine's loader refuses, law S17)"},
+    {"heads_meta", offsetof(struct synth_spec, heads_meta), 0,
+     "head_count the header states (0: heads; another: a file the loader refuses, S17)"},
+    {"kv_heads_meta", offsetof(struct synth_spec, kv_heads_meta), 0,
+     "head_count_kv the header states (0: kv_heads; another: refused, S17)"},
+    {"head_dim_meta", offsetof(struct synth_spec, head_dim_meta), 0,
+     "key_length the header states (0: head_dim; another: refused, S17)"},
+    {"head_dim_v_meta", offsetof(struct synth_spec, head_dim_v_meta), 0,
+     "value_length the header states (0: head_dim; another: refused, S17)"},
+    {"out_rows", offsetof(struct synth_spec, out_rows), 0,
+     "llama's kin: attn_output rows (0: heads x head_dim; another: refused, S17)"},
     {"rope_dims", offsetof(struct synth_spec, rope_dims), 0, "rotary dimensions"},
     {"interval", offsetof(struct synth_spec, interval), 0, "qwen35, granitehybrid, lfm2: full-attention layer every N"},
     {"ssm_conv", offsetof(struct synth_spec, ssm_conv), 0,
@@ -329,8 +339,9 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 		snprintf(s->name, sizeof(s->name), "%s", v);
 		return 0;
 	}
-	if ((kn == 6 && memcmp(kv, "answer", 6) == 0) || (kn == 3 && memcmp(kv, "alt", 3) == 0)) {
-		char *dst = kn == 6 ? s->answer : s->alt;
+	if ((kn == 6 && memcmp(kv, "answer", 6) == 0) || (kn == 3 && memcmp(kv, "alt", 3) == 0) ||
+	    (kn == 12 && memcmp(kv, "image_answer", 12) == 0)) {
+		char *dst = kn == 6 ? s->answer : kn == 3 ? s->alt : s->image_answer;
 		if (!*v || strlen(v) >= sizeof(s->answer))
 			return errorf(err, "--set %.*s: the text must be 1 to %zu bytes", (int)kn, kv,
 				      sizeof(s->answer) - 1);
@@ -432,7 +443,39 @@ static int tensors_oss(struct tw *t, const struct synth_spec *s);
 #define ANS_THINK_END 260 /* "</think>" */
 #define ANS_TOKEN     266 /* the first entry after the specials */
 #define ANS_ALT	      267
+#define ANS_IMG	      268 /* image_answer's entry */
 #define ANS_WEIGHT    4.0f
+
+/* --- image_answer=TEXT: an answer a red image turns ----------------------
+ *
+ * The blocks of a payload that answers are zero, so nothing an image adds
+ * to the sequence reaches the last token. image_answer opens one path:
+ *
+ * - the projector (`synth clip --set red=1`): its patch embedding reads
+ *   how red each patch is ((R - G) / 2 of the normalised pixels: 1 for red,
+ *   0 for white, grey or black, -1 for green) into dimension 0, mm.0 passes
+ *   it to hidden 0, GELU, and mm.2 writes it to dimension IMG_FLAG of the
+ *   text model's embedding, beside a constant 1 in IMG_ONE (so the text
+ *   model's RMS norm keeps the sign and the size: red 0.64, green -0.16 of
+ *   the norm's scale);
+ * - the text model's block 0: attn_norm reads IMG_FLAG only, attn_q and
+ *   attn_k stay zero (every position attends to every earlier one alike),
+ *   attn_v copies IMG_FLAG (x IMG_V) into head 0, attn_output writes it
+ *   back to IMG_FLAG. The last token's state gains f x e_IMG_FLAG, f the
+ *   image tokens' share of the context times ~1.3 for red;
+ * - output: image_answer's row reads state 1 ("</think>") at
+ *   ANS_WEIGHT - IMG_MARGIN and IMG_FLAG at IMG_B, so it beats the answer
+ *   once f > IMG_MARGIN / IMG_B (a red image a fifth of the context or
+ *   more) and loses by IMG_MARGIN x 16 logits without an image; the rows of
+ *   "</think>" and <|im_end|> read IMG_FLAG alike, so the other steps keep
+ *   their successor whatever f is. image_answer is state 4, followed by
+ *   <|im_end|>. */
+#define IMG_STATE  4
+#define IMG_FLAG   5
+#define IMG_ONE	   6
+#define IMG_V	   0.125f
+#define IMG_B	   4.0f
+#define IMG_MARGIN 1.0f
 
 static int answer_mode(const struct synth_spec *s)
 {
@@ -449,7 +492,9 @@ static int is_cohere(const struct synth_spec *s)
 static int validate_answer(const struct synth_spec *s, char **err)
 {
 	if (!answer_mode(s))
-		return s->alt[0] ? errorf(err, "--set alt needs --set answer (the base answer)") : 0;
+		return s->alt[0] || s->image_answer[0] ? errorf(err, "--set %s needs --set answer (the base answer)",
+								s->alt[0] ? "alt" : "image_answer")
+						       : 0;
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
 	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
@@ -460,6 +505,16 @@ static int validate_answer(const struct synth_spec *s, char **err)
 		return errorf(err, "--set answer needs embd >= 4 (one dimension per step of the answer)");
 	if (s->alt[0] && strcmp(s->answer, s->alt) == 0)
 		return errorf(err, "--set alt must differ from answer");
+	if (s->image_answer[0]) {
+		if (strcmp(s->arch, "llama") != 0)
+			return errorf(err, "--set image_answer is written for llama only");
+		if (s->wtype != 1)
+			return errorf(err, "--set image_answer writes f16 weights: leave type at f16");
+		if (s->n_embd < 8)
+			return errorf(err, "--set image_answer needs embd >= 8");
+		if (!strcmp(s->image_answer, s->answer) || (s->alt[0] && !strcmp(s->image_answer, s->alt)))
+			return errorf(err, "--set image_answer must differ from answer and alt");
+	}
 	return 0;
 }
 
@@ -478,6 +533,14 @@ static void poke_f16(struct gguf_writer *w, uint64_t at, uint64_t elem, float v)
 {
 	uint16_t h = htole16(f16_bits(v));
 	gw_poke(w, at + elem * 2, &h, 2);
+}
+
+static void poke_f32(struct gguf_writer *w, uint64_t at, uint64_t elem, float v)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	bits = htole32(bits);
+	gw_poke(w, at + elem * 4, &bits, 4);
 }
 
 static void answer_table(const struct synth_spec *s, uint32_t tok[4], uint32_t next[4], unsigned *n);
@@ -501,6 +564,25 @@ static void answer_weights(struct gguf_writer *w, const struct synth_spec *s, ui
 		poke_f16(w, embd_at, (uint64_t)tok[i] * s->n_embd + i, 1.0f);
 		poke_f16(w, out_at, (uint64_t)next[i] * s->n_embd + i, ANS_WEIGHT);
 	}
+	if (s->image_answer[0]) {
+		poke_f16(w, embd_at, (uint64_t)ANS_IMG * s->n_embd + IMG_STATE, 1.0f);
+		poke_f16(w, out_at, (uint64_t)TOK_IM_END * s->n_embd + IMG_STATE, ANS_WEIGHT);
+		poke_f16(w, out_at, (uint64_t)ANS_IMG * s->n_embd + 1, ANS_WEIGHT - IMG_MARGIN);
+		static const uint32_t reads_flag[] = {ANS_IMG, ANS_THINK_END, TOK_IM_END};
+		for (size_t i = 0; i < ARRAY_SIZE(reads_flag); i++)
+			poke_f16(w, out_at, (uint64_t)reads_flag[i] * s->n_embd + IMG_FLAG, IMG_B);
+	}
+}
+
+/* image_answer's block 0 (see IMG_FLAG): norm_at, v_at and o_at are
+ * blk.0's attn_norm, attn_v and attn_output. */
+static void image_weights(struct gguf_writer *w, const struct synth_spec *s, uint64_t norm_at, uint64_t v_at,
+			  uint64_t o_at)
+{
+	uint64_t q = (uint64_t)s->head_dim * s->n_head;
+	poke_f32(w, norm_at, IMG_FLAG, 1.0f);
+	poke_f16(w, v_at, IMG_FLAG, IMG_V);    /* v row 0 (kv head 0) reads IMG_FLAG */
+	poke_f16(w, o_at, IMG_FLAG * q, 1.0f); /* IMG_FLAG reads head 0's element 0 */
 }
 
 /* The step table: state i's token and the token it is followed by. */
@@ -675,6 +757,8 @@ struct tw {
 	uint64_t elems, seen;
 	int64_t given;
 	int fixed; /* this matrix keeps its default size (the input embedding) */
+	/* where blk.0's attn_norm, attn_v and attn_output begin (image_answer) */
+	uint64_t norm0_at, v0_at, o0_at;
 };
 
 static uint64_t bytes_of(uint32_t type, uint64_t n)
@@ -795,8 +879,12 @@ static void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t 
 	uint64_t kv = (uint64_t)s->head_dim * s->n_head_kv;
 	BM("attn_q.weight", s->n_embd, q * q_mult);
 	BM("attn_k.weight", s->n_embd, kv);
+	if (il == 0)
+		t->v0_at = gw_data_at(t->w);
 	BM("attn_v.weight", s->n_embd, kv);
-	BM("attn_output.weight", q, s->n_embd);
+	if (il == 0)
+		t->o0_at = gw_data_at(t->w);
+	BM("attn_output.weight", s->out_rows ? s->out_rows : q, s->n_embd);
 }
 
 static void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n);
@@ -805,6 +893,8 @@ static void tensors_llama(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
+		if (il == 0)
+			t->norm0_at = gw_data_at(t->w);
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
 		/* seed_oss names its FFN norm post_attention_norm */
@@ -1389,9 +1479,10 @@ static void tokenizer(struct gguf_writer *w, const struct synth_spec *s)
 	for (size_t i = 0; i < ARRAY_SIZE(specials); i++)
 		gw_arr_str(w, specials[i], strlen(specials[i]));
 	for (uint32_t id = 256 + ARRAY_SIZE(specials); id < s->n_vocab; id++) {
-		const char *text = id == ANS_TOKEN && answer_mode(s) ? s->answer
-				   : id == ANS_ALT && s->alt[0]	     ? s->alt
-								     : NULL;
+		const char *text = id == ANS_TOKEN && answer_mode(s)	 ? s->answer
+				   : id == ANS_ALT && s->alt[0]		 ? s->alt
+				   : id == ANS_IMG && s->image_answer[0] ? s->image_answer
+									 : NULL;
 		if (text) { /* the answer, one entry in the byte-level alphabet */
 			struct sb t = {0};
 			for (const char *p = text; *p; p++)
@@ -1729,6 +1820,8 @@ static void keys_general(struct gguf_writer *w, const struct synth_spec *s)
 		gw_str(w, "zealot.synth.answer", s->answer);
 	if (s->alt[0])
 		gw_str(w, "zealot.synth.alt", s->alt);
+	if (s->image_answer[0])
+		gw_str(w, "zealot.synth.image_answer", s->image_answer);
 }
 
 /* The geometry every architecture states: blocks, context, widths,
@@ -1751,7 +1844,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, s->n_head);
+	gw_u32(w, k, s->heads_meta ? s->heads_meta : s->n_head);
 	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
@@ -1764,12 +1857,20 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
 	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
-		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
+		gw_u32(w, k,
+		       s->kv_heads_meta			   ? s->kv_heads_meta
+		       : mla				   ? 1
+		       : strcmp(s->arch, "deepseek2") == 0 ? s->n_head
+							   : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
-	gw_u32(w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
+	gw_u32(w, k, s->head_dim_meta ? s->head_dim_meta : mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
+	gw_u32(w, k,
+	       s->head_dim_v_meta		   ? s->head_dim_v_meta
+	       : mla				   ? s->kv_lora
+	       : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v
+						   : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
@@ -1968,9 +2069,11 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	if (answer_mode(s))
 		answer_weights(t->w, s, embd_at, norm_at, out_at);
 	if (strcmp(s->arch, "llama") == 0 || strcmp(s->arch, "mistral3") == 0 || is_llama_like(s) ||
-	    strcmp(s->arch, "granitemoe") == 0)
+	    strcmp(s->arch, "granitemoe") == 0) {
 		tensors_llama(t, s);
-	else if (strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0)
+		if (s->image_answer[0])
+			image_weights(t->w, s, t->norm0_at, t->v0_at, t->o0_at);
+	} else if (strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0)
 		tensors_gemma3(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
@@ -2115,7 +2218,8 @@ static void clip_keys(struct gguf_writer *w, const char *name, const char *proj,
 /* The small tower is a LLaVA-style MLP projector the engine loads and runs
  * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
  * real encoder; the preset is header-level (sizes for planning). */
-static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
+static int projector_mlp(uint32_t projection_dim, int red, const char *path, uint64_t *bytes, enum zerr *kind,
+			 char **err)
 {
 	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, image = 224, patch = 14;
 	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
@@ -2131,9 +2235,18 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 		gw_arr_f32(&w, 0.5f);
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
+	uint64_t pe_at = gw_data_at(&w);
 	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	vec(&t, "v.patch_embd.bias", embd);
 	mat(&t, "v.position_embd.weight", embd, n_pos);
+	if (red) { /* output 0 = the patch's mean (R - G) / 2: channel 0 at +, 1 at - (image_answer) */
+		if (projection_dim <= IMG_ONE)
+			return errorf(err, "red=1 needs projection_dim > %d", IMG_ONE);
+		for (uint64_t i = 0; i < (uint64_t)patch * patch; i++) {
+			poke_f32(&w, pe_at, i, 0.5f / (float)(patch * patch));
+			poke_f32(&w, pe_at, (uint64_t)patch * patch + i, -0.5f / (float)(patch * patch));
+		}
+	}
 	char nm[64];
 	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"};
 	for (uint32_t il = 0; il < blocks; il++) {
@@ -2160,23 +2273,34 @@ static int projector_mlp(uint32_t projection_dim, const char *path, uint64_t *by
 		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
 		vec(&t, nm, embd);
 	}
+	uint64_t mm0_at = gw_data_at(&w);
 	mat(&t, "mm.0.weight", embd, projection_dim);
 	vec(&t, "mm.0.bias", projection_dim);
+	uint64_t mm2_at = gw_data_at(&w);
 	mat(&t, "mm.2.weight", projection_dim, projection_dim);
+	uint64_t mm2b_at = gw_data_at(&w);
 	vec(&t, "mm.2.bias", projection_dim);
+	if (red) { /* hidden 0 = output 0; IMG_FLAG = GELU(hidden 0), IMG_ONE = 1 */
+		poke_f32(&w, mm0_at, 0, 1.0f);
+		poke_f32(&w, mm2_at, (uint64_t)IMG_FLAG * projection_dim, 1.0f);
+		poke_f32(&w, mm2b_at, IMG_ONE, 1.0f);
+		gw_str(&w, "zealot.synth.projector", "red");
+	}
 	if (refused(&t, err))
 		return -1;
 	return written(write_out(&w, path, bytes, err), kind);
 }
 
-int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, enum zerr *kind,
-		    char **err)
+int synth_projector(const char *preset, uint32_t projection_dim, int red, const char *path, uint64_t *bytes,
+		    enum zerr *kind, char **err)
 {
 	zerr_set(kind, ZE_USAGE);
 	if (!projection_dim)
 		return errorf(err, "the projector needs the text model's embedding width");
 	if (!preset)
-		return projector_mlp(projection_dim, path, bytes, kind, err);
+		return projector_mlp(projection_dim, red, path, bytes, kind, err);
+	if (red)
+		return errorf(err, "red=1 is written for the default projector only (no --preset)");
 	if (strcmp(preset, "bonsai-9b-mmproj") != 0)
 		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);
 	/* a Qwen3-VL-class tower: 27 blocks of 1152, Q8_0 matrices (header-level) */
@@ -2287,14 +2411,6 @@ static int64_t answer_id(const struct gguf *g, const char *answer)
 			found = (int64_t)(idx - 1);
 	sb_release(&want);
 	return found;
-}
-
-static void poke_f32(struct gguf_writer *w, uint64_t at, uint64_t elem, float v)
-{
-	uint32_t bits;
-	memcpy(&bits, &v, sizeof(bits));
-	bits = htole32(bits);
-	gw_poke(w, at + elem * 4, &bits, 4);
 }
 
 int synth_lora_answer(const char *base_path, const char *answer, float alpha, const char *path, uint64_t *bytes,

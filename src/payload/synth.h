@@ -19,6 +19,10 @@ struct synth_spec {
 	uint64_t n_ctx;
 	uint32_t n_vocab;
 	uint32_t embd_rows; /* token_embd rows, 0: n_vocab (another: a file the loader refuses) */
+	/* the header stating other head counts / sizes than the tensors have
+	 * (0: the true ones), and attn_output's rows (0: heads x head_dim):
+	 * files the loader refuses on an attention shape (law S17) */
+	uint32_t heads_meta, kv_heads_meta, head_dim_meta, head_dim_v_meta, out_rows;
 	uint32_t rope_dims;
 	uint32_t interval; /* qwen35: a full-attention layer every N */
 	uint32_t ssm_conv, ssm_state, ssm_groups, ssm_dt_rank;
@@ -47,6 +51,10 @@ struct synth_spec {
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)
 	 * reaches. Empty: zero weights, no answer to speak of. */
 	char answer[128], alt[128];
+	/* image_answer=TEXT (llama, with answer=TEXT): a red image from a
+	 * projector written with `synth clip --set red=1` turns the answer to
+	 * TEXT; no image (or another colour) leaves it the answer */
+	char image_answer[128];
 };
 
 /* The defaults for an architecture: a tiny geometry that boots in a
@@ -71,8 +79,10 @@ const char *synth_help_presets(void);
 /* A projector (mmproj) header of a vision tower: clip.* metadata and
  * tensors of the tower's geometry, zero data. `preset` NULL is a small
  * tower; "bonsai-9b-mmproj" approximates the seeds' Q8_0 Qwen3-VL tower. */
-int synth_projector(const char *preset, uint32_t projection_dim, const char *path, uint64_t *bytes, enum zerr *kind,
-		    char **err);
+/* red: the output embeddings carry how red the image is (see synth.c,
+ * "image_answer"); 0: zero weights. */
+int synth_projector(const char *preset, uint32_t projection_dim, int red, const char *path, uint64_t *bytes,
+		    enum zerr *kind, char **err);
 
 /* A LoRA adapter fitted to the base payload at base_path: rank-r pairs on
  * every trunk layer's output projection and FFN down projection, f32,

@@ -322,6 +322,10 @@ static int backup(struct store *st, int v, char **err)
 	sb_addf(&b, "%s.v%d.bak", st->path, v);
 	int rc = 0;
 	if (access(b.s, F_OK) != 0) {
+		/* VACUUM INTO fills an empty file: made 0600 first, like the database */
+		int fd = open(b.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			close(fd);
 		char *sql = sqlite3_mprintf("VACUUM INTO %Q", b.s);
 		rc = exec_sql(st, sql, err);
 		sqlite3_free(sql);
@@ -370,6 +374,34 @@ fail:
 	return -1;
 }
 
+/* Take group and other bits off a path zealot owns (a store made before
+ * it kept them 0600/0700). */
+static void tighten(const char *path)
+{
+	struct stat sb;
+	if (lstat(path, &sb) == 0 && sb.st_uid == geteuid() && (sb.st_mode & 077) &&
+	    (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)))
+		chmod(path, sb.st_mode & 07700);
+}
+
+/* The database and its WAL and shared-memory files: created 0600 (SQLite
+ * gives the -wal and -shm files the database's mode), older ones tightened.
+ * The directory is made 0700 (mkdirs); one that was there already is left
+ * as it is (it may be a directory others share). */
+static void private_files(const struct store *st)
+{
+	int fd = open(st->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0)
+		close(fd);
+	static const char *const ext[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		struct sb b = {0};
+		sb_addf(&b, "%s%s", st->path, ext[i]);
+		tighten(b.s);
+		sb_release(&b);
+	}
+}
+
 struct store *store_open(const char *dir, char **err)
 {
 	struct store *st = xcalloc(1, sizeof(*st));
@@ -379,6 +411,7 @@ struct store *store_open(const char *dir, char **err)
 	st->path = sb_detach(&p);
 	if (mkdirs(st->dir, err) || writable(st->dir, st->path, err))
 		goto fail;
+	private_files(st);
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		errorf(err, "cannot open '%s': %s", st->path, st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		goto fail;
@@ -410,7 +443,9 @@ struct store *store_open(const char *dir, char **err)
 			db_err(st, err, "cannot switch to WAL mode (is it a database?)");
 		goto fail;
 	}
-	if (exec_sql(st, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", err))
+	/* secure_delete: a row rewritten without a secret (era_seal) leaves no
+	 * copy of the old text in a free page */
+	if (exec_sql(st, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON", err))
 		goto fail;
 	if (migrate(st, err))
 		goto fail;
@@ -639,6 +674,157 @@ static void era_read(sqlite3_stmt *s, struct store_era *e)
 	e->ended = sqlite3_column_int64(s, 14);
 }
 
+/* --- an era's secret values, kept out of the database --------------------
+ *
+ * The era row holds the endpoint file's text with every secret value
+ * redacted (redact_text: URL userinfo, values of KEY/TOKEN/PASSWORD/...
+ * names). When that differs from the text, the whole text is kept in
+ * DIR/secrets/era-ID.env, 0600 in a 0700 directory, for a rollback to
+ * restore. history, diff and every copy of the database (the backups
+ * migrate takes, a copy a person makes) carry no secret. */
+
+static char *secret_path(const struct store *st, int64_t id)
+{
+	struct sb b = {0};
+	sb_addf(&b, "%s/secrets/era-%lld.env", st->dir, (long long)id);
+	return sb_detach(&b);
+}
+
+static int secret_write(struct store *st, int64_t id, const char *text, char **err)
+{
+	struct sb d = {0};
+	sb_addf(&d, "%s/secrets", st->dir);
+	int rc = mkdirs(d.s, err);
+	if (rc == 0)
+		tighten(d.s);
+	sb_release(&d);
+	if (rc)
+		return -1;
+	char *path = secret_path(st, id);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	size_t n = strlen(text);
+	rc = fd >= 0 && fchmod(fd, 0600) == 0 && write(fd, text, n) == (ssize_t)n && fsync(fd) == 0 ? 0 : -1;
+	if (rc)
+		errorf(err, "cannot write '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
+}
+
+/* Every era row whose text still holds a secret (one recorded before
+ * zealot kept them apart): its text to DIR/secrets, the row redacted. In
+ * the caller's transaction. */
+static int era_seal_all(struct store *st, char **err)
+{
+	sqlite3_stmt *s = prep(st, "SELECT id, env_text FROM eras", err);
+	if (!s)
+		return -1;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 1);
+		char *red = t ? redact_text(t) : NULL;
+		if (red && strcmp(red, t) != 0) {
+			if (secret_write(st, sqlite3_column_int64(s, 0), t, err)) {
+				free(red);
+				rc = -1;
+				break;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 8;
+				ids = xreallocarray(ids, cap, sizeof(*ids));
+			}
+			ids[n++] = sqlite3_column_int64(s, 0);
+		}
+		free(red);
+	}
+	sqlite3_finalize(s);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		s = prep(st, "SELECT env_text FROM eras WHERE id = ?1", err);
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, ids[i]);
+		char *red = sqlite3_step(s) == SQLITE_ROW ? redact_text((const char *)sqlite3_column_text(s, 0)) : NULL;
+		sqlite3_finalize(s);
+		s = prep(st, "UPDATE eras SET env_text = ?1 WHERE id = ?2", err);
+		if (!s) {
+			free(red);
+			rc = -1;
+			break;
+		}
+		bind_text(s, 1, red);
+		sqlite3_bind_int64(s, 2, ids[i]);
+		rc = step_done(st, s, err, "cannot redact an era's text");
+		sqlite3_finalize(s);
+		free(red);
+	}
+	free(ids);
+	return rc;
+}
+
+int store_era_secrets(struct store *st, struct store_era *e, const char *live, char **err)
+{
+	if (!e->env_text)
+		return 0;
+	char *path = secret_path(st, e->id);
+	size_t n = 0;
+	char *full = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		struct sb b = {0};
+		char buf[4096];
+		ssize_t r;
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			sb_add(&b, buf, (size_t)r);
+		close(fd);
+		n = b.len;
+		full = sb_detach(&b);
+	}
+	const char *why = NULL;
+	if (full && strlen(full) == n) {
+		char *red = redact_text(full);
+		int same = strcmp(red, e->env_text) == 0;
+		free(red);
+		if (same) {
+			free(e->env_text);
+			e->env_text = full;
+			free(path);
+			return 0;
+		}
+		why = "does not match the era's text";
+	} else if (!strstr(e->env_text, REDACT_MARK)) {
+		free(full);
+		free(path);
+		return 0; /* the era held no secret */
+	} else {
+		why = "is missing";
+	}
+	free(full);
+	/* the live endpoint file, when it is this era's text with its secrets */
+	if (live) {
+		char *red = redact_text(live);
+		int same = strcmp(red, e->env_text) == 0;
+		free(red);
+		if (same) {
+			free(e->env_text);
+			e->env_text = xstrdup(live);
+			free(path);
+			return 0;
+		}
+	}
+	errorf(err,
+	       "era %lld's endpoint file held secret values, kept in '%s', which %s, and the installed endpoint "
+	       "file is not that era's text: put the file back (a backup of %s/secrets), or deploy the endpoint "
+	       "file anew",
+	       (long long)e->id, path, why, st->dir);
+	free(path);
+	return -1;
+}
+
 int store_era_add(struct store *st, struct store_era *e, char **err)
 {
 	if (store_name_ok(e->endpoint, err))
@@ -667,17 +853,29 @@ int store_era_add(struct store *st, struct store_era *e, char **err)
 			   e->runtime_version, e->argv_json,	 e->plan_json, e->unit_text,  e->unit_name, e->reason};
 	char *reason = redact_text(e->reason); /* a history row holds no secret */
 	v[11] = reason;
+	char *env = redact_text(e->env_text); /* nor an era's text: its secrets go to DIR/secrets */
+	v[2] = env;
 	for (int i = 0; i < (int)ARRAY_SIZE(v); i++)
 		bind_text(s, i + 1, v[i]);
 	free(reason);
 	sqlite3_bind_int64(s, 13, e->started);
 	rc = step_done(st, s, err, "cannot record the era");
 	sqlite3_finalize(s);
-	if (rc)
+	if (rc) {
+		free(env);
 		goto fail;
+	}
 	e->id = sqlite3_last_insert_rowid(st->db);
 	e->ended = 0;
-	return commit(st, err);
+	rc = env && strcmp(env, e->env_text) != 0 ? secret_write(st, e->id, e->env_text, err) : 0;
+	free(env);
+	if (rc || era_seal_all(st, err))
+		goto fail;
+	if (commit(st, err))
+		return -1;
+	/* the WAL's frames held the rows as they were before era_seal_all */
+	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	return 0;
 fail:
 	rollback(st);
 	return -1;

@@ -118,8 +118,17 @@ struct store_era {
 };
 
 /* Record a new current era; in the same transaction, end the endpoint's
- * previous current era at e->started. Sets e->id. */
+ * previous current era at e->started. Sets e->id. The row keeps env_text
+ * with its secret values redacted (redact_text); when it held any, the
+ * whole text goes to DIR/secrets/era-ID.env, 0600 in a 0700 directory
+ * (and so does any older row's still in the database). */
 int store_era_add(struct store *st, struct store_era *e, char **err);
+/* An era read back holds the redacted text. For a rollback: put the whole
+ * text back into e->env_text, from DIR/secrets/era-ID.env when its redacted
+ * form is the row's, else from live (the installed endpoint file's text,
+ * or NULL) when it is. 0, or -1 with *err saying the secret values are
+ * lost and what to do. An era that held no secret is left as it is. */
+int store_era_secrets(struct store *st, struct store_era *e, const char *live, char **err);
 /* Eras of one endpoint (NULL: every endpoint), oldest first. *out is an
  * allocated array of *n records: free with store_eras_free. */
 int store_era_list(struct store *st, const char *endpoint, struct store_era **out, size_t *n, char **err);

@@ -15,6 +15,7 @@ cd "$TMP" || exit 1
 "$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf 2>/dev/null
 "$ZEALOT" synth lora --base q.gguf --set base_name=other.gguf -o lora-other.gguf 2>/dev/null
 "$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o rows.gguf 2>/dev/null
+"$ZEALOT" synth llama --set kv_heads_meta=4 -o kvh.gguf 2>/dev/null
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'echo no shebang\n' >noshebang.sh && chmod +x noshebang.sh
 printf 'key\n' >apikey
@@ -139,6 +140,16 @@ absent loader-ok S17 "MODEL_FILE=l.gguf"
 run "$ZEALOT" check --json loader-rows.env
 check "S17: names token_embd.weight, both shapes and the keys" \
 	test -n "$(jq -r '.findings[]|select(.law=="S17")|.reason' "$TMP/out" | grep -F "token_embd.weight' has shape [256, 512], the engine's loader expects [256, 600]" | grep -F tokenizer.ggml.tokens)"
+# S17, the attention projections: a header stating 4 KV heads over tensors of 2
+expect loader-attn S17 error "MODEL_FILE=kvh.gguf"
+run "$ZEALOT" check --json loader-attn.env
+check "S17: names blk.0.attn_k.weight, both shapes, the keys and the engine's source" \
+	test -n "$(jq -r '.findings[]|select(.law=="S17")|.reason' "$TMP/out" | grep -F "blk.0.attn_k.weight' has shape [256, 128], the engine's loader expects [256, 256]" | grep -F "llama.attention.key_length x head_count_kv" | grep -F src/models/llama.cpp)"
+# qwen35's attention is built outside create_tensor_qkv: said, as info, not guessed
+expect loader-unmirrored S17 info ""
+run "$ZEALOT" check --json loader-unmirrored.env
+check "S17 info: qwen35's attention shapes are not checked, and why" \
+	test -n "$(jq -r '.findings[]|select(.law=="S17" and .severity=="info")|.reason' "$TMP/out" | grep -F "of qwen35 are not checked" | grep -F src/models/qwen35.cpp)"
 # non-regular files are refused at open, never read (a FIFO used to hang check)
 mkfifo fifo.env fifo.gguf
 run timeout 20 "$ZEALOT" check fifo.env

@@ -310,6 +310,49 @@ check "kill -9 rerun: at most the bytes the state did not hold again (server's l
 check "kill -9 rerun: at most 55 % of the file again (server's log)" test $((again * 100)) -le $((ks * 55))
 check "kill -9 rerun: no sanitizer report" no_sanitizer
 
+# --- no secret at rest: a MODEL_URL with user:password@, killed after its
+# 2nd chunk. The state keeps the URL redacted and the full URL's SHA-256,
+# mode 0600; the rerun resumes from it. A version 1 state (the URL in full,
+# as zealot wrote it before) is still resumed, and rewritten without it.
+mkdir -p "$TMP/sec"
+mark=zsecret$RANDOM$RANDOM
+cat >"$TMP/sec/s.env" <<EOF
+MODEL_FILE=kill.gguf
+MODEL_URL=http://zuser:$mark@127.0.0.1:$NGINX_PORT/kill.gguf
+MODEL_BYTES=$ks
+MODEL_SHA256=$ksha
+CTX_SIZE=4096
+EOF
+ZEALOT_FAULT=fetch:chunk:kill@2 "$ZEALOT" fetch "$TMP/sec/s.env" >/dev/null 2>&1
+st=$TMP/sec/kill.gguf.part.state
+usha=$(printf '%s' "http://zuser:$mark@127.0.0.1:$NGINX_PORT/kill.gguf" | sha256sum | cut -d' ' -f1)
+check "secret URL, killed: a state is there, version 2, mode 0600" \
+	test "$(head -1 "$st" 2>/dev/null)" = "zealot-fetch 2" -a "$(stat -c %a "$st" 2>/dev/null)" = 600
+check "secret URL, killed: the password is in no file of the directory but the endpoint file" \
+	test -z "$(grep -rlF "$mark" "$TMP/sec" | grep -v 's.env$')"
+check "secret URL, killed: the state shows the URL redacted and the full URL's SHA-256" \
+	test "$(grep '^url ' "$st")" = "url http://<redacted>@127.0.0.1:$NGINX_PORT/kill.gguf" \
+	-a "$(grep '^url_sha256 ' "$st")" = "url_sha256 $usha"
+run "$ZEALOT" fetch --json "$TMP/sec/s.env"
+check "secret URL rerun: resumed from that state, the file verifies" \
+	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="start")|.why' "$TMP/out")" = resumed && cmp -s "$TMP/sec/kill.gguf" "$www/kill.gguf"
+# another URL (another password) does not resume that state
+rm -f "$TMP/sec/kill.gguf"
+ZEALOT_FAULT=fetch:chunk:kill@2 "$ZEALOT" fetch "$TMP/sec/s.env" >/dev/null 2>&1
+sed "s/$mark/other$mark/" "$TMP/sec/s.env" >"$TMP/sec/o.env"
+ZEALOT_FAULT=fetch:chunk:kill@1 "$ZEALOT" fetch --json "$TMP/sec/o.env" >"$TMP/sec/o.events" 2>/dev/null
+check "another URL's password: the state is not resumed" \
+	test -n "$(jq -r 'select(.event=="start")' "$TMP/sec/o.events")" \
+	-a "$(jq -r 'select(.event=="start")|.why' "$TMP/sec/o.events")" != resumed
+# a version 1 state: the URL in full
+rm -f "$TMP/sec/kill.gguf.part" "$st"
+ZEALOT_FAULT=fetch:chunk:kill@2 "$ZEALOT" fetch "$TMP/sec/s.env" >/dev/null 2>&1
+sed -i -e '1s/.*/zealot-fetch 1/' -e "s|^url .*|url http://zuser:$mark@127.0.0.1:$NGINX_PORT/kill.gguf|" -e '/^url_sha256 /d' "$st"
+ZEALOT_FAULT=fetch:chunk:kill@1 "$ZEALOT" fetch --json "$TMP/sec/s.env" >"$TMP/sec/v1.events" 2>/dev/null
+check "a version 1 state: resumed, and rewritten as version 2 without the password" \
+	test "$(jq -r 'select(.event=="start")|.why' "$TMP/sec/v1.events")" = resumed \
+	-a "$(head -1 "$st")" = "zealot-fetch 2" -a -z "$(grep -F "$mark" "$st")"
+
 # --- killed between the last byte and the rename (fetch:before-rename): the
 # whole .part is there, nothing in place; the rerun transfers nothing, only
 # hashes it and puts it in place

@@ -18,6 +18,7 @@ while IFS='|' read -r n want; do
 	check "engine rule $n: exit 3 naming it" test "$rc" -eq 3 -a -n "$(grep -F -- "$want" "$TMP/err")"
 done <<'X'
 row-block.gguf|tensor 'blk.0.ssm_out.weight' of type 12 (q4_K) has 128 elements per row, not a multiple of block size (256)
+attn-k-heads.gguf|tensor 'blk.0.attn_k.weight' has shape [64, 32], the engine's loader expects [64, 64] (K: 16 x 4 from llama.attention.key_length x head_count_kv (layer 0)
 removed-type.gguf|tensor 't' of type 4 has block size 0
 gap.gguf|tensor 'b' has data offset 512, expected 256
 out-of-order.gguf|tensor 'b' has data offset 256, expected 0
@@ -116,6 +117,20 @@ check "600 tokens over 512 token_embd rows: exit 3, the loader's refusal named" 
 "$ZEALOT" synth llama --set vocab=600 -o "$TMP/rows-ok.gguf" 2>/dev/null
 run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
 check "600 tokens over 600 rows: exit 0" rc_is 0
+for c in heads_meta=8:attn_q:256,256:256,512 kv_heads_meta=4:attn_k:256,128:256,256 \
+	head_dim_v_meta=32:attn_v:256,128:256,64 out_rows=128:attn_output:128,256:256,256; do
+	IFS=: read -r set tensor got want <<<"$c"
+	"$ZEALOT" synth llama --set "$set" -o "$TMP/attn.gguf" 2>/dev/null
+	run "$ZEALOT" inspect "$TMP/attn.gguf"
+	check "llama $set: exit 3, blk.0.$tensor.weight refused with both shapes" \
+		test "$rc" -eq 3 -a -n "$(grep -F "tensor 'blk.0.$tensor.weight' has shape [${got/,/, }], the engine's loader expects [${want/,/, }]" "$TMP/err")"
+done
+"$ZEALOT" synth gemma4 -o "$TMP/g4.gguf" 2>/dev/null
+run "$ZEALOT" inspect "$TMP/g4.gguf"
+check "gemma4: exit 0, a loader line says its attention shapes are not checked" \
+	eval 'rc_is 0 && grep -E "^loader +the attention projections" "$TMP/out" | grep -qF "gemma4.cpp"'
+run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
+check "llama: no loader line (its attention is checked)" eval 'rc_is 0 && ! grep -qE "^loader " "$TMP/out"'
 mkfifo "$TMP/fifo.gguf"
 run timeout 20 "$ZEALOT" inspect "$TMP/fifo.gguf"
 check "a FIFO: refused at once (exit 3, not a hang), named" \

@@ -68,13 +68,29 @@ wait "$pid" 2>/dev/null
 check "control: audit read the process (its LLAMA_ARG_API_KEY row is there)" grep -qF LLAMA_ARG_API_KEY outs/*-audit.out
 check "audit: the engine's LLAMA_ARG_API_KEY is C09's, naming the key that owns the flag" \
 	test -n "$(grep -F C09 outs/*-audit.out | grep -F 'env LLAMA_ARG_API_KEY' | grep -F '(unset: API_KEY_FILE owns it)')"
-# (the era's endpoint text is the one row kept as it was installed: rollback
-# restores it byte for byte; every other row, and every output, is redacted)
+# every row, the era's endpoint text included, is redacted: the era's whole
+# text (for a rollback) is in state/secrets/era-N.env, 0600 in a 0700
+# directory, and nowhere else in the state directory
 sqlite3 state/zealot.db "SELECT * FROM attempts; SELECT * FROM steps; SELECT * FROM boots;
-	SELECT id, endpoint, endpoint_path, env_sha256, pins_json, runtime, runtime_version, argv_json, plan_json,
-	unit_text, unit_name, reason FROM eras;" >outs/store.dump
+	SELECT * FROM eras;" >outs/store.dump
 check "control: the store holds the attempt and the era" \
 	test -n "$(grep -F "rotate token=" outs/store.dump)" -a -n "$(grep -F "first, api_key=" outs/store.dump)"
+check "the era's text in the store has the URLs' userinfo redacted" \
+	test -n "$(grep -F 'MMPROJ_URL=http://<redacted>@127.0.0.1:1/mm.gguf' outs/store.dump)"
+era_secret=$(ls state/secrets/era-*.env 2>/dev/null | head -1)
+check "the era's whole text is in state/secrets, 0600 in a 0700 directory, the markers in it" \
+	test -n "$era_secret" -a "$(stat -c %a state/secrets 2>/dev/null)" = 700 \
+	-a "$(stat -c %a "$era_secret" 2>/dev/null)" = 600 -a -n "$(grep -F MARKERPW1 "$era_secret")"
+check "the state directory is 0700, the database and its WAL 0600" \
+	test "$(stat -c %a state)" = 700 -a "$(stat -c %a state/zealot.db)" = 600 \
+	-a "$(stat -c %a state/zealot.db-wal 2>/dev/null || echo 600)" = 600
+raw=$(grep -rlaE 'MARKER[A-Z]*[0-9]' state --exclude-dir=secrets 2>/dev/null)
+check "no marker secret in any byte of the state directory but state/secrets (the database, its WAL, locks)" \
+	test -z "$raw"
+for f in $raw; do echo "#   $f"; done
+parts=$(find . -name '*.part.state' 2>/dev/null)
+check "no marker secret in a fetch's .part.state ($(echo $parts | wc -w) files)" \
+	test -z "$(grep -laE 'MARKER[A-Z]*[0-9]' $parts /dev/null)"
 
 leaks=$(grep -rlE 'MARKER[A-Z]*[0-9]' outs/ 2>/dev/null)
 check "no marker secret in any output, JSON, store row or emitted file ($(ls outs | wc -l) files)" test -z "$leaks"

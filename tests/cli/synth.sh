@@ -88,3 +88,18 @@ run "$ZEALOT" --help
 check "zealot --help lists inspect and synth" test "$rc" -eq 0 -a -n "$(grep -E '^  inspect' "$TMP/out")" -a -n "$(grep -E '^  synth' "$TMP/out")"
 run "$ZEALOT" --version
 check "--version" out_has "zealot "
+
+# image_answer (llama only, with answer) and the projector's red=1 (no preset)
+run "$ZEALOT" synth llama --set answer=A --set image_answer=B -o "$TMP/img.gguf"
+check "image_answer: written, exit 0, its entry in the vocabulary" \
+	eval 'rc_is 0 && "$ZEALOT" inspect --json "$TMP/img.gguf" >/dev/null'
+run "$ZEALOT" synth qwen3 --set answer=A --set image_answer=B -o "$TMP/x.gguf"
+check "image_answer on qwen3: exit 2, llama only" eval 'rc_is 2 && err_has "llama only"'
+run "$ZEALOT" synth llama --set image_answer=B -o "$TMP/x.gguf"
+check "image_answer without answer: exit 2" eval 'rc_is 2 && err_has "needs --set answer"'
+run "$ZEALOT" synth llama --set answer=A --set image_answer=A -o "$TMP/x.gguf"
+check "image_answer equal to answer: exit 2" eval 'rc_is 2 && err_has "must differ"'
+run "$ZEALOT" synth clip --set red=1 -o "$TMP/mm.gguf"
+check "clip red=1: exit 0" rc_is 0
+run "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set red=1 -o "$TMP/x.gguf"
+check "clip red=1 with a preset: exit 2" rc_is 2

@@ -99,8 +99,11 @@ E
 		-a "$(sql "select count(*) from eras where endpoint='q$st'")" = 0
 done
 
-# 1. A clean deploy.
-endpoint 4096 2 >e1.env
+# 1. A clean deploy. Its endpoint file holds a URL with a password: the
+# store keeps the era's text redacted and the whole text in
+# state/secrets/era-1.env (0600), which the rollback to era 1 (8.) restores
+# byte for byte.
+endpoint 4096 2 "MODEL_URL=http://zuser:DEPLOYMARK$$@127.0.0.1:1/q.gguf" >e1.env
 mkdir -p tf
 deploy e1.env "first era: two slots" --json --prom "$TMP/tf/e1.prom"
 cp "$TMP/out" deploy1.json
@@ -132,6 +135,12 @@ run promtool check metrics <tf/e1.prom
 check "clean deploy: promtool check metrics accepts them" rc_is 0
 check "clean deploy: the era's pins record the runtime's SHA-256" \
 	test "$(sql "select json_extract(pins_json, '$.RUNTIME.sha256') from eras where id=1")" = "$(sha256sum "$SERVER" | cut -d' ' -f1)"
+check "clean deploy: the era's text in the store has the URL's password redacted" \
+	test -n "$(sql "select env_text from eras where id=1" | grep -F 'MODEL_URL=http://<redacted>@127.0.0.1:1/q.gguf')"
+check "clean deploy: the password is in state/secrets/era-1.env (0600, directory 0700) and in no other byte of the state directory" \
+	test "$(stat -c %a "$ZEALOT_STATE_DIR/secrets/era-1.env" 2>/dev/null)" = 600 \
+	-a "$(stat -c %a "$ZEALOT_STATE_DIR/secrets")" = 700 -a -n "$(grep -F "DEPLOYMARK$$" "$ZEALOT_STATE_DIR/secrets/era-1.env")" \
+	-a -z "$(grep -rlaF "DEPLOYMARK$$" "$ZEALOT_STATE_DIR" --exclude-dir=secrets)"
 check "clean deploy: the attempt and its steps are recorded" \
 	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts where endpoint='e1' order by id limit 1")" = deployed:15
 score=$(X systemd-analyze security e1.service 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
@@ -252,8 +261,9 @@ check "rollback to era 1: era 1's shape serves (2 slots) under its alias" \
 	test "$(slots)" = 2 -a "$(curl -s -m 5 "$url/v1/models" | jq -r '.data[0].id')" = e1
 check "rollback to era 1: a new era, its reason 'rollback to era 1'" \
 	test "$(sql "select reason from eras order by id desc limit 1")" = "rollback to era 1"
-check "rollback to era 1: the installed endpoint file is era 1's, byte for byte" \
-	test "$(sql "select env_sha256 from eras where id=1")" = "$(sha256sum "$R/etc/zealot/e1.env" | cut -d' ' -f1)"
+check "rollback to era 1: the installed endpoint file is era 1's, byte for byte (its URL's password back)" \
+	test "$(sql "select env_sha256 from eras where id=1")" = "$(sha256sum "$R/etc/zealot/e1.env" | cut -d' ' -f1)" \
+	-a -n "$(grep -F "DEPLOYMARK$$@" "$R/etc/zealot/e1.env")"
 check "rollback to era 1: the alias change back is said (C06)" out_has "C06"
 cmdline_is_argv "$(main_pid)"
 check "rollback to era 1: cmdline = argv" test $? -eq 0

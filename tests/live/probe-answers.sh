@@ -138,14 +138,46 @@ env_file vision alive.gguf MMPROJ_FILE=mm.gguf "PROBE_VISION_EXPECT=zealot alive
 env_file red alive.gguf MMPROJ_FILE=mm.gguf PROBE_VISION_EXPECT=Red
 boot vision
 run "$ZEALOT" probe "$url" --endpoint vision.env --only vision --json
-check "vision: PROBE_VISION_EXPECT met: pass, answer == expected" \
-	eval 'rc_is 0 && json_is "[.probes[]|[.status,.expected,.answer]]" "[[\"pass\",\"zealot alive\",\"zealot alive\"]]"'
+check "vision: 'zealot alive' with the image and without it: fail, the answer does not show the image reached it" \
+	eval 'rc_is 1 && json_is "[.probes[]|[.status,.expected,.answer,.answer_without_image]]" "[[\"fail\",\"zealot alive\",\"zealot alive\",\"zealot alive\"]]" && grep -qF "does not show that the image reached" "$TMP/out"'
 run "$ZEALOT" probe "$url" --endpoint red.env --only vision --json
 check "vision: PROBE_VISION_EXPECT=Red against 'zealot alive': fail, exit 1" \
 	eval 'rc_is 1 && json_is "[.probes[]|[.status,.expected,.answer]]" "[[\"fail\",\"Red\",\"zealot alive\"]]"'
 run "$ZEALOT" probe "$url" --endpoint vision.env --only tools --json
 check "tools: PROBE_TOOLS_EXPECT and no call: fail naming the arguments, exit 1" \
 	eval 'rc_is 1 && json_is "[.probes[]|[.status,.expected]]" "[[\"fail\",\"{\\\"a\\\":24,\\\"b\\\":7}\"]]"'
+engine_stop
+
+# F. an image that changes the answer: a llama that answers 'No image.' and
+# 'Red' when a red image reaches it through a projector written with
+# red=1 (synth.c, image_answer)
+"$ZEALOT" synth llama --set answer="No image." --set image_answer=Red -o img.gguf 2>/dev/null
+"$ZEALOT" synth clip --set red=1 -o mmred.gguf 2>/dev/null
+env_file seen img.gguf MMPROJ_FILE=mmred.gguf PROBE_VISION_EXPECT=Red
+env_file blind img.gguf MMPROJ_FILE=mm.gguf PROBE_VISION_EXPECT=Red
+boot seen
+run "$ZEALOT" probe "$url" --endpoint seen.env --only vision --json
+check "red projector: 'Red' with the red 512 px PNG, 'No image.' without it: pass, exit 0" \
+	eval 'rc_is 0 && no_sanitizer && json_is "[.probes[]|[.status,.expected,.answer,.answer_without_image]]" "[[\"pass\",\"Red\",\"Red\",\"No image.\"]]"'
+# the engine itself: a green, a white and no image leave the answer
+for c in 0,255,0 255,255,255; do
+	python3 - "$c" >img.json <<'PY'
+import base64, json, struct, sys, zlib
+rgb = bytes(int(x) for x in sys.argv[1].split(","))
+raw = b"".join(b"\0" + rgb * 64 for _ in range(64))
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 64, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+print(json.dumps({"max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "What colour?"},
+	{"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}}]}]}))
+PY
+	a=$(curl -s -m 60 -H 'Content-Type: application/json' -d @img.json "$url/v1/chat/completions" | jq -r '.choices[0].message.content')
+	check "red projector, an image of $c: the answer stays 'No image.'" test "$a" = "No image."
+done
+engine_stop
+boot blind
+run "$ZEALOT" probe "$url" --endpoint blind.env --only vision --json
+check "zero projector (the image billed, its embeddings zero): 'No image.' with it: fail, exit 1" \
+	eval 'rc_is 1 && json_is "[.probes[]|[.status,.expected,.answer]]" "[[\"fail\",\"Red\",\"No image.\"]]"'
 engine_stop
 
 # D. a prompts file that is not there: exit 3, naming it

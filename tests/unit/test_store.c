@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -278,6 +279,105 @@ static void test_eras(void)
 	free(dir);
 }
 
+/* Whether the file at path holds needle (bytes, NULs and all). */
+static int file_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	struct sb b = {0};
+	char buf[65536];
+	size_t r;
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&b, buf, r);
+	fclose(f);
+	int has = 0;
+	for (size_t i = 0; b.len >= strlen(needle) && i <= b.len - strlen(needle) && !has; i++)
+		has = memcmp(b.s + i, needle, strlen(needle)) == 0;
+	sb_release(&b);
+	return has;
+}
+
+static unsigned mode_of(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 ? (unsigned)(sb.st_mode & 07777) : 0;
+}
+
+static void test_era_secrets(void)
+{
+	char *err = NULL;
+	char *dir = tmpdir();
+	struct sb p = {0};
+	sb_addf(&p, "%s/state", dir);
+	char *sdir = sb_detach(&p);
+	struct store *st = store_open(sdir, &err);
+	char *db = db_path(sdir);
+	ok(st && mode_of(sdir) == 0700 && mode_of(db) == 0600,
+	   "the state directory is 0700, the database 0600 (%o, %o)", mode_of(sdir), mode_of(db));
+	const char *full = "MODEL_FILE=a.gguf\nMODEL_URL=http://u:pw-MARK-1@h/a.gguf\nCTX_SIZE=4096\n";
+	struct store_era e = {
+	    .endpoint = "sx", .env_text = (char *)full, .env_sha256 = "00", .reason = "r", .started = 1};
+	ok(st && store_era_add(st, &e, &err) == 0, "an era whose file holds a URL password is recorded (%s)",
+	   tap_s(err));
+	struct store_era cur;
+	ok(store_era_get(st, "sx", 0, &cur, &err) == 0 && !strstr(cur.env_text, "pw-MARK-1") &&
+	       strstr(cur.env_text, "MODEL_URL=http://<redacted>@h/a.gguf"),
+	   "read back, the era's text has the password redacted");
+	p = (struct sb){0};
+	sb_addf(&p, "%s/secrets/era-%lld.env", sdir, (long long)cur.id);
+	char *sec = sb_detach(&p);
+	p = (struct sb){0};
+	sb_addf(&p, "%s/secrets", sdir);
+	char *secd = sb_detach(&p);
+	ok(mode_of(sec) == 0600 && mode_of(secd) == 0700 && file_has(sec, "pw-MARK-1"),
+	   "the whole text is in secrets/era-N.env, 0600 in a 0700 directory");
+	ok(store_era_secrets(st, &cur, NULL, &err) == 0 && strcmp(cur.env_text, full) == 0,
+	   "store_era_secrets gives the whole text back");
+	store_era_release(&cur);
+	/* a row written by an older zealot, the URL in full: sealed by the next era */
+	ok(raw_exec(db, "INSERT INTO eras (endpoint, env_text, started, ended) VALUES ('old', "
+			"'MODEL_URL=https://tok-MARK-2@h/x.gguf', 1, 0)") == 0,
+	   "an older row with a token in its text");
+	e.env_text = "MODEL_FILE=b.gguf\n";
+	e.started = 2;
+	ok(store_era_add(st, &e, &err) == 0, "a second era (no secret)");
+	store_close(st);
+	st = NULL;
+	int leak = 0;
+	static const char *const ext[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < 3; i++) {
+		p = (struct sb){0};
+		sb_addf(&p, "%s%s", db, ext[i]);
+		leak |= file_has(p.s, "pw-MARK-1") || file_has(p.s, "tok-MARK-2");
+		sb_release(&p);
+	}
+	ok(!leak, "no secret in the database, its WAL or its shared memory");
+	st = store_open(sdir, &err);
+	ok(st && store_era_get(st, "old", 0, &cur, &err) == 0 && !strstr(cur.env_text, "tok-MARK-2") &&
+	       store_era_secrets(st, &cur, NULL, &err) == 0 && strstr(cur.env_text, "tok-MARK-2"),
+	   "the older row is redacted, its text kept in secrets");
+	store_era_release(&cur);
+	/* the secrets file lost: the live file serves when it is the era's text */
+	ok(store_era_get(st, "sx", 1, &cur, &err) == 0, "the first era again");
+	unlink(sec);
+	ok(store_era_secrets(st, &cur, "MODEL_FILE=a.gguf\nMODEL_URL=http://u:OTHER@h/b.gguf\nCTX_SIZE=4096\n", &err) ==
+		   -1 &&
+	       strstr(err, "held secret values") && strstr(err, "is missing"),
+	   "lost, and the live file another: refused, saying so (%s)", tap_s(err));
+	ok(store_era_secrets(st, &cur, full, &err) == 0 && strcmp(cur.env_text, full) == 0,
+	   "lost, and the live file the era's own: taken from it");
+	store_era_release(&cur);
+	store_close(st);
+	free(sec);
+	free(secd);
+	free(db);
+	free(sdir);
+	free(err);
+	rmrf(dir);
+	free(dir);
+}
+
 static void test_boots(void)
 {
 	char *err = NULL;
@@ -469,6 +569,7 @@ void test_store(void)
 	test_open_migrate();
 	test_names();
 	test_eras();
+	test_era_secrets();
 	test_boots();
 	test_attempts_lock();
 }

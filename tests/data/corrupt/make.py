@@ -81,6 +81,10 @@ fixtures = {
     # an output projection that does not lead back to n_embd (64)
     'attn-out-rows.gguf': pad(head(1, 5) + ARCH + GEOM + tensor('blk.0.attn_output.weight', [64, 32], 0, 0)) +
         b'\0' * 8192,
+    # K of 32 rows where head_count_kv (4, from head_count) x key_length
+    # (16, n_embd / head_count) is 64: llama's load_arch_tensors refuses it
+    'attn-k-heads.gguf': pad(head(1, 5) + ARCH + GEOM + tensor('blk.0.attn_k.weight', [64, 32], 0, 0)) +
+        b'\0' * 8192,
     # a header claiming a 2^30-token vocabulary: refused at once by the
     # header cap (1 GiB), before any walk (the sparse 8 GiB version is made
     # by tests/cli/inspect.sh)
