@@ -20,11 +20,11 @@
 /* clang-format off */
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
-    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
+    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h", "jamba",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
-static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "qwen3next"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
 
@@ -72,10 +72,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	s->wtype = 1; /* f16 */
 	s->n_layer = 4;
 	s->efforts = 1;
-	if (strncmp(arch, "qwen35", 6) == 0) { /* and qwen35moe */
+	if (strncmp(arch, "qwen35", 6) == 0 || strcmp(arch, "qwen3next") == 0) { /* and qwen35moe */
 		s->n_layer = 8;
-		s->n_nextn = 1;
-		s->mtp_tensors = 1;
+		s->n_nextn = strcmp(arch, "qwen3next") != 0; /* qwen3next: no MTP head */
+		s->mtp_tensors = s->n_nextn;
 		s->head_dim = 128;
 		s->rope_dims = 64;
 		s->interval = 4;
@@ -113,6 +113,15 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "jamba") == 0) {
+		/* mamba (v1) layers, attention every `interval`, routed experts
+		 * (softmax, ff wide) on every other layer */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 16;
+		s->ssm_dt_rank = 16;
+		s->n_expert = 4;
+		s->n_expert_used = 2;
 	} else if (strcmp(arch, "mamba2") == 0) {
 		s->interval = 1000000; /* no attention layer */
 		s->ssm_conv = 4;
@@ -523,6 +532,15 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
+	} else if (strcmp(s->arch, "qwen3next") == 0) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
+			return errorf(err,
+				      "qwen3next needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
+		if (s->ssm_dt_rank % s->ssm_groups)
+			return errorf(err, "ssm_dt_rank (%u) must be a multiple of ssm_groups (%u)", s->ssm_dt_rank,
+				      s->ssm_groups);
+		if (s->n_nextn)
+			return errorf(err, "qwen3next's MTP head is not synthesised (nextn=0)");
 	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
 		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
@@ -533,6 +551,12 @@ static int validate(const struct synth_spec *s, char **err)
 			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
 			    2 * s->n_embd);
 	}
+	if (strcmp(s->arch, "jamba") == 0 &&
+	    (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_dt_rank || s->n_expert_used > s->n_expert ||
+	     (s->n_expert && !s->n_expert_used) || s->n_head * s->head_dim != s->n_embd))
+		return errorf(err,
+			      "jamba needs interval, ssm_conv, ssm_state, ssm_dt_rank > 0, experts >= experts_used "
+			      "(both 0: dense FFNs) and heads x head_dim = embd");
 	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
 	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
@@ -843,6 +867,7 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 }
 
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
+static int is_arch(const struct synth_spec *s, const char *a);
 
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 {
@@ -864,8 +889,12 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
 			BV("ssm_dt.bias", s->ssm_dt_rank);
 			BV("ssm_a", s->ssm_dt_rank);
-			BM("ssm_beta.weight", s->n_embd, s->ssm_dt_rank);
-			BM("ssm_alpha.weight", s->n_embd, s->ssm_dt_rank);
+			if (is_arch(s, "qwen3next")) { /* beta and alpha in one matrix */
+				BM("ssm_ba.weight", s->n_embd, 2ull * s->ssm_dt_rank);
+			} else {
+				BM("ssm_beta.weight", s->n_embd, s->ssm_dt_rank);
+				BM("ssm_alpha.weight", s->n_embd, s->ssm_dt_rank);
+			}
 			BV("ssm_norm.weight", s->ssm_state);
 			BM("ssm_out.weight", value_dim, s->n_embd);
 		}
@@ -1151,6 +1180,51 @@ static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Jamba (src/models/jamba.cpp): mamba (v1) layers (x and z in one input
+ * projection, dt/B/C from ssm_x, each RMS-normed; A and D per channel),
+ * attention (no RoPE) every `interval` layers; routed experts ff wide on
+ * odd layers when there are experts, a SwiGLU FFN elsewhere. */
+static void tensors_jamba(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner);
+			uint64_t ne[2] = {s->ssm_conv, d_inner};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner);
+			BM("ssm_x.weight", d_inner, s->ssm_dt_rank + 2ull * s->ssm_state);
+			BV("ssm_dt_norm.weight", s->ssm_dt_rank);
+			BM("ssm_dt.weight", s->ssm_dt_rank, d_inner);
+			BV("ssm_dt.bias", d_inner);
+			BV("ssm_b_norm.weight", s->ssm_state);
+			BV("ssm_c_norm.weight", s->ssm_state);
+			uint64_t a[2] = {s->ssm_state, d_inner};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, a, 0, a[0] * a[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			vec(t, nm, d_inner);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		if (s->n_expert && il % 2 == 1) {
+			uint64_t gi[2] = {s->n_embd, s->n_expert};
+			blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+			gw_tensor(t->w, nm, 2, gi, 0, gi[0] * gi[1] * 4);
+			expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+			expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		} else {
+			ffn(t, s, il);
+		}
+	}
+}
+
 /* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
  * attention layer every `interval` (head_count_kv 0 marks the others), a
  * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
@@ -1352,7 +1426,7 @@ static void synth_moe_defaults(struct synth_spec *s)
 		s->w_norm = 1;
 		s->w_scale10 = 25;
 		s->mtp_tensors = 1; /* for nextn=1 */
-	} else if (is_arch(s, "qwen35moe")) {
+	} else if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next")) {
 		/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -1379,13 +1453,13 @@ static void synth_moe_defaults(struct synth_spec *s)
 
 static int validate_moe(const struct synth_spec *s, char **err)
 {
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next"))
 		return 0;
 	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
 	if (s->n_lead_dense > s->n_layer)
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
-	if (!is_arch(s, "qwen35moe") && (s->gating < 1 || s->gating > 4))
+	if (!is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next") && (s->gating < 1 || s->gating > 4))
 		return errorf(err, "gating must be 1 (softmax), 2 (sigmoid), 3 (softmax over the chosen) or 4 "
 				   "(sqrt softplus)");
 	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
@@ -1406,7 +1480,7 @@ static int validate_moe(const struct synth_spec *s, char **err)
 static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next"))
 		return;
 	akey(k, sizeof(k), s, "expert_count");
 	gw_u32(w, k, s->n_expert);
@@ -1416,7 +1490,7 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 	gw_u32(w, k, s->n_ff_exp);
 	akey(k, sizeof(k), s, "expert_shared_count");
 	gw_u32(w, k, s->n_shared);
-	if (is_arch(s, "qwen35moe"))
+	if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next"))
 		return;
 	akey(k, sizeof(k), s, "leading_dense_block_count");
 	gw_u32(w, k, s->n_lead_dense);
@@ -1535,7 +1609,7 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il)
 {
 	char nm[64];
-	if (!is_arch(s, "qwen35moe")) {
+	if (!is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next")) {
 		ffn(t, s, il);
 		return;
 	}
@@ -1591,7 +1665,7 @@ static int tensors_moe(struct tw *t, const struct synth_spec *s)
 		tensors_deepseek2(t, s);
 	else if (is_arch(s, "glm4moe"))
 		tensors_glm4moe(t, s);
-	else if (is_arch(s, "qwen35moe"))
+	else if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next"))
 		tensors_qwen35(t, s);
 	else
 		return -1;
@@ -1655,8 +1729,8 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
-		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+		   strcmp(s->arch, "jamba") == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
@@ -1670,7 +1744,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
-	gw_f32(w, k, strncmp(s->arch, "qwen35", 6) == 0 ? 1e7f : 10000.0f);
+	gw_f32(w, k, strncmp(s->arch, "qwen35", 6) == 0 || strcmp(s->arch, "qwen3next") == 0 ? 1e7f : 10000.0f);
 	akey(k, sizeof(k), s, "rope.dimension_count");
 	gw_u32(w, k, s->rope_dims);
 }
@@ -1684,8 +1758,10 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 	gw_u32(w, k, s->ssm_conv);
 	akey(k, sizeof(k), s, "ssm.state_size");
 	gw_u32(w, k, s->ssm_state);
-	akey(k, sizeof(k), s, "ssm.group_count");
-	gw_u32(w, k, s->ssm_groups);
+	if (strcmp(s->arch, "jamba") != 0) { /* mamba (v1) has no groups: the engine reads none */
+		akey(k, sizeof(k), s, "ssm.group_count");
+		gw_u32(w, k, s->ssm_groups);
+	}
 	akey(k, sizeof(k), s, "ssm.time_step_rank");
 	gw_u32(w, k, s->ssm_dt_rank);
 	akey(k, sizeof(k), s, "ssm.inner_size");
@@ -1717,6 +1793,11 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 			gw_u32(w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "qwen3next") == 0) { /* no rope sections: plain NeoX rope */
+		akey(k, sizeof(k), s, "full_attention_interval");
+		gw_u32(w, k, s->interval);
+		keys_ssm(w, s, s->ssm_state * s->ssm_dt_rank);
+	}
 	if (strcmp(s->arch, "lfm2") == 0) {
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(w, k, s->ssm_conv);
@@ -1726,8 +1807,14 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_f32(w, k, 1e-5f);
 	}
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0 || strcmp(s->arch, "jamba") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
+	if (strcmp(s->arch, "jamba") == 0 && s->n_expert) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
 	if (strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "leading_dense_block_count");
 		gw_u32(w, k, s->n_lead_dense);
@@ -1844,6 +1931,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_granitehybrid(t, s);
 	else if (strcmp(s->arch, "falcon-h1") == 0)
 		tensors_falcon_h1(t, s);
+	else if (strcmp(s->arch, "jamba") == 0)
+		tensors_jamba(t, s);
 	else if (strcmp(s->arch, "nemotron_h") == 0)
 		tensors_nemotron_h(t, s);
 	else if (strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "qwen2vl") == 0)

@@ -274,6 +274,9 @@ static const struct graph_family families[] = {
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
+    {"falcon-h1", gr_falcon_h1, NULL, "src/models/falcon-h1.cpp"},
+    {"qwen3next", gr_qwen35, NULL, "src/models/qwen3next.cpp"},
+    {"jamba", gr_jamba, NULL, "src/models/jamba.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -1,0 +1,66 @@
+# Hybrids of attention and a linear-time recurrent mixer against the real
+# engine's boot ledger: falcon-h1 (attention and a mamba2 mixer side by
+# side in every layer), qwen3next (Gated DeltaNet and gated attention, a
+# routed and a shared expert in every layer), jamba (mamba v1 layers and
+# attention without RoPE, routed experts on every other layer). Each synthetic payload boots through `zealot argv`
+# and answers a completion; every model, KV, recurrent-state and output
+# term of the plan equals the ledger, every compute buffer is within
+# 0.5 % of it, over flash attention on and off, one to four slots,
+# ubatches of 64 to 1024 and a quantized cache; `plan` names no estimate
+# and `archs` lists the family as mirrored. The worst compute error per
+# family is printed as a TAP comment.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh"
+cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
+
+"$ZEALOT" archs --json >archs.json 2>/dev/null
+
+# linear_case NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, and the
+# plan prices the graph from the engine's builder, not an estimate.
+linear_case() {
+	plan_case "$@" || return
+	run "$ZEALOT" plan --json "$1.env"
+	check "$1: plan mirrors $2's compute graph (nothing unmirrored)" \
+		jq -e '.exact == true and ((.unmirrored // []) | length == 0)' "$TMP/out"
+}
+
+# shapes PREFIX ARCH "synth sets" "synth sets of the wider shapes": FA on
+# with two slots, FA off with one, a small ubatch over a unified cache with
+# four, a q8_0 cache with three and a 1024 ubatch.
+shapes() {
+	check "archs lists $2 as mirrored" jq -e --arg a "$2" '[.archs[] | select(.arch == $a) | .mirrored] == [true]' archs.json
+	linear_case "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	linear_case "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+	linear_case "$1-ub64" "$2" "$4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+	linear_case "$1-q8kv" "$2" "$4" \
+		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+}
+
+# --- falcon-h1: per layer one input norm feeds attention, a second feeds
+# the mamba2 mixer; their outputs are added with the residual, then the
+# SwiGLU FFN (its norm named ffn_norm); the last layer keeps the output
+# rows of the residual only ---
+shapes falcon-h1 falcon-h1 "" "layers=3 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 kv_heads=4"
+
+# --- qwen3next: qwen35moe's trunk with beta and alpha in one projection
+# (ssm_ba: one matmul, two views made contiguous), q and k repeated to the
+# value heads when there are fewer (groups 2, value heads 4 and 8), and
+# plain NeoX rope (no sections); a shape with as many key as value heads ---
+shapes qwen3next qwen3next "" "layers=6 interval=3 embd=512 ssm_state=64 ssm_groups=2 ssm_dt_rank=8 experts=16 experts_used=4"
+linear_case qwen3next-eq qwen3next "ssm_groups=4 ssm_dt_rank=4" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
+
+# --- jamba: mamba (v1) layers (x and z from one projection, dt, B and C
+# from ssm_x, each RMS-normed, a scan per channel) and attention without
+# RoPE; routed experts (softmax, unnormalised, ff wide) on odd layers, whose
+# router expand visits the layer's tail at once; SwiGLU FFNs elsewhere.
+# The default shape ends on an attention layer with experts, the wider
+# one on a mamba layer with experts, the dense one on a mamba layer ---
+shapes jamba jamba "" "layers=6 interval=4 embd=512 heads=8 head_dim=64 ssm_state=16 ssm_dt_rank=32 experts=8 experts_used=2"
+linear_case jamba-dense jamba "experts=0 experts_used=0 layers=5 interval=2" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
+
+for a in "${!PLAN_WORST_BY[@]}"; do
+	echo "# worst compute error of $a: ${PLAN_WORST_BY[$a]}%"
+done
+echo "# worst compute error across arch-linear: ${PLAN_WORST}%"
