@@ -24,7 +24,8 @@ static const char *const archs[] = {
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
-static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "qwen3next"}; /* synth_moe_defaults */
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "qwen3next",
+					"kimi-linear"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
 
@@ -1426,6 +1427,26 @@ static void synth_moe_defaults(struct synth_spec *s)
 		s->w_norm = 1;
 		s->w_scale10 = 25;
 		s->mtp_tensors = 1; /* for nextn=1 */
+	} else if (is_arch(s, "kimi-linear")) {
+		/* Kimi delta attention (head size ssm_state, conv ssm_conv) with
+		 * MLA (no RoPE, one attn_q) every `interval` layers; a dense lead
+		 * layer, then sigmoid-gated biased experts and a shared one */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 32;
+		s->head_dim = 48; /* key_length_mla: 32 without rope + 16 with */
+		s->rope_dims = 16;
+		s->head_dim_v = 32;
+		s->kv_lora = 64;
+		s->n_lead_dense = 1;
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_norm = 1;
+		s->w_scale10 = 25;
 	} else if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next")) {
 		/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
 		s->n_expert = 8;
@@ -1453,7 +1474,8 @@ static void synth_moe_defaults(struct synth_spec *s)
 
 static int validate_moe(const struct synth_spec *s, char **err)
 {
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next"))
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") &&
+	    !is_arch(s, "qwen3next") && !is_arch(s, "kimi-linear"))
 		return 0;
 	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
@@ -1467,6 +1489,11 @@ static int validate_moe(const struct synth_spec *s, char **err)
 		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
 	if (s->gate_up && is_arch(s, "glm4moe"))
 		return errorf(err, "glm4moe loads separate gate and up expert stacks only (gate_up=0)");
+	if (is_arch(s, "kimi-linear") &&
+	    (!s->interval || !s->ssm_conv || !s->ssm_state || !s->kv_lora || !s->head_dim_v ||
+	     s->rope_dims >= s->head_dim || s->q_lora || s->mha || !s->probs_b || s->n_nextn))
+		return errorf(err, "kimi-linear needs interval, ssm_conv, ssm_state (the KDA head size), kv_lora, "
+				   "head_dim_v > 0, rope_dims < head_dim, probs_b=1, and q_lora=0, mha=0, nextn=0");
 	if (is_arch(s, "deepseek2")) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
@@ -1480,7 +1507,8 @@ static int validate_moe(const struct synth_spec *s, char **err)
 static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next"))
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") &&
+	    !is_arch(s, "qwen3next") && !is_arch(s, "kimi-linear"))
 		return;
 	akey(k, sizeof(k), s, "expert_count");
 	gw_u32(w, k, s->n_expert);
@@ -1512,7 +1540,13 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "expert_group_used_count");
 		gw_u32(w, k, s->n_groups_used);
 	}
-	if (is_arch(s, "deepseek2")) {
+	if (is_arch(s, "kimi-linear")) {
+		akey(k, sizeof(k), s, "kda.head_dim");
+		gw_u32(w, k, s->ssm_state);
+		akey(k, sizeof(k), s, "ssm.conv_kernel");
+		gw_u32(w, k, s->ssm_conv);
+	}
+	if (is_arch(s, "deepseek2") || is_arch(s, "kimi-linear")) {
 		akey(k, sizeof(k), s, "attention.q_lora_rank");
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
@@ -1603,6 +1637,57 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Kimi-Linear (src/models/kimi-linear.cpp): Kimi delta attention layers
+ * (q, k, v each through a depthwise conv [conv, 1, inner], the gate's and
+ * the output gate's low-rank pairs f_a/f_b and g_a/g_b, beta, A, a per-channel
+ * dt bias, the output norm) and MLA layers without RoPE (one attn_q,
+ * attn_k_b and attn_v_b per head) every `interval` layers; dense lead
+ * layers, then biased experts and a shared one. */
+static void tensors_kimi_linear(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t hd = s->ssm_state, inner = (uint64_t)s->n_head * s->ssm_state;
+	uint64_t nope = s->head_dim - s->rope_dims;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			BM("attn_q.weight", s->n_embd, (uint64_t)s->n_head * s->head_dim);
+			BV("attn_kv_a_norm.weight", s->kv_lora);
+			BM("attn_kv_a_mqa.weight", s->n_embd, s->kv_lora + s->rope_dims);
+			expert_stack(t, il, "attn_k_b.weight", nope, s->kv_lora, s->n_head);
+			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
+			BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
+		} else {
+			static const char *const convs[] = {"ssm_conv1d_q.weight", "ssm_conv1d_k.weight",
+							    "ssm_conv1d_v.weight"};
+			for (int c = 0; c < 3; c++) {
+				uint64_t ne[3] = {s->ssm_conv, 1, inner};
+				blkname(nm, sizeof(nm), il, convs[c]);
+				gw_tensor(t->w, nm, 3, ne, 0, ne[0] * ne[2] * 4);
+			}
+			BM("attn_q.weight", s->n_embd, inner);
+			BM("attn_k.weight", s->n_embd, inner);
+			BM("attn_v.weight", s->n_embd, inner);
+			BM("ssm_f_a.weight", s->n_embd, hd);
+			BM("ssm_f_b.weight", hd, inner);
+			BM("ssm_beta.weight", s->n_embd, s->n_head);
+			uint64_t a[2] = {1, s->n_head};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, a, 0, a[1] * 4);
+			BV("ssm_dt.bias", inner);
+			BM("ssm_g_a.weight", s->n_embd, hd);
+			BM("ssm_g_b.weight", hd, inner);
+			BV("ssm_norm.weight", hd);
+			BM("attn_output.weight", inner, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		if (il < s->n_lead_dense)
+			ffn(t, s, il);
+		else
+			moe_block(t, s, il);
+	}
+}
+
 /* Qwen3.5-MoE (src/models/qwen35moe.cpp): qwen35's layers with the FFN
  * replaced by routed experts (softmax, normalised) and a shared expert of
  * feed_forward_length gated per token by sigmoid(ffn_gate_inp_shexp). */
@@ -1667,6 +1752,8 @@ static int tensors_moe(struct tw *t, const struct synth_spec *s)
 		tensors_glm4moe(t, s);
 	else if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next"))
 		tensors_qwen35(t, s);
+	else if (is_arch(s, "kimi-linear"))
+		tensors_kimi_linear(t, s);
 	else
 		return -1;
 	return 0;
@@ -1723,17 +1810,19 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(w, k, s->n_head);
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
+	int mla = (strcmp(s->arch, "deepseek2") == 0 || strcmp(s->arch, "kimi-linear") == 0) &&
+		  !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
 	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "lfm2") == 0 ||
-		   strcmp(s->arch, "jamba") == 0) { /* 0 marks a recurrent layer */
+		   strcmp(s->arch, "jamba") == 0 ||
+		   strcmp(s->arch, "kimi-linear") == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
-			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
+			gw_arr_i32(w, (il + 1) % s->interval != 0 ? 0 : mla ? 1 : (int32_t)s->n_head_kv);
 	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
 		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
 	}

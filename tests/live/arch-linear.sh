@@ -2,7 +2,8 @@
 # engine's boot ledger: falcon-h1 (attention and a mamba2 mixer side by
 # side in every layer), qwen3next (Gated DeltaNet and gated attention, a
 # routed and a shared expert in every layer), jamba (mamba v1 layers and
-# attention without RoPE, routed experts on every other layer). Each synthetic payload boots through `zealot argv`
+# attention without RoPE, routed experts on every other layer), kimi-linear
+# (Kimi delta attention and MLA without RoPE, experts after a dense lead). Each synthetic payload boots through `zealot argv`
 # and answers a completion; every model, KV, recurrent-state and output
 # term of the plan equals the ledger, every compute buffer is within
 # 0.5 % of it, over flash attention on and off, one to four slots,
@@ -59,6 +60,14 @@ linear_case qwen3next-eq qwen3next "ssm_groups=4 ssm_dt_rank=4" "CTX_SIZE=4096 P
 # one on a mamba layer with experts, the dense one on a mamba layer ---
 shapes jamba jamba "" "layers=6 interval=4 embd=512 heads=8 head_dim=64 ssm_state=16 ssm_dt_rank=32 experts=8 experts_used=2"
 linear_case jamba-dense jamba "experts=0 experts_used=0 layers=5 interval=2" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
+
+# --- kimi-linear: Kimi delta attention (q, k and v each through their own
+# depthwise conv and conv state, a per-channel gate from the f_a/f_b pair,
+# the fused delta net, the output normed and gated by sigmoid of g_a/g_b)
+# and MLA without RoPE over a K-only cache; a dense lead layer, then
+# sigmoid-gated biased experts with a shared one ---
+shapes kimi-linear kimi-linear "" \
+	"layers=6 interval=3 embd=512 heads=8 ssm_state=64 kv_lora=128 head_dim=96 rope_dims=32 head_dim_v=64 experts=16 experts_used=4"
 
 for a in "${!PLAN_WORST_BY[@]}"; do
 	echo "# worst compute error of $a: ${PLAN_WORST_BY[$a]}%"

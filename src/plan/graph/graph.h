@@ -174,7 +174,7 @@ int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);
-gr_build_fn gr_falcon_h1, gr_jamba; /* graph_linear.c */
+gr_build_fn gr_falcon_h1, gr_jamba, gr_kimi_linear; /* graph_linear.c */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

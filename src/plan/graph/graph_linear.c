@@ -68,10 +68,8 @@ void gr_falcon_h1(struct ga_graph *g, const struct model *m, const struct dims *
 	}
 	if (prev.il >= 0)
 		x = fh_flush(g, d, in, &prev, x, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	int rn = gr_result(g, d, x);
+	g->t[rn].output = 1; /* result_norm is t_embd: llm_graph_result::set_outputs marks it */
 }
 
 /* Jamba (src/models/jamba.cpp): mamba (v1) layers (build_mamba_layer of
@@ -238,8 +236,166 @@ void gr_jamba(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	}
 	if (prev.il >= 0)
 		x = jb_flush(g, d, in, &prev, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	int rn = gr_result(g, d, x);
+	g->t[rn].output = 1; /* result_norm is t_embd: llm_graph_result::set_outputs marks it */
+}
+
+/* Kimi-Linear (src/models/kimi-linear.cpp): Kimi delta attention layers and
+ * MLA layers without RoPE, each followed by a dense FFN (the leading
+ * layers) or sigmoid-gated biased experts and a shared one. Every layer
+ * starts by expanding its input norm, so the builder's order is the
+ * trunk's (gr_trunk_moe). */
+
+/* causal_conv1d of q, k or v (c = 0, 1, 2): the projection, the gathered
+ * conv state's slice of it concatenated before it, the last window back
+ * into the cache. Returns the concatenation. */
+static int kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int states, int c,
+		       int64_t inner)
+{
+	static const char *const proj[] = {"attn_q.weight", "attn_k.weight", "attn_v.weight"};
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns, dc = d->d_conv ? d->d_conv : 4;
+	int cx = ga_view(g, states);
+	int xp = gr_mm(g, d, il, proj[c], an, inner, T);
+	int conv_x = ga_op(g, 0, F32, dc - 1 + nst, inner, ns, 1, S(cx, ga_view(g, ga_view(g, xp))));
+	uint64_t win = 4ull * (dc - 1) + 4ull * (dc - 1 + nst) * (inner * ns - 1);
+	ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
+	return conv_x;
+}
+
+/* the depthwise conv and SiLU of q, k or v; q and k L2-normed */
+static int kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H)
+{
+	static const char *const w[] = {"ssm_conv1d_q.weight", "ssm_conv1d_k.weight", "ssm_conv1d_v.weight"};
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
+	int x = ga_op(g, 0, F32, hd * H, nst, ns, 1, S(conv_x, ga_view(g, gr_weight(g, d, il, w[c]))));
+	x = ga_op(g, 1, F32, hd * H, T, 1, 1, S(ga_view(g, x)));
+	x = ga_view(g, x);
+	if (c < 2)
+		x = ga_op(g, 0, F32, hd, H, nst, ns, S(x));
+	return x;
+}
+
+static int kda_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
+	int64_t H = d->H, hd = m->kda_head_dim, inner = H * hd;
+	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
+	ga_view(g, rcache); /* scale_inplace on a cache view: allocates nothing */
+	int states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
+	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
+	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
+	int cx[3];
+	for (int c = 0; c < 3; c++)
+		cx[c] = kda_conv_in(g, d, il, an, rcache, states, c, inner);
+	ga_view(g, scache);
+	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
+	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
+	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
+	/* the fused delta net, reached through its new state's copy */
+	int q = kda_conv(g, d, il, cx[0], 0, hd, H);
+	int k = kda_conv(g, d, il, cx[1], 1, hd, H);
+	int v = kda_conv(g, d, il, cx[2], 2, hd, H);
+	int g1 = gr_mm(g, d, il, "ssm_f_b.weight", gr_mm(g, d, il, "ssm_f_a.weight", an, hd, T), inner, T);
+	g1 = ga_op(g, 1, F32, inner, T, 1, 1, S(g1, gr_weight(g, d, il, "ssm_dt.bias")));
+	g1 = ga_op(g, 1, F32, inner, T, 1, 1, S(g1));
+	g1 = ga_op(g, 1, F32, hd, H, T, 1, S(ga_view(g, g1), ga_view(g, gr_weight(g, d, il, "ssm_a"))));
+	g1 = ga_view(g, g1);
+	int beta = ga_view(g, gr_mm(g, d, il, "ssm_beta.weight", an, H, T));
+	beta = ga_op(g, 1, F32, 1, H, nst, ns, S(beta));
+	int delta = ga_op(g, 0, F32, inner * T + d->n_embd_s * ns, 1, 1, 1, S(q, k, v, g1, beta, ga_view(g, state)));
+	ga_sink_to(g, scache, S(ga_view(g, delta), ga_view(g, scache)));
+	/* the tail: the output made contiguous, normed, gated by
+	 * sigmoid(g_b(g_a(x))), made contiguous again, projected */
+	int o = ga_op(g, 0, F32, hd, H, nst, ns, S(ga_view(g, delta)));
+	o = gr_norm(g, d, ga_view(g, o), hd, H, T, il, "ssm_norm.weight");
+	int g2 = gr_mm(g, d, il, "ssm_g_a.weight", ga_view(g, ga_view(g, an)), hd, T);
+	g2 = gr_mm(g, d, il, "ssm_g_b.weight", g2, inner, T);
+	g2 = ga_op(g, 1, F32, hd, H, T, 1, S(ga_view(g, g2)));
+	o = ga_op(g, 1, F32, hd, H, T, 1, S(o, g2));
+	o = ga_op(g, 0, F32, inner, T, 1, 1, S(o));
+	return gr_mm(g, d, il, "attn_output.weight", o, d->E, T);
+}
+
+/* Kimi's MLA: deepseek2's latent attention (graph_deepseek2.c) without
+ * RoPE and with one attn_q: q's no-rope part absorbed by attn_k_b beside
+ * its rope part, the normed latent as V, K the latent and k_pe; a K-only
+ * cache; attn_v_b decompressing the output per head. */
+static int kimi_mla(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	int64_t T = d->T, H = d->H;
+	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
+	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
+	int q = gr_mm(g, d, il, "attn_q.weight", an, H * dk, T);
+	int qnp = ga_view(g, ga_view_n(g, q, (uint64_t)(nope + (H * T - 1) * dk) * 4));
+	int qabs = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(gr_weight(g, d, il, "attn_k_b.weight"), qnp)),
+			      GA_OP_MUL_MAT);
+	int qpe = ga_view_n(g, q, (uint64_t)(rope + (H * T - 1) * dk) * 4);
+	int qcur = ga_op(g, 0, F32, row, H, T, 1, S(ga_view(g, qabs), qpe));
+	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
+	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
+	int vcur = ga_view(g, gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight"));
+	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int kcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
+	int mask = gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
+	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
+	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
+	int kc = ga_view_n(g, kcache, kspan);
+	int vc = ga_view_n(g, kc, kspan);
+	int cur;
+	if (d->fa) {
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kp = ga_view(g, kc), vp = ga_view(g, vc);
+		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
+		int o = gr_op_kind(
+		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
+		    GA_OP_MUL_MAT);
+		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
+	} else {
+		int vt = ga_view(g, ga_view(g, vc));
+		int vcont = ga_op(g, 0, elem == 4 ? F32 : F16, d->n_kv, lora, 1, d->n_stream, S(vt));
+		int kp = ga_view(g, kc);
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
+		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
+				   GA_OP_MUL_MAT);
+		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
+		if (!d->w->pl->kv_offload)
+			g->t[cur].force = d->w->cpu;
+	}
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+static int kimi_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	return m->has_rs[il] ? kda_layer(g, m, d, in, il, an) : kimi_mla(g, m, d, in, il, an);
+}
+
+/* dense in the leading layers; else the routed experts (gated as the
+ * payload says, biased, their weights always normalised and scaled by
+ * expert_weights_scale) and the shared ones, added */
+static int kimi_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	if ((uint32_t)il < m->n_lead_dense)
+		return gr_ffn(g, d, il, x, T);
+	struct gr_moe_opts o = {0};
+	o.sigmoid = m->expert_gating == 2;
+	o.gating = (int)m->expert_gating;
+	o.probs_b = 1;
+	o.norm_w = 1;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	int64_t F_sh = (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
+	int moe = gr_moe_ex(g, d, il, x, T, &o);
+	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+}
+
+void gr_kimi_linear(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	gr_trunk_moe(g, m, d, in, kimi_attn, "ffn_norm.weight", kimi_ffn);
 }
