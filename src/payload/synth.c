@@ -20,7 +20,7 @@
 /* clang-format off */
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
-    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h", "jamba",
+    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h", "jamba", "mamba",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
@@ -114,6 +114,12 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "mamba") == 0) {
+		/* Mamba (v1): its mixer alone in every layer, jamba's mamba layers */
+		s->interval = 1000000; /* no attention layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 16;
+		s->ssm_dt_rank = 16;
 	} else if (strcmp(arch, "jamba") == 0) {
 		/* mamba (v1) layers, attention every `interval`, routed experts
 		 * (softmax, ff wide) on every other layer */
@@ -552,6 +558,8 @@ static int validate(const struct synth_spec *s, char **err)
 			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
 			    2 * s->n_embd);
 	}
+	if (strcmp(s->arch, "mamba") == 0 && (!s->ssm_conv || !s->ssm_state || !s->ssm_dt_rank))
+		return errorf(err, "mamba needs ssm_conv, ssm_state and ssm_dt_rank > 0");
 	if (strcmp(s->arch, "jamba") == 0 &&
 	    (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_dt_rank || s->n_expert_used > s->n_expert ||
 	     (s->n_expert && !s->n_expert_used) || s->n_head * s->head_dim != s->n_embd))
@@ -1189,6 +1197,7 @@ static void tensors_jamba(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
 	uint64_t d_inner = 2ull * s->n_embd;
+	int v1 = strcmp(s->arch, "mamba") == 0; /* the mixer alone, dt, B and C not normed */
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		if ((il + 1) % s->interval == 0) {
@@ -1200,11 +1209,14 @@ static void tensors_jamba(struct tw *t, const struct synth_spec *s)
 			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
 			BV("ssm_conv1d.bias", d_inner);
 			BM("ssm_x.weight", d_inner, s->ssm_dt_rank + 2ull * s->ssm_state);
-			BV("ssm_dt_norm.weight", s->ssm_dt_rank);
+			if (!v1)
+				BV("ssm_dt_norm.weight", s->ssm_dt_rank);
 			BM("ssm_dt.weight", s->ssm_dt_rank, d_inner);
 			BV("ssm_dt.bias", d_inner);
-			BV("ssm_b_norm.weight", s->ssm_state);
-			BV("ssm_c_norm.weight", s->ssm_state);
+			if (!v1) {
+				BV("ssm_b_norm.weight", s->ssm_state);
+				BV("ssm_c_norm.weight", s->ssm_state);
+			}
 			uint64_t a[2] = {s->ssm_state, d_inner};
 			blkname(nm, sizeof(nm), il, "ssm_a");
 			gw_tensor(t->w, nm, 2, a, 0, a[0] * a[1] * 4);
@@ -1212,6 +1224,8 @@ static void tensors_jamba(struct tw *t, const struct synth_spec *s)
 			vec(t, nm, d_inner);
 			BM("ssm_out.weight", d_inner, s->n_embd);
 		}
+		if (v1)
+			continue;
 		BV("ffn_norm.weight", s->n_embd);
 		if (s->n_expert && il % 2 == 1) {
 			uint64_t gi[2] = {s->n_embd, s->n_expert};
@@ -1847,7 +1861,8 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 	gw_u32(w, k, s->ssm_conv);
 	akey(k, sizeof(k), s, "ssm.state_size");
 	gw_u32(w, k, s->ssm_state);
-	if (strcmp(s->arch, "jamba") != 0) { /* mamba (v1) has no groups: the engine reads none */
+	if (strcmp(s->arch, "jamba") != 0 &&
+	    strcmp(s->arch, "mamba") != 0) { /* mamba (v1) has no groups: the engine reads none */
 		akey(k, sizeof(k), s, "ssm.group_count");
 		gw_u32(w, k, s->ssm_groups);
 	}
@@ -1896,7 +1911,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_f32(w, k, 1e-5f);
 	}
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0 || strcmp(s->arch, "jamba") == 0)
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0 || strcmp(s->arch, "jamba") == 0 ||
+	    strcmp(s->arch, "mamba") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
 	if (strcmp(s->arch, "jamba") == 0 && s->n_expert) {
 		akey(k, sizeof(k), s, "expert_count");
@@ -2020,7 +2036,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_granitehybrid(t, s);
 	else if (strcmp(s->arch, "falcon-h1") == 0)
 		tensors_falcon_h1(t, s);
-	else if (strcmp(s->arch, "jamba") == 0)
+	else if (strcmp(s->arch, "jamba") == 0 || strcmp(s->arch, "mamba") == 0)
 		tensors_jamba(t, s);
 	else if (strcmp(s->arch, "nemotron_h") == 0)
 		tensors_nemotron_h(t, s);

@@ -3,9 +3,11 @@
 # side in every layer), qwen3next (Gated DeltaNet and gated attention, a
 # routed and a shared expert in every layer), jamba (mamba v1 layers and
 # attention without RoPE, routed experts on every other layer), kimi-linear
-# (Kimi delta attention and MLA without RoPE, experts after a dense lead). Each synthetic payload boots through `zealot argv`
-# and answers a completion; every model, KV, recurrent-state and output
-# term of the plan equals the ledger, every compute buffer is within
+# (Kimi delta attention and MLA without RoPE, experts after a dense lead),
+# mamba (mamba v1's mixer alone in every layer). Each synthetic payload
+# boots through `zealot argv` and answers a completion; every model, KV,
+# recurrent-state and output term of the plan equals the ledger, every
+# compute buffer is within
 # 0.5 % of it, over flash attention on and off, one to four slots,
 # ubatches of 64 to 1024 and a quantized cache; `plan` names no estimate
 # and `archs` lists the family as mirrored. The worst compute error per
@@ -68,6 +70,35 @@ linear_case jamba-dense jamba "experts=0 experts_used=0 layers=5 interval=2" "CT
 # sigmoid-gated biased experts with a shared one ---
 shapes kimi-linear kimi-linear "" \
 	"layers=6 interval=3 embd=512 heads=8 ssm_state=64 kv_lora=128 head_dim=96 rope_dims=32 head_dim_v=64 experts=16 experts_used=4"
+
+# --- mamba: jamba's mamba layer alone (dt, B and C not normed), its
+# residual added; the last layer keeps the mixer's output rows first ---
+shapes mamba mamba "" "layers=6 embd=512 ssm_state=16 ssm_dt_rank=32"
+
+# Placement: an rpc-server is a GPU-class device holding its layers'
+# weights, KV cache and recurrent state; a second one splits the layers.
+if [ -x "$RPC_SERVER" ]; then
+	RPC_PORT=
+	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
+	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
+	R1=127.0.0.1:$P1
+	R2=127.0.0.1:$P2
+	linear_case falcon-h1-ngl falcon-h1 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	linear_case falcon-h1-split falcon-h1 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	linear_case qwen3next-ngl qwen3next "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
+	linear_case jamba-ngl jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4"
+	linear_case jamba-all jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=9"
+	linear_case kimi-linear-ngl kimi-linear "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
+	linear_case kimi-linear-split kimi-linear "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=9 TENSOR_SPLIT=1,2"
+	# the split's second server and the caches kept on the host decide by
+	# build_rs's scale_inplace: an op on the cache's backend, not a view
+	linear_case jamba-split jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	linear_case mamba-ngl mamba "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	linear_case falcon-h1-nkvo falcon-h1 "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	linear_case qwen3next-nkvo qwen3next "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	linear_case kimi-linear-nkvo kimi-linear "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	rpc_stop
+fi
 
 for a in "${!PLAN_WORST_BY[@]}"; do
 	echo "# worst compute error of $a: ${PLAN_WORST_BY[$a]}%"

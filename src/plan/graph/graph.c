@@ -277,6 +277,7 @@ static const struct graph_family families[] = {
     {"falcon-h1", gr_falcon_h1, NULL, "src/models/falcon-h1.cpp"},
     {"qwen3next", gr_qwen35, NULL, "src/models/qwen3next.cpp"},
     {"jamba", gr_jamba, NULL, "src/models/jamba.cpp"},
+    {"mamba", gr_jamba, NULL, "src/models/mamba.cpp (build_mamba_layer)"},
     {"kimi-linear", gr_kimi_linear, NULL, "src/models/kimi-linear.cpp"},
 };
 

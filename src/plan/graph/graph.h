@@ -170,6 +170,7 @@ int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dim
 struct gr_mamba2 {
 	int y_ssm, x, zxbcdt;
 };
+int gr_rs_zero(struct ga_graph *g, int cache);
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);

@@ -72,7 +72,10 @@ void gr_falcon_h1(struct ga_graph *g, const struct model *m, const struct dims *
 	g->t[rn].output = 1; /* result_norm is t_embd: llm_graph_result::set_outputs marks it */
 }
 
-/* Jamba (src/models/jamba.cpp): mamba (v1) layers (build_mamba_layer of
+/* Mamba (src/models/mamba.cpp with build_mamba_layer): the mixer alone in
+ * every layer, its residual added; the jamba builder without attention or
+ * FFN (jb_layer.bare).
+ * Jamba (src/models/jamba.cpp): mamba (v1) layers (build_mamba_layer of
  * src/models/mamba-base.cpp) and attention without RoPE, each followed by
  * routed experts (softmax, unnormalised, ff wide) where the layer has a
  * router, a SwiGLU FFN elsewhere. */
@@ -90,6 +93,7 @@ struct jb_layer {
 	int xz, x, y_ssm; /* mamba: the input projection, the conv's SiLU, the scan */
 	int body;	  /* 1: the mixer's tail and the FFN are still to visit */
 	int inx;	  /* the layer's input */
+	int bare;	  /* mamba alone: the mixer and its residual, no FFN */
 	int res, ffn;	  /* the FFN's residual input and output, once visited */
 };
 
@@ -110,7 +114,7 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 	ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	ga_view(g, scache);
+	gr_rs_zero(g, scache);
 	int s4 = ga_view_n(g, scache, s_full);
 	int x = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	x = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(x, gr_weight(g, d, il, "ssm_conv1d.bias")));
@@ -118,12 +122,28 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 	int x4 = ga_view(g, x);
 	int64_t n_xdb = d->dt_rank + 2 * d->d_state;
 	int xdb = mm3(g, d, il, "ssm_x.weight", x, n_xdb, nst, ns);
-	int dt = gr_norm(g, d, ga_view(g, xdb), d->dt_rank, nst, ns, il, "ssm_dt_norm.weight");
+	/* dt, B and C RMS-normed by their weights (jamba), by none
+	 * (ssm.dt_b_c_rms: falcon-mamba) or not at all (mamba) */
+	int wn = gr_has_tensor(d, il, "ssm_dt_norm.weight") && gr_has_tensor(d, il, "ssm_b_norm.weight") &&
+		 gr_has_tensor(d, il, "ssm_c_norm.weight");
+	int rms = 0;
+	if (!wn && d->w->gg && gguf_kv_bool(gguf_find(d->w->gg, "mamba.ssm.dt_b_c_rms"), &rms) != 0)
+		rms = 0;
+	int dt = ga_view(g, xdb), B = ga_view(g, xdb), C = ga_view(g, xdb);
+	if (wn)
+		dt = gr_norm(g, d, dt, d->dt_rank, nst, ns, il, "ssm_dt_norm.weight");
+	else if (rms)
+		dt = ga_op(g, 1, F32, d->dt_rank, nst, ns, 1, S(dt));
 	dt = mm3(g, d, il, "ssm_dt.weight", dt, d_inner, nst, ns);
 	dt = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(dt, gr_weight(g, d, il, "ssm_dt.bias")));
 	int A = gr_weight(g, d, il, "ssm_a");
-	int B = gr_norm(g, d, ga_view(g, xdb), d->d_state, 1, T, il, "ssm_b_norm.weight");
-	int C = gr_norm(g, d, ga_view(g, xdb), d->d_state, 1, T, il, "ssm_c_norm.weight");
+	if (wn) {
+		B = gr_norm(g, d, B, d->d_state, 1, T, il, "ssm_b_norm.weight");
+		C = gr_norm(g, d, C, d->d_state, 1, T, il, "ssm_c_norm.weight");
+	} else if (rms) {
+		B = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(B));
+		C = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(C));
+	}
 	int y_ssm = ga_op(g, 0, F32, d_inner * T + d->n_embd_s * ns, 1, 1, 1, S(s4, x4, dt, A, B, C, ga_view(g, sc)));
 	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), ga_view(g, sc)));
 	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
@@ -153,6 +173,18 @@ static void jb_body(struct ga_graph *g, const struct dims *d, struct inputs *in,
 {
 	int64_t T = d->T, Tn = T;
 	int x = t->inx;
+	if (t->bare) { /* mamba.cpp: the rows of the mixer's output first, then of the residual */
+		int cur = jb_mamba_tail(g, d, t);
+		if (last) {
+			Tn = d->n_out < T ? d->n_out : T;
+			int ids = gr_input_once(g, &in->out_ids, (uint64_t)Tn * 4);
+			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, Tn, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+			x = gr_op_kind(g, ga_op(g, 0, F32, d->E, Tn, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
+		}
+		t->res = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, x));
+		t->body = 0;
+		return;
+	}
 	if (last) {
 		Tn = d->n_out < T ? d->n_out : T;
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)Tn * 4);
@@ -187,6 +219,8 @@ static int jb_flush(struct ga_graph *g, const struct dims *d, struct inputs *in,
 {
 	if (t->body)
 		jb_body(g, d, in, t, last);
+	if (t->bare)
+		return t->res;
 	int64_t Tn = last ? (d->n_out < d->T ? d->n_out : d->T) : d->T;
 	return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(t->res, t->ffn));
 }
@@ -204,6 +238,7 @@ void gr_jamba(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		t.il = L;
 		t.mamba = m->has_rs[il];
 		t.moe = gr_has_tensor(d, L, "ffn_gate_inp.weight");
+		t.bare = m->pure_recurrent; /* mamba.cpp: no FFN */
 		t.body = 1;
 		t.inx = -1;
 		int rcache = -1, states = -1;
@@ -281,14 +316,14 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int64_t H = d->H, hd = m->kda_head_dim, inner = H * hd;
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
-	ga_view(g, rcache); /* scale_inplace on a cache view: allocates nothing */
+	gr_rs_zero(g, rcache);
 	int states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
 	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
 	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
 	int cx[3];
 	for (int c = 0; c < 3; c++)
 		cx[c] = kda_conv_in(g, d, il, an, rcache, states, c, inner);
-	ga_view(g, scache);
+	gr_rs_zero(g, scache);
 	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
 	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
 	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));

@@ -8,6 +8,16 @@
 
 #include "../../base/util.h"
 
+/* build_rs's first node: ggml_scale_inplace over a view of the cache (the
+ * cleared state, zero-sized when none is). It allocates nothing, but it is
+ * an op (SCALE), not a view op: the scheduler assigns it to the cache's
+ * backend and carries that backend down to the gather after it, which a
+ * layer following one on another device decides by. */
+int gr_rs_zero(struct ga_graph *g, int cache)
+{
+	return ga_sink_to(g, cache, S(ga_view(g, cache)));
+}
+
 /* build_rs: a scale_inplace zeroing a cleared state (a view: allocates
  * nothing), the sequences' states gathered, the untouched extra states
  * copied back into the cache. Returns the gathered states. */
@@ -15,7 +25,7 @@ int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int
 {
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
 	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k; /* the whole cache (a copy of it, across backends) */
-	ga_view(g, cache);
+	gr_rs_zero(g, cache);
 	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
 	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
 	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
@@ -62,7 +72,7 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	ga_view(g, scache);
+	gr_rs_zero(g, scache);
 	int s4 = ga_view_n(g, scache, s_full);
 	int xbc = ga_op(g, 0, F32, conv_dim, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	xbc = ga_op(g, 1, F32, conv_dim, nst, ns, 1, S(xbc, gr_weight(g, d, il, "ssm_conv1d.bias")));
