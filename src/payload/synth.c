@@ -20,12 +20,13 @@
 /* clang-format off */
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
-    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
+    "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h", "jamba", "mamba",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
     "command-r", "cohere2", "minimax-m2", "llama4",
 };
 /* clang-format on */
-static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "qwen3next",
+					"kimi-linear"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
 
@@ -73,10 +74,10 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	s->wtype = 1; /* f16 */
 	s->n_layer = 4;
 	s->efforts = 1;
-	if (strncmp(arch, "qwen35", 6) == 0) { /* and qwen35moe */
+	if (strncmp(arch, "qwen35", 6) == 0 || strcmp(arch, "qwen3next") == 0) { /* and qwen35moe */
 		s->n_layer = 8;
-		s->n_nextn = 1;
-		s->mtp_tensors = 1;
+		s->n_nextn = strcmp(arch, "qwen3next") != 0; /* qwen3next: no MTP head */
+		s->mtp_tensors = s->n_nextn;
 		s->head_dim = 128;
 		s->rope_dims = 64;
 		s->interval = 4;
@@ -130,6 +131,21 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+	} else if (strcmp(arch, "mamba") == 0) {
+		/* Mamba (v1): its mixer alone in every layer, jamba's mamba layers */
+		s->interval = 1000000; /* no attention layer */
+		s->ssm_conv = 4;
+		s->ssm_state = 16;
+		s->ssm_dt_rank = 16;
+	} else if (strcmp(arch, "jamba") == 0) {
+		/* mamba (v1) layers, attention every `interval`, routed experts
+		 * (softmax, ff wide) on every other layer */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 16;
+		s->ssm_dt_rank = 16;
+		s->n_expert = 4;
+		s->n_expert_used = 2;
 	} else if (strcmp(arch, "mamba2") == 0) {
 		s->interval = 1000000; /* no attention layer */
 		s->ssm_conv = 4;
@@ -629,6 +645,15 @@ static int validate(const struct synth_spec *s, char **err)
 				      s->ssm_groups);
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
+	} else if (strcmp(s->arch, "qwen3next") == 0) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
+			return errorf(err,
+				      "qwen3next needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
+		if (s->ssm_dt_rank % s->ssm_groups)
+			return errorf(err, "ssm_dt_rank (%u) must be a multiple of ssm_groups (%u)", s->ssm_dt_rank,
+				      s->ssm_groups);
+		if (s->n_nextn)
+			return errorf(err, "qwen3next's MTP head is not synthesised (nextn=0)");
 	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
 		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
@@ -639,6 +664,14 @@ static int validate(const struct synth_spec *s, char **err)
 			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
 			    2 * s->n_embd);
 	}
+	if (strcmp(s->arch, "mamba") == 0 && (!s->ssm_conv || !s->ssm_state || !s->ssm_dt_rank))
+		return errorf(err, "mamba needs ssm_conv, ssm_state and ssm_dt_rank > 0");
+	if (strcmp(s->arch, "jamba") == 0 &&
+	    (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_dt_rank || s->n_expert_used > s->n_expert ||
+	     (s->n_expert && !s->n_expert_used) || s->n_head * s->head_dim != s->n_embd))
+		return errorf(err,
+			      "jamba needs interval, ssm_conv, ssm_state, ssm_dt_rank > 0, experts >= experts_used "
+			      "(both 0: dense FFNs) and heads x head_dim = embd");
 	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
 	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
@@ -968,6 +1001,7 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 }
 
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
+static int is_arch(const struct synth_spec *s, const char *a);
 
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 {
@@ -989,8 +1023,12 @@ static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
 			BV("ssm_dt.bias", s->ssm_dt_rank);
 			BV("ssm_a", s->ssm_dt_rank);
-			BM("ssm_beta.weight", s->n_embd, s->ssm_dt_rank);
-			BM("ssm_alpha.weight", s->n_embd, s->ssm_dt_rank);
+			if (is_arch(s, "qwen3next")) { /* beta and alpha in one matrix */
+				BM("ssm_ba.weight", s->n_embd, 2ull * s->ssm_dt_rank);
+			} else {
+				BM("ssm_beta.weight", s->n_embd, s->ssm_dt_rank);
+				BM("ssm_alpha.weight", s->n_embd, s->ssm_dt_rank);
+			}
 			BV("ssm_norm.weight", s->ssm_state);
 			BM("ssm_out.weight", value_dim, s->n_embd);
 		}
@@ -1344,6 +1382,57 @@ static void tensors_falcon_h1(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Jamba (src/models/jamba.cpp): mamba (v1) layers (x and z in one input
+ * projection, dt/B/C from ssm_x, each RMS-normed; A and D per channel),
+ * attention (no RoPE) every `interval` layers; routed experts ff wide on
+ * odd layers when there are experts, a SwiGLU FFN elsewhere. */
+static void tensors_jamba(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd;
+	int v1 = strcmp(s->arch, "mamba") == 0; /* the mixer alone, dt, B and C not normed */
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			qkv(t, s, il, 1);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner);
+			uint64_t ne[2] = {s->ssm_conv, d_inner};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("ssm_conv1d.bias", d_inner);
+			BM("ssm_x.weight", d_inner, s->ssm_dt_rank + 2ull * s->ssm_state);
+			if (!v1)
+				BV("ssm_dt_norm.weight", s->ssm_dt_rank);
+			BM("ssm_dt.weight", s->ssm_dt_rank, d_inner);
+			BV("ssm_dt.bias", d_inner);
+			if (!v1) {
+				BV("ssm_b_norm.weight", s->ssm_state);
+				BV("ssm_c_norm.weight", s->ssm_state);
+			}
+			uint64_t a[2] = {s->ssm_state, d_inner};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, a, 0, a[0] * a[1] * 4);
+			blkname(nm, sizeof(nm), il, "ssm_d");
+			vec(t, nm, d_inner);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+		}
+		if (v1)
+			continue;
+		BV("ffn_norm.weight", s->n_embd);
+		if (s->n_expert && il % 2 == 1) {
+			uint64_t gi[2] = {s->n_embd, s->n_expert};
+			blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+			gw_tensor(t->w, nm, 2, gi, 0, gi[0] * gi[1] * 4);
+			expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+			expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		} else {
+			ffn(t, s, il);
+		}
+	}
+}
+
 /* Granite 4.0 hybrid (src/models/granite-hybrid.cpp): mamba2 layers, an
  * attention layer every `interval` (head_count_kv 0 marks the others), a
  * SwiGLU FFN on every layer. The SSM inner size is 2 x embd (the engine
@@ -1546,7 +1635,27 @@ static void synth_moe_defaults(struct synth_spec *s)
 		s->w_norm = 1;
 		s->w_scale10 = 25;
 		s->mtp_tensors = 1; /* for nextn=1 */
-	} else if (is_arch(s, "qwen35moe")) {
+	} else if (is_arch(s, "kimi-linear")) {
+		/* Kimi delta attention (head size ssm_state, conv ssm_conv) with
+		 * MLA (no RoPE, one attn_q) every `interval` layers; a dense lead
+		 * layer, then sigmoid-gated biased experts and a shared one */
+		s->interval = 4;
+		s->ssm_conv = 4;
+		s->ssm_state = 32;
+		s->head_dim = 48; /* key_length_mla: 32 without rope + 16 with */
+		s->rope_dims = 16;
+		s->head_dim_v = 32;
+		s->kv_lora = 64;
+		s->n_lead_dense = 1;
+		s->n_expert = 8;
+		s->n_expert_used = 2;
+		s->n_shared = 1;
+		s->n_ff_exp = 128;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_norm = 1;
+		s->w_scale10 = 25;
+	} else if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next")) {
 		/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
 		s->n_expert = 8;
 		s->n_expert_used = 2;
@@ -1573,13 +1682,14 @@ static void synth_moe_defaults(struct synth_spec *s)
 
 static int validate_moe(const struct synth_spec *s, char **err)
 {
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") &&
+	    !is_arch(s, "qwen3next") && !is_arch(s, "kimi-linear"))
 		return 0;
 	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
 	if (s->n_lead_dense > s->n_layer)
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
-	if (!is_arch(s, "qwen35moe") && (s->gating < 1 || s->gating > 4))
+	if (!is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next") && (s->gating < 1 || s->gating > 4))
 		return errorf(err, "gating must be 1 (softmax), 2 (sigmoid), 3 (softmax over the chosen) or 4 "
 				   "(sqrt softplus)");
 	if (s->n_groups && (s->n_expert % s->n_groups || !s->n_groups_used || s->n_groups_used > s->n_groups ||
@@ -1587,6 +1697,11 @@ static int validate_moe(const struct synth_spec *s, char **err)
 		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
 	if (s->gate_up && is_arch(s, "glm4moe"))
 		return errorf(err, "glm4moe loads separate gate and up expert stacks only (gate_up=0)");
+	if (is_arch(s, "kimi-linear") &&
+	    (!s->interval || !s->ssm_conv || !s->ssm_state || !s->kv_lora || !s->head_dim_v ||
+	     s->rope_dims >= s->head_dim || s->q_lora || s->mha || !s->probs_b || s->n_nextn))
+		return errorf(err, "kimi-linear needs interval, ssm_conv, ssm_state (the KDA head size), kv_lora, "
+				   "head_dim_v > 0, rope_dims < head_dim, probs_b=1, and q_lora=0, mha=0, nextn=0");
 	if (is_arch(s, "deepseek2")) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
@@ -1600,7 +1715,8 @@ static int validate_moe(const struct synth_spec *s, char **err)
 static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") &&
+	    !is_arch(s, "qwen3next") && !is_arch(s, "kimi-linear"))
 		return;
 	akey(k, sizeof(k), s, "expert_count");
 	gw_u32(w, k, s->n_expert);
@@ -1610,7 +1726,7 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 	gw_u32(w, k, s->n_ff_exp);
 	akey(k, sizeof(k), s, "expert_shared_count");
 	gw_u32(w, k, s->n_shared);
-	if (is_arch(s, "qwen35moe"))
+	if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next"))
 		return;
 	akey(k, sizeof(k), s, "leading_dense_block_count");
 	gw_u32(w, k, s->n_lead_dense);
@@ -1632,7 +1748,13 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "expert_group_used_count");
 		gw_u32(w, k, s->n_groups_used);
 	}
-	if (is_arch(s, "deepseek2")) {
+	if (is_arch(s, "kimi-linear")) {
+		akey(k, sizeof(k), s, "kda.head_dim");
+		gw_u32(w, k, s->ssm_state);
+		akey(k, sizeof(k), s, "ssm.conv_kernel");
+		gw_u32(w, k, s->ssm_conv);
+	}
+	if (is_arch(s, "deepseek2") || is_arch(s, "kimi-linear")) {
 		akey(k, sizeof(k), s, "attention.q_lora_rank");
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
@@ -1723,13 +1845,64 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 	}
 }
 
+/* Kimi-Linear (src/models/kimi-linear.cpp): Kimi delta attention layers
+ * (q, k, v each through a depthwise conv [conv, 1, inner], the gate's and
+ * the output gate's low-rank pairs f_a/f_b and g_a/g_b, beta, A, a per-channel
+ * dt bias, the output norm) and MLA layers without RoPE (one attn_q,
+ * attn_k_b and attn_v_b per head) every `interval` layers; dense lead
+ * layers, then biased experts and a shared one. */
+static void tensors_kimi_linear(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t hd = s->ssm_state, inner = (uint64_t)s->n_head * s->ssm_state;
+	uint64_t nope = s->head_dim - s->rope_dims;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval == 0) {
+			BM("attn_q.weight", s->n_embd, (uint64_t)s->n_head * s->head_dim);
+			BV("attn_kv_a_norm.weight", s->kv_lora);
+			BM("attn_kv_a_mqa.weight", s->n_embd, s->kv_lora + s->rope_dims);
+			expert_stack(t, il, "attn_k_b.weight", nope, s->kv_lora, s->n_head);
+			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
+			BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
+		} else {
+			static const char *const convs[] = {"ssm_conv1d_q.weight", "ssm_conv1d_k.weight",
+							    "ssm_conv1d_v.weight"};
+			for (int c = 0; c < 3; c++) {
+				uint64_t ne[3] = {s->ssm_conv, 1, inner};
+				blkname(nm, sizeof(nm), il, convs[c]);
+				gw_tensor(t->w, nm, 3, ne, 0, ne[0] * ne[2] * 4);
+			}
+			BM("attn_q.weight", s->n_embd, inner);
+			BM("attn_k.weight", s->n_embd, inner);
+			BM("attn_v.weight", s->n_embd, inner);
+			BM("ssm_f_a.weight", s->n_embd, hd);
+			BM("ssm_f_b.weight", hd, inner);
+			BM("ssm_beta.weight", s->n_embd, s->n_head);
+			uint64_t a[2] = {1, s->n_head};
+			blkname(nm, sizeof(nm), il, "ssm_a");
+			gw_tensor(t->w, nm, 2, a, 0, a[1] * 4);
+			BV("ssm_dt.bias", inner);
+			BM("ssm_g_a.weight", s->n_embd, hd);
+			BM("ssm_g_b.weight", hd, inner);
+			BV("ssm_norm.weight", hd);
+			BM("attn_output.weight", inner, s->n_embd);
+		}
+		BV("ffn_norm.weight", s->n_embd);
+		if (il < s->n_lead_dense)
+			ffn(t, s, il);
+		else
+			moe_block(t, s, il);
+	}
+}
+
 /* Qwen3.5-MoE (src/models/qwen35moe.cpp): qwen35's layers with the FFN
  * replaced by routed experts (softmax, normalised) and a shared expert of
  * feed_forward_length gated per token by sigmoid(ffn_gate_inp_shexp). */
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il)
 {
 	char nm[64];
-	if (!is_arch(s, "qwen35moe")) {
+	if (!is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next")) {
 		ffn(t, s, il);
 		return;
 	}
@@ -1785,8 +1958,10 @@ static int tensors_moe(struct tw *t, const struct synth_spec *s)
 		tensors_deepseek2(t, s);
 	else if (is_arch(s, "glm4moe"))
 		tensors_glm4moe(t, s);
-	else if (is_arch(s, "qwen35moe"))
+	else if (is_arch(s, "qwen35moe") || is_arch(s, "qwen3next"))
 		tensors_qwen35(t, s);
+	else if (is_arch(s, "kimi-linear"))
+		tensors_kimi_linear(t, s);
 	else
 		return -1;
 	return 0;
@@ -1845,17 +2020,19 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(w, k, s->heads_meta ? s->heads_meta : s->n_head);
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
+	int mla = (strcmp(s->arch, "deepseek2") == 0 || strcmp(s->arch, "kimi-linear") == 0) &&
+		  !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
-		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+		   strcmp(s->arch, "jamba") == 0 ||
+		   strcmp(s->arch, "kimi-linear") == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
-			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
+			gw_arr_i32(w, (il + 1) % s->interval != 0 ? 0 : mla ? 1 : (int32_t)s->n_head_kv);
 	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
 		gw_u32(w, k,
 		       s->kv_heads_meta			   ? s->kv_heads_meta
@@ -1874,7 +2051,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
-	gw_f32(w, k, strncmp(s->arch, "qwen35", 6) == 0 ? 1e7f : 10000.0f);
+	gw_f32(w, k, strncmp(s->arch, "qwen35", 6) == 0 || strcmp(s->arch, "qwen3next") == 0 ? 1e7f : 10000.0f);
 	akey(k, sizeof(k), s, "rope.dimension_count");
 	gw_u32(w, k, s->rope_dims);
 }
@@ -1888,8 +2065,11 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 	gw_u32(w, k, s->ssm_conv);
 	akey(k, sizeof(k), s, "ssm.state_size");
 	gw_u32(w, k, s->ssm_state);
-	akey(k, sizeof(k), s, "ssm.group_count");
-	gw_u32(w, k, s->ssm_groups);
+	if (strcmp(s->arch, "jamba") != 0 &&
+	    strcmp(s->arch, "mamba") != 0) { /* mamba (v1) has no groups: the engine reads none */
+		akey(k, sizeof(k), s, "ssm.group_count");
+		gw_u32(w, k, s->ssm_groups);
+	}
 	akey(k, sizeof(k), s, "ssm.time_step_rank");
 	gw_u32(w, k, s->ssm_dt_rank);
 	akey(k, sizeof(k), s, "ssm.inner_size");
@@ -1921,6 +2101,11 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 			gw_u32(w, k, s->n_nextn);
 		}
 	}
+	if (strcmp(s->arch, "qwen3next") == 0) { /* no rope sections: plain NeoX rope */
+		akey(k, sizeof(k), s, "full_attention_interval");
+		gw_u32(w, k, s->interval);
+		keys_ssm(w, s, s->ssm_state * s->ssm_dt_rank);
+	}
 	if (strcmp(s->arch, "lfm2") == 0) {
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(w, k, s->ssm_conv);
@@ -1930,8 +2115,15 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_f32(w, k, 1e-5f);
 	}
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
+	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0 || strcmp(s->arch, "jamba") == 0 ||
+	    strcmp(s->arch, "mamba") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
+	if (strcmp(s->arch, "jamba") == 0 && s->n_expert) {
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
 	if (strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "leading_dense_block_count");
 		gw_u32(w, k, s->n_lead_dense);
@@ -2084,6 +2276,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_granitehybrid(t, s);
 	else if (strcmp(s->arch, "falcon-h1") == 0)
 		tensors_falcon_h1(t, s);
+	else if (strcmp(s->arch, "jamba") == 0 || strcmp(s->arch, "mamba") == 0)
+		tensors_jamba(t, s);
 	else if (strcmp(s->arch, "nemotron_h") == 0)
 		tensors_nemotron_h(t, s);
 	else if (strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "qwen2vl") == 0)

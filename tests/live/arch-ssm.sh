@@ -8,26 +8,8 @@
 . "$(dirname "$0")/../plancase.sh"
 cd "$TMP" || exit 1
 
-# terms_ NAME ARCH "synth sets" "KEY=VALUE ...": a family whose memory is
-# mirrored and whose graph is not: the exact terms equal the ledger, and
-# plan names the compute graph as not mirrored (never a confident figure).
-terms_() {
-	local name=$1 arch=$2 sets=$3 keys=$4 s args=()
-	for s in $sets; do args+=(--set "$s"); done
-	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
-	boot_for_ledger "$name" "$keys"
-	check_answered "$name" "$name.log"
-	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	check "$name: every exact term equals the ledger" rc_is 0
-	run "$ZEALOT" plan --json "$name.env"
-	check "$name: plan names its compute graph as not mirrored" \
-		jq -e --arg a "$arch" '.exact == false and ([.unmirrored[] | select(contains("compute graph of '"'"'" + $a + "'"'"'"))] | length == 1)' "$TMP/out"
-}
-
-# Falcon-H1: attention and a mamba2 mixer in every layer, so every layer
-# holds KV and recurrent state (create_memory's filters are both true).
-terms_ falcon-h1 falcon-h1 "" "CTX_SIZE=4096 PARALLEL=2"
-terms_ falcon-h1-geom falcon-h1 "layers=3 ssm_state=128 ssm_groups=2 ssm_dt_rank=16 kv_heads=4" "CTX_SIZE=6000 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+# Falcon-H1 (KV and recurrent state in every layer) is mirrored and held
+# in tests/live/arch-linear.sh.
 
 # Nemotron-H: mamba2, attention (no rope) and FFN-only (squared ReLU)
 # layers; state on the mamba2 layers, KV on the attention layers, nothing

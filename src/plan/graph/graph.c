@@ -301,6 +301,11 @@ static const struct graph_family families[] = {
     {"cohere2", gr_cohere, NULL, "src/models/cohere2.cpp"},
     {"minimax-m2", gr_mistral3, NULL, "src/models/minimax-m2.cpp"},
     {"llama4", gr_llama4, NULL, "src/models/llama4.cpp"},
+    {"falcon-h1", gr_falcon_h1, NULL, "src/models/falcon-h1.cpp"},
+    {"qwen3next", gr_qwen35, NULL, "src/models/qwen3next.cpp"},
+    {"jamba", gr_jamba, NULL, "src/models/jamba.cpp"},
+    {"mamba", gr_jamba, NULL, "src/models/mamba.cpp (build_mamba_layer)"},
+    {"kimi-linear", gr_kimi_linear, NULL, "src/models/kimi-linear.cpp"},
 };
 
 const struct graph_family *gr_family(const char *arch)

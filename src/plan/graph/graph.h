@@ -163,6 +163,22 @@ gr_draft_fn gr_deepseek2_mtp;
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 
+/* The mamba2 mixer's steps (graph_mamba.c, build_mamba2_layer of
+ * src/models/mamba-base.cpp), shared by the builders that hold one:
+ * build_rs's gather of a layer's states (scale_inplace, get_rows, the extra
+ * states copied back); the mixer up to what it expands (conv window and
+ * new state into the cache); its tail (the gate, the grouped norm, the
+ * output projection) once a later expand reaches it. */
+struct gr_mamba2 {
+	int y_ssm, x, zxbcdt;
+};
+int gr_rs_zero(struct ga_graph *g, int cache);
+int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
+void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
+		    int conv_states, struct gr_mamba2 *t);
+int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);
+gr_build_fn gr_falcon_h1, gr_jamba, gr_kimi_linear; /* graph_linear.c */
+
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by
  * general.architecture. */

@@ -8,14 +8,24 @@
 
 #include "../../base/util.h"
 
+/* build_rs's first node: ggml_scale_inplace over a view of the cache (the
+ * cleared state, zero-sized when none is). It allocates nothing, but it is
+ * an op (SCALE), not a view op: the scheduler assigns it to the cache's
+ * backend and carries that backend down to the gather after it, which a
+ * layer following one on another device decides by. */
+int gr_rs_zero(struct ga_graph *g, int cache)
+{
+	return ga_sink_to(g, cache, S(ga_view(g, cache)));
+}
+
 /* build_rs: a scale_inplace zeroing a cleared state (a view: allocates
  * nothing), the sequences' states gathered, the untouched extra states
  * copied back into the cache. Returns the gathered states. */
-static int mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
+int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
 {
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
 	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k; /* the whole cache (a copy of it, across backends) */
-	ga_view(g, cache);
+	gr_rs_zero(g, cache);
 	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
 	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
 	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
@@ -33,7 +43,8 @@ struct tail {
 	int mamba; /* Mamba-2 alone: the mixer and its residual, no FFN */
 	int il, res;
 	int bx, bcx;		  /* short conv */
-	int y_ssm, x, zxbcdt;	  /* mamba2 */
+	int x;			  /* Nemotron-H's FFN width */
+	struct gr_mamba2 m2;	  /* mamba2 */
 	int q, kcache, vcache, o; /* attention */
 };
 
@@ -42,8 +53,8 @@ struct tail {
  * through the conv window's copies into the cache), the SSM states, the
  * conv and dt chains (reached through ggml_ssm_scan), the new state
  * written back. */
-static void mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
-			int conv_states, struct tail *t)
+void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
+		    int conv_states, struct gr_mamba2 *t)
 {
 	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
 	int64_t d_inner = d->n_embd_s / d->d_state;
@@ -61,7 +72,7 @@ static void mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs 
 		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	ga_view(g, scache);
+	gr_rs_zero(g, scache);
 	int s4 = ga_view_n(g, scache, s_full);
 	int xbc = ga_op(g, 0, F32, conv_dim, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	xbc = ga_op(g, 1, F32, conv_dim, nst, ns, 1, S(xbc, gr_weight(g, d, il, "ssm_conv1d.bias")));
@@ -76,7 +87,6 @@ static void mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs 
 	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
 	uint64_t written = (uint64_t)d->n_embd_s * 4 * ns * n_written;
 	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, written), ga_view(g, scache)));
-	t->kind = 1;
 	t->y_ssm = y_ssm;
 	t->x = x;
 	t->zxbcdt = zxbcdt;
@@ -84,18 +94,18 @@ static void mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs 
 
 /* The mamba2 tail: the SiLU gate of z with y + x*D, the grouped RMS norm,
  * the output projection. */
-static int mamba2_tail(struct ga_graph *g, const struct dims *d, const struct tail *t)
+int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t)
 {
 	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
 	int64_t d_inner = d->n_embd_s / d->d_state;
 	int64_t head_dim = d_inner / d->dt_rank;
 	int z = ga_op(g, 0, F32, head_dim, d->dt_rank, nst, ns, S(ga_view(g, t->zxbcdt)));
 	int y = ga_view(g, t->y_ssm);
-	int xd = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(t->x, gr_weight(g, d, t->il, "ssm_d")));
+	int xd = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(t->x, gr_weight(g, d, il, "ssm_d")));
 	y = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(y, xd));
 	y = ga_op(g, 0, F32, head_dim, d->dt_rank, nst, ns, S(z, y));
-	y = gr_norm(g, d, ga_view(g, y), d_inner / d->n_group, d->n_group, T, t->il, "ssm_norm.weight");
-	return gr_mm(g, d, t->il, "ssm_out.weight", ga_view(g, y), d->E, T);
+	y = gr_norm(g, d, ga_view(g, y), d_inner / d->n_group, d->n_group, T, il, "ssm_norm.weight");
+	return gr_mm(g, d, il, "ssm_out.weight", ga_view(g, y), d->E, T);
 }
 
 static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t);
@@ -220,7 +230,7 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
 		cur = gr_mm(g, d, t->il, "ffn_down.weight", up, d->E, d->T);
 	} else {
-		cur = t->kind == 1   ? mamba2_tail(g, d, t)
+		cur = t->kind == 1   ? gr_mamba2_tail(g, d, t->il, &t->m2)
 		      : t->kind == 3 ? shortconv_tail(g, d, t)
 				     : attention_tail(g, d, in, t);
 	}
@@ -268,7 +278,7 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 		int rcache = -1, states = -1;
 		if (m->has_rs[il]) { /* build_rs expands the conv states' gather first */
 			rcache = gr_cache(g, d, L);
-			states = mamba_rs(g, d, in, rcache, d->n_embd_r);
+			states = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		}
 		for (int k = 0; k < n_pend; k++)
 			x = flush(g, d, in, &pend[k], 0, x);
@@ -277,9 +287,10 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 		t.res = x;
 		if (m->has_rs[il] && lfm2)
 			shortconv_head(g, d, L, an, rcache, states, &t);
-		else if (m->has_rs[il])
-			mamba2_head(g, d, in, L, an, rcache, states, &t);
-		else
+		else if (m->has_rs[il]) {
+			gr_mamba2_head(g, d, in, L, an, rcache, states, &t.m2);
+			t.kind = 1;
+		} else
 			attention_head(g, d, in, L, an, &t);
 		pend[n_pend++] = t;
 	}

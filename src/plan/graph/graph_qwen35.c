@@ -39,7 +39,7 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int64_t conv_dim = 2 * key_dim + value_dim;
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
-	ga_view(g, rcache); /* scale_inplace on a cache view: allocates nothing */
+	gr_rs_zero(g, rcache);
 	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
 	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
 	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
@@ -49,21 +49,42 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	/* the last conv window into the cache: one per rollback snapshot */
 	for (int64_t k = 0; k < d->rs_k; k++)
 		ga_sink_to(g, rcache, S(ga_view(g, conv_in), ga_view(g, rcache)));
-	ga_view(g, scache);
+	gr_rs_zero(g, scache);
 	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
 	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
 	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
 	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));
-	int qc = ga_op(g, 0, F32, d->d_state, d->n_group, T / ns, ns, S(ga_view(g, conv)));
-	int kc = ga_op(g, 0, F32, d->d_state, d->n_group, T / ns, ns, S(ga_view(g, conv)));
+	/* qwen3next.cpp: beta and alpha in one projection (ssm_ba), and q and
+	 * k repeated to the value heads when there are fewer (its fused delta
+	 * net still takes them repeated) */
+	int ba = gr_has_tensor(d, il, "ssm_ba.weight");
+	int64_t nk = d->n_group, nv = d->dt_rank;
+	int qc = ga_op(g, 0, F32, d->d_state, nk, T / ns, ns, S(ga_view(g, conv)));
+	if (ba && nk != nv)
+		qc = ga_view(g, ga_op(g, 0, F32, d->d_state, nv / nk, nk, T, S(ga_view(g, qc))));
+	int kc = ga_op(g, 0, F32, d->d_state, nk, T / ns, ns, S(ga_view(g, conv)));
+	if (ba && nk != nv)
+		kc = ga_view(g, ga_op(g, 0, F32, d->d_state, nv / nk, nk, T, S(ga_view(g, kc))));
 	int vc = ga_view(g, conv);
-	int alpha = gr_mm(g, d, il, "ssm_alpha.weight", an, d->dt_rank, T);
-	alpha = ga_op(g, 0, F32, d->dt_rank, T / ns, ns, 1, S(ga_view(g, alpha), gr_weight(g, d, il, "ssm_dt.bias")));
-	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha));
-	alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha, gr_weight(g, d, il, "ssm_a")));
-	int beta = gr_mm(g, d, il, "ssm_beta.weight", an, d->dt_rank, T);
-	beta = ga_op(g, 1, F32, 1, d->dt_rank, T / ns, ns, S(ga_view(g, beta)));
+	int alpha, beta;
+	if (ba) {
+		int mba = ga_view(g, gr_mm(g, d, il, "ssm_ba.weight", an, 2 * nv, T));
+		alpha = ga_op(g, 0, F32, nv, T / ns, ns, 1, S(ga_view(g, mba)));
+		alpha = ga_op(g, 1, F32, nv, T / ns, ns, 1, S(alpha, gr_weight(g, d, il, "ssm_dt.bias")));
+		alpha = ga_op(g, 1, F32, nv, T / ns, ns, 1, S(alpha));
+		alpha = ga_op(g, 1, F32, nv, T / ns, ns, 1, S(alpha, gr_weight(g, d, il, "ssm_a")));
+		beta = ga_op(g, 0, F32, nv / nk, nk, T / ns, ns, S(ga_view(g, mba)));
+		beta = ga_view(g, ga_op(g, 1, F32, nv / nk, nk, T / ns, ns, S(beta)));
+	} else {
+		alpha = gr_mm(g, d, il, "ssm_alpha.weight", an, d->dt_rank, T);
+		alpha = ga_op(g, 0, F32, d->dt_rank, T / ns, ns, 1,
+			      S(ga_view(g, alpha), gr_weight(g, d, il, "ssm_dt.bias")));
+		alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha));
+		alpha = ga_op(g, 1, F32, d->dt_rank, T / ns, ns, 1, S(alpha, gr_weight(g, d, il, "ssm_a")));
+		beta = gr_mm(g, d, il, "ssm_beta.weight", an, d->dt_rank, T);
+		beta = ga_op(g, 1, F32, 1, d->dt_rank, T / ns, ns, S(ga_view(g, beta)));
+	}
 	/* ggml_gated_delta_net: the attention scores, then K state snapshots */
 	int delta = ga_op(g, 0, F32, value_dim * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
 			  S(qc, kc, ga_view(g, vc), ga_view(g, alpha), beta, ga_view(g, state)));
