@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -87,6 +87,14 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "gemma3n") == 0) {
+		/* past the engine's fixed 20 layers with a cache, one window
+		 * and one full layer reading an earlier layer's KV */
+		s->n_layer = 25;
+		s->n_swa = 512;
+		s->swa_pattern = 5;
+	} else if (strcmp(arch, "rwkv7") == 0) {
+		s->n_layer = 6; /* head_dim: wkv.head_size */
 	} else if (strcmp(arch, "gemma2") == 0) {
 		s->n_layer = 6;
 		s->n_swa = 512;
@@ -429,7 +437,7 @@ static int validate_answer(const struct synth_spec *s, char **err)
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
 	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
-	    !strcmp(s->arch, "gemma2"))
+	    !strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3n"))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
 	if (s->n_embd < 4)
@@ -564,6 +572,19 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
 		return -1;
+	if (strcmp(s->arch, "rwkv7") == 0 && (!s->head_dim || s->n_embd % s->head_dim))
+		return errorf(err, "rwkv7: embd (%u) must be a multiple of head_dim (the wkv head size, %u)", s->n_embd,
+			      s->head_dim);
+	if (strcmp(s->arch, "gemma3n") == 0 && (!s->n_swa || s->swa_pattern < 2))
+		return errorf(err, "gemma3n needs a sliding window (swa > 0) and swa_pattern >= 2");
+	/* the engine's reuse map past its 20 cached layers: layer 19 (full)
+	 * or 18 (window) */
+	if (strcmp(s->arch, "gemma3n") == 0 && s->n_layer > 20 &&
+	    (19 % s->swa_pattern != s->swa_pattern - 1 || 18 % s->swa_pattern == s->swa_pattern - 1))
+		return errorf(err,
+			      "gemma3n: layers past 20 read layer 19 (full) or 18 (window); swa_pattern=%u makes "
+			      "layer 19 a window layer or 18 a full one",
+			      s->swa_pattern);
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
 	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
@@ -843,6 +864,9 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 }
 
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
+static void tensors_gemma3n(struct tw *t, const struct synth_spec *s);
+static void tensors_rwkv7(struct tw *t, const struct synth_spec *s);
+static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s);
 
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 {
@@ -1648,8 +1672,8 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, s->n_head);
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
+	gw_u32(w, k, strcmp(s->arch, "rwkv7") == 0 ? 0 : s->n_head); /* rwkv: 0, as converted */
+	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha;	     /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
@@ -1660,7 +1684,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
+	} else if (strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "rwkv7") != 0) { /* gemma4's: keys_oss */
 		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
@@ -1791,7 +1815,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0) &&
+	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0 ||
+	     strcmp(s->arch, "gemma3n") == 0) &&
 	    s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(w, k, s->n_swa);
@@ -1825,7 +1850,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	uint64_t out_at = gw_data_at(t->w);
 	if (answer_mode(s))
 		t->wtype = 1;
-	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0)
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0 &&
+	    strcmp(s->arch, "gemma3n") != 0)
 		mat(t, "output.weight", s->n_embd, s->n_vocab);
 	t->wtype = wtype;
 	if (answer_mode(s))
@@ -1835,6 +1861,10 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_llama(t, s);
 	else if (strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0)
 		tensors_gemma3(t, s);
+	else if (strcmp(s->arch, "gemma3n") == 0)
+		tensors_gemma3n(t, s);
+	else if (strcmp(s->arch, "rwkv7") == 0)
+		tensors_rwkv7(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0 ||
@@ -1882,6 +1912,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	keys_moe(&w, s);
 	keys_swa(&w, s);
 	keys_oss(&w, s);
+	keys_rwkv7(&w, s);
 	tokenizer(&w, s);
 
 	struct tw t = *tp;
@@ -2504,4 +2535,133 @@ static int tensors_gemma4(struct tw *t, const struct synth_spec *s)
 		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
 	}
 	return 1;
+}
+
+/* --- gemma3n ------------------------------------------------------------ */
+
+/* Gemma 3n (src/models/gemma3n.cpp): gemma3's attention (q/k norms, a
+ * window on 4 layers of 5) with the engine's fixed widths for the rest,
+ * which no key sets (llama-hparams.h): 4 altup streams, a laurel rank of
+ * 64 and per-layer inputs 256 wide. Every layer carries q, k and v; the
+ * layers past the first 20 read an earlier layer's cache all the same
+ * (load_arch_hparams: n_layer_kv_from_start = 20). */
+#define G3N_ALTUP  4
+#define G3N_LAUREL 64
+#define G3N_PLE	   256
+
+/* an f32 tensor of n dimensions (the altup coefficients are 4 wide:
+ * no quantized block fits them) */
+static void f32_tensor(struct tw *t, const char *name, uint32_t n_dims, uint64_t ne0, uint64_t ne1, uint64_t ne2)
+{
+	uint64_t ne[3] = {ne0, ne1, ne2};
+	gw_tensor(t->w, name, n_dims, ne, 0, ne0 * ne1 * ne2 * 4);
+}
+
+static void tensors_gemma3n(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t E = s->n_embd;
+	f32_tensor(t, "altup_proj.weight", 3, E, E, G3N_ALTUP - 1);
+	f32_tensor(t, "altup_unembd_proj.weight", 3, E, E, G3N_ALTUP - 1);
+	mat(t, "per_layer_token_embd.weight", (uint64_t)G3N_PLE * s->n_layer, s->n_vocab);
+	mat(t, "per_layer_model_proj.weight", E, (uint64_t)G3N_PLE * s->n_layer);
+	vec(t, "per_layer_proj_norm.weight", G3N_PLE);
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		qkv(t, s, il, 1);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("post_attention_norm.weight", E);
+		BV("ffn_norm.weight", E);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", E);
+		BM("inp_gate.weight", E, G3N_PLE);
+		BM("proj.weight", G3N_PLE, E);
+		BV("post_norm.weight", E);
+		blkname(nm, sizeof(nm), il, "altup_correct_coef.weight");
+		f32_tensor(t, nm, 2, G3N_ALTUP, G3N_ALTUP, 1);
+		BV("altup_correct_scale.weight", E);
+		blkname(nm, sizeof(nm), il, "altup_predict_coef.weight");
+		f32_tensor(t, nm, 2, G3N_ALTUP, G3N_ALTUP * G3N_ALTUP, 1);
+		blkname(nm, sizeof(nm), il, "altup_router.weight");
+		f32_tensor(t, nm, 2, E, G3N_ALTUP, 1);
+		BV("altup_router_norm.weight", E);
+		BM("laurel_l.weight", E, G3N_LAUREL);
+		BM("laurel_r.weight", G3N_LAUREL, E);
+		BV("laurel_post_norm.weight", E);
+	}
+}
+
+/* --- rwkv7 -------------------------------------------------------------- */
+
+/* RWKV-7 (src/models/rwkv7.cpp): no attention and no KV cache; per layer
+ * a time mix (receptance, key, value, output E x E, the decay, in-context
+ * learning rate, value-residual and gate low-rank pairs, six fused lerp
+ * rows) and a channel mix (key E x ff, value ff x E), layer norms with
+ * biases, the token embeddings normed (token_embd_norm). The ranks are
+ * the converter's for a small model; head_dim is wkv.head_size. */
+#define RWKV7_DECAY 64
+#define RWKV7_ICLR  64
+#define RWKV7_VRES  32
+#define RWKV7_GATE  128
+
+static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strcmp(s->arch, "rwkv7") != 0)
+		return;
+	akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+	gw_f32(w, k, 1e-5f);
+	akey(k, sizeof(k), s, "wkv.head_size");
+	gw_u32(w, k, s->head_dim);
+	akey(k, sizeof(k), s, "attention.decay_lora_rank");
+	gw_u32(w, k, RWKV7_DECAY);
+	akey(k, sizeof(k), s, "attention.iclr_lora_rank");
+	gw_u32(w, k, RWKV7_ICLR);
+	akey(k, sizeof(k), s, "attention.value_residual_mix_lora_rank");
+	gw_u32(w, k, RWKV7_VRES);
+	akey(k, sizeof(k), s, "attention.gate_lora_rank");
+	gw_u32(w, k, RWKV7_GATE);
+}
+
+static void tensors_rwkv7(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t E = s->n_embd;
+	vec(t, "output_norm.bias", E);
+	vec(t, "token_embd_norm.weight", E);
+	vec(t, "token_embd_norm.bias", E);
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		BV("attn_norm.bias", E);
+		BV("attn_norm_2.weight", E);
+		BV("attn_norm_2.bias", E);
+		BV("time_mix_w0.weight", E);
+		BM("time_mix_w1.weight", E, RWKV7_DECAY);
+		BM("time_mix_w2.weight", RWKV7_DECAY, E);
+		BV("time_mix_a0.weight", E);
+		BM("time_mix_a1.weight", E, RWKV7_ICLR);
+		BM("time_mix_a2.weight", RWKV7_ICLR, E);
+		uint64_t vr = il == 0 ? RWKV7_ICLR : RWKV7_VRES; /* layer 0's pair is iclr wide (unused) */
+		BV("time_mix_v0.weight", E);
+		BM("time_mix_v1.weight", E, vr);
+		BM("time_mix_v2.weight", vr, E);
+		BM("time_mix_g1.weight", E, RWKV7_GATE);
+		BM("time_mix_g2.weight", RWKV7_GATE, E);
+		uint64_t ne[4] = {E, 1, 1, 6};
+		blkname(nm, sizeof(nm), il, "time_mix_lerp_fused.weight");
+		gw_tensor(t->w, nm, 4, ne, 0, E * 6 * 4);
+		BV("time_mix_k_k.weight", E);
+		BV("time_mix_k_a.weight", E);
+		BV("time_mix_r_k.weight", E);
+		BM("time_mix_key.weight", E, E);
+		BM("time_mix_value.weight", E, E);
+		BM("time_mix_receptance.weight", E, E);
+		BV("time_mix_ln.weight", E);
+		BV("time_mix_ln.bias", E);
+		BM("time_mix_output.weight", E, E);
+		BV("channel_mix_lerp_k.weight", E);
+		BM("channel_mix_key.weight", E, s->n_ff);
+		BM("channel_mix_value.weight", s->n_ff, E);
+	}
 }

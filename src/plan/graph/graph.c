@@ -273,6 +273,7 @@ static const struct graph_family families[] = {
     {"mellum", gr_llama, NULL, "src/models/mellum.cpp"},
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
+    {"gemma3n", gr_gemma3n, NULL, "src/models/gemma3n.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 
