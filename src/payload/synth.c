@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7", "rwkv6",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -93,7 +93,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 25;
 		s->n_swa = 512;
 		s->swa_pattern = 5;
-	} else if (strcmp(arch, "rwkv7") == 0) {
+	} else if (strcmp(arch, "rwkv7") == 0 || strcmp(arch, "rwkv6") == 0) {
 		s->n_layer = 6; /* head_dim: wkv.head_size */
 	} else if (strcmp(arch, "gemma2") == 0) {
 		s->n_layer = 6;
@@ -572,9 +572,9 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
 		return -1;
-	if (strcmp(s->arch, "rwkv7") == 0 && (!s->head_dim || s->n_embd % s->head_dim))
-		return errorf(err, "rwkv7: embd (%u) must be a multiple of head_dim (the wkv head size, %u)", s->n_embd,
-			      s->head_dim);
+	if (strncmp(s->arch, "rwkv", 4) == 0 && (!s->head_dim || s->n_embd % s->head_dim))
+		return errorf(err, "%s: embd (%u) must be a multiple of head_dim (the wkv head size, %u)", s->arch,
+			      s->n_embd, s->head_dim);
 	if (strcmp(s->arch, "gemma3n") == 0 && (!s->n_swa || s->swa_pattern < 2))
 		return errorf(err, "gemma3n needs a sliding window (swa > 0) and swa_pattern >= 2");
 	/* the engine's reuse map past its 20 cached layers: layer 19 (full)
@@ -866,6 +866,7 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
 static void tensors_gemma3n(struct tw *t, const struct synth_spec *s);
 static void tensors_rwkv7(struct tw *t, const struct synth_spec *s);
+static void tensors_rwkv6(struct tw *t, const struct synth_spec *s);
 static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s);
 
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
@@ -1672,8 +1673,8 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, strcmp(s->arch, "rwkv7") == 0 ? 0 : s->n_head); /* rwkv: 0, as converted */
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha;	     /* K-only rows of kv_lora + rope */
+	gw_u32(w, k, strncmp(s->arch, "rwkv", 4) == 0 ? 0 : s->n_head); /* rwkv: 0, as converted */
+	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha;		/* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
@@ -1684,7 +1685,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "rwkv7") != 0) { /* gemma4's: keys_oss */
+	} else if (strcmp(s->arch, "gemma4") != 0 && strncmp(s->arch, "rwkv", 4) != 0) { /* gemma4's: keys_oss */
 		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
@@ -1865,6 +1866,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_gemma3n(t, s);
 	else if (strcmp(s->arch, "rwkv7") == 0)
 		tensors_rwkv7(t, s);
+	else if (strcmp(s->arch, "rwkv6") == 0)
+		tensors_rwkv6(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0 ||
@@ -2604,16 +2607,27 @@ static void tensors_gemma3n(struct tw *t, const struct synth_spec *s)
 #define RWKV7_ICLR  64
 #define RWKV7_VRES  32
 #define RWKV7_GATE  128
+#define RWKV6_MIX   32
+#define RWKV6_DECAY 64
 
 static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (strcmp(s->arch, "rwkv7") != 0)
+	if (strncmp(s->arch, "rwkv", 4) != 0)
 		return;
 	akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
 	gw_f32(w, k, 1e-5f);
 	akey(k, sizeof(k), s, "wkv.head_size");
 	gw_u32(w, k, s->head_dim);
+	if (strcmp(s->arch, "rwkv6") == 0) { /* the converter's widths, halved every 6 layers */
+		akey(k, sizeof(k), s, "time_mix_extra_dim");
+		gw_u32(w, k, RWKV6_MIX);
+		akey(k, sizeof(k), s, "time_decay_extra_dim");
+		gw_u32(w, k, RWKV6_DECAY);
+		akey(k, sizeof(k), s, "rescale_every_n_layers");
+		gw_u32(w, k, 6);
+		return;
+	}
 	akey(k, sizeof(k), s, "attention.decay_lora_rank");
 	gw_u32(w, k, RWKV7_DECAY);
 	akey(k, sizeof(k), s, "attention.iclr_lora_rank");
@@ -2663,5 +2677,48 @@ static void tensors_rwkv7(struct tw *t, const struct synth_spec *s)
 		BV("channel_mix_lerp_k.weight", E);
 		BM("channel_mix_key.weight", E, s->n_ff);
 		BM("channel_mix_value.weight", s->n_ff, E);
+	}
+}
+
+/* RWKV-6 (src/models/rwkv6.cpp): the converter's fused lerps (x, then w,
+ * k, v, r, g stacked), a 5-way token-shift low-rank pair, the decay's
+ * pair, a per-head time_first, a SiLU gate; the channel mix with a
+ * receptance. */
+static void tensors_rwkv6(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t E = s->n_embd;
+	vec(t, "output_norm.bias", E);
+	vec(t, "token_embd_norm.weight", E);
+	vec(t, "token_embd_norm.bias", E);
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		BV("attn_norm.bias", E);
+		BV("attn_norm_2.weight", E);
+		BV("attn_norm_2.bias", E);
+		BM("time_mix_w1.weight", E, RWKV6_MIX * 5);
+		blkname(nm, sizeof(nm), il, "time_mix_w2.weight");
+		f32_tensor(t, nm, 3, RWKV6_MIX, E, 5);
+		BV("time_mix_lerp_x.weight", E);
+		uint64_t ne[4] = {E, 1, 1, 5};
+		blkname(nm, sizeof(nm), il, "time_mix_lerp_fused.weight");
+		gw_tensor(t->w, nm, 4, ne, 0, E * 5 * 4);
+		blkname(nm, sizeof(nm), il, "time_mix_first.weight");
+		f32_tensor(t, nm, 2, s->head_dim, E / s->head_dim, 1);
+		BV("time_mix_decay.weight", E);
+		BM("time_mix_decay_w1.weight", E, RWKV6_DECAY);
+		BM("time_mix_decay_w2.weight", RWKV6_DECAY, E);
+		BM("time_mix_key.weight", E, E);
+		BM("time_mix_value.weight", E, E);
+		BM("time_mix_receptance.weight", E, E);
+		BM("time_mix_gate.weight", E, E);
+		BV("time_mix_ln.weight", E);
+		BV("time_mix_ln.bias", E);
+		BM("time_mix_output.weight", E, E);
+		BV("channel_mix_lerp_k.weight", E);
+		BV("channel_mix_lerp_r.weight", E);
+		BM("channel_mix_key.weight", E, s->n_ff);
+		BM("channel_mix_value.weight", s->n_ff, E);
+		BM("channel_mix_receptance.weight", E, E);
 	}
 }

@@ -274,6 +274,8 @@ static const struct graph_family families[] = {
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
     {"gemma3n", gr_gemma3n, NULL, "src/models/gemma3n.cpp"},
+    {"rwkv7", gr_rwkv7, NULL, "src/models/rwkv7.cpp"},
+    {"rwkv6", gr_rwkv6, NULL, "src/models/rwkv6.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 

@@ -13,8 +13,6 @@
  * tail (FFN, altup correction) is visited from the next layer's q. */
 #include "graph.h"
 
-#include <stdio.h>
-
 #include "../../payload/gguf.h"
 
 /* the engine's fixed widths (llama-hparams.h: no key sets them) */
@@ -23,19 +21,33 @@
 #define N_SPARSE      10 /* layers whose gate takes the gaussian top-k */
 #define ALTUP_PLE_DEF 256
 
+/* A contiguous view of x (a reshape, or a slice along the last
+ * dimension): its copy on another backend (ggml_dup_tensor_layout) spans
+ * the slice and has the layout of an f32 op of its shape, so an in-place
+ * op there may take the copy's memory. */
+static int reshape(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
+{
+	int v = ga_view_n(g, x, (uint64_t)(ne0 * ne1 * ne2 * 4));
+	g->t[v].type = F32;
+	g->t[v].ne[0] = ne0;
+	g->t[v].ne[1] = ne1;
+	g->t[v].ne[2] = ne2;
+	g->t[v].ne[3] = 1;
+	return v;
+}
+
 /* An in-place-capable op (rms_norm, scale) over a reshape of x. */
 static int on_reshape(struct ga_graph *g, int64_t ne0, int64_t ne1, int64_t ne2, int x)
 {
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(ga_view(g, x)));
+	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(reshape(g, x, ne0, ne1, ne2)));
 }
 
-/* build_norm with il = -1: rms_norm and the weight, nothing pinned */
-static int norm_free(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2,
-		     const char *w)
+/* build_norm with il = -1 over layer il's weight: rms_norm and the
+ * weight, nothing pinned */
+static int norm_free(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int il, const char *w)
 {
-	int n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x));
-	int wt = ga_held(g, gr_backend_of(d->w, place_weight(d->w->pl, w, -1)), 1, 0);
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, wt));
+	int n = ga_op(g, 1, F32, ne0, ne1, 1, 1, S(x));
+	return ga_op(g, 1, F32, ne0, ne1, 1, 1, S(n, gr_weight(g, d, il, w)));
 }
 
 /* a weight outside the blk.N. names, in layer `layer`'s buffer */
@@ -70,9 +82,10 @@ static int altup_predict(struct ga_graph *g, const struct dims *d, int il, int x
 {
 	int64_t T = d->T, E = d->E;
 	int perm = ga_op(g, 0, F32, N_ALTUP, E, T, 1, S(ga_view(g, x)));
-	int mod = modalities(g, d, il, ga_view(g, x));
+	int mod = modalities(g, d, il, reshape(g, x, E, T, 1));
 	int coefs = gr_mm(g, d, il, "altup_predict_coef.weight", mod, N_ALTUP * N_ALTUP, T);
-	int pred = gr_op_kind(g, ga_op(g, 0, F32, E, N_ALTUP, T, 1, S(perm, ga_view(g, coefs))), GA_OP_MUL_MAT);
+	int pred = gr_op_kind(g, ga_op(g, 0, F32, E, N_ALTUP, T, 1, S(perm, reshape(g, coefs, N_ALTUP, N_ALTUP, T))),
+			      GA_OP_MUL_MAT);
 	pred = ga_op(g, 0, F32, E, T, N_ALTUP, 1, S(ga_view(g, pred)));
 	return ga_op(g, 1, F32, E, T, N_ALTUP, 1, S(pred, x));
 }
@@ -151,14 +164,12 @@ static int layer_tail(struct ga_graph *g, const struct dims *d, const struct tai
 	gate = ga_op(g, 1, F32, F, T, 1, 1, S(gate));
 	int ff = ga_op(g, 1, F32, F, T, 1, 1, S(up, gate));
 	ff = gr_mm(g, d, L, "ffn_down.weight", ff, E, T);
-	char w[64];
-	snprintf(w, sizeof(w), "blk.%d.post_ffw_norm.weight", L);
-	ff = norm_free(g, d, ff, E, T, 1, w);
+	ff = norm_free(g, d, ff, E, T, L, "post_ffw_norm.weight");
 	int gated = ga_op(g, 1, F32, E, T, 1, 1, S(ff, al));
 	/* altup_correct: the innovation repeated over the streams times the
 	 * router's coefficients (+1, transposed to [1, T, 4]), plus the
 	 * predictions */
-	int innov = ga_op(g, 1, F32, E, T, 1, 1, S(gated, ga_view(g, tl->pred)));
+	int innov = ga_op(g, 1, F32, E, T, 1, 1, S(gated, reshape(g, tl->pred, E, T, 1)));
 	int rep = ga_op(g, 0, F32, E, T, N_ALTUP, 1, S(innov));
 	int mod = modalities(g, d, L, gated);
 	int cc = gr_mm(g, d, L, "altup_correct_coef.weight", mod, N_ALTUP, T);
@@ -168,14 +179,15 @@ static int layer_tail(struct ga_graph *g, const struct dims *d, const struct tai
 	corr = ga_op(g, 1, F32, E, T, N_ALTUP, 1, S(corr, tl->pred));
 	/* the new stack: stream 0, then the rest plus the gated per-layer
 	 * input */
-	int first = ga_view(g, corr);
-	int rest = ga_view(g, corr);
-	int fp = ga_op(g, 1, F32, E, T, 1, 1, S(ga_view(g, corr), gr_weight(g, d, L, "altup_correct_scale.weight")));
+	int first = reshape(g, corr, E, T, 1);
+	int rest = reshape(g, corr, E, T, N_ALTUP - 1);
+	int fp = ga_op(g, 1, F32, E, T, 1, 1,
+		       S(reshape(g, corr, E, T, 1), gr_weight(g, d, L, "altup_correct_scale.weight")));
 	fp = gr_mm(g, d, L, "inp_gate.weight", fp, P, T);
 	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp));
 	if (*pl_all < 0)
 		*pl_all = per_layer_project(g, d, x0, pl_rows, P, NL);
-	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp, ga_view_n(g, *pl_all, (uint64_t)(P * T * 4))));
+	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp, reshape(g, *pl_all, P, T, 1)));
 	fp = gr_mm(g, d, L, "proj.weight", fp, E, T);
 	fp = gr_norm(g, d, fp, E, T, 1, L, "post_norm.weight");
 	int tmp = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(rest, fp));
@@ -195,9 +207,8 @@ void gr_gemma3n(struct ga_graph *g, const struct model *m, const struct dims *d,
 	 * rescaled to the rows' magnitude */
 	int x0 = ga_op(g, 1, F32, E, T, 1, 1, S(rows));
 	int rep = ga_op(g, 0, F32, E, T, N_ALTUP - 1, 1, S(x0));
-	int added =
-	    gr_op_kind(g, ga_op(g, 0, F32, E, T, N_ALTUP - 1, 1, S(named_weight(g, d, "altup_proj.weight", -1), rep)),
-		       GA_OP_MUL_MAT);
+	int added = gr_op_kind(
+	    g, ga_op(g, 0, F32, E, T, N_ALTUP - 1, 1, S(gr_weight(g, d, -1, "altup_proj.weight"), rep)), GA_OP_MUL_MAT);
 	int tmag = magnitude(g, x0, E, T, 1);
 	int mul = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(added, tmag));
 	int nmag = magnitude(g, added, E, T, N_ALTUP - 1);
@@ -215,21 +226,19 @@ void gr_gemma3n(struct ga_graph *g, const struct model *m, const struct dims *d,
 		if (prev.il >= 0) /* the previous layer's tail, from this one's q */
 			x = layer_tail(g, d, &prev, prev_o, &pl_all, x0, pl_rows, P, NL);
 		int pred = altup_predict(g, d, L, x);
-		int active = ga_view(g, pred);
+		int active = reshape(g, pred, E, T, 1);
 		int an = gr_norm(g, d, active, E, T, 1, L, "attn_norm.weight");
 		if (d->k_rot) /* the rotation (src0 of q's) is found before the positions */
 			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int q = gr_mm(g, d, L, "attn_q.weight", an, D * H, T);
-		q = on_reshape(g, D, H, T, q);
-		q = ga_op(g, 1, F32, D, H, T, 1, S(q, gr_weight(g, d, L, "attn_q_norm.weight")));
+		q = gr_norm(g, d, reshape(g, q, D, H, T), D, H, T, L, "attn_q_norm.weight");
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		q = gr_rope(g, q, pos, D, H, T);
 		q = gr_rotate(g, q, D * H * T, d->k_rot, krot);
 		int k = -1, v = -1;
 		if (has_kv) {
 			k = gr_mm(g, d, L, "attn_k.weight", an, D * Hkv, T);
-			k = on_reshape(g, D, Hkv, T, k);
-			k = ga_op(g, 1, F32, D, Hkv, T, 1, S(k, gr_weight(g, d, L, "attn_k_norm.weight")));
+			k = gr_norm(g, d, reshape(g, k, D, Hkv, T), D, Hkv, T, L, "attn_k_norm.weight");
 			k = gr_rope(g, k, pos, D, Hkv, T);
 			k = gr_rotate(g, k, D * Hkv * T, d->k_rot, krot);
 			v = gr_mm(g, d, L, "attn_v.weight", an, D * Hkv, T);
@@ -244,17 +253,17 @@ void gr_gemma3n(struct ga_graph *g, const struct model *m, const struct dims *d,
 	x = layer_tail(g, d, &prev, prev_o, &pl_all, x0, pl_rows, P, NL);
 	/* the streams merged: the last three unembedded and rescaled to
 	 * stream 0's magnitude, averaged with it */
-	int alt = ga_view(g, x);
+	int alt = reshape(g, x, E, T, N_ALTUP - 1);
 	int un = gr_op_kind(
-	    g, ga_op(g, 0, F32, E, T, N_ALTUP - 1, 1, S(named_weight(g, d, "altup_unembd_proj.weight", NL), alt)),
+	    g, ga_op(g, 0, F32, E, T, N_ALTUP - 1, 1, S(gr_weight(g, d, -1, "altup_unembd_proj.weight"), alt)),
 	    GA_OP_MUL_MAT);
-	tmag = magnitude(g, ga_view(g, x), E, T, 1);
+	tmag = magnitude(g, reshape(g, x, E, T, 1), E, T, 1);
 	mul = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(un, tmag));
 	nmag = magnitude(g, un, E, T, N_ALTUP - 1);
 	mul = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(mul, nmag));
-	int cur = ga_view(g, x);
+	int cur = reshape(g, x, E, T, 1);
 	for (int i = 0; i < N_ALTUP - 1; i++)
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, ga_view(g, mul)));
+		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, reshape(g, mul, E, T, 1)));
 	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur));
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
