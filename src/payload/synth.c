@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7", "rwkv6",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7", "rwkv6", "arwkv7", "rwkv6qwen2",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
@@ -93,7 +93,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 25;
 		s->n_swa = 512;
 		s->swa_pattern = 5;
-	} else if (strcmp(arch, "rwkv7") == 0 || strcmp(arch, "rwkv6") == 0) {
+	} else if (strstr(arch, "rwkv")) {
 		s->n_layer = 6; /* head_dim: wkv.head_size */
 	} else if (strcmp(arch, "gemma2") == 0) {
 		s->n_layer = 6;
@@ -572,7 +572,7 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
 		return -1;
-	if (strncmp(s->arch, "rwkv", 4) == 0 && (!s->head_dim || s->n_embd % s->head_dim))
+	if (strstr(s->arch, "rwkv") && (!s->head_dim || s->n_embd % s->head_dim))
 		return errorf(err, "%s: embd (%u) must be a multiple of head_dim (the wkv head size, %u)", s->arch,
 			      s->n_embd, s->head_dim);
 	if (strcmp(s->arch, "gemma3n") == 0 && (!s->n_swa || s->swa_pattern < 2))
@@ -1673,8 +1673,8 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, strncmp(s->arch, "rwkv", 4) == 0 ? 0 : s->n_head); /* rwkv: 0, as converted */
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha;		/* K-only rows of kv_lora + rope */
+	gw_u32(w, k, strstr(s->arch, "rwkv") ? 0 : s->n_head);	/* rwkv: 0, as converted */
+	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
@@ -1685,7 +1685,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "gemma4") != 0 && strncmp(s->arch, "rwkv", 4) != 0) { /* gemma4's: keys_oss */
+	} else if (strcmp(s->arch, "gemma4") != 0 && !strstr(s->arch, "rwkv")) { /* gemma4's: keys_oss */
 		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
@@ -1866,8 +1866,10 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_gemma3n(t, s);
 	else if (strcmp(s->arch, "rwkv7") == 0)
 		tensors_rwkv7(t, s);
-	else if (strcmp(s->arch, "rwkv6") == 0)
+	else if (strncmp(s->arch, "rwkv6", 5) == 0)
 		tensors_rwkv6(t, s);
+	else if (strcmp(s->arch, "arwkv7") == 0)
+		tensors_rwkv7(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0 ||
@@ -2613,19 +2615,29 @@ static void tensors_gemma3n(struct tw *t, const struct synth_spec *s)
 static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (strncmp(s->arch, "rwkv", 4) != 0)
+	if (!strstr(s->arch, "rwkv"))
 		return;
+	if (strcmp(s->arch, "arwkv7") == 0 || strcmp(s->arch, "rwkv6qwen2") == 0) { /* one shift state */
+		akey(k, sizeof(k), s, "token_shift_count");
+		gw_u32(w, k, 1);
+	}
+	if (strcmp(s->arch, "rwkv6qwen2") == 0) { /* QRWKV: KV heads of head_dim (GQA) */
+		akey(k, sizeof(k), s, "attention.head_count_kv");
+		gw_u32(w, k, s->n_head_kv);
+	}
 	akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
 	gw_f32(w, k, 1e-5f);
 	akey(k, sizeof(k), s, "wkv.head_size");
 	gw_u32(w, k, s->head_dim);
-	if (strcmp(s->arch, "rwkv6") == 0) { /* the converter's widths, halved every 6 layers */
+	if (strncmp(s->arch, "rwkv6", 5) == 0) { /* the converter's widths; rwkv6 halves every 6 layers */
 		akey(k, sizeof(k), s, "time_mix_extra_dim");
 		gw_u32(w, k, RWKV6_MIX);
 		akey(k, sizeof(k), s, "time_decay_extra_dim");
 		gw_u32(w, k, RWKV6_DECAY);
-		akey(k, sizeof(k), s, "rescale_every_n_layers");
-		gw_u32(w, k, 6);
+		if (strcmp(s->arch, "rwkv6") == 0) {
+			akey(k, sizeof(k), s, "rescale_every_n_layers");
+			gw_u32(w, k, 6);
+		}
 		return;
 	}
 	akey(k, sizeof(k), s, "attention.decay_lora_rank");
@@ -2642,14 +2654,19 @@ static void tensors_rwkv7(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
 	uint64_t E = s->n_embd;
-	vec(t, "output_norm.bias", E);
-	vec(t, "token_embd_norm.weight", E);
-	vec(t, "token_embd_norm.bias", E);
+	int a7 = strcmp(s->arch, "arwkv7") == 0; /* RMS norms, a llama FFN, no grouped norm */
+	if (!a7) {
+		vec(t, "output_norm.bias", E);
+		vec(t, "token_embd_norm.weight", E);
+		vec(t, "token_embd_norm.bias", E);
+	}
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", E);
-		BV("attn_norm.bias", E);
-		BV("attn_norm_2.weight", E);
-		BV("attn_norm_2.bias", E);
+		if (!a7) {
+			BV("attn_norm.bias", E);
+			BV("attn_norm_2.weight", E);
+			BV("attn_norm_2.bias", E);
+		}
 		BV("time_mix_w0.weight", E);
 		BM("time_mix_w1.weight", E, RWKV7_DECAY);
 		BM("time_mix_w2.weight", RWKV7_DECAY, E);
@@ -2671,9 +2688,14 @@ static void tensors_rwkv7(struct tw *t, const struct synth_spec *s)
 		BM("time_mix_key.weight", E, E);
 		BM("time_mix_value.weight", E, E);
 		BM("time_mix_receptance.weight", E, E);
+		BM("time_mix_output.weight", E, E);
+		if (a7) {
+			BV("ffn_norm.weight", E);
+			ffn(t, s, il);
+			continue;
+		}
 		BV("time_mix_ln.weight", E);
 		BV("time_mix_ln.bias", E);
-		BM("time_mix_output.weight", E, E);
 		BV("channel_mix_lerp_k.weight", E);
 		BM("channel_mix_key.weight", E, s->n_ff);
 		BM("channel_mix_value.weight", s->n_ff, E);
@@ -2688,14 +2710,22 @@ static void tensors_rwkv6(struct tw *t, const struct synth_spec *s)
 {
 	char nm[64];
 	uint64_t E = s->n_embd;
-	vec(t, "output_norm.bias", E);
-	vec(t, "token_embd_norm.weight", E);
-	vec(t, "token_embd_norm.bias", E);
+	/* RWKV6-Qwen2 (QRWKV): RMS norms, no time_first (gated linear
+	 * attention), K and V n_head_kv heads wide with biases, a llama FFN */
+	int q2 = strcmp(s->arch, "rwkv6qwen2") == 0;
+	uint64_t kv = q2 ? (uint64_t)s->n_head_kv * s->head_dim : E;
+	if (!q2) {
+		vec(t, "output_norm.bias", E);
+		vec(t, "token_embd_norm.weight", E);
+		vec(t, "token_embd_norm.bias", E);
+	}
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", E);
-		BV("attn_norm.bias", E);
-		BV("attn_norm_2.weight", E);
-		BV("attn_norm_2.bias", E);
+		if (!q2) {
+			BV("attn_norm.bias", E);
+			BV("attn_norm_2.weight", E);
+			BV("attn_norm_2.bias", E);
+		}
 		BM("time_mix_w1.weight", E, RWKV6_MIX * 5);
 		blkname(nm, sizeof(nm), il, "time_mix_w2.weight");
 		f32_tensor(t, nm, 3, RWKV6_MIX, E, 5);
@@ -2703,15 +2733,26 @@ static void tensors_rwkv6(struct tw *t, const struct synth_spec *s)
 		uint64_t ne[4] = {E, 1, 1, 5};
 		blkname(nm, sizeof(nm), il, "time_mix_lerp_fused.weight");
 		gw_tensor(t->w, nm, 4, ne, 0, E * 5 * 4);
-		blkname(nm, sizeof(nm), il, "time_mix_first.weight");
-		f32_tensor(t, nm, 2, s->head_dim, E / s->head_dim, 1);
+		if (!q2) {
+			blkname(nm, sizeof(nm), il, "time_mix_first.weight");
+			f32_tensor(t, nm, 2, s->head_dim, E / s->head_dim, 1);
+		}
 		BV("time_mix_decay.weight", E);
 		BM("time_mix_decay_w1.weight", E, RWKV6_DECAY);
 		BM("time_mix_decay_w2.weight", RWKV6_DECAY, E);
-		BM("time_mix_key.weight", E, E);
-		BM("time_mix_value.weight", E, E);
+		BM("time_mix_key.weight", E, kv);
+		BM("time_mix_value.weight", E, kv);
 		BM("time_mix_receptance.weight", E, E);
 		BM("time_mix_gate.weight", E, E);
+		if (q2) {
+			BV("time_mix_key.bias", kv);
+			BV("time_mix_value.bias", kv);
+			BV("time_mix_receptance.bias", E);
+			BM("time_mix_output.weight", E, E);
+			BV("ffn_norm.weight", E);
+			ffn(t, s, il);
+			continue;
+		}
 		BV("time_mix_ln.weight", E);
 		BV("time_mix_ln.bias", E);
 		BM("time_mix_output.weight", E, E);

@@ -1,16 +1,19 @@
-# gemma3n, rwkv7 and rwkv6 against the real engine (src/models/gemma3n.cpp,
-# rwkv7.cpp, rwkv6.cpp): synthetic payloads of each (gemma3n with the
-# altup streams, laurel branches and per-layer token embeddings the engine
-# requires; the rwkvs with their time and channel mixes and no KV cache),
-# booted through `zealot argv` (boot_for_ledger), each answering /health
-# and a completion (check_answered); every model, KV, recurrent-state and
-# output term of the plan equals the boot ledger and every compute buffer
-# is within 0.5 % of it, over flash attention on and off, one to four
-# slots, ubatches of 64 to 2048 and a quantized cache. gemma3n's
-# KV-sharing rule is held by its own checks: the engine gives the first 20
-# layers a cache (n_layer_kv_from_start = 20, no key), and the later
-# layers read layer 18's (window) or 19's (full). The worst compute error
-# of each family is printed as a TAP comment.
+# gemma3n, rwkv7, rwkv6, arwkv7 and rwkv6qwen2 against the real engine
+# (src/models/gemma3n.cpp, rwkv7.cpp, rwkv6.cpp, arwkv7.cpp,
+# rwkv6qwen2.cpp): synthetic
+# payloads of each (gemma3n with the altup streams, laurel branches and
+# per-layer token embeddings the engine requires; the rwkvs with their
+# time and channel mixes and no KV cache), booted through `zealot argv`
+# (boot_for_ledger), each answering /health and a completion
+# (check_answered); every model, KV, recurrent-state and output term of
+# the plan equals the boot ledger and every compute buffer is within 0.5 %
+# of it, over flash attention on and off, one to four slots, ubatches of
+# 64 to 2048, a quantized cache, and rpc-servers as devices (-ngl, a
+# two-server split). gemma3n's KV-sharing rule is held by its own checks:
+# the engine gives the first 20 layers a cache (n_layer_kv_from_start =
+# 20, no key), and the later layers read layer 18's (window) or 19's
+# (full). The worst compute error of each family is printed as a TAP
+# comment.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh"
@@ -46,6 +49,8 @@ run "$ZEALOT" archs
 check "archs: gemma3n is mirrored" grep -qE '^ *gemma3n +mirrored ' "$TMP/out"
 check "archs: rwkv7 is mirrored" grep -qE '^ *rwkv7 +mirrored ' "$TMP/out"
 check "archs: rwkv6 is mirrored" grep -qE '^ *rwkv6 +mirrored ' "$TMP/out"
+check "archs: arwkv7 is mirrored" grep -qE '^ *arwkv7 +mirrored ' "$TMP/out"
+check "archs: rwkv6qwen2 is mirrored" grep -qE '^ *rwkv6qwen2 +mirrored ' "$TMP/out"
 
 # --- gemma3n: 25 layers, a window on 4 of 5; 20 layers with a cache ---
 G3N="layers=25 embd=256 heads=4 kv_heads=2 head_dim=64 ff=512 vocab=4096"
@@ -84,6 +89,15 @@ shapes rw6 rwkv6 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
 mirrored_case rw6-h32 rwkv6 "layers=12 embd=256 head_dim=32 rope_dims=32 ff=768 vocab=4096" \
 	"CTX_SIZE=16384 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=2048 BATCH_SIZE=2048"
 
+# --- arwkv7: rwkv7's time mix (gated, no grouped norm) with one shift
+# state, RMS norms and a llama FFN ---
+shapes ar7 arwkv7 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
+
+# --- rwkv6qwen2 (QRWKV): rwkv6's time mix without time_first (gated
+# linear attention over k * (1 - w)), K and V over 2 of 4 heads repeated
+# (GQA), biases, RMS norms, a llama FFN ---
+shapes q6 rwkv6qwen2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 ff=1024 vocab=4096"
+
 # --- placement: rpc-servers as devices (the scheduler's splits and the
 # copies between backends) ---
 if [ -x "$RPC_SERVER" ]; then
@@ -98,6 +112,8 @@ if [ -x "$RPC_SERVER" ]; then
 	check "g3n-ngl: the window cache on RPC0 too" test -n "$(ledger_of g3n-ngl kv_swa "RPC0[$R1]")"
 	mirrored_case g3n-split gemma3n "$G3N" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 NGL=99 TENSOR_SPLIT=1,1"
 	mirrored_case rw7-ngl rwkv7 "$RW7" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=3 UBATCH_SIZE=512"
+	mirrored_case ar7-ngl arwkv7 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096" \
+		"CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4 UBATCH_SIZE=512"
 	# every layer offloaded: token_embd_norm with layer 0 (a repeating
 	# tensor), not with the input layer
 	mirrored_case rw6-split rwkv6 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096" \

@@ -276,6 +276,8 @@ static const struct graph_family families[] = {
     {"gemma3n", gr_gemma3n, NULL, "src/models/gemma3n.cpp"},
     {"rwkv7", gr_rwkv7, NULL, "src/models/rwkv7.cpp"},
     {"rwkv6", gr_rwkv6, NULL, "src/models/rwkv6.cpp"},
+    {"arwkv7", gr_arwkv7, NULL, "src/models/arwkv7.cpp"},
+    {"rwkv6qwen2", gr_rwkv6qwen2, NULL, "src/models/rwkv6qwen2.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
 };
 
