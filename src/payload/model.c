@@ -510,9 +510,10 @@ static int share_keys(const struct gguf *g, struct model *m, char **err)
 {
 	if (get_u32(g, m, "attention.shared_kv_layers", &m->n_kv_shared, err))
 		return -1;
-	/* gemma3n's builder fixes n_layer_kv_from_start = 20 (no key) */
-	if (strcmp(m->arch, "gemma3n") == 0 && m->n_layer_all > 20)
-		m->n_kv_shared = m->n_layer_all - 20;
+	/* gemma3n's builder fixes n_layer_kv_from_start = 20 and reads no
+	 * shared_kv_layers key (only gemma4's do) */
+	if (strcmp(m->arch, "gemma3n") == 0)
+		m->n_kv_shared = m->n_layer_all > 20 ? m->n_layer_all - 20 : 0;
 	if (m->n_kv_shared > m->n_layer_all) {
 		errorf(err, "key '%s.attention.shared_kv_layers' (%u) exceeds block_count (%u)", m->arch,
 		       m->n_kv_shared, m->n_layer_all);

@@ -21,7 +21,7 @@
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h", "jamba", "mamba",
-    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
+    "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7", "rwkv6", "arwkv7", "rwkv6qwen2",
     "command-r", "cohere2", "minimax-m2", "llama4",
 };
 /* clang-format on */
@@ -89,6 +89,14 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 6;
+	} else if (strcmp(arch, "gemma3n") == 0) {
+		/* past the engine's fixed 20 layers with a cache, one window
+		 * and one full layer reading an earlier layer's KV */
+		s->n_layer = 25;
+		s->n_swa = 512;
+		s->swa_pattern = 5;
+	} else if (strstr(arch, "rwkv")) {
+		s->n_layer = 6; /* head_dim: wkv.head_size */
 	} else if (strcmp(arch, "gemma2") == 0) {
 		s->n_layer = 6;
 		s->n_swa = 512;
@@ -514,7 +522,7 @@ static int validate_answer(const struct synth_spec *s, char **err)
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
 	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
-	    !strcmp(s->arch, "gemma2") || is_cohere(s))
+	    !strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3n") || is_cohere(s))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
 	if (s->n_embd < 4)
@@ -714,6 +722,19 @@ static int validate(const struct synth_spec *s, char **err)
 			      "and rope_dims == head_dim");
 	if (strcmp(s->arch, "cohere2") == 0 && !s->n_swa)
 		return errorf(err, "cohere2 needs swa > 0 (the engine requires attention.sliding_window)");
+	if (strstr(s->arch, "rwkv") && (!s->head_dim || s->n_embd % s->head_dim))
+		return errorf(err, "%s: embd (%u) must be a multiple of head_dim (the wkv head size, %u)", s->arch,
+			      s->n_embd, s->head_dim);
+	if (strcmp(s->arch, "gemma3n") == 0 && (!s->n_swa || s->swa_pattern < 2))
+		return errorf(err, "gemma3n needs a sliding window (swa > 0) and swa_pattern >= 2");
+	/* the engine's reuse map past its 20 cached layers: layer 19 (full)
+	 * or 18 (window) */
+	if (strcmp(s->arch, "gemma3n") == 0 && s->n_layer > 20 &&
+	    (19 % s->swa_pattern != s->swa_pattern - 1 || 18 % s->swa_pattern == s->swa_pattern - 1))
+		return errorf(err,
+			      "gemma3n: layers past 20 read layer 19 (full) or 18 (window); swa_pattern=%u makes "
+			      "layer 19 a window layer or 18 a full one",
+			      s->swa_pattern);
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
 	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
@@ -1002,6 +1023,10 @@ static void tensors_gemma3(struct tw *t, const struct synth_spec *s)
 
 static void ffn_qwen35(struct tw *t, const struct synth_spec *s, uint32_t il);
 static int is_arch(const struct synth_spec *s, const char *a);
+static void tensors_gemma3n(struct tw *t, const struct synth_spec *s);
+static void tensors_rwkv7(struct tw *t, const struct synth_spec *s);
+static void tensors_rwkv6(struct tw *t, const struct synth_spec *s);
+static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s);
 
 static void tensors_qwen35(struct tw *t, const struct synth_spec *s)
 {
@@ -2019,7 +2044,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, s->heads_meta ? s->heads_meta : s->n_head);
+	gw_u32(w, k, strstr(s->arch, "rwkv") ? 0 : s->heads_meta ? s->heads_meta : s->n_head); /* rwkv: 0, as converted */
 	int mla = (strcmp(s->arch, "deepseek2") == 0 || strcmp(s->arch, "kimi-linear") == 0) &&
 		  !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
@@ -2033,7 +2058,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval != 0 ? 0 : mla ? 1 : (int32_t)s->n_head_kv);
-	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
+	} else if (strcmp(s->arch, "gemma4") != 0 && !strstr(s->arch, "rwkv")) { /* gemma4's: per layer, keys_oss */
 		gw_u32(w, k,
 		       s->kv_heads_meta			   ? s->kv_heads_meta
 		       : mla				   ? 1
@@ -2220,7 +2245,7 @@ static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
 	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0 ||
-	     strcmp(s->arch, "cohere2") == 0) &&
+	     strcmp(s->arch, "cohere2") == 0 || strcmp(s->arch, "gemma3n") == 0) &&
 	    s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(w, k, s->n_swa);
@@ -2255,7 +2280,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	if (answer_mode(s))
 		t->wtype = 1;
 	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0 &&
-	    !is_cohere(s))
+	    strcmp(s->arch, "gemma3n") != 0 && !is_cohere(s))
 		mat(t, "output.weight", s->n_embd, s->n_vocab);
 	t->wtype = wtype;
 	if (answer_mode(s))
@@ -2267,6 +2292,14 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 			image_weights(t->w, s, t->norm0_at, t->v0_at, t->o0_at);
 	} else if (strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0)
 		tensors_gemma3(t, s);
+	else if (strcmp(s->arch, "gemma3n") == 0)
+		tensors_gemma3n(t, s);
+	else if (strcmp(s->arch, "rwkv7") == 0)
+		tensors_rwkv7(t, s);
+	else if (strncmp(s->arch, "rwkv6", 5) == 0)
+		tensors_rwkv6(t, s);
+	else if (strcmp(s->arch, "arwkv7") == 0)
+		tensors_rwkv7(t, s);
 	else if (strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "exaone4") == 0)
 		tensors_olmo2(t, s);
 	else if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen3vlmoe") == 0 ||
@@ -2322,6 +2355,7 @@ static int fill(const struct synth_spec *s, struct gguf_writer *wp, struct tw *t
 	keys_moe(&w, s);
 	keys_swa(&w, s);
 	keys_oss(&w, s);
+	keys_rwkv7(&w, s);
 	tokenizer(&w, s);
 
 	struct tw t = *tp;
@@ -2957,4 +2991,226 @@ static int tensors_gemma4(struct tw *t, const struct synth_spec *s)
 		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
 	}
 	return 1;
+}
+
+/* --- gemma3n ------------------------------------------------------------ */
+
+/* Gemma 3n (src/models/gemma3n.cpp): gemma3's attention (q/k norms, a
+ * window on 4 layers of 5) with the engine's fixed widths for the rest,
+ * which no key sets (llama-hparams.h): 4 altup streams, a laurel rank of
+ * 64 and per-layer inputs 256 wide. Every layer carries q, k and v; the
+ * layers past the first 20 read an earlier layer's cache all the same
+ * (load_arch_hparams: n_layer_kv_from_start = 20). */
+#define G3N_ALTUP  4
+#define G3N_LAUREL 64
+#define G3N_PLE	   256
+
+/* an f32 tensor of n dimensions (the altup coefficients are 4 wide:
+ * no quantized block fits them) */
+static void f32_tensor(struct tw *t, const char *name, uint32_t n_dims, uint64_t ne0, uint64_t ne1, uint64_t ne2)
+{
+	uint64_t ne[3] = {ne0, ne1, ne2};
+	gw_tensor(t->w, name, n_dims, ne, 0, ne0 * ne1 * ne2 * 4);
+}
+
+static void tensors_gemma3n(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t E = s->n_embd;
+	f32_tensor(t, "altup_proj.weight", 3, E, E, G3N_ALTUP - 1);
+	f32_tensor(t, "altup_unembd_proj.weight", 3, E, E, G3N_ALTUP - 1);
+	mat(t, "per_layer_token_embd.weight", (uint64_t)G3N_PLE * s->n_layer, s->n_vocab);
+	mat(t, "per_layer_model_proj.weight", E, (uint64_t)G3N_PLE * s->n_layer);
+	vec(t, "per_layer_proj_norm.weight", G3N_PLE);
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		qkv(t, s, il, 1);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("post_attention_norm.weight", E);
+		BV("ffn_norm.weight", E);
+		ffn(t, s, il);
+		BV("post_ffw_norm.weight", E);
+		BM("inp_gate.weight", E, G3N_PLE);
+		BM("proj.weight", G3N_PLE, E);
+		BV("post_norm.weight", E);
+		blkname(nm, sizeof(nm), il, "altup_correct_coef.weight");
+		f32_tensor(t, nm, 2, G3N_ALTUP, G3N_ALTUP, 1);
+		BV("altup_correct_scale.weight", E);
+		blkname(nm, sizeof(nm), il, "altup_predict_coef.weight");
+		f32_tensor(t, nm, 2, G3N_ALTUP, G3N_ALTUP * G3N_ALTUP, 1);
+		blkname(nm, sizeof(nm), il, "altup_router.weight");
+		f32_tensor(t, nm, 2, E, G3N_ALTUP, 1);
+		BV("altup_router_norm.weight", E);
+		BM("laurel_l.weight", E, G3N_LAUREL);
+		BM("laurel_r.weight", G3N_LAUREL, E);
+		BV("laurel_post_norm.weight", E);
+	}
+}
+
+/* --- rwkv7 -------------------------------------------------------------- */
+
+/* RWKV-7 (src/models/rwkv7.cpp): no attention and no KV cache; per layer
+ * a time mix (receptance, key, value, output E x E, the decay, in-context
+ * learning rate, value-residual and gate low-rank pairs, six fused lerp
+ * rows) and a channel mix (key E x ff, value ff x E), layer norms with
+ * biases, the token embeddings normed (token_embd_norm). The ranks are
+ * the converter's for a small model; head_dim is wkv.head_size. */
+#define RWKV7_DECAY 64
+#define RWKV7_ICLR  64
+#define RWKV7_VRES  32
+#define RWKV7_GATE  128
+#define RWKV6_MIX   32
+#define RWKV6_DECAY 64
+
+static void keys_rwkv7(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (!strstr(s->arch, "rwkv"))
+		return;
+	if (strcmp(s->arch, "arwkv7") == 0 || strcmp(s->arch, "rwkv6qwen2") == 0) { /* one shift state */
+		akey(k, sizeof(k), s, "token_shift_count");
+		gw_u32(w, k, 1);
+	}
+	if (strcmp(s->arch, "rwkv6qwen2") == 0) { /* QRWKV: KV heads of head_dim (GQA) */
+		akey(k, sizeof(k), s, "attention.head_count_kv");
+		gw_u32(w, k, s->n_head_kv);
+	}
+	akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+	gw_f32(w, k, 1e-5f);
+	akey(k, sizeof(k), s, "wkv.head_size");
+	gw_u32(w, k, s->head_dim);
+	if (strncmp(s->arch, "rwkv6", 5) == 0) { /* the converter's widths; rwkv6 halves every 6 layers */
+		akey(k, sizeof(k), s, "time_mix_extra_dim");
+		gw_u32(w, k, RWKV6_MIX);
+		akey(k, sizeof(k), s, "time_decay_extra_dim");
+		gw_u32(w, k, RWKV6_DECAY);
+		if (strcmp(s->arch, "rwkv6") == 0) {
+			akey(k, sizeof(k), s, "rescale_every_n_layers");
+			gw_u32(w, k, 6);
+		}
+		return;
+	}
+	akey(k, sizeof(k), s, "attention.decay_lora_rank");
+	gw_u32(w, k, RWKV7_DECAY);
+	akey(k, sizeof(k), s, "attention.iclr_lora_rank");
+	gw_u32(w, k, RWKV7_ICLR);
+	akey(k, sizeof(k), s, "attention.value_residual_mix_lora_rank");
+	gw_u32(w, k, RWKV7_VRES);
+	akey(k, sizeof(k), s, "attention.gate_lora_rank");
+	gw_u32(w, k, RWKV7_GATE);
+}
+
+static void tensors_rwkv7(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t E = s->n_embd;
+	int a7 = strcmp(s->arch, "arwkv7") == 0; /* RMS norms, a llama FFN, no grouped norm */
+	if (!a7) {
+		vec(t, "output_norm.bias", E);
+		vec(t, "token_embd_norm.weight", E);
+		vec(t, "token_embd_norm.bias", E);
+	}
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		if (!a7) {
+			BV("attn_norm.bias", E);
+			BV("attn_norm_2.weight", E);
+			BV("attn_norm_2.bias", E);
+		}
+		BV("time_mix_w0.weight", E);
+		BM("time_mix_w1.weight", E, RWKV7_DECAY);
+		BM("time_mix_w2.weight", RWKV7_DECAY, E);
+		BV("time_mix_a0.weight", E);
+		BM("time_mix_a1.weight", E, RWKV7_ICLR);
+		BM("time_mix_a2.weight", RWKV7_ICLR, E);
+		uint64_t vr = il == 0 ? RWKV7_ICLR : RWKV7_VRES; /* layer 0's pair is iclr wide (unused) */
+		BV("time_mix_v0.weight", E);
+		BM("time_mix_v1.weight", E, vr);
+		BM("time_mix_v2.weight", vr, E);
+		BM("time_mix_g1.weight", E, RWKV7_GATE);
+		BM("time_mix_g2.weight", RWKV7_GATE, E);
+		uint64_t ne[4] = {E, 1, 1, 6};
+		blkname(nm, sizeof(nm), il, "time_mix_lerp_fused.weight");
+		gw_tensor(t->w, nm, 4, ne, 0, E * 6 * 4);
+		BV("time_mix_k_k.weight", E);
+		BV("time_mix_k_a.weight", E);
+		BV("time_mix_r_k.weight", E);
+		BM("time_mix_key.weight", E, E);
+		BM("time_mix_value.weight", E, E);
+		BM("time_mix_receptance.weight", E, E);
+		BM("time_mix_output.weight", E, E);
+		if (a7) {
+			BV("ffn_norm.weight", E);
+			ffn(t, s, il);
+			continue;
+		}
+		BV("time_mix_ln.weight", E);
+		BV("time_mix_ln.bias", E);
+		BV("channel_mix_lerp_k.weight", E);
+		BM("channel_mix_key.weight", E, s->n_ff);
+		BM("channel_mix_value.weight", s->n_ff, E);
+	}
+}
+
+/* RWKV-6 (src/models/rwkv6.cpp): the converter's fused lerps (x, then w,
+ * k, v, r, g stacked), a 5-way token-shift low-rank pair, the decay's
+ * pair, a per-head time_first, a SiLU gate; the channel mix with a
+ * receptance. */
+static void tensors_rwkv6(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	uint64_t E = s->n_embd;
+	/* RWKV6-Qwen2 (QRWKV): RMS norms, no time_first (gated linear
+	 * attention), K and V n_head_kv heads wide with biases, a llama FFN */
+	int q2 = strcmp(s->arch, "rwkv6qwen2") == 0;
+	uint64_t kv = q2 ? (uint64_t)s->n_head_kv * s->head_dim : E;
+	if (!q2) {
+		vec(t, "output_norm.bias", E);
+		vec(t, "token_embd_norm.weight", E);
+		vec(t, "token_embd_norm.bias", E);
+	}
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		if (!q2) {
+			BV("attn_norm.bias", E);
+			BV("attn_norm_2.weight", E);
+			BV("attn_norm_2.bias", E);
+		}
+		BM("time_mix_w1.weight", E, RWKV6_MIX * 5);
+		blkname(nm, sizeof(nm), il, "time_mix_w2.weight");
+		f32_tensor(t, nm, 3, RWKV6_MIX, E, 5);
+		BV("time_mix_lerp_x.weight", E);
+		uint64_t ne[4] = {E, 1, 1, 5};
+		blkname(nm, sizeof(nm), il, "time_mix_lerp_fused.weight");
+		gw_tensor(t->w, nm, 4, ne, 0, E * 5 * 4);
+		if (!q2) {
+			blkname(nm, sizeof(nm), il, "time_mix_first.weight");
+			f32_tensor(t, nm, 2, s->head_dim, E / s->head_dim, 1);
+		}
+		BV("time_mix_decay.weight", E);
+		BM("time_mix_decay_w1.weight", E, RWKV6_DECAY);
+		BM("time_mix_decay_w2.weight", RWKV6_DECAY, E);
+		BM("time_mix_key.weight", E, kv);
+		BM("time_mix_value.weight", E, kv);
+		BM("time_mix_receptance.weight", E, E);
+		BM("time_mix_gate.weight", E, E);
+		if (q2) {
+			BV("time_mix_key.bias", kv);
+			BV("time_mix_value.bias", kv);
+			BV("time_mix_receptance.bias", E);
+			BM("time_mix_output.weight", E, E);
+			BV("ffn_norm.weight", E);
+			ffn(t, s, il);
+			continue;
+		}
+		BV("time_mix_ln.weight", E);
+		BV("time_mix_ln.bias", E);
+		BM("time_mix_output.weight", E, E);
+		BV("channel_mix_lerp_k.weight", E);
+		BV("channel_mix_lerp_r.weight", E);
+		BM("channel_mix_key.weight", E, s->n_ff);
+		BM("channel_mix_value.weight", s->n_ff, E);
+		BM("channel_mix_receptance.weight", E, E);
+	}
 }

@@ -229,14 +229,14 @@ static int64_t tensor_layer(const char *name, uint32_t n_layer_all)
 			return (int64_t)il;
 	}
 	/* the input layer (LLM_TENSOR_LAYER_INPUT) */
-	static const char *const input[] = {"token_embd.", "token_embd_norm.", "position_embd.", "token_types.",
-					    "per_layer_token_embd."};
+	static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."};
 	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
 		if (strncmp(name, input[i], strlen(input[i])) == 0)
 			return -1;
 	/* repeating tensors created once with layer 0's index (gemma4's
-	 * per-layer projection: tn(..., "weight", 0)) */
-	static const char *const first[] = {"per_layer_model_proj.", "per_layer_proj_norm."};
+	 * per-layer projection: tn(..., "weight", 0)); the embeddings' norm
+	 * too (LLM_TENSOR_TOKEN_EMBD_NORM: "do the norms on the first layer") */
+	static const char *const first[] = {"per_layer_model_proj.", "per_layer_proj_norm.", "token_embd_norm."};
 	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
 		if (strncmp(name, first[i], strlen(first[i])) == 0)
 			return 0;
@@ -362,8 +362,7 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 			il = tensor_layer(t->name, m->n_layer_all);
 			/* LFM2's final norm is named token_embd_norm (LLM_TENSOR_OUTPUT_NORM_LFM2): an output-layer
 			 * tensor */
-			if (il == -1 && strncmp(m->arch, "lfm2", 4) == 0 &&
-			    strcmp(t->name, "token_embd_norm.weight") == 0)
+			if (strncmp(m->arch, "lfm2", 4) == 0 && strcmp(t->name, "token_embd_norm.weight") == 0)
 				il = m->n_layer_all;
 			/* MTP blocks are skipped unless a drafter loads them. */
 			if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp)

@@ -218,5 +218,17 @@ void test_model(void)
 		int c_ = !m && err && strstr(err, "head_count_kv");
 		ok(c_, "string where a count belongs refused: %s", tap_s(err));
 	}
+	/* gemma3n: the engine caches the first 20 layers, whatever
+	 * attention.shared_kv_layers says (a key only gemma4 reads) */
+	for (uint32_t blocks = 12; blocks <= 30; blocks += 18) {
+		base(&w, "gemma3n", blocks);
+		gw_u32(&w, "gemma3n.attention.sliding_window", 512);
+		gw_u32(&w, "gemma3n.attention.shared_kv_layers", 4);
+		m = build(&w, &err);
+		uint32_t want = blocks > 20 ? blocks - 20 : 0;
+		ok(m && m->n_kv_shared == want, "gemma3n with %u blocks: %u share an earlier cache (got %u)", blocks,
+		   want, m ? m->n_kv_shared : 0);
+		model_free(m);
+	}
 	free(err);
 }

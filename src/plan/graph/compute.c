@@ -488,7 +488,8 @@ void compute_model(const struct compute_input *in, struct plan *p)
 				     gr_fallback(in->m)->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
-	if (f && f->build != gr_gemma4 && in->gg && gguf_tensor_find(in->gg, "per_layer_token_embd.weight"))
+	if (f && f->build != gr_gemma4 && f->build != gr_gemma3n && in->gg &&
+	    gguf_tensor_find(in->gg, "per_layer_token_embd.weight"))
 		plan_note_unmirrored(p, "per-layer token embeddings of '%s' in the compute graph", in->m->arch);
 	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
 	uint64_t per_seq = 1 + (s->spec_mtp ? s->spec_n_max : 0);

@@ -152,8 +152,16 @@ gr_build_fn gr_glm4moe;
 gr_build_fn gr_granite_hybrid;
 gr_build_fn gr_dense;
 gr_draft_fn gr_qwen35_mtp;
-gr_build_fn gr_oss;	 /* graph_oss.c */
-gr_build_fn gr_gemma4;	 /* graph_gemma4.c */
+gr_build_fn gr_oss;					  /* graph_oss.c */
+gr_build_fn gr_gemma4;					  /* graph_gemma4.c */
+gr_build_fn gr_gemma3n;					  /* graph_gemma3n.c */
+gr_build_fn gr_rwkv7, gr_rwkv6, gr_arwkv7, gr_rwkv6qwen2; /* graph_rwkv.c */
+/* build_attn over an iSWA cache (graph_gemma4.c): K and V (each < 0:
+ * none, a layer reading an earlier layer's cache) into the cache of layer
+ * kv_il, then attention over it; a transposed V spans vmax_row bytes a
+ * cell (the widest layer's). */
+int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v, int swa,
+		 uint64_t vmax_row);
 gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
 gr_build_fn gr_cohere;	 /* graph_cohere.c */

@@ -67,8 +67,8 @@ static uint64_t v_row_max(const struct dims *d, const struct model *m)
 
 /* build_attn (kv_iswa): K and V into the cache of layer kv_il (when the
  * layer has them), then attention over that cache. */
-static int g4_attend(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v,
-		     int swa, uint64_t vmax_row)
+int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v, int swa,
+		 uint64_t vmax_row)
 {
 	int64_t T = dl->T;
 	int64_t n_kv = swa ? dl->n_kv_swa : dl->n_kv;
@@ -235,7 +235,7 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			v = ga_op(g, 1, F32, D, Hkv, T, 1, S(ga_view(g, vm)));
 			v = gr_rotate(g, v, D * Hkv * T, dl.v_rot, vrot);
 		}
-		int o = g4_attend(g, &dl, in, kv_il, q, k, v, swa, vmax_row);
+		int o = gr_attend_kv(g, &dl, in, kv_il, q, k, v, swa, vmax_row);
 		o = gr_rotate(g, ga_view(g, o), D * H * T, dl.v_rot, vrot);
 		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
 		cur = gr_norm(g, d, cur, d->E, T, 1, L, "post_attention_norm.weight");
