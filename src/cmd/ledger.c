@@ -60,7 +60,16 @@ static const struct cmd_help help = {
 
 static char *read_all(const char *path, size_t *len, char **err)
 {
-	return read_file(path, LOG_MAX, READ_STDIN, len, NULL, err);
+	char *t = read_file(path, LOG_MAX, READ_STDIN, len, NULL, err);
+	if (!t && *err && strstr(path, "://")) { /* a URL is no log: say where the log is */
+		free(*err);
+		*err = NULL;
+		errorf(err,
+		       "'%s' is a URL: the ledger is in the engine's boot log, not on its HTTP port "
+		       "(journalctl -u UNIT | zealot ledger -)",
+		       path);
+	}
+	return t;
 }
 
 /* The plan's CPU features against the engine's system_info: a different

@@ -55,8 +55,9 @@ static const struct cmd_help help = {
 		"  zealot probe http://127.0.0.1:8080 --endpoint my.env\n"
 		"  zealot probe 127.0.0.1:8080 --only health,models,props\n"
 		"  zealot probe 127.0.0.1:8080 --endpoint my.env --only chat,refusal --record\n",
-    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint or prompts file,\n"
-	     "or --record without a current era or a writable store",
+    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 the engine (or --prometheus)\n"
+	     "gives no answer at all, an unreadable endpoint or prompts file, or --record\n"
+	     "without a current era or a writable store",
     .min_args = 1,
     .max_args = 1,
 };
@@ -240,14 +241,22 @@ int cmd_probe(int argc, char **argv)
 	}
 	int want_scrape = prometheus && (!only || strstr(only, "scrape"));
 	int only_scrape = only && want_scrape && strspn(only, "scrape,") == strlen(only);
+	char why[256];
+	if (!only_scrape && probe_reachable(&c, why, sizeof(why))) {
+		rc = EXIT_IO; /* a dead server is no verdict on the endpoint */
+		errorf(&err, "%s (is the engine running and listening there?)", why);
+		goto done;
+	}
 	struct probe_results res = {0};
 	if (!only_scrape)
 		probe_run(&c, &e, only, &res);
 	if (want_scrape)
 		run_scrape(&c, prometheus, ep, &res);
-	int failed = 0;
-	for (size_t i = 0; i < res.n; i++)
+	int failed = 0, dead = 0;
+	for (size_t i = 0; i < res.n; i++) {
 		failed |= probe_failed(&res.v[i]);
+		dead |= res.v[i].no_answer;
+	}
 	int64_t recorded = record ? record_baseline(ep, &res, &err) : 0;
 	if (record && !recorded) {
 		probe_results_release(&res);
@@ -256,7 +265,9 @@ int cmd_probe(int argc, char **argv)
 	}
 	print_results(c.base, &res, failed, json, recorded);
 	probe_results_release(&res);
-	rc = failed ? EXIT_NO : EXIT_OK;
+	rc = dead ? EXIT_IO : failed ? EXIT_NO : EXIT_OK;
+	if (dead)
+		errorf(&err, "a server gave no answer (the scrape probe's Prometheus)");
 done:
 	if (err)
 		cmd_fail(rc, "probe: %s", err);
