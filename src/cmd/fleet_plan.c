@@ -149,19 +149,20 @@ static void refusal(const struct fleet *f, const struct fleet_card *k, const str
 {
 	struct sb who = {0};
 	for (size_t j = 0; j < k->n; j++)
-		sb_addf(&who, "%s%s %.2f", j ? " + " : "", f->m[fb[k->idx[j]].member].name,
-			cmd_mib(bv[k->idx[j]].bytes));
+		sb_addf(&who, "%s%s %s", j ? " + " : "", f->m[fb[k->idx[j]].member].name,
+			FMT_MIB(cmd_mib(bv[k->idx[j]].bytes)));
 	if (k->gpu >= 0)
 		cmd_fail(0,
-			 "fleet plan: host %s, card %d (%s): %s = %.2f MiB, plus the %.2f MiB slack band, is more than "
-			 "the %.2f MiB addressable (law M09)",
-			 k->host, k->gpu, s->profile.s, who.s, cmd_mib(s->total), cmd_mib(s->slack),
-			 cmd_mib(s->addressable));
+			 "fleet plan: host %s, card %d (%s): %s = %s MiB, plus the %s MiB slack band, is more than "
+			 "the %s MiB addressable (law M09)",
+			 k->host, k->gpu, s->profile.s, who.s, FMT_MIB(cmd_mib(s->total)), FMT_MIB(cmd_mib(s->slack)),
+			 FMT_MIB(cmd_mib(s->addressable)));
 	else
 		cmd_fail(0,
-			 "fleet plan: host %s, memory: %s = %.2f MiB, plus the %.2f MiB slack band, is more than the "
-			 "%.2f MiB available (%s, law M09)",
-			 k->host, who.s, cmd_mib(s->total), cmd_mib(s->slack), cmd_mib(s->addressable), s->source);
+			 "fleet plan: host %s, memory: %s = %s MiB, plus the %s MiB slack band, is more than the "
+			 "%s MiB available (%s, law M09)",
+			 k->host, who.s, FMT_MIB(cmd_mib(s->total)), FMT_MIB(cmd_mib(s->slack)),
+			 FMT_MIB(cmd_mib(s->addressable)), s->source);
 	sb_release(&who);
 }
 
@@ -276,10 +277,11 @@ static void print_human(const struct fleet *f, const struct planned *pl, const s
 		const struct card_sum *s = &sums[k];
 		char card[16], addr[32], fr[32];
 		card_name(&cards[k], card, sizeof(card));
-		snprintf(addr, sizeof(addr), s->addressable ? "%.2f" : "unknown", cmd_mib(s->addressable));
-		snprintf(fr, sizeof(fr), s->addressable ? "%.2f" : "-", (double)s->free_bytes / (1024.0 * 1024.0));
-		printf("%-*s %-6s %-10s %11.2f %11s %9.2f %11s  %s%s\n", hw, cards[k].host, card, s->profile.s,
-		       cmd_mib(s->total), addr, cmd_mib(s->slack), fr,
+		snprintf(addr, sizeof(addr), "%s", s->addressable ? FMT_MIB(cmd_mib(s->addressable)) : "unknown");
+		snprintf(fr, sizeof(fr), "%s",
+			 s->addressable ? FMT_MIB((double)s->free_bytes / (1024.0 * 1024.0)) : "-");
+		printf("%-*s %-6s %-10s %11s %11s %9s %11s  %s%s\n", hw, cards[k].host, card, s->profile.s,
+		       FMT_MIB(cmd_mib(s->total)), addr, FMT_MIB(cmd_mib(s->slack)), fr,
 		       !s->addressable ? "unchecked"
 		       : s->fits       ? "fits"
 				       : "REFUSED (law M09)",
@@ -288,8 +290,8 @@ static void print_human(const struct fleet *f, const struct planned *pl, const s
 			   ? " (this host's MemAvailable)"
 			   : "");
 		for (size_t j = 0; j < cards[k].n; j++)
-			printf("%-*s   %-*s %11.2f\n", hw, "", nw > 15 ? nw : 15, f->m[fb[cards[k].idx[j]].member].name,
-			       cmd_mib(bv[cards[k].idx[j]].bytes));
+			printf("%-*s   %-*s %11s\n", hw, "", nw > 15 ? nw : 15, f->m[fb[cards[k].idx[j]].member].name,
+			       FMT_MIB(cmd_mib(bv[cards[k].idx[j]].bytes)));
 	}
 	printf("\n%-*s %-*s %-6s %-10s %9s %11s  %s\n", nw, "endpoint", hw, "host", "card", "device", "slots",
 	       "alone MiB", "alone");
@@ -303,8 +305,9 @@ static void print_human(const struct fleet *f, const struct planned *pl, const s
 		else
 			snprintf(card, sizeof(card), "%s", p->n_cards ? "all" : "-");
 		snprintf(slots, sizeof(slots), "%ux%u", p->n_seq, p->n_ctx_seq);
-		printf("%-*s %-*s %-6s %-10s %9s %11.2f  %s%s\n", nw, m->name, hw, host, card, p->device->name, slots,
-		       cmd_mib(p->device_total), p->fits ? "fits" : "REFUSED", pl[i].calibrated ? " (calibrated)" : "");
+		printf("%-*s %-*s %-6s %-10s %9s %11s  %s%s\n", nw, m->name, hw, host, card, p->device->name, slots,
+		       FMT_MIB(cmd_mib(p->device_total)), p->fits ? "fits" : "REFUSED",
+		       pl[i].calibrated ? " (calibrated)" : "");
 		free(host);
 	}
 	printf("\nverdict: %s\n",
