@@ -121,7 +121,7 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test check-flaky bench format clean demo examples docs man install uninstall deb
+.PHONY: all fuzz engine test check-flaky bench format clean demo examples docs man install uninstall deb pictures
 
 # The manual, rendered by the binary from the tables it parses with (each
 # command's struct cmd_help and options, the endpoint key table, the laws):
@@ -134,6 +134,11 @@ man: zealot
 
 docs: zealot
 	scripts/gen-docs.sh md ./zealot docs
+
+# docs/'s budget pictures (SVG, and PNG through headless Chromium) from the
+# seeds' endpoint on its stand-ins; tests/cli/svg.sh holds the SVG fresh.
+pictures: zealot examples
+	scripts/pictures.sh ./zealot docs
 
 # Install like a Debian tool: `make install PREFIX=/usr/local DESTDIR=...`;
 # `make uninstall` with the same PREFIX and DESTDIR removes every file.

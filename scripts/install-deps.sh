@@ -9,7 +9,7 @@ pkgs=(
 	libjansson-dev libsqlite3-dev sqlite3      # JSON, the store (eras, boots, deploys)
 	libcurl4-openssl-dev libssl-dev zlib1g-dev # HTTP, SHA-256, PNG (live probes)
 	jq curl clang-format systemd python3       # shell tests, style check, systemd-analyze, fake engines
-	chromium libxml2-utils                     # the budget picture rendered and parsed (tests/cli/svg.sh)
+	chromium libxml2-utils fonts-dejavu-core    # the budget picture rendered, parsed and its labels laid out (tests/cli/svg.sh)
 	prometheus ansible                         # promtool and ansible-playbook check the fleet's emitted files (tests/cli/emit-fleet.sh)
 	prometheus-node-exporter                   # its textfile collector serves zealot ledger --prom (tests/live/prometheus.sh)
 	nginx                                      # a real HTTP server on loopback for the fetch tests

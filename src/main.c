@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/color.h"
 #include "base/fault.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
@@ -43,7 +44,7 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: zealot <command> [options]\n\ncommands:\n");
+	fprintf(f, "usage: zealot [--color=auto|always|never] <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'zealot <command> --help' for a command's options, 'zealot help <command>' its page,\n"
@@ -77,12 +78,16 @@ static void front_page(FILE *f, int fmt)
 	    "slots, cache types, batch sizes, drafter) and where it runs. zealot prices the shape on the\n"
 	    "device term by term before anything boots, holds it against the laws (zealot-laws(7)), execs\n"
 	    "the engine only when every gate passes, and after launch proves the live engine is the one\n"
-	    "intended.\n";
+	    "intended.\n"
+	    "\n"
+	    "--color=WHEN, before the command: paint verdicts (fits and refused, pass and fail, errors and\n"
+	    "warnings) auto (only on a terminal, and not when NO_COLOR is set), always or never.\n";
 	static const char exits[] = "0 success, 1 a verdict said no (a refused plan, a failed law or probe), 2 "
 				    "usage error, 3 I/O, network or runtime error; serve refuses with 78.";
 	if (fmt == OPT_FORMAT_MAN) {
 		opt_man_head(f, "zealot", 1, "plan, check, serve and deploy llama.cpp endpoints");
-		fputs(".SH SYNOPSIS\n.nf\nzealot \\fICOMMAND\\fR [\\fIoptions\\fR]\nzealot help "
+		fputs(".SH SYNOPSIS\n.nf\nzealot [\\-\\-color=\\fIWHEN\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR]\nzealot "
+		      "help "
 		      "\\fICOMMAND\\fR\nzealot explain \\fILAW\\fR\nzealot \\-\\-version\n.fi\n.SH DESCRIPTION\n",
 		      f);
 		opt_roff_text(f, about);
@@ -101,8 +106,9 @@ static void front_page(FILE *f, int fmt)
 		fputs(".SH EXIT STATUS\n", f);
 		opt_roff_span(f, exits, strlen(exits));
 		fputs("\n.SH ENVIRONMENT\n.TP\n\\fBZEALOT_STATE_DIR\\fR\nwhere the store (eras, boots, deploys) and "
-		      "serve's verified-hash stamps live\n.TP\n\\fBNO_COLOR\\fR\nno colour, whatever the "
-		      "terminal\n.SH SEE ALSO\n\\fBzealot\\-endpoint\\fR(5), \\fBzealot\\-laws\\fR(7), "
+		      "serve's verified-hash stamps live\n.TP\n\\fBNO_COLOR\\fR\nset to anything: no colour, "
+		      "whatever the terminal (\\-\\-color=always overrides it)\n.SH SEE "
+		      "ALSO\n\\fBzealot\\-endpoint\\fR(5), \\fBzealot\\-laws\\fR(7), "
 		      "\\fBllama\\-server\\fR(1)\n",
 		      f);
 		return;
@@ -237,6 +243,15 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* --color=WHEN before the command (git's place for options of its own) */
+	while (argc > 1 && strncmp(argv[1], "--color", 7) == 0 && (argv[1][7] == '=' || argv[1][7] == '\0')) {
+		const char *w = argv[1][7] ? argv[1] + 8 : "always";
+		if (color_when(w))
+			return cmd_fail(EXIT_USAGE, "--color=%s: auto, always or never", w);
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -287,6 +287,35 @@ const char *fmt_commas(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
+const char *fmt_mib(double mib, int plus, char *buf, size_t n)
+{
+	char tmp[48];
+	snprintf(tmp, sizeof(tmp), "%.2f", mib);
+	const char *d = tmp;
+	size_t o = 0;
+	if (strcmp(d, "-0.00") == 0) /* a value that rounds to nothing has no sign */
+		d++;
+	if (*d == '-') {
+		if (o + 1 < n)
+			buf[o++] = '-';
+		d++;
+	} else if (plus && strcmp(d, "0.00") != 0 && o + 1 < n) {
+		buf[o++] = '+';
+	}
+	const char *dot = strchr(d, '.');
+	size_t ilen = dot ? (size_t)(dot - d) : strlen(d);
+	for (size_t i = 0; i < ilen && o + 2 < n; i++) {
+		if (i && (ilen - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	for (const char *p = dot; p && *p && o + 1 < n; p++)
+		buf[o++] = *p;
+	if (n)
+		buf[o < n ? o : n - 1] = '\0';
+	return buf;
+}
+
 char *path_which(const char *name)
 {
 	if (strchr(name, '/'))

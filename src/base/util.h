@@ -98,4 +98,14 @@ char *path_which(const char *name);
  * (cut to fit); returns buf. */
 const char *fmt_commas(uint64_t v, char *buf, size_t n);
 
+/* MiB as every human report prints it: two decimals (printf's rounding,
+ * as the engine's), a comma every three integer digits ("22,543.86",
+ * "-484.98"); plus: a '+' before a value that is not 0.00. Into buf of n bytes
+ * (cut to fit); returns buf. */
+const char *fmt_mib(double mib, int plus, char *buf, size_t n);
+/* fmt_mib into a buffer of the enclosing block (a compound literal): for
+ * printf arguments, e.g. printf("%11s", FMT_MIB(v)). */
+#define FMT_MIB(v)	fmt_mib((v), 0, (char[48]){0}, 48)
+#define FMT_MIB_PLUS(v) fmt_mib((v), 1, (char[48]){0}, 48)
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
@@ -85,7 +86,9 @@ static void print_finding(const struct endpoint *ep, const struct finding *f)
 		snprintf(where, sizeof(where), "%s", ep->path);
 	char *reason = redact_text(f->reason);
 	char head[600];
-	snprintf(head, sizeof(head), "%-7s %s  %s: ", severity_name(f->sev), f->law, where);
+	const char *sev = severity_name(f->sev);
+	snprintf(head, sizeof(head), "%s%-7s%s %s  %s: ", color_word(sev), sev, color_tone(stdout, COLOR_END), f->law,
+		 where);
 	cmd_wrap(stdout, head, 13, reason);
 	free(reason);
 	if (f->fix && *f->fix)
@@ -117,7 +120,8 @@ static int print_unparsed(const char *path, const char *err, int json)
 		json_decref(o);
 	} else {
 		char *safe = redact_text(err);
-		printf("error   %s  %s\n\n1 error, 0 warnings\n", law, safe);
+		printf("%serror%s   %s  %s\n\n1 error, 0 warnings\n", color_word("error"),
+		       color_tone(stdout, COLOR_END), law, safe);
 		free(safe);
 	}
 	return EXIT_NO;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
@@ -74,11 +75,11 @@ const char *cmd_commas(uint64_t v, char *buf, size_t n)
 
 void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text)
 {
-	size_t col = strlen(head);
+	size_t col = color_shown_len(head, strlen(head));
 	fputs(head, f);
 	const char *p = text;
 	while (*p) {
-		size_t word = strcspn(p, " ");
+		size_t bytes = strcspn(p, " "), word = color_shown_len(p, bytes);
 		/* a word that would cross the edge starts a new line, unless the
 		 * line holds nothing yet (a word longer than a line is kept whole) */
 		if (col > indent && col + 1 + word > CMD_WIDTH) {
@@ -88,9 +89,9 @@ void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text)
 			fputc(' ', f);
 			col++;
 		}
-		fwrite(p, 1, word, f);
+		fwrite(p, 1, bytes, f);
 		col += word;
-		p += word;
+		p += bytes;
 		while (*p == ' ')
 			p++;
 	}

@@ -301,12 +301,12 @@ static void print_text(const char *name, const struct side *a, const struct side
 		double d = json_number_value(json_object_get(r, "delta_mib"));
 		char fx[32] = "-", fy[32] = "-";
 		if (json_is_number(x))
-			snprintf(fx, sizeof(fx), "%.2f", json_number_value(x));
+			fmt_mib(json_number_value(x), 0, fx, sizeof(fx));
 		if (json_is_number(y))
-			snprintf(fy, sizeof(fy), "%.2f", json_number_value(y));
+			fmt_mib(json_number_value(y), 0, fy, sizeof(fy));
 		const char *dev = json_string_value(json_object_get(r, "device"));
-		printf("  %-14s %-11s %16s %16s %+11.2f%s\n", json_string_value(json_object_get(r, "term")),
-		       *dev ? dev : "-", fx, fy, d, fabs(d) >= 0.005 ? "  *" : "");
+		printf("  %-14s %-11s %16s %16s %11s%s\n", json_string_value(json_object_get(r, "term")),
+		       *dev ? dev : "-", fx, fy, FMT_MIB_PLUS(d), fabs(d) >= 0.005 ? "  *" : "");
 	}
 }
 

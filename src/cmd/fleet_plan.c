@@ -60,19 +60,20 @@ static void refusal(const struct fleet *f, const struct fleet_budget *b, size_t 
 	const struct budget_card *s = &b->sums[k];
 	struct sb who = {0};
 	for (size_t j = 0; j < c->n; j++)
-		sb_addf(&who, "%s%s %.2f", j ? " + " : "", f->m[b->fb[c->idx[j]].member].name,
-			cmd_mib(b->bv[c->idx[j]].bytes));
+		sb_addf(&who, "%s%s %s", j ? " + " : "", f->m[b->fb[c->idx[j]].member].name,
+			FMT_MIB(cmd_mib(b->bv[c->idx[j]].bytes)));
 	if (c->gpu >= 0)
 		cmd_fail(0,
-			 "fleet plan: host %s, card %d (%s): %s = %.2f MiB, plus the %.2f MiB slack band, is more than "
-			 "the %.2f MiB addressable (law M09)",
-			 c->host, c->gpu, s->profile.s, who.s, cmd_mib(s->total), cmd_mib(s->slack),
-			 cmd_mib(s->addressable));
+			 "fleet plan: host %s, card %d (%s): %s = %s MiB, plus the %s MiB slack band, is more than "
+			 "the %s MiB addressable (law M09)",
+			 c->host, c->gpu, s->profile.s, who.s, FMT_MIB(cmd_mib(s->total)), FMT_MIB(cmd_mib(s->slack)),
+			 FMT_MIB(cmd_mib(s->addressable)));
 	else
 		cmd_fail(0,
-			 "fleet plan: host %s, memory: %s = %.2f MiB, plus the %.2f MiB slack band, is more than the "
-			 "%.2f MiB available (%s, law M09)",
-			 c->host, who.s, cmd_mib(s->total), cmd_mib(s->slack), cmd_mib(s->addressable), s->source);
+			 "fleet plan: host %s, memory: %s = %s MiB, plus the %s MiB slack band, is more than the "
+			 "%s MiB available (%s, law M09)",
+			 c->host, who.s, FMT_MIB(cmd_mib(s->total)), FMT_MIB(cmd_mib(s->slack)),
+			 FMT_MIB(cmd_mib(s->addressable)), s->source);
 	sb_release(&who);
 }
 
@@ -91,10 +92,11 @@ static void print_cards(const struct fleet *f, const struct fleet_budget *b, int
 		const struct fleet_card *c = &b->cards[k];
 		char card[16], addr[32], fr[32];
 		card_name(c, card, sizeof(card));
-		snprintf(addr, sizeof(addr), s->addressable ? "%.2f" : "unknown", cmd_mib(s->addressable));
-		snprintf(fr, sizeof(fr), s->addressable ? "%.2f" : "-", (double)s->free_bytes / (1024.0 * 1024.0));
-		printf("%-*s %-6s %-10s %11.2f %11s %9.2f %11s  %s%s\n", hw, c->host, card, s->profile.s,
-		       cmd_mib(s->total), addr, cmd_mib(s->slack), fr,
+		snprintf(addr, sizeof(addr), "%s", s->addressable ? FMT_MIB(cmd_mib(s->addressable)) : "unknown");
+		snprintf(fr, sizeof(fr), "%s",
+			 s->addressable ? FMT_MIB((double)s->free_bytes / (1024.0 * 1024.0)) : "-");
+		printf("%-*s %-6s %-10s %11s %11s %9s %11s  %s%s\n", hw, c->host, card, s->profile.s,
+		       FMT_MIB(cmd_mib(s->total)), addr, FMT_MIB(cmd_mib(s->slack)), fr,
 		       !s->addressable ? "unchecked"
 		       : s->fits       ? "fits"
 				       : "REFUSED (law M09)",
@@ -103,8 +105,8 @@ static void print_cards(const struct fleet *f, const struct fleet_budget *b, int
 			   ? " (this host's MemAvailable)"
 			   : "");
 		for (size_t j = 0; j < c->n; j++)
-			printf("%-*s   %-*s %11.2f\n", hw, "", nw > 15 ? nw : 15, f->m[b->fb[c->idx[j]].member].name,
-			       cmd_mib(b->bv[c->idx[j]].bytes));
+			printf("%-*s   %-*s %11s\n", hw, "", nw > 15 ? nw : 15, f->m[b->fb[c->idx[j]].member].name,
+			       FMT_MIB(cmd_mib(b->bv[c->idx[j]].bytes)));
 	}
 }
 
@@ -133,8 +135,8 @@ static void print_human(const struct fleet *f, const struct fleet_budget *b)
 		else
 			snprintf(card, sizeof(card), "%s", p->n_cards ? "all" : "-");
 		snprintf(slots, sizeof(slots), "%ux%u", p->n_seq, p->n_ctx_seq);
-		printf("%-*s %-*s %-6s %-10s %9s %11.2f  %s%s\n", nw, m->name, hw, host, card, p->device->name, slots,
-		       cmd_mib(p->device_total), p->fits ? "fits" : "REFUSED",
+		printf("%-*s %-*s %-6s %-10s %9s %11s  %s%s\n", nw, m->name, hw, host, card, p->device->name, slots,
+		       FMT_MIB(cmd_mib(p->device_total)), p->fits ? "fits" : "REFUSED",
 		       b->m[i].calibrated ? " (calibrated)" : "");
 		free(host);
 	}

@@ -119,10 +119,10 @@ static void status_print(json_t *row)
 	char ms[96] = "no nvidia-smi";
 	if (json_is_true(json_object_get(mem, "nvidia_smi"))) {
 		json_t *pm = json_object_get(mem, "plan_mib");
-		snprintf(ms, sizeof(ms), "card %lld: %lld MiB used, plan %.2f",
+		snprintf(ms, sizeof(ms), "card %lld: %s MiB used, plan %s",
 			 (long long)json_integer_value(json_object_get(mem, "card")),
-			 (long long)json_integer_value(json_object_get(mem, "used_mib")),
-			 json_is_number(pm) ? json_number_value(pm) : 0.0);
+			 FMT_MIB((double)json_integer_value(json_object_get(mem, "used_mib"))),
+			 FMT_MIB(json_is_number(pm) ? json_number_value(pm) : 0.0));
 	}
 	printf("%-22s %-5s %-18s %-14s %s\n", unit, es, ps.s, as, ms);
 	json_t *sum = json_object_get(row, "summary");

@@ -95,9 +95,9 @@ static void print_text(json_t *out, const char *name, const char *db)
 		printf("  %-9s %s\n", "shape", str(e, "shape"));
 		json_t *pl = json_object_get(e, "plan");
 		if (json_is_object(pl) && json_is_number(json_object_get(pl, "total_mib")))
-			printf("  %-9s %.2f MiB on the card, %.2f free, %s\n", "plan",
-			       json_number_value(json_object_get(pl, "total_mib")),
-			       json_number_value(json_object_get(pl, "free_mib")), str(pl, "verdict"));
+			printf("  %-9s %s MiB on the card, %s free, %s\n", "plan",
+			       FMT_MIB(json_number_value(json_object_get(pl, "total_mib"))),
+			       FMT_MIB(json_number_value(json_object_get(pl, "free_mib"))), str(pl, "verdict"));
 		json_t *rb = json_object_get(e, "rollback");
 		if (json_is_object(rb)) {
 			struct sb k = {0};

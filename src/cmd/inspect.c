@@ -5,6 +5,7 @@
 
 #include "../base/util.h"
 #include "../payload/census.h"
+#include "../payload/ggml_type.h"
 #include "../payload/gguf.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
@@ -47,8 +48,12 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 	char a[32], b[32];
 	const struct model *m = c->model;
 	const struct gguf_kv *arch = gguf_find(g, "general.architecture");
-	printf("%-13s %s (%s bytes, GGUF v%u, header %s bytes)\n", "payload", path,
-	       cmd_commas(g->file_size, a, sizeof(a)), g->version, cmd_commas(g->header_bytes, b, sizeof(b)));
+	struct sb h = {0};
+	sb_addf(&h, "%s (%s bytes = %.2f GiB, GGUF v%u, header %s bytes)", path, cmd_commas(g->file_size, a, sizeof(a)),
+		(double)g->file_size / (1024.0 * 1024.0 * 1024.0), g->version,
+		cmd_commas(g->header_bytes, b, sizeof(b)));
+	cmd_wrap(stdout, "payload       ", 14, h.s);
+	sb_release(&h);
 	if (arch && arch->type == GGUF_STRING)
 		printf("%-13s %.*s", "architecture", (int)arch->v.s.n, arch->v.s.p);
 	else
@@ -57,8 +62,12 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		printf("  \"%s\"", m->name);
 	printf("\n");
 	if (m) {
-		if (m->file_type >= 0)
-			printf("%-13s %lld\n", "file type", (long long)m->file_type);
+		if (m->file_type >= 0) {
+			int custom;
+			const char *ft = ggml_ftype_name(m->file_type, &custom);
+			printf("%-13s %lld = %s%s\n", "file type", (long long)m->file_type, ft ? ft : "unknown",
+			       custom ? " (custom: not in the engine's llama_ftype list, law S10)" : "");
+		}
 		char *map = payload_layer_map(m);
 		printf("%-13s %u: %u attention, %u swa, %u recurrent, %u nextn\n", "blocks", m->n_layer_all,
 		       m->n_kind[LAYER_ATTENTION], m->n_kind[LAYER_SWA], m->n_kind[LAYER_RECURRENT],
@@ -103,8 +112,8 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		       (unsigned long long)t->count, cmd_commas(t->bytes, a, sizeof(a)),
 		       t->name ? "" : "  custom type: only a runtime that defines it loads this (law S10)");
 	}
-	printf("%-13s %s bytes (%.2f MiB)\n", "weights", cmd_commas(c->weights_bytes, a, sizeof(a)),
-	       cmd_mib(c->weights_bytes));
+	printf("%-13s %s bytes (%s MiB = %.2f GiB)\n", "weights", cmd_commas(c->weights_bytes, a, sizeof(a)),
+	       FMT_MIB(cmd_mib(c->weights_bytes)), (double)c->weights_bytes / (1024.0 * 1024.0 * 1024.0));
 	if (c->n_sampling) {
 		printf("%-13s", "sampling");
 		for (size_t i = 0; i < c->n_sampling; i++)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
@@ -60,7 +61,16 @@ static const struct cmd_help help = {
 
 static char *read_all(const char *path, size_t *len, char **err)
 {
-	return read_file(path, LOG_MAX, READ_STDIN, len, NULL, err);
+	char *t = read_file(path, LOG_MAX, READ_STDIN, len, NULL, err);
+	if (!t && *err && strstr(path, "://")) { /* a URL is no log: say where the log is */
+		free(*err);
+		*err = NULL;
+		errorf(err,
+		       "'%s' is a URL: the ledger is in the engine's boot log, not on its HTTP port "
+		       "(journalctl -u UNIT | zealot ledger -)",
+		       path);
+	}
+	return t;
 }
 
 /* The plan's CPU features against the engine's system_info: a different
@@ -84,60 +94,77 @@ static void print_kv(const char *name, const struct ledger_kv *kv)
 {
 	if (!kv->present)
 		return;
-	printf("%-14s %10.2f MiB  %u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f\n", name, kv->mib,
-	       kv->cells, kv->layers, kv->seqs, kv->streams, kv->k_type, kv->k_mib, kv->v_type, kv->v_mib);
+	char a[32], head[64], d[256];
+	snprintf(head, sizeof(head), "%-14s %10s MiB  ", name, FMT_MIB(kv->mib));
+	snprintf(d, sizeof(d), "%s cells, %u layers, %u/%u seqs; K (%s) %s + V (%s) %s",
+		 cmd_commas(kv->cells, a, sizeof(a)), kv->layers, kv->seqs, kv->streams, kv->k_type, FMT_MIB(kv->k_mib),
+		 kv->v_type, FMT_MIB(kv->v_mib));
+	cmd_wrap(stdout, head, strlen(head), d); /* the detail wraps under itself */
 	for (unsigned i = 0; kv->n_bufs > 1 && i < kv->n_bufs; i++)
-		printf("%-14s %10.2f MiB  %s\n", "", kv->bufs[i].mib, kv->bufs[i].buft);
+		printf("%-14s %10s MiB  %s\n", "", FMT_MIB(kv->bufs[i].mib), kv->bufs[i].buft);
 }
 
 static void print_ctx(const char *label, const struct ledger_ctx *c)
 {
 	if (!c->present)
 		return;
-	printf("%s: n_ctx %u, n_ctx_seq %u, n_seq_max %u, n_batch %u, n_ubatch %u, kv_unified %s, n_rs_seq %u\n", label,
-	       c->n_ctx, c->n_ctx_seq, c->n_seq_max, c->n_batch, c->n_ubatch,
-	       c->kv_unified < 0 ? "?"
-	       : c->kv_unified	 ? "true"
-				 : "false",
-	       c->n_rs_seq);
+	/* what the log states, wrapped to the report's width; a field the log
+	 * does not state (kv_unified, a draft context's batch) is left out */
+	char a[32], b[32], head[64];
+	struct sb d = {0};
+	sb_addf(&d, "n_ctx %s, n_ctx_seq %s, n_seq_max %u", cmd_commas(c->n_ctx, a, sizeof(a)),
+		cmd_commas(c->n_ctx_seq, b, sizeof(b)), c->n_seq_max);
+	if (c->n_batch)
+		sb_addf(&d, ", n_batch %u, n_ubatch %u", c->n_batch, c->n_ubatch);
+	if (c->kv_unified >= 0)
+		sb_addf(&d, ", kv_unified %s", c->kv_unified ? "true" : "false");
+	sb_addf(&d, ", n_rs_seq %u", c->n_rs_seq);
+	snprintf(head, sizeof(head), "%s: ", label);
+	cmd_wrap(stdout, head, 2, d.s);
+	sb_release(&d);
 	print_kv("kv", &c->kv);
 	print_kv("kv_swa", &c->kv_swa);
 	if (c->rs.present)
-		printf("%-14s %10.2f MiB  %u cells, %u layers, %u seqs %u rs_seq; R %.2f + S %.2f\n", "recurrent",
-		       c->rs.mib, c->rs.cells, c->rs.layers, c->rs.seqs, c->rs.rs_seq, c->rs.r_mib, c->rs.s_mib);
+		printf("%-14s %10s MiB  %s cells, %u layers, %u seqs %u rs_seq; R %s + S %s\n", "recurrent",
+		       FMT_MIB(c->rs.mib), cmd_commas(c->rs.cells, a, sizeof(a)), c->rs.layers, c->rs.seqs,
+		       c->rs.rs_seq, FMT_MIB(c->rs.r_mib), FMT_MIB(c->rs.s_mib));
 	for (unsigned i = 0; c->rs.n_bufs > 1 && i < c->rs.n_bufs; i++)
-		printf("%-14s %10.2f MiB  %s\n", "", c->rs.bufs[i].mib, c->rs.bufs[i].buft);
+		printf("%-14s %10s MiB  %s\n", "", FMT_MIB(c->rs.bufs[i].mib), c->rs.bufs[i].buft);
 	for (unsigned i = 0; i < c->n_output; i++)
-		printf("%-14s %10.2f MiB  %s\n", "output", c->output[i].mib, c->output[i].buft);
+		printf("%-14s %10s MiB  %s\n", "output", FMT_MIB(c->output[i].mib), c->output[i].buft);
 	for (unsigned i = 0; i < c->n_compute; i++)
-		printf("%-14s %10.2f MiB  %s\n", "compute", c->compute[i].mib, c->compute[i].buft);
+		printf("%-14s %10s MiB  %s\n", "compute", FMT_MIB(c->compute[i].mib), c->compute[i].buft);
 }
 
 static void print_ledger(const struct ledger *l)
 {
+	char a[32];
 	for (unsigned i = 0; i < l->n_model; i++)
-		printf("%-14s %10.2f MiB  %s\n", "model", l->model[i].mib, l->model[i].buft);
+		printf("%-14s %10s MiB  %s\n", "model", FMT_MIB(l->model[i].mib), l->model[i].buft);
 	for (unsigned i = 0; i < l->n_lora; i++)
-		printf("%-14s %10.2f MiB  %s\n", "lora", l->lora[i].mib, l->lora[i].buft);
+		printf("%-14s %10s MiB  %s\n", "lora", FMT_MIB(l->lora[i].mib), l->lora[i].buft);
 	print_ctx("target context", &l->target);
 	print_ctx("draft context", &l->draft);
 	if (l->has_projector) {
-		printf("%-14s %10.2f MiB  weights\n", "projector", l->projector_model_mib);
+		printf("%-14s %10s MiB  weights\n", "projector", FMT_MIB(l->projector_model_mib));
 		for (unsigned i = 0; i < l->n_projector_compute; i++)
-			printf("%-14s %10.2f MiB  compute %s\n", "projector", l->projector_compute[i].mib,
+			printf("%-14s %10s MiB  compute %s\n", "projector", FMT_MIB(l->projector_compute[i].mib),
 			       l->projector_compute[i].buft);
 		if (l->projector_worst_mib > 0)
-			printf("%-14s %10.2f MiB  worst case (charged after the engine's fit check, law M06)\n",
-			       "projector", l->projector_worst_mib);
+			printf("%-14s %10s MiB  worst case (charged after the engine's fit check, law M06)\n",
+			       "projector", FMT_MIB(l->projector_worst_mib));
 	}
 	if (l->n_slots || l->slot_lines)
-		printf("slots: %u, n_ctx per slot %u\n", l->n_slots ? l->n_slots : l->slot_lines, l->slot_n_ctx);
-	if (l->has_fit) {
-		printf("engine fit: projected %.0f MiB vs %.0f MiB free", l->fit_projected_mib, l->fit_free_mib);
+		printf("slots: %u, n_ctx per slot %s\n", l->n_slots ? l->n_slots : l->slot_lines,
+		       cmd_commas(l->slot_n_ctx, a, sizeof(a)));
+	if (l->has_fit) { /* the engine states these in whole MiB */
+		struct sb d = {0};
+		sb_addf(&d, "projected %s MiB vs %s MiB free", FMT_MIB(l->fit_projected_mib), FMT_MIB(l->fit_free_mib));
 		if (l->fit_short)
-			printf("; cannot meet its %.0f MiB target, short by %.0f MiB", l->fit_target_mib,
-			       l->fit_reduce_mib);
-		printf("\n");
+			sb_addf(&d, "; cannot meet its %s MiB target, short by %s MiB", FMT_MIB(l->fit_target_mib),
+				FMT_MIB(l->fit_reduce_mib));
+		cmd_wrap(stdout, "engine fit: ", 2, d.s);
+		sb_release(&d);
 	}
 }
 
@@ -156,10 +183,10 @@ static void compare_all(struct cmp *c, const struct plan *p, const struct ledger
 	ledger_compare(p, l, &lc);
 	for (size_t i = 0; i < lc.n; i++) {
 		const struct ledger_row *r = &lc.v[i];
-		json_array_append_new(c->rows,
-				      json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:b}", "term", r->term, "part", r->part,
-						"plan", r->plan, "ledger", r->ledger, "diff", r->diff, "error_pct",
-						r->error_pct, "exact", r->exact, "match", r->match));
+		json_array_append_new(c->rows, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:b,s:b}", "term", r->term,
+							 "part", r->part, "plan", r->plan, "ledger", r->ledger, "diff",
+							 r->diff, "error_pct", r->error_pct, "exact", r->exact, "match",
+							 r->match, "count", r->count));
 	}
 	c->diverged = lc.diverged;
 	ledger_comparison_release(&lc);
@@ -174,11 +201,24 @@ static void print_compare(const struct cmp *c)
 	{
 		int exact = json_is_true(json_object_get(r, "exact"));
 		int match = json_is_true(json_object_get(r, "match"));
-		printf("%-14s %-11s %12.2f %12.2f %10.2f %7.2f%%  %s\n", json_string_value(json_object_get(r, "term")),
-		       json_string_value(json_object_get(r, "part")), json_real_value(json_object_get(r, "plan")),
-		       json_number_value(json_object_get(r, "ledger")), json_real_value(json_object_get(r, "diff")),
-		       json_real_value(json_object_get(r, "error_pct")),
-		       exact ? (match ? "exact: match" : "exact: DIFFERS") : "modelled");
+		double pl = json_number_value(json_object_get(r, "plan")),
+		       le = json_number_value(json_object_get(r, "ledger"));
+		double df = json_number_value(json_object_get(r, "diff")),
+		       pct = json_number_value(json_object_get(r, "error_pct"));
+		char a[48], b[48], d[48];
+		if (json_is_true(json_object_get(r, "count"))) { /* cells, layers, n_ctx: whole numbers */
+			cmd_commas((uint64_t)llround(fabs(pl)), a, sizeof(a));
+			cmd_commas((uint64_t)llround(fabs(le)), b, sizeof(b));
+			snprintf(d, sizeof(d), "%s%.0f", df > 0 ? "+" : "", df);
+		} else {
+			fmt_mib(pl, 0, a, sizeof(a));
+			fmt_mib(le, 0, b, sizeof(b));
+			fmt_mib(df, 1, d, sizeof(d));
+		}
+		printf("%-14s %-11s %12s %12s %10s %7.2f%%  %s%s%s\n", json_string_value(json_object_get(r, "term")),
+		       json_string_value(json_object_get(r, "part")), a, b, d, fabs(pct) < 0.005 ? 0.0 : pct,
+		       exact ? color_word(match ? "match" : "DIFFERS") : "",
+		       exact ? (match ? "exact: match" : "exact: DIFFERS") : "modelled", color_tone(stdout, COLOR_END));
 	}
 	printf("\nverdict: %s\n", c->diverged ? "the plan differs from the ledger on an exact term"
 					      : "every exact term matches the ledger");

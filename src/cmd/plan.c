@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/quote.h"
 #include "../plan/plan.h"
 #include "../plan/rate.h"
 #include "../plan/report.h"
@@ -76,7 +78,7 @@ static int bw = 11;
 static void row(const struct plan *p, const char *term, const char *buft, uint64_t bytes, int dev, const char *detail)
 {
 	char head[256];
-	int n = snprintf(head, sizeof(head), "%-14s %-*s %11.2f  %-*s ", term, bw, buft, plan_mib(bytes),
+	int n = snprintf(head, sizeof(head), "%-14s %-*s %11s  %-*s ", term, bw, buft, FMT_MIB(plan_mib(bytes)),
 			 p->n_cards ? bw : 0, p->n_cards ? p->devs[dev].name : "");
 	/* the detail wraps under itself */
 	cmd_wrap(stdout, head, n > 0 && (size_t)n < sizeof(head) ? (size_t)n : 0, detail);
@@ -91,9 +93,10 @@ static void bufs_rows(const struct plan *p, const char *term, const struct plan_
 /* One line per KV buffer, the cache's shape on the first. */
 static void kv_rows(const struct plan *p, const char *term, const struct plan_kv *kv)
 {
-	char d[256];
-	snprintf(d, sizeof(d), "%u cells, %u layers, %u/%u seqs; K (%s) %.2f + V (%s) %.2f", kv->cells, kv->layers,
-		 kv->seqs, kv->streams, kv->k_type, plan_mib(kv->k_bytes), kv->v_type, plan_mib(kv->v_bytes));
+	char d[256], a[32];
+	snprintf(d, sizeof(d), "%s cells, %u layers, %u/%u seqs; K (%s) %s + V (%s) %s",
+		 cmd_commas(kv->cells, a, sizeof(a)), kv->layers, kv->seqs, kv->streams, kv->k_type,
+		 FMT_MIB(plan_mib(kv->k_bytes)), kv->v_type, FMT_MIB(plan_mib(kv->v_bytes)));
 	for (unsigned i = 0; i < kv->n_bufs; i++)
 		row(p, term, kv->bufs[i].buft, kv->bufs[i].bytes, kv->bufs[i].dev, i == 0 ? d : "");
 }
@@ -106,29 +109,36 @@ static void print_devices(const struct plan *p)
 		const struct plan_dev *d = &p->devs[i];
 		char layers[16];
 		snprintf(layers, sizeof(layers), "%u%s", d->layers, d->output ? "+out" : "");
-		printf("%-*s %-8s %6s %11.2f %11.2f %11.2f %9.2f  %s\n", bw, d->name, d->profile, layers,
-		       plan_mib(d->total), plan_mib(d->addressable), (double)d->free_bytes / (1024.0 * 1024.0),
-		       plan_mib(d->slack), d->fits ? "fits" : "REFUSED (law M09)");
+		printf("%-*s %-8s %6s %11s %11s %11s %9s  %s%s%s\n", bw, d->name, d->profile, layers,
+		       FMT_MIB(plan_mib(d->total)), FMT_MIB(plan_mib(d->addressable)),
+		       FMT_MIB((double)d->free_bytes / (1024.0 * 1024.0)), FMT_MIB(plan_mib(d->slack)),
+		       color_word(d->fits ? "fits" : "REFUSED"), d->fits ? "fits" : "REFUSED (law M09)",
+		       color_tone(stdout, COLOR_END));
 	}
 }
 
 /* The verdict line: fits, by how much; or which device refuses. */
 static void print_verdict(const struct shape_ctx *c, const struct plan *p)
 {
-	char a[32];
 	if (c->n_breach) {
-		printf("\nverdict: refused: %s (law %s)\n", c->breach.reason, c->breach.law);
+		struct sb d = {0};
+		sb_addf(&d, "%srefused%s: %s (law %s)", color_word("refused"), color_tone(stdout, COLOR_END),
+			c->breach.reason, c->breach.law);
+		cmd_wrap(stdout, "\nverdict: ", 2, d.s);
+		sb_release(&d);
 	} else if (p->fits) {
-		printf("\nverdict: fits, %s MiB above the slack band%s\n",
-		       cmd_commas((uint64_t)((p->free_bytes - (int64_t)p->slack) >> 20), a, sizeof(a)),
+		printf("\nverdict: %sfits%s, %s MiB above the slack band%s\n", color_word("fits"),
+		       color_tone(stdout, COLOR_END),
+		       FMT_MIB((double)(p->free_bytes - (int64_t)p->slack) / (1024.0 * 1024.0)),
 		       p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
 	} else {
 		for (unsigned i = 0; i < p->n_devs; i++)
 			if (!p->devs[i].fits)
-				printf("\nverdict: refused: %.2f MiB free on %s is below the %.2f MiB slack band (law "
+				printf("\nverdict: %srefused%s: %s MiB free on %s is below the %s MiB slack band (law "
 				       "M09)",
-				       (double)p->devs[i].free_bytes / (1024.0 * 1024.0), p->devs[i].name,
-				       plan_mib(p->devs[i].slack));
+				       color_word("refused"), color_tone(stdout, COLOR_END),
+				       FMT_MIB((double)p->devs[i].free_bytes / (1024.0 * 1024.0)), p->devs[i].name,
+				       FMT_MIB(plan_mib(p->devs[i].slack)));
 		printf("\n");
 	}
 }
@@ -151,9 +161,14 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		sb_release(&h);
 		sb_release(&d);
 	}
-	printf("context: n_ctx %u = %u slot%s x n_ctx_seq %u%s%s\n", p->n_ctx, p->n_seq, p->n_seq == 1 ? "" : "s",
-	       p->n_ctx_seq, c->shape.kv_unified ? " (unified)" : "",
-	       p->ctx_rounded ? " (the engine rounds CTX_SIZE to a whole number of padded slots)" : "");
+	char nc[32], ns[32];
+	struct sb cx = {0};
+	sb_addf(&cx, "n_ctx %s = %u slot%s x n_ctx_seq %s%s%s", cmd_commas(p->n_ctx, nc, sizeof(nc)), p->n_seq,
+		p->n_seq == 1 ? "" : "s", cmd_commas(p->n_ctx_seq, ns, sizeof(ns)),
+		c->shape.kv_unified ? " (unified)" : "",
+		p->ctx_rounded ? " (the engine rounds CTX_SIZE to a whole number of padded slots)" : "");
+	cmd_wrap(stdout, "context: ", 2, cx.s);
+	sb_release(&cx);
 	if (cards) {
 		printf("devices:");
 		for (unsigned i = 0; i < p->n_cards; i++)
@@ -178,11 +193,10 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	if (p->kv_swa.present)
 		kv_rows(p, "kv_swa", &p->kv_swa);
 	if (p->rs.present) {
-		char d[256];
-		snprintf(d, sizeof(d),
-			 "%u cells, %u layers (%u recurrent), %u seqs %u rs_seq; R (f32) %.2f + S (f32) %.2f",
-			 p->rs.cells, p->rs.layers, p->rs.recurrent_layers, p->rs.seqs, p->rs.rs_seq,
-			 plan_mib(p->rs.r_bytes), plan_mib(p->rs.s_bytes));
+		char d[256], a[32];
+		snprintf(d, sizeof(d), "%s cells, %u layers (%u recurrent), %u seqs %u rs_seq; R (f32) %s + S (f32) %s",
+			 cmd_commas(p->rs.cells, a, sizeof(a)), p->rs.layers, p->rs.recurrent_layers, p->rs.seqs,
+			 p->rs.rs_seq, FMT_MIB(plan_mib(p->rs.r_bytes)), FMT_MIB(plan_mib(p->rs.s_bytes)));
 		for (unsigned i = 0; i < p->rs.n_bufs; i++)
 			row(p, "recurrent", p->rs.bufs[i].buft, p->rs.bufs[i].bytes, p->rs.bufs[i].dev,
 			    i == 0 ? d : "");
@@ -221,23 +235,23 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		printf("\n%s%s", cal_text, cal_text[strlen(cal_text) - 1] == '\n' ? "" : "\n");
 	if (cards && !cuda)
 		print_devices(p);
-	printf("\n%-26s %11.2f  %s\n", cards ? "total on the card" : "total", plan_mib(p->device_total),
+	printf("\n%-26s %11s  %s\n", cards ? "total on the card" : "total", FMT_MIB(plan_mib(p->device_total)),
 	       cards ? (cuda ? "" : p->devs[p->main_dev].name) : "(host memory)");
 	if (cards)
-		printf("%-26s %11.2f  %s\n", "host", plan_mib(p->host_total),
+		printf("%-26s %11s  %s\n", "host", FMT_MIB(plan_mib(p->host_total)),
 		       p->devs[host].addressable ? "(held against the host's MemAvailable)" : "(host memory unknown)");
-	printf("%-26s %11.2f  %s\n", "addressable", plan_mib(p->addressable),
+	printf("%-26s %11s  %s\n", "addressable", FMT_MIB(plan_mib(p->addressable)),
 	       c->extras.addressable_mib ? "(ADDRESSABLE_MIB)"
 	       : cards			 ? "(profile)"
 					 : "(host MemAvailable)");
-	printf("%-26s %11.2f\n", "free", (double)p->free_bytes / (1024.0 * 1024.0));
+	printf("%-26s %11s\n", "free", FMT_MIB((double)p->free_bytes / (1024.0 * 1024.0)));
 	if (cuda) {
 		int64_t now = device_nvidia_free_mib();
 		if (now >= 0)
-			printf("%-26s %11lld  (nvidia-smi free right now; the plan budgets the idle card)\n",
-			       "card free now", (long long)now);
+			printf("%-26s %11s  (nvidia-smi free right now; the plan budgets the idle card)\n",
+			       "card free now", FMT_MIB((double)now));
 	}
-	printf("%-26s %11.2f  (SLACK_MIB)\n", "slack", plan_mib(p->slack));
+	printf("%-26s %11s  (SLACK_MIB)\n", "slack", FMT_MIB(plan_mib(p->slack)));
 	if (*p->cuda_note)
 		cmd_wrap(stdout, "\n", 2, p->cuda_note);
 	if (p->n_unmirrored)
@@ -251,16 +265,16 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 static void print_decode(const struct shape_ctx *c, const struct rate *rt)
 {
 	struct sb d = {0};
-	sb_addf(&d, "%.2f MiB per token", rt->bytes_per_token / 1048576.0);
+	sb_addf(&d, "%s MiB per token", FMT_MIB(rt->bytes_per_token / 1048576.0));
 	if (rt->tps_ceiling > 0)
 		sb_addf(&d, ", ceiling %.1f tokens/s", rt->tps_ceiling);
 	for (unsigned i = 0; i < rt->n_dev; i++)
 		if (rt->dev[i].bytes_per_token > 0)
-			sb_addf(&d, "%s %s %.2f MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt->dev[i].name,
-				rt->dev[i].bytes_per_token / 1048576.0, rt->dev[i].ms_per_token,
+			sb_addf(&d, "%s %s %s MiB, %.3f ms at %.0f GB/s", i ? ";" : ":", rt->dev[i].name,
+				FMT_MIB(rt->dev[i].bytes_per_token / 1048576.0), rt->dev[i].ms_per_token,
 				rt->dev[i].bandwidth_gbs);
-	char head[96];
-	snprintf(head, sizeof(head), "\ndecode at %llu tokens of context: ", (unsigned long long)rt->fill);
+	char head[96], a[32];
+	snprintf(head, sizeof(head), "\ndecode at %s tokens of context: ", cmd_commas(rt->fill, a, sizeof(a)));
 	cmd_wrap(stdout, head, 2, d.s);
 	sb_release(&d);
 	if (c->remote_reads)
@@ -295,6 +309,21 @@ static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c
 	puts(s);
 	free(s);
 	json_decref(o);
+}
+
+/* A refused plan's next step: the commands that find a shape that fits,
+ * on the file as the user named it (quoted for a shell when it must be). */
+static void print_hint(const char *path)
+{
+	struct sb q = {0}, d = {0};
+	quote_shell_word(&q, path);
+	sb_addf(&d,
+		"zealot rungs %s lists each one-line change and what it frees; zealot solve %s finds the best "
+		"shape that fits",
+		q.s, q.s);
+	cmd_wrap(stdout, "\nhint: ", 2, d.s);
+	sb_release(&q);
+	sb_release(&d);
 }
 
 int cmd_plan(int argc, char **argv)
@@ -360,6 +389,8 @@ int cmd_plan(int argc, char **argv)
 		print_human(ep, &c, &p, cal_text);
 		json_decref(cal);
 		print_decode(&c, &rt);
+		if (!p.fits || c.n_breach)
+			print_hint(args.v[0]);
 	}
 	free(cal_text);
 	rc = p.fits && !c.n_breach ? EXIT_OK : EXIT_NO;

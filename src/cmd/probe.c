@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../live/probe.h"
@@ -55,8 +56,9 @@ static const struct cmd_help help = {
 		"  zealot probe http://127.0.0.1:8080 --endpoint my.env\n"
 		"  zealot probe 127.0.0.1:8080 --only health,models,props\n"
 		"  zealot probe 127.0.0.1:8080 --endpoint my.env --only chat,refusal --record\n",
-    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 unreadable endpoint or prompts file,\n"
-	     "or --record without a current era or a writable store",
+    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 the engine (or --prometheus)\n"
+	     "gives no answer at all, an unreadable endpoint or prompts file, or --record\n"
+	     "without a current era or a writable store",
     .min_args = 1,
     .max_args = 1,
 };
@@ -98,8 +100,9 @@ static void print_results(const char *url, const struct probe_results *res, int 
 	}
 	for (size_t i = 0; i < res->n; i++) {
 		const struct probe_result *r = &res->v[i];
-		printf("%-4s %-12s %-4s %s\n", probe_status_name(r->status), r->name, r->law ? r->law : "",
-		       r->evidence);
+		const char *st = probe_status_name(r->status);
+		printf("%s%-4s%s %-12s %-4s %s\n", color_word(st), st, color_tone(stdout, COLOR_END), r->name,
+		       r->law ? r->law : "", r->evidence);
 		if (r->expected)
 			printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "", r->expected, "",
 			       r->answer ? r->answer : "(none)");
@@ -188,6 +191,25 @@ static void run_scrape(const struct http_client *c, const char *prometheus, cons
 	free(pc.base);
 }
 
+/* Every probe asked into res; EXIT_IO with *err when the engine gives no
+ * HTTP answer at all (a dead server is no verdict on the endpoint). */
+static int gather(const struct http_client *c, const struct probe_expect *e, const char *only, const char *prometheus,
+		  const struct endpoint *ep, struct probe_results *res, char **err)
+{
+	int want_scrape = prometheus && (!only || strstr(only, "scrape"));
+	int only_scrape = only && want_scrape && strspn(only, "scrape,") == strlen(only);
+	char why[256];
+	if (!only_scrape && probe_reachable(c, why, sizeof(why))) {
+		errorf(err, "%s (is the engine running and listening there?)", why);
+		return EXIT_IO;
+	}
+	if (!only_scrape)
+		probe_run(c, e, only, res);
+	if (want_scrape)
+		run_scrape(c, prometheus, ep, res);
+	return EXIT_OK;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *endpoint = NULL, *only = NULL, *prometheus = NULL;
@@ -236,16 +258,14 @@ int cmd_probe(int argc, char **argv)
 		errorf(&err, "--prometheus '%s' is not an http:// URL", prometheus);
 		goto done;
 	}
-	int want_scrape = prometheus && (!only || strstr(only, "scrape"));
-	int only_scrape = only && want_scrape && strspn(only, "scrape,") == strlen(only);
 	struct probe_results res = {0};
-	if (!only_scrape)
-		probe_run(&c, &e, only, &res);
-	if (want_scrape)
-		run_scrape(&c, prometheus, ep, &res);
-	int failed = 0;
-	for (size_t i = 0; i < res.n; i++)
+	if ((rc = gather(&c, &e, only, prometheus, ep, &res, &err)) != EXIT_OK)
+		goto done;
+	int failed = 0, dead = 0;
+	for (size_t i = 0; i < res.n; i++) {
 		failed |= probe_failed(&res.v[i]);
+		dead |= res.v[i].no_answer;
+	}
 	int64_t recorded = record ? record_baseline(ep, &res, &err) : 0;
 	if (record && !recorded) {
 		probe_results_release(&res);
@@ -254,7 +274,9 @@ int cmd_probe(int argc, char **argv)
 	}
 	print_results(c.base, &res, failed, json, recorded);
 	probe_results_release(&res);
-	rc = failed ? EXIT_NO : EXIT_OK;
+	rc = dead ? EXIT_IO : failed ? EXIT_NO : EXIT_OK;
+	if (dead)
+		errorf(&err, "a server gave no answer (the scrape probe's Prometheus)");
 done:
 	if (err)
 		cmd_fail(rc, "probe: %s", err);

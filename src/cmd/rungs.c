@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
@@ -127,8 +128,10 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	char head[200];
 	snprintf(head, sizeof(head), "rungs %s on %s: ", ep->name, p->device->name);
 	cmd_wrap(stdout, head, 2, line);
-	printf("base: total %.2f MiB, free %.2f MiB, %s (slack band %.2f MiB)\n", cmd_mib(p->device_total),
-	       (double)p->free_bytes / 1048576.0, p->fits ? "fits" : "refused", cmd_mib(p->slack));
+	const char *bv = p->fits ? "fits" : "refused";
+	printf("base: total %s MiB, free %s MiB, %s%s%s (slack band %s MiB)\n", FMT_MIB(cmd_mib(p->device_total)),
+	       FMT_MIB((double)p->free_bytes / 1048576.0), color_word(bv), bv, color_tone(stdout, COLOR_END),
+	       FMT_MIB(cmd_mib(p->slack)));
 	struct sb dl = {0};
 	sb_addf(&dl, "priced at %s tokens of context per slot", cmd_commas(r->base_rate.fill, a, sizeof(a)));
 	if (r->base_rate.tps_ceiling > 0) {
@@ -147,14 +150,16 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rung *g = &r->v[i];
 		snprintf(f, sizeof(f), "%+.1f %%", (g->decode_ratio - 1) * 100);
-		printf("%2zu %-36s %+11.2f %11.2f  %-8s %-14s %8s\n", i + 1, g->line,
-		       (double)g->delta_total / 1048576.0, (double)g->plan.free_bytes / 1048576.0,
-		       g->plan.fits ? "fits" : "refused", g->gives_up, f);
+		const char *v = g->plan.fits ? "fits" : "refused";
+		printf("%2zu %-36s %11s %11s  %s%-8s%s %-14s %8s\n", i + 1, g->line,
+		       FMT_MIB_PLUS((double)g->delta_total / 1048576.0),
+		       FMT_MIB((double)g->plan.free_bytes / 1048576.0), color_word(v), v, color_tone(stdout, COLOR_END),
+		       g->gives_up, f);
 		struct sb d = {0};
 		for (int t = 0; t < TERM_N; t++)
 			if (g->delta[t] >= 5243 || g->delta[t] <= -5243) /* shows as 0.00 below 0.005 MiB */
-				sb_addf(&d, "%s%s %+.2f", d.len ? ", " : "", terms_names[t],
-					(double)g->delta[t] / 1048576.0);
+				sb_addf(&d, "%s%s %s", d.len ? ", " : "", terms_names[t],
+					FMT_MIB_PLUS((double)g->delta[t] / 1048576.0));
 		if (d.len)
 			cmd_wrap(stdout, "   terms: ", 10, d.s);
 		sb_release(&d);

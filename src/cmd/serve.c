@@ -193,8 +193,8 @@ int cmd_serve(int argc, char **argv)
 		rc = SERVE_REFUSED;
 		goto done;
 	}
-	fprintf(stderr, "zealot: serve: gates passed (laws, files, pins, fit: %.2f MiB free of %.2f on %s)\n",
-		(double)p.free_bytes / (1024.0 * 1024.0), plan_mib(p.addressable), p.device->name);
+	fprintf(stderr, "zealot: serve: gates passed (laws, files, pins, fit: %s MiB free of %s on %s)\n",
+		FMT_MIB((double)p.free_bytes / (1024.0 * 1024.0)), FMT_MIB(plan_mib(p.addressable)), p.device->name);
 	if (dry) {
 		for (size_t i = 0; i < a.n; i++)
 			puts(a.v[i]);

@@ -1,6 +1,7 @@
 /* zealot solve ENDPOINT [--maximize window|slots|precision] [--slots N] [--min-window N]
  *                       [--fix KEY=V ...] [--vary KEY=a,b,...] [--device D] [--json] */
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +39,9 @@ static const struct cmd_help help = {
 	     "\n"
 	     "The frontier: for every combination of the axes, its largest window; less\n"
 	     "the combinations another beats on slots, window, K and V precision, the\n"
-	     "drafter and ubatch at once.\n"
+	     "drafter and ubatch at once. It is listed best first by the objective (the\n"
+	     "order below); the report shows the 10 best, --top N the N best; --json\n"
+	     "keeps every shape unless --top is given (frontier_shapes counts them all).\n"
 	     "\n"
 	     "The best gives up nothing else the endpoint has: every axis the objective\n"
 	     "does not move stays at least as good as the endpoint's value (more exact\n"
@@ -63,17 +66,23 @@ static const struct cmd_help help = {
 	     "window, cache_k, cache_v, drafter, depth, ubatch, capped, plan, next_step,\n"
 	     "decode: {..., ms_per_token, devices: [{device, bytes_per_token,\n"
 	     "ms_per_token, ...}]}} or null, frontier: [{keys, slots, window, cache_k, cache_v,\n"
-	     "drafter, depth, ubatch, capped, free_mib, total_mib, decode_ratio}], space:\n"
+	     "drafter, depth, ubatch, capped, free_mib, total_mib, decode_ratio}],\n"
+	     "frontier_shapes, space:\n"
 	     "{KEY: [values]}, search: {shapes, plans, replays, fallbacks, ms,\n"
 	     "frontier_ms}}.\n",
     .more = cmd_devices,
     .examples = "  zealot solve my.env\n"
 		"  zealot solve my.env --maximize window --slots 2\n"
+		"  zealot solve my.env --top 30\n"
 		"  zealot solve my.env --vary CACHE_TYPE_V=f16,q8_0 --min-window 32768\n",
     .exits = "0 a best shape, 1 no shape fits, 2 usage or invalid endpoint, 3 unreadable file",
     .min_args = 1,
     .max_args = 1,
 };
+
+/* The frontier shapes the human report shows by default: a screen's worth
+ * under the best shape's lines. */
+#define SOLVE_TOP_DEFAULT 10
 
 static json_t *shape_json(const struct solve_shape *s, int full)
 {
@@ -114,7 +123,7 @@ static const char *objective_name(enum solve_objective o)
 	return o == SOLVE_SLOTS ? "slots" : o == SOLVE_PRECISION ? "precision" : o == SOLVE_RATE ? "rate" : "window";
 }
 
-static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r)
+static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r, size_t top)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "endpoint", json_string(ep->name));
@@ -130,8 +139,9 @@ static json_t *to_json(const struct endpoint *ep, const struct solve_opts *o, co
 				      (json_int_t)r->base_window, "decode", plan_rate_json(&r->base_rate, 1)));
 	json_object_set_new(j, "best", r->has_best ? shape_json(&r->best, 1) : json_null());
 	json_t *f = json_array();
-	for (size_t i = 0; i < r->n_frontier; i++)
+	for (size_t i = 0; i < r->n_frontier && i < top; i++)
 		json_array_append_new(f, shape_json(&r->frontier[i], 0));
+	json_object_set_new(j, "frontier_shapes", json_integer((json_int_t)r->n_frontier));
 	json_object_set_new(j, "frontier", f);
 	json_t *sp = json_object();
 	for (unsigned i = 0; i < r->n_axes; i++) {
@@ -163,7 +173,7 @@ static void print_shape(const struct solve_shape *s)
 		printf(", the experts of the first %s blocks on the host", moe);
 }
 
-static void print_human(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r)
+static void print_human(const struct endpoint *ep, const struct solve_opts *o, const struct solve_result *r, size_t top)
 {
 	char w[32];
 	printf("solve %s on %s: maximize %s", ep->name, r->base_plan.device->name, objective_name(o->objective));
@@ -172,29 +182,29 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 	if (o->min_window)
 		printf(", window >= %s", cmd_commas(o->min_window, w, sizeof(w)));
 	printf("\n");
-	printf("endpoint as written: %u x %s tokens, %s (free %.2f MiB)\n\n", r->base_plan.n_seq,
+	printf("endpoint as written: %u x %s tokens, %s (free %s MiB)\n\n", r->base_plan.n_seq,
 	       cmd_commas(r->base_window, w, sizeof(w)), r->base_plan.fits ? "fits" : "refused",
-	       (double)r->base_plan.free_bytes / 1048576.0);
+	       FMT_MIB((double)r->base_plan.free_bytes / 1048576.0));
 	if (!r->has_best) {
 		printf("best: no shape of the space fits with the slack band\n");
 	} else {
 		const struct solve_shape *b = &r->best;
 		printf("best: ");
 		print_shape(b);
-		printf("\n  free %.2f MiB (slack band %.2f); ", (double)b->plan.free_bytes / 1048576.0,
-		       cmd_mib(b->plan.slack));
+		printf("\n  free %s MiB (slack band %s); ", FMT_MIB((double)b->plan.free_bytes / 1048576.0),
+		       FMT_MIB(cmd_mib(b->plan.slack)));
 		if (b->capped)
 			printf("the window is the trained context: one step up is law S02's refusal\n");
 		else
-			printf("one step up (%s tokens) leaves %.2f MiB: refused\n",
+			printf("one step up (%s tokens) leaves %s MiB: refused\n",
 			       cmd_commas(b->window + SOLVE_STEP, w, sizeof(w)),
-			       (double)b->next.free_bytes / 1048576.0);
+			       FMT_MIB((double)b->next.free_bytes / 1048576.0));
 		printf("  predicted decode %+.1f %% against the endpoint (at %s tokens of context)\n",
 		       (b->decode_ratio - 1) * 100, cmd_commas(b->rate.fill, w, sizeof(w)));
 		for (unsigned i = 0; b->rate.ms_per_token > 0 && i < b->rate.n_dev; i++)
 			if (b->rate.dev[i].bytes_per_token > 0)
-				printf("    %s: %.2f MiB per token, %.3f ms at %.0f GB/s\n", b->rate.dev[i].name,
-				       b->rate.dev[i].bytes_per_token / 1048576.0, b->rate.dev[i].ms_per_token,
+				printf("    %s: %s MiB per token, %.3f ms at %.0f GB/s\n", b->rate.dev[i].name,
+				       FMT_MIB(b->rate.dev[i].bytes_per_token / 1048576.0), b->rate.dev[i].ms_per_token,
 				       b->rate.dev[i].bandwidth_gbs);
 		printf("\nendpoint lines:\n");
 		for (unsigned i = 0; i < b->keys.n; i++)
@@ -204,21 +214,25 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 		terms_of(&b->plan, t);
 		for (int i = 0; i < TERM_N; i++)
 			if (t[i].gated)
-				printf("  %-14s %11.2f MiB\n", t[i].name, cmd_mib(t[i].gated));
-		printf("  %-14s %11.2f MiB of %.2f addressable, %s\n", "total", cmd_mib(b->plan.device_total),
-		       cmd_mib(b->plan.addressable), b->plan.fits ? "fits" : "refused");
+				printf("  %-14s %11s MiB\n", t[i].name, FMT_MIB(cmd_mib(t[i].gated)));
+		printf("  %-14s %11s MiB of %s addressable, %s\n", "total", FMT_MIB(cmd_mib(b->plan.device_total)),
+		       FMT_MIB(cmd_mib(b->plan.addressable)), b->plan.fits ? "fits" : "refused");
 	}
-	printf("\nfrontier: %zu shapes that fit with slack (each the largest window for its values)\n", r->n_frontier);
-	printf("  %5s %9s %-7s %-7s %-8s %6s %10s %8s\n", "slots", "window", "K", "V", "drafter", "ubatch", "free MiB",
-	       "decode");
-	for (size_t i = 0; i < r->n_frontier; i++) {
+	size_t shown = top < r->n_frontier ? top : r->n_frontier;
+	printf("\nfrontier: %zu shapes that fit with slack (each the largest window for its values)", r->n_frontier);
+	if (shown < r->n_frontier)
+		printf(";\n  the %zu best by %s (--top N shows more, --json all)", shown, objective_name(o->objective));
+	printf("\n  %5s %9s %-7s %-7s %-8s %6s %10s %8s\n", "slots", "window", "K", "V", "drafter", "ubatch",
+	       "free MiB", "decode");
+	for (size_t i = 0; i < shown; i++) {
 		const struct solve_shape *s = &r->frontier[i];
 		char d[16];
 		snprintf(d, sizeof(d), "%+.1f %%", (s->decode_ratio - 1) * 100);
 		const char *moe = cand_get(&s->keys, K_N_CPU_MOE);
-		printf("  %5u %9s %-7s %-7s %-8s %6u %10.2f %8s%s%s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
-		       s->k, s->v, s->drafter ? "mtp" : "none", s->ubatch, (double)s->plan.free_bytes / 1048576.0, d,
-		       moe ? "  N_CPU_MOE=" : "", moe ? moe : "", s->capped ? "  (trained context)" : "");
+		printf("  %5u %9s %-7s %-7s %-8s %6u %10s %8s%s%s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
+		       s->k, s->v, s->drafter ? "mtp" : "none", s->ubatch,
+		       FMT_MIB((double)s->plan.free_bytes / 1048576.0), d, moe ? "  N_CPU_MOE=" : "", moe ? moe : "",
+		       s->capped ? "  (trained context)" : "");
 	}
 	printf("\nsearched %zu shapes: %llu candidate plans, %llu graph replays, %.1f ms\n", r->combos,
 	       (unsigned long long)r->plans, (unsigned long long)(r->memo.affine_replays + r->memo.plain_replays),
@@ -265,7 +279,7 @@ int cmd_solve(int argc, char **argv)
 	struct opt_list fixes = {0}, varies = {0};
 	const char *device = NULL, *maximize = "window";
 	int json = 0, rc = EXIT_OK;
-	uint64_t slots = 0, min_window = 0, fill = 0;
+	uint64_t slots = 0, min_window = 0, fill = 0, top = 0;
 	double accept = RATE_ACCEPT_DEFAULT, host_bw = 0;
 	const struct opt opts[] = {
 	    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision|rate", "the objective (default window)"),
@@ -274,6 +288,8 @@ int cmd_solve(int argc, char **argv)
 	    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable)"),
 	    OPT_LIST(0, "vary", &varies, "KEY=a,b,...", "the values to try for a key (repeatable)"),
 	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+	    OPT_U64(0, "top", &top, "N", 1, 1000000,
+		    "show the N best frontier shapes by the objective (default 10; --json: all)"),
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
 	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
 		    "tokens of context per slot when decode is priced (default: half the window)"),
@@ -317,11 +333,11 @@ int cmd_solve(int argc, char **argv)
 		goto done;
 	}
 	if (json) {
-		json_t *j = to_json(ep, o, r);
+		json_t *j = to_json(ep, o, r, top ? (size_t)top : SIZE_MAX);
 		cmd_print_json(j, 12);
 		json_decref(j);
 	} else {
-		print_human(ep, o, r);
+		print_human(ep, o, r, top ? (size_t)top : SOLVE_TOP_DEFAULT);
 	}
 	rc = r->has_best ? EXIT_OK : EXIT_NO;
 done:

@@ -455,10 +455,10 @@ static int gate_fit(struct run *x)
 		rc = step(x, "gate:fit", "failed", t, "M09", "%s", why);
 		free(why);
 	} else {
-		rc = step(x, "gate:fit", "ok", t, NULL, "fits: %.2f MiB free of %.2f on %s (slack %.2f)%s%s",
-			  (double)x->plan.free_bytes / (1024.0 * 1024.0), plan_mib(x->plan.addressable),
-			  x->plan.device->name, plan_mib(x->plan.slack), cal > 0 && note ? "; " : "",
-			  cal > 0 && note ? note : "");
+		rc = step(x, "gate:fit", "ok", t, NULL, "fits: %s MiB free of %s on %s (slack %s)%s%s",
+			  FMT_MIB((double)x->plan.free_bytes / (1024.0 * 1024.0)),
+			  FMT_MIB(plan_mib(x->plan.addressable)), x->plan.device->name,
+			  FMT_MIB(plan_mib(x->plan.slack)), cal > 0 && note ? "; " : "", cal > 0 && note ? note : "");
 	}
 	free(note);
 	findings_release(&fs);

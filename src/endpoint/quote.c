@@ -14,6 +14,14 @@ void quote_shell(struct sb *out, const char *s)
 	sb_addc(out, '\'');
 }
 
+void quote_shell_word(struct sb *out, const char *s)
+{
+	if (*s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+,=:@%")] == '\0')
+		sb_adds(out, s);
+	else
+		quote_shell(out, s);
+}
+
 void quote_one_line(struct sb *out, const char *s)
 {
 	for (const char *p = s; *p; p++)

@@ -8,6 +8,9 @@
 /* Append s to out as one shell word: single-quoted, each ' as '\''. Safe
  * for any byte string (a NUL ends it). */
 void quote_shell(struct sb *out, const char *s);
+/* The same, but s bare when every byte is one a shell reads as itself
+ * (letters, digits, _ . / - + , = : @ %): for a command line a person reads. */
+void quote_shell_word(struct sb *out, const char *s);
 
 /* Append s to out for one line of text (a comment, a description): every
  * control byte (a newline that would start a key, a directive, a command)

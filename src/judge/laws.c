@@ -961,8 +961,8 @@ static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const 
 			add(out, "M09", SEV_ERROR, ep, K_CTX_SIZE,
 			    "shrink the pool, quantize the cache, disarm the drafter, lower UBATCH_SIZE or move layers "
 			    "(NGL, TENSOR_SPLIT, N_CPU_MOE; zealot plan shows each term per device)",
-			    "the plan leaves %.2f MiB free on %s, below the %.2f MiB slack band",
-			    (double)d->free_bytes / (1024.0 * 1024.0), where, plan_mib(d->slack));
+			    "the plan leaves %s MiB free on %s, below the %s MiB slack band",
+			    FMT_MIB((double)d->free_bytes / (1024.0 * 1024.0)), where, FMT_MIB(plan_mib(d->slack)));
 		}
 	} else if (c && c->shape.spec_mtp && p->has_draft) {
 		uint64_t draft = p->draft_kv.k_bytes + p->draft_kv.v_bytes;
@@ -971,9 +971,9 @@ static void law_fit(const struct endpoint *ep, const struct shape_ctx *c, const 
 		if (p->free_bytes < (int64_t)(p->slack + p->slack))
 			add(out, "S09", SEV_WARNING, ep, K_SPEC_TYPE,
 			    "measure decode with and without the drafter before keeping it",
-			    "the armed drafter costs %.2f MiB and leaves %.2f MiB free: speculation pays only with "
+			    "the armed drafter costs %s MiB and leaves %s MiB free: speculation pays only with "
 			    "room on the card",
-			    plan_mib(draft), free_mib);
+			    FMT_MIB(plan_mib(draft)), FMT_MIB(free_mib));
 	}
 }
 

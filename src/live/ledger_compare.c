@@ -144,10 +144,12 @@ char *ledger_comparison_summary(const struct ledger_comparison *c, size_t max)
 		if (r->match)
 			continue;
 		bad++;
-		if (shown++ < max)
-			sb_addf(&b,
-				r->count ? "%s%s.%s plan %.0f ledger %.0f" : "%s%s.%s plan %.2f MiB ledger %.2f MiB",
-				shown > 1 ? "; " : "", r->term, r->part, r->plan, r->ledger);
+		if (shown++ < max && r->count)
+			sb_addf(&b, "%s%s.%s plan %.0f ledger %.0f", shown > 1 ? "; " : "", r->term, r->part, r->plan,
+				r->ledger);
+		else if (shown <= max)
+			sb_addf(&b, "%s%s.%s plan %s MiB ledger %s MiB", shown > 1 ? "; " : "", r->term, r->part,
+				FMT_MIB(r->plan), FMT_MIB(r->ledger));
 	}
 	if (bad > max)
 		sb_addf(&b, "; and %zu more", bad - max);

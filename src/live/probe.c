@@ -332,6 +332,16 @@ static json_t *get_json(const struct http_client *c, const char *method, const c
 	return j;
 }
 
+int probe_reachable(const struct http_client *c, char *why, size_t why_n)
+{
+	struct http_response r;
+	int rc = http_request(c, "GET", "/health", NULL, &r);
+	if (rc)
+		snprintf(why, why_n, "%s: no answer: %.160s", c->base, r.error);
+	http_response_release(&r);
+	return rc ? -1 : 0;
+}
+
 static void p_health(const struct http_client *c, struct probe_results *out)
 {
 	struct http_response r;

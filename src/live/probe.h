@@ -37,6 +37,7 @@ struct probe_result {
 				       * without the image; NULL: not asked */
 	struct probe_prompt *prompts; /* the refusal probe's, per prompt */
 	size_t n_prompts;
+	int no_answer; /* the server it asked gave no HTTP answer at all (dead) */
 };
 
 struct probe_results {
@@ -88,6 +89,11 @@ void probe_expect_release(struct probe_expect *e);
  * deploy runs, so that its cheap default still checks the answers the
  * endpoint promises. Returns an allocated list, or NULL when only is. */
 char *probe_only_expected(const char *only, const struct probe_expect *e);
+
+/* Whether the engine at c answers HTTP at all (GET /health, any status):
+ * 0, or -1 with why (the transport error) when nothing answers, which is
+ * no verdict on the endpoint but a dead server. */
+int probe_reachable(const struct http_client *c, char *why, size_t why_n);
 
 /* Whether a result fails its verdict: a fail, or an inconclusive answer
  * where an expectation was set. */

@@ -58,6 +58,7 @@ void scrape_probe(const struct http_client *prom, const char *job, const char *i
 	struct http_response r;
 	if (http_request(prom, "GET", "/api/v1/targets?state=active", NULL, &r)) {
 		fail(out, "Prometheus at %s did not answer: %s", prom->base, r.error);
+		out->no_answer = 1;
 		http_response_release(&r);
 		return;
 	}

@@ -19,6 +19,74 @@ static const struct ggml_type_info types[] = {
     {40, "nvfp4", 64, 36},    {41, "q1_0", 128, 18},	{42, "q2_0", 64, 18},
 };
 
+/* llama.h's enum llama_ftype, spelled as llama-model-loader.cpp's
+ * llama_ftype_name spells each (the ids the pinned engine lists; 4-6 and
+ * 33-35 were removed from it). */
+static const struct {
+	int id;
+	const char *name;
+} ftypes[] = {
+    {0, "all F32"},
+    {1, "F16"},
+    {2, "Q4_0"},
+    {3, "Q4_1"},
+    {7, "Q8_0"},
+    {8, "Q5_0"},
+    {9, "Q5_1"},
+    {10, "Q2_K - Medium"},
+    {11, "Q3_K - Small"},
+    {12, "Q3_K - Medium"},
+    {13, "Q3_K - Large"},
+    {14, "Q4_K - Small"},
+    {15, "Q4_K - Medium"},
+    {16, "Q5_K - Small"},
+    {17, "Q5_K - Medium"},
+    {18, "Q6_K"},
+    {19, "IQ2_XXS - 2.0625 bpw"},
+    {20, "IQ2_XS - 2.3125 bpw"},
+    {21, "Q2_K - Small"},
+    {22, "IQ3_XS - 3.3 bpw"},
+    {23, "IQ3_XXS - 3.0625 bpw"},
+    {24, "IQ1_S - 1.5625 bpw"},
+    {25, "IQ4_NL - 4.5 bpw"},
+    {26, "IQ3_S - 3.4375 bpw"},
+    {27, "IQ3_S mix - 3.66 bpw"},
+    {28, "IQ2_S - 2.5 bpw"},
+    {29, "IQ2_M - 2.7 bpw"},
+    {30, "IQ4_XS - 4.25 bpw"},
+    {31, "IQ1_M - 1.75 bpw"},
+    {32, "BF16"},
+    {36, "TQ1_0 - 1.69 bpw ternary"},
+    {37, "TQ2_0 - 2.06 bpw ternary"},
+    {38, "MXFP4 MoE"},
+    {39, "NVFP4"},
+    {40, "Q1_0"},
+    {41, "Q2_0"},
+};
+
+/* File types a fork defines past the engine's list, as their payloads
+ * declare them (PrismML's PQ2_0: general.file_type 141 over tensors of
+ * custom type 142). */
+static const struct {
+	int id;
+	const char *name;
+} custom_ftypes[] = {
+    {141, "PQ2_0"},
+};
+
+const char *ggml_ftype_name(int64_t ft, int *custom)
+{
+	*custom = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(ftypes); i++)
+		if (ftypes[i].id == ft)
+			return ftypes[i].name;
+	*custom = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(custom_ftypes); i++)
+		if (custom_ftypes[i].id == ft)
+			return custom_ftypes[i].name;
+	return NULL;
+}
+
 const struct ggml_type_info *ggml_type_get(uint32_t id)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++)

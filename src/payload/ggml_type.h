@@ -28,6 +28,10 @@ const struct ggml_type_info *ggml_type_get(uint32_t id);
 /* By the engine's spelling ("q8_0", "f16", "iq4_nl" ...), case-sensitive
  * except that K-quants also match lowercase ("q4_k"). NULL if unknown. */
 const struct ggml_type_info *ggml_type_by_name(const char *name);
+/* general.file_type's name: the pinned engine's llama_ftype_name for an
+ * id in its llama_ftype list (*custom 0: "Q4_K - Medium"); else *custom 1
+ * and a fork's name where zealot knows it ("PQ2_0" for 141), or NULL. */
+const char *ggml_ftype_name(int64_t ft, int *custom);
 /* Bytes of a row of n elements; 0 when n is not a whole number of blocks. */
 uint64_t ggml_row_bytes(const struct ggml_type_info *t, uint64_t n);
 

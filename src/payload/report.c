@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "ggml_type.h"
 
 const char *payload_type_label(const struct census_type *t, char *buf, size_t n)
 {
@@ -153,8 +154,11 @@ json_t *payload_to_json(const char *path, const struct gguf *g, const struct cen
 			    name && name->type == GGUF_STRING ? json_stringn(name->v.s.p, (size_t)name->v.s.n)
 							      : json_null());
 	uint64_t ft;
-	json_object_set_new(o, "file_type",
-			    gguf_kv_u64(gguf_find(g, "general.file_type"), &ft) == 0 ? json_u64(ft) : json_null());
+	int has_ft = gguf_kv_u64(gguf_find(g, "general.file_type"), &ft) == 0, custom = 0;
+	const char *ftn = has_ft && ft <= INT64_MAX ? ggml_ftype_name((int64_t)ft, &custom) : NULL;
+	json_object_set_new(o, "file_type", has_ft ? json_u64(ft) : json_null());
+	json_object_set_new(o, "file_type_name", ftn ? json_string(ftn) : json_null());
+	json_object_set_new(o, "file_type_custom", json_boolean(has_ft && custom));
 	if (m)
 		model_json(o, m);
 	json_object_set_new(o, "tensor_count", json_u64(c->n_tensors));

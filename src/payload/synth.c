@@ -2044,7 +2044,10 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->n_ff);
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_u32(w, k, strstr(s->arch, "rwkv") ? 0 : s->heads_meta ? s->heads_meta : s->n_head); /* rwkv: 0, as converted */
+	gw_u32(w, k,
+	       strstr(s->arch, "rwkv") ? 0
+	       : s->heads_meta	       ? s->heads_meta
+				       : s->n_head); /* rwkv: 0, as converted */
 	int mla = (strcmp(s->arch, "deepseek2") == 0 || strcmp(s->arch, "kimi-linear") == 0) &&
 		  !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");

@@ -456,6 +456,24 @@ static int better(const struct solve_shape *a, const struct solve_shape *b, enum
 	return 0;
 }
 
+/* The frontier ordered by the objective (better's order), the best first,
+ * equal shapes in the order found: what --top N cuts. An insertion sort
+ * through one spare shape (a frontier is tens of shapes). */
+static void rank_frontier(struct solve_result *r, enum solve_objective obj)
+{
+	if (r->n_frontier < 2)
+		return;
+	struct solve_shape *t = xmalloc(sizeof(*t));
+	for (size_t i = 1; i < r->n_frontier; i++) {
+		size_t j = i;
+		memcpy(t, &r->frontier[i], sizeof(*t));
+		for (; j > 0 && better(t, &r->frontier[j - 1], obj); j--)
+			memcpy(&r->frontier[j], &r->frontier[j - 1], sizeof(*t));
+		memcpy(&r->frontier[j], t, sizeof(*t));
+	}
+	free(t);
+}
+
 /* Build a combination's lines: --fix, then the axes' values; a ubatch
  * above the batch raises the batch with it (law S08). */
 static int combo_lines(struct solve_ctx *sc, const struct solve_opts *o, const struct solve_axis *ax, unsigned n,
@@ -823,9 +841,10 @@ int solve_run(const struct endpoint *ep, const struct shape_ctx *base, const str
 		goto done;
 	r->n_axes = n_ax;
 
-	/* the frontier: every combination's largest window */
+	/* the frontier: every combination's largest window, best first */
 	if (frontier(&sc, o, r, ax, n_ax, total, err))
 		goto done;
+	rank_frontier(r, o->objective);
 	r->frontier_ms = mono_ms() - t0;
 
 	/* the best */

@@ -110,7 +110,7 @@ struct solve_result {
 	uint64_t base_window;
 	int has_best;
 	struct solve_shape best;
-	struct solve_shape *frontier;
+	struct solve_shape *frontier; /* best first, by the objective */
 	size_t n_frontier;
 	size_t combos;				/* shapes searched for the frontier */
 	uint64_t plans;				/* candidate plans made, all told */

@@ -46,24 +46,10 @@ static void esc(struct sb *b, const char *s)
 	}
 }
 
-/* 12345.678 -> "12,345.68" */
+/* 12345.678 -> "12,345.68" (base's one MiB format) */
 static void mib(char *buf, size_t n, double v)
 {
-	char tmp[64];
-	snprintf(tmp, sizeof(tmp), "%.2f", v < 0 ? -v : v);
-	char *dot = strchr(tmp, '.');
-	size_t ilen = dot ? (size_t)(dot - tmp) : strlen(tmp);
-	size_t o = 0;
-	if (v < 0 && o + 1 < n)
-		buf[o++] = '-';
-	for (size_t i = 0; i < ilen && o + 2 < n; i++) {
-		if (i && (ilen - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	for (const char *p = dot; p && *p && o + 1 < n; p++)
-		buf[o++] = *p;
-	buf[o] = '\0';
+	fmt_mib(v, 0, buf, n);
 }
 
 struct scale {
@@ -197,15 +183,24 @@ static double top_of(const struct plan *const *ps, size_t n)
 	return top * 1.06;
 }
 
-static void verdict(struct sb *b, double x, double y, const struct plan *p, int anchor_middle, int big)
+/* The verdict at (x, y): big, the headline; else a bar's word, turned to
+ * read upwards from the bar's top (bars are narrower than the word). */
+static void verdict(struct sb *b, double x, double y, const struct plan *p, int big)
 {
 	char f[32], s[32];
 	double free_mib = (double)p->free_bytes / MIB;
 	mib(f, sizeof(f), free_mib);
 	mib(s, sizeof(s), (double)p->slack / MIB);
-	sb_addf(b, "<text data-verdict=\"%s\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\" font-weight=\"bold\"%s%s>",
-		p->fits ? "fits" : "refused", x, y, p->fits ? "#2e7d32" : "#c62828",
-		anchor_middle ? " text-anchor=\"middle\"" : "", big ? " font-size=\"15\"" : "");
+	if (big)
+		sb_addf(b,
+			"<text data-verdict=\"%s\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\" font-weight=\"bold\" "
+			"font-size=\"15\">",
+			p->fits ? "fits" : "refused", x, y, p->fits ? "#2e7d32" : "#c62828");
+	else
+		sb_addf(b,
+			"<text data-verdict=\"%s\" transform=\"translate(%.1f,%.1f) rotate(-90)\" fill=\"%s\" "
+			"font-weight=\"bold\" font-size=\"11\">",
+			p->fits ? "fits" : "refused", x, y, p->fits ? "#2e7d32" : "#c62828");
 	if (big)
 		sb_addf(b, "%s: %s MiB free, slack band %s MiB", p->fits ? "fits" : "refused", f, s);
 	else
@@ -213,9 +208,56 @@ static void verdict(struct sb *b, double x, double y, const struct plan *p, int 
 	sb_adds(b, "</text>\n");
 }
 
+/* The footer's lines: what the plan bills off the gated budget (a card's
+ * host buffers: mapped weights, outputs, host compute), with the host's
+ * total, and the terms it bills nothing; each line at most ~110
+ * characters (12 px sans-serif within the picture's width). */
+static size_t footer_lines(const struct plan *p, const struct term *t, struct sb *lines, size_t max)
+{
+	size_t n = 0;
+	char m[32];
+	struct sb cur = {0};
+	const char *lead = p->device && p->device->backend == DEVICE_CUDA ? "on the host, not the card: " : NULL;
+	uint64_t host = 0;
+	for (int i = 0; lead && i < TERM_N; i++) {
+		if (t[i].bytes <= t[i].gated)
+			continue;
+		host += t[i].bytes - t[i].gated;
+		mib(m, sizeof(m), (double)(t[i].bytes - t[i].gated) / MIB);
+		char item[96];
+		snprintf(item, sizeof(item), "%s %s MiB", t[i].name, m);
+		if (cur.len && cur.len + strlen(item) > 104 && n + 1 < max) {
+			sb_adds(&cur, ",");
+			lines[n++] = cur;
+			memset(&cur, 0, sizeof(cur));
+		}
+		sb_addf(&cur, "%s%s", cur.len ? ", " : lead, item);
+	}
+	if (host) {
+		mib(m, sizeof(m), (double)p->host_total / MIB);
+		sb_addf(&cur, "; host total %s MiB", m);
+	}
+	if (cur.len && n < max) {
+		lines[n++] = cur;
+		memset(&cur, 0, sizeof(cur));
+	}
+	for (int i = 0; i < TERM_N; i++)
+		if (!t[i].bytes)
+			sb_addf(&cur, "%s%s", cur.len ? ", " : "billed nothing: ", t[i].name);
+	if (cur.len && n < max)
+		lines[n++] = cur;
+	else
+		sb_release(&cur);
+	return n;
+}
+
 char *svg_plan(const char *title, const struct plan *p)
 {
-	const int W = 820, H = 640;
+	struct term t[TERM_N];
+	terms_of(p, t);
+	struct sb foot[4];
+	size_t n_foot = footer_lines(p, t, foot, 4);
+	const int W = 880, H = 644 + 16 * (int)n_foot;
 	struct scale sc = {top_of(&p, 1), 70, 600};
 	double x0 = 110, bw = 150;
 	struct sb b = {0};
@@ -223,7 +265,7 @@ char *svg_plan(const char *title, const struct plan *p)
 	sb_adds(&b, "<text x=\"20\" y=\"24\" font-size=\"15\" font-weight=\"bold\">");
 	esc(&b, title);
 	sb_adds(&b, "</text>\n");
-	verdict(&b, 20, 48, p, 0, 1);
+	verdict(&b, 20, 48, p, 1);
 	/* the axis */
 	sb_addf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000000\"/>\n", x0 - 10, sc.y0,
 		x0 - 10, sc.y1);
@@ -231,12 +273,13 @@ char *svg_plan(const char *title, const struct plan *p)
 	ticks(&b, &sc, x0);
 	sb_addf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#616161\">MiB</text>\n", x0 - 14,
 		sc.y1 + 18);
-	band(&b, &sc, p, x0 - 10, x0 + bw + 260);
+	/* columns left to right: the bar, its term labels (up to ~180 px), the
+	 * free line and its label, the lines' labels; none shares a column */
+	double xr = x0 + bw + 350, fx = x0 + bw + 230;
+	band(&b, &sc, p, x0 - 10, xr);
 	double mid[TERM_N], hgt[TERM_N];
 	double total = stack(&b, &sc, p, x0, bw, "plan", mid, hgt);
 	/* labels right of the bar, pushed apart so none overlap */
-	struct term t[TERM_N];
-	terms_of(p, t);
 	double ly[TERM_N];
 	int order[TERM_N], n = 0;
 	for (int i = TERM_N - 1; i >= 0; i--) /* top of the stack first */
@@ -266,7 +309,6 @@ char *svg_plan(const char *title, const struct plan *p)
 			t[i].name, m);
 	}
 	/* totals and lines, labelled at the right edge */
-	double xr = x0 + bw + 260;
 	mib(m, sizeof(m), total);
 	sb_addf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-weight=\"bold\">total %s MiB</text>\n",
 		x0 + bw / 2, y_of(&sc, total) - 6, m);
@@ -274,7 +316,6 @@ char *svg_plan(const char *title, const struct plan *p)
 	/* the free memory, between the stack and the addressable line */
 	double addr = (double)p->addressable / MIB;
 	if (p->free_bytes > 0) {
-		double fx = x0 + bw + 200;
 		mib(m, sizeof(m), (double)p->free_bytes / MIB);
 		sb_addf(&b,
 			"<line data-free=\"1\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#2e7d32\" "
@@ -282,18 +323,14 @@ char *svg_plan(const char *title, const struct plan *p)
 			fx, y_of(&sc, total), fx, y_of(&sc, addr), fx + 6, (y_of(&sc, total) + y_of(&sc, addr)) / 2 + 4,
 			m);
 	}
-	/* the terms not on this bar, so every term is named */
-	struct sb zero = {0};
-	for (int i = 0; i < TERM_N; i++) {
-		if (t[i].gated)
-			continue;
-		mib(m, sizeof(m), (double)t[i].bytes / MIB);
-		sb_addf(&zero, "%s%s %s MiB%s", zero.len ? ", " : "", t[i].name, m, t[i].bytes ? " (host)" : "");
+	/* the footer: every term billed off the bar, and those billed nothing,
+	 * so every term the plan bills is named */
+	for (size_t k = 0; k < n_foot; k++) {
+		sb_addf(&b, "<text data-footer=\"%zu\" x=\"20\" y=\"%d\" fill=\"#616161\">", k, 640 + 16 * (int)k);
+		esc(&b, foot[k].s);
+		sb_adds(&b, "</text>\n");
+		sb_release(&foot[k]);
 	}
-	if (zero.len)
-		sb_addf(&b, "<text data-zero=\"1\" x=\"20\" y=\"%d\" fill=\"#616161\">not on the %s: %s</text>\n",
-			H - 12, p->device && p->device->backend == DEVICE_CUDA ? "card" : "bar", zero.s);
-	sb_release(&zero);
 	sb_adds(&b, "</svg>\n");
 	return sb_detach(&b);
 }
@@ -324,7 +361,7 @@ char *svg_bars(const char *title, const struct svg_bar *bars, size_t n)
 			y_of(&sc, total), bw, sc.y1 - y_of(&sc, total));
 		esc(&b, bars[i].label);
 		sb_addf(&b, ": total %s MiB, %s</title></rect>\n", m, ps[i]->fits ? "fits" : "refused");
-		verdict(&b, x + bw / 2, y_of(&sc, total) - 6, ps[i], 1, 0);
+		verdict(&b, x + bw / 2 + 4, y_of(&sc, total) - 4, ps[i], 0);
 		/* the change, under the bar, turned to read upwards */
 		sb_addf(&b,
 			"<text data-bar-label=\"%zu\" transform=\"translate(%.1f,%.1f) rotate(-60)\" "

@@ -354,11 +354,11 @@ static void report_of(const struct store_boot *b, const struct calib_identity *i
 		json_array_append_new(terms, row);
 		char now[32] = "-", then[32] = "-";
 		if (x->boot_model_mib >= 0) {
-			snprintf(now, sizeof(now), "%.2f", x->modelled_mib);
-			snprintf(then, sizeof(then), "%.2f", x->boot_model_mib);
+			fmt_mib(x->modelled_mib, 0, now, sizeof(now));
+			fmt_mib(x->boot_model_mib, 0, then, sizeof(then));
 		}
-		sb_addf(&t, "  %-14s %-11s %10s %10s %10.2f %10.2f  %s\n", x->term, x->buft[0] ? x->buft : "-", now,
-			then, x->measured_mib, x->calibrated_mib, x->how);
+		sb_addf(&t, "  %-14s %-11s %10s %10s %10s %10s  %s\n", x->term, x->buft[0] ? x->buft : "-", now, then,
+			FMT_MIB(x->measured_mib), FMT_MIB(x->calibrated_mib), x->how);
 	}
 	json_object_set_new(o, "terms", terms);
 	*json = o;

@@ -100,7 +100,12 @@ ZEALOT_STATE_DIR=$TMP/newer row 3 "history: a store from a newer zealot" history
 row 2 "diff: no such era"                              diff ok.env 9
 row 3 "audit: no engine found"                         audit dead.env
 row 3 "bench: the engine did not answer"               bench dead.env
-row 1 "probe: a probe failed (nothing answers)"        probe "http://127.0.0.1:$closed"
+row 3 "probe: a dead server (nothing listens)"         probe "http://127.0.0.1:$closed"
+row 3 "probe: a dead server given as HOST:PORT"        probe "127.0.0.1:$closed" --only health
+row 3 "probe: a dead Prometheus (--only scrape)"       probe "http://127.0.0.1:$closed" --only scrape --prometheus "http://127.0.0.1:$closed"
+row 3 "bench: a dead server given as a URL"            bench "http://127.0.0.1:$closed" --runs 1
+row 3 "ledger: a URL (the log is not on the port)"     ledger "http://127.0.0.1:$closed/"
+check "ledger: a URL: the error says where the ledger is" err_has "the ledger is in the engine's boot log"
 row 3 "probe: an unreadable endpoint"                  probe "http://127.0.0.1:$closed" --endpoint missing.env
 row 2 "deploy: no --reason"                            deploy ok.env
 row 2 "fleet: no subcommand"                           fleet

@@ -44,10 +44,11 @@ check "two on one card that cannot hold both: exit 1" rc_is 1
 # MiB with two decimals: a sum of exact bytes may differ from the sum of
 # the rounded figures by a cent per term
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d < 0.025 && d > -0.025) }'; }
+commas() { python3 -c 'import sys; print(f"{float(sys.argv[1]):,.2f}")' "$1"; }
 msg=$(grep -F 'fleet plan: host 127.0.0.1, card 0 (rtx3090): ' "$TMP/err")
 check "the refusal names the host, the card, both endpoints with their plans' MiB" \
-	test -n "$(echo "$msg" | grep -F "): frank-archon $(printf %.2f "$(cat alone.frank-archon)") + frank-dragoon $(printf %.2f "$(cat alone.frank-dragoon)") = ")"
-said=$(echo "$msg" | sed -nE 's/.* = ([0-9.]+) MiB, plus the 1024\.00 MiB slack band, is more than the 24123\.00 MiB addressable \(law M09\)$/\1/p')
+	test -n "$(echo "$msg" | grep -F "): frank-archon $(commas "$(cat alone.frank-archon)") + frank-dragoon $(commas "$(cat alone.frank-dragoon)") = ")"
+said=$(echo "$msg" | sed -nE 's/.* = ([0-9.,]+) MiB, plus the 1,024\.00 MiB slack band, is more than the 24,123\.00 MiB addressable \(law M09\)$/\1/p' | tr -d ,)
 check "the refusal says the sum ($said), the slack band and the addressable figure" near "${said:-0}" "$sum"
 check "only the shared card is refused" test "$(grep -c 'fleet plan: host' "$TMP/err")" -eq 1
 check "the table: 3 endpoints on 2 hosts" out_has "3 endpoints on 2 hosts"

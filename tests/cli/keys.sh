@@ -44,7 +44,7 @@ check "plan --set: 2^32 + 8192 refused the same way, not priced as 8192" \
 run "$ZEALOT" plan five.env
 check "plan: PARALLEL=5 over 8192 is refused (exit 1)" rc_is 1
 check "plan: the verdict names M03" out_has "verdict: refused: CTX_SIZE 8192 is not divisible by PARALLEL 5"
-check "plan: ... and the law id" test -n "$(grep -F 'verdict: refused' "$TMP/out" | grep -F '(law M03)')"
+check "plan: ... and the law id (the verdict wrapped at 100 columns)" test -n "$(unwrapped | grep -F 'verdict: refused' | grep -F '(law M03)')"
 run "$ZEALOT" plan --json five.env
 check "plan --json: verdict refused, law M03" json_is '[.verdict,.law]' '["refused","M03"]'
 run "$ZEALOT" check --json five.env

@@ -19,9 +19,18 @@ for mode in garbage hang reset e500 json-junk; do
 	start=$(date +%s)
 	run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only health,props,models,metrics
 	took=$(($(date +%s) - start))
-	check "$mode: probe exits 1" rc_is 1
-	check "$mode: the health probe fails by name" test -n "$(grep -E '^fail health' "$TMP/out")"
-	check "$mode: the metrics probe fails by name" test -n "$(grep -E '^fail metrics' "$TMP/out")"
+	case $mode in
+	e500 | json-junk) # an HTTP answer, a wrong one: a verdict, each probe named
+		check "$mode: probe exits 1" rc_is 1
+		check "$mode: the health probe fails by name" test -n "$(grep -E '^fail health' "$TMP/out")"
+		check "$mode: the metrics probe fails by name" test -n "$(grep -E '^fail metrics' "$TMP/out")"
+		;;
+	*) # no HTTP answer at all: a dead server, exit 3 as bench, the transport error named
+		check "$mode: probe exits 3, no verdict printed" test "$rc" -eq 3 -a ! -s "$TMP/out"
+		check "$mode: the error names the URL and that nothing answered" \
+			test -n "$(grep -F "zealot: probe: http://127.0.0.1:$port: no answer:" "$TMP/err")"
+		;;
+	esac
 	check "$mode: bounded by the timeout (${took}s)" test "$took" -le 20
 	check "$mode: no sanitizer report" no_sanitizer
 	run "$ZEALOT" bench "http://127.0.0.1:$port" --timeout 2 --runs 1
@@ -32,7 +41,8 @@ done
 
 port=$(port_free)
 run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only health
-check "nobody listening: probe fails health by name" test "$rc" -eq 1 -a -n "$(grep -F "connect to server" "$TMP/out")"
+check "nobody listening: probe exits 3 naming the transport error" \
+	test "$rc" -eq 3 -a -n "$(grep -F "connect to server" "$TMP/err")"
 run "$ZEALOT" probe "ftp://127.0.0.1:$port"
 check "not an http URL: exit 2" rc_is 2
 run "$ZEALOT" probe "http://127.0.0.1:$port" --only nonsense
@@ -40,8 +50,8 @@ check "unknown probe name: exit 2" rc_is 2
 # scrape is a probe name too (live/scrape.c's, asked of --prometheus): fleet
 # status sends --only health,models,props,slots,metrics,scrape
 run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only scrape --prometheus "http://127.0.0.1:$port"
-check "--only scrape is a known probe: nobody listening fails it (exit 1), not usage" \
-	test "$rc" -eq 1 -a -z "$(grep -F "unknown probe" "$TMP/err")"
+check "--only scrape is a known probe: a Prometheus nobody listens for is exit 3 (dead), not usage" \
+	test "$rc" -eq 3 -a -z "$(grep -F "unknown probe" "$TMP/err")" -a -n "$(grep -E '^fail scrape' "$TMP/out")"
 run "$ZEALOT" probe --help
 check "probe --help lists every probe" test -n "$(grep -F concurrency "$TMP/out")" -a -n "$(grep -F overlong "$TMP/out")"
 run "$ZEALOT" bench --help

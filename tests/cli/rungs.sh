@@ -82,7 +82,7 @@ run "$ZEALOT" rungs fz.env
 check "human: exit 0" rc_is 0
 check "human: the line, its delta and the cost" out_has "SPEC_TYPE=none"
 check "human: a cost line" out_has "cost: "
-check "human: names the terms a rung moves" out_has "draft_kv -2352.00"
+check "human: names the terms a rung moves" out_has "draft_kv -2,352.00"
 
 # A payload whose head size no quantized block divides (80 % 32): law S04
 # leaves it no quantized cache to offer; no MTP head, no drafter rung.

@@ -93,6 +93,29 @@ plan_keys fz.env .best.keys
 check "--fix SLACK_MIB=2048: plan of the keys fits" rc_is 0
 run "$ZEALOT" solve fz.env --slots 3
 check "human: exit 0, the lines to paste and the frontier" test "$rc" -eq 0 -a -n "$(grep '^CTX_SIZE=' "$TMP/out")" -a -n "$(grep '^frontier' "$TMP/out")"
+# --top: the human report shows the 10 best frontier shapes by the
+# objective (a screen), --top N the N best; --json keeps every shape
+# unless --top is given, best first, and counts them all
+rows() { awk '/^  slots +window/ { on = 1; next } on && NF == 0 { exit } on { n++ } END { print n + 0 }' "$TMP/out"; }
+run "$ZEALOT" solve fz.env --json
+cp "$TMP/out" all.json
+nf=$(jq '.frontier_shapes' all.json)
+check "--json: every frontier shape ($nf), frontier_shapes counts them" \
+	test "$nf" -gt 10 -a "$(jq '.frontier | length' all.json)" -eq "$nf"
+check "--json: the frontier best first by the window" \
+	test "$(jq '.frontier[0].window == (.frontier | map(.window) | max)' all.json)" = true
+run "$ZEALOT" solve fz.env
+check "human: the 10 best of $nf shapes, saying so" test "$(rows)" -eq 10 -a -n "$(grep -F 'the 10 best by window (--top N shows more' "$TMP/out")"
+check "human: the first row is the JSON's first shape" \
+	test "$(awk '/^  slots +window/ { getline; print $1, $2; exit }' "$TMP/out" | tr -d ,)" = "$(jq -r '"\(.frontier[0].slots) \(.frontier[0].window)"' all.json)"
+run "$ZEALOT" solve fz.env --top 3
+check "--top 3: three rows" test "$(rows)" -eq 3
+run "$ZEALOT" solve fz.env --top 1000
+check "--top 1000: every shape, no 'best' line" test "$(rows)" -eq "$nf" -a -z "$(grep -F -- '--top N shows more' "$TMP/out")"
+run "$ZEALOT" solve fz.env --top 3 --json
+check "--top 3 --json: three shapes of $nf" json_is '[(.frontier | length), .frontier_shapes]' "[3,$nf]"
+run "$ZEALOT" solve fz.env --top 0
+check "--top 0: usage, exit 2" rc_is 2
 run "$ZEALOT" solve fz.env --slots 3 --fix SLACK_MIB=30000
 check "nothing fits: exit 1, best null" test "$rc" -eq 1
 run "$ZEALOT" solve fz.env --slots 3 --fix SLACK_MIB=30000 --json

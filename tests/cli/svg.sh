@@ -40,6 +40,26 @@ n=$(jq '.rungs | length' "$TMP/out")
 check "rungs.svg: the base and $n rungs, each segment titled with its term and MiB" svgcheck bars rungs.svg $((n + 1))
 [ -s check.out ] && sed 's/^/#   /' check.out
 
+commas() { python3 -c 'import sys; print(f"{float(sys.argv[1]):,.2f}")' "$1"; }
+# the footer names every term the plan bills off the card, the host's
+# compute buffers among them, with the host's total as plan states it
+"$ZEALOT" plan --json fz.env >fz.json
+host_compute=$(jq -r '[.compute[]|select(.card|not)|.mib]|add' fz.json)
+check "plan.svg's footer: host compute $host_compute MiB and the host total $(jq .host_mib fz.json) MiB" \
+	test -n "$(grep '<text data-footer=' plan.svg | grep -F "compute $(commas "$host_compute") MiB")" \
+	-a -n "$(grep '<text data-footer=' plan.svg | grep -F "host total $(commas "$(jq .host_mib fz.json)") MiB")"
+check "plan.svg's footer: a term billed nothing is named (kv_swa)" \
+	test -n "$(grep '<text data-footer=' plan.svg | grep -F 'billed nothing: kv_swa')"
+
+# docs/'s pictures are what make pictures draws today (the SVG source:
+# PNG pixels differ by machine)
+[ -e "$ROOT/examples/payloads/bonsai-9b-pq2.gguf" ] || make -C "$ROOT" -s examples >/dev/null 2>&1
+"$ROOT/scripts/pictures.sh" "$ZEALOT" "$TMP/pics" --svg 2>pics.err
+for pic in budget-plan budget-rungs; do
+	check "docs/$pic.svg is fresh (make pictures)" cmp -s "$TMP/pics/$pic.svg" "$ROOT/docs/$pic.svg"
+	check "docs/$pic.png exists" test -s "$ROOT/docs/$pic.png"
+done
+
 run "$ZEALOT" plan fz.env --svg /nonexistent-dir/x.svg
 check "plan --svg into a missing directory: exit 3, names the file" test "$rc" -eq 3 -a -n "$(grep nonexistent "$TMP/err")"
 
@@ -59,6 +79,34 @@ render() { # SVG PNG: the picture at its own size, one pixel per unit
 		--force-device-scale-factor=1 --user-data-dir="$TMP/chrome" --window-size="$w,$h" \
 		--screenshot="$2" "file://$TMP/$1" >/dev/null 2>&1
 }
+# In the browser's layout (getBBox through each transform, DejaVu Sans as
+# the machine's sans-serif): no two labels overlap and none leaves the
+# picture, on the card, on a refused cpu shape, and on rungs charts whose
+# neighbouring bars are refused
+"$ZEALOT" rungs g3.env --set CTX_SIZE=1048576 --svg g3-rungs.svg >/dev/null
+"$ZEALOT" rungs fz.env --set CTX_SIZE=786432 --svg fz-rungs-refused.svg >/dev/null
+labels() { # SVG: tests/svglabels.js's findings, in Chromium
+	{
+		echo '<!DOCTYPE html><html><body style="margin:0">'
+		sed 1d "$1"
+		echo '<script>'
+		cat "$ROOT/tests/svglabels.js"
+		echo '</script></body></html>'
+	} >"$1.html"
+	HOME=$TMP timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chrome" \
+		--virtual-time-budget=2000 --dump-dom "file://$TMP/$1.html" 2>/dev/null |
+		sed -n '/^<\/script><pre id="result">texts /,/^end$/p' | sed 's/^<\/script><pre id="result">//' >"$1.labels"
+}
+for pic in plan g3 rungs g3-rungs fz-rungs-refused; do
+	labels $pic.svg
+	n=$(sed -n 's/^texts \([0-9]*\)$/\1/p' $pic.svg.labels)
+	check "$pic.svg: Chromium laid out its ${n:-no} labels, none overlapping another or outside the picture" \
+		test "${n:-0}" -gt 5 -a -z "$(grep -E '^(overlap|outside):' $pic.svg.labels)"
+	grep -E '^(overlap|outside):' $pic.svg.labels | sed 's/^/#   /'
+done
+grep -c 'data-verdict="refused"' fz-rungs-refused.svg >refused.n
+check "the refused rungs chart has neighbouring refused bars ($(cat refused.n))" test "$(cat refused.n)" -gt 2
+
 for pic in plan g3 rungs; do
 	render $pic.svg $pic.png
 	check "$pic.svg renders in Chromium" test -s $pic.png

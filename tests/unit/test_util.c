@@ -131,6 +131,20 @@ void test_util(void)
 	which_order();
 	regular_only();
 	char cb[32], small[4];
+	{
+		char mb[48];
+		ok(strcmp(fmt_mib(22543.857, 0, mb, sizeof(mb)), "22,543.86") == 0 &&
+		       strcmp(fmt_mib(-484.98, 1, mb, sizeof(mb)), "-484.98") == 0 &&
+		       strcmp(fmt_mib(1234567.0, 1, mb, sizeof(mb)), "+1,234,567.00") == 0 &&
+		       strcmp(fmt_mib(-1000.0, 0, mb, sizeof(mb)), "-1,000.00") == 0 &&
+		       strcmp(fmt_mib(-0.001, 0, mb, sizeof(mb)), "0.00") == 0 &&
+		       strcmp(fmt_mib(0.001, 1, mb, sizeof(mb)), "0.00") == 0 &&
+		       strcmp(fmt_mib(999.999, 0, mb, sizeof(mb)), "1,000.00") == 0 &&
+		       strcmp(fmt_mib(10.625, 0, mb, sizeof(mb)), "10.62") == 0 && strcmp(FMT_MIB(5.5), "5.50") == 0 &&
+		       strlen(fmt_mib(22543.86, 0, mb, 6)) == 5,
+		   "fmt_mib: two decimals as printf rounds them, commas, a sign only when asked or negative, cut to "
+		   "fit");
+	}
 	ok(strcmp(fmt_commas(200704, cb, sizeof(cb)), "200,704") == 0 &&
 	       strcmp(fmt_commas(0, cb, sizeof(cb)), "0") == 0 &&
 	       strcmp(fmt_commas(1000, cb, sizeof(cb)), "1,000") == 0 &&
