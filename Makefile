@@ -43,17 +43,27 @@ ALL_OBJ  := $(OBJ_LIB) $(OBJ_CMD) $(SAN_LIB) $(SAN_CMD) $(SAN_UNIT) $(FUZ_LIB) $
 
 all: zealot
 
+# Each command's help text is a file of doc/ (git's Documentation/, curl's
+# docs/cmdline-opts); scripts/gen-doc.sh turns them into the DOC_* macros
+# the commands' struct cmd_help start from.
+DOCS_SRC := $(wildcard doc/zealot-*.txt)
+$(B)/gen/doc.h: scripts/gen-doc.sh $(DOCS_SRC)
+	@mkdir -p $(@D)
+	scripts/gen-doc.sh $@ $(DOCS_SRC)
+$(ALL_OBJ): | $(B)/gen/doc.h
+INC = -Isrc -I$(B)/gen
+
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(INC) -MMD -MP -c -o $@ $<
 
 $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) -Isrc -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(DEFS) -O1 -g $(SAN) $(INC) -MMD -MP -c -o $@ $<
 
 $(B)/fuzz/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZCC) -std=c11 $(DEFS) -g -O1 $(FUZZSAN) -Isrc -MMD -MP -c -o $@ $<
+	$(FUZZCC) -std=c11 $(DEFS) -g -O1 $(FUZZSAN) $(INC) -MMD -MP -c -o $@ $<
 
 -include $(ALL_OBJ:.o=.d)
 

@@ -8,21 +8,10 @@
 #include "../payload/archs.h"
 #include "../plan/graph/graph.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot archs [--json | --markdown]",
-    .about = "Every architecture (general.architecture) the pinned engine knows, read\n"
-	     "from its own source, and how zealot plan prices each one's compute graph:\n"
-	     "mirrored, node for node, from the engine's builder (named), or estimated\n"
-	     "with a stated block, which plan then says in its verdict. Memory terms\n"
-	     "(model, KV, recurrent state, output) follow the engine's per-architecture\n"
-	     "rules for every one. A payload of an architecture not listed here is\n"
-	     "refused by check (law S15): the engine cannot load it.",
-    .exits = "0",
-    .min_args = 0,
-    .max_args = 0,
-};
+static const struct cmd_help help = {DOC_ARCHS};
 
 int cmd_archs(int argc, char **argv)
 {

@@ -7,22 +7,10 @@
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot argv ENDPOINT [--set KEY=VALUE ...] [--json]",
-    .about = "Print the exact llama-server command line for the endpoint, one argument\n"
-	     "per line: the runtime, the payload, alias, bind and port, --ctx-size and\n"
-	     "--parallel explicit with --fit off (law S01), cache types, flash\n"
-	     "attention, batch and ubatch, GPU layers, the template and reasoning flags,\n"
-	     "--metrics (C04) and --log-verbosity (C05) by default, projector, adapter\n"
-	     "with its scale, --presence-penalty when set (C07), the speculative flags\n"
-	     "as one set or none (S05), the API key by file only, then EXTRA_ARGS.\n"
-	     "Relative payload paths resolve against the endpoint file's directory.\n",
-    .exits = "0, 2 invalid endpoint, 3 unreadable endpoint file",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_ARGV};
 
 int cmd_argv(int argc, char **argv)
 {

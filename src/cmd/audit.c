@@ -8,25 +8,10 @@
 #include "../endpoint/endpoint.h"
 #include "../live/audit.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot audit ENDPOINT [--pid PID | --unit NAME] [--json]",
-    .about = "Hold the live engine against the intended one (law A01: health cannot see\n"
-	     "the payload). The engine is --pid, the unit's MainPID (systemctl show), or\n"
-	     "the process listening on the endpoint's LISTEN_PORT. Compared, as a table\n"
-	     "of intended vs live:\n"
-	     "  the unit's drop-ins (each one is a divergence: the endpoint file is the\n"
-	     "  authority), the runtime the process executes, every flag of\n"
-	     "  /proc/PID/cmdline against `zealot argv`, LLAMA_ARG_* variables in its\n"
-	     "  environment (they change the engine without touching argv), the payload\n"
-	     "  it maps (the same inode as MODEL_FILE, not a replaced or deleted file),\n"
-	     "  and every process listening on the port (a second engine, law A02).\n",
-    .exits = "0 the live engine is the intended one, 1 any divergence, 2 usage,\n"
-	     "      3 no engine found or unreadable",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_AUDIT};
 
 static long unit_main_pid(const char *unit)
 {

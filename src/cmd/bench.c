@@ -9,21 +9,10 @@
 #include "../base/util.h"
 #include "../live/http.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot bench URL [--runs N] [--concurrency N] [--prompt-tokens N] [--max-tokens N] [--json]",
-    .about = "Prefill and decode rates from the engine's own `timings` (law A05), never\n"
-	     "wall clock: every request uses a unique prompt (no cache hits) and\n"
-	     "ignore_eos (a generation that stops on its own reads low), and the first\n"
-	     "request after boot is discarded (a 3x warm-up artifact). Reports min,\n"
-	     "median and max over the runs, single-stream and N-stream aggregate, draft\n"
-	     "acceptance when the engine drafts, and the decode rate the engine's own\n"
-	     "/metrics counters give over the single-stream runs.\n",
-    .exits = "0, 2 usage, 3 the engine did not answer",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_BENCH};
 
 struct sample {
 	double prompt_ps, predicted_ps, prompt_ms, predicted_ms;

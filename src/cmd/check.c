@@ -12,50 +12,10 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot check ENDPOINT [--set KEY=VALUE ...] [--boot-log FILE] [--json]\n"
-	     "zealot check --keys [--markdown]",
-    .about = "Evaluate every law of LAWS.md that the endpoint file, the payload headers\n"
-	     "and the plan can decide. Each finding gives the law id, its severity, the\n"
-	     "key and line, the reason in one sentence and the fix. Laws checked:\n"
-	     "  C01 unknown keys (with a did-you-mean)   C02 values and empty opt-outs\n"
-	     "  C03 payload and runtime files present    C04 --metrics on   C05 verbosity 4\n"
-	     "  C07 presence penalty reaches argv        C08 runtime directly executable\n"
-	     "  C09 no flag a key owns in EXTRA_ARGS or LLAMA_ARG_*, no API key in argv\n"
-	     "  C10 the file means one thing to zealot and to systemd's EnvironmentFile=\n"
-	     "  M03 pool divisible by slots              M09 the fit gate (slack band)\n"
-	     "  S01 explicit pool, no --fit              S02 per-slot window <= trained context\n"
-	     "  S03 quantized V needs flash attention    S04 cache types the engine accepts\n"
-	     "  S05 speculative flags as one set         S06 MTP head present in the file\n"
-	     "  S07 one context-backed drafter; ngram-mod on hybrids\n"
-	     "  S08 ubatch <= batch                      S09 a drafter beside a tight budget\n"
-	     "  S10 custom types and vendor transforms   S11 BF16 projector with slots > 1\n"
-	     "  S12 adapter arch, reach and provenance   S13 network bind without a key\n"
-	     "  S14 the CUDA build's quantized FA pairs  S15 the runtime's source knows the arch\n"
-	     "  S16 the AMX fault: a build with AMX kernels, REPACK on and weights the AMX\n"
-	     "      buffer takes (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs) die at warm-up\n"
-	     "  S17 a tensor shape the engine's loader refuses (token_embd/output rows vs\n"
-	     "      the token list, n_embd, blocks past block_count, attn_q/k/v/output vs\n"
-	     "      head_count, head_count_kv, key_length, value_length): it never boots\n"
-	     "  A08 the template's effort values\n"
-	     "  R01 the runtime pinned: RUNTIME_SHA256, RUNTIME_MIN_BUILD (its --version)\n"
-	     "  R02 every flag zealot argv renders is in the runtime's --help\n"
-	     "\n"
-	     "S16 reads the runtime's build tree (CMakeCache.txt beside build/bin) and,\n"
-	     "with --boot-log, the system_info line of a boot log of that runtime.\n"
-	     "R01 and R02 run the runtime (--version, --help) once per binary, cached by\n"
-	     "its SHA-256 under $ZEALOT_STATE_DIR/runtime/, never as root (as USER, else\n"
-	     "nobody) and with an empty environment.\n",
-    .examples = "  zealot check my.env\n"
-		"  zealot check my.env --set PARALLEL=4\n"
-		"  zealot check --keys   (every key, its default and opt-out)\n"
-		"  zealot explain S03    (a law a finding cites)\n",
-    .exits = "0 clean or warnings only, 1 any error, 2 usage, 3 unreadable file",
-    .min_args = 0,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_CHECK};
 
 static void list_keys(int markdown)
 {

@@ -15,6 +15,7 @@
 #include "../store/calib.h"
 #include "../store/store.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
 /* The contract an endpoint promises its clients, cheap enough for every
@@ -61,42 +62,9 @@ static const char steps_text[] = "Steps, each printed with its time as it ends a
 				 "were there come back (or go), and the outcome is failed. A second deploy\n"
 				 "of the same endpoint while one runs is refused (the store's lock).\n";
 
-static const struct cmd_help deploy_help = {
-    .usage = "zealot deploy ENDPOINT --reason TEXT [--unit-dir DIR] [--endpoint-dir DIR] [--json]",
-    .about = "Change a running endpoint safely and remember it: gates that change nothing,\n"
-	     "then install, restart and verify, then record a new era in the store\n"
-	     "($ZEALOT_STATE_DIR/zealot.db). zealot runs systemctl and journalctl itself;\n"
-	     "run it as the user that manages the unit (root for /etc/systemd/system).\n"
-	     "\n"
-	     "When the alias differs from the previous era's, deploy says so (C06: the\n"
-	     "engine echoes any id, so clients keyed on the old one break silently).\n",
-    .examples = "  zealot deploy my.env --reason \"first deploy\"\n"
-		"  zealot deploy my.env --reason \"ctx 131072\" --json\n"
-		"  zealot history my.env   (the eras, boots and attempts it recorded)\n",
-    .exits = "0 deployed; 1 refused by a gate or the lock (nothing changed), or failed\n"
-	     "      after install and rolled back (the previous era serves), or a first\n"
-	     "      deploy failed after install (outcome failed: undone); 2 usage;\n"
-	     "      3 the rollback failed too (the host needs a person: the message says\n"
-	     "      what state it is in), or the store or systemd could not be reached",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help deploy_help = {DOC_DEPLOY};
 
-static const struct cmd_help rollback_help = {
-    .usage = "zealot rollback ENDPOINT [ERA] [--reason TEXT] [--unit-dir DIR] [--json]",
-    .about = "Redeploy an earlier era of the endpoint (default: the era before the\n"
-	     "current one; `zealot history ENDPOINT` lists them) through the same gates\n"
-	     "and verification as deploy, from the endpoint file and unit the store\n"
-	     "recorded for it. Its payload must still be on disk and be the same file:\n"
-	     "the era's recorded bytes and SHA-256 are verified, besides the file's own\n"
-	     "pins. It makes a new era (its reason: \"rollback to era N\" unless --reason\n"
-	     "says more). ENDPOINT is the endpoint's name or any path ending in it.\n",
-    .exits = "0 the era serves again; 1 refused (no such era, payload gone or changed,\n"
-	     "      a gate) or failed and rolled back to the current era; 2 usage;\n"
-	     "      3 the rollback of the rollback failed, or store or systemd unreachable",
-    .min_args = 1,
-    .max_args = 2,
-};
+static const struct cmd_help rollback_help = {DOC_ROLLBACK};
 
 static void more_steps(FILE *f)
 {

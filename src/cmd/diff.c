@@ -14,37 +14,10 @@
 #include "../store/eras.h"
 #include "../store/store.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot diff ENDPOINT [ERA [ERA]] [--json]",
-    .about = "What changed between two shapes of an endpoint: the endpoint file's keys\n"
-	     "(added, removed, changed) and the plan, term by term (model per buffer,\n"
-	     "kv, kv_swa, recurrent, draft_kv, output, compute and draft_compute per\n"
-	     "buffer, projector, lora, overhead, then total on the card, host and free),\n"
-	     "with the delta in MiB.\n"
-	     "\n"
-	     "With two ERAs (ids from `zealot history`), the first against the second.\n"
-	     "With one, that era against the current one. With none, the current era\n"
-	     "against the endpoint file on disk, planned now (calibrated as `zealot\n"
-	     "plan` would be): ENDPOINT names the file, or, given as a name, the file\n"
-	     "the current era installed. ERA may also be `current` or `previous`.\n"
-	     "\n"
-	     "Keys compare by the value in force (a key written at its default is no\n"
-	     "change).\n"
-	     "\n"
-	     "--json: {\"endpoint\", \"from\": {\"era\" (null: the file), \"label\",\n"
-	     "\"started\", \"calibrated\"}, \"to\": {...}, \"keys\": [{\"key\", \"from\", \"to\",\n"
-	     "\"from_set\", \"to_set\"}] (a value null: none in force),\n"
-	     "\"plan\": [{\"term\", \"device\", \"from_mib\", \"to_mib\",\n"
-	     "\"delta_mib\"}] (null: the side has no such term), \"changed_keys\",\n"
-	     "\"changed_terms\", \"runtime\": {\"from\": {\"sha256\", \"build\"}, \"to\", \"changed\"}}\n"
-	     "(the runtime's SHA-256 as the era's deploy recorded it, or as it is on\n"
-	     "disk for the file; a runtime change shows like a payload change).\n",
-    .exits = "0, 2 usage or no such era, 3 the store or the file cannot be read",
-    .min_args = 1,
-    .max_args = 3,
-};
+static const struct cmd_help help = {DOC_DIFF};
 
 struct side {
 	char label[96];

@@ -16,59 +16,11 @@
 #include "../judge/emit.h"
 #include "../judge/grafana.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 #include "version.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot emit unit|prometheus|alerts|harness|grafana ENDPOINT [options]\n"
-	     "zealot emit prometheus|alerts|harness|grafana DIR [options]\n"
-	     "zealot emit ansible DIR [-o OUTDIR] [--ssh-config FILE]",
-    .about = "  unit        a systemd unit: ExecStart=zealot serve ENDPOINT (the engine\n"
-	     "              becomes the main process), EnvironmentFile= the endpoint,\n"
-	     "              Restart=on-failure, RestartSec=10, TimeoutStopSec=180,\n"
-	     "              LimitMEMLOCK=infinity, and the serve refusal status (78) in\n"
-	     "              RestartPreventExitStatus= so a refusal is never a crash loop\n"
-	     "  prometheus  a scrape job for /metrics\n"
-	     "  alerts      rules: endpoint down (and the 501 of METRICS=0, C04), no free\n"
-	     "              slot for N minutes (A07)\n"
-	     "  harness     a client entry: the per-slot window (M03), the template's\n"
-	     "              reasoning_effort map (A08), the payload's sampling defaults,\n"
-	     "              compactionModel from COMPACTION_HUB\n"
-	     "  grafana     a dashboard for Grafana's file provisioning (schemaVersion 39):\n"
-	     "              per endpoint prefill and decode tokens/s, requests processing\n"
-	     "              and deferred, busy slots, KV cache use against the per-slot\n"
-	     "              window, draft acceptance, planned vs settled memory per term\n"
-	     "              (zealot ledger --prom), the era as an annotation; plain PromQL\n"
-	     "              (docs/monitoring.md)\n"
-	     "\n"
-	     "For a fleet directory DIR (every *.env file, zealot fleet --help), one file\n"
-	     "for the whole fleet: prometheus a scrape config (scrape_configs: a job per\n"
-	     "endpoint, a remote target at HOST's host and the endpoint's LISTEN_PORT),\n"
-	     "alerts one rule file (a group per endpoint), grafana one dashboard (a row per\n"
-	     "endpoint), harness every endpoint's\n"
-	     "entry with compactionModel the ALIAS of the endpoint its COMPACTION_HUB\n"
-	     "names (which must be one of DIR's; a hub whose per-slot window is smaller\n"
-	     "than an endpoint's it compacts is warned about). promtool check config and\n"
-	     "check rules accept the first two.\n"
-	     "  ansible     an inventory (inventory.yml: group zealot_fleet, a host per\n"
-	     "              HOST with ansible_host, ansible_port, ansible_user; local\n"
-	     "              endpoints on localhost, connection local) and a playbook\n"
-	     "              (playbook.yml): on each host it checks that `zealot\n"
-	     "              --version` there is this zealot's, copies each endpoint file\n"
-	     "              to zealot_endpoint_dir (/etc/zealot/fleet) and runs zealot\n"
-	     "              deploy FILE --reason zealot_reason there (no shell: an argv;\n"
-	     "              names and paths are !unsafe, never templated), failing the\n"
-	     "              play at the first deploy that fails. Variables: zealot (the\n"
-	     "              remote binary, default zealot on PATH), zealot_endpoint_dir,\n"
-	     "              zealot_reason. Payloads are not copied: their paths are the\n"
-	     "              host's (zealot fetch there).\n",
-    .examples = "  zealot emit unit my.env\n"
-		"  zealot emit alerts my.env --slot-minutes 10\n"
-		"  zealot emit prometheus fleet/   (one scrape config for a fleet directory)\n",
-    .exits = "0, 2 usage or invalid endpoint, 3 unreadable file or unwritable OUTDIR",
-    .min_args = 2,
-    .max_args = 2,
-};
+static const struct cmd_help help = {DOC_EMIT};
 
 /* Whether bin (an absolute path) lies in a zealot source checkout: its
  * directory, or the one above (build/zealot-san), holds src/main.c. A unit

@@ -8,6 +8,7 @@
 #include "../base/util.h"
 #include "../judge/lawdoc.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
 /* s wrapped to width columns, every line indented by indent. */
@@ -88,19 +89,7 @@ void cmd_laws_page(FILE *f, int fmt)
 		fprintf(f, "%s  %s\n", lawdoc_at(i)->id, lawdoc_at(i)->title);
 }
 
-static const struct cmd_help help = {
-    .usage = "zealot explain [ID] [--all]",
-    .about = "Print a law: what breaks when it is broken, why, how zealot checks it,\n"
-	     "and the fix. ID is a law id as the findings cite it (M03, S09, C02,\n"
-	     "A01; case does not matter). With no ID, one line per law.\n"
-	     "The same text is zealot-laws(7) and docs/laws.md.\n",
-    .examples = "  zealot explain M03\n"
-		"  zealot explain        (one line per law)\n"
-		"  zealot explain --all\n",
-    .exits = "0, 2 usage or an unknown ID",
-    .min_args = 0,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_EXPLAIN};
 
 int cmd_explain(int argc, char **argv)
 {

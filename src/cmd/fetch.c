@@ -12,50 +12,10 @@
 #include "../judge/runtime.h"
 #include "../payload/pin.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot fetch ENDPOINT [--verify-only] [-f] [--pin] [--json]",
-    .about = "Fetch the endpoint's payloads (MODEL, MMPROJ, LORA: each that has a *_URL)\n"
-	     "and hold them to their pins (*_BYTES, *_SHA256; a split payload's pins are\n"
-	     "comma-separated in shard order, and every shard is fetched).\n"
-	     "\n"
-	     "A file downloads into FILE.part beside it (progress in FILE.part.state).\n"
-	     "A rerun resumes with Range + If-Range on the ETag or Last-Modified; a\n"
-	     "server that ignores the range, answers 416 or changes the file restarts\n"
-	     "it from byte 0, never splicing two versions. The SHA-256 is taken while\n"
-	     "the bytes arrive (a resumed .part is re-hashed from disk, not fetched\n"
-	     "again); then the bytes and hash are checked against the pins, and the\n"
-	     "file is fsynced, renamed into place and its directory fsynced. A file\n"
-	     "that does not verify is kept as FILE.rejected (exit 1, both hashes named).\n"
-	     "\n"
-	     "One writer per file: a download holds a lock on FILE.part.lock, and a\n"
-	     "second fetch of the same file (from any endpoint naming it) refuses at\n"
-	     "once, exit 3, naming the first one's pid; nothing of the first one's is\n"
-	     "touched. The lock dies with its process: after a kill, the next fetch\n"
-	     "takes it and resumes the .part.\n"
-	     "\n"
-	     "A file already there that verifies is never touched. One that does not\n"
-	     "(or has no pins) is replaced only with -f, and only once the new one\n"
-	     "verifies. Without pins the file is still fetched and the pin lines to add\n"
-	     "are printed, and RUNTIME_SHA256, the runtime's (law R01), when unpinned;\n"
-	     "--pin writes them into the endpoint file (atomically, keeping\n"
-	     "its comments and order). --verify-only downloads nothing: it checks the\n"
-	     "files on disk, through the stamp cache serve keeps ($ZEALOT_STATE_DIR).\n"
-	     "\n"
-	     "The token (TOKEN_FILE, else $HF_TOKEN_FILE, else $HF_TOKEN) is sent only to\n"
-	     "the host the URL names, never after a redirect to another host, and never\n"
-	     "printed. Redirects are followed up to 10 hops. Large files on a server that\n"
-	     "honours ranges come over several connections at once. Progress: a line\n"
-	     "per file on a terminal (stderr), nothing otherwise; --json prints one JSON\n"
-	     "event per line on stdout: start, connections, progress, restart, retry,\n"
-	     "result, pin, done.\n",
-    .exits = "0 every file verified or fetched, 1 a file does not match its pins (or is\n"
-	     "      missing with --verify-only), 2 usage, 3 network, server or disk failure,\n"
-	     "      or another fetch is writing the same file",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_FETCH};
 
 struct ui {
 	int json, tty;

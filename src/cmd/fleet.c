@@ -5,6 +5,7 @@
 
 #include "../base/util.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
 /* One row per subcommand; `zealot fleet NAME ...` runs fn(argc - 1, argv + 1),
@@ -29,19 +30,7 @@ static void list_subcommands(FILE *f)
 	fprintf(f, "\n'zealot fleet SUBCOMMAND --help' for a subcommand's options.\n");
 }
 
-static const struct cmd_help help = {
-    .usage = "zealot fleet SUBCOMMAND DIR [options]",
-    .about = "A fleet is a directory of endpoint files (*.env), one endpoint each. HOST\n"
-	     "names the ssh destination an endpoint runs on ([user@]host or\n"
-	     "ssh://[user@]host[:port], through the ssh config; unset: this host), GPU\n"
-	     "the card on that host (CUDA_VISIBLE_DEVICES in its unit; DEVICE profiles\n"
-	     "that card), COMPACTION_HUB the endpoint its clients send compaction to.\n"
-	     "Endpoints that share a host and a card are judged together.\n",
-    .more = list_subcommands,
-    .exits = "the subcommand's; 2 usage (no or an unknown subcommand)",
-    .min_args = 0,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_FLEET, .more = list_subcommands};
 
 int cmd_fleet(int argc, char **argv)
 {

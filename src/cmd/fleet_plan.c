@@ -8,43 +8,10 @@
 #include "../base/util.h"
 #include "../fleet/budget.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot fleet plan DIR [--json]",
-    .about = "Plan every endpoint of the fleet DIR (each *.env file) as `zealot plan`\n"
-	     "does, then group what each bills by host (HOST's host and port; an\n"
-	     "endpoint without HOST runs on \"localhost\") and card: GPU=N puts a card\n"
-	     "endpoint's device on card N of its host (unset: the plan's CUDA0, CUDA1 ...\n"
-	     "are cards 0, 1 ...); what it bills the host (mapped weights, CPU buffers,\n"
-	     "or everything on DEVICE=cpu) goes to the host's memory. RPC devices bill\n"
-	     "other machines and are left out.\n"
-	     "\n"
-	     "A card shared by two or more endpoints must hold the sum of their totals\n"
-	     "(each with its own runtime context) plus the slack band once (the largest\n"
-	     "SLACK_MIB among them), within the smallest addressable figure any of them\n"
-	     "gives it (law M09). A host's memory is held the same way; its addressable\n"
-	     "figure is ADDRESSABLE_MIB on a DEVICE=cpu endpoint, else this host's\n"
-	     "MemAvailable (give remote CPU endpoints ADDRESSABLE_MIB). Endpoints on\n"
-	     "other hosts are planned from their files here, uncalibrated.\n"
-	     "\n"
-	     "Refuses (exit 1) when any card or host memory cannot hold what it is\n"
-	     "given, naming the host, the card, the endpoints and the sums in MiB; and\n"
-	     "when two endpoints of one host listen on one LISTEN_PORT (a wildcard\n"
-	     "BIND_ADDR takes every address), naming the host, the port and both.\n"
-	     "\n"
-	     "--json: {dir, verdict (fits|refused), endpoints: [{name, path, host, dest\n"
-	     "(HOST, or null), gpu (or null), device, verdict, calibrated, n_ctx_seq,\n"
-	     "n_seq, total_mib, host_mib}], cards: [{host, card (the index, or null for\n"
-	     "the host's memory), profile, endpoints: [{name, mib}], total_mib,\n"
-	     "addressable_mib (null: unknown), addressable_source (profile,\n"
-	     "ADDRESSABLE_MIB or MemAvailable), slack_mib, free_mib, shared, fits}],\n"
-	     "port_clashes: [{host, port, endpoints: [a, b]}]}, endpoints by name, cards\n"
-	     "by host then card (the host's memory last).\n",
-    .exits = "0 every card fits, 1 refused, 2 usage or an invalid endpoint, 3 unreadable file",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_FLEET_PLAN};
 
 static void card_name(const struct fleet_card *k, char *buf, size_t n)
 {

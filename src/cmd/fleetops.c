@@ -11,6 +11,7 @@
 #include "../fleet/fleet.h"
 #include "../fleet/ops.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
 /* The options fleet status and fleet history share. */
@@ -33,40 +34,7 @@ static int open_fleet(const char *dir, const char *cfg, const char *rz, unsigned
 
 /* ---- fleet status ------------------------------------------------------ */
 
-static const struct cmd_help status_help = {
-    .usage = "zealot fleet status DIR [--json] [--timeout SECONDS] [--parallel N] [--ssh-config FILE]\n"
-	     "                         [--remote-zealot PATH] [--endpoint-dir DIR]",
-    .about = "Every endpoint of the fleet DIR on its host, over ssh, the hosts queried in\n"
-	     "parallel, each within --timeout: the host reachable; the unit's state and\n"
-	     "MainPID (systemctl show); the current era (zealot history); the contract\n"
-	     "probes (health, models with the alias, props with the slots, slots,\n"
-	     "metrics, and scrape where the endpoint names its PROMETHEUS_URL: zealot\n"
-	     "probe on the host against the installed endpoint file);\n"
-	     "the audit's divergences (zealot audit --unit); and, where nvidia-smi\n"
-	     "answers, the card's used memory against the era's plan. An unreachable\n"
-	     "host, a host key that does not match known_hosts, or a host that does not\n"
-	     "answer in time is a row saying so. An endpoint without HOST is queried\n"
-	     "here, with this zealot.\n\n"
-	     "Each endpoint is healthy (the unit active with a MainPID, no probe failed,\n"
-	     "no divergence), down (unreachable, the unit not active, or /health not\n"
-	     "200), or diverges (it serves, but a probe or the audit says it is not\n"
-	     "the intended one).\n\n"
-	     "--json: {\"fleet\", \"seconds\", \"endpoints\": [{\"endpoint\", \"host\",\n"
-	     "\"state\" (healthy|down|diverges|unreachable), \"reachable\", \"why\",\n"
-	     "\"seconds\", \"zealot_version\", \"unit\" ({\"name\", \"load\", \"active\",\n"
-	     "\"sub\", \"result\", \"main_pid\"}), \"era\" ({\"id\", \"started\", \"reason\",\n"
-	     "\"plan_mib\"} or null), \"probes\" ({\"verdict\", \"probes\": [{\"name\",\n"
-	     "\"status\", \"evidence\", \"law\"}]} or {\"error\"}), \"summary\" ({\"health\",\n"
-	     "\"alias\", \"slots\", \"metrics\"}: each {\"status\", \"evidence\"} of the\n"
-	     "health, models, props and metrics probes), \"audit\"\n"
-	     "({\"divergences\", \"pid\", \"rows\": [...]} or {\"error\"}), \"memory\"\n"
-	     "({\"nvidia_smi\": false} or {\"nvidia_smi\": true, \"card\", \"used_mib\",\n"
-	     "\"total_mib\", \"plan_mib\"})}], \"healthy\", \"total\"}.\n",
-    .exits = "0 every endpoint healthy, 1 any endpoint down, diverging or unreachable,\n"
-	     "      2 usage, 3 the fleet directory cannot be read",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help status_help = {DOC_FLEET_STATUS};
 
 static void status_print(json_t *row)
 {
@@ -210,43 +178,7 @@ done:
 
 /* ---- fleet deploy ------------------------------------------------------ */
 
-static const struct cmd_help deploy_help = {
-    .usage = "zealot fleet deploy DIR --reason TEXT [--only NAME,...] [--parallel N] [--keep-going]\n"
-	     "                         [--fetch] [--ssh-config FILE] [--remote-zealot PATH]\n"
-	     "                         [--remote-dir DIR] [--timeout SECONDS] [--json]",
-    .about = "Deploy every endpoint of the fleet DIR (or --only those) on its host with\n"
-	     "`zealot deploy`, its gates, verification and automatic rollback. For each\n"
-	     "endpoint with a HOST, over ssh:\n"
-	     "  version  the host's `zealot --version` is this zealot's, or it refuses\n"
-	     "           naming both\n"
-	     "  copy     the endpoint file, on ssh's stdin, to REMOTE-DIR/NAME.env\n"
-	     "           (a temporary file renamed into place)\n"
-	     "  fetch    with --fetch, when the file has a MODEL/MMPROJ/LORA_URL: `zealot\n"
-	     "           fetch REMOTE-DIR/NAME.env` there (pinned, resumable; a token stays\n"
-	     "           in its file on the host)\n"
-	     "  deploy   `zealot deploy REMOTE-DIR/NAME.env --reason TEXT --json` there\n"
-	     "An endpoint without HOST is deployed here, with this zealot. Each\n"
-	     "endpoint's outcome is reported as it ends; the first failure stops the\n"
-	     "endpoints not yet begun (those running end) unless --keep-going. An\n"
-	     "endpoint whose name systemd would not take as a unit name is refused\n"
-	     "before its host is touched.\n\n"
-	     "Only endpoint files travel: payloads are on the host already (`zealot\n"
-	     "fetch` there), at the paths the file names. A relative path resolves\n"
-	     "against REMOTE-DIR on the host, so name payloads by absolute paths.\n"
-	     "An API key stays in its file on the host (API_KEY_FILE); nothing secret\n"
-	     "is written on any command line.\n\n"
-	     "--json: {\"fleet\", \"reason\", \"version\", \"seconds\", \"endpoints\":\n"
-	     "[{\"endpoint\", \"host\", \"outcome\" (deployed, refused, rolled-back,\n"
-	     "failed, rollback-failed, error: deploy's; version-skew, unreachable, copy-failed,\n"
-	     "fetch-failed, lost, skipped), \"era\", \"seconds\", \"failed_step\", \"law\", \"why\",\n"
-	     "\"remote_version\", \"deploy\" (the host's `zealot deploy --json`, or\n"
-	     "null)}], \"deployed\", \"failed\", \"skipped\"}.\n",
-    .exits = "0 every endpoint deployed, 1 any refused, rolled back, skipped or a\n"
-	     "      version skew, 2 usage, 3 a host unreachable or lost, a rollback that\n"
-	     "      failed, or the fleet directory unreadable",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help deploy_help = {DOC_FLEET_DEPLOY};
 
 struct tally {
 	size_t deployed, failed, skipped;
@@ -373,23 +305,7 @@ done:
 
 /* ---- fleet history ----------------------------------------------------- */
 
-static const struct cmd_help history_help = {
-    .usage = "zealot fleet history DIR [--json] [--timeout SECONDS] [--parallel N] [--ssh-config FILE]\n"
-	     "                          [--remote-zealot PATH]",
-    .about = "Every era of the fleet's endpoints, from every host's store (`zealot history\n"
-	     "--json` on each host, in parallel, each within --timeout; an endpoint\n"
-	     "without HOST from this host's), merged and sorted by the time each began,\n"
-	     "with the host and the endpoint. Eras of endpoints that are not in DIR are\n"
-	     "left out. A host that cannot be read is said, and the others are shown.\n\n"
-	     "--json: {\"fleet\", \"hosts\": [{\"host\", \"reachable\", \"why\", \"eras\"}],\n"
-	     "\"eras\": [{\"host\", \"endpoint\", \"id\", \"started\", \"ended\", \"current\",\n"
-	     "\"reason\", \"window\", \"shape\", \"runtime_build\", \"plan\"}]} (times are\n"
-	     "unix seconds; an era's other fields are in `zealot history --json` on its\n"
-	     "host).\n",
-    .exits = "0, 2 usage, 3 a host's store could not be read (the rest is printed)",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help history_help = {DOC_FLEET_HISTORY};
 
 int cmd_fleet_history(int argc, char **argv)
 {

@@ -9,49 +9,10 @@
 #include "../store/eras.h"
 #include "../store/store.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot history [ENDPOINT] [--json]",
-    .about = "Every era an endpoint has served, oldest first, from the store\n"
-	     "($ZEALOT_STATE_DIR/zealot.db): its id (what `zealot rollback` and `zealot\n"
-	     "diff` take), window, payload (file, bytes, sha256), runtime build, shape,\n"
-	     "the reason it was deployed, and how to roll back to the era before it (the\n"
-	     "command and the key lines that change). Under each era, its boots: the\n"
-	     "ledger (KV, compute per buffer, draft), settled memory, probe results and\n"
-	     "bench figures. Then the boots recorded from logs (`zealot ledger LOG\n"
-	     "--record ENDPOINT`, law M08) and every deploy or rollback attempt with its\n"
-	     "steps and outcome: deployed, refused, rolled-back, failed (a first deploy\n"
-	     "that failed after install: its files removed), rollback-failed,\n"
-	     "running, or interrupted (it never ended and nobody holds its lock).\n"
-	     "\n"
-	     "ENDPOINT is a name or an endpoint file (its name is the file's, without\n"
-	     ".env); without it, every endpoint.\n"
-	     "\n"
-	     "--json: {\"eras\": [{\"id\", \"endpoint\", \"started\", \"ended\" (0 while\n"
-	     "current), \"current\", \"window\", \"reason\", \"keys\" (the endpoint file's\n"
-	     "keys), \"env_sha256\", \"endpoint_path\", \"payload\", \"pins\", \"runtime\",\n"
-	     "\"runtime_version\", \"runtime_build\", \"argv\", \"unit_name\", \"shape\", \"plan\"\n"
-	     "({total_mib, free_mib, verdict} or null), \"rollback\" ({to,\n"
-	     "runtime_changed, runtime_sha256, keys: [{key, from, to, from_set,\n"
-	     "to_set}] the key lines that take this era back to the one before it,\n"
-	     "command} or null), \"boots\" [...]}], \"boots\": [boots recorded outside a\n"
-	     "deploy],\n"
-	     "\"attempts\": [{\"id\", \"endpoint\", \"kind\", \"reason\", \"outcome\",\n"
-	     "\"started\", \"ended\", \"era_id\", \"pid\", \"steps\": [{\"step\", \"status\",\n"
-	     "\"seconds\", \"detail\"}]}]}, each list oldest first. A boot: {\"id\",\n"
-	     "\"era_id\", \"at\", \"source\", \"runtime\", \"runtime_version\", \"device\",\n"
-	     "\"payload_sha256\", \"payload_bytes\", \"settled_used_mib\", \"summary\",\n"
-	     "\"ledger\" (zealot ledger --json), \"probes\", \"bench\"}. An era's \"answers\"\n"
-	     "(null when none) are its behaviour baseline: [{\"name\", \"status\",\n"
-	     "\"expected\", \"answer\", \"prompts\" (the refusal probe's: [{\"prompt\",\n"
-	     "\"answer\", \"refused\"}])}], from `zealot probe --record` or else its\n"
-	     "latest deploy's probes (\"answers_source\" says which). Times are unix\n"
-	     "seconds.\n",
-    .exits = "0 (also when nothing is recorded), 2 usage, 3 the store cannot be read",
-    .min_args = 0,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_HISTORY};
 
 static const char *str(json_t *o, const char *k)
 {

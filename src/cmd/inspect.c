@@ -11,37 +11,10 @@
 #include "../payload/payload.h"
 #include "../payload/report.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot inspect FILE|URL [--json]",
-    .about = "Say what a GGUF payload really is, from its header alone (tensor data is\n"
-	     "never read): architecture, layer kinds (attention, sliding window,\n"
-	     "recurrent, MTP/nextn) derived from metadata, KV geometry per layer kind,\n"
-	     "recurrent state dimensions, MTP declared vs present, context, vocabulary,\n"
-	     "rope, tensor-type histogram (custom types named as such), sampling\n"
-	     "defaults, chat-template facts, adapter and projector facts, and vendor\n"
-	     "metadata families.\n"
-	     "\n"
-	     "A URL (http, https) is read by range requests: only the header, through a\n"
-	     "window grown as the parser asks ($HF_TOKEN_FILE or $HF_TOKEN is sent to the\n"
-	     "URL's own host only). The first shard of a split payload\n"
-	     "(NAME-00001-of-0000N.gguf) reads every shard; a missing or foreign shard\n"
-	     "exits 3. --json adds shards and remote: {requests, bytes}.\n"
-	     "\n"
-	     "A file the engine's loader refuses on a shape the header decides (law S17:\n"
-	     "token_embd/output rows against the token list, n_embd, a block past\n"
-	     "block_count) exits 3, naming the tensor and both shapes. Only regular\n"
-	     "files are read (a FIFO, device or socket exits 3), and a header that would\n"
-	     "reach 1 GiB is refused before it is walked.\n",
-    .examples = "  zealot inspect model.gguf\n"
-		"  zealot inspect --json model.gguf | jq .architecture\n"
-		"  zealot inspect https://host/model.gguf   (range requests: the header only)\n",
-    .exits = "0 read, 2 usage, 3 unreadable (missing, truncated or corrupt file, not a\n"
-	     "      regular file, or one the engine's loader refuses)",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_INSPECT};
 
 static void print_human(const char *path, const struct gguf *g, const struct census *c)
 {

@@ -18,42 +18,10 @@
 #include "../store/calib.h"
 #include "../store/store.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot ledger LOG [--endpoint ENDPOINT] [--json]\n"
-	     "zealot ledger LOG --record ENDPOINT [--settled-used MIB] [--json]\n"
-	     "zealot ledger LOG --endpoint ENDPOINT --prom FILE [--settled-used MIB]",
-    .about = "Read what the engine really allocated from its verbosity-4 boot log (a file,\n"
-	     "- for stdin, or a journal excerpt): model buffers, KV (cells, layers, seqs,\n"
-	     "K and V), sliding-window KV, recurrent state (R, S, rollback planes),\n"
-	     "compute and output buffers per device, n_ctx and n_ctx_seq, slots, the\n"
-	     "MTP draft context, the projector, and the engine's own fit projection.\n"
-	     "\n"
-	     "With --endpoint, price the endpoint's shape and hold plan and ledger side\n"
-	     "by side, term by term, with the difference. Terms the planner calls exact\n"
-	     "(model, kv, kv_swa, recurrent, draft_kv, output) must match to 0.01 MiB;\n"
-	     "compute terms are modelled and their error is reported. The engine's CPU\n"
-	     "features (its system_info line) are held against the plan's.\n"
-	     "\n"
-	     "With --record, keep the ledger in the store ($ZEALOT_STATE_DIR/zealot.db) as\n"
-	     "a boot of that endpoint (law M08: plan calibrates from it): the runtime\n"
-	     "version from the log's build line, the device from the endpoint, the\n"
-	     "payload identity from its MODEL_SHA256/MODEL_BYTES pins or the file's size,\n"
-	     "the endpoint's plan beside it. --settled-used is the card's used memory\n"
-	     "(nvidia-smi) once the engine settled; it calibrates the overhead.\n"
-	     "\n"
-	     "With --prom, write FILE for prometheus-node-exporter's textfile collector\n"
-	     "(a *.prom file in its --collector.textfile.directory), atomically:\n"
-	     "zealot_memory_mib{endpoint,term,buffer,source=\"plan|ledger|settled\"},\n"
-	     "zealot_slack_mib, zealot_era (the endpoint's current era in the store) and\n"
-	     "zealot_probe_pass{probe=\"ledger\"} (1 when every exact term matches).\n"
-	     "docs/monitoring.md shows the whole stack.\n",
-    .exits = "0 read (and every exact term matches), 1 an exact term differs,\n"
-	     "      2 usage, 3 unreadable log or a log with no ledger lines",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_LEDGER};
 
 /* Boot logs of a long-running unit can be large; the ledger is near the
  * start, but a journal excerpt may be anywhere: read up to 256 MiB. */

@@ -14,6 +14,7 @@
 #include "../plan/shape.h"
 #include "../store/calib.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
 static void list_devices(FILE *f)
@@ -30,46 +31,7 @@ static void list_devices(FILE *f)
 	}
 }
 
-static const struct cmd_help help = {
-    .usage = "zealot plan ENDPOINT [--set KEY=VALUE ...] [--device NAME] [--cpu-features LIST]\n"
-	     "            [--no-calibration] [--json] [--svg FILE]",
-    .about = "Price the endpoint's serving shape on a device, term by term, named like\n"
-	     "the engine's own boot ledger, then total, addressable, free, slack and the\n"
-	     "verdict. Refuses a shape that leaves less than SLACK_MIB free (law M09).\n"
-	     "\n"
-	     "Terms: model (per buffer: CPU_Mapped, AMX and CPU_REPACK on cpu, CUDA0), kv (K\n"
-	     "and V, cells per sequence, layers, sequences), kv_swa (sliding-window\n"
-	     "layers), recurrent (R and S, cells, rollback planes), draft_kv and\n"
-	     "draft_compute (an armed MTP drafter: its KV over the whole pool, law M05),\n"
-	     "compute (per buffer, modelled), output, projector (weights + worst-case\n"
-	     "encoder compute, billed before launch, law M06), lora, overhead (the\n"
-	     "device profile's runtime context).\n"
-	     "model, kv, kv_swa, recurrent, draft_kv and output are exact; compute and\n"
-	     "projector compute are modelled.\n"
-	     "\n"
-	     "Calibration (law M08): with a boot recorded in the store (zealot ledger\n"
-	     "LOG --record ENDPOINT, or a deploy) of the same runtime version, device\n"
-	     "and payload, the modelled terms come from it: at the recorded shape the\n"
-	     "measured figures, at another shape each modelled term scaled by\n"
-	     "measured/modelled at the recorded one; a buffer the model lacks (CUDA_Host\n"
-	     "compute) is carried as measured, scaled with the card's compute; overhead\n"
-	     "is the boot's settled memory minus its ledger. The plan says which boot.\n"
-	     "\n"
-	     "Decode (law A06): the bytes read per generated token at half the window\n"
-	     "of context, per device (weights, KV, state where each lives; of an expert\n"
-	     "stack only the experts used), each at its bandwidth: a card's profile, the\n"
-	     "host's HOST_BW_GBS (default: the cpu profile's 51 GB/s, dual-channel\n"
-	     "DDR4-3200), an rpc-server's its host's. --json: decode {bytes_per_token,\n"
-	     "ms_per_token, ceiling_tps, devices: [{device, bandwidth_gbs,\n"
-	     "bytes_per_token, ms_per_token, ...}], ...}.\n",
-    .more = list_devices,
-    .examples = "  zealot plan my.env\n"
-		"  zealot plan my.env --device rtx4090 --set CTX_SIZE=131072\n"
-		"  zealot plan my.env --svg budget.svg   (the budget picture)\n",
-    .exits = "0 fits, 1 refused, 2 usage or invalid endpoint, 3 unreadable file",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_PLAN, .more = list_devices};
 
 /* The buffer column is as wide as the longest buffer name (an RPC
  * server's is RPC0[host:port]); "on" names the device a line bills. */

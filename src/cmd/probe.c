@@ -12,56 +12,10 @@
 #include "../plan/shape.h"
 #include "../store/store.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot probe URL [--endpoint ENDPOINT] [--prometheus PROM_URL] [--only NAMES]\n"
-	     "             [--timeout SECONDS] [--record] [--json]",
-    .about = "Prove the live endpoint is the intended one and behaves as its contract\n"
-	     "says (health alone cannot see the payload, law A01). Probes, each with\n"
-	     "pass/fail/skip, its evidence and its law:\n"
-	     "  props        /props slots and per-slot window = the endpoint's shape (M03)\n"
-	     "  health       /health answers 200\n"
-	     "  models       /v1/models serves the endpoint's ALIAS (C06)\n"
-	     "  slots        /slots lists the endpoint's slots (A07)\n"
-	     "  metrics      /metrics answers 200 with llamacpp: families; 501 is --metrics off (C04)\n"
-	     "  chat         a 2,048-token budget: an empty content that ran out of tokens in\n"
-	     "               reasoning_content is the thinking trap, not a dead model (A03)\n"
-	     "  tools        a function call's arguments parse as JSON (no call: evidence)\n"
-	     "  vision       a 512 px PNG as an image_url part bills prompt tokens (A04)\n"
-	     "  overlong     one token past the per-slot window is an HTTP 400 naming it (M03)\n"
-	     "  concurrency  slots + 1 simultaneous requests: the last waits for a slot (A07)\n"
-	     "  effort       the template's reasoning_effort values answer; others raise (A08)\n"
-	     "  refusal      each PROBE_REFUSAL_PROMPTS line at temperature 0.1, 2,048 tokens:\n"
-	     "               refused (an answer holding a PROBE_REFUSAL_MARKERS phrase), not,\n"
-	     "               or inconclusive (the budget ran out in reasoning); PROBE_REFUSAL=\n"
-	     "               absent|present fails the probe when it does not hold (S12)\n"
-	     "  cache        the same prompt twice: cached_tokens grows on the repeated prefix\n"
-	     "  sampler      /props's sampler for a client that sends none = the payload's\n"
-	     "               general.sampling.* and the endpoint's PRESENCE_PENALTY (C07)\n"
-	     "With --endpoint, PROBE_CHAT_EXPECT, PROBE_TOOLS_EXPECT (JSON arguments) and\n"
-	     "PROBE_VISION_EXPECT make chat, tools and vision check the exact answer: a\n"
-	     "different answer fails, one lost in reasoning is inconclusive (and fails).\n"
-	     "--record stores the answers as the endpoint's current era's baseline\n"
-	     "(zealot history shows it); the next deploy asks the same prompts on the\n"
-	     "new boot and names each change: an answer changed, a refusal gone.\n"
-	     "  scrape       with --prometheus (or the endpoint's PROMETHEUS_URL): that\n"
-	     "               Prometheus's /api/v1/targets holds this endpoint's target (its\n"
-	     "               job is the endpoint's name; without --endpoint, the URL's\n"
-	     "               host:port), up with no lastError; else it fails naming the\n"
-	     "               error (an engine without --metrics answers 501: C04)\n"
-	     "URL is http://HOST:PORT (or https://); a bare HOST:PORT means http://.\n"
-	     "Without --endpoint the shape is read from the engine and reported.\n",
-    .examples = "  zealot probe 127.0.0.1:8080\n"
-		"  zealot probe http://127.0.0.1:8080 --endpoint my.env\n"
-		"  zealot probe 127.0.0.1:8080 --only health,models,props\n"
-		"  zealot probe 127.0.0.1:8080 --endpoint my.env --only chat,refusal --record\n",
-    .exits = "0 no probe failed, 1 a probe failed, 2 usage, 3 the engine (or --prometheus)\n"
-	     "gives no answer at all, an unreadable endpoint or prompts file, or --record\n"
-	     "without a current era or a writable store",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_PROBE};
 
 /* --only: 0 when every name is a probe's, else says which is not. */
 static int unknown_probe(const char *only)

@@ -12,52 +12,10 @@
 #include "../plan/shape.h"
 #include "../plan/svg.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot rungs ENDPOINT [--device NAME] [--set KEY=VALUE ...] [--json] [--svg FILE]",
-    .about = "Every one-line change an operator would consider to the endpoint's shape,\n"
-	     "each priced as a full plan: the drafter off, shallower or deeper (or on when\n"
-	     "the payload carries one), its cache quantized (SPEC_DRAFT_TYPE_K/V); one\n"
-	     "conversation fewer or more at the same window; the same slots at 3/4 and\n"
-	     "1/2 of the window, and at the largest window that fits; K or V one step\n"
-	     "more exact, one step cheaper, or q4_0, among the types law S04 allows for\n"
-	     "the payload; ubatch halved or doubled; flash attention on; the projector\n"
-	     "(MMPROJ_FILE=) and the adapter (LORA_FILE=) off; one pool for all slots\n"
-	     "(KV_UNIFIED); the slack band halved; on a payload with experts placed on\n"
-	     "a card, N_CPU_MOE at none, a quarter, half, three quarters and all of the\n"
-	     "blocks, the fewest that make a refused endpoint fit, and one conversation\n"
-	     "more with the fewest that make room for it. A change that breaks a law is\n"
-	     "not offered.\n"
-	     "\n"
-	     "For each rung: the line to change, the MiB it frees (-) or costs (+) per\n"
-	     "term and in total on the gated budget, the free MiB and verdict it leaves,\n"
-	     "and what it costs the user: conversations, per-slot window, K/V precision,\n"
-	     "the drafter, prefill, and the decode change predicted from the bytes read\n"
-	     "per generated token (law A06) at --fill tokens of context, each byte at\n"
-	     "the bandwidth of the device it sits on (a card's profile; the host's\n"
-	     "--host-bw, HOST_BW_GBS, default 51 GB/s).\n"
-	     "\n"
-	     "Order, as the seeds' fallback tables: the rungs that fit first; those that\n"
-	     "free memory before those that cost it; then by what the user gives up\n"
-	     "(prefill, the draft cache, decode, vision, precision, window, a\n"
-	     "conversation, the pool contract, the adapter, the slack band); the\n"
-	     "smallest step first.\n"
-	     "\n"
-	     "--json: {endpoint, device, fill_tokens, accept, base: {keys, shape, plan,\n"
-	     "decode}, rungs: [{keys, line, delta: {term: MiB, ..., total}, total_mib,\n"
-	     "free_mib, verdict, gives_up, cost: {words, slots, window, cache_k, cache_v,\n"
-	     "drafter, depth, ubatch, projector, adapter, slack_mib, decode_ratio,\n"
-	     "decode_change_pct}, decode}], plans, ms}.\n"
-	     "--svg FILE: the base and every rung as stacked bars on one scale, with the\n"
-	     "addressable and advertised lines and the slack band.\n",
-    .more = cmd_devices,
-    .examples = "  zealot rungs my.env   (what each one-line change frees, costs and gives up)\n"
-		"  zealot rungs my.env --device rtx3060\n",
-    .exits = "0, 2 usage or invalid endpoint, 3 unreadable file",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_RUNGS, .more = cmd_devices};
 
 static json_t *shape_json(const struct rungs_shape *f)
 {

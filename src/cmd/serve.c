@@ -23,27 +23,10 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot serve ENDPOINT [--dry-run]",
-    .about = "Launch the endpoint's engine, after gates that refuse what must not boot:\n"
-	     "  1. laws      the file's own values and the runtime (zealot check)\n"
-	     "  2. files     MODEL_FILE, MMPROJ_FILE, LORA_FILE, API_KEY_FILE present (C03)\n"
-	     "  3. pins      MODEL_BYTES / MODEL_SHA256 (and MMPROJ_, LORA_) match; a\n"
-	     "               verified hash is cached by path, size, mtime and inode in\n"
-	     "               $ZEALOT_STATE_DIR (default ~/.local/state/zealot), so a\n"
-	     "               10 GB payload is hashed once, not at every boot\n"
-	     "  4. fit       the payload laws and the plan's verdict (M09)\n"
-	     "then exec the runtime with `zealot argv`'s command line, replacing this\n"
-	     "process (the engine becomes the unit's main process).\n",
-    .examples = "  zealot serve --dry-run my.env   (the gates, then the command line)\n"
-		"  zealot serve my.env             (the gates, then the engine in its place)\n",
-    .exits = "the engine's own status once exec'd; 78 a gate refused, or the endpoint\n"
-	     "      file is missing or unreadable (the unit does not restart on it); 2 usage",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_SERVE};
 
 static int refuse(const struct endpoint *ep, const char *gate, const struct findings *fs)
 {

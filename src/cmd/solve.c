@@ -12,73 +12,10 @@
 #include "../plan/solve.h"
 #include "../plan/terms.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot solve ENDPOINT [--maximize window|slots|precision|rate] [--slots N] [--min-window N]\n"
-	     "             [--fix KEY=VALUE ...] [--vary KEY=a,b,... ...] [--device NAME] [--json]",
-    .about = "Search the shape space exactly, every candidate a full plan against the\n"
-	     "payload parsed once (the model term and the compute replays are reused\n"
-	     "between candidates), and print the best shape for the objective as endpoint\n"
-	     "lines ready to paste, its plan, and the Pareto frontier of the shapes that\n"
-	     "fit with slack.\n"
-	     "\n"
-	     "The per-slot window moves in the engine's 256-cell steps, up to the trained\n"
-	     "context (law S02); every window found is the largest that fits: one step up\n"
-	     "is refused (shown as next_step).\n"
-	     "\n"
-	     "The space: PARALLEL 1..max(4, slots + 1), CACHE_TYPE_K and CACHE_TYPE_V in\n"
-	     "f16, q8_0, q4_0 and the endpoint's (types law S04 refuses for the payload\n"
-	     "are skipped), SPEC_TYPE the endpoint's and the other of none/draft-mtp when\n"
-	     "the payload carries an MTP head, UBATCH_SIZE 512, 1024, 2048 and the\n"
-	     "endpoint's (a ubatch above BATCH_SIZE raises it); on a payload with experts\n"
-	     "placed on a card, N_CPU_MOE the endpoint's, 0, a quarter, half, three\n"
-	     "quarters and all of the blocks. --vary KEY=a,b replaces or\n"
-	     "adds an axis (any key `plan --set` takes but CTX_SIZE); --fix KEY=V pins one\n"
-	     "(or sets a key for every candidate, e.g. --fix MMPROJ_FILE= or SLACK_MIB).\n"
-	     "\n"
-	     "The frontier: for every combination of the axes, its largest window; less\n"
-	     "the combinations another beats on slots, window, K and V precision, the\n"
-	     "drafter and ubatch at once. It is listed best first by the objective (the\n"
-	     "order below); the report shows the 10 best, --top N the N best; --json\n"
-	     "keeps every shape unless --top is given (frontier_shapes counts them all).\n"
-	     "\n"
-	     "The best gives up nothing else the endpoint has: every axis the objective\n"
-	     "does not move stays at least as good as the endpoint's value (more exact\n"
-	     "types, the drafter kept, ubatch no smaller), unless --vary opens it.\n"
-	     "  window     the largest per-slot window at the endpoint's slots (or --slots)\n"
-	     "  slots      the most slots (up to 256) with at least --min-window (default:\n"
-	     "             the endpoint's window), then the largest window for them\n"
-	     "  precision  the most exact K + V pair among every type but f32 and bf16, at\n"
-	     "             the endpoint's slots and at least --min-window; then the window\n"
-	     "  rate       the fastest predicted decode at the endpoint's slots (or --slots)\n"
-	     "             and at least --min-window (default: the endpoint's window),\n"
-	     "             N_CPU_MOE free; then the window\n"
-	     "Ties go to the larger window, the more exact pair (K first), the drafter,\n"
-	     "the larger ubatch, more slots.\n"
-	     "\n"
-	     "Decode is predicted from the bytes read per generated token (law A06) at\n"
-	     "--fill tokens of context, each at the bandwidth of the device it sits on\n"
-	     "(a card's profile; the host's --host-bw, HOST_BW_GBS, default 51 GB/s),\n"
-	     "as a ratio to the endpoint's time per token.\n"
-	     "\n"
-	     "--json: {endpoint, device, objective, constraints, best: {keys, slots,\n"
-	     "window, cache_k, cache_v, drafter, depth, ubatch, capped, plan, next_step,\n"
-	     "decode: {..., ms_per_token, devices: [{device, bytes_per_token,\n"
-	     "ms_per_token, ...}]}} or null, frontier: [{keys, slots, window, cache_k, cache_v,\n"
-	     "drafter, depth, ubatch, capped, free_mib, total_mib, decode_ratio}],\n"
-	     "frontier_shapes, space:\n"
-	     "{KEY: [values]}, search: {shapes, plans, replays, fallbacks, ms,\n"
-	     "frontier_ms}}.\n",
-    .more = cmd_devices,
-    .examples = "  zealot solve my.env\n"
-		"  zealot solve my.env --maximize window --slots 2\n"
-		"  zealot solve my.env --top 30\n"
-		"  zealot solve my.env --vary CACHE_TYPE_V=f16,q8_0 --min-window 32768\n",
-    .exits = "0 a best shape, 1 no shape fits, 2 usage or invalid endpoint, 3 unreadable file",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_SOLVE, .more = cmd_devices};
 
 /* The frontier shapes the human report shows by default: a screen's worth
  * under the best shape's lines. */

@@ -7,30 +7,10 @@
 #include "../base/util.h"
 #include "../store/store.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {
-    .usage = "zealot store check [--full] [--json]",
-    .about = "Check the store ($ZEALOT_STATE_DIR/zealot.db) without writing to it: SQLite's\n"
-	     "PRAGMA quick_check (--full: integrity_check, which also matches every index\n"
-	     "with its table), its schema version, whether the state directory is\n"
-	     "writable, and the backups taken before each schema migration\n"
-	     "(zealot.db.vN.bak, N the version the database held).\n"
-	     "\n"
-	     "Every command that opens the store runs quick_check first and refuses a\n"
-	     "damaged store (exit 3) with the same recovery steps this prints: sqlite3's\n"
-	     ".recover reads what is left, the WAL (zealot.db-wal) included, into a new\n"
-	     "database; the newest backup is the last resort.\n"
-	     "\n"
-	     "--json: {\"path\", \"exists\", \"writable\", \"readonly\" (why not, or null),\n"
-	     "\"schema_version\" (null when unknown), \"check\" (quick_check or\n"
-	     "integrity_check), \"ok\", \"problems\" (the check's lines, at most 100),\n"
-	     "\"backups\" (paths), \"recovery\" (how to recover, or null)}.\n",
-    .exits = "0 the store is whole (or there is none yet), 1 it is damaged, 2 usage,\n"
-	     "      3 it cannot be read at all",
-    .min_args = 1,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_STORE};
 
 int cmd_store(int argc, char **argv)
 {

@@ -5,6 +5,7 @@
 #include "../base/util.h"
 #include "../payload/synth.h"
 #include "cmd.h"
+#include "doc.h"
 #include "options.h"
 
 static void more_help(FILE *f)
@@ -13,55 +14,7 @@ static void more_help(FILE *f)
 		synth_help_keys());
 }
 
-static const struct cmd_help help = {
-    .usage = "zealot synth ARCH [--preset NAME] [--set key=value ...] -o FILE\n"
-	     "zealot synth --preset NAME [--set key=value ...] -o FILE",
-    .about = "Write a synthetic payload: a GGUF with the geometry asked for, zero\n"
-	     "weights, a byte-level tokenizer and a ChatML template with tools and\n"
-	     "thinking, written as a sparse file (a 9B geometry costs a few MB of disk).\n"
-	     "Real llama.cpp loads and serves it, so tests and demos need no download.\n"
-	     "\n"
-	     "ARCH, one of the architectures synth writes (an unknown one is answered\n"
-	     "with the whole list):\n"
-	     "      llama (dense GQA), qwen2, qwen3, phi3, gemma3 (sliding window),\n"
-	     "      gemma4 (window pattern, K=V, shared KV, MoE), mistral3, qwen35\n"
-	     "      (Gated DeltaNet + full attention every 4th layer, optional MTP\n"
-	     "      block), qwen35moe, qwen3next (qwen35moe's kin, NeoX rope), lfm2,\n"
-	     "      mamba2, granitehybrid, falcon-h1, nemotron_h, jamba (mamba v1 +\n"
-	     "      attention, experts on odd layers), mamba (v1), qwen3moe, gpt-oss\n"
-	     "      (window 128 every other layer, sinks, biased MoE), deepseek2\n"
-	     "      (latent attention), glm4moe, kimi-linear (Kimi delta attention +\n"
-	     "      MLA without RoPE, experts);\n"
-	     "      llama's block and its kin (tests/live/arch-more.sh): seed_oss,\n"
-	     "      smollm3, granite, granitemoe, minicpm, qwen2moe, olmoe,\n"
-	     "      ernie4_5, ernie4_5-moe, exaone, hunyuan-moe, hunyuan-dense,\n"
-	     "      maincoder, deepseek, glm4, xverse, baichuan, internlm2, arcee,\n"
-	     "      apertus, orion, mellum, qwen2vl, qwen3vl, qwen3vlmoe (M-RoPE),\n"
-	     "      phimoe (phi3's graph), olmo2, exaone4 (post norms), gemma2 (window\n"
-	     "      every other layer); command-r, cohere2 (a parallel block, layer\n"
-	     "      norms; tests/live/arch-cohere.sh), minimax-m2 (biased experts),\n"
-	     "      llama4 (chunked attention, experts every 2nd layer);\n"
-	     "      gemma3n (altup streams, laurel, per-layer inputs, KV shared past\n"
-	     "      layer 20), rwkv7, rwkv6, arwkv7 and rwkv6qwen2 (time mix, no KV:\n"
-	     "      tests/live/arch-gemma.sh)\n"
-	     "      answer=TEXT (llama, qwen35, qwen3, mistral3 ...): every chat prompt is\n"
-	     "            answered TEXT, then the end of turn (zero blocks; the embedding and\n"
-	     "            output rows chain \"\\n\" -> </think> -> TEXT); alt=TEXT2 puts a second\n"
-	     "            answer in the vocabulary that only `synth lora --set answer=TEXT2` reaches;\n"
-	     "            image_answer=TEXT3 (llama): a red image through `synth clip --set red=1`\n"
-	     "            turns the answer to TEXT3, no image (or another colour) leaves it TEXT\n"
-	     "      clip: a projector (mmproj) header; --set projection_dim=N (the text\n"
-	     "            model's width, default 256), red=1 (its output says how red the image\n"
-	     "            is, for image_answer), --preset bonsai-9b-mmproj\n"
-	     "      lora: an adapter for --base FILE; --set rank=N (1), alpha=X (1),\n"
-	     "            answer=TEXT (an adapter on output.weight that makes a base written\n"
-	     "            with --set answer=A --set alt=TEXT answer TEXT instead of A),\n"
-	     "            touch_embd=0|1 (0), base_name=NAME (recorded provenance)\n",
-    .more = more_help,
-    .exits = "0 written, 2 usage or invalid geometry, 3 I/O error",
-    .min_args = 0,
-    .max_args = 1,
-};
+static const struct cmd_help help = {DOC_SYNTH, .more = more_help};
 
 /* The projector and adapter: small key sets of their own. */
 static int synth_extra(const char *arch, const char *preset, const char *base, const struct opt_list *sets,

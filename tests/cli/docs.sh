@@ -1,4 +1,5 @@
-# One source for the docs: each command's struct cmd_help and option table
+# One source for the docs: each command's text in doc/zealot-NAME.txt (made
+# into its struct cmd_help by scripts/gen-doc.sh) and its option table
 # render its --help, its man page and docs/cmd/NAME.md; the key table renders
 # zealot-endpoint(5) and docs/endpoint.md; src/judge/lawdoc.c holds
 # the laws src/cmd/explain.c renders as zealot explain, zealot-laws(7) and docs/laws.md. Here: the committed pages
@@ -7,6 +8,34 @@
 # page, and zealot help / explain / the did-you-means answer.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
+
+# doc/: every file is a command's (its --help answers), every command has one,
+# and scripts/gen-doc.sh refuses a file it cannot read as sections, naming it.
+for f in "$ROOT"/doc/zealot-*.txt; do
+	c=$(basename "$f" .txt)
+	c=${c#zealot-}
+	case $c in fleet-*) c="fleet ${c#fleet-}" ;; esac
+	# shellcheck disable=SC2086 # "fleet plan" is two words
+	check "doc/$(basename "$f"): zealot $c --help answers" "$ZEALOT" $c --help
+done
+"$ZEALOT" help --commands | while read -r c _; do
+	[ -e "$ROOT/doc/zealot-$c.txt" ] || echo "$c"
+done >undocumented
+check "every command has its doc/zealot-NAME.txt ($(tr '\n' ' ' <undocumented))" test ! -s undocumented
+printf '# bad\n[usage]\nzealot x\n[about]\nx\n[args]\n1 lots\n' >zealot-x.txt
+run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
+check "gen-doc.sh: [args] not MIN MAX is refused, naming the file" \
+	test "$rc" -ne 0 -a -n "$(grep -F 'zealot-x.txt: [args] is MIN MAX' "$TMP/err")" -a ! -e x.h
+printf '[usage]\nzealot x\n[args]\n0 any\n' >zealot-x.txt
+run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
+check "gen-doc.sh: a file without [about] and [exits] is refused" \
+	test "$rc" -ne 0 -a -n "$(grep -F 'zealot-x.txt: needs [usage], [about], [exits] and [args]' "$TMP/err")"
+printf '[usage]\nzealot "x" \\ y??)\n[about]\nline one\n\n[exits]\n0\n[args]\n0 any\n' >zealot-x.txt
+run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
+printf '#include "x.h"\n#include <stdio.h>\n#define OPT_ARGS_ANY 99u\nstruct h { const char *usage, *about, *exits; unsigned min_args, max_args; };\nstatic const struct h d = {DOC_X};\nint main(void) { printf("%%s|%%s|%%s|%%u|%%u", d.usage, d.about, d.exits, d.min_args, d.max_args); return 0; }\n' >x.c
+check "gen-doc.sh: the text comes back byte for byte (quotes, backslash, ??, a kept newline)" \
+	sh -c 'cc -std=c11 -Wall -Werror -o x x.c && test "$(./x)" = "zealot \"x\" \\ y??)|line one
+|0|0|99"'
 
 # The pages the binary renders, into a fresh tree, against the committed one.
 "$ROOT/scripts/gen-docs.sh" md "$ZEALOT" fresh 2>gen.err

@@ -9,8 +9,8 @@ cd "$ROOT" || exit 1
 long=(payload/synth.c:synth_defaults plan/graph/graph_mistral3.c:gr_mistral3)
 # commands still over 80 lines (none left; a name here must be over 80)
 thick=()
-# the command layer's share of src/ lines, in percent: the bar is 15
-share_max=18.5
+# the command layer's share of src/ lines, in percent (the bar)
+share_max=15
 
 for l in "${long[@]}"; do
 	case $l in plan/* | payload/*) ;; *) echo "# $l: only plan/ and payload/ may be exempt"; exit 1 ;; esac
