@@ -191,9 +191,7 @@ int cmd_inspect(int argc, char **argv)
 		char ubuf[512];
 		const char *unm = c->model ? loader_unmirrored(f->g, c->model, ubuf, sizeof(ubuf)) : NULL;
 		json_object_set_new(o, "loader_unmirrored", unm ? json_string(unm) : json_null());
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-		puts(s);
-		free(s);
+		cmd_print_json(o, 9);
 		json_decref(o);
 	} else {
 		print_human(path, f->g, c);

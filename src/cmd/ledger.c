@@ -364,9 +364,7 @@ int cmd_ledger(int argc, char **argv)
 		rc = cmp.diverged ? EXIT_NO : EXIT_OK;
 	}
 	if (json) {
-		char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-		puts(s);
-		free(s);
+		cmd_print_json(out, 12);
 	} else {
 		print_ledger(l);
 		if (endpoint_path) {

@@ -267,9 +267,7 @@ static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c
 			    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
 							"bytes", (json_int_t)c->remote.bytes)
 					    : json_null());
-	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	puts(s);
-	free(s);
+	cmd_print_json(o, 12);
 	json_decref(o);
 }
 
