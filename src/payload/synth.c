@@ -32,48 +32,31 @@ static int validate_moe(const struct synth_spec *s, char **err);
 
 static void synth_defaults_oss(struct synth_spec *s);
 
-int synth_defaults(struct synth_spec *s, const char *arch, char **err)
+/* 0 when synth writes arch; else -1 with *err naming the nearest, or all. */
+static int known_arch(const char *arch, char **err)
 {
-	memset(s, 0, sizeof(*s));
-	size_t i;
-	for (i = 0; i < ARRAY_SIZE(archs); i++)
-		if (strcmp(arch, archs[i]) == 0)
-			break;
-	for (size_t j = 0; i == ARRAY_SIZE(archs) && j < ARRAY_SIZE(archs_moe); j++)
-		if (strcmp(arch, archs_moe[j]) == 0)
-			i = 0;
-	if (i == ARRAY_SIZE(archs)) {
-		const char *near = NULL;
-		size_t best = 3;
-		struct sb all = {0};
-		for (size_t j = 0; j < ARRAY_SIZE(archs) + ARRAY_SIZE(archs_moe); j++) {
-			const char *a = j < ARRAY_SIZE(archs) ? archs[j] : archs_moe[j - ARRAY_SIZE(archs)];
-			sb_addf(&all, "%s%s", j ? ", " : "", a);
-			size_t d = edit_distance(arch, a);
-			if (d < best) {
-				best = d;
-				near = a;
-			}
+	struct near nr = near_start(arch, 2);
+	struct sb all = {0};
+	for (size_t j = 0; j < ARRAY_SIZE(archs) + ARRAY_SIZE(archs_moe); j++) {
+		const char *a = j < ARRAY_SIZE(archs) ? archs[j] : archs_moe[j - ARRAY_SIZE(archs)];
+		if (strcmp(arch, a) == 0) {
+			sb_release(&all);
+			return 0;
 		}
-		if (near)
-			errorf(err, "unknown architecture '%s' (did you mean %s?)", arch, near);
-		else
-			errorf(err, "unknown architecture '%s' (synth knows %s)", arch, all.s);
-		sb_release(&all);
-		return -1;
+		sb_addf(&all, "%s%s", j ? ", " : "", a);
+		near_try(&nr, a);
 	}
-	snprintf(s->arch, sizeof(s->arch), "%s", arch);
-	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
-	s->n_embd = 256;
-	s->n_ff = 512;
-	s->n_head = 4;
-	s->n_head_kv = 2;
-	s->head_dim = 64;
-	s->n_ctx = 32768;
-	s->n_vocab = 512;
-	s->wtype = 1; /* f16 */
-	s->n_layer = 4;
-	s->efforts = 1;
+	if (nr.best)
+		errorf(err, "unknown architecture '%s' (did you mean %s?)", arch, nr.best);
+	else
+		errorf(err, "unknown architecture '%s' (synth knows %s)", arch, all.s);
+	sb_release(&all);
+	return -1;
+}
+
+/* The attention families' own defaults: hybrids with DeltaNet, windows, rwkv. */
+static void defaults_attention(struct synth_spec *s, const char *arch)
+{
 	if (strncmp(arch, "qwen35", 6) == 0 || strcmp(arch, "qwen3next") == 0) { /* and qwen35moe */
 		s->n_layer = 8;
 		s->n_nextn = strcmp(arch, "qwen3next") != 0; /* qwen3next: no MTP head */
@@ -121,7 +104,13 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		/* a general.name with "phi3" in it makes the engine's vocab
 		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
 		snprintf(s->name, sizeof(s->name), "zealot-synth-phi");
-	} else if (strcmp(arch, "lfm2") == 0) {
+	}
+}
+
+/* The recurrent families' defaults: short conv, mamba (v1, v2) and their hybrids. */
+static void defaults_recurrent(struct synth_spec *s, const char *arch)
+{
+	if (strcmp(arch, "lfm2") == 0) {
 		/* short-conv layers with an attention layer every `interval` */
 		s->interval = 4;
 		s->ssm_conv = 3; /* shortconv.l_cache */
@@ -167,7 +156,13 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
-	} else if (strcmp(arch, "qwen2moe") == 0) {
+	}
+}
+
+/* The MoE families' defaults: experts, their width, shared and dense layers. */
+static void defaults_experts(struct synth_spec *s, const char *arch)
+{
+	if (strcmp(arch, "qwen2moe") == 0) {
 		s->n_expert = 8;
 		s->n_expert_used = 2;
 		s->n_ff_exp = 256;
@@ -204,6 +199,28 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 	} else if (strcmp(arch, "gpt-oss") == 0 || strcmp(arch, "gemma4") == 0) {
 		synth_defaults_oss(s);
 	}
+}
+
+int synth_defaults(struct synth_spec *s, const char *arch, char **err)
+{
+	memset(s, 0, sizeof(*s));
+	if (known_arch(arch, err))
+		return -1;
+	snprintf(s->arch, sizeof(s->arch), "%s", arch);
+	snprintf(s->name, sizeof(s->name), "zealot-synth-%s", arch);
+	s->n_embd = 256;
+	s->n_ff = 512;
+	s->n_head = 4;
+	s->n_head_kv = 2;
+	s->head_dim = 64;
+	s->n_ctx = 32768;
+	s->n_vocab = 512;
+	s->wtype = 1; /* f16 */
+	s->n_layer = 4;
+	s->efforts = 1;
+	defaults_attention(s, arch);
+	defaults_recurrent(s, arch);
+	defaults_experts(s, arch);
 	synth_moe_defaults(s);
 	if (!s->rope_dims)
 		s->rope_dims = s->head_dim;
@@ -631,20 +648,9 @@ static int is_llama_like(const struct synth_spec *s)
 	return 0;
 }
 
-static int validate(const struct synth_spec *s, char **err)
+/* The recurrent families' geometry: DeltaNet, mamba (v1, v2), short conv. */
+static int validate_recurrent(const struct synth_spec *s, char **err)
 {
-	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
-		return errorf(err, "layers, embd, ff, heads, kv_heads and head_dim must all be positive");
-	if (s->n_head % s->n_head_kv)
-		return errorf(err, "heads (%u) must be a multiple of kv_heads (%u)", s->n_head, s->n_head_kv);
-	if (s->n_vocab < 300)
-		return errorf(err, "vocab %u is too small: the byte-level tokenizer needs 300 tokens", s->n_vocab);
-	if (validate_answer(s, err))
-		return -1;
-	if (s->n_layer + s->n_nextn > 512)
-		return errorf(err, "%u blocks exceed the engine's 512", s->n_layer + s->n_nextn);
-	if (s->rope_dims > s->head_dim || s->rope_dims % 2)
-		return errorf(err, "rope_dims %u must be even and at most head_dim %u", s->rope_dims, s->head_dim);
 	if (strncmp(s->arch, "qwen35", 6) == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err, "qwen35 needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -682,6 +688,25 @@ static int validate(const struct synth_spec *s, char **err)
 			      "(both 0: dense FFNs) and heads x head_dim = embd");
 	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
+	return 0;
+}
+
+static int validate(const struct synth_spec *s, char **err)
+{
+	if (!s->n_layer || !s->n_embd || !s->n_ff || !s->n_head || !s->n_head_kv || !s->head_dim)
+		return errorf(err, "layers, embd, ff, heads, kv_heads and head_dim must all be positive");
+	if (s->n_head % s->n_head_kv)
+		return errorf(err, "heads (%u) must be a multiple of kv_heads (%u)", s->n_head, s->n_head_kv);
+	if (s->n_vocab < 300)
+		return errorf(err, "vocab %u is too small: the byte-level tokenizer needs 300 tokens", s->n_vocab);
+	if (validate_answer(s, err))
+		return -1;
+	if (s->n_layer + s->n_nextn > 512)
+		return errorf(err, "%u blocks exceed the engine's 512", s->n_layer + s->n_nextn);
+	if (s->rope_dims > s->head_dim || s->rope_dims % 2)
+		return errorf(err, "rope_dims %u must be even and at most head_dim %u", s->rope_dims, s->head_dim);
+	if (validate_recurrent(s, err))
+		return -1;
 	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
 	    strcmp(s->arch, "deepseek2") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35(moe), glm4moe and deepseek2");
@@ -2105,6 +2130,96 @@ static void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t
 }
 
 /* The keys of the recurrent and hybrid families and of qwen3moe. */
+/* expert_count and expert_used_count, then expert_feed_forward_length when
+ * ff is not 0. */
+static void keys_experts(struct gguf_writer *w, const struct synth_spec *s, uint32_t ff)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "expert_count");
+	gw_u32(w, k, s->n_expert);
+	akey(k, sizeof(k), s, "expert_used_count");
+	gw_u32(w, k, s->n_expert_used);
+	if (ff) {
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, ff);
+	}
+}
+
+/* The expert keys of the MoE families keys_family writes. */
+static void keys_family_moe(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strcmp(s->arch, "deepseek") == 0) {
+		akey(k, sizeof(k), s, "leading_dense_block_count");
+		gw_u32(w, k, s->n_lead_dense);
+		akey(k, sizeof(k), s, "expert_shared_count");
+		gw_u32(w, k, s->n_shared);
+	}
+	if (strcmp(s->arch, "ernie4_5-moe") == 0) {
+		akey(k, sizeof(k), s, "interleave_moe_layer_step");
+		gw_u32(w, k, 1);
+		akey(k, sizeof(k), s, "leading_dense_block_count");
+		gw_u32(w, k, s->n_lead_dense);
+		if (s->n_shared) {
+			akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
+			gw_u32(w, k, s->n_shared * s->n_ff_exp);
+		}
+	}
+	if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "phimoe") == 0)
+		keys_experts(w, s, 0);
+	if (is_cohere(s)) { /* both required by cohere2, the epsilon by command-r */
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(w, k, 1e-5f);
+		akey(k, sizeof(k), s, "logit_scale");
+		gw_f32(w, k, 0.0625f);
+	}
+	if (strcmp(s->arch, "llama4") == 0) { /* all required but the window keys */
+		keys_experts(w, s, s->n_ff_exp);
+		akey(k, sizeof(k), s, "interleave_moe_layer_step");
+		gw_u32(w, k, s->interval);
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(w, k, s->n_swa);
+		if (s->swa_pattern) {
+			akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+			gw_u32(w, k, s->swa_pattern);
+		}
+	}
+	if (strcmp(s->arch, "minimax-m2") == 0) { /* the expert width is required, the stacks are ff wide */
+		keys_experts(w, s, s->n_ff);
+		akey(k, sizeof(k), s, "expert_gating_func");
+		gw_u32(w, k, s->gating);
+	}
+	if (strcmp(s->arch, "orion") == 0) {
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(w, k, 1e-5f);
+	}
+	if (strcmp(s->arch, "apertus") == 0) { /* xIELU's parameters per layer, keys without the arch */
+		static const char *const xk[] = {"xielu.alpha_n", "xielu.alpha_p", "xielu.beta", "xielu.eps"};
+		static const float xv[] = {0.8f, 0.8f, 0.5f, -1e-6f};
+		for (size_t i = 0; i < ARRAY_SIZE(xk); i++) {
+			gw_arr_begin(w, xk[i], GGUF_F32, s->n_layer);
+			for (uint32_t il = 0; il < s->n_layer; il++)
+				gw_arr_f32(w, xv[i]);
+		}
+	}
+	if (strcmp(s->arch, "hunyuan-moe") == 0) {
+		/* the routed stacks are ff wide, as the key (required) says;
+		 * the shared expert ff_exp */
+		akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff);
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+	}
+	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
+	    strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "mellum") == 0 ||
+	    strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "deepseek") == 0)
+		keys_experts(w, s, s->n_ff_exp);
+}
+
 static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
@@ -2146,101 +2261,9 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0 || strcmp(s->arch, "jamba") == 0 ||
 	    strcmp(s->arch, "mamba") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
-	if (strcmp(s->arch, "jamba") == 0 && s->n_expert) {
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-	}
-	if (strcmp(s->arch, "deepseek") == 0) {
-		akey(k, sizeof(k), s, "leading_dense_block_count");
-		gw_u32(w, k, s->n_lead_dense);
-		akey(k, sizeof(k), s, "expert_shared_count");
-		gw_u32(w, k, s->n_shared);
-	}
-	if (strcmp(s->arch, "ernie4_5-moe") == 0) {
-		akey(k, sizeof(k), s, "interleave_moe_layer_step");
-		gw_u32(w, k, 1);
-		akey(k, sizeof(k), s, "leading_dense_block_count");
-		gw_u32(w, k, s->n_lead_dense);
-		if (s->n_shared) {
-			akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
-			gw_u32(w, k, s->n_shared * s->n_ff_exp);
-		}
-	}
-	if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "phimoe") == 0) {
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-	}
-	if (is_cohere(s)) { /* both required by cohere2, the epsilon by command-r */
-		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
-		gw_f32(w, k, 1e-5f);
-		akey(k, sizeof(k), s, "logit_scale");
-		gw_f32(w, k, 0.0625f);
-	}
-	if (strcmp(s->arch, "llama4") == 0) { /* all required but the window keys */
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-		akey(k, sizeof(k), s, "expert_feed_forward_length");
-		gw_u32(w, k, s->n_ff_exp);
-		akey(k, sizeof(k), s, "interleave_moe_layer_step");
-		gw_u32(w, k, s->interval);
-		akey(k, sizeof(k), s, "attention.sliding_window");
-		gw_u32(w, k, s->n_swa);
-		if (s->swa_pattern) {
-			akey(k, sizeof(k), s, "attention.sliding_window_pattern");
-			gw_u32(w, k, s->swa_pattern);
-		}
-	}
-	if (strcmp(s->arch, "minimax-m2") == 0) { /* the expert width is required, the stacks are ff wide */
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-		akey(k, sizeof(k), s, "expert_feed_forward_length");
-		gw_u32(w, k, s->n_ff);
-		akey(k, sizeof(k), s, "expert_gating_func");
-		gw_u32(w, k, s->gating);
-	}
-	if (strcmp(s->arch, "orion") == 0) {
-		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
-		gw_f32(w, k, 1e-5f);
-	}
-	if (strcmp(s->arch, "apertus") == 0) { /* xIELU's parameters per layer, keys without the arch */
-		static const char *const xk[] = {"xielu.alpha_n", "xielu.alpha_p", "xielu.beta", "xielu.eps"};
-		static const float xv[] = {0.8f, 0.8f, 0.5f, -1e-6f};
-		for (size_t i = 0; i < ARRAY_SIZE(xk); i++) {
-			gw_arr_begin(w, xk[i], GGUF_F32, s->n_layer);
-			for (uint32_t il = 0; il < s->n_layer; il++)
-				gw_arr_f32(w, xv[i]);
-		}
-	}
-	if (strcmp(s->arch, "hunyuan-moe") == 0) {
-		/* the routed stacks are ff wide, as the key (required) says;
-		 * the shared expert ff_exp */
-		akey(k, sizeof(k), s, "expert_shared_feed_forward_length");
-		gw_u32(w, k, s->n_ff_exp);
-		akey(k, sizeof(k), s, "expert_feed_forward_length");
-		gw_u32(w, k, s->n_ff);
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-	}
-	if (strcmp(s->arch, "qwen3moe") == 0 || strcmp(s->arch, "qwen2moe") == 0 ||
-	    strcmp(s->arch, "qwen3vlmoe") == 0 || strcmp(s->arch, "mellum") == 0 ||
-	    strcmp(s->arch, "ernie4_5-moe") == 0 || strcmp(s->arch, "deepseek") == 0) {
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-		akey(k, sizeof(k), s, "expert_feed_forward_length");
-		gw_u32(w, k, s->n_ff_exp);
-	}
+	if (strcmp(s->arch, "jamba") == 0 && s->n_expert)
+		keys_experts(w, s, 0);
+	keys_family_moe(w, s);
 }
 
 /* The sliding window of gemma3 and phi3. */

@@ -138,6 +138,66 @@ static uint32_t n_layer_all_trunk(const struct model *m)
 	return m->n_layer_all - m->n_nextn;
 }
 
+/* The feed-forward part of layer L of the families gr_mistral3 builds:
+ * dense (SwiGLU; apertus' xIELU, arcee's squared ReLU, glm4's fused up
+ * with its post norm) or experts (qwen2moe's, olmoe's and hunyuan's shared
+ * expert, deepseek's after its dense lead, minimax-m2's biased gating,
+ * ernie's interleave, granitemoe's optional shared expert). */
+static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int fn, int64_t Tn)
+{
+	uint32_t il = (uint32_t)L;
+	int apertus = strcmp(m->arch, "apertus") == 0, arcee = strcmp(m->arch, "arcee") == 0;
+	int glm4 = strcmp(m->arch, "glm4") == 0, minimax = strcmp(m->arch, "minimax-m2") == 0;
+	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
+	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
+	if (strcmp(m->arch, "qwen2moe") == 0) {
+		return qwen2moe_ffn(g, m, d, L, fn, Tn);
+	} else if (olmoe || hunyuan) {
+		struct dims de = *d; /* the expert stacks are feed_forward_length wide */
+		de.F_exp = d->F;
+		return moe_shexp(g, m, &de, L, fn, Tn, hunyuan);
+	} else if (deepseek) { /* leading_dense_block_count dense layers, then experts */
+		uint64_t lead = 0;
+		if (d->w->gg)
+			gguf_kv_u64(gguf_findf(d->w->gg, "%s.leading_dense_block_count", m->arch), &lead);
+		return il < lead ? gr_ffn(g, d, L, fn, Tn) : moe_shexp(g, m, d, L, fn, Tn, 0);
+	} else if (minimax) {
+		struct dims de = *d;
+		de.F_exp = d->F;
+		struct gr_moe_opts mo = {0};
+		mo.gating = (int)m->expert_gating;
+		mo.probs_b = 1;
+		mo.norm_w = 1;
+		return gr_moe_ex(g, &de, L, fn, Tn, &mo);
+	} else if (ernie) {
+		return ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
+	} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
+		struct dims de = *d; /* the expert stacks are feed_forward_length wide */
+		de.F_exp = d->F;
+		int fo = gr_moe(g, &de, L, fn, Tn);
+		char nm[64];
+		snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", L);
+		const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+		if (sh) /* Granite MoE Shared: the shared expert added after */
+			return ga_op(g, 1, F32, d->E, Tn, 1, 1,
+				     S(fo, gr_ffn_shexp(g, d, L, fn, Tn, (int64_t)sh->ne[1])));
+		return fo;
+	} else if (apertus) { /* up, xIELU, down */
+		int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
+		return gr_mm(g, d, L, "ffn_down.weight", ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up)), d->E, Tn);
+	} else if (arcee) { /* build_ffn RELU_SQR, SEQ: up, relu, sqr, down */
+		int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
+		up = ga_op(g, 1, F32, d->F, Tn, 1, 1, S(ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up))));
+		return gr_mm(g, d, L, "ffn_down.weight", up, d->E, Tn);
+	} else if (glm4) { /* build_ffn SWIGLU, SEQ: up (2 x ff), swiglu, down; the post norm */
+		int up = gr_mm(g, d, L, "ffn_up.weight", fn, 2 * d->F, Tn);
+		int glu = ga_op(g, 0, F32, d->F, Tn, 1, 1, S(up));
+		int fo = gr_mm(g, d, L, "ffn_down.weight", glu, d->E, Tn);
+		return gr_norm(g, d, fo, d->E, Tn, 1, L, "post_ffw_norm.weight");
+	}
+	return gr_ffn(g, d, L, fn, Tn);
+}
+
 void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -153,9 +213,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	int glm4 = strcmp(m->arch, "glm4") == 0;
 	/* hunyuan-moe, hunyuan-dense and hunyuan-vl norm q and k after RoPE */
 	int hy_norm = strncmp(m->arch, "hunyuan", 7) == 0 || strcmp(m->arch, "maincoder") == 0;
-	int arcee = strcmp(m->arch, "arcee") == 0, apertus = strcmp(m->arch, "apertus") == 0;
-	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
-	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
+	int apertus = strcmp(m->arch, "apertus") == 0, olmoe = strcmp(m->arch, "olmoe") == 0;
 	/* minimax-m2.cpp: olmoe's q/k norms; experts ff wide, gated as the
 	 * payload says, a selection bias, weights normalised, never scaled
 	 * (its load_arch_hparams reads no expert_weights_scale) */
@@ -230,53 +288,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			cur = gr_norm(g, d, cur, d->E, Tn, 1, L, "post_attention_norm.weight");
 		int fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
 		int fn = norm_opt_b(g, d, fi, Tn, L, ffn_norm);
-		int fo;
-		if (strcmp(m->arch, "qwen2moe") == 0) {
-			fo = qwen2moe_ffn(g, m, d, L, fn, Tn);
-		} else if (olmoe || hunyuan) {
-			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
-			de.F_exp = d->F;
-			fo = moe_shexp(g, m, &de, L, fn, Tn, hunyuan);
-		} else if (deepseek) { /* leading_dense_block_count dense layers, then experts */
-			uint64_t lead = 0;
-			if (d->w->gg)
-				gguf_kv_u64(gguf_findf(d->w->gg, "%s.leading_dense_block_count", m->arch), &lead);
-			fo = il < lead ? gr_ffn(g, d, L, fn, Tn) : moe_shexp(g, m, d, L, fn, Tn, 0);
-		} else if (minimax) {
-			struct dims de = *d;
-			de.F_exp = d->F;
-			struct gr_moe_opts mo = {0};
-			mo.gating = (int)m->expert_gating;
-			mo.probs_b = 1;
-			mo.norm_w = 1;
-			fo = gr_moe_ex(g, &de, L, fn, Tn, &mo);
-		} else if (ernie) {
-			fo = ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
-		} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
-			struct dims de = *d; /* the expert stacks are feed_forward_length wide */
-			de.F_exp = d->F;
-			fo = gr_moe(g, &de, L, fn, Tn);
-			char nm[64];
-			snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", L);
-			const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
-			if (sh) /* Granite MoE Shared: the shared expert added after */
-				fo = ga_op(g, 1, F32, d->E, Tn, 1, 1,
-					   S(fo, gr_ffn_shexp(g, d, L, fn, Tn, (int64_t)sh->ne[1])));
-		} else if (apertus) { /* up, xIELU, down */
-			int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
-			fo = gr_mm(g, d, L, "ffn_down.weight", ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up)), d->E, Tn);
-		} else if (arcee) { /* build_ffn RELU_SQR, SEQ: up, relu, sqr, down */
-			int up = gr_mm(g, d, L, "ffn_up.weight", fn, d->F, Tn);
-			up = ga_op(g, 1, F32, d->F, Tn, 1, 1, S(ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up))));
-			fo = gr_mm(g, d, L, "ffn_down.weight", up, d->E, Tn);
-		} else if (glm4) { /* build_ffn SWIGLU, SEQ: up (2 x ff), swiglu, down; the post norm */
-			int up = gr_mm(g, d, L, "ffn_up.weight", fn, 2 * d->F, Tn);
-			int glu = ga_op(g, 0, F32, d->F, Tn, 1, 1, S(up));
-			fo = gr_mm(g, d, L, "ffn_down.weight", glu, d->E, Tn);
-			fo = gr_norm(g, d, fo, d->E, Tn, 1, L, "post_ffw_norm.weight");
-		} else {
-			fo = gr_ffn(g, d, L, fn, Tn);
-		}
+		int fo = m3_ffn(g, m, d, L, fn, Tn);
 		if (res_scale != 0)
 			fo = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo));
 		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
