@@ -46,8 +46,13 @@ static const struct cmd_help help = {
 	     "(null when none) are its behaviour baseline: [{\"name\", \"status\",\n"
 	     "\"expected\", \"answer\", \"prompts\" (the refusal probe's: [{\"prompt\",\n"
 	     "\"answer\", \"refused\"}])}], from `zealot probe --record` or else its\n"
-	     "latest deploy's probes (\"answers_source\" says which). Times are unix\n"
-	     "seconds.\n",
+	     "latest deploy's probes (\"answers_source\" says which). An era's \"rates\"\n"
+	     "are the figures of its latest boot with a bench ({boot, at, source,\n"
+	     "figures: {prefill_tps, decode_tps, decode_tps_timings, decode_tps_metrics,\n"
+	     "draft_acceptance, prefill_tps@N ...}} or null), and its \"arms\" the\n"
+	     "candidates `zealot arm` benched against it: [{id, at, keys, reason, boot,\n"
+	     "rates: {figures}, delta: {figure: change in % against production's figures\n"
+	     "of the same window}}]. Times are unix seconds.\n",
     .exits = "0 (also when nothing is recorded), 2 usage, 3 the store cannot be read",
     .min_args = 0,
     .max_args = 1,
@@ -141,6 +146,7 @@ static void print_text(json_t *out, const char *name, const char *db)
 				       str(b, "expected"), json_is_string(json_object_get(b, "expected")) ? "')" : "");
 			}
 		}
+		cmd_rates_print(e, "  ");
 		json_array_foreach(json_object_get(e, "boots"), j, b) print_boot(b, "  ");
 	}
 	if (json_array_size(boots)) {
@@ -209,6 +215,10 @@ static int collect(struct store *st, const char *name, json_t *out, char **err)
 				break;
 			}
 		json_t *ej = eras_era_json(st, &e[i], prev, err);
+		if (ej && cmd_rates_era(st, ej, e[i].id, err)) {
+			json_decref(ej);
+			ej = NULL;
+		}
 		if (!ej) {
 			store_eras_free(e, n);
 			return -1;
