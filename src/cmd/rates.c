@@ -2,11 +2,15 @@
  * recorded on an era's latest boot that has one (`zealot arm` writes it),
  * and each arm's figures with its change against production's. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../live/bench.h"
+#include "../plan/rate.h"
+#include "../store/calib.h"
+#include "../store/eras.h"
 #include "../store/store.h"
 #include "cmd.h"
 
@@ -127,4 +131,114 @@ void cmd_rates_print(json_t *era, const char *indent)
 		else
 			printf("(not measured)\n");
 	}
+}
+
+/* The per-position acceptance a whose expected accepted run over a depth
+ * of n, (a + a^2 + ... + a^n) / n, is the recorded share r (bisection: it
+ * grows with a). */
+static double per_position(double r, uint32_t n)
+{
+	if (n <= 1)
+		return r;
+	double lo = 0, hi = 1;
+	for (int i = 0; i < 60; i++) {
+		double a = (lo + hi) / 2, term = 1, sum = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			term *= a;
+			sum += term;
+		}
+		if (sum / n < r)
+			lo = a;
+		else
+			hi = a;
+	}
+	return (lo + hi) / 2;
+}
+
+int cmd_rates_recorded(const char *name, uint32_t depth, struct cmd_recorded *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->accept = -1;
+	struct store *st = NULL;
+	char *err = NULL;
+	if (!name || eras_open(&st, &err) || !st) {
+		free(err);
+		return 0;
+	}
+	struct store_era e;
+	struct store_boot *b = NULL;
+	size_t n = 0;
+	if (store_era_get(st, name, 0, &e, NULL) == 0) {
+		out->era = e.id;
+		if (store_boot_list(st, e.id, &b, &n, NULL) == 0)
+			for (size_t i = n; i-- > 0 && !out->boot;) {
+				json_t *j = b[i].bench_json ? json_loads(b[i].bench_json, 0, NULL) : NULL;
+				double dec =
+				    json_number_value(json_object_get(json_object_get(j, "decode_tps"), "median"));
+				if (dec > 0) {
+					out->boot = b[i].id;
+					out->at = b[i].at;
+					out->decode_tps = dec;
+					json_t *d = json_object_get(j, "draft");
+					out->drafted = (long long)json_integer_value(json_object_get(d, "drafted"));
+					out->accepted = (long long)json_integer_value(json_object_get(d, "accepted"));
+					if (out->drafted > 0)
+						out->accept =
+						    per_position((double)out->accepted / (double)out->drafted, depth);
+				}
+				json_decref(j);
+			}
+		store_boots_free(b, n);
+	}
+	store_era_release(&e);
+	store_close(st);
+	free(err);
+	return out->boot > 0;
+}
+
+json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given)
+{
+	json_t *o = json_object();
+	int rec = !accept_given && r->accept >= 0;
+	json_object_set_new(o, "accept", json_real(accept));
+	json_object_set_new(o, "accept_source",
+			    json_string(accept_given ? "--accept"
+					: rec	     ? "recorded"
+						     : "default (the seeds' 2.41)"));
+	json_object_set_new(o, "recorded_boot", r->boot ? json_integer(r->boot) : json_null());
+	json_object_set_new(o, "recorded_decode_tps", r->boot ? json_real(r->decode_tps) : json_null());
+	json_object_set_new(o, "recorded_drafted", r->boot && r->drafted ? json_integer(r->drafted) : json_null());
+	json_object_set_new(o, "recorded_accepted", r->boot && r->drafted ? json_integer(r->accepted) : json_null());
+	return o;
+}
+
+void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given)
+{
+	char d[64] = "";
+	if (r->boot)
+		calib_date(r->at, d, sizeof(d));
+	if (accept_given)
+		printf("rates: the byte model, acceptance %.3f per draft position (--accept)", accept);
+	else if (r->accept >= 0)
+		printf(
+		    "rates: the byte model with the recorded acceptance %.3f per draft position (boot %lld of %s: %lld "
+		    "of %lld drafted tokens accepted)",
+		    accept, (long long)r->boot, d, r->accepted, r->drafted);
+	else
+		printf("rates: the byte model, acceptance %.3f per draft position (the seeds' default: none recorded)",
+		       accept);
+	if (r->boot)
+		printf(
+		    "; measured decode at era %lld's shape: %.1f t/s (boot %lld, zealot arm), each change scales it by "
+		    "its ratio",
+		    (long long)r->era, r->decode_tps, (long long)r->boot);
+	printf("\n");
+}
+
+double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct cmd_recorded *rec)
+{
+	cmd_rates_recorded(name, depth, rec);
+	if (!isnan(accept))
+		return accept;
+	return rec->accept >= 0 ? rec->accept : RATE_ACCEPT_DEFAULT;
 }
