@@ -176,4 +176,10 @@ check "the next arm restores production first, then benches (its text: the steps
 		grep -qE "^decode_tps +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%" "$TMP/out"'
 check "after it: production active, /health 200, zealot argv" \
 	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 && cmdline_is_argv "$(main_pid)"'
+run "$ZEALOT" diff e1 1 2 --json
+check "diff --json: each era's rates, the change per figure, each era's arm" \
+	eval 'jq -e ".rates.from.decode_tps > 0 and .rates.to.decode_tps > 0 and (.rates.change_pct|has(\"decode_tps\")) and
+		(.rates.from_arms|length) == 1 and (.rates.to_arms|length) == 1" "$TMP/out" >/dev/null'
+run "$ZEALOT" diff e1 1 2
+check "diff: the rates table and the arms" eval 'out_has "rates (t/s; zealot arm):" && out_has "arms of era 1:"'
 check "no sanitizer report" no_sanitizer
