@@ -176,6 +176,23 @@ check "the next arm restores production first, then benches (its text: the steps
 		grep -qE "^decode_tps +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%" "$TMP/out"'
 check "after it: production active, /health 200, zealot argv" \
 	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 && cmdline_is_argv "$(main_pid)"'
+# 5. A candidate that cannot boot (its payload is missing: serve refuses,
+# 78): arm fails at arm:health, stops the transient unit and restores
+# production, verified; exit 1, production's figures still recorded.
+pid3=$(main_pid)
+n_boots=$(sql "select count(*) from boots where bench_json is not null")
+run rs_exec "$ZEALOT" arm e1 --set MODEL_FILE=/nonexistent.gguf --reason "a candidate that cannot boot" \
+	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+echo "# failed arm: $(jq -r .why "$TMP/out" | cut -c1-200)"
+check "a candidate that cannot boot: exit 1, failed at arm:health, production restored (restore outcome deployed)" \
+	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = failed -a "$(jq -r .failed_step "$TMP/out")" = arm:health \
+	-a "$(jq -r .restore.outcome "$TMP/out")" = deployed
+check "... production active, /health 200, a new MainPID, its figures recorded, no arm row for it" \
+	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 -a "$(main_pid)" != "$pid3" -a \
+		"$(sql "select count(*) from boots where bench_json is not null")" = $((n_boots + 1)) -a \
+		"$(sql "select count(*) from arms where reason like '"'"'a candidate%'"'"'")" = 0 -a \
+		"$(loadstate zealot-arm-e1.service)" = not-found'
+
 run "$ZEALOT" diff e1 1 2 --json
 check "diff --json: each era's rates, the change per figure, each era's arm" \
 	eval 'jq -e ".rates.from.decode_tps > 0 and .rates.to.decode_tps > 0 and (.rates.change_pct|has(\"decode_tps\")) and
