@@ -93,11 +93,13 @@ static void print_json(const struct arm_result *r)
 	json_object_set_new(o, "arm_bench", jraw(r->arm_bench));
 	json_object_set_new(o, "delta", delta(r->production_bench, r->arm_bench, 0));
 	json_object_set_new(o, "steps", cmd_deploy_steps_json(r->steps, r->n_steps));
-	json_object_set_new(o, "restore",
-			    r->restored
-				? json_pack("{s:s,s:o}", "outcome", deploy_outcome_name(r->restore.outcome), "steps",
-					    cmd_deploy_steps_json(r->restore.steps, r->restore.n_steps))
-				: json_null());
+	json_object_set_new(
+	    o, "restore",
+	    r->restored ? json_pack("{s:s,s:o}", "outcome",
+				    r->restore.outcome == DEPLOY_DEPLOYED ? "restored"
+									  : deploy_outcome_name(r->restore.outcome),
+				    "steps", cmd_deploy_steps_json(r->restore.steps, r->restore.n_steps))
+			: json_null());
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->n_warnings; i++)
 		json_array_append_new(w, json_string(r->warnings[i]));

@@ -70,11 +70,11 @@ run rs_exec "$ZEALOT" deploy e1.env --reason "production: the plain pack" --zeal
 check "production deployed as era 1" test "$rc" -eq 0 -a "$(jq -r .era "$TMP/out")" = 1
 sum0=$(files_sum)
 
-# 1. A busy client: a loop of requests from inside the container (its pid
-# visible there). The gate refuses, names the busy slot or the moving
+# 1. A busy client: a loop of long requests from inside the container (its
+# pid visible there; the engine cancels a request whose client is gone). The gate refuses, names the busy slot or the moving
 # counters and the client, and touches nothing.
 X timeout 600 sh -c 'echo $$ >/tmp/busy.pid; while :; do curl -s -m 60 -o /dev/null -H "Content-Type: application/json" \
-	-d "{\"max_tokens\":24,\"ignore_eos\":true,\"messages\":[{\"role\":\"user\",\"content\":\"busy\"}]}" \
+	-d "{\"max_tokens\":1000,\"ignore_eos\":true,\"messages\":[{\"role\":\"user\",\"content\":\"busy\"}]}" \
 	"$1/v1/chat/completions"; done' busy "$url" >/dev/null 2>&1 &
 busy_bg=$!
 slot_busy() { curl -s -m 5 "$url/slots" | jq -e 'any(.[]; .is_processing)' >/dev/null; }
@@ -184,9 +184,9 @@ n_boots=$(sql "select count(*) from boots where bench_json is not null")
 run rs_exec "$ZEALOT" arm e1 --set MODEL_FILE=/nonexistent.gguf --reason "a candidate that cannot boot" \
 	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
 echo "# failed arm: $(jq -r .why "$TMP/out" | cut -c1-200)"
-check "a candidate that cannot boot: exit 1, failed at arm:health, production restored (restore outcome deployed)" \
+check "a candidate that cannot boot: exit 1, failed at arm:health, production restored (restore outcome restored)" \
 	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = failed -a "$(jq -r .failed_step "$TMP/out")" = arm:health \
-	-a "$(jq -r .restore.outcome "$TMP/out")" = deployed
+	-a "$(jq -r .restore.outcome "$TMP/out")" = restored
 check "... production active, /health 200, a new MainPID, its figures recorded, no arm row for it" \
 	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 -a "$(main_pid)" != "$pid3" -a \
 		"$(sql "select count(*) from boots where bench_json is not null")" = $((n_boots + 1)) -a \
