@@ -35,6 +35,7 @@ static const struct command commands[] = {
     {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
     {"deploy", cmd_deploy, "gate, install, restart, verify and record an endpoint; roll back on failure"},
     {"rollback", cmd_rollback, "redeploy an earlier era of an endpoint through the same gates"},
+    {"arm", cmd_arm, "bench a candidate shape against production in an idle window, then restore production"},
     {"history", cmd_history, "every era an endpoint served, its boots and the deploy attempts, from the store"},
     {"store", cmd_store, "check the store for damage, say how to recover it (zealot store check)"},
     {"diff", cmd_diff, "the keys and the plan, term by term, between two eras or an era and the file"},

@@ -20,6 +20,11 @@ const char *const fault_points[] = {
     "rollback:after-restart", "rollback:after-verify", "rollback:after-record",
     /* the restore of a failed deploy: files back, the old engine restarted */
     "restore:after-files", "restore:after-restart",
+    /* arm (src/deploy/arm.c): each step of a bench window, and the restore
+     * of production it ends with (deploy_run's "restore" kind) */
+    "arm:after-gate", "arm:after-bench-production", "arm:after-stop", "arm:after-boot", "arm:after-bench",
+    "arm:after-arm-stop", "arm:after-restore", "arm-restore:after-lock", "arm-restore:after-gates",
+    "arm-restore:after-install", "arm-restore:after-restart", "arm-restore:after-verify", "arm-restore:after-record",
     /* fetch (src/fetch/download.c): each chunk's state saved, the rename */
     "fetch:chunk", "fetch:before-rename", "fetch:after-rename",
     /* fleet deploy (src/cmd/fleetops.c): each endpoint */

@@ -40,6 +40,43 @@ int cmd_rungs(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_deploy(int argc, char **argv);
 int cmd_rollback(int argc, char **argv);
+int cmd_arm(int argc, char **argv);
+/* What deploy hands deploy_run, for another command that runs it (arm's
+ * restore): --probes checked and defaulted, the zealot path (self, n bytes,
+ * when o->zealot is NULL), the plan and ledger JSON, calibration, the
+ * runtime's version, the step printer (silent when *json). Returns -1 when
+ * ready, else the exit status of what it printed. */
+struct deploy_opts;
+struct deploy_step;
+int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t n, const int *json);
+/* Rates per era (src/cmd/rates.c): a bench JSON's headline figures as
+ * {name: value} (json null when none); an era's JSON object gets "rates"
+ * (its latest boot with figures: {boot, at, source, figures} or null) and
+ * "arms" ([{id, at, keys, reason, boot, rates: {figures}, delta: {name:
+ * change in % against production's figures of the same window}}]); and
+ * their text under an era. */
+struct store;
+struct json_t *cmd_rates_figures(const char *bench_json);
+int cmd_rates_era(struct store *st, struct json_t *era, int64_t era_id, char **err);
+void cmd_rates_print(struct json_t *era, const char *indent);
+/* The rates recorded for an endpoint's current era (its latest boot with a
+ * bench): the measured decode, and the drafter's per-position acceptance
+ * derived from the drafted and accepted totals at depth (-1 when it did not
+ * draft). Returns 1 when something is recorded. rungs and solve use the
+ * acceptance in place of the default and say which they used. */
+struct cmd_recorded {
+	int64_t era, boot, at;
+	double decode_tps, accept;
+	long long drafted, accepted;
+};
+int cmd_rates_recorded(const char *name, uint32_t depth, struct cmd_recorded *out);
+/* The acceptance to price with: accept when given (not NaN), else the
+ * recorded one, else RATE_ACCEPT_DEFAULT; rec filled either way. */
+double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct cmd_recorded *rec);
+struct json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given);
+void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given);
+/* Steps as deploy --json prints them. */
+struct json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n);
 
 /* The JSON of `zealot ledger --json`, for the boots deploy records
  * (jansson's json_t). */

@@ -71,10 +71,6 @@ static void more_steps(FILE *f)
 	fputs(steps_text, f);
 }
 
-struct out {
-	int json;
-};
-
 /* A finding's text starts with its law ("C03 FILE:LINE KEY: ..."); where the
  * law is printed beside it already, the text goes on after it. */
 static const char *after_law(const char *law, const char *s)
@@ -89,8 +85,8 @@ static const char *after_law(const char *law, const char *s)
 
 static void on_step(const struct deploy_step *s, void *arg)
 {
-	const struct out *o = arg;
-	if (o->json)
+	const int *json = arg;
+	if (*json)
 		return;
 	char *detail = redact_text(after_law(s->law, s->detail));
 	printf("  %-16s %-7s %8.3f s  %s%s%s\n", s->name, s->status, s->seconds, s->law, s->law[0] ? ": " : "", detail);
@@ -145,6 +141,19 @@ static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *
 	return v;
 }
 
+json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n)
+{
+	json_t *steps = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct deploy_step *s = &v[i];
+		json_t *j = json_pack("{s:s,s:s,s:f,s:s}", "step", s->name, "status", s->status, "seconds", s->seconds,
+				      "detail", s->detail);
+		json_object_set_new(j, "law", s->law[0] ? json_string(s->law) : json_null());
+		json_array_append_new(steps, j);
+	}
+	return steps;
+}
+
 static json_t *jid(int64_t id)
 {
 	return id > 0 ? json_integer(id) : json_null();
@@ -164,15 +173,7 @@ static void print_json(const struct deploy_result *r)
 	json_object_set_new(o, "main_pid", r->main_pid > 0 ? json_integer(r->main_pid) : json_null());
 	json_object_set_new(o, "invocation_id", r->invocation_id[0] ? json_string(r->invocation_id) : json_null());
 	json_object_set_new(o, "seconds", json_real(r->seconds));
-	json_t *steps = json_array();
-	for (size_t i = 0; i < r->n_steps; i++) {
-		const struct deploy_step *s = &r->steps[i];
-		json_t *j = json_pack("{s:s,s:s,s:f,s:s}", "step", s->name, "status", s->status, "seconds", s->seconds,
-				      "detail", s->detail);
-		json_object_set_new(j, "law", s->law[0] ? json_string(s->law) : json_null());
-		json_array_append_new(steps, j);
-	}
-	json_object_set_new(o, "steps", steps);
+	json_object_set_new(o, "steps", cmd_deploy_steps_json(r->steps, r->n_steps));
 	json_t *w = json_array();
 	for (size_t i = 0; i < r->n_warnings; i++)
 		json_array_append_new(w, json_string(r->warnings[i]));
@@ -275,7 +276,7 @@ static int probes_ok(const char *cmd, const char *list)
 	return 0;
 }
 
-static int run(const char *cmd, struct deploy_opts *o, int json)
+int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t self_n, const int *json)
 {
 	if (o->probes && probes_ok(cmd, o->probes))
 		return EXIT_USAGE;
@@ -283,14 +284,28 @@ static int run(const char *cmd, struct deploy_opts *o, int json)
 		o->probes = DEPLOY_PROBES;
 	else if (strcmp(o->probes, "all") == 0)
 		o->probes = NULL;
-	char self[PATH_MAX];
 	if (!o->zealot) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		ssize_t n = readlink("/proc/self/exe", self, self_n - 1);
 		if (n <= 0)
 			return cmd_fail(EXIT_IO, "%s: cannot find this binary's path (give --zealot)", cmd);
 		self[n] = '\0';
 		o->zealot = self;
 	}
+	o->plan_json = plan_json;
+	o->ledger_json = ledger_json;
+	o->calibrate = calibrate;
+	o->runtime_version = runtime_version;
+	o->on_step = on_step;
+	o->arg = (void *)json;
+	return -1;
+}
+
+static int run(const char *cmd, struct deploy_opts *o, int json)
+{
+	char self[PATH_MAX];
+	int src = cmd_deploy_setup(cmd, o, self, sizeof(self), &json);
+	if (src >= 0)
+		return src;
 	char *err = NULL;
 	struct store *st = store_open(NULL, &err);
 	if (!st) {
@@ -298,13 +313,6 @@ static int run(const char *cmd, struct deploy_opts *o, int json)
 		free(err);
 		return rc;
 	}
-	struct out out = {json};
-	o->plan_json = plan_json;
-	o->ledger_json = ledger_json;
-	o->calibrate = calibrate;
-	o->runtime_version = runtime_version;
-	o->on_step = on_step;
-	o->arg = &out;
 	struct deploy_result r;
 	if (!json) {
 		printf("%s %s\n", cmd, o->endpoint_path);

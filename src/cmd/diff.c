@@ -27,12 +27,14 @@ struct side {
 	json_t *plan;	      /* plan --json, or null */
 	char runtime_sha[65]; /* the runtime's SHA-256 ("" unknown: an era before it was recorded) */
 	char *runtime_build;  /* "b10777-e3de71522", or NULL */
+	json_t *rates;	      /* {"rates", "arms"} of an era (cmd_rates_era), or NULL for the file */
 };
 
 static void side_release(struct side *s)
 {
 	endpoint_free(s->ep);
 	json_decref(s->plan);
+	json_decref(s->rates);
 	free(s->runtime_build);
 }
 
@@ -79,8 +81,10 @@ static int from_era(struct store *st, const char *name, int64_t id, struct side 
 	snprintf(s->runtime_sha, sizeof(s->runtime_sha), "%s", rsha ? rsha : "");
 	json_decref(pins);
 	s->runtime_build = e.runtime_version && *e.runtime_version ? store_runtime_id(e.runtime_version) : NULL;
+	s->rates = json_pack("{s:s}", "endpoint", name);
+	int rrc = cmd_rates_era(st, s->rates, e.id, err);
 	store_era_release(&e);
-	return EXIT_OK;
+	return rrc ? EXIT_IO : EXIT_OK;
 }
 
 static int from_file(const char *path, struct side *s, char **err)
@@ -348,6 +352,67 @@ static int from_current_file(struct store *st, const char *name, const char *arg
 	return rc;
 }
 
+/* Each side's rates (its latest boot's figures) and the change per figure;
+ * each side's arms. */
+static json_t *rates_json(const struct side *a, const struct side *b)
+{
+	json_t *fa = json_object_get(json_object_get(a->rates, "rates"), "figures");
+	json_t *fb = json_object_get(json_object_get(b->rates, "rates"), "figures");
+	json_t *d = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(fb, k, v)
+	{
+		double x = json_number_value(json_object_get(fa, k));
+		if (json_is_number(json_object_get(fa, k)) && x != 0)
+			json_object_set_new(d, k, json_real((json_number_value(v) - x) * 100.0 / x));
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, "from", fa ? json_incref(fa) : json_null());
+	json_object_set_new(o, "to", fb ? json_incref(fb) : json_null());
+	json_object_set_new(o, "change_pct", d);
+	json_t *arms = json_object_get(a->rates, "arms"), *arms_b = json_object_get(b->rates, "arms");
+	json_object_set_new(o, "from_arms", arms ? json_incref(arms) : json_array());
+	json_object_set_new(o, "to_arms", arms_b ? json_incref(arms_b) : json_array());
+	return o;
+}
+
+static void print_rates(const struct side *a, const struct side *b)
+{
+	json_t *r = rates_json(a, b);
+	json_t *fa = json_object_get(r, "from"), *fb = json_object_get(r, "to");
+	if (!json_is_object(fa) && !json_is_object(fb)) {
+		printf("\nrates: not measured on either side (zealot arm records them)\n");
+	} else {
+		printf("\nrates (t/s; zealot arm):\n  %-24s %16s %16s %9s\n", "figure", a->label, b->label, "change");
+		json_t *keys = json_is_object(fb) ? fb : fa;
+		const char *k;
+		json_t *v;
+		json_object_foreach(keys, k, v)
+		{
+			json_t *x = json_object_get(fa, k), *y = json_object_get(fb, k);
+			json_t *c = json_object_get(json_object_get(r, "change_pct"), k);
+			char sx[32] = "-", sy[32] = "-", sc[32] = "";
+			if (json_is_number(x))
+				snprintf(sx, sizeof(sx), "%.2f", json_number_value(x));
+			if (json_is_number(y))
+				snprintf(sy, sizeof(sy), "%.2f", json_number_value(y));
+			if (json_is_number(c))
+				snprintf(sc, sizeof(sc), "%+.1f%%", json_number_value(c));
+			printf("  %-24s %16s %16s %9s\n", k, sx, sy, sc);
+		}
+	}
+	const struct side *sides[] = {a, b};
+	for (size_t i = 0; i < 2; i++)
+		if (sides[i]->rates && json_array_size(json_object_get(sides[i]->rates, "arms"))) {
+			json_t *only = json_pack("{s:O}", "arms", json_object_get(sides[i]->rates, "arms"));
+			printf("\narms of %s:\n", sides[i]->label);
+			cmd_rates_print(only, "  ");
+			json_decref(only);
+		}
+	json_decref(r);
+}
+
 static void print_json(const char *name, const struct side *a, const struct side *b, json_t *res, int ck, int ct)
 {
 	json_t *o = json_object();
@@ -357,11 +422,10 @@ static void print_json(const char *name, const struct side *a, const struct side
 	json_object_set(o, "keys", json_object_get(res, "keys"));
 	json_object_set(o, "plan", json_object_get(res, "plan"));
 	json_object_set_new(o, "runtime", runtime_json(a, b));
+	json_object_set_new(o, "rates", rates_json(a, b));
 	json_object_set_new(o, "changed_keys", json_integer(ck));
 	json_object_set_new(o, "changed_terms", json_integer(ct));
-	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	puts(s);
-	free(s);
+	cmd_print_json(o, 12);
 	json_decref(o);
 }
 
@@ -417,6 +481,7 @@ int cmd_diff(int argc, char **argv)
 	} else {
 		print_text(name, &a, &b, res);
 		print_runtime(&a, &b);
+		print_rates(&a, &b);
 	}
 	json_decref(res);
 done:

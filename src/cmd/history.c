@@ -102,6 +102,7 @@ static void print_text(json_t *out, const char *name, const char *db)
 				       str(b, "expected"), json_is_string(json_object_get(b, "expected")) ? "')" : "");
 			}
 		}
+		cmd_rates_print(e, "  ");
 		json_array_foreach(json_object_get(e, "boots"), j, b) print_boot(b, "  ");
 	}
 	if (json_array_size(boots)) {
@@ -170,6 +171,10 @@ static int collect(struct store *st, const char *name, json_t *out, char **err)
 				break;
 			}
 		json_t *ej = eras_era_json(st, &e[i], prev, err);
+		if (ej && cmd_rates_era(st, ej, e[i].id, err)) {
+			json_decref(ej);
+			ej = NULL;
+		}
 		if (!ej) {
 			store_eras_free(e, n);
 			return -1;
@@ -223,9 +228,7 @@ int cmd_history(int argc, char **argv)
 	 * holds no secret (a URL's userinfo, a secret's value) */
 	redact_json(out, NULL);
 	if (json) {
-		char *s = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-		puts(s);
-		free(s);
+		cmd_print_json(out, 12);
 	} else {
 		print_text(out, name, st ? store_path(st) : NULL);
 	}

@@ -1,5 +1,6 @@
 /* zealot rungs ENDPOINT [--device D] [--set K=V ...] [--json] [--svg FILE] */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,7 @@ int cmd_rungs(int argc, char **argv)
 	const char *device = NULL, *svg = NULL;
 	int json = 0, rc = EXIT_OK;
 	uint64_t fill = 0;
-	double accept = RATE_ACCEPT_DEFAULT, host_bw = 0;
+	double accept = NAN, host_bw = 0;
 	const struct opt opts[] = {
 	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
 	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
@@ -161,7 +162,8 @@ int cmd_rungs(int argc, char **argv)
 	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
 		    "tokens of context per slot when decode is priced (default: half the window)"),
 	    OPT_DOUBLE(0, "accept", &accept, "P",
-		       "the drafter's per-position acceptance (default 0.79: the seeds' 2.41 tokens per step)"),
+		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "
+		       "endpoint's era, else 0.79, the seeds' 2.41 tokens per step)"),
 	    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
 		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
 	    OPT_END(),
@@ -174,7 +176,8 @@ int cmd_rungs(int argc, char **argv)
 	struct shape_ctx c = {0};
 	struct rungs r = {0};
 	struct endpoint *ep = NULL;
-	if (accept < 0 || accept > 1) {
+	int accept_given = !isnan(accept);
+	if (accept_given && (accept < 0 || accept > 1)) {
 		rc = EXIT_USAGE;
 		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
 		goto done;
@@ -192,6 +195,8 @@ int cmd_rungs(int argc, char **argv)
 		rc = io ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
+	struct cmd_recorded rec;
+	accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, accept, &rec);
 	struct rungs_opts ro = {{fill, accept, host_bw}};
 	if (rungs_make(ep, &c, &ro, &r, &err)) {
 		rc = EXIT_USAGE;
@@ -203,10 +208,12 @@ int cmd_rungs(int argc, char **argv)
 	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &r, &ro.rate);
+		json_object_set_new(o, "rates", cmd_rates_used(&rec, accept, accept_given));
 		cmd_print_json(o, 12);
 		json_decref(o);
 	} else {
 		print_human(ep, &c, &r);
+		cmd_rates_used_line(&rec, accept, accept_given);
 	}
 done:
 	if (err)

@@ -1,6 +1,7 @@
 /* zealot solve ENDPOINT [--maximize window|slots|precision] [--slots N] [--min-window N]
  *                       [--fix KEY=V ...] [--vary KEY=a,b,...] [--device D] [--json] */
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,11 +177,16 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 	       r->ms);
 }
 
-/* --accept, --host-bw, --fix and --vary into o; -1 with *err (usage). */
-static int solve_options(struct solve_opts *o, double accept, double host_bw, uint64_t slots,
-			 const struct opt_list *fixes, const struct opt_list *varies, char **err)
+/* --accept (NaN: not given), --host-bw, --slots, --min-window, --fill,
+ * --fix and --vary into o; -1 with *err (usage). */
+static int solve_options(struct solve_opts *o, double accept, double host_bw, uint64_t slots, uint64_t min_window,
+			 uint64_t fill, const struct opt_list *fixes, const struct opt_list *varies, char **err)
 {
-	if (accept < 0 || accept > 1) {
+	o->slots = (uint32_t)slots;
+	o->min_window = min_window;
+	o->rate.fill = fill;
+	o->rate.host_bw_gbs = host_bw;
+	if (!isnan(accept) && (accept < 0 || accept > 1)) {
 		errorf(err, "--accept %g: a probability, 0 to 1", accept);
 		return -1;
 	}
@@ -217,7 +223,7 @@ int cmd_solve(int argc, char **argv)
 	const char *device = NULL, *maximize = "window";
 	int json = 0, rc = EXIT_OK;
 	uint64_t slots = 0, min_window = 0, fill = 0, top = 0;
-	double accept = RATE_ACCEPT_DEFAULT, host_bw = 0;
+	double accept = NAN, host_bw = 0;
 	const struct opt opts[] = {
 	    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision|rate", "the objective (default window)"),
 	    OPT_U64(0, "slots", &slots, "N", 1, 256, "pin PARALLEL to N"),
@@ -230,7 +236,9 @@ int cmd_solve(int argc, char **argv)
 	    OPT_FLAG(0, "json", &json, "one JSON object"),
 	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
 		    "tokens of context per slot when decode is priced (default: half the window)"),
-	    OPT_DOUBLE(0, "accept", &accept, "P", "the drafter's per-position acceptance (default 0.79)"),
+	    OPT_DOUBLE(0, "accept", &accept, "P",
+		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "
+		       "endpoint's era, else 0.79)"),
 	    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
 		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
 	    OPT_END(),
@@ -248,13 +256,9 @@ int cmd_solve(int argc, char **argv)
 		       : strcmp(maximize, "precision") == 0 ? SOLVE_PRECISION
 		       : strcmp(maximize, "rate") == 0	    ? SOLVE_RATE
 							    : SOLVE_WINDOW;
-	o->slots = (uint32_t)slots;
-	o->min_window = min_window;
-	o->rate.fill = fill;
-	o->rate.accept = accept;
-	o->rate.host_bw_gbs = host_bw;
+	struct cmd_recorded rec = {0};
 	rc = EXIT_USAGE;
-	if (solve_options(o, accept, host_bw, slots, &fixes, &varies, &err))
+	if (solve_options(o, accept, host_bw, slots, min_window, fill, &fixes, &varies, &err))
 		goto done;
 	rc = EXIT_OK;
 	ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
@@ -265,16 +269,19 @@ int cmd_solve(int argc, char **argv)
 		rc = io ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
+	o->rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, accept, &rec);
 	if (solve_run(ep, &c, o, r, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
 	if (json) {
 		json_t *j = to_json(ep, o, r, top ? (size_t)top : SIZE_MAX);
+		json_object_set_new(j, "rates", cmd_rates_used(&rec, o->rate.accept, !isnan(accept)));
 		cmd_print_json(j, 12);
 		json_decref(j);
 	} else {
 		print_human(ep, o, r, top ? (size_t)top : SOLVE_TOP_DEFAULT);
+		cmd_rates_used_line(&rec, o->rate.accept, !isnan(accept));
 	}
 	rc = r->has_best ? EXIT_OK : EXIT_NO;
 done:

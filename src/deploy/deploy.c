@@ -155,7 +155,7 @@ static void warn(struct run *x, const char *fmt, ...)
 
 /* --- helpers ------------------------------------------------------------- */
 
-static char *endpoint_name_of(const char *path)
+char *deploy_endpoint_name(const char *path)
 {
 	const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	size_t n = strlen(b);
@@ -175,7 +175,7 @@ static void sha256_hex(const char *s, size_t n, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-static char *read_key(const char *path)
+char *deploy_read_key(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -228,7 +228,7 @@ static char *cmdline_of(long pid)
 }
 
 /* The endpoint's address as a client on this host reaches it. */
-static char *http_base_of(const struct endpoint *ep, unsigned port)
+char *deploy_http_base(const struct endpoint *ep, unsigned port)
 {
 	const char *b = endpoint_value(ep, K_BIND_ADDR);
 	struct sb s = {0};
@@ -1115,6 +1115,129 @@ static int restore(struct run *x)
 	return 0;
 }
 
+/* --- restore (the kind): the era's own files, a boot row ------------------ */
+
+/* The installed endpoint file and unit are the current era's: a restore
+ * starts them as they are and writes nothing. */
+static int same_files(struct run *x)
+{
+	double t = mono_s();
+	const char *envp = x->prev.endpoint_path && *x->prev.endpoint_path ? x->prev.endpoint_path : x->r->env_path;
+	size_t el = 0, ul = 0;
+	char *env = install_read(envp, &el, NULL), *unit = install_read(x->r->unit_path, &ul, NULL);
+	int rc;
+	if (!env || strcmp(env, x->prev.env_text ? x->prev.env_text : "") != 0)
+		rc = step(x, "gate:files", "failed", t, "A01", "%s is %s era %lld's: restore writes nothing", envp,
+			  env ? "not" : "absent, not", (long long)x->prev.id);
+	else if (!unit || strcmp(unit, x->prev.unit_text ? x->prev.unit_text : "") != 0)
+		rc = step(x, "gate:files", "failed", t, "A01", "%s is %s era %lld's: restore writes nothing",
+			  x->r->unit_path, unit ? "not" : "absent, not", (long long)x->prev.id);
+	else
+		rc = step(x, "gate:files", "ok", t, NULL, "%s and %s are era %lld's, untouched", envp, x->r->unit_path,
+			  (long long)x->prev.id);
+	free(env);
+	free(unit);
+	return rc;
+}
+
+/* A boot of the current era: its ledger, probes and the bench figures. */
+static int record_boot(struct run *x)
+{
+	double t = mono_s();
+	char *plan_json = x->o->plan_json ? x->o->plan_json(x->ep, &x->sc, &x->plan_model) : NULL;
+	struct store_boot b = {0};
+	b.era_id = x->prev.id;
+	b.endpoint = x->name;
+	b.at = (int64_t)time(NULL);
+	b.source = (char *)(x->o->boot_source ? x->o->boot_source : "restore");
+	b.runtime_version = x->runtime_version;
+	b.runtime = x->runtime ? x->runtime : (char *)endpoint_value(x->ep, K_RUNTIME);
+	b.device = (char *)x->plan.device->name;
+	b.payload_sha256 = x->model_sha;
+	b.payload_bytes = x->model_bytes;
+	b.ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
+	b.plan_json = plan_json;
+	b.settled_used_mib = settled_used_mib(x->gpu);
+	b.probes_json = probes_json(&x->probes);
+	b.bench_json = (char *)x->o->bench_json;
+	char *err = NULL;
+	x->r->era = x->prev.id;
+	int rc;
+	if (store_boot_add(x->st, &b, &err)) /* it serves, verified: a missing row is said, not undone */
+		rc = step(x, "record", "warning", t, NULL, "era %lld serves; its boot was not recorded: %s",
+			  (long long)x->prev.id, err);
+	else
+		rc = step(x, "record", "ok", t, NULL, "era %lld, boot %lld%s", (long long)x->prev.id, (long long)b.id,
+			  b.bench_json ? " (with its bench figures)" : "");
+	x->r->boot = b.id;
+	free(b.ledger_json);
+	free(b.probes_json);
+	free(plan_json);
+	free(err);
+	return rc;
+}
+
+/* What a killed `zealot arm` left: its transient unit on the port, its
+ * endpoint file. A stopped production is the restart's to bring back. */
+static void clean_arm(struct run *x)
+{
+	double t = mono_s();
+	char *said = NULL, *err = NULL;
+	int got = deploy_clean_arm(x->name, NULL, &said, &err);
+	if (got > 0) {
+		step(x, "clean:arm", "ok", t, NULL, "%s", said);
+		warn(x, "a zealot arm left %s: cleaned", said);
+	}
+	/* got < 0: systemd could not be asked about it; the gates that follow
+	 * (the unit, the port) ask again and say so */
+	free(said);
+	free(err);
+}
+
+int deploy_clean_arm(const char *name, const char *run_dir, char **said, char **err)
+{
+	struct sb unit = {0}, path = {0}, what = {0};
+	sb_addf(&unit, ARM_UNIT_PREFIX "%s.service", name);
+	sb_addf(&path, "%s/%s.env", run_dir ? run_dir : "/run/zealot/arm", name);
+	struct systemd_unit u;
+	int rc = 0;
+	if (systemd_show(unit.s, &u, err) == 0) {
+		int there = strcmp(u.load, "loaded") == 0 &&
+			    (strcmp(u.active, "inactive") != 0 || strcmp(u.sub, "dead") != 0 || u.main_pid);
+		int failed_unit = strcmp(u.active, "failed") == 0;
+		if (there && !failed_unit) {
+			if (systemd_ctl("stop", unit.s, 300000, err) && !nothing_runs(unit.s))
+				rc = -1;
+			else
+				sb_addf(&what, "the transient unit %s (%s/%s, MainPID %ld), stopped", unit.s, u.active,
+					u.sub, u.main_pid);
+		}
+		if (rc == 0 && (there || failed_unit)) {
+			systemd_ctl("reset-failed", unit.s, 60000, NULL);
+			if (!what.len)
+				sb_addf(&what, "the transient unit %s (%s), reset", unit.s, u.active);
+		}
+		systemd_unit_release(&u);
+	} else {
+		rc = -1;
+	}
+	struct stat sb;
+	if (rc == 0 && stat(path.s, &sb) == 0) {
+		if (install_remove(path.s, err))
+			rc = -1;
+		else
+			sb_addf(&what, "%sthe arm's endpoint file %s, removed", what.len ? "; " : "", path.s);
+	}
+	if (rc == 0 && what.len) {
+		rc = 1;
+		*said = sb_detach(&what);
+	}
+	sb_release(&what);
+	sb_release(&unit);
+	sb_release(&path);
+	return rc;
+}
+
 /* --- the attempt ---------------------------------------------------------- */
 
 static int load_shape(struct run *x)
@@ -1160,10 +1283,10 @@ static int load_shape(struct run *x)
 	if (endpoint_uint(x->ep, K_LISTEN_PORT, &port, &err) || port == 0 || port > 65535)
 		return failed(x, "gate:laws", t, "C02", err, "LISTEN_PORT is not a port");
 	x->port = (unsigned)port;
-	x->http_base = http_base_of(x->ep, x->port);
+	x->http_base = deploy_http_base(x->ep, x->port);
 	char *kf = endpoint_path(x->ep, K_API_KEY_FILE);
 	if (kf) {
-		x->api_key = read_key(kf);
+		x->api_key = deploy_read_key(kf);
 		free(kf);
 	}
 	return 0;
@@ -1214,8 +1337,10 @@ static enum deploy_outcome finish(struct run *x, enum deploy_outcome oc)
 	x->r->seconds = mono_s() - x->t0;
 	if (x->r->attempt > 0) {
 		char *err = NULL;
-		store_attempt_end(x->st, x->r->attempt, deploy_outcome_name(oc), oc == DEPLOY_DEPLOYED ? x->r->era : 0,
-				  &err);
+		int restore = strcmp(x->o->kind, "restore") == 0;
+		store_attempt_end(x->st, x->r->attempt,
+				  restore && oc == DEPLOY_DEPLOYED ? "restored" : deploy_outcome_name(oc),
+				  oc == DEPLOY_DEPLOYED ? x->r->era : 0, &err);
 		free(err);
 	}
 	return oc;
@@ -1223,6 +1348,11 @@ static enum deploy_outcome finish(struct run *x, enum deploy_outcome oc)
 
 static enum deploy_outcome failed_after_install(struct run *x)
 {
+	if (strcmp(x->o->kind, "restore") == 0) {
+		/* the era itself is what failed: there is nothing older to put back */
+		x->r->host_state = host_state(x);
+		return finish(x, DEPLOY_ROLLBACK_FAILED);
+	}
 	if (!x->installed)
 		return finish(x, DEPLOY_REFUSED);
 	if (restore(x) == 0)
@@ -1272,7 +1402,7 @@ static int current_era(struct run *x, double t, enum deploy_outcome *oc)
  * its file is what deploys. 0, or -1 with *oc the outcome. */
 static int target_era(struct run *x, double t, enum deploy_outcome *oc)
 {
-	int64_t want = x->o->era ? x->o->era : -1;
+	int64_t want = x->o->era ? x->o->era : strcmp(x->o->kind, "restore") == 0 ? 0 : -1;
 	char *err = NULL;
 	int got = store_era_get(x->st, x->name, want, &x->target, &err);
 	if (got != 0 || (x->o->era && x->target.endpoint && strcmp(x->target.endpoint, x->name) != 0)) {
@@ -1296,7 +1426,8 @@ static int target_era(struct run *x, double t, enum deploy_outcome *oc)
 	if (!x->o->reason) {
 		free(x->reason);
 		struct sb rs = {0};
-		sb_addf(&rs, "rollback to era %lld", (long long)x->target.id);
+		sb_addf(&rs, "%s era %lld", strcmp(x->o->kind, "restore") == 0 ? "restore" : "rollback to",
+			(long long)x->target.id);
 		x->reason = sb_detach(&rs);
 	}
 	x->src_path = xstrdup(x->target.endpoint_path ? x->target.endpoint_path : x->r->env_path);
@@ -1310,7 +1441,8 @@ static int target_era(struct run *x, double t, enum deploy_outcome *oc)
 
 static void run_release(struct run *x)
 {
-	store_unlock(x->lock_fd);
+	if (x->o->lock_fd <= 0)
+		store_unlock(x->lock_fd);
 	free(x->name);
 	free(x->reason);
 	free(x->src_path);
@@ -1333,6 +1465,28 @@ static void run_release(struct run *x)
 	probe_results_release(&x->probes);
 }
 
+/* The endpoint's name, its unit's name and path, its installed file's. */
+static void name_paths(struct run *x, int rollback)
+{
+	const struct deploy_opts *o = x->o;
+	struct deploy_result *r = x->r;
+	if (rollback) {
+		x->name = deploy_endpoint_name(o->endpoint_path);
+	} else {
+		char *abs = realpath(o->endpoint_path, NULL);
+		x->src_path = abs ? abs : xstrdup(o->endpoint_path);
+		x->name = deploy_endpoint_name(x->src_path);
+	}
+	r->endpoint = xstrdup(x->name);
+	struct sb p = {0};
+	sb_addf(&p, "%s.service", x->name);
+	r->unit_name = sb_detach(&p);
+	sb_addf(&p, "%s/%s", o->unit_dir ? o->unit_dir : "/etc/systemd/system", r->unit_name);
+	r->unit_path = sb_detach(&p);
+	sb_addf(&p, "%s/%s.env", o->env_dir ? o->env_dir : "/etc/zealot", x->name);
+	r->env_path = sb_detach(&p);
+}
+
 enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, struct deploy_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -1343,25 +1497,12 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	x->lock_fd = -1;
 	x->t0 = mono_s();
 	enum deploy_outcome oc = DEPLOY_ERROR;
-	int rollback = strcmp(o->kind, "rollback") == 0;
-	const char *fa = rollback ? "rollback" : "deploy"; /* the fault points' area */
+	int restore = strcmp(o->kind, "restore") == 0;
+	int rollback = restore || strcmp(o->kind, "rollback") == 0; /* both bring back a recorded era */
+	const char *fa = restore ? "arm-restore" : rollback ? "rollback" : "deploy"; /* the fault points' area */
 	char *err = NULL;
 
-	if (rollback) {
-		x->name = endpoint_name_of(o->endpoint_path);
-	} else {
-		char *abs = realpath(o->endpoint_path, NULL);
-		x->src_path = abs ? abs : xstrdup(o->endpoint_path);
-		x->name = endpoint_name_of(x->src_path);
-	}
-	r->endpoint = xstrdup(x->name);
-	struct sb p = {0};
-	sb_addf(&p, "%s.service", x->name);
-	r->unit_name = sb_detach(&p);
-	sb_addf(&p, "%s/%s", o->unit_dir ? o->unit_dir : "/etc/systemd/system", r->unit_name);
-	r->unit_path = sb_detach(&p);
-	sb_addf(&p, "%s/%s.env", o->env_dir ? o->env_dir : "/etc/zealot", x->name);
-	r->env_path = sb_detach(&p);
+	name_paths(x, rollback);
 
 	double t = mono_s();
 	if (store_name_ok(x->name, &err)) {
@@ -1370,7 +1511,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		goto out;
 	}
 	interrupted_before(x);
-	x->lock_fd = store_lock(st, x->name, &err);
+	x->lock_fd = o->lock_fd > 0 ? o->lock_fd : store_lock(st, x->name, &err);
 	x->reason = xstrdup(o->reason ? o->reason : o->kind);
 	r->attempt = store_attempt_begin(st, x->name, o->kind, x->reason, NULL);
 	if (x->lock_fd < 0) {
@@ -1380,6 +1521,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	}
 	step(x, "lock", "ok", t, NULL, "%s held by pid %ld", x->name, (long)getpid());
 	fault_point(fa, "after-lock");
+	clean_arm(x);
 
 	t = mono_s();
 	if (current_era(x, t, &oc) || (rollback && target_era(x, t, &oc)))
@@ -1405,6 +1547,13 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 	alias_change(x);
 	fault_point(fa, "after-gates");
 
+	if (restore) {
+		if (same_files(x) || restart(x, "restart", mono_s())) {
+			oc = failed_after_install(x);
+			goto out;
+		}
+		goto started;
+	}
 	/* install */
 	x->old_unit = install_read(r->unit_path, &x->old_unit_len, NULL);
 	x->old_env = install_read(r->env_path, &x->old_env_len, NULL);
@@ -1419,6 +1568,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		oc = failed_after_install(x);
 		goto out;
 	}
+started:
 	fault_point(fa, "after-restart");
 	long pid = x->unit.main_pid;
 	char inv[40];
@@ -1430,7 +1580,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		goto out;
 	}
 	fault_point(fa, "after-verify");
-	if (record(x)) {
+	if (restore ? record_boot(x) : record(x)) {
 		/* it serves, verified, but the store could not say so: the files
 		 * stay (restoring would take down a good engine); the next deploy
 		 * sees an era behind the files */

@@ -65,7 +65,11 @@ typedef int (*deploy_calibrate_fn)(const struct endpoint *ep, const struct shape
 typedef char *(*deploy_runtime_version_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct store *st);
 
 struct deploy_opts {
-	const char *kind;	   /* "deploy" or "rollback" */
+	/* "deploy", "rollback", or "restore": start the current era again
+	 * from the files installed (which must be its own: nothing is
+	 * written), verify it as a deploy does, and record a boot of it
+	 * (bench_json) instead of a new era; what `zealot arm` ends with */
+	const char *kind;
 	const char *endpoint_path; /* deploy: the endpoint file to install */
 	int64_t era;		   /* rollback: the era to bring back */
 	const char *reason;
@@ -81,6 +85,9 @@ struct deploy_opts {
 	deploy_runtime_version_fn runtime_version; /* NULL: none recorded */
 	void (*on_step)(const struct deploy_step *s, void *arg);
 	void *arg;
+	int lock_fd;		 /* > 0: the caller holds the endpoint's lock (store_lock): it is used, not taken */
+	const char *bench_json;	 /* restore: the figures its boot row records, or NULL */
+	const char *boot_source; /* restore: the boot row's source (NULL: "restore") */
 };
 
 struct deploy_result {
@@ -114,6 +121,21 @@ struct deploy_result {
 enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, struct deploy_result *r);
 void deploy_result_release(struct deploy_result *r);
 const char *deploy_outcome_name(enum deploy_outcome o);
+
+/* Stop and forget what a `zealot arm` left for the endpoint name: its
+ * transient unit (ARM_UNIT_PREFIX NAME.service) and the arm's endpoint
+ * file in run_dir (NULL: /run/zealot/arm). Returns 1 when something was
+ * cleaned (*said names it), 0 when nothing was there, -1 with *err. */
+#define ARM_UNIT_PREFIX "zealot-arm-"
+int deploy_clean_arm(const char *name, const char *run_dir, char **said, char **err);
+
+/* Shared with arm: the endpoint's name from a path or a name ("a/b.env"
+ * -> "b"); the address a client on this host reaches the endpoint at
+ * ("http://127.0.0.1:PORT"); the first key line of an API key file (NULL
+ * when unreadable). Allocated. */
+char *deploy_endpoint_name(const char *path);
+char *deploy_http_base(const struct endpoint *ep, unsigned port);
+char *deploy_read_key(const char *path);
 
 /* Whether NAME.service is a unit name systemd takes: letters, digits,
  * ':', '_', '.', '-', not first '-', no '@' (a template's instance). */

@@ -165,3 +165,38 @@ char *systemd_journal(const char *invocation_id, char **err)
 	sb_release(&b);
 	return out;
 }
+
+int systemd_run(const char *unit, const char *const *props, size_t n_props, const char *const *cmd, long timeout_ms,
+		char **err)
+{
+	size_t n_cmd = 0;
+	while (cmd[n_cmd])
+		n_cmd++;
+	const char **argv = xcalloc(2 * n_props + n_cmd + 8, sizeof(*argv));
+	size_t n = 0;
+	struct sb u = {0};
+	sb_addf(&u, "--unit=%s", unit);
+	argv[n++] = "systemd-run";
+	argv[n++] = "--no-ask-password";
+	argv[n++] = u.s;
+	for (size_t i = 0; i < n_props; i++) {
+		argv[n++] = "-p";
+		argv[n++] = props[i];
+	}
+	argv[n++] = "--";
+	for (size_t i = 0; i < n_cmd; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	struct proc_result r;
+	int rc = proc_run(argv, timeout_ms, SHOW_MAX, &r, err);
+	if (rc == 0) {
+		if (r.status != 0 || r.timed_out) {
+			say_failure(argv, &r, err);
+			rc = -1;
+		}
+		proc_result_release(&r);
+	}
+	sb_release(&u);
+	free(argv);
+	return rc;
+}

@@ -36,6 +36,13 @@ int systemd_show(const char *unit, struct systemd_unit *out, char **err);
  * message. */
 int systemd_ctl(const char *verb, const char *unit, long timeout_ms, char **err);
 
+/* `systemd-run --unit=UNIT -p PROP ... -- CMD...`: a transient service
+ * (what `zealot arm` boots a candidate in: never a drop-in, never the
+ * production unit's files). cmd is NULL-terminated. Returns 0 once the
+ * manager started it, or -1 with *err. */
+int systemd_run(const char *unit, const char *const *props, size_t n_props, const char *const *cmd, long timeout_ms,
+		char **err);
+
 /* Everything the journal holds for one start of a unit: the process's own
  * lines (_SYSTEMD_INVOCATION_ID) and the manager's lines about that start
  * (INVOCATION_ID), as plain messages. Returns an allocated string, or NULL

@@ -120,6 +120,86 @@ size_t audit_listeners(unsigned port, pid_t *out, size_t max)
 	return n;
 }
 
+/* The process holding a socket inode, or 0 when this host cannot see it. */
+static pid_t inode_owner(unsigned long want)
+{
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	struct dirent *d;
+	pid_t found = 0;
+	while (!found && (d = readdir(proc))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		char fdpath[64];
+		snprintf(fdpath, sizeof(fdpath), "/proc/%ld/fd", pid);
+		DIR *fds = opendir(fdpath);
+		struct dirent *fd;
+		while (fds && !found && (fd = readdir(fds))) {
+			char link[384], target[128];
+			snprintf(link, sizeof(link), "%s/%s", fdpath, fd->d_name);
+			ssize_t len = readlink(link, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = '\0';
+			unsigned long i;
+			if (sscanf(target, "socket:[%lu]", &i) == 1 && i == want)
+				found = (pid_t)pid;
+		}
+		if (fds)
+			closedir(fds);
+	}
+	closedir(proc);
+	return found;
+}
+
+size_t audit_clients(unsigned port, struct audit_client *out, size_t max)
+{
+	static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+	struct conn {
+		unsigned lport, rport;
+		unsigned long inode;
+	} c[256];
+	size_t nc = 0, n = 0;
+	for (size_t f = 0; f < 2; f++) {
+		FILE *fp = fopen(files[f], "r");
+		char line[512];
+		if (!fp)
+			continue;
+		if (fgets(line, sizeof(line), fp))
+			while (fgets(line, sizeof(line), fp) && nc < ARRAY_SIZE(c)) {
+				char local[128], rem[128];
+				unsigned st;
+				unsigned long inode;
+				if (sscanf(line, "%*s %127s %127s %x %*s %*s %*s %*s %*s %lu", local, rem, &st,
+					   &inode) != 4 ||
+				    st != 0x01) /* ESTABLISHED */
+					continue;
+				const char *lc = strrchr(local, ':'), *rc = strrchr(rem, ':');
+				if (!lc || !rc)
+					continue;
+				c[nc].lport = (unsigned)strtoul(lc + 1, NULL, 16);
+				c[nc].rport = (unsigned)strtoul(rc + 1, NULL, 16);
+				c[nc++].inode = inode;
+			}
+		fclose(fp);
+	}
+	for (size_t i = 0; i < nc && n < max; i++) {
+		if (c[i].lport != port)
+			continue;
+		out[n].port = c[i].rport;
+		out[n].pid = 0;
+		/* the client's end of the same connection, when it is on this host */
+		for (size_t j = 0; j < nc; j++)
+			if (c[j].lport == c[i].rport && c[j].rport == port && c[j].inode)
+				out[n].pid = inode_owner(c[j].inode);
+		n++;
+	}
+	return n;
+}
+
 /* --- /proc readers ---------------------------------------------------- */
 
 char **audit_read_vector(pid_t pid, const char *file, size_t *n)

@@ -35,6 +35,15 @@ struct audit {
  * /proc/PID/fd. Returns the count (up to max). */
 size_t audit_listeners(unsigned port, pid_t *out, size_t max);
 
+/* The clients connected to TCP port (ESTABLISHED, IPv4 and IPv6): each
+ * one's own port and, when its end of the connection is a socket of a
+ * process this host can see, that process. Returns the count (up to max). */
+struct audit_client {
+	unsigned port; /* the client's port */
+	pid_t pid;     /* 0: not visible here */
+};
+size_t audit_clients(unsigned port, struct audit_client *out, size_t max);
+
 /* Read a NUL-separated /proc file into a NULL-terminated vector. */
 char **audit_read_vector(pid_t pid, const char *file, size_t *n);
 void audit_free_vector(char **v, size_t n);

@@ -70,6 +70,14 @@ static const char *const migrations[] = {
     " era_id INTEGER NOT NULL, endpoint TEXT NOT NULL, at INTEGER NOT NULL,"
     " source TEXT, answers_json TEXT NOT NULL);"
     "CREATE INDEX baselines_by_era ON baselines(era_id, id);",
+    /* 3 -> 4: a candidate shape benched in a window against production
+     * (`zealot arm`): its keys, reason and figures; production's figures
+     * of the same window are the boot row (boot_id) of its era */
+    "CREATE TABLE arms ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " endpoint TEXT NOT NULL, era_id INTEGER NOT NULL, boot_id INTEGER NOT NULL DEFAULT 0,"
+    " at INTEGER NOT NULL, keys_json TEXT NOT NULL, reason TEXT, bench_json TEXT);"
+    "CREATE INDEX arms_by_endpoint ON arms(endpoint, id);",
 };
 
 int store_schema_version(void)
@@ -1523,4 +1531,76 @@ int store_baseline_get(struct store *st, int64_t era_id, char **answers_json, ch
 		sqlite3_finalize(s);
 	}
 	return *answers_json ? 0 : 1;
+}
+
+/* --- arms ------------------------------------------------------------------ */
+
+int store_arm_add(struct store *st, struct store_arm *a, char **err)
+{
+	if (store_name_ok(a->endpoint, err))
+		return -1;
+	sqlite3_stmt *s = prep(st,
+			       "INSERT INTO arms (endpoint, era_id, boot_id, at, keys_json, reason, bench_json) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			       err);
+	if (!s)
+		return -1;
+	bind_text(s, 1, a->endpoint);
+	sqlite3_bind_int64(s, 2, a->era_id);
+	sqlite3_bind_int64(s, 3, a->boot_id);
+	sqlite3_bind_int64(s, 4, a->at);
+	bind_text(s, 5, a->keys_json ? a->keys_json : "{}");
+	bind_text(s, 6, a->reason);
+	bind_text(s, 7, a->bench_json);
+	int rc = step_done(st, s, err, "cannot record the arm");
+	sqlite3_finalize(s);
+	if (rc)
+		return -1;
+	a->id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_arm_list(struct store *st, const char *endpoint, struct store_arm **out, size_t *n, char **err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *s = prep(st,
+			       "SELECT id, endpoint, era_id, boot_id, at, keys_json, reason, bench_json FROM arms "
+			       "WHERE (?1 IS NULL OR endpoint = ?1) ORDER BY id",
+			       err);
+	if (!s)
+		return -1;
+	bind_text(s, 1, endpoint);
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*out = xreallocarray(*out, *n + 1, sizeof(**out));
+		struct store_arm *a = &(*out)[(*n)++];
+		a->id = sqlite3_column_int64(s, 0);
+		a->endpoint = col_text(s, 1, 0);
+		a->era_id = sqlite3_column_int64(s, 2);
+		a->boot_id = sqlite3_column_int64(s, 3);
+		a->at = sqlite3_column_int64(s, 4);
+		a->keys_json = col_text(s, 5, 0);
+		a->reason = col_text(s, 6, 0);
+		a->bench_json = col_text(s, 7, 1);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		store_arms_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_err(st, err, "cannot list the arms");
+	}
+	return 0;
+}
+
+void store_arms_free(struct store_arm *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].endpoint);
+		free(v[i].keys_json);
+		free(v[i].reason);
+		free(v[i].bench_json);
+	}
+	free(v);
 }

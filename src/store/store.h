@@ -239,4 +239,22 @@ int store_baseline_put(struct store *st, const char *endpoint, int64_t era_id, c
 		       const char *answers_json, char **err);
 int store_baseline_get(struct store *st, int64_t era_id, char **answers_json, char **source, char **err);
 
+/* Added (schema version 4): an arm, a candidate shape `zealot arm` booted
+ * in a transient unit and benched against production in one window: the
+ * keys it changed ({"KEY": "VALUE"}), the reason, its figures (bench JSON);
+ * production's figures of the same window are boot boot_id's bench_json in
+ * era era_id. */
+struct store_arm {
+	int64_t id;
+	char *endpoint;
+	int64_t era_id, boot_id;
+	int64_t at; /* unix seconds */
+	char *keys_json, *reason;
+	char *bench_json; /* NULL when not measured */
+};
+int store_arm_add(struct store *st, struct store_arm *a, char **err);
+/* Arms of one endpoint (NULL: all), oldest first; free with store_arms_free. */
+int store_arm_list(struct store *st, const char *endpoint, struct store_arm **out, size_t *n, char **err);
+void store_arms_free(struct store_arm *v, size_t n);
+
 #endif

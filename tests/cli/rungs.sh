@@ -112,3 +112,28 @@ run "$ZEALOT" rungs fz.env --set CACHE_TYPE_K=fp8
 check "a cache type the engine lacks: exit 2, names S04" test "$rc" -eq 2 -a -n "$(grep S04 "$TMP/err")"
 run "$ZEALOT" rungs fz.env --accept 2
 check "--accept outside 0..1: exit 2" rc_is 2
+
+# Rates recorded by `zealot arm` (docs/arm.md): without --accept, rungs
+# prices the drafter with the per-position acceptance derived from the
+# era's recorded drafted and accepted totals, and says which it used.
+run "$ZEALOT" rungs fz.env --json
+check "rates: nothing recorded: the seeds' default acceptance, said so" \
+	json_is '[.rates.accept, .rates.accept_source, .rates.recorded_boot]' "[0.79,\"default (the seeds' 2.41)\",null]"
+"$ZEALOT" ledger "$ROOT/examples/history/frank-zealot-2026-10-19.journal" --record fz.env >/dev/null 2>&1
+sqlite3 "$ZEALOT_STATE_DIR/zealot.db" "INSERT INTO eras (endpoint, env_text, started) VALUES ('fz', '', 1);
+	INSERT INTO boots (era_id, endpoint, at, source, bench_json) VALUES ((SELECT max(id) FROM eras), 'fz', 1796000000,
+	'arm', '{\"decode_tps\":{\"median\":41.5},\"draft\":{\"drafted\":1000,\"accepted\":612,\"acceptance\":0.612}}')"
+run "$ZEALOT" rungs fz.env --json
+# depth 2 (SPEC_DRAFT_N_MAX=2): (a + a^2) / 2 = 0.612, a = 0.7141
+check "rates: the recorded acceptance, per position at depth 2 (0.714 from 612 of 1000)" \
+	json_is '[(.rates.accept * 1000 | round), (.accept * 1000 | round), .rates.accept_source, .rates.recorded_decode_tps]' \
+	'[714,714,"recorded",41.5]'
+decode_recorded=$(jq -c '[.rungs[].cost.decode_change_pct]' "$TMP/out")
+run "$ZEALOT" rungs fz.env
+check "rates: the text names the recorded acceptance and the measured decode" \
+	eval 'out_has "recorded acceptance 0.714 per draft position" && out_has "measured decode at era"'
+run "$ZEALOT" rungs fz.env --accept 0.79 --json
+check "rates: --accept overrides it, said so, and the drafter's rungs price differently" \
+	eval 'json_is .rates.accept_source "\"--accept\"" && test "$(jq -c "[.rungs[].cost.decode_change_pct]" "$TMP/out")" != "$decode_recorded"'
+run "$ZEALOT" solve fz.env --maximize rate --json
+check "rates: solve uses and names the recorded acceptance too" json_is '.rates.accept_source' '"recorded"'

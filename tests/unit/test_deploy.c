@@ -7,6 +7,7 @@
 #include "../slurp.h"
 #include "base/proc.h"
 #include "base/util.h"
+#include "deploy/arm.h"
 #include "deploy/cause.h"
 #include "deploy/install.h"
 #include "deploy/systemd.h"
@@ -191,8 +192,29 @@ static void test_proc(void)
 	proc_result_release(&r);
 }
 
+/* The candidate's endpoint file: each --set key's line replaced (however it
+ * was written), the rest kept, the keys appended; it parses. */
+static void test_arm_env(void)
+{
+	const char *text = "RUNTIME=llama-server\nMODEL_FILE=/m.gguf\n  UBATCH_SIZE=512\nLISTEN_PORT=8080\n"
+			   "# UBATCH_SIZE=1 in a comment stays\nUBATCH_SIZE_X=1\n";
+	const char *sets[] = {"UBATCH_SIZE=256", "CTX_SIZE=8192"};
+	char *t = arm_env_text(text, sets, 2);
+	ok(!strstr(t, "UBATCH_SIZE=512") && strstr(t, "\nUBATCH_SIZE=256\n") && strstr(t, "\nCTX_SIZE=8192\n") &&
+	       strstr(t, "# UBATCH_SIZE=1 in a comment stays") && strstr(t, "UBATCH_SIZE_X=1") &&
+	       strstr(t, "LISTEN_PORT=8080"),
+	   "arm: the candidate's file replaces the set keys' lines and keeps the rest");
+	const char *one[] = {"LISTEN_PORT=9090"};
+	char *u = arm_env_text("LISTEN_PORT=8080", one, 1);
+	ok(strcmp(u, "\n# zealot arm:\nLISTEN_PORT=9090\n") == 0,
+	   "arm: a last line without a newline is replaced, leaving its line empty (lines keep their numbers)");
+	free(u);
+	free(t);
+}
+
 void test_deploy(void)
 {
+	test_arm_env();
 	test_cause();
 	test_show();
 	test_install();

@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "endpoint/endpoint.h"
+#include "live/bench.h"
 #include "live/png.h"
 #include "live/probe.h"
 #include "tap.h"
@@ -14,8 +15,27 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The headline figures of a bench JSON, as arm's delta and history read them. */
+static void test_bench_figures(void)
+{
+	json_t *j = json_loads("{\"prefill_tps\":{\"median\":710.5},\"decode_tps\":{\"median\":41},"
+			       "\"decode_tps_timings\":40.5,\"decode_tps_metrics\":null,\"concurrent\":null,"
+			       "\"draft\":{\"acceptance\":0.765},\"prefill_ladder\":[{\"prompt_tokens\":530,"
+			       "\"prefill_tps\":1188}]}",
+			       0, NULL);
+	struct bench_figure f[8];
+	size_t n = bench_figures(j, f, 8);
+	ok(n == 5 && strcmp(f[0].name, "prefill_tps") == 0 && f[0].value == 710.5 &&
+	       strcmp(f[1].name, "decode_tps") == 0 && strcmp(f[3].name, "draft_acceptance") == 0 &&
+	       f[3].value == 0.765 && strcmp(f[4].name, "prefill_tps@530") == 0 && f[4].value == 1188,
+	   "bench: the figures present, null ones left out, the ladder by prompt size (%zu)", n);
+	ok(bench_figures(j, f, 2) == 2, "bench: at most max figures");
+	json_decref(j);
+}
+
 void test_live(void)
 {
+	test_bench_figures();
 	struct sb png = {0};
 	ok(png_solid(512, 512, 255, 0, 0, &png) == 0, "png: 512 px encodes");
 	const unsigned char *p = (const unsigned char *)png.s;

@@ -123,7 +123,7 @@ static void test_open_migrate(void)
 	/* a database one step behind (version 1: before the runtime version
 	 * cache) with an era in it: the later step runs, the era stays */
 	ok(raw_exec(p, "INSERT INTO eras (endpoint, started) VALUES ('old', 1); DROP TABLE runtime_versions; "
-		       "DROP TABLE baselines; "
+		       "DROP TABLE baselines; DROP TABLE arms; "
 		       "PRAGMA user_version = 1") == 0,
 	   "a version-1 database holding an era");
 	st = store_open(sub.s, &err);
@@ -144,6 +144,25 @@ static void test_open_migrate(void)
 	/* an era's behaviour baseline: recorded, else its latest boot's probes */
 	char *ans = NULL, *src = NULL;
 	ok(st && store_baseline_get(st, 7, &ans, &src, &err) == 1 && !ans, "no baseline for an era without one");
+
+	/* arms (schema 4): a candidate's keys, reason and figures, by endpoint */
+	struct store_arm arm = {0}, *arms = NULL;
+	size_t n_arms = 0;
+	arm.endpoint = "old";
+	arm.era_id = 7;
+	arm.boot_id = 3;
+	arm.at = 100;
+	arm.keys_json = "{\"UBATCH_SIZE\":\"256\"}";
+	arm.reason = "ubatch";
+	arm.bench_json = "{\"decode_tps\":{\"median\":12.5}}";
+	ok(st && store_arm_add(st, &arm, &err) == 0 && arm.id > 0 &&
+	       store_arm_list(st, "old", &arms, &n_arms, &err) == 0 && n_arms == 1 && arms[0].era_id == 7 &&
+	       arms[0].boot_id == 3 && strcmp(arms[0].keys_json, arm.keys_json) == 0 &&
+	       strcmp(arms[0].reason, "ubatch") == 0 && strcmp(arms[0].bench_json, arm.bench_json) == 0,
+	   "an arm is recorded and read back with its keys, reason and figures");
+	store_arms_free(arms, n_arms);
+	ok(st && store_arm_list(st, "other", &arms, &n_arms, &err) == 0 && n_arms == 0, "arms are per endpoint");
+	store_arms_free(arms, n_arms);
 	struct store_boot bb = {0};
 	bb.era_id = 7;
 	bb.endpoint = "old";

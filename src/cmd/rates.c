@@ -1,0 +1,244 @@
+/* Rates per era and per arm, for history and diff: the figures of the bench
+ * recorded on an era's latest boot that has one (`zealot arm` writes it),
+ * and each arm's figures with its change against production's. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../live/bench.h"
+#include "../plan/rate.h"
+#include "../store/calib.h"
+#include "../store/eras.h"
+#include "../store/store.h"
+#include "cmd.h"
+
+json_t *cmd_rates_figures(const char *bench_json)
+{
+	json_t *b = bench_json ? json_loads(bench_json, 0, NULL) : NULL;
+	struct bench_figure f[32];
+	size_t n = b ? bench_figures(b, f, 32) : 0;
+	json_decref(b);
+	if (!n)
+		return json_null();
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, f[i].name, json_real(f[i].value));
+	return o;
+}
+
+static json_t *delta(json_t *prod, json_t *arm)
+{
+	json_t *d = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(arm, k, v)
+	{
+		double p = json_number_value(json_object_get(prod, k));
+		if (json_is_number(json_object_get(prod, k)) && p != 0)
+			json_object_set_new(d, k, json_real((json_number_value(v) - p) * 100.0 / p));
+	}
+	return d;
+}
+
+int cmd_rates_era(struct store *st, json_t *era, int64_t era_id, char **err)
+{
+	struct store_boot *b;
+	size_t n;
+	if (store_boot_list(st, era_id, &b, &n, err))
+		return -1;
+	json_t *rates = json_null();
+	for (size_t i = n; i-- > 0 && json_is_null(rates);)
+		if (b[i].bench_json) {
+			json_t *f = cmd_rates_figures(b[i].bench_json);
+			if (!json_is_null(f))
+				rates = json_pack("{s:I,s:I,s:s,s:o}", "boot", (json_int_t)b[i].id, "at",
+						  (json_int_t)b[i].at, "source", b[i].source ? b[i].source : "",
+						  "figures", f);
+		}
+	store_boots_free(b, n);
+	json_object_set_new(era, "rates", rates);
+	struct store_arm *a;
+	const char *name = json_string_value(json_object_get(era, "endpoint"));
+	if (store_arm_list(st, name, &a, &n, err))
+		return -1;
+	json_t *arms = json_array();
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].era_id != era_id)
+			continue;
+		json_t *f = cmd_rates_figures(a[i].bench_json);
+		json_t *keys = json_loads(a[i].keys_json, 0, NULL);
+		/* against production's figures of the same window (its boot) */
+		json_t *prod = json_null();
+		struct store_boot pb;
+		if (a[i].boot_id && store_boot_get(st, a[i].boot_id, &pb, NULL) == 0) {
+			json_decref(prod);
+			prod = cmd_rates_figures(pb.bench_json);
+			store_boot_release(&pb);
+		}
+		json_t *o = json_pack("{s:I,s:I,s:o,s:s,s:I}", "id", (json_int_t)a[i].id, "at", (json_int_t)a[i].at,
+				      "keys", keys ? keys : json_object(), "reason", a[i].reason ? a[i].reason : "",
+				      "boot", (json_int_t)a[i].boot_id);
+		json_object_set_new(o, "rates", json_is_null(f) ? json_null() : json_pack("{s:O}", "figures", f));
+		json_object_set_new(o, "delta",
+				    json_is_object(prod) && json_is_object(f) ? delta(prod, f) : json_null());
+		json_decref(f);
+		json_decref(prod);
+		json_array_append_new(arms, o);
+	}
+	store_arms_free(a, n);
+	json_object_set_new(era, "arms", arms);
+	return 0;
+}
+
+static void print_figures(json_t *f, json_t *d)
+{
+	const char *k;
+	json_t *v;
+	int first = 1;
+	json_object_foreach(f, k, v)
+	{
+		json_t *c = d ? json_object_get(d, k) : NULL;
+		printf("%s%s %.1f", first ? "" : ", ", k, json_number_value(v));
+		if (json_is_number(c))
+			printf(" (%+.1f%%)", json_number_value(c));
+		first = 0;
+	}
+	printf("\n");
+}
+
+void cmd_rates_print(json_t *era, const char *indent)
+{
+	json_t *r = json_object_get(era, "rates");
+	if (json_is_object(r)) {
+		printf("%s%-9s (boot %lld) ", indent, "rates",
+		       (long long)json_integer_value(json_object_get(r, "boot")));
+		print_figures(json_object_get(r, "figures"), NULL);
+	}
+	size_t i;
+	json_t *a;
+	json_array_foreach(json_object_get(era, "arms"), i, a)
+	{
+		printf("%sarm %-5lld", indent, (long long)json_integer_value(json_object_get(a, "id")));
+		const char *k;
+		json_t *v;
+		json_object_foreach(json_object_get(a, "keys"), k, v) printf(" %s=%s", k, json_string_value(v));
+		printf("  \"%s\"\n%s%-9s ", json_string_value(json_object_get(a, "reason")), indent, "");
+		json_t *f = json_object_get(json_object_get(a, "rates"), "figures");
+		if (json_is_object(f))
+			print_figures(f, json_object_get(a, "delta"));
+		else
+			printf("(not measured)\n");
+	}
+}
+
+/* The per-position acceptance a whose expected accepted run over a depth
+ * of n, (a + a^2 + ... + a^n) / n, is the recorded share r (bisection: it
+ * grows with a). */
+static double per_position(double r, uint32_t n)
+{
+	if (n <= 1)
+		return r;
+	double lo = 0, hi = 1;
+	for (int i = 0; i < 60; i++) {
+		double a = (lo + hi) / 2, term = 1, sum = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			term *= a;
+			sum += term;
+		}
+		if (sum / n < r)
+			lo = a;
+		else
+			hi = a;
+	}
+	return (lo + hi) / 2;
+}
+
+int cmd_rates_recorded(const char *name, uint32_t depth, struct cmd_recorded *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->accept = -1;
+	struct store *st = NULL;
+	char *err = NULL;
+	if (!name || eras_open(&st, &err) || !st) {
+		free(err);
+		return 0;
+	}
+	struct store_era e;
+	struct store_boot *b = NULL;
+	size_t n = 0;
+	if (store_era_get(st, name, 0, &e, NULL) == 0) {
+		out->era = e.id;
+		if (store_boot_list(st, e.id, &b, &n, NULL) == 0)
+			for (size_t i = n; i-- > 0 && !out->boot;) {
+				json_t *j = b[i].bench_json ? json_loads(b[i].bench_json, 0, NULL) : NULL;
+				double dec =
+				    json_number_value(json_object_get(json_object_get(j, "decode_tps"), "median"));
+				if (dec > 0) {
+					out->boot = b[i].id;
+					out->at = b[i].at;
+					out->decode_tps = dec;
+					json_t *d = json_object_get(j, "draft");
+					out->drafted = (long long)json_integer_value(json_object_get(d, "drafted"));
+					out->accepted = (long long)json_integer_value(json_object_get(d, "accepted"));
+					if (out->drafted > 0)
+						out->accept =
+						    per_position((double)out->accepted / (double)out->drafted, depth);
+				}
+				json_decref(j);
+			}
+		store_boots_free(b, n);
+	}
+	store_era_release(&e);
+	store_close(st);
+	free(err);
+	return out->boot > 0;
+}
+
+json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given)
+{
+	json_t *o = json_object();
+	int rec = !accept_given && r->accept >= 0;
+	json_object_set_new(o, "accept", json_real(accept));
+	json_object_set_new(o, "accept_source",
+			    json_string(accept_given ? "--accept"
+					: rec	     ? "recorded"
+						     : "default (the seeds' 2.41)"));
+	json_object_set_new(o, "recorded_boot", r->boot ? json_integer(r->boot) : json_null());
+	json_object_set_new(o, "recorded_decode_tps", r->boot ? json_real(r->decode_tps) : json_null());
+	json_object_set_new(o, "recorded_drafted", r->boot && r->drafted ? json_integer(r->drafted) : json_null());
+	json_object_set_new(o, "recorded_accepted", r->boot && r->drafted ? json_integer(r->accepted) : json_null());
+	return o;
+}
+
+void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given)
+{
+	char d[64] = "";
+	if (r->boot)
+		calib_date(r->at, d, sizeof(d));
+	if (accept_given)
+		printf("rates: the byte model, acceptance %.3f per draft position (--accept)", accept);
+	else if (r->accept >= 0)
+		printf(
+		    "rates: the byte model with the recorded acceptance %.3f per draft position (boot %lld of %s: %lld "
+		    "of %lld drafted tokens accepted)",
+		    accept, (long long)r->boot, d, r->accepted, r->drafted);
+	else
+		printf("rates: the byte model, acceptance %.3f per draft position (the seeds' default: none recorded)",
+		       accept);
+	if (r->boot)
+		printf(
+		    "; measured decode at era %lld's shape: %.1f t/s (boot %lld, zealot arm), each change scales it by "
+		    "its ratio",
+		    (long long)r->era, r->decode_tps, (long long)r->boot);
+	printf("\n");
+}
+
+double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct cmd_recorded *rec)
+{
+	cmd_rates_recorded(name, depth, rec);
+	if (!isnan(accept))
+		return accept;
+	return rec->accept >= 0 ? rec->accept : RATE_ACCEPT_DEFAULT;
+}

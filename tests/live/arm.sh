@@ -1,0 +1,202 @@
+# zealot arm, a bench window, in a real systemd (PID 1 of a systemd-nspawn
+# container, tests/systemd.sh) on the real engine: a deterministic synthetic
+# payload is deployed as production (era 1); a busy client (a loop of
+# requests inside the container) makes the idle gate refuse, naming it, and
+# nothing is touched; idle, arm benches production, stops it, boots the
+# candidate (UBATCH_SIZE=256) in a transient unit with production's sandbox,
+# benches it, and restores production (its unit active again, /health 200,
+# its ledger verified, the same files); history --json shows both rate sets.
+# Then kills at the arm's fault points: kill -9 with the candidate booted
+# (the next deploy cleans its transient unit) and with production stopped
+# (the next arm restores it first).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+RS_NAME=zl-arm-$$
+RS_BIND=$TMP
+. "$(dirname "$0")/../systemd.sh"
+cd "$TMP" || exit 1
+chmod 755 "$TMP" # the unit's user reads the payloads
+export ZEALOT_STATE_DIR=$TMP/state
+UNIT_ZEALOT=$ROOT/zealot
+[ -x "$UNIT_ZEALOT" ] || { echo "not ok - $UNIT_ZEALOT is not built (make zealot)"; exit 1; }
+
+if ! rs_start; then
+	echo "not ok - a real systemd boots in a container (tests/systemd.sh)"
+	exit 1
+fi
+echo "ok - a real systemd boots in a container in $RS_BOOT_MS ms"
+R=$(rs_root)
+X() { rs_exec "$@"; }
+X useradd --system --no-create-home --shell /usr/sbin/nologin zealot-engine
+
+"$ZEALOT" synth llama --set answer="zealot alive" -o a.gguf 2>/dev/null
+chmod 644 a.gguf
+port=$(free_port)
+url=http://127.0.0.1:$port
+cat >e1.env <<E
+RUNTIME=$SERVER
+MODEL_FILE=$TMP/a.gguf
+ALIAS=e1
+LISTEN_PORT=$port
+CTX_SIZE=4096
+PARALLEL=2
+DEVICE=cpu
+ADDRESSABLE_MIB=16384
+USER=zealot-engine
+JINJA=1
+PROBE_CHAT_EXPECT=zealot alive
+E
+main_pid() { X systemctl show -p MainPID --value e1.service; }
+active() { X systemctl show -p ActiveState --value "$1"; }
+loadstate() { X systemctl show -p LoadState --value "$1"; }
+health() { curl -s -o /dev/null -w '%{http_code}' -m 5 "$url/health"; }
+sql() { sqlite3 "$ZEALOT_STATE_DIR/zealot.db" "$1"; }
+files_sum() { cat "$R/etc/systemd/system/e1.service" "$R/etc/zealot/e1.env" | sha256sum; }
+cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv of the installed file
+	X cat "/proc/$1/cmdline" | tr '\0' '\n' >live.cmdline
+	"$ZEALOT" argv "$R/etc/zealot/e1.env" >want.cmdline 2>/dev/null
+	cmp -s live.cmdline want.cmdline
+}
+arm() { # REASON [more options]: zealot arm inside the container, the candidate UBATCH_SIZE=256
+	local why=$1
+	shift
+	run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "$why" --zealot "$UNIT_ZEALOT" \
+		--runs 2 --prompt-tokens 64 --max-tokens 8 --ladder 32,256 --idle-window 1000 "$@"
+}
+step_of() { jq -r --arg s "$1" '.steps[]|select(.step==$s)|.status' "$TMP/out" | tail -1; }
+restore_step() { jq -r --arg s "$1" '.restore.steps[]|select(.step==$s)|.status' "$TMP/out" | tail -1; }
+
+run rs_exec "$ZEALOT" deploy e1.env --reason "production: the plain pack" --zealot "$UNIT_ZEALOT" --json
+check "production deployed as era 1" test "$rc" -eq 0 -a "$(jq -r .era "$TMP/out")" = 1
+sum0=$(files_sum)
+
+# 1. A busy client: a loop of long requests from inside the container (its
+# pid visible there; the engine cancels a request whose client is gone). The gate refuses, names the busy slot or the moving
+# counters and the client, and touches nothing.
+X timeout 600 sh -c 'echo $$ >/tmp/busy.pid; while :; do curl -s -m 60 -o /dev/null -H "Content-Type: application/json" \
+	-d "{\"max_tokens\":1000,\"ignore_eos\":true,\"messages\":[{\"role\":\"user\",\"content\":\"busy\"}]}" \
+	"$1/v1/chat/completions"; done' busy "$url" >/dev/null 2>&1 &
+busy_bg=$!
+slot_busy() { curl -s -m 5 "$url/slots" | jq -e 'any(.[]; .is_processing)' >/dev/null; }
+wait_for 60 slot_busy
+pid0=$(main_pid)
+arm "refused: busy" --json
+echo "# busy: $(jq -r .why "$TMP/out" | cut -c1-300)"
+check "busy: exit 1, refused at gate:idle" \
+	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = refused -a "$(jq -r .failed_step "$TMP/out")" = gate:idle
+check "busy: the refusal names who is busy (a slot processing or the counters moving)" \
+	test -n "$(jq -r .why "$TMP/out" | grep -E 'production is busy: (slot [0-9]+ is processing task|the request counters moved)')"
+check "busy: the refusal names the connected client (curl, by pid)" \
+	test -n "$(jq -r .why "$TMP/out" | grep -E 'connected: client port [0-9]+ \(pid [0-9]+ curl\)')"
+check "busy: production untouched (same MainPID, same files), no bench, no arm row" \
+	test "$(main_pid)" = "$pid0" -a "$(files_sum)" = "$sum0" -a "$(jq -r .production_bench "$TMP/out")" = null \
+	-a "$(sql "select count(*) from arms")" = 0
+# the loop stopped first (no new request), then its request, then the loop
+busy_pid=$(X cat /tmp/busy.pid)
+X kill -STOP "$busy_pid"
+X pkill -P "$busy_pid"
+X kill -KILL "$busy_pid"
+wait "$busy_bg" 2>/dev/null
+idle() { curl -s -m 5 "$url/slots" | jq -e 'all(.[]; .is_processing == false)' >/dev/null; }
+wait_for 300 idle
+
+# 2. Idle: the window.
+arm "ubatch 256 against 512" --json
+echo "# arm: $(jq -c '[.steps[]|[.step,.status]]' "$TMP/out")"
+[ "$(jq -r .outcome "$TMP/out")" = refused ] && echo "# arm refused: $(jq -r .why "$TMP/out")"
+echo "# restore: $(jq -c '[.restore.steps[]?|[.step,.status]]' "$TMP/out")"
+[ "$rc" -eq 0 ] || _diag
+check "arm: exit 0, benched" test "$rc" -eq 0 -a "$(jq -r .outcome "$TMP/out")" = benched
+check "arm: production and the arm each measured (decode medians > 0, the ladder)" \
+	eval 'jq -e ".production_bench.decode_tps.median > 0 and .arm_bench.decode_tps.median > 0 and
+		(.arm_bench.prefill_ladder|length) == 2" "$TMP/out" >/dev/null'
+check "arm: the delta per figure (prefill, decode, the ladder)" \
+	eval 'jq -e "[.delta[].figure] | index(\"prefill_tps\") != null and index(\"decode_tps\") != null and
+		([.[]|select(startswith(\"prefill_tps@\"))]|length) == 2" "$TMP/out" >/dev/null'
+check "arm: the candidate ran in the transient unit with its key (the journal: n_ubatch = 256)" \
+	test -n "$(X journalctl --no-pager -q -u zealot-arm-e1.service | grep -E 'n_ubatch +(=|:) *256')"
+check "arm: the transient unit is gone" test "$(loadstate zealot-arm-e1.service)" = not-found
+check "arm: production restored: active, /health 200, a new MainPID running zealot argv" \
+	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 -a "$(main_pid)" != "$pid0" && cmdline_is_argv "$(main_pid)"'
+check "arm: the restore verified as deploy does (health, mainpid, cmdline, ledger, probes ok)" \
+	test "$(restore_step health)$(restore_step mainpid)$(restore_step cmdline)$(restore_step ledger)$(restore_step probes)" = okokokokok
+check "arm: production's files untouched, no drop-in" \
+	test "$(files_sum)" = "$sum0" -a ! -e "$R/etc/systemd/system/e1.service.d" -a ! -e "$R/run/systemd/system/e1.service.d"
+check "arm: recorded: an arm row with its keys and reason; production's figures on a boot of era 1" \
+	test "$(sql "select era_id||' '||keys_json||' '||reason from arms")" = '1 {"UBATCH_SIZE":"256"} ubatch 256 against 512' \
+	-a "$(sql "select count(*) from boots where era_id=1 and bench_json is not null")" = 1
+check "arm: no new era" test "$(sql "select count(*) from eras")" = 1
+run "$ZEALOT" history e1 --json
+check "history --json: era 1's rates and its arm's rates (with the delta)" \
+	eval 'jq -e ".eras[0].rates.figures.decode_tps > 0 and .eras[0].arms[0].keys.UBATCH_SIZE == \"256\" and
+		.eras[0].arms[0].rates.figures.decode_tps > 0 and (.eras[0].arms[0].delta|length) > 3" "$TMP/out" >/dev/null'
+run "$ZEALOT" history e1
+check "history: the text names the era's rates and the arm" \
+	eval 'out_has "rates" && out_has "arm 1" && out_has "UBATCH_SIZE=256"'
+
+# 3. kill -9 with the candidate booted (arm:after-boot): production is
+# stopped, the transient unit holds the port; the next deploy cleans it.
+ZEALOT_FAULT=arm:after-boot:stop ZEALOT_FAULT_LOG=$TMP/fault.log \
+	rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "killed booted" --zealot "$UNIT_ZEALOT" \
+	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 >killed.out 2>&1 &
+bg=$!
+killed=""
+if apid=$(fault_wait "$TMP/fault.log" arm:after-boot "$bg"); then
+	X systemctl show -p User -p NoNewPrivileges -p ProtectSystem -p ProtectHome -p PrivateTmp -p PrivateDevices \
+		-p RestrictAddressFamilies -p SystemCallFilter -p CapabilityBoundingSet -p MemoryDenyWriteExecute \
+		-p UMask e1.service >prod.props
+	X systemctl show -p User -p NoNewPrivileges -p ProtectSystem -p ProtectHome -p PrivateTmp -p PrivateDevices \
+		-p RestrictAddressFamilies -p SystemCallFilter -p CapabilityBoundingSet -p MemoryDenyWriteExecute \
+		-p UMask zealot-arm-e1.service >arm.props
+	check "the transient unit has production's sandbox (User, ProtectSystem, SystemCallFilter ...)" \
+		eval 'cmp -s prod.props arm.props && grep -q "^User=zealot-engine" arm.props'
+	X kill -9 "$apid" && killed=$apid
+fi
+for p in $(pgrep -P "$bg") "$bg"; do kill -CONT "$p" 2>/dev/null; done
+wait "$bg" 2>/dev/null
+check "kill -9 at arm:after-boot: it left the transient unit running and production stopped" \
+	test -n "$killed" -a "$(active zealot-arm-e1.service)" = active -a "$(active e1.service)" = inactive
+run rs_exec "$ZEALOT" deploy e1.env --reason "the deploy after a killed arm" --zealot "$UNIT_ZEALOT"
+check "the next deploy cleans the transient unit and serves" \
+	eval 'rc_is 0 && out_has "a zealot arm left the transient unit zealot-arm-e1.service" && test "$(health)" = 200 -a "$(loadstate zealot-arm-e1.service)" = not-found'
+check "the next deploy says the killed arm was interrupted" out_has "(arm, pid $killed) was interrupted after step arm:boot"
+
+# 4. kill -9 with production stopped (arm:after-stop): the next arm
+# restores production first, then benches.
+ZEALOT_FAULT=arm:after-stop:kill ZEALOT_FAULT_LOG=$TMP/fault.log \
+	run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "killed stopped" --zealot "$UNIT_ZEALOT" \
+	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500
+check "kill -9 at arm:after-stop: production is left stopped" \
+	test "$rc" -eq 137 -a "$(active e1.service)" = inactive
+pid2=$(main_pid)
+arm "after a kill"
+sed 's/^/#   /' "$TMP/out"
+check "the next arm restores production first, then benches (its text: the steps, the delta, the outcome)" \
+	eval 'rc_is 0 && out_has "warning: e1.service was inactive" && grep -qE "^armed e1: arm [0-9]+ benched against era 2" "$TMP/out" &&
+		grep -qE "^decode_tps +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%" "$TMP/out"'
+check "after it: production active, /health 200, zealot argv" \
+	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 && cmdline_is_argv "$(main_pid)"'
+# 5. A candidate that cannot boot (its payload is missing: serve refuses,
+# 78): arm fails at arm:health, stops the transient unit and restores
+# production, verified; exit 1, production's figures still recorded.
+pid3=$(main_pid)
+n_boots=$(sql "select count(*) from boots where bench_json is not null")
+run rs_exec "$ZEALOT" arm e1 --set MODEL_FILE=/nonexistent.gguf --reason "a candidate that cannot boot" \
+	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+echo "# failed arm: $(jq -r .why "$TMP/out" | cut -c1-200)"
+check "a candidate that cannot boot: exit 1, failed at arm:health, production restored (restore outcome restored)" \
+	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = failed -a "$(jq -r .failed_step "$TMP/out")" = arm:health \
+	-a "$(jq -r .restore.outcome "$TMP/out")" = restored
+check "... production active, /health 200, a new MainPID, its figures recorded, no arm row for it" \
+	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 -a "$(main_pid)" != "$pid3" -a \
+		"$(sql "select count(*) from boots where bench_json is not null")" = $((n_boots + 1)) -a \
+		"$(sql "select count(*) from arms where reason like '"'"'a candidate%'"'"'")" = 0 -a \
+		"$(loadstate zealot-arm-e1.service)" = not-found'
+
+run "$ZEALOT" diff e1 1 2 --json
+check "diff --json: each era's rates, the change per figure, each era's arm" \
+	eval 'jq -e ".rates.from.decode_tps > 0 and .rates.to.decode_tps > 0 and (.rates.change_pct|has(\"decode_tps\")) and
+		(.rates.from_arms|length) == 1 and (.rates.to_arms|length) == 1" "$TMP/out" >/dev/null'
+run "$ZEALOT" diff e1 1 2
+check "diff: the rates table and the arms" eval 'out_has "rates (t/s; zealot arm):" && out_has "arms of era 1:"'
+check "no sanitizer report" no_sanitizer
