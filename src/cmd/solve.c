@@ -217,6 +217,15 @@ static int solve_options(struct solve_opts *o, double accept, double host_bw, ui
 	return 0;
 }
 
+/* --maximize's word as the solver's objective. */
+static enum solve_objective objective_of(const char *maximize)
+{
+	return strcmp(maximize, "slots") == 0	    ? SOLVE_SLOTS
+	       : strcmp(maximize, "precision") == 0 ? SOLVE_PRECISION
+	       : strcmp(maximize, "rate") == 0	    ? SOLVE_RATE
+						    : SOLVE_WINDOW;
+}
+
 int cmd_solve(int argc, char **argv)
 {
 	struct opt_list fixes = {0}, varies = {0};
@@ -252,10 +261,7 @@ int cmd_solve(int argc, char **argv)
 	struct endpoint *ep = NULL;
 	struct solve_result *r = xcalloc(1, sizeof(*r));
 	struct solve_opts *o = xcalloc(1, sizeof(*o));
-	o->objective = strcmp(maximize, "slots") == 0	    ? SOLVE_SLOTS
-		       : strcmp(maximize, "precision") == 0 ? SOLVE_PRECISION
-		       : strcmp(maximize, "rate") == 0	    ? SOLVE_RATE
-							    : SOLVE_WINDOW;
+	o->objective = objective_of(maximize);
 	struct cmd_recorded rec = {0};
 	rc = EXIT_USAGE;
 	if (solve_options(o, accept, host_bw, slots, min_window, fill, &fixes, &varies, &err))
