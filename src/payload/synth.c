@@ -20,6 +20,7 @@
 /* clang-format off */
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
+    "lfm2moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
@@ -95,10 +96,18 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		/* a general.name with "phi3" in it makes the engine's vocab
 		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
 		snprintf(s->name, sizeof(s->name), "zealot-synth-phi");
-	} else if (strcmp(arch, "lfm2") == 0) {
+	} else if (strncmp(arch, "lfm2", 4) == 0) { /* and lfm2moe */
 		/* short-conv layers with an attention layer every `interval` */
 		s->interval = 4;
-		s->ssm_conv = 3; /* shortconv.l_cache */
+		s->ssm_conv = 3;		    /* shortconv.l_cache */
+		if (strcmp(arch, "lfm2moe") == 0) { /* LFM2-8B-A1B's rules: sigmoid, biased, a dense lead */
+			s->n_expert = 8;
+			s->n_expert_used = 2;
+			s->n_ff_exp = 256;
+			s->n_lead_dense = 1;
+			s->gating = 2;
+			s->probs_b = 1;
+		}
 	} else if (strcmp(arch, "nemotron_h") == 0) {
 		/* attention every `interval`; between them mamba2 and FFN-only
 		 * layers alternate */
@@ -428,7 +437,7 @@ static int validate_answer(const struct synth_spec *s, char **err)
 		return s->alt[0] ? errorf(err, "--set alt needs --set answer (the base answer)") : 0;
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
-	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
+	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strncmp(s->arch, "lfm2", 4) ||
 	    !strcmp(s->arch, "gemma2"))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
@@ -533,8 +542,13 @@ static int validate(const struct synth_spec *s, char **err)
 			    err, "the SSM inner size 2 x embd (%u) must be a multiple of ssm_dt_rank and ssm_groups",
 			    2 * s->n_embd);
 	}
-	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
+	if (strncmp(s->arch, "lfm2", 4) == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
+	if (strcmp(s->arch, "lfm2moe") == 0 &&
+	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert ||
+	     s->n_lead_dense > s->n_layer || s->gating < 1 || s->gating > 4))
+		return errorf(err, "lfm2moe needs experts >= experts_used > 0, ff_exp > 0, lead_dense <= layers and "
+				   "gating 1..4");
 	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
 	    strcmp(s->arch, "deepseek2") != 0) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35(moe), glm4moe and deepseek2");
@@ -551,7 +565,7 @@ static int validate(const struct synth_spec *s, char **err)
 	     strcmp(s->arch, "deepseek") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
-	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strncmp(s->arch, "lfm2", 4) == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
 	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "orion") == 0 ||
 	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
@@ -1079,7 +1093,19 @@ static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
 			BM("shortconv.out_proj.weight", s->n_embd, s->n_embd);
 		}
 		BV("ffn_norm.weight", s->n_embd);
-		ffn(t, s, il);
+		if (strcmp(s->arch, "lfm2moe") != 0 || il < s->n_lead_dense) {
+			ffn(t, s, il);
+			continue;
+		}
+		/* LFM2-MoE (src/models/lfm2moe.cpp): past the dense lead, a
+		 * router (f32), the selection bias (required) and the stacks */
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("exp_probs_b.bias", s->n_expert);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
 	}
 }
 
@@ -1656,7 +1682,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
 	} else if (strcmp(s->arch, "granitehybrid") == 0 ||
-		   strcmp(s->arch, "lfm2") == 0) { /* 0 marks a recurrent layer */
+		   strncmp(s->arch, "lfm2", 4) == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
@@ -1717,9 +1743,18 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 			gw_u32(w, k, s->n_nextn);
 		}
 	}
-	if (strcmp(s->arch, "lfm2") == 0) {
+	if (strncmp(s->arch, "lfm2", 4) == 0) {
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(w, k, s->ssm_conv);
+	}
+	if (strcmp(s->arch, "lfm2moe") == 0) { /* src/models/lfm2moe.cpp load_arch_hparams */
+		static const char *const ek[] = {"expert_count", "expert_used_count", "expert_feed_forward_length",
+						 "leading_dense_block_count", "expert_gating_func"};
+		const uint32_t ev[] = {s->n_expert, s->n_expert_used, s->n_ff_exp, s->n_lead_dense, s->gating};
+		for (size_t i = 0; i < ARRAY_SIZE(ek); i++) {
+			akey(k, sizeof(k), s, ek[i]);
+			gw_u32(w, k, ev[i]);
+		}
 	}
 	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
 		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
@@ -1819,7 +1854,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	t->wtype = wtype;
 	t->fixed = 0;
 	uint64_t norm_at = gw_data_at(t->w);
-	vec(t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+	vec(t, strncmp(s->arch, "lfm2", 4) == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "orion") == 0)
 		vec(t, "output_norm.bias", s->n_embd);
 	uint64_t out_at = gw_data_at(t->w);
@@ -1863,7 +1898,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_olmoe_ernie(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(t, s);
-	else if (strcmp(s->arch, "lfm2") == 0)
+	else if (strncmp(s->arch, "lfm2", 4) == 0)
 		tensors_lfm2(t, s);
 	else if (tensors_moe(t, s) == 0)
 		;

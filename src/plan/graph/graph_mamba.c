@@ -35,6 +35,10 @@ struct tail {
 	int bx, bcx;		  /* short conv */
 	int y_ssm, x, zxbcdt;	  /* mamba2 */
 	int q, kcache, vcache, o; /* attention */
+	/* 5: LFM2-MoE's experts, routed with the layer (lfm2moe_route) */
+	int fi, fn;
+	int64_t Tn;
+	struct gr_moe_routed route;
 };
 
 /* The mamba2 mixer up to what it expands (build_mamba2_layer): the conv
@@ -208,6 +212,11 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 {
 	if (!t->kind)
 		return t->res;
+	if (t->kind == 5) { /* the experts, then the residual (lfm2.cpp's order) */
+		int fo = gr_moe_experts(g, d, t->il, t->fn, t->Tn, &t->route);
+		t->kind = 0;
+		return ga_op(g, 1, F32, d->E, t->Tn, 1, 1, S(t->fi, fo));
+	}
 	int cur;
 	if (t->kind == 4) {
 		/* Nemotron-H's FFN layer, reached whole through a later expand:
@@ -238,6 +247,31 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 	int fo = gr_ffn(g, d, t->il, fn, Tn);
 	t->kind = 0;
 	return t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+}
+
+/* LFM2-MoE (lfm2moe.cpp builds lfm2.cpp's graph): past the dense lead,
+ * build_moe_ffn expands its routing weights with the layer, which reaches
+ * the mixer's tail, the rows kept on the last layer, the residual, the FFN
+ * norm and the router now; the experts wait (kind 5). The engine reads no
+ * expert_weights_scale for lfm2moe and always normalises the weights. */
+static void lfm2moe_route(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+			  struct tail *t, int last)
+{
+	int cur = t->kind == 3 ? shortconv_tail(g, d, t) : attention_tail(g, d, in, t);
+	int res = t->res;
+	int64_t Tn = d->T;
+	if (last)
+		Tn = gr_out_rows(g, d, in, &cur, &res, 1);
+	t->fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(res, cur));
+	t->fn = gr_norm(g, d, t->fi, d->E, Tn, 1, t->il, "ffn_norm.weight");
+	struct gr_moe_opts o = {0};
+	o.gating = (int)m->expert_gating;
+	o.sigmoid = o.gating == 2;
+	o.probs_b = 1; /* exp_probs_b is required */
+	o.norm_w = 1;
+	gr_moe_route(g, d, t->il, t->fn, Tn, &o, &t->route);
+	t->Tn = Tn;
+	t->kind = 5;
 }
 
 /* Granite 4.0 hybrid (granite-hybrid.cpp) and LFM2 (lfm2.cpp): recurrent
@@ -281,6 +315,8 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 			mamba2_head(g, d, in, L, an, rcache, states, &t);
 		else
 			attention_head(g, d, in, L, an, &t);
+		if (lfm2 && m->n_expert && il >= m->n_lead_dense)
+			lfm2moe_route(g, m, d, in, &t, il == n_layer - 1);
 		pend[n_pend++] = t;
 	}
 	for (int k = 0; k < n_pend; k++)

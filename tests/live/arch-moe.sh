@@ -1,0 +1,42 @@
+# Hybrid and MoE families of issue 24 against the real engine: lfm2moe
+# (more to come in this file). Each synthetic payload is booted through
+# `zealot argv` (engine.sh boot_for_ledger) and answers /health and a
+# completion; every exact term of the plan (model, KV, recurrent state,
+# output) equals the boot ledger and every compute buffer is within 0.5 %
+# of it (plancase.sh), over flash attention on and off, one to four
+# slots, ubatches of 64 to 1024 and a quantized cache; and the plan names
+# the graph as mirrored. The worst compute error of each family is
+# printed as a TAP comment.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh"
+cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
+
+# case_ NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, and the plan
+# says nothing of an estimate
+case_() {
+	plan_case "$@" || return
+	check "$1: the plan mirrors $2's graph (no estimate)" \
+		sh -c "! '$ZEALOT' plan '$1.env' 2>&1 | grep -qi 'not mirrored'"
+}
+
+# four shapes per family: FA on with two slots, FA off with one, a small
+# ubatch over a unified cache, a q8_0 cache with three slots and ubatch 1024
+shapes() { # PREFIX ARCH "synth sets"
+	case_ "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	case_ "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+	case_ "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+	case_ "$1-q8kv" "$2" "$3" \
+		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+}
+
+# --- lfm2moe: LFM2's short-conv and attention layers; past the dense lead
+# the FFN is sigmoid-gated experts with a selection bias, whose routing
+# build_moe_ffn expands with the layer ---
+shapes lfm2moe lfm2moe "layers=6 interval=3 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096"
+# softmax gating, one expert per token, no dense lead, an attention layer last
+case_ lfm2moe-k1 lfm2moe "layers=4 interval=2 lead_dense=0 gating=1 experts=4 experts_used=1" \
+	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
+
+for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done
