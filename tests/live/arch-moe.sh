@@ -36,7 +36,7 @@ shapes() { # PREFIX ARCH "synth sets"
 # build_moe_ffn expands with the layer ---
 shapes lfm2moe lfm2moe "layers=6 interval=3 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096"
 # softmax gating, one expert per token, no dense lead, an attention layer last
-case_ lfm2moe-k1 lfm2moe "layers=4 interval=2 lead_dense=0 gating=1 experts=4 experts_used=1" \
+case_ lfm2moe-k1 lfm2moe "layers=4 interval=2 lead_dense=0 gating=1 experts=4 experts_used=1 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096" \
 	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -91,13 +91,15 @@ struct gr_moe_opts {
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
 /* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
  * apart: the routing (its weights w and the chosen experts sel), then the
- * experts over x weighted by it. */
+ * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a
+ * gate), their sum not yet cont'ed when one expert is used. */
 struct gr_moe_routed {
 	int w, sel;
 };
 void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
 		  struct gr_moe_routed *r);
-int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r);
+int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r,
+		   int act);
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
 /* build_moe_ffn's steps: the chosen weights w (k per token) normalised by
  * their sum (a view); the weighted experts' k views, built first, then

@@ -39,25 +39,32 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 	r->sel = sel;
 }
 
-/* The chosen experts over x: up, gate, the SwiGLU, down, weighted by the
- * routing, their views added up. */
-int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r)
+/* The chosen experts over x, as build_moe_ffn expands them with the
+ * layer: up and gate (act 0: a SwiGLU of the two) or up alone (act 1:
+ * squared ReLU, Nemotron-H), down, weighted by the routing, the k views
+ * of the experts and their sum. With one expert the caller conts the view
+ * (build_moe_ffn's cont is not expanded with the layer). */
+int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r,
+		   int act)
 {
 	int64_t k = d->n_expert_used;
 	int cur = ga_view(g, x);
 	int up = gr_op_kind(
 	    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, r->sel)),
 	    GA_OP_MUL_MAT_ID);
-	int gate = gr_op_kind(
-	    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, r->sel)),
-	    GA_OP_MUL_MAT_ID);
-	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
+	int h;
+	if (act == 1) {
+		h = ga_op(g, 1, F32, d->F_exp, k, T, 1, S(up));
+		h = ga_op(g, 1, F32, d->F_exp, k, T, 1, S(h));
+	} else {
+		int gate = gr_op_kind(
+		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, r->sel)),
+		    GA_OP_MUL_MAT_ID);
+		h = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
+	}
 	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, r->sel)),
+	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), h, r->sel)),
 		       GA_OP_MUL_MAT_ID);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, r->w));
-	int out = gr_moe_sum(g, d, experts, k, T);
-	if (k <= 1)
-		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	return out;
+	return gr_moe_sum(g, d, experts, k, T);
 }
