@@ -20,7 +20,7 @@
 /* clang-format off */
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
-    "lfm2moe",
+    "lfm2moe", "nemotron_h_moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
@@ -108,7 +108,7 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 			s->gating = 2;
 			s->probs_b = 1;
 		}
-	} else if (strcmp(arch, "nemotron_h") == 0) {
+	} else if (strncmp(arch, "nemotron_h", 10) == 0) { /* and nemotron_h_moe */
 		/* attention every `interval`; between them mamba2 and FFN-only
 		 * layers alternate */
 		s->interval = 4;
@@ -116,6 +116,13 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+		if (strcmp(arch, "nemotron_h_moe") == 0) { /* the FFN layers are MoE; ff: the shared expert */
+			s->n_expert = 8;
+			s->n_expert_used = 2;
+			s->n_ff_exp = 256;
+			s->w_norm = 1;
+			s->w_scale10 = 25;
+		}
 	} else if (strcmp(arch, "falcon-h1") == 0) {
 		s->interval = 1; /* attention and SSM side by side in every layer */
 		s->ssm_conv = 4;
@@ -533,7 +540,7 @@ static int validate(const struct synth_spec *s, char **err)
 		if (s->rope_dims < 64)
 			return errorf(err, "qwen35's rope sections [11,11,10,0] need rope_dims >= 64");
 	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
+		   strcmp(s->arch, "falcon-h1") == 0 || strncmp(s->arch, "nemotron_h", 10) == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err,
 				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -544,6 +551,9 @@ static int validate(const struct synth_spec *s, char **err)
 	}
 	if (strncmp(s->arch, "lfm2", 4) == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
+	if (strcmp(s->arch, "nemotron_h_moe") == 0 &&
+	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
+		return errorf(err, "nemotron_h_moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (strcmp(s->arch, "lfm2moe") == 0 &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert ||
 	     s->n_lead_dense > s->n_layer || s->gating < 1 || s->gating > 4))
@@ -1153,6 +1163,17 @@ static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
 		BV("attn_norm.weight", s->n_embd);
 		if (k == 'A') {
 			qkv(t, s, il, 1);
+		} else if (k == 'F' && strcmp(s->arch, "nemotron_h_moe") == 0) {
+			/* a router (f32), the selection bias, up and down stacks
+			 * (squared ReLU, no gate), a shared expert ff wide */
+			uint64_t ne[2] = {s->n_embd, s->n_expert};
+			blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("exp_probs_b.bias", s->n_expert);
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+			expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+			BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
+			BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
 		} else if (k == 'F') {
 			BM("ffn_down.weight", s->n_ff, s->n_embd);
 			BM("ffn_up.weight", s->n_embd, s->n_ff);
@@ -1666,7 +1687,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	akey(k, sizeof(k), s, "embedding_length");
 	gw_u32(w, k, s->n_embd);
 	akey(k, sizeof(k), s, "feed_forward_length");
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
+	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
@@ -1677,7 +1698,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	gw_u32(w, k, s->n_head);
 	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
+	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
@@ -1747,6 +1768,21 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(w, k, s->ssm_conv);
 	}
+	if (strcmp(s->arch, "nemotron_h_moe") == 0) { /* nemotron-h.cpp load_arch_hparams; ff: the shared expert */
+		static const char *const ek[] = {"expert_count", "expert_used_count", "expert_feed_forward_length",
+						 "expert_shared_feed_forward_length"};
+		const uint32_t ev[] = {s->n_expert, s->n_expert_used, s->n_ff_exp, s->n_ff};
+		for (size_t i = 0; i < ARRAY_SIZE(ek); i++) {
+			akey(k, sizeof(k), s, ek[i]);
+			gw_u32(w, k, ev[i]);
+		}
+		akey(k, sizeof(k), s, "expert_weights_norm");
+		gw_bool(w, k, s->w_norm != 0);
+		if (s->w_scale10) {
+			akey(k, sizeof(k), s, "expert_weights_scale");
+			gw_f32(w, k, (float)s->w_scale10 / 10.0f);
+		}
+	}
 	if (strcmp(s->arch, "lfm2moe") == 0) { /* src/models/lfm2moe.cpp load_arch_hparams */
 		static const char *const ek[] = {"expert_count", "expert_used_count", "expert_feed_forward_length",
 						 "leading_dense_block_count", "expert_gating_func"};
@@ -1756,12 +1792,12 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 			gw_u32(w, k, ev[i]);
 		}
 	}
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
+	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* the MTP head's final norm: the engine requires it */
 		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
 		gw_f32(w, k, 1e-5f);
 	}
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0)
+	    strcmp(s->arch, "falcon-h1") == 0 || strncmp(s->arch, "nemotron_h", 10) == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
 	if (strcmp(s->arch, "deepseek") == 0) {
 		akey(k, sizeof(k), s, "leading_dense_block_count");
@@ -1879,7 +1915,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_granitehybrid(t, s);
 	else if (strcmp(s->arch, "falcon-h1") == 0)
 		tensors_falcon_h1(t, s);
-	else if (strcmp(s->arch, "nemotron_h") == 0)
+	else if (strncmp(s->arch, "nemotron_h", 10) == 0)
 		tensors_nemotron_h(t, s);
 	else if (strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "qwen2vl") == 0)
 		tensors_qwen2(t, s);

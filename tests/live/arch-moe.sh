@@ -1,5 +1,5 @@
-# Hybrid and MoE families of issue 24 against the real engine: lfm2moe
-# (more to come in this file). Each synthetic payload is booted through
+# Hybrid and MoE families of issue 24 against the real engine: lfm2moe,
+# nemotron_h_moe. Each synthetic payload is booted through
 # `zealot argv` (engine.sh boot_for_ledger) and answers /health and a
 # completion; every exact term of the plan (model, KV, recurrent state,
 # output) equals the boot ledger and every compute buffer is within 0.5 %
@@ -37,6 +37,15 @@ shapes() { # PREFIX ARCH "synth sets"
 shapes lfm2moe lfm2moe "layers=6 interval=3 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096"
 # softmax gating, one expert per token, no dense lead, an attention layer last
 case_ lfm2moe-k1 lfm2moe "layers=4 interval=2 lead_dense=0 gating=1 experts=4 experts_used=1 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096" \
+	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
+
+# --- nemotron_h_moe: Nemotron-H's mamba2, attention and FFN layers, the
+# FFN layers routed squared-ReLU experts (sigmoid over the router's
+# logits, a selection bias, normalised and scaled weights) beside a shared
+# expert; the routing and the experts are expanded with the layer ---
+shapes nemoe nemotron_h_moe "layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=768 ff_exp=256 vocab=4096"
+# one expert per token, weights neither normalised nor scaled
+case_ nemoe-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 w_norm=0 w_scale=0" \
 	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

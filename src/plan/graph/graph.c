@@ -275,6 +275,7 @@ static const struct graph_family families[] = {
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)"},
+    {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)"},
 };
 
 const struct graph_family *gr_family(const char *arch)
