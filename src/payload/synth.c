@@ -25,9 +25,10 @@ static const char *const archs[] = {
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
-static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe"}; /* synth_moe_defaults */
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "mistral4"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
+static int is_ds2(const struct synth_spec *s);
 
 static void synth_defaults_oss(struct synth_spec *s);
 
@@ -559,8 +560,7 @@ static int validate(const struct synth_spec *s, char **err)
 	     s->n_lead_dense > s->n_layer || s->gating < 1 || s->gating > 4))
 		return errorf(err, "lfm2moe needs experts >= experts_used > 0, ff_exp > 0, lead_dense <= layers and "
 				   "gating 1..4");
-	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
-	    strcmp(s->arch, "deepseek2") != 0) {
+	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 && !is_ds2(s)) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35(moe), glm4moe and deepseek2");
 	}
 	if (validate_moe(s, err))
@@ -1381,9 +1381,16 @@ static int is_arch(const struct synth_spec *s, const char *a)
 	return strcmp(s->arch, a) == 0;
 }
 
+/* DeepSeek-V2/V3's layout: deepseek2, and mistral4, whose model class
+ * reuses deepseek2's hparams, tensors and graph (src/models/models.h) */
+static int is_ds2(const struct synth_spec *s)
+{
+	return is_arch(s, "deepseek2") || is_arch(s, "mistral4");
+}
+
 static void synth_moe_defaults(struct synth_spec *s)
 {
-	if (is_arch(s, "deepseek2")) {
+	if (is_ds2(s)) {
 		s->head_dim = 48; /* key_length_mla: 32 without rope + 16 with */
 		s->rope_dims = 16;
 		s->head_dim_v = 32;
@@ -1426,7 +1433,7 @@ static void synth_moe_defaults(struct synth_spec *s)
 
 static int validate_moe(const struct synth_spec *s, char **err)
 {
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+	if (!is_ds2(s) && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
 		return 0;
 	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
@@ -1440,7 +1447,7 @@ static int validate_moe(const struct synth_spec *s, char **err)
 		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
 	if (s->gate_up && is_arch(s, "glm4moe"))
 		return errorf(err, "glm4moe loads separate gate and up expert stacks only (gate_up=0)");
-	if (is_arch(s, "deepseek2")) {
+	if (is_ds2(s)) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
 		if (s->n_nextn && (s->n_nextn > 1 || !s->q_lora || s->mha))
@@ -1453,7 +1460,7 @@ static int validate_moe(const struct synth_spec *s, char **err)
 static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
+	if (!is_ds2(s) && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe"))
 		return;
 	akey(k, sizeof(k), s, "expert_count");
 	gw_u32(w, k, s->n_expert);
@@ -1485,7 +1492,7 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "expert_group_used_count");
 		gw_u32(w, k, s->n_groups_used);
 	}
-	if (is_arch(s, "deepseek2")) {
+	if (is_ds2(s)) {
 		akey(k, sizeof(k), s, "attention.q_lora_rank");
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
@@ -1634,7 +1641,7 @@ static void tensors_glm4moe(struct tw *t, const struct synth_spec *s)
  * them. */
 static int tensors_moe(struct tw *t, const struct synth_spec *s)
 {
-	if (is_arch(s, "deepseek2"))
+	if (is_ds2(s))
 		tensors_deepseek2(t, s);
 	else if (is_arch(s, "glm4moe"))
 		tensors_glm4moe(t, s);
@@ -1696,7 +1703,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	}
 	akey(k, sizeof(k), s, "attention.head_count");
 	gw_u32(w, k, s->n_head);
-	int mla = strcmp(s->arch, "deepseek2") == 0 && !s->mha; /* K-only rows of kv_lora + rope */
+	int mla = is_ds2(s) && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
 	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
@@ -1708,12 +1715,12 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval == 0 ? (int32_t)s->n_head_kv : 0);
 	} else if (strcmp(s->arch, "gemma4") != 0) { /* gemma4's: per layer, keys_oss */
-		gw_u32(w, k, mla ? 1 : strcmp(s->arch, "deepseek2") == 0 ? s->n_head : s->n_head_kv);
+		gw_u32(w, k, mla ? 1 : is_ds2(s) ? s->n_head : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(w, k, mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
-	gw_u32(w, k, mla ? s->kv_lora : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v : s->head_dim);
+	gw_u32(w, k, mla ? s->kv_lora : is_ds2(s) ? s->head_dim_v : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");

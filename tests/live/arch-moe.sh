@@ -1,5 +1,5 @@
 # Hybrid and MoE families of issue 24 against the real engine: lfm2moe,
-# nemotron_h_moe. Each synthetic payload is booted through
+# nemotron_h_moe, mistral4. Each synthetic payload is booted through
 # `zealot argv` (engine.sh boot_for_ledger) and answers /health and a
 # completion; every exact term of the plan (model, KV, recurrent state,
 # output) equals the boot ledger and every compute buffer is within 0.5 %
@@ -47,5 +47,25 @@ shapes nemoe nemotron_h_moe "layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 ro
 # one expert per token, weights neither normalised nor scaled
 case_ nemoe-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 w_norm=0 w_scale=0" \
 	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
+
+# --- mistral4: Mistral Small 4 is deepseek2's model class (its hparams,
+# tensors and graph: MLA, routed experts beside the shared one), whose
+# build_arch_graph builds the trunk for every graph type: its MTP draft
+# context reserves the whole trunk again ---
+shapes m4 mistral4 "layers=6 embd=512 vocab=4096 kv_lora=96 rope_dims=32 head_dim=64"
+case_ m4-temp mistral4 "temp_scale=1" "CTX_SIZE=4096 PARALLEL=2"
+case_ m4-mha mistral4 "mha=1" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
+case_ m4-mtp mistral4 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+check "m4-mtp: the draft context's compute equals the target's (the trunk again)" \
+	jq -e '[.comparison[]|select(.term=="compute" or .term=="draft_compute")|.ledger]|length==2 and .[0]==.[1]' m4-mtp.cmp
+if [ -x "$RPC_SERVER" ]; then
+	RPC_PORT=
+	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
+	case_ m4-mtp-split mistral4 "nextn=1 layers=6" \
+		"CTX_SIZE=4096 PARALLEL=2 RPC=127.0.0.1:$P1,127.0.0.1:$P2 TENSOR_SPLIT=1,1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+	rpc_stop
+else
+	echo "# $RPC_SERVER is missing: the placement case is skipped"
+fi
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

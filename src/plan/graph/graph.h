@@ -169,6 +169,7 @@ gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
+gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 

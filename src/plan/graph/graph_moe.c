@@ -68,3 +68,14 @@ int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int6
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, r->w));
 	return gr_moe_sum(g, d, experts, k, T);
 }
+
+/* Mistral Small 4 (src/models/mistral4.cpp): deepseek2's model with a
+ * build_arch_graph of its own that builds the trunk's graph for every
+ * graph type, so its MTP draft context reserves the whole trunk (the
+ * boot's draft compute buffer equals the target's), never deepseek2's
+ * nextn head. */
+void gr_mistral4_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
+{
+	(void)il;
+	gr_deepseek2(g, m, d, in);
+}
