@@ -68,4 +68,39 @@ else
 	echo "# $RPC_SERVER is missing: the placement case is skipped"
 fi
 
+# The MLA families' boot death on an AMX host (deepseek2 and mistral4
+# alike): with REPACK on, f16 attn_k_b/attn_v_b stacks go to the AMX
+# buffer, whose matmul wants contiguous operands, and the graph multiplies
+# them by permuted ones: the engine aborts reserving the graph,
+# GGML_ASSERT(*cur_backend_id != -1). Law S16 is held to the engine's own
+# fate on this host, whatever its CPU: `check --boot-log` raises it
+# exactly when the boot died; a geometry whose stacks the AMX buffer
+# cannot take (rows not whole 32-row tiles) boots.
+fate_() { # NAME ARCH "synth sets"
+	local name=$1 s args=() port s16
+	for s in $3; do args+=(--set "$s"); done
+	"$ZEALOT" synth "$2" "${args[@]}" -o "$name.gguf" 2>/dev/null
+	port=$(free_port)
+	printf 'RUNTIME=%s\nMODEL_FILE=%s.gguf\nLISTEN_PORT=%s\nDEVICE=cpu\nCTX_SIZE=4096\nPARALLEL=1\nREPACK=1\n' \
+		"$SERVER" "$name" "$port" >"$name.env"
+	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
+	"${cmd[@]}" >"$name.log" 2>&1 &
+	local pid=$! fate=died
+	engine_ask "$pid" "$port" && fate=answered
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	"$ZEALOT" check --json --boot-log "$name.log" "$name.env" >"$name.check" 2>/dev/null
+	s16=$(jq '[.findings[]|select(.law=="S16")]|length' "$name.check")
+	local want=answered
+	[ "$s16" -eq 0 ] || want=died
+	check "$name REPACK=1: S16 raised $s16 time(s), and the engine $fate" test "$fate" = "$want"
+	[ "$fate" = "$want" ] || grep -E 'GGML_ASSERT|AMX model' "$name.log" | head -2 | sed 's/^/#   engine: /'
+	if [ "$fate" = died ]; then
+		check "$name: the engine's message is the scheduler's assert" grep -qF 'GGML_ASSERT(*cur_backend_id != -1) failed' "$name.log"
+	fi
+}
+fate_ m4-amx mistral4 ""
+fate_ m4-amx-untiled mistral4 "kv_lora=48 head_dim_v=48"
+fate_ ds2-amx deepseek2 ""
+
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done
