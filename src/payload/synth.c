@@ -25,10 +25,15 @@ static const char *const archs[] = {
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
 };
 /* clang-format on */
-static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "mistral4"}; /* synth_moe_defaults */
+static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "mistral4",
+					"deepseek32"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
 static int is_ds2(const struct synth_spec *s);
+/* deepseek32's lightning indexer as synth writes it: a key head of 64 (the
+ * rotary part first), n_head query heads, the top 256 cells attended */
+#define DS32_IDX_DIM   64
+#define DS32_IDX_TOP_K 256
 
 static void synth_defaults_oss(struct synth_spec *s);
 
@@ -1381,11 +1386,12 @@ static int is_arch(const struct synth_spec *s, const char *a)
 	return strcmp(s->arch, a) == 0;
 }
 
-/* DeepSeek-V2/V3's layout: deepseek2, and mistral4, whose model class
- * reuses deepseek2's hparams, tensors and graph (src/models/models.h) */
+/* DeepSeek-V2/V3's layout: deepseek2, mistral4, whose model class reuses
+ * deepseek2's hparams, tensors and graph (src/models/models.h), and
+ * deepseek32 (V3.2: the same with a lightning indexer per layer) */
 static int is_ds2(const struct synth_spec *s)
 {
-	return is_arch(s, "deepseek2") || is_arch(s, "mistral4");
+	return is_arch(s, "deepseek2") || is_arch(s, "mistral4") || is_arch(s, "deepseek32");
 }
 
 static void synth_moe_defaults(struct synth_spec *s)
@@ -1447,6 +1453,11 @@ static int validate_moe(const struct synth_spec *s, char **err)
 		return errorf(err, "groups must divide experts into groups of 2 or more, groups_used in 1..groups");
 	if (s->gate_up && is_arch(s, "glm4moe"))
 		return errorf(err, "glm4moe loads separate gate and up expert stacks only (gate_up=0)");
+	if (is_arch(s, "deepseek32") && (s->mha || !s->q_lora || s->rope_dims > DS32_IDX_DIM))
+		return errorf(err,
+			      "deepseek32 requires MLA over a q latent (mha=0, q_lora > 0) and rope_dims <= %d "
+			      "(the indexer's key length)",
+			      DS32_IDX_DIM);
 	if (is_ds2(s)) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
@@ -1497,6 +1508,14 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
 		gw_u32(w, k, s->kv_lora);
+		if (is_arch(s, "deepseek32")) { /* the lightning indexer (deepseek32.cpp load_arch_hparams) */
+			akey(k, sizeof(k), s, "attention.indexer.head_count");
+			gw_u32(w, k, s->n_head);
+			akey(k, sizeof(k), s, "attention.indexer.key_length");
+			gw_u32(w, k, DS32_IDX_DIM);
+			akey(k, sizeof(k), s, "attention.indexer.top_k");
+			gw_u32(w, k, DS32_IDX_TOP_K);
+		}
 		if (s->temp_scale10) {
 			akey(k, sizeof(k), s, "attention.temperature_scale");
 			gw_f32(w, k, (float)s->temp_scale10 / 10.0f);
@@ -1569,6 +1588,13 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
 		}
 		BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
+		if (is_arch(s, "deepseek32")) { /* the lightning indexer: one key head, n_head query heads */
+			BV("indexer.k_norm.weight", DS32_IDX_DIM);
+			BV("indexer.k_norm.bias", DS32_IDX_DIM);
+			BM("indexer.proj.weight", s->n_embd, s->n_head);
+			BM("indexer.attn_k.weight", s->n_embd, DS32_IDX_DIM);
+			BM("indexer.attn_q_b.weight", s->q_lora, (uint64_t)s->n_head * DS32_IDX_DIM);
+		}
 		BV("ffn_norm.weight", s->n_embd);
 		if (il < s->n_lead_dense)
 			ffn(t, s, il);
