@@ -293,6 +293,8 @@ static const struct key keys[] = {
     {"temp_scale", offsetof(struct synth_spec, temp_scale10), 0,
      "deepseek2: attention.temperature_scale in tenths (mistral-large)"},
     {"gate_up", offsetof(struct synth_spec, gate_up), 0, "deepseek2, qwen35moe: 1 fuses gate and up experts"},
+    {"latent", offsetof(struct synth_spec, moe_latent), 0,
+     "nemotron_h_moe: moe_latent_size, experts over ffn_latent_down/up (0: none)"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -1175,8 +1177,13 @@ static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
 			blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
 			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
 			BV("exp_probs_b.bias", s->n_expert);
-			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
-			expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+			uint64_t me = s->moe_latent ? s->moe_latent : s->n_embd; /* the experts' width */
+			if (s->moe_latent) {
+				BM("ffn_latent_down.weight", s->n_embd, me);
+				BM("ffn_latent_up.weight", me, s->n_embd);
+			}
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, me, s->n_expert);
+			expert_stack(t, il, "ffn_up_exps.weight", me, s->n_ff_exp, s->n_expert);
 			BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
 			BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
 		} else if (k == 'F') {
@@ -1814,6 +1821,10 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		if (s->w_scale10) {
 			akey(k, sizeof(k), s, "expert_weights_scale");
 			gw_f32(w, k, (float)s->w_scale10 / 10.0f);
+		}
+		if (s->moe_latent) {
+			akey(k, sizeof(k), s, "moe_latent_size");
+			gw_u32(w, k, s->moe_latent);
 		}
 	}
 	if (strcmp(s->arch, "lfm2moe") == 0) { /* src/models/lfm2moe.cpp load_arch_hparams */

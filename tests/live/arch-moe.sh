@@ -48,6 +48,12 @@ shapes nemoe nemotron_h_moe "layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 ro
 # one expert per token, weights neither normalised nor scaled
 case_ nemoe-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 w_norm=0 w_scale=0" \
 	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
+# latent MoE (Nemotron 3 Super): the experts moe_latent_size wide between
+# ffn_latent_down and ffn_latent_up
+case_ nemoe-latent nemotron_h_moe "layers=8 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 latent=128" \
+	"CTX_SIZE=4096 PARALLEL=2"
+case_ nemoe-latent-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 latent=256" \
+	"CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 
 # --- mistral4: Mistral Small 4 is deepseek2's model class (its hparams,
 # tensors and graph: MLA, routed experts beside the shared one), whose

@@ -40,7 +40,7 @@ struct tail {
 	 * Nemotron-H's shared expert and residual after the routed ones
 	 * (nemo_moe_ffn) */
 	int fi, fn, moe;
-	int64_t Tn;
+	int64_t Tn, latent; /* latent: the experts' width when not n_embd (6) */
 };
 
 /* The mamba2 mixer up to what it expands (build_mamba2_layer): the conv
@@ -216,8 +216,11 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 		return t->res;
 	if (t->kind == 5 || t->kind == 6) {
 		int fo = t->moe;
+		int64_t W = t->kind == 6 && t->latent ? t->latent : d->E;
 		if (d->n_expert_used <= 1) /* build_moe_ffn's cont of the one expert */
-			fo = ga_op(g, 0, F32, d->E, t->Tn, 1, 1, S(fo));
+			fo = ga_op(g, 0, F32, W, t->Tn, 1, 1, S(fo));
+		if (t->kind == 6 && t->latent) /* back to n_embd: ffn_latent_up */
+			fo = gr_mm(g, d, t->il, "ffn_latent_up.weight", fo, d->E, t->Tn);
 		int kind = t->kind;
 		t->kind = 0;
 		if (kind == 5) /* lfm2.cpp's residual: add(cur, ffn_out) */
@@ -318,7 +321,19 @@ static void nemo_moe_ffn(struct ga_graph *g, const struct model *m, const struct
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	struct gr_moe_routed r;
 	gr_moe_route(g, d, t->il, t->fn, d->T, &o, &r);
-	t->moe = gr_moe_experts(g, d, t->il, t->fn, d->T, &r, 1);
+	/* latent MoE (Nemotron 3 Super): the experts run moe_latent_size wide
+	 * over ffn_latent_down's projection, reached through the up stack */
+	char nm[64];
+	snprintf(nm, sizeof(nm), "blk.%d.ffn_latent_down.weight", t->il);
+	const struct gguf_tensor *ld = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+	struct dims dl = *d;
+	int xin = t->fn;
+	if (ld) {
+		dl.E = (int64_t)ld->ne[1];
+		xin = gr_mm(g, d, t->il, "ffn_latent_down.weight", t->fn, dl.E, d->T);
+	}
+	t->moe = gr_moe_experts(g, &dl, t->il, xin, d->T, &r, 1);
+	t->latent = ld ? dl.E : 0;
 	t->Tn = d->T;
 	t->kind = 6;
 }
