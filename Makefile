@@ -7,8 +7,9 @@ CFLAGS   ?= -O2 -g
 WARN      = -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 DEFS      = -D_GNU_SOURCE
 # libcurl is not linked: src/base/curl_lazy.c loads it on first use (process
-# start is 29 shared libraries lighter for the commands that never speak HTTP)
-LIBS      = -ljansson -lcrypto -lsqlite3 -lz -lm
+# start is 29 shared libraries lighter for the commands that never speak HTTP);
+# nor is libcrypto: src/base/crypto_lazy.c loads it on the first SHA-256
+LIBS      = -ljansson -lsqlite3 -lz -lm
 SAN       = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC_LIB  := $(filter-out src/cmd/%,$(wildcard src/*/*.c src/*/*/*.c))

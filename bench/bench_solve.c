@@ -78,12 +78,12 @@ int main(int argc, char **argv)
 		struct cand cd = {0};
 		uint32_t slots = 1 + draw(4);
 		uint64_t w = 256 * (1 + draw((uint32_t)(m->n_ctx_train / 256)));
-		cand_setu(&cd, "PARALLEL", slots);
-		cand_setu(&cd, "CTX_SIZE", w * slots);
-		cand_set(&cd, "CACHE_TYPE_K", types[draw(3)]);
-		cand_set(&cd, "CACHE_TYPE_V", types[draw(3)]);
-		cand_set(&cd, "SPEC_TYPE", mtp && draw(2) ? "draft-mtp" : "none");
-		cand_set(&cd, "UBATCH_SIZE", ubs[draw(3)]);
+		cand_setu(&cd, K_PARALLEL, slots);
+		cand_setu(&cd, K_CTX_SIZE, w * slots);
+		cand_set(&cd, K_CACHE_TYPE_K, types[draw(3)]);
+		cand_set(&cd, K_CACHE_TYPE_V, types[draw(3)]);
+		cand_set(&cd, K_SPEC_TYPE, mtp && draw(2) ? "draft-mtp" : "none");
+		cand_set(&cd, K_UBATCH_SIZE, ubs[draw(3)]);
 		if (cand_apply(ep, &c, &cd, &d[made].s, &d[made].x, &err) == 0)
 			made++;
 	}

@@ -6,7 +6,9 @@
  * gets busier or quieter during the run weighs on both alike; each run is
  * posix_spawn to waitpid on the monotonic clock, stdout and stderr to
  * /dev/null. Prints each command's median and minimum and the ratio of the
- * medians (B / A). Measures; asserts nothing.
+ * medians (B / A), and how many runs of each exited other than 0 (a
+ * command that stops early on an error times less than the work).
+ * Measures; asserts nothing.
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -26,6 +28,8 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+static int failed; /* the last run's exit status when it was not 0, or -1 for a signal */
+
 static double run_once(char **argv)
 {
 	posix_spawn_file_actions_t fa;
@@ -41,6 +45,7 @@ static double run_once(char **argv)
 	int st;
 	waitpid(pid, &st, 0);
 	double dt = now_ms() - t0;
+	failed = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	posix_spawn_file_actions_destroy(&fa);
 	return dt;
 }
@@ -66,16 +71,26 @@ int main(int argc, char **argv)
 	char *label[2] = {argv[2], argv[sep + 1]};
 	char **cmd[2] = {argv + 3, argv + sep + 2};
 	double *t[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
+	long bad[2] = {0, 0};
+	int status[2] = {0, 0};
 	for (int w = 0; w < 2; w++) /* one warm-up each: page cache, dynamic loader */
 		run_once(cmd[w]);
 	for (long i = 0; i < n; i++)
-		for (int w = 0; w < 2; w++)
+		for (int w = 0; w < 2; w++) {
 			t[w][i] = run_once(cmd[w]);
+			if (failed) {
+				bad[w]++;
+				status[w] = failed;
+			}
+		}
 	double med[2];
 	for (int w = 0; w < 2; w++) {
 		qsort(t[w], (size_t)n, sizeof(double), cmp);
 		med[w] = n % 2 ? t[w][n / 2] : (t[w][n / 2 - 1] + t[w][n / 2]) / 2;
 		printf("  %s: median %.2f ms, min %.2f ms over %ld runs\n", label[w], med[w], t[w][0], n);
+		/* a command that stopped early (an error) times less than the work: say so */
+		if (bad[w])
+			printf("  %s: %ld of %ld runs exited %d\n", label[w], bad[w], n, status[w]);
 	}
 	printf("  paired: %s takes %.1fx the time of %s (medians)\n", label[1], med[1] / med[0], label[0]);
 	free(t[0]);

@@ -62,16 +62,10 @@ static const struct command *find(const char *name)
 /* The command nearest a misspelt one (at most two edits away), or NULL. */
 static const char *nearest(const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = 3;
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		size_t d = edit_distance(name, commands[i].name);
-		if (d < best_d) {
-			best_d = d;
-			best = commands[i].name;
-		}
-	}
-	return best;
+	struct near n = near_start(name, 2);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		near_try(&n, commands[i].name);
+	return n.best;
 }
 
 /* zealot(1): the command table as the manual's front page. */

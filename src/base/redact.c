@@ -72,7 +72,16 @@ char *redact_text(const char *s)
 				for (const char *p = at + 1; p < s + end; p++)
 					if (*p == '@')
 						last = p;
-				sb_adds(&b, REDACT_MARK "@");
+				size_t sc = i;
+				while (sc > 0 && scheme_byte(s[sc - 1]))
+					sc--;
+				/* ssh takes no password in a URL: ssh://user@host names a user, no secret */
+				int ssh_user = i - sc == 3 && strncasecmp(s + sc, "ssh", 3) == 0 &&
+					       !memchr(s + h, ':', (size_t)(last - (s + h)));
+				if (ssh_user)
+					sb_add(&b, s + h, (size_t)(last - (s + h)) + 1);
+				else
+					sb_adds(&b, REDACT_MARK "@");
 				i = (size_t)(last - s) + 1;
 			} else {
 				i = h;

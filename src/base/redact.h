@@ -5,7 +5,8 @@
  *     PASSWD, SECRET or CREDENTIAL (any case), unless it names a file
  *     (ends in _FILE / -file / _PATH): its value;
  *   - a URL's userinfo (scheme://user:password@host, or a token as the
- *     user): the whole userinfo.
+ *     user): the whole userinfo; but for ssh:// a user alone (ssh takes
+ *     no secret there), so a fleet's hosts stay readable.
  * Each becomes REDACT_MARK. Pure.
  */
 #ifndef ZEALOT_REDACT_H

@@ -246,6 +246,20 @@ size_t edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+struct near near_start(const char *want, size_t max_edits)
+{
+	return (struct near){want, NULL, max_edits + 1};
+}
+
+void near_try(struct near *n, const char *candidate)
+{
+	size_t d = edit_distance(n->want, candidate);
+	if (d < n->best_d) {
+		n->best_d = d;
+		n->best = candidate;
+	}
+}
+
 char *state_dir(void)
 {
 	struct sb b = {0};

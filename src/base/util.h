@@ -70,6 +70,16 @@ int parse_double(const char *s, double *out);
  * did-you-mean; strings over 64 bytes are 99 apart. */
 size_t edit_distance(const char *a, const char *b);
 
+/* The search behind every did-you-mean: near_start(want, max_edits), then
+ * near_try with each candidate; .best is the first of the closest ones at
+ * most max_edits away, or NULL. */
+struct near {
+	const char *want, *best;
+	size_t best_d;
+};
+struct near near_start(const char *want, size_t max_edits);
+void near_try(struct near *n, const char *candidate);
+
 /* zealot's state directory (the store, the pin stamps): $ZEALOT_STATE_DIR,
  * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
 char *state_dir(void);

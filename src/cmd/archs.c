@@ -60,9 +60,7 @@ int cmd_archs(int argc, char **argv)
 	if (json) {
 		json_t *o = json_pack("{s:s,s:I,s:I,s:o}", "source", archs_engine_source, "known",
 				      (json_int_t)archs_engine_count, "mirrored", (json_int_t)mirrored, "archs", rows);
-		char *s = json_dumps(o, JSON_INDENT(2));
-		puts(s);
-		free(s);
+		cmd_print_json(o, 0);
 		json_decref(o);
 	} else {
 		json_decref(rows);

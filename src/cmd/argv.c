@@ -50,9 +50,7 @@ int cmd_argv(int argc, char **argv)
 		json_t *arr = json_array();
 		for (size_t i = 0; i < a.n; i++)
 			json_array_append_new(arr, json_string(a.v[i]));
-		char *s = json_dumps(arr, JSON_INDENT(2));
-		puts(s);
-		free(s);
+		cmd_print_json(arr, 0);
 		json_decref(arr);
 	} else {
 		for (size_t i = 0; i < a.n; i++)

@@ -98,9 +98,7 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(o, "rows", rows);
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(s);
-		free(s);
+		cmd_print_json(o, 0);
 		json_decref(o);
 	} else {
 		printf("audit %s: pid %llu (%s)\n\n", ep->name, pid, found_by);

@@ -112,11 +112,7 @@ static int print_unparsed(const char *path, const char *err, int json)
 	if (json) {
 		json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law", law,
 				      "severity", "error", "reason", err, "errors", 1, "warnings", 0);
-		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		char *s = redact_text(raw);
-		free(raw);
-		puts(s);
-		free(s);
+		cmd_print_json(o, 0);
 		json_decref(o);
 	} else {
 		char *safe = redact_text(err);
@@ -181,11 +177,7 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 								"bytes", (json_int_t)c->remote.bytes)
 						    : json_null());
 		/* no secret in the output: a URL's userinfo, a secret's value */
-		char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		char *s = redact_text(raw);
-		free(raw);
-		puts(s);
-		free(s);
+		cmd_print_json(o, 0);
 		json_decref(o);
 	} else {
 		for (size_t i = 0; i < fs->n; i++)

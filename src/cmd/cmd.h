@@ -61,31 +61,18 @@ int cmd_fleet_deploy(int argc, char **argv);
 int cmd_fleet_history(int argc, char **argv);
 /* The fleet's subcommand table, row i (NULL past the end): for the pages. */
 const struct command *cmd_fleet_subcommand(size_t i);
-/* zealot explain [ID]: a law of zealot-laws(7) (src/cmd/explain.c) */
+/* zealot explain [ID]: a law of zealot-laws(7) (text: src/judge/lawdoc.c) */
 int cmd_explain(int argc, char **argv);
 /* The law pages: zealot-laws(7) (OPT_FORMAT_MAN) or docs/laws.md
  * (OPT_FORMAT_MARKDOWN); fmt is an enum opt_format. */
 void cmd_laws_page(FILE *f, int fmt);
-/* Whether the law id has a page (every id src/judge/ cites must). */
-int cmd_law_known(const char *id);
 /* zealot-endpoint(5) / docs/endpoint.md from the endpoint key table. */
 void cmd_endpoint_page(FILE *f, int fmt);
 
-struct endpoint;
-struct shape_ctx;
-struct plan;
-/* What `zealot plan ENDPOINT` prices, for every command that plans one
- * endpoint as plan does: the shape (device overrides DEVICE; cpu_source, if
- * given, names where CPU_FEATURES came from), the plan, and with calibrate
- * its calibration from the store (*cal, *cal_text as calib_apply gives
- * them). Returns EXIT_OK, or EXIT_USAGE / EXIT_IO with *err. A store that
- * cannot be read is no failure: *warn says why the plan is not calibrated.
- * The caller releases c, cal, cal_text and warn. */
-int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
-		   struct shape_ctx *c, struct plan *p, struct json_t **cal, char **cal_text, char **warn, char **err);
-
-/* One JSON value, indented, on stdout. */
-void cmd_print_json(struct json_t *o);
+/* One JSON value on stdout, indented, reals to digits significant digits
+ * (0: jansson's 17), every secret redacted (base/redact): every report's
+ * --json goes through here. */
+void cmd_print_json(struct json_t *o, int digits);
 /* The device profiles, for --help. */
 void cmd_devices(FILE *f);
 /* The endpoint file at path with every --set KEY=VALUE of sets applied

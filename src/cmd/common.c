@@ -120,9 +120,11 @@ char *cmd_read_key(const char *path)
 	return key;
 }
 
-void cmd_print_json(json_t *o)
+void cmd_print_json(json_t *o, int digits)
 {
-	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | (digits ? JSON_REAL_PRECISION(digits) : 0));
+	char *s = redact_text(raw);
+	free(raw);
 	puts(s);
 	free(s);
 }

@@ -214,11 +214,7 @@ static void print_json(const struct deploy_result *r)
 	json_object_set_new(o, "why", r->why ? json_string(r->why) : json_null());
 	json_object_set_new(o, "cause", r->cause ? json_string(r->cause) : json_null());
 	json_object_set_new(o, "host_state", r->host_state ? json_string(r->host_state) : json_null());
-	char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	char *s = redact_text(raw); /* no secret in the output */
-	free(raw);
-	puts(s);
-	free(s);
+	cmd_print_json(o, 0); /* no secret in the output */
 	json_decref(o);
 }
 

@@ -11,12 +11,10 @@
 #include "../endpoint/endpoint.h"
 #include "../endpoint/quote.h"
 #include "../fleet/ansible.h"
+#include "../fleet/emit.h"
 #include "../fleet/fleet.h"
 #include "../judge/emit.h"
 #include "../judge/grafana.h"
-#include "../plan/plan.h"
-#include "../plan/report.h"
-#include "../plan/shape.h"
 #include "cmd.h"
 #include "options.h"
 #include "version.h"
@@ -93,92 +91,6 @@ static int in_checkout(const char *bin)
 
 static const char *const kinds[] = {"unit", "prometheus", "alerts", "harness", "ansible", "grafana"};
 
-/* The harness entry of one endpoint, planned as emit harness plans it;
- * *window its per-slot window. Returns EXIT_OK or an exit status with *err. */
-static int harness_entry(const struct endpoint *ep, const char *host, const char *hub, unsigned *window, char **out,
-			 char **err)
-{
-	struct shape_ctx c = {0};
-	struct plan p;
-	int io = 0, rc = EXIT_OK;
-	if (shape_load(ep, NULL, &c, &io, err) ||
-	    plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
-	} else {
-		*out = emit_harness_at(ep, c.census, &p, host, hub);
-		*window = p.n_ctx_seq;
-	}
-	shape_release(&c);
-	return rc;
-}
-
-/* The hub member i's COMPACTION_HUB names, or -1 (none); -2 with *err when
- * it names no endpoint of the fleet. */
-static long hub_of(const struct fleet *f, size_t i, char **err)
-{
-	const char *hub = endpoint_value(f->m[i].ep, "COMPACTION_HUB");
-	if (!hub || !*hub)
-		return -1;
-	for (size_t j = 0; j < f->n; j++)
-		if (strcmp(f->m[j].name, hub) == 0)
-			return (long)j;
-	char *w = endpoint_where(f->m[i].ep, "COMPACTION_HUB");
-	errorf(err, "%s: '%s' is no endpoint of %s (its *.env files name the endpoints)", w, hub, f->dir);
-	free(w);
-	return -2;
-}
-
-static int fleet_harness(const struct fleet *f, struct sb *b, char **err)
-{
-	unsigned *window = xcalloc(f->n, sizeof(*window));
-	char **entry = xcalloc(f->n, sizeof(*entry));
-	int rc = EXIT_OK;
-	for (size_t i = 0; i < f->n && rc == EXIT_OK; i++) {
-		long h = hub_of(f, i, err);
-		if (h == -2) {
-			rc = EXIT_USAGE;
-			break;
-		}
-		const char *hub = h >= 0 ? endpoint_value(f->m[h].ep, "ALIAS") : NULL;
-		rc = harness_entry(f->m[i].ep, f->m[i].remote ? f->m[i].host.host : NULL, hub, &window[i], &entry[i],
-				   err);
-		if (rc != EXIT_OK) {
-			char *e = *err;
-			*err = NULL;
-			errorf(err, "%s: %s", f->m[i].name, e);
-			free(e);
-		}
-	}
-	if (rc == EXIT_OK) {
-		sb_adds(b, "# Client harness for the fleet ");
-		quote_one_line(b, f->dir);
-		sb_adds(b, ", emitted by zealot: an entry per endpoint.\n");
-		for (size_t i = 0; i < f->n; i++) {
-			long h = hub_of(f, i, NULL);
-			/* a compaction request carries a whole conversation of the endpoint it compacts */
-			if (h >= 0 && window[h] < window[i]) {
-				cmd_fail(0,
-					 "emit: warning: %s compacts at %s, whose per-slot window (%u) is smaller than "
-					 "its own (%u): a full conversation will not fit (law M03)",
-					 f->m[i].name, f->m[h].name, window[h], window[i]);
-				sb_adds(b, "# WARNING: ");
-				quote_one_line(b, f->m[i].name);
-				sb_adds(b, "'s hub ");
-				quote_one_line(b, f->m[h].name);
-				sb_addf(b, " holds %u tokens per slot, less than its %u (law M03)\n", window[h],
-					window[i]);
-			}
-		}
-		for (size_t i = 0; i < f->n; i++)
-			sb_adds(b, entry[i]);
-	}
-	for (size_t i = 0; i < f->n; i++)
-		free(entry[i]);
-	free(entry);
-	free(window);
-	return rc;
-}
-
 static int write_in(const char *dir, const char *name, const char *text, char **err)
 {
 	struct sb path = {0};
@@ -204,43 +116,19 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 		free(err);
 		return rc;
 	}
-	struct sb b = {0};
+	struct sb b = {0}, warn = {0};
 	if (kind == 1) {
-		sb_adds(&b, "# Prometheus configuration for the fleet ");
-		quote_one_line(&b, f.dir);
-		sb_adds(&b, ", emitted by zealot: a scrape job\n"
-			    "# per endpoint; a remote endpoint is scraped at its HOST.\n"
-			    "scrape_configs:\n");
-		for (size_t i = 0; i < f.n; i++) {
-			const char *bind = endpoint_value(f.m[i].ep, "BIND_ADDR");
-			int loopback = bind && (strncmp(bind, "127.", 4) == 0 || strcmp(bind, "::1") == 0);
-			if (f.m[i].remote && loopback) {
-				sb_adds(&b, "# ");
-				quote_one_line(&b, f.m[i].name);
-				sb_addf(&b, " binds %s on its host: only a Prometheus there reaches it (BIND_ADDR)\n",
-					bind);
-			}
-			if (f.m[i].remote && endpoint_value(f.m[i].ep, "API_KEY_FILE"))
-				sb_adds(&b, "# Prometheus reads the API key on its own host, at API_KEY_FILE's path\n");
-			emit_prometheus_job(&b, f.m[i].ep, f.m[i].remote ? f.m[i].host.host : NULL);
-		}
+		fleet_emit_prometheus(&f, &b);
 	} else if (kind == 2) {
-		sb_adds(&b, "# Alert rules for the fleet ");
-		quote_one_line(&b, f.dir);
-		sb_adds(&b, " (Prometheus rule file), emitted by zealot\ngroups:\n");
-		for (size_t i = 0; i < f.n; i++)
-			emit_alerts_group(&b, f.m[i].ep, minutes);
+		fleet_emit_alerts(&f, minutes, &b);
 	} else if (kind == 3) {
-		rc = fleet_harness(&f, &b, &err);
+		rc = cmd_exit(fleet_emit_harness(&f, &b, &warn, &err));
+		for (const char *w = warn.s; w && *w; w = strchr(w, '\n') + 1)
+			cmd_fail(0, "emit: warning: %.*s", (int)strcspn(w, "\n"), w);
 	} else if (kind == 5) {
-		const struct endpoint **eps = xcalloc(f.n ? f.n : 1, sizeof(*eps));
-		for (size_t i = 0; i < f.n; i++)
-			eps[i] = f.m[i].ep;
-		const char *base = strrchr(f.dir, '/') && strrchr(f.dir, '/')[1] ? strrchr(f.dir, '/') + 1 : f.dir;
-		char *g = grafana_dashboard(eps, f.n, base);
+		char *g = fleet_emit_grafana(&f);
 		sb_adds(&b, g);
 		free(g);
-		free(eps);
 	} else {
 		if (fleet_ansible_check(&f, &err)) {
 			rc = EXIT_USAGE;
@@ -260,6 +148,7 @@ done:
 		cmd_fail(rc, "emit: %s", err);
 	free(err);
 	sb_release(&b);
+	sb_release(&warn);
 	fleet_free(&f);
 	return rc;
 }
@@ -361,7 +250,8 @@ int cmd_emit(int argc, char **argv)
 		out = grafana_dashboard(&one, 1, ep->name);
 	} else {
 		unsigned window;
-		rc = harness_entry(ep, NULL, endpoint_value(ep, "COMPACTION_HUB"), &window, &out, &err);
+		rc = cmd_exit(
+		    fleet_emit_harness_entry(ep, NULL, endpoint_value(ep, K_COMPACTION_HUB), &window, &out, &err));
 		if (rc != EXIT_OK)
 			goto done;
 	}

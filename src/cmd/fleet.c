@@ -61,19 +61,14 @@ int cmd_fleet(int argc, char **argv)
 	int rc = EXIT_OK;
 	if (args.n == 1) {
 		struct sb names = {0};
-		const char *near = NULL;
-		size_t best = 3;
+		struct near near = near_start(args.v[0], 2);
 		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++) {
 			sb_addf(&names, "%s%s", i ? ", " : "", subcommands[i].name);
-			size_t d = edit_distance(args.v[0], subcommands[i].name);
-			if (d < best) {
-				best = d;
-				near = subcommands[i].name;
-			}
+			near_try(&near, subcommands[i].name);
 		}
-		if (near)
+		if (near.best)
 			rc = cmd_fail(EXIT_USAGE, "fleet: '%s' is not a fleet subcommand (did you mean '%s'?)",
-				      args.v[0], near);
+				      args.v[0], near.best);
 		else
 			rc = cmd_fail(EXIT_USAGE,
 				      "fleet: '%s' is not a fleet subcommand (%s; see 'zealot fleet --help')",

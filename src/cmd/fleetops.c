@@ -13,13 +13,6 @@
 #include "cmd.h"
 #include "options.h"
 
-static void print_json(json_t *o)
-{
-	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	puts(s);
-	free(s);
-}
-
 /* The options fleet status and fleet history share. */
 #define QUERY_OPTS                                                                                                     \
 	OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),                                                    \
@@ -191,7 +184,7 @@ int cmd_fleet_status(int argc, char **argv)
 		json_t *o = json_pack("{s:s,s:f,s:o,s:I,s:I}", "fleet", args.v[0], "seconds",
 				      (double)(long)(secs * 1000) / 1000, "endpoints", rows, "healthy",
 				      (json_int_t)healthy, "total", (json_int_t)f.n);
-		print_json(o);
+		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
 		printf("fleet status %s: %zu endpoint%s on %zu host%s, %zu healthy, %.1f s\n\n", args.v[0], f.n,
@@ -297,7 +290,7 @@ static void print_deploy_end(const char *dir, const char *reason, const char *ve
 				      version, "seconds", (double)(long)(secs * 1000) / 1000, "endpoints", rows,
 				      "deployed", (json_int_t)t->deployed, "failed", (json_int_t)t->failed, "skipped",
 				      (json_int_t)t->skipped);
-		print_json(o);
+		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
 		printf("%zu deployed, %zu failed, %zu skipped, %.1f s\n", t->deployed, t->failed, t->skipped, secs);
@@ -423,7 +416,7 @@ int cmd_fleet_history(int argc, char **argv)
 	size_t ne = json_array_size(all), nh = json_array_size(hosts);
 	if (json) {
 		json_t *o = json_pack("{s:s,s:o,s:o}", "fleet", args.v[0], "hosts", hosts, "eras", all);
-		print_json(o);
+		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
 		printf("fleet history %s: %zu era%s on %zu host%s\n\n", args.v[0], ne, ne == 1 ? "" : "s", nh,

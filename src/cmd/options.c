@@ -116,20 +116,11 @@ void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts)
 /* The closest long option to a misspelt one, or NULL. */
 static const char *suggest(const struct opt *opts, const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = 3;
-	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++) {
-		if (!o->long_name)
-			continue;
-		size_t d = edit_distance(name, o->long_name);
-		if (d < best_d || (d == best_d && !best)) {
-			if (d <= 2) {
-				best = o->long_name;
-				best_d = d;
-			}
-		}
-	}
-	return best;
+	struct near n = near_start(name, 2);
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)
+		if (o->long_name)
+			near_try(&n, o->long_name);
+	return n.best;
 }
 
 static int choice_ok(const char *choices, const char *v)

@@ -297,26 +297,6 @@ static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c
 	json_decref(o);
 }
 
-int cmd_plan_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
-		   struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
-{
-	int io = 0;
-	*cal = NULL;
-	*cal_text = NULL;
-	*warn = NULL;
-	if (shape_load(ep, device, c, &io, err))
-		return io ? EXIT_IO : EXIT_USAGE;
-	if (cpu_source)
-		c->shape.cpu.source = cpu_source;
-	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, p, err))
-		return EXIT_USAGE;
-	if (calibrate && calib_apply(ep, c, p, cal, cal_text, warn) >= 0) {
-		free(*warn);
-		*warn = NULL;
-	}
-	return EXIT_OK;
-}
-
 int cmd_plan(int argc, char **argv)
 {
 	struct opt_list sets = {0};
@@ -350,8 +330,8 @@ int cmd_plan(int argc, char **argv)
 	struct plan p;
 	json_t *cal = NULL;
 	char *cal_text = NULL, *warn = NULL;
-	rc = cmd_plan_price(ep, device, cpu ? "--cpu-features" : NULL, !no_calibration, &c, &p, &cal, &cal_text, &warn,
-			    &err);
+	rc = cmd_exit(calib_price(ep, device, cpu ? "--cpu-features" : NULL, !no_calibration, &c, &p, &cal, &cal_text,
+				  &warn, &err));
 	if (rc != EXIT_OK)
 		goto done;
 	if (warn) {

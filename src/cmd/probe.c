@@ -92,9 +92,7 @@ static void print_results(const char *url, const struct probe_results *res, int 
 		json_object_set_new(o, "verdict", json_string(failed ? "fail" : "pass"));
 		if (recorded)
 			json_object_set_new(o, "recorded_era", json_integer(recorded));
-		char *str = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(str);
-		free(str);
+		cmd_print_json(o, 0);
 		json_decref(o);
 		return;
 	}

@@ -240,7 +240,7 @@ int cmd_rungs(int argc, char **argv)
 	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &r, &ro.rate);
-		cmd_print_json(o);
+		cmd_print_json(o, 12);
 		json_decref(o);
 	} else {
 		print_human(ep, &c, &r);

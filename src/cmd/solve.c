@@ -318,7 +318,7 @@ int cmd_solve(int argc, char **argv)
 	}
 	if (json) {
 		json_t *j = to_json(ep, o, r);
-		cmd_print_json(j);
+		cmd_print_json(j, 12);
 		json_decref(j);
 	} else {
 		print_human(ep, o, r);

@@ -74,9 +74,7 @@ int cmd_store(int argc, char **argv)
 		json_object_set_new(o, "problems", p);
 		json_object_set_new(o, "backups", b);
 		json_object_set_new(o, "recovery", h.recovery ? json_string(h.recovery) : json_null());
-		char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		puts(t);
-		free(t);
+		cmd_print_json(o, 0);
 		json_decref(o);
 	} else if (!h.exists) {
 		printf("store %s: none yet (nothing to check)\n", h.path);

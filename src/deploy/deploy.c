@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <math.h>
 #include <netdb.h>
-#include <openssl/evp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/crypto_lazy.h"
 #include "../base/fault.h"
 #include "../base/proc.h"
 #include "../base/util.h"

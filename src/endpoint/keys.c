@@ -298,20 +298,14 @@ enum key_id key_url_of(enum key_id file)
  * (KV_CACHE_TYPE for CACHE_TYPE_K) both suggest. */
 const char *key_suggest(const char *unknown)
 {
-	const char *best = NULL;
-	size_t best_d = 99;
-	for (size_t i = 0; i < K__COUNT; i++) {
-		size_t d = edit_distance(unknown, table[i].name);
-		if (d < best_d) {
-			best_d = d;
-			best = table[i].name;
-		}
-	}
-	if (best && best_d <= 3)
-		return best;
+	struct near nr = near_start(unknown, 3);
+	for (size_t i = 0; i < K__COUNT; i++)
+		near_try(&nr, table[i].name);
+	if (nr.best)
+		return nr.best;
 	/* word overlap: the most shared `_`-separated words, at least two */
 	size_t best_w = 1;
-	best = NULL;
+	const char *best = NULL;
 	for (size_t i = 0; i < K__COUNT; i++) {
 		size_t shared = 0;
 		const char *u = unknown;

@@ -53,3 +53,17 @@ int quote_unit_user_ok(const char *s)
 	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
 	return *s && !s[n] && n <= 32 && s[0] != '-' && s[0] != '.';
 }
+
+void quote_prom(struct sb *out, const char *s)
+{
+	sb_addc(out, '"');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\\' || *p == '"')
+			sb_addc(out, '\\');
+		if (*p == '\n')
+			sb_adds(out, "\\n");
+		else
+			sb_addc(out, *p);
+	}
+	sb_addc(out, '"');
+}

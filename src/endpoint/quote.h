@@ -31,4 +31,9 @@ void quote_unit_word(struct sb *out, const char *prefix, const char *s);
  * digits, . _ -, not starting with - or ., at most 32 bytes) or a UID. */
 int quote_unit_user_ok(const char *s);
 
+/* s as a Prometheus string: double quotes around it, '\\', '"' and a
+ * newline escaped. The exposition format's label values and PromQL's
+ * string literals both read it. */
+void quote_prom(struct sb *out, const char *s);
+
 #endif

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/crypto_lazy.h"
 #include "../base/fault.h"
 #include "../base/file.h"
 #include "../base/util.h"
@@ -875,6 +875,10 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 			goto out;
 		}
 		state_reset(&d.st);
+	}
+	if (crypto_lazy_error()) {
+		errorf(err, "cannot hash '%s': %s", d.part, crypto_lazy_error());
+		goto out;
 	}
 	hasher_start(&d.hs, d.fd);
 	/* the bytes already there are hashed from disk while the rest comes */

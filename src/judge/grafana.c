@@ -5,21 +5,7 @@
 #include <string.h>
 
 #include "../base/util.h"
-
-/* A PromQL string literal of s, quotes included. */
-static void promql_str(struct sb *b, const char *s)
-{
-	sb_addc(b, '"');
-	for (const char *p = s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sb_addc(b, '\\');
-		if (*p == '\n')
-			sb_adds(b, "\\n");
-		else
-			sb_addc(b, *p);
-	}
-	sb_addc(b, '"');
-}
+#include "../endpoint/quote.h"
 
 /* fmt with every "%J" replaced by {job="NAME"}'s inside and "%E" by
  * endpoint="NAME" (the textfile metrics' label), as a new string. */
@@ -29,7 +15,7 @@ static char *expr(const char *fmt, const char *name)
 	for (const char *p = fmt; *p; p++) {
 		if (p[0] == '%' && (p[1] == 'J' || p[1] == 'E')) {
 			sb_adds(&b, p[1] == 'J' ? "job=" : "endpoint=");
-			promql_str(&b, name);
+			quote_prom(&b, name);
 			p++;
 		} else {
 			sb_addc(&b, *p);

@@ -8,20 +8,13 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../endpoint/quote.h"
 #include "ledger_compare.h"
 
 static void label(struct sb *b, const char *name, const char *v)
 {
-	sb_addf(b, "%s=\"", name);
-	for (const char *p = v; *p; p++) {
-		if (*p == '\\' || *p == '"')
-			sb_addc(b, '\\');
-		if (*p == '\n')
-			sb_adds(b, "\\n");
-		else
-			sb_addc(b, *p);
-	}
-	sb_addc(b, '"');
+	sb_addf(b, "%s=", name);
+	quote_prom(b, v);
 }
 
 struct row {

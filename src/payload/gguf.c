@@ -210,14 +210,17 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 	 * would not fit leaves the rest to the checked walk below, which says
 	 * why (or projects a cut window's end). */
 	uint64_t i = 0;
+	const uint8_t *buf = c->buf;
+	size_t pos = c->pos, len = c->len; /* locals: the loop keeps them in registers */
 	for (; i < kv->arr_n; i++) {
-		if (c->len - c->pos < 8)
+		if (len - pos < 8)
 			break;
-		uint64_t n = rd_le64(c->buf + c->pos);
-		if (n > c->len - c->pos - 8)
+		uint64_t n = rd_le64(buf + pos);
+		if (n > len - pos - 8)
 			break;
-		c->pos += 8 + (size_t)n;
+		pos += 8 + (size_t)n;
 	}
+	c->pos = pos;
 	for (; i < kv->arr_n; i++) {
 		struct gguf_str s;
 		size_t before = c->pos;

@@ -125,6 +125,14 @@ static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char 
 		if (m->n_swa == 0)
 			m->n_swa = 4096;
 	}
+	/* src/models/llama4.cpp: a chunked window of 8192 cells whatever
+	 * the key says, unless the key is present and 0 (no window) */
+	if (strcmp(m->arch, "llama4") == 0) {
+		if (akey(g, m, "attention.sliding_window") && m->n_swa == 0)
+			return 0;
+		m->n_swa = 8192;
+		m->swa_source = "the engine's chunk (llama4: 8192)";
+	}
 	if (m->n_swa == 0)
 		return 0;
 	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");

@@ -2,13 +2,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/crypto_lazy.h"
 #include "../base/util.h"
 
 char *pin_stamp_dir(void)
@@ -144,7 +144,14 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(ctx);
+		close(fd);
+		free(sp);
+		sb_release(&want);
+		return errorf(err, "cannot hash '%s': %s", path,
+			      crypto_lazy_error() ? crypto_lazy_error() : "libcrypto's SHA-256 would not start");
+	}
 	size_t cap = 4u << 20;
 	unsigned char *buf = xmalloc(cap);
 	uint64_t done = 0, total = (uint64_t)st.st_size;

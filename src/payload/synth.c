@@ -23,6 +23,7 @@ static const char *const archs[] = {
     "lfm2moe", "nemotron_h_moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2",
+    "command-r", "cohere2", "minimax-m2", "llama4",
 };
 /* clang-format on */
 static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "mistral4",
@@ -98,6 +99,22 @@ int synth_defaults(struct synth_spec *s, const char *arch, char **err)
 		s->n_layer = 6;
 		s->n_swa = 512;
 		s->swa_pattern = 2;
+	} else if (strcmp(arch, "cohere2") == 0) {
+		s->n_swa = 512; /* the engine requires the window; the period defaults to 4 */
+		s->swa_pattern = 4;
+	} else if (strcmp(arch, "llama4") == 0) {
+		/* experts every 2nd layer beside a shared one, ff_exp wide; the
+		 * window key written (the engine chunks by 8192 unless it is 0) */
+		s->n_expert = 8;
+		s->n_expert_used = 1;
+		s->n_ff_exp = 256;
+		s->interval = 2;
+		s->n_swa = 8192;
+		s->swa_pattern = 4;
+	} else if (strcmp(arch, "minimax-m2") == 0) {
+		s->n_expert = 8; /* experts ff wide, sigmoid-gated with a selection bias */
+		s->n_expert_used = 2;
+		s->gating = 2;
 	} else if (strcmp(arch, "phi3") == 0) {
 		/* a general.name with "phi3" in it makes the engine's vocab
 		 * look for Phi-3's "</s>" token, which the byte tokenizer lacks */
@@ -446,6 +463,13 @@ static int answer_mode(const struct synth_spec *s)
 	return s->answer[0] != '\0';
 }
 
+/* Command R and Cohere 2 (src/models/command-r.cpp, cohere2.cpp): layer
+ * norms, the output tied to token_embd, logits scaled */
+static int is_cohere(const struct synth_spec *s)
+{
+	return strcmp(s->arch, "command-r") == 0 || strcmp(s->arch, "cohere2") == 0;
+}
+
 static int validate_answer(const struct synth_spec *s, char **err)
 {
 	if (!answer_mode(s))
@@ -453,7 +477,7 @@ static int validate_answer(const struct synth_spec *s, char **err)
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
 	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strncmp(s->arch, "lfm2", 4) ||
-	    !strcmp(s->arch, "gemma2"))
+	    !strcmp(s->arch, "gemma2") || is_cohere(s))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
 	if (s->n_embd < 4)
@@ -585,7 +609,8 @@ static int validate(const struct synth_spec *s, char **err)
 	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strncmp(s->arch, "lfm2", 4) == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
 	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "orion") == 0 ||
-	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0) &&
+	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0 ||
+	     is_cohere(s)) &&
 	    s->n_head * s->head_dim != s->n_embd)
 		return errorf(err, "%s requires heads x head_dim (%u) == embd (%u)", s->arch, s->n_head * s->head_dim,
 			      s->n_embd);
@@ -595,6 +620,16 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
 	if (validate_oss(s, err))
 		return -1;
+	if (strcmp(s->arch, "minimax-m2") == 0 &&
+	    (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert || s->gating < 1 || s->gating > 4))
+		return errorf(err, "minimax-m2 needs experts >= experts_used > 0 and gating 1 to 4");
+	if (strcmp(s->arch, "llama4") == 0 && (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert ||
+					       !s->n_ff_exp || !s->interval || s->rope_dims != s->head_dim))
+		return errorf(err,
+			      "llama4 needs experts >= experts_used > 0, ff_exp > 0, interval (the MoE layer step) > 0 "
+			      "and rope_dims == head_dim");
+	if (strcmp(s->arch, "cohere2") == 0 && !s->n_swa)
+		return errorf(err, "cohere2 needs swa > 0 (the engine requires attention.sliding_window)");
 	if (strcmp(s->arch, "mistral3") == 0 && s->n_expert && (!s->n_expert_used || s->n_expert_used > s->n_expert))
 		return errorf(err, "mistral3 with experts needs experts >= experts_used > 0");
 	if (strcmp(s->arch, "olmoe") == 0 && (s->n_head_kv != s->n_head || s->n_head * s->head_dim != s->n_embd))
@@ -1034,6 +1069,74 @@ static void tensors_glm4(struct tw *t, const struct synth_spec *s)
 		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
 		BM("ffn_down.weight", s->n_ff, s->n_embd);
 		BV("post_ffw_norm.weight", s->n_embd);
+	}
+}
+
+/* Command R and Cohere 2: llama's tensors without an FFN norm (the FFN
+ * reads the attention's normed input); command-r's q and k norms per
+ * head at 64 layers or more (load_arch_tensors). */
+static void tensors_cohere(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if (strcmp(s->arch, "command-r") == 0 && s->n_layer >= 64) {
+			uint64_t qn[2] = {s->head_dim, s->n_head}, kn[2] = {s->head_dim, s->n_head_kv};
+			blkname(nm, sizeof(nm), il, "attn_q_norm.weight");
+			gw_tensor(t->w, nm, 2, qn, 0, qn[0] * qn[1] * 4);
+			blkname(nm, sizeof(nm), il, "attn_k_norm.weight");
+			gw_tensor(t->w, nm, 2, kn, 0, kn[0] * kn[1] * 4);
+		}
+		qkv(t, s, il, 1);
+		ffn(t, s, il);
+	}
+}
+
+/* MiniMax-M2 (src/models/minimax-m2.cpp): q and k normed over their
+ * whole width; in every layer routed experts ff wide with a selection
+ * bias. */
+static void tensors_minimax_m2(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		qkv(t, s, il, 1);
+		BV("attn_norm.weight", s->n_embd);
+		BV("attn_q_norm.weight", (uint64_t)s->head_dim * s->n_head);
+		BV("attn_k_norm.weight", (uint64_t)s->head_dim * s->n_head_kv);
+		BV("ffn_norm.weight", s->n_embd);
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+		BV("exp_probs_b.bias", s->n_expert);
+	}
+}
+
+/* Llama 4 (src/models/llama4.cpp): llama's attention; on every
+ * interval-th layer routed experts beside a shared expert, both ff_exp
+ * wide; a dense FFN ff wide elsewhere. */
+static void tensors_llama4(struct tw *t, const struct synth_spec *s)
+{
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		qkv(t, s, il, 1);
+		BV("ffn_norm.weight", s->n_embd);
+		if ((il + 1) % s->interval != 0) {
+			ffn(t, s, il);
+			continue;
+		}
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
+		BM("ffn_down_shexp.weight", s->n_ff_exp, s->n_embd);
+		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff_exp);
 	}
 }
 
@@ -1865,6 +1968,38 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "expert_used_count");
 		gw_u32(w, k, s->n_expert_used);
 	}
+	if (is_cohere(s)) { /* both required by cohere2, the epsilon by command-r */
+		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
+		gw_f32(w, k, 1e-5f);
+		akey(k, sizeof(k), s, "logit_scale");
+		gw_f32(w, k, 0.0625f);
+	}
+	if (strcmp(s->arch, "llama4") == 0) { /* all required but the window keys */
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff_exp);
+		akey(k, sizeof(k), s, "interleave_moe_layer_step");
+		gw_u32(w, k, s->interval);
+		akey(k, sizeof(k), s, "attention.sliding_window");
+		gw_u32(w, k, s->n_swa);
+		if (s->swa_pattern) {
+			akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+			gw_u32(w, k, s->swa_pattern);
+		}
+	}
+	if (strcmp(s->arch, "minimax-m2") == 0) { /* the expert width is required, the stacks are ff wide */
+		akey(k, sizeof(k), s, "expert_count");
+		gw_u32(w, k, s->n_expert);
+		akey(k, sizeof(k), s, "expert_used_count");
+		gw_u32(w, k, s->n_expert_used);
+		akey(k, sizeof(k), s, "expert_feed_forward_length");
+		gw_u32(w, k, s->n_ff);
+		akey(k, sizeof(k), s, "expert_gating_func");
+		gw_u32(w, k, s->gating);
+	}
 	if (strcmp(s->arch, "orion") == 0) {
 		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
 		gw_f32(w, k, 1e-5f);
@@ -1906,7 +2041,8 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 static void keys_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0) &&
+	if ((strcmp(s->arch, "gemma3") == 0 || strcmp(s->arch, "gemma2") == 0 || strcmp(s->arch, "exaone4") == 0 ||
+	     strcmp(s->arch, "cohere2") == 0) &&
 	    s->n_swa) {
 		akey(k, sizeof(k), s, "attention.sliding_window");
 		gw_u32(w, k, s->n_swa);
@@ -1940,7 +2076,8 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	uint64_t out_at = gw_data_at(t->w);
 	if (answer_mode(s))
 		t->wtype = 1;
-	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0)
+	if (strcmp(s->arch, "gemma3") != 0 && strcmp(s->arch, "gemma4") != 0 && strcmp(s->arch, "gemma2") != 0 &&
+	    !is_cohere(s))
 		mat(t, "output.weight", s->n_embd, s->n_vocab);
 	t->wtype = wtype;
 	if (answer_mode(s))
@@ -1973,6 +2110,12 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_glm4(t, s);
 	else if (strcmp(s->arch, "phimoe") == 0)
 		tensors_phimoe(t, s);
+	else if (is_cohere(s))
+		tensors_cohere(t, s);
+	else if (strcmp(s->arch, "minimax-m2") == 0)
+		tensors_minimax_m2(t, s);
+	else if (strcmp(s->arch, "llama4") == 0)
+		tensors_llama4(t, s);
 	else if (strcmp(s->arch, "olmoe") == 0 || strcmp(s->arch, "ernie4_5-moe") == 0 ||
 		 strcmp(s->arch, "deepseek") == 0)
 		tensors_olmoe_ernie(t, s);

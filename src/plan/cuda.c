@@ -14,6 +14,8 @@ enum { T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7, T_Q
 
 /* fattn-common.cuh FATTN_KQ_STRIDE */
 #define KQ_STRIDE 256
+/* the vector kernel's limit at gqa > 4 (fattn.cu) */
+#define VEC_LARGE_KV 8192
 
 void cuda_build_default(struct cuda_build *b)
 {
@@ -138,7 +140,8 @@ enum cuda_fa_kernel cuda_fa_kernel(const struct cuda_build *b, int cc, const str
 	if (cc >= 75 && fa->dk != 40 && fa->dk != 72) { /* Turing tensor cores */
 		if (vec_ok) {
 			if (!quant) {
-				if (cc >= 89 && fa->q_tok == 1 && fa->n_stream == 1 && !(gqa > 4 && fa->n_kv >= 8192))
+				if (cc >= 89 && fa->q_tok == 1 && fa->n_stream == 1 &&
+				    !(gqa > 4 && fa->n_kv >= VEC_LARGE_KV))
 					return CUDA_FA_VEC;
 			} else if (cc >= 89 ? fa->q_tok <= 2 : fa->q_tok == 1) {
 				return CUDA_FA_VEC;
@@ -166,6 +169,33 @@ enum cuda_fa_kernel cuda_fa_kernel(const struct cuda_build *b, int cc, const str
 		}
 	}
 	return CUDA_FA_TILE;
+}
+
+/* cuda_fa_kernel reads n_kv twice: n_kv % KQ_STRIDE (gqa_opt, vec_ok)
+ * and n_kv >= VEC_LARGE_KV; get_alloc_size reads it linearly (the f16
+ * copies of K and V). Every other field must be the same in both builds. */
+
+int cuda_fa_interval(const struct ga_fa *a, const struct ga_fa *b, int64_t n0, int64_t step, int64_t *lo, int64_t *hi)
+{
+	if (a->k_type != b->k_type || a->v_type != b->v_type || a->dk != b->dk || a->dv != b->dv || a->hkv != b->hkv ||
+	    a->h != b->h || a->q_tok != b->q_tok || a->n_stream != b->n_stream || a->mask != b->mask ||
+	    a->v_is_k != b->v_is_k)
+		return -1;
+	int64_t d = b->n_kv - a->n_kv; /* n_kv at n0 + k*step is a->n_kv + k*d */
+	if (d == 0)
+		return 0;
+	if (d < 0 || d % KQ_STRIDE) /* the residue would move */
+		return -1;
+	if (a->n_kv >= VEC_LARGE_KV) { /* k >= -floor((n_kv - 8192) / d) */
+		int64_t k = -((a->n_kv - VEC_LARGE_KV) / d);
+		if (n0 + k * step > *lo)
+			*lo = n0 + k * step;
+	} else { /* k <= ceil((8192 - n_kv) / d) - 1 */
+		int64_t k = (VEC_LARGE_KV - a->n_kv + d - 1) / d - 1;
+		if (n0 + k * step < *hi)
+			*hi = n0 + k * step;
+	}
+	return 0;
 }
 
 /* Compute capabilities of the device profiles (device.c). */

@@ -83,6 +83,9 @@ struct cuda_rules {
 };
 
 int cuda_supports_op(const struct ga_graph *g, int t, int backend, const void *rules);
+/* sched.h's fa_interval for the two above: the n over which they read a
+ * flash-attention node built at n0 (a) and n0 + step (b) alike. */
+int cuda_fa_interval(const struct ga_fa *a, const struct ga_fa *b, int64_t n0, int64_t step, int64_t *lo, int64_t *hi);
 uint64_t cuda_alloc_size(const struct ga_graph *g, int t, int backend, const void *rules);
 
 #endif

@@ -5,12 +5,16 @@
  *     the slots, the caches and the batches: a new shape field joins the
  *     key by itself);
  *   - the compute replays, as affine pieces over the KV cells the masks
- *     span (gaparam.c), keyed by everything else the graph is built from.
+ *     span (gaparam.c), keyed by everything else the graph is built from:
+ *     on the CPU alone the allocator's replay, with devices (cards,
+ *     rpc-servers) the scheduler's, one piece per backend over the cells
+ *     on which the scheduler and every allocator decide alike.
  *
  * The caller owns it and passes it in plan_extras.memo; NULL (zealot plan)
  * means no reuse. A plan made with a memo equals the plan made without
  * (tests/unit/test_solve.c holds the two equal over every window of the
- * seeds' shape and over random geometries).
+ * seeds' shape, over random geometries, and over random candidates on a
+ * card and on two rpc-servers against ZEALOT_FULL_REPLAY=1).
  */
 #ifndef ZEALOT_MEMO_H
 #define ZEALOT_MEMO_H

@@ -506,3 +506,23 @@ done:
 	endpoint_free(ep);
 	return rc;
 }
+
+enum zerr calib_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
+		      struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
+{
+	int io = 0;
+	*cal = NULL;
+	*cal_text = NULL;
+	*warn = NULL;
+	if (shape_load(ep, device, c, &io, err))
+		return io ? ZE_IO : ZE_USAGE;
+	if (cpu_source)
+		c->shape.cpu.source = cpu_source;
+	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, p, err))
+		return ZE_USAGE;
+	if (calibrate && calib_apply(ep, c, p, cal, cal_text, warn) >= 0) {
+		free(*warn);
+		*warn = NULL;
+	}
+	return ZE_OK;
+}

@@ -39,6 +39,15 @@ void calib_identity_release(struct calib_identity *id);
 int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, json_t **json, char **text,
 		char **err);
 
+/* Price ep as `zealot plan` does: its shape (device: NULL for the
+ * endpoint's DEVICE; cpu_source: a name for where CPU_FEATURES came from,
+ * NULL to keep the endpoint's), the plan, and, when calibrate is set, the
+ * calibration calib_apply makes. ZE_OK, else ZE_IO (a file unread) or
+ * ZE_USAGE (the endpoint or its payload refused) with *err. A store that
+ * cannot be read is no failure: *warn says why and p stays the model's. */
+enum zerr calib_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
+		      struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err);
+
 /* Record a boot of the endpoint at endpoint_path: its ledger (ledger_json,
  * the engine's build line), the log it came from ("-": stdin), the settled
  * used MiB (-1: not measured), and the endpoint's plan beside it

@@ -15,9 +15,10 @@ rc=$?
 deb=$(ls "$ROOT"/build/deb/zealot_*_*.deb 2>/dev/null | head -1)
 check "dpkg-buildpackage -b -us -uc: exit 0, a .deb ($(tail -1 build.log))" test "$rc" -eq 0 -a -n "$deb"
 run dpkg-deb -f "$deb" Package Version Depends
-check "the .deb: package zealot, the version zealot prints, shared-library depends" \
+check "the .deb: package zealot, the version zealot prints, shared-library depends, the dlopen()ed libcurl4 and libssl3" \
 	test -n "$(grep -Fx 'Package: zealot' "$TMP/out")" -a \
-	-n "$(grep -Fx "Version: $("$ROOT/zealot" --version | cut -d' ' -f2)-1" "$TMP/out")" -a -n "$(grep -F 'libjansson' "$TMP/out")"
+	-n "$(grep -Fx "Version: $("$ROOT/zealot" --version | cut -d' ' -f2)-1" "$TMP/out")" -a -n "$(grep -F 'libjansson' "$TMP/out")" \
+	-a -n "$(grep -E '^Depends: .*libcurl4.*libssl3' "$TMP/out")"
 R=$TMP/root
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
 : >"$R/var/lib/dpkg/status"

@@ -1,7 +1,7 @@
 # One source for the docs: each command's struct cmd_help and option table
 # render its --help, its man page and docs/cmd/NAME.md; the key table renders
-# zealot-endpoint(5) and docs/endpoint.md; src/cmd/explain.c renders
-# zealot explain, zealot-laws(7) and docs/laws.md. Here: the committed pages
+# zealot-endpoint(5) and docs/endpoint.md; src/judge/lawdoc.c holds
+# the laws src/cmd/explain.c renders as zealot explain, zealot-laws(7) and docs/laws.md. Here: the committed pages
 # are what the binary renders now (make docs), the man page of each command
 # lists every option its --help lists, every law id the code cites has a
 # page, and zealot help / explain / the did-you-means answer.

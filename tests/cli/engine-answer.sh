@@ -9,7 +9,7 @@
 # no AMX for it: the AMX branch is exercised here, on every host.
 . "$(dirname "$0")/../lib.sh"
 mkdir -p "$TMP/bin"
-printf '#!/bin/sh\nexec python3 %s/tests/fakeboot.py "$@"\n' "$ROOT" >"$TMP/bin/llama-server"
+printf '#!/bin/sh\nexec python3 %s "$@"\n' "$(printf %q "$ROOT/tests/fakeboot.py")" >"$TMP/bin/llama-server"
 chmod +x "$TMP/bin/llama-server"
 ZEALOT_ENGINE=$TMP/bin
 . "$(dirname "$0")/../engine.sh"

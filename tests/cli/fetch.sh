@@ -52,7 +52,7 @@ run "$ZEALOT" fetch "$TMP/ep/quiet.env"
 check "no terminal: a download says nothing on stderr" test "$rc" -eq 0 -a ! -s "$TMP/err"
 sed 's/^MODEL_FILE=.*/MODEL_FILE=tty.gguf/' "$TMP/ep/p.env" >"$TMP/ep/tty.env"
 if command -v script >/dev/null; then
-	script -qfec "$ZEALOT fetch $TMP/ep/tty.env" "$TMP/tty.log" >/dev/null 2>&1
+	script -qfec "$(printf "%q " "$ZEALOT" fetch "$TMP/ep/tty.env")" "$TMP/tty.log" >/dev/null 2>&1
 	check "a terminal: a progress line with bytes, percent and rate" grep -qE 'MODEL +[0-9.]+ / [0-9.]+ GiB +100% +[0-9.]+ MiB/s' "$TMP/tty.log"
 fi
 

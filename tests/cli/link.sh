@@ -1,12 +1,14 @@
 # zealot links no libcurl: commands that never speak HTTP start without its
 # 29 libraries, and the ones that do load it on first use (curl_lazy.c).
+# Nor libcrypto: the commands that hash load it on first use (crypto_lazy.c).
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
 
 libs=$(ldd ./zealot 2>&1)
 check "./zealot is not linked against libcurl" test -z "$(echo "$libs" | grep -F libcurl)"
+check "./zealot is not linked against libcrypto" test -z "$(echo "$libs" | grep -F libcrypto)"
 n=$(echo "$libs" | grep -c '=>')
-check "./zealot loads at most 8 shared libraries at start ($n)" test "$n" -le 8
+check "./zealot loads at most 7 shared libraries at start ($n)" test "$n" -le 7
 
 # an HTTP command still reaches a server through the lazily loaded libcurl:
 # a loopback port nobody listens on gives libcurl's own connect error

@@ -188,3 +188,21 @@ run "$ZEALOT" solve fz.env --vary CACHE_TYPE_K=fp8
 check "--vary a cache type the engine lacks: exit 2, names S04" test "$rc" -eq 2 -a -n "$(grep S04 "$TMP/err")"
 run "$ZEALOT" solve nope.env
 check "a missing endpoint file: exit 3" rc_is 3
+
+# The memo with devices (memo.h): every answer equals the one the full
+# replay gives (ZEALOT_FULL_REPLAY=1 prices every graph of every candidate
+# by the scheduler's replay, no memo), the search's own counts and times
+# aside; the memo did the pricing (graph replays counted) where the full
+# replay counts none. On the seeds' card and on two rpc-servers (every
+# layer offloaded: pipeline parallelism).
+"$ZEALOT" synth qwen35 --set ctx=65536 -o q35.gguf 2>/dev/null
+printf 'MODEL_FILE=q35.gguf\nCTX_SIZE=8192\nPARALLEL=2\nRPC=127.0.0.1:50061,127.0.0.1:50062\nTENSOR_SPLIT=1,2\nSPEC_TYPE=draft-mtp\nSPEC_DRAFT_N_MAX=2\nDEVICES=rpc:4096,rpc:8192\nADDRESSABLE_MIB=65536\n' >rpc2.env
+for e in fz.env rpc2.env; do
+	run "$ZEALOT" solve "$e" --maximize slots --json
+	cp "$TMP/out" memo.json
+	run env ZEALOT_FULL_REPLAY=1 "$ZEALOT" solve "$e" --maximize slots --json
+	check "solve $e --maximize slots: the memo's answer is the full replay's, every figure" \
+		test "$(jq -c 'del(.search)' memo.json)" = "$(jq -c 'del(.search)' "$TMP/out")" -a "$rc" -eq 0
+	check "solve $e: the memo priced it ($(jq .search.replays memo.json) graph replays), the full replay none" \
+		test "$(jq .search.replays memo.json)" -gt 0 -a "$(jq .search.replays "$TMP/out")" -eq 0
+done

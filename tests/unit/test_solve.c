@@ -188,6 +188,71 @@ static void memo_equal(struct fixture *f, const char *what, uint64_t top, uint64
 	free(err);
 }
 
+/* A random sample of the solve space (slots 1-4, windows of 256-cell steps
+ * up to the trained context, every K and V among f16/q8_0/q4_0, the
+ * drafter on and off when the payload has one, ubatch 256/512/1024),
+ * priced with one memo as solve prices them (the affine pieces, with
+ * devices the scheduler's too) and by the full replay
+ * (ZEALOT_FULL_REPLAY=1, no memo): every plan equal, term for term. */
+static void memo_random(struct fixture *f, const char *what, int n)
+{
+	static const char *const types[] = {"f16", "q8_0", "q4_0"};
+	static const char *const ubs[] = {"256", "512", "1024"};
+	const struct model *m = f->c.census->model;
+	int mtp = m->n_nextn && m->mtp_tensors;
+	uint64_t train = m->n_ctx_train ? m->n_ctx_train : 8192;
+	if (train > 262144)
+		train = 262144;
+	char *err = NULL;
+	struct memo *mm = memo_new();
+	struct plan *p = malloc(sizeof(*p)), *q = malloc(sizeof(*q));
+	int priced = 0, bad = 0;
+	for (int i = 0; i < n; i++) {
+		struct cand c = {0};
+		uint32_t slots = 1 + draw(4);
+		uint64_t w = 256 * (1 + draw((uint32_t)(train / 256)));
+		cand_setu(&c, K_PARALLEL, slots);
+		cand_setu(&c, K_CTX_SIZE, w * slots);
+		cand_set(&c, K_CACHE_TYPE_K, types[draw(3)]);
+		cand_set(&c, K_CACHE_TYPE_V, types[draw(3)]);
+		if (mtp)
+			cand_set(&c, K_SPEC_TYPE, draw(2) ? "draft-mtp" : "none");
+		cand_set(&c, K_UBATCH_SIZE, ubs[draw(3)]);
+		struct plan_shape s;
+		struct plan_extras x;
+		if (cand_apply(f->ep, &f->c, &c, &s, &x, &err)) {
+			free(err);
+			err = NULL;
+			continue;
+		}
+		if (!x.addressable_mib)
+			x.addressable_mib = 65536;
+		struct plan_extras xm = x;
+		xm.memo = mm;
+		int r1 = plan_make(m, f->c.model->g, &s, f->c.dev, &xm, q, &err);
+		setenv("ZEALOT_FULL_REPLAY", "1", 1);
+		int r0 = plan_make(m, f->c.model->g, &s, f->c.dev, &x, p, &err);
+		unsetenv("ZEALOT_FULL_REPLAY");
+		priced++;
+		if ((r0 != r1 || memcmp(p, q, sizeof(*p))) && bad++ < 3) {
+			char line[256];
+			cand_line(&c, line, sizeof(line));
+			printf("# %s: %s: compute %llu vs memo %llu\n", what, line,
+			       (unsigned long long)p->compute[0].bytes, (unsigned long long)q->compute[0].bytes);
+		}
+	}
+	const struct memo_stats *st = memo_stats(mm);
+	ok(priced > n / 2 && bad == 0,
+	   "memo: %s, %d random candidates: every plan equals the full replay's, term for term (%llu replays for "
+	   "%llu graphs)",
+	   what, priced, (unsigned long long)(st->affine_replays + st->plain_replays),
+	   (unsigned long long)(st->piece_hits + st->affine_replays + st->plain_replays));
+	free(p);
+	free(q);
+	memo_free(mm);
+	free(err);
+}
+
 /* solve_window against a scan of every window from the cap down. */
 static void window_exact(struct fixture *f, const char *what, const char *extra)
 {
@@ -339,6 +404,7 @@ void test_solve(void)
 		    "CTX_SIZE=602112\nPARALLEL=3\nCACHE_TYPE_K=f16\nCACHE_TYPE_V=q8_0\nBATCH_SIZE=6144\n"
 		    "UBATCH_SIZE=1024\nSPEC_TYPE=draft-mtp\nSPEC_DRAFT_N_MAX=2\nDEVICE=rtx3090\n") == 0) {
 		memo_equal(&f9, "the seeds' 9B, 3 slots, drafter armed", 262144, 256 * 37);
+		memo_random(&f9, "the seeds' 9B on an rtx3090", 300);
 		window_exact(&f9, "the seeds' 9B at 3 slots", NULL);
 		window_exact(&f9, "the seeds' 9B at 1 slot on 5,200 MiB", "ADDRESSABLE_MIB=5200 PARALLEL=1");
 		window_exact(&f9, "the seeds' 9B at 2 slots, exact KV, no drafter",
@@ -384,6 +450,37 @@ void test_solve(void)
 		fixture_release(&f9);
 	} else {
 		ok(0, "the 9B fixture");
+	}
+
+	/* two rpc-servers, every layer offloaded: pipeline parallelism (four
+	 * copies of the inputs), the hybrid's recurrent state on the servers */
+	struct fixture fr;
+	if (fixture(&fr, "qwen35", NULL, "ctx=65536",
+		    "CTX_SIZE=8192\nPARALLEL=2\nRPC=127.0.0.1:50061,127.0.0.1:50062\nTENSOR_SPLIT=1,2\n"
+		    "SPEC_TYPE=draft-mtp\nSPEC_DRAFT_N_MAX=2\nDEVICES=rpc:4096,rpc:8192\n") == 0) {
+		memo_random(&fr, "qwen35 on two rpc-servers, pipelined", 200);
+		fixture_release(&fr);
+	} else {
+		ok(0, "the two-rpc qwen35 fixture");
+	}
+	/* two rpc-servers, 5 of 9 layers offloaded, the rest on the CPU */
+	struct fixture fs;
+	if (fixture(&fs, "llama", NULL, "layers=8 embd=512 ff=1024 vocab=8192 ctx=32768",
+		    "CTX_SIZE=8192\nPARALLEL=1\nRPC=127.0.0.1:50061,127.0.0.1:50062\nNGL=5\nTENSOR_SPLIT=1,2\n"
+		    "DEVICES=rpc:2048,rpc:2048\n") == 0) {
+		memo_random(&fs, "llama split over two rpc-servers and the CPU", 200);
+		fixture_release(&fs);
+	} else {
+		ok(0, "the two-rpc llama fixture");
+	}
+	/* a card with sliding-window layers (their cells apart from the window's) */
+	struct fixture fgc;
+	if (fixture(&fgc, "gemma3", NULL, "swa=512 swa_pattern=3 layers=6 ctx=65536",
+		    "CTX_SIZE=8192\nPARALLEL=2\nDEVICE=rtx3090\n") == 0) {
+		memo_random(&fgc, "gemma3 sliding window on an rtx3090", 200);
+		fixture_release(&fgc);
+	} else {
+		ok(0, "the gemma3 card fixture");
 	}
 
 	struct fixture fg;

@@ -176,6 +176,8 @@ void test_util(void)
 	    {"API_KEY_FILE=/k --api-key-file /k", "API_KEY_FILE=/k --api-key-file /k"},
 	    {"expected KEY=VALUE; CACHE_TYPE_K=q8_0", "expected KEY=VALUE; CACHE_TYPE_K=q8_0"},
 	    {"password=hunter2, ok", "password=<redacted>, ok"},
+	    {"host ssh://dank@h1:2222 and SSH://ops@h2", "host ssh://dank@h1:2222 and SSH://ops@h2"},
+	    {"ssh://dank:pw@h1 gitssh://tok@h", "ssh://<redacted>@h1 gitssh://<redacted>@h"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++) {
 		char *got = redact_text(r[i].in);

@@ -70,6 +70,7 @@ static void backends(const struct placement *pl, const struct cuda_build *cb, st
 			sc->fuse_moe[i] = (uint8_t)(cr->cc[i] && !(nf && strtol(nf, NULL, 10)));
 		sc->supports_op = cuda_supports_op;
 		sc->alloc_size = cuda_alloc_size;
+		sc->fa_interval = cuda_fa_interval;
 		sc->ctx = cr;
 	}
 }
@@ -97,8 +98,8 @@ static void build_graph(struct ga_graph *g, const struct model *m, const struct 
 /* With a memo, a graph's buffer is read from an affine piece over the
  * cells the masks span (n_kv, and n_kv_swa when the window layers span as
  * many): one replay, of two builds 256 cells apart, prices every window
- * over which galloc decides the same (gaparam.c). One backend only: with
- * devices the scheduler decides per graph. */
+ * over which galloc decides the same (gaparam.c). One backend (no
+ * device); with devices, run_graph_memo_n. */
 static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const struct dims *d, enum graph_kind kind,
 			       int draft_il)
 {
@@ -148,23 +149,153 @@ static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const str
 	return bytes;
 }
 
+/* With a memo and devices: the scheduler's replay of two builds 256 cells
+ * apart, each backend's buffer an affine piece over the cells (gaparam.c's
+ * ga_affine_n), for every window over which the scheduler and the
+ * allocators decide the same (ga_sched_interval, then the replay). The key
+ * is what the graph and its placement are made of: the model, the graph's
+ * dimensions but the cells, where things live (the placement comes from
+ * the shape's placement keys, the device and the model: place_make; its
+ * strings by their text) and the CUDA build's facts (the backends' rules).
+ * Nothing else of the shape reaches the graph but through the dimensions.
+ * 0, or -1 when it cannot price this graph (the caller replays it). */
+static int run_graph_memo_n(const struct compute_input *ci, const struct dims *d, enum graph_kind kind, int draft_il,
+			    uint64_t *sizes)
+{
+	struct memo *mm = ci->memo;
+	const struct placement *pl = d->w->pl;
+	struct fixed {
+		const struct model *m;
+		const struct device *dev;
+		const struct gguf *gg;
+		int kind, draft_il, backend;
+		struct dims d;
+		struct where w;
+		struct place_request place; /* but its strings */
+		uint32_t ngl;
+		struct cuda_build cuda;
+	} * k;
+	const struct place_request *rq = &ci->s->place;
+	const char *strs[] = {rq->override_tensor, rq->tensor_split, rq->split_mode, rq->rpc, rq->devices};
+	size_t len = sizeof(*k);
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++)
+		len += (strs[i] ? strlen(strs[i]) : 0) + 2;
+	char *key = xcalloc(1, len);
+	k = (struct fixed *)(void *)key;
+	k->m = ci->m;
+	k->dev = ci->dev;
+	k->gg = ci->gg;
+	k->kind = kind;
+	k->draft_il = draft_il;
+	memcpy(&k->d, d, sizeof(*d));
+	k->d.w = NULL;
+	int tied = d->n_kv_swa == d->n_kv;
+	k->d.n_kv = 0;
+	k->d.kv_size = 0;
+	k->d.n_kv_swa = tied ? -1 : d->n_kv_swa;
+	k->d.kv_size_swa = tied ? -1 : d->kv_size_swa;
+	memcpy(&k->w, d->w, sizeof(*d->w));
+	k->w.pl = NULL;
+	k->place.ngl = rq->ngl;
+	k->place.n_cpu_moe = rq->n_cpu_moe;
+	k->place.kv_offload = rq->kv_offload;
+	k->ngl = ci->s->ngl;
+	memcpy(&k->cuda, &ci->s->cuda, sizeof(k->cuda));
+	char *p = key + sizeof(*k);
+	for (size_t i = 0; i < ARRAY_SIZE(strs); i++) {
+		*p++ = strs[i] ? 1 : 0; /* NULL apart from "" */
+		size_t n = strs[i] ? strlen(strs[i]) : 0;
+		memcpy(p, strs[i] ? strs[i] : "", n);
+		p += n + 1;
+	}
+	int nb = (int)pl->n_dev + 1, found = 1;
+	uint64_t n = (uint64_t)d->n_kv;
+	for (int b = 0; b < nb && found; b++) {
+		k->backend = b;
+		found = memo_piece_find(mm, key, len, n, &sizes[b]);
+	}
+	if (found) {
+		free(key);
+		return 0;
+	}
+	struct dims d1 = *d;
+	d1.n_kv += 256;
+	d1.kv_size += 256;
+	if (tied) {
+		d1.n_kv_swa += 256;
+		d1.kv_size_swa += 256;
+	}
+	struct ga_graph g0, g1;
+	ga_init(&g0);
+	ga_init(&g1);
+	build_graph(&g0, ci->m, d, kind, draft_il);
+	build_graph(&g1, ci->m, &d1, kind, draft_il);
+	struct ga_sched sc;
+	struct cuda_rules cr;
+	backends(pl, &ci->s->cuda, &cr, &sc);
+	int64_t lo = 256, hi = INT64_MAX;
+	struct ga_piece pc[PLACE_MAX_DEV + 1];
+	int rc = -1;
+	if (ga_sched_interval(&g0, &g1, &sc, (int64_t)n, 256, &lo, &hi) == 0 && lo <= (int64_t)n && hi >= (int64_t)n) {
+		ga_schedule_graph(&g0, &sc);
+		ga_schedule_graph(&g1, &sc);
+		rc = ga_affine_n(&g0, &g1, nb, sc.align, sc.alloc_size, sc.ctx, n, 256, (uint64_t)lo, (uint64_t)hi, pc);
+	}
+	ga_release(&g0);
+	ga_release(&g1);
+	if (rc == 0) {
+		memo_count_replay(mm, 1);
+		for (int b = 0; b < nb; b++) {
+			k->backend = b;
+			memo_piece_add(mm, key, len, &pc[b]);
+			sizes[b] = (uint64_t)(pc[b].a + pc[b].b * (int64_t)n);
+		}
+	}
+	free(key);
+	return rc;
+}
+
+/* Whether the scheduler's replay of g is the plain allocator's: no device
+ * (the CPU is the one backend), no pipeline copies, and every weight,
+ * cache and assignment on that backend. The scheduler then makes one
+ * split, copies nothing and allocates every tensor in the CPU's buffer in
+ * the graph's own order, as ga_run does, without its passes (a fifth of a
+ * CPU plan). ZEALOT_FULL_REPLAY=1 takes the scheduler anyway (the tests
+ * hold the two equal). */
+static int one_backend(const struct ga_graph *g, const struct placement *pl)
+{
+	if (pl->n_dev || pl->pipeline || getenv("ZEALOT_FULL_REPLAY"))
+		return 0;
+	for (int i = 0; i < g->n; i++)
+		if ((g->t[i].external && g->t[i].home != 0) || g->t[i].force > 0)
+			return 0;
+	return 1;
+}
+
 /* One graph through the scheduler and the allocators: each backend's
  * buffer into sizes[]. */
-static void run_graph(const struct model *m, const struct dims *d, enum graph_kind kind, int draft_il, struct memo *mm,
-		      const struct cuda_build *cb, uint64_t *sizes)
+static void run_graph(const struct compute_input *ci, const struct dims *d, enum graph_kind kind, int draft_il,
+		      struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
 {
+	const struct model *m = ci->m;
+	const struct cuda_build *cb = &ci->s->cuda;
 	if (mm && d->w->pl->n_dev == 0) {
 		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
 		return;
 	}
-	struct ga_graph g;
-	ga_init(&g);
-	build_graph(&g, m, d, kind, draft_il);
-	struct ga_sched sc;
-	struct cuda_rules cr;
-	backends(d->w->pl, cb, &cr, &sc);
-	ga_schedule(&g, &sc, sizes);
-	ga_release(&g);
+	if (mm && run_graph_memo_n(ci, d, kind, draft_il, sizes) == 0)
+		return;
+	struct ga_graph *g = scratch;
+	ga_clear(g);
+	build_graph(g, m, d, kind, draft_il);
+	if (one_backend(g, d->w->pl)) {
+		sizes[0] = ga_run(g, CPU_ALIGN);
+	} else {
+		struct ga_sched sc;
+		struct cuda_rules cr;
+		backends(d->w->pl, cb, &cr, &sc);
+		ga_schedule(g, &sc, sizes);
+	}
 }
 
 /* llama_kv_cache: attn_rot_k / attn_rot_v for quantized cache types when
@@ -233,7 +364,7 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 /* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one token
  * per sequence; each backend's buffer keeps the larger. */
 static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, struct memo *mm,
-		    uint64_t *sizes)
+		    struct ga_graph *scratch, uint64_t *sizes)
 {
 	const struct model *m = ci->m;
 	const struct plan *p = ci->p;
@@ -254,10 +385,10 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	uint64_t pp[PLACE_MAX_DEV + 1] = {0}, tg[PLACE_MAX_DEV + 1] = {0};
 	w.force_norm = T < 32 || full;
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
-	run_graph(m, &d, kind, draft_il, mm, &s->cuda, pp);
+	run_graph(ci, &d, kind, draft_il, mm, scratch, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
-	run_graph(m, &d, kind, draft_il, mm, &s->cuda, tg);
+	run_graph(ci, &d, kind, draft_il, mm, scratch, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
 }
@@ -365,16 +496,21 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (n_outputs_max > s->n_batch)
 		n_outputs_max = s->n_batch;
 	p->n_outputs_max = (uint32_t)n_outputs_max;
-	/* a trace (ZEALOT_GA_TRACE) is of the plain replay */
-	struct memo *mm = getenv("ZEALOT_GA_TRACE") ? NULL : in->memo;
+	/* a trace (ZEALOT_GA_TRACE) is of the plain replay; ZEALOT_FULL_REPLAY=1
+	 * prices every graph by the scheduler's full replay, the memo unread
+	 * (the tests hold the two equal) */
+	struct memo *mm = getenv("ZEALOT_GA_TRACE") || getenv("ZEALOT_FULL_REPLAY") ? NULL : in->memo;
 	uint64_t sizes[PLACE_MAX_DEV + 1];
-	reserve(in, G_TARGET, n_outputs_max, mm, sizes);
+	struct ga_graph scratch; /* one graph's arrays for every plain replay */
+	ga_init(&scratch);
+	reserve(in, G_TARGET, n_outputs_max, mm, &scratch, sizes);
 	put_all(p->compute, &p->n_compute, in->pl, sizes);
 	if (p->has_draft) {
 		/* the draft context outputs one token per slot */
-		reserve(in, G_DRAFT, p->n_seq, mm, sizes);
+		reserve(in, G_DRAFT, p->n_seq, mm, &scratch, sizes);
 		put_all(p->draft_compute, &p->n_draft_compute, in->pl, sizes);
 	}
+	ga_release(&scratch);
 }
 
 /* The projector's worst-case encoder compute is printed by the engine

@@ -11,6 +11,11 @@ void ga_init(struct ga_graph *g)
 	memset(g, 0, sizeof(*g));
 }
 
+void ga_clear(struct ga_graph *g)
+{
+	g->n = g->n_nodes = g->n_leafs = 0;
+}
+
 void ga_release(struct ga_graph *g)
 {
 	free(g->t);
@@ -22,7 +27,7 @@ void ga_release(struct ga_graph *g)
 static int add_tensor(struct ga_graph *g)
 {
 	if (g->n == g->cap) {
-		g->cap = g->cap ? g->cap * 2 : 256;
+		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->t = xreallocarray(g->t, (size_t)g->cap, sizeof(*g->t));
 	}
 	struct ga_tensor *t = &g->t[g->n];

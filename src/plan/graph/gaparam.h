@@ -33,4 +33,14 @@ struct ga_piece {
 int ga_affine(struct ga_graph *g0, struct ga_graph *g1, uint64_t n0, uint64_t step, uint64_t alignment,
 	      struct ga_piece *out);
 
+/* The same over a graph the scheduler has split and copied
+ * (ga_schedule_graph) at n0 and n0 + step: every tensor in its t->buf,
+ * n_buf buffers with their alignments and their buffer types'
+ * get_alloc_size (size, ctx; NULL: the tensors' bytes), as ga_run_nx
+ * replays them. The scheduler's own decisions hold on [lo, hi] (the
+ * caller's ga_sched_interval). Returns 0 and one piece per buffer (one
+ * interval for all, holding n0), or -1: replay plainly. */
+int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint64_t *alignment, ga_size_fn *size,
+		const void *ctx, uint64_t n0, uint64_t step, uint64_t lo, uint64_t hi, struct ga_piece *out);
+
 #endif

@@ -29,6 +29,29 @@ int gr_backend_of(const struct where *w, int dev)
 	return dev < 0 ? w->cpu : dev;
 }
 
+/* "blk.IL.SUFFIX" into name (cut to fit, as snprintf would): a plan
+ * names every weight of every layer of every graph it builds, and
+ * snprintf's parsing of the format was a tenth of a solve. */
+static void layer_name(char *name, size_t size, int il, const char *suffix)
+{
+	char digits[12];
+	int nd = 0;
+	unsigned v = (unsigned)il;
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) && nd < (int)sizeof(digits));
+	size_t k = 0;
+	for (const char *p = "blk."; *p && k + 1 < size; p++)
+		name[k++] = *p;
+	while (nd > 0 && k + 1 < size)
+		name[k++] = digits[--nd];
+	if (k + 1 < size)
+		name[k++] = '.';
+	for (const char *p = suffix; *p && k + 1 < size; p++)
+		name[k++] = *p;
+	name[k] = '\0';
+}
+
 /* A weight of layer il (il < 0: the input or output layer), held where
  * the placement puts it. */
 int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix)
@@ -37,7 +60,7 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 	char name[96];
 	int64_t layer;
 	if (il >= 0) {
-		snprintf(name, sizeof(name), "blk.%d.%s", il, suffix);
+		layer_name(name, sizeof(name), il, suffix);
 		layer = il;
 	} else {
 		snprintf(name, sizeof(name), "%s", suffix);
@@ -274,6 +297,10 @@ static const struct graph_family families[] = {
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp"},
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp"},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)"},
+    {"command-r", gr_cohere, NULL, "src/models/command-r.cpp"},
+    {"cohere2", gr_cohere, NULL, "src/models/cohere2.cpp"},
+    {"minimax-m2", gr_mistral3, NULL, "src/models/minimax-m2.cpp"},
+    {"llama4", gr_llama4, NULL, "src/models/llama4.cpp"},
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)"},
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)"},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,

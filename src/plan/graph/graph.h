@@ -167,6 +167,8 @@ gr_build_fn gr_oss;	 /* graph_oss.c */
 gr_build_fn gr_gemma4;	 /* graph_gemma4.c */
 gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
+gr_build_fn gr_cohere;	 /* graph_cohere.c */
+gr_build_fn gr_llama4;	 /* graph_llama4.c */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */

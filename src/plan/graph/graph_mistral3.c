@@ -36,7 +36,8 @@
  * hunyuan-dense's q/k norms after RoPE. internlm2.cpp: the block as it
  * is. arcee.cpp: a squared-ReLU FFN without gate. apertus.cpp: q and k
  * normed per head before RoPE (biases when present), an xIELU FFN.
- * orion.cpp: layer norms with biases (norm_opt_b). */
+ * orion.cpp: layer norms with biases (norm_opt_b). minimax-m2.cpp:
+ * olmoe's q/k norms, experts ff wide with a selection bias, normalised. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -155,6 +156,10 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 	int arcee = strcmp(m->arch, "arcee") == 0, apertus = strcmp(m->arch, "apertus") == 0;
 	int hunyuan = strcmp(m->arch, "hunyuan-moe") == 0, deepseek = strcmp(m->arch, "deepseek") == 0;
 	int olmoe = strcmp(m->arch, "olmoe") == 0, ernie = strcmp(m->arch, "ernie4_5-moe") == 0;
+	/* minimax-m2.cpp: olmoe's q/k norms; experts ff wide, gated as the
+	 * payload says, a selection bias, weights normalised, never scaled
+	 * (its load_arch_hparams reads no expert_weights_scale) */
+	int minimax = strcmp(m->arch, "minimax-m2") == 0;
 	double emb_scale = 0, res_scale = 0;
 	int rope_on = 1;
 	if (minicpm) {
@@ -185,7 +190,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int pos = rope_on ? gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1)) : -1;
 		int rope = rope_on && (!no_rope_step || (il + 1) % no_rope_step != 0);
 		int q = mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
-		if (olmoe)
+		if (olmoe || minimax)
 			q = gr_norm(g, d, q, d->D * d->H, T, 1, L, "attn_q_norm.weight");
 		q = ga_view(g, q);
 		if (apertus)
@@ -202,7 +207,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		int v = ga_view(g, mm_opt_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 		int k = mm_opt_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T);
-		if (olmoe)
+		if (olmoe || minimax)
 			k = gr_norm(g, d, k, d->D * d->Hkv, T, 1, L, "attn_k_norm.weight");
 		k = ga_view(g, k);
 		if (apertus)
@@ -237,6 +242,14 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			if (d->w->gg)
 				gguf_kv_u64(gguf_findf(d->w->gg, "%s.leading_dense_block_count", m->arch), &lead);
 			fo = il < lead ? gr_ffn(g, d, L, fn, Tn) : moe_shexp(g, m, d, L, fn, Tn, 0);
+		} else if (minimax) {
+			struct dims de = *d;
+			de.F_exp = d->F;
+			struct gr_moe_opts mo = {0};
+			mo.gating = (int)m->expert_gating;
+			mo.probs_b = 1;
+			mo.norm_w = 1;
+			fo = gr_moe_ex(g, &de, L, fn, Tn, &mo);
 		} else if (ernie) {
 			fo = ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
 		} else if (gr_has_tensor(d, L, "ffn_gate_inp.weight")) {

@@ -22,6 +22,11 @@ struct st {
 	int *copies; /* [n0][n_backends][n_copies]: the copy of a tensor on a backend, -1 none */
 	int *graph_inputs;
 	int n_graph_inputs, cap_graph_inputs;
+	/* the MoE weighted sums' MULs by the ADD that ends each (moe_dst):
+	 * per original tensor, the first node position whose MUL ends there,
+	 * then the next position of the same sum, ascending; NULL when the
+	 * graph has none */
+	int *moe_head, *moe_next;
 };
 
 #define COPY(s, t, b, c) ((s)->copies[((size_t)(t) * (s)->sc->n_backends + (b)) * (s)->sc->n_copies + (c)])
@@ -141,11 +146,12 @@ static void push(int **v, int *n, int *cap, int x)
 static int fused_dep(struct st *s, const struct split *c, int i)
 {
 	struct ga_graph *g = s->g;
-	if (!s->sc->fuse_moe[c->backend] || i >= s->n0)
+	if (!s->sc->fuse_moe[c->backend] || i >= s->n0 || !s->moe_head)
 		return -1;
-	for (int k = c->start; k < c->end; k++) {
+	/* the first MUL of the split (in node order) that ends at i */
+	for (int k = s->moe_head[i]; k >= 0; k = s->moe_next[k]) {
 		int m = g->nodes[k];
-		if (g->t[m].moe_dst != i + 1 || s->bid[m] != c->backend || g->t[m].n_src < 2)
+		if (k < c->start || k >= c->end || s->bid[m] != c->backend || g->t[m].n_src < 2)
 			continue;
 		int dep = ga_input(g, 0);
 		g->n_leafs--;
@@ -162,6 +168,27 @@ static int fused_dep(struct st *s, const struct split *c, int i)
 		return dep;
 	}
 	return -1;
+}
+
+/* fused_dep's index: which node positions hold a MUL that ends at each
+ * tensor, ascending (fused_dep asked every node of a split for every node
+ * of it, quadratic in the split: most of a CUDA plan's time). */
+static void moe_index(struct st *s)
+{
+	struct ga_graph *g = s->g;
+	s->moe_head = s->moe_next = NULL;
+	for (int k = g->n_nodes - 1; k >= 0; k--) {
+		int d = g->t[g->nodes[k]].moe_dst - 1;
+		if (d < 0 || d >= s->n0)
+			continue;
+		if (!s->moe_head) {
+			s->moe_head = xmalloc((size_t)s->n0 * sizeof(*s->moe_head));
+			memset(s->moe_head, -1, (size_t)s->n0 * sizeof(*s->moe_head));
+			s->moe_next = xmalloc((size_t)g->n_nodes * sizeof(*s->moe_next));
+		}
+		s->moe_next[k] = s->moe_head[d];
+		s->moe_head[d] = k;
+	}
 }
 
 /* Passes 1 to 4: every node to a backend. */
@@ -383,17 +410,49 @@ static void copy_graph(struct st *s, const struct split *sp, int n_sp)
 
 void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 {
-	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0, 0};
+	ga_schedule_graph(g, sc);
+	ga_run_nx(g, sc->n_backends, sc->align, sc->alloc_size, sc->ctx, sizes);
+}
+
+int ga_sched_interval(const struct ga_graph *g0, const struct ga_graph *g1, const struct ga_sched *sc, int64_t n0,
+		      int64_t step, int64_t *lo, int64_t *hi)
+{
+	if (g0->n != g1->n || g0->n_nodes != g1->n_nodes ||
+	    memcmp(g0->nodes, g1->nodes, (size_t)g0->n_nodes * sizeof(int)))
+		return -1;
+	for (int k = 0; k < g0->n_nodes; k++) {
+		int i = g0->nodes[k];
+		const struct ga_tensor *a = &g0->t[i], *b = &g1->t[i];
+		if (a->op != b->op || a->n_src != b->n_src || memcmp(a->src, b->src, (size_t)a->n_src * sizeof(int)))
+			return -1;
+		/* pass 1's offload rule reads the batch of an op on a weight:
+		 * affine in n, so equal at two n is equal at every n */
+		int weighted = 0;
+		for (int j = 0; j < a->n_src; j++)
+			weighted |= g0->t[a->src[j]].external && g0->t[a->src[j]].weight;
+		if (weighted && batch(a) != batch(b))
+			return -1;
+		/* a backend's own rules read its flash-attention nodes */
+		if (a->op == GA_OP_FA && (sc->supports_op || sc->alloc_size) &&
+		    (!sc->fa_interval || sc->fa_interval(&a->fa, &b->fa, n0, step, lo, hi)))
+			return -1;
+	}
+	return 0;
+}
+
+void ga_schedule_graph(struct ga_graph *g, const struct ga_sched *sc)
+{
+	struct st s = {g, sc, sc->n_backends - 1, g->n, NULL, NULL, NULL, 0, 0, NULL, NULL};
 	int nb = sc->n_backends, nc = sc->n_copies;
 	s.bid = xmalloc((size_t)s.n0 * sizeof(*s.bid));
 	s.copies = xmalloc((size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
 	memset(s.copies, -1, (size_t)s.n0 * (size_t)nb * (size_t)nc * sizeof(*s.copies));
 
 	assign(&s);
+	moe_index(&s);
 	int n_sp;
 	struct split *sp = split_graph(&s, &n_sp);
 	copy_graph(&s, sp, n_sp);
-	ga_run_nx(g, nb, sc->align, sc->alloc_size, sc->ctx, sizes);
 
 	for (int q = 0; q < n_sp; q++)
 		free(sp[q].inputs);
@@ -401,4 +460,6 @@ void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes)
 	free(s.bid);
 	free(s.copies);
 	free(s.graph_inputs);
+	free(s.moe_head);
+	free(s.moe_next);
 }

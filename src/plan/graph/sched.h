@@ -50,11 +50,31 @@ struct ga_sched {
 	 * allocates ggml_nbytes (the CPU, an rpc-server's CPU backend) */
 	int (*supports_op)(const struct ga_graph *g, int t, int backend, const void *ctx);
 	ga_size_fn *alloc_size;
+	/* where those rules read n (the KV cells) in a flash-attention node:
+	 * 0 and [lo, hi] narrowed to the n (multiples of step from n0) over
+	 * which they decide as at n0, given the node built at n0 (a) and at
+	 * n0 + step (b); -1 when they may not (NULL: the rules read n nowhere
+	 * the memo can follow, so a card's graphs are replayed plainly) */
+	int (*fa_interval)(const struct ga_fa *a, const struct ga_fa *b, int64_t n0, int64_t step, int64_t *lo,
+			   int64_t *hi);
 	const void *ctx;
 };
 
 /* Assign, split, copy and allocate; sizes[n_backends] receives each
  * backend's compute buffer. The graph is modified (copies added). */
 void ga_schedule(struct ga_graph *g, const struct ga_sched *sc, uint64_t *sizes);
+
+/* ga_schedule without the allocation: every tensor's t->buf assigned, the
+ * copies and the splits' order in place, ready for ga_run_nx (or
+ * gaparam's ga_affine_n). */
+void ga_schedule_graph(struct ga_graph *g, const struct ga_sched *sc);
+
+/* Before scheduling g0 (built at n0) and g1 (at n0 + step): 0 when every
+ * decision the scheduler takes from sizes is the same for every n in
+ * [lo, hi] (narrowed here), -1 when it may not be. The sizes it reads: the
+ * batch of an op on a weight (pass 1's offload rule) and a backend's
+ * flash-attention rules (fa_interval). */
+int ga_sched_interval(const struct ga_graph *g0, const struct ga_graph *g1, const struct ga_sched *sc, int64_t n0,
+		      int64_t step, int64_t *lo, int64_t *hi);
 
 #endif

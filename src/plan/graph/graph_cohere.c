@@ -1,0 +1,147 @@
+/* graph_cohere: Command R and Cohere 2 (src/models/command-r.cpp and
+ * cohere2.cpp of the pinned engine). The block is parallel: one layer
+ * norm (ggml_norm, which ggml never computes in place) feeds both the
+ * attention and the FFN, and the layer's output is ffn + input +
+ * attention. build_attn expands only q, v, k (cohere2's iSWA builder: q,
+ * k, v), their cache stores and build_attn_mha's result (flash
+ * attention, or kq/softmax/kqv and the cont); the output projection (and
+ * a V rotation's inverse) is reached only from the layer's second
+ * residual add, so ggml visits it after the FFN. In the last layer the
+ * FFN's input, the residual and the projection each keep the output
+ * rows.
+ *
+ * command-r ropes every layer and norms q and k per head (layer norms)
+ * where the payload has the weights (the engine creates them at 64
+ * layers or more); cohere2 ropes only its sliding-window layers. The
+ * logits are scaled by logit_scale when it is set. The output matrix is
+ * token_embd's copy (TENSOR_DUPLICATED). */
+#include "graph.h"
+
+#include <string.h>
+
+/* build_norm with LLM_NORM: ggml_norm (not in place), named "norm" and
+ * pinned like an rms norm inside a layer, then the weight (in place) */
+static int lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+		 const char *w)
+{
+	int n = ga_op(g, 0, F32, ne0, ne1, ne2, 1, S(x));
+	if (il >= 0 && d->w->force_norm)
+		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
+	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
+}
+
+/* the cache stores build_attn expands after q, v, k */
+static void store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int k, int v, int swa,
+		  int cache[2])
+{
+	int64_t T = d->T;
+	int kidx = gr_input_once(g, swa ? &in->k_idx_swa : &in->k_idx, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, swa ? &in->v_idx_swa : &in->v_idx,
+				 (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
+	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
+	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
+	cache[0] = kcache;
+	cache[1] = vcache;
+}
+
+/* build_attn_mha over the layer's cache (K, V) */
+static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, const int cache[2])
+{
+	int64_t T = d->T;
+	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
+	int64_t size = swa ? d->kv_size_swa : d->kv_size;
+	int mask = gr_input_once(g, swa ? &in->mask_swa : &in->mask, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int kcache = cache[0], vcache = cache[1];
+	int qp = ga_view(g, q);
+	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
+	uint64_t vspan =
+	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
+	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
+	if (d->fa) {
+		int o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
+		struct ga_fa *fa = &g->t[o].fa;
+		fa->k_type = d->k_type;
+		fa->v_type = d->v_type;
+		fa->dk = fa->dv = d->D;
+		fa->n_kv = n_kv;
+		fa->hkv = d->Hkv;
+		fa->h = d->H;
+		fa->n_stream = d->n_stream > 0 ? d->n_stream : 1;
+		fa->q_tok = T / fa->n_stream;
+		fa->mask = 1;
+		return o;
+	}
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
+	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
+	int cont = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
+	if (!d->w->pl->kv_offload)
+		g->t[cont].force = d->w->cpu;
+	return cont;
+}
+
+void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	int cohere2 = strcmp(m->arch, "cohere2") == 0; /* the iSWA cache and builder */
+	double logit_scale = 0;
+	if (d->w->gg)
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.logit_scale", m->arch), &logit_scale);
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int swa = m->kind[il] == LAYER_SWA;
+		int rope = !cohere2 || swa;
+		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
+		int an = lnorm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		if (d->k_rot)
+			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
+		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, nq, T));
+		if (gr_has_tensor(d, L, "attn_q_norm.weight"))
+			q = lnorm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
+		if (rope)
+			q = gr_rope(g, q, pos, d->D, d->H, T);
+		q = gr_rotate(g, q, nq * T, d->k_rot, krot);
+		int k = -1, v = -1;
+		for (int step = 0; step < 2; step++) {
+			/* the plain builder expands v then k; the iSWA one k then v */
+			if ((step == 0) == (cohere2 != 0)) {
+				k = ga_view(g, gr_mm(g, d, L, "attn_k.weight", an, nkv, T));
+				if (gr_has_tensor(d, L, "attn_k_norm.weight"))
+					k = lnorm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
+				if (rope)
+					k = gr_rope(g, k, pos, d->D, d->Hkv, T);
+				k = gr_rotate(g, k, nkv * T, d->k_rot, krot);
+			} else {
+				v = ga_view(g, gr_mm(g, d, L, "attn_v.weight", an, nkv, T));
+				v = gr_rotate(g, v, nkv * T, d->v_rot, vrot);
+			}
+		}
+		int cache[2];
+		store(g, d, in, L, k, v, swa, cache);
+		int o = attend(g, d, in, q, swa, cache);
+		/* the FFN over the normed input (its output rows in the last
+		 * layer), the residual, then the attention's output projection */
+		int fewer = il == n_layer - 1 && d->n_out < T;
+		int64_t Tn = fewer ? d->n_out : T;
+		int ids = fewer ? gr_input_once(g, &in->out_ids, (uint64_t)Tn * 4) : -1;
+		int fin = fewer ? gr_op_kind(g, ga_op(g, 0, F32, d->E, Tn, 1, 1, S(an, ids)), GA_OP_GET_ROWS) : an;
+		int fo = gr_ffn(g, d, L, fin, Tn);
+		int res = fewer ? gr_op_kind(g, ga_op(g, 0, F32, d->E, Tn, 1, 1, S(x, ids)), GA_OP_GET_ROWS) : x;
+		int sum = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, res));
+		o = gr_rotate(g, ga_view(g, o), nq * T, d->v_rot, vrot);
+		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
+		if (fewer)
+			cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, Tn, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(sum, cur));
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = lnorm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	if (logit_scale != 0)
+		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
+	g->t[out].output = 1;
+}
