@@ -765,6 +765,19 @@ static int boot_log_amx(const char *log, struct sb *why)
 	return seen ? amx : -1;
 }
 
+/* An f16 MLA decompression stack (deepseek2.cpp, mistral4: blk.N.attn_k_b
+ * and attn_v_b, 3-D). The loader puts it in the AMX buffer (its check is a
+ * matmul by a contiguous operand), but the graph multiplies it by a
+ * permuted one: the AMX buffer type's supports_op (amx/amx.cpp) wants both
+ * contiguous, no other backend may read a weight in that buffer, and the
+ * scheduler's pass 4 aborts on the unassigned node. */
+static int amx_mla_b(const struct gguf_tensor *t)
+{
+	size_t n = strlen(t->name);
+	return t->type == 1 /* F16 */ && n > 15 &&
+	       (strcmp(t->name + n - 15, "attn_k_b.weight") == 0 || strcmp(t->name + n - 15, "attn_v_b.weight") == 0);
+}
+
 /* S16: on an Intel host with AMX, the pinned engine built natively puts
  * matmul weights of the tile-kernel types into its AMX buffer and dies
  * with SIGILL at warm-up (tilezero in tinygemm_kernel_amx, on a worker
@@ -783,6 +796,7 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 	uint64_t n = 0, trunk = m->n_layer_all - m->n_nextn;
 	uint32_t types[8];
 	size_t n_types = 0;
+	uint64_t n_mla = 0; /* f16 MLA decompression stacks the AMX buffer takes */
 	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
 	int tied = embd && !gguf_tensor_find(g, "output.weight");
 	struct cpu_features amx_host = s->cpu;
@@ -798,8 +812,13 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 		/* the planner's own rule, on a host whose build has the AMX buffer */
 		uint64_t bytes;
 		const char *buft = cpu_weight_buft(&amx_host, t, 1, &bytes);
-		if (!buft || strcmp(buft, "AMX") != 0 || !cpu_amx_tiles(t->type))
+		if (!buft || strcmp(buft, "AMX") != 0)
 			continue;
+		if (!cpu_amx_tiles(t->type)) {
+			if (amx_mla_b(t))
+				n_mla++;
+			continue;
+		}
 		n++;
 		size_t k = 0;
 		while (k < n_types && types[k] != t->type)
@@ -807,7 +826,7 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 		if (k == n_types && n_types < ARRAY_SIZE(types))
 			types[n_types++] = t->type;
 	}
-	if (!n)
+	if (!n && !n_mla)
 		return;
 	struct sb why = {0};
 	char *rt = runtime_path(ep);
@@ -821,7 +840,15 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 			sb_addf(&why, "%s%s", why.len ? "; " : "", lw.s);
 		sb_release(&lw);
 	}
-	if (build == 1 || boot == 1) {
+	if ((build == 1 || boot == 1) && !n) {
+		add(out, "S16", SEV_ERROR, ep, K_REPACK,
+		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
+		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu f16 MLA decompression "
+		    "stacks (attn_k_b/attn_v_b) go to the AMX buffer, which refuses their matmul by a permuted "
+		    "operand, and no other backend may read them: the pinned engine aborts while reserving the "
+		    "graph (ggml-backend.cpp: GGML_ASSERT(*cur_backend_id != -1) failed)",
+		    why.s, (unsigned long long)n_mla);
+	} else if (build == 1 || boot == 1) {
 		struct sb tn = {0};
 		for (size_t k = 0; k < n_types; k++)
 			sb_addf(&tn, "%s%s", k ? ", " : "", ggml_type_get(types[k])->name);

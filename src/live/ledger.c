@@ -117,6 +117,17 @@ static int kv_line(const char *line, struct ledger_kv *kv)
 	if (!p)
 		return 0;
 	int ok = 1;
+	if (kv->second && kv->present) { /* the DSA indexer cache: one more cache of the same pool */
+		struct ledger_kv more = {0};
+		if (!kv_line(line, &more))
+			return 0;
+		kv->mib += more.mib;
+		kv->k_mib += more.k_mib;
+		kv->v_mib += more.v_mib;
+		kv->layers += more.layers;
+		kv->second = 0;
+		return 1;
+	}
 	kv->mib = strtod(p, NULL);
 	const char *paren = strchr(p, '(');
 	if (!paren)
@@ -300,6 +311,10 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 	}
 	if (strstr(line, "creating     SWA KV cache")) {
 		*swa_next = 1;
+		return;
+	}
+	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache")) {
+		(*cur)->kv.second = 1;
 		return;
 	}
 	if (strstr(line, "creating non-SWA KV cache")) {

@@ -27,6 +27,7 @@ struct ledger_kv {
 	double mib, k_mib, v_mib;
 	uint32_t cells, layers, seqs, streams;
 	char k_type[16], v_type[16];
+	int second; /* a DSA cache's indexer cache follows: its size line adds to the MLA cache's */
 	struct ledger_buf bufs[LEDGER_MAX_BUFS]; /* "KV buffer size" per buffer */
 	unsigned n_bufs;
 };

@@ -20,15 +20,21 @@
 /* clang-format off */
 static const char *const archs[] = {
     "llama", "qwen35", "gemma3", "qwen3moe",
+    "lfm2moe", "nemotron_h_moe",
     "granitehybrid", "qwen2", "qwen3", "phi3", "lfm2", "mistral3", "mamba2", "falcon-h1", "nemotron_h", "jamba", "mamba",
     "gpt-oss", "gemma4", "seed_oss", "smollm3", "olmo2", "granite", "granitemoe", "qwen2moe", "olmoe", "ernie4_5-moe", "hunyuan-moe", "exaone", "ernie4_5", "deepseek", "exaone4", "glm4", "phimoe", "qwen3vl", "qwen3vlmoe", "hunyuan-dense", "xverse", "baichuan", "minicpm", "qwen2vl", "maincoder", "internlm2", "arcee", "apertus", "mellum", "orion", "gemma2", "gemma3n", "rwkv7", "rwkv6", "arwkv7", "rwkv6qwen2",
     "command-r", "cohere2", "minimax-m2", "llama4",
 };
 /* clang-format on */
-static const char *const archs_moe[] = {"deepseek2", "glm4moe", "qwen35moe", "qwen3next",
-					"kimi-linear"}; /* synth_moe_defaults */
+static const char *const archs_moe[] = {"deepseek2",   "glm4moe",  "qwen35moe", "qwen3next",
+					"kimi-linear", "mistral4", "deepseek32"}; /* synth_moe_defaults */
 static void synth_moe_defaults(struct synth_spec *s);
 static int validate_moe(const struct synth_spec *s, char **err);
+static int is_ds2(const struct synth_spec *s);
+/* deepseek32's lightning indexer as synth writes it: a key head of 64 (the
+ * rotary part first), n_head query heads, the top 256 cells attended */
+#define DS32_IDX_DIM   64
+#define DS32_IDX_TOP_K 256
 
 static void synth_defaults_oss(struct synth_spec *s);
 
@@ -110,11 +116,19 @@ static void defaults_attention(struct synth_spec *s, const char *arch)
 /* The recurrent families' defaults: short conv, mamba (v1, v2) and their hybrids. */
 static void defaults_recurrent(struct synth_spec *s, const char *arch)
 {
-	if (strcmp(arch, "lfm2") == 0) {
+	if (strncmp(arch, "lfm2", 4) == 0) { /* and lfm2moe */
 		/* short-conv layers with an attention layer every `interval` */
 		s->interval = 4;
-		s->ssm_conv = 3; /* shortconv.l_cache */
-	} else if (strcmp(arch, "nemotron_h") == 0) {
+		s->ssm_conv = 3;		    /* shortconv.l_cache */
+		if (strcmp(arch, "lfm2moe") == 0) { /* LFM2-8B-A1B's rules: sigmoid, biased, a dense lead */
+			s->n_expert = 8;
+			s->n_expert_used = 2;
+			s->n_ff_exp = 256;
+			s->n_lead_dense = 1;
+			s->gating = 2;
+			s->probs_b = 1;
+		}
+	} else if (strncmp(arch, "nemotron_h", 10) == 0) { /* and nemotron_h_moe */
 		/* attention every `interval`; between them mamba2 and FFN-only
 		 * layers alternate */
 		s->interval = 4;
@@ -122,6 +136,13 @@ static void defaults_recurrent(struct synth_spec *s, const char *arch)
 		s->ssm_state = 64;
 		s->ssm_groups = 1;
 		s->ssm_dt_rank = 8;
+		if (strcmp(arch, "nemotron_h_moe") == 0) { /* the FFN layers are MoE; ff: the shared expert */
+			s->n_expert = 8;
+			s->n_expert_used = 2;
+			s->n_ff_exp = 256;
+			s->w_norm = 1;
+			s->w_scale10 = 25;
+		}
 	} else if (strcmp(arch, "falcon-h1") == 0) {
 		s->interval = 1; /* attention and SSM side by side in every layer */
 		s->ssm_conv = 4;
@@ -339,6 +360,8 @@ static const struct key keys[] = {
     {"temp_scale", offsetof(struct synth_spec, temp_scale10), 0,
      "deepseek2: attention.temperature_scale in tenths (mistral-large)"},
     {"gate_up", offsetof(struct synth_spec, gate_up), 0, "deepseek2, qwen35moe: 1 fuses gate and up experts"},
+    {"latent", offsetof(struct synth_spec, moe_latent), 0,
+     "nemotron_h_moe: moe_latent_size, experts over ffn_latent_down/up (0: none)"},
     {"mtp_tensors", offsetof(struct synth_spec, mtp_tensors), 2, "1: write blk.N.nextn.* tensors, 0: declare only"},
     {"efforts", offsetof(struct synth_spec, efforts), 2, "1: template accepts only reasoning_effort xhigh|medium|low"},
     {"split", offsetof(struct synth_spec, n_split), 0, "N > 1: N shards, -o X.gguf -> X-00001-of-0000N.gguf ..."},
@@ -538,7 +561,7 @@ static int validate_answer(const struct synth_spec *s, char **err)
 						       : 0;
 	/* a plain final norm and an output matrix of its own: gemma's tie the
 	 * output to the embedding and scale it, lfm2's norm is another */
-	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strcmp(s->arch, "lfm2") ||
+	if (!strcmp(s->arch, "gemma3") || !strcmp(s->arch, "gemma4") || !strncmp(s->arch, "lfm2", 4) ||
 	    !strcmp(s->arch, "gemma2") || !strcmp(s->arch, "gemma3n") || is_cohere(s))
 		return errorf(err, "--set answer: %s ties or scales its output; use llama, qwen35, qwen3 or mistral3",
 			      s->arch);
@@ -669,7 +692,7 @@ static int validate_recurrent(const struct synth_spec *s, char **err)
 		if (s->n_nextn)
 			return errorf(err, "qwen3next's MTP head is not synthesised (nextn=0)");
 	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-		   strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0) {
+		   strcmp(s->arch, "falcon-h1") == 0 || strncmp(s->arch, "nemotron_h", 10) == 0) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err,
 				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -686,7 +709,7 @@ static int validate_recurrent(const struct synth_spec *s, char **err)
 		return errorf(err,
 			      "jamba needs interval, ssm_conv, ssm_state, ssm_dt_rank > 0, experts >= experts_used "
 			      "(both 0: dense FFNs) and heads x head_dim = embd");
-	if (strcmp(s->arch, "lfm2") == 0 && (!s->interval || s->ssm_conv < 2))
+	if (strncmp(s->arch, "lfm2", 4) == 0 && (!s->interval || s->ssm_conv < 2))
 		return errorf(err, "lfm2 needs interval > 0 and ssm_conv (the short conv's l_cache) >= 2");
 	return 0;
 }
@@ -707,8 +730,15 @@ static int validate(const struct synth_spec *s, char **err)
 		return errorf(err, "rope_dims %u must be even and at most head_dim %u", s->rope_dims, s->head_dim);
 	if (validate_recurrent(s, err))
 		return -1;
-	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 &&
-	    strcmp(s->arch, "deepseek2") != 0) {
+	if (strcmp(s->arch, "nemotron_h_moe") == 0 &&
+	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
+		return errorf(err, "nemotron_h_moe needs experts >= experts_used > 0 and ff_exp > 0");
+	if (strcmp(s->arch, "lfm2moe") == 0 &&
+	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert ||
+	     s->n_lead_dense > s->n_layer || s->gating < 1 || s->gating > 4))
+		return errorf(err, "lfm2moe needs experts >= experts_used > 0, ff_exp > 0, lead_dense <= layers and "
+				   "gating 1..4");
+	if (s->n_nextn && strncmp(s->arch, "qwen35", 6) != 0 && strcmp(s->arch, "glm4moe") != 0 && !is_ds2(s)) {
 		return errorf(err, "nextn (MTP) blocks are only synthesised for qwen35(moe), glm4moe and deepseek2");
 	}
 	if (validate_moe(s, err))
@@ -723,7 +753,7 @@ static int validate(const struct synth_spec *s, char **err)
 	     strcmp(s->arch, "deepseek") == 0) &&
 	    s->rope_dims != s->head_dim)
 		return errorf(err, "%s requires rope_dims == head_dim", s->arch);
-	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+	if ((strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "phi3") == 0 || strncmp(s->arch, "lfm2", 4) == 0 ||
 	     strcmp(s->arch, "olmo2") == 0 || strcmp(s->arch, "qwen2moe") == 0 || strcmp(s->arch, "deepseek") == 0 ||
 	     strcmp(s->arch, "qwen2vl") == 0 || strcmp(s->arch, "internlm2") == 0 || strcmp(s->arch, "orion") == 0 ||
 	     strcmp(s->arch, "exaone4") == 0 || strcmp(s->arch, "glm4") == 0 || strcmp(s->arch, "phimoe") == 0 ||
@@ -1360,7 +1390,19 @@ static void tensors_lfm2(struct tw *t, const struct synth_spec *s)
 			BM("shortconv.out_proj.weight", s->n_embd, s->n_embd);
 		}
 		BV("ffn_norm.weight", s->n_embd);
-		ffn(t, s, il);
+		if (strcmp(s->arch, "lfm2moe") != 0 || il < s->n_lead_dense) {
+			ffn(t, s, il);
+			continue;
+		}
+		/* LFM2-MoE (src/models/lfm2moe.cpp): past the dense lead, a
+		 * router (f32), the selection bias (required) and the stacks */
+		uint64_t ne[2] = {s->n_embd, s->n_expert};
+		blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+		gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+		BV("exp_probs_b.bias", s->n_expert);
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
+		expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, s->n_embd, s->n_expert);
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff_exp, s->n_expert);
 	}
 }
 
@@ -1408,6 +1450,22 @@ static void tensors_nemotron_h(struct tw *t, const struct synth_spec *s)
 		BV("attn_norm.weight", s->n_embd);
 		if (k == 'A') {
 			qkv(t, s, il, 1);
+		} else if (k == 'F' && strcmp(s->arch, "nemotron_h_moe") == 0) {
+			/* a router (f32), the selection bias, up and down stacks
+			 * (squared ReLU, no gate), a shared expert ff wide */
+			uint64_t ne[2] = {s->n_embd, s->n_expert};
+			blkname(nm, sizeof(nm), il, "ffn_gate_inp.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BV("exp_probs_b.bias", s->n_expert);
+			uint64_t me = s->moe_latent ? s->moe_latent : s->n_embd; /* the experts' width */
+			if (s->moe_latent) {
+				BM("ffn_latent_down.weight", s->n_embd, me);
+				BM("ffn_latent_up.weight", me, s->n_embd);
+			}
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff_exp, me, s->n_expert);
+			expert_stack(t, il, "ffn_up_exps.weight", me, s->n_ff_exp, s->n_expert);
+			BM("ffn_down_shexp.weight", s->n_ff, s->n_embd);
+			BM("ffn_up_shexp.weight", s->n_embd, s->n_ff);
 		} else if (k == 'F') {
 			BM("ffn_down.weight", s->n_ff, s->n_embd);
 			BM("ffn_up.weight", s->n_embd, s->n_ff);
@@ -1667,9 +1725,17 @@ static int is_arch(const struct synth_spec *s, const char *a)
 	return strcmp(s->arch, a) == 0;
 }
 
+/* DeepSeek-V2/V3's layout: deepseek2, mistral4, whose model class reuses
+ * deepseek2's hparams, tensors and graph (src/models/models.h), and
+ * deepseek32 (V3.2: the same with a lightning indexer per layer) */
+static int is_ds2(const struct synth_spec *s)
+{
+	return is_arch(s, "deepseek2") || is_arch(s, "mistral4") || is_arch(s, "deepseek32");
+}
+
 static void synth_moe_defaults(struct synth_spec *s)
 {
-	if (is_arch(s, "deepseek2")) {
+	if (is_ds2(s)) {
 		s->head_dim = 48; /* key_length_mla: 32 without rope + 16 with */
 		s->rope_dims = 16;
 		s->head_dim_v = 32;
@@ -1732,8 +1798,8 @@ static void synth_moe_defaults(struct synth_spec *s)
 
 static int validate_moe(const struct synth_spec *s, char **err)
 {
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") &&
-	    !is_arch(s, "qwen3next") && !is_arch(s, "kimi-linear"))
+	if (!is_ds2(s) && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next") &&
+	    !is_arch(s, "kimi-linear"))
 		return 0;
 	if (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert || !s->n_shared)
 		return errorf(err, "%s needs experts >= experts_used > 0, ff_exp > 0 and shared > 0", s->arch);
@@ -1752,7 +1818,12 @@ static int validate_moe(const struct synth_spec *s, char **err)
 	     s->rope_dims >= s->head_dim || s->q_lora || s->mha || !s->probs_b || s->n_nextn))
 		return errorf(err, "kimi-linear needs interval, ssm_conv, ssm_state (the KDA head size), kv_lora, "
 				   "head_dim_v > 0, rope_dims < head_dim, probs_b=1, and q_lora=0, mha=0, nextn=0");
-	if (is_arch(s, "deepseek2")) {
+	if (is_arch(s, "deepseek32") && (s->mha || !s->q_lora || s->rope_dims > DS32_IDX_DIM))
+		return errorf(err,
+			      "deepseek32 requires MLA over a q latent (mha=0, q_lora > 0) and rope_dims <= %d "
+			      "(the indexer's key length)",
+			      DS32_IDX_DIM);
+	if (is_ds2(s)) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");
 		if (s->n_nextn && (s->n_nextn > 1 || !s->q_lora || s->mha))
@@ -1765,8 +1836,8 @@ static int validate_moe(const struct synth_spec *s, char **err)
 static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
-	if (!is_arch(s, "deepseek2") && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") &&
-	    !is_arch(s, "qwen3next") && !is_arch(s, "kimi-linear"))
+	if (!is_ds2(s) && !is_arch(s, "glm4moe") && !is_arch(s, "qwen35moe") && !is_arch(s, "qwen3next") &&
+	    !is_arch(s, "kimi-linear"))
 		return;
 	akey(k, sizeof(k), s, "expert_count");
 	gw_u32(w, k, s->n_expert);
@@ -1804,11 +1875,19 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		akey(k, sizeof(k), s, "ssm.conv_kernel");
 		gw_u32(w, k, s->ssm_conv);
 	}
-	if (is_arch(s, "deepseek2") || is_arch(s, "kimi-linear")) {
+	if (is_ds2(s) || is_arch(s, "kimi-linear")) {
 		akey(k, sizeof(k), s, "attention.q_lora_rank");
 		gw_u32(w, k, s->q_lora);
 		akey(k, sizeof(k), s, "attention.kv_lora_rank");
 		gw_u32(w, k, s->kv_lora);
+		if (is_arch(s, "deepseek32")) { /* the lightning indexer (deepseek32.cpp load_arch_hparams) */
+			akey(k, sizeof(k), s, "attention.indexer.head_count");
+			gw_u32(w, k, s->n_head);
+			akey(k, sizeof(k), s, "attention.indexer.key_length");
+			gw_u32(w, k, DS32_IDX_DIM);
+			akey(k, sizeof(k), s, "attention.indexer.top_k");
+			gw_u32(w, k, DS32_IDX_TOP_K);
+		}
 		if (s->temp_scale10) {
 			akey(k, sizeof(k), s, "attention.temperature_scale");
 			gw_f32(w, k, (float)s->temp_scale10 / 10.0f);
@@ -1881,6 +1960,13 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
 		}
 		BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
+		if (is_arch(s, "deepseek32")) { /* the lightning indexer: one key head, n_head query heads */
+			BV("indexer.k_norm.weight", DS32_IDX_DIM);
+			BV("indexer.k_norm.bias", DS32_IDX_DIM);
+			BM("indexer.proj.weight", s->n_embd, s->n_head);
+			BM("indexer.attn_k.weight", s->n_embd, DS32_IDX_DIM);
+			BM("indexer.attn_q_b.weight", s->q_lora, (uint64_t)s->n_head * DS32_IDX_DIM);
+		}
 		BV("ffn_norm.weight", s->n_embd);
 		if (il < s->n_lead_dense)
 			ffn(t, s, il);
@@ -2004,7 +2090,7 @@ static void tensors_glm4moe(struct tw *t, const struct synth_spec *s)
  * them. */
 static int tensors_moe(struct tw *t, const struct synth_spec *s)
 {
-	if (is_arch(s, "deepseek2"))
+	if (is_ds2(s))
 		tensors_deepseek2(t, s);
 	else if (is_arch(s, "glm4moe"))
 		tensors_glm4moe(t, s);
@@ -2061,7 +2147,7 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	akey(k, sizeof(k), s, "embedding_length");
 	gw_u32(w, k, s->n_embd);
 	akey(k, sizeof(k), s, "feed_forward_length");
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
+	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* the FFN width on FFN-only layers, 0 elsewhere */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'F' ? (int32_t)s->n_ff : 0);
@@ -2072,35 +2158,30 @@ static void keys_geometry(struct gguf_writer *w, const struct synth_spec *s)
 	gw_u32(w, k,
 	       strstr(s->arch, "rwkv") ? 0
 	       : s->heads_meta	       ? s->heads_meta
-				       : s->n_head); /* rwkv: 0, as converted */
-	int mla = (strcmp(s->arch, "deepseek2") == 0 || strcmp(s->arch, "kimi-linear") == 0) &&
-		  !s->mha; /* K-only rows of kv_lora + rope */
+				       : s->n_head);					 /* rwkv: 0, as converted */
+	int mla = (is_ds2(s) || strcmp(s->arch, "kimi-linear") == 0) && !s->mha; /* K-only rows of kv_lora + rope */
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* KV heads on attention layers only */
+	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* KV heads on attention layers only */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, nemotron_kind(s, il) == 'A' ? (int32_t)s->n_head_kv : 0);
-	} else if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "lfm2") == 0 ||
+	} else if (strcmp(s->arch, "granitehybrid") == 0 || strncmp(s->arch, "lfm2", 4) == 0 ||
 		   strcmp(s->arch, "jamba") == 0 ||
 		   strcmp(s->arch, "kimi-linear") == 0) { /* 0 marks a recurrent layer */
 		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 		for (uint32_t il = 0; il < s->n_layer; il++)
 			gw_arr_i32(w, (il + 1) % s->interval != 0 ? 0 : mla ? 1 : (int32_t)s->n_head_kv);
 	} else if (strcmp(s->arch, "gemma4") != 0 && !strstr(s->arch, "rwkv")) { /* gemma4's: per layer, keys_oss */
-		gw_u32(w, k,
-		       s->kv_heads_meta			   ? s->kv_heads_meta
-		       : mla				   ? 1
-		       : strcmp(s->arch, "deepseek2") == 0 ? s->n_head
-							   : s->n_head_kv);
+		gw_u32(w, k, s->kv_heads_meta ? s->kv_heads_meta : mla ? 1 : is_ds2(s) ? s->n_head : s->n_head_kv);
 	}
 	akey(k, sizeof(k), s, "attention.key_length");
 	gw_u32(w, k, s->head_dim_meta ? s->head_dim_meta : mla ? s->kv_lora + s->rope_dims : s->head_dim);
 	akey(k, sizeof(k), s, "attention.value_length");
 	gw_u32(w, k,
-	       s->head_dim_v_meta		   ? s->head_dim_v_meta
-	       : mla				   ? s->kv_lora
-	       : strcmp(s->arch, "deepseek2") == 0 ? s->head_dim_v
-						   : s->head_dim);
+	       s->head_dim_v_meta ? s->head_dim_v_meta
+	       : mla		  ? s->kv_lora
+	       : is_ds2(s)	  ? s->head_dim_v
+				  : s->head_dim);
 	akey(k, sizeof(k), s, "attention.layer_norm_rms_epsilon");
 	gw_f32(w, k, 1e-6f);
 	akey(k, sizeof(k), s, "rope.freq_base");
@@ -2220,6 +2301,41 @@ static void keys_family_moe(struct gguf_writer *w, const struct synth_spec *s)
 		keys_experts(w, s, s->n_ff_exp);
 }
 
+/* The experts of the hybrid MoE families: nemotron_h_moe's (nemotron-h.cpp
+ * load_arch_hparams; ff is the shared expert's) and lfm2moe's. */
+static void keys_hybrid_moe(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	if (strcmp(s->arch, "nemotron_h_moe") == 0) {
+		static const char *const ek[] = {"expert_count", "expert_used_count", "expert_feed_forward_length",
+						 "expert_shared_feed_forward_length"};
+		const uint32_t ev[] = {s->n_expert, s->n_expert_used, s->n_ff_exp, s->n_ff};
+		for (size_t i = 0; i < ARRAY_SIZE(ek); i++) {
+			akey(k, sizeof(k), s, ek[i]);
+			gw_u32(w, k, ev[i]);
+		}
+		akey(k, sizeof(k), s, "expert_weights_norm");
+		gw_bool(w, k, s->w_norm != 0);
+		if (s->w_scale10) {
+			akey(k, sizeof(k), s, "expert_weights_scale");
+			gw_f32(w, k, (float)s->w_scale10 / 10.0f);
+		}
+		if (s->moe_latent) {
+			akey(k, sizeof(k), s, "moe_latent_size");
+			gw_u32(w, k, s->moe_latent);
+		}
+	}
+	if (strcmp(s->arch, "lfm2moe") == 0) { /* src/models/lfm2moe.cpp load_arch_hparams */
+		static const char *const ek[] = {"expert_count", "expert_used_count", "expert_feed_forward_length",
+						 "leading_dense_block_count", "expert_gating_func"};
+		const uint32_t ev[] = {s->n_expert, s->n_expert_used, s->n_ff_exp, s->n_lead_dense, s->gating};
+		for (size_t i = 0; i < ARRAY_SIZE(ek); i++) {
+			akey(k, sizeof(k), s, ek[i]);
+			gw_u32(w, k, ev[i]);
+		}
+	}
+}
+
 static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
@@ -2249,17 +2365,18 @@ static void keys_family(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->interval);
 		keys_ssm(w, s, s->ssm_state * s->ssm_dt_rank);
 	}
-	if (strcmp(s->arch, "lfm2") == 0) {
+	if (strncmp(s->arch, "lfm2", 4) == 0) {
 		akey(k, sizeof(k), s, "shortconv.l_cache");
 		gw_u32(w, k, s->ssm_conv);
 	}
-	if (strcmp(s->arch, "nemotron_h") == 0) { /* the MTP head's final norm: the engine requires it */
+	keys_hybrid_moe(w, s);
+	if (strncmp(s->arch, "nemotron_h", 10) == 0) { /* the MTP head's final norm: the engine requires it */
 		akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
 		gw_f32(w, k, 1e-5f);
 	}
 	if (strcmp(s->arch, "granitehybrid") == 0 || strcmp(s->arch, "mamba2") == 0 ||
-	    strcmp(s->arch, "falcon-h1") == 0 || strcmp(s->arch, "nemotron_h") == 0 || strcmp(s->arch, "jamba") == 0 ||
-	    strcmp(s->arch, "mamba") == 0)
+	    strcmp(s->arch, "falcon-h1") == 0 || strncmp(s->arch, "nemotron_h", 10) == 0 ||
+	    strcmp(s->arch, "jamba") == 0 || strcmp(s->arch, "mamba") == 0)
 		keys_ssm(w, s, 2 * s->n_embd);
 	if (strcmp(s->arch, "jamba") == 0 && s->n_expert)
 		keys_experts(w, s, 0);
@@ -2299,7 +2416,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 	t->wtype = wtype;
 	t->fixed = 0;
 	uint64_t norm_at = gw_data_at(t->w);
-	vec(t, strcmp(s->arch, "lfm2") == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+	vec(t, strncmp(s->arch, "lfm2", 4) == 0 ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
 	if (strcmp(s->arch, "orion") == 0)
 		vec(t, "output_norm.bias", s->n_embd);
 	uint64_t out_at = gw_data_at(t->w);
@@ -2337,7 +2454,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_falcon_h1(t, s);
 	else if (strcmp(s->arch, "jamba") == 0 || strcmp(s->arch, "mamba") == 0)
 		tensors_jamba(t, s);
-	else if (strcmp(s->arch, "nemotron_h") == 0)
+	else if (strncmp(s->arch, "nemotron_h", 10) == 0)
 		tensors_nemotron_h(t, s);
 	else if (strcmp(s->arch, "qwen2") == 0 || strcmp(s->arch, "qwen2vl") == 0)
 		tensors_qwen2(t, s);
@@ -2362,7 +2479,7 @@ static void tensors(struct tw *t, const struct synth_spec *s)
 		tensors_olmoe_ernie(t, s);
 	else if (strcmp(s->arch, "phi3") == 0)
 		tensors_phi3(t, s);
-	else if (strcmp(s->arch, "lfm2") == 0)
+	else if (strncmp(s->arch, "lfm2", 4) == 0)
 		tensors_lfm2(t, s);
 	else if (tensors_moe(t, s) == 0)
 		;

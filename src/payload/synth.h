@@ -46,6 +46,7 @@ struct synth_spec {
 	uint32_t gate_up;	    /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
 	uint32_t mha;		    /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
 	uint32_t temp_scale10;	    /* deepseek2: attention.temperature_scale in tenths (0: none) */
+	uint32_t moe_latent;	    /* nemotron_h_moe: moe_latent_size, experts over a latent projection (0: none) */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)

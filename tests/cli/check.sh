@@ -231,6 +231,14 @@ expect s16-amx-q8_0-hybrid S16 error "RUNTIME=$AMX|MODEL_FILE=amx-q8.gguf"
 absent s16-repack-0 S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|REPACK=0"
 absent s16-no-repack-flag S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|EXTRA_ARGS=--no-repack"
 absent s16-f16 S16 "RUNTIME=$AMX|MODEL_FILE=amx-f16.gguf"
+# f16 MLA decompression stacks (attn_k_b/attn_v_b) in the AMX buffer: the
+# engine aborts reserving the graph (their matmul's operand is permuted)
+"$ZEALOT" synth mistral4 -o amx-mla.gguf 2>/dev/null
+"$ZEALOT" synth mistral4 --set kv_lora=48 --set head_dim_v=48 -o amx-mla-untiled.gguf 2>/dev/null
+expect s16-mla-f16 S16 error "RUNTIME=$AMX|MODEL_FILE=amx-mla.gguf"
+check "S16: names the MLA stacks and the engine's assert" \
+	test -n "$(jq -r '.findings[]|select(.law=="S16")|.reason' "$TMP/out" | grep -F '8 f16 MLA decompression stacks' | grep -F 'cur_backend_id')"
+absent s16-mla-untiled S16 "RUNTIME=$AMX|MODEL_FILE=amx-mla-untiled.gguf"
 absent s16-bf16 S16 "RUNTIME=$AMX|MODEL_FILE=amx-bf16.gguf"
 absent s16-iq4_nl S16 "RUNTIME=$AMX|MODEL_FILE=amx-iq4nl.gguf"
 absent s16-cuda-profile S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|DEVICE=rtx3090"

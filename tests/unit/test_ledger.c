@@ -104,5 +104,27 @@ void test_ledger(void)
 	const char *failed = "0.00.02 E llama_model_load: error loading model: unknown type 142\n";
 	ledger_parse(failed, strlen(failed), l);
 	ok(strstr(l->engine_error, "unknown type 142") != NULL, "a failed boot's error line is kept");
+	/* deepseek32's DSA cache: the MLA cache, then the indexer's (lines as
+	 * the pinned engine printed them for synth deepseek32 on 2 slots) */
+	const char *dsa =
+	    "I llama_kv_cache_dsa: creating main KV cache, size = 2048 cells\n"
+	    "I llama_kv_cache:        CPU KV buffer size =     2.50 MiB\n"
+	    "I llama_kv_cache: size =    2.50 MiB (  2048 cells,   4 layers,  2/2 seqs), K (f16):    2.50 "
+	    "MiB, V (f16):    0.00 MiB\n"
+	    "I llama_kv_cache_dsa: creating indexer KV cache, size = 2048 cells\n"
+	    "I llama_kv_cache:        CPU KV buffer size =     2.00 MiB\n"
+	    "I llama_kv_cache: size =    2.00 MiB (  2048 cells,   4 layers,  2/2 seqs), K (f16):    2.00 "
+	    "MiB, V (f16):    0.00 MiB\n";
+	ledger_parse(dsa, strlen(dsa), l);
+	ok(l->target.kv.present && near(l->target.kv.mib, 4.50) && near(l->target.kv.k_mib, 4.50) &&
+	       near(l->target.kv.v_mib, 0) && l->target.kv.layers == 8 && l->target.kv.cells == 2048 &&
+	       l->target.kv.n_bufs == 1 && near(l->target.kv.bufs[0].mib, 4.50),
+	   "DSA cache: the indexer cache's size line adds to the MLA cache's (4.50 MiB, 8 layers, one CPU buffer)");
+	const char *plain = "I llama_kv_cache: size =    2.50 MiB (  2048 cells,   4 layers,  2/2 seqs), K (f16):    "
+			    "2.50 MiB, V (f16):    0.00 MiB\n"
+			    "I llama_kv_cache: size =    2.00 MiB (  2048 cells,   4 layers,  2/2 seqs), K (f16):    "
+			    "2.00 MiB, V (f16):    0.00 MiB\n";
+	ledger_parse(plain, strlen(plain), l);
+	ok(near(l->target.kv.mib, 2.00) && l->target.kv.layers == 4, "no DSA marker: a second size line replaces");
 	free(l);
 }

@@ -89,6 +89,17 @@ struct gr_moe_opts {
 	int64_t n_groups, n_group_used; /* expert groups, 0: none */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+/* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
+ * apart: the routing (its weights w and the chosen experts sel), then the
+ * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a
+ * gate), their sum not yet cont'ed when one expert is used. */
+struct gr_moe_routed {
+	int w, sel;
+};
+void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
+		  struct gr_moe_routed *r);
+int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r,
+		   int act);
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
 /* build_moe_ffn's steps: the chosen weights w (k per token) normalised by
  * their sum (a view); the weighted experts' k views, built first, then
@@ -168,6 +179,7 @@ gr_build_fn gr_cohere;	 /* graph_cohere.c */
 gr_build_fn gr_llama4;	 /* graph_llama4.c */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
+gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 

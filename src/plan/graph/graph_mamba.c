@@ -3,6 +3,7 @@
  * (src/models/granite-hybrid.cpp). */
 #include "graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,11 @@ struct tail {
 	int x;			  /* Nemotron-H's FFN width */
 	struct gr_mamba2 m2;	  /* mamba2 */
 	int q, kcache, vcache, o; /* attention */
+	/* 5: LFM2-MoE's residual after the experts (lfm2moe_ffn); 6:
+	 * Nemotron-H's shared expert and residual after the routed ones
+	 * (nemo_moe_ffn) */
+	int fi, fn, moe;
+	int64_t Tn, latent; /* latent: the experts' width when not n_embd (6) */
 };
 
 /* The mamba2 mixer up to what it expands (build_mamba2_layer): the conv
@@ -218,6 +224,29 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 {
 	if (!t->kind)
 		return t->res;
+	if (t->kind == 5 || t->kind == 6) {
+		int fo = t->moe;
+		int64_t W = t->kind == 6 && t->latent ? t->latent : d->E;
+		if (d->n_expert_used <= 1) /* build_moe_ffn's cont of the one expert */
+			fo = ga_op(g, 0, F32, W, t->Tn, 1, 1, S(fo));
+		if (t->kind == 6 && t->latent) /* back to n_embd: ffn_latent_up */
+			fo = gr_mm(g, d, t->il, "ffn_latent_up.weight", fo, d->E, t->Tn);
+		int kind = t->kind;
+		t->kind = 0;
+		if (kind == 5) /* lfm2.cpp's residual: add(cur, ffn_out) */
+			return ga_op(g, 1, F32, d->E, t->Tn, 1, 1, S(t->fi, fo));
+		/* the shared expert (up, squared ReLU, down) added; the residual */
+		char nm[64];
+		snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", t->il);
+		const struct gguf_tensor *sw = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+		int64_t F = sw ? (int64_t)sw->ne[1] : d->F;
+		int up = gr_mm(g, d, t->il, "ffn_up_shexp.weight", t->fn, F, d->T);
+		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
+		up = ga_op(g, 1, F32, F, d->T, 1, 1, S(up));
+		int sh = gr_mm(g, d, t->il, "ffn_down_shexp.weight", up, d->E, d->T);
+		int out = ga_op(g, 1, F32, d->E, d->T, 1, 1, S(fo, sh));
+		return ga_op(g, 1, F32, d->E, d->T, 1, 1, S(out, t->res));
+	}
 	int cur;
 	if (t->kind == 4) {
 		/* Nemotron-H's FFN layer, reached whole through a later expand:
@@ -250,6 +279,75 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 	return t->lfm2 ? ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo)) : ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
 }
 
+/* LFM2-MoE (lfm2moe.cpp builds lfm2.cpp's graph): past the dense lead,
+ * build_moe_ffn expands its routing weights and its experts with the
+ * layer, which reaches the mixer's tail, the rows kept on the last layer,
+ * the residual and the FFN norm now; the residual add waits (kind 5).
+ * The engine reads no expert_weights_scale for lfm2moe and always
+ * normalises the weights. */
+static void lfm2moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+			struct tail *t, int last)
+{
+	/* add(prev_cur, cur) is reached first through the residual's rows */
+	int64_t To = d->n_out < d->T ? d->n_out : d->T, Tn = d->T;
+	int res = t->res, ids = -1;
+	if (last && To < d->T) {
+		ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+		res = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(res, ids)), GA_OP_GET_ROWS);
+		Tn = To;
+	}
+	int cur = t->kind == 3 ? shortconv_tail(g, d, t) : attention_tail(g, d, in, t);
+	if (ids >= 0)
+		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
+	t->fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(res, cur));
+	t->fn = gr_norm(g, d, t->fi, d->E, Tn, 1, t->il, "ffn_norm.weight");
+	struct gr_moe_opts o = {0};
+	o.gating = (int)m->expert_gating;
+	o.sigmoid = o.gating == 2;
+	o.probs_b = 1; /* exp_probs_b is required */
+	o.norm_w = 1;
+	struct gr_moe_routed r;
+	gr_moe_route(g, d, t->il, t->fn, Tn, &o, &r);
+	t->moe = gr_moe_experts(g, d, t->il, t->fn, Tn, &r, 0);
+	t->Tn = Tn;
+	t->kind = 5;
+}
+
+/* Nemotron-H's MoE layer (nemotron-h.cpp build_ffn_layer with
+ * ffn_gate_inp): build_moe_ffn over the router's logits (sigmoid, the
+ * selection bias, the payload's normalisation and scale) expands the
+ * routing and the squared-ReLU experts with the layer, which reaches
+ * every pending layer and the layer's norm now; the shared expert and the
+ * residual wait (kind 6). */
+static void nemo_moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, struct tail *t, int x)
+{
+	t->res = x;
+	t->fn = gr_norm(g, d, x, d->E, d->T, 1, t->il, "attn_norm.weight");
+	struct gr_moe_opts o = {0};
+	o.gating = 2;
+	o.sigmoid = 1;
+	o.probs_b = 1;
+	o.norm_w = m->expert_w_norm != 0;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_routed r;
+	gr_moe_route(g, d, t->il, t->fn, d->T, &o, &r);
+	/* latent MoE (Nemotron 3 Super): the experts run moe_latent_size wide
+	 * over ffn_latent_down's projection, reached through the up stack */
+	char nm[64];
+	snprintf(nm, sizeof(nm), "blk.%d.ffn_latent_down.weight", t->il);
+	const struct gguf_tensor *ld = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+	struct dims dl = *d;
+	int xin = t->fn;
+	if (ld) {
+		dl.E = (int64_t)ld->ne[1];
+		xin = gr_mm(g, d, t->il, "ffn_latent_down.weight", t->fn, dl.E, d->T);
+	}
+	t->moe = gr_moe_experts(g, &dl, t->il, xin, d->T, &r, 1);
+	t->latent = ld ? dl.E : 0;
+	t->Tn = d->T;
+	t->kind = 6;
+}
+
 /* Granite 4.0 hybrid (granite-hybrid.cpp) and LFM2 (lfm2.cpp): recurrent
  * mixers (mamba2, short conv) and attention, each followed by a SwiGLU FFN;
  * Mamba-2 (mamba.cpp): the mamba2 mixer alone in every layer. */
@@ -258,7 +356,7 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	int lfm2 = m->shortconv_l_cache > 0;
-	int nemo = strcmp(m->arch, "nemotron_h") == 0;
+	int nemo = strncmp(m->arch, "nemotron_h", 10) == 0; /* and nemotron_h_moe */
 	/* the layers whose last nodes no expand has reached yet, oldest first */
 	struct tail *pend = xcalloc(n_layer + 1, sizeof(*pend));
 	int n_pend = 0;
@@ -270,6 +368,14 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 		t.nemo = nemo;
 		t.il = L;
 		if (nemo && !m->has_rs[il] && m->n_ff_layer && m->n_ff_layer[il]) {
+			if (m->n_expert && gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
+				for (int k = 0; k < n_pend; k++)
+					x = flush(g, d, in, &pend[k], 0, x);
+				n_pend = 0;
+				nemo_moe_ffn(g, m, d, &t, x);
+				pend[n_pend++] = t;
+				continue;
+			}
 			t.kind = 4;
 			t.x = (int)m->n_ff_layer[il]; /* the layer's FFN width */
 			pend[n_pend++] = t;
@@ -292,6 +398,8 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 			t.kind = 1;
 		} else
 			attention_head(g, d, in, L, an, &t);
+		if (lfm2 && m->n_expert && il >= m->n_lead_dense)
+			lfm2moe_ffn(g, m, d, in, &t, il == n_layer - 1);
 		pend[n_pend++] = t;
 	}
 	for (int k = 0; k < n_pend; k++)
