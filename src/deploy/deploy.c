@@ -704,6 +704,11 @@ static int wait_health(struct run *x, const char *name, long main_pid, const cha
 static int restart(struct run *x, const char *name, double t)
 {
 	char *err = NULL;
+	/* A deliberate start is not a crash loop: clear the unit's failed state
+	 * and its start-limit counter first, or a fifth start within
+	 * StartLimitIntervalSec (arm's stop, boot and restore, a deploy just
+	 * before) is refused with start-limit-hit and nothing restored. */
+	systemd_ctl("reset-failed", x->r->unit_name, 60000, NULL);
 	if (systemd_ctl("restart", x->r->unit_name, 300000, &err)) {
 		struct systemd_unit u;
 		char *e2 = NULL;

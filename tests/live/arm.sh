@@ -7,8 +7,9 @@
 # benches it, and restores production (its unit active again, /health 200,
 # its ledger verified, the same files); history --json shows both rate sets.
 # Then kills at the arm's fault points: kill -9 with the candidate booted
-# (the next deploy cleans its transient unit) and with production stopped
-# (the next arm restores it first).
+# (the next deploy cleans its transient unit), with production stopped (the
+# next arm restores it first), and at every other step (the next arm cleans
+# what it left and benches).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 RS_NAME=zl-arm-$$
@@ -199,4 +200,23 @@ check "diff --json: each era's rates, the change per figure, each era's arm" \
 		(.rates.from_arms|length) == 1 and (.rates.to_arms|length) == 1" "$TMP/out" >/dev/null'
 run "$ZEALOT" diff e1 1 2
 check "diff: the rates table and the arms" eval 'out_has "rates (t/s; zealot arm):" && out_has "arms of era 1:"'
+# 6. kill -9 at every other step: the killed arm leaves production and the
+# transient unit as that step had them, and the next arm finds and cleans
+# it (a transient unit stopped and reset, production restored and verified
+# first), then benches and leaves production serving.
+for p in after-gate:active/inactive after-bench-production:active/inactive after-bench:inactive/active \
+	after-arm-stop:inactive/inactive after-restore:active/inactive; do
+	want=${p#*:} p=${p%%:*}
+	ZEALOT_FAULT=arm:$p:kill run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "killed $p" \
+		--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500
+	got="$(active e1.service)/$(active zealot-arm-e1.service)"
+	check "kill -9 at arm:$p: exit 137, production/transient unit left $want ($got)" \
+		test "$rc" -eq 137 -a "$got" = "$want"
+	arm "after a kill at $p" --runs 1 --ladder 32
+	check "the arm after a kill at arm:$p: exit 0, production active, /health 200, no transient unit left" \
+		eval 'rc_is 0 && test "$(active e1.service)" = active -a "$(health)" = 200 -a \
+			"$(loadstate zealot-arm-e1.service)" = not-found'
+	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$TMP/out" "$TMP/err" | tail -25
+done
+
 check "no sanitizer report" no_sanitizer
