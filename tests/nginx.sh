@@ -8,6 +8,7 @@
 #
 # nginx runs from a config of its own in $TMP/nginx (pid, logs, temp dirs):
 # no privilege needed beyond a loopback port, nothing of the host's nginx.
+command -v wait_for >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
 NGINX_SLOW=${NGINX_SLOW:-32m}
 
 free_port() { # [ADDR]: a port free on ADDR right now
