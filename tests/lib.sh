@@ -53,20 +53,11 @@ json_is() { [ "$(jq -c "$1" "$TMP/out" 2>/dev/null)" = "$2" ]; }
 # process's word, not on the clock: gives up only when PID (a process of
 # this shell, if given) ended without passing the point, or after 300 s.
 fault_wait() {
-	local log=$1 point=$2 pid=${3:-} n=6000 l
-	while [ "$n" -gt 0 ]; do
-		if l=$(grep -m1 "^$point " "$log" 2>/dev/null); then
-			echo "${l##* }"
-			return 0
-		fi
-		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-			grep -m1 "^$point " "$log" 2>/dev/null | sed 's/.* //' | grep . && return 0
-			return 1
-		fi
-		sleep 0.05
-		n=$((n - 1))
-	done
-	return 1
+	local log=$1 point=$2 pid=${3:-} l
+	# the point logged, or the process (if given) gone: whichever comes first
+	wait_for 300 eval 'grep -q "^$point " "$log" 2>/dev/null || { [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; }'
+	l=$(grep -m1 "^$point " "$log" 2>/dev/null) || return 1
+	echo "${l##* }"
 }
 
 # wait_for SECONDS CMD...: tests/wait.sh

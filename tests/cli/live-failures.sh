@@ -15,7 +15,7 @@ for mode in garbage hang reset e500 json-junk; do
 	port=$(port_free)
 	python3 "$ROOT/tests/fakeengine.py" "$port" "$mode" 20 &
 	fake=$!
-	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+	wait_for 60 eval '(echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null'
 	start=$(date +%s)
 	run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only health,props,models,metrics
 	took=$(($(date +%s) - start))

@@ -167,7 +167,7 @@ check "diff of a word that is no era: exit 2" rc_is 2
 # --- the lock -----------------------------------------------------------------
 ./fixture lock "$ZEALOT_STATE_DIR" frank-zealot >lock.out &
 holder=$!
-for _ in $(seq 50); do grep -q locked lock.out 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q locked lock.out
 run ./fixture lock "$ZEALOT_STATE_DIR" frank-zealot
 check "a second lock of one endpoint is refused, naming the holder's pid" \
 	bash -c "[ $rc -ne 0 ] && grep -q \"locked by pid $holder\" '$TMP/err'"
@@ -180,7 +180,7 @@ run "$ZEALOT" history frank-zealot --json
 check "its holder killed with -9: the attempt reads interrupted" json_is '.attempts[2].outcome' '"interrupted"'
 ./fixture lock "$ZEALOT_STATE_DIR" frank-zealot >relock.out 2>&1 &
 holder=$!
-for _ in $(seq 50); do grep -q locked relock.out 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q locked relock.out
 kill -9 "$holder"
 wait "$holder" 2>/dev/null
 check "the lock is free again after kill -9" grep -q locked relock.out

@@ -244,12 +244,12 @@ rm -rf "$R/etc/systemd/system/e1.service.d"
 X systemctl stop e1.service
 mapfile -t cmd <"want.cmdline"
 hand=$(X sh -c 'setsid "$@" >/dev/null 2>&1 </dev/null & echo $!' hand "${cmd[@]}")
-for _ in $(seq 100); do [ "$(health)" = 200 ] && break; sleep 0.1; done
+wait_for 60 eval '[ "$(health)" = 200 ]'
 deploy e1.env "over a hand-started engine"
 check "hand-started engine: refused, exit 1, A02, its PID named" \
 	test "$rc" -eq 1 -a -n "$(grep -F 'law A02' "$TMP/err")" -a -n "$(grep -F "held by pid $hand" "$TMP/err")"
 X kill "$hand"
-for _ in $(seq 100); do [ "$(health)" = 000 ] && break; sleep 0.1; done
+wait_for 60 eval '[ "$(health)" = 000 ]'
 deploy e1.env "after stopping the hand-started engine by PID"
 check "hand-started engine stopped by PID: the next deploy serves (era 3)" \
 	test "$rc" -eq 0 -a "$(sql "select max(id) from eras")" = 3 -a "$(health)" = 200
