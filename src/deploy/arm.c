@@ -62,32 +62,14 @@ static int step(struct window *x, const char *name, const char *status, double t
 static int step(struct window *x, const char *name, const char *status, double t, const char *law, const char *fmt, ...)
 {
 	struct arm_result *r = x->r;
-	r->steps = xreallocarray(r->steps, r->n_steps + 1, sizeof(*r->steps));
-	struct deploy_step *s = &r->steps[r->n_steps++];
-	memset(s, 0, sizeof(*s));
-	s->name = name;
-	s->status = status;
-	s->seconds = mono_s() - t;
-	snprintf(s->law, sizeof(s->law), "%s", law ? law : "");
+	const struct deploy_steps b = {&r->steps,  &r->n_steps,		  x->st,
+				       r->attempt, &r->failed_step,	  r->law,
+				       &r->why,	   x->o->restore.on_step, x->o->restore.arg};
 	va_list ap;
 	va_start(ap, fmt);
-	s->detail = xvstrf(fmt, ap);
+	int rc = deploy_step_add(&b, name, status, t, law, fmt, ap);
 	va_end(ap);
-	if (r->attempt > 0) {
-		char *err = NULL;
-		store_attempt_step(x->st, r->attempt, name, status, s->seconds, s->detail, &err);
-		free(err); /* evidence, not a gate */
-	}
-	if (x->o->restore.on_step)
-		x->o->restore.on_step(s, x->o->restore.arg);
-	int ok = strcmp(status, "ok") == 0 || strcmp(status, "warning") == 0 || strcmp(status, "skipped") == 0;
-	if (strcmp(status, "failed") == 0 && !r->failed_step) {
-		r->failed_step = name;
-		snprintf(r->law, sizeof(r->law), "%s", s->law);
-		free(r->why);
-		r->why = xstrdup(s->detail);
-	}
-	return ok ? 0 : -1;
+	return rc;
 }
 
 static int failed(struct window *x, const char *name, double t, char *err, const char *why)

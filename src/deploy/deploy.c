@@ -93,43 +93,49 @@ const char *deploy_outcome_name(enum deploy_outcome o)
 
 /* --- steps --------------------------------------------------------------- */
 
-/* One step ended: kept in the result, recorded in the store at once (a
- * kill -9 later leaves it there), handed to the caller. Returns 0 for an
- * "ok" step, -1 otherwise, so a gate reads `if (step(...)) return ...`. */
-static int step(struct run *x, const char *name, const char *status, double t, const char *law, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-static int step(struct run *x, const char *name, const char *status, double t, const char *law, const char *fmt, ...)
+int deploy_step_add(const struct deploy_steps *b, const char *name, const char *status, double t, const char *law,
+		    const char *fmt, va_list ap)
 {
-	struct deploy_result *r = x->r;
-	r->steps = xreallocarray(r->steps, r->n_steps + 1, sizeof(*r->steps));
-	struct deploy_step *s = &r->steps[r->n_steps++];
+	*b->v = xreallocarray(*b->v, *b->n + 1, sizeof(**b->v));
+	struct deploy_step *s = &(*b->v)[(*b->n)++];
 	memset(s, 0, sizeof(*s));
 	s->name = name;
 	s->status = status;
 	s->seconds = mono_s() - t;
 	snprintf(s->law, sizeof(s->law), "%s", law ? law : "");
-	va_list ap;
-	va_start(ap, fmt);
 	s->detail = xvstrf(fmt, ap);
-	va_end(ap);
-	if (r->attempt > 0) {
+	if (b->attempt > 0) {
 		struct sb rec = {0};
 		sb_addf(&rec, "%s%s%s", s->law, s->law[0] ? ": " : "", s->detail);
 		char *err = NULL;
-		store_attempt_step(x->st, r->attempt, name, status, s->seconds, rec.s, &err);
+		store_attempt_step(b->st, b->attempt, name, status, s->seconds, rec.s, &err);
 		free(err); /* the record is evidence, not a gate: a full disk must not stop a restore */
 		sb_release(&rec);
 	}
-	if (x->o->on_step)
-		x->o->on_step(s, x->o->arg);
-	int ok = strcmp(status, "ok") == 0;
-	if (!ok && strcmp(status, "failed") == 0 && !r->failed_step) {
-		r->failed_step = name;
-		snprintf(r->law, sizeof(r->law), "%s", s->law);
-		free(r->why);
-		r->why = xstrdup(s->detail);
+	if (b->on_step)
+		b->on_step(s, b->arg);
+	if (strcmp(status, "failed") == 0 && !*b->failed_step) {
+		*b->failed_step = name;
+		snprintf(b->law, 8, "%s", s->law);
+		free(*b->why);
+		*b->why = xstrdup(s->detail);
 	}
-	return ok || strcmp(status, "warning") == 0 || strcmp(status, "skipped") == 0 ? 0 : -1;
+	return strcmp(status, "ok") == 0 || strcmp(status, "warning") == 0 || strcmp(status, "skipped") == 0 ? 0 : -1;
+}
+
+/* A step of this run (deploy_step_add); a gate reads `if (step(...)) return ...`. */
+static int step(struct run *x, const char *name, const char *status, double t, const char *law, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int step(struct run *x, const char *name, const char *status, double t, const char *law, const char *fmt, ...)
+{
+	struct deploy_result *r = x->r;
+	const struct deploy_steps b = {&r->steps, &r->n_steps, x->st,	      r->attempt, &r->failed_step,
+				       r->law,	  &r->why,     x->o->on_step, x->o->arg};
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = deploy_step_add(&b, name, status, t, law, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* A failed step whose detail is an error message: err is taken (freed

@@ -26,6 +26,7 @@
 #ifndef ZEALOT_DEPLOY_H
 #define ZEALOT_DEPLOY_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,27 @@ struct deploy_step {
 	char law[8]; /* the law a failure names, or "" */
 	char *detail;
 };
+
+/* Where a run keeps its steps: deploy's and arm's results, the store's
+ * attempt, the caller's callback. deploy_step_add does the bookkeeping of
+ * one ended step for both. */
+struct deploy_steps {
+	struct deploy_step **v;
+	size_t *n;
+	struct store *st;
+	int64_t attempt; /* 0: nothing recorded */
+	const char **failed_step;
+	char *law; /* [8] */
+	char **why;
+	void (*on_step)(const struct deploy_step *s, void *arg);
+	void *arg;
+};
+/* One step ended: appended, recorded on the attempt at once ("LAW: detail";
+ * a kill -9 later leaves it there; a failed record is no gate), handed to
+ * on_step; the first failed one is the run's failed_step, law and why.
+ * Returns 0 for ok, warning or skipped, -1 otherwise. */
+int deploy_step_add(const struct deploy_steps *b, const char *name, const char *status, double t, const char *law,
+		    const char *fmt, va_list ap);
 
 enum deploy_outcome {
 	DEPLOY_DEPLOYED,	/* the new era serves and is recorded */
