@@ -455,8 +455,7 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 	/* the nearest key, else every key once (a name may have two rows) */
 	char want[64];
 	snprintf(want, sizeof(want), "%.*s", (int)(kn < 63 ? kn : 63), kv);
-	const char *near = NULL;
-	size_t best = 3;
+	struct near nr = near_start(want, 2);
 	struct sb names = {0};
 	for (size_t i = 0; i <= ARRAY_SIZE(keys) + 1; i++) {
 		const char *k = i < ARRAY_SIZE(keys) ? keys[i].name : i == ARRAY_SIZE(keys) ? "type" : "name";
@@ -466,14 +465,10 @@ int synth_set(struct synth_spec *s, const char *kv, char **err)
 		if (dup)
 			continue;
 		sb_addf(&names, "%s%s", i ? ", " : "", k);
-		size_t d = edit_distance(want, k);
-		if (d < best) {
-			best = d;
-			near = k;
-		}
+		near_try(&nr, k);
 	}
-	if (near)
-		errorf(err, "--set: unknown key '%s' (did you mean %s?)", want, near);
+	if (nr.best)
+		errorf(err, "--set: unknown key '%s' (did you mean %s?)", want, nr.best);
 	else
 		errorf(err, "--set: unknown key '%s' (known: %s)", want, names.s);
 	sb_release(&names);
