@@ -81,9 +81,11 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 	for (size_t i = 0; i < c->n_types; i++) {
 		const struct census_type *t = &c->types[i];
 		char lb[32];
-		printf("%-13s %-9s %6llu  %18s bytes%s\n", "", payload_type_label(t, lb, sizeof(lb)),
-		       (unsigned long long)t->count, cmd_commas(t->bytes, a, sizeof(a)),
-		       t->name ? "" : "  custom type: only a runtime that defines it loads this (law S10)");
+		printf("%-13s %-9s %6llu  %18s bytes", "", payload_type_label(t, lb, sizeof(lb)),
+		       (unsigned long long)t->count, cmd_commas(t->bytes, a, sizeof(a)));
+		if (!t->name)
+			printf("  custom type %u: only a runtime that defines it loads this (law S10)", t->type);
+		printf("\n");
 	}
 	printf("%-13s %s bytes (%s MiB = %.2f GiB)\n", "weights", cmd_commas(c->weights_bytes, a, sizeof(a)),
 	       FMT_MIB(cmd_mib(c->weights_bytes)), (double)c->weights_bytes / (1024.0 * 1024.0 * 1024.0));

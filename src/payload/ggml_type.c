@@ -74,6 +74,22 @@ static const struct {
     {141, "PQ2_0"},
 };
 
+/* Tensor types a fork defines past ggml's list (PrismML's PQ2_0 = 142). */
+static const struct {
+	uint32_t id;
+	const char *name;
+} custom_types[] = {
+    {142, "PQ2_0"},
+};
+
+const char *ggml_custom_type_name(uint32_t id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(custom_types); i++)
+		if (custom_types[i].id == id)
+			return custom_types[i].name;
+	return NULL;
+}
+
 const char *ggml_ftype_name(int64_t ft, int *custom)
 {
 	*custom = 0;

@@ -32,6 +32,9 @@ const struct ggml_type_info *ggml_type_by_name(const char *name);
  * id in its llama_ftype list (*custom 0: "Q4_K - Medium"); else *custom 1
  * and a fork's name where zealot knows it ("PQ2_0" for 141), or NULL. */
 const char *ggml_ftype_name(int64_t ft, int *custom);
+/* A tensor type id past ggml's list: a fork's name where zealot knows it
+ * ("PQ2_0" for 142), or NULL. The engine cannot load either (law S10). */
+const char *ggml_custom_type_name(uint32_t id);
 /* Bytes of a row of n elements; 0 when n is not a whole number of blocks. */
 uint64_t ggml_row_bytes(const struct ggml_type_info *t, uint64_t n);
 

@@ -13,6 +13,9 @@ const char *payload_type_label(const struct census_type *t, char *buf, size_t n)
 {
 	if (t->name)
 		return t->name;
+	const char *fork = ggml_custom_type_name(t->type);
+	if (fork)
+		return fork;
 	snprintf(buf, n, "type%u", t->type);
 	return buf;
 }

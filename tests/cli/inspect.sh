@@ -105,9 +105,14 @@ check "llama: 5 attention layers, 1 KV head x 64" json_is '[.layers.attention,.k
 run "$ZEALOT" inspect --json "$TMP/pq.gguf"
 check "custom type 142: listed as unknown" json_is '.unknown_types|map(.id)' '[142]'
 check "custom type 142: bytes derived (> 0)" test "$(jq '.unknown_types[0].bytes' "$TMP/out")" -gt 0
-check "custom type 142: histogram names it type142" json_is '[.tensor_types[]|select(.custom)|.type]' '["type142"]'
+check "custom type 142: histogram names the fork's type" json_is '[.tensor_types[]|select(.custom)|.type]' '["PQ2_0"]'
+"$ZEALOT" synth llama --set type=143 -o "$TMP/t143.gguf" 2>/dev/null
+run "$ZEALOT" inspect --json "$TMP/t143.gguf"
+check "custom type 143 (no fork known): histogram says type143" json_is '[.tensor_types[]|select(.custom)|.type]' '["type143"]'
 run "$ZEALOT" inspect "$TMP/pq.gguf"
 check "custom type human: law S10 named" out_has "law S10"
+check "custom type human: the tensor table names the fork's type" grep -qE "^ +PQ2_0 +72 " "$TMP/out"
+check "custom type human: the id in the note" out_has "custom type 142: only a runtime"
 
 # --- what the engine's loader refuses (law S17), non-regular files, the header cap
 "$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o "$TMP/rows.gguf" 2>/dev/null
