@@ -279,6 +279,10 @@ static void run_graph(const struct compute_input *ci, const struct dims *d, enum
 {
 	const struct model *m = ci->m;
 	const struct cuda_build *cb = &ci->s->cuda;
+	/* deepseek32 keeps min(n_kv, top_k) cells a token: affine in the
+	 * cells only from top_k up */
+	if ((uint64_t)d->n_kv < m->indexer_top_k)
+		mm = NULL;
 	if (mm && d->w->pl->n_dev == 0) {
 		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
 		return;
