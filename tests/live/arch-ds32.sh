@@ -33,6 +33,14 @@ check "archs lists deepseek32 as mirrored from its builder" \
 # one, a small ubatch over a unified cache, q8_0 caches with three slots
 # and ubatch 1024
 ds32_ ds32-fa "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+# on a CUDA card ggml-cuda's supports_op decides where TOP_K (at most
+# 1024 cells without CUB) and the indexer run: not replayed, and said so
+sed 's/^DEVICE=cpu$/DEVICE=rtx3090/' ds32-fa.env >ds32-cuda.env
+run "$ZEALOT" plan --json ds32-cuda.env
+check "ds32-cuda: the plan names the indexer on a CUDA device as not mirrored" \
+	jq -e '.exact == false and ([.unmirrored[] | select(contains("lightning indexer"))] | length == 1)' "$TMP/out"
+run "$ZEALOT" plan --json ds32-fa.env
+check "ds32-fa: on the CPU the plan is exact" jq -e '.exact == true' "$TMP/out"
 ds32_ ds32-nofa "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 ds32_ ds32-ub64 "layers=6 lead_dense=2" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
 ds32_ ds32-q8kv "vocab=4096 kv_lora=96 rope_dims=32 head_dim=64" \
