@@ -8,7 +8,8 @@
 # of the plan (model, KV with its two caches, output) equals the boot
 # ledger and every compute buffer is within 0.5 % of it (plancase.sh),
 # over flash attention on and off, one to four slots, ubatches of 64 to
-# 1024, q8_0 caches, the MTP drafter, the indexer's own heads and top-k,
+# 1024, q8_0 and q4_0 caches, q4_0 weights, expert groups, the MTP
+# drafter, the indexer's own heads and top-k,
 # and rpc-servers; and the plan names the graph as mirrored.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
@@ -45,6 +46,12 @@ ds32_ ds32-nofa "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 ds32_ ds32-ub64 "layers=6 lead_dense=2" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
 ds32_ ds32-q8kv "vocab=4096 kv_lora=96 rope_dims=32 head_dim=64" \
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+# q4_0 weights and caches, softmax gating over expert groups; wider heads
+# and latents with more indexer heads than attention heads
+ds32_ ds32-q4 "type=q4_0 groups=4 groups_used=2 gating=1 experts=16 experts_used=4 kv_lora=96 rope_dims=32 head_dim=64" \
+	"CTX_SIZE=8192 PARALLEL=3 UBATCH_SIZE=384 CACHE_TYPE_K=q4_0 CACHE_TYPE_V=q4_0"
+ds32_ ds32-wide "embd=512 heads=8 kv_lora=128 rope_dims=64 head_dim=128 head_dim_v=64 q_lora=256 idx_heads=16 vocab=4096 layers=5" \
+	"CTX_SIZE=16384 PARALLEL=1 UBATCH_SIZE=512"
 # the indexer with its own head count and top-k; a top-k beyond the
 # cache's cells (each token keeps them all: min(n_kv, top_k))
 ds32_ ds32-idx "idx_heads=8 idx_top_k=512" "CTX_SIZE=4096 PARALLEL=4 UBATCH_SIZE=256"
@@ -58,6 +65,8 @@ check "ds32-topk: the memoised plan's compute equals the full replay's" \
 # the MTP drafter: its draft context is deepseek2's MTP block (dense MLA,
 # no indexer) over a plain K-only cache
 ds32_ ds32-mtp "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+ds32_ ds32-mtp-q8 "nextn=1 layers=3 lead_dense=0 kv_lora=96 rope_dims=32 head_dim=64" \
+	"CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=128 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 check "ds32-mtp: the ledger has the draft context's compute" \
 	jq -e '[.comparison[]|select(.term=="draft_compute")]|length==1' ds32-mtp.cmp
 # a declared MTP block without a drafter: the block is skipped
