@@ -378,7 +378,9 @@ static int moe_keys(const struct gguf *g, struct model *m, char **err)
 	    get_u32(g, m, "expert_gating_func", &m->expert_gating, err) ||
 	    get_u32(g, m, "expert_group_count", &m->n_expert_groups, err) ||
 	    get_u32(g, m, "expert_group_used_count", &m->n_group_used, err) ||
-	    get_u32(g, m, "attention.indexer.key_length", &m->indexer_head_size, err))
+	    get_u32(g, m, "attention.indexer.key_length", &m->indexer_head_size, err) ||
+	    get_u32(g, m, "attention.indexer.head_count", &m->indexer_n_head, err) ||
+	    get_u32(g, m, "attention.indexer.top_k", &m->indexer_top_k, err))
 		return -1;
 	if (gguf_kv_bool(akey(g, m, "expert_weights_norm"), &b) == 0)
 		m->expert_w_norm = b != 0;

@@ -47,6 +47,8 @@ struct model {
 	uint32_t kv_lora_rank;		 /* MLA: 0 when absent */
 	uint32_t head_k_mla, head_v_mla;
 	uint32_t indexer_head_size; /* DSA lightning indexer's key length (deepseek32), 0 when absent */
+	uint32_t indexer_n_head;    /* its query heads */
+	uint32_t indexer_top_k;	    /* the cells each token's attention keeps */
 
 	uint32_t n_swa;	      /* sliding window in tokens, 0 = none */
 	uint32_t n_kv_shared; /* attention.shared_kv_layers: the last N layers hold no KV of their own */

@@ -343,6 +343,8 @@ static const struct key keys[] = {
     {"kv_lora", offsetof(struct synth_spec, kv_lora), 0,
      "deepseek2: kv_lora_rank (the MLA cache row is kv_lora + rope_dims)"},
     {"q_lora", offsetof(struct synth_spec, q_lora), 0, "deepseek2: q_lora_rank (0: one attn_q matrix)"},
+    {"idx_heads", offsetof(struct synth_spec, idx_heads), 0, "deepseek32: the lightning indexer's heads (0: heads)"},
+    {"idx_top_k", offsetof(struct synth_spec, idx_top_k), 0, "deepseek32: cells the indexer keeps a token (0: 256)"},
     {"head_dim_v", offsetof(struct synth_spec, head_dim_v), 0, "deepseek2: value head size (value_length_mla)"},
     {"lead_dense", offsetof(struct synth_spec, n_lead_dense), 0, "deepseek2, glm4moe: leading dense layers"},
     {"shared", offsetof(struct synth_spec, n_shared), 0, "deepseek2, glm4moe, qwen35moe: shared experts"},
@@ -1877,11 +1879,11 @@ static void keys_moe(struct gguf_writer *w, const struct synth_spec *s)
 		gw_u32(w, k, s->kv_lora);
 		if (is_arch(s, "deepseek32")) { /* the lightning indexer (deepseek32.cpp load_arch_hparams) */
 			akey(k, sizeof(k), s, "attention.indexer.head_count");
-			gw_u32(w, k, s->n_head);
+			gw_u32(w, k, s->idx_heads ? s->idx_heads : s->n_head);
 			akey(k, sizeof(k), s, "attention.indexer.key_length");
 			gw_u32(w, k, DS32_IDX_DIM);
 			akey(k, sizeof(k), s, "attention.indexer.top_k");
-			gw_u32(w, k, DS32_IDX_TOP_K);
+			gw_u32(w, k, s->idx_top_k ? s->idx_top_k : DS32_IDX_TOP_K);
 		}
 		if (s->temp_scale10) {
 			akey(k, sizeof(k), s, "attention.temperature_scale");
@@ -1958,9 +1960,10 @@ static void tensors_deepseek2(struct tw *t, const struct synth_spec *s)
 		if (is_arch(s, "deepseek32")) { /* the lightning indexer: one key head, n_head query heads */
 			BV("indexer.k_norm.weight", DS32_IDX_DIM);
 			BV("indexer.k_norm.bias", DS32_IDX_DIM);
-			BM("indexer.proj.weight", s->n_embd, s->n_head);
+			uint32_t ih = s->idx_heads ? s->idx_heads : s->n_head;
+			BM("indexer.proj.weight", s->n_embd, ih);
 			BM("indexer.attn_k.weight", s->n_embd, DS32_IDX_DIM);
-			BM("indexer.attn_q_b.weight", s->q_lora, (uint64_t)s->n_head * DS32_IDX_DIM);
+			BM("indexer.attn_q_b.weight", s->q_lora, (uint64_t)ih * DS32_IDX_DIM);
 		}
 		BV("ffn_norm.weight", s->n_embd);
 		if (il < s->n_lead_dense)

@@ -42,11 +42,12 @@ struct synth_spec {
 	 * bias, weight normalisation and scale (tenths), expert groups */
 	uint32_t kv_lora, q_lora, head_dim_v, n_lead_dense, n_shared, gating, probs_b, w_norm, w_scale10;
 	uint32_t n_groups, n_groups_used;
-	uint32_t qk_norm, qkv_bias; /* glm4moe: q/k norms, q/k/v biases */
-	uint32_t gate_up;	    /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
-	uint32_t mha;		    /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
-	uint32_t temp_scale10;	    /* deepseek2: attention.temperature_scale in tenths (0: none) */
-	uint32_t moe_latent;	    /* nemotron_h_moe: moe_latent_size, experts over a latent projection (0: none) */
+	uint32_t qk_norm, qkv_bias;    /* glm4moe: q/k norms, q/k/v biases */
+	uint32_t gate_up;	       /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
+	uint32_t mha;		       /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
+	uint32_t temp_scale10;	       /* deepseek2: attention.temperature_scale in tenths (0: none) */
+	uint32_t moe_latent;	       /* nemotron_h_moe: moe_latent_size, experts over a latent projection (0: none) */
+	uint32_t idx_heads, idx_top_k; /* deepseek32: the indexer's query heads (0: heads) and top-k (0: 256) */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)

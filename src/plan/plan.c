@@ -24,6 +24,12 @@ static const char *const rs_rollback_archs[] = {
     "qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
 };
 static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32"};
+/* - archs that load an MTP block's expert selection bias (exp_probs_b)
+ *   even without a drafter: their load_arch_tensors creates it with
+ *   TENSOR_NOT_REQUIRED alone, not with the block's TENSOR_SKIP
+ *   (src/models/deepseek32.cpp, glm-dsa.cpp, step35.cpp, hy-v3.cpp), so
+ *   it is mapped and stretches the mapped range over the block. */
+static const char *const nextn_probs_b_archs[] = {"deepseek32", "glm-dsa", "step35", "hy-v3"};
 
 static int in_list(const char *arch, const char *const *list, size_t n)
 {
@@ -371,8 +377,11 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 			 * tensor */
 			if (strncmp(m->arch, "lfm2", 4) == 0 && strcmp(t->name, "token_embd_norm.weight") == 0)
 				il = m->n_layer_all;
-			/* MTP blocks are skipped unless a drafter loads them. */
-			if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp)
+			/* MTP blocks are skipped unless a drafter loads them (but
+			 * for nextn_probs_b_archs' selection bias). */
+			if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp &&
+			    !(strstr(t->name, ".exp_probs_b") &&
+			      in_list(m->arch, nextn_probs_b_archs, ARRAY_SIZE(nextn_probs_b_archs))))
 				continue;
 		} else {
 			/* A tied output layer gets its own copy of token_embd (created

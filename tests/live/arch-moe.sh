@@ -1,6 +1,6 @@
 # Hybrid and MoE families of issue 24 against the real engine: lfm2moe,
-# nemotron_h_moe, mistral4 mirrored; deepseek32's memory (its graph named
-# as not mirrored). Each synthetic payload is booted through
+# nemotron_h_moe, mistral4 (deepseek32 has its own suite, arch-ds32.sh).
+# Each synthetic payload is booted through
 # `zealot argv` (engine.sh boot_for_ledger) and answers /health and a
 # completion; every exact term of the plan (model, KV, recurrent state,
 # output) equals the boot ledger and every compute buffer is within 0.5 %
@@ -74,32 +74,6 @@ if [ -x "$RPC_SERVER" ]; then
 else
 	echo "# $RPC_SERVER is missing: the placement case is skipped"
 fi
-
-# --- deepseek32: DeepSeek-V3.2, deepseek2's MLA model with a lightning
-# indexer per layer. Its memory is mirrored: the DSA cache
-# (llama-kv-cache-dsa.cpp) is the MLA cache beside an indexer key cache of
-# one head of attention.indexer.key_length per trunk layer, the nextn
-# layers filtered out of both. Its graph (the indexer's scores, the top-k
-# mask over the cache, the fused lightning-indexer op) is not: the plan
-# names it as not mirrored rather than print a confident figure.
-terms_() { # NAME ARCH "synth sets" "KEY=VALUE ..."
-	local name=$1 arch=$2 s args=()
-	for s in $3; do args+=(--set "$s"); done
-	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" 2>/dev/null
-	boot_for_ledger "$name" "$4"
-	check_answered "$name" "$name.log"
-	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	check "$name: every exact term equals the ledger (the DSA cache's two caches summed)" rc_is 0
-	[ "$rc" -eq 0 ] || jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
-	check "$name: the ledger has the indexer cache" grep -qF 'creating indexer KV cache' "$name.log"
-	run "$ZEALOT" plan --json "$name.env"
-	check "$name: plan names its compute graph as not mirrored" \
-		jq -e --arg a "$arch" '.exact == false and ([.unmirrored[] | select(contains("compute graph of '"'"'" + $a + "'"'"'"))] | length == 1)' "$TMP/out"
-}
-terms_ ds32 deepseek32 "" "CTX_SIZE=4096 PARALLEL=2"
-terms_ ds32-q8 deepseek32 "vocab=4096 kv_lora=96 rope_dims=32 head_dim=64" "CTX_SIZE=8192 PARALLEL=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
-terms_ ds32-unified deepseek32 "layers=6 lead_dense=2" "CTX_SIZE=9000 PARALLEL=3 KV_UNIFIED=1 UBATCH_SIZE=64 FLASH_ATTN=off"
-terms_ ds32-mtp deepseek32 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 
 # The MLA families' boot death on an AMX host (deepseek2 and mistral4
 # alike): with REPACK on, f16 attn_k_b/attn_v_b stacks go to the AMX

@@ -279,6 +279,10 @@ static void run_graph(const struct compute_input *ci, const struct dims *d, enum
 {
 	const struct model *m = ci->m;
 	const struct cuda_build *cb = &ci->s->cuda;
+	/* deepseek32 keeps min(n_kv, top_k) cells a token: affine in the
+	 * cells only from top_k up */
+	if ((uint64_t)d->n_kv < m->indexer_top_k)
+		mm = NULL;
 	if (mm && d->w->pl->n_dev == 0) {
 		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
 		return;
@@ -488,6 +492,14 @@ void compute_model(const struct compute_input *in, struct plan *p)
 				     gr_fallback(in->m)->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
+	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
+	 * lightning indexer on its own conditions; the scheduler's fallback
+	 * for them is not replayed (cuda.c knows neither op) */
+	for (unsigned i = 0; f && in->m->indexer_top_k && i < in->pl->n_dev; i++)
+		if (in->pl->dev[i].profile->backend == DEVICE_CUDA) {
+			plan_note_unmirrored(p, "top-k and lightning indexer of '%s' on a CUDA device", in->m->arch);
+			break;
+		}
 	if (f && f->build != gr_gemma4 && f->build != gr_gemma3n && in->gg &&
 	    gguf_tensor_find(in->gg, "per_layer_token_embd.weight"))
 		plan_note_unmirrored(p, "per-layer token embeddings of '%s' in the compute graph", in->m->arch);

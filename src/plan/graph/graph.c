@@ -313,6 +313,7 @@ static const struct graph_family families[] = {
     {"kimi-linear", gr_kimi_linear, NULL, "src/models/kimi-linear.cpp"},
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)"},
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)"},
+    {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp"},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)"},

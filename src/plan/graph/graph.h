@@ -56,6 +56,7 @@ struct inputs {
 	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
 	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
 	int attn_scale;				/* per-token attention temperature (deepseek2) */
+	int k_idx_lid, mask_lid, k_rot_lid;	/* the DSA lightning indexer's cache (deepseek32) */
 };
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})
@@ -179,6 +180,19 @@ gr_build_fn gr_cohere;	 /* graph_cohere.c */
 gr_build_fn gr_llama4;	 /* graph_llama4.c */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
+/* deepseek2.cpp's MLA attention of layer il over its normed input an
+ * (graph_deepseek2.c): q through its latent, the K-only cache, attn_v_b.
+ * mk (NULL: the cache's mask) builds the attention's mask where the
+ * attention reaches it, from the normed q latent qr (deepseek32's top-k
+ * mask over the cache's). */
+typedef int gr_mla_mask_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			   int an, int qr);
+int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
+		     gr_mla_mask_fn *mk);
+/* deepseek2's FFN: dense in the leading layers, else the routed experts
+ * beside the shared ones */
+int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
+gr_build_fn gr_deepseek32;   /* graph_deepseek32.c */
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);

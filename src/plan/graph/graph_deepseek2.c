@@ -8,14 +8,16 @@
  * KV and its rope part as one K row (kv_lora + rope) in a K-only cache,
  * V a view of K, and attn_v_b decompressing the output per head. The
  * nodes in the order build_attn expands them: q, v, k. */
-/* q: through its latent (attn_q_a, normed, attn_q_b), or one attn_q;
- * n wide per token. */
-static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int an, int64_t n)
+/* q: through its latent (attn_q_a, normed, attn_q_b; the normed latent
+ * into *qr when asked), or one attn_q; n wide per token. */
+static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int an, int64_t n, int *qr)
 {
 	if (!m->q_lora_rank)
 		return gr_mm(g, d, il, "attn_q.weight", an, n, d->T);
 	int q = gr_mm(g, d, il, "attn_q_a.weight", an, m->q_lora_rank, d->T);
 	q = gr_norm(g, d, q, m->q_lora_rank, d->T, 1, il, "attn_q_a_norm.weight");
+	if (qr)
+		*qr = q;
 	return gr_mm(g, d, il, "attn_q_b.weight", q, n, d->T);
 }
 
@@ -27,10 +29,17 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 {
 	if (!m->head_k_mla || !m->head_v_mla)
 		return mha_attention(g, m, d, in, il, an);
+	return gr_mla_attention(g, m, d, in, il, an, NULL);
+}
+
+int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
+		     gr_mla_mask_fn *mk)
+{
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
 	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
-	int q = ds2_q(g, m, d, il, an, H * dk);
+	int lat = -1;
+	int q = ds2_q(g, m, d, il, an, H * dk, &lat);
 	int qr = ga_view(g, q);
 	int qn = ga_view_n(g, qr, (uint64_t)(nope + (H * T - 1) * dk) * 4);
 	int qnp = ga_view(g, qn);
@@ -56,7 +65,7 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int kcache = gr_cache(g, d, il);
 	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
-	int mask = gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
+	int mask = mk ? -1 : gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
 	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
 	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
 	int kc = ga_view_n(g, kcache, kspan);
@@ -65,6 +74,8 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 	if (d->fa) {
 		int qp = ga_view(g, ga_view(g, qcur));
 		int kp = ga_view(g, kc), vp = ga_view(g, vc);
+		if (mk)
+			mask = mk(g, m, d, in, il, an, lat);
 		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
 		int o = gr_op_kind(
 		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
@@ -78,6 +89,8 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 		int kp = ga_view(g, kc);
 		int qp = ga_view(g, ga_view(g, qcur));
 		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+		if (mk)
+			mask = mk(g, m, d, in, il, an, lat);
 		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
 		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
 		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
@@ -99,7 +112,7 @@ static int mha_attention(struct ga_graph *g, const struct model *m, const struct
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
 	int64_t dk = m->head_k, dv = m->head_v, nope = dk - rope, row = lora + rope;
-	int q = ds2_q(g, m, d, il, an, H * dk);
+	int q = ds2_q(g, m, d, il, an, H * dk, NULL);
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 	int qcur = gr_rope(g, ga_view(g, q), pos, dk, H, T);
 	if (m->attn_temp_scale != 0.0)
@@ -153,7 +166,7 @@ static int mha_attention(struct ga_graph *g, const struct model *m, const struct
 
 /* The FFN of layer il: dense in the leading layers, else the routed
  * experts (as the payload gates them) and the shared ones, added. */
-static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
 {
 	if ((uint32_t)il < m->n_lead_dense)
 		return gr_ffn(g, d, il, x, T);
@@ -173,12 +186,12 @@ static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 
 void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	gr_trunk_moe(g, m, d, in, mla_attention, "ffn_norm.weight", ds2_ffn);
+	gr_trunk_moe(g, m, d, in, mla_attention, "ffn_norm.weight", gr_ds2_ffn);
 }
 
 /* The MTP head (GLM-4.7-Flash's, deepseek2.cpp graph_mtp): the nextn
  * block il as an MLA layer with routed and shared experts. */
 void gr_deepseek2_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
 {
-	gr_mtp_block(g, m, d, in, il, mla_attention, "ffn_norm.weight", ds2_ffn);
+	gr_mtp_block(g, m, d, in, il, mla_attention, "ffn_norm.weight", gr_ds2_ffn);
 }
