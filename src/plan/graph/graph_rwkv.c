@@ -14,19 +14,6 @@
 
 #include "../../payload/gguf.h"
 
-/* build_rs (llama-graph.cpp): a scale_inplace zeroing a cleared state (a
- * view), the sequences' states gathered, the extra states copied back. */
-static int rwkv_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
-{
-	gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
-	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k;
-	ga_view(g, cache);
-	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), gr_s_view(g, in, 1)));
-	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
-	return states;
-}
-
 /* a low-rank width: ne[1] of blk.IL.SUFFIX (the engine's shapes), else def */
 static int64_t rank_of(const struct dims *d, int il, const char *suffix, int64_t def)
 {
@@ -61,6 +48,15 @@ static int layer_norm(struct ga_graph *g, const struct dims *d, int x, int64_t n
 	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(m, bt));
 }
 
+/* A view_3d of x (E wide, per_seq rows a sequence, ns sequences) of n
+ * rows of each sequence: the token-shift states' halves, a norm's rows
+ * but the last, or its last. It spans ggml_nbytes of its strides, which
+ * is what its copy on another backend allocates. */
+static int seq_rows(struct ga_graph *g, int x, int64_t E, int64_t n, int64_t per_seq, int64_t ns)
+{
+	return ga_view_n(g, x, n > 0 && ns > 0 ? 4ull * (uint64_t)E * (uint64_t)(n + (ns - 1) * per_seq) : 0);
+}
+
 /* What a layer leaves for the next one to reach: its channel mix. */
 struct tail {
 	int il;
@@ -75,12 +71,12 @@ struct tail {
  * last layer the rows kept first (inp_out_ids). */
 static int channel_mix(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t, int last)
 {
-	int64_t T = d->T, E = d->E, F = d->F, To = T;
+	int64_t T = d->T, E = d->E, F = d->F, To = T, ns = d->n_seq, nst = T / ns;
 	int L = t->il;
 	/* x_prev: the FFN's shift state, then every token's FFN norm but the
 	 * last */
-	int shift = ga_view(g, ga_view(g, t->ts));
-	int xp = ga_op(g, 0, F32, E, T / d->n_seq, d->n_seq, 1, S(shift, ga_view(g, t->ffn_norm)));
+	int shift = seq_rows(g, ga_view(g, t->ts), E, 1, 2, ns);
+	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(shift, seq_rows(g, t->ffn_norm, E, nst - 1, nst, ns)));
 	int xp2 = ga_view(g, xp), fn2 = ga_view(g, t->ffn_norm);
 	int sx;
 	if (last) {
@@ -139,7 +135,7 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
 	o->gate = gr_has_tensor(d, L, "time_mix_g1.weight") && gr_has_tensor(d, L, "time_mix_g2.weight");
 	int n_lerp = o->gate ? 6 : 5;
-	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(shift, ga_view(g, an)));
+	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(shift, seq_rows(g, an, E, nst - 1, nst, ns)));
 	int sx = ga_op(g, 1, F32, E, nst, ns, 1, S(xp, an));
 	/* ggml_repeat takes the dummy's shape only: not a source */
 	int rep = ga_op(g, 0, F32, E, nst, ns, n_lerp, S(sx));
@@ -237,10 +233,10 @@ void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = ga_view(g, ga_view(g, ts));
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
+		int att_shift = seq_rows(g, ga_view(g, ts), E, 1, 2, ns);
 		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
 				: channel_mix(g, d, in, &prev, 0);
 		int xin = ga_view(g, x);
@@ -249,11 +245,11 @@ void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int wkv = rwkv7_wkv(g, d, L, an, att_shift, wkv_state, scache, &v_first, &o);
 		/* the token-shift write: the last token's attention norm, then
 		 * the rest of the time mix and the FFN norm */
-		int last_an = ga_view(g, an);
+		int last_an = seq_rows(g, an, E, 1, nst, ns);
 		int cur = rwkv7_tail(g, d, L, wkv, &o);
 		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
 		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
+		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, seq_rows(g, fn, E, 1, nst, ns)));
 		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
 		prev = (struct tail){L, ts, ffn_inp, fn, 0, 0};
 	}
@@ -302,9 +298,9 @@ void gr_arwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, 
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
 		int shift = ga_view(g, ts); /* one shift state: the whole of it */
 		if (il > 0)
 			x = arwkv7_out(g, d, in, &prev, 0);
@@ -354,7 +350,7 @@ static int rwkv6_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int64_t tm = rank_of(d, L, "time_mix_w1.weight", 160) / 5;
 	int64_t kv = rank_of(d, L, "time_mix_key.weight", E);
 	int qrwkv = !gr_has_tensor(d, L, "time_mix_first.weight");
-	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(att_shift, ga_view(g, an)));
+	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(att_shift, seq_rows(g, an, E, nst - 1, nst, ns)));
 	int sx = ga_op(g, 1, F32, E, nst, ns, 1, S(xp, an));
 	int sx2 = ga_view(g, sx);
 	int xxx = ga_op(g, 1, F32, E, T, 1, 1, S(sx2, gr_weight(g, d, L, "time_mix_lerp_x.weight")));
@@ -441,9 +437,9 @@ void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims 
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
 		int shift = ga_view(g, ts); /* one shift state: the whole of it */
 		if (il > 0)
 			x = rwkv6q_out(g, d, in, &prev, 0);
@@ -479,10 +475,10 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = ga_view(g, ga_view(g, ts));
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
+		int att_shift = seq_rows(g, ga_view(g, ts), E, 1, 2, ns);
 		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
 				: channel_mix(g, d, in, &prev, 0);
 		int xin = ga_view(g, x);
@@ -492,7 +488,7 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
 		/* the token-shift write: the grouped norm, the SiLU gate, the
 		 * output, the FFN norm */
-		int last_an = ga_view(g, an);
+		int last_an = seq_rows(g, an, E, 1, nst, ns);
 		int cur = ga_view(g, ga_view(g, wkv));
 		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cur));
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(ga_view(g, cur), gr_weight(g, d, L, "time_mix_ln.weight")));
@@ -503,7 +499,7 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		cur = gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
 		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
 		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
+		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, seq_rows(g, fn, E, 1, nst, ns)));
 		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
 		prev = (struct tail){L, ts, ffn_inp, fn, 1, (int)rescale};
 	}
