@@ -115,8 +115,15 @@ if [ -x "$RPC_SERVER" ]; then
 	mirrored_case ar7-ngl arwkv7 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096" \
 		"CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4 UBATCH_SIZE=512"
 	# every layer offloaded: token_embd_norm with layer 0 (a repeating
-	# tensor), not with the input layer
-	mirrored_case rw6-split rwkv6 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096" \
+	# tensor), not with the input layer. Held to 0.2 %: the second
+	# server's first layer gathers its states there (build_rs's
+	# scale_inplace is an op on the cache's backend), and the token-shift
+	# views copied across span their ggml_nbytes; without either the
+	# servers' buffers were 0.26-0.29 % over (the print's resolution of
+	# the 2.01 MiB host buffer is 0.1 % here)
+	PLAN_TOL_PCT=0.2 mirrored_case rw6-split rwkv6 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096" \
+		"CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=7 TENSOR_SPLIT=1,1 UBATCH_SIZE=512"
+	PLAN_TOL_PCT=0.2 mirrored_case rw7-split rwkv7 "$RW7" \
 		"CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=7 TENSOR_SPLIT=1,1 UBATCH_SIZE=512"
 	check "rw6-split: the plan maps token_embd alone on the host (4 MiB)" test "$(plan_of rw6-split model CPU_Mapped)" = 4
 	rpc_stop

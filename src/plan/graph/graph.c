@@ -100,6 +100,27 @@ int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes)
 	return *slot;
 }
 
+int gr_cview(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
+{
+	int v = ga_view_n(g, x, (uint64_t)(ne0 * ne1 * ne2 * 4));
+	g->t[v].type = F32;
+	g->t[v].ne[0] = ne0;
+	g->t[v].ne[1] = ne1;
+	g->t[v].ne[2] = ne2;
+	g->t[v].ne[3] = 1;
+	return v;
+}
+
+int gr_s_view(struct ga_graph *g, struct inputs *in, int extra)
+{
+	int *v = extra ? &in->s_extra : &in->s_main;
+	/* a reserve has every cell's sequence in the ubatch (n_rs ==
+	 * n_seqs): the main view spans s_copy, the extra one nothing */
+	if (*v < 0)
+		*v = ga_view_n(g, in->s_copy, extra ? 0 : g->t[in->s_copy].bytes);
+	return *v;
+}
+
 /* build_inp_embd: token ids and, beside them, an embeddings input of the
  * same shape that the graph selects between; the unused one stays
  * allocated for the whole graph. */

@@ -54,6 +54,7 @@ struct dims {
 
 struct inputs {
 	int tokens, pos, k_idx, v_idx, mask, k_idx_swa, v_idx_swa, mask_swa, out_ids, s_copy;
+	int s_main, s_extra;			/* s_copy's two views (build_rs_inp_impl), made once */
 	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
 	int attn_scale;				/* per-token attention temperature (deepseek2) */
 	int k_idx_lid, mask_lid, k_rot_lid;	/* the DSA lightning indexer's cache (deepseek32) */
@@ -69,6 +70,16 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 int gr_cache(struct ga_graph *g, const struct dims *d, int il);
 int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1);
 int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes);
+/* A contiguous view of x (a reshape, a slice of whole rows): its copy on
+ * another backend (ggml_dup_tensor_layout) spans the view and has the
+ * layout of an f32 op of its shape, so an in-place op there may take the
+ * copy's memory (ggml_are_same_layout). */
+int gr_cview(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2);
+/* s_copy_main (extra 0) or s_copy_extra (1): the views of s_copy that
+ * build_rs_inp_impl makes once per graph and every layer's build_rs reads
+ * (in->s_copy made first). One tensor, so the scheduler copies it to a
+ * backend once (its tensor_id_copy), not once per layer. */
+int gr_s_view(struct ga_graph *g, struct inputs *in, int extra);
 int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in);
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w);

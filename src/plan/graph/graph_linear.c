@@ -112,7 +112,7 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 	int conv_x = ga_op(g, 0, F32, d->d_conv - 1 + nst, d_inner, ns, 1, S(conv, ga_view(g, ga_view(g, xz))));
 	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (d_inner * ns - 1);
 	ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
-	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
 	gr_rs_zero(g, scache);
 	int s4 = ga_view_n(g, scache, s_full);
@@ -144,8 +144,9 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 		B = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(B));
 		C = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(C));
 	}
-	int y_ssm = ga_op(g, 0, F32, d_inner * T + d->n_embd_s * ns, 1, 1, 1, S(s4, x4, dt, A, B, C, ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), ga_view(g, sc)));
+	int y_ssm =
+	    ga_op(g, 0, F32, d_inner * T + d->n_embd_s * ns, 1, 1, 1, S(s4, x4, dt, A, B, C, gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), gr_s_view(g, in, 1)));
 	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
 	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, (uint64_t)d->n_embd_s * 4 * ns), ga_view(g, scache)));
 	t->xz = xz;
@@ -159,12 +160,14 @@ static int jb_mamba_tail(struct ga_graph *g, const struct dims *d, const struct 
 {
 	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
 	int64_t d_inner = d->n_embd_s / d->d_state;
-	int z = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(ga_view(g, t->xz)));
+	/* z: the second half of each xz row (ggml_nbytes of the strided view:
+	 * what a copy of it to another backend allocates) */
+	int z = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(ga_view_n(g, t->xz, 8ull * d_inner * T - 4ull * d_inner)));
 	int y = ga_view(g, t->y_ssm);
 	int xd = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(t->x, gr_weight(g, d, t->il, "ssm_d")));
 	y = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(y, xd));
 	y = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(z, y));
-	return ga_view(g, mm3(g, d, t->il, "ssm_out.weight", y, d->E, nst, ns));
+	return gr_cview(g, mm3(g, d, t->il, "ssm_out.weight", y, d->E, nst, ns), d->E, T, 1);
 }
 
 /* The mixer's tail, the last layer's output rows (the residual's first),
@@ -314,18 +317,18 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
 {
 	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
 	int64_t H = d->H, hd = m->kda_head_dim, inner = H * hd;
-	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
 	gr_rs_zero(g, rcache);
-	int states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
+	int states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 1)));
 	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
 	int cx[3];
 	for (int c = 0; c < 3; c++)
 		cx[c] = kda_conv_in(g, d, il, an, rcache, states, c, inner);
 	gr_rs_zero(g, scache);
-	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
-	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
+	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 0)));
+	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 1)));
 	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
 	/* the fused delta net, reached through its new state's copy */
 	int q = kda_conv(g, d, il, cx[0], 0, hd, H);

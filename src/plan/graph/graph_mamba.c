@@ -24,11 +24,11 @@ int gr_rs_zero(struct ga_graph *g, int cache)
  * copied back into the cache. Returns the gathered states. */
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
 {
-	int sc = gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
+	gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
 	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k; /* the whole cache (a copy of it, across backends) */
 	gr_rs_zero(g, cache);
-	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
+	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), gr_s_view(g, in, 1)));
 	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
 	return states;
 }
@@ -76,7 +76,7 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (conv_dim * ns - 1);
 	for (int64_t k = 0; k < n_written; k++)
 		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
-	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
 	gr_rs_zero(g, scache);
 	int s4 = ga_view_n(g, scache, s_full);
@@ -88,8 +88,8 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	dt = ga_op(g, 1, F32, d->dt_rank, nst, ns, 1, S(dt, gr_weight(g, d, il, "ssm_dt.bias")));
 	int B = ga_view(g, xbc), C = ga_view(g, xbc);
 	int y_ssm = ga_op(g, 0, F32, d_inner * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
-			  S(s4, x, dt, gr_weight(g, d, il, "ssm_a"), B, C, ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), ga_view(g, sc)));
+			  S(s4, x, dt, gr_weight(g, d, il, "ssm_a"), B, C, gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), gr_s_view(g, in, 1)));
 	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
 	uint64_t written = (uint64_t)d->n_embd_s * 4 * ns * n_written;
 	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, written), ga_view(g, scache)));

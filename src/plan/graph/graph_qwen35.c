@@ -37,11 +37,11 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int64_t T = d->T, ns = d->n_seq;
 	int64_t key_dim = d->d_state * d->n_group, value_dim = d->d_state * d->dt_rank;
 	int64_t conv_dim = 2 * key_dim + value_dim;
-	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
 	gr_rs_zero(g, rcache);
-	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
+	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 1)));
 	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
 	int qkv = gr_mm(g, d, il, "attn_qkv.weight", an, conv_dim, T);
 	int conv_in =
@@ -50,8 +50,8 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	for (int64_t k = 0; k < d->rs_k; k++)
 		ga_sink_to(g, rcache, S(ga_view(g, conv_in), ga_view(g, rcache)));
 	gr_rs_zero(g, scache);
-	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
-	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
+	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 0)));
+	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 1)));
 	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
 	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));

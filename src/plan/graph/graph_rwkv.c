@@ -14,34 +14,6 @@
 
 #include "../../payload/gguf.h"
 
-/* build_rs (llama-graph.cpp): a scale_inplace zeroing a cleared state (a
- * view), the sequences' states gathered, the extra states copied back. */
-static int rwkv_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
-{
-	int sc = gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
-	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k;
-	ga_view(g, cache);
-	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), ga_view(g, sc)));
-	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
-	return states;
-}
-
-/* A contiguous view of x (a reshape, a slice of whole rows): its copy on
- * another backend (ggml_dup_tensor_layout) spans the view and has the
- * layout of an f32 op of its shape, so an in-place op there may take the
- * copy's memory. */
-static int cview(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
-{
-	int v = ga_view_n(g, x, (uint64_t)(ne0 * ne1 * ne2 * 4));
-	g->t[v].type = F32;
-	g->t[v].ne[0] = ne0;
-	g->t[v].ne[1] = ne1;
-	g->t[v].ne[2] = ne2;
-	g->t[v].ne[3] = 1;
-	return v;
-}
-
 /* a low-rank width: ne[1] of blk.IL.SUFFIX (the engine's shapes), else def */
 static int64_t rank_of(const struct dims *d, int il, const char *suffix, int64_t def)
 {
@@ -76,6 +48,15 @@ static int layer_norm(struct ga_graph *g, const struct dims *d, int x, int64_t n
 	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(m, bt));
 }
 
+/* A view_3d of x (E wide, per_seq rows a sequence, ns sequences) of n
+ * rows of each sequence: the token-shift states' halves, a norm's rows
+ * but the last, or its last. It spans ggml_nbytes of its strides, which
+ * is what its copy on another backend allocates. */
+static int seq_rows(struct ga_graph *g, int x, int64_t E, int64_t n, int64_t per_seq, int64_t ns)
+{
+	return ga_view_n(g, x, n > 0 && ns > 0 ? 4ull * (uint64_t)E * (uint64_t)(n + (ns - 1) * per_seq) : 0);
+}
+
 /* What a layer leaves for the next one to reach: its channel mix. */
 struct tail {
 	int il;
@@ -90,12 +71,12 @@ struct tail {
  * last layer the rows kept first (inp_out_ids). */
 static int channel_mix(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t, int last)
 {
-	int64_t T = d->T, E = d->E, F = d->F, To = T;
+	int64_t T = d->T, E = d->E, F = d->F, To = T, ns = d->n_seq, nst = T / ns;
 	int L = t->il;
 	/* x_prev: the FFN's shift state, then every token's FFN norm but the
 	 * last */
-	int shift = ga_view(g, ga_view(g, t->ts));
-	int xp = ga_op(g, 0, F32, E, T / d->n_seq, d->n_seq, 1, S(shift, ga_view(g, t->ffn_norm)));
+	int shift = seq_rows(g, ga_view(g, t->ts), E, 1, 2, ns);
+	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(shift, seq_rows(g, t->ffn_norm, E, nst - 1, nst, ns)));
 	int xp2 = ga_view(g, xp), fn2 = ga_view(g, t->ffn_norm);
 	int sx;
 	if (last) {
@@ -154,25 +135,26 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
 	o->gate = gr_has_tensor(d, L, "time_mix_g1.weight") && gr_has_tensor(d, L, "time_mix_g2.weight");
 	int n_lerp = o->gate ? 6 : 5;
-	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(shift, ga_view(g, an)));
+	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(shift, seq_rows(g, an, E, nst - 1, nst, ns)));
 	int sx = ga_op(g, 1, F32, E, nst, ns, 1, S(xp, an));
 	/* ggml_repeat takes the dummy's shape only: not a source */
 	int rep = ga_op(g, 0, F32, E, nst, ns, n_lerp, S(sx));
 	int xxx = ga_op(g, 1, F32, E, nst, ns, n_lerp, S(rep, gr_weight(g, d, L, "time_mix_lerp_fused.weight")));
 	xxx = ga_op(g, 1, F32, E, nst, ns, n_lerp, S(xxx, an));
 	o->xxx = xxx;
-	int r = cview(g, gr_mm(g, d, L, "time_mix_receptance.weight", cview(g, xxx, E, T, 1), E, T), hs, hc, T);
+	int r = gr_cview(g, gr_mm(g, d, L, "time_mix_receptance.weight", gr_cview(g, xxx, E, T, 1), E, T), hs, hc, T);
 	/* w: the decay */
-	int w = lora_mm(g, d, L, "time_mix_w1.weight", cview(g, xxx, E, T, 1), rank_of(d, L, "time_mix_w1.weight", 64));
+	int w =
+	    lora_mm(g, d, L, "time_mix_w1.weight", gr_cview(g, xxx, E, T, 1), rank_of(d, L, "time_mix_w1.weight", 64));
 	w = ga_op(g, 1, F32, g->t[w].ne[0], T, 1, 1, S(w));
 	w = gr_mm(g, d, L, "time_mix_w2.weight", w, E, T);
 	w = ga_op(g, 1, F32, E, T, 1, 1, S(w, gr_weight(g, d, L, "time_mix_w0.weight")));
 	for (int i = 0; i < 3; i++) /* sigmoid, scale, exp */
 		w = ga_op(g, 1, F32, E, T, 1, 1, S(w));
-	w = cview(g, w, hs, hc, T);
+	w = gr_cview(g, w, hs, hc, T);
 	/* k, corrected by the in-context learning rate a */
-	int km = gr_mm(g, d, L, "time_mix_key.weight", cview(g, xxx, E, T, 1), E, T);
-	int xa = cview(g, xxx, E, T, 1);
+	int km = gr_mm(g, d, L, "time_mix_key.weight", gr_cview(g, xxx, E, T, 1), E, T);
+	int xa = gr_cview(g, xxx, E, T, 1);
 	int a = lora_mm(g, d, L, "time_mix_a1.weight", xa, rank_of(d, L, "time_mix_a1.weight", 64));
 	a = gr_mm(g, d, L, "time_mix_a2.weight", a, E, T);
 	a = ga_op(g, 1, F32, E, T, 1, 1, S(a, gr_weight(g, d, L, "time_mix_a0.weight")));
@@ -180,9 +162,9 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int ka = ga_op(g, 1, F32, E, T, 1, 1, S(km, gr_weight(g, d, L, "time_mix_k_a.weight")));
 	int aka = ga_op(g, 1, F32, E, T, 1, 1, S(a, ka));
 	aka = ga_op(g, 1, F32, E, T, 1, 1, S(aka, ka));
-	int k = cview(g, ga_op(g, 1, F32, E, T, 1, 1, S(km, aka)), hs, hc, T);
+	int k = gr_cview(g, ga_op(g, 1, F32, E, T, 1, 1, S(km, aka)), hs, hc, T);
 	/* v, past layer 0 mixed with the first layer's */
-	int xv = cview(g, xxx, E, T, 1);
+	int xv = gr_cview(g, xxx, E, T, 1);
 	int vm = gr_mm(g, d, L, "time_mix_value.weight", xv, E, T);
 	int v = vm;
 	if (*v_first < 0) {
@@ -196,12 +178,12 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 		dv = ga_op(g, 1, F32, E, T, 1, 1, S(dv, mix));
 		v = ga_op(g, 1, F32, E, T, 1, 1, S(vm, dv));
 	}
-	v = cview(g, v, hs, hc, T);
+	v = gr_cview(g, v, hs, hc, T);
 	/* kk = l2_norm(k * k_k) per head: -kk and kk * a */
 	int kk = ga_op(g, 1, F32, E, T, 1, 1, S(km, gr_weight(g, d, L, "time_mix_k_k.weight")));
-	kk = ga_op(g, 0, F32, hs, hc, T, 1, S(cview(g, kk, hs, hc, T)));
+	kk = ga_op(g, 0, F32, hs, hc, T, 1, S(gr_cview(g, kk, hs, hc, T)));
 	int neg = ga_op(g, 1, F32, hs, hc, T, 1, S(kk));
-	int kka = ga_op(g, 1, F32, hs, hc, T, 1, S(kk, cview(g, a, hs, hc, T)));
+	int kka = ga_op(g, 1, F32, hs, hc, T, 1, S(kk, gr_cview(g, a, hs, hc, T)));
 	int wkv = ga_op(g, 0, F32, E, T + hs * ns, 1, 1, S(r, w, k, v, neg, kka, wkv_state));
 	ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
 	o->r = r;
@@ -217,21 +199,22 @@ static int rwkv7_tail(struct ga_graph *g, const struct dims *d, int L, int wkv, 
 {
 	int64_t T = d->T, E = d->E;
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
-	int cur = cview(g, wkv, E * T, 1, 1);
+	int cur = gr_cview(g, wkv, E * T, 1, 1);
 	if (gr_has_tensor(d, L, "time_mix_ln.weight") && gr_has_tensor(d, L, "time_mix_ln.bias")) {
-		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cview(g, cur, hs, hc, T))); /* the grouped norm */
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cview(g, cur, E, T, 1), gr_weight(g, d, L, "time_mix_ln.weight")));
+		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(gr_cview(g, cur, hs, hc, T))); /* the grouped norm */
+		cur = ga_op(g, 1, F32, E, T, 1, 1,
+			    S(gr_cview(g, cur, E, T, 1), gr_weight(g, d, L, "time_mix_ln.weight")));
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gr_weight(g, d, L, "time_mix_ln.bias")));
 	} else {
-		cur = cview(g, cur, E, T, 1);
+		cur = gr_cview(g, cur, E, T, 1);
 	}
 	int rk = ga_op(g, 1, F32, hs, hc, T, 1, S(o->k, o->r));
 	rk = ga_op(g, 1, F32, hs, hc, T, 1, S(rk, ga_view(g, gr_weight(g, d, L, "time_mix_r_k.weight"))));
 	rk = ga_op(g, 0, F32, 1, hc, T, 1, S(rk));
 	int vrk = ga_op(g, 1, F32, hs, hc, T, 1, S(o->v, rk));
-	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, cview(g, vrk, E, T, 1)));
+	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gr_cview(g, vrk, E, T, 1)));
 	if (o->gate) {
-		int gate = lora_mm(g, d, L, "time_mix_g1.weight", cview(g, o->xxx, E, T, 1),
+		int gate = lora_mm(g, d, L, "time_mix_g1.weight", gr_cview(g, o->xxx, E, T, 1),
 				   rank_of(d, L, "time_mix_g1.weight", 128));
 		gate = ga_op(g, 1, F32, g->t[gate].ne[0], T, 1, 1, S(gate));
 		gate = gr_mm(g, d, L, "time_mix_g2.weight", gate, E, T);
@@ -250,10 +233,10 @@ void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = ga_view(g, ga_view(g, ts));
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
+		int att_shift = seq_rows(g, ga_view(g, ts), E, 1, 2, ns);
 		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
 				: channel_mix(g, d, in, &prev, 0);
 		int xin = ga_view(g, x);
@@ -262,11 +245,11 @@ void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int wkv = rwkv7_wkv(g, d, L, an, att_shift, wkv_state, scache, &v_first, &o);
 		/* the token-shift write: the last token's attention norm, then
 		 * the rest of the time mix and the FFN norm */
-		int last_an = ga_view(g, an);
+		int last_an = seq_rows(g, an, E, 1, nst, ns);
 		int cur = rwkv7_tail(g, d, L, wkv, &o);
 		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
 		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
+		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, seq_rows(g, fn, E, 1, nst, ns)));
 		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
 		prev = (struct tail){L, ts, ffn_inp, fn, 0, 0};
 	}
@@ -293,8 +276,8 @@ static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *i
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns, To = T;
 	int L = t->il;
 	int tm = rwkv7_tail(g, d, L, t->wkv, &t->o);
-	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(cview(g, tm, E, nst, ns), t->xin));
-	int fi = cview(g, ffn_inp, E, T, 1);
+	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(gr_cview(g, tm, E, nst, ns), t->xin));
+	int fi = gr_cview(g, ffn_inp, E, T, 1);
 	if (last) {
 		To = d->n_out < T ? d->n_out : T;
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
@@ -315,9 +298,9 @@ void gr_arwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, 
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
 		int shift = ga_view(g, ts); /* one shift state: the whole of it */
 		if (il > 0)
 			x = arwkv7_out(g, d, in, &prev, 0);
@@ -367,7 +350,7 @@ static int rwkv6_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int64_t tm = rank_of(d, L, "time_mix_w1.weight", 160) / 5;
 	int64_t kv = rank_of(d, L, "time_mix_key.weight", E);
 	int qrwkv = !gr_has_tensor(d, L, "time_mix_first.weight");
-	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(att_shift, ga_view(g, an)));
+	int xp = ga_op(g, 0, F32, E, nst, ns, 1, S(att_shift, seq_rows(g, an, E, nst - 1, nst, ns)));
 	int sx = ga_op(g, 1, F32, E, nst, ns, 1, S(xp, an));
 	int sx2 = ga_view(g, sx);
 	int xxx = ga_op(g, 1, F32, E, T, 1, 1, S(sx2, gr_weight(g, d, L, "time_mix_lerp_x.weight")));
@@ -454,9 +437,9 @@ void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims 
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
 		int shift = ga_view(g, ts); /* one shift state: the whole of it */
 		if (il > 0)
 			x = rwkv6q_out(g, d, in, &prev, 0);
@@ -492,10 +475,10 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
+		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
 		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = ga_view(g, ga_view(g, ts));
+		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
+		int att_shift = seq_rows(g, ga_view(g, ts), E, 1, 2, ns);
 		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
 				: channel_mix(g, d, in, &prev, 0);
 		int xin = ga_view(g, x);
@@ -505,7 +488,7 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
 		/* the token-shift write: the grouped norm, the SiLU gate, the
 		 * output, the FFN norm */
-		int last_an = ga_view(g, an);
+		int last_an = seq_rows(g, an, E, 1, nst, ns);
 		int cur = ga_view(g, ga_view(g, wkv));
 		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cur));
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(ga_view(g, cur), gr_weight(g, d, L, "time_mix_ln.weight")));
@@ -516,7 +499,7 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		cur = gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
 		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
 		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
+		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, seq_rows(g, fn, E, 1, nst, ns)));
 		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
 		prev = (struct tail){L, ts, ffn_inp, fn, 1, (int)rescale};
 	}
