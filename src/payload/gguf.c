@@ -228,18 +228,21 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 	 * would not fit leaves the rest to the checked walk below, which says
 	 * why (or projects a cut window's end). */
 	uint64_t i = 0;
-	const uint8_t *buf = c->buf;
-	size_t pos = c->pos, len = c->len; /* locals: the loop keeps them in registers */
+	/* A pointer, not buf + pos: each step's load waits on the last step's
+	 * add, and a load addressed by one register can be a cycle quicker
+	 * (0.55-0.60 -> 0.49-0.54 ms warm, 0.68-0.70 -> 0.59-0.63 ms cold on
+	 * the bench's header). */
+	const uint8_t *q = c->buf + c->pos, *end = c->buf + c->len;
 	for (; i < kv->arr_n; i++) {
-		if (len - pos < 8)
+		if ((size_t)(end - q) < 8)
 			break;
-		prefetch_ahead(buf + pos);
-		uint64_t n = rd_le64(buf + pos);
-		if (n > len - pos - 8)
+		prefetch_ahead(q);
+		uint64_t n = rd_le64(q);
+		if (n > (size_t)(end - q) - 8)
 			break;
-		pos += 8 + (size_t)n;
+		q += 8 + (size_t)n;
 	}
-	c->pos = pos;
+	c->pos = (size_t)(q - c->buf);
 	for (; i < kv->arr_n; i++) {
 		struct gguf_str s;
 		size_t before = c->pos;
