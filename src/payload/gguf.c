@@ -157,6 +157,24 @@ static void scalar(enum gguf_vtype t, const uint8_t *p, struct gguf_kv *kv)
 	}
 }
 
+/* The vocabulary walk is a chain of dependent loads (each length says
+ * where the next one is), so with cold caches every 64-byte line of its
+ * 4.6 MB (250,000 tokens) waited on memory in turn: 2.1-7 ms against
+ * 0.64 ms warm, measured on the bench's header after touching 64 MiB
+ * (a whole process alternated with llama-fit-params starts that cold).
+ * The strings lie back to back, so the lines 4 KiB ahead are the ones
+ * the walk will need: asking for them now lets memory serve many lines
+ * at once (cold 0.57 ms, warm 0.51 ms). A hint only: a line past the
+ * buffer or in a page not mapped yet is dropped, never faulted in. */
+static inline void prefetch_ahead(const uint8_t *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch((const void *)((uintptr_t)p + 4096));
+#else
+	(void)p;
+#endif
+}
+
 static int rd_value(struct cur *c, struct gguf_kv *kv)
 {
 	const char *k = kv->key;
@@ -210,17 +228,21 @@ static int rd_value(struct cur *c, struct gguf_kv *kv)
 	 * would not fit leaves the rest to the checked walk below, which says
 	 * why (or projects a cut window's end). */
 	uint64_t i = 0;
-	const uint8_t *buf = c->buf;
-	size_t pos = c->pos, len = c->len; /* locals: the loop keeps them in registers */
+	/* A pointer, not buf + pos: each step's load waits on the last step's
+	 * add, and a load addressed by one register can be a cycle quicker
+	 * (0.55-0.60 -> 0.49-0.54 ms warm, 0.68-0.70 -> 0.59-0.63 ms cold on
+	 * the bench's header). */
+	const uint8_t *q = c->buf + c->pos, *end = c->buf + c->len;
 	for (; i < kv->arr_n; i++) {
-		if (len - pos < 8)
+		if ((size_t)(end - q) < 8)
 			break;
-		uint64_t n = rd_le64(buf + pos);
-		if (n > len - pos - 8)
+		prefetch_ahead(q);
+		uint64_t n = rd_le64(q);
+		if (n > (size_t)(end - q) - 8)
 			break;
-		pos += 8 + (size_t)n;
+		q += 8 + (size_t)n;
 	}
-	c->pos = pos;
+	c->pos = (size_t)(q - c->buf);
 	for (; i < kv->arr_n; i++) {
 		struct gguf_str s;
 		size_t before = c->pos;

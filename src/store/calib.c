@@ -380,7 +380,7 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 		free(dir);
 		return 0;
 	}
-	struct store *st = store_open(dir, err);
+	struct store *st = store_open_read(dir, err);
 	free(dir);
 	if (!st)
 		return -1;

@@ -44,6 +44,10 @@ char *store_state_dir(void);
  * store in dir (NULL: store_state_dir()). A database whose user_version is
  * newer than store_schema_version() is refused, untouched. */
 struct store *store_open(const char *dir, char **err);
+/* The same store for looking up (plan, check): a read-only connection when
+ * the store is whole and of the current schema, else store_open's. It
+ * writes only through store_runtime_version_put (which opens its own). */
+struct store *store_open_read(const char *dir, char **err);
 void store_close(struct store *st);
 
 /* Added by h-store: */

@@ -216,6 +216,65 @@ static void test_open_migrate(void)
 	free(dir);
 }
 
+/* store_open_read: a read-only connection to a whole, current store, and
+ * store_open itself (its migration, its refusals, word for word) for
+ * anything else. */
+static void test_open_read(void)
+{
+	char *err = NULL, *err2 = NULL;
+	char *dir = tmpdir();
+	store_close(store_open(dir, NULL));
+	char *p = db_path(dir);
+	struct store *st = store_open_read(dir, &err);
+	ok(st != NULL, "a whole store at the current version opens for reading (%s)", tap_s(err));
+	char *ver = NULL;
+	ok(st && store_runtime_version_put(st, "/rt", "1:2:3:4", "version: r (build 9, commit z)", &err) == 0 &&
+	       store_runtime_version_get(st, "/rt", "1:2:3:4", &ver, &err) == 0 && ver &&
+	       strcmp(ver, "version: r (build 9, commit z)") == 0,
+	   "a reader caches a runtime's version (on a connection of its own) and reads it back (%s)", tap_s(err));
+	free(ver);
+	store_close(st);
+	ok(raw_int(p, "SELECT count(*) FROM runtime_versions WHERE path = '/rt'") == 1,
+	   "the cached version is in the file");
+
+	/* behind the schema (a zero-length file is version 0): the reader is
+	 * store_open, which migrates */
+	unlink(p);
+	FILE *f = fopen(p, "w");
+	if (f)
+		fclose(f);
+	st = store_open_read(dir, &err);
+	ok(st != NULL && raw_int(p, "PRAGMA user_version") == store_schema_version() &&
+	       raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name = 'eras'") == 1,
+	   "a reader of an older store migrates it as store_open does (%s)", tap_s(err));
+	store_close(st);
+
+	/* refusals: the same words as store_open's */
+	ok(raw_exec(p, "PRAGMA user_version = 99") == 0, "the store stamped version 99");
+	st = store_open_read(dir, &err);
+	struct store *st2 = store_open(dir, &err2);
+	ok(!st && !st2 && err && err2 && strcmp(err, err2) == 0 && strstr(err, "newer"),
+	   "a store from a newer zealot: the reader refuses it in store_open's words (%s)", tap_s(err));
+	free(err);
+	free(err2);
+	err = err2 = NULL;
+	unlink(p);
+	f = fopen(p, "w");
+	if (f) {
+		fputs("this is not an SQLite database, but it is long enough to have a header...\n", f);
+		fclose(f);
+	}
+	st = store_open_read(dir, &err);
+	st2 = store_open(dir, &err2);
+	ok(!st && !st2 && err && err2 && strcmp(err, err2) == 0 && strstr(err, p),
+	   "a file that is not a database: the reader refuses it in store_open's words (%s)", tap_s(err));
+	free(err);
+	free(err2);
+	free(p);
+	rmrf(dir);
+	free(dir);
+}
+
 static void test_names(void)
 {
 	char *err = NULL;
@@ -586,6 +645,7 @@ static void test_attempts_lock(void)
 void test_store(void)
 {
 	test_open_migrate();
+	test_open_read();
 	test_names();
 	test_eras();
 	test_era_secrets();
