@@ -429,25 +429,23 @@ static void print_json(const char *name, const struct side *a, const struct side
 	json_decref(o);
 }
 
-int cmd_diff(int argc, char **argv)
+static int json;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("diff", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	char *err = NULL, *name = eras_name(args.v[0]);
+	int rc = EXIT_OK;
+	char *err = NULL, *name = eras_name(args->v[0]);
 	struct store *st = NULL;
 	struct side a = {0}, b = {0};
 	int64_t ids[2] = {0, 0};
-	for (unsigned i = 1; i < args.n; i++)
-		if (parse_era(args.v[i], &ids[i - 1])) {
+	for (unsigned i = 1; i < args->n; i++)
+		if (parse_era(args->v[i], &ids[i - 1])) {
 			errorf(&err, "'%s' is not an era (a number from zealot history, current or previous)",
-			       args.v[i]);
+			       args->v[i]);
 			rc = EXIT_USAGE;
 			goto done;
 		}
@@ -464,14 +462,14 @@ int cmd_diff(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	if (args.n == 3) {
+	if (args->n == 3) {
 		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, ids[1], &b, &err)))
 			goto done;
-	} else if (args.n == 2) {
+	} else if (args->n == 2) {
 		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, 0, &b, &err)))
 			goto done;
 	} else {
-		if ((rc = from_era(st, name, 0, &a, &err)) || (rc = from_current_file(st, name, args.v[0], &b, &err)))
+		if ((rc = from_era(st, name, 0, &a, &err)) || (rc = from_current_file(st, name, args->v[0], &b, &err)))
 			goto done;
 	}
 	int ck = 0, ct = 0;
@@ -485,13 +483,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	json_decref(res);
 done:
-	if (err)
-		cmd_fail(rc, "diff: %s", err);
-	free(err);
 	free(name);
 	side_release(&a);
 	side_release(&b);
 	store_close(st);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("diff", rc, err);
 }
+
+const struct command cmd_diff = {"diff", &help, opts, run, NULL};

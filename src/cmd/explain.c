@@ -89,42 +89,36 @@ void cmd_laws_page(FILE *f, int fmt)
 		fprintf(f, "%s  %s\n", lawdoc_at(i)->id, lawdoc_at(i)->title);
 }
 
-static const struct cmd_help help = {DOC_EXPLAIN};
+static int all;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "all", &all, "every law in full"),
+    OPT_END(),
+};
 
-int cmd_explain(int argc, char **argv)
+static int run(struct opt_args *a)
 {
-	int all = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "all", &all, "every law in full"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("explain", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	int rc = EXIT_OK;
-	if (args.n == 1) {
-		const struct law_doc *l = lawdoc_find(args.v[0]);
+	if (a->n == 1) {
+		const struct law_doc *l = lawdoc_find(a->v[0]);
 		if (l) {
 			explain_text(stdout, l);
-		} else {
-			const char *near = lawdoc_nearest(args.v[0]);
-			if (near)
-				rc = cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (did you mean %s?)", args.v[0],
-					      near);
-			else
-				rc = cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (zealot explain lists them)",
-					      args.v[0]);
+			return EXIT_OK;
 		}
-	} else if (all) {
-		for (size_t i = 0; i < lawdoc_count(); i++) {
-			if (i)
-				fputc('\n', stdout);
-			explain_text(stdout, lawdoc_at(i));
-		}
-	} else {
-		cmd_laws_page(stdout, OPT_FORMAT_TEXT);
+		const char *near = lawdoc_nearest(a->v[0]);
+		if (near)
+			return cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (did you mean %s?)", a->v[0], near);
+		return cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (zealot explain lists them)", a->v[0]);
 	}
-	opt_args_release(&args);
-	return rc;
+	if (!all) {
+		cmd_laws_page(stdout, OPT_FORMAT_TEXT);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < lawdoc_count(); i++) {
+		if (i)
+			fputc('\n', stdout);
+		explain_text(stdout, lawdoc_at(i));
+	}
+	return EXIT_OK;
 }
+
+static const struct cmd_help help = {DOC_EXPLAIN};
+const struct command cmd_explain = {"explain", &help, opts, run, NULL};

@@ -198,18 +198,16 @@ static int collect(struct store *st, const char *name, json_t *out, char **err)
 	return 0;
 }
 
-int cmd_history(int argc, char **argv)
+static int json;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("history", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	char *err = NULL, *name = args.n ? eras_name(args.v[0]) : NULL;
+	int rc = EXIT_OK;
+	char *err = NULL, *name = args->n ? eras_name(args->v[0]) : NULL;
 	struct store *st = NULL;
 	json_t *out = json_pack("{s:[],s:[],s:[]}", "eras", "boots", "attempts");
 	if (name && store_name_ok(name, &err)) {
@@ -233,12 +231,10 @@ int cmd_history(int argc, char **argv)
 		print_text(out, name, st ? store_path(st) : NULL);
 	}
 done:
-	if (err)
-		cmd_fail(rc, "history: %s", err);
-	free(err);
 	free(name);
 	json_decref(out);
 	store_close(st);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("history", rc, err);
 }
+
+const struct command cmd_history = {"history", &help, opts, run, NULL};

@@ -149,21 +149,18 @@ static void cmd_shards_print(const struct gguf_file *f)
 		       (unsigned long long)f->shards[i]->g->n_tensors);
 }
 
-int cmd_inspect(int argc, char **argv)
+static int json;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "json", &json,
+	     "one JSON object (keys: architecture, block_count, layers,\n"
+	     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
+	     "unknown_types, ..., shards, remote: {requests, bytes})"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int json = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json,
-		     "one JSON object (keys: architecture, block_count, layers,\n"
-		     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
-		     "unknown_types, ..., shards, remote: {requests, bytes})"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("inspect", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	const char *path = args.v[0];
+	const char *path = args->v[0];
 	char *err = NULL, *token = NULL;
 	int rc = EXIT_OK;
 	struct census *c = NULL;
@@ -208,6 +205,7 @@ done:
 	free(err);
 	census_free(c);
 	gguf_close(f);
-	opt_args_release(&args);
 	return rc;
 }
+
+const struct command cmd_inspect = {"inspect", &help, opts, run, NULL};

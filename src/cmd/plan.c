@@ -286,30 +286,27 @@ static void print_hint(const char *path)
 	sb_release(&d);
 }
 
-int cmd_plan(int argc, char **argv)
+static struct opt_list sets;
+static int no_calibration, json;
+static const char *device, *cpu, *svg;
+static const struct opt opts[] = {
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+    OPT_STRING(0, "cpu-features", &cpu, "LIST",
+	       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
+	       "neon, dotprod, matmul_int8, sve, or none)"),
+    OPT_FLAG(0, "no-calibration", &no_calibration, "the model alone, even when a boot is recorded"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	struct opt_list sets = {0};
-	int no_calibration = 0;
-	const char *device = NULL, *cpu = NULL, *svg = NULL;
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
-	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
-	    OPT_STRING(0, "cpu-features", &cpu, "LIST",
-		       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
-		       "neon, dotprod, matmul_int8, sve, or none)"),
-	    OPT_FLAG(0, "no-calibration", &no_calibration, "the model alone, even when a boot is recorded"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("plan", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
+	int rc = EXIT_OK;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	if (cpu && set_cpu(ep, cpu, &err)) {
@@ -350,17 +347,14 @@ int cmd_plan(int argc, char **argv)
 		json_decref(cal);
 		print_decode(&c, &rt);
 		if (!p.fits || c.n_breach)
-			print_hint(args.v[0]);
+			print_hint(args->v[0]);
 	}
 	free(cal_text);
 	rc = p.fits && !c.n_breach ? EXIT_OK : EXIT_NO;
 done:
-	if (err)
-		cmd_fail(rc, "plan: %s", err);
-	free(err);
 	shape_release(&c);
 	endpoint_free(ep);
-	opt_list_release(&sets);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("plan", rc, err);
 }
+
+const struct command cmd_plan = {"plan", &help, opts, run, NULL};

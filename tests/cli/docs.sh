@@ -58,7 +58,7 @@ for page in man/*.[157]; do
 done
 "$ZEALOT" help --commands >commands
 check "help --commands: src/main.c's table" test "$(wc -l <commands)" -eq \
-	"$(grep -cE '^[[:space:]]*\{"[a-z]+", cmd_[a-z]+,' "$ROOT/src/main.c")"
+	"$(grep -cE '^[[:space:]]*&cmd_[a-z]+,$' "$ROOT/src/main.c")"
 pages() { # every command and fleet subcommand, as "NAME ARGS-TO-ZEALOT"
 	while read -r c; do echo "$c $c"; done <commands
 	"$ZEALOT" fleet --list | while read -r s; do echo "fleet-$s fleet $s"; done

@@ -6,14 +6,14 @@
 cd "$TMP" || exit 1
 
 # The commands, from the table in src/main.c (not a list kept here).
-commands=$(sed -nE 's/^[[:space:]]*\{"([a-z]+)", cmd_[a-z]+,.*/\1/p' "$ROOT/src/main.c")
+commands=$(sed -nE 's/^[[:space:]]*&cmd_([a-z]+),$/\1/p' "$ROOT/src/main.c")
 check "src/main.c's table names at least 11 commands" test "$(echo "$commands" | wc -l)" -ge 11
 
 # The long options a command's source declares in its table: the second
-# argument of every OPT_*() in the file that defines cmd_NAME.
+# argument of every OPT_*() in the file that defines the struct command cmd_NAME.
 declared() {
 	local src
-	src=$(grep -l "^int cmd_$1(" "$ROOT"/src/cmd/*.c)
+	src=$(grep -l "^const struct command cmd_$1 = " "$ROOT"/src/cmd/*.c)
 	tr -d '\n\t' <"$src" | grep -oE 'OPT_(FLAG|STRING|U64|DOUBLE|LIST|CHOICE)\([^,]*, *"[a-z0-9-]+"' |
 		sed -E 's/.*"([a-z0-9-]+)"$/\1/'
 }
