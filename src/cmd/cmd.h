@@ -87,6 +87,16 @@ int cmd_rates_recorded(const char *name, uint32_t depth, struct cmd_recorded *ou
 double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct cmd_recorded *rec);
 struct json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given);
 void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given);
+/* How rungs and solve price decode: --fill, --accept (its help ends with
+ * accept_more) and --host-bw, rows of an option table. */
+#define CMD_RATE_OPTS(fill, accept, host_bw, accept_more)                                                              \
+	OPT_U64(0, "fill", fill, "N", 1, UINT32_MAX,                                                                   \
+		"tokens of context per slot when decode is priced (default: half the window)"),                        \
+	    OPT_DOUBLE(0, "accept", accept, "P",                                                                       \
+		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "          \
+		       "endpoint's era, else 0.79" accept_more ")"),                                                   \
+	    OPT_DOUBLE(0, "host-bw", host_bw, "GBS",                                                                   \
+		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)")
 /* Steps as deploy --json prints them. */
 struct json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n);
 

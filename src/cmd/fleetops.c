@@ -133,29 +133,37 @@ static const struct opt status_opts[] = {
     OPT_END(),
 };
 
-static int run_status(struct opt_args *args)
+/* status and history: the fleet in dir opened (a host gets timeout, at
+ * most 10 s, to connect), the query run on it, closed; its exit status. */
+static int query(const char *name, const char *dir,
+		 int (*fn)(const struct fleet_ops *, const struct fleet *, const char *))
 {
-	int rc = EXIT_OK;
 	char *err = NULL;
 	struct fleet f = {0};
 	struct fleet_ops c;
-	if (open_fleet(args->v[0], cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
+	int rc = EXIT_IO;
+	if (!open_fleet(dir, cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err))
+		rc = fn(&c, &f, dir);
+	fleet_free(&f);
+	fleet_ops_release(&c);
+	return cmd_end(name, rc, err);
+}
+
+static int status(const struct fleet_ops *c, const struct fleet *f, const char *dir)
+{
 	double t0 = mono_s();
 	size_t healthy = 0;
-	json_t *rows = fleet_ops_status(&c, &f, edir, (long)timeout * 1000, (unsigned)parallel, &healthy);
+	json_t *rows = fleet_ops_status(c, f, edir, (long)timeout * 1000, (unsigned)parallel, &healthy);
 	double secs = mono_s() - t0;
 	if (json) {
-		json_t *o = json_pack("{s:s,s:f,s:o,s:I,s:I}", "fleet", args->v[0], "seconds",
-				      (double)(long)(secs * 1000) / 1000, "endpoints", rows, "healthy",
-				      (json_int_t)healthy, "total", (json_int_t)f.n);
+		json_t *o =
+		    json_pack("{s:s,s:f,s:o,s:I,s:I}", "fleet", dir, "seconds", (double)(long)(secs * 1000) / 1000,
+			      "endpoints", rows, "healthy", (json_int_t)healthy, "total", (json_int_t)f->n);
 		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
-		printf("fleet status %s: %zu endpoint%s on %zu host%s, %zu healthy, %.1f s\n\n", args->v[0], f.n,
-		       f.n == 1 ? "" : "s", fleet_ops_count_hosts(&f), fleet_ops_count_hosts(&f) == 1 ? "" : "s",
+		printf("fleet status %s: %zu endpoint%s on %zu host%s, %zu healthy, %.1f s\n\n", dir, f->n,
+		       f->n == 1 ? "" : "s", fleet_ops_count_hosts(f), fleet_ops_count_hosts(f) == 1 ? "" : "s",
 		       healthy, secs);
 		printf("  %-16s %-22s %-12s%-22s %-5s %-18s %-14s %s\n", "endpoint", "host", "state", "unit", "era",
 		       "probes", "audit", "memory");
@@ -164,11 +172,12 @@ static int run_status(struct opt_args *args)
 		json_array_foreach(rows, k, row) status_print(row);
 		json_decref(rows);
 	}
-	rc = healthy == f.n ? EXIT_OK : EXIT_NO;
-done:
-	fleet_free(&f);
-	fleet_ops_release(&c);
-	return cmd_end("fleet status", rc, err);
+	return healthy == f->n ? EXIT_OK : EXIT_NO;
+}
+
+static int run_status(struct opt_args *args)
+{
+	return query("fleet status", args->v[0], status);
 }
 
 const struct command cmd_fleet_status = {"status", &status_help, status_opts, run_status, NULL};
@@ -301,25 +310,17 @@ static const struct opt history_opts[] = {
     OPT_END(),
 };
 
-static int run_history(struct opt_args *args)
+static int history(const struct fleet_ops *c, const struct fleet *f, const char *dir)
 {
-	int rc = EXIT_OK;
-	char *err = NULL;
-	struct fleet f = {0};
-	struct fleet_ops c;
-	if (open_fleet(args->v[0], cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
 	json_t *hosts = NULL, *all = NULL;
-	int unread = fleet_ops_history(&c, &f, (long)timeout * 1000, (unsigned)parallel, &hosts, &all);
+	int unread = fleet_ops_history(c, f, (long)timeout * 1000, (unsigned)parallel, &hosts, &all);
 	size_t ne = json_array_size(all), nh = json_array_size(hosts);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:o,s:o}", "fleet", args->v[0], "hosts", hosts, "eras", all);
+		json_t *o = json_pack("{s:s,s:o,s:o}", "fleet", dir, "hosts", hosts, "eras", all);
 		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
-		printf("fleet history %s: %zu era%s on %zu host%s\n\n", args->v[0], ne, ne == 1 ? "" : "s", nh,
+		printf("fleet history %s: %zu era%s on %zu host%s\n\n", dir, ne, ne == 1 ? "" : "s", nh,
 		       nh == 1 ? "" : "s");
 		size_t k;
 		json_t *e;
@@ -347,11 +348,12 @@ static int run_history(struct opt_args *args)
 		json_decref(hosts);
 		json_decref(all);
 	}
-	rc = unread ? EXIT_IO : EXIT_OK;
-done:
-	fleet_free(&f);
-	fleet_ops_release(&c);
-	return cmd_end("fleet history", rc, err);
+	return unread ? EXIT_IO : EXIT_OK;
+}
+
+static int run_history(struct opt_args *args)
+{
+	return query("fleet history", args->v[0], history);
 }
 
 const struct command cmd_fleet_history = {"history", &history_help, history_opts, run_history, NULL};

@@ -157,13 +157,7 @@ static const struct opt opts[] = {
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
     OPT_FLAG(0, "json", &json, "one JSON object"),
     OPT_STRING(0, "svg", &svg, "FILE", "write the picture of the base and every rung"),
-    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
-	    "tokens of context per slot when decode is priced (default: half the window)"),
-    OPT_DOUBLE(0, "accept", &accept_p, "P",
-	       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "
-	       "endpoint's era, else 0.79, the seeds' 2.41 tokens per step)"),
-    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
-	       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
+    CMD_RATE_OPTS(&fill, &accept_p, &host_bw, ", the seeds' 2.41 tokens per step"),
     OPT_END(),
 };
 

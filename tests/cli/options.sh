@@ -14,7 +14,12 @@ check "src/main.c's table names at least 11 commands" test "$(echo "$commands" |
 declared() {
 	local src
 	src=$(grep -l "^const struct command cmd_$1 = " "$ROOT"/src/cmd/*.c)
-	tr -d '\n\t' <"$src" | grep -oE 'OPT_(FLAG|STRING|U64|DOUBLE|LIST|CHOICE)\([^,]*, *"[a-z0-9-]+"' |
+	# and the rows of cmd.h's CMD_RATE_OPTS where the file uses it
+	{
+		cat "$src"
+		grep -q 'CMD_RATE_OPTS(&' "$src" &&
+			awk '/^#define CMD_RATE_OPTS/ { on = 1 } on { print } on && !/\\$/ { exit }' "$ROOT/src/cmd/cmd.h"
+	} | tr -d '\n\t' | grep -oE 'OPT_(FLAG|STRING|U64|DOUBLE|LIST|CHOICE)\([^,]*, *"[a-z0-9-]+"' |
 		sed -E 's/.*"([a-z0-9-]+)"$/\1/'
 }
 # The options --help lists, as "--name" or "--name ARG", from its table rows.
