@@ -137,10 +137,7 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
 		if (p)
 			json_object_set_new(o, "verdict", json_string(p->fits ? "fits" : "refused"));
-		json_object_set_new(o, "remote",
-				    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
-								"bytes", (json_int_t)c->remote.bytes)
-						    : json_null());
+		json_object_set_new(o, "remote", cmd_remote_json(c->remote_reads != 0, &c->remote));
 		/* no secret in the output: a URL's userinfo, a secret's value */
 		cmd_print_json(o, 0);
 		json_decref(o);

@@ -115,6 +115,10 @@ void cmd_endpoint_page(FILE *f, int fmt);
  * (0: jansson's 17), every secret redacted (base/redact): every report's
  * --json goes through here. */
 void cmd_print_json(struct json_t *o, int digits);
+/* A report's "remote": {requests, bytes} of the range requests a payload
+ * header took, or JSON null when no payload was read over HTTP. */
+struct remote_stats;
+struct json_t *cmd_remote_json(int remote, const struct remote_stats *rs);
 /* The device profiles, for --help. */
 void cmd_devices(FILE *f);
 /* The endpoint file at path with every --set KEY=VALUE of sets applied

@@ -8,6 +8,7 @@
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../payload/remote.h"
 #include "../plan/device.h"
 #include "cmd.h"
 #include "options.h"
@@ -173,4 +174,11 @@ int cmd_end(const char *name, int rc, char *err)
 		cmd_fail(rc, "%s: %s", name, err);
 	free(err);
 	return rc;
+}
+
+json_t *cmd_remote_json(int remote, const struct remote_stats *rs)
+{
+	if (!remote)
+		return json_null();
+	return json_pack("{s:I,s:I}", "requests", (json_int_t)rs->requests, "bytes", (json_int_t)rs->bytes);
 }

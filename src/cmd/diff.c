@@ -438,7 +438,7 @@ static const struct opt opts[] = {
 static int run(struct opt_args *args)
 {
 	int rc = EXIT_OK;
-	char *err = NULL, *name = eras_name(args->v[0]);
+	char *err = NULL, *name = NULL;
 	struct store *st = NULL;
 	struct side a = {0}, b = {0};
 	int64_t ids[2] = {0, 0};
@@ -449,14 +449,8 @@ static int run(struct opt_args *args)
 			rc = EXIT_USAGE;
 			goto done;
 		}
-	if (store_name_ok(name, &err)) {
-		rc = EXIT_USAGE;
+	if ((rc = cmd_exit(eras_find(args->v[0], &name, &st, &err))) != EXIT_OK)
 		goto done;
-	}
-	if (eras_open(&st, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
 	if (!st) {
 		errorf(&err, "nothing is recorded yet (no store in %s)", "$ZEALOT_STATE_DIR");
 		rc = EXIT_USAGE;

@@ -46,6 +46,25 @@ static void explain_text(FILE *f, const struct law_doc *l)
 	}
 }
 
+/* Every law in one page format: a heading of its id (head, a printf
+ * format) and title (through span), head_end, then its four parts, each
+ * named through item (a printf format) and spanned on its line. */
+static void laws_list(FILE *f, const char *head, const char *head_end, const char *item,
+		      void (*span)(FILE *, const char *, size_t))
+{
+	for (size_t i = 0; i < lawdoc_count(); i++) {
+		const struct law_doc *l = lawdoc_at(i);
+		fprintf(f, head, l->id);
+		span(f, l->title, strlen(l->title));
+		fputs(head_end, f);
+		for (int k = 0; k < 4; k++) {
+			fprintf(f, item, lawdoc_field_names[k]);
+			span(f, lawdoc_field(l, k), strlen(lawdoc_field(l, k)));
+			fputc('\n', f);
+		}
+	}
+}
+
 void cmd_laws_page(FILE *f, int fmt)
 {
 	if (fmt == OPT_FORMAT_MAN) {
@@ -53,16 +72,7 @@ void cmd_laws_page(FILE *f, int fmt)
 		fputs(".SH DESCRIPTION\n", f);
 		opt_roff_text(f, lawdoc_intro);
 		fputs(".SH LAWS\n", f);
-		for (size_t i = 0; i < lawdoc_count(); i++) {
-			fprintf(f, ".SS %s: ", lawdoc_at(i)->id);
-			opt_roff_span(f, lawdoc_at(i)->title, strlen(lawdoc_at(i)->title));
-			fputc('\n', f);
-			for (int k = 0; k < 4; k++) {
-				fprintf(f, ".TP\n\\fI%s\\fR\n", lawdoc_field_names[k]);
-				opt_roff_span(f, lawdoc_field(lawdoc_at(i), k), strlen(lawdoc_field(lawdoc_at(i), k)));
-				fputc('\n', f);
-			}
-		}
+		laws_list(f, ".SS %s: ", "\n", ".TP\n\\fI%s\\fR\n", opt_roff_span);
 		fputs(".SH SEE ALSO\n\\fBzealot\\fR(1), \\fBzealot\\-check\\fR(1), \\fBzealot\\-explain\\fR(1), "
 		      "\\fBzealot\\-endpoint\\fR(5)\n",
 		      f);
@@ -73,16 +83,7 @@ void cmd_laws_page(FILE *f, int fmt)
 		      "docs` -->\n# The laws\n\n",
 		      f);
 		opt_md_text(f, lawdoc_intro);
-		for (size_t i = 0; i < lawdoc_count(); i++) {
-			fprintf(f, "\n## %s: ", lawdoc_at(i)->id);
-			opt_md_span(f, lawdoc_at(i)->title, strlen(lawdoc_at(i)->title));
-			fputs("\n\n", f);
-			for (int k = 0; k < 4; k++) {
-				fprintf(f, "- **%s**: ", lawdoc_field_names[k]);
-				opt_md_span(f, lawdoc_field(lawdoc_at(i), k), strlen(lawdoc_field(lawdoc_at(i), k)));
-				fputc('\n', f);
-			}
-		}
+		laws_list(f, "\n## %s: ", "\n\n", "- **%s**: ", opt_md_span);
 		return;
 	}
 	for (size_t i = 0; i < lawdoc_count(); i++)

@@ -207,17 +207,11 @@ static const struct opt opts[] = {
 static int run(struct opt_args *args)
 {
 	int rc = EXIT_OK;
-	char *err = NULL, *name = args->n ? eras_name(args->v[0]) : NULL;
+	char *err = NULL, *name = NULL;
 	struct store *st = NULL;
 	json_t *out = json_pack("{s:[],s:[],s:[]}", "eras", "boots", "attempts");
-	if (name && store_name_ok(name, &err)) {
-		rc = EXIT_USAGE;
+	if ((rc = cmd_exit(eras_find(args->n ? args->v[0] : NULL, &name, &st, &err))) != EXIT_OK)
 		goto done;
-	}
-	if (eras_open(&st, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
 	if (st && collect(st, name, out, &err)) {
 		rc = EXIT_IO;
 		goto done;

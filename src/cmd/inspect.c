@@ -181,10 +181,7 @@ static int run(struct opt_args *args)
 	if (json) {
 		json_t *o = payload_to_json(path, f->g, c);
 		json_object_set_new(o, "shards", cmd_shards_json(f));
-		json_object_set_new(o, "remote",
-				    remote_is_url(path) ? json_pack("{s:I,s:I}", "requests", (json_int_t)rs.requests,
-								    "bytes", (json_int_t)rs.bytes)
-							: json_null());
+		json_object_set_new(o, "remote", cmd_remote_json(remote_is_url(path), &rs));
 		char ubuf[512];
 		const char *unm = c->model ? loader_unmirrored(f->g, c->model, ubuf, sizeof(ubuf)) : NULL;
 		json_object_set_new(o, "loader_unmirrored", unm ? json_string(unm) : json_null());

@@ -401,11 +401,16 @@ static char *more_text(const struct cmd_help *help)
 	return s;
 }
 
-/* An option's help on one line (its \n are spaces). */
-static void joined(struct sb *b, const char *h)
+/* An option's help on one line (its \n are spaces), through span (roff,
+ * Markdown), and a newline. */
+static void joined(FILE *f, const char *h, void (*span)(FILE *, const char *, size_t))
 {
+	struct sb b = {0};
 	for (; *h; h++)
-		sb_addc(b, *h == '\n' ? ' ' : *h);
+		sb_addc(&b, *h == '\n' ? ' ' : *h);
+	span(f, b.s ? b.s : "", b.len);
+	fputc('\n', f);
+	sb_release(&b);
 }
 
 static void render_man(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts)
@@ -445,11 +450,7 @@ static void render_man(FILE *f, const char *name, const struct cmd_help *help, c
 			fputs("\\fR", f);
 		}
 		fputc('\n', f);
-		struct sb h = {0};
-		joined(&h, o->help);
-		opt_roff_span(f, h.s, h.len);
-		fputc('\n', f);
-		sb_release(&h);
+		joined(f, o->help, opt_roff_span);
 	}
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nthis text\n", f);
 	if (help->more) {
@@ -501,11 +502,7 @@ static void render_md(FILE *f, const char *name, const struct cmd_help *help, co
 		opt_label(&b, o);
 		fprintf(f, "- `%s`: ", b.s + 2);
 		sb_release(&b);
-		struct sb h = {0};
-		joined(&h, o->help);
-		opt_md_span(f, h.s, h.len);
-		fputc('\n', f);
-		sb_release(&h);
+		joined(f, o->help, opt_md_span);
 	}
 	fputs("- `-h, --help`: this text\n", f);
 	if (help->more) {

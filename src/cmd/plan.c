@@ -105,6 +105,16 @@ static void print_verdict(const struct shape_ctx *c, const struct plan *p)
 	}
 }
 
+/* A compute buffer per row: on its device or the host, calibrated or modelled. */
+static void compute_rows(const struct plan *p, const char *term, const struct plan_buf *v, unsigned n, int host,
+			 int cuda)
+{
+	for (unsigned i = 0; i < n; i++)
+		row(p, term, v[i].buft, v[i].bytes, v[i].on_device ? v[i].dev : host,
+		    v[i].calibrated ? "calibrated"
+				    : (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
+}
+
 static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
 			const char *cal_text)
 {
@@ -168,18 +178,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	int host = (int)p->n_cards;
 	row(p, "output", p->output_buft, p->output_bytes + p->draft_output_bytes, host,
 	    p->has_draft ? "logits, target + draft" : "logits");
-	for (unsigned i = 0; i < p->n_compute; i++)
-		row(p, "compute", p->compute[i].buft, p->compute[i].bytes,
-		    p->compute[i].on_device ? p->compute[i].dev : host,
-		    p->compute[i].calibrated
-			? "calibrated"
-			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
-	for (unsigned i = 0; i < p->n_draft_compute; i++)
-		row(p, "draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes,
-		    p->draft_compute[i].on_device ? p->draft_compute[i].dev : host,
-		    p->draft_compute[i].calibrated
-			? "calibrated"
-			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
+	compute_rows(p, "compute", p->compute, p->n_compute, host, cuda);
+	compute_rows(p, "draft_compute", p->draft_compute, p->n_draft_compute, host, cuda);
 	int card = (int)p->side_dev;
 	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
@@ -263,10 +263,7 @@ static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c
 	json_t *o = plan_to_json(ep, c, p);
 	json_object_set_new(o, "decode", plan_rate_json(rt, 1));
 	json_object_set_new(o, "calibration", cal ? cal : json_null());
-	json_object_set_new(o, "remote",
-			    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
-							"bytes", (json_int_t)c->remote.bytes)
-					    : json_null());
+	json_object_set_new(o, "remote", cmd_remote_json(c->remote_reads != 0, &c->remote));
 	cmd_print_json(o, 12);
 	json_decref(o);
 }
