@@ -70,6 +70,9 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 struct store;
 struct json_t *cmd_rates_figures(const char *bench_json);
 int cmd_rates_era(struct store *st, struct json_t *era, int64_t era_id, char **err);
+/* {name: change in % from prod's figure to arm's} for every figure of arm
+ * that prod has, non-zero. */
+struct json_t *cmd_rates_delta(struct json_t *prod, struct json_t *arm);
 void cmd_rates_print(struct json_t *era, const char *indent);
 /* The rates recorded for an endpoint's current era (its latest boot with a
  * bench): the measured decode, and the drafter's per-position acceptance
@@ -88,15 +91,19 @@ double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct 
 struct json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given);
 void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given);
 /* How rungs and solve price decode: --fill, --accept (its help ends with
- * accept_more) and --host-bw, rows of an option table. */
-#define CMD_RATE_OPTS(fill, accept, host_bw, accept_more)                                                              \
-	OPT_U64(0, "fill", fill, "N", 1, UINT32_MAX,                                                                   \
+ * accept_more) and --host-bw into the struct rate_opts at r (plan/rate.h;
+ * accept NaN until given), rows of an option table. */
+#define CMD_RATE_OPTS(r, accept_more)                                                                                  \
+	OPT_U64(0, "fill", &(r)->fill, "N", 1, UINT32_MAX,                                                             \
 		"tokens of context per slot when decode is priced (default: half the window)"),                        \
-	    OPT_DOUBLE(0, "accept", accept, "P",                                                                       \
+	    OPT_DOUBLE(0, "accept", &(r)->accept, "P",                                                                 \
 		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "          \
 		       "endpoint's era, else 0.79" accept_more ")"),                                                   \
-	    OPT_DOUBLE(0, "host-bw", host_bw, "GBS",                                                                   \
+	    OPT_DOUBLE(0, "host-bw", &(r)->host_bw_gbs, "GBS",                                                         \
 		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)")
+/* -1 with *err when --accept is given outside 0..1 or --host-bw is below 0. */
+struct rate_opts;
+int cmd_rate_check(const struct rate_opts *r, char **err);
 /* Steps as deploy --json prints them. */
 struct json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n);
 

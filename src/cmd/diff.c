@@ -358,15 +358,7 @@ static json_t *rates_json(const struct side *a, const struct side *b)
 {
 	json_t *fa = json_object_get(json_object_get(a->rates, "rates"), "figures");
 	json_t *fb = json_object_get(json_object_get(b->rates, "rates"), "figures");
-	json_t *d = json_object();
-	const char *k;
-	json_t *v;
-	json_object_foreach(fb, k, v)
-	{
-		double x = json_number_value(json_object_get(fa, k));
-		if (json_is_number(json_object_get(fa, k)) && x != 0)
-			json_object_set_new(d, k, json_real((json_number_value(v) - x) * 100.0 / x));
-	}
+	json_t *d = cmd_rates_delta(fa, fb);
 	json_t *o = json_object();
 	json_object_set_new(o, "from", fa ? json_incref(fa) : json_null());
 	json_object_set_new(o, "to", fb ? json_incref(fb) : json_null());

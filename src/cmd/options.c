@@ -327,53 +327,69 @@ static size_t next_line(const char **t, const char **line)
 	return n;
 }
 
-void opt_roff_text(FILE *f, const char *t)
+/* How hand-broken text becomes a page: an indented run of lines is a block
+ * (opened and closed by these strings, its lines as they are when raw), a
+ * blank line a new paragraph, every other line spanned. */
+struct text_fmt {
+	const char *open, *close, *para;
+	void (*span)(FILE *, const char *, size_t);
+	int raw;
+};
+
+/* One line of n bytes: as it is (raw, inside a block) or spanned. */
+static void put_line(FILE *f, const char *l, size_t n, int raw, const struct text_fmt *x)
 {
-	int nofill = 0;
+	if (raw) {
+		fprintf(f, "%.*s\n", (int)n, l);
+	} else {
+		x->span(f, l, n);
+		fputc('\n', f);
+	}
+}
+
+static void put_text(FILE *f, const char *t, const struct text_fmt *x)
+{
+	int block = 0;
 	while (*t) {
 		const char *l;
 		size_t n = next_line(&t, &l);
 		int indented = n > 0 && l[0] == ' ';
-		if (indented && !nofill) {
-			fputs(".nf\n", f);
-			nofill = 1;
-		} else if (!indented && nofill) {
-			fputs(".fi\n", f);
-			nofill = 0;
+		if (indented != block) {
+			fputs(indented ? x->open : x->close, f);
+			block = indented;
 		}
-		if (n == 0) {
-			fputs(".PP\n", f);
-			continue;
-		}
-		opt_roff_span(f, l, n);
-		fputc('\n', f);
+		if (n == 0)
+			fputs(x->para, f);
+		else
+			put_line(f, l, n, block && x->raw, x);
 	}
-	if (nofill)
-		fputs(".fi\n", f);
+	if (block)
+		fputs(x->close, f);
+}
+
+/* Every line of t as one block, indented or not (a synopsis). */
+static void put_block(FILE *f, const char *t, const struct text_fmt *x)
+{
+	fputs(x->open, f);
+	while (*t) {
+		const char *l;
+		size_t n = next_line(&t, &l);
+		put_line(f, l, n, x->raw, x);
+	}
+	fputs(x->close, f);
+}
+
+static const struct text_fmt roff_fmt = {".nf\n", ".fi\n", ".PP\n", opt_roff_span, 0};
+static const struct text_fmt md_fmt = {"```\n", "```\n", "\n", opt_md_span, 1};
+
+void opt_roff_text(FILE *f, const char *t)
+{
+	put_text(f, t, &roff_fmt);
 }
 
 void opt_md_text(FILE *f, const char *t)
 {
-	int code = 0;
-	while (*t) {
-		const char *l;
-		size_t n = next_line(&t, &l);
-		int indented = n > 0 && l[0] == ' ';
-		if (indented != code) {
-			fputs("```\n", f);
-			code = indented;
-		}
-		if (code)
-			fprintf(f, "%.*s\n", (int)n, l);
-		else if (n == 0)
-			fputc('\n', f);
-		else {
-			opt_md_span(f, l, n);
-			fputc('\n', f);
-		}
-	}
-	if (code)
-		fputs("```\n", f);
+	put_text(f, t, &md_fmt);
 }
 
 void opt_man_head(FILE *f, const char *page, int section, const char *summary)
@@ -422,14 +438,8 @@ static void render_man(FILE *f, const char *name, const struct cmd_help *help, c
 			page.s[i] = '-';
 	opt_man_head(f, page.s, 1, help->summary ? help->summary : name);
 	sb_release(&page);
-	fputs(".SH SYNOPSIS\n.nf\n", f);
-	for (const char *u = help->usage; *u;) {
-		const char *l;
-		size_t n = next_line(&u, &l);
-		opt_roff_span(f, l, n);
-		fputc('\n', f);
-	}
-	fputs(".fi\n", f);
+	fputs(".SH SYNOPSIS\n", f);
+	put_block(f, help->usage, &roff_fmt);
 	if (help->about && *help->about) {
 		fputs(".SH DESCRIPTION\n", f);
 		opt_roff_text(f, help->about);
@@ -485,13 +495,7 @@ static void render_md(FILE *f, const char *name, const struct cmd_help *help, co
 		opt_md_span(f, help->summary, strlen(help->summary));
 		fputs("\n\n", f);
 	}
-	fputs("```\n", f);
-	for (const char *u = help->usage; *u;) {
-		const char *l;
-		size_t n = next_line(&u, &l);
-		fprintf(f, "%.*s\n", (int)n, l);
-	}
-	fputs("```\n", f);
+	put_block(f, help->usage, &md_fmt);
 	if (help->about && *help->about) {
 		fputc('\n', f);
 		opt_md_text(f, help->about);

@@ -150,14 +150,13 @@ static int write_svg(const char *path, const struct endpoint *ep, const struct r
 static struct opt_list sets;
 static const char *device, *svg;
 static int json;
-static uint64_t fill;
-static double accept_p = NAN, host_bw;
+static struct rate_opts rate = {.accept = NAN};
 static const struct opt opts[] = {
     OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
     OPT_FLAG(0, "json", &json, "one JSON object"),
     OPT_STRING(0, "svg", &svg, "FILE", "write the picture of the base and every rung"),
-    CMD_RATE_OPTS(&fill, &accept_p, &host_bw, ", the seeds' 2.41 tokens per step"),
+    CMD_RATE_OPTS(&rate, ", the seeds' 2.41 tokens per step"),
     OPT_END(),
 };
 
@@ -168,15 +167,9 @@ static int run(struct opt_args *args)
 	struct shape_ctx c = {0};
 	struct rungs r = {0};
 	struct endpoint *ep = NULL;
-	int accept_given = !isnan(accept_p);
-	if (accept_given && (accept_p < 0 || accept_p > 1)) {
+	int accept_given = !isnan(rate.accept);
+	if (cmd_rate_check(&rate, &err)) {
 		rc = EXIT_USAGE;
-		errorf(&err, "--accept %g: a probability, 0 to 1", accept_p);
-		goto done;
-	}
-	if (host_bw < 0) {
-		rc = EXIT_USAGE;
-		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
 		goto done;
 	}
 	ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
@@ -188,8 +181,8 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	struct cmd_recorded rec;
-	accept_p = cmd_rates_accept(ep->name, c.shape.spec_n_max, accept_p, &rec);
-	struct rungs_opts ro = {{fill, accept_p, host_bw}};
+	rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
+	struct rungs_opts ro = {rate};
 	if (rungs_make(ep, &c, &ro, &r, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
@@ -200,12 +193,12 @@ static int run(struct opt_args *args)
 	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &r, &ro.rate);
-		json_object_set_new(o, "rates", cmd_rates_used(&rec, accept_p, accept_given));
+		json_object_set_new(o, "rates", cmd_rates_used(&rec, rate.accept, accept_given));
 		cmd_print_json(o, 12);
 		json_decref(o);
 	} else {
 		print_human(ep, &c, &r);
-		cmd_rates_used_line(&rec, accept_p, accept_given);
+		cmd_rates_used_line(&rec, rate.accept, accept_given);
 	}
 done:
 	rungs_release(&r);
