@@ -34,9 +34,9 @@
  * Options and positional arguments may be interleaved; `--` ends options;
  * `--name=value`, `--name value`, `-x value` and `-xVALUE` all work; a
  * flag never takes `=value`. An unknown option is a usage error with a
- * did-you-mean. Values are stored into the pointed-to variables (which the
- * command zero-initialises or sets to its defaults); numbers are range
- * checked and a malformed one names the option.
+ * did-you-mean. Values are stored into the pointed-to variables (the
+ * command file's statics, whose initialisers are the defaults); numbers are
+ * range checked and a malformed one names the option.
  *
  * An option's help may span lines ("a\nb"): --help indents each further
  * line to the help column.
