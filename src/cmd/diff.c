@@ -421,12 +421,6 @@ static void print_json(const char *name, const struct side *a, const struct side
 	json_decref(o);
 }
 
-static int json;
-static const struct opt opts[] = {
-    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-    OPT_END(),
-};
-
 static int run(struct opt_args *args)
 {
 	int rc = EXIT_OK;
@@ -460,7 +454,7 @@ static int run(struct opt_args *args)
 	}
 	int ck = 0, ct = 0;
 	json_t *res = compare(&a, &b, &ck, &ct);
-	if (json) {
+	if (opt_json) {
 		print_json(name, &a, &b, res, ck, ct);
 	} else {
 		print_text(name, &a, &b, res);
@@ -476,4 +470,4 @@ done:
 	return cmd_end("diff", rc, err);
 }
 
-const struct command cmd_diff = {"diff", &help, opts, run, NULL};
+const struct command cmd_diff = {"diff", &help, opt_json_only, run, NULL};

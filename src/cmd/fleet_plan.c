@@ -128,12 +128,6 @@ static void say_findings(const struct fleet *f, const struct fleet_budget *b)
 	}
 }
 
-static int json;
-static const struct opt opts[] = {
-    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-    OPT_END(),
-};
-
 static int run(struct opt_args *args)
 {
 	char *err = NULL;
@@ -143,7 +137,7 @@ static int run(struct opt_args *args)
 	int loaded = fleet_load(args->v[0], &f, &kind, &err) == 0;
 	int rc = cmd_exit(loaded ? fleet_budget_make(&f, &b, &err) : kind);
 	if (rc == EXIT_OK) {
-		if (json) {
+		if (opt_json) {
 			json_t *o = fleet_budget_json(&f, &b);
 			cmd_print_json(o, 12);
 			json_decref(o);
@@ -162,4 +156,4 @@ static int run(struct opt_args *args)
 	return rc;
 }
 
-const struct command cmd_fleet_plan = {"plan", &help, opts, run, NULL};
+const struct command cmd_fleet_plan = {"plan", &help, opt_json_only, run, NULL};

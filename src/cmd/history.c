@@ -198,12 +198,6 @@ static int collect(struct store *st, const char *name, json_t *out, char **err)
 	return 0;
 }
 
-static int json;
-static const struct opt opts[] = {
-    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-    OPT_END(),
-};
-
 static int run(struct opt_args *args)
 {
 	int rc = EXIT_OK;
@@ -219,7 +213,7 @@ static int run(struct opt_args *args)
 	/* the stored endpoint text keeps what rollback restores; what is shown
 	 * holds no secret (a URL's userinfo, a secret's value) */
 	redact_json(out, NULL);
-	if (json) {
+	if (opt_json) {
 		cmd_print_json(out, 12);
 	} else {
 		print_text(out, name, st ? store_path(st) : NULL);
@@ -231,4 +225,4 @@ done:
 	return cmd_end("history", rc, err);
 }
 
-const struct command cmd_history = {"history", &help, opts, run, NULL};
+const struct command cmd_history = {"history", &help, opt_json_only, run, NULL};

@@ -8,6 +8,12 @@
 #include "cmd.h"
 #include "version.h"
 
+int opt_json;
+const struct opt opt_json_only[] = {
+    OPT_FLAG(0, "json", &opt_json, "one JSON object (see above)"),
+    OPT_END(),
+};
+
 void opt_list_release(struct opt_list *l)
 {
 	free(l->v);

@@ -85,6 +85,11 @@ struct opt {
 #define OPT_CHOICE(s, l, v, choices, h) {OPT_KIND_CHOICE, (s), (l), (v), (choices), (h), 0, 0}
 /* clang-format on */
 
+/* The table of a command whose one option is --json and whose help says
+ * what the JSON holds (diff, history, fleet plan): it sets opt_json. */
+extern int opt_json;
+extern const struct opt opt_json_only[];
+
 /* What --help prints, besides the option table. */
 struct cmd_help {
 	const char *summary;   /* one line: `zealot --help`'s list, the man page's NAME */

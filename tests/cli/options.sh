@@ -14,11 +14,16 @@ check "src/main.c's table names at least 11 commands" test "$(echo "$commands" |
 declared() {
 	local src
 	src=$(grep -l "^const struct command cmd_$1 = " "$ROOT"/src/cmd/*.c)
-	# and the rows of cmd.h's CMD_RATE_OPTS where the file uses it
+	# and the rows of cmd.h's CMD_RATE_OPTS, options.c's opt_json_only,
+	# where the file uses them
 	{
 		cat "$src"
-		grep -q 'CMD_RATE_OPTS(&' "$src" &&
+		if grep -q 'CMD_RATE_OPTS(&' "$src"; then
 			awk '/^#define CMD_RATE_OPTS/ { on = 1 } on { print } on && !/\\$/ { exit }' "$ROOT/src/cmd/cmd.h"
+		fi
+		if grep -q 'opt_json_only' "$src"; then
+			sed -n '/^const struct opt opt_json_only/,/^};/p' "$ROOT/src/cmd/options.c"
+		fi
 	} | tr -d '\n\t' | grep -oE 'OPT_(FLAG|STRING|U64|DOUBLE|LIST|CHOICE)\([^,]*, *"[a-z0-9-]+"' |
 		sed -E 's/.*"([a-z0-9-]+)"$/\1/'
 }
