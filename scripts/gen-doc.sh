@@ -1,10 +1,12 @@
 #!/bin/sh
 # doc/zealot-*.txt -> one C header of macros, DOC_NAME for each file, that
 # a command's `struct cmd_help` starts from (src/cmd/*.c: {DOC_PLAN, ...}).
-# A file is sections, each opened by a line [usage], [about], [examples],
-# [exits] or [args]; a section's text is its lines, the last line's newline
-# dropped (end a text with an empty line to keep one). [args] is "MIN MAX"
-# (MAX "any": no limit). Lines before the first section are comments.
+# A file is sections, each opened by a line [summary], [usage], [about],
+# [examples], [exits] or [args]; a section's text is its lines, the last
+# line's newline dropped (end a text with an empty line to keep one).
+# [summary] is the one line `zealot --help` and the NAME of the man page
+# show; [args] is "MIN MAX" (MAX "any": no limit). Lines before the first
+# section are comments.
 #   scripts/gen-doc.sh OUT.h doc/zealot-*.txt
 set -eu
 out=$1
@@ -48,7 +50,7 @@ tmp="$out.$$"
 			}
 			sec = ""; n = 0
 		}
-		/^\[(usage|about|examples|exits|args)\]$/ { flush(); sec = substr($0, 2, length($0) - 2); seen[sec] = 1; next }
+		/^\[(summary|usage|about|examples|exits|args)\]$/ { flush(); sec = substr($0, 2, length($0) - 2); seen[sec] = 1; next }
 		sec != "" { text[++n] = $0 }
 		END {
 			if (bad) exit 1

@@ -17,37 +17,40 @@
 #include "cmd/options.h"
 #include "cmd/version.h"
 
-static const struct command commands[] = {
-    {"inspect", cmd_inspect, "say what a GGUF payload really is"},
-    {"synth", cmd_synth, "write a synthetic zero-weight payload the engine can load"},
-    {"plan", cmd_plan, "price a serving shape on a device, term by term, and the verdict"},
-    {"rungs", cmd_rungs, "every one-line change to the shape: what it frees or costs, and what it gives up"},
-    {"solve", cmd_solve, "the best shape for an objective and the Pareto frontier of shapes that fit"},
-    {"ledger", cmd_ledger, "read what the engine really allocated from its boot log"},
-    {"check", cmd_check, "evaluate every law the endpoint file, payload and plan can decide"},
-    {"explain", cmd_explain, "what a law id means: what breaks, why, how zealot checks it, the fix"},
-    {"serve", cmd_serve, "gate the endpoint (laws, files, pins, fit), then exec the engine"},
-    {"emit", cmd_emit, "render the systemd unit, scrape job, alert rules, harness entry or Grafana dashboard"},
-    {"probe", cmd_probe, "prove the live endpoint: contract and capability probes"},
-    {"bench", cmd_bench, "prefill and decode rates from the engine's own timings"},
-    {"audit", cmd_audit, "hold the live engine (argv, env, drop-ins, payload, port) against the intended one"},
-    {"fetch", cmd_fetch, "download the endpoint's payloads: pinned, resumable, atomic"},
-    {"argv", cmd_argv, "print the exact llama-server command line, one argument per line"},
-    {"deploy", cmd_deploy, "gate, install, restart, verify and record an endpoint; roll back on failure"},
-    {"rollback", cmd_rollback, "redeploy an earlier era of an endpoint through the same gates"},
-    {"arm", cmd_arm, "bench a candidate shape against production in an idle window, then restore production"},
-    {"history", cmd_history, "every era an endpoint served, its boots and the deploy attempts, from the store"},
-    {"store", cmd_store, "check the store for damage, say how to recover it (zealot store check)"},
-    {"diff", cmd_diff, "the keys and the plan, term by term, between two eras or an era and the file"},
-    {"archs", cmd_archs, "every architecture the pinned engine knows, and how plan prices each"},
-    {"fleet", cmd_fleet, "many endpoints on many hosts: a directory of endpoint files (zealot fleet --help)"},
+/* The commands, in the order `zealot --help` lists them (one a line: tests read it). */
+/* clang-format off */
+static const struct command *const commands[] = {
+    &cmd_inspect,
+    &cmd_synth,
+    &cmd_plan,
+    &cmd_rungs,
+    &cmd_solve,
+    &cmd_ledger,
+    &cmd_check,
+    &cmd_explain,
+    &cmd_serve,
+    &cmd_emit,
+    &cmd_probe,
+    &cmd_bench,
+    &cmd_audit,
+    &cmd_fetch,
+    &cmd_argv,
+    &cmd_deploy,
+    &cmd_rollback,
+    &cmd_arm,
+    &cmd_history,
+    &cmd_store,
+    &cmd_diff,
+    &cmd_archs,
+    &cmd_fleet,
 };
+/* clang-format on */
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: zealot [--color=auto|always|never] <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-9s %s\n", commands[i]->name, commands[i]->help->summary);
 	fprintf(f, "\n'zealot <command> --help' for a command's options, 'zealot help <command>' its page,\n"
 		   "'zealot explain <law>' a law (M03, S09 ...).\n"
 		   "exit: 0 ok, 1 a verdict said no, 2 usage, 3 I/O or runtime error\n");
@@ -56,8 +59,8 @@ static void usage(FILE *f)
 static const struct command *find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (strcmp(name, commands[i].name) == 0)
-			return &commands[i];
+		if (strcmp(name, commands[i]->name) == 0)
+			return commands[i];
 	return NULL;
 }
 
@@ -66,7 +69,7 @@ static const char *nearest(const char *name)
 {
 	struct near n = near_start(name, 2);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		near_try(&n, commands[i].name);
+		near_try(&n, commands[i]->name);
 	return n.best;
 }
 
@@ -94,14 +97,14 @@ static void front_page(FILE *f, int fmt)
 		opt_roff_text(f, about);
 		fputs(".SH COMMANDS\n", f);
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-			fprintf(f, ".TP\n\\fBzealot\\-%s\\fR(1)\n", commands[i].name);
-			opt_roff_span(f, commands[i].summary, strlen(commands[i].summary));
+			fprintf(f, ".TP\n\\fBzealot\\-%s\\fR(1)\n", commands[i]->name);
+			opt_roff_span(f, commands[i]->help->summary, strlen(commands[i]->help->summary));
 			fputc('\n', f);
 		}
-		for (size_t i = 0; cmd_fleet_subcommand(i); i++) {
-			const struct command *c = cmd_fleet_subcommand(i);
+		for (size_t i = 0; cmd_fleet.subs[i]; i++) {
+			const struct command *c = cmd_fleet.subs[i];
 			fprintf(f, ".TP\n\\fBzealot\\-fleet\\-%s\\fR(1)\n", c->name);
-			opt_roff_span(f, c->summary, strlen(c->summary));
+			opt_roff_span(f, c->help->summary, strlen(c->help->summary));
 			fputc('\n', f);
 		}
 		fputs(".SH EXIT STATUS\n", f);
@@ -120,14 +123,14 @@ static void front_page(FILE *f, int fmt)
 	opt_md_text(f, about);
 	fputs("\n| command | what it does |\n|---|---|\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		fprintf(f, "| [`%s`](%s.md) | ", commands[i].name, commands[i].name);
-		opt_md_span(f, commands[i].summary, strlen(commands[i].summary));
+		fprintf(f, "| [`%s`](%s.md) | ", commands[i]->name, commands[i]->name);
+		opt_md_span(f, commands[i]->help->summary, strlen(commands[i]->help->summary));
 		fputs(" |\n", f);
 	}
-	for (size_t i = 0; cmd_fleet_subcommand(i); i++) {
-		const struct command *c = cmd_fleet_subcommand(i);
+	for (size_t i = 0; cmd_fleet.subs[i]; i++) {
+		const struct command *c = cmd_fleet.subs[i];
 		fprintf(f, "| [`fleet %s`](fleet-%s.md) | ", c->name, c->name);
-		opt_md_span(f, c->summary, strlen(c->summary));
+		opt_md_span(f, c->help->summary, strlen(c->help->summary));
 		fputs(" |\n", f);
 	}
 	fputs("\nExit status: ", f);
@@ -140,14 +143,15 @@ static void list_pages(void)
 {
 	puts("zealot.1");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		printf("zealot-%s.1\n", commands[i].name);
-	for (size_t i = 0; cmd_fleet_subcommand(i); i++)
-		printf("zealot-fleet-%s.1\n", cmd_fleet_subcommand(i)->name);
+		printf("zealot-%s.1\n", commands[i]->name);
+	for (size_t i = 0; cmd_fleet.subs[i]; i++)
+		printf("zealot-fleet-%s.1\n", cmd_fleet.subs[i]->name);
 	puts("zealot-endpoint.5");
 	puts("zealot-laws.7");
 }
 
-/* Run NAME's --help ("plan", "fleet-plan" or "fleet plan") in fmt. */
+/* The page of NAME ("plan", "fleet-plan" or "fleet plan") in fmt, from
+ * its struct cmd_help and option table. */
 static int page(const char *name, const char *sub, int fmt)
 {
 	if (strcmp(name, "zealot") == 0) {
@@ -176,22 +180,20 @@ static int page(const char *name, const char *sub, int fmt)
 					near);
 		return cmd_fail(EXIT_USAGE, "help: '%s' is not a zealot command (see 'zealot --help')", name);
 	}
-	opt_help_format = (enum opt_format)fmt;
-	opt_help_summary = c->summary;
-	char *argv[4] = {(char *)c->name, NULL, NULL, NULL};
-	int argc = 1;
+	char full[64];
+	snprintf(full, sizeof(full), "%s", c->name);
 	if (sub) {
 		const struct command *s = NULL;
-		for (size_t i = 0; cmd_fleet_subcommand(i); i++)
-			if (strcmp(cmd_fleet_subcommand(i)->name, sub) == 0)
-				s = cmd_fleet_subcommand(i);
-		if (!s || c->fn != cmd_fleet)
+		for (size_t i = 0; c->subs && c->subs[i]; i++)
+			if (strcmp(c->subs[i]->name, sub) == 0)
+				s = c->subs[i];
+		if (!s)
 			return cmd_fail(EXIT_USAGE, "help: '%s %s' is not a zealot command", name, sub);
-		opt_help_summary = s->summary;
-		argv[argc++] = (char *)s->name;
+		snprintf(full, sizeof(full), "%s %s", c->name, s->name);
+		c = s;
 	}
-	argv[argc++] = (char *)"--help";
-	return c->fn(argc, argv);
+	opt_render(stdout, full, c->help, c->opts, (enum opt_format)fmt);
+	return EXIT_OK;
 }
 
 /* zealot help [CMD [SUB]]: the page of CMD, through man(1) when this is a
@@ -213,7 +215,7 @@ static int help(int argc, char **argv)
 		return EXIT_OK;
 	} else if (strcmp(argv[1], "--commands") == 0) {
 		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-			puts(commands[i].name);
+			puts(commands[i]->name);
 		return EXIT_OK;
 	}
 	if (fmt >= 0) {
@@ -275,12 +277,9 @@ int main(int argc, char **argv)
 		free(ferr);
 		return rc;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
 	const struct command *c = find(argv[1]);
 	if (c)
-		return c->fn(argc - 1, argv + 1);
+		return cmd_dispatch(c, argc - 1, argv + 1);
 	const char *near = nearest(argv[1]);
 	if (near)
 		return cmd_fail(EXIT_USAGE, "'%s' is not a zealot command (did you mean '%s'?)", argv[1], near);

@@ -13,19 +13,16 @@
 
 static const struct cmd_help help = {DOC_ARCHS};
 
-int cmd_archs(int argc, char **argv)
+static int json, md;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_FLAG(0, "markdown", &md, "the table docs/architectures.md holds"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int json = 0, md = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_FLAG(0, "markdown", &md, "the table docs/architectures.md holds"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("archs", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	opt_args_release(&args);
+	opt_args_release(args);
 	if (json && md)
 		return opt_usage_error("archs", &help, "--json and --markdown exclude each other");
 	size_t mirrored = 0;
@@ -59,3 +56,5 @@ int cmd_archs(int argc, char **argv)
 	}
 	return EXIT_OK;
 }
+
+const struct command cmd_archs = {"archs", &help, opts, run, NULL};

@@ -10,24 +10,20 @@
 #include "doc.h"
 #include "options.h"
 
-static const struct cmd_help help = {DOC_ARGV};
+static struct opt_list sets;
+static int json;
+static const struct opt opts[] = {
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (repeatable)"),
+    OPT_FLAG(0, "json", &json, "a JSON array of strings"),
+    OPT_END(),
+};
 
-int cmd_argv(int argc, char **argv)
+static int run(struct opt_args *args)
 {
-	struct opt_list sets = {0};
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (repeatable)"),
-	    OPT_FLAG(0, "json", &json, "a JSON array of strings"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("argv", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
+	int rc = EXIT_OK;
 	char *err = NULL;
 	struct argv_list a = {0};
-	struct endpoint *ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	if (argv_render(ep, &a, &err)) {
@@ -45,12 +41,10 @@ int cmd_argv(int argc, char **argv)
 			puts(a.v[i]);
 	}
 done:
-	if (err)
-		cmd_fail(rc, "argv: %s", err);
-	free(err);
 	argv_release(&a);
 	endpoint_free(ep);
-	opt_list_release(&sets);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("argv", rc, err);
 }
+
+static const struct cmd_help help = {DOC_ARGV};
+const struct command cmd_argv = {"argv", &help, opts, run, NULL};

@@ -110,30 +110,28 @@ static int conclude(const struct arm_result *r, int json)
 	return cmd_fail(EXIT_IO, "arm: %s: %s: %s", r->endpoint, step, why);
 }
 
-int cmd_arm(int argc, char **argv)
+static struct arm_opts o = {.bench = {.runs = 3, .conc = 1, .ptok = 512, .mtok = 128}, .idle_window_s = 2};
+static struct opt_list sets;
+static uint64_t timeout = 300, window_ms = 2000;
+static const char *ladder = "128,512";
+static int json;
+static const struct opt opts[] = {
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "a key the candidate changes (repeatable; at least one)"),
+    OPT_STRING(0, "reason", &o.reason, "TEXT", "why this candidate (required; history shows it)"),
+    OPT_U64(0, "runs", &o.bench.runs, "N", 1, 10000, "single-stream runs per bench (default 3)"),
+    OPT_U64(0, "prompt-tokens", &o.bench.ptok, "N", 1, 1000000, "prompt length per run (default 512)"),
+    OPT_U64(0, "max-tokens", &o.bench.mtok, "N", 1, 1000000, "tokens generated per run (default 128)"),
+    OPT_STRING(0, "ladder", &ladder, "N,N,...", "prompt sizes of the prefill ladder (default 128,512)"),
+    OPT_U64(0, "idle-window", &window_ms, "MS", 1, 600000, "how long the counters must hold still (2000)"),
+    OPT_STRING(0, "zealot", &o.restore.zealot, "PATH", "the zealot binary the units run (default: this one)"),
+    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
+    OPT_FLAG(0, "json", &json, "one JSON object at the end"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *a)
 {
-	struct arm_opts o = {.bench = {.runs = 3, .conc = 1, .ptok = 512, .mtok = 128}, .idle_window_s = 2};
-	struct opt_list sets = {0};
-	uint64_t timeout = 300, window_ms = 2000;
-	const char *ladder = "128,512";
-	int json = 0;
-	const struct opt opts[] = {
-	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "a key the candidate changes (repeatable; at least one)"),
-	    OPT_STRING(0, "reason", &o.reason, "TEXT", "why this candidate (required; history shows it)"),
-	    OPT_U64(0, "runs", &o.bench.runs, "N", 1, 10000, "single-stream runs per bench (default 3)"),
-	    OPT_U64(0, "prompt-tokens", &o.bench.ptok, "N", 1, 1000000, "prompt length per run (default 512)"),
-	    OPT_U64(0, "max-tokens", &o.bench.mtok, "N", 1, 1000000, "tokens generated per run (default 128)"),
-	    OPT_STRING(0, "ladder", &ladder, "N,N,...", "prompt sizes of the prefill ladder (default 128,512)"),
-	    OPT_U64(0, "idle-window", &window_ms, "MS", 1, 600000, "how long the counters must hold still (2000)"),
-	    OPT_STRING(0, "zealot", &o.restore.zealot, "PATH", "the zealot binary the units run (default: this one)"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object at the end"),
-	    OPT_END(),
-	};
-	struct opt_args a;
-	int rc = opt_parse("arm", &help, opts, argc, argv, &a);
-	if (rc >= 0)
-		return rc;
+	int rc = -1;
 	size_t nl = 0;
 	for (const char *p = ladder; *p && rc < 0; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
 		char *w = xstrndup(p, strcspn(p, ","));
@@ -153,7 +151,7 @@ int cmd_arm(int argc, char **argv)
 	if (rc < 0 && !st)
 		rc = cmd_fail(EXIT_IO, "arm: %s", err);
 	if (rc < 0) {
-		o.endpoint = a.v[0];
+		o.endpoint = a->v[0];
 		o.sets = sets.v;
 		o.n_sets = sets.n;
 		o.idle_window_s = (double)window_ms / 1000.0;
@@ -168,7 +166,7 @@ int cmd_arm(int argc, char **argv)
 	}
 	store_close(st);
 	free(err);
-	opt_list_release(&sets);
-	opt_args_release(&a);
 	return rc;
 }
+
+const struct command cmd_arm = {"arm", &help, opts, run, NULL};

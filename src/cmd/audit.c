@@ -96,28 +96,22 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 	}
 }
 
-int cmd_audit(int argc, char **argv)
+static uint64_t pid;
+static const char *unit;
+static struct opt_list dropins;
+static int json;
+static const struct opt opts[] = {
+    OPT_U64(0, "pid", &pid, "PID", 1, 4194304, "the engine's process"),
+    OPT_STRING(0, "unit", &unit, "NAME", "a systemd unit: its MainPID and drop-in directories"),
+    OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	uint64_t pid = 0;
-	const char *unit = NULL;
-	struct opt_list dropins = {0};
-	int json = 0;
-	const struct opt opts[] = {
-	    OPT_U64(0, "pid", &pid, "PID", 1, 4194304, "the engine's process"),
-	    OPT_STRING(0, "unit", &unit, "NAME", "a systemd unit: its MainPID and drop-in directories"),
-	    OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("audit", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	if (pid && unit) {
-		opt_list_release(&dropins);
-		opt_args_release(&args);
+	if (pid && unit)
 		return opt_usage_error("audit", &help, "--pid and --unit exclude each other");
-	}
 	/* the directories given, then the unit's two */
 	const char **dirs = xcalloc(dropins.n + 2, sizeof(*dirs));
 	size_t n_dirs = 0;
@@ -129,7 +123,7 @@ int cmd_audit(int argc, char **argv)
 	struct audit a = {0};
 	char *model = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
-	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(args->v[0], NULL, &rc, &err);
 	if (!ep)
 		goto done;
 	uint64_t port = 0;
@@ -160,9 +154,6 @@ int cmd_audit(int argc, char **argv)
 	print_audit(ep, (unsigned long long)pid, src.s, &a, json);
 	rc = a.divergences ? EXIT_NO : EXIT_OK;
 done:
-	if (err)
-		cmd_fail(rc, "audit: %s", err);
-	free(err);
 	free(model);
 	sb_release(&d1);
 	sb_release(&d2);
@@ -171,7 +162,7 @@ done:
 	argv_release(&want);
 	endpoint_free(ep);
 	free(dirs);
-	opt_list_release(&dropins);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("audit", rc, err);
 }
+
+const struct command cmd_audit = {"audit", &help, opts, run, NULL};

@@ -54,28 +54,25 @@ static void print_human(const char *url, const struct bench *b)
 		       (double)b->accepted / b->drafted);
 }
 
-int cmd_bench(int argc, char **argv)
+static struct bench b = {.runs = 5, .conc = 1, .ptok = 512, .mtok = 128};
+static uint64_t timeout = 600;
+static const char *keyfile;
+static int json;
+static const struct opt opts[] = {
+    OPT_U64(0, "runs", &b.runs, "N", 1, 10000, "single-stream runs after the warm-up (default 5)"),
+    OPT_U64(0, "concurrency", &b.conc, "N", 1, 256, "simultaneous streams for the aggregate (default 1: none)"),
+    OPT_U64(0, "prompt-tokens", &b.ptok, "N", 1, 1000000, "approximate prompt length (default 512)"),
+    OPT_U64(0, "max-tokens", &b.mtok, "N", 1, 1000000, "tokens generated per request (default 128)"),
+    OPT_STRING(0, "api-key-file", &keyfile, "F", "authenticate with the key in F"),
+    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 1000000, "per request (default 600)"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	struct bench b = {.runs = 5, .conc = 1, .ptok = 512, .mtok = 128};
-	uint64_t timeout = 600;
-	const char *keyfile = NULL;
-	int json = 0;
-	const struct opt opts[] = {
-	    OPT_U64(0, "runs", &b.runs, "N", 1, 10000, "single-stream runs after the warm-up (default 5)"),
-	    OPT_U64(0, "concurrency", &b.conc, "N", 1, 256, "simultaneous streams for the aggregate (default 1: none)"),
-	    OPT_U64(0, "prompt-tokens", &b.ptok, "N", 1, 1000000, "approximate prompt length (default 512)"),
-	    OPT_U64(0, "max-tokens", &b.mtok, "N", 1, 1000000, "tokens generated per request (default 128)"),
-	    OPT_STRING(0, "api-key-file", &keyfile, "F", "authenticate with the key in F"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 1000000, "per request (default 600)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int rc = opt_parse("bench", &help, opts, argc, argv, &args);
-	if (rc >= 0)
-		return rc;
-	struct http_client c = {.base = xstrdup(args.v[0]), .timeout_ms = (long)timeout * 1000};
-	opt_args_release(&args);
+	int rc;
+	struct http_client c = {.base = xstrdup(args->v[0]), .timeout_ms = (long)timeout * 1000};
 	for (size_t n = strlen(c.base); n && c.base[n - 1] == '/';)
 		c.base[--n] = '\0';
 	if (keyfile && !(c.api_key = cmd_read_key(keyfile))) {
@@ -98,3 +95,5 @@ int cmd_bench(int argc, char **argv)
 	free(c.api_key);
 	return rc;
 }
+
+const struct command cmd_bench = {"bench", &help, opts, run, NULL};

@@ -137,10 +137,7 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 		json_object_set_new(o, "warnings", json_integer((json_int_t)warnings));
 		if (p)
 			json_object_set_new(o, "verdict", json_string(p->fits ? "fits" : "refused"));
-		json_object_set_new(o, "remote",
-				    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
-								"bytes", (json_int_t)c->remote.bytes)
-						    : json_null());
+		json_object_set_new(o, "remote", cmd_remote_json(c->remote_reads != 0, &c->remote));
 		/* no secret in the output: a URL's userinfo, a secret's value */
 		cmd_print_json(o, 0);
 		json_decref(o);
@@ -152,36 +149,28 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 	}
 }
 
-int cmd_check(int argc, char **argv)
+static struct opt_list sets;
+static const char *boot_log;
+static int json, keys, markdown;
+static const struct opt opts[] = {
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+    OPT_STRING(0, "boot-log", &boot_log, "FILE", "a boot log of the runtime: its system_info line is evidence (S16)"),
+    OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
+    OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
+    OPT_FLAG(0, "markdown", &markdown, "with --keys: the whole key table as Markdown (docs/keys.md)"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	struct opt_list sets = {0};
-	const char *boot_log = NULL;
-	int json = 0, keys = 0, markdown = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
-	    OPT_STRING(0, "boot-log", &boot_log, "FILE",
-		       "a boot log of the runtime: its system_info line is evidence (S16)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
-	    OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
-	    OPT_FLAG(0, "markdown", &markdown, "with --keys: the whole key table as Markdown (docs/keys.md)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("check", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
+	int rc = EXIT_OK;
 	if (keys) {
 		list_keys(markdown);
-		opt_list_release(&sets);
-		opt_args_release(&args);
 		return EXIT_OK;
 	}
-	if (args.n != 1) {
-		opt_list_release(&sets);
-		opt_args_release(&args);
+	if (args->n != 1)
 		return cmd_fail(EXIT_USAGE, "check: missing argument (usage: zealot check ENDPOINT [options])");
-	}
-	const char *path = args.v[0];
+	const char *path = args->v[0];
 	char *err = NULL;
 	struct findings fs = {0};
 	struct shape_ctx c = {0};
@@ -226,7 +215,7 @@ done:
 	findings_release(&fs);
 	shape_release(&c);
 	endpoint_free(ep);
-	opt_list_release(&sets);
-	opt_args_release(&args);
 	return rc;
 }
+
+const struct command cmd_check = {"check", &help, opts, run, NULL};

@@ -19,28 +19,40 @@ enum {
 	EXIT_IO = 3,
 };
 
+/* A command is data and one function: its help (doc/zealot-NAME.txt:
+ * summary, usage, about, exits), its option table (whose variables are the
+ * command file's statics) and run, the work, given the positionals. A
+ * command with subcommands (fleet) lists them in subs, NULL-terminated;
+ * `zealot fleet plan ...` runs the row "plan" as "fleet plan". One process
+ * runs one command: the option variables start from their initialisers. */
+struct opt;
+struct opt_args;
+struct cmd_help;
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
+	const struct cmd_help *help;
+	const struct opt *opts;
+	int (*run)(struct opt_args *a);
+	const struct command *const *subs;
 };
 
-int cmd_inspect(int argc, char **argv);
-int cmd_synth(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_ledger(int argc, char **argv);
-int cmd_argv(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-int cmd_emit(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_audit(int argc, char **argv);
-int cmd_rungs(int argc, char **argv);
-int cmd_solve(int argc, char **argv);
-int cmd_deploy(int argc, char **argv);
-int cmd_rollback(int argc, char **argv);
-int cmd_arm(int argc, char **argv);
+/* Run c on argv (argv[0] is its name): a subcommand when argv[1] names
+ * one, else opt_parse (--help, a usage error: its status at once), then
+ * c->run; the positionals and every OPT_KIND_LIST of c->opts are released
+ * after. Returns the exit status. */
+int cmd_dispatch(const struct command *c, int argc, char **argv);
+/* The end of a run: with err set, print `zealot: NAME: ERR` (cmd_fail);
+ * free err; return rc. */
+int cmd_end(const char *name, int rc, char *err);
+
+/* The commands, in src/cmd/NAME.c; main.c lists them. */
+extern const struct command cmd_inspect, cmd_synth, cmd_plan, cmd_ledger, cmd_argv, cmd_check, cmd_serve, cmd_emit,
+    cmd_probe, cmd_bench, cmd_audit, cmd_rungs, cmd_solve, cmd_deploy, cmd_rollback, cmd_arm, cmd_history, cmd_store,
+    cmd_diff, cmd_archs, cmd_fetch, cmd_explain, cmd_fleet;
+/* zealot fleet plan|status|deploy|history (src/cmd/fleet_plan.c, fleetops.c):
+ * the rows of cmd_fleet.subs */
+extern const struct command cmd_fleet_plan, cmd_fleet_status, cmd_fleet_deploy, cmd_fleet_history;
+
 /* What deploy hands deploy_run, for another command that runs it (arm's
  * restore): --probes checked and defaulted, the zealot path (self, n bytes,
  * when o->zealot is NULL), the plan and ledger JSON, calibration, the
@@ -58,6 +70,9 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 struct store;
 struct json_t *cmd_rates_figures(const char *bench_json);
 int cmd_rates_era(struct store *st, struct json_t *era, int64_t era_id, char **err);
+/* {name: change in % from prod's figure to arm's} for every figure of arm
+ * that prod has, non-zero. */
+struct json_t *cmd_rates_delta(struct json_t *prod, struct json_t *arm);
 void cmd_rates_print(struct json_t *era, const char *indent);
 /* The rates recorded for an endpoint's current era (its latest boot with a
  * bench): the measured decode, and the drafter's per-position acceptance
@@ -75,6 +90,20 @@ int cmd_rates_recorded(const char *name, uint32_t depth, struct cmd_recorded *ou
 double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct cmd_recorded *rec);
 struct json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given);
 void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given);
+/* How rungs and solve price decode: --fill, --accept (its help ends with
+ * accept_more) and --host-bw into the struct rate_opts at r (plan/rate.h;
+ * accept NaN until given), rows of an option table. */
+#define CMD_RATE_OPTS(r, accept_more)                                                                                  \
+	OPT_U64(0, "fill", &(r)->fill, "N", 1, UINT32_MAX,                                                             \
+		"tokens of context per slot when decode is priced (default: half the window)"),                        \
+	    OPT_DOUBLE(0, "accept", &(r)->accept, "P",                                                                 \
+		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "          \
+		       "endpoint's era, else 0.79" accept_more ")"),                                                   \
+	    OPT_DOUBLE(0, "host-bw", &(r)->host_bw_gbs, "GBS",                                                         \
+		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)")
+/* -1 with *err when --accept is given outside 0..1 or --host-bw is below 0. */
+struct rate_opts;
+int cmd_rate_check(const struct rate_opts *r, char **err);
 /* Steps as deploy --json prints them. */
 struct json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n);
 
@@ -83,23 +112,6 @@ struct json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n);
 struct json_t;
 struct ledger;
 struct json_t *cmd_ledger_json(const struct ledger *l);
-int cmd_history(int argc, char **argv);
-int cmd_store(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_archs(int argc, char **argv);
-int cmd_fetch(int argc, char **argv);
-/* zealot fleet: the group (src/cmd/fleet.c dispatches) and its subcommands */
-int cmd_fleet(int argc, char **argv);
-int cmd_fleet_plan(int argc, char **argv);
-/* zealot fleet status|deploy|history (src/cmd/fleetops.c), rows of the
- * fleet command's table */
-int cmd_fleet_status(int argc, char **argv);
-int cmd_fleet_deploy(int argc, char **argv);
-int cmd_fleet_history(int argc, char **argv);
-/* The fleet's subcommand table, row i (NULL past the end): for the pages. */
-const struct command *cmd_fleet_subcommand(size_t i);
-/* zealot explain [ID]: a law of zealot-laws(7) (text: src/judge/lawdoc.c) */
-int cmd_explain(int argc, char **argv);
 /* The law pages: zealot-laws(7) (OPT_FORMAT_MAN) or docs/laws.md
  * (OPT_FORMAT_MARKDOWN); fmt is an enum opt_format. */
 void cmd_laws_page(FILE *f, int fmt);
@@ -110,6 +122,10 @@ void cmd_endpoint_page(FILE *f, int fmt);
  * (0: jansson's 17), every secret redacted (base/redact): every report's
  * --json goes through here. */
 void cmd_print_json(struct json_t *o, int digits);
+/* A report's "remote": {requests, bytes} of the range requests a payload
+ * header took, or JSON null when no payload was read over HTTP. */
+struct remote_stats;
+struct json_t *cmd_remote_json(int remote, const struct remote_stats *rs);
 /* The device profiles, for --help. */
 void cmd_devices(FILE *f);
 /* The endpoint file at path with every --set KEY=VALUE of sets applied

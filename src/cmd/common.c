@@ -8,6 +8,7 @@
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../payload/remote.h"
 #include "../plan/device.h"
 #include "cmd.h"
 #include "options.h"
@@ -142,4 +143,42 @@ void cmd_devices(FILE *f)
 				(unsigned long long)d->advertised_mib, (unsigned long long)d->addressable_mib,
 				d->bandwidth_gbs);
 	}
+}
+
+/* c run as name ("plan", "fleet plan"). */
+static int dispatch_as(const struct command *c, const char *name, int argc, char **argv)
+{
+	for (size_t i = 0; c->subs && argc >= 2 && c->subs[i]; i++)
+		if (strcmp(argv[1], c->subs[i]->name) == 0) {
+			char sub[64];
+			snprintf(sub, sizeof(sub), "%s %s", name, c->subs[i]->name);
+			return dispatch_as(c->subs[i], sub, argc - 1, argv + 1);
+		}
+	struct opt_args args;
+	int rc = opt_parse(name, c->help, c->opts, argc, argv, &args);
+	if (rc >= 0)
+		return rc; /* --help printed, or a usage error */
+	rc = c->run(&args);
+	opt_release(c->opts, &args);
+	return rc;
+}
+
+int cmd_dispatch(const struct command *c, int argc, char **argv)
+{
+	return dispatch_as(c, c->name, argc, argv);
+}
+
+int cmd_end(const char *name, int rc, char *err)
+{
+	if (err)
+		cmd_fail(rc, "%s: %s", name, err);
+	free(err);
+	return rc;
+}
+
+json_t *cmd_remote_json(int remote, const struct remote_stats *rs)
+{
+	if (!remote)
+		return json_null();
+	return json_pack("{s:I,s:I}", "requests", (json_int_t)rs->requests, "bytes", (json_int_t)rs->bytes);
 }

@@ -62,10 +62,6 @@ static const char steps_text[] = "Steps, each printed with its time as it ends a
 				 "were there come back (or go), and the outcome is failed. A second deploy\n"
 				 "of the same endpoint while one runs is refused (the store's lock).\n";
 
-static const struct cmd_help deploy_help = {DOC_DEPLOY};
-
-static const struct cmd_help rollback_help = {DOC_ROLLBACK};
-
 static void more_steps(FILE *f)
 {
 	fputs(steps_text, f);
@@ -300,7 +296,7 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 	return -1;
 }
 
-static int run(const char *cmd, struct deploy_opts *o, int json)
+static int go(const char *cmd, struct deploy_opts *o, int json)
 {
 	char self[PATH_MAX];
 	int src = cmd_deploy_setup(cmd, o, self, sizeof(self), &json);
@@ -325,6 +321,11 @@ static int run(const char *cmd, struct deploy_opts *o, int json)
 	return rc;
 }
 
+/* The options of deploy and rollback (one process runs one of them). */
+static struct deploy_opts o;
+static int json;
+static uint64_t timeout = 300;
+
 /* The options deploy and rollback share. */
 #define RUN_OPTS                                                                                                       \
 	OPT_STRING(0, "unit-dir", &o.unit_dir, "DIR", "where the unit goes (default /etc/systemd/system)"),            \
@@ -335,68 +336,49 @@ static int run(const char *cmd, struct deploy_opts *o, int json)
 		       "the probes verify runs, comma-separated, or all (default: the contract: " DEPLOY_PROBES ")"),  \
 	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "how long a boot may take to answer /health (300)")
 
-int cmd_deploy(int argc, char **argv)
+static const struct opt deploy_opts[] = {
+    OPT_STRING(0, "reason", &o.reason, "TEXT", "why this era replaces the current one (required; history shows it)"),
+    RUN_OPTS,
+    OPT_STRING(0, "prom", &o.prom_file, "FILE",
+	       "write the node exporter's textfile metrics of the new era (docs/monitoring.md)"),
+    OPT_FLAG(0, "json", &json, "one JSON object at the end (keys in the README)"),
+    OPT_END(),
+};
+
+static int run_deploy(struct opt_args *a)
 {
-	struct deploy_opts o = {0};
-	int json = 0;
-	uint64_t timeout = 300;
-	const struct opt opts[] = {
-	    OPT_STRING(0, "reason", &o.reason, "TEXT",
-		       "why this era replaces the current one (required; history shows it)"),
-	    RUN_OPTS,
-	    OPT_STRING(0, "prom", &o.prom_file, "FILE",
-		       "write the node exporter's textfile metrics of the new era (docs/monitoring.md)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object at the end (keys in the README)"),
-	    OPT_END(),
-	};
-	struct cmd_help h = deploy_help;
-	h.more = more_steps;
-	struct opt_args a;
-	int prc = opt_parse("deploy", &h, opts, argc, argv, &a);
-	if (prc >= 0)
-		return prc;
-	int rc;
 	if (!o.reason || !*o.reason)
-		rc = cmd_fail(EXIT_USAGE, "deploy: --reason TEXT is required: every era says why it replaced the last");
-	else {
-		o.kind = "deploy";
-		o.endpoint_path = a.v[0];
-		o.boot_timeout_ms = (long)timeout * 1000;
-		rc = run("deploy", &o, json);
-	}
-	opt_args_release(&a);
-	return rc;
+		return cmd_fail(EXIT_USAGE,
+				"deploy: --reason TEXT is required: every era says why it replaced the last");
+	o.kind = "deploy";
+	o.endpoint_path = a->v[0];
+	o.boot_timeout_ms = (long)timeout * 1000;
+	return go("deploy", &o, json);
 }
 
-int cmd_rollback(int argc, char **argv)
+static const struct cmd_help deploy_help = {DOC_DEPLOY, .more = more_steps};
+const struct command cmd_deploy = {"deploy", &deploy_help, deploy_opts, run_deploy, NULL};
+
+static const struct opt rollback_opts[] = {
+    OPT_STRING(0, "reason", &o.reason, "TEXT", "why (default: \"rollback to era N\")"),
+    RUN_OPTS,
+    OPT_STRING(0, "prom", &o.prom_file, "FILE", "write the node exporter's textfile metrics"),
+    OPT_FLAG(0, "json", &json, "one JSON object at the end (the same keys as deploy)"),
+    OPT_END(),
+};
+
+static int run_rollback(struct opt_args *a)
 {
-	struct deploy_opts o = {0};
-	int json = 0;
-	uint64_t timeout = 300;
-	const struct opt opts[] = {
-	    OPT_STRING(0, "reason", &o.reason, "TEXT", "why (default: \"rollback to era N\")"),
-	    RUN_OPTS,
-	    OPT_STRING(0, "prom", &o.prom_file, "FILE", "write the node exporter's textfile metrics"),
-	    OPT_FLAG(0, "json", &json, "one JSON object at the end (the same keys as deploy)"),
-	    OPT_END(),
-	};
-	struct cmd_help h = rollback_help;
-	h.more = more_steps;
-	struct opt_args a;
-	int prc = opt_parse("rollback", &h, opts, argc, argv, &a);
-	if (prc >= 0)
-		return prc;
-	int rc = EXIT_OK;
 	int64_t era = 0;
-	if (a.n == 2 && (parse_i64(a.v[1], &era) || era <= 0))
-		rc = cmd_fail(EXIT_USAGE, "rollback: ERA is an era's id (zealot history %s), not '%s'", a.v[0], a.v[1]);
-	if (rc == EXIT_OK) {
-		o.kind = "rollback";
-		o.endpoint_path = a.v[0];
-		o.era = era;
-		o.boot_timeout_ms = (long)timeout * 1000;
-		rc = run("rollback", &o, json);
-	}
-	opt_args_release(&a);
-	return rc;
+	if (a->n == 2 && (parse_i64(a->v[1], &era) || era <= 0))
+		return cmd_fail(EXIT_USAGE, "rollback: ERA is an era's id (zealot history %s), not '%s'", a->v[0],
+				a->v[1]);
+	o.kind = "rollback";
+	o.endpoint_path = a->v[0];
+	o.era = era;
+	o.boot_timeout_ms = (long)timeout * 1000;
+	return go("rollback", &o, json);
 }
+
+static const struct cmd_help rollback_help = {DOC_ROLLBACK, .more = more_steps};
+const struct command cmd_rollback = {"rollback", &rollback_help, rollback_opts, run_rollback, NULL};

@@ -358,15 +358,7 @@ static json_t *rates_json(const struct side *a, const struct side *b)
 {
 	json_t *fa = json_object_get(json_object_get(a->rates, "rates"), "figures");
 	json_t *fb = json_object_get(json_object_get(b->rates, "rates"), "figures");
-	json_t *d = json_object();
-	const char *k;
-	json_t *v;
-	json_object_foreach(fb, k, v)
-	{
-		double x = json_number_value(json_object_get(fa, k));
-		if (json_is_number(json_object_get(fa, k)) && x != 0)
-			json_object_set_new(d, k, json_real((json_number_value(v) - x) * 100.0 / x));
-	}
+	json_t *d = cmd_rates_delta(fa, fb);
 	json_t *o = json_object();
 	json_object_set_new(o, "from", fa ? json_incref(fa) : json_null());
 	json_object_set_new(o, "to", fb ? json_incref(fb) : json_null());
@@ -429,54 +421,40 @@ static void print_json(const char *name, const struct side *a, const struct side
 	json_decref(o);
 }
 
-int cmd_diff(int argc, char **argv)
+static int run(struct opt_args *args)
 {
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("diff", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	char *err = NULL, *name = eras_name(args.v[0]);
+	int rc = EXIT_OK;
+	char *err = NULL, *name = NULL;
 	struct store *st = NULL;
 	struct side a = {0}, b = {0};
 	int64_t ids[2] = {0, 0};
-	for (unsigned i = 1; i < args.n; i++)
-		if (parse_era(args.v[i], &ids[i - 1])) {
+	for (unsigned i = 1; i < args->n; i++)
+		if (parse_era(args->v[i], &ids[i - 1])) {
 			errorf(&err, "'%s' is not an era (a number from zealot history, current or previous)",
-			       args.v[i]);
+			       args->v[i]);
 			rc = EXIT_USAGE;
 			goto done;
 		}
-	if (store_name_ok(name, &err)) {
-		rc = EXIT_USAGE;
+	if ((rc = cmd_exit(eras_find(args->v[0], &name, &st, &err))) != EXIT_OK)
 		goto done;
-	}
-	if (eras_open(&st, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
 	if (!st) {
 		errorf(&err, "nothing is recorded yet (no store in %s)", "$ZEALOT_STATE_DIR");
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	if (args.n == 3) {
+	if (args->n == 3) {
 		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, ids[1], &b, &err)))
 			goto done;
-	} else if (args.n == 2) {
+	} else if (args->n == 2) {
 		if ((rc = from_era(st, name, ids[0], &a, &err)) || (rc = from_era(st, name, 0, &b, &err)))
 			goto done;
 	} else {
-		if ((rc = from_era(st, name, 0, &a, &err)) || (rc = from_current_file(st, name, args.v[0], &b, &err)))
+		if ((rc = from_era(st, name, 0, &a, &err)) || (rc = from_current_file(st, name, args->v[0], &b, &err)))
 			goto done;
 	}
 	int ck = 0, ct = 0;
 	json_t *res = compare(&a, &b, &ck, &ct);
-	if (json) {
+	if (opt_json) {
 		print_json(name, &a, &b, res, ck, ct);
 	} else {
 		print_text(name, &a, &b, res);
@@ -485,13 +463,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	json_decref(res);
 done:
-	if (err)
-		cmd_fail(rc, "diff: %s", err);
-	free(err);
 	free(name);
 	side_release(&a);
 	side_release(&b);
 	store_close(st);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("diff", rc, err);
 }
+
+const struct command cmd_diff = {"diff", &help, opt_json_only, run, NULL};

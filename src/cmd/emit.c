@@ -96,13 +96,10 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	if (rc == EXIT_OK && kind != 4)
 		fputs(b.s, stdout);
 done:
-	if (err)
-		cmd_fail(rc, "emit: %s", err);
-	free(err);
 	sb_release(&b);
 	sb_release(&warn);
 	fleet_free(&f);
-	return rc;
+	return cmd_end("emit", rc, err);
 }
 
 /* emit unit FILE: the unit, naming this zealot (or --zealot) and the file
@@ -138,29 +135,23 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 	return EXIT_OK;
 }
 
-int cmd_emit(int argc, char **argv)
+static const char *user, *zealot, *outdir = ".", *ssh_config, *reason = "ansible: zealot fleet playbook";
+static uint64_t minutes = 5;
+static const struct opt opts[] = {
+    OPT_STRING(0, "user", &user, "NAME", "unit: User="),
+    OPT_STRING(0, "zealot", &zealot, "PATH",
+	       "unit: the zealot binary (default: this one; warned about\nwhen it lies in a source checkout: "
+	       "make install)"),
+    OPT_U64(0, "slot-minutes", &minutes, "N", 1, 1440, "alerts: minutes of waiting before LlmNoFreeSlot (5)"),
+    OPT_STRING('o', "output", &outdir, "OUTDIR", "ansible: where inventory.yml and playbook.yml go (.)"),
+    OPT_STRING(0, "ssh-config", &ssh_config, "FILE", "ansible: ssh reads this config (-F FILE)"),
+    OPT_STRING(0, "reason", &reason, "TEXT", "ansible: the deploy reason (default \"ansible: zealot fleet playbook\")"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	const char *user = NULL, *zealot = NULL, *outdir = ".", *ssh_config = NULL;
-	const char *reason = "ansible: zealot fleet playbook";
-	uint64_t minutes = 5;
-	const struct opt opts[] = {
-	    OPT_STRING(0, "user", &user, "NAME", "unit: User="),
-	    OPT_STRING(0, "zealot", &zealot, "PATH",
-		       "unit: the zealot binary (default: this one; warned about\nwhen it lies in a source checkout: "
-		       "make install)"),
-	    OPT_U64(0, "slot-minutes", &minutes, "N", 1, 1440, "alerts: minutes of waiting before LlmNoFreeSlot (5)"),
-	    OPT_STRING('o', "output", &outdir, "OUTDIR", "ansible: where inventory.yml and playbook.yml go (.)"),
-	    OPT_STRING(0, "ssh-config", &ssh_config, "FILE", "ansible: ssh reads this config (-F FILE)"),
-	    OPT_STRING(0, "reason", &reason, "TEXT",
-		       "ansible: the deploy reason (default \"ansible: zealot fleet playbook\")"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("emit", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	const char *what = args.v[0], *file = args.v[1];
-	opt_args_release(&args); /* the array; its strings are argv's */
+	const char *what = args->v[0], *file = args->v[1];
 	int kind = -1;
 	for (int k = 0; k < (int)ARRAY_SIZE(kinds); k++)
 		if (strcmp(what, kinds[k]) == 0)
@@ -209,10 +200,9 @@ int cmd_emit(int argc, char **argv)
 	}
 	fputs(out, stdout);
 done:
-	if (err)
-		cmd_fail(rc, "emit: %s", err);
-	free(err);
 	free(out);
 	endpoint_free(ep);
-	return rc;
+	return cmd_end("emit", rc, err);
 }
+
+const struct command cmd_emit = {"emit", &help, opts, run, NULL};

@@ -46,6 +46,25 @@ static void explain_text(FILE *f, const struct law_doc *l)
 	}
 }
 
+/* Every law in one page format: a heading of its id (head, a printf
+ * format) and title (through span), head_end, then its four parts, each
+ * named through item (a printf format) and spanned on its line. */
+static void laws_list(FILE *f, const char *head, const char *head_end, const char *item,
+		      void (*span)(FILE *, const char *, size_t))
+{
+	for (size_t i = 0; i < lawdoc_count(); i++) {
+		const struct law_doc *l = lawdoc_at(i);
+		fprintf(f, head, l->id);
+		span(f, l->title, strlen(l->title));
+		fputs(head_end, f);
+		for (int k = 0; k < 4; k++) {
+			fprintf(f, item, lawdoc_field_names[k]);
+			span(f, lawdoc_field(l, k), strlen(lawdoc_field(l, k)));
+			fputc('\n', f);
+		}
+	}
+}
+
 void cmd_laws_page(FILE *f, int fmt)
 {
 	if (fmt == OPT_FORMAT_MAN) {
@@ -53,16 +72,7 @@ void cmd_laws_page(FILE *f, int fmt)
 		fputs(".SH DESCRIPTION\n", f);
 		opt_roff_text(f, lawdoc_intro);
 		fputs(".SH LAWS\n", f);
-		for (size_t i = 0; i < lawdoc_count(); i++) {
-			fprintf(f, ".SS %s: ", lawdoc_at(i)->id);
-			opt_roff_span(f, lawdoc_at(i)->title, strlen(lawdoc_at(i)->title));
-			fputc('\n', f);
-			for (int k = 0; k < 4; k++) {
-				fprintf(f, ".TP\n\\fI%s\\fR\n", lawdoc_field_names[k]);
-				opt_roff_span(f, lawdoc_field(lawdoc_at(i), k), strlen(lawdoc_field(lawdoc_at(i), k)));
-				fputc('\n', f);
-			}
-		}
+		laws_list(f, ".SS %s: ", "\n", ".TP\n\\fI%s\\fR\n", opt_roff_span);
 		fputs(".SH SEE ALSO\n\\fBzealot\\fR(1), \\fBzealot\\-check\\fR(1), \\fBzealot\\-explain\\fR(1), "
 		      "\\fBzealot\\-endpoint\\fR(5)\n",
 		      f);
@@ -73,58 +83,43 @@ void cmd_laws_page(FILE *f, int fmt)
 		      "docs` -->\n# The laws\n\n",
 		      f);
 		opt_md_text(f, lawdoc_intro);
-		for (size_t i = 0; i < lawdoc_count(); i++) {
-			fprintf(f, "\n## %s: ", lawdoc_at(i)->id);
-			opt_md_span(f, lawdoc_at(i)->title, strlen(lawdoc_at(i)->title));
-			fputs("\n\n", f);
-			for (int k = 0; k < 4; k++) {
-				fprintf(f, "- **%s**: ", lawdoc_field_names[k]);
-				opt_md_span(f, lawdoc_field(lawdoc_at(i), k), strlen(lawdoc_field(lawdoc_at(i), k)));
-				fputc('\n', f);
-			}
-		}
+		laws_list(f, "\n## %s: ", "\n\n", "- **%s**: ", opt_md_span);
 		return;
 	}
 	for (size_t i = 0; i < lawdoc_count(); i++)
 		fprintf(f, "%s  %s\n", lawdoc_at(i)->id, lawdoc_at(i)->title);
 }
 
-static const struct cmd_help help = {DOC_EXPLAIN};
+static int all;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "all", &all, "every law in full"),
+    OPT_END(),
+};
 
-int cmd_explain(int argc, char **argv)
+static int run(struct opt_args *a)
 {
-	int all = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "all", &all, "every law in full"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("explain", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	int rc = EXIT_OK;
-	if (args.n == 1) {
-		const struct law_doc *l = lawdoc_find(args.v[0]);
+	if (a->n == 1) {
+		const struct law_doc *l = lawdoc_find(a->v[0]);
 		if (l) {
 			explain_text(stdout, l);
-		} else {
-			const char *near = lawdoc_nearest(args.v[0]);
-			if (near)
-				rc = cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (did you mean %s?)", args.v[0],
-					      near);
-			else
-				rc = cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (zealot explain lists them)",
-					      args.v[0]);
+			return EXIT_OK;
 		}
-	} else if (all) {
-		for (size_t i = 0; i < lawdoc_count(); i++) {
-			if (i)
-				fputc('\n', stdout);
-			explain_text(stdout, lawdoc_at(i));
-		}
-	} else {
-		cmd_laws_page(stdout, OPT_FORMAT_TEXT);
+		const char *near = lawdoc_nearest(a->v[0]);
+		if (near)
+			return cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (did you mean %s?)", a->v[0], near);
+		return cmd_fail(EXIT_USAGE, "explain: '%s' is not a law id (zealot explain lists them)", a->v[0]);
 	}
-	opt_args_release(&args);
-	return rc;
+	if (!all) {
+		cmd_laws_page(stdout, OPT_FORMAT_TEXT);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < lawdoc_count(); i++) {
+		if (i)
+			fputc('\n', stdout);
+		explain_text(stdout, lawdoc_at(i));
+	}
+	return EXIT_OK;
 }
+
+static const struct cmd_help help = {DOC_EXPLAIN};
+const struct command cmd_explain = {"explain", &help, opts, run, NULL};

@@ -230,31 +230,26 @@ static int add_pins(const struct endpoint *ep, const struct fetch_list *l, const
 	return rc;
 }
 
-int cmd_fetch(int argc, char **argv)
+static int verify_only, force, pin, json;
+static uint64_t connections = 4, stall = 30, connect_s = 15;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "verify-only", &verify_only, "download nothing: verify the files on disk against their pins"),
+    OPT_FLAG('f', "force", &force, "replace a file that does not verify (or has no pins), once the new one verifies"),
+    OPT_FLAG(0, "pin", &pin, "write the missing *_BYTES / *_SHA256 pins (RUNTIME_SHA256 too) into the endpoint file"),
+    OPT_FLAG(0, "json", &json, "one JSON event per line on stdout"),
+    OPT_U64(0, "connections", &connections, "N", 1, 16, "parallel ranged connections per file (default 4)"),
+    OPT_U64(0, "stall-timeout", &stall, "S", 1, 86400, "end a transfer after S seconds without a byte (30)"),
+    OPT_U64(0, "connect-timeout", &connect_s, "S", 1, 3600, "give up connecting after S seconds (15)"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int verify_only = 0, force = 0, pin = 0, json = 0;
-	uint64_t connections = 4, stall = 30, connect = 15;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "verify-only", &verify_only, "download nothing: verify the files on disk against their pins"),
-	    OPT_FLAG('f', "force", &force,
-		     "replace a file that does not verify (or has no pins), once the new one verifies"),
-	    OPT_FLAG(0, "pin", &pin,
-		     "write the missing *_BYTES / *_SHA256 pins (RUNTIME_SHA256 too) into the endpoint file"),
-	    OPT_FLAG(0, "json", &json, "one JSON event per line on stdout"),
-	    OPT_U64(0, "connections", &connections, "N", 1, 16, "parallel ranged connections per file (default 4)"),
-	    OPT_U64(0, "stall-timeout", &stall, "S", 1, 86400, "end a transfer after S seconds without a byte (30)"),
-	    OPT_U64(0, "connect-timeout", &connect, "S", 1, 3600, "give up connecting after S seconds (15)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("fetch", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
 	int rc = EXIT_OK;
 	char *err = NULL, *token = NULL, *token_file = NULL, *stamps = NULL;
 	struct fetch_list l = {0};
 	struct fetch_result *res = NULL;
-	struct endpoint *ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(args->v[0], NULL, &rc, &err);
 	if (!ep) {
 		cmd_fail(rc, "fetch: %s", err);
 		goto done;
@@ -275,7 +270,7 @@ int cmd_fetch(int argc, char **argv)
 	stamps = pin_stamp_dir();
 	struct ui u = {json, !json && isatty(STDERR_FILENO), 0};
 	struct fetch_opts fo = {
-	    .net = {.token = token, .connect_s = (long)connect, .stall_s = (long)stall},
+	    .net = {.token = token, .connect_s = (long)connect_s, .stall_s = (long)stall},
 	    .connections = (unsigned)connections,
 	    .stamp_dir = stamps,
 	    .event = on_event,
@@ -303,6 +298,7 @@ done:
 	free(stamps);
 	free(err);
 	endpoint_free(ep);
-	opt_args_release(&args);
 	return rc;
 }
+
+const struct command cmd_fetch = {"fetch", &help, opts, run, NULL};

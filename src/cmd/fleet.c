@@ -1,6 +1,6 @@
 /* zealot fleet SUBCOMMAND DIR ...: the commands that take a directory of
  * endpoint files (src/fleet/fleet.h) as one fleet. Each subcommand is a
- * row of the table below and a function of its own (cmd.h). */
+ * struct command of its own (cmd.h), a row of subs below. */
 #include <string.h>
 
 #include "../base/util.h"
@@ -8,67 +8,53 @@
 #include "doc.h"
 #include "options.h"
 
-/* One row per subcommand; `zealot fleet NAME ...` runs fn(argc - 1, argv + 1),
- * which parses its own options as "fleet NAME". */
-static const struct command subcommands[] = {
-    {"plan", cmd_fleet_plan, "plan every endpoint; sum each card's shared totals against it (refuses what cannot fit)"},
-    {"status", cmd_fleet_status, "every endpoint on its host over ssh: unit, era, probes, audit, memory"},
-    {"deploy", cmd_fleet_deploy, "zealot deploy on each endpoint's host over ssh, same version, per-endpoint outcome"},
-    {"history", cmd_fleet_history, "every host's eras of the fleet's endpoints, merged by time"},
+/* `zealot fleet NAME ...` runs the row NAME as "fleet NAME" (cmd_dispatch). */
+static const struct command *const subs[] = {
+    &cmd_fleet_plan, &cmd_fleet_status, &cmd_fleet_deploy, &cmd_fleet_history, NULL,
 };
-
-const struct command *cmd_fleet_subcommand(size_t i)
-{
-	return i < ARRAY_SIZE(subcommands) ? &subcommands[i] : NULL;
-}
 
 static void list_subcommands(FILE *f)
 {
 	fprintf(f, "subcommands:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+	for (size_t i = 0; subs[i]; i++)
+		fprintf(f, "  %-8s %s\n", subs[i]->name, subs[i]->help->summary);
 	fprintf(f, "\n'zealot fleet SUBCOMMAND --help' for a subcommand's options.\n");
 }
 
 static const struct cmd_help help = {DOC_FLEET, .more = list_subcommands};
 
-int cmd_fleet(int argc, char **argv)
+static int list;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "list", &list, "print the subcommands' names, one a line (for completion)"),
+    OPT_END(),
+};
+
+/* Only when argv[1] named no subcommand. */
+static int run(struct opt_args *a)
 {
-	if (argc >= 2)
-		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
-			if (strcmp(argv[1], subcommands[i].name) == 0)
-				return subcommands[i].fn(argc - 1, argv + 1);
-	int list = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "list", &list, "print the subcommands' names, one a line (for completion)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("fleet", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	int rc = EXIT_OK;
-	if (args.n == 1) {
+	if (a->n == 1) {
 		struct sb names = {0};
-		struct near near = near_start(args.v[0], 2);
-		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++) {
-			sb_addf(&names, "%s%s", i ? ", " : "", subcommands[i].name);
-			near_try(&near, subcommands[i].name);
+		struct near near = near_start(a->v[0], 2);
+		for (size_t i = 0; subs[i]; i++) {
+			sb_addf(&names, "%s%s", i ? ", " : "", subs[i]->name);
+			near_try(&near, subs[i]->name);
 		}
+		int rc;
 		if (near.best)
-			rc = cmd_fail(EXIT_USAGE, "fleet: '%s' is not a fleet subcommand (did you mean '%s'?)",
-				      args.v[0], near.best);
+			rc = cmd_fail(EXIT_USAGE, "fleet: '%s' is not a fleet subcommand (did you mean '%s'?)", a->v[0],
+				      near.best);
 		else
 			rc = cmd_fail(EXIT_USAGE,
-				      "fleet: '%s' is not a fleet subcommand (%s; see 'zealot fleet --help')",
-				      args.v[0], names.s);
+				      "fleet: '%s' is not a fleet subcommand (%s; see 'zealot fleet --help')", a->v[0],
+				      names.s);
 		sb_release(&names);
-	} else if (list) {
-		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
-			puts(subcommands[i].name);
-	} else {
-		rc = opt_usage_error("fleet", &help, "missing SUBCOMMAND");
+		return rc;
 	}
-	opt_args_release(&args);
-	return rc;
+	if (!list)
+		return opt_usage_error("fleet", &help, "missing SUBCOMMAND");
+	for (size_t i = 0; subs[i]; i++)
+		puts(subs[i]->name);
+	return EXIT_OK;
 }
+
+const struct command cmd_fleet = {"fleet", &help, opts, run, subs};

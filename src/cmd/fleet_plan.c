@@ -128,26 +128,16 @@ static void say_findings(const struct fleet *f, const struct fleet_budget *b)
 	}
 }
 
-int cmd_fleet_plan(int argc, char **argv)
+static int run(struct opt_args *args)
 {
-	int json = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("fleet plan", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
 	char *err = NULL;
 	struct fleet f;
 	struct fleet_budget b = {0};
 	enum zerr kind = ZE_OK;
-	int loaded = fleet_load(args.v[0], &f, &kind, &err) == 0;
-	opt_args_release(&args);
+	int loaded = fleet_load(args->v[0], &f, &kind, &err) == 0;
 	int rc = cmd_exit(loaded ? fleet_budget_make(&f, &b, &err) : kind);
 	if (rc == EXIT_OK) {
-		if (json) {
+		if (opt_json) {
 			json_t *o = fleet_budget_json(&f, &b);
 			cmd_print_json(o, 12);
 			json_decref(o);
@@ -165,3 +155,5 @@ int cmd_fleet_plan(int argc, char **argv)
 		fleet_free(&f);
 	return rc;
 }
+
+const struct command cmd_fleet_plan = {"plan", &help, opt_json_only, run, NULL};

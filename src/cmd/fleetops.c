@@ -123,40 +123,47 @@ static void status_print(json_t *row)
 	sb_release(&failed);
 }
 
-int cmd_fleet_status(int argc, char **argv)
+/* The options of status and history (one process runs one of them). */
+static int json;
+static uint64_t timeout = 30, parallel = 16;
+static const char *cfg, *rz, *edir = "/etc/zealot";
+static const struct opt status_opts[] = {
+    QUERY_OPTS,
+    OPT_STRING(0, "endpoint-dir", &edir, "DIR", "where deploy installed the endpoint files (/etc/zealot)"),
+    OPT_END(),
+};
+
+/* status and history: the fleet in dir opened (a host gets timeout, at
+ * most 10 s, to connect), the query run on it, closed; its exit status. */
+static int query(const char *name, const char *dir,
+		 int (*fn)(const struct fleet_ops *, const struct fleet *, const char *))
 {
-	int json = 0, rc = EXIT_OK;
-	uint64_t timeout = 30, parallel = 16;
-	const char *cfg = NULL, *rz = NULL, *edir = "/etc/zealot";
-	const struct opt opts[] = {
-	    QUERY_OPTS,
-	    OPT_STRING(0, "endpoint-dir", &edir, "DIR", "where deploy installed the endpoint files (/etc/zealot)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("fleet status", &status_help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
 	char *err = NULL;
 	struct fleet f = {0};
 	struct fleet_ops c;
-	if (open_fleet(args.v[0], cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
+	int rc = EXIT_IO;
+	if (!open_fleet(dir, cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err))
+		rc = fn(&c, &f, dir);
+	fleet_free(&f);
+	fleet_ops_release(&c);
+	return cmd_end(name, rc, err);
+}
+
+static int status(const struct fleet_ops *c, const struct fleet *f, const char *dir)
+{
 	double t0 = mono_s();
 	size_t healthy = 0;
-	json_t *rows = fleet_ops_status(&c, &f, edir, (long)timeout * 1000, (unsigned)parallel, &healthy);
+	json_t *rows = fleet_ops_status(c, f, edir, (long)timeout * 1000, (unsigned)parallel, &healthy);
 	double secs = mono_s() - t0;
 	if (json) {
-		json_t *o = json_pack("{s:s,s:f,s:o,s:I,s:I}", "fleet", args.v[0], "seconds",
-				      (double)(long)(secs * 1000) / 1000, "endpoints", rows, "healthy",
-				      (json_int_t)healthy, "total", (json_int_t)f.n);
+		json_t *o =
+		    json_pack("{s:s,s:f,s:o,s:I,s:I}", "fleet", dir, "seconds", (double)(long)(secs * 1000) / 1000,
+			      "endpoints", rows, "healthy", (json_int_t)healthy, "total", (json_int_t)f->n);
 		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
-		printf("fleet status %s: %zu endpoint%s on %zu host%s, %zu healthy, %.1f s\n\n", args.v[0], f.n,
-		       f.n == 1 ? "" : "s", fleet_ops_count_hosts(&f), fleet_ops_count_hosts(&f) == 1 ? "" : "s",
+		printf("fleet status %s: %zu endpoint%s on %zu host%s, %zu healthy, %.1f s\n\n", dir, f->n,
+		       f->n == 1 ? "" : "s", fleet_ops_count_hosts(f), fleet_ops_count_hosts(f) == 1 ? "" : "s",
 		       healthy, secs);
 		printf("  %-16s %-22s %-12s%-22s %-5s %-18s %-14s %s\n", "endpoint", "host", "state", "unit", "era",
 		       "probes", "audit", "memory");
@@ -165,16 +172,15 @@ int cmd_fleet_status(int argc, char **argv)
 		json_array_foreach(rows, k, row) status_print(row);
 		json_decref(rows);
 	}
-	rc = healthy == f.n ? EXIT_OK : EXIT_NO;
-done:
-	if (err)
-		cmd_fail(rc, "fleet status: %s", err);
-	free(err);
-	fleet_free(&f);
-	fleet_ops_release(&c);
-	opt_args_release(&args);
-	return rc;
+	return healthy == f->n ? EXIT_OK : EXIT_NO;
 }
+
+static int run_status(struct opt_args *args)
+{
+	return query("fleet status", args->v[0], status);
+}
+
+const struct command cmd_fleet_status = {"status", &status_help, status_opts, run_status, NULL};
 
 /* ---- fleet deploy ------------------------------------------------------ */
 
@@ -186,7 +192,7 @@ struct tally {
 };
 
 /* Each endpoint's row, counted into *t, and printed as a line unless json. */
-static json_t *deploy_rows(const struct fleet_deploy_job *jobs, size_t n, int json, struct tally *t)
+static json_t *deploy_rows(const struct fleet_deploy_job *jobs, size_t n, int as_json, struct tally *t)
 {
 	json_t *rows = json_array();
 	for (size_t i = 0; i < n; i++) {
@@ -202,7 +208,7 @@ static json_t *deploy_rows(const struct fleet_deploy_job *jobs, size_t n, int js
 			 !strcmp(j->outcome, "copy-failed");
 		json_array_append_new(rows, fleet_ops_deploy_row(j));
 		json_t *era = json_object_get(j->deploy, "era");
-		if (!json) {
+		if (!as_json) {
 			char es[32] = "";
 			if (json_is_integer(era))
 				snprintf(es, sizeof(es), "era %lld", (long long)json_integer_value(era));
@@ -215,9 +221,9 @@ static json_t *deploy_rows(const struct fleet_deploy_job *jobs, size_t n, int js
 
 /* The run's end: one JSON object with every row, or the counts. Takes rows. */
 static void print_deploy_end(const char *dir, const char *reason, const char *version, double secs, json_t *rows,
-			     const struct tally *t, int json)
+			     const struct tally *t, int as_json)
 {
-	if (json) {
+	if (as_json) {
 		json_t *o = json_pack("{s:s,s:s,s:s,s:f,s:o,s:I,s:I,s:I}", "fleet", dir, "reason", reason, "version",
 				      version, "seconds", (double)(long)(secs * 1000) / 1000, "endpoints", rows,
 				      "deployed", (json_int_t)t->deployed, "failed", (json_int_t)t->failed, "skipped",
@@ -230,41 +236,35 @@ static void print_deploy_end(const char *dir, const char *reason, const char *ve
 	}
 }
 
-int cmd_fleet_deploy(int argc, char **argv)
+static int keep_going, fetch;
+static uint64_t deploy_timeout = 900, deploy_parallel = 1;
+static const char *reason, *only, *rdir = "/etc/zealot/fleet";
+static const struct opt deploy_opts[] = {
+    OPT_STRING(0, "reason", &reason, "TEXT", "why (required; every era it makes records it)"),
+    OPT_STRING(0, "only", &only, "NAME,...", "deploy only these endpoints"),
+    OPT_U64(0, "parallel", &deploy_parallel, "N", 1, 256, "endpoints deployed at once (1)"),
+    OPT_FLAG(0, "keep-going", &keep_going, "go on after a failure"),
+    OPT_FLAG(0, "fetch", &fetch, "run `zealot fetch` on the host first when the file has a *_URL"),
+    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),
+    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)"),
+    OPT_STRING(0, "remote-dir", &rdir, "DIR", "where endpoint files are copied on a host (/etc/zealot/fleet)"),
+    OPT_U64(0, "timeout", &deploy_timeout, "SECONDS", 1, 86400, "the most one endpoint's deploy may take (900)"),
+    OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),
+    OPT_END(),
+};
+
+static int run_deploy(struct opt_args *args)
 {
-	int json = 0, keep_going = 0, fetch = 0, rc = EXIT_OK;
-	uint64_t timeout = 900, parallel = 1;
-	const char *cfg = NULL, *rz = NULL, *reason = NULL, *only = NULL, *rdir = "/etc/zealot/fleet";
-	const struct opt opts[] = {
-	    OPT_STRING(0, "reason", &reason, "TEXT", "why (required; every era it makes records it)"),
-	    OPT_STRING(0, "only", &only, "NAME,...", "deploy only these endpoints"),
-	    OPT_U64(0, "parallel", &parallel, "N", 1, 256, "endpoints deployed at once (1)"),
-	    OPT_FLAG(0, "keep-going", &keep_going, "go on after a failure"),
-	    OPT_FLAG(0, "fetch", &fetch, "run `zealot fetch` on the host first when the file has a *_URL"),
-	    OPT_STRING(0, "ssh-config", &cfg, "FILE", "ssh -F FILE (an ssh config of its own)"),
-	    OPT_STRING(0, "remote-zealot", &rz, "PATH", "zealot on the hosts (default: zealot in PATH)"),
-	    OPT_STRING(0, "remote-dir", &rdir, "DIR", "where endpoint files are copied on a host (/etc/zealot/fleet)"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "the most one endpoint's deploy may take (900)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object (keys above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("fleet deploy", &deploy_help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	if (!reason || !reason[0]) {
-		opt_args_release(&args);
+	if (!reason || !reason[0])
 		return opt_usage_error("fleet deploy", &deploy_help, "--reason TEXT is required");
-	}
-	if (rdir[0] != '/') {
-		opt_args_release(&args);
+	if (rdir[0] != '/')
 		return opt_usage_error("fleet deploy", &deploy_help, "--remote-dir must be an absolute path");
-	}
+	int rc = EXIT_OK;
 	char *err = NULL;
 	struct fleet f = {0};
 	struct fleet_ops c;
 	char *pick = NULL;
-	if (open_fleet(args.v[0], cfg, rz, 10, &c, &f, &err)) {
+	if (open_fleet(args->v[0], cfg, rz, 10, &c, &f, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}
@@ -277,65 +277,50 @@ int cmd_fleet_deploy(int argc, char **argv)
 	for (size_t i = 0; i < f.n; i++)
 		n += pick[i] != 0;
 	if (!json)
-		printf("fleet deploy %s: %zu endpoint%s, %llu at once, %s\n", args.v[0], n, n == 1 ? "" : "s",
-		       (unsigned long long)parallel, c.version);
+		printf("fleet deploy %s: %zu endpoint%s, %llu at once, %s\n", args->v[0], n, n == 1 ? "" : "s",
+		       (unsigned long long)deploy_parallel, c.version);
 	const struct fleet_deploy_opts opt = {.reason = reason,
 					      .remote_dir = rdir,
-					      .timeout_ms = (long)timeout * 1000,
+					      .timeout_ms = (long)deploy_timeout * 1000,
 					      .keep_going = keep_going,
 					      .fetch = fetch,
-					      .parallel = (unsigned)parallel};
+					      .parallel = (unsigned)deploy_parallel};
 	double secs = 0;
 	struct fleet_deploy_job *jobs = fleet_ops_deploy(&c, &f, pick, &opt, &n, &secs);
 	struct tally t = {0};
 	json_t *rows = deploy_rows(jobs, n, json, &t);
-	print_deploy_end(args.v[0], reason, c.version, secs, rows, &t, json);
+	print_deploy_end(args->v[0], reason, c.version, secs, rows, &t, json);
 	fleet_ops_deploy_free(jobs, n);
 	rc = t.io ? EXIT_IO : t.failed || t.skipped ? EXIT_NO : EXIT_OK;
 done:
-	if (err)
-		cmd_fail(rc, "fleet deploy: %s", err);
-	free(err);
 	free(pick);
 	fleet_free(&f);
 	fleet_ops_release(&c);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("fleet deploy", rc, err);
 }
+
+const struct command cmd_fleet_deploy = {"deploy", &deploy_help, deploy_opts, run_deploy, NULL};
 
 /* ---- fleet history ----------------------------------------------------- */
 
 static const struct cmd_help history_help = {DOC_FLEET_HISTORY};
 
-int cmd_fleet_history(int argc, char **argv)
+static const struct opt history_opts[] = {
+    QUERY_OPTS,
+    OPT_END(),
+};
+
+static int history(const struct fleet_ops *c, const struct fleet *f, const char *dir)
 {
-	int json = 0, rc = EXIT_OK;
-	uint64_t timeout = 30, parallel = 16;
-	const char *cfg = NULL, *rz = NULL;
-	const struct opt opts[] = {
-	    QUERY_OPTS,
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("fleet history", &history_help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	char *err = NULL;
-	struct fleet f = {0};
-	struct fleet_ops c;
-	if (open_fleet(args.v[0], cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
 	json_t *hosts = NULL, *all = NULL;
-	int unread = fleet_ops_history(&c, &f, (long)timeout * 1000, (unsigned)parallel, &hosts, &all);
+	int unread = fleet_ops_history(c, f, (long)timeout * 1000, (unsigned)parallel, &hosts, &all);
 	size_t ne = json_array_size(all), nh = json_array_size(hosts);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:o,s:o}", "fleet", args.v[0], "hosts", hosts, "eras", all);
+		json_t *o = json_pack("{s:s,s:o,s:o}", "fleet", dir, "hosts", hosts, "eras", all);
 		cmd_print_json(o, 10);
 		json_decref(o);
 	} else {
-		printf("fleet history %s: %zu era%s on %zu host%s\n\n", args.v[0], ne, ne == 1 ? "" : "s", nh,
+		printf("fleet history %s: %zu era%s on %zu host%s\n\n", dir, ne, ne == 1 ? "" : "s", nh,
 		       nh == 1 ? "" : "s");
 		size_t k;
 		json_t *e;
@@ -363,13 +348,12 @@ int cmd_fleet_history(int argc, char **argv)
 		json_decref(hosts);
 		json_decref(all);
 	}
-	rc = unread ? EXIT_IO : EXIT_OK;
-done:
-	if (err)
-		cmd_fail(rc, "fleet history: %s", err);
-	free(err);
-	fleet_free(&f);
-	fleet_ops_release(&c);
-	opt_args_release(&args);
-	return rc;
+	return unread ? EXIT_IO : EXIT_OK;
 }
+
+static int run_history(struct opt_args *args)
+{
+	return query("fleet history", args->v[0], history);
+}
+
+const struct command cmd_fleet_history = {"history", &history_help, history_opts, run_history, NULL};

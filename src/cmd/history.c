@@ -198,28 +198,14 @@ static int collect(struct store *st, const char *name, json_t *out, char **err)
 	return 0;
 }
 
-int cmd_history(int argc, char **argv)
+static int run(struct opt_args *args)
 {
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("history", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	char *err = NULL, *name = args.n ? eras_name(args.v[0]) : NULL;
+	int rc = EXIT_OK;
+	char *err = NULL, *name = NULL;
 	struct store *st = NULL;
 	json_t *out = json_pack("{s:[],s:[],s:[]}", "eras", "boots", "attempts");
-	if (name && store_name_ok(name, &err)) {
-		rc = EXIT_USAGE;
+	if ((rc = cmd_exit(eras_find(args->n ? args->v[0] : NULL, &name, &st, &err))) != EXIT_OK)
 		goto done;
-	}
-	if (eras_open(&st, &err)) {
-		rc = EXIT_IO;
-		goto done;
-	}
 	if (st && collect(st, name, out, &err)) {
 		rc = EXIT_IO;
 		goto done;
@@ -227,18 +213,16 @@ int cmd_history(int argc, char **argv)
 	/* the stored endpoint text keeps what rollback restores; what is shown
 	 * holds no secret (a URL's userinfo, a secret's value) */
 	redact_json(out, NULL);
-	if (json) {
+	if (opt_json) {
 		cmd_print_json(out, 12);
 	} else {
 		print_text(out, name, st ? store_path(st) : NULL);
 	}
 done:
-	if (err)
-		cmd_fail(rc, "history: %s", err);
-	free(err);
 	free(name);
 	json_decref(out);
 	store_close(st);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("history", rc, err);
 }
+
+const struct command cmd_history = {"history", &help, opt_json_only, run, NULL};

@@ -151,21 +151,18 @@ static void cmd_shards_print(const struct gguf_file *f)
 		       (unsigned long long)f->shards[i]->g->n_tensors);
 }
 
-int cmd_inspect(int argc, char **argv)
+static int json;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "json", &json,
+	     "one JSON object (keys: architecture, block_count, layers,\n"
+	     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
+	     "unknown_types, ..., shards, remote: {requests, bytes})"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int json = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "json", &json,
-		     "one JSON object (keys: architecture, block_count, layers,\n"
-		     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
-		     "unknown_types, ..., shards, remote: {requests, bytes})"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("inspect", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	const char *path = args.v[0];
+	const char *path = args->v[0];
 	char *err = NULL, *token = NULL;
 	int rc = EXIT_OK;
 	struct census *c = NULL;
@@ -186,10 +183,7 @@ int cmd_inspect(int argc, char **argv)
 	if (json) {
 		json_t *o = payload_to_json(path, f->g, c);
 		json_object_set_new(o, "shards", cmd_shards_json(f));
-		json_object_set_new(o, "remote",
-				    remote_is_url(path) ? json_pack("{s:I,s:I}", "requests", (json_int_t)rs.requests,
-								    "bytes", (json_int_t)rs.bytes)
-							: json_null());
+		json_object_set_new(o, "remote", cmd_remote_json(remote_is_url(path), &rs));
 		char ubuf[512];
 		const char *unm = c->model ? loader_unmirrored(f->g, c->model, ubuf, sizeof(ubuf)) : NULL;
 		json_object_set_new(o, "loader_unmirrored", unm ? json_string(unm) : json_null());
@@ -210,6 +204,7 @@ done:
 	free(err);
 	census_free(c);
 	gguf_close(f);
-	opt_args_release(&args);
 	return rc;
 }
+
+const struct command cmd_inspect = {"inspect", &help, opts, run, NULL};

@@ -309,30 +309,25 @@ static const char *usage_problem(const char *settled, const char *record, const 
 	return NULL;
 }
 
-int cmd_ledger(int argc, char **argv)
+static const char *endpoint_path, *record, *settled, *prom;
+static int json;
+static const struct opt opts[] = {
+    OPT_STRING(0, "endpoint", &endpoint_path, "FILE", "compare with the plan of this endpoint"),
+    OPT_STRING(0, "record", &record, "FILE", "record the boot as one of this endpoint's"),
+    OPT_STRING(0, "settled-used", &settled, "MIB", "with --record or --prom: nvidia-smi's used MiB after settling"),
+    OPT_STRING(0, "prom", &prom, "FILE", "write the node exporter's textfile metrics (needs --endpoint)"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	const char *endpoint_path = NULL, *record = NULL, *settled = NULL, *prom = NULL;
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_STRING(0, "endpoint", &endpoint_path, "FILE", "compare with the plan of this endpoint"),
-	    OPT_STRING(0, "record", &record, "FILE", "record the boot as one of this endpoint's"),
-	    OPT_STRING(0, "settled-used", &settled, "MIB",
-		       "with --record or --prom: nvidia-smi's used MiB after settling"),
-	    OPT_STRING(0, "prom", &prom, "FILE", "write the node exporter's textfile metrics (needs --endpoint)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("ledger", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	const char *path = args.v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
+	int rc = EXIT_OK;
+	const char *path = args->v[0]; /* "-" is stdin: a lone dash is an argument, not an option */
 	uint64_t settled_mib = 0;
 	const char *bad = usage_problem(settled, record, prom, &endpoint_path, &settled_mib);
-	if (bad) {
-		opt_args_release(&args);
+	if (bad)
 		return opt_usage_error("ledger", &help, bad);
-	}
 	char *err = NULL;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};
@@ -373,14 +368,12 @@ int cmd_ledger(int argc, char **argv)
 		}
 	}
 done:
-	if (err)
-		cmd_fail(rc, "ledger: %s", err);
-	free(err);
 	json_decref(out);
 	json_decref(cmp.rows);
 	shape_release(&c);
 	endpoint_free(ep);
 	free(l);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("ledger", rc, err);
 }
+
+const struct command cmd_ledger = {"ledger", &help, opts, run, NULL};

@@ -8,6 +8,12 @@
 #include "cmd.h"
 #include "version.h"
 
+int opt_json;
+const struct opt opt_json_only[] = {
+    OPT_FLAG(0, "json", &opt_json, "one JSON object (see above)"),
+    OPT_END(),
+};
+
 void opt_list_release(struct opt_list *l)
 {
 	free(l->v);
@@ -20,6 +26,14 @@ void opt_args_release(struct opt_args *a)
 	free(a->v);
 	a->v = NULL;
 	a->n = 0;
+}
+
+void opt_release(const struct opt *opts, struct opt_args *a)
+{
+	opt_args_release(a);
+	for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)
+		if (o->kind == OPT_KIND_LIST)
+			opt_list_release(o->value);
 }
 
 static int takes_arg(const struct opt *o)
@@ -215,7 +229,7 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 			continue;
 		}
 		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-			opt_render(stdout, name, help, opts, opt_help_format);
+			opt_usage(stdout, help, opts);
 			rc = EXIT_OK;
 			break;
 		}
@@ -277,17 +291,10 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 		snprintf(what, sizeof(what), "unexpected argument '%.64s'", a->v[help->max_args]);
 		rc = opt_usage_error(name, help, what);
 	}
-	if (rc >= 0) { /* the command will not run: free what was collected */
-		opt_args_release(a);
-		for (const struct opt *o = opts; o->kind != OPT_KIND_END; o++)
-			if (o->kind == OPT_KIND_LIST)
-				opt_list_release(o->value);
-	}
+	if (rc >= 0) /* the command will not run: free what was collected */
+		opt_release(opts, a);
 	return rc;
 }
-
-enum opt_format opt_help_format = OPT_FORMAT_TEXT;
-const char *opt_help_summary = NULL;
 
 void opt_roff_span(FILE *f, const char *s, size_t n)
 {
@@ -326,53 +333,69 @@ static size_t next_line(const char **t, const char **line)
 	return n;
 }
 
-void opt_roff_text(FILE *f, const char *t)
+/* How hand-broken text becomes a page: an indented run of lines is a block
+ * (opened and closed by these strings, its lines as they are when raw), a
+ * blank line a new paragraph, every other line spanned. */
+struct text_fmt {
+	const char *open, *close, *para;
+	void (*span)(FILE *, const char *, size_t);
+	int raw;
+};
+
+/* One line of n bytes: as it is (raw, inside a block) or spanned. */
+static void put_line(FILE *f, const char *l, size_t n, int raw, const struct text_fmt *x)
 {
-	int nofill = 0;
+	if (raw) {
+		fprintf(f, "%.*s\n", (int)n, l);
+	} else {
+		x->span(f, l, n);
+		fputc('\n', f);
+	}
+}
+
+static void put_text(FILE *f, const char *t, const struct text_fmt *x)
+{
+	int block = 0;
 	while (*t) {
 		const char *l;
 		size_t n = next_line(&t, &l);
 		int indented = n > 0 && l[0] == ' ';
-		if (indented && !nofill) {
-			fputs(".nf\n", f);
-			nofill = 1;
-		} else if (!indented && nofill) {
-			fputs(".fi\n", f);
-			nofill = 0;
+		if (indented != block) {
+			fputs(indented ? x->open : x->close, f);
+			block = indented;
 		}
-		if (n == 0) {
-			fputs(".PP\n", f);
-			continue;
-		}
-		opt_roff_span(f, l, n);
-		fputc('\n', f);
+		if (n == 0)
+			fputs(x->para, f);
+		else
+			put_line(f, l, n, block && x->raw, x);
 	}
-	if (nofill)
-		fputs(".fi\n", f);
+	if (block)
+		fputs(x->close, f);
+}
+
+/* Every line of t as one block, indented or not (a synopsis). */
+static void put_block(FILE *f, const char *t, const struct text_fmt *x)
+{
+	fputs(x->open, f);
+	while (*t) {
+		const char *l;
+		size_t n = next_line(&t, &l);
+		put_line(f, l, n, x->raw, x);
+	}
+	fputs(x->close, f);
+}
+
+static const struct text_fmt roff_fmt = {".nf\n", ".fi\n", ".PP\n", opt_roff_span, 0};
+static const struct text_fmt md_fmt = {"```\n", "```\n", "\n", opt_md_span, 1};
+
+void opt_roff_text(FILE *f, const char *t)
+{
+	put_text(f, t, &roff_fmt);
 }
 
 void opt_md_text(FILE *f, const char *t)
 {
-	int code = 0;
-	while (*t) {
-		const char *l;
-		size_t n = next_line(&t, &l);
-		int indented = n > 0 && l[0] == ' ';
-		if (indented != code) {
-			fputs("```\n", f);
-			code = indented;
-		}
-		if (code)
-			fprintf(f, "%.*s\n", (int)n, l);
-		else if (n == 0)
-			fputc('\n', f);
-		else {
-			opt_md_span(f, l, n);
-			fputc('\n', f);
-		}
-	}
-	if (code)
-		fputs("```\n", f);
+	put_text(f, t, &md_fmt);
 }
 
 void opt_man_head(FILE *f, const char *page, int section, const char *summary)
@@ -400,11 +423,16 @@ static char *more_text(const struct cmd_help *help)
 	return s;
 }
 
-/* An option's help on one line (its \n are spaces). */
-static void joined(struct sb *b, const char *h)
+/* An option's help on one line (its \n are spaces), through span (roff,
+ * Markdown), and a newline. */
+static void joined(FILE *f, const char *h, void (*span)(FILE *, const char *, size_t))
 {
+	struct sb b = {0};
 	for (; *h; h++)
-		sb_addc(b, *h == '\n' ? ' ' : *h);
+		sb_addc(&b, *h == '\n' ? ' ' : *h);
+	span(f, b.s ? b.s : "", b.len);
+	fputc('\n', f);
+	sb_release(&b);
 }
 
 static void render_man(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts)
@@ -414,16 +442,10 @@ static void render_man(FILE *f, const char *name, const struct cmd_help *help, c
 	for (size_t i = 0; i < page.len; i++)
 		if (page.s[i] == ' ')
 			page.s[i] = '-';
-	opt_man_head(f, page.s, 1, opt_help_summary ? opt_help_summary : name);
+	opt_man_head(f, page.s, 1, help->summary ? help->summary : name);
 	sb_release(&page);
-	fputs(".SH SYNOPSIS\n.nf\n", f);
-	for (const char *u = help->usage; *u;) {
-		const char *l;
-		size_t n = next_line(&u, &l);
-		opt_roff_span(f, l, n);
-		fputc('\n', f);
-	}
-	fputs(".fi\n", f);
+	fputs(".SH SYNOPSIS\n", f);
+	put_block(f, help->usage, &roff_fmt);
 	if (help->about && *help->about) {
 		fputs(".SH DESCRIPTION\n", f);
 		opt_roff_text(f, help->about);
@@ -444,11 +466,7 @@ static void render_man(FILE *f, const char *name, const struct cmd_help *help, c
 			fputs("\\fR", f);
 		}
 		fputc('\n', f);
-		struct sb h = {0};
-		joined(&h, o->help);
-		opt_roff_span(f, h.s, h.len);
-		fputc('\n', f);
-		sb_release(&h);
+		joined(f, o->help, opt_roff_span);
 	}
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nthis text\n", f);
 	if (help->more) {
@@ -479,17 +497,11 @@ static void render_md(FILE *f, const char *name, const struct cmd_help *help, co
 		"<!-- generated by `zealot help --markdown %s` from src/cmd/: edit the help there, then `make docs` "
 		"-->\n# zealot %s\n\n",
 		name, name);
-	if (opt_help_summary) {
-		opt_md_span(f, opt_help_summary, strlen(opt_help_summary));
+	if (help->summary) {
+		opt_md_span(f, help->summary, strlen(help->summary));
 		fputs("\n\n", f);
 	}
-	fputs("```\n", f);
-	for (const char *u = help->usage; *u;) {
-		const char *l;
-		size_t n = next_line(&u, &l);
-		fprintf(f, "%.*s\n", (int)n, l);
-	}
-	fputs("```\n", f);
+	put_block(f, help->usage, &md_fmt);
 	if (help->about && *help->about) {
 		fputc('\n', f);
 		opt_md_text(f, help->about);
@@ -500,11 +512,7 @@ static void render_md(FILE *f, const char *name, const struct cmd_help *help, co
 		opt_label(&b, o);
 		fprintf(f, "- `%s`: ", b.s + 2);
 		sb_release(&b);
-		struct sb h = {0};
-		joined(&h, o->help);
-		opt_md_span(f, h.s, h.len);
-		fputc('\n', f);
-		sb_release(&h);
+		joined(f, o->help, opt_md_span);
 	}
 	fputs("- `-h, --help`: this text\n", f);
 	if (help->more) {

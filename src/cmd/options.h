@@ -1,36 +1,42 @@
 /* options: one table-driven option parser for every command, in the
  * spirit of git's parse-options.
  *
- * A command is its option table, its help and its work:
+ * A command is data and one function (src/cmd/cmd.h, struct command):
+ * its help, its option table and its run function. The options' variables
+ * live at file scope, their initialisers the defaults:
  *
- *	int cmd_plan(int argc, char **argv)
+ *	static struct opt_list sets;
+ *	static const char *device;
+ *	static int json;
+ *	static const struct opt opts[] = {
+ *	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (repeatable)"),
+ *	    OPT_STRING(0, "device", &device, "NAME", "price on this profile"),
+ *	    OPT_FLAG(0, "json", &json, "one JSON object"),
+ *	    OPT_END(),
+ *	};
+ *
+ *	static int run(struct opt_args *a)
  *	{
- *		int json = 0;
- *		const char *device = NULL;
- *		struct opt_list sets = {0};
- *		const struct opt opts[] = {
- *		    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (repeatable)"),
- *		    OPT_STRING(0, "device", &device, "NAME", "price on this profile"),
- *		    OPT_FLAG(0, "json", &json, "one JSON object"),
- *		    OPT_END(),
- *		};
- *		struct opt_args a;
- *		int rc = opt_parse("plan", &plan_help, opts, argc, argv, &a);
- *		if (rc >= 0)
- *			return rc; // --help printed (0) or a usage error (2)
- *		... a.v[0] is ENDPOINT; release a and sets when done ...
+ *		... a->v[0] is ENDPOINT; sets, device and json are parsed ...
  *	}
  *
- * where plan_help is a static struct cmd_help: the usage line(s), the
- * paragraphs about the command, an optional section computed at run time,
- * the exit statuses, and how many positional arguments it takes.
+ *	static const struct cmd_help help = {DOC_PLAN};
+ *	const struct command cmd_plan = {"plan", &help, opts, run, NULL};
+ *
+ * where DOC_PLAN (doc/zealot-plan.txt, through scripts/gen-doc.sh) fills
+ * the struct cmd_help: the summary, the usage line(s), the paragraphs about
+ * the command, the exit statuses, the examples and how many positional
+ * arguments it takes. cmd_dispatch (src/cmd/common.c) parses argv with
+ * opt_parse, calls run, and releases the positionals and every
+ * OPT_KIND_LIST of the table: run releases neither. --help, the man page
+ * and docs/cmd/NAME.md are rendered from the same struct (opt_render).
  *
  * Options and positional arguments may be interleaved; `--` ends options;
  * `--name=value`, `--name value`, `-x value` and `-xVALUE` all work; a
  * flag never takes `=value`. An unknown option is a usage error with a
- * did-you-mean. Values are stored into the pointed-to variables (which the
- * command zero-initialises or sets to its defaults); numbers are range
- * checked and a malformed one names the option.
+ * did-you-mean. Values are stored into the pointed-to variables (the
+ * command file's statics, whose initialisers are the defaults); numbers are
+ * range checked and a malformed one names the option.
  *
  * An option's help may span lines ("a\nb"): --help indents each further
  * line to the help column.
@@ -79,8 +85,14 @@ struct opt {
 #define OPT_CHOICE(s, l, v, choices, h) {OPT_KIND_CHOICE, (s), (l), (v), (choices), (h), 0, 0}
 /* clang-format on */
 
+/* The table of a command whose one option is --json and whose help says
+ * what the JSON holds (diff, history, fleet plan): it sets opt_json. */
+extern int opt_json;
+extern const struct opt opt_json_only[];
+
 /* What --help prints, besides the option table. */
 struct cmd_help {
+	const char *summary;   /* one line: `zealot --help`'s list, the man page's NAME */
 	const char *usage;     /* "zealot plan ENDPOINT [options]" (more lines: alternatives) */
 	const char *about;     /* paragraphs: what the command does, which laws */
 	void (*more)(FILE *f); /* optional: a section computed at run time (device list) */
@@ -114,17 +126,14 @@ int opt_usage_error(const char *name, const struct cmd_help *help, const char *w
 void opt_usage(FILE *f, const struct cmd_help *help, const struct opt *opts);
 
 /* One help, three renderings: the --help text, a man page (roff) and a
- * Markdown page (docs/cmd/NAME.md). `zealot help --man CMD` sets
- * opt_help_format (and opt_help_summary, the NAME line) and runs CMD --help,
- * so every page comes from the struct cmd_help and option table the
- * command parses with: nothing is written twice. */
+ * Markdown page (docs/cmd/NAME.md). `zealot help --man CMD` renders CMD's
+ * struct cmd_help and option table, the ones it parses with: nothing is
+ * written twice. */
 enum opt_format {
 	OPT_FORMAT_TEXT = 0,
 	OPT_FORMAT_MAN,
 	OPT_FORMAT_MARKDOWN,
 };
-extern enum opt_format opt_help_format;
-extern const char *opt_help_summary;
 /* The page of command `name` ("plan", "fleet plan") in fmt. */
 void opt_render(FILE *f, const char *name, const struct cmd_help *help, const struct opt *opts, enum opt_format fmt);
 /* Text with hand-broken lines as roff or Markdown: lines that start with a
@@ -140,5 +149,7 @@ void opt_man_head(FILE *f, const char *page, int section, const char *summary);
 
 void opt_list_release(struct opt_list *l);
 void opt_args_release(struct opt_args *a);
+/* Both: the positionals and every OPT_KIND_LIST value of opts. */
+void opt_release(const struct opt *opts, struct opt_args *a);
 
 #endif

@@ -105,6 +105,16 @@ static void print_verdict(const struct shape_ctx *c, const struct plan *p)
 	}
 }
 
+/* A compute buffer per row: on its device or the host, calibrated or modelled. */
+static void compute_rows(const struct plan *p, const char *term, const struct plan_buf *v, unsigned n, int host,
+			 int cuda)
+{
+	for (unsigned i = 0; i < n; i++)
+		row(p, term, v[i].buft, v[i].bytes, v[i].on_device ? v[i].dev : host,
+		    v[i].calibrated ? "calibrated"
+				    : (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
+}
+
 static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p,
 			const char *cal_text)
 {
@@ -168,18 +178,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	int host = (int)p->n_cards;
 	row(p, "output", p->output_buft, p->output_bytes + p->draft_output_bytes, host,
 	    p->has_draft ? "logits, target + draft" : "logits");
-	for (unsigned i = 0; i < p->n_compute; i++)
-		row(p, "compute", p->compute[i].buft, p->compute[i].bytes,
-		    p->compute[i].on_device ? p->compute[i].dev : host,
-		    p->compute[i].calibrated
-			? "calibrated"
-			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
-	for (unsigned i = 0; i < p->n_draft_compute; i++)
-		row(p, "draft_compute", p->draft_compute[i].buft, p->draft_compute[i].bytes,
-		    p->draft_compute[i].on_device ? p->draft_compute[i].dev : host,
-		    p->draft_compute[i].calibrated
-			? "calibrated"
-			: (cuda ? "modelled from source, not measured on a GPU here" : "modelled"));
+	compute_rows(p, "compute", p->compute, p->n_compute, host, cuda);
+	compute_rows(p, "draft_compute", p->draft_compute, p->n_draft_compute, host, cuda);
 	int card = (int)p->side_dev;
 	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
@@ -263,10 +263,7 @@ static void print_plan_json(const struct endpoint *ep, const struct shape_ctx *c
 	json_t *o = plan_to_json(ep, c, p);
 	json_object_set_new(o, "decode", plan_rate_json(rt, 1));
 	json_object_set_new(o, "calibration", cal ? cal : json_null());
-	json_object_set_new(o, "remote",
-			    c->remote_reads ? json_pack("{s:I,s:I}", "requests", (json_int_t)c->remote.requests,
-							"bytes", (json_int_t)c->remote.bytes)
-					    : json_null());
+	json_object_set_new(o, "remote", cmd_remote_json(c->remote_reads != 0, &c->remote));
 	cmd_print_json(o, 12);
 	json_decref(o);
 }
@@ -286,30 +283,27 @@ static void print_hint(const char *path)
 	sb_release(&d);
 }
 
-int cmd_plan(int argc, char **argv)
+static struct opt_list sets;
+static int no_calibration, json;
+static const char *device, *cpu, *svg;
+static const struct opt opts[] = {
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+    OPT_STRING(0, "cpu-features", &cpu, "LIST",
+	       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
+	       "neon, dotprod, matmul_int8, sve, or none)"),
+    OPT_FLAG(0, "no-calibration", &no_calibration, "the model alone, even when a boot is recorded"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	struct opt_list sets = {0};
-	int no_calibration = 0;
-	const char *device = NULL, *cpu = NULL, *svg = NULL;
-	int json = 0, rc = EXIT_OK;
-	const struct opt opts[] = {
-	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
-	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
-	    OPT_STRING(0, "cpu-features", &cpu, "LIST",
-		       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
-		       "neon, dotprod, matmul_int8, sve, or none)"),
-	    OPT_FLAG(0, "no-calibration", &no_calibration, "the model alone, even when a boot is recorded"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("plan", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
+	int rc = EXIT_OK;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	if (cpu && set_cpu(ep, cpu, &err)) {
@@ -350,17 +344,14 @@ int cmd_plan(int argc, char **argv)
 		json_decref(cal);
 		print_decode(&c, &rt);
 		if (!p.fits || c.n_breach)
-			print_hint(args.v[0]);
+			print_hint(args->v[0]);
 	}
 	free(cal_text);
 	rc = p.fits && !c.n_breach ? EXIT_OK : EXIT_NO;
 done:
-	if (err)
-		cmd_fail(rc, "plan: %s", err);
-	free(err);
 	shape_release(&c);
 	endpoint_free(ep);
-	opt_list_release(&sets);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("plan", rc, err);
 }
+
+const struct command cmd_plan = {"plan", &help, opts, run, NULL};

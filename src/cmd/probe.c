@@ -164,31 +164,27 @@ static int gather(const struct http_client *c, const struct probe_expect *e, con
 	return EXIT_OK;
 }
 
-int cmd_probe(int argc, char **argv)
+static const char *endpoint, *only, *prometheus;
+static uint64_t timeout = 300;
+static int json, record;
+static const struct opt opts[] = {
+    OPT_STRING(0, "endpoint", &endpoint, "FILE",
+	       "compare with this endpoint (alias, slots, window, projector,\n"
+	       "effort values; its API_KEY_FILE authenticates)"),
+    OPT_STRING(0, "prometheus", &prometheus, "PROM_URL",
+	       "ask this Prometheus whether it scrapes the endpoint (the scrape probe)"),
+    OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
+    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "per request (default 300)"),
+    OPT_FLAG(0, "record", &record,
+	     "store the answers as the current era's baseline (needs\n"
+	     "--endpoint; the era is its name's in zealot history)"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	const char *endpoint = NULL, *only = NULL, *prometheus = NULL;
-	uint64_t timeout = 300;
-	int json = 0, record = 0;
-	const struct opt opts[] = {
-	    OPT_STRING(0, "endpoint", &endpoint, "FILE",
-		       "compare with this endpoint (alias, slots, window, projector,\n"
-		       "effort values; its API_KEY_FILE authenticates)"),
-	    OPT_STRING(0, "prometheus", &prometheus, "PROM_URL",
-		       "ask this Prometheus whether it scrapes the endpoint (the scrape probe)"),
-	    OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
-	    OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 86400, "per request (default 300)"),
-	    OPT_FLAG(0, "record", &record,
-		     "store the answers as the current era's baseline (needs\n"
-		     "--endpoint; the era is its name's in zealot history)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("probe", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	const char *url = args.v[0];
-	opt_args_release(&args); /* the array; its strings are argv's */
+	const char *url = args->v[0];
 	if (only && unknown_probe(only))
 		return EXIT_USAGE;
 	if (record && !endpoint)
@@ -232,13 +228,12 @@ int cmd_probe(int argc, char **argv)
 	if (dead)
 		errorf(&err, "a server gave no answer (the scrape probe's Prometheus)");
 done:
-	if (err)
-		cmd_fail(rc, "probe: %s", err);
-	free(err);
 	free(c.base);
 	free(c.api_key);
 	probe_expect_release(&e);
 	shape_release(&s);
 	endpoint_free(ep);
-	return rc;
+	return cmd_end("probe", rc, err);
 }
+
+const struct command cmd_probe = {"probe", &help, opts, run, NULL};

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/util.h"
 #include "../live/bench.h"
 #include "../plan/rate.h"
 #include "../store/calib.h"
@@ -28,7 +29,7 @@ json_t *cmd_rates_figures(const char *bench_json)
 	return o;
 }
 
-static json_t *delta(json_t *prod, json_t *arm)
+json_t *cmd_rates_delta(json_t *prod, json_t *arm)
 {
 	json_t *d = json_object();
 	const char *k;
@@ -82,7 +83,7 @@ int cmd_rates_era(struct store *st, json_t *era, int64_t era_id, char **err)
 				      "boot", (json_int_t)a[i].boot_id);
 		json_object_set_new(o, "rates", json_is_null(f) ? json_null() : json_pack("{s:O}", "figures", f));
 		json_object_set_new(o, "delta",
-				    json_is_object(prod) && json_is_object(f) ? delta(prod, f) : json_null());
+				    json_is_object(prod) && json_is_object(f) ? cmd_rates_delta(prod, f) : json_null());
 		json_decref(f);
 		json_decref(prod);
 		json_array_append_new(arms, o);
@@ -241,4 +242,13 @@ double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct 
 	if (!isnan(accept))
 		return accept;
 	return rec->accept >= 0 ? rec->accept : RATE_ACCEPT_DEFAULT;
+}
+
+int cmd_rate_check(const struct rate_opts *r, char **err)
+{
+	if (!isnan(r->accept) && (r->accept < 0 || r->accept > 1))
+		return errorf(err, "--accept %g: a probability, 0 to 1", r->accept);
+	if (r->host_bw_gbs < 0)
+		return errorf(err, "--host-bw %g: a bandwidth in GB/s, above 0", r->host_bw_gbs);
+	return 0;
 }

@@ -147,47 +147,32 @@ static int write_svg(const char *path, const struct endpoint *ep, const struct r
 	return rc;
 }
 
-int cmd_rungs(int argc, char **argv)
+static struct opt_list sets;
+static const char *device, *svg;
+static int json;
+static struct rate_opts rate = {.accept = NAN};
+static const struct opt opts[] = {
+    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_STRING(0, "svg", &svg, "FILE", "write the picture of the base and every rung"),
+    CMD_RATE_OPTS(&rate, ", the seeds' 2.41 tokens per step"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	struct opt_list sets = {0};
-	const char *device = NULL, *svg = NULL;
-	int json = 0, rc = EXIT_OK;
-	uint64_t fill = 0;
-	double accept = NAN, host_bw = 0;
-	const struct opt opts[] = {
-	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
-	    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_STRING(0, "svg", &svg, "FILE", "write the picture of the base and every rung"),
-	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
-		    "tokens of context per slot when decode is priced (default: half the window)"),
-	    OPT_DOUBLE(0, "accept", &accept, "P",
-		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "
-		       "endpoint's era, else 0.79, the seeds' 2.41 tokens per step)"),
-	    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
-		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("rungs", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
+	int rc = EXIT_OK;
 	char *err = NULL;
 	struct shape_ctx c = {0};
 	struct rungs r = {0};
 	struct endpoint *ep = NULL;
-	int accept_given = !isnan(accept);
-	if (accept_given && (accept < 0 || accept > 1)) {
+	int accept_given = !isnan(rate.accept);
+	if (cmd_rate_check(&rate, &err)) {
 		rc = EXIT_USAGE;
-		errorf(&err, "--accept %g: a probability, 0 to 1", accept);
 		goto done;
 	}
-	if (host_bw < 0) {
-		rc = EXIT_USAGE;
-		errorf(&err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
-		goto done;
-	}
-	ep = cmd_load_endpoint(args.v[0], &sets, &rc, &err);
+	ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	int io = 0;
@@ -196,8 +181,8 @@ int cmd_rungs(int argc, char **argv)
 		goto done;
 	}
 	struct cmd_recorded rec;
-	accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, accept, &rec);
-	struct rungs_opts ro = {{fill, accept, host_bw}};
+	rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
+	struct rungs_opts ro = {rate};
 	if (rungs_make(ep, &c, &ro, &r, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
@@ -208,21 +193,18 @@ int cmd_rungs(int argc, char **argv)
 	}
 	if (json) {
 		json_t *o = to_json(ep, &c, &r, &ro.rate);
-		json_object_set_new(o, "rates", cmd_rates_used(&rec, accept, accept_given));
+		json_object_set_new(o, "rates", cmd_rates_used(&rec, rate.accept, accept_given));
 		cmd_print_json(o, 12);
 		json_decref(o);
 	} else {
 		print_human(ep, &c, &r);
-		cmd_rates_used_line(&rec, accept, accept_given);
+		cmd_rates_used_line(&rec, rate.accept, accept_given);
 	}
 done:
-	if (err)
-		cmd_fail(rc, "rungs: %s", err);
-	free(err);
 	rungs_release(&r);
 	shape_release(&c);
 	endpoint_free(ep);
-	opt_list_release(&sets);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("rungs", rc, err);
 }
+
+const struct command cmd_rungs = {"rungs", &help, opts, run, NULL};

@@ -120,21 +120,17 @@ static int check_pins(const struct endpoint *ep)
 	return rc;
 }
 
-int cmd_serve(int argc, char **argv)
+static int dry;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int dry = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("serve", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
 	char *err = NULL;
 	enum zerr kind;
-	struct endpoint *ep = endpoint_load(args.v[0], &kind, &err);
-	opt_args_release(&args); /* the array; its strings are argv's */
+	struct endpoint *ep = endpoint_load(args->v[0], &kind, &err);
 	if (!ep) {
 		/* an endpoint that does not parse is a refusal (C01, C10), and so
 		 * is one that is missing or unreadable: a restart cannot fix
@@ -199,3 +195,5 @@ done:
 	endpoint_free(ep);
 	return rc;
 }
+
+const struct command cmd_serve = {"serve", &help, opts, run, NULL};

@@ -177,23 +177,17 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 	       r->ms);
 }
 
-/* --accept (NaN: not given), --host-bw, --slots, --min-window, --fill,
+/* --accept (NaN: not given), --host-bw and --fill (rate), --slots, --min-window,
  * --fix and --vary into o; -1 with *err (usage). */
-static int solve_options(struct solve_opts *o, double accept, double host_bw, uint64_t slots, uint64_t min_window,
-			 uint64_t fill, const struct opt_list *fixes, const struct opt_list *varies, char **err)
+static int solve_options(struct solve_opts *o, const struct rate_opts *rate, uint64_t slots, uint64_t min_window,
+			 const struct opt_list *fixes, const struct opt_list *varies, char **err)
 {
 	o->slots = (uint32_t)slots;
 	o->min_window = min_window;
-	o->rate.fill = fill;
-	o->rate.host_bw_gbs = host_bw;
-	if (!isnan(accept) && (accept < 0 || accept > 1)) {
-		errorf(err, "--accept %g: a probability, 0 to 1", accept);
+	o->rate.fill = rate->fill;
+	o->rate.host_bw_gbs = rate->host_bw_gbs;
+	if (cmd_rate_check(rate, err))
 		return -1;
-	}
-	if (host_bw < 0) {
-		errorf(err, "--host-bw %g: a bandwidth in GB/s, above 0", host_bw);
-		return -1;
-	}
 	for (unsigned i = 0; i < fixes->n; i++)
 		if (cand_parse_line(&o->fix, fixes->v[i], err)) {
 			char *e = *err;
@@ -226,36 +220,28 @@ static enum solve_objective objective_of(const char *maximize)
 						    : SOLVE_WINDOW;
 }
 
-int cmd_solve(int argc, char **argv)
+static struct opt_list fixes, varies;
+static const char *device, *maximize = "window";
+static int json;
+static uint64_t slots, min_window, top;
+static struct rate_opts rate = {.accept = NAN};
+static const struct opt opts[] = {
+    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision|rate", "the objective (default window)"),
+    OPT_U64(0, "slots", &slots, "N", 1, 256, "pin PARALLEL to N"),
+    OPT_U64(0, "min-window", &min_window, "N", 1, UINT32_MAX, "only shapes whose per-slot window is >= N"),
+    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable)"),
+    OPT_LIST(0, "vary", &varies, "KEY=a,b,...", "the values to try for a key (repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
+    OPT_U64(0, "top", &top, "N", 1, 1000000,
+	    "show the N best frontier shapes by the objective (default 10; --json: all)"),
+    OPT_FLAG(0, "json", &json, "one JSON object"),
+    CMD_RATE_OPTS(&rate, ""),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	struct opt_list fixes = {0}, varies = {0};
-	const char *device = NULL, *maximize = "window";
-	int json = 0, rc = EXIT_OK;
-	uint64_t slots = 0, min_window = 0, fill = 0, top = 0;
-	double accept = NAN, host_bw = 0;
-	const struct opt opts[] = {
-	    OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision|rate", "the objective (default window)"),
-	    OPT_U64(0, "slots", &slots, "N", 1, 256, "pin PARALLEL to N"),
-	    OPT_U64(0, "min-window", &min_window, "N", 1, UINT32_MAX, "only shapes whose per-slot window is >= N"),
-	    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable)"),
-	    OPT_LIST(0, "vary", &varies, "KEY=a,b,...", "the values to try for a key (repeatable)"),
-	    OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
-	    OPT_U64(0, "top", &top, "N", 1, 1000000,
-		    "show the N best frontier shapes by the objective (default 10; --json: all)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object"),
-	    OPT_U64(0, "fill", &fill, "N", 1, UINT32_MAX,
-		    "tokens of context per slot when decode is priced (default: half the window)"),
-	    OPT_DOUBLE(0, "accept", &accept, "P",
-		       "the drafter's per-position acceptance (default: the one zealot arm recorded for the "
-		       "endpoint's era, else 0.79)"),
-	    OPT_DOUBLE(0, "host-bw", &host_bw, "GBS",
-		       "the host's memory bandwidth in GB/s (default HOST_BW_GBS, else the cpu profile's 51)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("solve", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
+	int rc = EXIT_OK;
 	char *err = NULL;
 	struct shape_ctx c = {0};
 	struct endpoint *ep = NULL;
@@ -264,10 +250,10 @@ int cmd_solve(int argc, char **argv)
 	o->objective = objective_of(maximize);
 	struct cmd_recorded rec = {0};
 	rc = EXIT_USAGE;
-	if (solve_options(o, accept, host_bw, slots, min_window, fill, &fixes, &varies, &err))
+	if (solve_options(o, &rate, slots, min_window, &fixes, &varies, &err))
 		goto done;
 	rc = EXIT_OK;
-	ep = cmd_load_endpoint(args.v[0], NULL, &rc, &err);
+	ep = cmd_load_endpoint(args->v[0], NULL, &rc, &err);
 	if (!ep)
 		goto done;
 	int io = 0;
@@ -275,32 +261,28 @@ int cmd_solve(int argc, char **argv)
 		rc = io ? EXIT_IO : EXIT_USAGE;
 		goto done;
 	}
-	o->rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, accept, &rec);
+	o->rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
 	if (solve_run(ep, &c, o, r, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
 	if (json) {
 		json_t *j = to_json(ep, o, r, top ? (size_t)top : SIZE_MAX);
-		json_object_set_new(j, "rates", cmd_rates_used(&rec, o->rate.accept, !isnan(accept)));
+		json_object_set_new(j, "rates", cmd_rates_used(&rec, o->rate.accept, !isnan(rate.accept)));
 		cmd_print_json(j, 12);
 		json_decref(j);
 	} else {
 		print_human(ep, o, r, top ? (size_t)top : SOLVE_TOP_DEFAULT);
-		cmd_rates_used_line(&rec, o->rate.accept, !isnan(accept));
+		cmd_rates_used_line(&rec, o->rate.accept, !isnan(rate.accept));
 	}
 	rc = r->has_best ? EXIT_OK : EXIT_NO;
 done:
-	if (err)
-		cmd_fail(rc, "solve: %s", err);
-	free(err);
 	solve_result_release(r);
 	free(r);
 	free(o);
 	shape_release(&c);
 	endpoint_free(ep);
-	opt_list_release(&fixes);
-	opt_list_release(&varies);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("solve", rc, err);
 }
+
+const struct command cmd_solve = {"solve", &help, opts, run, NULL};

@@ -12,23 +12,20 @@
 
 static const struct cmd_help help = {DOC_STORE};
 
-int cmd_store(int argc, char **argv)
+static int json, full;
+static const struct opt opts[] = {
+    OPT_FLAG(0, "full", &full, "integrity_check instead of quick_check (slower: indexes against tables)"),
+    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	int json = 0, full = 0;
-	const struct opt opts[] = {
-	    OPT_FLAG(0, "full", &full, "integrity_check instead of quick_check (slower: indexes against tables)"),
-	    OPT_FLAG(0, "json", &json, "one JSON object (see above)"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("store", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
 	int rc = EXIT_OK;
 	char *err = NULL;
 	struct store_health h;
-	if (strcmp(args.v[0], "check") != 0) {
-		rc = cmd_fail(EXIT_USAGE, "store: '%s' is not a store command (store check)", args.v[0]);
+	if (strcmp(args->v[0], "check") != 0) {
+		rc = cmd_fail(EXIT_USAGE, "store: '%s' is not a store command (store check)", args->v[0]);
 		goto done;
 	}
 	if (store_health_check(NULL, full, &h, &err)) {
@@ -74,6 +71,7 @@ int cmd_store(int argc, char **argv)
 	store_health_release(&h);
 done:
 	free(err);
-	opt_args_release(&args);
 	return rc;
 }
+
+const struct command cmd_store = {"store", &help, opts, run, NULL};

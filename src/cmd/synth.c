@@ -72,27 +72,21 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 	return EXIT_OK;
 }
 
-int cmd_synth(int argc, char **argv)
+static const char *out, *preset, *base;
+static struct opt_list sets;
+static const struct opt opts[] = {
+    OPT_STRING('o', "output", &out, "FILE", "where to write (required)"),
+    OPT_STRING(0, "preset", &preset, "NAME", "a seed payload geometry (listed below)"),
+    OPT_LIST(0, "set", &sets, "key=value", "override one field (repeatable; keys listed below)"),
+    OPT_STRING(0, "base", &base, "FILE", "lora: the payload the adapter is fitted to"),
+    OPT_END(),
+};
+
+static int run(struct opt_args *args)
 {
-	const char *out = NULL, *preset = NULL, *base = NULL;
-	struct opt_list sets = {0};
-	const struct opt opts[] = {
-	    OPT_STRING('o', "output", &out, "FILE", "where to write (required)"),
-	    OPT_STRING(0, "preset", &preset, "NAME", "a seed payload geometry (listed below)"),
-	    OPT_LIST(0, "set", &sets, "key=value", "override one field (repeatable; keys listed below)"),
-	    OPT_STRING(0, "base", &base, "FILE", "lora: the payload the adapter is fitted to"),
-	    OPT_END(),
-	};
-	struct opt_args args;
-	int prc = opt_parse("synth", &help, opts, argc, argv, &args);
-	if (prc >= 0)
-		return prc;
-	const char *arch = args.n ? args.v[0] : NULL;
-	if (!out || (!arch && !preset)) {
-		opt_list_release(&sets);
-		opt_args_release(&args);
+	const char *arch = args->n ? args->v[0] : NULL;
+	if (!out || (!arch && !preset))
 		return opt_usage_error("synth", &help, out ? "missing ARCH or --preset NAME" : "missing -o FILE");
-	}
 	struct synth_spec s;
 	char *err = NULL;
 	int rc = EXIT_OK;
@@ -125,10 +119,7 @@ int cmd_synth(int argc, char **argv)
 	fprintf(stderr, "zealot: synth: wrote %s (%s, %s bytes, sparse)\n", out, s.arch,
 		cmd_commas(bytes, a, sizeof(a)));
 done:
-	if (err)
-		cmd_fail(rc, "synth: %s", err);
-	free(err);
-	opt_list_release(&sets);
-	opt_args_release(&args);
-	return rc;
+	return cmd_end("synth", rc, err);
 }
+
+const struct command cmd_synth = {"synth", &help, opts, run, NULL};

@@ -31,6 +31,15 @@ int eras_open(struct store **st, char **err)
 	return *st ? 0 : -1;
 }
 
+enum zerr eras_find(const char *arg, char **name, struct store **st, char **err)
+{
+	*st = NULL;
+	*name = arg ? eras_name(arg) : NULL;
+	if (*name && store_name_ok(*name, err))
+		return ZE_USAGE;
+	return eras_open(st, err) ? ZE_IO : ZE_OK;
+}
+
 int eras_is_file(const char *arg)
 {
 	size_t n = strlen(arg);

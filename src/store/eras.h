@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "../base/zerr.h"
 #include "../endpoint/endpoint.h"
 #include "store.h"
 
@@ -17,6 +18,11 @@ int eras_open(struct store **st, char **err);
 /* An endpoint argument: a name ("frank-zealot"), or a file
  * ("examples/history/frank-zealot.env") whose name without .env it is. Allocated. */
 char *eras_name(const char *arg);
+/* The eras arg names (eras_name; arg NULL: every endpoint's): *name
+ * (allocated; NULL with arg NULL) and *st (eras_open: NULL when nothing was
+ * ever recorded). ZE_OK, else with *err ZE_USAGE for a name the store
+ * cannot hold or ZE_IO for a store that cannot be opened. */
+enum zerr eras_find(const char *arg, char **name, struct store **st, char **err);
 /* Whether the argument names a file rather than an endpoint. */
 int eras_is_file(const char *arg);
 

@@ -22,6 +22,9 @@ done
 	[ -e "$ROOT/doc/zealot-$c.txt" ] || echo "$c"
 done >undocumented
 check "every command has its doc/zealot-NAME.txt ($(tr '\n' ' ' <undocumented))" test ! -s undocumented
+# the one line zealot --help and the man page's NAME show is the file's
+nosummary=$(grep -L -x '\[summary\]' "$ROOT"/doc/zealot-*.txt | xargs -r -n1 basename)
+check "every doc/zealot-NAME.txt has its [summary] ($nosummary)" test -z "$nosummary"
 printf '# bad\n[usage]\nzealot x\n[about]\nx\n[args]\n1 lots\n' >zealot-x.txt
 run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
 check "gen-doc.sh: [args] not MIN MAX is refused, naming the file" \
@@ -30,11 +33,11 @@ printf '[usage]\nzealot x\n[args]\n0 any\n' >zealot-x.txt
 run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
 check "gen-doc.sh: a file without [about] and [exits] is refused" \
 	test "$rc" -ne 0 -a -n "$(grep -F 'zealot-x.txt: needs [usage], [about], [exits] and [args]' "$TMP/err")"
-printf '[usage]\nzealot "x" \\ y??)\n[about]\nline one\n\n[exits]\n0\n[args]\n0 any\n' >zealot-x.txt
+printf '[summary]\nsay "x"\n[usage]\nzealot "x" \\ y??)\n[about]\nline one\n\n[exits]\n0\n[args]\n0 any\n' >zealot-x.txt
 run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
-printf '#include "x.h"\n#include <stdio.h>\n#define OPT_ARGS_ANY 99u\nstruct h { const char *usage, *about, *exits; unsigned min_args, max_args; };\nstatic const struct h d = {DOC_X};\nint main(void) { printf("%%s|%%s|%%s|%%u|%%u", d.usage, d.about, d.exits, d.min_args, d.max_args); return 0; }\n' >x.c
-check "gen-doc.sh: the text comes back byte for byte (quotes, backslash, ??, a kept newline)" \
-	sh -c 'cc -std=c11 -Wall -Werror -o x x.c && test "$(./x)" = "zealot \"x\" \\ y??)|line one
+printf '#include "x.h"\n#include <stdio.h>\n#define OPT_ARGS_ANY 99u\nstruct h { const char *summary, *usage, *about, *exits; unsigned min_args, max_args; };\nstatic const struct h d = {DOC_X};\nint main(void) { printf("%%s|%%s|%%s|%%s|%%u|%%u", d.summary, d.usage, d.about, d.exits, d.min_args, d.max_args); return 0; }\n' >x.c
+check "gen-doc.sh: the text comes back byte for byte (the summary, quotes, backslash, ??, a kept newline)" \
+	sh -c 'cc -std=c11 -Wall -Werror -o x x.c && test "$(./x)" = "say \"x\"|zealot \"x\" \\ y??)|line one
 |0|0|99"'
 
 # The pages the binary renders, into a fresh tree, against the committed one.
@@ -58,7 +61,7 @@ for page in man/*.[157]; do
 done
 "$ZEALOT" help --commands >commands
 check "help --commands: src/main.c's table" test "$(wc -l <commands)" -eq \
-	"$(grep -cE '^[[:space:]]*\{"[a-z]+", cmd_[a-z]+,' "$ROOT/src/main.c")"
+	"$(grep -cE '^[[:space:]]*&cmd_[a-z]+,$' "$ROOT/src/main.c")"
 pages() { # every command and fleet subcommand, as "NAME ARGS-TO-ZEALOT"
 	while read -r c; do echo "$c $c"; done <commands
 	"$ZEALOT" fleet --list | while read -r s; do echo "fleet-$s fleet $s"; done

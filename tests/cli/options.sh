@@ -6,15 +6,25 @@
 cd "$TMP" || exit 1
 
 # The commands, from the table in src/main.c (not a list kept here).
-commands=$(sed -nE 's/^[[:space:]]*\{"([a-z]+)", cmd_[a-z]+,.*/\1/p' "$ROOT/src/main.c")
+commands=$(sed -nE 's/^[[:space:]]*&cmd_([a-z]+),$/\1/p' "$ROOT/src/main.c")
 check "src/main.c's table names at least 11 commands" test "$(echo "$commands" | wc -l)" -ge 11
 
 # The long options a command's source declares in its table: the second
-# argument of every OPT_*() in the file that defines cmd_NAME.
+# argument of every OPT_*() in the file that defines the struct command cmd_NAME.
 declared() {
 	local src
-	src=$(grep -l "^int cmd_$1(" "$ROOT"/src/cmd/*.c)
-	tr -d '\n\t' <"$src" | grep -oE 'OPT_(FLAG|STRING|U64|DOUBLE|LIST|CHOICE)\([^,]*, *"[a-z0-9-]+"' |
+	src=$(grep -l "^const struct command cmd_$1 = " "$ROOT"/src/cmd/*.c)
+	# and the rows of cmd.h's CMD_RATE_OPTS, options.c's opt_json_only,
+	# where the file uses them
+	{
+		cat "$src"
+		if grep -q 'CMD_RATE_OPTS(&' "$src"; then
+			awk '/^#define CMD_RATE_OPTS/ { on = 1 } on { print } on && !/\\$/ { exit }' "$ROOT/src/cmd/cmd.h"
+		fi
+		if grep -q 'opt_json_only' "$src"; then
+			sed -n '/^const struct opt opt_json_only/,/^};/p' "$ROOT/src/cmd/options.c"
+		fi
+	} | tr -d '\n\t' | grep -oE 'OPT_(FLAG|STRING|U64|DOUBLE|LIST|CHOICE)\([^,]*, *"[a-z0-9-]+"' |
 		sed -E 's/.*"([a-z0-9-]+)"$/\1/'
 }
 # The options --help lists, as "--name" or "--name ARG", from its table rows.
