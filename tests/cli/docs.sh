@@ -147,9 +147,14 @@ check "README under 300 lines ($lines)" test "$lines" -lt 300
 check "README: the two commands for a fresh machine, near the top" test -n \
 	"$(head -12 "$ROOT/README.md" | grep -F 'scripts/install-deps.sh && make demo')" -a -n \
 	"$(head -12 "$ROOT/README.md" | grep -F 'scripts/install-deps.sh && make test')"
-while read -r c; do
-	check "README's command table has $c, linked to its page" grep -qF "| [\`$c\`](docs/cmd/$c.md) |" "$ROOT/README.md"
-done <commands
+# each row: the command, linked to its page, and the summary its doc file
+# holds ([summary] in doc/zealot-NAME.txt), word for word
+"$ZEALOT" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { n = $1; sub(/^  [a-z]+ +/, ""); print n "\t" $0; next } on { exit }' >summaries
+check "zealot --help lists every command with its summary" test "$(wc -l <summaries)" -eq "$(wc -l <commands)"
+while IFS="$(printf '\t')" read -r c summary; do
+	check "README's command table: $c, linked to its page, with its summary" \
+		grep -qF "| [\`$c\`](docs/cmd/$c.md) | $summary" "$ROOT/README.md"
+done <summaries
 for w in seeds era; do
 	check "README defines '$w' where it uses it" grep -qE "\*$w\*" "$ROOT/README.md"
 done
