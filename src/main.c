@@ -84,7 +84,7 @@ static void front_page(FILE *f, int fmt)
 	    "the engine only when every gate passes, and after launch proves the live engine is the one\n"
 	    "intended.\n"
 	    "\n"
-	    "--color=WHEN, before the command: paint verdicts (fits and refused, pass and fail, errors and\n"
+	    "--color=WHEN, before or after the command: paint verdicts (fits and refused, pass and fail, errors and\n"
 	    "warnings) auto (only on a terminal, and not when NO_COLOR is set), always or never.\n";
 	static const char exits[] = "0 success, 1 a verdict said no (a refused plan, a failed law or probe), 2 "
 				    "usage error, 3 I/O, network or runtime error; serve refuses with 78.";

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/color.h"
 #include "../base/util.h"
 #include "cmd.h"
 #include "version.h"
@@ -232,6 +233,13 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 			opt_usage(stdout, help, opts);
 			rc = EXIT_OK;
 			break;
+		}
+		if (strncmp(s, "--color", 7) == 0 && (s[7] == '=' || s[7] == '\0') && !find_long(opts, "color", 5)) {
+			/* zealot's own option, after the command as before it */
+			const char *w = s[7] ? s + 8 : "always";
+			if (color_when(w))
+				rc = cmd_fail(EXIT_USAGE, "%s: --color=%s: auto, always or never", name, w);
+			continue;
 		}
 		char spelled[80];
 		const struct opt *o;

@@ -1,6 +1,6 @@
 # Colour: verdicts are painted on a terminal only (script(1) gives the
 # command a pty), never into a pipe, never with NO_COLOR set or TERM=dumb;
-# --color=always|never before the command overrides both. Painting moves
+# --color=always|never before or after the command overrides both. Painting moves
 # no column: the tty's text less its escapes is the pipe's.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
@@ -53,6 +53,17 @@ tty "$ZEALOT" --color=auto plan big.env --no-calibration >auto.tty
 check "--color=auto on a tty: painted" painted auto.tty
 run "$ZEALOT" --color=sometimes plan ok.env
 check "--color=sometimes: exit 2 naming the words" test "$rc" -eq 2 -a -n "$(grep -F 'auto, always or never' "$TMP/err")"
+# after the command as before it (the command's parser takes zealot's own option)
+"$ZEALOT" plan big.env --color=always --no-calibration >after.pipe
+check "plan ... --color=always (after the command) into a pipe: painted" painted after.pipe
+tty "$ZEALOT" plan big.env --no-calibration --color=never >after-never.tty
+check "plan ... --color=never (after the command) on a tty: no escape" plain after-never.tty
+run "$ZEALOT" plan ok.env --color=sometimes
+check "plan ... --color=sometimes: exit 2 naming the command and the words" \
+	test "$rc" -eq 2 -a -n "$(grep -F 'plan: --color=sometimes: auto, always or never' "$TMP/err")"
+run "$ZEALOT" plan ok.env --device --color
+check "--color as another option's value is that value, not zealot's" \
+	test "$rc" -eq 2 -a -n "$(grep -F "DEVICE '--color' is not a known profile" "$TMP/err")"
 tty "$ZEALOT" plan ok.env --json --no-calibration >json.tty
 check "--json on a tty: no escape" plain json.tty
 
