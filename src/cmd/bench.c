@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
 #include "../live/bench.h"
 #include "../live/http.h"
 #include "cmd.h"
@@ -78,7 +79,7 @@ int cmd_bench(int argc, char **argv)
 	opt_args_release(&args);
 	for (size_t n = strlen(c.base); n && c.base[n - 1] == '/';)
 		c.base[--n] = '\0';
-	if (keyfile && !(c.api_key = cmd_read_key(keyfile))) {
+	if (keyfile && !(c.api_key = endpoint_read_key(keyfile))) {
 		free(c.base);
 		return cmd_fail(EXIT_IO, "bench: cannot read the key in '%s'", keyfile);
 	}

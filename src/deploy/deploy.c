@@ -150,13 +150,11 @@ static int failed(struct run *x, const char *name, double t, const char *law, ch
 static void warn(struct run *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct run *x, const char *fmt, ...)
 {
-	struct sb b = {0};
+	x->r->warnings = xreallocarray(x->r->warnings, x->r->n_warnings + 1, sizeof(char *));
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&b, fmt, ap);
+	x->r->warnings[x->r->n_warnings++] = xvstrf(fmt, ap);
 	va_end(ap);
-	x->r->warnings = xreallocarray(x->r->warnings, x->r->n_warnings + 1, sizeof(char *));
-	x->r->warnings[x->r->n_warnings++] = sb_detach(&b);
 }
 
 /* --- helpers ------------------------------------------------------------- */
@@ -179,22 +177,6 @@ static void sha256_hex(const char *s, size_t n, char hex[65])
 		return;
 	for (unsigned i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-char *deploy_read_key(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char line[1024];
-	char *key = NULL;
-	while (!key && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] && line[0] != '#')
-			key = xstrdup(line);
-	}
-	fclose(f);
-	return key;
 }
 
 /* Whether something accepts TCP connections on host:port. */
@@ -1297,7 +1279,7 @@ static int load_shape(struct run *x)
 	x->http_base = deploy_http_base(x->ep, x->port);
 	char *kf = endpoint_path(x->ep, K_API_KEY_FILE);
 	if (kf) {
-		x->api_key = deploy_read_key(kf);
+		x->api_key = endpoint_read_key(kf);
 		free(kf);
 	}
 	return 0;

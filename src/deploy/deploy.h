@@ -153,11 +153,9 @@ int deploy_clean_arm(const char *name, const char *run_dir, char **said, char **
 
 /* Shared with arm: the endpoint's name from a path or a name ("a/b.env"
  * -> "b"); the address a client on this host reaches the endpoint at
- * ("http://127.0.0.1:PORT"); the first key line of an API key file (NULL
- * when unreadable). Allocated. */
+ * ("http://127.0.0.1:PORT"). Allocated. */
 char *deploy_endpoint_name(const char *path);
 char *deploy_http_base(const struct endpoint *ep, unsigned port);
-char *deploy_read_key(const char *path);
 
 /* Whether NAME.service is a unit name systemd takes: letters, digits,
  * ':', '_', '.', '-', not first '-', no '@' (a template's instance). */

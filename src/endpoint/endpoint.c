@@ -439,6 +439,22 @@ char *endpoint_path_named(const struct endpoint *ep, const char *name)
 	return idx < K__COUNT ? endpoint_path_of(ep, (enum key_id)idx) : NULL;
 }
 
+char *endpoint_read_key(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char line[1024];
+	char *key = NULL;
+	while (!key && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] && line[0] != '#')
+			key = xstrdup(line);
+	}
+	fclose(f);
+	return key;
+}
+
 size_t endpoint_gated_extra(const struct endpoint *ep, struct endpoint_gate *out, size_t max)
 {
 	const char *p = endpoint_value_of(ep, K_EXTRA_ARGS);
