@@ -905,6 +905,22 @@ static int64_t settled_used_mib(int gpu)
 	return v;
 }
 
+/* A boot row's figures this run measured: the runtime's version, the
+ * device, the payload, the ledger and probes (their JSON allocated: the
+ * caller frees b->ledger_json and b->probes_json), the plan, the settled
+ * memory. */
+static void boot_measured(struct run *x, struct store_boot *b, char *plan_json)
+{
+	b->runtime_version = x->runtime_version;
+	b->device = (char *)x->plan.device->name;
+	b->payload_sha256 = x->model_sha;
+	b->payload_bytes = x->model_bytes;
+	b->ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
+	b->plan_json = plan_json;
+	b->settled_used_mib = settled_used_mib(x->gpu);
+	b->probes_json = probes_json(&x->probes);
+}
+
 static int record(struct run *x)
 {
 	double t = mono_s();
@@ -942,15 +958,8 @@ static int record(struct run *x)
 	b.endpoint = x->name;
 	b.at = (int64_t)time(NULL);
 	b.source = "deploy";
-	b.runtime_version = x->runtime_version;
 	b.runtime = e.runtime;
-	b.device = (char *)x->plan.device->name;
-	b.payload_sha256 = x->model_sha;
-	b.payload_bytes = x->model_bytes;
-	b.ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
-	b.plan_json = plan_json;
-	b.settled_used_mib = settled_used_mib(x->gpu);
-	b.probes_json = probes_json(&x->probes);
+	boot_measured(x, &b, plan_json);
 	int brc = store_boot_add(x->st, &b, &err);
 	x->r->boot = b.id;
 	free(b.ledger_json);
@@ -1143,15 +1152,8 @@ static int record_boot(struct run *x)
 	b.endpoint = x->name;
 	b.at = (int64_t)time(NULL);
 	b.source = (char *)(x->o->boot_source ? x->o->boot_source : "restore");
-	b.runtime_version = x->runtime_version;
 	b.runtime = x->runtime ? x->runtime : (char *)endpoint_value(x->ep, K_RUNTIME);
-	b.device = (char *)x->plan.device->name;
-	b.payload_sha256 = x->model_sha;
-	b.payload_bytes = x->model_bytes;
-	b.ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
-	b.plan_json = plan_json;
-	b.settled_used_mib = settled_used_mib(x->gpu);
-	b.probes_json = probes_json(&x->probes);
+	boot_measured(x, &b, plan_json);
 	b.bench_json = (char *)x->o->bench_json;
 	char *err = NULL;
 	x->r->era = x->prev.id;
