@@ -695,12 +695,7 @@ void arm_result_release(struct arm_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n_steps; i++)
-		free(r->steps[i].detail);
-	free(r->steps);
-	for (size_t i = 0; i < r->n_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	deploy_log_release(r->steps, r->n_steps, r->warnings, r->n_warnings);
 	free(r->endpoint);
 	free(r->unit_name);
 	free(r->keys_json);

@@ -1590,16 +1590,21 @@ out:
 	return oc;
 }
 
+void deploy_log_release(struct deploy_step *steps, size_t n_steps, char **warnings, size_t n_warnings)
+{
+	for (size_t i = 0; i < n_steps; i++)
+		free(steps[i].detail);
+	free(steps);
+	for (size_t i = 0; i < n_warnings; i++)
+		free(warnings[i]);
+	free(warnings);
+}
+
 void deploy_result_release(struct deploy_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n_steps; i++)
-		free(r->steps[i].detail);
-	free(r->steps);
-	for (size_t i = 0; i < r->n_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	deploy_log_release(r->steps, r->n_steps, r->warnings, r->n_warnings);
 	free(r->endpoint);
 	free(r->unit_path);
 	free(r->env_path);

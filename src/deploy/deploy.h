@@ -64,6 +64,9 @@ struct deploy_steps {
  * Returns 0 for ok, warning or skipped, -1 otherwise. */
 int deploy_step_add(const struct deploy_steps *b, const char *name, const char *status, double t, const char *law,
 		    const char *fmt, va_list ap);
+/* What a run's result keeps of its steps and warnings, freed (deploy's and
+ * arm's results). */
+void deploy_log_release(struct deploy_step *steps, size_t n_steps, char **warnings, size_t n_warnings);
 
 enum deploy_outcome {
 	DEPLOY_DEPLOYED,	/* the new era serves and is recorded */
