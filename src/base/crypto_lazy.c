@@ -17,11 +17,10 @@
  */
 #include "crypto_lazy.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include "lazy.h"
+#include "util.h"
+
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 /* The library and the symbols zealot calls: one row each. */
 static struct {
@@ -34,83 +33,53 @@ static struct {
 	int (*final_ex)(EVP_MD_CTX *, unsigned char *, unsigned int *);
 } f;
 
-static const struct {
-	const char *name;
-	size_t off;
-} syms[] = {
+static const struct lazy_sym syms[] = {
     {"EVP_Digest", offsetof(__typeof__(f), digest)},	       {"EVP_sha256", offsetof(__typeof__(f), sha256)},
     {"EVP_MD_CTX_new", offsetof(__typeof__(f), ctx_new)},      {"EVP_MD_CTX_free", offsetof(__typeof__(f), ctx_free)},
     {"EVP_DigestInit_ex", offsetof(__typeof__(f), init_ex)},   {"EVP_DigestUpdate", offsetof(__typeof__(f), update)},
     {"EVP_DigestFinal_ex", offsetof(__typeof__(f), final_ex)},
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char why[256];
-
-static void load(void)
-{
-	/* the SONAME of OpenSSL 3 (Debian's libssl3): the ABI these prototypes name */
-	void *lib = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(why, sizeof(why), "libcrypto cannot be loaded: %s", dlerror());
-		return;
-	}
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *p = dlsym(lib, syms[i].name);
-		if (!p) {
-			snprintf(why, sizeof(why), "libcrypto.so.3 lacks %s", syms[i].name);
-			return;
-		}
-		/* POSIX guarantees a data pointer from dlsym converts to a function pointer */
-		memcpy((char *)&f + syms[i].off, &p, sizeof(p));
-	}
-	loaded = 1;
-}
-
-static int ready(void)
-{
-	pthread_once(&once, load);
-	return loaded;
-}
+/* the SONAME of OpenSSL 3 (Debian's libssl3): the ABI these prototypes name */
+static struct lazy_lib lib = {"libcrypto.so.3", "libcrypto", "", syms, ARRAY_SIZE(syms), &f, 0, ""};
 
 const char *crypto_lazy_error(void)
 {
-	return ready() ? NULL : why;
+	return lazy_error(&lib);
 }
 
 int EVP_Digest(const void *data, size_t count, unsigned char *md, unsigned int *size, const EVP_MD *type, ENGINE *impl)
 {
-	return ready() ? f.digest(data, count, md, size, type, impl) : 0;
+	return lazy_ready(&lib) ? f.digest(data, count, md, size, type, impl) : 0;
 }
 
 const EVP_MD *EVP_sha256(void)
 {
-	return ready() ? f.sha256() : NULL;
+	return lazy_ready(&lib) ? f.sha256() : NULL;
 }
 
 EVP_MD_CTX *EVP_MD_CTX_new(void)
 {
-	return ready() ? f.ctx_new() : NULL;
+	return lazy_ready(&lib) ? f.ctx_new() : NULL;
 }
 
 void EVP_MD_CTX_free(EVP_MD_CTX *ctx)
 {
-	if (ctx && ready())
+	if (ctx && lazy_ready(&lib))
 		f.ctx_free(ctx);
 }
 
 int EVP_DigestInit_ex(EVP_MD_CTX *ctx, const EVP_MD *type, ENGINE *impl)
 {
-	return ready() ? f.init_ex(ctx, type, impl) : 0;
+	return lazy_ready(&lib) ? f.init_ex(ctx, type, impl) : 0;
 }
 
 int EVP_DigestUpdate(EVP_MD_CTX *ctx, const void *d, size_t cnt)
 {
-	return ready() ? f.update(ctx, d, cnt) : 0;
+	return lazy_ready(&lib) ? f.update(ctx, d, cnt) : 0;
 }
 
 int EVP_DigestFinal_ex(EVP_MD_CTX *ctx, unsigned char *md, unsigned int *s)
 {
-	return ready() ? f.final_ex(ctx, md, s) : 0;
+	return lazy_ready(&lib) ? f.final_ex(ctx, md, s) : 0;
 }

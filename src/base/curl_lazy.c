@@ -16,12 +16,11 @@
 #define CURL_DISABLE_TYPECHECK 1 /* setopt/getinfo are functions here, not the type-checking macros */
 #include "curl_lazy.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include "lazy.h"
+#include "util.h"
+
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 /* The library and the symbols zealot calls: one row each. */
 static struct {
@@ -48,10 +47,7 @@ static struct {
 	CURLMcode (*multi_cleanup)(CURLM *);
 } f;
 
-static const struct {
-	const char *name;
-	size_t off;
-} syms[] = {
+static const struct lazy_sym syms[] = {
 #define SYM(field, name)                                                                                               \
 	{                                                                                                              \
 		name, offsetof(__typeof__(f), field)                                                                   \
@@ -80,49 +76,23 @@ static const struct {
 #undef SYM
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int loaded;
-static char why[256];
-
-static void load(void)
-{
-	/* the SONAME Debian's libcurl4 installs: the ABI these prototypes name */
-	void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(why, sizeof(why), "libcurl cannot be loaded: %s", dlerror());
-		return;
-	}
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *p = dlsym(lib, syms[i].name);
-		if (!p) {
-			snprintf(why, sizeof(why), "libcurl.so.4 lacks %s (a libcurl older than 7.66)", syms[i].name);
-			return;
-		}
-		/* POSIX guarantees a data pointer from dlsym converts to a function pointer */
-		memcpy((char *)&f + syms[i].off, &p, sizeof(p));
-	}
-	loaded = 1;
-}
-
-static int ready(void)
-{
-	pthread_once(&once, load);
-	return loaded;
-}
+/* the SONAME Debian's libcurl4 installs: the ABI these prototypes name */
+static struct lazy_lib lib = {
+    "libcurl.so.4", "libcurl", " (a libcurl older than 7.66)", syms, ARRAY_SIZE(syms), &f, 0, ""};
 
 const char *curl_lazy_error(void)
 {
-	return ready() ? NULL : why;
+	return lazy_error(&lib);
 }
 
 CURLcode curl_global_init(long flags)
 {
-	return ready() ? f.global_init(flags) : CURLE_FAILED_INIT;
+	return lazy_ready(&lib) ? f.global_init(flags) : CURLE_FAILED_INIT;
 }
 
 CURL *curl_easy_init(void)
 {
-	return ready() ? f.easy_init() : NULL;
+	return lazy_ready(&lib) ? f.easy_init() : NULL;
 }
 
 /* The option's number says the type of its one argument (curl.h's
@@ -130,7 +100,7 @@ CURL *curl_easy_init(void)
  * curl_off_t. Each is read as that type and passed on as that type. */
 CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
 {
-	if (!ready())
+	if (!lazy_ready(&lib))
 		return CURLE_FAILED_INIT;
 	va_list ap;
 	va_start(ap, opt);
@@ -148,7 +118,7 @@ CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...)
 /* Every CURLINFO takes one pointer to where the answer goes. */
 CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 {
-	if (!ready())
+	if (!lazy_ready(&lib))
 		return CURLE_FAILED_INIT;
 	va_list ap;
 	va_start(ap, info);
@@ -159,89 +129,89 @@ CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 
 CURLcode curl_easy_perform(CURL *h)
 {
-	return ready() ? f.easy_perform(h) : CURLE_FAILED_INIT;
+	return lazy_ready(&lib) ? f.easy_perform(h) : CURLE_FAILED_INIT;
 }
 
 void curl_easy_cleanup(CURL *h)
 {
-	if (h && ready())
+	if (h && lazy_ready(&lib))
 		f.easy_cleanup(h);
 }
 
 const char *curl_easy_strerror(CURLcode rc)
 {
-	return ready() ? f.easy_strerror(rc) : why;
+	return lazy_ready(&lib) ? f.easy_strerror(rc) : lib.why;
 }
 
 struct curl_slist *curl_slist_append(struct curl_slist *l, const char *s)
 {
-	return ready() ? f.slist_append(l, s) : NULL;
+	return lazy_ready(&lib) ? f.slist_append(l, s) : NULL;
 }
 
 void curl_slist_free_all(struct curl_slist *l)
 {
-	if (l && ready())
+	if (l && lazy_ready(&lib))
 		f.slist_free_all(l);
 }
 
 void curl_free(void *p)
 {
-	if (p && ready())
+	if (p && lazy_ready(&lib))
 		f.free(p);
 }
 
 CURLU *curl_url(void)
 {
-	return ready() ? f.url() : NULL;
+	return lazy_ready(&lib) ? f.url() : NULL;
 }
 
 void curl_url_cleanup(CURLU *u)
 {
-	if (u && ready())
+	if (u && lazy_ready(&lib))
 		f.url_cleanup(u);
 }
 
 CURLUcode curl_url_set(CURLU *u, CURLUPart what, const char *part, unsigned int flags)
 {
-	return ready() ? f.url_set(u, what, part, flags) : CURLUE_OUT_OF_MEMORY;
+	return lazy_ready(&lib) ? f.url_set(u, what, part, flags) : CURLUE_OUT_OF_MEMORY;
 }
 
 CURLUcode curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags)
 {
-	return ready() ? f.url_get(u, what, part, flags) : CURLUE_OUT_OF_MEMORY;
+	return lazy_ready(&lib) ? f.url_get(u, what, part, flags) : CURLUE_OUT_OF_MEMORY;
 }
 
 CURLM *curl_multi_init(void)
 {
-	return ready() ? f.multi_init() : NULL;
+	return lazy_ready(&lib) ? f.multi_init() : NULL;
 }
 
 CURLMcode curl_multi_add_handle(CURLM *m, CURL *h)
 {
-	return ready() ? f.multi_add_handle(m, h) : CURLM_INTERNAL_ERROR;
+	return lazy_ready(&lib) ? f.multi_add_handle(m, h) : CURLM_INTERNAL_ERROR;
 }
 
 CURLMcode curl_multi_remove_handle(CURLM *m, CURL *h)
 {
-	return ready() ? f.multi_remove_handle(m, h) : CURLM_INTERNAL_ERROR;
+	return lazy_ready(&lib) ? f.multi_remove_handle(m, h) : CURLM_INTERNAL_ERROR;
 }
 
 CURLMcode curl_multi_perform(CURLM *m, int *running)
 {
-	return ready() ? f.multi_perform(m, running) : CURLM_INTERNAL_ERROR;
+	return lazy_ready(&lib) ? f.multi_perform(m, running) : CURLM_INTERNAL_ERROR;
 }
 
 CURLMcode curl_multi_poll(CURLM *m, struct curl_waitfd extra[], unsigned int n, int timeout_ms, int *numfds)
 {
-	return ready() ? f.multi_poll(m, extra, n, timeout_ms, numfds) : CURLM_INTERNAL_ERROR;
+	return lazy_ready(&lib) ? f.multi_poll(m, extra, n, timeout_ms, numfds) : CURLM_INTERNAL_ERROR;
 }
 
 CURLMsg *curl_multi_info_read(CURLM *m, int *left)
 {
-	return ready() ? f.multi_info_read(m, left) : NULL;
+	return lazy_ready(&lib) ? f.multi_info_read(m, left) : NULL;
 }
 
 CURLMcode curl_multi_cleanup(CURLM *m)
 {
-	return m && ready() ? f.multi_cleanup(m) : CURLM_OK;
+	return m && lazy_ready(&lib) ? f.multi_cleanup(m) : CURLM_OK;
 }

@@ -81,14 +81,11 @@ static int parse_entry(const char *s, size_t len, struct fault_entry *e, char **
 		return errorf(err, "'%s' is not POINT:ACTION[@N]", buf);
 	*colon = '\0';
 	const char *act = colon + 1;
-	if (strcmp(act, "stop") == 0)
-		e->action = FAULT_STOP;
-	else if (strcmp(act, "exit") == 0)
-		e->action = FAULT_EXIT;
-	else if (strcmp(act, "kill") == 0)
-		e->action = FAULT_KILL;
-	else
+	static const char *const actions[] = {[FAULT_STOP] = "stop", [FAULT_EXIT] = "exit", [FAULT_KILL] = "kill"};
+	int a = name_index(actions, ARRAY_SIZE(actions), act);
+	if (a < 0)
 		return errorf(err, "'%s': action '%s' is none of stop, exit, kill", buf, act);
+	e->action = (enum fault_action)a;
 	if (!known(buf))
 		return errorf(err, "'%s' is no fault point (the points are listed in src/base/fault.c)", buf);
 	if (strlen(buf) >= sizeof(e->point))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,5 +113,35 @@ int write_file(const char *path, const char *text, char **err)
 		return -1;
 	}
 	free(tmp);
+	return 0;
+}
+
+const char *cmake_cache_value(const char *text, const char *name, char *out, size_t n)
+{
+	size_t len = strlen(name);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, name, len) != 0 || p[len] != ':')
+			continue;
+		const char *eq = strchr(p, '=');
+		const char *end = strchr(p, '\n');
+		if (!eq || (end && eq > end))
+			return NULL;
+		size_t m = end ? (size_t)(end - eq - 1) : strlen(eq + 1);
+		if (m && eq[m] == '\r')
+			m--;
+		snprintf(out, n, "%.*s", (int)m, eq + 1);
+		return out;
+	}
+	return NULL;
+}
+
+int cmake_cache_true(const char *text, const char *name)
+{
+	char buf[64];
+	const char *v = cmake_cache_value(text, name, buf, sizeof(buf));
+	static const char *const yes[] = {"ON", "YES", "TRUE", "Y", "1"};
+	for (size_t i = 0; v && i < ARRAY_SIZE(yes); i++)
+		if (strcasecmp(v, yes[i]) == 0)
+			return 1;
 	return 0;
 }

@@ -20,6 +20,13 @@ enum {
  * or is not a regular file; ZE_USAGE when it is larger than cap. */
 char *read_file(const char *path, size_t cap, unsigned flags, size_t *len, enum zerr *kind, char **err);
 
+/* "NAME:TYPE=VALUE" in a CMakeCache.txt's text: the value (a line's \r
+ * dropped) into out, and out; NULL when there is no such entry. */
+const char *cmake_cache_value(const char *text, const char *name, char *out, size_t n);
+/* Whether the entry exists and is true the way CMake reads a boolean (ON,
+ * YES, TRUE, Y, 1, in any case). */
+int cmake_cache_true(const char *text, const char *name);
+
 /* fsync the directory that holds path (after a rename into it). */
 void fsync_parent(const char *path);
 

@@ -86,6 +86,21 @@ static int drop(const struct proc_sandbox *sb)
 	return 0;
 }
 
+int proc_drain(struct pollfd fds[2], struct sb *out, struct sb *err, size_t max)
+{
+	int closed = 0;
+	for (int i = 0; i < 2; i++) {
+		if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (!fd_drain(fds[i].fd, i == 0 ? out : err, max)) {
+			close(fds[i].fd);
+			fds[i].fd = -1;
+			closed++;
+		}
+	}
+	return closed;
+}
+
 static int run(const char *const *argv, const struct proc_sandbox *sb, long timeout_ms, size_t max_bytes,
 	       struct proc_result *r, char **err)
 {
@@ -167,15 +182,8 @@ static int run(const char *const *argv, const struct proc_sandbox *sb, long time
 		int n = poll(fds, 2, wait_ms);
 		if (n < 0 && errno != EINTR)
 			break;
-		for (int i = 0; i < 2 && n > 0; i++) {
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (!fd_drain(fds[i].fd, i == 0 ? &r->out : &r->err, max_bytes)) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
+		if (n > 0)
+			open_fds -= proc_drain(fds, &r->out, &r->err, max_bytes);
 	}
 	for (int i = 0; i < 2; i++)
 		if (fds[i].fd >= 0)

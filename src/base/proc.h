@@ -5,6 +5,7 @@
 #ifndef ZEALOT_PROC_H
 #define ZEALOT_PROC_H
 
+#include <poll.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -41,5 +42,9 @@ void proc_result_release(struct proc_result *r);
  * read and dropped). 1 while fd may have more, 0 at its end or on an
  * error. */
 int fd_drain(int fd, struct sb *b, size_t max);
+/* After a poll(2) of a child's stdout and stderr (fds[0], fds[1]): drain
+ * whichever is readable into out or err (fd_drain), closing one at its end
+ * and setting its fd to -1. How many it closed. */
+int proc_drain(struct pollfd fds[2], struct sb *out, struct sb *err, size_t max);
 
 #endif

@@ -152,6 +152,18 @@ char *sb_detach(struct sb *b)
 	return s;
 }
 
+char *sb_last_line(const struct sb *b, const char *trail)
+{
+	const char *s = b->s ? b->s : "";
+	size_t n = b->len;
+	while (n && s[n - 1] && strchr(trail, s[n - 1]))
+		n--;
+	size_t a = n;
+	while (a && s[a - 1] != '\n')
+		a--;
+	return xstrndup(s + a, n - a);
+}
+
 char *xvstrf(const char *fmt, va_list ap)
 {
 	struct sb b = {0};
@@ -180,6 +192,14 @@ int errorf(char **err, const char *fmt, ...)
 		free(*err);
 		*err = sb_detach(&b);
 	}
+	return -1;
+}
+
+int name_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return (int)i;
 	return -1;
 }
 

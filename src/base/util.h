@@ -39,6 +39,9 @@ void sb_vaddf(struct sb *b, const char *fmt, va_list ap) __attribute__((format(p
 void sb_add_json_str(struct sb *b, const char *s, size_t n);
 /* Hand the string to the caller (who frees it) and reset the buffer. */
 char *sb_detach(struct sb *b);
+/* A copy of the buffer's last line, the characters of trail stripped from
+ * its end first (a program's last words: "\n\r", "\n "). */
+char *sb_last_line(const struct sb *b, const char *trail);
 
 /* A formatted, allocated string. */
 char *xvstrf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
@@ -65,6 +68,10 @@ int open_regular(const char *path, char **err);
 int parse_u64(const char *s, uint64_t *out);
 int parse_i64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
+
+/* The index of s among names[0 .. n) (a word naming an enum's value, the
+ * enum in the names' order), or -1. */
+int name_index(const char *const *names, size_t n, const char *s);
 
 /* Levenshtein distance between two short names (keys, options), for a
  * did-you-mean; strings over 64 bytes are 99 apart. */

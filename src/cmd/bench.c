@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
 #include "../live/bench.h"
 #include "../live/http.h"
 #include "cmd.h"
@@ -75,7 +76,7 @@ static int run(struct opt_args *args)
 	struct http_client c = {.base = xstrdup(args->v[0]), .timeout_ms = (long)timeout * 1000};
 	for (size_t n = strlen(c.base); n && c.base[n - 1] == '/';)
 		c.base[--n] = '\0';
-	if (keyfile && !(c.api_key = cmd_read_key(keyfile))) {
+	if (keyfile && !(c.api_key = endpoint_read_key(keyfile))) {
 		free(c.base);
 		return cmd_fail(EXIT_IO, "bench: cannot read the key in '%s'", keyfile);
 	}

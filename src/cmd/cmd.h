@@ -154,9 +154,5 @@ const char *cmd_commas(uint64_t v, char *buf, size_t n);
 void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
-/* The API key in an --api-key-file: its first line that is neither empty
- * nor a # comment, as the engine reads it; NULL when there is none or the
- * file is unreadable. The caller frees it. */
-char *cmd_read_key(const char *path);
 
 #endif

@@ -104,24 +104,6 @@ double cmd_mib(uint64_t bytes)
 	return (double)bytes / (1024.0 * 1024.0);
 }
 
-char *cmd_read_key(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char line[1024];
-	char *key = NULL;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] && line[0] != '#') {
-			key = xstrdup(line);
-			break;
-		}
-	}
-	fclose(f);
-	return key;
-}
-
 void cmd_print_json(json_t *o, int digits)
 {
 	char *raw = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | (digits ? JSON_REAL_PRECISION(digits) : 0));

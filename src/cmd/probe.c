@@ -122,7 +122,7 @@ static int load_expect(const char *endpoint, struct http_client *c, struct probe
 		return EXIT_IO;
 	char *kf = endpoint_path(ep, "API_KEY_FILE");
 	if (kf) {
-		c->api_key = cmd_read_key(kf);
+		c->api_key = endpoint_read_key(kf);
 		free(kf);
 	}
 	return EXIT_OK;

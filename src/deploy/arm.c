@@ -154,7 +154,7 @@ static int gate_arm(struct window *x)
 	x->prod_base = deploy_http_base(x->prod, x->prod_port);
 	char *kf = endpoint_path(x->prod, K_API_KEY_FILE);
 	if (kf) {
-		x->api_key = deploy_read_key(kf);
+		x->api_key = endpoint_read_key(kf);
 		free(kf);
 	}
 	step(x, "gate:era", "ok", t, NULL, "era %lld (%s), %s", (long long)x->era.id, x->era.reason, x->prod_base);
@@ -594,6 +594,23 @@ static int record(struct window *x)
 		    (long long)a.id, (long long)x->era.id, (long long)x->r->boot);
 }
 
+static int bench_arm(struct window *x)
+{
+	return arm_health(x) || bench(x, "bench:arm", x->cand_base, &x->r->arm_bench);
+}
+
+/* The window proper: from production's stop on, any failure restores it;
+ * each phase ends at its fault point. */
+static const struct {
+	int (*run)(struct window *x);
+	const char *after;
+} window_phases[] = {
+    {stop_production, "after-stop"},
+    {boot_arm, "after-boot"},
+    {bench_arm, "after-bench"},
+    {stop_arm, "after-arm-stop"},
+};
+
 static void window_release(struct window *x)
 {
 	if (x->lock_fd >= 0)
@@ -655,26 +672,13 @@ enum arm_outcome arm_run(struct store *st, const struct arm_opts *o, struct arm_
 		goto out;
 	}
 	fault_point("arm", "after-bench-production");
-	if (stop_production(x)) {
-		oc = fail_restore(x);
-		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(window_phases); i++) {
+		if (window_phases[i].run(x)) {
+			oc = fail_restore(x);
+			goto out;
+		}
+		fault_point("arm", window_phases[i].after);
 	}
-	fault_point("arm", "after-stop");
-	if (boot_arm(x)) {
-		oc = fail_restore(x);
-		goto out;
-	}
-	fault_point("arm", "after-boot");
-	if (arm_health(x) || bench(x, "bench:arm", x->cand_base, &r->arm_bench)) {
-		oc = fail_restore(x);
-		goto out;
-	}
-	fault_point("arm", "after-bench");
-	if (stop_arm(x)) {
-		oc = fail_restore(x);
-		goto out;
-	}
-	fault_point("arm", "after-arm-stop");
 	if (restore(x, r->production_bench)) {
 		oc = finish(x, ARM_RESTORE_FAILED);
 		goto out;
@@ -691,12 +695,7 @@ void arm_result_release(struct arm_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n_steps; i++)
-		free(r->steps[i].detail);
-	free(r->steps);
-	for (size_t i = 0; i < r->n_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	deploy_log_release(r->steps, r->n_steps, r->warnings, r->n_warnings);
 	free(r->endpoint);
 	free(r->unit_name);
 	free(r->keys_json);

@@ -139,76 +139,90 @@ void cause_release(struct cause *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* One cause: the journal phrases that say it (any one), its law and what
+ * to do. The first row whose phrase a line carries is the cause. */
+enum cause_kind { PLAIN, OOM_TERM, REFUSAL, GPU_ONLY };
+static const char refusal_what[] = "zealot serve refused at a gate (exit 78): the unit does not restart on it";
+static const char refusal_fix[] = "the refusal line names the law and the key; zealot check ENDPOINT shows it";
+static const struct {
+	const char *needles[9];
+	const char *law;
+	const char *what;
+	const char *fix;
+	enum cause_kind kind;
+} causes[] = {
+    {{"No CUDA GPUs are available", "no CUDA-capable device is detected"},
+     "A09",
+     "the engine sees no CUDA device: after a reboot the device node is missing, not a payload fault",
+     "nvidia-modprobe -u -c=0 (creates /dev/nvidia-uvm), then restart the unit",
+     PLAIN},
+    {{"cudaMalloc failed: out of memory", "CUDA error: out of memory", "cudaErrorMemoryAllocation"},
+     "M09",
+     "the card ran out of memory at boot: the plan's budget does not hold on this card",
+     "read the term that asked (zealot plan shows each), keep the slack band: shrink the pool, "
+     "quantize the cache, disarm the drafter or lower UBATCH_SIZE",
+     OOM_TERM},
+    {{"203/EXEC", "Failed at step EXEC", "Exec format error"},
+     "C08",
+     "203/EXEC: the unit's start command is not directly executable",
+     "ExecStart must be a binary or a script with a #! line, executable by the unit's user",
+     PLAIN},
+    {{"refused at the"}, NULL, refusal_what, refusal_fix, REFUSAL},
+    {{"status=78"}, NULL, refusal_what, refusal_fix, REFUSAL},
+    {{"couldn't bind HTTP server socket", "Address already in use"},
+     "A02",
+     "the engine could not bind its port: another process (a leftover engine?) holds it",
+     "find it (zealot audit ENDPOINT) and stop it by PID, never by name",
+     PLAIN},
+    {{"226/NAMESPACE", "Failed at step NAMESPACE", "Failed to set up mount namespacing"},
+     NULL,
+     "the unit's sandbox could not be set up (226/NAMESPACE)",
+     "a path the unit binds or protects is missing: systemd-analyze verify the unit",
+     PLAIN},
+    {{"error while loading shared libraries"},
+     "C08",
+     "the runtime cannot load its shared libraries",
+     "ldd RUNTIME; the hardened unit hides /home, /root and /tmp except the directories it binds",
+     PLAIN},
+    {{"oom-kill", "Out of memory: Killed process", "status=9/KILL"},
+     "M09",
+     "the engine was killed (the host's OOM killer, or SIGKILL)",
+     "the host's memory did not hold the plan's host terms: zealot plan --device cpu",
+     PLAIN},
+    {{"CPU KV buffer size", "CUDA_Host KV buffer size"},
+     "M10",
+     "the KV cache was placed in host memory on a GPU endpoint: decode halves silently",
+     "offload every layer (NGL) and keep the KV on the card; re-read the settled figure",
+     GPU_ONLY},
+    {{"error loading model", "failed to load model", "exiting due to", "GGML_ASSERT", "terminate called",
+      "failed to initialize", "status=6/ABRT", "status=11/SEGV"},
+     NULL,
+     "the engine failed at load",
+     NULL,
+     PLAIN},
+};
+
 int cause_classify(const char *journal, size_t len, int gpu, struct cause *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct line *v = NULL;
 	size_t n = split(journal, len, &v);
-	long at;
-	int found = 1;
-
-	static const char *const nogpu[] = {"No CUDA GPUs are available", "no CUDA-capable device is detected", NULL};
-	static const char *const oom[] = {"cudaMalloc failed: out of memory", "CUDA error: out of memory",
-					  "cudaErrorMemoryAllocation", NULL};
-	static const char *const exec[] = {"203/EXEC", "Failed at step EXEC", "Exec format error", NULL};
-	static const char *const refused[] = {"refused at the", NULL};
-	static const char *const status78[] = {"status=78", NULL};
-	static const char *const bind[] = {"couldn't bind HTTP server socket", "Address already in use", NULL};
-	static const char *const sandbox[] = {"226/NAMESPACE", "Failed at step NAMESPACE",
-					      "Failed to set up mount namespacing", NULL};
-	static const char *const libs[] = {"error while loading shared libraries", NULL};
-	static const char *const oomkill[] = {"oom-kill", "Out of memory: Killed process", "status=9/KILL", NULL};
-	static const char *const hostkv[] = {"CPU KV buffer size", "CUDA_Host KV buffer size", NULL};
-	static const char *const fatal[] = {"error loading model", "failed to load model", "exiting due to",
-					    "GGML_ASSERT",	   "terminate called",	   "failed to initialize",
-					    "status=6/ABRT",	   "status=11/SEGV",	   NULL};
-
-	if ((at = find_any(v, n, nogpu)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "A09");
-		out->what =
-		    "the engine sees no CUDA device: after a reboot the device node is missing, not a payload fault";
-		out->fix = "nvidia-modprobe -u -c=0 (creates /dev/nvidia-uvm), then restart the unit";
-	} else if ((at = find_any(v, n, oom)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "M09");
-		out->what = "the card ran out of memory at boot: the plan's budget does not hold on this card";
-		out->fix = "read the term that asked (zealot plan shows each), keep the slack band: shrink the pool, "
-			   "quantize the cache, disarm the drafter or lower UBATCH_SIZE";
-		out->term = oom_term(v, n, (size_t)at);
-	} else if ((at = find_any(v, n, exec)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "C08");
-		out->what = "203/EXEC: the unit's start command is not directly executable";
-		out->fix = "ExecStart must be a binary or a script with a #! line, executable by the unit's user";
-	} else if ((at = find_any(v, n, refused)) >= 0 || (at = find_any(v, n, status78)) >= 0) {
-		refusal_law(&v[at], out->law);
-		out->what = "zealot serve refused at a gate (exit 78): the unit does not restart on it";
-		out->fix = "the refusal line names the law and the key; zealot check ENDPOINT shows it";
-	} else if ((at = find_any(v, n, bind)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "A02");
-		out->what = "the engine could not bind its port: another process (a leftover engine?) holds it";
-		out->fix = "find it (zealot audit ENDPOINT) and stop it by PID, never by name";
-	} else if ((at = find_any(v, n, sandbox)) >= 0) {
-		out->what = "the unit's sandbox could not be set up (226/NAMESPACE)";
-		out->fix = "a path the unit binds or protects is missing: systemd-analyze verify the unit";
-	} else if ((at = find_any(v, n, libs)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "C08");
-		out->what = "the runtime cannot load its shared libraries";
-		out->fix = "ldd RUNTIME; the hardened unit hides /home, /root and /tmp except the directories it binds";
-	} else if ((at = find_any(v, n, oomkill)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "M09");
-		out->what = "the engine was killed (the host's OOM killer, or SIGKILL)";
-		out->fix = "the host's memory did not hold the plan's host terms: zealot plan --device cpu";
-	} else if (gpu && (at = find_any(v, n, hostkv)) >= 0) {
-		snprintf(out->law, sizeof(out->law), "M10");
-		out->what = "the KV cache was placed in host memory on a GPU endpoint: decode halves silently";
-		out->fix = "offload every layer (NGL) and keep the KV on the card; re-read the settled figure";
-	} else if ((at = find_any(v, n, fatal)) >= 0) {
-		out->what = "the engine failed at load";
-		out->fix = NULL;
-	} else {
-		found = 0;
-	}
-	if (found)
+	for (size_t i = 0; i < ARRAY_SIZE(causes); i++) {
+		long at;
+		if ((causes[i].kind == GPU_ONLY && !gpu) || (at = find_any(v, n, causes[i].needles)) < 0)
+			continue;
+		if (causes[i].kind == REFUSAL)
+			refusal_law(&v[at], out->law);
+		else if (causes[i].law)
+			snprintf(out->law, sizeof(out->law), "%s", causes[i].law);
+		out->what = causes[i].what;
+		out->fix = causes[i].fix;
+		if (causes[i].kind == OOM_TERM)
+			out->term = oom_term(v, n, (size_t)at);
 		out->line = trimmed(&v[at]);
+		free(v);
+		return 1;
+	}
 	free(v);
-	return found;
+	return 0;
 }

@@ -150,13 +150,11 @@ static int failed(struct run *x, const char *name, double t, const char *law, ch
 static void warn(struct run *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct run *x, const char *fmt, ...)
 {
-	struct sb b = {0};
+	x->r->warnings = xreallocarray(x->r->warnings, x->r->n_warnings + 1, sizeof(char *));
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&b, fmt, ap);
+	x->r->warnings[x->r->n_warnings++] = xvstrf(fmt, ap);
 	va_end(ap);
-	x->r->warnings = xreallocarray(x->r->warnings, x->r->n_warnings + 1, sizeof(char *));
-	x->r->warnings[x->r->n_warnings++] = sb_detach(&b);
 }
 
 /* --- helpers ------------------------------------------------------------- */
@@ -179,22 +177,6 @@ static void sha256_hex(const char *s, size_t n, char hex[65])
 		return;
 	for (unsigned i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-char *deploy_read_key(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char line[1024];
-	char *key = NULL;
-	while (!key && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] && line[0] != '#')
-			key = xstrdup(line);
-	}
-	fclose(f);
-	return key;
 }
 
 /* Whether something accepts TCP connections on host:port. */
@@ -923,6 +905,22 @@ static int64_t settled_used_mib(int gpu)
 	return v;
 }
 
+/* A boot row's figures this run measured: the runtime's version, the
+ * device, the payload, the ledger and probes (their JSON allocated: the
+ * caller frees b->ledger_json and b->probes_json), the plan, the settled
+ * memory. */
+static void boot_measured(struct run *x, struct store_boot *b, char *plan_json)
+{
+	b->runtime_version = x->runtime_version;
+	b->device = (char *)x->plan.device->name;
+	b->payload_sha256 = x->model_sha;
+	b->payload_bytes = x->model_bytes;
+	b->ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
+	b->plan_json = plan_json;
+	b->settled_used_mib = settled_used_mib(x->gpu);
+	b->probes_json = probes_json(&x->probes);
+}
+
 static int record(struct run *x)
 {
 	double t = mono_s();
@@ -960,15 +958,8 @@ static int record(struct run *x)
 	b.endpoint = x->name;
 	b.at = (int64_t)time(NULL);
 	b.source = "deploy";
-	b.runtime_version = x->runtime_version;
 	b.runtime = e.runtime;
-	b.device = (char *)x->plan.device->name;
-	b.payload_sha256 = x->model_sha;
-	b.payload_bytes = x->model_bytes;
-	b.ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
-	b.plan_json = plan_json;
-	b.settled_used_mib = settled_used_mib(x->gpu);
-	b.probes_json = probes_json(&x->probes);
+	boot_measured(x, &b, plan_json);
 	int brc = store_boot_add(x->st, &b, &err);
 	x->r->boot = b.id;
 	free(b.ledger_json);
@@ -1161,15 +1152,8 @@ static int record_boot(struct run *x)
 	b.endpoint = x->name;
 	b.at = (int64_t)time(NULL);
 	b.source = (char *)(x->o->boot_source ? x->o->boot_source : "restore");
-	b.runtime_version = x->runtime_version;
 	b.runtime = x->runtime ? x->runtime : (char *)endpoint_value(x->ep, K_RUNTIME);
-	b.device = (char *)x->plan.device->name;
-	b.payload_sha256 = x->model_sha;
-	b.payload_bytes = x->model_bytes;
-	b.ledger_json = x->o->ledger_json ? x->o->ledger_json(x->ledger) : NULL;
-	b.plan_json = plan_json;
-	b.settled_used_mib = settled_used_mib(x->gpu);
-	b.probes_json = probes_json(&x->probes);
+	boot_measured(x, &b, plan_json);
 	b.bench_json = (char *)x->o->bench_json;
 	char *err = NULL;
 	x->r->era = x->prev.id;
@@ -1297,7 +1281,7 @@ static int load_shape(struct run *x)
 	x->http_base = deploy_http_base(x->ep, x->port);
 	char *kf = endpoint_path(x->ep, K_API_KEY_FILE);
 	if (kf) {
-		x->api_key = deploy_read_key(kf);
+		x->api_key = endpoint_read_key(kf);
 		free(kf);
 	}
 	return 0;
@@ -1606,16 +1590,21 @@ out:
 	return oc;
 }
 
+void deploy_log_release(struct deploy_step *steps, size_t n_steps, char **warnings, size_t n_warnings)
+{
+	for (size_t i = 0; i < n_steps; i++)
+		free(steps[i].detail);
+	free(steps);
+	for (size_t i = 0; i < n_warnings; i++)
+		free(warnings[i]);
+	free(warnings);
+}
+
 void deploy_result_release(struct deploy_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n_steps; i++)
-		free(r->steps[i].detail);
-	free(r->steps);
-	for (size_t i = 0; i < r->n_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	deploy_log_release(r->steps, r->n_steps, r->warnings, r->n_warnings);
 	free(r->endpoint);
 	free(r->unit_path);
 	free(r->env_path);

@@ -64,6 +64,9 @@ struct deploy_steps {
  * Returns 0 for ok, warning or skipped, -1 otherwise. */
 int deploy_step_add(const struct deploy_steps *b, const char *name, const char *status, double t, const char *law,
 		    const char *fmt, va_list ap);
+/* What a run's result keeps of its steps and warnings, freed (deploy's and
+ * arm's results). */
+void deploy_log_release(struct deploy_step *steps, size_t n_steps, char **warnings, size_t n_warnings);
 
 enum deploy_outcome {
 	DEPLOY_DEPLOYED,	/* the new era serves and is recorded */
@@ -153,11 +156,9 @@ int deploy_clean_arm(const char *name, const char *run_dir, char **said, char **
 
 /* Shared with arm: the endpoint's name from a path or a name ("a/b.env"
  * -> "b"); the address a client on this host reaches the endpoint at
- * ("http://127.0.0.1:PORT"); the first key line of an API key file (NULL
- * when unreadable). Allocated. */
+ * ("http://127.0.0.1:PORT"). Allocated. */
 char *deploy_endpoint_name(const char *path);
 char *deploy_http_base(const struct endpoint *ep, unsigned port);
-char *deploy_read_key(const char *path);
 
 /* Whether NAME.service is a unit name systemd takes: letters, digits,
  * ':', '_', '.', '-', not first '-', no '@' (a template's instance). */

@@ -25,6 +25,13 @@ static void value(struct argv_list *a, const struct endpoint *ep, enum key_id id
 	add2(a, keys_at(id)->flag, endpoint_value(ep, id));
 }
 
+/* Each key's flag and its value in force, in order. */
+static void values(struct argv_list *a, const struct endpoint *ep, const enum key_id *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		value(a, ep, ids[i]);
+}
+
 /* A boolean key's flag for its value: the row's flag when on, its
  * flag_off when off (either may be none). */
 static void toggle(struct argv_list *a, enum key_id id, int on)
@@ -37,6 +44,35 @@ static void toggle(struct argv_list *a, enum key_id id, int on)
 static int nonempty(const char *v)
 {
 	return v && *v;
+}
+
+/* A key's flag and its value, when the value is not empty. */
+static void value_if_set(struct argv_list *a, const struct endpoint *ep, enum key_id id)
+{
+	if (nonempty(endpoint_value_of(ep, id)))
+		value(a, ep, id);
+}
+
+/* A path key's flag and its path resolved (endpoint_path), when set;
+ * whether it was. */
+static int path_value(struct argv_list *a, const struct endpoint *ep, enum key_id id)
+{
+	char *path = endpoint_path_of(ep, id);
+	if (!path)
+		return 0;
+	add2(a, keys_at(id)->flag, path);
+	free(path);
+	return 1;
+}
+
+/* A boolean key's toggle for its value in force; -1 when it is no boolean. */
+static int bool_toggle(struct argv_list *a, const struct endpoint *ep, enum key_id id, char **err)
+{
+	int on;
+	if (endpoint_bool_of(ep, id, &on, err))
+		return -1;
+	toggle(a, id, on);
+	return 0;
 }
 
 /* EXTRA_ARGS: its words, split on blanks, each one argument. */
@@ -61,7 +97,6 @@ static void add_words(struct argv_list *a, const char *extra)
 int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 {
 	memset(a, 0, sizeof(*a));
-	int flag;
 	char *path;
 
 	const char *runtime = endpoint_value(ep, K_RUNTIME);
@@ -71,13 +106,10 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	add(a, path);
 	free(path);
 
-	path = endpoint_path(ep, K_MODEL_FILE);
-	if (!path) {
+	if (!path_value(a, ep, K_MODEL_FILE)) {
 		argv_release(a);
 		return errorf(err, "%s: MODEL_FILE is not set", ep->path);
 	}
-	add2(a, keys_at(K_MODEL_FILE)->flag, path);
-	free(path);
 	value(a, ep, K_ALIAS);
 	value(a, ep, K_BIND_ADDR);
 	value(a, ep, K_LISTEN_PORT);
@@ -89,52 +121,35 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	value(a, ep, K_CTX_SIZE);
 	value(a, ep, K_PARALLEL);
 	add2(a, "--fit", "off");
-	if (endpoint_bool(ep, K_KV_UNIFIED, &flag, err))
+	if (bool_toggle(a, ep, K_KV_UNIFIED, err))
 		goto fail;
-	toggle(a, K_KV_UNIFIED, flag);
-	value(a, ep, K_CACHE_TYPE_K);
-	value(a, ep, K_CACHE_TYPE_V);
-	value(a, ep, K_FLASH_ATTN);
-	value(a, ep, K_BATCH_SIZE);
-	value(a, ep, K_UBATCH_SIZE);
-	value(a, ep, K_NGL);
+	static const enum key_id cache_batch[] = {K_CACHE_TYPE_K, K_CACHE_TYPE_V, K_FLASH_ATTN,
+						  K_BATCH_SIZE,	  K_UBATCH_SIZE,  K_NGL};
+	values(a, ep, cache_batch, ARRAY_SIZE(cache_batch));
 	/* placement: --rpc registers its devices as it is parsed, so it comes
 	 * before an --override-tensor that names their buffers; the -ot
 	 * patterns come before --n-cpu-moe's (the first match wins) */
-	if (nonempty(endpoint_value(ep, K_RPC)))
-		value(a, ep, K_RPC);
+	value_if_set(a, ep, K_RPC);
 	if (strcmp(endpoint_value(ep, K_SPLIT_MODE), "layer") != 0)
 		value(a, ep, K_SPLIT_MODE);
-	if (nonempty(endpoint_value(ep, K_TENSOR_SPLIT)))
-		value(a, ep, K_TENSOR_SPLIT);
-	if (nonempty(endpoint_value(ep, K_OVERRIDE_TENSOR)))
-		value(a, ep, K_OVERRIDE_TENSOR);
+	value_if_set(a, ep, K_TENSOR_SPLIT);
+	value_if_set(a, ep, K_OVERRIDE_TENSOR);
 	if (strcmp(endpoint_value(ep, K_N_CPU_MOE), "0") != 0)
 		value(a, ep, K_N_CPU_MOE);
-	if (endpoint_bool(ep, K_KV_OFFLOAD, &flag, err))
+	if (bool_toggle(a, ep, K_KV_OFFLOAD, err))
 		goto fail;
-	toggle(a, K_KV_OFFLOAD, flag);
-	if (endpoint_bool(ep, K_REPACK, &flag, err))
+	if (bool_toggle(a, ep, K_REPACK, err))
 		goto fail;
-	toggle(a, K_REPACK, flag);
 
-	if (endpoint_bool(ep, K_JINJA, &flag, err))
+	if (bool_toggle(a, ep, K_JINJA, err))
 		goto fail;
-	toggle(a, K_JINJA, flag);
-	if (nonempty(endpoint_value(ep, K_REASONING)))
-		value(a, ep, K_REASONING);
-	if (nonempty(endpoint_value(ep, K_REASONING_FORMAT)))
-		value(a, ep, K_REASONING_FORMAT);
-	if (endpoint_bool(ep, K_METRICS, &flag, err))
+	value_if_set(a, ep, K_REASONING);
+	value_if_set(a, ep, K_REASONING_FORMAT);
+	if (bool_toggle(a, ep, K_METRICS, err))
 		goto fail;
-	toggle(a, K_METRICS, flag);
 	value(a, ep, K_VERBOSITY);
 
-	path = endpoint_path(ep, K_MMPROJ_FILE);
-	if (path) {
-		add2(a, keys_at(K_MMPROJ_FILE)->flag, path);
-		free(path);
-	}
+	path_value(a, ep, K_MMPROJ_FILE);
 	path = endpoint_path(ep, K_LORA_FILE);
 	if (path) {
 		struct sb b = {0};
@@ -143,24 +158,17 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 		sb_release(&b);
 		free(path);
 	}
-	if (nonempty(endpoint_value(ep, K_PRESENCE_PENALTY)))
-		value(a, ep, K_PRESENCE_PENALTY);
+	value_if_set(a, ep, K_PRESENCE_PENALTY);
 
 	/* The speculative set moves as one unit (law S05). */
 	const char *spec = endpoint_value(ep, K_SPEC_TYPE);
 	if (nonempty(spec) && strcmp(spec, "none") != 0) {
 		add2(a, keys_at(K_SPEC_TYPE)->flag, spec);
-		value(a, ep, K_SPEC_DRAFT_N_MAX);
-		value(a, ep, K_SPEC_DRAFT_N_MIN);
-		value(a, ep, K_SPEC_DRAFT_P_MIN);
-		value(a, ep, K_SPEC_DRAFT_TYPE_K);
-		value(a, ep, K_SPEC_DRAFT_TYPE_V);
+		static const enum key_id spec_set[] = {K_SPEC_DRAFT_N_MAX, K_SPEC_DRAFT_N_MIN, K_SPEC_DRAFT_P_MIN,
+						       K_SPEC_DRAFT_TYPE_K, K_SPEC_DRAFT_TYPE_V};
+		values(a, ep, spec_set, ARRAY_SIZE(spec_set));
 	}
-	path = endpoint_path(ep, K_API_KEY_FILE);
-	if (path) {
-		add2(a, keys_at(K_API_KEY_FILE)->flag, path);
-		free(path);
-	}
+	path_value(a, ep, K_API_KEY_FILE);
 	/* a flag a key owns stays that key's (law C09): never from EXTRA_ARGS */
 	struct endpoint_gate g;
 	if (endpoint_gated_extra(ep, &g, 1)) {

@@ -353,23 +353,59 @@ static int typed_err(const struct endpoint *ep, enum key_id id, char *why, char 
 	return -1;
 }
 
-int endpoint_uint_of(const struct endpoint *ep, enum key_id id, uint64_t *out, char **err)
+/* The three typed reads: the value in force through the table's parse
+ * for the type (keys.h), the error after where the value came from. */
+enum typed { TYPED_UINT, TYPED_NUMBER, TYPED_BOOL };
+
+static int typed(const struct endpoint *ep, enum key_id id, enum typed t, void *out, char **err)
 {
 	const char *v = need(ep, id, err);
 	if (!v)
 		return -1;
+	const struct key_def *k = keys_at(id);
 	char *why = NULL;
-	if (key_parse_uint(keys_at(id), v, out, &why))
-		return typed_err(ep, id, why, err);
-	return 0;
+	int rc = t == TYPED_UINT     ? key_parse_uint(k, v, out, &why)
+		 : t == TYPED_NUMBER ? key_parse_number(k, v, out, &why)
+				     : key_parse_bool(k, v, out, &why);
+	return rc ? typed_err(ep, id, why, err) : 0;
 }
 
-int endpoint_uint_named(const struct endpoint *ep, const char *name, uint64_t *out, char **err)
+static int typed_named(const struct endpoint *ep, const char *name, enum typed t, void *out, char **err)
 {
 	size_t idx = key_index(name);
 	if (idx == K__COUNT)
 		return err ? errorf(err, "unknown key '%s'", name) : -1;
-	return endpoint_uint_of(ep, (enum key_id)idx, out, err);
+	return typed(ep, (enum key_id)idx, t, out, err);
+}
+
+int endpoint_uint_of(const struct endpoint *ep, enum key_id id, uint64_t *out, char **err)
+{
+	return typed(ep, id, TYPED_UINT, out, err);
+}
+
+int endpoint_number_of(const struct endpoint *ep, enum key_id id, double *out, char **err)
+{
+	return typed(ep, id, TYPED_NUMBER, out, err);
+}
+
+int endpoint_bool_of(const struct endpoint *ep, enum key_id id, int *out, char **err)
+{
+	return typed(ep, id, TYPED_BOOL, out, err);
+}
+
+int endpoint_uint_named(const struct endpoint *ep, const char *name, uint64_t *out, char **err)
+{
+	return typed_named(ep, name, TYPED_UINT, out, err);
+}
+
+int endpoint_number_named(const struct endpoint *ep, const char *name, double *out, char **err)
+{
+	return typed_named(ep, name, TYPED_NUMBER, out, err);
+}
+
+int endpoint_bool_named(const struct endpoint *ep, const char *name, int *out, char **err)
+{
+	return typed_named(ep, name, TYPED_BOOL, out, err);
 }
 
 int endpoint_u32(const struct endpoint *ep, enum key_id id, uint32_t *out, char **err)
@@ -381,44 +417,6 @@ int endpoint_u32(const struct endpoint *ep, enum key_id id, uint32_t *out, char 
 		return err ? errorf(err, "%s: %llu does not fit 32 bits", key_name(id), (unsigned long long)v) : -1;
 	*out = (uint32_t)v;
 	return 0;
-}
-
-int endpoint_number_of(const struct endpoint *ep, enum key_id id, double *out, char **err)
-{
-	const char *v = need(ep, id, err);
-	if (!v)
-		return -1;
-	char *why = NULL;
-	if (key_parse_number(keys_at(id), v, out, &why))
-		return typed_err(ep, id, why, err);
-	return 0;
-}
-
-int endpoint_number_named(const struct endpoint *ep, const char *name, double *out, char **err)
-{
-	size_t idx = key_index(name);
-	if (idx == K__COUNT)
-		return err ? errorf(err, "unknown key '%s'", name) : -1;
-	return endpoint_number_of(ep, (enum key_id)idx, out, err);
-}
-
-int endpoint_bool_of(const struct endpoint *ep, enum key_id id, int *out, char **err)
-{
-	const char *v = need(ep, id, err);
-	if (!v)
-		return -1;
-	char *why = NULL;
-	if (key_parse_bool(keys_at(id), v, out, &why))
-		return typed_err(ep, id, why, err);
-	return 0;
-}
-
-int endpoint_bool_named(const struct endpoint *ep, const char *name, int *out, char **err)
-{
-	size_t idx = key_index(name);
-	if (idx == K__COUNT)
-		return err ? errorf(err, "unknown key '%s'", name) : -1;
-	return endpoint_bool_of(ep, (enum key_id)idx, out, err);
 }
 
 char *endpoint_path_of(const struct endpoint *ep, enum key_id id)
@@ -437,6 +435,22 @@ char *endpoint_path_named(const struct endpoint *ep, const char *name)
 {
 	size_t idx = key_index(name);
 	return idx < K__COUNT ? endpoint_path_of(ep, (enum key_id)idx) : NULL;
+}
+
+char *endpoint_read_key(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char line[1024];
+	char *key = NULL;
+	while (!key && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] && line[0] != '#')
+			key = xstrdup(line);
+	}
+	fclose(f);
+	return key;
 }
 
 size_t endpoint_gated_extra(const struct endpoint *ep, struct endpoint_gate *out, size_t max)

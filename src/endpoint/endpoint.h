@@ -96,6 +96,10 @@ int endpoint_bool_named(const struct endpoint *ep, const char *name, int *out, c
 char *endpoint_path_of(const struct endpoint *ep, enum key_id id);
 char *endpoint_path_named(const struct endpoint *ep, const char *name);
 #define endpoint_path(ep, k) ENDPOINT_BY_KEY_(endpoint_path, k)(ep, k)
+/* The API key in an API key file (API_KEY_FILE, --api-key-file): its first
+ * line that is neither empty nor a # comment, as the engine reads it; NULL
+ * when there is none or the file is unreadable. The caller frees it. */
+char *endpoint_read_key(const char *path);
 
 /* "FILE:LINE: KEY", "--set KEY" or "FILE: KEY (default)". Caller frees. */
 char *endpoint_where_of(const struct endpoint *ep, enum key_id id);

@@ -28,14 +28,20 @@ void quote_one_line(struct sb *out, const char *s)
 		sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
 }
 
+/* One character in a unit file: % doubled (systemd's specifier), a
+ * control character as '?'. */
+static void unit_char(struct sb *out, char c)
+{
+	if (c == '%')
+		sb_adds(out, "%%");
+	else
+		sb_addc(out, (unsigned char)c < 0x20 || c == 0x7f ? '?' : c);
+}
+
 void quote_unit_raw(struct sb *out, const char *s)
 {
-	for (const char *p = s; *p; p++) {
-		if (*p == '%')
-			sb_adds(out, "%%");
-		else
-			sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
-	}
+	for (const char *p = s; *p; p++)
+		unit_char(out, *p);
 }
 
 void quote_unit_word(struct sb *out, const char *prefix, const char *s)
@@ -47,10 +53,7 @@ void quote_unit_word(struct sb *out, const char *prefix, const char *s)
 	for (const char *p = s; *p; p++) {
 		if (*p == '"' || *p == '\\')
 			sb_addc(out, '\\');
-		if (*p == '%')
-			sb_adds(out, "%%");
-		else
-			sb_addc(out, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+		unit_char(out, *p);
 	}
 	if (quote)
 		sb_addc(out, '"');

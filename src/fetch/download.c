@@ -304,6 +304,7 @@ enum verdict {
 struct conn {
 	struct dl *d;
 	CURL *h;
+	struct remote_sink sink;
 	struct curl_slist *hdrs;
 	unsigned seg;
 	char *url;
@@ -525,19 +526,16 @@ static enum verdict decide(struct conn *c)
 	return GO_ON;
 }
 
-static size_t on_header(char *p, size_t size, size_t n, void *arg)
+static void on_header(void *arg, const struct remote_header *h)
 {
 	struct conn *c = arg;
-	size_t len = size * n;
-	struct remote_header h;
-	remote_header_parse(p, len, &h);
-	switch (h.field) {
+	switch (h->field) {
 	case REMOTE_STATUS:
 		c->has_cr = c->has_clen = c->html = c->ranges = 0;
 		c->etag[0] = c->lastmod[0] = '\0';
 		free(c->location);
 		c->location = NULL;
-		c->status = h.status;
+		c->status = h->status;
 		break;
 	case REMOTE_END: /* this response's headers are all there (an interim 1xx goes on) */
 		if (c->status >= 200 && !c->decided) {
@@ -547,32 +545,30 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 		break;
 	case REMOTE_CONTENT_RANGE:
 		c->has_cr = 1;
-		c->cr_start = h.start;
-		c->cr_end = h.end;
-		c->cr_total = h.total;
+		c->cr_start = h->start;
+		c->cr_end = h->end;
+		c->cr_total = h->total;
 		break;
 	case REMOTE_CONTENT_LENGTH:
 		c->has_clen = 1;
-		c->clen = h.total;
+		c->clen = h->total;
 		break;
-	case REMOTE_ETAG: copy_value(c->etag, sizeof(c->etag), h.value); break;
-	case REMOTE_LAST_MODIFIED: copy_value(c->lastmod, sizeof(c->lastmod), h.value); break;
-	case REMOTE_ACCEPT_RANGES: c->ranges = h.flag; break;
-	case REMOTE_CONTENT_TYPE: c->html = h.flag; break;
+	case REMOTE_ETAG: copy_value(c->etag, sizeof(c->etag), h->value); break;
+	case REMOTE_LAST_MODIFIED: copy_value(c->lastmod, sizeof(c->lastmod), h->value); break;
+	case REMOTE_ACCEPT_RANGES: c->ranges = h->flag; break;
+	case REMOTE_CONTENT_TYPE: c->html = h->flag; break;
 	case REMOTE_LOCATION:
 		free(c->location);
-		c->location = xstrdup(h.value);
+		c->location = xstrdup(h->value);
 		break;
 	default: break;
 	}
-	return len;
 }
 
-static size_t on_body(char *p, size_t size, size_t n, void *arg)
+static size_t on_body(void *arg, const char *p, size_t len)
 {
 	struct conn *c = arg;
 	struct dl *d = c->d;
-	size_t len = size * n;
 	if (c->v == REDIRECT || (c->status != 200 && c->status != 206))
 		return len; /* a redirect's or an error's body: not the payload */
 	if (c->v != GO_ON)
@@ -663,10 +659,8 @@ static void conn_start(struct dl *d, unsigned i, const char *url, unsigned hops)
 	}
 	c->h = curl_easy_init();
 	remote_setup(c->h, url, d->f->url, &d->o->net, extra, &c->hdrs);
-	curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c->h, CURLOPT_HEADERDATA, c);
-	curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c->h, CURLOPT_WRITEDATA, c);
+	c->sink = (struct remote_sink){on_header, on_body, c};
+	remote_sink_set(c->h, &c->sink);
 	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
 	curl_easy_setopt(c->h, CURLOPT_BUFFERSIZE, 512L * 1024);
 	curl_multi_add_handle(d->multi, c->h);

@@ -92,6 +92,21 @@ static int has_url(const struct fleet_member *m)
 	return 0;
 }
 
+/* Run a command's words (av) on the job's host, cmd holding them; 0, or
+ * -1 with the job's outcome (fails) and why when ssh could not be run. */
+static int job_ssh(struct fleet_deploy_job *j, const struct host_dest *h, const char *const *av, long timeout_ms,
+		   const char *fails, struct sb *cmd, struct fleet_ssh_result *r)
+{
+	char *err = NULL;
+	sb_release(cmd);
+	fleet_ssh_words(cmd, av);
+	if (!fleet_ssh_run(&j->c->ssh, h, cmd->s, NULL, 0, timeout_ms, r, &err))
+		return 0;
+	j->outcome = fails;
+	j->why = err;
+	return -1;
+}
+
 /* A remote member: the host's zealot is this one, and the endpoint file
  * goes to REMOTE-DIR/NAME.env (*path). 0, or -1 with the outcome set. */
 static int deploy_copy(struct fleet_deploy_job *j, const struct host_dest *h, const char *hn, struct sb *path)
@@ -101,13 +116,8 @@ static int deploy_copy(struct fleet_deploy_job *j, const struct host_dest *h, co
 	struct sb cmd = {0};
 	/* the host's zealot is this one */
 	const char *vav[] = {j->c->remote_zealot, "--version", NULL};
-	fleet_ssh_words(&cmd, vav);
-	if (fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, 60000, &r, &err)) {
-		j->outcome = "unreachable";
-		j->why = err;
-		err = NULL;
+	if (job_ssh(j, h, vav, 60000, "unreachable", &cmd, &r))
 		goto fail;
-	}
 	if (!r.reached || r.timed_out) {
 		j->outcome = "unreachable";
 		j->why = xstrdup(r.why ? r.why : "no answer");
@@ -176,7 +186,6 @@ static void deploy_job(size_t i, void *ctx)
 	const struct host_dest *h = host_of(j->m);
 	const char *hn = host_label(j->m);
 	struct fleet_ssh_result r = {0};
-	char *err = NULL;
 	struct sb cmd = {0}, path = {0};
 	if (!deploy_unit_name_ok(j->m->name)) {
 		j->outcome = "refused";
@@ -194,15 +203,9 @@ static void deploy_job(size_t i, void *ctx)
 	}
 	/* the payloads, where the file names where they come from */
 	if (j->o->fetch && has_url(j->m)) {
-		sb_release(&cmd);
 		const char *fav[] = {fleet_ops_zealot(j->c, j->m), "fetch", "--", path.s, NULL};
-		fleet_ssh_words(&cmd, fav);
-		if (fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, j->o->timeout_ms, &r, &err)) {
-			j->outcome = "error";
-			j->why = err;
-			err = NULL;
+		if (job_ssh(j, h, fav, j->o->timeout_ms, "error", &cmd, &r))
 			goto out;
-		}
 		if (r.why || r.status != 0) {
 			char *l = last_words(&r);
 			j->outcome = r.reached && !r.lost && !r.timed_out ? "fetch-failed"
@@ -218,16 +221,10 @@ static void deploy_job(size_t i, void *ctx)
 		fleet_ssh_result_release(&r);
 	}
 	/* zealot deploy on the host */
-	sb_release(&cmd);
 	const char *dav[] = {
 	    fleet_ops_zealot(j->c, j->m), "deploy", "--reason", j->o->reason, "--json", "--", path.s, NULL};
-	fleet_ssh_words(&cmd, dav);
-	if (fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, j->o->timeout_ms, &r, &err)) {
-		j->outcome = "error";
-		j->why = err;
-		err = NULL;
+	if (job_ssh(j, h, dav, j->o->timeout_ms, "error", &cmd, &r))
 		goto out;
-	}
 	j->deploy_text = xstrdup(r.out.s ? r.out.s : "");
 	j->deploy_status = r.status;
 	if (!r.reached) {
@@ -253,7 +250,6 @@ out:
 		j->sh->stop = 1;
 		pthread_mutex_unlock(&j->sh->mu);
 	}
-	free(err);
 	fleet_ssh_result_release(&r);
 	sb_release(&cmd);
 	sb_release(&path);

@@ -28,15 +28,7 @@ static inline char *first_line(const char *s)
 /* The last line that says something, of stderr or stdout. */
 static inline char *last_words(const struct fleet_ssh_result *r)
 {
-	const struct sb *b = r->err.len ? &r->err : &r->out;
-	const char *s = b->s ? b->s : "";
-	size_t n = b->len;
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
-		n--;
-	size_t a = n;
-	while (a && s[a - 1] != '\n')
-		a--;
-	return xstrndup(s + a, n - a);
+	return sb_last_line(r->err.len ? &r->err : &r->out, "\n ");
 }
 
 /* A name that could be read as an option by the remote programs. */

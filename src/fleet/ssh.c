@@ -41,14 +41,7 @@ void fleet_ssh_result_release(struct fleet_ssh_result *r)
  * line of its own), for a why. */
 static char *last_line(const struct sb *e)
 {
-	const char *s = e->s ? e->s : "";
-	size_t n = e->len;
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		n--;
-	size_t b = n;
-	while (b && s[b - 1] != '\n')
-		b--;
-	return xstrndup(s + b, n - b);
+	return sb_last_line(e, "\n\r");
 }
 
 /* "Offending ED25519 key in /x/known_hosts:3" from ssh's warning. */
@@ -251,23 +244,22 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const ch
 	}
 
 	int po[2] = {-1, -1}, pe[2] = {-1, -1}, pi[2] = {-1, -1};
+	const char *failed = NULL; /* the step that failed: "" for the pipes */
+	pid_t pid = -1;
 	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pi)) {
-		int e = errno;
-		close_pair(po);
-		close_pair(pe);
-		close_pair(pi);
-		sb_release(&wrapped);
-		return errorf(err, "cannot run ssh: %s", strerror(e));
+		failed = "";
+	} else {
+		fflush(NULL);
+		if ((pid = fork()) < 0)
+			failed = "fork: ";
 	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
+	if (failed) {
 		int e = errno;
 		close_pair(po);
 		close_pair(pe);
 		close_pair(pi);
 		sb_release(&wrapped);
-		return errorf(err, "cannot run ssh: fork: %s", strerror(e));
+		return errorf(err, "cannot run ssh: %s%s", failed, strerror(e));
 	}
 	if (pid == 0)
 		run_child(av, in != NULL, po, pe, pi);
@@ -305,15 +297,7 @@ int fleet_ssh_run(const struct fleet_ssh *s, const struct host_dest *h, const ch
 			break;
 		if (n <= 0)
 			continue;
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (!fd_drain(fds[i].fd, i == 0 ? &r->out : &r->err, MAX_BYTES)) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
+		open_fds -= proc_drain(fds, &r->out, &r->err, MAX_BYTES);
 		if (infd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
 			ssize_t w = send(infd, in + sent, in_len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (w > 0)

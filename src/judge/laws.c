@@ -654,28 +654,6 @@ static char *slurp(const char *path, size_t cap)
 	return read_file(path, cap, READ_TRUNCATE, NULL, NULL, NULL);
 }
 
-/* A CMake boolean in a CMakeCache.txt's text ("NAME:BOOL=ON"): 1 when the
- * entry exists and is true the way CMake reads it (ON, YES, TRUE, Y, 1). */
-static int cache_true(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, name, n) != 0 || p[n] != ':')
-			continue;
-		const char *eq = strchr(p, '=');
-		const char *end = strchr(p, '\n');
-		if (!eq || (end && eq > end))
-			return 0;
-		size_t m = end ? (size_t)(end - eq - 1) : strlen(eq + 1);
-		static const char *const yes[] = {"ON", "YES", "TRUE", "Y", "1"};
-		for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
-			if (m == strlen(yes[i]) && strncasecmp(eq + 1, yes[i], m) == 0)
-				return 1;
-		return 0;
-	}
-	return 0;
-}
-
 /* Whether this host's CPU has the flag, from the first "flags" line of
  * /proc/cpuinfo ($ZEALOT_CPUINFO reads another file: tests, or another
  * host's cpuinfo). 0 when unknown. */
@@ -719,19 +697,19 @@ static int build_has_amx(const char *cache, struct sb *why)
 		return -1;
 	int amx = 0;
 	int host = host_cpu_has("amx_int8") && host_cpu_has("avx512_vnni");
-	if (cache_true(text, "GGML_CPU_ALL_VARIANTS")) {
+	if (cmake_cache_true(text, "GGML_CPU_ALL_VARIANTS")) {
 		if ((amx = host))
 			sb_addf(why,
 				"%s has GGML_CPU_ALL_VARIANTS=ON and this host's CPU has amx_int8: the engine "
 				"loads its AMX (sapphirerapids) CPU variant",
 				cache);
-	} else if (cache_true(text, "GGML_NATIVE")) {
+	} else if (cmake_cache_true(text, "GGML_NATIVE")) {
 		if ((amx = host))
 			sb_addf(why,
 				"%s has GGML_NATIVE=ON and this host's CPU has amx_int8 and avx512_vnni (a native "
 				"build compiles the AMX kernels exactly when its build host has them)",
 				cache);
-	} else if (cache_true(text, "GGML_AMX_INT8") && cache_true(text, "GGML_AVX512_VNNI")) {
+	} else if (cmake_cache_true(text, "GGML_AMX_INT8") && cmake_cache_true(text, "GGML_AVX512_VNNI")) {
 		amx = 1;
 		sb_addf(why, "%s has GGML_AMX_INT8=ON and GGML_AVX512_VNNI=ON", cache);
 	}

@@ -77,17 +77,16 @@ static size_t socket_inodes(unsigned port, unsigned long *ino, size_t max)
 	return n;
 }
 
-size_t audit_listeners(unsigned port, pid_t *out, size_t max)
+/* The processes (at most max) that hold a socket whose inode is one of
+ * ino[0 .. n_ino), from /proc/PID/fd; those this host cannot see are not. */
+static size_t socket_owners(const unsigned long *ino, size_t n_ino, pid_t *out, size_t max)
 {
-	unsigned long ino[64];
-	size_t n_ino = socket_inodes(port, ino, 64), n = 0;
-	if (!n_ino)
-		return 0;
 	DIR *proc = opendir("/proc");
 	if (!proc)
 		return 0;
+	size_t n = 0;
 	struct dirent *d;
-	while ((d = readdir(proc)) && n < max) {
+	while (n < max && (d = readdir(proc))) {
 		char *end;
 		long pid = strtol(d->d_name, &end, 10);
 		if (*end || pid <= 0)
@@ -120,39 +119,18 @@ size_t audit_listeners(unsigned port, pid_t *out, size_t max)
 	return n;
 }
 
+size_t audit_listeners(unsigned port, pid_t *out, size_t max)
+{
+	unsigned long ino[64];
+	size_t n_ino = socket_inodes(port, ino, 64);
+	return n_ino ? socket_owners(ino, n_ino, out, max) : 0;
+}
+
 /* The process holding a socket inode, or 0 when this host cannot see it. */
 static pid_t inode_owner(unsigned long want)
 {
-	DIR *proc = opendir("/proc");
-	if (!proc)
-		return 0;
-	struct dirent *d;
-	pid_t found = 0;
-	while (!found && (d = readdir(proc))) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		char fdpath[64];
-		snprintf(fdpath, sizeof(fdpath), "/proc/%ld/fd", pid);
-		DIR *fds = opendir(fdpath);
-		struct dirent *fd;
-		while (fds && !found && (fd = readdir(fds))) {
-			char link[384], target[128];
-			snprintf(link, sizeof(link), "%s/%s", fdpath, fd->d_name);
-			ssize_t len = readlink(link, target, sizeof(target) - 1);
-			if (len <= 0)
-				continue;
-			target[len] = '\0';
-			unsigned long i;
-			if (sscanf(target, "socket:[%lu]", &i) == 1 && i == want)
-				found = (pid_t)pid;
-		}
-		if (fds)
-			closedir(fds);
-	}
-	closedir(proc);
-	return found;
+	pid_t pid;
+	return socket_owners(&want, 1, &pid, 1) ? pid : 0;
 }
 
 size_t audit_clients(unsigned port, struct audit_client *out, size_t max)

@@ -111,6 +111,29 @@ static void typed_part(const char *s, const char *tag, char *type, size_t tn, do
 		*mib = strtod(e + 2, NULL);
 }
 
+/* A cache's size line after "size =": "X MiB (C cells, L layers, S seqs ...": its
+ * MiB, cells, layers and seqs; *end after the seqs' number (NULL without
+ * a "layers," part). -1 without the parenthesis. */
+static int size_head(const char *p, double *mib, uint32_t *cells, uint32_t *layers, uint32_t *seqs, const char **end)
+{
+	*mib = strtod(p, NULL);
+	*end = NULL;
+	const char *paren = strchr(p, '(');
+	if (!paren)
+		return -1;
+	*cells = (uint32_t)strtoul(paren + 1, NULL, 10);
+	const char *c = strstr(paren, "cells,");
+	if (c)
+		*layers = (uint32_t)strtoul(c + 6, NULL, 10);
+	const char *l = strstr(paren, "layers,");
+	if (l) {
+		char *e;
+		*seqs = (uint32_t)strtoul(l + 7, &e, 10);
+		*end = e;
+	}
+	return 0;
+}
+
 static int kv_line(const char *line, struct ledger_kv *kv)
 {
 	const char *p = after(line, "llama_kv_cache: size =");
@@ -128,21 +151,11 @@ static int kv_line(const char *line, struct ledger_kv *kv)
 		kv->second = 0;
 		return 1;
 	}
-	kv->mib = strtod(p, NULL);
-	const char *paren = strchr(p, '(');
-	if (!paren)
+	const char *end;
+	if (size_head(p, &kv->mib, &kv->cells, &kv->layers, &kv->seqs, &end))
 		return 0;
-	kv->cells = (uint32_t)strtoul(paren + 1, NULL, 10);
-	const char *c = strstr(paren, "cells,");
-	if (c)
-		kv->layers = (uint32_t)strtoul(c + 6, NULL, 10);
-	const char *l = strstr(paren, "layers,");
-	if (l) {
-		char *end;
-		kv->seqs = (uint32_t)strtoul(l + 7, &end, 10);
-		if (*end == '/')
-			kv->streams = (uint32_t)strtoul(end + 1, NULL, 10);
-	}
+	if (end && *end == '/')
+		kv->streams = (uint32_t)strtoul(end + 1, NULL, 10);
 	typed_part(p, "K (", kv->k_type, sizeof(kv->k_type), &kv->k_mib);
 	typed_part(p, "V (", kv->v_type, sizeof(kv->v_type), &kv->v_mib);
 	kv->present = ok;
@@ -154,22 +167,12 @@ static int rs_line(const char *line, struct ledger_rs *rs)
 	const char *p = after(line, "llama_memory_recurrent: size =");
 	if (!p)
 		return 0;
-	rs->mib = strtod(p, NULL);
-	const char *paren = strchr(p, '(');
-	if (!paren)
+	const char *end;
+	if (size_head(p, &rs->mib, &rs->cells, &rs->layers, &rs->seqs, &end))
 		return 0;
-	rs->cells = (uint32_t)strtoul(paren + 1, NULL, 10);
-	const char *c = strstr(paren, "cells,");
-	if (c)
-		rs->layers = (uint32_t)strtoul(c + 6, NULL, 10);
-	const char *l = strstr(paren, "layers,");
-	if (l) {
-		char *end;
-		rs->seqs = (uint32_t)strtoul(l + 7, &end, 10);
-		const char *q = strstr(end, "seqs");
-		if (q)
-			rs->rs_seq = (uint32_t)strtoul(q + 4, NULL, 10);
-	}
+	const char *q = end ? strstr(end, "seqs") : NULL;
+	if (q)
+		rs->rs_seq = (uint32_t)strtoul(q + 4, NULL, 10);
 	typed_part(p, "R (", NULL, 0, &rs->r_mib);
 	typed_part(p, "S (", NULL, 0, &rs->s_mib);
 	rs->present = 1;
@@ -264,6 +267,15 @@ static void other_line(struct ledger *l, const char *line)
 	}
 }
 
+/* A line one of the readings below took: counted, and the line's reading
+ * ends. */
+static int recognised(struct ledger *l, int took)
+{
+	if (took)
+		l->recognised++;
+	return took;
+}
+
 static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur, int *swa_next)
 {
 	if (!l->engine_error[0] && (strstr(line, "failed to load") || strstr(line, "failed to apply") ||
@@ -292,23 +304,16 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		l->recognised++;
 		return;
 	}
-	if (strstr(line, "load_tensors:") && buffer_line(line, " model buffer size", l->model, &l->n_model, 0)) {
-		l->recognised++;
+	if (recognised(l, strstr(line, "load_tensors:") &&
+			      buffer_line(line, " model buffer size", l->model, &l->n_model, 0)))
 		return;
-	}
-	if (buffer_line(line, " LoRA buffer size", l->lora, &l->n_lora, 0)) {
-		l->recognised++;
+	if (recognised(l, buffer_line(line, " LoRA buffer size", l->lora, &l->n_lora, 0)))
 		return;
-	}
-	if (ctx_field(line, *cur)) {
-		l->recognised++;
+	if (recognised(l, ctx_field(line, *cur)))
 		return;
-	}
-	if (strstr(line, "llama_context:") &&
-	    buffer_line(line, " output buffer size", (*cur)->output, &(*cur)->n_output, 1)) {
-		l->recognised++;
+	if (recognised(l, strstr(line, "llama_context:") &&
+			      buffer_line(line, " output buffer size", (*cur)->output, &(*cur)->n_output, 1)))
 		return;
-	}
 	if (strstr(line, "creating     SWA KV cache")) {
 		*swa_next = 1;
 		return;
@@ -323,32 +328,23 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 	}
 	if (strstr(line, "llama_kv_cache:")) {
 		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
-		if (buffer_line(line, " KV buffer size", kv->bufs, &kv->n_bufs, 0)) {
-			l->recognised++;
+		if (recognised(l, buffer_line(line, " KV buffer size", kv->bufs, &kv->n_bufs, 0)))
 			return;
-		}
 	}
-	if (strstr(line, "llama_memory_recurrent:") &&
-	    buffer_line(line, " RS buffer size", (*cur)->rs.bufs, &(*cur)->rs.n_bufs, 0)) {
-		l->recognised++;
+	if (recognised(l, strstr(line, "llama_memory_recurrent:") &&
+			      buffer_line(line, " RS buffer size", (*cur)->rs.bufs, &(*cur)->rs.n_bufs, 0)))
 		return;
-	}
 	if (strstr(line, "llama_kv_cache: size =")) {
 		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
-		if (kv_line(line, kv))
-			l->recognised++;
+		recognised(l, kv_line(line, kv));
 		*swa_next = 0;
 		return;
 	}
-	if (rs_line(line, &(*cur)->rs)) {
-		l->recognised++;
+	if (recognised(l, rs_line(line, &(*cur)->rs)))
 		return;
-	}
-	if (strstr(line, "sched_reserve:") &&
-	    buffer_line(line, " compute buffer size", (*cur)->compute, &(*cur)->n_compute, 1)) {
-		l->recognised++;
+	if (recognised(l, strstr(line, "sched_reserve:") &&
+			      buffer_line(line, " compute buffer size", (*cur)->compute, &(*cur)->n_compute, 1)))
 		return;
-	}
 	other_line(l, line);
 }
 

@@ -284,6 +284,15 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 	va_end(ap);
 }
 
+/* A probe that lacks what it needs (lacking) is said skipped, with why;
+ * whether it was. */
+static int skipped(struct probe_results *out, int lacking, const char *name, const char *law, const char *why)
+{
+	if (lacking)
+		say(out, name, law, PROBE_SKIP, "%s", why);
+	return lacking;
+}
+
 void probe_results_release(struct probe_results *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -332,6 +341,27 @@ static json_t *get_json(const struct http_client *c, const char *method, const c
 	return j;
 }
 
+/* An answer to a JSON request: the response, the parsed body (NULL with
+ * why when there is none), released together. */
+struct answer {
+	struct http_response r;
+	json_t *j;
+	char why[512];
+};
+
+static json_t *ask(const struct http_client *c, const char *method, const char *path, const char *body,
+		   struct answer *a)
+{
+	a->j = get_json(c, method, path, body, &a->r, a->why, sizeof(a->why));
+	return a->j;
+}
+
+static void answer_release(struct answer *a)
+{
+	json_decref(a->j);
+	http_response_release(&a->r);
+}
+
 int probe_reachable(const struct http_client *c, char *why, size_t why_n)
 {
 	struct http_response r;
@@ -342,51 +372,47 @@ int probe_reachable(const struct http_client *c, char *why, size_t why_n)
 	return rc ? -1 : 0;
 }
 
-static void p_health(const struct http_client *c, struct probe_results *out)
+static void p_health(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "GET", "/health", NULL, &r, why, sizeof(why));
+	(void)e;
+	struct answer a;
+	json_t *j = ask(c, "GET", "/health", NULL, &a);
 	if (!j)
-		say(out, "health", "A01", PROBE_FAIL, "%s", why);
-	else if (r.status != 200)
-		say(out, "health", "A01", PROBE_FAIL, "GET /health: HTTP %ld (loading or failed)", r.status);
+		say(out, "health", "A01", PROBE_FAIL, "%s", a.why);
+	else if (a.r.status != 200)
+		say(out, "health", "A01", PROBE_FAIL, "GET /health: HTTP %ld (loading or failed)", a.r.status);
 	else
 		say(out, "health", "A01", PROBE_PASS,
 		    "GET /health: 200 %s (health cannot see the payload: the probes below do)",
 		    json_string_value(json_object_get(j, "status")) ? json_string_value(json_object_get(j, "status"))
 								    : "");
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 }
 
 static void p_models(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "GET", "/v1/models", NULL, &r, why, sizeof(why));
+	struct answer a;
+	json_t *j = ask(c, "GET", "/v1/models", NULL, &a);
 	const char *id =
 	    j ? json_string_value(json_object_get(json_array_get(json_object_get(j, "data"), 0), "id")) : NULL;
 	if (!j)
-		say(out, "models", "C06", PROBE_FAIL, "%s", why);
-	else if (r.status != 200 || !id)
-		say(out, "models", "C06", PROBE_FAIL, "GET /v1/models: HTTP %ld, no model id", r.status);
+		say(out, "models", "C06", PROBE_FAIL, "%s", a.why);
+	else if (a.r.status != 200 || !id)
+		say(out, "models", "C06", PROBE_FAIL, "GET /v1/models: HTTP %ld, no model id", a.r.status);
 	else if (e->alias && strcmp(id, e->alias) != 0)
 		say(out, "models", "C06", PROBE_FAIL,
 		    "serves '%s', the endpoint's ALIAS is '%s' (id-keyed clients break)", id, e->alias);
 	else
 		say(out, "models", "C06", PROBE_PASS, "serves '%s'%s", id, e->alias ? " = ALIAS" : "");
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 }
 
 /* /props: slots and the per-slot window; fills what it learned into e2. */
 static void p_props(const struct http_client *c, const struct probe_expect *e, struct probe_expect *learned,
 		    struct probe_results *out, int report)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "GET", "/props", NULL, &r, why, sizeof(why));
+	struct answer a;
+	json_t *j = ask(c, "GET", "/props", NULL, &a);
 	json_int_t slots = j ? json_integer_value(json_object_get(j, "total_slots")) : 0;
 	json_int_t n_ctx =
 	    j ? json_integer_value(json_object_get(json_object_get(j, "default_generation_settings"), "n_ctx")) : 0;
@@ -397,8 +423,8 @@ static void p_props(const struct http_client *c, const struct probe_expect *e, s
 		learned->projector = json_is_true(json_object_get(mod, "vision"));
 	}
 	if (report) {
-		if (!j || r.status != 200)
-			say(out, "props", "M03", PROBE_FAIL, "%s", j ? "GET /props: not 200" : why);
+		if (!j || a.r.status != 200)
+			say(out, "props", "M03", PROBE_FAIL, "%s", j ? "GET /props: not 200" : a.why);
 		else if ((e->slots && slots != e->slots) || (e->n_ctx_seq && n_ctx != e->n_ctx_seq))
 			say(out, "props", "M03", PROBE_FAIL,
 			    "%lld slots of %lld tokens; the endpoint says %u slots of %u (a different shape is "
@@ -408,29 +434,27 @@ static void p_props(const struct http_client *c, const struct probe_expect *e, s
 			say(out, "props", "M03", PROBE_PASS, "%lld slots of %lld tokens per slot%s", (long long)slots,
 			    (long long)n_ctx, e->slots ? " = the endpoint's shape" : "");
 	}
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 }
 
 static void p_slots(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "GET", "/slots", NULL, &r, why, sizeof(why));
-	if (!j && r.status == 501)
+	struct answer a;
+	json_t *j = ask(c, "GET", "/slots", NULL, &a);
+	if (!j && a.r.status == 501)
 		say(out, "slots", "A07", PROBE_FAIL, "GET /slots: 501 (the slots endpoint is off)");
 	else if (!j || !json_is_array(j))
-		say(out, "slots", "A07", PROBE_FAIL, "%s", j ? "GET /slots: not an array" : why);
+		say(out, "slots", "A07", PROBE_FAIL, "%s", j ? "GET /slots: not an array" : a.why);
 	else if (e->slots && json_array_size(j) != e->slots)
 		say(out, "slots", "A07", PROBE_FAIL, "%zu slots, the endpoint says %u", json_array_size(j), e->slots);
 	else
 		say(out, "slots", "A07", PROBE_PASS, "%zu slots listed", json_array_size(j));
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 }
 
-static void p_metrics(const struct http_client *c, struct probe_results *out)
+static void p_metrics(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
+	(void)e;
 	struct http_response r;
 	if (http_request(c, "GET", "/metrics", NULL, &r)) {
 		say(out, "metrics", "C04", PROBE_FAIL, "GET /metrics: no answer: %s", r.error);
@@ -605,10 +629,8 @@ int probe_judge_refusal(long status, const char *body, size_t n, char *const *ma
  * answer that ran out in reasoning is inconclusive, never a refusal. */
 static void p_refusal(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	if (!e->n_refusal_prompts) {
-		say(out, "refusal", "S12", PROBE_SKIP, "no PROBE_REFUSAL_PROMPTS (or no --endpoint)");
+	if (skipped(out, !e->n_refusal_prompts, "refusal", "S12", "no PROBE_REFUSAL_PROMPTS (or no --endpoint)"))
 		return;
-	}
 	struct probe_prompt *v = xcalloc(e->n_refusal_prompts, sizeof(*v));
 	size_t refused = 0, clear = 0, unsure = 0, broken = 0;
 	char *why = NULL;
@@ -675,20 +697,19 @@ static void p_tools(const struct http_client *c, const struct probe_expect *e, s
 	    "\"parameters\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":"
 	    "\"integer\"}},"
 	    "\"required\":[\"a\",\"b\"]}}}]}";
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
+	struct answer a;
+	json_t *j = ask(c, "POST", "/v1/chat/completions", body, &a);
 	json_t *ch = j ? json_array_get(json_object_get(j, "choices"), 0) : NULL;
 	if (!j) {
-		say(out, "tools", NULL, PROBE_FAIL, "%s", why);
-	} else if (r.status != 200 || !ch) {
+		say(out, "tools", NULL, PROBE_FAIL, "%s", a.why);
+	} else if (a.r.status != 200 || !ch) {
 		const char *msg = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
-		if (r.status == 500 && msg && strstr(msg, "does not match"))
+		if (a.r.status == 500 && msg && strstr(msg, "does not match"))
 			say(out, "tools", NULL, e->tools_expect ? PROBE_FAIL : PROBE_SKIP,
 			    "%s: the model's output did not parse as a tool call (%s)",
 			    e->tools_expect ? "no call with the expected arguments" : "evidence", msg);
 		else
-			say(out, "tools", NULL, PROBE_FAIL, "HTTP %ld: %.160s", r.status, msg ? msg : r.body.s);
+			say(out, "tools", NULL, PROBE_FAIL, "HTTP %ld: %.160s", a.r.status, msg ? msg : a.r.body.s);
 	} else {
 		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
 		json_t *calls = json_object_get(json_object_get(ch, "message"), "tool_calls");
@@ -720,30 +741,25 @@ static void p_tools(const struct http_client *c, const struct probe_expect *e, s
 	}
 	if (e->tools_expect)
 		last(out)->expected = xstrdup(e->tools_expect);
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 }
 
 static json_int_t prompt_tokens(const struct http_client *c, const char *body, long *status, struct got *g)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
-	*status = r.status;
+	struct answer a;
+	json_t *j = ask(c, "POST", "/v1/chat/completions", body, &a);
+	*status = a.r.status;
 	if (g)
-		got_read(&r, g);
+		got_read(&a.r, g);
 	json_int_t n = j ? json_integer_value(json_object_get(json_object_get(j, "usage"), "prompt_tokens")) : -1;
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 	return n;
 }
 
 static void p_vision(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	if (e->projector == 0) {
-		say(out, "vision", "A04", PROBE_SKIP, "no projector on this endpoint");
+	if (skipped(out, e->projector == 0, "vision", "A04", "no projector on this endpoint"))
 		return;
-	}
 	struct sb png = {0}, body = {0};
 	if (png_solid(512, 512, 255, 0, 0, &png)) {
 		say(out, "vision", "A04", PROBE_FAIL, "cannot encode the probe image");
@@ -809,43 +825,37 @@ static void p_vision(const struct http_client *c, const struct probe_expect *e, 
 
 static void p_overlong(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	if (!e->n_ctx_seq) {
-		say(out, "overlong", "M03", PROBE_SKIP, "the per-slot window is unknown");
+	if (skipped(out, !e->n_ctx_seq, "overlong", "M03", "the per-slot window is unknown"))
 		return;
-	}
 	/* one token past the window: " x" is one token in every BPE we know */
 	struct sb body = {0};
 	sb_adds(&body, "{\"max_tokens\":1,\"messages\":[{\"role\":\"user\",\"content\":\"");
 	for (uint32_t i = 0; i <= e->n_ctx_seq; i++)
 		sb_add(&body, " x", 2);
 	sb_adds(&body, "\"}]}");
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "POST", "/v1/chat/completions", body.s, &r, why, sizeof(why));
+	struct answer a;
+	json_t *j = ask(c, "POST", "/v1/chat/completions", body.s, &a);
 	json_t *err = j ? json_object_get(j, "error") : NULL;
 	json_int_t n_ctx = json_integer_value(json_object_get(err, "n_ctx"));
 	const char *msg = json_string_value(json_object_get(err, "message"));
 	if (!j)
-		say(out, "overlong", "M03", PROBE_FAIL, "%s", why);
-	else if (r.status == 400 && (n_ctx == e->n_ctx_seq || (msg && strstr(msg, "context size"))))
+		say(out, "overlong", "M03", PROBE_FAIL, "%s", a.why);
+	else if (a.r.status == 400 && (n_ctx == e->n_ctx_seq || (msg && strstr(msg, "context size"))))
 		say(out, "overlong", "M03", PROBE_PASS, "HTTP 400 naming the %lld-token window: %.100s",
 		    (long long)n_ctx, msg ? msg : "");
-	else if (r.status == 200)
+	else if (a.r.status == 200)
 		say(out, "overlong", "M03", PROBE_FAIL, "a prompt past the %u-token window was accepted (truncated?)",
 		    e->n_ctx_seq);
 	else
-		say(out, "overlong", "M03", PROBE_FAIL, "HTTP %ld: %.100s", r.status, msg ? msg : "");
-	json_decref(j);
-	http_response_release(&r);
+		say(out, "overlong", "M03", PROBE_FAIL, "HTTP %ld: %.100s", a.r.status, msg ? msg : "");
+	answer_release(&a);
 	sb_release(&body);
 }
 
 static void p_concurrency(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	if (!e->slots) {
-		say(out, "concurrency", "A07", PROBE_SKIP, "the slot count is unknown");
+	if (skipped(out, !e->slots, "concurrency", "A07", "the slot count is unknown"))
 		return;
-	}
 	size_t n = e->slots + 1;
 	char **bodies = xcalloc(n, sizeof(*bodies));
 	struct http_response *r = xcalloc(n, sizeof(*r));
@@ -924,11 +934,9 @@ static long effort_status(const struct http_client *c, const char *value)
 
 static void p_effort(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	if (!e->n_efforts) {
-		say(out, "effort", "A08", PROBE_SKIP,
-		    "the template does not restrict reasoning_effort (or no --endpoint)");
+	if (skipped(out, !e->n_efforts, "effort", "A08",
+		    "the template does not restrict reasoning_effort (or no --endpoint)"))
 		return;
-	}
 	struct sb ev = {0};
 	int bad = 0;
 	for (size_t i = 0; i < e->n_efforts; i++) {
@@ -960,23 +968,22 @@ static void p_effort(const struct http_client *c, const struct probe_expect *e, 
  * prefix (usage.prompt_tokens_details.cached_tokens, else timings.cache_n). */
 static json_int_t cached(const struct http_client *c, const char *body, long *status, int *known)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "POST", "/v1/chat/completions", body, &r, why, sizeof(why));
-	*status = r.status;
+	struct answer a;
+	json_t *j = ask(c, "POST", "/v1/chat/completions", body, &a);
+	*status = a.r.status;
 	json_t *n =
 	    json_object_get(json_object_get(json_object_get(j, "usage"), "prompt_tokens_details"), "cached_tokens");
 	if (!json_is_integer(n))
 		n = json_object_get(json_object_get(j, "timings"), "cache_n");
 	*known = json_is_integer(n);
 	json_int_t v = json_integer_value(n);
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 	return v;
 }
 
-static void p_cache(const struct http_client *c, struct probe_results *out)
+static void p_cache(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
+	(void)e;
 	/* a prompt no earlier request sent (a nonce), so the first cannot be
 	 * cached whole and the second can */
 	char body[256];
@@ -1004,15 +1011,13 @@ static void p_cache(const struct http_client *c, struct probe_results *out)
  * endpoint's PRESENCE_PENALTY (C07) and the payload's general.sampling.*. */
 static void p_sampler(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
 {
-	struct http_response r;
-	char why[512];
-	json_t *j = get_json(c, "GET", "/props", NULL, &r, why, sizeof(why));
+	struct answer a;
+	json_t *j = ask(c, "GET", "/props", NULL, &a);
 	json_t *params = json_object_get(json_object_get(j, "default_generation_settings"), "params");
 	if (!json_is_object(params)) {
 		say(out, "sampler", "C07", PROBE_FAIL, "%s",
-		    j ? "GET /props: no default_generation_settings.params" : why);
-		json_decref(j);
-		http_response_release(&r);
+		    j ? "GET /props: no default_generation_settings.params" : a.why);
+		answer_release(&a);
 		return;
 	}
 	static const char *const map[][2] = {
@@ -1041,8 +1046,7 @@ static void p_sampler(const struct http_client *c, const struct probe_expect *e,
 		    e->n_sampling || e->has_presence_penalty ? " = the payload's and the endpoint's" : "");
 	sb_release(&ev);
 	sb_release(&bad);
-	json_decref(j);
-	http_response_release(&r);
+	answer_release(&a);
 }
 
 void probe_run(const struct http_client *c, const struct probe_expect *e, const char *only, struct probe_results *out)
@@ -1058,30 +1062,20 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 		x.n_ctx_seq = learned.n_ctx_seq;
 	if (x.projector < 0)
 		x.projector = learned.projector;
-	if (wanted(only, "health"))
-		p_health(c, out);
-	if (wanted(only, "models"))
-		p_models(c, e, out);
-	if (wanted(only, "slots"))
-		p_slots(c, e, out);
-	if (wanted(only, "metrics"))
-		p_metrics(c, out);
-	if (wanted(only, "chat"))
-		p_chat(c, e, out);
-	if (wanted(only, "tools"))
-		p_tools(c, e, out);
-	if (wanted(only, "vision"))
-		p_vision(c, &x, out);
-	if (wanted(only, "overlong"))
-		p_overlong(c, &x, out);
-	if (wanted(only, "concurrency"))
-		p_concurrency(c, &x, out);
-	if (wanted(only, "effort"))
-		p_effort(c, &x, out);
-	if (wanted(only, "refusal"))
-		p_refusal(c, e, out);
-	if (wanted(only, "cache"))
-		p_cache(c, out);
-	if (wanted(only, "sampler"))
-		p_sampler(c, e, out);
+	/* the probes in the order they run; those marked read what /props
+	 * taught where the endpoint is silent */
+	static const struct {
+		const char *name;
+		void (*run)(const struct http_client *c, const struct probe_expect *e, struct probe_results *out);
+		int learned;
+	} probes[] = {
+	    {"health", p_health, 0},   {"models", p_models, 0},	    {"slots", p_slots, 0},
+	    {"metrics", p_metrics, 0}, {"chat", p_chat, 0},	    {"tools", p_tools, 0},
+	    {"vision", p_vision, 1},   {"overlong", p_overlong, 1}, {"concurrency", p_concurrency, 1},
+	    {"effort", p_effort, 1},   {"refusal", p_refusal, 0},   {"cache", p_cache, 0},
+	    {"sampler", p_sampler, 0},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		if (wanted(only, probes[i].name))
+			probes[i].run(c, probes[i].learned ? &x : e, out);
 }

@@ -41,13 +41,11 @@ static const char *str(json_t *o, const char *k)
 static void fail(struct probe_result *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(struct probe_result *out, const char *fmt, ...)
 {
-	struct sb b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&b, fmt, ap);
+	out->evidence = xvstrf(fmt, ap);
 	va_end(ap);
 	out->status = PROBE_FAIL;
-	out->evidence = sb_detach(&b);
 }
 
 void scrape_probe(const struct http_client *prom, const char *job, const char *instance, struct probe_result *out)

@@ -233,3 +233,26 @@ void remote_header_parse(const char *p, size_t len, struct remote_header *h)
 	}
 	h->value = h->field == REMOTE_STATUS || h->field == REMOTE_END || h->field == REMOTE_OTHER ? NULL : v;
 }
+
+static size_t sink_header(char *p, size_t size, size_t n, void *arg)
+{
+	const struct remote_sink *s = arg;
+	struct remote_header h;
+	remote_header_parse(p, size * n, &h);
+	s->header(s->arg, &h);
+	return size * n;
+}
+
+static size_t sink_body(char *p, size_t size, size_t n, void *arg)
+{
+	const struct remote_sink *s = arg;
+	return s->body(s->arg, p, size * n);
+}
+
+void remote_sink_set(CURL *h, struct remote_sink *s)
+{
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, sink_header);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, s);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
+}

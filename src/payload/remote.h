@@ -89,4 +89,15 @@ struct remote_header {
 /* Read one header line of len bytes at p into h. */
 void remote_header_parse(const char *p, size_t len, struct remote_header *h);
 
+/* What a transfer does with each header line (parsed by
+ * remote_header_parse) and each chunk of its body (it returns the bytes it
+ * took: fewer ends the transfer). */
+struct remote_sink {
+	void (*header)(void *arg, const struct remote_header *h);
+	size_t (*body)(void *arg, const char *p, size_t len);
+	void *arg;
+};
+/* Hand h's header lines and body to s, which outlives the transfer. */
+void remote_sink_set(CURL *h, struct remote_sink *s);
+
 #endif

@@ -106,6 +106,7 @@ struct remote_stats source_stats(const struct source *s)
 struct xfer {
 	struct source *s;
 	CURL *h;
+	struct remote_sink sink;
 	int started;   /* the first body bytes came: the status is known */
 	int keep;      /* a 200 or 206 body: stored; anything else is discarded */
 	uint64_t from; /* first byte asked for */
@@ -119,13 +120,10 @@ struct xfer {
 	char why[160];
 };
 
-static size_t on_header(char *p, size_t size, size_t n, void *arg)
+static void on_header(void *arg, const struct remote_header *h)
 {
 	struct xfer *x = arg;
-	size_t len = size * n;
-	struct remote_header h;
-	remote_header_parse(p, len, &h);
-	switch (h.field) {
+	switch (h->field) {
 	case REMOTE_STATUS: /* a new response (after a 100 Continue, say): forget the old one */
 		x->range_ok = 0;
 		x->total = 0;
@@ -134,30 +132,28 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 		x->location = NULL;
 		break;
 	case REMOTE_CONTENT_RANGE:
-		if (h.start == x->from) {
+		if (h->start == x->from) {
 			x->range_ok = 1;
-			x->total = h.total;
+			x->total = h->total;
 		}
 		break;
 	case REMOTE_CONTENT_LENGTH:
 		if (!x->range_ok)
-			x->total = h.total;
+			x->total = h->total;
 		break;
 	case REMOTE_LOCATION:
 		free(x->location);
-		x->location = xstrdup(h.value);
+		x->location = xstrdup(h->value);
 		break;
-	case REMOTE_CONTENT_TYPE: x->html = h.flag; break;
+	case REMOTE_CONTENT_TYPE: x->html = h->flag; break;
 	default: break;
 	}
-	return len;
 }
 
-static size_t on_body(char *p, size_t size, size_t n, void *arg)
+static size_t on_body(void *arg, const char *p, size_t len)
 {
 	struct xfer *x = arg;
 	struct source *s = x->s;
-	size_t len = size * n;
 	if (!x->started) {
 		x->started = 1;
 		curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->status);
@@ -196,10 +192,8 @@ static int fetch_range(struct source *s, uint64_t from, uint64_t to, char **err)
 		const char *extra[] = {range, NULL};
 		struct curl_slist *hdrs = NULL;
 		remote_setup(h, s->where, s->url, &s->opts, extra, &hdrs);
-		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-		curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+		x.sink = (struct remote_sink){on_header, on_body, &x};
+		remote_sink_set(h, &x.sink);
 		uint64_t before = s->have;
 		CURLcode rc = curl_easy_perform(h);
 		s->st.requests++;

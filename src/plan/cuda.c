@@ -268,35 +268,6 @@ uint64_t cuda_alloc_size(const struct ga_graph *g, int t, int backend, const voi
 	return end == x->bytes ? 0 : end;
 }
 
-/* "NAME:TYPE=VALUE" in a CMakeCache.txt: the value, or NULL. */
-static const char *cache_value(const char *text, const char *name, char *out, size_t n)
-{
-	size_t len = strlen(name);
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, name, len) != 0 || p[len] != ':')
-			continue;
-		const char *eq = strchr(p, '=');
-		const char *end = strchr(p, '\n');
-		if (!eq || (end && eq > end))
-			return NULL;
-		size_t m = end ? (size_t)(end - eq - 1) : strlen(eq + 1);
-		if (m && eq[m] == '\r')
-			m--;
-		snprintf(out, n, "%.*s", (int)m, eq + 1);
-		return out;
-	}
-	return NULL;
-}
-
-static int truthy(const char *v)
-{
-	static const char *const yes[] = {"ON", "YES", "TRUE", "Y", "1"};
-	for (size_t i = 0; v && i < ARRAY_SIZE(yes); i++)
-		if (strcasecmp(v, yes[i]) == 0)
-			return 1;
-	return 0;
-}
-
 int cuda_build_from_cmake(const char *cache, struct cuda_build *b)
 {
 	struct sb text = {0};
@@ -305,14 +276,14 @@ int cuda_build_from_cmake(const char *cache, struct cuda_build *b)
 	if (!text.s)
 		return -1;
 	char v[256];
-	if (!truthy(cache_value(text.s, "GGML_CUDA", v, sizeof(v)))) {
+	if (!cmake_cache_true(text.s, "GGML_CUDA")) {
 		sb_release(&text);
 		return 0;
 	}
-	const char *quants = cache_value(text.s, "GGML_CUDA_FA_QUANTS", v, sizeof(v));
+	const char *quants = cmake_cache_value(text.s, "GGML_CUDA_FA_QUANTS", v, sizeof(v));
 	if (quants && *quants && cuda_build_set_pairs(b, quants) == 0) {
 		snprintf(b->source, sizeof(b->source), "%s: GGML_CUDA_FA_QUANTS=%s", cache, quants);
-	} else if (truthy(cache_value(text.s, "GGML_CUDA_FA_ALL_QUANTS", v, sizeof(v)))) {
+	} else if (cmake_cache_true(text.s, "GGML_CUDA_FA_ALL_QUANTS")) {
 		b->fa_all = 1;
 		b->fa_pairs[0] = '\0';
 		snprintf(b->source, sizeof(b->source), "%s: GGML_CUDA_FA_ALL_QUANTS=ON", cache);

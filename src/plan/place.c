@@ -148,16 +148,14 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 	memset(pl, 0, sizeof(*pl));
 	pl->kv_offload = r->kv_offload;
 	const char *sm = r->split_mode && *r->split_mode ? r->split_mode : "layer";
-	if (strcmp(sm, "layer") == 0)
-		pl->split_mode = PLACE_SPLIT_LAYER;
-	else if (strcmp(sm, "none") == 0)
-		pl->split_mode = PLACE_SPLIT_NONE;
-	else if (strcmp(sm, "row") == 0)
-		pl->split_mode = PLACE_SPLIT_ROW;
-	else if (strcmp(sm, "tensor") == 0)
-		pl->split_mode = PLACE_SPLIT_TENSOR;
-	else
+	static const char *const modes[] = {[PLACE_SPLIT_LAYER] = "layer",
+					    [PLACE_SPLIT_NONE] = "none",
+					    [PLACE_SPLIT_ROW] = "row",
+					    [PLACE_SPLIT_TENSOR] = "tensor"};
+	int mode = name_index(modes, ARRAY_SIZE(modes), sm);
+	if (mode < 0)
 		return errorf(err, "SPLIT_MODE: '%s' is not one of layer, none, row, tensor", sm);
+	pl->split_mode = (enum place_split)mode;
 
 	unsigned n_rpc = 0;
 	if (rpc_devices(r, pl, &n_rpc, err))

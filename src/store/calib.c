@@ -2,18 +2,15 @@
 #include "calib.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/proc.h"
 #include "../base/util.h"
 #include "../plan/calibrate.h"
 #include "../plan/report.h"
@@ -34,59 +31,21 @@ static char *which(const char *name)
 	return p ? p : xstrdup(name);
 }
 
-/* Run `path --version`, both streams, at most 10 s and 64 KiB. NULL when it
+/* Run `path --version`, at most 10 s and 64 KiB a stream: what it says
+ * on stdout, then stderr (the engine says it all on stderr). NULL when it
  * does not run or says nothing. */
 static char *run_version(const char *path)
 {
-	int fd[2];
-	if (pipe2(fd, O_CLOEXEC) != 0)
-		return NULL;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
+	const char *argv[] = {path, "--version", NULL};
+	struct proc_result r;
+	if (proc_run(argv, 10000, 65536, &r, NULL)) {
+		proc_result_release(&r);
 		return NULL;
 	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		char *const argv[] = {(char *)path, (char *)"--version", NULL};
-		execv(path, argv);
-		_exit(127);
-	}
-	close(fd[1]);
 	struct sb out = {0};
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = 10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left <= 0)
-			break;
-		struct pollfd pfd = {fd[0], POLLIN, 0};
-		int r = poll(&pfd, 1, (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		char buf[4096];
-		ssize_t n = read(fd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (out.len < 65536)
-			sb_add(&out, buf, (size_t)n);
-	}
-	close(fd[0]);
-	int status;
-	if (waitpid(pid, &status, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
+	sb_add(&out, r.out.s ? r.out.s : "", r.out.len);
+	sb_add(&out, r.err.s ? r.err.s : "", r.err.len);
+	proc_result_release(&r);
 	if (!out.len || (!strstr(out.s, "(build ") && !strstr(out.s, " build "))) {
 		sb_release(&out);
 		return NULL;
