@@ -154,41 +154,6 @@ int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k,
 	return out;
 }
 
-/* build_moe_ffn with softmax gating, normalised top-k weights and a gated
- * SiLU (qwen3moe), in the order ggml_build_forward_expand visits it:
- * router, softmax, top-k, weights normalised; then per token and chosen
- * expert up, gate, swiglu, down, weighted; the experts' views added up. */
-int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
-{
-	int64_t ne = d->n_expert, k = d->n_expert_used;
-	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
-	int probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
-	int probs3 = ga_view(g, probs);
-	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(probs));
-	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
-	int wts = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	int w3 = gr_moe_norm_w(g, wts, k, T);
-	int cur = ga_view(g, x);
-	int up =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int gate =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
-	/* the views are built (and expanded) before the adds */
-	int out = gr_moe_sum(g, d, experts, k, T);
-	if (k <= 1)
-		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	else if (k <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
-		g->t[experts].moe_dst = out + 1;
-	return out;
-}
-
 /* K and V into the cache of layer il, then flash attention (or softmax
  * attention). The cache views span n_kv cells of each stream (what a copy
  * of them to another backend allocates). */
@@ -339,83 +304,6 @@ const struct graph_family *gr_fallback(const struct model *m)
 	/* the gated-attention hybrid: recurrent layers with ssm.* keys */
 	int deltanet = m->n_kind[LAYER_RECURRENT] > 0 && m->ssm_d_state && m->ssm_dt_rank;
 	return gr_family(deltanet ? "qwen35" : "llama");
-}
-
-/* build_moe_ffn in full (llama-graph.cpp): softmax or sigmoid gating, an
- * optional selection bias (exp_probs_b, DeepSeek-V3), expert groups (the
- * top groups by the sum of their two best scores), weights normalised
- * and scaled as the payload says; then the experts as in gr_moe. */
-static int moe_groups(struct ga_graph *g, int selp, int64_t ne, int64_t T, const struct gr_moe_opts *o)
-{
-	int64_t G = o->n_groups, per = ne / G, gu = o->n_group_used;
-	int sg = ga_view(g, selp);
-	int sg4 = ga_view(g, sg);
-	int gsort = ga_op(g, 0, I32, per, G, T, 1, S(sg));
-	int gs = ga_view_n(g, gsort, (uint64_t)((G * T - 1) * per + 2) * 4);
-	int top2 = gr_op_kind(g, ga_op(g, 0, F32, 1, 2, G, T, S(sg4, gs)), GA_OP_GET_ROWS);
-	int gsum = ga_op(g, 0, F32, 1, G, T, 1, S(ga_view(g, top2)));
-	int esort = ga_op(g, 0, I32, G, T, 1, 1, S(ga_view(g, gsum)));
-	int eg = ga_view_n(g, esort, (uint64_t)((T - 1) * G + gu) * 4);
-	int sp = gr_op_kind(g, ga_op(g, 0, F32, per, gu, T, 1, S(sg, eg)), GA_OP_GET_ROWS);
-	int fill = ga_op(g, 1, F32, per, G, T, 1, S(sg));
-	int set = ga_sink_to(g, fill, S(sp, eg, fill));
-	return ga_view(g, set);
-}
-
-int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o)
-{
-	int64_t ne = d->n_expert, k = d->n_expert_used;
-	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
-	int probs = logits; /* SOFTMAX_WEIGHT: the logits themselves */
-	if (o->gating == 4) /* sqrt(softplus(logits)) */
-		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(ga_op(g, 1, F32, ne, T, 1, 1, S(logits))));
-	else if (o->gating != 3) /* soft_max or sigmoid */
-		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
-	int probs3 = ga_view(g, probs);
-	int selp = probs;
-	if (o->probs_b)
-		selp = ga_op(g, 1, F32, ne, T, 1, 1, S(probs, gr_weight(g, d, il, "exp_probs_b.bias")));
-	if (o->n_groups > 1)
-		selp = moe_groups(g, selp, ne, T, o);
-	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(selp));
-	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
-	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	if (o->gating == 3) /* a softmax over the chosen experts' logits */
-		w = ga_view(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))));
-	if (o->norm_w)
-		w = gr_moe_norm_w(g, w, k, T);
-	if (o->scale)
-		w = ga_op(g, 1, F32, 1, k, T, 1, S(w));
-	int cur = ga_view(g, x);
-	char fused[64];
-	snprintf(fused, sizeof(fused), "blk.%d.ffn_gate_up_exps.weight", il);
-	int glu;
-	if (d->w->gg && gguf_tensor_find(d->w->gg, fused)) {
-		/* one stack of gate and up rows: a matmul, then two views */
-		int gu = gr_op_kind(g,
-				    ga_op(g, 0, F32, 2 * d->F_exp, k, T, 1,
-					  S(gr_weight(g, d, il, "ffn_gate_up_exps.weight"), cur, sel)),
-				    GA_OP_MUL_MAT_ID);
-		uint64_t span = (uint64_t)(d->F_exp + (k * T - 1) * 2 * d->F_exp) * 4;
-		int gate = ga_view_n(g, gu, span), up = ga_view_n(g, gu, span);
-		glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	} else {
-		int up = gr_op_kind(
-		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		    GA_OP_MUL_MAT_ID);
-		int gate = gr_op_kind(
-		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		    GA_OP_MUL_MAT_ID);
-		glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	}
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w));
-	int out = gr_moe_sum(g, d, experts, k, T);
-	if (k <= 1)
-		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	return out;
 }
 
 /* A shared expert (build_ffn, SILU, PAR) of width F over the *_shexp

@@ -89,6 +89,10 @@ struct gr_moe_opts {
 	int64_t n_groups, n_group_used; /* expert groups, 0: none */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+/* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
+ * chosen experts sel (k per token), ne0 rows out (graph_moe.c) */
+int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int sel, int64_t ne0, int64_t k,
+	     int64_t T);
 /* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
  * apart: the routing (its weights w and the chosen experts sel), then the
  * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a

@@ -122,16 +122,10 @@ static int g4_moe(struct ga_graph *g, const struct dims *d, int il, int attn_out
 	int w3 = gr_moe_norm_w(g, wts, k, T);
 	int x = gr_norm(g, d, attn_out, d->E, T, 1, il, "pre_ffw_norm_2.weight");
 	int cur = ga_view(g, x);
-	int gate =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int up =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
+	int gate = gr_mm_id(g, d, il, "ffn_gate_exps.weight", cur, sel, d->F_exp, k, T);
+	int up = gr_mm_id(g, d, il, "ffn_up_exps.weight", cur, sel, d->F_exp, k, T);
 	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
+	int down = gr_mm_id(g, d, il, "ffn_down_exps.weight", glu, sel, d->E, k, T);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
 	int out = gr_moe_sum(g, d, experts, k, T);
 	/* one expert: the caller conts the view, after the dense FFN (the

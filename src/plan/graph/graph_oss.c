@@ -20,7 +20,7 @@ static int mm_id_bias(struct ga_graph *g, const struct dims *d, int il, const ch
 		      int64_t ne0, int64_t T)
 {
 	int64_t k = d->n_expert_used;
-	int y = gr_op_kind(g, ga_op(g, 0, F32, ne0, k, T, 1, S(gr_weight(g, d, il, w), x, sel)), GA_OP_MUL_MAT_ID);
+	int y = gr_mm_id(g, d, il, w, x, sel, ne0, k, T);
 	return ga_op(g, 1, F32, ne0, k, T, 1, S(y, gr_weight(g, d, il, b), sel));
 }
 
