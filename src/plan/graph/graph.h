@@ -105,6 +105,9 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r,
 		   int act);
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
+/* gr_moe_ex and gr_ffn_shexp of width F_sh over x, added (graph_moe.c) */
+int gr_moe_shared(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
+		  int64_t F_sh);
 /* build_moe_ffn's steps: the chosen weights w (k per token) normalised by
  * their sum (a view); the weighted experts' k views, built first, then
  * added up (one expert: the view itself, which the caller conts). */
@@ -183,6 +186,11 @@ gr_build_fn gr_cohere;	 /* graph_cohere.c */
 gr_build_fn gr_llama4;	 /* graph_llama4.c */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
+/* build_attn with the K-only input and v_mla (graph_deepseek2.c): K's row
+ * (lora + rope) cached, V a view of it, the output decompressed by
+ * attn_v_b (dv per head) and projected by attn_output */
+int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
+		  int64_t dv);
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);

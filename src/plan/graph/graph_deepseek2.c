@@ -19,40 +19,14 @@ static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d
 	return gr_mm(g, d, il, "attn_q_b.weight", q, n, d->T);
 }
 
-static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
-			 int an);
-
-static int mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
-			 int an)
+/* build_attn with the K-only input and v_mla (llama-graph.cpp): the K
+ * row (latent + rope part) into the cache of layer il, V a view of K,
+ * attention over the latent, attn_v_b decompressing the output per head
+ * (dv wide), attn_output. Kimi's MLA (graph_linear.c) calls it too. */
+int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
+		  int64_t dv)
 {
-	if (!m->head_k_mla || !m->head_v_mla)
-		return mha_attention(g, m, d, in, il, an);
 	int64_t T = d->T, H = d->H;
-	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
-	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
-	int q = ds2_q(g, m, d, il, an, H * dk);
-	int qr = ga_view(g, q);
-	int qn = ga_view_n(g, qr, (uint64_t)(nope + (H * T - 1) * dk) * 4);
-	int qnp = ga_view(g, qn);
-	int qabs = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(gr_weight(g, d, il, "attn_k_b.weight"), qnp)),
-			      GA_OP_MUL_MAT);
-	int qabsp = ga_view(g, qabs);
-	int qpe = ga_view_n(g, qr, (uint64_t)(rope + (H * T - 1) * dk) * 4);
-	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
-	qpe = gr_rope(g, qpe, pos, rope, H, T);
-	int qcur = ga_op(g, 0, F32, row, H, T, 1, S(qabsp, qpe));
-	if (m->attn_temp_scale != 0.0) /* llama 4 temperature scaling, per token */
-		qcur = ga_op(g, 1, F32, row, H, T, 1, S(qcur, gr_input_once(g, &in->attn_scale, (uint64_t)T * 4)));
-	/* v: the normed latent */
-	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
-	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
-	int kvn = gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight");
-	int vcur = ga_view(g, kvn);
-	/* k: the latent and the roped part, concatenated */
-	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
-	kpe = gr_rope(g, kpe, pos, rope, 1, T);
-	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
-	/* into the K-only cache */
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int kcache = gr_cache(g, d, il);
 	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
@@ -87,6 +61,42 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 			g->t[cur].force = d->w->cpu;
 	}
 	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an);
+
+static int mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	if (!m->head_k_mla || !m->head_v_mla)
+		return mha_attention(g, m, d, in, il, an);
+	int64_t T = d->T, H = d->H;
+	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
+	int64_t dk = m->head_k_mla, dv = m->head_v_mla, nope = dk - rope, row = lora + rope;
+	int q = ds2_q(g, m, d, il, an, H * dk);
+	int qr = ga_view(g, q);
+	int qn = ga_view_n(g, qr, (uint64_t)(nope + (H * T - 1) * dk) * 4);
+	int qnp = ga_view(g, qn);
+	int qabs = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(gr_weight(g, d, il, "attn_k_b.weight"), qnp)),
+			      GA_OP_MUL_MAT);
+	int qabsp = ga_view(g, qabs);
+	int qpe = ga_view_n(g, qr, (uint64_t)(rope + (H * T - 1) * dk) * 4);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	qpe = gr_rope(g, qpe, pos, rope, H, T);
+	int qcur = ga_op(g, 0, F32, row, H, T, 1, S(qabsp, qpe));
+	if (m->attn_temp_scale != 0.0) /* llama 4 temperature scaling, per token */
+		qcur = ga_op(g, 1, F32, row, H, T, 1, S(qcur, gr_input_once(g, &in->attn_scale, (uint64_t)T * 4)));
+	/* v: the normed latent */
+	int kvpe = gr_mm(g, d, il, "attn_kv_a_mqa.weight", an, row, T);
+	int kvc = ga_view_n(g, kvpe, (uint64_t)(lora + (T - 1) * row) * 4);
+	int kvn = gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight");
+	int vcur = ga_view(g, kvn);
+	/* k: the latent and the roped part, concatenated */
+	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	kpe = gr_rope(g, kpe, pos, rope, 1, T);
+	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
+	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv);
 }
 
 /* The pre-MLA layout (no key_length_mla): attn_kv_b decompresses the
@@ -165,10 +175,7 @@ static int ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	o.n_groups = m->n_expert_groups;
 	o.n_group_used = m->n_group_used;
-	int64_t F_sh = (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
-	int moe = gr_moe_ex(g, d, il, x, T, &o);
-	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+	return gr_moe_shared(g, d, il, x, T, &o, (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1));
 }
 
 void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)

@@ -95,13 +95,10 @@ static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dim
 	o.norm_w = norm_w;
 	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias");
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
-	int fo = gr_moe_ex(g, d, il, x, T, &o);
 	char nm[64];
 	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
 	const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
-	if (sh)
-		fo = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, gr_ffn_shexp(g, d, il, x, T, (int64_t)sh->ne[1])));
-	return fo;
+	return sh ? gr_moe_shared(g, d, il, x, T, &o, (int64_t)sh->ne[1]) : gr_moe_ex(g, d, il, x, T, &o);
 }
 
 /* a per-head norm of q or k before RoPE, with its bias when the payload

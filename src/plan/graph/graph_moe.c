@@ -142,6 +142,17 @@ int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	return out;
 }
 
+/* The routed experts (gr_moe_ex) and a shared expert of width F_sh
+ * (build_ffn over the *_shexp weights), added: the MoE FFN of
+ * deepseek2.cpp, kimi-linear.cpp, glm4-moe.cpp and deepseek.cpp alike. */
+int gr_moe_shared(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
+		  int64_t F_sh)
+{
+	int moe = gr_moe_ex(g, d, il, x, T, o);
+	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+}
+
 /* Mistral Small 4 (src/models/mistral4.cpp): deepseek2's model with a
  * build_arch_graph of its own that builds the trunk's graph for every
  * graph type, so its MTP draft context reserves the whole trunk (the
