@@ -210,6 +210,17 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	return cont;
 }
 
+int gr_reshape(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
+{
+	int v = ga_view_n(g, x, (uint64_t)(ne0 * ne1 * ne2 * 4));
+	g->t[v].type = F32;
+	g->t[v].ne[0] = ne0;
+	g->t[v].ne[1] = ne1;
+	g->t[v].ne[2] = ne2;
+	g->t[v].ne[3] = 1;
+	return v;
+}
+
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2)
 {
 	return gr_op_kind(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x, pos)), GA_OP_ROPE);

@@ -79,6 +79,11 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
 int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
 		    int sinks);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
+/* ggml_reshape_3d (or a slice of whole rows) of an f32 x: a contiguous
+ * view whose copy on another backend (ggml_dup_tensor_layout) spans the
+ * view and has the layout of an f32 op of its shape, so an in-place op
+ * there may take the copy's memory (graph_gemma3n.c, graph_rwkv.c) */
+int gr_reshape(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2);
 /* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
 struct gr_moe_opts {
 	int sigmoid;			/* gating by sigmoid, else softmax (same nodes) */

@@ -21,25 +21,10 @@
 #define N_SPARSE      10 /* layers whose gate takes the gaussian top-k */
 #define ALTUP_PLE_DEF 256
 
-/* A contiguous view of x (a reshape, or a slice along the last
- * dimension): its copy on another backend (ggml_dup_tensor_layout) spans
- * the slice and has the layout of an f32 op of its shape, so an in-place
- * op there may take the copy's memory. */
-static int reshape(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
-{
-	int v = ga_view_n(g, x, (uint64_t)(ne0 * ne1 * ne2 * 4));
-	g->t[v].type = F32;
-	g->t[v].ne[0] = ne0;
-	g->t[v].ne[1] = ne1;
-	g->t[v].ne[2] = ne2;
-	g->t[v].ne[3] = 1;
-	return v;
-}
-
 /* An in-place-capable op (rms_norm, scale) over a reshape of x. */
 static int on_reshape(struct ga_graph *g, int64_t ne0, int64_t ne1, int64_t ne2, int x)
 {
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(reshape(g, x, ne0, ne1, ne2)));
+	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(gr_reshape(g, x, ne0, ne1, ne2)));
 }
 
 /* build_norm with il = -1 over layer il's weight: rms_norm and the
@@ -82,9 +67,9 @@ static int altup_predict(struct ga_graph *g, const struct dims *d, int il, int x
 {
 	int64_t T = d->T, E = d->E;
 	int perm = ga_op(g, 0, F32, N_ALTUP, E, T, 1, S(ga_view(g, x)));
-	int mod = modalities(g, d, il, reshape(g, x, E, T, 1));
+	int mod = modalities(g, d, il, gr_reshape(g, x, E, T, 1));
 	int coefs = gr_mm(g, d, il, "altup_predict_coef.weight", mod, N_ALTUP * N_ALTUP, T);
-	int pred = gr_op_kind(g, ga_op(g, 0, F32, E, N_ALTUP, T, 1, S(perm, reshape(g, coefs, N_ALTUP, N_ALTUP, T))),
+	int pred = gr_op_kind(g, ga_op(g, 0, F32, E, N_ALTUP, T, 1, S(perm, gr_reshape(g, coefs, N_ALTUP, N_ALTUP, T))),
 			      GA_OP_MUL_MAT);
 	pred = ga_op(g, 0, F32, E, T, N_ALTUP, 1, S(ga_view(g, pred)));
 	return ga_op(g, 1, F32, E, T, N_ALTUP, 1, S(pred, x));
@@ -169,7 +154,7 @@ static int layer_tail(struct ga_graph *g, const struct dims *d, const struct tai
 	/* altup_correct: the innovation repeated over the streams times the
 	 * router's coefficients (+1, transposed to [1, T, 4]), plus the
 	 * predictions */
-	int innov = ga_op(g, 1, F32, E, T, 1, 1, S(gated, reshape(g, tl->pred, E, T, 1)));
+	int innov = ga_op(g, 1, F32, E, T, 1, 1, S(gated, gr_reshape(g, tl->pred, E, T, 1)));
 	int rep = ga_op(g, 0, F32, E, T, N_ALTUP, 1, S(innov));
 	int mod = modalities(g, d, L, gated);
 	int cc = gr_mm(g, d, L, "altup_correct_coef.weight", mod, N_ALTUP, T);
@@ -179,15 +164,15 @@ static int layer_tail(struct ga_graph *g, const struct dims *d, const struct tai
 	corr = ga_op(g, 1, F32, E, T, N_ALTUP, 1, S(corr, tl->pred));
 	/* the new stack: stream 0, then the rest plus the gated per-layer
 	 * input */
-	int first = reshape(g, corr, E, T, 1);
-	int rest = reshape(g, corr, E, T, N_ALTUP - 1);
+	int first = gr_reshape(g, corr, E, T, 1);
+	int rest = gr_reshape(g, corr, E, T, N_ALTUP - 1);
 	int fp = ga_op(g, 1, F32, E, T, 1, 1,
-		       S(reshape(g, corr, E, T, 1), gr_weight(g, d, L, "altup_correct_scale.weight")));
+		       S(gr_reshape(g, corr, E, T, 1), gr_weight(g, d, L, "altup_correct_scale.weight")));
 	fp = gr_mm(g, d, L, "inp_gate.weight", fp, P, T);
 	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp));
 	if (*pl_all < 0)
 		*pl_all = per_layer_project(g, d, x0, pl_rows, P, NL);
-	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp, reshape(g, *pl_all, P, T, 1)));
+	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp, gr_reshape(g, *pl_all, P, T, 1)));
 	fp = gr_mm(g, d, L, "proj.weight", fp, E, T);
 	fp = gr_norm(g, d, fp, E, T, 1, L, "post_norm.weight");
 	int tmp = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(rest, fp));
@@ -226,19 +211,19 @@ void gr_gemma3n(struct ga_graph *g, const struct model *m, const struct dims *d,
 		if (prev.il >= 0) /* the previous layer's tail, from this one's q */
 			x = layer_tail(g, d, &prev, prev_o, &pl_all, x0, pl_rows, P, NL);
 		int pred = altup_predict(g, d, L, x);
-		int active = reshape(g, pred, E, T, 1);
+		int active = gr_reshape(g, pred, E, T, 1);
 		int an = gr_norm(g, d, active, E, T, 1, L, "attn_norm.weight");
 		if (d->k_rot) /* the rotation (src0 of q's) is found before the positions */
 			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int q = gr_mm(g, d, L, "attn_q.weight", an, D * H, T);
-		q = gr_norm(g, d, reshape(g, q, D, H, T), D, H, T, L, "attn_q_norm.weight");
+		q = gr_norm(g, d, gr_reshape(g, q, D, H, T), D, H, T, L, "attn_q_norm.weight");
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		q = gr_rope(g, q, pos, D, H, T);
 		q = gr_rotate(g, q, D * H * T, d->k_rot, krot);
 		int k = -1, v = -1;
 		if (has_kv) {
 			k = gr_mm(g, d, L, "attn_k.weight", an, D * Hkv, T);
-			k = gr_norm(g, d, reshape(g, k, D, Hkv, T), D, Hkv, T, L, "attn_k_norm.weight");
+			k = gr_norm(g, d, gr_reshape(g, k, D, Hkv, T), D, Hkv, T, L, "attn_k_norm.weight");
 			k = gr_rope(g, k, pos, D, Hkv, T);
 			k = gr_rotate(g, k, D * Hkv * T, d->k_rot, krot);
 			v = gr_mm(g, d, L, "attn_v.weight", an, D * Hkv, T);
@@ -253,17 +238,17 @@ void gr_gemma3n(struct ga_graph *g, const struct model *m, const struct dims *d,
 	x = layer_tail(g, d, &prev, prev_o, &pl_all, x0, pl_rows, P, NL);
 	/* the streams merged: the last three unembedded and rescaled to
 	 * stream 0's magnitude, averaged with it */
-	int alt = reshape(g, x, E, T, N_ALTUP - 1);
+	int alt = gr_reshape(g, x, E, T, N_ALTUP - 1);
 	int un = gr_op_kind(
 	    g, ga_op(g, 0, F32, E, T, N_ALTUP - 1, 1, S(gr_weight(g, d, -1, "altup_unembd_proj.weight"), alt)),
 	    GA_OP_MUL_MAT);
-	tmag = magnitude(g, reshape(g, x, E, T, 1), E, T, 1);
+	tmag = magnitude(g, gr_reshape(g, x, E, T, 1), E, T, 1);
 	mul = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(un, tmag));
 	nmag = magnitude(g, un, E, T, N_ALTUP - 1);
 	mul = ga_op(g, 1, F32, E, T, N_ALTUP - 1, 1, S(mul, nmag));
-	int cur = reshape(g, x, E, T, 1);
+	int cur = gr_reshape(g, x, E, T, 1);
 	for (int i = 0; i < N_ALTUP - 1; i++)
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, reshape(g, mul, E, T, 1)));
+		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gr_reshape(g, mul, E, T, 1)));
 	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur));
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);

@@ -27,21 +27,6 @@ static int rwkv_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	return states;
 }
 
-/* A contiguous view of x (a reshape, a slice of whole rows): its copy on
- * another backend (ggml_dup_tensor_layout) spans the view and has the
- * layout of an f32 op of its shape, so an in-place op there may take the
- * copy's memory. */
-static int cview(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
-{
-	int v = ga_view_n(g, x, (uint64_t)(ne0 * ne1 * ne2 * 4));
-	g->t[v].type = F32;
-	g->t[v].ne[0] = ne0;
-	g->t[v].ne[1] = ne1;
-	g->t[v].ne[2] = ne2;
-	g->t[v].ne[3] = 1;
-	return v;
-}
-
 /* a low-rank width: ne[1] of blk.IL.SUFFIX (the engine's shapes), else def */
 static int64_t rank_of(const struct dims *d, int il, const char *suffix, int64_t def)
 {
@@ -161,18 +146,20 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int xxx = ga_op(g, 1, F32, E, nst, ns, n_lerp, S(rep, gr_weight(g, d, L, "time_mix_lerp_fused.weight")));
 	xxx = ga_op(g, 1, F32, E, nst, ns, n_lerp, S(xxx, an));
 	o->xxx = xxx;
-	int r = cview(g, gr_mm(g, d, L, "time_mix_receptance.weight", cview(g, xxx, E, T, 1), E, T), hs, hc, T);
+	int r =
+	    gr_reshape(g, gr_mm(g, d, L, "time_mix_receptance.weight", gr_reshape(g, xxx, E, T, 1), E, T), hs, hc, T);
 	/* w: the decay */
-	int w = lora_mm(g, d, L, "time_mix_w1.weight", cview(g, xxx, E, T, 1), rank_of(d, L, "time_mix_w1.weight", 64));
+	int w = lora_mm(g, d, L, "time_mix_w1.weight", gr_reshape(g, xxx, E, T, 1),
+			rank_of(d, L, "time_mix_w1.weight", 64));
 	w = ga_op(g, 1, F32, g->t[w].ne[0], T, 1, 1, S(w));
 	w = gr_mm(g, d, L, "time_mix_w2.weight", w, E, T);
 	w = ga_op(g, 1, F32, E, T, 1, 1, S(w, gr_weight(g, d, L, "time_mix_w0.weight")));
 	for (int i = 0; i < 3; i++) /* sigmoid, scale, exp */
 		w = ga_op(g, 1, F32, E, T, 1, 1, S(w));
-	w = cview(g, w, hs, hc, T);
+	w = gr_reshape(g, w, hs, hc, T);
 	/* k, corrected by the in-context learning rate a */
-	int km = gr_mm(g, d, L, "time_mix_key.weight", cview(g, xxx, E, T, 1), E, T);
-	int xa = cview(g, xxx, E, T, 1);
+	int km = gr_mm(g, d, L, "time_mix_key.weight", gr_reshape(g, xxx, E, T, 1), E, T);
+	int xa = gr_reshape(g, xxx, E, T, 1);
 	int a = lora_mm(g, d, L, "time_mix_a1.weight", xa, rank_of(d, L, "time_mix_a1.weight", 64));
 	a = gr_mm(g, d, L, "time_mix_a2.weight", a, E, T);
 	a = ga_op(g, 1, F32, E, T, 1, 1, S(a, gr_weight(g, d, L, "time_mix_a0.weight")));
@@ -180,9 +167,9 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	int ka = ga_op(g, 1, F32, E, T, 1, 1, S(km, gr_weight(g, d, L, "time_mix_k_a.weight")));
 	int aka = ga_op(g, 1, F32, E, T, 1, 1, S(a, ka));
 	aka = ga_op(g, 1, F32, E, T, 1, 1, S(aka, ka));
-	int k = cview(g, ga_op(g, 1, F32, E, T, 1, 1, S(km, aka)), hs, hc, T);
+	int k = gr_reshape(g, ga_op(g, 1, F32, E, T, 1, 1, S(km, aka)), hs, hc, T);
 	/* v, past layer 0 mixed with the first layer's */
-	int xv = cview(g, xxx, E, T, 1);
+	int xv = gr_reshape(g, xxx, E, T, 1);
 	int vm = gr_mm(g, d, L, "time_mix_value.weight", xv, E, T);
 	int v = vm;
 	if (*v_first < 0) {
@@ -196,12 +183,12 @@ static int rwkv7_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 		dv = ga_op(g, 1, F32, E, T, 1, 1, S(dv, mix));
 		v = ga_op(g, 1, F32, E, T, 1, 1, S(vm, dv));
 	}
-	v = cview(g, v, hs, hc, T);
+	v = gr_reshape(g, v, hs, hc, T);
 	/* kk = l2_norm(k * k_k) per head: -kk and kk * a */
 	int kk = ga_op(g, 1, F32, E, T, 1, 1, S(km, gr_weight(g, d, L, "time_mix_k_k.weight")));
-	kk = ga_op(g, 0, F32, hs, hc, T, 1, S(cview(g, kk, hs, hc, T)));
+	kk = ga_op(g, 0, F32, hs, hc, T, 1, S(gr_reshape(g, kk, hs, hc, T)));
 	int neg = ga_op(g, 1, F32, hs, hc, T, 1, S(kk));
-	int kka = ga_op(g, 1, F32, hs, hc, T, 1, S(kk, cview(g, a, hs, hc, T)));
+	int kka = ga_op(g, 1, F32, hs, hc, T, 1, S(kk, gr_reshape(g, a, hs, hc, T)));
 	int wkv = ga_op(g, 0, F32, E, T + hs * ns, 1, 1, S(r, w, k, v, neg, kka, wkv_state));
 	ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
 	o->r = r;
@@ -217,21 +204,22 @@ static int rwkv7_tail(struct ga_graph *g, const struct dims *d, int L, int wkv, 
 {
 	int64_t T = d->T, E = d->E;
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
-	int cur = cview(g, wkv, E * T, 1, 1);
+	int cur = gr_reshape(g, wkv, E * T, 1, 1);
 	if (gr_has_tensor(d, L, "time_mix_ln.weight") && gr_has_tensor(d, L, "time_mix_ln.bias")) {
-		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cview(g, cur, hs, hc, T))); /* the grouped norm */
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cview(g, cur, E, T, 1), gr_weight(g, d, L, "time_mix_ln.weight")));
+		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(gr_reshape(g, cur, hs, hc, T))); /* the grouped norm */
+		cur = ga_op(g, 1, F32, E, T, 1, 1,
+			    S(gr_reshape(g, cur, E, T, 1), gr_weight(g, d, L, "time_mix_ln.weight")));
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gr_weight(g, d, L, "time_mix_ln.bias")));
 	} else {
-		cur = cview(g, cur, E, T, 1);
+		cur = gr_reshape(g, cur, E, T, 1);
 	}
 	int rk = ga_op(g, 1, F32, hs, hc, T, 1, S(o->k, o->r));
 	rk = ga_op(g, 1, F32, hs, hc, T, 1, S(rk, ga_view(g, gr_weight(g, d, L, "time_mix_r_k.weight"))));
 	rk = ga_op(g, 0, F32, 1, hc, T, 1, S(rk));
 	int vrk = ga_op(g, 1, F32, hs, hc, T, 1, S(o->v, rk));
-	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, cview(g, vrk, E, T, 1)));
+	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gr_reshape(g, vrk, E, T, 1)));
 	if (o->gate) {
-		int gate = lora_mm(g, d, L, "time_mix_g1.weight", cview(g, o->xxx, E, T, 1),
+		int gate = lora_mm(g, d, L, "time_mix_g1.weight", gr_reshape(g, o->xxx, E, T, 1),
 				   rank_of(d, L, "time_mix_g1.weight", 128));
 		gate = ga_op(g, 1, F32, g->t[gate].ne[0], T, 1, 1, S(gate));
 		gate = gr_mm(g, d, L, "time_mix_g2.weight", gate, E, T);
@@ -293,8 +281,8 @@ static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *i
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns, To = T;
 	int L = t->il;
 	int tm = rwkv7_tail(g, d, L, t->wkv, &t->o);
-	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(cview(g, tm, E, nst, ns), t->xin));
-	int fi = cview(g, ffn_inp, E, T, 1);
+	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(gr_reshape(g, tm, E, nst, ns), t->xin));
+	int fi = gr_reshape(g, ffn_inp, E, T, 1);
 	if (last) {
 		To = d->n_out < T ? d->n_out : T;
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
