@@ -198,8 +198,12 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		fa->mask = 1;
 		return o;
 	}
-	/* kq = k*q, softmax in place, kqv = v*kq, permute + cont; without KV
-	 * offload the graph pins the cont to the CPU (build_attn_mha) */
+	return gr_attn_kqv(g, d, qp, kc, vc, mask, n_kv, sinks);
+}
+
+int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks)
+{
+	int64_t T = d->T;
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
 	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
 			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
@@ -219,6 +223,32 @@ int gr_reshape(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
 	g->t[v].ne[2] = ne2;
 	g->t[v].ne[3] = 1;
 	return v;
+}
+
+void gr_rot_inputs(struct ga_graph *g, const struct dims *d, struct inputs *in, int swa, int **krot, int **vrot)
+{
+	*krot = swa ? &in->k_rot_swa : &in->k_rot;
+	*vrot = swa ? &in->v_rot_swa : &in->v_rot;
+	if (d->k_rot)
+		gr_input_once(g, *krot, (uint64_t)d->k_rot * d->k_rot * 4);
+}
+
+int gr_attn_wo(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+	       int *vrot)
+{
+	int o = gr_attend(g, d, in, il, q, k, v, swa);
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * d->T, d->v_rot, vrot);
+	return gr_mm(g, d, il, "attn_output.weight", ga_view(g, o), d->E, d->T);
+}
+
+int gr_layer_end(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int last,
+		 int cur, int x, int when_fewer, const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	int64_t Tn = d->T;
+	int res = x;
+	if (last)
+		Tn = gr_out_rows(g, d, in, &cur, &res, when_fewer);
+	return gr_ffn_half(g, m, d, il, cur, res, Tn, ffn_norm, ffn);
 }
 
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2)
@@ -401,11 +431,7 @@ void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *
 		int L = (int)il;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
 		int cur = attn(g, m, d, in, L, an);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, ffn_norm, ffn);
+		x = gr_layer_end(g, m, d, in, L, il == n_layer - 1, cur, x, 0, ffn_norm, ffn);
 	}
 	int rn = gr_result(g, d, x);
 	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */

@@ -78,6 +78,11 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
  * flash-attention op or of the softmax; sinks < 0: none */
 int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
 		    int sinks);
+/* build_attn_mha without flash attention over the cache views kc and vc
+ * (n_kv cells): kq = k*q, the softmax in place (with the sinks when
+ * sinks >= 0), kqv = v*kq, permute + cont; without KV offload the graph
+ * pins the cont to the CPU */
+int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
 /* ggml_reshape_3d (or a slice of whole rows) of an f32 x: a contiguous
  * view whose copy on another backend (ggml_dup_tensor_layout) spans the
@@ -144,6 +149,19 @@ void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *
  * when_fewer: only when there are fewer outputs than tokens, as the
  * dense builders (llama, gpt-oss, dense, mistral3) have it. */
 int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int *cur, int *res, int when_fewer);
+/* The inputs of a layer's cache rotation (swa: the window cache's) into
+ * *krot and *vrot; the K rotation's input made now (ggml finds it, src0
+ * of q's rotation, before the positions, and allocates leafs so). */
+void gr_rot_inputs(struct ga_graph *g, const struct dims *d, struct inputs *in, int swa, int **krot, int **vrot);
+/* build_attn's end: gr_attend, the output's rotation undone, attn_output
+ * (llama's, llama4's and olmo2's attention alike) */
+int gr_attn_wo(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+	       int *vrot);
+/* A layer's tail: in the last layer (last) only the output rows of cur
+ * and of the residual x (gr_out_rows), then gr_ffn_half; returns the
+ * layer's output. */
+int gr_layer_end(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int last,
+		 int cur, int x, int when_fewer, const char *ffn_norm, gr_ffn_fn *ffn);
 /* A layer's FFN half: the residual add of cur and res, the FFN norm
  * (named norm), the FFN, the residual add; returns the layer's output. */
 int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,

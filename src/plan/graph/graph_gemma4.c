@@ -94,13 +94,7 @@ int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, i
 	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
 	if (dl->fa)
 		return gr_op_kind(g, ga_op(g, 0, F32, dl->D, dl->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
-	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, dl->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
-	int sm = ga_op(g, 1, F32, n_kv, T, dl->H, 1, S(kq, mask));
-	int kqv = gr_op_kind(g, ga_op(g, 0, F32, dl->D, T, dl->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
-	int cont = ga_op(g, 0, F32, dl->D, dl->H, T, 1, S(ga_view(g, kqv)));
-	if (!dl->w->pl->kv_offload)
-		g->t[cont].force = dl->w->cpu;
-	return cont;
+	return gr_attn_kqv(g, dl, qp, kc, vc, mask, n_kv, -1);
 }
 
 /* build_moe_ffn from the router's logits (probs_in): softmax, top-k,

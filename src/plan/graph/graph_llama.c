@@ -20,11 +20,8 @@ void gr_llama(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int L = (int)il;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
 		int swa = m->kind[il] == LAYER_SWA;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
-		/* ggml finds the K rotation (src0 of q's rotation) before the
-		 * positions, and allocates leafs in that order */
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int *krot, *vrot;
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, d->D * d->H, T));
 		if (qk_norm)
@@ -47,14 +44,8 @@ void gr_llama(struct ga_graph *g, const struct model *m, const struct dims *d, s
 			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 			k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
 		}
-		int o = gr_attend(g, d, in, L, q, k, vr, swa);
-		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
-		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", llama_ffn);
+		int cur = gr_attn_wo(g, d, in, L, q, k, vr, swa, vrot);
+		x = gr_layer_end(g, m, d, in, L, il == n_layer - 1, cur, x, 1, "ffn_norm.weight", llama_ffn);
 	}
 	gr_result(g, d, x);
 }

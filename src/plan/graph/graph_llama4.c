@@ -70,10 +70,9 @@ void gr_llama4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int L = (int)il;
 		int swa = m->kind[il] == LAYER_SWA;
 		int rope = no_rope_step > 0 && (il + 1) % no_rope_step != 0;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int *krot, *vrot;
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, nq, T));
 		if (rope) {
@@ -100,14 +99,8 @@ void gr_llama4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 				v = gr_rotate(g, v, nkv * T, d->v_rot, vrot);
 			}
 		}
-		int o = gr_attend(g, d, in, L, q, k, v, swa);
-		o = gr_rotate(g, ga_view(g, o), nq * T, d->v_rot, vrot);
-		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", llama4_ffn);
+		int cur = gr_attn_wo(g, d, in, L, q, k, v, swa, vrot);
+		x = gr_layer_end(g, m, d, in, L, il == n_layer - 1, cur, x, 1, "ffn_norm.weight", llama4_ffn);
 	}
 	gr_result(g, d, x);
 }

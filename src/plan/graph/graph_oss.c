@@ -58,11 +58,8 @@ void gr_oss(struct ga_graph *g, const struct model *m, const struct dims *d, str
 		int L = (int)il;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
 		int swa = m->kind[il] == LAYER_SWA;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
-		/* the K rotation is src0 of q's rotation matmul: ggml finds
-		 * that leaf before the positions (and allocates leafs so) */
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int *krot, *vrot;
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		/* build_attn (kv_iswa) expands q, k, v */
 		int q = mm_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);

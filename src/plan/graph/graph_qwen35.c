@@ -6,10 +6,8 @@
 static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa)
 {
 	int64_t T = d->T;
-	int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
-	/* ggml finds the K rotation (src0 of q's rotation) before the positions */
-	if (d->k_rot)
-		gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+	int *krot, *vrot;
+	gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 	int qf = gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H * 2, T);
 	uint64_t half = g->t[qf].bytes - (uint64_t)d->D * 4; /* a view of every other head */
