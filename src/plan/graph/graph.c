@@ -421,19 +421,37 @@ void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	gr_lm_rows(g, d, in, h);
 }
 
-void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
-		  const char *ffn_norm, gr_ffn_fn *ffn)
+int gr_layers(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_layer_fn *layer,
+	      const void *ctx)
 {
-	int64_t T = d->T;
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int cur = attn(g, m, d, in, L, an);
-		x = gr_layer_end(g, m, d, in, L, il == n_layer - 1, cur, x, 0, ffn_norm, ffn);
+		int an = gr_norm(g, d, x, d->E, d->T, 1, (int)il, "attn_norm.weight");
+		x = layer(g, m, d, in, (int)il, x, an, il == n_layer - 1, ctx);
 	}
-	int rn = gr_result(g, d, x);
+	return x;
+}
+
+struct trunk_moe {
+	gr_attn_fn *attn;
+	const char *ffn_norm;
+	gr_ffn_fn *ffn;
+};
+
+static int trunk_moe_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			   int x, int an, int last, const void *ctx)
+{
+	const struct trunk_moe *t = ctx;
+	int cur = t->attn(g, m, d, in, il, an);
+	return gr_layer_end(g, m, d, in, il, last, cur, x, 0, t->ffn_norm, t->ffn);
+}
+
+void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
+		  const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	const struct trunk_moe t = {attn, ffn_norm, ffn};
+	int rn = gr_result(g, d, gr_layers(g, m, d, in, trunk_moe_layer, &t));
 	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
 }
 

@@ -132,6 +132,16 @@ typedef int gr_ffn_fn(struct ga_graph *g, const struct model *m, const struct di
 /* A family's attention of layer il over its normed input an. */
 typedef int gr_attn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 		       int an);
+/* A layer's body over its input x and its attention-normed input an
+ * (last: the trunk's last layer); returns the layer's output. */
+typedef int gr_layer_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int x, int an, int last, const void *ctx);
+/* The trunk's walk, as the engine's builders write it: the input
+ * embedding (build_inp_embd), then per layer (but the MTP blocks) the
+ * attention norm (build_norm, attn_norm) and the layer's body; returns
+ * the last layer's output. */
+int gr_layers(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_layer_fn *layer,
+	      const void *ctx);
 /* The trunk deepseek2.cpp and glm4-moe.cpp build alike: per layer the
  * attention norm, attn, the last layer's output rows, the FFN half (its
  * norm ffn_norm); then result_norm (h_nextn too: a graph output) over

@@ -100,22 +100,25 @@ static int qwen35_ffn(struct ga_graph *g, const struct model *m, const struct di
 	return d->n_expert ? gr_qwen35moe_ffn(g, m, d, il, x, T) : gr_ffn(g, d, il, x, T);
 }
 
+/* One block: Gated DeltaNet or gated attention, then the FFN half */
+static int qwen35_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L,
+			int x, int an, int last, const void *ctx)
+{
+	(void)last;
+	(void)ctx;
+	/* DeltaNet's output is reshaped (a view, never reused in place);
+	 * attention's is the projection itself, which the residual add
+	 * takes over */
+	int recr = m->kind[L] == LAYER_RECURRENT;
+	int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
+		       : qwen35_attention(g, d, in, L, an, m->kind[L] == LAYER_SWA);
+	return gr_ffn_half(g, m, d, L, cur, x, d->T, "post_attention_norm.weight", qwen35_ffn);
+}
+
 void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		/* DeltaNet's output is reshaped (a view, never reused in place);
-		 * attention's is the projection itself, which the residual add
-		 * takes over */
-		int recr = m->kind[il] == LAYER_RECURRENT;
-		int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
-			       : qwen35_attention(g, d, in, L, an, m->kind[il] == LAYER_SWA);
-		x = gr_ffn_half(g, m, d, L, cur, x, T, "post_attention_norm.weight", qwen35_ffn);
-	}
+	int x = gr_layers(g, m, d, in, qwen35_layer, NULL);
 	int h = gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
 	g->t[h].output = 1; /* h_nextn: always a graph output, for an MTP head to read */
 	gr_lm_rows(g, d, in, h);
