@@ -228,42 +228,95 @@ static int rwkv7_tail(struct ga_graph *g, const struct dims *d, int L, int wkv, 
 	return gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
 }
 
-void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+/* What a layer holds from its start to its end (rwkv6.cpp, rwkv7.cpp) */
+struct rwkv_layer {
+	int rcache, ts, scache, wkv_state, att_shift, xin, an;
+};
+
+/* A layer's start, as rwkv6.cpp and rwkv7.cpp build it: the token-shift
+ * and wkv states gathered (build_rwkv_token_shift_load, build_rs), the
+ * layer's input (the embeddings' norm in the first layer, else the
+ * previous layer's channel mix, reached now), the attention norm. */
+static void rwkv_layer_in(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int rows,
+			  const struct tail *prev, struct rwkv_layer *r)
 {
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
+	r->rcache = gr_cache(g, d, L);
+	r->ts = rwkv_rs(g, d, in, r->rcache, d->n_embd_r);
+	r->scache = gr_cache(g, d, L);
+	r->wkv_state = rwkv_rs(g, d, in, r->scache, d->n_embd_s);
+	r->att_shift = ga_view(g, ga_view(g, r->ts));
+	int x = L == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm") : channel_mix(g, d, in, prev, 0);
+	r->xin = ga_view(g, x);
+	r->an = layer_norm(g, d, r->xin, E, nst, ns, L, L, "attn_norm");
+}
+
+/* A layer's end: the time mix's residual, the FFN norm, the token-shift
+ * write of the last token's attention and FFN norms
+ * (build_rwkv_token_shift_store); the channel mix waits in *prev for the
+ * next layer to reach it. */
+static void rwkv_layer_out(struct ga_graph *g, const struct dims *d, int L, const struct rwkv_layer *r, int cur,
+			   int last_an, struct tail *prev)
+{
+	int64_t E = d->E, ns = d->n_seq, nst = d->T / ns;
+	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), r->xin));
+	int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
+	int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
+	ga_sink_to(g, r->rcache, S(ga_view(g, ts_new), ga_view(g, r->rcache)));
+	prev->il = L;
+	prev->ts = r->ts;
+	prev->ffn_inp = ffn_inp;
+	prev->ffn_norm = fn;
+}
+
+/* The last layer's channel mix, the output norm (t_embd) and the LM head */
+static void rwkv_result(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *prev)
+{
+	int64_t T = d->T;
+	int x = channel_mix(g, d, in, prev, 1);
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = layer_norm(g, d, x, d->E, To, 1, -1, -1, "output_norm");
+	g->t[rn].output = 1; /* t_embd */
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
 	uint32_t n_layer = m->n_layer_all;
 	int rows = gr_input_embd(g, d, in);
 	int v_first = -1;
 	struct tail prev = {-1, -1, -1, -1, 0, 0};
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = ga_view(g, ga_view(g, ts));
-		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
-				: channel_mix(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = layer_norm(g, d, xin, E, nst, ns, L, L, "attn_norm");
+		struct rwkv_layer r;
+		rwkv_layer_in(g, d, in, L, rows, &prev, &r);
 		struct tm7 o;
-		int wkv = rwkv7_wkv(g, d, L, an, att_shift, wkv_state, scache, &v_first, &o);
+		int wkv = rwkv7_wkv(g, d, L, r.an, r.att_shift, r.wkv_state, r.scache, &v_first, &o);
 		/* the token-shift write: the last token's attention norm, then
 		 * the rest of the time mix and the FFN norm */
-		int last_an = ga_view(g, an);
+		int last_an = ga_view(g, r.an);
 		int cur = rwkv7_tail(g, d, L, wkv, &o);
-		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
-		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
-		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
-		prev = (struct tail){L, ts, ffn_inp, fn, 0, 0};
+		rwkv_layer_out(g, d, L, &r, cur, last_an, &prev);
 	}
-	int x = channel_mix(g, d, in, &prev, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = layer_norm(g, d, x, E, To, 1, -1, -1, "output_norm");
-	g->t[rn].output = 1; /* t_embd */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	rwkv_result(g, d, in, &prev);
+}
+
+/* The llama FFN ARWKV-7 and RWKV6-Qwen2 end a layer with (arwkv7.cpp,
+ * rwkv6qwen2.cpp alike): the last layer's output rows of the FFN's input
+ * fi kept first, its RMS norm, a SiLU FFN (build_ffn: gate, up, swiglu,
+ * down), the residual. */
+static int llama_ffn_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int fi, int last)
+{
+	int64_t T = d->T, E = d->E, To = T;
+	if (last) {
+		To = d->n_out < T ? d->n_out : T;
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+		fi = gr_op_kind(g, ga_op(g, 0, F32, E, To, 1, 1, S(fi, ids)), GA_OP_GET_ROWS);
+	}
+	int fn = gr_norm(g, d, fi, E, To, 1, L, "ffn_norm.weight");
+	int ffn = gr_ffn(g, d, L, fn, To);
+	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
 }
 
 /* What an ARWKV-7 layer leaves for the next to reach: the rest of its
@@ -278,19 +331,12 @@ struct atail {
  * SiLU FFN (build_ffn: gate, up, swiglu, down), the residual. */
 static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct atail *t, int last)
 {
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns, To = T;
+	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
 	int L = t->il;
 	int tm = rwkv7_tail(g, d, L, t->wkv, &t->o);
 	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(gr_reshape(g, tm, E, nst, ns), t->xin));
 	int fi = gr_reshape(g, ffn_inp, E, T, 1);
-	if (last) {
-		To = d->n_out < T ? d->n_out : T;
-		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-		fi = gr_op_kind(g, ga_op(g, 0, F32, E, To, 1, 1, S(fi, ids)), GA_OP_GET_ROWS);
-	}
-	int fn = gr_norm(g, d, fi, E, To, 1, L, "ffn_norm.weight");
-	int ffn = gr_ffn(g, d, L, fn, To);
-	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
+	return llama_ffn_rows(g, d, in, L, fi, last);
 }
 
 void gr_arwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -406,7 +452,7 @@ struct qtail {
  * kept first), a SiLU FFN, the residual. */
 static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct qtail *t, int last)
 {
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns, To = T;
+	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
 	int L = t->il;
 	int cur = ga_view(g, ga_view(g, t->wkv));
@@ -423,14 +469,7 @@ static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *i
 	cur = gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
 	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), t->xin));
 	int fi = ga_view(g, ffn_inp);
-	if (last) {
-		To = d->n_out < T ? d->n_out : T;
-		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-		fi = gr_op_kind(g, ga_op(g, 0, F32, E, To, 1, 1, S(fi, ids)), GA_OP_GET_ROWS);
-	}
-	int fn = gr_norm(g, d, fi, E, To, 1, L, "ffn_norm.weight");
-	int ffn = gr_ffn(g, d, L, fn, To);
-	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
+	return llama_ffn_rows(g, d, in, L, fi, last);
 }
 
 void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -469,7 +508,7 @@ void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims 
 
 void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
+	int64_t T = d->T, E = d->E;
 	int64_t hs = d->n_embd_s / (E ? E : 1), hc = hs ? E / hs : 0;
 	uint32_t n_layer = m->n_layer_all;
 	uint64_t rescale = 0;
@@ -479,21 +518,14 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	struct tail prev = {-1, -1, -1, -1, 1, (int)rescale};
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = ga_view(g, ga_view(g, ts));
-		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
-				: channel_mix(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = layer_norm(g, d, xin, E, nst, ns, L, L, "attn_norm");
+		struct rwkv_layer r;
+		rwkv_layer_in(g, d, in, L, rows, &prev, &r);
 		int xg;
-		int wkv = rwkv6_wkv(g, d, L, an, att_shift, wkv_state, &xg);
-		ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
+		int wkv = rwkv6_wkv(g, d, L, r.an, r.att_shift, r.wkv_state, &xg);
+		ga_sink_to(g, r.scache, S(ga_view(g, wkv), ga_view(g, r.scache)));
 		/* the token-shift write: the grouped norm, the SiLU gate, the
 		 * output, the FFN norm */
-		int last_an = ga_view(g, an);
+		int last_an = ga_view(g, r.an);
 		int cur = ga_view(g, ga_view(g, wkv));
 		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cur));
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(ga_view(g, cur), gr_weight(g, d, L, "time_mix_ln.weight")));
@@ -502,16 +534,7 @@ void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		gate = ga_op(g, 1, F32, E, T, 1, 1, S(gate));
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gate));
 		cur = gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
-		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
-		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, ga_view(g, fn)));
-		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
-		prev = (struct tail){L, ts, ffn_inp, fn, 1, (int)rescale};
+		rwkv_layer_out(g, d, L, &r, cur, last_an, &prev);
 	}
-	int x = channel_mix(g, d, in, &prev, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = layer_norm(g, d, x, E, To, 1, -1, -1, "output_norm");
-	g->t[rn].output = 1; /* t_embd */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	rwkv_result(g, d, in, &prev);
 }
