@@ -233,6 +233,16 @@ struct rwkv_layer {
 	int rcache, ts, scache, wkv_state, att_shift, xin, an;
 };
 
+/* A layer's token-shift and wkv states gathered (build_rs of both
+ * caches), as every RWKV builder starts a layer */
+static void rwkv_states(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, struct rwkv_layer *r)
+{
+	r->rcache = gr_cache(g, d, L);
+	r->ts = rwkv_rs(g, d, in, r->rcache, d->n_embd_r);
+	r->scache = gr_cache(g, d, L);
+	r->wkv_state = rwkv_rs(g, d, in, r->scache, d->n_embd_s);
+}
+
 /* A layer's start, as rwkv6.cpp and rwkv7.cpp build it: the token-shift
  * and wkv states gathered (build_rwkv_token_shift_load, build_rs), the
  * layer's input (the embeddings' norm in the first layer, else the
@@ -241,10 +251,7 @@ static void rwkv_layer_in(struct ga_graph *g, const struct dims *d, struct input
 			  const struct tail *prev, struct rwkv_layer *r)
 {
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
-	r->rcache = gr_cache(g, d, L);
-	r->ts = rwkv_rs(g, d, in, r->rcache, d->n_embd_r);
-	r->scache = gr_cache(g, d, L);
-	r->wkv_state = rwkv_rs(g, d, in, r->scache, d->n_embd_s);
+	rwkv_states(g, d, in, L, r);
 	r->att_shift = ga_view(g, ga_view(g, r->ts));
 	int x = L == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm") : channel_mix(g, d, in, prev, 0);
 	r->xin = ga_view(g, x);
@@ -319,6 +326,25 @@ static int llama_ffn_rows(struct ga_graph *g, const struct dims *d, struct input
 	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
 }
 
+/* The previous layer's output (last: the trunk's end), from what it left */
+typedef int mix_out_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, const void *prev, int last);
+
+/* A layer's start in the RWKV time mix + llama FFN hybrids (arwkv7.cpp,
+ * rwkv6qwen2.cpp alike): the states gathered, the one shift state whole,
+ * the previous layer's output reached (out over prev; the first layer
+ * takes *x as it is), the attention's RMS norm. */
+static void mix_layer_in(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, mix_out_fn *out,
+			 const void *prev, int *x, struct rwkv_layer *r)
+{
+	int64_t ns = d->n_seq, nst = d->T / ns;
+	rwkv_states(g, d, in, L, r);
+	r->att_shift = ga_view(g, r->ts); /* one shift state: the whole of it */
+	if (L > 0)
+		*x = out(g, d, in, prev, 0);
+	r->xin = ga_view(g, *x);
+	r->an = gr_norm(g, d, r->xin, d->E, nst, ns, L, "attn_norm.weight");
+}
+
 /* What an ARWKV-7 layer leaves for the next to reach: the rest of its
  * time mix, then its llama FFN. */
 struct atail {
@@ -329,8 +355,9 @@ struct atail {
 /* ARWKV-7's layer output (src/models/arwkv7.cpp): the time mix's tail,
  * its residual, the FFN's RMS norm (the last layer's rows kept first), a
  * SiLU FFN (build_ffn: gate, up, swiglu, down), the residual. */
-static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct atail *t, int last)
+static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const void *tv, int last)
 {
+	const struct atail *t = tv;
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
 	int L = t->il;
 	int tm = rwkv7_tail(g, d, L, t->wkv, &t->o);
@@ -341,24 +368,18 @@ static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *i
 
 void gr_arwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
+	int64_t T = d->T, E = d->E;
 	uint32_t n_layer = m->n_layer_all;
 	int x = gr_input_embd(g, d, in);
 	int v_first = -1;
 	struct atail prev;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int shift = ga_view(g, ts); /* one shift state: the whole of it */
-		if (il > 0)
-			x = arwkv7_out(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = gr_norm(g, d, xin, E, nst, ns, L, "attn_norm.weight");
+		struct rwkv_layer r;
+		mix_layer_in(g, d, in, L, arwkv7_out, &prev, &x, &r);
+		int rcache = r.rcache, scache = r.scache, xin = r.xin, an = r.an;
 		struct tm7 o;
-		int wkv = rwkv7_wkv(g, d, L, an, shift, wkv_state, scache, &v_first, &o);
+		int wkv = rwkv7_wkv(g, d, L, an, r.att_shift, r.wkv_state, scache, &v_first, &o);
 		/* the token-shift write: the last token's norm, a view */
 		ga_sink_to(g, rcache, S(ga_view(g, ga_view(g, an)), ga_view(g, rcache)));
 		prev = (struct atail){L, wkv, xin, o};
@@ -450,8 +471,9 @@ struct qtail {
  * tail (the grouped norm unless QRWKV, the gate: sigmoid for QRWKV, SiLU
  * otherwise), its residual, the FFN's RMS norm (the last layer's rows
  * kept first), a SiLU FFN, the residual. */
-static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct qtail *t, int last)
+static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const void *tv, int last)
 {
+	const struct qtail *t = tv;
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
 	int L = t->il;
@@ -474,23 +496,17 @@ static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *i
 
 void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
+	int64_t T = d->T, E = d->E;
 	uint32_t n_layer = m->n_layer_all;
 	int x = gr_input_embd(g, d, in);
 	struct qtail prev = {-1, -1, -1, -1};
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = rwkv_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = rwkv_rs(g, d, in, scache, d->n_embd_s);
-		int shift = ga_view(g, ts); /* one shift state: the whole of it */
-		if (il > 0)
-			x = rwkv6q_out(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = gr_norm(g, d, xin, E, nst, ns, L, "attn_norm.weight");
+		struct rwkv_layer r;
+		mix_layer_in(g, d, in, L, rwkv6q_out, &prev, &x, &r);
+		int rcache = r.rcache, scache = r.scache, xin = r.xin, an = r.an;
 		int xg;
-		int wkv = rwkv6_wkv(g, d, L, an, shift, wkv_state, &xg);
+		int wkv = rwkv6_wkv(g, d, L, an, r.att_shift, r.wkv_state, &xg);
 		ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
 		/* the token-shift write: the last token's norm, a view */
 		ga_sink_to(g, rcache, S(ga_view(g, ga_view(g, an)), ga_view(g, rcache)));
