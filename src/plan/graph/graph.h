@@ -239,6 +239,10 @@ struct gr_mamba2 {
 };
 int gr_rs_zero(struct ga_graph *g, int cache);
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
+/* build_rs as Gated DeltaNet and Kimi's delta attention read it, over
+ * whole-cache views and the s_copy input sc: the zeroing, the states
+ * gathered (returned), the extra states copied back */
+int gr_rs_gather(struct ga_graph *g, const struct dims *d, int sc, int cache, int64_t size);
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);

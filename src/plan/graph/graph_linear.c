@@ -316,17 +316,11 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int64_t H = d->H, hd = m->kda_head_dim, inner = H * hd;
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
-	gr_rs_zero(g, rcache);
-	int states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
-	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
+	int states = gr_rs_gather(g, d, sc, rcache, d->n_embd_r);
 	int cx[3];
 	for (int c = 0; c < 3; c++)
 		cx[c] = kda_conv_in(g, d, il, an, rcache, states, c, inner);
-	gr_rs_zero(g, scache);
-	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
-	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
-	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
+	int state = gr_rs_gather(g, d, sc, scache, d->n_embd_s);
 	/* the fused delta net, reached through its new state's copy */
 	int q = kda_conv(g, d, il, cx[0], 0, hd, H);
 	int k = kda_conv(g, d, il, cx[1], 1, hd, H);

@@ -37,20 +37,14 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int64_t conv_dim = 2 * key_dim + value_dim;
 	int sc = gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
-	gr_rs_zero(g, rcache);
-	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
-	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), ga_view(g, sc)));
-	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
+	int conv_states = gr_rs_gather(g, d, sc, rcache, d->n_embd_r);
 	int qkv = gr_mm(g, d, il, "attn_qkv.weight", an, conv_dim, T);
 	int conv_in =
 	    ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1, S(ga_view(g, conv_states), ga_view(g, qkv)));
 	/* the last conv window into the cache: one per rollback snapshot */
 	for (int64_t k = 0; k < d->rs_k; k++)
 		ga_sink_to(g, rcache, S(ga_view(g, conv_in), ga_view(g, rcache)));
-	gr_rs_zero(g, scache);
-	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
-	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), ga_view(g, sc)));
-	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
+	int state = gr_rs_gather(g, d, sc, scache, d->n_embd_s);
 	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));
 	/* qwen3next.cpp: beta and alpha in one projection (ssm_ba), and q and
