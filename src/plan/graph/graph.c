@@ -154,6 +154,15 @@ int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k,
 	return out;
 }
 
+void gr_kv_of(const struct dims *d, struct inputs *in, int swa, struct gr_kv *c)
+{
+	c->n_kv = swa ? d->n_kv_swa : d->n_kv;
+	c->size = swa ? d->kv_size_swa : d->kv_size;
+	c->k_idx = swa ? &in->k_idx_swa : &in->k_idx;
+	c->v_idx = swa ? &in->v_idx_swa : &in->v_idx;
+	c->mask = swa ? &in->mask_swa : &in->mask;
+}
+
 /* K and V into the cache of layer il, then flash attention (or softmax
  * attention). The cache views span n_kv cells of each stream (what a copy
  * of them to another backend allocates). */
@@ -166,21 +175,18 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		    int sinks)
 {
 	int64_t T = d->T;
-	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
-	int64_t size = swa ? d->kv_size_swa : d->kv_size;
-	int *kslot = swa ? &in->k_idx_swa : &in->k_idx;
-	int *vslot = swa ? &in->v_idx_swa : &in->v_idx;
-	int *mslot = swa ? &in->mask_swa : &in->mask;
-	int kidx = gr_input_once(g, kslot, (uint64_t)T * 8);
-	int vidx = gr_input_once(g, vslot, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
+	struct gr_kv c;
+	gr_kv_of(d, in, swa, &c);
+	int kidx = gr_input_once(g, c.k_idx, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, c.v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
 	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
 	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
 	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
-	int mask = gr_input_once(g, mslot, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int mask = gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (d->fa ? 2 : 4));
 	int qp = ga_view(g, q);
-	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
-	uint64_t vspan =
-	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
+	uint64_t kspan = (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->k_row;
+	uint64_t vspan = d->fa ? (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->v_row
+			       : (uint64_t)(d->n_stream * c.size) * d->v_row;
 	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
 	if (d->fa) {
 		int o = sinks < 0 ? ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask))
@@ -190,7 +196,7 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		fa->k_type = d->k_type;
 		fa->v_type = d->v_type;
 		fa->dk = fa->dv = d->D;
-		fa->n_kv = n_kv;
+		fa->n_kv = c.n_kv;
 		fa->hkv = d->Hkv;
 		fa->h = d->H;
 		fa->n_stream = d->n_stream > 0 ? d->n_stream : 1;
@@ -198,7 +204,7 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		fa->mask = 1;
 		return o;
 	}
-	return gr_attn_kqv(g, d, qp, kc, vc, mask, n_kv, sinks);
+	return gr_attn_kqv(g, d, qp, kc, vc, mask, c.n_kv, sinks);
 }
 
 int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks)

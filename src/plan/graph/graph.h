@@ -73,6 +73,14 @@ int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_
 	    const char *w);
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
+/* The cache a layer's attention uses, as build_attn with kv_iswa picks
+ * it (swa: the window's): the cells its masks span, its size, and its
+ * index and mask inputs' slots */
+struct gr_kv {
+	int64_t n_kv, size;
+	int *k_idx, *v_idx, *mask;
+};
+void gr_kv_of(const struct dims *d, struct inputs *in, int swa, struct gr_kv *c);
 int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa);
 /* the same with an attention sink per head (gpt-oss): a source of the
  * flash-attention op or of the softmax; sinks < 0: none */
