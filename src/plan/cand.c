@@ -51,17 +51,28 @@ const char *cand_get(const struct cand *c, enum key_id key)
 	return NULL;
 }
 
+const struct key_def *cand_arg_key(const char *arg, char name[CAND_NAME_MAX], const char **val)
+{
+	const char *eq = strchr(arg, '=');
+	name[0] = '\0';
+	if (!eq || eq == arg || (size_t)(eq - arg) >= CAND_NAME_MAX)
+		return NULL;
+	snprintf(name, CAND_NAME_MAX, "%.*s", (int)(eq - arg), arg);
+	*val = eq + 1;
+	const struct key_def *k = key_by_name(name);
+	return k && cand_key_ok(k->id) ? k : NULL;
+}
+
 int cand_parse_line(struct cand *c, const char *kv, char **err)
 {
-	const char *eq = strchr(kv, '=');
-	char name[32];
-	if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(name))
+	char name[CAND_NAME_MAX];
+	const char *val;
+	const struct key_def *k = cand_arg_key(kv, name, &val);
+	if (!name[0])
 		return errorf(err, "'%s': expected KEY=VALUE", kv);
-	snprintf(name, sizeof(name), "%.*s", (int)(eq - kv), kv);
-	const struct key_def *k = key_by_name(name);
-	if (!k || !cand_key_ok(k->id))
+	if (!k)
 		return errorf(err, "'%s': %s is not a key a candidate shape may set", kv, name);
-	if (cand_set(c, k->id, eq + 1))
+	if (cand_set(c, k->id, val))
 		return errorf(err, "'%s': too many or too long", kv);
 	return 0;
 }

@@ -30,6 +30,12 @@ int cand_set(struct cand *c, enum key_id key, const char *value);
 int cand_setu(struct cand *c, enum key_id key, uint64_t value);
 /* The value c sets for key, or NULL. */
 const char *cand_get(const struct cand *c, enum key_id key);
+/* The key an argument "KEY=..." names and, in *val, the text after '='.
+ * name gets KEY ("" when the argument has no KEY= part, or a longer KEY
+ * than a name holds); NULL when there is none, or KEY is not a key a
+ * candidate may set (cand_key_ok). */
+#define CAND_NAME_MAX 32
+const struct key_def *cand_arg_key(const char *arg, char name[CAND_NAME_MAX], const char **val);
 /* Add one line "KEY=VALUE" (as `solve --fix` takes it) to c. Returns 0, or
  * -1 with *err ("'KEY=VALUE': ...") when KEY is not a key a candidate may
  * set or c is full. */

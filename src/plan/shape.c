@@ -174,6 +174,22 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 	return f;
 }
 
+/* An optional payload beside the model (key: MMPROJ_FILE, LORA_FILE):
+ * its path, its file and its header for the extras, when the endpoint
+ * names one. */
+static int open_extra(const struct endpoint *ep, struct shape_ctx *c, enum key_id key, char **path,
+		      struct gguf_file **f, const struct gguf **extra, int *io, char **err)
+{
+	*path = endpoint_path(ep, key);
+	if (!*path)
+		return 0;
+	*f = open_payload(ep, c, *path, key, io, err);
+	if (!*f)
+		return -1;
+	*extra = (*f)->g;
+	return 0;
+}
+
 /* A CUDA runtime's build flags (law S14): its CMakeCache.txt when
  * readable (beside RUNTIME's build/bin), else CUDA_FA_QUANTS and
  * CUDA_FA_SCRATCH, else the pinned engine's defaults. */
@@ -265,20 +281,9 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	}
 	if (!c->census->model)
 		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
-	c->projector_path = endpoint_path(ep, K_MMPROJ_FILE);
-	if (c->projector_path) {
-		c->projector = open_payload(ep, c, c->projector_path, K_MMPROJ_FILE, io, err);
-		if (!c->projector)
-			return -1;
-		c->extras.projector = c->projector->g;
-	}
-	c->lora_path = endpoint_path(ep, K_LORA_FILE);
-	if (c->lora_path) {
-		c->lora = open_payload(ep, c, c->lora_path, K_LORA_FILE, io, err);
-		if (!c->lora)
-			return -1;
-		c->extras.lora = c->lora->g;
-	}
+	if (open_extra(ep, c, K_MMPROJ_FILE, &c->projector_path, &c->projector, &c->extras.projector, io, err) ||
+	    open_extra(ep, c, K_LORA_FILE, &c->lora_path, &c->lora, &c->extras.lora, io, err))
+		return -1;
 	l.window_cap = shape_window_cap(ep, c->census->model);
 	c->n_breach = shape_laws(c->census->model, s, &l, SHAPE_LAWS_ALL, &c->breach, 1);
 	return 0;

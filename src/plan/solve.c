@@ -213,17 +213,15 @@ int solve_window(struct solve_ctx *sc, const struct plan_shape *s0, const struct
 int solve_axis_parse(const char *arg, struct solve_axis *a, char **err)
 {
 	memset(a, 0, sizeof(*a));
-	const char *eq = strchr(arg, '=');
-	char name[32];
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name))
+	char name[CAND_NAME_MAX];
+	const char *v;
+	const struct key_def *k = cand_arg_key(arg, name, &v);
+	if (!name[0])
 		return errorf(err, "'%s': expected KEY=a,b,...", arg);
-	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
-	const struct key_def *k = key_by_name(name);
-	if (!k || !cand_key_ok(k->id) || k->id == K_CTX_SIZE)
+	if (!k || k->id == K_CTX_SIZE)
 		return errorf(err, "'%s': %s is not a key solve can vary (the window is searched, not listed)", arg,
 			      name);
 	a->key = k->id;
-	const char *v = eq + 1;
 	while (*v) {
 		size_t n = strcspn(v, ",");
 		if (n == 0 || n >= sizeof(a->val[0]))
@@ -586,6 +584,21 @@ static int fits_with(struct solve_ctx *sc, const struct cand *c0, enum key_id ke
 	return 0;
 }
 
+/* Bisect key's value between *lo and *hi until they are next to each
+ * other: a value that fits becomes the end on the fitting side (fit_low:
+ * *lo fits, as fewer slots do; else *hi, as more experts on the host do). */
+static int bisect(struct solve_ctx *sc, struct combo *cb, enum key_id key, uint64_t floor, int fit_low, uint32_t *lo,
+		  uint32_t *hi, struct plan *p, char **err)
+{
+	int fits = 0, rc = 0;
+	while (rc == 0 && *hi - *lo > 1) {
+		uint32_t mid = *lo + (*hi - *lo) / 2;
+		if ((rc = fits_with(sc, &cb->c, key, mid, floor, &fits, p, err)) == 0)
+			*((fits != 0) == fit_low ? lo : hi) = mid;
+	}
+	return rc;
+}
+
 /* The most slots with a window of at least floor, for the combination's
  * other values (doubling, then bisecting); then its largest window. */
 static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const struct rate *base_rate, uint64_t floor,
@@ -601,15 +614,8 @@ static int most_slots(struct solve_ctx *sc, const struct solve_opts *o, const st
 	}
 	if (hi > SLOTS_MAX + 1)
 		hi = SLOTS_MAX + 1;
-	while (rc == 0 && lo && hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if ((rc = fits_with(sc, &cb->c, K_PARALLEL, mid, floor, &fits, p, err)) == 0) {
-			if (fits)
-				lo = mid;
-			else
-				hi = mid;
-		}
-	}
+	if (rc == 0 && lo)
+		rc = bisect(sc, cb, K_PARALLEL, floor, 1, &lo, &hi, p, err);
 	free(p);
 	cb->ok = 0;
 	if (rc)
@@ -636,15 +642,7 @@ static int fewest_moe(struct solve_ctx *sc, const struct solve_opts *o, const st
 	    (rc = fits_with(sc, &cb->c, K_N_CPU_MOE, 0, floor, &fits, p, err)) == 0) {
 		if (fits)
 			hi = 0;
-		while (rc == 0 && hi - lo > 1) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if ((rc = fits_with(sc, &cb->c, K_N_CPU_MOE, mid, floor, &fits, p, err)) == 0) {
-				if (fits)
-					hi = mid;
-				else
-					lo = mid;
-			}
-		}
+		rc = bisect(sc, cb, K_N_CPU_MOE, floor, 0, &lo, &hi, p, err);
 	} else if (rc == 0) {
 		free(p);
 		return 0; /* not even every expert on the host makes room */

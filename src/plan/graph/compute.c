@@ -95,6 +95,39 @@ static void build_graph(struct ga_graph *g, const struct model *m, const struct 
 		f->build(g, m, d, &in);
 }
 
+/* A memo key's dimensions: d's but where things live and the cells the
+ * masks span (the window layers' too when they span as many: tied, the
+ * return). */
+static int key_dims(struct dims *kd, const struct dims *d)
+{
+	memcpy(kd, d, sizeof(*d));
+	kd->w = NULL;
+	int tied = d->n_kv_swa == d->n_kv;
+	kd->n_kv = 0;
+	kd->kv_size = 0;
+	kd->n_kv_swa = tied ? -1 : d->n_kv_swa;
+	kd->kv_size_swa = tied ? -1 : d->kv_size_swa;
+	return tied;
+}
+
+/* The two builds of a memo's replay: at d's cells and 256 more (the
+ * window layers' too when tied). */
+static void two_builds(struct ga_graph *g0, struct ga_graph *g1, const struct model *m, const struct dims *d, int tied,
+		       enum graph_kind kind, int draft_il)
+{
+	struct dims d1 = *d;
+	d1.n_kv += 256;
+	d1.kv_size += 256;
+	if (tied) {
+		d1.n_kv_swa += 256;
+		d1.kv_size_swa += 256;
+	}
+	ga_init(g0);
+	ga_init(g1);
+	build_graph(g0, m, d, kind, draft_il);
+	build_graph(g1, m, &d1, kind, draft_il);
+}
+
 /* With a memo, a graph's buffer is read from an affine piece over the
  * cells the masks span (n_kv, and n_kv_swa when the window layers span as
  * many): one replay, of two builds 256 cells apart, prices every window
@@ -111,28 +144,12 @@ static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const str
 	memset(&key, 0, sizeof(key));
 	key.m = m;
 	key.kind = kind;
-	memcpy(&key.d, d, sizeof(*d));
-	key.d.w = NULL; /* where things live is moot on one backend */
-	int tied = d->n_kv_swa == d->n_kv;
-	key.d.n_kv = 0;
-	key.d.kv_size = 0;
-	key.d.n_kv_swa = tied ? -1 : d->n_kv_swa;
-	key.d.kv_size_swa = tied ? -1 : d->kv_size_swa;
+	int tied = key_dims(&key.d, d); /* where things live is moot on one backend */
 	uint64_t n = (uint64_t)d->n_kv, bytes;
 	if (memo_piece_find(mm, &key, sizeof(key), n, &bytes))
 		return bytes;
-	struct dims d1 = *d;
-	d1.n_kv += 256;
-	d1.kv_size += 256;
-	if (tied) {
-		d1.n_kv_swa += 256;
-		d1.kv_size_swa += 256;
-	}
 	struct ga_graph g0, g1;
-	ga_init(&g0);
-	ga_init(&g1);
-	build_graph(&g0, m, d, kind, draft_il);
-	build_graph(&g1, m, &d1, kind, draft_il);
+	two_builds(&g0, &g1, m, d, tied, kind, draft_il);
 	struct ga_piece pc;
 	if (ga_affine(&g0, &g1, n, 256, CPU_ALIGN, &pc) == 0) {
 		memo_count_replay(mm, 1);
@@ -187,13 +204,7 @@ static int run_graph_memo_n(const struct compute_input *ci, const struct dims *d
 	k->gg = ci->gg;
 	k->kind = kind;
 	k->draft_il = draft_il;
-	memcpy(&k->d, d, sizeof(*d));
-	k->d.w = NULL;
-	int tied = d->n_kv_swa == d->n_kv;
-	k->d.n_kv = 0;
-	k->d.kv_size = 0;
-	k->d.n_kv_swa = tied ? -1 : d->n_kv_swa;
-	k->d.kv_size_swa = tied ? -1 : d->kv_size_swa;
+	int tied = key_dims(&k->d, d);
 	memcpy(&k->w, d->w, sizeof(*d->w));
 	k->w.pl = NULL;
 	k->place.ngl = rq->ngl;
@@ -218,18 +229,8 @@ static int run_graph_memo_n(const struct compute_input *ci, const struct dims *d
 		free(key);
 		return 0;
 	}
-	struct dims d1 = *d;
-	d1.n_kv += 256;
-	d1.kv_size += 256;
-	if (tied) {
-		d1.n_kv_swa += 256;
-		d1.kv_size_swa += 256;
-	}
 	struct ga_graph g0, g1;
-	ga_init(&g0);
-	ga_init(&g1);
-	build_graph(&g0, ci->m, d, kind, draft_il);
-	build_graph(&g1, ci->m, &d1, kind, draft_il);
+	two_builds(&g0, &g1, ci->m, d, tied, kind, draft_il);
 	struct ga_sched sc;
 	struct cuda_rules cr;
 	backends(pl, &ci->s->cuda, &cr, &sc);

@@ -289,6 +289,30 @@ static void release(struct ga_graph *g, struct dyn *dd, int i)
 	t->allocated = 0;
 }
 
+void ga_free_parents(struct ga_graph *g, int i, ga_release_fn *free_fn, void *ctx)
+{
+	struct ga_tensor *t = &g->t[i];
+	for (int s = 0; s < t->n_src; s++) {
+		struct ga_tensor *p = &g->t[t->src[s]];
+		p->n_children--;
+		if (p->n_children || p->n_views)
+			continue;
+		if (p->is_view) {
+			struct ga_tensor *v = &g->t[p->view_src];
+			v->n_views--;
+			if (v->n_views == 0 && v->n_children == 0 && v->allocated)
+				free_fn(ctx, g, p->view_src);
+		} else if (p->allocated) {
+			free_fn(ctx, g, t->src[s]);
+		}
+	}
+}
+
+static void dyn_release(void *ctx, struct ga_graph *g, int i)
+{
+	release(g, ctx, i);
+}
+
 void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t *sizes)
 {
 	ga_run_nx(g, n_buf, alignment, NULL, NULL, sizes);
@@ -336,20 +360,7 @@ void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size
 			allocate(g, d, t->src[s]);
 		}
 		allocate(g, d, i);
-		for (int s = 0; s < t->n_src; s++) {
-			struct ga_tensor *p = &g->t[t->src[s]];
-			p->n_children--;
-			if (p->n_children || p->n_views)
-				continue;
-			if (p->is_view) {
-				struct ga_tensor *v = &g->t[p->view_src];
-				v->n_views--;
-				if (v->n_views == 0 && v->n_children == 0 && v->allocated)
-					release(g, d, p->view_src);
-			} else if (p->allocated) {
-				release(g, d, t->src[s]);
-			}
-		}
+		ga_free_parents(g, i, dyn_release, d);
 	}
 	for (int b = 0; b < n_buf; b++)
 		sizes[b] = d[b].max_size;

@@ -99,6 +99,12 @@ int ga_sink_to(struct ga_graph *g, int dst, const int *srcs);
 /* Replay the allocator with the given alignment; returns the buffer size. */
 uint64_t ga_run(struct ga_graph *g, uint64_t alignment);
 
+/* ggml-alloc's step after a node is allocated (ggml_gallocr_alloc_graph_impl):
+ * node i's parents counted down; one that no child and no view reaches
+ * any more is released (a view's source once its last view goes), by
+ * free_fn(ctx, g, index). galloc.c and gaparam.c's replays share it. */
+typedef void ga_release_fn(void *ctx, struct ga_graph *g, int i);
+void ga_free_parents(struct ga_graph *g, int i, ga_release_fn *free_fn, void *ctx);
 /* The same over several buffers (one per backend): every tensor is
  * allocated in its t->buf; leafs come first, in g->leafs order.
  * sizes[n_buf] receives each buffer's high-water mark. */

@@ -196,38 +196,58 @@ static void release(struct actx *c, struct ga_graph *g, int i)
 	t->allocated = 0;
 }
 
+static void actx_release(void *ctx, struct ga_graph *g, int i)
+{
+	release(ctx, g, i);
+}
+
+/* The two builds' tensors, nodes and leafs are the same lists */
+static int same_lists(const struct ga_graph *g0, const struct ga_graph *g1)
+{
+	return g0->n == g1->n && g0->n_nodes == g1->n_nodes && g0->n_leafs == g1->n_leafs &&
+	       !memcmp(g0->nodes, g1->nodes, (size_t)g0->n_nodes * sizeof(int)) &&
+	       !memcmp(g0->leafs, g1->leafs, (size_t)g0->n_leafs * sizeof(int));
+}
+
+/* A tensor of the two builds is the same but for its sizes */
+static int same_tensor(const struct ga_tensor *x, const struct ga_tensor *y)
+{
+	return x->type == y->type && x->input == y->input && x->output == y->output && x->external == y->external &&
+	       x->inplace == y->inplace && x->is_view == y->is_view && x->view_src == y->view_src &&
+	       x->n_src == y->n_src && !memcmp(x->src, y->src, (size_t)x->n_src * sizeof(int));
+}
+
+/* Tensor i's bytes and ne as a + b*n (the builds step cells apart) into
+ * c; -1 when one is not affine */
+static int affine_tensor(struct actx *c, const struct ga_tensor *x, const struct ga_tensor *y, int i, int64_t step)
+{
+	int64_t v0[5] = {(int64_t)x->bytes, x->ne[0], x->ne[1], x->ne[2], x->ne[3]};
+	int64_t v1[5] = {(int64_t)y->bytes, y->ne[0], y->ne[1], y->ne[2], y->ne[3]};
+	for (int k = 0; k < 5; k++) {
+		int64_t d = v1[k] - v0[k];
+		if (v0[k] < 0 || v1[k] < 0 || (d && d % step))
+			return -1;
+		struct av v = {v0[k], 0};
+		if (d)
+			v = (struct av){v0[k] - d / step * c->n0, d / step};
+		if (k == 0)
+			c->bytes[i] = v;
+		else
+			c->ne[i * 4 + k - 1] = v;
+	}
+	return 0;
+}
+
 /* The two builds must be one graph; each size a + b*n with b*step a whole
  * number of alignment units, so galloc's rounding stays affine. */
 static int affine_sizes(struct actx *c, const struct ga_graph *g0, const struct ga_graph *g1, int64_t step)
 {
-	if (g0->n != g1->n || g0->n_nodes != g1->n_nodes || g0->n_leafs != g1->n_leafs ||
-	    memcmp(g0->nodes, g1->nodes, (size_t)g0->n_nodes * sizeof(int)) ||
-	    memcmp(g0->leafs, g1->leafs, (size_t)g0->n_leafs * sizeof(int)))
+	if (!same_lists(g0, g1))
 		return -1;
 	for (int i = 0; i < g0->n; i++) {
 		const struct ga_tensor *x = &g0->t[i], *y = &g1->t[i];
-		if (x->type != y->type || x->input != y->input || x->output != y->output ||
-		    x->external != y->external || x->inplace != y->inplace || x->is_view != y->is_view ||
-		    x->view_src != y->view_src || x->n_src != y->n_src ||
-		    memcmp(x->src, y->src, (size_t)x->n_src * sizeof(int)))
+		if (!same_tensor(x, y) || affine_tensor(c, x, y, i, step) || (c->bytes[i].b * step) % c->align)
 			return -1;
-		int64_t v0[5] = {(int64_t)x->bytes, x->ne[0], x->ne[1], x->ne[2], x->ne[3]};
-		int64_t v1[5] = {(int64_t)y->bytes, y->ne[0], y->ne[1], y->ne[2], y->ne[3]};
-		for (int k = 0; k < 5; k++) {
-			int64_t d = v1[k] - v0[k];
-			if (v0[k] < 0 || v1[k] < 0 || (d && d % step))
-				return -1;
-			struct av v = {v0[k], 0};
-			if (d)
-				v = (struct av){v0[k] - d / step * c->n0, d / step};
-			if (k == 0) {
-				if ((v.b * step) % c->align)
-					return -1;
-				c->bytes[i] = v;
-			} else {
-				c->ne[i * 4 + k - 1] = v;
-			}
-		}
 	}
 	return 0;
 }
@@ -269,20 +289,7 @@ int ga_affine(struct ga_graph *g0, struct ga_graph *g1, uint64_t n0, uint64_t st
 			for (int s = 0; s < t->n_src; s++)
 				allocate(c, g, t->src[s]);
 			allocate(c, g, i);
-			for (int s = 0; s < t->n_src; s++) {
-				struct ga_tensor *p = &g->t[t->src[s]];
-				p->n_children--;
-				if (p->n_children || p->n_views)
-					continue;
-				if (p->is_view) {
-					struct ga_tensor *v = &g->t[p->view_src];
-					v->n_views--;
-					if (v->n_views == 0 && v->n_children == 0 && v->allocated)
-						release(c, g, p->view_src);
-				} else if (p->allocated) {
-					release(c, g, t->src[s]);
-				}
-			}
+			ga_free_parents(g, i, actx_release, c);
 		}
 		int64_t st = (int64_t)step;
 		int64_t lo = cdiv(c->lo, st) * st, hi = fdiv(c->hi, st) * st;
@@ -397,37 +404,24 @@ static void release_n(struct nctx *x, int i)
 	t->allocated = 0;
 }
 
+static void nctx_release(void *ctx, struct ga_graph *g, int i)
+{
+	(void)g;
+	release_n(ctx, i);
+}
+
 /* The two scheduled builds must be one graph, tensor for tensor, buffer
  * for buffer; each size a + b*n (its alignment is checked where it is
  * allocated, in the buffer it lands in). */
 static int affine_sizes_n(struct actx *c, const struct ga_graph *g0, const struct ga_graph *g1, int64_t step)
 {
-	if (g0->n != g1->n || g0->n_nodes != g1->n_nodes || g0->n_leafs != g1->n_leafs ||
-	    memcmp(g0->nodes, g1->nodes, (size_t)g0->n_nodes * sizeof(int)) ||
-	    memcmp(g0->leafs, g1->leafs, (size_t)g0->n_leafs * sizeof(int)))
+	if (!same_lists(g0, g1))
 		return -1;
 	for (int i = 0; i < g0->n; i++) {
 		const struct ga_tensor *x = &g0->t[i], *y = &g1->t[i];
-		if (x->type != y->type || x->input != y->input || x->output != y->output ||
-		    x->external != y->external || x->inplace != y->inplace || x->is_view != y->is_view ||
-		    x->view_src != y->view_src || x->n_src != y->n_src || x->dep != y->dep || x->buf != y->buf ||
-		    x->qtype != y->qtype || (x->qtype && x->ne[0] != y->ne[0]) ||
-		    memcmp(x->src, y->src, (size_t)x->n_src * sizeof(int)))
+		if (!same_tensor(x, y) || x->dep != y->dep || x->buf != y->buf || x->qtype != y->qtype ||
+		    (x->qtype && x->ne[0] != y->ne[0]) || affine_tensor(c, x, y, i, step))
 			return -1;
-		int64_t v0[5] = {(int64_t)x->bytes, x->ne[0], x->ne[1], x->ne[2], x->ne[3]};
-		int64_t v1[5] = {(int64_t)y->bytes, y->ne[0], y->ne[1], y->ne[2], y->ne[3]};
-		for (int k = 0; k < 5; k++) {
-			int64_t d = v1[k] - v0[k];
-			if (v0[k] < 0 || v1[k] < 0 || (d && d % step))
-				return -1;
-			struct av v = {v0[k], 0};
-			if (d)
-				v = (struct av){v0[k] - d / step * c->n0, d / step};
-			if (k == 0)
-				c->bytes[i] = v;
-			else
-				c->ne[i * 4 + k - 1] = v;
-		}
 	}
 	return 0;
 }
@@ -491,20 +485,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 				allocate_n(x, t->src[s]);
 			}
 			allocate_n(x, i);
-			for (int s = 0; s < t->n_src; s++) {
-				struct ga_tensor *p = &g->t[t->src[s]];
-				p->n_children--;
-				if (p->n_children || p->n_views)
-					continue;
-				if (p->is_view) {
-					struct ga_tensor *v = &g->t[p->view_src];
-					v->n_views--;
-					if (v->n_views == 0 && v->n_children == 0 && v->allocated)
-						release_n(x, p->view_src);
-				} else if (p->allocated) {
-					release_n(x, t->src[s]);
-				}
-			}
+			ga_free_parents(g, i, nctx_release, x);
 		}
 		int64_t st = (int64_t)step;
 		int64_t plo = cdiv(c->lo, st) * st, phi = fdiv(c->hi, st) * st;

@@ -175,39 +175,13 @@ int gr_moe_sum(struct ga_graph *g, const struct dims *d, int experts, int64_t k,
 	return out;
 }
 
-/* build_moe_ffn with softmax gating, normalised top-k weights and a gated
- * SiLU (qwen3moe), in the order ggml_build_forward_expand visits it:
- * router, softmax, top-k, weights normalised; then per token and chosen
- * expert up, gate, swiglu, down, weighted; the experts' views added up. */
-int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
+void gr_kv_of(const struct dims *d, struct inputs *in, int swa, struct gr_kv *c)
 {
-	int64_t ne = d->n_expert, k = d->n_expert_used;
-	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
-	int probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
-	int probs3 = ga_view(g, probs);
-	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(probs));
-	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
-	int wts = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	int w3 = gr_moe_norm_w(g, wts, k, T);
-	int cur = ga_view(g, x);
-	int up =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int gate =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
-	/* the views are built (and expanded) before the adds */
-	int out = gr_moe_sum(g, d, experts, k, T);
-	if (k <= 1)
-		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	else if (k <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
-		g->t[experts].moe_dst = out + 1;
-	return out;
+	c->n_kv = swa ? d->n_kv_swa : d->n_kv;
+	c->size = swa ? d->kv_size_swa : d->kv_size;
+	c->k_idx = swa ? &in->k_idx_swa : &in->k_idx;
+	c->v_idx = swa ? &in->v_idx_swa : &in->v_idx;
+	c->mask = swa ? &in->mask_swa : &in->mask;
 }
 
 /* K and V into the cache of layer il, then flash attention (or softmax
@@ -222,21 +196,18 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		    int sinks)
 {
 	int64_t T = d->T;
-	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
-	int64_t size = swa ? d->kv_size_swa : d->kv_size;
-	int *kslot = swa ? &in->k_idx_swa : &in->k_idx;
-	int *vslot = swa ? &in->v_idx_swa : &in->v_idx;
-	int *mslot = swa ? &in->mask_swa : &in->mask;
-	int kidx = gr_input_once(g, kslot, (uint64_t)T * 8);
-	int vidx = gr_input_once(g, vslot, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
+	struct gr_kv c;
+	gr_kv_of(d, in, swa, &c);
+	int kidx = gr_input_once(g, c.k_idx, (uint64_t)T * 8);
+	int vidx = gr_input_once(g, c.v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
 	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
 	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
 	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
-	int mask = gr_input_once(g, mslot, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
+	int mask = gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (d->fa ? 2 : 4));
 	int qp = ga_view(g, q);
-	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
-	uint64_t vspan =
-	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
+	uint64_t kspan = (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->k_row;
+	uint64_t vspan = d->fa ? (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->v_row
+			       : (uint64_t)(d->n_stream * c.size) * d->v_row;
 	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
 	if (d->fa) {
 		int o = sinks < 0 ? ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask))
@@ -246,7 +217,7 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		fa->k_type = d->k_type;
 		fa->v_type = d->v_type;
 		fa->dk = fa->dv = d->D;
-		fa->n_kv = n_kv;
+		fa->n_kv = c.n_kv;
 		fa->hkv = d->Hkv;
 		fa->h = d->H;
 		fa->n_stream = d->n_stream > 0 ? d->n_stream : 1;
@@ -254,8 +225,12 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		fa->mask = 1;
 		return o;
 	}
-	/* kq = k*q, softmax in place, kqv = v*kq, permute + cont; without KV
-	 * offload the graph pins the cont to the CPU (build_attn_mha) */
+	return gr_attn_kqv(g, d, qp, kc, vc, mask, c.n_kv, sinks);
+}
+
+int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks)
+{
+	int64_t T = d->T;
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
 	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
 			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
@@ -264,6 +239,32 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	if (!d->w->pl->kv_offload)
 		g->t[cont].force = d->w->cpu;
 	return cont;
+}
+
+void gr_rot_inputs(struct ga_graph *g, const struct dims *d, struct inputs *in, int swa, int **krot, int **vrot)
+{
+	*krot = swa ? &in->k_rot_swa : &in->k_rot;
+	*vrot = swa ? &in->v_rot_swa : &in->v_rot;
+	if (d->k_rot)
+		gr_input_once(g, *krot, (uint64_t)d->k_rot * d->k_rot * 4);
+}
+
+int gr_attn_wo(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+	       int *vrot)
+{
+	int o = gr_attend(g, d, in, il, q, k, v, swa);
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * d->T, d->v_rot, vrot);
+	return gr_mm(g, d, il, "attn_output.weight", ga_view(g, o), d->E, d->T);
+}
+
+int gr_layer_end(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int last,
+		 int cur, int x, int when_fewer, const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	int64_t Tn = d->T;
+	int res = x;
+	if (last)
+		Tn = gr_out_rows(g, d, in, &cur, &res, when_fewer);
+	return gr_ffn_half(g, m, d, il, cur, res, Tn, ffn_norm, ffn);
 }
 
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2)
@@ -363,83 +364,6 @@ const struct graph_family *gr_fallback(const struct model *m)
 	return gr_family(deltanet ? "qwen35" : "llama");
 }
 
-/* build_moe_ffn in full (llama-graph.cpp): softmax or sigmoid gating, an
- * optional selection bias (exp_probs_b, DeepSeek-V3), expert groups (the
- * top groups by the sum of their two best scores), weights normalised
- * and scaled as the payload says; then the experts as in gr_moe. */
-static int moe_groups(struct ga_graph *g, int selp, int64_t ne, int64_t T, const struct gr_moe_opts *o)
-{
-	int64_t G = o->n_groups, per = ne / G, gu = o->n_group_used;
-	int sg = ga_view(g, selp);
-	int sg4 = ga_view(g, sg);
-	int gsort = ga_op(g, 0, I32, per, G, T, 1, S(sg));
-	int gs = ga_view_n(g, gsort, (uint64_t)((G * T - 1) * per + 2) * 4);
-	int top2 = gr_op_kind(g, ga_op(g, 0, F32, 1, 2, G, T, S(sg4, gs)), GA_OP_GET_ROWS);
-	int gsum = ga_op(g, 0, F32, 1, G, T, 1, S(ga_view(g, top2)));
-	int esort = ga_op(g, 0, I32, G, T, 1, 1, S(ga_view(g, gsum)));
-	int eg = ga_view_n(g, esort, (uint64_t)((T - 1) * G + gu) * 4);
-	int sp = gr_op_kind(g, ga_op(g, 0, F32, per, gu, T, 1, S(sg, eg)), GA_OP_GET_ROWS);
-	int fill = ga_op(g, 1, F32, per, G, T, 1, S(sg));
-	int set = ga_sink_to(g, fill, S(sp, eg, fill));
-	return ga_view(g, set);
-}
-
-int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o)
-{
-	int64_t ne = d->n_expert, k = d->n_expert_used;
-	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
-	int probs = logits; /* SOFTMAX_WEIGHT: the logits themselves */
-	if (o->gating == 4) /* sqrt(softplus(logits)) */
-		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(ga_op(g, 1, F32, ne, T, 1, 1, S(logits))));
-	else if (o->gating != 3) /* soft_max or sigmoid */
-		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
-	int probs3 = ga_view(g, probs);
-	int selp = probs;
-	if (o->probs_b)
-		selp = ga_op(g, 1, F32, ne, T, 1, 1, S(probs, gr_weight(g, d, il, "exp_probs_b.bias")));
-	if (o->n_groups > 1)
-		selp = moe_groups(g, selp, ne, T, o);
-	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(selp));
-	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
-	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
-	if (o->gating == 3) /* a softmax over the chosen experts' logits */
-		w = ga_view(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))));
-	if (o->norm_w)
-		w = gr_moe_norm_w(g, w, k, T);
-	if (o->scale)
-		w = ga_op(g, 1, F32, 1, k, T, 1, S(w));
-	int cur = ga_view(g, x);
-	char fused[64];
-	snprintf(fused, sizeof(fused), "blk.%d.ffn_gate_up_exps.weight", il);
-	int glu;
-	if (d->w->gg && gguf_tensor_find(d->w->gg, fused)) {
-		/* one stack of gate and up rows: a matmul, then two views */
-		int gu = gr_op_kind(g,
-				    ga_op(g, 0, F32, 2 * d->F_exp, k, T, 1,
-					  S(gr_weight(g, d, il, "ffn_gate_up_exps.weight"), cur, sel)),
-				    GA_OP_MUL_MAT_ID);
-		uint64_t span = (uint64_t)(d->F_exp + (k * T - 1) * 2 * d->F_exp) * 4;
-		int gate = ga_view_n(g, gu, span), up = ga_view_n(g, gu, span);
-		glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	} else {
-		int up = gr_op_kind(
-		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		    GA_OP_MUL_MAT_ID);
-		int gate = gr_op_kind(
-		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		    GA_OP_MUL_MAT_ID);
-		glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	}
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w));
-	int out = gr_moe_sum(g, d, experts, k, T);
-	if (k <= 1)
-		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
-	return out;
-}
-
 /* A shared expert (build_ffn, SILU, PAR) of width F over the *_shexp
  * weights. */
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F)
@@ -514,23 +438,37 @@ void gr_mtp_output(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	gr_lm_rows(g, d, in, h);
 }
 
-void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
-		  const char *ffn_norm, gr_ffn_fn *ffn)
+int gr_layers(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_layer_fn *layer,
+	      const void *ctx)
 {
-	int64_t T = d->T;
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int cur = attn(g, m, d, in, L, an);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, ffn_norm, ffn);
+		int an = gr_norm(g, d, x, d->E, d->T, 1, (int)il, "attn_norm.weight");
+		x = layer(g, m, d, in, (int)il, x, an, il == n_layer - 1, ctx);
 	}
-	int rn = gr_result(g, d, x);
+	return x;
+}
+
+struct trunk_moe {
+	gr_attn_fn *attn;
+	const char *ffn_norm;
+	gr_ffn_fn *ffn;
+};
+
+static int trunk_moe_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			   int x, int an, int last, const void *ctx)
+{
+	const struct trunk_moe *t = ctx;
+	int cur = t->attn(g, m, d, in, il, an);
+	return gr_layer_end(g, m, d, in, il, last, cur, x, 0, t->ffn_norm, t->ffn);
+}
+
+void gr_trunk_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_attn_fn *attn,
+		  const char *ffn_norm, gr_ffn_fn *ffn)
+{
+	const struct trunk_moe t = {attn, ffn_norm, ffn};
+	int rn = gr_result(g, d, gr_layers(g, m, d, in, trunk_moe_layer, &t));
 	g->t[rn].output = 1; /* h_nextn and result_norm: graph outputs */
 }
 

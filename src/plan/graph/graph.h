@@ -85,11 +85,24 @@ int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_
 	    const char *w);
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
+/* The cache a layer's attention uses, as build_attn with kv_iswa picks
+ * it (swa: the window's): the cells its masks span, its size, and its
+ * index and mask inputs' slots */
+struct gr_kv {
+	int64_t n_kv, size;
+	int *k_idx, *v_idx, *mask;
+};
+void gr_kv_of(const struct dims *d, struct inputs *in, int swa, struct gr_kv *c);
 int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa);
 /* the same with an attention sink per head (gpt-oss): a source of the
  * flash-attention op or of the softmax; sinks < 0: none */
 int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
 		    int sinks);
+/* build_attn_mha without flash attention over the cache views kc and vc
+ * (n_kv cells): kq = k*q, the softmax in place (with the sinks when
+ * sinks >= 0), kqv = v*kq, permute + cont; without KV offload the graph
+ * pins the cont to the CPU */
+int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
 /* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
 struct gr_moe_opts {
@@ -101,6 +114,10 @@ struct gr_moe_opts {
 	int64_t n_groups, n_group_used; /* expert groups, 0: none */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+/* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
+ * chosen experts sel (k per token), ne0 rows out (graph_moe.c) */
+int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int sel, int64_t ne0, int64_t k,
+	     int64_t T);
 /* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
  * apart: the routing (its weights w and the chosen experts sel), then the
  * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a
@@ -113,6 +130,9 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r,
 		   int act);
 int gr_ffn_shexp(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int64_t F);
+/* gr_moe_ex and gr_ffn_shexp of width F_sh over x, added (graph_moe.c) */
+int gr_moe_shared(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
+		  int64_t F_sh);
 /* build_moe_ffn's steps: the chosen weights w (k per token) normalised by
  * their sum (a view); the weighted experts' k views, built first, then
  * added up (one expert: the view itself, which the caller conts). */
@@ -127,6 +147,16 @@ typedef int gr_ffn_fn(struct ga_graph *g, const struct model *m, const struct di
 /* A family's attention of layer il over its normed input an. */
 typedef int gr_attn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 		       int an);
+/* A layer's body over its input x and its attention-normed input an
+ * (last: the trunk's last layer); returns the layer's output. */
+typedef int gr_layer_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int x, int an, int last, const void *ctx);
+/* The trunk's walk, as the engine's builders write it: the input
+ * embedding (build_inp_embd), then per layer (but the MTP blocks) the
+ * attention norm (build_norm, attn_norm) and the layer's body; returns
+ * the last layer's output. */
+int gr_layers(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, gr_layer_fn *layer,
+	      const void *ctx);
 /* The trunk deepseek2.cpp and glm4-moe.cpp build alike: per layer the
  * attention norm, attn, the last layer's output rows, the FFN half (its
  * norm ffn_norm); then result_norm (h_nextn too: a graph output) over
@@ -144,6 +174,19 @@ void gr_mtp_block(struct ga_graph *g, const struct model *m, const struct dims *
  * when_fewer: only when there are fewer outputs than tokens, as the
  * dense builders (llama, gpt-oss, dense, mistral3) have it. */
 int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in, int *cur, int *res, int when_fewer);
+/* The inputs of a layer's cache rotation (swa: the window cache's) into
+ * *krot and *vrot; the K rotation's input made now (ggml finds it, src0
+ * of q's rotation, before the positions, and allocates leafs so). */
+void gr_rot_inputs(struct ga_graph *g, const struct dims *d, struct inputs *in, int swa, int **krot, int **vrot);
+/* build_attn's end: gr_attend, the output's rotation undone, attn_output
+ * (llama's, llama4's and olmo2's attention alike) */
+int gr_attn_wo(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+	       int *vrot);
+/* A layer's tail: in the last layer (last) only the output rows of cur
+ * and of the residual x (gr_out_rows), then gr_ffn_half; returns the
+ * layer's output. */
+int gr_layer_end(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int last,
+		 int cur, int x, int when_fewer, const char *ffn_norm, gr_ffn_fn *ffn);
 /* A layer's FFN half: the residual add of cur and res, the FFN norm
  * (named norm), the FFN, the residual add; returns the layer's output. */
 int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,
@@ -198,12 +241,24 @@ gr_draft_fn gr_deepseek2_mtp;
  * mask over the cache's). */
 typedef int gr_mla_mask_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			   int an, int qr);
+/* A mask hook and what it reads: the model, the layer's normed input an
+ * and the normed q latent qr. */
+struct gr_mla_mask {
+	gr_mla_mask_fn *fn;
+	const struct model *m;
+	int an, qr;
+};
 int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
 		     gr_mla_mask_fn *mk);
 /* deepseek2's FFN: dense in the leading layers, else the routed experts
  * beside the shared ones */
 int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
-gr_build_fn gr_deepseek32;   /* graph_deepseek32.c */
+gr_build_fn gr_deepseek32; /* graph_deepseek32.c */
+/* build_attn with the K-only input and v_mla (graph_deepseek2.c): K's row
+ * (lora + rope) cached, V a view of it, the output decompressed by
+ * attn_v_b (dv per head) and projected by attn_output */
+int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
+		  int64_t dv, const struct gr_mla_mask *mk);
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
@@ -219,6 +274,10 @@ struct gr_mamba2 {
 };
 int gr_rs_zero(struct ga_graph *g, int cache);
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
+/* build_rs as Gated DeltaNet and Kimi's delta attention read it, over
+ * whole-cache views and the s_copy views (gr_s_view): the zeroing, the states
+ * gathered (returned), the extra states copied back */
+int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);

@@ -30,57 +30,6 @@ static int lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, i
 	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
 }
 
-/* the cache stores build_attn expands after q, v, k */
-static void store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int k, int v, int swa,
-		  int cache[2])
-{
-	int64_t T = d->T;
-	int kidx = gr_input_once(g, swa ? &in->k_idx_swa : &in->k_idx, (uint64_t)T * 8);
-	int vidx = gr_input_once(g, swa ? &in->v_idx_swa : &in->v_idx,
-				 (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
-	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
-	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
-	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
-	cache[0] = kcache;
-	cache[1] = vcache;
-}
-
-/* build_attn_mha over the layer's cache (K, V) */
-static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, const int cache[2])
-{
-	int64_t T = d->T;
-	int64_t n_kv = swa ? d->n_kv_swa : d->n_kv;
-	int64_t size = swa ? d->kv_size_swa : d->kv_size;
-	int mask = gr_input_once(g, swa ? &in->mask_swa : &in->mask, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
-	int kcache = cache[0], vcache = cache[1];
-	int qp = ga_view(g, q);
-	uint64_t kspan = (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->k_row;
-	uint64_t vspan =
-	    d->fa ? (uint64_t)(n_kv + (d->n_stream - 1) * size) * d->v_row : (uint64_t)(d->n_stream * size) * d->v_row;
-	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
-	if (d->fa) {
-		int o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
-		struct ga_fa *fa = &g->t[o].fa;
-		fa->k_type = d->k_type;
-		fa->v_type = d->v_type;
-		fa->dk = fa->dv = d->D;
-		fa->n_kv = n_kv;
-		fa->hkv = d->Hkv;
-		fa->h = d->H;
-		fa->n_stream = d->n_stream > 0 ? d->n_stream : 1;
-		fa->q_tok = T / fa->n_stream;
-		fa->mask = 1;
-		return o;
-	}
-	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
-	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
-	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
-	int cont = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));
-	if (!d->w->pl->kv_offload)
-		g->t[cont].force = d->w->cpu;
-	return cont;
-}
-
 void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
@@ -94,10 +43,9 @@ void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int L = (int)il;
 		int swa = m->kind[il] == LAYER_SWA;
 		int rope = !cohere2 || swa;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 		int an = lnorm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int *krot, *vrot;
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, nq, T));
 		if (gr_has_tensor(d, L, "attn_q_norm.weight"))
@@ -120,9 +68,7 @@ void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, 
 				v = gr_rotate(g, v, nkv * T, d->v_rot, vrot);
 			}
 		}
-		int cache[2];
-		store(g, d, in, L, k, v, swa, cache);
-		int o = attend(g, d, in, q, swa, cache);
+		int o = gr_attend(g, d, in, L, q, k, v, swa); /* build_attn: the cache stores after q, v, k */
 		/* the FFN over the normed input (its output rows in the last
 		 * layer), the residual, then the attention's output projection */
 		int fewer = il == n_layer - 1 && d->n_out < T;

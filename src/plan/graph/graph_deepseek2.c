@@ -21,6 +21,54 @@ static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d
 	return gr_mm(g, d, il, "attn_q_b.weight", q, n, d->T);
 }
 
+/* build_attn with the K-only input and v_mla (llama-graph.cpp): the K
+ * row (latent + rope part) into the cache of layer il, V a view of K,
+ * attention over the latent, attn_v_b decompressing the output per head
+ * (dv wide), attn_output. Kimi's MLA (graph_linear.c) calls it too. */
+int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
+		  int64_t dv, const struct gr_mla_mask *mk)
+{
+	int64_t T = d->T, H = d->H;
+	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
+	int kcache = gr_cache(g, d, il);
+	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
+	int mask = mk ? -1 : gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
+	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
+	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
+	int kc = ga_view_n(g, kcache, kspan);
+	int vc = ga_view_n(g, kc, kspan);
+	int cur;
+	if (d->fa) {
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kp = ga_view(g, kc), vp = ga_view(g, vc);
+		if (mk)
+			mask = mk->fn(g, mk->m, d, in, il, mk->an, mk->qr);
+		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
+		int o = gr_op_kind(
+		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
+		    GA_OP_MUL_MAT);
+		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
+	} else {
+		/* v is K's view, not transposed: build_attn_mha copies it
+		 * transposed (ggml_cont), before kq */
+		int vt = ga_view(g, ga_view(g, vc));
+		int vcont = ga_op(g, 0, elem == 4 ? F32 : F16, d->n_kv, lora, 1, d->n_stream, S(vt));
+		int kp = ga_view(g, kc);
+		int qp = ga_view(g, ga_view(g, qcur));
+		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+		if (mk)
+			mask = mk->fn(g, mk->m, d, in, il, mk->an, mk->qr);
+		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
+		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
+		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
+				   GA_OP_MUL_MAT);
+		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
+		if (!d->w->pl->kv_offload)
+			g->t[cur].force = d->w->cpu;
+	}
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
 static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			 int an);
 
@@ -61,45 +109,8 @@ int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dim
 	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
 	kpe = gr_rope(g, kpe, pos, rope, 1, T);
 	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
-	/* into the K-only cache */
-	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
-	int kcache = gr_cache(g, d, il);
-	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
-	int mask = mk ? -1 : gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
-	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
-	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
-	int kc = ga_view_n(g, kcache, kspan);
-	int vc = ga_view_n(g, kc, kspan);
-	int cur;
-	if (d->fa) {
-		int qp = ga_view(g, ga_view(g, qcur));
-		int kp = ga_view(g, kc), vp = ga_view(g, vc);
-		if (mk)
-			mask = mk(g, m, d, in, il, an, lat);
-		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
-		int o = gr_op_kind(
-		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
-		    GA_OP_MUL_MAT);
-		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
-	} else {
-		/* v is K's view, not transposed: build_attn_mha copies it
-		 * transposed (ggml_cont), before kq */
-		int vt = ga_view(g, ga_view(g, vc));
-		int vcont = ga_op(g, 0, elem == 4 ? F32 : F16, d->n_kv, lora, 1, d->n_stream, S(vt));
-		int kp = ga_view(g, kc);
-		int qp = ga_view(g, ga_view(g, qcur));
-		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
-		if (mk)
-			mask = mk(g, m, d, in, il, an, lat);
-		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
-		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
-		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
-				   GA_OP_MUL_MAT);
-		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
-		if (!d->w->pl->kv_offload)
-			g->t[cur].force = d->w->cpu;
-	}
-	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+	struct gr_mla_mask mask = {mk, m, an, lat};
+	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 }
 
 /* The pre-MLA layout (no key_length_mla): attn_kv_b decompresses the
@@ -178,10 +189,7 @@ int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, 
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	o.n_groups = m->n_expert_groups;
 	o.n_group_used = m->n_group_used;
-	int64_t F_sh = (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
-	int moe = gr_moe_ex(g, d, il, x, T, &o);
-	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+	return gr_moe_shared(g, d, il, x, T, &o, (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1));
 }
 
 void gr_deepseek2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)

@@ -71,36 +71,27 @@ int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, i
 		 uint64_t vmax_row)
 {
 	int64_t T = dl->T;
-	int64_t n_kv = swa ? dl->n_kv_swa : dl->n_kv;
-	int64_t size = swa ? dl->kv_size_swa : dl->kv_size;
-	int *kslot = swa ? &in->k_idx_swa : &in->k_idx;
-	int *vslot = swa ? &in->v_idx_swa : &in->v_idx;
-	int *mslot = swa ? &in->mask_swa : &in->mask;
+	struct gr_kv c;
+	gr_kv_of(dl, in, swa, &c);
 	int kcache = gr_cache(g, dl, kv_il), vcache = gr_cache(g, dl, kv_il);
 	if (k >= 0) {
-		int kidx = gr_input_once(g, kslot, (uint64_t)T * 8);
+		int kidx = gr_input_once(g, c.k_idx, (uint64_t)T * 8);
 		ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
 	}
 	if (v >= 0) {
 		int64_t vw = dl->fa ? 1 : (int64_t)(vmax_row * (uint64_t)(dl->D * dl->Hkv) / dl->v_row);
-		int vidx = gr_input_once(g, vslot, (uint64_t)T * 8 * (uint64_t)vw);
+		int vidx = gr_input_once(g, c.v_idx, (uint64_t)T * 8 * (uint64_t)vw);
 		ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
 	}
-	int mask = gr_input_once(g, mslot, (uint64_t)n_kv * T * (dl->fa ? 2 : 4));
+	int mask = gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (dl->fa ? 2 : 4));
 	int qp = ga_view(g, q);
-	uint64_t kspan = (uint64_t)(n_kv + (dl->n_stream - 1) * size) * dl->k_row;
-	uint64_t vspan = dl->fa ? (uint64_t)(n_kv + (dl->n_stream - 1) * size) * dl->v_row
-				: (uint64_t)(dl->n_stream * size) * vmax_row;
+	uint64_t kspan = (uint64_t)(c.n_kv + (dl->n_stream - 1) * c.size) * dl->k_row;
+	uint64_t vspan = dl->fa ? (uint64_t)(c.n_kv + (dl->n_stream - 1) * c.size) * dl->v_row
+				: (uint64_t)(dl->n_stream * c.size) * vmax_row;
 	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
 	if (dl->fa)
 		return gr_op_kind(g, ga_op(g, 0, F32, dl->D, dl->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
-	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, dl->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
-	int sm = ga_op(g, 1, F32, n_kv, T, dl->H, 1, S(kq, mask));
-	int kqv = gr_op_kind(g, ga_op(g, 0, F32, dl->D, T, dl->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
-	int cont = ga_op(g, 0, F32, dl->D, dl->H, T, 1, S(ga_view(g, kqv)));
-	if (!dl->w->pl->kv_offload)
-		g->t[cont].force = dl->w->cpu;
-	return cont;
+	return gr_attn_kqv(g, dl, qp, kc, vc, mask, c.n_kv, -1);
 }
 
 /* build_moe_ffn from the router's logits (probs_in): softmax, top-k,
@@ -122,16 +113,10 @@ static int g4_moe(struct ga_graph *g, const struct dims *d, int il, int attn_out
 	int w3 = gr_moe_norm_w(g, wts, k, T);
 	int x = gr_norm(g, d, attn_out, d->E, T, 1, il, "pre_ffw_norm_2.weight");
 	int cur = ga_view(g, x);
-	int gate =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int up =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
+	int gate = gr_mm_id(g, d, il, "ffn_gate_exps.weight", cur, sel, d->F_exp, k, T);
+	int up = gr_mm_id(g, d, il, "ffn_up_exps.weight", cur, sel, d->F_exp, k, T);
 	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
+	int down = gr_mm_id(g, d, il, "ffn_down_exps.weight", glu, sel, d->E, k, T);
 	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, w3));
 	int out = gr_moe_sum(g, d, experts, k, T);
 	/* one expert: the caller conts the view, after the dense FFN (the

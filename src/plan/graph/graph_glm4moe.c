@@ -51,11 +51,9 @@ static int glm4moe_ffn(struct ga_graph *g, const struct model *m, const struct d
 	o.probs_b = 1; /* exp_probs_b is required */
 	o.norm_w = m->expert_w_norm != 0;
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
-	int moe = gr_moe_ex(g, d, il, x, T, &o);
 	if (!m->n_expert_shared)
-		return moe;
-	int sh = gr_ffn_shexp(g, d, il, x, T, d->F_exp * m->n_expert_shared);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+		return gr_moe_ex(g, d, il, x, T, &o);
+	return gr_moe_shared(g, d, il, x, T, &o, d->F_exp * m->n_expert_shared);
 }
 
 void gr_glm4moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)

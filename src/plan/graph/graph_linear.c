@@ -319,17 +319,11 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int64_t H = d->H, hd = m->kda_head_dim, inner = H * hd;
 	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
-	gr_rs_zero(g, rcache);
-	int states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 1)));
-	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
+	int states = gr_rs_gather(g, d, in, rcache, d->n_embd_r);
 	int cx[3];
 	for (int c = 0; c < 3; c++)
 		cx[c] = kda_conv_in(g, d, il, an, rcache, states, c, inner);
-	gr_rs_zero(g, scache);
-	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 0)));
-	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 1)));
-	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
+	int state = gr_rs_gather(g, d, in, scache, d->n_embd_s);
 	/* the fused delta net, reached through its new state's copy */
 	int q = kda_conv(g, d, il, cx[0], 0, hd, H);
 	int k = kda_conv(g, d, il, cx[1], 1, hd, H);
@@ -375,38 +369,7 @@ static int kimi_mla(struct ga_graph *g, const struct model *m, const struct dims
 	int vcur = ga_view(g, gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight"));
 	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
 	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
-	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
-	int kcache = gr_cache(g, d, il);
-	ga_sink_to(g, kcache, S(ga_view(g, kcur), kidx, kcache));
-	int mask = gr_input_once(g, &in->mask, (uint64_t)d->n_kv * T * (d->fa ? 2 : 4));
-	uint64_t kspan = (uint64_t)(d->n_kv + (d->n_stream - 1) * d->kv_size) * d->k_row;
-	int64_t elem = d->D ? (int64_t)(d->k_row / (uint64_t)d->D) : 2;
-	int kc = ga_view_n(g, kcache, kspan);
-	int vc = ga_view_n(g, kc, kspan);
-	int cur;
-	if (d->fa) {
-		int qp = ga_view(g, ga_view(g, qcur));
-		int kp = ga_view(g, kc), vp = ga_view(g, vc);
-		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
-		int o = gr_op_kind(
-		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
-		    GA_OP_MUL_MAT);
-		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
-	} else {
-		int vt = ga_view(g, ga_view(g, vc));
-		int vcont = ga_op(g, 0, elem == 4 ? F32 : F16, d->n_kv, lora, 1, d->n_stream, S(vt));
-		int kp = ga_view(g, kc);
-		int qp = ga_view(g, ga_view(g, qcur));
-		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
-		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
-		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
-		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
-				   GA_OP_MUL_MAT);
-		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
-		if (!d->w->pl->kv_offload)
-			g->t[cur].force = d->w->cpu;
-	}
-	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv, NULL);
 }
 
 static int kimi_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
@@ -427,10 +390,7 @@ static int kimi_ffn(struct ga_graph *g, const struct model *m, const struct dims
 	o.probs_b = 1;
 	o.norm_w = 1;
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
-	int64_t F_sh = (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
-	int moe = gr_moe_ex(g, d, il, x, T, &o);
-	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
+	return gr_moe_shared(g, d, il, x, T, &o, (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1));
 }
 
 void gr_kimi_linear(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)

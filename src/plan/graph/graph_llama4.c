@@ -37,16 +37,10 @@ static int moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t 
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
 	int rep = ga_op(g, 0, F32, d->E, k, T, 1, S(ga_view(g, x))); /* ggml_repeat_4d */
 	int cur = ga_op(g, 1, F32, d->E, k, T, 1, S(rep, w));
-	int gate =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
-	int up =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, sel)),
-		       GA_OP_MUL_MAT_ID);
+	int gate = gr_mm_id(g, d, il, "ffn_gate_exps.weight", cur, sel, d->F_exp, k, T);
+	int up = gr_mm_id(g, d, il, "ffn_up_exps.weight", cur, sel, d->F_exp, k, T);
 	int glu = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), glu, sel)),
-		       GA_OP_MUL_MAT_ID);
+	int down = gr_mm_id(g, d, il, "ffn_down_exps.weight", glu, sel, d->E, k, T);
 	int out = gr_moe_sum(g, d, down, k, T);
 	if (k <= 1)
 		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
@@ -76,10 +70,9 @@ void gr_llama4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int L = (int)il;
 		int swa = m->kind[il] == LAYER_SWA;
 		int rope = no_rope_step > 0 && (il + 1) % no_rope_step != 0;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int *krot, *vrot;
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, nq, T));
 		if (rope) {
@@ -106,14 +99,8 @@ void gr_llama4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 				v = gr_rotate(g, v, nkv * T, d->v_rot, vrot);
 			}
 		}
-		int o = gr_attend(g, d, in, L, q, k, v, swa);
-		o = gr_rotate(g, ga_view(g, o), nq * T, d->v_rot, vrot);
-		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
-		int64_t Tn = T;
-		int res = x;
-		if (il == n_layer - 1)
-			Tn = gr_out_rows(g, d, in, &cur, &res, 1);
-		x = gr_ffn_half(g, m, d, L, cur, res, Tn, "ffn_norm.weight", llama4_ffn);
+		int cur = gr_attn_wo(g, d, in, L, q, k, v, swa, vrot);
+		x = gr_layer_end(g, m, d, in, L, il == n_layer - 1, cur, x, 1, "ffn_norm.weight", llama4_ffn);
 	}
 	gr_result(g, d, x);
 }

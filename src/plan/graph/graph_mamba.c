@@ -33,6 +33,15 @@ int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int
 	return states;
 }
 
+int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
+{
+	gr_rs_zero(g, cache);
+	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view(g, cache), gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view(g, cache), gr_s_view(g, in, 1)));
+	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
+	return states;
+}
+
 /* What a layer leaves for later: the nodes no ggml_build_forward_expand
  * reaches while the layer is built. The next layer's explicit expands
  * (a mamba2 layer's conv states) come first; the tail is visited after,

@@ -95,13 +95,10 @@ static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dim
 	o.norm_w = norm_w;
 	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias");
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
-	int fo = gr_moe_ex(g, d, il, x, T, &o);
 	char nm[64];
 	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
 	const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
-	if (sh)
-		fo = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, gr_ffn_shexp(g, d, il, x, T, (int64_t)sh->ne[1])));
-	return fo;
+	return sh ? gr_moe_shared(g, d, il, x, T, &o, (int64_t)sh->ne[1]) : gr_moe_ex(g, d, il, x, T, &o);
 }
 
 /* a per-head norm of q or k before RoPE, with its bias when the payload
@@ -136,6 +133,37 @@ static int norm_opt_b(struct ga_graph *g, const struct dims *d, int x, int64_t T
 static uint32_t n_layer_all_trunk(const struct model *m)
 {
 	return m->n_layer_all - m->n_nextn;
+}
+
+/* How a family's q and k are made (llama's kin): a norm over the whole
+ * row before the view (olmoe, minimax-m2), a biased norm per head after
+ * it (apertus), rope (at pos), a norm per head after rope
+ * (hunyuan-dense) */
+struct qk_rules {
+	int whole_norm, norm_b, rope, late_norm, pos;
+};
+
+/* q or k (c: 'q' or 'k', H heads) of layer L over the normed input an:
+ * attn_c (biased when the payload has attn_c.bias), then as r says */
+static int qk_proj(struct ga_graph *g, const struct dims *d, int L, char c, int an, int64_t H, const struct qk_rules *r)
+{
+	int64_t T = d->T;
+	char w[32], b[32], nw[32], nb[32];
+	snprintf(w, sizeof(w), "attn_%c.weight", c);
+	snprintf(b, sizeof(b), "attn_%c.bias", c);
+	snprintf(nb, sizeof(nb), "attn_%c_norm", c);
+	snprintf(nw, sizeof(nw), "attn_%c_norm.weight", c);
+	int x = mm_opt_bias(g, d, L, w, b, an, d->D * H, T);
+	if (r->whole_norm)
+		x = gr_norm(g, d, x, d->D * H, T, 1, L, nw);
+	x = ga_view(g, x);
+	if (r->norm_b)
+		x = qk_norm_b(g, d, x, H, T, L, nb);
+	if (r->rope)
+		x = gr_rope(g, x, r->pos, d->D, H, T);
+	if (r->late_norm)
+		x = gr_norm(g, d, x, d->D, H, T, L, nw);
+	return x;
 }
 
 /* The feed-forward part of layer L of the families gr_mistral3 builds:
@@ -247,16 +275,8 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			gr_input_once(g, &in->k_rot, (uint64_t)d->k_rot * d->k_rot * 4);
 		int pos = rope_on ? gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1)) : -1;
 		int rope = rope_on && (!no_rope_step || (il + 1) % no_rope_step != 0);
-		int q = mm_opt_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
-		if (olmoe || minimax)
-			q = gr_norm(g, d, q, d->D * d->H, T, 1, L, "attn_q_norm.weight");
-		q = ga_view(g, q);
-		if (apertus)
-			q = qk_norm_b(g, d, q, d->H, T, L, "attn_q_norm");
-		if (rope)
-			q = gr_rope(g, q, pos, d->D, d->H, T);
-		if (hy_norm)
-			q = gr_norm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
+		const struct qk_rules qr = {olmoe || minimax, apertus, rope, hy_norm, pos};
+		int q = qk_proj(g, d, L, 'q', an, d->H, &qr);
 		if (temp != 0) {
 			int ts = gr_input_once(g, &attn_scale, (uint64_t)T * 4);
 			q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, ts));
@@ -264,16 +284,7 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 		q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
 		int v = ga_view(g, mm_opt_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
-		int k = mm_opt_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T);
-		if (olmoe || minimax)
-			k = gr_norm(g, d, k, d->D * d->Hkv, T, 1, L, "attn_k_norm.weight");
-		k = ga_view(g, k);
-		if (apertus)
-			k = qk_norm_b(g, d, k, d->Hkv, T, L, "attn_k_norm");
-		if (rope)
-			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
-		if (hy_norm)
-			k = gr_norm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
+		int k = qk_proj(g, d, L, 'k', an, d->Hkv, &qr);
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		int o = gr_attend(g, d, in, L, q, k, v, 0);
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);

@@ -4,14 +4,42 @@
  * used"); in a hybrid builder whose layer ends are reached late (the
  * pending tails of graph_mamba.c) the routing, and all it depends on, is
  * visited with the layer while the experts wait for a later expand. The
- * nodes are gr_moe_ex's, in its order. */
+ * nodes are gr_moe_ex's, in its order; gr_moe_ex and gr_moe are the two
+ * halves in one. */
 #include "graph.h"
 
 #include <stdio.h>
 
-/* The router, the gating, the optional selection bias, the weights of
- * the chosen experts normalised and scaled as o says (expert groups:
- * gr_moe_ex only). */
+/* build_lora_mm_id: the experts' matmul of one stack over x, the chosen
+ * experts sel (k per token), ne0 rows out. */
+int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int sel, int64_t ne0, int64_t k,
+	     int64_t T)
+{
+	return gr_op_kind(g, ga_op(g, 0, F32, ne0, k, T, 1, S(gr_weight(g, d, il, w), x, sel)), GA_OP_MUL_MAT_ID);
+}
+
+/* The expert groups (DeepSeek-V3): the top groups by the sum of their two
+ * best scores, the other groups' scores masked out. */
+static int moe_groups(struct ga_graph *g, int selp, int64_t ne, int64_t T, const struct gr_moe_opts *o)
+{
+	int64_t G = o->n_groups, per = ne / G, gu = o->n_group_used;
+	int sg = ga_view(g, selp);
+	int sg4 = ga_view(g, sg);
+	int gsort = ga_op(g, 0, I32, per, G, T, 1, S(sg));
+	int gs = ga_view_n(g, gsort, (uint64_t)((G * T - 1) * per + 2) * 4);
+	int top2 = gr_op_kind(g, ga_op(g, 0, F32, 1, 2, G, T, S(sg4, gs)), GA_OP_GET_ROWS);
+	int gsum = ga_op(g, 0, F32, 1, G, T, 1, S(ga_view(g, top2)));
+	int esort = ga_op(g, 0, I32, G, T, 1, 1, S(ga_view(g, gsum)));
+	int eg = ga_view_n(g, esort, (uint64_t)((T - 1) * G + gu) * 4);
+	int sp = gr_op_kind(g, ga_op(g, 0, F32, per, gu, T, 1, S(sg, eg)), GA_OP_GET_ROWS);
+	int fill = ga_op(g, 1, F32, per, G, T, 1, S(sg));
+	int set = ga_sink_to(g, fill, S(sp, eg, fill));
+	return ga_view(g, set);
+}
+
+/* The router, the gating (softmax or sigmoid: the same nodes), the
+ * optional selection bias (exp_probs_b, DeepSeek-V3), the expert groups,
+ * the weights of the chosen experts normalised and scaled as o says. */
 void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
 		  struct gr_moe_routed *r)
 {
@@ -26,6 +54,8 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 	int selp = probs;
 	if (o->probs_b)
 		selp = ga_op(g, 1, F32, ne, T, 1, 1, S(probs, gr_weight(g, d, il, "exp_probs_b.bias")));
+	if (o->n_groups > 1)
+		selp = moe_groups(g, selp, ne, T, o);
 	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(selp));
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
@@ -39,34 +69,88 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 	r->sel = sel;
 }
 
-/* The chosen experts over x, as build_moe_ffn expands them with the
- * layer: up and gate (act 0: a SwiGLU of the two) or up alone (act 1:
- * squared ReLU, Nemotron-H), down, weighted by the routing, the k views
- * of the experts and their sum. With one expert the caller conts the view
- * (build_moe_ffn's cont is not expanded with the layer). */
+/* The chosen experts over x: up and gate (act 0: a SwiGLU of the two; one
+ * fused gate_up stack where the builder passes it and the payload has
+ * it: a matmul, then two views) or up alone (act 1: squared ReLU,
+ * Nemotron-H), down, weighted by the routing, the k views of the experts
+ * and their sum; *experts: the weighting MUL. */
+static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T,
+		       const struct gr_moe_routed *r, int act, int fused_ok, int *experts)
+{
+	int64_t k = d->n_expert_used, F = d->F_exp;
+	int cur = ga_view(g, x);
+	int h;
+	if (act == 0 && fused_ok && gr_has_tensor(d, il, "ffn_gate_up_exps.weight")) {
+		int gu = gr_mm_id(g, d, il, "ffn_gate_up_exps.weight", cur, r->sel, 2 * F, k, T);
+		uint64_t span = (uint64_t)(F + (k * T - 1) * 2 * F) * 4;
+		int gate = ga_view_n(g, gu, span), up = ga_view_n(g, gu, span);
+		h = ga_op(g, 0, F32, F, k, T, 1, S(gate, up));
+	} else {
+		int up = gr_mm_id(g, d, il, "ffn_up_exps.weight", cur, r->sel, F, k, T);
+		if (act == 1) {
+			h = ga_op(g, 1, F32, F, k, T, 1, S(up));
+			h = ga_op(g, 1, F32, F, k, T, 1, S(h));
+		} else {
+			int gate = gr_mm_id(g, d, il, "ffn_gate_exps.weight", cur, r->sel, F, k, T);
+			h = ga_op(g, 0, F32, F, k, T, 1, S(gate, up));
+		}
+	}
+	int down = gr_mm_id(g, d, il, "ffn_down_exps.weight", h, r->sel, d->E, k, T);
+	*experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, r->w));
+	return gr_moe_sum(g, d, *experts, k, T);
+}
+
+/* With one expert the caller conts the view (build_moe_ffn's cont is not
+ * expanded with the layer). */
 int gr_moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_routed *r,
 		   int act)
 {
+	int experts;
+	return moe_experts(g, d, il, x, T, r, act, 0, &experts);
+}
+
+/* build_moe_ffn in full (llama-graph.cpp): the routing, then the experts
+ * (a fused gate_up stack where the payload has one), their sum made
+ * contiguous when one expert is used. */
+int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o)
+{
+	struct gr_moe_routed r;
+	int experts;
+	gr_moe_route(g, d, il, x, T, o, &r);
+	int out = moe_experts(g, d, il, x, T, &r, 0, 1, &experts);
+	if (d->n_expert_used <= 1)
+		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
+	return out;
+}
+
+/* build_moe_ffn as qwen3moe.cpp calls it: softmax gating, normalised
+ * top-k weights, a gated SiLU, no fused stack. */
+int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
+{
+	struct gr_moe_opts o = {0};
+	struct gr_moe_routed r;
+	int experts;
 	int64_t k = d->n_expert_used;
-	int cur = ga_view(g, x);
-	int up = gr_op_kind(
-	    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_up_exps.weight"), cur, r->sel)),
-	    GA_OP_MUL_MAT_ID);
-	int h;
-	if (act == 1) {
-		h = ga_op(g, 1, F32, d->F_exp, k, T, 1, S(up));
-		h = ga_op(g, 1, F32, d->F_exp, k, T, 1, S(h));
-	} else {
-		int gate = gr_op_kind(
-		    g, ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gr_weight(g, d, il, "ffn_gate_exps.weight"), cur, r->sel)),
-		    GA_OP_MUL_MAT_ID);
-		h = ga_op(g, 0, F32, d->F_exp, k, T, 1, S(gate, up));
-	}
-	int down =
-	    gr_op_kind(g, ga_op(g, 0, F32, d->E, k, T, 1, S(gr_weight(g, d, il, "ffn_down_exps.weight"), h, r->sel)),
-		       GA_OP_MUL_MAT_ID);
-	int experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, r->w));
-	return gr_moe_sum(g, d, experts, k, T);
+	o.norm_w = 1;
+	gr_moe_route(g, d, il, x, T, &o, &r);
+	/* the views are built (and expanded) before the adds */
+	int out = moe_experts(g, d, il, x, T, &r, 0, 0, &experts);
+	if (k <= 1)
+		out = ga_op(g, 0, F32, d->E, T, 1, 1, S(out));
+	else if (k <= 15) /* ggml-cuda's MoE weighted reduction: 2..15 experts */
+		g->t[experts].moe_dst = out + 1;
+	return out;
+}
+
+/* The routed experts (gr_moe_ex) and a shared expert of width F_sh
+ * (build_ffn over the *_shexp weights), added: the MoE FFN of
+ * deepseek2.cpp, kimi-linear.cpp, glm4-moe.cpp and deepseek.cpp alike. */
+int gr_moe_shared(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
+		  int64_t F_sh)
+{
+	int moe = gr_moe_ex(g, d, il, x, T, o);
+	int sh = gr_ffn_shexp(g, d, il, x, T, F_sh);
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
 }
 
 /* Mistral Small 4 (src/models/mistral4.cpp): deepseek2's model with a

@@ -28,9 +28,8 @@ void gr_olmo2(struct ga_graph *g, const struct model *m, const struct dims *d, s
 		int L = (int)il;
 		int swa = m->kind[il] == LAYER_SWA;
 		int rope = strcmp(m->arch, "exaone4") != 0 || !m->n_kind[LAYER_SWA] || swa;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		int *krot, *vrot;
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		int q = gr_mm(g, d, L, "attn_q.weight", x, nq, T);
 		q = ga_view(g, gr_norm(g, d, q, nq, T, 1, L, "attn_q_norm.weight"));
@@ -54,9 +53,7 @@ void gr_olmo2(struct ga_graph *g, const struct model *m, const struct dims *d, s
 				k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 			k = gr_rotate(g, k, nkv * T, d->k_rot, krot);
 		}
-		int o = gr_attend(g, d, in, L, q, k, v, swa);
-		o = gr_rotate(g, ga_view(g, o), nq * T, d->v_rot, vrot);
-		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
+		int cur = gr_attn_wo(g, d, in, L, q, k, v, swa, vrot);
 		int64_t Tn = T;
 		int res = x;
 		if (il == n_layer - 1)

@@ -20,7 +20,7 @@ static int mm_id_bias(struct ga_graph *g, const struct dims *d, int il, const ch
 		      int64_t ne0, int64_t T)
 {
 	int64_t k = d->n_expert_used;
-	int y = gr_op_kind(g, ga_op(g, 0, F32, ne0, k, T, 1, S(gr_weight(g, d, il, w), x, sel)), GA_OP_MUL_MAT_ID);
+	int y = gr_mm_id(g, d, il, w, x, sel, ne0, k, T);
 	return ga_op(g, 1, F32, ne0, k, T, 1, S(y, gr_weight(g, d, il, b), sel));
 }
 
@@ -49,38 +49,42 @@ static int oss_moe(struct ga_graph *g, const struct dims *d, int il, int x, int6
 	return out;
 }
 
+static int oss_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	return oss_moe(g, d, il, x, T);
+}
+
+/* One layer: attention with sinks, biased projections, the MoE FFN */
+static int oss_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
+		     int an, int last, const void *ctx)
+{
+	(void)last;
+	(void)ctx;
+	int64_t T = d->T;
+	int swa = m->kind[L] == LAYER_SWA;
+	int *krot, *vrot;
+	gr_rot_inputs(g, d, in, swa, &krot, &vrot);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	/* build_attn (kv_iswa) expands q, k, v */
+	int q = mm_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
+	q = gr_rope(g, ga_view(g, q), pos, d->D, d->H, T);
+	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, krot);
+	int k = mm_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T);
+	k = gr_rope(g, ga_view(g, k), pos, d->D, d->Hkv, T);
+	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
+	int v = ga_view(g, mm_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
+	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, vrot);
+	int o = gr_attend_sinks(g, d, in, L, q, k, v, swa, gr_weight(g, d, L, "attn_sinks.weight"));
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
+	int cur = mm_bias(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
+	return gr_ffn_half(g, m, d, L, cur, x, T, "post_attention_norm.weight", oss_ffn);
+}
+
 void gr_oss(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		int swa = m->kind[il] == LAYER_SWA;
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
-		/* the K rotation is src0 of q's rotation matmul: ggml finds
-		 * that leaf before the positions (and allocates leafs so) */
-		if (d->k_rot)
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
-		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
-		/* build_attn (kv_iswa) expands q, k, v */
-		int q = mm_bias(g, d, L, "attn_q.weight", "attn_q.bias", an, d->D * d->H, T);
-		q = gr_rope(g, ga_view(g, q), pos, d->D, d->H, T);
-		q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, krot);
-		int k = mm_bias(g, d, L, "attn_k.weight", "attn_k.bias", an, d->D * d->Hkv, T);
-		k = gr_rope(g, ga_view(g, k), pos, d->D, d->Hkv, T);
-		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
-		int v = ga_view(g, mm_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
-		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, vrot);
-		int o = gr_attend_sinks(g, d, in, L, q, k, v, swa, gr_weight(g, d, L, "attn_sinks.weight"));
-		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
-		int cur = mm_bias(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
-		int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, x));
-		int fn = gr_norm(g, d, fi, d->E, T, 1, L, "post_attention_norm.weight");
-		int fo = oss_moe(g, d, L, fn, T);
-		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
-	}
+	int x = gr_layers(g, m, d, in, oss_layer, NULL);
 	/* the output rows are picked after the last layer (not inside it) */
 	int64_t To = T;
 	if (d->n_out < T) {

@@ -6,10 +6,8 @@
 static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa)
 {
 	int64_t T = d->T;
-	int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
-	/* ggml finds the K rotation (src0 of q's rotation) before the positions */
-	if (d->k_rot)
-		gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+	int *krot, *vrot;
+	gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4 * (d->mrope ? 4 : 1));
 	int qf = gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H * 2, T);
 	uint64_t half = g->t[qf].bytes - (uint64_t)d->D * 4; /* a view of every other head */
@@ -39,20 +37,14 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int64_t conv_dim = 2 * key_dim + value_dim;
 	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
 	int rcache = gr_cache(g, d, il), scache = gr_cache(g, d, il);
-	gr_rs_zero(g, rcache);
-	int conv_states = ga_op(g, 0, F32, d->n_embd_r, ns, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, d->n_embd_r, 0, 1, 1, S(ga_view(g, rcache), gr_s_view(g, in, 1)));
-	ga_sink_to(g, rcache, S(extra, ga_view(g, rcache)));
+	int conv_states = gr_rs_gather(g, d, in, rcache, d->n_embd_r);
 	int qkv = gr_mm(g, d, il, "attn_qkv.weight", an, conv_dim, T);
 	int conv_in =
 	    ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1, S(ga_view(g, conv_states), ga_view(g, qkv)));
 	/* the last conv window into the cache: one per rollback snapshot */
 	for (int64_t k = 0; k < d->rs_k; k++)
 		ga_sink_to(g, rcache, S(ga_view(g, conv_in), ga_view(g, rcache)));
-	gr_rs_zero(g, scache);
-	int state = ga_op(g, 0, F32, d->n_embd_s, ns, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 0)));
-	int sextra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view(g, scache), gr_s_view(g, in, 1)));
-	ga_sink_to(g, scache, S(sextra, ga_view(g, scache)));
+	int state = gr_rs_gather(g, d, in, scache, d->n_embd_s);
 	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));
 	/* qwen3next.cpp: beta and alpha in one projection (ssm_ba), and q and
@@ -102,22 +94,25 @@ static int qwen35_ffn(struct ga_graph *g, const struct model *m, const struct di
 	return d->n_expert ? gr_qwen35moe_ffn(g, m, d, il, x, T) : gr_ffn(g, d, il, x, T);
 }
 
+/* One block: Gated DeltaNet or gated attention, then the FFN half */
+static int qwen35_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L,
+			int x, int an, int last, const void *ctx)
+{
+	(void)last;
+	(void)ctx;
+	/* DeltaNet's output is reshaped (a view, never reused in place);
+	 * attention's is the projection itself, which the residual add
+	 * takes over */
+	int recr = m->kind[L] == LAYER_RECURRENT;
+	int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
+		       : qwen35_attention(g, d, in, L, an, m->kind[L] == LAYER_SWA);
+	return gr_ffn_half(g, m, d, L, cur, x, d->T, "post_attention_norm.weight", qwen35_ffn);
+}
+
 void gr_qwen35(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
-	int x = gr_input_embd(g, d, in);
-	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
-		/* DeltaNet's output is reshaped (a view, never reused in place);
-		 * attention's is the projection itself, which the residual add
-		 * takes over */
-		int recr = m->kind[il] == LAYER_RECURRENT;
-		int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
-			       : qwen35_attention(g, d, in, L, an, m->kind[il] == LAYER_SWA);
-		x = gr_ffn_half(g, m, d, L, cur, x, T, "post_attention_norm.weight", qwen35_ffn);
-	}
+	int x = gr_layers(g, m, d, in, qwen35_layer, NULL);
 	int h = gr_norm(g, d, x, d->E, T, 1, -1, "output_norm.weight");
 	g->t[h].output = 1; /* h_nextn: always a graph output, for an MTP head to read */
 	gr_lm_rows(g, d, in, h);
