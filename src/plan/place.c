@@ -394,6 +394,29 @@ fail:
 	return -1;
 }
 
+int64_t place_tensor_layer(const char *name, uint32_t n_layer_all)
+{
+	if (strncmp(name, "blk.", 4) == 0) {
+		char *end;
+		unsigned long il = strtoul(name + 4, &end, 10);
+		if (end != name + 4 && *end == '.' && il < n_layer_all)
+			return (int64_t)il;
+	}
+	/* the input layer (LLM_TENSOR_LAYER_INPUT) */
+	static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."};
+	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
+		if (strncmp(name, input[i], strlen(input[i])) == 0)
+			return -1;
+	/* repeating tensors created once with layer 0's index (gemma4's
+	 * per-layer projection: tn(..., "weight", 0)); the embeddings' norm
+	 * too (LLM_TENSOR_TOKEN_EMBD_NORM: "do the norms on the first layer") */
+	static const char *const first[] = {"per_layer_model_proj.", "per_layer_proj_norm.", "token_embd_norm."};
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
+		if (strncmp(name, first[i], strlen(first[i])) == 0)
+			return 0;
+	return n_layer_all;
+}
+
 int place_weight(const struct placement *pl, const char *name, int64_t layer)
 {
 	for (unsigned i = 0; i < pl->n_over; i++)

@@ -232,30 +232,6 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, co
 	sort_by_name(rs->bufs, rs->n_bufs);
 }
 
-/* Which layer a tensor belongs to: 0..n-1 for blk.N, -1 input, n output. */
-static int64_t tensor_layer(const char *name, uint32_t n_layer_all)
-{
-	if (strncmp(name, "blk.", 4) == 0) {
-		char *end;
-		unsigned long il = strtoul(name + 4, &end, 10);
-		if (end != name + 4 && *end == '.' && il < n_layer_all)
-			return (int64_t)il;
-	}
-	/* the input layer (LLM_TENSOR_LAYER_INPUT) */
-	static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."};
-	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
-		if (strncmp(name, input[i], strlen(input[i])) == 0)
-			return -1;
-	/* repeating tensors created once with layer 0's index (gemma4's
-	 * per-layer projection: tn(..., "weight", 0)); the embeddings' norm
-	 * too (LLM_TENSOR_TOKEN_EMBD_NORM: "do the norms on the first layer") */
-	static const char *const first[] = {"per_layer_model_proj.", "per_layer_proj_norm.", "token_embd_norm."};
-	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
-		if (strncmp(name, first[i], strlen(first[i])) == 0)
-			return 0;
-	return n_layer_all;
-}
-
 /* bufs holds PLAN_MAX_BUFS (model, compute) or PLAN_MAX_DEVS (caches)
  * entries; there are never more buffer types than devices + 4. */
 static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *buft, int dev)
@@ -372,7 +348,7 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		int64_t il;
 		if (i < g->n_tensors) {
 			t = &g->tensors[i];
-			il = tensor_layer(t->name, m->n_layer_all);
+			il = place_tensor_layer(t->name, m->n_layer_all);
 			/* LFM2's final norm is named token_embd_norm (LLM_TENSOR_OUTPUT_NORM_LFM2): an output-layer
 			 * tensor */
 			if (strncmp(m->arch, "lfm2", 4) == 0 && strcmp(t->name, "token_embd_norm.weight") == 0)

@@ -7,20 +7,6 @@
 
 #include "../base/util.h"
 
-/* -1 input embedding, 0..n-1 blocks, n everything else (as plan.c). */
-static int64_t layer_of(const char *name, uint32_t n_all)
-{
-	if (strncmp(name, "blk.", 4) == 0) {
-		char *end;
-		unsigned long il = strtoul(name + 4, &end, 10);
-		if (end != name + 4 && *end == '.' && il < n_all)
-			return (int64_t)il;
-	}
-	if (strncmp(name, "token_embd.", 11) == 0)
-		return -1;
-	return n_all;
-}
-
 static double per_cell(const struct plan_kv *kv)
 {
 	if (!kv->present || !kv->cells || !kv->streams)
@@ -152,7 +138,7 @@ int rate_of(const struct model *m, const struct gguf *g, const struct plan_shape
 	int mtp_head = 0;
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
 		const struct gguf_tensor *t = &g->tensors[i];
-		int64_t il = layer_of(t->name, m->n_layer_all);
+		int64_t il = place_tensor_layer(t->name, m->n_layer_all);
 		if (il < 0)
 			continue; /* a gather: one row per token */
 		unsigned d = dev_index(p, place_weight(&pl, t->name, il));

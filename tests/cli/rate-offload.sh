@@ -114,3 +114,17 @@ check "on cpu: the whole token is read on the host at 51 GB/s" \
 	json_is '[.base.decode.devices[]|select(.bytes_per_token > 0)|[.device,.bandwidth_gbs]]' '[["host",51]]'
 run "$ZEALOT" rungs q30.env --host-bw -1
 check "--host-bw -1 is a usage error" rc_is 2
+
+# The input layer (LLM_TENSOR_LAYER_INPUT: token_embd, per_layer_token_embd,
+# position_embd, token_types) is gathered a row per token, not streamed:
+# with a dense model wholly on the card, what a token reads there is
+# exactly plan's CUDA0 weights (gemma3n: its per-layer token embeddings,
+# 6.25 MiB here, sit on the host and were counted as read on the card).
+"$ZEALOT" synth gemma3n -o g3n.gguf 2>/dev/null
+printf 'MODEL_FILE=g3n.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\n' >g3n.env
+run "$ZEALOT" plan --json g3n.env
+check "gemma3n: the decode reads on CUDA0 exactly plan's CUDA0 weights (the input layer gathered, not streamed)" \
+	test "$(jq '[.model[]|select(.device=="CUDA0").mib][0]' "$TMP/out")" = \
+	"$(jq '[.decode.devices[]|select(.device=="CUDA0").weights_mib][0]' "$TMP/out")"
+check "gemma3n: the per-layer token embeddings are on the host, in the plan" \
+	test "$(jq '[.model[]|select(.device=="CPU_Mapped").mib][0] > 0' "$TMP/out")" = true
