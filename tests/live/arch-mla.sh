@@ -80,7 +80,7 @@ refused_() { # NAME SETS KEYS
 	boot_for_ledger "$name" "$3"
 	run "$ZEALOT" check --json "$name.env"
 	check "$name: check refuses it by S04" jqt '[.findings[]|select(.law=="S04")]|length>=1' "$TMP/out"
-	check "$name: the engine refuses it too" grep -q "does not support different K" "$name.log"
+	check "$name: the engine refuses it too" logged_after_boot "$name" "$3" "does not support different K"
 }
 refused_ ds2-kv-apart "" "CTX_SIZE=4096 PARALLEL=1 CACHE_TYPE_K=bf16"
 refused_ ds2-draft-kv-apart "nextn=1" "CTX_SIZE=4096 PARALLEL=1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2 SPEC_DRAFT_TYPE_K=bf16"
