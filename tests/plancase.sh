@@ -58,3 +58,24 @@ plan_case() {
 	check_answered "$name" "$name.log"
 	plan_ledger "$name" "$arch"
 }
+
+# mirrored_case NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, then the
+# plan mirrors ARCH's graph (it says nothing of an estimate).
+mirrored_case() {
+	plan_case "$@" || return
+	check "$1: the plan mirrors $2's graph (no estimate)" \
+		sh -c "! '$ZEALOT' plan '$1.env' 2>&1 | grep -qi 'not mirrored'"
+}
+
+# mirrored_shapes PREFIX ARCH "synth sets" [CASE]: the four shapes every
+# architecture is proven on, through CASE (mirrored_case): FA on with two
+# slots, FA off with one, a small ubatch over a unified cache, a q8_0 cache
+# with three slots and ubatch 1024.
+mirrored_shapes() {
+	local c=${4:-mirrored_case}
+	"$c" "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	"$c" "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+	"$c" "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+	"$c" "$1-q8kv" "$2" "$3" \
+		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+}

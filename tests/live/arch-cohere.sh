@@ -16,24 +16,6 @@ cd "$TMP" || exit 1
 
 PLAN_TOL_PCT=0.5
 
-# case_ NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, then the plan
-# must not say the graph is estimated
-case_() {
-	plan_case "$@" || return
-	check "$1: the plan mirrors $2's graph (no estimate)" \
-		sh -c "! '$ZEALOT' plan '$1.env' 2>&1 | grep -qi 'not mirrored'"
-}
-
-# four shapes per architecture: FA on with two slots, FA off with one, a
-# small ubatch over a unified cache, a q8_0 cache with three slots
-shapes() { # PREFIX ARCH "synth sets"
-	case_ "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
-	case_ "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
-	case_ "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
-	case_ "$1-q8kv" "$2" "$3" \
-		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
-}
-
 mirrored() { # ARCH: `zealot archs --json` lists it as mirrored
 	"$ZEALOT" archs --json | jq -e --arg a "$1" '.archs[]|select(.arch==$a)|.mirrored==true' >/dev/null
 }
@@ -43,25 +25,25 @@ DENSE="layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 voc
 # --- command-r: a parallel block (one layer norm feeds the attention and
 # the FFN), the output tied to token_embd, logits scaled ---
 check "command-r: zealot archs lists it as mirrored" mirrored command-r
-shapes cmdr command-r "$DENSE"
+mirrored_shapes cmdr command-r "$DENSE"
 # at 64 layers the engine loads per-head q and k layer norms
-case_ cmdr-64 command-r "layers=64 embd=256 heads=4 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=2048" \
+mirrored_case cmdr-64 command-r "layers=64 embd=256 heads=4 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=2048" \
 	"CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 
 # --- cohere2: command-r's block over an iSWA cache, a 512 window on three
 # layers of four (the engine's default period), RoPE only on those ---
 check "cohere2: zealot archs lists it as mirrored" mirrored cohere2
-shapes coh2 cohere2 "$DENSE layers=8"
+mirrored_shapes coh2 cohere2 "$DENSE layers=8"
 # the period from the key: every 2nd layer global
-case_ coh2-p2 cohere2 "$DENSE swa_pattern=2" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case coh2-p2 cohere2 "$DENSE swa_pattern=2" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 
 # --- minimax-m2: q and k normed over their whole width, partial RoPE,
 # sigmoid-gated experts ff wide with a selection bias, weights normalised ---
 MOE="layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=32 ff=256 vocab=4096 experts=8 experts_used=2"
 check "minimax-m2: zealot archs lists it as mirrored" mirrored minimax-m2
-shapes mmx minimax-m2 "$MOE"
+mirrored_shapes mmx minimax-m2 "$MOE"
 # the gating function as the payload states it (expert_gating_func 1: softmax)
-case_ mmx-soft minimax-m2 "$MOE gating=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case mmx-soft minimax-m2 "$MOE gating=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 
 # --- llama4: chunked attention (the engine's 8192-cell chunks) on three
 # layers of four, the fourth without RoPE and with the per-token
@@ -69,14 +51,14 @@ case_ mmx-soft minimax-m2 "$MOE gating=1" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=o
 # (weights applied before the experts) beside a shared expert ---
 L4="layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=1"
 check "llama4: zealot archs lists it as mirrored" mirrored llama4
-shapes l4 llama4 "$L4"
+mirrored_shapes l4 llama4 "$L4"
 # the window key is not the chunk: 512 written, 8192 cells chunked (an
 # SWA cache of 8192 + 512 cells beside the 32768 one)
-case_ l4-chunk llama4 "$L4 swa=512" "CTX_SIZE=32768 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case l4-chunk llama4 "$L4 swa=512" "CTX_SIZE=32768 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=512"
 check "l4-chunk: the SWA cache holds 8704 cells (the engine's chunk, not the key's 512)" \
 	grep -q 'creating     SWA KV cache, size = 8704 cells' l4-chunk.log
 # 128 experts: no q/k norms (use_kq_norm); every layer MoE, two experts each
-case_ l4-128 llama4 "$L4 experts=128 experts_used=2 interval=1" \
+mirrored_case l4-128 llama4 "$L4 experts=128 experts_used=2 interval=1" \
 	"CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=512"
 # attention.sliding_window = 0: one cache, RoPE on all but the last layer.
 # The pinned engine sizes it (every term is held to its ledger) but aborts
@@ -91,10 +73,10 @@ plan_ledger l4-nowin llama4
 
 # a q8_0 K cache without flash attention: the K rotation on the softmax path
 KQ8="CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=512 CACHE_TYPE_K=q8_0"
-case_ cmdr-kq8 command-r "$DENSE" "$KQ8"
-case_ coh2-kq8 cohere2 "$DENSE layers=8" "$KQ8"
-case_ mmx-kq8 minimax-m2 "$MOE" "$KQ8"
-case_ l4-kq8 llama4 "$L4" "$KQ8"
+mirrored_case cmdr-kq8 command-r "$DENSE" "$KQ8"
+mirrored_case coh2-kq8 cohere2 "$DENSE layers=8" "$KQ8"
+mirrored_case mmx-kq8 minimax-m2 "$MOE" "$KQ8"
+mirrored_case l4-kq8 llama4 "$L4" "$KQ8"
 
 # --- placement: each family over rpc-servers (a partial -ngl, a split
 # over two, --no-kv-offload, --n-cpu-moe): per device, every exact term
@@ -108,20 +90,20 @@ if [ -x "$RPC_SERVER" ]; then
 		jq -e --arg t "$2" '[.comparison[]|select(.term==$t and (.part|test("^RPC")) and .ledger > 0)]|length>=1' \
 			"$1.cmp" >/dev/null
 	}
-	case_ cmdr-rpc command-r "$DENSE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
+	mirrored_case cmdr-rpc command-r "$DENSE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
 	check "cmdr-rpc: offloaded 4/7 layers" grep -q "offloaded 4/7 layers" cmdr-rpc.log
-	case_ cmdr-split2 command-r "$DENSE" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,2 FLASH_ATTN=off"
+	mirrored_case cmdr-split2 command-r "$DENSE" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,2 FLASH_ATTN=off"
 	check "cmdr-split2: compute on both servers" \
 		jq -e '[.comparison[]|select((.term|test("compute")) and (.part|test("^RPC")))]|length==2' cmdr-split2.cmp
-	case_ coh2-rpc cohere2 "$DENSE layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
+	mirrored_case coh2-rpc cohere2 "$DENSE layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
 	check "coh2-rpc: window KV on the server" on_server coh2-rpc kv_swa
-	case_ coh2-nkvo cohere2 "$DENSE layers=8" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 KV_OFFLOAD=0 FLASH_ATTN=off"
+	mirrored_case coh2-nkvo cohere2 "$DENSE layers=8" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 KV_OFFLOAD=0 FLASH_ATTN=off"
 	check "coh2-nkvo: no KV on the server" sh -c "! jq -e '[.comparison[]|select((.term|test(\"^kv\")) and (.part|test(\"^RPC\")))]|length>=1' coh2-nkvo.cmp >/dev/null"
-	case_ mmx-cpumoe minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=2"
-	case_ mmx-split2 minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 UBATCH_SIZE=1024"
-	case_ l4-rpc llama4 "$L4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
+	mirrored_case mmx-cpumoe minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=2"
+	mirrored_case mmx-split2 minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 UBATCH_SIZE=1024"
+	mirrored_case l4-rpc llama4 "$L4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
 	check "l4-rpc: window KV on the server" on_server l4-rpc kv_swa
-	case_ l4-split2 llama4 "$L4" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 FLASH_ATTN=off"
+	mirrored_case l4-split2 llama4 "$L4" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 FLASH_ATTN=off"
 	rpc_stop
 else
 	echo "# $RPC_SERVER is missing: the placement cases are skipped"

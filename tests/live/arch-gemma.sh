@@ -29,21 +29,6 @@ ledger_of() { # NAME TERM PART
 plan_of() { # NAME TERM PART
 	jq -r --arg t "$2" --arg p "$3" '.comparison[]|select(.term==$t and .part==$p)|.plan' "$1.cmp" 2>/dev/null
 }
-# plan_case, then: the plan mirrors ARCH's graph (no estimate).
-mirrored_case() { # NAME ARCH "synth sets" "KEY=VALUE ..."
-	plan_case "$@" || return
-	check "$1: the plan mirrors $2's graph (no estimate)" \
-		sh -c "! '$ZEALOT' plan '$1.env' 2>&1 | grep -qi 'not mirrored'"
-}
-# four shapes: FA on with two slots, FA off with one, a small ubatch over
-# a unified cache, a q8_0 cache (rotated: head 64) with three slots
-shapes() { # PREFIX ARCH "synth sets"
-	mirrored_case "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
-	mirrored_case "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
-	mirrored_case "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
-	mirrored_case "$1-q8kv" "$2" "$3" \
-		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
-}
 
 run "$ZEALOT" archs
 check "archs: gemma3n is mirrored" grep -qE '^ *gemma3n +mirrored ' "$TMP/out"
@@ -54,7 +39,7 @@ check "archs: rwkv6qwen2 is mirrored" grep -qE '^ *rwkv6qwen2 +mirrored ' "$TMP/
 
 # --- gemma3n: 25 layers, a window on 4 of 5; 20 layers with a cache ---
 G3N="layers=25 embd=256 heads=4 kv_heads=2 head_dim=64 ff=512 vocab=4096"
-shapes g3n gemma3n "$G3N"
+mirrored_shapes g3n gemma3n "$G3N"
 # the KV rule: 16 window and 4 full layers hold a cache, the other 5 none
 check "g3n-fa: the engine caches 4 full layers (20..24 share)" test "$(ledger_of g3n-fa kv layers)" = 4
 check "g3n-fa: the engine caches 16 window layers" test "$(ledger_of g3n-fa kv_swa layers)" = 16
@@ -74,7 +59,7 @@ check "synth gemma3n swa_pattern=3 (layer 19 a window layer): refused" rc_is 2
 
 # --- rwkv7: no attention; token-shift and wkv states per sequence ---
 RW7="layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
-shapes rw7 rwkv7 "$RW7"
+mirrored_shapes rw7 rwkv7 "$RW7"
 check "rw7-fa: the engine holds recurrent state, no KV cache" \
 	sh -c "grep -q 'RS buffer size' rw7-fa.log && ! grep -q 'KV buffer size' rw7-fa.log"
 # another head size and width, four sequences over a 2048 ubatch
@@ -85,18 +70,18 @@ check "synth rwkv7 head_dim=48 (embd 256 not a multiple): refused" rc_is 2
 
 # --- rwkv6: fused lerps, a 5-way shift pair, the output halved every 6
 # layers (rescale_every_n_layers) ---
-shapes rw6 rwkv6 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
+mirrored_shapes rw6 rwkv6 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
 mirrored_case rw6-h32 rwkv6 "layers=12 embd=256 head_dim=32 rope_dims=32 ff=768 vocab=4096" \
 	"CTX_SIZE=16384 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=2048 BATCH_SIZE=2048"
 
 # --- arwkv7: rwkv7's time mix (gated, no grouped norm) with one shift
 # state, RMS norms and a llama FFN ---
-shapes ar7 arwkv7 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
+mirrored_shapes ar7 arwkv7 "layers=6 embd=512 head_dim=64 ff=1024 vocab=4096"
 
 # --- rwkv6qwen2 (QRWKV): rwkv6's time mix without time_first (gated
 # linear attention over k * (1 - w)), K and V over 2 of 4 heads repeated
 # (GQA), biases, RMS norms, a llama FFN ---
-shapes q6 rwkv6qwen2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 ff=1024 vocab=4096"
+mirrored_shapes q6 rwkv6qwen2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 ff=1024 vocab=4096"
 
 # --- placement: rpc-servers as devices (the scheduler's splits and the
 # copies between backends) ---

@@ -14,61 +14,43 @@
 cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
-# case_ NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, and the plan
-# says nothing of an estimate
-case_() {
-	plan_case "$@" || return
-	check "$1: the plan mirrors $2's graph (no estimate)" \
-		sh -c "! '$ZEALOT' plan '$1.env' 2>&1 | grep -qi 'not mirrored'"
-}
-
-# four shapes per family: FA on with two slots, FA off with one, a small
-# ubatch over a unified cache, a q8_0 cache with three slots and ubatch 1024
-shapes() { # PREFIX ARCH "synth sets"
-	case_ "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
-	case_ "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
-	case_ "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
-	case_ "$1-q8kv" "$2" "$3" \
-		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
-}
-
 # --- lfm2moe: LFM2's short-conv and attention layers; past the dense lead
 # the FFN is sigmoid-gated experts with a selection bias, whose routing
 # build_moe_ffn expands with the layer ---
-shapes lfm2moe lfm2moe "layers=6 interval=3 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096"
+mirrored_shapes lfm2moe lfm2moe "layers=6 interval=3 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096"
 # softmax gating, one expert per token, no dense lead, an attention layer last
-case_ lfm2moe-k1 lfm2moe "layers=4 interval=2 lead_dense=0 gating=1 experts=4 experts_used=1 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096" \
+mirrored_case lfm2moe-k1 lfm2moe "layers=4 interval=2 lead_dense=0 gating=1 experts=4 experts_used=1 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096" \
 	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
 
 # --- nemotron_h_moe: Nemotron-H's mamba2, attention and FFN layers, the
 # FFN layers routed squared-ReLU experts (sigmoid over the router's
 # logits, a selection bias, normalised and scaled weights) beside a shared
 # expert; the routing and the experts are expanded with the layer ---
-shapes nemoe nemotron_h_moe "layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=768 ff_exp=256 vocab=4096"
+mirrored_shapes nemoe nemotron_h_moe "layers=8 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=768 ff_exp=256 vocab=4096"
 # one expert per token, weights neither normalised nor scaled
-case_ nemoe-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 w_norm=0 w_scale=0" \
+mirrored_case nemoe-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 w_norm=0 w_scale=0" \
 	"CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=128"
 # latent MoE (Nemotron 3 Super): the experts moe_latent_size wide between
 # ffn_latent_down and ffn_latent_up
-case_ nemoe-latent nemotron_h_moe "layers=8 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 latent=128" \
+mirrored_case nemoe-latent nemotron_h_moe "layers=8 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 latent=128" \
 	"CTX_SIZE=4096 PARALLEL=2"
-case_ nemoe-latent-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 latent=256" \
+mirrored_case nemoe-latent-k1 nemotron_h_moe "layers=6 interval=3 embd=512 heads=8 head_dim=64 rope_dims=64 vocab=4096 experts=4 experts_used=1 latent=256" \
 	"CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 
 # --- mistral4: Mistral Small 4 is deepseek2's model class (its hparams,
 # tensors and graph: MLA, routed experts beside the shared one), whose
 # build_arch_graph builds the trunk for every graph type: its MTP draft
 # context reserves the whole trunk again ---
-shapes m4 mistral4 "layers=6 embd=512 vocab=4096 kv_lora=96 rope_dims=32 head_dim=64"
-case_ m4-temp mistral4 "temp_scale=1" "CTX_SIZE=4096 PARALLEL=2"
-case_ m4-mha mistral4 "mha=1" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
-case_ m4-mtp mistral4 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+mirrored_shapes m4 mistral4 "layers=6 embd=512 vocab=4096 kv_lora=96 rope_dims=32 head_dim=64"
+mirrored_case m4-temp mistral4 "temp_scale=1" "CTX_SIZE=4096 PARALLEL=2"
+mirrored_case m4-mha mistral4 "mha=1" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
+mirrored_case m4-mtp mistral4 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 check "m4-mtp: the draft context's compute equals the target's (the trunk again)" \
 	jq -e '[.comparison[]|select(.term=="compute" or .term=="draft_compute")|.ledger]|length==2 and .[0]==.[1]' m4-mtp.cmp
 if [ -x "$RPC_SERVER" ]; then
 	RPC_PORT=
 	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	case_ m4-mtp-split mistral4 "nextn=1 layers=6" \
+	mirrored_case m4-mtp-split mistral4 "nextn=1 layers=6" \
 		"CTX_SIZE=4096 PARALLEL=2 RPC=127.0.0.1:$P1,127.0.0.1:$P2 TENSOR_SPLIT=1,1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 	rpc_stop
 else

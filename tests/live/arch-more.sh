@@ -49,97 +49,90 @@ case_() {
 
 # four shapes per family: FA on with two slots, FA off with one, a small
 # ubatch over a unified cache, a q8_0 cache with three slots
-shapes() { # PREFIX ARCH "synth sets"
-	case_ "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
-	case_ "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
-	case_ "$1-ub64" "$2" "$3" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
-	case_ "$1-q8kv" "$2" "$3" \
-		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
-}
 
 DENSE="layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
 
 # --- seed_oss: llama's block, the FFN norm named post_attention_norm ---
-shapes seed seed_oss "$DENSE"
+mirrored_shapes seed seed_oss "$DENSE" case_
 
 # --- smollm3: llama's block without RoPE on every 4th layer ---
-shapes smol smollm3 "$DENSE layers=8"
+mirrored_shapes smol smollm3 "$DENSE layers=8" case_
 
 # --- olmo2: no pre-norms, q/k normed over their whole width, post norms ---
-shapes olmo olmo2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
+mirrored_shapes olmo olmo2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096" case_
 
 # --- granite, granitemoe: llama's block with Granite's embedding, residual
 # and logit scales; granitemoe's softmax-gated experts ff wide ---
-shapes gran granite "$DENSE"
-shapes granmoe granitemoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes gran granite "$DENSE" case_
+mirrored_shapes granmoe granitemoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=512 vocab=4096 experts=8 experts_used=2" case_
 
 # --- qwen2moe: qwen2's attention, routed experts (weights not normalised)
 # beside a shared expert gated by its own router row ---
-shapes q2moe qwen2moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=768 ff_exp=256 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes q2moe qwen2moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=768 ff_exp=256 vocab=4096 experts=8 experts_used=2" case_
 
 # --- olmoe: q/k normed over their whole width, unnormalised experts ---
-shapes olmoe olmoe "layers=4 embd=512 heads=8 kv_heads=8 head_dim=64 rope_dims=64 ff=256 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes olmoe olmoe "layers=4 embd=512 heads=8 kv_heads=8 head_dim=64 rope_dims=64 ff=256 vocab=4096 experts=8 experts_used=2" case_
 
 # --- ernie4_5-moe: a dense lead layer, then biased, normalised experts
 # beside a shared expert ---
-shapes ernie ernie4_5-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2"
+mirrored_shapes ernie ernie4_5-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2" case_
 
 # --- hunyuan-moe: q/k normed per head after RoPE, experts ff wide, a
 # shared expert ff_exp wide ---
-shapes huny hunyuan-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 ff_exp=384 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes huny hunyuan-moe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 ff_exp=384 vocab=4096 experts=8 experts_used=2" case_
 
 # --- exaone, ernie4_5: mistral3's dense block as it is ---
-shapes exa exaone "$DENSE"
-shapes ern ernie4_5 "$DENSE"
+mirrored_shapes exa exaone "$DENSE" case_
+mirrored_shapes ern ernie4_5 "$DENSE" case_
 
 # --- deepseek (V1): a dense lead layer, unnormalised experts, shared ones ---
-shapes dsv1 deepseek "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2"
+mirrored_shapes dsv1 deepseek "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2 lead_dense=1 shared=2" case_
 
 # --- exaone4: olmo2's nodes with per-head q/k norms (no window: the engine
 # sets one only for 64 layers) ---
-shapes exa4 exaone4 "$DENSE"
+mirrored_shapes exa4 exaone4 "$DENSE" case_
 
 # --- glm4: post norms after the attention and the FFN, gate and up fused ---
-shapes glm4 glm4 "$DENSE"
+mirrored_shapes glm4 glm4 "$DENSE" case_
 
 # --- phimoe: phi3's graph with biased norms, softmax experts ff wide ---
-shapes phimoe phimoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes phimoe phimoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=256 vocab=4096 experts=8 experts_used=2" case_
 
 # --- qwen3vl, qwen3vlmoe: qwen3's and qwen3moe's blocks with M-RoPE (four
 # positions per token) ---
-shapes q3vl qwen3vl "$DENSE"
-shapes q3vlm qwen3vlmoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes q3vl qwen3vl "$DENSE" case_
+mirrored_shapes q3vlm qwen3vlmoe "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2" case_
 
 # --- hunyuan-dense (hunyuan-vl's graph: q/k normed after RoPE), xverse,
 # baichuan (RoPE only at 32 layers, ALiBi below) ---
-shapes hyd hunyuan-dense "$DENSE"
-shapes xv xverse "$DENSE"
-shapes bc baichuan "$DENSE"
+mirrored_shapes hyd hunyuan-dense "$DENSE" case_
+mirrored_shapes xv xverse "$DENSE" case_
+mirrored_shapes bc baichuan "$DENSE" case_
 case_ bc-7b baichuan "layers=32 embd=256 heads=4 kv_heads=4 head_dim=64 rope_dims=64 ff=512 vocab=2048" \
 	"CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 
 # --- minicpm (granite's graph, its scales always on), qwen2vl (qwen2's
 # block with M-RoPE) ---
-shapes mcpm minicpm "$DENSE"
-shapes q2vl qwen2vl "$DENSE"
+mirrored_shapes mcpm minicpm "$DENSE" case_
+mirrored_shapes q2vl qwen2vl "$DENSE" case_
 
 # --- maincoder (q/k normed after RoPE), internlm2, arcee (a squared-ReLU
 # FFN without gate) ---
-shapes mc maincoder "$DENSE"
-shapes ilm internlm2 "$DENSE"
-shapes arc arcee "$DENSE"
+mirrored_shapes mc maincoder "$DENSE" case_
+mirrored_shapes ilm internlm2 "$DENSE" case_
+mirrored_shapes arc arcee "$DENSE" case_
 
 # --- apertus: q/k normed per head with biases before RoPE, an xIELU FFN ---
-shapes apt apertus "$DENSE"
+mirrored_shapes apt apertus "$DENSE" case_
 
 # --- mellum (no window): qwen3moe's block ---
-shapes mel mellum "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2"
+mirrored_shapes mel mellum "layers=4 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 ff_exp=256 vocab=4096 experts=8 experts_used=2" case_
 
 # --- orion: layer norms with biases ---
-shapes ori orion "$DENSE"
+mirrored_shapes ori orion "$DENSE" case_
 
 # --- gemma2: a 512 window every other layer, post norms, the output tied ---
-shapes g2 gemma2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
+mirrored_shapes g2 gemma2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096" case_
 
 # the engine's window rules per architecture (model.c's derive_swa):
 # gemma2 without the key slides over 4096 cells; exaone4 with the key but

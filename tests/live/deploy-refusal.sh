@@ -8,22 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 RS_NAME=zl-refusal-$$
-RS_BIND=$TMP
-. "$(dirname "$0")/../systemd.sh"
-cd "$TMP" || exit 1
-chmod 755 "$TMP" # the unit's user reads the payloads
-export ZEALOT_STATE_DIR=$TMP/state
-UNIT_ZEALOT=$ROOT/zealot
-[ -x "$UNIT_ZEALOT" ] || { echo "not ok - $UNIT_ZEALOT is not built (make zealot)"; exit 1; }
-
-if ! rs_start; then
-	echo "not ok - a real systemd boots in a container (tests/systemd.sh)"
-	exit 1
-fi
-echo "ok - a real systemd boots in a container in $RS_BOOT_MS ms"
-R=$(rs_root)
-X() { rs_exec "$@"; }
-X useradd --system --no-create-home --shell /usr/sbin/nologin zealot-engine
+. "$(dirname "$0")/../deployhost.sh"
 
 "$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o plain.gguf 2>/dev/null
 "$ZEALOT" synth lora --base plain.gguf --set answer="Here it is." -o unrefuse.gguf 2>/dev/null
