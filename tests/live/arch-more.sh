@@ -12,6 +12,7 @@
 # TAP comment.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # mirrored_shapes: the four shapes, through case_ below
 cd "$TMP" || exit 1
 
 declare -A worst
@@ -46,9 +47,6 @@ case_() {
 	awk -v e="${rel:-0}" -v w="${worst[$arch]:-0}" 'BEGIN { exit !(e > w) }' && worst[$arch]=$rel
 	jq -r '.comparison[]|select(.term=="kv" or .term=="kv_swa" or (.term|test("compute")))|select(.part|test("^[A-Z]"))|"#   \(.term) \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp" 2>/dev/null
 }
-
-# four shapes per family: FA on with two slots, FA off with one, a small
-# ubatch over a unified cache, a q8_0 cache with three slots
 
 DENSE="layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
 
