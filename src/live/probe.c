@@ -482,6 +482,13 @@ static const char *msg_str(json_t *choice, const char *field)
 	return s ? s : "";
 }
 
+/* Whether the message has FIELD with any text. The length, not the first
+ * byte: a model may well emit U+0000 first, and that is still an answer. */
+static int msg_has(json_t *choice, const char *field)
+{
+	return json_string_length(json_object_get(json_object_get(choice, "message"), field)) > 0;
+}
+
 enum probe_status probe_judge_chat(long status, const char *body, size_t n, char **evidence)
 {
 	struct sb ev = {0};
@@ -498,16 +505,17 @@ enum probe_status probe_judge_chat(long status, const char *body, size_t n, char
 		st = PROBE_FAIL;
 	} else {
 		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
-		const char *content = msg_str(ch, "content"), *reasoning = msg_str(ch, "reasoning_content");
+		const char *content = msg_str(ch, "content");
+		int has_content = msg_has(ch, "content"), has_reasoning = msg_has(ch, "reasoning_content");
 		json_int_t toks = json_integer_value(json_object_get(json_object_get(j, "usage"), "completion_tokens"));
-		if (!*content && fr && strcmp(fr, "length") == 0 && *reasoning) {
+		if (!has_content && fr && strcmp(fr, "length") == 0 && has_reasoning) {
 			sb_addf(&ev,
 				"thinking trap: %lld tokens all went to reasoning_content, content empty, "
 				"finish_reason length "
 				"(a model mid-thought, not a dead one; give clients a larger max_tokens)",
 				(long long)toks);
 			st = PROBE_PASS;
-		} else if (!*content && !*reasoning) {
+		} else if (!has_content && !has_reasoning) {
 			sb_addf(&ev, "200 but no content and no reasoning (finish_reason %s)", fr ? fr : "none");
 			st = PROBE_FAIL;
 		} else {
@@ -549,7 +557,7 @@ static void got_parse(long status, const char *body, size_t n, struct got *g)
 	if (status == 200 && json_is_object(ch)) {
 		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
 		g->content = trimmed(msg_str(ch, "content"));
-		g->trap = !*g->content && fr && strcmp(fr, "length") == 0 && *msg_str(ch, "reasoning_content");
+		g->trap = !msg_has(ch, "content") && fr && strcmp(fr, "length") == 0 && msg_has(ch, "reasoning_content");
 	} else {
 		struct sb b = {0};
 		sb_addf(&b, "HTTP %ld: %.*s", status, (int)(n < 120 ? n : 120), body ? body : "");

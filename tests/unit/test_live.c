@@ -77,6 +77,12 @@ void test_live(void)
 	const char *dead = "{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\"\"}}]}";
 	ok(probe_judge_chat(200, dead, strlen(dead), &ev) == PROBE_FAIL, "chat: no content and no reasoning fails");
 	free(ev);
+	/* seen live: a zero-weight payload's reasoning began with U+0000 */
+	const char *nul = "{\"choices\":[{\"finish_reason\":\"length\",\"message\":{\"content\":\"\","
+			  "\"reasoning_content\":\"\\u0000\\u0005(#\"}}]}";
+	ok(probe_judge_chat(200, nul, strlen(nul), &ev) == PROBE_PASS && strstr(ev, "thinking trap"),
+	   "chat: reasoning that begins with U+0000 is still reasoning");
+	free(ev);
 	const char *fine = "{\"choices\":[{\"finish_reason\":\"stop\",\"message\":{\"content\":\"zealot alive\"}}]}";
 	ok(probe_judge_chat(200, fine, strlen(fine), &ev) == PROBE_PASS && strstr(ev, "zealot alive"),
 	   "chat: an answer passes");
