@@ -42,14 +42,8 @@ amx_fault_expected() {
 # ended, 128+N for signal N; empty while it runs). Returns 0 when it answered.
 engine_ask() {
 	local pid=$1 port=$2
-	ASK_HEALTH=000 ASK_HTTP=none ASK_TOKENS=0 ASK_EXIT=
-	for _ in $(seq 480); do
-		kill -0 "$pid" 2>/dev/null || break
-		ASK_HEALTH=$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$port/health")
-		[ "$ASK_HEALTH" = 200 ] && break
-		sleep 0.25
-	done
-	if [ "$ASK_HEALTH" = 200 ]; then
+	ASK_HTTP=none ASK_TOKENS=0 ASK_EXIT=
+	if engine_up "$pid" "$port"; then
 		ASK_HTTP=$(curl -s -m 120 -o "$TMP/ask.json" -w '%{http_code}' -H 'Content-Type: application/json' \
 			-d '{"prompt":"The sky is","n_predict":4,"ignore_eos":true}' "http://127.0.0.1:$port/completion")
 		ASK_TOKENS=$(jq '.tokens_predicted // 0' "$TMP/ask.json" 2>/dev/null || echo 0)
@@ -59,6 +53,34 @@ engine_ask() {
 		ASK_EXIT=$?
 	fi
 	[ -z "$ASK_EXIT" ] && [ "$ASK_HTTP" = 200 ] && [ "${ASK_TOKENS:-0}" -gt 0 ]
+}
+
+# engine_up PID PORT: wait (up to 120 s) until the engine on PORT answers
+# /health 200 (true) or PID ends (false).
+engine_up() {
+	ASK_HEALTH=000
+	wait_for 120 _up_or_gone "$1" "$2"
+	[ "$ASK_HEALTH" = 200 ]
+}
+
+# _up_or_gone PID PORT: the wait of engine_ask is over (PID ended, or
+# /health answered 200; the code in ASK_HEALTH).
+_up_or_gone() {
+	kill -0 "$1" 2>/dev/null || return 0
+	ASK_HEALTH=$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$2/health")
+	[ "$ASK_HEALTH" = 200 ]
+}
+
+# _gone PID: PID has ended (bash reaps its background jobs as they end).
+_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# stop_pid PID: SIGTERM, up to 10 s to end (an engine blocked on an RPC
+# server may not heed it), then SIGKILL; reaps it.
+stop_pid() {
+	kill "$1" 2>/dev/null
+	wait_for 10 _gone "$1"
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 
 # check_answered NAME LOG: one TAP line from the last engine_ask. The engine
@@ -160,14 +182,7 @@ _boot_once() {
 	"${cmd[@]}" >"$name.log" 2>&1 &
 	pid=$!
 	engine_ask "$pid" "$port"
-	kill "$pid" 2>/dev/null
-	# an engine blocked on an RPC server may not heed SIGTERM
-	for _ in $(seq 40); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.25
-	done
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	stop_pid "$pid"
 }
 
 # rpc_start: a ggml-rpc-server (the engine's RPC device) on a free loopback
@@ -201,13 +216,7 @@ rpc_stop() {
 # Stop the engine we started, by PID (law A02: never by name).
 engine_stop() {
 	[ -n "${ENGINE_PID:-}" ] || return 0
-	kill "$ENGINE_PID" 2>/dev/null
-	for _ in $(seq 40); do
-		kill -0 "$ENGINE_PID" 2>/dev/null || break
-		sleep 0.25
-	done
-	kill -9 "$ENGINE_PID" 2>/dev/null
-	wait "$ENGINE_PID" 2>/dev/null
+	stop_pid "$ENGINE_PID"
 	ENGINE_PID=
 }
 trap 'engine_stop; rpc_stop; rm -rf "$TMP"' EXIT

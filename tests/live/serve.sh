@@ -29,11 +29,7 @@ ENGINE_PID=$!
 ENGINE_PORT=$port
 ENGINE_LOG=$TMP/serve.log
 up=0
-for _ in $(seq 240); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$port/health")" = 200 ] && { up=1; break; }
-	kill -0 "$ENGINE_PID" 2>/dev/null || break
-	sleep 0.5
-done
+! engine_up "$ENGINE_PID" "$port" || up=1
 check "serve: the engine came up and /health answers 200" test "$up" = 1
 [ "$up" = 1 ] || sed 's/^/#   /' serve.log | tail -20
 engine_ask "$ENGINE_PID" "$port"

@@ -34,11 +34,7 @@ ENGINE_PID=$!
 ENGINE_PORT=$port
 ENGINE_LOG=$TMP/serve.log
 up=0
-for _ in $(seq 240); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$port/health")" = 200 ] && { up=1; break; }
-	kill -0 "$ENGINE_PID" 2>/dev/null || break
-	sleep 0.5
-done
+! engine_up "$ENGINE_PID" "$port" || up=1
 check "split: serve's gates pass and the engine answers /health" test "$up" = 1
 [ "$up" = 1 ] || sed 's/^/#   /' serve.log | tail -20
 check "split: every shard's SHA-256 verified at the pins gate" test "$(grep -c 'MODEL_FILE shard [123] of 3 SHA-256 verified' serve.log)" = 3
