@@ -557,7 +557,8 @@ static void got_parse(long status, const char *body, size_t n, struct got *g)
 	if (status == 200 && json_is_object(ch)) {
 		const char *fr = json_string_value(json_object_get(ch, "finish_reason"));
 		g->content = trimmed(msg_str(ch, "content"));
-		g->trap = !msg_has(ch, "content") && fr && strcmp(fr, "length") == 0 && msg_has(ch, "reasoning_content");
+		g->trap =
+		    !msg_has(ch, "content") && fr && strcmp(fr, "length") == 0 && msg_has(ch, "reasoning_content");
 	} else {
 		struct sb b = {0};
 		sb_addf(&b, "HTTP %ld: %.*s", status, (int)(n < 120 ? n : 120), body ? body : "");
