@@ -57,6 +57,49 @@ static int seq_rows(struct ga_graph *g, int x, int64_t E, int64_t n, int64_t per
 	return ga_view_n(g, x, n > 0 && ns > 0 ? 4ull * (uint64_t)E * (uint64_t)(n + (ns - 1) * per_seq) : 0);
 }
 
+/* A layer's two recurrent states, gathered from the cache (build_rs):
+ * the token shift (r) and the wkv state (s), with their cache views. */
+struct states {
+	int rcache, ts;
+	int scache, wkv;
+};
+
+static struct states gather_states(struct ga_graph *g, const struct dims *d, struct inputs *in, int L)
+{
+	struct states s;
+	s.rcache = gr_cache(g, d, L);
+	s.ts = gr_mamba_rs(g, d, in, s.rcache, d->n_embd_r);
+	s.scache = gr_cache(g, d, L);
+	s.wkv = gr_mamba_rs(g, d, in, s.scache, d->n_embd_s);
+	return s;
+}
+
+/* The model's head: the final norm RN is t_embd, then the output
+ * projection to the vocabulary (To rows). */
+static void lm_head(struct ga_graph *g, const struct dims *d, int rn, int64_t To)
+{
+	g->t[rn].output = 1; /* t_embd */
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	g->t[out].output = 1;
+}
+
+/* The llama FFN that ARWKV-7 and RWKV6-Qwen2 end a layer with, from FI
+ * (the time mix's residual, [E, T]): the last layer's rows kept first
+ * (inp_out_ids), the FFN's RMS norm, a SiLU FFN (build_ffn: gate, up,
+ * swiglu, down), the residual. */
+static int llama_ffn(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int fi, int last)
+{
+	int64_t T = d->T, E = d->E, To = T;
+	if (last) {
+		To = d->n_out < T ? d->n_out : T;
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+		fi = gr_op_kind(g, ga_op(g, 0, F32, E, To, 1, 1, S(fi, ids)), GA_OP_GET_ROWS);
+	}
+	int fn = gr_norm(g, d, fi, E, To, 1, L, "ffn_norm.weight");
+	int ffn = gr_ffn(g, d, L, fn, To);
+	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
+}
+
 /* What a layer leaves for the next one to reach: its channel mix. */
 struct tail {
 	int il;
@@ -223,103 +266,6 @@ static int rwkv7_tail(struct ga_graph *g, const struct dims *d, int L, int wkv, 
 	return gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
 }
 
-void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
-{
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
-	uint32_t n_layer = m->n_layer_all;
-	int rows = gr_input_embd(g, d, in);
-	int v_first = -1;
-	struct tail prev = {-1, -1, -1, -1, 0, 0};
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = seq_rows(g, ga_view(g, ts), E, 1, 2, ns);
-		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
-				: channel_mix(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = layer_norm(g, d, xin, E, nst, ns, L, L, "attn_norm");
-		struct tm7 o;
-		int wkv = rwkv7_wkv(g, d, L, an, att_shift, wkv_state, scache, &v_first, &o);
-		/* the token-shift write: the last token's attention norm, then
-		 * the rest of the time mix and the FFN norm */
-		int last_an = seq_rows(g, an, E, 1, nst, ns);
-		int cur = rwkv7_tail(g, d, L, wkv, &o);
-		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
-		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
-		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, seq_rows(g, fn, E, 1, nst, ns)));
-		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
-		prev = (struct tail){L, ts, ffn_inp, fn, 0, 0};
-	}
-	int x = channel_mix(g, d, in, &prev, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = layer_norm(g, d, x, E, To, 1, -1, -1, "output_norm");
-	g->t[rn].output = 1; /* t_embd */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
-}
-
-/* What an ARWKV-7 layer leaves for the next to reach: the rest of its
- * time mix, then its llama FFN. */
-struct atail {
-	int il, wkv, xin;
-	struct tm7 o;
-};
-
-/* ARWKV-7's layer output (src/models/arwkv7.cpp): the time mix's tail,
- * its residual, the FFN's RMS norm (the last layer's rows kept first), a
- * SiLU FFN (build_ffn: gate, up, swiglu, down), the residual. */
-static int arwkv7_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct atail *t, int last)
-{
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns, To = T;
-	int L = t->il;
-	int tm = rwkv7_tail(g, d, L, t->wkv, &t->o);
-	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(gr_cview(g, tm, E, nst, ns), t->xin));
-	int fi = gr_cview(g, ffn_inp, E, T, 1);
-	if (last) {
-		To = d->n_out < T ? d->n_out : T;
-		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-		fi = gr_op_kind(g, ga_op(g, 0, F32, E, To, 1, 1, S(fi, ids)), GA_OP_GET_ROWS);
-	}
-	int fn = gr_norm(g, d, fi, E, To, 1, L, "ffn_norm.weight");
-	int ffn = gr_ffn(g, d, L, fn, To);
-	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
-}
-
-void gr_arwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
-{
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
-	uint32_t n_layer = m->n_layer_all;
-	int x = gr_input_embd(g, d, in);
-	int v_first = -1;
-	struct atail prev;
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
-		int shift = ga_view(g, ts); /* one shift state: the whole of it */
-		if (il > 0)
-			x = arwkv7_out(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = gr_norm(g, d, xin, E, nst, ns, L, "attn_norm.weight");
-		struct tm7 o;
-		int wkv = rwkv7_wkv(g, d, L, an, shift, wkv_state, scache, &v_first, &o);
-		/* the token-shift write: the last token's norm, a view */
-		ga_sink_to(g, rcache, S(ga_view(g, ga_view(g, an)), ga_view(g, rcache)));
-		prev = (struct atail){L, wkv, xin, o};
-	}
-	x = arwkv7_out(g, d, in, &prev, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, E, To, 1, -1, "output_norm.weight");
-	g->t[rn].output = 1; /* t_embd */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
-}
-
 /* A time-mix projection of rwkv6-base: the matmul (n wide), its bias
  * when the layer has one, the heads repeated to hc when there are fewer
  * (GQA: a repeat, the shape tensor no source), the [hs, hc, T] view. */
@@ -390,21 +336,15 @@ static int rwkv6_wkv(struct ga_graph *g, const struct dims *d, int L, int an, in
 	return ga_op(g, 0, F32, E, T + hs * ns, 1, 1, S(k, v, r, w, wkv_state));
 }
 
-/* What an RWKV6-Qwen2 layer leaves for the next to reach. */
-struct qtail {
-	int il, wkv, xin, xg;
-};
-
-/* RWKV6-Qwen2's layer output (src/models/rwkv6qwen2.cpp): the time mix's
- * tail (the grouped norm unless QRWKV, the gate: sigmoid for QRWKV, SiLU
- * otherwise), its residual, the FFN's RMS norm (the last layer's rows
- * kept first), a SiLU FFN, the residual. */
-static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct qtail *t, int last)
+/* build_rwkv6_time_mix after its wkv op: the grouped norm and its
+ * weight and bias (not for QRWKV, whose layers have no time_first), the
+ * gate (SiLU; sigmoid for QRWKV: one op either way) over the lerps' view
+ * XG, the output projection. */
+static int rwkv6_tail(struct ga_graph *g, const struct dims *d, int L, int wkv, int xg)
 {
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns, To = T;
+	int64_t T = d->T, E = d->E;
 	int64_t hs = d->n_embd_s / E, hc = E / hs;
-	int L = t->il;
-	int cur = ga_view(g, ga_view(g, t->wkv));
+	int cur = ga_view(g, ga_view(g, wkv));
 	if (gr_has_tensor(d, L, "time_mix_first.weight")) {
 		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cur)); /* the grouped norm */
 		cur = ga_op(g, 1, F32, E, T, 1, 1, S(ga_view(g, cur), gr_weight(g, d, L, "time_mix_ln.weight")));
@@ -412,101 +352,137 @@ static int rwkv6q_out(struct ga_graph *g, const struct dims *d, struct inputs *i
 	} else {
 		cur = ga_view(g, cur);
 	}
-	int gate = gr_mm(g, d, L, "time_mix_gate.weight", t->xg, E, T);
+	int gate = gr_mm(g, d, L, "time_mix_gate.weight", xg, E, T);
 	gate = ga_op(g, 1, F32, E, T, 1, 1, S(gate));
 	cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gate));
-	cur = gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
-	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), t->xin));
-	int fi = ga_view(g, ffn_inp);
-	if (last) {
-		To = d->n_out < T ? d->n_out : T;
-		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
-		fi = gr_op_kind(g, ga_op(g, 0, F32, E, To, 1, 1, S(fi, ids)), GA_OP_GET_ROWS);
-	}
-	int fn = gr_norm(g, d, fi, E, To, 1, L, "ffn_norm.weight");
-	int ffn = gr_ffn(g, d, L, fn, To);
-	return ga_op(g, 1, F32, E, To, 1, 1, S(ffn, fi));
+	return gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
 }
 
-void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+/* The trunk of RWKV-6 and RWKV-7 (src/models/rwkv6.cpp, rwkv7.cpp): the
+ * token embedding's layer norm, then per layer the two state gathers,
+ * the attention norm, the time mix to its wkv op and its state write,
+ * the token-shift write (the last token's attention norm, then the rest
+ * of the time mix and the FFN norm), the channel mix reached by the next
+ * layer; after the last, the output norm and the head. RESCALE: rwkv6's
+ * rescale_every_n_layers. */
+static void rwkv_trunk(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int v6,
+		       int rescale)
 {
 	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
-	uint32_t n_layer = m->n_layer_all;
-	int x = gr_input_embd(g, d, in);
-	struct qtail prev = {-1, -1, -1, -1};
-	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
-		int shift = ga_view(g, ts); /* one shift state: the whole of it */
-		if (il > 0)
-			x = rwkv6q_out(g, d, in, &prev, 0);
-		int xin = ga_view(g, x);
-		int an = gr_norm(g, d, xin, E, nst, ns, L, "attn_norm.weight");
-		int xg;
-		int wkv = rwkv6_wkv(g, d, L, an, shift, wkv_state, &xg);
-		ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
-		/* the token-shift write: the last token's norm, a view */
-		ga_sink_to(g, rcache, S(ga_view(g, ga_view(g, an)), ga_view(g, rcache)));
-		prev = (struct qtail){L, wkv, xin, xg};
-	}
-	x = rwkv6q_out(g, d, in, &prev, 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = gr_norm(g, d, x, E, To, 1, -1, "output_norm.weight");
-	if (d->w->gg && gguf_tensor_find(d->w->gg, "output_norm.bias"))
-		rn = ga_op(g, 1, F32, E, To, 1, 1, S(rn, gr_weight(g, d, -1, "output_norm.bias")));
-	g->t[rn].output = 1; /* t_embd */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
-}
-
-void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
-{
-	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
-	int64_t hs = d->n_embd_s / (E ? E : 1), hc = hs ? E / hs : 0;
-	uint32_t n_layer = m->n_layer_all;
-	uint64_t rescale = 0;
-	if (d->w->gg)
-		gguf_kv_u64(gguf_findf(d->w->gg, "%s.rescale_every_n_layers", m->arch), &rescale);
 	int rows = gr_input_embd(g, d, in);
-	struct tail prev = {-1, -1, -1, -1, 1, (int)rescale};
-	for (uint32_t il = 0; il < n_layer; il++) {
+	int v_first = -1;
+	struct tail prev = {-1, -1, -1, -1, v6, rescale};
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
 		int L = (int)il;
-		int rcache = gr_cache(g, d, L);
-		int ts = gr_mamba_rs(g, d, in, rcache, d->n_embd_r);
-		int scache = gr_cache(g, d, L);
-		int wkv_state = gr_mamba_rs(g, d, in, scache, d->n_embd_s);
-		int att_shift = seq_rows(g, ga_view(g, ts), E, 1, 2, ns);
+		struct states st = gather_states(g, d, in, L);
+		int att_shift = seq_rows(g, ga_view(g, st.ts), E, 1, 2, ns);
 		int x = il == 0 ? layer_norm(g, d, rows, E, T, 1, 0, -2, "token_embd_norm")
 				: channel_mix(g, d, in, &prev, 0);
 		int xin = ga_view(g, x);
 		int an = layer_norm(g, d, xin, E, nst, ns, L, L, "attn_norm");
-		int xg;
-		int wkv = rwkv6_wkv(g, d, L, an, att_shift, wkv_state, &xg);
-		ga_sink_to(g, scache, S(ga_view(g, wkv), ga_view(g, scache)));
-		/* the token-shift write: the grouped norm, the SiLU gate, the
-		 * output, the FFN norm */
-		int last_an = seq_rows(g, an, E, 1, nst, ns);
-		int cur = ga_view(g, ga_view(g, wkv));
-		cur = ga_op(g, 0, F32, hs, hc, T, 1, S(cur));
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(ga_view(g, cur), gr_weight(g, d, L, "time_mix_ln.weight")));
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gr_weight(g, d, L, "time_mix_ln.bias")));
-		int gate = gr_mm(g, d, L, "time_mix_gate.weight", xg, E, T);
-		gate = ga_op(g, 1, F32, E, T, 1, 1, S(gate));
-		cur = ga_op(g, 1, F32, E, T, 1, 1, S(cur, gate));
-		cur = gr_mm(g, d, L, "time_mix_output.weight", cur, E, T);
+		int last_an, cur;
+		if (v6) {
+			int xg;
+			int wkv = rwkv6_wkv(g, d, L, an, att_shift, st.wkv, &xg);
+			ga_sink_to(g, st.scache, S(ga_view(g, wkv), ga_view(g, st.scache)));
+			last_an = seq_rows(g, an, E, 1, nst, ns);
+			cur = rwkv6_tail(g, d, L, wkv, xg);
+		} else {
+			struct tm7 o;
+			int wkv = rwkv7_wkv(g, d, L, an, att_shift, st.wkv, st.scache, &v_first, &o);
+			last_an = seq_rows(g, an, E, 1, nst, ns);
+			cur = rwkv7_tail(g, d, L, wkv, &o);
+		}
 		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), xin));
 		int fn = layer_norm(g, d, ffn_inp, E, nst, ns, L, L, "attn_norm_2");
 		int ts_new = ga_op(g, 0, F32, E, 2, ns, 1, S(last_an, seq_rows(g, fn, E, 1, nst, ns)));
-		ga_sink_to(g, rcache, S(ga_view(g, ts_new), ga_view(g, rcache)));
-		prev = (struct tail){L, ts, ffn_inp, fn, 1, (int)rescale};
+		ga_sink_to(g, st.rcache, S(ga_view(g, ts_new), ga_view(g, st.rcache)));
+		prev = (struct tail){L, st.ts, ffn_inp, fn, v6, rescale};
 	}
 	int x = channel_mix(g, d, in, &prev, 1);
 	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = layer_norm(g, d, x, E, To, 1, -1, -1, "output_norm");
-	g->t[rn].output = 1; /* t_embd */
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	g->t[out].output = 1;
+	lm_head(g, d, layer_norm(g, d, x, E, To, 1, -1, -1, "output_norm"), To);
+}
+
+void gr_rwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	rwkv_trunk(g, m, d, in, 0, 0);
+}
+
+void gr_rwkv6(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	uint64_t rescale = 0;
+	if (d->w->gg)
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.rescale_every_n_layers", m->arch), &rescale);
+	rwkv_trunk(g, m, d, in, 1, (int)rescale);
+}
+
+/* What a layer of the llama-FFN hybrids leaves for the next to reach: the
+ * rest of its time mix (ARWKV-7's outputs O, or RWKV6-Qwen2's lerps' view
+ * XG), then its llama FFN. */
+struct htail {
+	int il, wkv, xin, xg;
+	struct tm7 o;
+};
+
+/* A hybrid layer's output (src/models/arwkv7.cpp, rwkv6qwen2.cpp): the
+ * time mix's tail, its residual, then the llama FFN. */
+static int hybrid_out(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct htail *t, int v6,
+		      int last)
+{
+	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
+	if (v6) {
+		int cur = rwkv6_tail(g, d, t->il, t->wkv, t->xg);
+		int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(ga_view(g, cur), t->xin));
+		return llama_ffn(g, d, in, t->il, ga_view(g, ffn_inp), last);
+	}
+	int tm = rwkv7_tail(g, d, t->il, t->wkv, &t->o);
+	int ffn_inp = ga_op(g, 1, F32, E, nst, ns, 1, S(gr_cview(g, tm, E, nst, ns), t->xin));
+	return llama_ffn(g, d, in, t->il, gr_cview(g, ffn_inp, E, T, 1), last);
+}
+
+/* The trunk of ARWKV-7 and RWKV6-Qwen2: RMS norms, one token-shift state
+ * (the whole of it; its write is a view of the last token's norm), the
+ * time mix to its wkv op and state write, the hybrid output reached by
+ * the next layer; after the last, the output norm (RWKV6-Qwen2's with
+ * its bias when the file has one) and the head. */
+static void hybrid_trunk(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int v6)
+{
+	int64_t T = d->T, E = d->E, ns = d->n_seq, nst = T / ns;
+	int x = gr_input_embd(g, d, in);
+	int v_first = -1;
+	struct htail prev = {-1, -1, -1, -1, {0}};
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		int L = (int)il;
+		struct states st = gather_states(g, d, in, L);
+		int shift = ga_view(g, st.ts);
+		if (il > 0)
+			x = hybrid_out(g, d, in, &prev, v6, 0);
+		int xin = ga_view(g, x);
+		int an = gr_norm(g, d, xin, E, nst, ns, L, "attn_norm.weight");
+		prev = (struct htail){L, -1, xin, -1, {0}};
+		if (v6) {
+			prev.wkv = rwkv6_wkv(g, d, L, an, shift, st.wkv, &prev.xg);
+			ga_sink_to(g, st.scache, S(ga_view(g, prev.wkv), ga_view(g, st.scache)));
+		} else {
+			prev.wkv = rwkv7_wkv(g, d, L, an, shift, st.wkv, st.scache, &v_first, &prev.o);
+		}
+		ga_sink_to(g, st.rcache, S(ga_view(g, ga_view(g, an)), ga_view(g, st.rcache)));
+	}
+	x = hybrid_out(g, d, in, &prev, v6, 1);
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, E, To, 1, -1, "output_norm.weight");
+	if (v6 && d->w->gg && gguf_tensor_find(d->w->gg, "output_norm.bias"))
+		rn = ga_op(g, 1, F32, E, To, 1, 1, S(rn, gr_weight(g, d, -1, "output_norm.bias")));
+	lm_head(g, d, rn, To);
+}
+
+void gr_arwkv7(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	hybrid_trunk(g, m, d, in, 0);
+}
+
+void gr_rwkv6qwen2(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	hybrid_trunk(g, m, d, in, 1);
 }
