@@ -224,8 +224,10 @@ static void dyn_free(struct dyn *d, uint64_t off, uint64_t size)
 	d->n++;
 }
 
-static int same_layout(const struct ga_tensor *a, const struct ga_tensor *b)
+static int same_layout(void *ctx, const struct ga_graph *g, int i, int p)
 {
+	(void)ctx;
+	const struct ga_tensor *a = &g->t[i], *b = &g->t[p];
 	return a->type == b->type && memcmp(a->ne, b->ne, sizeof(a->ne)) == 0;
 }
 
@@ -247,24 +249,15 @@ static void allocate(struct ga_graph *g, struct dyn *dd, int i)
 	if (t->allocated || t->external || t->is_view)
 		return;
 	t->allocated = 1;
-	if (t->inplace) {
-		for (int s = 0; s < t->n_src; s++) {
-			struct ga_tensor *p = &g->t[t->src[s]];
-			/* only memory this allocator owns; views are never owned */
-			if (!p->allocated || p->is_view || p->external || p->output)
-				continue;
-			if (!same_layout(t, p))
-				continue;
-			if (p->n_children == 1 && p->n_views == 0) {
-				t->offset = p->offset;
-				t->buf = p->buf;
-				if (trace)
-					fprintf(stderr, "GA inplace #%d <- #%d off=%llu\n", i, t->src[s],
-						(unsigned long long)t->offset);
-				p->allocated = 0; /* the node now owns it */
-				return;
-			}
-		}
+	int ps = ga_inplace_parent(g, i, same_layout, NULL);
+	if (ps >= 0) {
+		struct ga_tensor *p = &g->t[ps];
+		t->offset = p->offset;
+		t->buf = p->buf;
+		if (trace)
+			fprintf(stderr, "GA inplace #%d <- #%d off=%llu\n", i, ps, (unsigned long long)t->offset);
+		p->allocated = 0; /* the node now owns it */
+		return;
 	}
 	struct dyn *d = &dd[t->buf];
 	t->alloc_bytes = size_fn ? size_fn(g, i, t->buf, size_ctx) : 0;

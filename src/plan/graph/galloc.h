@@ -73,6 +73,27 @@ struct ga_graph {
 	int n_leafs, cap_leafs;
 };
 
+/* ggml-alloc's in-place rule (ggml_gallocr_allocate_node): the parent of
+ * node I whose memory I takes over, or -1. The op must allow it; the
+ * first source qualifies that this allocator owns (allocated, not a view,
+ * not external, not an output), that SAME finds laid out like I (type and
+ * shape; with CTX) and whose only consumer is I, with no view of it. */
+static inline int ga_inplace_parent(const struct ga_graph *g, int i,
+				    int (*same)(void *ctx, const struct ga_graph *g, int i, int p), void *ctx)
+{
+	const struct ga_tensor *t = &g->t[i];
+	if (!t->inplace)
+		return -1;
+	for (int s = 0; s < t->n_src; s++) {
+		const struct ga_tensor *p = &g->t[t->src[s]];
+		if (!p->allocated || p->is_view || p->external || p->output)
+			continue;
+		if (same(ctx, g, i, t->src[s]) && p->n_children == 1 && p->n_views == 0)
+			return t->src[s];
+	}
+	return -1;
+}
+
 void ga_init(struct ga_graph *g);
 void ga_release(struct ga_graph *g);
 /* Empty g for another build, keeping its arrays (a plan builds four graphs

@@ -154,8 +154,9 @@ static void dyn_free(struct actx *c, struct av off, struct av size)
 	c->d->nb++;
 }
 
-static int same_layout(struct actx *c, const struct ga_graph *g, int i, int p)
+static int same_layout(void *ctx, const struct ga_graph *g, int i, int p)
 {
+	struct actx *c = ctx;
 	if (g->t[i].type != g->t[p].type)
 		return 0;
 	for (int k = 0; k < 4; k++)
@@ -170,19 +171,11 @@ static void allocate(struct actx *c, struct ga_graph *g, int i)
 	if (t->allocated || t->external || t->is_view)
 		return;
 	t->allocated = 1;
-	if (t->inplace) {
-		for (int s = 0; s < t->n_src; s++) {
-			struct ga_tensor *p = &g->t[t->src[s]];
-			if (!p->allocated || p->is_view || p->external || p->output)
-				continue;
-			if (!same_layout(c, g, i, t->src[s]))
-				continue;
-			if (p->n_children == 1 && p->n_views == 0) {
-				c->off[i] = c->off[t->src[s]];
-				p->allocated = 0;
-				return;
-			}
-		}
+	int p = ga_inplace_parent(g, i, same_layout, c);
+	if (p >= 0) {
+		c->off[i] = c->off[p];
+		g->t[p].allocated = 0;
+		return;
 	}
 	c->off[i] = dyn_alloc(c, c->bytes[i]);
 }
@@ -373,20 +366,12 @@ static void allocate_n(struct nctx *x, int i)
 	if (t->allocated || t->external || t->is_view)
 		return;
 	t->allocated = 1;
-	if (t->inplace) {
-		for (int s = 0; s < t->n_src; s++) {
-			struct ga_tensor *p = &g->t[t->src[s]];
-			if (!p->allocated || p->is_view || p->external || p->output)
-				continue;
-			if (!same_layout(&x->c, g, i, t->src[s]))
-				continue;
-			if (p->n_children == 1 && p->n_views == 0) {
-				x->c.off[i] = x->c.off[t->src[s]];
-				t->buf = x->g1->t[i].buf = p->buf;
-				p->allocated = 0;
-				return;
-			}
-		}
+	int p = ga_inplace_parent(g, i, same_layout, &x->c);
+	if (p >= 0) {
+		x->c.off[i] = x->c.off[p];
+		t->buf = x->g1->t[i].buf = g->t[p].buf;
+		g->t[p].allocated = 0;
+		return;
 	}
 	int b = t->buf;
 	x->asize[i] = alloc_av(x, i, b);
