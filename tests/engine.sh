@@ -133,6 +133,12 @@ engine_start() {
 # `zealot argv`, ask it one question (engine_ask: /health and a completion,
 # or its death), stop it by PID, and leave its boot log in NAME.log. A test
 # then reads the ledger and calls check_answered NAME NAME.log.
+#
+# The engine runs one thread (EXTRA_ARGS=--threads 1, unless the keys set
+# EXTRA_ARGS): ggml's thread pool spins while it waits, and two suites'
+# engines spinning two threads each on a two-core host took three times as
+# long (arch-oss beside arch-more: 49 s, 15 s with one thread). No buffer
+# of the ledger depends on the thread count.
 boot_for_ledger() {
 	local name=$1 keys=$2
 	_boot_once "$name" "$keys"
@@ -175,6 +181,7 @@ _boot_once() {
 		echo "DEVICE=cpu"
 		echo "ADDRESSABLE_MIB=20000"
 		echo "SLACK_MIB=0"
+		case " $keys" in *" EXTRA_ARGS="*) ;; *) echo "EXTRA_ARGS=--threads 1" ;; esac
 		for s in $keys; do echo "$s"; done
 	} >"$name.env"
 	local cmd
