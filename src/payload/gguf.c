@@ -721,9 +721,13 @@ int gguf_arr_next_str(const struct gguf_kv *kv, uint64_t *idx, const uint8_t **p
 	return 0;
 }
 
-static int tensor_name_cmp(const void *a, const void *b)
+/* FNV-1a: the slot a tensor name hashes to */
+static size_t name_hash(const char *s)
 {
-	return strcmp((*(const struct gguf_tensor *const *)a)->name, (*(const struct gguf_tensor *const *)b)->name);
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
 }
 
 int gguf_index_tensors(struct gguf *g, char **err)
@@ -732,18 +736,26 @@ int gguf_index_tensors(struct gguf *g, char **err)
 	g->by_name = NULL;
 	if (!g->n_tensors)
 		return 0;
-	g->by_name = xreallocarray(NULL, (size_t)g->n_tensors, sizeof(*g->by_name));
-	for (uint64_t i = 0; i < g->n_tensors; i++)
-		g->by_name[i] = &g->tensors[i];
-	qsort(g->by_name, (size_t)g->n_tensors, sizeof(*g->by_name), tensor_name_cmp);
-	for (uint64_t i = 1; i < g->n_tensors; i++)
-		if (strcmp(g->by_name[i - 1]->name, g->by_name[i]->name) == 0)
-			return errorf(err, "duplicate tensor '%s'", g->by_name[i]->name);
+	/* open addressing at most half full: a power of two >= 2n slots */
+	size_t slots = 2;
+	while (slots < 2 * (size_t)g->n_tensors)
+		slots *= 2;
+	g->by_name = xreallocarray(NULL, slots, sizeof(*g->by_name));
+	memset(g->by_name, 0, slots * sizeof(*g->by_name));
+	g->by_name_mask = slots - 1;
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		size_t h = name_hash(g->tensors[i].name) & g->by_name_mask;
+		for (; g->by_name[h]; h = (h + 1) & g->by_name_mask)
+			if (strcmp(g->by_name[h]->name, g->tensors[i].name) == 0)
+				return errorf(err, "duplicate tensor '%s'", g->tensors[i].name);
+		g->by_name[h] = &g->tensors[i];
+	}
 	return 0;
 }
 
-/* A binary search of the name index (a planner asks for ten names a
- * layer); a struct built without the index is searched in order. */
+/* A lookup in the name index (a planner asks for ten names a layer, and
+ * solve for thousands a second); a struct built without the index is
+ * searched in order. */
 const struct gguf_tensor *gguf_tensor_find(const struct gguf *g, const char *name)
 {
 	if (!g->by_name) {
@@ -752,16 +764,8 @@ const struct gguf_tensor *gguf_tensor_find(const struct gguf *g, const char *nam
 				return &g->tensors[i];
 		return NULL;
 	}
-	size_t lo = 0, hi = (size_t)g->n_tensors;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(g->by_name[mid]->name, name);
-		if (c == 0)
-			return g->by_name[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	for (size_t h = name_hash(name) & g->by_name_mask; g->by_name[h]; h = (h + 1) & g->by_name_mask)
+		if (strcmp(g->by_name[h]->name, name) == 0)
+			return g->by_name[h];
 	return NULL;
 }

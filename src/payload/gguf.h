@@ -84,7 +84,9 @@ struct gguf {
 	struct gguf_kv *kv;
 	uint64_t n_tensors;
 	struct gguf_tensor *tensors;
-	struct gguf_tensor **by_name; /* the tensors sorted by name (gguf_index_tensors), or NULL */
+	/* the tensors hashed by name, by_name_mask + 1 slots (gguf_index_tensors), or NULL */
+	struct gguf_tensor **by_name;
+	size_t by_name_mask;
 	uint32_t alignment;
 	uint64_t header_bytes; /* end of the tensor infos */
 	uint64_t data_offset;  /* start of the data section (aligned) */
