@@ -740,8 +740,7 @@ int gguf_index_tensors(struct gguf *g, char **err)
 	size_t slots = 2;
 	while (slots < 2 * (size_t)g->n_tensors)
 		slots *= 2;
-	g->by_name = xreallocarray(NULL, slots, sizeof(*g->by_name));
-	memset(g->by_name, 0, slots * sizeof(*g->by_name));
+	g->by_name = xcalloc(slots, sizeof(*g->by_name));
 	g->by_name_mask = slots - 1;
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
 		size_t h = name_hash(g->tensors[i].name) & g->by_name_mask;
