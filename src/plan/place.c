@@ -394,8 +394,9 @@ fail:
 	return -1;
 }
 
-int64_t place_tensor_layer(const char *name, uint32_t n_layer_all)
+int64_t place_tensor_layer(const char *name, const struct model *m)
 {
+	uint32_t n_layer_all = m->n_layer_all;
 	if (strncmp(name, "blk.", 4) == 0) {
 		char *end;
 		unsigned long il = strtoul(name + 4, &end, 10);
@@ -407,6 +408,10 @@ int64_t place_tensor_layer(const char *name, uint32_t n_layer_all)
 	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
 		if (strncmp(name, input[i], strlen(input[i])) == 0)
 			return -1;
+	/* LFM2's final norm is named token_embd_norm
+	 * (LLM_TENSOR_OUTPUT_NORM_LFM2): an output-layer tensor */
+	if (strncmp(m->arch, "lfm2", 4) == 0 && strcmp(name, "token_embd_norm.weight") == 0)
+		return n_layer_all;
 	/* repeating tensors created once with layer 0's index (gemma4's
 	 * per-layer projection: tn(..., "weight", 0)); the embeddings' norm
 	 * too (LLM_TENSOR_TOKEN_EMBD_NORM: "do the norms on the first layer") */

@@ -114,11 +114,12 @@ int place_make(const struct place_request *r, const struct device *main, const s
 	       char **err);
 void place_release(struct placement *pl);
 
-/* Which layer a weight belongs to, as the engine's loader assigns it:
- * 0..n-1 for blk.N, -1 the input layer (LLM_TENSOR_LAYER_INPUT: the
- * embeddings, read a row per token), n the output layer. plan's buffers
- * and rate's bytes per token both place by it. */
-int64_t place_tensor_layer(const char *name, uint32_t n_layer_all);
+/* Which layer a weight of model m belongs to, as the engine's loader
+ * assigns it: 0..n-1 for blk.N, -1 the input layer
+ * (LLM_TENSOR_LAYER_INPUT: the embeddings, read a row per token), n the
+ * output layer. plan's buffers and rate's bytes per token both place by
+ * it. */
+int64_t place_tensor_layer(const char *name, const struct model *m);
 /* Where a weight lands: a device index, or PLACE_HOST (then the CPU list
  * decides between the mapping and an extra buffer). `layer` is the
  * tensor's block (-1 the input layer, n_layer_all the output layer). */

@@ -348,11 +348,7 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 		int64_t il;
 		if (i < g->n_tensors) {
 			t = &g->tensors[i];
-			il = place_tensor_layer(t->name, m->n_layer_all);
-			/* LFM2's final norm is named token_embd_norm (LLM_TENSOR_OUTPUT_NORM_LFM2): an output-layer
-			 * tensor */
-			if (strncmp(m->arch, "lfm2", 4) == 0 && strcmp(t->name, "token_embd_norm.weight") == 0)
-				il = m->n_layer_all;
+			il = place_tensor_layer(t->name, m);
 			/* MTP blocks are skipped unless a drafter loads them (but
 			 * for nextn_probs_b_archs' selection bias). */
 			if (il >= (int64_t)n_layer && il < n_all && !s->spec_mtp &&

@@ -138,7 +138,7 @@ int rate_of(const struct model *m, const struct gguf *g, const struct plan_shape
 	int mtp_head = 0;
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
 		const struct gguf_tensor *t = &g->tensors[i];
-		int64_t il = place_tensor_layer(t->name, m->n_layer_all);
+		int64_t il = place_tensor_layer(t->name, m);
 		if (il < 0)
 			continue; /* a gather: one row per token */
 		unsigned d = dev_index(p, place_weight(&pl, t->name, il));

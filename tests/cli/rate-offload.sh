@@ -128,3 +128,15 @@ check "gemma3n: the decode reads on CUDA0 exactly plan's CUDA0 weights (the inpu
 	"$(jq '[.decode.devices[]|select(.device=="CUDA0").weights_mib][0]' "$TMP/out")"
 check "gemma3n: the per-layer token embeddings are on the host, in the plan" \
 	test "$(jq '[.model[]|select(.device=="CPU_Mapped").mib][0] > 0' "$TMP/out")" = true
+
+# LFM2's final norm is named token_embd_norm (LLM_TENSOR_OUTPUT_NORM_LFM2):
+# an output-layer tensor, where -ngl 1 puts it on the card. plan and rate
+# place it by one rule (place_tensor_layer); 32 KiB at embd 8192, which rate
+# had counted on layer 0's device (the host): 8.00 against 8.03 MiB.
+"$ZEALOT" synth lfm2 --set embd=8192 --set heads=64 --set kv_heads=8 --set head_dim=128 --set rope_dims=128 \
+	-o l2.gguf 2>/dev/null
+printf 'MODEL_FILE=l2.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\nNGL=1\n' >l2.env
+run "$ZEALOT" plan --json l2.env
+check "lfm2 -ngl 1: plan exits 0" rc_is 0
+check "lfm2 -ngl 1: the decode reads on CUDA0 exactly plan's CUDA0 weights (the final norm in the output layer)" \
+	jq -e '[.model[]|select(.device=="CUDA0").mib][0] as $m | $m > 8 and $m == [.decode.devices[]|select(.device=="CUDA0").weights_mib][0]' "$TMP/out"
