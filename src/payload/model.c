@@ -466,6 +466,15 @@ static int state_keys(const struct gguf *g, struct model *m, char **err)
 	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err) ||
 	    get_u32(g, m, "kda.head_dim", &m->kda_head_dim, err))
 		return -1;
+	/* An RWKV time mix (blk.N.time_mix_key) cuts embedding_length into
+	 * heads of wkv.head_size (rwkv6-base.cpp, rwkv7-base.cpp: a reshape
+	 * ggml asserts); the engine's hparams require the key. */
+	if (m->wkv_head_size ? m->n_embd % m->wkv_head_size != 0
+			     : gguf_tensor_find(g, "blk.0.time_mix_key.weight") != NULL)
+		return errorf(err,
+			      "key '%s.wkv.head_size' is %u: an RWKV time mix needs a head size that divides "
+			      "embedding_length (%u)",
+			      m->arch, m->wkv_head_size, m->n_embd);
 	m->token_shift_count = 2;
 	if (get_u32(g, m, "token_shift_count", &m->token_shift_count, err))
 		return -1;

@@ -167,6 +167,29 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 check "2^30-token header over a sparse 8 GiB file: exit 3 in ${ms} ms, the cap named" \
 	test "$rc" -eq 3 -a "$ms" -lt 5000 -a -n "$(grep -F "refuses metadata past 1024 MiB" "$TMP/err")"
 
+# an RWKV time mix whose wkv.head_size is 0 or does not divide the
+# embedding: the engine cannot cut its heads, and the planner divided by it
+# (SIGFPE); every RWKV family is refused by name, with the key
+for a in rwkv6 rwkv7 arwkv7 rwkv6qwen2; do
+	"$ZEALOT" synth "$a" -o "$TMP/hs-$a.gguf" 2>/dev/null
+	for v in 0 48; do
+		python3 - "$TMP/hs-$a.gguf" "$a.wkv.head_size" "$v" <<'PY'
+import struct, sys
+key, val = sys.argv[2].encode(), int(sys.argv[3])
+with open(sys.argv[1], 'r+b') as f:
+    b = f.read(1 << 20)
+    i = b.find(struct.pack('<Q', len(key)) + key) + 8 + len(key)
+    assert i > 8 + len(key) and struct.unpack_from('<I', b, i)[0] == 4  # a u32
+    f.seek(i + 4)
+    f.write(struct.pack('<I', val))
+PY
+		printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/hs-$a.gguf" >"$TMP/hs.env"
+		run "$ZEALOT" plan "$TMP/hs.env"
+		check "$a with wkv.head_size $v: plan refuses it (exit 3), naming the key" \
+			test "$rc" -eq 3 -a -n "$(grep -F "key '$a.wkv.head_size' is $v" "$TMP/err")"
+	done
+done
+
 # --- usage
 run "$ZEALOT" inspect --help
 check "--help: exit 0 with usage" test "$rc" -eq 0

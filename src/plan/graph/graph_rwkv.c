@@ -279,7 +279,9 @@ static int rwkv6_proj(struct ga_graph *g, const struct dims *d, int L, const cha
 	int y = gr_mm(g, d, L, w, x, n, T);
 	if (gr_has_tensor(d, L, b))
 		y = ga_op(g, 1, F32, n, T, 1, 1, S(y, gr_weight(g, d, L, b)));
-	if (n != E) /* n_head_kv heads of hs */
+	/* n_head_kv heads of hs (a file's key narrower than one head is no
+	 * shape the engine reshapes: no repeat, and no division by zero) */
+	if (n != E && n >= hs)
 		y = ga_op(g, 0, F32, hs, hc / (n / hs), n / hs, T, S(ga_view(g, y)));
 	return ga_view(g, y);
 }
