@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -721,13 +722,16 @@ int gguf_arr_next_str(const struct gguf_kv *kv, uint64_t *idx, const uint8_t **p
 	return 0;
 }
 
-/* FNV-1a: the slot a tensor name hashes to */
-static size_t name_hash(const char *s)
+/* The slot a tensor name hashes to: FNV-1a from a basis drawn per index,
+ * its high half folded into the low bits the mask keeps. A file cannot
+ * then be made of names that share a slot (every lookup and the build
+ * would turn quadratic): which names collide depends on the draw. */
+static size_t name_hash(const char *s, uint64_t seed)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = 14695981039346656037ull ^ seed;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)(h ^ (h >> 32));
 }
 
 int gguf_index_tensors(struct gguf *g, char **err)
@@ -742,8 +746,10 @@ int gguf_index_tensors(struct gguf *g, char **err)
 		slots *= 2;
 	g->by_name = xcalloc(slots, sizeof(*g->by_name));
 	g->by_name_mask = slots - 1;
+	if (getrandom(&g->by_name_seed, sizeof(g->by_name_seed), GRND_NONBLOCK) != sizeof(g->by_name_seed))
+		g->by_name_seed = (uint64_t)(uintptr_t)g->by_name; /* no entropy yet: ASLR's */
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
-		size_t h = name_hash(g->tensors[i].name) & g->by_name_mask;
+		size_t h = name_hash(g->tensors[i].name, g->by_name_seed) & g->by_name_mask;
 		for (; g->by_name[h]; h = (h + 1) & g->by_name_mask)
 			if (strcmp(g->by_name[h]->name, g->tensors[i].name) == 0)
 				return errorf(err, "duplicate tensor '%s'", g->tensors[i].name);
@@ -763,7 +769,8 @@ const struct gguf_tensor *gguf_tensor_find(const struct gguf *g, const char *nam
 				return &g->tensors[i];
 		return NULL;
 	}
-	for (size_t h = name_hash(name) & g->by_name_mask; g->by_name[h]; h = (h + 1) & g->by_name_mask)
+	for (size_t h = name_hash(name, g->by_name_seed) & g->by_name_mask; g->by_name[h];
+	     h = (h + 1) & g->by_name_mask)
 		if (strcmp(g->by_name[h]->name, name) == 0)
 			return g->by_name[h];
 	return NULL;

@@ -87,6 +87,7 @@ struct gguf {
 	/* the tensors hashed by name, by_name_mask + 1 slots (gguf_index_tensors), or NULL */
 	struct gguf_tensor **by_name;
 	size_t by_name_mask;
+	uint64_t by_name_seed;
 	uint32_t alignment;
 	uint64_t header_bytes; /* end of the tensor infos */
 	uint64_t data_offset;  /* start of the data section (aligned) */
