@@ -155,20 +155,31 @@ boot_for_ledger() {
 	fi
 }
 
-# logged_after_boot NAME "KEYS" PATTERN: NAME.log (from boot_for_ledger)
-# holds PATTERN, the engine's own words. The engine logs through a thread
-# (common_log), and one that dies can take its last lines with it: twice in
-# loaded runs a refusal's line was missing from a log, never in 150 idle
-# boots. Boot again, at most twice, saying so with the status and the tail.
-logged_after_boot() {
-	local name=$1 keys=$2 pattern=$3 try
+# log_holds LOG PATTERN STATUS_VAR REBOOT...: LOG holds PATTERN (grep -E),
+# the engine's own words. The engine logs through a thread (common_log),
+# and one that dies can take its last lines with it: twice in loaded runs a
+# refusal's line was missing from a log, never in 150 idle boots. So when
+# the line is missing and the engine died (the variable STATUS_VAR names
+# holds its exit status), boot again with REBOOT, at most twice, saying so
+# with the status and the tail. An engine that lived lost no line: no
+# second boot, a failure at once.
+log_holds() {
+	local log=$1 pattern=$2 status_var=$3 try
+	shift 3
 	for try in 1 2 3; do
-		grep -qE -- "$pattern" "$name.log" && return 0
-		echo "# $name: boot $try (exit status ${ASK_EXIT:-none}) logged no '$pattern'; its last lines:"
-		tail -3 "$name.log" | sed 's/^/#   /'
-		[ "$try" = 3 ] || boot_for_ledger "$name" "$keys"
+		grep -qE -- "$pattern" "$log" && return 0
+		echo "# ${log##*/}: boot $try (exit status ${!status_var:-none: it lived}) logged no '$pattern'; its last lines:"
+		tail -3 "$log" | sed 's/^/#   /'
+		[ -n "${!status_var}" ] || return 1
+		[ "$try" = 3 ] || "$@"
 	done
 	return 1
+}
+
+# logged_after_boot NAME "KEYS" PATTERN: log_holds on NAME.log, booting
+# again through boot_for_ledger.
+logged_after_boot() {
+	log_holds "$1.log" "$3" ASK_EXIT boot_for_ledger "$1" "$2"
 }
 
 _boot_once() {

@@ -58,17 +58,9 @@ boot qwen35-interval3 "$TMP/q12.gguf"
 "$ZEALOT" synth qwen35 --set type=142 -o "$TMP/pq.gguf" 2>/dev/null
 engine_start pq -m "$TMP/pq.gguf" -c 4096
 check "type 142: stock engine refuses the payload" test -z "$ENGINE_PID"
-names_type() { # the engine's refusal names the tensor's type id (its log is a thread: see logged_after_boot)
-	local try
-	for try in 1 2 3; do
-		grep -qF 'type 142' "$ENGINE_LOG" && return 0
-		echo "# pq: start $try (exit status ${ENGINE_STATUS:-?}) logged no 'type 142'; its last lines:"
-		tail -3 "$ENGINE_LOG" | sed 's/^/#   /'
-		[ "$try" = 3 ] || { engine_start pq -m "$TMP/pq.gguf" -c 4096; engine_stop; }
-	done
-	return 1
-}
-check "type 142: engine names the type" names_type
+# the engine's refusal names the tensor's type id
+restart_pq() { engine_start pq -m "$TMP/pq.gguf" -c 4096; }
+check "type 142: engine names the type" log_holds "$ENGINE_LOG" 'type 142' ENGINE_STATUS restart_pq
 engine_stop
 
 # S08: a batch smaller than the slot count aborts the engine at load (it
