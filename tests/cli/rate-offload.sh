@@ -123,6 +123,7 @@ check "--host-bw -1 is a usage error" rc_is 2
 "$ZEALOT" synth gemma3n -o g3n.gguf 2>/dev/null
 printf 'MODEL_FILE=g3n.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\n' >g3n.env
 run "$ZEALOT" plan --json g3n.env
+check "gemma3n: plan exits 0" rc_is 0
 check "gemma3n: the decode reads on CUDA0 exactly plan's CUDA0 weights (the input layer gathered, not streamed)" \
 	test "$(jq '[.model[]|select(.device=="CUDA0").mib][0]' "$TMP/out")" = \
 	"$(jq '[.decode.devices[]|select(.device=="CUDA0").weights_mib][0]' "$TMP/out")"
