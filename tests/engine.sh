@@ -216,12 +216,12 @@ rpc_start() {
 	mkdir -p "$dir"
 	(cd "$dir" && exec "$RPC_SERVER" -H 127.0.0.1 -p "$port" -t 1 >"$dir/log" 2>&1) &
 	RPC_PIDS+=($!)
-	for _ in $(seq 100); do
-		(echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && { RPC_PORT=$port; return 0; }
-		sleep 0.1
-	done
-	return 1
+	wait_for 10 _listens "$port" || return 1
+	RPC_PORT=$port
 }
+
+# _listens PORT: something accepts on the loopback PORT.
+_listens() { (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
 
 # Stop the rpc-servers we started, by PID.
 rpc_stop() {

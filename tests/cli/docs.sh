@@ -23,7 +23,7 @@ done
 done >undocumented
 check "every command has its doc/zealot-NAME.txt ($(tr '\n' ' ' <undocumented))" test ! -s undocumented
 # the one line zealot --help and the man page's NAME show is the file's
-nosummary=$(grep -L -x '\[summary\]' "$ROOT"/doc/zealot-*.txt | xargs -r -n1 basename)
+nosummary=$(grep -L -x '\[summary\]' "$ROOT"/doc/zealot-*.txt | sed 's|.*/||')
 check "every doc/zealot-NAME.txt has its [summary] ($nosummary)" test -z "$nosummary"
 printf '# bad\n[usage]\nzealot x\n[about]\nx\n[args]\n1 lots\n' >zealot-x.txt
 run "$ROOT/scripts/gen-doc.sh" x.h zealot-x.txt
