@@ -25,8 +25,10 @@ void proc_result_release(struct proc_result *r)
 	sb_release(&r->err);
 }
 
-/* Read what is there; 0 at end of file. */
-int fd_drain(int fd, struct sb *b, size_t max)
+/* Read what fd has into b, keeping at most max bytes in all (the rest is
+ * read and dropped). 1 while fd may have more, 0 at its end or on an
+ * error. */
+static int fd_drain(int fd, struct sb *b, size_t max)
 {
 	char buf[8192];
 	ssize_t n = read(fd, buf, sizeof(buf));

@@ -38,12 +38,9 @@ int proc_run_sandboxed(const char *const *argv, const struct proc_sandbox *sb, l
 		       struct proc_result *r, char **err);
 void proc_result_release(struct proc_result *r);
 
-/* Read what fd has into b, keeping at most max bytes in all (the rest is
- * read and dropped). 1 while fd may have more, 0 at its end or on an
- * error. */
-int fd_drain(int fd, struct sb *b, size_t max);
 /* After a poll(2) of a child's stdout and stderr (fds[0], fds[1]): drain
- * whichever is readable into out or err (fd_drain), closing one at its end
+ * whichever is readable into out or err, keeping at most max bytes of
+ * each (the rest is read and dropped), closing one at its end
  * and setting its fd to -1. How many it closed. */
 int proc_drain(struct pollfd fds[2], struct sb *out, struct sb *err, size_t max);
 

@@ -22,7 +22,7 @@ static const struct opt opts[] = {
 
 static int run(struct opt_args *args)
 {
-	opt_args_release(args);
+	(void)args;
 	if (json && md)
 		return opt_usage_error("archs", &help, "--json and --markdown exclude each other");
 	size_t mirrored = 0;

@@ -42,12 +42,13 @@ static int has(const struct line *l, const char *needle)
 	return k <= l->n && memmem(l->p, l->n, needle, k) != NULL;
 }
 
-/* The first line holding any of the needles, or -1. */
-static long find_any(const struct line *v, size_t n, const char *const *needles)
+/* The first line holding any of the needles (up to max, ended early by a
+ * NULL), or -1. */
+static long find_any(const struct line *v, size_t n, const char *const *needles, size_t max)
 {
 	for (size_t i = 0; i < n; i++)
-		for (const char *const *s = needles; *s; s++)
-			if (has(&v[i], *s))
+		for (size_t k = 0; k < max && needles[k]; k++)
+			if (has(&v[i], needles[k]))
 				return (long)i;
 	return -1;
 }
@@ -209,7 +210,8 @@ int cause_classify(const char *journal, size_t len, int gpu, struct cause *out)
 	size_t n = split(journal, len, &v);
 	for (size_t i = 0; i < ARRAY_SIZE(causes); i++) {
 		long at;
-		if ((causes[i].kind == GPU_ONLY && !gpu) || (at = find_any(v, n, causes[i].needles)) < 0)
+		if ((causes[i].kind == GPU_ONLY && !gpu) ||
+		    (at = find_any(v, n, causes[i].needles, ARRAY_SIZE(causes[i].needles))) < 0)
 			continue;
 		if (causes[i].kind == REFUSAL)
 			refusal_law(&v[at], out->law);

@@ -92,15 +92,17 @@ static int has_url(const struct fleet_member *m)
 	return 0;
 }
 
-/* Run a command's words (av) on the job's host, cmd holding them; 0, or
- * -1 with the job's outcome (fails) and why when ssh could not be run. */
+/* Run a command's words (av) on the job's host; 0, or -1 with the job's
+ * outcome (fails) and why when ssh could not be run. */
 static int job_ssh(struct fleet_deploy_job *j, const struct host_dest *h, const char *const *av, long timeout_ms,
-		   const char *fails, struct sb *cmd, struct fleet_ssh_result *r)
+		   const char *fails, struct fleet_ssh_result *r)
 {
 	char *err = NULL;
-	sb_release(cmd);
-	fleet_ssh_words(cmd, av);
-	if (!fleet_ssh_run(&j->c->ssh, h, cmd->s, NULL, 0, timeout_ms, r, &err))
+	struct sb cmd = {0};
+	fleet_ssh_words(&cmd, av);
+	int rc = fleet_ssh_run(&j->c->ssh, h, cmd.s, NULL, 0, timeout_ms, r, &err);
+	sb_release(&cmd);
+	if (!rc)
 		return 0;
 	j->outcome = fails;
 	j->why = err;
@@ -113,10 +115,9 @@ static int deploy_copy(struct fleet_deploy_job *j, const struct host_dest *h, co
 {
 	struct fleet_ssh_result r = {0};
 	char *err = NULL;
-	struct sb cmd = {0};
 	/* the host's zealot is this one */
 	const char *vav[] = {j->c->remote_zealot, "--version", NULL};
-	if (job_ssh(j, h, vav, 60000, "unreachable", &cmd, &r))
+	if (job_ssh(j, h, vav, 60000, "unreachable", &r))
 		goto fail;
 	if (!r.reached || r.timed_out) {
 		j->outcome = "unreachable";
@@ -161,12 +162,10 @@ static int deploy_copy(struct fleet_deploy_job *j, const struct host_dest *h, co
 		err = NULL;
 		goto fail;
 	}
-	sb_release(&cmd);
 	return 0;
 fail:
 	free(err);
 	fleet_ssh_result_release(&r);
-	sb_release(&cmd);
 	return -1;
 }
 
@@ -186,7 +185,7 @@ static void deploy_job(size_t i, void *ctx)
 	const struct host_dest *h = host_of(j->m);
 	const char *hn = host_label(j->m);
 	struct fleet_ssh_result r = {0};
-	struct sb cmd = {0}, path = {0};
+	struct sb path = {0};
 	if (!deploy_unit_name_ok(j->m->name)) {
 		j->outcome = "refused";
 		errorf(&j->why,
@@ -204,7 +203,7 @@ static void deploy_job(size_t i, void *ctx)
 	/* the payloads, where the file names where they come from */
 	if (j->o->fetch && has_url(j->m)) {
 		const char *fav[] = {fleet_ops_zealot(j->c, j->m), "fetch", "--", path.s, NULL};
-		if (job_ssh(j, h, fav, j->o->timeout_ms, "error", &cmd, &r))
+		if (job_ssh(j, h, fav, j->o->timeout_ms, "error", &r))
 			goto out;
 		if (r.why || r.status != 0) {
 			char *l = last_words(&r);
@@ -223,7 +222,7 @@ static void deploy_job(size_t i, void *ctx)
 	/* zealot deploy on the host */
 	const char *dav[] = {
 	    fleet_ops_zealot(j->c, j->m), "deploy", "--reason", j->o->reason, "--json", "--", path.s, NULL};
-	if (job_ssh(j, h, dav, j->o->timeout_ms, "error", &cmd, &r))
+	if (job_ssh(j, h, dav, j->o->timeout_ms, "error", &r))
 		goto out;
 	j->deploy_text = xstrdup(r.out.s ? r.out.s : "");
 	j->deploy_status = r.status;
@@ -251,7 +250,6 @@ out:
 		pthread_mutex_unlock(&j->sh->mu);
 	}
 	fleet_ssh_result_release(&r);
-	sb_release(&cmd);
 	sb_release(&path);
 	j->seconds = mono_s() - t0;
 	fault_point("fleet", "after-endpoint");

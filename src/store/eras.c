@@ -31,6 +31,17 @@ int eras_open(struct store **st, char **err)
 	return *st ? 0 : -1;
 }
 
+/* An endpoint argument's name: itself, or a file's name without .env. */
+static char *eras_name(const char *arg)
+{
+	const char *s = strrchr(arg, '/');
+	s = s ? s + 1 : arg;
+	size_t n = strlen(s);
+	if (n > 4 && strcmp(s + n - 4, ".env") == 0)
+		n -= 4;
+	return xstrndup(s, n);
+}
+
 enum zerr eras_find(const char *arg, char **name, struct store **st, char **err)
 {
 	*st = NULL;
@@ -44,16 +55,6 @@ int eras_is_file(const char *arg)
 {
 	size_t n = strlen(arg);
 	return strchr(arg, '/') || (n > 4 && strcmp(arg + n - 4, ".env") == 0);
-}
-
-char *eras_name(const char *arg)
-{
-	const char *s = strrchr(arg, '/');
-	s = s ? s + 1 : arg;
-	size_t n = strlen(s);
-	if (n > 4 && strcmp(s + n - 4, ".env") == 0)
-		n -= 4;
-	return xstrndup(s, n);
 }
 
 struct endpoint *eras_endpoint(const struct store_era *e, char **err)

@@ -15,10 +15,9 @@
  * *st NULL when nothing was ever recorded; -1 with *err. */
 int eras_open(struct store **st, char **err);
 
-/* An endpoint argument: a name ("frank-zealot"), or a file
- * ("examples/history/frank-zealot.env") whose name without .env it is. Allocated. */
-char *eras_name(const char *arg);
-/* The eras arg names (eras_name; arg NULL: every endpoint's): *name
+/* The endpoint an argument names (a name, "frank-zealot", or a file,
+ * "examples/history/frank-zealot.env", whose name without .env it is; arg
+ * NULL: every endpoint's): *name
  * (allocated; NULL with arg NULL) and *st (eras_open: NULL when nothing was
  * ever recorded). ZE_OK, else with *err ZE_USAGE for a name the store
  * cannot hold or ZE_IO for a store that cannot be opened. */
