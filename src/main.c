@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/color.h"
 #include "base/fault.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
@@ -247,10 +246,9 @@ static int help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	/* --color=WHEN before the command (git's place for options of its own) */
-	while (argc > 1 && strncmp(argv[1], "--color", 7) == 0 && (argv[1][7] == '=' || argv[1][7] == '\0')) {
-		const char *w = argv[1][7] ? argv[1] + 8 : "always";
-		if (color_when(w))
-			return cmd_fail(EXIT_USAGE, "--color=%s: auto, always or never", w);
+	for (int cw; argc > 1 && (cw = opt_color_word(argv[1], NULL));) {
+		if (cw == EXIT_USAGE)
+			return EXIT_USAGE;
 		argv[1] = argv[0];
 		argv++;
 		argc--;

@@ -130,6 +130,15 @@ void cmd_devices(FILE *f)
 /* c run as name ("plan", "fleet plan"). */
 static int dispatch_as(const struct command *c, const char *name, int argc, char **argv)
 {
+	/* --color between a command and its subcommand (fleet --color=never
+	 * plan DIR), as before and after them */
+	for (int cw; c->subs && argc > 1 && (cw = opt_color_word(argv[1], name));) {
+		if (cw == EXIT_USAGE)
+			return EXIT_USAGE;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	for (size_t i = 0; c->subs && argc >= 2 && c->subs[i]; i++)
 		if (strcmp(argv[1], c->subs[i]->name) == 0) {
 			char sub[64];

@@ -213,6 +213,17 @@ int opt_usage_error(const char *name, const struct cmd_help *help, const char *w
 	return cmd_fail(EXIT_USAGE, "%s: %s (usage: %.*s)", name, what, (int)strcspn(help->usage, "\n"), help->usage);
 }
 
+int opt_color_word(const char *s, const char *name)
+{
+	if (strncmp(s, "--color", 7) != 0 || (s[7] != '=' && s[7] != '\0'))
+		return 0;
+	const char *w = s[7] ? s + 8 : "always";
+	if (color_when(w))
+		return cmd_fail(EXIT_USAGE, "%s%s--color=%s: auto, always or never", name ? name : "", name ? ": " : "",
+				w);
+	return 1;
+}
+
 int opt_parse(const char *name, const struct cmd_help *help, const struct opt *opts, int argc, char **argv,
 	      struct opt_args *a)
 {
@@ -234,11 +245,10 @@ int opt_parse(const char *name, const struct cmd_help *help, const struct opt *o
 			rc = EXIT_OK;
 			break;
 		}
-		if (strncmp(s, "--color", 7) == 0 && (s[7] == '=' || s[7] == '\0') && !find_long(opts, "color", 5)) {
-			/* zealot's own option, after the command as before it */
-			const char *w = s[7] ? s + 8 : "always";
-			if (color_when(w))
-				rc = cmd_fail(EXIT_USAGE, "%s: --color=%s: auto, always or never", name, w);
+		int cw = find_long(opts, "color", 5) ? 0 : opt_color_word(s, name);
+		if (cw) {
+			if (cw == EXIT_USAGE)
+				rc = EXIT_USAGE;
 			continue;
 		}
 		char spelled[80];

@@ -109,6 +109,11 @@ struct opt_args {
 	unsigned n;
 };
 
+/* "--color" or "--color=WHEN", zealot's own option, taken before or after
+ * a command: 0 when s is not it; 1 when it is and the choice is made; 2
+ * (EXIT_USAGE) after printing the usage error, under name when not NULL. */
+int opt_color_word(const char *s, const char *name);
+
 /* Parse argv[1..argc-1] against opts. Returns -1 when the command should
  * run (a->v holds the positionals, valid as long as argv), or an exit
  * status it should return at once: 0 after printing --help to stdout,

@@ -80,3 +80,11 @@ tty "$ZEALOT" rungs big.env >rungs.tty
 check "rungs on a tty: each rung's verdict painted in its column" grep -qF "${esc}1;31mrefused ${esc}0m prefill" rungs.tty
 check "rungs: the tty's text less its escapes is the pipe's (but the search's ms)" \
 	test "$(strip rungs.tty | grep -v 'candidate plans')" = "$(grep -v 'candidate plans' rungs.pipe)"
+
+# between a command and its subcommand too (fleet --color=never plan DIR)
+run "$ZEALOT" fleet --color=never plan --help
+check "fleet --color=never plan --help: fleet plan's usage, exit 0" \
+	test "$rc" -eq 0 -a -n "$(grep -F 'usage: zealot fleet plan DIR' "$TMP/out")"
+run "$ZEALOT" fleet --color=sometimes plan x
+check "fleet --color=sometimes plan: exit 2 naming the command and the words" \
+	test "$rc" -eq 2 -a -n "$(grep -F 'fleet: --color=sometimes: auto, always or never' "$TMP/err")"
