@@ -63,7 +63,7 @@ while read -r enumv cls; do
 		f=$(grep -l "${cls}::load_arch_tensors" "$src"/src/models/*.cpp | head -1 || true)
 	done
 	if [ -z "$f" ]; then
-		rows+="    \"$name||its loader is a class ($own) with no load_arch_tensors zealot can find\\n\""$'\n'
+		rows+="    {\"$name\", NULL, 0, 0, 0, 0, \"its loader is a class ($own) with no load_arch_tensors zealot can find\"},"$'\n'
 		continue
 	fi
 	# load_arch_hparams that rewrites the head counts or sizes
@@ -94,12 +94,12 @@ while read -r enumv cls; do
 		e=$(echo "$e" | xargs) q=$(echo "$q" | xargs) k=$(echo "$k" | xargs) v=$(echo "$v" | xargs) o=$(echo "$o" | xargs)
 		if [ "$e" = n_embd ] && eq=$(expr "$q") && ek=$(expr "$k") && ev=$(expr "$v") && eo=$(expr "$o") &&
 			[ "$(echo "$wo" | sed -E 's/.*, *//')" = n_embd ]; then
-			row="    \"$name|$file|$eq|$ek|$ev|$eo\\n\""
+			row="    {\"$name\", \"$file\", $eq, $ek, $ev, $eo, NULL},"
 		else
 			why="its shapes use sizes zealot does not derive ($file: $q, $k, $v; $o)"
 		fi
 	fi
-	[ -n "$row" ] || row="    \"$name||$why\\n\""
+	[ -n "$row" ] || row="    {\"$name\", NULL, 0, 0, 0, 0, \"$why\"},"
 	rows+="$row"$'\n'
 done <<<"$factory"
 
@@ -112,10 +112,12 @@ done <<<"$factory"
 const char *const loader_attn_source =
     "src/llama-model.cpp and src/models/*.cpp of llama.cpp $rev (node-llama-cpp 3.21.1)";
 
-/* NAME|FILE|Q|K|V|O, or NAME||WHY (loader.h) */
-const char loader_attn_table[] =
+const struct loader_attn_rule loader_attn_rules[] = {
 X
 	printf '%s' "$rows"
-	echo '    "";'
+	cat <<X
+};
 
+const size_t loader_attn_rules_count = sizeof(loader_attn_rules) / sizeof(loader_attn_rules[0]);
+X
 } | clang-format --assume-filename=src/payload/loader_attn.c

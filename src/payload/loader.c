@@ -48,70 +48,12 @@ static int dims(const struct gguf_tensor *t, const uint64_t *want, unsigned n, c
 		      t->name, got, exp, from);
 }
 
-/* One row of loader_attn_table. */
-struct attn_rule {
-	char file[128]; /* the engine source it was read from, "": not mirrored */
-	enum loader_expr q, k, v, o;
-	char unmirrored[512];
-};
-
-static const char *const expr_names[] = {
-    [LX_NONE] = "",
-    [LX_EMBD] = "LX_EMBD",
-    [LX_HK_H] = "LX_HK_H",
-    [LX_HK_H2] = "LX_HK_H2",
-    [LX_HV_H] = "LX_HV_H",
-    [LX_KGQA] = "LX_KGQA",
-    [LX_VGQA] = "LX_VGQA",
-    [LX_ROT_H] = "LX_ROT_H",
-    [LX_ROT_HKV] = "LX_ROT_HKV",
-    [LX_KGQA_IL] = "LX_KGQA_IL",
-    [LX_VGQA_IL] = "LX_VGQA_IL",
-};
-
-/* The next '|'-field of a row (up to its end), into buf; where it ends. */
-static const char *field(const char *p, const char *end, char *buf, size_t len)
+static const struct loader_attn_rule *attn_rule(const struct model *m)
 {
-	size_t n = strcspn(p, "|\n");
-	if (p + n > end)
-		n = (size_t)(end - p);
-	snprintf(buf, len, "%.*s", (int)n, p);
-	return p + n + (p + n < end);
-}
-
-static enum loader_expr expr_named(const char *s)
-{
-	for (size_t i = 1; i < ARRAY_SIZE(expr_names); i++)
-		if (strcmp(expr_names[i], s) == 0)
-			return (enum loader_expr)i;
-	return LX_NONE;
-}
-
-/* The row of m's architecture in loader_attn_table, into *r; 0 when the
- * engine's source has none. */
-static int attn_rule(const struct model *m, struct attn_rule *r)
-{
-	size_t an = strlen(m->arch);
-	for (const char *p = loader_attn_table; *p;) {
-		const char *end = p + strcspn(p, "\n");
-		if (strncmp(p, m->arch, an) == 0 && p[an] == '|') {
-			memset(r, 0, sizeof(*r));
-			const char *f = field(p + an + 1, end, r->file, sizeof(r->file));
-			if (!r->file[0]) {
-				snprintf(r->unmirrored, sizeof(r->unmirrored), "%.*s", (int)(end - f), f);
-				return 1;
-			}
-			enum loader_expr *e[4] = {&r->q, &r->k, &r->v, &r->o};
-			for (int i = 0; i < 4; i++) {
-				char name[32];
-				f = field(f, end, name, sizeof(name));
-				*e[i] = expr_named(name);
-			}
-			return 1;
-		}
-		p = *end ? end + 1 : end;
-	}
-	return 0;
+	for (size_t i = 0; i < loader_attn_rules_count; i++)
+		if (strcmp(loader_attn_rules[i].arch, m->arch) == 0)
+			return &loader_attn_rules[i];
+	return NULL;
 }
 
 static int is_attn_proj(const char *suffix)
@@ -128,9 +70,8 @@ const char *loader_unmirrored(const struct gguf *g, const struct model *m, char 
 {
 	if (!g || !m || !m->arch)
 		return NULL;
-	struct attn_rule rule;
-	const struct attn_rule *r = attn_rule(m, &rule) ? &rule : NULL;
-	if (r && r->file[0] && m->n_head && m->n_head[0])
+	const struct loader_attn_rule *r = attn_rule(m);
+	if (r && r->file && m->n_head && m->n_head[0])
 		return NULL;
 	for (uint64_t i = 0; i < g->n_tensors; i++) {
 		int n = 0;
@@ -141,9 +82,9 @@ const char *loader_unmirrored(const struct gguf *g, const struct model *m, char 
 		snprintf(buf, len,
 			 "the attention projections' shapes of %s are not checked against the engine's loader: %s",
 			 m->arch,
-			 !r	      ? "the engine's source has no loader for it"
-			 : r->file[0] ? "its head_count is 0 in layer 0"
-				      : r->unmirrored);
+			 !r	   ? "the engine's source has no loader for it"
+			 : r->file ? "its head_count is 0 in layer 0"
+				   : r->unmirrored);
 		return buf;
 	}
 	return NULL;
@@ -197,10 +138,10 @@ static uint64_t expr_eval(const struct model *m, enum loader_expr e, uint32_t il
 /* blk.N.attn_{q,k,v,qkv,output}: the shapes the architecture's
  * load_arch_tensors creates them with (create_tensor_qkv and attn_output). */
 static int attn_check(const struct gguf_tensor *t, const char *suffix, uint32_t il, const struct model *m,
-		      const struct attn_rule *r, char **err)
+		      const struct loader_attn_rule *r, char **err)
 {
 	static const char *const names[] = {"q", "k", "v"};
-	char hq[200], hk[200], hv[200], from[1024];
+	char hq[200], hk[200], hv[200], from[700];
 	uint64_t q = expr_eval(m, r->q, il, hq, sizeof(hq));
 	uint64_t k = expr_eval(m, r->k, il, hk, sizeof(hk));
 	uint64_t v = expr_eval(m, r->v, il, hv, sizeof(hv));
@@ -272,9 +213,8 @@ int loader_check(const struct gguf *g, const struct model *m, char **err)
 		if (dims(t, want, 2, from, err))
 			return -1;
 	}
-	struct attn_rule rule;
-	const struct attn_rule *attn = attn_rule(m, &rule) ? &rule : NULL;
-	if (attn && (!attn->file[0] || !m->n_head || !m->n_head[0]))
+	const struct loader_attn_rule *attn = attn_rule(m);
+	if (attn && (!attn->file || !m->n_head || !m->n_head[0]))
 		attn = NULL;
 	snprintf(from, sizeof(from), "n_embd %" PRIu64 " from %s.embedding_length", n_embd, m->arch);
 	t = gguf_tensor_find(g, "output_norm.weight");

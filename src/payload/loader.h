@@ -41,14 +41,9 @@
  * (head_count, head_count_kv, key_length, value_length, rope
  * dimension_count, embedding_length), evaluated for layer 0 as the engine's
  * LLAMA_LOAD_LOCALS does, or for the layer (the _IL ones). An architecture
- * whose loader builds them any other way has no file and `unmirrored`
+ * whose loader builds them any other way has file NULL and `unmirrored`
  * saying why: its attention shapes are not checked, and loader_unmirrored
- * says so.
- *
- * The table is text, one architecture a line:
- *
- *   NAME|FILE|Q|K|V|O   its shapes, read from FILE (Q ... O: the LX_ names)
- *   NAME||WHY           not mirrored, and why */
+ * says so. */
 enum loader_expr {
 	LX_NONE,
 	LX_EMBD,    /* n_embd */
@@ -63,7 +58,15 @@ enum loader_expr {
 	LX_VGQA_IL, /* hparams.n_embd_v_gqa(i) */
 };
 
-extern const char loader_attn_table[];
+struct loader_attn_rule {
+	const char *arch;
+	const char *file; /* the engine source it was read from, NULL: not mirrored */
+	enum loader_expr q, k, v, o;
+	const char *unmirrored;
+};
+
+extern const struct loader_attn_rule loader_attn_rules[];
+extern const size_t loader_attn_rules_count;
 extern const char *const loader_attn_source;
 
 /* NULL when the attention shapes of g's architecture are checked (or it

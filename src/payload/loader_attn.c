@@ -5,161 +5,186 @@
 const char *const loader_attn_source =
     "src/llama-model.cpp and src/models/*.cpp of llama.cpp 80fb11a 2026-09-12 (node-llama-cpp 3.21.1)";
 
-/* NAME|FILE|Q|K|V|O, or NAME||WHY (loader.h) */
-const char loader_attn_table[] =
-    "clip||it creates no attention projections through create_tensor_qkv\n"
-    "llama|src/models/llama.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "llama4|src/models/llama4.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "llama-embed|src/models/llama.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "maincoder|src/models/maincoder.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "talkie|src/models/talkie.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "deci||its attention shapes differ by branch (src/models/deci.cpp)\n"
-    "baichuan|src/models/baichuan.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "falcon||it creates attention projections outside create_tensor_qkv (src/models/falcon.cpp)\n"
-    "grok|src/models/grok.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "starcoder||it creates attention projections outside create_tensor_qkv (src/models/starcoder.cpp)\n"
-    "refact|src/models/refact.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "bert|src/models/bert.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "jina-bert-v2|src/models/jina-bert-v2.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "jina-bert-v3|src/models/jina-bert-v3.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "nomic-bert|src/models/nomic-bert.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "nomic-bert-moe|src/models/nomic-bert-moe.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "modern-bert||it creates attention projections outside create_tensor_qkv (src/models/modern-bert.cpp)\n"
-    "neo-bert||it creates attention projections outside create_tensor_qkv (src/models/neo-bert.cpp)\n"
-    "eurobert|src/models/eurobert.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "bloom||it creates attention projections outside create_tensor_qkv (src/models/bloom.cpp)\n"
-    "mpt||it creates attention projections outside create_tensor_qkv (src/models/mpt.cpp)\n"
-    "stablelm|src/models/stablelm.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "mellum|src/models/mellum.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "nanbeige||its load_arch_hparams rewrites the head counts or sizes (src/models/nanbeige.cpp)\n"
-    "qwen||it creates attention projections outside create_tensor_qkv (src/models/qwen.cpp)\n"
-    "qwen2|src/models/qwen2.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "dream|src/models/dream.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "llada||it creates attention projections outside create_tensor_qkv (src/models/llada.cpp)\n"
-    "llada-moe|src/models/llada-moe.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "rnd1|src/models/rnd1.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "qwen2vl|src/models/qwen2vl.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "qwen2moe|src/models/qwen2moe.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "qwen3|src/models/qwen3.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "qwen3moe|src/models/qwen3moe.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "qwen3vl|src/models/qwen3vl.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "qwen3vlmoe|src/models/qwen3vlmoe.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "qwen3tts|src/models/qwen3vl.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "pockettts|src/models/pockettts.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "phi2|src/models/phi2.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "phi3|src/models/phi3.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "phimoe|src/models/phimoe.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "plamo|src/models/plamo.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "plamo2||it creates attention projections outside create_tensor_qkv (src/models/plamo2.cpp)\n"
-    "plamo3||it creates attention projections outside create_tensor_qkv (src/models/plamo3.cpp)\n"
-    "gpt2||it creates attention projections outside create_tensor_qkv (src/models/gpt2.cpp)\n"
-    "codeshell|src/models/codeshell.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "orion|src/models/orion.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "internlm2||it creates attention projections outside create_tensor_qkv (src/models/internlm2.cpp)\n"
-    "minicpm3||its attention shapes differ by branch (src/models/minicpm3.cpp)\n"
-    "gemma|src/models/gemma.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "gemma2|src/models/gemma2.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "gemma3|src/models/gemma3.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "gemma3n|src/models/gemma3n.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "gemma4||it creates attention projections outside create_tensor_qkv (src/models/gemma4.cpp)\n"
-    "gemma4-assistant||it creates attention projections outside create_tensor_qkv (src/models/gemma4-assistant.cpp)\n"
-    "gemma-embedding|src/models/gemma-embedding.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "starcoder2|src/models/starcoder2.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "mamba||it creates no attention projections through create_tensor_qkv\n"
-    "mamba2||it creates no attention projections through create_tensor_qkv\n"
-    "jamba||it redefines the sizes its shapes use (src/models/jamba.cpp)\n"
-    "xverse|src/models/xverse.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "command-r|src/models/command-r.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "cohere2|src/models/cohere2.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "cohere2moe|src/models/cohere2moe.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "dbrx||it creates attention projections outside create_tensor_qkv (src/models/dbrx.cpp)\n"
-    "olmo|src/models/olmo.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "olmo2|src/models/olmo2.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "olmoe|src/models/olmoe.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "muse-glimmer|src/models/muse-glimmer.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "openelm||it creates attention projections outside create_tensor_qkv (src/models/openelm.cpp)\n"
-    "gptneox||it creates attention projections outside create_tensor_qkv (src/models/gptneox.cpp)\n"
-    "arctic|src/models/arctic.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "deepseek|src/models/deepseek.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "deepseek2||it creates attention projections outside create_tensor_qkv (src/models/deepseek2.cpp)\n"
-    "deepseek2-ocr||it creates attention projections outside create_tensor_qkv (src/models/deepseek2ocr.cpp)\n"
-    "deepseek32||its attention shapes differ by branch (src/models/deepseek32.cpp)\n"
-    "dots3note||its attention shapes differ by branch (src/models/dots3note.cpp)\n"
-    "deepseek4||it creates no attention projections through create_tensor_qkv\n"
-    "glm-dsa||its attention shapes differ by branch (src/models/glm-dsa.cpp)\n"
-    "mistral4||it creates attention projections outside create_tensor_qkv (src/models/deepseek2.cpp)\n"
-    "chatglm|src/models/chatglm.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_EMBD\n"
-    "glm4|src/models/glm4.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "glm4moe|src/models/glm4-moe.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "bitnet||it creates attention projections outside create_tensor_qkv (src/models/bitnet.cpp)\n"
-    "t5||it creates no attention projections through create_tensor_qkv\n"
-    "t5encoder||it creates no attention projections through create_tensor_qkv\n"
-    "jais||it creates attention projections outside create_tensor_qkv (src/models/jais.cpp)\n"
-    "jais2||it creates attention projections outside create_tensor_qkv (src/models/jais2.cpp)\n"
-    "nemotron|src/models/nemotron.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "nemotron_h||its shapes use sizes zealot does not derive (src/models/nemotron-h.cpp: n_embd_head_k * n_head_i, "
-    "n_embd_k_gqa_i, n_embd_v_gqa_i; n_embd_head_k * n_head_i)\n"
-    "nemotron_h_moe||its shapes use sizes zealot does not derive (src/models/nemotron-h.cpp: n_embd_head_k * n_head_i, "
-    "n_embd_k_gqa_i, n_embd_v_gqa_i; n_embd_head_k * n_head_i)\n"
-    "exaone|src/models/exaone.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "exaone4|src/models/exaone4.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_EMBD\n"
-    "exaone-moe||its shapes use sizes zealot does not derive (src/models/exaone-moe.cpp: n_qo_dim, n_kv_dim, n_kv_dim; "
-    "n_qo_dim)\n"
-    "rwkv6||it creates no attention projections through create_tensor_qkv\n"
-    "rwkv6qwen2||it creates no attention projections through create_tensor_qkv\n"
-    "rwkv7||it creates no attention projections through create_tensor_qkv\n"
-    "arwkv7||it creates no attention projections through create_tensor_qkv\n"
-    "granite|src/models/granite.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "granitemoe|src/models/granite-moe.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "graniteswitch||it creates attention projections outside create_tensor_qkv (src/models/granite-switch.cpp)\n"
-    "minicpm|src/models/minicpm.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "granitehybrid||its shapes use sizes zealot does not derive (src/models/granite-hybrid.cpp: n_embd_head_k * "
-    "n_head_i, n_embd_k_gqa_i, n_embd_v_gqa_i; n_embd_head_k * n_head_i)\n"
-    "granite_swa|src/models/granite-swa.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "chameleon|src/models/chameleon.cpp|LX_EMBD|LX_VGQA|LX_VGQA|LX_EMBD\n"
-    "wavtokenizer-dec||it creates no attention projections through create_tensor_qkv\n"
-    "plm||it creates attention projections outside create_tensor_qkv (src/models/plm.cpp)\n"
-    "bailingmoe|src/models/bailingmoe.cpp|LX_ROT_H|LX_ROT_HKV|LX_ROT_HKV|LX_ROT_H\n"
-    "bailingmoe2||it creates attention projections outside create_tensor_qkv (src/models/bailingmoe2.cpp)\n"
-    "bailingmoe3||it creates attention projections outside create_tensor_qkv (src/models/bailingmoe3.cpp)\n"
-    "seed_oss||its shapes use sizes zealot does not derive (src/models/seed-oss.cpp: n_qo_dim, n_kv_dim, n_kv_dim; "
-    "n_qo_dim)\n"
-    "dots1|src/models/dots1.cpp|LX_HK_H|LX_HK_H|LX_HK_H|LX_HK_H\n"
-    "arcee|src/models/arcee.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "afmoe|src/models/afmoe.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "laguna||its shapes use sizes zealot does not derive (src/models/laguna.cpp: n_embd_q_il, n_embd_k_il, "
-    "n_embd_v_il; n_embd_q_il)\n"
-    "ernie4_5|src/models/ernie4-5.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "ernie4_5-moe|src/models/ernie4-5.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "paddleocr|src/models/ernie4-5.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "hunyuan-moe|src/models/hunyuan-moe.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "hunyuan_vl|src/models/hunyuan-vl.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "hunyuan-dense|src/models/hunyuan-vl.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "hy_v3|src/models/hy-v3.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "smollm3|src/models/smollm3.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "gpt-oss|src/models/openai-moe.cpp|LX_ROT_H|LX_ROT_HKV|LX_ROT_HKV|LX_ROT_H\n"
-    "falcon-h1||its shapes use sizes zealot does not derive (src/models/falcon-h1.cpp: n_embd_head_k * "
-    "attn_num_attention_head, attn_num_key_value_head * n_embd_head_k, attn_num_key_value_head * n_embd_head_v; "
-    "n_embd_head_k * attn_num_attention_head)\n"
-    "lfm2|src/models/lfm2.cpp|LX_EMBD|LX_KGQA_IL|LX_VGQA_IL|LX_EMBD\n"
-    "lfm2moe|src/models/lfm2moe.cpp|LX_EMBD|LX_KGQA_IL|LX_VGQA_IL|LX_EMBD\n"
-    "smallthinker|src/models/smallthinker.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "grovemoe|src/models/grovemoe.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "apertus|src/models/apertus.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "minimax-01||it creates attention projections outside create_tensor_qkv (src/models/minimax-01.cpp)\n"
-    "minimax-m2|src/models/minimax-m2.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "minimax-m3|src/models/minimax-m3.cpp|LX_HK_H|LX_VGQA|LX_VGQA|LX_HK_H\n"
-    "cogvlm||it creates attention projections outside create_tensor_qkv (src/models/cogvlm.cpp)\n"
-    "pangu-embedded|src/models/pangu-embed.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "qwen3next||it creates attention projections outside create_tensor_qkv (src/models/qwen3next.cpp)\n"
-    "qwen35||it creates attention projections outside create_tensor_qkv (src/models/qwen35.cpp)\n"
-    "qwen35moe||it creates attention projections outside create_tensor_qkv (src/models/qwen35moe.cpp)\n"
-    "qwen4exp||it creates attention projections outside create_tensor_qkv (src/models/qwen4exp.cpp)\n"
-    "mistral3|src/models/mistral3.cpp|LX_HK_H|LX_KGQA|LX_VGQA|LX_HK_H\n"
-    "eagle3||it creates attention projections outside create_tensor_qkv (src/models/eagle3.cpp)\n"
-    "dflash||it creates attention projections outside create_tensor_qkv (src/models/dflash.cpp)\n"
-    "mimo2||it redefines the sizes its shapes use (src/models/mimo2.cpp)\n"
-    "kimi-linear||it creates attention projections outside create_tensor_qkv (src/models/kimi-linear.cpp)\n"
-    "kimi-k3||it creates attention projections outside create_tensor_qkv (src/models/kimi-k3.cpp)\n"
-    "step35||its load_arch_hparams rewrites the head counts or sizes (src/models/step35.cpp)\n"
-    "";
+const struct loader_attn_rule loader_attn_rules[] = {
+    {"clip", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"llama", "src/models/llama.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"llama4", "src/models/llama4.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"llama-embed", "src/models/llama.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"maincoder", "src/models/maincoder.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"talkie", "src/models/talkie.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"deci", NULL, 0, 0, 0, 0, "its attention shapes differ by branch (src/models/deci.cpp)"},
+    {"baichuan", "src/models/baichuan.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"falcon", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/falcon.cpp)"},
+    {"grok", "src/models/grok.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"starcoder", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/starcoder.cpp)"},
+    {"refact", "src/models/refact.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"bert", "src/models/bert.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"jina-bert-v2", "src/models/jina-bert-v2.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"jina-bert-v3", "src/models/jina-bert-v3.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"nomic-bert", "src/models/nomic-bert.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"nomic-bert-moe", "src/models/nomic-bert-moe.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"modern-bert", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/modern-bert.cpp)"},
+    {"neo-bert", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/neo-bert.cpp)"},
+    {"eurobert", "src/models/eurobert.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"bloom", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/bloom.cpp)"},
+    {"mpt", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/mpt.cpp)"},
+    {"stablelm", "src/models/stablelm.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"mellum", "src/models/mellum.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"nanbeige", NULL, 0, 0, 0, 0, "its load_arch_hparams rewrites the head counts or sizes (src/models/nanbeige.cpp)"},
+    {"qwen", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/qwen.cpp)"},
+    {"qwen2", "src/models/qwen2.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"dream", "src/models/dream.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"llada", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/llada.cpp)"},
+    {"llada-moe", "src/models/llada-moe.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"rnd1", "src/models/rnd1.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"qwen2vl", "src/models/qwen2vl.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"qwen2moe", "src/models/qwen2moe.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"qwen3", "src/models/qwen3.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"qwen3moe", "src/models/qwen3moe.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"qwen3vl", "src/models/qwen3vl.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"qwen3vlmoe", "src/models/qwen3vlmoe.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"qwen3tts", "src/models/qwen3vl.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"pockettts", "src/models/pockettts.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"phi2", "src/models/phi2.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"phi3", "src/models/phi3.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"phimoe", "src/models/phimoe.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"plamo", "src/models/plamo.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"plamo2", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/plamo2.cpp)"},
+    {"plamo3", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/plamo3.cpp)"},
+    {"gpt2", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/gpt2.cpp)"},
+    {"codeshell", "src/models/codeshell.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"orion", "src/models/orion.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"internlm2", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/internlm2.cpp)"},
+    {"minicpm3", NULL, 0, 0, 0, 0, "its attention shapes differ by branch (src/models/minicpm3.cpp)"},
+    {"gemma", "src/models/gemma.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"gemma2", "src/models/gemma2.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"gemma3", "src/models/gemma3.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"gemma3n", "src/models/gemma3n.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"gemma4", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/gemma4.cpp)"},
+    {"gemma4-assistant", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/gemma4-assistant.cpp)"},
+    {"gemma-embedding", "src/models/gemma-embedding.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"starcoder2", "src/models/starcoder2.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"mamba", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"mamba2", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"jamba", NULL, 0, 0, 0, 0, "it redefines the sizes its shapes use (src/models/jamba.cpp)"},
+    {"xverse", "src/models/xverse.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"command-r", "src/models/command-r.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"cohere2", "src/models/cohere2.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"cohere2moe", "src/models/cohere2moe.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"dbrx", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/dbrx.cpp)"},
+    {"olmo", "src/models/olmo.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"olmo2", "src/models/olmo2.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"olmoe", "src/models/olmoe.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"muse-glimmer", "src/models/muse-glimmer.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"openelm", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/openelm.cpp)"},
+    {"gptneox", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/gptneox.cpp)"},
+    {"arctic", "src/models/arctic.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"deepseek", "src/models/deepseek.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"deepseek2", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/deepseek2.cpp)"},
+    {"deepseek2-ocr", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/deepseek2ocr.cpp)"},
+    {"deepseek32", NULL, 0, 0, 0, 0, "its attention shapes differ by branch (src/models/deepseek32.cpp)"},
+    {"dots3note", NULL, 0, 0, 0, 0, "its attention shapes differ by branch (src/models/dots3note.cpp)"},
+    {"deepseek4", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"glm-dsa", NULL, 0, 0, 0, 0, "its attention shapes differ by branch (src/models/glm-dsa.cpp)"},
+    {"mistral4", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/deepseek2.cpp)"},
+    {"chatglm", "src/models/chatglm.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_EMBD, NULL},
+    {"glm4", "src/models/glm4.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"glm4moe", "src/models/glm4-moe.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"bitnet", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/bitnet.cpp)"},
+    {"t5", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"t5encoder", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"jais", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/jais.cpp)"},
+    {"jais2", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/jais2.cpp)"},
+    {"nemotron", "src/models/nemotron.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"nemotron_h", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/nemotron-h.cpp: n_embd_head_k * n_head_i, "
+     "n_embd_k_gqa_i, n_embd_v_gqa_i; n_embd_head_k * n_head_i)"},
+    {"nemotron_h_moe", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/nemotron-h.cpp: n_embd_head_k * n_head_i, "
+     "n_embd_k_gqa_i, n_embd_v_gqa_i; n_embd_head_k * n_head_i)"},
+    {"exaone", "src/models/exaone.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"exaone4", "src/models/exaone4.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_EMBD, NULL},
+    {"exaone-moe", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/exaone-moe.cpp: n_qo_dim, n_kv_dim, n_kv_dim; n_qo_dim)"},
+    {"rwkv6", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"rwkv6qwen2", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"rwkv7", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"arwkv7", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"granite", "src/models/granite.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"granitemoe", "src/models/granite-moe.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"graniteswitch", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/granite-switch.cpp)"},
+    {"minicpm", "src/models/minicpm.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"granitehybrid", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/granite-hybrid.cpp: n_embd_head_k * n_head_i, "
+     "n_embd_k_gqa_i, n_embd_v_gqa_i; n_embd_head_k * n_head_i)"},
+    {"granite_swa", "src/models/granite-swa.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"chameleon", "src/models/chameleon.cpp", LX_EMBD, LX_VGQA, LX_VGQA, LX_EMBD, NULL},
+    {"wavtokenizer-dec", NULL, 0, 0, 0, 0, "it creates no attention projections through create_tensor_qkv"},
+    {"plm", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/plm.cpp)"},
+    {"bailingmoe", "src/models/bailingmoe.cpp", LX_ROT_H, LX_ROT_HKV, LX_ROT_HKV, LX_ROT_H, NULL},
+    {"bailingmoe2", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/bailingmoe2.cpp)"},
+    {"bailingmoe3", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/bailingmoe3.cpp)"},
+    {"seed_oss", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/seed-oss.cpp: n_qo_dim, n_kv_dim, n_kv_dim; n_qo_dim)"},
+    {"dots1", "src/models/dots1.cpp", LX_HK_H, LX_HK_H, LX_HK_H, LX_HK_H, NULL},
+    {"arcee", "src/models/arcee.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"afmoe", "src/models/afmoe.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"laguna", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/laguna.cpp: n_embd_q_il, n_embd_k_il, n_embd_v_il; "
+     "n_embd_q_il)"},
+    {"ernie4_5", "src/models/ernie4-5.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"ernie4_5-moe", "src/models/ernie4-5.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"paddleocr", "src/models/ernie4-5.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"hunyuan-moe", "src/models/hunyuan-moe.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"hunyuan_vl", "src/models/hunyuan-vl.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"hunyuan-dense", "src/models/hunyuan-vl.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"hy_v3", "src/models/hy-v3.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"smollm3", "src/models/smollm3.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"gpt-oss", "src/models/openai-moe.cpp", LX_ROT_H, LX_ROT_HKV, LX_ROT_HKV, LX_ROT_H, NULL},
+    {"falcon-h1", NULL, 0, 0, 0, 0,
+     "its shapes use sizes zealot does not derive (src/models/falcon-h1.cpp: n_embd_head_k * attn_num_attention_head, "
+     "attn_num_key_value_head * n_embd_head_k, attn_num_key_value_head * n_embd_head_v; n_embd_head_k * "
+     "attn_num_attention_head)"},
+    {"lfm2", "src/models/lfm2.cpp", LX_EMBD, LX_KGQA_IL, LX_VGQA_IL, LX_EMBD, NULL},
+    {"lfm2moe", "src/models/lfm2moe.cpp", LX_EMBD, LX_KGQA_IL, LX_VGQA_IL, LX_EMBD, NULL},
+    {"smallthinker", "src/models/smallthinker.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"grovemoe", "src/models/grovemoe.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"apertus", "src/models/apertus.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"minimax-01", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/minimax-01.cpp)"},
+    {"minimax-m2", "src/models/minimax-m2.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"minimax-m3", "src/models/minimax-m3.cpp", LX_HK_H, LX_VGQA, LX_VGQA, LX_HK_H, NULL},
+    {"cogvlm", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/cogvlm.cpp)"},
+    {"pangu-embedded", "src/models/pangu-embed.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"qwen3next", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/qwen3next.cpp)"},
+    {"qwen35", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/qwen35.cpp)"},
+    {"qwen35moe", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/qwen35moe.cpp)"},
+    {"qwen4exp", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/qwen4exp.cpp)"},
+    {"mistral3", "src/models/mistral3.cpp", LX_HK_H, LX_KGQA, LX_VGQA, LX_HK_H, NULL},
+    {"eagle3", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/eagle3.cpp)"},
+    {"dflash", NULL, 0, 0, 0, 0, "it creates attention projections outside create_tensor_qkv (src/models/dflash.cpp)"},
+    {"mimo2", NULL, 0, 0, 0, 0, "it redefines the sizes its shapes use (src/models/mimo2.cpp)"},
+    {"kimi-linear", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/kimi-linear.cpp)"},
+    {"kimi-k3", NULL, 0, 0, 0, 0,
+     "it creates attention projections outside create_tensor_qkv (src/models/kimi-k3.cpp)"},
+    {"step35", NULL, 0, 0, 0, 0, "its load_arch_hparams rewrites the head counts or sizes (src/models/step35.cpp)"},
+};
+
+const size_t loader_attn_rules_count = sizeof(loader_attn_rules) / sizeof(loader_attn_rules[0]);

@@ -71,11 +71,11 @@ check "gen-loader-attn reads the engine's llama-model.cpp and src/models" rc_is 
 cp "$TMP/out" "$TMP/loader_attn.c"
 run diff -u "$ROOT/src/payload/loader_attn.c" "$TMP/loader_attn.c"
 check "src/payload/loader_attn.c is the built engine's rules (regenerate: scripts/gen-loader-attn.sh > src/payload/loader_attn.c)" rc_is 0
-n=$(grep -cE '^ +"[^"|]+\|src/models/' "$ROOT/src/payload/loader_attn.c")
+n=$(grep -cE '^ +\{"[^"]+", "src/models/' "$ROOT/src/payload/loader_attn.c")
 check "it mirrors the attention shapes of $n architectures (llama, qwen2, gpt-oss among them)" \
-	test "$n" -ge 60 -a -n "$(grep -F '"llama|src/models/llama.cpp|' "$ROOT/src/payload/loader_attn.c")" \
-	-a -n "$(grep -F '"qwen2|src/models/qwen2.cpp|' "$ROOT/src/payload/loader_attn.c")" \
-	-a -n "$(grep -F '"gpt-oss|src/models/openai-moe.cpp|' "$ROOT/src/payload/loader_attn.c")"
+	test "$n" -ge 60 -a -n "$(grep -F '{"llama", "src/models/llama.cpp"' "$ROOT/src/payload/loader_attn.c")" \
+	-a -n "$(grep -F '{"qwen2", "src/models/qwen2.cpp"' "$ROOT/src/payload/loader_attn.c")" \
+	-a -n "$(grep -F '{"gpt-oss", "src/models/openai-moe.cpp"' "$ROOT/src/payload/loader_attn.c")"
 
 # ARCH:SET:TENSOR: a header whose head count or size disagrees with the
 # tensors (or an attn_output of other rows); the engine refuses TENSOR, and
