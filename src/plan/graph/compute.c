@@ -280,9 +280,8 @@ static void run_graph(const struct compute_input *ci, const struct dims *d, enum
 {
 	const struct model *m = ci->m;
 	const struct cuda_build *cb = &ci->s->cuda;
-	/* deepseek32 keeps min(n_kv, top_k) cells a token: affine in the
-	 * cells only from top_k up */
-	if ((uint64_t)d->n_kv < m->indexer_top_k)
+	const struct graph_family *f = family(m);
+	if (f->affine_from && (uint64_t)d->n_kv < f->affine_from(m))
 		mm = NULL;
 	if (mm && d->w->pl->n_dev == 0) {
 		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);

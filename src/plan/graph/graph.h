@@ -254,6 +254,9 @@ int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dim
  * beside the shared ones */
 int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 gr_build_fn gr_deepseek32; /* graph_deepseek32.c */
+/* deepseek32 keeps min(n_kv, top_k) cells a token: affine in the cells
+ * only from top_k up */
+uint64_t gr_deepseek32_affine_from(const struct model *m);
 /* build_attn with the K-only input and v_mla (graph_deepseek2.c): K's row
  * (lora + rope) cached, V a view of it, the output decompressed by
  * attn_v_b (dv per head) and projected by attn_output */
@@ -291,6 +294,9 @@ struct graph_family {
 	gr_build_fn *build;
 	gr_draft_fn *draft; /* NULL: the family has no MTP head */
 	const char *source; /* the engine's builder, for notes */
+	/* the cells from which the graph is affine in them (the memo's
+	 * pieces hold), NULL: from the first */
+	uint64_t (*affine_from)(const struct model *m);
 };
 
 /* The family of an architecture, or NULL when its graph is not mirrored. */

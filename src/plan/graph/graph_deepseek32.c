@@ -96,6 +96,11 @@ static int dsa_attention(struct ga_graph *g, const struct model *m, const struct
 	return gr_mla_attention(g, m, d, in, il, an, dsa_mask);
 }
 
+uint64_t gr_deepseek32_affine_from(const struct model *m)
+{
+	return m->indexer_top_k;
+}
+
 void gr_deepseek32(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	/* the graph's first leaf: the rotation is the first source of the
