@@ -382,6 +382,15 @@ static int moe_keys(const struct gguf *g, struct model *m, char **err)
 	    get_u32(g, m, "attention.indexer.head_count", &m->indexer_n_head, err) ||
 	    get_u32(g, m, "attention.indexer.top_k", &m->indexer_top_k, err))
 		return -1;
+	/* a lightning indexer (blk.0.indexer.attn_k: [n_embd, key_length]):
+	 * its key row is the tensor's, and no head count or top-k of 0 builds */
+	const struct gguf_tensor *ik = gguf_tensor_find(g, "blk.0.indexer.attn_k.weight");
+	if (ik && (ik->n_dims < 2 || ik->ne[1] != m->indexer_head_size))
+		return errorf(err, "key '%s.attention.indexer.key_length' is %u: blk.0.indexer.attn_k.weight has %llu",
+			      m->arch, m->indexer_head_size, (unsigned long long)(ik->n_dims < 2 ? 1 : ik->ne[1]));
+	if (ik && (!m->indexer_n_head || !m->indexer_top_k))
+		return errorf(err, "key '%s.attention.indexer.%s' is 0: the lightning indexer needs it", m->arch,
+			      m->indexer_n_head ? "top_k" : "head_count");
 	if (gguf_kv_bool(akey(g, m, "expert_weights_norm"), &b) == 0)
 		m->expert_w_norm = b != 0;
 	if (gguf_kv_f64(akey(g, m, "expert_weights_scale"), &m->expert_w_scale))

@@ -167,13 +167,9 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 check "2^30-token header over a sparse 8 GiB file: exit 3 in ${ms} ms, the cap named" \
 	test "$rc" -eq 3 -a "$ms" -lt 5000 -a -n "$(grep -F "refuses metadata past 1024 MiB" "$TMP/err")"
 
-# an RWKV time mix whose wkv.head_size is 0 or does not divide the
-# embedding: the engine cannot cut its heads, and the planner divided by it
-# (SIGFPE); every RWKV family is refused by name, with the key
-for a in rwkv6 rwkv7 arwkv7 rwkv6qwen2; do
-	"$ZEALOT" synth "$a" -o "$TMP/hs-$a.gguf" 2>/dev/null
-	for v in 0 48; do
-		python3 - "$TMP/hs-$a.gguf" "$a.wkv.head_size" "$v" <<'PY'
+# set_u32 FILE KEY VALUE: rewrite a u32 key of FILE's header in place
+set_u32() {
+	python3 - "$@" <<'PY'
 import struct, sys
 key, val = sys.argv[2].encode(), int(sys.argv[3])
 with open(sys.argv[1], 'r+b') as f:
@@ -183,11 +179,31 @@ with open(sys.argv[1], 'r+b') as f:
     f.seek(i + 4)
     f.write(struct.pack('<I', val))
 PY
+}
+
+# an RWKV time mix whose wkv.head_size is 0 or does not divide the
+# embedding: the engine cannot cut its heads, and the planner divided by it
+# (SIGFPE); every RWKV family is refused by name, with the key
+for a in rwkv6 rwkv7 arwkv7 rwkv6qwen2; do
+	"$ZEALOT" synth "$a" -o "$TMP/hs-$a.gguf" 2>/dev/null
+	for v in 0 48; do
+		set_u32 "$TMP/hs-$a.gguf" "$a.wkv.head_size" "$v"
 		printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/hs-$a.gguf" >"$TMP/hs.env"
 		run "$ZEALOT" plan "$TMP/hs.env"
 		check "$a with wkv.head_size $v: plan refuses it (exit 3), naming the key" \
 			test "$rc" -eq 3 -a -n "$(grep -F "key '$a.wkv.head_size' is $v" "$TMP/err")"
 	done
+done
+
+# deepseek32's lightning indexer: a key row other than its tensor's (2^31
+# wrapped the rotation's size), or no heads or top-k, is refused by name
+for kv in key_length:0 key_length:2147483648 head_count:0 top_k:0; do
+	"$ZEALOT" synth deepseek32 -o "$TMP/ix.gguf" 2>/dev/null
+	set_u32 "$TMP/ix.gguf" "deepseek32.attention.indexer.${kv%:*}" "${kv#*:}"
+	printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/ix.gguf" >"$TMP/ix.env"
+	run "$ZEALOT" plan "$TMP/ix.env"
+	check "deepseek32 with indexer.${kv%:*} ${kv#*:}: plan refuses it (exit 3), naming the key" \
+		test "$rc" -eq 3 -a -n "$(grep -F "key 'deepseek32.attention.indexer.${kv%:*}' is ${kv#*:}" "$TMP/err")"
 done
 
 # --- usage
