@@ -20,24 +20,15 @@ PLAN_TOL_PCT=0.5
 
 "$ZEALOT" archs --json >archs.json 2>/dev/null
 
-# linear_case NAME ARCH "synth sets" "KEY=VALUE ...": plan_case, and the
-# plan prices the graph from the engine's builder, not an estimate.
-linear_case() {
-	plan_case "$@" || return
-	run "$ZEALOT" plan --json "$1.env"
-	check "$1: plan mirrors $2's compute graph (nothing unmirrored)" \
-		jq -e '.exact == true and ((.unmirrored // []) | length == 0)' "$TMP/out"
-}
-
 # shapes PREFIX ARCH "synth sets" "synth sets of the wider shapes": FA on
 # with two slots, FA off with one, a small ubatch over a unified cache with
 # four, a q8_0 cache with three and a 1024 ubatch.
 shapes() {
 	check "archs lists $2 as mirrored" jq -e --arg a "$2" '[.archs[] | select(.arch == $a) | .mirrored] == [true]' archs.json
-	linear_case "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
-	linear_case "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
-	linear_case "$1-ub64" "$2" "$4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
-	linear_case "$1-q8kv" "$2" "$4" \
+	mirrored_case "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	mirrored_case "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+	mirrored_case "$1-ub64" "$2" "$4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+	mirrored_case "$1-q8kv" "$2" "$4" \
 		"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 }
 
@@ -52,7 +43,7 @@ shapes falcon-h1 falcon-h1 "" "layers=3 ssm_state=128 ssm_groups=2 ssm_dt_rank=1
 # value heads when there are fewer (groups 2, value heads 4 and 8), and
 # plain NeoX rope (no sections); a shape with as many key as value heads ---
 shapes qwen3next qwen3next "" "layers=6 interval=3 embd=512 ssm_state=64 ssm_groups=2 ssm_dt_rank=8 experts=16 experts_used=4"
-linear_case qwen3next-eq qwen3next "ssm_groups=4 ssm_dt_rank=4" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
+mirrored_case qwen3next-eq qwen3next "ssm_groups=4 ssm_dt_rank=4" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
 
 # --- jamba: mamba (v1) layers (x and z from one projection, dt, B and C
 # from ssm_x, each RMS-normed, a scan per channel) and attention without
@@ -61,7 +52,7 @@ linear_case qwen3next-eq qwen3next "ssm_groups=4 ssm_dt_rank=4" "CTX_SIZE=4096 P
 # The default shape ends on an attention layer with experts, the wider
 # one on a mamba layer with experts, the dense one on a mamba layer ---
 shapes jamba jamba "" "layers=6 interval=4 embd=512 heads=8 head_dim=64 ssm_state=16 ssm_dt_rank=32 experts=8 experts_used=2"
-linear_case jamba-dense jamba "experts=0 experts_used=0 layers=5 interval=2" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
+mirrored_case jamba-dense jamba "experts=0 experts_used=0 layers=5 interval=2" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=512"
 
 # --- kimi-linear: Kimi delta attention (q, k and v each through their own
 # depthwise conv and conv state, a per-channel gate from the f_a/f_b pair,
@@ -83,26 +74,26 @@ if [ -x "$RPC_SERVER" ]; then
 	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
 	R1=127.0.0.1:$P1
 	R2=127.0.0.1:$P2
-	linear_case falcon-h1-ngl falcon-h1 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
-	linear_case falcon-h1-split falcon-h1 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
-	linear_case qwen3next-ngl qwen3next "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
-	linear_case jamba-ngl jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4"
-	linear_case jamba-all jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=9"
-	linear_case kimi-linear-ngl kimi-linear "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
-	linear_case kimi-linear-split kimi-linear "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=9 TENSOR_SPLIT=1,2"
+	mirrored_case falcon-h1-ngl falcon-h1 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	mirrored_case falcon-h1-split falcon-h1 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	mirrored_case qwen3next-ngl qwen3next "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
+	mirrored_case jamba-ngl jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=4"
+	mirrored_case jamba-all jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=9"
+	mirrored_case kimi-linear-ngl kimi-linear "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
+	mirrored_case kimi-linear-split kimi-linear "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=9 TENSOR_SPLIT=1,2"
 	# the split's second server and the caches kept on the host decide by
 	# build_rs's scale_inplace: an op on the cache's backend, not a view
-	linear_case jamba-split jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
-	linear_case mamba-ngl mamba "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	mirrored_case jamba-split jamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	mirrored_case mamba-ngl mamba "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
 	# the first server's layers read s_copy's two views, made once per
 	# graph (build_rs_inp_impl), so the scheduler copies each there once;
 	# the copy of the mixer's output reshape takes the residual add in
 	# place (its layout is the add's): 7.95 % over while either was not so
-	linear_case mamba-split mamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
-	linear_case falcon-h1-nkvo falcon-h1 "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
-	linear_case jamba-nkvo jamba "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
-	linear_case qwen3next-nkvo qwen3next "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
-	linear_case kimi-linear-nkvo kimi-linear "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	mirrored_case mamba-split mamba "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
+	mirrored_case falcon-h1-nkvo falcon-h1 "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	mirrored_case jamba-nkvo jamba "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	mirrored_case qwen3next-nkvo qwen3next "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	mirrored_case kimi-linear-nkvo kimi-linear "" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
 	rpc_stop
 fi
 
