@@ -67,9 +67,11 @@ mirrored_case() {
 	check "$1: the plan mirrors $2's graph (exact, nothing unmirrored)" plan_mirrors "$1.env"
 }
 
-# plan_mirrors ENV: plan --json ENV says exact and names nothing unmirrored.
+# plan_mirrors ENV: plan --json ENV says exact and names nothing unmirrored
+# (jq -e alone holds on no input at all: -n and input make it fail).
 plan_mirrors() {
-	"$ZEALOT" plan --json "$1" 2>/dev/null | jq -e '.exact == true and ((.unmirrored // []) | length == 0)' >/dev/null
+	"$ZEALOT" plan --json "$1" 2>/dev/null |
+		jq -en 'input | .exact == true and ((.unmirrored // []) | length == 0)' >/dev/null
 }
 
 # mirrored_shapes PREFIX ARCH "synth sets" [CASE]: the four shapes every

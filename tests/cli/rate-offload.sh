@@ -140,4 +140,4 @@ printf 'MODEL_FILE=l2.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\nNGL=1\n' >l2.env
 run "$ZEALOT" plan --json l2.env
 check "lfm2 -ngl 1: plan exits 0" rc_is 0
 check "lfm2 -ngl 1: the decode reads on CUDA0 exactly plan's CUDA0 weights (the final norm in the output layer)" \
-	jq -e '[.model[]|select(.device=="CUDA0").mib][0] as $m | $m > 8 and $m == [.decode.devices[]|select(.device=="CUDA0").weights_mib][0]' "$TMP/out"
+	jq -en 'input | [.model[]|select(.device=="CUDA0").mib][0] as $m | $m > 8 and $m == [.decode.devices[]|select(.device=="CUDA0").weights_mib][0]' "$TMP/out"

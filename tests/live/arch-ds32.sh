@@ -58,7 +58,7 @@ run "$ZEALOT" plan --json ds32-topk.env
 cp "$TMP/out" ds32-topk.plan
 ZEALOT_FULL_REPLAY=1 "$ZEALOT" plan --json ds32-topk.env >ds32-topk.full 2>/dev/null
 check "ds32-topk: the memoised plan's compute equals the full replay's" \
-	jq -e --slurpfile full ds32-topk.full '(.compute | length > 0) and .compute == $full[0].compute' ds32-topk.plan
+	jq -en --slurpfile full ds32-topk.full 'input | (.compute | length > 0) and .compute == $full[0].compute' ds32-topk.plan
 
 # the MTP drafter: its draft context is deepseek2's MTP block (dense MLA,
 # no indexer) over a plain K-only cache
