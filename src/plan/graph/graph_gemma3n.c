@@ -207,14 +207,14 @@ void gr_gemma3n(struct ga_graph *g, const struct model *m, const struct dims *d,
 		int swa = m->kind[il] == LAYER_SWA;
 		int has_kv = il < n_kv_layers;
 		int kv_il = has_kv ? L : (int)n_kv_layers - (swa ? 2 : 1);
-		int *krot = swa ? &in->k_rot_swa : &in->k_rot, *vrot = swa ? &in->v_rot_swa : &in->v_rot;
+		int *krot, *vrot;
 		if (prev.il >= 0) /* the previous layer's tail, from this one's q */
 			x = layer_tail(g, d, &prev, prev_o, &pl_all, x0, pl_rows, P, NL);
 		int pred = altup_predict(g, d, L, x);
 		int active = gr_cview(g, pred, E, T, 1);
 		int an = gr_norm(g, d, active, E, T, 1, L, "attn_norm.weight");
-		if (d->k_rot) /* the rotation (src0 of q's) is found before the positions */
-			gr_input_once(g, krot, (uint64_t)d->k_rot * d->k_rot * 4);
+		/* the rotation (src0 of q's) is found before the positions */
+		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int q = gr_mm(g, d, L, "attn_q.weight", an, D * H, T);
 		q = gr_norm(g, d, gr_cview(g, q, D, H, T), D, H, T, L, "attn_q_norm.weight");
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
