@@ -253,23 +253,15 @@ static int probes_ok(const char *cmd, const char *list)
 {
 	if (strcmp(list, "all") == 0)
 		return 0;
-	for (const char *p = list; *p;) {
-		size_t m = strcspn(p, ",");
-		int known = 0;
-		for (size_t i = 0; i < probe_n_names; i++)
-			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
-		if (!known) {
-			struct sb names = {0};
-			for (size_t i = 0; i < probe_n_names; i++)
-				sb_addf(&names, "%s%s", i ? "," : "", probe_names[i]);
-			cmd_fail(EXIT_USAGE, "%s: --probes: unknown probe '%.*s' (probes: %s, or all)", cmd, (int)m, p,
-				 names.s);
-			sb_release(&names);
-			return -1;
-		}
-		p += m + (p[m] == ',');
-	}
-	return 0;
+	size_t m;
+	const char *p = probe_unknown(list, &m);
+	if (!p)
+		return 0;
+	struct sb names = {0};
+	probe_names(&names);
+	cmd_fail(EXIT_USAGE, "%s: --probes: unknown probe '%.*s' (probes: %s, or all)", cmd, (int)m, p, names.s);
+	sb_release(&names);
+	return -1;
 }
 
 int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t self_n, const int *json)

@@ -20,16 +20,10 @@ static const struct cmd_help help = {DOC_PROBE};
 /* --only: 0 when every name is a probe's, else says which is not. */
 static int unknown_probe(const char *only)
 {
-	for (const char *p = only; *p;) {
-		size_t m = strcspn(p, ",");
-		int known = 0;
-		for (size_t i = 0; i < probe_n_names; i++)
-			known |= strlen(probe_names[i]) == m && strncmp(probe_names[i], p, m) == 0;
-		known |= m == 6 && strncmp(p, "scrape", 6) == 0; /* live/scrape.c's, not probe_run's */
-		if (!known)
+	size_t m;
+	for (const char *p = only; (p = probe_unknown(p, &m)) != NULL; p += m + (p[m] == ','))
+		if (!(m == 6 && strncmp(p, "scrape", 6) == 0)) /* live/scrape.c's, not probe_run's */
 			return cmd_fail(EXIT_USAGE, "probe: unknown probe '%.*s'", (int)m, p);
-		p += m + (p[m] == ',');
-	}
 	return 0;
 }
 

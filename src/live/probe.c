@@ -13,10 +13,6 @@
 #include "../plan/shape.h"
 #include "png.h"
 
-const char *const probe_names[] = {"health", "models",	 "props",	"slots",  "metrics", "chat",  "tools",
-				   "vision", "overlong", "concurrency", "effort", "refusal", "cache", "sampler"};
-const size_t probe_n_names = sizeof(probe_names) / sizeof(probe_names[0]);
-
 const char *probe_status_name(enum probe_status s)
 {
 	return s == PROBE_PASS ? "pass" : s == PROBE_FAIL ? "fail" : s == PROBE_SKIP ? "skip" : "inconclusive";
@@ -1058,6 +1054,45 @@ static void p_sampler(const struct http_client *c, const struct probe_expect *e,
 	answer_release(&a);
 }
 
+/* The probes in the order they run: props first and by itself (what it
+ * learns of the shape feeds the others), then the table; those marked read
+ * what /props taught where the endpoint is silent. */
+static const struct {
+	const char *name;
+	void (*run)(const struct http_client *c, const struct probe_expect *e, struct probe_results *out);
+	int learned;
+} probes[] = {
+    {"props", NULL, 0},		 {"health", p_health, 0},
+    {"models", p_models, 0},	 {"slots", p_slots, 0},
+    {"metrics", p_metrics, 0},	 {"chat", p_chat, 0},
+    {"tools", p_tools, 0},	 {"vision", p_vision, 1},
+    {"overlong", p_overlong, 1}, {"concurrency", p_concurrency, 1},
+    {"effort", p_effort, 1},	 {"refusal", p_refusal, 0},
+    {"cache", p_cache, 0},	 {"sampler", p_sampler, 0},
+};
+
+const char *probe_unknown(const char *list, size_t *len)
+{
+	for (const char *p = list; *p;) {
+		size_t m = strcspn(p, ",");
+		size_t i = 0;
+		while (i < ARRAY_SIZE(probes) && !(strlen(probes[i].name) == m && strncmp(probes[i].name, p, m) == 0))
+			i++;
+		if (i == ARRAY_SIZE(probes)) {
+			*len = m;
+			return p;
+		}
+		p += m + (p[m] == ',');
+	}
+	return NULL;
+}
+
+void probe_names(struct sb *b)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		sb_addf(b, "%s%s", i ? "," : "", probes[i].name);
+}
+
 void probe_run(const struct http_client *c, const struct probe_expect *e, const char *only, struct probe_results *out)
 {
 	/* learn the shape from the engine where the endpoint is silent */
@@ -1071,20 +1106,7 @@ void probe_run(const struct http_client *c, const struct probe_expect *e, const 
 		x.n_ctx_seq = learned.n_ctx_seq;
 	if (x.projector < 0)
 		x.projector = learned.projector;
-	/* the probes in the order they run; those marked read what /props
-	 * taught where the endpoint is silent */
-	static const struct {
-		const char *name;
-		void (*run)(const struct http_client *c, const struct probe_expect *e, struct probe_results *out);
-		int learned;
-	} probes[] = {
-	    {"health", p_health, 0},   {"models", p_models, 0},	    {"slots", p_slots, 0},
-	    {"metrics", p_metrics, 0}, {"chat", p_chat, 0},	    {"tools", p_tools, 0},
-	    {"vision", p_vision, 1},   {"overlong", p_overlong, 1}, {"concurrency", p_concurrency, 1},
-	    {"effort", p_effort, 1},   {"refusal", p_refusal, 0},   {"cache", p_cache, 0},
-	    {"sampler", p_sampler, 0},
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+	for (size_t i = 1; i < ARRAY_SIZE(probes); i++) /* props ran above */
 		if (wanted(only, probes[i].name))
 			probes[i].run(c, probes[i].learned ? &x : e, out);
 }

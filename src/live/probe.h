@@ -126,8 +126,11 @@ int probe_judge_refusal(long status, const char *body, size_t n, char *const *ma
 /* Whether answer contains one of the markers (case-insensitive). */
 int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers);
 
-extern const char *const probe_names[];
-extern const size_t probe_n_names;
+/* The first name in the comma-separated list that is no probe's (*len its
+ * length), or NULL. */
+const char *probe_unknown(const char *list, size_t *len);
+/* Every probe's name, comma-separated, appended to b. */
+void probe_names(struct sb *b);
 
 /* Run the probes named in `only` (comma-separated; NULL for all). */
 void probe_run(const struct http_client *c, const struct probe_expect *e, const char *only, struct probe_results *out);
