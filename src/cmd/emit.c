@@ -62,12 +62,8 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 	char *err = NULL;
 	int rc = EXIT_OK;
 	enum zerr lk;
-	if (fleet_load(dir, &f, &lk, &err)) {
-		rc = cmd_exit(lk);
-		cmd_fail(rc, "emit: %s", err);
-		free(err);
-		return rc;
-	}
+	if (fleet_load(dir, &f, &lk, &err))
+		return cmd_end("emit", cmd_exit(lk), err);
 	struct sb b = {0}, warn = {0};
 	if (kind == 1) {
 		fleet_emit_prometheus(&f, &b);
@@ -152,10 +148,7 @@ static const struct opt opts[] = {
 static int run(struct opt_args *args)
 {
 	const char *what = args->v[0], *file = args->v[1];
-	int kind = -1;
-	for (int k = 0; k < (int)ARRAY_SIZE(kinds); k++)
-		if (strcmp(what, kinds[k]) == 0)
-			kind = k;
+	int kind = name_index(kinds, ARRAY_SIZE(kinds), what);
 	if (kind < 0)
 		return cmd_fail(EXIT_USAGE,
 				"emit: '%s' is not unit, prometheus, alerts, harness or grafana (nor ansible, for a "
