@@ -279,7 +279,8 @@ int gr_rs_zero(struct ga_graph *g, int cache);
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 /* build_rs as Gated DeltaNet and Kimi's delta attention read it, over
  * whole-cache views and the s_copy views (gr_s_view): the zeroing, the states
- * gathered (returned), the extra states copied back */
+ * gathered (returned), the extra states copied back. The caller has made
+ * s_copy (gr_s_view reads it). */
 int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);

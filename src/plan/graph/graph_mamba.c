@@ -20,26 +20,31 @@ int gr_rs_zero(struct ga_graph *g, int cache)
 }
 
 /* build_rs: a scale_inplace zeroing a cleared state (a view: allocates
- * nothing), the sequences' states gathered, the untouched extra states
- * copied back into the cache. Returns the gathered states. */
-int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
+ * nothing), the sequences' states gathered through views of the cache
+ * SPAN bytes wide (0: ga_view's), the untouched extra states copied back
+ * into the cache. Returns the gathered states. s_copy must exist. */
+static int rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size,
+		     uint64_t span)
 {
-	gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
-	uint64_t full = (uint64_t)size * 4 * d->n_seq * d->rs_k; /* the whole cache (a copy of it, across backends) */
 	gr_rs_zero(g, cache);
-	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view_n(g, cache, full), gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view_n(g, cache, full), gr_s_view(g, in, 1)));
+	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1,
+			   S(span ? ga_view_n(g, cache, span) : ga_view(g, cache), gr_s_view(g, in, 0)));
+	int extra = ga_op(g, 0, F32, size, 0, 1, 1,
+			  S(span ? ga_view_n(g, cache, span) : ga_view(g, cache), gr_s_view(g, in, 1)));
 	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
 	return states;
 }
 
+int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
+{
+	gr_input_once(g, &in->s_copy, (uint64_t)d->n_seq * 4);
+	/* the whole cache (a copy of it, across backends) */
+	return rs_gather(g, d, in, cache, size, (uint64_t)size * 4 * d->n_seq * d->rs_k);
+}
+
 int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size)
 {
-	gr_rs_zero(g, cache);
-	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1, S(ga_view(g, cache), gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, size, 0, 1, 1, S(ga_view(g, cache), gr_s_view(g, in, 1)));
-	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
-	return states;
+	return rs_gather(g, d, in, cache, size, 0);
 }
 
 /* What a layer leaves for later: the nodes no ggml_build_forward_expand
