@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 
-jqt() { jq -e "$1" "$2" >/dev/null; } # FILTER FILE: the filter holds
+jqt() { jq -en "input | ($1)" "$2" >/dev/null; } # FILTER FILE: the filter holds
 
 for a in deepseek2 glm4moe qwen35moe; do
 	run "$ZEALOT" synth "$a" -o "$a.gguf"

@@ -44,7 +44,7 @@ env_for q40 CPU_FEATURES=avx2
 run "$ZEALOT" ledger "$DATA/llama-q4_0.log" --endpoint q40.env --json
 check "avx2 plan of an AMX boot: an exact model term differs (exit 1)" rc_is 1
 check "avx2 plan of an AMX boot: the mismatch names both feature sets" \
-	jq -e '.cpu_mismatch|test("avx2 \\(CPU_FEATURES\\).*amx_int8")' "$TMP/out"
+	jq -en 'input | (.cpu_mismatch|test("avx2 \\(CPU_FEATURES\\).*amx_int8"))' "$TMP/out"
 run "$ZEALOT" plan q40.env --json
 check "avx2: q4_0 matmuls with 8-row groups are repacked (CPU_REPACK), none in AMX" \
 	json_is '[.model[].device]' '["CPU_Mapped","CPU_REPACK"]'

@@ -17,7 +17,7 @@ cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
 mirrored() { # ARCH: `zealot archs --json` lists it as mirrored
-	"$ZEALOT" archs --json | jq -e --arg a "$1" '.archs[]|select(.arch==$a)|.mirrored==true' >/dev/null
+	"$ZEALOT" archs --json | jq -en --arg a "$1" 'input | (.archs[]|select(.arch==$a)|.mirrored==true)' >/dev/null
 }
 
 DENSE="layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 rope_dims=64 ff=1024 vocab=4096"
@@ -87,18 +87,18 @@ if [ -x "$RPC_SERVER" ]; then
 	R1=127.0.0.1:$P1
 	R2=127.0.0.1:$P2
 	on_server() { # NAME TERM: the ledger holds TERM on a server
-		jq -e --arg t "$2" '[.comparison[]|select(.term==$t and (.part|test("^RPC")) and .ledger > 0)]|length>=1' \
+		jq -en --arg t "$2" 'input | ([.comparison[]|select(.term==$t and (.part|test("^RPC")) and .ledger > 0)]|length>=1)' \
 			"$1.cmp" >/dev/null
 	}
 	mirrored_case cmdr-rpc command-r "$DENSE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=4"
 	check "cmdr-rpc: offloaded 4/7 layers" grep -q "offloaded 4/7 layers" cmdr-rpc.log
 	mirrored_case cmdr-split2 command-r "$DENSE" "CTX_SIZE=8192 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,2 FLASH_ATTN=off"
 	check "cmdr-split2: compute on both servers" \
-		jq -e '[.comparison[]|select((.term|test("compute")) and (.part|test("^RPC")))]|length==2' cmdr-split2.cmp
+		jq -en 'input | ([.comparison[]|select((.term|test("compute")) and (.part|test("^RPC")))]|length==2)' cmdr-split2.cmp
 	mirrored_case coh2-rpc cohere2 "$DENSE layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"
 	check "coh2-rpc: window KV on the server" on_server coh2-rpc kv_swa
 	mirrored_case coh2-nkvo cohere2 "$DENSE layers=8" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1 KV_OFFLOAD=0 FLASH_ATTN=off"
-	check "coh2-nkvo: no KV on the server" sh -c "! jq -e '[.comparison[]|select((.term|test(\"^kv\")) and (.part|test(\"^RPC\")))]|length>=1' coh2-nkvo.cmp >/dev/null"
+	check "coh2-nkvo: no KV on the server" sh -c "! jq -en 'input | ([.comparison[]|select((.term|test(\"^kv\")) and (.part|test(\"^RPC\")))]|length>=1)' coh2-nkvo.cmp >/dev/null"
 	mirrored_case mmx-cpumoe minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 N_CPU_MOE=2"
 	mirrored_case mmx-split2 minimax-m2 "$MOE" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 UBATCH_SIZE=1024"
 	mirrored_case l4-rpc llama4 "$L4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=5"

@@ -26,7 +26,7 @@ ds32_() {
 
 run "$ZEALOT" archs --json
 check "archs lists deepseek32 as mirrored from its builder" \
-	jq -e '.archs[] | select(.arch == "deepseek32") | .mirrored' "$TMP/out"
+	jq -en 'input | (.archs[] | select(.arch == "deepseek32") | .mirrored)' "$TMP/out"
 
 # the four shapes of the other suites: FA on with two slots, FA off with
 # one, a small ubatch over a unified cache, q8_0 caches with three slots
@@ -37,9 +37,9 @@ ds32_ ds32-fa "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 sed 's/^DEVICE=cpu$/DEVICE=rtx3090/' ds32-fa.env >ds32-cuda.env
 run "$ZEALOT" plan --json ds32-cuda.env
 check "ds32-cuda: the plan names the indexer on a CUDA device as not mirrored" \
-	jq -e '.exact == false and ([.unmirrored[] | select(contains("lightning indexer"))] | length == 1)' "$TMP/out"
+	jq -en 'input | (.exact == false and ([.unmirrored[] | select(contains("lightning indexer"))] | length == 1))' "$TMP/out"
 run "$ZEALOT" plan --json ds32-fa.env
-check "ds32-fa: on the CPU the plan is exact" jq -e '.exact == true' "$TMP/out"
+check "ds32-fa: on the CPU the plan is exact" jq -en 'input | (.exact == true)' "$TMP/out"
 ds32_ ds32-nofa "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 ds32_ ds32-ub64 "layers=6 lead_dense=2" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
 ds32_ ds32-q8kv "vocab=4096 kv_lora=96 rope_dims=32 head_dim=64" \
@@ -66,7 +66,7 @@ ds32_ ds32-mtp "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAF
 ds32_ ds32-mtp-q8 "nextn=1 layers=3 lead_dense=0 kv_lora=96 rope_dims=32 head_dim=64" \
 	"CTX_SIZE=8192 PARALLEL=4 UBATCH_SIZE=128 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=3 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 check "ds32-mtp: the ledger has the draft context's compute" \
-	jq -e '[.comparison[]|select(.term=="draft_compute")]|length==1' ds32-mtp.cmp
+	jq -en 'input | ([.comparison[]|select(.term=="draft_compute")]|length==1)' ds32-mtp.cmp
 # a declared MTP block without a drafter: the block is skipped
 # (TENSOR_SKIP), all but its selection bias, which deepseek32.cpp creates
 # without the block's flags; mapped, it stretches CPU_Mapped over the

@@ -24,7 +24,7 @@ PLAN_TOL_PCT=0.5
 # with two slots, FA off with one, a small ubatch over a unified cache with
 # four, a q8_0 cache with three and a 1024 ubatch.
 shapes() {
-	check "archs lists $2 as mirrored" jq -e --arg a "$2" '[.archs[] | select(.arch == $a) | .mirrored] == [true]' archs.json
+	check "archs lists $2 as mirrored" jq -en --arg a "$2" 'input | ([.archs[] | select(.arch == $a) | .mirrored] == [true])' archs.json
 	mirrored_case "$1-fa" "$2" "$3" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 	mirrored_case "$1-nofa" "$2" "$3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 	mirrored_case "$1-ub64" "$2" "$4" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"

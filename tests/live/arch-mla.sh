@@ -17,10 +17,10 @@ AMX=0
 "$ZEALOT" synth llama -o probe.gguf 2>/dev/null
 printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
 "$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
-jq -e '.cpu.features | test("amx_int8")' probe.json >/dev/null && AMX=1
+jq -en 'input | (.cpu.features | test("amx_int8"))' probe.json >/dev/null && AMX=1
 repack=$([ "$AMX" = 1 ] && echo "REPACK=0" || echo "")
 
-jqt() { jq -e "$1" "$2" >/dev/null; } # FILTER FILE: the filter holds
+jqt() { jq -en "input | ($1)" "$2" >/dev/null; } # FILTER FILE: the filter holds
 
 
 # --- deepseek2 with MLA ---------------------------------------------------
@@ -117,7 +117,7 @@ if [ -x "$RPC_SERVER" ]; then
 		local name=$1 b
 		shift
 		for b in "$@"; do
-			jq -e --arg b "$b" '[.comparison[]|select(.term=="model" and .part==$b and .ledger > 0)]|length==1' \
+			jq -en --arg b "$b" 'input | ([.comparison[]|select(.term=="model" and .part==$b and .ledger > 0)]|length==1)' \
 				"$name.cmp" >/dev/null || return 1
 		done
 	}

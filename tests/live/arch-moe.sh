@@ -46,7 +46,7 @@ mirrored_case m4-temp mistral4 "temp_scale=1" "CTX_SIZE=4096 PARALLEL=2"
 mirrored_case m4-mha mistral4 "mha=1" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off"
 mirrored_case m4-mtp mistral4 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 check "m4-mtp: the draft context's compute equals the target's (the trunk again)" \
-	jq -e '[.comparison[]|select(.term=="compute" or .term=="draft_compute")|.ledger]|length==2 and .[0]==.[1]' m4-mtp.cmp
+	jq -en 'input | ([.comparison[]|select(.term=="compute" or .term=="draft_compute")|.ledger]|length==2 and .[0]==.[1])' m4-mtp.cmp
 if [ -x "$RPC_SERVER" ]; then
 	RPC_PORT=
 	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT

@@ -18,7 +18,7 @@ cd "$TMP" || exit 1
 declare -A worst
 # The ledger named this buffer in a line of TERM (kv, kv_swa, model).
 has_line() { # NAME TERM BUFFER
-	jq -e --arg t "$2" --arg b "$3" '[.comparison[]|select(.term==$t and .part==$b and .ledger > 0)]|length>=1' \
+	jq -en --arg t "$2" --arg b "$3" 'input | ([.comparison[]|select(.term==$t and .part==$b and .ledger > 0)]|length>=1)' \
 		"$1.cmp" >/dev/null
 }
 # case_ NAME ARCH "synth sets" "KEY=VALUE ..."

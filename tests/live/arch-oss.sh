@@ -17,12 +17,12 @@ AMX=0
 "$ZEALOT" synth llama -o probe.gguf 2>/dev/null
 printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
 "$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
-jq -e '.cpu.features | test("amx_int8")' probe.json >/dev/null && AMX=1
+jq -en 'input | (.cpu.features | test("amx_int8"))' probe.json >/dev/null && AMX=1
 norepack() { [ "$AMX" = 1 ] && echo "REPACK=0"; }
 
 # The ledger named this buffer in a line of TERM (kv, kv_swa, model).
 has_line() { # NAME TERM BUFFER
-	jq -e --arg t "$2" --arg b "$3" '[.comparison[]|select(.term==$t and .part==$b and .ledger > 0)]|length>=1' \
+	jq -en --arg t "$2" --arg b "$3" 'input | ([.comparison[]|select(.term==$t and .part==$b and .ledger > 0)]|length>=1)' \
 		"$1.cmp" >/dev/null
 }
 

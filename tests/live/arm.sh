@@ -63,7 +63,7 @@ X timeout 600 sh -c 'echo $$ >/tmp/busy.pid; while :; do curl -s -m 60 -o /dev/n
 	-d "{\"max_tokens\":1000,\"ignore_eos\":true,\"messages\":[{\"role\":\"user\",\"content\":\"busy\"}]}" \
 	"$1/v1/chat/completions"; done' busy "$url" >/dev/null 2>&1 &
 busy_bg=$!
-slot_busy() { curl -s -m 5 "$url/slots" | jq -e 'any(.[]; .is_processing)' >/dev/null; }
+slot_busy() { curl -s -m 5 "$url/slots" | jq -en 'input | (any(.[]; .is_processing))' >/dev/null; }
 wait_for 60 slot_busy
 pid0=$(main_pid)
 arm "refused: busy" --json
@@ -83,7 +83,7 @@ X kill -STOP "$busy_pid"
 X pkill -P "$busy_pid"
 X kill -KILL "$busy_pid"
 wait "$busy_bg" 2>/dev/null
-idle() { curl -s -m 5 "$url/slots" | jq -e 'all(.[]; .is_processing == false)' >/dev/null; }
+idle() { curl -s -m 5 "$url/slots" | jq -en 'input | (all(.[]; .is_processing == false))' >/dev/null; }
 wait_for 300 idle
 
 # 2. Idle: the window.
@@ -94,10 +94,10 @@ echo "# restore: $(jq -c '[.restore.steps[]?|[.step,.status]]' "$TMP/out")"
 [ "$rc" -eq 0 ] || _diag
 check "arm: exit 0, benched" test "$rc" -eq 0 -a "$(jq -r .outcome "$TMP/out")" = benched
 check "arm: production and the arm each measured (decode medians > 0, the ladder)" \
-	eval 'jq -e ".production_bench.decode_tps.median > 0 and .arm_bench.decode_tps.median > 0 and
+	eval 'jq -en "input | .production_bench.decode_tps.median > 0 and .arm_bench.decode_tps.median > 0 and
 		(.arm_bench.prefill_ladder|length) == 2" "$TMP/out" >/dev/null'
 check "arm: the delta per figure (prefill, decode, the ladder)" \
-	eval 'jq -e "[.delta[].figure] | index(\"prefill_tps\") != null and index(\"decode_tps\") != null and
+	eval 'jq -en "input | [.delta[].figure] | index(\"prefill_tps\") != null and index(\"decode_tps\") != null and
 		([.[]|select(startswith(\"prefill_tps@\"))]|length) == 2" "$TMP/out" >/dev/null'
 check "arm: the candidate ran in the transient unit with its key (the journal: n_ubatch = 256)" \
 	test -n "$(X journalctl --no-pager -q -u zealot-arm-e1.service | grep -E 'n_ubatch +(=|:) *256')"
@@ -114,7 +114,7 @@ check "arm: recorded: an arm row with its keys and reason; production's figures 
 check "arm: no new era" test "$(sql "select count(*) from eras")" = 1
 run "$ZEALOT" history e1 --json
 check "history --json: era 1's rates and its arm's rates (with the delta)" \
-	eval 'jq -e ".eras[0].rates.figures.decode_tps > 0 and .eras[0].arms[0].keys.UBATCH_SIZE == \"256\" and
+	eval 'jq -en "input | .eras[0].rates.figures.decode_tps > 0 and .eras[0].arms[0].keys.UBATCH_SIZE == \"256\" and
 		.eras[0].arms[0].rates.figures.decode_tps > 0 and (.eras[0].arms[0].delta|length) > 3" "$TMP/out" >/dev/null'
 run "$ZEALOT" history e1
 check "history: the text names the era's rates and the arm" \
@@ -181,7 +181,7 @@ check "... production active, /health 200, a new MainPID, its figures recorded, 
 
 run "$ZEALOT" diff e1 1 2 --json
 check "diff --json: each era's rates, the change per figure, each era's arm" \
-	eval 'jq -e ".rates.from.decode_tps > 0 and .rates.to.decode_tps > 0 and (.rates.change_pct|has(\"decode_tps\")) and
+	eval 'jq -en "input | .rates.from.decode_tps > 0 and .rates.to.decode_tps > 0 and (.rates.change_pct|has(\"decode_tps\")) and
 		(.rates.from_arms|length) == 1 and (.rates.to_arms|length) == 1" "$TMP/out" >/dev/null'
 run "$ZEALOT" diff e1 1 2
 check "diff: the rates table and the arms" eval 'out_has "rates (t/s; zealot arm):" && out_has "arms of era 1:"'

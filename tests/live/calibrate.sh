@@ -42,7 +42,7 @@ case_() {
 		test "$(jq -c '[.compute[],.draft_compute[]|[.device,.mib]]' "$TMP/out")" = \
 		"$(jq -c '[.target.compute[],(.draft.compute//[])[]|[.device,.mib]]' "$name-a.ledger.json")"
 
-	if jq -e '.projector' "$name-a.ledger.json" >/dev/null; then
+	if jq -en 'input | (.projector)' "$name-a.ledger.json" >/dev/null; then
 		check "$name: ... and its projector compute too" test "$(jq '.projector.compute_mib' "$TMP/out")" = \
 			"$(jq '[.projector.compute[].mib]|add' "$name-a.ledger.json")"
 	fi

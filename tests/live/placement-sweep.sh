@@ -23,7 +23,7 @@ R2=127.0.0.1:$RPC_PORT
 "$ZEALOT" synth llama -o probe.gguf 2>/dev/null
 printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
 AMX=0
-"$ZEALOT" plan --json probe.env 2>/dev/null | jq -e '.cpu.features | test("amx_int8")' >/dev/null && AMX=1
+"$ZEALOT" plan --json probe.env 2>/dev/null | jq -en 'input | (.cpu.features | test("amx_int8"))' >/dev/null && AMX=1
 
 rng=${ZEALOT_PLACE_SEED:-12}
 pick() {

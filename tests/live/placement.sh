@@ -27,9 +27,9 @@ AMX=0
 "$ZEALOT" synth llama -o probe.gguf 2>/dev/null
 printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
 "$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
-jq -e '.cpu.features | test("amx_int8")' probe.json >/dev/null && AMX=1
+jq -en 'input | (.cpu.features | test("amx_int8"))' probe.json >/dev/null && AMX=1
 
-jqt() { jq -e "$1" "$2" >/dev/null; } # FILTER FILE: the filter holds
+jqt() { jq -en "input | ($1)" "$2" >/dev/null; } # FILTER FILE: the filter holds
 
 # The engine's own word for each device's line must be there too: a plan
 # that names no RPC buffer cannot pass by matching nothing.
@@ -37,7 +37,7 @@ has_lines() { # NAME BUFFER...: the ledger held a model line for every BUFFER
 	local name=$1 b
 	shift
 	for b in "$@"; do
-		jq -e --arg b "$b" '[.comparison[]|select(.term=="model" and .part==$b and .ledger > 0)]|length==1' \
+		jq -en --arg b "$b" 'input | ([.comparison[]|select(.term=="model" and .part==$b and .ledger > 0)]|length==1)' \
 			"$name.cmp" >/dev/null || return 1
 	done
 }
