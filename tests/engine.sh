@@ -183,24 +183,29 @@ logged_after_boot() {
 }
 
 _boot_once() {
-	local name=$1 keys=$2 s pid port
-	port=$(free_port)
-	{
-		echo "RUNTIME=$SERVER"
-		echo "MODEL_FILE=$name.gguf"
-		echo "LISTEN_PORT=$port"
-		echo "DEVICE=cpu"
-		echo "ADDRESSABLE_MIB=20000"
-		echo "SLACK_MIB=0"
-		case " $keys" in *" EXTRA_ARGS="*) ;; *) echo "EXTRA_ARGS=--threads 1" ;; esac
-		for s in $keys; do echo "$s"; done
-	} >"$name.env"
-	local cmd
-	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
-	"${cmd[@]}" >"$name.log" 2>&1 &
-	pid=$!
-	engine_ask "$pid" "$port"
-	stop_pid "$pid"
+	local name=$1 keys=$2 s pid port cmd try
+	# another process can take the port between the pick and the bind (a
+	# suite beside this one): pick again, as engine_start does
+	for try in 1 2 3; do
+		port=$(free_port)
+		{
+			echo "RUNTIME=$SERVER"
+			echo "MODEL_FILE=$name.gguf"
+			echo "LISTEN_PORT=$port"
+			echo "DEVICE=cpu"
+			echo "ADDRESSABLE_MIB=20000"
+			echo "SLACK_MIB=0"
+			case " $keys" in *" EXTRA_ARGS="*) ;; *) echo "EXTRA_ARGS=--threads 1" ;; esac
+			for s in $keys; do echo "$s"; done
+		} >"$name.env"
+		mapfile -t cmd < <("$ZEALOT" argv "$name.env")
+		"${cmd[@]}" >"$name.log" 2>&1 &
+		pid=$!
+		engine_ask "$pid" "$port"
+		stop_pid "$pid"
+		grep -q "couldn't bind HTTP server socket" "$name.log" || return 0
+		echo "# $name: port $port was taken before the engine bound it: another"
+	done
 }
 
 # rpc_start: a ggml-rpc-server (the engine's RPC device) on a free loopback
