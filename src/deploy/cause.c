@@ -142,7 +142,7 @@ void cause_release(struct cause *c)
 
 /* One cause: the journal phrases that say it (any one), its law and what
  * to do. The first row whose phrase a line carries is the cause. */
-enum cause_kind { PLAIN, OOM_TERM, REFUSAL, GPU_ONLY };
+enum cause_kind { PLAIN, OOM_TERM, REFUSAL, REFUSAL_EXIT, GPU_ONLY };
 static const char refusal_what[] = "zealot serve refused at a gate (exit 78): the unit does not restart on it";
 static const char refusal_fix[] = "the refusal line names the law and the key; zealot check ENDPOINT shows it";
 static const struct {
@@ -169,7 +169,7 @@ static const struct {
      "ExecStart must be a binary or a script with a #! line, executable by the unit's user",
      PLAIN},
     {{"refused at the"}, NULL, refusal_what, refusal_fix, REFUSAL},
-    {{"status=78"}, NULL, refusal_what, refusal_fix, REFUSAL},
+    {{"status=78"}, NULL, refusal_what, refusal_fix, REFUSAL_EXIT},
     {{"couldn't bind HTTP server socket", "Address already in use"},
      "A02",
      "the engine could not bind its port: another process (a leftover engine?) holds it",
@@ -213,6 +213,7 @@ int cause_classify(const char *journal, size_t len, int gpu, struct cause *out)
 		if ((causes[i].kind == GPU_ONLY && !gpu) ||
 		    (at = find_any(v, n, causes[i].needles, ARRAY_SIZE(causes[i].needles))) < 0)
 			continue;
+		out->partial = causes[i].kind == REFUSAL_EXIT;
 		if (causes[i].kind == REFUSAL)
 			refusal_law(&v[at], out->law);
 		else if (causes[i].law)

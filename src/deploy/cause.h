@@ -28,6 +28,9 @@ struct cause {
 	const char *fix;  /* what to do (static), or NULL */
 	char *line;	  /* the journal line that says so, trimmed (allocated) */
 	char *term;	  /* M09: the term that asked for the memory, or NULL */
+	int partial;	  /* status 78 without serve's own refusal line: journald
+			   * reads a unit's stderr apart from systemd's messages,
+			   * so that line may land later; read the journal again */
 };
 
 /* Classify the journal text of one start. gpu: the endpoint's device is a

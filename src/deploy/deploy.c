@@ -621,14 +621,33 @@ static int install(struct run *x)
 	return step(x, "install", "ok", t, NULL, "%s, %s; daemon-reload; enabled", x->r->env_path, x->r->unit_path);
 }
 
+/* The journal of one start, classified. A refusal known only by its exit
+ * status is read again, every 50 ms for up to 3 s, until serve's own line
+ * lands (journald takes a unit's stderr from its stream apart from
+ * systemd's messages, so it may come after the exit). */
+static char *journal_cause(struct run *x, const char *invocation, struct cause *c, int *found)
+{
+	double until = mono_s() + 3.0;
+	for (;;) {
+		char *err = NULL;
+		char *j = systemd_journal(invocation, &err);
+		free(err);
+		*found = j && cause_classify(j, strlen(j), x->gpu, c);
+		if (!*found || !c->partial || mono_s() >= until)
+			return j;
+		cause_release(c);
+		free(j);
+		usleep(50000);
+	}
+}
+
 /* Why a start failed, from its journal. */
 static void explain_failure(struct run *x, const char *invocation, char *law_out, char **detail)
 {
-	char *err = NULL;
-	char *j = invocation && *invocation ? systemd_journal(invocation, &err) : NULL;
-	free(err);
 	struct cause c;
-	if (j && cause_classify(j, strlen(j), x->gpu, &c)) {
+	int found = 0;
+	char *j = invocation && *invocation ? journal_cause(x, invocation, &c, &found) : NULL;
+	if (found) {
 		struct sb b = {0};
 		sb_addf(&b, "%s%s%s%s%s", c.what, c.term ? " (term: " : "", c.term ? c.term : "", c.term ? ")" : "",
 			c.line ? "; the journal says: " : "");

@@ -232,26 +232,33 @@ check "hung host: e-a unreachable, b's two endpoints healthy" \
 # (a wrapper in b's /usr/local/bin), so the deploy stops itself there and
 # says so in a file; the cut comes then, every time, whatever the speed of
 # the machine. The stopped deploy dies with its host (SIGKILL reaches a
-# stopped process). Each endpoint says what happened to it.
+# stopped process). The fleet deploy here stops itself before its second
+# endpoint (fleet:before-endpoint, pass 2) and goes on once b is wholly
+# down: a host whose processes are still dying may accept a connection and
+# reset it, and e-b2 must meet the host that is gone, not one going. Each
+# endpoint says what happened to it.
 rb=$(fleet_root b)
 rm -f "$rb/usr/local/bin/zealot"
 printf '#!/bin/sh\nZEALOT_FAULT=deploy:after-restart:stop ZEALOT_FAULT_LOG=%q exec %q "$@"\n' \
 	"$TMP/b-fault.log" "$FLEET_ZEALOT" >"$rb/usr/local/bin/zealot"
 chmod 755 "$rb/usr/local/bin/zealot"
-"$ZEALOT" fleet deploy fleet --only e-b1,e-b2 --keep-going --reason "b goes down mid-way" "${F[@]}" \
+ZEALOT_FAULT=fleet:before-endpoint:stop@2 ZEALOT_FAULT_LOG=$TMP/fleet-fault.log \
+	"$ZEALOT" fleet deploy fleet --only e-b1,e-b2 --keep-going --reason "b goes down mid-way" "${F[@]}" \
 	--remote-dir "$rdir" >middeploy.out 2>&1 &
 bg=$!
 stopped=$(fault_wait "$TMP/b-fault.log" deploy:after-restart "$bg")
 ep_b1=$(fleet_exec b systemctl show -p ActiveState --value e-b1.service 2>/dev/null)
 fleet_cut b
 echo "# host b cut off while e-b1's deploy (pid $stopped on b) stood at deploy:after-restart"
+held=$(fault_wait "$TMP/fleet-fault.log" fleet:before-endpoint "$bg")
+kill -CONT "$bg" 2>/dev/null
 wait "$bg"
 mid_rc=$?
 sed 's/^/#   /' middeploy.out | cut -c1-220
 check "stopped mid-deploy: e-b1's deploy on b stood at deploy:after-restart (its engine restarted, $ep_b1) when b went down" \
 	test -n "$stopped" -a "$ep_b1" = active
 check "stopped mid-deploy: exit 3; e-b1's connection lost, e-b2 unreachable, each said" \
-	test "$mid_rc" -eq 3 -a -n "$(grep -E '^  e-b1 .* lost .*connection to b lost before the command ended' middeploy.out)" \
+	test -n "$held" -a "$mid_rc" -eq 3 -a -n "$(grep -E '^  e-b1 .* lost .*connection to b lost before the command ended' middeploy.out)" \
 	-a -n "$(grep -E '^  e-b2 .* unreachable .*b unreachable: .*Connection refused' middeploy.out)"
 
 # 9. One host stopped: status still returns within its timeout, b's

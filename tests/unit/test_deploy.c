@@ -39,8 +39,14 @@ static void test_cause(void)
 	   "cause: a script without a shebang is 203/EXEC, C08 (%s)", tap_s(c.line));
 	cause_release(&c);
 	found = classify("78-refused.log", 0, &c);
-	ok(found == 1 && strcmp(c.law, "C03") == 0 && strstr(c.what, "78"),
-	   "cause: serve's refusal (78) names the law it gave: C03 (%s)", c.law);
+	ok(found == 1 && strcmp(c.law, "C03") == 0 && strstr(c.what, "78") && !c.partial,
+	   "cause: serve's refusal (78) names the law it gave: C03 (%s), whole", c.law);
+	cause_release(&c);
+	/* the exit before serve's own line: journald had not read the stream */
+	const char *exit78 = "e1.service: Main process exited, code=exited, status=78/CONFIG\n"
+			     "e1.service: Failed with result 'exit-code'.\n";
+	ok(cause_classify(exit78, strlen(exit78), 0, &c) == 1 && c.partial && c.law[0] == '\0',
+	   "cause: status 78 without serve's line is a refusal still partial (read the journal again)");
 	cause_release(&c);
 	found = classify("cuda-oom-kv.log", 1, &c);
 	ok(found == 1 && strcmp(c.law, "M09") == 0 && c.term && strcmp(c.term, "kv") == 0,
