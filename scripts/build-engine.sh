@@ -15,16 +15,25 @@ cache=${ZEALOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zealot}
 root=$cache/engine-node-llama-cpp-$version
 bin=$root/build/bin
 stamp=$root/.built
+# GGML_NATIVE builds for this CPU: the stamp holds its flags, and a cache
+# built on another CPU (AMX or AVX-512 where this one has none) is built
+# again rather than dying of SIGILL at every boot. (A stamp from before it
+# held them is empty and is taken as it is.)
+cpu=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | tr ' ' '\n' | grep -E '^(avx|amx|f16c|fma|sse|bmi)' | sort | tr '\n' ' ')
+say() { printf 'build-engine: %s\n' "$*" >&2; }
 
 if [ -f "$stamp" ] && [ -x "$bin/llama-server" ] && [ -x "$bin/llama-fit-params" ] && [ -x "$bin/ggml-rpc-server" ]; then
-	echo "$bin"
-	exit 0
+	if [ ! -s "$stamp" ] || [ "$(cat "$stamp")" = "$cpu" ]; then
+		echo "$bin"
+		exit 0
+	fi
+	say "the cached engine was built for another CPU ($stamp): building it again"
+	rm -rf "$root/build" "$stamp"
 fi
 
 mkdir -p "$root"
 log=$root/build.log
 : >"$log"
-say() { printf 'build-engine: %s\n' "$*" >&2; }
 
 if [ ! -d "$root/src/.git" ]; then
 	say "fetching node-llama-cpp@$version from npm"
@@ -45,5 +54,5 @@ cmake -S "$root/src" -B "$root/build" -DCMAKE_BUILD_TYPE=Release \
 say "building llama-server, llama-fit-params and ggml-rpc-server with $jobs jobs (a few minutes)"
 cmake --build "$root/build" -j "$jobs" --target llama-server llama-fit-params ggml-rpc-server >>"$log" 2>&1 ||
 	{ say "build failed, see $log"; tail -30 "$log" >&2; exit 3; }
-touch "$stamp"
+printf '%s' "$cpu" >"$stamp"
 echo "$bin"

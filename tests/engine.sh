@@ -5,20 +5,6 @@
 ENGINE=${ZEALOT_ENGINE:?ZEALOT_ENGINE is not set: run through tests/run or set it to the engine bin dir}
 SERVER=$ENGINE/llama-server
 
-# A loopback port nothing listens on, below the kernel's ephemeral range
-# (ip_local_port_range, 32768 up by default): a port picked up there can be
-# a client socket's local port, and the engine then cannot bind it.
-free_port() {
-	local p lo=32768
-	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
-	[ "$lo" -gt 12000 ] || lo=32768
-	for _ in $(seq 50); do
-		p=$((10000 + RANDOM % (lo - 10000)))
-		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return 0; }
-	done
-	return 1
-}
-
 # amx_fault_expected LOG: the boot in LOG is one the pinned engine does not
 # survive (issue 8, law S16). Its system_info line says AMX_INT8 = 1, it
 # printed an `AMX model buffer size` line, and the payload holds a type the

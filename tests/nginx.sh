@@ -11,10 +11,6 @@
 command -v wait_for >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
 NGINX_SLOW=${NGINX_SLOW:-32m}
 
-free_port() { # [ADDR]: a port free on ADDR right now
-	python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "${1:-127.0.0.1}"
-}
-
 nginx_start() {
 	local root=$1 d=$TMP/nginx
 	mkdir -p "$d/tmp" "$d/logs"

@@ -261,18 +261,49 @@ static int busy_slots(const struct http_client *c, struct sb *busy, size_t *n_sl
 	return busy_n;
 }
 
-static void name_clients(unsigned port, struct sb *busy)
+/* The clients connected to production's port, each with its program,
+ * gathered at the window's start and again at its end: a client that
+ * sends request after request is between two of them at some instant, and
+ * one look can miss it. */
+struct seen_clients {
+	size_t n;
+	struct {
+		unsigned port;
+		long pid;
+		char prog[64];
+	} v[16];
+};
+
+static void look_clients(unsigned port, struct seen_clients *s)
 {
 	struct audit_client c[16];
 	size_t n = audit_clients(port, c, 16);
-	for (size_t i = 0; i < n; i++) {
-		sb_addf(busy, "%s client port %u", i ? "," : "; connected:", c[i].port);
+	for (size_t i = 0; i < n && s->n < ARRAY_SIZE(s->v); i++) {
+		size_t k = 0;
+		while (k < s->n && s->v[k].port != c[i].port)
+			k++;
+		if (k < s->n && s->v[k].pid)
+			continue;
+		s->v[k].port = c[i].port;
+		s->v[k].pid = (long)c[i].pid;
+		s->v[k].prog[0] = '\0';
 		if (c[i].pid) {
 			size_t an = 0;
 			char **v = audit_read_vector(c[i].pid, "cmdline", &an);
-			sb_addf(busy, " (pid %ld %s)", (long)c[i].pid, an ? v[0] : "?");
+			snprintf(s->v[k].prog, sizeof(s->v[k].prog), "%s", an ? v[0] : "?");
 			audit_free_vector(v, an);
 		}
+		if (k == s->n)
+			s->n++;
+	}
+}
+
+static void name_clients(const struct seen_clients *s, struct sb *busy)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		sb_addf(busy, "%s client port %u", i ? "," : "; connected:", s->v[i].port);
+		if (s->v[i].pid)
+			sb_addf(busy, " (pid %ld %s)", s->v[i].pid, s->v[i].prog);
 	}
 }
 
@@ -291,6 +322,8 @@ static int gate_idle(struct window *x)
 		goto out;
 	}
 	/* the window: the counters must hold still over it */
+	struct seen_clients seen = {0};
+	look_clients(x->prod_port, &seen);
 	usleep((useconds_t)(x->o->idle_window_s * 1e6));
 	int b1 = b0 ? 0 : busy_slots(&c, &busy, &n_slots, &err);
 	if (b1 < 0 || request_counters(&c, &c1, &proc1, &err)) {
@@ -305,7 +338,8 @@ static int gate_idle(struct window *x)
 		else if (!b0 && !b1)
 			sb_addf(&busy, "%s/metrics counts %.0f requests processing or deferred", busy.len ? "; " : "",
 				proc0 > proc1 ? proc0 : proc1);
-		name_clients(x->prod_port, &busy);
+		look_clients(x->prod_port, &seen);
+		name_clients(&seen, &busy);
 		rc = step(x, "gate:idle", "failed", t, "A05",
 			  "production is busy: %s (a rate measured beside another consumer is worthless)", busy.s);
 		goto out;

@@ -621,21 +621,25 @@ static int install(struct run *x)
 	return step(x, "install", "ok", t, NULL, "%s, %s; daemon-reload; enabled", x->r->env_path, x->r->unit_path);
 }
 
-/* The journal of one start, classified. A refusal known only by its exit
- * status is read again, every 50 ms for up to 3 s, until serve's own line
- * lands (journald takes a unit's stderr from its stream apart from
- * systemd's messages, so it may come after the exit). */
+/* The journal of one start, classified. journald takes a unit's stderr
+ * from its stream apart from systemd's own messages, so the engine's or
+ * serve's last line may land after the exit, and both may trail the state
+ * systemctl reports. So it is read again every 50 ms: for up to 3 s while
+ * a refusal is known only by its exit status (serve always says why), and
+ * for up to 1 s while it names no cause at all. */
 static char *journal_cause(struct run *x, const char *invocation, struct cause *c, int *found)
 {
-	double until = mono_s() + 3.0;
+	double t0 = mono_s();
 	for (;;) {
 		char *err = NULL;
 		char *j = systemd_journal(invocation, &err);
 		free(err);
 		*found = j && cause_classify(j, strlen(j), x->gpu, c);
-		if (!*found || !c->partial || mono_s() >= until)
+		double waited = mono_s() - t0;
+		if ((*found && !c->partial) || waited >= (*found ? 3.0 : 1.0))
 			return j;
-		cause_release(c);
+		if (*found)
+			cause_release(c);
 		free(j);
 		usleep(50000);
 	}

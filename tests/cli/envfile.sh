@@ -211,5 +211,11 @@ for e in gone cr; do
 	check "serve under the unit, endpoint $e: exit 78, failed, no restart ($st)" \
 		test "$st" = "ActiveState=failed ExecMainStatus=78 NRestarts=0 Result=exit-code SubState=failed "
 done
-rs_exec journalctl -u zlscr.service --no-pager -o cat >serve/cr.journal 2>/dev/null
+# journald reads the unit's stderr apart from systemd's own messages: the
+# refusal line may land after the unit is failed, so read until it does
+cr_logged() {
+	rs_exec journalctl -u zlscr.service --no-pager -o cat >serve/cr.journal 2>/dev/null
+	grep -qF "cr.env:4: ALIAS: a CR not followed by LF" serve/cr.journal
+}
+wait_for 10 cr_logged
 check "serve under the unit: the refusal names C10 and the line in the journal" grep -qF "cr.env:4: ALIAS: a CR not followed by LF" serve/cr.journal

@@ -186,7 +186,7 @@ for i in $(seq "${ZEALOT_SWEEP_N:-24}"); do
 	if [ -n "$laws" ]; then
 		refused=$((refused + 1))
 		check "$what: check refuses by $laws and the engine refuses the context or aborts" \
-			grep -qE 'failed to create context|GGML_ASSERT' "$name.log"
+			logged_after_boot "$name" "$keys" 'failed to create context|GGML_ASSERT'
 		continue
 	fi
 	booted=$((booted + 1))

@@ -50,8 +50,13 @@ check "split: the boot ledger matches the plan (every exact term)" rc_is 0
 
 # a foreign shard: the engine fails on it, serve refuses it before (C03)
 cp other/sp-00002-of-00003.gguf sp-00002-of-00003.gguf
-timeout 120 "$SERVER" -m sp-00001-of-00003.gguf -c 4096 --port "$(free_port)" >foreign.log 2>&1
-check "foreign shard: the engine itself refuses to load" grep -qiE 'failed to load|error loading model|corrupted model|invalid split' foreign.log
+foreign_boot() {
+	timeout 120 "$SERVER" -m sp-00001-of-00003.gguf -c 4096 --port "$(free_port)" >foreign.log 2>&1
+	frc=$?
+}
+foreign_boot
+check "foreign shard: the engine itself refuses to load (exit $frc)" \
+	log_holds foreign.log 'failed to load|error loading model|corrupted model|invalid split' frc foreign_boot
 grep -v -e '^MODEL_SHA256=' -e '^MODEL_BYTES=' live.env >nopin.env
 run "$ZEALOT" serve nopin.env
 check "foreign shard: serve refuses with 78 before the engine runs (C03)" test "$rc" -eq 78 -a -n "$(grep -F C03 "$TMP/err")"
