@@ -60,11 +60,11 @@ _up_or_gone() {
 # _gone PID: PID has ended (bash reaps its background jobs as they end).
 _gone() { ! kill -0 "$1" 2>/dev/null; }
 
-# stop_pid PID: SIGTERM, up to 10 s to end (an engine blocked on an RPC
+# stop_pid PID: SIGTERM, up to 30 s to end (an engine blocked on an RPC
 # server may not heed it), then SIGKILL; reaps it.
 stop_pid() {
 	kill "$1" 2>/dev/null
-	wait_for 10 _gone "$1"
+	wait_for 30 _gone "$1"
 	kill -9 "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 }
@@ -200,15 +200,23 @@ _boot_once() {
 RPC_SERVER=$ENGINE/ggml-rpc-server
 RPC_PIDS=()
 rpc_start() {
-	local port dir
+	local port dir try pid
 	RPC_PORT=
-	port=$(free_port) || return 1
-	dir=$TMP/rpc-$port
-	mkdir -p "$dir"
-	(cd "$dir" && exec "$RPC_SERVER" -H 127.0.0.1 -p "$port" -t 1 >"$dir/log" 2>&1) &
-	RPC_PIDS+=($!)
-	wait_for 10 _listens "$port" || return 1
-	RPC_PORT=$port
+	# a server that lost its port (it ends) is started again on another
+	for try in 1 2 3; do
+		port=$(free_port) || return 1
+		dir=$TMP/rpc-$port
+		mkdir -p "$dir"
+		(cd "$dir" && exec "$RPC_SERVER" -H 127.0.0.1 -p "$port" -t 1 >"$dir/log" 2>&1) &
+		pid=$!
+		RPC_PIDS+=("$pid")
+		wait_for 30 eval '_listens "$port" || _gone "$pid"'
+		_gone "$pid" && continue
+		_listens "$port" || return 1
+		RPC_PORT=$port
+		return 0
+	done
+	return 1
 }
 
 # _listens PORT: something accepts on the loopback PORT.

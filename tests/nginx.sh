@@ -39,6 +39,7 @@ http {
         listen 127.0.0.1:$NGINX_PORT;
         root $root;
         location /slow/ { alias $root/; limit_rate $NGINX_SLOW; }
+        location = /zl-status { stub_status; access_log off; }
         location /gated/ { alias $root/;
             if (\$http_authorization != "Bearer zealot-test-token") { return 401; } }
     }
@@ -54,9 +55,11 @@ nginx_stop() {
 	wait_for 60 test ! -f "$pidf"
 }
 
-# nginx writes a request's access log line when the request ends: wait
-# until no connection to it is open any more (a killed client's included)
-_nginx_idle() { [ -z "$(ss -Htn state established "( sport = :$NGINX_PORT )" 2>/dev/null)" ]; }
+# nginx writes a request's access log line when it ends the request, then
+# closes the connection: wait until nginx's own count of open connections
+# is the status request's alone. (A killed client's socket leaves
+# ESTABLISHED at its reset, before nginx's worker has seen it and logged.)
+_nginx_idle() { curl -s -m 5 "http://127.0.0.1:$NGINX_PORT/zl-status" | grep -qE '^Active connections: 1 *$'; }
 _nginx_settle() { wait_for 60 _nginx_idle; }
 nginx_bytes() { _nginx_settle; awk -v p="$1" '$1 == p { s += $3 } END { print s + 0 }' "$NGINX_LOG"; }
 nginx_requests() { _nginx_settle; awk -v p="$1" '$1 == p { n++ } END { print n + 0 }' "$NGINX_LOG"; }

@@ -195,7 +195,7 @@ check "synth --help names every architecture synth takes ($missing)" test -n "$a
 
 # probe takes HOST:PORT as http://HOST:PORT (a real HTTP server on loopback)
 mkdir www && echo '{"status":"ok"}' >www/health
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 python3 -m http.server "$port" --bind 127.0.0.1 --directory www >/dev/null 2>&1 &
 srv=$!
 wait_for 60 curl -fs -o /dev/null "http://127.0.0.1:$port/health"

@@ -29,8 +29,8 @@ endpoint big.env ADDRESSABLE_MIB=64
 endpoint law.env PARALLEL=4 BATCH_SIZE=2
 endpoint bad.env FROBNICATE=1
 endpoint pin.env "MODEL_BYTES=$(stat -c %s q.gguf)" MODEL_SHA256=0000000000000000000000000000000000000000000000000000000000000000
-# a loopback port nothing listens on (the kernel's pick, closed again)
-closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# a loopback port nothing listens on
+closed=$(free_port)
 printf 'MODEL_FILE=n.gguf\nMODEL_URL=http://127.0.0.1:%s/n.gguf\nCTX_SIZE=4096\n' "$closed" >net.env
 endpoint dead.env "LISTEN_PORT=$closed"
 printf 'no ledger here\n' >plain.log

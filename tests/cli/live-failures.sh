@@ -3,17 +3,9 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 
-port_free() {
-	local p
-	for _ in $(seq 50); do
-		p=$((10000 + RANDOM % 22000)) # below the ephemeral range (32768 up): no client socket holds it
-		(echo >/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return; }
-	done
-}
-
 for mode in garbage hang reset e500 json-junk; do
-	port=$(port_free)
-	python3 "$ROOT/tests/fakeengine.py" "$port" "$mode" 20 &
+	port=$(free_port)
+	python3 "$ROOT/tests/fakeengine.py" "$port" "$mode" 120 &
 	fake=$!
 	wait_for 60 eval '(echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null'
 	start=$(date +%s)
@@ -39,7 +31,7 @@ for mode in garbage hang reset e500 json-junk; do
 	wait "$fake" 2>/dev/null
 done
 
-port=$(port_free)
+port=$(free_port)
 run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 2 --only health
 check "nobody listening: probe exits 3 naming the transport error" \
 	test "$rc" -eq 3 -a -n "$(grep -F "connect to server" "$TMP/err")"

@@ -76,7 +76,7 @@ render() { # SVG PNG: the picture at its own size, one pixel per unit
 	w=$(sed -n 's/.*<svg [^>]*width="\([0-9]*\)".*/\1/p' "$1" | head -1)
 	h=$(sed -n 's/.*<svg [^>]*height="\([0-9]*\)".*/\1/p' "$1" | head -1)
 	HOME=$TMP timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-		--force-device-scale-factor=1 --user-data-dir="$TMP/chrome" --window-size="$w,$h" \
+		--force-device-scale-factor=1 --user-data-dir="$(mktemp -d "$TMP/chrome.XXXXXX")" --window-size="$w,$h" \
 		--screenshot="$2" "file://$TMP/$1" >/dev/null 2>&1
 }
 # In the browser's layout (getBBox through each transform, DejaVu Sans as
@@ -93,7 +93,7 @@ labels() { # SVG: tests/svglabels.js's findings, in Chromium
 		cat "$ROOT/tests/svglabels.js"
 		echo '</script></body></html>'
 	} >"$1.html"
-	HOME=$TMP timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chrome" \
+	HOME=$TMP timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$(mktemp -d "$TMP/chrome.XXXXXX")" \
 		--virtual-time-budget=2000 --dump-dom "file://$TMP/$1.html" 2>/dev/null |
 		sed -n '/^<\/script><pre id="result">texts /,/^end$/p' | sed 's/^<\/script><pre id="result">//' >"$1.labels"
 }

@@ -15,10 +15,10 @@ cd "$TMP" || exit 1
 	echo "not ok - $RPC_SERVER is missing: build the engine with GGML_RPC"
 	exit 0
 }
-rpc_start
-R1=127.0.0.1:$RPC_PORT
-rpc_start
-R2=127.0.0.1:$RPC_PORT
+rpc_start && R1=127.0.0.1:$RPC_PORT && rpc_start && R2=127.0.0.1:$RPC_PORT || {
+	echo "not ok - two rpc-servers start and listen (tests/engine.sh rpc_start)"
+	exit 0
+}
 
 "$ZEALOT" synth llama -o probe.gguf 2>/dev/null
 printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env

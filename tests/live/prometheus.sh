@@ -50,8 +50,11 @@ serve() { # boot the endpoint as its unit would: zealot serve, the engine exec'd
 }
 serve serve.log "--metrics on"
 
-# the node exporter's textfile collector: the ledger of this boot
+# the node exporter's textfile collector: the ledger of this boot (the
+# engine logs through a thread: its buffer lines are all in the file once a
+# line after them is)
 mkdir tf
+wait_for 30 grep -qE 'model loaded|listening on' serve.log
 run "$ZEALOT" ledger serve.log --endpoint live.env --prom tf/zealot.prom
 check "ledger --prom of the live boot: every exact term matches (exit 0)" rc_is 0
 nport=$(free_port)
@@ -93,8 +96,7 @@ check "Prometheus is ready" curl -sf -o /dev/null "$prom/-/ready"
 q() { curl -s -m 10 -o q.json --data-urlencode "query=$1" "$prom/api/v1/query"; }
 value_is() { q "$1" && [ "$(jq -r '.data.result[0].value[1] // empty' q.json)" = "$2" ]; }
 job=live
-poll 60 value_is "up{job=\"$job\"}" 1
-check "up{job=\"$job\"} is 1: the engine's /metrics is scraped" value_is "up{job=\"$job\"}" 1
+check "up{job=\"$job\"} is 1: the engine's /metrics is scraped" poll 60 value_is "up{job=\"$job\"}" 1
 rules_ok() {
 	curl -s -m 10 -o rules.json "$prom/api/v1/rules" &&
 		[ "$(jq '[.data.groups[].rules[]] | length' rules.json)" -gt 0 ] &&
@@ -111,7 +113,8 @@ poll 30 value_is 'up{job="node"}' 1
 line=$(grep -F 'term="kv"' tf/zealot.prom | grep -F 'source="ledger"}' | head -1)
 kv=${line##* }
 sel=$(sed 's/^zealot_memory_mib//; s/ [^ ]*$//' <<<"$line")
-poll 30 q "zealot_memory_mib$sel"
+has_data() { q "$1" && [ "$(jq -r .status q.json)" = success ] && [ "$(jq '.data.result | length' q.json)" != 0 ]; }
+poll 30 has_data "zealot_memory_mib$sel"
 check "zealot_memory_mib$sel read back from Prometheus: $kv" \
 	awk -v a="$(q "zealot_memory_mib$sel" && jq -r '.data.result[0].value[1]' q.json)" -v b="$kv" 'BEGIN {exit !(a != "" && a + 0 == b + 0)}'
 check "planned and ledger kv agree in Prometheus too" \
@@ -122,7 +125,6 @@ check "zealot_probe_pass{probe=\"ledger\"} is 1 in Prometheus" value_is "zealot_
 # needs two samples of its counters in the window, so each is asked until
 # it has data or 30 s pass (the scrape interval is 1 s)
 "$ZEALOT" emit grafana live.env >dash.json
-has_data() { q "$1" && [ "$(jq -r .status q.json)" = success ] && [ "$(jq '.data.result | length' q.json)" != 0 ]; }
 n=0 bad=0 empty=0
 while IFS= read -r e; do
 	n=$((n + 1))
