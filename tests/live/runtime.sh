@@ -28,7 +28,7 @@ if [ "$(id -u)" = 0 ] && ! runuser -u nobody -- test -x "$SERVER" 2>/dev/null; t
 	mkdir -p pub/bin
 	chmod 755 pub pub/bin
 	cp -a "$ENGINE"/lib*.so* "$SERVER" pub/bin/
-	printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$TMP/pub/bin" "$TMP/pub/bin/llama-server" >pub/llama-server
+	printf '#!/bin/sh\nLD_LIBRARY_PATH=%q exec %q "$@"\n' "$TMP/pub/bin" "$TMP/pub/bin/llama-server" >pub/llama-server
 	chmod 755 pub/llama-server
 	rt=$TMP/pub/llama-server
 fi
