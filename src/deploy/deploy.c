@@ -621,49 +621,65 @@ static int install(struct run *x)
 	return step(x, "install", "ok", t, NULL, "%s, %s; daemon-reload; enabled", x->r->env_path, x->r->unit_path);
 }
 
-/* The journal of one start, classified. journald takes a unit's stderr
- * from its stream apart from systemd's own messages, so the engine's or
- * serve's last line may land after the exit, and both may trail the state
- * systemctl reports. So it is read again every 50 ms: for up to 3 s while
- * a refusal is known only by its exit status (serve always says why), and
- * for up to 1 s while it names no cause at all. */
-static char *journal_cause(struct run *x, const char *invocation, struct cause *c, int *found)
+/* The journal of one start, read again every 50 ms until enough() says it
+ * holds what the caller waits for, or `seconds` pass. journald takes a
+ * unit's stderr from its stream apart from systemd's own messages, so the
+ * engine's or serve's lines may land after the exit, and both may trail
+ * the state systemctl reports. Returns the last text read, or NULL with
+ * *err when none could be read. */
+static char *journal_until(const char *invocation, double seconds, int (*enough)(const char *j, void *arg), void *arg,
+			   char **err)
 {
 	double t0 = mono_s();
 	for (;;) {
-		char *err = NULL;
-		char *j = systemd_journal(invocation, &err);
-		free(err);
-		*found = j && cause_classify(j, strlen(j), x->gpu, c);
-		double waited = mono_s() - t0;
-		if ((*found && !c->partial) || waited >= (*found ? 3.0 : 1.0))
+		free(*err);
+		*err = NULL;
+		char *j = systemd_journal(invocation, err);
+		if ((j && enough(j, arg)) || mono_s() - t0 >= seconds)
 			return j;
-		if (*found)
-			cause_release(c);
 		free(j);
 		usleep(50000);
 	}
 }
 
+/* A start's journal classified; enough once the cause is whole (a refusal
+ * known only by its exit status is not: serve always says why). */
+struct classified {
+	int gpu;
+	int found;
+	struct cause c;
+};
+
+static int cause_whole(const char *j, void *arg)
+{
+	struct classified *k = arg;
+	if (k->found)
+		cause_release(&k->c);
+	k->found = cause_classify(j, strlen(j), k->gpu, &k->c);
+	return k->found && !k->c.partial;
+}
+
 /* Why a start failed, from its journal. */
 static void explain_failure(struct run *x, const char *invocation, char *law_out, char **detail)
 {
-	struct cause c;
-	int found = 0;
-	char *j = invocation && *invocation ? journal_cause(x, invocation, &c, &found) : NULL;
-	if (found) {
+	struct classified k = {.gpu = x->gpu};
+	char *err = NULL;
+	char *j = invocation && *invocation ? journal_until(invocation, 3.0, cause_whole, &k, &err) : NULL;
+	free(err);
+	const struct cause *c = &k.c;
+	if (k.found) {
 		struct sb b = {0};
-		sb_addf(&b, "%s%s%s%s%s", c.what, c.term ? " (term: " : "", c.term ? c.term : "", c.term ? ")" : "",
-			c.line ? "; the journal says: " : "");
-		if (c.line)
-			sb_adds(&b, c.line);
-		if (c.fix)
-			sb_addf(&b, "; fix: %s", c.fix);
+		sb_addf(&b, "%s%s%s%s%s", c->what, c->term ? " (term: " : "", c->term ? c->term : "",
+			c->term ? ")" : "", c->line ? "; the journal says: " : "");
+		if (c->line)
+			sb_adds(&b, c->line);
+		if (c->fix)
+			sb_addf(&b, "; fix: %s", c->fix);
 		*detail = sb_detach(&b);
-		snprintf(law_out, 8, "%s", c.law);
+		snprintf(law_out, 8, "%s", c->law);
 		if (!x->r->cause) /* the first failure's cause, not a restore's */
 			x->r->cause = xstrdup(*detail);
-		cause_release(&c);
+		cause_release(&k.c);
 	} else {
 		*detail = xstrdup("the journal of this start names no cause");
 	}
@@ -792,21 +808,19 @@ static int verify_cmdline(struct run *x, const char *name, long main_pid, char *
 	return rc;
 }
 
+/* The engine has logged past its buffers (they come before these lines). */
+static int ledger_logged(const char *j, void *arg)
+{
+	(void)arg;
+	return strstr(j, "model loaded") || strstr(j, "listening on");
+}
+
 /* The boot ledger of this start, from the journal, against the plan. */
 static int verify_ledger(struct run *x)
 {
 	double t = mono_s();
-	char *j = NULL, *err = NULL;
-	/* the journal may trail the engine by a moment */
-	for (int i = 0; i < 100; i++) {
-		free(j);
-		free(err);
-		err = NULL;
-		j = systemd_journal(x->unit.invocation_id, &err);
-		if (j && (strstr(j, "model loaded") || strstr(j, "listening on")))
-			break;
-		usleep(100000);
-	}
+	char *err = NULL;
+	char *j = journal_until(x->unit.invocation_id, 10.0, ledger_logged, NULL, &err);
 	if (!j) {
 		int rc = step(x, "ledger", "failed", t, "C05", "cannot read the journal of this start: %s", err);
 		free(err);
