@@ -621,20 +621,21 @@ static int install(struct run *x)
 	return step(x, "install", "ok", t, NULL, "%s, %s; daemon-reload; enabled", x->r->env_path, x->r->unit_path);
 }
 
-/* The journal of one start, read again every 50 ms until enough() says it
+/* The journal of one start (its main process main_pid, 0 when unknown;
+ * systemd_journal), read again every 50 ms until enough() says it
  * holds what the caller waits for, or `seconds` pass. journald takes a
  * unit's stderr from its stream apart from systemd's own messages, so the
  * engine's or serve's lines may land after the exit, and both may trail
  * the state systemctl reports. Returns the last text read, or NULL with
  * *err when none could be read. */
-static char *journal_until(const char *invocation, double seconds, int (*enough)(const char *j, void *arg), void *arg,
-			   char **err)
+static char *journal_until(const struct run *x, const char *invocation, long main_pid, double seconds,
+			   int (*enough)(const char *j, void *arg), void *arg, char **err)
 {
 	double t0 = mono_s();
 	for (;;) {
 		free(*err);
 		*err = NULL;
-		char *j = systemd_journal(invocation, err);
+		char *j = systemd_journal(invocation, x->r->unit_name, main_pid, err);
 		if ((j && enough(j, arg)) || mono_s() - t0 >= seconds)
 			return j;
 		free(j);
@@ -660,11 +661,11 @@ static int cause_whole(const char *j, void *arg)
 }
 
 /* Why a start failed, from its journal. */
-static void explain_failure(struct run *x, const char *invocation, char *law_out, char **detail)
+static void explain_failure(struct run *x, const char *invocation, long main_pid, char *law_out, char **detail)
 {
 	struct classified k = {.gpu = x->gpu};
 	char *err = NULL;
-	char *j = invocation && *invocation ? journal_until(invocation, 3.0, cause_whole, &k, &err) : NULL;
+	char *j = invocation && *invocation ? journal_until(x, invocation, main_pid, 3.0, cause_whole, &k, &err) : NULL;
 	free(err);
 	const struct cause *c = &k.c;
 	if (k.found) {
@@ -702,7 +703,9 @@ static int wait_health(struct run *x, const char *name, long main_pid, const cha
 			int restarted = u.main_pid != main_pid || strcmp(u.invocation_id, invocation) != 0;
 			if (gone || restarted || strcmp(u.sub, "auto-restart") == 0) {
 				char law[8] = "", *why = NULL;
-				explain_failure(x, invocation, law, &why);
+				/* the start's own process, unless systemd began another */
+				explain_failure(x, invocation,
+						strcmp(u.invocation_id, invocation) ? 0 : u.exec_main_pid, law, &why);
 				step(x, name, "failed", t, law, "%s is %s/%s (%s, status %d)%s: %s", x->r->unit_name,
 				     u.active, u.sub, u.result, u.exec_main_status,
 				     restarted && !gone ? ", restarted by systemd" : "", why);
@@ -741,7 +744,7 @@ static int restart(struct run *x, const char *name, double t)
 		char *e2 = NULL;
 		char law[8] = "", *why = NULL;
 		if (systemd_show(x->r->unit_name, &u, &e2) == 0) {
-			explain_failure(x, u.invocation_id, law, &why);
+			explain_failure(x, u.invocation_id, u.exec_main_pid, law, &why);
 			systemd_unit_release(&u);
 		}
 		free(e2);
@@ -820,7 +823,7 @@ static int verify_ledger(struct run *x)
 {
 	double t = mono_s();
 	char *err = NULL;
-	char *j = journal_until(x->unit.invocation_id, 10.0, ledger_logged, NULL, &err);
+	char *j = journal_until(x, x->unit.invocation_id, x->unit.main_pid, 10.0, ledger_logged, NULL, &err);
 	if (!j) {
 		int rc = step(x, "ledger", "failed", t, "C05", "cannot read the journal of this start: %s", err);
 		free(err);

@@ -59,6 +59,8 @@ void systemd_parse_show(const char *text, size_t len, struct systemd_unit *out)
 #define KEY(s) (kn == sizeof(s) - 1 && memcmp(p, s, kn) == 0)
 			if (KEY("MainPID"))
 				out->main_pid = to_long(v, vn);
+			else if (KEY("ExecMainPID"))
+				out->exec_main_pid = to_long(v, vn);
 			else if (KEY("InvocationID"))
 				copy_value(out->invocation_id, sizeof(out->invocation_id), v, vn);
 			else if (KEY("ActiveState"))
@@ -112,7 +114,8 @@ int systemd_show(const char *unit, struct systemd_unit *out, char **err)
 			      "show",
 			      "--no-pager",
 			      "-p",
-			      "MainPID,InvocationID,ActiveState,SubState,Result,LoadState,ExecMainStatus,NRestarts,"
+			      "MainPID,ExecMainPID,InvocationID,ActiveState,SubState,Result,LoadState,ExecMainStatus,"
+			      "NRestarts,"
 			      "DropInPaths",
 			      "--",
 			      unit,
@@ -146,12 +149,21 @@ int systemd_ctl(const char *verb, const char *unit, long timeout_ms, char **err)
 	return rc;
 }
 
-char *systemd_journal(const char *invocation_id, char **err)
+char *systemd_journal(const char *invocation_id, const char *unit, long main_pid, char **err)
 {
-	struct sb a = {0}, b = {0};
+	struct sb a = {0}, b = {0}, c = {0}, d = {0};
 	sb_addf(&a, "_SYSTEMD_INVOCATION_ID=%s", invocation_id);
 	sb_addf(&b, "INVOCATION_ID=%s", invocation_id);
-	const char *argv[] = {"journalctl", "--no-pager", "-q", "-o", "cat", a.s, "+", b.s, NULL};
+	const char *argv[] = {"journalctl", "--no-pager", "-q", "-o", "cat", "-b", a.s,
+			      "+",	    b.s,	  NULL, NULL, NULL,  NULL};
+	if (unit && main_pid > 0) {
+		/* (fields of two names are both required; "+" is an or) */
+		sb_addf(&c, "_SYSTEMD_UNIT=%s", unit);
+		sb_addf(&d, "_PID=%ld", main_pid);
+		argv[9] = "+";
+		argv[10] = c.s;
+		argv[11] = d.s;
+	}
 	struct proc_result r;
 	char *out = NULL;
 	if (proc_run(argv, 60000, JOURNAL_MAX, &r, err) == 0) {
@@ -163,6 +175,8 @@ char *systemd_journal(const char *invocation_id, char **err)
 	}
 	sb_release(&a);
 	sb_release(&b);
+	sb_release(&c);
+	sb_release(&d);
 	return out;
 }
 

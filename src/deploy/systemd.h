@@ -11,6 +11,7 @@
 /* A unit's state, from `systemctl show`. */
 struct systemd_unit {
 	long main_pid;		/* 0: none */
+	long exec_main_pid;	/* ExecMainPID: the last main process, kept after it ended */
 	char invocation_id[40]; /* "" when the unit has not run */
 	char active[24];	/* ActiveState: active, failed, inactive, activating ... */
 	char sub[24];		/* SubState: running, dead, auto-restart ... */
@@ -45,8 +46,11 @@ int systemd_run(const char *unit, const char *const *props, size_t n_props, cons
 
 /* Everything the journal holds for one start of a unit: the process's own
  * lines (_SYSTEMD_INVOCATION_ID) and the manager's lines about that start
- * (INVOCATION_ID), as plain messages. Returns an allocated string, or NULL
- * with *err. */
-char *systemd_journal(const char *invocation_id, char **err);
+ * (INVOCATION_ID), as plain messages. With unit and main_pid (> 0), also
+ * the lines of that process in this boot (_SYSTEMD_UNIT and _PID): a line
+ * journald reads from the stream after the unit has failed no longer finds
+ * the unit's invocation and carries none. Returns an allocated string, or
+ * NULL with *err. */
+char *systemd_journal(const char *invocation_id, const char *unit, long main_pid, char **err);
 
 #endif

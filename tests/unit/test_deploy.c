@@ -87,14 +87,16 @@ static void test_cause(void)
 
 static void test_show(void)
 {
-	const char *s = "MainPID=4242\nInvocationID=0123456789abcdef0123456789abcdef\nActiveState=active\n"
-			"SubState=running\nResult=success\nLoadState=loaded\nExecMainStatus=0\nNRestarts=2\n"
-			"DropInPaths=/etc/systemd/system/e1.service.d/ptq1.conf /run/systemd/system/service.d/x.conf\n";
+	const char *s =
+	    "MainPID=4242\nExecMainPID=4241\nInvocationID=0123456789abcdef0123456789abcdef\nActiveState=active\n"
+	    "SubState=running\nResult=success\nLoadState=loaded\nExecMainStatus=0\nNRestarts=2\n"
+	    "DropInPaths=/etc/systemd/system/e1.service.d/ptq1.conf /run/systemd/system/service.d/x.conf\n";
 	struct systemd_unit u;
 	systemd_parse_show(s, strlen(s), &u);
-	ok(u.main_pid == 4242 && strcmp(u.invocation_id, "0123456789abcdef0123456789abcdef") == 0 &&
-	       strcmp(u.active, "active") == 0 && strcmp(u.sub, "running") == 0 && u.n_restarts == 2,
-	   "systemctl show: MainPID, InvocationID, states, NRestarts");
+	ok(u.main_pid == 4242 && u.exec_main_pid == 4241 &&
+	       strcmp(u.invocation_id, "0123456789abcdef0123456789abcdef") == 0 && strcmp(u.active, "active") == 0 &&
+	       strcmp(u.sub, "running") == 0 && u.n_restarts == 2,
+	   "systemctl show: MainPID, ExecMainPID, InvocationID, states, NRestarts");
 	ok(u.n_dropins == 2 && strcmp(u.dropins[0], "/etc/systemd/system/e1.service.d/ptq1.conf") == 0,
 	   "systemctl show: DropInPaths split");
 	systemd_unit_release(&u);
