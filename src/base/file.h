@@ -34,4 +34,27 @@ void fsync_parent(const char *path);
  * *err. */
 int write_file(const char *path, const char *text, char **err);
 
+/* Create tmp for writing with O_EXCL | O_NOFOLLOW (a name found there is
+ * never written through: a leftover is unlinked and made again). fd, or
+ * -1 with errno. */
+int open_tmp(const char *tmp, unsigned mode);
+
+/* open(2) path with O_NOFOLLOW | O_CLOEXEC added, held to a regular file
+ * of this user's own (the euid's) with one link: a symbolic link, another
+ * user's file, a hard link or anything but a regular file planted where
+ * zealot writes is refused. fd, or -1 with *err and errno (ELOOP, EPERM,
+ * or open's own: ENOENT when it is missing). */
+int open_own(const char *path, int flags, unsigned mode, char **err);
+
+/* Whether dir is this user's own and no one else can change what it
+ * holds: dir owned by the euid and writable by no one else, every
+ * directory on the way to it (from '/', as the kernel resolves it) owned
+ * by root or the euid and writable by no one else unless sticky, and every
+ * symbolic link on the way owned by root or the euid. 0, or -1 with *err
+ * naming the first that is not. */
+int dir_trusted(const char *dir, char **err);
+
+/* mkdir -p dir (each directory it creates 0700), then dir_trusted. */
+int dir_private(const char *dir, char **err);
+
 #endif

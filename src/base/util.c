@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,12 +285,19 @@ char *state_dir(void)
 {
 	struct sb b = {0};
 	const char *d = getenv("ZEALOT_STATE_DIR");
+	struct passwd *pw;
 	if (d && *d)
 		sb_adds(&b, d);
-	else if ((d = getenv("XDG_STATE_HOME")) && *d)
+	else if (geteuid() == 0) /* a service's and a person's root: one store, never in /tmp */
+		sb_adds(&b, "/var/lib/zealot");
+	else if ((d = getenv("XDG_STATE_HOME")) && d[0] == '/')
 		sb_addf(&b, "%s/zealot", d);
-	else
-		sb_addf(&b, "%s/.local/state/zealot", getenv("HOME") ? getenv("HOME") : "/tmp");
+	else if ((d = getenv("HOME")) && d[0] == '/')
+		sb_addf(&b, "%s/.local/state/zealot", d);
+	else if ((pw = getpwuid(geteuid())) && pw->pw_dir && pw->pw_dir[0] == '/')
+		sb_addf(&b, "%s/.local/state/zealot", pw->pw_dir);
+	else /* no home at all: a directory this user cannot make, refused by name */
+		sb_adds(&b, "/var/lib/zealot");
 	return sb_detach(&b);
 }
 

@@ -88,7 +88,10 @@ struct near near_start(const char *want, size_t max_edits);
 void near_try(struct near *n, const char *candidate);
 
 /* zealot's state directory (the store, the pin stamps): $ZEALOT_STATE_DIR,
- * else $XDG_STATE_HOME/zealot, else $HOME/.local/state/zealot. Allocated. */
+ * else as root /var/lib/zealot, else $XDG_STATE_HOME/zealot, else
+ * $HOME/.local/state/zealot (HOME unset: the passwd entry's home; never
+ * /tmp). A path only: whoever uses it holds it to dir_private (file.h).
+ * Allocated. */
 char *state_dir(void);
 
 /* The monotonic clock, for durations (never dates): seconds, milliseconds. */

@@ -40,9 +40,11 @@ static char *cache_path(const char *sha, const char *what, int make)
 		return NULL;
 	struct sb p = {0};
 	sb_addf(&p, "%s/runtime", dir);
-	if (make) {
-		mkdir(dir, 0700); /* the state directory: private (docs/deploy.md) */
-		mkdir(p.s, 0700);
+	/* the state directory: private, or the cache is neither read nor kept */
+	if (make ? dir_private(p.s, NULL) : dir_trusted(p.s, NULL)) {
+		sb_release(&p);
+		free(dir);
+		return NULL;
 	}
 	sb_addf(&p, "/%s.%s", sha, what);
 	free(dir);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../base/fault.h"
+#include "../base/file.h"
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "store.h"
@@ -111,29 +112,12 @@ int store_name_ok(const char *name, char **err)
 	return 0;
 }
 
-/* mkdir -p, each component 0700 when created. */
+/* mkdir -p, each component 0700 when created; then the directory must
+ * be this user's own and no one else's to change (the state directory,
+ * locks/, secrets/: dir_private in base/file.c). */
 static int mkdirs(const char *dir, char **err)
 {
-	char *p = xstrdup(dir);
-	for (char *s = p + 1;; s++) {
-		char c = *s;
-		if (c == '/' || c == '\0') {
-			*s = '\0';
-			if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-				errorf(err, "cannot create '%s': %s", p, strerror(errno));
-				free(p);
-				return -1;
-			}
-			*s = c;
-		}
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	struct stat st;
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return errorf(err, "'%s' is not a directory", dir);
-	return 0;
+	return dir_private(dir, err);
 }
 
 static int db_err(struct store *st, char **err, const char *what)

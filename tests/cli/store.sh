@@ -258,7 +258,7 @@ check "migration: a damaged store's message names the backup" \
 
 # --- a read-only state directory ---------------------------------------------
 mkdir -p rostate
-if mount -t tmpfs -o size=4m tmpfs rostate 2>/dev/null; then
+if mount -t tmpfs -o size=4m,mode=0700 tmpfs rostate 2>/dev/null; then
 	cp whole.db rostate/zealot.db
 	mount -o remount,ro rostate
 	run env ZEALOT_STATE_DIR="$TMP/rostate" "$ZEALOT" history

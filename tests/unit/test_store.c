@@ -642,8 +642,58 @@ static void test_attempts_lock(void)
 	free(dir);
 }
 
+/* The state directory and its locks/ and secrets/ are this user's own or
+ * refused: another user's directory, or one others can write, is never
+ * written into (docs/hardening.md). Root only: it chowns to nobody. */
+static void test_foreign_dirs(void)
+{
+	if (geteuid() != 0) {
+		ok(1, "# SKIP foreign directories need root to chown");
+		return;
+	}
+	char *err = NULL, *dir = tmpdir();
+	struct sb p = {0};
+	sb_addf(&p, "%s/open", dir);
+	mkdir(p.s, 0777);
+	chmod(p.s, 0777);
+	struct store *st = store_open(p.s, &err);
+	ok(!st && err && strstr(err, "writable by others"), "a state directory others can write is refused (%s)",
+	   tap_s(err));
+	store_close(st);
+	free(err);
+	err = NULL;
+	p.len = 0;
+	sb_addf(&p, "%s/state", dir);
+	st = store_open(p.s, &err);
+	struct sb sub = {0};
+	sb_addf(&sub, "%s/locks", p.s);
+	ok(st && mkdir(sub.s, 0700) == 0 && chown(sub.s, 65534, 65534) == 0, "locks/ made another user's");
+	int fd = st ? store_lock(st, "fl", &err) : -1;
+	ok(fd < 0 && err && strstr(err, "belongs to uid 65534"), "store_lock refuses a locks/ of another user's (%s)",
+	   tap_s(err));
+	free(err);
+	err = NULL;
+	sub.len = 0;
+	sb_addf(&sub, "%s/secrets", p.s);
+	ok(mkdir(sub.s, 0700) == 0 && chown(sub.s, 65534, 65534) == 0, "secrets/ made another user's");
+	struct store_era e = {.endpoint = "fl",
+			      .env_text = "MODEL_URL=http://u:pw-MARK-9@h/a.gguf\n",
+			      .env_sha256 = "00",
+			      .reason = "r",
+			      .started = 1};
+	ok(st && store_era_add(st, &e, &err) == -1 && err && strstr(err, "belongs to uid 65534"),
+	   "an era with a secret is not written into a secrets/ of another user's (%s)", tap_s(err));
+	free(err);
+	store_close(st);
+	sb_release(&sub);
+	sb_release(&p);
+	rmrf(dir);
+	free(dir);
+}
+
 void test_store(void)
 {
+	test_foreign_dirs();
 	test_open_migrate();
 	test_open_read();
 	test_names();

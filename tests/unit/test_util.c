@@ -8,7 +8,8 @@
 #include "base/util.h"
 #include "tap.h"
 
-/* The state directory's order: ZEALOT_STATE_DIR, XDG_STATE_HOME, HOME. */
+/* The state directory's order: ZEALOT_STATE_DIR, then root's /var/lib/zealot,
+ * else XDG_STATE_HOME, HOME, the passwd entry's home. */
 static void state_dir_order(void)
 {
 	char *keep[3];
@@ -23,12 +24,23 @@ static void state_dir_order(void)
 	char *b = state_dir();
 	setenv("XDG_STATE_HOME", "", 1);
 	char *c = state_dir();
-	ok(strcmp(a, "/z") == 0 && strcmp(b, "/x/zealot") == 0 && strcmp(c, "/h/.local/state/zealot") == 0,
-	   "state_dir: ZEALOT_STATE_DIR, else XDG_STATE_HOME/zealot, else HOME/.local/state/zealot (%s, %s, %s)", a, b,
-	   c);
+	unsetenv("HOME");
+	char *d = state_dir();
+	if (geteuid() == 0)
+		ok(strcmp(a, "/z") == 0 && strcmp(b, "/var/lib/zealot") == 0 && strcmp(c, "/var/lib/zealot") == 0 &&
+		       strcmp(d, "/var/lib/zealot") == 0,
+		   "state_dir as root: ZEALOT_STATE_DIR, else /var/lib/zealot, HOME or not (%s, %s, %s, %s)", a, b, c,
+		   d);
+	else
+		ok(strcmp(a, "/z") == 0 && strcmp(b, "/x/zealot") == 0 && strcmp(c, "/h/.local/state/zealot") == 0 &&
+		       strncmp(d, "/tmp", 4) != 0 && d[0] == '/',
+		   "state_dir: ZEALOT_STATE_DIR, else XDG_STATE_HOME/zealot, else HOME/.local/state/zealot, HOME "
+		   "unset: the passwd home, never /tmp (%s, %s, %s, %s)",
+		   a, b, c, d);
 	free(a);
 	free(b);
 	free(c);
+	free(d);
 	for (int i = 0; i < 3; i++) {
 		if (keep[i])
 			setenv(names[i], keep[i], 1);
