@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../base/crypto_lazy.h"
+#include "../base/file.h"
 #include "../base/util.h"
 
 char *pin_stamp_dir(void)
@@ -36,29 +37,15 @@ static int sha256_of(const char *s, size_t n, char hex[65])
 	return 0;
 }
 
-/* mkdir -p, each component made 0700 (the stamps live in the private
- * state directory) */
-static int mkdirs(const char *dir)
-{
-	char buf[4096];
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) && errno != EEXIST ? -1 : 0;
-}
-
-/* The stamp's first line: the facts that must not have changed. */
+/* The stamp's first line: the facts that must not have changed. mtime
+ * alone can be put back by whoever rewrote the file (touch -d, utimensat);
+ * ctime cannot: the kernel sets it at every write, chmod, chown or link
+ * and no call sets it back. */
 static void facts(const char *path, const struct stat *st, struct sb *b)
 {
-	sb_addf(b, "%s\t%llu\t%lld.%09ld\t%llu\t%llu\n", path, (unsigned long long)st->st_size,
-		(long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (unsigned long long)st->st_ino,
-		(unsigned long long)st->st_dev);
+	sb_addf(b, "%s\t%llu\t%lld.%09ld\t%lld.%09ld\t%llu\t%llu\n", path, (unsigned long long)st->st_size,
+		(long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec,
+		(unsigned long long)st->st_ino, (unsigned long long)st->st_dev);
 }
 
 static char *stamp_path(const char *dir, const char *path)
@@ -76,13 +63,18 @@ static void stamp_write(char *sp, const char *facts_line, const char *hex)
 {
 	char *slash = strrchr(sp, '/');
 	*slash = '\0';
-	int ok = mkdirs(sp) == 0;
+	int ok = dir_private(sp, NULL) == 0;
 	*slash = '/';
 	if (!ok)
 		return;
 	struct sb tmp = {0};
 	sb_addf(&tmp, "%s.%ld.tmp", sp, (long)getpid());
-	FILE *f = fopen(tmp.s, "w");
+	int fd = open_tmp(tmp.s, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0) {
+		close(fd);
+		unlink(tmp.s);
+	}
 	if (f) {
 		int bad = fputs(facts_line, f) < 0 || fprintf(f, "%s\n", hex) < 0;
 		bad |= fclose(f) != 0;
@@ -124,7 +116,17 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
 	facts(path, &st, &want);
 	char *sp = stamp_dir ? stamp_path(stamp_dir, path) : NULL;
 	if (sp) {
-		FILE *f = fopen(sp, "r");
+		/* a stamp is believed only in a directory no one else can change
+		 * and only as this user's own file; else the file is hashed (and
+		 * stamp_write keeps no stamp in such a directory either) */
+		char *slash = strrchr(sp, '/');
+		*slash = '\0';
+		int trusted = dir_trusted(sp, NULL) == 0;
+		*slash = '/';
+		int sfd = trusted ? open_own(sp, O_RDONLY, 0, NULL) : -1;
+		FILE *f = sfd >= 0 ? fdopen(sfd, "r") : NULL;
+		if (!f && sfd >= 0)
+			close(sfd);
 		if (f) {
 			char line[8192], digest[128];
 			if (fgets(line, sizeof(line), f) && strcmp(line, want.s) == 0 &&

@@ -2,9 +2,11 @@
  * against the endpoint's pins before every launch.
  *
  * Hashing a 10 GB payload at every boot is minutes of I/O, so a verified
- * hash is cached in a stamp keyed by the file's path, size, mtime, inode
- * and device: an untouched file is hashed once. A stamp is a cache, never
- * a source of truth: any change to those five facts re-hashes.
+ * hash is cached in a stamp keyed by the file's path, size, mtime, ctime,
+ * inode and device: an untouched file is hashed once. A stamp is a cache,
+ * never a source of truth: any change to those six facts re-hashes, and a
+ * writer cannot put ctime back. Stamps are read and written only in a
+ * state directory dir_trusted holds to be this user's own (file.h).
  */
 #ifndef ZEALOT_PIN_H
 #define ZEALOT_PIN_H
@@ -25,8 +27,7 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
  * Returns 0, or -1 when no stamp could be written (only a cost). */
 int pin_stamp_put(const char *path, const char *stamp_dir, const char hex[65]);
 
-/* The stamp directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot, else
- * ~/.local/state/zealot. Caller frees. */
+/* The stamp directory: state_dir() (util.h). Caller frees. */
 char *pin_stamp_dir(void);
 
 #endif
