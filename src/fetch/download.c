@@ -80,8 +80,9 @@ static int state_save(const char *path, const struct state *st)
 	for (unsigned i = 0; i < st->n; i++)
 		sb_addf(&b, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st->s[i].start, st->s[i].end, st->s[i].done);
 	/* rewritten in place: a crash mid-write leaves a file that fails to
-	 * parse, which only costs a restart */
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	 * parse, which only costs a restart; never through a symbolic link or
+	 * into a file not this user's own (open_own) */
+	int fd = open_own(path, O_WRONLY | O_CREAT, 0600, NULL);
 	int rc = -1;
 	if (fd >= 0) {
 		rc = pwrite(fd, b.s, b.len, 0) == (ssize_t)b.len && ftruncate(fd, (off_t)b.len) == 0 ? 0 : -1;
@@ -94,9 +95,13 @@ static int state_save(const char *path, const struct state *st)
 /* Load a state whose URL is url; -1 when absent, foreign or damaged. */
 static int state_load(const char *path, const char *url, struct state *st)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	int fd = open_own(path, O_RDONLY, 0, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	char line[4096], hex[65];
 	int ok = fgets(line, sizeof(line), f) != NULL;
 	int v2 = ok && strcmp(line, "zealot-fetch 2\n") == 0;
@@ -877,11 +882,14 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	d.statef = sb_detach(&b);
 	d.st.url = f->url;
 	int rc = -1;
-	d.fd = open(d.part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (d.fd < 0) {
-		errorf(err, "cannot create '%s': %s", d.part, strerror(errno));
+	/* the .part and its state: this user's own regular files or nothing
+	 * (a symbolic link or another user's file planted there is refused,
+	 * never written through) */
+	d.fd = open_own(d.part, O_RDWR | O_CREAT, 0644, err);
+	int sfd = d.fd >= 0 ? open_own(d.statef, O_RDWR | O_CREAT, 0600, err) : -1;
+	if (sfd < 0)
 		goto out;
-	}
+	close(sfd);
 	struct stat st;
 	fstat(d.fd, &st);
 	int resumed = state_load(d.statef, f->url, &d.st) == 0;
@@ -1000,8 +1008,11 @@ static int lock_take(const struct fetch_file *f, struct lock *lk, char **err)
 	struct sb b = {0};
 	sb_addf(&b, "%s.part.lock", f->path);
 	lk->path = sb_detach(&b);
+	char *why = NULL;
 	for (unsigned tries = 0; tries < 100; tries++) {
-		lk->fd = open(lk->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		free(why);
+		why = NULL;
+		lk->fd = open_own(lk->path, O_RDWR | O_CREAT, 0644, &why);
 		if (lk->fd < 0)
 			break;
 		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -1020,6 +1031,7 @@ static int lock_take(const struct fetch_file *f, struct lock *lk, char **err)
 				       f->path, (long)q.l_pid, lk->path);
 			else
 				errorf(err, "cannot lock '%s': %s", lk->path, strerror(e));
+			free(why);
 			free(lk->path);
 			lk->path = NULL;
 			return -1;
@@ -1033,12 +1045,17 @@ static int lock_take(const struct fetch_file *f, struct lock *lk, char **err)
 			if (ftruncate(lk->fd, 0) != 0 || pwrite(lk->fd, pid, (size_t)n, 0) != n) {
 				/* the pid in the file is for people; F_GETLK is the truth */
 			}
+			free(why);
 			return 0;
 		}
 		close(lk->fd);
 		lk->fd = -1;
 	}
-	errorf(err, "cannot lock '%s': %s", lk->path, lk->fd < 0 ? strerror(errno) : "it keeps being replaced");
+	if (why)
+		errorf(err, "cannot lock: %s", why);
+	else
+		errorf(err, "cannot lock '%s': it keeps being replaced", lk->path);
+	free(why);
 	free(lk->path);
 	lk->path = NULL;
 	return -1;
@@ -1101,6 +1118,26 @@ static int judge_disk(const struct fetch_file *f, int verify_only, int force, co
 	return 2;
 }
 
+/* As root, the directory a download writes into must be root's own and
+ * writable by no one else (dir_trusted): whoever else can write there can
+ * plant a symbolic link at FILE.part or FILE.part.state before the fetch
+ * and have root write where it points, or swap a directory on the way. */
+static int root_dir_refused(const struct fetch_file *f, char **err)
+{
+	if (geteuid() != 0)
+		return 0;
+	char *dir = path_dir(f->path), *why = NULL;
+	int rc = 0;
+	if (dir_trusted(dir, &why))
+		rc = errorf(err,
+			    "refusing to download '%s' as root into a directory others can change: %s (fetch as the "
+			    "user who owns it, or make it root's own: chown root, chmod go-w)",
+			    f->path, why);
+	free(why);
+	free(dir);
+	return rc;
+}
+
 static int same_file(int had, const struct stat *a, const struct stat *b)
 {
 	return had ? a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
@@ -1117,7 +1154,7 @@ int fetch_one(const struct fetch_file *f, int verify_only, int force, const stru
 	if (rc != 2)
 		return rc;
 	struct lock lk = {0};
-	if (lock_take(f, &lk, err)) {
+	if (root_dir_refused(f, err) || lock_take(f, &lk, err)) {
 		r->status = FETCH_FAILED;
 		return -1;
 	}
