@@ -253,7 +253,7 @@ kill "$loop_pid" 2>/dev/null
 
 # --- a full disk keeps the .part and says so (a small tmpfs, where mounting is allowed)
 mkdir -p "$TMP/full"
-if mount -t tmpfs -o size=4m tmpfs "$TMP/full" 2>/dev/null; then
+if mount -t tmpfs -o size=4m,mode=0755 tmpfs "$TMP/full" 2>/dev/null; then
 	cat >"$TMP/full/e.env" <<EOF
 MODEL_FILE=m.gguf
 MODEL_URL=$P/ok/q.gguf
