@@ -439,7 +439,7 @@ static int boot_arm(struct window *x)
 {
 	double t = mono_s();
 	char *err = NULL;
-	if (install_write(x->cand_path, x->cand_text, strlen(x->cand_text), 0644, &err))
+	if (install_env(x->cand_path, x->cand_text, strlen(x->cand_text), x->era.endpoint_path, &err))
 		return failed(x, "arm:boot", t, err, "cannot write the arm's endpoint file");
 	const char *zealot = x->o->restore.zealot;
 	char *unit = emit_unit(x->cand, zealot, x->cand_path, NULL);

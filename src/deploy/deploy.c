@@ -612,7 +612,7 @@ static int install(struct run *x)
 	double t = mono_s();
 	char *err = NULL;
 	x->installed = 1;
-	if (install_write(x->r->env_path, x->env_text, strlen(x->env_text), 0644, &err) ||
+	if (install_env(x->r->env_path, x->env_text, strlen(x->env_text), x->src_path, &err) ||
 	    install_write(x->r->unit_path, x->unit_text, strlen(x->unit_text), 0644, &err))
 		return failed(x, "install", t, NULL, err, "cannot write the files");
 	if (ctl(x, "daemon-reload", NULL, 120000, "install", t) ||
@@ -1070,12 +1070,12 @@ static int restore_files(struct run *x, double t)
 	if (x->have_prev) {
 		const char *envp =
 		    x->prev.endpoint_path && *x->prev.endpoint_path ? x->prev.endpoint_path : x->r->env_path;
-		bad = install_write(envp, x->prev.env_text, strlen(x->prev.env_text), 0644, &err) ||
+		bad = install_env(envp, x->prev.env_text, strlen(x->prev.env_text), NULL, &err) ||
 		      install_write(x->r->unit_path, x->prev.unit_text, strlen(x->prev.unit_text), 0644, &err);
 		if (!bad && strcmp(envp, x->r->env_path) != 0)
 			bad = install_remove(x->r->env_path, &err);
 	} else {
-		bad = (x->old_env ? install_write(x->r->env_path, x->old_env, x->old_env_len, 0644, &err)
+		bad = (x->old_env ? install_env(x->r->env_path, x->old_env, x->old_env_len, NULL, &err)
 				  : install_remove(x->r->env_path, &err)) ||
 		      (x->old_unit ? install_write(x->r->unit_path, x->old_unit, x->old_unit_len, 0644, &err)
 				   : install_remove(x->r->unit_path, &err));

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "../base/file.h"
+#include "../base/redact.h"
 #include "../base/util.h"
 
 #define INSTALL_MAX (16u << 20)
@@ -46,7 +48,55 @@ static int sync_dir(const char *dir, char **err)
 	return rc;
 }
 
+/* install_write, the file's group gid (-1: the creator's). */
+static int write_as(const char *path, const char *text, size_t len, unsigned mode, long gid, char **err);
+
 int install_write(const char *path, const char *text, size_t len, unsigned mode, char **err)
+{
+	return write_as(path, text, len, mode, -1, err);
+}
+
+/* USER's value in an endpoint file's text, or NULL (a text that does not
+ * parse names no user). Caller frees. */
+static char *text_user(const char *text, size_t len)
+{
+	struct endpoint *ep = endpoint_parse(text, len, "endpoint", NULL);
+	const char *u = ep ? endpoint_value(ep, K_USER) : NULL;
+	char *v = u && *u ? xstrdup(u) : NULL;
+	endpoint_free(ep);
+	return v;
+}
+
+unsigned install_env_mode(const char *text, size_t len, const char *src, long *gid)
+{
+	unsigned mode = 0644;
+	struct stat st;
+	if (src && stat(src, &st) == 0)
+		mode = ((unsigned)st.st_mode & 0644) | 0600;
+	char *shown = redact_text(text);
+	if (shown && strcmp(shown, text) != 0)
+		mode &= 0640; /* a secret: no other user reads it */
+	free(shown);
+	*gid = -1;
+	char *user = text_user(text, len);
+	struct passwd *pw = user ? getpwnam(user) : NULL;
+	/* serve runs as USER and reads this file: its group's read, not the world's */
+	if (pw && pw->pw_uid != geteuid() && !(mode & 004)) {
+		*gid = (long)pw->pw_gid;
+		mode |= 040;
+	}
+	free(user);
+	return mode;
+}
+
+int install_env(const char *path, const char *text, size_t len, const char *src, char **err)
+{
+	long gid;
+	unsigned mode = install_env_mode(text, len, src, &gid);
+	return write_as(path, text, len, mode, gid, err);
+}
+
+static int write_as(const char *path, const char *text, size_t len, unsigned mode, long gid, char **err)
 {
 	char *dir = path_dir(path);
 	int rc = -1, fd = -1;
@@ -55,7 +105,8 @@ int install_write(const char *path, const char *text, size_t len, unsigned mode,
 		goto done;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	sb_addf(&tmp, "%s/.%s.zealot-%ld", dir, base, (long)getpid());
-	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	/* created 0600 and opened up by fchmod once its group is right */
+	fd = open_tmp(tmp.s, 0600);
 	if (fd < 0) {
 		errorf(err, "cannot create '%s': %s", tmp.s, strerror(errno));
 		goto done;
@@ -71,7 +122,7 @@ int install_write(const char *path, const char *text, size_t len, unsigned mode,
 		off += (size_t)w;
 	}
 	/* the umask must not narrow what systemd and the unit's user read */
-	if (fchmod(fd, mode) || fsync(fd)) {
+	if ((gid >= 0 && fchown(fd, (uid_t)-1, (gid_t)gid)) || fchmod(fd, mode) || fsync(fd)) {
 		errorf(err, "cannot sync '%s': %s", tmp.s, strerror(errno));
 		goto done;
 	}
@@ -116,7 +167,8 @@ char *install_read(const char *path, size_t *len, char **err)
 
 static int is_path_key(const char *k, size_t n)
 {
-	static const enum key_id keys[] = {K_RUNTIME, K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
+	static const enum key_id keys[] = {K_RUNTIME,	K_MODEL_FILE,	K_MMPROJ_FILE,
+					   K_LORA_FILE, K_API_KEY_FILE, K_MODEL_URL_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		if (strlen(key_name(keys[i])) == n && memcmp(key_name(keys[i]), k, n) == 0)
 			return 1;

@@ -14,6 +14,19 @@
  * directory (0755) when missing. Returns 0, or -1 with *err. */
 int install_write(const char *path, const char *text, size_t len, unsigned mode, char **err);
 
+/* The mode an endpoint file is installed with, and its group in *gid
+ * (-1: left as created): the source file's permission bits (src NULL or
+ * missing: 0644), never wider than 0644; without other's read when a
+ * value is a secret (what redact_text hides: a URL's user:password@, a
+ * *KEY*, *TOKEN*, *PASSWORD* value); and when USER names another user
+ * who could not read it then, group USER's and 0640 (serve runs as USER
+ * and reads the file; systemd reads it as root). */
+unsigned install_env_mode(const char *text, size_t len, const char *src, long *gid);
+
+/* install_write of an endpoint file with install_env_mode's mode and
+ * group. */
+int install_env(const char *path, const char *text, size_t len, const char *src, char **err);
+
 /* Remove path (absent is fine) and fsync its directory. */
 int install_remove(const char *path, char **err);
 

@@ -45,6 +45,9 @@ static const struct key_def table[K__COUNT] = {
 			       "shard order)"},
     [K_MODEL_URL] = {"MODEL_URL", K_MODEL_URL, KEY_STRING, .optout = "no URL", .law = "C02",
 		     .doc = "where MODEL_FILE is fetched from"},
+    [K_MODEL_URL_FILE] = {"MODEL_URL_FILE", K_MODEL_URL_FILE, KEY_PATH, .optout = "no URL file", .law = "C02",
+			  .doc = "a file holding MODEL_URL (a URL with a password or token then never sits in the "
+				 "endpoint file); not with MODEL_URL"},
     [K_MMPROJ_FILE] = {"MMPROJ_FILE", K_MMPROJ_FILE, KEY_PATH, .optout = "text only: no projector",
 		       .target = KEY_T_EXTRAS, .law = "C03", .flag = "--mmproj",
 		       .owns = "-mm --mmproj -mmu --mmproj-url --mmproj-auto --no-mmproj --no-mmproj-auto "

@@ -189,7 +189,7 @@ char *fleet_ansible_playbook(const struct fleet *f, const char *version, const c
 					    "      ansible.builtin.copy:\n"
 					    "        src: \"{{ zealot_src }}\"\n"
 					    "        dest: \"{{ zealot_endpoint_dir }}/{{ zealot_file }}\"\n"
-					    "        mode: \"0644\"\n");
+					    "        mode: preserve\n");
 			} else {
 				sb_adds(&b, "      ansible.builtin.command:\n"
 					    "        argv:\n"

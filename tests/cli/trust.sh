@@ -201,4 +201,25 @@ EOF
 else
 	echo "ok - # SKIP unshare -m is not allowed here"
 fi
+# --- 12: MODEL_URL_FILE: the URL (and its password) kept out of the endpoint file
+mkdir -p p12 && chmod 700 p12
+printf '%s\n' "$URL" >p12/url.txt
+chmod 600 p12/url.txt
+cat >p12/e.env <<EOF
+MODEL_FILE=m.gguf
+MODEL_URL_FILE=url.txt
+MODEL_BYTES=$size
+MODEL_SHA256=$sha
+CTX_SIZE=4096
+EOF
+run "$ZEALOT" fetch p12/e.env
+check "12: MODEL_URL_FILE (relative to the endpoint file): fetched and verified" \
+	test "$rc" -eq 0 && cmp -s p12/m.gguf "$www/m.gguf"
+run "$ZEALOT" check p12/e.env
+check "12: check knows MODEL_URL_FILE (no unknown key)" test -z "$(grep -F 'unknown key' "$TMP/err" "$TMP/out")"
+echo "MODEL_URL=$URL" >>p12/e.env
+rm p12/m.gguf
+run "$ZEALOT" fetch p12/e.env
+check "12: MODEL_URL and MODEL_URL_FILE both: refused, nothing fetched" \
+	test "$rc" -ne 0 -a ! -e p12/m.gguf -a -n "$(grep -F 'both set' "$TMP/err")"
 check "no sanitizer report" no_sanitizer

@@ -107,6 +107,8 @@ check "clean deploy: the engine runs as USER zealot-engine" \
 check "clean deploy: the hardened unit is installed" grep -qFx ProtectSystem=strict "$R/etc/systemd/system/e1.service"
 check "clean deploy: the installed endpoint file names the payload by absolute path" \
 	grep -qFx "MODEL_FILE=$TMP/q.gguf" "$R/etc/zealot/e1.env"
+check "clean deploy: the installed endpoint file, whose MODEL_URL holds a password, is 0640 root:USER (not 0644)" \
+	test "$(X stat -c '%a %U %G' /etc/zealot/e1.env)" = "640 root zealot-engine"
 check "clean deploy: enabled (starts at boot)" test "$(X systemctl is-enabled e1.service)" = enabled
 check "clean deploy: the store holds era 1 with its reason" test "$(sql "select reason from eras where id=1")" = "first era: two slots"
 check "clean deploy: the boot's ledger, plan and probes are recorded" \

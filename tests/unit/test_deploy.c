@@ -175,6 +175,47 @@ static void test_install(void)
 	rmdir(dir);
 }
 
+/* The endpoint file's mode as installed: the source's, never wider than
+ * 0644; a secret takes other's read away; USER reads it by its group. */
+static void test_env_mode(void)
+{
+	char dir[] = "/tmp/zealot-envmode-XXXXXX";
+	if (!mkdtemp(dir))
+		return;
+	char src[64];
+	snprintf(src, sizeof(src), "%s/src.env", dir);
+	FILE *f = fopen(src, "w");
+	if (f)
+		fclose(f);
+	const char *plain = "MODEL_FILE=/m.gguf\nCTX_SIZE=4096\n";
+	const char *secret = "MODEL_FILE=/m.gguf\nMODEL_URL=http://u:pw@h/m.gguf\nCTX_SIZE=4096\n";
+	const char *secret_user = "MODEL_FILE=/m.gguf\nMODEL_URL=http://u:pw@h/m.gguf\nUSER=nobody\nCTX_SIZE=4096\n";
+	long gid = 0;
+	chmod(src, 0600);
+	ok(install_env_mode(plain, strlen(plain), src, &gid) == 0600 && gid == -1, "a 0600 source stays 0600");
+	chmod(src, 0664);
+	ok(install_env_mode(plain, strlen(plain), src, &gid) == 0644, "a 0664 source: at most 0644");
+	ok(install_env_mode(plain, strlen(plain), NULL, &gid) == 0644, "no source: 0644");
+	ok(install_env_mode(secret, strlen(secret), src, &gid) == 0640 && gid == -1,
+	   "a URL password: 0640, no other user reads it");
+	unsigned m = install_env_mode(secret_user, strlen(secret_user), src, &gid);
+	ok(m == 0640 && (geteuid() == 65534 || gid == 65534),
+	   "a URL password and USER=nobody: 0640, group nobody's (%o, %ld)", m, gid);
+	chmod(src, 0600);
+	m = install_env_mode(secret_user, strlen(secret_user), src, &gid);
+	ok(m == 0640 && (geteuid() == 65534 || gid == 65534),
+	   "a 0600 source and USER: 0640 root:USER, so serve reads it");
+	char dst[64];
+	snprintf(dst, sizeof(dst), "%s/dst.env", dir);
+	struct stat st;
+	ok(install_env(dst, secret_user, strlen(secret_user), src, NULL) == 0 && stat(dst, &st) == 0 &&
+	       (st.st_mode & 07777) == 0640 && (geteuid() != 0 || st.st_gid == 65534),
+	   "install_env writes it so");
+	unlink(dst);
+	unlink(src);
+	rmdir(dir);
+}
+
 static void test_proc(void)
 {
 	const char *argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
@@ -226,5 +267,6 @@ void test_deploy(void)
 	test_cause();
 	test_show();
 	test_install();
+	test_env_mode();
 	test_proc();
 }
