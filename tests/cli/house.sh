@@ -45,6 +45,38 @@ run python3 tests/house.py src --share
 share=$(sed -n 's/.*share \([0-9.]*\)%.*/\1/p' "$TMP/out")
 check "cmd/ is at most $share_max % of src/ lines ($share %)" awk -v s="$share" -v m="$share_max" 'BEGIN { exit !(s != "" && s <= m) }'
 
+# no hidden parameters in the planner: no mutable variable of static
+# storage in src/plan/ (a replay's state travels in a context, a
+# process-wide fact such as the host's memory lives in base/); static const
+# tables are fine
+run python3 tests/house.py src/plan --statics
+check "no mutable static variable in src/plan/ (file scope or a function's)" rc_is 0
+[ "$rc" -eq 0 ] || sed 's/^/#   /' "$TMP/out"
+
+# the statics scanner can fail: planted ones are named, const ones are not
+mkdir -p "$TMP/st"
+cat >"$TMP/st/a.c" <<'EOF'
+typedef int one_fn(int);
+static int trace;
+static one_fn *size_fn;
+static const char *name = "x";
+static const char *const names[] = {"a", "b"};
+static const struct { int a; } table[] = {{1}};
+one_fn f, g;
+int h(void (*job)(int), int n);
+struct s { int a; };
+int count(void)
+{
+	static int calls;
+	static const int limit = 3;
+	return ++calls < limit;
+}
+EOF
+run python3 tests/house.py "$TMP/st" --statics
+check "a planted mutable static is found (file scope, a pointer to const, a function's)" \
+	test "$(tr '\n' ' ' <"$TMP/out")" = "a.c:2 trace a.c:3 size_fn a.c:4 name a.c:12 calls "
+check "the planted statics fail the check" rc_is 1
+
 # the scanner can fail: a planted long function and a planted long command are named
 mkdir -p "$TMP/src/cmd" "$TMP/src/live"
 {
