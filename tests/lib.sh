@@ -94,7 +94,7 @@ free_port() {
 # new base module the store uses needs no edit here; compiler errors go to
 # OUT.err
 store_fixture() {
-	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
+	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT"/src/store/store.c "$ROOT"/src/store/records.c \
 		"$ROOT"/src/base/*.c -lsqlite3 -lpthread -o "$1" 2>"$1.err"
 }
 
