@@ -8,7 +8,6 @@
 
 #include <sqlite3.h>
 
-
 struct store {
 	sqlite3 *db;
 	char *dir;
