@@ -189,6 +189,41 @@ def statics(path, fn_types):
     return found
 
 
+def file_lines(doc):
+    """DOC's file list: {'src/DIR/': its text} (an entry is a line that
+    starts with a path, and the indented lines under it)."""
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    at = text.find("## Files")
+    a = text.find("```", at)
+    b = text.find("```", a + 3)
+    if at < 0 or a < 0 or b < 0:
+        return {}
+    entries, key = {}, None
+    for line in text[a + 3 : b].split("\n")[1:]:
+        if line[:1] not in ("", " ", "\t"):
+            key, _, rest = line.partition(" ")
+            entries[key] = rest
+        elif key:
+            entries[key] += " " + line
+    return entries
+
+
+def unnamed(root, doc):
+    """The headers under root that DOC's file list does not name."""
+    entries = file_lines(doc)
+    missing = []
+    for p in sources(root):
+        if not p.endswith(".h"):
+            continue
+        rel = os.path.relpath(p, root)
+        d, name = os.path.dirname(rel), os.path.basename(rel)[:-2]
+        text = entries.get(f"src/{d}/", "") + " " + entries.get(f"src/{d}/{name}.c", "")
+        if not re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", text):
+            missing.append(rel)
+    return missing
+
+
 def sources(root):
     for d, _, files in sorted(os.walk(root)):
         for f in sorted(files):
@@ -212,6 +247,11 @@ def main(argv):
         cmd = sum(lines(p) for p in sources(os.path.join(root, "cmd")))
         print(f"cmd {cmd} src {total} share {100.0 * cmd / total:.1f}%")
         return 0
+    if rest[:1] == ["--named"] and len(rest) == 2:
+        missing = unnamed(root, rest[1])
+        for m in missing:
+            print(m)
+        return 1 if missing else 0
     if rest[:1] == ["--statics"]:
         bad = 0
         fn_types = fn_typedefs(root)

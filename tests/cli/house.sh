@@ -77,6 +77,19 @@ check "a planted mutable static is found (file scope, a pointer to const, a func
 	test "$(tr '\n' ' ' <"$TMP/out")" = "a.c:2 trace a.c:3 size_fn a.c:4 name a.c:12 calls "
 check "the planted statics fail the check" rc_is 1
 
+# docs/layout.md names every module: each header on its folder's line
+run python3 tests/house.py src --named docs/layout.md
+check "docs/layout.md names every header of src/ on its folder's line" rc_is 0
+[ "$rc" -eq 0 ] || sed 's/^/#   not named: /' "$TMP/out"
+# and the check can fail: a planted header its folder's line does not name
+mkdir -p "$TMP/nm/store" "$TMP/nm/plan/graph"
+touch "$TMP/nm/store/store.h" "$TMP/nm/store/records.h" "$TMP/nm/plan/graph/galloc.h" "$TMP/nm/plan/galloc.h"
+printf '# x\n\n## Files\n\n```\nsrc/store/          store (the lifecycle),\n                    records\nsrc/plan/graph/     galloc\n```\n' >"$TMP/nm/layout.md"
+run python3 tests/house.py "$TMP/nm" --named "$TMP/nm/layout.md"
+check "a header not on its own folder's line is named (plan/galloc.h: graph's line does not count)" \
+	test "$(cat "$TMP/out")" = "plan/galloc.h"
+check "an unnamed header fails the check" rc_is 1
+
 # the scanner can fail: a planted long function and a planted long command are named
 mkdir -p "$TMP/src/cmd" "$TMP/src/live"
 {
