@@ -90,6 +90,18 @@ check "a header not on its own folder's line is named (plan/galloc.h: graph's li
 	test "$(cat "$TMP/out")" = "plan/galloc.h"
 check "an unnamed header fails the check" rc_is 1
 
+# tests/lib.sh's must: a failed setup step is one "not ok" line on the
+# suite's stream (fd 3) with its status and stderr, and must returns it;
+# a step that works says nothing and keeps its stdout
+(must sh -c 'echo broke >&2; exit 4' >"$TMP/must.out") 3>"$TMP/must.tap"
+r=$?
+check "must: a failed setup step returns its status" test "$r" -eq 4
+check "must: and says so on the TAP stream, with its stderr" \
+	test "$(cat "$TMP/must.tap")" = "$(printf 'not ok - setup: sh -c echo broke >&2; exit 4 (status 4)\n#   stderr: broke')"
+(must echo fine >"$TMP/must.out") 3>"$TMP/must.tap"
+check "must: a step that works keeps its stdout and adds no line" \
+	test "$?" -eq 0 -a "$(cat "$TMP/must.out")" = fine -a ! -s "$TMP/must.tap"
+
 # the scanner can fail: a planted long function and a planted long command are named
 mkdir -p "$TMP/src/cmd" "$TMP/src/live"
 {
