@@ -90,6 +90,27 @@ check "a header not on its own folder's line is named (plan/galloc.h: graph's li
 	test "$(cat "$TMP/out")" = "plan/galloc.h"
 check "an unnamed header fails the check" rc_is 1
 
+# docs/hacking.md's recipes cite files and tables that exist: every
+# `src/...`, `tests/...`, `doc/...`, `scripts/...` path in it is there (a
+# NAME placeholder stands for any file), and every table it names
+# (`name[]`, `table[K__COUNT]`) is defined in the file cited beside it
+hack_refs() { # DOC ROOT: the cited paths and tables that are not there
+	local doc=$1 root=$2 p
+	grep -oE '`(src|tests|doc|scripts)/[A-Za-z0-9_./-]+`' "$doc" | tr -d '`' | sort -u | while read -r p; do
+		case $p in *NAME*) continue ;; esac
+		[ -e "$root/$p" ] || echo "path $p"
+	done
+	grep -oE '`[a-z_]+\[[A-Z_]*\]`' "$doc" | tr -d '`' | sort -u | while read -r p; do
+		grep -rqF -- "${p%%[*}[${p#*[}" "$root/src" --include=*.c || echo "table $p"
+	done
+}
+missing=$(hack_refs docs/hacking.md .)
+check "docs/hacking.md cites only files and tables that exist" test -z "$missing"
+[ -z "$missing" ] || echo "$missing" | sed 's/^/#   missing: /'
+printf 'see `src/base/util.c`, `src/cmd/NAME.c`, `src/no/such.c` and `no_such_table[]`\n' >"$TMP/hack.md"
+check "and the check can fail: a planted missing path and table are named" \
+	test "$(hack_refs "$TMP/hack.md" . | tr '\n' ' ')" = "path src/no/such.c table no_such_table[] "
+
 # tests/lib.sh's must: a failed setup step is one "not ok" line on the
 # suite's stream (fd 3) with its status and stderr, and must returns it;
 # a step that works says nothing and keeps its stdout
