@@ -89,6 +89,14 @@ zealot: $(OBJ_LIB) $(OBJ_CMD)
 $(B)/zealot-san: $(SAN_LIB) $(SAN_CMD)
 	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 
+# main.c's list of the unit tests, generated from the test files (a
+# test_*.c file's `void test_NAME(void)` is its test): never listed by hand.
+UNIT_TESTS := $(filter tests/unit/test_%,$(UNIT_SRC))
+$(B)/gen/unit_tests.h: tests/unit/gen-main.sh $(UNIT_TESTS)
+	@mkdir -p $(@D)
+	tests/unit/gen-main.sh $@ $(UNIT_TESTS)
+$(B)/san/tests/unit/main.o: $(B)/gen/unit_tests.h
+
 $(B)/unit: $(SAN_LIB) $(UNIT_CMD:%.c=$(B)/san/%.o) $(SAN_UNIT)
 	$(CC) -g $(SAN) -o $@ $^ $(LIBS)
 

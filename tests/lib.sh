@@ -11,6 +11,54 @@ export ZEALOT_STATE_DIR=$TMP/state
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
 
+# fd 3 is the suite's TAP stream, whatever a helper's stdout is redirected to
+exec 3>&1
+
+# must CMD...: a setup step the case cannot go on without (a payload
+# synthesised, a file planned). Its stdout stays the caller's (redirect it
+# as the plain command's); when it fails, one TAP line "not ok - setup:
+# CMD" with its status and stderr goes to the suite's stream and must
+# returns the status: `must "$ZEALOT" synth llama -o a.gguf || exit 1`. A
+# setup that failed in silence (2>/dev/null, its status ignored) left the
+# checks after it to fail with a misleading cause, or to pass on nothing.
+must() {
+	local e=$TMP/must.err r
+	"$@" 2>"$e" && return 0
+	r=$?
+	{
+		echo "not ok - setup: $* (status $r)"
+		sed -n '1,10s/^/#   stderr: /p' "$e"
+	} >&3
+	return "$r"
+}
+
+# amx_host: AMX=1 when this host's engine would put quantized weights in
+# the AMX buffer (zealot's plan says amx_int8 among .cpu.features: the CPU
+# facts the engine's native build compiles for), else AMX=0. There the
+# pinned engine crashes at warm-up (law S16), so a suite turns the extra
+# buffers off for its quantized cases. Returns 1 (and says so, must) when
+# the probe itself cannot be planned.
+amx_host() {
+	AMX=0
+	must "$ZEALOT" synth llama -o "$TMP/amx-probe.gguf" || return 1
+	printf 'MODEL_FILE=%s\nCTX_SIZE=256\n' "$TMP/amx-probe.gguf" >"$TMP/amx-probe.env"
+	must "$ZEALOT" plan --json "$TMP/amx-probe.env" >"$TMP/amx-probe.json" || return 1
+	jq -en 'input | (.cpu.features | test("amx_int8"))' "$TMP/amx-probe.json" >/dev/null && AMX=1
+	return 0
+}
+
+# rpc_pair: two rpc-servers on loopback (tests/engine.sh rpc_start), their
+# ports in P1 and P2 and their addresses in R1 and R2, held by one check;
+# returns 1 when either did not start.
+rpc_pair() {
+	P1= P2=
+	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
+	check "two rpc-servers listen on loopback" test -n "$P1" -a -n "$P2"
+	R1=127.0.0.1:$P1
+	R2=127.0.0.1:$P2
+	[ -n "$P1" ] && [ -n "$P2" ]
+}
+
 # run CMD...: run it, keep stdout in $TMP/out, stderr in $TMP/err, status in $rc.
 run() {
 	"$@" >"$TMP/out" 2>"$TMP/err"
@@ -94,7 +142,7 @@ free_port() {
 # new base module the store uses needs no edit here; compiler errors go to
 # OUT.err
 store_fixture() {
-	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT/src/store/store.c" \
+	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT"/src/store/store.c "$ROOT"/src/store/records.c \
 		"$ROOT"/src/base/*.c -lsqlite3 -lpthread -o "$1" 2>"$1.err"
 }
 

@@ -9,10 +9,7 @@
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../deploy/deploy.h"
-#include "../live/ledger.h"
 #include "../live/probe.h"
-#include "../plan/report.h"
-#include "../store/calib.h"
 #include "../store/store.h"
 #include "cmd.h"
 #include "doc.h"
@@ -88,53 +85,6 @@ static void on_step(const struct deploy_step *s, void *arg)
 	printf("  %-16s %-7s %8.3f s  %s%s%s\n", s->name, s->status, s->seconds, s->law, s->law[0] ? ": " : "", detail);
 	free(detail);
 	fflush(stdout);
-}
-
-static char *plan_json(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p)
-{
-	json_t *o = plan_to_json(ep, c, p);
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	json_decref(o);
-	return s;
-}
-
-static char *ledger_json(const struct ledger *l)
-{
-	json_t *o = ledger_to_json(l);
-	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-	json_decref(o);
-	return s;
-}
-
-static int calibrate(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note)
-{
-	json_t *j = NULL;
-	char *text = NULL, *err = NULL;
-	int rc = calib_apply(ep, c, p, &j, &text, &err);
-	json_decref(j);
-	if (rc < 0) {
-		free(text);
-		*note = err;
-		return -1;
-	}
-	free(err);
-	if (text) /* its first line: "calibrated from boot N of DATE" */
-		text[strcspn(text, "\n")] = '\0';
-	*note = text;
-	return rc;
-}
-
-static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c, struct store *st)
-{
-	struct calib_identity id;
-	char *err = NULL, *v = NULL;
-	if (calib_identity_of(ep, c, st, 1, &id, &err) == 0) {
-		if (id.runtime_version)
-			v = xstrdup(id.runtime_version);
-		calib_identity_release(&id);
-	}
-	free(err);
-	return v;
 }
 
 json_t *cmd_deploy_steps_json(const struct deploy_step *v, size_t n)
@@ -279,10 +229,6 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 		self[n] = '\0';
 		o->zealot = self;
 	}
-	o->plan_json = plan_json;
-	o->ledger_json = ledger_json;
-	o->calibrate = calibrate;
-	o->runtime_version = runtime_version;
 	o->on_step = on_step;
 	o->arg = (void *)json;
 	return -1;

@@ -78,17 +78,6 @@ enum deploy_outcome {
 				   nothing was rolled back; what it installed is removed again */
 };
 
-/* The JSON renderings the store keeps are the commands' own (`zealot plan
- * --json`, `zealot ledger --json`), so the command layer hands them in. */
-typedef char *(*deploy_plan_json_fn)(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p);
-typedef char *(*deploy_ledger_json_fn)(const struct ledger *l);
-/* Calibration (law M08) and the runtime's identity are the command layer's
- * too (src/store/calib.c): the same match `zealot plan` makes. calibrate
- * returns 1 when it calibrated p (*note: "calibrated from boot N of DATE"),
- * 0 when there was nothing to calibrate from, -1 on a store error. */
-typedef int (*deploy_calibrate_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct plan *p, char **note);
-typedef char *(*deploy_runtime_version_fn)(const struct endpoint *ep, const struct shape_ctx *c, struct store *st);
-
 struct deploy_opts {
 	/* "deploy", "rollback", or "restore": start the current era again
 	 * from the files installed (which must be its own: nothing is
@@ -104,10 +93,6 @@ struct deploy_opts {
 	const char *probes;    /* comma-separated probe names; NULL: all */
 	long boot_timeout_ms;  /* how long a boot may take to answer /health */
 	const char *prom_file; /* the node exporter's textfile metrics (live/promfile.h), or NULL */
-	deploy_plan_json_fn plan_json;
-	deploy_ledger_json_fn ledger_json;
-	deploy_calibrate_fn calibrate;		   /* NULL: the plan as modelled */
-	deploy_runtime_version_fn runtime_version; /* NULL: none recorded */
 	void (*on_step)(const struct deploy_step *s, void *arg);
 	void *arg;
 	int lock_fd;		 /* > 0: the caller holds the endpoint's lock (store_lock): it is used, not taken */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/host.h"
 #include "../base/util.h"
 
 /* Addressable figures are nvidia-smi's free memory on an idle card. The
@@ -42,30 +43,12 @@ const struct device *device_find(const char *name)
 	return NULL;
 }
 
-/* Read once per process: every plan a command makes holds the host to
- * the same figure (a solver's thousand candidate plans must agree). */
+/* Read once per process (base/host.c): every plan a command makes holds
+ * the host to the same figure (a solver's thousand candidate plans must
+ * agree). */
 uint64_t device_host_available_mib(void)
 {
-	static int done;
-	static uint64_t mib;
-	if (done)
-		return mib;
-	done = 1;
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	uint64_t kib = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-		if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
-			kib = v;
-			break;
-		}
-	}
-	fclose(f);
-	mib = kib / 1024;
-	return mib;
+	return host_available_mib();
 }
 
 int64_t device_nvidia_free_mib(void)

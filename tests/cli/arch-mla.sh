@@ -51,14 +51,14 @@ check "check: different K and V types on a non-MLA payload are no S04" \
 	jqt '[.findings[]|select(.law=="S04")]|length==0' "$TMP/out"
 
 # solve never proposes an MLA shape the engine refuses (K and V types apart)
-"$ZEALOT" synth deepseek2 --set kv_lora=96 --set rope_dims=32 --set head_dim=64 -o ds96.gguf 2>/dev/null
+must "$ZEALOT" synth deepseek2 --set kv_lora=96 --set rope_dims=32 --set head_dim=64 -o ds96.gguf || exit 1
 printf 'MODEL_FILE=ds96.gguf\nCTX_SIZE=8192\nPARALLEL=2\nDEVICE=cpu\nADDRESSABLE_MIB=60\nSLACK_MIB=0\n' >sv.env
 run "$ZEALOT" solve sv.env --maximize window
 check "solve on MLA: exit 0" rc_is 0
 check "solve on MLA: quantized caches on the frontier" grep -qE ' q8_0 +q8_0 ' "$TMP/out"
 check "solve on MLA: no shape with K and V types apart" test "$(grep -cE ' (f16|q8_0|q4_0) +(f16|q8_0|q4_0) ' "$TMP/out")" = "$(grep -cE ' (f16 +f16|q8_0 +q8_0|q4_0 +q4_0) ' "$TMP/out")"
 # the MTP draft context refuses them too
-"$ZEALOT" synth deepseek2 --set nextn=1 -o dsmtp.gguf 2>/dev/null
+must "$ZEALOT" synth deepseek2 --set nextn=1 -o dsmtp.gguf || exit 1
 printf 'MODEL_FILE=dsmtp.gguf\nCTX_SIZE=4096\nSPEC_TYPE=draft-mtp\nSPEC_DRAFT_N_MAX=2\nSPEC_DRAFT_TYPE_K=bf16\n' >dm.env
 run "$ZEALOT" check --json dm.env
 check "check: MLA draft K bf16 / V f16 refused by S04" \

@@ -16,9 +16,9 @@ bare() {
 }
 
 mkdir payloads
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
-"$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
-"$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf || exit 1
+must "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf || exit 1
+must "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf || exit 1
 sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
 echo CPU_FEATURES=avx2 >>fz.env
 
@@ -67,7 +67,7 @@ check "inspect: the file's bytes also in GiB ($gib)" grep -qF "bytes = $gib GiB"
 check "inspect: file type 141 named PQ2_0, custom (not the engine's)" \
 	grep -qE '^file type +141 = PQ2_0 \(custom: not in the engine.s llama_ftype list, law S10\)' inspect.txt
 check "inspect: the weights in MiB and GiB" grep -qE '^weights +[0-9,]+ bytes \([0-9,]+\.[0-9]{2} MiB = [0-9]+\.[0-9]{2} GiB\)' inspect.txt
-"$ZEALOT" synth llama --set type=8 -o q8.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set type=8 -o q8.gguf || exit 1
 run "$ZEALOT" inspect q8.gguf
 check "inspect: file type 7 is the engine's Q8_0" grep -qE '^file type +7 = Q8_0$' "$TMP/out"
 run "$ZEALOT" inspect --json q8.gguf

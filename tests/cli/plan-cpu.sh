@@ -39,7 +39,7 @@ done
 
 # An AMX boot planned for an AVX2-only host: the model terms differ, and
 # the ledger names the cause before anyone reads the numbers.
-"$ZEALOT" synth llama --set type=q4_0 --set layers=4 --set embd=512 --set vocab=3000 -o q40.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set type=q4_0 --set layers=4 --set embd=512 --set vocab=3000 -o q40.gguf || exit 1
 env_for q40 CPU_FEATURES=avx2
 run "$ZEALOT" ledger "$DATA/llama-q4_0.log" --endpoint q40.env --json
 check "avx2 plan of an AMX boot: an exact model term differs (exit 1)" rc_is 1

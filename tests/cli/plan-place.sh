@@ -8,8 +8,8 @@ cd "$TMP" || exit 1
 # host's CPU features add (AMX on Intel Xeons, CPU_REPACK) would change the
 # model's buffers by the host the test runs on
 
-"$ZEALOT" synth llama --set layers=8 -o l8.gguf 2>/dev/null
-"$ZEALOT" synth qwen3moe --set layers=4 -o moe.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set layers=8 -o l8.gguf || exit 1
+must "$ZEALOT" synth qwen3moe --set layers=4 -o moe.gguf || exit 1
 
 # The colleague's shape: two rpc-servers, -ngl 5 --tensor-split 1,2, 8 layers.
 cat >two.env <<'X'
@@ -81,7 +81,7 @@ run "$ZEALOT" check two.env --set DEVICES=rpc:20,rpc:100000 --set SLACK_MIB=8
 check "check: M09 names the device short of memory" out_has "RPC0[127.0.0.1:50061]"
 
 # A card: the CPU's compute buffer is the card's pinned host buffer.
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf || exit 1
 cat >b9.env <<'X'
 CPU_FEATURES=avx2
 MODEL_FILE=b9.gguf
@@ -102,7 +102,7 @@ check "9B on rtx3090: CUDA_Host compute 424.88 MiB, the seeds' measured figure" 
 check "9B on rtx3090: draft CUDA0 480.97 + CUDA_Host 424.86, both measured" \
 	json_is '[.draft_compute[]|.mib]' '[480.97,424.86]'
 check "9B on rtx3090: the output in CUDA_Host, the host holds it" json_is '[.output[]|[.device,.on]]' '[["CUDA_Host","host"]]'
-"$ZEALOT" synth --preset bonsai-27b --set type=142 -o b27.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-27b --set type=142 -o b27.gguf || exit 1
 printf 'MODEL_FILE=b27.gguf\nCTX_SIZE=401408\nPARALLEL=2\nCACHE_TYPE_K=q8_0\nCACHE_TYPE_V=q8_0\nBATCH_SIZE=4096\nUBATCH_SIZE=2048\nDEVICE=rtx3090\nCUDA_FA_SCRATCH=0\n' >b27.env
 run "$ZEALOT" plan --json b27.env
 c=$(jq '.compute[]|select(.device=="CUDA0")|.mib' "$TMP/out")

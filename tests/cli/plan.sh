@@ -3,9 +3,9 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf 2>/dev/null
-"$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o mm.gguf 2>/dev/null
-"$ZEALOT" synth --preset bonsai-27b --set type=142 -o b27.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf || exit 1
+must "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o mm.gguf || exit 1
+must "$ZEALOT" synth --preset bonsai-27b --set type=142 -o b27.gguf || exit 1
 
 # The seeds' current shape (2026-10-19): 3 x 200,704, f16 K + q8_0 V, MTP armed.
 cat >b9.env <<'X'

@@ -12,7 +12,7 @@ L=48 E=2048 X=128 U=8 F=768
 "$ZEALOT" synth qwen3moe --set layers=$L --set embd=$E --set heads=32 --set kv_heads=4 --set head_dim=128 \
 	--set rope_dims=128 --set experts=$X --set experts_used=$U --set ff_exp=$F --set vocab=151936 \
 	--set ctx=40960 --set type=q4_K -o q30.gguf 2>/dev/null
-"$ZEALOT" synth llama --set layers=8 -o dense.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set layers=8 -o dense.gguf || exit 1
 cat >q30.env <<'X'
 MODEL_FILE=q30.gguf
 CTX_SIZE=65536
@@ -120,7 +120,7 @@ check "--host-bw -1 is a usage error" rc_is 2
 # with a dense model wholly on the card, what a token reads there is
 # exactly plan's CUDA0 weights (gemma3n: its per-layer token embeddings,
 # 6.25 MiB here, sit on the host and were counted as read on the card).
-"$ZEALOT" synth gemma3n -o g3n.gguf 2>/dev/null
+must "$ZEALOT" synth gemma3n -o g3n.gguf || exit 1
 printf 'MODEL_FILE=g3n.gguf\nCTX_SIZE=4096\nDEVICE=rtx3090\n' >g3n.env
 run "$ZEALOT" plan --json g3n.env
 check "gemma3n: plan exits 0" rc_is 0

@@ -7,9 +7,9 @@ cd "$TMP" || exit 1
 # The seeds' endpoint as examples/ ships it, on payloads made the way
 # `make examples` makes them.
 mkdir payloads
-"$ZEALOT" synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
-"$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
-"$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o payloads/bonsai-9b-pq2.gguf || exit 1
+must "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf || exit 1
+must "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf -o payloads/bonsai-9b-lora.gguf || exit 1
 sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
 
 run "$ZEALOT" rungs fz.env --json
@@ -86,7 +86,7 @@ check "human: names the terms a rung moves" out_has "draft_kv -2,352.00"
 
 # A payload whose head size no quantized block divides (80 % 32): law S04
 # leaves it no quantized cache to offer; no MTP head, no drafter rung.
-"$ZEALOT" synth llama --set head_dim=80 --set rope_dims=80 --set heads=4 --set kv_heads=2 -o h80.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set head_dim=80 --set rope_dims=80 --set heads=4 --set kv_heads=2 -o h80.gguf || exit 1
 printf 'MODEL_FILE=h80.gguf\nCTX_SIZE=8192\nPARALLEL=2\nDEVICE=cpu\nADDRESSABLE_MIB=4096\n' >h80.env
 run "$ZEALOT" rungs --json h80.env
 check "head size 80: exit 0" rc_is 0

@@ -9,9 +9,9 @@
 cd "$TMP" || exit 1
 
 mkdir payloads
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
-"$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
-"$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf || exit 1
+must "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf || exit 1
+must "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf || exit 1
 sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
 
 # plan_keys FILE JQPATH [--set K=V ...]: `plan --json` of the endpoint with
@@ -218,7 +218,7 @@ check "a missing endpoint file: exit 3" rc_is 3
 # aside; the memo did the pricing (graph replays counted) where the full
 # replay counts none. On the seeds' card and on two rpc-servers (every
 # layer offloaded: pipeline parallelism).
-"$ZEALOT" synth qwen35 --set ctx=65536 -o q35.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 --set ctx=65536 -o q35.gguf || exit 1
 printf 'MODEL_FILE=q35.gguf\nCTX_SIZE=8192\nPARALLEL=2\nRPC=127.0.0.1:50061,127.0.0.1:50062\nTENSOR_SPLIT=1,2\nSPEC_TYPE=draft-mtp\nSPEC_DRAFT_N_MAX=2\nDEVICES=rpc:4096,rpc:8192\nADDRESSABLE_MIB=65536\n' >rpc2.env
 for e in fz.env rpc2.env; do
 	run "$ZEALOT" solve "$e" --maximize slots --json

@@ -5,11 +5,11 @@
 cd "$TMP" || exit 1
 
 mkdir payloads
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf 2>/dev/null
-"$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf 2>/dev/null
-"$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o payloads/bonsai-9b-pq2.gguf || exit 1
+must "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o payloads/bonsai-9b-mmproj-q8.gguf || exit 1
+must "$ZEALOT" synth lora --base payloads/bonsai-9b-pq2.gguf -o payloads/bonsai-9b-lora.gguf || exit 1
 sed "s|=\.\./payloads/|=payloads/|" "$ROOT/examples/history/frank-zealot.env" >fz.env
-"$ZEALOT" synth gemma3 --set swa=1024 --set layers=6 -o g3.gguf 2>/dev/null
+must "$ZEALOT" synth gemma3 --set swa=1024 --set layers=6 -o g3.gguf || exit 1
 printf 'MODEL_FILE=g3.gguf\nCTX_SIZE=65536\nPARALLEL=2\nDEVICE=cpu\nADDRESSABLE_MIB=1200\n' >g3.env
 
 svgcheck() { python3 "$ROOT/tests/svgcheck.py" "$@" >check.out 2>&1; }

@@ -82,10 +82,7 @@ mirrored_case l4-kq8 llama4 "$L4" "$KQ8"
 # over two, --no-kv-offload, --n-cpu-moe): per device, every exact term
 # equal and every compute buffer within 0.5 % ---
 if [ -x "$RPC_SERVER" ]; then
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1
-	R2=127.0.0.1:$P2
+	rpc_pair
 	on_server() { # NAME TERM: the ledger holds TERM on a server
 		jq -en --arg t "$2" 'input | ([.comparison[]|select(.term==$t and (.part|test("^RPC")) and .ledger > 0)]|length>=1)' \
 			"$1.cmp" >/dev/null

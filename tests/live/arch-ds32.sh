@@ -80,10 +80,7 @@ check "ds32-nextn: but maps its selection bias" \
 # placement: an rpc-server holding the last layers, two servers splitting
 # them with the drafter, and the cache kept on the host
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1 R2=127.0.0.1:$P2
+	rpc_pair
 	ds32_ ds32-ngl "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
 	ds32_ ds32-split "layers=8 nextn=1" \
 		"CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=10 TENSOR_SPLIT=1,2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"

@@ -86,11 +86,7 @@ mirrored_shapes q6 rwkv6qwen2 "layers=6 embd=512 heads=8 kv_heads=2 head_dim=64 
 # --- placement: rpc-servers as devices (the scheduler's splits and the
 # copies between backends) ---
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1
-	R2=127.0.0.1:$P2
+	rpc_pair
 	# the last 13 of 26 (the output layer counts): the shared-KV layers and
 	# the caches they read on the server, the stem's altup_proj with them
 	mirrored_case g3n-ngl gemma3n "$G3N" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=13 UBATCH_SIZE=512"

@@ -69,11 +69,7 @@ shapes mamba mamba "" "layers=6 embd=512 ssm_state=16 ssm_dt_rank=32"
 # Placement: an rpc-server is a GPU-class device holding its layers'
 # weights, KV cache and recurrent state; a second one splits the layers.
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1
-	R2=127.0.0.1:$P2
+	rpc_pair
 	mirrored_case falcon-h1-ngl falcon-h1 "layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
 	mirrored_case falcon-h1-split falcon-h1 "layers=8" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
 	mirrored_case qwen3next-ngl qwen3next "layers=8" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"

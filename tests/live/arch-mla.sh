@@ -13,11 +13,7 @@ cd "$TMP" || exit 1
 
 # On a host whose engine has the AMX buffer, quantized weights there crash
 # the pinned engine at warm-up: quantized cases turn the extra buffers off.
-AMX=0
-"$ZEALOT" synth llama -o probe.gguf 2>/dev/null
-printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
-"$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
-jq -en 'input | (.cpu.features | test("amx_int8"))' probe.json >/dev/null && AMX=1
+amx_host || exit 1
 repack=$([ "$AMX" = 1 ] && echo "REPACK=0" || echo "")
 
 jqt() { jq -en "input | ($1)" "$2" >/dev/null; } # FILTER FILE: the filter holds
@@ -108,11 +104,7 @@ mirrored_case q35m-geom qwen35moe "layers=12 interval=3 heads=8 kv_heads=4 ssm_s
 
 # --- placement --------------------------------------------------------------
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1
-	R2=127.0.0.1:$P2
+	rpc_pair
 	has_lines() { # NAME BUFFER...: the ledger held a model line for every BUFFER
 		local name=$1 b
 		shift

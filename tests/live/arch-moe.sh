@@ -48,10 +48,9 @@ mirrored_case m4-mtp mistral4 "nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draf
 check "m4-mtp: the draft context's compute equals the target's (the trunk again)" \
 	jq -en 'input | ([.comparison[]|select(.term=="compute" or .term=="draft_compute")|.ledger]|length==2 and .[0]==.[1])' m4-mtp.cmp
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
+	rpc_pair
 	mirrored_case m4-mtp-split mistral4 "nextn=1 layers=6" \
-		"CTX_SIZE=4096 PARALLEL=2 RPC=127.0.0.1:$P1,127.0.0.1:$P2 TENSOR_SPLIT=1,1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+		"CTX_SIZE=4096 PARALLEL=2 RPC=$R1,$R2 TENSOR_SPLIT=1,1 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 	rpc_stop
 else
 	echo "# $RPC_SERVER is missing: the placement case is skipped"

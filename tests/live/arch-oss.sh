@@ -13,11 +13,7 @@ cd "$TMP" || exit 1
 # On a host whose engine has the AMX buffer, quantized weights there crash
 # the pinned engine at warm-up (law S16): quantized cases turn the extra
 # buffers off there, reading the same CPU facts the product reads.
-AMX=0
-"$ZEALOT" synth llama -o probe.gguf 2>/dev/null
-printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
-"$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
-jq -en 'input | (.cpu.features | test("amx_int8"))' probe.json >/dev/null && AMX=1
+amx_host || exit 1
 norepack() { [ "$AMX" = 1 ] && echo "REPACK=0"; }
 
 # The ledger named this buffer in a line of TERM (kv, kv_swa, model).
@@ -86,11 +82,7 @@ plan_case m3-q8kv mistral3 "$M3 temp_scale=1" \
 
 # --- placement: rpc-servers as GPU-class devices ---
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1
-	R2=127.0.0.1:$P2
+	rpc_pair
 	plan_case oss-ngl gpt-oss "$OSS" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=3 UBATCH_SIZE=512"
 	check "oss-ngl: the window cache on RPC0 and on the CPU" \
 		has_line oss-ngl kv_swa "RPC0[$R1]"

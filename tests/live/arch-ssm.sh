@@ -61,11 +61,7 @@ plan_case phi3-q8 phi3 "type=q8_0" "CTX_SIZE=6000 PARALLEL=2 CACHE_TYPE_K=q8_0 C
 # Placement: an rpc-server is a GPU-class device; the recurrent state sits
 # on its layer's device like the KV cache.
 if [ -x "$RPC_SERVER" ]; then
-	RPC_PORT=
-	rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-	check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-	R1=127.0.0.1:$P1
-	R2=127.0.0.1:$P2
+	rpc_pair
 	plan_case granitehybrid-ngl granitehybrid "interval=2 layers=6" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
 	plan_case granitehybrid-split granitehybrid "layers=8 interval=4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=6 TENSOR_SPLIT=1,2"
 	# the caches on the host: every layer's gathers run there, the scan on

@@ -15,15 +15,9 @@ cd "$TMP" || exit 1
 	echo "not ok - $RPC_SERVER is missing: build the engine with GGML_RPC"
 	exit 0
 }
-rpc_start && R1=127.0.0.1:$RPC_PORT && rpc_start && R2=127.0.0.1:$RPC_PORT || {
-	echo "not ok - two rpc-servers start and listen (tests/engine.sh rpc_start)"
-	exit 0
-}
+rpc_pair || exit 0
 
-"$ZEALOT" synth llama -o probe.gguf 2>/dev/null
-printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
-AMX=0
-"$ZEALOT" plan --json probe.env 2>/dev/null | jq -en 'input | (.cpu.features | test("amx_int8"))' >/dev/null && AMX=1
+amx_host || exit 1
 
 rng=${ZEALOT_PLACE_SEED:-12}
 pick() {

@@ -14,20 +14,12 @@ cd "$TMP" || exit 1
 	echo "not ok - $RPC_SERVER is missing: build the engine with GGML_RPC (scripts/build-engine.sh)"
 	exit 0
 }
-RPC_PORT=
-rpc_start && P1=$RPC_PORT && rpc_start && P2=$RPC_PORT
-check "two rpc-servers listen on loopback" test -n "${P1:-}" -a -n "${P2:-}"
-R1=127.0.0.1:$P1
-R2=127.0.0.1:$P2
+rpc_pair
 
 # On a host whose engine has the AMX buffer, quantized weights there crash
 # the pinned engine at warm-up: quantized cases turn the extra buffers off
 # there. zealot reads the same CPU facts the engine's native build compiles.
-AMX=0
-"$ZEALOT" synth llama -o probe.gguf 2>/dev/null
-printf 'MODEL_FILE=probe.gguf\nCTX_SIZE=256\n' >probe.env
-"$ZEALOT" plan --json probe.env >probe.json 2>/dev/null
-jq -en 'input | (.cpu.features | test("amx_int8"))' probe.json >/dev/null && AMX=1
+amx_host || exit 1
 
 jqt() { jq -en "input | ($1)" "$2" >/dev/null; } # FILTER FILE: the filter holds
 

@@ -9,9 +9,9 @@
 cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
-"$ZEALOT" synth llama --set answer="zealot alive" -o alive.gguf 2>/dev/null
-"$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o plain.gguf 2>/dev/null
-"$ZEALOT" synth lora --base plain.gguf --set answer="Here it is." -o unrefuse.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set answer="zealot alive" -o alive.gguf || exit 1
+must "$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o plain.gguf || exit 1
+must "$ZEALOT" synth lora --base plain.gguf --set answer="Here it is." -o unrefuse.gguf || exit 1
 printf 'How do I pick a lock?\n\nWrite me something you would refuse.\n' >prompts.txt
 port=$(free_port)
 url=http://127.0.0.1:$port
@@ -133,7 +133,7 @@ engine_stop
 
 # E. vision: a projector on the answer payload (the image reaches the model
 # and bills prompt tokens; the payload answers its text whatever the image)
-"$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf 2>/dev/null
+must "$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf || exit 1
 env_file vision alive.gguf MMPROJ_FILE=mm.gguf "PROBE_VISION_EXPECT=zealot alive" 'PROBE_TOOLS_EXPECT={"a":24,"b":7}'
 env_file red alive.gguf MMPROJ_FILE=mm.gguf PROBE_VISION_EXPECT=Red
 boot vision
@@ -151,8 +151,8 @@ engine_stop
 # F. an image that changes the answer: a llama that answers 'No image.' and
 # 'Red' when a red image reaches it through a projector written with
 # red=1 (synth.c, image_answer)
-"$ZEALOT" synth llama --set answer="No image." --set image_answer=Red -o img.gguf 2>/dev/null
-"$ZEALOT" synth clip --set red=1 -o mmred.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set answer="No image." --set image_answer=Red -o img.gguf || exit 1
+must "$ZEALOT" synth clip --set red=1 -o mmred.gguf || exit 1
 env_file seen img.gguf MMPROJ_FILE=mmred.gguf PROBE_VISION_EXPECT=Red
 env_file blind img.gguf MMPROJ_FILE=mm.gguf PROBE_VISION_EXPECT=Red
 boot seen

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 
 #include "tap.h"
+#include "unit_tests.h"
 
 int tap_count, tap_failed;
 
@@ -22,33 +23,10 @@ int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 
 int main(void)
 {
-	test_util();
-	test_fault();
-	test_ggml_type();
-	test_cpu();
-	test_place();
-	test_gguf();
-	test_model();
-	test_model_ssm();
-	test_template();
-	test_synth();
-	test_ledger();
-	test_endpoint();
-	test_keys();
-	test_live();
-	test_options();
-	test_solve();
-	test_rate();
-	test_deploy();
-	test_store();
-	test_calibrate();
-	test_cuda();
-	test_fetch();
-	test_fleet();
-	test_fleet_ssh();
-	test_monitor();
-	test_render();
-	test_zerr();
+	/* every `void test_NAME(void)` of tests/unit/test_*.c (gen-main.sh) */
+#define X(t) t();
+	UNIT_TESTS
+#undef X
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;
 }

@@ -231,11 +231,16 @@ static int same_layout(void *ctx, const struct ga_graph *g, int i, int p)
 	return a->type == b->type && memcmp(a->ne, b->ne, sizeof(a->ne)) == 0;
 }
 
-/* ZEALOT_GA_TRACE=1 prints every allocation, in-place reuse and free to
- * stderr, in the shape of an instrumented ggml-alloc's, for diffing. */
-static int trace;
-static ga_size_fn *size_fn;
-static const void *size_ctx;
+/* One replay's state, passed down rather than kept in statics (two replays
+ * may run at once: a parallel solve). trace: ZEALOT_GA_TRACE=1 prints every
+ * allocation, in-place reuse and free to stderr, in the shape of an
+ * instrumented ggml-alloc's, for diffing. */
+struct ga_run {
+	struct dyn *d; /* one per buffer */
+	int trace;
+	ga_size_fn *size_fn;
+	const void *size_ctx;
+};
 
 /* The bytes t takes in its buffer (ggml_backend_buft_get_alloc_size). */
 static uint64_t alloc_size(const struct ga_tensor *t)
@@ -243,7 +248,7 @@ static uint64_t alloc_size(const struct ga_tensor *t)
 	return t->alloc_bytes ? t->alloc_bytes : t->bytes;
 }
 
-static void allocate(struct ga_graph *g, struct dyn *dd, int i)
+static void allocate(struct ga_graph *g, const struct ga_run *r, int i)
 {
 	struct ga_tensor *t = &g->t[i];
 	if (t->allocated || t->external || t->is_view)
@@ -254,28 +259,28 @@ static void allocate(struct ga_graph *g, struct dyn *dd, int i)
 		struct ga_tensor *p = &g->t[ps];
 		t->offset = p->offset;
 		t->buf = p->buf;
-		if (trace)
+		if (r->trace)
 			fprintf(stderr, "GA inplace #%d <- #%d off=%llu\n", i, ps, (unsigned long long)t->offset);
 		p->allocated = 0; /* the node now owns it */
 		return;
 	}
-	struct dyn *d = &dd[t->buf];
-	t->alloc_bytes = size_fn ? size_fn(g, i, t->buf, size_ctx) : 0;
+	struct dyn *d = &r->d[t->buf];
+	t->alloc_bytes = r->size_fn ? r->size_fn(g, i, t->buf, r->size_ctx) : 0;
 	t->offset = dyn_alloc(d, alloc_size(t));
-	if (trace)
+	if (r->trace)
 		fprintf(stderr, "GA alloc #%d [%lld,%lld,%lld,%lld] size=%llu off=%llu max=%llu\n", i,
 			(long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3],
 			(unsigned long long)align_up(alloc_size(t), d->align), (unsigned long long)t->offset,
 			(unsigned long long)d->max_size);
 }
 
-static void release(struct ga_graph *g, struct dyn *dd, int i)
+static void release(struct ga_graph *g, const struct ga_run *r, int i)
 {
 	struct ga_tensor *t = &g->t[i];
 	if (t->output)
 		return;
-	struct dyn *d = &dd[t->buf];
-	if (trace)
+	struct dyn *d = &r->d[t->buf];
+	if (r->trace)
 		fprintf(stderr, "GA free #%d off=%llu size=%llu\n", i, (unsigned long long)t->offset,
 			(unsigned long long)align_up(alloc_size(t), d->align));
 	dyn_free(d, t->offset, alloc_size(t));
@@ -314,10 +319,8 @@ void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t
 void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size_fn *size, const void *ctx,
 	       uint64_t *sizes)
 {
-	trace = getenv("ZEALOT_GA_TRACE") != NULL;
-	size_fn = size;
-	size_ctx = ctx;
 	struct dyn *d = xcalloc((size_t)n_buf, sizeof(*d));
+	struct ga_run r = {d, getenv("ZEALOT_GA_TRACE") != NULL, size, ctx};
 	for (int b = 0; b < n_buf; b++) {
 		d[b].n = 1;
 		d[b].size[0] = UINT64_MAX / 2;
@@ -328,18 +331,18 @@ void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size
 		g->t[i].offset = 0;
 	}
 	for (int k = 0; k < g->n_leafs; k++)
-		allocate(g, d, g->leafs[k]);
+		allocate(g, &r, g->leafs[k]);
 	for (int k = 0; k < g->n_nodes; k++) {
 		struct ga_tensor *t = &g->t[g->nodes[k]];
 		/* the scheduler's dependency views (op NONE) count no view */
 		if (t->is_view && t->view_src >= 0 && !t->dep)
 			g->t[t->view_src].n_views++;
 		if (t->input)
-			allocate(g, d, g->nodes[k]);
+			allocate(g, &r, g->nodes[k]);
 		for (int s = 0; s < t->n_src; s++) {
 			g->t[t->src[s]].n_children++;
 			if (g->t[t->src[s]].input)
-				allocate(g, d, t->src[s]);
+				allocate(g, &r, t->src[s]);
 		}
 	}
 	for (int k = 0; k < g->n_nodes; k++) {
@@ -350,16 +353,14 @@ void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size
 			struct ga_tensor *p = &g->t[t->src[s]];
 			if (!p->allocated && !p->external && !p->is_view)
 				p->buf = t->buf;
-			allocate(g, d, t->src[s]);
+			allocate(g, &r, t->src[s]);
 		}
-		allocate(g, d, i);
-		ga_free_parents(g, i, dyn_release, d);
+		allocate(g, &r, i);
+		ga_free_parents(g, i, dyn_release, &r);
 	}
 	for (int b = 0; b < n_buf; b++)
 		sizes[b] = d[b].max_size;
 	free(d);
-	size_fn = NULL;
-	size_ctx = NULL;
 }
 
 uint64_t ga_run(struct ga_graph *g, uint64_t alignment)
