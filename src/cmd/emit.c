@@ -107,7 +107,7 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 	if (u && *u && !quote_unit_user_ok(u))
 		return errorf(err, "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
 				   "User= line (law C02)"),
-		       EXIT_NO;
+		       EXIT_USAGE; /* an invalid endpoint (emit's documented 2), not a verdict */
 	char self[PATH_MAX], abs[PATH_MAX];
 	if (!zealot) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);

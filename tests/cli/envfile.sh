@@ -174,7 +174,7 @@ check "emit unit: a % in the name is doubled in Description=" out_has "Descripti
 check "emit unit: EnvironmentFile= takes the path raw, % doubled, glob bytes escaped" \
 	out_has "EnvironmentFile=-$TMP/corpus/odd%%n name\\[1]\\*.env"
 run "$ZEALOT" emit unit corpus/repro-percent.env
-check "emit unit: USER=nobody%n is refused (exit 1, names USER)" test "$rc" -eq 1 -a -n "$(grep -F USER "$TMP/err")"
+check "emit unit: USER=nobody%n is refused (exit 2, names USER)" test "$rc" -eq 2 -a -n "$(grep -F USER "$TMP/err")"
 run "$ZEALOT" emit unit corpus/alias-percent.env --user 'root
 ExecStartPre=/bin/true'
 check "emit unit: --user with a line break is refused (exit 2)" rc_is 2
