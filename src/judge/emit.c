@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/quote.h"
 #include "../plan/device.h"
@@ -16,6 +17,16 @@ static const char *host_of(const struct endpoint *ep)
 	if (!b || !*b || strcmp(b, "0.0.0.0") == 0 || strcmp(b, "::") == 0)
 		return "127.0.0.1";
 	return b;
+}
+
+const char *emit_name(const struct endpoint *ep, struct sb *tmp)
+{
+	tmp->len = 0;
+	if (safe_utf8(ep->name)) {
+		sb_adds(tmp, ep->name);
+		return tmp->s;
+	}
+	return safe_str(ep->name, tmp);
 }
 
 /* A YAML scalar: plain when it is a plain name (what every endpoint name
@@ -35,10 +46,14 @@ static int yaml_plain(const char *s)
 
 static void yaml_str(struct sb *b, const char *s)
 {
+	struct sb tmp = {0};
+	if (!safe_utf8(s)) /* a YAML document is UTF-8 */
+		s = safe_str(s, &tmp);
 	if (yaml_plain(s))
 		sb_adds(b, s);
 	else
 		sb_add_json_str(b, s, strlen(s));
+	sb_release(&tmp);
 }
 
 /* A PromQL expression with the job's name in it, as a YAML scalar: plain
@@ -67,11 +82,16 @@ static void yaml_expr(struct sb *b, const char *fmt, const char *name)
 	sb_release(&e);
 }
 
-/* A name in a comment or a one-line value (quote_one_line), in tmp. */
+/* A name in a comment or a one-line value (quote_one_line), in tmp; a
+ * name that is not UTF-8 made safe first (a YAML document is UTF-8). */
 static const char *one_line(const char *s, struct sb *tmp)
 {
+	struct sb u = {0};
+	if (!safe_utf8(s))
+		s = safe_str(s, &u);
 	tmp->len = 0;
 	quote_one_line(tmp, s);
+	sb_release(&u);
 	return tmp->s ? tmp->s : "";
 }
 
@@ -372,7 +392,8 @@ static void alert_rule(struct sb *b, const char *n, const char *alert, const cha
 
 void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_minutes)
 {
-	const char *n = ep->name;
+	struct sb nm = {0};
+	const char *n = emit_name(ep, &nm);
 	sb_adds(b, "  - name: ");
 	yaml_str(b, n);
 	sb_adds(b, "\n    rules:\n");
@@ -390,6 +411,7 @@ void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_mi
 	alert_rule(b, n, "LlmNoFreeSlot", "llamacpp:requests_deferred{job=%1$s} > 0", w.s, "warning", t.s, NULL);
 	sb_release(&t);
 	sb_release(&w);
+	sb_release(&nm);
 }
 
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes)
