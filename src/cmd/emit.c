@@ -174,6 +174,11 @@ static int run(struct opt_args *args)
 	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
 	if (!ep)
 		goto done;
+	const char *bind = endpoint_value(ep, K_BIND_ADDR);
+	if (bind && *bind && key_check_value(key_by_name("BIND_ADDR"), bind, &err)) {
+		rc = EXIT_USAGE; /* an invalid endpoint: the address lands in the unit, the job and the harness */
+		goto done;
+	}
 	if (kind == 0) {
 		if ((rc = unit_text(ep, file, zealot, user, &out, &err)) != EXIT_OK)
 			goto done;

@@ -56,6 +56,23 @@ static void yaml_str(struct sb *b, const char *s)
 	sb_release(&tmp);
 }
 
+/* A YAML single-quoted scalar: a quote doubled, nothing else special, so
+ * a value (a target) stays one scalar whatever it holds. */
+static void yaml_squote(struct sb *b, const char *s)
+{
+	struct sb tmp = {0};
+	if (!safe_utf8(s))
+		s = safe_str(s, &tmp);
+	sb_addc(b, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			sb_addc(b, '\'');
+		sb_addc(b, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	}
+	sb_addc(b, '\'');
+	sb_release(&tmp);
+}
+
 /* A PromQL expression with the job's name in it, as a YAML scalar: plain
  * as it always was for a plain name, else the name escaped for PromQL and
  * the whole expression double-quoted for YAML. fmt names the name (%1$s)
@@ -361,7 +378,10 @@ void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *ho
 	struct sb target = {0};
 	const char *h = host ? host : host_of(ep);
 	sb_addf(&target, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, endpoint_value(ep, K_LISTEN_PORT));
-	sb_addf(b, "  static_configs:\n    - targets: ['%s']\n      labels:\n        alias: ", target.s);
+	/* one quoted scalar: no address can close the list and add a target */
+	sb_adds(b, "  static_configs:\n    - targets: [");
+	yaml_squote(b, target.s);
+	sb_adds(b, "]\n      labels:\n        alias: ");
 	sb_release(&target);
 	yaml_str(b, endpoint_value(ep, K_ALIAS));
 	sb_addc(b, '\n');
@@ -470,16 +490,19 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 		one_line(ep->name, &tmp));
 	sb_release(&tmp);
 	yaml_str(&b, endpoint_value(ep, K_ALIAS));
+	struct sb url = {0};
+	sb_addf(&url, "http://%s%s%s:%s/v1", strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "",
+		endpoint_value(ep, K_LISTEN_PORT));
+	sb_adds(&b, "\n  provider: llamacpp\n  baseUrl: ");
+	yaml_str(&b, url.s); /* a quoted scalar, whatever the host holds */
+	sb_release(&url);
 	sb_addf(&b,
 		"\n"
-		"  provider: llamacpp\n"
-		"  baseUrl: http://%s%s%s:%s/v1\n"
 		"  contextWindow: %u\n"
 		"  maxTokens: 16384\n"
 		"  input: [text%s]\n"
 		"  compat:\n"
 		"    reasoningContentField: reasoning_content\n",
-		strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", endpoint_value(ep, K_LISTEN_PORT),
 		p->n_ctx_seq, mm ? ", image" : "");
 	free(mm);
 	if (c->has_template && c->tpl.n_effort) {
