@@ -290,9 +290,12 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "StateDirectory=zealot\n"
 		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"
 		    "ExecStart=");
+	/* ExecStart= expands $NAME in its arguments from the unit's
+	 * environment ($ doubled there); the executable's path it takes as
+	 * written (systemd 252: "bin$$HOME/rec is not executable") */
 	unit_path(&b, "", zealot);
 	sb_adds(&b, " serve ");
-	unit_path(&b, "", endpoint);
+	quote_unit_exec_word(&b, endpoint);
 	sb_addf(&b,
 		"\n"
 		"Restart=on-failure\n"

@@ -244,3 +244,31 @@ cr_logged() {
 wait_for 10 cr_logged
 check "serve under the unit: the refusal names C10 and the line in the journal" grep -qF "cr.env:4: ALIAS: a CR not followed by LF" serve/cr.journal
 
+# issue 28 item 13: systemd expands $NAME and ${NAME} in ExecStart= from
+# the unit's environment, the endpoint file's included: a '$' in the
+# endpoint's path (or zealot's) is written '$$'. The unit runs a stand-in
+# zealot (in a directory named bin$HOME) that logs its argv; the real
+# systemd must hand it the paths byte for byte
+mkdir -p 'serve/bin$HOME'
+printf '#!/bin/sh\necho "zlargv:$*"\n' >'serve/bin$HOME/rec'
+chmod 755 serve 'serve/bin$HOME' 'serve/bin$HOME/rec'
+printf 'RUNTIME=/bin/true\nMODEL_FILE=m.gguf\nCTX_SIZE=4096\nALIAS=evil\n' >'serve/prod-${ALIAS}.env'
+cp 'serve/prod-${ALIAS}.env' serve/prod-evil.env
+run "$ZEALOT" emit unit 'serve/prod-${ALIAS}.env' --zealot "$TMP/serve/bin\$HOME/rec"
+cp "$TMP/out" serve/zldollar.service
+check "emit unit: a \$ in the endpoint's path is written \$\$ in ExecStart= (the executable's path as it is)" \
+	grep -qF 'ExecStart='"$TMP"'/serve/bin$HOME/rec serve '"$TMP"'/serve/prod-$${ALIAS}.env' serve/zldollar.service
+run systemd-analyze verify serve/zldollar.service
+check "emit unit: systemd-analyze verify passes it" test "$rc" -eq 0 -a -z "$(grep -v 'Special user nobody' "$TMP/err")"
+rs_exec cp "$TMP/serve/zldollar.service" /run/systemd/system/
+rs_exec systemctl daemon-reload
+rs_exec systemctl start zldollar.service 2>/dev/null
+settled zldollar.service
+dollar_logged() {
+	rs_exec journalctl -u zldollar.service --no-pager -o cat >serve/dollar.journal 2>/dev/null
+	grep -q '^zlargv:' serve/dollar.journal
+}
+wait_for 10 dollar_logged
+check "real systemd: ExecStart ran the stand-in at its path with bin\$HOME" grep -q '^zlargv:' serve/dollar.journal
+check "real systemd: serve got the endpoint's path byte for byte (prod-\${ALIAS}.env, not prod-evil.env)" \
+	grep -qFx 'zlargv:serve '"$TMP"'/serve/prod-${ALIAS}.env' serve/dollar.journal
