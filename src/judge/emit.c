@@ -143,6 +143,17 @@ static void unit_env_file(struct sb *b, const char *path)
 	sb_release(&raw);
 }
 
+/* ExecStart='s words: zealot serve ENDPOINT. systemd expands $NAME in the
+ * arguments from the unit's environment ($ doubled there), and takes the
+ * executable's path as written (systemd 252: "bin$$HOME/rec is not
+ * executable"). */
+static void unit_exec_start(struct sb *b, const char *zealot, const char *endpoint)
+{
+	unit_path(b, "", zealot);
+	sb_adds(b, " serve ");
+	quote_unit_exec_word(b, endpoint);
+}
+
 /* The sandbox hides /home, /root and /run/user (ProtectHome=tmpfs) and
  * gives the service its own /tmp and /var/tmp (PrivateTmp=): a payload,
  * runtime or key there is bound back read-only. */
@@ -290,12 +301,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "StateDirectory=zealot\n"
 		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"
 		    "ExecStart=");
-	/* ExecStart= expands $NAME in its arguments from the unit's
-	 * environment ($ doubled there); the executable's path it takes as
-	 * written (systemd 252: "bin$$HOME/rec is not executable") */
-	unit_path(&b, "", zealot);
-	sb_adds(&b, " serve ");
-	quote_unit_exec_word(&b, endpoint);
+	unit_exec_start(&b, zealot, endpoint);
 	sb_addf(&b,
 		"\n"
 		"Restart=on-failure\n"
