@@ -4,7 +4,9 @@
 usage: fakeengine.py PORT MODE [SECONDS]
 MODE: garbage (answers every request with bytes that are not HTTP),
       hang (accepts and never answers), reset (closes at once),
-      e500 (answers HTTP 500 with an HTML body), json-junk (HTTP 200, not JSON).
+      e500 (answers HTTP 500 with an HTML body), json-junk (HTTP 200, not JSON),
+      escapes (HTTP 200, JSON whose every string carries terminal escape
+      sequences: a title change, a screen clear, a colour, a bell, a line break).
 Serves loopback only and exits by itself after SECONDS (default 30).
 """
 import socket
@@ -37,6 +39,15 @@ def serve(conn):
             conn.sendall(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
         elif mode == "json-junk":
             body = b"{{{ not json"
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        elif mode == "escapes":
+            evil = "\x1b]0;PWNED\x07\x1b[2J\x1b[31mred\u009b1m\nsecond line\u202e"
+            import json
+            body = json.dumps({"status": evil, "data": [{"id": evil, "object": "model"}], "model": evil,
+                               "default_generation_settings": {"n_ctx": evil}, "total_slots": evil,
+                               "choices": [{"message": {"role": "assistant", "content": evil},
+                                            "text": evil, "finish_reason": evil}],
+                               "error": {"message": evil}}).encode()
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
         elif mode == "hang":
             held.append(conn)

@@ -143,7 +143,7 @@ free_port() {
 # OUT.err
 store_fixture() {
 	cc -std=c11 -D_GNU_SOURCE -I"$ROOT/src" "$ROOT/tests/store-fixture.c" "$ROOT"/src/store/store.c "$ROOT"/src/store/records.c \
-		"$ROOT"/src/base/*.c -lsqlite3 -lpthread -o "$1" 2>"$1.err"
+		"$ROOT"/src/base/*.c -lsqlite3 -ljansson -lpthread -o "$1" 2>"$1.err"
 }
 
 # test_cmp NAME EXPECTED ACTUAL: one TAP line, ACTUAL's text equals

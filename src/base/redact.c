@@ -34,6 +34,18 @@ int redact_secret_name(const char *name, unsigned long n)
 	return 0;
 }
 
+/* A query parameter that signs a presigned URL (S3's X-Amz-Signature and
+ * X-Amz-Credential, Azure's sig, CloudFront's Signature, GCS's X-Goog-*):
+ * whoever holds it fetches what it signs. */
+static int signing_param(const char *name, unsigned long n)
+{
+	static const char *const names[] = {"sig", "signature", "x-amz-signature", "x-amz-credential"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (n == strlen(names[i]) && strncasecmp(name, names[i], n) == 0)
+			return 1;
+	return n > 7 && strncasecmp(name, "x-goog-", 7) == 0;
+}
+
 static int name_byte(char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
@@ -100,10 +112,14 @@ char *redact_text(const char *s)
 				i += v;
 				continue;
 			}
-			int secret = redact_secret_name(s + i, w - i);
+			/* a URL's query parameter: its value ends at the next '&' or '#' */
+			int query = i > 0 && (s[i - 1] == '?' || s[i - 1] == '&');
+			int secret = redact_secret_name(s + i, w - i) || (query && signing_param(s + i, w - i));
 			if (secret && s[w] == '=') {
 				sb_add(&b, s + i, w - i + 1);
 				size_t v = value_len(s + w + 1);
+				if (query)
+					v = strcspn(s + w + 1, "&# \t\r\n\"'<>");
 				if (v)
 					sb_adds(&b, REDACT_MARK);
 				i = w + 1 + v;

@@ -6,7 +6,10 @@
  *     (ends in _FILE / -file / _PATH): its value;
  *   - a URL's userinfo (scheme://user:password@host, or a token as the
  *     user): the whole userinfo; but for ssh:// a user alone (ssh takes
- *     no secret there), so a fleet's hosts stay readable.
+ *     no secret there), so a fleet's hosts stay readable;
+ *   - a presigned URL's signature: the value of a query parameter (after
+ *     '?' or '&') named sig, Signature, X-Amz-Signature, X-Amz-Credential
+ *     or X-Goog-* (any case), up to the next '&' or '#'.
  * Each becomes REDACT_MARK. Pure.
  */
 #ifndef ZEALOT_REDACT_H

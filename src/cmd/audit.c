@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
@@ -76,9 +77,9 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 				      found_by, "divergences", (json_int_t)a->divergences);
 		json_t *rows = json_array();
 		for (size_t i = 0; i < a->n; i++) {
-			json_t *r =
-			    json_pack("{s:s,s:s,s:s,s:b}", "what", a->rows[i].what, "intended", a->rows[i].intended,
-				      "live", a->rows[i].live, "diverges", a->rows[i].diverges);
+			json_t *r = json_pack("{s:o,s:o,s:o,s:b}", "what", safe_json(a->rows[i].what), "intended",
+					      safe_json(a->rows[i].intended), "live", safe_json(a->rows[i].live),
+					      "diverges", a->rows[i].diverges);
 			json_object_set_new(r, "law", a->rows[i].law ? json_string(a->rows[i].law) : json_null());
 			json_array_append_new(rows, r);
 		}
@@ -88,10 +89,17 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 	} else {
 		printf("audit %s: pid %llu (%s)\n\n", ep->name, pid, found_by);
 		printf("   %-24s %-40s %s\n", "", "intended", "live");
+		/* the live process's words (its argv, environment, files) as one
+		 * safe line each (base/safe.h) */
+		struct sb w = {0}, in = {0}, lv = {0};
 		for (size_t i = 0; i < a->n; i++)
-			printf("%s %-24s %-40s %s%s%s\n", a->rows[i].diverges ? "!!" : "  ", a->rows[i].what,
-			       a->rows[i].intended, a->rows[i].live, a->rows[i].law ? "  " : "",
+			printf("%s %-24s %-40s %s%s%s\n", a->rows[i].diverges ? "!!" : "  ",
+			       safe_str(a->rows[i].what, &w), safe_str(a->rows[i].intended, &in),
+			       safe_str(a->rows[i].live, &lv), a->rows[i].law ? "  " : "",
 			       a->rows[i].law ? a->rows[i].law : "");
+		sb_release(&w);
+		sb_release(&in);
+		sb_release(&lv);
 		printf("\n%zu divergence%s\n", a->divergences, a->divergences == 1 ? "" : "s");
 	}
 }

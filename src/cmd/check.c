@@ -6,6 +6,7 @@
 
 #include "../base/color.h"
 #include "../base/redact.h"
+#include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../judge/laws.h"
@@ -74,8 +75,9 @@ static int print_unparsed(const char *path, const char *err, int json)
 			  : err && strstr(err, "law C10")     ? "C10"
 							      : "C02";
 	if (json) {
-		json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}],s:i,s:i}", "endpoint", path, "findings", "law", law,
-				      "severity", "error", "reason", err, "errors", 1, "warnings", 0);
+		/* a file name need not be UTF-8: JSON carries it made safe, never drops it */
+		json_t *o = json_pack("{s:o,s:[{s:s,s:s,s:o}],s:i,s:i}", "endpoint", safe_json(path), "findings", "law",
+				      law, "severity", "error", "reason", safe_json(err), "errors", 1, "warnings", 0);
 		cmd_print_json(o, 0);
 		json_decref(o);
 	} else {
@@ -116,12 +118,12 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 {
 	if (json) {
 		json_t *o = json_object();
-		json_object_set_new(o, "endpoint", json_string(ep->path));
+		json_object_set_new(o, "endpoint", safe_json(ep->path)); /* a name need not be UTF-8 */
 		json_t *arr = json_array();
 		for (size_t i = 0; i < fs->n; i++) {
 			const struct finding *f = &fs->v[i];
-			json_t *x = json_pack("{s:s,s:s,s:s,s:s}", "law", f->law, "severity", severity_name(f->sev),
-					      "reason", f->reason, "fix", f->fix);
+			json_t *x = json_pack("{s:s,s:s,s:o,s:o}", "law", f->law, "severity", severity_name(f->sev),
+					      "reason", safe_json(f->reason), "fix", safe_json(f->fix));
 			json_object_set_new(x, "key", f->key ? json_string(f->key) : json_null());
 			json_object_set_new(x, "line", f->line > 0 ? json_integer(f->line) : json_null());
 			json_array_append_new(arr, x);

@@ -101,7 +101,7 @@ static int from_file(const char *path, struct side *s, char **err)
 	/* the runtime the file names, as it is on disk now */
 	char *rt = runtime_resolve(ep);
 	if (rt && runtime_sha256(rt, s->runtime_sha, NULL, NULL) == 0) {
-		char *v = runtime_ask(rt, s->runtime_sha, "version", endpoint_value(ep, "USER"), NULL, NULL);
+		char *v = runtime_ask(ep, rt, s->runtime_sha, "version", NULL, NULL);
 		s->runtime_build = v ? store_runtime_id(v) : NULL;
 		free(v);
 	} else {

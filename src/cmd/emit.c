@@ -107,7 +107,7 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 	if (u && *u && !quote_unit_user_ok(u))
 		return errorf(err, "USER is not a user name (letters, digits, . _ -) or a UID: it cannot be the unit's "
 				   "User= line (law C02)"),
-		       EXIT_NO;
+		       EXIT_USAGE; /* an invalid endpoint (emit's documented 2), not a verdict */
 	char self[PATH_MAX], abs[PATH_MAX];
 	if (!zealot) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -174,6 +174,11 @@ static int run(struct opt_args *args)
 	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
 	if (!ep)
 		goto done;
+	const char *bind = endpoint_value(ep, K_BIND_ADDR);
+	if (bind && *bind && key_check_value(key_by_name("BIND_ADDR"), bind, &err)) {
+		rc = EXIT_USAGE; /* an invalid endpoint: the address lands in the unit, the job and the harness */
+		goto done;
+	}
 	if (kind == 0) {
 		if ((rc = unit_text(ep, file, zealot, user, &out, &err)) != EXIT_OK)
 			goto done;

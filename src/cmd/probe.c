@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../base/color.h"
+#include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../live/probe.h"
@@ -46,21 +47,27 @@ static void print_results(const char *url, const struct probe_results *res, int 
 		json_decref(o);
 		return;
 	}
+	/* the server's words print as one safe line each (base/safe.h): an
+	 * answer's escape sequence never reaches the terminal */
+	struct sb a = {0}, b = {0};
 	for (size_t i = 0; i < res->n; i++) {
 		const struct probe_result *r = &res->v[i];
 		const char *st = probe_status_name(r->status);
 		printf("%s%-4s%s %-12s %-4s %s\n", color_word(st), st, color_tone(stdout, COLOR_END), r->name,
-		       r->law ? r->law : "", r->evidence);
+		       r->law ? r->law : "", safe_str(r->evidence, &a));
 		if (r->expected)
-			printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "", r->expected, "",
-			       r->answer ? r->answer : "(none)");
+			printf("     %-12s      expected: %s\n     %-12s      answer:   %s\n", "",
+			       safe_str(r->expected, &a), "", r->answer ? safe_str(r->answer, &b) : "(none)");
 		for (size_t k = 0; k < r->n_prompts; k++)
 			printf("     %-12s      %s: %s\n     %-12s        -> %s\n", "",
 			       r->prompts[k].refused < 0 ? "inconclusive"
 			       : r->prompts[k].refused	 ? "refused"
 							 : "answered",
-			       r->prompts[k].prompt, "", r->prompts[k].answer ? r->prompts[k].answer : "(none)");
+			       safe_str(r->prompts[k].prompt, &a), "",
+			       r->prompts[k].answer ? safe_str(r->prompts[k].answer, &b) : "(none)");
 	}
+	sb_release(&a);
+	sb_release(&b);
 }
 
 /* --record: the answers become the endpoint's current era's baseline.

@@ -62,6 +62,11 @@ static void push(struct reader *r, int chomp)
 	v->key = xstrndup(r->key.s ? r->key.s : "", r->key_keep);
 	v->value = xstrndup(r->value.s ? r->value.s : "", chomp ? r->value_keep : r->value.len);
 	v->line = r->key_line;
+	/* the kernel takes no single environment string ("KEY=VALUE" and its
+	 * NUL) past MAX_ARG_STRLEN, 32 pages: systemd reads the file, then
+	 * execve fails with E2BIG (203/EXEC) at every restart */
+	if (strlen(v->key) + 1 + strlen(v->value) + 1 > ENVFILE_MAX_ARG_STRLEN)
+		hazard_in(f, ENVFILE_TOO_LONG, v->line, v->key, strlen(v->key));
 	r->key.len = 0;
 	r->value.len = 0;
 }
@@ -295,6 +300,10 @@ int envfile_utf8_valid(const char *s)
 		}
 		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return 0;
+		/* systemd's unichar_is_valid refuses the noncharacters too, and
+		 * with them the whole EnvironmentFile= */
+		if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+			return 0;
 		p += n + 1;
 	}
 	return 1;
@@ -314,6 +323,9 @@ const char *envfile_hazard_text(enum envfile_hazard_kind k)
 		       "write the value in '...'";
 	case ENVFILE_AFTER_QUOTE: return "text after the closing quote: systemd glues it onto the value";
 	case ENVFILE_UNTERMINATED: return "unterminated quote: systemd takes the rest of the file as the value";
+	case ENVFILE_TOO_LONG:
+		return "KEY=VALUE is over 128 KiB (the kernel's MAX_ARG_STRLEN): systemd reads it, then cannot exec "
+		       "the unit (E2BIG, 203/EXEC)";
 	}
 	return "?";
 }

@@ -41,6 +41,10 @@ struct envfile_var {
 	int line;    /* the line (counting LF) where the key starts, from 1 */
 };
 
+/* The kernel's limit on one argv or environment string, its NUL included
+ * (MAX_ARG_STRLEN: 32 pages of 4 KiB). */
+#define ENVFILE_MAX_ARG_STRLEN 131072
+
 enum envfile_hazard_kind {
 	ENVFILE_NUL,	      /* a NUL byte: systemd reads no further */
 	ENVFILE_BARE_CR,      /* a CR not followed by LF: a line break to systemd */
@@ -49,6 +53,7 @@ enum envfile_hazard_kind {
 	ENVFILE_BACKSLASH,    /* an unquoted backslash systemd drops (a\.b reads a.b) */
 	ENVFILE_AFTER_QUOTE,  /* text after a closing quote: systemd glues it on */
 	ENVFILE_UNTERMINATED, /* a quote never closed: systemd takes the rest of the file */
+	ENVFILE_TOO_LONG,     /* KEY=VALUE past the kernel's MAX_ARG_STRLEN: exec fails (E2BIG) */
 };
 
 struct envfile_hazard {
@@ -71,7 +76,8 @@ void envfile_release(struct envfile *f);
 /* systemd's env_name_is_valid: [A-Za-z_][A-Za-z0-9_]*, not empty. */
 int envfile_name_valid(const char *key);
 /* Strict UTF-8 (no overlong forms, surrogates or code points past
- * U+10FFFF), as systemd's utf8_is_valid. */
+ * U+10FFFF) without the noncharacters (U+FDD0..U+FDEF, U+xxFFFE and
+ * U+xxFFFF), as systemd's utf8_is_valid with its unichar_is_valid. */
 int envfile_utf8_valid(const char *s);
 /* One sentence on what systemd does with a hazard. */
 const char *envfile_hazard_text(enum envfile_hazard_kind k);

@@ -1,5 +1,6 @@
 #include "keys.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,8 +411,35 @@ static int pins_ok(const struct key_def *k, const char *v)
 	}
 }
 
+int key_addr_ok(const char *v)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	if (inet_pton(AF_INET, v, buf) == 1 || inet_pton(AF_INET6, v, buf) == 1)
+		return 1;
+	/* a host name (RFC 1123): dot-separated labels of letters, digits and
+	 * '-', none empty, none past 63 bytes, none starting or ending in '-' */
+	size_t n = strlen(v);
+	if (!n || n > 253)
+		return 0;
+	for (const char *p = v; *p;) {
+		size_t m = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-");
+		if (!m || m > 63 || p[0] == '-' || p[m - 1] == '-' || (p[m] && p[m] != '.') ||
+		    (p[m] == '.' && !p[m + 1]))
+			return 0;
+		p += m + (p[m] == '.');
+	}
+	/* all digits and dots is an IPv4 address inet_pton refused (999.1.1.1) */
+	return strspn(v, "0123456789.") != n;
+}
+
 int key_check_value(const struct key_def *k, const char *v, char **err)
 {
+	if (k->id == K_BIND_ADDR && !key_addr_ok(v))
+		return err ? errorf(err,
+				    "%s=%s is neither an IP address nor a host name (it is the engine's --host and "
+				    "the scrape job's target)",
+				    k->name, v)
+			   : -1;
 	uint64_t u;
 	double d;
 	int b;

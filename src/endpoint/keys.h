@@ -163,6 +163,10 @@ int key_parse_enum(const struct key_def *k, const char *v, unsigned *out, char *
  * `check` runs on every key; KEY_TYPE is checked by plan/shape.c, which
  * knows the cache types). */
 int key_check_value(const struct key_def *k, const char *v, char **err);
+/* Whether v is an IP literal (IPv4 dotted quad, IPv6) or a host name
+ * (RFC 1123 labels): what BIND_ADDR may be (it lands in the engine's
+ * --host, the scrape target and the harness's URL). */
+int key_addr_ok(const char *v);
 
 /* The table as a Markdown document (docs/keys.md is this text): one row per
  * key with its type, unit, range, default, opt-out, law, engine flags and

@@ -59,6 +59,19 @@ void quote_unit_word(struct sb *out, const char *prefix, const char *s)
 		sb_addc(out, '"');
 }
 
+void quote_unit_exec_word(struct sb *out, const char *s)
+{
+	struct sb d = {0};
+	sb_adds(&d, "");
+	for (const char *p = s; *p; p++) {
+		if (*p == '$')
+			sb_addc(&d, '$');
+		sb_addc(&d, *p);
+	}
+	quote_unit_word(out, "", d.s);
+	sb_release(&d);
+}
+
 int quote_unit_user_ok(const char *s)
 {
 	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");

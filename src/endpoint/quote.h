@@ -30,6 +30,13 @@ void quote_unit_raw(struct sb *out, const char *s);
  * prefix ("-", "VAR=") is written as it is, inside the quotes. */
 void quote_unit_word(struct sb *out, const char *prefix, const char *s);
 
+/* Append s as an argument of a unit's command line (ExecStart=, after
+ * the executable): as quote_unit_word, and `$` doubled, since systemd
+ * expands $NAME and ${NAME} there from the unit's environment
+ * (systemd.service(5)). Not for the executable's path, which systemd
+ * takes as written: `$$` there names another file. */
+void quote_unit_exec_word(struct sb *out, const char *s);
+
 /* Whether s can be a unit's User= line as it stands: a user name (letters,
  * digits, . _ -, not starting with - or ., at most 32 bytes) or a UID. */
 int quote_unit_user_ok(const char *s);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/quote.h"
 #include "../plan/device.h"
@@ -16,6 +17,16 @@ static const char *host_of(const struct endpoint *ep)
 	if (!b || !*b || strcmp(b, "0.0.0.0") == 0 || strcmp(b, "::") == 0)
 		return "127.0.0.1";
 	return b;
+}
+
+const char *emit_name(const struct endpoint *ep, struct sb *tmp)
+{
+	tmp->len = 0;
+	if (safe_utf8(ep->name)) {
+		sb_adds(tmp, ep->name);
+		return tmp->s;
+	}
+	return safe_str(ep->name, tmp);
 }
 
 /* A YAML scalar: plain when it is a plain name (what every endpoint name
@@ -35,10 +46,31 @@ static int yaml_plain(const char *s)
 
 static void yaml_str(struct sb *b, const char *s)
 {
+	struct sb tmp = {0};
+	if (!safe_utf8(s)) /* a YAML document is UTF-8 */
+		s = safe_str(s, &tmp);
 	if (yaml_plain(s))
 		sb_adds(b, s);
 	else
 		sb_add_json_str(b, s, strlen(s));
+	sb_release(&tmp);
+}
+
+/* A YAML single-quoted scalar: a quote doubled, nothing else special, so
+ * a value (a target) stays one scalar whatever it holds. */
+static void yaml_squote(struct sb *b, const char *s)
+{
+	struct sb tmp = {0};
+	if (!safe_utf8(s))
+		s = safe_str(s, &tmp);
+	sb_addc(b, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			sb_addc(b, '\'');
+		sb_addc(b, (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p);
+	}
+	sb_addc(b, '\'');
+	sb_release(&tmp);
 }
 
 /* A PromQL expression with the job's name in it, as a YAML scalar: plain
@@ -67,11 +99,16 @@ static void yaml_expr(struct sb *b, const char *fmt, const char *name)
 	sb_release(&e);
 }
 
-/* A name in a comment or a one-line value (quote_one_line), in tmp. */
+/* A name in a comment or a one-line value (quote_one_line), in tmp; a
+ * name that is not UTF-8 made safe first (a YAML document is UTF-8). */
 static const char *one_line(const char *s, struct sb *tmp)
 {
+	struct sb u = {0};
+	if (!safe_utf8(s))
+		s = safe_str(s, &u);
 	tmp->len = 0;
 	quote_one_line(tmp, s);
+	sb_release(&u);
 	return tmp->s ? tmp->s : "";
 }
 
@@ -104,6 +141,17 @@ static void unit_env_file(struct sb *b, const char *path)
 		sb_addc(b, *p);
 	}
 	sb_release(&raw);
+}
+
+/* ExecStart='s words: zealot serve ENDPOINT. systemd expands $NAME in the
+ * arguments from the unit's environment ($ doubled there), and takes the
+ * executable's path as written (systemd 252: "bin$$HOME/rec is not
+ * executable"). */
+static void unit_exec_start(struct sb *b, const char *zealot, const char *endpoint)
+{
+	unit_path(b, "", zealot);
+	sb_adds(b, " serve ");
+	quote_unit_exec_word(b, endpoint);
 }
 
 /* The sandbox hides /home, /root and /run/user (ProtectHome=tmpfs) and
@@ -253,9 +301,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 		    "StateDirectory=zealot\n"
 		    "Environment=ZEALOT_STATE_DIR=%S/zealot\n"
 		    "ExecStart=");
-	unit_path(&b, "", zealot);
-	sb_adds(&b, " serve ");
-	unit_path(&b, "", endpoint);
+	unit_exec_start(&b, zealot, endpoint);
 	sb_addf(&b,
 		"\n"
 		"Restart=on-failure\n"
@@ -341,7 +387,10 @@ void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *ho
 	struct sb target = {0};
 	const char *h = host ? host : host_of(ep);
 	sb_addf(&target, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, endpoint_value(ep, K_LISTEN_PORT));
-	sb_addf(b, "  static_configs:\n    - targets: ['%s']\n      labels:\n        alias: ", target.s);
+	/* one quoted scalar: no address can close the list and add a target */
+	sb_adds(b, "  static_configs:\n    - targets: [");
+	yaml_squote(b, target.s);
+	sb_adds(b, "]\n      labels:\n        alias: ");
 	sb_release(&target);
 	yaml_str(b, endpoint_value(ep, K_ALIAS));
 	sb_addc(b, '\n');
@@ -372,7 +421,8 @@ static void alert_rule(struct sb *b, const char *n, const char *alert, const cha
 
 void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_minutes)
 {
-	const char *n = ep->name;
+	struct sb nm = {0};
+	const char *n = emit_name(ep, &nm);
 	sb_adds(b, "  - name: ");
 	yaml_str(b, n);
 	sb_adds(b, "\n    rules:\n");
@@ -390,6 +440,7 @@ void emit_alerts_group(struct sb *b, const struct endpoint *ep, unsigned slot_mi
 	alert_rule(b, n, "LlmNoFreeSlot", "llamacpp:requests_deferred{job=%1$s} > 0", w.s, "warning", t.s, NULL);
 	sb_release(&t);
 	sb_release(&w);
+	sb_release(&nm);
 }
 
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes)
@@ -448,16 +499,19 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 		one_line(ep->name, &tmp));
 	sb_release(&tmp);
 	yaml_str(&b, endpoint_value(ep, K_ALIAS));
+	struct sb url = {0};
+	sb_addf(&url, "http://%s%s%s:%s/v1", strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "",
+		endpoint_value(ep, K_LISTEN_PORT));
+	sb_adds(&b, "\n  provider: llamacpp\n  baseUrl: ");
+	yaml_str(&b, url.s); /* a quoted scalar, whatever the host holds */
+	sb_release(&url);
 	sb_addf(&b,
 		"\n"
-		"  provider: llamacpp\n"
-		"  baseUrl: http://%s%s%s:%s/v1\n"
 		"  contextWindow: %u\n"
 		"  maxTokens: 16384\n"
 		"  input: [text%s]\n"
 		"  compat:\n"
 		"    reasoningContentField: reasoning_content\n",
-		strchr(h, ':') ? "[" : "", h, strchr(h, ':') ? "]" : "", endpoint_value(ep, K_LISTEN_PORT),
 		p->n_ctx_seq, mm ? ", image" : "");
 	free(mm);
 	if (c->has_template && c->tpl.n_effort) {

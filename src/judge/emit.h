@@ -17,6 +17,11 @@
  * a system call filter, a closed device policy with the NVIDIA nodes on GPU
  * profiles ...), the payload and runtime directories it would hide bound
  * back read-only. */
+/* The endpoint's name as a job, label or title: the file name itself when
+ * it is UTF-8, else made safe (safe_line: \xNN), in tmp; every emitter
+ * (scrape job, alerts, dashboard) names the job the same way. */
+const char *emit_name(const struct endpoint *ep, struct sb *tmp);
+
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user);
 char *emit_prometheus(const struct endpoint *ep);
 char *emit_alerts(const struct endpoint *ep, unsigned slot_minutes);

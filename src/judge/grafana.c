@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/quote.h"
+#include "emit.h"
 
 /* fmt with every "%J" replaced by {job="NAME"}'s inside and "%E" by
  * endpoint="NAME" (the textfile metrics' label), as a new string. */
@@ -76,7 +78,8 @@ static uint64_t slot_window(const struct endpoint *ep)
 
 static void endpoint_row(struct board *d, const struct endpoint *ep)
 {
-	const char *n = ep->name;
+	struct sb nm = {0}; /* the job's name as emit prometheus writes it (UTF-8 always) */
+	const char *n = emit_name(ep, &nm);
 	json_array_append_new(d->panels, json_pack("{s:i, s:s, s:s, s:b, s:{s:i, s:i, s:i, s:i}, s:[]}", "id", ++d->id,
 						   "type", "row", "title", n, "collapsed", 0, "gridPos", "h", 1, "w",
 						   24, "x", 0, "y", d->y, "panels"));
@@ -152,18 +155,22 @@ static void endpoint_row(struct board *d, const struct endpoint *ep)
 	      "(law C04).",
 	      "short", 16, 8, t);
 	d->y += 8;
+	sb_release(&nm);
 }
 
 static json_t *era_annotation(const struct endpoint *ep)
 {
-	char *e = expr("changes(zealot_era{%E}[5m]) > 0", ep->name);
+	struct sb nm = {0};
+	const char *n = emit_name(ep, &nm);
+	char *e = expr("changes(zealot_era{%E}[5m]) > 0", n);
 	struct sb title = {0};
-	sb_addf(&title, "%s: a new era (zealot history)", ep->name);
-	json_t *a = json_pack("{s:s, s:o, s:b, s:b, s:s, s:s, s:s, s:s, s:s}", "name", ep->name, "datasource",
-			      datasource(), "enable", 1, "hide", 0, "iconColor", "orange", "expr", e, "step", "60s",
-			      "titleFormat", title.s, "tagKeys", "endpoint");
+	sb_addf(&title, "%s: a new era (zealot history)", n);
+	json_t *a = json_pack("{s:s, s:o, s:b, s:b, s:s, s:s, s:s, s:s, s:s}", "name", n, "datasource", datasource(),
+			      "enable", 1, "hide", 0, "iconColor", "orange", "expr", e, "step", "60s", "titleFormat",
+			      title.s, "tagKeys", "endpoint");
 	free(e);
 	sb_release(&title);
+	sb_release(&nm);
 	return a;
 }
 
@@ -186,8 +193,9 @@ char *grafana_dashboard(const struct endpoint *const *eps, size_t n, const char 
 		sb_addc(&uid, (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", *p) && *p)
 				  ? *p
 				  : '-');
-	struct sb t = {0};
-	sb_addf(&t, "zealot: %s", title);
+	struct sb t = {0}, tt = {0};
+	sb_addf(&t, "zealot: %s", safe_utf8(title) ? title : safe_str(title, &tt));
+	sb_release(&tt);
 	json_t *root = json_pack(
 	    "{s:s, s:s, s:i, s:i, s:b, s:i, s:s, s:[s, s], s:{s:s, s:s}, s:s, s:{s:o}, s:{s:[{s:s, s:s, s:s, s:s, "
 	    "s:b, s:[]}]}, s:o}",

@@ -383,7 +383,7 @@ static void law_runtime_pin(const struct endpoint *ep, const char *path, struct 
 	if (!*floor)
 		return;
 	const char *who = NULL;
-	char *v = runtime_ask(path, hex, "version", val(ep, K_USER), &who, &err);
+	char *v = runtime_ask(ep, path, hex, "version", &who, &err);
 	long build = runtime_build(v);
 	if (!v)
 		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "make `RUNTIME --version` answer",
@@ -413,7 +413,7 @@ static void law_runtime_flags(const struct endpoint *ep, struct findings *out)
 	const char *who = NULL;
 	char *help = NULL, *v = NULL;
 	if (runtime_sha256(path, hex, NULL, &err) == 0)
-		help = runtime_ask(path, hex, "help", val(ep, K_USER), &who, &err);
+		help = runtime_ask(ep, path, hex, "help", &who, &err);
 	if (!help) {
 		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "make the runtime readable and executable by the unit's user",
 		    "flags unchecked: cannot read RUNTIME --help as %s: %s", who ? who : "nobody", err);
@@ -427,13 +427,16 @@ static void law_runtime_flags(const struct endpoint *ep, struct findings *out)
 	struct argv_list a = {0};
 	if (argv_render(ep, &a, &err))
 		goto done;
-	v = runtime_ask(path, hex, "version", val(ep, K_USER), &who, NULL);
+	v = runtime_ask(ep, path, hex, "version", &who, &err);
 	long build = runtime_build(v);
 	struct sb b = {0};
 	if (build >= 0)
 		sb_addf(&b, "build %ld", build);
 	else
 		sb_adds(&b, "a build of unknown number");
+	if (!v) /* the flags are still checked against the help */
+		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "make `RUNTIME --version` answer as the unit's user",
+		    "build unknown: cannot read RUNTIME --version as %s: %s", who ? who : "nobody", err);
 	for (size_t i = 1; i < a.n; i++) {
 		const char *f = a.v[i];
 		if (f[0] != '-' || strspn(f, "-") > 2 ||

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,8 +52,31 @@ static char *cache_path(const char *sha, const char *what, int make)
 	return sb_detach(&p);
 }
 
-char *runtime_ask(const char *path, const char *sha, const char *what, const char *user, const char **who, char **err)
+/* Whether the runtime at sha may be run: a RUNTIME_SHA256 pin that the
+ * bytes do not match (or a hash that was not taken) forbids it, so that
+ * vetting an endpoint file never executes a binary it does not pin. */
+static int pin_allows(const struct endpoint *ep, const char *path, const char *sha, char **err)
 {
+	const char *pin = endpoint_value(ep, K_RUNTIME_SHA256);
+	if (!pin || !*pin)
+		return 1;
+	if (!sha || !*sha)
+		return errorf(err, "'%s' not run: RUNTIME_SHA256 pins it and its SHA-256 is unknown", path), 0;
+	if (strcasecmp(pin, sha) != 0)
+		return errorf(err, "'%s' not run: its SHA-256 %s is not RUNTIME_SHA256's %s (law R01)", path, sha, pin),
+		       0;
+	return 1;
+}
+
+static char *ask(const struct endpoint *ep, const char *path, const char *sha, const char *what, const char **who,
+		 char **err)
+{
+	const char *user = endpoint_value(ep, K_USER);
+	if (!pin_allows(ep, path, sha, err)) {
+		if (who)
+			*who = "no one";
+		return NULL;
+	}
 	char *cache = sha && *sha ? cache_path(sha, what, 0) : NULL;
 	/* a runtime's --help is some KiB: a cache file past 4 MiB is not ours
 	 * and is asked again (read_file refuses it, and a FIFO, unread) */
@@ -84,16 +108,12 @@ char *runtime_ask(const char *path, const char *sha, const char *what, const cha
 	if (rc)
 		return NULL;
 	if (r.timed_out || r.status != 0) {
-		errorf(err, "'%s --%s' %s", path, what,
-		       r.timed_out	? "did not finish in 10 s"
-		       : r.status > 128 ? "died by a signal"
-					: "failed");
-		if (!r.timed_out && r.status <= 128) {
-			char *e = *err;
-			*err = NULL;
-			errorf(err, "%s (exit status %d)", e, r.status);
-			free(e);
-		}
+		if (r.timed_out)
+			errorf(err, "'%s --%s' did not finish in 10 s", path, what);
+		else if (r.status > 128)
+			errorf(err, "'%s --%s' died by signal %d", path, what, r.status - 128);
+		else
+			errorf(err, "'%s --%s' failed (exit status %d)", path, what, r.status);
 		proc_result_release(&r);
 		return NULL;
 	}
@@ -113,6 +133,15 @@ char *runtime_ask(const char *path, const char *sha, const char *what, const cha
 		free(cache);
 	}
 	return sb_detach(&all);
+}
+
+char *runtime_ask(const struct endpoint *ep, const char *path, const char *sha, const char *what, const char **who,
+		  char **err)
+{
+	char *mine = NULL; /* err may be NULL: the answer alone is wanted */
+	char *text = ask(ep, path, sha, what, who, err ? err : &mine);
+	free(mine);
+	return text;
 }
 
 long runtime_build(const char *v)

@@ -24,11 +24,14 @@ char *runtime_resolve(const struct endpoint *ep);
 int runtime_sha256(const char *path, char hex[65], int *cached, char **err);
 
 /* What `path --WHAT` prints (WHAT "help" or "version"; both streams),
- * from the cache by sha when there, else run sandboxed as user (the
- * endpoint's USER; NULL or empty: nobody) and cached. *who says whom it
- * ran as ("nobody", "cache", ...; static). A new string, or NULL with
- * *err. */
-char *runtime_ask(const char *path, const char *sha, const char *what, const char *user, const char **who, char **err);
+ * from the cache by sha (the SHA-256 of path) when there, else run
+ * sandboxed as the endpoint's USER (unset or empty: nobody) and cached.
+ * Never run, nor read from the cache, when ep pins RUNTIME_SHA256 and sha
+ * is not that pin: vetting an endpoint file runs no binary it does not
+ * pin. *who says whom it ran as ("nobody", "cache", "no one", ...;
+ * static). A new string, or NULL with *err (err may be NULL). */
+char *runtime_ask(const struct endpoint *ep, const char *path, const char *sha, const char *what, const char **who,
+		  char **err);
 
 /* The build number of a `--version` text ("version: X (build N, commit
  * C)") or of a boot log ("build N (C)"); -1 when there is none. */

@@ -192,3 +192,42 @@ yq oddrules.yml >oddrules.json
 check "the PromQL names the job exactly" \
 	test "$(jq -r '.groups[0].rules[0].expr' oddrules.json)" = "up{job=\"we\\\"ird} name: x\"} == 0"
 check "no sanitizer report" no_sanitizer
+
+# issue 28 item 11: BIND_ADDR is an IP literal or a host name; a value that
+# would close the target list and add one (which would get the endpoint's
+# API key as its bearer token) is refused by check and emit, and wherever
+# it is written anyway (a fleet) it stays one quoted target
+mkdir bind
+cp fleet/b9.gguf bind/
+printf 'secret\n' >bind/key
+printf "MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nBIND_ADDR=127.0.0.1','evil.example\nAPI_KEY_FILE=key\n" >bind/e.env
+run "$ZEALOT" check bind/e.env --json
+check "check: BIND_ADDR that is no address is a C02 error naming the key" \
+	json_is '[.findings[]|select(.key=="BIND_ADDR")|.law]' '["C02"]'
+run "$ZEALOT" emit prometheus bind/e.env
+check "emit prometheus refuses it: exit 2, naming BIND_ADDR" test "$rc" -eq 2 -a -n "$(grep -F BIND_ADDR "$TMP/err")"
+run "$ZEALOT" emit harness bind/e.env
+check "emit harness refuses it too (exit 2)" rc_is 2
+run "$ZEALOT" emit prometheus bind
+cp "$TMP/out" bindprom.yml
+run promtool check config bindprom.yml
+check "a fleet's scrape config with it: promtool accepts it" rc_is 0
+yq bindprom.yml >bindprom.json
+cp bindprom.json "$TMP/out"
+check "... and the job has exactly one target" json_is '[.scrape_configs[0].static_configs[]|.targets[]]|length' 1
+check "... the bearer token goes to that one target only" json_is '[.scrape_configs[0].static_configs[0].targets[0]]' "[\"127.0.0.1','evil.example:8080\"]"
+for good in 10.0.0.7 ::1 fe80::1 0.0.0.0 gpu-box.example.org localhost; do
+	run "$ZEALOT" check bind/e.env --set BIND_ADDR="$good" --json
+	check "check: BIND_ADDR=$good is an address" json_is '[.findings[]|select(.key=="BIND_ADDR")]' '[]'
+done
+for bad in 'a b' 999.1.1.1 -host host- 'h_1' 'x:80' '[::1]' 'a..b'; do
+	run "$ZEALOT" check bind/e.env --set BIND_ADDR="$bad" --json
+	check "check: BIND_ADDR=$bad is refused (C02)" json_is '[.findings[]|select(.key=="BIND_ADDR")|.law]' '["C02"]'
+done
+printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=4096\nBIND_ADDR=::1\nLISTEN_PORT=7790\n' >bind/v6.env
+rm bind/e.env
+run "$ZEALOT" emit harness bind
+cp "$TMP/out" bindh.yml
+check "harness: baseUrl is one quoted scalar (IPv6 bracketed)" \
+	test "$(yq bindh.yml | jq -r '.[0].baseUrl')" = 'http://[::1]:7790/v1' -a -n "$(grep -F 'baseUrl: "http://[::1]:7790/v1"' bindh.yml)"
+check "no sanitizer report (BIND_ADDR)" no_sanitizer

@@ -13,6 +13,18 @@ cd "$TMP" || exit 1
 
 mkdir corpus
 cp "$ROOT"/tests/data/envfile/*.env corpus/
+# issue 28 item 15: the kernel's MAX_ARG_STRLEN (131072 bytes, NUL
+# included) on one KEY=VALUE, at the limit and one byte past it, and the
+# noncharacters systemd's UTF-8 check refuses (generated: 128 KiB each)
+python3 - <<'PY'
+for name, n in (("long-at-limit", 131072 - len("ALIAS=") - 1), ("long-past-limit", 131072 - len("ALIAS="))):
+    open("corpus/%s.env" % name, "w").write("RUNTIME=/bin/true\nALIAS=" + "a" * n + "\nCTX_SIZE=4096\n")
+for name, ch in (("nonchar-fffe", "\ufffe"), ("nonchar-ffff", "\uffff"), ("nonchar-fdd0", "\ufdd0"),
+                 ("nonchar-fdef", "\ufdef"), ("nonchar-1fffe", "\U0001fffe"), ("nonchar-10ffff", "\U0010ffff")):
+    open("corpus/%s.env" % name, "wb").write(("ALIAS=a%sb\nCTX_SIZE=4096\n" % ch).encode("utf-8", "surrogatepass"))
+for name, ch in (("char-fdcf", "\ufdcf"), ("char-fdf0", "\ufdf0"), ("char-fffd", "\ufffd"), ("char-1fffd", "\U0001fffd")):
+    open("corpus/%s.env" % name, "wb").write(("ALIAS=a%sb\nCTX_SIZE=4096\n" % ch).encode("utf-8"))
+PY
 : >empty.env
 
 if ! rs_start; then
@@ -81,6 +93,12 @@ c10 unquoted-backslash 1 "OVERRIDE_TENSOR: a backslash outside quotes"
 c10 export 1 "'export ALIAS' is not a variable name"
 c10 bad-utf8-value 1 "not valid UTF-8"
 c10 no-equals 1 "a line without '='"
+c10 long-past-limit 2 "ALIAS: KEY=VALUE is over 128 KiB"
+for n in fffe ffff fdd0 fdef 1fffe 10ffff; do c10 "nonchar-$n" 1 "not valid UTF-8"; done
+check "a value at the limit (KEY=VALUE and its NUL: 131072 bytes) is read" jq -e 'has("keys")' corpus/long-at-limit.env.json
+for n in fdcf fdf0 fffd 1fffd; do
+	check "U+${n^^}, next to the noncharacters, is read" jq -e 'has("keys")' "corpus/char-$n.env.json"
+done
 # and what systemd really does with them, so the refusals are not guesses
 sd_env "$TMP/corpus/repro-bare-cr.env" cr.env0
 check "control: systemd sets LD_PRELOAD from repro-bare-cr (a bare CR is a line break)" \
@@ -93,6 +111,12 @@ sd_env "$TMP/corpus/export.env" export.env0
 check "control: systemd drops 'export ALIAS'" test -z "$(grep -z 'ALIAS' export.env0 | tr -d '\0')"
 run sd_env "$TMP/corpus/bad-utf8-value.env" utf.env0
 check "control: systemd does not start a unit whose EnvironmentFile= holds bad UTF-8" test "$rc" -ne 0
+run sd_env "$TMP/corpus/long-past-limit.env" long.env0
+check "control: systemd cannot exec a unit whose KEY=VALUE is one byte past 128 KiB" test "$rc" -ne 0
+for n in fffe fdd0 1fffe; do
+	run sd_env "$TMP/corpus/nonchar-$n.env" nc.env0
+	check "control: systemd does not start a unit whose EnvironmentFile= holds U+${n^^}" test "$rc" -ne 0
+done
 sd_env "$TMP/corpus/unquoted-backslash.env" bs.env0
 check "control: systemd drops the unquoted backslashes (blk.0.ffn=CPU)" grep -qz '^OVERRIDE_TENSOR=blk.0.ffn=CPU$' bs.env0
 
@@ -174,7 +198,7 @@ check "emit unit: a % in the name is doubled in Description=" out_has "Descripti
 check "emit unit: EnvironmentFile= takes the path raw, % doubled, glob bytes escaped" \
 	out_has "EnvironmentFile=-$TMP/corpus/odd%%n name\\[1]\\*.env"
 run "$ZEALOT" emit unit corpus/repro-percent.env
-check "emit unit: USER=nobody%n is refused (exit 1, names USER)" test "$rc" -eq 1 -a -n "$(grep -F USER "$TMP/err")"
+check "emit unit: USER=nobody%n is refused (exit 2, names USER)" test "$rc" -eq 2 -a -n "$(grep -F USER "$TMP/err")"
 run "$ZEALOT" emit unit corpus/alias-percent.env --user 'root
 ExecStartPre=/bin/true'
 check "emit unit: --user with a line break is refused (exit 2)" rc_is 2
@@ -219,3 +243,32 @@ cr_logged() {
 }
 wait_for 10 cr_logged
 check "serve under the unit: the refusal names C10 and the line in the journal" grep -qF "cr.env:4: ALIAS: a CR not followed by LF" serve/cr.journal
+
+# issue 28 item 13: systemd expands $NAME and ${NAME} in ExecStart= from
+# the unit's environment, the endpoint file's included: a '$' in the
+# endpoint's path (or zealot's) is written '$$'. The unit runs a stand-in
+# zealot (in a directory named bin$HOME) that logs its argv; the real
+# systemd must hand it the paths byte for byte
+mkdir -p 'serve/bin$HOME'
+printf '#!/bin/sh\necho "zlargv:$*"\n' >'serve/bin$HOME/rec'
+chmod 755 serve 'serve/bin$HOME' 'serve/bin$HOME/rec'
+printf 'RUNTIME=/bin/true\nMODEL_FILE=m.gguf\nCTX_SIZE=4096\nALIAS=evil\n' >'serve/prod-${ALIAS}.env'
+cp 'serve/prod-${ALIAS}.env' serve/prod-evil.env
+run "$ZEALOT" emit unit 'serve/prod-${ALIAS}.env' --zealot "$TMP/serve/bin\$HOME/rec"
+cp "$TMP/out" serve/zldollar.service
+check "emit unit: a \$ in the endpoint's path is written \$\$ in ExecStart= (the executable's path as it is)" \
+	grep -qF 'ExecStart='"$TMP"'/serve/bin$HOME/rec serve '"$TMP"'/serve/prod-$${ALIAS}.env' serve/zldollar.service
+run systemd-analyze verify serve/zldollar.service
+check "emit unit: systemd-analyze verify passes it" test "$rc" -eq 0 -a -z "$(grep -v 'Special user nobody' "$TMP/err")"
+rs_exec cp "$TMP/serve/zldollar.service" /run/systemd/system/
+rs_exec systemctl daemon-reload
+rs_exec systemctl start zldollar.service 2>/dev/null
+settled zldollar.service
+dollar_logged() {
+	rs_exec journalctl -u zldollar.service --no-pager -o cat >serve/dollar.journal 2>/dev/null
+	grep -q '^zlargv:' serve/dollar.journal
+}
+wait_for 10 dollar_logged
+check "real systemd: ExecStart ran the stand-in at its path with bin\$HOME" grep -q '^zlargv:' serve/dollar.journal
+check "real systemd: serve got the endpoint's path byte for byte (prod-\${ALIAS}.env, not prod-evil.env)" \
+	grep -qFx 'zlargv:serve '"$TMP"'/serve/prod-${ALIAS}.env' serve/dollar.journal

@@ -28,6 +28,7 @@ endpoint ok.env
 endpoint big.env ADDRESSABLE_MIB=64
 endpoint law.env PARALLEL=4 BATCH_SIZE=2
 endpoint bad.env FROBNICATE=1
+endpoint baduser.env 'USER=nobody%n'
 endpoint pin.env "MODEL_BYTES=$(stat -c %s q.gguf)" MODEL_SHA256=0000000000000000000000000000000000000000000000000000000000000000
 # a loopback port nothing listens on
 closed=$(free_port)
@@ -86,6 +87,7 @@ row 2 "argv: an invalid endpoint"                      argv bad.env
 row 3 "argv: an unreadable endpoint file"              argv missing.env
 row 0 "emit unit: rendered"                            emit unit ok.env
 row 2 "emit: an invalid endpoint"                      emit unit bad.env
+row 2 "emit unit: a USER that is no user name"         emit unit baduser.env
 row 3 "emit: an unreadable file"                       emit unit missing.env
 row 78 "serve --dry-run: a gate refuses"               serve --dry-run law.env
 row 78 "serve: an unreadable endpoint file (C03: no restart)" serve --dry-run missing.env

@@ -70,3 +70,33 @@ check "the fleet's uid is a Grafana uid" test -n "$(jq -r '.uid|select(test("^[A
 
 run "$ZEALOT" emit grafana nowhere.env
 check "a missing endpoint file: exit 3" rc_is 3
+
+# issue 28 item 3: an endpoint file name that is not UTF-8 (byte 0xff) is
+# no crash: the dashboard names the job as emit prometheus and alerts do
+# (the byte as \xff), and check --json keeps the name
+mkdir bad
+bad=$(printf 'bad/n\377.env')
+cp fleet/frank-zealot.env "$bad"
+cp fleet/b9.gguf bad/
+run "$ZEALOT" emit grafana "$bad"
+check "emit grafana, a name that is not UTF-8: exit 0, no sanitizer report" test "$rc" -eq 0 -a -s "$TMP/out"
+no_sanitizer || echo "not ok - emit grafana, a name that is not UTF-8: a sanitizer report"
+check "... the row is titled n\\xff" json_is '[.panels[]|select(.type=="row")|.title]' '["n\\xff"]'
+check "... every engine panel selects job=\"n\\\\xff\"" \
+	test "$(jq -r '[.panels[].targets[]?.expr|select(test("llamacpp:"))|contains("job=\"n\\\\xff\"")]|all' "$TMP/out")" = true
+run "$ZEALOT" emit prometheus "$bad"
+check "emit prometheus names the same job" grep -qFx -- '- job_name: "n\\xff"' "$TMP/out"
+printf 'scrape_configs:\n' >badprom.yml
+sed 's/^/  /' "$TMP/out" >>badprom.yml
+check "... a config promtool accepts" promtool check config --syntax-only badprom.yml
+run "$ZEALOT" emit alerts "$bad"
+cp "$TMP/out" badrules.yml
+check "emit alerts: rules promtool accepts, on job=\"n\\\\xff\"" \
+	test "$(promtool check rules badrules.yml >/dev/null 2>&1; echo $?)" = 0 -a -n "$(grep -F 'job=\"n\\\\xff\"' badrules.yml)"
+run "$ZEALOT" check --json "$bad"
+check "check --json keeps the name (made safe), no sanitizer report" \
+	test "$(jq -r .endpoint "$TMP/out")" = 'bad/n\xff.env' -a -z "$(grep -E 'Sanitizer|runtime error' "$TMP/err")"
+printf 'FROBNICATE=1\n' >"$bad"
+run "$ZEALOT" check --json "$bad"
+check "check --json, a file that does not parse: the name and the reason kept" \
+	json_is '[.endpoint, (.findings[0].reason|startswith("bad/n\\xff.env:1: unknown key"))]' '["bad/n\\xff.env",true]'

@@ -58,3 +58,39 @@ run "$ZEALOT" audit a.env --pid 999999999
 check "audit --pid out of range: exit 2" rc_is 2
 run "$ZEALOT" audit --help
 check "audit --help names A01 and A02" test -n "$(grep -F A01 "$TMP/out")" -a -n "$(grep -F A02 "$TMP/out")"
+
+# issue 28 item 16: the live side's strings print as one safe line. A
+# server whose every answer carries escape sequences (a title change, a
+# screen clear, a colour, an 8-bit CSI, a line break, a bidi override) and
+# a process whose argv does: nothing of it reaches the output raw
+raw_escapes() { # FILE: whether it holds ESC, BEL, U+009B, U+202E or a line the sequence broke
+	LC_ALL=C grep -q "$(printf '[\033\007]')" "$1" || grep -qF "$(printf '\302\233')" "$1" ||
+		grep -qF "$(printf '\342\200\256')" "$1" || grep -q '^second line' "$1"
+}
+port=$(free_port)
+python3 "$ROOT/tests/fakeengine.py" "$port" escapes 120 &
+fake=$!
+wait_for 60 eval '(echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null'
+run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 5 --only health,models,chat
+check "escapes: control: probe printed the server's answers" out_has 'PWNED'
+check "escapes: probe prints no escape sequence, no broken line" eval '! raw_escapes "$TMP/out"'
+check "escapes: ... the answer shows as text (\\x1b]0;PWNED\\x07, \\n, \\u202e)" \
+	out_has '\x1b]0;PWNED\x07\x1b[2J\x1b[31mred\u009b1m\nsecond line\u202e'
+run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 5 --only health,models,chat --json
+check "escapes: probe --json carries the answer as JSON escapes" test "$rc" -le 1 -a -n "$(jq -r '.probes[0].evidence' "$TMP/out")"
+check "escapes: probe --json prints no raw ESC, BEL or broken line" eval '! LC_ALL=C grep -q "$(printf "[\033\007]")" "$TMP/out" && ! grep -q "^second line" "$TMP/out"'
+kill "$fake" 2>/dev/null
+wait "$fake" 2>/dev/null
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(command -v python3)
+"$py" -c 'import time; time.sleep(120)' --alias "$(printf '\033]0;PWNED\007\033[2J\nsecond line\302\233\342\200\256')" --port 8080 &
+evil=$!
+wait_for 30 grep -qz PWNED "/proc/$evil/cmdline"
+run "$ZEALOT" audit a.env --pid "$evil"
+check "escapes: control: audit read the process's argv" out_has 'PWNED'
+check "escapes: audit prints no escape sequence, no broken line" eval '! raw_escapes "$TMP/out"'
+run "$ZEALOT" audit a.env --pid "$evil" --json
+check "escapes: audit --json: valid JSON, the argv word in it" test -n "$(jq -r '.rows[].live' "$TMP/out" | grep -F PWNED)"
+kill "$evil" 2>/dev/null
+wait "$evil" 2>/dev/null
+check "escapes: no sanitizer report" no_sanitizer

@@ -173,3 +173,50 @@ check "history: the rollback to the era before names a runtime change" \
 run "$ZEALOT" history rt
 check "history (text): each era's runtime sha256" test "$(grep -c 'sha256 aaaaaaaaaaaa\.\.\.\|sha256 bbbbbbbbbbbb\.\.\.' "$TMP/out")" -ge 3
 check "no sanitizer report (history, diff)" no_sanitizer
+
+# issue 28 item 2: a runtime whose --help answers and whose --version exits
+# non-zero (a wrapper script, a runtime the sandbox user cannot run) is a
+# finding that names the cause, not a crash
+export ZEALOT_STATE_DIR=$TMP/wrap-state
+mkdir -p pub/wrap
+chmod 755 pub/wrap
+help_without --no-such-flag
+cp pub/rt/help.txt pub/wrap/help.txt
+chmod 644 pub/wrap/help.txt
+cat >pub/wrap/llama-server <<'X'
+#!/bin/sh
+case "$1" in
+--help) cat "${0%/*}/help.txt" ;;
+*) echo "wrapper: no such option $1" >&2; exit 4 ;;
+esac
+X
+chmod 755 pub/wrap/llama-server
+run "$ZEALOT" check ep.env --set RUNTIME="$TMP/pub/wrap/llama-server" --set RUNTIME_SHA256= --set RUNTIME_MIN_BUILD= --set SPEC_TYPE=none --json
+check "R02: --version exiting 4 is no crash (check answers, no signal)" test "$rc" -lt 128 -a -s "$TMP/out"
+check "R02: ... it is an info finding naming the cause (exit status 4)" \
+	test -n "$(jq -r '.findings[]|select(.law=="R02" and .severity=="info")|.reason|select(test("version") and test("exit status 4"))' "$TMP/out")"
+check "no sanitizer report (a --version that fails)" no_sanitizer
+
+# issue 28 item 7: a runtime whose RUNTIME_SHA256 does not match is never
+# run, neither for --help nor for --version (vetting a file runs no code)
+export ZEALOT_STATE_DIR=$TMP/pin-state
+cat >pub/wrap/trap <<'X'
+#!/bin/sh
+echo "$*" >>"${0%/*}/../log/ran"
+cat "${0%/*}/help.txt"
+X
+chmod 755 pub/wrap/trap
+rm -f pub/log/ran
+wrong=$(printf '0%.0s' $(seq 64))
+run "$ZEALOT" check ep.env --set RUNTIME="$TMP/pub/wrap/trap" --set RUNTIME_SHA256="$wrong" --set RUNTIME_MIN_BUILD=10776 --json
+check "R01: a runtime the pin does not match is not run (no --help, no --version)" test ! -e pub/log/ran
+check "R01: ... check still refuses it (exit 1, R01)" \
+	test "$rc" -eq 1 -a -n "$(jq -r '.findings[]|select(.law=="R01" and .severity=="error")|.reason' "$TMP/out")"
+check "R01: ... the build is unread because the pin fails (said)" \
+	test -n "$(jq -r '.findings[]|.reason|select(test("not run: its SHA-256"))' "$TMP/out")"
+sha_trap=$(sha256sum pub/wrap/trap | cut -d' ' -f1)
+run "$ZEALOT" check ep.env --set RUNTIME="$TMP/pub/wrap/trap" --set RUNTIME_SHA256="$sha_trap" --set RUNTIME_MIN_BUILD= --json
+if [ "$reachable" = 1 ]; then
+	check "control: the same runtime pinned right is run" test -s pub/log/ran
+fi
+check "no sanitizer report (pins)" no_sanitizer

@@ -18,7 +18,7 @@ PRESENCE_PENALTY=1.0
 MMPROJ_FILE=gone.gguf
 MMPROJ_URL=http://alice:MARKERPW1@127.0.0.1:1/mm.gguf
 LORA_FILE=
-LORA_URL=https://MARKERTOK2@127.0.0.1:1/l.gguf
+LORA_URL=https://MARKERTOK2@127.0.0.1:1/l.gguf?X-Amz-Credential=MARKERCRED10&X-Amz-Date=1&X-Amz-Signature=MARKERSIG11&sig=MARKERSIG12&Signature=MARKERSIG13&X-Goog-Signature=MARKERSIG14
 X
 n=0
 out() { # NAME CMD...: run, keep stdout and stderr under outs/
@@ -98,4 +98,7 @@ for f in $leaks; do grep -HnE 'MARKER[A-Z]*[0-9]' "$f" | head -3 | sed 's/^/#   
 check "the redaction mark stands where they were (fetch, check --json, store, audit)" \
 	test -n "$(grep -lF '<redacted>' outs/*-fetch.err)" -a -n "$(grep -lF '<redacted>' outs/*-check-json.out)" \
 	-a -n "$(grep -F '<redacted>' outs/store.dump)" -a -n "$(grep -lF '<redacted>' outs/*-audit-json.out)"
+check "a presigned URL's signing parameters print as the mark (issue 28 item 17)" \
+	test -n "$(grep -rhoF 'X-Amz-Signature=<redacted>&sig=<redacted>&Signature=<redacted>&X-Goog-Signature=<redacted>' outs/)" \
+	-a -n "$(grep -rhoF 'X-Amz-Credential=<redacted>&X-Amz-Date=1' outs/)"
 check "no sanitizer report" test -z "$(grep -lE 'Sanitizer|runtime error:' outs/*.err)"

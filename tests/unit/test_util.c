@@ -204,6 +204,18 @@ void test_util(void)
 	    {"password=hunter2, ok", "password=<redacted>, ok"},
 	    {"host ssh://dank@h1:2222 and SSH://ops@h2", "host ssh://dank@h1:2222 and SSH://ops@h2"},
 	    {"ssh://dank:pw@h1 gitssh://tok@h", "ssh://<redacted>@h1 gitssh://<redacted>@h"},
+	    /* presigned URLs (issue 28 item 17): the signing parameters' values, to the next & or # */
+	    {"GET https://b.s3.amazonaws.com/m.gguf?X-Amz-Algorithm=AWS4&X-Amz-Credential=AKIA/x&X-Amz-Date=1&"
+	     "X-Amz-Signature=abc123 failed",
+	     "GET https://b.s3.amazonaws.com/m.gguf?X-Amz-Algorithm=AWS4&X-Amz-Credential=<redacted>&X-Amz-Date=1&"
+	     "X-Amz-Signature=<redacted> failed"},
+	    {"https://a.blob.core.windows.net/c/m?sv=2021&sig=Zm9v%2Bbar%3D#frag",
+	     "https://a.blob.core.windows.net/c/m?sv=2021&sig=<redacted>#frag"},
+	    {"'https://d.cloudfront.net/m?Expires=9&Signature=s~x-y&Key-Pair-Id=K1'",
+	     "'https://d.cloudfront.net/m?Expires=9&Signature=<redacted>&Key-Pair-Id=<redacted>'"},
+	    {"https://storage.googleapis.com/b/m?X-Goog-Algorithm=G&X-Goog-Signature=f00d",
+	     "https://storage.googleapis.com/b/m?X-Goog-Algorithm=<redacted>&X-Goog-Signature=<redacted>"},
+	    {"a signature=kept outside a URL's query, sig=kept", "a signature=kept outside a URL's query, sig=kept"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++) {
 		char *got = redact_text(r[i].in);
