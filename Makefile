@@ -219,18 +219,18 @@ examples: zealot $(EX)/demo-llama.gguf $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-
 
 $(EX)/demo-llama.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth llama -o $@
+	./zealot synth llama --force -o $@
 $(EX)/bonsai-9b-pq2.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o $@
+	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP --force -o $@
 $(EX)/bonsai-9b-mmproj-q8.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o $@
+	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 --force -o $@
 $(EX)/bonsai-9b-lora.gguf: zealot $(EX)/bonsai-9b-pq2.gguf
-	./zealot synth lora --base $(EX)/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf -o $@
+	./zealot synth lora --base $(EX)/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf --force -o $@
 $(EX)/bonsai-27b-pq2.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth --preset bonsai-27b --set type=142 --set name=Ternary-Bonsai-2-27B-PQ2_0 -o $@
+	./zealot synth --preset bonsai-27b --set type=142 --set name=Ternary-Bonsai-2-27B-PQ2_0 --force -o $@
 $(EX)/bonsai-27b-mmproj-q8.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=5120 -o $@
+	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=5120 --force -o $@

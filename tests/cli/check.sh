@@ -281,7 +281,7 @@ while IFS='|' read -r _ log cmd _; do
 	log=$(echo "$log" | tr -d ' `')
 	args=$(echo "$cmd" | tr -d '`' | sed -e 's/^ *zealot synth //' -e 's/ -o p.gguf *$//')
 	# shellcheck disable=SC2086
-	"$ZEALOT" synth $args -o boot.gguf 2>/dev/null || continue # a file the engine refused: synth refuses it too
+	"$ZEALOT" synth $args --force -o boot.gguf 2>/dev/null || continue # a file the engine refused: synth refuses it too
 	{
 		base
 		echo "MODEL_FILE=boot.gguf"
