@@ -193,8 +193,10 @@ static const struct law_doc laws[] = {
     {"C03", "a missing payload is a refusal, not a half-load",
      "Under a restart policy a missing file becomes a crash loop that reads like a runtime fault.",
      "The engine would start, fail to load and be restarted forever.",
-     "check and serve refuse a missing or unreadable payload or runtime, naming the file; serve exits 78, which "
-     "the emitted unit never restarts on.",
+     "check and serve refuse a missing or unreadable payload or runtime, naming the file, and a payload whose "
+     "header holds a number the engine cannot load (a head count, head size, state size or width of 0, heads "
+     "or groups that do not divide, more experts than the engine holds), naming the key and its value, as "
+     "inspect and plan do; serve exits 78, which the emitted unit never restarts on.",
      "Fix the path, or zealot fetch the payload."},
     {"C04", "keep --metrics on", "Monitoring reads the endpoint as down while /health says 200.",
      "Without --metrics the engine answers /metrics with 501.",

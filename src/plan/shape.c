@@ -274,9 +274,12 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	c->model = open_payload(ep, c, c->model_path, K_MODEL_FILE, io, err);
 	if (!c->model)
 		return -1;
-	c->census = census_take(c->model->g, err);
+	char *e = NULL;
+	c->census = census_take(c->model->g, &e);
 	if (!c->census) {
 		*io = 1;
+		errorf(err, "%s: %s", c->model_path, e);
+		free(e);
 		return -1;
 	}
 	if (!c->census->model)

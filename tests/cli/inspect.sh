@@ -191,7 +191,7 @@ for a in rwkv6 rwkv7 arwkv7 rwkv6qwen2; do
 		printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/hs-$a.gguf" >"$TMP/hs.env"
 		run "$ZEALOT" plan "$TMP/hs.env"
 		check "$a with wkv.head_size $v: plan refuses it (exit 3), naming the key" \
-			test "$rc" -eq 3 -a -n "$(grep -F "key '$a.wkv.head_size' is $v" "$TMP/err")"
+			test "$rc" -eq 3 -a -n "$(grep -F "$a.wkv.head_size = $v: " "$TMP/err")"
 	done
 done
 
@@ -203,7 +203,7 @@ for kv in key_length:0 key_length:2147483648 head_count:0 top_k:0; do
 	printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/ix.gguf" >"$TMP/ix.env"
 	run "$ZEALOT" plan "$TMP/ix.env"
 	check "deepseek32 with indexer.${kv%:*} ${kv#*:}: plan refuses it (exit 3), naming the key" \
-		test "$rc" -eq 3 -a -n "$(grep -F "key 'deepseek32.attention.indexer.${kv%:*}' is ${kv#*:}" "$TMP/err")"
+		test "$rc" -eq 3 -a -n "$(grep -F "deepseek32.attention.indexer.${kv%:*} = ${kv#*:}: " "$TMP/err")"
 done
 
 # --- usage
