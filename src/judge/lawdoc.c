@@ -310,7 +310,8 @@ static const struct law_doc laws[] = {
     /* What reaches the engine besides its argv (docs/trust.md) */
     {"R03", "the engine reads no config file zealot has not judged",
      "A line in a config file the engine reads before its argv (swa-full = true) makes the sliding-window cache "
-     "80 MiB where the plan billed 2.5 MiB, and check, serve and audit saw nothing.",
+     "10.00 MiB where the plan billed 2.50 MiB (a gemma3 synth at 4,096 cells), and check, serve and audit "
+     "saw nothing.",
      "The pinned engine applies /etc/llama.cpp/config.ini, then ${XDG_CONFIG_HOME:-$HOME/.config}/llama.cpp/"
      "config.ini (their \"*\" and \"default\" sections) before its environment and argv, and has no switch "
      "to skip them; a file that exists and cannot be read or parsed stops it.",
