@@ -73,7 +73,20 @@ for b in blocks:
     if not head:
         die("cannot read the spellings of: %r" % first)
     spellings = [p.strip() for p in head.group(1).split(",")]
-    hints = head.group(2).split()
+    # the hints: value_hint and value_hint_2, a blank apart; a blank inside
+    # <...> belongs to its hint ("<tensor name pattern>=<buffer type>")
+    hints, depth, cur = [], 0, ""
+    for ch in head.group(2):
+        depth += ch == "<"
+        depth -= ch == ">"
+        if ch == " " and depth == 0:
+            if cur:
+                hints.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        hints.append(cur)
     if not spellings or not all(s.startswith("-") for s in spellings):
         die("cannot read the spellings of: %r" % first)
     m = re.search(r"\(env: ([A-Z][A-Z0-9_]+)\)", helptext)
