@@ -337,7 +337,7 @@ static const struct law_doc laws[] = {
      "Of the pinned engine's flags most belong to no key; a flag zealot has not read can change anything.",
      "Every flag of the pinned engine's --help is classified in src/endpoint/flags.tsv (a key owns it, the plan "
      "prices it, it is refused with the law it would break, or it is harmless); a word that is no flag of that "
-     "table, or no flag's value, is refused. tests/live/engine-flags.sh regenerates the table from the built "
+     "table, or no flag's value, is refused. tests/live/trust.sh regenerates the table from the built "
      "engine and fails on a flag missing or unclassified.",
      "Drop the word, or use the key that owns what it sets."},
     {"M12", "a flag that moves memory is priced or refused",

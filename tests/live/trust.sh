@@ -128,14 +128,14 @@ if rs_start; then
 		test "$rc" -eq 1 -a -n "$(jq -r '.findings[]|select(.law=="R03" and .severity=="error")|.reason' "$TMP/out" | grep -F '/etc/llama.cpp/config.ini:2: swa-full')"
 	check "systemd: its threads-http is said, not refused (R03 warning)" \
 		test -n "$(jq -r '.findings[]|select(.law=="R03" and .severity=="warning")|.reason' "$TMP/out" | grep -F 'threads-http')"
-	run rs_exec systemd-run --wait --unit=trust-cfg -p Type=simple "$ROOT/zealot" serve "$TMP/g.env"
+	run rs_exec systemd-run --wait --unit=trust-cfg -p Type=simple -p RuntimeMaxSec=20 "$ROOT/zealot" serve "$TMP/g.env"
 	check "systemd: the unit's serve refuses the system file: exit 78" test -n "$(grep -F 'status=78' "$TMP/err")"
 	run rs_exec journalctl -u trust-cfg --no-pager -o cat
 	check "systemd: its journal names the file, the setting and R03" \
 		test -n "$(grep -F 'refused at the config gate: R03' "$TMP/out" | grep -F 'swa-full')"
 	rm "$R/etc/llama.cpp/config.ini"
 	rs_exec systemctl set-environment LLAMA_ARG_SWA_FULL=1
-	run rs_exec systemd-run --wait --unit=trust-env -p Type=simple "$ROOT/zealot" serve "$TMP/g.env"
+	run rs_exec systemd-run --wait --unit=trust-env -p Type=simple -p RuntimeMaxSec=20 "$ROOT/zealot" serve "$TMP/g.env"
 	check "systemd: set-environment LLAMA_ARG_SWA_FULL=1: the unit's serve exits 78" test -n "$(grep -F 'status=78' "$TMP/err")"
 	run rs_exec journalctl -u trust-env --no-pager -o cat
 	check "systemd: its journal names LLAMA_ARG_SWA_FULL and R04" \
