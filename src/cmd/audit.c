@@ -153,7 +153,7 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	model = endpoint_path(ep, "MODEL_FILE");
-	if (audit_run((pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
+	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
 		rc = EXIT_IO;
 		goto done;
 	}

@@ -10,6 +10,7 @@
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../judge/laws.h"
+#include "../judge/trust.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
@@ -191,6 +192,8 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs);
+	/* the engine's own config files, as serve's engine will read them (R03) */
+	trust_config_files(NULL, NULL, &fs, NULL);
 	/* The payload laws and the fit need the headers; a file that is
 	 * missing is already a C03 finding, one that is unreadable becomes
 	 * one here, and a value that cannot be priced is already reported. */

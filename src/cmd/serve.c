@@ -6,6 +6,14 @@
  * (C03), their pinned byte counts and SHA-256, the payload laws and the fit
  * gate (M09). Then execv the runtime, so the engine is the unit's main
  * process and systemd supervises it, not a wrapper.
+ *
+ * What reaches the engine besides its argv is gated too (judge/trust.h):
+ * its environment is built here, from the names serve passes, and a
+ * variable the engine, ggml or the loader reads is a refusal (R04, C09);
+ * XDG_CONFIG_HOME=/dev/null keeps every user-level config file out, and
+ * the system-wide /etc/llama.cpp/config.ini is read as this user reads it:
+ * a setting a key owns, a refused or priced flag is a refusal (R03), any
+ * other is said before the exec.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +27,7 @@
 #include "../endpoint/endpoint.h"
 #include "../fetch/fetch.h"
 #include "../judge/laws.h"
+#include "../judge/trust.h"
 #include "../payload/pin.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
@@ -120,6 +129,27 @@ static int check_pins(const struct endpoint *ep)
 	return rc;
 }
 
+extern char **environ;
+
+/* Gate 2: the engine's environment, built into *engine_env, and the
+ * config files it reads under it. Returns 0 or a refusal. */
+static int check_engine(const struct endpoint *ep, char ***engine_env)
+{
+	struct findings fs = {0};
+	int rc = 0;
+	if (trust_env(ep, environ, engine_env, &fs))
+		rc = refuse(ep, "environment", &fs);
+	else if (trust_config_files(*engine_env, NULL, &fs, NULL))
+		rc = refuse(ep, "config", &fs);
+	for (size_t i = 0; rc == 0 && i < fs.n; i++) {
+		char *reason = redact_text(fs.v[i].reason);
+		fprintf(stderr, "zealot: serve: %s %s: %s\n", fs.v[i].law, severity_name(fs.v[i].sev), reason);
+		free(reason);
+	}
+	findings_release(&fs);
+	return rc;
+}
+
 static int dry;
 static const struct opt opts[] = {
     OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
@@ -145,11 +175,14 @@ static int run(struct opt_args *args)
 	struct shape_ctx c = {0};
 	struct argv_list a = {0};
 	struct plan p;
+	char **engine_env = NULL;
 	int rc;
 	if (laws_check(ep, NULL, NULL, LAWS_STATIC, &fs)) {
 		rc = refuse(ep, "laws", &fs);
 		goto done;
 	}
+	if ((rc = check_engine(ep, &engine_env)) != 0)
+		goto done;
 	if (laws_check(ep, NULL, NULL, LAWS_FILES, &fs)) {
 		rc = refuse(ep, "files", &fs);
 		goto done;
@@ -182,13 +215,14 @@ static int run(struct opt_args *args)
 	}
 	fflush(NULL);
 	if (strchr(a.v[0], '/'))
-		execv(a.v[0], a.v);
+		execve(a.v[0], a.v, engine_env);
 	else
-		execvp(a.v[0], a.v);
+		execvpe(a.v[0], a.v, engine_env);
 	fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
 	rc = SERVE_REFUSED;
 done:
 	free(err);
+	trust_env_free(engine_env);
 	argv_release(&a);
 	findings_release(&fs);
 	shape_release(&c);

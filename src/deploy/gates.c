@@ -11,6 +11,7 @@
 
 #include "../judge/laws.h"
 #include "../judge/runtime.h"
+#include "../judge/trust.h"
 #include "../live/audit.h"
 #include "../payload/pin.h"
 #include "../store/calib.h"
@@ -89,7 +90,9 @@ static int gate_laws(struct run *x)
 	struct findings fs = {0};
 	char *err = NULL;
 	int rc = 0;
-	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs)) {
+	/* the engine's own config files too (R03): serve would refuse them */
+	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs) +
+	    trust_config_files(NULL, NULL, &fs, NULL)) {
 		char *why = findings_text(x->ep, &fs, 0, 1);
 		rc = step(x, "gate:laws", "failed", t, first_error_law(&fs, 0), "%s", why);
 		free(why);

@@ -183,7 +183,12 @@ static const struct key_def table[K__COUNT] = {
 		     .law = "S05", .flag = "--spec-type",
 		     .owns = "--spec-type -md --model-draft -hfd -hfrd --hf-repo-draft -ngld --gpu-layers-draft "
 			     "--n-gpu-layers-draft -devd --device-draft -otd --override-tensor-draft -cmoed "
-			     "--cpu-moe-draft -ncmoed --n-cpu-moe-draft --draft-p-split --mtp --dflash --eagle3",
+			     "--cpu-moe-draft -ncmoed --n-cpu-moe-draft --draft-p-split --mtp --dflash --eagle3 "
+			     /* the drafter's own threads and placement, in their other spellings */
+			     "-td --threads-draft -tbd --threads-batch-draft -Cd --cpu-mask-draft -Crd "
+			     "--cpu-range-draft --cpu-strict-draft --prio-draft --poll-draft -Cbd "
+			     "--cpu-mask-batch-draft --cpu-strict-batch-draft --prio-batch-draft --poll-batch-draft "
+			     "--no-spec-draft-backend-sampling",
 		     .env = "LLAMA_ARG_SPEC_TYPE LLAMA_ARG_SPEC_DRAFT_MODEL",
 		     .doc = "speculative decoding; none strips every --spec-* flag (law S05)"},
     [K_SPEC_DRAFT_N_MAX] = {"SPEC_DRAFT_N_MAX", K_SPEC_DRAFT_N_MAX, UINT(0, I32), .unit = "tokens", .def = "3",

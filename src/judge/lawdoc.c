@@ -309,6 +309,45 @@ static const struct law_doc laws[] = {
      "The engine says no CUDA GPUs are available and looks like a payload fault.",
      "After a reboot the NVIDIA device nodes may not exist yet.", "audit recognises the message and names the cause.",
      "Run nvidia-modprobe -u -c=0, then restart."},
+    /* What reaches the engine besides its argv (docs/trust.md) */
+    {"R03", "the engine reads no config file zealot has not judged",
+     "A line in a config file the engine reads before its argv (swa-full = true) makes the sliding-window cache "
+     "10.00 MiB where the plan billed 2.50 MiB (a gemma3 synth at 4,096 cells), and check, serve and audit "
+     "saw nothing.",
+     "The pinned engine applies /etc/llama.cpp/config.ini, then ${XDG_CONFIG_HOME:-$HOME/.config}/llama.cpp/"
+     "config.ini (their \"*\" and \"default\" sections) before its environment and argv, and has no switch "
+     "to skip them; a file that exists and cannot be read or parsed stops it.",
+     "serve runs the engine with XDG_CONFIG_HOME=/dev/null, under which no file can exist, and reads the "
+     "system-wide file as the unit's user: a setting a key owns, a refused or a priced flag is a refusal (78), "
+     "a harmless one is said; check and deploy read it too, and audit reports the files the live engine read "
+     "under its own environment.",
+     "Remove the setting from the file; set it through its key or EXTRA_ARGS, where zealot judges it."},
+    {"R04", "serve builds the engine's environment",
+     "LLAMA_ARG_* set with systemctl set-environment, LD_PRELOAD, LD_LIBRARY_PATH, GGML_BACKEND_PATH, "
+     "LLAMA_API_KEY or HF_TOKEN change the engine while its argv still equals zealot argv.",
+     "The engine reads a flag from every LLAMA_ARG_* variable, ggml and the GPU runtimes read their own, and "
+     "the dynamic loader loads other code than the pinned runtime's; the unit's environment comes from the "
+     "manager, drop-ins and the endpoint file alike.",
+     "serve refuses (78, naming the variable) every variable the engine, ggml, a GPU runtime, the C library's "
+     "allocator or the loader reads, passes a short list of names (PATH, HOME, LANG, LC_*, TZ ...) and "
+     "CUDA_VISIBLE_DEVICES only as GPU sets it, and leaves every other variable out; audit reports each such "
+     "variable in the live process.",
+     "Unset the variable (systemctl unset-environment, the drop-in, the shell); set what it did through a key."},
+    {"C11", "EXTRA_ARGS carries only flags the engine's own table classifies",
+     "A flag no key owns (--swa-full, --cache-ram, --override-kv, --chat-template) changes memory or what a law "
+     "judged, and every gate passes.",
+     "Of the pinned engine's flags most belong to no key; a flag zealot has not read can change anything.",
+     "Every flag of the pinned engine's --help is classified in src/endpoint/flags.tsv (a key owns it, the plan "
+     "prices it, it is refused with the law it would break, or it is harmless); a word that is no flag of that "
+     "table, or no flag's value, is refused. tests/live/trust.sh regenerates the table from the built "
+     "engine and fails on a flag missing or unclassified.",
+     "Drop the word, or use the key that owns what it sets."},
+    {"M12", "a flag that moves memory is priced or refused",
+     "A flag in EXTRA_ARGS makes the engine allocate what the plan never billed (--swa-full, --cache-ram, "
+     "--ctx-checkpoints, --no-mmap, --mlock), and the fit gate passed a shape that does not fit.",
+     "The plan prices the buffers of the shape the keys describe; a flag outside them moves bytes no term holds.",
+     "check, deploy and serve refuse each such flag in EXTRA_ARGS, a config file or LLAMA_ARG_* with this law.",
+     "Drop the flag, or ask for the key that would price it."},
 };
 
 const char lawdoc_intro[] =

@@ -11,6 +11,7 @@
 #include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
+#include "../endpoint/flags.h"
 #include "../endpoint/host.h"
 #include "../endpoint/quote.h"
 #include "../payload/archs.h"
@@ -31,21 +32,36 @@ const char *severity_name(enum severity s)
 static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
 		const char *fix, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
-		const char *fix, const char *fmt, ...)
+static void addv(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
+		 const char *fix, const char *fmt, va_list ap)
 {
 	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	struct finding *f = &out->v[out->n++];
 	f->law = law;
 	f->sev = sev;
 	f->key = key < NO_KEY ? key_name(key) : NULL;
-	const struct endpoint_entry *e = key < NO_KEY ? endpoint_entry(ep, key) : NULL;
+	const struct endpoint_entry *e = ep && key < NO_KEY ? endpoint_entry(ep, key) : NULL;
 	f->line = e ? e->line : 0;
+	f->reason = xvstrf(fmt, ap);
+	f->fix = xstrdup(fix ? fix : "");
+}
+
+static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
+		const char *fix, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	f->reason = xvstrf(fmt, ap);
+	addv(out, law, sev, ep, key, fix, fmt, ap);
 	va_end(ap);
-	f->fix = xstrdup(fix ? fix : "");
+}
+
+void findings_add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
+		  const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	addv(out, law, sev, ep, key, fix, fmt, ap);
+	va_end(ap);
 }
 
 void findings_release(struct findings *f)
@@ -146,6 +162,32 @@ static void law_gated(const struct endpoint *ep, struct findings *out)
 			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, "set the key instead, and drop the flag",
 			    "EXTRA_ARGS names %s, a flag %s owns: zealot renders it from %s and judges that value",
 			    g[i].word, g[i].owner->name, g[i].owner->name);
+	}
+}
+
+/* C11 and each refused flag's own law: EXTRA_ARGS read as the engine reads
+ * its argv, every flag classified by the pinned engine's table
+ * (endpoint/flags.h). A key's flag is law_gated's (C09); a priced or
+ * harmless one passes; a word that is no flag of the pinned engine, or no
+ * flag's value, is refused: zealot cannot say what it changes. */
+static void law_extra_flags(const struct endpoint *ep, struct findings *out)
+{
+	struct flags_word w[64];
+	size_t n = flags_parse(endpoint_value_of(ep, K_EXTRA_ARGS), w, ARRAY_SIZE(w));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(w); i++) {
+		const struct engine_flag *f = w[i].row;
+		if (w[i].stray)
+			add(out, "C11", SEV_ERROR, ep, K_EXTRA_ARGS, "drop the word, or give it the flag it belongs to",
+			    "EXTRA_ARGS word '%s' is neither a flag nor a flag's value: the engine refuses it",
+			    w[i].word);
+		else if (!f)
+			add(out, "C11", SEV_ERROR, ep, K_EXTRA_ARGS,
+			    "drop it: EXTRA_ARGS carries only flags of the pinned engine's table",
+			    "EXTRA_ARGS names %s, no flag of the pinned engine (%s): zealot cannot say what it changes",
+			    w[i].word, engine_flags_source);
+		else if (f->cls == FLAG_REFUSED)
+			add(out, f->arg, SEV_ERROR, ep, K_EXTRA_ARGS, "drop the flag",
+			    "EXTRA_ARGS names %s: %s (law %s)", w[i].word, f->why, f->arg);
 	}
 }
 
@@ -999,6 +1041,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_c02(ep, out);
 		law_values(ep, out);
 		law_gated(ep, out);
+		law_extra_flags(ep, out);
 		law_fleet(ep, out);
 		law_user(ep, out);
 		law_cache_types(ep, out);
