@@ -72,6 +72,8 @@ int shape_set(struct plan_shape *s, struct plan_extras *x, enum key_id id, const
 	case K_BATCH_SIZE: s->n_batch = (uint32_t)u; break;
 	case K_UBATCH_SIZE: s->n_ubatch = (uint32_t)u; break;
 	case K_REPACK: s->repack = on; break;
+	case K_EMBEDDINGS: s->embeddings = on; break;
+	case K_POOLING: s->pooling = *v ? (int)e + 1 : 0; break;
 	case K_NGL: s->ngl = s->place.ngl = (uint32_t)u; break;
 	case K_N_CPU_MOE: s->place.n_cpu_moe = (uint32_t)u; break;
 	case K_KV_OFFLOAD: s->place.kv_offload = on; break;
@@ -101,6 +103,10 @@ void shape_clamp(struct plan_shape *s, uint64_t batch, uint64_t ubatch)
 {
 	s->n_batch = (uint32_t)(batch > s->ctx_size ? s->ctx_size : batch);
 	s->n_ubatch = (uint32_t)(ubatch > s->n_batch ? s->n_batch : ubatch);
+	/* llama-server with embeddings sets n_batch = n_ubatch (an embedding
+	 * is computed within one ubatch) */
+	if (s->embeddings)
+		s->n_batch = s->n_ubatch;
 }
 
 int shape_read(const struct endpoint *ep, struct plan_shape *s, struct plan_extras *x, struct cand_limits *l,

@@ -93,6 +93,8 @@ static const struct synth_family families[] = {
     {"kimi-linear", SF_MLA, V_KIMI, kimi_defaults, mla_validate, mla_keys, kimi_tensors, ssm_layer, 0, 0},
     MLA("mistral4", 0),
     MLA("deepseek32", V_DS32),
+    {"bert", SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, 0, bert_defaults, bert_validate,
+     bert_keys, bert_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

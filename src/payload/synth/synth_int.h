@@ -336,4 +336,10 @@ void rwkv_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
+/* fam_bert.c: bert (a non-causal encoder, served for embeddings) */
+void bert_defaults(struct synth_spec *s, const struct synth_family *f);
+int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
 #endif
