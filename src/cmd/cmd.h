@@ -155,4 +155,12 @@ void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
 
+/* A router endpoint (src/cmd/router.c): plan's branch, emit preset and
+ * emit llama-swap, argv's. Each returns an exit status. */
+struct argv_list;
+int cmd_router_plan(const struct endpoint *ep, const char *device, int json, char **err);
+int cmd_router_emit(const char *what, const char *file);
+int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err);
+int cmd_router_swap(const char *file);
+
 #endif

@@ -1,0 +1,102 @@
+/* A router endpoint in the commands that take an endpoint: plan's branch
+ * (its members priced as sets), emit preset's (models.ini), argv's. The
+ * work is in endpoint/router, plan/router and judge/router_laws. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../judge/router_laws.h"
+#include "../judge/router_preset.h"
+#include "cmd.h"
+
+/* The findings, one line each (the law, the reason, the fix). */
+static void print_findings(FILE *f, const struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		fprintf(f, "%s %s: %s\n  fix: %s\n", severity_name(fs->v[i].sev), fs->v[i].law, fs->v[i].reason,
+			fs->v[i].fix);
+}
+
+int cmd_router_plan(const struct endpoint *ep, const char *device, int json, char **err)
+{
+	struct router_price rp;
+	enum zerr kind;
+	if (router_price(ep, device, &rp, &kind, err)) {
+		router_price_release(&rp);
+		return cmd_exit(kind);
+	}
+	struct findings fs = {0};
+	size_t bad = router_laws_keys(&rp.r, &fs) + router_laws_fit(&rp, &fs);
+	if (json) {
+		json_t *o = router_price_json(&rp);
+		json_t *v = json_array();
+		for (size_t i = 0; i < fs.n; i++)
+			json_array_append_new(v, json_pack("{s:s, s:s, s:s}", "law", fs.v[i].law, "reason",
+							   fs.v[i].reason, "fix", fs.v[i].fix));
+		json_object_set_new(o, "findings", v);
+		if (bad)
+			json_object_set_new(o, "verdict", json_string("refused"));
+		cmd_print_json(o, 12);
+		json_decref(o);
+	} else {
+		struct sb b = {0};
+		router_report(&b, &rp);
+		fputs(b.s, stdout);
+		sb_release(&b);
+		if (fs.n)
+			printf("\n");
+		print_findings(stdout, &fs);
+		printf("\nverdict: %s\n", bad ? "refused" : "fits");
+	}
+	findings_release(&fs);
+	router_price_release(&rp);
+	return bad ? EXIT_NO : EXIT_OK;
+}
+
+int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err)
+{
+	char *preset = router_preset_path(ep);
+	int rc = router_argv_render(ep, preset, a, err);
+	free(preset);
+	return rc;
+}
+
+/* emit preset ROUTER.env: models.ini on stdout. */
+static int emit_preset(const char *file)
+{
+	int rc = EXIT_OK;
+	char *err = NULL;
+	enum zerr kind;
+	struct router r = {0};
+	struct sb b = {0};
+	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
+	if (!ep)
+		goto done;
+	if (router_load(ep, &r, &kind, &err)) {
+		rc = cmd_exit(kind);
+		goto done;
+	}
+	if (router_preset_render(&r, &b, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	fputs(b.s, stdout);
+done:
+	sb_release(&b);
+	router_release(&r);
+	endpoint_free(ep);
+	return cmd_end("emit", rc, err);
+}
+
+int cmd_router_emit(const char *what, const char *file)
+{
+	if (strcmp(what, "preset") == 0)
+		return emit_preset(file);
+	return cmd_router_swap(file);
+}
+
+int cmd_router_swap(const char *file)
+{
+	return cmd_fail(EXIT_USAGE, "emit: llama-swap: %s: not yet", file);
+}
