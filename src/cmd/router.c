@@ -1,11 +1,14 @@
 /* A router endpoint in the commands that take an endpoint: plan's branch
  * (its members priced as sets), emit preset's (models.ini), argv's. The
  * work is in endpoint/router, plan/router and judge/router_laws. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../base/file.h"
 #include "../judge/router_laws.h"
 #include "../judge/router_preset.h"
 #include "cmd.h"
@@ -99,4 +102,93 @@ int cmd_router_emit(const char *what, const char *file)
 int cmd_router_swap(const char *file)
 {
 	return cmd_fail(EXIT_USAGE, "emit: llama-swap: %s: not yet", file);
+}
+
+/* serve's refusal line for a member or the router: each error finding. */
+static int refuse_all(const char *gate, const char *who, const struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].sev == SEV_ERROR)
+			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s%s%s: %s\n", gate, fs->v[i].law,
+				who, fs->v[i].key ? " " : "", fs->v[i].key ? fs->v[i].key : "", fs->v[i].reason);
+	return SERVE_REFUSED;
+}
+
+/* A member's own gates, as serve runs them on one endpoint: its laws,
+ * its files, its pins, its payload and its own fit. */
+static int serve_member(const struct router_member *m, const struct router_priced *pm)
+{
+	struct findings fs = {0};
+	int rc = 0;
+	if (laws_check(m->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs))
+		rc = refuse_all("laws", m->path, &fs);
+	else if ((rc = cmd_serve_pins(m->ep)) != 0)
+		;
+	else if (laws_check(m->ep, &pm->c, &pm->p, LAWS_PAYLOAD | LAWS_FIT, &fs))
+		rc = refuse_all("fit", m->path, &fs);
+	findings_release(&fs);
+	return rc;
+}
+
+/* The router's set gates (C11, M12), each member's own, then the preset
+ * written where the unit reads it; the router's argv in *a. */
+static int serve_gates(const struct endpoint *ep, struct router_price *rp, struct argv_list *a)
+{
+	char *err = NULL;
+	enum zerr kind;
+	struct findings fs = {0};
+	int rc = 0;
+	if (router_price(ep, NULL, rp, &kind, &err)) {
+		fprintf(stderr, "zealot: serve: refused at the fit gate: %s\n", err);
+		free(err);
+		return SERVE_REFUSED;
+	}
+	if (router_laws_keys(&rp->r, &fs)) {
+		rc = refuse_all("laws", ep->path, &fs);
+		goto done;
+	}
+	for (size_t i = 0; i < rp->r.n && !rc; i++)
+		rc = serve_member(&rp->r.m[i], &rp->m[i]);
+	if (!rc && router_laws_fit(rp, &fs))
+		rc = refuse_all("fit", ep->path, &fs);
+	if (rc)
+		goto done;
+	struct sb ini = {0};
+	char *preset = router_preset_path(ep);
+	if (router_preset_render(&rp->r, &ini, &err) || write_file(preset, ini.s, &err) ||
+	    router_argv_render(ep, preset, a, &err)) {
+		fprintf(stderr, "zealot: serve: refused: %s\n", err);
+		rc = SERVE_REFUSED;
+	}
+	free(preset);
+	sb_release(&ini);
+	free(err);
+done:
+	findings_release(&fs);
+	return rc;
+}
+
+int cmd_router_serve(const struct endpoint *ep, int dry)
+{
+	struct router_price rp;
+	struct argv_list a = {0};
+	int rc = serve_gates(ep, &rp, &a);
+	if (!rc) {
+		fprintf(stderr,
+			"zealot: serve: gates passed (laws, files, pins, fit: %zu members, the worst set of %u fits; "
+			"safe MODELS_MAX %u)\n",
+			rp.r.n, rp.r.models_max, rp.safe_max);
+		if (dry) {
+			for (size_t i = 0; i < a.n; i++)
+				puts(a.v[i]);
+		} else {
+			fflush(NULL);
+			execv(a.v[0], a.v);
+			fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
+			rc = SERVE_REFUSED;
+		}
+	}
+	argv_release(&a);
+	router_price_release(&rp);
+	return rc;
 }

@@ -17,6 +17,7 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "../fetch/fetch.h"
 #include "../judge/laws.h"
 #include "../payload/pin.h"
@@ -146,6 +147,10 @@ static int run(struct opt_args *args)
 	struct argv_list a = {0};
 	struct plan p;
 	int rc;
+	if (router_is(ep)) {
+		rc = cmd_router_serve(ep, dry);
+		goto done;
+	}
 	if (laws_check(ep, NULL, NULL, LAWS_STATIC, &fs)) {
 		rc = refuse(ep, "laws", &fs);
 		goto done;
@@ -194,6 +199,11 @@ done:
 	shape_release(&c);
 	endpoint_free(ep);
 	return rc;
+}
+
+int cmd_serve_pins(const struct endpoint *ep)
+{
+	return check_pins(ep);
 }
 
 const struct command cmd_serve = {"serve", &help, opts, run, NULL};
