@@ -3,14 +3,17 @@
  * work is in endpoint/router, plan/router and judge/router_laws. */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/file.h"
 #include "../judge/router_laws.h"
 #include "../judge/router_preset.h"
+#include "../judge/router_swap.h"
 #include "cmd.h"
 
 /* The findings, one line each (the law, the reason, the fix). */
@@ -97,11 +100,6 @@ int cmd_router_emit(const char *what, const char *file)
 	if (strcmp(what, "preset") == 0)
 		return emit_preset(file);
 	return cmd_router_swap(file);
-}
-
-int cmd_router_swap(const char *file)
-{
-	return cmd_fail(EXIT_USAGE, "emit: llama-swap: %s: not yet", file);
 }
 
 /* serve's refusal line for a member or the router: each error finding. */
@@ -191,4 +189,58 @@ int cmd_router_serve(const struct endpoint *ep, int dry)
 	argv_release(&a);
 	router_price_release(&rp);
 	return rc;
+}
+
+/* The endpoint emit llama-swap prices: the router file, or for a bare
+ * directory of member files a router over it (MODELS_MAX its count). */
+static struct endpoint *swap_endpoint(const char *file, int *rc, char **err)
+{
+	struct stat st;
+	if (stat(file, &st) != 0 || !S_ISDIR(st.st_mode))
+		return cmd_load_endpoint(file, NULL, rc, err);
+	char abs[PATH_MAX];
+	if (!realpath(file, abs)) {
+		*rc = EXIT_IO;
+		errorf(err, "cannot resolve '%s'", file);
+		return NULL;
+	}
+	struct sb text = {0}, path = {0};
+	sb_addf(&text, "MODELS='%s'\nMODELS_MAX=%d\n", abs, ROUTER_MAX_MEMBERS);
+	sb_addf(&path, "%s/llama-swap.env", abs);
+	struct endpoint *ep = endpoint_parse(text.s, text.len, path.s, err);
+	if (!ep)
+		*rc = EXIT_USAGE;
+	sb_release(&text);
+	sb_release(&path);
+	return ep;
+}
+
+int cmd_router_swap(const char *file)
+{
+	int rc = EXIT_OK;
+	char *err = NULL, self[PATH_MAX];
+	enum zerr kind;
+	struct router_price rp = {0};
+	struct endpoint *ep = swap_endpoint(file, &rc, &err);
+	if (!ep)
+		goto done;
+	if (router_price(ep, NULL, &rp, &kind, &err)) {
+		rc = cmd_exit(kind);
+		goto done;
+	}
+	if (!rp.safe_max || !rp.n_maximal) {
+		rc = EXIT_NO;
+		errorf(&err, "a member alone does not fit: llama-swap could never start it (zealot plan %s)", file);
+		goto done;
+	}
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	struct sb b = {0};
+	router_swap_render(&rp, n > 0 ? self : "zealot", &b);
+	fputs(b.s, stdout);
+	sb_release(&b);
+done:
+	router_price_release(&rp);
+	endpoint_free(ep);
+	return cmd_end("emit", rc, err);
 }

@@ -122,8 +122,11 @@ static int check_pins(const struct endpoint *ep)
 }
 
 static int dry;
+static struct opt_list sets;
 static const struct opt opts[] = {
     OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE",
+	     "override an endpoint key, gated as if written (repeatable;\nllama-swap's cmd gives a member its port)"),
     OPT_END(),
 };
 
@@ -147,6 +150,11 @@ static int run(struct opt_args *args)
 	struct argv_list a = {0};
 	struct plan p;
 	int rc;
+	if (cmd_apply_sets(ep, &sets, &err)) {
+		fprintf(stderr, "zealot: serve: refused at the laws gate: %s\n", err);
+		rc = SERVE_REFUSED;
+		goto done;
+	}
 	if (router_is(ep)) {
 		rc = cmd_router_serve(ep, dry);
 		goto done;

@@ -94,3 +94,29 @@ run "$ZEALOT" argv --json router.env
 check "router argv: the preset and --models-max 2, no --model" \
 	json_is '[index("--models-preset") != null, .[index("--models-max")+1], index("--model")]' '[true,"2",null]'
 check "router argv: the preset beside the file" json_is '.[index("--models-preset")+1]' "\"$TMP/router.models.ini\""
+
+# emit llama-swap: a model per member, the maximal sets that fit as the matrix
+a2=$(jq '[.members[].total_mib] | sort | reverse | (.[0] + 64 + 1024 + .[1] / 2) | floor' set.json)
+sed -i "s/ADDRESSABLE_MIB=20000/ADDRESSABLE_MIB=$a2/" router.env
+run "$ZEALOT" emit llama-swap router.env
+check "emit llama-swap: exit 0" rc_is 0
+cp "$TMP/out" swap.yaml
+run python3 -c 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)' swap.yaml
+check "the file is YAML" rc_is 0
+cp "$TMP/out" swap.json
+check "a model per member, each cmd zealot serve of its file on \${PORT}" \
+	json_is '[.models | to_entries[] | . as $e | [$e.key, ($e.value.cmd | test("serve .*/models/" + $e.key + "[.]env .*LISTEN_PORT=[$][{]PORT[}]$"))]]' \
+	'[["gemma",true],["llama",true],["qwen",true]]'
+check "the matrix's vars are 1-8 letters or digits, its costs whole and >= 1" \
+	json_is '[(.routing.router.settings.matrix.vars | keys[] | test("^[a-zA-Z0-9]{1,8}$")), (.routing.router.settings.matrix.evict_costs[] | (. >= 1 and . == floor))] | unique' '[true]'
+run "$ZEALOT" plan --json router.env
+jq -c '[.maximal_sets[] | sort]' "$TMP/out" >plan-sets
+run jq -c '.routing.router.settings.matrix as $m | [$m.sets[] | [splits(" & ") | $m.vars[.]] | sort]' swap.json
+check "the matrix's sets are the plan's maximal sets" test "$(cat "$TMP/out")" = "$(cat plan-sets)"
+check "gemma and qwen (the two largest) share no set" json_is '[.[] | select(index("gemma") and index("qwen"))] | length' '0'
+run "$ZEALOT" emit llama-swap models
+check "emit llama-swap DIR (no router file): exit 0, one set of all three" out_has 'fit1: "m1 & m2 & m3"'
+sed -i "s/ADDRESSABLE_MIB=$a2/ADDRESSABLE_MIB=100/" router.env
+run "$ZEALOT" emit llama-swap router.env
+check "a member that fits nowhere: emit refuses (exit 1)" rc_is 1
+check "and says so" err_has "a member alone does not fit"

@@ -64,6 +64,20 @@ check "and names the member" out_has "gemma                port"
 sed -i 's/CTX_SIZE=8192/CTX_SIZE=4096/' models/gemma.env
 stop_pid "$pid"
 
+# llama-swap's cmd for a member, its ${PORT} given: zealot serve boots that
+# member alone, gated, under its own name
+run "$ZEALOT" emit llama-swap router.env
+check "emit llama-swap: exit 0" rc_is 0
+p2=$(free_port)
+swapcmd=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["models"]["qwen"]["cmd"])' "$TMP/out")
+eval "${swapcmd//\$\{PORT\}/$p2}" >swap.log 2>&1 &
+spid=$!
+engine_ask "$spid" "$p2"
+check "llama-swap's cmd for qwen serves it on the port given" test "$ASK_HTTP" = 200
+run curl -s -m 10 "http://127.0.0.1:$p2/v1/models"
+check "under its member name" json_is '[.data[].id]' '["qwen"]'
+stop_pid "$spid"
+
 # a memory under the two largest members refuses the router; safe 1
 run "$ZEALOT" plan --json router.env
 a=$(jq '[.members[].total_mib] | sort | reverse | (.[0] + 64 + 1024 + .[1] / 2) | floor' "$TMP/out")
