@@ -170,5 +170,8 @@ int cmd_serve_pins(const struct endpoint *ep);
 int cmd_router_file(const char *path);
 /* ledger --endpoint ROUTER.env LOG: every child's boot held to its member. */
 int cmd_router_ledger(const char *endpoint_path, const char *log_path, int json);
+/* probe URL --endpoint ROUTER.env: /models, then each member by its name. */
+struct http_client;
+int cmd_router_probe(struct http_client *c, const char *endpoint_path, const char *only, int json);
 
 #endif

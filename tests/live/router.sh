@@ -62,6 +62,19 @@ run "$ZEALOT" ledger --endpoint router.env router.log
 check "a changed member: the ledger differs (exit 1)" rc_is 1
 check "and names the member" out_has "gemma                port"
 sed -i 's/CTX_SIZE=8192/CTX_SIZE=4096/' models/gemma.env
+
+# probe: /models, then each member by its name through the router
+run "$ZEALOT" probe "$url" --endpoint router.env --json --timeout 120
+check "probe of the router: exit 0" rc_is 0
+check "the router lists every member" json_is '.models | sort' '["gemma","llama","qwen"]'
+check "every member passes its probes" json_is '[.members[] | [.name, .verdict]]' '[["gemma","pass"],["llama","pass"],["qwen","pass"]]'
+check "each member's props, slots and overlong probes ran against its own child" \
+	json_is '[.members[] | .probes[] | select(.name == "props" or .name == "overlong") | .status] | unique' '["pass"]'
+sed -i 's/PARALLEL=2/PARALLEL=3/' models/llama.env
+run "$ZEALOT" probe "$url" --endpoint router.env --json --only props,slots
+check "a member whose slots differ: probe fails (exit 1)" rc_is 1
+check "and it is that member" json_is '[.members[] | select(.verdict == "fail") | .name]' '["llama"]'
+sed -i 's/PARALLEL=3/PARALLEL=2/' models/llama.env
 stop_pid "$pid"
 
 # llama-swap's cmd for a member, its ${PORT} given: zealot serve boots that
