@@ -56,8 +56,13 @@ void router_log_split(const char *buf, size_t len, struct router_log *out)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		size_t rest = 0;
-		unsigned port = prefix_port(p, n, &rest);
+		size_t rest = 0, skip = 0;
+		/* a journal excerpt: past "ident[PID]: " */
+		const char *j = p[0] == '[' ? NULL : memmem(p, n, "]: ", 3);
+		if (j)
+			skip = (size_t)(j - p) + 3;
+		unsigned port = prefix_port(p + skip, n - skip, &rest);
+		rest += skip;
 		if (port) {
 			/* the latest boot on that port owns the line */
 			for (size_t i = out->n; i-- > 0;)

@@ -33,6 +33,7 @@ int main(void)
 	test_template();
 	test_synth();
 	test_ledger();
+	test_router_log();
 	test_endpoint();
 	test_keys();
 	test_live();

@@ -26,6 +26,7 @@ void test_model_ssm(void);
 void test_template(void);
 void test_synth(void);
 void test_ledger(void);
+void test_router_log(void);
 void test_endpoint(void);
 void test_keys(void);
 void test_live(void);
