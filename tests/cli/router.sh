@@ -120,3 +120,23 @@ sed -i "s/ADDRESSABLE_MIB=$a2/ADDRESSABLE_MIB=100/" router.env
 run "$ZEALOT" emit llama-swap router.env
 check "a member that fits nowhere: emit refuses (exit 1)" rc_is 1
 check "and says so" err_has "a member alone does not fit"
+
+# fleet plan: a router in a fleet directory bills its worst set, priced as plan prices it
+mkdir fl
+cp -r models fl/
+sed -i 's|\.\./|../../|' fl/models/*.env
+printf 'MODELS=models\nMODELS_MAX=2\nLISTEN_PORT=18100\nADDRESSABLE_MIB=20000\nCPU_FEATURES=avx2\n' >fl/router.env
+printf 'MODEL_FILE=../llama.gguf\nCTX_SIZE=4096\nLISTEN_PORT=18101\nADDRESSABLE_MIB=20000\nCPU_FEATURES=avx2\n' >fl/solo.env
+run "$ZEALOT" plan --json fl/router.env
+worst=$(jq '.devices[0].worst_mib' "$TMP/out")
+run "$ZEALOT" fleet plan --json fl
+check "fleet plan with a router: exit 0" rc_is 0
+check "the router bills its worst set of 2 (plan's figure) on the host" \
+	json_is "[.cards[0].endpoints[] | select(.name == \"router\") | .mib]" "[$worst]"
+total=$(jq '.cards[0].total_mib' "$TMP/out")
+solo=$(jq '.cards[0].endpoints[] | select(.name == "solo") | .mib' "$TMP/out")
+check "the card's sum is the router's worst set + the other endpoint" \
+	awk -v t="$total" -v w="$worst" -v s="$solo" 'BEGIN { d = t - w - s; exit !(d < 0.02 && d > -0.02) }'
+sed -i "s/ADDRESSABLE_MIB=20000/ADDRESSABLE_MIB=$(awk -v w="$worst" 'BEGIN { printf "%d", w + 1024 + 1 }')/" fl/*.env
+run "$ZEALOT" fleet plan fl
+check "room for the router's worst set but not beside the other: refused (exit 1)" rc_is 1
