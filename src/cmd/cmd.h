@@ -155,4 +155,23 @@ void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
 
+/* A router endpoint (src/cmd/router.c): plan's branch, emit preset and
+ * emit llama-swap, argv's. Each returns an exit status. */
+struct argv_list;
+int cmd_router_plan(const struct endpoint *ep, const char *device, int json, char **err);
+int cmd_router_emit(const char *what, const char *file);
+int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err);
+int cmd_router_swap(const char *file);
+/* serve of a router: every gate, the preset written, the router exec'd. */
+int cmd_router_serve(const struct endpoint *ep, int dry);
+/* serve's pins gate on one endpoint (src/cmd/serve.c): 0 or SERVE_REFUSED. */
+int cmd_serve_pins(const struct endpoint *ep);
+/* Whether the file at path is a router endpoint (src/cmd/router_live.c). */
+int cmd_router_file(const char *path);
+/* ledger --endpoint ROUTER.env LOG: every child's boot held to its member. */
+int cmd_router_ledger(const char *endpoint_path, const char *log_path, int json);
+/* probe URL --endpoint ROUTER.env: /models, then each member by its name. */
+struct http_client;
+int cmd_router_probe(struct http_client *c, const char *endpoint_path, const char *only, int json);
+
 #endif

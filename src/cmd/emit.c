@@ -148,6 +148,8 @@ static const struct opt opts[] = {
 static int run(struct opt_args *args)
 {
 	const char *what = args->v[0], *file = args->v[1];
+	if (strcmp(what, "preset") == 0 || strcmp(what, "llama-swap") == 0)
+		return cmd_router_emit(what, file);
 	int kind = name_index(kinds, ARRAY_SIZE(kinds), what);
 	if (kind < 0)
 		return cmd_fail(EXIT_USAGE,

@@ -328,6 +328,8 @@ static int run(struct opt_args *args)
 	const char *bad = usage_problem(settled, record, prom, &endpoint_path, &settled_mib);
 	if (bad)
 		return opt_usage_error("ledger", &help, bad);
+	if (endpoint_path && !record && !prom && cmd_router_file(endpoint_path))
+		return cmd_router_ledger(endpoint_path, path, json);
 	char *err = NULL;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};

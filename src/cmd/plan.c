@@ -8,6 +8,7 @@
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../endpoint/quote.h"
+#include "../endpoint/router.h"
 #include "../plan/plan.h"
 #include "../plan/rate.h"
 #include "../plan/report.h"
@@ -308,6 +309,10 @@ static int run(struct opt_args *args)
 		goto done;
 	if (cpu && set_cpu(ep, cpu, &err)) {
 		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (router_is(ep)) {
+		rc = cmd_router_plan(ep, device, json, &err);
 		goto done;
 	}
 	struct plan p;

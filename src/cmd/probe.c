@@ -194,6 +194,11 @@ static int run(struct opt_args *args)
 	if (!(c.base = base_url(url)))
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);
 	c.timeout_ms = (long)timeout * 1000;
+	if (endpoint && !record && !prometheus && cmd_router_file(endpoint)) {
+		int rrc = cmd_router_probe(&c, endpoint, only, json);
+		free(c.base);
+		return rrc;
+	}
 	struct probe_expect e = {0};
 	e.projector = -1;
 	struct endpoint *ep = NULL;

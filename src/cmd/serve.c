@@ -25,6 +25,7 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "../fetch/fetch.h"
 #include "../judge/laws.h"
 #include "../judge/trust.h"
@@ -151,8 +152,11 @@ static int check_engine(const struct endpoint *ep, char ***engine_env)
 }
 
 static int dry;
+static struct opt_list sets;
 static const struct opt opts[] = {
     OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE",
+	     "override an endpoint key, gated as if written (repeatable;\nllama-swap's cmd gives a member its port)"),
     OPT_END(),
 };
 
@@ -177,6 +181,15 @@ static int run(struct opt_args *args)
 	struct plan p;
 	char **engine_env = NULL;
 	int rc;
+	if (cmd_apply_sets(ep, &sets, &err)) {
+		fprintf(stderr, "zealot: serve: refused at the laws gate: %s\n", err);
+		rc = SERVE_REFUSED;
+		goto done;
+	}
+	if (router_is(ep)) {
+		rc = cmd_router_serve(ep, dry);
+		goto done;
+	}
 	if (laws_check(ep, NULL, NULL, LAWS_STATIC, &fs)) {
 		rc = refuse(ep, "laws", &fs);
 		goto done;
@@ -228,6 +241,11 @@ done:
 	shape_release(&c);
 	endpoint_free(ep);
 	return rc;
+}
+
+int cmd_serve_pins(const struct endpoint *ep)
+{
+	return check_pins(ep);
 }
 
 const struct command cmd_serve = {"serve", &help, opts, run, NULL};

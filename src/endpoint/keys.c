@@ -91,6 +91,15 @@ static const struct key_def table[K__COUNT] = {
 			.doc = "a file holding the API key (the key never reaches argv)"},
     [K_USER] = {"USER", K_USER, KEY_STRING, .optout = "root (no User= line)", .law = "C02",
 		.doc = "the unit's User=: the engine needs no root, only read access to the payloads (unset: root)"},
+    [K_MODELS] = {"MODELS", K_MODELS, KEY_PATH, .optout = "one model: no router", .law = "C12",
+		  .owns = "--models-dir --models-preset --models-autoload --no-models-autoload",
+		  .env = "LLAMA_ARG_MODELS_DIR LLAMA_ARG_MODELS_PRESET LLAMA_ARG_MODELS_AUTOLOAD",
+		  .doc = "a router endpoint: the directory of its member endpoint files, one per model (no port of "
+			 "their own); the engine runs in router mode with the preset zealot writes (docs/router.md)"},
+    [K_MODELS_MAX] = {"MODELS_MAX", K_MODELS_MAX, UINT(1, MAX_SEQ), .unit = "models", .def = "4", .law = "M13",
+		      .flag = "--models-max", .owns = "--models-max", .env = "LLAMA_ARG_MODELS_MAX",
+		      .doc = "a router endpoint: how many members may be resident at once (the engine evicts the "
+			     "least recently used past it); the worst set of this many must fit (law M13)"},
     [K_CTX_SIZE] = {"CTX_SIZE", K_CTX_SIZE, UINT(1, I32), .unit = "tokens", .target = KEY_T_SHAPE, .law = "S01",
 		    .flag = "--ctx-size",
 		    .owns = "-c --ctx-size -fit --fit -fitt --fit-target -fitc --fit-ctx -fitp --fit-print "

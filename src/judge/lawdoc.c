@@ -85,6 +85,17 @@ static const struct law_doc laws[] = {
      "Where the architecture shares K and V (attention_k_eq_v), the engine's cache still allocates the K and the "
      "V tensor.",
      "plan prices both halves for such layers.", "Nothing to set: it is a figure, priced as the engine does."},
+    {"M13", "a router's worst co-resident set fits",
+     "A router endpoint (MODELS) that fits one member at a time runs out of memory when the engine keeps "
+     "MODELS_MAX children resident: the next load fails or the host swaps.",
+     "The engine's router evicts by count (the least recently used once MODELS_MAX run), never by memory, so any "
+     "MODELS_MAX members may be resident together, each its own process with its own context, compute buffers, "
+     "runtime context on a card, prompt cache (--cache-ram, 8,192 MiB by default per child) and context "
+     "checkpoints.",
+     "plan prices every member as the child the router starts and sums, on every device and on the host, its "
+     "MODELS_MAX largest there and the router process; serve and plan refuse when a sum leaves less than the slack "
+     "band, and plan names the largest MODELS_MAX that fits.",
+     "Set MODELS_MAX to the safe figure plan prints, shrink a member, or give members a smaller --cache-ram."},
 
     /* Shape and flags */
     {"S01", "never let --fit size the pool with several slots",
@@ -246,6 +257,17 @@ static const struct law_doc laws[] = {
      "Every key's row in the key table names the flags and LLAMA_ARG_* twins it owns; check, serve and deploy refuse "
      "any of them in EXTRA_ARGS or as a variable in the endpoint file, naming the key that owns it.",
      "Set the owning key instead (MODEL_FILE, CTX_SIZE, ...); an API key goes in a file named by API_KEY_FILE."},
+    {"C12", "a router sets the set, a member its model",
+     "A member file that sets a port, a device or a runtime is priced where it never runs, and a router file "
+     "that sets a model's flag overrides every child's (the engine lays the router's command line over every "
+     "preset section).",
+     "The engine's router gives each child its address, port and alias, passes its own arguments to all of them, "
+     "and spawns each from the preset's section.",
+     "check, plan and serve refuse a member that sets a key only the router sets (the runtime, address, port, API "
+     "key, device and memory keys, MODELS, MODELS_MAX) and a router that sets a member's (a payload, a shape key, "
+     "an engine flag, EXTRA_ARGS); MODELS must hold at least one member file, each named with letters, digits, "
+     "'-', '_' and '.'.",
+     "Move the key to the side that owns it."},
 
     /* The runtime: pinned like the payload */
     {"R01", "the runtime is pinned like the payload",
