@@ -151,6 +151,19 @@ static int check_engine(const struct endpoint *ep, char ***engine_env)
 	return rc;
 }
 
+/* The engine in serve's place, with the environment serve built (trust.c);
+ * only a failed exec returns. */
+static int exec_engine(const struct argv_list *a, char **engine_env)
+{
+	fflush(NULL);
+	if (strchr(a->v[0], '/'))
+		execve(a->v[0], a->v, engine_env);
+	else
+		execvpe(a->v[0], a->v, engine_env);
+	fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a->v[0], strerror(errno));
+	return SERVE_REFUSED;
+}
+
 static int dry;
 static struct opt_list sets;
 static const struct opt opts[] = {
@@ -226,13 +239,7 @@ static int run(struct opt_args *args)
 		rc = EXIT_OK;
 		goto done;
 	}
-	fflush(NULL);
-	if (strchr(a.v[0], '/'))
-		execve(a.v[0], a.v, engine_env);
-	else
-		execvpe(a.v[0], a.v, engine_env);
-	fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
-	rc = SERVE_REFUSED;
+	rc = exec_engine(&a, engine_env);
 done:
 	free(err);
 	trust_env_free(engine_env);

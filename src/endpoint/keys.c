@@ -229,6 +229,16 @@ static const struct key_def table[K__COUNT] = {
 		   .choices = "none|mean|cls|last|rank", .target = KEY_T_SHAPE, .law = "C02", .flag = "--pooling",
 		   .owns = "--pooling --rerank --reranking", .env = "LLAMA_ARG_POOLING",
 		   .doc = "how an embedding pools the tokens (rank: the /v1/rerank endpoint, with EMBEDDINGS=on)"},
+    [K_CACHE_RAM] = {"CACHE_RAM", K_CACHE_RAM, UINT(0, I32), .unit = "MiB",
+		     .optout = "the engine's 8,192 MiB per process", .law = "M13", .flag = "--cache-ram",
+		     .owns = "-cram --cache-ram", .env = "LLAMA_ARG_CACHE_RAM",
+		     .doc = "the host prompt cache's ceiling per engine process (0: none); a router bills it per "
+			    "child (law M13); the engine's unbounded -1 cannot be priced and is not taken"},
+    [K_CTX_CHECKPOINTS] = {"CTX_CHECKPOINTS", K_CTX_CHECKPOINTS, UINT(0, I32), .unit = "checkpoints",
+			   .optout = "the engine's 32 per slot", .law = "M13", .flag = "--ctx-checkpoints",
+			   .owns = "-ctxcp --ctx-checkpoints --swa-checkpoints", .env = "LLAMA_ARG_CTX_CHECKPOINTS",
+			   .doc = "context checkpoints per slot (host copies of a sliding-window or recurrent "
+				  "state); a router bills them per child (law M13)"},
     [K_METRICS] = {"METRICS", K_METRICS, KEY_BOOL, .def = "1", .law = "C04", .flag = "--metrics", .owns = "--metrics",
 		   .env = "LLAMA_ARG_ENDPOINT_METRICS", .doc = "--metrics (0 makes /metrics answer 501, law C04)"},
     [K_PROMETHEUS_URL] = {"PROMETHEUS_URL", K_PROMETHEUS_URL, KEY_STRING, .optout = "no scrape-health probe",

@@ -218,64 +218,23 @@ const struct router_member *router_member(const struct router *r, const char *na
 	return NULL;
 }
 
-/* Whether word is one of the blank-separated words of list. */
-static int word_in(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	for (const char *p = list; *p;) {
-		size_t m = strcspn(p, " ");
-		if (m == n && strncmp(p, word, n) == 0)
-			return 1;
-		p += m;
-		p += strspn(p, " ");
-	}
-	return 0;
-}
-
-/* The number after one of flags (blank-separated spellings) in EXTRA_ARGS,
- * as "--flag N" or "--flag=N"; def when absent. -1 maps to UINT64_MAX. */
-static int extra_number(const struct endpoint *member, const char *flags, uint64_t def, uint64_t *out, char **err)
+/* A member's own count for a key (CACHE_RAM, CTX_CHECKPOINTS), or the
+ * engine's default when the member leaves it unset. */
+static int member_count(const struct endpoint *member, enum key_id id, uint64_t def, uint64_t *out, char **err)
 {
 	*out = def;
-	const char *p = endpoint_value(member, K_EXTRA_ARGS);
-	char word[64], prev[64] = "";
-	while (p && *p) {
-		p += strspn(p, " \t");
-		size_t m = strcspn(p, " \t");
-		if (!m)
-			break;
-		snprintf(word, sizeof(word), "%.*s", (int)(m < 63 ? m : 63), p);
-		p += m;
-		const char *val = NULL;
-		char *eq = strchr(word, '=');
-		if (eq && word[0] == '-') {
-			*eq = '\0';
-			if (word_in(flags, word))
-				val = eq + 1;
-			*eq = '=';
-		} else if (*prev && word_in(flags, prev)) {
-			val = word;
-		}
-		snprintf(prev, sizeof(prev), "%s", eq ? "" : word);
-		if (!val)
-			continue;
-		char *end;
-		errno = 0;
-		long long v = strtoll(val, &end, 10);
-		if (*end || end == val || errno || v < -1)
-			return errorf(err, "%s: EXTRA_ARGS: '%s' after %s is no count the engine takes", member->path,
-				      val, flags);
-		*out = v < 0 ? UINT64_MAX : (uint64_t)v;
-	}
-	return 0;
+	const char *v = endpoint_value(member, id);
+	if (!v || !*v)
+		return 0;
+	return endpoint_uint_of(member, id, out, err);
 }
 
 int router_cache_ram_mib(const struct endpoint *member, uint64_t *out, char **err)
 {
-	return extra_number(member, "-cram --cache-ram", ROUTER_CACHE_RAM_DEFAULT_MIB, out, err);
+	return member_count(member, K_CACHE_RAM, ROUTER_CACHE_RAM_DEFAULT_MIB, out, err);
 }
 
 int router_checkpoints(const struct endpoint *member, uint64_t *out, char **err)
 {
-	return extra_number(member, "-ctxcp --ctx-checkpoints --swa-checkpoints", ROUTER_CHECKPOINTS_DEFAULT, out, err);
+	return member_count(member, K_CTX_CHECKPOINTS, ROUTER_CHECKPOINTS_DEFAULT, out, err);
 }

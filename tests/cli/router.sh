@@ -10,7 +10,7 @@ cd "$TMP" || exit 1
 "$ZEALOT" synth qwen35 -o qwen.gguf 2>/dev/null
 mkdir models
 for m in llama gemma qwen; do
-	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nEXTRA_ARGS=--cache-ram 64\n' $m >models/$m.env
+	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nCACHE_RAM=64\n' $m >models/$m.env
 done
 cat >router.env <<'X'
 MODELS=models
@@ -57,11 +57,11 @@ check "--json: refused, safe_models_max 1" json_is '[.verdict,.safe_models_max]'
 run "$ZEALOT" plan --json router.env --set ADDRESSABLE_MIB="$a" --set MODELS_MAX=1
 check "MODELS_MAX=1 at that memory fits" json_is '[.verdict,.safe_models_max]' '["fits",1]'
 
-# the engine's --cache-ram default bills 8,192 MiB per child
-sed -i '/EXTRA_ARGS/d' models/llama.env
+# unset CACHE_RAM: the engine's --cache-ram default bills 8,192 MiB per child
+sed -i '/^CACHE_RAM/d' models/llama.env
 run "$ZEALOT" plan --json router.env
 check "no --cache-ram: the engine's 8,192 MiB per child" json_is '.members[1].cache_ram_mib' '8192'
-printf 'EXTRA_ARGS=--cache-ram 64\n' >>models/llama.env
+printf 'CACHE_RAM=64\n' >>models/llama.env
 
 # law C12: each side sets its own keys
 printf 'LISTEN_PORT=9000\n' >>models/qwen.env

@@ -16,7 +16,7 @@ RS_NAME=zl-router-$$
 "$ZEALOT" synth qwen35 -o qwen.gguf 2>/dev/null
 mkdir models
 for m in llama gemma qwen; do
-	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nEXTRA_ARGS=--threads 1 --cache-ram 64\n' $m >models/$m.env
+	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nEXTRA_ARGS=--threads 1\nCACHE_RAM=64\n' $m >models/$m.env
 done
 chmod -R a+rX models ./*.gguf
 port=$(free_port)
@@ -59,7 +59,7 @@ check "each child's ledger matches its member's plan" test "$(jq -c '[.boots[].v
 
 # a member change that no longer fits: its prompt cache alone is over the host
 cp models/qwen.env qwen.env.good
-sed -i 's/--cache-ram 64/--cache-ram 20000/' models/qwen.env
+sed -i 's/^CACHE_RAM=64/CACHE_RAM=20000/' models/qwen.env
 run "$ZEALOT" plan router.env
 check "the changed member no longer fits (plan: exit 1)" rc_is 1
 X systemctl restart zl-router.service

@@ -14,7 +14,7 @@ cd "$TMP" || exit 1
 "$ZEALOT" synth qwen35 -o qwen.gguf 2>/dev/null
 mkdir models
 for m in llama gemma qwen; do
-	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nEXTRA_ARGS=--threads 1 --cache-ram 64\n' $m >models/$m.env
+	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nEXTRA_ARGS=--threads 1\nCACHE_RAM=64\n' $m >models/$m.env
 done
 port=$(free_port)
 cat >router.env <<X
