@@ -412,9 +412,8 @@ enum zerr calib_record_boot(const char *endpoint_path, const char *log, const ch
 	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
 	enum zerr kind;
 	struct endpoint *ep = endpoint_load(endpoint_path, &kind, err);
-	int io = 0;
-	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
-		rc = !ep ? kind : io ? ZE_IO : ZE_USAGE;
+	if (!ep || (kind = shape_load(ep, NULL, &c, NULL, err)) != ZE_OK) {
+		rc = kind;
 		goto done;
 	}
 	struct plan p;
@@ -469,12 +468,12 @@ done:
 enum zerr calib_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
 		      struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
 {
-	int io = 0;
 	*cal = NULL;
 	*cal_text = NULL;
 	*warn = NULL;
-	if (shape_load(ep, device, c, &io, err))
-		return io ? ZE_IO : ZE_USAGE;
+	enum zerr kind = shape_load(ep, device, c, NULL, err);
+	if (kind != ZE_OK)
+		return kind;
 	if (cpu_source)
 		c->shape.cpu.source = cpu_source;
 	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, p, err))
