@@ -149,12 +149,12 @@ static int run(struct opt_args *args)
 		sb_adds(&src, "--pid");
 	int unit_down = unit && !pid;
 	if (!pid && listener_pid((unsigned)port, unit, &pid, &src, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	model = endpoint_path(ep, "MODEL_FILE");
 	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	if (unit_down)

@@ -94,8 +94,10 @@ static int print_unparsed(const char *path, const char *err, int json)
 static int boot_log_readable(const char *boot_log)
 {
 	FILE *bl = fopen(boot_log, "r");
+	int e = errno;
 	if (!bl)
-		return cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
+		return cmd_fail(cmd_exit(zerr_of_errno(e)), "check: --boot-log: cannot open '%s': %s", boot_log,
+				strerror(e));
 	fclose(bl);
 	return EXIT_OK;
 }

@@ -1,5 +1,6 @@
 /* zealot emit unit|prometheus|alerts|harness ENDPOINT, and for a fleet
  * directory prometheus|alerts|harness|ansible DIR */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,7 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 		char *inv = fleet_ansible_inventory(&f, ssh_config);
 		char *play = fleet_ansible_playbook(&f, "zealot " ZEALOT_VERSION, reason);
 		if (write_in(outdir, "inventory.yml", inv, &err) || write_in(outdir, "playbook.yml", play, &err))
-			rc = EXIT_IO;
+			rc = cmd_exit(ZE_IO);
 		free(inv);
 		free(play);
 	}
@@ -113,7 +114,7 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (n <= 0) {
 			errorf(err, "cannot find this binary's path (give --zealot)");
-			return EXIT_IO;
+			return cmd_exit(ZE_IO);
 		}
 		self[n] = '\0';
 		zealot = self;
@@ -125,7 +126,7 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 	}
 	if (!realpath(file, abs)) {
 		errorf(err, "cannot resolve '%s'", file);
-		return EXIT_IO;
+		return cmd_exit(zerr_of_errno(errno));
 	}
 	*out = emit_unit(ep, zealot, abs, user);
 	return EXIT_OK;

@@ -193,9 +193,8 @@ static int fetch_files(const struct fetch_list *l, struct fetch_result *res, int
 		}
 		report_file(f, &res[i], e, u->json, verify_only);
 		if (r < 0) {
-			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
-			worst = EXIT_IO;
-		} else if (r > 0 && worst != EXIT_IO) {
+			worst = cmd_fail(cmd_exit(ZE_IO), "fetch: %s: %s", f->kind, e);
+		} else if (r > 0 && worst == EXIT_OK) {
 			worst = EXIT_NO;
 		}
 		free(e);
@@ -222,7 +221,7 @@ static int add_pins(const struct endpoint *ep, const struct fetch_list *l, const
 				printf("%s=%s\n", pins.keys[i], pins.values[i]);
 		}
 		if (pin && fetch_pin_write(ep->path, pins.keys, pins.values, pins.anchors, pins.n, err)) {
-			cmd_fail(EXIT_IO, "fetch: --pin: %s", *err);
+			cmd_fail(cmd_exit(ZE_IO), "fetch: --pin: %s", *err);
 			rc = -1;
 		}
 	}
@@ -264,7 +263,7 @@ static int run(struct opt_args *args)
 	}
 	token_file = endpoint_path(ep, "TOKEN_FILE");
 	if (!verify_only && remote_token(token_file, &token, &err)) {
-		rc = cmd_fail(EXIT_IO, "fetch: %s", err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "fetch: %s", err);
 		goto done;
 	}
 	stamps = pin_stamp_dir();
@@ -280,7 +279,7 @@ static int run(struct opt_args *args)
 	uint64_t requests = 0, bytes = 0;
 	int worst = fetch_files(&l, res, verify_only, force, &fo, &u, &requests, &bytes);
 	if (add_pins(ep, &l, res, pin, json, &err))
-		worst = EXIT_IO;
+		worst = cmd_exit(ZE_IO);
 	if (json)
 		emit_json(json_pack("{s:s,s:i,s:{s:I,s:I}}", "event", "done", "exit", worst, "remote", "requests",
 				    (json_int_t)requests, "bytes", (json_int_t)bytes));

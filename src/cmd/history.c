@@ -207,7 +207,7 @@ static int run(struct opt_args *args)
 	if ((rc = cmd_exit(eras_find(args->n ? args->v[0] : NULL, &name, &st, &err))) != EXIT_OK)
 		goto done;
 	if (st && collect(st, name, out, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	/* the stored endpoint text keeps what rollback restores; what is shown

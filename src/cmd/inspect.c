@@ -172,12 +172,12 @@ static int run(struct opt_args *args)
 		f = payload_open(path, &(struct remote_opts){.token = token}, &rs, &err);
 	free(token);
 	if (!f) {
-		rc = cmd_fail(EXIT_IO, "inspect: %s", err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "inspect: %s", err);
 		goto done;
 	}
 	c = census_take(f->g, &err);
 	if (!c || (c->model && loader_check(f->g, c->model, &err))) {
-		rc = cmd_fail(EXIT_IO, "inspect: '%s': %s", path, err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "inspect: '%s': %s", path, err);
 		goto done;
 	}
 	if (json) {

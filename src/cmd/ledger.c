@@ -226,14 +226,14 @@ static int compare_endpoint(const char *endpoint_path, const struct ledger *l, i
 	enum zerr kind;
 	*ep = endpoint_load(endpoint_path, &kind, err);
 	int io = 0;
-	if (!*ep || shape_load(*ep, NULL, c, &io, err))
-		return cmd_exit(!*ep ? kind : io ? ZE_IO : ZE_USAGE);
+	if (!*ep || (kind = shape_load(*ep, NULL, c, &io, err)) != ZE_OK)
+		return cmd_exit(kind);
 	struct plan p;
 	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, &p, err))
 		return EXIT_USAGE;
 	compare_all(cmp, &p, l);
 	if (prom && write_prom(prom, *ep, &p, l, settled, !cmp->diverged, err))
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	char finding[512];
 	const char *cpu = cpu_finding(&c->shape, l, finding, sizeof(finding));
 	json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
@@ -338,7 +338,7 @@ static int run(struct opt_args *args)
 	struct cmp cmp = {NULL, 0};
 	l = read_ledger(path, &err);
 	if (!l) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	out = ledger_to_json(l);

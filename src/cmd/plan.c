@@ -327,7 +327,7 @@ static int run(struct opt_args *args)
 		free(warn);
 	}
 	if (svg && plan_svg_write(svg, ep->name, &p, &c.shape, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		json_decref(cal);
 		free(cal_text);
 		goto done;

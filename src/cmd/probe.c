@@ -116,11 +116,12 @@ static int load_expect(const char *endpoint, struct http_client *c, struct probe
 	struct endpoint *ep = *epp = endpoint_load(endpoint, &kind, err);
 	int io = 0;
 	struct plan p;
-	if (!ep || shape_load(ep, NULL, s, &io, err) ||
-	    plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
-		return cmd_exit(!ep ? kind : io ? ZE_IO : ZE_USAGE);
+	if (!ep || (kind = shape_load(ep, NULL, s, &io, err)) != ZE_OK)
+		return cmd_exit(kind);
+	if (plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
+		return EXIT_USAGE;
 	if (probe_expect_load(ep, s, &p, e, err))
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	char *kf = endpoint_path(ep, "API_KEY_FILE");
 	if (kf) {
 		c->api_key = endpoint_read_key(kf);
@@ -146,7 +147,7 @@ static void run_scrape(const struct http_client *c, const char *prometheus, cons
 	free(pc.base);
 }
 
-/* Every probe asked into res; EXIT_IO with *err when the engine gives no
+/* Every probe asked into res; the status of ZE_IO with *err when the engine gives no
  * HTTP answer at all (a dead server is no verdict on the endpoint). */
 static int gather(const struct http_client *c, const struct probe_expect *e, const char *only, const char *prometheus,
 		  const struct endpoint *ep, struct probe_results *res, char **err)
@@ -156,7 +157,7 @@ static int gather(const struct http_client *c, const struct probe_expect *e, con
 	char why[256];
 	if (!only_scrape && probe_reachable(c, why, sizeof(why))) {
 		errorf(err, "%s (is the engine running and listening there?)", why);
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	}
 	if (!only_scrape)
 		probe_run(c, e, only, res);
@@ -225,12 +226,12 @@ static int run(struct opt_args *args)
 	int64_t recorded = record ? record_baseline(ep, &res, &err) : 0;
 	if (record && !recorded) {
 		probe_results_release(&res);
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	print_results(c.base, &res, failed, json, recorded);
 	probe_results_release(&res);
-	rc = dead ? EXIT_IO : failed ? EXIT_NO : EXIT_OK;
+	rc = dead ? cmd_exit(ZE_IO) : failed ? EXIT_NO : EXIT_OK;
 	if (dead)
 		errorf(&err, "a server gave no answer (the scrape probe's Prometheus)");
 done:

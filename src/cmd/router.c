@@ -200,7 +200,7 @@ static struct endpoint *swap_endpoint(const char *file, int *rc, char **err)
 		return cmd_load_endpoint(file, NULL, rc, err);
 	char abs[PATH_MAX];
 	if (!realpath(file, abs)) {
-		*rc = EXIT_IO;
+		*rc = cmd_exit(ZE_IO);
 		errorf(err, "cannot resolve '%s'", file);
 		return NULL;
 	}

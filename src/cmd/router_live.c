@@ -53,7 +53,7 @@ int cmd_router_ledger(const char *endpoint_path, const char *log_path, int json)
 	}
 	log = read_file(log_path, 256u << 20, READ_STDIN, &len, NULL, &err);
 	if (!log) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	router_log_split(log, len, &lg);
@@ -173,7 +173,7 @@ int cmd_router_probe(struct http_client *c, const char *endpoint_path, const cha
 	c->api_key = kf ? endpoint_read_key(kf) : NULL;
 	free(kf);
 	if (probe_reachable(c, why, sizeof(why))) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		errorf(&err, "%s (is the router running and listening there?)", why);
 		goto done;
 	}
@@ -189,7 +189,7 @@ int cmd_router_probe(struct http_client *c, const char *endpoint_path, const cha
 		json_t *m = in ? probe_member(c, &rp, i, only, &failed, &err)
 			       : json_pack("{s:s, s:s}", "name", rp.r.m[i].name, "verdict", "not listed");
 		if (!m) {
-			rc = EXIT_IO;
+			rc = cmd_exit(ZE_IO);
 			goto done;
 		}
 		json_array_append_new(ms, m);

@@ -182,7 +182,7 @@ static int run(struct opt_args *args)
 		/* an endpoint that does not parse is a refusal (C01, C10), and so
 		 * is one that is missing or unreadable: a restart cannot fix
 		 * either, and under Restart= an exit 3 would be a crash loop (C03) */
-		int io = cmd_exit(kind) == EXIT_IO;
+		int io = kind == ZE_IO || kind == ZE_NOTFOUND;
 		fprintf(stderr, "zealot: serve: refused at the %s gate: %s%s\n", io ? "endpoint" : "laws",
 			io ? "C03 " : "", err);
 		free(err);

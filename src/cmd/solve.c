@@ -257,10 +257,8 @@ static int run(struct opt_args *args)
 	if (!ep)
 		goto done;
 	int io = 0;
-	if (shape_load(ep, device, &c, &io, &err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
+	if ((rc = cmd_exit(shape_load(ep, device, &c, &io, &err))) != EXIT_OK)
 		goto done;
-	}
 	o->rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
 	if (solve_run(ep, &c, o, r, &err)) {
 		rc = EXIT_USAGE;

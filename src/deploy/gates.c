@@ -305,11 +305,11 @@ static int gate_name(struct run *x)
 
 /* The runtime's version line, as calibration matches on it (store/calib.c),
  * or NULL when it gives none. */
-static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c, struct store *st)
+static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c)
 {
 	struct calib_identity id;
 	char *err = NULL, *v = NULL;
-	if (calib_identity_of(ep, c, st, 1, &id, &err) == 0) {
+	if (calib_identity_of(ep, c, 1, &id, &err) == 0) {
 		if (id.runtime_version)
 			v = xstrdup(id.runtime_version);
 		calib_identity_release(&id);
@@ -340,7 +340,7 @@ static int gate_unit(struct run *x)
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
 	x->runtime = path_which(endpoint_value(x->ep, K_RUNTIME));
-	x->runtime_version = runtime_version(x->ep, &x->sc, x->st);
+	x->runtime_version = runtime_version(x->ep, &x->sc);
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
 	char *rid = *x->runtime_version ? store_runtime_id(x->runtime_version) : NULL;

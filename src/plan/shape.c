@@ -234,7 +234,7 @@ uint64_t shape_window_cap(const struct endpoint *ep, const struct model *m)
 	return rope ? UINT64_MAX : m->n_ctx_train;
 }
 
-int shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
+static int load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	*io = 0;
@@ -296,6 +296,14 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	l.window_cap = shape_window_cap(ep, c->census->model);
 	c->n_breach = shape_laws(c->census->model, s, &l, SHAPE_LAWS_ALL, &c->breach, 1);
 	return 0;
+}
+
+enum zerr shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
+{
+	int unread = 0, r = load(ep, device_override, c, &unread, err);
+	if (io)
+		*io = unread;
+	return r == 0 ? ZE_OK : unread ? ZE_IO : ZE_USAGE;
 }
 
 void shape_release(struct shape_ctx *c)

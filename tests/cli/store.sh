@@ -72,22 +72,26 @@ run "$ZEALOT" plan "$EX/frank-zealot.env" --set MODEL_BYTES=12345
 check "another payload (a MODEL_BYTES pin that differs): not calibrated, and says why" out_has "uncalibrated: no boot of this device and payload"
 
 # a runtime that runs here is matched on its version, read once and cached
+# (runtime_ask: sandboxed, so as nobody under root; the directory is theirs to reach)
+chmod 755 "$TMP"
+mkdir -p rt && chmod 1777 rt && cd rt || exit 1
 cat >rt-a <<'X'
 #!/bin/sh
-echo run >>"$(dirname "$0")/rt-a.runs"
+echo run >>"${0%/*}/rt-a.runs"
 [ "$1" = --version ] && echo "version: 0.2.0-dev (build 10777, commit e3de71522)" >&2
 X
 sed 's/10777/10778/; s/rt-a.runs/rt-b.runs/' rt-a >rt-b
 chmod +x rt-a rt-b
-run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt/rt-a"
 check "a runtime that says build 10777 (e3de71522): calibrated, matched on its version" json_is '[.calibration.boot,.calibration.matched_on]' '[1,"version"]'
-run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
-check "its --version is read once, then cached by the binary's stamp" test "$(wc -l <rt-a.runs)" -eq 1
-run "$ZEALOT" plan "$EX/frank-zealot.env" --set RUNTIME="$TMP/rt-b"
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt/rt-a"
+check "its --version is read once, then cached by the binary's SHA-256" test "$(wc -l <rt-a.runs)" -eq 1
+run "$ZEALOT" plan "$EX/frank-zealot.env" --set RUNTIME="$TMP/rt/rt-b"
 check "another build (10778): not calibrated, naming the build" out_has "none of this runtime (b10778-e3de71522)"
-touch -d '2001-01-01' rt-a
-run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
-check "a touched runtime is asked again" test "$(wc -l <rt-a.runs)" -eq 2
+echo '# another build of the same' >>rt-a
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt/rt-a"
+check "a changed runtime (other bytes) is asked again" test "$(wc -l <rt-a.runs)" -eq 2
+cd "$TMP" || exit 1
 
 cp "$EX/frank-zealot.env" "$TMP/.hidden.env"
 sed -i "s|=\.\./payloads/|=$EX/../payloads/|" "$TMP/.hidden.env"
