@@ -137,6 +137,9 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 		json_object_set_new(o, "sha256", x->sha[0] ? json_string(x->sha) : json_null());
 		json_object_set_new(o, "pinned_bytes", f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
 		json_object_set_new(o, "pinned_sha256", f->has_sha ? json_string(f->sha) : json_null());
+		json_object_set_new(o, "publisher_sha256", x->publisher[0] ? json_string(x->publisher) : json_null());
+		json_object_set_new(o, "publisher_from",
+				    x->publisher[0] ? json_string(x->publisher_from) : json_null());
 		json_object_set_new(o, "stamp", json_boolean(x->cached));
 		json_object_set_new(o, "transferred", json_integer((json_int_t)x->transferred));
 		json_object_set_new(o, "requests", json_integer((json_int_t)x->requests));
@@ -146,8 +149,10 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 		emit_json(o);
 	} else {
 		char a[32];
-		printf("%-7s %-10s %s (%s bytes%s%s%s)\n", f->kind, status_name(x->status), f->path,
+		int theirs = x->publisher[0] && strcmp(x->publisher, x->sha) == 0;
+		printf("%-7s %-10s %s (%s bytes%s%s%s%s%s)\n", f->kind, status_name(x->status), f->path,
 		       cmd_commas(x->bytes, a, sizeof(a)), x->sha[0] ? ", sha256 " : "", x->sha,
+		       theirs ? ", as the server states it in " : "", theirs ? x->publisher_from : "",
 		       x->cached ? ", from the stamp" : "");
 	}
 	if (x->status == FETCH_MISMATCH) {
@@ -155,7 +160,12 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 		if (f->has_bytes)
 			cmd_commas(f->bytes, want_b, sizeof(want_b));
 		cmd_commas(x->bytes, got_b, sizeof(got_b));
-		if (x->rejected)
+		if (x->rejected && x->publisher[0] && strcmp(x->publisher, x->sha) != 0)
+			cmd_fail(EXIT_NO,
+				 "fetch: %s: the download does not match the SHA-256 the server states (%s %s): it "
+				 "hashes to %s; kept as '%s' (the file in place, if any, is untouched)",
+				 f->kind, x->publisher_from, x->publisher, x->sha, x->rejected);
+		else if (x->rejected)
 			cmd_fail(EXIT_NO,
 				 "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
 				 "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",

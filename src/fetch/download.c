@@ -52,6 +52,7 @@ struct conn {
 	uint64_t cr_start, cr_end, cr_total, clen;
 	int has_cr, has_clen, html, ranges;
 	char etag[256], lastmod[128];
+	char linked[65]; /* X-Linked-Etag as a sha256, or "" */
 	char *location;
 	/* the body */
 	uint8_t *buf;
@@ -78,6 +79,10 @@ struct dl {
 	int fatal;
 	int mismatch;
 	char why[512];
+	/* the SHA-256 the server states for the file (X-Linked-Etag, else a
+	 * strong ETag of 64 hex digits), and which header said it */
+	char pub[65];
+	const char *pub_from;
 	uint64_t received; /* body bytes this run */
 	uint64_t requests;
 	double t0;
@@ -193,6 +198,53 @@ static void copy_value(char *dst, size_t n, const char *v)
 	dst[len] = '\0';
 }
 
+/* A header value that is a SHA-256: 64 hex digits, quoted or not, never
+ * a weak validator. Lowercase into out; 0, or -1 when it is not one. */
+static int sha256_value(const char *v, char out[65])
+{
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (strncmp(v, "W/", 2) == 0)
+		return -1;
+	int quoted = *v == '"';
+	v += quoted;
+	for (unsigned i = 0; i < 64; i++) {
+		char ch = v[i];
+		if (ch >= 'A' && ch <= 'F')
+			ch = (char)(ch - 'A' + 'a');
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
+			return -1;
+		out[i] = ch;
+	}
+	const char *rest = v + 64 + (quoted && v[64] == '"');
+	if (quoted != (v[64] == '"'))
+		return -1;
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	if (*rest)
+		return -1;
+	out[64] = '\0';
+	return 0;
+}
+
+/* The publisher's checksum, as this response states it: X-Linked-Etag
+ * (a Hugging Face resolve's redirect names the LFS object's SHA-256) on
+ * any response, else a strong ETag of 64 hex digits on the payload's own
+ * answer. X-Linked-Etag, once seen, is not overridden by an ETag. */
+static void note_publisher(struct conn *c)
+{
+	struct dl *d = c->d;
+	char v[65];
+	if (c->linked[0]) {
+		memcpy(d->pub, c->linked, sizeof(d->pub));
+		d->pub_from = "X-Linked-Etag";
+	} else if ((c->status == 200 || c->status == 206) && c->etag[0] && sha256_value(c->etag, v) == 0 &&
+		   !(d->pub_from && strcmp(d->pub_from, "X-Linked-Etag") == 0)) {
+		memcpy(d->pub, v, sizeof(d->pub));
+		d->pub_from = "ETag";
+	}
+}
+
 /* The response is all there: judge it before its body. */
 static enum verdict decide(struct conn *c)
 {
@@ -219,6 +271,11 @@ static enum verdict decide(struct conn *c)
 		return FATAL;
 	}
 	uint64_t total = c->status == 206 ? c->cr_total : c->has_clen ? c->clen : 0;
+	if (d->f->has_sha && d->pub[0] && strcmp(d->pub, d->f->sha) != 0) {
+		why(d, "the server states SHA-256 %s (%s), %s_SHA256 pins %s: it serves another file", d->pub,
+		    d->pub_from, d->f->kind, d->f->sha);
+		return MISMATCH;
+	}
 	if (c->status == 200 && c->ranged) {
 		why(d, "the server answered 200 to a range request (it ignores ranges, or the file changed)");
 		return RESTART;
@@ -266,7 +323,7 @@ static void on_header(void *arg, const struct remote_header *h)
 	switch (h->field) {
 	case REMOTE_STATUS:
 		c->has_cr = c->has_clen = c->html = c->ranges = 0;
-		c->etag[0] = c->lastmod[0] = '\0';
+		c->etag[0] = c->lastmod[0] = c->linked[0] = '\0';
 		free(c->location);
 		c->location = NULL;
 		c->status = h->status;
@@ -274,6 +331,7 @@ static void on_header(void *arg, const struct remote_header *h)
 	case REMOTE_END: /* this response's headers are all there (an interim 1xx goes on) */
 		if (c->status >= 200 && !c->decided) {
 			c->decided = 1;
+			note_publisher(c);
 			c->v = decide(c);
 		}
 		break;
@@ -294,6 +352,10 @@ static void on_header(void *arg, const struct remote_header *h)
 	case REMOTE_LOCATION:
 		free(c->location);
 		c->location = xstrdup(h->value);
+		break;
+	case REMOTE_OTHER:
+		if (strncasecmp(h->line, "x-linked-etag:", 14) == 0 && sha256_value(h->line + 14, c->linked) != 0)
+			c->linked[0] = '\0';
 		break;
 	default: break;
 	}
@@ -563,7 +625,12 @@ static int discard(struct dl *d, const char *reason)
  * -1 with *err. */
 static int settle(struct dl *d, struct fetch_result *r, char **err)
 {
-	if ((d->f->has_bytes && r->bytes != d->f->bytes) || (d->f->has_sha && strcmp(r->sha, d->f->sha) != 0)) {
+	if (d->pub[0]) {
+		memcpy(r->publisher, d->pub, sizeof(r->publisher));
+		r->publisher_from = d->pub_from;
+	}
+	if ((d->f->has_bytes && r->bytes != d->f->bytes) || (d->f->has_sha && strcmp(r->sha, d->f->sha) != 0) ||
+	    (d->pub[0] && strcmp(r->sha, d->pub) != 0)) {
 		struct sb rej = {0};
 		sb_addf(&rej, "%s.rejected", d->f->path);
 		r->rejected = sb_detach(&rej);
