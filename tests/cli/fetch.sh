@@ -366,3 +366,37 @@ check "killed before the rename: status 137, the whole .part, no file in place" 
 run "$ZEALOT" fetch --json "$TMP/k/k.env"
 check "killed before the rename: the rerun puts the verified file in place, no byte fetched again" \
 	test "$rc" -eq 0 -a "$(nginx_bytes /kill.gguf)" = "$first" -a ! -e "$TMP/k/kill.gguf.part" && cmp -s "$TMP/k/kill.gguf" "$www/kill.gguf"
+
+# --- fetch --era N: a purged era's payloads, from the text the store
+# recorded, held to the hashes its deploy recorded
+store_fixture "$TMP/fixture"
+mkdir -p "$TMP/era"
+# era 1 served v2.gguf, unpinned in its text; its deploy recorded the hash
+cat >"$TMP/era/e.env" <<EOF
+MODEL_FILE=served.gguf
+MODEL_URL=$U/v2.gguf
+CTX_SIZE=4096
+EOF
+echo '{}' >"$TMP/era/plan.json"
+pins() { printf '{"MODEL_FILE":{"path":"%s","bytes":%s,"sha256":"%s"}}' "$TMP/era/served.gguf" "$1" "$2"; }
+e1=$(FIXTURE_PINS=$(pins "$size2" "$sha2") "$TMP/fixture" era "$ZEALOT_STATE_DIR" era-ep "$TMP/era/e.env" "$TMP/era/plan.json" 1792224000 first)
+# era 2's text names the same file at another URL (small.gguf): its record says v2's hash
+sed -i "s|^MODEL_URL=.*|MODEL_URL=$U/small.gguf|" "$TMP/era/e.env"
+e2=$(FIXTURE_PINS=$(pins "$size2" "$sha2") "$TMP/fixture" era "$ZEALOT_STATE_DIR" era-ep "$TMP/era/e.env" "$TMP/era/plan.json" 1792300000 second)
+rm "$TMP/era/e.env" # the endpoint file and the payload are gone: purged
+run "$ZEALOT" fetch --era "$e1" --json era-ep
+check "--era: the purged era's payload is fetched from its recorded text" \
+	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.status' "$TMP/out")" = downloaded && cmp -s "$TMP/era/served.gguf" "$www/v2.gguf"
+check "--era: held to the hash the era's deploy recorded" \
+	test "$(jq -r 'select(.event=="result")|.pinned_sha256' "$TMP/out")" = "$sha2"
+run "$ZEALOT" fetch --era "$e1" --verify-only era-ep
+check "--era --verify-only: the file verifies against the record" test "$rc" -eq 0 -a -n "$(grep -F verified "$TMP/out")"
+rm "$TMP/era/served.gguf"
+run "$ZEALOT" fetch --era "$e2" era-ep
+check "--era: a file that is not the recorded one is refused (its size), nothing lands" \
+	test "$rc" -eq 1 -a ! -e "$TMP/era/served.gguf" -a -n "$(grep -F "MODEL_BYTES pins $size2" "$TMP/err")"
+run "$ZEALOT" fetch --era 99 era-ep
+check "--era of an era not recorded: exit 2, names it" test "$rc" -eq 2 -a -n "$(grep -F "no era 99 of 'era-ep'" "$TMP/err")"
+run "$ZEALOT" fetch --era "$e1" --pin era-ep
+check "--era with --pin: exit 2 (the era's text is no file to pin)" test "$rc" -eq 2 -a -n "$(grep -F -- '--pin' "$TMP/err")"
+check "--era: no sanitizer report" no_sanitizer
