@@ -228,6 +228,34 @@ check "check from the URL: the payload was read (A08 from the template)" \
 	test -n "$(jq -r '.findings[]|select(.law=="A08")|.law' "$TMP/out")"
 check "plan/check from a URL: no sanitizer report" no_sanitizer
 
+# --- *_URL_FILE: every reader of *_URL reads it the same way (plan, check, fetch)
+echo "$U/big.gguf" >"$TMP/r/url.txt"
+sed "s#^MODEL_URL=.*#MODEL_URL_FILE=url.txt#" "$TMP/r/r.env" >"$TMP/r/uf.env"
+run "$ZEALOT" plan --json "$TMP/r/uf.env"
+check "plan with MODEL_URL_FILE: priced from the remote header it names, as from MODEL_URL" \
+	test "$rc" -le 1 -a "$(jq -S 'del(.endpoint,.remote)' "$TMP/out")" = "$(jq -S 'del(.endpoint,.remote)' "$TMP/rplan.json")"
+check "plan with MODEL_URL_FILE: the URL is in no output" test -z "$(grep -F "$U/big.gguf" "$TMP/out" "$TMP/err")"
+run "$ZEALOT" check --json --set RUNTIME=/bin/true "$TMP/r/uf.env"
+check "check with MODEL_URL_FILE: C03 says fetch, and the payload was read" \
+	test -n "$(jq -r '.findings[]|select(.law=="C03")|.fix' "$TMP/out" | grep -F 'zealot fetch')" -a \
+	-n "$(jq -r '.findings[]|select(.law=="A08")|.law' "$TMP/out")"
+printf 'MODEL_URL=%s\n' "$U/big.gguf" >>"$TMP/r/uf.env"
+run "$ZEALOT" plan "$TMP/r/uf.env"
+check "plan with MODEL_URL and MODEL_URL_FILE both: refused, names both" \
+	test "$rc" -ne 0 -a -n "$(grep -F 'MODEL_URL and MODEL_URL_FILE are both set' "$TMP/err")"
+# MMPROJ_URL_FILE and LORA_URL_FILE: fetched like MODEL_URL_FILE
+mkdir -p "$TMP/xf"
+cp "$www/small.gguf" "$TMP/xf/m.gguf"
+echo "$U/v2.gguf" >"$TMP/xf/mm.url"
+echo "$U/small.gguf" >"$TMP/xf/lora.url"
+printf 'MODEL_FILE=m.gguf\nMMPROJ_FILE=mm.gguf\nMMPROJ_URL_FILE=mm.url\nLORA_FILE=lora.gguf\nLORA_URL_FILE=lora.url\nCTX_SIZE=4096\n' >"$TMP/xf/e.env"
+run "$ZEALOT" fetch --pin "$TMP/xf/e.env"
+check "MMPROJ_URL_FILE and LORA_URL_FILE: both fetched from the URL each file names" \
+	test "$rc" -eq 0 && cmp -s "$TMP/xf/mm.gguf" "$www/v2.gguf" && cmp -s "$TMP/xf/lora.gguf" "$www/small.gguf"
+check "--pin puts MMPROJ's pins after its MMPROJ_URL_FILE line" \
+	test "$(grep -A1 '^MMPROJ_URL_FILE=' "$TMP/xf/e.env" | tail -1)" = "MMPROJ_BYTES=$size2"
+check "*_URL_FILE: no sanitizer report" no_sanitizer
+
 # --- split payloads: 3 shards inspect, plan and fetch (pins comma-separated)
 "$ZEALOT" synth qwen35 --set split=3 -o "$www/sp.gguf" 2>/dev/null
 for k in 1 2 3; do s=$www/sp-0000$k-of-00003.gguf; sb[k]=$(stat -c %s "$s"); ss[k]=$(sha256sum "$s" | cut -d' ' -f1); done
