@@ -61,6 +61,8 @@ static const struct key_def table[K__COUNT] = {
 			 .doc = "pinned SHA-256 of MMPROJ_FILE"},
     [K_MMPROJ_URL] = {"MMPROJ_URL", K_MMPROJ_URL, KEY_STRING, .optout = "no URL", .law = "C02",
 		      .doc = "where MMPROJ_FILE is fetched from"},
+    [K_MMPROJ_URL_FILE] = {"MMPROJ_URL_FILE", K_MMPROJ_URL_FILE, KEY_PATH, .optout = "no URL file", .law = "C02",
+			   .doc = "a file holding MMPROJ_URL (as MODEL_URL_FILE holds MODEL_URL); not with MMPROJ_URL"},
     [K_LORA_FILE] = {"LORA_FILE", K_LORA_FILE, KEY_PATH, .optout = "no adapter", .target = KEY_T_EXTRAS, .law = "S12",
 		     .flag = "--lora-scaled",
 		     .owns = "--lora --lora-scaled --lora-init-without-apply --control-vector --control-vector-scaled "
@@ -74,6 +76,8 @@ static const struct key_def table[K__COUNT] = {
 		       .doc = "pinned SHA-256 of LORA_FILE"},
     [K_LORA_URL] = {"LORA_URL", K_LORA_URL, KEY_STRING, .optout = "no URL", .law = "C02",
 		    .doc = "where LORA_FILE is fetched from"},
+    [K_LORA_URL_FILE] = {"LORA_URL_FILE", K_LORA_URL_FILE, KEY_PATH, .optout = "no URL file", .law = "C02",
+			 .doc = "a file holding LORA_URL (as MODEL_URL_FILE holds MODEL_URL); not with LORA_URL"},
     [K_TOKEN_FILE] = {"TOKEN_FILE", K_TOKEN_FILE, KEY_PATH, .optout = "no token", .law = "C02",
 		      .owns = "-hft --hf-token", .env = "HF_TOKEN",
 		      .doc = "a file holding the bearer token for *_URL (sent only to the URL's own host; else "

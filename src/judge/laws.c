@@ -14,6 +14,7 @@
 #include "../endpoint/flags.h"
 #include "../endpoint/host.h"
 #include "../endpoint/quote.h"
+#include "../endpoint/url.h"
 #include "../payload/archs.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
@@ -383,10 +384,9 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 			continue;
 		}
 		struct stat st;
-		enum key_id ukey = key_url_of(keys[i]);
-		const char *url = ukey < K__COUNT ? endpoint_value(ep, ukey) : NULL;
-		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
-					      : "fetch the file, or correct the path (or opt out with an empty value)";
+		const char *fix = endpoint_has_url(ep, keys[i])
+				      ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
+				      : "fetch the file, or correct the path (or opt out with an empty value)";
 		if (stat(p, &st) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
 			    "%s '%s' does not exist: a refusal, never a half-load", key_name(keys[i]), p);

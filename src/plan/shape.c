@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "../base/util.h"
+#include "../endpoint/url.h"
 #include "../payload/payload.h"
 
 static const char *const cache_types[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
@@ -154,10 +155,20 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 {
 	char *e = NULL;
 	const char *key = key_name(id), *ukey = key_name(key_url_of(id));
-	const char *url = endpoint_value(ep, key_url_of(id));
+	char *url = NULL;
 	struct stat st;
 	struct gguf_file *f = NULL;
-	if (url && *url && remote_is_url(url) && stat(path, &st) != 0) {
+	/* *_URL or *_URL_FILE (endpoint_url), read only when the file is not there */
+	int gone = stat(path, &st) != 0;
+	if (gone && endpoint_has_url(ep, id) && endpoint_url(ep, id, &url, &e)) {
+		errorf(err, "%s: '%s' is not there and %s", key, path, e);
+		free(e);
+		*io = 1;
+		return NULL;
+	}
+	if (endpoint_value(ep, endpoint_url_file_key(id)) && *endpoint_value(ep, endpoint_url_file_key(id)))
+		ukey = key_name(endpoint_url_file_key(id));
+	if (url && remote_is_url(url) && gone) {
 		char *tf = endpoint_path(ep, K_TOKEN_FILE), *token = NULL;
 		if (remote_token(tf, &token, &e) == 0)
 			f = payload_open(url, &(struct remote_opts){.token = token}, &c->remote, &e);
@@ -177,6 +188,9 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 	if (!f)
 		*io = 1;
 	free(e);
+	if (url)
+		memset(url, 0, strlen(url)); /* it may hold a password */
+	free(url);
 	return f;
 }
 
