@@ -130,11 +130,7 @@ void hunyuan_moe_tensors(struct tw *t, const struct synth_spec *s, const struct 
 	(void)f;
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", s->n_embd);
-		qkv(t, s, il, 1);
-		BV("attn_k_norm.weight", s->head_dim);
-		BV("attn_q_norm.weight", s->head_dim);
-		BV("ffn_norm.weight", s->n_embd);
+		attn_block(t, s, il, ATTN_QK_NORM);
 		router(t, s, il);
 		expert_ffn(t, s, il, s->n_ff);
 		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
@@ -168,11 +164,8 @@ void minimax_m2_tensors(struct tw *t, const struct synth_spec *s, const struct s
 void llama4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", s->n_embd);
-		qkv(t, s, il, 1);
-		BV("ffn_norm.weight", s->n_embd);
+		attn_block(t, s, il, 0);
 		if ((il + 1) % s->interval != 0) {
 			ffn(t, s, il);
 			continue;

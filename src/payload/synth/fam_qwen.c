@@ -24,12 +24,8 @@ void qwen_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const stru
 void qwen2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", s->n_embd);
-		qkv(t, s, il, 1);
-		qkv_bias(t, s, il);
-		BV("ffn_norm.weight", s->n_embd);
+		attn_block(t, s, il, ATTN_BIAS);
 		ffn(t, s, il);
 	}
 }
@@ -38,13 +34,8 @@ void qwen2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 void qwen3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", s->n_embd);
-		qkv(t, s, il, 1);
-		BV("attn_k_norm.weight", s->head_dim);
-		BV("attn_q_norm.weight", s->head_dim);
-		BV("ffn_norm.weight", s->n_embd);
+		attn_block(t, s, il, ATTN_QK_NORM);
 		ffn(t, s, il);
 	}
 }
@@ -57,10 +48,7 @@ void qwen2moe_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 	(void)f;
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", s->n_embd);
-		qkv(t, s, il, 1);
-		qkv_bias(t, s, il);
-		BV("ffn_norm.weight", s->n_embd);
+		attn_block(t, s, il, ATTN_BIAS);
 		router(t, s, il);
 		expert_ffn(t, s, il, s->n_ff_exp);
 		BV("ffn_gate_inp_shexp.weight", s->n_embd);
@@ -73,13 +61,8 @@ void qwen2moe_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 void qwen3moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", s->n_embd);
-		qkv(t, s, il, 1);
-		BV("attn_k_norm.weight", s->head_dim);
-		BV("attn_q_norm.weight", s->head_dim);
-		BV("ffn_norm.weight", s->n_embd);
+		attn_block(t, s, il, ATTN_QK_NORM);
 		router(t, s, il);
 		expert_ffn(t, s, il, s->n_ff_exp);
 	}

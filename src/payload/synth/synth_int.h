@@ -121,6 +121,11 @@ int refused(struct tw *t, char **err);
 void ffn(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* gate, down, up: ff wide */
 void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t q_mult); /* q (x q_mult), k, v, output */
 void qkv_bias(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* q, k, v biases */
+/* A layer's attention half as most families write it: the attention norm,
+ * qkv, then (ATTN_BIAS) q, k and v biases, (ATTN_QK_NORM) k and q normed per
+ * head, in that order; then the FFN norm. */
+enum { ATTN_BIAS = 1, ATTN_QK_NORM = 2 };
+void attn_block(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how);
 void router(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* ffn_gate_inp, f32 */
 /* gate, down, up stacks [.., fe, experts] */
 void expert_ffn(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe);

@@ -232,6 +232,20 @@ void qkv_bias(struct tw *t, const struct synth_spec *s, uint32_t il)
 	BV("attn_v.bias", (uint64_t)s->head_dim * s->n_head_kv);
 }
 
+void attn_block(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how)
+{
+	char nm[64];
+	BV("attn_norm.weight", s->n_embd);
+	qkv(t, s, il, 1);
+	if (how & ATTN_BIAS)
+		qkv_bias(t, s, il);
+	if (how & ATTN_QK_NORM) {
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("attn_q_norm.weight", s->head_dim);
+	}
+	BV("ffn_norm.weight", s->n_embd);
+}
+
 /* The router stays f32, as converted MoE payloads ship it. */
 void router(struct tw *t, const struct synth_spec *s, uint32_t il)
 {
