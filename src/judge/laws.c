@@ -315,11 +315,6 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 		    (unsigned long long)verbosity,
 		    verbosity < 4 ? "cannot prove the KV, draft and state sizes (no boot ledger)"
 				  : "floods the journal");
-	if (!endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
-		add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY,
-		    "set the recipe's value (e.g. PRESENCE_PENALTY=1.0), or PRESENCE_PENALTY= to opt out explicitly",
-		    "presence_penalty has no GGUF metadata key: unless PRESENCE_PENALTY reaches argv, the recipe's "
-		    "value reaches no request");
 	const char *bind = val(ep, K_BIND_ADDR);
 	char *key_file = endpoint_path(ep, K_API_KEY_FILE);
 	int has_key = key_file != NULL;
@@ -843,6 +838,57 @@ static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const 
 	free(rt);
 }
 
+/* C07: the general.sampling.* keys the engine reads from a GGUF (llama.cpp's
+ * LLM_KV_GENERAL_SAMPLING_*). Any other sampler the payload states is
+ * dropped, unless the endpoint passes it on argv: only then is it warned
+ * (a payload that states none, or only these, is no finding). */
+static int sampler_read(const char *k)
+{
+	static const char *const read[] = {"sequence",	      "top_k",	       "top_p",	       "min_p",
+					   "xtc_probability", "xtc_threshold", "temp",	       "penalty_last_n",
+					   "penalty_repeat",  "mirostat",      "mirostat_tau", "mirostat_eta"};
+	for (size_t i = 0; i < ARRAY_SIZE(read); i++)
+		if (strcmp(k, read[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void law_sampling(const struct endpoint *ep, const struct census *cs, struct findings *out)
+{
+	for (size_t i = 0; i < cs->n_sampling; i++) {
+		const char *k = cs->sampling[i].key;
+		double v = cs->sampling[i].value;
+		char fix[160];
+		if (sampler_read(k))
+			continue;
+		if (strcmp(k, "presence_penalty") == 0) {
+			/* set, or set empty: the endpoint decided */
+			if (endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
+				continue;
+			snprintf(fix, sizeof(fix),
+				 "write PRESENCE_PENALTY=%g (the payload's value), or PRESENCE_PENALTY= to drop it "
+				 "knowingly",
+				 v);
+			add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY, fix,
+			    "the payload states presence_penalty %g (general.sampling.presence_penalty), which the "
+			    "engine does not read from a GGUF: without PRESENCE_PENALTY no request gets it",
+			    v);
+		} else if (strcmp(k, "frequency_penalty") == 0) {
+			if (extra_has(ep, "--frequency-penalty"))
+				continue;
+			snprintf(fix, sizeof(fix), "add --frequency-penalty %g to EXTRA_ARGS, or send it per request",
+				 v);
+			add(out, "C07", SEV_WARNING, ep, K_EXTRA_ARGS, fix,
+			    "the payload states frequency_penalty %g (general.sampling.frequency_penalty), which the "
+			    "engine does not read from a GGUF: no request gets it",
+			    v);
+		} else {
+			add(out, "C07", SEV_INFO, ep, NO_KEY, "send it per request if the model needs it",
+			    "the payload states general.sampling.%s %g, a key the engine does not read", k, v);
+		}
+	}
+}
+
 static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
 			struct findings *out)
 {
@@ -863,6 +909,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	const struct census *cs = c->census;
 	const struct model *m = cs->model;
 	const struct plan_shape *s = &c->shape;
+	law_sampling(ep, cs, out);
 	/* S02, S04, S06: the shape laws against the payload (plan/shape_laws.h) */
 	struct cand_limits l;
 	if (cand_limits(ep, m, NULL, &l, NULL) == 0)
