@@ -121,8 +121,10 @@ static int check_pins(const struct endpoint *ep)
 }
 
 static int dry;
+static struct opt_list sets;
 static const struct opt opts[] = {
     OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "with --dry-run: override an endpoint key (what-if; repeatable)"),
     OPT_END(),
 };
 
@@ -130,7 +132,16 @@ static int run(struct opt_args *args)
 {
 	char *err = NULL;
 	enum zerr kind;
+	/* what runs is what the file says: a what-if is a dry run's alone */
+	if (sets.n && !dry)
+		return opt_usage_error("serve", &help, "--set takes --dry-run (the engine runs what the file says)");
 	struct endpoint *ep = endpoint_load(args->v[0], &kind, &err);
+	if (ep && cmd_apply_sets(ep, &sets, &err)) {
+		cmd_fail(EXIT_USAGE, "serve: %s", err);
+		free(err);
+		endpoint_free(ep);
+		return EXIT_USAGE;
+	}
 	if (!ep) {
 		/* an endpoint that does not parse is a refusal (C01, C10), and so
 		 * is one that is missing or unreadable: a restart cannot fix
