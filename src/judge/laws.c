@@ -213,8 +213,12 @@ static void law_placement(const struct endpoint *ep, struct findings *out)
 	r.devices = endpoint_value(ep, K_DEVICES);
 	r.kv_offload = 1;
 	const struct device *main = device_find(val(ep, K_DEVICE));
-	if (!main)
-		return; /* shape_load names an unknown DEVICE */
+	if (!main) {
+		char hint[320];
+		add(out, "C02", SEV_ERROR, ep, K_DEVICE, device_unknown_hint(val(ep, K_DEVICE), hint, sizeof(hint)),
+		    "DEVICE '%s' is not a known profile", val(ep, K_DEVICE));
+		return;
+	}
 	char *err = NULL;
 	if (place_check(&r, main, &err)) {
 		enum key_id key = K_DEVICES;
