@@ -110,6 +110,16 @@ static void add_load_finding(struct findings *fs, char *err, int io)
 	f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
 }
 
+/* A file law already named an unreadable payload (its mode, its owner):
+ * the load's own error says it again, with a fix that does not fit. */
+static int has_c03(const struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].sev == SEV_ERROR && strcmp(fs->v[i].law, "C03") == 0)
+			return 1;
+	return 0;
+}
+
 /* The findings: one JSON object, or a line each and the counts. */
 static void print_findings(const struct endpoint *ep, const struct findings *fs, const struct shape_ctx *c,
 			   const struct plan *p, size_t errors, size_t warnings, int json)
@@ -197,7 +207,7 @@ static int run(struct opt_args *args)
 		if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err) == 0)
 			have_plan = 1;
 	}
-	if (err && (io || findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
+	if (err && (io ? !has_c03(&fs) : findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
 	    !strstr(err, "No such file")) {
 		add_load_finding(&fs, err, io);
 		err = NULL;

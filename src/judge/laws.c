@@ -1,5 +1,7 @@
 #include "laws.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +97,9 @@ static void law_c02(const struct endpoint *ep, struct findings *out)
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
 		if (endpoint_is_empty(ep, k->id) && !k->optout)
-			add(out, "C02", SEV_ERROR, ep, k->id, "give it a value, or remove the line to take the default",
+			add(out, "C02", SEV_ERROR, ep, k->id,
+			    k->def ? "give it a value, or remove the line to take the default"
+				   : "give it a value: the key has no default, so removing the line does not help",
 			    "%s is set but empty, and empty is no opt-out for this key (default: %s)", k->name,
 			    k->def ? k->def : "none");
 	}
@@ -130,6 +134,36 @@ static void law_values(const struct endpoint *ep, struct findings *out)
  * override what zealot judged), and never an API key on the command line
  * (it would sit in /proc/PID/cmdline). LLAMA_ARG_* lines never reach here:
  * the parser refuses them with C09. */
+/* C09's fix: the key line to write, with the value EXTRA_ARGS gave the
+ * flag (--flag=V, or the word after it unless that is another flag). */
+static void gated_fix(const struct endpoint *ep, const struct endpoint_gate *g, char *fix, size_t n)
+{
+	const char *x = val(ep, K_EXTRA_ARGS), *eq = strchr(g->word, '=');
+	char flag[64], v[64] = "";
+	snprintf(flag, sizeof(flag), "%.*s", (int)(eq ? (size_t)(eq - g->word) : strlen(g->word)), g->word);
+	if (eq)
+		snprintf(v, sizeof(v), "%s", eq + 1);
+	const char *p = strstr(x, g->word);
+	if (!eq && g->owner->kind == KEY_BOOL) /* a switch: on, or its off flag */
+		snprintf(v, sizeof(v), "%s", g->owner->flag_off && strcmp(flag, g->owner->flag_off) == 0 ? "0" : "1");
+	else if (!eq && p) {
+		p += strlen(g->word);
+		p += strspn(p, " \t");
+		size_t m = strcspn(p, " \t");
+		if (m && *p != '-')
+			snprintf(v, sizeof(v), "%.*s", (int)(m < 63 ? m : 63), p);
+	}
+	if (*v && !eq && g->owner->kind == KEY_BOOL)
+		snprintf(fix, n, "write the line %s=%s and drop %s from EXTRA_ARGS", g->owner->name, v, flag);
+	else if (*v)
+		snprintf(fix, n, "write the line %s=%s and drop '%s%s%s' from EXTRA_ARGS", g->owner->name, v, flag,
+			 eq ? "=" : " ", v);
+	else
+		snprintf(fix, n,
+			 "write the line %s=VALUE (zealot check --keys: its values) and drop %s from EXTRA_ARGS",
+			 g->owner->name, flag);
+}
+
 static void law_gated(const struct endpoint *ep, struct findings *out)
 {
 	struct endpoint_gate g[16];
@@ -142,10 +176,13 @@ static void law_gated(const struct endpoint *ep, struct findings *out)
 			    "never "
 			    "on the command line",
 			    g[i].word);
-		else
-			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, "set the key instead, and drop the flag",
+		else {
+			char fix[256];
+			gated_fix(ep, &g[i], fix, sizeof(fix));
+			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, fix,
 			    "EXTRA_ARGS names %s, a flag %s owns: zealot renders it from %s and judges that value",
 			    g[i].word, g[i].owner->name, g[i].owner->name);
+		}
 	}
 }
 
@@ -543,13 +580,38 @@ static void law_shards(const struct endpoint *ep, enum key_id key, const char *p
 	gguf_close(f);
 }
 
+/* Can the engine read the file at p: as USER when one is set (the unit's
+ * User=; checked by the mode bits and the user's primary group), else as
+ * this process. Else 0, and the fix in why: its mode, owner and who reads. */
+static int readable_by(const struct stat *st, const char *p, const char *user, char *why, size_t n)
+{
+	int ok;
+	struct passwd *pw = user && *user ? getpwnam(user) : NULL;
+	if (pw)
+		ok = pw->pw_uid == 0 || (pw->pw_uid == st->st_uid && (st->st_mode & S_IRUSR)) ||
+		     (pw->pw_gid == st->st_gid && (st->st_mode & S_IRGRP)) || (st->st_mode & S_IROTH);
+	else
+		ok = access(p, R_OK) == 0;
+	if (ok)
+		return 1;
+	struct passwd *o = getpwuid(st->st_uid);
+	struct group *g = getgrgid(st->st_gid);
+	char owner[96];
+	snprintf(owner, sizeof(owner), "%s:%s", o ? o->pw_name : "?", g ? g->gr_name : "?");
+	snprintf(why, n, "it is mode %04o, owner %s; %s: chmod o+r, or chown it to %s", (unsigned)(st->st_mode & 07777),
+		 owner, pw ? "the unit runs as USER" : "this user cannot read it",
+		 pw ? pw->pw_name : "the user that reads it (USER= names the unit's)");
+	return 0;
+}
+
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
 	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char *p = endpoint_path(ep, keys[i]);
 		if (!p) {
-			if (i == 0)
+			/* set but empty is C02's, one finding for one line */
+			if (i == 0 && !endpoint_is_empty(ep, K_MODEL_FILE))
 				add(out, "C03", SEV_ERROR, ep, K_MODEL_FILE, "set MODEL_FILE to the payload",
 				    "MODEL_FILE is not set");
 			continue;
@@ -557,14 +619,26 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 		struct stat st;
 		enum key_id ukey = key_url_of(keys[i]);
 		const char *url = ukey < K__COUNT ? endpoint_value(ep, ukey) : NULL;
+		/* MODEL_FILE has no opt-out: its fix never says empty (C02) */
 		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
+				  : i == 0    ? "correct the path, or name the payload's URL in MODEL_URL and run "
+						"`zealot fetch`"
 					      : "fetch the file, or correct the path (or opt out with an empty value)";
+		char why[320];
 		if (stat(p, &st) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
 			    "%s '%s' does not exist: a refusal, never a half-load", key_name(keys[i]), p);
-		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
-			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
-			    "%s '%s' is not a readable file", key_name(keys[i]), p);
+		else if (!S_ISREG(st.st_mode))
+			add(out, "C03", SEV_ERROR, ep, keys[i], "point it at a regular file",
+			    "%s '%s' is not a regular file (%s)", key_name(keys[i]), p,
+			    S_ISFIFO(st.st_mode)  ? "a FIFO"
+			    : S_ISCHR(st.st_mode) ? "a character device"
+			    : S_ISDIR(st.st_mode) ? "a directory"
+			    : S_ISBLK(st.st_mode) ? "a block device"
+						  : "a socket");
+		else if (!readable_by(&st, p, val(ep, K_USER), why, sizeof(why)))
+			add(out, "C03", SEV_ERROR, ep, keys[i], why, "%s '%s' is not readable by %s", key_name(keys[i]),
+			    p, *val(ep, K_USER) ? "USER" : "this user");
 		else if (i < 3)
 			law_shards(ep, keys[i], p, fix, out);
 		free(p);
