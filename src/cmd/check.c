@@ -187,7 +187,13 @@ static int run(struct opt_args *args)
 	struct plan p;
 	int have_plan = 0;
 	enum zerr kind;
-	struct endpoint *ep = endpoint_load(path, &kind, &err);
+	/* a payload (a GGUF or a URL) before any file: cmd_load_target */
+	struct endpoint *ep =
+	    cmd_is_payload(path) ? cmd_load_target("check", path, &sets, &rc, &err) : endpoint_load(path, &kind, &err);
+	if (!ep && cmd_is_payload(path)) {
+		rc = cmd_fail(rc, "check: %s", err);
+		goto done;
+	}
 	if (!ep) {
 		rc = kind != ZE_USAGE ? cmd_fail(cmd_exit(kind), "check: %s", err) : print_unparsed(path, err, json);
 		goto done;

@@ -133,6 +133,14 @@ void cmd_devices(FILE *f);
  * status (the file's kind; a --set that does not take is usage). */
 struct opt_list;
 struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err);
+/* A GGUF payload (by its magic "GGUF") or a URL rather than an endpoint
+ * file. */
+int cmd_is_payload(const char *path);
+/* cmd_load_endpoint, or for a payload (cmd_is_payload) an endpoint held in
+ * memory: MODEL_FILE (a URL: MODEL_URL, read by range requests), CTX_SIZE
+ * 4096 unless a --set gives it, then the --sets; says so on stderr under
+ * cmd. plan, rungs, solve and check take a model before any file. */
+struct endpoint *cmd_load_target(const char *cmd, const char *path, const struct opt_list *sets, int *rc, char **err);
 /* Every --set KEY=VALUE of sets (may be NULL) applied to ep; -1 with *err
  * at the first that does not take. */
 int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err);

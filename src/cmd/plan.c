@@ -303,7 +303,7 @@ static int run(struct opt_args *args)
 	int rc = EXIT_OK;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
+	struct endpoint *ep = cmd_load_target("plan", args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	if (cpu && set_cpu(ep, cpu, &err)) {
