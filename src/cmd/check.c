@@ -160,10 +160,11 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 }
 
 static struct opt_list sets;
-static const char *boot_log;
+static const char *boot_log, *device;
 static int json, keys, markdown;
 static const struct opt opts[] = {
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "judge and price on this profile instead of DEVICE"),
     OPT_STRING(0, "boot-log", &boot_log, "FILE", "a boot log of the runtime: its system_info line is evidence (S16)"),
     OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
     OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
@@ -200,7 +201,7 @@ static int run(struct opt_args *args)
 	}
 	if (boot_log && (rc = boot_log_readable(boot_log)) != EXIT_OK)
 		goto done;
-	if (cmd_apply_sets(ep, &sets, &err)) {
+	if (cmd_apply_sets(ep, &sets, &err) || cmd_apply_device(ep, device, &err)) {
 		rc = cmd_fail(EXIT_USAGE, "check: %s", err);
 		goto done;
 	}

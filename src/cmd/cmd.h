@@ -133,6 +133,10 @@ void cmd_devices(FILE *f);
  * status (the file's kind; a --set that does not take is usage). */
 struct opt_list;
 struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err);
+/* --device NAME where a command judges the endpoint as well as prices it
+ * (check): DEVICE=NAME, or -1 with *err naming --device and the profile
+ * meant. device NULL: nothing. */
+int cmd_apply_device(struct endpoint *ep, const char *device, char **err);
 /* A GGUF payload (by its magic "GGUF") or a URL rather than an endpoint
  * file. */
 int cmd_is_payload(const char *path);

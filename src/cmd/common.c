@@ -59,6 +59,21 @@ struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets
 	return ep;
 }
 
+int cmd_apply_device(struct endpoint *ep, const char *device, char **err)
+{
+	char hint[320];
+	if (!device)
+		return 0;
+	if (!device_find(device))
+		return errorf(err, "--device: '%s' is not a known profile: %s", device,
+			      device_unknown_hint(device, hint, sizeof(hint)));
+	struct sb kv = {0};
+	sb_addf(&kv, "DEVICE=%s", device);
+	int rc = endpoint_set(ep, kv.s, err);
+	sb_release(&kv);
+	return rc;
+}
+
 int cmd_is_payload(const char *path)
 {
 	if (remote_is_url(path))
