@@ -25,11 +25,24 @@ static void list_keys(int markdown)
 		free(md);
 		return;
 	}
-	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
+	/* a line per key, what it is wrapped under it: the terminal's width */
+	printf("%-18s %-14s %s\n    %s\n", "key", "default", "set-but-empty means", "what it is");
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
-		printf("%-18s %-14s %-26s %s\n", k->name, k->def ? k->def : "-", k->optout ? k->optout : "(error)",
-		       k->doc);
+		/* the default in its column when it fits there, the rest wrapped */
+		const char *def = k->def ? k->def : "-", *optout = k->optout ? k->optout : "(error)";
+		char head[64];
+		struct sb t = {0};
+		if (strlen(def) <= 14) {
+			snprintf(head, sizeof(head), "%-18s %-14s ", k->name, def);
+			sb_adds(&t, optout);
+		} else {
+			snprintf(head, sizeof(head), "%-18s ", k->name);
+			sb_addf(&t, "%s %s", def, optout);
+		}
+		cmd_wrap(stdout, head, 19, t.s);
+		sb_release(&t);
+		cmd_wrap(stdout, "    ", 4, k->doc);
 	}
 }
 

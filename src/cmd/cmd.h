@@ -70,6 +70,9 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 struct store;
 struct json_t *cmd_rates_figures(const char *bench_json);
 int cmd_rates_era(struct store *st, struct json_t *era, int64_t era_id, char **err);
+/* A bench figure's change in words: a rate (NAME_tps...) is "faster" or
+ * "slower", another figure (draft_acceptance) "higher" or "lower". */
+const char *cmd_change_word(const char *figure, double pct);
 /* {name: change in % from prod's figure to arm's} for every figure of arm
  * that prod has, non-zero. */
 struct json_t *cmd_rates_delta(struct json_t *prod, struct json_t *arm);
@@ -158,8 +161,11 @@ int cmd_is_help(const char *arg);
 /* 1234567 -> "1,234,567" into buf. */
 const char *cmd_commas(uint64_t v, char *buf, size_t n);
 
-/* Human reports fit this many columns; wider detail goes to --json. */
-#define CMD_WIDTH 100
+/* Human reports fit this many columns; wider detail goes to --json:
+ * on a terminal its width (COLUMNS when set, else the tty's), at least
+ * 60; 100 when stdout is not a terminal (a pipe, a file: stable output). */
+unsigned cmd_width(void);
+#define CMD_WIDTH (cmd_width())
 
 /* Print head, then text wrapped at word boundaries to CMD_WIDTH columns,
  * each further line indented by indent spaces; ends with a newline. */

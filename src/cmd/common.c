@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -164,6 +165,27 @@ int cmd_is_help(const char *arg)
 const char *cmd_commas(uint64_t v, char *buf, size_t n)
 {
 	return fmt_commas(v, buf, n);
+}
+
+unsigned cmd_width(void)
+{
+	static unsigned w;
+	if (w)
+		return w;
+	w = 100;
+	if (!isatty(STDOUT_FILENO))
+		return w;
+	const char *c = getenv("COLUMNS");
+	char *end;
+	unsigned long v = c && *c ? strtoul(c, &end, 10) : 0;
+	struct winsize ws;
+	if (c && *c && !*end && v)
+		w = (unsigned)(v > 1000 ? 1000 : v);
+	else if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		w = ws.ws_col;
+	if (w < 60)
+		w = 60;
+	return w;
 }
 
 void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text)
