@@ -9,10 +9,7 @@
 # nginx runs from a config of its own in $TMP/nginx (pid, logs, temp dirs):
 # no privilege needed beyond a loopback port, nothing of the host's nginx.
 command -v wait_for >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
-# free_port comes from tests/lib.sh; a bench sources this file without it
-command -v free_port >/dev/null || free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+command -v free_port >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 NGINX_SLOW=${NGINX_SLOW:-32m}
 
 nginx_start() {

@@ -30,7 +30,8 @@ static json_t *delta(const char *prod, const char *arm, int print)
 			json_array_append_new(out, json_pack("{s:s,s:f,s:f,s:f}", "figure", fp[i].name, "production",
 							     fp[i].value, "arm", fa[j].value, "change_pct", pct));
 			if (print)
-				printf("%-26s %12.3f %12.3f %+8.1f%%\n", fp[i].name, fp[i].value, fa[j].value, pct);
+				printf("%-26s %12.3f %12.3f %+8.1f%%  %s\n", fp[i].name, fp[i].value, fa[j].value, pct,
+				       cmd_change_word(fp[i].name, pct));
 		}
 	json_decref(p);
 	json_decref(a);

@@ -389,7 +389,8 @@ static void print_rates(const struct side *a, const struct side *b)
 				snprintf(sy, sizeof(sy), "%.2f", json_number_value(y));
 			if (json_is_number(c))
 				snprintf(sc, sizeof(sc), "%+.1f%%", json_number_value(c));
-			printf("  %-24s %16s %16s %9s\n", k, sx, sy, sc);
+			printf("  %-24s %16s %16s %9s%s%s\n", k, sx, sy, sc, json_is_number(c) ? "  " : "",
+			       json_is_number(c) ? cmd_change_word(k, json_number_value(c)) : "");
 		}
 	}
 	const struct side *sides[] = {a, b};

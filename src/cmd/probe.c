@@ -106,6 +106,10 @@ static char *base_url(const char *url)
 	return sb_detach(&b);
 }
 
+/* --set and --device: a what-if of --endpoint */
+static struct opt_list sets;
+static const char *device;
+
 /* --endpoint: what the probes expect of it (alias, slots, window,
  * projector, effort values) and its API key. EXIT_OK, or the exit status
  * with *err. */
@@ -116,7 +120,9 @@ static int load_expect(const char *endpoint, struct http_client *c, struct probe
 	struct endpoint *ep = *epp = endpoint_load(endpoint, &kind, err);
 	int io = 0;
 	struct plan p;
-	if (!ep || (kind = shape_load(ep, NULL, s, &io, err)) != ZE_OK)
+	if (ep && cmd_apply_sets(ep, &sets, err))
+		return EXIT_USAGE;
+	if (!ep || (kind = shape_load(ep, device, s, &io, err)) != ZE_OK)
 		return cmd_exit(kind);
 	if (plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
 		return EXIT_USAGE;
@@ -173,6 +179,8 @@ static const struct opt opts[] = {
     OPT_STRING(0, "endpoint", &endpoint, "FILE",
 	       "compare with this endpoint (alias, slots, window, projector,\n"
 	       "effort values; its API_KEY_FILE authenticates)"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "with --endpoint: override a key of it (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "with --endpoint: price its plan on this profile instead of DEVICE"),
     OPT_STRING(0, "prometheus", &prometheus, "PROM_URL",
 	       "ask this Prometheus whether it scrapes the endpoint (the scrape probe)"),
     OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
@@ -191,6 +199,9 @@ static int run(struct opt_args *args)
 		return EXIT_USAGE;
 	if (record && !endpoint)
 		return cmd_fail(EXIT_USAGE, "probe: --record needs --endpoint (the era is the endpoint's)");
+	if ((sets.n || device) && (record || !endpoint))
+		return cmd_fail(EXIT_USAGE, "probe: --set and --device take --endpoint and no --record (a what-if is "
+					    "never recorded)");
 	struct http_client c = {0};
 	if (!(c.base = base_url(url)))
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);

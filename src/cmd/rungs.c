@@ -172,7 +172,7 @@ static int run(struct opt_args *args)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
+	ep = cmd_load_target("rungs", args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	int io = 0;

@@ -178,6 +178,14 @@ static int run(struct opt_args *args)
 	char *err = NULL;
 	enum zerr kind;
 	struct endpoint *ep = endpoint_load(args->v[0], &kind, &err);
+	/* --set is a what-if under --dry-run, and llama-swap's cmd gives a
+	 * member its port with it; either way the gates judge the result */
+	if (ep && cmd_apply_sets(ep, &sets, &err)) {
+		cmd_fail(EXIT_USAGE, "serve: %s", err);
+		free(err);
+		endpoint_free(ep);
+		return EXIT_USAGE;
+	}
 	if (!ep) {
 		/* an endpoint that does not parse is a refusal (C01, C10), and so
 		 * is one that is missing or unreadable: a restart cannot fix
@@ -194,11 +202,6 @@ static int run(struct opt_args *args)
 	struct plan p;
 	char **engine_env = NULL;
 	int rc;
-	if (cmd_apply_sets(ep, &sets, &err)) {
-		fprintf(stderr, "zealot: serve: refused at the laws gate: %s\n", err);
-		rc = SERVE_REFUSED;
-		goto done;
-	}
 	if (router_is(ep)) {
 		rc = cmd_router_serve(ep, dry);
 		goto done;

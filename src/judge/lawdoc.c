@@ -219,9 +219,13 @@ static const struct law_doc laws[] = {
      "Clients that key on the model id break after a rename, and the server notices nothing.",
      "The engine does not validate the requested model; it echoes ALIAS back.",
      "diff and deploy warn when ALIAS changes between eras.", "Keep ALIAS stable, or move the clients with it."},
-    {"C07", "presence_penalty must reach argv", "A sampler setting written in the payload's metadata has no effect.",
-     "Sampling defaults come from general.sampling.* in the GGUF, but presence_penalty has no such key.",
-     "argv renders PRESENCE_PENALTY as --presence-penalty.", "Set PRESENCE_PENALTY in the endpoint file."},
+    {"C07", "presence_penalty must reach argv",
+     "A sampler the payload's metadata states but the engine does not read (presence_penalty) reaches no request.",
+     "The engine reads sampling defaults from general.sampling.* in the GGUF (temp, top_k, top_p, min_p and a few "
+     "more), but has no such key for presence_penalty.",
+     "check warns only when the payload states general.sampling.presence_penalty (or another key the engine "
+     "drops) and the endpoint does not pass it: argv renders PRESENCE_PENALTY as --presence-penalty.",
+     "Set PRESENCE_PENALTY to the payload's value, or PRESENCE_PENALTY= to drop it knowingly."},
     {"C08", "the unit's start command must be executable",
      "A script without a #! line fails with 203/EXEC in a loop, and the GPU is never touched.",
      "systemd execs ExecStart directly; the kernel refuses a script with no interpreter line.",

@@ -1,5 +1,7 @@
 #include "laws.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +83,9 @@ static void law_c02(const struct endpoint *ep, struct findings *out)
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
 		if (endpoint_is_empty(ep, k->id) && !k->optout)
-			add(out, "C02", SEV_ERROR, ep, k->id, "give it a value, or remove the line to take the default",
+			add(out, "C02", SEV_ERROR, ep, k->id,
+			    k->def ? "give it a value, or remove the line to take the default"
+				   : "give it a value: the key has no default, so removing the line does not help",
 			    "%s is set but empty, and empty is no opt-out for this key (default: %s)", k->name,
 			    k->def ? k->def : "none");
 	}
@@ -116,6 +120,36 @@ static void law_values(const struct endpoint *ep, struct findings *out)
  * override what zealot judged), and never an API key on the command line
  * (it would sit in /proc/PID/cmdline). LLAMA_ARG_* lines never reach here:
  * the parser refuses them with C09. */
+/* C09's fix: the key line to write, with the value EXTRA_ARGS gave the
+ * flag (--flag=V, or the word after it unless that is another flag). */
+static void gated_fix(const struct endpoint *ep, const struct endpoint_gate *g, char *fix, size_t n)
+{
+	const char *x = val(ep, K_EXTRA_ARGS), *eq = strchr(g->word, '=');
+	char flag[64], v[64] = "";
+	snprintf(flag, sizeof(flag), "%.*s", (int)(eq ? (size_t)(eq - g->word) : strlen(g->word)), g->word);
+	if (eq)
+		snprintf(v, sizeof(v), "%s", eq + 1);
+	const char *p = strstr(x, g->word);
+	if (!eq && g->owner->kind == KEY_BOOL) /* a switch: on, or its off flag */
+		snprintf(v, sizeof(v), "%s", g->owner->flag_off && strcmp(flag, g->owner->flag_off) == 0 ? "0" : "1");
+	else if (!eq && p) {
+		p += strlen(g->word);
+		p += strspn(p, " \t");
+		size_t m = strcspn(p, " \t");
+		if (m && *p != '-')
+			snprintf(v, sizeof(v), "%.*s", (int)(m < 63 ? m : 63), p);
+	}
+	if (*v && !eq && g->owner->kind == KEY_BOOL)
+		snprintf(fix, n, "write the line %s=%s and drop %s from EXTRA_ARGS", g->owner->name, v, flag);
+	else if (*v)
+		snprintf(fix, n, "write the line %s=%s and drop '%s%s%s' from EXTRA_ARGS", g->owner->name, v, flag,
+			 eq ? "=" : " ", v);
+	else
+		snprintf(fix, n,
+			 "write the line %s=VALUE (zealot check --keys: its values) and drop %s from EXTRA_ARGS",
+			 g->owner->name, flag);
+}
+
 static void law_gated(const struct endpoint *ep, struct findings *out)
 {
 	struct endpoint_gate g[16];
@@ -128,10 +162,13 @@ static void law_gated(const struct endpoint *ep, struct findings *out)
 			    "never "
 			    "on the command line",
 			    g[i].word);
-		else
-			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, "set the key instead, and drop the flag",
+		else {
+			char fix[256];
+			gated_fix(ep, &g[i], fix, sizeof(fix));
+			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, fix,
 			    "EXTRA_ARGS names %s, a flag %s owns: zealot renders it from %s and judges that value",
 			    g[i].word, g[i].owner->name, g[i].owner->name);
+		}
 	}
 }
 
@@ -225,8 +262,12 @@ static void law_placement(const struct endpoint *ep, struct findings *out)
 	r.devices = endpoint_value(ep, K_DEVICES);
 	r.kv_offload = 1;
 	const struct device *main = device_find(val(ep, K_DEVICE));
-	if (!main)
-		return; /* shape_load names an unknown DEVICE */
+	if (!main) {
+		char hint[320];
+		add(out, "C02", SEV_ERROR, ep, K_DEVICE, device_unknown_hint(val(ep, K_DEVICE), hint, sizeof(hint)),
+		    "DEVICE '%s' is not a known profile", val(ep, K_DEVICE));
+		return;
+	}
 	char *err = NULL;
 	if (place_check(&r, main, &err)) {
 		enum key_id key = K_DEVICES;
@@ -327,11 +368,6 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 		    (unsigned long long)verbosity,
 		    verbosity < 4 ? "cannot prove the KV, draft and state sizes (no boot ledger)"
 				  : "floods the journal");
-	if (!endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
-		add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY,
-		    "set the recipe's value (e.g. PRESENCE_PENALTY=1.0), or PRESENCE_PENALTY= to opt out explicitly",
-		    "presence_penalty has no GGUF metadata key: unless PRESENCE_PENALTY reaches argv, the recipe's "
-		    "value reaches no request");
 	const char *bind = val(ep, K_BIND_ADDR);
 	char *key_file = endpoint_path(ep, K_API_KEY_FILE);
 	int has_key = key_file != NULL;
@@ -372,27 +408,63 @@ static void law_shards(const struct endpoint *ep, enum key_id key, const char *p
 	gguf_close(f);
 }
 
+/* Can the engine read the file at p: as USER when one is set (the unit's
+ * User=; checked by the mode bits and the user's primary group), else as
+ * this process. Else 0, and the fix in why: its mode, owner and who reads. */
+static int readable_by(const struct stat *st, const char *p, const char *user, char *why, size_t n)
+{
+	int ok;
+	struct passwd *pw = user && *user ? getpwnam(user) : NULL;
+	if (pw)
+		ok = pw->pw_uid == 0 || (pw->pw_uid == st->st_uid && (st->st_mode & S_IRUSR)) ||
+		     (pw->pw_gid == st->st_gid && (st->st_mode & S_IRGRP)) || (st->st_mode & S_IROTH);
+	else
+		ok = access(p, R_OK) == 0;
+	if (ok)
+		return 1;
+	struct passwd *o = getpwuid(st->st_uid);
+	struct group *g = getgrgid(st->st_gid);
+	char owner[96];
+	snprintf(owner, sizeof(owner), "%s:%s", o ? o->pw_name : "?", g ? g->gr_name : "?");
+	snprintf(why, n, "it is mode %04o, owner %s; %s: chmod o+r, or chown it to %s", (unsigned)(st->st_mode & 07777),
+		 owner, pw ? "the unit runs as USER" : "this user cannot read it",
+		 pw ? pw->pw_name : "the user that reads it (USER= names the unit's)");
+	return 0;
+}
+
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
 	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char *p = endpoint_path(ep, keys[i]);
 		if (!p) {
-			if (i == 0)
+			/* set but empty is C02's, one finding for one line */
+			if (i == 0 && !endpoint_is_empty(ep, K_MODEL_FILE))
 				add(out, "C03", SEV_ERROR, ep, K_MODEL_FILE, "set MODEL_FILE to the payload",
 				    "MODEL_FILE is not set");
 			continue;
 		}
 		struct stat st;
+		/* MODEL_FILE has no opt-out: its fix never says empty (C02) */
 		const char *fix = endpoint_has_url(ep, keys[i])
 				      ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
-				      : "fetch the file, or correct the path (or opt out with an empty value)";
+				  : i == 0 ? "correct the path, or name the payload's URL in MODEL_URL and run `zealot fetch`"
+					   : "fetch the file, or correct the path (or opt out with an empty value)";
+		char why[320];
 		if (stat(p, &st) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
 			    "%s '%s' does not exist: a refusal, never a half-load", key_name(keys[i]), p);
-		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
-			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
-			    "%s '%s' is not a readable file", key_name(keys[i]), p);
+		else if (!S_ISREG(st.st_mode))
+			add(out, "C03", SEV_ERROR, ep, keys[i], "point it at a regular file",
+			    "%s '%s' is not a regular file (%s)", key_name(keys[i]), p,
+			    S_ISFIFO(st.st_mode)  ? "a FIFO"
+			    : S_ISCHR(st.st_mode) ? "a character device"
+			    : S_ISDIR(st.st_mode) ? "a directory"
+			    : S_ISBLK(st.st_mode) ? "a block device"
+						  : "a socket");
+		else if (!readable_by(&st, p, val(ep, K_USER), why, sizeof(why)))
+			add(out, "C03", SEV_ERROR, ep, keys[i], why, "%s '%s' is not readable by %s", key_name(keys[i]),
+			    p, *val(ep, K_USER) ? "USER" : "this user");
 		else if (i < 3)
 			law_shards(ep, keys[i], p, fix, out);
 		free(p);
@@ -473,6 +545,58 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 	law_pinned_arch(ep, arch, out);
 }
 
+
+/* C07: the general.sampling.* keys the engine reads from a GGUF (llama.cpp's
+ * LLM_KV_GENERAL_SAMPLING_*). Any other sampler the payload states is
+ * dropped, unless the endpoint passes it on argv: only then is it warned
+ * (a payload that states none, or only these, is no finding). */
+static int sampler_read(const char *k)
+{
+	static const char *const read[] = {"sequence",	      "top_k",	       "top_p",	       "min_p",
+					   "xtc_probability", "xtc_threshold", "temp",	       "penalty_last_n",
+					   "penalty_repeat",  "mirostat",      "mirostat_tau", "mirostat_eta"};
+	for (size_t i = 0; i < ARRAY_SIZE(read); i++)
+		if (strcmp(k, read[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void law_sampling(const struct endpoint *ep, const struct census *cs, struct findings *out)
+{
+	for (size_t i = 0; i < cs->n_sampling; i++) {
+		const char *k = cs->sampling[i].key;
+		double v = cs->sampling[i].value;
+		char fix[160];
+		if (sampler_read(k))
+			continue;
+		if (strcmp(k, "presence_penalty") == 0) {
+			/* set, or set empty: the endpoint decided */
+			if (endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
+				continue;
+			snprintf(fix, sizeof(fix),
+				 "write PRESENCE_PENALTY=%g (the payload's value), or PRESENCE_PENALTY= to drop it "
+				 "knowingly",
+				 v);
+			add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY, fix,
+			    "the payload states presence_penalty %g (general.sampling.presence_penalty), which the "
+			    "engine does not read from a GGUF: without PRESENCE_PENALTY no request gets it",
+			    v);
+		} else if (strcmp(k, "frequency_penalty") == 0) {
+			if (extra_has(ep, "--frequency-penalty"))
+				continue;
+			snprintf(fix, sizeof(fix), "add --frequency-penalty %g to EXTRA_ARGS, or send it per request",
+				 v);
+			add(out, "C07", SEV_WARNING, ep, K_EXTRA_ARGS, fix,
+			    "the payload states frequency_penalty %g (general.sampling.frequency_penalty), which the "
+			    "engine does not read from a GGUF: no request gets it",
+			    v);
+		} else {
+			add(out, "C07", SEV_INFO, ep, NO_KEY, "send it per request if the model needs it",
+			    "the payload states general.sampling.%s %g, a key the engine does not read", k, v);
+		}
+	}
+}
+
 static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
 			struct findings *out)
 {
@@ -493,6 +617,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	const struct census *cs = c->census;
 	const struct model *m = cs->model;
 	const struct plan_shape *s = &c->shape;
+	law_sampling(ep, cs, out);
 	/* S02, S04, S06: the shape laws against the payload (plan/shape_laws.h) */
 	struct cand_limits l;
 	if (cand_limits(ep, m, NULL, &l, NULL) == 0)

@@ -255,9 +255,14 @@ static int load(const struct endpoint *ep, const char *device_override, struct s
 	struct plan_shape *s = &c->shape;
 	const char *dev = device_override ? device_override : endpoint_value(ep, K_DEVICE);
 	c->dev = device_find(dev ? dev : "");
-	if (!c->dev)
-		return errorf(err, "%s: DEVICE '%s' is not a known profile (zealot plan --help lists them)", ep->path,
-			      dev ? dev : "");
+	if (!c->dev) {
+		/* the flag that gave it, else the file's line or --set */
+		char hint[320], *w = device_override ? NULL : endpoint_where(ep, K_DEVICE);
+		errorf(err, "%s: '%s' is not a known profile: %s", w ? w : "--device", dev ? dev : "",
+		       device_unknown_hint(dev ? dev : "", hint, sizeof(hint)));
+		free(w);
+		return -1;
+	}
 	struct cand_limits l;
 	if (shape_read(ep, s, &c->extras, &l, err))
 		return -1;

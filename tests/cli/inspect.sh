@@ -133,7 +133,7 @@ done
 "$ZEALOT" synth gemma4 -o "$TMP/g4.gguf" 2>/dev/null
 run "$ZEALOT" inspect "$TMP/g4.gguf"
 check "gemma4: exit 0, a loader line says its attention shapes are not checked" \
-	eval 'rc_is 0 && grep -E "^loader +the attention projections" "$TMP/out" | grep -qF "gemma4.cpp"'
+	eval 'rc_is 0 && unwrapped | grep -E "^loader +the attention projections" | grep -qF "gemma4.cpp"'
 run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
 check "llama: no loader line (its attention is checked)" eval 'rc_is 0 && ! grep -qE "^loader " "$TMP/out"'
 mkfifo "$TMP/fifo.gguf"

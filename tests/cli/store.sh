@@ -137,8 +137,16 @@ run "$ZEALOT" history frank-zealot
 check "history: exit 0" rc_is 0
 check "history text: each era with its window, payload, runtime, shape, reason and rollback" \
 	bash -c "grep -q '^era 3  frank-zealot  .* -> (current)' '$TMP/out' && grep -q '  shape     3 x 200,704, f16 K + q8_0 V, batch 6144/1024, draft-mtp depth 2, rtx3090' '$TMP/out' && grep -q 'rollback  zealot rollback frank-zealot 2' '$TMP/out' && grep -q 'payload   bonsai-9b-pq2.gguf + projector' '$TMP/out'"
-check "history text: the boot's figures and probes" out_has "KV 14,406.00, compute 1,665.00 + 424.88, draft 480.97 + 424.86; probes 1 pass, 1 fail, 1 skip (failed: chat)"
+check "history text: the boot's figures and probes" out_has_unwrapped "KV 14,406.00, compute 1,665.00 + 424.88, draft 480.97 + 424.86; probes 1 pass, 1 fail, 1 skip (failed: chat)"
 check "history text: the interrupted attempt" out_has "deploy frank-zealot: interrupted"
+# the widest line, but for one unbreakable word (a path) on a line of its own
+widest() { awk 'NF > 1 { if (length > m) m = length } END { print m + 0 }' "$1"; }
+check "history text: fits 100 columns in a pipe ($(widest "$TMP/out"))" test "$(widest "$TMP/out")" -le 100
+if command -v script >/dev/null; then
+	script -qec "stty cols 80 rows 50; \"$ZEALOT\" history frank-zealot" /dev/null | tr -d '\r' >history.tty
+	check "history on an 80-column terminal: every line fits 80 ($(widest history.tty))" \
+		test "$(widest history.tty)" -le 80 -a -n "$(grep -F 'era 3' history.tty)"
+fi
 run "$ZEALOT" history "$EX/frank-zealot.env" --json
 check "history takes the endpoint file too" json_is '.eras|length' '3'
 run "$ZEALOT" history other --json
