@@ -8,7 +8,8 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "laws.h"
+/* laws.h comes first in every file that includes this one (its types;
+ * including it here would make a circle of the two modules) */
 
 /* A finding about no one key (the whole shape). */
 #define NO_KEY K__COUNT

@@ -446,10 +446,11 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 		}
 		struct stat st;
 		/* MODEL_FILE has no opt-out: its fix never says empty (C02) */
-		const char *fix = endpoint_has_url(ep, keys[i])
-				      ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
-				  : i == 0 ? "correct the path, or name the payload's URL in MODEL_URL and run `zealot fetch`"
-					   : "fetch the file, or correct the path (or opt out with an empty value)";
+		const char *fix =
+		    endpoint_has_url(ep, keys[i])
+			? "run `zealot fetch` (the endpoint names its URL), or correct the path"
+		    : i == 0 ? "correct the path, or name the payload's URL in MODEL_URL and run `zealot fetch`"
+			     : "fetch the file, or correct the path (or opt out with an empty value)";
 		char why[320];
 		if (stat(p, &st) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
@@ -544,7 +545,6 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 	free(path);
 	law_pinned_arch(ep, arch, out);
 }
-
 
 /* C07: the general.sampling.* keys the engine reads from a GGUF (llama.cpp's
  * LLM_KV_GENERAL_SAMPLING_*). Any other sampler the payload states is

@@ -1,6 +1,8 @@
 /* S16, the AMX fault: which weights the engine's AMX buffer takes (the
  * planner's own rule, plan/cpu.h), and whether the runtime's build or a
  * boot log says the AMX kernels are there. */
+#include "laws.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

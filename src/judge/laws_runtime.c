@@ -2,6 +2,8 @@
  * executable), S14 (the flash-attention pairs its build compiled), R01
  * (RUNTIME_SHA256 and RUNTIME_MIN_BUILD) and R02 (every rendered flag is
  * one its --help lists). */
+#include "laws.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -126,7 +126,7 @@ void qkv_bias(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* q, k
  * head, in that order; then the FFN norm. */
 enum { ATTN_BIAS = 1, ATTN_QK_NORM = 2 };
 void attn_block(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how);
-void router(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* ffn_gate_inp, f32 */
+void router(struct tw *t, const struct synth_spec *s, uint32_t il); /* ffn_gate_inp, f32 */
 /* gate, down, up stacks [.., fe, experts] */
 void expert_ffn(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe);
 /* expert_ffn of ff_exp, or gate_up and down fused (gate_up=1) */
