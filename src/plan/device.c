@@ -40,12 +40,10 @@ const struct device device_profiles[] = {
      * measured for Vulkan (0). Bandwidths are the vendors' published
      * figures: AMD RX 7900 XTX 960 GB/s, Intel Arc A770 16 GB 560 GB/s,
      * NVIDIA RTX 3090 936 GB/s. */
-    {"lavapipe", DEVICE_VULKAN, 2048, 2048, 0,
-     "Mesa lavapipe (CPU Vulkan driver): a fixed 2,048 MiB heap, measured here; memory and bandwidth are the host's",
-     0},
-    {"rx7900xtx", DEVICE_VULKAN, 24576, 24123, 0, "vendor size; addressable derived from the 3090 (CUDA)", 960},
-    {"arc-a770", DEVICE_VULKAN, 16384, 16082, 0, "vendor size; addressable derived from the 3090 (CUDA)", 560},
-    {"rtx3090-vk", DEVICE_VULKAN, 24576, 24123, 0, "the seeds' 3090: nvidia-smi's free, measured under CUDA", 936},
+    {"lavapipe", DEVICE_VULKAN, 2048, 2048, 0, "Mesa's CPU Vulkan driver: a fixed heap (measured); host memory", 0},
+    {"rx7900xtx", DEVICE_VULKAN, 24576, 24123, 0, "vendor size, derived from the 3090", 960},
+    {"arc-a770", DEVICE_VULKAN, 16384, 16082, 0, "vendor size, derived from the 3090", 560},
+    {"rtx3090-vk", DEVICE_VULKAN, 24576, 24123, 0, "the seeds' 3090 (CUDA measured)", 936},
     {"rpc", DEVICE_RPC, 0, 0, 0,
      "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)", 0},
 };
