@@ -16,6 +16,8 @@ pkgs=(
 	man-db groff-base dpkg-dev                 # man -l renders the pages, dpkg-buildpackage builds the .deb (tests/cli/install.sh, deb.sh)
 	systemd-container                          # systemd-nspawn: a real systemd for the deploy tests (tests/systemd.sh)
 	openssh-server openssh-client ansible-core # a fleet's hosts in containers, each its own sshd (tests/fleet.sh)
+	libvulkan-dev glslc spirv-headers          # the Vulkan engine's build (scripts/build-engine.sh --vulkan)
+	mesa-vulkan-drivers                        # lavapipe, the Vulkan device it runs on here (tests/live/vulkan.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do

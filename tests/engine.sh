@@ -120,6 +120,8 @@ engine_start() {
 # or its death), stop it by PID, and leave its boot log in NAME.log. A test
 # then reads the ledger and calls check_answered NAME NAME.log.
 #
+# BOOT_DEVICE names another profile (tests/live/vulkan.sh: lavapipe).
+#
 # The engine runs one thread (EXTRA_ARGS=--threads 1, unless the keys set
 # EXTRA_ARGS): ggml's thread pool spins while it waits, and two suites'
 # engines spinning two threads each on a two-core host took three times as
@@ -178,7 +180,7 @@ _boot_once() {
 			echo "RUNTIME=$SERVER"
 			echo "MODEL_FILE=$name.gguf"
 			echo "LISTEN_PORT=$port"
-			echo "DEVICE=cpu"
+			echo "DEVICE=${BOOT_DEVICE:-cpu}"
 			echo "ADDRESSABLE_MIB=20000"
 			echo "SLACK_MIB=0"
 			case " $keys" in *" EXTRA_ARGS="*) ;; *) echo "EXTRA_ARGS=--threads 1" ;; esac

@@ -23,7 +23,7 @@ static void list_devices(FILE *f)
 	fprintf(f, "devices:\n");
 	for (unsigned i = 0; i < device_n_profiles; i++) {
 		const struct device *d = &device_profiles[i];
-		if (d->backend != DEVICE_CUDA)
+		if (!device_is_card(d))
 			fprintf(f, "  %-14s %s\n", d->name, d->note);
 		else
 			fprintf(f, "  %-14s %6llu MiB advertised, %6llu addressable, %llu overhead (%s)\n", d->name,

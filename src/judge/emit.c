@@ -275,6 +275,16 @@ static void unit_bind_dirs(struct sb *b, const struct endpoint *ep, const char *
 	free(dirs);
 }
 
+/* The variable that hides the host's other cards from the engine: ggml-vulkan
+ * reads its own (a CPU-type device such as lavapipe is used only when
+ * listed there), CUDA the driver's. */
+static const char *visible_devices_var(const struct endpoint *ep)
+{
+	const char *name = endpoint_value(ep, K_DEVICE);
+	const struct device *d = device_find(name ? name : "");
+	return d && d->backend == DEVICE_VULKAN ? "GGML_VK_VISIBLE_DEVICES=" : "CUDA_VISIBLE_DEVICES=";
+}
+
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user)
 {
 	struct sb b = {0};
@@ -320,7 +330,7 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 	if (card && *card) {
 		sb_adds(&b, "\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
 			    "Environment=");
-		quote_unit_word(&b, "CUDA_VISIBLE_DEVICES=", card);
+		quote_unit_word(&b, visible_devices_var(ep), card);
 	}
 	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
 		    "StateDirectory=zealot\n"

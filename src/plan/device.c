@@ -30,6 +30,20 @@ const struct device device_profiles[] = {
     {"a100-80g", DEVICE_CUDA, 81920, 80990, 387, "derived from the 3090", 2039},
     {"l40s", DEVICE_CUDA, 46068, 45530, 387, "derived from the 3090", 864},
     {"h100-80g", DEVICE_CUDA, 81559, 80800, 387, "derived from the 3090", 3350},
+    /* Vulkan (vulkan.c holds each profile's device limits and their
+     * sources). lavapipe is Mesa's CPU driver: it reports one 2,048 MiB
+     * heap whatever is allocated (vkGetPhysicalDeviceMemoryProperties,
+     * measured here on Mesa 22.3.6), and its memory is the host's. The
+     * cards: advertised is the vendor's size; addressable is that less the
+     * RTX 3090's measured reservation ratio (1.84 %), not a Vulkan
+     * measurement (ADDRESSABLE_MIB overrides); no runtime overhead is
+     * measured for Vulkan (0). Bandwidths are the vendors' published
+     * figures: AMD RX 7900 XTX 960 GB/s, Intel Arc A770 16 GB 560 GB/s,
+     * NVIDIA RTX 3090 936 GB/s. */
+    {"lavapipe", DEVICE_VULKAN, 2048, 2048, 0, "Mesa's CPU Vulkan driver: a fixed heap (measured); host memory", 0},
+    {"rx7900xtx", DEVICE_VULKAN, 24576, 24123, 0, "vendor size, derived from the 3090", 960},
+    {"arc-a770", DEVICE_VULKAN, 16384, 16082, 0, "vendor size, derived from the 3090", 560},
+    {"rtx3090-vk", DEVICE_VULKAN, 24576, 24123, 0, "the seeds' 3090 (CUDA measured)", 936},
     {"rpc", DEVICE_RPC, 0, 0, 0,
      "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)", 0},
 };
@@ -41,6 +55,23 @@ const struct device *device_find(const char *name)
 		if (strcmp(device_profiles[i].name, name) == 0)
 			return &device_profiles[i];
 	return NULL;
+}
+
+int device_is_card(const struct device *d)
+{
+	return d && (d->backend == DEVICE_CUDA || d->backend == DEVICE_VULKAN);
+}
+
+void device_card_name(const struct device *d, unsigned n, char *out, unsigned size)
+{
+	snprintf(out, size, "%s%u", d && d->backend == DEVICE_VULKAN ? "Vulkan" : "CUDA", n);
+}
+
+const char *device_host_buft(const struct device *d)
+{
+	if (d && d->backend == DEVICE_VULKAN)
+		return "Vulkan_Host";
+	return d && d->backend == DEVICE_CUDA ? "CUDA_Host" : "CPU";
 }
 
 /* name lowercased, letters and digits only (rtx-3090, RTX 3090: rtx3090) */

@@ -13,10 +13,12 @@
 #include <stdint.h>
 
 enum device_backend {
-	DEVICE_CPU,  /* everything in host memory */
-	DEVICE_CUDA, /* offloaded buffers on the card, the rest host */
-	DEVICE_RPC,  /* an rpc-server (ggml-rpc-server) on a CPU backend: a
-		      * GPU-class device to the engine, CPU-class buffers */
+	DEVICE_CPU,    /* everything in host memory */
+	DEVICE_CUDA,   /* offloaded buffers on the card, the rest host */
+	DEVICE_RPC,    /* an rpc-server (ggml-rpc-server) on a CPU backend: a
+			* GPU-class device to the engine, CPU-class buffers */
+	DEVICE_VULKAN, /* ggml-vulkan: offloaded buffers on the device
+			* (VulkanN), the host's in Vulkan_Host (vulkan.h) */
 };
 
 struct device {
@@ -38,6 +40,18 @@ const struct device *device_find(const char *name);
  * 3090 all mean rtx3090: case, dashes and a bare model number aside), the
  * list's place, and how to price a card that is not listed. Into buf. */
 const char *device_unknown_hint(const char *name, char *buf, size_t n);
+
+/* A GPU-class device whose buffers are the card's own and whose host
+ * buffer is pinned (CUDA, Vulkan): not the host, not an rpc-server. */
+int device_is_card(const struct device *d);
+
+/* The engine's name for card n of a profile's backend ("CUDA0",
+ * "Vulkan1") into out. */
+void device_card_name(const struct device *d, unsigned n, char *out, unsigned size);
+
+/* The pinned host buffer type of a card's backend: "CUDA_Host",
+ * "Vulkan_Host"; "CPU" for anything else. */
+const char *device_host_buft(const struct device *d);
 
 /* The host's available memory in MiB (MemAvailable), 0 if unknown. */
 uint64_t device_host_available_mib(void);

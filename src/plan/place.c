@@ -166,7 +166,7 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 
 	/* DEVICES: the profiles of every device in the engine's order; else one
 	 * rpc per server, then DEVICE when it is a card */
-	unsigned n_cuda = 0;
+	unsigned n_cuda = 0, n_vk = 0;
 	if (r->devices && *r->devices) {
 		unsigned n = fields(r->devices, ',', 99, NULL, 0);
 		for (unsigned i = 0; i < n; i++) {
@@ -188,7 +188,8 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 				pl->dev[i].addressable_mib = mib;
 			} else {
 				char name[16];
-				snprintf(name, sizeof(name), "CUDA%u", n_cuda++);
+				device_card_name(d, d->backend == DEVICE_VULKAN ? n_vk++ : n_cuda++, name,
+						 sizeof(name));
 				if (add_dev(pl, name, d, mib, err))
 					return -1;
 			}
@@ -196,14 +197,16 @@ int place_devices(const struct place_request *r, const struct device *main, stru
 		if (n < n_rpc)
 			return errorf(err, "DEVICES: %u entr%s for %u RPC servers: list one rpc profile per server", n,
 				      n == 1 ? "y" : "ies", n_rpc);
-	} else if (main && main->backend == DEVICE_CUDA) {
-		if (add_dev(pl, "CUDA0", main, 0, err))
+	} else if (device_is_card(main)) {
+		char name[16];
+		device_card_name(main, 0, name, sizeof(name));
+		if (add_dev(pl, name, main, 0, err))
 			return -1;
 		n_cuda = 1;
 	} else if (main && main->backend == DEVICE_RPC) {
 		return errorf(err, "DEVICE: 'rpc' is the profile of an RPC server: list the servers in RPC");
 	}
-	pl->host_buft = n_cuda > 0;
+	pl->host_buft = n_cuda + n_vk > 0;
 
 	if (pl->split_mode == PLACE_SPLIT_ROW && n_rpc)
 		return errorf(err, "SPLIT_MODE: row needs split buffers, which an RPC device does not have (the engine "
@@ -445,7 +448,7 @@ int place_cache(const struct placement *pl, uint32_t il)
 
 const char *place_cpu_buft(const struct placement *pl)
 {
-	if (pl->n_dev && pl->dev[0].profile->backend == DEVICE_CUDA)
-		return "CUDA_Host";
+	if (pl->n_dev && device_is_card(pl->dev[0].profile))
+		return device_host_buft(pl->dev[0].profile);
 	return "CPU";
 }

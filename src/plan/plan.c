@@ -9,6 +9,7 @@
 #include "../base/util.h"
 #include "graph/compute.h"
 #include "memo.h"
+#include "vulkan.h"
 
 #define MIB	  (1024.0 * 1024.0)
 #define PAD(x, n) (((x) + (n)-1) / (n) * (n))
@@ -95,13 +96,23 @@ static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *
  * of the device holding layer il: its allocation size on that buffer type
  * (a CUDA buffer pads a quantized row to 512 elements once per tensor,
  * then to 128 bytes; CPU and an rpc-server's CPU backend to 32). */
+/* A device buffer type's alignment: CUDA 128, a Vulkan device its
+ * minStorageBufferOffsetAlignment (vulkan.h), a CPU backend's 32. */
+static uint64_t dev_align(const struct device *d)
+{
+	if (d->backend == DEVICE_CUDA)
+		return 128;
+	const struct vulkan_limits *l = d->backend == DEVICE_VULKAN ? vulkan_limits_of(d->name) : NULL;
+	return l ? l->ssbo_align : 32;
+}
+
 static void cache_tensor(struct plan_buf *bufs, unsigned *n, const struct plan *p, const struct placement *pl, int d,
 			 const struct ggml_type_info *t, uint32_t width, uint64_t bytes)
 {
 	int cuda = d >= 0 && pl->dev[d].profile->backend == DEVICE_CUDA;
 	if (cuda && t->blck > 1 && width % 512)
 		bytes += ggml_row_bytes(t, 512 - width % 512);
-	bytes = PAD(bytes, cuda ? 128 : 32);
+	bytes = PAD(bytes, d >= 0 ? dev_align(pl->dev[d].profile) : 32);
 	struct plan_buf *b = buf_get(bufs, n, d < 0 ? "CPU" : pl->dev[d].name, bill_index(p, d));
 	b->bytes += bytes;
 	b->on_device = d >= 0;
@@ -309,7 +320,7 @@ static uint64_t dev_alloc(const struct placement *pl, int d, const struct gguf_t
 {
 	if (pl->dev[d].profile->backend == DEVICE_CUDA)
 		return cuda_alloc(t);
-	return PAD(t->bytes, 32);
+	return PAD(t->bytes, dev_align(pl->dev[d].profile)); /* Vulkan: ggml_nbytes, no row padding */
 }
 
 /* CUDA allocation size: quantized rows are padded to 512 elements
@@ -459,7 +470,7 @@ static void setup_devs(const struct placement *pl, const struct device *dev, str
 static int main_card(const struct plan *p, const struct placement *pl)
 {
 	for (unsigned i = 0; i < pl->n_dev; i++)
-		if (pl->dev[i].profile->backend == DEVICE_CUDA)
+		if (device_is_card(pl->dev[i].profile))
 			return (int)i;
 	return pl->n_dev ? 0 : (int)p->n_cards;
 }
@@ -511,12 +522,15 @@ static void gate_memory(struct plan *p, const struct placement *pl, const struct
  * device from p->device, its figures from the single-device fields. */
 static void legacy_devs(struct plan *p)
 {
-	int card = p->device && p->device->backend == DEVICE_CUDA;
+	int card = device_is_card(p->device);
 	p->n_cards = card ? 1 : 0;
 	p->n_devs = p->n_cards + 1;
 	for (unsigned i = 0; i < p->n_devs; i++) {
 		memset(&p->devs[i], 0, sizeof(p->devs[i]));
-		snprintf(p->devs[i].name, sizeof(p->devs[i].name), "%s", i < p->n_cards ? "CUDA0" : "host");
+		if (i < p->n_cards)
+			device_card_name(p->device, 0, p->devs[i].name, sizeof(p->devs[i].name));
+		else
+			snprintf(p->devs[i].name, sizeof(p->devs[i].name), "host");
 		p->devs[i].profile = i < p->n_cards ? p->device->name : "cpu";
 	}
 	p->devs[0].addressable = p->addressable;
@@ -621,8 +635,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
 	int od = pl.layer[pl.n_layer_all];
-	snprintf(p->output_buft, sizeof(p->output_buft), "%s",
-		 od >= 0 && pl.dev[od].profile->backend == DEVICE_CUDA ? "CUDA_Host" : "CPU");
+	snprintf(p->output_buft, sizeof(p->output_buft), "%s", od >= 0 ? device_host_buft(pl.dev[od].profile) : "CPU");
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	compute_model(&ci, p);
@@ -633,8 +646,9 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 		p->projector_compute = compute_projector(x->projector);
 	}
 	if (x && x->lora)
-		p->lora_bytes =
-		    sum_tensors(x->lora, card != host && pl.dev[card].profile->backend == DEVICE_CUDA ? 128 : 32);
+		p->lora_bytes = sum_tensors(x->lora, card != host && device_is_card(pl.dev[card].profile)
+							 ? dev_align(pl.dev[card].profile)
+							 : 32);
 
 	/* a CUDA card carries its runtime context (the profile's overhead) */
 	for (unsigned i = 0; i < pl.n_dev; i++) {

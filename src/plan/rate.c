@@ -64,7 +64,7 @@ static void rate_devices(struct rate *r, const struct plan *p, const struct plac
 		snprintf(v->name, sizeof(v->name), "%s", p->devs[i].name);
 		v->profile = p->devs[i].profile;
 		const struct device *d = i < p->n_cards ? pl->dev[i].profile : NULL;
-		v->bandwidth_gbs = d && d->backend == DEVICE_CUDA ? d->bandwidth_gbs : r->host_bw_gbs;
+		v->bandwidth_gbs = device_is_card(d) && d->bandwidth_gbs ? d->bandwidth_gbs : r->host_bw_gbs;
 		if (d && d->backend == DEVICE_RPC && d->bandwidth_gbs)
 			v->bandwidth_gbs = d->bandwidth_gbs;
 	}

@@ -217,7 +217,7 @@ static size_t footer_lines(const struct plan *p, const struct term *t, struct sb
 	size_t n = 0;
 	char m[32];
 	struct sb cur = {0};
-	const char *lead = p->device && p->device->backend == DEVICE_CUDA ? "on the host, not the card: " : NULL;
+	const char *lead = device_is_card(p->device) ? "on the host, not the card: " : NULL;
 	uint64_t host = 0;
 	for (int i = 0; lead && i < TERM_N; i++) {
 		if (t[i].bytes <= t[i].gated)

@@ -16,7 +16,7 @@ static void put(struct term *t, uint64_t bytes, int on_device, int cuda)
 
 void terms_of(const struct plan *p, struct term t[TERM_N])
 {
-	int cuda = p->device && p->device->backend == DEVICE_CUDA;
+	int cuda = device_is_card(p->device);
 	for (int i = 0; i < TERM_N; i++) {
 		t[i].name = terms_names[i];
 		t[i].bytes = t[i].gated = 0;

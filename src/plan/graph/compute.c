@@ -27,6 +27,7 @@
 
 #include "../memo.h"
 #include "../plan_base.h"
+#include "../vulkan.h"
 #include "galloc.h"
 #include "gaparam.h"
 #include "graph.h"
@@ -40,27 +41,43 @@
 enum graph_kind { G_TARGET, G_DRAFT };
 
 /* The backends the engine's scheduler gets: one per device, then the CPU;
- * a CUDA device with its build's rules (cuda.h). */
+ * a CUDA device with its build's rules (cuda.h), a Vulkan device with its
+ * limits (vulkan.h). The CPU's buffer is the first card's pinned host
+ * buffer: Vulkan_Host aligns to device 0's minMemoryMapAlignment. */
 static void backends(const struct placement *pl, const struct cuda_build *cb, struct cuda_rules *cr,
-		     struct ga_sched *sc)
+		     struct vulkan_rules *vr, struct ga_sched *sc)
 {
 	memset(sc, 0, sizeof(*sc));
 	memset(cr, 0, sizeof(*cr));
+	memset(vr, 0, sizeof(*vr));
 	cr->build = cb;
 	sc->n_backends = (int)pl->n_dev + 1;
-	int any = 0;
+	int any = 0, any_vk = 0;
+	sc->align[pl->n_dev] = CPU_ALIGN;
 	for (unsigned i = 0; i < pl->n_dev; i++) {
 		int cuda = pl->dev[i].profile->backend == DEVICE_CUDA;
-		sc->align[i] = cuda ? CUDA_ALIGN : CPU_ALIGN;
-		sc->offload[i] = (uint8_t)cuda;
+		const struct vulkan_limits *vl =
+		    pl->dev[i].profile->backend == DEVICE_VULKAN ? vulkan_limits_of(pl->dev[i].profile->name) : NULL;
+		sc->align[i] = cuda ? CUDA_ALIGN : vl ? vl->ssbo_align : CPU_ALIGN;
+		sc->offload[i] = (uint8_t)(cuda || vl);
 		if (cuda && i < ARRAY_SIZE(cr->cc)) {
 			int cc = cuda_cc(pl->dev[i].profile->name);
 			cr->cc[i] = cc ? cc : 86;
 			any = 1;
 		}
+		if (vl && i < ARRAY_SIZE(vr->lim)) {
+			if (!any_vk && i == 0)
+				sc->align[pl->n_dev] = vl->map_align;
+			vr->lim[i] = vl;
+			any_vk = 1;
+		}
 	}
-	sc->align[pl->n_dev] = CPU_ALIGN;
 	sc->n_copies = pl->pipeline ? 4 : 1;
+	if (any_vk && !any) {
+		sc->supports_op = vulkan_supports_op;
+		sc->ctx = vr;
+		return;
+	}
 	/* ZEALOT_NO_CUDA_RULES=1: the CPU's rules on the card too, to show
 	 * what the CUDA rules move (tests/cli/cuda-seeds.sh) */
 	if (any && !getenv("ZEALOT_NO_CUDA_RULES")) {
@@ -233,11 +250,14 @@ static int run_graph_memo_n(const struct compute_input *ci, const struct dims *d
 	two_builds(&g0, &g1, ci->m, d, tied, kind, draft_il);
 	struct ga_sched sc;
 	struct cuda_rules cr;
-	backends(pl, &ci->s->cuda, &cr, &sc);
+	struct vulkan_rules vr;
+	backends(pl, &ci->s->cuda, &cr, &vr, &sc);
 	int64_t lo = 256, hi = INT64_MAX;
 	struct ga_piece pc[PLACE_MAX_DEV + 1];
 	int rc = -1;
-	if (ga_sched_interval(&g0, &g1, &sc, (int64_t)n, 256, &lo, &hi) == 0 && lo <= (int64_t)n && hi >= (int64_t)n) {
+	/* a Vulkan device's storage limit reads every size: replayed plainly */
+	if (sc.supports_op != vulkan_supports_op && ga_sched_interval(&g0, &g1, &sc, (int64_t)n, 256, &lo, &hi) == 0 &&
+	    lo <= (int64_t)n && hi >= (int64_t)n) {
 		ga_schedule_graph(&g0, &sc);
 		ga_schedule_graph(&g1, &sc);
 		rc = ga_affine_n(&g0, &g1, nb, sc.align, sc.alloc_size, sc.ctx, n, 256, (uint64_t)lo, (uint64_t)hi, pc);
@@ -297,7 +317,8 @@ static void run_graph(const struct compute_input *ci, const struct dims *d, enum
 	} else {
 		struct ga_sched sc;
 		struct cuda_rules cr;
-		backends(d->w->pl, cb, &cr, &sc);
+		struct vulkan_rules vr;
+		backends(d->w->pl, cb, &cr, &vr, &sc);
 		ga_schedule(g, &sc, sizes);
 	}
 }
@@ -427,6 +448,38 @@ static void put_all(struct plan_buf *b, unsigned *n, const struct placement *pl,
 /* The engine compute.c mirrors, for the plan's CUDA note. */
 #define ENGINE_PINNED "llama.cpp of 2026-09-12 (node-llama-cpp 3.21.1)"
 
+/* With a Vulkan device: where the target's attention runs and the device
+ * limits' source. */
+static void vulkan_note(const struct compute_input *in, struct plan *p)
+{
+	const struct plan_shape *s = in->s;
+	const struct placement *pl = in->pl;
+	const struct vulkan_limits *l = NULL;
+	for (unsigned i = 0; i < pl->n_dev && !l; i++)
+		if (pl->dev[i].profile->backend == DEVICE_VULKAN)
+			l = vulkan_limits_of(pl->dev[i].profile->name);
+	if (!l)
+		return;
+	int fa_ok = vulkan_fa_ok(l, s->type_k->id, s->type_v->id, in->m->head_k, in->m->head_v);
+	const struct ggml_type_info *kt = s->type_k;
+	char where[200];
+	if (s->flash_attn)
+		snprintf(where, sizeof(where), "flash attention %s K + %s V %s", s->type_k->name, s->type_v->name,
+			 fa_ok ? "on the device"
+			       : "has no Vulkan path: it runs on the CPU, its K/V copied into Vulkan_Host");
+	else if (kt->blck > 1)
+		snprintf(where, sizeof(where),
+			 "flash attention off: KQ over a %s K cache (a strided quantized view) runs on the CPU, "
+			 "one split per layer",
+			 kt->name);
+	else
+		snprintf(where, sizeof(where), "flash attention off: attention on the device");
+	p->cuda_fa_on_card = s->flash_attn && fa_ok;
+	snprintf(p->cuda_note, sizeof(p->cuda_note),
+		 "Vulkan compute mirrored from ggml-vulkan (%s); device limits of '%s': %s; %s", ENGINE_PINNED,
+		 l->profile, l->source, where);
+}
+
 /* With a CUDA device: where the target's flash attention runs (the
  * prefill graph's kernel on the first card) and the build's facts. */
 static void cuda_note(const struct compute_input *in, struct plan *p)
@@ -439,8 +492,10 @@ static void cuda_note(const struct compute_input *in, struct plan *p)
 	for (unsigned i = 0; i < pl->n_dev && dev < 0; i++)
 		if (pl->dev[i].profile->backend == DEVICE_CUDA)
 			dev = (int)i;
-	if (dev < 0)
+	if (dev < 0) {
+		vulkan_note(in, p);
 		return;
+	}
 	const struct cuda_build *b = &s->cuda;
 	int cc = cuda_cc(pl->dev[dev].profile->name);
 	struct ga_fa fa = {s->type_k->id,
@@ -505,6 +560,18 @@ void compute_model(const struct compute_input *in, struct plan *p)
 		plan_note_unmirrored(p, "attention without flash attention of the encoder '%s'", in->m->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
+	/* ggml-vulkan's graph_optimize reorders each split's nodes (grouping
+	 * independent ones) before the allocator runs; the replay keeps the
+	 * graph's order, which the engine keeps when GGML_VK_DISABLE_GRAPH_OPTIMIZE
+	 * is set (read here as the engine reads it) */
+	for (unsigned i = 0; i < in->pl->n_dev; i++)
+		if (in->pl->dev[i].profile->backend == DEVICE_VULKAN && !getenv("GGML_VK_DISABLE_GRAPH_OPTIMIZE")) {
+			plan_note_unmirrored(p,
+					     "ggml-vulkan's node reordering (graph_optimize) on %s: its compute is the "
+					     "graph-order replay (GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 makes it exact)",
+					     in->pl->dev[i].name);
+			break;
+		}
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
 	 * lightning indexer on its own conditions; the scheduler's fallback
 	 * for them is not replayed (cuda.c knows neither op) */

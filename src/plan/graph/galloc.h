@@ -58,7 +58,9 @@ struct ga_tensor {
 	uint64_t alloc_bytes; /* what its buffer type allocates (get_alloc_size), 0: bytes */
 	uint32_t qtype;	      /* a weight's ggml type id + 1 (ne[0] its row), 0 unknown: a copy's padding */
 	int moe_dst; /* a MoE weighted sum's MUL: its last ADD's index + 1 (CUDA's fusion keeps the MUL's srcs to it) */
-	struct ga_fa fa; /* op GA_OP_FA only */
+	struct ga_fa fa;       /* op GA_OP_FA only */
+	uint8_t quant_strided; /* GA_OP_MUL_MAT: src0 a quantized view not contiguous in dims 0-1
+				* (a quantized K cache read without flash attention; vulkan.h) */
 	/* allocator state */
 	int n_children, n_views, allocated;
 	uint64_t offset;

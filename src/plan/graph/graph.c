@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../payload/ggml_type.h"
+
 int gr_op_kind(struct ga_graph *g, int t, int kind)
 {
 	g->t[t].op = (uint8_t)kind;
@@ -228,10 +230,19 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	return gr_attn_kqv(g, d, qp, kc, vc, mask, c.n_kv, sinks);
 }
 
+void gr_kq_strided(struct ga_graph *g, const struct dims *d, int kq, int64_t hkv)
+{
+	/* K's view strides by the KV heads (and streams): contiguous in dims
+	 * 0-1 only with one head and one stream */
+	const struct ggml_type_info *kt = ggml_type_get(d->k_type);
+	g->t[kq].quant_strided = (uint8_t)(kt && kt->blck > 1 && (hkv > 1 || d->n_stream > 1));
+}
+
 int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks)
 {
 	int64_t T = d->T;
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+	gr_kq_strided(g, d, kq, d->Hkv);
 	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
 			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);

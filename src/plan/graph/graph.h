@@ -103,6 +103,9 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
  * (n_kv cells): kq = k*q, the softmax in place (with the sinks when
  * sinks >= 0), kqv = v*kq, permute + cont; without KV offload the graph
  * pins the cont to the CPU */
+/* Mark a KQ MUL_MAT over a K cache of hkv heads whose quantized view is
+ * not contiguous in dims 0-1 (a Vulkan device sends it to the CPU). */
+void gr_kq_strided(struct ga_graph *g, const struct dims *d, int kq, int64_t hkv);
 int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
 /* build_moe_ffn's options beyond qwen3moe's (gr_moe) */

@@ -56,6 +56,7 @@ int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, i
 		int kp = ga_view(g, kc);
 		int qp = ga_view(g, ga_view(g, qcur));
 		int kq = gr_op_kind(g, ga_op(g, 0, F32, d->n_kv, T, H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+		gr_kq_strided(g, d, kq, 1); /* MLA: one KV head */
 		if (mk)
 			mask = mk->fn(g, mk->m, d, in, il, mk->an, mk->qr);
 		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
@@ -165,6 +166,7 @@ static int mha_attention(struct ga_graph *g, const struct model *m, const struct
 		cur = ga_view(g, gr_rotate(g, ga_view(g, fa), dv * H * T, d->v_rot, &in->v_rot));
 	} else {
 		int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+		gr_kq_strided(g, d, kq, d->Hkv);
 		int sm = ga_op(g, 1, F32, n_kv, T, H, 1, S(kq, mask));
 		int kqv = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(vc, sm)), GA_OP_MUL_MAT);
 		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, kqv)));

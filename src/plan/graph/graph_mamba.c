@@ -179,6 +179,7 @@ static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, c
 		o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask)), GA_OP_FA);
 	} else {
 		int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
+		gr_kq_strided(g, d, kq, d->Hkv);
 		int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
 		int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
 		o = ga_op(g, 0, F32, d->D, d->H, T, 1, S(ga_view(g, kqv)));

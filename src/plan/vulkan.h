@@ -1,0 +1,67 @@
+/* vulkan: the Vulkan backend's own rules, from
+ * ggml/src/ggml-vulkan/ggml-vulkan.cpp of the pinned engine (node-llama-cpp
+ * 3.21.1, llama.cpp of 2026-09-12), and the device limits they read.
+ * Measured here on Mesa's lavapipe (tests/live/vulkan.sh); on a real card
+ * the same rules with that card's limits (its profile's, stated with their
+ * source, not measured here).
+ *
+ *   buffer type  "VulkanN": alignment minStorageBufferOffsetAlignment,
+ *                get_alloc_size ggml_nbytes (no row padding, unlike CUDA),
+ *                max size the suballocation block (1 GiB, or
+ *                maxMemoryAllocationSize when smaller)
+ *   host buffer  "Vulkan_Host" (pinned): alignment minMemoryMapAlignment
+ *                of device 0, the CPU's alloc size; the scheduler's graph
+ *                inputs, CPU-run nodes and their copies land there
+ *   supports_op  any op whose tensor or source exceeds maxStorageBufferRange
+ *                (without 64-bit indexing) runs on the CPU; FLASH_ATTN_EXT
+ *                needs head sizes that are multiples of 8, K and V each of
+ *                f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl, bf16
+ *                on both or neither, and subgroup shuffle and vote; MUL_MAT
+ *                needs a quantized src0 contiguous in dims 0-1, so a
+ *                quantized K cache read without flash attention (its view
+ *                strided by the KV heads or streams) sends KQ to the CPU
+ *   offload_op   an op on a host weight of 32+ rows (GGML_OP_OFFLOAD_MIN_BATCH)
+ *
+ * What is not mirrored: the backend's graph_optimize (each split's nodes
+ * reordered, independent ones grouped, before the allocator sizes the
+ * buffer; off with GGML_VK_DISABLE_GRAPH_OPTIMIZE, which the plan reads:
+ * without it a Vulkan plan names it unmirrored), ops other than MUL_MAT and FLASH_ATTN_EXT whose support reads
+ * types (every op the planner's graphs use is taken to run), MUL_MAT_ID's
+ * shared-memory fallback, and buffers split at the suballocation block.
+ */
+#ifndef ZEALOT_VULKAN_H
+#define ZEALOT_VULKAN_H
+
+#include <stdint.h>
+
+#include "graph/galloc.h"
+
+/* A Vulkan device's limits that move memory or placement. */
+struct vulkan_limits {
+	const char *profile;
+	uint32_t ssbo_align;	    /* minStorageBufferOffsetAlignment */
+	uint32_t map_align;	    /* minMemoryMapAlignment (Vulkan_Host) */
+	uint64_t max_storage_range; /* maxStorageBufferRange, 0: not binding (64-bit indexing) */
+	uint64_t max_alloc;	    /* maxMemoryAllocationSize */
+	uint8_t subgroup_fa;	    /* subgroup shuffle and vote: flash attention runs */
+	const char *source;	    /* where the figures came from */
+};
+
+/* The limits of a Vulkan profile (device.c), or NULL for another. */
+const struct vulkan_limits *vulkan_limits_of(const char *profile);
+
+/* Whether a K/V type pair (ggml ids) at head sizes dk, dv has a
+ * flash-attention path on device l. */
+int vulkan_fa_ok(const struct vulkan_limits *l, uint32_t k_type, uint32_t v_type, int64_t dk, int64_t dv);
+
+/* The scheduler's hooks (sched.h): lim[b] is backend b's limits, NULL for
+ * a backend that is not a Vulkan device. */
+struct vulkan_rules {
+	const struct vulkan_limits *lim[16];
+};
+
+/* It reads every tensor's size (the storage limit), which the memo cannot
+ * follow: a Vulkan device's graphs are replayed plainly (no fa_interval). */
+int vulkan_supports_op(const struct ga_graph *g, int t, int backend, const void *rules);
+
+#endif

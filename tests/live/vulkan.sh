@@ -1,0 +1,98 @@
+# The Vulkan backend, measured: llama.cpp built with ggml-vulkan
+# (scripts/build-engine.sh --vulkan) runs on Mesa's lavapipe, a CPU Vulkan
+# driver, so every rule ggml-vulkan and the scheduler apply to a card
+# (buffer types and alignment, supported ops and the splits they cause, the
+# pinned host buffer, flash attention per cache type) is held against a
+# real Vulkan device here. Each shape boots through `zealot argv` with
+# DEVICE=lavapipe (boot_for_ledger, BOOT_DEVICE), answers, and every exact
+# term (model, KV, recurrent state, output) equals the ledger to 0.01 MiB
+# and every compute buffer is within 0.5 % (plancase.sh).
+#
+# lavapipe is a CPU-type Vulkan device, which ggml-vulkan ignores unless
+# GGML_VK_VISIBLE_DEVICES lists it (GPU= sets it in the unit). Its shader
+# cache is private to the engine's build (a cold cache costs 13-15 s a
+# boot, a warm one 0.5 s); LP_NUM_THREADS=1 as --threads 1 (engine.sh).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TMP" || exit 1
+
+VK=${ZEALOT_ENGINE_VULKAN:-}
+if [ -z "$VK" ]; then
+	# make test builds it (tests/run's engine step); a suite run alone
+	# builds it too when the cache lacks it
+	VK=$("$root/scripts/build-engine.sh" --vulkan 2>vk-build.err) || VK=
+fi
+if [ -z "$VK" ] || [ ! -x "$VK/llama-server" ]; then
+	echo "not ok - the Vulkan engine could not be built (scripts/build-engine.sh --vulkan):"
+	tail -5 vk-build.err 2>/dev/null | sed 's/^/#   /'
+	exit 0
+fi
+SERVER=$VK/llama-server
+# ggml-vulkan's node reordering (graph_optimize) is not mirrored: off for
+# the engine and, as the planner reads the same variable, the plan exact;
+# the last case boots with it on.
+export GGML_VK_DISABLE_GRAPH_OPTIMIZE=1
+export GGML_VK_VISIBLE_DEVICES=0 LP_NUM_THREADS=1 MESA_SHADER_CACHE_DIR=$VK/../mesa-shader-cache
+mkdir -p "$MESA_SHADER_CACHE_DIR"
+BOOT_DEVICE=lavapipe
+PLAN_TOL_PCT=0.5
+
+if ! "$SERVER" --list-devices 2>&1 | grep -q 'Vulkan0'; then
+	echo "not ok - lavapipe is not visible to the Vulkan engine (mesa-vulkan-drivers, scripts/install-deps.sh):"
+	"$SERVER" --list-devices 2>&1 | tail -3 | sed 's/^/#   /'
+	exit 0
+fi
+
+jqt() { jq -en "input | ($1)" "$2" >/dev/null; } # FILTER FILE: the filter holds
+has_part() { # NAME TERM PART: the comparison has a TERM line for PART the ledger holds
+	jq -en --arg t "$2" --arg p "$3" \
+		'input | ([.comparison[]|select(.term==$t and .part==$p and .ledger > 0)]|length==1)' "$1.cmp" >/dev/null
+}
+
+# Dense, flash attention on: weights, KV and compute on Vulkan0, the
+# scheduler's inputs in Vulkan_Host.
+plan_case dense-fa llama "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
+check "dense-fa: model and KV on Vulkan0" has_part dense-fa kv Vulkan0
+check "dense-fa: a Vulkan_Host compute buffer" has_part dense-fa compute Vulkan_Host
+check "dense-fa: graph splits as for a card" grep -qE "graph splits = [12]$" dense-fa.log
+
+# Flash attention off: softmax attention on the device.
+plan_case dense-nofa llama "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+
+# A q8_0 K cache without flash attention: ggml-vulkan's MUL_MAT takes no
+# quantized src0 strided by the KV heads, so every layer's KQ runs on the
+# CPU (a split per layer) and its inputs are copied into Vulkan_Host.
+plan_case q8k-nofa llama "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off CACHE_TYPE_K=q8_0"
+check "q8k-nofa: the plan says KQ runs on the CPU" grep -q "runs on the CPU" <("$ZEALOT" plan q8k-nofa.env)
+
+# Quantized caches with flash attention: on the device.
+plan_case q8kv-fa llama "" "CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+plan_case q4kv-fa llama "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on CACHE_TYPE_K=q4_0 CACHE_TYPE_V=q4_0"
+
+# Partial offload: two of five layers on the host.
+plan_case partial llama "layers=4 embd=1024 ff=2048 heads=8 kv_heads=4 head_dim=128 rope_dims=128" "CTX_SIZE=8192 PARALLEL=2 NGL=3 UBATCH_SIZE=1024"
+check "partial: offloaded 3/5 layers" grep -q "offloaded 3/5 layers" partial.log
+
+# Sliding window, hybrid recurrent, MLA, MoE.
+plan_case swa gemma3 "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on"
+plan_case hybrid qwen35 "nextn=0" "CTX_SIZE=4096 PARALLEL=2"
+plan_case mla deepseek2 "" "CTX_SIZE=4096 PARALLEL=1"
+plan_case moe qwen3moe "layers=4 embd=512 ff_exp=512 experts=16 experts_used=4" "CTX_SIZE=4096 PARALLEL=2 UBATCH_SIZE=1024"
+
+# The reordering on: the exact terms still equal the ledger, and the plan
+# names what it does not mirror rather than a confident compute figure.
+cp dense-fa.gguf reorder.gguf
+(
+	unset GGML_VK_DISABLE_GRAPH_OPTIMIZE
+	boot_for_ledger reorder "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
+	check_answered reorder reorder.log
+	run "$ZEALOT" ledger reorder.log --endpoint reorder.env --json
+	check "reorder: every exact term equals the ledger" rc_is 0
+	check "reorder: the plan names graph_optimize unmirrored" grep -q graph_optimize <("$ZEALOT" plan reorder.env)
+	jq -r '.comparison[]|select(.term|test("compute"))|"#   reordered \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$TMP/out"
+)
+
+echo "# worst compute error on lavapipe: ${PLAN_WORST}%"
+check "no sanitizer report in any run" no_sanitizer
