@@ -10,7 +10,7 @@ printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'RUNTIME=%s\nMODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\n' "$TMP/rt.sh" >ok.env
 for d in rtx-3090 RTX3090 3090 "RTX 3090"; do
 	run "$ZEALOT" plan ok.env --device "$d"
-	check "plan --device '$d': exit 2, did you mean rtx3090" test "$rc" -eq 2 -a -n "$(grep -F 'did you mean rtx3090?' "$TMP/err")"
+	check "plan --device '$d': exit 2, did you mean rtx3090" test "$rc" -eq 2 -a -n "$(grep -F 'did you mean rtx3090' "$TMP/err")"
 	check "plan --device '$d': the flag blamed, not the file's DEVICE" \
 		test -n "$(grep -F -- "--device: '$d' is not a known profile" "$TMP/err")" -a -z "$(grep -F 'ok.env' "$TMP/err")"
 done
@@ -19,7 +19,7 @@ check "plan --device a100: both A100 profiles offered" err_has "did you mean a10
 run "$ZEALOT" rungs ok.env --device rtx-3090
 check "rungs --device: the same did-you-mean on the flag" err_has "--device: 'rtx-3090' is not a known profile: did you mean rtx3090?"
 run "$ZEALOT" plan ok.env --set DEVICE=3090
-check "plan --set DEVICE=3090: --set DEVICE blamed" err_has "--set DEVICE: '3090' is not a known profile: did you mean rtx3090?"
+check "plan --set DEVICE=3090: --set DEVICE blamed (both 3090 profiles: CUDA and Vulkan)" err_has "--set DEVICE: '3090' is not a known profile: did you mean rtx3090 or rtx3090-vk?"
 run "$ZEALOT" plan ok.env --device gizmo
 check "an unlisted card: no did-you-mean" test -z "$(grep -F 'did you mean' "$TMP/err")"
 check "an unlisted card: ADDRESSABLE_MIB and DEVICES= named" \
@@ -37,5 +37,5 @@ check "check: the fix holds the did-you-mean and the unlisted card's way" \
 check "check: the path said once (no 'bad.env: bad.env')" test -z "$(jq -r '.findings[].reason' "$TMP/out" | grep -F 'bad.env')"
 printf 'DEVICES=3090:24576\n' >>ok.env
 run "$ZEALOT" plan ok.env
-check "DEVICES=3090: did you mean rtx3090" err_has "DEVICES: '3090' is not a known profile: did you mean rtx3090?"
+check "DEVICES=3090: did you mean rtx3090" err_has "DEVICES: '3090' is not a known profile: did you mean rtx3090 or rtx3090-vk?"
 check "no sanitizer report" no_sanitizer
