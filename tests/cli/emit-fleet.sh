@@ -258,3 +258,34 @@ printf "SCRAPE_HOST=x','evil.example\n" >>scrape/frank-dragoon.env
 run "$ZEALOT" emit prometheus scrape/frank-dragoon.env
 check "emit prometheus refuses a SCRAPE_HOST that is no address: exit 2, naming it" \
 	test "$rc" -eq 2 -a -n "$(grep -F SCRAPE_HOST "$TMP/err")"
+
+# issue 33 item 3: the per-slot window reaches the clients. check --harness
+# holds a harness file's entry of the endpoint's ALIAS to the window it
+# serves: zealot's own emitted file, and the seeds' models.yml shape
+run "$ZEALOT" check fleet/frank-zealot.env --harness harness.yml --json
+check "check --harness of the emitted file: no M03 finding" json_is '[.findings[]|select(.law=="M03")]' '[]'
+run "$ZEALOT" check fleet/frank-zealot.env --set PARALLEL=4 --harness harness.yml --json
+check "an era of 4 slots (150,528 each) under a harness of 200,704: an M03 error naming both, exit 1" \
+	eval 'rc_is 1 && json_is "[.findings[]|select(.law==\"M03\")|.severity]" "[\"error\"]" && out_has "200704-token window" && out_has "serves 150528 per slot"'
+cat >models.yml <<'EOF2'
+providers:
+  llamacpp (dankclaw-3090):
+    models:
+      - id: frank-archon
+        contextWindow: 401408
+      - id: frank-zealot
+        name: frank-zealot
+        contextWindow: 200704
+        maxTokens: 16384
+EOF2
+run "$ZEALOT" check fleet/frank-zealot.env --harness models.yml --json
+check "the seeds' models.yml shape: frank-zealot's 200,704 holds (another id's window is not its)" \
+	json_is '[.findings[]|select(.law=="M03")]' '[]'
+run "$ZEALOT" check fleet/frank-zealot.env --set CTX_SIZE=401408 --set PARALLEL=4 --harness models.yml --json
+check "CTX_SIZE=401408 over 4 slots (100,352): models.yml's 200,704 is an M03 error at its line" \
+	eval 'rc_is 1 && json_is "[.findings[]|select(.law==\"M03\")|.severity]" "[\"error\"]" && out_has "models.yml:6"'
+run "$ZEALOT" check fleet/frank-dragoon.env --harness models.yml --json
+check "no entry for the endpoint's id: a warning, not an error" \
+	json_is '[.findings[]|select(.law=="M03")|.severity]' '["warning"]'
+run "$ZEALOT" check fleet/frank-zealot.env --harness missing.yml
+check "--harness of a missing file: exit 3, named" test "$rc" -eq 3 -a -n "$(grep -F missing.yml "$TMP/err")"
