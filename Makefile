@@ -154,16 +154,19 @@ format:
 clean:
 	rm -rf $(B) zealot
 
-.PHONY: all fuzz engine test check-flaky bench format clean demo examples docs man install uninstall deb pictures
+.PHONY: all fuzz engine test check-flaky bench format clean demo examples docs man install install-built uninstall deb pictures
 
 # The manual, rendered by the binary from the tables it parses with (each
 # command's struct cmd_help and options, the endpoint key table, the laws):
 # `make man` writes build/man/*.{1,5,7} for install; `make docs` rewrites the
 # committed docs/cmd/*.md, docs/endpoint.md and docs/laws.md
 # (tests/cli/docs.sh fails when they are stale).
-man: zealot
+# (a stamp: install reruns nothing that is up to date)
+man: $(B)/man/.stamp
+$(B)/man/.stamp: zealot scripts/gen-docs.sh
 	@rm -rf $(B)/man
 	scripts/gen-docs.sh man ./zealot $(B)/man
+	@touch $@
 
 docs: zealot
 	scripts/gen-docs.sh md ./zealot docs
@@ -174,15 +177,32 @@ pictures: zealot examples
 	scripts/pictures.sh ./zealot docs
 
 # Install like a Debian tool: `make install PREFIX=/usr/local DESTDIR=...`;
-# `make uninstall` with the same PREFIX and DESTDIR removes every file.
+# `make uninstall` with the same PREFIX and DESTDIR removes every file and
+# every directory install made that is left empty. zsh completion goes
+# where Debian's zsh looks: /usr/share/zsh/vendor-completions for a
+# package's PREFIX=/usr, PREFIX/share/zsh/site-functions otherwise.
 PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 MANDIR   = $(PREFIX)/share/man
 BASHDIR  = $(PREFIX)/share/bash-completion/completions
-ZSHDIR   = $(PREFIX)/share/zsh/vendor-completions
+ZSHDIR   = $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 INSTALL ?= install
 
-install: zealot man
+# `sudo make install` builds nothing in a checkout root does not own: a
+# build as root would leave root-owned files in the user's tree. It
+# installs what `make` built, and says so when that is not up to date.
+CHECKOUT_UID ?= $(shell stat -c %u . 2>/dev/null)
+ifeq ($(shell id -u)$(filter-out 0,$(CHECKOUT_UID)),0$(CHECKOUT_UID))
+INSTALL_NEEDS = install-built
+else
+INSTALL_NEEDS = zealot $(B)/man/.stamp
+endif
+install-built:
+	@MAKEFLAGS= $(MAKE) -s -q zealot $(B)/man/.stamp || { echo "make install: zealot or its man pages are not \
+built or stale; run 'make man' as the checkout's owner first (as root, install builds nothing in \
+the checkout)" >&2; exit 2; }
+
+install: $(INSTALL_NEEDS)
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" \
 		"$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHDIR)" "$(DESTDIR)$(ZSHDIR)"
 	$(INSTALL) -m 755 zealot "$(DESTDIR)$(BINDIR)/zealot"
@@ -196,10 +216,19 @@ install: zealot man
 deb:
 	scripts/build-deb.sh
 
+# The directories install made, removed when empty, deepest first: the
+# ones zealot's files alone need, and under a DESTDIR (a staging tree,
+# made whole by install) every one up to it; without one, PREFIX's own
+# bin, share and share/man stay (hier(7)).
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/zealot" "$(DESTDIR)$(MANDIR)/man1/zealot.1" "$(DESTDIR)$(MANDIR)/man1/"zealot-*.1 \
 		"$(DESTDIR)$(MANDIR)/man5/zealot-endpoint.5" "$(DESTDIR)$(MANDIR)/man7/zealot-laws.7" \
 		"$(DESTDIR)$(BASHDIR)/zealot" "$(DESTDIR)$(ZSHDIR)/_zealot"
+	@for d in "$(MANDIR)/man1" "$(MANDIR)/man5" "$(MANDIR)/man7" "$(BASHDIR)" "$(dir $(BASHDIR))" \
+		"$(ZSHDIR)" "$(PREFIX)/share/zsh" $(if $(DESTDIR),"$(MANDIR)" "$(BINDIR)" "$(PREFIX)/share"); do \
+		[ -d "$(DESTDIR)$$d" ] && rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done; \
+	if [ -n "$(DESTDIR)" ]; then p="$(PREFIX)"; while [ -n "$$p" ] && [ "$$p" != / ]; do \
+		[ -d "$(DESTDIR)$$p" ] && rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$p"; p=$${p%/*}; done; fi; true
 
 # The runnable example (examples/demo.env: a small synthetic llama on the
 # CPU) through the five-minute walk: inspect, plan, check, serve --dry-run,
@@ -219,18 +248,18 @@ examples: zealot $(EX)/demo-llama.gguf $(EX)/bonsai-9b-pq2.gguf $(EX)/bonsai-9b-
 
 $(EX)/demo-llama.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth llama -o $@
+	./zealot synth llama --force -o $@
 $(EX)/bonsai-9b-pq2.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP -o $@
+	./zealot synth --preset bonsai-9b --set type=142 --set name=Ternary-Bonsai-2-9B-PQ2_0-MTP --force -o $@
 $(EX)/bonsai-9b-mmproj-q8.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 -o $@
+	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=4096 --force -o $@
 $(EX)/bonsai-9b-lora.gguf: zealot $(EX)/bonsai-9b-pq2.gguf
-	./zealot synth lora --base $(EX)/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf -o $@
+	./zealot synth lora --base $(EX)/bonsai-9b-pq2.gguf --set base_name=Ternary-Bonsai-2-9B-PTQ1_0.gguf --force -o $@
 $(EX)/bonsai-27b-pq2.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth --preset bonsai-27b --set type=142 --set name=Ternary-Bonsai-2-27B-PQ2_0 -o $@
+	./zealot synth --preset bonsai-27b --set type=142 --set name=Ternary-Bonsai-2-27B-PQ2_0 --force -o $@
 $(EX)/bonsai-27b-mmproj-q8.gguf: zealot
 	@mkdir -p $(EX)
-	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=5120 -o $@
+	./zealot synth clip --preset bonsai-9b-mmproj --set projection_dim=5120 --force -o $@

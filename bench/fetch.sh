@@ -24,9 +24,7 @@ X
 cat "$TMP/www/f.gguf" >/dev/null # the server reads from the page cache in every run
 
 rate() { awk -v b="$size" -v ns="$1" 'BEGIN { printf "%.0f\n", b / (ns / 1e9) / 1048576 }'; }
-best() { sort -n | tail -1; }
-runs=3
-echo "== fetch: $size bytes from nginx on loopback (best of $runs; a shared host: figures move with its load)"
+runs=${FETCH_BENCH_ROUNDS:-5}
 timed() { # CMD...: run it; print MiB/s for the file's size
 	local s e
 	s=$(date +%s%N)
@@ -38,24 +36,41 @@ wall() { # CMD...: the same after dropping the previous download
 	rm -rf "$TMP/dl/c.gguf" "$TMP/dl/f.gguf" "$TMP/state"
 	timed "$@"
 }
-c=$(for _ in $(seq $runs); do wall curl -s -o "$TMP/dl/c.gguf" "$U"; done | best)
-cs=$(for _ in $(seq $runs); do wall sh -c "curl -s -o '$TMP/dl/c.gguf' '$U' && sync '$TMP/dl/c.gguf'"; done | best)
-css=$(for _ in $(seq $runs); do wall sh -c "curl -s -o '$TMP/dl/c.gguf' '$U' && sync '$TMP/dl/c.gguf' && sha256sum '$TMP/dl/c.gguf'"; done | best)
-echo "  curl -o:                          $c MiB/s (no hash; the bytes may still be only in the page cache)"
-echo "  curl -o && sync:                  $cs MiB/s (on disk, like fetch)"
-echo "  curl -o && sync && sha256sum:     $css MiB/s (the seeds' fetch scripts)"
-for n in 1 4; do
-	z=$(for _ in $(seq $runs); do wall env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --connections $n "$TMP/dl/e.env"; done | best)
-	awk -v z="$z" -v c="$c" -v cs="$cs" -v n="$n" 'BEGIN { printf "  zealot fetch --connections %d:     %d MiB/s (hashed, fsynced, renamed): %.0f %% of curl -o, %.0f %% of curl -o && sync\n", n, z, 100 * z / c, 100 * z / cs }'
+range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
+# Paired: each round runs every contender back to back, so the host's load
+# (a shared 2-core machine) weighs on all of them alike; the ratios are
+# taken within a round, and the range over rounds is what is printed.
+echo "== fetch: $size bytes from nginx on loopback, $runs paired rounds (ranges over rounds)"
+: >"$TMP/r"
+for _ in $(seq "$runs"); do
+	c=$(wall curl -s -o "$TMP/dl/c.gguf" "$U")
+	cs=$(wall sh -c "curl -s -o '$TMP/dl/c.gguf' '$U' && sync '$TMP/dl/c.gguf'")
+	css=$(wall sh -c "curl -s -o '$TMP/dl/c.gguf' '$U' && sync '$TMP/dl/c.gguf' && sha256sum '$TMP/dl/c.gguf'")
+	z1=$(wall env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --connections 1 "$TMP/dl/e.env")
+	z4=$(wall env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --connections 4 "$TMP/dl/e.env")
+	echo "$c $cs $css $z1 $z4" >>"$TMP/r"
 done
+col() { awk -v c="$1" '{ print $c }' "$TMP/r" | range; }
+pct() { awk -v a="$1" -v b="$2" '{ printf "%.0f\n", 100 * $a / $b }' "$TMP/r" | range; }
+echo "  curl -o:                          $(col 1) MiB/s (no hash; the bytes may still be only in the page cache)"
+echo "  curl -o && sync:                  $(col 2) MiB/s (on disk, like fetch)"
+echo "  curl -o && sync && sha256sum:     $(col 3) MiB/s (the seeds' fetch scripts)"
+echo "  zealot fetch --connections 1:     $(col 4) MiB/s (hashed, fsynced, renamed): $(pct 4 1) % of curl -o, $(pct 4 2) % of curl -o && sync"
+echo "  zealot fetch --connections 4:     $(col 5) MiB/s: $(pct 5 1) % of curl -o, $(pct 5 2) % of curl -o && sync"
 ZEALOT_STATE_DIR=$TMP/state "$Z" fetch "$TMP/dl/e.env" >/dev/null
 cmp -s "$TMP/dl/f.gguf" "$TMP/www/f.gguf" && echo "  (the fetched file is byte-identical to the served one)"
-h=$(for _ in $(seq $runs); do
+# hashing a page-cached file: zealot (--verify-only, no stamp) paired with
+# libcrypto's own digest of the same file (openssl dgst, the same EVP)
+cat "$TMP/dl/f.gguf" >/dev/null
+: >"$TMP/h"
+for _ in $(seq "$runs"); do
 	rm -rf "$TMP/state"
-	timed env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --verify-only "$TMP/dl/e.env"
-done | best)
-echo "  zealot hashing (--verify-only, no stamp, a page-cached file): $h MiB/s (read + SHA-256, wall)"
+	h=$(timed env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --verify-only "$TMP/dl/e.env")
+	o=$(command -v openssl >/dev/null && timed openssl dgst -sha256 "$TMP/dl/f.gguf" || echo 0)
+	echo "$h $o" >>"$TMP/h"
+done
+echo "  zealot hashing (--verify-only, no stamp, page-cached): $(awk '{ print $1 }' "$TMP/h" | range) MiB/s (read + SHA-256, wall)"
 if command -v openssl >/dev/null; then
-	o=$(openssl speed -evp sha256 -bytes 4194304 -seconds 2 2>/dev/null | awk '/^sha256/ { v = $NF; sub(/k$/, "", v); printf "%.0f", v * 1000 / 1048576 }')
-	echo "  libcrypto alone (openssl speed -evp sha256, 4 MiB blocks): $o MiB/s"
+	echo "  openssl dgst -sha256, the same file:                   $(awk '{ print $2 }' "$TMP/h" | range) MiB/s"
+	echo "  zealot / openssl, per round:                          $(awk '{ printf "%.0f\n", 100 * $1 / $2 }' "$TMP/h" | range) %"
 fi

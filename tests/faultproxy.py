@@ -17,6 +17,11 @@ The first path segment picks the fault; the rest is the upstream path:
                    lies about it); the first answer is cut mid-body
   /html/F          200 text/html: an error page, not the file
   /redirect/F      302 to http://OTHER_ADDR:OTHER_PORT/ok/F (another host)
+  /linked/F        302 to /ok/F on the same listener, with X-Linked-Etag: "SHA256 of F"
+                   (a Hugging Face resolve: the publisher's checksum on the redirect)
+  /linkedlie/F     the same, but X-Linked-Etag states another file's SHA-256
+  /etagsha/F       forward as is, the ETag replaced by "SHA256 of F"
+  /etaglie/F       forward as is, the ETag replaced by another file's SHA-256
   /status/N/F      answer HTTP N
 
 It also listens on OTHER_ADDR:OTHER_PORT (another loopback address, i.e.
@@ -24,6 +29,7 @@ another host) with the same faults. Every request is logged to LOG as one
 JSON line: the listener, the path, the Range, and the Authorization header
 exactly as received, so a test can prove where a token went.
 """
+import hashlib
 import http.client
 import json
 import socket
@@ -38,6 +44,23 @@ up_host, up_port = UPSTREAM.split("//", 1)[1].split(":")
 up_port = int(up_port.rstrip("/"))
 seen = {}
 lock = threading.Lock()
+
+
+LIE = hashlib.sha256(b"not the payload").hexdigest()
+shas = {}
+
+
+def upstream_sha(path):
+    with lock:
+        if path in shas:
+            return shas[path]
+    c = http.client.HTTPConnection(up_host, up_port, timeout=30)
+    c.request("GET", path)
+    h = hashlib.sha256(c.getresponse().read()).hexdigest()
+    c.close()
+    with lock:
+        shas[path] = h
+    return h
 
 
 def first_time(key):
@@ -86,6 +109,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_simple(200, b"<!DOCTYPE html><html><body>Access denied</body></html>\n", "text/html")
         if mode == "redirect":
             return self.send_simple(302, b"", extra=[("Location", "http://%s:%d/ok%s" % (OTHER_ADDR, OTHER_PORT, rest))])
+        if mode in ("linked", "linkedlie"):
+            sha = upstream_sha(rest) if mode == "linked" else LIE
+            host = "%s:%d" % self.server.server_address[:2]
+            return self.send_simple(302, b"", extra=[("Location", "http://%s/ok%s" % (host, rest)),
+                                                     ("X-Linked-Etag", '"%s"' % sha)])
         headers = {}
         for k in ("Range", "If-Range"):
             if self.headers.get(k) and mode != "norange":
@@ -104,6 +132,8 @@ class Handler(BaseHTTPRequestHandler):
                 continue
             if kl == "etag" and mode == "etag" and not first:
                 v = '"changed-%d"' % n
+            if kl == "etag" and mode in ("etagsha", "etaglie"):
+                v = '"%s"' % (upstream_sha(rest) if mode == "etagsha" else LIE)
             if kl == "content-length":
                 length = int(v)
             self.send_header(k, v)

@@ -2,14 +2,14 @@
 """The layer rule of src/, read from the #include lines.
 
 Folders are ranked; a file may include its own folder, a room of it
-(plan/graph) and any folder of a lower rank, never one of its rank or above (docs/layout.md says why each
+(plan/graph, payload/synth) and any folder of a lower rank, never one of its rank or above (docs/layout.md says why each
 sits where it does). Modules (a .c with its .h) may not include each other
 in a circle, inside a folder or across. Prints one line per offence and
 exits 1 when there is any."""
 import os, re, sys
 
 RANK = {
-    "base": 0, "payload": 1, "endpoint": 2, "plan": 3, "plan/graph": 3,
+    "base": 0, "payload": 1, "payload/synth": 1, "endpoint": 2, "plan": 3, "plan/graph": 3,
     "judge": 4, "live": 5, "fetch": 5, "store": 5, "deploy": 6, "fleet": 7,
     "cmd": 8, ".": 9,
 }

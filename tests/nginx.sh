@@ -9,6 +9,7 @@
 # nginx runs from a config of its own in $TMP/nginx (pid, logs, temp dirs):
 # no privilege needed beyond a loopback port, nothing of the host's nginx.
 command -v wait_for >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
+command -v free_port >/dev/null || . "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 NGINX_SLOW=${NGINX_SLOW:-32m}
 
 nginx_start() {

@@ -6,6 +6,7 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "cmd.h"
 #include "doc.h"
 #include "options.h"
@@ -26,7 +27,7 @@ static int run(struct opt_args *args)
 	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
-	if (argv_render(ep, &a, &err)) {
+	if (router_is(ep) ? cmd_router_argv(ep, &a, &err) : argv_render(ep, &a, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
 	}

@@ -30,7 +30,8 @@ static json_t *delta(const char *prod, const char *arm, int print)
 			json_array_append_new(out, json_pack("{s:s,s:f,s:f,s:f}", "figure", fp[i].name, "production",
 							     fp[i].value, "arm", fa[j].value, "change_pct", pct));
 			if (print)
-				printf("%-26s %12.3f %12.3f %+8.1f%%\n", fp[i].name, fp[i].value, fa[j].value, pct);
+				printf("%-26s %12.3f %12.3f %+8.1f%%  %s\n", fp[i].name, fp[i].value, fa[j].value, pct,
+				       cmd_change_word(fp[i].name, pct));
 		}
 	json_decref(p);
 	json_decref(a);
@@ -101,13 +102,13 @@ static int conclude(const struct arm_result *r, int json)
 				"(era %lld serves)",
 				r->endpoint, step, why, (long long)r->era);
 	case ARM_RESTORE_FAILED:
-		return cmd_fail(EXIT_IO,
+		return cmd_fail(cmd_exit(ZE_IO),
 				"arm: %s: RESTORE FAILED. Production (era %lld) could not be restored: %s: %s. THE "
 				"HOST NEEDS A PERSON. State: %s",
 				r->endpoint, (long long)r->era, step, why, r->host_state ? r->host_state : "unknown");
 	case ARM_ERROR: break;
 	}
-	return cmd_fail(EXIT_IO, "arm: %s: %s: %s", r->endpoint, step, why);
+	return cmd_fail(cmd_exit(ZE_IO), "arm: %s: %s: %s", r->endpoint, step, why);
 }
 
 static struct arm_opts o = {.bench = {.runs = 3, .conc = 1, .ptok = 512, .mtok = 128}, .idle_window_s = 2};
@@ -149,7 +150,7 @@ static int run(struct opt_args *a)
 		rc = cmd_deploy_setup("arm", &o.restore, self, sizeof(self), &json);
 	struct store *st = rc < 0 ? store_open(NULL, &err) : NULL;
 	if (rc < 0 && !st)
-		rc = cmd_fail(EXIT_IO, "arm: %s", err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "arm: %s", err);
 	if (rc < 0) {
 		o.endpoint = a->v[0];
 		o.sets = sets.v;

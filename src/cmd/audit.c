@@ -106,12 +106,13 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 
 static uint64_t pid;
 static const char *unit;
-static struct opt_list dropins;
+static struct opt_list dropins, sets;
 static int json;
 static const struct opt opts[] = {
     OPT_U64(0, "pid", &pid, "PID", 1, 4194304, "the engine's process"),
     OPT_STRING(0, "unit", &unit, "NAME", "a systemd unit: its MainPID and drop-in directories"),
     OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key of the intended side (what-if; repeatable)"),
     OPT_FLAG(0, "json", &json, "one JSON object"),
     OPT_END(),
 };
@@ -131,7 +132,7 @@ static int run(struct opt_args *args)
 	struct audit a = {0};
 	char *model = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
-	struct endpoint *ep = cmd_load_endpoint(args->v[0], NULL, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	uint64_t port = 0;
@@ -149,12 +150,12 @@ static int run(struct opt_args *args)
 		sb_adds(&src, "--pid");
 	int unit_down = unit && !pid;
 	if (!pid && listener_pid((unsigned)port, unit, &pid, &src, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	model = endpoint_path(ep, "MODEL_FILE");
-	if (audit_run((pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
-		rc = EXIT_IO;
+	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	if (unit_down)

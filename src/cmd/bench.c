@@ -78,12 +78,12 @@ static int run(struct opt_args *args)
 		c.base[--n] = '\0';
 	if (keyfile && !(c.api_key = endpoint_read_key(keyfile))) {
 		free(c.base);
-		return cmd_fail(EXIT_IO, "bench: cannot read the key in '%s'", keyfile);
+		return cmd_fail(cmd_exit(ZE_IO), "bench: cannot read the key in '%s'", keyfile);
 	}
 	char *err = NULL;
 	if (isatty(2))
 		b.on_progress = on_progress;
-	rc = bench_run(&c, &b, &err) ? cmd_fail(EXIT_IO, "bench: %s", err) : EXIT_OK;
+	rc = bench_run(&c, &b, &err) ? cmd_fail(cmd_exit(ZE_IO), "bench: %s", err) : EXIT_OK;
 	if (rc == EXIT_OK) {
 		if (json)
 			print_json(c.base, &b);

@@ -12,6 +12,7 @@
 #include "../endpoint/endpoint.h"
 #include "../judge/harness.h"
 #include "../judge/laws.h"
+#include "../judge/trust.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "cmd.h"
@@ -28,11 +29,24 @@ static void list_keys(int markdown)
 		free(md);
 		return;
 	}
-	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
+	/* a line per key, what it is wrapped under it: the terminal's width */
+	printf("%-18s %-14s %s\n    %s\n", "key", "default", "set-but-empty means", "what it is");
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
-		printf("%-18s %-14s %-26s %s\n", k->name, k->def ? k->def : "-", k->optout ? k->optout : "(error)",
-		       k->doc);
+		/* the default in its column when it fits there, the rest wrapped */
+		const char *def = k->def ? k->def : "-", *optout = k->optout ? k->optout : "(error)";
+		char head[64];
+		struct sb t = {0};
+		if (strlen(def) <= 14) {
+			snprintf(head, sizeof(head), "%-18s %-14s ", k->name, def);
+			sb_adds(&t, optout);
+		} else {
+			snprintf(head, sizeof(head), "%-18s ", k->name);
+			sb_addf(&t, "%s %s", def, optout);
+		}
+		cmd_wrap(stdout, head, 19, t.s);
+		sb_release(&t);
+		cmd_wrap(stdout, "    ", 4, k->doc);
 	}
 }
 
@@ -95,8 +109,10 @@ static int print_unparsed(const char *path, const char *err, int json)
 static int boot_log_readable(const char *boot_log)
 {
 	FILE *bl = fopen(boot_log, "r");
+	int e = errno;
 	if (!bl)
-		return cmd_fail(EXIT_IO, "check: --boot-log: cannot open '%s': %s", boot_log, strerror(errno));
+		return cmd_fail(cmd_exit(zerr_of_errno(e)), "check: --boot-log: cannot open '%s': %s", boot_log,
+				strerror(e));
 	fclose(bl);
 	return EXIT_OK;
 }
@@ -112,6 +128,16 @@ static void add_load_finding(struct findings *fs, char *err, int io)
 	f->sev = SEV_ERROR;
 	f->reason = err;
 	f->fix = xstrdup(io ? "replace the file with a complete, readable payload" : "correct the endpoint");
+}
+
+/* A file law already named an unreadable payload (its mode, its owner):
+ * the load's own error says it again, with a fix that does not fit. */
+static int has_c03(const struct findings *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].sev == SEV_ERROR && strcmp(fs->v[i].law, "C03") == 0)
+			return 1;
+	return 0;
 }
 
 /* The findings: one JSON object, or a line each and the counts. */
@@ -154,10 +180,11 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 }
 
 static struct opt_list sets;
-static const char *boot_log, *harness;
+static const char *boot_log, *device, *harness;
 static int json, keys, markdown;
 static const struct opt opts[] = {
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "judge and price on this profile instead of DEVICE"),
     OPT_STRING(0, "boot-log", &boot_log, "FILE", "a boot log of the runtime: its system_info line is evidence (S16)"),
     OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
     OPT_STRING(0, "harness", &harness, "FILE",
@@ -203,18 +230,26 @@ static int run(struct opt_args *args)
 	struct plan p;
 	int have_plan = 0;
 	enum zerr kind;
-	struct endpoint *ep = endpoint_load(path, &kind, &err);
+	/* a payload (a GGUF or a URL) before any file: cmd_load_target */
+	struct endpoint *ep =
+	    cmd_is_payload(path) ? cmd_load_target("check", path, &sets, &rc, &err) : endpoint_load(path, &kind, &err);
+	if (!ep && cmd_is_payload(path)) {
+		rc = cmd_fail(rc, "check: %s", err);
+		goto done;
+	}
 	if (!ep) {
 		rc = kind != ZE_USAGE ? cmd_fail(cmd_exit(kind), "check: %s", err) : print_unparsed(path, err, json);
 		goto done;
 	}
 	if (boot_log && (rc = boot_log_readable(boot_log)) != EXIT_OK)
 		goto done;
-	if (cmd_apply_sets(ep, &sets, &err)) {
+	if (cmd_apply_sets(ep, &sets, &err) || cmd_apply_device(ep, device, &err)) {
 		rc = cmd_fail(EXIT_USAGE, "check: %s", err);
 		goto done;
 	}
 	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs);
+	/* the engine's own config files, as serve's engine will read them (R03) */
+	trust_config_files(NULL, NULL, &fs, NULL);
 	/* The payload laws and the fit need the headers; a file that is
 	 * missing is already a C03 finding, one that is unreadable becomes
 	 * one here, and a value that cannot be priced is already reported. */
@@ -223,7 +258,7 @@ static int run(struct opt_args *args)
 		if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, &err) == 0)
 			have_plan = 1;
 	}
-	if (err && (io || findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
+	if (err && (io ? !has_c03(&fs) : findings_errors(&fs) == 0) && !strstr(err, "does not exist") &&
 	    !strstr(err, "No such file")) {
 		add_load_finding(&fs, err, io);
 		err = NULL;

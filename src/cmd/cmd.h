@@ -70,6 +70,9 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 struct store;
 struct json_t *cmd_rates_figures(const char *bench_json);
 int cmd_rates_era(struct store *st, struct json_t *era, int64_t era_id, char **err);
+/* A bench figure's change in words: a rate (NAME_tps...) is "faster" or
+ * "slower", another figure (draft_acceptance) "higher" or "lower". */
+const char *cmd_change_word(const char *figure, double pct);
 /* {name: change in % from prod's figure to arm's} for every figure of arm
  * that prod has, non-zero. */
 struct json_t *cmd_rates_delta(struct json_t *prod, struct json_t *arm);
@@ -133,6 +136,18 @@ void cmd_devices(FILE *f);
  * status (the file's kind; a --set that does not take is usage). */
 struct opt_list;
 struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets, int *rc, char **err);
+/* --device NAME where a command judges the endpoint as well as prices it
+ * (check): DEVICE=NAME, or -1 with *err naming --device and the profile
+ * meant. device NULL: nothing. */
+int cmd_apply_device(struct endpoint *ep, const char *device, char **err);
+/* A GGUF payload (by its magic "GGUF") or a URL rather than an endpoint
+ * file. */
+int cmd_is_payload(const char *path);
+/* cmd_load_endpoint, or for a payload (cmd_is_payload) an endpoint held in
+ * memory: MODEL_FILE (a URL: MODEL_URL, read by range requests), CTX_SIZE
+ * 4096 unless a --set gives it, then the --sets; says so on stderr under
+ * cmd. plan, rungs, solve and check take a model before any file. */
+struct endpoint *cmd_load_target(const char *cmd, const char *path, const struct opt_list *sets, int *rc, char **err);
 /* Every --set KEY=VALUE of sets (may be NULL) applied to ep; -1 with *err
  * at the first that does not take. */
 int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err);
@@ -146,13 +161,35 @@ int cmd_is_help(const char *arg);
 /* 1234567 -> "1,234,567" into buf. */
 const char *cmd_commas(uint64_t v, char *buf, size_t n);
 
-/* Human reports fit this many columns; wider detail goes to --json. */
-#define CMD_WIDTH 100
+/* Human reports fit this many columns; wider detail goes to --json:
+ * on a terminal its width (COLUMNS when set, else the tty's), at least
+ * 60; 100 when stdout is not a terminal (a pipe, a file: stable output). */
+unsigned cmd_width(void);
+#define CMD_WIDTH (cmd_width())
 
 /* Print head, then text wrapped at word boundaries to CMD_WIDTH columns,
  * each further line indented by indent spaces; ends with a newline. */
 void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text);
 /* Bytes as MiB with two decimals, the engine's way. */
 double cmd_mib(uint64_t bytes);
+
+/* A router endpoint (src/cmd/router.c): plan's branch, emit preset and
+ * emit llama-swap, argv's. Each returns an exit status. */
+struct argv_list;
+int cmd_router_plan(const struct endpoint *ep, const char *device, int json, char **err);
+int cmd_router_emit(const char *what, const char *file);
+int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err);
+int cmd_router_swap(const char *file);
+/* serve of a router: every gate, the preset written, the router exec'd. */
+int cmd_router_serve(const struct endpoint *ep, int dry);
+/* serve's pins gate on one endpoint (src/cmd/serve.c): 0 or SERVE_REFUSED. */
+int cmd_serve_pins(const struct endpoint *ep);
+/* Whether the file at path is a router endpoint (src/cmd/router_live.c). */
+int cmd_router_file(const char *path);
+/* ledger --endpoint ROUTER.env LOG: every child's boot held to its member. */
+int cmd_router_ledger(const char *endpoint_path, const char *log_path, int json);
+/* probe URL --endpoint ROUTER.env: /models, then each member by its name. */
+struct http_client;
+int cmd_router_probe(struct http_client *c, const char *endpoint_path, const char *only, int json);
 
 #endif

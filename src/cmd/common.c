@@ -1,8 +1,12 @@
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../base/color.h"
 #include "../base/redact.h"
@@ -56,6 +60,95 @@ struct endpoint *cmd_load_endpoint(const char *path, const struct opt_list *sets
 	return ep;
 }
 
+int cmd_apply_device(struct endpoint *ep, const char *device, char **err)
+{
+	char hint[320];
+	if (!device)
+		return 0;
+	if (!device_find(device))
+		return errorf(err, "--device: '%s' is not a known profile: %s", device,
+			      device_unknown_hint(device, hint, sizeof(hint)));
+	struct sb kv = {0};
+	sb_addf(&kv, "DEVICE=%s", device);
+	int rc = endpoint_set(ep, kv.s, err);
+	sb_release(&kv);
+	return rc;
+}
+
+int cmd_is_payload(const char *path)
+{
+	if (remote_is_url(path))
+		return 1;
+	/* never blocks: a FIFO or a device is no payload (the loader names it) */
+	char magic[4];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int gguf =
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 && memcmp(magic, "GGUF", 4) == 0;
+	close(fd);
+	return gguf;
+}
+
+/* s as a double-quoted endpoint value (\" \\ \$ \` escaped) */
+static void add_quoted(struct sb *b, const char *key, const char *s, size_t n)
+{
+	sb_addf(b, "%s=\"", key);
+	for (size_t i = 0; i < n; i++) {
+		if (strchr("\"\\$`", s[i]))
+			sb_addc(b, '\\');
+		sb_addc(b, s[i]);
+	}
+	sb_adds(b, "\"\n");
+}
+
+/* The endpoint a bare payload stands for: MODEL_FILE (a URL: MODEL_URL,
+ * and MODEL_FILE its file name, read by range requests while it is not
+ * here) and CTX_SIZE 4096 unless --set gives one. */
+static struct endpoint *payload_endpoint(const char *path, const struct opt_list *sets, char **err)
+{
+	struct sb b = {0};
+	int url = remote_is_url(path), ctx = 0;
+	for (unsigned i = 0; sets && i < sets->n; i++)
+		ctx |= strncmp(sets->v[i], "CTX_SIZE=", 9) == 0;
+	if (url) {
+		const char *name = strrchr(path, '/') + 1;
+		size_t n = strcspn(name, "?#");
+		add_quoted(&b, "MODEL_URL", path, strlen(path));
+		add_quoted(&b, "MODEL_FILE", n ? name : "model.gguf", n ? n : strlen("model.gguf"));
+	} else {
+		char *abs = realpath(path, NULL);
+		add_quoted(&b, "MODEL_FILE", abs ? abs : path, strlen(abs ? abs : path));
+		free(abs);
+	}
+	if (!ctx)
+		sb_adds(&b, "CTX_SIZE=4096\n");
+	struct endpoint *ep = endpoint_parse(b.s, b.len, path, err);
+	sb_release(&b);
+	return ep;
+}
+
+struct endpoint *cmd_load_target(const char *cmd, const char *path, const struct opt_list *sets, int *rc, char **err)
+{
+	if (!cmd_is_payload(path))
+		return cmd_load_endpoint(path, sets, rc, err);
+	struct endpoint *ep = payload_endpoint(path, sets, err);
+	if (!ep) {
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	if (cmd_apply_sets(ep, sets, err)) {
+		endpoint_free(ep);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	fprintf(stderr, "zealot: %s: %s is a payload, not an endpoint file: as MODEL_%s=%s, CTX_SIZE=%s%s\n", cmd, path,
+		remote_is_url(path) ? "URL" : "FILE", path, endpoint_value(ep, K_CTX_SIZE),
+		endpoint_entry(ep, K_CTX_SIZE)->line > 0 ? " (--set CTX_SIZE=N for another)" : "");
+	return ep;
+}
+
 int cmd_apply_sets(struct endpoint *ep, const struct opt_list *sets, char **err)
 {
 	for (unsigned i = 0; sets && i < sets->n; i++)
@@ -72,6 +165,27 @@ int cmd_is_help(const char *arg)
 const char *cmd_commas(uint64_t v, char *buf, size_t n)
 {
 	return fmt_commas(v, buf, n);
+}
+
+unsigned cmd_width(void)
+{
+	static unsigned w;
+	if (w)
+		return w;
+	w = 100;
+	if (!isatty(STDOUT_FILENO))
+		return w;
+	const char *c = getenv("COLUMNS");
+	char *end;
+	unsigned long v = c && *c ? strtoul(c, &end, 10) : 0;
+	struct winsize ws;
+	if (c && *c && !*end && v)
+		w = (unsigned)(v > 1000 ? 1000 : v);
+	else if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		w = ws.ws_col;
+	if (w < 60)
+		w = 60;
+	return w;
 }
 
 void cmd_wrap(FILE *f, const char *head, size_t indent, const char *text)

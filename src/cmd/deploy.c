@@ -177,25 +177,25 @@ static int conclude(const char *cmd, const struct deploy_result *r, int json)
 		return EXIT_NO;
 	case DEPLOY_ROLLBACK_FAILED:
 		if (r->previous_era)
-			cmd_fail(EXIT_IO,
+			cmd_fail(cmd_exit(ZE_IO),
 				 "%s: %s: ROLLBACK FAILED. The deploy failed at %s%s%s (%s), and putting era %lld "
 				 "back failed too. THE HOST NEEDS A PERSON. State: %s",
 				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
 				 law ? law : "", why, (long long)r->previous_era,
 				 r->host_state ? r->host_state : "unknown");
 		else
-			cmd_fail(EXIT_IO,
+			cmd_fail(cmd_exit(ZE_IO),
 				 "%s: %s: UNDO FAILED. The deploy failed at %s%s%s (%s), and undoing what it "
 				 "installed failed too. THE HOST NEEDS A PERSON. State: %s",
 				 cmd, r->endpoint, r->failed_step ? r->failed_step : "?", law ? ", law " : "",
 				 law ? law : "", why, r->host_state ? r->host_state : "unknown");
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	case DEPLOY_ERROR:
-		cmd_fail(EXIT_IO, "%s: %s: %s%s%s", cmd, r->endpoint ? r->endpoint : "?",
+		cmd_fail(cmd_exit(ZE_IO), "%s: %s: %s%s%s", cmd, r->endpoint ? r->endpoint : "?",
 			 r->failed_step ? r->failed_step : "error", r->why ? ": " : "", why);
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	}
-	return EXIT_IO;
+	return cmd_exit(ZE_IO);
 }
 
 /* --probes: every name one probe knows ("all" alone means every probe). */
@@ -225,7 +225,7 @@ int cmd_deploy_setup(const char *cmd, struct deploy_opts *o, char *self, size_t 
 	if (!o->zealot) {
 		ssize_t n = readlink("/proc/self/exe", self, self_n - 1);
 		if (n <= 0)
-			return cmd_fail(EXIT_IO, "%s: cannot find this binary's path (give --zealot)", cmd);
+			return cmd_fail(cmd_exit(ZE_IO), "%s: cannot find this binary's path (give --zealot)", cmd);
 		self[n] = '\0';
 		o->zealot = self;
 	}
@@ -243,7 +243,7 @@ static int go(const char *cmd, struct deploy_opts *o, int json)
 	char *err = NULL;
 	struct store *st = store_open(NULL, &err);
 	if (!st) {
-		int rc = cmd_fail(EXIT_IO, "%s: %s", cmd, err);
+		int rc = cmd_fail(cmd_exit(ZE_IO), "%s: %s", cmd, err);
 		free(err);
 		return rc;
 	}

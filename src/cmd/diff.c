@@ -56,7 +56,7 @@ static int from_era(struct store *st, const char *name, int64_t id, struct side 
 	struct store_era e;
 	int r = store_era_get(st, name, id, &e, err);
 	if (r < 0)
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	if (r == 1) {
 		if (id == 0)
 			errorf(err, "no current era of '%s' is recorded (see zealot history)", name);
@@ -84,7 +84,7 @@ static int from_era(struct store *st, const char *name, int64_t id, struct side 
 	s->rates = json_pack("{s:s}", "endpoint", name);
 	int rrc = cmd_rates_era(st, s->rates, e.id, err);
 	store_era_release(&e);
-	return rrc ? EXIT_IO : EXIT_OK;
+	return rrc ? cmd_exit(ZE_IO) : EXIT_OK;
 }
 
 static int from_file(const char *path, struct side *s, char **err)
@@ -108,10 +108,8 @@ static int from_file(const char *path, struct side *s, char **err)
 		s->runtime_sha[0] = '\0';
 	}
 	free(rt);
-	if (shape_load(ep, NULL, &c, &io, err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
+	if ((rc = cmd_exit(shape_load(ep, NULL, &c, &io, err))) != EXIT_OK)
 		goto done;
-	}
 	struct plan p;
 	if (plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
 		rc = EXIT_USAGE;
@@ -391,7 +389,8 @@ static void print_rates(const struct side *a, const struct side *b)
 				snprintf(sy, sizeof(sy), "%.2f", json_number_value(y));
 			if (json_is_number(c))
 				snprintf(sc, sizeof(sc), "%+.1f%%", json_number_value(c));
-			printf("  %-24s %16s %16s %9s\n", k, sx, sy, sc);
+			printf("  %-24s %16s %16s %9s%s%s\n", k, sx, sy, sc, json_is_number(c) ? "  " : "",
+			       json_is_number(c) ? cmd_change_word(k, json_number_value(c)) : "");
 		}
 	}
 	const struct side *sides[] = {a, b};

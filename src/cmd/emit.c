@@ -1,5 +1,6 @@
 /* zealot emit unit|prometheus|alerts|harness ENDPOINT, and for a fleet
  * directory prometheus|alerts|harness|ansible DIR */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,7 @@ static int emit_fleet(int kind, const char *dir, unsigned minutes, const char *o
 		char *inv = fleet_ansible_inventory(&f, ssh_config);
 		char *play = fleet_ansible_playbook(&f, "zealot " ZEALOT_VERSION, reason);
 		if (write_in(outdir, "inventory.yml", inv, &err) || write_in(outdir, "playbook.yml", play, &err))
-			rc = EXIT_IO;
+			rc = cmd_exit(ZE_IO);
 		free(inv);
 		free(play);
 	}
@@ -113,7 +114,7 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (n <= 0) {
 			errorf(err, "cannot find this binary's path (give --zealot)");
-			return EXIT_IO;
+			return cmd_exit(ZE_IO);
 		}
 		self[n] = '\0';
 		zealot = self;
@@ -125,14 +126,15 @@ static int unit_text(const struct endpoint *ep, const char *file, const char *ze
 	}
 	if (!realpath(file, abs)) {
 		errorf(err, "cannot resolve '%s'", file);
-		return EXIT_IO;
+		return cmd_exit(zerr_of_errno(errno));
 	}
 	*out = emit_unit(ep, zealot, abs, user);
 	return EXIT_OK;
 }
 
-static const char *user, *zealot, *outdir = ".", *ssh_config, *reason = "ansible: zealot fleet playbook";
-static uint64_t minutes = 5;
+static const char *user, *zealot, *outdir, *ssh_config, *reason;
+static uint64_t minutes;
+static struct opt_list sets;
 static const struct opt opts[] = {
     OPT_STRING(0, "user", &user, "NAME", "unit: User="),
     OPT_STRING(0, "zealot", &zealot, "PATH",
@@ -142,18 +144,54 @@ static const struct opt opts[] = {
     OPT_STRING('o', "output", &outdir, "OUTDIR", "ansible: where inventory.yml and playbook.yml go (.)"),
     OPT_STRING(0, "ssh-config", &ssh_config, "FILE", "ansible: ssh reads this config (-F FILE)"),
     OPT_STRING(0, "reason", &reason, "TEXT", "ansible: the deploy reason (default \"ansible: zealot fleet playbook\")"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "an ENDPOINT's kinds: override an endpoint key (what-if; repeatable)"),
     OPT_END(),
 };
+
+/* An option the kind does not take is refused, never ignored (emit unit -o
+ * FILE printed the unit and wrote nothing): the option, and the kind
+ * that takes it. */
+static int kind_takes(int kind, int dir)
+{
+	static const struct {
+		int given_kind; /* the kind that takes it */
+		const char *name;
+	} only[] = {{0, "--user"},   {0, "--zealot"},	  {2, "--slot-minutes"},
+		    {4, "--output"}, {4, "--ssh-config"}, {4, "--reason"}};
+	const int given[] = {user != NULL,   zealot != NULL,	 minutes != 0,
+			     outdir != NULL, ssh_config != NULL, reason != NULL};
+	for (size_t i = 0; i < ARRAY_SIZE(only); i++)
+		if (given[i] && kind != only[i].given_kind)
+			return cmd_fail(EXIT_USAGE, "emit: %s: %s is for %s only%s", kinds[kind], only[i].name,
+					kinds[only[i].given_kind],
+					kind == 0 && i == 3
+					    ? " (unit prints to stdout: zealot emit unit FILE > NAME.service)"
+					    : "");
+	if (sets.n && dir)
+		return cmd_fail(EXIT_USAGE, "emit: %s: --set takes an endpoint file, not a fleet directory",
+				kinds[kind]);
+	return EXIT_OK;
+}
 
 static int run(struct opt_args *args)
 {
 	const char *what = args->v[0], *file = args->v[1];
+	if (strcmp(what, "preset") == 0 || strcmp(what, "llama-swap") == 0)
+		return cmd_router_emit(what, file);
 	int kind = name_index(kinds, ARRAY_SIZE(kinds), what);
-	if (kind < 0)
+	if (kind < 0) {
+		/* the kind a misspelt one means */
+		size_t best = 3, near = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+			if (edit_distance(what, kinds[i]) < best)
+				best = edit_distance(what, kinds[i]), near = i;
+		if (best < 3)
+			return cmd_fail(EXIT_USAGE, "emit: '%s' is not a kind: did you mean %s?", what, kinds[near]);
 		return cmd_fail(EXIT_USAGE,
 				"emit: '%s' is not unit, prometheus, alerts, harness or grafana (nor ansible, for a "
 				"fleet DIR)",
 				what);
+	}
 	if (user && !quote_unit_user_ok(user))
 		return cmd_fail(EXIT_USAGE, "emit: --user: not a user name (letters, digits, . _ -) or a UID");
 	if (zealot && zealot[0] != '/')
@@ -167,11 +205,17 @@ static int run(struct opt_args *args)
 				file);
 	if (!dir && kind == 4)
 		return cmd_fail(EXIT_USAGE, "emit: ansible takes a fleet directory, not '%s'", file);
+	int taken = kind_takes(kind, dir);
+	if (taken != EXIT_OK)
+		return taken;
+	if (!minutes)
+		minutes = 5;
 	if (dir)
-		return emit_fleet(kind, file, (unsigned)minutes, outdir, ssh_config, reason);
+		return emit_fleet(kind, file, (unsigned)minutes, outdir ? outdir : ".", ssh_config,
+				  reason ? reason : "ansible: zealot fleet playbook");
 	char *err = NULL, *out = NULL;
 	int rc = EXIT_OK;
-	struct endpoint *ep = cmd_load_endpoint(file, NULL, &rc, &err);
+	struct endpoint *ep = cmd_load_endpoint(file, &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	const char *bind = endpoint_value(ep, K_BIND_ADDR);

@@ -2,6 +2,7 @@
  * ways: `zealot explain ID` (one law), zealot-laws(7) and docs/laws.md
  * (every law; `zealot help --man laws`, `--markdown laws`).
  */
+#include <jansson.h>
 #include <string.h>
 #include <strings.h>
 
@@ -90,14 +91,49 @@ void cmd_laws_page(FILE *f, int fmt)
 		fprintf(f, "%s  %s\n", lawdoc_at(i)->id, lawdoc_at(i)->title);
 }
 
-static int all;
+/* A law as JSON: {id, title, and its four parts by name}. */
+static json_t *law_json(const struct law_doc *l)
+{
+	json_t *o = json_pack("{s:s,s:s}", "id", l->id, "title", l->title);
+	static const char *const names[4] = {"what_breaks", "why", "check", "fix"};
+	for (int i = 0; i < 4; i++)
+		json_object_set_new(o, names[i], json_string(lawdoc_field(l, i)));
+	return o;
+}
+
+static int all, json;
 static const struct opt opts[] = {
     OPT_FLAG(0, "all", &all, "every law in full"),
+    OPT_FLAG(0, "json", &json,
+	     "one JSON object: {id, title, what_breaks, why, check, fix};\nwithout an ID a list ({id, title}; with "
+	     "--all, whole)"),
     OPT_END(),
 };
 
+static int run_json(struct opt_args *a)
+{
+	json_t *o;
+	if (a->n == 1) {
+		const struct law_doc *l = lawdoc_find(a->v[0]);
+		if (!l)
+			return -1;
+		o = law_json(l);
+	} else {
+		o = json_array();
+		for (size_t i = 0; i < lawdoc_count(); i++)
+			json_array_append_new(
+			    o, all ? law_json(lawdoc_at(i))
+				   : json_pack("{s:s,s:s}", "id", lawdoc_at(i)->id, "title", lawdoc_at(i)->title));
+	}
+	cmd_print_json(o, 0);
+	json_decref(o);
+	return EXIT_OK;
+}
+
 static int run(struct opt_args *a)
 {
+	if (json && run_json(a) == EXIT_OK)
+		return EXIT_OK;
 	if (a->n == 1) {
 		const struct law_doc *l = lawdoc_find(a->v[0]);
 		if (l) {

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/file.h"
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../fetch/fetch.h"
 #include "../judge/runtime.h"
 #include "../payload/pin.h"
+#include "../store/eras.h"
 #include "cmd.h"
 #include "doc.h"
 #include "options.h"
@@ -137,6 +139,9 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 		json_object_set_new(o, "sha256", x->sha[0] ? json_string(x->sha) : json_null());
 		json_object_set_new(o, "pinned_bytes", f->has_bytes ? json_integer((json_int_t)f->bytes) : json_null());
 		json_object_set_new(o, "pinned_sha256", f->has_sha ? json_string(f->sha) : json_null());
+		json_object_set_new(o, "publisher_sha256", x->publisher[0] ? json_string(x->publisher) : json_null());
+		json_object_set_new(o, "publisher_from",
+				    x->publisher[0] ? json_string(x->publisher_from) : json_null());
 		json_object_set_new(o, "stamp", json_boolean(x->cached));
 		json_object_set_new(o, "transferred", json_integer((json_int_t)x->transferred));
 		json_object_set_new(o, "requests", json_integer((json_int_t)x->requests));
@@ -146,8 +151,10 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 		emit_json(o);
 	} else {
 		char a[32];
-		printf("%-7s %-10s %s (%s bytes%s%s%s)\n", f->kind, status_name(x->status), f->path,
+		int theirs = x->publisher[0] && strcmp(x->publisher, x->sha) == 0;
+		printf("%-7s %-10s %s (%s bytes%s%s%s%s%s)\n", f->kind, status_name(x->status), f->path,
 		       cmd_commas(x->bytes, a, sizeof(a)), x->sha[0] ? ", sha256 " : "", x->sha,
+		       theirs ? ", as the server states it in " : "", theirs ? x->publisher_from : "",
 		       x->cached ? ", from the stamp" : "");
 	}
 	if (x->status == FETCH_MISMATCH) {
@@ -155,7 +162,12 @@ static void report_file(const struct fetch_file *f, const struct fetch_result *x
 		if (f->has_bytes)
 			cmd_commas(f->bytes, want_b, sizeof(want_b));
 		cmd_commas(x->bytes, got_b, sizeof(got_b));
-		if (x->rejected)
+		if (x->rejected && x->publisher[0] && strcmp(x->publisher, x->sha) != 0)
+			cmd_fail(EXIT_NO,
+				 "fetch: %s: the download does not match the SHA-256 the server states (%s %s): it "
+				 "hashes to %s; kept as '%s' (the file in place, if any, is untouched)",
+				 f->kind, x->publisher_from, x->publisher, x->sha, x->rejected);
+		else if (x->rejected)
 			cmd_fail(EXIT_NO,
 				 "fetch: %s: the download does not match its pins: %s bytes, SHA-256 %s; %s_BYTES "
 				 "%s, %s_SHA256 %s; kept as '%s' (the file in place, if any, is untouched)",
@@ -193,9 +205,8 @@ static int fetch_files(const struct fetch_list *l, struct fetch_result *res, int
 		}
 		report_file(f, &res[i], e, u->json, verify_only);
 		if (r < 0) {
-			cmd_fail(EXIT_IO, "fetch: %s: %s", f->kind, e);
-			worst = EXIT_IO;
-		} else if (r > 0 && worst != EXIT_IO) {
+			worst = cmd_fail(cmd_exit(ZE_IO), "fetch: %s: %s", f->kind, e);
+		} else if (r > 0 && worst == EXIT_OK) {
 			worst = EXIT_NO;
 		}
 		free(e);
@@ -222,7 +233,7 @@ static int add_pins(const struct endpoint *ep, const struct fetch_list *l, const
 				printf("%s=%s\n", pins.keys[i], pins.values[i]);
 		}
 		if (pin && fetch_pin_write(ep->path, pins.keys, pins.values, pins.anchors, pins.n, err)) {
-			cmd_fail(EXIT_IO, "fetch: --pin: %s", *err);
+			cmd_fail(cmd_exit(ZE_IO), "fetch: --pin: %s", *err);
 			rc = -1;
 		}
 	}
@@ -230,8 +241,67 @@ static int add_pins(const struct endpoint *ep, const struct fetch_list *l, const
 	return rc;
 }
 
+/* An era's endpoint, from the text the store recorded (its secret values
+ * put back when the store keeps them): what it named is fetched even when
+ * its file and payloads are gone. The era is left in *e for era_pins. */
+static struct endpoint *load_era(const char *arg, uint64_t id, struct store_era *e, int *rc, char **err)
+{
+	char *name = NULL;
+	struct store *st = NULL;
+	struct endpoint *ep = NULL;
+	if ((*rc = cmd_exit(eras_find(arg, &name, &st, err))) != EXIT_OK)
+		goto out;
+	int got = st ? store_era_get(st, name, (int64_t)id, e, err) : 1;
+	*rc = got < 0 ? EXIT_IO : got ? EXIT_USAGE : EXIT_OK;
+	if (got > 0)
+		errorf(err, "no era %llu of '%s' is recorded (see zealot history %s)", (unsigned long long)id, name,
+		       name);
+	if (got)
+		goto out;
+	char *live =
+	    e->endpoint_path && *e->endpoint_path ? read_file(e->endpoint_path, 1u << 20, 0, NULL, NULL, NULL) : NULL;
+	char *lost = NULL;
+	if (store_era_secrets(st, e, live, &lost)) /* a lost secret costs only what needs it */
+		cmd_fail(0, "fetch: warning: era %llu: %s", (unsigned long long)id, lost);
+	free(lost);
+	free(live);
+	if (!(ep = eras_endpoint(e, err)))
+		*rc = EXIT_USAGE;
+out:
+	free(name);
+	store_close(st);
+	return ep;
+}
+
+/* Each file the era recorded is held to the size and hash its deploy
+ * took, where the era's text pins nothing else. -1 with *err when the
+ * text pins another hash than the record. */
+static int era_pins(const struct store_era *e, struct fetch_list *l, char **err)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct fetch_file *f = &l->v[i];
+		char key[32], sha[65], *path = NULL;
+		uint64_t bytes = 0;
+		snprintf(key, sizeof(key), "%s_FILE", f->kind);
+		if (eras_recorded_pin(e, key, &path, &bytes, sha))
+			continue;
+		int same = strcmp(path, f->path) == 0;
+		free(path);
+		if (!same)
+			continue;
+		if ((f->has_sha && strcmp(f->sha, sha) != 0) || (f->has_bytes && f->bytes != bytes))
+			return errorf(err,
+				      "era %lld's text pins %s otherwise than its deploy recorded (%s, %llu bytes)",
+				      (long long)e->id, f->kind, sha, (unsigned long long)bytes);
+		f->has_sha = f->has_bytes = 1;
+		memcpy(f->sha, sha, sizeof(f->sha));
+		f->bytes = bytes;
+	}
+	return 0;
+}
+
 static int verify_only, force, pin, json;
-static uint64_t connections = 4, stall = 30, connect_s = 15;
+static uint64_t connections = 4, stall = 30, connect_s = 15, era;
 static const struct opt opts[] = {
     OPT_FLAG(0, "verify-only", &verify_only, "download nothing: verify the files on disk against their pins"),
     OPT_FLAG('f', "force", &force, "replace a file that does not verify (or has no pins), once the new one verifies"),
@@ -240,6 +310,8 @@ static const struct opt opts[] = {
     OPT_U64(0, "connections", &connections, "N", 1, 16, "parallel ranged connections per file (default 4)"),
     OPT_U64(0, "stall-timeout", &stall, "S", 1, 86400, "end a transfer after S seconds without a byte (30)"),
     OPT_U64(0, "connect-timeout", &connect_s, "S", 1, 3600, "give up connecting after S seconds (15)"),
+    OPT_U64(0, "era", &era, "N", 1, INT64_MAX,
+	    "fetch what era N (zealot history) named, from its recorded text, to the hashes it recorded"),
     OPT_END(),
 };
 
@@ -249,12 +321,21 @@ static int run(struct opt_args *args)
 	char *err = NULL, *token = NULL, *token_file = NULL, *stamps = NULL;
 	struct fetch_list l = {0};
 	struct fetch_result *res = NULL;
-	struct endpoint *ep = cmd_load_endpoint(args->v[0], NULL, &rc, &err);
+	struct store_era e = {0};
+	if (era && pin) {
+		rc = cmd_fail(EXIT_USAGE,
+			      "fetch: --pin writes an endpoint file; --era %llu fetches from the store's "
+			      "text, which is not one (drop --pin)",
+			      (unsigned long long)era);
+		return rc;
+	}
+	struct endpoint *ep =
+	    era ? load_era(args->v[0], era, &e, &rc, &err) : cmd_load_endpoint(args->v[0], NULL, &rc, &err);
 	if (!ep) {
 		cmd_fail(rc, "fetch: %s", err);
 		goto done;
 	}
-	if (fetch_list(ep, &l, &err)) {
+	if (fetch_list(ep, &l, &err) || (era && era_pins(&e, &l, &err))) {
 		rc = cmd_fail(EXIT_USAGE, "fetch: %s", err);
 		goto done;
 	}
@@ -264,7 +345,7 @@ static int run(struct opt_args *args)
 	}
 	token_file = endpoint_path(ep, "TOKEN_FILE");
 	if (!verify_only && remote_token(token_file, &token, &err)) {
-		rc = cmd_fail(EXIT_IO, "fetch: %s", err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "fetch: %s", err);
 		goto done;
 	}
 	stamps = pin_stamp_dir();
@@ -280,7 +361,7 @@ static int run(struct opt_args *args)
 	uint64_t requests = 0, bytes = 0;
 	int worst = fetch_files(&l, res, verify_only, force, &fo, &u, &requests, &bytes);
 	if (add_pins(ep, &l, res, pin, json, &err))
-		worst = EXIT_IO;
+		worst = cmd_exit(ZE_IO);
 	if (json)
 		emit_json(json_pack("{s:s,s:i,s:{s:I,s:I}}", "event", "done", "exit", worst, "remote", "requests",
 				    (json_int_t)requests, "bytes", (json_int_t)bytes));
@@ -298,6 +379,7 @@ done:
 	free(stamps);
 	free(err);
 	endpoint_free(ep);
+	store_era_release(&e);
 	return rc;
 }
 

@@ -141,7 +141,7 @@ static int query(const char *name, const char *dir,
 	char *err = NULL;
 	struct fleet f = {0};
 	struct fleet_ops c;
-	int rc = EXIT_IO;
+	int rc = cmd_exit(ZE_IO);
 	if (!open_fleet(dir, cfg, rz, timeout < 10 ? (unsigned)timeout : 10, &c, &f, &err))
 		rc = fn(&c, &f, dir);
 	fleet_free(&f);
@@ -265,7 +265,7 @@ static int run_deploy(struct opt_args *args)
 	struct fleet_ops c;
 	char *pick = NULL;
 	if (open_fleet(args->v[0], cfg, rz, 10, &c, &f, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	pick = xcalloc(f.n, 1);

@@ -1,5 +1,6 @@
 /* zealot history [ENDPOINT] [--json] */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,12 +21,31 @@ static const char *str(json_t *o, const char *k)
 	return s ? s : "";
 }
 
+/* One labelled line of an era ("  reason    ..."), wrapped to the
+ * terminal under its value. */
+static void field(const char *label, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void field(const char *label, const char *fmt, ...)
+{
+	struct sb b = {0};
+	char head[32];
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&b, fmt, ap);
+	va_end(ap);
+	snprintf(head, sizeof(head), "  %-9s ", label);
+	cmd_wrap(stdout, head, 12, b.s ? b.s : "");
+	sb_release(&b);
+}
+
 static void print_boot(json_t *b, const char *indent)
 {
-	char d[64];
+	char d[64], head[96];
 	calib_date(json_integer_value(json_object_get(b, "at")), d, sizeof(d));
-	printf("%sboot %lld  %s  %s\n%s  %s\n", indent, (long long)json_integer_value(json_object_get(b, "id")), d,
-	       str(b, "source"), indent, str(b, "summary"));
+	snprintf(head, sizeof(head), "%sboot %lld  %s  ", indent,
+		 (long long)json_integer_value(json_object_get(b, "id")), d);
+	cmd_wrap(stdout, head, strlen(indent) + 2, str(b, "source"));
+	snprintf(head, sizeof(head), "%s  ", indent);
+	cmd_wrap(stdout, head, strlen(head), str(b, "summary"));
 }
 
 static void print_text(json_t *out, const char *name, const char *db)
@@ -42,23 +62,23 @@ static void print_text(json_t *out, const char *name, const char *db)
 	{
 		printf("\nera %lld  %s  %s\n", (long long)json_integer_value(json_object_get(e, "id")),
 		       str(e, "endpoint"), str(e, "window"));
-		printf("  %-9s %s\n", "reason", str(e, "reason"));
-		printf("  %-9s %s\n", "payload",
-		       json_is_string(json_object_get(e, "payload")) ? str(e, "payload") : str(e, "keys_error"));
+		field("reason", "%s", str(e, "reason"));
+		field("payload", "%s",
+		      json_is_string(json_object_get(e, "payload")) ? str(e, "payload") : str(e, "keys_error"));
 		const char *build = str(e, "runtime_build");
 		const char *rsha = json_string_value(
 		    json_object_get(json_object_get(json_object_get(e, "pins"), "RUNTIME"), "sha256"));
-		printf("  %-9s %s%s%s%s", "runtime", *build ? build : "(version unknown)",
-		       *str(e, "runtime") ? " (" : "", str(e, "runtime"), *str(e, "runtime") ? ")" : "");
+		char rs[40] = "";
 		if (rsha)
-			printf(" sha256 %.12s...", rsha);
-		printf("\n");
-		printf("  %-9s %s\n", "shape", str(e, "shape"));
+			snprintf(rs, sizeof(rs), " sha256 %.12s...", rsha);
+		field("runtime", "%s%s%s%s%s", *build ? build : "(version unknown)", *str(e, "runtime") ? " (" : "",
+		      str(e, "runtime"), *str(e, "runtime") ? ")" : "", rs);
+		field("shape", "%s", str(e, "shape"));
 		json_t *pl = json_object_get(e, "plan");
 		if (json_is_object(pl) && json_is_number(json_object_get(pl, "total_mib")))
-			printf("  %-9s %s MiB on the card, %s free, %s\n", "plan",
-			       FMT_MIB(json_number_value(json_object_get(pl, "total_mib"))),
-			       FMT_MIB(json_number_value(json_object_get(pl, "free_mib"))), str(pl, "verdict"));
+			field("plan", "%s MiB on the card, %s free, %s",
+			      FMT_MIB(json_number_value(json_object_get(pl, "total_mib"))),
+			      FMT_MIB(json_number_value(json_object_get(pl, "free_mib"))), str(pl, "verdict"));
 		json_t *rb = json_object_get(e, "rollback");
 		if (json_is_object(rb)) {
 			struct sb k = {0};
@@ -73,12 +93,11 @@ static void print_text(json_t *out, const char *name, const char *db)
 			}
 			if (json_is_true(json_object_get(rb, "runtime_changed")))
 				sb_addf(&k, " runtime sha256 %.12s...", str(rb, "runtime_sha256"));
-			printf("  %-9s %s  (to era %lld:%s)\n", "rollback", str(rb, "command"),
-			       (long long)json_integer_value(json_object_get(rb, "to")),
-			       k.len ? k.s : " the same keys");
+			field("rollback", "%s  (to era %lld:%s)", str(rb, "command"),
+			      (long long)json_integer_value(json_object_get(rb, "to")), k.len ? k.s : " the same keys");
 			sb_release(&k);
 		} else {
-			printf("  %-9s - (the first era)\n", "rollback");
+			field("rollback", "- (the first era)");
 		}
 		size_t j;
 		json_t *b;
@@ -90,16 +109,16 @@ static void print_text(json_t *out, const char *name, const char *db)
 				json_array_foreach(json_object_get(b, "prompts"), k, q)
 				{
 					json_t *rf = json_object_get(q, "refused");
-					printf("  %-9s %s: '%s' -> '%s'\n", j || k ? "" : "answers",
-					       json_is_string(rf) ? "inconclusive"
-					       : json_is_true(rf) ? "refused"
-								  : "answered",
-					       str(q, "prompt"), str(q, "answer"));
+					field(j || k ? "" : "answers", "%s: '%s' -> '%s'",
+					      json_is_string(rf) ? "inconclusive"
+					      : json_is_true(rf) ? "refused"
+								 : "answered",
+					      str(q, "prompt"), str(q, "answer"));
 				}
 			} else {
-				printf("  %-9s %s: '%s'%s%s%s\n", j ? "" : "answers", str(b, "name"), str(b, "answer"),
-				       json_is_string(json_object_get(b, "expected")) ? " (expected '" : "",
-				       str(b, "expected"), json_is_string(json_object_get(b, "expected")) ? "')" : "");
+				field(j ? "" : "answers", "%s: '%s'%s%s%s", str(b, "name"), str(b, "answer"),
+				      json_is_string(json_object_get(b, "expected")) ? " (expected '" : "",
+				      str(b, "expected"), json_is_string(json_object_get(b, "expected")) ? "')" : "");
 			}
 		}
 		cmd_rates_print(e, "  ");
@@ -115,23 +134,29 @@ static void print_text(json_t *out, const char *name, const char *db)
 		{
 			char d[64];
 			calib_date(json_integer_value(json_object_get(e, "started")), d, sizeof(d));
-			printf("  %lld  %s  %s %s: %s", (long long)json_integer_value(json_object_get(e, "id")), d,
-			       str(e, "kind"), str(e, "endpoint"), str(e, "outcome"));
+			struct sb h = {0};
+			char head[96];
+			snprintf(head, sizeof(head), "  %lld  %s  ",
+				 (long long)json_integer_value(json_object_get(e, "id")), d);
+			sb_addf(&h, "%s %s: %s", str(e, "kind"), str(e, "endpoint"), str(e, "outcome"));
 			json_int_t era = json_integer_value(json_object_get(e, "era_id"));
 			if (era)
-				printf(" (era %lld)", (long long)era);
+				sb_addf(&h, " (era %lld)", (long long)era);
 			if (*str(e, "reason"))
-				printf("  \"%s\"", str(e, "reason"));
-			printf("\n");
+				sb_addf(&h, "  \"%s\"", str(e, "reason"));
+			cmd_wrap(stdout, head, 6, h.s);
+			sb_release(&h);
 			size_t j;
 			json_t *s;
 			json_array_foreach(json_object_get(e, "steps"), j, s)
 			{
-				printf("      %-10s %-8s %7.2f s", str(s, "step"), str(s, "status"),
-				       json_number_value(json_object_get(s, "seconds")));
+				char sh[64];
+				snprintf(sh, sizeof(sh), "      %-10s %-8s %7.2f s  ", str(s, "step"), str(s, "status"),
+					 json_number_value(json_object_get(s, "seconds")));
 				if (*str(s, "detail"))
-					printf("  %s", str(s, "detail"));
-				printf("\n");
+					cmd_wrap(stdout, sh, 8, str(s, "detail"));
+				else
+					printf("%.*s\n", (int)(strlen(sh) - 2), sh);
 			}
 		}
 	}
@@ -207,7 +232,7 @@ static int run(struct opt_args *args)
 	if ((rc = cmd_exit(eras_find(args->n ? args->v[0] : NULL, &name, &st, &err))) != EXIT_OK)
 		goto done;
 	if (st && collect(st, name, out, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	/* the stored endpoint text keeps what rollback restores; what is shown

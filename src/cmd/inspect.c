@@ -16,6 +16,45 @@
 
 static const struct cmd_help help = {DOC_INSPECT};
 
+/* Sampling defaults, the chat template and an adapter's provenance: the
+ * lines that grow with the payload, wrapped to the terminal. */
+static void print_chat(const struct census *c)
+{
+	char a[32];
+	struct sb t = {0};
+	if (c->n_sampling) {
+		for (size_t i = 0; i < c->n_sampling; i++)
+			sb_addf(&t, "%s%s %g", i ? ", " : "", c->sampling[i].key, c->sampling[i].value);
+		cmd_wrap(stdout, "sampling      ", 14, t.s);
+		sb_release(&t);
+	}
+	if (c->has_template) {
+		sb_addf(&t, "%s bytes; tools %s, images %s, thinking %s", cmd_commas(c->tpl.bytes, a, sizeof(a)),
+			c->tpl.tools ? "yes" : "no", c->tpl.images ? "yes" : "no", c->tpl.thinking ? "yes" : "no");
+		if (c->tpl.n_effort) {
+			sb_adds(&t, "; reasoning_effort only ");
+			for (size_t i = 0; i < c->tpl.n_effort; i++)
+				sb_addf(&t, "%s%s", i ? "|" : "", c->tpl.effort[i]);
+			if (c->tpl.raises)
+				sb_adds(&t, " (others raise: HTTP 500, law A08)");
+		}
+		if (c->tpl.effort_default)
+			sb_addf(&t, ", default %s", c->tpl.effort_default);
+		cmd_wrap(stdout, "template      ", 14, t.s);
+		sb_release(&t);
+	}
+	if (c->is_adapter) {
+		sb_adds(&t, c->adapter_type ? c->adapter_type : "(untyped)");
+		if (c->has_alpha)
+			sb_addf(&t, ", alpha %g", c->adapter_alpha);
+		if (c->adapter_base)
+			sb_addf(&t, ", fitted against %s", c->adapter_base);
+		sb_addf(&t, ", token_embd %s", c->touches_token_embd ? "TOUCHED (law S12)" : "untouched");
+		cmd_wrap(stdout, "adapter       ", 14, t.s);
+		sb_release(&t);
+	}
+}
+
 static void print_human(const char *path, const struct gguf *g, const struct census *c)
 {
 	char a[32], b[32];
@@ -38,14 +77,20 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		if (m->file_type >= 0) {
 			int custom;
 			const char *ft = ggml_ftype_name(m->file_type, &custom);
-			printf("%-13s %lld = %s%s\n", "file type", (long long)m->file_type, ft ? ft : "unknown",
-			       custom ? " (custom: not in the engine's llama_ftype list, law S10)" : "");
+			struct sb t = {0};
+			sb_addf(&t, "%lld = %s%s", (long long)m->file_type, ft ? ft : "unknown",
+				custom ? " (custom: not in the engine's llama_ftype list, law S10)" : "");
+			cmd_wrap(stdout, "file type     ", 14, t.s);
+			sb_release(&t);
 		}
 		char *map = payload_layer_map(m);
 		printf("%-13s %u: %u attention, %u swa, %u recurrent, %u nextn\n", "blocks", m->n_layer_all,
 		       m->n_kind[LAYER_ATTENTION], m->n_kind[LAYER_SWA], m->n_kind[LAYER_RECURRENT],
 		       m->n_kind[LAYER_NEXTN]);
-		printf("%-13s %s  (A attention, S sliding window, R recurrent, N nextn)\n", "layer map", map);
+		struct sb lm = {0};
+		sb_addf(&lm, "%s  (A attention, S sliding window, R recurrent, N nextn)", map);
+		cmd_wrap(stdout, "layer map     ", 14, lm.s);
+		sb_release(&lm);
 		free(map);
 		if (m->recurrent_source)
 			printf("%-13s recurrent from %s\n", "", m->recurrent_source);
@@ -56,11 +101,17 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		for (size_t i = 0; i < ng; i++)
 			printf("%-13s %s x%u: %u KV heads, K %u + V %u elements per token\n", i ? "" : "KV geometry",
 			       layer_kind_name(geo[i].kind), geo[i].layers, geo[i].heads, geo[i].k, geo[i].v);
-		if (m->n_kind[LAYER_RECURRENT])
-			printf("%-13s d_conv %u, d_inner %u, d_state %u, groups %u, dt_rank %u: "
-			       "r %llu + s %llu f32 per layer per cell\n",
-			       "recurrent", m->ssm_d_conv, m->ssm_d_inner, m->ssm_d_state, m->ssm_n_group,
-			       m->ssm_dt_rank, (unsigned long long)m->n_embd_r, (unsigned long long)m->n_embd_s);
+		if (m->n_kind[LAYER_RECURRENT]) {
+			struct sb r = {0};
+			sb_addf(
+			    &r,
+			    "d_conv %u, d_inner %u, d_state %u, groups %u, dt_rank %u: r %llu + s %llu f32 per layer "
+			    "per cell",
+			    m->ssm_d_conv, m->ssm_d_inner, m->ssm_d_state, m->ssm_n_group, m->ssm_dt_rank,
+			    (unsigned long long)m->n_embd_r, (unsigned long long)m->n_embd_s);
+			cmd_wrap(stdout, "recurrent     ", 14, r.s);
+			sb_release(&r);
+		}
 		const char *mtp = m->n_nextn == 0  ? (m->mtp_tensors ? "tensors without a declaration" : "none")
 				  : m->mtp_tensors ? "present"
 						   : "DECLARED ONLY: no nextn tensors (a ghost drafter, law S06)";
@@ -83,41 +134,17 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 		char lb[32];
 		printf("%-13s %-9s %6llu  %18s bytes", "", payload_type_label(t, lb, sizeof(lb)),
 		       (unsigned long long)t->count, cmd_commas(t->bytes, a, sizeof(a)));
-		if (!t->name)
-			printf("  custom type %u: only a runtime that defines it loads this (law S10)", t->type);
 		printf("\n");
+		if (!t->name) { /* its own lines: the table's columns stay put */
+			char why[96];
+			snprintf(why, sizeof(why),
+				 "custom type %u: only a runtime that defines it loads this (law S10)", t->type);
+			cmd_wrap(stdout, "                ", 16, why);
+		}
 	}
 	printf("%-13s %s bytes (%s MiB = %.2f GiB)\n", "weights", cmd_commas(c->weights_bytes, a, sizeof(a)),
 	       FMT_MIB(cmd_mib(c->weights_bytes)), (double)c->weights_bytes / (1024.0 * 1024.0 * 1024.0));
-	if (c->n_sampling) {
-		printf("%-13s", "sampling");
-		for (size_t i = 0; i < c->n_sampling; i++)
-			printf("%s %s %g", i ? "," : "", c->sampling[i].key, c->sampling[i].value);
-		printf("\n");
-	}
-	if (c->has_template) {
-		printf("%-13s %s bytes; tools %s, images %s, thinking %s", "template",
-		       cmd_commas(c->tpl.bytes, a, sizeof(a)), c->tpl.tools ? "yes" : "no",
-		       c->tpl.images ? "yes" : "no", c->tpl.thinking ? "yes" : "no");
-		if (c->tpl.n_effort) {
-			printf("; reasoning_effort only ");
-			for (size_t i = 0; i < c->tpl.n_effort; i++)
-				printf("%s%s", i ? "|" : "", c->tpl.effort[i]);
-			if (c->tpl.raises)
-				printf(" (others raise: HTTP 500, law A08)");
-		}
-		if (c->tpl.effort_default)
-			printf(", default %s", c->tpl.effort_default);
-		printf("\n");
-	}
-	if (c->is_adapter) {
-		printf("%-13s %s", "adapter", c->adapter_type ? c->adapter_type : "(untyped)");
-		if (c->has_alpha)
-			printf(", alpha %g", c->adapter_alpha);
-		if (c->adapter_base)
-			printf(", fitted against %s", c->adapter_base);
-		printf(", token_embd %s\n", c->touches_token_embd ? "TOUCHED (law S12)" : "untouched");
-	}
+	print_chat(c);
 	if (c->is_projector)
 		printf("%-13s %s: vision %s, audio %s, image %llu px, patch %llu, %llu blocks, width %llu\n",
 		       "projector", c->projector_type ? c->projector_type : "?", c->has_vision ? "yes" : "no",
@@ -172,12 +199,12 @@ static int run(struct opt_args *args)
 		f = payload_open(path, &(struct remote_opts){.token = token}, &rs, &err);
 	free(token);
 	if (!f) {
-		rc = cmd_fail(EXIT_IO, "inspect: %s", err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "inspect: %s", err);
 		goto done;
 	}
 	c = census_take(f->g, &err);
 	if (!c || (c->model && loader_check(f->g, c->model, &err))) {
-		rc = cmd_fail(EXIT_IO, "inspect: '%s': %s", path, err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "inspect: '%s': %s", path, err);
 		goto done;
 	}
 	if (json) {
@@ -194,7 +221,7 @@ static int run(struct opt_args *args)
 		char ubuf[512];
 		const char *unm = c->model ? loader_unmirrored(f->g, c->model, ubuf, sizeof(ubuf)) : NULL;
 		if (unm)
-			printf("%-13s %s\n", "loader", unm);
+			cmd_wrap(stdout, "loader        ", 14, unm);
 		cmd_shards_print(f);
 		if (remote_is_url(path))
 			printf("%-13s %llu requests, %llu bytes read (the header only)\n", "remote",

@@ -219,6 +219,10 @@ static int record_boot(const char *path, const char *settled, const char *log, c
 static int write_prom(const char *path, const struct endpoint *ep, const struct plan *p, const struct ledger *l,
 		      int64_t settled, int matches, char **err);
 
+/* --set and --device: a what-if of --endpoint */
+static struct opt_list sets;
+static const char *device;
+
 /* --prom (prom not NULL) writes the textfile with settled MiB (-1: none). */
 static int compare_endpoint(const char *endpoint_path, const struct ledger *l, int json, json_t *out, struct cmp *cmp,
 			    struct endpoint **ep, struct shape_ctx *c, const char *prom, int64_t settled, char **err)
@@ -226,14 +230,16 @@ static int compare_endpoint(const char *endpoint_path, const struct ledger *l, i
 	enum zerr kind;
 	*ep = endpoint_load(endpoint_path, &kind, err);
 	int io = 0;
-	if (!*ep || shape_load(*ep, NULL, c, &io, err))
-		return cmd_exit(!*ep ? kind : io ? ZE_IO : ZE_USAGE);
+	if (*ep && cmd_apply_sets(*ep, &sets, err))
+		return EXIT_USAGE;
+	if (!*ep || (kind = shape_load(*ep, device, c, &io, err)) != ZE_OK)
+		return cmd_exit(kind);
 	struct plan p;
 	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, &p, err))
 		return EXIT_USAGE;
 	compare_all(cmp, &p, l);
 	if (prom && write_prom(prom, *ep, &p, l, settled, !cmp->diverged, err))
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	char finding[512];
 	const char *cpu = cpu_finding(&c->shape, l, finding, sizeof(finding));
 	json_object_set_new(out, "cpu_mismatch", cpu ? json_string(cpu) : json_null());
@@ -313,6 +319,8 @@ static const char *endpoint_path, *record, *settled, *prom;
 static int json;
 static const struct opt opts[] = {
     OPT_STRING(0, "endpoint", &endpoint_path, "FILE", "compare with the plan of this endpoint"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "with --endpoint: override a key of it (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "with --endpoint: price its plan on this profile instead of DEVICE"),
     OPT_STRING(0, "record", &record, "FILE", "record the boot as one of this endpoint's"),
     OPT_STRING(0, "settled-used", &settled, "MIB", "with --record or --prom: nvidia-smi's used MiB after settling"),
     OPT_STRING(0, "prom", &prom, "FILE", "write the node exporter's textfile metrics (needs --endpoint)"),
@@ -328,6 +336,12 @@ static int run(struct opt_args *args)
 	const char *bad = usage_problem(settled, record, prom, &endpoint_path, &settled_mib);
 	if (bad)
 		return opt_usage_error("ledger", &help, bad);
+	if ((sets.n || device) && (record || !endpoint_path))
+		return opt_usage_error(
+		    "ledger", &help,
+		    "--set and --device take --endpoint and no --record (a what-if is never recorded)");
+	if (endpoint_path && !record && !prom && cmd_router_file(endpoint_path))
+		return cmd_router_ledger(endpoint_path, path, json);
 	char *err = NULL;
 	struct endpoint *ep = NULL;
 	struct shape_ctx c = {0};
@@ -336,7 +350,7 @@ static int run(struct opt_args *args)
 	struct cmp cmp = {NULL, 0};
 	l = read_ledger(path, &err);
 	if (!l) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	out = ledger_to_json(l);

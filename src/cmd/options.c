@@ -360,11 +360,78 @@ struct text_fmt {
 	int raw;
 };
 
-/* One line of n bytes: as it is (raw, inside a block) or spanned. */
-static void put_line(FILE *f, const char *l, size_t n, int raw, const struct text_fmt *x)
+/* A man page's no-fill line fits man's 80 columns: 72 after its 7-column
+ * indent and a margin. */
+#define ROFF_NF_WIDTH 72
+
+/* One no-fill line for roff, spanned and broken at spaces to fit
+ * ROFF_NF_WIDTH: each further piece is indented to the line's second
+ * column (after its first gap of two blanks: a table's), else its third
+ * word (a usage line's options), else 4. */
+static void roff_nf_line(FILE *f, const char *l, size_t n)
 {
-	if (raw) {
+	size_t hang = 0, lead = 0;
+	while (lead < n && l[lead] == ' ')
+		lead++;
+	for (size_t i = lead; i + 2 < n && !hang; i++)
+		if (l[i] == ' ' && l[i + 1] == ' ') {
+			size_t j = i;
+			while (j < n && l[j] == ' ')
+				j++;
+			hang = j;
+		}
+	if (!hang) {
+		size_t words = 0;
+		for (size_t i = lead; i < n && !hang; i++)
+			if (l[i] == ' ' && ++words == 2)
+				hang = i + 1;
+	}
+	if (!hang || hang > ROFF_NF_WIDTH / 2)
+		hang = lead + 4;
+	size_t width = ROFF_NF_WIDTH, pad = 0;
+	while (n > width) {
+		size_t cut = width;
+		while (cut > hang && l[cut] != ' ')
+			cut--;
+		if (cut <= hang) /* one word longer than the line: kept whole */
+			break;
+		fprintf(f, "%*s", (int)pad, "");
+		opt_roff_span(f, l, cut);
+		fputc('\n', f);
+		while (cut < n && l[cut] == ' ')
+			cut++;
+		l += cut;
+		n -= cut;
+		pad = hang;
+		width = ROFF_NF_WIDTH - hang;
+	}
+	fprintf(f, "%*s", (int)pad, "");
+	opt_roff_span(f, l, n);
+	fputc('\n', f);
+}
+
+/* Text of n bytes in a roff no-fill block, each line through roff_nf_line. */
+static void roff_nf(FILE *f, const char *t, size_t n)
+{
+	while (n) {
+		size_t k = 0;
+		while (k < n && t[k] != '\n')
+			k++;
+		roff_nf_line(f, t, k);
+		k += k < n;
+		t += k;
+		n -= k;
+	}
+}
+
+/* One line of n bytes: as it is (inside a block, raw), broken to fit (a
+ * roff block) or spanned. */
+static void put_line(FILE *f, const char *l, size_t n, int block, const struct text_fmt *x)
+{
+	if (block && x->raw) {
 		fprintf(f, "%.*s\n", (int)n, l);
+	} else if (block && x->span == opt_roff_span) {
+		roff_nf_line(f, l, n);
 	} else {
 		x->span(f, l, n);
 		fputc('\n', f);
@@ -385,7 +452,7 @@ static void put_text(FILE *f, const char *t, const struct text_fmt *x)
 		if (n == 0)
 			fputs(x->para, f);
 		else
-			put_line(f, l, n, block && x->raw, x);
+			put_line(f, l, n, block, x);
 	}
 	if (block)
 		fputs(x->close, f);
@@ -398,7 +465,7 @@ static void put_block(FILE *f, const char *t, const struct text_fmt *x)
 	while (*t) {
 		const char *l;
 		size_t n = next_line(&t, &l);
-		put_line(f, l, n, x->raw, x);
+		put_line(f, l, n, 1, x);
 	}
 	fputs(x->close, f);
 }
@@ -491,14 +558,14 @@ static void render_man(FILE *f, const char *name, const struct cmd_help *help, c
 		char *m = more_text(help);
 		if (m) {
 			fputs(".SH NOTES\n.nf\n", f);
-			opt_roff_span(f, m, strlen(m));
+			roff_nf(f, m, strlen(m));
 			fputs(".fi\n", f);
 		}
 		free(m);
 	}
 	if (help->examples) {
 		fputs(".SH EXAMPLES\n.nf\n", f);
-		opt_roff_span(f, help->examples, strlen(help->examples));
+		roff_nf(f, help->examples, strlen(help->examples));
 		fputs(".fi\n", f);
 	}
 	if (help->exits) {

@@ -8,6 +8,7 @@
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
 #include "../endpoint/quote.h"
+#include "../endpoint/router.h"
 #include "../plan/plan.h"
 #include "../plan/rate.h"
 #include "../plan/report.h"
@@ -46,10 +47,32 @@ static void row(const struct plan *p, const char *term, const char *buft, uint64
 	cmd_wrap(stdout, head, n > 0 && (size_t)n < sizeof(head) ? (size_t)n : 0, detail);
 }
 
-static void bufs_rows(const struct plan *p, const char *term, const struct plan_buf *b, unsigned n, const char *detail)
+/* The weights, a line per buffer. On the CPU a repack buffer (AMX,
+ * CPU_REPACK) holds a copy of the tensors its kernels take, while the
+ * file's mapped span still holds their originals: the same tensors count
+ * twice, and the lines say so. */
+static void model_rows(const struct plan *p)
 {
-	for (unsigned i = 0; i < n; i++)
-		row(p, term, b[i].buft, b[i].bytes, b[i].dev, detail);
+	int mapped = 0, repacked = 0;
+	for (unsigned i = 0; i < p->n_model; i++) {
+		const char *b = p->model[i].buft;
+		int is_mapped = strstr(b, "_Mapped") != NULL;
+		mapped |= is_mapped && !p->model[i].on_device;
+		repacked |= !is_mapped && !p->model[i].on_device && strcmp(b, "CPU") != 0;
+	}
+	for (unsigned i = 0; i < p->n_model; i++) {
+		const struct plan_buf *b = &p->model[i];
+		char d[160];
+		if (!mapped || !repacked || b->on_device)
+			snprintf(d, sizeof(d), "weights");
+		else if (strstr(b->buft, "_Mapped"))
+			snprintf(d, sizeof(d),
+				 "weights: the file's mapped span, which still holds the originals of the "
+				 "repacked tensors (counted twice)");
+		else
+			snprintf(d, sizeof(d), "weights repacked for the CPU's %s kernels: a copy in memory", b->buft);
+		row(p, "model", b->buft, b->bytes, b->dev, d);
+	}
 }
 
 /* One line per KV buffer, the cache's shape on the first. */
@@ -159,7 +182,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 		       c->shape.repack ? "" : "; REPACK=0: no extra buffers");
 	}
 	printf("%-14s %-*s %11s  %-*s %s\n", "term", bw, "buffer", "MiB", cards ? bw : 0, cards ? "on" : "", "detail");
-	bufs_rows(p, "model", p->model, p->n_model, "weights");
+	model_rows(p);
 	if (p->kv.present)
 		kv_rows(p, "kv", &p->kv);
 	if (p->kv_swa.present)
@@ -184,8 +207,8 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	const char *dbuf = cards ? p->devs[card].name : "CPU";
 	if (p->projector_weights)
 		row(p, "projector", dbuf, p->projector_weights + p->projector_compute, card,
-		    p->projector_calibrated ? "weights + encoder compute calibrated (billed before launch, law M06)"
-					    : "weights + worst-case encoder compute (billed before launch, law M06)");
+		    p->projector_calibrated ? "weights + encoder compute calibrated (counted before launch, law M06)"
+					    : "weights + worst-case encoder compute (counted before launch, law M06)");
 	if (p->lora_bytes)
 		row(p, "lora", dbuf, p->lora_bytes, card, "adapter tensors");
 	for (unsigned i = 0; i < p->n_cards; i++)
@@ -303,11 +326,15 @@ static int run(struct opt_args *args)
 	int rc = EXIT_OK;
 	char *err = NULL;
 	struct shape_ctx c = {0};
-	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
+	struct endpoint *ep = cmd_load_target("plan", args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	if (cpu && set_cpu(ep, cpu, &err)) {
 		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (router_is(ep)) {
+		rc = cmd_router_plan(ep, device, json, &err);
 		goto done;
 	}
 	struct plan p;
@@ -322,7 +349,7 @@ static int run(struct opt_args *args)
 		free(warn);
 	}
 	if (svg && plan_svg_write(svg, ep->name, &p, &c.shape, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		json_decref(cal);
 		free(cal_text);
 		goto done;

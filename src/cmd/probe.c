@@ -106,6 +106,10 @@ static char *base_url(const char *url)
 	return sb_detach(&b);
 }
 
+/* --set and --device: a what-if of --endpoint */
+static struct opt_list sets;
+static const char *device;
+
 /* --endpoint: what the probes expect of it (alias, slots, window,
  * projector, effort values) and its API key. EXIT_OK, or the exit status
  * with *err. */
@@ -116,11 +120,14 @@ static int load_expect(const char *endpoint, struct http_client *c, struct probe
 	struct endpoint *ep = *epp = endpoint_load(endpoint, &kind, err);
 	int io = 0;
 	struct plan p;
-	if (!ep || shape_load(ep, NULL, s, &io, err) ||
-	    plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
-		return cmd_exit(!ep ? kind : io ? ZE_IO : ZE_USAGE);
+	if (ep && cmd_apply_sets(ep, &sets, err))
+		return EXIT_USAGE;
+	if (!ep || (kind = shape_load(ep, device, s, &io, err)) != ZE_OK)
+		return cmd_exit(kind);
+	if (plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
+		return EXIT_USAGE;
 	if (probe_expect_load(ep, s, &p, e, err))
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	char *kf = endpoint_path(ep, "API_KEY_FILE");
 	if (kf) {
 		c->api_key = endpoint_read_key(kf);
@@ -147,7 +154,7 @@ static void run_scrape(const struct http_client *c, const char *prometheus, cons
 	free(pc.base);
 }
 
-/* Every probe asked into res; EXIT_IO with *err when the engine gives no
+/* Every probe asked into res; the status of ZE_IO with *err when the engine gives no
  * HTTP answer at all (a dead server is no verdict on the endpoint). */
 static int gather(const struct http_client *c, const struct probe_expect *e, const char *only, const char *prometheus,
 		  const struct endpoint *ep, struct probe_results *res, char **err)
@@ -157,7 +164,7 @@ static int gather(const struct http_client *c, const struct probe_expect *e, con
 	char why[256];
 	if (!only_scrape && probe_reachable(c, why, sizeof(why))) {
 		errorf(err, "%s (is the engine running and listening there?)", why);
-		return EXIT_IO;
+		return cmd_exit(ZE_IO);
 	}
 	if (!only_scrape)
 		probe_run(c, e, only, res);
@@ -173,6 +180,8 @@ static const struct opt opts[] = {
     OPT_STRING(0, "endpoint", &endpoint, "FILE",
 	       "compare with this endpoint (alias, slots, window, projector,\n"
 	       "effort values; its API_KEY_FILE authenticates)"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE", "with --endpoint: override a key of it (what-if; repeatable)"),
+    OPT_STRING(0, "device", &device, "NAME", "with --endpoint: price its plan on this profile instead of DEVICE"),
     OPT_STRING(0, "prometheus", &prometheus, "PROM_URL",
 	       "ask this Prometheus whether it scrapes the endpoint (the scrape probe)"),
     OPT_STRING(0, "only", &only, "NAMES", "comma-separated probe names"),
@@ -191,10 +200,18 @@ static int run(struct opt_args *args)
 		return EXIT_USAGE;
 	if (record && !endpoint)
 		return cmd_fail(EXIT_USAGE, "probe: --record needs --endpoint (the era is the endpoint's)");
+	if ((sets.n || device) && (record || !endpoint))
+		return cmd_fail(EXIT_USAGE, "probe: --set and --device take --endpoint and no --record (a what-if is "
+					    "never recorded)");
 	struct http_client c = {0};
 	if (!(c.base = base_url(url)))
 		return cmd_fail(EXIT_USAGE, "probe: '%s' is not an http:// URL or HOST:PORT", url);
 	c.timeout_ms = (long)timeout * 1000;
+	if (endpoint && !record && !prometheus && cmd_router_file(endpoint)) {
+		int rrc = cmd_router_probe(&c, endpoint, only, json);
+		free(c.base);
+		return rrc;
+	}
 	struct probe_expect e = {0};
 	e.projector = -1;
 	struct endpoint *ep = NULL;
@@ -221,12 +238,12 @@ static int run(struct opt_args *args)
 	int64_t recorded = record ? record_baseline(ep, &res, &err) : 0;
 	if (record && !recorded) {
 		probe_results_release(&res);
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	print_results(c.base, &res, failed, json, recorded);
 	probe_results_release(&res);
-	rc = dead ? EXIT_IO : failed ? EXIT_NO : EXIT_OK;
+	rc = dead ? cmd_exit(ZE_IO) : failed ? EXIT_NO : EXIT_OK;
 	if (dead)
 		errorf(&err, "a server gave no answer (the scrape probe's Prometheus)");
 done:

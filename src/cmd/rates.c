@@ -29,6 +29,16 @@ json_t *cmd_rates_figures(const char *bench_json)
 	return o;
 }
 
+const char *cmd_change_word(const char *figure, double pct)
+{
+	int rate = strstr(figure, "_tps") != NULL;
+	if (pct > 0)
+		return rate ? "faster" : "higher";
+	if (pct < 0)
+		return rate ? "slower" : "lower";
+	return "the same";
+}
+
 json_t *cmd_rates_delta(json_t *prod, json_t *arm)
 {
 	json_t *d = json_object();
@@ -103,7 +113,7 @@ static void print_figures(json_t *f, json_t *d)
 		json_t *c = d ? json_object_get(d, k) : NULL;
 		printf("%s%s %.1f", first ? "" : ", ", k, json_number_value(v));
 		if (json_is_number(c))
-			printf(" (%+.1f%%)", json_number_value(c));
+			printf(" (%+.1f%%, %s)", json_number_value(c), cmd_change_word(k, json_number_value(c)));
 		first = 0;
 	}
 	printf("\n");

@@ -172,14 +172,12 @@ static int run(struct opt_args *args)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
+	ep = cmd_load_target("rungs", args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	int io = 0;
-	if (shape_load(ep, device, &c, &io, &err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
+	if ((rc = cmd_exit(shape_load(ep, device, &c, &io, &err))) != EXIT_OK)
 		goto done;
-	}
 	struct cmd_recorded rec;
 	rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
 	struct rungs_opts ro = {rate};
@@ -188,7 +186,7 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	if (svg && write_svg(svg, ep, &r, &err)) {
-		rc = EXIT_IO;
+		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
 	if (json) {

@@ -6,6 +6,14 @@
  * (C03), their pinned byte counts and SHA-256, the payload laws and the fit
  * gate (M09). Then execv the runtime, so the engine is the unit's main
  * process and systemd supervises it, not a wrapper.
+ *
+ * What reaches the engine besides its argv is gated too (judge/trust.h):
+ * its environment is built here, from the names serve passes, and a
+ * variable the engine, ggml or the loader reads is a refusal (R04, C09);
+ * XDG_CONFIG_HOME=/dev/null keeps every user-level config file out, and
+ * the system-wide /etc/llama.cpp/config.ini is read as this user reads it:
+ * a setting a key owns, a refused or priced flag is a refusal (R03), any
+ * other is said before the exec.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,8 +25,10 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "../fetch/fetch.h"
 #include "../judge/laws.h"
+#include "../judge/trust.h"
 #include "../payload/pin.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
@@ -120,9 +130,46 @@ static int check_pins(const struct endpoint *ep)
 	return rc;
 }
 
+extern char **environ;
+
+/* Gate 2: the engine's environment, built into *engine_env, and the
+ * config files it reads under it. Returns 0 or a refusal. */
+static int check_engine(const struct endpoint *ep, char ***engine_env)
+{
+	struct findings fs = {0};
+	int rc = 0;
+	if (trust_env(ep, environ, engine_env, &fs))
+		rc = refuse(ep, "environment", &fs);
+	else if (trust_config_files(*engine_env, NULL, &fs, NULL))
+		rc = refuse(ep, "config", &fs);
+	for (size_t i = 0; rc == 0 && i < fs.n; i++) {
+		char *reason = redact_text(fs.v[i].reason);
+		fprintf(stderr, "zealot: serve: %s %s: %s\n", fs.v[i].law, severity_name(fs.v[i].sev), reason);
+		free(reason);
+	}
+	findings_release(&fs);
+	return rc;
+}
+
+/* The engine in serve's place, with the environment serve built (trust.c);
+ * only a failed exec returns. */
+static int exec_engine(const struct argv_list *a, char **engine_env)
+{
+	fflush(NULL);
+	if (strchr(a->v[0], '/'))
+		execve(a->v[0], a->v, engine_env);
+	else
+		execvpe(a->v[0], a->v, engine_env);
+	fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a->v[0], strerror(errno));
+	return SERVE_REFUSED;
+}
+
 static int dry;
+static struct opt_list sets;
 static const struct opt opts[] = {
     OPT_FLAG(0, "dry-run", &dry, "run every gate, print the command line, do not exec"),
+    OPT_LIST(0, "set", &sets, "KEY=VALUE",
+	     "override an endpoint key, gated as if written (repeatable;\nllama-swap's cmd gives a member its port)"),
     OPT_END(),
 };
 
@@ -131,11 +178,19 @@ static int run(struct opt_args *args)
 	char *err = NULL;
 	enum zerr kind;
 	struct endpoint *ep = endpoint_load(args->v[0], &kind, &err);
+	/* --set is a what-if under --dry-run, and llama-swap's cmd gives a
+	 * member its port with it; either way the gates judge the result */
+	if (ep && cmd_apply_sets(ep, &sets, &err)) {
+		cmd_fail(EXIT_USAGE, "serve: %s", err);
+		free(err);
+		endpoint_free(ep);
+		return EXIT_USAGE;
+	}
 	if (!ep) {
 		/* an endpoint that does not parse is a refusal (C01, C10), and so
 		 * is one that is missing or unreadable: a restart cannot fix
 		 * either, and under Restart= an exit 3 would be a crash loop (C03) */
-		int io = cmd_exit(kind) == EXIT_IO;
+		int io = kind == ZE_IO || kind == ZE_NOTFOUND;
 		fprintf(stderr, "zealot: serve: refused at the %s gate: %s%s\n", io ? "endpoint" : "laws",
 			io ? "C03 " : "", err);
 		free(err);
@@ -145,11 +200,18 @@ static int run(struct opt_args *args)
 	struct shape_ctx c = {0};
 	struct argv_list a = {0};
 	struct plan p;
+	char **engine_env = NULL;
 	int rc;
+	if (router_is(ep)) {
+		rc = cmd_router_serve(ep, dry);
+		goto done;
+	}
 	if (laws_check(ep, NULL, NULL, LAWS_STATIC, &fs)) {
 		rc = refuse(ep, "laws", &fs);
 		goto done;
 	}
+	if ((rc = check_engine(ep, &engine_env)) != 0)
+		goto done;
 	if (laws_check(ep, NULL, NULL, LAWS_FILES, &fs)) {
 		rc = refuse(ep, "files", &fs);
 		goto done;
@@ -180,20 +242,20 @@ static int run(struct opt_args *args)
 		rc = EXIT_OK;
 		goto done;
 	}
-	fflush(NULL);
-	if (strchr(a.v[0], '/'))
-		execv(a.v[0], a.v);
-	else
-		execvp(a.v[0], a.v);
-	fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
-	rc = SERVE_REFUSED;
+	rc = exec_engine(&a, engine_env);
 done:
 	free(err);
+	trust_env_free(engine_env);
 	argv_release(&a);
 	findings_release(&fs);
 	shape_release(&c);
 	endpoint_free(ep);
 	return rc;
+}
+
+int cmd_serve_pins(const struct endpoint *ep)
+{
+	return check_pins(ep);
 }
 
 const struct command cmd_serve = {"serve", &help, opts, run, NULL};

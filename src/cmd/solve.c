@@ -229,7 +229,8 @@ static const struct opt opts[] = {
     OPT_CHOICE(0, "maximize", &maximize, "window|slots|precision|rate", "the objective (default window)"),
     OPT_U64(0, "slots", &slots, "N", 1, 256, "pin PARALLEL to N"),
     OPT_U64(0, "min-window", &min_window, "N", 1, UINT32_MAX, "only shapes whose per-slot window is >= N"),
-    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable)"),
+    OPT_LIST(0, "set", &fixes, "KEY=VALUE", "pin a key for every candidate (repeatable; --fix is the same)"),
+    OPT_LIST(0, "fix", &fixes, "KEY=VALUE", "the same as --set"),
     OPT_LIST(0, "vary", &varies, "KEY=a,b,...", "the values to try for a key (repeatable)"),
     OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
     OPT_U64(0, "top", &top, "N", 1, 1000000,
@@ -253,14 +254,12 @@ static int run(struct opt_args *args)
 	if (solve_options(o, &rate, slots, min_window, &fixes, &varies, &err))
 		goto done;
 	rc = EXIT_OK;
-	ep = cmd_load_endpoint(args->v[0], NULL, &rc, &err);
+	ep = cmd_load_target("solve", args->v[0], NULL, &rc, &err);
 	if (!ep)
 		goto done;
 	int io = 0;
-	if (shape_load(ep, device, &c, &io, &err)) {
-		rc = io ? EXIT_IO : EXIT_USAGE;
+	if ((rc = cmd_exit(shape_load(ep, device, &c, &io, &err))) != EXIT_OK)
 		goto done;
-	}
 	o->rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
 	if (solve_run(ep, &c, o, r, &err)) {
 		rc = EXIT_USAGE;

@@ -29,7 +29,7 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	if (store_health_check(NULL, full, &h, &err)) {
-		rc = cmd_fail(EXIT_IO, "store: check: %s", err);
+		rc = cmd_fail(cmd_exit(ZE_IO), "store: check: %s", err);
 		store_health_release(&h);
 		goto done;
 	}

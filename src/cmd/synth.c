@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "../payload/ggml_type.h"
 #include "../payload/synth.h"
 #include "cmd.h"
 #include "doc.h"
@@ -10,8 +11,10 @@
 
 static void more_help(FILE *f)
 {
-	fprintf(f, "presets (--preset NAME):\n%s\nkeys (--set key=value):\n%s", synth_help_presets(),
-		synth_help_keys());
+	struct sb keys = {0};
+	synth_help_keys(&keys);
+	fprintf(f, "presets (--preset NAME):\n%s\nkeys (--set key=value):\n%s", synth_help_presets(), keys.s);
+	sb_release(&keys);
 }
 
 static const struct cmd_help help = {DOC_SYNTH, .more = more_help};
@@ -74,11 +77,13 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 
 static const char *out, *preset, *base;
 static struct opt_list sets;
+static int force;
 static const struct opt opts[] = {
     OPT_STRING('o', "output", &out, "FILE", "where to write (required)"),
     OPT_STRING(0, "preset", &preset, "NAME", "a seed payload geometry (listed below)"),
     OPT_LIST(0, "set", &sets, "key=value", "override one field (repeatable; keys listed below)"),
     OPT_STRING(0, "base", &base, "FILE", "lora: the payload the adapter is fitted to"),
+    OPT_FLAG('f', "force", &force, "replace FILE (or its shards) if it exists"),
     OPT_END(),
 };
 
@@ -91,7 +96,8 @@ static int run(struct opt_args *args)
 	char *err = NULL;
 	int rc = EXIT_OK;
 	if (arch && (strcmp(arch, "clip") == 0 || strcmp(arch, "lora") == 0)) {
-		rc = synth_extra(arch, preset, base, &sets, out, &err);
+		rc = !force && synth_out_free(out, 1, &err) ? EXIT_USAGE
+							    : synth_extra(arch, preset, base, &sets, out, &err);
 		goto done;
 	}
 	if (preset ? synth_preset(&s, preset, &err) : synth_defaults(&s, arch, &err)) {
@@ -109,6 +115,10 @@ static int run(struct opt_args *args)
 			goto done;
 		}
 	}
+	if (!force && synth_out_free(out, s.n_split, &err)) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
 	uint64_t bytes = 0;
 	enum zerr kind;
 	if (synth_write(&s, out, &bytes, &kind, &err)) {
@@ -118,6 +128,9 @@ static int run(struct opt_args *args)
 	char a[32];
 	fprintf(stderr, "zealot: synth: wrote %s (%s, %s bytes, sparse)\n", out, s.arch,
 		cmd_commas(bytes, a, sizeof(a)));
+	if (s.ftype_name[0])
+		fprintf(stderr, "zealot: synth: type=%s is a file type, a mix of tensor types: every matrix is %s\n",
+			s.ftype_name, ggml_type_get(s.wtype)->name);
 done:
 	return cmd_end("synth", rc, err);
 }

@@ -11,6 +11,7 @@
 
 #include "../judge/laws.h"
 #include "../judge/runtime.h"
+#include "../judge/trust.h"
 #include "../live/audit.h"
 #include "../payload/pin.h"
 #include "../store/calib.h"
@@ -89,7 +90,9 @@ static int gate_laws(struct run *x)
 	struct findings fs = {0};
 	char *err = NULL;
 	int rc = 0;
-	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs)) {
+	/* the engine's own config files too (R03): serve would refuse them */
+	if (laws_check(x->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs) +
+	    trust_config_files(NULL, NULL, &fs, NULL)) {
 		char *why = findings_text(x->ep, &fs, 0, 1);
 		rc = step(x, "gate:laws", "failed", t, first_error_law(&fs, 0), "%s", why);
 		free(why);
@@ -302,11 +305,11 @@ static int gate_name(struct run *x)
 
 /* The runtime's version line, as calibration matches on it (store/calib.c),
  * or NULL when it gives none. */
-static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c, struct store *st)
+static char *runtime_version(const struct endpoint *ep, const struct shape_ctx *c)
 {
 	struct calib_identity id;
 	char *err = NULL, *v = NULL;
-	if (calib_identity_of(ep, c, st, 1, &id, &err) == 0) {
+	if (calib_identity_of(ep, c, 1, &id, &err) == 0) {
 		if (id.runtime_version)
 			v = xstrdup(id.runtime_version);
 		calib_identity_release(&id);
@@ -337,7 +340,7 @@ static int gate_unit(struct run *x)
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
 	x->runtime = path_which(endpoint_value(x->ep, K_RUNTIME));
-	x->runtime_version = runtime_version(x->ep, &x->sc, x->st);
+	x->runtime_version = runtime_version(x->ep, &x->sc);
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
 	char *rid = *x->runtime_version ? store_runtime_id(x->runtime_version) : NULL;

@@ -147,6 +147,11 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	value_if_set(a, ep, K_REASONING_FORMAT);
 	if (bool_toggle(a, ep, K_METRICS, err))
 		goto fail;
+	if (bool_toggle(a, ep, K_EMBEDDINGS, err))
+		goto fail;
+	value_if_set(a, ep, K_POOLING);
+	value_if_set(a, ep, K_CACHE_RAM);
+	value_if_set(a, ep, K_CTX_CHECKPOINTS);
 	value(a, ep, K_VERBOSITY);
 
 	path_value(a, ep, K_MMPROJ_FILE);

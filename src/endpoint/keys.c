@@ -61,6 +61,8 @@ static const struct key_def table[K__COUNT] = {
 			 .doc = "pinned SHA-256 of MMPROJ_FILE"},
     [K_MMPROJ_URL] = {"MMPROJ_URL", K_MMPROJ_URL, KEY_STRING, .optout = "no URL", .law = "C02",
 		      .doc = "where MMPROJ_FILE is fetched from"},
+    [K_MMPROJ_URL_FILE] = {"MMPROJ_URL_FILE", K_MMPROJ_URL_FILE, KEY_PATH, .optout = "no URL file", .law = "C02",
+			   .doc = "a file holding MMPROJ_URL (as MODEL_URL_FILE holds MODEL_URL); not with MMPROJ_URL"},
     [K_LORA_FILE] = {"LORA_FILE", K_LORA_FILE, KEY_PATH, .optout = "no adapter", .target = KEY_T_EXTRAS, .law = "S12",
 		     .flag = "--lora-scaled",
 		     .owns = "--lora --lora-scaled --lora-init-without-apply --control-vector --control-vector-scaled "
@@ -74,6 +76,8 @@ static const struct key_def table[K__COUNT] = {
 		       .doc = "pinned SHA-256 of LORA_FILE"},
     [K_LORA_URL] = {"LORA_URL", K_LORA_URL, KEY_STRING, .optout = "no URL", .law = "C02",
 		    .doc = "where LORA_FILE is fetched from"},
+    [K_LORA_URL_FILE] = {"LORA_URL_FILE", K_LORA_URL_FILE, KEY_PATH, .optout = "no URL file", .law = "C02",
+			 .doc = "a file holding LORA_URL (as MODEL_URL_FILE holds MODEL_URL); not with LORA_URL"},
     [K_TOKEN_FILE] = {"TOKEN_FILE", K_TOKEN_FILE, KEY_PATH, .optout = "no token", .law = "C02",
 		      .owns = "-hft --hf-token", .env = "HF_TOKEN",
 		      .doc = "a file holding the bearer token for *_URL (sent only to the URL's own host; else "
@@ -91,6 +95,15 @@ static const struct key_def table[K__COUNT] = {
 			.doc = "a file holding the API key (the key never reaches argv)"},
     [K_USER] = {"USER", K_USER, KEY_STRING, .optout = "root (no User= line)", .law = "C02",
 		.doc = "the unit's User=: the engine needs no root, only read access to the payloads (unset: root)"},
+    [K_MODELS] = {"MODELS", K_MODELS, KEY_PATH, .optout = "one model: no router", .law = "C12",
+		  .owns = "--models-dir --models-preset --models-autoload --no-models-autoload",
+		  .env = "LLAMA_ARG_MODELS_DIR LLAMA_ARG_MODELS_PRESET LLAMA_ARG_MODELS_AUTOLOAD",
+		  .doc = "a router endpoint: the directory of its member endpoint files, one per model (no port of "
+			 "their own); the engine runs in router mode with the preset zealot writes (docs/router.md)"},
+    [K_MODELS_MAX] = {"MODELS_MAX", K_MODELS_MAX, UINT(1, MAX_SEQ), .unit = "models", .def = "4", .law = "M13",
+		      .flag = "--models-max", .owns = "--models-max", .env = "LLAMA_ARG_MODELS_MAX",
+		      .doc = "a router endpoint: how many members may be resident at once (the engine evicts the "
+			     "least recently used past it); the worst set of this many must fit (law M13)"},
     [K_CTX_SIZE] = {"CTX_SIZE", K_CTX_SIZE, UINT(1, I32), .unit = "tokens", .target = KEY_T_SHAPE, .law = "S01",
 		    .flag = "--ctx-size",
 		    .owns = "-c --ctx-size -fit --fit -fitt --fit-target -fitc --fit-ctx -fitp --fit-print "
@@ -183,7 +196,12 @@ static const struct key_def table[K__COUNT] = {
 		     .law = "S05", .flag = "--spec-type",
 		     .owns = "--spec-type -md --model-draft -hfd -hfrd --hf-repo-draft -ngld --gpu-layers-draft "
 			     "--n-gpu-layers-draft -devd --device-draft -otd --override-tensor-draft -cmoed "
-			     "--cpu-moe-draft -ncmoed --n-cpu-moe-draft --draft-p-split --mtp --dflash --eagle3",
+			     "--cpu-moe-draft -ncmoed --n-cpu-moe-draft --draft-p-split --mtp --dflash --eagle3 "
+			     /* the drafter's own threads and placement, in their other spellings */
+			     "-td --threads-draft -tbd --threads-batch-draft -Cd --cpu-mask-draft -Crd "
+			     "--cpu-range-draft --cpu-strict-draft --prio-draft --poll-draft -Cbd "
+			     "--cpu-mask-batch-draft --cpu-strict-batch-draft --prio-batch-draft --poll-batch-draft "
+			     "--no-spec-draft-backend-sampling",
 		     .env = "LLAMA_ARG_SPEC_TYPE LLAMA_ARG_SPEC_DRAFT_MODEL",
 		     .doc = "speculative decoding; none strips every --spec-* flag (law S05)"},
     [K_SPEC_DRAFT_N_MAX] = {"SPEC_DRAFT_N_MAX", K_SPEC_DRAFT_N_MAX, UINT(0, I32), .unit = "tokens", .def = "3",
@@ -207,6 +225,24 @@ static const struct key_def table[K__COUNT] = {
 			     .law = "S04", .flag = "--spec-draft-type-v",
 			     .owns = "--spec-draft-type-v -ctvd --cache-type-v-draft",
 			     .env = "LLAMA_ARG_SPEC_DRAFT_CACHE_TYPE_V", .doc = "the draft context's V cache type"},
+    [K_EMBEDDINGS] = {"EMBEDDINGS", K_EMBEDDINGS, KEY_BOOL, .def = "off", .target = KEY_T_SHAPE, .law = "C02",
+		      .flag = "--embeddings", .owns = "--embedding --embeddings", .env = "LLAMA_ARG_EMBEDDINGS",
+		      .doc = "serve /v1/embeddings (--embeddings: the output buffer holds an embedding per slot, and "
+			     "the batch is cut to the ubatch)"},
+    [K_POOLING] = {"POOLING", K_POOLING, KEY_ENUM, .optout = "the payload's pooling_type",
+		   .choices = "none|mean|cls|last|rank", .target = KEY_T_SHAPE, .law = "C02", .flag = "--pooling",
+		   .owns = "--pooling --rerank --reranking", .env = "LLAMA_ARG_POOLING",
+		   .doc = "how an embedding pools the tokens (rank: the /v1/rerank endpoint, with EMBEDDINGS=on)"},
+    [K_CACHE_RAM] = {"CACHE_RAM", K_CACHE_RAM, UINT(0, I32), .unit = "MiB",
+		     .optout = "the engine's 8,192 MiB per process", .law = "M13", .flag = "--cache-ram",
+		     .owns = "-cram --cache-ram", .env = "LLAMA_ARG_CACHE_RAM",
+		     .doc = "the host prompt cache's ceiling per engine process (0: none); a router bills it per "
+			    "child (law M13); the engine's unbounded -1 cannot be priced and is not taken"},
+    [K_CTX_CHECKPOINTS] = {"CTX_CHECKPOINTS", K_CTX_CHECKPOINTS, UINT(0, I32), .unit = "checkpoints",
+			   .optout = "the engine's 32 per slot", .law = "M13", .flag = "--ctx-checkpoints",
+			   .owns = "-ctxcp --ctx-checkpoints --swa-checkpoints", .env = "LLAMA_ARG_CTX_CHECKPOINTS",
+			   .doc = "context checkpoints per slot (host copies of a sliding-window or recurrent "
+				  "state); a router bills them per child (law M13)"},
     [K_METRICS] = {"METRICS", K_METRICS, KEY_BOOL, .def = "1", .law = "C04", .flag = "--metrics", .owns = "--metrics",
 		   .env = "LLAMA_ARG_ENDPOINT_METRICS", .doc = "--metrics (0 makes /metrics answer 501, law C04)"},
     [K_PROMETHEUS_URL] = {"PROMETHEUS_URL", K_PROMETHEUS_URL, KEY_STRING, .optout = "no scrape-health probe",

@@ -3,13 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,282 +15,13 @@
 #include "../base/crypto_lazy.h"
 #include "../base/fault.h"
 #include "../base/file.h"
-#include "../base/redact.h"
 #include "../base/util.h"
 #include "../payload/pin.h"
-#include "fetch.h"
+#include "fetch_int.h"
 
-#define MAX_SEGS    16
-#define WBUF	    (1u << 20) /* bytes a connection gathers before a write */
-#define HASH_BUF    (16u << 20)
+#define WBUF	    (1u << 20)	/* bytes a connection gathers before a write */
 #define DIRECT_MIN  (64u << 10) /* a chunk at least this large is written without a copy */
 #define STATE_EVERY (4u << 20)
-
-/* --- the .part's progress, kept in FILE.part.state ----------------------- */
-
-struct seg {
-	uint64_t start, end; /* [start, end); end 0 = until the file ends (size unknown) */
-	uint64_t done;	     /* bytes of the segment on disk */
-};
-
-struct state {
-	char *url;
-	char etag[256];	   /* strong ETag, quotes included, or "" */
-	char lastmod[128]; /* Last-Modified, or "" */
-	uint64_t size;	   /* 0 unknown */
-	unsigned n;
-	struct seg s[MAX_SEGS];
-};
-
-static void state_reset(struct state *st)
-{
-	st->etag[0] = st->lastmod[0] = '\0';
-	st->size = 0;
-	st->n = 1;
-	st->s[0] = (struct seg){0, 0, 0};
-}
-
-/* The URL's SHA-256, hex: what the state holds to know its URL again
- * without holding the URL's credentials (user:password@, a token). */
-static void url_sha256(const char *url, char hex[65])
-{
-	unsigned char md[32];
-	unsigned len = 0;
-	hex[0] = '\0';
-	if (!EVP_Digest(url, strlen(url), md, &len, EVP_sha256(), NULL) || len != 32)
-		return;
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-}
-
-/* Version 2 keeps the URL redacted (for a person reading it) and the full
- * URL's hash (to resume only the same URL): no secret at rest. A version 1
- * state (the URL in full) is still resumed, and the next save rewrites it
- * as version 2. */
-static int state_save(const char *path, const struct state *st)
-{
-	struct sb b = {0};
-	char hex[65], *shown = redact_text(st->url);
-	url_sha256(st->url, hex);
-	sb_addf(&b, "zealot-fetch 2\nurl %s\nurl_sha256 %s\netag %s\nlastmod %s\nsize %" PRIu64 "\n", shown, hex,
-		st->etag, st->lastmod, st->size);
-	free(shown);
-	for (unsigned i = 0; i < st->n; i++)
-		sb_addf(&b, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st->s[i].start, st->s[i].end, st->s[i].done);
-	/* rewritten in place: a crash mid-write leaves a file that fails to
-	 * parse, which only costs a restart; never through a symbolic link or
-	 * into a file not this user's own (open_own) */
-	int fd = open_own(path, O_WRONLY | O_CREAT, 0600, NULL);
-	int rc = -1;
-	if (fd >= 0) {
-		rc = pwrite(fd, b.s, b.len, 0) == (ssize_t)b.len && ftruncate(fd, (off_t)b.len) == 0 ? 0 : -1;
-		close(fd);
-	}
-	sb_release(&b);
-	return rc;
-}
-
-/* Load a state whose URL is url; -1 when absent, foreign or damaged. */
-static int state_load(const char *path, const char *url, struct state *st)
-{
-	int fd = open_own(path, O_RDONLY, 0, NULL);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	char line[4096], hex[65];
-	int ok = fgets(line, sizeof(line), f) != NULL;
-	int v2 = ok && strcmp(line, "zealot-fetch 2\n") == 0;
-	ok = v2 || (ok && strcmp(line, "zealot-fetch 1\n") == 0);
-	unsigned n = 0;
-	int have_size = 0, url_ok = 0;
-	url_sha256(url, hex);
-	while (ok && fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
-		if (!len || line[len - 1] != '\n') {
-			ok = 0;
-			break;
-		}
-		line[--len] = '\0';
-		unsigned long long a, b, c;
-		if (strncmp(line, "url ", 4) == 0) {
-			if (!v2) /* version 1: the URL itself */
-				url_ok = strcmp(line + 4, url) == 0;
-		} else if (v2 && strncmp(line, "url_sha256 ", 11) == 0) {
-			url_ok = hex[0] && strcmp(line + 11, hex) == 0;
-		} else if (strncmp(line, "etag ", 5) == 0 && len - 5 < sizeof(st->etag)) {
-			memcpy(st->etag, line + 5, len - 4);
-		} else if (strncmp(line, "lastmod ", 8) == 0 && len - 8 < sizeof(st->lastmod)) {
-			memcpy(st->lastmod, line + 8, len - 7);
-		} else if (sscanf(line, "size %llu", &a) == 1) {
-			st->size = a;
-			have_size = 1;
-		} else if (sscanf(line, "seg %llu %llu %llu", &a, &b, &c) == 3 && n < MAX_SEGS) {
-			st->s[n++] = (struct seg){a, b, c};
-		} else {
-			ok = 0;
-		}
-	}
-	fclose(f);
-	if (!ok || !url_ok || !have_size || !n || (!st->etag[0] && !st->lastmod[0]))
-		return -1;
-	/* the segments must tile [0, size) in order, each within bounds */
-	uint64_t at = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct seg *s = &st->s[i];
-		uint64_t end = s->end ? s->end : st->size;
-		if (s->start != at || end < s->start || s->done > end - s->start || (st->size && end > st->size))
-			return -1;
-		at = end;
-	}
-	if (st->size && at != st->size)
-		return -1;
-	st->n = n;
-	return 0;
-}
-
-/* --- the hash, taken in file order by a thread behind the writers ------ */
-
-struct hasher {
-	pthread_t t;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int fd;
-	uint64_t ready;	  /* bytes [0, ready) are on disk */
-	uint64_t hashed;  /* bytes hashed so far */
-	uint64_t flushed; /* writeback started for [0, flushed) */
-	int stop;
-	int failed;
-	EVP_MD_CTX *ctx;
-	int running;
-};
-
-/* Hash [from, from + len) of the file: through a mapping of the page
- * cache (no copy), or a read into buf where mapping fails. The file is
- * never truncated while the thread runs (discard joins it first), so a
- * mapped page cannot vanish under it. */
-static ssize_t hash_range(struct hasher *h, unsigned char *buf, uint64_t from, size_t len)
-{
-	static long page;
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	uint64_t base = from - from % (uint64_t)page;
-	size_t span = (size_t)(from - base) + len;
-	void *m = mmap(NULL, span, PROT_READ, MAP_SHARED, h->fd, (off_t)base);
-	if (m != MAP_FAILED) {
-		madvise(m, span, MADV_SEQUENTIAL);
-		EVP_DigestUpdate(h->ctx, (const unsigned char *)m + (from - base), len);
-		munmap(m, span);
-		return (ssize_t)len;
-	}
-	ssize_t r = pread(h->fd, buf, len, (off_t)from);
-	if (r > 0)
-		EVP_DigestUpdate(h->ctx, buf, (size_t)r);
-	return r;
-}
-
-static void *hash_main(void *arg)
-{
-	struct hasher *h = arg;
-	unsigned char *buf = xmalloc(HASH_BUF);
-	pthread_mutex_lock(&h->mu);
-	for (;;) {
-		while (!h->stop && h->hashed >= h->ready)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (h->hashed >= h->ready && h->stop)
-			break;
-		uint64_t from = h->hashed, to = h->ready;
-		pthread_mutex_unlock(&h->mu);
-		uint64_t len = to - from < HASH_BUF ? to - from : HASH_BUF;
-		ssize_t r = hash_range(h, buf, from, (size_t)len);
-		pthread_mutex_lock(&h->mu);
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			h->failed = 1;
-			break;
-		}
-		h->hashed += (uint64_t)r;
-		pthread_cond_broadcast(&h->cv);
-		/* start the writeback of what is hashed, so the fsync before the
-		 * rename finds little left to write (the disk works while the
-		 * network does) */
-		if (h->hashed - h->flushed >= (32u << 20)) {
-			sync_file_range(h->fd, (off_t)h->flushed, (off_t)(h->hashed - h->flushed),
-					SYNC_FILE_RANGE_WRITE);
-			h->flushed = h->hashed;
-		}
-	}
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	free(buf);
-	return NULL;
-}
-
-static void hasher_start(struct hasher *h, int fd)
-{
-	h->fd = fd;
-	h->ready = h->hashed = h->flushed = 0;
-	h->stop = h->failed = 0;
-	h->ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL);
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
-	h->running = pthread_create(&h->t, NULL, hash_main, h) == 0;
-}
-
-static void hasher_ready(struct hasher *h, uint64_t ready)
-{
-	pthread_mutex_lock(&h->mu);
-	if (ready > h->ready) {
-		h->ready = ready;
-		pthread_cond_broadcast(&h->cv);
-	}
-	pthread_mutex_unlock(&h->mu);
-}
-
-static uint64_t hasher_hashed(struct hasher *h)
-{
-	pthread_mutex_lock(&h->mu);
-	uint64_t v = h->hashed;
-	pthread_mutex_unlock(&h->mu);
-	return v;
-}
-
-/* Stop the thread; with hex, wait for every ready byte and finish the
- * digest. Returns 0, or -1 when a read failed. */
-static int hasher_end(struct hasher *h, char hex[65])
-{
-	if (!h->ctx)
-		return -1;
-	pthread_mutex_lock(&h->mu);
-	h->stop = 1;
-	if (!hex)
-		h->ready = h->hashed; /* abandon the rest */
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	if (h->running)
-		pthread_join(h->t, NULL);
-	int rc = h->failed || !h->running ? -1 : 0;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-	EVP_DigestFinal_ex(h->ctx, md, &len);
-	EVP_MD_CTX_free(h->ctx);
-	h->ctx = NULL;
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
-	if (hex && rc == 0) {
-		static const char digits[] = "0123456789abcdef";
-		for (unsigned i = 0; i < 32; i++) {
-			hex[2 * i] = digits[md[i] >> 4];
-			hex[2 * i + 1] = digits[md[i] & 15];
-		}
-		hex[64] = '\0';
-	}
-	return rc;
-}
 
 /* --- one download ------------------------------------------------------ */
 
@@ -323,6 +52,7 @@ struct conn {
 	uint64_t cr_start, cr_end, cr_total, clen;
 	int has_cr, has_clen, html, ranges;
 	char etag[256], lastmod[128];
+	char linked[65]; /* X-Linked-Etag as a sha256, or "" */
 	char *location;
 	/* the body */
 	uint8_t *buf;
@@ -349,6 +79,10 @@ struct dl {
 	int fatal;
 	int mismatch;
 	char why[512];
+	/* the SHA-256 the server states for the file (X-Linked-Etag, else a
+	 * strong ETag of 64 hex digits), and which header said it */
+	char pub[65];
+	const char *pub_from;
 	uint64_t received; /* body bytes this run */
 	uint64_t requests;
 	double t0;
@@ -399,7 +133,7 @@ static void emit(struct dl *d, enum fetch_event_kind k, const char *why)
 				d->f,
 				on_disk(d),
 				d->st.size,
-				d->hs.ctx ? hasher_hashed(&d->hs) : 0,
+				d->hs.ctx ? fetch_hasher_hashed(&d->hs) : 0,
 				dt > 0 ? (double)d->received / dt : 0,
 				why};
 	d->o->event(&e, d->o->arg);
@@ -437,11 +171,11 @@ static int put(struct conn *c, const uint8_t *data, size_t n)
 	s->done += n;
 	c->unsaved += n;
 	if (c->unsaved >= STATE_EVERY) {
-		state_save(d->statef, &d->st);
+		fetch_state_save(d->statef, &d->st);
 		c->unsaved = 0;
 		fault_point("fetch", "chunk"); /* a chunk is on disk and in the state */
 	}
-	hasher_ready(&d->hs, contiguous(d));
+	fetch_hasher_ready(&d->hs, contiguous(d));
 	return 0;
 }
 
@@ -462,6 +196,53 @@ static void copy_value(char *dst, size_t n, const char *v)
 		len = 0; /* a validator this long is not one we can send back */
 	memcpy(dst, v, len);
 	dst[len] = '\0';
+}
+
+/* A header value that is a SHA-256: 64 hex digits, quoted or not, never
+ * a weak validator. Lowercase into out; 0, or -1 when it is not one. */
+static int sha256_value(const char *v, char out[65])
+{
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (strncmp(v, "W/", 2) == 0)
+		return -1;
+	int quoted = *v == '"';
+	v += quoted;
+	for (unsigned i = 0; i < 64; i++) {
+		char ch = v[i];
+		if (ch >= 'A' && ch <= 'F')
+			ch = (char)(ch - 'A' + 'a');
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f')))
+			return -1;
+		out[i] = ch;
+	}
+	const char *rest = v + 64 + (quoted && v[64] == '"');
+	if (quoted != (v[64] == '"'))
+		return -1;
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	if (*rest)
+		return -1;
+	out[64] = '\0';
+	return 0;
+}
+
+/* The publisher's checksum, as this response states it: X-Linked-Etag
+ * (a Hugging Face resolve's redirect names the LFS object's SHA-256) on
+ * any response, else a strong ETag of 64 hex digits on the payload's own
+ * answer. X-Linked-Etag, once seen, is not overridden by an ETag. */
+static void note_publisher(struct conn *c)
+{
+	struct dl *d = c->d;
+	char v[65];
+	if (c->linked[0]) {
+		memcpy(d->pub, c->linked, sizeof(d->pub));
+		d->pub_from = "X-Linked-Etag";
+	} else if ((c->status == 200 || c->status == 206) && c->etag[0] && sha256_value(c->etag, v) == 0 &&
+		   !(d->pub_from && strcmp(d->pub_from, "X-Linked-Etag") == 0)) {
+		memcpy(d->pub, v, sizeof(d->pub));
+		d->pub_from = "ETag";
+	}
 }
 
 /* The response is all there: judge it before its body. */
@@ -490,6 +271,11 @@ static enum verdict decide(struct conn *c)
 		return FATAL;
 	}
 	uint64_t total = c->status == 206 ? c->cr_total : c->has_clen ? c->clen : 0;
+	if (d->f->has_sha && d->pub[0] && strcmp(d->pub, d->f->sha) != 0) {
+		why(d, "the server states SHA-256 %s (%s), %s_SHA256 pins %s: it serves another file", d->pub,
+		    d->pub_from, d->f->kind, d->f->sha);
+		return MISMATCH;
+	}
 	if (c->status == 200 && c->ranged) {
 		why(d, "the server answered 200 to a range request (it ignores ranges, or the file changed)");
 		return RESTART;
@@ -527,7 +313,7 @@ static enum verdict decide(struct conn *c)
 		    d->f->bytes);
 		return MISMATCH;
 	}
-	state_save(d->statef, st);
+	fetch_state_save(d->statef, st);
 	return GO_ON;
 }
 
@@ -537,7 +323,7 @@ static void on_header(void *arg, const struct remote_header *h)
 	switch (h->field) {
 	case REMOTE_STATUS:
 		c->has_cr = c->has_clen = c->html = c->ranges = 0;
-		c->etag[0] = c->lastmod[0] = '\0';
+		c->etag[0] = c->lastmod[0] = c->linked[0] = '\0';
 		free(c->location);
 		c->location = NULL;
 		c->status = h->status;
@@ -545,6 +331,7 @@ static void on_header(void *arg, const struct remote_header *h)
 	case REMOTE_END: /* this response's headers are all there (an interim 1xx goes on) */
 		if (c->status >= 200 && !c->decided) {
 			c->decided = 1;
+			note_publisher(c);
 			c->v = decide(c);
 		}
 		break;
@@ -565,6 +352,10 @@ static void on_header(void *arg, const struct remote_header *h)
 	case REMOTE_LOCATION:
 		free(c->location);
 		c->location = xstrdup(h->value);
+		break;
+	case REMOTE_OTHER:
+		if (strncasecmp(h->line, "x-linked-etag:", 14) == 0 && sha256_value(h->line + 14, c->linked) != 0)
+			c->linked[0] = '\0';
 		break;
 	default: break;
 	}
@@ -693,7 +484,7 @@ static void split(struct dl *d, const char *url)
 		st->s[i] = (struct seg){i * per, (i + 1) * per < size ? (i + 1) * per : size, 0};
 		st->n = i + 1;
 	}
-	state_save(d->statef, st);
+	fetch_state_save(d->statef, st);
 	for (unsigned i = 1; i < st->n; i++)
 		conn_start(d, i, url, 0);
 	char msg[64];
@@ -811,19 +602,19 @@ static int attempt(struct dl *d)
 	}
 	curl_multi_cleanup(d->multi);
 	d->multi = NULL;
-	state_save(d->statef, &d->st);
+	fetch_state_save(d->statef, &d->st);
 	return d->fatal ? -1 : 0;
 }
 
 /* Truncate the .part and forget every byte (and the hash of them). */
 static int discard(struct dl *d, const char *reason)
 {
-	hasher_end(&d->hs, NULL);
+	fetch_hasher_end(&d->hs, NULL);
 	if (ftruncate(d->fd, 0) != 0)
 		return -1;
-	state_reset(&d->st);
-	state_save(d->statef, &d->st);
-	hasher_start(&d->hs, d->fd);
+	fetch_state_reset(&d->st);
+	fetch_state_save(d->statef, &d->st);
+	fetch_hasher_start(&d->hs, d->fd);
 	emit(d, FETCH_EV_RESTART, reason);
 	return 0;
 }
@@ -834,7 +625,12 @@ static int discard(struct dl *d, const char *reason)
  * -1 with *err. */
 static int settle(struct dl *d, struct fetch_result *r, char **err)
 {
-	if ((d->f->has_bytes && r->bytes != d->f->bytes) || (d->f->has_sha && strcmp(r->sha, d->f->sha) != 0)) {
+	if (d->pub[0]) {
+		memcpy(r->publisher, d->pub, sizeof(r->publisher));
+		r->publisher_from = d->pub_from;
+	}
+	if ((d->f->has_bytes && r->bytes != d->f->bytes) || (d->f->has_sha && strcmp(r->sha, d->f->sha) != 0) ||
+	    (d->pub[0] && strcmp(r->sha, d->pub) != 0)) {
 		struct sb rej = {0};
 		sb_addf(&rej, "%s.rejected", d->f->path);
 		r->rejected = sb_detach(&rej);
@@ -892,7 +688,7 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	close(sfd);
 	struct stat st;
 	fstat(d.fd, &st);
-	int resumed = state_load(d.statef, f->url, &d.st) == 0;
+	int resumed = fetch_state_load(d.statef, f->url, &d.st) == 0;
 	if (resumed && (uint64_t)st.st_size < contiguous(&d)) {
 		resumed = 0; /* the .part is shorter than its state claims */
 	}
@@ -903,15 +699,15 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 			errorf(err, "cannot truncate '%s': %s", d.part, strerror(errno));
 			goto out;
 		}
-		state_reset(&d.st);
+		fetch_state_reset(&d.st);
 	}
 	if (crypto_lazy_error()) {
 		errorf(err, "cannot hash '%s': %s", d.part, crypto_lazy_error());
 		goto out;
 	}
-	hasher_start(&d.hs, d.fd);
+	fetch_hasher_start(&d.hs, d.fd);
 	/* the bytes already there are hashed from disk while the rest comes */
-	hasher_ready(&d.hs, contiguous(&d));
+	fetch_hasher_ready(&d.hs, contiguous(&d));
 	emit(&d, FETCH_EV_START, resumed ? "resumed" : NULL);
 	unsigned idle = 0, tries = 0;
 	unsigned attempts = o->attempts ? o->attempts : 6;
@@ -959,10 +755,10 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 			ms = 5000;
 		usleep(ms * 1000u);
 	}
-	hasher_ready(&d.hs, d.st.size);
+	fetch_hasher_ready(&d.hs, d.st.size);
 	emit(&d, FETCH_EV_PROGRESS, NULL);
 	r->bytes = d.st.size;
-	if (hasher_end(&d.hs, r->sha)) {
+	if (fetch_hasher_end(&d.hs, r->sha)) {
 		errorf(err, "cannot read '%s' back to hash it", d.part);
 		goto out;
 	}
@@ -971,7 +767,7 @@ static int download(const struct fetch_file *f, const struct fetch_opts *o, stru
 	rc = settle(&d, r, err);
 	goto out;
 out_hash:
-	hasher_end(&d.hs, NULL);
+	fetch_hasher_end(&d.hs, NULL);
 	r->transferred = d.received;
 	r->requests = d.requests;
 	if (on_disk(&d) == 0 && r->status != FETCH_MISMATCH) {
@@ -985,92 +781,6 @@ out:
 	free(d.part);
 	free(d.statef);
 	return rc;
-}
-
-/* --- one writer per target: FILE.part.lock -------------------------------
- *
- * Two fetches of one file would write one .part at once and move a
- * spliced file into place. The writer holds a POSIX write lock on
- * FILE.part.lock for the whole download; the kernel drops it when the
- * process ends, however it ends, so a dead fetch leaves no lock behind
- * (its .part and .part.state are resumed by the next one). F_GETLK names
- * the holder's pid, so a refusal can say who holds the file. */
-
-struct lock {
-	char *path;
-	int fd;
-};
-
-/* Take the lock on f's target, or refuse at once (never waits): returns
- * 0, or -1 with *err naming the pid that holds it. */
-static int lock_take(const struct fetch_file *f, struct lock *lk, char **err)
-{
-	struct sb b = {0};
-	sb_addf(&b, "%s.part.lock", f->path);
-	lk->path = sb_detach(&b);
-	char *why = NULL;
-	for (unsigned tries = 0; tries < 100; tries++) {
-		free(why);
-		why = NULL;
-		lk->fd = open_own(lk->path, O_RDWR | O_CREAT, 0644, &why);
-		if (lk->fd < 0)
-			break;
-		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-		if (fcntl(lk->fd, F_SETLK, &fl) != 0) {
-			int e = errno;
-			struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-			int held = (e == EACCES || e == EAGAIN) && fcntl(lk->fd, F_GETLK, &q) == 0;
-			close(lk->fd);
-			lk->fd = -1;
-			if (held && q.l_type == F_UNLCK)
-				continue; /* released between the two calls */
-			if (held)
-				errorf(err,
-				       "'%s' is being fetched by pid %ld (it holds '%s'): wait for it to end, or "
-				       "stop it and fetch again (its .part is resumed)",
-				       f->path, (long)q.l_pid, lk->path);
-			else
-				errorf(err, "cannot lock '%s': %s", lk->path, strerror(e));
-			free(why);
-			free(lk->path);
-			lk->path = NULL;
-			return -1;
-		}
-		/* the holder before us may have unlinked the path while we
-		 * opened it: a lock on an unlinked inode guards nothing */
-		struct stat a, p;
-		if (fstat(lk->fd, &a) == 0 && stat(lk->path, &p) == 0 && a.st_ino == p.st_ino && a.st_dev == p.st_dev) {
-			char pid[32];
-			int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-			if (ftruncate(lk->fd, 0) != 0 || pwrite(lk->fd, pid, (size_t)n, 0) != n) {
-				/* the pid in the file is for people; F_GETLK is the truth */
-			}
-			free(why);
-			return 0;
-		}
-		close(lk->fd);
-		lk->fd = -1;
-	}
-	if (why)
-		errorf(err, "cannot lock: %s", why);
-	else
-		errorf(err, "cannot lock '%s': it keeps being replaced", lk->path);
-	free(why);
-	free(lk->path);
-	lk->path = NULL;
-	return -1;
-}
-
-/* Unlink while still holding the lock (so no one locks a doomed inode
- * unnoticed: see the inode check above), then release it. */
-static void lock_drop(struct lock *lk)
-{
-	if (!lk->path)
-		return;
-	unlink(lk->path);
-	close(lk->fd);
-	free(lk->path);
-	lk->path = NULL;
 }
 
 /* What is on disk decides: returns 0, 1 or -1 as fetch_one does, or 2
@@ -1153,8 +863,8 @@ int fetch_one(const struct fetch_file *f, int verify_only, int force, const stru
 	int rc = judge_disk(f, verify_only, force, o, r, err);
 	if (rc != 2)
 		return rc;
-	struct lock lk = {0};
-	if (root_dir_refused(f, err) || lock_take(f, &lk, err)) {
+	struct fetch_lock lk = {0};
+	if (root_dir_refused(f, err) || fetch_lock_take(f, &lk, err)) {
 		r->status = FETCH_FAILED;
 		return -1;
 	}
@@ -1165,13 +875,13 @@ int fetch_one(const struct fetch_file *f, int verify_only, int force, const stru
 		fetch_result_release(r);
 		rc = judge_disk(f, verify_only, force, o, r, err);
 		if (rc != 2) {
-			lock_drop(&lk);
+			fetch_lock_drop(&lk);
 			return rc;
 		}
 	}
 	struct fetch_result got = {0};
 	rc = download(f, o, &got, err);
-	lock_drop(&lk);
+	fetch_lock_drop(&lk);
 	if (rc < 0 && got.status != FETCH_MISMATCH)
 		got.status = FETCH_FAILED;
 	fetch_result_release(r);

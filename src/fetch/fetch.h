@@ -12,6 +12,12 @@
  * either the old file or the whole verified new one. A file that does not
  * verify is kept as FILE.rejected.
  *
+ * The publisher's checksum counts as a pin: when the server states the
+ * file's SHA-256 (X-Linked-Etag, as a Hugging Face resolve's redirect
+ * does, or a strong ETag of 64 hex digits), a download whose bytes hash
+ * otherwise is a mismatch, and one whose stated SHA-256 is not the pinned
+ * one is refused before its body.
+ *
  * One writer per target: a download holds a lock on FILE.part.lock (a
  * POSIX record lock, dropped by the kernel when the process ends), and a
  * second fetch of the same file refuses at once, naming the first one's
@@ -99,10 +105,12 @@ enum fetch_status {
 struct fetch_result {
 	enum fetch_status status;
 	uint64_t bytes;
-	char sha[65];	      /* what the bytes hash to ("" when not hashed) */
-	int cached;	      /* the sha came from serve's stamp cache */
-	char *rejected;	      /* FETCH_MISMATCH of a download: where the bytes are */
-	uint64_t transferred; /* body bytes received from the network */
+	char sha[65];		    /* what the bytes hash to ("" when not hashed) */
+	int cached;		    /* the sha came from serve's stamp cache */
+	char *rejected;		    /* FETCH_MISMATCH of a download: where the bytes are */
+	char publisher[65];	    /* the SHA-256 the server stated ("" when none) */
+	const char *publisher_from; /* the header that stated it: "X-Linked-Etag", "ETag" */
+	uint64_t transferred;	    /* body bytes received from the network */
 	uint64_t requests;
 };
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/file.h"
 #include "../base/util.h"
+#include "../endpoint/url.h"
 #include "../payload/split.h"
 #include "fetch.h"
 
@@ -93,44 +93,6 @@ static int pins(const struct endpoint *ep, const char *kind, int sha, struct fet
 	return rc;
 }
 
-/* The kind's URL: *_URL, or the first line of the file *_URL_FILE names
- * (so a URL with a password or a token need not sit in the endpoint
- * file); NULL in *url when neither is set. 0, or -1 with *err. */
-static int url_of(const struct endpoint *ep, const char *kind, char **url, char **err)
-{
-	char ukey[32], fkey[40];
-	snprintf(ukey, sizeof(ukey), "%s_URL", kind);
-	snprintf(fkey, sizeof(fkey), "%s_URL_FILE", kind);
-	const char *v = endpoint_value(ep, ukey);
-	char *path = endpoint_path(ep, fkey);
-	*url = NULL;
-	if (!path) {
-		*url = v && *v ? xstrdup(v) : NULL;
-		return 0;
-	}
-	char *why = NULL, *text = NULL;
-	int rc = 0;
-	if (v && *v)
-		rc = errorf(err, "%s and %s are both set: name the URL once", ukey, fkey);
-	else if (!(text = read_file(path, 64u << 10, 0, NULL, NULL, &why)))
-		rc = errorf(err, "%s: %s", fkey, why);
-	if (text) {
-		char *a = text + strspn(text, " \t");
-		a[strcspn(a, "\r\n")] = '\0';
-		for (size_t n = strlen(a); n && (a[n - 1] == ' ' || a[n - 1] == '\t'); n--)
-			a[n - 1] = '\0';
-		if (*a)
-			*url = xstrdup(a);
-		else
-			rc = errorf(err, "%s: '%s' holds no URL on its first line", fkey, path);
-		memset(text, 0, strlen(text)); /* it may hold a password */
-	}
-	free(text);
-	free(why);
-	free(path);
-	return rc;
-}
-
 int fetch_list(const struct endpoint *ep, struct fetch_list *out, char **err)
 {
 	memset(out, 0, sizeof(*out));
@@ -142,7 +104,7 @@ int fetch_list(const struct endpoint *ep, struct fetch_list *out, char **err)
 		if (!path)
 			continue;
 		char *url = NULL;
-		if (url_of(ep, kinds[k], &url, err)) {
+		if (endpoint_url(ep, key_by_name(fkey)->id, &url, err)) {
 			free(path);
 			goto fail;
 		}

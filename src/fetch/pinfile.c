@@ -223,6 +223,8 @@ void fetch_pins_missing(const struct endpoint *ep, const struct fetch_list *l, c
 			char anchor[32];
 			snprintf(anchor, sizeof(anchor), "%s_URL", kinds[k]);
 			if (endpoint_entry(ep, anchor)->line <= 0)
+				snprintf(anchor, sizeof(anchor), "%s_URL_FILE", kinds[k]);
+			if (endpoint_entry(ep, anchor)->line <= 0)
 				snprintf(anchor, sizeof(anchor), "%s_FILE", kinds[k]);
 			if (nb) {
 				snprintf(p->key[nk], sizeof(p->key[nk]), "%s_BYTES", kinds[k]);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../endpoint/router.h"
 #include "../plan/shape.h"
 #include "../store/calib.h"
 
@@ -50,6 +51,10 @@ static enum zerr price_member(const struct fleet *f, size_t i, struct fleet_budg
 {
 	struct shape_ctx c = {0};
 	struct budget_member *bm = &b->m[i];
+	if (router_is(f->m[i].ep) && budget_router(f, i, b, err) == 0)
+		return ZE_OK;
+	if (router_is(f->m[i].ep))
+		return ZE_USAGE;
 	json_t *cal = NULL;
 	char *cal_text = NULL;
 	/* the store here holds boots of this host's endpoints only */

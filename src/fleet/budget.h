@@ -66,4 +66,9 @@ enum zerr fleet_budget_make(const struct fleet *f, struct fleet_budget *b, char 
 json_t *fleet_budget_json(const struct fleet *f, const struct fleet_budget *b);
 void fleet_budget_release(struct fleet_budget *b);
 
+/* A router endpoint's bills (fleet/budget_router.c): on each card and the
+ * host, the worst co-resident set of MODELS_MAX members (law M13), as
+ * `zealot plan ROUTER.env` prices it. 0, or -1 with *err. */
+int budget_router(const struct fleet *f, size_t i, struct fleet_budget *b, char **err);
+
 #endif

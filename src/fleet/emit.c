@@ -14,12 +14,10 @@ enum zerr fleet_emit_harness_entry(const struct endpoint *ep, const char *host, 
 {
 	struct shape_ctx c = {0};
 	struct plan p;
-	int io = 0;
-	enum zerr k = ZE_OK;
-	if (shape_load(ep, NULL, &c, &io, err) ||
-	    plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err)) {
-		k = io ? ZE_IO : ZE_USAGE;
-	} else {
+	enum zerr k = shape_load(ep, NULL, &c, NULL, err);
+	if (k == ZE_OK && plan_make(c.census->model, c.model->g, &c.shape, c.dev, &c.extras, &p, err))
+		k = ZE_USAGE;
+	if (k == ZE_OK) {
 		*out = emit_harness_at(ep, c.census, &p, host, hub);
 		*window = p.n_ctx_seq;
 	}

@@ -14,6 +14,7 @@
 #include "../base/util.h"
 #include "../deploy/deploy.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/url.h"
 #include "ops_util.h"
 
 int fleet_ops_init(struct fleet_ops *c, const char *cfg, const char *rz, unsigned connect_timeout, char **err)
@@ -83,12 +84,10 @@ static int deploy_failed(const char *outcome)
 
 static int has_url(const struct fleet_member *m)
 {
-	static const char *const keys[] = {"MODEL_URL", "MMPROJ_URL", "LORA_URL"};
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		const char *v = endpoint_value(m->ep, keys[i]);
-		if (v && v[0])
+	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE};
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (endpoint_has_url(m->ep, keys[i])) /* *_URL or *_URL_FILE */
 			return 1;
-	}
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/quote.h"
+#include "../endpoint/router.h"
 #include "../plan/device.h"
 #include "laws.h"
 
@@ -180,6 +181,29 @@ static void add_bind(char ***v, size_t *n, const char *dir)
 	(*v)[(*n)++] = xstrdup(dir);
 }
 
+static size_t bind_dirs(const struct endpoint *ep, const char *zealot, const char *endpoint, char ***out);
+
+/* A router endpoint's (endpoint/router.h): MODELS and every member's
+ * own, as the children the router starts read them. */
+static void router_binds(const struct endpoint *ep, const char *zealot, char ***v, size_t *n)
+{
+	struct router r;
+	if (!router_is(ep) || router_load(ep, &r, NULL, NULL))
+		return;
+	if (hidden(r.dir))
+		add_bind(v, n, r.dir);
+	for (size_t i = 0; i < r.n; i++) {
+		char **mv = NULL;
+		size_t mn = bind_dirs(r.m[i].ep, zealot, r.m[i].path, &mv);
+		for (size_t k = 0; k < mn; k++) {
+			add_bind(v, n, mv[k]);
+			free(mv[k]);
+		}
+		free(mv);
+	}
+	router_release(&r);
+}
+
 /* The directories to bind: each payload's, the runtime's (its shared
  * libraries sit next to it in a llama.cpp build), the API key file's, the
  * zealot binary's, and the endpoint file itself (serve reads it inside the
@@ -225,6 +249,7 @@ static size_t bind_dirs(const struct endpoint *ep, const char *zealot, const cha
 		free(real);
 		free(path);
 	}
+	router_binds(ep, zealot, &v, &n);
 	*out = v;
 	return n;
 }

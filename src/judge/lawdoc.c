@@ -88,6 +88,17 @@ static const struct law_doc laws[] = {
      "Where the architecture shares K and V (attention_k_eq_v), the engine's cache still allocates the K and the "
      "V tensor.",
      "plan prices both halves for such layers.", "Nothing to set: it is a figure, priced as the engine does."},
+    {"M13", "a router's worst co-resident set fits",
+     "A router endpoint (MODELS) that fits one member at a time runs out of memory when the engine keeps "
+     "MODELS_MAX children resident: the next load fails or the host swaps.",
+     "The engine's router evicts by count (the least recently used once MODELS_MAX run), never by memory, so any "
+     "MODELS_MAX members may be resident together, each its own process with its own context, compute buffers, "
+     "runtime context on a card, prompt cache (--cache-ram, 8,192 MiB by default per child) and context "
+     "checkpoints.",
+     "plan prices every member as the child the router starts and sums, on every device and on the host, its "
+     "MODELS_MAX largest there and the router process; serve and plan refuse when a sum leaves less than the slack "
+     "band, and plan names the largest MODELS_MAX that fits.",
+     "Set MODELS_MAX to the safe figure plan prints, shrink a member, or give members a smaller --cache-ram."},
 
     /* Shape and flags */
     {"S01", "never let --fit size the pool with several slots",
@@ -196,8 +207,10 @@ static const struct law_doc laws[] = {
     {"C03", "a missing payload is a refusal, not a half-load",
      "Under a restart policy a missing file becomes a crash loop that reads like a runtime fault.",
      "The engine would start, fail to load and be restarted forever.",
-     "check and serve refuse a missing or unreadable payload or runtime, naming the file; serve exits 78, which "
-     "the emitted unit never restarts on.",
+     "check and serve refuse a missing or unreadable payload or runtime, naming the file, and a payload whose "
+     "header holds a number the engine cannot load (a head count, head size, state size or width of 0, heads "
+     "or groups that do not divide, more experts than the engine holds), naming the key and its value, as "
+     "inspect and plan do; serve exits 78, which the emitted unit never restarts on.",
      "Fix the path, or zealot fetch the payload."},
     {"C04", "keep --metrics on", "Monitoring reads the endpoint as down while /health says 200.",
      "Without --metrics the engine answers /metrics with 501.",
@@ -209,9 +222,13 @@ static const struct law_doc laws[] = {
      "Clients that key on the model id break after a rename, and the server notices nothing.",
      "The engine does not validate the requested model; it echoes ALIAS back.",
      "diff and deploy warn when ALIAS changes between eras.", "Keep ALIAS stable, or move the clients with it."},
-    {"C07", "presence_penalty must reach argv", "A sampler setting written in the payload's metadata has no effect.",
-     "Sampling defaults come from general.sampling.* in the GGUF, but presence_penalty has no such key.",
-     "argv renders PRESENCE_PENALTY as --presence-penalty.", "Set PRESENCE_PENALTY in the endpoint file."},
+    {"C07", "presence_penalty must reach argv",
+     "A sampler the payload's metadata states but the engine does not read (presence_penalty) reaches no request.",
+     "The engine reads sampling defaults from general.sampling.* in the GGUF (temp, top_k, top_p, min_p and a few "
+     "more), but has no such key for presence_penalty.",
+     "check warns only when the payload states general.sampling.presence_penalty (or another key the engine "
+     "drops) and the endpoint does not pass it: argv renders PRESENCE_PENALTY as --presence-penalty.",
+     "Set PRESENCE_PENALTY to the payload's value, or PRESENCE_PENALTY= to drop it knowingly."},
     {"C08", "the unit's start command must be executable",
      "A script without a #! line fails with 203/EXEC in a loop, and the GPU is never touched.",
      "systemd execs ExecStart directly; the kernel refuses a script with no interpreter line.",
@@ -247,6 +264,17 @@ static const struct law_doc laws[] = {
      "Every key's row in the key table names the flags and LLAMA_ARG_* twins it owns; check, serve and deploy refuse "
      "any of them in EXTRA_ARGS or as a variable in the endpoint file, naming the key that owns it.",
      "Set the owning key instead (MODEL_FILE, CTX_SIZE, ...); an API key goes in a file named by API_KEY_FILE."},
+    {"C12", "a router sets the set, a member its model",
+     "A member file that sets a port, a device or a runtime is priced where it never runs, and a router file "
+     "that sets a model's flag overrides every child's (the engine lays the router's command line over every "
+     "preset section).",
+     "The engine's router gives each child its address, port and alias, passes its own arguments to all of them, "
+     "and spawns each from the preset's section.",
+     "check, plan and serve refuse a member that sets a key only the router sets (the runtime, address, port, API "
+     "key, device and memory keys, MODELS, MODELS_MAX) and a router that sets a member's (a payload, a shape key, "
+     "an engine flag, EXTRA_ARGS); MODELS must hold at least one member file, each named with letters, digits, "
+     "'-', '_' and '.'.",
+     "Move the key to the side that owns it."},
 
     /* The runtime: pinned like the payload */
     {"R01", "the runtime is pinned like the payload",
@@ -312,6 +340,45 @@ static const struct law_doc laws[] = {
      "deploy recognises the message in the unit's journal when the start fails (restart or health) and names "
      "the cause, A09, with the fix.",
      "Run nvidia-modprobe -u -c=0, then restart."},
+    /* What reaches the engine besides its argv (docs/trust.md) */
+    {"R03", "the engine reads no config file zealot has not judged",
+     "A line in a config file the engine reads before its argv (swa-full = true) makes the sliding-window cache "
+     "10.00 MiB where the plan billed 2.50 MiB (a gemma3 synth at 4,096 cells), and check, serve and audit "
+     "saw nothing.",
+     "The pinned engine applies /etc/llama.cpp/config.ini, then ${XDG_CONFIG_HOME:-$HOME/.config}/llama.cpp/"
+     "config.ini (their \"*\" and \"default\" sections) before its environment and argv, and has no switch "
+     "to skip them; a file that exists and cannot be read or parsed stops it.",
+     "serve runs the engine with XDG_CONFIG_HOME=/dev/null, under which no file can exist, and reads the "
+     "system-wide file as the unit's user: a setting a key owns, a refused or a priced flag is a refusal (78), "
+     "a harmless one is said; check and deploy read it too, and audit reports the files the live engine read "
+     "under its own environment.",
+     "Remove the setting from the file; set it through its key or EXTRA_ARGS, where zealot judges it."},
+    {"R04", "serve builds the engine's environment",
+     "LLAMA_ARG_* set with systemctl set-environment, LD_PRELOAD, LD_LIBRARY_PATH, GGML_BACKEND_PATH, "
+     "LLAMA_API_KEY or HF_TOKEN change the engine while its argv still equals zealot argv.",
+     "The engine reads a flag from every LLAMA_ARG_* variable, ggml and the GPU runtimes read their own, and "
+     "the dynamic loader loads other code than the pinned runtime's; the unit's environment comes from the "
+     "manager, drop-ins and the endpoint file alike.",
+     "serve refuses (78, naming the variable) every variable the engine, ggml, a GPU runtime, the C library's "
+     "allocator or the loader reads, passes a short list of names (PATH, HOME, LANG, LC_*, TZ ...) and "
+     "CUDA_VISIBLE_DEVICES only as GPU sets it, and leaves every other variable out; audit reports each such "
+     "variable in the live process.",
+     "Unset the variable (systemctl unset-environment, the drop-in, the shell); set what it did through a key."},
+    {"C11", "EXTRA_ARGS carries only flags the engine's own table classifies",
+     "A flag no key owns (--swa-full, --cache-ram, --override-kv, --chat-template) changes memory or what a law "
+     "judged, and every gate passes.",
+     "Of the pinned engine's flags most belong to no key; a flag zealot has not read can change anything.",
+     "Every flag of the pinned engine's --help is classified in src/endpoint/flags.tsv (a key owns it, the plan "
+     "prices it, it is refused with the law it would break, or it is harmless); a word that is no flag of that "
+     "table, or no flag's value, is refused. tests/live/trust.sh regenerates the table from the built "
+     "engine and fails on a flag missing or unclassified.",
+     "Drop the word, or use the key that owns what it sets."},
+    {"M12", "a flag that moves memory is priced or refused",
+     "A flag in EXTRA_ARGS makes the engine allocate what the plan never billed (--swa-full, --cache-ram, "
+     "--ctx-checkpoints, --no-mmap, --mlock), and the fit gate passed a shape that does not fit.",
+     "The plan prices the buffers of the shape the keys describe; a flag outside them moves bytes no term holds.",
+     "check, deploy and serve refuse each such flag in EXTRA_ARGS, a config file or LLAMA_ARG_* with this law.",
+     "Drop the flag, or ask for the key that would price it."},
 };
 
 const char lawdoc_intro[] =

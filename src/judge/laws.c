@@ -1,5 +1,7 @@
 #include "laws.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +13,16 @@
 #include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
+#include "../endpoint/flags.h"
 #include "../endpoint/host.h"
 #include "../endpoint/quote.h"
+#include "../endpoint/url.h"
 #include "../payload/archs.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
 #include "../plan/cand.h"
+#include "law_util.h"
 #include "runtime.h"
 
 const char *severity_name(enum severity s)
@@ -25,27 +30,27 @@ const char *severity_name(enum severity s)
 	return s == SEV_ERROR ? "error" : s == SEV_WARNING ? "warning" : "info";
 }
 
-/* A finding about no one key (the whole shape). */
-#define NO_KEY K__COUNT
-
-static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
-		const char *fix, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-static void add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
-		const char *fix, const char *fmt, ...)
+void law_vadd(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
+	      const char *fix, const char *fmt, va_list ap)
 {
 	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	struct finding *f = &out->v[out->n++];
 	f->law = law;
 	f->sev = sev;
 	f->key = key < NO_KEY ? key_name(key) : NULL;
-	const struct endpoint_entry *e = key < NO_KEY ? endpoint_entry(ep, key) : NULL;
+	const struct endpoint_entry *e = ep && key < NO_KEY ? endpoint_entry(ep, key) : NULL;
 	f->line = e ? e->line : 0;
+	f->reason = xvstrf(fmt, ap);
+	f->fix = xstrdup(fix ? fix : "");
+}
+
+void findings_add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
+		  const char *fix, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	f->reason = xvstrf(fmt, ap);
+	law_vadd(out, law, sev, ep, key, fix, fmt, ap);
 	va_end(ap);
-	f->fix = xstrdup(fix ? fix : "");
 }
 
 void findings_release(struct findings *f)
@@ -67,26 +72,9 @@ size_t findings_errors(const struct findings *f)
 	return n;
 }
 
-static const char *val(const struct endpoint *ep, enum key_id key)
-{
-	const char *v = endpoint_value(ep, key);
-	return v ? v : "";
-}
-
 static int u64(const struct endpoint *ep, enum key_id key, uint64_t *out)
 {
 	return endpoint_uint(ep, key, out, NULL);
-}
-
-static int extra_has(const struct endpoint *ep, const char *flag)
-{
-	const char *x = val(ep, K_EXTRA_ARGS);
-	size_t n = strlen(flag);
-	for (const char *p = strstr(x, flag); p; p = strstr(p + 1, flag))
-		if ((p == x || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '=' || p[n] == '\t'))
-			return 1;
-	return 0;
 }
 
 /* C02: set-but-empty where the key documents no opt-out. */
@@ -95,7 +83,9 @@ static void law_c02(const struct endpoint *ep, struct findings *out)
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
 		if (endpoint_is_empty(ep, k->id) && !k->optout)
-			add(out, "C02", SEV_ERROR, ep, k->id, "give it a value, or remove the line to take the default",
+			add(out, "C02", SEV_ERROR, ep, k->id,
+			    k->def ? "give it a value, or remove the line to take the default"
+				   : "give it a value: the key has no default, so removing the line does not help",
 			    "%s is set but empty, and empty is no opt-out for this key (default: %s)", k->name,
 			    k->def ? k->def : "none");
 	}
@@ -130,6 +120,36 @@ static void law_values(const struct endpoint *ep, struct findings *out)
  * override what zealot judged), and never an API key on the command line
  * (it would sit in /proc/PID/cmdline). LLAMA_ARG_* lines never reach here:
  * the parser refuses them with C09. */
+/* C09's fix: the key line to write, with the value EXTRA_ARGS gave the
+ * flag (--flag=V, or the word after it unless that is another flag). */
+static void gated_fix(const struct endpoint *ep, const struct endpoint_gate *g, char *fix, size_t n)
+{
+	const char *x = val(ep, K_EXTRA_ARGS), *eq = strchr(g->word, '=');
+	char flag[64], v[64] = "";
+	snprintf(flag, sizeof(flag), "%.*s", (int)(eq ? (size_t)(eq - g->word) : strlen(g->word)), g->word);
+	if (eq)
+		snprintf(v, sizeof(v), "%s", eq + 1);
+	const char *p = strstr(x, g->word);
+	if (!eq && g->owner->kind == KEY_BOOL) /* a switch: on, or its off flag */
+		snprintf(v, sizeof(v), "%s", g->owner->flag_off && strcmp(flag, g->owner->flag_off) == 0 ? "0" : "1");
+	else if (!eq && p) {
+		p += strlen(g->word);
+		p += strspn(p, " \t");
+		size_t m = strcspn(p, " \t");
+		if (m && *p != '-')
+			snprintf(v, sizeof(v), "%.*s", (int)(m < 63 ? m : 63), p);
+	}
+	if (*v && !eq && g->owner->kind == KEY_BOOL)
+		snprintf(fix, n, "write the line %s=%s and drop %s from EXTRA_ARGS", g->owner->name, v, flag);
+	else if (*v)
+		snprintf(fix, n, "write the line %s=%s and drop '%s%s%s' from EXTRA_ARGS", g->owner->name, v, flag,
+			 eq ? "=" : " ", v);
+	else
+		snprintf(fix, n,
+			 "write the line %s=VALUE (zealot check --keys: its values) and drop %s from EXTRA_ARGS",
+			 g->owner->name, flag);
+}
+
 static void law_gated(const struct endpoint *ep, struct findings *out)
 {
 	struct endpoint_gate g[16];
@@ -142,10 +162,39 @@ static void law_gated(const struct endpoint *ep, struct findings *out)
 			    "never "
 			    "on the command line",
 			    g[i].word);
-		else
-			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, "set the key instead, and drop the flag",
+		else {
+			char fix[256];
+			gated_fix(ep, &g[i], fix, sizeof(fix));
+			add(out, "C09", SEV_ERROR, ep, K_EXTRA_ARGS, fix,
 			    "EXTRA_ARGS names %s, a flag %s owns: zealot renders it from %s and judges that value",
 			    g[i].word, g[i].owner->name, g[i].owner->name);
+		}
+	}
+}
+
+/* C11 and each refused flag's own law: EXTRA_ARGS read as the engine reads
+ * its argv, every flag classified by the pinned engine's table
+ * (endpoint/flags.h). A key's flag is law_gated's (C09); a priced or
+ * harmless one passes; a word that is no flag of the pinned engine, or no
+ * flag's value, is refused: zealot cannot say what it changes. */
+static void law_extra_flags(const struct endpoint *ep, struct findings *out)
+{
+	struct flags_word w[64];
+	size_t n = flags_parse(endpoint_value_of(ep, K_EXTRA_ARGS), w, ARRAY_SIZE(w));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(w); i++) {
+		const struct engine_flag *f = w[i].row;
+		if (w[i].stray)
+			add(out, "C11", SEV_ERROR, ep, K_EXTRA_ARGS, "drop the word, or give it the flag it belongs to",
+			    "EXTRA_ARGS word '%s' is neither a flag nor a flag's value: the engine refuses it",
+			    w[i].word);
+		else if (!f)
+			add(out, "C11", SEV_ERROR, ep, K_EXTRA_ARGS,
+			    "drop it: EXTRA_ARGS carries only flags of the pinned engine's table",
+			    "EXTRA_ARGS names %s, no flag of the pinned engine (%s): zealot cannot say what it changes",
+			    w[i].word, engine_flags_source);
+		else if (f->cls == FLAG_REFUSED)
+			add(out, f->arg, SEV_ERROR, ep, K_EXTRA_ARGS, "drop the flag",
+			    "EXTRA_ARGS names %s: %s (law %s)", w[i].word, f->why, f->arg);
 	}
 }
 
@@ -213,8 +262,12 @@ static void law_placement(const struct endpoint *ep, struct findings *out)
 	r.devices = endpoint_value(ep, K_DEVICES);
 	r.kv_offload = 1;
 	const struct device *main = device_find(val(ep, K_DEVICE));
-	if (!main)
-		return; /* shape_load names an unknown DEVICE */
+	if (!main) {
+		char hint[320];
+		add(out, "C02", SEV_ERROR, ep, K_DEVICE, device_unknown_hint(val(ep, K_DEVICE), hint, sizeof(hint)),
+		    "DEVICE '%s' is not a known profile", val(ep, K_DEVICE));
+		return;
+	}
 	char *err = NULL;
 	if (place_check(&r, main, &err)) {
 		enum key_id key = K_DEVICES;
@@ -315,11 +368,6 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 		    (unsigned long long)verbosity,
 		    verbosity < 4 ? "cannot prove the KV, draft and state sizes (no boot ledger)"
 				  : "floods the journal");
-	if (!endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
-		add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY,
-		    "set the recipe's value (e.g. PRESENCE_PENALTY=1.0), or PRESENCE_PENALTY= to opt out explicitly",
-		    "presence_penalty has no GGUF metadata key: unless PRESENCE_PENALTY reaches argv, the recipe's "
-		    "value reaches no request");
 	const char *bind = val(ep, K_BIND_ADDR);
 	char *key_file = endpoint_path(ep, K_API_KEY_FILE);
 	int has_key = key_file != NULL;
@@ -328,193 +376,6 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 	    strncmp(bind, "127.", 4) != 0 && !has_key)
 		add(out, "S13", SEV_WARNING, ep, K_BIND_ADDR, "set API_KEY_FILE, or bind to 127.0.0.1",
 		    "BIND_ADDR=%s with no API key exposes the endpoint to the network", bind);
-}
-
-/* The runtime's build tree: the CMakeCache.txt of the build the binary
- * came from (build/bin/llama-server -> build/CMakeCache.txt, or beside
- * it). A new path, or NULL when there is none to read. */
-static char *runtime_cmake_cache(const char *bin)
-{
-	static const char *const rel[] = {"/../CMakeCache.txt", "/../../CMakeCache.txt", "/CMakeCache.txt"};
-	const char *slash = strrchr(bin, '/');
-	if (!slash)
-		return NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-		struct sb b = {0};
-		sb_addf(&b, "%.*s%s", (int)(slash - bin), bin, rel[i]);
-		char *real = access(b.s, R_OK) == 0 ? realpath(b.s, NULL) : NULL;
-		sb_release(&b);
-		if (real)
-			return real;
-	}
-	return NULL;
-}
-
-/* The runtime's executable as the unit would exec it, or NULL. */
-static char *runtime_path(const struct endpoint *ep)
-{
-	const char *rt = val(ep, K_RUNTIME);
-	if (!*rt)
-		return NULL;
-	return strchr(rt, '/') ? endpoint_path(ep, K_RUNTIME) : path_which(rt);
-}
-
-/* R01: the runtime is pinned like the payload: RUNTIME_SHA256 its bytes
- * (through serve's stamp cache), RUNTIME_MIN_BUILD the lowest build its
- * --version may report (the seeds' floor b10776 pairs MTP with a quantized
- * V; an older fork build refuses the adapter). */
-static void law_runtime_pin(const struct endpoint *ep, const char *path, struct findings *out)
-{
-	const char *pin = val(ep, K_RUNTIME_SHA256), *floor = val(ep, K_RUNTIME_MIN_BUILD);
-	if (!*pin && !*floor)
-		return;
-	char hex[65], *err = NULL;
-	if (runtime_sha256(path, hex, NULL, &err)) {
-		add(out, "R01", SEV_ERROR, ep, *pin ? K_RUNTIME_SHA256 : K_RUNTIME_MIN_BUILD,
-		    "make the runtime readable", "cannot hash RUNTIME: %s", err);
-		free(err);
-		return;
-	}
-	if (*pin && strcasecmp(pin, hex) != 0)
-		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_SHA256,
-		    "put the pinned runtime back, or pin this one (zealot fetch --pin) after checking it",
-		    "RUNTIME '%s' has SHA-256 %s, RUNTIME_SHA256 pins %s: another runtime than the era's", path, hex,
-		    pin);
-	if (!*floor)
-		return;
-	const char *who = NULL;
-	char *v = runtime_ask(ep, path, hex, "version", &who, &err);
-	long build = runtime_build(v);
-	if (!v)
-		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "make `RUNTIME --version` answer",
-		    "cannot read RUNTIME's build: %s", err);
-	else if (build < 0)
-		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "point RUNTIME at a llama-server build",
-		    "RUNTIME '%s' --version names no build number, RUNTIME_MIN_BUILD is %s", path, floor);
-	else if ((unsigned long long)build < strtoull(floor, NULL, 10))
-		add(out, "R01", SEV_ERROR, ep, K_RUNTIME_MIN_BUILD, "use a newer build of the runtime",
-		    "RUNTIME '%s' is build %ld, below RUNTIME_MIN_BUILD %s", path, build, floor);
-	free(err);
-	free(v);
-}
-
-/* R02: every flag zealot renders must be one the runtime's --help lists;
- * an unknown argument is otherwise found only when the engine exits at
- * boot. The help is read once per runtime (by its SHA-256), unprivileged. */
-static void law_runtime_flags(const struct endpoint *ep, struct findings *out)
-{
-	char *path = runtime_resolve(ep);
-	struct stat st;
-	if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
-		free(path); /* C03 / C08 say why */
-		return;
-	}
-	char hex[65], *err = NULL;
-	const char *who = NULL;
-	char *help = NULL, *v = NULL;
-	if (runtime_sha256(path, hex, NULL, &err) == 0)
-		help = runtime_ask(ep, path, hex, "help", &who, &err);
-	if (!help) {
-		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "make the runtime readable and executable by the unit's user",
-		    "flags unchecked: cannot read RUNTIME --help as %s: %s", who ? who : "nobody", err);
-		goto done;
-	}
-	if (!runtime_flag_listed(help, "--model")) {
-		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "point RUNTIME at llama-server",
-		    "flags unchecked: RUNTIME '%s' --help lists no --model (not llama-server's help)", path);
-		goto done;
-	}
-	struct argv_list a = {0};
-	if (argv_render(ep, &a, &err))
-		goto done;
-	v = runtime_ask(ep, path, hex, "version", &who, &err);
-	long build = runtime_build(v);
-	struct sb b = {0};
-	if (build >= 0)
-		sb_addf(&b, "build %ld", build);
-	else
-		sb_adds(&b, "a build of unknown number");
-	if (!v) /* the flags are still checked against the help */
-		add(out, "R02", SEV_INFO, ep, K_RUNTIME, "make `RUNTIME --version` answer as the unit's user",
-		    "build unknown: cannot read RUNTIME --version as %s: %s", who ? who : "nobody", err);
-	for (size_t i = 1; i < a.n; i++) {
-		const char *f = a.v[i];
-		if (f[0] != '-' || strspn(f, "-") > 2 ||
-		    !((f[1] >= 'a' && f[1] <= 'z') || (f[1] >= 'A' && f[1] <= 'Z') || (f[1] == '-' && f[2])))
-			continue; /* a value ("-1" included), not a flag */
-		int seen = 0;
-		for (size_t j = 1; j < i; j++)
-			seen |= strcmp(a.v[j], f) == 0;
-		if (!seen && !runtime_flag_listed(help, f))
-			add(out, "R02", SEV_ERROR, ep, K_RUNTIME,
-			    "use a runtime that knows it, or drop the key (or EXTRA_ARGS word) that renders it",
-			    "zealot renders %s, which RUNTIME '%s' (%s) does not list in its --help: the engine "
-			    "would exit at boot on an unknown argument",
-			    f, path, b.s);
-	}
-	sb_release(&b);
-	argv_release(&a);
-done:
-	free(v);
-	free(help);
-	free(err);
-	free(path);
-}
-
-/* C08: the start command must be directly executable; a script needs its
- * shebang or it is a 203/EXEC boot loop. */
-static void law_runtime(const struct endpoint *ep, struct findings *out)
-{
-	const char *rt = val(ep, K_RUNTIME);
-	if (!*rt)
-		return;
-	char *path = runtime_path(ep);
-	if (!path) {
-		add(out, "C03", SEV_ERROR, ep, K_RUNTIME, "install llama-server or give RUNTIME its absolute path",
-		    "RUNTIME '%s' is not in PATH", rt);
-		return;
-	}
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		add(out, "C03", SEV_ERROR, ep, K_RUNTIME, "build or install the runtime, or correct the path",
-		    "RUNTIME '%s' does not exist", path);
-	} else if (access(path, X_OK) != 0) {
-		add(out, "C08", SEV_ERROR, ep, K_RUNTIME, "chmod +x it", "RUNTIME '%s' is not executable", path);
-	} else {
-		FILE *f = fopen(path, "rb");
-		unsigned char head[4] = {0};
-		size_t n = f ? fread(head, 1, 4, f) : 0;
-		if (f)
-			fclose(f);
-		int elf = n == 4 && head[0] == 0x7f && head[1] == 'E' && head[2] == 'L' && head[3] == 'F';
-		int shebang = n >= 2 && head[0] == '#' && head[1] == '!';
-		if (!elf && !shebang)
-			add(out, "C08", SEV_ERROR, ep, K_RUNTIME, "add a #! line, or point RUNTIME at the binary",
-			    "RUNTIME '%s' is neither a binary nor a script with a shebang: exec fails (203/EXEC)",
-			    path);
-		/* S14: the build tree says which FA pairs were compiled (cuda.c
-		 * reads GGML_CUDA_FA_QUANTS, else GGML_CUDA_FA_ALL_QUANTS) */
-		char *cache = runtime_cmake_cache(path);
-		struct cuda_build b;
-		memset(&b, 0, sizeof(b));
-		if (cache && cuda_build_from_cmake(cache, &b) == 1 && strcmp(val(ep, K_FLASH_ATTN), "off") != 0) {
-			const char *k = val(ep, K_CACHE_TYPE_K), *v = val(ep, K_CACHE_TYPE_V);
-			const struct ggml_type_info *tk = shape_cache_type(k), *tv = shape_cache_type(v);
-			if (tk && tv && !cuda_fa_pair_compiled(&b, tk->id, tv->id))
-				add(out, "S14", SEV_WARNING, ep, K_CACHE_TYPE_V,
-				    "rebuild with GGML_CUDA_FA_QUANTS including the pair (or all), or set the cache "
-				    "types to a compiled pair",
-				    "%s compiles no flash-attention kernel for %s K + %s V (%s): the op runs on the "
-				    "CPU and its cache is copied to the host at every step",
-				    cache, k, v,
-				    b.fa_all	  ? "all"
-				    : *b.fa_pairs ? b.fa_pairs
-						  : CUDA_FA_DEFAULT_PAIRS);
-		}
-		free(cache);
-		law_runtime_pin(ep, path, out);
-	}
-	free(path);
 }
 
 /* C03 for a split payload: every shard must be there and belong (its
@@ -547,28 +408,64 @@ static void law_shards(const struct endpoint *ep, enum key_id key, const char *p
 	gguf_close(f);
 }
 
+/* Can the engine read the file at p: as USER when one is set (the unit's
+ * User=; checked by the mode bits and the user's primary group), else as
+ * this process. Else 0, and the fix in why: its mode, owner and who reads. */
+static int readable_by(const struct stat *st, const char *p, const char *user, char *why, size_t n)
+{
+	int ok;
+	struct passwd *pw = user && *user ? getpwnam(user) : NULL;
+	if (pw)
+		ok = pw->pw_uid == 0 || (pw->pw_uid == st->st_uid && (st->st_mode & S_IRUSR)) ||
+		     (pw->pw_gid == st->st_gid && (st->st_mode & S_IRGRP)) || (st->st_mode & S_IROTH);
+	else
+		ok = access(p, R_OK) == 0;
+	if (ok)
+		return 1;
+	struct passwd *o = getpwuid(st->st_uid);
+	struct group *g = getgrgid(st->st_gid);
+	char owner[96];
+	snprintf(owner, sizeof(owner), "%s:%s", o ? o->pw_name : "?", g ? g->gr_name : "?");
+	snprintf(why, n, "it is mode %04o, owner %s; %s: chmod o+r, or chown it to %s", (unsigned)(st->st_mode & 07777),
+		 owner, pw ? "the unit runs as USER" : "this user cannot read it",
+		 pw ? pw->pw_name : "the user that reads it (USER= names the unit's)");
+	return 0;
+}
+
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
 	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char *p = endpoint_path(ep, keys[i]);
 		if (!p) {
-			if (i == 0)
+			/* set but empty is C02's, one finding for one line */
+			if (i == 0 && !endpoint_is_empty(ep, K_MODEL_FILE))
 				add(out, "C03", SEV_ERROR, ep, K_MODEL_FILE, "set MODEL_FILE to the payload",
 				    "MODEL_FILE is not set");
 			continue;
 		}
 		struct stat st;
-		enum key_id ukey = key_url_of(keys[i]);
-		const char *url = ukey < K__COUNT ? endpoint_value(ep, ukey) : NULL;
-		const char *fix = url && *url ? "run `zealot fetch` (the endpoint names its URL), or correct the path"
-					      : "fetch the file, or correct the path (or opt out with an empty value)";
+		/* MODEL_FILE has no opt-out: its fix never says empty (C02) */
+		const char *fix =
+		    endpoint_has_url(ep, keys[i])
+			? "run `zealot fetch` (the endpoint names its URL), or correct the path"
+		    : i == 0 ? "correct the path, or name the payload's URL in MODEL_URL and run `zealot fetch`"
+			     : "fetch the file, or correct the path (or opt out with an empty value)";
+		char why[320];
 		if (stat(p, &st) != 0)
 			add(out, "C03", SEV_ERROR, ep, keys[i], fix,
 			    "%s '%s' does not exist: a refusal, never a half-load", key_name(keys[i]), p);
-		else if (!S_ISREG(st.st_mode) || access(p, R_OK) != 0)
-			add(out, "C03", SEV_ERROR, ep, keys[i], "make it a readable file",
-			    "%s '%s' is not a readable file", key_name(keys[i]), p);
+		else if (!S_ISREG(st.st_mode))
+			add(out, "C03", SEV_ERROR, ep, keys[i], "point it at a regular file",
+			    "%s '%s' is not a regular file (%s)", key_name(keys[i]), p,
+			    S_ISFIFO(st.st_mode)  ? "a FIFO"
+			    : S_ISCHR(st.st_mode) ? "a character device"
+			    : S_ISDIR(st.st_mode) ? "a directory"
+			    : S_ISBLK(st.st_mode) ? "a block device"
+						  : "a socket");
+		else if (!readable_by(&st, p, val(ep, K_USER), why, sizeof(why)))
+			add(out, "C03", SEV_ERROR, ep, keys[i], why, "%s '%s' is not readable by %s", key_name(keys[i]),
+			    p, *val(ep, K_USER) ? "USER" : "this user");
 		else if (i < 3)
 			law_shards(ep, keys[i], p, fix, out);
 		free(p);
@@ -649,201 +546,55 @@ static void law_runtime_arch(const struct endpoint *ep, const char *arch, struct
 	law_pinned_arch(ep, arch, out);
 }
 
-/* --- S16: the AMX fault ------------------------------------------------ */
-
-/* A file's first `cap` bytes as a NUL-terminated string, or NULL. */
-static char *slurp(const char *path, size_t cap)
+/* C07: the general.sampling.* keys the engine reads from a GGUF (llama.cpp's
+ * LLM_KV_GENERAL_SAMPLING_*). Any other sampler the payload states is
+ * dropped, unless the endpoint passes it on argv: only then is it warned
+ * (a payload that states none, or only these, is no finding). */
+static int sampler_read(const char *k)
 {
-	return read_file(path, cap, READ_TRUNCATE, NULL, NULL, NULL);
+	static const char *const read[] = {"sequence",	      "top_k",	       "top_p",	       "min_p",
+					   "xtc_probability", "xtc_threshold", "temp",	       "penalty_last_n",
+					   "penalty_repeat",  "mirostat",      "mirostat_tau", "mirostat_eta"};
+	for (size_t i = 0; i < ARRAY_SIZE(read); i++)
+		if (strcmp(k, read[i]) == 0)
+			return 1;
+	return 0;
 }
 
-/* Whether this host's CPU has the flag, from the first "flags" line of
- * /proc/cpuinfo ($ZEALOT_CPUINFO reads another file: tests, or another
- * host's cpuinfo). 0 when unknown. */
-static int host_cpu_has(const char *flag)
+static void law_sampling(const struct endpoint *ep, const struct census *cs, struct findings *out)
 {
-	const char *path = getenv("ZEALOT_CPUINFO");
-	char *text = slurp(path && *path ? path : "/proc/cpuinfo", 1u << 20);
-	if (!text)
-		return 0;
-	int has = 0;
-	for (char *p = text; p && *p && !has; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, "flags", 5) != 0)
+	for (size_t i = 0; i < cs->n_sampling; i++) {
+		const char *k = cs->sampling[i].key;
+		double v = cs->sampling[i].value;
+		char fix[160];
+		if (sampler_read(k))
 			continue;
-		char *end = strchr(p, '\n');
-		if (end)
-			*end = '\0';
-		size_t n = strlen(flag);
-		for (const char *q = strstr(p, flag); q; q = strstr(q + 1, flag))
-			if ((q[-1] == ' ' || q[-1] == '\t') && (q[n] == '\0' || q[n] == ' ' || q[n] == '\n'))
-				has = 1;
-		break;
-	}
-	free(text);
-	return has;
-}
-
-/* Does the build in this CMakeCache.txt carry the AMX buffer type? It is
- * compiled only under __AMX_INT8__ && __AVX512VNNI__ (ggml-cpu.cpp,
- * ggml_backend_cpu_get_extra_buffer_types; amx/amx.cpp). The x86 part of
- * ggml-cpu/CMakeLists.txt defines them: with GGML_NATIVE a bare
- * -march=native (the GGML_AMX_* options are then ignored), so the build
- * host's CPU decides, and the build is assumed made on this host;
- * otherwise -mamx-int8 from GGML_AMX_INT8 and -mavx512vnni from
- * GGML_AVX512_VNNI. With GGML_CPU_ALL_VARIANTS the engine loads the best
- * variant for the host it runs on, the sapphirerapids one (AMX) on an AMX
- * CPU. 1 yes (evidence appended to why), 0 no, -1 unreadable. */
-static int build_has_amx(const char *cache, struct sb *why)
-{
-	char *text = slurp(cache, 8u << 20);
-	if (!text)
-		return -1;
-	int amx = 0;
-	int host = host_cpu_has("amx_int8") && host_cpu_has("avx512_vnni");
-	if (cmake_cache_true(text, "GGML_CPU_ALL_VARIANTS")) {
-		if ((amx = host))
-			sb_addf(why,
-				"%s has GGML_CPU_ALL_VARIANTS=ON and this host's CPU has amx_int8: the engine "
-				"loads its AMX (sapphirerapids) CPU variant",
-				cache);
-	} else if (cmake_cache_true(text, "GGML_NATIVE")) {
-		if ((amx = host))
-			sb_addf(why,
-				"%s has GGML_NATIVE=ON and this host's CPU has amx_int8 and avx512_vnni (a native "
-				"build compiles the AMX kernels exactly when its build host has them)",
-				cache);
-	} else if (cmake_cache_true(text, "GGML_AMX_INT8") && cmake_cache_true(text, "GGML_AVX512_VNNI")) {
-		amx = 1;
-		sb_addf(why, "%s has GGML_AMX_INT8=ON and GGML_AVX512_VNNI=ON", cache);
-	}
-	free(text);
-	return amx;
-}
-
-/* A boot log of the runtime: its system_info line lists AMX_INT8 = 1 (and
- * AVX512_VNNI = 1) when the CPU backend was compiled with the kernels. */
-static int boot_log_amx(const char *log, struct sb *why)
-{
-	FILE *f = fopen(log, "r");
-	if (!f)
-		return -1;
-	char *line = NULL;
-	size_t cap = 0;
-	int amx = 0, seen = 0, buffer = 0;
-	while (getline(&line, &cap, f) > 0) {
-		if (!seen && strstr(line, "system_info:")) {
-			seen = 1;
-			amx = strstr(line, "AMX_INT8 = 1") && strstr(line, "AVX512_VNNI = 1");
+		if (strcmp(k, "presence_penalty") == 0) {
+			/* set, or set empty: the endpoint decided */
+			if (endpoint_entry(ep, K_PRESENCE_PENALTY)->value)
+				continue;
+			snprintf(fix, sizeof(fix),
+				 "write PRESENCE_PENALTY=%g (the payload's value), or PRESENCE_PENALTY= to drop it "
+				 "knowingly",
+				 v);
+			add(out, "C07", SEV_WARNING, ep, K_PRESENCE_PENALTY, fix,
+			    "the payload states presence_penalty %g (general.sampling.presence_penalty), which the "
+			    "engine does not read from a GGUF: without PRESENCE_PENALTY no request gets it",
+			    v);
+		} else if (strcmp(k, "frequency_penalty") == 0) {
+			if (extra_has(ep, "--frequency-penalty"))
+				continue;
+			snprintf(fix, sizeof(fix), "add --frequency-penalty %g to EXTRA_ARGS, or send it per request",
+				 v);
+			add(out, "C07", SEV_WARNING, ep, K_EXTRA_ARGS, fix,
+			    "the payload states frequency_penalty %g (general.sampling.frequency_penalty), which the "
+			    "engine does not read from a GGUF: no request gets it",
+			    v);
+		} else {
+			add(out, "C07", SEV_INFO, ep, NO_KEY, "send it per request if the model needs it",
+			    "the payload states general.sampling.%s %g, a key the engine does not read", k, v);
 		}
-		if (strstr(line, "AMX model buffer size"))
-			buffer = 1;
 	}
-	free(line);
-	fclose(f);
-	if (amx)
-		sb_addf(why, "the boot log %s says AMX_INT8 = 1 in its system_info line%s", log,
-			buffer ? " and shows an AMX model buffer" : "");
-	return seen ? amx : -1;
-}
-
-/* An f16 MLA decompression stack (deepseek2.cpp, mistral4: blk.N.attn_k_b
- * and attn_v_b, 3-D). The loader puts it in the AMX buffer (its check is a
- * matmul by a contiguous operand), but the graph multiplies it by a
- * permuted one: the AMX buffer type's supports_op (amx/amx.cpp) wants both
- * contiguous, no other backend may read a weight in that buffer, and the
- * scheduler's pass 4 aborts on the unassigned node. */
-static int amx_mla_b(const struct gguf_tensor *t)
-{
-	size_t n = strlen(t->name);
-	return t->type == 1 /* F16 */ && n > 15 &&
-	       (strcmp(t->name + n - 15, "attn_k_b.weight") == 0 || strcmp(t->name + n - 15, "attn_v_b.weight") == 0);
-}
-
-/* S16: on an Intel host with AMX, the pinned engine built natively puts
- * matmul weights of the tile-kernel types into its AMX buffer and dies
- * with SIGILL at warm-up (tilezero in tinygemm_kernel_amx, on a worker
- * thread); --no-repack (REPACK=0) keeps every extra buffer type out and
- * the same payload boots. Only the cpu device: a CUDA build's host layers
- * take the CUDA host buffer type first, as the planner's CPU_REPACK rule. */
-static void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
-		    struct findings *out)
-{
-	const struct plan_shape *s = &c->shape;
-	if (!c->dev || c->dev->backend != DEVICE_CPU || !s->repack || extra_has(ep, "--no-repack") ||
-	    extra_has(ep, "-nr"))
-		return;
-	const struct model *m = c->census->model;
-	const struct gguf *g = c->model->g;
-	uint64_t n = 0, trunk = m->n_layer_all - m->n_nextn;
-	uint32_t types[8];
-	size_t n_types = 0;
-	uint64_t n_mla = 0; /* f16 MLA decompression stacks the AMX buffer takes */
-	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
-	int tied = embd && !gguf_tensor_find(g, "output.weight");
-	struct cpu_features amx_host = s->cpu;
-	amx_host.bits |= CPU_AMX_INT8 | CPU_AVX512_VNNI;
-	for (uint64_t i = 0; i <= g->n_tensors; i++) {
-		/* past the last tensor: a tied output layer multiplies by a copy
-		 * of token_embd (a MUL_MAT weight of its own) */
-		const struct gguf_tensor *t = i < g->n_tensors ? &g->tensors[i] : tied ? embd : NULL;
-		if (!t || (i < g->n_tensors && !plan_weight_is_matmul(t)))
-			continue;
-		if (strncmp(t->name, "blk.", 4) == 0 && strtoull(t->name + 4, NULL, 10) >= trunk && !s->spec_mtp)
-			continue; /* MTP blocks load only with a drafter */
-		/* the planner's own rule, on a host whose build has the AMX buffer */
-		uint64_t bytes;
-		const char *buft = cpu_weight_buft(&amx_host, t, 1, &bytes);
-		if (!buft || strcmp(buft, "AMX") != 0)
-			continue;
-		if (!cpu_amx_tiles(t->type)) {
-			if (amx_mla_b(t))
-				n_mla++;
-			continue;
-		}
-		n++;
-		size_t k = 0;
-		while (k < n_types && types[k] != t->type)
-			k++;
-		if (k == n_types && n_types < ARRAY_SIZE(types))
-			types[n_types++] = t->type;
-	}
-	if (!n && !n_mla)
-		return;
-	struct sb why = {0};
-	char *rt = runtime_path(ep);
-	char *cache = rt ? runtime_cmake_cache(rt) : NULL;
-	int build = cache ? build_has_amx(cache, &why) : -1;
-	int boot = -1;
-	if (ev && ev->boot_log) {
-		struct sb lw = {0};
-		boot = boot_log_amx(ev->boot_log, &lw);
-		if (boot == 1)
-			sb_addf(&why, "%s%s", why.len ? "; " : "", lw.s);
-		sb_release(&lw);
-	}
-	if ((build == 1 || boot == 1) && !n) {
-		add(out, "S16", SEV_ERROR, ep, K_REPACK,
-		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
-		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu f16 MLA decompression "
-		    "stacks (attn_k_b/attn_v_b) go to the AMX buffer, which refuses their matmul by a permuted "
-		    "operand, and no other backend may read them: the pinned engine aborts while reserving the "
-		    "graph (ggml-backend.cpp: GGML_ASSERT(*cur_backend_id != -1) failed)",
-		    why.s, (unsigned long long)n_mla);
-	} else if (build == 1 || boot == 1) {
-		struct sb tn = {0};
-		for (size_t k = 0; k < n_types; k++)
-			sb_addf(&tn, "%s%s", k ? ", " : "", ggml_type_get(types[k])->name);
-		add(out, "S16", SEV_ERROR, ep, K_REPACK,
-		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
-		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu matmul weights (%s) go "
-		    "to the AMX buffer, where the pinned engine dies with SIGILL at warm-up (tilezero in "
-		    "tinygemm_kernel_amx)",
-		    why.s, (unsigned long long)n, tn.s);
-		sb_release(&tn);
-	}
-	sb_release(&why);
-	free(cache);
-	free(rt);
 }
 
 static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, const struct laws_evidence *ev,
@@ -866,6 +617,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	const struct census *cs = c->census;
 	const struct model *m = cs->model;
 	const struct plan_shape *s = &c->shape;
+	law_sampling(ep, cs, out);
 	/* S02, S04, S06: the shape laws against the payload (plan/shape_laws.h) */
 	struct cand_limits l;
 	if (cand_limits(ep, m, NULL, &l, NULL) == 0)
@@ -999,6 +751,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_c02(ep, out);
 		law_values(ep, out);
 		law_gated(ep, out);
+		law_extra_flags(ep, out);
 		law_fleet(ep, out);
 		law_user(ep, out);
 		law_cache_types(ep, out);

@@ -57,6 +57,9 @@ struct laws_evidence {
 size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, const struct plan *p, unsigned which,
 		       const struct laws_evidence *ev, struct findings *out);
 void findings_release(struct findings *f);
+/* Append a finding (key: K__COUNT for none; ep may be NULL then). */
+void findings_add(struct findings *out, const char *law, enum severity sev, const struct endpoint *ep, enum key_id key,
+		  const char *fix, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 size_t findings_errors(const struct findings *f);
 const char *severity_name(enum severity s);
 

@@ -13,6 +13,7 @@
 #include "../base/redact.h"
 #include "../base/util.h"
 #include "../endpoint/keys.h"
+#include "../judge/trust.h"
 
 static void row(struct audit *a, const char *law, int diverges, const char *what, const char *intended,
 		const char *live)
@@ -241,19 +242,26 @@ static const struct flag *find_flag(const struct flag *f, size_t n, const char *
 	return NULL;
 }
 
-static pid_t live_pid;
+/* What one audit reads the live process with: its PID (a relative path in
+ * its command line resolves against its own working directory) and the
+ * endpoint it is held to. */
+struct audit_ctx {
+	struct audit *a;
+	pid_t pid;
+	const struct endpoint *ep;
+};
 
 /* Paths compare by what they resolve to; a relative path in the live
  * command line resolves against the process's own working directory. */
-static int same_value(const char *live, const char *want)
+static int same_value(const struct audit_ctx *x, const char *live, const char *want)
 {
 	if (!live || !want)
 		return live == want;
 	if (strcmp(live, want) == 0)
 		return 1;
 	char ra[PATH_MAX], rb[PATH_MAX], rel[PATH_MAX];
-	if (live[0] != '/' && live_pid > 0) {
-		snprintf(rel, sizeof(rel), "/proc/%ld/cwd/%s", (long)live_pid, live);
+	if (live[0] != '/' && x->pid > 0) {
+		snprintf(rel, sizeof(rel), "/proc/%ld/cwd/%s", (long)x->pid, live);
 		live = rel;
 	}
 	if (realpath(live, ra) && realpath(want, rb))
@@ -261,15 +269,16 @@ static int same_value(const char *live, const char *want)
 	return 0;
 }
 
-static void compare_argv(struct audit *a, char *const *live, size_t n_live, const struct argv_list *want)
+static void compare_argv(const struct audit_ctx *x, char *const *live, size_t n_live, const struct argv_list *want)
 {
+	struct audit *a = x->a;
 	struct flag lf[256], wf[256];
 	size_t nl = flags_of(live, n_live, lf, 256), nw = flags_of(want->v, want->n, wf, 256);
 	for (size_t i = 0; i < nw; i++) {
 		const struct flag *l = find_flag(lf, nl, wf[i].name);
 		if (!l)
 			row(a, "A01", 1, wf[i].name, wf[i].value ? wf[i].value : "(set)", "(absent)");
-		else if (!same_value(l->value, wf[i].value))
+		else if (!same_value(x, l->value, wf[i].value))
 			row(a, "A01", 1, wf[i].name, wf[i].value ? wf[i].value : "(set)",
 			    l->value ? l->value : "(set)");
 		else
@@ -334,31 +343,53 @@ static void check_payload(struct audit *a, pid_t pid, const char *model_path)
 		row(a, "A01", 1, "payload", want, other[0] ? other : "(not mapped)");
 }
 
-/* Environment that changes the engine without touching argv. */
-static void check_environ(struct audit *a, pid_t pid)
+/* Environment that changes the engine without touching argv: every
+ * variable serve would have refused (R04; C09 for a key's LLAMA_ARG_*). */
+static void check_environ(const struct audit_ctx *x, char **env, size_t n)
 {
-	size_t n;
-	char **env = audit_read_vector(pid, "environ", &n);
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(env[i], "LLAMA_ARG_", 10) == 0 || strncmp(env[i], "LLAMA_ATTN_ROT", 14) == 0) {
+	for (size_t i = 0; i < n; i++) {
+		char *why = NULL;
+		const char *law = trust_env_var(x->ep, env[i], &why);
+		if (law) {
 			char *eq = strchr(env[i], '=');
-			int len = eq ? (int)(eq - env[i]) : (int)strlen(env[i]);
-			char *var = xstrndup(env[i], (size_t)len);
-			/* a variable that sets a flag a key owns is that key's to set
-			 * (C09): the row names the key; any other is A01's */
-			const struct key_def *k = key_owning_env(var);
+			char *var = xstrndup(env[i], eq ? (size_t)(eq - env[i]) : strlen(env[i]));
+			const struct key_def *k = strcmp(law, "C09") == 0 ? trust_env_owner(var) : NULL;
 			struct sb w = {0}, want = {0};
 			sb_addf(&w, "env %s", var);
 			sb_adds(&want, "(unset");
 			if (k)
 				sb_addf(&want, ": %s owns it", k->name);
 			sb_addc(&want, ')');
-			row(a, k ? "C09" : "A01", 1, w.s, want.s, eq ? eq + 1 : "");
+			row(x->a, law, 1, w.s, want.s, eq ? eq + 1 : "");
 			sb_release(&want);
 			sb_release(&w);
 			free(var);
 		}
-	audit_free_vector(env, n);
+		free(why);
+	}
+}
+
+/* The config files the live engine read: the system-wide one and the
+ * user-level one its own environment names, seen from its own root (a
+ * sandboxed unit's view). A setting serve would refuse is a divergence. */
+static void check_config(const struct audit_ctx *x, char **env)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%ld/root", (long)x->pid);
+	if (access(root, X_OK) != 0)
+		root[0] = '\0';
+	struct findings fs = {0};
+	char *read = NULL;
+	size_t errors = trust_config_files(env, root[0] ? root : NULL, &fs, &read);
+	struct sb live = {0};
+	sb_adds(&live, read && *read ? read : "(none)");
+	for (size_t i = 0; i < fs.n; i++)
+		if (fs.v[i].sev != SEV_INFO)
+			sb_addf(&live, "; %s", fs.v[i].reason);
+	row(x->a, errors ? "R03" : NULL, errors != 0, "config files", "(none read, or harmless)", live.s);
+	sb_release(&live);
+	free(read);
+	findings_release(&fs);
 }
 
 /* A drop-in is a divergence by itself: the endpoint file is the authority,
@@ -394,11 +425,11 @@ static void list_dropins(struct audit *a, const char *const *dirs, size_t n)
 	}
 }
 
-int audit_run(pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
+int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
 	      const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *a, char **err)
 {
 	a->pid = pid;
-	live_pid = pid;
+	const struct audit_ctx x = {a, pid, ep};
 	size_t n;
 	char **live = audit_read_vector(pid, "cmdline", &n);
 	if (!live || !n) {
@@ -411,10 +442,14 @@ int audit_run(pid_t pid, const struct argv_list *want, const char *model_path, u
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	ssize_t len = readlink(path, exe, sizeof(exe) - 1);
 	exe[len > 0 ? len : 0] = '\0';
-	row(a, same_value(exe, want->v[0]) ? NULL : "A01", !same_value(exe, want->v[0]), "runtime", want->v[0],
-	    len > 0 ? exe : live[0]);
-	compare_argv(a, live, n, want);
-	check_environ(a, pid);
+	int same = same_value(&x, exe, want->v[0]);
+	row(a, same ? NULL : "A01", !same, "runtime", want->v[0], len > 0 ? exe : live[0]);
+	compare_argv(&x, live, n, want);
+	size_t n_env;
+	char **env = audit_read_vector(pid, "environ", &n_env);
+	check_environ(&x, env, n_env);
+	check_config(&x, env);
+	audit_free_vector(env, n_env);
 	check_payload(a, pid, model_path);
 	pid_t listeners[16];
 	size_t nl = audit_listeners(port, listeners, 16);

@@ -48,10 +48,12 @@ size_t audit_clients(unsigned port, struct audit_client *out, size_t max);
 char **audit_read_vector(pid_t pid, const char *file, size_t *n);
 void audit_free_vector(char **v, size_t n);
 
-/* Compare the live process with the intended argv. model_path is the
+/* Compare the live process with the intended argv, and its environment
+ * and the config files it read with what serve allows (judge/trust.h:
+ * R04, C09, R03). model_path is the
  * intended payload (resolved). dropin_dir, if not NULL, is the unit's
  * .service.d directory to list. */
-int audit_run(pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
+int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
 	      const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *out, char **err);
 void audit_release(struct audit *a);
 

@@ -25,6 +25,13 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 	return bytes;
 }
 
+static const char *route_model;
+
+void http_route_model(const char *model)
+{
+	route_model = model;
+}
+
 static CURL *make(const struct http_client *c, const char *method, const char *path, const char *body,
 		  struct http_response *r, struct curl_slist **hdrs)
 {
@@ -36,6 +43,8 @@ static CURL *make(const struct http_client *c, const char *method, const char *p
 		return NULL;
 	struct sb url = {0};
 	sb_addf(&url, "%s%s", c->base, path);
+	if (route_model && strcmp(method, "GET") == 0)
+		sb_addf(&url, "%smodel=%s", strchr(path, '?') ? "&" : "?", route_model);
 	curl_easy_setopt(h, CURLOPT_URL, url.s);
 	sb_release(&url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -54,7 +63,12 @@ static CURL *make(const struct http_client *c, const char *method, const char *p
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, *hdrs);
 	if (strcmp(method, "POST") == 0) {
 		curl_easy_setopt(h, CURLOPT_POST, 1L);
-		curl_easy_setopt(h, CURLOPT_COPYPOSTFIELDS, body ? body : "");
+		struct sb b = {0};
+		if (route_model && body && body[0] == '{' && !strstr(body, "\"model\""))
+			sb_addf(&b, "{\"model\":\"%s\"%s%s", route_model,
+				body[1 + strspn(body + 1, " \n")] == '}' ? "" : ",", body + 1);
+		curl_easy_setopt(h, CURLOPT_COPYPOSTFIELDS, b.s ? b.s : body ? body : "");
+		sb_release(&b);
 	}
 	return h;
 }

@@ -24,6 +24,13 @@ struct http_client {
 	long timeout_ms;
 };
 
+/* A router's member to address (live/router_log.h): from now on every GET
+ * asks ?model=NAME and every JSON body without a "model" gets "model":
+ * NAME, the way the engine's router picks the child; NULL: none (the
+ * default). The process's one setting, for the command that probes a
+ * router's members one after the other. */
+void http_route_model(const char *model);
+
 /* One request: method "GET" or "POST" (body JSON, or NULL). Returns 0 when
  * an HTTP answer came (any status), -1 on a transport error (r->error). */
 int http_request(const struct http_client *c, const char *method, const char *path, const char *body,

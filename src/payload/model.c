@@ -382,15 +382,6 @@ static int moe_keys(const struct gguf *g, struct model *m, char **err)
 	    get_u32(g, m, "attention.indexer.head_count", &m->indexer_n_head, err) ||
 	    get_u32(g, m, "attention.indexer.top_k", &m->indexer_top_k, err))
 		return -1;
-	/* a lightning indexer (blk.0.indexer.attn_k: [n_embd, key_length]):
-	 * its key row is the tensor's, and no head count or top-k of 0 builds */
-	const struct gguf_tensor *ik = gguf_tensor_find(g, "blk.0.indexer.attn_k.weight");
-	if (ik && (ik->n_dims < 2 || ik->ne[1] != m->indexer_head_size))
-		return errorf(err, "key '%s.attention.indexer.key_length' is %u: blk.0.indexer.attn_k.weight has %llu",
-			      m->arch, m->indexer_head_size, (unsigned long long)(ik->n_dims < 2 ? 1 : ik->ne[1]));
-	if (ik && (!m->indexer_n_head || !m->indexer_top_k))
-		return errorf(err, "key '%s.attention.indexer.%s' is 0: the lightning indexer needs it", m->arch,
-			      m->indexer_n_head ? "top_k" : "head_count");
 	if (gguf_kv_bool(akey(g, m, "expert_weights_norm"), &b) == 0)
 		m->expert_w_norm = b != 0;
 	if (gguf_kv_f64(akey(g, m, "expert_weights_scale"), &m->expert_w_scale))
@@ -475,15 +466,6 @@ static int state_keys(const struct gguf *g, struct model *m, char **err)
 	    get_u32(g, m, "shortconv.l_cache", &m->shortconv_l_cache, err) ||
 	    get_u32(g, m, "kda.head_dim", &m->kda_head_dim, err))
 		return -1;
-	/* An RWKV time mix (blk.N.time_mix_key) cuts embedding_length into
-	 * heads of wkv.head_size (rwkv6-base.cpp, rwkv7-base.cpp: a reshape
-	 * ggml asserts); the engine's hparams require the key. */
-	if (m->wkv_head_size ? m->n_embd % m->wkv_head_size != 0
-			     : gguf_tensor_find(g, "blk.0.time_mix_key.weight") != NULL)
-		return errorf(err,
-			      "key '%s.wkv.head_size' is %u: an RWKV time mix needs a head size that divides "
-			      "embedding_length (%u)",
-			      m->arch, m->wkv_head_size, m->n_embd);
 	m->token_shift_count = 2;
 	if (get_u32(g, m, "token_shift_count", &m->token_shift_count, err))
 		return -1;
@@ -605,8 +587,11 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
 	    moe_keys(g, m, err))
 		goto fail;
-	count_mtp(g, m);
 	m->n_ff_layer = ff;
+	ff = NULL;
+	if (model_check(g, m, err))
+		goto fail;
+	count_mtp(g, m);
 	return m;
 fail:
 	free(ff);

@@ -105,6 +105,12 @@ struct model {
 struct model *model_from_gguf(const struct gguf *g, char **err);
 void model_free(struct model *m);
 
+/* Hold m's geometry to what the engine's loader accepts: every value the
+ * planner divides by, indexes with or sizes an allocation from, for every
+ * family (model_check.c). model_from_gguf calls it; -1 with *err naming
+ * the key, its value and the law (C03). */
+int model_check(const struct gguf *g, const struct model *m, char **err);
+
 /* Per-layer K and V widths (elements per token), as the engine's
  * n_embd_k_gqa(il) / n_embd_v_gqa(il). */
 uint32_t model_n_embd_k_gqa(const struct model *m, uint32_t il);

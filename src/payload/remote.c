@@ -25,7 +25,22 @@ struct remote_opts remote_opts_defaults(const struct remote_opts *o)
 		r.stall_s = 30;
 	if (r.max_redirects == 0)
 		r.max_redirects = 10;
+	if (r.deadline_s <= 0)
+		r.deadline_s = 120;
+	if (r.grace_s <= 0)
+		r.grace_s = 10;
+	if (r.min_rate <= 0)
+		r.min_rate = 128 << 10;
 	return r;
+}
+
+long remote_header_budget_ms(const struct remote_opts *o, uint64_t bytes, double elapsed_ms)
+{
+	struct remote_opts r = remote_opts_defaults(o);
+	double left = (double)r.deadline_s * 1000.0 - elapsed_ms;
+	double want = (double)r.grace_s * 1000.0 + (double)bytes * 1000.0 / (double)r.min_rate;
+	double ms = want < left ? want : left;
+	return ms < 1.0 ? 0 : (long)ms;
 }
 
 /* scheme://host:port, lowercased by curl's parser; NULL when it does not parse. */

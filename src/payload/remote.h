@@ -6,8 +6,12 @@
  *   max_redirects of them, and a hop to another origin goes without the
  *   token (Hugging Face sends downloads to a CDN that must never see it).
  * - Every transfer has a connect timeout and a stall timeout (no byte for
- *   stall_s seconds ends it), never an overall one: a 20 GB file takes as
- *   long as it takes.
+ *   stall_s seconds ends it). A download has no overall one: a 20 GB file
+ *   takes as long as it takes. A header read (source.c) has two more, so a
+ *   server that trickles bytes (2 a second never stalls) cannot hold
+ *   inspect, check or plan: each request must end within grace_s plus
+ *   what it asks for at min_rate bytes a second, and the whole read, every
+ *   request and redirect of it, within deadline_s.
  * - The token never reaches argv, an error message or a log: it lives in
  *   one header of one request.
  */
@@ -22,7 +26,15 @@ struct remote_opts {
 	long connect_s;		/* connect timeout, seconds (0: 15) */
 	long stall_s;		/* no byte for this long ends a transfer (0: 30) */
 	unsigned max_redirects; /* 0: 10 */
+	long deadline_s;	/* a header read's whole time (0: 120) */
+	long grace_s;		/* a header read's request: its time before the rate counts (0: 10) */
+	long min_rate;		/* a header read's request: bytes a second it must average (0: 128 KiB) */
 };
+
+/* A header read's request for `bytes`, begun elapsed_ms into the read:
+ * the milliseconds it may take (grace_s + bytes / min_rate, and no more
+ * than what is left of deadline_s), or 0 when the deadline has passed. */
+long remote_header_budget_ms(const struct remote_opts *o, uint64_t bytes, double elapsed_ms);
 
 /* What a remote read cost: requests made and body bytes received. */
 struct remote_stats {

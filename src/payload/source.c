@@ -25,6 +25,7 @@ struct source {
 	uint64_t have;
 	uint64_t size; /* 0 until known */
 	struct remote_stats st;
+	double t0; /* mono_ms at the first request: the read's deadline runs from it */
 };
 
 struct source *source_open(const char *where, const struct remote_opts *o, char **err)
@@ -179,11 +180,27 @@ static size_t on_body(void *arg, const char *p, size_t len)
 	return len;
 }
 
+/* A header read past its time (remote.h: deadline_s, grace_s + the bytes
+ * at min_rate): what came of [from, to), and the rule. */
+static int too_slow(struct source *s, uint64_t from, uint64_t to, char **err)
+{
+	return errorf(err,
+		      "%s: the header read is too slow: %" PRIu64 " of %" PRIu64 " bytes asked came in %.1f s (a "
+		      "header read must average %ld KiB/s after %ld s, and end within %ld s)",
+		      s->name, s->have >= from ? s->have - from : s->have, to - from, (mono_ms() - s->t0) / 1000.0,
+		      s->opts.min_rate >> 10, s->opts.grace_s, s->opts.deadline_s);
+}
+
 /* GET [from, to) of the current URL, following redirects by hand. The
  * body lands at s->buf + from (the buffer already holds to bytes). */
 static int fetch_range(struct source *s, uint64_t from, uint64_t to, char **err)
 {
+	if (s->t0 == 0)
+		s->t0 = mono_ms();
 	for (unsigned hop = 0;; hop++) {
+		long budget = remote_header_budget_ms(&s->opts, to - from, mono_ms() - s->t0);
+		if (budget == 0)
+			return too_slow(s, from, to, err);
 		struct xfer x = {.s = s, .from = from, .cap = to};
 		x.h = curl_easy_init();
 		CURL *h = x.h;
@@ -194,7 +211,9 @@ static int fetch_range(struct source *s, uint64_t from, uint64_t to, char **err)
 		remote_setup(h, s->where, s->url, &s->opts, extra, &hdrs);
 		x.sink = (struct remote_sink){on_header, on_body, &x};
 		remote_sink_set(h, &x.sink);
+		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, budget);
 		uint64_t before = s->have;
+		double t_req = mono_ms();
 		CURLcode rc = curl_easy_perform(h);
 		s->st.requests++;
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.status);
@@ -216,7 +235,9 @@ static int fetch_range(struct source *s, uint64_t from, uint64_t to, char **err)
 			continue;
 		}
 		free(x.location);
-		if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.stopped)) {
+		if (rc == CURLE_OPERATION_TIMEDOUT && mono_ms() - t_req >= (double)budget - 50.0) {
+			ret = too_slow(s, before, to, err);
+		} else if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x.stopped)) {
 			/* a body that ended early still leaves what came */
 			if (x.status == 206 || x.status == 200)
 				ret = errorf(err, "%s: transfer failed after %" PRIu64 " bytes: %s", s->name,

@@ -5,6 +5,7 @@
 #ifndef ZEALOT_SYNTH_H
 #define ZEALOT_SYNTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../base/zerr.h"
@@ -29,11 +30,12 @@ struct synth_spec {
 	uint32_t n_swa, swa_pattern;		    /* gemma3 */
 	uint32_t n_expert, n_expert_used, n_ff_exp; /* qwen3moe */
 	uint32_t wtype;				    /* ggml type id of the weight matrices */
+	char ftype_name[16];			    /* type=Q4_K_M ...: the file type asked for ("": none) */
+	uint32_t ftype;				    /* its general.file_type (llama.h LLAMA_FTYPE_*) */
 	int efforts;				    /* template restricts reasoning_effort */
 	uint32_t n_split;			    /* > 1: write that many shards (NAME-00001-of-0000N.gguf) */
 	uint64_t target_bytes;			    /* > 0: the file's size (custom weight types only) */
 	uint32_t head_dim_swa, kv_heads_swa, shared_kv, kv_eq; /* gemma4 */
-	int temp_scale;					       /* mistral3: attention.temperature_scale */
 	uint32_t per_layer;				       /* gemma4: per-layer embedding width (E2B/E4B) */
 	int exp_typed;					       /* exp_type set: the expert stacks' own type */
 	uint32_t exp_type;
@@ -45,7 +47,7 @@ struct synth_spec {
 	uint32_t qk_norm, qkv_bias;    /* glm4moe: q/k norms, q/k/v biases */
 	uint32_t gate_up;	       /* deepseek2, qwen35moe: one fused ffn_gate_up_exps stack */
 	uint32_t mha;		       /* deepseek2: the pre-MLA layout (attn_kv_b, full K and V caches) */
-	uint32_t temp_scale10;	       /* deepseek2: attention.temperature_scale in tenths (0: none) */
+	uint32_t temp_scale10;	       /* deepseek2, mistral3: attention.temperature_scale in tenths (0: none) */
 	uint32_t moe_latent;	       /* nemotron_h_moe: moe_latent_size, experts over a latent projection (0: none) */
 	uint32_t idx_heads, idx_top_k; /* deepseek32: the indexer's query heads (0: heads) and top-k (0: 256) */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
@@ -72,9 +74,18 @@ int synth_set(struct synth_spec *s, const char *kv, char **err);
  * may not be read: ZE_NOTFOUND, ZE_IO); *bytes gets the file size. */
 int synth_write(const struct synth_spec *s, const char *path, uint64_t *bytes, enum zerr *kind, char **err);
 
-/* One line per preset and per settable key, for --help. */
-const char *synth_help_keys(void);
+/* One line per settable key, for --help, appended to b. */
+struct sb;
+void synth_help_keys(struct sb *b);
+/* One line per preset, for --help. */
 const char *synth_help_presets(void);
+/* The --set key table's rows (the numeric keys), for tests. */
+size_t synth_key_count(void);
+const char *synth_key_name(size_t i);
+
+/* 0 when writing path would replace no file: path itself, or with
+ * n_split > 1 its shards; else -1 with *err naming the first that exists. */
+int synth_out_free(const char *path, uint32_t n_split, char **err);
 
 #endif
 

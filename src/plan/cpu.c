@@ -138,17 +138,23 @@ void cpu_features_host(struct cpu_features *f)
 	if (hw2 & (1UL << 13)) /* HWCAP2_I8MM */
 		f->bits |= CPU_MATMUL_INT8;
 #else
-	FILE *fp = fopen("/proc/cpuinfo", "r");
-	if (!fp) {
+	if (cpu_features_cpuinfo("/proc/cpuinfo", f))
 		f->source = "host (no /proc/cpuinfo: none assumed)";
-		return;
-	}
+#endif
+}
+
+int cpu_features_cpuinfo(const char *path, struct cpu_features *f)
+{
+	memset(f, 0, sizeof(*f));
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
 	/* The first processor's block is well under 64 KiB. */
 	char buf[65536];
 	size_t n = fread(buf, 1, sizeof(buf), fp);
 	fclose(fp);
 	cpu_features_from_cpuinfo(buf, n, f);
-#endif
+	return 0;
 }
 
 int cpu_features_from_system_info(const char *text, size_t n, struct cpu_features *f)

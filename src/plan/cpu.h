@@ -44,6 +44,11 @@ void cpu_features_host(struct cpu_features *f);
 
 /* Parse the `flags` (x86) or `Features` (ARM) line of a /proc/cpuinfo text. */
 void cpu_features_from_cpuinfo(const char *text, size_t n, struct cpu_features *f);
+/* The features of the /proc/cpuinfo text in the file at path (the first
+ * processor's block): 0, or -1 with the empty set when it cannot be read.
+ * The one reader of a cpuinfo file: the host's, or another host's (law
+ * S16's $ZEALOT_CPUINFO). */
+int cpu_features_cpuinfo(const char *path, struct cpu_features *f);
 
 /* Parse a list of feature names ("avx2,avx512,amx_int8"; commas or
  * blanks; "none" for the empty set). /proc/cpuinfo spellings are accepted

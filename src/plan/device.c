@@ -44,6 +44,75 @@ const struct device *device_find(const char *name)
 	return NULL;
 }
 
+/* name lowercased, letters and digits only (rtx-3090, RTX 3090: rtx3090) */
+static void squeeze(const char *name, char *out, size_t n)
+{
+	size_t j = 0;
+	for (const char *p = name; *p && j + 1 < n; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+			out[j++] = *p;
+		else if (*p >= 'A' && *p <= 'Z')
+			out[j++] = (char)(*p - 'A' + 'a');
+	out[j] = '\0';
+}
+
+/* The profiles name means, into v (at most 4): the same letters and digits,
+ * else every profile that holds them (3090; a100: both), else the nearest
+ * within two edits. Returns how many. */
+static unsigned device_nearest(const char *name, const struct device **v)
+{
+	char want[64], have[64];
+	squeeze(name, want, sizeof(want));
+	if (!*want)
+		return 0;
+	const struct device *near = NULL;
+	unsigned n = 0;
+	size_t best = 3;
+	for (unsigned i = 0; i < device_n_profiles; i++) {
+		squeeze(device_profiles[i].name, have, sizeof(have));
+		if (strcmp(want, have) == 0) {
+			v[0] = &device_profiles[i];
+			return 1;
+		}
+		if (strlen(want) >= 3 && strstr(have, want) && n < 4)
+			v[n++] = &device_profiles[i];
+		size_t d = edit_distance(want, have);
+		if (d < best) {
+			best = d;
+			near = &device_profiles[i];
+		}
+	}
+	if (!n && near)
+		v[n++] = near;
+	return n;
+}
+
+const char *device_unknown_hint(const char *name, char *buf, size_t n)
+{
+	const struct device *v[4];
+	unsigned m = device_nearest(name, v);
+	size_t k = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < m && k < n; i++) {
+		int w = snprintf(buf + k, n - k, "%s%s",
+				 i == 0	      ? "did you mean "
+				 : i + 1 == m ? " or "
+					      : ", ",
+				 v[i]->name);
+		k += w > 0 ? (size_t)w : 0;
+	}
+	if (m && k < n) {
+		int w = snprintf(buf + k, n - k, "? ");
+		k += w > 0 ? (size_t)w : 0;
+	}
+	if (k < n)
+		snprintf(buf + k, n - k,
+			 "zealot plan --help lists the profiles; a card not listed is priced as the profile "
+			 "nearest it with ADDRESSABLE_MIB=its free MiB (nvidia-smi), or DEVICES=PROFILE:MIB per "
+			 "card");
+	return buf;
+}
+
 /* Read once per process (base/host.c): every plan a command makes holds
  * the host to the same figure (a solver's thousand candidate plans must
  * agree). */

@@ -9,6 +9,7 @@
 #ifndef ZEALOT_DEVICE_H
 #define ZEALOT_DEVICE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum device_backend {
@@ -32,6 +33,11 @@ extern const struct device device_profiles[];
 extern const unsigned device_n_profiles;
 
 const struct device *device_find(const char *name);
+/* Why name is no profile, for an error after "'NAME' is not a known
+ * profile": the nearest profile when one is close (rtx-3090, RTX3090 and
+ * 3090 all mean rtx3090: case, dashes and a bare model number aside), the
+ * list's place, and how to price a card that is not listed. Into buf. */
+const char *device_unknown_hint(const char *name, char *buf, size_t n);
 
 /* The host's available memory in MiB (MemAvailable), 0 if unknown. */
 uint64_t device_host_available_mib(void);

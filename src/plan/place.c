@@ -71,8 +71,10 @@ static const struct device *entry_profile(const char *e, uint64_t *mib, char **e
 		*mib = v;
 	}
 	const struct device *d = device_find(name);
+	char hint[320];
 	if (!d)
-		errorf(err, "DEVICES: '%s' is not a known profile (zealot plan --help lists them)", name);
+		errorf(err, "DEVICES: '%s' is not a known profile: %s", name,
+		       device_unknown_hint(name, hint, sizeof(hint)));
 	else if (d->backend == DEVICE_CPU) {
 		errorf(err, "DEVICES: 'cpu' is the host, not a device the engine offloads to");
 		d = NULL;

@@ -30,6 +30,13 @@ static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa",
  *   (src/models/deepseek32.cpp, glm-dsa.cpp, step35.cpp, hy-v3.cpp), so
  *   it is mapped and stretches the mapped range over the block. */
 static const char *const nextn_probs_b_archs[] = {"deepseek32", "glm-dsa", "step35", "hy-v3"};
+/* - archs for which llama_model::create_memory makes no memory at all
+ *   (src/llama-model.cpp): the encoders and the diffusion models attend
+ *   over the ubatch alone, with no KV cache to allocate. */
+static const char *const memoryless_archs[] = {
+    "bert",	"jina-bert-v2", "jina-bert-v3",	    "nomic-bert",  "nomic-bert-moe",
+    "neo-bert", "eurobert",	"wavtokenizer-dec", "modern-bert", "gemma-embedding",
+    "dream",	"llada",	"llada-moe",	    "rnd1"};
 
 static int in_list(const char *arch, const char *const *list, size_t n)
 {
@@ -37,6 +44,16 @@ static int in_list(const char *arch, const char *const *list, size_t n)
 		if (strcmp(arch, list[i]) == 0)
 			return 1;
 	return 0;
+}
+
+/* - archs whose load_arch_tensors creates no output layer at all (not
+ *   even token_embd's tied copy): bert.cpp's encoders, whose graph ends
+ *   at the hidden states the pooling reads. */
+static const char *const no_output_archs[] = {"bert", "jina-bert-v2", "jina-bert-v3", "nomic-bert", "nomic-bert-moe"};
+
+int plan_arch_memoryless(const char *arch)
+{
+	return in_list(arch, memoryless_archs, ARRAY_SIZE(memoryless_archs));
 }
 
 int plan_term_exact(const char *term)
@@ -157,7 +174,7 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 			s->type_v);
 		p->kv_swa.present = 1;
 	}
-	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+	for (uint32_t il = 0; il < m->n_layer_all && !plan_arch_memoryless(m->arch); il++) {
 		enum layer_kind k = m->kind[il];
 		if (!m->has_kv[il]) /* create_memory's attention filter */
 			continue;
@@ -360,7 +377,7 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 			 * under token_embd's name, so an override sees that name): on
 			 * the output layer's device, or on the CPU list, where an extra
 			 * buffer may take the matmul copy. */
-			if (has_output || !embd)
+			if (has_output || !embd || in_list(m->arch, no_output_archs, ARRAY_SIZE(no_output_archs)))
 				break;
 			out = *embd;
 			out.name = (char *)"output.weight";
@@ -599,6 +616,8 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	 * (output_reserve(n_seq_max)), in the pinned host buffer of the output
 	 * layer's device when it has one; the draft context likewise. */
 	p->output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
+	if (s->embeddings) /* and an embedding per output (n_embd_out = n_embd) */
+		p->output_bytes += m->n_embd * (uint64_t)p->n_seq * 4;
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
 	int od = pl.layer[pl.n_layer_all];

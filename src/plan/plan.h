@@ -55,6 +55,9 @@ void plan_bill(struct plan *p);
 
 /* Names of the terms the planner calls exact (ledger diffs fail on these). */
 int plan_term_exact(const char *term);
+/* llama_model::create_memory makes no memory for arch (an encoder, a
+ * diffusion model): no KV cache. */
+int plan_arch_memoryless(const char *arch);
 
 /* Whether the engine feeds the weight to a matrix multiply (MUL_MAT, or
  * MUL_MAT_ID for a 3-D expert stack): the only weights the CPU backend's

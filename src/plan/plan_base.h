@@ -28,6 +28,8 @@ struct plan_shape {
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;
+	int embeddings;		 /* EMBEDDINGS: the output buffer holds embeddings too */
+	int pooling;		 /* POOLING: 0 the payload's, else none, mean, cls, last, rank (1..5) */
 	int repack;		 /* REPACK: the CPU backend's extra buffer types may take weights */
 	struct cpu_features cpu; /* the host the engine runs on (CPU_FEATURES, else this host) */
 	/* placement (place.h): NGL above, then N_CPU_MOE, OVERRIDE_TENSOR,

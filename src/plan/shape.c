@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "../base/util.h"
+#include "../endpoint/url.h"
 #include "../payload/payload.h"
 
 static const char *const cache_types[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
@@ -72,6 +73,8 @@ int shape_set(struct plan_shape *s, struct plan_extras *x, enum key_id id, const
 	case K_BATCH_SIZE: s->n_batch = (uint32_t)u; break;
 	case K_UBATCH_SIZE: s->n_ubatch = (uint32_t)u; break;
 	case K_REPACK: s->repack = on; break;
+	case K_EMBEDDINGS: s->embeddings = on; break;
+	case K_POOLING: s->pooling = *v ? (int)e + 1 : 0; break;
 	case K_NGL: s->ngl = s->place.ngl = (uint32_t)u; break;
 	case K_N_CPU_MOE: s->place.n_cpu_moe = (uint32_t)u; break;
 	case K_KV_OFFLOAD: s->place.kv_offload = on; break;
@@ -101,6 +104,10 @@ void shape_clamp(struct plan_shape *s, uint64_t batch, uint64_t ubatch)
 {
 	s->n_batch = (uint32_t)(batch > s->ctx_size ? s->ctx_size : batch);
 	s->n_ubatch = (uint32_t)(ubatch > s->n_batch ? s->n_batch : ubatch);
+	/* llama-server with embeddings sets n_batch = n_ubatch (an embedding
+	 * is computed within one ubatch) */
+	if (s->embeddings)
+		s->n_batch = s->n_ubatch;
 }
 
 int shape_read(const struct endpoint *ep, struct plan_shape *s, struct plan_extras *x, struct cand_limits *l,
@@ -148,10 +155,20 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 {
 	char *e = NULL;
 	const char *key = key_name(id), *ukey = key_name(key_url_of(id));
-	const char *url = endpoint_value(ep, key_url_of(id));
+	char *url = NULL;
 	struct stat st;
 	struct gguf_file *f = NULL;
-	if (url && *url && remote_is_url(url) && stat(path, &st) != 0) {
+	/* *_URL or *_URL_FILE (endpoint_url), read only when the file is not there */
+	int gone = stat(path, &st) != 0;
+	if (gone && endpoint_has_url(ep, id) && endpoint_url(ep, id, &url, &e)) {
+		errorf(err, "%s: '%s' is not there and %s", key, path, e);
+		free(e);
+		*io = 1;
+		return NULL;
+	}
+	if (endpoint_value(ep, endpoint_url_file_key(id)) && *endpoint_value(ep, endpoint_url_file_key(id)))
+		ukey = key_name(endpoint_url_file_key(id));
+	if (url && remote_is_url(url) && gone) {
 		char *tf = endpoint_path(ep, K_TOKEN_FILE), *token = NULL;
 		if (remote_token(tf, &token, &e) == 0)
 			f = payload_open(url, &(struct remote_opts){.token = token}, &c->remote, &e);
@@ -171,6 +188,9 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 	if (!f)
 		*io = 1;
 	free(e);
+	if (url)
+		memset(url, 0, strlen(url)); /* it may hold a password */
+	free(url);
 	return f;
 }
 
@@ -228,16 +248,21 @@ uint64_t shape_window_cap(const struct endpoint *ep, const struct model *m)
 	return rope ? UINT64_MAX : m->n_ctx_train;
 }
 
-int shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
+static int load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	*io = 0;
 	struct plan_shape *s = &c->shape;
 	const char *dev = device_override ? device_override : endpoint_value(ep, K_DEVICE);
 	c->dev = device_find(dev ? dev : "");
-	if (!c->dev)
-		return errorf(err, "%s: DEVICE '%s' is not a known profile (zealot plan --help lists them)", ep->path,
-			      dev ? dev : "");
+	if (!c->dev) {
+		/* the flag that gave it, else the file's line or --set */
+		char hint[320], *w = device_override ? NULL : endpoint_where(ep, K_DEVICE);
+		errorf(err, "%s: '%s' is not a known profile: %s", w ? w : "--device", dev ? dev : "",
+		       device_unknown_hint(dev ? dev : "", hint, sizeof(hint)));
+		free(w);
+		return -1;
+	}
 	struct cand_limits l;
 	if (shape_read(ep, s, &c->extras, &l, err))
 		return -1;
@@ -274,9 +299,12 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	c->model = open_payload(ep, c, c->model_path, K_MODEL_FILE, io, err);
 	if (!c->model)
 		return -1;
-	c->census = census_take(c->model->g, err);
+	char *e = NULL;
+	c->census = census_take(c->model->g, &e);
 	if (!c->census) {
 		*io = 1;
+		errorf(err, "%s: %s", c->model_path, e);
+		free(e);
 		return -1;
 	}
 	if (!c->census->model)
@@ -287,6 +315,14 @@ int shape_load(const struct endpoint *ep, const char *device_override, struct sh
 	l.window_cap = shape_window_cap(ep, c->census->model);
 	c->n_breach = shape_laws(c->census->model, s, &l, SHAPE_LAWS_ALL, &c->breach, 1);
 	return 0;
+}
+
+enum zerr shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err)
+{
+	int unread = 0, r = load(ep, device_override, c, &unread, err);
+	if (io)
+		*io = unread;
+	return r == 0 ? ZE_OK : unread ? ZE_IO : ZE_USAGE;
 }
 
 void shape_release(struct shape_ctx *c)

@@ -56,10 +56,10 @@ uint64_t shape_window_cap(const struct endpoint *ep, const struct model *m);
 
 /* Read the endpoint's shape and open its payload headers, and judge the
  * shape by the shape laws (n_breach, breach). device_override
- * (or NULL) replaces DEVICE. Returns 0, or -1 with *err; *io is set when
- * the failure is a file that cannot be read (exit 3) rather than a value
- * that is wrong (exit 2). */
-int shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err);
+ * (or NULL) replaces DEVICE. Returns ZE_OK (0), or with *err the kind of
+ * the failure: ZE_IO for a file that cannot be read, ZE_USAGE for a value
+ * that is wrong. *io (may be NULL) is set to whether it was ZE_IO. */
+enum zerr shape_load(const struct endpoint *ep, const char *device_override, struct shape_ctx *c, int *io, char **err);
 void shape_release(struct shape_ctx *c);
 
 #endif

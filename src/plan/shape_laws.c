@@ -18,7 +18,7 @@ static void breach(struct breaches *b, const char *law, enum key_id key, const c
 		struct shape_breach *x = &b->v[b->n];
 		x->law = law;
 		x->key = key;
-		x->fix = fix;
+		snprintf(x->fix, sizeof(x->fix), "%s", fix);
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(x->reason, sizeof(x->reason), fmt, ap);
@@ -55,11 +55,22 @@ static void laws_static(struct breaches *b, const struct plan_shape *s, const st
 		breach(b, "M03", K_PARALLEL, "PARALLEL is the slot count: 1 or more", "PARALLEL is 0");
 		return;
 	}
-	if (s->ctx_size % s->parallel)
-		breach(b, "M03", K_CTX_SIZE, "make CTX_SIZE a multiple of PARALLEL",
+	if (s->ctx_size % s->parallel) {
+		/* the fix names the nearest pools that divide */
+		char fix[160];
+		unsigned long long lo = s->ctx_size / s->parallel * s->parallel, hi = lo + s->parallel;
+		if (lo)
+			snprintf(fix, sizeof(fix),
+				 "write CTX_SIZE=%llu or CTX_SIZE=%llu (the multiples of PARALLEL %u "
+				 "nearest %llu)",
+				 lo, hi, s->parallel, (unsigned long long)s->ctx_size);
+		else
+			snprintf(fix, sizeof(fix), "write CTX_SIZE=%llu (a multiple of PARALLEL %u)", hi, s->parallel);
+		breach(b, "M03", K_CTX_SIZE, fix,
 		       "CTX_SIZE %llu is not divisible by PARALLEL %u: the engine pads each slot to 256 and rounds "
 		       "the pool",
 		       (unsigned long long)s->ctx_size, s->parallel);
+	}
 	if (l->batch_asked < s->parallel)
 		breach(b, "S08", K_BATCH_SIZE, "keep BATCH_SIZE >= PARALLEL",
 		       "BATCH_SIZE %llu is below PARALLEL %u: the engine reserves an output per slot, more than the "

@@ -40,7 +40,7 @@ enum {
 struct shape_breach {
 	const char *law;
 	enum key_id key; /* the key the finding names */
-	const char *fix;
+	char fix[160];
 	char reason[320];
 };
 

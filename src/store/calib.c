@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../base/proc.h"
 #include "../base/util.h"
+#include "../judge/runtime.h"
 #include "../plan/calibrate.h"
 #include "../plan/report.h"
 
@@ -31,55 +31,34 @@ static char *which(const char *name)
 	return p ? p : xstrdup(name);
 }
 
-/* Run `path --version`, at most 10 s and 64 KiB a stream: what it says
- * on stdout, then stderr (the engine says it all on stderr). NULL when it
- * does not run or says nothing. */
-static char *run_version(const char *path)
-{
-	const char *argv[] = {path, "--version", NULL};
-	struct proc_result r;
-	if (proc_run(argv, 10000, 65536, &r, NULL)) {
-		proc_result_release(&r);
-		return NULL;
-	}
-	struct sb out = {0};
-	sb_add(&out, r.out.s ? r.out.s : "", r.out.len);
-	sb_add(&out, r.err.s ? r.err.s : "", r.err.len);
-	proc_result_release(&r);
-	if (!out.len || (!strstr(out.s, "(build ") && !strstr(out.s, " build "))) {
-		sb_release(&out);
-		return NULL;
-	}
-	return sb_detach(&out);
-}
-
-static char *runtime_version(const char *path, struct store *st)
+/* What the runtime at path says to --version, asked through runtime_ask
+ * (judge/runtime.h: sandboxed, cached by its SHA-256, and never run when
+ * the endpoint's RUNTIME_SHA256 does not pin it): one rule, one place.
+ * NULL when it cannot be hashed, is not run, or names no build. */
+static char *runtime_version(const struct endpoint *ep, const char *path)
 {
 	struct stat sb;
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || access(path, X_OK) != 0)
+	char hex[65];
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || access(path, X_OK) != 0 ||
+	    runtime_sha256(path, hex, NULL, NULL))
 		return NULL;
-	char stamp[128];
-	snprintf(stamp, sizeof(stamp), "%llu:%lld.%09ld:%llu:%llu", (unsigned long long)sb.st_size,
-		 (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino,
-		 (unsigned long long)sb.st_dev);
-	char *v = NULL;
-	if (st && store_runtime_version_get(st, path, stamp, &v, NULL) == 0)
-		return v;
-	v = run_version(path);
-	if (v && st)
-		store_runtime_version_put(st, path, stamp, v, NULL);
+	char *v = runtime_ask(ep, path, hex, "version", NULL, NULL);
+	if (v && !strstr(v, "(build ") && !strstr(v, " build ")) {
+		free(v);
+		v = NULL;
+	}
 	return v;
 }
 
-int calib_identity_of(const struct endpoint *ep, const struct shape_ctx *c, struct store *st, int run_runtime,
-		      struct calib_identity *id, char **err)
+int calib_identity_of(const struct endpoint *ep, const struct shape_ctx *c, int run_runtime, struct calib_identity *id,
+		      char **err)
 {
 	memset(id, 0, sizeof(*id));
 	char *rt = endpoint_path(ep, "RUNTIME");
 	id->runtime = which(rt ? rt : "llama-server");
 	free(rt);
 	if (run_runtime)
-		id->runtime_version = runtime_version(id->runtime, st);
+		id->runtime_version = runtime_version(ep, id->runtime);
 	id->device = c->dev->name;
 	const char *sha = endpoint_value(ep, "MODEL_SHA256");
 	id->payload_sha256 = xstrdup(sha ? sha : "");
@@ -346,7 +325,7 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 	int rc = 0;
 	struct calib_identity id;
 	struct store_boot b = {0};
-	if (calib_identity_of(ep, c, st, 0, &id, err)) {
+	if (calib_identity_of(ep, c, 0, &id, err)) {
 		store_close(st);
 		return -1;
 	}
@@ -363,7 +342,7 @@ int calib_apply(const struct endpoint *ep, const struct shape_ctx *c, struct pla
 		goto done;
 	}
 	calib_identity_release(&id);
-	if (calib_identity_of(ep, c, st, 1, &id, err)) {
+	if (calib_identity_of(ep, c, 1, &id, err)) {
 		rc = -1;
 		goto done;
 	}
@@ -412,9 +391,8 @@ enum zerr calib_record_boot(const char *endpoint_path, const char *log, const ch
 	char *lj_s = NULL, *pj_s = NULL, *abs = NULL;
 	enum zerr kind;
 	struct endpoint *ep = endpoint_load(endpoint_path, &kind, err);
-	int io = 0;
-	if (!ep || shape_load(ep, NULL, &c, &io, err)) {
-		rc = !ep ? kind : io ? ZE_IO : ZE_USAGE;
+	if (!ep || (kind = shape_load(ep, NULL, &c, NULL, err)) != ZE_OK) {
+		rc = kind;
 		goto done;
 	}
 	struct plan p;
@@ -426,7 +404,7 @@ enum zerr calib_record_boot(const char *endpoint_path, const char *log, const ch
 		rc = ZE_USAGE;
 		goto done;
 	}
-	if (calib_identity_of(ep, &c, NULL, 0, &cid, err))
+	if (calib_identity_of(ep, &c, 0, &cid, err))
 		goto done;
 	if (!(st = store_open(NULL, err)))
 		goto done;
@@ -469,12 +447,12 @@ done:
 enum zerr calib_price(const struct endpoint *ep, const char *device, const char *cpu_source, int calibrate,
 		      struct shape_ctx *c, struct plan *p, json_t **cal, char **cal_text, char **warn, char **err)
 {
-	int io = 0;
 	*cal = NULL;
 	*cal_text = NULL;
 	*warn = NULL;
-	if (shape_load(ep, device, c, &io, err))
-		return io ? ZE_IO : ZE_USAGE;
+	enum zerr kind = shape_load(ep, device, c, NULL, err);
+	if (kind != ZE_OK)
+		return kind;
 	if (cpu_source)
 		c->shape.cpu.source = cpu_source;
 	if (plan_make(c->census->model, c->model->g, &c->shape, c->dev, &c->extras, p, err))

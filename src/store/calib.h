@@ -23,11 +23,12 @@ struct calib_identity {
 };
 
 /* Fill id. With run_runtime, read the runtime's version (`RUNTIME
- * --version`, cached in the store by the binary's stamp when st is given;
- * a runtime that is missing, not executable, silent or slower than 10 s
- * leaves it NULL). Returns 0 or -1 with *err (MODEL_FILE unreadable). */
-int calib_identity_of(const struct endpoint *ep, const struct shape_ctx *c, struct store *st, int run_runtime,
-		      struct calib_identity *id, char **err);
+ * --version` through runtime_ask: sandboxed, cached by the binary's
+ * SHA-256, never run when RUNTIME_SHA256 does not pin it; a runtime that
+ * is missing, not executable, mispinned or silent leaves it NULL).
+ * Returns 0 or -1 with *err (MODEL_FILE unreadable). */
+int calib_identity_of(const struct endpoint *ep, const struct shape_ctx *c, int run_runtime, struct calib_identity *id,
+		      char **err);
 void calib_identity_release(struct calib_identity *id);
 
 /* Calibrate p (uncalibrated, made from ep and c) from the latest recorded

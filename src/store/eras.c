@@ -495,3 +495,22 @@ json_t *eras_attempt_json(const struct store_attempt *a)
 	json_object_set_new(o, "steps", steps);
 	return o;
 }
+
+int eras_recorded_pin(const struct store_era *e, const char *key, char **path, uint64_t *bytes, char sha[65])
+{
+	json_t *pins = e->pins_json && *e->pins_json ? json_loads(e->pins_json, 0, NULL) : NULL;
+	json_t *w = json_object_get(pins, key);
+	const char *p = json_string_value(json_object_get(w, "path"));
+	const char *s = json_string_value(json_object_get(w, "sha256"));
+	json_t *b = json_object_get(w, "bytes");
+	int rc = 1;
+	if (p && s && strlen(s) == 64 && json_is_integer(b) && json_integer_value(b) >= 0) {
+		*path = xstrdup(p);
+		*bytes = (uint64_t)json_integer_value(b);
+		for (unsigned i = 0; i < 65; i++)
+			sha[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 'a' : s[i]);
+		rc = 0;
+	}
+	json_decref(pins);
+	return rc;
+}

@@ -50,6 +50,11 @@ char *eras_boot_summary(const struct store_boot *b);
  * the text itself as a string when it does not parse (shown, not lost). */
 json_t *eras_json(const char *s);
 
+/* The payload file an era recorded under key ("MODEL_FILE", "MMPROJ_FILE",
+ * "LORA_FILE"; deploy's pins gate hashed it): its path (allocated), bytes
+ * and SHA-256 (lowercase). 0, or 1 when the era recorded none. */
+int eras_recorded_pin(const struct store_era *e, const char *key, char **path, uint64_t *bytes, char sha[65]);
+
 /* A boot as history --json shows it. */
 json_t *eras_boot_json(const struct store_boot *b);
 

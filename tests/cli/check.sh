@@ -80,10 +80,24 @@ expect metrics-off C04 warning "METRICS=0"
 absent metrics-on C04 "METRICS=1"
 expect verbosity-3 C05 warning "VERBOSITY=3"
 absent verbosity-4 C05 "VERBOSITY=4"
-base | grep -v '^PRESENCE_PENALTY' >presence-unset.env
+# C07 warns only where the payload states a sampler the engine drops: a
+# minimal endpoint on a payload that states none (or only the ones the
+# engine reads: temp, top_p, top_k) checks with no warning at all
+printf 'RUNTIME=%s\nMODEL_FILE=q.gguf\nCTX_SIZE=8192\n' "$TMP/rt.sh" >minimal.env
+run "$ZEALOT" check --json minimal.env
+check "C07: a minimal endpoint (RUNTIME, MODEL_FILE, CTX_SIZE): exit 0, no warning" \
+	test "$rc" -eq 0 -a "$(jq '.warnings' "$TMP/out")" = 0
+python3 "$ROOT/tests/gguf-addkv.py" q.gguf pp.gguf general.sampling.presence_penalty=1.5
+base | grep -v '^PRESENCE_PENALTY' | sed 's/^MODEL_FILE=.*/MODEL_FILE=pp.gguf/' >presence-unset.env
 run "$ZEALOT" check --json presence-unset.env
-check "C07 (presence unset): exit 0, warned" test "$rc" -eq 0 -a "$(jq '[.findings[]|select(.law=="C07" and .severity=="warning")]|length' "$TMP/out")" -eq 1
-absent presence-set C07 "PRESENCE_PENALTY=1.0"
+check "C07 (the payload states presence_penalty 1.5, the endpoint none): exit 0, warned" \
+	test "$rc" -eq 0 -a "$(jq '[.findings[]|select(.law=="C07" and .severity=="warning")]|length' "$TMP/out")" -eq 1
+check "C07: the fix writes the payload's own value" \
+	test -n "$(jq -r '.findings[]|select(.law=="C07")|.fix' "$TMP/out" | grep -F 'PRESENCE_PENALTY=1.5')"
+absent presence-set C07 "MODEL_FILE=pp.gguf|PRESENCE_PENALTY=1.5"
+absent presence-optout C07 "MODEL_FILE=pp.gguf|PRESENCE_PENALTY="
+run "$ZEALOT" check presence-unset.env
+check "C07: no word the docs do not define (recipe)" test -z "$(grep -i recipe "$TMP/out")"
 expect no-shebang C08 error "RUNTIME=$TMP/noshebang.sh"
 chmod -x noshebang.sh
 expect not-executable C08 error "RUNTIME=$TMP/noshebang.sh"
@@ -281,7 +295,7 @@ while IFS='|' read -r _ log cmd _; do
 	log=$(echo "$log" | tr -d ' `')
 	args=$(echo "$cmd" | tr -d '`' | sed -e 's/^ *zealot synth //' -e 's/ -o p.gguf *$//')
 	# shellcheck disable=SC2086
-	"$ZEALOT" synth $args -o boot.gguf 2>/dev/null || continue # a file the engine refused: synth refuses it too
+	"$ZEALOT" synth $args --force -o boot.gguf 2>/dev/null || continue # a file the engine refused: synth refuses it too
 	{
 		base
 		echo "MODEL_FILE=boot.gguf"

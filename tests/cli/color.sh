@@ -63,7 +63,7 @@ check "plan ... --color=sometimes: exit 2 naming the command and the words" \
 	test "$rc" -eq 2 -a -n "$(grep -F 'plan: --color=sometimes: auto, always or never' "$TMP/err")"
 run "$ZEALOT" plan ok.env --device --color
 check "--color as another option's value is that value, not zealot's" \
-	test "$rc" -eq 2 -a -n "$(grep -F "DEVICE '--color' is not a known profile" "$TMP/err")"
+	test "$rc" -eq 2 -a -n "$(grep -F -- "--device: '--color' is not a known profile" "$TMP/err")"
 tty "$ZEALOT" plan ok.env --json --no-calibration >json.tty
 check "--json on a tty: no escape" plain json.tty
 

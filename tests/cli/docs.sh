@@ -80,7 +80,10 @@ while read -r page args; do
 	done
 	check "$page: every option of --help is in the man page and docs/cmd/$page.md ($missing)" test -z "$missing"
 	usage=$(sed -n 's/^usage: //p' "help.$page")
-	check "$page: the man page's synopsis is --help's usage line" grep -qF -- "$usage" "$man"
+	# the man page breaks a long usage line to fit 80 columns: compared word for word
+	# shellcheck disable=SC2086
+	check "$page: the man page's synopsis is --help's usage line" \
+		grep -qF -- "$(echo $usage)" <(tr -s '[:space:]' ' ' <"$man")
 	check "$page: docs/cmd/$page.md's usage is --help's" grep -qxF -- "$usage" "$md"
 	# --help fits 100 columns (the option help wraps; the computed sections
 	# after "devices:" and "presets" read tables of src/plan and src/payload)
@@ -127,7 +130,7 @@ check "help plna: exit 2, did you mean plan" test "$rc" -eq 2 -a -n "$(grep -F "
 run "$ZEALOT" help --man endpoint
 check "help --man endpoint: a section 5 page with every key of check --keys" test "$rc" -eq 0 \
 	-a -n "$(head -1 "$TMP/out" | grep -F '"ZEALOT-ENDPOINT" 5')"
-"$ZEALOT" check --keys | awk 'NR > 1 { print $1 }' >keys
+"$ZEALOT" check --keys | awk 'NR > 2 && /^[A-Z]/ { print $1 }' >keys
 missing=
 while read -r k; do grep -qF -- "\\fB${k//_/_}\\fR" "$TMP/out" || missing="$missing $k"; done <keys
 check "zealot-endpoint(5) lists all $(wc -l <keys) keys ($missing)" test -z "$missing" -a -s keys

@@ -171,7 +171,7 @@ mkdir -p "$TMP/chg"
 cp "$www/slowq.gguf" "$www/chg.gguf"
 endpoint chg "http://127.0.0.1:$NGINX_PORT/chg.gguf" slowq.gguf
 kill_at chg 3
-"$ZEALOT" synth qwen35 --set vocab=30000 --set name=other -o "$www/chg.gguf" 2>/dev/null
+"$ZEALOT" synth qwen35 --set vocab=30000 --set name=other --force -o "$www/chg.gguf" 2>/dev/null
 touch -d '+1 minute' "$www/chg.gguf"
 sed -i "s/^MODEL_SHA256=.*/MODEL_SHA256=$(sha256sum "$www/chg.gguf" | cut -d' ' -f1)/; s/^MODEL_BYTES=.*/MODEL_BYTES=$(stat -c %s "$www/chg.gguf")/" "$TMP/chg/e.env"
 run "$ZEALOT" fetch --json "$TMP/chg/e.env"
@@ -250,6 +250,59 @@ endpoint loop "http://127.0.0.1:$LP/q.gguf"
 run "$ZEALOT" fetch "$TMP/loop/e.env"
 check "a redirect loop: exit 3 after a bounded number of hops" test "$rc" -eq 3 -a -n "$(grep -F 'redirects' "$TMP/err")"
 kill "$loop_pid" 2>/dev/null
+
+# --- the publisher's checksum: X-Linked-Etag on a resolve's redirect, or a
+# sha256 ETag, is checked against the bytes and written by --pin
+qsha=$(sha256sum "$www/q.gguf" | cut -d' ' -f1)
+lie=$(printf 'not the payload' | sha256sum | cut -d' ' -f1)
+# unpinned: nothing but the server's word to check the bytes against
+unpinned() { # NAME URL
+	mkdir -p "$TMP/$1"
+	printf 'MODEL_FILE=m.gguf\nMODEL_URL=%s\nCTX_SIZE=4096\n' "$2" >"$TMP/$1/e.env"
+}
+unpinned linked "$P/linked/q.gguf"
+run "$ZEALOT" fetch --json --pin "$TMP/linked/e.env"
+check "X-Linked-Etag that matches: exit 0, the file lands" test "$rc" -eq 0 && landed linked
+check "X-Linked-Etag: the result names the publisher's sha256 and its header" \
+	test "$(jq -r 'select(.event=="result")|"\(.publisher_sha256) \(.publisher_from)"' "$TMP/out")" = "$qsha X-Linked-Etag"
+check "X-Linked-Etag: --pin writes it as MODEL_SHA256" grep -qx "MODEL_SHA256=$qsha" "$TMP/linked/e.env"
+rm "$TMP/linked/m.gguf"
+run "$ZEALOT" fetch "$TMP/linked/e.env"
+check "X-Linked-Etag, text: the line says the server states it" \
+	test "$rc" -eq 0 -a -n "$(grep -F "sha256 $qsha, as the server states it in X-Linked-Etag" "$TMP/out")"
+
+unpinned linkedlie "$P/linkedlie/q.gguf"
+run "$ZEALOT" fetch --pin "$TMP/linkedlie/e.env"
+check "X-Linked-Etag that does not match: exit 1, nothing in place" test "$rc" -eq 1 -a ! -e "$TMP/linkedlie/m.gguf"
+check "X-Linked-Etag mismatch: says so, names both hashes" \
+	test -n "$(grep -F "server states (X-Linked-Etag $lie): it hashes to $qsha" "$TMP/err")"
+check "X-Linked-Etag mismatch: kept aside as FILE.rejected, no .part left" \
+	test -s "$TMP/linkedlie/m.gguf.rejected" -a ! -e "$TMP/linkedlie/m.gguf.part"
+check "X-Linked-Etag mismatch: --pin writes no pin" test -z "$(grep -E '^MODEL_(SHA256|BYTES)=' "$TMP/linkedlie/e.env")"
+
+# pinned, and the server states another hash: refused before the body
+endpoint linkedpin "$P/linkedlie/q.gguf"
+run "$ZEALOT" fetch --json "$TMP/linkedpin/e.env"
+check "stated sha256 is not the pin: exit 1, refused before the body" \
+	test "$rc" -eq 1 -a ! -e "$TMP/linkedpin/m.gguf" -a ! -e "$TMP/linkedpin/m.gguf.part" \
+	-a "$(jq -r 'select(.event=="result")|.transferred' "$TMP/out")" -lt "$(stat -c %s "$www/q.gguf")"
+check "stated sha256 is not the pin: the error names the header and the pin" \
+	test -n "$(grep -F "states SHA-256 $lie (X-Linked-Etag), MODEL_SHA256 pins $qsha" "$TMP/out" "$TMP/err")"
+
+unpinned etagsha "$P/etagsha/q.gguf"
+run "$ZEALOT" fetch --json --pin "$TMP/etagsha/e.env"
+check "a sha256 ETag that matches: exit 0, lands, --pin writes it" \
+	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.publisher_from' "$TMP/out")" = ETag && landed etagsha &&
+	grep -qx "MODEL_SHA256=$qsha" "$TMP/etagsha/e.env"
+unpinned etaglie "$P/etaglie/q.gguf"
+run "$ZEALOT" fetch "$TMP/etaglie/e.env"
+check "a sha256 ETag that does not match: exit 1, nothing in place" \
+	test "$rc" -eq 1 -a ! -e "$TMP/etaglie/m.gguf" -a -n "$(grep -F "(ETag $lie)" "$TMP/err")"
+# nginx's own ETag (mtime-size) is no checksum: an unpinned fetch from it is not judged by it
+unpinned plainetag "$P/ok/q.gguf"
+run "$ZEALOT" fetch --json "$TMP/plainetag/e.env"
+check "an ETag that is not a sha256: no publisher's checksum, the file lands" \
+	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.publisher_sha256' "$TMP/out")" = null && landed plainetag
 
 # --- a full disk keeps the .part and says so (a small tmpfs, where mounting is allowed)
 mkdir -p "$TMP/full"

@@ -228,6 +228,34 @@ check "check from the URL: the payload was read (A08 from the template)" \
 	test -n "$(jq -r '.findings[]|select(.law=="A08")|.law' "$TMP/out")"
 check "plan/check from a URL: no sanitizer report" no_sanitizer
 
+# --- *_URL_FILE: every reader of *_URL reads it the same way (plan, check, fetch)
+echo "$U/big.gguf" >"$TMP/r/url.txt"
+sed "s#^MODEL_URL=.*#MODEL_URL_FILE=url.txt#" "$TMP/r/r.env" >"$TMP/r/uf.env"
+run "$ZEALOT" plan --json "$TMP/r/uf.env"
+check "plan with MODEL_URL_FILE: priced from the remote header it names, as from MODEL_URL" \
+	test "$rc" -le 1 -a "$(jq -S 'del(.endpoint,.remote)' "$TMP/out")" = "$(jq -S 'del(.endpoint,.remote)' "$TMP/rplan.json")"
+check "plan with MODEL_URL_FILE: the URL is in no output" test -z "$(grep -F "$U/big.gguf" "$TMP/out" "$TMP/err")"
+run "$ZEALOT" check --json --set RUNTIME=/bin/true "$TMP/r/uf.env"
+check "check with MODEL_URL_FILE: C03 says fetch, and the payload was read" \
+	test -n "$(jq -r '.findings[]|select(.law=="C03")|.fix' "$TMP/out" | grep -F 'zealot fetch')" -a \
+	-n "$(jq -r '.findings[]|select(.law=="A08")|.law' "$TMP/out")"
+printf 'MODEL_URL=%s\n' "$U/big.gguf" >>"$TMP/r/uf.env"
+run "$ZEALOT" plan "$TMP/r/uf.env"
+check "plan with MODEL_URL and MODEL_URL_FILE both: refused, names both" \
+	test "$rc" -ne 0 -a -n "$(grep -F 'MODEL_URL and MODEL_URL_FILE are both set' "$TMP/err")"
+# MMPROJ_URL_FILE and LORA_URL_FILE: fetched like MODEL_URL_FILE
+mkdir -p "$TMP/xf"
+cp "$www/small.gguf" "$TMP/xf/m.gguf"
+echo "$U/v2.gguf" >"$TMP/xf/mm.url"
+echo "$U/small.gguf" >"$TMP/xf/lora.url"
+printf 'MODEL_FILE=m.gguf\nMMPROJ_FILE=mm.gguf\nMMPROJ_URL_FILE=mm.url\nLORA_FILE=lora.gguf\nLORA_URL_FILE=lora.url\nCTX_SIZE=4096\n' >"$TMP/xf/e.env"
+run "$ZEALOT" fetch --pin "$TMP/xf/e.env"
+check "MMPROJ_URL_FILE and LORA_URL_FILE: both fetched from the URL each file names" \
+	test "$rc" -eq 0 && cmp -s "$TMP/xf/mm.gguf" "$www/v2.gguf" && cmp -s "$TMP/xf/lora.gguf" "$www/small.gguf"
+check "--pin puts MMPROJ's pins after its MMPROJ_URL_FILE line" \
+	test "$(grep -A1 '^MMPROJ_URL_FILE=' "$TMP/xf/e.env" | tail -1)" = "MMPROJ_BYTES=$size2"
+check "*_URL_FILE: no sanitizer report" no_sanitizer
+
 # --- split payloads: 3 shards inspect, plan and fetch (pins comma-separated)
 "$ZEALOT" synth qwen35 --set split=3 -o "$www/sp.gguf" 2>/dev/null
 for k in 1 2 3; do s=$www/sp-0000$k-of-00003.gguf; sb[k]=$(stat -c %s "$s"); ss[k]=$(sha256sum "$s" | cut -d' ' -f1); done
@@ -366,3 +394,37 @@ check "killed before the rename: status 137, the whole .part, no file in place" 
 run "$ZEALOT" fetch --json "$TMP/k/k.env"
 check "killed before the rename: the rerun puts the verified file in place, no byte fetched again" \
 	test "$rc" -eq 0 -a "$(nginx_bytes /kill.gguf)" = "$first" -a ! -e "$TMP/k/kill.gguf.part" && cmp -s "$TMP/k/kill.gguf" "$www/kill.gguf"
+
+# --- fetch --era N: a purged era's payloads, from the text the store
+# recorded, held to the hashes its deploy recorded
+store_fixture "$TMP/fixture"
+mkdir -p "$TMP/era"
+# era 1 served v2.gguf, unpinned in its text; its deploy recorded the hash
+cat >"$TMP/era/e.env" <<EOF
+MODEL_FILE=served.gguf
+MODEL_URL=$U/v2.gguf
+CTX_SIZE=4096
+EOF
+echo '{}' >"$TMP/era/plan.json"
+pins() { printf '{"MODEL_FILE":{"path":"%s","bytes":%s,"sha256":"%s"}}' "$TMP/era/served.gguf" "$1" "$2"; }
+e1=$(FIXTURE_PINS=$(pins "$size2" "$sha2") "$TMP/fixture" era "$ZEALOT_STATE_DIR" era-ep "$TMP/era/e.env" "$TMP/era/plan.json" 1792224000 first)
+# era 2's text names the same file at another URL (small.gguf): its record says v2's hash
+sed -i "s|^MODEL_URL=.*|MODEL_URL=$U/small.gguf|" "$TMP/era/e.env"
+e2=$(FIXTURE_PINS=$(pins "$size2" "$sha2") "$TMP/fixture" era "$ZEALOT_STATE_DIR" era-ep "$TMP/era/e.env" "$TMP/era/plan.json" 1792300000 second)
+rm "$TMP/era/e.env" # the endpoint file and the payload are gone: purged
+run "$ZEALOT" fetch --era "$e1" --json era-ep
+check "--era: the purged era's payload is fetched from its recorded text" \
+	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.status' "$TMP/out")" = downloaded && cmp -s "$TMP/era/served.gguf" "$www/v2.gguf"
+check "--era: held to the hash the era's deploy recorded" \
+	test "$(jq -r 'select(.event=="result")|.pinned_sha256' "$TMP/out")" = "$sha2"
+run "$ZEALOT" fetch --era "$e1" --verify-only era-ep
+check "--era --verify-only: the file verifies against the record" test "$rc" -eq 0 -a -n "$(grep -F verified "$TMP/out")"
+rm "$TMP/era/served.gguf"
+run "$ZEALOT" fetch --era "$e2" era-ep
+check "--era: a file that is not the recorded one is refused (its size), nothing lands" \
+	test "$rc" -eq 1 -a ! -e "$TMP/era/served.gguf" -a -n "$(grep -F "MODEL_BYTES pins $size2" "$TMP/err")"
+run "$ZEALOT" fetch --era 99 era-ep
+check "--era of an era not recorded: exit 2, names it" test "$rc" -eq 2 -a -n "$(grep -F "no era 99 of 'era-ep'" "$TMP/err")"
+run "$ZEALOT" fetch --era "$e1" --pin era-ep
+check "--era with --pin: exit 2 (the era's text is no file to pin)" test "$rc" -eq 2 -a -n "$(grep -F -- '--pin' "$TMP/err")"
+check "--era: no sanitizer report" no_sanitizer

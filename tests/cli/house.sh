@@ -150,3 +150,19 @@ check "the share counts cmd/ against all of src/" out_has "cmd 4 src 129 share 3
 run python3 tests/house.py "$TMP/src" --over 80
 check "a planted 84-line run function of cmd/ counts as a command" \
 	test "$(commands_only <"$TMP/out")" = "84 cmd/c.c:1 run"
+
+# one result kind from the module to the exit status: src/cmd/ turns a
+# failure's kind into its status through cmd_exit (docs/conventions.md);
+# it names EXIT_IO itself only in the table, in cmd_exit and in its own
+# tallies, at most this many lines
+exit_io_max=8
+exit_io_lines() { # DIR: the lines of DIR's .c and .h files that name EXIT_IO
+	grep -c 'EXIT_IO' "$1"/*.[ch] | awk -F: '{ n += $NF } END { print n + 0 }'
+}
+n=$(exit_io_lines src/cmd)
+check "src/cmd/ names EXIT_IO on at most $exit_io_max lines ($n)" test "$n" -le "$exit_io_max"
+mkdir -p "$TMP/xio"
+for i in $(seq 9); do echo "	return EXIT_IO; /* $i */"; done >"$TMP/xio/a.c"
+echo 'EXIT_IO = 3,' >"$TMP/xio/a.h"
+check "and the count can fail: 10 planted lines in a .c and a .h are counted" \
+	test "$(exit_io_lines "$TMP/xio")" -eq 10

@@ -6,8 +6,14 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 D="$TMP/dest dir" # a DESTDIR with a space
+# what install installs is built first; install itself writes nothing into
+# the checkout (as root, a file it wrote there would be root's)
+make -s -C "$ROOT" zealot man >/dev/null 2>&1
+touch "$TMP/marker"
 run make -s -C "$ROOT" install DESTDIR="$D" PREFIX=/usr
 check "make install DESTDIR PREFIX=/usr: exit 0" rc_is 0
+check "make install wrote nothing into the checkout (zealot, build/man)" \
+	test -z "$(find "$ROOT/zealot" "$ROOT/build/man" "$ROOT/build/gen" -newer "$TMP/marker" | head -3)"
 U=$D/usr
 check "bin/zealot, executable" test -x "$U/bin/zealot"
 run "$U/bin/zealot" --version
@@ -68,4 +74,30 @@ check "emit unit --zealot PATH: that path, no warning" test "$rc" -eq 0 -a ! -s 
 run make -s -C "$ROOT" uninstall DESTDIR="$D" PREFIX=/usr
 check "make uninstall: exit 0" rc_is 0
 check "make uninstall: no file left under DESTDIR ($(find "$D" -type f | head -3))" test -z "$(find "$D" -type f)"
+check "make uninstall: no directory install made left under DESTDIR ($(find "$D" -mindepth 1 | head -3))" \
+	test -z "$(find "$D" -mindepth 1)"
+
+# PREFIX=/usr/local: zsh completion where Debian's zsh looks for a local
+# install (its fpath holds /usr/local/share/zsh/site-functions, not
+# .../vendor-completions, which is the package's under /usr)
+L="$TMP/local"
+run make -s -C "$ROOT" install DESTDIR="$L" PREFIX=/usr/local
+check "make install PREFIX=/usr/local: exit 0" rc_is 0
+check "zsh completion: /usr/local/share/zsh/site-functions/_zealot" test -s "$L/usr/local/share/zsh/site-functions/_zealot"
+check "no /usr/local/share/zsh/vendor-completions" test ! -e "$L/usr/local/share/zsh/vendor-completions"
+# a PREFIX whose bin and share/man exist before (as on Debian): uninstall
+# removes what it made and keeps those
+run make -s -C "$ROOT" uninstall DESTDIR="$L" PREFIX=/usr/local
+check "make uninstall PREFIX=/usr/local: nothing left ($(find "$L" -mindepth 1 | head -3))" test -z "$(find "$L" -mindepth 1)"
+
+# sudo make install in a checkout root does not own: it installs what is
+# built and builds nothing (CHECKOUT_UID stands for another owner)
+if [ "$(id -u)" = 0 ]; then
+	touch "$TMP/marker"
+	run make -s -C "$ROOT" install DESTDIR="$TMP/as-root" PREFIX=/usr CHECKOUT_UID=65534
+	check "as root in another's checkout: make install exit 0, the binary installed" \
+		test "$rc" -eq 0 -a -x "$TMP/as-root/usr/bin/zealot"
+	new=$(find "$ROOT" -mindepth 1 -maxdepth 1 -newer "$TMP/marker"; find "$ROOT/build/man" "$ROOT/build/gen" -newer "$TMP/marker")
+	check "as root in another's checkout: nothing written into it ($new)" test -z "$new"
+fi
 check "no sanitizer report" no_sanitizer

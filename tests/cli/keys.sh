@@ -104,7 +104,7 @@ run "$ZEALOT" check --keys --markdown
 check "check --keys --markdown: docs/keys.md is the table (regenerate it when a row changes)" \
 	cmp -s "$TMP/out" "$ROOT/docs/keys.md"
 check "check --keys --markdown: a row per key" \
-	test "$(grep -c '^| `' "$TMP/out")" -eq "$("$ZEALOT" check --keys | tail -n +2 | wc -l)"
+	test "$(grep -c '^| `' "$TMP/out")" -eq "$("$ZEALOT" check --keys | tail -n +3 | grep -c '^[A-Z]')"
 
 # issue 33 item 6: every --set KEY= in every help text (doc/zealot-*.txt,
 # what --help, the man pages and docs/cmd/ are made from) is a key of the

@@ -220,3 +220,20 @@ if [ "$reachable" = 1 ]; then
 	check "control: the same runtime pinned right is run" test -s pub/log/ran
 fi
 check "no sanitizer report (pins)" no_sanitizer
+
+# calibration asks the runtime its build through the same runtime_ask: a
+# runtime the pin does not match is not run by plan either (it once ran
+# RUNTIME --version unsandboxed and unpinned, store/calib.c)
+export ZEALOT_STATE_DIR=$TMP/calib-state
+EX=$ROOT/examples/history
+must "$ZEALOT" ledger "$EX/frank-zealot-2026-10-19.journal" --record "$EX/frank-zealot.env" --settled-used 22870 >/dev/null
+rm -f pub/log/ran
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/pub/wrap/trap" --set RUNTIME_SHA256="$wrong"
+check "plan: a boot of this device and payload is recorded (so the runtime is worth asking)" \
+	test "$(jq -r '.calibration' "$TMP/out")" != "" -a "$rc" -eq 0
+check "plan: a runtime the pin does not match is not run for its --version" test ! -e pub/log/ran
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/pub/wrap/trap" --set RUNTIME_SHA256="$sha_trap"
+if [ "$reachable" = 1 ]; then
+	check "control: plan runs the same runtime pinned right" test -s pub/log/ran
+fi
+check "no sanitizer report (calibration's runtime)" no_sanitizer

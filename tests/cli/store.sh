@@ -72,22 +72,26 @@ run "$ZEALOT" plan "$EX/frank-zealot.env" --set MODEL_BYTES=12345
 check "another payload (a MODEL_BYTES pin that differs): not calibrated, and says why" out_has "uncalibrated: no boot of this device and payload"
 
 # a runtime that runs here is matched on its version, read once and cached
+# (runtime_ask: sandboxed, so as nobody under root; the directory is theirs to reach)
+chmod 755 "$TMP"
+mkdir -p rt && chmod 1777 rt && cd rt || exit 1
 cat >rt-a <<'X'
 #!/bin/sh
-echo run >>"$(dirname "$0")/rt-a.runs"
+echo run >>"${0%/*}/rt-a.runs"
 [ "$1" = --version ] && echo "version: 0.2.0-dev (build 10777, commit e3de71522)" >&2
 X
 sed 's/10777/10778/; s/rt-a.runs/rt-b.runs/' rt-a >rt-b
 chmod +x rt-a rt-b
-run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt/rt-a"
 check "a runtime that says build 10777 (e3de71522): calibrated, matched on its version" json_is '[.calibration.boot,.calibration.matched_on]' '[1,"version"]'
-run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
-check "its --version is read once, then cached by the binary's stamp" test "$(wc -l <rt-a.runs)" -eq 1
-run "$ZEALOT" plan "$EX/frank-zealot.env" --set RUNTIME="$TMP/rt-b"
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt/rt-a"
+check "its --version is read once, then cached by the binary's SHA-256" test "$(wc -l <rt-a.runs)" -eq 1
+run "$ZEALOT" plan "$EX/frank-zealot.env" --set RUNTIME="$TMP/rt/rt-b"
 check "another build (10778): not calibrated, naming the build" out_has "none of this runtime (b10778-e3de71522)"
-touch -d '2001-01-01' rt-a
-run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt-a"
-check "a touched runtime is asked again" test "$(wc -l <rt-a.runs)" -eq 2
+echo '# another build of the same' >>rt-a
+run "$ZEALOT" plan "$EX/frank-zealot.env" --json --set RUNTIME="$TMP/rt/rt-a"
+check "a changed runtime (other bytes) is asked again" test "$(wc -l <rt-a.runs)" -eq 2
+cd "$TMP" || exit 1
 
 cp "$EX/frank-zealot.env" "$TMP/.hidden.env"
 sed -i "s|=\.\./payloads/|=$EX/../payloads/|" "$TMP/.hidden.env"
@@ -133,8 +137,16 @@ run "$ZEALOT" history frank-zealot
 check "history: exit 0" rc_is 0
 check "history text: each era with its window, payload, runtime, shape, reason and rollback" \
 	bash -c "grep -q '^era 3  frank-zealot  .* -> (current)' '$TMP/out' && grep -q '  shape     3 x 200,704, f16 K + q8_0 V, batch 6144/1024, draft-mtp depth 2, rtx3090' '$TMP/out' && grep -q 'rollback  zealot rollback frank-zealot 2' '$TMP/out' && grep -q 'payload   bonsai-9b-pq2.gguf + projector' '$TMP/out'"
-check "history text: the boot's figures and probes" out_has "KV 14,406.00, compute 1,665.00 + 424.88, draft 480.97 + 424.86; probes 1 pass, 1 fail, 1 skip (failed: chat)"
+check "history text: the boot's figures and probes" out_has_unwrapped "KV 14,406.00, compute 1,665.00 + 424.88, draft 480.97 + 424.86; probes 1 pass, 1 fail, 1 skip (failed: chat)"
 check "history text: the interrupted attempt" out_has "deploy frank-zealot: interrupted"
+# the widest line, but for one unbreakable word (a path) on a line of its own
+widest() { awk 'NF > 1 { if (length > m) m = length } END { print m + 0 }' "$1"; }
+check "history text: fits 100 columns in a pipe ($(widest "$TMP/out"))" test "$(widest "$TMP/out")" -le 100
+if command -v script >/dev/null; then
+	script -qec "stty cols 80 rows 50; \"$ZEALOT\" history frank-zealot" /dev/null | tr -d '\r' >history.tty
+	check "history on an 80-column terminal: every line fits 80 ($(widest history.tty))" \
+		test "$(widest history.tty)" -le 80 -a -n "$(grep -F 'era 3' history.tty)"
+fi
 run "$ZEALOT" history "$EX/frank-zealot.env" --json
 check "history takes the endpoint file too" json_is '.eras|length' '3'
 run "$ZEALOT" history other --json

@@ -103,3 +103,70 @@ run "$ZEALOT" synth clip --set red=1 -o "$TMP/mm.gguf"
 check "clip red=1: exit 0" rc_is 0
 run "$ZEALOT" synth clip --preset bonsai-9b-mmproj --set red=1 -o "$TMP/x.gguf"
 check "clip red=1 with a preset: exit 2" rc_is 2
+
+# -o never replaces a file without --force (issue 34): the file is left as
+# it was, and --force replaces it; with split=N, a shard that exists counts
+echo keep >"$TMP/keep.gguf"
+run "$ZEALOT" synth llama -o "$TMP/keep.gguf"
+check "-o onto a file that exists: exit 2, says so and names --force" \
+	eval 'rc_is 2 && err_has "'"'$TMP/keep.gguf'"' exists: --force replaces it"'
+check "-o onto a file that exists: the file is untouched" test "$(cat "$TMP/keep.gguf")" = keep
+run "$ZEALOT" synth llama --force -o "$TMP/keep.gguf"
+check "--force replaces it" eval 'rc_is 0 && test "$(head -c 4 "$TMP/keep.gguf")" = GGUF'
+echo keep >"$TMP/sh-00002-of-00002.gguf"
+run "$ZEALOT" synth llama --set split=2 -o "$TMP/sh.gguf"
+check "split=2 onto an existing second shard: exit 2 naming it" \
+	eval 'rc_is 2 && err_has "sh-00002-of-00002.gguf'"'"' exists"'
+run "$ZEALOT" synth clip -o "$TMP/keep.gguf"
+check "clip onto a file that exists: exit 2" rc_is 2
+
+# rope_dims keeps its default when head_dim is set: the refusal says so
+# and names the value to set
+run "$ZEALOT" synth llama --set head_dim=128 -o "$TMP/rd.gguf"
+check "llama head_dim=128 alone: exit 2, explains rope_dims with head_dim" \
+	eval 'rc_is 2 && err_has "rope_dims=64, head_dim=128" && err_has "set rope_dims=128 too"'
+run "$ZEALOT" synth qwen3 --set head_dim=32 -o "$TMP/rd.gguf"
+check "qwen3 head_dim=32 alone: exit 2, rope_dims does not follow head_dim" \
+	eval 'rc_is 2 && err_has "rope_dims does not follow a head_dim set with --set"'
+run "$ZEALOT" synth --help
+check "--help: rope_dims says it does not follow head_dim" out_has "does not follow a head_dim set here"
+
+# a llama.cpp file-type name (Q4_K_M) is taken as its main tensor type
+# and said so; general.file_type is the file type's
+run "$ZEALOT" synth llama --set type=Q4_K_M -o "$TMP/q4km.gguf"
+check "type=Q4_K_M: exit 0, points to the tensor type" \
+	eval 'rc_is 0 && err_has "type=Q4_K_M is a file type, a mix of tensor types: every matrix is q4_K"'
+run "$ZEALOT" inspect --json "$TMP/q4km.gguf"
+check "type=Q4_K_M: q4_K matrices, file type 15 (MOSTLY_Q4_K_M)" \
+	json_is '[(.tensor_types|map(.type)|index("q4_K") != null), .file_type]' '[true,15]'
+run "$ZEALOT" synth llama --set type=Q4_K_X -o "$TMP/x.gguf"
+check "type=Q4_K_X: exit 2, lists the file-type names and their tensor type" \
+	eval 'rc_is 2 && err_has "a file type name (Q2_K_S, Q3_K_S" && err_has "(Q4_K_M: q4_K)"'
+
+# temp_scale is one key (it was two rows: mistral3's set deepseek2's field
+# and wrote no key); the header carries attention.temperature_scale.
+# hdr_f32 FILE KEY: the f32 value of KEY in FILE's header, or "none"
+hdr_f32() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+h = open(sys.argv[1], "rb").read(1 << 20)
+k = sys.argv[2].encode()
+i = h.find(struct.pack("<Q", len(k)) + k)
+if i < 0:
+    print("none")
+else:
+    t, v = struct.unpack_from("<If", h, i + 8 + len(k))
+    print("%s %.3f" % ("f32" if t == 6 else "type%d" % t, v))
+PY
+}
+for a in mistral3 deepseek2; do
+	run "$ZEALOT" synth "$a" --set temp_scale=1 -o "$TMP/t-$a.gguf"
+	check "$a temp_scale=1: $a.attention.temperature_scale is 0.1 in the header" \
+		test "$(hdr_f32 "$TMP/t-$a.gguf" "$a.attention.temperature_scale")" = "f32 0.100"
+done
+run "$ZEALOT" synth mistral3 --set temp_scale=7 -o "$TMP/t-m7.gguf"
+check "mistral3 temp_scale=7: 0.7 (tenths, as deepseek2's)" \
+	test "$(hdr_f32 "$TMP/t-m7.gguf" mistral3.attention.temperature_scale)" = "f32 0.700"
+run "$ZEALOT" synth mistral3 -o "$TMP/t-none.gguf"
+check "mistral3 without temp_scale: no temperature key" \
+	test "$(hdr_f32 "$TMP/t-none.gguf" mistral3.attention.temperature_scale)" = none

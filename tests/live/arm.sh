@@ -127,6 +127,8 @@ check "history --json: era 1's rates and its arm's rates (with the delta)" \
 run "$ZEALOT" history e1
 check "history: the text names the era's rates and the arm" \
 	eval 'out_has "rates" && out_has "arm 1" && out_has "UBATCH_SIZE=256"'
+check "history: the arm's change in decode says faster or slower" \
+	grep -qE "decode_tps [0-9.]+ \([-+][0-9.]+%, (faster|slower|the same)\)" "$TMP/out"
 
 # issue 33 item 6: a ubatch of 2048 in a 2,048-token slot: no prompt past
 # it fits, so the arm refuses at gate:arm, saying why, touching nothing
@@ -177,7 +179,7 @@ arm "after a kill"
 sed 's/^/#   /' "$TMP/out"
 check "the next arm restores production first, then benches (its text: the steps, the delta, the outcome)" \
 	eval 'rc_is 0 && out_has "warning: e1.service was inactive" && grep -qE "^armed e1: arm [0-9]+ benched against era 2" "$TMP/out" &&
-		grep -qE "^decode_tps +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%" "$TMP/out"'
+		grep -qE "^decode_tps +[0-9.]+ +[0-9.]+ +[-+][0-9.]+%  (faster|slower|the same)$" "$TMP/out"'
 check "after it: production active, /health 200, zealot argv" \
 	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 && cmdline_is_argv "$(main_pid)"'
 # 5. A candidate that cannot boot (its payload is missing: serve refuses,

@@ -181,12 +181,23 @@ check "unreadable to USER: rolled back, era 2 serves again" \
 check "unreadable to USER: the restore was verified (health, MainPID, cmdline)" \
 	test -n "$(grep -E '^  restore:cmdline +ok' "$TMP/out")" && cmdline_is_argv "$(main_pid)"
 
-# 5. A boot that diverges from its plan: EXTRA_ARGS=--no-mmap (a flag no key
-# owns, so law C09 lets it through) loads the weights into a CPU buffer, not
-# the CPU_Mapped range the plan bills. It boots, /health is 200, the cmdline
-# is argv; the ledger says otherwise, and it rolls back by itself.
-mkdir -p diverge
-endpoint 6144 3 "EXTRA_ARGS=--no-mmap" | sed 's/^ALIAS=e1$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|' >diverge/e1.env
+# 5. A boot that diverges from its plan. EXTRA_ARGS, the environment and
+# the engine's config files no longer can (C11/M12, R04, R03: serve gives
+# the engine XDG_CONFIG_HOME=/dev/null); a RUNTIME that is a wrapper (no
+# RUNTIME_SHA256 pin) still can: this one hands the engine a config file
+# of its own with mmap = false (argv[0] kept, so the cmdline is argv), and
+# the weights land in a CPU buffer, not the CPU_Mapped range the plan
+# bills. It boots, /health is 200, the cmdline is argv; the ledger says
+# otherwise, and it rolls back by itself.
+# (the unit binds only RUNTIME's directory: the engine's bin/ is copied
+# beside the wrapper, its libraries found by the wrapper's LD_LIBRARY_PATH)
+mkdir -p diverge/cfg/llama.cpp
+cp -r "$(dirname "$SERVER")" diverge/bin
+printf 'mmap = false\n' >diverge/cfg/llama.cpp/config.ini
+printf '#!/bin/bash\nexport XDG_CONFIG_HOME=%s LD_LIBRARY_PATH=%s\nexec -a "$0" %s "$@"\n' "$TMP/diverge/cfg" \
+	"$TMP/diverge/bin" "$TMP/diverge/bin/llama-server" >diverge/llama-server
+chmod 755 diverge/llama-server
+endpoint 6144 3 | sed "s/^ALIAS=e1\$/ALIAS=e1-three/; s|^MODEL_FILE=.*|MODEL_FILE=../q.gguf|; s|^RUNTIME=.*|RUNTIME=$TMP/diverge/llama-server|" >diverge/e1.env
 before=$(main_pid)
 deploy diverge/e1.env "a weights buffer the plan does not know"
 grep -E '^  (ledger|restore)' "$TMP/out" | sed 's/^/#   /'

@@ -37,6 +37,14 @@ void test_cpu(void)
 	   "cpuinfo Features of an ARM host: %s", buf);
 	cpu_features_from_cpuinfo("", 0, &f);
 	ok(f.bits == 0 && strcmp(cpu_features_format(&f, buf, sizeof(buf)), "none") == 0, "no flags line: none");
+	/* the one reader of a cpuinfo file (the host's, and law S16's $ZEALOT_CPUINFO) */
+	ok(cpu_features_cpuinfo("tests/data/cpuinfo/xeon-amx.txt", &f) == 0 && cpu_has_amx(&f),
+	   "a cpuinfo file of an AMX Xeon: the AMX buffer exists");
+	ok(cpu_features_cpuinfo("tests/data/cpuinfo/epyc-avx2.txt", &f) == 0 && !cpu_has_amx(&f) && (f.bits & CPU_AVX2),
+	   "a cpuinfo file of an AVX2 EPYC: no AMX buffer");
+	f.bits = CPU_AVX2;
+	ok(cpu_features_cpuinfo("tests/data/cpuinfo/no-such.txt", &f) == -1 && f.bits == 0,
+	   "a cpuinfo file that is not there: -1 and the empty set");
 
 	/* the engine's system_info line */
 	static const char si[] = "0.00.004 I cmn  common_param: system_info: n_threads = 2 (n_threads_batch = 2) / 2 "

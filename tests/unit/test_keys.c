@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "endpoint/endpoint.h"
+#include "endpoint/flags.h"
 #include "endpoint/keys.h"
 #include "plan/shape.h"
 #include "tap.h"
@@ -185,8 +186,50 @@ static void endpoint_side(void)
 	endpoint_free(ep);
 }
 
+/* The flag table and the key table agree: every spelling of a row the
+ * table gives a key is owned by that key (key_owning_flag, the C09 gate),
+ * and no spelling of any other row is owned; EXTRA_ARGS is read as the
+ * engine reads its argv. */
+static void flag_table(void)
+{
+	size_t bad = 0, keyed = 0;
+	const char *first_bad = NULL;
+	for (size_t i = 0; i < engine_flags_n; i++) {
+		const struct engine_flag *f = &engine_flags[i];
+		keyed += f->cls == FLAG_KEY;
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", f->spellings);
+		for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+			const struct key_def *k = key_owning_flag(t);
+			int good = f->cls == FLAG_KEY ? k && strcmp(k->name, f->arg) == 0 : !k;
+			if (!good && !bad++)
+				first_bad = f->name;
+		}
+	}
+	ok(engine_flags_n > 200 && keyed > 100 && bad == 0,
+	   "flags: every spelling of a key's row is that key's, no other is owned (%zu rows, %zu keyed, %zu "
+	   "wrong, first %s)",
+	   engine_flags_n, keyed, bad, first_bad ? first_bad : "none");
+	const struct engine_flag *f = flags_find("--swa_full");
+	ok(f && f->cls == FLAG_REFUSED && strcmp(f->arg, "M12") == 0,
+	   "flags: --swa_full is --swa-full, refused by M12");
+	ok(flags_find_env("LLAMA_ARG_NO_MMAP") == flags_find("--no-mmap") && flags_find("--no-mmap") &&
+	       flags_find_ini("no-mmap") == flags_find("--mmap") && flags_find_ini("c") == flags_find("--ctx-size") &&
+	       flags_find_ini("LLAMA_ARG_SWA_FULL") == flags_find("--swa-full") && !flags_find_ini("swa_full"),
+	   "flags: by env (and its NO_ twin), by config-file key (no '_' for '-')");
+	struct flags_word w[8];
+	size_t n = flags_parse("--threads 1 --override-tensor -x --temp=0.5 stray --nope v -1", w, 8);
+	ok(n == 6 && w[5].stray && w[0].row == flags_find("-t") && w[1].row &&
+	       strcmp(w[1].row->name, "--override-tensor") == 0 && w[2].row == flags_find("--temp") && w[3].stray &&
+	       !w[4].row && !w[4].stray,
+	   "flags: values consumed by arity, --flag=value takes none, a stray word found, an unknown flag's value "
+	   "spared (%zu)",
+	   n);
+}
+
 void test_keys(void)
 {
+	flag_table();
 	ranges();
 	rows();
 	owners();

@@ -95,6 +95,28 @@ void test_synth(void)
 		int c_ = synth_write(&s, path, NULL, NULL, &err) == -1 && strstr(err, "qwen35");
 		ok(c_, "nextn on llama refused: %s", tap_s(err));
 	}
+
+	/* every --set key once: a second row of a name is never reached
+	 * (temp_scale was two, mistral3's set deepseek2's field) */
+	{
+		int dup = 0;
+		for (size_t i = 0; i < synth_key_count(); i++)
+			for (size_t j = 0; j < i; j++)
+				dup |= strcmp(synth_key_name(i), synth_key_name(j)) == 0;
+		ok(synth_key_count() > 40 && !dup, "%zu --set keys, each name once", synth_key_count());
+	}
+	/* mistral3's temp_scale reaches its header (it wrote no key) */
+	synth_defaults(&s, "mistral3", &err);
+	ok(synth_set(&s, "temp_scale=1", &err) == 0 && s.temp_scale10 == 1, "mistral3 temp_scale=1 sets temp_scale10");
+	{
+		double t = 0;
+		int c_ = synth_write(&s, path, NULL, NULL, &err) == 0 && (f = gguf_open(path, NULL, &err)) != NULL &&
+			 gguf_kv_f64(gguf_find(f->g, "mistral3.attention.temperature_scale"), &t) == 0 && t > 0.099 &&
+			 t < 0.101;
+		ok(c_, "mistral3 temp_scale=1: attention.temperature_scale 0.1 in the header (%g)", t);
+		gguf_close(f);
+		f = NULL;
+	}
 	free(err);
 	unlink(path);
 }

@@ -363,6 +363,15 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 	d->n_expert = m->n_expert;
 	d->n_expert_used = m->n_expert_used;
 	d->F_exp = m->n_ff_exp ? m->n_ff_exp : (m->n_expert_used ? m->n_ff / m->n_expert_used : 0);
+	d->pool = -1;
+	if (s->embeddings) { /* POOLING, else the payload's pooling_type (unset: none) */
+		uint64_t pt = 0;
+		if (s->pooling)
+			pt = (uint64_t)s->pooling - 1;
+		else if (w->gg)
+			gguf_kv_u64(gguf_findf(w->gg, "%s.pooling_type", m->arch), &pt);
+		d->pool = pt <= 4 ? (int)pt : 0;
+	}
 }
 
 /* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one token
@@ -490,6 +499,10 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (!f)
 		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block)", in->m->arch,
 				     gr_fallback(in->m)->arch);
+	else if (f->build == gr_bert && !s->flash_attn)
+		/* the boots measure 2-12 % more than this replay without flash
+		 * attention (tests/live/arch-embd.sh): not yet found */
+		plan_note_unmirrored(p, "attention without flash attention of the encoder '%s'", in->m->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
@@ -506,6 +519,8 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
 	uint64_t per_seq = 1 + (s->spec_mtp ? s->spec_n_max : 0);
 	uint64_t n_outputs_max = (uint64_t)p->n_seq * per_seq;
+	if (s->embeddings || s->pooling > 1) /* an embedding server outputs the whole batch */
+		n_outputs_max = s->n_batch;
 	if (n_outputs_max > s->n_batch)
 		n_outputs_max = s->n_batch;
 	p->n_outputs_max = (uint32_t)n_outputs_max;

@@ -272,6 +272,22 @@ int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_
 	return gr_op_kind(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x, pos)), GA_OP_ROPE);
 }
 
+void gr_pooling(struct ga_graph *g, const struct dims *d, int x, int64_t T)
+{
+	int64_t n_seq = d->n_seq;
+	int out = -1;
+	if (d->pool == 1) { /* mean: cont(transpose(x)) times the mean input */
+		int mean = ga_input(g, (uint64_t)T * n_seq * 4);
+		int xt = ga_op(g, 0, F32, T, d->E, 1, 1, S(ga_view(g, x)));
+		out = gr_op_kind(g, ga_op(g, 0, F32, d->E, n_seq, 1, 1, S(xt, mean)), GA_OP_MUL_MAT);
+	} else if (d->pool >= 2) { /* cls, last, rank: the rows of the cls input */
+		int cls = ga_input(g, (uint64_t)n_seq * 4);
+		out = gr_op_kind(g, ga_op(g, 0, F32, d->E, n_seq, 1, 1, S(x, cls)), GA_OP_GET_ROWS);
+	}
+	if (out >= 0)
+		g->t[out].output = 1; /* t_embd_pooled */
+}
+
 static const struct graph_family families[] = {
     {"llama", gr_llama, NULL, "src/models/llama.cpp", NULL},
     {"gemma3", gr_llama, NULL, "src/models/gemma3.cpp", NULL},
@@ -335,6 +351,7 @@ static const struct graph_family families[] = {
     {"kimi-linear", gr_kimi_linear, NULL, "src/models/kimi-linear.cpp", NULL},
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)", NULL},
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)", NULL},
+    {"bert", gr_bert, NULL, "src/models/bert.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "

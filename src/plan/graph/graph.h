@@ -50,6 +50,7 @@ struct dims {
 	/* experts */
 	int64_t n_expert, n_expert_used, F_exp;
 	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
+	int pool;		 /* EMBEDDINGS=on: the pooling (llama_pooling_type: 0 none .. 4 rank); -1 off */
 };
 
 struct inputs {
@@ -217,6 +218,12 @@ gr_build_fn gr_deepseek2;
 gr_build_fn gr_glm4moe;
 gr_build_fn gr_granite_hybrid;
 gr_build_fn gr_dense;
+gr_build_fn gr_bert; /* graph_bert.c */
+/* build_pooling over the last hidden states x (T rows) when the endpoint
+ * serves embeddings (d->pool >= 0): mean (a matmul with the mean
+ * input), cls and last (the rows of the input's ids), rank (cls's rows,
+ * then the classification head the payload has) */
+void gr_pooling(struct ga_graph *g, const struct dims *d, int x, int64_t T);
 gr_draft_fn gr_qwen35_mtp;
 gr_build_fn gr_oss;					  /* graph_oss.c */
 gr_build_fn gr_gemma4;					  /* graph_gemma4.c */

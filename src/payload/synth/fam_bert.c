@@ -1,0 +1,62 @@
+/* BERT (src/models/bert.cpp of the pinned engine): a non-causal encoder
+ * served for embeddings. Token, position and token-type embeddings, a
+ * layer norm over their sum (token_embd_norm, weight and bias), then
+ * post-norm blocks: q, k, v and the output projection with biases, a
+ * layer norm after the attention (attn_output_norm) and after the GELU
+ * FFN (layer_output_norm), each with a bias. No output matrix and no
+ * final norm: the engine pools the last hidden states (pooling_type). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../base/util.h"
+#include "../synth.h"
+#include "synth_int.h"
+
+void bert_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	s->n_head_kv = s->n_head; /* multi-head attention */
+	s->n_ctx = 512;		  /* position_embd has a row per trained position */
+}
+
+int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	(void)f;
+	if (s->n_ctx > 65536)
+		return errorf(err, "%s's position_embd holds a row per position: ctx %llu is more than 65536", s->arch,
+			      (unsigned long long)s->n_ctx);
+	return 0;
+}
+
+void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	akey_f32(w, s, "attention.layer_norm_epsilon", 1e-12f);
+	akey_bool(w, s, "attention.causal", 0);
+	akey_u32(w, s, "pooling_type", 1); /* mean */
+	/* the loader refuses a BERT without token types */
+	gw_u32(w, "tokenizer.ggml.token_type_count", 2);
+}
+
+void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	char nm[64];
+	uint64_t E = s->n_embd;
+	vec(t, "token_embd_norm.bias", E);
+	mat(t, "position_embd.weight", E, s->n_ctx);
+	f32_tensor(t, "token_types.weight", 2, E, 2, 1); /* added to f32 activations: f32 */
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		qkv(t, s, il, 1);
+		qkv_bias(t, s, il);
+		BV("attn_output.bias", E);
+		BV("attn_output_norm.weight", E);
+		BV("attn_output_norm.bias", E);
+		BM("ffn_up.weight", E, s->n_ff);
+		BV("ffn_up.bias", s->n_ff);
+		BM("ffn_down.weight", s->n_ff, E);
+		BV("ffn_down.bias", E);
+		BV("layer_output_norm.weight", E);
+		BV("layer_output_norm.bias", E);
+	}
+}

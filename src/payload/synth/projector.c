@@ -1,0 +1,170 @@
+/* synth's projector (mmproj) headers: a small LLaVA-style tower the engine
+ * runs, or a Qwen3-VL-class tower's sizes for planning. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../base/util.h"
+#include "../synth.h"
+#include "synth_int.h"
+
+/* The clip.* keys both towers carry. */
+static void clip_keys(struct gguf_writer *w, const char *name, const char *proj, uint32_t file_type, uint32_t image,
+		      uint32_t patch, uint32_t embd, uint32_t ff, uint32_t blocks, uint32_t heads,
+		      uint32_t projection_dim)
+{
+	gw_str(w, "general.architecture", "clip");
+	gw_str(w, "general.type", "mmproj");
+	gw_str(w, "general.name", name);
+	gw_u32(w, "general.file_type", file_type);
+	gw_bool(w, "clip.has_vision_encoder", 1);
+	gw_str(w, "clip.projector_type", proj);
+	gw_u32(w, "clip.vision.image_size", image);
+	gw_u32(w, "clip.vision.patch_size", patch);
+	gw_u32(w, "clip.vision.embedding_length", embd);
+	gw_u32(w, "clip.vision.feed_forward_length", ff);
+	gw_u32(w, "clip.vision.block_count", blocks);
+	gw_u32(w, "clip.vision.attention.head_count", heads);
+	gw_f32(w, "clip.vision.attention.layer_norm_epsilon", 1e-6f);
+	gw_u32(w, "clip.vision.projection_dim", projection_dim);
+}
+
+/* The small tower is a LLaVA-style MLP projector the engine loads and runs
+ * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
+ * real encoder; the preset is header-level (sizes for planning). */
+static int projector_mlp(uint32_t projection_dim, int red, const char *path, uint64_t *bytes, enum zerr *kind,
+			 char **err)
+{
+	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, image = 224, patch = 14;
+	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
+	struct gguf_writer w;
+	gw_init(&w);
+	clip_keys(&w, "zealot-synth-mmproj", "mlp", 0, image, patch, embd, ff, blocks, heads, projection_dim);
+	gw_bool(&w, "clip.use_gelu", 1);
+	gw_arr_begin(&w, "clip.vision.image_mean", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(&w, 0.5f);
+	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(&w, 0.5f);
+	struct tw t = {.w = &w};
+	uint64_t pe[4] = {patch, patch, 3, embd};
+	uint64_t pe_at = gw_data_at(&w);
+	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	vec(&t, "v.patch_embd.bias", embd);
+	mat(&t, "v.position_embd.weight", embd, n_pos);
+	if (red) { /* output 0 = the patch's mean (R - G) / 2: channel 0 at +, 1 at - (image_answer) */
+		if (projection_dim <= IMG_ONE)
+			return errorf(err, "red=1 needs projection_dim > %d", IMG_ONE);
+		for (uint64_t i = 0; i < (uint64_t)patch * patch; i++) {
+			poke_f32(&w, pe_at, i, 0.5f / (float)(patch * patch));
+			poke_f32(&w, pe_at, (uint64_t)patch * patch + i, -0.5f / (float)(patch * patch));
+		}
+	}
+	char nm[64];
+	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"};
+	for (uint32_t il = 0; il < blocks; il++) {
+		for (size_t k = 0; k < 4; k++) {
+			snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, sq[k]);
+			mat(&t, nm, embd, embd);
+			snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, sq[k]);
+			vec(&t, nm, embd);
+		}
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln1.weight", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln1.bias", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln2.weight", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ln2.bias", il);
+		vec(&t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_up.weight", il);
+		mat(&t, nm, embd, ff);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_up.bias", il);
+		vec(&t, nm, ff);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.weight", il);
+		mat(&t, nm, ff, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
+		vec(&t, nm, embd);
+	}
+	uint64_t mm0_at = gw_data_at(&w);
+	mat(&t, "mm.0.weight", embd, projection_dim);
+	vec(&t, "mm.0.bias", projection_dim);
+	uint64_t mm2_at = gw_data_at(&w);
+	mat(&t, "mm.2.weight", projection_dim, projection_dim);
+	uint64_t mm2b_at = gw_data_at(&w);
+	vec(&t, "mm.2.bias", projection_dim);
+	if (red) { /* hidden 0 = output 0; IMG_FLAG = GELU(hidden 0), IMG_ONE = 1 */
+		poke_f32(&w, mm0_at, 0, 1.0f);
+		poke_f32(&w, mm2_at, (uint64_t)IMG_FLAG * projection_dim, 1.0f);
+		poke_f32(&w, mm2b_at, IMG_ONE, 1.0f);
+		gw_str(&w, "zealot.synth.projector", "red");
+	}
+	if (refused(&t, err))
+		return -1;
+	return written(write_out(&w, path, bytes, err), kind);
+}
+
+int synth_projector(const char *preset, uint32_t projection_dim, int red, const char *path, uint64_t *bytes,
+		    enum zerr *kind, char **err)
+{
+	zerr_set(kind, ZE_USAGE);
+	if (!projection_dim)
+		return errorf(err, "the projector needs the text model's embedding width");
+	if (!preset)
+		return projector_mlp(projection_dim, red, path, bytes, kind, err);
+	if (red)
+		return errorf(err, "red=1 is written for the default projector only (no --preset)");
+	if (strcmp(preset, "bonsai-9b-mmproj") != 0)
+		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);
+	/* a Qwen3-VL-class tower: 27 blocks of 1152, Q8_0 matrices (header-level) */
+	const uint32_t blocks = 27, embd = 1152, ff = 4352, heads = 16, image = 768, patch = 16, wtype = 8;
+	struct gguf_writer w;
+	gw_init(&w);
+	clip_keys(&w, preset, "qwen3vl_merger", 7, image, patch, embd, ff, blocks, heads, projection_dim);
+	gw_u32(&w, "clip.vision.spatial_merge_size", 2);
+	struct tw t = {.w = &w, .wtype = wtype};
+	uint64_t pe[4] = {patch, patch, 3, embd};
+	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 1, (uint64_t)patch * patch * 3 * embd * 2);
+	vec(&t, "v.patch_embd.bias", embd);
+	uint64_t pos[2] = {embd, (uint64_t)(image / patch) * (image / patch)};
+	gw_tensor(&w, "v.position_embd.weight", 2, pos, 0, pos[0] * pos[1] * 4);
+	char nm[64];
+	for (uint32_t il = 0; il < blocks; il++) {
+#define VB(suffix) snprintf(nm, sizeof(nm), "v.blk.%u." suffix, il)
+		VB("ln1.weight");
+		vec(&t, nm, embd);
+		VB("ln1.bias");
+		vec(&t, nm, embd);
+		VB("attn_qkv.weight");
+		mat(&t, nm, embd, 3ull * embd);
+		VB("attn_qkv.bias");
+		vec(&t, nm, 3ull * embd);
+		VB("attn_out.weight");
+		mat(&t, nm, embd, embd);
+		VB("attn_out.bias");
+		vec(&t, nm, embd);
+		VB("ln2.weight");
+		vec(&t, nm, embd);
+		VB("ln2.bias");
+		vec(&t, nm, embd);
+		VB("ffn_up.weight");
+		mat(&t, nm, embd, ff);
+		VB("ffn_up.bias");
+		vec(&t, nm, ff);
+		VB("ffn_down.weight");
+		mat(&t, nm, ff, embd);
+		VB("ffn_down.bias");
+		vec(&t, nm, embd);
+#undef VB
+	}
+	uint64_t merged = 4ull * embd;
+	vec(&t, "v.post_ln.weight", embd);
+	vec(&t, "v.post_ln.bias", embd);
+	mat(&t, "mm.0.weight", merged, merged);
+	vec(&t, "mm.0.bias", merged);
+	mat(&t, "mm.2.weight", merged, projection_dim);
+	vec(&t, "mm.2.bias", projection_dim);
+	if (refused(&t, err))
+		return -1;
+	return written(write_out(&w, path, bytes, err), kind);
+}

@@ -1,0 +1,350 @@
+/* synth_int: the inside of synth (payload/synth.h is its outside), shared
+ * by its files the way SQLite's btree shares btreeInt.h.
+ *
+ * One table of families (families.c): a row per architecture, found once
+ * by its name, holding what differs between architectures as data (SF_*
+ * flags for the shared writers, a variant the family's own file reads)
+ * and hooks (defaults, validate, keys, tensors, layer). The shared
+ * writers (write.c: tensors, blocks, the general and geometry keys;
+ * answer.c: the tokenizer and the answer rows) never ask for an
+ * architecture by name. docs/hacking.md says how to add one.
+ */
+#ifndef ZEALOT_SYNTH_INT_H
+#define ZEALOT_SYNTH_INT_H
+
+#include <stdint.h>
+
+#include "../../base/zerr.h"
+#include "../gguf_write.h"
+
+struct synth_spec;
+struct synth_family;
+
+/* Custom type ids (e.g. PrismML's PQ2_0 = 142) are written at the ternary
+ * rate the seeds measured: 2.125 bits per weight, 34 bytes per 128. */
+#define CUSTOM_BLCK 128
+#define CUSTOM_SIZE 34
+
+/* --- the family table ----------------------------------------------------- */
+
+enum {
+	SF_TIED = 1 << 0,	    /* no output.weight: the output is token_embd's */
+	SF_NO_ANSWER = 1 << 1,	    /* the output is tied or scaled: answer= refused */
+	SF_IMAGE = 1 << 2,	    /* image_answer= written (llama) */
+	SF_MTP = 1 << 3,	    /* nextn (MTP) blocks synthesised */
+	SF_ROPE_FULL = 1 << 4,	    /* rope_dims must equal head_dim */
+	SF_HEADS_EMBD = 1 << 5,	    /* heads x head_dim must equal embd */
+	SF_MROPE = 1 << 6,	    /* M-RoPE: rope.dimension_sections, rope_dims == head_dim >= 64 */
+	SF_DENSE = 1 << 7,	    /* written dense: experts refused */
+	SF_EMBD_NORM = 1 << 8,	    /* the final norm is token_embd_norm (lfm2) */
+	SF_NORM_BIAS = 1 << 9,	    /* output_norm has a bias (orion) */
+	SF_NO_HEADS = 1 << 10,	    /* attention.head_count 0 (rwkv, as converted) */
+	SF_OWN_KV = 1 << 11,	    /* head_count_kv is the family's key, not the geometry's */
+	SF_MLA = 1 << 12,	    /* MLA caches unless mha=1: one K-only head of kv_lora + rope */
+	SF_MHA_V = 1 << 13,	    /* deepseek2's MHA layout: n_head KV heads, value_length head_dim_v */
+	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
+};
+
+struct tw;
+struct synth_family {
+	const char *arch;
+	unsigned flags;	  /* SF_* */
+	unsigned variant; /* the family file's own switches (its V_* values) */
+	/* after the common defaults (synth.c); NULL: none */
+	void (*defaults)(struct synth_spec *s, const struct synth_family *f);
+	/* the family's own rules, before the flags' (synth.c validate) */
+	int (*validate)(const struct synth_spec *s, const struct synth_family *f, char **err);
+	/* the family's keys, after general.* and the geometry's */
+	void (*keys)(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+	/* the blocks' tensors, after token_embd, the final norm and output */
+	void (*tensors)(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+	/* a layer's kind where they differ ('A' attention, 'F' FFN only, 'M'
+	 * a recurrent mixer): head_count_kv (and with ff_per_layer
+	 * feed_forward_length) become per-layer arrays; NULL: all alike */
+	int (*layer)(const struct synth_spec *s, uint32_t il);
+	int ff_per_layer;
+	float rope_base; /* rope.freq_base, 0: 10000 */
+};
+
+/* The row of arch, or NULL. */
+const struct synth_family *synth_family_find(const char *arch);
+/* 0 when synth writes arch; else -1 with *err naming the nearest, or all. */
+int synth_family_known(const char *arch, char **err);
+/* The table's rows in order (synth_family_at: NULL past the end). */
+size_t synth_family_count(void);
+const struct synth_family *synth_family_at(size_t i);
+
+/* --- writing tensors (write.c) ------------------------------------------- */
+
+struct tw {
+	struct gguf_writer *w;
+	uint32_t wtype;
+	const struct synth_spec *s; /* NULL: widths not from the spec's keys */
+	char *bad;		    /* the first tensor the engine would refuse */
+	/* bytes=N: the custom-type matrices share `extra` bytes beyond their
+	 * default size in proportion to their elements (elems in all) */
+	int64_t extra;
+	uint64_t elems, seen;
+	int64_t given;
+	int fixed; /* this matrix keeps its default size (the input embedding) */
+	/* where blk.0's attn_norm, attn_v and attn_output begin (image_answer) */
+	uint64_t norm0_at, v0_at, o0_at;
+};
+
+uint64_t synth_bytes_of(uint32_t type, uint64_t n);
+/* A 1-D f32 vector (norms, biases, gates). */
+void vec(struct tw *t, const char *name, uint64_t n);
+/* A weight matrix of the weight type: ne0 is the input width. A row that is
+ * not a whole number of the type's blocks is remembered (t->bad). */
+void mat(struct tw *t, const char *name, uint64_t ne0, uint64_t ne1);
+/* An f32 tensor of up to 3 dimensions (conv kernels, routers, coefficients). */
+void f32_tensor(struct tw *t, const char *name, uint32_t n_dims, uint64_t ne0, uint64_t ne1, uint64_t ne2);
+/* blk.IL.SUFFIX */
+void blkname(char *buf, size_t n, uint32_t il, const char *suffix);
+/* A layer's [in, out, n] stack of the weight type (experts, per-head). */
+void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, uint64_t ne1, uint64_t n);
+/* Refuse the file if a matrix broke the block rule; releases the writer. */
+int refused(struct tw *t, char **err);
+
+#define BV(suffix, n)                                                                                                  \
+	do {                                                                                                           \
+		blkname(nm, sizeof(nm), il, suffix);                                                                   \
+		vec(t, nm, n);                                                                                         \
+	} while (0)
+#define BM(suffix, a, b)                                                                                               \
+	do {                                                                                                           \
+		blkname(nm, sizeof(nm), il, suffix);                                                                   \
+		mat(t, nm, a, b);                                                                                      \
+	} while (0)
+
+/* The blocks many families share. */
+void ffn(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* gate, down, up: ff wide */
+void qkv(struct tw *t, const struct synth_spec *s, uint32_t il, uint32_t q_mult); /* q (x q_mult), k, v, output */
+void qkv_bias(struct tw *t, const struct synth_spec *s, uint32_t il);		  /* q, k, v biases */
+/* A layer's attention half as most families write it: the attention norm,
+ * qkv, then (ATTN_BIAS) q, k and v biases, (ATTN_QK_NORM) k and q normed per
+ * head, in that order; then the FFN norm. */
+enum { ATTN_BIAS = 1, ATTN_QK_NORM = 2 };
+void attn_block(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how);
+void router(struct tw *t, const struct synth_spec *s, uint32_t il); /* ffn_gate_inp, f32 */
+/* gate, down, up stacks [.., fe, experts] */
+void expert_ffn(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe);
+/* expert_ffn of ff_exp, or gate_up and down fused (gate_up=1) */
+void expert_stacks(struct tw *t, const struct synth_spec *s, uint32_t il);
+/* router, optional selection bias, expert_stacks, a shared expert of shared x ff_exp */
+void moe_block(struct tw *t, const struct synth_spec *s, uint32_t il);
+/* gate, down, up of a shared expert fe wide */
+void shexp(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe);
+/* an MTP block's head: eh_proj and its three norms */
+void nextn_head(struct tw *t, const struct synth_spec *s, uint32_t il);
+
+/* --- writing keys (write.c) ---------------------------------------------- */
+
+/* ARCH.SUFFIX */
+void akey(char *buf, size_t n, const struct synth_spec *s, const char *suffix);
+void akey_u32(struct gguf_writer *w, const struct synth_spec *s, const char *suffix, uint32_t v);
+void akey_f32(struct gguf_writer *w, const struct synth_spec *s, const char *suffix, float v);
+void akey_bool(struct gguf_writer *w, const struct synth_spec *s, const char *suffix, int v);
+/* general.* */
+void keys_general(struct gguf_writer *w, const struct synth_spec *s);
+/* blocks, context, widths, heads, head sizes, epsilon, rope */
+void keys_geometry(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+/* the SSM mixer's keys (groups: 0 for mamba v1, which has none) */
+void keys_ssm(struct gguf_writer *w, const struct synth_spec *s, uint32_t inner, int groups);
+/* expert_count, expert_used_count, and expert_feed_forward_length when ff > 0 */
+void keys_experts(struct gguf_writer *w, const struct synth_spec *s, uint32_t ff);
+/* attention.sliding_window (and its pattern when pattern) */
+void keys_window(struct gguf_writer *w, const struct synth_spec *s, int pattern);
+/* rope.dimension_sections [11, 11, 10, 0] */
+void keys_rope_sections(struct gguf_writer *w, const struct synth_spec *s);
+
+/* --- the answer and the tokenizer (answer.c) ------------------------------ */
+
+#define TOK_EOT	      256 /* <|endoftext|> */
+#define TOK_IM_END    258 /* <|im_end|>: the end of a turn */
+#define ANS_NL	      10  /* the byte token "\n" */
+#define ANS_THINK_END 260 /* "</think>" */
+#define ANS_TOKEN     266 /* the first entry after the specials */
+#define ANS_ALT	      267
+#define ANS_IMG	      268 /* image_answer's entry */
+#define ANS_WEIGHT    4.0f
+#define IMG_STATE     4
+#define IMG_FLAG      5
+#define IMG_ONE	      6
+#define IMG_V	      0.125f
+#define IMG_B	      4.0f
+#define IMG_MARGIN    1.0f
+
+int answer_mode(const struct synth_spec *s);
+int validate_answer(const struct synth_spec *s, const struct synth_family *f, char **err);
+void poke_f32(struct gguf_writer *w, uint64_t at, uint64_t elem, float v);
+void answer_weights(struct gguf_writer *w, const struct synth_spec *s, uint64_t embd_at, uint64_t norm_at,
+		    uint64_t out_at);
+void image_weights(struct gguf_writer *w, const struct synth_spec *s, uint64_t norm_at, uint64_t v_at, uint64_t o_at);
+size_t byte_token(unsigned b, char out[4]);
+void tokenizer(struct gguf_writer *w, const struct synth_spec *s);
+
+/* --- files (write.c) ------------------------------------------------------ */
+
+int write_out(struct gguf_writer *w, const char *path, uint64_t *bytes, char **err);
+int write_split(struct gguf_writer *w, const char *path, uint32_t n, uint64_t *bytes, char **err);
+/* A write's result, and its kind: a failure to write is ZE_IO. */
+int written(int rc, enum zerr *kind);
+
+/* --- the families' hooks (one block per family file) ---------------------- */
+
+/* fam_llama.c: llama, mistral3 and the kin written with llama's tensors */
+enum {
+	V_SEED = 1 << 0,    /* the FFN norm named post_attention_norm */
+	V_QK_NORM = 1 << 1, /* per-head q/k norms (hunyuan-dense, maincoder) */
+	V_ORION = 1 << 2,   /* layer norms with biases, attention.layer_norm_epsilon */
+	V_APERTUS = 1 << 3, /* q/k norms with biases, xIELU keys */
+	V_NO_GATE = 1 << 4, /* up and down, no gate (arcee, apertus) */
+	V_GRANITE = 1 << 5, /* logit, residual and embedding scales */
+	V_MOE_OPT = 1 << 6, /* experts optional (mistral3) */
+	V_MOE_REQ = 1 << 7, /* experts required (granitemoe) */
+	V_TEMP = 1 << 8,    /* attention.temperature_scale (temp_scale) */
+};
+void llama_defaults(struct synth_spec *s, const struct synth_family *f);
+int llama_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void llama_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void llama_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_qwen.c: qwen2(vl), qwen3(vl), qwen2moe, qwen3moe and its kin */
+void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f);
+void qwen_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void qwen2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void qwen3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void qwen2moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void qwen3moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_qwen35.c: qwen35, qwen35moe, qwen3next */
+enum { V_Q35_MOE = 1 << 0 /* experts in place of the FFN */, V_NEXT = 1 << 1 /* qwen3next */ };
+void qwen35_defaults(struct synth_spec *s, const struct synth_family *f);
+int qwen35_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void qwen35_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void qwen35_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_gemma.c: gemma2, gemma3, gemma3n */
+enum { V_GEMMA2 = 1 << 0 /* a window every other layer, no q/k norms */, V_GEMMA3N = 1 << 1 };
+void gemma_defaults(struct synth_spec *s, const struct synth_family *f);
+int gemma3n_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void gemma_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void gemma3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void gemma3n_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_gemma4.c */
+void gemma4_defaults(struct synth_spec *s, const struct synth_family *f);
+int gemma4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void gemma4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void gemma4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_oss.c: gpt-oss */
+void oss_defaults(struct synth_spec *s, const struct synth_family *f);
+int oss_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void oss_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void oss_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_ssm.c: mamba, mamba2, granitehybrid, falcon-h1, jamba, nemotron_h(_moe) */
+enum {
+	V_MAMBA1 = 1 << 0,   /* mamba (v1) layers: no groups (mamba, jamba) */
+	V_ALONE = 1 << 1,    /* the mixer alone: no attention, no FFN (mamba, mamba2) */
+	V_SIDE = 1 << 2,     /* attention beside the mixer in every layer (falcon-h1) */
+	V_EXPERTS = 1 << 3,  /* experts (jamba, nemotron_h_moe; fam_lfm2.c: lfm2moe) */
+	V_NEMOTRON = 1 << 4, /* mixer, attention and FFN-only layers */
+};
+void ssm_defaults(struct synth_spec *s, const struct synth_family *f);
+int ssm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void ssm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+int ssm_layer(const struct synth_spec *s, uint32_t il);
+int nemotron_layer(const struct synth_spec *s, uint32_t il);
+void granitehybrid_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void falcon_h1_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void jamba_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void nemotron_h_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_lfm2.c: lfm2, lfm2moe */
+void lfm2_defaults(struct synth_spec *s, const struct synth_family *f);
+int lfm2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void lfm2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void lfm2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* moe.c: the rules and keys of the MoE families with shared experts
+ * (deepseek2's kin, glm4moe, qwen35moe, qwen3next, kimi-linear); what
+ * says which of their extra rules apply */
+enum { MV_GATING = 1 << 0, MV_NO_GATE_UP = 1 << 1, MV_KIMI = 1 << 2, MV_DS32 = 1 << 3, MV_DS2 = 1 << 4 };
+int moe_validate(const struct synth_spec *s, unsigned what, char **err);
+/* expert_count, expert_used_count, expert_feed_forward_length, expert_shared_count */
+void keys_moe_experts(struct gguf_writer *w, const struct synth_spec *s);
+/* leading dense blocks, gating, weight norm and scale, nextn, groups */
+void keys_moe_routing(struct gguf_writer *w, const struct synth_spec *s);
+
+/* fam_mla.c: deepseek2, mistral4, deepseek32, kimi-linear; glm4moe */
+enum { V_DS32 = 1 << 0 /* the lightning indexer */, V_KIMI = 1 << 1 };
+int mla_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void mla_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+int glm4moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void glm4moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void ds2_defaults(struct synth_spec *s, const struct synth_family *f);
+void ds2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void kimi_defaults(struct synth_spec *s, const struct synth_family *f);
+void kimi_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void glm4moe_defaults(struct synth_spec *s, const struct synth_family *f);
+void glm4moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_moe.c: olmoe, ernie4_5-moe, deepseek, hunyuan-moe, minimax-m2, phimoe, llama4 */
+enum {
+	V_FF_EXP = 1 << 0,   /* ff_exp 256 by default, and required with V_EXP_REQ */
+	V_LEAD = 1 << 1,     /* one dense leading layer by default */
+	V_BIAS = 1 << 2,     /* the selection bias by default */
+	V_EXP_REQ = 1 << 3,  /* experts >= experts_used > 0 required */
+	V_OLMOE = 1 << 4,    /* q/k norms embd wide, softmax experts ff wide */
+	V_ERNIE = 1 << 5,    /* interleave step, dense lead, shared experts ff_exp wide */
+	V_DEEPSEEK = 1 << 6, /* dense lead and shared experts (v1) */
+	V_HUNYUAN = 1 << 7,  /* routed experts ff wide, a shared one ff_exp */
+	V_MINIMAX = 1 << 8,  /* sigmoid gating and a selection bias */
+	V_PHIMOE = 1 << 9,   /* expert counts only */
+	V_LLAMA4 = 1 << 10,  /* experts every interval-th layer, chunked window */
+};
+void moe_kin_defaults(struct synth_spec *s, const struct synth_family *f);
+int moe_kin_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void moe_kin_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void olmoe_ernie_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void hunyuan_moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void minimax_m2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void phimoe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void llama4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_dense.c: olmo2, exaone4, glm4, phi3, command-r, cohere2 */
+enum {
+	V_EXAONE4 = 1 << 0,    /* q/k norms per head */
+	V_COHERE = 1 << 1,     /* layer norm epsilon, logit scale */
+	V_CMDR = 1 << 2,       /* q/k norms per head from 64 layers (command-r) */
+	V_SWA = 1 << 3,	       /* the window and its pattern, when swa > 0 */
+	V_SWA_READ = 1 << 4,   /* the window alone, when swa > 0 (phi3) */
+	V_SWA_NEEDED = 1 << 5, /* a window of 512 every 4th layer, required (cohere2) */
+	V_PHI3_NAME = 1 << 6,  /* general.name without "phi3" */
+};
+void dense_defaults(struct synth_spec *s, const struct synth_family *f);
+int dense_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void dense_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void olmo2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void glm4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void phi3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void cohere_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_rwkv.c: rwkv7, arwkv7, rwkv6, rwkv6qwen2 */
+enum { V_RWKV6 = 1 << 0 /* rwkv6's time mix */, V_RWKV_RMS = 1 << 1 /* QRWKV: RMS norms, a llama FFN */ };
+void rwkv_defaults(struct synth_spec *s, const struct synth_family *f);
+int rwkv_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void rwkv_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_bert.c: bert (a non-causal encoder, served for embeddings) */
+void bert_defaults(struct synth_spec *s, const struct synth_family *f);
+int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+#endif

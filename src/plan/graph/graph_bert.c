@@ -1,0 +1,106 @@
+/* graph_bert: BERT (src/models/bert.cpp of the pinned engine), a
+ * non-causal encoder with no memory: the token embedding, the first
+ * token type's row and the position embedding added, a layer norm (named
+ * for layer 0); per layer q, k and v with biases attend over the ubatch
+ * alone (build_attn_inp_no_cache: a mask of n_tokens x n_tokens; with
+ * flash attention K and V are cast to f16), the output projection and its
+ * bias, the residual and a layer norm, a GELU FFN with biases, the
+ * residual and a layer norm. The last layer keeps the output rows. With
+ * EMBEDDINGS=on build_pooling follows (graph.c: gr_pooling). */
+#include "graph.h"
+
+/* build_norm with LLM_NORM, a weight and a bias: ggml_norm (not in
+ * place), named "norm" and pinned like a layer's, then the weight and
+ * the bias in place */
+static int lnorm_b(struct ga_graph *g, const struct dims *d, int x, int64_t T, int il, const char *w, const char *b)
+{
+	int n = ga_op(g, 0, F32, d->E, T, 1, 1, S(x));
+	if (il >= 0 && d->w->force_norm)
+		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
+	n = ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, w)));
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, b)));
+}
+
+/* a projection with its bias, reshaped */
+static int proj_b(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t n,
+		  int64_t T)
+{
+	int p = gr_mm(g, d, il, w, x, n, T);
+	return ga_view(g, ga_op(g, 1, F32, n, T, 1, 1, S(p, gr_weight(g, d, il, b))));
+}
+
+/* build_attn_mha over the ubatch (T keys), q, k, v as [D, H, T] */
+static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
+{
+	int64_t T = d->T;
+	int qp = ga_view(g, ga_view(g, q)), kp = ga_view(g, k), vp = ga_view(g, v);
+	if (d->fa) {
+		int k16 = ga_op(g, 0, F16, d->D, T, d->Hkv, 1, S(kp));
+		int v16 = ga_op(g, 0, F16, d->D, T, d->Hkv, 1, S(vp));
+		int o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, k16, v16, mask)), GA_OP_FA);
+		struct ga_fa *fa = &g->t[o].fa;
+		fa->k_type = fa->v_type = 1;
+		fa->dk = fa->dv = d->D;
+		fa->n_kv = T;
+		fa->hkv = d->Hkv;
+		fa->h = d->H;
+		fa->n_stream = 1;
+		fa->q_tok = T;
+		fa->mask = 1;
+		return ga_view(g, o);
+	}
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, T, T, d->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+	int sm = ga_op(g, 1, F32, T, T, d->H, 1, S(kq, mask));
+	int vt = ga_op(g, 0, F32, T, d->D, d->Hkv, 1, S(ga_view(g, vp)));
+	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vt, sm)), GA_OP_MUL_MAT);
+	int cont = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, kqv)));
+	if (!d->w->pl->kv_offload)
+		g->t[cont].force = d->w->cpu;
+	return cont;
+}
+
+void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int x = gr_input_embd(g, d, in);
+	if (d->w->gg && gguf_tensor_find(d->w->gg, "token_types.weight"))
+		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x, ga_view(g, gr_weight(g, d, -1, "token_types.weight"))));
+	int pe = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "position_embd.weight"), pos)),
+			    GA_OP_GET_ROWS);
+	x = ga_op(g, 1, F32, d->E, T, 1, 1, S(pe, x));
+	x = lnorm_b(g, d, x, T, 0, "token_embd_norm.weight", "token_embd_norm.bias");
+	/* the mask, f16 for flash attention */
+	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
+	gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
+	uint32_t n_layer = m->n_layer_all;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int q = proj_b(g, d, L, "attn_q.weight", "attn_q.bias", x, nq, T);
+		int k = proj_b(g, d, L, "attn_k.weight", "attn_k.bias", x, nkv, T);
+		int v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", x, nkv, T);
+		int o = attend_nc(g, d, q, k, v, mask);
+		int cur = gr_mm(g, d, L, "attn_output.weight", o, d->E, T);
+		if (gr_has_tensor(d, L, "attn_output.bias"))
+			cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, gr_weight(g, d, L, "attn_output.bias")));
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1) /* build_inp_out_ids: always, even with every row out */
+			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
+		cur = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+		int fi = lnorm_b(g, d, cur, Tn, L, "attn_output_norm.weight", "attn_output_norm.bias");
+		/* build_ffn: up, its bias, GELU, down, its bias */
+		int up = gr_mm(g, d, L, "ffn_up.weight", fi, d->F, Tn);
+		if (gr_has_tensor(d, L, "ffn_up.bias"))
+			up = ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up, gr_weight(g, d, L, "ffn_up.bias")));
+		up = ga_op(g, 1, F32, d->F, Tn, 1, 1, S(up));
+		int fo = gr_mm(g, d, L, "ffn_down.weight", up, d->E, Tn);
+		if (gr_has_tensor(d, L, "ffn_down.bias"))
+			fo = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, gr_weight(g, d, L, "ffn_down.bias")));
+		fo = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi));
+		x = lnorm_b(g, d, fo, Tn, L, "layer_output_norm.weight", "layer_output_norm.bias");
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	g->t[x].output = 1; /* result_embd: t_embd, a graph output */
+	gr_pooling(g, d, x, To);
+}
