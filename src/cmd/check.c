@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "../base/color.h"
+#include "../base/file.h"
 #include "../base/redact.h"
 #include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../judge/harness.h"
 #include "../judge/laws.h"
 #include "../judge/trust.h"
 #include "../plan/plan.h"
@@ -178,17 +180,39 @@ static void print_findings(const struct endpoint *ep, const struct findings *fs,
 }
 
 static struct opt_list sets;
-static const char *boot_log, *device;
+static const char *boot_log, *device, *harness;
 static int json, keys, markdown;
 static const struct opt opts[] = {
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key (what-if; repeatable)"),
     OPT_STRING(0, "device", &device, "NAME", "judge and price on this profile instead of DEVICE"),
     OPT_STRING(0, "boot-log", &boot_log, "FILE", "a boot log of the runtime: its system_info line is evidence (S16)"),
     OPT_FLAG(0, "json", &json, "one JSON object: findings, errors, warnings"),
+    OPT_STRING(0, "harness", &harness, "FILE",
+	       "a client harness file (zealot emit harness, models.yml): the entry of\n"
+	       "ALIAS tells no larger window than the slot's (M03)"),
     OPT_FLAG(0, "keys", &keys, "list every endpoint key with its default and opt-out"),
     OPT_FLAG(0, "markdown", &markdown, "with --keys: the whole key table as Markdown (docs/keys.md)"),
     OPT_END(),
 };
+
+/* --harness: the file's entries of the endpoint's ALIAS against the
+ * plan's per-slot window (without a plan there is no window to hold). */
+static int check_harness(const struct endpoint *ep, const struct plan *p, struct findings *fs)
+{
+	char *err = NULL;
+	enum zerr kind;
+	size_t n = 0;
+	char *text = read_file(harness, 16u << 20, READ_STDIN, &n, &kind, &err);
+	if (!text) {
+		int rc = cmd_fail(cmd_exit(kind), "check: --harness: %s", err);
+		free(err);
+		return rc;
+	}
+	if (p)
+		harness_check(text, n, harness, endpoint_value(ep, K_ALIAS), p->n_ctx_seq, fs);
+	free(text);
+	return EXIT_OK;
+}
 
 static int run(struct opt_args *args)
 {
@@ -241,6 +265,8 @@ static int run(struct opt_args *args)
 	}
 	struct laws_evidence ev = {boot_log};
 	laws_check_with(ep, c.census ? &c : NULL, have_plan ? &p : NULL, LAWS_PAYLOAD | LAWS_FIT, &ev, &fs);
+	if (harness && (rc = check_harness(ep, have_plan ? &p : NULL, &fs)) != EXIT_OK)
+		goto done;
 	qsort(fs.v, fs.n, sizeof(*fs.v), by_severity);
 	size_t errors = findings_errors(&fs), warnings = 0;
 	for (size_t i = 0; i < fs.n; i++)

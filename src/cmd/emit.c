@@ -223,6 +223,11 @@ static int run(struct opt_args *args)
 		rc = EXIT_USAGE; /* an invalid endpoint: the address lands in the unit, the job and the harness */
 		goto done;
 	}
+	const char *scrape = endpoint_value(ep, K_SCRAPE_HOST);
+	if (scrape && *scrape && key_check_value(key_by_name("SCRAPE_HOST"), scrape, &err)) {
+		rc = EXIT_USAGE; /* it lands in the scrape job's target */
+		goto done;
+	}
 	if (kind == 0) {
 		if ((rc = unit_text(ep, file, zealot, user, &out, &err)) != EXIT_OK)
 			goto done;

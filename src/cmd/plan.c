@@ -231,7 +231,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 					 : "(host MemAvailable)");
 	printf("%-26s %11s\n", "free", FMT_MIB((double)p->free_bytes / (1024.0 * 1024.0)));
 	if (cuda) {
-		int64_t now = device_nvidia_free_mib();
+		int64_t now = device_nvidia_free_mib(device_card_of(endpoint_value(ep, K_GPU)));
 		if (now >= 0)
 			printf("%-26s %11s  (nvidia-smi free right now; the plan budgets the idle card)\n",
 			       "card free now", FMT_MIB((double)now));

@@ -146,9 +146,10 @@ static void run_scrape(const struct http_client *c, const char *prometheus, cons
 	for (size_t m = strlen(pc.base); m && pc.base[m - 1] == '/';)
 		pc.base[--m] = '\0';
 	pc.timeout_ms = c->timeout_ms < 30000 ? c->timeout_ms : 30000;
-	char *inst = scrape_instance(c->base);
+	char *at = ep ? scrape_host_instance(ep) : NULL; /* SCRAPE_HOST: that target, exactly */
+	char *inst = at ? at : scrape_instance(c->base);
 	res->v = xreallocarray(res->v, res->n + 1, sizeof(*res->v));
-	scrape_probe(&pc, ep ? ep->name : NULL, inst, &res->v[res->n++]);
+	(at ? scrape_probe_exact : scrape_probe)(&pc, ep ? ep->name : NULL, inst, &res->v[res->n++]);
 	free(inst);
 	free(pc.base);
 }

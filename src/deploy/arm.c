@@ -43,6 +43,7 @@ struct window {
 	char *prod_unit;
 	int stopped, booted; /* production stopped; the transient unit started */
 	int store_failed;
+	uint64_t ladder[BENCH_LADDER_MAX]; /* both benches' prefill ladder (--ladder, maybe extended) */
 };
 
 const char *arm_outcome_name(enum arm_outcome o)
@@ -134,6 +135,57 @@ static int port_of(const struct endpoint *ep, unsigned *port, char **err)
 
 /* The current era, production's endpoint, the candidate's file parsed and
  * rendered: nothing is changed yet. */
+/* The ubatch a shape runs (the logical batch caps it), or 0 unknown. */
+static uint64_t ubatch_of(const struct endpoint *ep)
+{
+	uint64_t u = 0, b = 0;
+	if (endpoint_uint(ep, K_UBATCH_SIZE, &u, NULL) || endpoint_uint(ep, K_BATCH_SIZE, &b, NULL))
+		return 0;
+	return u < b ? u : b;
+}
+
+/* A prompt shorter than the ubatch cannot see the knob (the seeds' control
+ * row): an arm that changes it needs a ladder rung past both ubatches. A
+ * rung of the larger ubatch + 64 is added where none is past it (a bench
+ * filler is at least one token, so the prompt is past it on any
+ * tokenizer), if the candidate's per-slot window holds it with 64 to
+ * spare; else the arm refuses, saying why. 0, or the step's failure. */
+static int ladder_past_ubatch(struct window *x, double t)
+{
+	memcpy(x->ladder, x->o->bench.ladder, sizeof(x->ladder));
+	uint64_t up = ubatch_of(x->prod), uc = ubatch_of(x->cand);
+	if (!up || !uc || up == uc)
+		return 0;
+	uint64_t top = up > uc ? up : uc, n = 0;
+	for (; n < BENCH_LADDER_MAX && x->ladder[n]; n++)
+		if (x->ladder[n] > top)
+			return 0;
+	uint64_t ctx = 0, par = 1, want = top + 64;
+	if (!endpoint_uint(x->cand, K_CTX_SIZE, &ctx, NULL) && !endpoint_uint(x->cand, K_PARALLEL, &par, NULL) && par &&
+	    ctx / par < want + 64)
+		want = 0;
+	if (!want)
+		return step(
+		    x, "gate:arm", "failed", t, "S08",
+		    "the ubatch changes %llu -> %llu, and the candidate's per-slot window (%llu tokens) holds no "
+		    "prompt past %llu: a prompt shorter than the ubatch cannot see it (widen the window or "
+		    "arm a smaller ubatch)",
+		    (unsigned long long)up, (unsigned long long)uc, (unsigned long long)(ctx / par),
+		    (unsigned long long)top);
+	if (n == BENCH_LADDER_MAX)
+		return step(x, "gate:arm", "failed", t, "S08",
+			    "the ubatch changes %llu -> %llu and no --ladder size is past %llu: a prompt shorter than "
+			    "the ubatch cannot see it (give one of %llu)",
+			    (unsigned long long)up, (unsigned long long)uc, (unsigned long long)top,
+			    (unsigned long long)want);
+	x->ladder[n] = want;
+	warn(x,
+	     "the ubatch changes %llu -> %llu and no ladder size was past %llu: the ladder adds %llu (a prompt "
+	     "shorter than the ubatch cannot see it)",
+	     (unsigned long long)up, (unsigned long long)uc, (unsigned long long)top, (unsigned long long)want);
+	return 0;
+}
+
 static int gate_arm(struct window *x)
 {
 	double t = mono_s();
@@ -187,6 +239,11 @@ static int gate_arm(struct window *x)
 		return rc;
 	}
 	x->cand_base = deploy_http_base(x->cand, x->cand_port);
+	int lr = ladder_past_ubatch(x, t);
+	if (lr) {
+		argv_release(&av);
+		return lr;
+	}
 	int rc = step(x, "gate:arm", "ok", t, NULL, "era %lld with %s: %zu arguments", (long long)x->era.id,
 		      x->r->keys_json, av.n);
 	argv_release(&av);
@@ -361,6 +418,7 @@ static int bench(struct window *x, const char *name, const char *base, char **ou
 	double t = mono_s();
 	struct http_client c = {(char *)base, x->api_key, 600000};
 	struct bench b = x->o->bench;
+	memcpy(b.ladder, x->ladder, sizeof(b.ladder));
 	char *err = NULL;
 	if (bench_run(&c, &b, &err)) {
 		bench_release(&b);

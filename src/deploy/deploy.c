@@ -112,6 +112,41 @@ static void alias_change(struct run *x)
 	endpoint_free(old);
 }
 
+/* CTX_SIZE / PARALLEL of an endpoint, or 0 when either is unknown. */
+static uint64_t slot_window(const struct endpoint *ep)
+{
+	uint64_t ctx = 0, par = 0;
+	if (endpoint_uint(ep, K_CTX_SIZE, &ctx, NULL) || endpoint_uint(ep, K_PARALLEL, &par, NULL) || !par)
+		return 0;
+	return ctx / par;
+}
+
+/* An era that changes the per-slot window names what must follow it: the
+ * harness entry and every consumer keyed on the alias that carries a window
+ * (the seeds': models.yml's contextWindow, the OpenWebUI model row). */
+static void window_change(struct run *x)
+{
+	if (!x->have_prev || !x->prev.env_text)
+		return;
+	char *err = NULL;
+	struct endpoint *old = endpoint_parse(x->prev.env_text, strlen(x->prev.env_text), x->r->env_path, &err);
+	free(err);
+	if (!old)
+		return;
+	uint64_t a = slot_window(old), b = slot_window(x->ep);
+	const char *id = endpoint_value(x->ep, K_ALIAS);
+	if (a && b && a != b)
+		warn(x,
+		     "M03: the per-slot window changes from %llu (era %lld) to %llu: the harness entry '%s' (zealot "
+		     "emit harness) must say contextWindow: %llu, and every consumer keyed on '%s' that carries a "
+		     "window (models.yml's contextWindow, an OpenWebUI model row) must follow%s; zealot check "
+		     "--harness FILE holds a file to it",
+		     (unsigned long long)a, (long long)x->prev.id, (unsigned long long)b, id ? id : x->name,
+		     (unsigned long long)b, id ? id : x->name,
+		     b < a ? " (a client still told the old window gets HTTP 400 past the new one)" : "");
+	endpoint_free(old);
+}
+
 /* Attempts that never ended and whose process no longer holds the lock
  * were cut short (a kill -9, a crash, a reboot). Read before taking the
  * lock, which marks them interrupted for good. */
@@ -347,6 +382,7 @@ enum deploy_outcome deploy_run(struct store *st, const struct deploy_opts *o, st
 		goto out;
 	}
 	alias_change(x);
+	window_change(x);
 	fault_point(fa, "after-gates");
 
 	if (restore) {

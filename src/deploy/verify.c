@@ -8,6 +8,7 @@
 #include "../live/audit.h"
 #include "../live/ledger_compare.h"
 #include "../live/promfile.h"
+#include "../plan/device.h"
 #include "../plan/report.h"
 #include "cause.h"
 #include "deploy.h"
@@ -199,22 +200,12 @@ static char *probes_json(const struct probe_results *r)
 	return probe_results_json(r);
 }
 
-static int64_t settled_used_mib(int gpu)
+/* The endpoint's card (GPU), asked by its index. */
+static int64_t settled_used_mib(const struct run *x)
 {
-	if (!gpu)
+	if (!x->gpu)
 		return -1;
-	const char *argv[] = {"nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0",
-			      NULL};
-	struct proc_result r;
-	char *err = NULL;
-	int64_t v = -1;
-	if (proc_run(argv, 20000, 4096, &r, &err) == 0) {
-		if (r.status == 0 && r.out.len)
-			v = strtoll(r.out.s, NULL, 10);
-		proc_result_release(&r);
-	}
-	free(err);
-	return v;
+	return device_nvidia_mib(device_card_of(endpoint_value(x->ep, K_GPU)), "memory.used");
 }
 
 /* A boot row's figures this run measured: the runtime's version, the
@@ -229,7 +220,7 @@ static void boot_measured(struct run *x, struct store_boot *b, char *plan_json)
 	b->payload_bytes = x->model_bytes;
 	b->ledger_json = json_text(ledger_to_json(x->ledger));
 	b->plan_json = plan_json;
-	b->settled_used_mib = settled_used_mib(x->gpu);
+	b->settled_used_mib = settled_used_mib(x);
 	b->probes_json = probes_json(&x->probes);
 }
 

@@ -248,6 +248,11 @@ static const struct key_def table[K__COUNT] = {
     [K_PROMETHEUS_URL] = {"PROMETHEUS_URL", K_PROMETHEUS_URL, KEY_STRING, .optout = "no scrape-health probe",
 			  .law = "C04",
 			  .doc = "the Prometheus that scrapes this endpoint (probe asks its /api/v1/targets)"},
+    [K_SCRAPE_HOST] = {"SCRAPE_HOST", K_SCRAPE_HOST, KEY_STRING,
+		       .optout = "BIND_ADDR (loopback for a wildcard bind; a fleet member's HOST)", .law = "C04",
+		       .doc = "the host Prometheus reaches the engine at (an IP address or a host name, e.g. "
+			      "host.containers.internal from a container): emit prometheus's target and the scrape "
+			      "probe's"},
     [K_PROBE_CHAT_EXPECT] = {"PROBE_CHAT_EXPECT", K_PROBE_CHAT_EXPECT, KEY_STRING, .optout = "any non-empty answer",
 			     .law = "A03",
 			     .doc =
@@ -470,6 +475,11 @@ int key_addr_ok(const char *v)
 
 int key_check_value(const struct key_def *k, const char *v, char **err)
 {
+	if (k->id == K_SCRAPE_HOST && !key_addr_ok(v))
+		return err ? errorf(err,
+				    "%s=%s is neither an IP address nor a host name (it is the scrape job's target)",
+				    k->name, v)
+			   : -1;
 	if (k->id == K_BIND_ADDR && !key_addr_ok(v))
 		return err ? errorf(err,
 				    "%s=%s is neither an IP address nor a host name (it is the engine's --host and "

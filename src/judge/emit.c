@@ -420,7 +420,8 @@ void emit_prometheus_job(struct sb *b, const struct endpoint *ep, const char *ho
 		free(key);
 	}
 	struct sb target = {0};
-	const char *h = host ? host : host_of(ep);
+	const char *scrape = endpoint_value(ep, K_SCRAPE_HOST);
+	const char *h = scrape && *scrape ? scrape : host ? host : host_of(ep);
 	sb_addf(&target, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, endpoint_value(ep, K_LISTEN_PORT));
 	/* one quoted scalar: no address can close the list and add a target */
 	sb_adds(b, "  static_configs:\n    - targets: [");

@@ -78,7 +78,10 @@ static const struct law_doc laws[] = {
      "SLACK_MIB knowingly."},
     {"M10", "KV spilled to host memory halves decode", "Decode runs at half speed and nothing reports an error.",
      "When the cache lands in unified or host memory, every token reads it over a slower path.",
-     "audit compares the settled figures of the live boot with the plan and warns when KV left the card.",
+     "deploy reads the boot's journal on a GPU endpoint: a KV buffer the engine put in host memory (CPU or "
+     "CUDA_Host KV buffer) fails its ledger step, named M10, and the deploy rolls back; deploy records the "
+     "card's settled use (nvidia-smi -i GPU). Not yet: a per-process comparison of the settled memory with the "
+     "plan after deploy and in audit.",
      "Re-read the ledger after each shape change; shrink the pool until KV fits on the card."},
     {"M11", "a shared K/V attention still reserves both",
      "A plan for a gemma4-class model is short by the V half of its cache.",
@@ -333,7 +336,9 @@ static const struct law_doc laws[] = {
      "Send only the values listed."},
     {"A09", "no CUDA GPUs after a reboot is a device node",
      "The engine says no CUDA GPUs are available and looks like a payload fault.",
-     "After a reboot the NVIDIA device nodes may not exist yet.", "audit recognises the message and names the cause.",
+     "After a reboot the NVIDIA device nodes may not exist yet.",
+     "deploy recognises the message in the unit's journal when the start fails (restart or health) and names "
+     "the cause, A09, with the fix.",
      "Run nvidia-modprobe -u -c=0, then restart."},
     /* What reaches the engine besides its argv (docs/trust.md) */
     {"R03", "the engine reads no config file zealot has not judged",

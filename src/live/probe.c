@@ -12,6 +12,7 @@
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "png.h"
+#include "probe_int.h"
 
 const char *probe_status_name(enum probe_status s)
 {
@@ -265,8 +266,8 @@ void probe_expect_release(struct probe_expect *e)
 static void say(struct probe_results *out, const char *name, const char *law, enum probe_status st, const char *fmt,
 		...) __attribute__((format(printf, 5, 6)));
 
-static void say(struct probe_results *out, const char *name, const char *law, enum probe_status st, const char *fmt,
-		...)
+struct probe_result *probe_push(struct probe_results *out, const char *name, const char *law, enum probe_status st,
+				char *evidence)
 {
 	out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	struct probe_result *r = &out->v[out->n++];
@@ -274,9 +275,16 @@ static void say(struct probe_results *out, const char *name, const char *law, en
 	r->name = name;
 	r->law = law;
 	r->status = st;
+	r->evidence = evidence;
+	return r;
+}
+
+static void say(struct probe_results *out, const char *name, const char *law, enum probe_status st, const char *fmt,
+		...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	r->evidence = xvstrf(fmt, ap);
+	probe_push(out, name, law, st, xvstrf(fmt, ap));
 	va_end(ap);
 }
 
@@ -1069,6 +1077,7 @@ static const struct {
     {"overlong", p_overlong, 1}, {"concurrency", p_concurrency, 1},
     {"effort", p_effort, 1},	 {"refusal", p_refusal, 0},
     {"cache", p_cache, 0},	 {"sampler", p_sampler, 0},
+    {"stream", probe_stream, 0}, {"long", probe_long, 1},
 };
 
 const char *probe_unknown(const char *list, size_t *len)

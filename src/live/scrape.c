@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../endpoint/keys.h"
 
 char *scrape_instance(const char *url)
 {
@@ -48,7 +50,33 @@ static void fail(struct probe_result *out, const char *fmt, ...)
 	out->status = PROBE_FAIL;
 }
 
+static void probe_at(const struct http_client *prom, const char *job, const char *instance, int exact,
+		     struct probe_result *out);
+
 void scrape_probe(const struct http_client *prom, const char *job, const char *instance, struct probe_result *out)
+{
+	probe_at(prom, job, instance, 0, out);
+}
+
+void scrape_probe_exact(const struct http_client *prom, const char *job, const char *instance, struct probe_result *out)
+{
+	probe_at(prom, job, instance, 1, out);
+}
+
+char *scrape_host_instance(const struct endpoint *ep)
+{
+	const char *h = endpoint_value(ep, K_SCRAPE_HOST), *port = endpoint_value(ep, K_LISTEN_PORT);
+	if (!h || !*h)
+		return NULL;
+	struct sb b = {0};
+	sb_addf(&b, strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, port ? port : "8080");
+	return sb_detach(&b);
+}
+
+/* exact: the job's target must be at instance (SCRAPE_HOST's); one of the
+ * job elsewhere is no pass */
+static void probe_at(const struct http_client *prom, const char *job, const char *instance, int exact,
+		     struct probe_result *out)
 {
 	memset(out, 0, sizeof(*out)); /* no expectation, no prompts: a result of its own kind */
 	out->name = "scrape";
@@ -83,7 +111,13 @@ void scrape_probe(const struct http_client *prom, const char *job, const char *i
 		if (job && job_ok && !hit)
 			hit = t; /* the job's target at another address: still this endpoint's job */
 	}
-	if (!hit) {
+	const char *at = hit ? str(json_object_get(hit, "labels"), "instance") : "";
+	if (hit && exact && instance && strcmp(at, instance) != 0) {
+		fail(out,
+		     "Prometheus at %s scrapes job '%s' at %s, not at %s (SCRAPE_HOST): the target zealot emit "
+		     "prometheus writes is not the one it scrapes",
+		     prom->base, job ? job : "?", at, instance);
+	} else if (!hit) {
 		if (job)
 			fail(out,
 			     "Prometheus at %s scrapes no target of job '%s' (%zu active targets): add the job "

@@ -17,6 +17,16 @@
  * (name "scrape", law C04, an allocated evidence). */
 void scrape_probe(const struct http_client *prom, const char *job, const char *instance, struct probe_result *out);
 
+/* As scrape_probe, but the job's target must be at instance: a target of
+ * the job at another address fails, naming both (SCRAPE_HOST set). */
+void scrape_probe_exact(const struct http_client *prom, const char *job, const char *instance,
+			struct probe_result *out);
+
+/* The target emit prometheus writes for ep's SCRAPE_HOST: "host:port"
+ * (an IPv6 address bracketed), allocated; NULL without SCRAPE_HOST. */
+struct endpoint;
+char *scrape_host_instance(const struct endpoint *ep);
+
 /* "host:port" of an http(s) URL (the default port when it names none),
  * allocated; NULL when it is no such URL. */
 char *scrape_instance(const char *url);

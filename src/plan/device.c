@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../base/host.h"
+#include "../base/proc.h"
 #include "../base/util.h"
 
 /* Addressable figures are nvidia-smi's free memory on an idle card. The
@@ -151,16 +152,32 @@ uint64_t device_host_available_mib(void)
 	return host_available_mib();
 }
 
-int64_t device_nvidia_free_mib(void)
+int64_t device_nvidia_mib(unsigned card, const char *field)
 {
-	FILE *p = popen("nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits 2>/dev/null", "r");
-	if (!p)
-		return -1;
-	char line[64];
+	char query[64], index[16];
+	snprintf(query, sizeof(query), "--query-gpu=%s", field);
+	snprintf(index, sizeof(index), "%u", card);
+	/* -i: the endpoint's card, never whichever nvidia-smi lists first */
+	const char *argv[] = {"nvidia-smi", query, "--format=csv,noheader,nounits", "-i", index, NULL};
+	struct proc_result r;
+	char *err = NULL;
 	long long v = -1;
-	if (fgets(line, sizeof(line), p))
-		v = strtoll(line, NULL, 10);
-	if (pclose(p) != 0)
-		return -1;
+	if (proc_run(argv, 20000, 4096, &r, &err) == 0) {
+		if (r.status == 0 && r.out.len)
+			v = strtoll(r.out.s, NULL, 10);
+		proc_result_release(&r);
+	}
+	free(err);
+	return v >= 0 ? v : -1;
+}
+
+int64_t device_nvidia_free_mib(unsigned card)
+{
+	int64_t v = device_nvidia_mib(card, "memory.free");
 	return v > 0 ? v : -1;
+}
+
+unsigned device_card_of(const char *gpu)
+{
+	return gpu && *gpu ? (unsigned)strtoul(gpu, NULL, 10) : 0;
 }

@@ -56,8 +56,12 @@ const char *device_host_buft(const struct device *d);
 /* The host's available memory in MiB (MemAvailable), 0 if unknown. */
 uint64_t device_host_available_mib(void);
 
-/* Free MiB on the first NVIDIA GPU per nvidia-smi, or -1 when there is
- * none or it cannot be run. */
-int64_t device_nvidia_free_mib(void);
+/* nvidia-smi's FIELD (memory.free, memory.used) in MiB for the card
+ * (nvidia-smi -i CARD), or -1 when there is none or it cannot be run. */
+int64_t device_nvidia_mib(unsigned card, const char *field);
+/* Free MiB on the card per nvidia-smi, or -1 (none, zero, no nvidia-smi). */
+int64_t device_nvidia_free_mib(unsigned card);
+/* The card a GPU value names (its index; unset or empty: card 0). */
+unsigned device_card_of(const char *gpu);
 
 #endif

@@ -231,3 +231,61 @@ cp "$TMP/out" bindh.yml
 check "harness: baseUrl is one quoted scalar (IPv6 bracketed)" \
 	test "$(yq bindh.yml | jq -r '.[0].baseUrl')" = 'http://[::1]:7790/v1' -a -n "$(grep -F 'baseUrl: "http://[::1]:7790/v1"' bindh.yml)"
 check "no sanitizer report (BIND_ADDR)" no_sanitizer
+
+# issue 33 item 4: where Prometheus reaches the engine. The seeds scrape
+# host.containers.internal:7771 while the engine binds a wildcard:
+# SCRAPE_HOST is the target's host, alone and in a fleet, validated as
+# BIND_ADDR is and quoted as one target
+mkdir scrape
+cp fleet/b9.gguf fleet/*.env scrape/
+echo 'SCRAPE_HOST=host.containers.internal' >>scrape/frank-zealot.env
+echo 'SCRAPE_HOST=10.0.0.9' >>scrape/frank-dragoon.env
+run "$ZEALOT" emit prometheus scrape/frank-zealot.env
+cp "$TMP/out" scrape1.yml
+check "SCRAPE_HOST alone: the target is host.containers.internal:7771" \
+	test "$(yq scrape1.yml | jq -c '[.[0].static_configs[0].targets[0]]')" = '["host.containers.internal:7771"]'
+run "$ZEALOT" emit prometheus scrape
+cp "$TMP/out" scrape.yml
+run promtool check config scrape.yml
+check "SCRAPE_HOST in a fleet: promtool accepts it" rc_is 0
+check "... SCRAPE_HOST over HOST and over the bind address; the rest unchanged" \
+	test "$(yq scrape.yml | jq -c '[.scrape_configs[].static_configs[0].targets[0]]')" = '["127.0.0.1:7772","10.0.0.9:7773","host.containers.internal:7771"]'
+for bad in 'a b' "x','evil.example" 999.1.1.1 'h:80'; do
+	run "$ZEALOT" check scrape/frank-zealot.env --set SCRAPE_HOST="$bad" --json
+	check "check: SCRAPE_HOST=$bad is refused (C02)" json_is '[.findings[]|select(.key=="SCRAPE_HOST")|.law]' '["C02"]'
+done
+printf "SCRAPE_HOST=x','evil.example\n" >>scrape/frank-dragoon.env
+run "$ZEALOT" emit prometheus scrape/frank-dragoon.env
+check "emit prometheus refuses a SCRAPE_HOST that is no address: exit 2, naming it" \
+	test "$rc" -eq 2 -a -n "$(grep -F SCRAPE_HOST "$TMP/err")"
+
+# issue 33 item 3: the per-slot window reaches the clients. check --harness
+# holds a harness file's entry of the endpoint's ALIAS to the window it
+# serves: zealot's own emitted file, and the seeds' models.yml shape
+run "$ZEALOT" check fleet/frank-zealot.env --harness harness.yml --json
+check "check --harness of the emitted file: no M03 finding" json_is '[.findings[]|select(.law=="M03")]' '[]'
+run "$ZEALOT" check fleet/frank-zealot.env --set PARALLEL=4 --harness harness.yml --json
+check "an era of 4 slots (150,528 each) under a harness of 200,704: an M03 error naming both, exit 1" \
+	eval 'rc_is 1 && json_is "[.findings[]|select(.law==\"M03\")|.severity]" "[\"error\"]" && out_has "200704-token window" && out_has "serves 150528 per slot"'
+cat >models.yml <<'EOF2'
+providers:
+  llamacpp (dankclaw-3090):
+    models:
+      - id: frank-archon
+        contextWindow: 401408
+      - id: frank-zealot
+        name: frank-zealot
+        contextWindow: 200704
+        maxTokens: 16384
+EOF2
+run "$ZEALOT" check fleet/frank-zealot.env --harness models.yml --json
+check "the seeds' models.yml shape: frank-zealot's 200,704 holds (another id's window is not its)" \
+	json_is '[.findings[]|select(.law=="M03")]' '[]'
+run "$ZEALOT" check fleet/frank-zealot.env --set CTX_SIZE=401408 --set PARALLEL=4 --harness models.yml --json
+check "CTX_SIZE=401408 over 4 slots (100,352): models.yml's 200,704 is an M03 error at its line" \
+	eval 'rc_is 1 && json_is "[.findings[]|select(.law==\"M03\")|.severity]" "[\"error\"]" && out_has "models.yml:6"'
+run "$ZEALOT" check fleet/frank-dragoon.env --harness models.yml --json
+check "no entry for the endpoint's id: a warning, not an error" \
+	json_is '[.findings[]|select(.law=="M03")|.severity]' '["warning"]'
+run "$ZEALOT" check fleet/frank-zealot.env --harness missing.yml
+check "--harness of a missing file: exit 3, named" test "$rc" -eq 3 -a -n "$(grep -F missing.yml "$TMP/err")"

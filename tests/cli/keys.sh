@@ -105,3 +105,12 @@ check "check --keys --markdown: docs/keys.md is the table (regenerate it when a 
 	cmp -s "$TMP/out" "$ROOT/docs/keys.md"
 check "check --keys --markdown: a row per key" \
 	test "$(grep -c '^| `' "$TMP/out")" -eq "$("$ZEALOT" check --keys | tail -n +3 | grep -c '^[A-Z]')"
+
+# issue 33 item 6: every --set KEY= in every help text (doc/zealot-*.txt,
+# what --help, the man pages and docs/cmd/ are made from) is a key of the
+# table: an example never teaches a key zealot refuses (it showed DRAFT_MAX)
+"$ZEALOT" check --keys | awk 'NR > 1 {print $1}' | sort -u >keys.txt
+grep -ohE -- '--set [A-Z][A-Z0-9_]*=' "$ROOT"/doc/zealot-*.txt | sed 's/^--set //; s/=$//' | grep -vx KEY | sort -u >helpkeys.txt
+check "the help texts set keys at all (control: $(wc -l <helpkeys.txt) keys)" test "$(wc -l <helpkeys.txt)" -ge 4
+check "every --set KEY= in a help text is a key: $(comm -23 helpkeys.txt keys.txt | tr '\n' ' ')" \
+	test -z "$(comm -23 helpkeys.txt keys.txt)"

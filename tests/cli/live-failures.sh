@@ -94,3 +94,23 @@ check "escapes: audit --json: valid JSON, the argv word in it" test -n "$(jq -r 
 kill "$evil" 2>/dev/null
 wait "$evil" 2>/dev/null
 check "escapes: no sanitizer report" no_sanitizer
+
+# issue 33 item 5: the stream probe on a loopback server that breaks a
+# stream's promise: its events stop without data: [DONE], or the streamed
+# text is not the plain answer's
+for mode in stream-cut stream-differs; do
+	port=$(free_port)
+	python3 "$ROOT/tests/fakeengine.py" "$port" "$mode" 120 &
+	fake=$!
+	wait_for 60 eval '(echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null'
+	run "$ZEALOT" probe "http://127.0.0.1:$port" --timeout 5 --only stream --json
+	check "$mode: probe exits 1, stream fails" eval 'rc_is 1 && json_is "[.probes[]|.name,.status]" "[\"stream\",\"fail\"]"'
+	case $mode in
+	stream-cut) check "$mode: ... naming the missing data: [DONE]" \
+		test -n "$(jq -r '.probes[0].evidence' "$TMP/out" | grep -F 'no data: [DONE]')" ;;
+	*) check "$mode: ... naming where the texts part" \
+		test -n "$(jq -r '.probes[0].evidence' "$TMP/out" | grep -F 'differs from the plain answer at byte 7')" ;;
+	esac
+	kill "$fake" 2>/dev/null
+	wait "$fake" 2>/dev/null || true
+done

@@ -95,10 +95,18 @@ echo "# restore: $(jq -c '[.restore.steps[]?|[.step,.status]]' "$TMP/out")"
 check "arm: exit 0, benched" test "$rc" -eq 0 -a "$(jq -r .outcome "$TMP/out")" = benched
 check "arm: production and the arm each measured (decode medians > 0, the ladder)" \
 	eval 'jq -en "input | .production_bench.decode_tps.median > 0 and .arm_bench.decode_tps.median > 0 and
-		(.arm_bench.prefill_ladder|length) == 2" "$TMP/out" >/dev/null'
+		(.arm_bench.prefill_ladder|length) == 3" "$TMP/out" >/dev/null'
 check "arm: the delta per figure (prefill, decode, the ladder)" \
 	eval 'jq -en "input | [.delta[].figure] | index(\"prefill_tps\") != null and index(\"decode_tps\") != null and
-		([.[]|select(startswith(\"prefill_tps@\"))]|length) == 2" "$TMP/out" >/dev/null'
+		([.[]|select(startswith(\"prefill_tps@\"))]|length) == 3" "$TMP/out" >/dev/null'
+# issue 33 item 6: --ladder 32,256 cannot see a 512 -> 256 ubatch change;
+# the ladder adds 576 (512 + 64), said as a warning, and both benches ran
+# it past the ubatch
+check "arm: the ladder extended past the ubatch: 576 added, said why" \
+	eval 'jq -en "input | ([.arm_bench.prefill_ladder[].asked] == [32,256,576]) and
+		([.production_bench.prefill_ladder[].asked] == [32,256,576]) and
+		(.arm_bench.prefill_ladder[2].prompt_tokens > 512) and
+		([.warnings[]|select(test(\"the ladder adds 576\"))]|length) == 1" "$TMP/out" >/dev/null'
 check "arm: the candidate ran in the transient unit with its key (the journal: n_ubatch = 256)" \
 	test -n "$(X journalctl --no-pager -q -u zealot-arm-e1.service | grep -E 'n_ubatch +(=|:) *256')"
 check "arm: the transient unit is gone" test "$(loadstate zealot-arm-e1.service)" = not-found
@@ -121,6 +129,16 @@ check "history: the text names the era's rates and the arm" \
 	eval 'out_has "rates" && out_has "arm 1" && out_has "UBATCH_SIZE=256"'
 check "history: the arm's change in decode says faster or slower" \
 	grep -qE "decode_tps [0-9.]+ \([-+][0-9.]+%, (faster|slower|the same)\)" "$TMP/out"
+
+# issue 33 item 6: a ubatch of 2048 in a 2,048-token slot: no prompt past
+# it fits, so the arm refuses at gate:arm, saying why, touching nothing
+pid1=$(main_pid)
+run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=2048 --reason "no window past it" --zealot "$UNIT_ZEALOT" \
+	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+check "arm UBATCH_SIZE=2048 in a 2,048 slot: refused at gate:arm (S08), naming the window" \
+	eval 'rc_is 1 && test "$(step_of gate:arm)" = failed && out_has "holds no prompt past 2048"'
+check "... production untouched (same MainPID), no arm recorded" \
+	test "$(main_pid)" = "$pid1" -a "$(sql "select count(*) from arms")" = 1
 
 # 3. kill -9 with the candidate booted (arm:after-boot): production is
 # stopped, the transient unit holds the port; the next deploy cleans it.

@@ -140,6 +140,8 @@ check "changed shape: exit 0" rc_is 0
 sed 's/^/#   /' "$TMP/out" | head -20
 check "changed shape: each step printed with its time" test -n "$(grep -E '^  ledger +ok +[0-9.]+ s ' "$TMP/out")"
 check "changed shape: the alias change is said (C06)" out_has "C06: the alias changes from 'e1' (era 1) to 'e1-three'"
+check "changed shape: the same per-slot window (4096/2 = 6144/3): no window warning" \
+	eval '! out_has "the per-slot window changes"'
 check "changed shape: era 2 serves 3 slots" test "$(slots)" = 3 -a "$(sql "select max(id) from eras")" = 2
 pid2=$(main_pid)
 check "changed shape: a new MainPID, cmdline = argv" test "$pid2" != "$pid1" && cmdline_is_argv "$pid2"
@@ -326,4 +328,17 @@ check "rollback cut: its attempt's last step is restart, no era recorded" \
 deploy e1.env "the deploy after the cut rollback"
 check "rollback cut: the next deploy serves (3 slots) and says the rollback was interrupted after restart" \
 	test "$rc" -eq 0 -a "$(slots)" = 3 -a -n "$(grep -E 'attempt [0-9]+ \(rollback, pid [0-9]+\) was interrupted after step restart' "$TMP/out")"
+
+# 11. issue 33 item 3: an era that changes the per-slot window (2 slots of
+# 3,072 after 3 of 2,048) names the harness entry and the id-keyed
+# consumers that must follow, and emit harness says the new window
+endpoint 6144 2 | sed 's/^ALIAS=e1$/ALIAS=e1-three/' >e1.env
+deploy e1.env "two slots of 3072"
+check "window change: exit 0, M03 names the harness entry, the new window and the consumers" \
+	eval 'rc_is 0 && out_has "M03: the per-slot window changes from 2048 (era " && out_has "to 3072: the harness entry '"'"'e1-three'"'"'" &&
+		out_has "contextWindow: 3072" && out_has "OpenWebUI model row"'
+check "window change: emit harness says 3072, and check --harness holds a stale file to it" \
+	eval '"$ZEALOT" emit harness e1.env | grep -q "contextWindow: 3072" &&
+		printf "%s\n" "- id: e1-three" "  contextWindow: 4096" >stale.yml &&
+		! "$ZEALOT" check e1.env --harness stale.yml >/dev/null'
 check "no sanitizer report from any deploy" no_sanitizer

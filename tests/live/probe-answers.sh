@@ -53,6 +53,12 @@ check "wrong expectation: probe exits 1" eval 'rc_is 1 && no_sanitizer'
 check "wrong expectation: chat fails, expected 'zealot dead', answer 'zealot alive'" \
 	json_is '[.probes[]|select(.name=="chat")|[.status,.expected,.answer]]' '[["fail","zealot dead","zealot alive"]]'
 check "wrong expectation: the verdict is fail" json_is .verdict '"fail"'
+# issue 33 item 5: the streamed answer equals the plain one, by name in --json
+run "$ZEALOT" probe "$url" --endpoint alive.env --json --only stream,long
+check "alive: stream passes, its text 'zealot alive' = the plain answer" \
+	json_is '[.probes[]|select(.name=="stream")|[.status,.expected,.answer]]' '[["pass","zealot alive","zealot alive"]]'
+check "alive: long passes, the prompt counted within 64 of the 4,096 window" \
+	eval 'json_is "[.probes[]|select(.name==\"long\")|.status]" "[\"pass\"]" && out_has "4096-token window"'
 run "$ZEALOT" probe "$url" --endpoint wrong.env --only chat
 check "wrong expectation, text: exit 1 showing expected and answer" \
 	eval 'rc_is 1 && out_has "expected: zealot dead" && out_has "answer:   zealot alive"'

@@ -46,7 +46,7 @@ engine_ask "$ENGINE_PID" "$port"
 check_answered "intended shape, booted by zealot serve" serve.log
 run "$ZEALOT" probe "$url" --endpoint live.env --json
 check "intended shape: probe exits 0" rc_is 0
-for p in props health models slots metrics chat overlong concurrency effort; do
+for p in props health models slots metrics chat overlong concurrency effort stream long; do
 	check "intended shape: probe '$p' passes" json_is "[.probes[]|select(.name==\"$p\")|.status]" '["pass"]'
 done
 check "intended shape: tools passes or is evidence" test "$(jq -r '.probes[]|select(.name=="tools")|.status' "$TMP/out")" != fail
@@ -77,6 +77,11 @@ run "$ZEALOT" probe "$url" --endpoint live.env --only props,slots --json
 check "different shape: 'props' fails, naming the slots" \
 	test "$(jq -r '.probes[]|select(.name=="props")|.status' "$TMP/out")" = fail -a -n "$(jq -r '.probes[]|select(.name=="props")|.evidence' "$TMP/out" | grep -F '3 slots')"
 check "different shape: 'slots' fails" json_is '[.probes[]|select(.name=="slots")|.status]' '["fail"]'
+# issue 33 item 5: the promised 2,048-token window is not served (3 slots
+# of 1,365): a prompt filling the promise nearly to its end is refused
+run "$ZEALOT" probe "$url" --endpoint live.env --only long --json
+check "different shape: 'long' fails with the engine's 400" \
+	test "$(jq -r '.probes[0].status' "$TMP/out")" = fail -a -n "$(jq -r '.probes[0].evidence' "$TMP/out" | grep -F 'HTTP 400')"
 # 2 + 1 requests on an engine with 3 slots: none queues, so the contract
 # of 2 slots (A07) is broken, and the probe must say so from the engine's
 # own timings, not from wall clocks a loaded host stretches alike

@@ -76,9 +76,18 @@ check "the test's rules differ from the emitted ones only in the down alert's fo
 check "the test's job differs from the emitted one only in its scrape_interval" \
 	test "$(diff job.yml job.test.yml | grep '^[<>]' | grep -vc 'scrape_interval')" = 0
 check "the emitted target is the engine's loopback port" grep -qF "'127.0.0.1:$port'" job.yml
+# issue 33 item 4: SCRAPE_HOST names the host Prometheus reaches the engine
+# at (the seeds': host.containers.internal); here localhost, a second job
+mkdir scr scr2 && ln q.gguf scr/ && ln q.gguf scr2/
+sed '/^PROMETHEUS_URL=/d' live.env >scr/live-scrape.env
+echo 'SCRAPE_HOST=localhost' >>scr/live-scrape.env
+sed 's/^SCRAPE_HOST=.*/SCRAPE_HOST=127.0.0.2/' scr/live-scrape.env >scr2/live-scrape.env
+"$ZEALOT" emit prometheus scr/live-scrape.env | sed 's/^\(  scrape_interval:\) 15s$/\1 1s/' >scrape-job.yml
+check "SCRAPE_HOST=localhost: the emitted target is localhost:PORT" grep -qF "'localhost:$port'" scrape-job.yml
 {
 	printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - %s/alerts.yml\nscrape_configs:\n' "$TMP"
 	sed 's/^/  /' job.test.yml
+	sed 's/^/  /' scrape-job.yml
 	printf '  - job_name: node\n    scrape_interval: 1s\n    static_configs:\n      - targets: [%s]\n' "'127.0.0.1:$nport'"
 } >prometheus.yml
 run promtool check config prometheus.yml
@@ -142,6 +151,12 @@ check "every dashboard expression returns data (the era annotation aside: no era
 
 run "$ZEALOT" probe "$url" --endpoint live.env --prometheus "$prom" --only scrape --json
 check "probe --prometheus: the scrape probe passes" test "$rc" -eq 0 -a "$(jq -r '.probes[]|select(.name=="scrape")|.status' "$TMP/out")" = pass
+run "$ZEALOT" probe "$url" --endpoint scr/live-scrape.env --prometheus "$prom" --only scrape --json
+check "SCRAPE_HOST: the scrape probe checks localhost:PORT, up, and passes" \
+	eval 'rc_is 0 && json_is "[.probes[]|.status]" "[\"pass\"]" && out_has "http://localhost:$port/metrics"'
+run "$ZEALOT" probe "$url" --endpoint scr2/live-scrape.env --prometheus "$prom" --only scrape --json
+check "SCRAPE_HOST=127.0.0.2, not the target scraped: the scrape probe fails naming both" \
+	eval 'rc_is 1 && out_has "at localhost:$port, not at 127.0.0.2:$port"'
 # the list fleet status runs on each host: scrape only where the file names a Prometheus
 fleet_only=health,models,props,slots,metrics,scrape
 run "$ZEALOT" probe "$url" --endpoint live.env --only "$fleet_only" --json
