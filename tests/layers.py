@@ -4,7 +4,10 @@
 Folders are ranked; a file may include its own folder, a room of it
 (plan/graph, payload/synth) and any folder of a lower rank, never one of its rank or above (docs/layout.md says why each
 sits where it does). Modules (a .c with its .h) may not include each other
-in a circle, inside a folder or across. Prints one line per offence and
+in a circle, inside a folder or across. A module's private header
+(NAME_int.h, as SQLite keeps btreeInt.h beside btree.h) is that module's
+own inside: probe_int.h may include probe.h, and a file that includes
+probe_int.h includes the probe module. Prints one line per offence and
 exits 1 when there is any."""
 import os, re, sys
 
@@ -14,6 +17,11 @@ RANK = {
     "cmd": 8, ".": 9,
 }
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def module(name):
+    """A file's module: live/probe_int (the private header) is live/probe."""
+    return name[:-4] if name.endswith("_int") and os.path.basename(name) != "_int" else name
 
 def main(src):
     edges, bad = {}, []
@@ -26,7 +34,7 @@ def main(src):
             if folder not in RANK:
                 bad.append(f"{path}: folder '{folder}' has no rank in tests/layers.py")
                 continue
-            mod = os.path.relpath(path, src)[:-2]
+            mod = module(os.path.relpath(path, src)[:-2])
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
             for inc in INC.findall(text):
@@ -41,7 +49,7 @@ def main(src):
                 if tfolder != folder and not room and RANK[tfolder] >= RANK[folder]:
                     bad.append(f"{path}: includes '{inc}' ({tfolder}, rank {RANK[tfolder]}) "
                                f"from {folder} (rank {RANK[folder]}): against the layer order")
-                tmod = tgt[:-2]
+                tmod = module(tgt[:-2])
                 if tmod != mod:
                     edges.setdefault(mod, set()).add(tmod)
     # circles between modules: depth-first search, one report per circle
