@@ -161,25 +161,24 @@ check "missing payload: the unit is untouched" test "$(cat "$R/etc/systemd/syste
 check "missing payload: no era, the attempt recorded as refused" \
 	test "$(sql "select max(id) from eras")" = 2 -a "$(sql "select outcome from attempts order by id desc limit 1")" = refused
 
-# 4. A start that fails in the unit: the payload is unreadable to USER (the
-# gates run as root and pass; serve refuses inside the sandbox, 78). The
-# journal names the cause, the previous era comes back. (The unit is
-# Type=exec: when serve's exit reaches systemd before its exec does, the
-# start job itself fails and the refusal is met at restart, not at health;
-# the cause and the law are the same.)
+# 4. A payload only root can read: the laws gate reads it as USER (the
+# unit's user), so deploy refuses before anything changes, naming C03, the
+# file's mode and owner and USER. (Until the laws read files as USER, this
+# passed the gates as root and failed in the unit: serve's own refusal,
+# 78, and a rollback. A unit's serve refusing with 78 and the journal naming
+# the law is held by live/trust.sh (R03, R04), a rollback by section 5.)
 mkdir -p sealed
 cp q.gguf sealed/q.gguf
 chmod 600 sealed/q.gguf
 endpoint 6144 3 | sed 's/^ALIAS=e1$/ALIAS=e1-three/' >sealed/e1.env
+pid_before=$(main_pid)
 deploy sealed/e1.env "a payload only root can read"
 sed 's/^/#   /' "$TMP/err"
 check "unreadable to USER: exit 1" rc_is 1
-check "unreadable to USER: the start's journal names serve's refusal (78, C03)" \
-	test -n "$(grep -E 'failed at (restart|health), law C03' "$TMP/err")" -a -n "$(grep -F 'exit 78' "$TMP/err")"
-check "unreadable to USER: rolled back, era 2 serves again" \
-	test -n "$(grep -F 'rolled back: era 2 serves again' "$TMP/err")" -a "$(slots)" = 3 -a "$(health)" = 200
-check "unreadable to USER: the restore was verified (health, MainPID, cmdline)" \
-	test -n "$(grep -E '^  restore:cmdline +ok' "$TMP/out")" && cmdline_is_argv "$(main_pid)"
+check "unreadable to USER: refused at gate:laws naming C03 and USER" \
+	test -n "$(grep -F 'C03' "$TMP/err")" -a -n "$(grep -F 'is not readable by' "$TMP/err")"
+check "unreadable to USER: nothing changed, era 2 serves with the same MainPID" \
+	test -n "$(grep -F 'nothing was changed' "$TMP/err")" -a "$(slots)" = 3 -a "$(health)" = 200 -a "$(main_pid)" = "$pid_before"
 
 # 5. A boot that diverges from its plan. EXTRA_ARGS, the environment and
 # the engine's config files no longer can (C11/M12, R04, R03: serve gives
