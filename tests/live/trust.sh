@@ -94,15 +94,15 @@ check "audit of the served engine: 0 divergences, no config file read" \
 engine_stop
 # the same engine started by hand under that environment reads the file
 mapfile -t cmd < <("$ZEALOT" argv g.env)
-XDG_CONFIG_HOME=$TMP/xdg LLAMA_ARG_CACHE_RAM=0 "${cmd[@]}" >hand.log 2>&1 &
+XDG_CONFIG_HOME=$TMP/xdg LLAMA_ARG_THREADS_HTTP=2 "${cmd[@]}" >hand.log 2>&1 &
 ENGINE_PID=$! ENGINE_PORT=$port
 engine_ask "$ENGINE_PID" "$port"
 check "control: by hand, the engine reads the user-level file" test -n "$(grep -F "using config file: $TMP/xdg/llama.cpp/config.ini" hand.log)"
 run "$ZEALOT" audit g.env --pid "$ENGINE_PID" --json
 check "audit: the file the live engine read, with its swa-full, is R03's divergence" \
 	test "$(jq -r '.rows[]|select(.what=="config files" and .diverges and .law=="R03")|.live' "$TMP/out" | grep -cF "$TMP/xdg/llama.cpp/config.ini:2: swa-full = true")" = 1
-check "audit: the engine's LLAMA_ARG_CACHE_RAM is R04's divergence" \
-	json_is '[.rows[]|select(.what=="env LLAMA_ARG_CACHE_RAM")|.law]' '["R04"]'
+check "audit: the engine's LLAMA_ARG_THREADS_HTTP is R04's divergence" \
+	json_is '[.rows[]|select(.what=="env LLAMA_ARG_THREADS_HTTP")|.law]' '["R04"]'
 engine_stop
 
 # 5. The environment: each variable the engine, ggml or the loader reads is
