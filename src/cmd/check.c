@@ -10,6 +10,7 @@
 #include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "../judge/harness.h"
 #include "../judge/laws.h"
 #include "../judge/trust.h"
@@ -245,6 +246,10 @@ static int run(struct opt_args *args)
 		goto done;
 	if (cmd_apply_sets(ep, &sets, &err) || cmd_apply_device(ep, device, &err)) {
 		rc = cmd_fail(EXIT_USAGE, "check: %s", err);
+		goto done;
+	}
+	if (router_is(ep)) {
+		rc = cmd_router_check(ep, json);
 		goto done;
 	}
 	laws_check(ep, NULL, NULL, LAWS_STATIC | LAWS_FILES | LAWS_RUNTIME, &fs);

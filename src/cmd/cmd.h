@@ -180,6 +180,8 @@ int cmd_router_plan(const struct endpoint *ep, const char *device, int json, cha
 int cmd_router_emit(const char *what, const char *file);
 int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err);
 int cmd_router_swap(const char *file);
+/* check of a router: the set's laws and every member's, by member. */
+int cmd_router_check(const struct endpoint *ep, int json);
 /* serve of a router: every gate, the preset written, the router exec'd. */
 int cmd_router_serve(const struct endpoint *ep, int dry);
 /* serve's pins gate on one endpoint (src/cmd/serve.c): 0 or SERVE_REFUSED. */

@@ -46,6 +46,14 @@ size_t router_laws_keys(const struct router *r, struct findings *out)
 	return n;
 }
 
+size_t router_laws_member(const struct router_member *m, const struct router_priced *pm, struct findings *out)
+{
+	size_t n = laws_check(m->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, out);
+	if (pm->loaded)
+		n += laws_check(m->ep, &pm->c, &pm->p, LAWS_PAYLOAD | LAWS_FIT, out);
+	return n;
+}
+
 static void set_names(struct sb *b, const struct router_price *rp, uint32_t mask, int with_mib, unsigned d)
 {
 	int first = 1;

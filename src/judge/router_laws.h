@@ -15,6 +15,12 @@ size_t router_laws_keys(const struct router *r, struct findings *out);
  * does not fit, naming the members and the sums. */
 size_t router_laws_fit(const struct router_price *rp, struct findings *out);
 
+/* A member's own laws, as check judges one endpoint (its file with the
+ * router's keys laid over it): the static laws and its files, then, when
+ * it was priced, its payload against its shape and its own fit. Returns
+ * the count of errors appended. */
+size_t router_laws_member(const struct router_member *m, const struct router_priced *pm, struct findings *out);
+
 /* The plan of a router as `zealot plan` prints it. */
 void router_report(struct sb *b, const struct router_price *rp);
 

@@ -54,6 +54,8 @@ check "safe MODELS_MAX 1" out_has "safe MODELS_MAX: 1"
 check "gemma and qwen never resident together" out_has "  gemma + qwen"
 run "$ZEALOT" plan --json router.env --set ADDRESSABLE_MIB="$a"
 check "--json: refused, safe_models_max 1" json_is '[.verdict,.safe_models_max]' '["refused",1]'
+run "$ZEALOT" check --json router.env --set ADDRESSABLE_MIB="$a"
+check "check: the set's M13, exit 1" json_is '[.findings[].law, .verdict]' '["M13","refused"]'
 run "$ZEALOT" plan --json router.env --set ADDRESSABLE_MIB="$a" --set MODELS_MAX=1
 check "MODELS_MAX=1 at that memory fits" json_is '[.verdict,.safe_models_max]' '["fits",1]'
 
@@ -68,6 +70,12 @@ printf 'LISTEN_PORT=9000\n' >>models/qwen.env
 run "$ZEALOT" plan router.env
 check "a member that sets a port: refused (exit 1)" rc_is 1
 check "names C12, the member file and the key" out_has "C12: $TMP/models/qwen.env: a member sets LISTEN_PORT"
+run "$ZEALOT" check --json router.env
+check "check ROUTER.env: refused (exit 1)" rc_is 1
+check "check: the set's C12 finding" json_is '[.findings[].law]' '["C12"]'
+check "check: every member judged, by name" json_is '[.members[].name]' '["gemma","llama","qwen"]'
+run "$ZEALOT" check router.env
+check "check: each member's findings under its name" out_has "member qwen ($TMP/models/qwen.env)"
 sed -i '/LISTEN_PORT/d' models/qwen.env
 run "$ZEALOT" plan router.env --set CTX_SIZE=8192
 check "a router that sets CTX_SIZE: refused" rc_is 1
