@@ -1,7 +1,6 @@
-/* Gemma 2 and 3 (src/models/gemma2.cpp, gemma3.cpp): sliding-window
- * layers with a global one every swa_pattern, post norms, the output tied
- * to the embedding; Gemma 3n (src/models/gemma3n.cpp): gemma3's attention
- * (q/k norms, a window on 4 layers of 5) with the engine's fixed widths
+/* Gemma 1 (src/models/gemma.cpp: every layer full, no post norms), 2 and 3 (src/models/gemma2.cpp, gemma3.cpp):
+ * sliding-window layers with a global one every swa_pattern, post norms, the output tied to the embedding; Gemma 3n
+ * (src/models/gemma3n.cpp): gemma3's attention (q/k norms, a window on 4 layers of 5) with the engine's fixed widths
  * for the rest, which no key sets (llama-hparams.h): 4 altup streams, a
  * laurel rank of 64 and per-layer inputs 256 wide. Every layer carries q,
  * k and v; the layers past the first 20 read an earlier layer's cache all
@@ -19,6 +18,10 @@
 
 void gemma_defaults(struct synth_spec *s, const struct synth_family *f)
 {
+	if (f->variant & V_GEMMA1) { /* src/models/gemma.cpp: every layer full */
+		s->n_layer = 6;
+		return;
+	}
 	s->n_swa = 512;
 	if (f->variant & V_GEMMA3N) {
 		/* past the engine's fixed 20 layers with a cache, one window
@@ -59,14 +62,16 @@ void gemma3_tensors(struct tw *t, const struct synth_spec *s, const struct synth
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		qkv(t, s, il, 1);
-		BV("post_attention_norm.weight", s->n_embd);
-		if (!(f->variant & V_GEMMA2)) { /* gemma2 norms neither q nor k */
+		if (!(f->variant & V_GEMMA1))
+			BV("post_attention_norm.weight", s->n_embd);
+		if (!(f->variant & (V_GEMMA1 | V_GEMMA2))) { /* gemma2 norms neither q nor k */
 			BV("attn_k_norm.weight", s->head_dim);
 			BV("attn_q_norm.weight", s->head_dim);
 		}
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
-		BV("post_ffw_norm.weight", s->n_embd);
+		if (!(f->variant & V_GEMMA1))
+			BV("post_ffw_norm.weight", s->n_embd);
 	}
 }
 

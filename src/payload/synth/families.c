@@ -77,6 +77,7 @@ static const struct synth_family families[] = {
     QWENMOE("mellum", SF_EXPERTS_SIZED, qwen3moe_tensors),
     LLAMA("orion", RF_D | SF_HEADS_EMBD | SF_NORM_BIAS, V_ORION),
     GEMMA("gemma2", V_GEMMA2, NULL, gemma3_tensors),
+    GEMMA("gemma", V_GEMMA1, NULL, gemma3_tensors),
     GEMMA("gemma3n", V_GEMMA3N, gemma3n_validate, gemma3n_tensors),
     RWKV("rwkv7", 0, rwkv7_tensors),
     RWKV("rwkv6", V_RWKV6, rwkv6_tensors),

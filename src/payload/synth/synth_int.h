@@ -226,7 +226,11 @@ void qwen35_keys(struct gguf_writer *w, const struct synth_spec *s, const struct
 void qwen35_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_gemma.c: gemma2, gemma3, gemma3n */
-enum { V_GEMMA2 = 1 << 0 /* a window every other layer, no q/k norms */, V_GEMMA3N = 1 << 1 };
+enum {
+	V_GEMMA2 = 1 << 0 /* a window every other layer, no q/k norms */,
+	V_GEMMA3N = 1 << 1,
+	V_GEMMA1 = 1 << 2 /* no window, no post norms, no q/k norms */
+};
 void gemma_defaults(struct synth_spec *s, const struct synth_family *f);
 int gemma3n_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void gemma_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);

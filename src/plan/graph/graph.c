@@ -345,6 +345,7 @@ static const struct graph_family families[] = {
     {"mellum", gr_llama, NULL, "src/models/mellum.cpp", NULL},
     {"orion", gr_mistral3, NULL, "src/models/orion.cpp", NULL},
     {"gemma2", gr_llama, NULL, "src/models/gemma2.cpp", NULL},
+    {"gemma", gr_llama, NULL, "src/models/gemma.cpp", NULL},
     {"gemma3n", gr_gemma3n, NULL, "src/models/gemma3n.cpp", NULL},
     {"rwkv7", gr_rwkv7, NULL, "src/models/rwkv7.cpp", NULL},
     {"rwkv6", gr_rwkv6, NULL, "src/models/rwkv6.cpp", NULL},
