@@ -27,11 +27,12 @@ static void list_keys(int markdown)
 		free(md);
 		return;
 	}
-	printf("%-18s %-14s %-26s %s\n", "key", "default", "set-but-empty means", "what it is");
+	printf("%-18s %-20s %-14s %-26s %s\n", "key", "engine flag", "default", "set-but-empty means", "what it is");
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
-		printf("%-18s %-14s %-26s %s\n", k->name, k->def ? k->def : "-", k->optout ? k->optout : "(error)",
-		       k->doc);
+		const char *flag = key_flag_shown(k);
+		printf("%-18s %-20s %-14s %-26s %s\n", k->name, flag ? flag : "-", k->def ? k->def : "-",
+		       k->optout ? k->optout : "(error)", k->doc);
 	}
 }
 
