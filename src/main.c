@@ -34,6 +34,7 @@ static const struct command *const commands[] = {
     &cmd_audit,
     &cmd_fetch,
     &cmd_argv,
+    &cmd_import,
     &cmd_deploy,
     &cmd_rollback,
     &cmd_arm,

@@ -30,22 +30,26 @@ static void list_keys(int markdown)
 		free(md);
 		return;
 	}
-	/* a line per key, what it is wrapped under it: the terminal's width */
-	printf("%-18s %-14s %s\n    %s\n", "key", "default", "set-but-empty means", "what it is");
+	/* a line per key (its engine flag, default and opt-out), what it is
+	 * wrapped under it: the terminal's width */
+	printf("%-18s %-20s %-14s %s\n    %s\n", "key", "engine flag", "default", "set-but-empty means", "what it is");
 	for (size_t i = 0; i < keys_count(); i++) {
 		const struct key_def *k = keys_at(i);
 		/* the default in its column when it fits there, the rest wrapped */
 		const char *def = k->def ? k->def : "-", *optout = k->optout ? k->optout : "(error)";
-		char head[64];
+		const char *flag = key_flag_shown(k);
+		char head[96];
 		struct sb t = {0};
+		size_t indent;
 		if (strlen(def) <= 14) {
-			snprintf(head, sizeof(head), "%-18s %-14s ", k->name, def);
+			snprintf(head, sizeof(head), "%-18s %-20s %-14s ", k->name, flag ? flag : "-", def);
 			sb_adds(&t, optout);
 		} else {
-			snprintf(head, sizeof(head), "%-18s ", k->name);
+			snprintf(head, sizeof(head), "%-18s %-20s ", k->name, flag ? flag : "-");
 			sb_addf(&t, "%s %s", def, optout);
 		}
-		cmd_wrap(stdout, head, 19, t.s);
+		indent = strlen(head);
+		cmd_wrap(stdout, head, indent, t.s);
 		sb_release(&t);
 		cmd_wrap(stdout, "    ", 4, k->doc);
 	}

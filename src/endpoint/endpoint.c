@@ -35,9 +35,20 @@ static int unknown_key(char **err, const char *where, const char *key)
 				      key, k->name, k->name);
 		return errorf(err, "%s%s would set an engine flag behind zealot's back (law C09)", where, key);
 	}
-	const char *s = key_suggest(key);
-	if (s)
-		return errorf(err, "%sunknown key '%s' (did you mean %s?) (law C01)", where, key, s);
+	struct key_hint h;
+	key_hint(key, &h);
+	if (h.key && h.via[0])
+		return errorf(err, "%sunknown key '%s' (did you mean %s? it owns the engine's %s) (law C01)", where,
+			      key, h.key->name, h.via);
+	if (h.key)
+		return errorf(err, "%sunknown key '%s' (did you mean %s?) (law C01)", where, key, h.key->name);
+	if (h.flag && h.flag->cls == FLAG_REFUSED)
+		return errorf(err, "%sunknown key '%s': %s is an engine flag zealot refuses (law %s) (law C01)", where,
+			      key, h.via, h.flag->arg);
+	if (h.flag)
+		return errorf(err,
+			      "%sunknown key '%s': %s is an engine flag no key owns: EXTRA_ARGS carries it (law C01)",
+			      where, key, h.via);
 	return errorf(err, "%sunknown key '%s' (law C01; 'zealot check --keys' lists them)", where, key);
 }
 

@@ -1,6 +1,7 @@
 #include "keys.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,16 +341,10 @@ enum key_id key_url_of(enum key_id file)
 	}
 }
 
-/* A misspelling (small edit distance) or a rearrangement of the same words
- * (KV_CACHE_TYPE for CACHE_TYPE_K) both suggest. */
-const char *key_suggest(const char *unknown)
+/* The most `_`-separated words shared with a key, at least two
+ * (KV_CACHE_TYPE for CACHE_TYPE_K), or NULL. */
+static const char *shared_words(const char *unknown)
 {
-	struct near nr = near_start(unknown, 3);
-	for (size_t i = 0; i < K__COUNT; i++)
-		near_try(&nr, table[i].name);
-	if (nr.best)
-		return nr.best;
-	/* word overlap: the most shared `_`-separated words, at least two */
 	size_t best_w = 1;
 	const char *best = NULL;
 	for (size_t i = 0; i < K__COUNT; i++) {
@@ -374,6 +369,97 @@ const char *key_suggest(const char *unknown)
 		}
 	}
 	return best;
+}
+
+/* The first key whose name begins with unknown's whole words (CTX_SIZE
+ * for CTX), or NULL. */
+static const char *leading_words(const char *unknown)
+{
+	size_t n = strlen(unknown);
+	if (n < 2)
+		return NULL;
+	for (size_t i = 0; i < K__COUNT; i++)
+		if (strncasecmp(unknown, table[i].name, n) == 0 && table[i].name[n] == '_')
+			return table[i].name;
+	return NULL;
+}
+
+static int in_list(const char *list, const char *word, size_t n);
+
+/* The key whose owned spellings hold word exactly (no family prefix). */
+static const struct key_def *owner_exact(const char *word)
+{
+	for (size_t i = 0; i < K__COUNT; i++)
+		if (in_list(table[i].owns, word, strlen(word)))
+			return &table[i];
+	return NULL;
+}
+
+/* An unknown key read as an engine flag: "-" or "--" and the name in
+ * lower case with '-' for '_' (FA: -fa, N_GPU_LAYERS: --n-gpu-layers),
+ * then as the LLAMA_ARG_* variable of one. Whether it named a flag. */
+static int hint_flag(const char *unknown, struct key_hint *h)
+{
+	char low[48], word[64];
+	size_t n = strlen(unknown);
+	if (!n || n >= sizeof(low))
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = unknown[i] == '_' ? '-' : (char)tolower((unsigned char)unknown[i]);
+	for (int dashes = 1; dashes <= 2; dashes++) {
+		snprintf(word, sizeof(word), "%.*s%s", dashes, "--", low);
+		const struct engine_flag *f = flags_find(word);
+		const struct key_def *k = owner_exact(word);
+		if (f || k) {
+			h->key = k ? k : f->cls == FLAG_KEY ? key_by_name(f->arg) : NULL;
+			h->flag = f;
+			snprintf(h->via, sizeof(h->via), "%s", word);
+			return 1;
+		}
+	}
+	snprintf(word, sizeof(word), "LLAMA_ARG_%s", unknown);
+	for (char *p = word; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	h->key = key_owning_env(word);
+	h->flag = flags_find_env(word);
+	if (!h->key && h->flag && h->flag->cls == FLAG_KEY)
+		h->key = key_by_name(h->flag->arg);
+	if (!h->key && !h->flag)
+		return 0;
+	snprintf(h->via, sizeof(h->via), "%s", word);
+	return 1;
+}
+
+void key_hint(const char *unknown, struct key_hint *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (hint_flag(unknown, h))
+		return;
+	/* a misspelling of one letter, then a key's leading words, then a
+	 * farther misspelling, then shared words */
+	struct near nr = near_start(unknown, 1);
+	for (size_t i = 0; i < K__COUNT; i++)
+		near_try(&nr, table[i].name);
+	const char *name = nr.best ? nr.best : leading_words(unknown);
+	if (!name) {
+		nr = near_start(unknown, 3);
+		for (size_t i = 0; i < K__COUNT; i++)
+			near_try(&nr, table[i].name);
+		name = nr.best ? nr.best : shared_words(unknown);
+	}
+	h->key = name ? key_by_name(name) : NULL;
+}
+
+const char *key_suggest(const char *unknown)
+{
+	struct key_hint h;
+	key_hint(unknown, &h);
+	return h.key ? h.key->name : NULL;
+}
+
+const char *key_flag_shown(const struct key_def *k)
+{
+	return k->flag ? k->flag : k->flag_off;
 }
 
 int key_parse_uint(const struct key_def *k, const char *v, uint64_t *out, char **err)

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flags.h"
+
 enum key_kind {
 	KEY_STRING,
 	KEY_PATH,
@@ -159,6 +161,22 @@ enum key_id key_url_of(enum key_id file);
 
 /* Closest known key to an unknown one, or NULL when nothing is close. */
 const char *key_suggest(const char *unknown);
+
+/* What an unknown key was meant to be (law C01's did-you-mean). The name
+ * is matched, in this order, against the engine's LLAMA_ARG_* names (NGL
+ * for N_GPU_LAYERS), the flags' short and long spellings (FLASH_ATTN for
+ * FA, LISTEN_PORT for PORT), a misspelling of a key, the leading words of
+ * a key (CTX_SIZE for CTX), and the most words shared with a key. */
+struct key_hint {
+	const struct key_def *key;	/* the key meant, or NULL */
+	const struct engine_flag *flag; /* the engine flag the name spells, or NULL */
+	char via[64];			/* the spelling or LLAMA_ARG_ name that matched, or "" */
+};
+void key_hint(const char *unknown, struct key_hint *out);
+/* The engine flag a key renders, for a person: its flag, else the flag it
+ * renders when off, else NULL (a key of zealot's own, or one the engine
+ * takes another way). */
+const char *key_flag_shown(const struct key_def *k);
 
 /* One parse per type (key_parse_uint also reads one byte count of a
  * KEY_PINS key). Each returns 0, or -1 with *err (when err is not

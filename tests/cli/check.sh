@@ -195,7 +195,7 @@ run "$ZEALOT" check "$ROOT/examples/history/frank-zealot.env" --set RUNTIME=/bin
 check "example frank-zealot with exact V (+4,410 MiB): refused by the fit gate (M09)" \
 	test "$rc" -eq 1 -a -n "$(grep -F M09 "$TMP/out")"
 run "$ZEALOT" check --keys
-check "--keys lists every key with its default" test -n "$(grep -E '^CACHE_TYPE_K +f16' "$TMP/out")"
+check "--keys lists every key with its default" test -n "$(grep -E '^CACHE_TYPE_K +--cache-type-k +f16' "$TMP/out")"
 run "$ZEALOT" check "$TMP/none.env"
 check "no file: exit 3" rc_is 3
 run "$ZEALOT" check --help

@@ -114,3 +114,40 @@ grep -ohE -- '--set [A-Z][A-Z0-9_]*=' "$ROOT"/doc/zealot-*.txt | sed 's/^--set /
 check "the help texts set keys at all (control: $(wc -l <helpkeys.txt) keys)" test "$(wc -l <helpkeys.txt)" -ge 4
 check "every --set KEY= in a help text is a key: $(comm -23 helpkeys.txt keys.txt | tr '\n' ' ')" \
 	test -z "$(comm -23 helpkeys.txt keys.txt)"
+
+# issue 34 item 3: llama.cpp's names find zealot's keys. An unknown key is
+# matched against the flags' spellings and the LLAMA_ARG_* names before a
+# misspelling (PORT was pointed to HOST, FA and NP to NGL).
+for pair in N_GPU_LAYERS:NGL CTX:CTX_SIZE FA:FLASH_ATTN NP:PARALLEL PORT:LISTEN_PORT \
+	GPU_LAYERS:NGL N_PARALLEL:PARALLEL CTX_SIZ:CTX_SIZE KV_CACHE_TYPE:CACHE_TYPE_K; do
+	name=${pair%%:*} want=${pair#*:}
+	{ base; echo CTX_SIZE=8192; echo "$name=1"; } >dym.env
+	run "$ZEALOT" check --json dym.env
+	check "check: unknown key $name: did you mean $want (C01)" \
+		json_is "[.findings[]|select(.law==\"C01\" and (.reason|contains(\"unknown key '$name' (did you mean $want?\")))]|length" 1
+done
+{ base; echo CTX_SIZE=8192; echo "NP=2"; } >dym.env
+run "$ZEALOT" check --json dym.env
+check "check: the did-you-mean names the engine flag that matched (NP: -np)" \
+	json_is '[.findings[]|select(.reason|contains("it owns the engine'"'"'s -np"))]|length' 1
+{ base; echo CTX_SIZE=8192; echo "THREADS=8"; } >dym.env
+run "$ZEALOT" check --json dym.env
+check "check: THREADS is an engine flag no key owns: EXTRA_ARGS carries it" \
+	json_is '[.findings[]|select(.law=="C01" and (.reason|contains("--threads is an engine flag no key owns: EXTRA_ARGS")))]|length' 1
+{ base; echo CTX_SIZE=8192; echo "MLOCK=1"; } >dym.env
+run "$ZEALOT" check --json dym.env
+check "check: MLOCK is an engine flag zealot refuses, with its law" \
+	json_is '[.findings[]|select(.law=="C01" and (.reason|contains("--mlock is an engine flag zealot refuses (law M12)")))]|length' 1
+{ base; echo CTX_SIZE=8192; } >dym.env
+run "$ZEALOT" plan --set PORT=9000 dym.env
+check "plan --set PORT: did you mean LISTEN_PORT (exit 2)" \
+	test "$rc" -eq 2 -a -n "$(grep -F "unknown key 'PORT' (did you mean LISTEN_PORT?" "$TMP/err")"
+
+# check --keys names the flag each key renders (HOST is the ssh
+# destination; the engine's --host is BIND_ADDR)
+run "$ZEALOT" check --keys
+for pair in BIND_ADDR:--host LISTEN_PORT:--port NGL:--n-gpu-layers CTX_SIZE:--ctx-size \
+	FLASH_ATTN:--flash-attn PARALLEL:--parallel KV_OFFLOAD:--no-kv-offload HOST:-; do
+	check "check --keys: ${pair%%:*} renders ${pair#*:}" \
+		test -n "$(awk -v k="${pair%%:*}" -v f="${pair#*:}" '$1 == k && $2 == f' "$TMP/out")"
+done
