@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../endpoint/endpoint.h"
+#include "../payload/census.h"
+#include "../payload/model.h"
 #include "../plan/plan.h"
 #include "../plan/shape.h"
 #include "png.h"
@@ -207,7 +209,11 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 	if (s && s->census) {
 		e->sampling = s->census->sampling;
 		e->n_sampling = s->census->n_sampling;
+		if (s->census->model)
+			e->n_embd = s->census->model->n_embd;
 	}
+	const char *em = endpoint_value_of(ep, K_EMBEDDINGS);
+	e->embeddings = em && strcmp(em, "on") == 0;
 	const char *v = endpoint_value_of(ep, K_PRESENCE_PENALTY);
 	if (v && *v && endpoint_number_of(ep, K_PRESENCE_PENALTY, &e->presence_penalty, NULL) == 0)
 		e->has_presence_penalty = 1;
@@ -1062,6 +1068,46 @@ static void p_sampler(const struct http_client *c, const struct probe_expect *e,
 	answer_release(&a);
 }
 
+/* /v1/embeddings (EMBEDDINGS=on): one vector per input, as wide as the
+ * model's n_embd, and of unit length when it is not zero: the server
+ * normalises it (embd_normalize 2, the Euclidean norm, its default). A
+ * vector of zeros (a payload whose weights are zero) is reported as such:
+ * its width is checked, its norm cannot be. */
+static void p_embeddings(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
+{
+	if (skipped(out, !e->embeddings, "embeddings", "C06", "the endpoint does not set EMBEDDINGS=on"))
+		return;
+	struct answer a;
+	json_t *j = ask(c, "POST", "/v1/embeddings", "{\"input\":\"The sky is blue\"}", &a);
+	json_t *v = j ? json_object_get(json_array_get(json_object_get(j, "data"), 0), "embedding") : NULL;
+	if (!j) {
+		say(out, "embeddings", "C06", PROBE_FAIL, "%s", a.why);
+		answer_release(&a);
+		return;
+	}
+	if (a.r.status != 200 || !json_is_array(v) || json_array_size(json_object_get(j, "data")) != 1) {
+		say(out, "embeddings", "C06", PROBE_FAIL, "POST /v1/embeddings: HTTP %ld, not one vector", a.r.status);
+		answer_release(&a);
+		return;
+	}
+	size_t n = json_array_size(v);
+	double sq = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = json_number_value(json_array_get(v, i));
+		sq += x * x;
+	}
+	double norm = sqrt(sq);
+	if (e->n_embd && n != e->n_embd)
+		say(out, "embeddings", "C06", PROBE_FAIL, "a vector of %zu floats, the model's n_embd is %u", n,
+		    (unsigned)e->n_embd);
+	else if (norm != 0 && fabs(norm - 1) > 1e-3)
+		say(out, "embeddings", "C06", PROBE_FAIL, "a vector of %zu floats whose norm is %g, not 1", n, norm);
+	else
+		say(out, "embeddings", "C06", PROBE_PASS, "a vector of %zu floats%s, %s", n,
+		    e->n_embd ? " = n_embd" : "", norm == 0 ? "all zero (its norm unchecked)" : "of unit norm");
+	answer_release(&a);
+}
+
 /* The probes in the order they run: props first and by itself (what it
  * learns of the shape feeds the others), then the table; those marked read
  * what /props taught where the endpoint is silent. */
@@ -1070,14 +1116,23 @@ static const struct {
 	void (*run)(const struct http_client *c, const struct probe_expect *e, struct probe_results *out);
 	int learned;
 } probes[] = {
-    {"props", NULL, 0},		 {"health", p_health, 0},
-    {"models", p_models, 0},	 {"slots", p_slots, 0},
-    {"metrics", p_metrics, 0},	 {"chat", p_chat, 0},
-    {"tools", p_tools, 0},	 {"vision", p_vision, 1},
-    {"overlong", p_overlong, 1}, {"concurrency", p_concurrency, 1},
-    {"effort", p_effort, 1},	 {"refusal", p_refusal, 0},
-    {"cache", p_cache, 0},	 {"sampler", p_sampler, 0},
-    {"stream", probe_stream, 0}, {"long", probe_long, 1},
+    {"props", NULL, 0},
+    {"health", p_health, 0},
+    {"models", p_models, 0},
+    {"slots", p_slots, 0},
+    {"metrics", p_metrics, 0},
+    {"chat", p_chat, 0},
+    {"tools", p_tools, 0},
+    {"vision", p_vision, 1},
+    {"overlong", p_overlong, 1},
+    {"concurrency", p_concurrency, 1},
+    {"effort", p_effort, 1},
+    {"refusal", p_refusal, 0},
+    {"cache", p_cache, 0},
+    {"sampler", p_sampler, 0},
+    {"stream", probe_stream, 0},
+    {"long", probe_long, 1},
+    {"embeddings", p_embeddings, 0},
 };
 
 const char *probe_unknown(const char *list, size_t *len)

@@ -67,6 +67,8 @@ struct probe_expect {
 	double presence_penalty;
 	const struct census_kv *sampling; /* the payload's general.sampling.* (borrowed) */
 	size_t n_sampling;
+	int embeddings;	 /* EMBEDDINGS=on: /v1/embeddings must answer */
+	uint32_t n_embd; /* the model's embedding width, or 0 unknown */
 };
 
 struct endpoint;

@@ -38,6 +38,8 @@ embd_boot() {
 	if engine_up "$pid" "$port"; then
 		EMBD_HTTP=$(curl -s -m 60 -o "$name.json" -w '%{http_code}' -H 'Content-Type: application/json' \
 			-d '{"input":"The sky is blue"}' "http://127.0.0.1:$port/v1/embeddings")
+		"$ZEALOT" probe "http://127.0.0.1:$port" --endpoint "$name.env" --only embeddings --json \
+			>"$name.probe" 2>&1
 	fi
 	stop_pid "$pid"
 }
@@ -54,6 +56,12 @@ ecase() {
 	if [ -n "$embd" ]; then
 		check "$name: /v1/embeddings answers one vector of $embd floats" \
 			jq -e --argjson n "$embd" '(.data|length) == 1 and (.data[0].embedding|length) == $n' "$name.json"
+		check "$name: the embeddings probe passes, a vector of n_embd = $embd floats" \
+			grep -q "a vector of $embd floats = n_embd" "$name.probe"
+	fi
+	if [ -z "$embd" ]; then
+		check "$name: without EMBEDDINGS=on the embeddings probe is skipped" \
+			grep -q 'does not set EMBEDDINGS=on' "$name.probe"
 	fi
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$name (bert $sets | $keys): every exact term equals the ledger" rc_is 0
