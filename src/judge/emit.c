@@ -282,7 +282,7 @@ static const char *visible_devices_var(const struct endpoint *ep)
 {
 	const char *name = endpoint_value(ep, K_DEVICE);
 	const struct device *d = device_find(name ? name : "");
-	return d && d->backend == DEVICE_VULKAN ? "GGML_VK_VISIBLE_DEVICES=" : "CUDA_VISIBLE_DEVICES=";
+	return device_visible_var(d);
 }
 
 char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpoint, const char *user)
@@ -330,7 +330,9 @@ char *emit_unit(const struct endpoint *ep, const char *zealot, const char *endpo
 	if (card && *card) {
 		sb_adds(&b, "\n# GPU: the card this endpoint owns on its host (DEVICE profiles that card)\n"
 			    "Environment=");
-		quote_unit_word(&b, visible_devices_var(ep), card);
+		char var[64];
+		snprintf(var, sizeof(var), "%s=", visible_devices_var(ep));
+		quote_unit_word(&b, var, card);
 	}
 	sb_adds(&b, "\n# serve's verified-hash stamps (the payloads are read-only to the engine)\n"
 		    "StateDirectory=zealot\n"

@@ -12,6 +12,7 @@
 #include "../base/file.h"
 #include "../base/util.h"
 #include "../endpoint/flags.h"
+#include "../plan/device.h"
 
 static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *strf(const char *fmt, ...)
@@ -261,6 +262,13 @@ const struct key_def *trust_env_owner(const char *name)
 	return k ? k : f && f->cls == FLAG_KEY ? key_by_name(f->arg) : NULL;
 }
 
+/* The variable that chooses the endpoint's card on its device's backend. */
+static const char *visible_var(const struct endpoint *ep)
+{
+	const char *name = ep ? endpoint_value_of(ep, K_DEVICE) : NULL;
+	return device_visible_var(device_find(name ? name : ""));
+}
+
 const char *trust_env_var(const struct endpoint *ep, const char *entry, char **why)
 {
 	*why = NULL;
@@ -268,13 +276,12 @@ const char *trust_env_var(const struct endpoint *ep, const char *entry, char **w
 	char name[128];
 	snprintf(name, sizeof(name), "%.*s", (int)(n < 127 ? n : 127), entry);
 	const char *value = entry[n] ? entry + n + 1 : "";
-	if (strcmp(name, "CUDA_VISIBLE_DEVICES") == 0) {
+	if (strcmp(name, "CUDA_VISIBLE_DEVICES") == 0 || strcmp(name, "GGML_VK_VISIBLE_DEVICES") == 0) {
 		const char *gpu = ep ? endpoint_value_of(ep, K_GPU) : NULL;
-		if (gpu && *gpu && strcmp(gpu, value) == 0)
+		if (gpu && *gpu && strcmp(gpu, value) == 0 && strcmp(name, visible_var(ep)) == 0)
 			return NULL;
-		*why = strf("CUDA_VISIBLE_DEVICES=%s: the card is GPU's to choose (GPU=%s), and the unit sets it from "
-			    "GPU",
-			    value, gpu && *gpu ? gpu : "unset");
+		*why = strf("%s=%s: the card is GPU's to choose (GPU=%s), and the unit sets %s from GPU", name, value,
+			    gpu && *gpu ? gpu : "unset", visible_var(ep));
 		return "R04";
 	}
 	/* the endpoint file is the unit's EnvironmentFile=: its own keys
@@ -333,7 +340,7 @@ size_t trust_env(const struct endpoint *ep, char *const *env, char ***engine_env
 			    "the engine's environment",
 			    "the environment holds %s", why);
 			errors++;
-		} else if (is_passed(env[i]) || name_is(env[i], "CUDA_VISIBLE_DEVICES")) {
+		} else if (is_passed(env[i]) || name_is(env[i], visible_var(ep))) {
 			push(&v, &n, xstrdup(env[i]));
 		}
 		free(why);

@@ -68,6 +68,11 @@ void device_card_name(const struct device *d, unsigned n, char *out, unsigned si
 	snprintf(out, size, "%s%u", d && d->backend == DEVICE_VULKAN ? "Vulkan" : "CUDA", n);
 }
 
+const char *device_visible_var(const struct device *d)
+{
+	return d && d->backend == DEVICE_VULKAN ? "GGML_VK_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES";
+}
+
 const char *device_host_buft(const struct device *d)
 {
 	if (d && d->backend == DEVICE_VULKAN)

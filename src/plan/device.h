@@ -52,6 +52,10 @@ void device_card_name(const struct device *d, unsigned n, char *out, unsigned si
 /* The pinned host buffer type of a card's backend: "CUDA_Host",
  * "Vulkan_Host"; "CPU" for anything else. */
 const char *device_host_buft(const struct device *d);
+/* The variable that chooses the engine's card on this device's backend
+ * (GGML_VK_VISIBLE_DEVICES for Vulkan, else CUDA_VISIBLE_DEVICES): the unit
+ * sets it from GPU, and serve passes it on only with GPU's value. */
+const char *device_visible_var(const struct device *d);
 
 /* The host's available memory in MiB (MemAvailable), 0 if unknown. */
 uint64_t device_host_available_mib(void);

@@ -76,5 +76,15 @@ printf 'GPU=0\n' >>fa.env
 run "$ZEALOT" emit unit fa.env
 check "unit: GPU=0 on lavapipe sets GGML_VK_VISIBLE_DEVICES=0" out_has "GGML_VK_VISIBLE_DEVICES=0"
 check "unit: and not CUDA_VISIBLE_DEVICES" bash -c "! grep -q CUDA_VISIBLE_DEVICES '$TMP/out'"
+# serve builds the engine's environment (R04): the unit's own card variable
+# passes on, with GPU's value only; the other backend's is refused
+GGML_VK_VISIBLE_DEVICES=0 run "$ZEALOT" serve --dry-run fa.env --set RUNTIME=/bin/true
+check "serve: the unit's GGML_VK_VISIBLE_DEVICES=0 (GPU=0) passes the environment gate" rc_is 0
+GGML_VK_VISIBLE_DEVICES=1 run "$ZEALOT" serve --dry-run fa.env --set RUNTIME=/bin/true
+check "serve: GGML_VK_VISIBLE_DEVICES=1 against GPU=0 is R04's" \
+	test "$rc" -eq 78 -a -n "$(grep -F 'R04' "$TMP/err" | grep -F 'GGML_VK_VISIBLE_DEVICES=1')"
+CUDA_VISIBLE_DEVICES=0 run "$ZEALOT" serve --dry-run fa.env --set RUNTIME=/bin/true
+check "serve: CUDA_VISIBLE_DEVICES on a Vulkan profile is R04's" \
+	test "$rc" -eq 78 -a -n "$(grep -F 'R04' "$TMP/err" | grep -F 'CUDA_VISIBLE_DEVICES=0')"
 
 check "no sanitizer report in any run" no_sanitizer
