@@ -196,6 +196,18 @@ int errorf(char **err, const char *fmt, ...)
 	return -1;
 }
 
+int word_in_list(const char *list, const char *word, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		p += strspn(p, " ");
+		size_t m = strcspn(p, " ");
+		if (m && m == n && strncmp(p, word, n) == 0)
+			return 1;
+		p += m;
+	}
+	return 0;
+}
+
 int name_index(const char *const *names, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)

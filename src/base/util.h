@@ -69,6 +69,10 @@ int parse_u64(const char *s, uint64_t *out);
 int parse_i64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
 
+/* Whether word (n bytes) is one of the blank-separated words of list (a
+ * flag's spellings, a key's flags); a NULL list holds none. */
+int word_in_list(const char *list, const char *word, size_t n);
+
 /* The index of s among names[0 .. n) (a word naming an enum's value, the
  * enum in the names' order), or -1. */
 int name_index(const char *const *names, size_t n, const char *s);

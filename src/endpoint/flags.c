@@ -5,44 +5,37 @@
 
 #include "../base/util.h"
 
-/* Whether word (n bytes) is one of the blank-separated words of list. */
-static int in_list(const char *list, const char *word, size_t n)
-{
-	for (const char *p = list; p && *p;) {
-		p += strspn(p, " ");
-		size_t m = strcspn(p, " ");
-		if (m && m == n && strncmp(p, word, n) == 0)
-			return 1;
-		p += m;
-	}
-	return 0;
-}
-
 static const struct engine_flag *by_spelling(const char *s, size_t n)
 {
 	for (size_t i = 0; i < engine_flags_n; i++)
-		if (in_list(engine_flags[i].spellings, s, n))
+		if (word_in_list(engine_flags[i].spellings, s, n))
 			return &engine_flags[i];
 	return NULL;
 }
 
-const struct engine_flag *flags_find(const char *arg)
+long flags_spelling(const char *arg, char *buf, size_t cap)
 {
 	if (arg[0] != '-')
-		return NULL;
+		return -1;
 	/* the engine takes `--flag_name` as `--flag-name` (common/arg.cpp);
 	 * `--flag=value` names the flag too */
-	char buf[96];
 	size_t n = strcspn(arg, "=");
-	if (n >= sizeof(buf))
-		return NULL;
+	if (n >= cap)
+		return -1;
 	memcpy(buf, arg, n);
 	buf[n] = '\0';
 	if (n > 2 && buf[1] == '-')
 		for (size_t i = 2; i < n; i++)
 			if (buf[i] == '_')
 				buf[i] = '-';
-	return by_spelling(buf, n);
+	return (long)n;
+}
+
+const struct engine_flag *flags_find(const char *arg)
+{
+	char buf[96];
+	long n = flags_spelling(arg, buf, sizeof(buf));
+	return n < 0 ? NULL : by_spelling(buf, (size_t)n);
 }
 
 const struct engine_flag *flags_find_env(const char *var)

@@ -38,6 +38,11 @@ extern const size_t engine_flags_n;
 /* Where the table came from (the engine and its revision). */
 extern const char engine_flags_source[];
 
+/* The spelling of the flag `arg` names, as the engine reads it: up to any
+ * `=`, with `_` as `-` in a long flag; written to buf (cap bytes). Returns
+ * its length, or -1 when arg is no flag or too long. */
+long flags_spelling(const char *arg, char *buf, size_t cap);
+
 /* The row of a command-line word that names a flag in any spelling the
  * engine accepts (short, long, `--flag_name`), `--flag=value` naming it
  * too; NULL when the pinned engine has no such flag. */

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "../base/util.h"
+#include "flags.h"
 
 /* The engine parses an int flag with std::stoi (common/arg.cpp): int32. */
 #define I32 INT32_MAX
@@ -597,37 +598,15 @@ int key_check_value(const struct key_def *k, const char *v, char **err)
 	}
 }
 
-/* Whether word (n bytes) is one of the blank-separated words of list. */
-static int in_list(const char *list, const char *word, size_t n)
-{
-	for (const char *p = list; p && *p;) {
-		p += strspn(p, " ");
-		size_t m = strcspn(p, " ");
-		if (m && m == n && strncmp(p, word, n) == 0)
-			return 1;
-		p += m;
-	}
-	return 0;
-}
-
 const struct key_def *key_owning_flag(const char *arg)
 {
-	if (arg[0] != '-')
-		return NULL;
-	/* the engine takes `--flag_name` as `--flag-name` (common/arg.cpp);
-	 * `--flag=value` names the flag too */
 	char buf[96];
-	size_t n = strcspn(arg, "=");
-	if (n >= sizeof(buf))
+	long sn = flags_spelling(arg, buf, sizeof(buf));
+	if (sn < 0)
 		return NULL;
-	memcpy(buf, arg, n);
-	buf[n] = '\0';
-	if (n > 2 && buf[1] == '-')
-		for (size_t i = 2; i < n; i++)
-			if (buf[i] == '_')
-				buf[i] = '-';
+	size_t n = (size_t)sn;
 	for (size_t i = 0; i < K__COUNT; i++)
-		if (in_list(table[i].owns, buf, n))
+		if (word_in_list(table[i].owns, buf, n))
 			return &table[i];
 	/* families the engine grows: every --spec-*, --lora*, --mmproj* and
 	 * --fit* flag belongs to the key that renders the family */
@@ -648,7 +627,7 @@ const struct key_def *key_owning_env(const char *var)
 {
 	size_t n = strlen(var);
 	for (size_t i = 0; i < K__COUNT; i++)
-		if (in_list(table[i].env, var, n))
+		if (word_in_list(table[i].env, var, n))
 			return &table[i];
 	/* the engine's negative twins: LLAMA_ARG_NO_X for LLAMA_ARG_X */
 	if (strncmp(var, "LLAMA_ARG_NO_", 13) == 0) {
