@@ -385,13 +385,11 @@ static const char *leading_words(const char *unknown)
 	return NULL;
 }
 
-static int in_list(const char *list, const char *word, size_t n);
-
 /* The key whose owned spellings hold word exactly (no family prefix). */
 static const struct key_def *owner_exact(const char *word)
 {
 	for (size_t i = 0; i < K__COUNT; i++)
-		if (in_list(table[i].owns, word, strlen(word)))
+		if (word_in_list(table[i].owns, word, strlen(word)))
 			return &table[i];
 	return NULL;
 }
