@@ -47,6 +47,22 @@ amx_host() {
 	return 0
 }
 
+# router_members [LINE]: a router's three members of different families
+# in models/ (llama, gemma3 with a sliding window, qwen35 hybrid), each
+# 4096 tokens over 2 slots with a 64 MiB prompt cache, and LINE (an
+# EXTRA_ARGS=... line, say) added to each; the payloads beside models/.
+# Returns 1 (said, must) when a payload cannot be written.
+router_members() {
+	local m a
+	mkdir -p models
+	for m in llama:llama gemma:gemma3 qwen:qwen35; do
+		a=${m#*:} m=${m%%:*}
+		must "$ZEALOT" synth "$a" --force -o "$m.gguf" || return 1
+		printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nCACHE_RAM=64\n%s' "$m" "${1:+$1
+}" >"models/$m.env"
+	done
+}
+
 # rpc_pair: two rpc-servers on loopback (tests/engine.sh rpc_start), their
 # ports in P1 and P2 and their addresses in R1 and R2, held by one check;
 # returns 1 when either did not start.

@@ -172,6 +172,15 @@ char *xvstrf(const char *fmt, va_list ap)
 	return sb_detach(&b);
 }
 
+char *xstrf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvstrf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 char *path_dir(const char *path)
 {
 	const char *slash = strrchr(path, '/');

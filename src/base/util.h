@@ -45,6 +45,8 @@ char *sb_last_line(const struct sb *b, const char *trail);
 
 /* A formatted, allocated string. */
 char *xvstrf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* The same from arguments: a new string, printf's way. */
+char *xstrf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The directory part of a path: "." for a bare name, "/" for a file in
  * the root. Allocated. */

@@ -19,16 +19,6 @@
 
 #define ARM_RUN_DIR "/run/zealot/arm"
 
-static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = xvstrf(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /* Everything one window holds. */
 struct window {
 	struct store *st;
@@ -488,7 +478,7 @@ static size_t unit_props(const char *unit, const char *env_path, char ***out)
 		free(line);
 	}
 	v = xreallocarray(v, n + 1, sizeof(*v));
-	v[n++] = strf("EnvironmentFile=-%s", env_path);
+	v[n++] = xstrf("EnvironmentFile=-%s", env_path);
 	*out = v;
 	return n;
 }
@@ -599,7 +589,7 @@ static int restore(struct window *x, const char *figures)
 	d.lock_fd = x->lock_fd;
 	d.bench_json = figures;
 	d.boot_source = "arm";
-	char *why = strf("zealot arm: production back after benching %s", x->r->keys_json ? x->r->keys_json : "");
+	char *why = xstrf("zealot arm: production back after benching %s", x->r->keys_json ? x->r->keys_json : "");
 	d.reason = why;
 	deploy_result_release(&x->r->restore);
 	enum deploy_outcome oc = deploy_run(x->st, &d, &x->r->restore);
@@ -728,8 +718,8 @@ enum arm_outcome arm_run(struct store *st, const struct arm_opts *o, struct arm_
 	x->lock_fd = -1;
 	x->t0 = mono_s();
 	r->endpoint = deploy_endpoint_name(o->endpoint);
-	r->unit_name = strf(ARM_UNIT_PREFIX "%s.service", r->endpoint);
-	x->prod_unit = strf("%s.service", r->endpoint);
+	r->unit_name = xstrf(ARM_UNIT_PREFIX "%s.service", r->endpoint);
+	x->prod_unit = xstrf("%s.service", r->endpoint);
 	enum arm_outcome oc;
 	char *err = NULL;
 	double t = mono_s();

@@ -14,16 +14,6 @@
 #include "../endpoint/flags.h"
 #include "../plan/device.h"
 
-static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *strf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = xvstrf(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /* --- the engine's config files ------------------------------------------ */
 
 static const char *env_get(char *const *env, const char *name)
@@ -280,8 +270,8 @@ const char *trust_env_var(const struct endpoint *ep, const char *entry, char **w
 		const char *gpu = ep ? endpoint_value_of(ep, K_GPU) : NULL;
 		if (gpu && *gpu && strcmp(gpu, value) == 0 && strcmp(name, visible_var(ep)) == 0)
 			return NULL;
-		*why = strf("%s=%s: the card is GPU's to choose (GPU=%s), and the unit sets %s from GPU", name, value,
-			    gpu && *gpu ? gpu : "unset", visible_var(ep));
+		*why = xstrf("%s=%s: the card is GPU's to choose (GPU=%s), and the unit sets %s from GPU", name, value,
+			     gpu && *gpu ? gpu : "unset", visible_var(ep));
 		return "R04";
 	}
 	/* the endpoint file is the unit's EnvironmentFile=: its own keys
@@ -293,17 +283,17 @@ const char *trust_env_var(const struct endpoint *ep, const char *entry, char **w
 	const struct key_def *k = trust_env_owner(name);
 	const struct engine_flag *f = flags_find_env(name);
 	if (k) {
-		*why = strf("%s, which sets %s, a flag %s owns", name, f ? f->name : "a flag", k->name);
+		*why = xstrf("%s, which sets %s, a flag %s owns", name, f ? f->name : "a flag", k->name);
 		return "C09";
 	}
 	if (f) {
-		*why = strf("%s, which sets %s outside argv%s%s", name, f->name, f->cls == FLAG_REFUSED ? ": " : "",
-			    f->cls == FLAG_REFUSED ? f->why : "");
+		*why = xstrf("%s, which sets %s outside argv%s%s", name, f->name, f->cls == FLAG_REFUSED ? ": " : "",
+			     f->cls == FLAG_REFUSED ? f->why : "");
 		return "R04";
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
 		if (has_prefix(entry, refused[i].prefix)) {
-			*why = strf("%s: %s", name, refused[i].why);
+			*why = xstrf("%s: %s", name, refused[i].why);
 			return "R04";
 		}
 	return NULL;
@@ -345,7 +335,7 @@ size_t trust_env(const struct endpoint *ep, char *const *env, char ***engine_env
 		}
 		free(why);
 	}
-	push(&v, &n, strf("XDG_CONFIG_HOME=%s", TRUST_XDG_CONFIG_HOME));
+	push(&v, &n, xstrf("XDG_CONFIG_HOME=%s", TRUST_XDG_CONFIG_HOME));
 	*engine_env = v;
 	return errors;
 }

@@ -17,17 +17,6 @@
 	"{\"messages\":[{\"role\":\"user\",\"content\":\"Reply with the two words: zealot alive\"}],"                  \
 	"\"max_tokens\":48,\"temperature\":0,\"top_k\":1,\"seed\":1,\"cache_prompt\":false%s}"
 
-static char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *strf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = xvstrf(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 struct streamed {
 	struct sb content, reasoning;
 	size_t events;
@@ -132,30 +121,30 @@ static char *stream_verdict(const struct streamed *s, struct bytes content, stru
 {
 	*st = PROBE_FAIL;
 	if (s->bad[0])
-		return strf("an event is not JSON: %s", s->bad);
+		return xstrf("an event is not JSON: %s", s->bad);
 	if (s->events < 2)
-		return strf("%zu event(s): the answer did not stream", s->events);
+		return xstrf("%zu event(s): the answer did not stream", s->events);
 	if (!s->done)
-		return strf("%zu events and no data: [DONE]: the stream did not end properly", s->events);
+		return xstrf("%zu events and no data: [DONE]: the stream did not end properly", s->events);
 	if (s->after_done)
-		return strf("events after data: [DONE]");
+		return xstrf("events after data: [DONE]");
 	if (!s->finish)
-		return strf("%zu events, none with a finish_reason", s->events);
+		return xstrf("%zu events, none with a finish_reason", s->events);
 	size_t k = parted(&s->content, content);
 	if (k != (size_t)-1) {
 		char *a = tail(str0(&s->content), s->content.len, k), *b = tail(content.s, content.n, k);
-		char *ev = strf("streamed content differs from the plain answer at byte %zu: '%s' vs '%s'", k, a, b);
+		char *ev = xstrf("streamed content differs from the plain answer at byte %zu: '%s' vs '%s'", k, a, b);
 		free(a);
 		free(b);
 		return ev;
 	}
 	k = parted(&s->reasoning, reasoning);
 	if (k != (size_t)-1)
-		return strf("streamed reasoning_content differs from the plain answer's at byte %zu", k);
+		return xstrf("streamed reasoning_content differs from the plain answer's at byte %zu", k);
 	*st = PROBE_PASS;
-	return strf("%zu events, finish_reason %s, data: [DONE]; the text equals the plain answer (%zu bytes, "
-		    "%zu of reasoning)",
-		    s->events, s->finish, content.n, reasoning.n);
+	return xstrf("%zu events, finish_reason %s, data: [DONE]; the text equals the plain answer (%zu bytes, "
+		     "%zu of reasoning)",
+		     s->events, s->finish, content.n, reasoning.n);
 }
 
 void probe_stream(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
@@ -169,7 +158,7 @@ void probe_stream(const struct http_client *c, const struct probe_expect *e, str
 	int re = pe ? -1 : http_request(c, "POST", "/v1/chat/completions", stream_body, &r);
 	if (pe || re) {
 		probe_push(out, "stream", NULL, PROBE_FAIL,
-			   strf("POST /v1/chat/completions: no answer: %s", pe ? p.error : r.error));
+			   xstrf("POST /v1/chat/completions: no answer: %s", pe ? p.error : r.error));
 		http_response_release(&p);
 		if (!pe)
 			http_response_release(&r);
@@ -179,9 +168,9 @@ void probe_stream(const struct http_client *c, const struct probe_expect *e, str
 	json_t *msg = json_object_get(json_array_get(json_object_get(j, "choices"), 0), "message");
 	struct streamed s = {0};
 	if (p.status != 200 || !json_is_object(msg)) {
-		probe_push(out, "stream", NULL, PROBE_FAIL, strf("the plain answer: HTTP %ld, no message", p.status));
+		probe_push(out, "stream", NULL, PROBE_FAIL, xstrf("the plain answer: HTTP %ld, no message", p.status));
 	} else if (r.status != 200) {
-		probe_push(out, "stream", NULL, PROBE_FAIL, strf("the streamed request: HTTP %ld", r.status));
+		probe_push(out, "stream", NULL, PROBE_FAIL, xstrf("the streamed request: HTTP %ld", r.status));
 	} else {
 		struct bytes content = bytes_of(json_object_get(msg, "content"));
 		sse_read(r.body.s ? r.body.s : "", r.body.len, &s);
@@ -220,7 +209,7 @@ static json_int_t billed(const struct http_client *c, uint32_t reps, long *statu
 			*msg = xstrdup(m ? m : (r.body.s ? r.body.s : ""));
 		json_decref(j);
 	} else if (msg) {
-		*msg = strf("no answer: %s", r.error);
+		*msg = xstrf("no answer: %s", r.error);
 	}
 	http_response_release(&r);
 	sb_release(&b);
@@ -239,8 +228,8 @@ void probe_long(const struct http_client *c, const struct probe_expect *e, struc
 	json_int_t a = billed(c, 1, &s1, NULL), b = billed(c, 65, &s2, NULL);
 	if (s1 != 200 || s2 != 200 || a < 1 || b <= a) {
 		probe_push(out, "long", "M03", PROBE_FAIL,
-			   strf("short prompts to measure the template: HTTP %ld, %ld (%lld, %lld prompt tokens)", s1,
-				s2, (long long)a, (long long)b));
+			   xstrf("short prompts to measure the template: HTTP %ld, %ld (%lld, %lld prompt tokens)", s1,
+				 s2, (long long)a, (long long)b));
 		return;
 	}
 	double per = (double)(b - a) / 64.0;
@@ -252,15 +241,15 @@ void probe_long(const struct http_client *c, const struct probe_expect *e, struc
 	json_int_t w = e->n_ctx_seq;
 	if (st != 200)
 		probe_push(out, "long", "M03", PROBE_FAIL,
-			   strf("a prompt 32 tokens short of the %lld-token window: HTTP %ld: %.120s", (long long)w, st,
-				msg ? msg : ""));
+			   xstrf("a prompt 32 tokens short of the %lld-token window: HTTP %ld: %.120s", (long long)w,
+				 st, msg ? msg : ""));
 	else if (n < w - 64 || n >= w)
 		probe_push(out, "long", "M03", PROBE_FAIL,
-			   strf("served, but %lld prompt tokens counted against a %lld-token window", (long long)n,
-				(long long)w));
+			   xstrf("served, but %lld prompt tokens counted against a %lld-token window", (long long)n,
+				 (long long)w));
 	else
 		probe_push(out, "long", "M03", PROBE_PASS,
-			   strf("a prompt of %lld tokens served in the %lld-token window (%lld short of its end)",
-				(long long)n, (long long)w, (long long)(w - n)));
+			   xstrf("a prompt of %lld tokens served in the %lld-token window (%lld short of its end)",
+				 (long long)n, (long long)w, (long long)(w - n)));
 	free(msg);
 }

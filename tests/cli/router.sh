@@ -5,13 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 
-"$ZEALOT" synth llama -o llama.gguf 2>/dev/null
-"$ZEALOT" synth gemma3 -o gemma.gguf 2>/dev/null
-"$ZEALOT" synth qwen35 -o qwen.gguf 2>/dev/null
-mkdir models
-for m in llama gemma qwen; do
-	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nCACHE_RAM=64\n' $m >models/$m.env
-done
+router_members || exit 1
 cat >router.env <<'X'
 MODELS=models
 MODELS_MAX=2

@@ -11,13 +11,7 @@
 RS_NAME=zl-router-$$
 . "$(dirname "$0")/../deployhost.sh"
 
-"$ZEALOT" synth llama -o llama.gguf 2>/dev/null
-"$ZEALOT" synth gemma3 -o gemma.gguf 2>/dev/null
-"$ZEALOT" synth qwen35 -o qwen.gguf 2>/dev/null
-mkdir models
-for m in llama gemma qwen; do
-	printf 'MODEL_FILE=../%s.gguf\nCTX_SIZE=4096\nPARALLEL=2\nEXTRA_ARGS=--threads 1\nCACHE_RAM=64\n' $m >models/$m.env
-done
+router_members "EXTRA_ARGS=--threads 1" || exit 1
 chmod -R a+rX models ./*.gguf
 port=$(free_port)
 url=http://127.0.0.1:$port
