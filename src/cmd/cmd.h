@@ -182,10 +182,9 @@ int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err);
 int cmd_router_swap(const char *file);
 /* check of a router: the set's laws and every member's, by member. */
 int cmd_router_check(const struct endpoint *ep, int json);
-/* serve of a router: every gate, the preset written, the router exec'd. */
+/* serve of a router: every gate (deploy/router.h), the preset written, the
+ * router exec'd. */
 int cmd_router_serve(const struct endpoint *ep, int dry);
-/* serve's pins gate on one endpoint (src/cmd/serve.c): 0 or SERVE_REFUSED. */
-int cmd_serve_pins(const struct endpoint *ep);
 /* Whether the file at path is a router endpoint (src/cmd/router_live.c). */
 int cmd_router_file(const char *path);
 /* ledger --endpoint ROUTER.env LOG: every child's boot held to its member. */

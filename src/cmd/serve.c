@@ -253,9 +253,4 @@ done:
 	return rc;
 }
 
-int cmd_serve_pins(const struct endpoint *ep)
-{
-	return check_pins(ep);
-}
-
 const struct command cmd_serve = {"serve", &help, opts, run, NULL};
