@@ -7,6 +7,7 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "../live/audit.h"
 #include "cmd.h"
 #include "doc.h"
@@ -136,8 +137,9 @@ static int run(struct opt_args *args)
 	if (!ep)
 		goto done;
 	uint64_t port = 0;
-	if (argv_render(ep, &want, &err) || endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 ||
-	    port > 65535) {
+	int router = router_is(ep);
+	if ((router ? cmd_router_audit_argv(ep, unit != NULL, &want, &err) : argv_render(ep, &want, &err)) ||
+	    endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
@@ -153,8 +155,9 @@ static int run(struct opt_args *args)
 		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
-	model = endpoint_path(ep, "MODEL_FILE");
-	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
+	model = router ? NULL : endpoint_path(ep, "MODEL_FILE");
+	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err) ||
+	    (router && cmd_router_audit_members(ep, (long)pid, &a, &err))) {
 		rc = cmd_exit(ZE_IO);
 		goto done;
 	}

@@ -185,6 +185,12 @@ int cmd_router_check(const struct endpoint *ep, int json);
 /* serve of a router: every gate (deploy/router.h), the preset written, the
  * router exec'd. */
 int cmd_router_serve(const struct endpoint *ep, int dry);
+/* audit of a router (src/cmd/router_live.c): the router's intended argv
+ * (its preset where the unit's serve writes it when in_unit, else beside
+ * the file), and a row per member (live/router_log.h). */
+int cmd_router_audit_argv(const struct endpoint *ep, int in_unit, struct argv_list *want, char **err);
+struct audit;
+int cmd_router_audit_members(const struct endpoint *ep, long pid, struct audit *a, char **err);
 /* Whether the file at path is a router endpoint (src/cmd/router_live.c). */
 int cmd_router_file(const char *path);
 /* ledger --endpoint ROUTER.env LOG: every child's boot held to its member. */

@@ -235,74 +235,6 @@ static int member_to(const struct run *x, const struct http_client *hc, const ch
 	}
 }
 
-/* The router's child serving name (its --alias): its pid and --port. */
-static long child_of(long main_pid, const char *name, unsigned *port)
-{
-	char *tasks = xstrf("/proc/%ld/task", main_pid);
-	DIR *d = opendir(tasks);
-	struct dirent *de;
-	long found = 0;
-	while (d && !found && (de = readdir(d))) {
-		char *cf = xstrf("%s/%s/children", tasks, de->d_name);
-		FILE *f = de->d_name[0] != '.' ? fopen(cf, "r") : NULL;
-		long pid;
-		while (f && !found && fscanf(f, "%ld", &pid) == 1) {
-			size_t n = 0;
-			char **v = audit_read_vector((pid_t)pid, "cmdline", &n);
-			for (size_t i = 0; i + 1 < n; i++) {
-				if (!strcmp(v[i], "--alias") && !strcmp(v[i + 1], name))
-					found = pid;
-				if (!strcmp(v[i], "--port"))
-					*port = (unsigned)strtoul(v[i + 1], NULL, 10);
-			}
-			audit_free_vector(v, n);
-		}
-		if (f)
-			fclose(f);
-		free(cf);
-	}
-	if (d)
-		closedir(d);
-	free(tasks);
-	return found;
-}
-
-/* The child's command line holds every line of its member's preset
- * section ("key = value": --key value; "true": the bare flag). The count
- * held, or -1 with *why. */
-static int child_holds(const struct router_member *m, long pid, char **why)
-{
-	struct argv_list a;
-	struct sb sec = {0};
-	if (argv_render(m->ep, &a, why))
-		return -1;
-	router_preset_section(&a, &sec);
-	argv_release(&a);
-	size_t n = 0;
-	char **v = audit_read_vector((pid_t)pid, "cmdline", &n);
-	int held = 0;
-	for (char *line = sec.s; line && *line && !*why;) {
-		char *nl = strchr(line, '\n'), *eq = strstr(line, " = ");
-		*nl = '\0';
-		*eq = '\0';
-		const char *val = eq + 3;
-		char *flag = xstrf("--%s", line);
-		size_t i = 0;
-		while (i < n && strcmp(v[i], flag) != 0)
-			i++;
-		int ok = i < n && (!strcmp(val, "true") || (i + 1 < n && !strcmp(v[i + 1], val)));
-		if (!ok)
-			errorf(why, "%s's child (pid %ld) runs %s %s, its preset section says %s", m->name, pid,
-			       i < n ? v[i] : flag, i < n && i + 1 < n ? v[i + 1] : "(absent)", val);
-		held += ok;
-		free(flag);
-		line = nl + 1;
-	}
-	audit_free_vector(v, n);
-	sb_release(&sec);
-	return *why ? -1 : held;
-}
-
 /* One member: loaded through the router, its child's health and command
  * line, then unloaded. */
 static int verify_member(struct run *x, const struct http_client *hc, size_t i)
@@ -314,7 +246,7 @@ static int verify_member(struct run *x, const struct http_client *hc, size_t i)
 	if (member_to(x, hc, "load", m->name, "loaded", &err))
 		return failed(x, "child", t, "C05", err, "the member did not load");
 	double loaded = mono_s() - t;
-	long pid = child_of(x->unit.main_pid, m->name, &port);
+	long pid = router_child_of(x->unit.main_pid, m->name, &port);
 	if (!pid)
 		return step(x, "child", "failed", t, "A01", "%s loaded, but no child of MainPID %ld runs --alias %s",
 			    m->name, x->unit.main_pid, m->name);
@@ -327,7 +259,7 @@ static int verify_member(struct run *x, const struct http_client *hc, size_t i)
 	if (!up)
 		return step(x, "child", "failed", t, "C05", "%s's child (pid %ld) does not answer /health on port %u",
 			    m->name, pid, port);
-	int held = child_holds(m, pid, &err);
+	int held = router_child_holds(m, pid, &err);
 	if (held < 0)
 		return failed(x, "child", t, "A01", err, "the child's command line is not its member's");
 	if (member_to(x, hc, "unload", m->name, "unloaded", &err))

@@ -5,8 +5,9 @@
 # router's API and verifies its child (health, command line, boot ledger
 # against its member's plan), then unloads it; a member change that no
 # longer fits (M13) is refused and touches nothing; a member change that
-# fits deploys, history names it, and a rollback puts the member file and
-# the running router back.
+# fits deploys, history and diff name it, a rollback puts the member file
+# and the running router back, and audit holds each running child to its
+# member's preset.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 RS_NAME=zl-rdeploy-$$
@@ -100,6 +101,12 @@ code=$(curl -s -m 180 -o ask.json -w '%{http_code}' -H 'Content-Type: applicatio
 check "qwen answers through the rolled-back router" test "$code" = 200
 check "its child runs era 1's context again" \
 	test "$(curl -s -m 5 "$url/models" | jq -r '.data[] | select(.id == "qwen") | .status.args | index("--ctx-size") as $i | .[$i + 1]')" = 4096
+run X "$ZEALOT" audit /etc/zealot/rt.env --unit rt.service --json
+check "audit of the router under its unit: exit 0, no divergence" test "$rc/$(jq .divergences "$TMP/out")" = 0/0
+check "audit: the router's own command line, flag by flag" \
+	test "$(jq -r '.rows[] | select(.what == "--models-preset") | .live' "$TMP/out")" = /var/lib/zealot/rt.models.ini
+check "audit: a row per member; the loaded qwen's child holds its preset, the others rest" \
+	test "$(jq -r '[.rows[] | select(.what | startswith("member ")) | "\(.what): \(.live | split(" ")[0:2] | join(" "))"] | join(", ")' "$TMP/out")" = "member gemma: not loaded, member llama: not loaded, member qwen: pid $(X pgrep -f -- '--alias qwen' | head -1)"
 run "$ZEALOT" history rt
 check "history: era 3 is the rollback, naming the member it changes back" \
 	eval 'out_has "rollback to era 1" && out_has "qwen changed: CTX_SIZE 2048 -> 4096"'
