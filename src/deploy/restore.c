@@ -71,8 +71,9 @@ static int restore_files(struct run *x, double t)
 	if (deploy_ctl(x, "daemon-reload", NULL, 120000, "restore", t))
 		return -1;
 	if (x->have_prev)
-		return step(x, "restore", "ok", t, NULL, "era %lld's %s and %s back; daemon-reload",
-			    (long long)x->prev.id, x->r->env_path, x->r->unit_path);
+		return step(x, "restore", "ok", t, NULL, "era %lld's %s%s and %s back; daemon-reload",
+			    (long long)x->prev.id, x->r->env_path, x->router ? " (its members too)" : "",
+			    x->r->unit_path);
 	return step(x, "restore", "ok", t, NULL, "the files from before this first deploy %s; daemon-reload",
 		    x->old_unit || x->old_env ? "back" : "removed");
 }

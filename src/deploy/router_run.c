@@ -343,7 +343,8 @@ int deploy_router_record(struct run *x, int64_t era, char **err)
 	return x->router ? store_era_members_put(x->st, era, x->members_json, err) : 0;
 }
 
-/* A refused attempt's staged members, when it made their directory. */
+/* The staged members of an attempt that made their directory and left
+ * the previous era (or nothing) in place: refused, rolled back, failed. */
 static void unstage(struct run *x)
 {
 	DIR *d = opendir(x->members_dir);
@@ -361,7 +362,9 @@ static void unstage(struct run *x)
 
 void deploy_router_release(struct run *x)
 {
-	if (x->members_new && x->members_dir && x->r->outcome == DEPLOY_REFUSED)
+	enum deploy_outcome oc = x->r->outcome;
+	if (x->members_new && x->members_dir &&
+	    (oc == DEPLOY_REFUSED || oc == DEPLOY_ROLLED_BACK || oc == DEPLOY_FAILED))
 		unstage(x);
 	if (x->router)
 		router_price_release(&x->rp);

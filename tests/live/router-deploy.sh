@@ -71,6 +71,34 @@ check "and left no staged members behind" test "$(ls "$R/etc/zealot/rt.models" |
 check "the router still serves, the same MainPID" test "$(health)/$(main_pid)" = "200/$pid1"
 check "the installed qwen is still era 1's" test -n "$(installed qwen | grep -Fx CACHE_RAM=64)"
 
+# 2b. A deploy whose children boot another shape than their plans: a RUNTIME
+# wrapper (as tests/live/deploy.sh's) hands the engine a config file with
+# mmap = false, which the router's children inherit, so their weights land
+# in a CPU buffer the plans do not bill. Each child loads and its command
+# line is its preset's; the journal's ledgers say otherwise: the previous
+# era comes back by itself, its members included.
+mkdir -p diverge/cfg/llama.cpp
+cp -r "$(dirname "$SERVER")" diverge/bin
+printf 'mmap = false\n' >diverge/cfg/llama.cpp/config.ini
+printf '#!/bin/bash\nexport XDG_CONFIG_HOME=%s LD_LIBRARY_PATH=%s\nexec -a "$0" %s "$@"\n' "$TMP/diverge/cfg" \
+	"$TMP/diverge/bin" "$TMP/diverge/bin/llama-server" >diverge/llama-server
+chmod 755 diverge/llama-server && chmod -R a+rX diverge
+cp qwen.env.good models/qwen.env
+cp rt.env rt.env.good
+sed -i "s|^RUNTIME=.*|RUNTIME=$TMP/diverge/llama-server|" rt.env
+sed -i 's/^CTX_SIZE=4096/CTX_SIZE=2048/' models/llama.env
+deploy "children the plans do not know" --json
+check "children that diverge: exit 1, rolled back" test "$rc/$(jq -r .outcome "$TMP/out")" = 1/rolled-back
+check "each child loaded and held its preset; the ledger said no (A01)" \
+	test "$(step_of child)/$(jq -r '.steps[] | select(.step == "ledger") | .status + " " + .detail' "$TMP/out" | grep -c 'failed a child.s boot ledger differs')" = ok,ok,ok/1
+check "the previous era is back: era 1's router file and llama member" \
+	test "$(sql "SELECT env_sha256 FROM eras WHERE id = 1")" = "$(sha256sum "$R/etc/zealot/rt.env" | cut -d' ' -f1)" -a -n "$(installed llama | grep -Fx CTX_SIZE=4096)"
+check "and serves, restarted and verified" test "$(health)" = 200 -a "$(step_of restore:cmdline)" = ok
+check "no era was recorded, and its staged members are gone" \
+	test "$(sql "SELECT count(*) FROM eras")/$(ls "$R/etc/zealot/rt.models" | wc -l)" = 1/1
+cp rt.env.good rt.env
+sed -i 's/^CTX_SIZE=2048/CTX_SIZE=4096/' models/llama.env
+
 # 3. A member change that fits: deployed, and history and diff name it.
 cp qwen.env.good models/qwen.env
 sed -i 's/^CTX_SIZE=4096/CTX_SIZE=2048/' models/qwen.env
