@@ -58,6 +58,12 @@ static void print_members(json_t *ms)
 	json_t *m, *c;
 	json_array_foreach(json_object_get(ms, "names"), i, m) sb_addf(&b, "%s%s", i ? ", " : "", str(m, "name"));
 	field("members", "%s", b.s ? b.s : "none");
+	json_array_foreach(json_object_get(ms, "names"), i, m)
+	{
+		sb_release(&b);
+		sb_addf(&b, "%s: %s; %s", str(m, "name"), str(m, "shape"), str(m, "payload"));
+		field("", "%s", b.s);
+	}
 	json_array_foreach(json_object_get(ms, "changes"), i, m)
 	{
 		sb_release(&b);
@@ -84,8 +90,11 @@ static void print_text(json_t *out, const char *name, const char *db)
 		printf("\nera %lld  %s  %s\n", (long long)json_integer_value(json_object_get(e, "id")),
 		       str(e, "endpoint"), str(e, "window"));
 		field("reason", "%s", str(e, "reason"));
+		int router = json_is_object(json_object_get(e, "members"));
 		field("payload", "%s",
-		      json_is_string(json_object_get(e, "payload")) ? str(e, "payload") : str(e, "keys_error"));
+		      router					      ? "(a router: each member's, below)"
+		      : json_is_string(json_object_get(e, "payload")) ? str(e, "payload")
+								      : str(e, "keys_error"));
 		const char *build = str(e, "runtime_build");
 		const char *rsha = json_string_value(
 		    json_object_get(json_object_get(json_object_get(e, "pins"), "RUNTIME"), "sha256"));
@@ -94,7 +103,8 @@ static void print_text(json_t *out, const char *name, const char *db)
 			snprintf(rs, sizeof(rs), " sha256 %.12s...", rsha);
 		field("runtime", "%s%s%s%s%s", *build ? build : "(version unknown)", *str(e, "runtime") ? " (" : "",
 		      str(e, "runtime"), *str(e, "runtime") ? ")" : "", rs);
-		field("shape", "%s", str(e, "shape"));
+		if (!router)
+			field("shape", "%s", str(e, "shape"));
 		print_members(json_object_get(e, "members"));
 		json_t *pl = json_object_get(e, "plan");
 		if (json_is_object(pl) && json_is_number(json_object_get(pl, "total_mib")))

@@ -66,7 +66,7 @@ json_t *eras_era_json(struct store *st, const struct store_era *e, const struct 
 json_t *eras_attempt_json(const struct store_attempt *a);
 
 /* A router era's members (store.h's store_era_members_get) as history
- * shows them: {names: [{name, sha256}], changes: [...] against prev's (null
+ * shows them: {names: [{name, sha256, shape, payload}], changes: [...] against prev's (null
  * without prev)}; json null for an era that recorded none; NULL with *err
  * when the store cannot be read. */
 json_t *eras_members_json(struct store *st, const struct store_era *e, const struct store_era *prev, char **err);

@@ -126,8 +126,19 @@ json_t *eras_members_json(struct store *st, const struct store_era *e, const str
 	json_t *ms = json_loads(mine, 0, NULL), *names = json_array();
 	size_t i;
 	json_t *m;
-	json_array_foreach(ms, i, m) json_array_append_new(
-	    names, json_pack("{s:O, s:O}", "name", json_object_get(m, "name"), "sha256", json_object_get(m, "sha256")));
+	json_array_foreach(ms, i, m)
+	{
+		struct endpoint *ep = member_ep(m);
+		char *shape = ep ? eras_shape(ep) : NULL, *pay = ep ? eras_payload(ep, NULL) : NULL;
+		json_t *x =
+		    json_pack("{s:O, s:O}", "name", json_object_get(m, "name"), "sha256", json_object_get(m, "sha256"));
+		json_object_set_new(x, "shape", shape ? json_string(shape) : json_null());
+		json_object_set_new(x, "payload", pay ? json_string(pay) : json_null());
+		json_array_append_new(names, x);
+		free(shape);
+		free(pay);
+		endpoint_free(ep);
+	}
 	json_t *o = json_pack("{s:o}", "names", names);
 	json_object_set_new(o, "changes", prev ? eras_members_changes(before, mine) : json_null());
 	json_decref(ms);

@@ -107,7 +107,8 @@ check "a member change that fits: deployed as era 2" test "$rc/$(jq -r .outcome 
 check "its child verified at the new shape" test "$(step_of child)/$(step_of ledger)" = ok,ok,ok/ok
 check "the installed qwen says CTX_SIZE=2048" test -n "$(installed qwen | grep -Fx CTX_SIZE=2048)"
 run "$ZEALOT" history rt
-check "history lists each era's members" out_has "members   gemma, llama, qwen"
+check "history lists each era's members, each with its shape and payload" \
+	eval 'out_has "members   gemma, llama, qwen" && out_has "qwen: 2 x 1,024, f16 K + f16 V"'
 check "history names the member change of era 2" out_has "qwen changed: CTX_SIZE 4096 -> 2048"
 run "$ZEALOT" history rt --json
 check "history --json: era 2's member change" \
