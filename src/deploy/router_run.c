@@ -218,7 +218,8 @@ static int member_to(const struct run *x, const struct http_client *hc, const ch
 	free(path);
 	if (rc || *err)
 		return -1;
-	double deadline = mono_s() + (double)(x->o->boot_timeout_ms > 0 ? x->o->boot_timeout_ms : 300000) / 1000.0;
+	double limit = (double)(x->o->boot_timeout_ms > 0 ? x->o->boot_timeout_ms : 300000) / 1000.0;
+	double deadline = mono_s() + limit;
 	for (;;) {
 		long code;
 		char *st = member_status(hc, name, &code);
@@ -226,8 +227,7 @@ static int member_to(const struct run *x, const struct http_client *hc, const ch
 		if (dead)
 			errorf(err, "%s's child exited with status %ld before it loaded", name, code);
 		else if (!done && mono_s() > deadline)
-			errorf(err, "%s is '%s', not %s, after %.0f s", name, st ? st : "not listed", want,
-			       (double)x->o->boot_timeout_ms / 1000.0);
+			errorf(err, "%s is '%s', not %s, after %.0f s", name, st ? st : "not listed", want, limit);
 		free(st);
 		if (done || *err)
 			return done ? 0 : -1;

@@ -159,11 +159,16 @@ long router_child_of(long main_pid, const char *name, unsigned *port)
 		while (f && !found && fscanf(f, "%ld", &pid) == 1) {
 			size_t n = 0;
 			char **v = audit_read_vector((pid_t)pid, "cmdline", &n);
+			unsigned p = 0;
+			int mine = 0;
 			for (size_t i = 0; i + 1 < n; i++) {
-				if (!strcmp(v[i], "--alias") && !strcmp(v[i + 1], name))
-					found = pid;
+				mine |= !strcmp(v[i], "--alias") && !strcmp(v[i + 1], name);
 				if (!strcmp(v[i], "--port"))
-					*port = (unsigned)strtoul(v[i + 1], NULL, 10);
+					p = (unsigned)strtoul(v[i + 1], NULL, 10);
+			}
+			if (mine) {
+				found = pid;
+				*port = p;
 			}
 			audit_free_vector(v, n);
 		}
@@ -190,6 +195,8 @@ int router_child_holds(const struct router_member *m, long pid, char **why)
 	int held = 0;
 	for (char *line = sec.s; line && *line && !*why;) {
 		char *nl = strchr(line, '\n'), *eq = strstr(line, " = ");
+		if (!nl || !eq || eq > nl)
+			break; /* (router_preset_section writes "key = value\n" lines only) */
 		*nl = '\0';
 		*eq = '\0';
 		const char *val = eq + 3;
