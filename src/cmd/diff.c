@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "../base/util.h"
+#include "../deploy/router.h"
 #include "../endpoint/router.h"
 #include "../judge/runtime.h"
 #include "../plan/plan.h"
@@ -113,8 +114,11 @@ static int from_file(const char *path, struct side *s, char **err)
 		s->runtime_sha[0] = '\0';
 	}
 	free(rt);
-	if (router_is(ep)) /* a router's members are priced by zealot plan ROUTER.env */
+	if (router_is(ep)) { /* its members, as deploy would record them (their plans: zealot plan) */
+		s->members = deploy_router_members(ep, err);
+		rc = s->members ? EXIT_OK : EXIT_USAGE;
 		goto done;
+	}
 	if ((rc = cmd_exit(shape_load(ep, NULL, &c, &io, err))) != EXIT_OK)
 		goto done;
 	struct plan p;

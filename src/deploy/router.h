@@ -28,6 +28,12 @@ void deploy_router_refusal_release(struct deploy_router_refusal *rf);
 /* The refusal in one line: "LAW FILE KEY: reason; ..." (allocated). */
 char *deploy_router_refusal_text(const struct deploy_router_refusal *rf);
 
+/* The members the router file's MODELS holds, as deploy would install and
+ * record them: a JSON text [{name, text, sha256}], each text with its
+ * relative paths made absolute against its own file (what `zealot diff`
+ * holds the current era's members to). NULL with *err. */
+char *deploy_router_members(const struct endpoint *ep, char **err);
+
 /* An endpoint's payload pins, as serve holds them at every start: every
  * file (every shard of a split payload) against its *_BYTES and its
  * *_SHA256. 0, or -1 with *err naming the file and both figures. */

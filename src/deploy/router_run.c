@@ -56,6 +56,14 @@ static json_t *source_members(const struct endpoint *src, char **err)
 	return ms;
 }
 
+char *deploy_router_members(const struct endpoint *ep, char **err)
+{
+	json_t *ms = source_members(ep, err);
+	char *s = ms ? json_dumps(ms, JSON_COMPACT) : NULL;
+	json_decref(ms);
+	return s;
+}
+
 /* An era's recorded members, or NULL with *err. */
 static json_t *era_members(struct run *x, const struct store_era *e, char **err)
 {

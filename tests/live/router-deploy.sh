@@ -139,4 +139,7 @@ check "audit: a row per member; the loaded qwen's child holds its preset, the ot
 run "$ZEALOT" history rt
 check "history: era 3 is the rollback, naming the member it changes back" \
 	eval 'out_has "rollback to era 1" && out_has "qwen changed: CTX_SIZE 2048 -> 4096"'
+run "$ZEALOT" diff rt.env
+check "diff of the current era against the file on disk names the member the file changes" \
+	eval 'rc_is 0 && out_has "  qwen changed" && out_has "CTX_SIZE         4096 -> 2048"'
 X systemctl stop rt.service
