@@ -183,8 +183,8 @@ int cmd_router_swap(const char *file);
 /* check of a router: the set's laws and every member's, by member. */
 int cmd_router_check(const struct endpoint *ep, int json);
 /* serve of a router: every gate (deploy/router.h), the preset written, the
- * router exec'd. */
-int cmd_router_serve(const struct endpoint *ep, int dry);
+ * router exec'd with the environment serve built (judge/trust.h). */
+int cmd_router_serve(const struct endpoint *ep, int dry, char **engine_env);
 /* audit of a router (src/cmd/router_live.c): the router's intended argv
  * (its preset where the unit's serve writes it when in_unit, else beside
  * the file), and a row per member (live/router_log.h). */

@@ -142,7 +142,7 @@ static int serve_gates(const struct endpoint *ep, struct router_price *rp, struc
 	return rc;
 }
 
-int cmd_router_serve(const struct endpoint *ep, int dry)
+int cmd_router_serve(const struct endpoint *ep, int dry, char **engine_env)
 {
 	struct router_price rp;
 	struct argv_list a = {0};
@@ -157,7 +157,7 @@ int cmd_router_serve(const struct endpoint *ep, int dry)
 				puts(a.v[i]);
 		} else {
 			fflush(NULL);
-			execv(a.v[0], a.v);
+			execve(a.v[0], a.v, engine_env);
 			fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
 			rc = SERVE_REFUSED;
 		}

@@ -10,6 +10,7 @@
 
 #include "../base/redact.h"
 #include "../judge/router_preset.h"
+#include "../judge/trust.h"
 #include "../live/audit.h"
 #include "../live/http.h"
 #include "../live/router_log.h"
@@ -165,7 +166,16 @@ int deploy_router_gate(struct run *x)
 {
 	double t = mono_s();
 	struct deploy_router_refusal rf;
-	if (deploy_router_gates(x->ep, &x->rp, &rf)) {
+	int bad = deploy_router_gates(x->ep, &x->rp, &rf);
+	/* the engine's own config files too (R03), as for one endpoint: serve
+	 * refuses them at every start, and the router's children read them */
+	if (!bad && trust_config_files(NULL, NULL, &rf.fs, NULL)) {
+		bad = -1;
+		rf.gate = "laws";
+		rf.law = "R03";
+		rf.who = xstrdup(x->ep->path);
+	}
+	if (bad) {
 		const char *name = strcmp(rf.gate, "pins") == 0	 ? "gate:pins"
 				   : strcmp(rf.gate, "fit") == 0 ? "gate:fit"
 								 : "gate:laws";

@@ -169,3 +169,14 @@ check "a member file holding a secret value: refused (exit 1), named, the secret
 run "$ZEALOT" history rt --json
 check "both refusals recorded as attempts, no era" \
 	test "$(jq -c '[.attempts[].outcome], (.eras | length)' "$TMP/out" | tr '\n' ' ')" = '["refused","refused"] 0 '
+
+# serve of a router builds the engine's environment as for one endpoint
+# (judge/trust.h): the router's children inherit it
+sed -i '/^MODEL_URL=/d' dep/models/qwen.env
+run "$ZEALOT" serve --dry-run dep/rt.env
+check "serve --dry-run of the router: gates pass (control)" rc_is 0
+for v in LLAMA_ARG_MODELS_MAX=9 LLAMA_ARG_CTX_SIZE=99 LD_PRELOAD=/nonexistent.so; do
+	run env "$v" "$ZEALOT" serve --dry-run dep/rt.env
+	check "serve of a router: $v refused, 78, naming it" \
+		test "$rc" -eq 78 -a -n "$(grep -E "refused at the environment gate: (R04|C09) .*${v%%=*}" "$TMP/err")"
+done
