@@ -22,6 +22,7 @@
 #include "../payload/payload.h"
 #include "../payload/split.h"
 #include "../plan/cand.h"
+#include "../plan/vulkan.h"
 #include "law_util.h"
 #include "runtime.h"
 
@@ -230,6 +231,24 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 		add(out, "C02", SEV_WARNING, ep, K_GPU, "set DEVICE to the card's profile, or remove GPU",
 		    "GPU=%llu on DEVICE=cpu: the engine uses no card, and the plan prices none",
 		    (unsigned long long)gpu);
+}
+
+/* C13: ggml-vulkan's device list (ggml_vk_instance_init) without
+ * GGML_VK_VISIBLE_DEVICES takes the discrete and integrated GPUs, else the
+ * first device that is not CPU-type, else none: a CPU-type device such as
+ * lavapipe is used only when that variable lists it, which GPU= sets. */
+static void law_vk_cpu_type(const struct endpoint *ep, struct findings *out)
+{
+	const struct device *dev = device_find(val(ep, K_DEVICE));
+	const struct vulkan_limits *l = dev && dev->backend == DEVICE_VULKAN ? vulkan_limits_of(dev->name) : NULL;
+	if (!l || !l->cpu_type || *val(ep, K_GPU))
+		return;
+	add(out, "C13", SEV_ERROR, ep, K_DEVICE,
+	    "set GPU to its Vulkan index (vulkaninfo --summary; 0 on a host with no other Vulkan device)",
+	    "DEVICE=%s without GPU: ggml-vulkan skips a CPU-type device unless GGML_VK_VISIBLE_DEVICES lists it; "
+	    "the engine takes another GPU if the host has one, else none ('no usable GPU found, --gpu-layers "
+	    "option will be ignored') and keeps weights, KV and compute on the CPU, where the plan prices Vulkan0",
+	    dev->name);
 }
 
 /* C02: USER becomes the unit's User= line, which takes a user name or a
@@ -753,6 +772,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_gated(ep, out);
 		law_extra_flags(ep, out);
 		law_fleet(ep, out);
+		law_vk_cpu_type(ep, out);
 		law_user(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);

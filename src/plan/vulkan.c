@@ -11,15 +11,26 @@ enum { T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7, T_Q
  * llvmpipe LLVM 15, Debian 12), 2026-12: minStorageBufferOffsetAlignment
  * 16, minMemoryMapAlignment 64, maxStorageBufferRange 134,217,728,
  * maxMemoryAllocationSize 2 GiB, no VK_EXT_shader_64bit_indexing; its
- * flash attention runs (boots here). The cards' figures are their drivers'
- * reports as published on vulkan.gpuinfo.org (RADV, ANV, NVIDIA's
- * proprietary driver), not measured here: replace them with the card's
- * own `vulkaninfo` before trusting a compute figure to the byte. */
+ * flash attention runs (boots here); CPU-type (law C13). The cards'
+ * figures, none measured here: RADV's and ANV's alignments (storage 4,
+ * map 4096) are Mesa's limits tables in its source; their ranges and all
+ * of NVIDIA's are drivers' reports as published on vulkan.gpuinfo.org.
+ * Replace them with the card's own `vulkaninfo` before trusting a compute
+ * figure to the byte. */
 static const struct vulkan_limits limits[] = {
-    {"lavapipe", 16, 64, 134217728ull, 2147483648ull, 1, "measured here (Mesa 22.3.6 lavapipe)"},
-    {"rx7900xtx", 4, 4096, 4294967295ull, 4294967292ull, 1, "RADV's report (gpuinfo), not measured here"},
-    {"arc-a770", 4, 4096, 4294967295ull, 4294967295ull, 1, "ANV's report (gpuinfo), not measured here"},
-    {"rtx3090-vk", 16, 64, 4294967295ull, 4294967295ull, 1, "NVIDIA driver's report (gpuinfo), not measured here"},
+    {"lavapipe", 16, 64, 134217728ull, 2147483648ull, 1, "measured here (Mesa 22.3.6 lavapipe)", 1},
+    {"rx7900xtx", 4, 4096, 4294967295ull, 4294967292ull, 1,
+     "alignments from Mesa RADV's limits table (source), ranges from RADV reports on vulkan.gpuinfo.org; "
+     "not measured here",
+     0},
+    {"arc-a770", 4, 4096, 4294967295ull, 4294967295ull, 1,
+     "alignments from Mesa ANV's limits table (source), ranges from ANV reports on vulkan.gpuinfo.org; "
+     "not measured here",
+     0},
+    {"rtx3090-vk", 16, 64, 4294967295ull, 4294967295ull, 1,
+     "NVIDIA's proprietary driver's reports on vulkan.gpuinfo.org, not checked against a card; not measured "
+     "here",
+     0},
 };
 
 const struct vulkan_limits *vulkan_limits_of(const char *profile)

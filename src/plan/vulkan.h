@@ -53,6 +53,7 @@ struct vulkan_limits {
 	uint64_t max_alloc;	    /* maxMemoryAllocationSize */
 	uint8_t subgroup_fa;	    /* subgroup shuffle and vote: flash attention runs */
 	const char *source;	    /* where the figures came from */
+	uint8_t cpu_type;	    /* VK_PHYSICAL_DEVICE_TYPE_CPU: used only when GGML_VK_VISIBLE_DEVICES lists it */
 };
 
 /* The limits of a Vulkan profile (device.c), or NULL for another. */
