@@ -348,7 +348,9 @@ static const struct law_doc laws[] = {
      "Without GGML_VK_VISIBLE_DEVICES, ggml-vulkan (ggml_vk_instance_init) takes every discrete and integrated "
      "GPU, else the first device that is not CPU-type, else none: Mesa's lavapipe is CPU-type, so only a listed "
      "index reaches it; GPU= is what writes that variable into the unit.",
-     "check refuses a Vulkan profile of a CPU-type device (lavapipe) whose endpoint sets no GPU.",
+     "check refuses a Vulkan profile of a CPU-type device (lavapipe) whose endpoint sets no GPU, and DEVICES "
+     "listing one among several Vulkan devices (the engine takes lavapipe twice as GGML_VK_VISIBLE_DEVICES=0,0; "
+     "GPU writes one index).",
      "Set GPU to the device's Vulkan index (vulkaninfo --summary; 0 where lavapipe is the only device)."},
     {"R03", "the engine reads no config file zealot has not judged",
      "A line in a config file the engine reads before its argv (swa-full = true) makes the sliding-window cache "

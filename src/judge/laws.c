@@ -241,14 +241,38 @@ static void law_vk_cpu_type(const struct endpoint *ep, struct findings *out)
 {
 	const struct device *dev = device_find(val(ep, K_DEVICE));
 	const struct vulkan_limits *l = dev && dev->backend == DEVICE_VULKAN ? vulkan_limits_of(dev->name) : NULL;
-	if (!l || !l->cpu_type || *val(ep, K_GPU))
+	if (l && l->cpu_type && !*val(ep, K_GPU)) {
+		add(out, "C13", SEV_ERROR, ep, K_DEVICE,
+		    "set GPU to its Vulkan index (vulkaninfo --summary; 0 on a host with no other Vulkan device)",
+		    "DEVICE=%s without GPU: ggml-vulkan skips a CPU-type device unless GGML_VK_VISIBLE_DEVICES lists "
+		    "it; the engine takes another GPU if the host has one, else none ('no usable GPU found, "
+		    "--gpu-layers option will be ignored') and keeps weights, KV and compute on the CPU, where the "
+		    "plan prices Vulkan0",
+		    dev->name);
 		return;
-	add(out, "C13", SEV_ERROR, ep, K_DEVICE,
-	    "set GPU to its Vulkan index (vulkaninfo --summary; 0 on a host with no other Vulkan device)",
-	    "DEVICE=%s without GPU: ggml-vulkan skips a CPU-type device unless GGML_VK_VISIBLE_DEVICES lists it; "
-	    "the engine takes another GPU if the host has one, else none ('no usable GPU found, --gpu-layers "
-	    "option will be ignored') and keeps weights, KV and compute on the CPU, where the plan prices Vulkan0",
-	    dev->name);
+	}
+	/* DEVICES: a CPU-type device among several Vulkan ones needs a list
+	 * in GGML_VK_VISIBLE_DEVICES (0,0 for lavapipe twice), which GPU's one
+	 * index cannot write */
+	char list[256];
+	snprintf(list, sizeof(list), "%s", val(ep, K_DEVICES));
+	int n_vk = 0, cpu_type = 0;
+	for (char *sv = NULL, *w = strtok_r(list, ",", &sv); w; w = strtok_r(NULL, ",", &sv)) {
+		w[strcspn(w, ":")] = '\0';
+		const struct device *d = device_find(w);
+		const struct vulkan_limits *dl = d && d->backend == DEVICE_VULKAN ? vulkan_limits_of(d->name) : NULL;
+		n_vk += d && d->backend == DEVICE_VULKAN;
+		cpu_type |= dl && dl->cpu_type;
+	}
+	if (cpu_type && (n_vk > 1 || !*val(ep, K_GPU)))
+		add(out, "C13", SEV_ERROR, ep, K_DEVICES,
+		    "serve one CPU-type device with DEVICE and GPU; several need GGML_VK_VISIBLE_DEVICES=0,0 ..., "
+		    "which "
+		    "zealot does not write",
+		    "DEVICES lists a CPU-type Vulkan device%s: the engine sees it only through "
+		    "GGML_VK_VISIBLE_DEVICES, "
+		    "and GPU writes one index there, so the engine has %s of the plan's devices",
+		    n_vk > 1 ? " among several" : " without GPU", *val(ep, K_GPU) ? "one" : "none");
 }
 
 /* C02: USER becomes the unit's User= line, which takes a user name or a

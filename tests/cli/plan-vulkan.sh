@@ -86,6 +86,10 @@ check "C13: it names GGML_VK_VISIBLE_DEVICES and the fix" \
 	bash -c "tr -s ' \n' ' ' <'$TMP/out' | grep -q 'unless GGML_VK_VISIBLE_DEVICES lists it' && grep -q 'set GPU' '$TMP/out'"
 run "$ZEALOT" check rx.env
 check "C13: a card's Vulkan profile without GPU is not (the engine takes every GPU)" bash -c "! grep -q C13 '$TMP/out'"
+shape two cpu tiny.gguf "FLASH_ATTN=on DEVICES=lavapipe,lavapipe GPU=0"
+run "$ZEALOT" check two.env
+check "C13: DEVICES with lavapipe twice is refused (GPU writes one index)" \
+	bash -c "grep -qE '^error +C13' '$TMP/out' && grep -q 'DEVICES' '$TMP/out'"
 run "$ZEALOT" explain C13
 check "explain C13: the law's text" out_has "CPU-type"
 

@@ -88,6 +88,22 @@ plan_case oss gpt-oss "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
 plan_case glm4moe glm4moe "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=1024"
 plan_case mistral3 mistral3 "" "CTX_SIZE=8192 PARALLEL=1 FLASH_ATTN=on"
 
+# Two Vulkan devices: ggml-vulkan takes GGML_VK_VISIBLE_DEVICES=0,0 as
+# lavapipe twice (its parser keeps a repeated index), so the layer split,
+# pipeline parallelism and a compute buffer per device are measured here
+# (both devices one CPU, so nothing of a real pair's transfer is). zealot's
+# GPU writes one index, so check refuses such an endpoint (law C13) and
+# the suite sets the variable itself.
+(
+	export GGML_VK_VISIBLE_DEVICES=0,0
+	BOOT_DEVICE=cpu
+	plan_case two-dev llama "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on DEVICES=lavapipe,lavapipe"
+	check "two-dev: the engine has Vulkan1" grep -q "Vulkan1 compute buffer" two-dev.log
+	check "two-dev: a compute line per device in the plan" has_part two-dev compute Vulkan1
+	run "$ZEALOT" check two-dev.env
+	check "two-dev: check refuses it (C13: GPU writes one index)" bash -c "grep -qE '^error +C13' '$TMP/out'"
+)
+
 # The plan follows the reordering: on, it names it and no unmirrored
 # term; the dense shape's figure moves with it (6.01 MiB against the
 # graph order's 6.51, both measured).
