@@ -2,14 +2,15 @@
 # (scripts/build-engine.sh --vulkan) runs on Mesa's lavapipe, a CPU Vulkan
 # driver, so every rule ggml-vulkan and the scheduler apply to a card
 # (buffer types and alignment, supported ops and the splits they cause, the
-# pinned host buffer, flash attention per cache type) is held against a
-# real Vulkan device here. Each shape boots through `zealot argv` with
+# pinned host buffer, flash attention per cache type, the node reordering
+# of graph_optimize, two devices) is held against a real Vulkan device here. Each shape boots through `zealot argv` with
 # DEVICE=lavapipe (boot_for_ledger, BOOT_DEVICE), answers, and every exact
 # term (model, KV, recurrent state, output) equals the ledger to 0.01 MiB
 # and every compute buffer is within 0.5 % (plancase.sh).
 #
 # lavapipe is a CPU-type Vulkan device, which ggml-vulkan ignores unless
-# GGML_VK_VISIBLE_DEVICES lists it (GPU= sets it in the unit). Its shader
+# GGML_VK_VISIBLE_DEVICES lists it (GPU= sets it in the unit; law C13
+# refuses lavapipe without GPU: the engine then runs on the CPU). Its shader
 # cache is private to the engine's build (a cold cache costs 13-15 s a
 # boot, a warm one 0.5 s); LP_NUM_THREADS=1 as --threads 1 (engine.sh).
 . "$(dirname "$0")/../lib.sh"
