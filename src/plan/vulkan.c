@@ -83,6 +83,10 @@ int vulkan_supports_op(const struct ga_graph *g, int t, int backend, const void 
 			return 0;
 	if (x->op == GA_OP_MUL_MAT && x->quant_strided)
 		return 0;
+	/* MUL_MAT needs src0->ne[3] == src1->ne[3]; a weight's is 1 and the
+	 * product's is src1's (MLA's v_mla over a 4-D attention output) */
+	if (x->op == GA_OP_MUL_MAT && x->n_src > 0 && g->t[x->src[0]].weight && x->ne[3] > 1)
+		return 0;
 	/* an FA node a builder did not describe (dk 0) is assumed to run */
 	if (x->op == GA_OP_FA && x->fa.dk)
 		return vulkan_fa_ok(l, x->fa.k_type, x->fa.v_type, x->fa.dk, x->fa.dv);

@@ -19,7 +19,9 @@
  *                on both or neither, and subgroup shuffle and vote; MUL_MAT
  *                needs a quantized src0 contiguous in dims 0-1, so a
  *                quantized K cache read without flash attention (its view
- *                strided by the KV heads or streams) sends KQ to the CPU
+ *                strided by the KV heads or streams) sends KQ to the CPU; MUL_MAT
+ *                needs src0's ne[3] equal to src1's, so a weight (1) over a
+ *                product of several streams (MLA's v_mla) runs on the CPU
  *   offload_op   an op on a host weight of 32+ rows (GGML_OP_OFFLOAD_MIN_BATCH)
  *
  *   graph_optimize  each split's nodes reordered before the allocator

@@ -88,6 +88,11 @@ plan_case moe qwen3moe "layers=4 embd=512 ff_exp=512 experts=16 experts_used=4" 
 plan_case oss gpt-oss "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
 plan_case glm4moe glm4moe "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=1024"
 plan_case mistral3 mistral3 "" "CTX_SIZE=8192 PARALLEL=1 FLASH_ATTN=on"
+# MLA over two streams: v_mla's product has ne[3] 2 against the weight's 1,
+# which ggml-vulkan's MUL_MAT refuses: a CPU split per layer, and the
+# reordering stays within each split.
+plan_case mla-streams deepseek2 "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=off"
+check "mla-streams: a split per layer, as planned" grep -qE "graph splits = 10$" mla-streams.log
 
 # Two Vulkan devices: ggml-vulkan takes GGML_VK_VISIBLE_DEVICES=0,0 as
 # lavapipe twice (its parser keeps a repeated index), so the layer split,
