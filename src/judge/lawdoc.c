@@ -341,6 +341,17 @@ static const struct law_doc laws[] = {
      "the cause, A09, with the fix.",
      "Run nvidia-modprobe -u -c=0, then restart."},
     /* What reaches the engine besides its argv (docs/trust.md) */
+    {"C13", "a CPU-type Vulkan device is named to the engine",
+     "DEVICE=lavapipe without GPU: the Vulkan engine boots and answers, but on the CPU: 'no usable GPU found, "
+     "--gpu-layers option will be ignored', weights, KV and compute in CPU buffers, none of the plan's "
+     "Vulkan0 and Vulkan_Host buffers; on a host with a GPU it uses that card instead.",
+     "Without GGML_VK_VISIBLE_DEVICES, ggml-vulkan (ggml_vk_instance_init) takes every discrete and integrated "
+     "GPU, else the first device that is not CPU-type, else none: Mesa's lavapipe is CPU-type, so only a listed "
+     "index reaches it; GPU= is what writes that variable into the unit.",
+     "check refuses a Vulkan profile of a CPU-type device (lavapipe) whose endpoint sets no GPU, and DEVICES "
+     "listing one among several Vulkan devices (the engine takes lavapipe twice as GGML_VK_VISIBLE_DEVICES=0,0; "
+     "GPU writes one index).",
+     "Set GPU to the device's Vulkan index (vulkaninfo --summary; 0 where lavapipe is the only device)."},
     {"R03", "the engine reads no config file zealot has not judged",
      "A line in a config file the engine reads before its argv (swa-full = true) makes the sliding-window cache "
      "10.00 MiB where the plan billed 2.50 MiB (a gemma3 synth at 4,096 cells), and check, serve and audit "

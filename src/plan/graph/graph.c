@@ -140,10 +140,10 @@ int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in)
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w)
 {
-	int n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x));
+	int n = ga_gop(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x)), GA_G_RMS_NORM);
 	if (il >= 0 && d->w->force_norm)
 		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
+	return ga_gop(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w))), GA_G_MUL);
 }
 
 /* FFN: gate, up, swiglu, down (build_ffn with LLM_FFN_SILU, PAR). */
@@ -158,9 +158,9 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T)
 {
 	int w2 = ga_view(g, w);
-	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
+	int sum = ga_gop(g, ga_op(g, 0, F32, 1, T, 1, 1, S(w2)), GA_G_SUM_ROWS);
+	sum = ga_gop(g, ga_op(g, 1, F32, 1, T, 1, 1, S(sum)), GA_G_CLAMP);
+	int div = ga_gop(g, ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum)), GA_G_DIV);
 	return ga_view(g, div);
 }
 
@@ -425,10 +425,10 @@ int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in,
 int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,
 		const char *norm, gr_ffn_fn *ffn)
 {
-	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
+	int fi = ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res)), GA_G_ADD);
 	int fn = gr_norm(g, d, fi, d->E, T, 1, il, norm);
 	int fo = ffn(g, m, d, il, fn, T);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
+	return ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi)), GA_G_ADD);
 }
 
 int gr_mtp_input(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)
