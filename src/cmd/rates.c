@@ -54,6 +54,17 @@ json_t *cmd_rates_delta(json_t *prod, json_t *arm)
 	return d;
 }
 
+/* The arm's memory census (zealot arm keeps it in the arm's figures:
+ * {ledger, ledger_law, memory}), or null for an arm recorded before it. */
+static json_t *arm_census(const char *bench_json)
+{
+	json_t *b = bench_json ? json_loads(bench_json, 0, NULL) : NULL;
+	json_t *c = json_object_get(b, "census");
+	json_t *o = json_is_object(c) ? json_incref(c) : json_null();
+	json_decref(b);
+	return o;
+}
+
 int cmd_rates_era(struct store *st, json_t *era, int64_t era_id, char **err)
 {
 	struct store_boot *b;
@@ -95,6 +106,7 @@ int cmd_rates_era(struct store *st, json_t *era, int64_t era_id, char **err)
 		json_object_set_new(o, "rates", json_is_null(f) ? json_null() : json_pack("{s:O}", "figures", f));
 		json_object_set_new(o, "delta",
 				    json_is_object(prod) && json_is_object(f) ? cmd_rates_delta(prod, f) : json_null());
+		json_object_set_new(o, "census", arm_census(a[i].bench_json));
 		json_decref(f);
 		json_decref(prod);
 		json_array_append_new(arms, o);
@@ -116,6 +128,29 @@ static void print_figures(json_t *f, json_t *d)
 		if (json_is_number(c))
 			printf(" (%+.1f%%, %s)", json_number_value(c), cmd_change_word(k, json_number_value(c)));
 		first = 0;
+	}
+	printf("\n");
+}
+
+/* "census    ledger matches the plan; host plan 34.81, held 65.00 (+30.19 MiB)" */
+static void print_census(json_t *c, const char *indent)
+{
+	if (!json_is_object(c))
+		return;
+	const char *law = json_string_value(json_object_get(c, "ledger_law"));
+	printf("%s%-9s ledger %s%s", indent, "census", law ? "off the plan, " : "matches the plan", law ? law : "");
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(json_object_get(c, "memory"), "rows"), i, r)
+	{
+		json_t *held = json_object_get(r, "settled_mib");
+		printf("; %s plan %s", json_string_value(json_object_get(r, "what")),
+		       FMT_MIB(json_number_value(json_object_get(r, "plan_mib"))));
+		if (json_is_number(held))
+			printf(", held %s (%s MiB)", FMT_MIB(json_number_value(held)),
+			       FMT_MIB_PLUS(json_number_value(json_object_get(r, "diff_mib"))));
+		if (json_is_string(json_object_get(r, "law")))
+			printf(" %s", json_string_value(json_object_get(r, "law")));
 	}
 	printf("\n");
 }
@@ -142,6 +177,7 @@ void cmd_rates_print(json_t *era, const char *indent)
 			print_figures(f, json_object_get(a, "delta"));
 		else
 			printf("(not measured)\n");
+		print_census(json_object_get(a, "census"), indent);
 	}
 }
 
