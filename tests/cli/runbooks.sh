@@ -38,3 +38,7 @@ run "$ZEALOT" explain M10
 check "explain M10: how zealot checks it names deploy's memory step and audit, and no 'not yet'" \
 	eval 'rc_is 0 && sed -n "/how zealot checks it/,/the fix/p" "$TMP/out" | tr "\n" " " | tr -s " " >m10.txt &&
 		grep -q "deploy.s memory step and audit" m10.txt && ! grep -qi "not yet" m10.txt'
+
+# the slack band says how the seeds' 2-3 GiB free band is set (item 10)
+run "$ZEALOT" check --keys
+check "SLACK_MIB's text: the seeds' 2-3 GiB band is SLACK_MIB=2048 to 3072" out_has_unwrapped "SLACK_MIB=2048 to 3072"
