@@ -96,36 +96,36 @@ static struct ledger *boot_ledger(const char *path, char **err)
 static int audit_memory(const struct endpoint *ep, pid_t pid, const char *log, struct audit *a, json_t **mem, int *rc,
 			char **err)
 {
+	struct ledger *l = NULL;
+	if (log && !(l = boot_ledger(log, err))) {
+		*rc = cmd_exit(ZE_IO);
+		return -1;
+	}
 	struct shape_ctx c;
 	struct plan p;
 	json_t *cal = NULL;
-	char *cal_text = NULL, *warn = NULL;
-	struct ledger *l = NULL;
-	enum zerr k = calib_price(ep, NULL, NULL, 1, &c, &p, &cal, &cal_text, &warn, err);
+	char *cal_text = NULL, *warn = NULL, *why = NULL;
+	enum zerr k = calib_price(ep, NULL, NULL, 1, &c, &p, &cal, &cal_text, &warn, &why);
 	json_decref(cal);
 	free(cal_text);
 	free(warn);
-	if (k != ZE_OK || (log && !(l = boot_ledger(log, err)))) {
-		*rc = cmd_exit(k != ZE_OK ? k : ZE_IO);
-		shape_release(&c);
-		return -1;
-	}
-	int card = p.n_cards && p.device && p.device->backend == DEVICE_CUDA
-		       ? (int)device_card_of(endpoint_value(ep, K_GPU))
-		       : -1;
 	struct memory_settled m;
 	struct memory_report r;
-	int ok = memory_read(pid, card, &m, err);
-	if (ok == 0) {
+	int card = k == ZE_OK && p.n_cards && p.device && p.device->backend == DEVICE_CUDA
+		       ? (int)device_card_of(endpoint_value(ep, K_GPU))
+		       : -1;
+	/* no plan (a payload unread) or no /proc: the rest of the audit stands */
+	if (k == ZE_OK && memory_read(pid, card, &m, &why) == 0) {
 		memory_judge(&p, l, &m, &r);
 		audit_memory_rows(a, &r);
 		*mem = memory_json(&r, &m);
 	} else {
-		*rc = cmd_exit(ZE_IO);
+		*mem = json_pack("{s:s}", "not_compared", why ? why : "no plan");
 	}
+	free(why);
 	free(l);
 	shape_release(&c);
-	return ok;
+	return 0;
 }
 
 /* The audit's rows: one JSON object, or a table. */
@@ -161,8 +161,12 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 		sb_release(&w);
 		sb_release(&in);
 		sb_release(&lv);
-		json_t *rows = json_object_get(mem, "rows"), *r;
+		json_t *rows = json_object_get(mem, "rows"), *r, *nc = json_object_get(mem, "not_compared");
 		size_t i;
+		struct sb ncw = {0};
+		if (nc)
+			printf("\nmemory: not compared: %s", safe_str(json_string_value(nc), &ncw));
+		sb_release(&ncw);
 		json_array_foreach(rows, i, r)
 		{
 			if (json_is_string(json_object_get(r, "law")))

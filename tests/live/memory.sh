@@ -92,6 +92,12 @@ NVPID=1 card 100 0
 check "card: the engine not listed: not measured, said, no finding" \
 	test "$(jq -c '[.memory.card_used_mib, .memory.rows[0].law]' "$TMP/out")" = '[null,null]' -a \
 	-n "$(jq -r .memory.card_note "$TMP/out" | grep -F 'not '"$ENGINE_PID")"
+# No plan (the payload unreadable): the memory is not compared, said, and
+# the rest of the audit stands
+run "$ZEALOT" audit live.env --pid "$ENGINE_PID" --set MODEL_FILE=/nonexistent.gguf --json
+check "no plan: audit still reports (the payload's C03 row), memory not compared, naming why" \
+	test "$rc" -eq 1 -a "$(jq -r '.rows[]|select(.what=="payload")|.law' "$TMP/out")" = C03 -a \
+	-n "$(jq -r '.memory.not_compared' "$TMP/out" | grep -F nonexistent)"
 stop_pid "$ENGINE_PID"
 
 # An engine that holds more than the endpoint file's plan (a pool 64 times
