@@ -5,6 +5,7 @@
 
 #include "../base/crypto_lazy.h"
 #include "../base/proc.h"
+#include "../endpoint/router.h"
 #include "../live/audit.h"
 #include "../live/ledger_compare.h"
 #include "../live/memory.h"
