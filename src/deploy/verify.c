@@ -5,8 +5,10 @@
 
 #include "../base/crypto_lazy.h"
 #include "../base/proc.h"
+#include "../endpoint/router.h"
 #include "../live/audit.h"
 #include "../live/ledger_compare.h"
+#include "../live/memory.h"
 #include "../live/promfile.h"
 #include "../plan/device.h"
 #include "../plan/report.h"
@@ -186,6 +188,39 @@ static int verify_probes(struct run *x)
 	return rc;
 }
 
+/* The memory the engine holds after its probes, against the plan (M10: a
+ * term spilled off the card fails the step; M09 and a host excess warn). */
+static int verify_memory(struct run *x)
+{
+	double t = mono_s();
+	int card =
+	    x->gpu && x->plan.device->backend == DEVICE_CUDA ? (int)device_card_of(endpoint_value(x->ep, K_GPU)) : -1;
+	struct memory_settled m;
+	char *err = NULL;
+	if (memory_read(x->unit.main_pid, card, &m, &err)) {
+		int rc = step(x, "memory", "skipped", t, NULL, "%s", err);
+		free(err);
+		return rc;
+	}
+	struct memory_report r;
+	memory_judge(&x->plan, x->ledger, &m, &r);
+	char *s = memory_summary(&r);
+	const struct memory_row *worst = NULL;
+	for (size_t i = 0; i < r.n && !worst; i++)
+		if (r.rows[i].error)
+			worst = &r.rows[i];
+	for (size_t i = 0; i < r.n && !worst; i++)
+		if (r.rows[i].law)
+			worst = &r.rows[i];
+	int rc = step(x, "memory",
+		      r.errors	   ? "failed"
+		      : r.warnings ? "warning"
+				   : "ok",
+		      t, worst ? worst->law : NULL, "%s", s);
+	free(s);
+	return rc;
+}
+
 /* o as the commands print it with --json (`zealot plan --json`, `zealot
  * ledger --json`: compact, in order, 12 digits), o released. */
 static char *json_text(json_t *o)
@@ -340,7 +375,7 @@ int deploy_verify(struct run *x)
 	inv[sizeof(inv) - 1] = '\0';
 	return deploy_wait_health(x, "health", pid, inv, mono_s()) || deploy_verify_mainpid(x, "mainpid", pid) ||
 		       deploy_verify_cmdline(x, "cmdline", pid, x->argv.v, x->argv.n) ||
-		       (x->router ? deploy_router_verify(x) : verify_ledger(x) || verify_probes(x))
+		       (x->router ? deploy_router_verify(x) : verify_ledger(x) || verify_probes(x) || verify_memory(x))
 		   ? -1
 		   : 0;
 }
