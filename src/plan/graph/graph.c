@@ -369,6 +369,18 @@ static const struct graph_family families[] = {
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)",
      NULL},
+    {"starcoder2", gr_classic, NULL, "src/models/starcoder2.cpp", NULL},
+    {"phi2", gr_classic, NULL, "src/models/phi2.cpp", NULL},
+    {"stablelm", gr_classic, NULL, "src/models/stablelm.cpp", NULL},
+    {"olmo", gr_classic, NULL, "src/models/olmo.cpp", NULL},
+    {"qwen", gr_classic, NULL, "src/models/qwen.cpp", NULL},
+    {"gpt2", gr_classic, NULL, "src/models/gpt2.cpp", NULL},
+    {"gptneox", gr_classic, NULL, "src/models/gptneox.cpp", NULL},
+    {"falcon", gr_classic, NULL, "src/models/falcon.cpp", NULL},
+    {"mpt", gr_classic, NULL, "src/models/mpt.cpp", NULL},
+    {"bloom", gr_classic, NULL, "src/models/bloom.cpp", NULL},
+    {"starcoder", gr_classic, NULL, "src/models/starcoder.cpp", NULL},
+    {"refact", gr_classic, NULL, "src/models/refact.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -240,6 +240,7 @@ int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, i
 		 uint64_t vmax_row);
 gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
+gr_build_fn gr_classic;	 /* graph_classic.c: starcoder2, phi2, gpt2, falcon ... */
 gr_build_fn gr_cohere;	 /* graph_cohere.c */
 gr_build_fn gr_llama4;	 /* graph_llama4.c */
 gr_draft_fn gr_glm4moe_mtp;

@@ -1,0 +1,27 @@
+# The classic dense decoders against the real engine (src/models/NAME.cpp
+# of the pinned engine): layer norms with biases, fused or separate q, k
+# and v, GELU or gated FFNs, partial RoPE (phi2, stablelm, gptneox),
+# learned positions (gpt2, starcoder), ALiBi (mpt, bloom, refact) and the
+# parallel blocks (phi2, falcon, gptneox). Each synthetic payload boots
+# through `zealot argv` (boot_for_ledger) and answers; every exact term of
+# the plan (model, KV, output) equals the boot ledger and every compute
+# buffer is within 0.5 % of it, flash attention on and off.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # mirrored_case
+cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
+
+CLASSIC="starcoder2 phi2 stablelm olmo qwen gpt2 gptneox falcon mpt bloom starcoder refact"
+run "$ZEALOT" archs
+for a in $CLASSIC; do
+	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
+done
+
+SMALL="layers=3 vocab=1024"
+for a in $CLASSIC; do
+	mirrored_case "$a-fa" "$a" "$SMALL" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+	mirrored_case "$a-nofa" "$a" "$SMALL" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+done
+
+for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done
