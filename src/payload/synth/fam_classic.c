@@ -1,5 +1,6 @@
 /* The classic dense decoders: starcoder2, phi2, stablelm, olmo, qwen,
- * gpt2, gptneox, falcon, mpt, bloom, starcoder, refact. Layer norms with
+ * gpt2, gptneox, falcon, mpt, bloom, starcoder, refact, codeshell, jais,
+ * jais2, nemotron, plamo, chameleon, bitnet. Layer norms with
  * biases (or RMS norms, or none), q, k and v fused or apart, a GELU FFN of
  * up and down or llama's gated one, positions by RoPE (partial for phi2,
  * stablelm, gptneox), learned embeddings (gpt2, starcoder) or ALiBi
@@ -17,14 +18,19 @@ void classic_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->rope_dims = s->head_dim / 4;
 	if (f->variant & VC_POS) /* position_embd is {embd, context_length}: a short trained context */
 		s->n_ctx = 8192;
-	if (f->variant & VC_MHA) /* qkv is {embd, 3 x embd}: one KV head per head */
+	if (f->variant & VC_MHA) /* qkv is {embd, 3 x embd} (qwen), k's bias embd wide (jais2) */
 		s->n_head_kv = s->n_head;
+	if (f->variant & VC_QK_NORM2) /* chameleon's graph sets logits 4 .. 8195 */
+		s->n_vocab = 8448;
 }
 
 int classic_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
 	if ((f->variant & VC_MHA) && s->n_head_kv != s->n_head)
-		return errorf(err, "%s's attn_qkv is {embd, 3 x embd}: kv_heads must equal heads", s->arch);
+		return errorf(err, "%s's K is embd wide (its attn_qkv or k bias): kv_heads must equal heads", s->arch);
+	if ((f->variant & VC_QK_NORM2) && s->n_vocab < 8196)
+		return errorf(err, "%s's graph sets the logits of tokens 4 to 8195: vocab must be 8196 or more",
+			      s->arch);
 	if ((f->variant & VC_HALF_FF) && s->n_ff % 2)
 		return errorf(err, "%s's FFN matrices are ff/2 wide: ff must be even", s->arch);
 	return 0;
@@ -65,6 +71,12 @@ static void attention(struct tw *t, const struct synth_spec *s, const struct syn
 		if (f->variant & VC_QKV_B)
 			qkv_bias(t, s, il);
 	}
+	if (f->variant & VC_QK_NORM2) { /* chameleon: per-head layer norms {head_dim, heads} */
+		f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_q_norm.weight"), nm), 2, s->head_dim, s->n_head, 1);
+		f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_k_norm.weight"), nm), 2, s->head_dim, s->n_head_kv, 1);
+	}
+	if (f->variant & VC_SUBNORM) /* bitnet: normed before attn_output */
+		BV("attn_sub_norm.weight", q);
 	BM("attn_output.weight", q, s->n_embd);
 	if (f->variant & VC_WO_B)
 		BV("attn_output.bias", s->n_embd);
@@ -78,6 +90,13 @@ static void feed_forward(struct tw *t, const struct synth_spec *s, const struct 
 		BM("ffn_gate.weight", s->n_embd, ff);
 		BM("ffn_down.weight", ff, s->n_embd);
 		BM("ffn_up.weight", s->n_embd, ff);
+		if (f->variant & VC_FFN_B) { /* jais */
+			BV("ffn_gate.bias", ff);
+			BV("ffn_down.bias", s->n_embd);
+			BV("ffn_up.bias", ff);
+		}
+		if (f->variant & VC_SUBNORM) /* bitnet: normed before ffn_down */
+			BV("ffn_sub_norm.weight", ff);
 		return;
 	}
 	BM("ffn_up.weight", s->n_embd, s->n_ff);

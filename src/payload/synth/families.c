@@ -112,6 +112,13 @@ static const struct synth_family families[] = {
     CL("bloom", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_TOK_NORM),
     CL("starcoder", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_POS),
     CL("refact", SF_DENSE, VC_RMS),
+    CL("codeshell", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B),
+    CL("jais", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_FFN_B | VC_ALIBI),
+    CL("jais2", LNB, VC_NORM_B | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_MHA),
+    CL("nemotron", LNB, VC_NORM_B | VC_GELU | VC_PARTIAL),
+    CL("plamo", SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_NO_FFN_NORM),
+    CL("chameleon", SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_QK_NORM2),
+    CL("bitnet", SF_TIED | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_SUBNORM),
 };
 /* clang-format on */
 

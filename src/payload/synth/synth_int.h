@@ -353,15 +353,16 @@ void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
- * falcon, mpt, bloom, starcoder, refact */
+ * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
+ * plamo, chameleon, bitnet */
 enum {
 	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
 	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */
 	VC_FUSED = 1 << 2,	 /* q, k and v in one attn_qkv */
 	VC_QKV_B = 1 << 3,	 /* q, k and v biases (attn_qkv.bias when fused) */
 	VC_WO_B = 1 << 4,	 /* attn_output.bias */
-	VC_GELU = 1 << 5,	 /* a GELU FFN of up and down (else gate, up, down) */
-	VC_FFN_B = 1 << 6,	 /* the GELU FFN's biases */
+	VC_GELU = 1 << 5,	 /* an FFN of up and down, no gate (else gate, up, down) */
+	VC_FFN_B = 1 << 6,	 /* the FFN's biases */
 	VC_POS = 1 << 7,	 /* learned position embeddings (position_embd) */
 	VC_NO_FFN_NORM = 1 << 8, /* the FFN reads the attention's norm (a parallel block) */
 	VC_OUT_B = 1 << 9,	 /* output.bias */
@@ -371,7 +372,9 @@ enum {
 	VC_MHA = 1 << 13,	 /* kv_heads = heads (qwen's fused qkv is 3 x embd) */
 	VC_PAR_RES = 1 << 14,	 /* use_parallel_residual (gptneox) */
 	VC_PARTIAL = 1 << 15,	 /* rope_dims a quarter of head_dim by default */
-	VC_ALIBI = 1 << 16,	 /* attention.max_alibi_bias (mpt) */
+	VC_ALIBI = 1 << 16,	 /* attention.max_alibi_bias (mpt, jais) */
+	VC_QK_NORM2 = 1 << 17,	 /* per-head q/k norms {head_dim, heads}, vocab >= 8196 (chameleon) */
+	VC_SUBNORM = 1 << 18,	 /* attn_sub_norm and ffn_sub_norm (bitnet) */
 };
 void classic_defaults(struct synth_spec *s, const struct synth_family *f);
 int classic_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

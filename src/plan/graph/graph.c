@@ -381,6 +381,13 @@ static const struct graph_family families[] = {
     {"bloom", gr_classic, NULL, "src/models/bloom.cpp", NULL},
     {"starcoder", gr_classic, NULL, "src/models/starcoder.cpp", NULL},
     {"refact", gr_classic, NULL, "src/models/refact.cpp", NULL},
+    {"codeshell", gr_classic, NULL, "src/models/codeshell.cpp", NULL},
+    {"jais", gr_classic, NULL, "src/models/jais.cpp", NULL},
+    {"jais2", gr_classic, NULL, "src/models/jais2.cpp", NULL},
+    {"nemotron", gr_classic, NULL, "src/models/nemotron.cpp", NULL},
+    {"plamo", gr_classic, NULL, "src/models/plamo.cpp", NULL},
+    {"chameleon", gr_classic, NULL, "src/models/chameleon.cpp", NULL},
+    {"bitnet", gr_classic, NULL, "src/models/bitnet.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

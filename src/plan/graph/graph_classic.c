@@ -30,7 +30,17 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { C_RMS = 1, C_ROPE = 2, C_QSCALE = 4, C_GELU = 8, C_HALF_FF = 16, C_CLAMP = 32 };
+enum {
+	C_RMS = 1,	 /* RMS norms */
+	C_ROPE = 2,	 /* RoPE on q and k */
+	C_QSCALE = 4,	 /* q scaled after RoPE (phi2) */
+	C_GELU = 8,	 /* up, GELU, down */
+	C_HALF_FF = 16,	 /* the gated FFN ff/2 wide (qwen) */
+	C_CLAMP = 32,	 /* attention.clamp_kqv read (olmo, mpt) */
+	C_RELU2 = 64,	 /* up, ReLU, square, down (jais2, nemotron) */
+	C_SUBNORM = 128, /* bitnet: sub-norms before attn_output and ffn_down, the output is token_embd */
+	C_IMG = 256,	 /* chameleon: the image tokens' logits set to -FLT_MAX */
+};
 enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM };
 
 struct classic {
@@ -52,6 +62,13 @@ static const struct classic classics[] = {
     {"bloom", C_GELU, T_SEQ},
     {"starcoder", C_GELU, T_SEQ},
     {"refact", C_RMS, T_SEQ},
+    {"codeshell", C_ROPE | C_GELU, T_SEQ},
+    {"jais", 0, T_SEQ},
+    {"jais2", C_ROPE | C_RELU2, T_SEQ},
+    {"nemotron", C_ROPE | C_RELU2, T_SEQ},
+    {"plamo", C_RMS | C_ROPE, T_FALCON},
+    {"chameleon", C_RMS | C_ROPE | C_IMG, T_SEQ},
+    {"bitnet", C_RMS | C_ROPE | C_SUBNORM, T_SEQ},
 };
 
 /* The payload holds NAME (il >= 0: blk.IL.NAME). */
@@ -82,11 +99,16 @@ static int cl_norm(struct ga_graph *g, const struct dims *d, int rms, int x, int
 	return n;
 }
 
-/* a matmul and the bias the payload has (in place), clamped when asked */
+/* build_lora_mm (its scale, W.scale, when the payload has one), the bias
+ * the payload has (in place), clamped when asked */
 static int cl_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t ne0,
 		 int64_t T, int clamp)
 {
 	int y = gr_mm(g, d, il, w, x, ne0, T);
+	char sc[64];
+	snprintf(sc, sizeof(sc), "%.*s.scale", (int)(strlen(w) - strlen(".weight")), w);
+	if (gr_has_tensor(d, il, sc))
+		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, sc)));
 	if (b && gr_has_tensor(d, il, b))
 		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, b)));
 	if (clamp)
@@ -139,19 +161,25 @@ static int cl_attn(struct ga_graph *g, const struct model *m, const struct dims 
 	return gr_attend(g, d, in, il, q, k, v, 0);
 }
 
-/* build_attn's end: the V rotation undone, attn_output and its bias */
-static int cl_wo(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int o)
+/* build_attn's end: the V rotation undone, (bitnet) the sub-norm,
+ * attn_output and its bias */
+static int cl_wo(struct ga_graph *g, const struct dims *d, const struct classic *c, struct inputs *in, int il, int o)
 {
 	o = gr_rotate(g, ga_view(g, o), d->D * d->H * d->T, d->v_rot, &in->v_rot);
-	return cl_mm(g, d, il, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, d->T, 0);
+	o = ga_view(g, o);
+	if (c->how & C_SUBNORM)
+		o = cl_norm(g, d, 1, o, d->D * d->H, d->T, 1, il, il, "attn_sub_norm");
+	return cl_mm(g, d, il, "attn_output.weight", "attn_output.bias", o, d->E, d->T, 0);
 }
 
 /* build_ffn: GELU over up (SEQ), or SwiGLU of gate and up (PAR) */
 static int cl_ffn(struct ga_graph *g, const struct dims *d, const struct classic *c, int il, int x, int64_t T)
 {
-	if (c->how & C_GELU) {
+	if (c->how & (C_GELU | C_RELU2)) {
 		int up = cl_mm(g, d, il, "ffn_up.weight", "ffn_up.bias", x, d->F, T, 0);
 		up = ga_op(g, 1, F32, d->F, T, 1, 1, S(up));
+		if (c->how & C_RELU2) /* the square of the ReLU */
+			up = ga_op(g, 1, F32, d->F, T, 1, 1, S(up));
 		if (gr_has_tensor(d, il, "ffn_act.scales")) /* mpt's act scales */
 			up = ga_op(g, 1, F32, d->F, T, 1, 1, S(up, gr_weight(g, d, il, "ffn_act.scales")));
 		return cl_mm(g, d, il, "ffn_down.weight", "ffn_down.bias", up, d->E, T, 0);
@@ -160,6 +188,8 @@ static int cl_ffn(struct ga_graph *g, const struct dims *d, const struct classic
 	int gate = cl_mm(g, d, il, "ffn_gate.weight", "ffn_gate.bias", x, F, T, 0);
 	int up = cl_mm(g, d, il, "ffn_up.weight", "ffn_up.bias", x, F, T, 0);
 	int glu = ga_op(g, 0, F32, F, T, 1, 1, S(gate, up));
+	if (c->how & C_SUBNORM)
+		glu = cl_norm(g, d, 1, glu, F, T, 1, il, il, "ffn_sub_norm");
 	return cl_mm(g, d, il, "ffn_down.weight", "ffn_down.bias", glu, d->E, T, 0);
 }
 
@@ -201,7 +231,7 @@ static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims
 	int cur, fo, s, xr;
 	switch (tail) {
 	case T_PHI2: /* (attention + FFN(attn norm)) + input */
-		cur = cl_row(g, d, &r, cl_wo(g, d, in, il, o));
+		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		fo = cl_ffn(g, d, c, il, cl_row(g, d, &r, an), Tn);
 		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, fo));
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(s, cl_row(g, d, &r, x)));
@@ -209,22 +239,22 @@ static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims
 		if (an < 0)
 			an = cl_norm(g, d, rms, x, d->E, d->T, 1, il, il, "attn_norm");
 		fo = cl_ffn(g, d, c, il, cl_row(g, d, &r, an), Tn);
-		cur = cl_row(g, d, &r, cl_wo(g, d, in, il, o));
+		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, cur));
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(s, cl_row(g, d, &r, x)));
 	case T_NEOX: /* (FFN(ffn norm(input)) + input) + attention */
 		xr = cl_row(g, d, &r, x);
 		fo = cl_ffn(g, d, c, il, cl_norm(g, d, rms, xr, d->E, Tn, 1, il, il, "ffn_norm"), Tn);
 		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, xr));
-		cur = cl_row(g, d, &r, cl_wo(g, d, in, il, o));
+		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(s, cur));
 	case T_STABLELM: /* FFN(attn norm) + (attention + input) */
 		fo = cl_ffn(g, d, c, il, cl_row(g, d, &r, an), Tn);
-		cur = cl_row(g, d, &r, cl_wo(g, d, in, il, o));
+		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, cl_row(g, d, &r, x)));
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, s));
 	default: /* the residual, the FFN norm, the FFN, the residual */
-		cur = cl_row(g, d, &r, cl_wo(g, d, in, il, o));
+		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, cl_row(g, d, &r, x)));
 		fo = cl_ffn(g, d, c, il, cl_norm(g, d, rms, s, d->E, Tn, 1, il, il, "ffn_norm"), Tn);
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, s));
@@ -253,8 +283,16 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 		x = cl_layer(g, m, d, in, c, (int)il, x, il == n_layer - 1);
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int rn = cl_norm(g, d, (c->how & C_RMS) != 0, x, d->E, To, 1, -1, -1, "output_norm");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	/* bitnet's logits are token_embd's itself */
+	int out = gr_mm(g, d, -1, c->how & C_SUBNORM ? "token_embd.weight" : "output.weight", rn, d->V, To);
 	if (cl_has(d, -1, "output.bias"))
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out, gr_weight(g, d, -1, "output.bias")));
+	if (c->how & C_IMG) {
+		/* ggml_set_1d of the clamped image logits: a leaf of 8192
+		 * floats the allocator places with the inputs */
+		int img = ga_input(g, 8192 * 4);
+		img = ga_op(g, 1, F32, 8192, 1, 1, 1, S(img));
+		out = ga_op(g, 0, F32, d->V, To, 1, 1, S(out, img));
+	}
 	g->t[out].output = 1;
 }
