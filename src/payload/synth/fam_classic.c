@@ -1,6 +1,7 @@
 /* The classic dense decoders: starcoder2, phi2, stablelm, olmo, qwen,
  * gpt2, gptneox, falcon, mpt, bloom, starcoder, refact, codeshell, jais,
- * jais2, nemotron, plamo, chameleon, bitnet. Layer norms with
+ * jais2, nemotron, plamo, chameleon, bitnet, chatglm, plamo3, talkie,
+ * nanbeige. Layer norms with
  * biases (or RMS norms, or none), q, k and v fused or apart, a GELU FFN of
  * up and down or llama's gated one, positions by RoPE (partial for phi2,
  * stablelm, gptneox), learned embeddings (gpt2, starcoder) or ALiBi
@@ -44,6 +45,8 @@ void classic_keys(struct gguf_writer *w, const struct synth_spec *s, const struc
 		akey_bool(w, s, "use_parallel_residual", 1);
 	if (f->variant & VC_ALIBI) /* mpt: ALiBi when set (bloom and refact hard-wire 8) */
 		akey_f32(w, s, "attention.max_alibi_bias", 8.0f);
+	if (f->variant & VC_TALKIE) /* required */
+		akey_f32(w, s, "logit_scale", 0.5f);
 }
 
 /* a norm's weight, and its bias with layer norms that have them */
@@ -75,6 +78,14 @@ static void attention(struct tw *t, const struct synth_spec *s, const struct syn
 		f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_q_norm.weight"), nm), 2, s->head_dim, s->n_head, 1);
 		f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_k_norm.weight"), nm), 2, s->head_dim, s->n_head_kv, 1);
 	}
+	if (f->variant & VC_QK_NORM1) { /* plamo3: RMS norms per head {head_dim} */
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("attn_k_norm.weight", s->head_dim);
+	}
+	if (f->variant & VC_TALKIE) { /* q's norm {1, heads}; the skip's scale */
+		f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_q_norm.weight"), nm), 2, 1, s->n_head, 1);
+		f32_tensor(t, (blkname(nm, sizeof(nm), il, "layer_output_scale.weight"), nm), 1, 1, 1, 1);
+	}
 	if (f->variant & VC_SUBNORM) /* bitnet: normed before attn_output */
 		BV("attn_sub_norm.weight", q);
 	BM("attn_output.weight", q, s->n_embd);
@@ -85,6 +96,11 @@ static void attention(struct tw *t, const struct synth_spec *s, const struct syn
 static void feed_forward(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il)
 {
 	char nm[64];
+	if (f->variant & VC_SWIGLU1) { /* up 2 x ff wide, split by SwiGLU */
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		return;
+	}
 	if (!(f->variant & VC_GELU)) {
 		uint64_t ff = f->variant & VC_HALF_FF ? s->n_ff / 2 : s->n_ff;
 		BM("ffn_gate.weight", s->n_embd, ff);
@@ -109,6 +125,7 @@ static void feed_forward(struct tw *t, const struct synth_spec *s, const struct 
 
 void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
+	char nm[64];
 	if (f->variant & VC_POS)
 		mat(t, "position_embd.weight", s->n_embd, s->n_ctx);
 	if (f->variant & VC_TOK_NORM) { /* bloom: the embeddings layer-normed */
@@ -124,5 +141,9 @@ void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synt
 		if (!(f->variant & (VC_NO_NORM | VC_NO_FFN_NORM)))
 			norm(t, s, f, il, "ffn_norm.weight", "ffn_norm.bias");
 		feed_forward(t, s, f, il);
+		if (f->variant & VC_POST) { /* tn(..._POST_NORM, il): named without ".weight" */
+			BV("post_attention_norm", s->n_embd);
+			BV("post_ffw_norm", s->n_embd);
+		}
 	}
 }

@@ -119,6 +119,10 @@ static const struct synth_family families[] = {
     CL("plamo", SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_NO_FFN_NORM),
     CL("chameleon", SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_QK_NORM2),
     CL("bitnet", SF_TIED | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_SUBNORM),
+    CL("chatglm", SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_QKV_B | VC_SWIGLU1 | VC_PARTIAL),
+    CL("plamo3", SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1 | VC_POST | VC_SWIGLU1),
+    CL("talkie", SF_NO_OUT_NORM | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_NO_NORM | VC_TALKIE),
+    CL("nanbeige", SF_DENSE, VC_RMS),
 };
 /* clang-format on */
 

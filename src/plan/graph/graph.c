@@ -388,6 +388,10 @@ static const struct graph_family families[] = {
     {"plamo", gr_classic, NULL, "src/models/plamo.cpp", NULL},
     {"chameleon", gr_classic, NULL, "src/models/chameleon.cpp", NULL},
     {"bitnet", gr_classic, NULL, "src/models/bitnet.cpp", NULL},
+    {"chatglm", gr_classic, NULL, "src/models/chatglm.cpp", NULL},
+    {"plamo3", gr_classic, NULL, "src/models/plamo3.cpp", NULL},
+    {"talkie", gr_classic, NULL, "src/models/talkie.cpp", NULL},
+    {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -40,8 +40,11 @@ enum {
 	C_RELU2 = 64,	 /* up, ReLU, square, down (jais2, nemotron) */
 	C_SUBNORM = 128, /* bitnet: sub-norms before attn_output and ffn_down, the output is token_embd */
 	C_IMG = 256,	 /* chameleon: the image tokens' logits set to -FLT_MAX */
+	C_SWIGLU1 = 512, /* up 2 x ff wide, SwiGLU of its halves, down (chatglm, plamo3) */
+	C_QK_RMS = 1024, /* q/k norms RMS (else layer norms) */
+	C_TALKIE = 2048, /* the input normed, q and k normed after RoPE, the logits scaled */
 };
-enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM };
+enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM, T_POST, T_TALKIE };
 
 struct classic {
 	const char *arch;
@@ -69,6 +72,10 @@ static const struct classic classics[] = {
     {"plamo", C_RMS | C_ROPE, T_FALCON},
     {"chameleon", C_RMS | C_ROPE | C_IMG, T_SEQ},
     {"bitnet", C_RMS | C_ROPE | C_SUBNORM, T_SEQ},
+    {"chatglm", C_RMS | C_ROPE | C_SWIGLU1, T_SEQ},
+    {"plamo3", C_RMS | C_ROPE | C_SWIGLU1 | C_QK_RMS, T_POST},
+    {"talkie", C_RMS | C_ROPE | C_QK_RMS | C_TALKIE, T_TALKIE},
+    {"nanbeige", C_RMS | C_ROPE, T_SEQ},
 };
 
 /* The payload holds NAME (il >= 0: blk.IL.NAME). */
@@ -116,13 +123,20 @@ static int cl_mm(struct ga_graph *g, const struct dims *d, int il, const char *w
 	return y;
 }
 
-/* q or k after its projection: stablelm's per-head layer norm, RoPE */
-static int cl_qk(struct ga_graph *g, const struct dims *d, int il, int x, int64_t H, const char *nm, int pos)
+/* q or k after its projection: the per-head norm the payload has
+ * (stablelm, chameleon, plamo3), RoPE; talkie's norms after RoPE, k's
+ * without a weight */
+static int cl_qk(struct ga_graph *g, const struct dims *d, const struct classic *c, int il, int x, int64_t H,
+		 const char *base, int pos)
 {
-	if (gr_has_tensor(d, il, nm))
-		x = cl_norm(g, d, 0, x, d->D, H, d->T, il, il,
-			    strcmp(nm, "attn_q_norm.weight") ? "attn_k_norm" : "attn_q_norm");
-	return pos >= 0 ? gr_rope(g, x, pos, d->D, H, d->T) : x;
+	char nm[48];
+	snprintf(nm, sizeof(nm), "%s.weight", base);
+	int late = (c->how & C_TALKIE) != 0, rms = (c->how & C_QK_RMS) != 0;
+	if (!late && gr_has_tensor(d, il, nm))
+		x = cl_norm(g, d, rms, x, d->D, H, d->T, il, il, base);
+	if (pos >= 0)
+		x = gr_rope(g, x, pos, d->D, H, d->T);
+	return late ? cl_norm(g, d, rms, x, d->D, H, d->T, il, il, base) : x;
 }
 
 /* build_qkv, RoPE, build_attn up to the attention (q, v, k expanded in
@@ -147,7 +161,7 @@ static int cl_attn(struct ga_graph *g, const struct model *m, const struct dims 
 	} else {
 		q = ga_view(g, cl_mm(g, d, il, "attn_q.weight", "attn_q.bias", an, nq, T, clamp));
 	}
-	q = cl_qk(g, d, il, q, d->H, "attn_q_norm.weight", pos);
+	q = cl_qk(g, d, c, il, q, d->H, "attn_q_norm", pos);
 	if (c->how & C_QSCALE)
 		q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q));
 	q = gr_rotate(g, q, nq * T, d->k_rot, &in->k_rot);
@@ -156,7 +170,7 @@ static int cl_attn(struct ga_graph *g, const struct model *m, const struct dims 
 	v = gr_rotate(g, v, nkv * T, d->v_rot, &in->v_rot);
 	int k = fused ? ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row)
 		      : ga_view(g, cl_mm(g, d, il, "attn_k.weight", "attn_k.bias", an, nkv, T, clamp));
-	k = cl_qk(g, d, il, k, d->Hkv, "attn_k_norm.weight", pos);
+	k = cl_qk(g, d, c, il, k, d->Hkv, "attn_k_norm", pos);
 	k = gr_rotate(g, k, nkv * T, d->k_rot, &in->k_rot);
 	return gr_attend(g, d, in, il, q, k, v, 0);
 }
@@ -184,6 +198,11 @@ static int cl_ffn(struct ga_graph *g, const struct dims *d, const struct classic
 			up = ga_op(g, 1, F32, d->F, T, 1, 1, S(up, gr_weight(g, d, il, "ffn_act.scales")));
 		return cl_mm(g, d, il, "ffn_down.weight", "ffn_down.bias", up, d->E, T, 0);
 	}
+	if (c->how & C_SWIGLU1) { /* build_ffn SWIGLU, SEQ */
+		int up = cl_mm(g, d, il, "ffn_up.weight", NULL, x, 2 * d->F, T, 0);
+		int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(up));
+		return cl_mm(g, d, il, "ffn_down.weight", NULL, glu, d->E, T, 0);
+	}
 	int64_t F = c->how & C_HALF_FF ? d->F / 2 : d->F;
 	int gate = cl_mm(g, d, il, "ffn_gate.weight", "ffn_gate.bias", x, F, T, 0);
 	int up = cl_mm(g, d, il, "ffn_up.weight", "ffn_up.bias", x, F, T, 0);
@@ -209,8 +228,30 @@ static int cl_row(struct ga_graph *g, const struct dims *d, const struct cl_rows
 	return gr_op_kind(g, ga_op(g, 0, F32, d->E, r->Tn, 1, 1, S(t, ids)), GA_OP_GET_ROWS);
 }
 
+/* the tails of plamo3 (post norms) and talkie (the normed input, scaled,
+ * added after the FFN): the output rows of the attention (o), the input
+ * x and talkie's skip, in the order ggml's expand visits them */
+static int cl_tail_post(struct ga_graph *g, const struct dims *d, const struct classic *c, struct inputs *in, int il,
+			int o, int x, int skip, const struct cl_rows *r)
+{
+	int64_t Tn = r->Tn;
+	int cur = cl_row(g, d, r, cl_wo(g, d, c, in, il, o));
+	if (c->tail == T_POST) /* tn(LLM_TENSOR_ATTN_POST_NORM, il): no ".weight" */
+		cur = gr_norm(g, d, cur, d->E, Tn, 1, il, "post_attention_norm");
+	int s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, cl_row(g, d, r, x)));
+	int fo = cl_ffn(g, d, c, il, cl_norm(g, d, 1, s, d->E, Tn, 1, il, il, "ffn_norm"), Tn);
+	if (c->tail == T_POST)
+		fo = gr_norm(g, d, fo, d->E, Tn, 1, il, "post_ffw_norm");
+	s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, s));
+	if (c->tail != T_TALKIE)
+		return s;
+	int sk = ga_op(g, 1, F32, d->E, Tn, 1, 1,
+		       S(cl_row(g, d, r, skip), gr_weight(g, d, il, "layer_output_scale.weight")));
+	return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(s, sk));
+}
+
 static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
-		    const struct classic *c, int il, int x, int last)
+		    const struct classic *c, int il, int x, int skip, int last)
 {
 	int rms = (c->how & C_RMS) != 0;
 	int tail = c->tail;
@@ -230,6 +271,8 @@ static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims
 	int64_t Tn = r.Tn;
 	int cur, fo, s, xr;
 	switch (tail) {
+	case T_POST:
+	case T_TALKIE: return cl_tail_post(g, d, c, in, il, o, x, skip, &r);
 	case T_PHI2: /* (attention + FFN(attn norm)) + input */
 		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		fo = cl_ffn(g, d, c, il, cl_row(g, d, &r, an), Tn);
@@ -278,15 +321,20 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 	}
 	if (cl_has(d, -1, "token_embd_norm.weight")) /* bloom: named in layer 0 */
 		x = cl_norm(g, d, 0, x, d->E, T, 1, -1, 0, "token_embd_norm");
+	if (c->how & C_TALKIE) /* talkie: the embeddings RMS-normed, no weight */
+		x = cl_norm(g, d, 1, x, d->E, T, 1, -1, -1, "token_embd_norm");
+	int skip = x;
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++)
-		x = cl_layer(g, m, d, in, c, (int)il, x, il == n_layer - 1);
+		x = cl_layer(g, m, d, in, c, (int)il, x, skip, il == n_layer - 1);
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int rn = cl_norm(g, d, (c->how & C_RMS) != 0, x, d->E, To, 1, -1, -1, "output_norm");
 	/* bitnet's logits are token_embd's itself */
 	int out = gr_mm(g, d, -1, c->how & C_SUBNORM ? "token_embd.weight" : "output.weight", rn, d->V, To);
 	if (cl_has(d, -1, "output.bias"))
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out, gr_weight(g, d, -1, "output.bias")));
+	if (c->how & C_TALKIE) /* logit_scale */
+		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 	if (c->how & C_IMG) {
 		/* ggml_set_1d of the clamped image logits: a leaf of 8192
 		 * floats the allocator places with the inputs */
