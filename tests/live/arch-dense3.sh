@@ -22,6 +22,11 @@ for a in $CLASSIC; do
 	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
 done
 
+# gptj: a name the engine knows without a builder (llama_model_mapping has
+# no case for it), so archs names it refused, with the engine's words
+check "archs: gptj is refused, the engine's reason given" \
+	grep -qE '^ *gptj +refused .*unsupported model architecture' "$TMP/out"
+
 SMALL="layers=3 vocab=1024"
 for a in $CLASSIC; do
 	sets=$SMALL

@@ -402,11 +402,27 @@ const struct graph_family *gr_family(const char *arch)
 	return NULL;
 }
 
+const char *gr_refused(const char *arch)
+{
+	/* names llm_arch_name knows that llama_model_mapping (src/llama-model.cpp)
+	 * has no case for: its default throws on loading */
+	static const char *const refused[] = {"gptj"};
+	for (size_t i = 0; arch && i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (strcmp(refused[i], arch) == 0)
+			return "no builder: the pinned engine names it (src/llama-arch.cpp) but llama_model_mapping "
+			       "(src/llama-model.cpp) has no case for it and throws \"unsupported model architecture\" "
+			       "on loading";
+	return NULL;
+}
+
 int gr_pricing(const char *arch, const char **source)
 {
 	const struct graph_family *f = gr_family(arch);
-	*source = f ? f->source
-		    : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
+	const char *why = f ? NULL : gr_refused(arch);
+	*source =
+	    f	  ? f->source
+	    : why ? why
+		  : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
 	return f != NULL;
 }
 

@@ -323,5 +323,8 @@ const struct graph_family *gr_fallback(const struct model *m);
  * architecture the engine knows: 1 and *source (the engine's builder) when
  * mirrored; 0 and *source = the estimate's rule when not. */
 int gr_pricing(const char *arch, const char **source);
+/* Why the pinned engine refuses to load arch though it knows the name (it
+ * has no builder), or NULL. */
+const char *gr_refused(const char *arch);
 
 #endif
