@@ -193,7 +193,9 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 			continue;
 		if (k == LAYER_NEXTN && !nextn_in_main)
 			continue;
-		if (m->n_head_kv[il] == 0)
+		/* deci's plain cache keeps a layer without KV heads too: empty
+		 * K rows, V at the widest row when transposed */
+		if (m->n_head_kv[il] == 0 && strcmp(m->arch, "deci") != 0)
 			continue;
 		if (il >= m->n_layer_all - m->n_kv_shared) /* has_kv(il): it reads an earlier layer's cache */
 			continue;

@@ -1,7 +1,7 @@
 /* The classic dense decoders: starcoder2, phi2, stablelm, olmo, qwen,
  * gpt2, gptneox, falcon, mpt, bloom, starcoder, refact, codeshell, jais,
  * jais2, nemotron, plamo, chameleon, bitnet, chatglm, plamo3, talkie,
- * nanbeige. Layer norms with
+ * nanbeige, deci. Layer norms with
  * biases (or RMS norms, or none), q, k and v fused or apart, a GELU FFN of
  * up and down or llama's gated one, positions by RoPE (partial for phi2,
  * stablelm, gptneox), learned embeddings (gpt2, starcoder) or ALiBi
@@ -123,6 +123,13 @@ static void feed_forward(struct tw *t, const struct synth_spec *s, const struct 
 	}
 }
 
+/* deci: layer 1 (of two or more) is DeciLM's "linear attention", no KV
+ * heads and attn_output alone */
+int deci_layer(const struct synth_spec *s, uint32_t il)
+{
+	return il == 1 && s->n_layer > 1 ? 'L' : 'A';
+}
+
 void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	char nm[64];
@@ -137,7 +144,10 @@ void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synt
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		if (!(f->variant & VC_NO_NORM))
 			norm(t, s, f, il, "attn_norm.weight", "attn_norm.bias");
-		attention(t, s, f, il);
+		if (f->layer && f->layer(s, il) == 'L') /* deci: attn_output alone */
+			BM("attn_output.weight", s->n_embd, s->n_embd);
+		else
+			attention(t, s, f, il);
 		if (!(f->variant & (VC_NO_NORM | VC_NO_FFN_NORM)))
 			norm(t, s, f, il, "ffn_norm.weight", "ffn_norm.bias");
 		feed_forward(t, s, f, il);

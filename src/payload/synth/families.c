@@ -123,6 +123,8 @@ static const struct synth_family families[] = {
     CL("plamo3", SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1 | VC_POST | VC_SWIGLU1),
     CL("talkie", SF_NO_OUT_NORM | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_NO_NORM | VC_TALKIE),
     CL("nanbeige", SF_DENSE, VC_RMS),
+    {"deci", SF_HEADS_EMBD | SF_DENSE, VC_RMS, classic_defaults, classic_validate, classic_keys, classic_tensors,
+     deci_layer, 0, 0},
 };
 /* clang-format on */
 

@@ -354,7 +354,7 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
- * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige */
+ * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci */
 enum {
 	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
 	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */
@@ -384,5 +384,6 @@ void classic_defaults(struct synth_spec *s, const struct synth_family *f);
 int classic_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void classic_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+int deci_layer(const struct synth_spec *s, uint32_t il);
 
 #endif

@@ -392,6 +392,7 @@ static const struct graph_family families[] = {
     {"plamo3", gr_classic, NULL, "src/models/plamo3.cpp", NULL},
     {"talkie", gr_classic, NULL, "src/models/talkie.cpp", NULL},
     {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
+    {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -43,6 +43,7 @@ enum {
 	C_SWIGLU1 = 512, /* up 2 x ff wide, SwiGLU of its halves, down (chatglm, plamo3) */
 	C_QK_RMS = 1024, /* q/k norms RMS (else layer norms) */
 	C_TALKIE = 2048, /* the input normed, q and k normed after RoPE, the logits scaled */
+	C_DECI = 4096,	 /* per-layer heads and widths: no attention, attn_output alone, no FFN */
 };
 enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM, T_POST, T_TALKIE };
 
@@ -76,6 +77,7 @@ static const struct classic classics[] = {
     {"plamo3", C_RMS | C_ROPE | C_SWIGLU1 | C_QK_RMS, T_POST},
     {"talkie", C_RMS | C_ROPE | C_QK_RMS | C_TALKIE, T_TALKIE},
     {"nanbeige", C_RMS | C_ROPE, T_SEQ},
+    {"deci", C_RMS | C_ROPE | C_DECI, T_SEQ},
 };
 
 /* The payload holds NAME (il >= 0: blk.IL.NAME). */
@@ -304,6 +306,39 @@ static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims
 	}
 }
 
+/* deci.cpp's layer il, its heads and FFN width its own (dl): no attention
+ * (no heads: the input as it is), attn_output alone over the norm (no KV
+ * heads), or the attention; no FFN (width 0: the layer's output is
+ * dropped, its input goes on, *rows not cut); else the residual, the FFN
+ * norm and the FFN. */
+static int cl_deci_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+			 const struct classic *c, int il, int x, int last, int64_t *rows)
+{
+	struct dims dl = *d;
+	dl.H = m->n_head[il];
+	dl.Hkv = m->n_head_kv[il];
+	dl.F = m->n_ff_layer ? m->n_ff_layer[il] : d->F;
+	if (dl.Hkv && d->Hkv) {
+		dl.k_row = d->k_row / (uint64_t)d->Hkv * (uint64_t)dl.Hkv;
+		dl.v_row = d->v_row / (uint64_t)d->Hkv * (uint64_t)dl.Hkv;
+	}
+	/* build_attn expands the attention whatever follows; attn_output
+	 * (and the norm, without KV heads) only a later add reaches */
+	int an = dl.H && (dl.Hkv || dl.F) ? cl_norm(g, d, 1, x, d->E, d->T, 1, il, il, "attn_norm") : -1;
+	int o = dl.H && dl.Hkv ? cl_attn(g, m, &dl, in, c, il, an) : -1;
+	if (!dl.F)
+		return x;
+	int cur = !dl.H	   ? x
+		  : dl.Hkv ? cl_wo(g, &dl, c, in, il, o)
+			   : gr_mm(g, d, il, "attn_output.weight", an, d->E, d->T);
+	struct cl_rows r = {last && d->n_out < d->T, last && d->n_out < d->T ? d->n_out : d->T, &in->out_ids};
+	*rows = r.Tn;
+	cur = cl_row(g, d, &r, cur);
+	int fi = dl.H ? ga_op(g, 1, F32, d->E, r.Tn, 1, 1, S(cur, cl_row(g, d, &r, x))) : cur;
+	int fo = cl_ffn(g, &dl, c, il, cl_norm(g, d, 1, fi, d->E, r.Tn, 1, il, il, "ffn_norm"), r.Tn);
+	return ga_op(g, 1, F32, d->E, r.Tn, 1, 1, S(fo, fi));
+}
+
 void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	const struct classic *c = &classics[0];
@@ -325,9 +360,14 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 		x = cl_norm(g, d, 1, x, d->E, T, 1, -1, -1, "token_embd_norm");
 	int skip = x;
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	int64_t To = d->n_out < T ? d->n_out : T, rows = T;
 	for (uint32_t il = 0; il < n_layer; il++)
-		x = cl_layer(g, m, d, in, c, (int)il, x, skip, il == n_layer - 1);
-	int64_t To = d->n_out < T ? d->n_out : T;
+		if (c->how & C_DECI)
+			x = cl_deci_layer(g, m, d, in, c, (int)il, x, il == n_layer - 1, &rows);
+		else
+			x = cl_layer(g, m, d, in, c, (int)il, x, skip, il == n_layer - 1);
+	if (c->how & C_DECI) /* the rows the last layer with an FFN kept */
+		To = rows;
 	int rn = cl_norm(g, d, (c->how & C_RMS) != 0, x, d->E, To, 1, -1, -1, "output_norm");
 	/* bitnet's logits are token_embd's itself */
 	int out = gr_mm(g, d, -1, c->how & C_SUBNORM ? "token_embd.weight" : "output.weight", rn, d->V, To);
