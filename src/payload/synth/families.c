@@ -125,6 +125,7 @@ static const struct synth_family families[] = {
     CL("nanbeige", SF_DENSE, VC_RMS),
     {"deci", SF_HEADS_EMBD | SF_DENSE, VC_RMS, classic_defaults, classic_validate, classic_keys, classic_tensors,
      deci_layer, 0, 0},
+    CL("openelm", SF_TIED | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1),
 };
 /* clang-format on */
 

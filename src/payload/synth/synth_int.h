@@ -354,7 +354,7 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
- * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci */
+ * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm */
 enum {
 	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
 	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */
@@ -376,7 +376,7 @@ enum {
 	VC_QK_NORM2 = 1 << 17,	 /* per-head q/k norms {head_dim, heads}, vocab >= 8196 (chameleon) */
 	VC_SUBNORM = 1 << 18,	 /* attn_sub_norm and ffn_sub_norm (bitnet) */
 	VC_SWIGLU1 = 1 << 19,	 /* ffn_up 2 x ff wide (SwiGLU of its halves), no gate */
-	VC_QK_NORM1 = 1 << 20,	 /* per-head q/k norms {head_dim} (plamo3) */
+	VC_QK_NORM1 = 1 << 20,	 /* per-head q/k norms {head_dim} (plamo3, openelm) */
 	VC_POST = 1 << 21,	 /* post_attention_norm and post_ffw_norm (plamo3) */
 	VC_TALKIE = 1 << 22,	 /* q's norm {1, heads}, layer_output_scale, logit_scale */
 };

@@ -393,6 +393,7 @@ static const struct graph_family families[] = {
     {"talkie", gr_classic, NULL, "src/models/talkie.cpp", NULL},
     {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
     {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
+    {"openelm", gr_classic, NULL, "src/models/openelm.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -44,8 +44,9 @@ enum {
 	C_QK_RMS = 1024, /* q/k norms RMS (else layer norms) */
 	C_TALKIE = 2048, /* the input normed, q and k normed after RoPE, the logits scaled */
 	C_DECI = 4096,	 /* per-layer heads and widths: no attention, attn_output alone, no FFN */
+	C_LAYERS = 8192, /* heads, KV heads and FFN width per layer (openelm) */
 };
-enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM, T_POST, T_TALKIE };
+enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM, T_POST, T_TALKIE, T_RESFIRST };
 
 struct classic {
 	const char *arch;
@@ -78,6 +79,7 @@ static const struct classic classics[] = {
     {"talkie", C_RMS | C_ROPE | C_QK_RMS | C_TALKIE, T_TALKIE},
     {"nanbeige", C_RMS | C_ROPE, T_SEQ},
     {"deci", C_RMS | C_ROPE | C_DECI, T_SEQ},
+    {"openelm", C_RMS | C_ROPE | C_QK_RMS | C_LAYERS, T_RESFIRST},
 };
 
 /* The payload holds NAME (il >= 0: blk.IL.NAME). */
@@ -293,6 +295,11 @@ static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims
 		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, xr));
 		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
 		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(s, cur));
+	case T_RESFIRST: /* openelm: input + attention, the FFN norm, the FFN */
+		xr = cl_row(g, d, &r, x);
+		s = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(xr, cl_row(g, d, &r, cl_wo(g, d, c, in, il, o))));
+		fo = cl_ffn(g, d, c, il, cl_norm(g, d, rms, s, d->E, Tn, 1, il, il, "ffn_norm"), Tn);
+		return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, s));
 	case T_STABLELM: /* FFN(attn norm) + (attention + input) */
 		fo = cl_ffn(g, d, c, il, cl_row(g, d, &r, an), Tn);
 		cur = cl_row(g, d, &r, cl_wo(g, d, c, in, il, o));
@@ -311,8 +318,9 @@ static int cl_layer(struct ga_graph *g, const struct model *m, const struct dims
  * heads), or the attention; no FFN (width 0: the layer's output is
  * dropped, its input goes on, *rows not cut); else the residual, the FFN
  * norm and the FFN. */
-static int cl_deci_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
-			 const struct classic *c, int il, int x, int last, int64_t *rows)
+/* layer il's own dims: its heads, KV heads (the cache rows scaled to
+ * them) and FFN width */
+static struct dims cl_dims(const struct model *m, const struct dims *d, int il)
 {
 	struct dims dl = *d;
 	dl.H = m->n_head[il];
@@ -322,6 +330,13 @@ static int cl_deci_layer(struct ga_graph *g, const struct model *m, const struct
 		dl.k_row = d->k_row / (uint64_t)d->Hkv * (uint64_t)dl.Hkv;
 		dl.v_row = d->v_row / (uint64_t)d->Hkv * (uint64_t)dl.Hkv;
 	}
+	return dl;
+}
+
+static int cl_deci_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in,
+			 const struct classic *c, int il, int x, int last, int64_t *rows)
+{
+	struct dims dl = cl_dims(m, d, il);
 	/* build_attn expands the attention whatever follows; attn_output
 	 * (and the norm, without KV heads) only a later add reaches */
 	int an = dl.H && (dl.Hkv || dl.F) ? cl_norm(g, d, 1, x, d->E, d->T, 1, il, il, "attn_norm") : -1;
@@ -364,8 +379,12 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 	for (uint32_t il = 0; il < n_layer; il++)
 		if (c->how & C_DECI)
 			x = cl_deci_layer(g, m, d, in, c, (int)il, x, il == n_layer - 1, &rows);
-		else
+		else if (c->how & C_LAYERS) {
+			struct dims dl = cl_dims(m, d, (int)il);
+			x = cl_layer(g, m, &dl, in, c, (int)il, x, skip, il == n_layer - 1);
+		} else {
 			x = cl_layer(g, m, d, in, c, (int)il, x, skip, il == n_layer - 1);
+		}
 	if (c->how & C_DECI) /* the rows the last layer with an FFN kept */
 		To = rows;
 	int rn = cl_norm(g, d, (c->how & C_RMS) != 0, x, d->E, To, 1, -1, -1, "output_norm");
