@@ -1,29 +1,39 @@
 /* graph_classic: the classic dense decoders of the pinned engine,
  * src/models/starcoder2.cpp, phi2.cpp, stablelm.cpp, olmo.cpp, qwen.cpp,
- * gpt2.cpp, gptneox.cpp, falcon.cpp, mpt.cpp, bloom.cpp, starcoder.cpp and
- * refact.cpp. One block with their differences as data:
+ * gpt2.cpp, gptneox.cpp, falcon.cpp, mpt.cpp, bloom.cpp, starcoder.cpp,
+ * refact.cpp, codeshell.cpp, jais.cpp, jais2.cpp, nemotron.cpp, plamo.cpp,
+ * chameleon.cpp, bitnet.cpp, chatglm.cpp, plamo3.cpp, talkie.cpp,
+ * nanbeige.cpp, deci.cpp and openelm.cpp. One block with their
+ * differences as data (the table below):
  *
  *  - norms: layer norms (ggml_norm, never in place; its weight and bias
- *    when the payload has them, olmo's have neither) or RMS norms (qwen,
- *    refact); bloom layer-norms the embeddings too (token_embd_norm, its
- *    norm named in layer 0);
+ *    when the payload has them, olmo's and talkie's have neither) or RMS
+ *    norms; bloom layer-norms the embeddings too (token_embd_norm, its
+ *    norm named in layer 0), talkie RMS-norms them and keeps them as a
+ *    skip every layer scales and adds;
  *  - q, k and v through build_qkv: one attn_qkv and three strided views
- *    of it, or three projections, each bias added when the payload has it
- *    (and clamped by attention.clamp_kqv where olmo and mpt read it);
- *    stablelm's optional per-head q/k layer norms; RoPE (partial or not:
- *    the same node) unless the family has none (gpt2 and starcoder add
- *    learned position embeddings to the input, mpt when the payload has
- *    them; bloom, refact and mpt attend with ALiBi, which only the mask's
- *    values and the softmax's parameter carry); phi2 scales q after RoPE;
- *  - the FFN: up (its bias), GELU (mpt's act scales divided in), down
- *    (its bias); or llama's gate, up and SwiGLU (qwen's ff/2 wide);
+ *    of it, or three projections, each bias (and build_lora_mm's W.scale)
+ *    added when the payload has it (and clamped by attention.clamp_kqv
+ *    where olmo and mpt read it); the per-head q/k norms the payload has
+ *    (layer norms: stablelm, chameleon; RMS: plamo3, openelm; after RoPE:
+ *    talkie); RoPE (partial or not: the same node) unless the family has
+ *    none (gpt2 and starcoder add learned position embeddings to the
+ *    input, mpt when the payload has them; bloom, refact, mpt and jais
+ *    attend with ALiBi, which only the mask's values and the softmax's
+ *    parameter carry); phi2 scales q after RoPE;
+ *  - the FFN: up (its bias), GELU (mpt's act scales divided in) or ReLU
+ *    squared, down (its bias); up 2 x ff split by SwiGLU (chatglm,
+ *    plamo3); or llama's gate, up and SwiGLU (qwen's ff/2 wide, jais's
+ *    biased, bitnet's normed before down);
  *  - the block's tail, in the order ggml's expand visits it: sequential
  *    (the attention's projection, the residual, the FFN norm, the FFN);
  *    phi2's parallel block (attention + FFN of the attention's norm +
- *    input); falcon's (FFN first, then the attention, then the input);
- *    gptneox's use_parallel_residual (the FFN of its own norm of the
- *    input, the input, then the attention); stablelm's without an FFN norm
- *    (the FFN of the attention's norm, then attention + input).
+ *    input); falcon's and plamo's (FFN first, then the attention, then
+ *    the input); gptneox's use_parallel_residual (the FFN of its own norm
+ *    of the input, the input, then the attention); stablelm's without an
+ *    FFN norm (the FFN of the attention's norm, then attention + input);
+ *    plamo3's post norms; openelm's input-first residual;
+ *  - deci's and openelm's heads, KV heads and FFN widths per layer.
  * In the last layer each operand keeps the output rows where it is read. */
 #include "graph.h"
 
