@@ -36,4 +36,17 @@ for a in $CLASSIC; do
 	mirrored_case "$a-nofa" "$a" "$sets" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 done
 
+# placement: learned positions are the input layer's (gpt2: the host),
+# the embeddings' norm layer 0's (bloom: the first server); split over
+# two rpc-servers, every exact term per device equal, compute within 0.5 %
+if [ -x "$RPC_SERVER" ]; then
+	rpc_pair
+	for a in gpt2 bloom; do
+		mirrored_case "$a-split" "$a" "$SMALL" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 FLASH_ATTN=off"
+	done
+	rpc_stop
+else
+	echo "# $RPC_SERVER is missing: the placement cases are skipped"
+fi
+
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -73,6 +73,12 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 		snprintf(name, sizeof(name), "token_embd.weight");
 		layer = w->n_layer_all;
 	}
+	return gr_weight_at(g, d, name, layer);
+}
+
+int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
+{
+	const struct where *w = d->w;
 	const struct gguf_tensor *t = w->gg ? gguf_tensor_find(w->gg, name) : NULL;
 	int h = ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
 	if (t && !t->custom) { /* a copy of it on a card pads its rows (cuda.c) */

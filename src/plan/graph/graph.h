@@ -68,6 +68,9 @@ int gr_op_kind(struct ga_graph *g, int t, int kind);
 int gr_rotate(struct ga_graph *g, int x, int64_t elems, int64_t n, int *slot);
 int gr_backend_of(const struct where *w, int dev);
 int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix);
+/* The weight NAME held where the placement puts layer `layer`'s tensors
+ * (-1: the input layer's; n_layer_all: the output layer's). */
+int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer);
 int gr_cache(struct ga_graph *g, const struct dims *d, int il);
 int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1);
 int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes);

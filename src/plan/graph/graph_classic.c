@@ -100,6 +100,16 @@ static int cl_has(const struct dims *d, int il, const char *name)
 	return d->w->gg && gguf_tensor_find(d->w->gg, name) != NULL;
 }
 
+/* a norm's weight: layer wl's, or a global one (the embeddings' norm is
+ * layer 0's: LLM_TENSOR_TOKEN_EMBD_NORM, "do the norms on the first
+ * layer") */
+static int cl_weight(struct ga_graph *g, const struct dims *d, int wl, const char *name)
+{
+	if (wl < 0 && strncmp(name, "token_embd_norm.", 16) == 0)
+		return gr_weight_at(g, d, name, 0);
+	return gr_weight(g, d, wl, name);
+}
+
 /* build_norm over x (ne0 x ne1 x ne2): the norm, named "norm" (pinned to
  * layer pin's device) when it has a weight or bias, then the weight and the
  * bias the payload has, of layer wl (-1: the global ones) */
@@ -114,9 +124,9 @@ static int cl_norm(struct ga_graph *g, const struct dims *d, int rms, int x, int
 	if ((hw || hb) && pin >= 0 && d->w->force_norm)
 		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[pin] : -1);
 	if (hw)
-		n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, wl, w)));
+		n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, cl_weight(g, d, wl, w)));
 	if (hb)
-		n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, wl, b)));
+		n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, cl_weight(g, d, wl, b)));
 	return n;
 }
 
@@ -374,9 +384,9 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 	int x = gr_input_embd(g, d, in);
 	if (cl_has(d, -1, "position_embd.weight")) { /* learned positions, added */
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
-		int pe =
-		    gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight(g, d, -1, "position_embd.weight"), pos)),
-			       GA_OP_GET_ROWS);
+		int pe = gr_op_kind(
+		    g, ga_op(g, 0, F32, d->E, T, 1, 1, S(gr_weight_at(g, d, "position_embd.weight", -1), pos)),
+		    GA_OP_GET_ROWS);
 		x = ga_op(g, 1, F32, d->E, T, 1, 1, S(x, pe));
 	}
 	if (cl_has(d, -1, "token_embd_norm.weight")) /* bloom: named in layer 0 */
