@@ -37,13 +37,16 @@ for a in $CLASSIC; do
 done
 
 # placement: learned positions are the input layer's (gpt2: the host),
-# the embeddings' norm layer 0's (bloom: the first server); split over
-# two rpc-servers, every exact term per device equal, compute within 0.5 %
+# the embeddings' norm layer 0's (bloom: the first server), split over
+# two rpc-servers; every exact term per device equal, compute within 0.5 %
 if [ -x "$RPC_SERVER" ]; then
 	rpc_pair
 	for a in gpt2 bloom; do
 		mirrored_case "$a-split" "$a" "$SMALL" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 FLASH_ATTN=off"
 	done
+	# chameleon's image-logit leaf follows its consumer (the output layer, on
+	# the server with -ngl 2), not the host as an input would
+	mirrored_case chameleon-rpc chameleon "layers=3" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=2"
 	rpc_stop
 else
 	echo "# $RPC_SERVER is missing: the placement cases are skipped"

@@ -416,8 +416,10 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 	if (c->how & C_IMG) {
 		/* ggml_set_1d of the clamped image logits: a leaf of 8192
-		 * floats the allocator places with the inputs */
+		 * floats (no input: its backend its consumer's) the allocator
+		 * places with the leafs, first */
 		int img = ga_input(g, 8192 * 4);
+		g->t[img].input = 0;
 		img = ga_op(g, 1, F32, 8192, 1, 1, 1, S(img));
 		out = ga_op(g, 0, F32, d->V, To, 1, 1, S(out, img));
 	}
