@@ -40,6 +40,8 @@ static int run(struct opt_args *args)
 							      m ? "builder" : "estimate", src));
 		else if (md)
 			printf("| %s | %s%s |\n", archs_engine[i], m ? "mirrored from " : "", src);
+		else if (gr_refused(archs_engine[i]))
+			printf("  %-18s refused   %s\n", archs_engine[i], src);
 		else
 			printf("  %-18s %s%s\n", archs_engine[i], m ? "mirrored  " : "estimated ", m ? src : "");
 	}

@@ -73,6 +73,12 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 		snprintf(name, sizeof(name), "token_embd.weight");
 		layer = w->n_layer_all;
 	}
+	return gr_weight_at(g, d, name, layer);
+}
+
+int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
+{
+	const struct where *w = d->w;
 	const struct gguf_tensor *t = w->gg ? gguf_tensor_find(w->gg, name) : NULL;
 	int h = ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
 	if (t && !t->custom) { /* a copy of it on a card pads its rows (cuda.c) */
@@ -369,6 +375,31 @@ static const struct graph_family families[] = {
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)",
      NULL},
+    {"starcoder2", gr_classic, NULL, "src/models/starcoder2.cpp", NULL},
+    {"phi2", gr_classic, NULL, "src/models/phi2.cpp", NULL},
+    {"stablelm", gr_classic, NULL, "src/models/stablelm.cpp", NULL},
+    {"olmo", gr_classic, NULL, "src/models/olmo.cpp", NULL},
+    {"qwen", gr_classic, NULL, "src/models/qwen.cpp", NULL},
+    {"gpt2", gr_classic, NULL, "src/models/gpt2.cpp", NULL},
+    {"gptneox", gr_classic, NULL, "src/models/gptneox.cpp", NULL},
+    {"falcon", gr_classic, NULL, "src/models/falcon.cpp", NULL},
+    {"mpt", gr_classic, NULL, "src/models/mpt.cpp", NULL},
+    {"bloom", gr_classic, NULL, "src/models/bloom.cpp", NULL},
+    {"starcoder", gr_classic, NULL, "src/models/starcoder.cpp", NULL},
+    {"refact", gr_classic, NULL, "src/models/refact.cpp", NULL},
+    {"codeshell", gr_classic, NULL, "src/models/codeshell.cpp", NULL},
+    {"jais", gr_classic, NULL, "src/models/jais.cpp", NULL},
+    {"jais2", gr_classic, NULL, "src/models/jais2.cpp", NULL},
+    {"nemotron", gr_classic, NULL, "src/models/nemotron.cpp", NULL},
+    {"plamo", gr_classic, NULL, "src/models/plamo.cpp", NULL},
+    {"chameleon", gr_classic, NULL, "src/models/chameleon.cpp", NULL},
+    {"bitnet", gr_classic, NULL, "src/models/bitnet.cpp", NULL},
+    {"chatglm", gr_classic, NULL, "src/models/chatglm.cpp", NULL},
+    {"plamo3", gr_classic, NULL, "src/models/plamo3.cpp", NULL},
+    {"talkie", gr_classic, NULL, "src/models/talkie.cpp", NULL},
+    {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
+    {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
+    {"openelm", gr_classic, NULL, "src/models/openelm.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)
@@ -379,11 +410,27 @@ const struct graph_family *gr_family(const char *arch)
 	return NULL;
 }
 
+const char *gr_refused(const char *arch)
+{
+	/* names llm_arch_name knows that llama_model_mapping (src/llama-model.cpp)
+	 * has no case for: its default throws on loading */
+	static const char *const refused[] = {"gptj"};
+	for (size_t i = 0; arch && i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (strcmp(refused[i], arch) == 0)
+			return "no builder: the pinned engine names it (src/llama-arch.cpp) but llama_model_mapping "
+			       "(src/llama-model.cpp) has no case for it and throws \"unsupported model architecture\" "
+			       "on loading";
+	return NULL;
+}
+
 int gr_pricing(const char *arch, const char **source)
 {
 	const struct graph_family *f = gr_family(arch);
-	*source = f ? f->source
-		    : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
+	const char *why = f ? NULL : gr_refused(arch);
+	*source =
+	    f	  ? f->source
+	    : why ? why
+		  : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
 	return f != NULL;
 }
 
