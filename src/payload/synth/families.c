@@ -25,6 +25,7 @@
 #define MOE(a, fl, v, t)     {a, fl, v, moe_kin_defaults, moe_kin_validate, moe_kin_keys, t, NULL, 0, 0}
 #define DENSE(a, fl, v, t)   {a, fl, v, dense_defaults, dense_validate, dense_keys, t, NULL, 0, 0}
 #define RWKV(a, v, t)        {a, SF_NO_HEADS | SF_OWN_KV, v, rwkv_defaults, rwkv_validate, rwkv_keys, t, NULL, 0, 0}
+#define MOE2(a, fl, v)       {a, fl, v, moe2_defaults, moe2_validate, moe2_keys, moe2_tensors, NULL, 0, 0}
 #define MLA(a, v)            {a, SF_MTP | SF_MLA | SF_MHA_V, v, ds2_defaults, mla_validate, mla_keys, ds2_tensors, \
 			      NULL, 0, 0}
 
@@ -96,6 +97,14 @@ static const struct synth_family families[] = {
     MLA("deepseek32", V_DS32),
     {"bert", SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, 0, bert_defaults, bert_validate,
      bert_keys, bert_tensors, NULL, 0, 0},
+    MOE2("dbrx", SF_ROPE_FULL | SF_HEADS_EMBD, V2_DBRX),
+    MOE2("arctic", SF_ROPE_FULL | SF_HEADS_EMBD, V2_ARCTIC),
+    MOE2("grok", SF_ROPE_FULL | SF_HEADS_EMBD, V2_GROK),
+    MOE2("dots1", SF_ROPE_FULL, V2_SHARED | V2_GATED | V2_QK_NORM | V2_KV_H),
+    MOE2("bailingmoe", SF_ROPE_FULL, V2_SHARED),
+    MOE2("bailingmoe2", SF_HEADS_EMBD, V2_SHARED | V2_GATED | V2_QK_NORM | V2_FUSED),
+    MOE2("smallthinker", SF_ROPE_FULL, V2_THINKER),
+    LLAMA("hunyuan_vl", RF_D, V_QK_NORM),
 };
 /* clang-format on */
 

@@ -351,4 +351,21 @@ int bert_validate(const struct synth_spec *s, const struct synth_family *f, char
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
+/* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker */
+enum {
+	V2_DBRX = 1 << 0,    /* layer norms, fused qkv clamped, experts ff wide */
+	V2_ARCTIC = 1 << 1,  /* a dense FFN embd wide beside experts ff wide */
+	V2_GROK = 1 << 2,    /* GELU experts, grok-2's dense FFN (shared=1), output norms */
+	V2_SHARED = 1 << 3,  /* routed experts ff_exp wide beside shared ones */
+	V2_GATED = 1 << 4,   /* a dense lead, gating and a selection bias */
+	V2_QK_NORM = 1 << 5, /* q and k normed per head */
+	V2_KV_H = 1 << 6,    /* K and V heads wide (dots1) */
+	V2_FUSED = 1 << 7,   /* one fused qkv projection (bailingmoe2) */
+	V2_THINKER = 1 << 8, /* experts ff_exp wide routed from the layer's input (smallthinker) */
+};
+void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
+int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
 #endif

@@ -137,13 +137,27 @@ int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in)
 /* build_norm: rms_norm, then the weight; inside a layer the graph callback
  * names the rms_norm "norm" and pins it to the layer's device when the
  * batch is small or every layer is offloaded (llama_context::graph_get_cb). */
+static int norm_op(struct ga_graph *g, const struct dims *d, int x, const int64_t *ne, int il, const char *w,
+		   int inplace)
+{
+	int n = ga_op(g, inplace, F32, ne[0], ne[1], ne[2], 1, S(x));
+	if (il >= 0 && d->w->force_norm)
+		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
+	return ga_op(g, 1, F32, ne[0], ne[1], ne[2], 1, S(n, gr_weight(g, d, il, w)));
+}
+
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w)
 {
-	int n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x));
-	if (il >= 0 && d->w->force_norm)
-		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
+	const int64_t ne[3] = {ne0, ne1, ne2};
+	return norm_op(g, d, x, ne, il, w, 1);
+}
+
+int gr_lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+	     const char *w)
+{
+	const int64_t ne[3] = {ne0, ne1, ne2};
+	return norm_op(g, d, x, ne, il, w, 0);
 }
 
 /* FFN: gate, up, swiglu, down (build_ffn with LLM_FFN_SILU, PAR). */
@@ -243,6 +257,8 @@ int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc
 	int64_t T = d->T;
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
 	gr_kq_strided(g, d, kq, d->Hkv);
+	for (int i = 0; i < d->kq_ops; i++) /* grok's scale, tanh, scale */
+		kq = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq));
 	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
 			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
@@ -365,6 +381,14 @@ static const struct graph_family families[] = {
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)", NULL},
     {"bert", gr_bert, NULL, "src/models/bert.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
+    {"dbrx", gr_moe_kin, NULL, "src/models/dbrx.cpp", NULL},
+    {"arctic", gr_moe_kin, NULL, "src/models/arctic.cpp", NULL},
+    {"grok", gr_moe_kin, NULL, "src/models/grok.cpp", NULL},
+    {"dots1", gr_moe_kin, NULL, "src/models/dots1.cpp", NULL},
+    {"bailingmoe", gr_moe_kin, NULL, "src/models/bailingmoe.cpp", NULL},
+    {"bailingmoe2", gr_moe_kin, NULL, "src/models/bailingmoe2.cpp", NULL},
+    {"smallthinker", gr_moe_kin, NULL, "src/models/smallthinker.cpp (no sliding window)", NULL},
+    {"hunyuan_vl", gr_mistral3, NULL, "src/models/hunyuan-vl.cpp", NULL},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)",

@@ -50,6 +50,7 @@ struct dims {
 	/* experts */
 	int64_t n_expert, n_expert_used, F_exp;
 	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
+	int kq_ops;		 /* in-place ops on KQ before the softmax (grok's soft cap: 3) */
 	int pool;		 /* EMBEDDINGS=on: the pooling (llama_pooling_type: 0 none .. 4 rank); -1 off */
 };
 
@@ -84,6 +85,10 @@ int gr_s_view(struct ga_graph *g, struct inputs *in, int extra);
 int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in);
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w);
+/* build_norm with LLM_NORM: ggml_norm (never in place), named "norm"
+ * and pinned like gr_norm's, then the weight (in place) */
+int gr_lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+	     const char *w);
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 /* The cache a layer's attention uses, as build_attn with kv_iswa picks
@@ -116,6 +121,7 @@ struct gr_moe_opts {
 	int norm_w;			/* weights normalised by their sum */
 	int scale;			/* expert_weights_scale neither 0 nor 1 */
 	int64_t n_groups, n_group_used; /* expert groups, 0: none */
+	int logits_in;			/* the router's logits given (probs_in): their index + 1; 0: built over x */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
 /* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
@@ -242,6 +248,7 @@ gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
 gr_build_fn gr_cohere;	 /* graph_cohere.c */
 gr_build_fn gr_llama4;	 /* graph_llama4.c */
+gr_build_fn gr_moe_kin;	 /* graph_moe2.c: dbrx, arctic, grok, dots1, bailingmoe */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
 /* deepseek2.cpp's MLA attention of layer il over its normed input an

@@ -44,7 +44,7 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 		  struct gr_moe_routed *r)
 {
 	int64_t ne = d->n_expert, k = d->n_expert_used;
-	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
+	int logits = o->logits_in ? o->logits_in - 1 : gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
 	int probs = logits; /* SOFTMAX_WEIGHT: the logits themselves */
 	if (o->gating == 4) /* sqrt(softplus(logits)) */
 		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(ga_op(g, 1, F32, ne, T, 1, 1, S(logits))));

@@ -1,0 +1,166 @@
+/* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
+ * bailingmoe2, smallthinker. Each
+ * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../base/util.h"
+#include "../synth.h"
+#include "synth_int.h"
+
+void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	s->n_expert = 8;
+	s->n_expert_used = 2;
+	if (f->variant & (V2_SHARED | V2_THINKER)) /* experts ff_exp wide */
+		s->n_ff_exp = 256;
+	if (f->variant & V2_SHARED) { /* beside a shared one */
+		s->n_shared = 1;
+		s->w_norm = 1;
+	}
+	if (f->variant & V2_THINKER)
+		s->gating = 1;
+	if (f->variant & V2_KV_H)
+		s->n_head_kv = s->n_head;
+	if (f->variant & V2_GATED) { /* a dense lead, sigmoid over a selection bias, scaled */
+		s->n_lead_dense = 1;
+		s->gating = 2;
+		s->probs_b = 1;
+		s->w_scale10 = 25;
+	}
+	if (f->variant & V2_GROK) /* grok-2's dense FFN beside the experts */
+		s->n_shared = 1;
+}
+
+int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
+		return errorf(err, "%s needs experts >= experts_used > 0", s->arch);
+	if ((f->variant & (V2_SHARED | V2_THINKER)) && !s->n_ff_exp)
+		return errorf(err, "%s needs ff_exp > 0", s->arch);
+	if ((f->variant & V2_SHARED) && !s->n_shared)
+		return errorf(err, "%s needs shared > 0", s->arch);
+	if ((f->variant & V2_KV_H) && s->n_head_kv != s->n_head)
+		return errorf(err, "%s creates K and V heads wide: kv_heads == heads", s->arch);
+	if ((f->variant & (V2_GATED | V2_THINKER)) && (s->gating < 1 || s->gating > 4))
+		return errorf(err, "%s needs gating 1 to 4", s->arch);
+	if ((f->variant & V2_GATED) && s->n_lead_dense > s->n_layer)
+		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
+	if ((f->variant & V2_GROK) && s->n_shared > 1)
+		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
+	return 0;
+}
+
+void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	akey_u32(w, s, "expert_count", s->n_expert);
+	akey_u32(w, s, "expert_used_count", s->n_expert_used);
+	if (f->variant & V2_DBRX) { /* both required */
+		akey_f32(w, s, "attention.layer_norm_epsilon", 1e-5f);
+		akey_f32(w, s, "attention.clamp_kqv", 8.0f);
+	}
+	if ((f->variant & (V2_GROK | V2_SHARED | V2_THINKER)) && s->n_ff_exp)
+		akey_u32(w, s, "expert_feed_forward_length", s->n_ff_exp);
+	if (f->variant & V2_SHARED) {
+		akey_u32(w, s, "expert_shared_count", s->n_shared);
+		akey_bool(w, s, "expert_weights_norm", s->w_norm != 0);
+	}
+	if ((f->variant & (V2_SHARED | V2_THINKER)) && s->w_scale10)
+		akey_f32(w, s, "expert_weights_scale", (float)s->w_scale10 / 10.0f);
+	if (f->variant & V2_GATED)
+		akey_u32(w, s, "leading_dense_block_count", s->n_lead_dense);
+	if (f->variant & (V2_GATED | V2_THINKER))
+		akey_u32(w, s, "expert_gating_func", s->gating);
+}
+
+/* DBRX (src/models/dbrx.cpp): layer norms, one fused qkv projection,
+ * the FFN norm named attn_output_norm, softmax experts ff wide. */
+static void dbrx_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	uint64_t q = (uint64_t)s->head_dim * s->n_head, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	BV("attn_norm.weight", s->n_embd);
+	BM("attn_qkv.weight", s->n_embd, q + 2 * kv);
+	BM("attn_output.weight", q, s->n_embd);
+	BV("attn_output_norm.weight", s->n_embd);
+	router(t, s, il);
+	expert_ffn(t, s, il, s->n_ff);
+}
+
+/* Snowflake Arctic (src/models/arctic.cpp): llama's attention, a dense
+ * FFN embd wide, and softmax experts ff wide beside it over the layer's
+ * input normed by ffn_norm_exps. */
+static void arctic_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	attn_block(t, s, il, 0);
+	BM("ffn_gate.weight", s->n_embd, s->n_embd);
+	BM("ffn_down.weight", s->n_embd, s->n_embd);
+	BM("ffn_up.weight", s->n_embd, s->n_embd);
+	router(t, s, il);
+	BV("ffn_norm_exps.weight", s->n_embd);
+	expert_ffn(t, s, il, s->n_ff);
+}
+
+/* Grok (src/models/grok.cpp): llama's attention with its output normed
+ * (attn_output_norm), GELU experts ff_exp (or ff) wide, grok-2's dense
+ * FFN beside them (shared=1), the FFN's output normed
+ * (layer_output_norm). */
+static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	attn_block(t, s, il, 0);
+	BV("attn_output_norm.weight", s->n_embd);
+	if (s->n_shared)
+		ffn(t, s, il);
+	router(t, s, il);
+	expert_ffn(t, s, il, s->n_ff_exp ? s->n_ff_exp : s->n_ff);
+	BV("layer_output_norm.weight", s->n_embd);
+}
+
+/* dots.llm1 (src/models/dots1.cpp): q and k normed per head, dense
+ * leading layers, then routed experts (an optional selection bias)
+ * beside the shared ones. Bailing MoE (src/models/bailingmoe.cpp):
+ * llama's attention, routed and shared experts in every layer. Bailing
+ * MoE 2 (src/models/bailingmoe2.cpp): dots1's with one fused qkv.
+ * SmallThinker (src/models/smallthinker.cpp): llama's attention,
+ * experts ff_exp wide in every layer. */
+static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
+{
+	char nm[64];
+	if (v & V2_FUSED) {
+		uint64_t q = (uint64_t)s->head_dim * s->n_head, kv = (uint64_t)s->head_dim * s->n_head_kv;
+		BV("attn_norm.weight", s->n_embd);
+		BM("attn_qkv.weight", s->n_embd, q + 2 * kv);
+		BM("attn_output.weight", q, s->n_embd);
+		BV("attn_q_norm.weight", s->head_dim);
+		BV("attn_k_norm.weight", s->head_dim);
+		BV("ffn_norm.weight", s->n_embd);
+	} else {
+		attn_block(t, s, il, v & V2_QK_NORM ? ATTN_QK_NORM : 0);
+	}
+	if ((v & V2_GATED) && il < s->n_lead_dense) {
+		ffn(t, s, il);
+		return;
+	}
+	router(t, s, il);
+	if ((v & V2_GATED) && s->probs_b)
+		BV("exp_probs_b.bias", s->n_expert);
+	expert_ffn(t, s, il, s->n_ff_exp);
+	if (v & V2_SHARED)
+		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
+}
+
+void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		if (f->variant & V2_DBRX)
+			dbrx_layer(t, s, il);
+		else if (f->variant & V2_ARCTIC)
+			arctic_layer(t, s, il);
+		else if (f->variant & V2_GROK)
+			grok_layer(t, s, il);
+		else
+			shared_layer(t, s, il, f->variant);
+	}
+}

@@ -1,0 +1,229 @@
+/* graph_moe2: more of llama's MoE kin, one builder over the block they
+ * share (the pinned engine's src/models/NAME.cpp): the attention norm,
+ * build_qkv (a fused qkv projection viewed three ways, or q, k and v),
+ * per-head q/k norms before RoPE where the payload has them, build_attn
+ * (q, v, k expanded), the last layer's output rows, then the family's
+ * FFN half and the LM head.
+ *
+ * dbrx.cpp: layer norms (ggml_norm, never in place); the fused qkv
+ * clamped (attention.clamp_kqv); the FFN norm is attn_output_norm;
+ * softmax experts ff wide, weights normalised.
+ * arctic.cpp: a dense FFN embd wide over ffn_norm, its residual added,
+ * then softmax experts ff wide over the layer's input (its output rows
+ * in the last layer) normed by ffn_norm_exps, added to it.
+ * grok.cpp: the attention's output normed (attn_output_norm) before its
+ * residual; without flash attention KQ scaled, tanh'd and scaled before
+ * the softmax (build_attn_mha); GELU experts ff_exp (or ff) wide,
+ * normalised, beside grok-2's dense FFN where the payload has one (their
+ * sum scaled); the FFN's output normed (layer_output_norm, else
+ * post_ffw_norm) before its residual; the logits scaled by logit_scale
+ * (and soft-capped when final_logit_softcapping is set).
+ * dots1.cpp, bailingmoe.cpp and bailingmoe2.cpp: deepseek2's FFN (dense
+ * leading layers, then routed experts as the payload gates them beside
+ * the shared ones); dots1 and bailingmoe2 norm q and k per head
+ * (bailingmoe2 over the views of its fused qkv).
+ * smallthinker.cpp (without a sliding window): the router reads the
+ * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised. */
+#include "graph.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER };
+
+struct kin {
+	int kind;
+	int clamp; /* attention.clamp_kqv > 0 */
+};
+
+static int kin_norm(struct ga_graph *g, const struct dims *d, const struct kin *k, int x, int64_t T, int il,
+		    const char *w)
+{
+	return k->kind == KIN_DBRX ? gr_lnorm(g, d, x, d->E, T, 1, il, w) : gr_norm(g, d, x, d->E, T, 1, il, w);
+}
+
+/* q or k of H heads: a view of the fused projection (off elements in)
+ * or its own projection, normed per head where the payload has the
+ * weight, RoPE'd, rotated for a quantized cache */
+static int kin_qk(struct ga_graph *g, const struct dims *d, int L, int qkv, int an, char c, int64_t H, int pos,
+		  int *krot)
+{
+	int64_t T = d->T, n = d->D * H;
+	int x;
+	if (qkv >= 0) {
+		x = ga_view_n(g, qkv, (uint64_t)((T - 1) * g->t[qkv].ne[0] + n) * 4);
+	} else {
+		char w[32];
+		snprintf(w, sizeof(w), "attn_%c.weight", c);
+		x = ga_view(g, gr_mm(g, d, L, w, an, n, T));
+	}
+	char nw[32];
+	snprintf(nw, sizeof(nw), "attn_%c_norm.weight", c);
+	if (gr_has_tensor(d, L, nw))
+		x = gr_norm(g, d, x, d->D, H, T, L, nw);
+	x = gr_rope(g, x, pos, d->D, H, T);
+	return gr_rotate(g, x, n * T, d->k_rot, krot);
+}
+
+/* build_qkv, RoPE and build_attn of layer L over its normed input an,
+ * up to what build_attn expands (the attention before its output
+ * rotation and projection, kin_wo); *vrot: the V rotation's input */
+static int kin_attn(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int an, const struct kin *k,
+		    int **vrot)
+{
+	int64_t T = d->T, nkv = d->D * d->Hkv, nall = d->D * (d->H + 2 * d->Hkv);
+	int *krot;
+	gr_rot_inputs(g, d, in, 0, &krot, vrot);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int qkv = -1;
+	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
+		qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nall, T);
+		if (k->clamp)
+			qkv = ga_op(g, 1, F32, nall, T, 1, 1, S(qkv));
+	}
+	int q = kin_qk(g, d, L, qkv, an, 'q', d->H, pos, krot);
+	int v = qkv >= 0 ? ga_view_n(g, qkv, (uint64_t)((T - 1) * nall + nkv) * 4)
+			 : ga_view(g, gr_mm(g, d, L, "attn_v.weight", an, nkv, T));
+	v = gr_rotate(g, v, nkv * T, d->v_rot, *vrot);
+	int kk = kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot);
+	struct dims dk = *d;
+	dk.kq_ops = k->kind == KIN_GROK ? 3 : 0;
+	return gr_attend(g, &dk, in, L, q, kk, v, 0);
+}
+
+/* the attention's output rotation undone, attn_output */
+static int kin_wo(struct ga_graph *g, const struct dims *d, int L, int o, int *vrot)
+{
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * d->T, d->v_rot, vrot);
+	return gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, d->T);
+}
+
+static int add(struct ga_graph *g, const struct dims *d, int a, int b, int64_t T)
+{
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(a, b));
+}
+
+/* build_moe_ffn with softmax gating, normalised weights, F wide; scaled
+ * when expert_weights_scale is neither 0 nor 1 */
+static int kin_moe(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int x, int64_t T, int64_t F)
+{
+	struct dims de = *d;
+	de.F_exp = F;
+	struct gr_moe_opts o = {0};
+	o.norm_w = 1;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	return gr_moe_ex(g, &de, L, x, T, &o);
+}
+
+/* grok's FFN half over the attention's output cur (T rows) and the
+ * residual res */
+static int grok_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int cur, int res,
+			 int64_t T)
+{
+	cur = gr_norm(g, d, cur, d->E, T, 1, L, "attn_output_norm.weight");
+	int fi = add(g, d, cur, res, T);
+	int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
+	int moe = kin_moe(g, m, d, L, fn, T, d->F_exp ? d->F_exp : d->F);
+	if (gr_has_tensor(d, L, "ffn_up.weight")) /* (dense + experts) x sqrt(2)/2 */
+		cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(add(g, d, gr_ffn(g, d, L, fn, T), moe, T)));
+	else
+		cur = moe;
+	const char *post =
+	    gr_has_tensor(d, L, "layer_output_norm.weight") ? "layer_output_norm.weight" : "post_ffw_norm.weight";
+	cur = gr_norm(g, d, cur, d->E, T, 1, L, post);
+	return add(g, d, cur, fi, T);
+}
+
+/* smallthinker.cpp: the router over the layer's input x (its output
+ * rows in the last layer), handed to build_moe_ffn as probs_in; its
+ * routing is expanded (reached) before the attention's projection */
+static void thinker_route(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L,
+			  int x, int last, struct gr_moe_routed *r)
+{
+	int64_t T = d->T;
+	int logits = gr_mm(g, d, L, "ffn_gate_inp.weight", x, d->n_expert, T);
+	if (last) {
+		T = d->n_out < T ? d->n_out : T;
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)T * 4);
+		logits = gr_op_kind(g, ga_op(g, 0, F32, d->n_expert, T, 1, 1, S(logits, ids)), GA_OP_GET_ROWS);
+	}
+	struct gr_moe_opts o = {0};
+	o.gating = (int)m->expert_gating;
+	o.norm_w = 1;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	o.logits_in = logits + 1;
+	gr_moe_route(g, d, L, x, T, &o, r);
+}
+
+static int kin_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
+		     int an, int last, const void *ctx)
+{
+	const struct kin *k = ctx;
+	int *vrot;
+	struct gr_moe_routed r;
+	int cur = kin_attn(g, d, in, L, an, k, &vrot);
+	if (k->kind == KIN_THINKER)
+		thinker_route(g, m, d, in, L, x, last, &r);
+	cur = kin_wo(g, d, L, cur, vrot);
+	int res = x;
+	int64_t T = d->T;
+	if (last)
+		T = gr_out_rows(g, d, in, &cur, &res, 0);
+	if (k->kind == KIN_GROK)
+		return grok_ffn_half(g, m, d, L, cur, res, T);
+	if (k->kind == KIN_SHARED)
+		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", gr_ds2_ffn);
+	int fi = add(g, d, cur, res, T);
+	if (k->kind == KIN_THINKER) { /* ReLU experts (the nodes of SwiGLU's) */
+		int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
+		int fo = gr_moe_experts(g, d, L, fn, T, &r, 0);
+		if (d->n_expert_used <= 1)
+			fo = ga_op(g, 0, F32, d->E, T, 1, 1, S(fo));
+		return add(g, d, fo, fi, T);
+	}
+	if (k->kind == KIN_DBRX) {
+		int fn = gr_lnorm(g, d, fi, d->E, T, 1, L, "attn_output_norm.weight");
+		return add(g, d, kin_moe(g, m, d, L, fn, T, d->F), fi, T);
+	}
+	/* arctic: the dense FFN embd wide, then the experts over the input */
+	struct dims dd = *d;
+	dd.F = d->E;
+	int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
+	int fo = add(g, d, gr_ffn(g, &dd, L, fn, T), fi, T);
+	int xn = gr_norm(g, d, res, d->E, T, 1, L, "ffn_norm_exps.weight");
+	return add(g, d, kin_moe(g, m, d, L, xn, T, d->F), fo, T);
+}
+
+void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	struct kin k = {KIN_SHARED, 0};
+	double clamp = 0, softcap = 0;
+	if (strcmp(m->arch, "dbrx") == 0)
+		k.kind = KIN_DBRX;
+	else if (strcmp(m->arch, "arctic") == 0)
+		k.kind = KIN_ARCTIC;
+	else if (strcmp(m->arch, "grok") == 0)
+		k.kind = KIN_GROK;
+	else if (strcmp(m->arch, "smallthinker") == 0)
+		k.kind = KIN_THINKER;
+	if (d->w->gg) {
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.clamp_kqv", m->arch), &clamp);
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
+	}
+	k.clamp = clamp > 0;
+	int x = gr_input_embd(g, d, in);
+	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int an = kin_norm(g, d, &k, x, d->T, (int)il, "attn_norm.weight");
+		x = kin_layer(g, m, d, in, (int)il, x, an, il == n_layer - 1, &k);
+	}
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int rn = kin_norm(g, d, &k, x, To, -1, "output_norm.weight");
+	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	if (k.kind == KIN_GROK) { /* logit_scale; the final soft cap: scale, tanh, scale */
+		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
+		for (int i = 0; softcap != 0 && i < 3; i++)
+			out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
+	}
+	g->t[out].output = 1;
+}
