@@ -1,6 +1,6 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
-# smallthinker, hunyuan_vl. Each synthetic
+# smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3. Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
 # KV, output) equals the boot ledger and every compute buffer is within
@@ -31,5 +31,12 @@ mirrored_case bailingmoe2 bailingmoe2 "vocab=4096 lead_dense=2 rope_dims=32" "CT
 mirrored_case smallthinker smallthinker "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
 # hunyuan_vl: hunyuan-dense's block (q/k normed after RoPE)
 mirrored_case hunyuan_vl hunyuan_vl "vocab=4096" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+# deepseek2-ocr: deepseek2's trunk without latents, gate and up fused
+mirrored_case ds2ocr deepseek2-ocr "vocab=4096 gate_up=1 gating=1 probs_b=0" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+# plm: K and V decompressed from a latent into a plain cache (K 64, V 48
+# wide), a squared-ReLU FFN, the output tied
+mirrored_case plm plm "vocab=4096 head_dim_v=48" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off"
+# minicpm3: q through its latent too, the scales, a gated FFN
+mirrored_case minicpm3 minicpm3 "vocab=4096" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -1,5 +1,5 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
- * bailingmoe2, smallthinker. Each
+ * bailingmoe2, smallthinker, deepseek2-ocr. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +46,8 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 		return errorf(err, "%s needs gating 1 to 4", s->arch);
 	if ((f->variant & V2_GATED) && s->n_lead_dense > s->n_layer)
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
+	if (s->gate_up && !(f->variant & V2_GATE_UP))
+		return errorf(err, "%s loads separate gate and up expert stacks only (gate_up=0)", s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
 		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
 	return 0;
@@ -124,7 +126,9 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * llama's attention, routed and shared experts in every layer. Bailing
  * MoE 2 (src/models/bailingmoe2.cpp): dots1's with one fused qkv.
  * SmallThinker (src/models/smallthinker.cpp): llama's attention,
- * experts ff_exp wide in every layer. */
+ * experts ff_exp wide in every layer. DeepSeek-OCR's decoder
+ * (src/models/deepseek2ocr.cpp): plain attention, K and V heads wide,
+ * dots1's experts (gate and up fused with gate_up=1). */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];
@@ -146,7 +150,10 @@ static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, 
 	router(t, s, il);
 	if ((v & V2_GATED) && s->probs_b)
 		BV("exp_probs_b.bias", s->n_expert);
-	expert_ffn(t, s, il, s->n_ff_exp);
+	if (v & V2_GATE_UP)
+		expert_stacks(t, s, il);
+	else
+		expert_ffn(t, s, il, s->n_ff_exp);
 	if (v & V2_SHARED)
 		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
 }

@@ -351,7 +351,8 @@ int bert_validate(const struct synth_spec *s, const struct synth_family *f, char
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
-/* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker */
+/* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker,
+ * deepseek2-ocr */
 enum {
 	V2_DBRX = 1 << 0,    /* layer norms, fused qkv clamped, experts ff wide */
 	V2_ARCTIC = 1 << 1,  /* a dense FFN embd wide beside experts ff wide */
@@ -362,10 +363,18 @@ enum {
 	V2_KV_H = 1 << 6,    /* K and V heads wide (dots1) */
 	V2_FUSED = 1 << 7,   /* one fused qkv projection (bailingmoe2) */
 	V2_THINKER = 1 << 8, /* experts ff_exp wide routed from the layer's input (smallthinker) */
+	V2_GATE_UP = 1 << 9, /* gate_up=1 allowed: one fused expert stack (deepseek2-ocr) */
 };
 void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_plm.c: plm, minicpm3 */
+enum { V_MINICPM3 = 1 << 0 /* q through its latent, a gated FFN */ };
+void plm_defaults(struct synth_spec *s, const struct synth_family *f);
+int plm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void plm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void plm_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

@@ -389,6 +389,9 @@ static const struct graph_family families[] = {
     {"bailingmoe2", gr_moe_kin, NULL, "src/models/bailingmoe2.cpp", NULL},
     {"smallthinker", gr_moe_kin, NULL, "src/models/smallthinker.cpp (no sliding window)", NULL},
     {"hunyuan_vl", gr_mistral3, NULL, "src/models/hunyuan-vl.cpp", NULL},
+    {"deepseek2-ocr", gr_deepseek2_ocr, NULL, "src/models/deepseek2.cpp (deepseek2ocr.cpp's graph)", NULL},
+    {"plm", gr_plm, NULL, "src/models/plm.cpp", NULL},
+    {"minicpm3", gr_plm, NULL, "src/models/minicpm3.cpp", NULL},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)",

@@ -244,11 +244,13 @@ gr_build_fn gr_rwkv7, gr_rwkv6, gr_arwkv7, gr_rwkv6qwen2; /* graph_rwkv.c */
  * cell (the widest layer's). */
 int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v, int swa,
 		 uint64_t vmax_row);
-gr_build_fn gr_mistral3; /* graph_mistral3.c */
-gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
-gr_build_fn gr_cohere;	 /* graph_cohere.c */
-gr_build_fn gr_llama4;	 /* graph_llama4.c */
-gr_build_fn gr_moe_kin;	 /* graph_moe2.c: dbrx, arctic, grok, dots1, bailingmoe */
+gr_build_fn gr_mistral3;      /* graph_mistral3.c */
+gr_build_fn gr_olmo2;	      /* graph_olmo2.c */
+gr_build_fn gr_cohere;	      /* graph_cohere.c */
+gr_build_fn gr_llama4;	      /* graph_llama4.c */
+gr_build_fn gr_moe_kin;	      /* graph_moe2.c: dbrx, arctic, grok, dots1, bailingmoe(2), smallthinker */
+gr_build_fn gr_deepseek2_ocr; /* graph_moe2.c */
+gr_build_fn gr_plm;	      /* graph_plm.c: plm, minicpm3 */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
 /* deepseek2.cpp's MLA attention of layer il over its normed input an

@@ -227,3 +227,20 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	}
 	g->t[out].output = 1;
 }
+
+/* deepseek2.cpp for deepseek2-ocr: no latent, plain multi-head
+ * attention (q, k and v each embd wide, RoPE whole), deepseek2's trunk
+ * and FFN */
+static int ocr_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	(void)m;
+	static const struct kin k = {KIN_SHARED, 0};
+	int *vrot;
+	int o = kin_attn(g, d, in, il, an, &k, &vrot);
+	return kin_wo(g, d, il, o, vrot);
+}
+
+void gr_deepseek2_ocr(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	gr_trunk_moe(g, m, d, in, ocr_attn, "ffn_norm.weight", gr_ds2_ffn);
+}
