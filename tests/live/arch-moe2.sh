@@ -1,6 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
-# smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3. Each synthetic
+# smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe.
+# Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
 # KV, output) equals the boot ledger and every compute buffer is within
@@ -38,5 +39,8 @@ mirrored_case ds2ocr deepseek2-ocr "vocab=4096 gate_up=1 gating=1 probs_b=0" "CT
 mirrored_case plm plm "vocab=4096 head_dim_v=48" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off"
 # minicpm3: q through its latent too, the scales, a gated FFN
 mirrored_case minicpm3 minicpm3 "vocab=4096" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=128"
+# exaone-moe: dots1's layer over an iSWA cache (q, k, v expanded), RoPE
+# on the window's layers only
+mirrored_case exaone-moe exaone-moe "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -30,6 +30,10 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 	}
 	if (f->variant & V2_GROK) /* grok-2's dense FFN beside the experts */
 		s->n_shared = 1;
+	if (f->variant & V2_SWA) { /* the engine's defaults: 128 cells, 3 of 4 layers */
+		s->n_swa = 128;
+		s->swa_pattern = 4;
+	}
 }
 
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
@@ -48,6 +52,11 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
 	if (s->gate_up && !(f->variant & V2_GATE_UP))
 		return errorf(err, "%s loads separate gate and up expert stacks only (gate_up=0)", s->arch);
+	if ((f->variant & V2_SWA) && (!s->n_swa || s->n_shared != 1))
+		return errorf(err,
+			      "%s needs swa > 0 (required) and shared=1 (its shared expert is ff_exp wide "
+			      "whatever the count)",
+			      s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
 		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
 	return 0;
@@ -73,6 +82,8 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 		akey_u32(w, s, "leading_dense_block_count", s->n_lead_dense);
 	if (f->variant & (V2_GATED | V2_THINKER))
 		akey_u32(w, s, "expert_gating_func", s->gating);
+	if (f->variant & V2_SWA)
+		keys_window(w, s, 1);
 }
 
 /* DBRX (src/models/dbrx.cpp): layer norms, one fused qkv projection,
@@ -128,7 +139,8 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * SmallThinker (src/models/smallthinker.cpp): llama's attention,
  * experts ff_exp wide in every layer. DeepSeek-OCR's decoder
  * (src/models/deepseek2ocr.cpp): plain attention, K and V heads wide,
- * dots1's experts (gate and up fused with gate_up=1). */
+ * dots1's experts (gate and up fused with gate_up=1). EXAONE MoE
+ * (src/models/exaone-moe.cpp): dots1's layer under a sliding window. */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];

@@ -22,6 +22,8 @@
  * leading layers, then routed experts as the payload gates them beside
  * the shared ones); dots1 and bailingmoe2 norm q and k per head
  * (bailingmoe2 over the views of its fused qkv).
+ * exaone-moe.cpp: dots1's layer over an iSWA cache, RoPE on the
+ * window's layers only.
  * smallthinker.cpp (without a sliding window): the router reads the
  * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised. */
 #include "graph.h"
@@ -44,7 +46,7 @@ static int kin_norm(struct ga_graph *g, const struct dims *d, const struct kin *
 
 /* q or k of H heads: a view of the fused projection (off elements in)
  * or its own projection, normed per head where the payload has the
- * weight, RoPE'd, rotated for a quantized cache */
+ * weight, RoPE'd (pos >= 0), rotated for a quantized cache */
 static int kin_qk(struct ga_graph *g, const struct dims *d, int L, int qkv, int an, char c, int64_t H, int pos,
 		  int *krot)
 {
@@ -61,20 +63,24 @@ static int kin_qk(struct ga_graph *g, const struct dims *d, int L, int qkv, int 
 	snprintf(nw, sizeof(nw), "attn_%c_norm.weight", c);
 	if (gr_has_tensor(d, L, nw))
 		x = gr_norm(g, d, x, d->D, H, T, L, nw);
-	x = gr_rope(g, x, pos, d->D, H, T);
+	if (pos >= 0)
+		x = gr_rope(g, x, pos, d->D, H, T);
 	return gr_rotate(g, x, n * T, d->k_rot, krot);
 }
 
 /* build_qkv, RoPE and build_attn of layer L over its normed input an,
  * up to what build_attn expands (the attention before its output
- * rotation and projection, kin_wo); *vrot: the V rotation's input */
-static int kin_attn(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int an, const struct kin *k,
-		    int **vrot)
+ * rotation and projection, kin_wo); *vrot: the V rotation's input. The
+ * iSWA builder (a window on some layers: exaone-moe, which ropes only
+ * those) expands q, k, v; the plain one q, v, k. */
+static int kin_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int an,
+		    const struct kin *k, int **vrot)
 {
 	int64_t T = d->T, nkv = d->D * d->Hkv, nall = d->D * (d->H + 2 * d->Hkv);
+	int swa = m->kind[L] == LAYER_SWA, iswa = m->n_kind[LAYER_SWA] > 0;
 	int *krot;
-	gr_rot_inputs(g, d, in, 0, &krot, vrot);
-	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	gr_rot_inputs(g, d, in, swa, &krot, vrot);
+	int pos = !iswa || swa ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
 	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
 		qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nall, T);
@@ -82,13 +88,15 @@ static int kin_attn(struct ga_graph *g, const struct dims *d, struct inputs *in,
 			qkv = ga_op(g, 1, F32, nall, T, 1, 1, S(qkv));
 	}
 	int q = kin_qk(g, d, L, qkv, an, 'q', d->H, pos, krot);
+	int kk = iswa ? kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot) : -1;
 	int v = qkv >= 0 ? ga_view_n(g, qkv, (uint64_t)((T - 1) * nall + nkv) * 4)
 			 : ga_view(g, gr_mm(g, d, L, "attn_v.weight", an, nkv, T));
 	v = gr_rotate(g, v, nkv * T, d->v_rot, *vrot);
-	int kk = kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot);
+	if (!iswa)
+		kk = kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot);
 	struct dims dk = *d;
 	dk.kq_ops = k->kind == KIN_GROK ? 3 : 0;
-	return gr_attend(g, &dk, in, L, q, kk, v, 0);
+	return gr_attend(g, &dk, in, L, q, kk, v, swa);
 }
 
 /* the attention's output rotation undone, attn_output */
@@ -161,7 +169,7 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	const struct kin *k = ctx;
 	int *vrot;
 	struct gr_moe_routed r;
-	int cur = kin_attn(g, d, in, L, an, k, &vrot);
+	int cur = kin_attn(g, m, d, in, L, an, k, &vrot);
 	if (k->kind == KIN_THINKER)
 		thinker_route(g, m, d, in, L, x, last, &r);
 	cur = kin_wo(g, d, L, cur, vrot);
@@ -233,10 +241,9 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
  * and FFN */
 static int ocr_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
-	(void)m;
 	static const struct kin k = {KIN_SHARED, 0};
 	int *vrot;
-	int o = kin_attn(g, d, in, il, an, &k, &vrot);
+	int o = kin_attn(g, m, d, in, il, an, &k, &vrot);
 	return kin_wo(g, d, il, o, vrot);
 }
 
