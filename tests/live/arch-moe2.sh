@@ -1,6 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
-# smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe.
+# smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
+# granite_swa.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -42,5 +43,9 @@ mirrored_case minicpm3 minicpm3 "vocab=4096" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATT
 # exaone-moe: dots1's layer over an iSWA cache (q, k, v expanded), RoPE
 # on the window's layers only
 mirrored_case exaone-moe exaone-moe "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+# granite_swa: an iSWA cache with a sink per head, Granite's scales;
+# softmax experts ff wide, gate and up fused; and dense
+mirrored_case granite_swa granite_swa "vocab=4096 layers=5 gate_up=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case granite_swa-dense granite_swa "vocab=4096 experts=0 swa=256" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

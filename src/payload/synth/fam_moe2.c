@@ -1,5 +1,5 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
- * bailingmoe2, smallthinker, deepseek2-ocr. Each
+ * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -34,10 +34,18 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->n_swa = 128;
 		s->swa_pattern = 4;
 	}
+	if (f->variant & V2_GRANITE) { /* a window of 512 on 3 layers of 4 */
+		s->n_swa = 512;
+		s->swa_pattern = 4;
+	}
 }
 
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
+	if ((f->variant & V2_GRANITE) && (!s->n_swa || s->swa_pattern < 2))
+		return errorf(err, "%s needs swa > 0 and swa_pattern >= 2 (both required)", s->arch);
+	if ((f->variant & V2_GRANITE) && !s->n_expert)
+		return s->gate_up ? errorf(err, "%s without experts has no expert stack (gate_up=0)", s->arch) : 0;
 	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
 		return errorf(err, "%s needs experts >= experts_used > 0", s->arch);
 	if ((f->variant & (V2_SHARED | V2_THINKER)) && !s->n_ff_exp)
@@ -62,8 +70,26 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 	return 0;
 }
 
+/* granite_swa's window: its size and a per-layer pattern (the last of
+ * each swa_pattern layers full), both required; Granite's scales */
+static void granite_swa_keys(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	akey_u32(w, s, "attention.sliding_window", s->n_swa);
+	akey(k, sizeof(k), s, "attention.sliding_window_pattern");
+	gw_arr_begin(w, k, GGUF_BOOL, s->n_layer);
+	for (uint32_t il = 0; il < s->n_layer; il++)
+		gw_arr_bool(w, il % s->swa_pattern < s->swa_pattern - 1);
+	akey_f32(w, s, "logit_scale", 8.0f);
+	akey_f32(w, s, "residual_scale", 0.22f);
+}
+
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
+	if (f->variant & V2_GRANITE)
+		granite_swa_keys(w, s);
+	if (!s->n_expert)
+		return;
 	akey_u32(w, s, "expert_count", s->n_expert);
 	akey_u32(w, s, "expert_used_count", s->n_expert_used);
 	if (f->variant & V2_DBRX) { /* both required */
@@ -170,6 +196,28 @@ static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, 
 		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
 }
 
+/* Granite SWA (src/models/granite-swa.cpp): llama's attention with a
+ * sink per head, a dense FFN or softmax experts ff wide (gate and up
+ * fused with gate_up=1) */
+static void granite_swa_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	attn_block(t, s, il, 0);
+	BV("attn_sinks.weight", s->n_head);
+	if (!s->n_expert) {
+		ffn(t, s, il);
+		return;
+	}
+	router(t, s, il);
+	if (s->gate_up)
+		expert_stack(t, il, "ffn_gate_up_exps.weight", s->n_embd, 2ull * s->n_ff, s->n_expert);
+	else
+		expert_stack(t, il, "ffn_gate_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+	expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, s->n_embd, s->n_expert);
+	if (!s->gate_up)
+		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
+}
+
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	for (uint32_t il = 0; il < s->n_layer; il++) {
@@ -179,6 +227,8 @@ void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 			arctic_layer(t, s, il);
 		else if (f->variant & V2_GROK)
 			grok_layer(t, s, il);
+		else if (f->variant & V2_GRANITE)
+			granite_swa_layer(t, s, il);
 		else
 			shared_layer(t, s, il, f->variant);
 	}

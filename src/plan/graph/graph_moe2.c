@@ -24,6 +24,10 @@
  * (bailingmoe2 over the views of its fused qkv).
  * exaone-moe.cpp: dots1's layer over an iSWA cache, RoPE on the
  * window's layers only.
+ * granite-swa.cpp: llama's attention over an iSWA cache (q, k, v), RoPE
+ * on every layer, a sink per head; Granite's residual and logit scales;
+ * a dense FFN or softmax experts ff wide (no deepstack inputs, no shared
+ * expert).
  * smallthinker.cpp (without a sliding window): the router reads the
  * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised. */
 #include "graph.h"
@@ -31,11 +35,12 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER };
+enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE };
 
 struct kin {
 	int kind;
-	int clamp; /* attention.clamp_kqv > 0 */
+	int clamp;     /* attention.clamp_kqv > 0 */
+	int res_scale; /* granite_swa: residual_scale set */
 };
 
 static int kin_norm(struct ga_graph *g, const struct dims *d, const struct kin *k, int x, int64_t T, int il,
@@ -80,7 +85,9 @@ static int kin_attn(struct ga_graph *g, const struct model *m, const struct dims
 	int swa = m->kind[L] == LAYER_SWA, iswa = m->n_kind[LAYER_SWA] > 0;
 	int *krot;
 	gr_rot_inputs(g, d, in, swa, &krot, vrot);
-	int pos = !iswa || swa ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
+	/* granite_swa ropes every layer (its rope_pattern unset) */
+	int rope = !iswa || swa || k->kind == KIN_GRANITE;
+	int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
 	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
 		qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nall, T);
@@ -96,7 +103,8 @@ static int kin_attn(struct ga_graph *g, const struct model *m, const struct dims
 		kk = kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot);
 	struct dims dk = *d;
 	dk.kq_ops = k->kind == KIN_GROK ? 3 : 0;
-	return gr_attend(g, &dk, in, L, q, kk, v, swa);
+	int sinks = gr_has_tensor(d, L, "attn_sinks.weight") ? gr_weight(g, d, L, "attn_sinks.weight") : -1;
+	return gr_attend_sinks(g, &dk, in, L, q, kk, v, swa, sinks);
 }
 
 /* the attention's output rotation undone, attn_output */
@@ -181,6 +189,17 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 		return grok_ffn_half(g, m, d, L, cur, res, T);
 	if (k->kind == KIN_SHARED)
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", gr_ds2_ffn);
+	if (k->kind == KIN_GRANITE) { /* residual scales, a dense FFN or experts ff wide */
+		if (k->res_scale)
+			cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur));
+		int fi = add(g, d, cur, res, T);
+		int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
+		int fo = gr_has_tensor(d, L, "ffn_gate_inp.weight") ? kin_moe(g, m, d, L, fn, T, d->F)
+								    : gr_ffn(g, d, L, fn, T);
+		if (k->res_scale)
+			fo = ga_op(g, 1, F32, d->E, T, 1, 1, S(fo));
+		return add(g, d, fo, fi, T);
+	}
 	int fi = add(g, d, cur, res, T);
 	if (k->kind == KIN_THINKER) { /* ReLU experts (the nodes of SwiGLU's) */
 		int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
@@ -204,8 +223,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	struct kin k = {KIN_SHARED, 0};
-	double clamp = 0, softcap = 0;
+	struct kin k = {KIN_SHARED, 0, 0};
+	double clamp = 0, softcap = 0, res_scale = 0;
 	if (strcmp(m->arch, "dbrx") == 0)
 		k.kind = KIN_DBRX;
 	else if (strcmp(m->arch, "arctic") == 0)
@@ -214,11 +233,15 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		k.kind = KIN_GROK;
 	else if (strcmp(m->arch, "smallthinker") == 0)
 		k.kind = KIN_THINKER;
+	else if (strcmp(m->arch, "granite_swa") == 0)
+		k.kind = KIN_GRANITE;
 	if (d->w->gg) {
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.clamp_kqv", m->arch), &clamp);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
 	}
 	k.clamp = clamp > 0;
+	k.res_scale = res_scale != 0;
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
@@ -228,6 +251,8 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
 	int rn = kin_norm(g, d, &k, x, To, -1, "output_norm.weight");
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	if (k.kind == KIN_GRANITE) /* the logits scaled by 1/logit_scale */
+		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 	if (k.kind == KIN_GROK) { /* logit_scale; the final soft cap: scale, tanh, scale */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 		for (int i = 0; softcap != 0 && i < 3; i++)
@@ -241,7 +266,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
  * and FFN */
 static int ocr_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
-	static const struct kin k = {KIN_SHARED, 0};
+	static const struct kin k = {KIN_SHARED, 0, 0};
 	int *vrot;
 	int o = kin_attn(g, m, d, in, il, an, &k, &vrot);
 	return kin_wo(g, d, il, o, vrot);
