@@ -1,7 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa.
+# granite_swa, grovemoe.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -47,5 +47,8 @@ mirrored_case exaone-moe exaone-moe "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLE
 # softmax experts ff wide, gate and up fused; and dense
 mirrored_case granite_swa granite_swa "vocab=4096 layers=5 gate_up=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 mirrored_case granite_swa-dense granite_swa "vocab=4096 experts=0 swa=256" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# grovemoe: softmax experts, then chunk experts over their output, both
+# routed from one router's logits (the choice over their sigmoid)
+mirrored_case grovemoe grovemoe "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

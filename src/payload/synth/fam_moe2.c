@@ -1,5 +1,6 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
- * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa. Each
+ * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
+ * grovemoe. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -7,6 +8,10 @@
 #include "../../base/util.h"
 #include "../synth.h"
 #include "synth_int.h"
+
+/* grovemoe: experts per group (each group one chunk expert, ff_exp / 2
+ * wide) and the chunk experts' scale */
+#define GROVE_PER_GROUP 2
 
 void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 {
@@ -65,6 +70,11 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 			      "%s needs swa > 0 (required) and shared=1 (its shared expert is ff_exp wide "
 			      "whatever the count)",
 			      s->arch);
+	if ((f->variant & V2_GROVE) && (s->n_expert % GROVE_PER_GROUP || s->n_ff_exp % 2))
+		return errorf(err,
+			      "%s groups its experts by %d (experts a multiple of it) and halves ff_exp for "
+			      "the chunk experts (ff_exp even)",
+			      s->arch, GROVE_PER_GROUP);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
 		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
 	return 0;
@@ -88,6 +98,11 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 {
 	if (f->variant & V2_GRANITE)
 		granite_swa_keys(w, s);
+	if (f->variant & V2_GROVE) { /* all required */
+		akey_u32(w, s, "expert_chunk_feed_forward_length", s->n_ff_exp / 2);
+		akey_f32(w, s, "expert_group_scale", 0.05f);
+		akey_u32(w, s, "experts_per_group", GROVE_PER_GROUP);
+	}
 	if (!s->n_expert)
 		return;
 	akey_u32(w, s, "expert_count", s->n_expert);
@@ -166,7 +181,9 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * experts ff_exp wide in every layer. DeepSeek-OCR's decoder
  * (src/models/deepseek2ocr.cpp): plain attention, K and V heads wide,
  * dots1's experts (gate and up fused with gate_up=1). EXAONE MoE
- * (src/models/exaone-moe.cpp): dots1's layer under a sliding window. */
+ * (src/models/exaone-moe.cpp): dots1's layer under a sliding window.
+ * GroveMoE (src/models/grovemoe.cpp): dots1's attention, experts ff_exp
+ * wide, then chunk experts (one per group) over their output. */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];
@@ -194,6 +211,12 @@ static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, 
 		expert_ffn(t, s, il, s->n_ff_exp);
 	if (v & V2_SHARED)
 		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
+	if (v & V2_GROVE) {
+		uint64_t n = s->n_expert / GROVE_PER_GROUP, fc = s->n_ff_exp / 2;
+		expert_stack(t, il, "ffn_gate_chexps.weight", s->n_embd, fc, n);
+		expert_stack(t, il, "ffn_down_chexps.weight", fc, s->n_embd, n);
+		expert_stack(t, il, "ffn_up_chexps.weight", s->n_embd, fc, n);
+	}
 }
 
 /* Granite SWA (src/models/granite-swa.cpp): llama's attention with a

@@ -122,6 +122,8 @@ struct gr_moe_opts {
 	int scale;			/* expert_weights_scale neither 0 nor 1 */
 	int64_t n_groups, n_group_used; /* expert groups, 0: none */
 	int logits_in;			/* the router's logits given (probs_in): their index + 1; 0: built over x */
+	int sel_sigmoid;		/* grovemoe: the selection over sigmoid(logits), beside the gating */
+	int chunk;			/* grovemoe's chunk experts: the choice cast, scaled, cast back */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
 /* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
@@ -134,6 +136,7 @@ int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, in
  * gate), their sum not yet cont'ed when one expert is used. */
 struct gr_moe_routed {
 	int w, sel;
+	int chexps; /* grovemoe: the ffn_*_chexps stacks, not ffn_*_exps */
 };
 void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
 		  struct gr_moe_routed *r);

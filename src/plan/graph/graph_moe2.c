@@ -28,6 +28,8 @@
  * on every layer, a sink per head; Granite's residual and logit scales;
  * a dense FFN or softmax experts ff wide (no deepstack inputs, no shared
  * expert).
+ * grovemoe.cpp: dots1's attention; softmax experts ff_exp wide, then
+ * chunk experts over their output (grove_ffn).
  * smallthinker.cpp (without a sliding window): the router reads the
  * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised. */
 #include "graph.h"
@@ -35,7 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE };
+enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE, KIN_GROVE };
 
 struct kin {
 	int kind;
@@ -171,6 +173,42 @@ static void thinker_route(struct ga_graph *g, const struct model *m, const struc
 	gr_moe_route(g, d, L, x, T, &o, r);
 }
 
+/* grovemoe.cpp's FFN over its normed input fn: one router's logits
+ * handed to two build_moe_ffn calls (softmax weights, the choice over
+ * their sigmoid), their routings expanded before either's experts: the
+ * experts ff_exp wide over fn, then the chunk experts (one per group,
+ * the choice divided by the group's size) over their output, scaled and
+ * added to it */
+static int grove_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int fn, int64_t T)
+{
+	uint64_t per = 1, fc = 0;
+	if (d->w->gg) {
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.experts_per_group", m->arch), &per);
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.expert_chunk_feed_forward_length", m->arch), &fc);
+	}
+	int64_t n_chunk = d->n_expert / (int64_t)(per ? per : 1);
+	struct dims d2 = *d;
+	d2.n_expert_used = d->n_expert_used < n_chunk ? d->n_expert_used : n_chunk;
+	d2.F_exp = (int64_t)fc;
+	struct gr_moe_opts o = {0};
+	o.norm_w = 1;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	o.logits_in = gr_mm(g, d, L, "ffn_gate_inp.weight", fn, d->n_expert, T) + 1;
+	o.sel_sigmoid = 1;
+	struct gr_moe_routed r1, r2;
+	gr_moe_route(g, d, L, fn, T, &o, &r1);
+	o.chunk = d2.n_expert_used > 0 && n_chunk != d->n_expert;
+	gr_moe_route(g, &d2, L, fn, T, &o, &r2);
+	r2.chexps = 1;
+	int moe = gr_moe_experts(g, d, L, fn, T, &r1, 0);
+	if (d->n_expert_used <= 1)
+		moe = ga_op(g, 0, F32, d->E, T, 1, 1, S(moe));
+	int ch = gr_moe_experts(g, &d2, L, moe, T, &r2, 0);
+	if (d2.n_expert_used <= 1)
+		ch = ga_op(g, 0, F32, d->E, T, 1, 1, S(ch));
+	return add(g, d, moe, ga_op(g, 1, F32, d->E, T, 1, 1, S(ch)), T);
+}
+
 static int kin_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
 		     int an, int last, const void *ctx)
 {
@@ -189,6 +227,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 		return grok_ffn_half(g, m, d, L, cur, res, T);
 	if (k->kind == KIN_SHARED)
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", gr_ds2_ffn);
+	if (k->kind == KIN_GROVE)
+		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", grove_ffn);
 	if (k->kind == KIN_GRANITE) { /* residual scales, a dense FFN or experts ff wide */
 		if (k->res_scale)
 			cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur));
@@ -235,6 +275,8 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		k.kind = KIN_THINKER;
 	else if (strcmp(m->arch, "granite_swa") == 0)
 		k.kind = KIN_GRANITE;
+	else if (strcmp(m->arch, "grovemoe") == 0)
+		k.kind = KIN_GROVE;
 	if (d->w->gg) {
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.clamp_kqv", m->arch), &clamp);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
