@@ -1,7 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa, grovemoe.
+# granite_swa, grovemoe, hy_v3.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -50,5 +50,8 @@ mirrored_case granite_swa-dense granite_swa "vocab=4096 experts=0 swa=256" "CTX_
 # grovemoe: softmax experts, then chunk experts over their output, both
 # routed from one router's logits (the choice over their sigmoid)
 mirrored_case grovemoe grovemoe "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+# hy_v3: dots1's layer, gate and up fused, every row kept to the final
+# norm
+mirrored_case hy_v3 hy_v3 "vocab=4096 gate_up=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -1,6 +1,6 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe. Each
+ * grovemoe, hy_v3. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +33,8 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->probs_b = 1;
 		s->w_scale10 = 25;
 	}
+	if (f->variant & V2_SH1)
+		s->probs_b = 0;
 	if (f->variant & V2_GROK) /* grok-2's dense FFN beside the experts */
 		s->n_shared = 1;
 	if (f->variant & V2_SWA) { /* the engine's defaults: 128 cells, 3 of 4 layers */
@@ -75,6 +77,11 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 			      "%s groups its experts by %d (experts a multiple of it) and halves ff_exp for "
 			      "the chunk experts (ff_exp even)",
 			      s->arch, GROVE_PER_GROUP);
+	if ((f->variant & V2_SH1) && (s->n_shared != 1 || s->probs_b))
+		return errorf(err,
+			      "%s needs shared=1 (its shared expert is ff_exp wide whatever the count) and probs_b=0 "
+			      "(its bias, blk.N.exp_probs_b, is not written)",
+			      s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
 		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
 	return 0;
@@ -183,7 +190,9 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * dots1's experts (gate and up fused with gate_up=1). EXAONE MoE
  * (src/models/exaone-moe.cpp): dots1's layer under a sliding window.
  * GroveMoE (src/models/grovemoe.cpp): dots1's attention, experts ff_exp
- * wide, then chunk experts (one per group) over their output. */
+ * wide, then chunk experts (one per group) over their output. HY v3
+ * (src/models/hy-v3.cpp): dots1's layer, dense where a layer has no
+ * router, gate and up fused with gate_up=1. */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];

@@ -352,7 +352,7 @@ void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker,
- * deepseek2-ocr, exaone-moe, granite_swa, grovemoe */
+ * deepseek2-ocr, exaone-moe, granite_swa, grovemoe, hy_v3 */
 enum {
 	V2_DBRX = 1 << 0,     /* layer norms, fused qkv clamped, experts ff wide */
 	V2_ARCTIC = 1 << 1,   /* a dense FFN embd wide beside experts ff wide */
@@ -367,6 +367,7 @@ enum {
 	V2_SWA = 1 << 10,     /* a window every swa_pattern-th layer but the last, RoPE there only (exaone-moe) */
 	V2_GRANITE = 1 << 11, /* granite_swa: a window per layer, sinks, scales, experts optional */
 	V2_GROVE = 1 << 12,   /* grovemoe: chunk experts over the routed experts' output */
+	V2_SH1 = 1 << 13,     /* one shared expert ff_exp wide whatever the count (hy_v3) */
 };
 void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

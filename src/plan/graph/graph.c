@@ -394,6 +394,7 @@ static const struct graph_family families[] = {
     {"exaone-moe", gr_moe_kin, NULL, "src/models/exaone-moe.cpp", NULL},
     {"granite_swa", gr_moe_kin, NULL, "src/models/granite-swa.cpp", NULL},
     {"grovemoe", gr_moe_kin, NULL, "src/models/grovemoe.cpp", NULL},
+    {"hy_v3", gr_moe_kin, NULL, "src/models/hy-v3.cpp (no MTP draft)", NULL},
     {"minicpm3", gr_plm, NULL, "src/models/minicpm3.cpp", NULL},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "

@@ -30,6 +30,8 @@
  * expert).
  * grovemoe.cpp: dots1's attention; softmax experts ff_exp wide, then
  * chunk experts over their output (grove_ffn).
+ * hy-v3.cpp (no MTP context): dots1's layer and FFN, every row kept to
+ * the final norm (h_nextn, a graph output), then the output rows.
  * smallthinker.cpp (without a sliding window): the router reads the
  * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised. */
 #include "graph.h"
@@ -37,7 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE, KIN_GROVE };
+enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE, KIN_GROVE, KIN_HYV3 };
 
 struct kin {
 	int kind;
@@ -221,11 +223,11 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	cur = kin_wo(g, d, L, cur, vrot);
 	int res = x;
 	int64_t T = d->T;
-	if (last)
+	if (last && k->kind != KIN_HYV3) /* hy_v3 keeps every row to its final norm */
 		T = gr_out_rows(g, d, in, &cur, &res, 0);
 	if (k->kind == KIN_GROK)
 		return grok_ffn_half(g, m, d, L, cur, res, T);
-	if (k->kind == KIN_SHARED)
+	if (k->kind == KIN_SHARED || k->kind == KIN_HYV3)
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", gr_ds2_ffn);
 	if (k->kind == KIN_GROVE)
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", grove_ffn);
@@ -277,6 +279,8 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		k.kind = KIN_GRANITE;
 	else if (strcmp(m->arch, "grovemoe") == 0)
 		k.kind = KIN_GROVE;
+	else if (strcmp(m->arch, "hy_v3") == 0)
+		k.kind = KIN_HYV3;
 	if (d->w->gg) {
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.clamp_kqv", m->arch), &clamp);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
@@ -291,7 +295,16 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		x = kin_layer(g, m, d, in, (int)il, x, an, il == n_layer - 1, &k);
 	}
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
-	int rn = kin_norm(g, d, &k, x, To, -1, "output_norm.weight");
+	int rn;
+	if (k.kind == KIN_HYV3) { /* h_nextn: the norm over every row (a graph output), then its output rows */
+		int hn = gr_norm(g, d, x, d->E, d->T, 1, -1, "output_norm.weight");
+		g->t[hn].output = 1;
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+		rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(hn, ids)), GA_OP_GET_ROWS);
+		g->t[rn].output = 1;
+	} else {
+		rn = kin_norm(g, d, &k, x, To, -1, "output_norm.weight");
+	}
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	if (k.kind == KIN_GRANITE) /* the logits scaled by 1/logit_scale */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
