@@ -263,24 +263,22 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	return add(g, d, kin_moe(g, m, d, L, xn, T, d->F), fo, T);
 }
 
+/* the kin whose FFN half is their own (the others: deepseek2's FFN) */
+static const struct {
+	const char *arch;
+	int kind;
+} kinds[] = {
+    {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	{"smallthinker", KIN_THINKER},
+    {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3},
+};
+
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	struct kin k = {KIN_SHARED, 0, 0};
 	double clamp = 0, softcap = 0, res_scale = 0;
-	if (strcmp(m->arch, "dbrx") == 0)
-		k.kind = KIN_DBRX;
-	else if (strcmp(m->arch, "arctic") == 0)
-		k.kind = KIN_ARCTIC;
-	else if (strcmp(m->arch, "grok") == 0)
-		k.kind = KIN_GROK;
-	else if (strcmp(m->arch, "smallthinker") == 0)
-		k.kind = KIN_THINKER;
-	else if (strcmp(m->arch, "granite_swa") == 0)
-		k.kind = KIN_GRANITE;
-	else if (strcmp(m->arch, "grovemoe") == 0)
-		k.kind = KIN_GROVE;
-	else if (strcmp(m->arch, "hy_v3") == 0)
-		k.kind = KIN_HYV3;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(m->arch, kinds[i].arch) == 0)
+			k.kind = kinds[i].kind;
 	if (d->w->gg) {
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.clamp_kqv", m->arch), &clamp);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
