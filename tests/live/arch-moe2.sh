@@ -18,9 +18,13 @@ PLAN_TOL_PCT=0.5
 mirrored_case dbrx dbrx "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 # arctic: a dense FFN embd wide beside experts over the layer's input
 mirrored_case arctic arctic "vocab=4096 experts_used=1" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# the experts (over the layer's input) reached before attn_output
+mirrored_case arctic-fa arctic "vocab=4096" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=512"
 # grok: without flash attention KQ soft-capped; grok-2's dense FFN beside
 # GELU experts ff_exp wide, the output norms
 mirrored_case grok grok "vocab=4096 ff_exp=256" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off"
+# FLASH_ATTN=on: the engine forces it off for grok (llama_init_from_model)
+mirrored_case grok-fa grok "vocab=4096 shared=0" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
 # dots1: q/k norms, a dense lead, sigmoid experts over a selection bias
 # beside the shared one, weights normalised and scaled
 mirrored_case dots1 dots1 "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=3 FLASH_ATTN=on CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
@@ -29,8 +33,8 @@ mirrored_case bailingmoe bailingmoe "vocab=4096 shared=2" "CTX_SIZE=4096 PARALLE
 # bailingmoe2: dots1's FFN, q/k norms over the views of one fused qkv
 mirrored_case bailingmoe2 bailingmoe2 "vocab=4096 lead_dense=2 rope_dims=32" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=128"
 # smallthinker: the router over the layer's input, its routing reached
-# before the attention's projection
-mirrored_case smallthinker smallthinker "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
+# after the attention, before its projection
+mirrored_case smallthinker smallthinker "vocab=4096" "CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024"
 # hunyuan_vl: hunyuan-dense's block (q/k normed after RoPE)
 mirrored_case hunyuan_vl hunyuan_vl "vocab=4096" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 # deepseek2-ocr: deepseek2's trunk without latents, gate and up fused

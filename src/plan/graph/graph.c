@@ -208,8 +208,8 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
 	return gr_attend_sinks(g, d, in, il, q, k, v, swa, -1);
 }
 
-int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
-		    int sinks)
+void gr_attend_store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int k, int v, int swa,
+		     int *cache)
 {
 	int64_t T = d->T;
 	struct gr_kv c;
@@ -219,12 +219,22 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
 	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
 	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
+	cache[0] = kcache;
+	cache[1] = vcache;
+}
+
+int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
+		   const int *cache)
+{
+	int64_t T = d->T;
+	struct gr_kv c;
+	gr_kv_of(d, in, swa, &c);
 	int mask = gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (d->fa ? 2 : 4));
 	int qp = ga_view(g, q);
 	uint64_t kspan = (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->k_row;
 	uint64_t vspan = d->fa ? (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->v_row
 			       : (uint64_t)(d->n_stream * c.size) * d->v_row;
-	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
+	int kc = ga_view_n(g, cache[0], kspan), vc = ga_view_n(g, cache[1], vspan);
 	if (d->fa) {
 		int o = sinks < 0 ? ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask))
 				  : ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask, sinks));
@@ -242,6 +252,14 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		return o;
 	}
 	return gr_attn_kqv(g, d, qp, kc, vc, mask, c.n_kv, sinks);
+}
+
+int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+		    int sinks)
+{
+	int cache[2];
+	gr_attend_store(g, d, in, il, k, v, swa, cache);
+	return gr_attend_core(g, d, in, q, swa, sinks, cache);
 }
 
 void gr_kq_strided(struct ga_graph *g, const struct dims *d, int kq, int64_t hkv)

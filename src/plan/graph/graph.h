@@ -104,6 +104,14 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
  * flash-attention op or of the softmax; sinks < 0: none */
 int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
 		    int sinks);
+/* gr_attend_sinks in its two halves, for a builder whose graph visits
+ * something between them (build_attn expands the cache stores, not the
+ * attention): K and V into the caches of layer il (cache[0], cache[1]),
+ * then the attention over them */
+void gr_attend_store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int k, int v, int swa,
+		     int *cache);
+int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
+		   const int *cache);
 /* build_attn_mha without flash attention over the cache views kc and vc
  * (n_kv cells): kq = k*q, the softmax in place (with the sinks when
  * sinks >= 0), kqv = v*kq, permute + cont; without KV offload the graph

@@ -77,20 +77,27 @@ static int kin_qk(struct ga_graph *g, const struct dims *d, int L, int qkv, int 
 	return gr_rotate(g, x, n * T, d->k_rot, krot);
 }
 
-/* build_qkv, RoPE and build_attn of layer L over its normed input an,
- * up to what build_attn expands (the attention before its output
- * rotation and projection, kin_wo); *vrot: the V rotation's input. The
- * iSWA builder (a window on some layers: exaone-moe, which ropes only
- * those) expands q, k, v; the plain one q, v, k. */
-static int kin_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int an,
-		    const struct kin *k, int **vrot)
+/* A layer's attention between its two halves: q ready, K and V stored */
+struct kin_att {
+	struct dims d; /* the attention's dims (grok's KQ ops) */
+	int q, swa, sinks, cache[2];
+	int *vrot; /* the V rotation's input */
+};
+
+/* build_qkv, RoPE and what build_attn expands of layer L over its normed
+ * input an: q, v, k (the iSWA builder: q, k, v, for a window on some
+ * layers: exaone-moe, which ropes only those, and granite_swa) and the
+ * cache stores; the attention itself is kin_core */
+static void kin_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int an,
+		     const struct kin *k, struct kin_att *a)
 {
 	int64_t T = d->T, nkv = d->D * d->Hkv, nall = d->D * (d->H + 2 * d->Hkv);
-	int swa = m->kind[L] == LAYER_SWA, iswa = m->n_kind[LAYER_SWA] > 0;
+	int iswa = m->n_kind[LAYER_SWA] > 0;
 	int *krot;
-	gr_rot_inputs(g, d, in, swa, &krot, vrot);
+	a->swa = m->kind[L] == LAYER_SWA;
+	gr_rot_inputs(g, d, in, a->swa, &krot, &a->vrot);
 	/* granite_swa ropes every layer (its rope_pattern unset) */
-	int rope = !iswa || swa || k->kind == KIN_GRANITE;
+	int rope = !iswa || a->swa || k->kind == KIN_GRANITE;
 	int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
 	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
@@ -98,17 +105,22 @@ static int kin_attn(struct ga_graph *g, const struct model *m, const struct dims
 		if (k->clamp)
 			qkv = ga_op(g, 1, F32, nall, T, 1, 1, S(qkv));
 	}
-	int q = kin_qk(g, d, L, qkv, an, 'q', d->H, pos, krot);
+	a->q = kin_qk(g, d, L, qkv, an, 'q', d->H, pos, krot);
 	int kk = iswa ? kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot) : -1;
 	int v = qkv >= 0 ? ga_view_n(g, qkv, (uint64_t)((T - 1) * nall + nkv) * 4)
 			 : ga_view(g, gr_mm(g, d, L, "attn_v.weight", an, nkv, T));
-	v = gr_rotate(g, v, nkv * T, d->v_rot, *vrot);
+	v = gr_rotate(g, v, nkv * T, d->v_rot, a->vrot);
 	if (!iswa)
 		kk = kin_qk(g, d, L, qkv, an, 'k', d->Hkv, pos, krot);
-	struct dims dk = *d;
-	dk.kq_ops = k->kind == KIN_GROK ? 3 : 0;
-	int sinks = gr_has_tensor(d, L, "attn_sinks.weight") ? gr_weight(g, d, L, "attn_sinks.weight") : -1;
-	return gr_attend_sinks(g, &dk, in, L, q, kk, v, swa, sinks);
+	a->d = *d;
+	a->d.kq_ops = k->kind == KIN_GROK ? 3 : 0;
+	a->sinks = gr_has_tensor(d, L, "attn_sinks.weight") ? gr_weight(g, d, L, "attn_sinks.weight") : -1;
+	gr_attend_store(g, &a->d, in, L, kk, v, a->swa, a->cache);
+}
+
+static int kin_core(struct ga_graph *g, struct inputs *in, const struct kin_att *a)
+{
+	return gr_attend_core(g, &a->d, in, a->q, a->swa, a->sinks, a->cache);
 }
 
 /* the attention's output rotation undone, attn_output */
@@ -156,7 +168,7 @@ static int grok_ffn_half(struct ga_graph *g, const struct model *m, const struct
 
 /* smallthinker.cpp: the router over the layer's input x (its output
  * rows in the last layer), handed to build_moe_ffn as probs_in; its
- * routing is expanded (reached) before the attention's projection */
+ * routing is expanded after the attention, before its projection */
 static void thinker_route(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L,
 			  int x, int last, struct gr_moe_routed *r)
 {
@@ -211,20 +223,48 @@ static int grove_ffn(struct ga_graph *g, const struct model *m, const struct dim
 	return add(g, d, moe, ga_op(g, 1, F32, d->E, T, 1, 1, S(ch)), T);
 }
 
+/* arctic.cpp's experts over the layer's input *x (its output rows in the
+ * last layer, *x then the rows) normed by ffn_norm_exps: the routing
+ * expanded by build_moe_ffn, the experts reached first by the layer's
+ * last add (its first source), both before attn_output */
+static int arctic_moe(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int *x,
+		      int last)
+{
+	int64_t T = d->T;
+	if (last) {
+		T = d->n_out < T ? d->n_out : T;
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)T * 4);
+		*x = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(*x, ids)), GA_OP_GET_ROWS);
+	}
+	return kin_moe(g, m, d, L, gr_norm(g, d, *x, d->E, T, 1, L, "ffn_norm_exps.weight"), T, d->F);
+}
+
 static int kin_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
 		     int an, int last, const void *ctx)
 {
 	const struct kin *k = ctx;
-	int *vrot;
+	struct kin_att a;
 	struct gr_moe_routed r;
-	int cur = kin_attn(g, m, d, in, L, an, k, &vrot);
+	int moe = -1;
+	kin_attn(g, m, d, in, L, an, k, &a);
+	int core = kin_core(g, in, &a);
+	/* what reads only the layer's input is reached before the
+	 * attention's projection (the boot's graph: the attention, then
+	 * smallthinker's routing, arctic's routing and experts, then
+	 * attn_output) */
 	if (k->kind == KIN_THINKER)
 		thinker_route(g, m, d, in, L, x, last, &r);
-	cur = kin_wo(g, d, L, cur, vrot);
+	if (k->kind == KIN_ARCTIC)
+		moe = arctic_moe(g, m, d, in, L, &x, last);
+	int cur = kin_wo(g, d, L, core, a.vrot);
 	int res = x;
 	int64_t T = d->T;
-	if (last && k->kind != KIN_HYV3) /* hy_v3 keeps every row to its final norm */
+	if (last && k->kind == KIN_ARCTIC) { /* its residual's rows were kept by arctic_moe */
+		T = d->n_out < T ? d->n_out : T;
+		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(cur, in->out_ids)), GA_OP_GET_ROWS);
+	} else if (last && k->kind != KIN_HYV3) { /* hy_v3 keeps every row to its final norm */
 		T = gr_out_rows(g, d, in, &cur, &res, 0);
+	}
 	if (k->kind == KIN_GROK)
 		return grok_ffn_half(g, m, d, L, cur, res, T);
 	if (k->kind == KIN_SHARED || k->kind == KIN_HYV3)
@@ -254,13 +294,12 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 		int fn = gr_lnorm(g, d, fi, d->E, T, 1, L, "attn_output_norm.weight");
 		return add(g, d, kin_moe(g, m, d, L, fn, T, d->F), fi, T);
 	}
-	/* arctic: the dense FFN embd wide, then the experts over the input */
+	/* arctic: the dense FFN embd wide, its residual; the experts added */
 	struct dims dd = *d;
 	dd.F = d->E;
 	int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
 	int fo = add(g, d, gr_ffn(g, &dd, L, fn, T), fi, T);
-	int xn = gr_norm(g, d, res, d->E, T, 1, L, "ffn_norm_exps.weight");
-	return add(g, d, kin_moe(g, m, d, L, xn, T, d->F), fo, T);
+	return add(g, d, moe, fo, T);
 }
 
 /* the kin whose FFN half is their own (the others: deepseek2's FFN) */
@@ -275,6 +314,7 @@ static const struct {
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	struct kin k = {KIN_SHARED, 0, 0};
+	struct dims dg = *d;
 	double clamp = 0, softcap = 0, res_scale = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(m->arch, kinds[i].arch) == 0)
@@ -284,6 +324,11 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
 	}
+	/* llama_init_from_model: "flash_attn is not compatible with Grok -
+	 * forcing off" */
+	if (k.kind == KIN_GROK)
+		dg.fa = 0;
+	d = &dg;
 	k.clamp = clamp > 0;
 	k.res_scale = res_scale != 0;
 	int x = gr_input_embd(g, d, in);
@@ -320,9 +365,9 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 static int ocr_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
 	static const struct kin k = {KIN_SHARED, 0, 0};
-	int *vrot;
-	int o = kin_attn(g, m, d, in, il, an, &k, &vrot);
-	return kin_wo(g, d, il, o, vrot);
+	struct kin_att a;
+	kin_attn(g, m, d, in, il, an, &k, &a);
+	return kin_wo(g, d, il, kin_core(g, in, &a), a.vrot);
 }
 
 void gr_deepseek2_ocr(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
