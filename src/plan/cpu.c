@@ -282,8 +282,9 @@ const char *cpu_weight_buft(const struct cpu_features *f, const struct gguf_tens
 {
 	if (!is_matmul || t->n_dims < 2)
 		return NULL;
-	/* AMX takes MUL_MAT only: an expert stack (MUL_MAT_ID) is not its op. */
-	int expert = t->n_dims == 3 && strstr(t->name, "_exps.") != NULL;
+	/* AMX takes MUL_MAT only: an expert stack (MUL_MAT_ID) is not its op
+	 * (grovemoe's chunk experts, _chexps, are stacks too) */
+	int expert = t->n_dims == 3 && (strstr(t->name, "_exps.") != NULL || strstr(t->name, "_chexps.") != NULL);
 	if (cpu_has_amx(f) && !expert && amx_takes(t, bytes))
 		return "AMX";
 	/* repack: a 2-D MUL_MAT weight, or a 3-D MUL_MAT_ID expert stack */

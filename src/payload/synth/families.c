@@ -28,6 +28,7 @@
 /* the classic decoders: layer norms (with biases: LNB), no answer= */
 #define CL(a, fl, v)         {a, fl, v, classic_defaults, classic_validate, classic_keys, classic_tensors, NULL, 0, 0}
 #define LNB (SF_NORM_BIAS | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER)
+#define MOE2(a, fl, v)       {a, fl, v, moe2_defaults, moe2_validate, moe2_keys, moe2_tensors, NULL, 0, 0}
 #define MLA(a, v)            {a, SF_MTP | SF_MLA | SF_MHA_V, v, ds2_defaults, mla_validate, mla_keys, ds2_tensors, \
 			      NULL, 0, 0}
 
@@ -126,6 +127,22 @@ static const struct synth_family families[] = {
     {"deci", SF_HEADS_EMBD | SF_DENSE, VC_RMS, classic_defaults, classic_validate, classic_keys, classic_tensors,
      deci_layer, 0, 0},
     CL("openelm", SF_TIED | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1),
+    MOE2("dbrx", SF_ROPE_FULL | SF_HEADS_EMBD, V2_DBRX),
+    MOE2("arctic", SF_ROPE_FULL | SF_HEADS_EMBD, V2_ARCTIC),
+    MOE2("grok", SF_ROPE_FULL | SF_HEADS_EMBD, V2_GROK),
+    MOE2("dots1", SF_ROPE_FULL, V2_SHARED | V2_GATED | V2_QK_NORM | V2_KV_H),
+    MOE2("bailingmoe", SF_ROPE_FULL, V2_SHARED),
+    MOE2("bailingmoe2", SF_HEADS_EMBD, V2_SHARED | V2_GATED | V2_QK_NORM | V2_FUSED),
+    MOE2("smallthinker", SF_ROPE_FULL, V2_THINKER),
+    LLAMA("hunyuan_vl", RF_D, V_QK_NORM),
+    MOE2("deepseek2-ocr", SF_ROPE_FULL | SF_HEADS_EMBD, V2_SHARED | V2_GATED | V2_KV_H | V2_GATE_UP),
+    MOE2("granite_swa", SF_ROPE_FULL, V2_GRANITE | V2_GATE_UP),
+    MOE2("grovemoe", SF_ROPE_FULL, V2_GROVE | V2_QK_NORM | V2_THINKER),
+    MOE2("hy_v3", SF_ROPE_FULL, V2_SHARED | V2_GATED | V2_QK_NORM | V2_GATE_UP | V2_SH1),
+    MOE2("exaone-moe", SF_ROPE_FULL, V2_SHARED | V2_GATED | V2_QK_NORM | V2_SWA),
+    {"plm", SF_TIED | SF_NO_ANSWER | SF_MHA_V | SF_DENSE, 0, plm_defaults, plm_validate, plm_keys, plm_tensors, NULL, 0, 0},
+    {"minicpm3", SF_NO_ANSWER | SF_MHA_V | SF_DENSE, V_MINICPM3, plm_defaults, plm_validate, plm_keys, plm_tensors, NULL,
+     0, 0},
 };
 /* clang-format on */
 

@@ -385,5 +385,34 @@ int classic_validate(const struct synth_spec *s, const struct synth_family *f, c
 void classic_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 int deci_layer(const struct synth_spec *s, uint32_t il);
+/* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker,
+ * deepseek2-ocr, exaone-moe, granite_swa, grovemoe, hy_v3 */
+enum {
+	V2_DBRX = 1 << 0,     /* layer norms, fused qkv clamped, experts ff wide */
+	V2_ARCTIC = 1 << 1,   /* a dense FFN embd wide beside experts ff wide */
+	V2_GROK = 1 << 2,     /* GELU experts, grok-2's dense FFN (shared=1), output norms */
+	V2_SHARED = 1 << 3,   /* routed experts ff_exp wide beside shared ones */
+	V2_GATED = 1 << 4,    /* a dense lead, gating and a selection bias */
+	V2_QK_NORM = 1 << 5,  /* q and k normed per head */
+	V2_KV_H = 1 << 6,     /* K and V heads wide (dots1) */
+	V2_FUSED = 1 << 7,    /* one fused qkv projection (bailingmoe2) */
+	V2_THINKER = 1 << 8,  /* experts ff_exp wide routed from the layer's input (smallthinker) */
+	V2_GATE_UP = 1 << 9,  /* gate_up=1 allowed: one fused expert stack (deepseek2-ocr) */
+	V2_SWA = 1 << 10,     /* a window every swa_pattern-th layer but the last, RoPE there only (exaone-moe) */
+	V2_GRANITE = 1 << 11, /* granite_swa: a window per layer, sinks, scales, experts optional */
+	V2_GROVE = 1 << 12,   /* grovemoe: chunk experts over the routed experts' output */
+	V2_SH1 = 1 << 13,     /* one shared expert ff_exp wide whatever the count (hy_v3) */
+};
+void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
+int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_plm.c: plm, minicpm3 */
+enum { V_MINICPM3 = 1 << 0 /* q through its latent, a gated FFN */ };
+void plm_defaults(struct synth_spec *s, const struct synth_family *f);
+int plm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void plm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void plm_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

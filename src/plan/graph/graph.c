@@ -143,13 +143,27 @@ int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in)
 /* build_norm: rms_norm, then the weight; inside a layer the graph callback
  * names the rms_norm "norm" and pins it to the layer's device when the
  * batch is small or every layer is offloaded (llama_context::graph_get_cb). */
+static int norm_op(struct ga_graph *g, const struct dims *d, int x, const int64_t *ne, int il, const char *w,
+		   int inplace)
+{
+	int n = ga_gop(g, ga_op(g, inplace, F32, ne[0], ne[1], ne[2], 1, S(x)), inplace ? GA_G_RMS_NORM : GA_G_OTHER);
+	if (il >= 0 && d->w->force_norm)
+		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
+	return ga_gop(g, ga_op(g, 1, F32, ne[0], ne[1], ne[2], 1, S(n, gr_weight(g, d, il, w))), GA_G_MUL);
+}
+
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w)
 {
-	int n = ga_gop(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x)), GA_G_RMS_NORM);
-	if (il >= 0 && d->w->force_norm)
-		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
-	return ga_gop(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w))), GA_G_MUL);
+	const int64_t ne[3] = {ne0, ne1, ne2};
+	return norm_op(g, d, x, ne, il, w, 1);
+}
+
+int gr_lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+	     const char *w)
+{
+	const int64_t ne[3] = {ne0, ne1, ne2};
+	return norm_op(g, d, x, ne, il, w, 0);
 }
 
 /* FFN: gate, up, swiglu, down (build_ffn with LLM_FFN_SILU, PAR). */
@@ -200,8 +214,8 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
 	return gr_attend_sinks(g, d, in, il, q, k, v, swa, -1);
 }
 
-int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
-		    int sinks)
+void gr_attend_store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int k, int v, int swa,
+		     int *cache)
 {
 	int64_t T = d->T;
 	struct gr_kv c;
@@ -211,12 +225,22 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	int kcache = gr_cache(g, d, il), vcache = gr_cache(g, d, il);
 	ga_sink_to(g, kcache, S(ga_view(g, k), kidx, kcache));
 	ga_sink_to(g, vcache, S(ga_view(g, v), vidx, vcache));
+	cache[0] = kcache;
+	cache[1] = vcache;
+}
+
+int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
+		   const int *cache)
+{
+	int64_t T = d->T;
+	struct gr_kv c;
+	gr_kv_of(d, in, swa, &c);
 	int mask = gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (d->fa ? 2 : 4));
 	int qp = ga_view(g, q);
 	uint64_t kspan = (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->k_row;
 	uint64_t vspan = d->fa ? (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->v_row
 			       : (uint64_t)(d->n_stream * c.size) * d->v_row;
-	int kc = ga_view_n(g, kcache, kspan), vc = ga_view_n(g, vcache, vspan);
+	int kc = ga_view_n(g, cache[0], kspan), vc = ga_view_n(g, cache[1], vspan);
 	if (d->fa) {
 		int o = sinks < 0 ? ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask))
 				  : ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask, sinks));
@@ -236,6 +260,14 @@ int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	return gr_attn_kqv(g, d, qp, kc, vc, mask, c.n_kv, sinks);
 }
 
+int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
+		    int sinks)
+{
+	int cache[2];
+	gr_attend_store(g, d, in, il, k, v, swa, cache);
+	return gr_attend_core(g, d, in, q, swa, sinks, cache);
+}
+
 void gr_kq_strided(struct ga_graph *g, const struct dims *d, int kq, int64_t hkv)
 {
 	/* K's view strides by the KV heads (and streams): contiguous in dims
@@ -249,6 +281,8 @@ int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc
 	int64_t T = d->T;
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
 	gr_kq_strided(g, d, kq, d->Hkv);
+	for (int i = 0; i < d->kq_ops; i++) /* grok's scale, tanh, scale */
+		kq = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq));
 	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
 			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
@@ -371,6 +405,21 @@ static const struct graph_family families[] = {
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)", NULL},
     {"bert", gr_bert, NULL, "src/models/bert.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
+    {"dbrx", gr_moe_kin, NULL, "src/models/dbrx.cpp", NULL},
+    {"arctic", gr_moe_kin, NULL, "src/models/arctic.cpp", NULL},
+    {"grok", gr_moe_kin, NULL, "src/models/grok.cpp", NULL},
+    {"dots1", gr_moe_kin, NULL, "src/models/dots1.cpp", NULL},
+    {"bailingmoe", gr_moe_kin, NULL, "src/models/bailingmoe.cpp", NULL},
+    {"bailingmoe2", gr_moe_kin, NULL, "src/models/bailingmoe2.cpp", NULL},
+    {"smallthinker", gr_moe_kin, NULL, "src/models/smallthinker.cpp (no sliding window)", NULL},
+    {"hunyuan_vl", gr_mistral3, NULL, "src/models/hunyuan-vl.cpp", NULL},
+    {"deepseek2-ocr", gr_deepseek2_ocr, NULL, "src/models/deepseek2.cpp (deepseek2ocr.cpp's graph)", NULL},
+    {"plm", gr_plm, NULL, "src/models/plm.cpp", NULL},
+    {"exaone-moe", gr_moe_kin, NULL, "src/models/exaone-moe.cpp", NULL},
+    {"granite_swa", gr_moe_kin, NULL, "src/models/granite-swa.cpp", NULL},
+    {"grovemoe", gr_moe_kin, NULL, "src/models/grovemoe.cpp", NULL},
+    {"hy_v3", gr_moe_kin, NULL, "src/models/hy-v3.cpp (no MTP draft)", NULL},
+    {"minicpm3", gr_plm, NULL, "src/models/minicpm3.cpp", NULL},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)",

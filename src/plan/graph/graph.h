@@ -50,6 +50,7 @@ struct dims {
 	/* experts */
 	int64_t n_expert, n_expert_used, F_exp;
 	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
+	int kq_ops;		 /* in-place ops on KQ before the softmax (grok's soft cap: 3) */
 	int pool;		 /* EMBEDDINGS=on: the pooling (llama_pooling_type: 0 none .. 4 rank); -1 off */
 };
 
@@ -87,6 +88,10 @@ int gr_s_view(struct ga_graph *g, struct inputs *in, int extra);
 int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in);
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w);
+/* build_norm with LLM_NORM: ggml_norm (never in place), named "norm"
+ * and pinned like gr_norm's, then the weight (in place) */
+int gr_lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
+	     const char *w);
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 /* The cache a layer's attention uses, as build_attn with kv_iswa picks
@@ -102,6 +107,14 @@ int gr_attend(struct ga_graph *g, const struct dims *d, struct inputs *in, int i
  * flash-attention op or of the softmax; sinks < 0: none */
 int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
 		    int sinks);
+/* gr_attend_sinks in its two halves, for a builder whose graph visits
+ * something between them (build_attn expands the cache stores, not the
+ * attention): K and V into the caches of layer il (cache[0], cache[1]),
+ * then the attention over them */
+void gr_attend_store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int k, int v, int swa,
+		     int *cache);
+int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
+		   const int *cache);
 /* build_attn_mha without flash attention over the cache views kc and vc
  * (n_kv cells): kq = k*q, the softmax in place (with the sinks when
  * sinks >= 0), kqv = v*kq, permute + cont; without KV offload the graph
@@ -119,6 +132,9 @@ struct gr_moe_opts {
 	int norm_w;			/* weights normalised by their sum */
 	int scale;			/* expert_weights_scale neither 0 nor 1 */
 	int64_t n_groups, n_group_used; /* expert groups, 0: none */
+	int logits_in;			/* the router's logits given (probs_in): their index + 1; 0: built over x */
+	int sel_sigmoid;		/* grovemoe: the selection over sigmoid(logits), beside the gating */
+	int chunk;			/* grovemoe's chunk experts: the choice cast, scaled, cast back */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
 /* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
@@ -131,6 +147,7 @@ int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, in
  * gate), their sum not yet cont'ed when one expert is used. */
 struct gr_moe_routed {
 	int w, sel;
+	int chexps; /* grovemoe: the ffn_*_chexps stacks, not ffn_*_exps */
 };
 void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o,
 		  struct gr_moe_routed *r);
@@ -241,11 +258,18 @@ gr_build_fn gr_rwkv7, gr_rwkv6, gr_arwkv7, gr_rwkv6qwen2; /* graph_rwkv.c */
  * cell (the widest layer's). */
 int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v, int swa,
 		 uint64_t vmax_row);
-gr_build_fn gr_mistral3; /* graph_mistral3.c */
-gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
-gr_build_fn gr_classic;	 /* graph_classic.c: starcoder2, phi2, gpt2, falcon ... */
-gr_build_fn gr_cohere;	 /* graph_cohere.c */
-gr_build_fn gr_llama4;	 /* graph_llama4.c */
+gr_build_fn gr_mistral3;      /* graph_mistral3.c */
+gr_build_fn gr_olmo2;	      /* graph_olmo2.c */
+gr_build_fn gr_classic;	      /* graph_classic.c: starcoder2, phi2, gpt2, falcon ... */
+gr_build_fn gr_cohere;	      /* graph_cohere.c */
+gr_build_fn gr_llama4;	      /* graph_llama4.c */
+gr_build_fn gr_mistral3;      /* graph_mistral3.c */
+gr_build_fn gr_olmo2;	      /* graph_olmo2.c */
+gr_build_fn gr_cohere;	      /* graph_cohere.c */
+gr_build_fn gr_llama4;	      /* graph_llama4.c */
+gr_build_fn gr_moe_kin;	      /* graph_moe2.c: dbrx, arctic, grok, dots1, bailingmoe(2), smallthinker */
+gr_build_fn gr_deepseek2_ocr; /* graph_moe2.c */
+gr_build_fn gr_plm;	      /* graph_plm.c: plm, minicpm3 */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
 /* deepseek2.cpp's MLA attention of layer il over its normed input an

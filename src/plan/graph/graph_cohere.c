@@ -19,17 +19,6 @@
 
 #include <string.h>
 
-/* build_norm with LLM_NORM: ggml_norm (not in place), named "norm" and
- * pinned like an rms norm inside a layer, then the weight (in place) */
-static int lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
-		 const char *w)
-{
-	int n = ga_op(g, 0, F32, ne0, ne1, ne2, 1, S(x));
-	if (il >= 0 && d->w->force_norm)
-		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
-}
-
 void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
@@ -43,13 +32,13 @@ void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		int L = (int)il;
 		int swa = m->kind[il] == LAYER_SWA;
 		int rope = !cohere2 || swa;
-		int an = lnorm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int an = gr_lnorm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
 		int *krot, *vrot;
 		gr_rot_inputs(g, d, in, swa, &krot, &vrot);
 		int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, nq, T));
 		if (gr_has_tensor(d, L, "attn_q_norm.weight"))
-			q = lnorm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
+			q = gr_lnorm(g, d, q, d->D, d->H, T, L, "attn_q_norm.weight");
 		if (rope)
 			q = gr_rope(g, q, pos, d->D, d->H, T);
 		q = gr_rotate(g, q, nq * T, d->k_rot, krot);
@@ -59,7 +48,7 @@ void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			if ((step == 0) == (cohere2 != 0)) {
 				k = ga_view(g, gr_mm(g, d, L, "attn_k.weight", an, nkv, T));
 				if (gr_has_tensor(d, L, "attn_k_norm.weight"))
-					k = lnorm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
+					k = gr_lnorm(g, d, k, d->D, d->Hkv, T, L, "attn_k_norm.weight");
 				if (rope)
 					k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 				k = gr_rotate(g, k, nkv * T, d->k_rot, krot);
@@ -85,7 +74,7 @@ void gr_cohere(struct ga_graph *g, const struct model *m, const struct dims *d, 
 		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(sum, cur));
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;
-	int rn = lnorm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	int rn = gr_lnorm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	if (logit_scale != 0)
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));

@@ -44,7 +44,7 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 		  struct gr_moe_routed *r)
 {
 	int64_t ne = d->n_expert, k = d->n_expert_used;
-	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
+	int logits = o->logits_in ? o->logits_in - 1 : gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
 	int probs = logits; /* SOFTMAX_WEIGHT: the logits themselves */
 	if (o->gating == 4) /* sqrt(softplus(logits)) */
 		probs = ga_gop(
@@ -54,7 +54,7 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 	else if (o->gating != 3) /* soft_max or sigmoid */
 		probs = ga_gop(g, ga_op(g, 1, F32, ne, T, 1, 1, S(logits)), o->sigmoid ? GA_G_UNARY : GA_G_SOFT_MAX);
 	int probs3 = ga_view(g, probs);
-	int selp = probs;
+	int selp = o->sel_sigmoid ? ga_op(g, 1, F32, ne, T, 1, 1, S(logits)) : probs;
 	if (o->probs_b)
 		selp = ga_gop(g, ga_op(g, 1, F32, ne, T, 1, 1, S(probs, gr_weight(g, d, il, "exp_probs_b.bias"))),
 			      GA_G_ADD);
@@ -62,6 +62,10 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 		selp = moe_groups(g, selp, ne, T, o);
 	int order = ga_gop(g, ga_op(g, 0, I32, ne, T, 1, 1, S(selp)), GA_G_ARGSORT);
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
+	if (o->chunk) { /* cast to f32, scaled by 1/experts_per_group, cast back */
+		int f = ga_op(g, 0, F32, k, T, 1, 1, S(sel));
+		sel = ga_op(g, 0, I32, k, T, 1, 1, S(ga_op(g, 1, F32, k, T, 1, 1, S(f))));
+	}
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
 	if (o->gating == 3) /* a softmax over the chosen experts' logits */
 		w = ga_view(g, ga_gop(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))), GA_G_SOFT_MAX));
@@ -71,6 +75,7 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 		w = ga_op(g, 1, F32, 1, k, T, 1, S(w));
 	r->w = w;
 	r->sel = sel;
+	r->chexps = o->chunk;
 }
 
 /* The chosen experts over x: up and gate (act 0: a SwiGLU of the two; one
@@ -90,16 +95,19 @@ static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, 
 		int gate = ga_view_n(g, gu, span), up = ga_view_n(g, gu, span);
 		h = ga_op(g, 0, F32, F, k, T, 1, S(gate, up));
 	} else {
-		int up = gr_mm_id(g, d, il, "ffn_up_exps.weight", cur, r->sel, F, k, T);
+		int up =
+		    gr_mm_id(g, d, il, r->chexps ? "ffn_up_chexps.weight" : "ffn_up_exps.weight", cur, r->sel, F, k, T);
 		if (act == 1) {
 			h = ga_op(g, 1, F32, F, k, T, 1, S(up));
 			h = ga_op(g, 1, F32, F, k, T, 1, S(h));
 		} else {
-			int gate = gr_mm_id(g, d, il, "ffn_gate_exps.weight", cur, r->sel, F, k, T);
+			int gate = gr_mm_id(g, d, il, r->chexps ? "ffn_gate_chexps.weight" : "ffn_gate_exps.weight",
+					    cur, r->sel, F, k, T);
 			h = ga_op(g, 0, F32, F, k, T, 1, S(gate, up));
 		}
 	}
-	int down = gr_mm_id(g, d, il, "ffn_down_exps.weight", h, r->sel, d->E, k, T);
+	int down =
+	    gr_mm_id(g, d, il, r->chexps ? "ffn_down_chexps.weight" : "ffn_down_exps.weight", h, r->sel, d->E, k, T);
 	*experts = ga_op(g, 1, F32, d->E, k, T, 1, S(down, r->w));
 	return gr_moe_sum(g, d, *experts, k, T);
 }
