@@ -36,11 +36,12 @@ wall() { # CMD...: the same after dropping the previous download
 	rm -rf "$TMP/dl/c.gguf" "$TMP/dl/f.gguf" "$TMP/state"
 	timed "$@"
 }
-range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
+# the median of the values on stdin and their range: "M (LO-HI)"
+range() { sort -n | awk '{ v[NR] = $1 } END { printf "%s (%s-%s)", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }'; }
 # Paired: each round runs every contender back to back, so the host's load
 # (a shared 2-core machine) weighs on all of them alike; the ratios are
 # taken within a round, and the range over rounds is what is printed.
-echo "== fetch: $size bytes from nginx on loopback, $runs paired rounds (ranges over rounds)"
+echo "== fetch: $size bytes from nginx on loopback, $runs paired rounds (median and range over rounds)"
 : >"$TMP/r"
 for _ in $(seq "$runs"); do
 	c=$(wall curl -s -o "$TMP/dl/c.gguf" "$U")

@@ -5,12 +5,14 @@
  * guarded by If-Range on the ETag (or Last-Modified): a server that
  * ignores the range (200 instead of 206), answers 416, or changes the
  * validator restarts the file from byte 0, so two versions are never
- * spliced. The SHA-256 is taken while the bytes arrive, by a thread that
- * reads the written prefix back (a resumed .part is re-hashed from disk,
- * never downloaded again). When the bytes are all there they are checked
- * against the pins, then fsync, rename, fsync of the directory: FILE is
- * either the old file or the whole verified new one. A file that does not
- * verify is kept as FILE.rejected.
+ * spliced. The SHA-256 is taken from the bytes as they arrive (a
+ * resumed .part is re-hashed from disk, never downloaded again). The
+ * state claims bytes as durable only after an fdatasync of the .part
+ * (every 64 MiB), and names the boot it was written in: after a reboot a
+ * rerun resumes from the durable bytes alone. When the bytes are all
+ * there they are checked against the pins, then fsync, rename, fsync of
+ * the directory: FILE is either the old file or the whole verified new
+ * one. A file that does not verify is kept as FILE.rejected.
  *
  * The publisher's checksum counts as a pin: when the server states the
  * file's SHA-256 (X-Linked-Etag, as a Hugging Face resolve's redirect

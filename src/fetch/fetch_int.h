@@ -18,6 +18,7 @@
 struct seg {
 	uint64_t start, end; /* [start, end); end 0 = until the file ends (size unknown) */
 	uint64_t done;	     /* bytes of the segment on disk */
+	uint64_t durable;    /* of those, the bytes an fdatasync made durable */
 };
 
 struct state {
@@ -30,11 +31,34 @@ struct state {
 };
 
 void fetch_state_reset(struct state *st);
-/* Write st to path (this user's own regular file, never through a link):
- * 0, or -1. */
-int fetch_state_save(const char *path, const struct state *st);
-/* Load a state whose URL is url; -1 when absent, foreign or damaged. */
-int fetch_state_load(const char *path, const char *url, struct state *st);
+/* Write st into the state file open on fd (this user's own regular file,
+ * never through a link): 0, or -1. */
+int fetch_state_save(int fd, const struct state *st);
+/* Load the state at path if its URL is st->url: 0, or -1 when absent,
+ * foreign or damaged. */
+int fetch_state_load(const char *path, struct state *st);
+
+/* --- the .part's durability (part.c) ------------------------------------ */
+
+struct syncer {
+	pthread_t t;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int fd;
+	int running, stop;
+	int kick;	   /* start the writeback of what is dirty */
+	int want;	   /* make snap's progress durable */
+	struct state snap; /* the segments as the writers asked (n and s only) */
+	struct state dur;  /* the segments as the last checkpoint made durable */
+	unsigned checkpoints;
+};
+
+void fetch_syncer_start(struct syncer *y, int fd);
+void fetch_syncer_kick(struct syncer *y);
+void fetch_syncer_want(struct syncer *y, const struct state *st);
+void fetch_syncer_apply(struct syncer *y, struct state *st);
+/* Stop the thread (after the fdatasync under way, if one is). */
+void fetch_syncer_end(struct syncer *y);
 
 /* --- one writer per target: FILE.part.lock (part.c) -------------------- */
 
@@ -50,18 +74,42 @@ int fetch_lock_take(const struct fetch_file *f, struct fetch_lock *lk, char **er
 void fetch_lock_drop(struct fetch_lock *lk);
 
 /* --- the hash, taken in file order by a thread behind the writers
- * (hasher.c) ------------------------------------------------------------ */
+ * (hasher.c) ------------------------------------------------------------
+ *
+ * The hash takes the bytes from memory as they arrive, and reads back
+ * from the .part only what it could not take so (a resumed prefix, a
+ * later segment of a split download). A large chunk from curl is written
+ * from curl's buffer and hashed right there when the hash is idle at its
+ * offset (fetch_hasher_feed); small chunks gather in a slot
+ * (fetch_hasher_slot), which is written, then handed over
+ * (fetch_hasher_give): a slot that begins where the hash will be once it
+ * has what it holds is queued for the thread; any other stays the
+ * writer's. The queue is bounded: a writer whose slot finds RING queued
+ * waits for the hash. */
+
+#define SLOT (1u << 20) /* a slot's bytes: one pwrite, then hashed while in the cache */
+#define RING 8		/* slots queued for the hash at most */
+
+struct slot {
+	uint8_t *buf;
+	uint64_t off;
+	size_t len;
+};
 
 struct hasher {
 	pthread_t t;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int fd;
-	uint64_t ready;	  /* bytes [0, ready) are on disk */
-	uint64_t hashed;  /* bytes hashed so far */
-	uint64_t flushed; /* writeback started for [0, flushed) */
-	int stop;
+	uint64_t ready;	 /* bytes [0, ready) are on disk */
+	uint64_t hashed; /* bytes hashed so far */
+	struct slot q[RING];
+	unsigned head, queued;
+	uint8_t *spare[RING];
+	unsigned nspare;
+	int stop; /* 1: end once every ready byte is hashed, 2: at once */
 	int failed;
+	int busy; /* the digest is being updated, unlocked (by the thread or a writer) */
 	EVP_MD_CTX *ctx;
 	int running;
 };
@@ -69,6 +117,19 @@ struct hasher {
 void fetch_hasher_start(struct hasher *h, int fd);
 /* Bytes [0, ready) are on disk: the thread may hash up to there. */
 void fetch_hasher_ready(struct hasher *h, uint64_t ready);
+/* A slot of SLOT bytes for a writer (waits while RING are queued). */
+uint8_t *fetch_hasher_slot(struct hasher *h);
+/* buf's len bytes at off are on disk, and so is [0, ready): returns 1
+ * when the hasher took buf (the writer needs another slot), 0 when buf is
+ * still the writer's. */
+int fetch_hasher_give(struct hasher *h, uint8_t *buf, uint64_t off, size_t len, uint64_t ready);
+/* len bytes at off, just written from data (and [0, ready) on disk):
+ * when the hash is idle right there, hash them now from data, in the
+ * caller's thread (they are still in its cache): 1; else 0, and the
+ * thread reads them from disk when it gets there. */
+int fetch_hasher_feed(struct hasher *h, const uint8_t *data, uint64_t off, size_t len, uint64_t ready);
+/* A writer's slot it no longer needs. */
+void fetch_hasher_unslot(struct hasher *h, uint8_t *buf);
 uint64_t fetch_hasher_hashed(struct hasher *h);
 /* Stop the thread; with hex, wait for every ready byte and finish the
  * digest. Returns 0, or -1 when a read failed. */

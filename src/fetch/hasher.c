@@ -1,5 +1,6 @@
 /* The hashing thread of a download: SHA-256 in file order, behind the
- * writers, over the bytes already on disk. See fetch_int.h. */
+ * writers, over the slots they hand over and, past those, the bytes
+ * already on disk. See fetch_int.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,51 +13,102 @@
 
 #define HASH_BUF (256u << 10) /* within a core's L2: read, then hashed while still there */
 
-/* Hash [from, from + len) of the file, read into buf (len at most
- * HASH_BUF). A read into a buffer that stays in the cache costs less
- * than a mapping per chunk: each munmap of a thread's mapping stops the
- * writer's CPU for a TLB shootdown, and the mapping's page faults cost
- * more than the copy (measured with bench/fetch.sh: user time per GiB
- * 0.57-0.77 s against 0.90-1.55 s). */
-static ssize_t hash_range(struct hasher *h, unsigned char *buf, uint64_t from, size_t len)
+/* The queue's first slot, or NULL. */
+static struct slot *first(struct hasher *h)
 {
-	ssize_t r = pread(h->fd, buf, len, (off_t)from);
+	return h->queued ? &h->q[h->head] : NULL;
+}
+
+static void spare(struct hasher *h, uint8_t *buf)
+{
+	if (h->nspare < RING)
+		h->spare[h->nspare++] = buf;
+	else
+		free(buf);
+}
+
+static void pop(struct hasher *h)
+{
+	spare(h, h->q[h->head].buf);
+	h->head = (h->head + 1) % RING;
+	h->queued--;
+	pthread_cond_broadcast(&h->cv);
+}
+
+/* Hash what comes next from disk: [hashed, to), at most HASH_BUF, into
+ * buf. A read into a buffer that stays in the cache costs less than a
+ * mapping per chunk: each munmap of a thread's mapping stops the writer's
+ * CPU for a TLB shootdown. Called unlocked; the bytes read, or -1. */
+static ssize_t hash_disk(struct hasher *h, unsigned char *buf, uint64_t from, uint64_t to)
+{
+	size_t len = to - from < HASH_BUF ? (size_t)(to - from) : HASH_BUF;
+	ssize_t r;
+	do
+		r = pread(h->fd, buf, len, (off_t)from);
+	while (r < 0 && errno == EINTR);
 	if (r > 0)
 		EVP_DigestUpdate(h->ctx, buf, (size_t)r);
-	return r;
+	return r > 0 ? r : -1;
+}
+
+/* One step under the lock: hash the queue's first slot when the hash has
+ * reached it, else read from disk up to it (or up to ready). 1 when it
+ * did something, 0 when there is nothing to do yet, -1 on a read error. */
+static int step(struct hasher *h, unsigned char **buf)
+{
+	struct slot *s = first(h);
+	if (h->busy)
+		return 0; /* a writer is hashing in its own thread (fetch_hasher_feed) */
+	if (s && s->off + s->len <= h->hashed) {
+		pop(h); /* already hashed (never, by the rule of give) */
+		return 1;
+	}
+	if (s && s->off <= h->hashed) {
+		uint64_t skip = h->hashed - s->off;
+		struct slot mine = *s;
+		h->busy = 1;
+		pthread_mutex_unlock(&h->mu);
+		EVP_DigestUpdate(h->ctx, mine.buf + skip, mine.len - skip);
+		pthread_mutex_lock(&h->mu);
+		h->busy = 0;
+		h->hashed = mine.off + mine.len;
+		pop(h);
+		return 1;
+	}
+	uint64_t to = s && s->off < h->ready ? s->off : h->ready;
+	if (to <= h->hashed)
+		return 0;
+	if (!*buf)
+		*buf = xmalloc(HASH_BUF);
+	uint64_t from = h->hashed;
+	h->busy = 1;
+	pthread_mutex_unlock(&h->mu);
+	ssize_t r = hash_disk(h, *buf, from, to);
+	pthread_mutex_lock(&h->mu);
+	h->busy = 0;
+	if (r < 0)
+		return -1;
+	h->hashed += (uint64_t)r;
+	pthread_cond_broadcast(&h->cv);
+	return 1;
 }
 
 static void *hash_main(void *arg)
 {
 	struct hasher *h = arg;
-	unsigned char *buf = xmalloc(HASH_BUF);
+	unsigned char *buf = NULL;
 	pthread_mutex_lock(&h->mu);
-	for (;;) {
-		while (!h->stop && h->hashed >= h->ready)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (h->hashed >= h->ready && h->stop)
-			break;
-		uint64_t from = h->hashed, to = h->ready;
-		pthread_mutex_unlock(&h->mu);
-		uint64_t len = to - from < HASH_BUF ? to - from : HASH_BUF;
-		ssize_t r = hash_range(h, buf, from, (size_t)len);
-		pthread_mutex_lock(&h->mu);
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
+	while (h->stop != 2) {
+		int r = step(h, &buf);
+		if (r < 0) {
 			h->failed = 1;
 			break;
 		}
-		h->hashed += (uint64_t)r;
-		pthread_cond_broadcast(&h->cv);
-		/* start the writeback of what is hashed, so the fsync before the
-		 * rename finds little left to write (the disk works while the
-		 * network does) */
-		if (h->hashed - h->flushed >= (32u << 20)) {
-			sync_file_range(h->fd, (off_t)h->flushed, (off_t)(h->hashed - h->flushed),
-					SYNC_FILE_RANGE_WRITE);
-			h->flushed = h->hashed;
-		}
+		if (r)
+			continue;
+		if (h->stop)
+			break;
+		pthread_cond_wait(&h->cv, &h->mu);
 	}
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
@@ -67,8 +119,9 @@ static void *hash_main(void *arg)
 void fetch_hasher_start(struct hasher *h, int fd)
 {
 	h->fd = fd;
-	h->ready = h->hashed = h->flushed = 0;
-	h->stop = h->failed = 0;
+	h->ready = h->hashed = 0;
+	h->head = h->queued = h->nspare = 0;
+	h->stop = h->failed = h->busy = 0;
 	h->ctx = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL);
 	pthread_mutex_init(&h->mu, NULL);
@@ -76,14 +129,90 @@ void fetch_hasher_start(struct hasher *h, int fd)
 	h->running = pthread_create(&h->t, NULL, hash_main, h) == 0;
 }
 
-void fetch_hasher_ready(struct hasher *h, uint64_t ready)
+static void set_ready(struct hasher *h, uint64_t ready)
 {
-	pthread_mutex_lock(&h->mu);
 	if (ready > h->ready) {
 		h->ready = ready;
 		pthread_cond_broadcast(&h->cv);
 	}
+}
+
+void fetch_hasher_ready(struct hasher *h, uint64_t ready)
+{
+	pthread_mutex_lock(&h->mu);
+	set_ready(h, ready);
 	pthread_mutex_unlock(&h->mu);
+}
+
+/* Where the hash will be once it has taken every queued slot and every
+ * ready byte: a slot that begins there is the next thing it needs. */
+static uint64_t frontier(const struct hasher *h)
+{
+	uint64_t end = h->ready > h->hashed ? h->ready : h->hashed;
+	if (h->queued) {
+		const struct slot *t = &h->q[(h->head + h->queued - 1) % RING];
+		if (t->off + t->len > end)
+			end = t->off + t->len;
+	}
+	return end;
+}
+
+uint8_t *fetch_hasher_slot(struct hasher *h)
+{
+	pthread_mutex_lock(&h->mu);
+	uint8_t *b = h->nspare ? h->spare[--h->nspare] : NULL;
+	pthread_mutex_unlock(&h->mu);
+	return b ? b : xmalloc(SLOT);
+}
+
+void fetch_hasher_unslot(struct hasher *h, uint8_t *buf)
+{
+	if (!buf)
+		return;
+	pthread_mutex_lock(&h->mu);
+	spare(h, buf);
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Queued only at the frontier (so the queue is in file order and every
+ * gap before a slot is on disk, ready to be read), and only while the
+ * thread runs; a full queue waits for the hash. */
+int fetch_hasher_give(struct hasher *h, uint8_t *buf, uint64_t off, size_t len, uint64_t ready)
+{
+	pthread_mutex_lock(&h->mu);
+	int take = h->running && !h->failed && !h->stop && off == frontier(h);
+	while (take && h->queued == RING && !h->failed)
+		pthread_cond_wait(&h->cv, &h->mu);
+	take = take && !h->failed;
+	if (take) {
+		h->q[(h->head + h->queued) % RING] = (struct slot){buf, off, len};
+		h->queued++;
+	}
+	set_ready(h, ready);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return take;
+}
+
+/* Hashed here, in the writer's thread, from the bytes it holds, when the
+ * hash is idle exactly at off; else left to the thread (from disk). */
+int fetch_hasher_feed(struct hasher *h, const uint8_t *data, uint64_t off, size_t len, uint64_t ready)
+{
+	pthread_mutex_lock(&h->mu);
+	int mine =
+	    h->running && !h->failed && !h->stop && !h->busy && !h->queued && off == h->hashed && h->ready <= off;
+	if (mine) {
+		h->busy = 1;
+		pthread_mutex_unlock(&h->mu);
+		EVP_DigestUpdate(h->ctx, data, len);
+		pthread_mutex_lock(&h->mu);
+		h->busy = 0;
+		h->hashed = off + len;
+	}
+	set_ready(h, ready);
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return mine;
 }
 
 uint64_t fetch_hasher_hashed(struct hasher *h)
@@ -94,6 +223,16 @@ uint64_t fetch_hasher_hashed(struct hasher *h)
 	return v;
 }
 
+static void hex_of(const unsigned char *md, char hex[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (unsigned i = 0; i < 32; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+}
+
 /* Stop the thread; with hex, wait for every ready byte and finish the
  * digest. Returns 0, or -1 when a read failed. */
 int fetch_hasher_end(struct hasher *h, char hex[65])
@@ -101,14 +240,17 @@ int fetch_hasher_end(struct hasher *h, char hex[65])
 	if (!h->ctx)
 		return -1;
 	pthread_mutex_lock(&h->mu);
-	h->stop = 1;
-	if (!hex)
-		h->ready = h->hashed; /* abandon the rest */
+	h->stop = hex ? 1 : 2; /* 2: abandon the rest */
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 	if (h->running)
 		pthread_join(h->t, NULL);
-	int rc = h->failed || !h->running ? -1 : 0;
+	/* every ready byte must have been hashed: a digest of less is no digest */
+	int rc = h->failed || !h->running || (hex && h->hashed != h->ready) ? -1 : 0;
+	while (h->queued)
+		pop(h);
+	while (h->nspare)
+		free(h->spare[--h->nspare]);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
 	EVP_DigestFinal_ex(h->ctx, md, &len);
@@ -116,13 +258,7 @@ int fetch_hasher_end(struct hasher *h, char hex[65])
 	h->ctx = NULL;
 	pthread_mutex_destroy(&h->mu);
 	pthread_cond_destroy(&h->cv);
-	if (hex && rc == 0) {
-		static const char digits[] = "0123456789abcdef";
-		for (unsigned i = 0; i < 32; i++) {
-			hex[2 * i] = digits[md[i] >> 4];
-			hex[2 * i + 1] = digits[md[i] & 15];
-		}
-		hex[64] = '\0';
-	}
+	if (hex && rc == 0)
+		hex_of(md, hex);
 	return rc;
 }

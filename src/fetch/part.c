@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ void fetch_state_reset(struct state *st)
 	st->etag[0] = st->lastmod[0] = '\0';
 	st->size = 0;
 	st->n = 1;
-	st->s[0] = (struct seg){0, 0, 0};
+	st->s[0] = (struct seg){0, 0, 0, 0};
 }
 
 /* The URL's SHA-256, hex: what the state holds to know its URL again
@@ -38,35 +39,102 @@ static void url_sha256(const char *url, char hex[65])
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-/* Version 2 keeps the URL redacted (for a person reading it) and the full
- * URL's hash (to resume only the same URL): no secret at rest. A version 1
- * state (the URL in full) is still resumed, and the next save rewrites it
- * as version 2. */
-int fetch_state_save(const char *path, const struct state *st)
+static char boot[64];
+static void boot_read(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f && fgets(boot, sizeof(boot), f))
+		boot[strcspn(boot, "\n")] = '\0';
+	else
+		boot[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* This boot's id ("" when the kernel does not say): a state written in
+ * another boot may claim bytes that were only in the page cache when the
+ * power went. */
+static const char *boot_id(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, boot_read);
+	return boot;
+}
+
+/* Version 3 adds the boot the state was written in and each segment's
+ * durable bytes (made durable by fdatasync before the state claimed
+ * them); version 2 keeps the URL redacted (for a person reading it) and
+ * the full URL's hash (to resume only the same URL): no secret at rest.
+ * Versions 1 (the URL in full) and 2 are still resumed, and the next save
+ * rewrites them as version 3. */
+int fetch_state_save(int fd, const struct state *st)
 {
 	struct sb b = {0};
 	char hex[65], *shown = redact_text(st->url);
 	url_sha256(st->url, hex);
-	sb_addf(&b, "zealot-fetch 2\nurl %s\nurl_sha256 %s\netag %s\nlastmod %s\nsize %" PRIu64 "\n", shown, hex,
-		st->etag, st->lastmod, st->size);
+	sb_addf(&b, "zealot-fetch 3\nurl %s\nurl_sha256 %s\nboot %s\netag %s\nlastmod %s\nsize %" PRIu64 "\n", shown,
+		hex, boot_id(), st->etag, st->lastmod, st->size);
 	free(shown);
 	for (unsigned i = 0; i < st->n; i++)
-		sb_addf(&b, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st->s[i].start, st->s[i].end, st->s[i].done);
+		sb_addf(&b, "seg %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", st->s[i].start, st->s[i].end,
+			st->s[i].done, st->s[i].durable);
 	/* rewritten in place: a crash mid-write leaves a file that fails to
-	 * parse, which only costs a restart; never through a symbolic link or
-	 * into a file not this user's own (open_own) */
-	int fd = open_own(path, O_WRONLY | O_CREAT, 0600, NULL);
-	int rc = -1;
-	if (fd >= 0) {
-		rc = pwrite(fd, b.s, b.len, 0) == (ssize_t)b.len && ftruncate(fd, (off_t)b.len) == 0 ? 0 : -1;
-		close(fd);
-	}
+	 * parse, which only costs a restart; the file is this user's own,
+	 * opened once per download (open_own: never through a link) */
+	int rc = pwrite(fd, b.s, b.len, 0) == (ssize_t)b.len && ftruncate(fd, (off_t)b.len) == 0 ? 0 : -1;
 	sb_release(&b);
 	return rc;
 }
 
-/* Load a state whose URL is url; -1 when absent, foreign or damaged. */
-int fetch_state_load(const char *path, const char *url, struct state *st)
+/* One line of a state: 0 understood, -1 not. */
+static int state_line(struct state *st, const char *line, size_t len, int version, const char *hex, int *url_ok,
+		      int *boot_same, int *have_size, unsigned *n)
+{
+	unsigned long long a, b, c, e;
+	int k;
+	if (strncmp(line, "url ", 4) == 0) {
+		if (version == 1) /* version 1: the URL itself */
+			*url_ok = strcmp(line + 4, st->url) == 0;
+	} else if (version >= 2 && strncmp(line, "url_sha256 ", 11) == 0) {
+		*url_ok = hex[0] && strcmp(line + 11, hex) == 0;
+	} else if (version >= 3 && strncmp(line, "boot ", 5) == 0) {
+		*boot_same = boot_id()[0] && strcmp(line + 5, boot_id()) == 0;
+	} else if (strncmp(line, "etag ", 5) == 0 && len - 5 < sizeof(st->etag)) {
+		memcpy(st->etag, line + 5, len - 4);
+	} else if (strncmp(line, "lastmod ", 8) == 0 && len - 8 < sizeof(st->lastmod)) {
+		memcpy(st->lastmod, line + 8, len - 7);
+	} else if (sscanf(line, "size %llu", &a) == 1) {
+		st->size = a;
+		*have_size = 1;
+	} else if (*n < MAX_SEGS &&
+		   (k = sscanf(line, "seg %llu %llu %llu %llu", &a, &b, &c, &e)) == (version >= 3 ? 4 : 3)) {
+		/* before version 3 every byte claimed is taken as durable */
+		st->s[(*n)++] = (struct seg){a, b, c, version >= 3 ? e : c};
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* The segments tile [0, size) in order, each within bounds: 0, or -1. */
+static int state_tiles(const struct state *st, unsigned n)
+{
+	uint64_t at = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct seg *s = &st->s[i];
+		uint64_t end = s->end ? s->end : st->size;
+		if (s->start != at || end < s->start || s->done > end - s->start || s->durable > s->done ||
+		    (st->size && end > st->size))
+			return -1;
+		at = end;
+	}
+	return st->size && at != st->size ? -1 : 0;
+}
+
+/* Load a state whose URL is st->url; -1 when absent, foreign or damaged.
+ * A state written in another boot (or that names none) resumes from its
+ * durable bytes only: the rest may have been lost with the page cache. */
+int fetch_state_load(const char *path, struct state *st)
 {
 	int fd = open_own(path, O_RDONLY, 0, NULL);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -76,12 +144,14 @@ int fetch_state_load(const char *path, const char *url, struct state *st)
 		return -1;
 	}
 	char line[4096], hex[65];
-	int ok = fgets(line, sizeof(line), f) != NULL;
-	int v2 = ok && strcmp(line, "zealot-fetch 2\n") == 0;
-	ok = v2 || (ok && strcmp(line, "zealot-fetch 1\n") == 0);
+	int version = 0;
+	if (fgets(line, sizeof(line), f) && strncmp(line, "zealot-fetch ", 13) == 0 && line[13] >= '1' &&
+	    line[13] <= '3' && strcmp(line + 14, "\n") == 0)
+		version = line[13] - '0';
+	int ok = version > 0;
 	unsigned n = 0;
-	int have_size = 0, url_ok = 0;
-	url_sha256(url, hex);
+	int have_size = 0, url_ok = 0, boot_same = version < 3;
+	url_sha256(st->url, hex);
 	while (ok && fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
 		if (!len || line[len - 1] != '\n') {
@@ -89,39 +159,13 @@ int fetch_state_load(const char *path, const char *url, struct state *st)
 			break;
 		}
 		line[--len] = '\0';
-		unsigned long long a, b, c;
-		if (strncmp(line, "url ", 4) == 0) {
-			if (!v2) /* version 1: the URL itself */
-				url_ok = strcmp(line + 4, url) == 0;
-		} else if (v2 && strncmp(line, "url_sha256 ", 11) == 0) {
-			url_ok = hex[0] && strcmp(line + 11, hex) == 0;
-		} else if (strncmp(line, "etag ", 5) == 0 && len - 5 < sizeof(st->etag)) {
-			memcpy(st->etag, line + 5, len - 4);
-		} else if (strncmp(line, "lastmod ", 8) == 0 && len - 8 < sizeof(st->lastmod)) {
-			memcpy(st->lastmod, line + 8, len - 7);
-		} else if (sscanf(line, "size %llu", &a) == 1) {
-			st->size = a;
-			have_size = 1;
-		} else if (sscanf(line, "seg %llu %llu %llu", &a, &b, &c) == 3 && n < MAX_SEGS) {
-			st->s[n++] = (struct seg){a, b, c};
-		} else {
-			ok = 0;
-		}
+		ok = state_line(st, line, len, version, hex, &url_ok, &boot_same, &have_size, &n) == 0;
 	}
 	fclose(f);
-	if (!ok || !url_ok || !have_size || !n || (!st->etag[0] && !st->lastmod[0]))
+	if (!ok || !url_ok || !have_size || !n || (!st->etag[0] && !st->lastmod[0]) || state_tiles(st, n))
 		return -1;
-	/* the segments must tile [0, size) in order, each within bounds */
-	uint64_t at = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct seg *s = &st->s[i];
-		uint64_t end = s->end ? s->end : st->size;
-		if (s->start != at || end < s->start || s->done > end - s->start || (st->size && end > st->size))
-			return -1;
-		at = end;
-	}
-	if (st->size && at != st->size)
-		return -1;
+	for (unsigned i = 0; i < n && !boot_same; i++)
+		st->s[i].done = st->s[i].durable;
 	st->n = n;
 	return 0;
 }
@@ -205,4 +249,103 @@ void fetch_lock_drop(struct fetch_lock *lk)
 	close(lk->fd);
 	free(lk->path);
 	lk->path = NULL;
+}
+
+/* --- the .part's durability: a thread that syncs it ----------------------
+ *
+ * The writers ask; the thread does the waiting. A kick starts the
+ * writeback of the dirty pages (sync_file_range, no wait), so the page
+ * cache holds a bounded part of the file and the fsync before the rename
+ * finds little left. A checkpoint fdatasyncs the .part, then records the
+ * progress the writers had when they asked: only then may the state
+ * claim those bytes as durable. */
+
+static void *sync_main(void *arg)
+{
+	struct syncer *y = arg;
+	pthread_mutex_lock(&y->mu);
+	for (;;) {
+		while (!y->stop && !y->kick && !y->want)
+			pthread_cond_wait(&y->cv, &y->mu);
+		if (y->stop)
+			break;
+		if (y->want) {
+			struct state snap = y->snap;
+			y->want = y->kick = 0;
+			pthread_mutex_unlock(&y->mu);
+			int r = fdatasync(y->fd);
+			pthread_mutex_lock(&y->mu);
+			if (r == 0) {
+				y->dur = snap;
+				y->checkpoints++;
+			}
+			continue;
+		}
+		y->kick = 0;
+		pthread_mutex_unlock(&y->mu);
+		sync_file_range(y->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		pthread_mutex_lock(&y->mu);
+	}
+	pthread_mutex_unlock(&y->mu);
+	return NULL;
+}
+
+void fetch_syncer_start(struct syncer *y, int fd)
+{
+	memset(y, 0, sizeof(*y));
+	y->fd = fd;
+	pthread_mutex_init(&y->mu, NULL);
+	pthread_cond_init(&y->cv, NULL);
+	y->running = pthread_create(&y->t, NULL, sync_main, y) == 0;
+}
+
+void fetch_syncer_kick(struct syncer *y)
+{
+	pthread_mutex_lock(&y->mu);
+	y->kick = 1;
+	pthread_cond_signal(&y->cv);
+	pthread_mutex_unlock(&y->mu);
+}
+
+/* Ask for st's progress to be made durable (a request not yet begun is
+ * replaced by this one). */
+void fetch_syncer_want(struct syncer *y, const struct state *st)
+{
+	pthread_mutex_lock(&y->mu);
+	y->snap.n = st->n;
+	memcpy(y->snap.s, st->s, sizeof(st->s[0]) * st->n);
+	y->want = 1;
+	pthread_cond_signal(&y->cv);
+	pthread_mutex_unlock(&y->mu);
+}
+
+/* st's segments claim as durable what the last checkpoint made durable:
+ * a segment's bytes as the checkpoint saw them (matched by its start, so
+ * a split since then changes nothing), never more than it has now. */
+void fetch_syncer_apply(struct syncer *y, struct state *st)
+{
+	pthread_mutex_lock(&y->mu);
+	for (unsigned i = 0; i < st->n; i++)
+		for (unsigned j = 0; j < y->dur.n; j++) {
+			struct seg *s = &st->s[i];
+			const struct seg *d = &y->dur.s[j];
+			uint64_t v = d->done < s->done ? d->done : s->done;
+			if (d->start == s->start && v > s->durable)
+				s->durable = v;
+		}
+	pthread_mutex_unlock(&y->mu);
+}
+
+void fetch_syncer_end(struct syncer *y)
+{
+	if (!y->running)
+		return;
+	pthread_mutex_lock(&y->mu);
+	y->stop = 1;
+	pthread_cond_signal(&y->cv);
+	pthread_mutex_unlock(&y->mu);
+	pthread_join(y->t, NULL);
+	pthread_mutex_destroy(&y->mu);
+	pthread_cond_destroy(&y->cv);
+	y->running = 0;
 }
