@@ -292,6 +292,13 @@ int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int
  * gathered (returned), the extra states copied back. The caller has made
  * s_copy (gr_s_view reads it). */
 int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
+/* The conv step both mamba mixers share (build_mamba_layer,
+ * build_mamba2_layer): conv_x's last window sunk `sinks` times into the conv
+ * cache rcache, the state cache scache zeroed (its whole view in *s4), then
+ * conv_x convolved with ssm_conv1d, biased and silu'd over w channels; the
+ * result. */
+int gr_ssm_conv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int rcache, int scache, int conv_x,
+		int64_t w, int64_t sinks, int *s4);
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);
