@@ -238,6 +238,14 @@ gr_build_fn gr_rwkv7, gr_rwkv6, gr_arwkv7, gr_rwkv6qwen2; /* graph_rwkv.c */
  * cell (the widest layer's). */
 int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v, int swa,
 		 uint64_t vmax_row);
+/* A weight outside the blk.N. names, held in layer `layer`'s buffer (-1: the
+ * input layer; graph_gemma4.c). */
+int gr_named_weight(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer);
+/* project_per_layer_inputs (gemma3n, gemma4): x0 projected to every layer's
+ * slice [P, NL, T] (reshaped through a contiguous copy when cont, gemma3n's,
+ * else a view), normed, added to the token rows, scaled and permuted to
+ * [P, T, NL] (a cont). */
+int gr_per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int rows, int64_t P, int64_t NL, int cont);
 gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
 gr_build_fn gr_cohere;	 /* graph_cohere.c */
