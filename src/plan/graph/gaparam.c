@@ -167,17 +167,11 @@ static int same_layout(void *ctx, const struct ga_graph *g, int i, int p)
 
 static void allocate(struct actx *c, struct ga_graph *g, int i)
 {
-	struct ga_tensor *t = &g->t[i];
-	if (t->allocated || t->external || t->is_view)
-		return;
-	t->allocated = 1;
-	int p = ga_inplace_parent(g, i, same_layout, c);
-	if (p >= 0) {
+	int p = ga_claim(g, i, same_layout, c);
+	if (p >= 0)
 		c->off[i] = c->off[p];
-		g->t[p].allocated = 0;
-		return;
-	}
-	c->off[i] = dyn_alloc(c, c->bytes[i]);
+	else if (p == -1)
+		c->off[i] = dyn_alloc(c, c->bytes[i]);
 }
 
 static void release(struct actx *c, struct ga_graph *g, int i)
@@ -363,14 +357,12 @@ static void allocate_n(struct nctx *x, int i)
 {
 	struct ga_graph *g = x->g0;
 	struct ga_tensor *t = &g->t[i];
-	if (t->allocated || t->external || t->is_view)
+	int p = ga_claim(g, i, same_layout, &x->c);
+	if (p == -2)
 		return;
-	t->allocated = 1;
-	int p = ga_inplace_parent(g, i, same_layout, &x->c);
 	if (p >= 0) {
 		x->c.off[i] = x->c.off[p];
 		t->buf = x->g1->t[i].buf = g->t[p].buf;
-		g->t[p].allocated = 0;
 		return;
 	}
 	int b = t->buf;
@@ -393,6 +385,19 @@ static void nctx_release(void *ctx, struct ga_graph *g, int i)
 {
 	(void)g;
 	release_n(ctx, i);
+}
+
+static void place_n(void *ctx, struct ga_graph *g, int i)
+{
+	(void)g;
+	allocate_n(ctx, i);
+}
+
+/* a parent that takes its node's buffer takes it in both builds */
+static void adopt_n(void *ctx, int parent, int buf)
+{
+	struct nctx *x = ctx;
+	x->g1->t[parent].buf = buf;
 }
 
 /* The two scheduled builds must be one graph, tensor for tensor, buffer
@@ -446,32 +451,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 			g->t[i].n_children = g->t[i].n_views = g->t[i].allocated = 0;
 			x->asize[i] = c->bytes[i]; /* galloc frees an in-place tensor by its own bytes */
 		}
-		for (int k = 0; k < g->n_leafs; k++)
-			allocate_n(x, g->leafs[k]);
-		for (int k = 0; k < g->n_nodes; k++) {
-			struct ga_tensor *t = &g->t[g->nodes[k]];
-			if (t->is_view && t->view_src >= 0 && !t->dep)
-				g->t[t->view_src].n_views++;
-			if (t->input)
-				allocate_n(x, g->nodes[k]);
-			for (int s = 0; s < t->n_src; s++) {
-				g->t[t->src[s]].n_children++;
-				if (g->t[t->src[s]].input)
-					allocate_n(x, t->src[s]);
-			}
-		}
-		for (int k = 0; k < g->n_nodes; k++) {
-			int i = g->nodes[k];
-			struct ga_tensor *t = &g->t[i];
-			for (int s = 0; s < t->n_src; s++) {
-				struct ga_tensor *p = &g->t[t->src[s]];
-				if (!p->allocated && !p->external && !p->is_view)
-					p->buf = x->g1->t[t->src[s]].buf = t->buf;
-				allocate_n(x, t->src[s]);
-			}
-			allocate_n(x, i);
-			ga_free_parents(g, i, nctx_release, x);
-		}
+		ga_walk(g, &(struct ga_walk){place_n, adopt_n, nctx_release, x});
 		int64_t st = (int64_t)step;
 		int64_t plo = cdiv(c->lo, st) * st, phi = fdiv(c->hi, st) * st;
 		if (x->bad || plo > c->n0 || phi < c->n0)
