@@ -48,9 +48,7 @@ void qwen2moe_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 	(void)f;
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		attn_block(t, s, il, ATTN_BIAS);
-		router(t, s, il);
-		expert_ffn(t, s, il, s->n_ff_exp);
+		moe_layer(t, s, il, ATTN_BIAS, s->n_ff_exp);
 		BV("ffn_gate_inp_shexp.weight", s->n_embd);
 		shexp(t, s, il, s->n_ff);
 	}
@@ -62,8 +60,6 @@ void qwen3moe_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 {
 	(void)f;
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		attn_block(t, s, il, ATTN_QK_NORM);
-		router(t, s, il);
-		expert_ffn(t, s, il, s->n_ff_exp);
+		moe_layer(t, s, il, ATTN_QK_NORM, s->n_ff_exp);
 	}
 }

@@ -129,6 +129,8 @@ void attn_block(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned 
 void router(struct tw *t, const struct synth_spec *s, uint32_t il); /* ffn_gate_inp, f32 */
 /* gate, down, up stacks [.., fe, experts] */
 void expert_ffn(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe);
+/* a MoE layer: attn_block (how), the router and expert_ffn (fe) */
+void moe_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how, uint64_t fe);
 /* expert_ffn of ff_exp, or gate_up and down fused (gate_up=1) */
 void expert_stacks(struct tw *t, const struct synth_spec *s, uint32_t il);
 /* router, optional selection bias, expert_stacks, a shared expert of shared x ff_exp */
