@@ -9,9 +9,7 @@
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	s->n_expert = 8;
-	s->n_expert_used = 2;
-	s->n_ff_exp = 256;
+	moe_defaults(s, 8, 2, 256);
 }
 
 void qwen_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
