@@ -205,6 +205,18 @@ int errorf(char **err, const char *fmt, ...)
 	return -1;
 }
 
+size_t next_word(const char **p, char *word, size_t cap)
+{
+	if (!*p)
+		return 0;
+	*p += strspn(*p, " \t");
+	size_t m = strcspn(*p, " \t");
+	if (m)
+		snprintf(word, cap, "%.*s", (int)(m < cap - 1 ? m : cap - 1), *p);
+	*p += m;
+	return m;
+}
+
 int word_in_list(const char *list, const char *word, size_t n)
 {
 	for (const char *p = list; p && *p;) {
