@@ -113,7 +113,7 @@ static const struct opt opts[] = {
     OPT_STRING(0, "unit", &unit, "NAME", "a systemd unit: its MainPID and drop-in directories"),
     OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key of the intended side (what-if; repeatable)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 

@@ -66,7 +66,7 @@ static const struct opt opts[] = {
     OPT_U64(0, "max-tokens", &b.mtok, "N", 1, 1000000, "tokens generated per request (default 128)"),
     OPT_STRING(0, "api-key-file", &keyfile, "F", "authenticate with the key in F"),
     OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 1000000, "per request (default 600)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 

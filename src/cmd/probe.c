@@ -189,7 +189,7 @@ static const struct opt opts[] = {
     OPT_FLAG(0, "record", &record,
 	     "store the answers as the current era's baseline (needs\n"
 	     "--endpoint; the era is its name's in zealot history)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 
