@@ -53,22 +53,19 @@ int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers)
 
 struct json_t *probe_result_json(const struct probe_result *r)
 {
-	json_t *x = json_pack("{s:s,s:s,s:s}", "name", r->name, "status", probe_status_name(r->status), "evidence",
-			      r->evidence ? r->evidence : "");
-	json_object_set_new(x, "law", r->law ? json_string(r->law) : json_null());
-	json_object_set_new(x, "expected", r->expected ? json_string(r->expected) : json_null());
-	json_object_set_new(x, "answer", r->answer ? json_string(r->answer) : json_null());
+	/* s?: a NULL string is null */
+	json_t *x = json_pack("{s:s,s:s,s:s,s:s?,s:s?,s:s?}", "name", r->name, "status", probe_status_name(r->status),
+			      "evidence", r->evidence ? r->evidence : "", "law", r->law, "expected", r->expected,
+			      "answer", r->answer);
 	if (r->answer_without)
 		json_object_set_new(x, "answer_without_image", json_string(r->answer_without));
 	if (r->prompts) {
 		json_t *pa = json_array();
 		for (size_t k = 0; k < r->n_prompts; k++) {
 			const struct probe_prompt *q = &r->prompts[k];
-			json_t *po = json_pack("{s:s}", "prompt", q->prompt);
-			json_object_set_new(po, "answer", q->answer ? json_string(q->answer) : json_null());
-			json_object_set_new(po, "refused",
-					    q->refused < 0 ? json_string("inconclusive") : json_boolean(q->refused));
-			json_array_append_new(pa, po);
+			json_t *refused = q->refused < 0 ? json_string("inconclusive") : json_boolean(q->refused);
+			json_array_append_new(pa, json_pack("{s:s,s:s?,s:o}", "prompt", q->prompt, "answer", q->answer,
+							    "refused", refused));
 		}
 		json_object_set_new(x, "prompts", pa);
 	}
