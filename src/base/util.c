@@ -250,30 +250,30 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* strto*'s verdict on s, read up to end: all of it, something, in range */
+static int read_whole(const char *s, const char *end)
+{
+	return errno || *end || end == s ? -1 : 0;
+}
+
 int parse_i64(const char *s, int64_t *out)
 {
 	if (!s || !*s)
 		return -1;
-	errno = 0;
 	char *end;
+	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
+	return read_whole(s, end) ? -1 : (*out = v, 0);
 }
 
 int parse_double(const char *s, double *out)
 {
 	if (!s || !*s)
 		return -1;
-	errno = 0;
 	char *end;
+	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
+	return read_whole(s, end) ? -1 : (*out = v, 0);
 }
 
 size_t edit_distance(const char *a, const char *b)
