@@ -28,6 +28,21 @@ struct actx {
 	struct dbuf one;
 };
 
+/* the per-tensor arrays of n tensors, and their release */
+static void actx_arrays(struct actx *c, int n)
+{
+	c->bytes = xcalloc((size_t)n, sizeof(*c->bytes));
+	c->off = xcalloc((size_t)n, sizeof(*c->off));
+	c->ne = xcalloc((size_t)n * 4, sizeof(*c->ne));
+}
+
+static void actx_arrays_free(struct actx *c)
+{
+	free(c->bytes);
+	free(c->off);
+	free(c->ne);
+}
+
 static int64_t at(struct av v, int64_t n)
 {
 	return v.a + v.b * n;
@@ -250,9 +265,7 @@ int ga_affine(struct ga_graph *g0, struct ga_graph *g1, uint64_t n0, uint64_t st
 	c->hi = N_MAX;
 	c->align = (int64_t)alignment;
 	c->d = &c->one;
-	c->bytes = xcalloc((size_t)g0->n, sizeof(*c->bytes));
-	c->off = xcalloc((size_t)g0->n, sizeof(*c->off));
-	c->ne = xcalloc((size_t)g0->n * 4, sizeof(*c->ne));
+	actx_arrays(c, g0->n);
 	int rc = affine_sizes(c, g0, g1, (int64_t)step);
 	if (rc == 0) {
 		struct ga_graph *g = g0;
@@ -289,9 +302,7 @@ int ga_affine(struct ga_graph *g0, struct ga_graph *g1, uint64_t n0, uint64_t st
 			out->b = c->d->max_size.b;
 		}
 	}
-	free(c->bytes);
-	free(c->off);
-	free(c->ne);
+	actx_arrays_free(c);
 	free(c);
 	return rc;
 }
@@ -435,9 +446,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 	x->size = size;
 	x->ctx = ctx;
 	x->align = alignment;
-	c->bytes = xcalloc((size_t)g0->n, sizeof(*c->bytes));
-	c->off = xcalloc((size_t)g0->n, sizeof(*c->off));
-	c->ne = xcalloc((size_t)g0->n * 4, sizeof(*c->ne));
+	actx_arrays(c, g0->n);
 	x->asize = xcalloc((size_t)g0->n, sizeof(*x->asize));
 	x->d = xcalloc((size_t)n_buf, sizeof(*x->d));
 	int rc = affine_sizes_n(c, g0, g1, (int64_t)step);
@@ -467,9 +476,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 			out[b].b = x->d[b].max_size.b;
 		}
 	}
-	free(c->bytes);
-	free(c->off);
-	free(c->ne);
+	actx_arrays_free(c);
 	free(x->asize);
 	free(x->d);
 	free(x);
