@@ -154,8 +154,9 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	model = endpoint_path(ep, "MODEL_FILE");
-	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
-		rc = cmd_exit(ZE_IO);
+	enum zerr kind = audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err);
+	if (kind != ZE_OK) {
+		rc = cmd_exit(kind);
 		goto done;
 	}
 	if (unit_down)

@@ -83,7 +83,8 @@ static int run(struct opt_args *args)
 	char *err = NULL;
 	if (isatty(2))
 		b.on_progress = on_progress;
-	rc = bench_run(&c, &b, &err) ? cmd_fail(cmd_exit(ZE_IO), "bench: %s", err) : EXIT_OK;
+	enum zerr kind = bench_run(&c, &b, &err);
+	rc = kind != ZE_OK ? cmd_fail(cmd_exit(kind), "bench: %s", err) : EXIT_OK;
 	if (rc == EXIT_OK) {
 		if (json)
 			print_json(c.base, &b);

@@ -183,13 +183,13 @@ static void split_into(const char *text, char sep, char ***v, size_t *n)
 	}
 }
 
-int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
-		      struct probe_expect *e, char **err)
+enum zerr probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
+			    struct probe_expect *e, char **err)
 {
 	memset(e, 0, sizeof(*e));
 	e->projector = -1;
 	if (!ep)
-		return 0;
+		return ZE_OK;
 	e->alias = endpoint_value_of(ep, K_ALIAS);
 	if (p) {
 		e->slots = p->n_seq;
@@ -233,10 +233,11 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 		char buf[4096];
 		size_t n;
 		if (!f) {
-			errorf(err, "PROBE_REFUSAL_PROMPTS: cannot read %s: %s", path, strerror(errno));
+			int no = errno;
+			errorf(err, "PROBE_REFUSAL_PROMPTS: cannot read %s: %s", path, strerror(no));
 			free(path);
 			probe_expect_release(e);
-			return -1;
+			return zerr_of_errno(no);
 		}
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 			sb_add(&b, buf, n);
@@ -249,9 +250,9 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 		errorf(err, "PROBE_REFUSAL=%s needs PROBE_REFUSAL_PROMPTS (a file of prompts, one per line)",
 		       e->refusal == 1 ? "absent" : "present");
 		probe_expect_release(e);
-		return -1;
+		return ZE_USAGE;
 	}
-	return 0;
+	return ZE_OK;
 }
 
 void probe_expect_release(struct probe_expect *e)
@@ -369,14 +370,14 @@ static void answer_release(struct answer *a)
 	http_response_release(&a->r);
 }
 
-int probe_reachable(const struct http_client *c, char *why, size_t why_n)
+enum zerr probe_reachable(const struct http_client *c, char *why, size_t why_n)
 {
 	struct http_response r;
 	int rc = http_request(c, "GET", "/health", NULL, &r);
 	if (rc)
 		snprintf(why, why_n, "%s: no answer: %.160s", c->base, r.error);
 	http_response_release(&r);
-	return rc ? -1 : 0;
+	return rc ? ZE_IO : ZE_OK;
 }
 
 static void p_health(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)
