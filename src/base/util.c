@@ -426,6 +426,14 @@ static const char *file_kind(mode_t m)
 	return "not a file";
 }
 
+int fd_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 int open_regular(const char *path, char **err)
 {
 	struct stat st;
@@ -451,8 +459,5 @@ int open_regular(const char *path, char **err)
 		errno = EINVAL;
 		return -1;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	return fd;
+	return fd_blocking(fd);
 }

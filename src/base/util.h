@@ -56,6 +56,10 @@ char *path_dir(const char *path);
  * return -1, so library code can say `return errorf(err, "...")`. */
 int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* fd again blocking, once an open that O_NONBLOCK kept from hanging on a
+ * FIFO is done (open_regular, the owned-file opens); returns fd. */
+int fd_blocking(int fd);
+
 /* Open path read-only, refusing anything but a regular file before a read
  * can block: a FIFO opened plainly waits for a writer forever, a device
  * reads without end. Returns the fd (blocking, O_CLOEXEC), or -1 with
