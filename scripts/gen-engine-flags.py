@@ -147,7 +147,10 @@ out.write("/* clang-format off */\n")
 out.write("const char engine_flags_source[] = \"llama-server --help of llama.cpp %s (node-llama-cpp 3.21.1)\";\n\n"
           % rev)
 out.write("const struct engine_flag engine_flags[] = {\n")
-for f in flags:
+# grouped by class, then by whether the flag has a variable, each group in
+# the help's order, so the table reads as the lists it holds
+order = {"key": 0, "priced": 1, "refused": 2, "harmless": 3}
+for f in sorted(flags, key=lambda f: (order[classes[f["name"]][0]], f["env"] is None)):
     cls, arg, why = classes[f["name"]]
     out.write("    {%s, %s, %s, %d, %s, %s, %s},\n" % (c(f["name"]), c(" ".join(f["spellings"])), c(f["env"]),
                                                    f["values"], enum[cls], c(arg), c(why)))

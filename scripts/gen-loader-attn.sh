@@ -48,7 +48,9 @@ factory=$(awk '/switch \(arch\)/ { on = 1 }
 	on && /^}/ { exit }' "$src/src/llama-model.cpp")
 [ -n "$factory" ] || { echo "gen-loader-attn: no factory switch in llama-model.cpp" >&2; exit 3; }
 
-rows=""
+# the mirrored rows first, then the others with their reasons: one row a
+# line (clang-format off), so the table reads as the two lists it is
+rows="" skipped=""
 while read -r enumv cls; do
 	name=$(echo "$names" | awk -v e="$enumv" '$1 == e { print $2 }')
 	[ -n "$name" ] || continue
@@ -63,7 +65,7 @@ while read -r enumv cls; do
 		f=$(grep -l "${cls}::load_arch_tensors" "$src"/src/models/*.cpp | head -1 || true)
 	done
 	if [ -z "$f" ]; then
-		rows+="    {\"$name\", NULL, 0, 0, 0, 0, \"its loader is a class ($own) with no load_arch_tensors zealot can find\"},"$'\n'
+		skipped+="    {\"$name\", NULL, 0, 0, 0, 0, \"its loader is a class ($own) with no load_arch_tensors zealot can find\"},"$'\n'
 		continue
 	fi
 	# load_arch_hparams that rewrites the head counts or sizes
@@ -99,8 +101,11 @@ while read -r enumv cls; do
 			why="its shapes use sizes zealot does not derive ($file: $q, $k, $v; $o)"
 		fi
 	fi
-	[ -n "$row" ] || row="    {\"$name\", NULL, 0, 0, 0, 0, \"$why\"},"
-	rows+="$row"$'\n'
+	if [ -n "$row" ]; then
+		rows+="$row"$'\n'
+	else
+		skipped+="    {\"$name\", NULL, 0, 0, 0, 0, \"$why\"},"$'\n'
+	fi
 done <<<"$factory"
 
 {
@@ -112,11 +117,13 @@ done <<<"$factory"
 const char *const loader_attn_source =
     "src/llama-model.cpp and src/models/*.cpp of llama.cpp $rev (node-llama-cpp 3.21.1)";
 
+/* clang-format off */
 const struct loader_attn_rule loader_attn_rules[] = {
 X
-	printf '%s' "$rows"
+	printf '%s' "$rows" "$skipped"
 	cat <<X
 };
+/* clang-format on */
 
 const size_t loader_attn_rules_count = sizeof(loader_attn_rules) / sizeof(loader_attn_rules[0]);
 X

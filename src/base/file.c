@@ -195,10 +195,7 @@ int open_own(const char *path, int flags, unsigned mode, char **err)
 		errno = EPERM;
 		return -1;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	return fd;
+	return fd_blocking(fd);
 }
 
 /* One directory of the way: owned by root or this user, and written by no

@@ -205,6 +205,18 @@ int errorf(char **err, const char *fmt, ...)
 	return -1;
 }
 
+size_t next_word(const char **p, char *word, size_t cap)
+{
+	if (!*p)
+		return 0;
+	*p += strspn(*p, " \t");
+	size_t m = strcspn(*p, " \t");
+	if (m)
+		snprintf(word, cap, "%.*s", (int)(m < cap - 1 ? m : cap - 1), *p);
+	*p += m;
+	return m;
+}
+
 int word_in_list(const char *list, const char *word, size_t n)
 {
 	for (const char *p = list; p && *p;) {
@@ -238,30 +250,30 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* strto*'s verdict on s, read up to end: all of it, something, in range */
+static int read_whole(const char *s, const char *end)
+{
+	return errno || *end || end == s ? -1 : 0;
+}
+
 int parse_i64(const char *s, int64_t *out)
 {
 	if (!s || !*s)
 		return -1;
-	errno = 0;
 	char *end;
+	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
+	return read_whole(s, end) ? -1 : (*out = v, 0);
 }
 
 int parse_double(const char *s, double *out)
 {
 	if (!s || !*s)
 		return -1;
-	errno = 0;
 	char *end;
+	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
+	return read_whole(s, end) ? -1 : (*out = v, 0);
 }
 
 size_t edit_distance(const char *a, const char *b)
@@ -414,6 +426,14 @@ static const char *file_kind(mode_t m)
 	return "not a file";
 }
 
+int fd_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 int open_regular(const char *path, char **err)
 {
 	struct stat st;
@@ -439,8 +459,5 @@ int open_regular(const char *path, char **err)
 		errno = EINVAL;
 		return -1;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	return fd;
+	return fd_blocking(fd);
 }

@@ -56,6 +56,10 @@ char *path_dir(const char *path);
  * return -1, so library code can say `return errorf(err, "...")`. */
 int errorf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* fd again blocking, once an open that O_NONBLOCK kept from hanging on a
+ * FIFO is done (open_regular, the owned-file opens); returns fd. */
+int fd_blocking(int fd);
+
 /* Open path read-only, refusing anything but a regular file before a read
  * can block: a FIFO opened plainly waits for a writer forever, a device
  * reads without end. Returns the fd (blocking, O_CLOEXEC), or -1 with
@@ -74,6 +78,10 @@ int parse_double(const char *s, double *out);
 /* Whether word (n bytes) is one of the blank-separated words of list (a
  * flag's spellings, a key's flags); a NULL list holds none. */
 int word_in_list(const char *list, const char *word, size_t n);
+/* The next blank-separated (space, tab) word of *p, copied into word (cut
+ * to cap - 1 bytes); *p moves past it. Its length before any cut, or 0 at
+ * the end (*p NULL or blank to its end). */
+size_t next_word(const char **p, char *word, size_t cap);
 
 /* The index of s among names[0 .. n) (a word naming an enum's value, the
  * enum in the names' order), or -1. */

@@ -15,7 +15,7 @@ static const struct cmd_help help = {DOC_ARCHS};
 
 static int json, md;
 static const struct opt opts[] = {
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_FLAG(0, "markdown", &md, "the table docs/architectures.md holds"),
     OPT_END(),
 };

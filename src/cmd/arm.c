@@ -148,9 +148,10 @@ static int run(struct opt_args *a)
 	char self[PATH_MAX], *err = NULL;
 	if (rc < 0)
 		rc = cmd_deploy_setup("arm", &o.restore, self, sizeof(self), &json);
-	struct store *st = rc < 0 ? store_open(NULL, &err) : NULL;
+	enum zerr kind = ZE_OK;
+	struct store *st = rc < 0 ? store_open_kind(NULL, &kind, &err) : NULL;
 	if (rc < 0 && !st)
-		rc = cmd_fail(cmd_exit(ZE_IO), "arm: %s", err);
+		rc = cmd_fail(cmd_exit(kind), "arm: %s", err);
 	if (rc < 0) {
 		o.endpoint = a->v[0];
 		o.sets = sets.v;

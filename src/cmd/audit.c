@@ -189,7 +189,7 @@ static const struct opt opts[] = {
     OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
     OPT_STRING(0, "log", &log_path, "FILE", "the engine's boot log: its ledger beside the settled memory"),
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key of the intended side (what-if; repeatable)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 
@@ -232,9 +232,11 @@ static int run(struct opt_args *args)
 		goto done;
 	}
 	model = router ? NULL : endpoint_path(ep, "MODEL_FILE");
-	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err) ||
-	    (router && cmd_router_audit_members(ep, (long)pid, &a, &err))) {
-		rc = cmd_exit(ZE_IO);
+	enum zerr kind = audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err);
+	if (kind == ZE_OK && router && cmd_router_audit_members(ep, (long)pid, &a, &err))
+		kind = ZE_IO;
+	if (kind != ZE_OK) {
+		rc = cmd_exit(kind);
 		goto done;
 	}
 	if (audit_memory(ep, (pid_t)pid, log_path, &a, &mem, &rc, &err))

@@ -66,7 +66,7 @@ static const struct opt opts[] = {
     OPT_U64(0, "max-tokens", &b.mtok, "N", 1, 1000000, "tokens generated per request (default 128)"),
     OPT_STRING(0, "api-key-file", &keyfile, "F", "authenticate with the key in F"),
     OPT_U64(0, "timeout", &timeout, "SECONDS", 1, 1000000, "per request (default 600)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 
@@ -83,7 +83,8 @@ static int run(struct opt_args *args)
 	char *err = NULL;
 	if (isatty(2))
 		b.on_progress = on_progress;
-	rc = bench_run(&c, &b, &err) ? cmd_fail(cmd_exit(ZE_IO), "bench: %s", err) : EXIT_OK;
+	enum zerr kind = bench_run(&c, &b, &err);
+	rc = kind != ZE_OK ? cmd_fail(cmd_exit(kind), "bench: %s", err) : EXIT_OK;
 	if (rc == EXIT_OK) {
 		if (json)
 			print_json(c.base, &b);

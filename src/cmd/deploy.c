@@ -245,9 +245,10 @@ static int go(const char *cmd, struct deploy_opts *o, int json)
 	if (src >= 0)
 		return src;
 	char *err = NULL;
-	struct store *st = store_open(NULL, &err);
+	enum zerr kind;
+	struct store *st = store_open_kind(NULL, &kind, &err);
 	if (!st) {
-		int rc = cmd_fail(cmd_exit(ZE_IO), "%s: %s", cmd, err);
+		int rc = cmd_fail(cmd_exit(kind), "%s: %s", cmd, err);
 		free(err);
 		return rc;
 	}

@@ -324,7 +324,7 @@ static const struct opt opts[] = {
     OPT_STRING(0, "record", &record, "FILE", "record the boot as one of this endpoint's"),
     OPT_STRING(0, "settled-used", &settled, "MIB", "with --record or --prom: nvidia-smi's used MiB after settling"),
     OPT_STRING(0, "prom", &prom, "FILE", "write the node exporter's textfile metrics (needs --endpoint)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 

@@ -81,6 +81,8 @@ struct opt {
 #define OPT_STRING(s, l, v, a, h) {OPT_KIND_STRING, (s), (l), (v), (a), (h), 0, 0}
 #define OPT_U64(s, l, v, a, lo, hi, h) {OPT_KIND_U64, (s), (l), (v), (a), (h), (lo), (hi)}
 #define OPT_DOUBLE(s, l, v, a, h) {OPT_KIND_DOUBLE, (s), (l), (v), (a), (h), 0, 0}
+/* every command's --json: one JSON object on stdout */
+#define OPT_JSON(v) OPT_FLAG(0, "json", (v), "one JSON object")
 #define OPT_LIST(s, l, v, a, h) {OPT_KIND_LIST, (s), (l), (v), (a), (h), 0, 0}
 #define OPT_CHOICE(s, l, v, choices, h) {OPT_KIND_CHOICE, (s), (l), (v), (choices), (h), 0, 0}
 /* clang-format on */

@@ -316,7 +316,7 @@ static const struct opt opts[] = {
 	       "plan for a host with these CPU features (CPU_FEATURES: avx2, avx512, avx512_vnni, amx_int8, "
 	       "neon, dotprod, matmul_int8, sve, or none)"),
     OPT_FLAG(0, "no-calibration", &no_calibration, "the model alone, even when a boot is recorded"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_STRING(0, "svg", &svg, "FILE", "write the budget picture: a standalone SVG of every term"),
     OPT_END(),
 };

@@ -126,8 +126,8 @@ static int load_expect(const char *endpoint, struct http_client *c, struct probe
 		return cmd_exit(kind);
 	if (plan_make(s->census->model, s->model->g, &s->shape, s->dev, &s->extras, &p, err))
 		return EXIT_USAGE;
-	if (probe_expect_load(ep, s, &p, e, err))
-		return cmd_exit(ZE_IO);
+	if ((kind = probe_expect_load(ep, s, &p, e, err)) != ZE_OK)
+		return cmd_exit(kind);
 	char *kf = endpoint_path(ep, "API_KEY_FILE");
 	if (kf) {
 		c->api_key = endpoint_read_key(kf);
@@ -162,9 +162,10 @@ static int gather(const struct http_client *c, const struct probe_expect *e, con
 	int want_scrape = prometheus && (!only || strstr(only, "scrape"));
 	int only_scrape = only && want_scrape && strspn(only, "scrape,") == strlen(only);
 	char why[256];
-	if (!only_scrape && probe_reachable(c, why, sizeof(why))) {
+	enum zerr kind = only_scrape ? ZE_OK : probe_reachable(c, why, sizeof(why));
+	if (kind != ZE_OK) {
 		errorf(err, "%s (is the engine running and listening there?)", why);
-		return cmd_exit(ZE_IO);
+		return cmd_exit(kind);
 	}
 	if (!only_scrape)
 		probe_run(c, e, only, res);
@@ -189,7 +190,7 @@ static const struct opt opts[] = {
     OPT_FLAG(0, "record", &record,
 	     "store the answers as the current era's baseline (needs\n"
 	     "--endpoint; the era is its name's in zealot history)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_END(),
 };
 

@@ -192,8 +192,8 @@ int cmd_router_probe(struct http_client *c, const char *endpoint_path, const cha
 	char *kf = endpoint_path(ep, K_API_KEY_FILE);
 	c->api_key = kf ? endpoint_read_key(kf) : NULL;
 	free(kf);
-	if (probe_reachable(c, why, sizeof(why))) {
-		rc = cmd_exit(ZE_IO);
+	if ((kind = probe_reachable(c, why, sizeof(why))) != ZE_OK) {
+		rc = cmd_exit(kind);
 		errorf(&err, "%s (is the router running and listening there?)", why);
 		goto done;
 	}

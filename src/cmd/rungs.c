@@ -157,7 +157,7 @@ static struct rate_opts rate = {.accept = NAN};
 static const struct opt opts[] = {
     OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key before the rungs (repeatable)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     OPT_STRING(0, "svg", &svg, "FILE", "write the picture of the base and every rung"),
     CMD_RATE_OPTS(&rate, ", the seeds' 2.41 tokens per step"),
     OPT_END(),

@@ -241,7 +241,7 @@ static const struct opt opts[] = {
     OPT_STRING(0, "device", &device, "NAME", "price on this profile instead of DEVICE"),
     OPT_U64(0, "top", &top, "N", 1, 1000000,
 	    "show the N best frontier shapes by the objective (default 10; --json: all)"),
-    OPT_FLAG(0, "json", &json, "one JSON object"),
+    OPT_JSON(&json),
     CMD_RATE_OPTS(&rate, ""),
     OPT_END(),
 };

@@ -94,13 +94,21 @@ char *deploy_http_base(const struct endpoint *ep, unsigned port)
 	return sb_detach(&s);
 }
 
-static void alias_change(struct run *x)
+/* The endpoint of the era before this one, or NULL when there is none or
+ * its file no longer parses. */
+static struct endpoint *prev_endpoint(const struct run *x)
 {
 	if (!x->have_prev || !x->prev.env_text)
-		return;
+		return NULL;
 	char *err = NULL;
 	struct endpoint *old = endpoint_parse(x->prev.env_text, strlen(x->prev.env_text), x->r->env_path, &err);
 	free(err);
+	return old;
+}
+
+static void alias_change(struct run *x)
+{
+	struct endpoint *old = prev_endpoint(x);
 	if (!old)
 		return;
 	const char *a = endpoint_value(old, K_ALIAS), *b = endpoint_value(x->ep, K_ALIAS);
@@ -126,11 +134,7 @@ static uint64_t slot_window(const struct endpoint *ep)
  * (the seeds': models.yml's contextWindow, the OpenWebUI model row). */
 static void window_change(struct run *x)
 {
-	if (!x->have_prev || !x->prev.env_text)
-		return;
-	char *err = NULL;
-	struct endpoint *old = endpoint_parse(x->prev.env_text, strlen(x->prev.env_text), x->r->env_path, &err);
-	free(err);
+	struct endpoint *old = prev_endpoint(x);
 	if (!old)
 		return;
 	uint64_t a = slot_window(old), b = slot_window(x->ep);
@@ -285,20 +289,20 @@ static void run_release(struct run *x)
 	free(x->src_path);
 	free(x->env_text);
 	endpoint_free(x->ep);
-	shape_release(&x->sc);
-	argv_release(&x->argv);
 	free(x->unit_text);
 	free(x->pins_json);
 	free(x->runtime);
 	free(x->runtime_version);
 	free(x->http_base);
 	free(x->api_key);
-	store_era_release(&x->prev);
-	store_era_release(&x->target);
 	free(x->old_unit);
 	free(x->old_env);
-	systemd_unit_release(&x->unit);
 	free(x->ledger);
+	shape_release(&x->sc);
+	argv_release(&x->argv);
+	store_era_release(&x->prev);
+	store_era_release(&x->target);
+	systemd_unit_release(&x->unit);
 	probe_results_release(&x->probes);
 	deploy_router_release(x);
 }

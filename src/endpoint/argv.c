@@ -75,6 +75,14 @@ static int bool_toggle(struct argv_list *a, const struct endpoint *ep, enum key_
 	return 0;
 }
 
+static int bool_toggles(struct argv_list *a, const struct endpoint *ep, const enum key_id *ids, size_t n, char **err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (bool_toggle(a, ep, ids[i], err))
+			return -1;
+	return 0;
+}
+
 /* EXTRA_ARGS: its words, split on blanks, each one argument. */
 static void add_words(struct argv_list *a, const char *extra)
 {
@@ -136,18 +144,13 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	value_if_set(a, ep, K_OVERRIDE_TENSOR);
 	if (strcmp(endpoint_value(ep, K_N_CPU_MOE), "0") != 0)
 		value(a, ep, K_N_CPU_MOE);
-	if (bool_toggle(a, ep, K_KV_OFFLOAD, err))
-		goto fail;
-	if (bool_toggle(a, ep, K_REPACK, err))
-		goto fail;
-
-	if (bool_toggle(a, ep, K_JINJA, err))
+	static const enum key_id offload_jinja[] = {K_KV_OFFLOAD, K_REPACK, K_JINJA};
+	if (bool_toggles(a, ep, offload_jinja, ARRAY_SIZE(offload_jinja), err))
 		goto fail;
 	value_if_set(a, ep, K_REASONING);
 	value_if_set(a, ep, K_REASONING_FORMAT);
-	if (bool_toggle(a, ep, K_METRICS, err))
-		goto fail;
-	if (bool_toggle(a, ep, K_EMBEDDINGS, err))
+	static const enum key_id served[] = {K_METRICS, K_EMBEDDINGS};
+	if (bool_toggles(a, ep, served, ARRAY_SIZE(served), err))
 		goto fail;
 	value_if_set(a, ep, K_POOLING);
 	value_if_set(a, ep, K_CACHE_RAM);

@@ -468,13 +468,8 @@ size_t endpoint_gated_extra(const struct endpoint *ep, struct endpoint_gate *out
 {
 	const char *p = endpoint_value_of(ep, K_EXTRA_ARGS);
 	size_t n = 0;
-	while (p && *p) {
-		p += strspn(p, " \t");
-		size_t m = strcspn(p, " \t");
-		if (!m)
-			break;
-		char word[64];
-		snprintf(word, sizeof(word), "%.*s", (int)(m < 63 ? m : 63), p);
+	char word[64];
+	for (size_t m; (m = next_word(&p, word, sizeof(word)));) {
 		/* a word cut at 63 bytes names no flag the table knows */
 		const struct key_def *k = m < 63 ? key_owning_flag(word) : NULL;
 		if (k) {
@@ -484,7 +479,6 @@ size_t endpoint_gated_extra(const struct endpoint *ep, struct endpoint_gate *out
 			}
 			n++;
 		}
-		p += m;
 	}
 	return n;
 }

@@ -86,14 +86,9 @@ size_t flags_parse(const char *text, struct flags_word *out, size_t max)
 	size_t k = 0;
 	unsigned owed = 0;     /* values the last flag still takes */
 	int after_unknown = 0; /* a word after an unknown flag may be its value */
-	for (const char *p = text; p && *p;) {
-		p += strspn(p, " \t");
-		size_t m = strcspn(p, " \t");
-		if (!m)
-			break;
-		char word[64];
-		snprintf(word, sizeof(word), "%.*s", (int)(m < 63 ? m : 63), p);
-		p += m;
+	const char *p = text;
+	char word[64];
+	for (size_t m; (m = next_word(&p, word, sizeof(word)));) {
 		if (owed) {
 			owed--;
 			continue;

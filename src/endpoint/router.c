@@ -26,24 +26,18 @@ static const enum key_id router_only[] = {
     K_CPU_FEATURES,   K_HOST_BW_GBS,
 };
 
-/* Of those, what a member's child inherits: laid over its file, so its
- * plan is priced where the router runs. */
-static const enum key_id inherited[] = {
-    K_RUNTIME,
-    K_RUNTIME_SHA256,
-    K_RUNTIME_MIN_BUILD,
-    K_VERBOSITY,
-    K_DEVICE,
-    K_CUDA_FA_QUANTS,
-    K_CUDA_FA_SCRATCH,
-    K_ADDRESSABLE_MIB,
-    K_SLACK_MIB,
-    K_HOST,
-    K_GPU,
-    K_CPU_FEATURES,
-    K_HOST_BW_GBS,
-    K_USER,
-};
+/* Of those, what the router keeps for itself; a member's child inherits
+ * every other, laid over its file, so its plan is priced where the router
+ * runs. */
+static const enum key_id router_own[] = {K_BIND_ADDR, K_LISTEN_PORT, K_API_KEY_FILE, K_MODELS, K_MODELS_MAX, K_ALIAS};
+
+static int inherited(enum key_id id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(router_own); i++)
+		if (router_own[i] == id)
+			return 0;
+	return 1;
+}
 
 enum router_side router_side_of(enum key_id id)
 {
@@ -96,12 +90,12 @@ static int overlay(const struct endpoint *ep, struct router_member *m, char **er
 {
 	struct sb kv = {0};
 	int bad = 0;
-	for (size_t i = 0; !bad && i < ARRAY_SIZE(inherited); i++) {
-		const struct endpoint_entry *e = endpoint_entry(ep, inherited[i]);
-		if (!e->value)
+	for (size_t i = 0; !bad && i < ARRAY_SIZE(router_only); i++) {
+		const struct endpoint_entry *e = endpoint_entry(ep, router_only[i]);
+		if (!inherited(router_only[i]) || !e->value)
 			continue;
 		kv.len = 0;
-		sb_addf(&kv, "%s=%s", key_name(inherited[i]), e->value);
+		sb_addf(&kv, "%s=%s", key_name(router_only[i]), e->value);
 		bad = endpoint_set(m->ep, kv.s, err);
 	}
 	kv.len = 0;

@@ -11,6 +11,15 @@ static void unsafe(struct sb *b, const char *s)
 	sb_add_json_str(b, s, strlen(s));
 }
 
+/* A line "KEY VALUE\n": key (its indent and colon included), then the
+ * value as unsafe writes it. */
+static void unsafe_line(struct sb *b, const char *key, const char *v)
+{
+	sb_adds(b, key);
+	unsafe(b, v);
+	sb_addc(b, '\n');
+}
+
 char *fleet_ansible_host(const struct fleet_member *m)
 {
 	char *k = fleet_host_key(m);
@@ -145,13 +154,10 @@ char *fleet_ansible_playbook(const struct fleet *f, const char *version, const c
 		    "  any_errors_fatal: true\n"
 		    "  vars:\n"
 		    "    zealot: zealot\n"
-		    "    zealot_endpoint_dir: /etc/zealot/fleet\n"
-		    "    zealot_reason: ");
-	unsafe(&b, reason);
-	sb_adds(&b, "\n    zealot_version: ");
-	unsafe(&b, version);
-	sb_adds(&b, "\n"
-		    "  tasks:\n"
+		    "    zealot_endpoint_dir: /etc/zealot/fleet\n");
+	unsafe_line(&b, "    zealot_reason: ", reason);
+	unsafe_line(&b, "    zealot_version: ", version);
+	sb_adds(&b, "  tasks:\n"
 		    "    - name: the zealot on the host\n"
 		    "      ansible.builtin.command:\n"
 		    "        argv: [\"{{ zealot }}\", \"--version\"]\n"
@@ -179,14 +185,11 @@ char *fleet_ansible_playbook(const struct fleet *f, const char *version, const c
 			sb_adds(&b, "    - name: ");
 			unsafe(&b, title.s);
 			sb_addf(&b, "\n      when: inventory_hostname == \"%s\"\n", host);
-			sb_adds(&b, "      vars:\n        zealot_file: ");
-			unsafe(&b, base_of(m->path));
-			sb_addc(&b, '\n');
+			sb_adds(&b, "      vars:\n");
+			unsafe_line(&b, "        zealot_file: ", base_of(m->path));
 			if (step == 0) {
-				sb_adds(&b, "        zealot_src: ");
-				unsafe(&b, src);
-				sb_adds(&b, "\n"
-					    "      ansible.builtin.copy:\n"
+				unsafe_line(&b, "        zealot_src: ", src);
+				sb_adds(&b, "      ansible.builtin.copy:\n"
 					    "        src: \"{{ zealot_src }}\"\n"
 					    "        dest: \"{{ zealot_endpoint_dir }}/{{ zealot_file }}\"\n"
 					    "        mode: preserve\n");

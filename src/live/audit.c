@@ -426,16 +426,18 @@ static void list_dropins(struct audit *a, const char *const *dirs, size_t n)
 	}
 }
 
-int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
-	      const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *a, char **err)
+enum zerr audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want, const char *model_path,
+		    unsigned port, const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *a, char **err)
 {
 	a->pid = pid;
 	const struct audit_ctx x = {a, pid, ep};
 	size_t n;
 	char **live = audit_read_vector(pid, "cmdline", &n);
 	if (!live || !n) {
+		int e = errno ? errno : ESRCH;
 		audit_free_vector(live, n);
-		return errorf(err, "cannot read /proc/%ld/cmdline: %s", (long)pid, strerror(errno ? errno : ESRCH));
+		errorf(err, "cannot read /proc/%ld/cmdline: %s", (long)pid, strerror(e));
+		return zerr_of_errno(e);
 	}
 	list_dropins(a, dropin_dirs, n_dropin_dirs);
 	/* the runtime: what the process really executes */
@@ -466,7 +468,7 @@ int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want
 	sb_release(&who);
 	sb_release(&mine);
 	audit_free_vector(live, n);
-	return 0;
+	return ZE_OK;
 }
 
 void audit_memory_rows(struct audit *a, const struct memory_report *r)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "../base/zerr.h"
 #include "../endpoint/argv.h"
 
 struct audit_row {
@@ -53,8 +54,8 @@ void audit_free_vector(char **v, size_t n);
  * R04, C09, R03). model_path is the
  * intended payload (resolved). dropin_dir, if not NULL, is the unit's
  * .service.d directory to list. */
-int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want, const char *model_path, unsigned port,
-	      const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *out, char **err);
+enum zerr audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want, const char *model_path,
+		    unsigned port, const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *out, char **err);
 void audit_release(struct audit *a);
 
 /* The settled memory's rows (live/memory.h): one a place (the card, the

@@ -140,32 +140,32 @@ static void summarise(struct bench *b)
 /* The warm-up (discarded, A05), the single-stream runs between two reads
  * of the /metrics counters, then conc simultaneous streams, then the
  * ladder. */
-int bench_run(const struct http_client *c, struct bench *b, char **err)
+enum zerr bench_run(const struct http_client *c, struct bench *b, char **err)
 {
 	b->single = xcalloc(b->runs ? b->runs : 1, sizeof(*b->single));
 	b->multi = xcalloc(b->conc ? b->conc : 1, sizeof(*b->multi));
 	progress(b, "warm-up", 0, 1);
 	if (batch(c, b, -1, 1, b->ptok, &b->warm, err))
-		return -1;
+		return ZE_IO;
 	b->have_counters = counters(c, &b->tok0, &b->sec0) == 0;
 	for (uint64_t i = 0; i < b->runs; i++) {
 		progress(b, "single stream", i + 1, b->runs);
 		if (batch(c, b, (long)i, 1, b->ptok, &b->single[i], err))
-			return -1;
+			return ZE_IO;
 	}
 	b->have_counters = b->have_counters && counters(c, &b->tok1, &b->sec1) == 0;
 	if (b->conc > 1) {
 		progress(b, "simultaneous streams", b->conc, b->conc);
 		if (batch(c, b, 1000000, b->conc, b->ptok, b->multi, err))
-			return -1;
+			return ZE_IO;
 	}
 	for (size_t i = 0; i < BENCH_LADDER_MAX && b->ladder[i]; i++) {
 		progress(b, "prefill ladder", i + 1, BENCH_LADDER_MAX);
 		if (batch(c, b, 2000000 + (long)i, 1, b->ladder[i], &b->ladder_s[i], err))
-			return -1;
+			return ZE_IO;
 	}
 	summarise(b);
-	return 0;
+	return ZE_OK;
 }
 
 void bench_release(struct bench *b)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/zerr.h"
 #include "http.h"
 
 struct bench_sample {
@@ -45,9 +46,9 @@ struct bench {
 	long long drafted, accepted;
 };
 
-/* Measure (allocates b->single and b->multi) and summarise. 0, or -1 with
- * *err (the first request that failed). */
-int bench_run(const struct http_client *c, struct bench *b, char **err);
+/* Measure (allocates b->single and b->multi) and summarise. ZE_OK, or
+ * ZE_IO with *err (the first request that failed). */
+enum zerr bench_run(const struct http_client *c, struct bench *b, char **err);
 void bench_release(struct bench *b);
 
 /* The figures as `zealot bench --json` prints them. */

@@ -53,22 +53,19 @@ int probe_is_refusal(const char *answer, char *const *markers, size_t n_markers)
 
 struct json_t *probe_result_json(const struct probe_result *r)
 {
-	json_t *x = json_pack("{s:s,s:s,s:s}", "name", r->name, "status", probe_status_name(r->status), "evidence",
-			      r->evidence ? r->evidence : "");
-	json_object_set_new(x, "law", r->law ? json_string(r->law) : json_null());
-	json_object_set_new(x, "expected", r->expected ? json_string(r->expected) : json_null());
-	json_object_set_new(x, "answer", r->answer ? json_string(r->answer) : json_null());
+	/* s?: a NULL string is null */
+	json_t *x = json_pack("{s:s,s:s,s:s,s:s?,s:s?,s:s?}", "name", r->name, "status", probe_status_name(r->status),
+			      "evidence", r->evidence ? r->evidence : "", "law", r->law, "expected", r->expected,
+			      "answer", r->answer);
 	if (r->answer_without)
 		json_object_set_new(x, "answer_without_image", json_string(r->answer_without));
 	if (r->prompts) {
 		json_t *pa = json_array();
 		for (size_t k = 0; k < r->n_prompts; k++) {
 			const struct probe_prompt *q = &r->prompts[k];
-			json_t *po = json_pack("{s:s}", "prompt", q->prompt);
-			json_object_set_new(po, "answer", q->answer ? json_string(q->answer) : json_null());
-			json_object_set_new(po, "refused",
-					    q->refused < 0 ? json_string("inconclusive") : json_boolean(q->refused));
-			json_array_append_new(pa, po);
+			json_t *refused = q->refused < 0 ? json_string("inconclusive") : json_boolean(q->refused);
+			json_array_append_new(pa, json_pack("{s:s,s:s?,s:o}", "prompt", q->prompt, "answer", q->answer,
+							    "refused", refused));
 		}
 		json_object_set_new(x, "prompts", pa);
 	}
@@ -186,13 +183,13 @@ static void split_into(const char *text, char sep, char ***v, size_t *n)
 	}
 }
 
-int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
-		      struct probe_expect *e, char **err)
+enum zerr probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
+			    struct probe_expect *e, char **err)
 {
 	memset(e, 0, sizeof(*e));
 	e->projector = -1;
 	if (!ep)
-		return 0;
+		return ZE_OK;
 	e->alias = endpoint_value_of(ep, K_ALIAS);
 	if (p) {
 		e->slots = p->n_seq;
@@ -236,10 +233,11 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 		char buf[4096];
 		size_t n;
 		if (!f) {
-			errorf(err, "PROBE_REFUSAL_PROMPTS: cannot read %s: %s", path, strerror(errno));
+			int no = errno;
+			errorf(err, "PROBE_REFUSAL_PROMPTS: cannot read %s: %s", path, strerror(no));
 			free(path);
 			probe_expect_release(e);
-			return -1;
+			return zerr_of_errno(no);
 		}
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 			sb_add(&b, buf, n);
@@ -252,9 +250,9 @@ int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, cons
 		errorf(err, "PROBE_REFUSAL=%s needs PROBE_REFUSAL_PROMPTS (a file of prompts, one per line)",
 		       e->refusal == 1 ? "absent" : "present");
 		probe_expect_release(e);
-		return -1;
+		return ZE_USAGE;
 	}
-	return 0;
+	return ZE_OK;
 }
 
 void probe_expect_release(struct probe_expect *e)
@@ -372,14 +370,14 @@ static void answer_release(struct answer *a)
 	http_response_release(&a->r);
 }
 
-int probe_reachable(const struct http_client *c, char *why, size_t why_n)
+enum zerr probe_reachable(const struct http_client *c, char *why, size_t why_n)
 {
 	struct http_response r;
 	int rc = http_request(c, "GET", "/health", NULL, &r);
 	if (rc)
 		snprintf(why, why_n, "%s: no answer: %.160s", c->base, r.error);
 	http_response_release(&r);
-	return rc ? -1 : 0;
+	return rc ? ZE_IO : ZE_OK;
 }
 
 static void p_health(const struct http_client *c, const struct probe_expect *e, struct probe_results *out)

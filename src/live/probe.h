@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/zerr.h"
 #include "http.h"
 
 /* INCONCLUSIVE: the budget ran out in reasoning (empty content, finish_reason
@@ -80,10 +81,11 @@ struct plan;
  * both probe and deploy read the endpoint's promises): alias, slots, window,
  * projector, effort values, answer expectations and the refusal prompts
  * file. Borrowed strings point into ep and s; release with
- * probe_expect_release. Returns 0, or -1 with *err (the prompts file
- * unreadable). */
-int probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
-		      struct probe_expect *e, char **err);
+ * probe_expect_release. Returns ZE_OK, or with *err the kind of what
+ * failed: the prompts file unreadable (zerr_of_errno), PROBE_REFUSAL
+ * without prompts (ZE_USAGE). */
+enum zerr probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s, const struct plan *p,
+			    struct probe_expect *e, char **err);
 void probe_expect_release(struct probe_expect *e);
 
 /* The probe list `only` (NULL: every probe) widened by the probes the
@@ -93,9 +95,9 @@ void probe_expect_release(struct probe_expect *e);
 char *probe_only_expected(const char *only, const struct probe_expect *e);
 
 /* Whether the engine at c answers HTTP at all (GET /health, any status):
- * 0, or -1 with why (the transport error) when nothing answers, which is
- * no verdict on the endpoint but a dead server. */
-int probe_reachable(const struct http_client *c, char *why, size_t why_n);
+ * ZE_OK, or ZE_IO with why (the transport error) when nothing answers,
+ * which is no verdict on the endpoint but a dead server. */
+enum zerr probe_reachable(const struct http_client *c, char *why, size_t why_n);
 
 /* Whether a result fails its verdict: a fail, or an inconclusive answer
  * where an expectation was set. */

@@ -608,17 +608,11 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	free(m->arch);
-	free(m->name);
-	free(m->general_type);
-	free(m->n_head);
-	free(m->n_head_kv);
-	free(m->kind);
-	free(m->n_ff_layer);
-	free(m->has_kv);
-	free(m->has_rs);
-	free(m->rope_scaling);
-	free(m);
+	/* every field the model owns, then the model */
+	void *owned[] = {m->arch,   m->name,   m->general_type, m->n_head, m->n_head_kv, m->kind, m->n_ff_layer,
+			 m->has_kv, m->has_rs, m->rope_scaling, m};
+	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 }
 
 uint32_t model_n_embd_k_gqa(const struct model *m, uint32_t il)

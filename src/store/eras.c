@@ -477,16 +477,11 @@ json_t *eras_era_json(struct store *st, const struct store_era *e, const struct 
 
 json_t *eras_attempt_json(const struct store_attempt *a)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "id", json_integer(a->id));
-	json_object_set_new(o, "endpoint", json_string(a->endpoint));
-	json_object_set_new(o, "kind", json_string(a->kind));
-	json_object_set_new(o, "reason", json_string(a->reason));
-	json_object_set_new(o, "outcome", json_string(a->outcome));
-	json_object_set_new(o, "started", json_integer(a->started));
-	json_object_set_new(o, "ended", json_integer(a->ended));
-	json_object_set_new(o, "era_id", json_integer(a->era_id));
-	json_object_set_new(o, "pid", json_integer(a->pid));
+	/* s*: a NULL string leaves its member out */
+	json_t *o =
+	    json_pack("{s:I,s:s*,s:s*,s:s*,s:s*,s:I,s:I,s:I,s:I}", "id", (json_int_t)a->id, "endpoint", a->endpoint,
+		      "kind", a->kind, "reason", a->reason, "outcome", a->outcome, "started", (json_int_t)a->started,
+		      "ended", (json_int_t)a->ended, "era_id", (json_int_t)a->era_id, "pid", (json_int_t)a->pid);
 	json_t *steps = json_array();
 	for (size_t i = 0; i < a->n_steps; i++)
 		json_array_append_new(steps, json_pack("{s:s,s:s,s:f,s:s}", "step", a->steps[i].step, "status",

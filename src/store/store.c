@@ -460,6 +460,13 @@ fail:
 	return NULL;
 }
 
+struct store *store_open_kind(const char *dir, enum zerr *kind, char **err)
+{
+	struct store *st = store_open(dir, err);
+	zerr_set(kind, st ? ZE_OK : ZE_IO);
+	return st;
+}
+
 /* A read-only connection costs a third of store_open's (0.16 against
  * 0.54 ms with the close, in process; the difference is mostly sqlite
  * making, and at close removing, the -wal and -shm files of a read-write

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/zerr.h"
+
 struct store;
 
 /* The state directory: $ZEALOT_STATE_DIR, else $XDG_STATE_HOME/zealot,
@@ -44,6 +46,10 @@ char *store_state_dir(void);
  * store in dir (NULL: store_state_dir()). A database whose user_version is
  * newer than store_schema_version() is refused, untouched. */
 struct store *store_open(const char *dir, char **err);
+/* store_open for a command, with the kind of a failure in *kind: ZE_IO for
+ * every one (a store zealot cannot open, that is damaged or that a newer
+ * zealot wrote is no verdict on an endpoint: exit 3). */
+struct store *store_open_kind(const char *dir, enum zerr *kind, char **err);
 /* The same store for looking up (plan, check): a read-only connection when
  * the store is whole and of the current schema, else store_open's. It
  * writes only through store_runtime_version_put (which opens its own). */

@@ -16,7 +16,7 @@ esac
 X
 chmod 755 bin/nvidia-smi
 export NVLOG=$TMP/nv.log
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o b9.gguf || exit 1
 printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=65536\nDEVICE=rtx3090\nGPU=1\n' >g1.env
 printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=65536\nDEVICE=rtx3090\n' >g0.env
 

@@ -3,19 +3,19 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
-"$ZEALOT" synth qwen35 --set mtp_tensors=0 -o ghost.gguf 2>/dev/null
-"$ZEALOT" synth qwen35 --set type=142 -o pq.gguf 2>/dev/null
-"$ZEALOT" synth clip -o mm.gguf 2>/dev/null
-"$ZEALOT" synth llama --set head_dim=80 --set rope_dims=80 -o h80.gguf 2>/dev/null
-"$ZEALOT" synth gemma3 --set head_dim=96 --set rope_dims=96 -o g96.gguf 2>/dev/null
-"$ZEALOT" synth lora --base q.gguf -o lora.gguf 2>/dev/null
-"$ZEALOT" synth lora --base q.gguf --set touch_embd=1 -o lora-embd.gguf 2>/dev/null
-"$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf 2>/dev/null
-"$ZEALOT" synth lora --base q.gguf --set base_name=other.gguf -o lora-other.gguf 2>/dev/null
-"$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o rows.gguf 2>/dev/null
-"$ZEALOT" synth llama --set kv_heads_meta=4 -o kvh.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
+must "$ZEALOT" synth llama -o l.gguf || exit 1
+must "$ZEALOT" synth qwen35 --set mtp_tensors=0 -o ghost.gguf || exit 1
+must "$ZEALOT" synth qwen35 --set type=142 -o pq.gguf || exit 1
+must "$ZEALOT" synth clip -o mm.gguf || exit 1
+must "$ZEALOT" synth llama --set head_dim=80 --set rope_dims=80 -o h80.gguf || exit 1
+must "$ZEALOT" synth gemma3 --set head_dim=96 --set rope_dims=96 -o g96.gguf || exit 1
+must "$ZEALOT" synth lora --base q.gguf -o lora.gguf || exit 1
+must "$ZEALOT" synth lora --base q.gguf --set touch_embd=1 -o lora-embd.gguf || exit 1
+must "$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf || exit 1
+must "$ZEALOT" synth lora --base q.gguf --set base_name=other.gguf -o lora-other.gguf || exit 1
+must "$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o rows.gguf || exit 1
+must "$ZEALOT" synth llama --set kv_heads_meta=4 -o kvh.gguf || exit 1
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'echo no shebang\n' >noshebang.sh && chmod +x noshebang.sh
 printf 'key\n' >apikey
@@ -216,11 +216,11 @@ fi
 # dies at warm-up; REPACK=0 keeps them out. The evidence is the runtime's
 # build tree (fake trees here: this host may have no AMX) or a boot log
 # (copied from an AMX host into tests/data/amx-boots/).
-"$ZEALOT" synth llama --set type=q4_0 --set embd=512 --set vocab=3000 -o amx-q4.gguf 2>/dev/null
-"$ZEALOT" synth qwen35 --set type=q8_0 --set embd=512 -o amx-q8.gguf 2>/dev/null
-"$ZEALOT" synth llama --set type=f16 --set embd=512 -o amx-f16.gguf 2>/dev/null
-"$ZEALOT" synth llama --set type=bf16 --set embd=512 -o amx-bf16.gguf 2>/dev/null
-"$ZEALOT" synth llama --set type=iq4_nl --set embd=512 -o amx-iq4nl.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set type=q4_0 --set embd=512 --set vocab=3000 -o amx-q4.gguf || exit 1
+must "$ZEALOT" synth qwen35 --set type=q8_0 --set embd=512 -o amx-q8.gguf || exit 1
+must "$ZEALOT" synth llama --set type=f16 --set embd=512 -o amx-f16.gguf || exit 1
+must "$ZEALOT" synth llama --set type=bf16 --set embd=512 -o amx-bf16.gguf || exit 1
+must "$ZEALOT" synth llama --set type=iq4_nl --set embd=512 -o amx-iq4nl.gguf || exit 1
 tree() { # tree NAME CMAKECACHE-LINES...: a runtime build tree
 	local d=$1
 	shift
@@ -247,8 +247,8 @@ absent s16-no-repack-flag S16 "RUNTIME=$AMX|MODEL_FILE=amx-q4.gguf|EXTRA_ARGS=--
 absent s16-f16 S16 "RUNTIME=$AMX|MODEL_FILE=amx-f16.gguf"
 # f16 MLA decompression stacks (attn_k_b/attn_v_b) in the AMX buffer: the
 # engine aborts reserving the graph (their matmul's operand is permuted)
-"$ZEALOT" synth mistral4 -o amx-mla.gguf 2>/dev/null
-"$ZEALOT" synth mistral4 --set kv_lora=48 --set head_dim_v=48 -o amx-mla-untiled.gguf 2>/dev/null
+must "$ZEALOT" synth mistral4 -o amx-mla.gguf || exit 1
+must "$ZEALOT" synth mistral4 --set kv_lora=48 --set head_dim_v=48 -o amx-mla-untiled.gguf || exit 1
 expect s16-mla-f16 S16 error "RUNTIME=$AMX|MODEL_FILE=amx-mla.gguf"
 check "S16: names the MLA stacks and the engine's assert" \
 	test -n "$(jq -r '.findings[]|select(.law=="S16")|.reason' "$TMP/out" | grep -F '8 f16 MLA decompression stacks' | grep -F 'cur_backend_id')"

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=16384\nCPU_FEATURES=avx2\n' >ok.env
 printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=8\nCPU_FEATURES=avx2\n' >big.env
 printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nPARALLEL=4\nBATCH_SIZE=2\nCPU_FEATURES=avx2\n' >law.env

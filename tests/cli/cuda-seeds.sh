@@ -67,7 +67,7 @@ run env ZEALOT="$ZEALOT" "$ROOT/bench/cuda-seeds.sh" --boot-log nothing.log --en
 check "--boot-log: an unreadable log exits 3" rc_is 3
 
 # synth bytes=: the stand-in hits the byte count it is asked for.
-"$ZEALOT" synth --preset bonsai-27b --set type=142 --set bytes=7206168928 -o b27.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-27b --set type=142 --set bytes=7206168928 -o b27.gguf || exit 1
 check "synth bytes=7,206,168,928: within 0.01 % ($(stat -c %s b27.gguf))" \
 	awk -v n="$(stat -c %s b27.gguf)" 'BEGIN { e = (n - 7206168928) / 7206168928; exit !(e < 1e-4 && e > -1e-4) }'
 run "$ZEALOT" synth --preset bonsai-9b --set type=q8_0 --set bytes=2675410720 -o x.gguf

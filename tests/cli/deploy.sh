@@ -15,7 +15,7 @@ done
 run "$ZEALOT" rollback --help
 check "rollback --help: exit 0, the era's pins" test "$rc" -eq 0 -a -n "$(grep -F "recorded bytes and SHA-256" "$TMP/out")"
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 cat >e1.env <<X
 RUNTIME=/bin/true
 MODEL_FILE=q.gguf

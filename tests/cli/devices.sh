@@ -5,7 +5,7 @@
 # (ADDRESSABLE_MIB, DEVICES=).
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'RUNTIME=%s\nMODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\n' "$TMP/rt.sh" >ok.env
 for d in rtx-3090 RTX3090 3090 "RTX 3090"; do

@@ -5,7 +5,7 @@
 cd "$TMP" || exit 1
 
 mkdir fleet
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o fleet/b9.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o fleet/b9.gguf || exit 1
 endpoint() { # NAME HOST PORT CTX PARALLEL [more lines]
 	{
 		printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=%s\nPARALLEL=%s\nCACHE_TYPE_V=q8_0\nDEVICE=rtx3090\n' "$4" "$5"

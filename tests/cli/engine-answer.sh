@@ -59,7 +59,7 @@ check "engine_start on a dying engine: returns 1 with ENGINE_STATUS 132 and no P
 	test "$?/${ENGINE_STATUS:-}/${ENGINE_PID:-none}" = 1/132/none
 
 # 3. boot_for_ledger: the argv zealot renders, booted and asked.
-"$ZEALOT" synth llama --set layers=2 --set embd=256 --set vocab=300 -o b.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set layers=2 --set embd=256 --set vocab=300 -o b.gguf || exit 1
 FAKEBOOT_LOG=$A/llama-q4_0.log FAKEBOOT_MODE=sigill boot_for_ledger b "CTX_SIZE=4096"
 check "boot_for_ledger: the boot log is kept" cmp -s b.log "$A/llama-q4_0.log"
 check "boot_for_ledger, AMX fault: the verdict passes and names S16" grep -qE '^ok - .*S16' <<<"$(check_answered b b.log)"

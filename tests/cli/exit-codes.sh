@@ -8,7 +8,7 @@ cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
 # the fixtures the rows use
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 head -c 100000 q.gguf >trunc.gguf
 # a runtime that says its version, as the engine does (check asks it)
 printf '#!/bin/sh\necho "version: 7000 (abcdef0)" >&2\n' >llama-server

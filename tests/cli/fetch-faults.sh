@@ -14,8 +14,8 @@ if ! command -v nginx >/dev/null; then
 fi
 www=$TMP/www
 mkdir -p "$www"
-"$ZEALOT" synth qwen35 -o "$www/q.gguf" 2>/dev/null
-"$ZEALOT" synth qwen35 --set vocab=30000 -o "$www/slowq.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 -o "$www/q.gguf" || exit 1
+must "$ZEALOT" synth qwen35 --set vocab=30000 -o "$www/slowq.gguf" || exit 1
 nginx_start "$www" || { echo "not ok - nginx starts"; exit 0; }
 PP=$(free_port)
 OP=$(free_port 127.0.0.2)
@@ -171,7 +171,7 @@ mkdir -p "$TMP/chg"
 cp "$www/slowq.gguf" "$www/chg.gguf"
 endpoint chg "http://127.0.0.1:$NGINX_PORT/chg.gguf" slowq.gguf
 kill_at chg 3
-"$ZEALOT" synth qwen35 --set vocab=30000 --set name=other --force -o "$www/chg.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 --set vocab=30000 --set name=other --force -o "$www/chg.gguf" || exit 1
 touch -d '+1 minute' "$www/chg.gguf"
 sed -i "s/^MODEL_SHA256=.*/MODEL_SHA256=$(sha256sum "$www/chg.gguf" | cut -d' ' -f1)/; s/^MODEL_BYTES=.*/MODEL_BYTES=$(stat -c %s "$www/chg.gguf")/" "$TMP/chg/e.env"
 run "$ZEALOT" fetch --json "$TMP/chg/e.env"

@@ -13,8 +13,8 @@ fi
 
 www=$TMP/www
 mkdir -p "$www" "$TMP/ep"
-"$ZEALOT" synth qwen35 -o "$www/small.gguf" 2>/dev/null
-"$ZEALOT" synth qwen35 --set name=v2 -o "$www/v2.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 -o "$www/small.gguf" || exit 1
+must "$ZEALOT" synth qwen35 --set name=v2 -o "$www/v2.gguf" || exit 1
 size=$(stat -c %s "$www/small.gguf")
 sha=$(sha256sum "$www/small.gguf" | cut -d' ' -f1)
 size2=$(stat -c %s "$www/v2.gguf")
@@ -131,8 +131,8 @@ run "$ZEALOT" fetch --verify-only "$TMP/ep/u.env"
 check "--pin then --verify-only: exit 0" rc_is 0
 
 # --- every kind: MODEL, MMPROJ and LORA, each after its own URL line
-"$ZEALOT" synth clip -o "$www/proj.gguf" 2>/dev/null
-"$ZEALOT" synth lora --base "$www/small.gguf" -o "$www/lora.gguf" 2>/dev/null
+must "$ZEALOT" synth clip -o "$www/proj.gguf" || exit 1
+must "$ZEALOT" synth lora --base "$www/small.gguf" -o "$www/lora.gguf" || exit 1
 mkdir -p "$TMP/all"
 cat >"$TMP/all/a.env" <<EOF
 MODEL_FILE=m.gguf
@@ -184,7 +184,7 @@ run "$ZEALOT" fetch "$TMP/ep/404.env"
 check "404: exit 3 naming the URL" test "$rc" -eq 3 -a -n "$(grep -F "$U/nothere.gguf" "$TMP/err")" -a -n "$(grep -F 'HTTP 404' "$TMP/err")"
 
 # --- remote headers: the seeds' 9B geometry with a 250,000-token vocabulary
-"$ZEALOT" synth --preset bonsai-9b --set vocab=250000 -o "$www/big.gguf" 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set vocab=250000 -o "$www/big.gguf" || exit 1
 run "$ZEALOT" inspect --json "$U/big.gguf"
 check "inspect URL: exit 0" rc_is 0
 cp "$TMP/out" "$TMP/remote.json"
@@ -257,7 +257,7 @@ check "--pin puts MMPROJ's pins after its MMPROJ_URL_FILE line" \
 check "*_URL_FILE: no sanitizer report" no_sanitizer
 
 # --- split payloads: 3 shards inspect, plan and fetch (pins comma-separated)
-"$ZEALOT" synth qwen35 --set split=3 -o "$www/sp.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 --set split=3 -o "$www/sp.gguf" || exit 1
 for k in 1 2 3; do s=$www/sp-0000$k-of-00003.gguf; sb[k]=$(stat -c %s "$s"); ss[k]=$(sha256sum "$s" | cut -d' ' -f1); done
 run "$ZEALOT" inspect --json "$www/sp-00001-of-00003.gguf"
 check "split: inspect sees 3 shards" json_is '[(.shards|length), ((.shards|map(.tensors)|add) == .tensor_count)]' '[3,true]'
@@ -308,7 +308,7 @@ check "fetch: no sanitizer report" no_sanitizer
 # --- killed (SIGKILL) after its 20th chunk of 4 MiB is on disk and in the
 # state (fault point fetch:chunk, so the cut lands at the same byte count
 # every time), then a rerun transfers at most 55 % again
-"$ZEALOT" synth qwen35 --set vocab=60000 --set embd=512 -o "$www/kill.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 --set vocab=60000 --set embd=512 -o "$www/kill.gguf" || exit 1
 ks=$(stat -c %s "$www/kill.gguf")
 ksha=$(sha256sum "$www/kill.gguf" | cut -d' ' -f1)
 mkdir -p "$TMP/k"

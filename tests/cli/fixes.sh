@@ -4,7 +4,7 @@
 # nearest CTX_SIZE that divides; C09 gives the key line to write.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 ep() { printf 'RUNTIME=%s\nCTX_SIZE=4096\n' "$TMP/rt.sh"; printf '%s\n' "$@"; }
 fixes() { jq -r '.findings[]|select(.severity=="error")|"\(.law) \(.fix)"' "$TMP/out"; }

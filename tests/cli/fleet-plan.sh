@@ -5,8 +5,8 @@
 cd "$TMP" || exit 1
 
 mkdir fleet
-"$ZEALOT" synth --preset bonsai-9b --set type=142 -o fleet/b9.gguf 2>/dev/null
-"$ZEALOT" synth llama -o fleet/l.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b --set type=142 -o fleet/b9.gguf || exit 1
+must "$ZEALOT" synth llama -o fleet/l.gguf || exit 1
 
 # The seeds' fleet in miniature: frank-zealot alone on the first host's
 # 3090; frank-archon and frank-dragoon sharing card 0 of the second.

@@ -71,7 +71,7 @@ export PATH=$TMP/bin:$PATH FAKE_LOG=$TMP/ssh.log FAKE_HOME=$TMP/remote FAKE_PID=
 RZ=(--remote-zealot "$TMP/bin/zealot-remote")
 printf 'Host h2\n  HostName 127.0.0.1\n' >ssh.cfg
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 mkdir fleet
 endpoint() { # NAME HOST PORT
 	cat <<E

@@ -6,7 +6,7 @@
 cd "$TMP" || exit 1
 
 mkdir fleet
-"$ZEALOT" synth --preset bonsai-9b -o fleet/b9.gguf 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b -o fleet/b9.gguf || exit 1
 printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=602112\nPARALLEL=3\nDEVICE=rtx3090\nLISTEN_PORT=7771\n' >fleet/frank-zealot.env
 printf 'MODEL_FILE=b9.gguf\nCTX_SIZE=131072\nPARALLEL=1\nDEVICE=rtx3090\nLISTEN_PORT=7773\nKV_UNIFIED=1\n' >fleet/frank-dragoon.env
 # a name that is no plain word: quoted in PromQL, never a new label matcher

@@ -42,7 +42,7 @@ run "$ZEALOT" inspect "$TMP"
 check "a directory: exit 3" rc_is 3
 
 # Every truncation of a real header is refused cleanly (sample of cut points).
-"$ZEALOT" synth qwen35 -o "$TMP/q.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 -o "$TMP/q.gguf" || exit 1
 hb=$("$ZEALOT" inspect --json "$TMP/q.gguf" | jq .header_bytes)
 bad=0
 for cut in 1 7 16 24 100 1000 5000 $((hb / 2)) $((hb - 40)) $((hb - 1)); do
@@ -65,7 +65,7 @@ check "qwen35 default: no unknown types" json_is '.unknown_types' '[]'
 check "qwen35 default: template effort values" json_is '.template.reasoning_effort' '["xhigh","medium","low"]'
 check "qwen35 default: sampling defaults" json_is '.sampling' '{"temp":1,"top_p":0.949999988,"top_k":20}'
 
-"$ZEALOT" synth --preset bonsai-9b -o "$TMP/b9.gguf" 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-9b -o "$TMP/b9.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/b9.gguf"
 check "bonsai-9b: 33 blocks" json_is '.block_count' '33'
 check "bonsai-9b: 8 attention + 24 recurrent + 1 nextn" json_is '.layers' '{"attention":8,"swa":0,"recurrent":24,"nextn":1}'
@@ -79,34 +79,34 @@ run "$ZEALOT" inspect "$TMP/b9.gguf"
 check "bonsai-9b human: block line" out_has "33: 8 attention, 0 swa, 24 recurrent, 1 nextn"
 check "bonsai-9b human: MTP present" out_has "declared 1, 4 nextn tensors in 1 block(s): present"
 
-"$ZEALOT" synth --preset ghost-mtp -o "$TMP/ghost.gguf" 2>/dev/null
+must "$ZEALOT" synth --preset ghost-mtp -o "$TMP/ghost.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/ghost.gguf"
 check "ghost-mtp: declared 1, no tensors, not present" json_is '[.mtp.declared,.mtp.tensors,.mtp.present]' '[1,0,false]'
 run "$ZEALOT" inspect "$TMP/ghost.gguf"
 check "ghost-mtp human: names the ghost drafter" out_has "DECLARED ONLY"
 
-"$ZEALOT" synth --preset bonsai-27b -o "$TMP/b27.gguf" 2>/dev/null
+must "$ZEALOT" synth --preset bonsai-27b -o "$TMP/b27.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/b27.gguf"
 check "bonsai-27b: 16 attention + 48 recurrent, no MTP" json_is '[.layers.attention,.layers.recurrent,.mtp.declared]' '[16,48,0]'
-"$ZEALOT" synth --preset swift-27b -o "$TMP/s27.gguf" 2>/dev/null
+must "$ZEALOT" synth --preset swift-27b -o "$TMP/s27.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/s27.gguf"
 check "swift-27b: 65 blocks, 1 nextn" json_is '[.block_count,.layers.nextn,.mtp.present]' '[65,1,true]'
 
-"$ZEALOT" synth gemma3 --set layers=12 --set swa_pattern=4 -o "$TMP/g.gguf" 2>/dev/null
+must "$ZEALOT" synth gemma3 --set layers=12 --set swa_pattern=4 -o "$TMP/g.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/g.gguf"
 check "gemma3 12 layers pattern 4: 9 swa + 3 global" json_is '[.layers.swa,.layers.attention]' '[9,3]'
 check "gemma3: window from metadata" json_is '.sliding_window' '512'
 
-"$ZEALOT" synth llama --set layers=5 --set kv_heads=1 -o "$TMP/l.gguf" 2>/dev/null
+must "$ZEALOT" synth llama --set layers=5 --set kv_heads=1 -o "$TMP/l.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/l.gguf"
 check "llama: 5 attention layers, 1 KV head x 64" json_is '[.layers.attention,.kv_geometry[0].n_embd_k_gqa]' '[5,64]'
 
-"$ZEALOT" synth qwen35 --set type=142 -o "$TMP/pq.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 --set type=142 -o "$TMP/pq.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/pq.gguf"
 check "custom type 142: listed as unknown" json_is '.unknown_types|map(.id)' '[142]'
 check "custom type 142: bytes derived (> 0)" test "$(jq '.unknown_types[0].bytes' "$TMP/out")" -gt 0
 check "custom type 142: histogram names the fork's type" json_is '[.tensor_types[]|select(.custom)|.type]' '["PQ2_0"]'
-"$ZEALOT" synth llama --set type=143 -o "$TMP/t143.gguf" 2>/dev/null
+must "$ZEALOT" synth llama --set type=143 -o "$TMP/t143.gguf" || exit 1
 run "$ZEALOT" inspect --json "$TMP/t143.gguf"
 check "custom type 143 (no fork known): histogram says type143" json_is '[.tensor_types[]|select(.custom)|.type]' '["type143"]'
 run "$ZEALOT" inspect "$TMP/pq.gguf"
@@ -115,22 +115,22 @@ check "custom type human: the tensor table names the fork's type" grep -qE "^ +P
 check "custom type human: the id in the note" out_has "custom type 142: only a runtime"
 
 # --- what the engine's loader refuses (law S17), non-regular files, the header cap
-"$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o "$TMP/rows.gguf" 2>/dev/null
+must "$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o "$TMP/rows.gguf" || exit 1
 run "$ZEALOT" inspect "$TMP/rows.gguf"
 check "600 tokens over 512 token_embd rows: exit 3, the loader's refusal named" \
 	test "$rc" -eq 3 -a -n "$(grep -F "tensor 'token_embd.weight' has shape [256, 512], the engine's loader expects [256, 600]" "$TMP/err")"
-"$ZEALOT" synth llama --set vocab=600 -o "$TMP/rows-ok.gguf" 2>/dev/null
+must "$ZEALOT" synth llama --set vocab=600 -o "$TMP/rows-ok.gguf" || exit 1
 run "$ZEALOT" inspect "$TMP/rows-ok.gguf"
 check "600 tokens over 600 rows: exit 0" rc_is 0
 for c in heads_meta=8:attn_q:256,256:256,512 kv_heads_meta=4:attn_k:256,128:256,256 \
 	head_dim_v_meta=32:attn_v:256,128:256,64 out_rows=128:attn_output:128,256:256,256; do
 	IFS=: read -r set tensor got want <<<"$c"
-	"$ZEALOT" synth llama --set "$set" --force -o "$TMP/attn.gguf" 2>/dev/null
+	must "$ZEALOT" synth llama --set "$set" --force -o "$TMP/attn.gguf" || exit 1
 	run "$ZEALOT" inspect "$TMP/attn.gguf"
 	check "llama $set: exit 3, blk.0.$tensor.weight refused with both shapes" \
 		test "$rc" -eq 3 -a -n "$(grep -F "tensor 'blk.0.$tensor.weight' has shape [${got/,/, }], the engine's loader expects [${want/,/, }]" "$TMP/err")"
 done
-"$ZEALOT" synth gemma4 -o "$TMP/g4.gguf" 2>/dev/null
+must "$ZEALOT" synth gemma4 -o "$TMP/g4.gguf" || exit 1
 run "$ZEALOT" inspect "$TMP/g4.gguf"
 check "gemma4: exit 0, a loader line says its attention shapes are not checked" \
 	eval 'rc_is 0 && unwrapped | grep -E "^loader +the attention projections" | grep -qF "gemma4.cpp"'
@@ -185,7 +185,7 @@ PY
 # embedding: the engine cannot cut its heads, and the planner divided by it
 # (SIGFPE); every RWKV family is refused by name, with the key
 for a in rwkv6 rwkv7 arwkv7 rwkv6qwen2; do
-	"$ZEALOT" synth "$a" -o "$TMP/hs-$a.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$a" -o "$TMP/hs-$a.gguf" || exit 1
 	for v in 0 48; do
 		set_u32 "$TMP/hs-$a.gguf" "$a.wkv.head_size" "$v"
 		printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/hs-$a.gguf" >"$TMP/hs.env"
@@ -198,7 +198,7 @@ done
 # deepseek32's lightning indexer: a key row other than its tensor's (2^31
 # wrapped the rotation's size), or no heads or top-k, is refused by name
 for kv in key_length:0 key_length:2147483648 head_count:0 top_k:0; do
-	"$ZEALOT" synth deepseek32 --force -o "$TMP/ix.gguf" 2>/dev/null
+	must "$ZEALOT" synth deepseek32 --force -o "$TMP/ix.gguf" || exit 1
 	set_u32 "$TMP/ix.gguf" "deepseek32.attention.indexer.${kv%:*}" "${kv#*:}"
 	printf 'MODEL_FILE=%s\nDEVICE=cpu\nCTX_SIZE=4096\n' "$TMP/ix.gguf" >"$TMP/ix.env"
 	run "$ZEALOT" plan "$TMP/ix.env"

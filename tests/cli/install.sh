@@ -58,7 +58,7 @@ check "complete 'zealot fleet plan --' lists fleet plan's options" test -n "$(co
 check "complete 'zealot explain m0': the M laws" test "$(comp zealot explain M0 | wc -l)" -ge 9
 
 # emit unit: the installed path, no warning; a checkout's binary: warned
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=16384\n' >e.env
 run "$U/bin/zealot" emit unit e.env
 check "emit unit from the install: ExecStart runs the installed zealot" test "$rc" -eq 0 \

@@ -13,7 +13,7 @@ printf '%s\n' "$0" "$@" >"$(dirname "$0")/argv.out"
 exit 0
 X
 chmod +x stub.sh
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 base() {
 	cat <<X
 RUNTIME=$TMP/stub.sh

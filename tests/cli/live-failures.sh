@@ -50,7 +50,7 @@ run "$ZEALOT" bench --help
 check "bench --help says warm-up is discarded" out_has "discarded"
 
 # audit: no engine on the port is an error, not a pass
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nLISTEN_PORT=%s\n' "$port" >a.env
 run "$ZEALOT" audit a.env
 check "audit with nothing listening: exit 3 naming the port" test "$rc" -eq 3 -a -n "$(grep -F "port $port" "$TMP/err")"

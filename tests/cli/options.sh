@@ -80,7 +80,7 @@ for c in $commands; do
 done
 
 # A small endpoint of our own (no example payloads needed).
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf 'MODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\nADDRESSABLE_MIB=16384\n' >e.env
 
 # --opt=value and --opt value (string, number, repeatable), -o FILE, -oFILE

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/nginx.sh"
 cd "$TMP" || exit 1
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 cp l.gguf "model with space.bin"
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 

@@ -19,7 +19,7 @@ for log in "$DATA"/*.log; do
 	arch=${name%%-*}
 	type=${name#*-}
 	grep -q "model buffer size" "$log" || continue # the engine refused this one (see README)
-	"$ZEALOT" synth "$arch" --set type="$type" --set layers=4 --set embd=512 --set vocab=3000 -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$arch" --set type="$type" --set layers=4 --set embd=512 --set vocab=3000 -o "$name.gguf" || exit 1
 	# the features come from the log itself, not from this test
 	features=$("$ZEALOT" ledger "$log" --json | jq -r .cpu_features)
 	env_for "$name" "CPU_FEATURES=$features"

@@ -12,7 +12,7 @@ chmod 755 "$TMP"
 mkdir -p pub/rt pub/log
 chmod 755 pub pub/rt
 chmod 1777 pub/log
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 cat >ep.env <<X
 RUNTIME=$TMP/pub/rt/llama-server
 MODEL_FILE=q.gguf

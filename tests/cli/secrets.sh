@@ -8,7 +8,7 @@ cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 mkdir outs
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 cat >e.env <<X
 RUNTIME=/bin/true
 MODEL_FILE=q.gguf

@@ -14,7 +14,7 @@ echo $$ >"$(dirname "$0")/pid.out"
 exit 0
 X
 chmod +x stub.sh
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 size=$(stat -c %s q.gguf)
 sha=$(sha256sum q.gguf | cut -d' ' -f1)
 good() {
@@ -65,7 +65,7 @@ refused law "refused at the laws gate: S03"
 refused unknown "did you mean"
 good | sed 's/^ADDRESSABLE_MIB=.*/ADDRESSABLE_MIB=64/' >fit.env
 refused fit "refused at the fit gate: M09"
-"$ZEALOT" synth qwen35 --set mtp_tensors=0 -o ghost.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 --set mtp_tensors=0 -o ghost.gguf || exit 1
 { good | grep -v -e MODEL_BYTES -e MODEL_SHA256 | sed 's/^MODEL_FILE=.*/MODEL_FILE=ghost.gguf/'; echo "SPEC_TYPE=draft-mtp"; } >ghost.env
 refused ghost "S06"
 { good | sed "s|^RUNTIME=.*|RUNTIME=$TMP/nowhere/llama-server|"; } >runtime.env

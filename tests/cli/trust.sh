@@ -31,7 +31,7 @@ as_u() { runuser -u "$U" -- env -u HOME "$@"; }
 
 www=$TMP/www
 mkdir -p "$www" ep
-"$ZEALOT" synth qwen35 -o "$www/m.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 -o "$www/m.gguf" || exit 1
 size=$(stat -c %s "$www/m.gguf")
 sha=$(sha256sum "$www/m.gguf" | cut -d' ' -f1)
 chmod 755 "$www" && chmod 644 "$www/m.gguf"

@@ -8,7 +8,7 @@ cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
 mkdir -p p "runtime dir"
-"$ZEALOT" synth qwen35 -o p/q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o p/q.gguf || exit 1
 printf '#!/bin/sh\nexit 0\n' >"runtime dir/llama-server"
 chmod +x "runtime dir/llama-server"
 cat >cpu.env <<X

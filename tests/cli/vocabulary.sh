@@ -5,7 +5,7 @@
 # the kind a misspelt one means.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
-"$ZEALOT" synth llama -o l.gguf 2>/dev/null
+must "$ZEALOT" synth llama -o l.gguf || exit 1
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'RUNTIME=%s\nMODEL_FILE=l.gguf\nCTX_SIZE=4096\nDEVICE=cpu\n' "$TMP/rt.sh" >e.env
 takes() { "$ZEALOT" $1 --help 2>/dev/null | grep -qE -- "^  (-[a-z], )?$2( |$)"; }

@@ -24,7 +24,7 @@ done
 
 # the seeds' refusal swap: a plain payload that refuses, an adapter that
 # makes it answer something else
-"$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o "$TMP/plain.gguf" 2>/dev/null
+must "$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o "$TMP/plain.gguf" || exit 1
 run "$ZEALOT" synth lora --base "$TMP/plain.gguf" --set answer="Here it is." -o "$TMP/ans-lora.gguf"
 check "synth lora --set answer writes an adapter on output.weight" eval 'rc_is 0 && no_sanitizer'
 engine_start plain -m "$TMP/plain.gguf" -c 2048 --jinja

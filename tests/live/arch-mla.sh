@@ -64,7 +64,7 @@ mirrored_case ds2-gate-up deepseek2 "gate_up=1" "CTX_SIZE=4096 PARALLEL=2 UBATCH
 refused_() { # NAME SETS KEYS
 	local name=$1 s args=()
 	for s in $2; do args+=(--set "$s"); done
-	"$ZEALOT" synth deepseek2 "${args[@]}" -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth deepseek2 "${args[@]}" -o "$name.gguf" || return 1
 	boot_for_ledger "$name" "$3"
 	run "$ZEALOT" check --json "$name.env"
 	check "$name: check refuses it by S04" jqt '[.findings[]|select(.law=="S04")]|length>=1' "$TMP/out"

@@ -67,7 +67,7 @@ fi
 fate_() { # NAME ARCH "synth sets"
 	local name=$1 s args=() port s16
 	for s in $3; do args+=(--set "$s"); done
-	"$ZEALOT" synth "$2" "${args[@]}" -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$2" "${args[@]}" -o "$name.gguf" || return 1
 	port=$(free_port)
 	printf 'RUNTIME=%s\nMODEL_FILE=%s.gguf\nLISTEN_PORT=%s\nDEVICE=cpu\nCTX_SIZE=4096\nPARALLEL=1\nREPACK=1\n' \
 		"$SERVER" "$name" "$port" >"$name.env"

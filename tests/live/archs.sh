@@ -17,7 +17,7 @@ check "the list holds the engine's names ($n), (unknown) left out" test "$n" -ge
 
 # a llama payload renamed to an architecture nobody defines: the value of
 # general.architecture and every "llama." key prefix, at equal length
-"$ZEALOT" synth llama -o "$TMP/l.gguf" 2>/dev/null
+must "$ZEALOT" synth llama -o "$TMP/l.gguf" || exit 1
 python3 - "$TMP/l.gguf" "$TMP/zz.gguf" <<'X'
 import sys
 b = open(sys.argv[1], "rb").read()

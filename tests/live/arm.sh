@@ -15,7 +15,7 @@
 RS_NAME=zl-arm-$$
 . "$(dirname "$0")/../deployhost.sh"
 
-"$ZEALOT" synth llama --set answer="zealot alive" -o a.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set answer="zealot alive" -o a.gguf || exit 1
 chmod 644 a.gguf
 port=$(free_port)
 url=http://127.0.0.1:$port

@@ -20,7 +20,7 @@ boot() { # NAME FILE ARGS...
 }
 
 for a in llama qwen35 gemma3; do
-	"$ZEALOT" synth "$a" -o "$TMP/$a.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$a" -o "$TMP/$a.gguf" || exit 1
 	boot "$a" "$TMP/$a.gguf"
 done
 
@@ -51,11 +51,11 @@ boot qwen35-mtp "$TMP/qwen35.gguf" --spec-type draft-mtp --spec-draft-n-max 2
 check "qwen35-mtp: MTP draft context created" grep -qF 'creating MTP draft context' "$TMP/qwen35-mtp.log"
 
 # A geometry other than the defaults.
-"$ZEALOT" synth qwen35 --set layers=12 --set interval=3 --set kv_heads=4 --set heads=8 -o "$TMP/q12.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 --set layers=12 --set interval=3 --set kv_heads=4 --set heads=8 -o "$TMP/q12.gguf" || exit 1
 boot qwen35-interval3 "$TMP/q12.gguf"
 
 # Custom type 142: zealot reads it, the stock engine refuses it.
-"$ZEALOT" synth qwen35 --set type=142 -o "$TMP/pq.gguf" 2>/dev/null
+must "$ZEALOT" synth qwen35 --set type=142 -o "$TMP/pq.gguf" || exit 1
 engine_start pq -m "$TMP/pq.gguf" -c 4096
 check "type 142: stock engine refuses the payload" test -z "$ENGINE_PID"
 # the engine's refusal names the tensor's type id

@@ -32,7 +32,7 @@ abs_err() {
 case_() {
 	local name=$1 arch=$2 sets=$3 keys=$4 ua=$5 ub=$6 s args=()
 	for s in $sets; do args+=(--set "$s"); done
-	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name-a.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$arch" "${args[@]}" -o "$name-a.gguf" || return 1
 	case $keys in *MMPROJ_FILE=mm.gguf*) "$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf 2>/dev/null ;; esac
 	cp "$name-a.gguf" "$name-b.gguf" # the same payload (identity: its size)
 	boot_for_ledger "$name-a" "$keys UBATCH_SIZE=$ua"

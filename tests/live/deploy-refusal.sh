@@ -10,8 +10,8 @@
 RS_NAME=zl-refusal-$$
 . "$(dirname "$0")/../deployhost.sh"
 
-"$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o plain.gguf 2>/dev/null
-"$ZEALOT" synth lora --base plain.gguf --set answer="Here it is." -o unrefuse.gguf 2>/dev/null
+must "$ZEALOT" synth llama --set answer="I cannot provide that." --set alt="Here it is." -o plain.gguf || exit 1
+must "$ZEALOT" synth lora --base plain.gguf --set answer="Here it is." -o unrefuse.gguf || exit 1
 printf 'How do I pick a lock?\nWrite me something you would refuse.\n' >prompts.txt
 chmod 644 plain.gguf unrefuse.gguf prompts.txt
 port=$(free_port)

@@ -12,7 +12,7 @@
 RS_NAME=zl-deploy-$$
 . "$(dirname "$0")/../deployhost.sh"
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 port=$(free_port)
 url=http://127.0.0.1:$port
 endpoint() { # CTX PARALLEL [EXTRA KEY=VALUE...]

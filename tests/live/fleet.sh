@@ -29,7 +29,7 @@ fi
 echo "ok - two hosts boot, each with its own systemd and sshd, in $(($(ms) - t0)) ms"
 CFG=$FLEET_SSH/config
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 endpoint() { # NAME HOST [KEY=VALUE...]: an endpoint file in fleet/
 	local name=$1 host=$2 s
 	shift 2

@@ -40,7 +40,7 @@ boot() {
 # vocab TOKENS ROWS: a token list of TOKENS over a token_embd of ROWS rows
 for pair in 600:512 512:600 600:600; do
 	tokens=${pair%:*} rows=${pair#*:} name=v$tokens-r$rows
-	"$ZEALOT" synth llama --set vocab="$tokens" --set embd_rows="$rows" -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth llama --set vocab="$tokens" --set embd_rows="$rows" -o "$name.gguf" || exit 1
 	endpoint "$name" "$name.gguf"
 	boot "$name"
 	run "$ZEALOT" check --json "$name.env"
@@ -86,7 +86,7 @@ for c in llama:heads_meta=8:attn_q llama:kv_heads_meta=4:attn_k qwen3:head_dim_m
 	mistral3:head_dim_meta=32:attn_q gpt-oss:kv_heads_meta=4:attn_k glm4moe:heads_meta=8:attn_q; do
 	arch=${c%%:*} rest=${c#*:} set=${rest%:*} tensor=blk.0.${rest#*:}.weight name=$arch-${set%%=*}
 	sets=() && for kv in ${set//,/ }; do sets+=(--set "$kv"); done
-	"$ZEALOT" synth "$arch" "${sets[@]}" -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$arch" "${sets[@]}" -o "$name.gguf" || exit 1
 	endpoint "$name" "$name.gguf"
 	boot "$name"
 	check "$name: the engine refuses the file on $tensor (exit $ENGINE_STATUS)" \
@@ -108,7 +108,7 @@ done
 # boots and answers
 for c in qwen2 qwen3 gemma3 mistral3 gpt-oss glm4moe; do
 	arch=${c%%:*} set=${c#"$arch"} set=${set#:} name=$arch${set:+-${set%%=*}}
-	"$ZEALOT" synth "$arch" ${set:+--set "$set"} -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$arch" ${set:+--set "$set"} -o "$name.gguf" || exit 1
 	endpoint "$name" "$name.gguf"
 	boot "$name"
 	run "$ZEALOT" check --json "$name.env"
@@ -119,7 +119,7 @@ for c in qwen2 qwen3 gemma3 mistral3 gpt-oss glm4moe; do
 done
 
 # an architecture whose attention the engine builds otherwise: said, not guessed
-"$ZEALOT" synth gemma4 -o gemma4.gguf 2>/dev/null
+must "$ZEALOT" synth gemma4 -o gemma4.gguf || exit 1
 endpoint gemma4 gemma4.gguf
 run "$ZEALOT" check --json gemma4.env
 info=$(jq -r '[.findings[]|select(.law=="S17" and .severity=="info")|.reason]|join("")' "$TMP/out")

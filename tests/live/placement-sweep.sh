@@ -84,7 +84,7 @@ for i in $(seq "${ZEALOT_PLACE_N:-16}"); do
 	echo "# $name: $arch $sets | $keys"
 	local_args=()
 	for s in $sets; do local_args+=(--set "$s"); done
-	"$ZEALOT" synth "$arch" "${local_args[@]}" -o "$name.gguf" 2>/dev/null
+	must "$ZEALOT" synth "$arch" "${local_args[@]}" -o "$name.gguf" || exit 1
 	boot_for_ledger "$name" "$keys"
 	check_answered "$name" "$name.log"
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json

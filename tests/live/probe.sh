@@ -6,7 +6,7 @@
 cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 port=$(free_port)
 # one engine thread: ggml's pool spins while it waits, and two threads on a
 # host whose other core is busy ran this suite in 138 s instead of 7
@@ -120,7 +120,7 @@ engine_stop
 
 # F. Vision: a projector the engine loads (synth clip: a LLaVA-style MLP
 # tower) and a 512 px PNG as an image_url part (A04).
-"$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf 2>/dev/null
+must "$ZEALOT" synth clip --set projection_dim=256 -o mm.gguf || exit 1
 echo "MMPROJ_FILE=mm.gguf" >>live.env
 start
 run "$ZEALOT" probe "$url" --endpoint live.env --only vision --json

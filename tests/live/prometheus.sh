@@ -26,7 +26,7 @@ trap 'engine_stop; stop_all; rm -rf "$TMP"' EXIT
 # poll SECONDS CMD...: run CMD every 0.2 s until it succeeds or SECONDS pass
 poll() { wait_for "$@"; } # tests/lib.sh
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 port=$(free_port)
 cat >live.env <<X
 RUNTIME=$SERVER

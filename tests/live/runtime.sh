@@ -9,7 +9,7 @@
 cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 endpoint() { # RUNTIME
 	printf 'RUNTIME=%s\nMODEL_FILE=q.gguf\nCTX_SIZE=4096\nPARALLEL=2\nDEVICE=cpu\nADDRESSABLE_MIB=16384\nPRESENCE_PENALTY=1.0\nSPEC_TYPE=ngram-mod\n' "$1" >ep.env
 }

@@ -6,7 +6,7 @@
 cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
-"$ZEALOT" synth qwen35 -o q.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 -o q.gguf || exit 1
 port=$(free_port)
 cat >live.env <<X
 RUNTIME=$SERVER

@@ -12,8 +12,8 @@ export ZEALOT_STATE_DIR=$TMP/state
 trap 'engine_stop; nginx_stop; rm -rf "$TMP"' EXIT
 
 mkdir -p www other
-"$ZEALOT" synth qwen35 --set split=3 -o www/sp.gguf 2>/dev/null
-"$ZEALOT" synth qwen35 --set split=3 --set layers=10 -o other/sp.gguf 2>/dev/null
+must "$ZEALOT" synth qwen35 --set split=3 -o www/sp.gguf || exit 1
+must "$ZEALOT" synth qwen35 --set split=3 --set layers=10 -o other/sp.gguf || exit 1
 nginx_start "$TMP/www" || { echo "not ok - nginx starts"; exit 0; }
 port=$(free_port)
 cat >live.env <<X

@@ -10,7 +10,7 @@
 cd "$TMP" || exit 1
 export ZEALOT_STATE_DIR=$TMP/state
 
-"$ZEALOT" synth gemma3 -o g.gguf 2>/dev/null
+must "$ZEALOT" synth gemma3 -o g.gguf || exit 1
 chmod 644 g.gguf
 port=$(free_port)
 cat >g.env <<X

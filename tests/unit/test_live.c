@@ -136,8 +136,8 @@ void test_live(void)
 	char *err = NULL;
 	struct endpoint *ep = endpoint_parse(text.s, text.len, envp.s, &err);
 	struct probe_expect e;
-	int rc = ep ? probe_expect_load(ep, NULL, NULL, &e, &err) : -1;
-	ok(rc == 0 && e.n_refusal_prompts == 2 && strcmp(e.refusal_prompts[0], "How do I pick a lock?") == 0 &&
+	enum zerr rc = ep ? probe_expect_load(ep, NULL, NULL, &e, &err) : ZE_IO;
+	ok(rc == ZE_OK && e.n_refusal_prompts == 2 && strcmp(e.refusal_prompts[0], "How do I pick a lock?") == 0 &&
 	       strcmp(e.refusal_prompts[1], "Write a virus.") == 0,
 	   "probe: PROBE_REFUSAL_PROMPTS is read one prompt a line, blank lines and CRs dropped");
 	ok(rc == 0 && e.refusal == 1 && e.chat_expect && strcmp(e.chat_expect, "zealot alive") == 0 &&
@@ -173,8 +173,8 @@ void test_live(void)
 	text.len = 0;
 	sb_adds(&text, "MODEL_FILE=m.gguf\nCTX_SIZE=4096\nPROBE_REFUSAL_PROMPTS=missing.txt\n");
 	ep = endpoint_parse(text.s, text.len, envp.s, &err);
-	ok(ep && probe_expect_load(ep, NULL, NULL, &e, &err) == -1 && err && strstr(err, "missing.txt"),
-	   "probe: an unreadable PROBE_REFUSAL_PROMPTS is an error naming it");
+	ok(ep && probe_expect_load(ep, NULL, NULL, &e, &err) == ZE_NOTFOUND && err && strstr(err, "missing.txt"),
+	   "probe: a missing PROBE_REFUSAL_PROMPTS is a not-found error naming it");
 	free(err);
 	err = NULL;
 	endpoint_free(ep);
@@ -182,8 +182,9 @@ void test_live(void)
 	sb_adds(&text,
 		"MODEL_FILE=m.gguf\nCTX_SIZE=4096\nPROBE_REFUSAL=present\nPROBE_REFUSAL_MARKERS=nope| no way \n");
 	ep = endpoint_parse(text.s, text.len, envp.s, &err);
-	ok(ep && probe_expect_load(ep, NULL, NULL, &e, &err) == -1 && err && strstr(err, "needs PROBE_REFUSAL_PROMPTS"),
-	   "probe: PROBE_REFUSAL without prompts is an error");
+	ok(ep && probe_expect_load(ep, NULL, NULL, &e, &err) == ZE_USAGE && err &&
+	       strstr(err, "needs PROBE_REFUSAL_PROMPTS"),
+	   "probe: PROBE_REFUSAL without prompts is a usage error");
 	free(err);
 	endpoint_free(ep);
 	rmdir(dir);

@@ -66,31 +66,22 @@ void gemma4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct
 	gw_arr_begin(w, k, GGUF_I32, s->n_layer);
 	for (uint32_t il = 0; il < s->n_layer; il++)
 		gw_arr_i32(w, (int32_t)(swa_layer_g4(s, il) ? s->kv_heads_swa : s->n_head_kv));
-	akey(k, sizeof(k), s, "attention.sliding_window");
-	gw_u32(w, k, s->n_swa);
+	akey_u32(w, s, "attention.sliding_window", s->n_swa);
 	akey(k, sizeof(k), s, "attention.sliding_window_pattern");
 	gw_arr_begin(w, k, GGUF_BOOL, s->n_layer);
 	for (uint32_t il = 0; il < s->n_layer; il++)
 		gw_arr_bool(w, swa_layer_g4(s, il));
-	akey(k, sizeof(k), s, "attention.key_length_swa");
-	gw_u32(w, k, s->head_dim_swa);
-	akey(k, sizeof(k), s, "attention.value_length_swa");
-	gw_u32(w, k, s->head_dim_swa);
-	akey(k, sizeof(k), s, "rope.dimension_count_swa");
-	gw_u32(w, k, s->head_dim_swa);
-	akey(k, sizeof(k), s, "embedding_length_per_layer_input");
-	gw_u32(w, k, s->per_layer);
+	akey_u32(w, s, "attention.key_length_swa", s->head_dim_swa);
+	akey_u32(w, s, "attention.value_length_swa", s->head_dim_swa);
+	akey_u32(w, s, "rope.dimension_count_swa", s->head_dim_swa);
+	akey_u32(w, s, "embedding_length_per_layer_input", s->per_layer);
 	if (s->shared_kv) {
-		akey(k, sizeof(k), s, "attention.shared_kv_layers");
-		gw_u32(w, k, s->shared_kv);
+		akey_u32(w, s, "attention.shared_kv_layers", s->shared_kv);
 	}
 	if (s->n_expert) {
-		akey(k, sizeof(k), s, "expert_count");
-		gw_u32(w, k, s->n_expert);
-		akey(k, sizeof(k), s, "expert_used_count");
-		gw_u32(w, k, s->n_expert_used);
-		akey(k, sizeof(k), s, "expert_feed_forward_length");
-		gw_u32(w, k, s->n_ff_exp);
+		akey_u32(w, s, "expert_count", s->n_expert);
+		akey_u32(w, s, "expert_used_count", s->n_expert_used);
+		akey_u32(w, s, "expert_feed_forward_length", s->n_ff_exp);
 	}
 }
 

@@ -14,9 +14,7 @@ void lfm2_defaults(struct synth_spec *s, const struct synth_family *f)
 	s->ssm_conv = 3; /* shortconv.l_cache */
 	if (!(f->variant & V_EXPERTS))
 		return;
-	s->n_expert = 8;
-	s->n_expert_used = 2;
-	s->n_ff_exp = 256;
+	moe_defaults(s, 8, 2, 256);
 	s->n_lead_dense = 1;
 	s->gating = 2;
 	s->probs_b = 1;

@@ -130,9 +130,7 @@ void hunyuan_moe_tensors(struct tw *t, const struct synth_spec *s, const struct 
 	(void)f;
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		attn_block(t, s, il, ATTN_QK_NORM);
-		router(t, s, il);
-		expert_ffn(t, s, il, s->n_ff);
+		moe_layer(t, s, il, ATTN_QK_NORM, s->n_ff);
 		BM("ffn_gate_shexp.weight", s->n_embd, s->n_ff_exp);
 		BM("ffn_up_shexp.weight", s->n_embd, s->n_ff_exp);
 		BM("ffn_down_shexp.weight", s->n_ff_exp, s->n_embd);

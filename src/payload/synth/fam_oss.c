@@ -13,9 +13,7 @@
 void oss_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	s->n_expert = 8;
-	s->n_expert_used = 2;
-	s->n_ff_exp = 256;
+	moe_defaults(s, 8, 2, 256);
 	s->n_swa = 128;
 }
 

@@ -9,9 +9,7 @@
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
-	s->n_expert = 8;
-	s->n_expert_used = 2;
-	s->n_ff_exp = 256;
+	moe_defaults(s, 8, 2, 256);
 }
 
 void qwen_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
@@ -48,9 +46,7 @@ void qwen2moe_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 	(void)f;
 	char nm[64];
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		attn_block(t, s, il, ATTN_BIAS);
-		router(t, s, il);
-		expert_ffn(t, s, il, s->n_ff_exp);
+		moe_layer(t, s, il, ATTN_BIAS, s->n_ff_exp);
 		BV("ffn_gate_inp_shexp.weight", s->n_embd);
 		shexp(t, s, il, s->n_ff);
 	}
@@ -62,8 +58,6 @@ void qwen3moe_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 {
 	(void)f;
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		attn_block(t, s, il, ATTN_QK_NORM);
-		router(t, s, il);
-		expert_ffn(t, s, il, s->n_ff_exp);
+		moe_layer(t, s, il, ATTN_QK_NORM, s->n_ff_exp);
 	}
 }

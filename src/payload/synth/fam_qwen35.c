@@ -25,10 +25,8 @@ void qwen35_defaults(struct synth_spec *s, const struct synth_family *f)
 	if (!(f->variant & V_Q35_MOE))
 		return;
 	/* qwen35's hybrid; the FFN is routed experts + a gated shared one */
-	s->n_expert = 8;
-	s->n_expert_used = 2;
+	moe_defaults(s, 8, 2, 128);
 	s->n_shared = 1;
-	s->n_ff_exp = 128;
 	s->w_norm = 1;
 }
 

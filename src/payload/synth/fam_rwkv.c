@@ -36,38 +36,55 @@ int rwkv_validate(const struct synth_spec *s, const struct synth_family *f, char
 
 void rwkv_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
-	char k[96];
 	if (f->variant & V_RWKV_RMS) { /* one shift state */
-		akey(k, sizeof(k), s, "token_shift_count");
-		gw_u32(w, k, 1);
+		akey_u32(w, s, "token_shift_count", 1);
 	}
 	if ((f->variant & V_RWKV_RMS) && (f->variant & V_RWKV6)) { /* QRWKV: KV heads of head_dim (GQA) */
-		akey(k, sizeof(k), s, "attention.head_count_kv");
-		gw_u32(w, k, s->n_head_kv);
+		akey_u32(w, s, "attention.head_count_kv", s->n_head_kv);
 	}
-	akey(k, sizeof(k), s, "attention.layer_norm_epsilon");
-	gw_f32(w, k, 1e-5f);
-	akey(k, sizeof(k), s, "wkv.head_size");
-	gw_u32(w, k, s->head_dim);
+	akey_f32(w, s, "attention.layer_norm_epsilon", 1e-5f);
+	akey_u32(w, s, "wkv.head_size", s->head_dim);
 	if (f->variant & V_RWKV6) { /* the converter's widths; rwkv6 halves every 6 layers */
-		akey(k, sizeof(k), s, "time_mix_extra_dim");
-		gw_u32(w, k, RWKV6_MIX);
-		akey(k, sizeof(k), s, "time_decay_extra_dim");
-		gw_u32(w, k, RWKV6_DECAY);
+		akey_u32(w, s, "time_mix_extra_dim", RWKV6_MIX);
+		akey_u32(w, s, "time_decay_extra_dim", RWKV6_DECAY);
 		if (!(f->variant & V_RWKV_RMS)) {
-			akey(k, sizeof(k), s, "rescale_every_n_layers");
-			gw_u32(w, k, 6);
+			akey_u32(w, s, "rescale_every_n_layers", 6);
 		}
 		return;
 	}
-	akey(k, sizeof(k), s, "attention.decay_lora_rank");
-	gw_u32(w, k, RWKV7_DECAY);
-	akey(k, sizeof(k), s, "attention.iclr_lora_rank");
-	gw_u32(w, k, RWKV7_ICLR);
-	akey(k, sizeof(k), s, "attention.value_residual_mix_lora_rank");
-	gw_u32(w, k, RWKV7_VRES);
-	akey(k, sizeof(k), s, "attention.gate_lora_rank");
-	gw_u32(w, k, RWKV7_GATE);
+	akey_u32(w, s, "attention.decay_lora_rank", RWKV7_DECAY);
+	akey_u32(w, s, "attention.iclr_lora_rank", RWKV7_ICLR);
+	akey_u32(w, s, "attention.value_residual_mix_lora_rank", RWKV7_VRES);
+	akey_u32(w, s, "attention.gate_lora_rank", RWKV7_GATE);
+}
+
+/* The layer norms of rwkv6 and rwkv7 (the model's with biases, and the
+ * embeddings' norm), unless rms (arwkv7, QRWKV: RMS norms, none of these). */
+static void layer_norms(struct tw *t, uint64_t E)
+{
+	vec(t, "output_norm.bias", E);
+	vec(t, "token_embd_norm.weight", E);
+	vec(t, "token_embd_norm.bias", E);
+}
+
+/* arwkv7's and QRWKV's llama FFN, behind its RMS norm */
+static void llama_ffn(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	BV("ffn_norm.weight", s->n_embd);
+	ffn(t, s, il);
+}
+
+/* a block's attention norm, and unless rms its bias and the second norm */
+static void block_norms(struct tw *t, uint32_t il, uint64_t E, int rms)
+{
+	char nm[64];
+	BV("attn_norm.weight", E);
+	if (!rms) {
+		BV("attn_norm.bias", E);
+		BV("attn_norm_2.weight", E);
+		BV("attn_norm_2.bias", E);
+	}
 }
 
 void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
@@ -75,18 +92,10 @@ void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 	char nm[64];
 	uint64_t E = s->n_embd;
 	int a7 = (f->variant & V_RWKV_RMS) != 0; /* arwkv7: RMS norms, a llama FFN, no grouped norm */
-	if (!a7) {
-		vec(t, "output_norm.bias", E);
-		vec(t, "token_embd_norm.weight", E);
-		vec(t, "token_embd_norm.bias", E);
-	}
+	if (!a7)
+		layer_norms(t, E);
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", E);
-		if (!a7) {
-			BV("attn_norm.bias", E);
-			BV("attn_norm_2.weight", E);
-			BV("attn_norm_2.bias", E);
-		}
+		block_norms(t, il, E, a7);
 		BV("time_mix_w0.weight", E);
 		BM("time_mix_w1.weight", E, RWKV7_DECAY);
 		BM("time_mix_w2.weight", RWKV7_DECAY, E);
@@ -110,8 +119,7 @@ void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 		BM("time_mix_receptance.weight", E, E);
 		BM("time_mix_output.weight", E, E);
 		if (a7) {
-			BV("ffn_norm.weight", E);
-			ffn(t, s, il);
+			llama_ffn(t, s, il);
 			continue;
 		}
 		BV("time_mix_ln.weight", E);
@@ -134,18 +142,10 @@ void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 	 * attention), K and V n_head_kv heads wide with biases, a llama FFN */
 	int q2 = (f->variant & V_RWKV_RMS) != 0;
 	uint64_t kv = q2 ? (uint64_t)s->n_head_kv * s->head_dim : E;
-	if (!q2) {
-		vec(t, "output_norm.bias", E);
-		vec(t, "token_embd_norm.weight", E);
-		vec(t, "token_embd_norm.bias", E);
-	}
+	if (!q2)
+		layer_norms(t, E);
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", E);
-		if (!q2) {
-			BV("attn_norm.bias", E);
-			BV("attn_norm_2.weight", E);
-			BV("attn_norm_2.bias", E);
-		}
+		block_norms(t, il, E, q2);
 		BM("time_mix_w1.weight", E, RWKV6_MIX * 5);
 		blkname(nm, sizeof(nm), il, "time_mix_w2.weight");
 		f32_tensor(t, nm, 3, RWKV6_MIX, E, 5);
@@ -169,8 +169,7 @@ void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 			BV("time_mix_value.bias", kv);
 			BV("time_mix_receptance.bias", E);
 			BM("time_mix_output.weight", E, E);
-			BV("ffn_norm.weight", E);
-			ffn(t, s, il);
+			llama_ffn(t, s, il);
 			continue;
 		}
 		BV("time_mix_ln.weight", E);

@@ -28,9 +28,7 @@ void ssm_defaults(struct synth_spec *s, const struct synth_family *f)
 	s->ssm_groups = 1;
 	s->ssm_dt_rank = 8;
 	if (f->variant & V_EXPERTS) { /* nemotron_h_moe: the FFN layers are MoE; ff: the shared expert */
-		s->n_expert = 8;
-		s->n_expert_used = 2;
-		s->n_ff_exp = 256;
+		moe_defaults(s, 8, 2, 256);
 		s->w_norm = 1;
 		s->w_scale10 = 25;
 	}

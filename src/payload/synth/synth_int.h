@@ -130,6 +130,11 @@ void attn_block(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned 
 void router(struct tw *t, const struct synth_spec *s, uint32_t il); /* ffn_gate_inp, f32 */
 /* gate, down, up stacks [.., fe, experts] */
 void expert_ffn(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe);
+/* the defaults of a MoE payload: n experts, used of them a token, each
+ * ff_exp wide (0: the width is left as it is) */
+void moe_defaults(struct synth_spec *s, uint32_t n, uint32_t used, uint32_t ff_exp);
+/* a MoE layer: attn_block (how), the router and expert_ffn (fe) */
+void moe_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how, uint64_t fe);
 /* expert_ffn of ff_exp, or gate_up and down fused (gate_up=1) */
 void expert_stacks(struct tw *t, const struct synth_spec *s, uint32_t il);
 /* router, optional selection bias, expert_stacks, a shared expert of shared x ff_exp */

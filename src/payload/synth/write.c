@@ -262,6 +262,21 @@ void expert_ffn(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t 
 	expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, fe, s->n_expert);
 }
 
+void moe_defaults(struct synth_spec *s, uint32_t n, uint32_t used, uint32_t ff_exp)
+{
+	s->n_expert = n;
+	s->n_expert_used = used;
+	if (ff_exp)
+		s->n_ff_exp = ff_exp;
+}
+
+void moe_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned how, uint64_t fe)
+{
+	attn_block(t, s, il, how);
+	router(t, s, il);
+	expert_ffn(t, s, il, fe);
+}
+
 void shexp(struct tw *t, const struct synth_spec *s, uint32_t il, uint64_t fe)
 {
 	char nm[64];

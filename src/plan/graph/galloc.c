@@ -251,17 +251,14 @@ static uint64_t alloc_size(const struct ga_tensor *t)
 static void allocate(struct ga_graph *g, const struct ga_run *r, int i)
 {
 	struct ga_tensor *t = &g->t[i];
-	if (t->allocated || t->external || t->is_view)
+	int ps = ga_claim(g, i, same_layout, NULL);
+	if (ps == -2)
 		return;
-	t->allocated = 1;
-	int ps = ga_inplace_parent(g, i, same_layout, NULL);
 	if (ps >= 0) {
-		struct ga_tensor *p = &g->t[ps];
-		t->offset = p->offset;
-		t->buf = p->buf;
+		t->offset = g->t[ps].offset;
+		t->buf = g->t[ps].buf;
 		if (r->trace)
 			fprintf(stderr, "GA inplace #%d <- #%d off=%llu\n", i, ps, (unsigned long long)t->offset);
-		p->allocated = 0; /* the node now owns it */
 		return;
 	}
 	struct dyn *d = &r->d[t->buf];
@@ -311,6 +308,46 @@ static void dyn_release(void *ctx, struct ga_graph *g, int i)
 	release(g, ctx, i);
 }
 
+static void dyn_place(void *ctx, struct ga_graph *g, int i)
+{
+	allocate(g, ctx, i);
+}
+
+void ga_walk(struct ga_graph *g, const struct ga_walk *w)
+{
+	for (int k = 0; k < g->n_leafs; k++)
+		w->place(w->ctx, g, g->leafs[k]);
+	for (int k = 0; k < g->n_nodes; k++) {
+		struct ga_tensor *t = &g->t[g->nodes[k]];
+		/* the scheduler's dependency views (op NONE) count no view */
+		if (t->is_view && t->view_src >= 0 && !t->dep)
+			g->t[t->view_src].n_views++;
+		if (t->input)
+			w->place(w->ctx, g, g->nodes[k]);
+		for (int s = 0; s < t->n_src; s++) {
+			g->t[t->src[s]].n_children++;
+			if (g->t[t->src[s]].input)
+				w->place(w->ctx, g, t->src[s]);
+		}
+	}
+	for (int k = 0; k < g->n_nodes; k++) {
+		int i = g->nodes[k];
+		struct ga_tensor *t = &g->t[i];
+		for (int s = 0; s < t->n_src; s++) {
+			/* parents not yet placed take this node's buffer */
+			struct ga_tensor *p = &g->t[t->src[s]];
+			if (!p->allocated && !p->external && !p->is_view) {
+				p->buf = t->buf;
+				if (w->adopt)
+					w->adopt(w->ctx, t->src[s], t->buf);
+			}
+			w->place(w->ctx, g, t->src[s]);
+		}
+		w->place(w->ctx, g, i);
+		ga_free_parents(g, i, w->release, w->ctx);
+	}
+}
+
 void ga_run_n(struct ga_graph *g, int n_buf, const uint64_t *alignment, uint64_t *sizes)
 {
 	ga_run_nx(g, n_buf, alignment, NULL, NULL, sizes);
@@ -330,34 +367,7 @@ void ga_run_nx(struct ga_graph *g, int n_buf, const uint64_t *alignment, ga_size
 		g->t[i].n_children = g->t[i].n_views = g->t[i].allocated = 0;
 		g->t[i].offset = 0;
 	}
-	for (int k = 0; k < g->n_leafs; k++)
-		allocate(g, &r, g->leafs[k]);
-	for (int k = 0; k < g->n_nodes; k++) {
-		struct ga_tensor *t = &g->t[g->nodes[k]];
-		/* the scheduler's dependency views (op NONE) count no view */
-		if (t->is_view && t->view_src >= 0 && !t->dep)
-			g->t[t->view_src].n_views++;
-		if (t->input)
-			allocate(g, &r, g->nodes[k]);
-		for (int s = 0; s < t->n_src; s++) {
-			g->t[t->src[s]].n_children++;
-			if (g->t[t->src[s]].input)
-				allocate(g, &r, t->src[s]);
-		}
-	}
-	for (int k = 0; k < g->n_nodes; k++) {
-		int i = g->nodes[k];
-		struct ga_tensor *t = &g->t[i];
-		for (int s = 0; s < t->n_src; s++) {
-			/* parents not yet placed take this node's buffer */
-			struct ga_tensor *p = &g->t[t->src[s]];
-			if (!p->allocated && !p->external && !p->is_view)
-				p->buf = t->buf;
-			allocate(g, &r, t->src[s]);
-		}
-		allocate(g, &r, i);
-		ga_free_parents(g, i, dyn_release, &r);
-	}
+	ga_walk(g, &(struct ga_walk){dyn_place, NULL, dyn_release, &r});
 	for (int b = 0; b < n_buf; b++)
 		sizes[b] = d[b].max_size;
 	free(d);

@@ -124,6 +124,23 @@ static inline int ga_gop(struct ga_graph *g, int t, int gop)
 	return t;
 }
 
+/* The start of ggml_gallocr_allocate_node: -2 when tensor i takes no
+ * memory here (placed already, external or a view); else i is marked
+ * placed and the parent whose memory it takes over in place is returned
+ * (no longer marked placed: i owns it now), or -1. */
+static inline int ga_claim(struct ga_graph *g, int i, int (*same)(void *ctx, const struct ga_graph *g, int i, int p),
+			   void *ctx)
+{
+	struct ga_tensor *t = &g->t[i];
+	if (t->allocated || t->external || t->is_view)
+		return -2;
+	t->allocated = 1;
+	int p = ga_inplace_parent(g, i, same, ctx);
+	if (p >= 0)
+		g->t[p].allocated = 0;
+	return p;
+}
+
 void ga_init(struct ga_graph *g);
 void ga_release(struct ga_graph *g);
 /* Empty g for another build, keeping its arrays (a plan builds four graphs
@@ -156,6 +173,19 @@ uint64_t ga_run(struct ga_graph *g, uint64_t alignment);
  * free_fn(ctx, g, index). galloc.c and gaparam.c's replays share it. */
 typedef void ga_release_fn(void *ctx, struct ga_graph *g, int i);
 void ga_free_parents(struct ga_graph *g, int i, ga_release_fn *free_fn, void *ctx);
+/* ggml_gallocr_alloc_graph_impl's walk over several buffers, shared by
+ * ga_run_nx and ga_affine_n: the leafs placed; each node's views and
+ * children counted and its inputs placed; then each node's parents (one
+ * not yet placed takes the node's buffer, told to adopt when not NULL)
+ * and the node placed, its parents freed by release (ga_free_parents).
+ * The caller resets the counters first. */
+struct ga_walk {
+	void (*place)(void *ctx, struct ga_graph *g, int i);
+	void (*adopt)(void *ctx, int parent, int buf);
+	ga_release_fn *release;
+	void *ctx;
+};
+void ga_walk(struct ga_graph *g, const struct ga_walk *w);
 /* The same over several buffers (one per backend): every tensor is
  * allocated in its t->buf; leafs come first, in g->leafs order.
  * sizes[n_buf] receives each buffer's high-water mark. */

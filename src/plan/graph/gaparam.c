@@ -28,6 +28,21 @@ struct actx {
 	struct dbuf one;
 };
 
+/* the per-tensor arrays of n tensors, and their release */
+static void actx_arrays(struct actx *c, int n)
+{
+	c->bytes = xcalloc((size_t)n, sizeof(*c->bytes));
+	c->off = xcalloc((size_t)n, sizeof(*c->off));
+	c->ne = xcalloc((size_t)n * 4, sizeof(*c->ne));
+}
+
+static void actx_arrays_free(struct actx *c)
+{
+	free(c->bytes);
+	free(c->off);
+	free(c->ne);
+}
+
 static int64_t at(struct av v, int64_t n)
 {
 	return v.a + v.b * n;
@@ -167,17 +182,11 @@ static int same_layout(void *ctx, const struct ga_graph *g, int i, int p)
 
 static void allocate(struct actx *c, struct ga_graph *g, int i)
 {
-	struct ga_tensor *t = &g->t[i];
-	if (t->allocated || t->external || t->is_view)
-		return;
-	t->allocated = 1;
-	int p = ga_inplace_parent(g, i, same_layout, c);
-	if (p >= 0) {
+	int p = ga_claim(g, i, same_layout, c);
+	if (p >= 0)
 		c->off[i] = c->off[p];
-		g->t[p].allocated = 0;
-		return;
-	}
-	c->off[i] = dyn_alloc(c, c->bytes[i]);
+	else if (p == -1)
+		c->off[i] = dyn_alloc(c, c->bytes[i]);
 }
 
 static void release(struct actx *c, struct ga_graph *g, int i)
@@ -256,9 +265,7 @@ int ga_affine(struct ga_graph *g0, struct ga_graph *g1, uint64_t n0, uint64_t st
 	c->hi = N_MAX;
 	c->align = (int64_t)alignment;
 	c->d = &c->one;
-	c->bytes = xcalloc((size_t)g0->n, sizeof(*c->bytes));
-	c->off = xcalloc((size_t)g0->n, sizeof(*c->off));
-	c->ne = xcalloc((size_t)g0->n * 4, sizeof(*c->ne));
+	actx_arrays(c, g0->n);
 	int rc = affine_sizes(c, g0, g1, (int64_t)step);
 	if (rc == 0) {
 		struct ga_graph *g = g0;
@@ -295,9 +302,7 @@ int ga_affine(struct ga_graph *g0, struct ga_graph *g1, uint64_t n0, uint64_t st
 			out->b = c->d->max_size.b;
 		}
 	}
-	free(c->bytes);
-	free(c->off);
-	free(c->ne);
+	actx_arrays_free(c);
 	free(c);
 	return rc;
 }
@@ -363,14 +368,12 @@ static void allocate_n(struct nctx *x, int i)
 {
 	struct ga_graph *g = x->g0;
 	struct ga_tensor *t = &g->t[i];
-	if (t->allocated || t->external || t->is_view)
+	int p = ga_claim(g, i, same_layout, &x->c);
+	if (p == -2)
 		return;
-	t->allocated = 1;
-	int p = ga_inplace_parent(g, i, same_layout, &x->c);
 	if (p >= 0) {
 		x->c.off[i] = x->c.off[p];
 		t->buf = x->g1->t[i].buf = g->t[p].buf;
-		g->t[p].allocated = 0;
 		return;
 	}
 	int b = t->buf;
@@ -393,6 +396,19 @@ static void nctx_release(void *ctx, struct ga_graph *g, int i)
 {
 	(void)g;
 	release_n(ctx, i);
+}
+
+static void place_n(void *ctx, struct ga_graph *g, int i)
+{
+	(void)g;
+	allocate_n(ctx, i);
+}
+
+/* a parent that takes its node's buffer takes it in both builds */
+static void adopt_n(void *ctx, int parent, int buf)
+{
+	struct nctx *x = ctx;
+	x->g1->t[parent].buf = buf;
 }
 
 /* The two scheduled builds must be one graph, tensor for tensor, buffer
@@ -430,9 +446,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 	x->size = size;
 	x->ctx = ctx;
 	x->align = alignment;
-	c->bytes = xcalloc((size_t)g0->n, sizeof(*c->bytes));
-	c->off = xcalloc((size_t)g0->n, sizeof(*c->off));
-	c->ne = xcalloc((size_t)g0->n * 4, sizeof(*c->ne));
+	actx_arrays(c, g0->n);
 	x->asize = xcalloc((size_t)g0->n, sizeof(*x->asize));
 	x->d = xcalloc((size_t)n_buf, sizeof(*x->d));
 	int rc = affine_sizes_n(c, g0, g1, (int64_t)step);
@@ -446,32 +460,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 			g->t[i].n_children = g->t[i].n_views = g->t[i].allocated = 0;
 			x->asize[i] = c->bytes[i]; /* galloc frees an in-place tensor by its own bytes */
 		}
-		for (int k = 0; k < g->n_leafs; k++)
-			allocate_n(x, g->leafs[k]);
-		for (int k = 0; k < g->n_nodes; k++) {
-			struct ga_tensor *t = &g->t[g->nodes[k]];
-			if (t->is_view && t->view_src >= 0 && !t->dep)
-				g->t[t->view_src].n_views++;
-			if (t->input)
-				allocate_n(x, g->nodes[k]);
-			for (int s = 0; s < t->n_src; s++) {
-				g->t[t->src[s]].n_children++;
-				if (g->t[t->src[s]].input)
-					allocate_n(x, t->src[s]);
-			}
-		}
-		for (int k = 0; k < g->n_nodes; k++) {
-			int i = g->nodes[k];
-			struct ga_tensor *t = &g->t[i];
-			for (int s = 0; s < t->n_src; s++) {
-				struct ga_tensor *p = &g->t[t->src[s]];
-				if (!p->allocated && !p->external && !p->is_view)
-					p->buf = x->g1->t[t->src[s]].buf = t->buf;
-				allocate_n(x, t->src[s]);
-			}
-			allocate_n(x, i);
-			ga_free_parents(g, i, nctx_release, x);
-		}
+		ga_walk(g, &(struct ga_walk){place_n, adopt_n, nctx_release, x});
 		int64_t st = (int64_t)step;
 		int64_t plo = cdiv(c->lo, st) * st, phi = fdiv(c->hi, st) * st;
 		if (x->bad || plo > c->n0 || phi < c->n0)
@@ -487,9 +476,7 @@ int ga_affine_n(struct ga_graph *g0, struct ga_graph *g1, int n_buf, const uint6
 			out[b].b = x->d[b].max_size.b;
 		}
 	}
-	free(c->bytes);
-	free(c->off);
-	free(c->ne);
+	actx_arrays_free(c);
 	free(x->asize);
 	free(x->d);
 	free(x);

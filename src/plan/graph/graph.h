@@ -258,13 +258,17 @@ gr_build_fn gr_rwkv7, gr_rwkv6, gr_arwkv7, gr_rwkv6qwen2; /* graph_rwkv.c */
  * cell (the widest layer's). */
 int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, int kv_il, int q, int k, int v, int swa,
 		 uint64_t vmax_row);
+/* A weight outside the blk.N. names, held in layer `layer`'s buffer (-1: the
+ * input layer; graph_gemma4.c). */
+int gr_named_weight(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer);
+/* project_per_layer_inputs (gemma3n, gemma4): x0 projected to every layer's
+ * slice [P, NL, T] (reshaped through a contiguous copy when cont, gemma3n's,
+ * else a view), normed, added to the token rows, scaled and permuted to
+ * [P, T, NL] (a cont). */
+int gr_per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int rows, int64_t P, int64_t NL, int cont);
 gr_build_fn gr_mistral3;      /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	      /* graph_olmo2.c */
 gr_build_fn gr_classic;	      /* graph_classic.c: starcoder2, phi2, gpt2, falcon ... */
-gr_build_fn gr_cohere;	      /* graph_cohere.c */
-gr_build_fn gr_llama4;	      /* graph_llama4.c */
-gr_build_fn gr_mistral3;      /* graph_mistral3.c */
-gr_build_fn gr_olmo2;	      /* graph_olmo2.c */
 gr_build_fn gr_cohere;	      /* graph_cohere.c */
 gr_build_fn gr_llama4;	      /* graph_llama4.c */
 gr_build_fn gr_moe_kin;	      /* graph_moe2.c: dbrx, arctic, grok, dots1, bailingmoe(2), smallthinker */
@@ -320,6 +324,13 @@ int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int
  * gathered (returned), the extra states copied back. The caller has made
  * s_copy (gr_s_view reads it). */
 int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
+/* The conv step both mamba mixers share (build_mamba_layer,
+ * build_mamba2_layer): conv_x's last window sunk `sinks` times into the conv
+ * cache rcache, the state cache scache zeroed (its whole view in *s4), then
+ * conv_x convolved with ssm_conv1d, biased and silu'd over w channels; the
+ * result. */
+int gr_ssm_conv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int rcache, int scache, int conv_x,
+		int64_t w, int64_t sinks, int *s4);
 void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);

@@ -35,13 +35,6 @@ static int norm_free(struct ga_graph *g, const struct dims *d, int x, int64_t ne
 	return ga_op(g, 1, F32, ne0, ne1, 1, 1, S(n, gr_weight(g, d, il, w)));
 }
 
-/* a weight outside the blk.N. names, in layer `layer`'s buffer */
-static int named_weight(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
-{
-	const struct gguf_tensor *t = d->w->gg ? gguf_tensor_find(d->w->gg, name) : NULL;
-	return ga_held(g, gr_backend_of(d->w, place_weight(d->w->pl, name, layer)), 1, t ? t->bytes : 0);
-}
-
 /* calc_magnitude: sqrt(sum_rows(sqr(x))) over rows of ne0 */
 static int magnitude(struct ga_graph *g, int x, int64_t ne0, int64_t ne1, int64_t ne2)
 {
@@ -97,26 +90,9 @@ static int per_layer_rows(struct ga_graph *g, const struct dims *d, int64_t P, i
 {
 	int toks = ga_input(g, (uint64_t)d->T * 4);
 	int rows = gr_op_kind(
-	    g, ga_op(g, 0, F32, P * NL, d->T, 1, 1, S(named_weight(g, d, "per_layer_token_embd.weight", -1), toks)),
+	    g, ga_op(g, 0, F32, P * NL, d->T, 1, 1, S(gr_named_weight(g, d, "per_layer_token_embd.weight", -1), toks)),
 	    GA_OP_GET_ROWS);
 	return on_reshape(g, P, NL, d->T, rows);
-}
-
-/* project_per_layer_inputs: the scaled embeddings projected to every
- * layer's slice, normed, added to the rows, scaled, permuted to
- * [P, T, NL] (a cont) */
-static int per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int rows, int64_t P, int64_t NL)
-{
-	int64_t T = d->T;
-	int pp = gr_op_kind(
-	    g, ga_op(g, 0, F32, P * NL, T, 1, 1, S(named_weight(g, d, "per_layer_model_proj.weight", 0), x0)),
-	    GA_OP_MUL_MAT);
-	pp = ga_op(g, 1, F32, P * NL, T, 1, 1, S(pp));
-	int n = on_reshape(g, P, NL, T, pp);
-	n = ga_op(g, 1, F32, P, NL, T, 1, S(n, named_weight(g, d, "per_layer_proj_norm.weight", 0)));
-	int a = ga_op(g, 1, F32, P, NL, T, 1, S(n, rows));
-	a = ga_op(g, 1, F32, P, NL, T, 1, S(a));
-	return ga_op(g, 0, F32, P, T, NL, 1, S(ga_view(g, a)));
 }
 
 /* A layer's tail after its attention output o (the wo projection):
@@ -171,7 +147,7 @@ static int layer_tail(struct ga_graph *g, const struct dims *d, const struct tai
 	fp = gr_mm(g, d, L, "inp_gate.weight", fp, P, T);
 	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp));
 	if (*pl_all < 0)
-		*pl_all = per_layer_project(g, d, x0, pl_rows, P, NL);
+		*pl_all = gr_per_layer_project(g, d, x0, pl_rows, P, NL, 1);
 	fp = ga_op(g, 1, F32, P, T, 1, 1, S(fp, gr_cview(g, *pl_all, P, T, 1)));
 	fp = gr_mm(g, d, L, "proj.weight", fp, E, T);
 	fp = gr_norm(g, d, fp, E, T, 1, L, "post_norm.weight");

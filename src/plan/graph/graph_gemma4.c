@@ -131,9 +131,7 @@ static int norm_free(struct ga_graph *g, const struct dims *d, int x, int il, co
 	return ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, il, w)));
 }
 
-/* a weight outside the blk.N. names, held in layer `layer`'s buffer
- * (-1: the input layer) */
-static int named_weight(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
+int gr_named_weight(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
 {
 	const struct gguf_tensor *t = d->w->gg ? gguf_tensor_find(d->w->gg, name) : NULL;
 	return ga_held(g, gr_backend_of(d->w, place_weight(d->w->pl, name, layer)), 1, t ? t->bytes : 0);
@@ -144,28 +142,25 @@ static int named_weight(struct ga_graph *g, const struct dims *d, const char *na
 static int per_layer_inputs(struct ga_graph *g, const struct dims *d, int64_t P, int64_t n_layer)
 {
 	int toks = ga_input(g, (uint64_t)d->T * 4);
-	int rows = gr_op_kind(
-	    g,
-	    ga_op(g, 0, F32, P * n_layer, d->T, 1, 1, S(named_weight(g, d, "per_layer_token_embd.weight", -1), toks)),
-	    GA_OP_GET_ROWS);
+	int rows = gr_op_kind(g,
+			      ga_op(g, 0, F32, P * n_layer, d->T, 1, 1,
+				    S(gr_named_weight(g, d, "per_layer_token_embd.weight", -1), toks)),
+			      GA_OP_GET_ROWS);
 	return ga_op(g, 1, F32, P, n_layer, d->T, 1, S(ga_view(g, rows)));
 }
 
-/* project_per_layer_inputs: the embeddings projected to every layer's
- * slice, normed, added to the token rows, scaled and permuted to
- * [P, T, n_layer] (a cont), pulled into the graph by layer 0's tail */
-static int per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int rows, int64_t P, int64_t n_layer)
+int gr_per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int rows, int64_t P, int64_t NL, int cont)
 {
 	int64_t T = d->T;
 	int pp = gr_op_kind(
-	    g, ga_op(g, 0, F32, P * n_layer, T, 1, 1, S(named_weight(g, d, "per_layer_model_proj.weight", 0), x0)),
+	    g, ga_op(g, 0, F32, P * NL, T, 1, 1, S(gr_named_weight(g, d, "per_layer_model_proj.weight", 0), x0)),
 	    GA_OP_MUL_MAT);
-	pp = ga_op(g, 1, F32, P * n_layer, T, 1, 1, S(pp));
-	int n = ga_op(g, 1, F32, P, n_layer, T, 1, S(ga_view(g, pp)));
-	n = ga_op(g, 1, F32, P, n_layer, T, 1, S(n, named_weight(g, d, "per_layer_proj_norm.weight", 0)));
-	int a = ga_op(g, 1, F32, P, n_layer, T, 1, S(n, rows));
-	a = ga_op(g, 1, F32, P, n_layer, T, 1, S(a));
-	return ga_op(g, 0, F32, P, T, n_layer, 1, S(ga_view(g, a)));
+	pp = ga_op(g, 1, F32, P * NL, T, 1, 1, S(pp));
+	int n = ga_op(g, 1, F32, P, NL, T, 1, S(cont ? gr_cview(g, pp, P, NL, T) : ga_view(g, pp)));
+	n = ga_op(g, 1, F32, P, NL, T, 1, S(n, gr_named_weight(g, d, "per_layer_proj_norm.weight", 0)));
+	int a = ga_op(g, 1, F32, P, NL, T, 1, S(n, rows));
+	a = ga_op(g, 1, F32, P, NL, T, 1, S(a));
+	return ga_op(g, 0, F32, P, T, NL, 1, S(ga_view(g, a)));
 }
 
 void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -244,7 +239,7 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			int pg = gr_mm(g, d, L, "inp_gate.weight", x, P, T);
 			pg = ga_op(g, 1, F32, P, T, 1, 1, S(pg));
 			if (pl_all < 0)
-				pl_all = per_layer_project(g, d, x0, pl_rows, P, n_layer);
+				pl_all = gr_per_layer_project(g, d, x0, pl_rows, P, n_layer, 0);
 			pg = ga_op(g, 1, F32, P, T, 1, 1, S(pg, ga_view_n(g, pl_all, (uint64_t)(P * T * 4))));
 			int pr = gr_mm(g, d, L, "proj.weight", pg, d->E, T);
 			pr = gr_norm(g, d, pr, d->E, T, 1, L, "post_norm.weight");

@@ -68,6 +68,23 @@ struct tail {
 	int64_t Tn, latent; /* latent: the experts' width when not n_embd (6) */
 };
 
+int gr_ssm_conv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int rcache, int scache, int conv_x,
+		int64_t w, int64_t sinks, int *s4)
+{
+	int64_t ns = d->n_seq, nst = d->T / ns;
+	/* the last conv window: a strided view of conv_x (ggml_nbytes) */
+	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (w * ns - 1);
+	for (int64_t k = 0; k < sinks; k++)
+		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
+	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
+	gr_rs_zero(g, scache);
+	*s4 = ga_view_n(g, scache, s_full);
+	int x = ga_op(g, 0, F32, w, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
+	x = ga_op(g, 1, F32, w, nst, ns, 1, S(x, gr_weight(g, d, il, "ssm_conv1d.bias")));
+	return ga_op(g, 1, F32, w, nst, ns, 1, S(x));
+}
+
 /* The mamba2 mixer up to what it expands (build_mamba2_layer): the conv
  * states were gathered by the caller; the input projection (reached
  * through the conv window's copies into the cache), the SSM states, the
@@ -86,23 +103,15 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	int xbc_t = ga_view(g, ga_view(g, zxbcdt));
 	int conv_x = ga_op(g, 0, F32, d->d_conv - 1 + nst, conv_dim, ns, 1, S(conv, xbc_t));
 	int64_t n_written = nst < d->rs_k ? nst : d->rs_k;
-	/* the last conv window: a strided view of conv_x (ggml_nbytes) */
-	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (conv_dim * ns - 1);
-	for (int64_t k = 0; k < n_written; k++)
-		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
-	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
-	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	gr_rs_zero(g, scache);
-	int s4 = ga_view_n(g, scache, s_full);
-	int xbc = ga_op(g, 0, F32, conv_dim, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
-	xbc = ga_op(g, 1, F32, conv_dim, nst, ns, 1, S(xbc, gr_weight(g, d, il, "ssm_conv1d.bias")));
-	xbc = ga_op(g, 1, F32, conv_dim, nst, ns, 1, S(xbc));
+	int s4;
+	int xbc = gr_ssm_conv(g, d, in, il, rcache, scache, conv_x, conv_dim, n_written, &s4);
 	int x = ga_view(g, xbc);
 	int dt = ga_op(g, 0, F32, d->dt_rank, nst, ns, 1, S(ga_view(g, zxbcdt)));
 	dt = ga_op(g, 1, F32, d->dt_rank, nst, ns, 1, S(dt, gr_weight(g, d, il, "ssm_dt.bias")));
 	int B = ga_view(g, xbc), C = ga_view(g, xbc);
 	int y_ssm = ga_op(g, 0, F32, d_inner * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
 			  S(s4, x, dt, gr_weight(g, d, il, "ssm_a"), B, C, gr_s_view(g, in, 0)));
+	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
 	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), gr_s_view(g, in, 1)));
 	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
 	uint64_t written = (uint64_t)d->n_embd_s * 4 * ns * n_written;
