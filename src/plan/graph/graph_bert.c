@@ -49,9 +49,11 @@ static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int
 		fa->mask = 1;
 		return ga_view(g, o);
 	}
+	/* V is not stored transposed: ggml_cont of its transpose, kqv's
+	 * first source, so the graph computes it before KQ */
+	int vt = ga_op(g, 0, F32, T, d->D, d->Hkv, 1, S(ga_view(g, vp)));
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, T, T, d->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
 	int sm = ga_op(g, 1, F32, T, T, d->H, 1, S(kq, mask));
-	int vt = ga_op(g, 0, F32, T, d->D, d->Hkv, 1, S(ga_view(g, vp)));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vt, sm)), GA_OP_MUL_MAT);
 	int cont = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, kqv)));
 	if (!d->w->pl->kv_offload)
