@@ -7,7 +7,8 @@
 # buffer (the encoder over the ubatch, then the pooling) is within 0.5 %
 # of it, with flash attention and without (V's transposed copy comes
 # before KQ in the graph), over mean, cls and last pooling and one to
-# four slots.
+# four slots. A reranker (POOLING=rank) passes the rerank probe against
+# /v1/rerank, and emit harness writes its embedding entry.
 # One boot without EMBEDDINGS holds the plain output buffer.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
@@ -38,7 +39,7 @@ embd_boot() {
 	if engine_up "$pid" "$port"; then
 		EMBD_HTTP=$(curl -s -m 60 -o "$name.json" -w '%{http_code}' -H 'Content-Type: application/json' \
 			-d '{"input":"The sky is blue"}' "http://127.0.0.1:$port/v1/embeddings")
-		"$ZEALOT" probe "http://127.0.0.1:$port" --endpoint "$name.env" --only embeddings --json \
+		"$ZEALOT" probe "http://127.0.0.1:$port" --endpoint "$name.env" --only embeddings,rerank --json \
 			>"$name.probe" 2>&1
 	fi
 	stop_pid "$pid"
@@ -63,6 +64,14 @@ ecase() {
 		check "$name: without EMBEDDINGS=on the embeddings probe is skipped" \
 			grep -q 'does not set EMBEDDINGS=on' "$name.probe"
 	fi
+	case " $keys " in
+	*" POOLING=rank "*)
+		check "$name: the rerank probe passes against /v1/rerank" \
+			jq -e '.probes[]|select(.name=="rerank" and .status=="pass")' "$name.probe"
+		check "$name: emit harness names the rerank path" sh -c "'$ZEALOT' emit harness '$name.env' | grep -q 'path: /v1/rerank'" ;;
+	*) check "$name: the rerank probe is skipped without POOLING=rank" \
+		jq -e '.probes[]|select(.name=="rerank" and .status=="skip")' "$name.probe" ;;
+	esac
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
 	check "$name (bert $sets | $keys): every exact term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
@@ -82,6 +91,10 @@ ecase bert-mean "$BIG" "CTX_SIZE=512 PARALLEL=2 FLASH_ATTN=on EMBEDDINGS=on" 512
 ecase bert-cls-nofa "$BIG" "CTX_SIZE=2048 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=256 EMBEDDINGS=on POOLING=cls" 512
 ecase bert-small "" "CTX_SIZE=512 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=128 EMBEDDINGS=on POOLING=last" 256
 ecase bert-big-nofa "$BIG" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=1024 BATCH_SIZE=1024 EMBEDDINGS=on" 512
+# a reranker (POOLING=rank): the rerank probe and the harness entry
+ecase bert-rank "" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256 EMBEDDINGS=on POOLING=rank" 256
+check "bert-rank: emit harness says an embedding endpoint, inputs up to the ubatch, no completions" \
+	sh -c "'$ZEALOT' emit harness bert-rank.env | tr '\\n' ' ' | grep -q 'kind: embedding .*maxInputTokens: 256 .*dimensions: 256 .*pooling: rank .*completions: false'"
 ecase bert-cls4 "$BIG" "CTX_SIZE=2048 PARALLEL=4 FLASH_ATTN=on UBATCH_SIZE=256 EMBEDDINGS=on POOLING=cls" 512
 # without --embeddings the output buffer holds logits alone, and no pooling
 ecase bert-noembd "$BIG" "CTX_SIZE=512 PARALLEL=2 FLASH_ATTN=on"
