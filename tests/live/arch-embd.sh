@@ -1,5 +1,6 @@
 # Embedding servers against the real engine: bert (src/models/bert.cpp),
-# a non-causal encoder the engine gives no memory. Each synthetic payload
+# and nomic-bert, jina-bert-v2 and jina-bert-v3 over its graph:
+# non-causal encoders the engine gives no memory. Each synthetic payload
 # boots through `zealot argv` with EMBEDDINGS=on (--embeddings) and
 # answers /v1/embeddings with one vector of embd floats; every exact term
 # of the plan (model, output: logits and an embedding per slot; no KV
@@ -45,14 +46,14 @@ embd_boot() {
 	stop_pid "$pid"
 }
 
-# ecase NAME "synth sets" "KEY=VALUE ..." [embd]: synth a bert, boot it,
-# hold the plan to the ledger; with embd, the answer is one vector of
-# embd floats.
+# ecase NAME "synth sets" "KEY=VALUE ..." [embd]: synth a bert (ARCH=A
+# ecase ...: another encoder), boot it, hold the plan to the ledger; with
+# embd, the answer is one vector of embd floats.
 ecase() {
-	local name=$1 sets=$2 keys=$3 embd=${4:-} s args=() err
+	local name=$1 sets=$2 keys=$3 embd=${4:-} s args=() err arch=${ARCH:-bert}
 	for s in $sets; do args+=(--set "$s"); done
-	"$ZEALOT" synth bert "${args[@]}" -o "$name.gguf" >/dev/null 2>"$name.synth" ||
-		{ check "$name: synth bert writes it" false; return; }
+	"$ZEALOT" synth "$arch" "${args[@]}" -o "$name.gguf" >/dev/null 2>"$name.synth" ||
+		{ check "$name: synth $arch writes it" false; return; }
 	embd_boot "$name" "$keys"
 	if [ -n "$embd" ]; then
 		check "$name: /v1/embeddings answers one vector of $embd floats" \
@@ -73,10 +74,10 @@ ecase() {
 		jq -e '.probes[]|select(.name=="rerank" and .status=="skip")' "$name.probe" ;;
 	esac
 	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	check "$name (bert $sets | $keys): every exact term equals the ledger" rc_is 0
+	check "$name ($arch $sets | $keys): every exact term equals the ledger" rc_is 0
 	[ "$rc" -eq 0 ] || jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
 	cp "$TMP/out" "$name.cmp"
-	check "$name: the plan mirrors bert's graph (exact, nothing unmirrored)" plan_mirrors "$name.env"
+	check "$name: the plan mirrors $arch's graph (exact, nothing unmirrored)" plan_mirrors "$name.env"
 	check "$name: no KV cache, in the boot or the plan" \
 		sh -c "! grep -q 'KV buffer size' '$name.log' && ! jq -e '.comparison[]|select(.term==\"kv\")' '$name.cmp' >/dev/null"
 	err=$(jq '[.comparison[]|select(.term|test("compute"))|if (.diff|fabs) <= 0.01 then 0 else (.error_pct|fabs) end]|max // 0' \
@@ -98,3 +99,12 @@ check "bert-rank: emit harness says an embedding endpoint, inputs up to the ubat
 ecase bert-cls4 "$BIG" "CTX_SIZE=2048 PARALLEL=4 FLASH_ATTN=on UBATCH_SIZE=256 EMBEDDINGS=on POOLING=cls" 512
 # without --embeddings the output buffer holds logits alone, and no pooling
 ecase bert-noembd "$BIG" "CTX_SIZE=512 PARALLEL=2 FLASH_ATTN=on"
+# bert.cpp's other encoders: nomic-bert (roped, SiLU-gated, no biases),
+# jina-bert-v2 (ALiBi, no positions, GELU-gated) and jina-bert-v3 (roped
+# bert), with flash attention and without
+ARCH=nomic-bert ecase nomic-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256 EMBEDDINGS=on" 512
+ARCH=nomic-bert ecase nomic-nofa "$BIG" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 512
+ARCH=jina-bert-v2 ecase jina2-fa "$BIG" "CTX_SIZE=2048 PARALLEL=4 FLASH_ATTN=on UBATCH_SIZE=256 EMBEDDINGS=on" 512
+ARCH=jina-bert-v2 ecase jina2-nofa "" "CTX_SIZE=512 PARALLEL=2 FLASH_ATTN=off EMBEDDINGS=on POOLING=mean" 256
+ARCH=jina-bert-v3 ecase jina3-fa "" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on EMBEDDINGS=on POOLING=last" 256
+ARCH=jina-bert-v3 ecase jina3-nofa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=512 EMBEDDINGS=on" 512

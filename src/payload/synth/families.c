@@ -25,6 +25,8 @@
 #define MOE(a, fl, v, t)     {a, fl, v, moe_kin_defaults, moe_kin_validate, moe_kin_keys, t, NULL, 0, 0}
 #define DENSE(a, fl, v, t)   {a, fl, v, dense_defaults, dense_validate, dense_keys, t, NULL, 0, 0}
 #define RWKV(a, v, t)        {a, SF_NO_HEADS | SF_OWN_KV, v, rwkv_defaults, rwkv_validate, rwkv_keys, t, NULL, 0, 0}
+#define BERT(a, v)           {a, SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, v, bert_defaults, \
+			      bert_validate, bert_keys, bert_tensors, NULL, 0, 0}
 #define MLA(a, v)            {a, SF_MTP | SF_MLA | SF_MHA_V, v, ds2_defaults, mla_validate, mla_keys, ds2_tensors, \
 			      NULL, 0, 0}
 
@@ -94,8 +96,10 @@ static const struct synth_family families[] = {
     {"kimi-linear", SF_MLA, V_KIMI, kimi_defaults, mla_validate, mla_keys, kimi_tensors, ssm_layer, 0, 0},
     MLA("mistral4", 0),
     MLA("deepseek32", V_DS32),
-    {"bert", SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, 0, bert_defaults, bert_validate,
-     bert_keys, bert_tensors, NULL, 0, 0},
+    BERT("bert", 0),
+    BERT("nomic-bert", V_ROPE | V_SILU),
+    BERT("jina-bert-v2", V_ALIBI),
+    BERT("jina-bert-v3", V_ROPE),
 };
 /* clang-format on */
 

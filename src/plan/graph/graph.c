@@ -364,6 +364,9 @@ static const struct graph_family families[] = {
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)", NULL},
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)", NULL},
     {"bert", gr_bert, NULL, "src/models/bert.cpp", NULL},
+    {"nomic-bert", gr_bert, NULL, "src/models/bert.cpp (nomic-bert.cpp's tensors)", NULL},
+    {"jina-bert-v2", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v2.cpp's tensors)", NULL},
+    {"jina-bert-v3", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v3.cpp's tensors)", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
