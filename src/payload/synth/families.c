@@ -100,6 +100,7 @@ static const struct synth_family families[] = {
     BERT("nomic-bert", V_ROPE | V_SILU),
     BERT("jina-bert-v2", V_ALIBI),
     BERT("jina-bert-v3", V_ROPE),
+    LLAMA("llama-embed", RF_D, 0),
 };
 /* clang-format on */
 

@@ -155,6 +155,12 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
 }
 
+int gr_ffn_dense(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	return gr_ffn(g, d, il, x, T);
+}
+
 int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T)
 {
 	int w2 = ga_view(g, w);
@@ -367,6 +373,7 @@ static const struct graph_family families[] = {
     {"nomic-bert", gr_bert, NULL, "src/models/bert.cpp (nomic-bert.cpp's tensors)", NULL},
     {"jina-bert-v2", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v2.cpp's tensors)", NULL},
     {"jina-bert-v3", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v3.cpp's tensors)", NULL},
+    {"llama-embed", gr_llama_embed, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "

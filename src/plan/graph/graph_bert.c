@@ -82,7 +82,7 @@ static int bert_ffn(struct ga_graph *g, const struct dims *d, const struct bert_
 }
 
 /* build_attn_mha over the ubatch (T keys), q, k, v as [D, H, T] */
-static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
+int gr_attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
 {
 	int64_t T = d->T;
 	int qp = ga_view(g, ga_view(g, q)), kp = ga_view(g, k), vp = ga_view(g, v);
@@ -141,7 +141,7 @@ void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, st
 		if (k.rope)
 			kk = gr_rope(g, kk, pos, d->D, d->Hkv, T);
 		int v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", x, nkv, T);
-		int o = attend_nc(g, d, q, kk, v, mask);
+		int o = gr_attend_nc(g, d, q, kk, v, mask);
 		int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
 		int64_t Tn = T;
 		int res = x;
