@@ -18,7 +18,8 @@ extern const char *const archs_engine_source;
 int archs_known(const char *arch);
 
 /* Why llama-server cannot serve the architecture as a model of its own
- * (a tower, a vocoder, a speech head, a drafter), read from the engine's
+ * (a tower, a vocoder, a speech head, a drafter, a diffusion decoder), read
+ * from the engine's
  * source; NULL when it serves it. */
 const char *archs_unserved(const char *arch);
 

@@ -36,6 +36,14 @@ static const struct {
      "a speculative drafter: its input is the target model's hidden states (target_layers, src/models/dflash.cpp), "
      "fed by common/speculative.cpp; llama-server runs it only beside its target (--model-draft, --spec-type "
      "dflash)"},
+#define DIFFUSION                                                                                                      \
+	"a diffusion decoder: the engine gives it no memory (src/llama-model.cpp create_memory) and llama-server "     \
+	"computes no logits without one (tools/server/server-context.cpp: \"the current context does not logits "      \
+	"computation\"): every completion is HTTP 500; examples/diffusion (llama-diffusion-cli) runs it"
+    {"dream", DIFFUSION},
+    {"llada", DIFFUSION},
+    {"llada-moe", DIFFUSION},
+    {"rnd1", DIFFUSION},
     {"gemma4-assistant",
      "gemma 4's drafter: llama_context refuses it without its target's context (src/llama-context.cpp: "
      "\"Gemma4Assistant requires ctx_other to be set\"); llama-server runs it only beside its gemma4 target "

@@ -1,7 +1,8 @@
 # Embedding servers against the real engine: bert (src/models/bert.cpp),
 # and nomic-bert, jina-bert-v2 and jina-bert-v3 over its graph:
-# non-causal encoders the engine gives no memory; and llama-embed
-# (llama's graph<true>, which keeps the default KV cache). Each synthetic payload
+# non-causal encoders the engine gives no memory; llama-embed (llama's
+# graph<true>, which keeps the default KV cache) and the diffusion
+# decoders dream and llada (llama's graph over the ubatch, no memory). Each synthetic payload
 # boots through `zealot argv` with EMBEDDINGS=on (--embeddings) and
 # answers /v1/embeddings with one vector of embd floats; every exact term
 # of the plan (model, output: logits and an embedding per slot; no KV
@@ -19,7 +20,8 @@ cd "$TMP" || exit 1
 
 # embd_boot NAME "KEY=VALUE ...": NAME.env serving NAME.gguf on the cpu
 # profile, booted through `zealot argv`; one /v1/embeddings request (its
-# answer in NAME.json, its HTTP status in EMBD_HTTP); the engine stopped
+# answer in NAME.json, its HTTP status in EMBD_HTTP) and one /completion
+# (its answer in NAME.comp); the engine stopped
 # by PID, its log in NAME.log.
 embd_boot() {
 	local name=$1 keys=$2 s pid port cmd
@@ -43,6 +45,8 @@ embd_boot() {
 			-d '{"input":"The sky is blue"}' "http://127.0.0.1:$port/v1/embeddings")
 		"$ZEALOT" probe "http://127.0.0.1:$port" --endpoint "$name.env" --only embeddings,rerank --json \
 			>"$name.probe" 2>&1
+		curl -s -m 60 -o "$name.comp" -H 'Content-Type: application/json' \
+			-d '{"prompt":"The sky is","n_predict":2}' "http://127.0.0.1:$port/completion"
 	fi
 	stop_pid "$pid"
 }
@@ -117,3 +121,15 @@ ARCH=jina-bert-v3 ecase jina3-nofa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=o
 # llama-embed: llama's graph<true> (attention over the ubatch, no lm_head)
 ARCH=llama-embed ecase lembed-fa "$BIG" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on EMBEDDINGS=on POOLING=last" 512
 ARCH=llama-embed ecase lembed-nofa "" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256 EMBEDDINGS=on POOLING=mean" 256
+# the diffusion decoders: llama's graph over the ubatch with the lm_head;
+# no memory, so llama-server computes no logits (every completion HTTP
+# 500), which check names (S18)
+ARCH=dream ecase dream-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
+ARCH=llada ecase llada-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 256
+for n in dream-fa llada-nofa; do
+	check "$n: llama-server answers a completion with the error S18 quotes" \
+		jq -e '.error.code == 500 and (.error.message|test("does not logits computation"))' "$n.comp"
+	run "$ZEALOT" check --json "$n.env"
+	check "$n: check names it not served by llama-server (S18)" \
+		jq -e '[.findings[]|select(.law=="S18" and .severity=="error")]|length == 1' "$TMP/out"
+done

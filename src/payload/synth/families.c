@@ -101,6 +101,8 @@ static const struct synth_family families[] = {
     BERT("jina-bert-v2", V_ALIBI),
     BERT("jina-bert-v3", V_ROPE),
     LLAMA("llama-embed", RF_D, 0),
+    LLAMA("dream", RF_D, 0),
+    LLAMA("llada", RF_D, 0),
 };
 /* clang-format on */
 

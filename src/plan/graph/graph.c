@@ -373,7 +373,9 @@ static const struct graph_family families[] = {
     {"nomic-bert", gr_bert, NULL, "src/models/bert.cpp (nomic-bert.cpp's tensors)", NULL},
     {"jina-bert-v2", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v2.cpp's tensors)", NULL},
     {"jina-bert-v3", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v3.cpp's tensors)", NULL},
-    {"llama-embed", gr_llama_embed, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
+    {"llama-embed", gr_llama_nc, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
+    {"dream", gr_llama_nc, NULL, "src/models/dream.cpp", NULL},
+    {"llada", gr_llama_nc, NULL, "src/models/llada.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "

@@ -223,16 +223,13 @@ gr_build_fn gr_deepseek2;
 gr_build_fn gr_glm4moe;
 gr_build_fn gr_granite_hybrid;
 gr_build_fn gr_dense;
-gr_build_fn gr_bert;	    /* graph_bert.c */
-gr_build_fn gr_llama_embed; /* graph_embed.c */
+gr_build_fn gr_bert;	 /* graph_bert.c */
+gr_build_fn gr_llama_nc; /* graph_bert.c: llama-embed, dream, llada */
 /* build_pooling over the last hidden states x (T rows) when the endpoint
  * serves embeddings (d->pool >= 0): mean (a matmul with the mean
  * input), cls and last (the rows of the input's ids), rank (cls's rows,
  * then the classification head the payload has) */
 void gr_pooling(struct ga_graph *g, const struct dims *d, int x, int64_t T);
-/* build_attn with no cache (build_attn_inp_no_cache): q, k and v of the
- * ubatch alone attend over it under mask (graph_bert.c). */
-int gr_attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask);
 
 gr_draft_fn gr_qwen35_mtp;
 gr_build_fn gr_oss;					  /* graph_oss.c */

@@ -82,7 +82,7 @@ static int bert_ffn(struct ga_graph *g, const struct dims *d, const struct bert_
 }
 
 /* build_attn_mha over the ubatch (T keys), q, k, v as [D, H, T] */
-int gr_attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
+static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
 {
 	int64_t T = d->T;
 	int qp = ga_view(g, ga_view(g, q)), kp = ga_view(g, k), vp = ga_view(g, v);
@@ -141,7 +141,7 @@ void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, st
 		if (k.rope)
 			kk = gr_rope(g, kk, pos, d->D, d->Hkv, T);
 		int v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", x, nkv, T);
-		int o = gr_attend_nc(g, d, q, kk, v, mask);
+		int o = attend_nc(g, d, q, kk, v, mask);
 		int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
 		int64_t Tn = T;
 		int res = x;
@@ -155,4 +155,42 @@ void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, st
 	int64_t To = d->n_out < T ? d->n_out : T;
 	g->t[x].output = 1; /* result_embd: t_embd, a graph output */
 	gr_pooling(g, d, x, To);
+}
+
+/* A layer of llama's block attending over the ubatch alone
+ * (build_attn_inp_no_cache): q, k and v (their biases where the payload
+ * has them: dream's build_qkv) expanded in that order, q and k roped, the
+ * output projection (its bias where there is one), then the dense FFN. */
+static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
+		    int an, int last, const void *ctx)
+{
+	(void)ctx;
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int q = gr_rope(g, proj_b(g, d, L, "attn_q.weight", "attn_q.bias", an, nq, T), pos, d->D, d->H, T);
+	int k = gr_rope(g, proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), pos, d->D, d->Hkv, T);
+	int v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", an, nkv, T);
+	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
+	int o = attend_nc(g, d, q, k, v, mask);
+	int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
+	return gr_layer_end(g, m, d, in, L, last, cur, x, 0, "ffn_norm.weight", gr_ffn_dense);
+}
+
+/* llama's graph over the ubatch alone: llama-embed (src/models/llama.cpp
+ * built with embed = true: no lm_head, the final norm is t_embd; the
+ * engine still makes it the default KV cache, which the plan prices) and
+ * the diffusion decoders dream and llada (src/models/dream.cpp,
+ * llada.cpp: the lm_head after the final norm; no memory). With
+ * EMBEDDINGS=on build_pooling follows (graph.c: gr_pooling). */
+void gr_llama_nc(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int x = gr_layers(g, m, d, in, nc_layer, NULL);
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int rn;
+	if (strcmp(m->arch, "llama-embed") == 0) {
+		rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+		g->t[rn].output = 1; /* result_norm: t_embd, a graph output */
+	} else
+		rn = gr_result(g, d, x);
+	gr_pooling(g, d, rn, To);
 }
