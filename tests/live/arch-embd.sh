@@ -1,8 +1,9 @@
 # Embedding servers against the real engine: bert (src/models/bert.cpp),
 # and nomic-bert, jina-bert-v2 and jina-bert-v3 over its graph:
-# non-causal encoders the engine gives no memory; llama-embed (llama's
-# graph<true>, which keeps the default KV cache) and the diffusion
-# decoders dream and llada (llama's graph over the ubatch, no memory). Each synthetic payload
+# non-causal encoders the engine gives no memory; eurobert and
+# llama-embed (llama's block over the ubatch; llama-embed keeps the
+# default KV cache) and the diffusion decoders dream and llada (the
+# same with the lm_head, no memory). Each synthetic payload
 # boots through `zealot argv` with EMBEDDINGS=on (--embeddings) and
 # answers /v1/embeddings with one vector of embd floats; every exact term
 # of the plan (model, output: logits and an embedding per slot; no KV
@@ -121,6 +122,9 @@ ARCH=jina-bert-v3 ecase jina3-nofa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=o
 # llama-embed: llama's graph<true> (attention over the ubatch, no lm_head)
 ARCH=llama-embed ecase lembed-fa "$BIG" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on EMBEDDINGS=on POOLING=last" 512
 ARCH=llama-embed ecase lembed-nofa "" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256 EMBEDDINGS=on POOLING=mean" 256
+# eurobert: the same llama block over the ubatch, no output matrix at all
+ARCH=eurobert ecase euro-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
+ARCH=eurobert ecase euro-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 256
 # the diffusion decoders: llama's graph over the ubatch with the lm_head;
 # no memory, so llama-server computes no logits (every completion HTTP
 # 500), which check names (S18)

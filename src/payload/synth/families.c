@@ -103,6 +103,7 @@ static const struct synth_family families[] = {
     LLAMA("llama-embed", RF_D, 0),
     LLAMA("dream", RF_D, 0),
     LLAMA("llada", RF_D, 0),
+    LLAMA("eurobert", RF_D | SF_TIED | SF_NO_ANSWER, 0),
 };
 /* clang-format on */
 

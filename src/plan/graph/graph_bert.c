@@ -178,8 +178,9 @@ static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims
 
 /* llama's graph over the ubatch alone: llama-embed (src/models/llama.cpp
  * built with embed = true: no lm_head, the final norm is t_embd; the
- * engine still makes it the default KV cache, which the plan prices) and
- * the diffusion decoders dream and llada (src/models/dream.cpp,
+ * engine still makes it the default KV cache, which the plan prices),
+ * eurobert (src/models/eurobert.cpp: the same, no output matrix at all, no
+ * memory) and the diffusion decoders dream and llada (src/models/dream.cpp,
  * llada.cpp: the lm_head after the final norm; no memory). With
  * EMBEDDINGS=on build_pooling follows (graph.c: gr_pooling). */
 void gr_llama_nc(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -187,7 +188,7 @@ void gr_llama_nc(struct ga_graph *g, const struct model *m, const struct dims *d
 	int x = gr_layers(g, m, d, in, nc_layer, NULL);
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
 	int rn;
-	if (strcmp(m->arch, "llama-embed") == 0) {
+	if (strcmp(m->arch, "llama-embed") == 0 || strcmp(m->arch, "eurobert") == 0) {
 		rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
 		g->t[rn].output = 1; /* result_norm: t_embd, a graph output */
 	} else
