@@ -1,6 +1,6 @@
 # Embedding servers against the real engine: bert (src/models/bert.cpp),
 # and nomic-bert, jina-bert-v2 and jina-bert-v3 over its graph:
-# non-causal encoders the engine gives no memory; eurobert and
+# non-causal encoders the engine gives no memory; eurobert, neo-bert and
 # llama-embed (llama's block over the ubatch; llama-embed keeps the
 # default KV cache) and the diffusion decoders dream and llada (the
 # same with the lm_head, no memory). Each synthetic payload
@@ -125,6 +125,9 @@ ARCH=llama-embed ecase lembed-nofa "" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=off U
 # eurobert: the same llama block over the ubatch, no output matrix at all
 ARCH=eurobert ecase euro-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
 ARCH=eurobert ecase euro-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 256
+# neo-bert: the same over one attn_qkv, a SwiGLU from one ffn_up
+ARCH=neo-bert ecase neo-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
+ARCH=neo-bert ecase neo-nofa "" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=off EMBEDDINGS=on POOLING=last" 256
 # the diffusion decoders: llama's graph over the ubatch with the lm_head;
 # no memory, so llama-server computes no logits (every completion HTTP
 # 500), which check names (S18)

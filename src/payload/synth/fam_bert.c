@@ -72,3 +72,21 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 		BV("layer_output_norm.bias", E);
 	}
 }
+
+/* NeoBERT (src/models/neo-bert.cpp): pre-norm RMS blocks over one fused
+ * attn_qkv and a SwiGLU whose ffn_up holds the gate too (2 x ff rows),
+ * no biases, the final norm enc.output_norm (SF_ENC_NORM), no output. */
+void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	char nm[64];
+	uint64_t E = s->n_embd, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		BM("attn_qkv.weight", E, E + 2 * kv);
+		BM("attn_output.weight", E, E);
+		BV("ffn_norm.weight", E);
+		BM("ffn_up.weight", E, 2 * s->n_ff);
+		BM("ffn_down.weight", s->n_ff, E);
+	}
+}

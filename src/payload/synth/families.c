@@ -104,6 +104,8 @@ static const struct synth_family families[] = {
     LLAMA("dream", RF_D, 0),
     LLAMA("llada", RF_D, 0),
     LLAMA("eurobert", RF_D | SF_TIED | SF_NO_ANSWER, 0),
+    {"neo-bert", RF_D | SF_HEADS_EMBD | SF_TIED | SF_NO_ANSWER | SF_ENC_NORM, 0, NULL, NULL, NULL, neo_bert_tensors,
+     NULL, 0, 0},
 };
 /* clang-format on */
 

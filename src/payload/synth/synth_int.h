@@ -43,6 +43,7 @@ enum {
 	SF_MLA = 1 << 12,	    /* MLA caches unless mha=1: one K-only head of kv_lora + rope */
 	SF_MHA_V = 1 << 13,	    /* deepseek2's MHA layout: n_head KV heads, value_length head_dim_v */
 	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
+	SF_ENC_NORM = 1 << 15,	    /* the final norm is enc.output_norm (neo-bert) */
 };
 
 struct tw;
@@ -346,7 +347,7 @@ void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_bert.c: bert, jina-bert-v3, nomic-bert, jina-bert-v2 (non-causal
- * encoders, served for embeddings, over bert.cpp's graph) */
+ * encoders, served for embeddings, over bert.cpp's graph); neo-bert */
 enum {
 	V_ROPE = 1 << 0,  /* q and k roped: no position_embd */
 	V_SILU = 1 << 1,  /* nomic: a SiLU-gated FFN, no biases */
@@ -356,5 +357,6 @@ void bert_defaults(struct synth_spec *s, const struct synth_family *f);
 int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

@@ -376,6 +376,7 @@ static const struct graph_family families[] = {
     {"llama-embed", gr_llama_nc, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
     {"dream", gr_llama_nc, NULL, "src/models/dream.cpp", NULL},
     {"eurobert", gr_llama_nc, NULL, "src/models/eurobert.cpp", NULL},
+    {"neo-bert", gr_llama_nc, NULL, "src/models/neo-bert.cpp", NULL},
     {"llada", gr_llama_nc, NULL, "src/models/llada.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,

@@ -157,39 +157,63 @@ void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, st
 	gr_pooling(g, d, x, To);
 }
 
+/* neo-bert's FFN: ffn_up holds the gate too (2 x ff rows), one SWIGLU
+ * (LLM_FFN_SWIGLU, SEQ), down */
+static int neo_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	int up = gr_mm(g, d, il, "ffn_up.weight", x, 2 * d->F, T);
+	int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(up));
+	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
+}
+
 /* A layer of llama's block attending over the ubatch alone
  * (build_attn_inp_no_cache): q, k and v (their biases where the payload
- * has them: dream's build_qkv) expanded in that order, q and k roped, the
- * output projection (its bias where there is one), then the dense FFN. */
+ * has them: dream's build_qkv; neo-bert: strided views of one attn_qkv)
+ * expanded in that order, q and k roped, the output projection (its bias
+ * where there is one), then the FFN (neo-bert's, else the dense one). */
 static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
 		    int an, int last, const void *ctx)
 {
-	(void)ctx;
+	int neo = ctx != NULL; /* neo-bert's layer */
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
-	int q = gr_rope(g, proj_b(g, d, L, "attn_q.weight", "attn_q.bias", an, nq, T), pos, d->D, d->H, T);
-	int k = gr_rope(g, proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), pos, d->D, d->Hkv, T);
-	int v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", an, nkv, T);
+	int q, k, v;
+	if (neo) { /* build_qkv's fused path */
+		uint64_t row = (uint64_t)(nq + 2 * nkv) * 4;
+		int qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nq + 2 * nkv, T);
+		q = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nq * 4 + (T - 1) * row), pos, d->D, d->H, T);
+		k = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row), pos, d->D, d->Hkv, T);
+		v = ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row);
+	} else {
+		q = gr_rope(g, proj_b(g, d, L, "attn_q.weight", "attn_q.bias", an, nq, T), pos, d->D, d->H, T);
+		k = gr_rope(g, proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), pos, d->D, d->Hkv, T);
+		v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", an, nkv, T);
+	}
 	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
 	int o = attend_nc(g, d, q, k, v, mask);
 	int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
-	return gr_layer_end(g, m, d, in, L, last, cur, x, 0, "ffn_norm.weight", gr_ffn_dense);
+	return gr_layer_end(g, m, d, in, L, last, cur, x, 0, "ffn_norm.weight", neo ? neo_ffn : gr_ffn_dense);
 }
 
 /* llama's graph over the ubatch alone: llama-embed (src/models/llama.cpp
  * built with embed = true: no lm_head, the final norm is t_embd; the
  * engine still makes it the default KV cache, which the plan prices),
  * eurobert (src/models/eurobert.cpp: the same, no output matrix at all, no
- * memory) and the diffusion decoders dream and llada (src/models/dream.cpp,
- * llada.cpp: the lm_head after the final norm; no memory). With
- * EMBEDDINGS=on build_pooling follows (graph.c: gr_pooling). */
+ * memory), neo-bert (src/models/neo-bert.cpp: a fused attn_qkv, a SwiGLU
+ * from one ffn_up, the final norm enc.output_norm) and the diffusion
+ * decoders dream and llada (src/models/dream.cpp, llada.cpp: the lm_head
+ * after the final norm; no memory). With EMBEDDINGS=on build_pooling
+ * follows (graph.c: gr_pooling). */
 void gr_llama_nc(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	int x = gr_layers(g, m, d, in, nc_layer, NULL);
+	int neo = strcmp(m->arch, "neo-bert") == 0;
+	static const int neo_layer = 1;
+	int x = gr_layers(g, m, d, in, nc_layer, neo ? &neo_layer : NULL);
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
 	int rn;
-	if (strcmp(m->arch, "llama-embed") == 0 || strcmp(m->arch, "eurobert") == 0) {
-		rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	if (neo || strcmp(m->arch, "llama-embed") == 0 || strcmp(m->arch, "eurobert") == 0) {
+		rn = gr_norm(g, d, x, d->E, To, 1, -1, neo ? "enc.output_norm.weight" : "output_norm.weight");
 		g->t[rn].output = 1; /* result_norm: t_embd, a graph output */
 	} else
 		rn = gr_result(g, d, x);
