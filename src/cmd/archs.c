@@ -78,9 +78,10 @@ static int run(struct opt_args *args)
 	} else {
 		json_decref(rows);
 		printf("%s%zu architectures known to the pinned engine: %zu mirrored, %zu not served by llama-server\n"
-		       "(named by check, law S18; no estimate), %zu estimated with llama's block (qwen35's where the\n"
-		       "payload has recurrent layers with ssm.* keys)\n",
-		       md ? "\n" : "", archs_engine_count, n.mirrored, n.unserved, archs_engine_count - n.decided);
+		       "(named by check, law S18; no estimate; %zu of them mirrored too), %zu estimated with llama's\n"
+		       "block (qwen35's where the payload has recurrent layers with ssm.* keys)\n",
+		       md ? "\n" : "", archs_engine_count, n.mirrored, n.unserved, n.mirrored + n.unserved - n.decided,
+		       archs_engine_count - n.decided);
 	}
 	return EXIT_OK;
 }

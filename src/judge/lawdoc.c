@@ -256,7 +256,8 @@ static const struct law_doc laws[] = {
      "vocoder's and a TTS backbone's output is audio that only llama-tts renders, and an EAGLE3, DFlash or "
      "gemma 4 assistant drafter takes its target's hidden states or context, and a diffusion decoder (dream, "
      "llada, llada-moe, rnd1) has no memory, without which llama-server computes no logits: every completion "
-     "is HTTP 500.",
+     "is HTTP 500; and t5's decoder attends to an encoding llama-server never makes of the prompt (it never "
+     "calls llama_encode).",
      "check reads general.architecture and names each such architecture with the reason from the engine's "
      "source (src/models/clip.cpp, wavtokenizer-dec.cpp, pockettts.cpp, tools/tts, common/speculative.cpp, "
      "src/llama-context.cpp, tools/server/server-context.cpp); zealot archs lists them as not served, priced "

@@ -44,6 +44,10 @@ static const struct {
     {"llada", DIFFUSION},
     {"llada-moe", DIFFUSION},
     {"rnd1", DIFFUSION},
+    {"t5", "an encoder-decoder, and llama-server never calls llama_encode (tools/server has no call): its decoder "
+	   "cross-attends to the warm-up's encoding of BOS and EOS (common/common.cpp), never the prompt's, and to "
+	   "nothing in a slot other than the first (src/llama-graph.cpp's cross mask); with --no-warmup the first "
+	   "request aborts (\"llama_encode must be called first\")"},
     {"gemma4-assistant",
      "gemma 4's drafter: llama_context refuses it without its target's context (src/llama-context.cpp: "
      "\"Gemma4Assistant requires ctx_other to be set\"); llama-server runs it only beside its gemma4 target "
