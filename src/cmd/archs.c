@@ -1,7 +1,8 @@
 /* zealot archs: every architecture the pinned engine knows, and how plan
- * prices each one's compute graph: mirrored (the engine's builder named)
+ * prices each one's compute graph: mirrored (the engine's builder named),
  * not served by llama-server (a tower, a vocoder, a speech head, a drafter:
- * decided, with the reason, law S18) or estimated (the block used).
+ * decided, with the reason, law S18), refused (a name without a builder)
+ * or estimated (the block used).
  * docs/architectures.md is its --markdown. */
 #include <jansson.h>
 #include <stdio.h>
@@ -24,35 +25,42 @@ static const struct opt opts[] = {
 
 /* One architecture: mirrored (the builder), not served by llama-server
  * (the reason, law S18: decided, no estimate; a diffusion decoder may be
- * both) or estimated (the rule). */
+ * both), refused (a name without a builder: the engine's reason, gr_refused)
+ * or estimated (the rule). */
 struct tally {
-	size_t mirrored, unserved, decided;
+	size_t mirrored, unserved, refused, decided;
 };
 
 static void row(json_t *rows, const char *arch, struct tally *n)
 {
-	const char *src, *why = archs_unserved(arch);
+	const char *src, *why = archs_unserved(arch), *refused = gr_refused(arch);
 	int m = gr_pricing(arch, &src);
 	n->mirrored += (size_t)m;
 	n->unserved += why != NULL;
-	n->decided += m || why;
+	n->refused += refused != NULL;
+	n->decided += m || why || refused;
 	if (json) {
-		json_t *o = json_pack("{s:s,s:b,s:b}", "arch", arch, "mirrored", m, "served", why == NULL);
+		json_t *o = json_pack("{s:s,s:b,s:b}", "arch", arch, "mirrored", m, "served", !why && !refused);
 		if (m || !why)
-			json_object_set_new(o, m ? "builder" : "estimate", json_string(src));
+			json_object_set_new(o, m ? "builder" : refused ? "refused" : "estimate", json_string(src));
 		if (why)
 			json_object_set_new(o, "reason", json_string(why));
 		json_array_append_new(rows, o);
 	} else if (md)
-		printf("| %s | %s%s%s%s |\n", arch, m ? "mirrored from " : "", m || !why ? src : "",
+		printf("| %s | %s%s%s%s |\n", arch,
+		       m	 ? "mirrored from "
+		       : refused ? "refused: "
+				 : "",
+		       m || !why ? src : "",
 		       why ? (m ? "; not served by llama-server (S18): " : "not served by llama-server (S18): ") : "",
 		       why ? why : "");
 	else
 		printf("  %-18s %-10s %s%s\n", arch,
-		       m     ? "mirrored"
-		       : why ? "not served"
-			     : "estimated",
-		       m ? src : "",
+		       m	 ? "mirrored"
+		       : why	 ? "not served"
+		       : refused ? "refused"
+				 : "estimated",
+		       m || refused ? src : "",
 		       why ? (m ? "; not served by llama-server (check: S18)" : "by llama-server (check: S18)") : "");
 }
 
@@ -78,10 +86,11 @@ static int run(struct opt_args *args)
 	} else {
 		json_decref(rows);
 		printf("%s%zu architectures known to the pinned engine: %zu mirrored, %zu not served by llama-server\n"
-		       "(named by check, law S18; no estimate; %zu of them mirrored too), %zu estimated with llama's\n"
-		       "block (qwen35's where the payload has recurrent layers with ssm.* keys)\n",
-		       md ? "\n" : "", archs_engine_count, n.mirrored, n.unserved, n.mirrored + n.unserved - n.decided,
-		       archs_engine_count - n.decided);
+		       "(named by check, law S18; no estimate; %zu of them mirrored too), %zu refused by the engine\n"
+		       "(no builder), %zu estimated with llama's block (qwen35's where the payload has recurrent\n"
+		       "layers with ssm.* keys)\n",
+		       md ? "\n" : "", archs_engine_count, n.mirrored, n.unserved,
+		       n.mirrored + n.unserved + n.refused - n.decided, n.refused, archs_engine_count - n.decided);
 	}
 	return EXIT_OK;
 }

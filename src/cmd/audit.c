@@ -1,13 +1,18 @@
-/* zealot audit ENDPOINT [--pid PID | --unit NAME] [--json] */
+/* zealot audit ENDPOINT [--pid PID | --unit NAME] [--log FILE] [--json] */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/file.h"
 #include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../endpoint/endpoint.h"
+#include "../endpoint/router.h"
 #include "../live/audit.h"
+#include "../live/memory.h"
+#include "../plan/device.h"
+#include "../store/calib.h"
 #include "cmd.h"
 #include "doc.h"
 #include "options.h"
@@ -68,9 +73,65 @@ static void unit_down_row(struct audit *a, const char *unit, uint64_t pid)
 	a->divergences++;
 }
 
+/* The boot log at path (NULL: none) as a ledger, allocated; NULL with
+ * *err when it cannot be read or holds no ledger lines. */
+static struct ledger *boot_ledger(const char *path, char **err)
+{
+	size_t len = 0;
+	char *text = read_file(path, 256u << 20, READ_STDIN | READ_TRUNCATE, &len, NULL, err);
+	struct ledger *l = text ? xcalloc(1, sizeof(*l)) : NULL;
+	if (l)
+		ledger_parse(text, len, l);
+	free(text);
+	if (l && !l->recognised) {
+		free(l);
+		l = NULL;
+		errorf(err, "'%s' holds no boot ledger (a llama-server log at --log-verbosity 4)", path);
+	}
+	return l;
+}
+
+/* The settled memory of pid against the endpoint's plan (as deploy gates
+ * it: calibrated from a recorded boot) and the boot ledger of --log: its
+ * rows added to a, its JSON in *mem. -1 with *err and *rc. */
+static int audit_memory(const struct endpoint *ep, pid_t pid, const char *log, struct audit *a, json_t **mem, int *rc,
+			char **err)
+{
+	struct ledger *l = NULL;
+	if (log && !(l = boot_ledger(log, err))) {
+		*rc = cmd_exit(ZE_IO);
+		return -1;
+	}
+	struct shape_ctx c;
+	struct plan p;
+	json_t *cal = NULL;
+	char *cal_text = NULL, *warn = NULL, *why = NULL;
+	enum zerr k = calib_price(ep, NULL, NULL, 1, &c, &p, &cal, &cal_text, &warn, &why);
+	json_decref(cal);
+	free(cal_text);
+	free(warn);
+	struct memory_settled m;
+	struct memory_report r;
+	int card = k == ZE_OK && p.n_cards && p.device && p.device->backend == DEVICE_CUDA
+		       ? (int)device_card_of(endpoint_value(ep, K_GPU))
+		       : -1;
+	/* no plan (a payload unread) or no /proc: the rest of the audit stands */
+	if (k == ZE_OK && memory_read(pid, card, &m, &why) == 0) {
+		memory_judge(&p, l, &m, &r);
+		audit_memory_rows(a, &r);
+		*mem = memory_json(&r, &m);
+	} else {
+		*mem = json_pack("{s:s}", "not_compared", why ? why : "no plan");
+	}
+	free(why);
+	free(l);
+	shape_release(&c);
+	return 0;
+}
+
 /* The audit's rows: one JSON object, or a table. */
 static void print_audit(const struct endpoint *ep, unsigned long long pid, const char *found_by, const struct audit *a,
-			int json)
+			json_t *mem, int json)
 {
 	if (json) {
 		json_t *o = json_pack("{s:s,s:I,s:s,s:I}", "endpoint", ep->name, "pid", (json_int_t)pid, "found_by",
@@ -84,6 +145,7 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(o, "rows", rows);
+		json_object_set(o, "memory", mem ? mem : json_null());
 		cmd_print_json(o, 0);
 		json_decref(o);
 	} else {
@@ -100,18 +162,32 @@ static void print_audit(const struct endpoint *ep, unsigned long long pid, const
 		sb_release(&w);
 		sb_release(&in);
 		sb_release(&lv);
+		json_t *rows = json_object_get(mem, "rows"), *r, *nc = json_object_get(mem, "not_compared");
+		size_t i;
+		struct sb ncw = {0};
+		if (nc)
+			printf("\nmemory: not compared: %s", safe_str(json_string_value(nc), &ncw));
+		sb_release(&ncw);
+		json_array_foreach(rows, i, r)
+		{
+			if (json_is_string(json_object_get(r, "law")))
+				printf("\n%s %s: %s", json_string_value(json_object_get(r, "law")),
+				       json_string_value(json_object_get(r, "what")),
+				       json_string_value(json_object_get(r, "why")));
+		}
 		printf("\n%zu divergence%s\n", a->divergences, a->divergences == 1 ? "" : "s");
 	}
 }
 
 static uint64_t pid;
-static const char *unit;
+static const char *unit, *log_path;
 static struct opt_list dropins, sets;
 static int json;
 static const struct opt opts[] = {
     OPT_U64(0, "pid", &pid, "PID", 1, 4194304, "the engine's process"),
     OPT_STRING(0, "unit", &unit, "NAME", "a systemd unit: its MainPID and drop-in directories"),
     OPT_LIST(0, "dropin-dir", &dropins, "DIR", "also list drop-ins in DIR (repeatable)"),
+    OPT_STRING(0, "log", &log_path, "FILE", "the engine's boot log: its ledger beside the settled memory"),
     OPT_LIST(0, "set", &sets, "KEY=VALUE", "override an endpoint key of the intended side (what-if; repeatable)"),
     OPT_FLAG(0, "json", &json, "one JSON object"),
     OPT_END(),
@@ -131,13 +207,15 @@ static int run(struct opt_args *args)
 	struct argv_list want = {0};
 	struct audit a = {0};
 	char *model = NULL;
+	json_t *mem = NULL;
 	struct sb d1 = {0}, d2 = {0}, src = {0};
 	struct endpoint *ep = cmd_load_endpoint(args->v[0], &sets, &rc, &err);
 	if (!ep)
 		goto done;
 	uint64_t port = 0;
-	if (argv_render(ep, &want, &err) || endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 ||
-	    port > 65535) {
+	int router = router_is(ep);
+	if ((router ? cmd_router_audit_argv(ep, unit != NULL, &want, &err) : argv_render(ep, &want, &err)) ||
+	    endpoint_uint(ep, "LISTEN_PORT", &port, &err) || port == 0 || port > 65535) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
@@ -153,16 +231,20 @@ static int run(struct opt_args *args)
 		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
-	model = endpoint_path(ep, "MODEL_FILE");
-	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err)) {
+	model = router ? NULL : endpoint_path(ep, "MODEL_FILE");
+	if (audit_run(ep, (pid_t)pid, &want, model, (unsigned)port, dirs, n_dirs, &a, &err) ||
+	    (router && cmd_router_audit_members(ep, (long)pid, &a, &err))) {
 		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
+	if (audit_memory(ep, (pid_t)pid, log_path, &a, &mem, &rc, &err))
+		goto done;
 	if (unit_down)
 		unit_down_row(&a, unit, pid);
-	print_audit(ep, (unsigned long long)pid, src.s, &a, json);
+	print_audit(ep, (unsigned long long)pid, src.s, &a, mem, json);
 	rc = a.divergences ? EXIT_NO : EXIT_OK;
 done:
+	json_decref(mem);
 	free(model);
 	sb_release(&d1);
 	sb_release(&d2);

@@ -93,6 +93,45 @@ int cmd_rates_recorded(const char *name, uint32_t depth, struct cmd_recorded *ou
 double cmd_rates_accept(const char *name, uint32_t depth, double accept, struct cmd_recorded *rec);
 struct json_t *cmd_rates_used(const struct cmd_recorded *r, double accept, int accept_given);
 void cmd_rates_used_line(const struct cmd_recorded *r, double accept, int accept_given);
+/* The decode changes `zealot arm` measured on an endpoint's current era:
+ * each arm's keys ({KEY: VALUE}, borrowed from the record) and its
+ * decode_tps change in % against production's figures of the same window.
+ * rungs and solve show a change an arm measured from the arm ("m" in the
+ * decode column), beside the byte model's figure and how far it was off.
+ * Nothing recorded (no store, no arm with a decode): n 0. */
+struct cand;
+struct cmd_measured_arm {
+	int64_t id;
+	struct json_t *keys;
+	double decode_pct;
+};
+struct cmd_measured {
+	int64_t era;
+	struct cmd_measured_arm *v;
+	size_t n;
+};
+void cmd_measured_load(const char *name, struct cmd_measured *m);
+void cmd_measured_release(struct cmd_measured *m);
+/* The latest arm that changed exactly what keys changes from ep (a key
+ * whose value ep already has is no change; ep NULL: every key; CTX_SIZE is
+ * never one: decode is priced at a fill, not a window), or NULL. */
+struct endpoint;
+const struct cmd_measured_arm *cmd_measured_for(const struct cmd_measured *m, const struct endpoint *ep,
+						const struct cand *keys);
+/* {source: "arm"|"byte model", model_pct, measured_pct, arm, off_points}
+ * of a change the byte model prices at ratio (this / the endpoint). */
+struct json_t *cmd_measured_json(const struct cmd_measured *m, const struct endpoint *ep, const struct cand *keys,
+				 double ratio);
+/* The decode column: "-21.7 % m" when an arm measured it, else the byte
+ * model's "-45.4 %"; into buf. */
+const char *cmd_measured_cell(const struct cmd_measured *m, const struct endpoint *ep, const struct cand *keys,
+			      double ratio, char *buf, size_t n);
+/* Where an arm measured keys: the line under the row (head, then the
+ * measured change, the arm and era, the byte model's and how far off). */
+void cmd_measured_line(const char *head, const struct cmd_measured *m, const struct endpoint *ep,
+		       const struct cand *keys, double ratio);
+/* The line under a report that has measured rows: how many, which era. */
+void cmd_measured_note(const struct cmd_measured *m);
 /* How rungs and solve price decode: --fill, --accept (its help ends with
  * accept_more) and --host-bw into the struct rate_opts at r (plan/rate.h;
  * accept NaN until given), rows of an option table. */
@@ -182,10 +221,15 @@ int cmd_router_argv(const struct endpoint *ep, struct argv_list *a, char **err);
 int cmd_router_swap(const char *file);
 /* check of a router: the set's laws and every member's, by member. */
 int cmd_router_check(const struct endpoint *ep, int json);
-/* serve of a router: every gate, the preset written, the router exec'd. */
-int cmd_router_serve(const struct endpoint *ep, int dry);
-/* serve's pins gate on one endpoint (src/cmd/serve.c): 0 or SERVE_REFUSED. */
-int cmd_serve_pins(const struct endpoint *ep);
+/* serve of a router: every gate (deploy/router.h), the preset written, the
+ * router exec'd with the environment serve built (judge/trust.h). */
+int cmd_router_serve(const struct endpoint *ep, int dry, char **engine_env);
+/* audit of a router (src/cmd/router_live.c): the router's intended argv
+ * (its preset where the unit's serve writes it when in_unit, else beside
+ * the file), and a row per member (live/router_log.h). */
+int cmd_router_audit_argv(const struct endpoint *ep, int in_unit, struct argv_list *want, char **err);
+struct audit;
+int cmd_router_audit_members(const struct endpoint *ep, long pid, struct audit *a, char **err);
 /* Whether the file at path is a router endpoint (src/cmd/router_live.c). */
 int cmd_router_file(const char *path);
 /* ledger --endpoint ROUTER.env LOG: every child's boot held to its member. */

@@ -6,6 +6,8 @@
 #include <strings.h>
 
 #include "../base/util.h"
+#include "../deploy/router.h"
+#include "../endpoint/router.h"
 #include "../judge/runtime.h"
 #include "../plan/plan.h"
 #include "../plan/report.h"
@@ -28,6 +30,7 @@ struct side {
 	char runtime_sha[65]; /* the runtime's SHA-256 ("" unknown: an era before it was recorded) */
 	char *runtime_build;  /* "b10777-e3de71522", or NULL */
 	json_t *rates;	      /* {"rates", "arms"} of an era (cmd_rates_era), or NULL for the file */
+	char *members;	      /* a router era's members as recorded, or NULL */
 };
 
 static void side_release(struct side *s)
@@ -36,6 +39,7 @@ static void side_release(struct side *s)
 	json_decref(s->plan);
 	json_decref(s->rates);
 	free(s->runtime_build);
+	free(s->members);
 }
 
 static int parse_era(const char *s, int64_t *id)
@@ -83,6 +87,8 @@ static int from_era(struct store *st, const char *name, int64_t id, struct side 
 	s->runtime_build = e.runtime_version && *e.runtime_version ? store_runtime_id(e.runtime_version) : NULL;
 	s->rates = json_pack("{s:s}", "endpoint", name);
 	int rrc = cmd_rates_era(st, s->rates, e.id, err);
+	if (!rrc && store_era_members_get(st, e.id, &s->members, err) < 0)
+		rrc = -1;
 	store_era_release(&e);
 	return rrc ? cmd_exit(ZE_IO) : EXIT_OK;
 }
@@ -108,6 +114,11 @@ static int from_file(const char *path, struct side *s, char **err)
 		s->runtime_sha[0] = '\0';
 	}
 	free(rt);
+	if (router_is(ep)) { /* its members, as deploy would record them (their plans: zealot plan) */
+		s->members = deploy_router_members(ep, err);
+		rc = s->members ? EXIT_OK : EXIT_USAGE;
+		goto done;
+	}
 	if ((rc = cmd_exit(shape_load(ep, NULL, &c, &io, err))) != EXIT_OK)
 		goto done;
 	struct plan p;
@@ -230,6 +241,8 @@ static json_t *compare(const struct side *a, const struct side *b, int *changed_
 	json_t *o = json_object();
 	json_object_set_new(o, "keys", keys);
 	json_object_set_new(o, "plan", plan);
+	json_object_set_new(o, "members",
+			    a->members || b->members ? eras_members_changes(a->members, b->members) : json_null());
 	return o;
 }
 
@@ -263,6 +276,23 @@ static void print_text(const char *name, const struct side *a, const struct side
 		printf("  %-18s %s%s%s -> %s%s%s\n", json_string_value(json_object_get(r, "key")),
 		       xs ? "" : "(default) ", x ? x : "(unset)", x && !*x ? "(empty)" : "", ys ? "" : "(default) ",
 		       y ? y : "(unset)", y && !*y ? "(empty)" : "");
+	}
+	json_t *ms = json_object_get(res, "members");
+	if (json_is_array(ms))
+		printf("\nmembers:%s\n", json_array_size(ms) ? "" : " the same");
+	json_array_foreach(ms, i, r)
+	{
+		printf("  %s %s\n", json_string_value(json_object_get(r, "name")),
+		       json_string_value(json_object_get(r, "change")));
+		size_t k;
+		json_t *c;
+		json_array_foreach(json_object_get(r, "keys"), k, c)
+		{
+			const char *x = json_string_value(json_object_get(c, "from"));
+			const char *y = json_string_value(json_object_get(c, "to"));
+			printf("    %-16s %s -> %s\n", json_string_value(json_object_get(c, "key")), x ? x : "(unset)",
+			       y ? y : "(unset)");
+		}
 	}
 	json_t *plan = json_object_get(res, "plan");
 	if (!json_array_size(plan)) {
@@ -412,6 +442,7 @@ static void print_json(const char *name, const struct side *a, const struct side
 	json_object_set_new(o, "to", side_json(b));
 	json_object_set(o, "keys", json_object_get(res, "keys"));
 	json_object_set(o, "plan", json_object_get(res, "plan"));
+	json_object_set(o, "members", json_object_get(res, "members"));
 	json_object_set_new(o, "runtime", runtime_json(a, b));
 	json_object_set_new(o, "rates", rates_json(a, b));
 	json_object_set_new(o, "changed_keys", json_integer(ck));

@@ -48,6 +48,33 @@ static void print_boot(json_t *b, const char *indent)
 	cmd_wrap(stdout, head, strlen(head), str(b, "summary"));
 }
 
+/* A router era's members and what changed in them against the era before. */
+static void print_members(json_t *ms)
+{
+	if (!json_is_object(ms))
+		return;
+	struct sb b = {0};
+	size_t i, k;
+	json_t *m, *c;
+	json_array_foreach(json_object_get(ms, "names"), i, m) sb_addf(&b, "%s%s", i ? ", " : "", str(m, "name"));
+	field("members", "%s", b.s ? b.s : "none");
+	json_array_foreach(json_object_get(ms, "names"), i, m)
+	{
+		sb_release(&b);
+		sb_addf(&b, "%s: %s; %s", str(m, "name"), str(m, "shape"), str(m, "payload"));
+		field("", "%s", b.s);
+	}
+	json_array_foreach(json_object_get(ms, "changes"), i, m)
+	{
+		sb_release(&b);
+		sb_addf(&b, "%s %s", str(m, "name"), str(m, "change"));
+		json_array_foreach(json_object_get(m, "keys"), k, c)
+		    sb_addf(&b, "%s %s %s -> %s", k ? "," : ":", str(c, "key"), str(c, "from"), str(c, "to"));
+		field("", "%s", b.s);
+	}
+	sb_release(&b);
+}
+
 static void print_text(json_t *out, const char *name, const char *db)
 {
 	json_t *eras = json_object_get(out, "eras");
@@ -63,8 +90,11 @@ static void print_text(json_t *out, const char *name, const char *db)
 		printf("\nera %lld  %s  %s\n", (long long)json_integer_value(json_object_get(e, "id")),
 		       str(e, "endpoint"), str(e, "window"));
 		field("reason", "%s", str(e, "reason"));
+		int router = json_is_object(json_object_get(e, "members"));
 		field("payload", "%s",
-		      json_is_string(json_object_get(e, "payload")) ? str(e, "payload") : str(e, "keys_error"));
+		      router					      ? "(a router: each member's, below)"
+		      : json_is_string(json_object_get(e, "payload")) ? str(e, "payload")
+								      : str(e, "keys_error"));
 		const char *build = str(e, "runtime_build");
 		const char *rsha = json_string_value(
 		    json_object_get(json_object_get(json_object_get(e, "pins"), "RUNTIME"), "sha256"));
@@ -73,7 +103,9 @@ static void print_text(json_t *out, const char *name, const char *db)
 			snprintf(rs, sizeof(rs), " sha256 %.12s...", rsha);
 		field("runtime", "%s%s%s%s%s", *build ? build : "(version unknown)", *str(e, "runtime") ? " (" : "",
 		      str(e, "runtime"), *str(e, "runtime") ? ")" : "", rs);
-		field("shape", "%s", str(e, "shape"));
+		if (!router)
+			field("shape", "%s", str(e, "shape"));
+		print_members(json_object_get(e, "members"));
 		json_t *pl = json_object_get(e, "plan");
 		if (json_is_object(pl) && json_is_number(json_object_get(pl, "total_mib")))
 			field("plan", "%s MiB on the card, %s free, %s",
@@ -196,7 +228,10 @@ static int collect(struct store *st, const char *name, json_t *out, char **err)
 				break;
 			}
 		json_t *ej = eras_era_json(st, &e[i], prev, err);
-		if (ej && cmd_rates_era(st, ej, e[i].id, err)) {
+		json_t *mj = ej ? eras_members_json(st, &e[i], prev, err) : NULL;
+		if (mj)
+			json_object_set_new(ej, "members", mj);
+		if (ej && (!mj || cmd_rates_era(st, ej, e[i].id, err))) {
 			json_decref(ej);
 			ej = NULL;
 		}

@@ -7,6 +7,7 @@
 #include "../payload/census.h"
 #include "../payload/ggml_type.h"
 #include "../payload/gguf.h"
+#include "../payload/gguf_diff.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
 #include "../payload/report.h"
@@ -29,8 +30,15 @@ static void print_chat(const struct census *c)
 		sb_release(&t);
 	}
 	if (c->has_template) {
-		sb_addf(&t, "%s bytes; tools %s, images %s, thinking %s", cmd_commas(c->tpl.bytes, a, sizeof(a)),
-			c->tpl.tools ? "yes" : "no", c->tpl.images ? "yes" : "no", c->tpl.thinking ? "yes" : "no");
+		sb_addf(&t, "%s bytes; tools %s, images %s, video %s, thinking %s",
+			cmd_commas(c->tpl.bytes, a, sizeof(a)), c->tpl.tools ? "yes" : "no",
+			c->tpl.images ? "yes" : "no", c->tpl.video ? "yes" : "no", c->tpl.thinking ? "yes" : "no");
+		if (c->tpl.preserve)
+			sb_addf(&t, "; preserve_thinking%s",
+				c->tpl.preserve_default == 0   ? " (default false: earlier turns' reasoning is dropped "
+								 "unless chat_template_kwargs sets it)"
+				: c->tpl.preserve_default == 1 ? " (default true: earlier turns' reasoning is kept)"
+							       : "");
 		if (c->tpl.n_effort) {
 			sb_adds(&t, "; reasoning_effort only ");
 			for (size_t i = 0; i < c->tpl.n_effort; i++)
@@ -178,8 +186,80 @@ static void cmd_shards_print(const struct gguf_file *f)
 		       (unsigned long long)f->shards[i]->g->n_tensors);
 }
 
-static int json;
+/* A payload's header, opened as inspect opens one (a URL by range
+ * requests). NULL with *err. */
+static struct gguf_file *open_payload(const char *path, struct remote_stats *rs, char **err)
+{
+	char *token = NULL;
+	struct gguf_file *f = NULL;
+	if (!remote_is_url(path) || remote_token(NULL, &token, err) == 0)
+		f = payload_open(path, &(struct remote_opts){.token = token}, rs, err);
+	free(token);
+	return f;
+}
+
+static void print_diff(const char *pa, const char *pb, const struct gguf_diff *d)
+{
+	printf("inspect --diff %s %s\n\n", pa, pb);
+	printf("   %-44s %-30s %s\n", "", "A", "B");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct gguf_diff_row *r = &d->v[i];
+		struct sb w = {0};
+		sb_addf(&w, "%s %s", r->kind == GGUF_DIFF_KEY ? "key" : "tensor", r->name);
+		printf("%s %-44s %-30s %s%s\n", r->provenance ? "  " : "!!", w.s, r->a, r->b,
+		       r->provenance ? "  (provenance)" : "");
+		sb_release(&w);
+	}
+	printf("\n%zu keys and %zu tensors the same; %zu keys and %zu tensors differ", d->keys_same, d->tensors_same,
+	       d->keys_differ, d->tensors_differ);
+	printf("%s\n", d->drop_in ? ": a drop-in (the same geometry and census; provenance aside)" : ": not a drop-in");
+}
+
+static json_t *diff_json(const char *pa, const char *pb, const struct gguf_diff *d)
+{
+	json_t *rows = json_array();
+	for (size_t i = 0; i < d->n; i++) {
+		const struct gguf_diff_row *r = &d->v[i];
+		json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:b}", "kind",
+						      r->kind == GGUF_DIFF_KEY ? "key" : "tensor", "name", r->name, "a",
+						      r->a, "b", r->b, "provenance", r->provenance));
+	}
+	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:I,s:o}", "a", pa, "b", pb, "drop_in", d->drop_in, "keys_same",
+			 (json_int_t)d->keys_same, "tensors_same", (json_int_t)d->tensors_same, "keys_differ",
+			 (json_int_t)d->keys_differ, "tensors_differ", (json_int_t)d->tensors_differ, "rows", rows);
+}
+
+/* --diff A B: exit 0 a drop-in, 1 not. */
+static int run_diff(const char *pa, const char *pb, int as_json)
+{
+	char *err = NULL;
+	struct remote_stats rs = {0};
+	struct gguf_file *a = open_payload(pa, &rs, &err), *b = a ? open_payload(pb, &rs, &err) : NULL;
+	int rc;
+	if (!a || !b) {
+		rc = cmd_fail(cmd_exit(ZE_IO), "inspect: %s", err);
+	} else {
+		struct gguf_diff d;
+		gguf_diff(a->g, b->g, &d);
+		if (as_json) {
+			json_t *o = diff_json(pa, pb, &d);
+			cmd_print_json(o, 0);
+			json_decref(o);
+		} else {
+			print_diff(pa, pb, &d);
+		}
+		rc = d.drop_in ? EXIT_OK : EXIT_NO;
+		gguf_diff_release(&d);
+	}
+	free(err);
+	gguf_close(a);
+	gguf_close(b);
+	return rc;
+}
+
+static int json, diff;
 static const struct opt opts[] = {
+    OPT_FLAG(0, "diff", &diff, "compare two payloads' headers: FILE and FILE2 (keys, tensors)"),
     OPT_FLAG(0, "json", &json,
 	     "one JSON object (keys: architecture, block_count, layers,\n"
 	     "context_length, vocab_size, mtp, tensor_types, weights_bytes,\n"
@@ -189,15 +269,18 @@ static const struct opt opts[] = {
 
 static int run(struct opt_args *args)
 {
+	if (diff != (args->n == 2))
+		return opt_usage_error("inspect", &help,
+				       diff ? "--diff compares two payloads: FILE FILE2"
+					    : "one payload, or --diff FILE FILE2");
+	if (diff)
+		return run_diff(args->v[0], args->v[1], json);
 	const char *path = args->v[0];
-	char *err = NULL, *token = NULL;
+	char *err = NULL;
 	int rc = EXIT_OK;
 	struct census *c = NULL;
 	struct remote_stats rs = {0};
-	struct gguf_file *f = NULL;
-	if (!remote_is_url(path) || remote_token(NULL, &token, &err) == 0)
-		f = payload_open(path, &(struct remote_opts){.token = token}, &rs, &err);
-	free(token);
+	struct gguf_file *f = open_payload(path, &rs, &err);
 	if (!f) {
 		rc = cmd_fail(cmd_exit(ZE_IO), "inspect: %s", err);
 		goto done;

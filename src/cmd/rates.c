@@ -9,6 +9,7 @@
 
 #include "../base/util.h"
 #include "../live/bench.h"
+#include "../plan/cand.h"
 #include "../plan/rate.h"
 #include "../store/calib.h"
 #include "../store/eras.h"
@@ -53,6 +54,17 @@ json_t *cmd_rates_delta(json_t *prod, json_t *arm)
 	return d;
 }
 
+/* The arm's memory census (zealot arm keeps it in the arm's figures:
+ * {ledger, ledger_law, memory}), or null for an arm recorded before it. */
+static json_t *arm_census(const char *bench_json)
+{
+	json_t *b = bench_json ? json_loads(bench_json, 0, NULL) : NULL;
+	json_t *c = json_object_get(b, "census");
+	json_t *o = json_is_object(c) ? json_incref(c) : json_null();
+	json_decref(b);
+	return o;
+}
+
 int cmd_rates_era(struct store *st, json_t *era, int64_t era_id, char **err)
 {
 	struct store_boot *b;
@@ -94,6 +106,7 @@ int cmd_rates_era(struct store *st, json_t *era, int64_t era_id, char **err)
 		json_object_set_new(o, "rates", json_is_null(f) ? json_null() : json_pack("{s:O}", "figures", f));
 		json_object_set_new(o, "delta",
 				    json_is_object(prod) && json_is_object(f) ? cmd_rates_delta(prod, f) : json_null());
+		json_object_set_new(o, "census", arm_census(a[i].bench_json));
 		json_decref(f);
 		json_decref(prod);
 		json_array_append_new(arms, o);
@@ -115,6 +128,29 @@ static void print_figures(json_t *f, json_t *d)
 		if (json_is_number(c))
 			printf(" (%+.1f%%, %s)", json_number_value(c), cmd_change_word(k, json_number_value(c)));
 		first = 0;
+	}
+	printf("\n");
+}
+
+/* "census    ledger matches the plan; host plan 34.81, held 65.00 (+30.19 MiB)" */
+static void print_census(json_t *c, const char *indent)
+{
+	if (!json_is_object(c))
+		return;
+	const char *law = json_string_value(json_object_get(c, "ledger_law"));
+	printf("%s%-9s ledger %s%s", indent, "census", law ? "off the plan, " : "matches the plan", law ? law : "");
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(json_object_get(c, "memory"), "rows"), i, r)
+	{
+		json_t *held = json_object_get(r, "settled_mib");
+		printf("; %s plan %s", json_string_value(json_object_get(r, "what")),
+		       FMT_MIB(json_number_value(json_object_get(r, "plan_mib"))));
+		if (json_is_number(held))
+			printf(", held %s (%s MiB)", FMT_MIB(json_number_value(held)),
+			       FMT_MIB_PLUS(json_number_value(json_object_get(r, "diff_mib"))));
+		if (json_is_string(json_object_get(r, "law")))
+			printf(" %s", json_string_value(json_object_get(r, "law")));
 	}
 	printf("\n");
 }
@@ -141,6 +177,7 @@ void cmd_rates_print(json_t *era, const char *indent)
 			print_figures(f, json_object_get(a, "delta"));
 		else
 			printf("(not measured)\n");
+		print_census(json_object_get(a, "census"), indent);
 	}
 }
 
@@ -261,4 +298,118 @@ int cmd_rate_check(const struct rate_opts *r, char **err)
 	if (r->host_bw_gbs < 0)
 		return errorf(err, "--host-bw %g: a bandwidth in GB/s, above 0", r->host_bw_gbs);
 	return 0;
+}
+
+void cmd_measured_load(const char *name, struct cmd_measured *m)
+{
+	memset(m, 0, sizeof(*m));
+	struct store *st = NULL;
+	char *err = NULL;
+	struct store_era e;
+	if (!name || eras_open(&st, &err) || !st || store_era_get(st, name, 0, &e, NULL)) {
+		store_close(st);
+		free(err);
+		return;
+	}
+	m->era = e.id;
+	json_t *era = json_pack("{s:s}", "endpoint", name), *a;
+	size_t i;
+	if (cmd_rates_era(st, era, e.id, NULL) == 0)
+		json_array_foreach(json_object_get(era, "arms"), i, a)
+		{
+			json_t *d = json_object_get(json_object_get(a, "delta"), "decode_tps");
+			if (!json_is_number(d))
+				continue;
+			m->v = xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+			m->v[m->n++] =
+			    (struct cmd_measured_arm){(int64_t)json_integer_value(json_object_get(a, "id")),
+						      json_incref(json_object_get(a, "keys")), json_number_value(d)};
+		}
+	json_decref(era);
+	store_era_release(&e);
+	store_close(st);
+	free(err);
+}
+
+void cmd_measured_release(struct cmd_measured *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		json_decref(m->v[i].keys);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The value key has in ep ("" unset); NULL ep: none equals. */
+static int same_as_endpoint(const struct endpoint *ep, enum key_id key, const char *val)
+{
+	const char *v = ep ? endpoint_value(ep, key) : NULL;
+	return ep && strcmp(v ? v : "", val) == 0;
+}
+
+const struct cmd_measured_arm *cmd_measured_for(const struct cmd_measured *m, const struct endpoint *ep,
+						const struct cand *keys)
+{
+	const struct cmd_measured_arm *hit = NULL;
+	for (size_t i = 0; m && i < m->n; i++) {
+		size_t changed = 0;
+		int same = 1;
+		for (unsigned k = 0; same && k < keys->n; k++) {
+			/* the window is no rate key: decode is priced at a fill */
+			if (keys->key[k] == K_CTX_SIZE || same_as_endpoint(ep, keys->key[k], keys->val[k]))
+				continue;
+			const char *v = json_string_value(json_object_get(m->v[i].keys, key_name(keys->key[k])));
+			same = v && strcmp(v, keys->val[k]) == 0;
+			changed++;
+		}
+		if (same && changed && json_object_size(m->v[i].keys) == changed)
+			hit = &m->v[i]; /* the latest arm of that change */
+	}
+	return hit;
+}
+
+json_t *cmd_measured_json(const struct cmd_measured *m, const struct endpoint *ep, const struct cand *keys,
+			  double ratio)
+{
+	const struct cmd_measured_arm *a = cmd_measured_for(m, ep, keys);
+	double model = round((ratio - 1) * 1000) / 10;
+	if (!a)
+		return json_pack("{s:s,s:f,s:n,s:n,s:n}", "source", "byte model", "model_pct", model, "measured_pct",
+				 "arm", "off_points");
+	double got = round(a->decode_pct * 10) / 10;
+	return json_pack("{s:s,s:f,s:f,s:I,s:f}", "source", "arm", "model_pct", model, "measured_pct", got, "arm",
+			 (json_int_t)a->id, "off_points", round((model - got) * 10) / 10);
+}
+
+const char *cmd_measured_cell(const struct cmd_measured *m, const struct endpoint *ep, const struct cand *keys,
+			      double ratio, char *buf, size_t n)
+{
+	const struct cmd_measured_arm *a = cmd_measured_for(m, ep, keys);
+	if (a)
+		snprintf(buf, n, "%+.1f %% m", a->decode_pct);
+	else
+		snprintf(buf, n, "%+.1f %%", (ratio - 1) * 100);
+	return buf;
+}
+
+void cmd_measured_line(const char *head, const struct cmd_measured *m, const struct endpoint *ep,
+		       const struct cand *keys, double ratio)
+{
+	const struct cmd_measured_arm *a = cmd_measured_for(m, ep, keys);
+	if (!a)
+		return;
+	double model = (ratio - 1) * 100;
+	char text[256];
+	snprintf(text, sizeof(text),
+		 "decode %+.1f %% measured by arm %lld of era %lld (zealot arm's bench, against production in the same "
+		 "window); the byte model said %+.1f %%: %.1f points off",
+		 a->decode_pct, (long long)a->id, (long long)m->era, model, fabs(model - a->decode_pct));
+	cmd_wrap(stdout, head, strlen(head), text);
+}
+
+void cmd_measured_note(const struct cmd_measured *m)
+{
+	if (m->n)
+		printf("measured: a decode marked m is zealot arm's: %zu change%s benched on era %lld, each against "
+		       "production in the same window\n",
+		       m->n, m->n == 1 ? "" : "s", (long long)m->era);
 }

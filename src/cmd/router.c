@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../base/file.h"
+#include "../deploy/router.h"
 #include "../judge/router_laws.h"
 #include "../judge/router_preset.h"
 #include "../judge/router_swap.h"
@@ -102,55 +103,32 @@ int cmd_router_emit(const char *what, const char *file)
 	return cmd_router_swap(file);
 }
 
-/* serve's refusal line for a member or the router: each error finding. */
-static int refuse_all(const char *gate, const char *who, const struct findings *fs)
+/* serve's refusal lines: each error finding, or the one error. */
+static int refuse_all(const struct deploy_router_refusal *rf)
 {
-	for (size_t i = 0; i < fs->n; i++)
-		if (fs->v[i].sev == SEV_ERROR)
-			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s%s%s: %s\n", gate, fs->v[i].law,
-				who, fs->v[i].key ? " " : "", fs->v[i].key ? fs->v[i].key : "", fs->v[i].reason);
+	if (rf->err)
+		fprintf(stderr, "zealot: serve: refused at the %s gate: %s\n", rf->gate, rf->err);
+	for (size_t i = 0; i < rf->fs.n; i++) {
+		const struct finding *f = &rf->fs.v[i];
+		if (f->sev == SEV_ERROR)
+			fprintf(stderr, "zealot: serve: refused at the %s gate: %s %s%s%s: %s\n", rf->gate, f->law,
+				rf->who, f->key ? " " : "", f->key ? f->key : "", f->reason);
+	}
 	return SERVE_REFUSED;
 }
 
-/* A member's own gates, as serve runs them on one endpoint: its laws,
- * its files, its pins, its payload and its own fit. */
-static int serve_member(const struct router_member *m, const struct router_priced *pm)
-{
-	struct findings fs = {0};
-	int rc = 0;
-	if (laws_check(m->ep, NULL, NULL, LAWS_STATIC | LAWS_FILES, &fs))
-		rc = refuse_all("laws", m->path, &fs);
-	else if ((rc = cmd_serve_pins(m->ep)) != 0)
-		;
-	else if (laws_check(m->ep, &pm->c, &pm->p, LAWS_PAYLOAD | LAWS_FIT, &fs))
-		rc = refuse_all("fit", m->path, &fs);
-	findings_release(&fs);
-	return rc;
-}
-
-/* The router's set gates (C12, M13), each member's own, then the preset
- * written where the unit reads it; the router's argv in *a. */
+/* The router's gates (deploy/router.h), then the preset written where the
+ * unit reads it; the router's argv in *a. */
 static int serve_gates(const struct endpoint *ep, struct router_price *rp, struct argv_list *a)
 {
-	char *err = NULL;
-	enum zerr kind;
-	struct findings fs = {0};
-	int rc = 0;
-	if (router_price(ep, NULL, rp, &kind, &err)) {
-		fprintf(stderr, "zealot: serve: refused at the fit gate: %s\n", err);
-		free(err);
+	struct deploy_router_refusal rf;
+	if (deploy_router_gates(ep, rp, &rf)) {
+		refuse_all(&rf);
+		deploy_router_refusal_release(&rf);
 		return SERVE_REFUSED;
 	}
-	if (router_laws_keys(&rp->r, &fs)) {
-		rc = refuse_all("laws", ep->path, &fs);
-		goto done;
-	}
-	for (size_t i = 0; i < rp->r.n && !rc; i++)
-		rc = serve_member(&rp->r.m[i], &rp->m[i]);
-	if (!rc && router_laws_fit(rp, &fs))
-		rc = refuse_all("fit", ep->path, &fs);
-	if (rc)
-		goto done;
+	char *err = NULL;
+	int rc = 0;
 	struct sb ini = {0};
 	char *preset = router_preset_path(ep);
 	if (router_preset_render(&rp->r, &ini, &err) || write_file(preset, ini.s, &err) ||
@@ -161,12 +139,10 @@ static int serve_gates(const struct endpoint *ep, struct router_price *rp, struc
 	free(preset);
 	sb_release(&ini);
 	free(err);
-done:
-	findings_release(&fs);
 	return rc;
 }
 
-int cmd_router_serve(const struct endpoint *ep, int dry)
+int cmd_router_serve(const struct endpoint *ep, int dry, char **engine_env)
 {
 	struct router_price rp;
 	struct argv_list a = {0};
@@ -181,7 +157,7 @@ int cmd_router_serve(const struct endpoint *ep, int dry)
 				puts(a.v[i]);
 		} else {
 			fflush(NULL);
-			execv(a.v[0], a.v);
+			execve(a.v[0], a.v, engine_env);
 			fprintf(stderr, "zealot: serve: refused: cannot exec '%s': %s\n", a.v[0], strerror(errno));
 			rc = SERVE_REFUSED;
 		}

@@ -7,11 +7,31 @@
 
 #include "../base/file.h"
 #include "../endpoint/router.h"
+#include "../judge/router_preset.h"
+#include "../live/audit.h"
 #include "../live/http.h"
 #include "../live/probe.h"
 #include "../live/router_log.h"
 #include "../plan/router.h"
 #include "cmd.h"
+
+int cmd_router_audit_argv(const struct endpoint *ep, int in_unit, struct argv_list *want, char **err)
+{
+	char *preset = in_unit ? router_preset_unit_path(ep) : router_preset_path(ep);
+	int rc = router_argv_render(ep, preset, want, err);
+	free(preset);
+	return rc;
+}
+
+int cmd_router_audit_members(const struct endpoint *ep, long pid, struct audit *a, char **err)
+{
+	struct router r = {0};
+	if (router_load(ep, &r, NULL, err))
+		return -1;
+	router_audit_members(&r, (pid_t)pid, a);
+	router_release(&r);
+	return 0;
+}
 
 int cmd_router_file(const char *path)
 {

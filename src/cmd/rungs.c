@@ -35,7 +35,7 @@ static json_t *shape_json(const struct rungs_shape *f)
 }
 
 static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, const struct rungs *r,
-		       const struct rate_opts *ro)
+		       const struct rate_opts *ro, const struct cmd_measured *m)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "endpoint", json_string(ep->name));
@@ -71,6 +71,7 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 		json_object_set_new(cost, "decode_change_pct", json_real(round((g->decode_ratio - 1) * 1000) / 10));
 		json_object_set_new(x, "cost", cost);
 		json_object_set_new(x, "decode", plan_rate_json(&g->rate, g->decode_ratio));
+		json_object_set_new(x, "decode_measured", cmd_measured_json(m, ep, &g->keys, g->decode_ratio));
 		json_array_append_new(a, x);
 	}
 	json_object_set_new(o, "rungs", a);
@@ -79,7 +80,8 @@ static json_t *to_json(const struct endpoint *ep, const struct shape_ctx *c, con
 	return o;
 }
 
-static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct rungs *r)
+static void print_human(const struct endpoint *ep, const struct shape_ctx *c, const struct rungs *r,
+			const struct cmd_measured *m)
 {
 	char line[256], a[32], f[32];
 	const struct plan *p = &r->base;
@@ -108,7 +110,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	       "decode");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct rung *g = &r->v[i];
-		snprintf(f, sizeof(f), "%+.1f %%", (g->decode_ratio - 1) * 100);
+		cmd_measured_cell(m, ep, &g->keys, g->decode_ratio, f, sizeof(f));
 		const char *v = g->plan.fits ? "fits" : "refused";
 		printf("%2zu %-36s %11s %11s  %s%-8s%s %-14s %8s\n", i + 1, g->line,
 		       FMT_MIB_PLUS((double)g->delta_total / 1048576.0),
@@ -123,6 +125,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 			cmd_wrap(stdout, "   terms: ", 10, d.s);
 		sb_release(&d);
 		cmd_wrap(stdout, "   cost: ", 9, g->words);
+		cmd_measured_line("   measured: ", m, ep, &g->keys, g->decode_ratio);
 	}
 	printf("\n%zu rungs, %llu candidate plans, %.1f ms\n", r->n, (unsigned long long)r->plans, r->ms);
 }
@@ -166,6 +169,7 @@ static int run(struct opt_args *args)
 	char *err = NULL;
 	struct shape_ctx c = {0};
 	struct rungs r = {0};
+	struct cmd_measured m = {0};
 	struct endpoint *ep = NULL;
 	int accept_given = !isnan(rate.accept);
 	if (cmd_rate_check(&rate, &err)) {
@@ -189,16 +193,19 @@ static int run(struct opt_args *args)
 		rc = cmd_exit(ZE_IO);
 		goto done;
 	}
+	cmd_measured_load(ep->name, &m);
 	if (json) {
-		json_t *o = to_json(ep, &c, &r, &ro.rate);
+		json_t *o = to_json(ep, &c, &r, &ro.rate, &m);
 		json_object_set_new(o, "rates", cmd_rates_used(&rec, rate.accept, accept_given));
 		cmd_print_json(o, 12);
 		json_decref(o);
 	} else {
-		print_human(ep, &c, &r);
+		print_human(ep, &c, &r, &m);
 		cmd_rates_used_line(&rec, rate.accept, accept_given);
+		cmd_measured_note(&m);
 	}
 done:
+	cmd_measured_release(&m);
 	rungs_release(&r);
 	shape_release(&c);
 	endpoint_free(ep);

@@ -202,8 +202,9 @@ static int run(struct opt_args *args)
 	struct plan p;
 	char **engine_env = NULL;
 	int rc;
-	if (router_is(ep)) {
-		rc = cmd_router_serve(ep, dry);
+	if (router_is(ep)) { /* its children inherit the environment serve builds */
+		if ((rc = check_engine(ep, &engine_env)) == 0)
+			rc = cmd_router_serve(ep, dry, engine_env);
 		goto done;
 	}
 	if (laws_check(ep, NULL, NULL, LAWS_STATIC, &fs)) {
@@ -251,11 +252,6 @@ done:
 	shape_release(&c);
 	endpoint_free(ep);
 	return rc;
-}
-
-int cmd_serve_pins(const struct endpoint *ep)
-{
-	return check_pins(ep);
 }
 
 const struct command cmd_serve = {"serve", &help, opts, run, NULL};

@@ -22,10 +22,15 @@ static const struct cmd_help help = {DOC_SOLVE, .more = cmd_devices};
  * under the best shape's lines. */
 #define SOLVE_TOP_DEFAULT 10
 
+/* The byte model's decode change beside what an arm measured (rates.c). */
+static const struct cmd_measured *measured;
+static const struct endpoint *measured_ep;
+
 static json_t *shape_json(const struct solve_shape *s, int full)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "keys", plan_keys_json(&s->keys));
+	json_object_set_new(o, "decode_measured", cmd_measured_json(measured, measured_ep, &s->keys, s->decode_ratio));
 	json_object_set_new(o, "slots", json_integer(s->slots));
 	json_object_set_new(o, "window", json_integer((json_int_t)s->window));
 	json_object_set_new(o, "cache_k", json_string(s->k));
@@ -139,6 +144,7 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 			       FMT_MIB((double)b->next.free_bytes / 1048576.0));
 		printf("  predicted decode %+.1f %% against the endpoint (at %s tokens of context)\n",
 		       (b->decode_ratio - 1) * 100, cmd_commas(b->rate.fill, w, sizeof(w)));
+		cmd_measured_line("  measured: ", measured, measured_ep, &b->keys, b->decode_ratio);
 		for (unsigned i = 0; b->rate.ms_per_token > 0 && i < b->rate.n_dev; i++)
 			if (b->rate.dev[i].bytes_per_token > 0)
 				printf("    %s: %s MiB per token, %.3f ms at %.0f GB/s\n", b->rate.dev[i].name,
@@ -165,7 +171,7 @@ static void print_human(const struct endpoint *ep, const struct solve_opts *o, c
 	for (size_t i = 0; i < shown; i++) {
 		const struct solve_shape *s = &r->frontier[i];
 		char d[16];
-		snprintf(d, sizeof(d), "%+.1f %%", (s->decode_ratio - 1) * 100);
+		cmd_measured_cell(measured, measured_ep, &s->keys, s->decode_ratio, d, sizeof(d));
 		const char *moe = cand_get(&s->keys, K_N_CPU_MOE);
 		printf("  %5u %9s %-7s %-7s %-8s %6u %10s %8s%s%s%s\n", s->slots, cmd_commas(s->window, w, sizeof(w)),
 		       s->k, s->v, s->drafter ? "mtp" : "none", s->ubatch,
@@ -250,6 +256,7 @@ static int run(struct opt_args *args)
 	struct solve_opts *o = xcalloc(1, sizeof(*o));
 	o->objective = objective_of(maximize);
 	struct cmd_recorded rec = {0};
+	struct cmd_measured m = {0};
 	rc = EXIT_USAGE;
 	if (solve_options(o, &rate, slots, min_window, &fixes, &varies, &err))
 		goto done;
@@ -261,6 +268,9 @@ static int run(struct opt_args *args)
 	if ((rc = cmd_exit(shape_load(ep, device, &c, &io, &err))) != EXIT_OK)
 		goto done;
 	o->rate.accept = cmd_rates_accept(ep->name, c.shape.spec_n_max, rate.accept, &rec);
+	cmd_measured_load(ep->name, &m);
+	measured = &m;
+	measured_ep = ep;
 	if (solve_run(ep, &c, o, r, &err)) {
 		rc = EXIT_USAGE;
 		goto done;
@@ -273,9 +283,11 @@ static int run(struct opt_args *args)
 	} else {
 		print_human(ep, o, r, top ? (size_t)top : SOLVE_TOP_DEFAULT);
 		cmd_rates_used_line(&rec, o->rate.accept, !isnan(rate.accept));
+		cmd_measured_note(&m);
 	}
 	rc = r->has_best ? EXIT_OK : EXIT_NO;
 done:
+	cmd_measured_release(&m);
 	solve_result_release(r);
 	free(r);
 	free(o);

@@ -14,6 +14,11 @@
 #include "../judge/emit.h"
 #include "../live/audit.h"
 #include "../live/http.h"
+#include "../live/ledger_compare.h"
+#include "../live/memory.h"
+#include "../plan/device.h"
+#include "../store/calib.h"
+#include "cause.h"
 #include "install.h"
 #include "systemd.h"
 
@@ -676,9 +681,118 @@ static int record(struct window *x)
 		    (long long)a.id, (long long)x->era.id, (long long)x->r->boot);
 }
 
+/* --- the census -------------------------------------------------------------- */
+
+/* The boot ledger against the plan, as deploy's ledger step holds it: a
+ * KV buffer in host memory beside a card (M10), an exact term off (A01).
+ * NULL when it holds, else the law with *why (allocated). */
+static const char *ledger_off(const struct plan *p, const struct ledger *l, const char *journal, int gpu, char **why)
+{
+	struct cause c;
+	if (gpu) {
+		int m10 = cause_classify(journal, strlen(journal), 1, &c) && strcmp(c.law, "M10") == 0;
+		if (m10)
+			*why = xstrf("%s: %s", c.what, c.line ? c.line : "");
+		cause_release(&c);
+		if (m10)
+			return "M10";
+	}
+	if (!l->recognised || !l->target.present) {
+		*why = xstrdup("the candidate's journal holds no boot ledger (VERBOSITY must be 4 to prove the sizes)");
+		return "C05";
+	}
+	struct ledger_comparison lc;
+	ledger_compare(p, l, &lc);
+	const char *law = NULL;
+	if (lc.diverged) {
+		char *s = ledger_comparison_summary(&lc, 4);
+		*why = xstrf("the candidate's boot ledger differs from its plan on an exact term: %s", s);
+		free(s);
+		law = "A01";
+	}
+	ledger_comparison_release(&lc);
+	return law;
+}
+
+/* {ledger, ledger_law, memory} joined to the arm's figures as "census". */
+static void census_keep(struct window *x, const struct ledger *l, const char *law, json_t *mem)
+{
+	json_t *b = x->r->arm_bench ? json_loads(x->r->arm_bench, 0, NULL) : NULL;
+	if (!json_is_object(b)) {
+		json_decref(b);
+		b = json_object();
+	}
+	json_object_set_new(b, "census",
+			    json_pack("{s:o,s:o,s:o}", "ledger", ledger_to_json(l), "ledger_law",
+				      law ? json_string(law) : json_null(), "memory", mem));
+	free(x->r->arm_bench);
+	x->r->arm_bench = json_dumps(b, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(b);
+}
+
+/* The candidate's memory census once benched (settled): its boot ledger
+ * from the transient unit's journal and its settled memory (live/memory.h)
+ * against the candidate's plan. A term off the plan fails as deploy's
+ * ledger and memory steps fail; the census joins the arm's figures. */
+static int census(struct window *x)
+{
+	double t = mono_s();
+	char *err = NULL, *warn_text = NULL, *cal_text = NULL, *why = NULL, *j = NULL;
+	json_t *cal = NULL;
+	struct systemd_unit u = {0};
+	struct shape_ctx c = {0};
+	struct plan p;
+	struct ledger l = {0};
+	int rc;
+	if (systemd_show(x->r->unit_name, &u, &err) ||
+	    calib_price(x->cand, NULL, NULL, 1, &c, &p, &cal, &cal_text, &warn_text, &err) != ZE_OK ||
+	    !(j = systemd_journal(u.invocation_id, x->r->unit_name, u.main_pid, &err))) {
+		rc = failed(x, "arm:census", t, err, "the candidate's plan or journal");
+		err = NULL;
+		goto out;
+	}
+	ledger_parse(j, strlen(j), &l);
+	int gpu = p.device && p.device->backend != DEVICE_CPU;
+	const char *law = ledger_off(&p, &l, j, gpu, &why);
+	struct memory_settled m;
+	struct memory_report mr = {0};
+	int card = gpu && p.device->backend == DEVICE_CUDA ? (int)device_card_of(endpoint_value(x->cand, K_GPU)) : -1;
+	if (memory_read(u.main_pid, card, &m, &err)) {
+		rc = failed(x, "arm:census", t, err, "the candidate's memory");
+		err = NULL;
+		goto out;
+	}
+	memory_judge(&p, &l, &m, &mr);
+	census_keep(x, &l, law, memory_json(&mr, &m));
+	char *sum = memory_summary(&mr);
+	const char *mlaw = NULL;
+	for (size_t i = 0; i < mr.n; i++)
+		if (mr.rows[i].law && (!mlaw || mr.rows[i].error))
+			mlaw = mr.rows[i].law;
+	if (law)
+		rc = step(x, "arm:census", "failed", t, law, "%s; memory: %s", why, sum);
+	else
+		rc = step(x, "arm:census",
+			  mr.errors	? "failed"
+			  : mr.warnings ? "warning"
+					: "ok",
+			  t, mlaw, "ledger: every exact term matches the plan; memory: %s", sum);
+	free(sum);
+out:
+	free(j);
+	free(why);
+	free(err);
+	free(warn_text);
+	free(cal_text);
+	json_decref(cal);
+	shape_release(&c);
+	systemd_unit_release(&u);
+	return rc;
+}
+
 static int bench_arm(struct window *x)
 {
-	return arm_health(x) || bench(x, "bench:arm", x->cand_base, &x->r->arm_bench);
+	return arm_health(x) || bench(x, "bench:arm", x->cand_base, &x->r->arm_bench) || census(x);
 }
 
 /* The window proper: from production's stop on, any failure restores it;

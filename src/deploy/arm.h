@@ -20,6 +20,10 @@
  *   arm:health     /health 200 from the transient unit, the port answered
  *                  by its MainPID alone
  *   bench:arm      the same bench against it
+ *   arm:census     its boot ledger (the transient unit's journal) and its
+ *                  settled memory (live/memory.h) against its plan: a term
+ *                  off fails as deploy's would; kept in the arm's figures
+ *                  under "census"
  *   arm:stop       the transient unit stopped, its file removed
  *   restore        deploy_run's "restore" kind: production's own files
  *                  started and verified as a deploy verifies (health,

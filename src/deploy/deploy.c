@@ -300,6 +300,7 @@ static void run_release(struct run *x)
 	systemd_unit_release(&x->unit);
 	free(x->ledger);
 	probe_results_release(&x->probes);
+	deploy_router_release(x);
 }
 
 /* The endpoint's name, its unit's name and path, its installed file's. */

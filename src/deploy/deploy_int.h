@@ -14,6 +14,7 @@
 #include "../base/util.h"
 #include "../endpoint/argv.h"
 #include "../live/probe.h"
+#include "../plan/router.h"
 /* deploy.h first: this header uses its types (and including it here would
  * make a circle of deploy.h and this, which tests/layers.py refuses) */
 #include "systemd.h"
@@ -59,6 +60,14 @@ struct run {
 	struct probe_results probes;
 	int installed; /* files were touched: a failure from here on restores */
 	char *reason;
+
+	/* a router endpoint (endpoint/router.h; router_run.c) */
+	int router;
+	struct router_price rp; /* its members priced (the gates') */
+	char *members_dir;	/* where its members are installed: DIR/NAME.models/HASH */
+	char *members_json;	/* [{name, text, sha256}]: what the era records */
+	int members_new;	/* this attempt made members_dir */
+	char *router_ledger;	/* each child's boot held to its member's plan (JSON) */
 };
 
 /* A step of this run (deploy_step_add); a gate reads `if (step(...)) return ...`. */
@@ -99,6 +108,9 @@ static inline void warn(struct run *x, const char *fmt, ...)
 
 /* deploy.c: /proc/PID/cmdline as one line (at most ~200 bytes), allocated. */
 char *deploy_cmdline_of(long pid);
+/* verify.c: the SHA-256 of s[0..n) in lowercase hex ("" when it cannot be
+ * taken). */
+void deploy_sha256_hex(const char *s, size_t n, char hex[65]);
 
 /* gates.c. The endpoint read as it will be installed (paths absolute), its
  * name as a unit's, the laws, the pins, the fit (the plan calibrated from a
@@ -143,5 +155,22 @@ char *deploy_host_state(struct run *x);
 int deploy_same_files(struct run *x);
 void deploy_clean_arm_left(struct run *x);
 int deploy_nothing_runs(const char *unit);
+
+/* router_run.c. A router's members staged where the installed file's
+ * MODELS names them (DIR/NAME.models/HASH, HASH their content's: a deploy
+ * reads them from the source's MODELS, a rollback from its era's record;
+ * x->env_text's MODELS rewritten to it), as a gate:laws step; the router's
+ * gates (deploy/router.h) as gate:laws, gate:pins and gate:fit; each child
+ * loaded once through the router's API and verified (its health, its
+ * command line against its member's preset section, then unloaded), and
+ * the journal's children held to their members' plans; the era's members
+ * recorded; a previous era's members written back (a restore's). 0 or -1
+ * as step (the restage: 0, or -1 with *err). */
+int deploy_router_stage(struct run *x, const struct endpoint *src, const char *text, size_t len, double t);
+int deploy_router_gate(struct run *x);
+int deploy_router_verify(struct run *x);
+int deploy_router_record(struct run *x, int64_t era, char **err);
+int deploy_router_restage(struct run *x, const struct store_era *e, char **err);
+void deploy_router_release(struct run *x);
 
 #endif

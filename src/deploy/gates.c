@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../endpoint/router.h"
 #include "../judge/laws.h"
+#include "../judge/router_preset.h"
 #include "../judge/runtime.h"
 #include "../judge/trust.h"
 #include "../live/audit.h"
@@ -340,7 +342,8 @@ static int gate_unit(struct run *x)
 	if (user && *user && !getpwnam(user))
 		return step(x, "gate:unit", "failed", t, "C02", "USER '%s' is not a user on this host", user);
 	x->runtime = path_which(endpoint_value(x->ep, K_RUNTIME));
-	x->runtime_version = runtime_version(x->ep, &x->sc);
+	/* (a router's runtime is its members' too: the first one's payload) */
+	x->runtime_version = runtime_version(x->ep, x->router ? &x->rp.m[0].c : &x->sc);
 	if (!x->runtime_version)
 		x->runtime_version = xstrdup("");
 	char *rid = *x->runtime_version ? store_runtime_id(x->runtime_version) : NULL;
@@ -471,16 +474,28 @@ static int load_shape(struct run *x)
 		return failed(x, "gate:laws", t, err && strstr(err, "(law C09)") ? "C09" : "C01", err,
 			      "the endpoint does not parse");
 	}
-	x->env_text = install_env_text(src_ep, src, len);
-	endpoint_free(src_ep);
-	free(src);
+	if (router_is(src_ep)) {
+		int rc = deploy_router_stage(x, src_ep, src, len, t);
+		endpoint_free(src_ep);
+		free(src);
+		if (rc)
+			return rc;
+	} else {
+		x->env_text = install_env_text(src_ep, src, len);
+		endpoint_free(src_ep);
+		free(src);
+	}
 	x->ep = endpoint_parse(x->env_text, strlen(x->env_text), x->src_path, &err);
 	struct endpoint_gate g;
 	if (x->ep && endpoint_gated_extra(x->ep, &g, 1)) {
 		errorf(&err, "%s: EXTRA_ARGS names %s, a flag %s owns (law C09)", x->src_path, g.word, g.owner->name);
 		return failed(x, "gate:laws", t, "C09", err, "EXTRA_ARGS names a flag a key owns");
 	}
-	if (!x->ep || argv_render(x->ep, &x->argv, &err))
+	char *preset = x->router && x->ep ? router_preset_unit_path(x->ep) : NULL;
+	int bad =
+	    !x->ep || (preset ? router_argv_render(x->ep, preset, &x->argv, &err) : argv_render(x->ep, &x->argv, &err));
+	free(preset);
+	if (bad)
 		return failed(x, "gate:laws", t, "C02", err, "the argv does not render");
 	uint64_t port = 0;
 	if (endpoint_uint(x->ep, K_LISTEN_PORT, &port, &err) || port == 0 || port > 65535)
@@ -497,7 +512,13 @@ static int load_shape(struct run *x)
 
 int deploy_gates_shape(struct run *x)
 {
-	return load_shape(x) || gate_name(x) || gate_laws(x) || gate_pins(x) || gate_fit(x) ? -1 : 0;
+	if (load_shape(x) || gate_name(x))
+		return -1;
+	if (x->router) {
+		x->pins_json = xstrdup("{}"); /* each member's pins are in its text */
+		return deploy_router_gate(x);
+	}
+	return gate_laws(x) || gate_pins(x) || gate_fit(x) ? -1 : 0;
 }
 
 int deploy_gates_host(struct run *x)

@@ -192,7 +192,23 @@ static void add_value(struct sb *b, const char *v)
 	sb_addc(b, '"');
 }
 
+/* install_env_text, and the line that sets key (when not NULL) written
+ * key=value instead. */
+static char *env_text(const struct endpoint *ep, const char *src, size_t len, const char *set_key,
+		      const char *set_value);
+
 char *install_env_text(const struct endpoint *ep, const char *src, size_t len)
+{
+	return env_text(ep, src, len, NULL, NULL);
+}
+
+char *install_env_text_set(const struct endpoint *ep, const char *src, size_t len, const char *key, const char *value)
+{
+	return env_text(ep, src, len, key, value);
+}
+
+static char *env_text(const struct endpoint *ep, const char *src, size_t len, const char *set_key,
+		      const char *set_value)
 {
 	struct sb b = {0};
 	sb_adds(&b, "");
@@ -222,7 +238,14 @@ char *install_env_text(const struct endpoint *ep, const char *src, size_t len)
 				       (k[kn] >= 'a' && k[kn] <= 'z') || (kn && k[kn] >= '0' && k[kn] <= '9')))
 			kn++;
 		int rewrite = 0;
-		if (kn && is_path_key(k, kn)) {
+		const struct endpoint_entry *se = set_key ? endpoint_entry(ep, set_key) : NULL;
+		if (se && se->line == lineno && kn == strlen(set_key) && memcmp(k, set_key, kn) == 0) {
+			sb_addf(&b, "%s=", set_key);
+			add_value(&b, set_value);
+			sb_addc(&b, '\n');
+			rewrite = 1;
+			skipping = continued;
+		} else if (kn && is_path_key(k, kn)) {
 			char key[32];
 			snprintf(key, sizeof(key), "%.*s", (int)kn, k);
 			const struct endpoint_entry *e = endpoint_entry(ep, key);

@@ -42,5 +42,8 @@ char *install_read(const char *path, size_t *len, char **err);
  * its number (a rewritten value that was continued over several lines
  * leaves empty lines), so findings name the same lines in both. */
 char *install_env_text(const struct endpoint *ep, const char *src, size_t len);
+/* install_env_text with the line that sets key written key=value instead
+ * (a router's MODELS, its members' installed directory). */
+char *install_env_text_set(const struct endpoint *ep, const char *src, size_t len, const char *key, const char *value);
 
 #endif

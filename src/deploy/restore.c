@@ -55,7 +55,8 @@ static int restore_files(struct run *x, double t)
 	if (x->have_prev) {
 		const char *envp =
 		    x->prev.endpoint_path && *x->prev.endpoint_path ? x->prev.endpoint_path : x->r->env_path;
-		bad = install_env(envp, x->prev.env_text, strlen(x->prev.env_text), NULL, &err) ||
+		bad = deploy_router_restage(x, &x->prev, &err) ||
+		      install_env(envp, x->prev.env_text, strlen(x->prev.env_text), NULL, &err) ||
 		      install_write(x->r->unit_path, x->prev.unit_text, strlen(x->prev.unit_text), 0644, &err);
 		if (!bad && strcmp(envp, x->r->env_path) != 0)
 			bad = install_remove(x->r->env_path, &err);
@@ -70,8 +71,9 @@ static int restore_files(struct run *x, double t)
 	if (deploy_ctl(x, "daemon-reload", NULL, 120000, "restore", t))
 		return -1;
 	if (x->have_prev)
-		return step(x, "restore", "ok", t, NULL, "era %lld's %s and %s back; daemon-reload",
-			    (long long)x->prev.id, x->r->env_path, x->r->unit_path);
+		return step(x, "restore", "ok", t, NULL, "era %lld's %s%s and %s back; daemon-reload",
+			    (long long)x->prev.id, x->r->env_path, x->router ? " (its members too)" : "",
+			    x->r->unit_path);
 	return step(x, "restore", "ok", t, NULL, "the files from before this first deploy %s; daemon-reload",
 		    x->old_unit || x->old_env ? "back" : "removed");
 }

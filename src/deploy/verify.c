@@ -5,8 +5,10 @@
 
 #include "../base/crypto_lazy.h"
 #include "../base/proc.h"
+#include "../endpoint/router.h"
 #include "../live/audit.h"
 #include "../live/ledger_compare.h"
+#include "../live/memory.h"
 #include "../live/promfile.h"
 #include "../plan/device.h"
 #include "../plan/report.h"
@@ -14,7 +16,7 @@
 #include "deploy.h"
 #include "deploy_int.h"
 
-static void sha256_hex(const char *s, size_t n, char hex[65])
+void deploy_sha256_hex(const char *s, size_t n, char hex[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
@@ -186,6 +188,39 @@ static int verify_probes(struct run *x)
 	return rc;
 }
 
+/* The memory the engine holds after its probes, against the plan (M10: a
+ * term spilled off the card fails the step; M09 and a host excess warn). */
+static int verify_memory(struct run *x)
+{
+	double t = mono_s();
+	int card =
+	    x->gpu && x->plan.device->backend == DEVICE_CUDA ? (int)device_card_of(endpoint_value(x->ep, K_GPU)) : -1;
+	struct memory_settled m;
+	char *err = NULL;
+	if (memory_read(x->unit.main_pid, card, &m, &err)) {
+		int rc = step(x, "memory", "skipped", t, NULL, "%s", err);
+		free(err);
+		return rc;
+	}
+	struct memory_report r;
+	memory_judge(&x->plan, x->ledger, &m, &r);
+	char *s = memory_summary(&r);
+	const struct memory_row *worst = NULL;
+	for (size_t i = 0; i < r.n && !worst; i++)
+		if (r.rows[i].error)
+			worst = &r.rows[i];
+	for (size_t i = 0; i < r.n && !worst; i++)
+		if (r.rows[i].law)
+			worst = &r.rows[i];
+	int rc = step(x, "memory",
+		      r.errors	   ? "failed"
+		      : r.warnings ? "warning"
+				   : "ok",
+		      t, worst ? worst->law : NULL, "%s", s);
+	free(s);
+	return rc;
+}
+
 /* o as the commands print it with --json (`zealot plan --json`, `zealot
  * ledger --json`: compact, in order, 12 digits), o released. */
 static char *json_text(json_t *o)
@@ -198,6 +233,13 @@ static char *json_text(json_t *o)
 static char *probes_json(const struct probe_results *r)
 {
 	return probe_results_json(r);
+}
+
+/* What the era and its boot record as the plan: the shape's as modelled,
+ * or a router's members priced (`zealot plan --json` of either). */
+static char *era_plan_json(const struct run *x)
+{
+	return json_text(x->router ? router_price_json(&x->rp) : plan_to_json(x->ep, &x->sc, &x->plan_model));
 }
 
 /* The endpoint's card (GPU), asked by its index. */
@@ -215,12 +257,15 @@ static int64_t settled_used_mib(const struct run *x)
 static void boot_measured(struct run *x, struct store_boot *b, char *plan_json)
 {
 	b->runtime_version = x->runtime_version;
-	b->device = (char *)x->plan.device->name;
+	/* a router's boot: its children's ledgers, under a device no
+	 * calibration matches (each child is its member's, not the router's) */
+	b->device = x->router ? "router" : (char *)x->plan.device->name;
 	b->payload_sha256 = x->model_sha;
 	b->payload_bytes = x->model_bytes;
-	b->ledger_json = json_text(ledger_to_json(x->ledger));
+	b->ledger_json =
+	    x->router ? xstrdup(x->router_ledger ? x->router_ledger : "{}") : json_text(ledger_to_json(x->ledger));
 	b->plan_json = plan_json;
-	b->settled_used_mib = settled_used_mib(x);
+	b->settled_used_mib = x->router ? -1 : settled_used_mib(x);
 	b->probes_json = probes_json(&x->probes);
 }
 
@@ -228,13 +273,13 @@ int deploy_record(struct run *x)
 {
 	double t = mono_s();
 	char sha[65];
-	sha256_hex(x->env_text, strlen(x->env_text), sha);
+	deploy_sha256_hex(x->env_text, strlen(x->env_text), sha);
 	json_t *av = json_array();
 	for (size_t i = 0; i < x->argv.n; i++)
 		json_array_append_new(av, json_string(x->argv.v[i]));
 	char *argv_json = json_dumps(av, JSON_COMPACT);
 	json_decref(av);
-	char *plan_json = json_text(plan_to_json(x->ep, &x->sc, &x->plan_model));
+	char *plan_json = era_plan_json(x);
 	struct store_era e = {0};
 	e.endpoint = x->name;
 	e.endpoint_path = x->r->env_path;
@@ -256,6 +301,11 @@ int deploy_record(struct run *x)
 		goto done;
 	}
 	x->r->era = e.id;
+	if (deploy_router_record(x, e.id, &err)) {
+		rc = step(x, "record", "failed", t, NULL, "era %lld recorded, its members not: %s", (long long)e.id,
+			  err);
+		goto done;
+	}
 	struct store_boot b = {0};
 	b.era_id = e.id;
 	b.endpoint = x->name;
@@ -267,7 +317,7 @@ int deploy_record(struct run *x)
 	x->r->boot = b.id;
 	free(b.ledger_json);
 	free(b.probes_json);
-	if (x->o->prom_file) {
+	if (x->o->prom_file && !x->router) {
 		struct promfile pf = {x->name, &x->plan, x->ledger, b.settled_used_mib, e.id, &x->probes};
 		char *text = promfile_text(&pf), *perr = NULL;
 		if (promfile_write(x->o->prom_file, text, &perr))
@@ -291,7 +341,7 @@ done:
 int deploy_record_boot(struct run *x)
 {
 	double t = mono_s();
-	char *plan_json = json_text(plan_to_json(x->ep, &x->sc, &x->plan_model));
+	char *plan_json = era_plan_json(x);
 	struct store_boot b = {0};
 	b.era_id = x->prev.id;
 	b.endpoint = x->name;
@@ -324,8 +374,8 @@ int deploy_verify(struct run *x)
 	memcpy(inv, x->unit.invocation_id, sizeof(inv));
 	inv[sizeof(inv) - 1] = '\0';
 	return deploy_wait_health(x, "health", pid, inv, mono_s()) || deploy_verify_mainpid(x, "mainpid", pid) ||
-		       deploy_verify_cmdline(x, "cmdline", pid, x->argv.v, x->argv.n) || verify_ledger(x) ||
-		       verify_probes(x)
+		       deploy_verify_cmdline(x, "cmdline", pid, x->argv.v, x->argv.n) ||
+		       (x->router ? deploy_router_verify(x) : verify_ledger(x) || verify_probes(x) || verify_memory(x))
 		   ? -1
 		   : 0;
 }

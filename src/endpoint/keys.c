@@ -295,7 +295,9 @@ static const struct key_def table[K__COUNT] = {
 			   .optout = "the profile's figure", .target = KEY_T_EXTRAS, .law = "M01",
 			   .doc = "memory the driver really leaves, overriding the profile (law M01)"},
     [K_SLACK_MIB] = {"SLACK_MIB", K_SLACK_MIB, UINT(0, MIB_MAX), .unit = "MiB", .def = "1024", .target = KEY_T_EXTRAS,
-		     .law = "M09", .doc = "free memory every plan must keep (law M09)"},
+		     .law = "M09",
+		     .doc = "free memory every plan must keep (law M09); the seeds' 2-3 GiB band settled free is "
+			    "SLACK_MIB=2048 to 3072 (the plan's free is nvidia-smi's settled free)"},
     [K_HOST] = {"HOST", K_HOST, KEY_STRING, .law = "C02",
 		.doc = "the ssh destination the endpoint runs on: [user@]host or ssh://[user@]host[:port], resolved "
 		       "through the ssh config (unset: this host; zealot fleet)"},

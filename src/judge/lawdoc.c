@@ -73,15 +73,20 @@ static const struct law_doc laws[] = {
      "Memory taken after the boot (a vision request's encoder, allocator fragmentation) has to come from "
      "somewhere; a plan with no free band has none.",
      "The fit gate refuses a plan that leaves less than SLACK_MIB (default 1,024 MiB) free; check and serve "
-     "both apply it, and the tests prove the refusal.",
+     "both apply it, and the tests prove the refusal. Once it runs, deploy's memory step and audit warn when the "
+     "settled memory exceeds the plan by more than the band (256 MiB or 5 %): the slack band is that much "
+     "smaller.",
      "Shrink the shape (zealot rungs lists the one-line changes, zealot solve the best fitting shapes) or lower "
      "SLACK_MIB knowingly."},
     {"M10", "KV spilled to host memory halves decode", "Decode runs at half speed and nothing reports an error.",
      "When the cache lands in unified or host memory, every token reads it over a slower path.",
      "deploy reads the boot's journal on a GPU endpoint: a KV buffer the engine put in host memory (CPU or "
-     "CUDA_Host KV buffer) fails its ledger step, named M10, and the deploy rolls back; deploy records the "
-     "card's settled use (nvidia-smi -i GPU). Not yet: a per-process comparison of the settled memory with the "
-     "plan after deploy and in audit.",
+     "CUDA_Host KV buffer) fails its ledger step, named M10, and the deploy rolls back. After the probes, "
+     "deploy's memory step and audit hold the settled memory to the plan (src/live/memory.c): the process's "
+     "memory on GPU's card (nvidia-smi --query-compute-apps -i GPU) short of the plan's card total by more than "
+     "the band (256 MiB or 5 % of the plan, the larger) is a spill, named M10 (deploy rolls back, audit "
+     "diverges); a host RSS beyond the plan's host total by more than the band (1,024 MiB at least beside a card) "
+     "warns.",
      "Re-read the ledger after each shape change; shrink the pool until KV fits on the card."},
     {"M11", "a shared K/V attention still reserves both",
      "A plan for a gemma4-class model is short by the V half of its cache.",
@@ -359,6 +364,17 @@ static const struct law_doc laws[] = {
      "the cause, A09, with the fix.",
      "Run nvidia-modprobe -u -c=0, then restart."},
     /* What reaches the engine besides its argv (docs/trust.md) */
+    {"C13", "a CPU-type Vulkan device is named to the engine",
+     "DEVICE=lavapipe without GPU: the Vulkan engine boots and answers, but on the CPU: 'no usable GPU found, "
+     "--gpu-layers option will be ignored', weights, KV and compute in CPU buffers, none of the plan's "
+     "Vulkan0 and Vulkan_Host buffers; on a host with a GPU it uses that card instead.",
+     "Without GGML_VK_VISIBLE_DEVICES, ggml-vulkan (ggml_vk_instance_init) takes every discrete and integrated "
+     "GPU, else the first device that is not CPU-type, else none: Mesa's lavapipe is CPU-type, so only a listed "
+     "index reaches it; GPU= is what writes that variable into the unit.",
+     "check refuses a Vulkan profile of a CPU-type device (lavapipe) whose endpoint sets no GPU, and DEVICES "
+     "listing one among several Vulkan devices (the engine takes lavapipe twice as GGML_VK_VISIBLE_DEVICES=0,0; "
+     "GPU writes one index).",
+     "Set GPU to the device's Vulkan index (vulkaninfo --summary; 0 where lavapipe is the only device)."},
     {"R03", "the engine reads no config file zealot has not judged",
      "A line in a config file the engine reads before its argv (swa-full = true) makes the sliding-window cache "
      "10.00 MiB where the plan billed 2.50 MiB (a gemma3 synth at 4,096 cells), and check, serve and audit "

@@ -22,6 +22,7 @@
 #include "../payload/payload.h"
 #include "../payload/split.h"
 #include "../plan/cand.h"
+#include "../plan/vulkan.h"
 #include "law_util.h"
 #include "runtime.h"
 
@@ -230,6 +231,48 @@ static void law_fleet(const struct endpoint *ep, struct findings *out)
 		add(out, "C02", SEV_WARNING, ep, K_GPU, "set DEVICE to the card's profile, or remove GPU",
 		    "GPU=%llu on DEVICE=cpu: the engine uses no card, and the plan prices none",
 		    (unsigned long long)gpu);
+}
+
+/* C13: ggml-vulkan's device list (ggml_vk_instance_init) without
+ * GGML_VK_VISIBLE_DEVICES takes the discrete and integrated GPUs, else the
+ * first device that is not CPU-type, else none: a CPU-type device such as
+ * lavapipe is used only when that variable lists it, which GPU= sets. */
+static void law_vk_cpu_type(const struct endpoint *ep, struct findings *out)
+{
+	const struct device *dev = device_find(val(ep, K_DEVICE));
+	const struct vulkan_limits *l = dev && dev->backend == DEVICE_VULKAN ? vulkan_limits_of(dev->name) : NULL;
+	if (l && l->cpu_type && !*val(ep, K_GPU)) {
+		add(out, "C13", SEV_ERROR, ep, K_DEVICE,
+		    "set GPU to its Vulkan index (vulkaninfo --summary; 0 on a host with no other Vulkan device)",
+		    "DEVICE=%s without GPU: ggml-vulkan skips a CPU-type device unless GGML_VK_VISIBLE_DEVICES lists "
+		    "it; the engine takes another GPU if the host has one, else none ('no usable GPU found, "
+		    "--gpu-layers option will be ignored') and keeps weights, KV and compute on the CPU, where the "
+		    "plan prices Vulkan0",
+		    dev->name);
+		return;
+	}
+	/* DEVICES: a CPU-type device among several Vulkan ones needs a list
+	 * in GGML_VK_VISIBLE_DEVICES (0,0 for lavapipe twice), which GPU's one
+	 * index cannot write */
+	char list[256];
+	snprintf(list, sizeof(list), "%s", val(ep, K_DEVICES));
+	int n_vk = 0, cpu_type = 0;
+	for (char *sv = NULL, *w = strtok_r(list, ",", &sv); w; w = strtok_r(NULL, ",", &sv)) {
+		w[strcspn(w, ":")] = '\0';
+		const struct device *d = device_find(w);
+		const struct vulkan_limits *dl = d && d->backend == DEVICE_VULKAN ? vulkan_limits_of(d->name) : NULL;
+		n_vk += d && d->backend == DEVICE_VULKAN;
+		cpu_type |= dl && dl->cpu_type;
+	}
+	if (cpu_type && (n_vk > 1 || !*val(ep, K_GPU)))
+		add(out, "C13", SEV_ERROR, ep, K_DEVICES,
+		    "serve one CPU-type device with DEVICE and GPU; several need GGML_VK_VISIBLE_DEVICES=0,0 ..., "
+		    "which "
+		    "zealot does not write",
+		    "DEVICES lists a CPU-type Vulkan device%s: the engine sees it only through "
+		    "GGML_VK_VISIBLE_DEVICES, "
+		    "and GPU writes one index there, so the engine has %s of the plan's devices",
+		    n_vk > 1 ? " among several" : " without GPU", *val(ep, K_GPU) ? "one" : "none");
 }
 
 /* C02: USER becomes the unit's User= line, which takes a user name or a
@@ -758,6 +801,7 @@ size_t laws_check_with(const struct endpoint *ep, const struct shape_ctx *c, con
 		law_gated(ep, out);
 		law_extra_flags(ep, out);
 		law_fleet(ep, out);
+		law_vk_cpu_type(ep, out);
 		law_user(ep, out);
 		law_cache_types(ep, out);
 		law_placement(ep, out);

@@ -67,6 +67,11 @@ char *router_preset_path(const struct endpoint *ep)
 	return p.s;
 }
 
+char *router_preset_unit_path(const struct endpoint *ep)
+{
+	return xstrf("%s/%s.models.ini", ROUTER_UNIT_STATE_DIR, ep->name);
+}
+
 static void add(struct argv_list *a, const char *s)
 {
 	a->v = xreallocarray(a->v, a->n + 2, sizeof(*a->v));

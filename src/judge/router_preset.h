@@ -25,6 +25,11 @@ void router_preset_section(const struct argv_list *a, struct sb *out);
 /* Where the preset lives: $STATE_DIRECTORY (the unit's StateDirectory=)
  * when set, else the router file's directory; NAME.models.ini. */
 char *router_preset_path(const struct endpoint *ep);
+/* Where the unit `zealot emit unit` writes has serve put it: its
+ * StateDirectory=zealot, /var/lib/zealot/NAME.models.ini (what deploy
+ * holds the router's command line to). */
+#define ROUTER_UNIT_STATE_DIR "/var/lib/zealot"
+char *router_preset_unit_path(const struct endpoint *ep);
 
 /* The router's argv: the runtime with no model, its address, port,
  * preset, MODELS_MAX, log level and API key file. */

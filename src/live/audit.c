@@ -14,6 +14,7 @@
 #include "../base/util.h"
 #include "../endpoint/keys.h"
 #include "../judge/trust.h"
+#include "memory.h"
 
 static void row(struct audit *a, const char *law, int diverges, const char *what, const char *intended,
 		const char *live)
@@ -466,4 +467,19 @@ int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want
 	sb_release(&mine);
 	audit_free_vector(live, n);
 	return 0;
+}
+
+void audit_memory_rows(struct audit *a, const struct memory_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct memory_row *w = &r->rows[i];
+		char what[64], want[64], live[128];
+		snprintf(what, sizeof(what), "memory %s", w->what);
+		snprintf(want, sizeof(want), "%s MiB (plan)", FMT_MIB(w->plan_mib));
+		if (w->settled_mib < 0)
+			snprintf(live, sizeof(live), "(not measured)");
+		else
+			snprintf(live, sizeof(live), "%s MiB (%s)", FMT_MIB(w->settled_mib), FMT_MIB_PLUS(w->diff_mib));
+		row(a, w->law, w->law != NULL, what, want, live);
+	}
 }

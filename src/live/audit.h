@@ -57,4 +57,10 @@ int audit_run(const struct endpoint *ep, pid_t pid, const struct argv_list *want
 	      const char *const *dropin_dirs, size_t n_dropin_dirs, struct audit *out, char **err);
 void audit_release(struct audit *a);
 
+/* The settled memory's rows (live/memory.h): one a place (the card, the
+ * host), intended the plan's MiB, live the held MiB; a row with a law
+ * diverges. */
+struct memory_report;
+void audit_memory_rows(struct audit *a, const struct memory_report *r);
+
 #endif

@@ -1,11 +1,14 @@
 #include "router_log.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../judge/router_preset.h"
 #include "../plan/router.h"
+#include "audit.h"
 #include "ledger.h"
 #include "ledger_compare.h"
 
@@ -141,4 +144,93 @@ json_t *router_log_hold(const struct router_price *rp, const struct router_log *
 	json_object_set_new(o, "boots", a);
 	json_object_set_new(o, "verdict", json_string(*diverged ? "differs" : "matches"));
 	return o;
+}
+
+long router_child_of(long main_pid, const char *name, unsigned *port)
+{
+	char *tasks = xstrf("/proc/%ld/task", main_pid);
+	DIR *d = opendir(tasks);
+	struct dirent *de;
+	long found = 0;
+	while (d && !found && (de = readdir(d))) {
+		char *cf = xstrf("%s/%s/children", tasks, de->d_name);
+		FILE *f = de->d_name[0] != '.' ? fopen(cf, "r") : NULL;
+		long pid;
+		while (f && !found && fscanf(f, "%ld", &pid) == 1) {
+			size_t n = 0;
+			char **v = audit_read_vector((pid_t)pid, "cmdline", &n);
+			unsigned p = 0;
+			int mine = 0;
+			for (size_t i = 0; i + 1 < n; i++) {
+				mine |= !strcmp(v[i], "--alias") && !strcmp(v[i + 1], name);
+				if (!strcmp(v[i], "--port"))
+					p = (unsigned)strtoul(v[i + 1], NULL, 10);
+			}
+			if (mine) {
+				found = pid;
+				*port = p;
+			}
+			audit_free_vector(v, n);
+		}
+		if (f)
+			fclose(f);
+		free(cf);
+	}
+	if (d)
+		closedir(d);
+	free(tasks);
+	return found;
+}
+
+int router_child_holds(const struct router_member *m, long pid, char **why)
+{
+	struct argv_list a;
+	struct sb sec = {0};
+	if (argv_render(m->ep, &a, why))
+		return -1;
+	router_preset_section(&a, &sec);
+	argv_release(&a);
+	size_t n = 0;
+	char **v = audit_read_vector((pid_t)pid, "cmdline", &n);
+	int held = 0;
+	for (char *line = sec.s; line && *line && !*why;) {
+		char *nl = strchr(line, '\n'), *eq = strstr(line, " = ");
+		if (!nl || !eq || eq > nl)
+			break; /* (router_preset_section writes "key = value\n" lines only) */
+		*nl = '\0';
+		*eq = '\0';
+		const char *val = eq + 3;
+		char *flag = xstrf("--%s", line);
+		size_t i = 0;
+		while (i < n && strcmp(v[i], flag) != 0)
+			i++;
+		int ok = i < n && (!strcmp(val, "true") || (i + 1 < n && !strcmp(v[i + 1], val)));
+		if (!ok)
+			errorf(why, "%s's child (pid %ld) runs %s %s, its preset section says %s", m->name, pid,
+			       i < n ? v[i] : flag, i < n && i + 1 < n ? v[i + 1] : "(absent)", val);
+		held += ok;
+		free(flag);
+		line = nl + 1;
+	}
+	audit_free_vector(v, n);
+	sb_release(&sec);
+	return *why ? -1 : held;
+}
+
+void router_audit_members(const struct router *r, pid_t router_pid, struct audit *a)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct router_member *m = &r->m[i];
+		unsigned port = 0;
+		long pid = router_child_of(router_pid, m->name, &port);
+		char *why = NULL, *what = xstrf("member %s", m->name);
+		int held = pid ? router_child_holds(m, pid, &why) : 0;
+		char *live = !pid  ? xstrdup("not loaded (the router starts it on demand)")
+			     : why ? why
+				   : xstrf("pid %ld on port %u holds its %d preset arguments", pid, port, held);
+		a->rows = xreallocarray(a->rows, a->n + 1, sizeof(*a->rows));
+		a->rows[a->n++] = (struct audit_row){what, xstrdup("its preset section (zealot emit preset)"), live,
+						     held < 0, held < 0 ? "A01" : NULL};
+		a->divergences += held < 0;
+	}
 }

@@ -10,6 +10,7 @@
 #define ZEALOT_LIVE_ROUTER_LOG_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../base/util.h"
 
@@ -39,3 +40,19 @@ void router_log_release(struct router_log *l);
 struct router_price;
 struct json_t;
 struct json_t *router_log_hold(const struct router_price *rp, const struct router_log *lg, int *diverged);
+
+/* The router's child serving a member (the child of router_pid that runs
+ * --alias NAME): its pid (0: none runs) and its --port in *port. */
+long router_child_of(long router_pid, const char *name, unsigned *port);
+/* Whether a child's command line holds every line of its member's preset
+ * section (judge/router_preset.h: "key = value" is --key value, "true" the
+ * bare flag): the count held, or -1 with *why naming the first that
+ * differs. */
+struct router_member;
+int router_child_holds(const struct router_member *m, long pid, char **why);
+/* audit of a router (live/audit.h): a row per member, its running child's
+ * command line against its preset section (A01 when it differs), or not
+ * loaded. */
+struct router;
+struct audit;
+void router_audit_members(const struct router *r, pid_t router_pid, struct audit *a);

@@ -415,6 +415,11 @@ static int block_keys(const struct gguf *g, struct model *m, char **err)
 		return -1;
 	}
 	m->n_ctx_train = ctx;
+	uint32_t loops = 1; /* nanbeige's num_loops: its blocks run again, with their own KV */
+	if (strcmp(m->arch, "nanbeige") == 0 && get_u32(g, m, "num_loops", &loops, err))
+		return -1;
+	if (loops > 1)
+		m->state_unmirrored = "num_loops > 1 (the looped blocks' KV and graph)";
 	return require_u32(g, m, "embedding_length", &m->n_embd, err);
 }
 

@@ -68,6 +68,11 @@ static int check_attention(const struct model *m, char **err)
 	for (uint32_t il = 0; il < m->n_layer_all; il++) {
 		if (!m->has_kv[il])
 			continue;
+		/* deci.cpp: a layer without KV heads has none (n_head 0) or
+		 * attn_output alone; the cache keeps its (empty or, V
+		 * transposed, widest) rows */
+		if (strcmp(m->arch, "deci") == 0 && m->n_head_kv[il] == 0)
+			continue;
 		int swa = m->kind[il] == LAYER_SWA;
 		if (m->n_head[il] == 0)
 			return refuse(err, m, "attention.head_count", 0, "an attention layer needs heads");

@@ -188,12 +188,18 @@ json_t *payload_to_json(const char *path, const struct gguf *g, const struct cen
 		json_t *eff = json_array();
 		for (size_t i = 0; i < c->tpl.n_effort; i++)
 			json_array_append_new(eff, json_string(c->tpl.effort[i]));
-		json_object_set_new(o, "template",
-				    json_pack("{s:I,s:b,s:b,s:b,s:b,s:b,s:o,s:s?}", "bytes", (json_int_t)c->tpl.bytes,
-					      "tools", c->tpl.tools, "tool_calls", c->tpl.tool_calls, "images",
-					      c->tpl.images, "thinking", c->tpl.thinking, "reasoning_effort_used",
-					      c->tpl.effort_used, "reasoning_effort", eff, "reasoning_effort_default",
-					      c->tpl.effort_default));
+		json_t *t = json_pack("{s:I,s:b,s:b,s:b,s:b,s:b,s:o,s:s?}", "bytes", (json_int_t)c->tpl.bytes, "tools",
+				      c->tpl.tools, "tool_calls", c->tpl.tool_calls, "images", c->tpl.images,
+				      "thinking", c->tpl.thinking, "reasoning_effort_used", c->tpl.effort_used,
+				      "reasoning_effort", eff, "reasoning_effort_default", c->tpl.effort_default);
+		/* preserve_thinking: null when the template does not read it, else its default */
+		json_object_set_new(t, "video", json_boolean(c->tpl.video));
+		json_object_set_new(t, "preserve_thinking",
+				    !c->tpl.preserve ? json_null()
+				    : c->tpl.preserve_default < 0
+					? json_string("read, no default stated")
+					: json_pack("{s:b}", "default", c->tpl.preserve_default));
+		json_object_set_new(o, "template", t);
 	} else {
 		json_object_set_new(o, "template", json_null());
 	}

@@ -67,6 +67,14 @@ void template_scan(const char *src, size_t n, struct template_facts *f)
 	f->images = has(src, n, "image");
 	f->thinking = has(src, n, "enable_thinking") || has(src, n, "<think>");
 	f->raises = has(src, n, "raise_exception");
+	f->video = has(src, n, "video");
+	f->preserve_default = -1;
+	for (const char *p = src; (p = find(p, end, "preserve_thinking")) != NULL; p += 17) {
+		f->preserve = 1;
+		const char *te = tag_end(p, end), *d = find(p, te, "default(");
+		if (d && f->preserve_default < 0)
+			f->preserve_default = find(d, te, "true") || find(d, te, "True") ? 1 : 0;
+	}
 	for (const char *p = src; (p = find(p, end, "reasoning_effort")) != NULL; p += 16) {
 		f->effort_used = 1;
 		const char *te = tag_end(p, end);

@@ -13,13 +13,16 @@
 
 struct template_facts {
 	size_t bytes;
-	int tools;	 /* renders a `tools` list */
-	int tool_calls;	 /* renders assistant `tool_calls` */
-	int images;	 /* renders image content parts */
-	int thinking;	 /* mentions enable_thinking or <think> */
-	int raises;	 /* calls raise_exception */
-	int effort_used; /* reads reasoning_effort at all */
-	size_t n_effort; /* accepted values; 0 = not restricted */
+	int tools;	      /* renders a `tools` list */
+	int tool_calls;	      /* renders assistant `tool_calls` */
+	int images;	      /* renders image content parts */
+	int thinking;	      /* mentions enable_thinking or <think> */
+	int preserve;	      /* reads preserve_thinking: earlier turns' reasoning kept when set */
+	int preserve_default; /* its `| default(...)`: 1 true, 0 false, -1 none stated */
+	int video;	      /* renders video content parts */
+	int raises;	      /* calls raise_exception */
+	int effort_used;      /* reads reasoning_effort at all */
+	size_t n_effort;      /* accepted values; 0 = not restricted */
 	char *effort[TEMPLATE_MAX_EFFORT];
 	char *effort_default;
 };

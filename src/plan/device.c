@@ -42,9 +42,12 @@ const struct device device_profiles[] = {
      * figures: AMD RX 7900 XTX 960 GB/s, Intel Arc A770 16 GB 560 GB/s,
      * NVIDIA RTX 3090 936 GB/s. */
     {"lavapipe", DEVICE_VULKAN, 2048, 2048, 0, "Mesa's CPU Vulkan driver: a fixed heap (measured); host memory", 0},
-    {"rx7900xtx", DEVICE_VULKAN, 24576, 24123, 0, "vendor size, derived from the 3090", 960},
-    {"arc-a770", DEVICE_VULKAN, 16384, 16082, 0, "vendor size, derived from the 3090", 560},
-    {"rtx3090-vk", DEVICE_VULKAN, 24576, 24123, 0, "the seeds' 3090 (CUDA measured)", 936},
+    {"rx7900xtx", DEVICE_VULKAN, 24576, 24123, 0,
+     "AMD spec 24 GiB, 960 GB/s; addressable by the 3090's ratio; not measured here", 960},
+    {"arc-a770", DEVICE_VULKAN, 16384, 16082, 0,
+     "Intel spec 16 GiB, 560 GB/s; addressable by the 3090's ratio; not measured here", 560},
+    {"rtx3090-vk", DEVICE_VULKAN, 24576, 24123, 0,
+     "the seeds' 3090 as measured under CUDA, NVIDIA spec 936 GB/s; not measured under Vulkan here", 936},
     {"rpc", DEVICE_RPC, 0, 0, 0,
      "an rpc-server on a CPU backend (the RPC key's servers; memory: its host's MemAvailable, or DEVICES=rpc:MIB)", 0},
 };

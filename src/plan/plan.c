@@ -48,10 +48,12 @@ static int in_list(const char *arch, const char *const *list, size_t n)
 }
 
 /* - archs whose load_arch_tensors creates no output layer at all (not
- *   even token_embd's tied copy): bert.cpp's encoders, eurobert and neo-bert, whose graph ends
- *   at the hidden states the pooling reads. */
+ *   even token_embd's tied copy): bert.cpp's encoders, eurobert and
+ *   neo-bert, whose graph ends at the hidden states the pooling reads;
+ *   bitnet.cpp, whose logits multiply by tok_embd itself (the input
+ *   layer's). */
 static const char *const no_output_archs[] = {"bert",		"jina-bert-v2", "jina-bert-v3", "nomic-bert",
-					      "nomic-bert-moe", "eurobert",	"neo-bert"};
+					      "nomic-bert-moe", "bitnet",	"eurobert",	"neo-bert"};
 
 int plan_arch_memoryless(const char *arch)
 {
@@ -192,7 +194,9 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 			continue;
 		if (k == LAYER_NEXTN && !nextn_in_main)
 			continue;
-		if (m->n_head_kv[il] == 0)
+		/* deci's plain cache keeps a layer without KV heads too: empty
+		 * K rows, V at the widest row when transposed */
+		if (m->n_head_kv[il] == 0 && strcmp(m->arch, "deci") != 0)
 			continue;
 		if (il >= m->n_layer_all - m->n_kv_shared) /* has_kv(il): it reads an earlier layer's cache */
 			continue;

@@ -19,15 +19,25 @@
  *                on both or neither, and subgroup shuffle and vote; MUL_MAT
  *                needs a quantized src0 contiguous in dims 0-1, so a
  *                quantized K cache read without flash attention (its view
- *                strided by the KV heads or streams) sends KQ to the CPU
+ *                strided by the KV heads or streams) sends KQ to the CPU; MUL_MAT
+ *                needs src0's ne[3] equal to src1's, so a weight (1) over a
+ *                product of several streams (MLA's v_mla) runs on the CPU
  *   offload_op   an op on a host weight of 32+ rows (GGML_OP_OFFLOAD_MIN_BATCH)
  *
- * What is not mirrored: the backend's graph_optimize (each split's nodes
- * reordered, independent ones grouped, before the allocator sizes the
- * buffer; off with GGML_VK_DISABLE_GRAPH_OPTIMIZE, which the plan reads:
- * without it a Vulkan plan names it unmirrored), ops other than MUL_MAT and FLASH_ATTN_EXT whose support reads
+ *   graph_optimize  each split's nodes reordered before the allocator
+ *                sizes the buffer (vulkan_graph_optimize; off with
+ *                GGML_VK_DISABLE_GRAPH_OPTIMIZE, which the plan reads as
+ *                the engine does). The ops its rules name come from the
+ *                builders' tags (galloc.h's gop: norms, residual adds, the
+ *                MoE routing) or the scheduler's kinds; a norm tagged
+ *                rms_norm that the engine builds as a layer norm (RWKV's)
+ *                is taken as one.
+ *
+ * What is not mirrored: ops other than MUL_MAT and FLASH_ATTN_EXT whose support reads
  * types (every op the planner's graphs use is taken to run), MUL_MAT_ID's
- * shared-memory fallback, and buffers split at the suballocation block.
+ * shared-memory fallback, buffers split at the suballocation block, and
+ * graph_optimize's snake and QSA fusion patterns (no mirrored family
+ * builds them).
  */
 #ifndef ZEALOT_VULKAN_H
 #define ZEALOT_VULKAN_H
@@ -45,6 +55,7 @@ struct vulkan_limits {
 	uint64_t max_alloc;	    /* maxMemoryAllocationSize */
 	uint8_t subgroup_fa;	    /* subgroup shuffle and vote: flash attention runs */
 	const char *source;	    /* where the figures came from */
+	uint8_t cpu_type;	    /* VK_PHYSICAL_DEVICE_TYPE_CPU: used only when GGML_VK_VISIBLE_DEVICES lists it */
 };
 
 /* The limits of a Vulkan profile (device.c), or NULL for another. */
@@ -58,10 +69,19 @@ int vulkan_fa_ok(const struct vulkan_limits *l, uint32_t k_type, uint32_t v_type
  * a backend that is not a Vulkan device. */
 struct vulkan_rules {
 	const struct vulkan_limits *lim[16];
+	uint8_t reorder; /* graph_optimize on (GGML_VK_DISABLE_GRAPH_OPTIMIZE unset) */
 };
 
 /* It reads every tensor's size (the storage limit), which the memo cannot
  * follow: a Vulkan device's graphs are replayed plainly (no fa_interval). */
 int vulkan_supports_op(const struct ga_graph *g, int t, int backend, const void *rules);
+
+/* ggml_vk_graph_optimize over one split of a Vulkan backend (sched.h's
+ * optimize hook): sets of nodes that depend on no pending node within the
+ * next 20, fusable pairs (RMS_NORM + MUL, MUL_MAT + ADD, ADD + ADD ...)
+ * and their chains (the ROPE of a normed input, the K view and SET_ROWS
+ * of a ROPE) pulled together, views after, the MoE routing's fusion
+ * patterns kept in order. Nothing when rules->reorder is 0. */
+void vulkan_graph_optimize(const struct ga_graph *g, int *nodes, int n, int backend, const void *rules);
 
 #endif

@@ -65,4 +65,14 @@ json_t *eras_era_json(struct store *st, const struct store_era *e, const struct 
 /* A deploy or rollback attempt as history --json shows it, with its steps. */
 json_t *eras_attempt_json(const struct store_attempt *a);
 
+/* A router era's members (store.h's store_era_members_get) as history
+ * shows them: {names: [{name, sha256, shape, payload}], changes: [...] against prev's (null
+ * without prev)}; json null for an era that recorded none; NULL with *err
+ * when the store cannot be read. */
+json_t *eras_members_json(struct store *st, const struct store_era *e, const struct store_era *prev, char **err);
+/* Two recorded members' JSON texts compared (either NULL: no members): one
+ * row per member that differs, [{name, change: "added", "removed" or
+ * "changed", keys: eras_key_changes of its file}]. */
+json_t *eras_members_changes(const char *from_json, const char *to_json);
+
 #endif

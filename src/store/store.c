@@ -76,6 +76,10 @@ static const char *const migrations[] = {
     " endpoint TEXT NOT NULL, era_id INTEGER NOT NULL, boot_id INTEGER NOT NULL DEFAULT 0,"
     " at INTEGER NOT NULL, keys_json TEXT NOT NULL, reason TEXT, bench_json TEXT);"
     "CREATE INDEX arms_by_endpoint ON arms(endpoint, id);",
+    /* 4 -> 5: a router endpoint's members (endpoint/router.h), each
+     * member file's whole text as the era installed it: a rollback writes
+     * them back, history and diff name what changed */
+    "CREATE TABLE era_members (era_id INTEGER PRIMARY KEY, members_json TEXT NOT NULL);",
 };
 
 int store_schema_version(void)

@@ -261,4 +261,12 @@ int store_arm_add(struct store *st, struct store_arm *a, char **err);
 int store_arm_list(struct store *st, const char *endpoint, struct store_arm **out, size_t *n, char **err);
 void store_arms_free(struct store_arm *v, size_t n);
 
+/* Added (schema version 5): a router endpoint's members as an era
+ * installed them, a JSON array [{"name", "text", "sha256"}] (each member
+ * file's whole text). A rollback writes them back; history and diff name
+ * what changed. store_era_members_get returns 1 (*members_json NULL) when
+ * the era recorded none (it is no router's). */
+int store_era_members_put(struct store *st, int64_t era_id, const char *members_json, char **err);
+int store_era_members_get(struct store *st, int64_t era_id, char **members_json, char **err);
+
 #endif

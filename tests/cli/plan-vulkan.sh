@@ -1,8 +1,9 @@
 # zealot plan on a Vulkan device (no engine): the lavapipe profile and the
 # cards', ggml-vulkan's buffer names (VulkanN, the pinned Vulkan_Host),
 # alignment and no row padding, flash attention per cache type, a
-# quantized K cache without flash attention sent to the CPU, the unmirrored
-# node reordering named, and GPU= as GGML_VK_VISIBLE_DEVICES in the unit.
+# quantized K cache without flash attention sent to the CPU, the node
+# reordering (graph_optimize) mirrored, law C13 (lavapipe without GPU) and
+# GPU= as GGML_VK_VISIBLE_DEVICES in the unit.
 # The live proof is tests/live/vulkan.sh (the Vulkan engine on lavapipe).
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
@@ -32,6 +33,7 @@ shape nofa lavapipe tiny.gguf "FLASH_ATTN=off"
 shape cpu cpu tiny.gguf "FLASH_ATTN=on"
 shape q8k lavapipe tiny.gguf "FLASH_ATTN=off CACHE_TYPE_K=q8_0"
 shape q8kfa lavapipe tiny.gguf "FLASH_ATTN=on CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+shape rx rx7900xtx tiny.gguf "FLASH_ATTN=on"
 
 run "$ZEALOT" plan fa.env
 check "lavapipe: fits" rc_is 0
@@ -39,9 +41,12 @@ check "lavapipe: the device is Vulkan0" out_has "devices: Vulkan0 (lavapipe)"
 check "lavapipe: weights and KV on Vulkan0, logits in Vulkan_Host" \
 	bash -c "grep -qE '^kv +Vulkan0' '$TMP/out' && grep -qE '^output +Vulkan_Host' '$TMP/out'"
 check "lavapipe: its fixed 2,048 MiB heap is the addressable figure" out_has "2,048.00  (profile)"
-check "lavapipe: the reordering is named unmirrored" out_has "graph_optimize"
-check "lavapipe: with GGML_VK_DISABLE_GRAPH_OPTIMIZE the plan is exact" \
-	bash -c "GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 '$ZEALOT' plan --json fa.env | jq -e '.exact == true' >/dev/null"
+check "lavapipe: the reordering is mirrored (graph_optimize)" out_has_unwrapped "nodes reordered as graph_optimize does"
+check "lavapipe: the plan is exact with the reordering on" \
+	bash -c "'$ZEALOT' plan --json fa.env | jq -e '.exact == true and (.unmirrored | length == 0)' >/dev/null"
+check "lavapipe: with GGML_VK_DISABLE_GRAPH_OPTIMIZE the plan is exact, in graph order" \
+	bash -c "GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 '$ZEALOT' plan fa.env | tr '\n' ' ' | grep -q 'graph order' &&
+		GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 '$ZEALOT' plan --json fa.env | jq -e '.exact == true' >/dev/null"
 # KV is the CPU engine's, byte for byte (measured: identical)
 check "lavapipe: KV equals the cpu plan's" test "$(mib fa.env kv Vulkan0)" = "$(mib cpu.env kv CPU)"
 # The tiny llama's host compute, measured on lavapipe (issue 31): 3.01 MiB
@@ -71,8 +76,27 @@ for p in lavapipe rx7900xtx arc-a770 rtx3090-vk; do
 	check "plan --help lists the Vulkan profile $p" out_has "$p"
 done
 
+# Law C13: lavapipe is a CPU-type device, which ggml-vulkan uses only when
+# GGML_VK_VISIBLE_DEVICES lists it (GPU= writes it); without GPU the engine
+# runs on the CPU (measured: 'no usable GPU found', CPU KV and compute)
+run "$ZEALOT" check fa.env
+check "C13: DEVICE=lavapipe without GPU is refused" \
+	test "$rc" -eq 1 -a -n "$(grep -E '^error +C13' "$TMP/out")"
+check "C13: it names GGML_VK_VISIBLE_DEVICES and the fix" \
+	bash -c "tr -s ' \n' ' ' <'$TMP/out' | grep -q 'unless GGML_VK_VISIBLE_DEVICES lists it' && grep -q 'set GPU' '$TMP/out'"
+run "$ZEALOT" check rx.env
+check "C13: a card's Vulkan profile without GPU is not (the engine takes every GPU)" bash -c "! grep -q C13 '$TMP/out'"
+shape two cpu tiny.gguf "FLASH_ATTN=on DEVICES=lavapipe,lavapipe GPU=0"
+run "$ZEALOT" check two.env
+check "C13: DEVICES with lavapipe twice is refused (GPU writes one index)" \
+	bash -c "grep -qE '^error +C13' '$TMP/out' && grep -q 'DEVICES' '$TMP/out'"
+run "$ZEALOT" explain C13
+check "explain C13: the law's text" out_has "CPU-type"
+
 # GPU= is ggml-vulkan's GGML_VK_VISIBLE_DEVICES on a Vulkan profile
 printf 'GPU=0\n' >>fa.env
+run "$ZEALOT" check fa.env
+check "C13: GPU=0 on lavapipe passes" bash -c "! grep -q C13 '$TMP/out'"
 run "$ZEALOT" emit unit fa.env
 check "unit: GPU=0 on lavapipe sets GGML_VK_VISIBLE_DEVICES=0" out_has "GGML_VK_VISIBLE_DEVICES=0"
 check "unit: and not CUDA_VISIBLE_DEVICES" bash -c "! grep -q CUDA_VISIBLE_DEVICES '$TMP/out'"

@@ -145,3 +145,38 @@ check "the card's sum is the router's worst set + the other endpoint" \
 sed -i "s/ADDRESSABLE_MIB=20000/ADDRESSABLE_MIB=$(awk -v w="$worst" 'BEGIN { printf "%d", w + 1024 + 1 }')/" fl/*.env
 run "$ZEALOT" fleet plan fl
 check "room for the router's worst set but not beside the other: refused (exit 1)" rc_is 1
+
+# deploy of a router: the refusals that come before systemd is asked
+# anything. The real systemd runs in tests/live/router-deploy.sh.
+export ZEALOT_STATE_DIR=$TMP/state
+run "$ZEALOT" deploy --help
+check "deploy --help says what it does with a router" \
+	eval 'out_has "A router endpoint (MODELS=DIR" && out_has "POST /models/load"'
+mkdir -p dep/models
+cp models/*.env dep/models/
+sed -i 's|\.\./|../../|' dep/models/*.env
+printf 'RUNTIME=/bin/true\nMODELS=models\nMODELS_MAX=2\nLISTEN_PORT=18090\nADDRESSABLE_MIB=20000\nCPU_FEATURES=avx2\n' >dep/rt.env
+sed -i 's/^CACHE_RAM=64/CACHE_RAM=20000/' dep/models/qwen.env
+run "$ZEALOT" deploy dep/rt.env --reason "over the host" --endpoint-dir "$TMP/etc" --unit-dir "$TMP/units"
+check "deploy of a router whose worst set does not fit: refused (exit 1) at gate:fit, M13" \
+	test "$rc" = 1 -a -n "$(grep -F 'refused at gate:fit, law M13' "$TMP/err")" -a -n "$(grep -F '+ qwen ' "$TMP/err")"
+check "nothing installed, no members staged" test ! -e "$TMP/etc/rt.env" -a -z "$(ls -A "$TMP/etc/rt.models" 2>/dev/null)"
+sed -i 's/^CACHE_RAM=20000/CACHE_RAM=64/' dep/models/qwen.env
+printf 'MODEL_URL=https://user:hunter2@example.invalid/q.gguf\n' >>dep/models/qwen.env
+run "$ZEALOT" deploy dep/rt.env --reason "a secret in a member" --endpoint-dir "$TMP/etc" --unit-dir "$TMP/units"
+check "a member file holding a secret value: refused (exit 1), named, the secret not said" \
+	test "$rc" = 1 -a -n "$(grep -F 'qwen.env holds a secret value' "$TMP/err")" -a -z "$(grep -F hunter2 "$TMP/err")"
+run "$ZEALOT" history rt --json
+check "both refusals recorded as attempts, no era" \
+	test "$(jq -c '[.attempts[].outcome], (.eras | length)' "$TMP/out" | tr '\n' ' ')" = '["refused","refused"] 0 '
+
+# serve of a router builds the engine's environment as for one endpoint
+# (judge/trust.h): the router's children inherit it
+sed -i '/^MODEL_URL=/d' dep/models/qwen.env
+run "$ZEALOT" serve --dry-run dep/rt.env
+check "serve --dry-run of the router: gates pass (control)" rc_is 0
+for v in LLAMA_ARG_MODELS_MAX=9 LLAMA_ARG_CTX_SIZE=99 LD_PRELOAD=/nonexistent.so; do
+	run env "$v" "$ZEALOT" serve --dry-run dep/rt.env
+	check "serve of a router: $v refused, 78, naming it" \
+		test "$rc" -eq 78 -a -n "$(grep -E "refused at the environment gate: (R04|C09) .*${v%%=*}" "$TMP/err")"
+done

@@ -129,6 +129,16 @@ check "history: the text names the era's rates and the arm" \
 	eval 'out_has "rates" && out_has "arm 1" && out_has "UBATCH_SIZE=256"'
 check "history: the arm's change in decode says faster or slower" \
 	grep -qE "decode_tps [0-9.]+ \([-+][0-9.]+%, (faster|slower|the same)\)" "$TMP/out"
+# issue 33 item 1: the memory census of the arm: its boot ledger and
+# settled memory against the candidate's plan, in the arm's row
+run "$ZEALOT" history e1 --json
+check "census: the arm's row holds the candidate's ledger (n_ubatch 256), no law, and its memory against its plan" \
+	eval 'jq -en "input | .eras[0].arms[0].census as \$c | \$c.ledger.target.n_ubatch == 256 and \$c.ledger_law == null and
+		\$c.memory.rows[0].what == \"host\" and \$c.memory.rows[0].settled_mib > 0 and \$c.memory.rows[0].plan_mib > 0 and
+		\$c.memory.pid > 0" "$TMP/out" >/dev/null'
+run "$ZEALOT" history e1
+check "census: history's text names it under the arm" \
+	grep -qE "^ +census +ledger matches the plan; host plan [0-9.,]+, held [0-9.,]+ \([-+]?[0-9.,]+ MiB\)" "$TMP/out"
 
 # issue 33 item 6: a ubatch of 2048 in a 2,048-token slot: no prompt past
 # it fits, so the arm refuses at gate:arm, saying why, touching nothing
@@ -202,6 +212,22 @@ check "... production active, /health 200, a new MainPID, its figures recorded, 
 		"$(sql "select count(*) from boots where bench_json is not null")" = $((n_boots + 1)) -a \
 		"$(sql "select count(*) from arms where reason like '"'"'a candidate%'"'"'")" = 0 -a \
 		"$(loadstate zealot-arm-e1.service)" = not-found'
+
+# issue 33 item 1: a candidate whose boot is off its plan fails the arm as
+# deploy would: DEVICE=rtx3090 plans the weights and the KV on a card, and
+# the CPU engine puts them in host memory (its ledger's KV buffer is CPU: M10;
+# no nvidia-smi in the container: the card's settled figure is "not measured")
+pid4=$(main_pid)
+run rs_exec "$ZEALOT" arm e1 --set DEVICE=rtx3090 --reason "a candidate off its plan" \
+	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+echo "# census arm: $(jq -r .why "$TMP/out" | cut -c1-200)"
+check "census: a candidate off its plan fails at arm:census (M10 or A01), production restored" \
+	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = failed -a "$(jq -r .failed_step "$TMP/out")" = arm:census \
+	-a -n "$(jq -r '.steps[]|select(.step=="arm:census")|.law' "$TMP/out" | grep -xE 'M10|A01')" \
+	-a "$(jq -r .restore.outcome "$TMP/out")" = restored
+check "census: ... production active, /health 200, a new MainPID, no arm row for it" \
+	eval 'test "$(active e1.service)" = active -a "$(health)" = 200 -a "$(main_pid)" != "$pid4" -a \
+		"$(sql "select count(*) from arms where reason like '"'"'a candidate off%'"'"'")" = 0'
 
 run "$ZEALOT" diff e1 1 2 --json
 check "diff --json: each era's rates, the change per figure, each era's arm" \

@@ -92,7 +92,7 @@ deploy e1.env "first era: two slots" --json --prom "$TMP/tf/e1.prom"
 cp "$TMP/out" deploy1.json
 check "clean deploy: exit 0, outcome deployed" test "$rc" -eq 0 -a "$(jq -r .outcome deploy1.json)" = deployed
 for s in lock gate:laws gate:pins gate:fit gate:unit gate:drop-ins gate:port install restart health mainpid cmdline \
-	ledger probes record; do
+	ledger probes memory record; do
 	check "clean deploy: step $s ok" test "$(jq -r --arg s "$s" '.steps[]|select(.step==$s)|.status' deploy1.json)" = ok
 done
 jq -r '.steps[]|"# clean deploy: \(.step) \(.seconds*1000|floor) ms: \(.detail)"' deploy1.json | cut -c1-160
@@ -127,7 +127,7 @@ check "clean deploy: the password is in state/secrets/era-1.env (0600, directory
 	-a "$(stat -c %a "$ZEALOT_STATE_DIR/secrets")" = 700 -a -n "$(grep -F "DEPLOYMARK$$" "$ZEALOT_STATE_DIR/secrets/era-1.env")" \
 	-a -z "$(grep -rlaF "DEPLOYMARK$$" "$ZEALOT_STATE_DIR" --exclude-dir=secrets)"
 check "clean deploy: the attempt and its steps are recorded" \
-	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts where endpoint='e1' order by id limit 1")" = deployed:15
+	test "$(sql "select outcome||':'||(select count(*) from steps where attempt_id=attempts.id) from attempts where endpoint='e1' order by id limit 1")" = deployed:16
 score=$(X systemd-analyze security e1.service 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
 echo "# the deployed unit: systemd-analyze security exposure $score (the engine boots under it)"
 check "clean deploy: systemd-analyze security scores the live unit below 2.0 ($score)" \

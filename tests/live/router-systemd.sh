@@ -5,7 +5,7 @@
 # members' payloads bound back read-only). Each member answers through it,
 # the journal's children hold to their members' plans, and a member change
 # that no longer fits is refused at the next start (78, no restart loop).
-# zealot deploy and rollback of a router are not done (docs/router.md).
+# zealot deploy of a router is tests/live/router-deploy.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 RS_NAME=zl-router-$$

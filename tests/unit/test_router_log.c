@@ -1,6 +1,12 @@
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/util.h"
+#include "endpoint/argv.h"
+#include "endpoint/router.h"
 #include "live/router_log.h"
 #include "tap.h"
 
@@ -34,4 +40,77 @@ void test_router_log(void)
 	router_log_split("", 0, &l);
 	ok(l.n == 0, "an empty log: no boots");
 	router_log_release(&l);
+}
+
+/* A router's child found among a process's children by its --alias, and
+ * its command line held to its member's preset section: a child that runs
+ * every preset argument holds them; one value changed is named. The
+ * "children" are shells that ignore their arguments (sh -c 'sleep 30' sh
+ * ARGS...), forked by this test. */
+static pid_t spawn_child(const struct argv_list *a, const char *ctx)
+{
+	char **v = xcalloc(a->n + 8, sizeof(*v));
+	size_t n = 0;
+	v[n++] = "/bin/sh";
+	v[n++] = "-c";
+	v[n++] = "sleep 30";
+	v[n++] = "sh";
+	v[n++] = "--alias";
+	v[n++] = "m1";
+	v[n++] = "--port";
+	v[n++] = "43210";
+	for (size_t i = 1; i < a->n; i++) {
+		/* (the router gives a child its own host, port and alias) */
+		int router_sets =
+		    !strcmp(a->v[i], "--host") || !strcmp(a->v[i], "--port") || !strcmp(a->v[i], "--alias");
+		if (router_sets && i + 1 < a->n) {
+			i++;
+			continue;
+		}
+		v[n++] = !strcmp(a->v[i - 1], "--ctx-size") ? (char *)ctx : a->v[i];
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv(v[0], v);
+		_exit(127);
+	}
+	free(v);
+	return pid;
+}
+
+void test_router_child(void)
+{
+	const char *text = "MODEL_FILE=/nowhere/m1.gguf\nCTX_SIZE=4096\nPARALLEL=2\n";
+	char *err = NULL;
+	struct endpoint *ep = endpoint_parse(text, strlen(text), "/nowhere/m1.env", &err);
+	struct argv_list a = {0};
+	ok(ep && argv_render(ep, &a, &err) == 0, "a member's argv renders (%s)", tap_s(err));
+	struct router_member m = {.name = "m1", .path = "/nowhere/m1.env", .ep = ep, .own = ep};
+	for (int k = 0; k < 2 && ep; k++) {
+		pid_t pid = spawn_child(&a, k ? "2048" : "4096");
+		unsigned port = 0;
+		long found = 0;
+		for (int t = 0; t < 200 && found != pid; t++) { /* until it has exec'd */
+			found = router_child_of((long)getpid(), "m1", &port);
+			if (found != pid)
+				usleep(10000);
+		}
+		ok(found == pid && port == 43210, "the child running --alias m1 is found, its --port read (%ld)",
+		   found);
+		ok(router_child_of((long)getpid(), "m2", &port) == 0, "no child runs --alias m2");
+		char *why = NULL;
+		int held = router_child_holds(&m, (long)pid, &why);
+		if (!k)
+			ok(held > 5 && !why, "a child running its preset holds every line (%d held; %s)", held,
+			   tap_s(why));
+		else
+			ok(held == -1 && why && strstr(why, "--ctx-size 2048") && strstr(why, "says 4096"),
+			   "a changed value is named (%s)", tap_s(why));
+		free(why);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	argv_release(&a);
+	endpoint_free(ep);
+	free(err);
 }

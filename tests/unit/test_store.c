@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "store/eras.h"
 #include "store/store.h"
 #include "tap.h"
 
@@ -123,7 +124,7 @@ static void test_open_migrate(void)
 	/* a database one step behind (version 1: before the runtime version
 	 * cache) with an era in it: the later step runs, the era stays */
 	ok(raw_exec(p, "INSERT INTO eras (endpoint, started) VALUES ('old', 1); DROP TABLE runtime_versions; "
-		       "DROP TABLE baselines; DROP TABLE arms; "
+		       "DROP TABLE baselines; DROP TABLE arms; DROP TABLE era_members; "
 		       "PRAGMA user_version = 1") == 0,
 	   "a version-1 database holding an era");
 	st = store_open(sub.s, &err);
@@ -181,6 +182,26 @@ static void test_open_migrate(void)
 	   "a recorded baseline is the era's");
 	free(ans);
 	free(src);
+	/* a router era's members (schema version 5) */
+	char *mj = NULL;
+	ok(st && store_era_members_get(st, 7, &mj, &err) == 1 && !mj, "an era without members has none");
+	ok(st && store_era_members_put(st, 7, "[{\"name\":\"a\",\"text\":\"CTX_SIZE=1\\n\"}]", &err) == 0 &&
+	       store_era_members_get(st, 7, &mj, &err) == 0 && mj && strstr(mj, "CTX_SIZE=1"),
+	   "an era's members are recorded and read back");
+	free(mj);
+	json_t *ch = eras_members_changes("[{\"name\":\"a\",\"text\":\"CTX_SIZE=1\\n\",\"sha256\":\"x\"},"
+					  "{\"name\":\"b\",\"text\":\"\",\"sha256\":\"y\"}]",
+					  "[{\"name\":\"a\",\"text\":\"CTX_SIZE=2\\n\",\"sha256\":\"z\"},"
+					  "{\"name\":\"c\",\"text\":\"\",\"sha256\":\"w\"}]");
+	char *cs = json_dumps(ch, JSON_COMPACT);
+	ok(cs &&
+	       strstr(cs, "{\"name\":\"a\",\"change\":\"changed\",\"keys\":[{\"key\":\"CTX_SIZE\",\"from\":\"1\","
+			  "\"to\":\"2\"") &&
+	       strstr(cs, "{\"name\":\"c\",\"change\":\"added\"") &&
+	       strstr(cs, "{\"name\":\"b\",\"change\":\"removed\""),
+	   "member changes: one changed (its key), one added, one removed (%s)", tap_s(cs));
+	free(cs);
+	json_decref(ch);
 	store_close(st);
 
 	/* from the future: refused, untouched */

@@ -75,7 +75,7 @@ void test_synth(void)
 	gguf_close(f);
 
 	{
-		int c_ = synth_defaults(&s, "olmo", &err) == -1 && strstr(err, "olmo");
+		int c_ = synth_defaults(&s, "olmo3", &err) == -1 && strstr(err, "olmo");
 		ok(c_, "unknown arch refused: %s", tap_s(err));
 	}
 	synth_defaults(&s, "llama", &err);

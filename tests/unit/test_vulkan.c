@@ -31,8 +31,41 @@ static int runs(int fa, uint32_t k, uint32_t v, int64_t d, uint64_t bytes, int s
 	return yes;
 }
 
+/* graph_optimize over x1 = f(in), y1 = g(x1), x2 = f(in), y2 = g(x2)
+ * (x1 tagged gop1, y1 gop2) with the reordering on or off: the new order
+ * as the tensors' letters. */
+static void reordered(int gop1, int gop2, int on, char *out)
+{
+	struct ga_graph g;
+	ga_init(&g);
+	int in = ga_input(&g, 64);
+	int x1 = ga_gop(&g, ga_op(&g, 1, 0, 16, 1, 1, 1, (const int[]){in, -2}), gop1);
+	int y1 = ga_gop(&g, ga_op(&g, 1, 0, 16, 1, 1, 1, (const int[]){x1, -2}), gop2);
+	int x2 = ga_op(&g, 1, 0, 16, 1, 1, 1, (const int[]){in, -2});
+	ga_op(&g, 1, 0, 16, 1, 1, 1, (const int[]){x2, -2});
+	struct vulkan_rules r;
+	memset(&r, 0, sizeof(r));
+	r.lim[0] = vulkan_limits_of("lavapipe");
+	r.reorder = (uint8_t)on;
+	vulkan_graph_optimize(&g, g.nodes, g.n_nodes, 0, &r);
+	static const char name[] = "iabcd";
+	for (int k = 0; k < g.n_nodes; k++)
+		out[k] = name[g.nodes[k]];
+	out[g.n_nodes] = '\0';
+	(void)y1;
+	ga_release(&g);
+}
+
 void test_vulkan(void)
 {
+	char o[8];
+	reordered(0, 0, 1, o);
+	ok(strcmp(o, "acbd") == 0, "graph_optimize: the independent x2 joins x1's set, y1 and y2 follow (%s)", o);
+	reordered(GA_G_RMS_NORM, GA_G_MUL, 1, o);
+	ok(strcmp(o, "abcd") == 0, "graph_optimize: RMS_NORM + MUL fuse, x2 joins them (%s)", o);
+	reordered(0, 0, 0, o);
+	ok(strcmp(o, "abcd") == 0, "graph_optimize off: the graph's order (%s)", o);
+
 	const struct vulkan_limits *l = vulkan_limits_of("lavapipe");
 	ok(l && l->ssbo_align == 16 && l->map_align == 64, "lavapipe: alignment 16, host map alignment 64 (measured)");
 	ok(l && l->max_storage_range == 134217728ull, "lavapipe: a 128 MiB storage range");

@@ -25,6 +25,9 @@
 #define MOE(a, fl, v, t)     {a, fl, v, moe_kin_defaults, moe_kin_validate, moe_kin_keys, t, NULL, 0, 0}
 #define DENSE(a, fl, v, t)   {a, fl, v, dense_defaults, dense_validate, dense_keys, t, NULL, 0, 0}
 #define RWKV(a, v, t)        {a, SF_NO_HEADS | SF_OWN_KV, v, rwkv_defaults, rwkv_validate, rwkv_keys, t, NULL, 0, 0}
+/* the classic decoders: layer norms (with biases: LNB), no answer= */
+#define CL(a, fl, v)         {a, fl, v, classic_defaults, classic_validate, classic_keys, classic_tensors, NULL, 0, 0}
+#define LNB (SF_NORM_BIAS | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER)
 #define BERT(a, v)           {a, SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, v, bert_defaults, \
 			      bert_validate, bert_keys, bert_tensors, NULL, 0, 0}
 #define MLA(a, v)            {a, SF_MTP | SF_MLA | SF_MHA_V, v, ds2_defaults, mla_validate, mla_keys, ds2_tensors, \
@@ -106,6 +109,33 @@ static const struct synth_family families[] = {
     LLAMA("eurobert", RF_D | SF_TIED | SF_NO_ANSWER, 0),
     {"neo-bert", RF_D | SF_HEADS_EMBD | SF_TIED | SF_NO_ANSWER | SF_ENC_NORM, 0, NULL, NULL, NULL, neo_bert_tensors,
      NULL, 0, 0},
+    CL("starcoder2", LNB | SF_ROPE_FULL, VC_NORM_B | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B),
+    CL("phi2", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_NO_FFN_NORM | VC_OUT_B |
+       VC_PARTIAL),
+    CL("stablelm", LNB, VC_NORM_B | VC_QKV_B | VC_PARTIAL),
+    CL("olmo", SF_NO_OUT_NORM | SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_NO_NORM),
+    CL("qwen", SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_QKV_B | VC_HALF_FF | VC_MHA),
+    CL("gpt2", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_POS),
+    CL("gptneox", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_PAR_RES | VC_PARTIAL),
+    CL("falcon", LNB | SF_ROPE_FULL, VC_NORM_B | VC_FUSED | VC_GELU | VC_NO_FFN_NORM),
+    CL("mpt", SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_FUSED | VC_GELU | VC_ALIBI),
+    CL("bloom", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_TOK_NORM),
+    CL("starcoder", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_POS),
+    CL("refact", SF_DENSE, VC_RMS),
+    CL("codeshell", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B),
+    CL("jais", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_FFN_B | VC_ALIBI),
+    CL("jais2", LNB, VC_NORM_B | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_MHA),
+    CL("nemotron", LNB, VC_NORM_B | VC_GELU | VC_PARTIAL),
+    CL("plamo", SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_NO_FFN_NORM),
+    CL("chameleon", SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_QK_NORM2),
+    CL("bitnet", SF_TIED | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_SUBNORM),
+    CL("chatglm", SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_QKV_B | VC_SWIGLU1 | VC_PARTIAL),
+    CL("plamo3", SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1 | VC_POST | VC_SWIGLU1),
+    CL("talkie", SF_NO_OUT_NORM | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_NO_NORM | VC_TALKIE),
+    CL("nanbeige", SF_DENSE, VC_RMS),
+    {"deci", SF_HEADS_EMBD | SF_DENSE, VC_RMS, classic_defaults, classic_validate, classic_keys, classic_tensors,
+     deci_layer, 0, 0},
+    CL("openelm", SF_TIED | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1),
 };
 /* clang-format on */
 

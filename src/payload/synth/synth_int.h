@@ -43,7 +43,8 @@ enum {
 	SF_MLA = 1 << 12,	    /* MLA caches unless mha=1: one K-only head of kv_lora + rope */
 	SF_MHA_V = 1 << 13,	    /* deepseek2's MHA layout: n_head KV heads, value_length head_dim_v */
 	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
-	SF_ENC_NORM = 1 << 15,	    /* the final norm is enc.output_norm (neo-bert) */
+	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
+	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
 };
 
 struct tw;
@@ -358,5 +359,39 @@ int bert_validate(const struct synth_spec *s, const struct synth_family *f, char
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
+ * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
+ * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm */
+enum {
+	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
+	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */
+	VC_FUSED = 1 << 2,	 /* q, k and v in one attn_qkv */
+	VC_QKV_B = 1 << 3,	 /* q, k and v biases (attn_qkv.bias when fused) */
+	VC_WO_B = 1 << 4,	 /* attn_output.bias */
+	VC_GELU = 1 << 5,	 /* an FFN of up and down, no gate (else gate, up, down) */
+	VC_FFN_B = 1 << 6,	 /* the FFN's biases */
+	VC_POS = 1 << 7,	 /* learned position embeddings (position_embd) */
+	VC_NO_FFN_NORM = 1 << 8, /* the FFN reads the attention's norm (a parallel block) */
+	VC_OUT_B = 1 << 9,	 /* output.bias */
+	VC_TOK_NORM = 1 << 10,	 /* token_embd_norm with its bias (bloom) */
+	VC_NO_NORM = 1 << 11,	 /* layer norms without weights (olmo) */
+	VC_HALF_FF = 1 << 12,	 /* the FFN's matrices ff/2 wide (qwen) */
+	VC_MHA = 1 << 13,	 /* kv_heads = heads (qwen's fused qkv is 3 x embd) */
+	VC_PAR_RES = 1 << 14,	 /* use_parallel_residual (gptneox) */
+	VC_PARTIAL = 1 << 15,	 /* rope_dims a quarter of head_dim by default */
+	VC_ALIBI = 1 << 16,	 /* attention.max_alibi_bias (mpt, jais) */
+	VC_QK_NORM2 = 1 << 17,	 /* per-head q/k norms {head_dim, heads}, vocab >= 8196 (chameleon) */
+	VC_SUBNORM = 1 << 18,	 /* attn_sub_norm and ffn_sub_norm (bitnet) */
+	VC_SWIGLU1 = 1 << 19,	 /* ffn_up 2 x ff wide (SwiGLU of its halves), no gate */
+	VC_QK_NORM1 = 1 << 20,	 /* per-head q/k norms {head_dim} (plamo3, openelm) */
+	VC_POST = 1 << 21,	 /* post_attention_norm and post_ffw_norm (plamo3) */
+	VC_TALKIE = 1 << 22,	 /* q's norm {1, heads}, layer_output_scale, logit_scale */
+};
+void classic_defaults(struct synth_spec *s, const struct synth_family *f);
+int classic_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void classic_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+int deci_layer(const struct synth_spec *s, uint32_t il);
 
 #endif

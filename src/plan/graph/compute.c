@@ -75,6 +75,11 @@ static void backends(const struct placement *pl, const struct cuda_build *cb, st
 	sc->n_copies = pl->pipeline ? 4 : 1;
 	if (any_vk && !any) {
 		sc->supports_op = vulkan_supports_op;
+		/* ggml-vulkan reorders each split unless the engine's
+		 * environment says GGML_VK_DISABLE_GRAPH_OPTIMIZE (read here as
+		 * the engine reads it: set at all) */
+		vr->reorder = !getenv("GGML_VK_DISABLE_GRAPH_OPTIMIZE");
+		sc->optimize = vulkan_graph_optimize;
 		sc->ctx = vr;
 		return;
 	}
@@ -476,8 +481,10 @@ static void vulkan_note(const struct compute_input *in, struct plan *p)
 		snprintf(where, sizeof(where), "flash attention off: attention on the device");
 	p->cuda_fa_on_card = s->flash_attn && fa_ok;
 	snprintf(p->cuda_note, sizeof(p->cuda_note),
-		 "Vulkan compute mirrored from ggml-vulkan (%s); device limits of '%s': %s; %s", ENGINE_PINNED,
-		 l->profile, l->source, where);
+		 "Vulkan compute mirrored from ggml-vulkan (%s); device limits of '%s': %s; %s; %s", ENGINE_PINNED,
+		 l->profile, l->source, where,
+		 getenv("GGML_VK_DISABLE_GRAPH_OPTIMIZE") ? "nodes in graph order (GGML_VK_DISABLE_GRAPH_OPTIMIZE set)"
+							  : "nodes reordered as graph_optimize does");
 }
 
 /* With a CUDA device: where the target's flash attention runs (the
@@ -556,18 +563,6 @@ void compute_model(const struct compute_input *in, struct plan *p)
 				     gr_fallback(in->m)->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
-	/* ggml-vulkan's graph_optimize reorders each split's nodes (grouping
-	 * independent ones) before the allocator runs; the replay keeps the
-	 * graph's order, which the engine keeps when GGML_VK_DISABLE_GRAPH_OPTIMIZE
-	 * is set (read here as the engine reads it) */
-	for (unsigned i = 0; i < in->pl->n_dev; i++)
-		if (in->pl->dev[i].profile->backend == DEVICE_VULKAN && !getenv("GGML_VK_DISABLE_GRAPH_OPTIMIZE")) {
-			plan_note_unmirrored(p,
-					     "ggml-vulkan's node reordering (graph_optimize) on %s: its compute is the "
-					     "graph-order replay (GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 makes it exact)",
-					     in->pl->dev[i].name);
-			break;
-		}
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
 	 * lightning indexer on its own conditions; the scheduler's fallback
 	 * for them is not replayed (cuda.c knows neither op) */

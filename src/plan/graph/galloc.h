@@ -22,6 +22,26 @@
  * the batch from MUL_MAT (ne1), MUL_MAT_ID (ne2), GET_ROWS (none). */
 enum ga_op_kind { GA_OP_OTHER = 0, GA_OP_ROPE, GA_OP_FA, GA_OP_MUL_MAT, GA_OP_MUL_MAT_ID, GA_OP_GET_ROWS };
 
+/* The further ggml ops a backend's graph_optimize tells apart (ggml-vulkan
+ * keeps RMS_NORM + MUL, MUL_MAT + ADD, ADD + ADD ... together, and the
+ * MoE routing's chains in order); 0: any other, or read from op, is_view
+ * and view_op (vulkan.c). */
+enum ga_gop {
+	GA_G_OTHER = 0,
+	GA_G_RMS_NORM,
+	GA_G_MUL,
+	GA_G_ADD,
+	GA_G_ADD_ID,
+	GA_G_SSM_CONV,
+	GA_G_UNARY,
+	GA_G_SOFT_MAX,
+	GA_G_ARGSORT,
+	GA_G_SUM_ROWS,
+	GA_G_CLAMP,
+	GA_G_DIV,
+	GA_G_SQRT,
+};
+
 /* What a backend's flash-attention kernels read of a FLASH_ATTN_EXT node
  * (its K and V views and Q), for its supports_op and get_alloc_size
  * (cuda.c). ggml type ids; dk 0 means the builder did not describe it. */
@@ -49,6 +69,7 @@ struct ga_tensor {
 	uint8_t dep;	 /* the scheduler's dependency view (op NONE): counts no view */
 	uint8_t weight;	 /* an external in a weights buffer (not a cache) */
 	uint8_t op;	 /* enum ga_op_kind */
+	uint8_t gop;	 /* enum ga_gop */
 	int view_src;	 /* for views: the tensor viewed, or -1 */
 	int src[GA_MAX_SRC];
 	int n_src;
@@ -94,6 +115,13 @@ static inline int ga_inplace_parent(const struct ga_graph *g, int i,
 			return t->src[s];
 	}
 	return -1;
+}
+
+/* Tag node t with its ggml op (enum ga_gop); returns t. */
+static inline int ga_gop(struct ga_graph *g, int t, int gop)
+{
+	g->t[t].gop = (uint8_t)gop;
+	return t;
 }
 
 void ga_init(struct ga_graph *g);

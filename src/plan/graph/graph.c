@@ -73,6 +73,12 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 		snprintf(name, sizeof(name), "token_embd.weight");
 		layer = w->n_layer_all;
 	}
+	return gr_weight_at(g, d, name, layer);
+}
+
+int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer)
+{
+	const struct where *w = d->w;
 	const struct gguf_tensor *t = w->gg ? gguf_tensor_find(w->gg, name) : NULL;
 	int h = ga_held(g, gr_backend_of(w, place_weight(w->pl, name, layer)), 1, t ? t->bytes : 0);
 	if (t && !t->custom) { /* a copy of it on a card pads its rows (cuda.c) */
@@ -140,10 +146,10 @@ int gr_input_embd(struct ga_graph *g, const struct dims *d, struct inputs *in)
 int gr_norm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64_t ne1, int64_t ne2, int il,
 	    const char *w)
 {
-	int n = ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x));
+	int n = ga_gop(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(x)), GA_G_RMS_NORM);
 	if (il >= 0 && d->w->force_norm)
 		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
-	return ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w)));
+	return ga_gop(g, ga_op(g, 1, F32, ne0, ne1, ne2, 1, S(n, gr_weight(g, d, il, w))), GA_G_MUL);
 }
 
 /* FFN: gate, up, swiglu, down (build_ffn with LLM_FFN_SILU, PAR). */
@@ -164,9 +170,9 @@ int gr_ffn_dense(struct ga_graph *g, const struct model *m, const struct dims *d
 int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T)
 {
 	int w2 = ga_view(g, w);
-	int sum = ga_op(g, 0, F32, 1, T, 1, 1, S(w2));
-	sum = ga_op(g, 1, F32, 1, T, 1, 1, S(sum));
-	int div = ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum));
+	int sum = ga_gop(g, ga_op(g, 0, F32, 1, T, 1, 1, S(w2)), GA_G_SUM_ROWS);
+	sum = ga_gop(g, ga_op(g, 1, F32, 1, T, 1, 1, S(sum)), GA_G_CLAMP);
+	int div = ga_gop(g, ga_op(g, 1, F32, k, T, 1, 1, S(w2, sum)), GA_G_DIV);
 	return ga_view(g, div);
 }
 
@@ -383,6 +389,31 @@ static const struct graph_family families[] = {
      "src/models/deepseek2.cpp (mistral4.cpp's graph; its MTP draft is the trunk again; f16 MLA stacks abort an AMX "
      "host's boot: law S16)",
      NULL},
+    {"starcoder2", gr_classic, NULL, "src/models/starcoder2.cpp", NULL},
+    {"phi2", gr_classic, NULL, "src/models/phi2.cpp", NULL},
+    {"stablelm", gr_classic, NULL, "src/models/stablelm.cpp", NULL},
+    {"olmo", gr_classic, NULL, "src/models/olmo.cpp", NULL},
+    {"qwen", gr_classic, NULL, "src/models/qwen.cpp", NULL},
+    {"gpt2", gr_classic, NULL, "src/models/gpt2.cpp", NULL},
+    {"gptneox", gr_classic, NULL, "src/models/gptneox.cpp", NULL},
+    {"falcon", gr_classic, NULL, "src/models/falcon.cpp", NULL},
+    {"mpt", gr_classic, NULL, "src/models/mpt.cpp", NULL},
+    {"bloom", gr_classic, NULL, "src/models/bloom.cpp", NULL},
+    {"starcoder", gr_classic, NULL, "src/models/starcoder.cpp", NULL},
+    {"refact", gr_classic, NULL, "src/models/refact.cpp", NULL},
+    {"codeshell", gr_classic, NULL, "src/models/codeshell.cpp", NULL},
+    {"jais", gr_classic, NULL, "src/models/jais.cpp", NULL},
+    {"jais2", gr_classic, NULL, "src/models/jais2.cpp", NULL},
+    {"nemotron", gr_classic, NULL, "src/models/nemotron.cpp", NULL},
+    {"plamo", gr_classic, NULL, "src/models/plamo.cpp", NULL},
+    {"chameleon", gr_classic, NULL, "src/models/chameleon.cpp", NULL},
+    {"bitnet", gr_classic, NULL, "src/models/bitnet.cpp", NULL},
+    {"chatglm", gr_classic, NULL, "src/models/chatglm.cpp", NULL},
+    {"plamo3", gr_classic, NULL, "src/models/plamo3.cpp", NULL},
+    {"talkie", gr_classic, NULL, "src/models/talkie.cpp", NULL},
+    {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
+    {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
+    {"openelm", gr_classic, NULL, "src/models/openelm.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)
@@ -393,11 +424,27 @@ const struct graph_family *gr_family(const char *arch)
 	return NULL;
 }
 
+const char *gr_refused(const char *arch)
+{
+	/* names llm_arch_name knows that llama_model_mapping (src/llama-model.cpp)
+	 * has no case for: its default throws on loading */
+	static const char *const refused[] = {"gptj"};
+	for (size_t i = 0; arch && i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (strcmp(refused[i], arch) == 0)
+			return "no builder: the pinned engine names it (src/llama-arch.cpp) but llama_model_mapping "
+			       "(src/llama-model.cpp) has no case for it and throws \"unsupported model architecture\" "
+			       "on loading";
+	return NULL;
+}
+
 int gr_pricing(const char *arch, const char **source)
 {
 	const struct graph_family *f = gr_family(arch);
-	*source = f ? f->source
-		    : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
+	const char *why = f ? NULL : gr_refused(arch);
+	*source =
+	    f	  ? f->source
+	    : why ? why
+		  : "estimated with llama's block (qwen35's where the payload has recurrent layers with ssm.* keys)";
 	return f != NULL;
 }
 
@@ -439,10 +486,10 @@ int64_t gr_out_rows(struct ga_graph *g, const struct dims *d, struct inputs *in,
 int gr_ffn_half(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int cur, int res, int64_t T,
 		const char *norm, gr_ffn_fn *ffn)
 {
-	int fi = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
+	int fi = ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res)), GA_G_ADD);
 	int fn = gr_norm(g, d, fi, d->E, T, 1, il, norm);
 	int fo = ffn(g, m, d, il, fn, T);
-	return ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi));
+	return ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, fi)), GA_G_ADD);
 }
 
 int gr_mtp_input(struct ga_graph *g, const struct dims *d, struct inputs *in, int il)

@@ -68,6 +68,9 @@ int gr_op_kind(struct ga_graph *g, int t, int kind);
 int gr_rotate(struct ga_graph *g, int x, int64_t elems, int64_t n, int *slot);
 int gr_backend_of(const struct where *w, int dev);
 int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix);
+/* The weight NAME held where the placement puts layer `layer`'s tensors
+ * (-1: the input layer's; n_layer_all: the output layer's). */
+int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer);
 int gr_cache(struct ga_graph *g, const struct dims *d, int il);
 int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1);
 int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes);
@@ -244,6 +247,7 @@ int gr_attend_kv(struct ga_graph *g, const struct dims *dl, struct inputs *in, i
 		 uint64_t vmax_row);
 gr_build_fn gr_mistral3; /* graph_mistral3.c */
 gr_build_fn gr_olmo2;	 /* graph_olmo2.c */
+gr_build_fn gr_classic;	 /* graph_classic.c: starcoder2, phi2, gpt2, falcon ... */
 gr_build_fn gr_cohere;	 /* graph_cohere.c */
 gr_build_fn gr_llama4;	 /* graph_llama4.c */
 gr_draft_fn gr_glm4moe_mtp;
@@ -326,5 +330,8 @@ const struct graph_family *gr_fallback(const struct model *m);
  * architecture the engine knows: 1 and *source (the engine's builder) when
  * mirrored; 0 and *source = the estimate's rule when not. */
 int gr_pricing(const char *arch, const char **source);
+/* Why the pinned engine refuses to load arch though it knows the name (it
+ * has no builder), or NULL. */
+const char *gr_refused(const char *arch);
 
 #endif

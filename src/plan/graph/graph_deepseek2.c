@@ -44,8 +44,10 @@ int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, i
 		if (mk)
 			mask = mk->fn(g, mk->m, d, in, il, mk->an, mk->qr);
 		int fa = gr_op_kind(g, ga_op(g, 0, F32, lora, H, T, 1, S(qp, kp, vp, mask)), GA_OP_FA);
+		/* v_mla over the output permuted to [lora, T/streams, H, streams] */
+		int64_t ns = d->n_stream > 0 ? d->n_stream : 1;
 		int o = gr_op_kind(
-		    g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
+		    g, ga_op(g, 0, F32, dv, T / ns, H, ns, S(gr_weight(g, d, il, "attn_v_b.weight"), ga_view(g, fa))),
 		    GA_OP_MUL_MAT);
 		cur = ga_view(g, ga_op(g, 0, F32, dv, H, T, 1, S(ga_view(g, o))));
 	} else {
@@ -61,8 +63,11 @@ int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, i
 			mask = mk->fn(g, mk->m, d, in, il, mk->an, mk->qr);
 		int sm = ga_op(g, 1, F32, d->n_kv, T, H, 1, S(kq, mask));
 		int kqv = gr_op_kind(g, ga_op(g, 0, F32, lora, T, H, 1, S(vcont, sm)), GA_OP_MUL_MAT);
-		int o = gr_op_kind(g, ga_op(g, 0, F32, dv, T, H, 1, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
-				   GA_OP_MUL_MAT);
+		/* kqv is [lora, T/streams, H, streams]: so is v_mla's product */
+		int64_t ns = d->n_stream > 0 ? d->n_stream : 1;
+		int o =
+		    gr_op_kind(g, ga_op(g, 0, F32, dv, T / ns, H, ns, S(gr_weight(g, d, il, "attn_v_b.weight"), kqv)),
+			       GA_OP_MUL_MAT);
 		cur = ga_op(g, 0, F32, dv * H, T, 1, 1, S(ga_view(g, o)));
 		if (!d->w->pl->kv_offload)
 			g->t[cur].force = d->w->cpu;

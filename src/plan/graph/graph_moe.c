@@ -25,11 +25,11 @@ static int moe_groups(struct ga_graph *g, int selp, int64_t ne, int64_t T, const
 	int64_t G = o->n_groups, per = ne / G, gu = o->n_group_used;
 	int sg = ga_view(g, selp);
 	int sg4 = ga_view(g, sg);
-	int gsort = ga_op(g, 0, I32, per, G, T, 1, S(sg));
+	int gsort = ga_gop(g, ga_op(g, 0, I32, per, G, T, 1, S(sg)), GA_G_ARGSORT);
 	int gs = ga_view_n(g, gsort, (uint64_t)((G * T - 1) * per + 2) * 4);
 	int top2 = gr_op_kind(g, ga_op(g, 0, F32, 1, 2, G, T, S(sg4, gs)), GA_OP_GET_ROWS);
-	int gsum = ga_op(g, 0, F32, 1, G, T, 1, S(ga_view(g, top2)));
-	int esort = ga_op(g, 0, I32, G, T, 1, 1, S(ga_view(g, gsum)));
+	int gsum = ga_gop(g, ga_op(g, 0, F32, 1, G, T, 1, S(ga_view(g, top2))), GA_G_SUM_ROWS);
+	int esort = ga_gop(g, ga_op(g, 0, I32, G, T, 1, 1, S(ga_view(g, gsum))), GA_G_ARGSORT);
 	int eg = ga_view_n(g, esort, (uint64_t)((T - 1) * G + gu) * 4);
 	int sp = gr_op_kind(g, ga_op(g, 0, F32, per, gu, T, 1, S(sg, eg)), GA_OP_GET_ROWS);
 	int fill = ga_op(g, 1, F32, per, G, T, 1, S(sg));
@@ -47,20 +47,24 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", x, ne, T);
 	int probs = logits; /* SOFTMAX_WEIGHT: the logits themselves */
 	if (o->gating == 4) /* sqrt(softplus(logits)) */
-		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(ga_op(g, 1, F32, ne, T, 1, 1, S(logits))));
+		probs = ga_gop(
+		    g,
+		    ga_op(g, 1, F32, ne, T, 1, 1, S(ga_gop(g, ga_op(g, 1, F32, ne, T, 1, 1, S(logits)), GA_G_UNARY))),
+		    GA_G_SQRT);
 	else if (o->gating != 3) /* soft_max or sigmoid */
-		probs = ga_op(g, 1, F32, ne, T, 1, 1, S(logits));
+		probs = ga_gop(g, ga_op(g, 1, F32, ne, T, 1, 1, S(logits)), o->sigmoid ? GA_G_UNARY : GA_G_SOFT_MAX);
 	int probs3 = ga_view(g, probs);
 	int selp = probs;
 	if (o->probs_b)
-		selp = ga_op(g, 1, F32, ne, T, 1, 1, S(probs, gr_weight(g, d, il, "exp_probs_b.bias")));
+		selp = ga_gop(g, ga_op(g, 1, F32, ne, T, 1, 1, S(probs, gr_weight(g, d, il, "exp_probs_b.bias"))),
+			      GA_G_ADD);
 	if (o->n_groups > 1)
 		selp = moe_groups(g, selp, ne, T, o);
-	int order = ga_op(g, 0, I32, ne, T, 1, 1, S(selp));
+	int order = ga_gop(g, ga_op(g, 0, I32, ne, T, 1, 1, S(selp)), GA_G_ARGSORT);
 	int sel = ga_view_n(g, order, (uint64_t)((T - 1) * ne + k) * 4);
 	int w = gr_op_kind(g, ga_op(g, 0, F32, 1, k, T, 1, S(probs3, sel)), GA_OP_GET_ROWS);
 	if (o->gating == 3) /* a softmax over the chosen experts' logits */
-		w = ga_view(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))));
+		w = ga_view(g, ga_gop(g, ga_op(g, 1, F32, k, T, 1, 1, S(ga_view(g, w))), GA_G_SOFT_MAX));
 	if (o->norm_w)
 		w = gr_moe_norm_w(g, w, k, T);
 	if (o->scale)

@@ -452,6 +452,8 @@ void ga_schedule_graph(struct ga_graph *g, const struct ga_sched *sc)
 	moe_index(&s);
 	int n_sp;
 	struct split *sp = split_graph(&s, &n_sp);
+	for (int q = 0; sc->optimize && q < n_sp; q++)
+		sc->optimize(g, g->nodes + sp[q].start, sp[q].end - sp[q].start, sp[q].backend, sc->ctx);
 	copy_graph(&s, sp, n_sp);
 
 	for (int q = 0; q < n_sp; q++)

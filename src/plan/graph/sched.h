@@ -24,6 +24,10 @@
  * experts and router weights of a MoE weighted sum it fuses, until the
  * sum's last ADD): a dependency node after that ADD, as the scheduler adds.
  *
+ * A backend may reorder each of its splits' nodes (optimize: ggml-vulkan's
+ * graph_optimize groups independent nodes), as the scheduler lets it
+ * before it copies the graph.
+ *
  * Then every tensor is allocated in its backend's buffer, leafs first, in
  * the graph copy's order, each in its buffer type's get_alloc_size. A
  * backend that cannot run an op (supports_op: a CUDA build without the
@@ -58,6 +62,10 @@ struct ga_sched {
 	int (*fa_interval)(const struct ga_fa *a, const struct ga_fa *b, int64_t n0, int64_t step, int64_t *lo,
 			   int64_t *hi);
 	const void *ctx;
+	/* a backend's graph_optimize over one split's nodes (the n node
+	 * indices from nodes, reordered in place) before the graph copy is
+	 * made; NULL: the graph's order (ggml-vulkan's: vulkan.h) */
+	void (*optimize)(const struct ga_graph *g, int *nodes, int n, int backend, const void *ctx);
 };
 
 /* Assign, split, copy and allocate; sizes[n_backends] receives each
