@@ -9,6 +9,7 @@
 #include "../endpoint/quote.h"
 #include "../endpoint/router.h"
 #include "../plan/device.h"
+#include "harness.h"
 #include "laws.h"
 
 static const char *host_of(const struct endpoint *ep)
@@ -543,6 +544,11 @@ char *emit_harness_at(const struct endpoint *ep, const struct census *c, const s
 	sb_adds(&b, "\n  provider: llamacpp\n  baseUrl: ");
 	yaml_str(&b, url.s); /* a quoted scalar, whatever the host holds */
 	sb_release(&url);
+	if (harness_embedding(&b, ep, c, p)) { /* an embedding endpoint: what it serves */
+		sb_addc(&b, '\n');
+		free(mm);
+		return sb_detach(&b);
+	}
 	sb_addf(&b,
 		"\n"
 		"  contextWindow: %u\n"

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "../endpoint/endpoint.h"
+#include "../plan/plan.h"
 
 static void add(struct findings *out, enum severity sev, const char *fix, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -106,4 +108,59 @@ size_t harness_check(const char *text, size_t n, const char *path, const char *i
 		add(out, SEV_WARNING, "add the endpoint's entry (zealot emit harness)",
 		    "%s: no entry with id '%s' (the endpoint's ALIAS): its clients are configured elsewhere", path, id);
 	return found;
+}
+
+/* The longest input an embedding takes: the engine refuses one past the
+ * ubatch unless it can split it (a model with memory pooling the last
+ * token: tools/server/server-context.cpp can_split), and never one past
+ * the slot. */
+static uint32_t embd_max_input(const struct endpoint *ep, const char *arch, const char *pool, uint32_t n_ctx_seq)
+{
+	uint32_t ub = 512;
+	if (endpoint_u32(ep, K_UBATCH_SIZE, &ub, NULL) || !ub)
+		ub = 512;
+	int split = !plan_arch_memoryless(arch) && pool && strcmp(pool, "last") == 0;
+	return split || ub > n_ctx_seq ? n_ctx_seq : ub;
+}
+
+int harness_embedding(struct sb *b, const struct endpoint *ep, const struct census *c, const struct plan *p)
+{
+	const char *em = endpoint_value_of(ep, K_EMBEDDINGS);
+	if (!em || strcmp(em, "on") != 0 || !c->model)
+		return 0;
+	const char *pool = endpoint_value_of(ep, K_POOLING);
+	if (pool && !*pool)
+		pool = NULL;
+	const char *arch = c->model->arch;
+	int memoryless = plan_arch_memoryless(arch), none = pool && strcmp(pool, "none") == 0;
+	uint32_t max_in = embd_max_input(ep, arch, pool, p->n_ctx_seq);
+	sb_addf(b,
+		"\n  kind: embedding\n"
+		"  contextWindow: %u\n"
+		"  # an input past maxInputTokens is refused, never truncated%s\n"
+		"  maxInputTokens: %u\n"
+		"  embeddings:\n"
+		"    # %s\n"
+		"    path: %s\n"
+		"    dimensions: %u\n",
+		p->n_ctx_seq,
+		max_in < p->n_ctx_seq
+		    ? " (HTTP 500): the engine\n  # encodes an input whole, in one ubatch (UBATCH_SIZE)"
+		    : "",
+		max_in,
+		none ? "POOLING=none: a vector per token, on /embeddings only (/v1/embeddings refuses it)"
+		     : "one vector per input, of unit norm (embd_normalize 2, the server's default)",
+		none ? "/embeddings" : "/v1/embeddings", c->model->n_embd);
+	if (pool)
+		sb_addf(b, "    pooling: %s\n", pool);
+	else
+		sb_addf(b, "    # pooling: the payload's %s.pooling_type (POOLING unset)\n", arch);
+	if (pool && strcmp(pool, "rank") == 0)
+		sb_adds(b, "  # a query and documents in, a relevance_score per document out, best first\n"
+			   "  rerank:\n    path: /v1/rerank\n");
+	if (memoryless)
+		sb_adds(b, "  # no completions: the engine gives this encoder no memory and computes no\n"
+			   "  # logits without one (tools/server: \"does not logits computation\")\n"
+			   "  completions: false\n");
+	return 1;
 }

@@ -22,4 +22,16 @@
 size_t harness_check(const char *text, size_t n, const char *path, const char *id, uint32_t n_ctx_seq,
 		     struct findings *out);
 
+struct sb;
+struct endpoint;
+struct census;
+struct plan;
+
+/* The entry of an embedding endpoint (EMBEDDINGS=on), after its id and
+ * baseUrl: kind embedding, the per-slot window, the longest input the
+ * engine takes whole, the embeddings path, width and pooling, the rerank
+ * path (POOLING=rank), and no completions for an encoder the engine gives
+ * no memory. Returns 0 (nothing written) when EMBEDDINGS is not on. */
+int harness_embedding(struct sb *b, const struct endpoint *ep, const struct census *c, const struct plan *p);
+
 #endif

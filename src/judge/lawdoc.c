@@ -252,6 +252,24 @@ static const struct law_doc laws[] = {
      "engine's source by scripts/gen-loader-attn.sh). An architecture whose attention the engine builds "
      "another way is named in an info finding: not checked, never guessed.",
      "Re-convert the payload, or fetch one whose tensors match its metadata."},
+    {"S18", "an architecture llama-server cannot serve is named, not booted",
+     "An endpoint whose MODEL_FILE is a vision tower, a vocoder, a speech model's backbone, a speculative "
+     "drafter or a diffusion decoder boots into an abort, a refusal, or a server whose answers are errors or "
+     "mean nothing, under a restart policy.",
+     "The engine knows these architectures by name and its tools use them (llama-tts, mtmd, the speculative "
+     "decoder), but llama-server serves text and embeddings: a clip tower has no llama_model graph, a "
+     "vocoder's and a TTS backbone's output is audio that only llama-tts renders, and an EAGLE3, DFlash or "
+     "gemma 4 assistant drafter takes its target's hidden states or context, and a diffusion decoder (dream, "
+     "llada, llada-moe, rnd1) has no memory, without which llama-server computes no logits: every completion "
+     "is HTTP 500; and t5's decoder attends to an encoding llama-server never makes of the prompt (it never "
+     "calls llama_encode).",
+     "check reads general.architecture and names each such architecture with the reason from the engine's "
+     "source (src/models/clip.cpp, wavtokenizer-dec.cpp, pockettts.cpp, tools/tts, common/speculative.cpp, "
+     "src/llama-context.cpp, tools/server/server-context.cpp); zealot archs lists them as not served, priced "
+     "by no estimate.",
+     "Serve a tower as MMPROJ_FILE beside its text model, a drafter with --model-draft beside its target (zealot "
+     "renders no separate draft model), and a "
+     "speech model with llama-tts and a diffusion decoder with llama-diffusion-cli, not llama-server."},
     {"C10", "the endpoint file means one thing to zealot and to systemd",
      "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "
      "passes a reader that keeps the CR, and the engine starts with LD_PRELOAD set.",

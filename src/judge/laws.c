@@ -646,6 +646,11 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 	if (!c || !c->census || !c->census->model)
 		return;
 	law_runtime_arch(ep, c->census->model->arch, out);
+	const char *unserved = archs_unserved(c->census->model->arch); /* S18 */
+	if (unserved)
+		add(out, "S18", SEV_ERROR, ep, K_MODEL_FILE,
+		    "serve it the way its engine tool does, or serve another model",
+		    "llama-server cannot serve '%s' as a model: %s", c->census->model->arch, unserved);
 	char *lerr = NULL; /* S17: a shape the engine's loader refuses */
 	if (c->model && loader_check(c->model->g, c->census->model, &lerr))
 		add(out, "S17", SEV_ERROR, ep, K_MODEL_FILE, "re-convert or fetch a payload whose tensors match it",

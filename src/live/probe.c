@@ -211,6 +211,8 @@ enum zerr probe_expect_load(const struct endpoint *ep, const struct shape_ctx *s
 	}
 	const char *em = endpoint_value_of(ep, K_EMBEDDINGS);
 	e->embeddings = em && strcmp(em, "on") == 0;
+	const char *pool = endpoint_value_of(ep, K_POOLING);
+	e->rerank = e->embeddings && pool && strcmp(pool, "rank") == 0;
 	const char *v = endpoint_value_of(ep, K_PRESENCE_PENALTY);
 	if (v && *v && endpoint_number_of(ep, K_PRESENCE_PENALTY, &e->presence_penalty, NULL) == 0)
 		e->has_presence_penalty = 1;
@@ -334,8 +336,8 @@ static int wanted(const char *only, const char *name)
 }
 
 /* A transport failure or an answer that is not JSON gets a named failure. */
-static json_t *get_json(const struct http_client *c, const char *method, const char *path, const char *body,
-			struct http_response *r, char *why, size_t why_n)
+json_t *probe_get_json(const struct http_client *c, const char *method, const char *path, const char *body,
+		       struct http_response *r, char *why, size_t why_n)
 {
 	if (http_request(c, method, path, body, r)) {
 		snprintf(why, why_n, "%s %s: no answer: %.160s", method, path, r->error);
@@ -360,7 +362,7 @@ struct answer {
 static json_t *ask(const struct http_client *c, const char *method, const char *path, const char *body,
 		   struct answer *a)
 {
-	a->j = get_json(c, method, path, body, &a->r, a->why, sizeof(a->why));
+	a->j = probe_get_json(c, method, path, body, &a->r, a->why, sizeof(a->why));
 	return a->j;
 }
 
@@ -1131,6 +1133,7 @@ static const struct {
     {"stream", probe_stream, 0},
     {"long", probe_long, 1},
     {"embeddings", p_embeddings, 0},
+    {"rerank", probe_rerank, 0},
 };
 
 const char *probe_unknown(const char *list, size_t *len)

@@ -70,6 +70,7 @@ struct probe_expect {
 	size_t n_sampling;
 	int embeddings;	 /* EMBEDDINGS=on: /v1/embeddings must answer */
 	uint32_t n_embd; /* the model's embedding width, or 0 unknown */
+	int rerank;	 /* EMBEDDINGS=on with POOLING=rank: /v1/rerank must answer */
 };
 
 struct endpoint;

@@ -17,4 +17,10 @@ extern const char *const archs_engine_source;
 /* 1 when the pinned engine knows the architecture name, else 0. */
 int archs_known(const char *arch);
 
+/* Why llama-server cannot serve the architecture as a model of its own
+ * (a tower, a vocoder, a speech head, a drafter, a diffusion decoder), read
+ * from the engine's
+ * source; NULL when it serves it. */
+const char *archs_unserved(const char *arch);
+
 #endif

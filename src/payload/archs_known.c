@@ -9,3 +9,55 @@ int archs_known(const char *arch)
 			return 1;
 	return 0;
 }
+
+/* The architectures the pinned engine loads (or names) but llama-server
+ * cannot serve as a model of its own, each with the reason read from the
+ * engine's source. */
+static const struct {
+	const char *arch, *why;
+} unserved[] = {
+    {"clip",
+     "a vision/audio tower alone: its llama_model is a quant-only stub whose loader aborts (src/models/clip.cpp: "
+     "\"CLIP has no inference graph via llama_model dispatch\"); the tower runs in tools/mtmd/clip.cpp, beside a "
+     "text model (MMPROJ)"},
+    {"wavtokenizer-dec", "a vocoder (src/models/wavtokenizer-dec.cpp): its output is spectrogram frames that llama-tts "
+			 "(tools/tts/tts.cpp) turns into audio; llama-server has no speech endpoint"},
+    {"qwen3tts",
+     "the talker of a text-to-speech pipeline: llama-tts (tools/tts) runs it with its mmproj's audio generator "
+     "(tools/mtmd/models/qwen3tts-gen.cpp); llama-server has no speech endpoint"},
+    {"pockettts",
+     "the text backbone of pocket-tts (src/models/pockettts.cpp: \"no lm_head, the audio latents are produced by the "
+     "flow net inside the mmproj\"): llama-tts (tools/tts) runs it; llama-server has no speech endpoint"},
+    {"eagle3",
+     "a speculative drafter: its input is the target model's hidden states (target_hidden_size x extract_layers, "
+     "src/models/eagle3.cpp), fed by common/speculative.cpp; llama-server runs it only beside its target "
+     "(--model-draft, --spec-type eagle3)"},
+    {"dflash",
+     "a speculative drafter: its input is the target model's hidden states (target_layers, src/models/dflash.cpp), "
+     "fed by common/speculative.cpp; llama-server runs it only beside its target (--model-draft, --spec-type "
+     "dflash)"},
+#define DIFFUSION                                                                                                      \
+	"a diffusion decoder: the engine gives it no memory (src/llama-model.cpp create_memory) and llama-server "     \
+	"computes no logits without one (tools/server/server-context.cpp: \"the current context does not logits "      \
+	"computation\"): every completion is HTTP 500; examples/diffusion (llama-diffusion-cli) runs it"
+    {"dream", DIFFUSION},
+    {"llada", DIFFUSION},
+    {"llada-moe", DIFFUSION},
+    {"rnd1", DIFFUSION},
+    {"t5", "an encoder-decoder, and llama-server never calls llama_encode (tools/server has no call): its decoder "
+	   "cross-attends to the warm-up's encoding of BOS and EOS (common/common.cpp), never the prompt's, and to "
+	   "nothing in a slot other than the first (src/llama-graph.cpp's cross mask); with --no-warmup the first "
+	   "request aborts (\"llama_encode must be called first\")"},
+    {"gemma4-assistant",
+     "gemma 4's drafter: llama_context refuses it without its target's context (src/llama-context.cpp: "
+     "\"Gemma4Assistant requires ctx_other to be set\"); llama-server runs it only beside its gemma4 target "
+     "(--model-draft)"},
+};
+
+const char *archs_unserved(const char *arch)
+{
+	for (size_t i = 0; arch && i < sizeof(unserved) / sizeof(unserved[0]); i++)
+		if (strcmp(unserved[i].arch, arch) == 0)
+			return unserved[i].why;
+	return NULL;
+}

@@ -14,8 +14,9 @@ known=$(jq .known "$TMP/out")
 check "every name the engine knows is listed ($known)" test "$known" -eq "$(jq '.archs | length' "$TMP/out")"
 check "llama, qwen35 and deepseek2 are mirrored from their builders" \
 	test "$(jq -c '[.archs[] | select(.arch == "llama" or .arch == "qwen35" or .arch == "deepseek2") | .mirrored]' "$TMP/out")" = '[true,true,true]'
-# an architecture not mirrored (the first the table lists) says with what
-est=$(jq -r '[.archs[] | select(.mirrored | not)][0].arch // empty' "$TMP/out")
+# an architecture estimated (the first the table lists neither mirrored
+# nor decided otherwise) says with what
+est=$(jq -r '[.archs[] | select((.mirrored | not) and .served)][0].arch // empty' "$TMP/out")
 [ -z "$est" ] || check "$est is estimated, and says with what" \
 	test "$(jq -r --arg a "$est" '.archs[] | select(.arch == $a) | .estimate' "$TMP/out" | grep -c "llama's block")" = 1
 # every mirrored family is an architecture the engine knows (a misspelt
@@ -25,3 +26,14 @@ mir=$(jq -r '.archs[] | select(.mirrored) | .arch' "$TMP/out" | sort)
 check "every family graph.c mirrors is one the engine knows ($(echo "$fam" | wc -l))" test "$fam" = "$mir"
 run "$ZEALOT" archs --json --markdown
 check "--json with --markdown is a usage error" rc_is 2
+# the architectures llama-server cannot serve (a tower, a vocoder, speech
+# heads, drafters: law S18) are decided, with the engine's reason, and
+# priced by no estimate
+run "$ZEALOT" archs --json
+ns='"clip","wavtokenizer-dec","qwen3tts","pockettts","eagle3","dflash","gemma4-assistant","dream","llada","llada-moe","rnd1","t5"'
+check "the architectures llama-server cannot serve are named, each with a reason and no estimate" \
+	test "$(jq -c "[.archs[] | select(.served == false and (.reason|length) > 40 and .estimate == null) | .arch] | sort" "$TMP/out")" = "$(jq -cn "[$ns] | sort")"
+check "decided counts each mirrored or not served architecture once ($(jq -c '[.mirrored,.not_served,.decided]' "$TMP/out"))" \
+	jq -e '.decided == ([.archs[] | select(.mirrored or .served == false)] | length) and .not_served == 12' "$TMP/out"
+run "$ZEALOT" archs
+check "the table says eagle3 is not served, not estimated" grep -qE '^  eagle3 +not served +by llama-server \(check: S18\)$' "$TMP/out"

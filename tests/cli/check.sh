@@ -144,6 +144,10 @@ expect lora-embd S12 error "LORA_FILE=lora-embd.gguf"
 expect lora-arch S12 error "LORA_FILE=lora-llama.gguf"
 expect lora-other S12 warning "LORA_FILE=lora-other.gguf"
 expect lora-not-adapter S12 error "LORA_FILE=mm.gguf"
+# S18: a drafter as the model (qwen35 renamed eagle3, its keys with it)
+python3 -c 'import sys; b = open("q.gguf", "rb").read(); open("e3.gguf", "wb").write(b.replace(b"qwen35", b"eagle3"))'
+expect drafter-model S18 error "MODEL_FILE=e3.gguf"
+absent text-model S18 "MODEL_FILE=q.gguf"
 absent lora-ok S12 "LORA_FILE=lora.gguf"
 expect open-bind S13 warning "BIND_ADDR=0.0.0.0"
 absent keyed-bind S13 "BIND_ADDR=0.0.0.0|API_KEY_FILE=apikey"

@@ -16,9 +16,9 @@ check "arch matching the preset: accepted" rc_is 0
 run "$ZEALOT" synth llama --preset bonsai-9b -o "$TMP/x.gguf"
 check "arch contradicting the preset: exit 2" rc_is 2
 check "arch contradicting the preset: says so" err_has "is a qwen35 payload, not llama"
-run "$ZEALOT" synth olmo -o "$TMP/x.gguf"
+run "$ZEALOT" synth lfm3 -o "$TMP/x.gguf"
 check "unknown arch: exit 2" rc_is 2
-check "unknown arch near a known one: did you mean it" err_has "unknown architecture 'olmo' (did you mean olmo2?)"
+check "unknown arch near a known one: did you mean it" err_has "unknown architecture 'lfm3' (did you mean lfm2?)"
 run "$ZEALOT" synth transformerxl -o "$TMP/x.gguf"
 check "unknown arch near none: exit 2, lists the known ones" test "$rc" -eq 2 -a -n "$(grep -F "llama, qwen35, gemma3" "$TMP/err")"
 run "$ZEALOT" synth llama --set kv_head=2 -o "$TMP/x.gguf"

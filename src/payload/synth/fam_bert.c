@@ -1,10 +1,16 @@
-/* BERT (src/models/bert.cpp of the pinned engine): a non-causal encoder
- * served for embeddings. Token, position and token-type embeddings, a
- * layer norm over their sum (token_embd_norm, weight and bias), then
- * post-norm blocks: q, k, v and the output projection with biases, a
- * layer norm after the attention (attn_output_norm) and after the GELU
- * FFN (layer_output_norm), each with a bias. No output matrix and no
- * final norm: the engine pools the last hidden states (pooling_type). */
+/* BERT (src/models/bert.cpp of the pinned engine) and the encoders whose
+ * graph is bert's: non-causal, served for embeddings. Token and token-type
+ * embeddings (bert: and position embeddings), a layer norm over their sum
+ * (token_embd_norm, weight and bias), then post-norm blocks: q, k, v and
+ * the output projection, a layer norm after the attention
+ * (attn_output_norm) and after the FFN (layer_output_norm), each with a
+ * bias. No output matrix and no final norm: the engine pools the last
+ * hidden states (pooling_type). The variants, by their load_arch_tensors:
+ * bert has biases everywhere, a GELU FFN and position_embd; jina-bert-v3
+ * (V_ROPE) is bert roped, without position_embd; nomic-bert (V_ROPE |
+ * V_SILU) has no biases and a SiLU-gated FFN (ffn_gate); jina-bert-v2
+ * (V_ALIBI) has no positions at all (ALiBi) and a GELU-gated FFN with
+ * biases on up and down. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,13 +22,12 @@ void bert_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
 	s->n_head_kv = s->n_head; /* multi-head attention */
-	s->n_ctx = 512;		  /* position_embd has a row per trained position */
+	s->n_ctx = 512;		  /* bert: position_embd has a row per trained position */
 }
 
 int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	(void)f;
-	if (s->n_ctx > 65536)
+	if (!(f->variant & (V_ROPE | V_ALIBI)) && s->n_ctx > 65536)
 		return errorf(err, "%s's position_embd holds a row per position: ctx %llu is more than 65536", s->arch,
 			      (unsigned long long)s->n_ctx);
 	return 0;
@@ -40,23 +45,48 @@ void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
-	(void)f;
 	char nm[64];
 	uint64_t E = s->n_embd;
+	int biased = !(f->variant & V_SILU);
 	vec(t, "token_embd_norm.bias", E);
-	mat(t, "position_embd.weight", E, s->n_ctx);
+	if (!(f->variant & (V_ROPE | V_ALIBI)))
+		mat(t, "position_embd.weight", E, s->n_ctx);
 	f32_tensor(t, "token_types.weight", 2, E, 2, 1); /* added to f32 activations: f32 */
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		qkv(t, s, il, 1);
-		qkv_bias(t, s, il);
-		BV("attn_output.bias", E);
+		if (biased) {
+			qkv_bias(t, s, il);
+			BV("attn_output.bias", E);
+		}
 		BV("attn_output_norm.weight", E);
 		BV("attn_output_norm.bias", E);
+		if (f->variant & (V_SILU | V_ALIBI))
+			BM("ffn_gate.weight", E, s->n_ff);
 		BM("ffn_up.weight", E, s->n_ff);
-		BV("ffn_up.bias", s->n_ff);
+		if (biased)
+			BV("ffn_up.bias", s->n_ff);
 		BM("ffn_down.weight", s->n_ff, E);
-		BV("ffn_down.bias", E);
+		if (biased)
+			BV("ffn_down.bias", E);
 		BV("layer_output_norm.weight", E);
 		BV("layer_output_norm.bias", E);
+	}
+}
+
+/* NeoBERT (src/models/neo-bert.cpp): pre-norm RMS blocks over one fused
+ * attn_qkv and a SwiGLU whose ffn_up holds the gate too (2 x ff rows),
+ * no biases, the final norm enc.output_norm (SF_ENC_NORM), no output. */
+void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	char nm[64];
+	uint64_t E = s->n_embd, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", E);
+		BM("attn_qkv.weight", E, E + 2 * kv);
+		BM("attn_output.weight", E, E);
+		BV("ffn_norm.weight", E);
+		BM("ffn_up.weight", E, 2 * s->n_ff);
+		BM("ffn_down.weight", s->n_ff, E);
 	}
 }

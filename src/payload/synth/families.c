@@ -29,6 +29,8 @@
 #define CL(a, fl, v)         {a, fl, v, classic_defaults, classic_validate, classic_keys, classic_tensors, NULL, 0, 0}
 #define LNB (SF_NORM_BIAS | SF_HEADS_EMBD | SF_DENSE | SF_NO_ANSWER)
 #define MOE2(a, fl, v)       {a, fl, v, moe2_defaults, moe2_validate, moe2_keys, moe2_tensors, NULL, 0, 0}
+#define BERT(a, v)           {a, SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, v, bert_defaults, \
+			      bert_validate, bert_keys, bert_tensors, NULL, 0, 0}
 #define MLA(a, v)            {a, SF_MTP | SF_MLA | SF_MHA_V, v, ds2_defaults, mla_validate, mla_keys, ds2_tensors, \
 			      NULL, 0, 0}
 
@@ -98,8 +100,16 @@ static const struct synth_family families[] = {
     {"kimi-linear", SF_MLA, V_KIMI, kimi_defaults, mla_validate, mla_keys, kimi_tensors, ssm_layer, 0, 0},
     MLA("mistral4", 0),
     MLA("deepseek32", V_DS32),
-    {"bert", SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD | SF_DENSE, 0, bert_defaults, bert_validate,
-     bert_keys, bert_tensors, NULL, 0, 0},
+    BERT("bert", 0),
+    BERT("nomic-bert", V_ROPE | V_SILU),
+    BERT("jina-bert-v2", V_ALIBI),
+    BERT("jina-bert-v3", V_ROPE),
+    LLAMA("llama-embed", RF_D, 0),
+    LLAMA("dream", RF_D, 0),
+    LLAMA("llada", RF_D, 0),
+    LLAMA("eurobert", RF_D | SF_TIED | SF_NO_ANSWER, 0),
+    {"neo-bert", RF_D | SF_HEADS_EMBD | SF_TIED | SF_NO_ANSWER | SF_ENC_NORM, 0, NULL, NULL, NULL, neo_bert_tensors,
+     NULL, 0, 0},
     CL("starcoder2", LNB | SF_ROPE_FULL, VC_NORM_B | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B),
     CL("phi2", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_NO_FFN_NORM | VC_OUT_B |
        VC_PARTIAL),

@@ -152,7 +152,11 @@ static void tensors(struct tw *t, const struct synth_spec *s, const struct synth
 	t->fixed = 0;
 	uint64_t norm_at = gw_data_at(t->w);
 	if (!(f->flags & SF_NO_OUT_NORM))
-		vec(t, f->flags & SF_EMBD_NORM ? "token_embd_norm.weight" : "output_norm.weight", s->n_embd);
+		vec(t,
+		    f->flags & SF_EMBD_NORM  ? "token_embd_norm.weight"
+		    : f->flags & SF_ENC_NORM ? "enc.output_norm.weight"
+					     : "output_norm.weight",
+		    s->n_embd);
 	if (f->flags & SF_NORM_BIAS)
 		vec(t, "output_norm.bias", s->n_embd);
 	uint64_t out_at = gw_data_at(t->w);

@@ -44,6 +44,7 @@ enum {
 	SF_MHA_V = 1 << 13,	    /* deepseek2's MHA layout: n_head KV heads, value_length head_dim_v */
 	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
 	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
+	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
 };
 
 struct tw;
@@ -351,11 +352,18 @@ void rwkv_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
-/* fam_bert.c: bert (a non-causal encoder, served for embeddings) */
+/* fam_bert.c: bert, jina-bert-v3, nomic-bert, jina-bert-v2 (non-causal
+ * encoders, served for embeddings, over bert.cpp's graph); neo-bert */
+enum {
+	V_ROPE = 1 << 0,  /* q and k roped: no position_embd */
+	V_SILU = 1 << 1,  /* nomic: a SiLU-gated FFN, no biases */
+	V_ALIBI = 1 << 2, /* jina-bert-v2: ALiBi, no positions; a GELU-gated FFN */
+};
 void bert_defaults(struct synth_spec *s, const struct synth_family *f);
 int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,

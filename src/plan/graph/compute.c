@@ -561,10 +561,6 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (!f)
 		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block)", in->m->arch,
 				     gr_fallback(in->m)->arch);
-	else if (f->build == gr_bert && !s->flash_attn)
-		/* the boots measure 2-12 % more than this replay without flash
-		 * attention (tests/live/arch-embd.sh): not yet found */
-		plan_note_unmirrored(p, "attention without flash attention of the encoder '%s'", in->m->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the

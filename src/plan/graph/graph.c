@@ -175,6 +175,12 @@ int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
 }
 
+int gr_ffn_dense(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)m;
+	return gr_ffn(g, d, il, x, T);
+}
+
 int gr_moe_norm_w(struct ga_graph *g, int w, int64_t k, int64_t T)
 {
 	int w2 = ga_view(g, w);
@@ -404,6 +410,14 @@ static const struct graph_family families[] = {
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)", NULL},
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)", NULL},
     {"bert", gr_bert, NULL, "src/models/bert.cpp", NULL},
+    {"nomic-bert", gr_bert, NULL, "src/models/bert.cpp (nomic-bert.cpp's tensors)", NULL},
+    {"jina-bert-v2", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v2.cpp's tensors)", NULL},
+    {"jina-bert-v3", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v3.cpp's tensors)", NULL},
+    {"llama-embed", gr_llama_nc, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
+    {"dream", gr_llama_nc, NULL, "src/models/dream.cpp", NULL},
+    {"eurobert", gr_llama_nc, NULL, "src/models/eurobert.cpp", NULL},
+    {"neo-bert", gr_llama_nc, NULL, "src/models/neo-bert.cpp", NULL},
+    {"llada", gr_llama_nc, NULL, "src/models/llada.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"dbrx", gr_moe_kin, NULL, "src/models/dbrx.cpp", NULL},
     {"arctic", gr_moe_kin, NULL, "src/models/arctic.cpp", NULL},

@@ -168,6 +168,8 @@ int gr_has_tensor(const struct dims *d, int il, const char *suffix);
 /* A family's FFN step of layer il over x (T rows): dense, routed experts,
  * shared ones, as the family builds it. */
 typedef int gr_ffn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
+/* gr_ffn as a gr_ffn_fn: the dense SiLU-gated FFN of every layer */
+gr_ffn_fn gr_ffn_dense;
 /* A family's attention of layer il over its normed input an. */
 typedef int gr_attn_fn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 		       int an);
@@ -241,12 +243,14 @@ gr_build_fn gr_deepseek2;
 gr_build_fn gr_glm4moe;
 gr_build_fn gr_granite_hybrid;
 gr_build_fn gr_dense;
-gr_build_fn gr_bert; /* graph_bert.c */
+gr_build_fn gr_bert;	 /* graph_bert.c */
+gr_build_fn gr_llama_nc; /* graph_bert.c: llama-embed, dream, llada */
 /* build_pooling over the last hidden states x (T rows) when the endpoint
  * serves embeddings (d->pool >= 0): mean (a matmul with the mean
  * input), cls and last (the rows of the input's ids), rank (cls's rows,
  * then the classification head the payload has) */
 void gr_pooling(struct ga_graph *g, const struct dims *d, int x, int64_t T);
+
 gr_draft_fn gr_qwen35_mtp;
 gr_build_fn gr_oss;					  /* graph_oss.c */
 gr_build_fn gr_gemma4;					  /* graph_gemma4.c */
