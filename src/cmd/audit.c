@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../base/file.h"
+#include "../base/redact.h"
 #include "../base/safe.h"
 #include "../base/util.h"
 #include "../endpoint/argv.h"
@@ -121,7 +122,9 @@ static int audit_memory(const struct endpoint *ep, pid_t pid, const char *log, s
 		audit_memory_rows(a, &r);
 		*mem = memory_json(&r, &m);
 	} else {
-		*mem = json_pack("{s:s}", "not_compared", why ? why : "no plan");
+		char *safe = redact_text(why ? why : "no plan");
+		*mem = json_pack("{s:s}", "not_compared", safe);
+		free(safe);
 	}
 	free(why);
 	free(l);

@@ -39,7 +39,7 @@ static const struct {
 #define DIFFUSION                                                                                                      \
 	"a diffusion decoder: the engine gives it no memory (src/llama-model.cpp create_memory) and llama-server "     \
 	"computes no logits without one (tools/server/server-context.cpp: \"the current context does not logits "      \
-	"computation\"): every completion is HTTP 500; examples/diffusion (llama-diffusion-cli) runs it"
+	"computation\"): every completion is HTTP 500; the engine's llama-diffusion-cli runs it"
     {"dream", DIFFUSION},
     {"llada", DIFFUSION},
     {"llada-moe", DIFFUSION},

@@ -256,7 +256,7 @@ check "store: an unknown subcommand is usage (2)" rc_is 2
 # copied to zealot.db.v1.bak before it is migrated; a damaged store names it.
 mkdir -p old
 cp whole.db old/zealot.db
-sqlite3 old/zealot.db 'DROP TABLE runtime_versions; DROP TABLE IF EXISTS baselines; DROP TABLE IF EXISTS arms; PRAGMA user_version = 1'
+sqlite3 old/zealot.db 'DROP TABLE runtime_versions; DROP TABLE IF EXISTS baselines; DROP TABLE IF EXISTS arms; DROP TABLE IF EXISTS era_members; PRAGMA user_version = 1'
 run env ZEALOT_STATE_DIR="$TMP/old" "$ZEALOT" history
 check "migration: history of a version-1 store: exit 0, migrated to $SV" \
 	test "$rc" -eq 0 -a "$(sqlite3 old/zealot.db 'PRAGMA user_version')" = "$SV"
