@@ -178,8 +178,9 @@ static int gates(struct ren *x)
 	return to_free(x);
 }
 
-/* /health 200 from TO while its unit stays up. */
-static int wait_health(struct ren *x, char **err)
+/* /health 200 from the endpoint (FROM's and TO's address is one) while
+ * unit stays up. */
+static int wait_health(struct ren *x, const char *unit, char **err)
 {
 	struct http_client hc = {x->http_base, NULL, 2000};
 	double t = mono_s(),
@@ -187,10 +188,11 @@ static int wait_health(struct ren *x, char **err)
 	long last = 0;
 	while (mono_s() < deadline) {
 		struct systemd_unit u;
-		if (systemd_show(x->r->to_unit, &u, NULL) == 0) {
-			int up = strcmp(u.active, "active") == 0 || strcmp(u.active, "activating") == 0;
+		if (systemd_show(unit, &u, NULL) == 0) {
+			int up = (strcmp(u.active, "active") == 0 || strcmp(u.active, "activating") == 0) &&
+				 strcmp(u.sub, "auto-restart") != 0;
 			if (!up)
-				errorf(err, "%s is %s/%s (%s, status %d)", x->r->to_unit, u.active, u.sub, u.result,
+				errorf(err, "%s is %s/%s (%s, status %d)", unit, u.active, u.sub, u.result,
 				       u.exec_main_status);
 			systemd_unit_release(&u);
 			if (!up)
@@ -201,7 +203,8 @@ static int wait_health(struct ren *x, char **err)
 			last = resp.status;
 		http_response_release(&resp);
 		if (last == 200) {
-			say(x, "start: %s serves, /health 200 after %.1f s", x->r->to_unit, mono_s() - t);
+			say(x, "%s: %s serves, /health 200 after %.1f s", unit == x->r->to_unit ? "start" : "restore",
+			    unit, mono_s() - t);
 			return 0;
 		}
 		usleep(200000);
@@ -219,8 +222,8 @@ static enum rename_outcome put_back(struct ren *x, char *err, const char *what)
 	int bad = install_remove(x->to_unit_path, &e2) || install_remove(x->r->to_env, &e2) ||
 		  systemd_ctl("daemon-reload", NULL, 60000, &e2) ||
 		  systemd_ctl("enable", x->r->from_unit, 60000, &e2) ||
-		  systemd_ctl("start", x->r->from_unit, 300000, &e2);
-	say(x, "restore: %s", bad ? e2 : "TO's files removed, FROM started again");
+		  systemd_ctl("start", x->r->from_unit, 300000, &e2) || wait_health(x, x->r->from_unit, &e2);
+	say(x, "restore: %s", bad ? e2 : "the new unit's files removed, the old unit started again");
 	if (bad)
 		return why(x, RENAME_FAILED, err, "%s, and %s could not be started again (%s)", what, x->r->from_unit,
 			   e2 ? e2 : "?");
@@ -259,7 +262,7 @@ static enum rename_outcome move(struct ren *x)
 	say(x, "stop: %s disabled and stopped", x->r->from_unit);
 	fault_point("rename", "after-stop");
 	if (systemd_ctl("enable", x->r->to_unit, 60000, &err) || systemd_ctl("start", x->r->to_unit, 300000, &err) ||
-	    wait_health(x, &err))
+	    wait_health(x, x->r->to_unit, &err))
 		return put_back(x, err, "the new unit did not serve");
 	fault_point("rename", "after-start");
 	struct store_rename sr = {x->o->from, x->o->to, x->r->from_env, x->r->to_env, x->r->to_unit, x->unit_text};

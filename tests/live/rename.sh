@@ -1,6 +1,7 @@
 # zealot rename against a real systemd (PID 1 of a systemd-nspawn
 # container, tests/systemd.sh) and the real engine on a synthetic payload:
-# refusals that touch nothing (a taken name, an invalid one), a dry run, a
+# refusals that touch nothing (a taken name, an invalid one), a new unit
+# that fails to serve (the old one serves again), a dry run, a
 # rename whose new unit serves the same model with the old history and
 # whose old unit is gone, and runs cut by a kill -9 at the fault points
 # rename:after-install (the old name still serves), rename:after-stop and
@@ -67,13 +68,21 @@ done
 Z rename nosuch r9
 check "rename of an endpoint never deployed: exit 1" eval 'rc_is 1 && grep -q "nosuch has no current era" "$TMP/err"'
 
-# 3. the dry run
+# 3. a new unit that does not serve (its ExecStart a binary that exits 1)
+# is stopped and removed, and the old one serves again
+Z rename e1 bad1 --json --zealot /bin/false --timeout 60
+sed 's/^/#   /' "$TMP/err"
+check "a new unit that fails: exit 1, outcome rolled-back, e1 serves again, bad1 is gone" \
+	eval 'rc_is 1 && test "$(jq -r .outcome "$TMP/out")" = rolled-back && serves e1 && gone bad1 &&
+		test "$(X systemctl is-enabled e1.service)" = enabled -a "$(history_eras e1)" = 2'
+
+# 4. the dry run
 Z rename e1 r1 --dry-run --json --zealot "$UNIT_ZEALOT"
 check "dry run: exit 0, outcome dry-run, five steps said, nothing written" \
 	eval 'rc_is 0 && test "$(jq -r .outcome "$TMP/out")" = dry-run -a "$(jq ".steps|length" "$TMP/out")" = 5 &&
 		test ! -e "$R/etc/zealot/r1.env" -a ! -e "$R/etc/systemd/system/r1.service" && serves e1'
 
-# 4. the rename
+# 5. the rename
 Z rename e1 r1 --json --zealot "$UNIT_ZEALOT"
 sed 's/^/#   /' "$TMP/err"
 check "rename e1 r1: exit 0, outcome renamed, 2 eras moved" \
@@ -90,7 +99,7 @@ check "the current era names r1's unit and installed file" \
 	test "$(sql "select unit_name||' '||endpoint_path from eras where endpoint='r1' and ended=0")" = "r1.service /etc/zealot/r1.env"
 check "r1's unit is enabled" test "$(X systemctl is-enabled r1.service)" = enabled
 
-# 5. kill -9 at each fault point, then the same command again
+# 6. kill -9 at each fault point, then the same command again
 cut_at() { # FROM TO POINT
 	rm -f "$TMP/fault.log"
 	ZEALOT_FAULT=rename:$3:kill ZEALOT_FAULT_LOG=$TMP/fault.log run rs_exec "$ZEALOT" rename "$1" "$2" --zealot "$UNIT_ZEALOT"
@@ -119,7 +128,7 @@ check "cut after record: r4 serves with the history, r3's files are left" \
 	eval 'serves r4 && test "$(history_eras r4)" = 2 -a -e "$R/etc/systemd/system/r3.service"'
 again r3 r4
 
-# 6. the renamed endpoint deploys on: a new era follows the moved ones
+# 7. the renamed endpoint deploys on: a new era follows the moved ones
 endpoint 4096 2 >r4.env
 Z deploy r4.env --reason "third era, after the renames" --zealot "$UNIT_ZEALOT"
 check "deploy r4 after the renames: exit 0, 3 eras, serves" eval 'rc_is 0 && test "$(history_eras r4)" = 3 && serves r4'
