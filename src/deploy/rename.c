@@ -301,9 +301,10 @@ enum rename_outcome rename_run(struct store *st, const struct rename_opts *o, st
 		why(&x, RENAME_REFUSED, err, "cannot take the lock");
 	else if ((g = gates(&x)) < 0)
 		;
-	else if (g == 1)
+	else if (g == 1) {
 		say(&x, "record: done by an earlier run (%s's era %lld is current)", o->to, (long long)r->era);
-	else if (o->dry_run)
+		r->outcome = o->dry_run ? RENAME_DRY_RUN : RENAME_RENAMED;
+	} else if (o->dry_run)
 		dry(&x);
 	else if (move(&x) != RENAME_RENAMED)
 		g = -1;
