@@ -37,6 +37,7 @@ static const struct command *const commands[] = {
     &cmd_import,
     &cmd_deploy,
     &cmd_rollback,
+    &cmd_rename,
     &cmd_arm,
     &cmd_history,
     &cmd_store,

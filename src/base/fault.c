@@ -30,7 +30,9 @@ const char *const fault_points[] = {
     /* fleet deploy (src/cmd/fleetops.c): each endpoint */
     "fleet:before-endpoint", "fleet:after-endpoint",
     /* the store (src/store/store.c): each write transaction */
-    "store:before-commit", "store:after-commit", NULL};
+    "store:before-commit", "store:after-commit",
+    /* rename (src/deploy/rename.c): after each step but the last */
+    "rename:after-install", "rename:after-stop", "rename:after-start", "rename:after-record", NULL};
 
 enum fault_action { FAULT_STOP, FAULT_EXIT, FAULT_KILL };
 

@@ -49,6 +49,7 @@ int cmd_end(const char *name, int rc, char *err);
 extern const struct command cmd_inspect, cmd_synth, cmd_plan, cmd_ledger, cmd_argv, cmd_check, cmd_serve, cmd_emit,
     cmd_probe, cmd_bench, cmd_audit, cmd_rungs, cmd_solve, cmd_deploy, cmd_rollback, cmd_arm, cmd_history, cmd_store,
     cmd_diff, cmd_archs, cmd_fetch, cmd_explain, cmd_fleet, cmd_import;
+extern const struct command cmd_rename;
 /* zealot fleet plan|status|deploy|history (src/cmd/fleet_plan.c, fleetops.c):
  * the rows of cmd_fleet.subs */
 extern const struct command cmd_fleet_plan, cmd_fleet_status, cmd_fleet_deploy, cmd_fleet_history;

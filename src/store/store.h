@@ -275,4 +275,18 @@ void store_arms_free(struct store_arm *v, size_t n);
 int store_era_members_put(struct store *st, int64_t era_id, const char *members_json, char **err);
 int store_era_members_get(struct store *st, int64_t era_id, char **members_json, char **err);
 
+/* Added: an endpoint renamed with its history (`zealot rename`): in one
+ * transaction every era, boot, attempt, baseline and arm of from moves to
+ * to; the eras' unit name becomes unit_name, an installed path env_from
+ * becomes env_to, and the current era's unit text becomes unit_text (what
+ * is installed now, what a failed deploy would put back). Refused (-1,
+ * nothing written) when to already has eras or from has none; *n_eras the
+ * eras moved. */
+struct store_rename {
+	const char *from, *to;
+	const char *env_from, *env_to;
+	const char *unit_name, *unit_text;
+};
+int store_rename(struct store *st, const struct store_rename *r, size_t *n_eras, char **err);
+
 #endif

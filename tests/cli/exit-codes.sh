@@ -99,6 +99,10 @@ row 3 "ledger: a log with no ledger lines"             ledger plain.log
 row 3 "ledger: an unreadable log"                      ledger missing.log
 row 0 "history: nothing recorded"                      history
 ZEALOT_STATE_DIR=$TMP/newer row 3 "history: a store from a newer zealot" history
+row 2 "rename: one name only"                          rename e1
+row 1 "rename: an endpoint never deployed"             rename nosuch other
+row 1 "rename: an invalid new name"                    rename e1 b/c
+ZEALOT_STATE_DIR=$TMP/newer row 3 "rename: a store from a newer zealot" rename e1 e2
 row 2 "diff: no such era"                              diff ok.env 9
 row 3 "audit: no engine found"                         audit dead.env
 row 3 "bench: the engine did not answer"               bench dead.env
