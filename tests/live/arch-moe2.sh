@@ -1,7 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa, grovemoe, hy_v3.
+# granite_swa, grovemoe, hy_v3, cohere2moe.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -57,5 +57,10 @@ mirrored_case grovemoe grovemoe "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATT
 # hy_v3: dots1's layer, gate and up fused, every row kept to the final
 # norm
 mirrored_case hy_v3 hy_v3 "vocab=4096 gate_up=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=128"
+# cohere2moe: a parallel block over an iSWA cache (RoPE on the window's
+# and the dense lead's layers), sigmoid experts beside the shared ones,
+# their sum halved; every row kept to the final norm, the logits scaled
+mirrored_case cohere2moe cohere2moe "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case cohere2moe-nofa cohere2moe "vocab=4096 layers=5 gate_up=1 shared=2" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

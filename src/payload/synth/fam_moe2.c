@@ -1,6 +1,6 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3. Each
+ * grovemoe, hy_v3, cohere2moe. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -41,15 +41,17 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->n_swa = 128;
 		s->swa_pattern = 4;
 	}
-	if (f->variant & V2_GRANITE) { /* a window of 512 on 3 layers of 4 */
+	if (f->variant & (V2_GRANITE | V2_COHERE)) { /* a window of 512 on 3 layers of 4 */
 		s->n_swa = 512;
 		s->swa_pattern = 4;
 	}
+	if (f->variant & V2_COHERE) /* no selection bias tensor */
+		s->probs_b = 0;
 }
 
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	if ((f->variant & V2_GRANITE) && (!s->n_swa || s->swa_pattern < 2))
+	if ((f->variant & (V2_GRANITE | V2_COHERE)) && (!s->n_swa || s->swa_pattern < 2))
 		return errorf(err, "%s needs swa > 0 and swa_pattern >= 2 (both required)", s->arch);
 	if ((f->variant & V2_GRANITE) && !s->n_expert)
 		return s->gate_up ? errorf(err, "%s without experts has no expert stack (gate_up=0)", s->arch) : 0;
@@ -82,14 +84,16 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 			      "%s needs shared=1 (its shared expert is ff_exp wide whatever the count) and probs_b=0 "
 			      "(its bias, blk.N.exp_probs_b, is not written)",
 			      s->arch);
+	if ((f->variant & V2_COHERE) && s->probs_b)
+		return errorf(err, "%s creates no selection bias (probs_b=0)", s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
 		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
 	return 0;
 }
 
-/* granite_swa's window: its size and a per-layer pattern (the last of
- * each swa_pattern layers full), both required; Granite's scales */
-static void granite_swa_keys(struct gguf_writer *w, const struct synth_spec *s)
+/* granite_swa's and cohere2moe's window: its size and a per-layer
+ * pattern (the last of each swa_pattern layers full), both required */
+static void window_per_layer(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
 	akey_u32(w, s, "attention.sliding_window", s->n_swa);
@@ -97,14 +101,18 @@ static void granite_swa_keys(struct gguf_writer *w, const struct synth_spec *s)
 	gw_arr_begin(w, k, GGUF_BOOL, s->n_layer);
 	for (uint32_t il = 0; il < s->n_layer; il++)
 		gw_arr_bool(w, il % s->swa_pattern < s->swa_pattern - 1);
-	akey_f32(w, s, "logit_scale", 8.0f);
-	akey_f32(w, s, "residual_scale", 0.22f);
 }
 
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
-	if (f->variant & V2_GRANITE)
-		granite_swa_keys(w, s);
+	if (f->variant & (V2_GRANITE | V2_COHERE))
+		window_per_layer(w, s);
+	if (f->variant & V2_GRANITE) { /* Granite's scales */
+		akey_f32(w, s, "logit_scale", 8.0f);
+		akey_f32(w, s, "residual_scale", 0.22f);
+	}
+	if (f->variant & V2_COHERE) /* required */
+		akey_f32(w, s, "logit_scale", 0.0625f);
 	if (f->variant & V2_GROVE) { /* all required */
 		akey_u32(w, s, "expert_chunk_feed_forward_length", s->n_ff_exp / 2);
 		akey_f32(w, s, "expert_group_scale", 0.05f);
@@ -250,10 +258,30 @@ static void granite_swa_layer(struct tw *t, const struct synth_spec *s, uint32_t
 		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 }
 
+/* Cohere 2 MoE (src/models/cohere2moe.cpp): a parallel block without an
+ * FFN norm, dense leading layers, then routed experts (gate and up fused
+ * with gate_up=1) beside the shared ones ff_exp x shared wide */
+static void cohere2moe_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	BV("attn_norm.weight", s->n_embd);
+	qkv(t, s, il, 1);
+	if (il < s->n_lead_dense) {
+		ffn(t, s, il);
+		return;
+	}
+	router(t, s, il);
+	expert_stacks(t, s, il);
+	if (s->n_shared)
+		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
+}
+
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		if (f->variant & V2_DBRX)
+		if (f->variant & V2_COHERE)
+			cohere2moe_layer(t, s, il);
+		else if (f->variant & V2_DBRX)
 			dbrx_layer(t, s, il);
 		else if (f->variant & V2_ARCTIC)
 			arctic_layer(t, s, il);

@@ -33,13 +33,18 @@
  * hy-v3.cpp (no MTP context): dots1's layer and FFN, every row kept to
  * the final norm (h_nextn, a graph output), then the output rows.
  * smallthinker.cpp (without a sliding window): the router reads the
- * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised. */
+ * layer's input, not the FFN's; ReLU experts ff_exp wide, normalised.
+ * cohere2moe.cpp (no MTP context): a parallel block over an iSWA cache,
+ * RoPE on the window's and the dense leading layers; deepseek2's FFN
+ * over the attention's normed input (routed plus shared experts halved),
+ * plus the input, plus the attention's projection (reached last); every
+ * row kept to the final norm (hy_v3's), the logits scaled. */
 #include "graph.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE, KIN_GROVE, KIN_HYV3 };
+enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE, KIN_GROVE, KIN_HYV3, KIN_COHERE };
 
 struct kin {
 	int kind;
@@ -97,7 +102,8 @@ static void kin_attn(struct ga_graph *g, const struct model *m, const struct dim
 	a->swa = m->kind[L] == LAYER_SWA;
 	gr_rot_inputs(g, d, in, a->swa, &krot, &a->vrot);
 	/* granite_swa ropes every layer (its rope_pattern unset) */
-	int rope = !iswa || a->swa || k->kind == KIN_GRANITE;
+	int rope =
+	    !iswa || a->swa || k->kind == KIN_GRANITE || (k->kind == KIN_COHERE && (uint32_t)L < m->n_lead_dense);
 	int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
 	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
@@ -239,6 +245,19 @@ static int arctic_moe(struct ga_graph *g, const struct model *m, const struct di
 	return kin_moe(g, m, d, L, gr_norm(g, d, *x, d->E, T, 1, L, "ffn_norm_exps.weight"), T, d->F);
 }
 
+/* cohere2moe's FFN over the normed input an (every row), deepseek2's with
+ * the routed and shared experts' sum halved, plus the input x; then the
+ * attention's projection o, added */
+static int cohere_half(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int an, int x, int o,
+		       int *vrot)
+{
+	int fo = gr_ds2_ffn(g, m, d, L, an, d->T);
+	if (gr_has_tensor(d, L, "ffn_up_shexp.weight") && (uint32_t)L >= m->n_lead_dense)
+		fo = ga_op(g, 1, F32, d->E, d->T, 1, 1, S(fo));
+	int sum = add(g, d, fo, x, d->T);
+	return add(g, d, sum, kin_wo(g, d, L, o, vrot), d->T);
+}
+
 static int kin_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
 		     int an, int last, const void *ctx)
 {
@@ -248,6 +267,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int moe = -1;
 	kin_attn(g, m, d, in, L, an, k, &a);
 	int core = kin_core(g, in, &a);
+	if (k->kind == KIN_COHERE)
+		return cohere_half(g, m, d, L, an, x, core, a.vrot);
 	/* what reads only the layer's input is reached before the
 	 * attention's projection (the boot's graph: the attention, then
 	 * smallthinker's routing, arctic's routing and experts, then
@@ -308,14 +329,14 @@ static const struct {
 	int kind;
 } kinds[] = {
     {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	{"smallthinker", KIN_THINKER},
-    {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3},
+    {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3}, {"cohere2moe", KIN_COHERE},
 };
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	struct kin k = {KIN_SHARED, 0, 0};
 	struct dims dg = *d;
-	double clamp = 0, softcap = 0, res_scale = 0;
+	double clamp = 0, softcap = 0, res_scale = 0, logit_scale = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(m->arch, kinds[i].arch) == 0)
 			k.kind = kinds[i].kind;
@@ -323,6 +344,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.clamp_kqv", m->arch), &clamp);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.logit_scale", m->arch), &logit_scale);
 	}
 	/* llama_init_from_model: "flash_attn is not compatible with Grok -
 	 * forcing off" */
@@ -339,7 +361,8 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	}
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
 	int rn;
-	if (k.kind == KIN_HYV3) { /* h_nextn: the norm over every row (a graph output), then its output rows */
+	if (k.kind == KIN_HYV3 ||
+	    k.kind == KIN_COHERE) { /* h_nextn: the norm over every row (a graph output), then its output rows */
 		int hn = gr_norm(g, d, x, d->E, d->T, 1, -1, "output_norm.weight");
 		g->t[hn].output = 1;
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
@@ -349,7 +372,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		rn = kin_norm(g, d, &k, x, To, -1, "output_norm.weight");
 	}
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
-	if (k.kind == KIN_GRANITE) /* the logits scaled by 1/logit_scale */
+	if (k.kind == KIN_GRANITE || (k.kind == KIN_COHERE && logit_scale != 0)) /* the logits scaled */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 	if (k.kind == KIN_GROK) { /* logit_scale; the final soft cap: scale, tanh, scale */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
