@@ -1,7 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa, grovemoe, hy_v3, cohere2moe.
+# granite_swa, grovemoe, hy_v3, cohere2moe, laguna.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -62,5 +62,9 @@ mirrored_case hy_v3 hy_v3 "vocab=4096 gate_up=1" "CTX_SIZE=4096 PARALLEL=2 FLASH
 # their sum halved; every row kept to the final norm, the logits scaled
 mirrored_case cohere2moe cohere2moe "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 mirrored_case cohere2moe-nofa cohere2moe "vocab=4096 layers=5 gate_up=1 shared=2" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# laguna: dots1's attention gated per head (softplus) before its
+# projection; sigmoid experts over a selection bias beside a shared one
+mirrored_case laguna laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case laguna-nofa laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -1,6 +1,6 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3, cohere2moe. Each
+ * grovemoe, hy_v3, cohere2moe, laguna. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -200,7 +200,9 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * GroveMoE (src/models/grovemoe.cpp): dots1's attention, experts ff_exp
  * wide, then chunk experts (one per group) over their output. HY v3
  * (src/models/hy-v3.cpp): dots1's layer, dense where a layer has no
- * router, gate and up fused with gate_up=1. */
+ * router, gate and up fused with gate_up=1. Laguna
+ * (src/models/laguna.cpp): dots1's layer with an attention gate one
+ * per head. */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];
@@ -215,6 +217,8 @@ static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, 
 	} else {
 		attn_block(t, s, il, v & V2_QK_NORM ? ATTN_QK_NORM : 0);
 	}
+	if (v & V2_AGATE)
+		BM("attn_gate.weight", s->n_embd, s->n_head);
 	if ((v & V2_GATED) && il < s->n_lead_dense) {
 		ffn(t, s, il);
 		return;

@@ -38,7 +38,11 @@
  * RoPE on the window's and the dense leading layers; deepseek2's FFN
  * over the attention's normed input (routed plus shared experts halved),
  * plus the input, plus the attention's projection (reached last); every
- * row kept to the final norm (hy_v3's), the logits scaled. */
+ * row kept to the final norm (hy_v3's), the logits scaled.
+ * laguna.cpp (without a sliding window): dots1's attention (q/k norms,
+ * RoPE on every layer) without its projection, then a softplus gate
+ * over the layer's normed input, per head or per element as the
+ * payload's attn_gate is wide, then attn_output; deepseek2's FFN. */
 #include "graph.h"
 
 #include <stdio.h>
@@ -127,6 +131,24 @@ static void kin_attn(struct ga_graph *g, const struct model *m, const struct dim
 static int kin_core(struct ga_graph *g, struct inputs *in, const struct kin_att *a)
 {
 	return gr_attend_core(g, &a->d, in, a->q, a->swa, a->sinks, a->cache);
+}
+
+/* laguna's gate on the attention's output o (before its projection):
+ * attn_gate over the normed input an, softplus, times o per head (a
+ * gate H wide) or per element */
+static int kin_gate(struct ga_graph *g, const struct dims *d, int L, int an, int o)
+{
+	int64_t T = d->T, n = d->D * d->H, w = d->H;
+	char nm[64];
+	snprintf(nm, sizeof(nm), "blk.%d.attn_gate.weight", L);
+	const struct gguf_tensor *t = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
+	if (t)
+		w = (int64_t)t->ne[1];
+	int gt = gr_mm(g, d, L, "attn_gate.weight", an, w, T);
+	gt = ga_op(g, 1, F32, w, T, 1, 1, S(gt));
+	if (w != d->H)
+		return ga_op(g, 1, F32, n, T, 1, 1, S(o, gt));
+	return ga_view(g, ga_op(g, 1, F32, d->D, d->H, T, 1, S(ga_view(g, o), ga_view(g, gt))));
 }
 
 /* the attention's output rotation undone, attn_output */
@@ -269,6 +291,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int core = kin_core(g, in, &a);
 	if (k->kind == KIN_COHERE)
 		return cohere_half(g, m, d, L, an, x, core, a.vrot);
+	if (gr_has_tensor(d, L, "attn_gate.weight"))
+		core = kin_gate(g, d, L, an, core);
 	/* what reads only the layer's input is reached before the
 	 * attention's projection (the boot's graph: the attention, then
 	 * smallthinker's routing, arctic's routing and experts, then
@@ -330,6 +354,7 @@ static const struct {
 } kinds[] = {
     {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	{"smallthinker", KIN_THINKER},
     {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3}, {"cohere2moe", KIN_COHERE},
+    {"laguna", KIN_SHARED},
 };
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
