@@ -1,6 +1,6 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3, cohere2moe, laguna. Each
+ * grovemoe, hy_v3, cohere2moe, laguna, mimo2. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,7 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	s->n_expert = 8;
 	s->n_expert_used = 2;
-	if (f->variant & (V2_SHARED | V2_THINKER)) /* experts ff_exp wide */
+	if (f->variant & (V2_SHARED | V2_THINKER | V2_MIMO)) /* experts ff_exp wide */
 		s->n_ff_exp = 256;
 	if (f->variant & V2_SHARED) { /* beside a shared one */
 		s->n_shared = 1;
@@ -41,7 +41,11 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->n_swa = 128;
 		s->swa_pattern = 4;
 	}
-	if (f->variant & (V2_GRANITE | V2_COHERE)) { /* a window of 512 on 3 layers of 4 */
+	if (f->variant & V2_MIMO) { /* a dense lead (no key: the layers without a router), a bias */
+		s->n_lead_dense = 1;
+		s->probs_b = 1;
+	}
+	if (f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO)) { /* a window of 512 on 3 layers of 4 */
 		s->n_swa = 512;
 		s->swa_pattern = 4;
 	}
@@ -51,13 +55,13 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	if ((f->variant & (V2_GRANITE | V2_COHERE)) && (!s->n_swa || s->swa_pattern < 2))
+	if ((f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO)) && (!s->n_swa || s->swa_pattern < 2))
 		return errorf(err, "%s needs swa > 0 and swa_pattern >= 2 (both required)", s->arch);
 	if ((f->variant & V2_GRANITE) && !s->n_expert)
 		return s->gate_up ? errorf(err, "%s without experts has no expert stack (gate_up=0)", s->arch) : 0;
 	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
 		return errorf(err, "%s needs experts >= experts_used > 0", s->arch);
-	if ((f->variant & (V2_SHARED | V2_THINKER)) && !s->n_ff_exp)
+	if ((f->variant & (V2_SHARED | V2_THINKER | V2_MIMO)) && !s->n_ff_exp)
 		return errorf(err, "%s needs ff_exp > 0", s->arch);
 	if ((f->variant & V2_SHARED) && !s->n_shared)
 		return errorf(err, "%s needs shared > 0", s->arch);
@@ -84,6 +88,8 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 			      "%s needs shared=1 (its shared expert is ff_exp wide whatever the count) and probs_b=0 "
 			      "(its bias, blk.N.exp_probs_b, is not written)",
 			      s->arch);
+	if ((f->variant & V2_MIMO) && s->n_lead_dense > s->n_layer)
+		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
 	if ((f->variant & V2_COHERE) && s->probs_b)
 		return errorf(err, "%s creates no selection bias (probs_b=0)", s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
@@ -105,7 +111,7 @@ static void window_per_layer(struct gguf_writer *w, const struct synth_spec *s)
 
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
-	if (f->variant & (V2_GRANITE | V2_COHERE))
+	if (f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO))
 		window_per_layer(w, s);
 	if (f->variant & V2_GRANITE) { /* Granite's scales */
 		akey_f32(w, s, "logit_scale", 8.0f);
@@ -126,7 +132,7 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 		akey_f32(w, s, "attention.layer_norm_epsilon", 1e-5f);
 		akey_f32(w, s, "attention.clamp_kqv", 8.0f);
 	}
-	if ((f->variant & (V2_GROK | V2_SHARED | V2_THINKER)) && s->n_ff_exp)
+	if ((f->variant & (V2_GROK | V2_SHARED | V2_THINKER | V2_MIMO)) && s->n_ff_exp)
 		akey_u32(w, s, "expert_feed_forward_length", s->n_ff_exp);
 	if (f->variant & V2_SHARED) {
 		akey_u32(w, s, "expert_shared_count", s->n_shared);
@@ -280,11 +286,31 @@ static void cohere2moe_layer(struct tw *t, const struct synth_spec *s, uint32_t 
 		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
 }
 
+/* MiMo-V2 (src/models/mimo2.cpp): llama's attention with a sink per
+ * head, a dense FFN in the leading layers (no router), then sigmoid
+ * experts ff_exp wide over an optional selection bias, no shared one */
+static void mimo2_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	attn_block(t, s, il, 0);
+	BV("attn_sinks.weight", s->n_head);
+	if (il < s->n_lead_dense) {
+		ffn(t, s, il);
+		return;
+	}
+	router(t, s, il);
+	if (s->probs_b)
+		BV("exp_probs_b.bias", s->n_expert);
+	expert_ffn(t, s, il, s->n_ff_exp);
+}
+
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		if (f->variant & V2_COHERE)
 			cohere2moe_layer(t, s, il);
+		else if (f->variant & V2_MIMO)
+			mimo2_layer(t, s, il);
 		else if (f->variant & V2_DBRX)
 			dbrx_layer(t, s, il);
 		else if (f->variant & V2_ARCTIC)

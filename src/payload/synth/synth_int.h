@@ -386,7 +386,8 @@ void classic_keys(struct gguf_writer *w, const struct synth_spec *s, const struc
 void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 int deci_layer(const struct synth_spec *s, uint32_t il);
 /* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker,
- * deepseek2-ocr, exaone-moe, granite_swa, grovemoe, hy_v3, cohere2moe, laguna */
+ * deepseek2-ocr, exaone-moe, granite_swa, grovemoe, hy_v3, cohere2moe, laguna,
+ * mimo2 */
 enum {
 	V2_DBRX = 1 << 0,     /* layer norms, fused qkv clamped, experts ff wide */
 	V2_ARCTIC = 1 << 1,   /* a dense FFN embd wide beside experts ff wide */
@@ -404,6 +405,7 @@ enum {
 	V2_SH1 = 1 << 13,     /* one shared expert ff_exp wide whatever the count (hy_v3) */
 	V2_COHERE = 1 << 14,  /* cohere2moe: a parallel block, a window per layer, logit scale */
 	V2_AGATE = 1 << 15,   /* an attention gate one per head (laguna) */
+	V2_MIMO = 1 << 16,    /* mimo2: sinks, a window per layer, sigmoid experts, no shared one */
 };
 void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

@@ -42,18 +42,35 @@
  * laguna.cpp (without a sliding window): dots1's attention (q/k norms,
  * RoPE on every layer) without its projection, then a softplus gate
  * over the layer's normed input, per head or per element as the
- * payload's attn_gate is wide, then attn_output; deepseek2's FFN. */
+ * payload's attn_gate is wide, then attn_output; deepseek2's FFN.
+ * mimo2.cpp (no MTP context): llama's attention over an iSWA cache
+ * (RoPE on every layer, a sink per head where the payload has them),
+ * its output scaled by attention.value_scale when set (not 1); a dense
+ * FFN where a layer has no router, else sigmoid experts, normalised,
+ * over the selection bias where the payload has it. */
 #include "graph.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { KIN_DBRX, KIN_ARCTIC, KIN_GROK, KIN_SHARED, KIN_THINKER, KIN_GRANITE, KIN_GROVE, KIN_HYV3, KIN_COHERE };
+enum {
+	KIN_DBRX,
+	KIN_ARCTIC,
+	KIN_GROK,
+	KIN_SHARED,
+	KIN_THINKER,
+	KIN_GRANITE,
+	KIN_GROVE,
+	KIN_HYV3,
+	KIN_COHERE,
+	KIN_MIMO
+};
 
 struct kin {
 	int kind;
 	int clamp;     /* attention.clamp_kqv > 0 */
 	int res_scale; /* granite_swa: residual_scale set */
+	int v_scale;   /* mimo2: attention.value_scale set, not 1 */
 };
 
 static int kin_norm(struct ga_graph *g, const struct dims *d, const struct kin *k, int x, int64_t T, int il,
@@ -106,8 +123,8 @@ static void kin_attn(struct ga_graph *g, const struct model *m, const struct dim
 	a->swa = m->kind[L] == LAYER_SWA;
 	gr_rot_inputs(g, d, in, a->swa, &krot, &a->vrot);
 	/* granite_swa ropes every layer (its rope_pattern unset) */
-	int rope =
-	    !iswa || a->swa || k->kind == KIN_GRANITE || (k->kind == KIN_COHERE && (uint32_t)L < m->n_lead_dense);
+	int rope = !iswa || a->swa || k->kind == KIN_GRANITE || k->kind == KIN_MIMO ||
+		   (k->kind == KIN_COHERE && (uint32_t)L < m->n_lead_dense);
 	int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
 	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
@@ -192,6 +209,22 @@ static int grok_ffn_half(struct ga_graph *g, const struct model *m, const struct
 	    gr_has_tensor(d, L, "layer_output_norm.weight") ? "layer_output_norm.weight" : "post_ffw_norm.weight";
 	cur = gr_norm(g, d, cur, d->E, T, 1, L, post);
 	return add(g, d, cur, fi, T);
+}
+
+/* mimo2.cpp's FFN: dense without a router, else sigmoid experts,
+ * normalised, biased where the payload has the bias (the engine reads
+ * no scale) */
+static int mimo_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int x, int64_t T)
+{
+	(void)m;
+	if (!gr_has_tensor(d, L, "ffn_gate_inp.weight"))
+		return gr_ffn(g, d, L, x, T);
+	struct gr_moe_opts o = {0};
+	o.sigmoid = 1;
+	o.gating = 2;
+	o.norm_w = 1;
+	o.probs_b = gr_has_tensor(d, L, "exp_probs_b.bias");
+	return gr_moe_ex(g, d, L, x, T, &o);
 }
 
 /* smallthinker.cpp: the router over the layer's input x (its output
@@ -302,6 +335,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	if (k->kind == KIN_ARCTIC)
 		moe = arctic_moe(g, m, d, in, L, &x, last);
 	int cur = kin_wo(g, d, L, core, a.vrot);
+	if (k->v_scale)
+		cur = ga_op(g, 1, F32, d->E, d->T, 1, 1, S(cur));
 	int res = x;
 	int64_t T = d->T;
 	if (last && k->kind == KIN_ARCTIC) { /* its residual's rows were kept by arctic_moe */
@@ -316,6 +351,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", gr_ds2_ffn);
 	if (k->kind == KIN_GROVE)
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", grove_ffn);
+	if (k->kind == KIN_MIMO)
+		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", mimo_ffn);
 	if (k->kind == KIN_GRANITE) { /* residual scales, a dense FFN or experts ff wide */
 		if (k->res_scale)
 			cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur));
@@ -354,14 +391,14 @@ static const struct {
 } kinds[] = {
     {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	{"smallthinker", KIN_THINKER},
     {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3}, {"cohere2moe", KIN_COHERE},
-    {"laguna", KIN_SHARED},
+    {"laguna", KIN_SHARED},	  {"mimo2", KIN_MIMO},
 };
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
-	struct kin k = {KIN_SHARED, 0, 0};
+	struct kin k = {KIN_SHARED, 0, 0, 0};
 	struct dims dg = *d;
-	double clamp = 0, softcap = 0, res_scale = 0, logit_scale = 0;
+	double clamp = 0, softcap = 0, res_scale = 0, logit_scale = 0, v_scale = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(m->arch, kinds[i].arch) == 0)
 			k.kind = kinds[i].kind;
@@ -370,6 +407,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.final_logit_softcapping", m->arch), &softcap);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.residual_scale", m->arch), &res_scale);
 		gguf_kv_f64(gguf_findf(d->w->gg, "%s.logit_scale", m->arch), &logit_scale);
+		gguf_kv_f64(gguf_findf(d->w->gg, "%s.attention.value_scale", m->arch), &v_scale);
 	}
 	/* llama_init_from_model: "flash_attn is not compatible with Grok -
 	 * forcing off" */
@@ -378,6 +416,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	d = &dg;
 	k.clamp = clamp > 0;
 	k.res_scale = res_scale != 0;
+	k.v_scale = k.kind == KIN_MIMO && v_scale != 0 && v_scale != 1;
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
@@ -412,7 +451,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
  * and FFN */
 static int ocr_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
-	static const struct kin k = {KIN_SHARED, 0, 0};
+	static const struct kin k = {KIN_SHARED, 0, 0, 0};
 	struct kin_att a;
 	kin_attn(g, m, d, in, il, an, &k, &a);
 	return kin_wo(g, d, il, kin_core(g, in, &a), a.vrot);
