@@ -1,7 +1,7 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa, grovemoe, hy_v3, cohere2moe, laguna, mimo2.
+# granite_swa, grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -70,5 +70,9 @@ mirrored_case laguna-nofa laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=1
 # dense lead, sigmoid experts over a selection bias, no shared one
 mirrored_case mimo2 mimo2 "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 mirrored_case mimo2-nofa mimo2 "vocab=4096 layers=5 probs_b=0" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# step35: q/k norms, RoPE on every layer under iSWA, a sigmoid gate per
+# head; every row kept to the end; experts beside the shared one
+mirrored_case step35 step35 "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case step35-nofa step35 "vocab=4096 layers=5 probs_b=0 shared=2" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -1,6 +1,6 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3, cohere2moe, laguna, mimo2. Each
+ * grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +44,11 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 	if (f->variant & V2_MIMO) { /* a dense lead (no key: the layers without a router), a bias */
 		s->n_lead_dense = 1;
 		s->probs_b = 1;
+	}
+	if (f->variant & V2_STEP) { /* a shared expert, sigmoid weights normalised */
+		s->n_shared = 1;
+		s->gating = 2;
+		s->w_norm = 1;
 	}
 	if (f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO)) { /* a window of 512 on 3 layers of 4 */
 		s->n_swa = 512;
@@ -90,6 +95,10 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 			      s->arch);
 	if ((f->variant & V2_MIMO) && s->n_lead_dense > s->n_layer)
 		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
+	if ((f->variant & V2_MIMO) && !(f->variant & V2_STEP) && s->n_shared)
+		return errorf(err, "%s creates no shared expert (shared=0)", s->arch);
+	if ((f->variant & V2_STEP) && (s->gating < 1 || s->gating > 4))
+		return errorf(err, "%s needs gating 1 to 4", s->arch);
 	if ((f->variant & V2_COHERE) && s->probs_b)
 		return errorf(err, "%s creates no selection bias (probs_b=0)", s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
@@ -142,6 +151,12 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 		akey_f32(w, s, "expert_weights_scale", (float)s->w_scale10 / 10.0f);
 	if (f->variant & V2_GATED)
 		akey_u32(w, s, "leading_dense_block_count", s->n_lead_dense);
+	if (f->variant & V2_STEP) { /* the shared expert's width: no default */
+		if (s->n_shared)
+			akey_u32(w, s, "expert_shared_feed_forward_length", s->n_ff_exp * s->n_shared);
+		akey_u32(w, s, "expert_gating_func", s->gating);
+		akey_bool(w, s, "expert_weights_norm", s->w_norm != 0);
+	}
 	if (f->variant & (V2_GATED | V2_THINKER))
 		akey_u32(w, s, "expert_gating_func", s->gating);
 	if (f->variant & V2_SWA)
@@ -288,12 +303,18 @@ static void cohere2moe_layer(struct tw *t, const struct synth_spec *s, uint32_t 
 
 /* MiMo-V2 (src/models/mimo2.cpp): llama's attention with a sink per
  * head, a dense FFN in the leading layers (no router), then sigmoid
- * experts ff_exp wide over an optional selection bias, no shared one */
-static void mimo2_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+ * experts ff_exp wide over an optional selection bias, no shared one.
+ * Step 3.5 (src/models/step35.cpp): its layer with q/k norms and an
+ * attention gate per head for the sinks, a shared expert beside the
+ * routed ones. */
+static void mimo2_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];
-	attn_block(t, s, il, 0);
-	BV("attn_sinks.weight", s->n_head);
+	attn_block(t, s, il, v & V2_QK_NORM ? ATTN_QK_NORM : 0);
+	if (v & V2_AGATE)
+		BM("attn_gate.weight", s->n_embd, s->n_head);
+	else
+		BV("attn_sinks.weight", s->n_head);
 	if (il < s->n_lead_dense) {
 		ffn(t, s, il);
 		return;
@@ -302,6 +323,8 @@ static void mimo2_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
 	if (s->probs_b)
 		BV("exp_probs_b.bias", s->n_expert);
 	expert_ffn(t, s, il, s->n_ff_exp);
+	if (s->n_shared)
+		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
 }
 
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
@@ -310,7 +333,7 @@ void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 		if (f->variant & V2_COHERE)
 			cohere2moe_layer(t, s, il);
 		else if (f->variant & V2_MIMO)
-			mimo2_layer(t, s, il);
+			mimo2_layer(t, s, il, f->variant);
 		else if (f->variant & V2_DBRX)
 			dbrx_layer(t, s, il);
 		else if (f->variant & V2_ARCTIC)

@@ -47,7 +47,14 @@
  * (RoPE on every layer, a sink per head where the payload has them),
  * its output scaled by attention.value_scale when set (not 1); a dense
  * FFN where a layer has no router, else sigmoid experts, normalised,
- * over the selection bias where the payload has it. */
+ * over the selection bias where the payload has it.
+ * step35.cpp (no MTP context): dots1's attention (q/k norms where the
+ * payload has them, RoPE on every layer) over an iSWA cache, gated per
+ * head by a sigmoid where the payload has attn_gate; every row kept to
+ * the end (h_nextn: the last layer's output, a graph output), then its
+ * output rows, the final norm; a dense FFN where a layer has no router,
+ * else experts as the payload gates them beside the shared one
+ * (expert_shared_feed_forward_length wide). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -63,7 +70,8 @@ enum {
 	KIN_GROVE,
 	KIN_HYV3,
 	KIN_COHERE,
-	KIN_MIMO
+	KIN_MIMO,
+	KIN_STEP
 };
 
 struct kin {
@@ -123,7 +131,7 @@ static void kin_attn(struct ga_graph *g, const struct model *m, const struct dim
 	a->swa = m->kind[L] == LAYER_SWA;
 	gr_rot_inputs(g, d, in, a->swa, &krot, &a->vrot);
 	/* granite_swa ropes every layer (its rope_pattern unset) */
-	int rope = !iswa || a->swa || k->kind == KIN_GRANITE || k->kind == KIN_MIMO ||
+	int rope = !iswa || a->swa || k->kind == KIN_GRANITE || k->kind == KIN_MIMO || k->kind == KIN_STEP ||
 		   (k->kind == KIN_COHERE && (uint32_t)L < m->n_lead_dense);
 	int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
@@ -225,6 +233,24 @@ static int mimo_ffn(struct ga_graph *g, const struct model *m, const struct dims
 	o.norm_w = 1;
 	o.probs_b = gr_has_tensor(d, L, "exp_probs_b.bias");
 	return gr_moe_ex(g, d, L, x, T, &o);
+}
+
+/* step35.cpp's FFN: dense without a router, else the routed experts as
+ * the payload gates them beside the shared one, added */
+static int step_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int L, int x, int64_t T)
+{
+	if (!gr_has_tensor(d, L, "ffn_gate_inp.weight"))
+		return gr_ffn(g, d, L, x, T);
+	uint64_t sh = 0;
+	if (d->w->gg)
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.expert_shared_feed_forward_length", m->arch), &sh);
+	struct gr_moe_opts o = {0};
+	o.gating = m->expert_gating ? (int)m->expert_gating : 2; /* the engine's default: sigmoid */
+	o.sigmoid = o.gating == 2;
+	o.norm_w = m->expert_w_norm != 0;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	o.probs_b = gr_has_tensor(d, L, "exp_probs_b.bias");
+	return gr_moe_shared(g, d, L, x, T, &o, (int64_t)sh);
 }
 
 /* smallthinker.cpp: the router over the layer's input x (its output
@@ -342,7 +368,7 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	if (last && k->kind == KIN_ARCTIC) { /* its residual's rows were kept by arctic_moe */
 		T = d->n_out < T ? d->n_out : T;
 		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, T, 1, 1, S(cur, in->out_ids)), GA_OP_GET_ROWS);
-	} else if (last && k->kind != KIN_HYV3) { /* hy_v3 keeps every row to its final norm */
+	} else if (last && k->kind != KIN_HYV3 && k->kind != KIN_STEP) { /* they keep every row to the end */
 		T = gr_out_rows(g, d, in, &cur, &res, 0);
 	}
 	if (k->kind == KIN_GROK)
@@ -353,6 +379,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", grove_ffn);
 	if (k->kind == KIN_MIMO)
 		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", mimo_ffn);
+	if (k->kind == KIN_STEP)
+		return gr_ffn_half(g, m, d, L, cur, res, T, "ffn_norm.weight", step_ffn);
 	if (k->kind == KIN_GRANITE) { /* residual scales, a dense FFN or experts ff wide */
 		if (k->res_scale)
 			cur = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur));
@@ -389,9 +417,9 @@ static const struct {
 	const char *arch;
 	int kind;
 } kinds[] = {
-    {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	{"smallthinker", KIN_THINKER},
-    {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3}, {"cohere2moe", KIN_COHERE},
-    {"laguna", KIN_SHARED},	  {"mimo2", KIN_MIMO},
+    {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	 {"smallthinker", KIN_THINKER},
+    {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3},	 {"cohere2moe", KIN_COHERE},
+    {"laguna", KIN_SHARED},	  {"mimo2", KIN_MIMO},	   {"step35", KIN_STEP},
 };
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -432,6 +460,11 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
 		rn = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(hn, ids)), GA_OP_GET_ROWS);
 		g->t[rn].output = 1;
+	} else if (k.kind == KIN_STEP) { /* h_nextn: the last layer's output (a graph output), its rows, the norm */
+		g->t[x].output = 1;
+		int ids = gr_input_once(g, &in->out_ids, (uint64_t)To * 4);
+		int rows = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(x, ids)), GA_OP_GET_ROWS);
+		rn = kin_norm(g, d, &k, rows, To, -1, "output_norm.weight");
 	} else {
 		rn = kin_norm(g, d, &k, x, To, -1, "output_norm.weight");
 	}
