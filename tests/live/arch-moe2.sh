@@ -1,7 +1,8 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa, grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35.
+# granite_swa, grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35,
+# muse-glimmer.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -74,5 +75,10 @@ mirrored_case mimo2-nofa mimo2 "vocab=4096 layers=5 probs_b=0" "CTX_SIZE=4096 PA
 # head; every row kept to the end; experts beside the shared one
 mirrored_case step35 step35 "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 mirrored_case step35-nofa step35 "vocab=4096 layers=5 probs_b=0 shared=2" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# muse-glimmer: dense; the embeddings normed, a sigmoid gate per element
+# on the attention, post norms; without flash attention the gate's MUL
+# takes the attention's cont_2d over in place (the full layer last)
+mirrored_case muse-glimmer muse-glimmer "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case muse-glimmer-nofa muse-glimmer "vocab=4096 layers=4" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

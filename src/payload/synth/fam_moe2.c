@@ -1,6 +1,7 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35. Each
+ * grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35, and the dense
+ * muse-glimmer. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,11 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->n_lead_dense = 1;
 		s->probs_b = 1;
 	}
+	if (f->variant & V2_MUSE) { /* dense; the engine's default period, 3 of 4 layers windowed */
+		s->n_expert = s->n_expert_used = 0;
+		s->n_swa = 512;
+		s->swa_pattern = 4;
+	}
 	if (f->variant & V2_STEP) { /* a shared expert, sigmoid weights normalised */
 		s->n_shared = 1;
 		s->gating = 2;
@@ -60,8 +66,12 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	if ((f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO)) && (!s->n_swa || s->swa_pattern < 2))
+	if ((f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO | V2_MUSE)) && (!s->n_swa || s->swa_pattern < 2))
 		return errorf(err, "%s needs swa > 0 and swa_pattern >= 2 (both required)", s->arch);
+	if ((f->variant & V2_MUSE) && (s->n_expert || s->gate_up))
+		return errorf(err, "%s is dense (experts=0, gate_up=0)", s->arch);
+	if (f->variant & V2_MUSE)
+		return 0;
 	if ((f->variant & V2_GRANITE) && !s->n_expert)
 		return s->gate_up ? errorf(err, "%s without experts has no expert stack (gate_up=0)", s->arch) : 0;
 	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
@@ -128,6 +138,10 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 	}
 	if (f->variant & V2_COHERE) /* required */
 		akey_f32(w, s, "logit_scale", 0.0625f);
+	if (f->variant & V2_MUSE) { /* all required but the pattern */
+		keys_window(w, s, 1);
+		akey_f32(w, s, "logit_scale", 0.5f);
+	}
 	if (f->variant & V2_GROVE) { /* all required */
 		akey_u32(w, s, "expert_chunk_feed_forward_length", s->n_ff_exp / 2);
 		akey_f32(w, s, "expert_group_scale", 0.05f);
@@ -327,11 +341,26 @@ static void mimo2_layer(struct tw *t, const struct synth_spec *s, uint32_t il, u
 		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
 }
 
+/* Muse Glimmer (src/models/muse-glimmer.cpp): dense; q/k norms, an
+ * attention gate per element, post norms after the attention and the
+ * FFN */
+static void muse_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	attn_block(t, s, il, ATTN_QK_NORM);
+	BV("post_attention_norm.weight", s->n_embd);
+	BM("attn_gate.weight", s->n_embd, (uint64_t)s->head_dim * s->n_head);
+	ffn(t, s, il);
+	BV("post_ffw_norm.weight", s->n_embd);
+}
+
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	for (uint32_t il = 0; il < s->n_layer; il++) {
 		if (f->variant & V2_COHERE)
 			cohere2moe_layer(t, s, il);
+		else if (f->variant & V2_MUSE)
+			muse_layer(t, s, il);
 		else if (f->variant & V2_MIMO)
 			mimo2_layer(t, s, il, f->variant);
 		else if (f->variant & V2_DBRX)

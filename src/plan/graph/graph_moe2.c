@@ -54,7 +54,13 @@
  * the end (h_nextn: the last layer's output, a graph output), then its
  * output rows, the final norm; a dense FFN where a layer has no router,
  * else experts as the payload gates them beside the shared one
- * (expert_shared_feed_forward_length wide). */
+ * (expert_shared_feed_forward_length wide).
+ * muse-glimmer.cpp: dense; the embeddings RMS-normed without a weight;
+ * exaone-moe's attention (q/k norms, RoPE on the window's layers) gated
+ * per element by a sigmoid, attn_output, a post norm (rms_norm and its
+ * weight outside build_norm); a dense FFN and its post norm; the logits
+ * scaled by logit_scale (and soft-capped when final_logit_softcapping is
+ * set). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -71,7 +77,8 @@ enum {
 	KIN_HYV3,
 	KIN_COHERE,
 	KIN_MIMO,
-	KIN_STEP
+	KIN_STEP,
+	KIN_MUSE
 };
 
 struct kin {
@@ -158,9 +165,24 @@ static int kin_core(struct ga_graph *g, struct inputs *in, const struct kin_att 
 	return gr_attend_core(g, &a->d, in, a->q, a->swa, a->sinks, a->cache);
 }
 
+/* o laid out as a per-element gate's MUL sees it (n x T): the softmax
+ * path's cont_2d, which the MUL then takes over in place (left 3D, the
+ * replay put the MUL on the gate and the plan of a 4-layer muse-glimmer
+ * came out 1.19 % over the boot), or flash attention's output, which
+ * ggml-alloc takes over through its one reshape */
+static void kin_shape(struct ga_graph *g, int o, int64_t n, int64_t T)
+{
+	struct ga_tensor *t = &g->t[o];
+	if (t->is_view || t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3] != n * T)
+		return;
+	t->ne[0] = n;
+	t->ne[1] = T;
+	t->ne[2] = t->ne[3] = 1;
+}
+
 /* laguna's gate on the attention's output o (before its projection):
- * attn_gate over the normed input an, softplus, times o per head (a
- * gate H wide) or per element */
+ * attn_gate over the normed input an, softplus (a sigmoid: step35,
+ * muse-glimmer), times o per head (a gate H wide) or per element */
 static int kin_gate(struct ga_graph *g, const struct dims *d, int L, int an, int o)
 {
 	int64_t T = d->T, n = d->D * d->H, w = d->H;
@@ -171,8 +193,12 @@ static int kin_gate(struct ga_graph *g, const struct dims *d, int L, int an, int
 		w = (int64_t)t->ne[1];
 	int gt = gr_mm(g, d, L, "attn_gate.weight", an, w, T);
 	gt = ga_op(g, 1, F32, w, T, 1, 1, S(gt));
-	if (w != d->H)
+	if (w != d->H) {
+		kin_shape(g, o, n, T);
 		return ga_op(g, 1, F32, n, T, 1, 1, S(o, gt));
+	}
+	/* per head the MUL's source is a reshape: measured, the boot takes
+	 * no memory over for it */
 	return ga_view(g, ga_op(g, 1, F32, d->D, d->H, T, 1, S(ga_view(g, o), ga_view(g, gt))));
 }
 
@@ -339,6 +365,27 @@ static int cohere_half(struct ga_graph *g, const struct model *m, const struct d
 	return add(g, d, sum, kin_wo(g, d, L, o, vrot), d->T);
 }
 
+/* ggml_rms_norm without build_norm (no callback), times the weight of
+ * layer L where it is named */
+static int kin_rms(struct ga_graph *g, const struct dims *d, int x, int64_t T, int L, const char *w)
+{
+	int n = ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(x)), GA_G_RMS_NORM);
+	return w ? ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, L, w))), GA_G_MUL) : n;
+}
+
+/* muse-glimmer.cpp's layer after its projection cur: the post norm,
+ * the output rows, the FFN between ffn_norm and its post norm */
+static int muse_half(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int cur, int x, int last)
+{
+	int64_t T = d->T;
+	cur = kin_rms(g, d, cur, T, L, "post_attention_norm.weight");
+	if (last)
+		T = gr_out_rows(g, d, in, &cur, &x, 0);
+	int fi = add(g, d, cur, x, T);
+	int fo = gr_ffn(g, d, L, gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight"), T);
+	return add(g, d, kin_rms(g, d, fo, T, L, "post_ffw_norm.weight"), fi, T);
+}
+
 static int kin_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
 		     int an, int last, const void *ctx)
 {
@@ -361,6 +408,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	if (k->kind == KIN_ARCTIC)
 		moe = arctic_moe(g, m, d, in, L, &x, last);
 	int cur = kin_wo(g, d, L, core, a.vrot);
+	if (k->kind == KIN_MUSE)
+		return muse_half(g, d, in, L, cur, x, last);
 	if (k->v_scale)
 		cur = ga_op(g, 1, F32, d->E, d->T, 1, 1, S(cur));
 	int res = x;
@@ -419,7 +468,7 @@ static const struct {
 } kinds[] = {
     {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	 {"smallthinker", KIN_THINKER},
     {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3},	 {"cohere2moe", KIN_COHERE},
-    {"laguna", KIN_SHARED},	  {"mimo2", KIN_MIMO},	   {"step35", KIN_STEP},
+    {"laguna", KIN_SHARED},	  {"mimo2", KIN_MIMO},	   {"step35", KIN_STEP}, {"muse-glimmer", KIN_MUSE},
 };
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -446,6 +495,8 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	k.res_scale = res_scale != 0;
 	k.v_scale = k.kind == KIN_MIMO && v_scale != 0 && v_scale != 1;
 	int x = gr_input_embd(g, d, in);
+	if (k.kind == KIN_MUSE) /* embd_norm: no weight */
+		x = kin_rms(g, d, x, d->T, -1, NULL);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int an = kin_norm(g, d, &k, x, d->T, (int)il, "attn_norm.weight");
@@ -471,7 +522,7 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
 	if (k.kind == KIN_GRANITE || (k.kind == KIN_COHERE && logit_scale != 0)) /* the logits scaled */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
-	if (k.kind == KIN_GROK) { /* logit_scale; the final soft cap: scale, tanh, scale */
+	if (k.kind == KIN_GROK || k.kind == KIN_MUSE) { /* logit_scale; the final soft cap: scale, tanh, scale */
 		out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
 		for (int i = 0; softcap != 0 && i < 3; i++)
 			out = ga_op(g, 1, F32, d->V, To, 1, 1, S(out));
