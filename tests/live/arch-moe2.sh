@@ -2,7 +2,7 @@
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
 # granite_swa, grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35,
-# muse-glimmer.
+# muse-glimmer, afmoe.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -80,5 +80,9 @@ mirrored_case step35-nofa step35 "vocab=4096 layers=5 probs_b=0 shared=2" "CTX_S
 # takes the attention's cont_2d over in place (the full layer last)
 mirrored_case muse-glimmer muse-glimmer "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 mirrored_case muse-glimmer-nofa muse-glimmer "vocab=4096 layers=4" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# afmoe: the embeddings scaled, RoPE off on every 4th layer, muse-glimmer's
+# gate and post norms around deepseek2's FFN
+mirrored_case afmoe afmoe "vocab=4096 layers=5 swa=256" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=128"
+mirrored_case afmoe-nofa afmoe "vocab=4096 layers=5 swa=256" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -1,7 +1,7 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35, and the dense
- * muse-glimmer. Each
+ * grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35, afmoe, and the
+ * dense muse-glimmer. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -109,6 +109,8 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 		return errorf(err, "%s creates no shared expert (shared=0)", s->arch);
 	if ((f->variant & V2_STEP) && (s->gating < 1 || s->gating > 4))
 		return errorf(err, "%s needs gating 1 to 4", s->arch);
+	if ((f->variant & V2_AFMOE) && !s->probs_b)
+		return errorf(err, "%s requires the selection bias (probs_b=1)", s->arch);
 	if ((f->variant & V2_COHERE) && s->probs_b)
 		return errorf(err, "%s creates no selection bias (probs_b=0)", s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
@@ -237,7 +239,8 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * (src/models/hy-v3.cpp): dots1's layer, dense where a layer has no
  * router, gate and up fused with gate_up=1. Laguna
  * (src/models/laguna.cpp): dots1's layer with an attention gate one
- * per head. */
+ * per head. AFMoE (src/models/afmoe.cpp): exaone-moe's layer with an
+ * attention gate one per element and post norms. */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];
@@ -254,6 +257,11 @@ static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, 
 	}
 	if (v & V2_AGATE)
 		BM("attn_gate.weight", s->n_embd, s->n_head);
+	if (v & V2_AFMOE) {
+		BV("post_attention_norm.weight", s->n_embd);
+		BM("attn_gate.weight", s->n_embd, (uint64_t)s->head_dim * s->n_head);
+		BV("post_ffw_norm.weight", s->n_embd);
+	}
 	if ((v & V2_GATED) && il < s->n_lead_dense) {
 		ffn(t, s, il);
 		return;

@@ -144,6 +144,7 @@ static const struct synth_family families[] = {
     MOE2("mimo2", 0, V2_MIMO),
     MOE2("step35", 0, V2_MIMO | V2_STEP | V2_QK_NORM | V2_AGATE),
     MOE2("muse-glimmer", SF_DENSE, V2_MUSE),
+    MOE2("afmoe", 0, V2_SHARED | V2_GATED | V2_QK_NORM | V2_SWA | V2_AFMOE),
     MOE2("exaone-moe", SF_ROPE_FULL, V2_SHARED | V2_GATED | V2_QK_NORM | V2_SWA),
     {"plm", SF_TIED | SF_NO_ANSWER | SF_MHA_V | SF_DENSE, 0, plm_defaults, plm_validate, plm_keys, plm_tensors, NULL, 0, 0},
     {"minicpm3", SF_NO_ANSWER | SF_MHA_V | SF_DENSE, V_MINICPM3, plm_defaults, plm_validate, plm_keys, plm_tensors, NULL,

@@ -423,6 +423,7 @@ static const struct graph_family families[] = {
     {"mimo2", gr_moe_kin, NULL, "src/models/mimo2.cpp (no MTP draft)", NULL},
     {"step35", gr_moe_kin, NULL, "src/models/step35.cpp (no MTP draft)", NULL},
     {"muse-glimmer", gr_moe_kin, NULL, "src/models/muse-glimmer.cpp", NULL},
+    {"afmoe", gr_moe_kin, NULL, "src/models/afmoe.cpp", NULL},
     {"hy_v3", gr_moe_kin, NULL, "src/models/hy-v3.cpp (no MTP draft)", NULL},
     {"minicpm3", gr_plm, NULL, "src/models/minicpm3.cpp", NULL},
     {"mistral4", gr_deepseek2, gr_mistral4_mtp,

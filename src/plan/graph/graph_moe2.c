@@ -60,7 +60,12 @@
  * per element by a sigmoid, attn_output, a post norm (rms_norm and its
  * weight outside build_norm); a dense FFN and its post norm; the logits
  * scaled by logit_scale (and soft-capped when final_logit_softcapping is
- * set). */
+ * set).
+ * afmoe.cpp: the embeddings scaled by sqrt(n_embd); muse-glimmer's
+ * attention (over an iSWA cache, RoPE on every layer but each 4th, the
+ * engine's n_no_rope_layer_step) and post norms (build_norm's here),
+ * deepseek2's FFN between them (synth writes the shared expert afmoe
+ * makes optional). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -78,7 +83,8 @@ enum {
 	KIN_COHERE,
 	KIN_MIMO,
 	KIN_STEP,
-	KIN_MUSE
+	KIN_MUSE,
+	KIN_AFMOE
 };
 
 struct kin {
@@ -140,6 +146,8 @@ static void kin_attn(struct ga_graph *g, const struct model *m, const struct dim
 	/* granite_swa ropes every layer (its rope_pattern unset) */
 	int rope = !iswa || a->swa || k->kind == KIN_GRANITE || k->kind == KIN_MIMO || k->kind == KIN_STEP ||
 		   (k->kind == KIN_COHERE && (uint32_t)L < m->n_lead_dense);
+	if (k->kind == KIN_AFMOE)
+		rope = (L + 1) % 4 != 0;
 	int pos = rope ? gr_input_once(g, &in->pos, (uint64_t)T * 4) : -1;
 	int qkv = -1;
 	if (gr_has_tensor(d, L, "attn_qkv.weight")) {
@@ -165,11 +173,13 @@ static int kin_core(struct ga_graph *g, struct inputs *in, const struct kin_att 
 	return gr_attend_core(g, &a->d, in, a->q, a->swa, a->sinks, a->cache);
 }
 
-/* o laid out as a per-element gate's MUL sees it (n x T): the softmax
- * path's cont_2d, which the MUL then takes over in place (left 3D, the
- * replay put the MUL on the gate and the plan of a 4-layer muse-glimmer
- * came out 1.19 % over the boot), or flash attention's output, which
- * ggml-alloc takes over through its one reshape */
+/* o laid out as a per-element gate's MUL sees it without flash
+ * attention (n x T): the softmax path's cont_2d, which the MUL takes
+ * over in place (left 3D, the replay put the MUL on the gate and the
+ * plan of a 4-layer muse-glimmer came out 1.19 % over the boot). Flash
+ * attention's output reaches the MUL through a reshape, which the boot
+ * measured it does not take over (laid out so, afmoe's plan was 9.33 %
+ * under) */
 static void kin_shape(struct ga_graph *g, int o, int64_t n, int64_t T)
 {
 	struct ga_tensor *t = &g->t[o];
@@ -194,7 +204,8 @@ static int kin_gate(struct ga_graph *g, const struct dims *d, int L, int an, int
 	int gt = gr_mm(g, d, L, "attn_gate.weight", an, w, T);
 	gt = ga_op(g, 1, F32, w, T, 1, 1, S(gt));
 	if (w != d->H) {
-		kin_shape(g, o, n, T);
+		if (!d->fa)
+			kin_shape(g, o, n, T);
 		return ga_op(g, 1, F32, n, T, 1, 1, S(o, gt));
 	}
 	/* per head the MUL's source is a reshape: measured, the boot takes
@@ -373,17 +384,23 @@ static int kin_rms(struct ga_graph *g, const struct dims *d, int x, int64_t T, i
 	return w ? ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(n, gr_weight(g, d, L, w))), GA_G_MUL) : n;
 }
 
-/* muse-glimmer.cpp's layer after its projection cur: the post norm,
- * the output rows, the FFN between ffn_norm and its post norm */
-static int muse_half(struct ga_graph *g, const struct dims *d, struct inputs *in, int L, int cur, int x, int last)
+/* muse-glimmer.cpp's and afmoe.cpp's layer after its projection cur:
+ * the post norm, the output rows, the FFN (afmoe: deepseek2's) between
+ * ffn_norm and its post norm */
+static int muse_half(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int cur,
+		     int x, int last, int afmoe)
 {
 	int64_t T = d->T;
-	cur = kin_rms(g, d, cur, T, L, "post_attention_norm.weight");
+	cur = afmoe ? gr_norm(g, d, cur, d->E, T, 1, L, "post_attention_norm.weight")
+		    : kin_rms(g, d, cur, T, L, "post_attention_norm.weight");
 	if (last)
 		T = gr_out_rows(g, d, in, &cur, &x, 0);
 	int fi = add(g, d, cur, x, T);
-	int fo = gr_ffn(g, d, L, gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight"), T);
-	return add(g, d, kin_rms(g, d, fo, T, L, "post_ffw_norm.weight"), fi, T);
+	int fn = gr_norm(g, d, fi, d->E, T, 1, L, "ffn_norm.weight");
+	int fo = afmoe ? gr_ds2_ffn(g, m, d, L, fn, T) : gr_ffn(g, d, L, fn, T);
+	fo = afmoe ? gr_norm(g, d, fo, d->E, T, 1, L, "post_ffw_norm.weight")
+		   : kin_rms(g, d, fo, T, L, "post_ffw_norm.weight");
+	return add(g, d, fo, fi, T);
 }
 
 static int kin_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int L, int x,
@@ -408,8 +425,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	if (k->kind == KIN_ARCTIC)
 		moe = arctic_moe(g, m, d, in, L, &x, last);
 	int cur = kin_wo(g, d, L, core, a.vrot);
-	if (k->kind == KIN_MUSE)
-		return muse_half(g, d, in, L, cur, x, last);
+	if (k->kind == KIN_MUSE || k->kind == KIN_AFMOE)
+		return muse_half(g, m, d, in, L, cur, x, last, k->kind == KIN_AFMOE);
 	if (k->v_scale)
 		cur = ga_op(g, 1, F32, d->E, d->T, 1, 1, S(cur));
 	int res = x;
@@ -469,6 +486,7 @@ static const struct {
     {"dbrx", KIN_DBRX},		  {"arctic", KIN_ARCTIC},  {"grok", KIN_GROK},	 {"smallthinker", KIN_THINKER},
     {"granite_swa", KIN_GRANITE}, {"grovemoe", KIN_GROVE}, {"hy_v3", KIN_HYV3},	 {"cohere2moe", KIN_COHERE},
     {"laguna", KIN_SHARED},	  {"mimo2", KIN_MIMO},	   {"step35", KIN_STEP}, {"muse-glimmer", KIN_MUSE},
+    {"afmoe", KIN_AFMOE},
 };
 
 void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -497,6 +515,8 @@ void gr_moe_kin(struct ga_graph *g, const struct model *m, const struct dims *d,
 	int x = gr_input_embd(g, d, in);
 	if (k.kind == KIN_MUSE) /* embd_norm: no weight */
 		x = kin_rms(g, d, x, d->T, -1, NULL);
+	if (k.kind == KIN_AFMOE) /* the embeddings scaled by sqrt(n_embd) */
+		x = ga_op(g, 1, F32, d->E, d->T, 1, 1, S(x));
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int an = kin_norm(g, d, &k, x, d->T, (int)il, "attn_norm.weight");
