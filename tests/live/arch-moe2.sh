@@ -67,6 +67,8 @@ mirrored_case cohere2moe-nofa cohere2moe "vocab=4096 layers=5 gate_up=1 shared=2
 # projection; sigmoid experts over a selection bias beside a shared one
 mirrored_case laguna laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
 mirrored_case laguna-nofa laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# q8_0 caches: build_attn's V rotation undone before the gate
+mirrored_case laguna-q8kv laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 # mimo2: an iSWA cache with a sink per head, RoPE on every layer; a
 # dense lead, sigmoid experts over a selection bias, no shared one
 mirrored_case mimo2 mimo2 "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"

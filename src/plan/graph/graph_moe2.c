@@ -414,7 +414,10 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int core = kin_core(g, in, &a);
 	if (k->kind == KIN_COHERE)
 		return cohere_half(g, m, d, L, an, x, core, a.vrot);
-	if (gr_has_tensor(d, L, "attn_gate.weight"))
+	int gated = gr_has_tensor(d, L, "attn_gate.weight");
+	if (gated && d->v_rot) /* build_attn's result: its V rotation undone */
+		core = gr_rotate(g, ga_view(g, core), d->D * d->H * d->T, d->v_rot, a.vrot);
+	if (gated)
 		core = kin_gate(g, d, L, an, core);
 	/* what reads only the layer's input is reached before the
 	 * attention's projection (the boot's graph: the attention, then
@@ -424,7 +427,8 @@ static int kin_layer(struct ga_graph *g, const struct model *m, const struct dim
 		thinker_route(g, m, d, in, L, x, last, &r);
 	if (k->kind == KIN_ARCTIC)
 		moe = arctic_moe(g, m, d, in, L, &x, last);
-	int cur = kin_wo(g, d, L, core, a.vrot);
+	int cur = gated && d->v_rot ? gr_mm(g, d, L, "attn_output.weight", ga_view(g, core), d->E, d->T)
+				    : kin_wo(g, d, L, core, a.vrot);
 	if (k->kind == KIN_MUSE || k->kind == KIN_AFMOE)
 		return muse_half(g, m, d, in, L, cur, x, last, k->kind == KIN_AFMOE);
 	if (k->v_scale)
