@@ -1,7 +1,8 @@
 # More MoE kin of issue 32 against the real engine, one boot each on a
 # tiny shape: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2,
 # smallthinker, hunyuan_vl, deepseek2-ocr, plm, minicpm3, exaone-moe,
-# granite_swa, grovemoe, hy_v3.
+# granite_swa, grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35,
+# muse-glimmer, afmoe.
 # Each synthetic
 # payload is booted through `zealot argv` (engine.sh boot_for_ledger) and
 # answers /health and a completion; every exact term of the plan (model,
@@ -57,5 +58,33 @@ mirrored_case grovemoe grovemoe "vocab=4096" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATT
 # hy_v3: dots1's layer, gate and up fused, every row kept to the final
 # norm
 mirrored_case hy_v3 hy_v3 "vocab=4096 gate_up=1" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=128"
+# cohere2moe: a parallel block over an iSWA cache (RoPE on the window's
+# and the dense lead's layers), sigmoid experts beside the shared ones,
+# their sum halved; every row kept to the final norm, the logits scaled
+mirrored_case cohere2moe cohere2moe "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case cohere2moe-nofa cohere2moe "vocab=4096 layers=5 gate_up=1 shared=2" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# laguna: dots1's attention gated per head (softplus) before its
+# projection; sigmoid experts over a selection bias beside a shared one
+mirrored_case laguna laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case laguna-nofa laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# q8_0 caches: build_attn's V rotation undone before the gate
+mirrored_case laguna-q8kv laguna "vocab=4096 layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+# mimo2: an iSWA cache with a sink per head, RoPE on every layer; a
+# dense lead, sigmoid experts over a selection bias, no shared one
+mirrored_case mimo2 mimo2 "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case mimo2-nofa mimo2 "vocab=4096 layers=5 probs_b=0" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# step35: q/k norms, RoPE on every layer under iSWA, a sigmoid gate per
+# head; every row kept to the end; experts beside the shared one
+mirrored_case step35 step35 "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case step35-nofa step35 "vocab=4096 layers=5 probs_b=0 shared=2" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# muse-glimmer: dense; the embeddings normed, a sigmoid gate per element
+# on the attention, post norms; without flash attention the gate's MUL
+# takes the attention's cont_2d over in place (the full layer last)
+mirrored_case muse-glimmer muse-glimmer "vocab=4096 layers=5" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+mirrored_case muse-glimmer-nofa muse-glimmer "vocab=4096 layers=4" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# afmoe: the embeddings scaled, RoPE off on every 4th layer, muse-glimmer's
+# gate and post norms around deepseek2's FFN
+mirrored_case afmoe afmoe "vocab=4096 layers=5 swa=256" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=128"
+mirrored_case afmoe-nofa afmoe "vocab=4096 layers=5 swa=256" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=128"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

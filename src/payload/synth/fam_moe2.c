@@ -1,6 +1,7 @@
 /* More of llama's MoE kin: dbrx, arctic, grok, dots1, bailingmoe,
  * bailingmoe2, smallthinker, deepseek2-ocr, granite_swa,
- * grovemoe, hy_v3. Each
+ * grovemoe, hy_v3, cohere2moe, laguna, mimo2, step35, afmoe, and the
+ * dense muse-glimmer. Each
  * writes what its load_arch_tensors creates (src/models/NAME.cpp). */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,7 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	s->n_expert = 8;
 	s->n_expert_used = 2;
-	if (f->variant & (V2_SHARED | V2_THINKER)) /* experts ff_exp wide */
+	if (f->variant & (V2_SHARED | V2_THINKER | V2_MIMO)) /* experts ff_exp wide */
 		s->n_ff_exp = 256;
 	if (f->variant & V2_SHARED) { /* beside a shared one */
 		s->n_shared = 1;
@@ -41,21 +42,41 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f)
 		s->n_swa = 128;
 		s->swa_pattern = 4;
 	}
-	if (f->variant & V2_GRANITE) { /* a window of 512 on 3 layers of 4 */
+	if (f->variant & V2_MIMO) { /* a dense lead (no key: the layers without a router), a bias */
+		s->n_lead_dense = 1;
+		s->probs_b = 1;
+	}
+	if (f->variant & V2_MUSE) { /* dense; the engine's default period, 3 of 4 layers windowed */
+		s->n_expert = s->n_expert_used = 0;
 		s->n_swa = 512;
 		s->swa_pattern = 4;
 	}
+	if (f->variant & V2_STEP) { /* a shared expert, sigmoid weights normalised */
+		s->n_shared = 1;
+		s->gating = 2;
+		s->w_norm = 1;
+	}
+	if (f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO)) { /* a window of 512 on 3 layers of 4 */
+		s->n_swa = 512;
+		s->swa_pattern = 4;
+	}
+	if (f->variant & V2_COHERE) /* no selection bias tensor */
+		s->probs_b = 0;
 }
 
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	if ((f->variant & V2_GRANITE) && (!s->n_swa || s->swa_pattern < 2))
+	if ((f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO | V2_MUSE)) && (!s->n_swa || s->swa_pattern < 2))
 		return errorf(err, "%s needs swa > 0 and swa_pattern >= 2 (both required)", s->arch);
+	if ((f->variant & V2_MUSE) && (s->n_expert || s->gate_up))
+		return errorf(err, "%s is dense (experts=0, gate_up=0)", s->arch);
+	if (f->variant & V2_MUSE)
+		return 0;
 	if ((f->variant & V2_GRANITE) && !s->n_expert)
 		return s->gate_up ? errorf(err, "%s without experts has no expert stack (gate_up=0)", s->arch) : 0;
 	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
 		return errorf(err, "%s needs experts >= experts_used > 0", s->arch);
-	if ((f->variant & (V2_SHARED | V2_THINKER)) && !s->n_ff_exp)
+	if ((f->variant & (V2_SHARED | V2_THINKER | V2_MIMO)) && !s->n_ff_exp)
 		return errorf(err, "%s needs ff_exp > 0", s->arch);
 	if ((f->variant & V2_SHARED) && !s->n_shared)
 		return errorf(err, "%s needs shared > 0", s->arch);
@@ -82,14 +103,24 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 			      "%s needs shared=1 (its shared expert is ff_exp wide whatever the count) and probs_b=0 "
 			      "(its bias, blk.N.exp_probs_b, is not written)",
 			      s->arch);
+	if ((f->variant & V2_MIMO) && s->n_lead_dense > s->n_layer)
+		return errorf(err, "lead_dense (%u) exceeds layers (%u)", s->n_lead_dense, s->n_layer);
+	if ((f->variant & V2_MIMO) && !(f->variant & V2_STEP) && s->n_shared)
+		return errorf(err, "%s creates no shared expert (shared=0)", s->arch);
+	if ((f->variant & V2_STEP) && (s->gating < 1 || s->gating > 4))
+		return errorf(err, "%s needs gating 1 to 4", s->arch);
+	if ((f->variant & V2_AFMOE) && !s->probs_b)
+		return errorf(err, "%s requires the selection bias (probs_b=1)", s->arch);
+	if ((f->variant & V2_COHERE) && s->probs_b)
+		return errorf(err, "%s creates no selection bias (probs_b=0)", s->arch);
 	if ((f->variant & V2_GROK) && s->n_shared > 1)
 		return errorf(err, "grok's dense FFN is one (shared 0 or 1)");
 	return 0;
 }
 
-/* granite_swa's window: its size and a per-layer pattern (the last of
- * each swa_pattern layers full), both required; Granite's scales */
-static void granite_swa_keys(struct gguf_writer *w, const struct synth_spec *s)
+/* granite_swa's and cohere2moe's window: its size and a per-layer
+ * pattern (the last of each swa_pattern layers full), both required */
+static void window_per_layer(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
 	akey_u32(w, s, "attention.sliding_window", s->n_swa);
@@ -97,14 +128,22 @@ static void granite_swa_keys(struct gguf_writer *w, const struct synth_spec *s)
 	gw_arr_begin(w, k, GGUF_BOOL, s->n_layer);
 	for (uint32_t il = 0; il < s->n_layer; il++)
 		gw_arr_bool(w, il % s->swa_pattern < s->swa_pattern - 1);
-	akey_f32(w, s, "logit_scale", 8.0f);
-	akey_f32(w, s, "residual_scale", 0.22f);
 }
 
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
-	if (f->variant & V2_GRANITE)
-		granite_swa_keys(w, s);
+	if (f->variant & (V2_GRANITE | V2_COHERE | V2_MIMO))
+		window_per_layer(w, s);
+	if (f->variant & V2_GRANITE) { /* Granite's scales */
+		akey_f32(w, s, "logit_scale", 8.0f);
+		akey_f32(w, s, "residual_scale", 0.22f);
+	}
+	if (f->variant & V2_COHERE) /* required */
+		akey_f32(w, s, "logit_scale", 0.0625f);
+	if (f->variant & V2_MUSE) { /* all required but the pattern */
+		keys_window(w, s, 1);
+		akey_f32(w, s, "logit_scale", 0.5f);
+	}
 	if (f->variant & V2_GROVE) { /* all required */
 		akey_u32(w, s, "expert_chunk_feed_forward_length", s->n_ff_exp / 2);
 		akey_f32(w, s, "expert_group_scale", 0.05f);
@@ -118,7 +157,7 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 		akey_f32(w, s, "attention.layer_norm_epsilon", 1e-5f);
 		akey_f32(w, s, "attention.clamp_kqv", 8.0f);
 	}
-	if ((f->variant & (V2_GROK | V2_SHARED | V2_THINKER)) && s->n_ff_exp)
+	if ((f->variant & (V2_GROK | V2_SHARED | V2_THINKER | V2_MIMO)) && s->n_ff_exp)
 		akey_u32(w, s, "expert_feed_forward_length", s->n_ff_exp);
 	if (f->variant & V2_SHARED) {
 		akey_u32(w, s, "expert_shared_count", s->n_shared);
@@ -128,6 +167,12 @@ void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 		akey_f32(w, s, "expert_weights_scale", (float)s->w_scale10 / 10.0f);
 	if (f->variant & V2_GATED)
 		akey_u32(w, s, "leading_dense_block_count", s->n_lead_dense);
+	if (f->variant & V2_STEP) { /* the shared expert's width: no default */
+		if (s->n_shared)
+			akey_u32(w, s, "expert_shared_feed_forward_length", s->n_ff_exp * s->n_shared);
+		akey_u32(w, s, "expert_gating_func", s->gating);
+		akey_bool(w, s, "expert_weights_norm", s->w_norm != 0);
+	}
 	if (f->variant & (V2_GATED | V2_THINKER))
 		akey_u32(w, s, "expert_gating_func", s->gating);
 	if (f->variant & V2_SWA)
@@ -192,7 +237,10 @@ static void grok_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
  * GroveMoE (src/models/grovemoe.cpp): dots1's attention, experts ff_exp
  * wide, then chunk experts (one per group) over their output. HY v3
  * (src/models/hy-v3.cpp): dots1's layer, dense where a layer has no
- * router, gate and up fused with gate_up=1. */
+ * router, gate and up fused with gate_up=1. Laguna
+ * (src/models/laguna.cpp): dots1's layer with an attention gate one
+ * per head. AFMoE (src/models/afmoe.cpp): exaone-moe's layer with an
+ * attention gate one per element and post norms. */
 static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
 {
 	char nm[64];
@@ -206,6 +254,13 @@ static void shared_layer(struct tw *t, const struct synth_spec *s, uint32_t il, 
 		BV("ffn_norm.weight", s->n_embd);
 	} else {
 		attn_block(t, s, il, v & V2_QK_NORM ? ATTN_QK_NORM : 0);
+	}
+	if (v & V2_AGATE)
+		BM("attn_gate.weight", s->n_embd, s->n_head);
+	if (v & V2_AFMOE) {
+		BV("post_attention_norm.weight", s->n_embd);
+		BM("attn_gate.weight", s->n_embd, (uint64_t)s->head_dim * s->n_head);
+		BV("post_ffw_norm.weight", s->n_embd);
 	}
 	if ((v & V2_GATED) && il < s->n_lead_dense) {
 		ffn(t, s, il);
@@ -250,10 +305,73 @@ static void granite_swa_layer(struct tw *t, const struct synth_spec *s, uint32_t
 		expert_stack(t, il, "ffn_up_exps.weight", s->n_embd, s->n_ff, s->n_expert);
 }
 
+/* Cohere 2 MoE (src/models/cohere2moe.cpp): a parallel block without an
+ * FFN norm, dense leading layers, then routed experts (gate and up fused
+ * with gate_up=1) beside the shared ones ff_exp x shared wide */
+static void cohere2moe_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	BV("attn_norm.weight", s->n_embd);
+	qkv(t, s, il, 1);
+	if (il < s->n_lead_dense) {
+		ffn(t, s, il);
+		return;
+	}
+	router(t, s, il);
+	expert_stacks(t, s, il);
+	if (s->n_shared)
+		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
+}
+
+/* MiMo-V2 (src/models/mimo2.cpp): llama's attention with a sink per
+ * head, a dense FFN in the leading layers (no router), then sigmoid
+ * experts ff_exp wide over an optional selection bias, no shared one.
+ * Step 3.5 (src/models/step35.cpp): its layer with q/k norms and an
+ * attention gate per head for the sinks, a shared expert beside the
+ * routed ones. */
+static void mimo2_layer(struct tw *t, const struct synth_spec *s, uint32_t il, unsigned v)
+{
+	char nm[64];
+	attn_block(t, s, il, v & V2_QK_NORM ? ATTN_QK_NORM : 0);
+	if (v & V2_AGATE)
+		BM("attn_gate.weight", s->n_embd, s->n_head);
+	else
+		BV("attn_sinks.weight", s->n_head);
+	if (il < s->n_lead_dense) {
+		ffn(t, s, il);
+		return;
+	}
+	router(t, s, il);
+	if (s->probs_b)
+		BV("exp_probs_b.bias", s->n_expert);
+	expert_ffn(t, s, il, s->n_ff_exp);
+	if (s->n_shared)
+		shexp(t, s, il, (uint64_t)s->n_ff_exp * s->n_shared);
+}
+
+/* Muse Glimmer (src/models/muse-glimmer.cpp): dense; q/k norms, an
+ * attention gate per element, post norms after the attention and the
+ * FFN */
+static void muse_layer(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	char nm[64];
+	attn_block(t, s, il, ATTN_QK_NORM);
+	BV("post_attention_norm.weight", s->n_embd);
+	BM("attn_gate.weight", s->n_embd, (uint64_t)s->head_dim * s->n_head);
+	ffn(t, s, il);
+	BV("post_ffw_norm.weight", s->n_embd);
+}
+
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		if (f->variant & V2_DBRX)
+		if (f->variant & V2_COHERE)
+			cohere2moe_layer(t, s, il);
+		else if (f->variant & V2_MUSE)
+			muse_layer(t, s, il);
+		else if (f->variant & V2_MIMO)
+			mimo2_layer(t, s, il, f->variant);
+		else if (f->variant & V2_DBRX)
 			dbrx_layer(t, s, il);
 		else if (f->variant & V2_ARCTIC)
 			arctic_layer(t, s, il);

@@ -399,7 +399,8 @@ void classic_keys(struct gguf_writer *w, const struct synth_spec *s, const struc
 void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 int deci_layer(const struct synth_spec *s, uint32_t il);
 /* fam_moe2.c: dbrx, arctic, grok, dots1, bailingmoe, bailingmoe2, smallthinker,
- * deepseek2-ocr, exaone-moe, granite_swa, grovemoe, hy_v3 */
+ * deepseek2-ocr, exaone-moe, granite_swa, grovemoe, hy_v3, cohere2moe, laguna,
+ * mimo2, step35, muse-glimmer, afmoe */
 enum {
 	V2_DBRX = 1 << 0,     /* layer norms, fused qkv clamped, experts ff wide */
 	V2_ARCTIC = 1 << 1,   /* a dense FFN embd wide beside experts ff wide */
@@ -415,6 +416,12 @@ enum {
 	V2_GRANITE = 1 << 11, /* granite_swa: a window per layer, sinks, scales, experts optional */
 	V2_GROVE = 1 << 12,   /* grovemoe: chunk experts over the routed experts' output */
 	V2_SH1 = 1 << 13,     /* one shared expert ff_exp wide whatever the count (hy_v3) */
+	V2_COHERE = 1 << 14,  /* cohere2moe: a parallel block, a window per layer, logit scale */
+	V2_AGATE = 1 << 15,   /* an attention gate one per head (laguna) */
+	V2_MIMO = 1 << 16,    /* mimo2: sinks, a window per layer, sigmoid experts, no shared one */
+	V2_STEP = 1 << 17,    /* step35: mimo2's layer gated per head, a shared expert */
+	V2_MUSE = 1 << 18,    /* muse-glimmer: dense, gated per element, post norms */
+	V2_AFMOE = 1 << 19,   /* afmoe: exaone-moe's layer gated per element, post norms */
 };
 void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
