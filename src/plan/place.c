@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "../base/util.h"
+#include "../payload/ggml_type.h"
+#include "vulkan.h"
 
 /* common/common.h: LLM_FFN_EXPS_REGEX, llm_ffn_block_regex */
 #define FFN_EXPS_REGEX "\\.ffn_(up|down|gate|gate_up)_(ch|)exps"
@@ -15,6 +17,9 @@ void place_release(struct placement *pl)
 		regfree(&pl->over[i].re);
 	free(pl->over);
 	free(pl->layer);
+	for (unsigned i = 0; i < pl->n_refused; i++)
+		free(pl->refused[i]);
+	free(pl->refused);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -434,6 +439,9 @@ int place_weight(const struct placement *pl, const char *name, int64_t layer)
 			return pl->over[i].dev;
 	if (layer < 0 || !pl->layer)
 		return PLACE_HOST;
+	for (unsigned i = 0; i < pl->n_refused; i++)
+		if (strcmp(pl->refused[i], name) == 0)
+			return PLACE_HOST;
 	if (layer > (int64_t)pl->n_layer_all)
 		layer = pl->n_layer_all;
 	return pl->layer[layer];
@@ -451,4 +459,53 @@ const char *place_cpu_buft(const struct placement *pl)
 	if (pl->n_dev && device_is_card(pl->dev[0].profile))
 		return device_host_buft(pl->dev[0].profile);
 	return "CPU";
+}
+
+/* The architectures whose ssm_a is LLM_TENSOR_SSM_A, read by SSM_SCAN
+ * (src/models/<arch>.cpp); qwen35's, qwen3next's and kimi's are
+ * SSM_A_NOSCAN, read by MUL, which every device runs. */
+static const char *const ssm_scan_archs[] = {"mamba",	      "mamba2",	    "jamba",	      "falcon-h1",
+					     "granitehybrid", "nemotron_h", "nemotron_h_moe", "plamo2"};
+
+/* Whether layer il's device d refuses t, as weight_buft_supported probes
+ * it: SSM_SCAN over s {d_state, head_dim, heads, 3} with A = t, where
+ * d_state is A's ne[0], or the payload's when that is 1 (Mamba-2's
+ * layout), heads A's ne[1] and head_dim d_inner / heads. */
+static int refuses(const struct placement *pl, int d, const struct gguf_tensor *t, const struct model *m)
+{
+	const struct device *prof = pl->dev[d].profile;
+	const struct vulkan_limits *l = prof->backend == DEVICE_VULKAN ? vulkan_limits_of(prof->name) : NULL;
+	if (!l)
+		return 0;
+	const struct ggml_type_info *ti = ggml_type_get(t->type);
+	int quant = !ti || ti->blck > 1;
+	uint64_t nb1 = ti ? t->ne[0] / ti->blck * ti->size : 0;
+	int64_t d_state = t->ne[0] == 1 ? (int64_t)m->ssm_d_state : (int64_t)t->ne[0];
+	int64_t heads = t->n_dims > 1 ? (int64_t)t->ne[1] : 1;
+	return !vulkan_ssm_scan_ok(l, quant, nb1, d_state, heads ? (int64_t)m->ssm_d_inner / heads : 0);
+}
+
+void place_refusals(struct placement *pl, const struct gguf *g, const struct model *m)
+{
+	int scan = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(ssm_scan_archs); i++)
+		scan |= strcmp(m->arch, ssm_scan_archs[i]) == 0;
+	if (!g || !pl->layer || !scan)
+		return;
+	for (uint64_t i = 0; i < g->n_tensors; i++) {
+		const struct gguf_tensor *t = &g->tensors[i];
+		const char *dot = strrchr(t->name, '.');
+		int64_t il = place_tensor_layer(t->name, m);
+		if (!dot || strcmp(dot, ".ssm_a") != 0 || il < 0 || il >= (int64_t)pl->n_layer_all)
+			continue;
+		/* an override takes the weight without the probe */
+		int over = 0;
+		for (unsigned k = 0; k < pl->n_over && !over; k++)
+			over = regexec(&pl->over[k].re, t->name, 0, NULL, 0) == 0;
+		int d = pl->layer[il];
+		if (over || d < 0 || !refuses(pl, d, t, m))
+			continue;
+		pl->refused = xreallocarray(pl->refused, pl->n_refused + 1, sizeof(*pl->refused));
+		pl->refused[pl->n_refused++] = xstrdup(t->name);
+	}
 }

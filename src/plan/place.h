@@ -17,7 +17,8 @@
  *                                      tensor's name (std::regex_search) wins;
  *                                      an override to CPU picks from the CPU
  *                                      list (extra buffers included); else the
- *                                      layer's device
+ *                                      layer's device, unless it refuses the
+ *                                      weight's op (place_refusals)
  *   overrides common/arg.cpp          -ot PATTERN=BUFT,...; --n-cpu-moe N adds
  *                                      blk\.i\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU
  *                                      for i < N, after the -ot patterns (zealot
@@ -92,6 +93,9 @@ struct placement {
 	int pipeline; /* pipeline parallelism: the scheduler keeps 4 copies of its inputs */
 	unsigned n_over;
 	struct place_override *over;
+	/* weights their layer's device refuses (place_refusals): the CPU's */
+	unsigned n_refused;
+	char **refused;
 };
 
 /* Devices only (no model): the GPU-class devices an endpoint's keys give
@@ -113,6 +117,14 @@ void place_override_hits(const struct placement *pl, const struct gguf *g, unsig
 int place_make(const struct place_request *r, const struct device *main, const struct model *m, struct placement *pl,
 	       char **err);
 void place_release(struct placement *pl);
+
+/* weight_buft_supported (src/llama-model-loader.cpp): the loader probes
+ * each weight with the op it is used by on its layer's device and, when
+ * the device refuses it, takes the next of the layer's list: the CPU's
+ * (the mapping, with mmap). Records the weights of g a Vulkan device
+ * refuses (vulkan.h: SSM_SCAN's A), which place_weight then puts on the
+ * host; nothing on CUDA, RPC or the CPU. Call after place_make. */
+void place_refusals(struct placement *pl, const struct gguf *g, const struct model *m);
 
 /* Which layer a weight of model m belongs to, as the engine's loader
  * assigns it: 0..n-1 for blk.N, -1 the input layer

@@ -620,6 +620,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	struct placement pl;
 	if (place_make(&rq, dev, m, &pl, err))
 		return -1;
+	place_refusals(&pl, g, m);
 	setup_devs(&pl, dev, p);
 	int host = (int)p->n_cards;
 	derive_context(s, p);

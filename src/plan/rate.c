@@ -109,6 +109,7 @@ int rate_of(const struct model *m, const struct gguf *g, const struct plan_shape
 	struct placement pl;
 	if (place_make(&rq, p->device, m, &pl, err))
 		return -1;
+	place_refusals(&pl, g, m);
 
 	rate_devices(r, p, &pl, o);
 

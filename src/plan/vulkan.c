@@ -93,6 +93,23 @@ int vulkan_supports_op(const struct ga_graph *g, int t, int backend, const void 
 	return 1;
 }
 
+/* SSM_SCAN as the loader probes it for the weight it reads (ssm_a:
+ * weight_buft_supported, with the payload's state size and head width):
+ * no quantized source, A laid out as Mamba-2's (nb[1] one float: ssm_a
+ * {1, heads}; Mamba-1's {d_state, d_inner} never is), a state of 128 or
+ * 256 and heads a multiple of 16 wide. Its shared memory (d_state floats,
+ * 1 KiB at most) is under every device's minimum, and every profile's
+ * driver has basic subgroups in compute (lavapipe: measured, a state of
+ * 128 runs on it). */
+int vulkan_ssm_scan_ok(const struct vulkan_limits *l, int a_quantized, uint64_t a_nb1, int64_t d_state,
+		       int64_t head_dim)
+{
+	(void)l;
+	if (a_quantized || a_nb1 != 4)
+		return 0;
+	return (d_state == 128 || d_state == 256) && head_dim > 0 && head_dim % 16 == 0;
+}
+
 /* --- graph_optimize (ggml_vk_graph_optimize) ----------------------------- */
 
 /* The ops its rules name: a node's gop when a builder tagged it, else

@@ -23,6 +23,12 @@
  *                needs src0's ne[3] equal to src1's, so a weight (1) over a
  *                product of several streams (MLA's v_mla) runs on the CPU
  *   offload_op   an op on a host weight of 32+ rows (GGML_OP_OFFLOAD_MIN_BATCH)
+ *   weights      the loader probes each weight with the op it is used by
+ *                (weight_buft_supported) and keeps one the device refuses
+ *                on the CPU: SSM_SCAN's A (ssm_a) unless Mamba-2's layout,
+ *                a state of 128 or 256 and heads a multiple of 16 wide
+ *                (vulkan_ssm_scan_ok; place.c moves the weight, and the
+ *                scheduler then runs the scan on the CPU, a split a layer)
  *
  *   graph_optimize  each split's nodes reordered before the allocator
  *                sizes the buffer (vulkan_graph_optimize; off with
@@ -34,7 +40,10 @@
  *                is taken as one.
  *
  * What is not mirrored: ops other than MUL_MAT and FLASH_ATTN_EXT whose support reads
- * types (every op the planner's graphs use is taken to run), MUL_MAT_ID's
+ * types (every op the planner's graphs use is taken to run; SSM_SCAN's
+ * rule moves its weight, which sends the scan to the CPU too), the
+ * loader's probe of other weights (a norm or bias neither f32 nor f16
+ * would fail ADD and MUL's; converters write them f32), MUL_MAT_ID's
  * shared-memory fallback, buffers split at the suballocation block, and
  * graph_optimize's snake and QSA fusion patterns (no mirrored family
  * builds them).
@@ -64,6 +73,13 @@ const struct vulkan_limits *vulkan_limits_of(const char *profile);
 /* Whether a K/V type pair (ggml ids) at head sizes dk, dv has a
  * flash-attention path on device l. */
 int vulkan_fa_ok(const struct vulkan_limits *l, uint32_t k_type, uint32_t v_type, int64_t dk, int64_t dv);
+
+/* Whether device l runs SSM_SCAN over an A weight (ssm_a) of that
+ * layout (quantized, bytes per row) at the state size and head width the
+ * loader's probe reads; when not, the loader keeps the weight on the CPU
+ * (place.h) and the scan runs there. */
+int vulkan_ssm_scan_ok(const struct vulkan_limits *l, int a_quantized, uint64_t a_nb1, int64_t d_state,
+		       int64_t head_dim);
 
 /* The scheduler's hooks (sched.h): lim[b] is backend b's limits, NULL for
  * a backend that is not a Vulkan device. */

@@ -125,7 +125,21 @@ check "dense-fa: the reordering moves the plan's Vulkan0 compute" test \
 	export GGML_VK_DISABLE_GRAPH_OPTIMIZE=1
 	plan_case graph-order llama "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on"
 	check "graph-order: the plan keeps the graph's order" grep -q "nodes in graph order" <("$ZEALOT" plan graph-order.env)
+	# granitehybrid with a state of 64: ggml-vulkan's SSM_SCAN takes 128
+	# or 256 only, so the loader's probe (weight_buft_supported) keeps each
+	# layer's ssm_a on the CPU; the mapping then spans the file from the
+	# embeddings to the last ssm_a (4.25 MiB, not 0.25), and every scan
+	# runs on the CPU (a split each way per mamba layer).
+	plan_case ssm-host granitehybrid "" "CTX_SIZE=4096 PARALLEL=2"
+	check "ssm-host: the scans run on the CPU (8 splits), as planned" grep -qE "graph splits = 8$" ssm-host.log
 )
+# The same with the reordering on: the exact terms hold; the Vulkan0
+# compute buffer of a split graph is not within 0.5 % (docs/planner.md).
+"$ZEALOT" synth granitehybrid -o ssm-host-opt.gguf 2>/dev/null
+boot_for_ledger ssm-host-opt "CTX_SIZE=4096 PARALLEL=2"
+check_answered ssm-host-opt ssm-host-opt.log
+run "$ZEALOT" ledger ssm-host-opt.log --endpoint ssm-host-opt.env
+check "ssm-host-opt: every exact term equals the ledger (ssm_a in CPU_Mapped)" rc_is 0
 
 echo "# worst compute error on lavapipe: ${PLAN_WORST}%"
 check "no sanitizer report in any run" no_sanitizer

@@ -122,7 +122,9 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 	int rms = 0;
 	if (!wn && d->w->gg && gguf_kv_bool(gguf_find(d->w->gg, "mamba.ssm.dt_b_c_rms"), &rms) != 0)
 		rms = 0;
-	int dt = ga_view(g, xdb), B = ga_view(g, xdb), C = ga_view(g, xdb);
+	/* B and C: strided views of x_db (ggml_nbytes) */
+	uint64_t bc = 4ull * (uint64_t)(d->d_state + (T - 1) * n_xdb);
+	int dt = ga_view(g, xdb), B = ga_view_n(g, xdb, bc), C = ga_view_n(g, xdb, bc);
 	if (wn)
 		dt = gr_norm(g, d, dt, d->dt_rank, nst, ns, il, "ssm_dt_norm.weight");
 	else if (rms)
@@ -157,7 +159,7 @@ static int jb_mamba_tail(struct ga_graph *g, const struct dims *d, const struct 
 	/* z: the second half of each xz row (ggml_nbytes of the strided view:
 	 * what a copy of it to another backend allocates) */
 	int z = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(ga_view_n(g, t->xz, 8ull * d_inner * T - 4ull * d_inner)));
-	int y = ga_view(g, t->y_ssm);
+	int y = ga_view_n(g, t->y_ssm, 4ull * (uint64_t)(d_inner * T)); /* y_ssm's first d_inner x T */
 	int xd = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(t->x, gr_weight(g, d, t->il, "ssm_d")));
 	y = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(y, xd));
 	y = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(z, y));

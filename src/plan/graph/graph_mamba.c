@@ -105,10 +105,13 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 	int64_t n_written = nst < d->rs_k ? nst : d->rs_k;
 	int s4;
 	int xbc = gr_ssm_conv(g, d, in, il, rcache, scache, conv_x, conv_dim, n_written, &s4);
-	int x = ga_view(g, xbc);
+	/* x, B and C: strided views of xBC (ggml_nbytes: what a copy of
+	 * them to the scan's backend allocates when it is not xBC's) */
+	int x = ga_view_n(g, xbc, 4ull * (uint64_t)(d_inner + (T - 1) * conv_dim));
 	int dt = ga_op(g, 0, F32, d->dt_rank, nst, ns, 1, S(ga_view(g, zxbcdt)));
 	dt = ga_op(g, 1, F32, d->dt_rank, nst, ns, 1, S(dt, gr_weight(g, d, il, "ssm_dt.bias")));
-	int B = ga_view(g, xbc), C = ga_view(g, xbc);
+	uint64_t bc = 4ull * (uint64_t)(d->n_group * d->d_state + (T - 1) * conv_dim);
+	int B = ga_view_n(g, xbc, bc), C = ga_view_n(g, xbc, bc);
 	int y_ssm = ga_op(g, 0, F32, d_inner * T + d->rs_k * d->n_embd_s * ns, 1, 1, 1,
 			  S(s4, x, dt, gr_weight(g, d, il, "ssm_a"), B, C, gr_s_view(g, in, 0)));
 	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
@@ -129,7 +132,7 @@ int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struc
 	int64_t d_inner = d->n_embd_s / d->d_state;
 	int64_t head_dim = d_inner / d->dt_rank;
 	int z = ga_op(g, 0, F32, head_dim, d->dt_rank, nst, ns, S(ga_view(g, t->zxbcdt)));
-	int y = ga_view(g, t->y_ssm);
+	int y = ga_view_n(g, t->y_ssm, 4ull * (uint64_t)(d_inner * T)); /* y_ssm's first d_inner x T */
 	int xd = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(t->x, gr_weight(g, d, il, "ssm_d")));
 	y = ga_op(g, 1, F32, head_dim, d->dt_rank, nst, ns, S(y, xd));
 	y = ga_op(g, 0, F32, head_dim, d->dt_rank, nst, ns, S(z, y));
