@@ -140,6 +140,8 @@ boot_for_ledger ssm-host-opt "CTX_SIZE=4096 PARALLEL=2"
 check_answered ssm-host-opt ssm-host-opt.log
 run "$ZEALOT" ledger ssm-host-opt.log --endpoint ssm-host-opt.env
 check "ssm-host-opt: every exact term equals the ledger (ssm_a in CPU_Mapped)" rc_is 0
+scan_unmirrored() { ! plan_mirrors "$1" && "$ZEALOT" plan "$1" | grep -q 'SSM scans on the CPU'; }
+check "ssm-host-opt: the plan names its compute unmirrored (scans on the CPU)" scan_unmirrored ssm-host-opt.env
 
 echo "# worst compute error on lavapipe: ${PLAN_WORST}%"
 check "no sanitizer report in any run" no_sanitizer

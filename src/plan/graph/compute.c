@@ -574,6 +574,18 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (f && f->build != gr_gemma4 && f->build != gr_gemma3n && in->gg &&
 	    gguf_tensor_find(in->gg, "per_layer_token_embd.weight"))
 		plan_note_unmirrored(p, "per-layer token embeddings of '%s' in the compute graph", in->m->arch);
+	/* a scan a Vulkan device refuses runs on the CPU (place_refusals):
+	 * the exact terms hold, but the compute of such a split graph was
+	 * measured off by up to 3.75 % on lavapipe (docs/planner.md) */
+	for (unsigned i = 0; in->pl->n_refused && i < in->pl->n_dev; i++)
+		if (in->pl->dev[i].profile->backend == DEVICE_VULKAN) {
+			plan_note_unmirrored(p,
+					     "compute of '%s' with its SSM scans on the CPU beside a Vulkan device "
+					     "(measured 0-3.75 %% off on lavapipe, graph_optimize's order around them "
+					     "not mirrored)",
+					     in->m->arch);
+			break;
+		}
 	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
 	uint64_t per_seq = 1 + (s->spec_mtp ? s->spec_n_max : 0);
 	uint64_t n_outputs_max = (uint64_t)p->n_seq * per_seq;
