@@ -354,7 +354,8 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
- * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm */
+ * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm,
+ * cogvlm */
 enum {
 	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
 	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */
@@ -379,6 +380,7 @@ enum {
 	VC_QK_NORM1 = 1 << 20,	 /* per-head q/k norms {head_dim} (plamo3, openelm) */
 	VC_POST = 1 << 21,	 /* post_attention_norm and post_ffw_norm (plamo3) */
 	VC_TALKIE = 1 << 22,	 /* q's norm {1, heads}, layer_output_scale, logit_scale */
+	VC_VISEXP = 1 << 23,	 /* the image tokens' own qkv, output and FFN (cogvlm) */
 };
 void classic_defaults(struct synth_spec *s, const struct synth_family *f);
 int classic_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

@@ -449,6 +449,8 @@ static const struct graph_family families[] = {
     {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
     {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
     {"openelm", gr_classic, NULL, "src/models/openelm.cpp", NULL},
+    {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
+    {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)
