@@ -2,7 +2,9 @@
 # pinned engine): paddleocr (ernie4_5's tensors under qwen2vl's M-RoPE
 # graph, the output projection's bias optional), cogvlm (fused MHA q, k
 # and v, the image tokens' weights beside the text's, no output ids: every
-# row to the logits). Each synthetic payload
+# row to the logits), glm-dsa (deepseek32's graph; synth writes GLM-5.2's
+# indexer types, so layers 3 to 5 of 6 reuse layer 2's top-k cells and
+# hold no indexer keys). Each synthetic payload
 # boots through `zealot argv` (boot_for_ledger) and answers; every exact
 # term of the plan (model, KV, output) equals the boot ledger and every
 # compute buffer is within 0.5 % of it, flash attention on and off.
@@ -12,7 +14,7 @@
 cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
-MORE2="paddleocr cogvlm"
+MORE2="paddleocr cogvlm glm-dsa"
 run "$ZEALOT" archs
 for a in $MORE2; do
 	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
@@ -24,5 +26,10 @@ mirrored_case pocr-nofa paddleocr "$DENSE" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=
 SMALL="layers=3 vocab=1024"
 mirrored_case cog-fa cogvlm "$SMALL" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 mirrored_case cog-nofa cogvlm "$SMALL" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+# glm-dsa: 6 layers, indexers full on 0, 1 and 2 (GLM-5.2's pattern)
+GLM="layers=6 lead_dense=1"
+mirrored_case glm-fa glm-dsa "$GLM" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case glm-nofa glm-dsa "$GLM" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+mirrored_case glm-mtp glm-dsa "$GLM nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -284,8 +284,12 @@ void keys_moe_experts(struct gguf_writer *w, const struct synth_spec *s);
 /* leading dense blocks, gating, weight norm and scale, nextn, groups */
 void keys_moe_routing(struct gguf_writer *w, const struct synth_spec *s);
 
-/* fam_mla.c: deepseek2, mistral4, deepseek32, kimi-linear; glm4moe */
-enum { V_DS32 = 1 << 0 /* the lightning indexer */, V_KIMI = 1 << 1 };
+/* fam_mla.c: deepseek2, mistral4, deepseek32, kimi-linear, glm-dsa; glm4moe */
+enum {
+	V_DS32 = 1 << 0, /* the lightning indexer */
+	V_KIMI = 1 << 1,
+	V_IDX_TYPES = 1 << 2, /* attention.indexer.types: GLM-5.2's full and shared indexer layers (glm-dsa) */
+};
 int mla_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void mla_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 int glm4moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

@@ -60,6 +60,7 @@ struct inputs {
 	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
 	int attn_scale;				/* per-token attention temperature (deepseek2) */
 	int k_idx_lid, mask_lid, k_rot_lid;	/* the DSA lightning indexer's cache (deepseek32) */
+	int top_k;				/* the last full indexer layer's top-k cells (glm-dsa) */
 };
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})
