@@ -4,7 +4,9 @@
 # and v, the image tokens' weights beside the text's, no output ids: every
 # row to the logits), glm-dsa (deepseek32's graph; synth writes GLM-5.2's
 # indexer types, so layers 3 to 5 of 6 reuse layer 2's top-k cells and
-# hold no indexer keys). Each synthetic payload
+# hold no indexer keys), plamo2 (its own mamba mixer, no groups, dt, B
+# and C RMS-normed; fused attention with per-head norms every 4th layer;
+# post norms). Each synthetic payload
 # boots through `zealot argv` (boot_for_ledger) and answers; every exact
 # term of the plan (model, KV, output) equals the boot ledger and every
 # compute buffer is within 0.5 % of it, flash attention on and off.
@@ -14,7 +16,7 @@
 cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
-MORE2="paddleocr cogvlm glm-dsa"
+MORE2="paddleocr cogvlm glm-dsa plamo2"
 run "$ZEALOT" archs
 for a in $MORE2; do
 	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
@@ -31,5 +33,10 @@ GLM="layers=6 lead_dense=1"
 mirrored_case glm-fa glm-dsa "$GLM" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 mirrored_case glm-nofa glm-dsa "$GLM" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 mirrored_case glm-mtp glm-dsa "$GLM nextn=1" "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2"
+# plamo2: layers 0-2 and 4 mixers, 3 and 7 attention
+P2="layers=8 vocab=1024"
+mirrored_case plamo2-fa plamo2 "$P2" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case plamo2-nofa plamo2 "$P2" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+mirrored_case plamo2-p4 plamo2 "layers=4 vocab=1024" "CTX_SIZE=4096 PARALLEL=4 UBATCH_SIZE=128 CACHE_TYPE_K=q8_0"
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

@@ -145,6 +145,7 @@ static const struct synth_family families[] = {
      0, 0},
     LLAMA("paddleocr", RF_D | SF_MROPE, 0),
     MLA("glm-dsa", V_DS32 | V_IDX_TYPES),
+    SSM("plamo2", V_PLAMO2, plamo2_tensors, ssm_layer, 0),
     CL("cogvlm", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_MHA | VC_VISEXP),
 };
 /* clang-format on */

@@ -250,13 +250,14 @@ int oss_validate(const struct synth_spec *s, const struct synth_family *f, char 
 void oss_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void oss_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
-/* fam_ssm.c: mamba, mamba2, granitehybrid, falcon-h1, jamba, nemotron_h(_moe) */
+/* fam_ssm.c: mamba, mamba2, granitehybrid, falcon-h1, jamba, nemotron_h(_moe), plamo2 */
 enum {
 	V_MAMBA1 = 1 << 0,   /* mamba (v1) layers: no groups (mamba, jamba) */
 	V_ALONE = 1 << 1,    /* the mixer alone: no attention, no FFN (mamba, mamba2) */
 	V_SIDE = 1 << 2,     /* attention beside the mixer in every layer (falcon-h1) */
 	V_EXPERTS = 1 << 3,  /* experts (jamba, nemotron_h_moe; fam_lfm2.c: lfm2moe) */
 	V_NEMOTRON = 1 << 4, /* mixer, attention and FFN-only layers */
+	V_PLAMO2 = 1 << 5,   /* PLaMo-2's mixer (no groups, normed dt, B, C) and fused attention, post norms */
 };
 void ssm_defaults(struct synth_spec *s, const struct synth_family *f);
 int ssm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
@@ -264,6 +265,7 @@ void ssm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct sy
 int ssm_layer(const struct synth_spec *s, uint32_t il);
 int nemotron_layer(const struct synth_spec *s, uint32_t il);
 void granitehybrid_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void plamo2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void falcon_h1_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void jamba_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void nemotron_h_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);

@@ -315,6 +315,15 @@ struct gr_mamba2 {
 	int y_ssm, x, zxbcdt;
 };
 int gr_rs_zero(struct ga_graph *g, int cache);
+/* A mamba (v1) layer's conv window (d_inner wide, no groups) copied from
+ * conv_x into the conv cache rcache, then build_rs's zeroing of the SSM
+ * cache scache; returns the view of scache the scan reads. */
+int gr_conv_window(struct ga_graph *g, const struct dims *d, struct inputs *in, int conv_x, int64_t d_inner, int rcache,
+		   int scache);
+/* ggml_ssm_scan (K = 1) over the states s4 and x, dt, A, B, C (xdabc),
+ * then build_rs's untouched states copied back and the new states
+ * written into scache; returns the scan's output */
+int gr_ssm_scan(struct ga_graph *g, const struct dims *d, struct inputs *in, int scache, int s4, const int xdabc[5]);
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 /* build_rs as Gated DeltaNet and Kimi's delta attention read it, over
  * whole-cache views and the s_copy views (gr_s_view): the zeroing, the states

@@ -110,12 +110,7 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 	int conv = ga_view(g, states);
 	int xz = mm3(g, d, il, "ssm_in.weight", ga_view(g, an), 2 * d_inner, nst, ns);
 	int conv_x = ga_op(g, 0, F32, d->d_conv - 1 + nst, d_inner, ns, 1, S(conv, ga_view(g, ga_view(g, xz))));
-	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (d_inner * ns - 1);
-	ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
-	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
-	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	gr_rs_zero(g, scache);
-	int s4 = ga_view_n(g, scache, s_full);
+	int s4 = gr_conv_window(g, d, in, conv_x, d_inner, rcache, scache);
 	int x = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	x = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(x, gr_weight(g, d, il, "ssm_conv1d.bias")));
 	x = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(x));
@@ -144,14 +139,10 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 		B = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(B));
 		C = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(C));
 	}
-	int y_ssm =
-	    ga_op(g, 0, F32, d_inner * T + d->n_embd_s * ns, 1, 1, 1, S(s4, x4, dt, A, B, C, gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), gr_s_view(g, in, 1)));
-	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
-	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, (uint64_t)d->n_embd_s * 4 * ns), ga_view(g, scache)));
+	const int xdabc[5] = {x4, dt, A, B, C};
 	t->xz = xz;
 	t->x = x;
-	t->y_ssm = y_ssm;
+	t->y_ssm = gr_ssm_scan(g, d, in, scache, s4, xdabc);
 }
 
 /* The mamba layer's tail: z made contiguous, y + x*D, the SiLU gate, the
