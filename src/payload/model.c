@@ -41,11 +41,11 @@ static int require_u32(const struct gguf *g, const struct model *m, const char *
 	return get_u32(g, m, suffix, out, err);
 }
 
-/* A per-layer value: a scalar applies to every layer, an array gives one
- * value per layer and must have exactly block_count entries (the engine's
- * get_key_or_arr refuses any other length). */
-static int get_per_layer(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out, int *found,
-			 char **err)
+/* A per-layer value over the first n layers: a scalar applies to each,
+ * an array gives one value per layer and must have exactly n entries (the
+ * engine's get_key_or_arr refuses any other length). */
+static int get_n_layers(const struct gguf *g, const struct model *m, const char *suffix, uint32_t n, uint32_t *out,
+			int *found, char **err)
 {
 	const struct gguf_kv *kv = akey(g, m, suffix);
 	*found = kv != NULL;
@@ -56,20 +56,49 @@ static int get_per_layer(const struct gguf *g, const struct model *m, const char
 		if (gguf_kv_u64(kv, &v) || v > UINT32_MAX)
 			return errorf(err, "key '%s': expected an unsigned integer, found %s", kv->key,
 				      gguf_vtype_name(kv->type));
-		for (uint32_t il = 0; il < m->n_layer_all; il++)
+		for (uint32_t il = 0; il < n; il++)
 			out[il] = (uint32_t)v;
 		return 0;
 	}
-	if (kv->arr_n != m->n_layer_all)
-		return errorf(err, "key '%s': array has %llu entries, block_count is %u", kv->key,
-			      (unsigned long long)kv->arr_n, m->n_layer_all);
-	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+	if (kv->arr_n != n)
+		return errorf(err, "key '%s': array has %llu entries, %s is %u", kv->key, (unsigned long long)kv->arr_n,
+			      n == m->n_layer_all ? "block_count" : "the trunk's layer count", n);
+	for (uint32_t il = 0; il < n; il++) {
 		uint64_t v;
 		if (gguf_arr_u64(kv, il, &v) || v > UINT32_MAX)
 			return errorf(err, "key '%s': entry %u is not an unsigned integer", kv->key, il);
 		out[il] = (uint32_t)v;
 	}
 	return 0;
+}
+
+/* every layer's value: block_count entries */
+static int get_per_layer(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out, int *found,
+			 char **err)
+{
+	return get_n_layers(g, m, suffix, m->n_layer_all, out, found, err);
+}
+
+/* glm-dsa's indexer per trunk layer (glm-dsa.cpp load_arch_hparams): a
+ * trained context under 1048576 (GLM 5, 5.1) makes every layer's full,
+ * else GLM-5.2's pattern (layers 0 and 1, then every 4th from 2);
+ * attention.indexer.types, when present, says it (0: the layer reuses
+ * the previous full layer's top-k, llama_hparams::is_indexer_full). */
+static int indexer_types(const struct gguf *g, struct model *m, char **err)
+{
+	if (strcmp(m->arch, "glm-dsa") != 0)
+		return 0;
+	uint32_t n = m->n_layer_all - m->n_nextn;
+	uint32_t *full = xcalloc(m->n_layer_all, sizeof(*full));
+	for (uint32_t il = 0; il < n; il++)
+		full[il] = m->n_ctx_train < 1048576 || il < 2 || (il - 2) % 4 == 0;
+	int found;
+	int rc = get_n_layers(g, m, "attention.indexer.types", n, full, &found, err);
+	m->indexer_shared = xcalloc(m->n_layer_all, 1);
+	for (uint32_t il = 0; il < n; il++)
+		m->indexer_shared[il] = full[il] == 0;
+	free(full);
+	return rc;
 }
 
 static char *get_str(const struct gguf *g, const char *key)
@@ -590,7 +619,7 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	int head_kv_is_array = 0;
 	if (head_keys(g, m, ff, &head_kv_is_array, err) || state_keys(g, m, err) ||
 	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
-	    moe_keys(g, m, err))
+	    moe_keys(g, m, err) || indexer_types(g, m, err))
 		goto fail;
 	m->n_ff_layer = ff;
 	ff = NULL;
@@ -609,8 +638,8 @@ void model_free(struct model *m)
 	if (!m)
 		return;
 	/* every field the model owns, then the model */
-	void *owned[] = {m->arch,   m->name,   m->general_type, m->n_head, m->n_head_kv, m->kind, m->n_ff_layer,
-			 m->has_kv, m->has_rs, m->rope_scaling, m};
+	void *owned[] = {m->arch,	m->name,   m->general_type, m->n_head,	       m->n_head_kv,	m->kind,
+			 m->n_ff_layer, m->has_kv, m->has_rs,	    m->indexer_shared, m->rope_scaling, m};
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
 }

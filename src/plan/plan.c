@@ -208,10 +208,13 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	/* deepseek32's DSA cache (src/llama-kv-cache-dsa.cpp): beside the MLA
 	 * cache a second llama_kv_cache holds the lightning indexer's keys,
 	 * one head of attention.indexer.key_length per trunk layer at the K
-	 * type, no V (the hparams it copies are MLA's) */
-	if (strcmp(m->arch, "deepseek32") == 0 && m->indexer_head_size)
+	 * type, no V (the hparams it copies are MLA's); glm-dsa's on its full
+	 * indexer layers alone (create_memory's filter_lid) */
+	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0;
+	if (dsa && m->indexer_head_size)
 		for (uint32_t il = 0; il < n_layer; il++)
-			kv_add_layer(&p->kv, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, 0, 0);
+			if (!m->indexer_shared || !m->indexer_shared[il])
+				kv_add_layer(&p->kv, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, 0, 0);
 	p->kv.present = p->kv.layers > 0;
 	sort_by_name(p->kv.bufs, p->kv.n_bufs);
 	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);

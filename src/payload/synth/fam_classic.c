@@ -1,7 +1,7 @@
 /* The classic dense decoders: starcoder2, phi2, stablelm, olmo, qwen,
  * gpt2, gptneox, falcon, mpt, bloom, starcoder, refact, codeshell, jais,
  * jais2, nemotron, plamo, chameleon, bitnet, chatglm, plamo3, talkie,
- * nanbeige, deci, openelm. Layer norms with
+ * nanbeige, deci, openelm, cogvlm. Layer norms with
  * biases (or RMS norms, or none), q, k and v fused or apart, a GELU FFN of
  * up and down or llama's gated one, positions by RoPE (partial for phi2,
  * stablelm, gptneox), learned embeddings (gpt2, starcoder) or ALiBi
@@ -151,6 +151,13 @@ void classic_tensors(struct tw *t, const struct synth_spec *s, const struct synt
 		if (!(f->variant & (VC_NO_NORM | VC_NO_FFN_NORM)))
 			norm(t, s, f, il, "ffn_norm.weight", "ffn_norm.bias");
 		feed_forward(t, s, f, il);
+		if (f->variant & VC_VISEXP) { /* cogvlm: the image tokens' experts, text's shapes */
+			BM("vis_attn_qkv.weight", s->n_embd, 3ull * s->head_dim * s->n_head);
+			BM("vis_attn_output.weight", (uint64_t)s->head_dim * s->n_head, s->n_embd);
+			BM("vis_gate.weight", s->n_embd, s->n_ff);
+			BM("vis_down.weight", s->n_ff, s->n_embd);
+			BM("vis_up.weight", s->n_embd, s->n_ff);
+		}
 		if (f->variant & VC_POST) { /* tn(..._POST_NORM, il): named without ".weight" */
 			BV("post_attention_norm", s->n_embd);
 			BV("post_ffw_norm", s->n_embd);

@@ -102,6 +102,13 @@ void mla_keys(struct gguf_writer *w, const struct synth_spec *s, const struct sy
 		akey_u32(w, s, "attention.indexer.key_length", DS32_IDX_DIM);
 		akey_u32(w, s, "attention.indexer.top_k", s->idx_top_k ? s->idx_top_k : DS32_IDX_TOP_K);
 	}
+	if (f->variant & V_IDX_TYPES) { /* glm-dsa.cpp's GLM-5.2 default: layers 0, 1, then every 4th from 2 */
+		char k[96];
+		akey(k, sizeof(k), s, "attention.indexer.types");
+		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
+		for (uint32_t il = 0; il < s->n_layer; il++)
+			gw_arr_i32(w, il < 2 || (il - 2) % 4 == 0);
+	}
 	if (s->temp_scale10) {
 		akey_f32(w, s, "attention.temperature_scale", (float)s->temp_scale10 / 10.0f);
 		akey_u32(w, s, "attention.temperature_length", 8192);

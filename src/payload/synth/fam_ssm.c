@@ -2,7 +2,8 @@
  * `interval`, experts on odd layers), mamba2, granitehybrid (mamba2
  * layers, attention every `interval`), falcon-h1 (the mixer and attention
  * side by side), nemotron_h and nemotron_h_moe (mixer, attention and
- * FFN-only layers). */
+ * FFN-only layers), plamo2 (its own mixer and fused attention, post
+ * norms, attention every `interval`). */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ void ssm_defaults(struct synth_spec *s, const struct synth_family *f)
 		return;
 	}
 	s->ssm_state = 64;
-	s->ssm_groups = 1;
+	s->ssm_groups = f->variant & V_PLAMO2 ? 0 : 1; /* plamo2.cpp asserts no groups */
 	s->ssm_dt_rank = 8;
 	if (f->variant & V_EXPERTS) { /* nemotron_h_moe: the FFN layers are MoE; ff: the shared expert */
 		moe_defaults(s, 8, 2, 256);
@@ -36,7 +37,13 @@ void ssm_defaults(struct synth_spec *s, const struct synth_family *f)
 
 int ssm_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	if (!(f->variant & V_MAMBA1)) {
+	if (f->variant & V_PLAMO2) {
+		if (!s->interval || !s->ssm_conv || !s->ssm_state || s->ssm_groups || !s->ssm_dt_rank ||
+		    (2 * s->n_embd) % s->ssm_dt_rank)
+			return errorf(err,
+				      "plamo2 needs interval, ssm_conv, ssm_state > 0, ssm_groups=0 and an SSM inner "
+				      "size 2 x embd that is a multiple of ssm_dt_rank");
+	} else if (!(f->variant & V_MAMBA1)) {
 		if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->ssm_groups || !s->ssm_dt_rank)
 			return errorf(err,
 				      "granitehybrid needs interval, ssm_conv, ssm_state, ssm_groups, ssm_dt_rank > 0");
@@ -242,5 +249,48 @@ void granitehybrid_tensors(struct tw *t, const struct synth_spec *s, const struc
 			continue;
 		BV("ffn_norm.weight", s->n_embd);
 		ffn(t, s, il);
+	}
+}
+
+/* PLaMo-2 (src/models/plamo2.cpp load_arch_tensors): a mixer of its own
+ * (the input projection to z and x, the conv without bias, x's
+ * projection to dt, B and C, each RMS-normed, dt's projection and bias,
+ * A and D per head), or attention through one attn_qkv with per-head q
+ * and k norms; every layer's post norms and an FFN of up (2 x ff,
+ * SwiGLU of its halves) and down. The SSM inner size is 2 x embd. */
+void plamo2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	char nm[64];
+	uint64_t d_inner = 2ull * s->n_embd, dt_dim = s->n_embd / 16 > 64 ? s->n_embd / 16 : 64;
+	uint64_t q = (uint64_t)s->n_head * s->head_dim, kv = (uint64_t)s->n_head_kv * s->head_dim;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		BV("attn_norm.weight", s->n_embd);
+		if (f->layer(s, il) == 'A') {
+			BM("attn_qkv.weight", s->n_embd, q + 2 * kv);
+			f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_q_norm.weight"), nm), 2, s->head_dim,
+				   s->n_head, 1);
+			f32_tensor(t, (blkname(nm, sizeof(nm), il, "attn_k_norm.weight"), nm), 2, s->head_dim,
+				   s->n_head_kv, 1);
+			BM("attn_output.weight", q, s->n_embd);
+		} else {
+			BM("ssm_in.weight", s->n_embd, 2 * d_inner);
+			uint64_t ne[2] = {s->ssm_conv, d_inner};
+			blkname(nm, sizeof(nm), il, "ssm_conv1d.weight");
+			gw_tensor(t->w, nm, 2, ne, 0, ne[0] * ne[1] * 4);
+			BM("ssm_x.weight", d_inner, dt_dim + 2ull * s->ssm_state);
+			BM("ssm_dt.weight", dt_dim, s->ssm_dt_rank);
+			BV("ssm_dt.bias", s->ssm_dt_rank);
+			BV("ssm_a", s->ssm_dt_rank);
+			BV("ssm_d", s->ssm_dt_rank);
+			BM("ssm_out.weight", d_inner, s->n_embd);
+			BV("ssm_dt_norm", dt_dim);
+			BV("ssm_b_norm", s->ssm_state);
+			BV("ssm_c_norm", s->ssm_state);
+		}
+		BV("post_attention_norm", s->n_embd);
+		BV("ffn_norm.weight", s->n_embd);
+		BM("ffn_down.weight", s->n_ff, s->n_embd);
+		BM("ffn_up.weight", s->n_embd, 2ull * s->n_ff);
+		BV("post_ffw_norm", s->n_embd);
 	}
 }

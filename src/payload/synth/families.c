@@ -159,6 +159,10 @@ static const struct synth_family families[] = {
     {"plm", SF_TIED | SF_NO_ANSWER | SF_MHA_V | SF_DENSE, 0, plm_defaults, plm_validate, plm_keys, plm_tensors, NULL, 0, 0},
     {"minicpm3", SF_NO_ANSWER | SF_MHA_V | SF_DENSE, V_MINICPM3, plm_defaults, plm_validate, plm_keys, plm_tensors, NULL,
      0, 0},
+    LLAMA("paddleocr", RF_D | SF_MROPE, 0),
+    MLA("glm-dsa", V_DS32 | V_IDX_TYPES),
+    SSM("plamo2", V_PLAMO2, plamo2_tensors, ssm_layer, 0),
+    CL("cogvlm", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_MHA | VC_VISEXP),
 };
 /* clang-format on */
 

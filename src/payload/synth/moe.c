@@ -18,9 +18,9 @@ static int moe_validate_kin(const struct synth_spec *s, unsigned what, char **er
 				   "head_dim_v > 0, rope_dims < head_dim, probs_b=1, and q_lora=0, mha=0, nextn=0");
 	if ((what & MV_DS32) && (s->mha || !s->q_lora || s->rope_dims > DS32_IDX_DIM))
 		return errorf(err,
-			      "deepseek32 requires MLA over a q latent (mha=0, q_lora > 0) and rope_dims <= %d "
+			      "%s requires MLA over a q latent (mha=0, q_lora > 0) and rope_dims <= %d "
 			      "(the indexer's key length)",
-			      DS32_IDX_DIM);
+			      s->arch, DS32_IDX_DIM);
 	if (what & MV_DS2) {
 		if (!s->kv_lora || !s->head_dim_v || s->rope_dims >= s->head_dim)
 			return errorf(err, "deepseek2 needs kv_lora, head_dim_v > 0 and rope_dims < head_dim");

@@ -256,13 +256,14 @@ int oss_validate(const struct synth_spec *s, const struct synth_family *f, char 
 void oss_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void oss_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
-/* fam_ssm.c: mamba, mamba2, granitehybrid, falcon-h1, jamba, nemotron_h(_moe) */
+/* fam_ssm.c: mamba, mamba2, granitehybrid, falcon-h1, jamba, nemotron_h(_moe), plamo2 */
 enum {
 	V_MAMBA1 = 1 << 0,   /* mamba (v1) layers: no groups (mamba, jamba) */
 	V_ALONE = 1 << 1,    /* the mixer alone: no attention, no FFN (mamba, mamba2) */
 	V_SIDE = 1 << 2,     /* attention beside the mixer in every layer (falcon-h1) */
 	V_EXPERTS = 1 << 3,  /* experts (jamba, nemotron_h_moe; fam_lfm2.c: lfm2moe) */
 	V_NEMOTRON = 1 << 4, /* mixer, attention and FFN-only layers */
+	V_PLAMO2 = 1 << 5,   /* PLaMo-2's mixer (no groups, normed dt, B, C) and fused attention, post norms */
 };
 void ssm_defaults(struct synth_spec *s, const struct synth_family *f);
 int ssm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
@@ -270,6 +271,7 @@ void ssm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct sy
 int ssm_layer(const struct synth_spec *s, uint32_t il);
 int nemotron_layer(const struct synth_spec *s, uint32_t il);
 void granitehybrid_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void plamo2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void falcon_h1_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void jamba_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void nemotron_h_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
@@ -290,8 +292,12 @@ void keys_moe_experts(struct gguf_writer *w, const struct synth_spec *s);
 /* leading dense blocks, gating, weight norm and scale, nextn, groups */
 void keys_moe_routing(struct gguf_writer *w, const struct synth_spec *s);
 
-/* fam_mla.c: deepseek2, mistral4, deepseek32, kimi-linear; glm4moe */
-enum { V_DS32 = 1 << 0 /* the lightning indexer */, V_KIMI = 1 << 1 };
+/* fam_mla.c: deepseek2, mistral4, deepseek32, kimi-linear, glm-dsa; glm4moe */
+enum {
+	V_DS32 = 1 << 0, /* the lightning indexer */
+	V_KIMI = 1 << 1,
+	V_IDX_TYPES = 1 << 2, /* attention.indexer.types: GLM-5.2's full and shared indexer layers (glm-dsa) */
+};
 int mla_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void mla_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 int glm4moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
@@ -367,7 +373,8 @@ void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
- * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm */
+ * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm,
+ * cogvlm */
 enum {
 	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
 	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */
@@ -392,6 +399,7 @@ enum {
 	VC_QK_NORM1 = 1 << 20,	 /* per-head q/k norms {head_dim} (plamo3, openelm) */
 	VC_POST = 1 << 21,	 /* post_attention_norm and post_ffw_norm (plamo3) */
 	VC_TALKIE = 1 << 22,	 /* q's norm {1, heads}, layer_output_scale, logit_scale */
+	VC_VISEXP = 1 << 23,	 /* the image tokens' own qkv, output and FFN (cogvlm) */
 };
 void classic_defaults(struct synth_spec *s, const struct synth_family *f);
 int classic_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

@@ -469,6 +469,11 @@ static const struct graph_family families[] = {
     {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
     {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
     {"openelm", gr_classic, NULL, "src/models/openelm.cpp", NULL},
+    {"plamo2", gr_granite_hybrid, NULL, "src/models/plamo2.cpp", NULL},
+    {"glm-dsa", gr_deepseek32, gr_deepseek2_mtp, "src/models/glm-dsa.cpp (deepseek32's with shared indexer layers)",
+     gr_deepseek32_affine_from},
+    {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
+    {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

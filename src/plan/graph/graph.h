@@ -60,6 +60,7 @@ struct inputs {
 	int k_rot, v_rot, k_rot_swa, v_rot_swa; /* each KV cache has its own rotation inputs */
 	int attn_scale;				/* per-token attention temperature (deepseek2) */
 	int k_idx_lid, mask_lid, k_rot_lid;	/* the DSA lightning indexer's cache (deepseek32) */
+	int top_k;				/* the last full indexer layer's top-k cells (glm-dsa) */
 };
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})
@@ -322,6 +323,15 @@ struct gr_mamba2 {
 	int y_ssm, x, zxbcdt;
 };
 int gr_rs_zero(struct ga_graph *g, int cache);
+/* A mamba layer's conv window (w wide) copied from conv_x into the conv
+ * cache rcache `sinks` times, then build_rs's zeroing of the SSM cache
+ * scache; returns the view of scache the scan reads. */
+int gr_conv_window(struct ga_graph *g, const struct dims *d, struct inputs *in, int conv_x, int64_t w, int rcache,
+		   int scache, int64_t sinks);
+/* ggml_ssm_scan (K = 1) over the states s4 and x, dt, A, B, C (xdabc),
+ * then build_rs's untouched states copied back and the new states
+ * written into scache; returns the scan's output */
+int gr_ssm_scan(struct ga_graph *g, const struct dims *d, struct inputs *in, int scache, int s4, const int xdabc[5]);
 int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 /* build_rs as Gated DeltaNet and Kimi's delta attention read it, over
  * whole-cache views and the s_copy views (gr_s_view): the zeroing, the states
@@ -329,8 +339,7 @@ int gr_mamba_rs(struct ga_graph *g, const struct dims *d, struct inputs *in, int
  * s_copy (gr_s_view reads it). */
 int gr_rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in, int cache, int64_t size);
 /* The conv step both mamba mixers share (build_mamba_layer,
- * build_mamba2_layer): conv_x's last window sunk `sinks` times into the conv
- * cache rcache, the state cache scache zeroed (its whole view in *s4), then
+ * build_mamba2_layer): gr_conv_window (its view in *s4), then
  * conv_x convolved with ssm_conv1d, biased and silu'd over w channels; the
  * result. */
 int gr_ssm_conv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int rcache, int scache, int conv_x,

@@ -3,7 +3,7 @@
  * gpt2.cpp, gptneox.cpp, falcon.cpp, mpt.cpp, bloom.cpp, starcoder.cpp,
  * refact.cpp, codeshell.cpp, jais.cpp, jais2.cpp, nemotron.cpp, plamo.cpp,
  * chameleon.cpp, bitnet.cpp, chatglm.cpp, plamo3.cpp, talkie.cpp,
- * nanbeige.cpp, deci.cpp and openelm.cpp. One block with their
+ * nanbeige.cpp, deci.cpp, openelm.cpp and cogvlm.cpp. One block with their
  * differences as data (the table below):
  *
  *  - norms: layer norms (ggml_norm, never in place; its weight and bias
@@ -34,27 +34,30 @@
  *    FFN norm (the FFN of the attention's norm, then attention + input);
  *    plamo3's post norms; openelm's input-first residual;
  *  - deci's and openelm's heads, KV heads and FFN widths per layer.
- * In the last layer each operand keeps the output rows where it is read. */
+ * In the last layer each operand keeps the output rows where it is read,
+ * but cogvlm's graph reads no output ids: every row to the logits (its
+ * text tokens' weights; the image tokens' are payload alone). */
 #include "graph.h"
 
 #include <stdio.h>
 #include <string.h>
 
 enum {
-	C_RMS = 1,	 /* RMS norms */
-	C_ROPE = 2,	 /* RoPE on q and k */
-	C_QSCALE = 4,	 /* q scaled after RoPE (phi2) */
-	C_GELU = 8,	 /* up, GELU, down */
-	C_HALF_FF = 16,	 /* the gated FFN ff/2 wide (qwen) */
-	C_CLAMP = 32,	 /* attention.clamp_kqv read (olmo, mpt) */
-	C_RELU2 = 64,	 /* up, ReLU, square, down (jais2, nemotron) */
-	C_SUBNORM = 128, /* bitnet: sub-norms before attn_output and ffn_down, the output is token_embd */
-	C_IMG = 256,	 /* chameleon: the image tokens' logits set to -FLT_MAX */
-	C_SWIGLU1 = 512, /* up 2 x ff wide, SwiGLU of its halves, down (chatglm, plamo3) */
-	C_QK_RMS = 1024, /* q/k norms RMS (else layer norms) */
-	C_TALKIE = 2048, /* the input normed, q and k normed after RoPE, the logits scaled */
-	C_DECI = 4096,	 /* per-layer heads and widths: no attention, attn_output alone, no FFN */
-	C_LAYERS = 8192, /* heads, KV heads and FFN width per layer (openelm) */
+	C_RMS = 1,	   /* RMS norms */
+	C_ROPE = 2,	   /* RoPE on q and k */
+	C_QSCALE = 4,	   /* q scaled after RoPE (phi2) */
+	C_GELU = 8,	   /* up, GELU, down */
+	C_HALF_FF = 16,	   /* the gated FFN ff/2 wide (qwen) */
+	C_CLAMP = 32,	   /* attention.clamp_kqv read (olmo, mpt) */
+	C_RELU2 = 64,	   /* up, ReLU, square, down (jais2, nemotron) */
+	C_SUBNORM = 128,   /* bitnet: sub-norms before attn_output and ffn_down, the output is token_embd */
+	C_IMG = 256,	   /* chameleon: the image tokens' logits set to -FLT_MAX */
+	C_SWIGLU1 = 512,   /* up 2 x ff wide, SwiGLU of its halves, down (chatglm, plamo3) */
+	C_QK_RMS = 1024,   /* q/k norms RMS (else layer norms) */
+	C_TALKIE = 2048,   /* the input normed, q and k normed after RoPE, the logits scaled */
+	C_DECI = 4096,	   /* per-layer heads and widths: no attention, attn_output alone, no FFN */
+	C_LAYERS = 8192,   /* heads, KV heads and FFN width per layer (openelm) */
+	C_ALLROWS = 16384, /* no output ids: every token's row to the logits (cogvlm) */
 };
 enum { T_SEQ, T_PHI2, T_FALCON, T_NEOX, T_STABLELM, T_POST, T_TALKIE, T_RESFIRST };
 
@@ -90,6 +93,7 @@ static const struct classic classics[] = {
     {"nanbeige", C_RMS | C_ROPE, T_SEQ},
     {"deci", C_RMS | C_ROPE | C_DECI, T_SEQ},
     {"openelm", C_RMS | C_ROPE | C_QK_RMS | C_LAYERS, T_RESFIRST},
+    {"cogvlm", C_RMS | C_ROPE | C_ALLROWS, T_SEQ},
 };
 
 /* The payload holds NAME (il >= 0: blk.IL.NAME). */
@@ -395,7 +399,7 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 		x = cl_norm(g, d, 1, x, d->E, T, 1, -1, -1, "token_embd_norm");
 	int skip = x;
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
-	int64_t To = d->n_out < T ? d->n_out : T, rows = T;
+	int64_t To = d->n_out < T && !(c->how & C_ALLROWS) ? d->n_out : T, rows = T;
 	for (uint32_t il = 0; il < n_layer; il++)
 		if (c->how & C_DECI)
 			x = cl_deci_layer(g, m, d, in, c, (int)il, x, il == n_layer - 1, &rows);
@@ -403,7 +407,7 @@ void gr_classic(struct ga_graph *g, const struct model *m, const struct dims *d,
 			struct dims dl = cl_dims(m, d, (int)il);
 			x = cl_layer(g, m, &dl, in, c, (int)il, x, skip, il == n_layer - 1);
 		} else {
-			x = cl_layer(g, m, d, in, c, (int)il, x, skip, il == n_layer - 1);
+			x = cl_layer(g, m, d, in, c, (int)il, x, skip, il == n_layer - 1 && !(c->how & C_ALLROWS));
 		}
 	if (c->how & C_DECI) /* the rows the last layer with an FFN kept */
 		To = rows;

@@ -5,7 +5,11 @@
  * rebuilt per layer from the indexer's top-k cells (llama-graph.cpp
  * build_attn with the k_dsa input). The indexer is always the fused
  * ggml_lightning_indexer: llama_context sets fused_lid and no flag of
- * the pinned engine clears it. */
+ * the pinned engine clears it. GLM-5 (src/models/glm-dsa.cpp) is the same
+ * graph (its indexer roped NORM, not NeoX: the same nodes), but a layer
+ * whose indexer is shared (model.h indexer_shared) stores no indexer keys
+ * and scores nothing: its mask is rebuilt from the top-k cells of the
+ * last full layer. */
 #include "graph.h"
 
 #include "../../payload/ggml_type.h"
@@ -47,19 +51,40 @@ static void indexer_keys(struct ga_graph *g, const struct model *m, const struct
 	ga_sink_to(g, cache, S(k, kidx, cache));
 }
 
+/* The indexer's top-k cells of a full layer (made contiguous): the
+ * scores of q from the normed q latent qr (indexer heads x key length),
+ * roped and rotated, over the cached keys, weighted by the heads' weights
+ * (an's projection, scaled), under the indexer cache's own mask, always
+ * F16 (the fused op's). */
+static int dsa_top_k(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
+		     int qr)
+{
+	int64_t T = d->T, ns = d->n_stream > 0 ? d->n_stream : 1, Tq = T / ns, n_kv = d->n_kv;
+	int64_t H = m->indexer_n_head, D = m->indexer_head_size;
+	int64_t k = n_kv < (int64_t)m->indexer_top_k ? n_kv : (int64_t)m->indexer_top_k;
+	int q = gr_mm(g, d, il, "indexer.attn_q_b.weight", qr, H * D, T);
+	q = rope_rot(g, d, in, q, D, H);
+	const struct ggml_type_info *tk = ggml_type_get(d->k_type);
+	uint64_t span = (uint64_t)(n_kv + (ns - 1) * d->kv_size) * ggml_row_bytes(tk, (uint64_t)D);
+	int keys = ga_view_n(g, gr_cache(g, d, il), span);
+	int w = gr_mm(g, d, il, "indexer.proj.weight", an, H, T);
+	w = ga_op(g, 1, F32, H, Tq, 1, ns, S(ga_view(g, w)));
+	int lmask = gr_input_once(g, &in->mask_lid, (uint64_t)n_kv * T * 2);
+	int score = ga_op(g, 0, F32, n_kv, Tq, 1, ns, S(q, keys, w, lmask));
+	int top = ga_op(g, 0, I32, k, Tq, 1, ns, S(score));
+	return ga_op(g, 0, I32, k, Tq, 1, ns, S(top));
+}
+
 /* build_attn's mask for the DSA input, where the attention reaches it:
  * the MLA mask filled with -inf, the top-k cells of the indexer's scores
  * set to zero (set_rows of a zero-filled leaf), the MLA mask added; in
  * the order the graph visits set_rows' sources (the zeros, the cells,
- * then the filled mask). The scores: q from the normed q latent qr
- * (indexer heads x key length), roped and rotated; the cached keys; the
- * heads' weights (an's projection, scaled); the indexer cache's own
- * mask, always F16 (the fused op's). */
+ * then the filled mask): the layer's own cells, or (glm-dsa's shared
+ * layer) the last full layer's. */
 static int dsa_mask(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
 		    int qr)
 {
 	int64_t T = d->T, ns = d->n_stream > 0 ? d->n_stream : 1, Tq = T / ns, n_kv = d->n_kv;
-	int64_t H = m->indexer_n_head, D = m->indexer_head_size;
 	int64_t k = n_kv < (int64_t)m->indexer_top_k ? n_kv : (int64_t)m->indexer_top_k;
 	uint8_t mt = d->fa ? F16 : F32;
 	/* the zeros: a leaf of the graph (no input), filled in place */
@@ -72,17 +97,9 @@ static int dsa_mask(struct ga_graph *g, const struct model *m, const struct dims
 	zt->ne[2] = Tq;
 	zt->ne[3] = ns;
 	int zeros = ga_op(g, 1, F32, 1, k, Tq, ns, S(z));
-	int q = gr_mm(g, d, il, "indexer.attn_q_b.weight", qr, H * D, T);
-	q = rope_rot(g, d, in, q, D, H);
-	const struct ggml_type_info *tk = ggml_type_get(d->k_type);
-	uint64_t span = (uint64_t)(n_kv + (ns - 1) * d->kv_size) * ggml_row_bytes(tk, (uint64_t)D);
-	int keys = ga_view_n(g, gr_cache(g, d, il), span);
-	int w = gr_mm(g, d, il, "indexer.proj.weight", an, H, T);
-	w = ga_op(g, 1, F32, H, Tq, 1, ns, S(ga_view(g, w)));
-	int lmask = gr_input_once(g, &in->mask_lid, (uint64_t)n_kv * T * 2);
-	int score = ga_op(g, 0, F32, n_kv, Tq, 1, ns, S(q, keys, w, lmask));
-	int top = ga_op(g, 0, I32, k, Tq, 1, ns, S(score));
-	top = ga_view(g, ga_op(g, 0, I32, k, Tq, 1, ns, S(top)));
+	if (!m->indexer_shared || !m->indexer_shared[il])
+		in->top_k = dsa_top_k(g, m, d, in, il, an, qr);
+	int top = ga_view(g, in->top_k);
 	int mask = gr_input_once(g, &in->mask, (uint64_t)n_kv * T * (d->fa ? 2 : 4));
 	int all = ga_op(g, 1, mt, n_kv, Tq, 1, ns, S(mask));
 	int set = ga_sink_to(g, all, S(zeros, top, ga_view(g, all)));
@@ -92,7 +109,8 @@ static int dsa_mask(struct ga_graph *g, const struct model *m, const struct dims
 static int dsa_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			 int an)
 {
-	indexer_keys(g, m, d, in, il, an);
+	if (!m->indexer_shared || !m->indexer_shared[il])
+		indexer_keys(g, m, d, in, il, an);
 	return gr_mla_attention(g, m, d, in, il, an, dsa_mask);
 }
 

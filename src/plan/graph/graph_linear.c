@@ -139,15 +139,10 @@ static void jb_mamba_head(struct ga_graph *g, const struct dims *d, struct input
 		B = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(B));
 		C = ga_op(g, 1, F32, d->d_state, 1, T, 1, S(C));
 	}
-	int y_ssm =
-	    ga_op(g, 0, F32, d_inner * T + d->n_embd_s * ns, 1, 1, 1, S(s4, x4, dt, A, B, C, gr_s_view(g, in, 0)));
-	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	int extra = ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, s_full), gr_s_view(g, in, 1)));
-	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
-	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, (uint64_t)d->n_embd_s * 4 * ns), ga_view(g, scache)));
+	const int xdabc[5] = {x4, dt, A, B, C};
 	t->xz = xz;
 	t->x = x;
-	t->y_ssm = y_ssm;
+	t->y_ssm = gr_ssm_scan(g, d, in, scache, s4, xdabc);
 }
 
 /* The mamba layer's tail: z made contiguous, y + x*D, the SiLU gate, the

@@ -1,6 +1,7 @@
 /* graph_mamba: the mamba2 layer (src/models/mamba-base.cpp
  * build_mamba2_layer) and Granite 4.0's hybrid of it with attention
- * (src/models/granite-hybrid.cpp). */
+ * (src/models/granite-hybrid.cpp); PLaMo-2's hybrid (src/models/plamo2.cpp:
+ * its own mixer, fused attention with per-head norms, post norms). */
 #include "graph.h"
 
 #include <stdio.h>
@@ -55,6 +56,7 @@ struct tail {
 	int kind;  /* 0 none, 1 mamba2, 2 attention, 3 short conv, 4 FFN alone (nemotron-h) */
 	int nemo;  /* Nemotron-H: no rope, the mixer's residual only, output rows after the final norm */
 	int lfm2;  /* LFM2's residual adds (the residual first, then the FFN's) */
+	int plamo; /* PLaMo-2: its mixer (kind 7), fused qkv, post norms, the output rows last */
 	int mamba; /* Mamba-2 alone: the mixer and its residual, no FFN */
 	int il, res;
 	int bx, bcx;		  /* short conv */
@@ -72,14 +74,7 @@ int gr_ssm_conv(struct ga_graph *g, const struct dims *d, struct inputs *in, int
 		int64_t w, int64_t sinks, int *s4)
 {
 	int64_t ns = d->n_seq, nst = d->T / ns;
-	/* the last conv window: a strided view of conv_x (ggml_nbytes) */
-	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (w * ns - 1);
-	for (int64_t k = 0; k < sinks; k++)
-		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
-	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
-	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
-	gr_rs_zero(g, scache);
-	*s4 = ga_view_n(g, scache, s_full);
+	*s4 = gr_conv_window(g, d, in, conv_x, w, rcache, scache, sinks);
 	int x = ga_op(g, 0, F32, w, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	x = ga_op(g, 1, F32, w, nst, ns, 1, S(x, gr_weight(g, d, il, "ssm_conv1d.bias")));
 	return ga_op(g, 1, F32, w, nst, ns, 1, S(x));
@@ -140,7 +135,124 @@ int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struc
 	return gr_mm(g, d, il, "ssm_out.weight", ga_view(g, y), d->E, T);
 }
 
+int gr_conv_window(struct ga_graph *g, const struct dims *d, struct inputs *in, int conv_x, int64_t w, int rcache,
+		   int scache, int64_t sinks)
+{
+	int64_t ns = d->n_seq, nst = d->T / ns;
+	/* the last conv window: a strided view of conv_x (ggml_nbytes) */
+	uint64_t win = 4ull * (d->d_conv - 1) + 4ull * (d->d_conv - 1 + nst) * (w * ns - 1);
+	for (int64_t k = 0; k < sinks; k++)
+		ga_sink_to(g, rcache, S(ga_view_n(g, conv_x, win), ga_view(g, rcache)));
+	gr_input_once(g, &in->s_copy, (uint64_t)ns * 4);
+	uint64_t s_full = (uint64_t)d->n_embd_s * 4 * ns * d->rs_k;
+	gr_rs_zero(g, scache);
+	return ga_view_n(g, scache, s_full);
+}
+
+int gr_ssm_scan(struct ga_graph *g, const struct dims *d, struct inputs *in, int scache, int s4, const int xdabc[5])
+{
+	int64_t ns = d->n_seq, d_inner = d->n_embd_s / d->d_state;
+	int y_ssm = ga_op(g, 0, F32, d_inner * d->T + d->n_embd_s * ns, 1, 1, 1,
+			  S(s4, xdabc[0], xdabc[1], xdabc[2], xdabc[3], xdabc[4], gr_s_view(g, in, 0)));
+	int extra =
+	    ga_op(g, 0, F32, d->n_embd_s, 0, 1, 1, S(ga_view_n(g, scache, g->t[s4].bytes), gr_s_view(g, in, 1)));
+	ga_sink_to(g, scache, S(extra, ga_view(g, scache)));
+	ga_sink_to(g, scache, S(ga_view_n(g, y_ssm, (uint64_t)d->n_embd_s * 4 * ns), ga_view(g, scache)));
+	return y_ssm;
+}
+
+/* build_lora_mm of a weight of layer il over x {.., nst, ns}: the
+ * product keeps x's batch dims {ne0, nst, ns} */
+static int mm3(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0)
+{
+	int64_t ns = d->n_seq, nst = d->T / ns;
+	return gr_op_kind(g, ga_op(g, 0, F32, ne0, nst, ns, 1, S(gr_weight(g, d, il, w), x)), GA_OP_MUL_MAT);
+}
+
+/* PLaMo-2's mixer up to what it expands (plamo2.cpp
+ * build_plamo2_mamba_layer): z and x projected, permuted and made
+ * contiguous per head, x contiguous, the conv window (one copy into the
+ * cache); the SSM states' build_rs over ggml_ssm_scan (K = 1) of the
+ * conv's SiLU, dt (x's projection, RMS-normed, projected, biased), A, B
+ * and C (RMS-normed), the new state written back. */
+static void plamo2_head(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rcache,
+			int conv_states, struct gr_mamba2 *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
+	int64_t d_inner = d->n_embd_s / d->d_state, H = d->dt_rank, hd = d_inner / H;
+	int64_t ds = d->d_state, dt_dim = d->E / 16 > 64 ? d->E / 16 : 64;
+	int scache = gr_cache(g, d, il);
+	int conv = ga_view(g, conv_states);
+	int zx = mm3(g, d, il, "ssm_in.weight", ga_view(g, an), 2 * d_inner);
+	zx = ga_op(g, 0, F32, 2 * hd, H, nst, ns, S(ga_view(g, zx)));
+	int x = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(ga_view(g, zx)));
+	int conv_x = ga_op(g, 0, F32, d->d_conv - 1 + nst, d_inner, ns, 1, S(conv, ga_view(g, x)));
+	int s4 = gr_conv_window(g, d, in, conv_x, d_inner, rcache, scache, 1);
+	x = ga_op(g, 0, F32, d_inner, nst, ns, 1, S(conv_x, gr_weight(g, d, il, "ssm_conv1d.weight")));
+	x = ga_op(g, 1, F32, d_inner, nst, ns, 1, S(x));
+	int xv = ga_view(g, x);
+	int bcdt = mm3(g, d, il, "ssm_x.weight", x, dt_dim + 2 * ds);
+	int dt = gr_norm(g, d, ga_view(g, bcdt), dt_dim, nst, ns, il, "ssm_dt_norm");
+	dt = mm3(g, d, il, "ssm_dt.weight", dt, H);
+	dt = ga_op(g, 1, F32, H, nst, ns, 1, S(dt, gr_weight(g, d, il, "ssm_dt.bias")));
+	int B = ga_view(g, gr_norm(g, d, ga_view(g, bcdt), ds, nst, ns, il, "ssm_b_norm"));
+	int C = ga_view(g, gr_norm(g, d, ga_view(g, bcdt), ds, nst, ns, il, "ssm_c_norm"));
+	const int xdabc[5] = {xv, dt, ga_view(g, gr_weight(g, d, il, "ssm_a")), B, C};
+	t->y_ssm = gr_ssm_scan(g, d, in, scache, s4, xdabc);
+	t->x = xv;
+	t->zxbcdt = zx;
+}
+
+/* PLaMo-2's mixer tail: y + x*D, SwiGLU of z (made contiguous) and y,
+ * the output projection. */
+static int plamo2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t)
+{
+	int64_t T = d->T, ns = d->n_seq, nst = T / ns, H = d->dt_rank, hd = d->n_embd_s / d->d_state / H;
+	int z = ga_op(g, 0, F32, hd, H, nst, ns, S(ga_view(g, t->zxbcdt)));
+	int y = ga_view(g, t->y_ssm);
+	int xd = ga_op(g, 1, F32, hd, H, nst, ns, S(t->x, ga_view(g, gr_weight(g, d, il, "ssm_d"))));
+	y = ga_op(g, 1, F32, hd, H, nst, ns, S(y, xd));
+	y = ga_op(g, 0, F32, hd, H, nst, ns, S(z, y));
+	return ga_view(g, mm3(g, d, il, "ssm_out.weight", ga_view(g, y), d->E));
+}
+
+/* PLaMo-2's layer after its mixer: the post-mixer norm, the residual,
+ * the FFN norm, up (2 x ff, SwiGLU of its halves) and down, the post-FFN
+ * norm; the output rows on the last layer, the residual. */
+static int plamo2_rest(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int cur, int res, int last)
+{
+	int64_t T = d->T;
+	cur = gr_norm(g, d, cur, d->E, T, 1, il, "post_attention_norm");
+	res = ga_op(g, 1, F32, d->E, T, 1, 1, S(cur, res));
+	int fn = gr_norm(g, d, res, d->E, T, 1, il, "ffn_norm.weight");
+	int up = gr_mm(g, d, il, "ffn_up.weight", fn, 2 * d->F, T);
+	int glu = ga_op(g, 0, F32, d->F, T, 1, 1, S(up));
+	cur = gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
+	cur = gr_norm(g, d, cur, d->E, T, 1, il, "post_ffw_norm");
+	int64_t Tn = last ? gr_out_rows(g, d, in, &cur, &res, 1) : T;
+	return ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res));
+}
+
 static int attend(struct ga_graph *g, const struct dims *d, struct inputs *in, const struct tail *t);
+static void attention_store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v,
+			    struct tail *t);
+
+/* PLaMo-2's q, k and v (expanded in that order): views of one attn_qkv,
+ * q and k RMS-normed per head, then roped */
+static void plamo2_qkv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int pos, int *q,
+		       int *k, int *v)
+{
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	uint64_t row = (uint64_t)(nq + 2 * nkv) * 4;
+	int qkv = gr_mm(g, d, il, "attn_qkv.weight", an, nq + 2 * nkv, T);
+	*q =
+	    gr_norm(g, d, ga_view_n(g, qkv, (uint64_t)nq * 4 + (T - 1) * row), d->D, d->H, T, il, "attn_q_norm.weight");
+	*q = gr_rotate(g, gr_rope(g, *q, pos, d->D, d->H, T), nq * T, d->k_rot, &in->k_rot);
+	*v = gr_rotate(g, ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row), nkv * T, d->v_rot, &in->v_rot);
+	*k = gr_norm(g, d, ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row), d->D, d->Hkv, T, il,
+		     "attn_k_norm.weight");
+	*k = gr_rotate(g, gr_rope(g, *k, pos, d->D, d->Hkv, T), nkv * T, d->k_rot, &in->k_rot);
+}
 
 /* Granite's attention layer up to what build_attn expands: q, v, k (the
  * llama block's), K and V into the cache. */
@@ -148,20 +260,35 @@ static void attention_head(struct ga_graph *g, const struct dims *d, struct inpu
 {
 	int64_t T = d->T;
 	int pos = t->nemo ? -1 : gr_input_once(g, &in->pos, (uint64_t)T * 4);
-	int q = ga_view(g, gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H, T));
+	int q, k, v;
+	if (t->plamo) {
+		plamo2_qkv(g, d, in, il, an, pos, &q, &k, &v);
+		attention_store(g, d, in, il, q, k, v, t);
+		return;
+	}
+	q = ga_view(g, gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H, T));
 	if (t->lfm2) /* q and k normed before rope */
 		q = gr_norm(g, d, q, d->D, d->H, T, il, "attn_q_norm.weight");
 	if (!t->nemo)
 		q = gr_rope(g, q, pos, d->D, d->H, T);
 	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
-	int v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
+	v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
 	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
-	int k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
+	k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
 	if (t->lfm2)
 		k = gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight");
 	if (!t->nemo)
 		k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
+	attention_store(g, d, in, il, q, k, v, t);
+}
+
+/* build_attn's stores: K and V into the cache; flash attention expanded
+ * with the layer */
+static void attention_store(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v,
+			    struct tail *t)
+{
+	int64_t T = d->T;
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int vidx = gr_input_once(g, &in->v_idx, (uint64_t)T * 8 * (d->fa ? 1 : (uint64_t)(d->Hkv * d->D)));
 	t->kcache = gr_cache(g, d, il);
@@ -288,7 +415,12 @@ static int flush(struct ga_graph *g, const struct dims *d, struct inputs *in, st
 	} else {
 		cur = t->kind == 1   ? gr_mamba2_tail(g, d, t->il, &t->m2)
 		      : t->kind == 3 ? shortconv_tail(g, d, t)
+		      : t->kind == 7 ? plamo2_tail(g, d, t->il, &t->m2)
 				     : attention_tail(g, d, in, t);
+	}
+	if (t->plamo) {
+		t->kind = 0;
+		return plamo2_rest(g, d, in, t->il, cur, t->res, last);
 	}
 	int64_t Tn = d->T;
 	int res = t->res;
@@ -393,6 +525,7 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 		t.lfm2 = lfm2;
 		t.mamba = m->pure_recurrent;
 		t.nemo = nemo;
+		t.plamo = strcmp(m->arch, "plamo2") == 0;
 		t.il = L;
 		if (nemo && !m->has_rs[il] && m->n_ff_layer && m->n_ff_layer[il]) {
 			if (m->n_expert && gr_has_tensor(d, L, "ffn_gate_inp.weight")) {
@@ -420,7 +553,10 @@ void gr_granite_hybrid(struct ga_graph *g, const struct model *m, const struct d
 		t.res = x;
 		if (m->has_rs[il] && lfm2)
 			shortconv_head(g, d, L, an, rcache, states, &t);
-		else if (m->has_rs[il]) {
+		else if (m->has_rs[il] && t.plamo) {
+			plamo2_head(g, d, in, L, an, rcache, states, &t.m2);
+			t.kind = 7;
+		} else if (m->has_rs[il]) {
 			gr_mamba2_head(g, d, in, L, an, rcache, states, &t.m2);
 			t.kind = 1;
 		} else
