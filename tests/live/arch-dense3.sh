@@ -6,7 +6,8 @@
 # (jais2, nemotron), chameleon's image logits, bitnet's sub-norms,
 # chatglm's and plamo3's fused SwiGLU (plamo3's post norms) and talkie's
 # weightless norms and scaled skip, deci's layer without KV heads,
-# openelm's per-layer geometry (written uniform) and residual-first add. Each synthetic payload boots
+# openelm's per-layer geometry (written uniform) and residual-first add,
+# pangu-embedded (llama's block, an attn_output bias). Each synthetic payload boots
 # through `zealot argv` (boot_for_ledger) and answers; every exact term of
 # the plan (model, KV, output) equals the boot ledger and every compute
 # buffer is within 0.5 % of it, flash attention on and off.
@@ -17,7 +18,8 @@ cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
 CLASSIC="starcoder2 phi2 stablelm olmo qwen gpt2 gptneox falcon mpt bloom starcoder refact codeshell jais jais2
-	nemotron plamo chameleon bitnet chatglm plamo3 talkie nanbeige deci openelm"
+	nemotron plamo chameleon bitnet chatglm plamo3 talkie nanbeige deci openelm
+	pangu-embedded"
 run "$ZEALOT" archs
 for a in $CLASSIC; do
 	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"

@@ -1,7 +1,7 @@
 /* The classic dense decoders: starcoder2, phi2, stablelm, olmo, qwen,
  * gpt2, gptneox, falcon, mpt, bloom, starcoder, refact, codeshell, jais,
  * jais2, nemotron, plamo, chameleon, bitnet, chatglm, plamo3, talkie,
- * nanbeige, deci, openelm, cogvlm. Layer norms with
+ * nanbeige, deci, openelm, cogvlm, pangu-embedded. Layer norms with
  * biases (or RMS norms, or none), q, k and v fused or apart, a GELU FFN of
  * up and down or llama's gated one, positions by RoPE (partial for phi2,
  * stablelm, gptneox), learned embeddings (gpt2, starcoder) or ALiBi

@@ -136,6 +136,7 @@ static const struct synth_family families[] = {
     CL("nanbeige", SF_DENSE, VC_RMS),
     {"deci", SF_HEADS_EMBD | SF_DENSE, VC_RMS, classic_defaults, classic_validate, classic_keys, classic_tensors,
      deci_layer, 0, 0},
+    CL("pangu-embedded", SF_DENSE, VC_RMS | VC_WO_B),
     CL("openelm", SF_TIED | SF_DENSE | SF_NO_ANSWER, VC_RMS | VC_FUSED | VC_QK_NORM1),
     MOE2("dbrx", SF_ROPE_FULL | SF_HEADS_EMBD, V2_DBRX),
     MOE2("arctic", SF_ROPE_FULL | SF_HEADS_EMBD, V2_ARCTIC),

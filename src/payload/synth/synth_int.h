@@ -374,7 +374,7 @@ void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,
  * plamo, chameleon, bitnet, chatglm, plamo3, talkie, nanbeige, deci, openelm,
- * cogvlm */
+ * cogvlm, pangu-embedded */
 enum {
 	VC_RMS = 1 << 0,	 /* RMS norms (else layer norms and attention.layer_norm_epsilon) */
 	VC_NORM_B = 1 << 1,	 /* the layer norms' biases */

@@ -469,6 +469,7 @@ static const struct graph_family families[] = {
     {"nanbeige", gr_classic, NULL, "src/models/nanbeige.cpp", NULL},
     {"deci", gr_classic, NULL, "src/models/deci.cpp", NULL},
     {"openelm", gr_classic, NULL, "src/models/openelm.cpp", NULL},
+    {"pangu-embedded", gr_classic, NULL, "src/models/pangu-embed.cpp", NULL},
     {"plamo2", gr_granite_hybrid, NULL, "src/models/plamo2.cpp", NULL},
     {"glm-dsa", gr_deepseek32, gr_deepseek2_mtp, "src/models/glm-dsa.cpp (deepseek32's with shared indexer layers)",
      gr_deepseek32_affine_from},
