@@ -178,7 +178,7 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	int nextn_in_main = !hybrid && !in_list(m->arch, nextn_filtered_archs, ARRAY_SIZE(nextn_filtered_archs));
 	int is_mla = m->head_k_mla && m->head_v_mla;
 	uint32_t vmax = v_width_max(m);
-	int has_swa = m->n_kind[LAYER_SWA] > 0 && m->n_swa > 0;
+	int has_swa = m->n_kind[LAYER_SWA] > 0 && m->n_swa > 0 && !plan_arch_memoryless(m->arch);
 
 	kv_init(&p->kv, p->n_ctx_seq, p, s->kv_unified, s->type_k, s->type_v);
 	if (has_swa) {

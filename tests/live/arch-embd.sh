@@ -2,7 +2,8 @@
 # and nomic-bert, jina-bert-v2 and jina-bert-v3 over its graph:
 # non-causal encoders the engine gives no memory; eurobert, neo-bert and
 # llama-embed (llama's block over the ubatch; llama-embed keeps the
-# default KV cache) and the diffusion decoders dream and llada (the
+# default KV cache), gemma-embedding (gemma3's block over the ubatch, no
+# memory) and the diffusion decoders dream and llada (the
 # same with the lm_head, no memory). Each synthetic payload
 # boots through `zealot argv` with EMBEDDINGS=on (--embeddings) and
 # answers /v1/embeddings with one vector of embd floats; every exact term
@@ -128,6 +129,10 @@ ARCH=eurobert ecase euro-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDD
 # neo-bert: the same over one attn_qkv, a SwiGLU from one ffn_up
 ARCH=neo-bert ecase neo-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
 ARCH=neo-bert ecase neo-nofa "" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=off EMBEDDINGS=on POOLING=last" 256
+# gemma-embedding: gemma3's block over the ubatch (symmetric sliding
+# window, no memory), the final norm is t_embd, the tied output unused
+ARCH=gemma-embedding ecase gembd-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
+ARCH=gemma-embedding ecase gembd-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 256
 # the diffusion decoders: llama's graph over the ubatch with the lm_head;
 # no memory, so llama-server computes no logits (every completion HTTP
 # 500), which check names (S18)

@@ -85,6 +85,7 @@ static const struct synth_family families[] = {
     GEMMA("gemma2", V_GEMMA2, NULL, gemma3_tensors),
     GEMMA("gemma", V_GEMMA1, NULL, gemma3_tensors),
     GEMMA("gemma3n", V_GEMMA3N, gemma3n_validate, gemma3n_tensors),
+    GEMMA("gemma-embedding", 0, NULL, gemma3_tensors),
     RWKV("rwkv7", 0, rwkv7_tensors),
     RWKV("rwkv6", V_RWKV6, rwkv6_tensors),
     RWKV("arwkv7", V_RWKV_RMS, rwkv7_tensors),

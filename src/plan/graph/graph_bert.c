@@ -190,7 +190,10 @@ static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims
 		k = gr_rope(g, proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), pos, d->D, d->Hkv, T);
 		v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", an, nkv, T);
 	}
-	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
+	uint64_t mb = (uint64_t)T * T * (d->fa ? 2 : 4);
+	int mask = gr_input_once(g, &in->mask, mb);
+	if (m->n_kind[LAYER_SWA]) /* gemma-embedding's symmetric window: a second mask */
+		mask = m->kind[L] == LAYER_SWA ? gr_input_once(g, &in->mask_swa, mb) : mask;
 	int o = attend_nc(g, d, q, k, v, mask);
 	int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
 	return gr_layer_end(g, m, d, in, L, last, cur, x, 0, "ffn_norm.weight", neo ? neo_ffn : gr_ffn_dense);
@@ -201,7 +204,9 @@ static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims
  * engine still makes it the default KV cache, which the plan prices),
  * eurobert (src/models/eurobert.cpp: the same, no output matrix at all, no
  * memory), neo-bert (src/models/neo-bert.cpp: a fused attn_qkv, a SwiGLU
- * from one ffn_up, the final norm enc.output_norm) and the diffusion
+ * from one ffn_up, the final norm enc.output_norm), gemma-embedding
+ * (src/models/gemma-embedding.cpp: gemma3's block, a second mask for its
+ * symmetric window; no memory) and the diffusion
  * decoders dream and llada (src/models/dream.cpp, llada.cpp: the lm_head
  * after the final norm; no memory). With EMBEDDINGS=on build_pooling
  * follows (graph.c: gr_pooling). */
@@ -212,7 +217,8 @@ void gr_llama_nc(struct ga_graph *g, const struct model *m, const struct dims *d
 	int x = gr_layers(g, m, d, in, nc_layer, neo ? &neo_layer : NULL);
 	int64_t To = d->n_out < d->T ? d->n_out : d->T;
 	int rn;
-	if (neo || strcmp(m->arch, "llama-embed") == 0 || strcmp(m->arch, "eurobert") == 0) {
+	if (neo || strcmp(m->arch, "llama-embed") == 0 || strcmp(m->arch, "eurobert") == 0 ||
+	    strcmp(m->arch, "gemma-embedding") == 0) {
 		rn = gr_norm(g, d, x, d->E, To, 1, -1, neo ? "enc.output_norm.weight" : "output_norm.weight");
 		g->t[rn].output = 1; /* result_norm: t_embd, a graph output */
 	} else
