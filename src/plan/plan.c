@@ -49,11 +49,11 @@ static int in_list(const char *arch, const char *const *list, size_t n)
 
 /* - archs whose load_arch_tensors creates no output layer at all (not
  *   even token_embd's tied copy): bert.cpp's encoders, eurobert and
- *   neo-bert, whose graph ends at the hidden states the pooling reads;
+ *   neo-bert, modern-bert, whose graph ends at the hidden states the pooling reads;
  *   bitnet.cpp, whose logits multiply by tok_embd itself (the input
  *   layer's). */
-static const char *const no_output_archs[] = {"bert",		"jina-bert-v2", "jina-bert-v3", "nomic-bert",
-					      "nomic-bert-moe", "bitnet",	"eurobert",	"neo-bert"};
+static const char *const no_output_archs[] = {"bert",	"jina-bert-v2", "jina-bert-v3", "nomic-bert", "nomic-bert-moe",
+					      "bitnet", "eurobert",	"neo-bert",	"modern-bert"};
 
 int plan_arch_memoryless(const char *arch)
 {

@@ -145,3 +145,8 @@ for n in dream-fa llada-nofa; do
 	check "$n: check names it not served by llama-server (S18)" \
 		jq -e '[.findings[]|select(.law=="S18" and .severity=="error")]|length == 1' "$TMP/out"
 done
+# modern-bert (src/models/modern-bert.cpp): layer norms without biases
+# (none before layer 0's attention), one attn_qkv roped, a GEGLU from
+# one ffn_up, the final norm t_embd
+ARCH=modern-bert ecase modern-fa "$BIG kv_heads=8" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
+ARCH=modern-bert ecase modern-nofa "" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 256

@@ -30,6 +30,8 @@ int bert_validate(const struct synth_spec *s, const struct synth_family *f, char
 	if (!(f->variant & (V_ROPE | V_ALIBI)) && s->n_ctx > 65536)
 		return errorf(err, "%s's position_embd holds a row per position: ctx %llu is more than 65536", s->arch,
 			      (unsigned long long)s->n_ctx);
+	if ((f->variant & V_MODERN) && s->n_head_kv != s->n_head)
+		return errorf(err, "%s's attn_qkv is {embd, 3 x embd}: kv_heads must equal heads", s->arch);
 	return 0;
 }
 
@@ -75,14 +77,20 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 
 /* NeoBERT (src/models/neo-bert.cpp): pre-norm RMS blocks over one fused
  * attn_qkv and a SwiGLU whose ffn_up holds the gate too (2 x ff rows),
- * no biases, the final norm enc.output_norm (SF_ENC_NORM), no output. */
+ * no biases, the final norm enc.output_norm (SF_ENC_NORM), no output.
+ * ModernBERT (V_MODERN, src/models/modern-bert.cpp): the same tensors
+ * (layer norms, a GEGLU), token_embd_norm and output_norm, no attn_norm
+ * in layer 0. */
 void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
-	(void)f;
 	char nm[64];
 	uint64_t E = s->n_embd, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	int modern = f->variant & V_MODERN;
+	if (modern)
+		vec(t, "output_norm.weight", E);
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		BV("attn_norm.weight", E);
+		if (!modern || il > 0) /* modern-bert: layer 0's attn_norm is the identity */
+			BV("attn_norm.weight", E);
 		BM("attn_qkv.weight", E, E + 2 * kv);
 		BM("attn_output.weight", E, E);
 		BV("ffn_norm.weight", E);

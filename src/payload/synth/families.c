@@ -111,6 +111,8 @@ static const struct synth_family families[] = {
     LLAMA("eurobert", RF_D | SF_TIED | SF_NO_ANSWER, 0),
     {"neo-bert", RF_D | SF_HEADS_EMBD | SF_TIED | SF_NO_ANSWER | SF_ENC_NORM, 0, NULL, NULL, NULL, neo_bert_tensors,
      NULL, 0, 0},
+    {"modern-bert", RF_D | SF_HEADS_EMBD | SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM, V_MODERN | V_ROPE, bert_defaults,
+     bert_validate, bert_keys, neo_bert_tensors, NULL, 0, 0},
     CL("starcoder2", LNB | SF_ROPE_FULL, VC_NORM_B | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B),
     CL("phi2", LNB, VC_NORM_B | VC_FUSED | VC_QKV_B | VC_WO_B | VC_GELU | VC_FFN_B | VC_NO_FFN_NORM | VC_OUT_B |
        VC_PARTIAL),

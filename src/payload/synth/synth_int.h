@@ -359,11 +359,13 @@ void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_bert.c: bert, jina-bert-v3, nomic-bert, jina-bert-v2 (non-causal
- * encoders, served for embeddings, over bert.cpp's graph); neo-bert */
+ * encoders, served for embeddings, over bert.cpp's graph); neo-bert,
+ * modern-bert */
 enum {
-	V_ROPE = 1 << 0,  /* q and k roped: no position_embd */
-	V_SILU = 1 << 1,  /* nomic: a SiLU-gated FFN, no biases */
-	V_ALIBI = 1 << 2, /* jina-bert-v2: ALiBi, no positions; a GELU-gated FFN */
+	V_ROPE = 1 << 0,   /* q and k roped: no position_embd */
+	V_SILU = 1 << 1,   /* nomic: a SiLU-gated FFN, no biases */
+	V_ALIBI = 1 << 2,  /* jina-bert-v2: ALiBi, no positions; a GELU-gated FFN */
+	V_MODERN = 1 << 3, /* modern-bert over neo_bert_tensors */
 };
 void bert_defaults(struct synth_spec *s, const struct synth_family *f);
 int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);

@@ -417,6 +417,7 @@ static const struct graph_family families[] = {
     {"dream", gr_llama_nc, NULL, "src/models/dream.cpp", NULL},
     {"eurobert", gr_llama_nc, NULL, "src/models/eurobert.cpp", NULL},
     {"neo-bert", gr_llama_nc, NULL, "src/models/neo-bert.cpp", NULL},
+    {"modern-bert", gr_modern_bert, NULL, "src/models/modern-bert.cpp", NULL},
     {"llada", gr_llama_nc, NULL, "src/models/llada.cpp", NULL},
     {"gemma-embedding", gr_llama_nc, NULL, "src/models/gemma-embedding.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},

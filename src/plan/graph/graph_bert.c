@@ -167,6 +167,18 @@ static int neo_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
 }
 
+/* build_qkv's fused path: q, k and v strided views of one attn_qkv,
+ * q and k roped */
+static void fused_qkv(struct ga_graph *g, const struct dims *d, int L, int an, int pos, int *q, int *k, int *v)
+{
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	uint64_t row = (uint64_t)(nq + 2 * nkv) * 4;
+	int qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nq + 2 * nkv, T);
+	*q = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nq * 4 + (T - 1) * row), pos, d->D, d->H, T);
+	*k = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row), pos, d->D, d->Hkv, T);
+	*v = ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row);
+}
+
 /* A layer of llama's block attending over the ubatch alone
  * (build_attn_inp_no_cache): q, k and v (their biases where the payload
  * has them: dream's build_qkv; neo-bert: strided views of one attn_qkv)
@@ -179,12 +191,8 @@ static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
 	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 	int q, k, v;
-	if (neo) { /* build_qkv's fused path */
-		uint64_t row = (uint64_t)(nq + 2 * nkv) * 4;
-		int qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nq + 2 * nkv, T);
-		q = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nq * 4 + (T - 1) * row), pos, d->D, d->H, T);
-		k = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row), pos, d->D, d->Hkv, T);
-		v = ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row);
+	if (neo) {
+		fused_qkv(g, d, L, an, pos, &q, &k, &v);
 	} else {
 		q = gr_rope(g, proj_b(g, d, L, "attn_q.weight", "attn_q.bias", an, nq, T), pos, d->D, d->H, T);
 		k = gr_rope(g, proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), pos, d->D, d->Hkv, T);
@@ -223,5 +231,39 @@ void gr_llama_nc(struct ga_graph *g, const struct model *m, const struct dims *d
 		g->t[rn].output = 1; /* result_norm: t_embd, a graph output */
 	} else
 		rn = gr_result(g, d, x);
+	gr_pooling(g, d, rn, To);
+}
+
+/* src/models/modern-bert.cpp: the token embedding and a layer norm
+ * (token_embd_norm, no bias), then pre-norm blocks of layer norms without
+ * biases (layer 0 has no attn_norm: the identity), one attn_qkv roped,
+ * attention over the ubatch, the output projection, the residual, a
+ * GEGLU from one ffn_up of 2 x ff rows (SEQ), the residual; the final
+ * layer norm output_norm is t_embd. No memory, no output matrix. */
+void gr_modern_bert(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T;
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int x = gr_lnorm(g, d, gr_input_embd(g, d, in), d->E, T, 1, 0, "token_embd_norm.weight");
+	gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
+	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
+	uint32_t n_layer = m->n_layer_all;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il, q, k, v;
+		int an =
+		    gr_has_tensor(d, L, "attn_norm.weight") ? gr_lnorm(g, d, x, d->E, T, 1, L, "attn_norm.weight") : x;
+		fused_qkv(g, d, L, an, pos, &q, &k, &v);
+		int cur = gr_mm(g, d, L, "attn_output.weight", attend_nc(g, d, q, k, v, mask), d->E, T);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
+		int fi = ga_gop(g, ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res)), GA_G_ADD);
+		int fo = neo_ffn(g, m, d, L, gr_lnorm(g, d, fi, d->E, Tn, 1, L, "ffn_norm.weight"), Tn);
+		x = ga_gop(g, ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi)), GA_G_ADD);
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_lnorm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
+	g->t[rn].output = 1; /* final_norm_out: t_embd, a graph output */
 	gr_pooling(g, d, rn, To);
 }
