@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +47,17 @@ void test_router_log(void)
 /* A router's child found among a process's children by its --alias, and
  * its command line held to its member's preset section: a child that runs
  * every preset argument holds them; one value changed is named. The
- * "children" are shells that ignore their arguments (sh -c 'sleep 30' sh
- * ARGS...), forked by this test. */
-static pid_t spawn_child(const struct argv_list *a, const char *ctx)
+ * "children" are shells that ignore their arguments (sh -c 'read _' sh
+ * ARGS...), forked by this test: each blocks on a pipe the test holds
+ * (*hold) until it is killed, and spawn_child returns once it has exec'd
+ * (a close-on-exec pipe's end of file), so no wait is timed. */
+static pid_t spawn_child(const struct argv_list *a, const char *ctx, int *hold)
 {
 	char **v = xcalloc(a->n + 8, sizeof(*v));
 	size_t n = 0;
 	v[n++] = "/bin/sh";
 	v[n++] = "-c";
-	v[n++] = "sleep 30";
+	v[n++] = "read _";
 	v[n++] = "sh";
 	v[n++] = "--alias";
 	v[n++] = "m1";
@@ -69,12 +73,25 @@ static pid_t spawn_child(const struct argv_list *a, const char *ctx)
 		}
 		v[n++] = !strcmp(a->v[i - 1], "--ctx-size") ? (char *)ctx : a->v[i];
 	}
+	int in[2], execd[2];
+	if (pipe2(in, O_CLOEXEC) || pipe2(execd, O_CLOEXEC)) {
+		free(v);
+		return -1;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		dup2(in[0], 0);
 		execv(v[0], v);
 		_exit(127);
 	}
 	free(v);
+	close(in[0]);
+	close(execd[1]);
+	char c;
+	while (pid > 0 && read(execd[0], &c, 1) < 0 && errno == EINTR)
+		; /* end of file: the child has exec'd (or died) */
+	close(execd[0]);
+	*hold = in[1];
 	return pid;
 }
 
@@ -87,14 +104,10 @@ void test_router_child(void)
 	ok(ep && argv_render(ep, &a, &err) == 0, "a member's argv renders (%s)", tap_s(err));
 	struct router_member m = {.name = "m1", .path = "/nowhere/m1.env", .ep = ep, .own = ep};
 	for (int k = 0; k < 2 && ep; k++) {
-		pid_t pid = spawn_child(&a, k ? "2048" : "4096");
+		int hold = -1;
+		pid_t pid = spawn_child(&a, k ? "2048" : "4096", &hold);
 		unsigned port = 0;
-		long found = 0;
-		for (int t = 0; t < 200 && found != pid; t++) { /* until it has exec'd */
-			found = router_child_of((long)getpid(), "m1", &port);
-			if (found != pid)
-				usleep(10000);
-		}
+		long found = router_child_of((long)getpid(), "m1", &port);
 		ok(found == pid && port == 43210, "the child running --alias m1 is found, its --port read (%ld)",
 		   found);
 		ok(router_child_of((long)getpid(), "m2", &port) == 0, "no child runs --alias m2");
@@ -109,6 +122,7 @@ void test_router_child(void)
 		free(why);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		close(hold);
 	}
 	argv_release(&a);
 	endpoint_free(ep);
