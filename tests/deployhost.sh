@@ -20,3 +20,21 @@ echo "ok - a real systemd boots in a container in $RS_BOOT_MS ms"
 R=$(rs_root)
 X() { rs_exec "$@"; }
 X useradd --system --no-create-home --shell /usr/sbin/nologin zealot-engine
+
+# router_host_env FILE: the three members (router_members, one engine
+# thread each) readable by the unit's user, a free port in $port and $url,
+# and FILE a router endpoint over them as the unit's user runs it.
+router_host_env() {
+	router_members "EXTRA_ARGS=--threads 1" || return 1
+	chmod -R a+rX models ./*.gguf
+	port=$(free_port)
+	url=http://127.0.0.1:$port
+	cat >"$1" <<X
+RUNTIME=$SERVER
+MODELS=models
+MODELS_MAX=2
+LISTEN_PORT=$port
+ADDRESSABLE_MIB=16384
+USER=zealot-engine
+X
+}

@@ -13,18 +13,7 @@
 RS_NAME=zl-rdeploy-$$
 . "$(dirname "$0")/../deployhost.sh"
 
-router_members "EXTRA_ARGS=--threads 1" || exit 1
-chmod -R a+rX models ./*.gguf
-port=$(free_port)
-url=http://127.0.0.1:$port
-cat >rt.env <<X
-RUNTIME=$SERVER
-MODELS=models
-MODELS_MAX=2
-LISTEN_PORT=$port
-ADDRESSABLE_MIB=16384
-USER=zealot-engine
-X
+router_host_env rt.env || exit 1
 deploy() { # REASON [more options]: zealot deploy rt.env inside the container
 	local why=$1
 	shift

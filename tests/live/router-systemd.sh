@@ -11,18 +11,7 @@
 RS_NAME=zl-router-$$
 . "$(dirname "$0")/../deployhost.sh"
 
-router_members "EXTRA_ARGS=--threads 1" || exit 1
-chmod -R a+rX models ./*.gguf
-port=$(free_port)
-url=http://127.0.0.1:$port
-cat >router.env <<X
-RUNTIME=$SERVER
-MODELS=models
-MODELS_MAX=2
-LISTEN_PORT=$port
-ADDRESSABLE_MIB=16384
-USER=zealot-engine
-X
+router_host_env router.env || exit 1
 chmod a+r router.env
 
 run "$UNIT_ZEALOT" emit unit router.env --zealot "$UNIT_ZEALOT"
