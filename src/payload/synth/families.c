@@ -108,6 +108,8 @@ static const struct synth_family families[] = {
     LLAMA("llama-embed", RF_D, 0),
     LLAMA("dream", RF_D, 0),
     LLAMA("llada", RF_D, 0),
+    QWENMOE("llada-moe", SF_ROPE_FULL | SF_HEADS_EMBD | SF_EXPERTS_SIZED, qwen3moe_tensors),
+    QWENMOE("rnd1", SF_ROPE_FULL | SF_EXPERTS_SIZED, qwen3moe_tensors),
     LLAMA("eurobert", RF_D | SF_TIED | SF_NO_ANSWER, 0),
     {"neo-bert", RF_D | SF_HEADS_EMBD | SF_TIED | SF_NO_ANSWER | SF_ENC_NORM, 0, NULL, NULL, NULL, neo_bert_tensors,
      NULL, 0, 0},

@@ -419,6 +419,8 @@ static const struct graph_family families[] = {
     {"neo-bert", gr_llama_nc, NULL, "src/models/neo-bert.cpp", NULL},
     {"modern-bert", gr_modern_bert, NULL, "src/models/modern-bert.cpp", NULL},
     {"llada", gr_llama_nc, NULL, "src/models/llada.cpp", NULL},
+    {"llada-moe", gr_llama_nc, NULL, "src/models/llada-moe.cpp", NULL},
+    {"rnd1", gr_llama_nc, NULL, "src/models/rnd1.cpp", NULL},
     {"gemma-embedding", gr_llama_nc, NULL, "src/models/gemma-embedding.cpp", NULL},
     {"deepseek32", gr_deepseek32, gr_deepseek2_mtp, "src/models/deepseek32.cpp", gr_deepseek32_affine_from},
     {"dbrx", gr_moe_kin, NULL, "src/models/dbrx.cpp", NULL},

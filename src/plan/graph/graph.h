@@ -95,6 +95,8 @@ int gr_lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64
 	     const char *w);
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
+/* gr_moe with the chosen experts' weights normalised or not (graph_moe.c) */
+int gr_moe_norm(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int norm_w);
 /* The cache a layer's attention uses, as build_attn with kv_iswa picks
  * it (swa: the window's): the cells its masks span, its size, and its
  * index and mask inputs' slots */

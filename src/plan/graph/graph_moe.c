@@ -139,11 +139,18 @@ int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T
  * top-k weights, a gated SiLU, no fused stack. */
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
 {
+	return gr_moe_norm(g, d, il, x, T, 1);
+}
+
+/* The same with the top-k weights normalised or not (norm_w): llada-moe
+ * passes false, rnd1 true (src/models/llada-moe.cpp, rnd1.cpp). */
+int gr_moe_norm(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int norm_w)
+{
 	struct gr_moe_opts o = {0};
 	struct gr_moe_routed r;
 	int experts;
 	int64_t k = d->n_expert_used;
-	o.norm_w = 1;
+	o.norm_w = norm_w;
 	gr_moe_route(g, d, il, x, T, &o, &r);
 	/* the views are built (and expanded) before the adds */
 	int out = moe_experts(g, d, il, x, T, &r, 0, 0, &experts);
