@@ -45,7 +45,11 @@ enum {
 	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
 	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
 	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
+	SF_CODEC_OUT = 1 << 17,	    /* output.weight has SYNTH_CODEC_ROWS rows (qwen3tts's codec head) */
 };
+/* qwen3tts's codec head: the rows the loader creates output.weight with
+ * (src/models/qwen3vl.cpp); a vocabulary past them is padded with -inf */
+#define SYNTH_CODEC_ROWS 3072u
 
 struct tw;
 struct synth_family {
@@ -219,6 +223,7 @@ void llama_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 
 /* fam_qwen.c: qwen2(vl), qwen3(vl), qwen2moe, qwen3moe and its kin */
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f);
+void qwen3tts_defaults(struct synth_spec *s, const struct synth_family *f);
 void qwen_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void qwen2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void qwen3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
