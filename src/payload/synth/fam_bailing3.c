@@ -17,6 +17,13 @@
 void bailing3_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	kimi_defaults(s, f);
+	s->mtp_tensors = 1; /* for nextn=1 */
+}
+
+/* kimi-linear's layers (MLA every `interval`), the MTP block an MLA one */
+int bailing3_layer(const struct synth_spec *s, uint32_t il)
+{
+	return il >= s->n_layer ? 'A' : ssm_layer(s, il);
 }
 
 int bailing3_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
@@ -25,9 +32,10 @@ int bailing3_validate(const struct synth_spec *s, const struct synth_family *f, 
 	if (moe_validate(s, MV_GATING, err))
 		return -1;
 	if (!s->interval || !s->ssm_conv || !s->ssm_state || !s->kv_lora || !s->head_dim_v || !s->rope_dims ||
-	    s->rope_dims % 2 || s->rope_dims >= s->head_dim || s->mha || !s->probs_b)
-		return errorf(err, "bailingmoe3 needs interval, ssm_conv, ssm_state (the KDA head size), kv_lora, "
-				   "head_dim_v > 0, an even rope_dims in 1..head_dim-1, probs_b=1, mha=0 and nextn=0");
+	    s->rope_dims % 2 || s->rope_dims >= s->head_dim || s->mha || !s->probs_b || s->n_nextn > 1)
+		return errorf(err,
+			      "bailingmoe3 needs interval, ssm_conv, ssm_state (the KDA head size), kv_lora, "
+			      "head_dim_v > 0, an even rope_dims in 1..head_dim-1, probs_b=1, mha=0 and nextn 0 or 1");
 	return 0;
 }
 
@@ -89,7 +97,8 @@ static void bl3_mla(struct tw *t, const struct synth_spec *s, uint32_t il)
 void bailing3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	char nm[64];
-	for (uint32_t il = 0; il < s->n_layer; il++) {
+	uint32_t n = s->n_layer + (s->mtp_tensors ? s->n_nextn : 0);
+	for (uint32_t il = 0; il < n; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		if (f->layer(s, il) == 'A')
 			bl3_mla(t, s, il);
@@ -100,5 +109,11 @@ void bailing3_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 			ffn(t, s, il);
 		else
 			moe_block(t, s, il);
+		if (il >= s->n_layer) { /* the MTP block: an MLA layer with experts, the eh_proj head */
+			BM("nextn.eh_proj.weight", 2ull * s->n_embd, s->n_embd);
+			BV("nextn.enorm.weight", s->n_embd);
+			BV("nextn.hnorm.weight", s->n_embd);
+			BV("layer_output_norm.weight", s->n_embd); /* its final norm (LLM_TENSOR_LAYER_OUT_NORM) */
+		}
 	}
 }

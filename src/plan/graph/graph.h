@@ -363,7 +363,8 @@ gr_build_fn gr_falcon_h1, gr_jamba, gr_kimi_linear; /* graph_linear.c */
 int gr_kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int states, int c,
 		   int64_t inner);
 int gr_kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H);
-gr_build_fn gr_bailing3; /* graph_bailing3.c */
+gr_build_fn gr_bailing3;     /* graph_bailing3.c */
+gr_draft_fn gr_bailing3_mtp; /* graph_bailing3.c */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

@@ -90,9 +90,10 @@ static void bl3_ffn_in(struct ga_graph *g, const struct model *m, const struct d
 	t->fn = gr_norm(g, d, t->fi, d->E, d->T, 1, t->il, "ffn_norm.weight");
 }
 
-/* build_moe_ffn's routing as the payload gates it (the selection bias
- * always there, the weights normalised and scaled as the keys say) */
-static void bl3_route(struct ga_graph *g, const struct model *m, const struct dims *d, struct bl3_tail *t)
+/* build_moe_ffn's routing of x as the payload gates it (the selection
+ * bias always there, the weights normalised and scaled as the keys say) */
+static void bl3_route(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x,
+		      struct gr_moe_routed *r)
 {
 	struct gr_moe_opts o = {0};
 	o.sigmoid = m->expert_gating == 2;
@@ -100,30 +101,30 @@ static void bl3_route(struct ga_graph *g, const struct model *m, const struct di
 	o.probs_b = 1;
 	o.norm_w = m->expert_w_norm != 0;
 	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
-	bl3_ffn_in(g, m, d, t);
-	gr_moe_route(g, d, t->il, t->fn, d->T, &o, &t->r);
-	t->routed = 1;
+	gr_moe_route(g, d, il, x, d->T, &o, r);
+}
+
+/* The rest of build_moe_ffn (the experts over x, their sum made
+ * contiguous when one is used), the shared expert, their sum */
+static int bl3_experts(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x,
+		       const struct gr_moe_routed *r)
+{
+	int64_t T = d->T;
+	int moe = gr_moe_experts(g, d, il, x, T, r, 0);
+	if (d->n_expert_used <= 1)
+		moe = ga_op(g, 0, F32, d->E, T, 1, 1, S(moe));
+	int sh = gr_ffn_shexp(g, d, il, x, T, d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1));
+	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
 }
 
 /* What is left of layer t when a later expand reaches it; returns the
  * layer's output. */
 static int bl3_flush(struct ga_graph *g, const struct model *m, const struct dims *d, struct bl3_tail *t)
 {
-	int64_t T = d->T;
-	int fo;
 	if (!t->routed)
 		bl3_ffn_in(g, m, d, t);
-	if (t->moe) {
-		int moe = gr_moe_experts(g, d, t->il, t->fn, T, &t->r, 0);
-		if (d->n_expert_used <= 1)
-			moe = ga_op(g, 0, F32, d->E, T, 1, 1, S(moe));
-		int64_t F_sh = d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
-		int sh = gr_ffn_shexp(g, d, t->il, t->fn, T, F_sh);
-		fo = ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
-	} else {
-		fo = gr_ffn(g, d, t->il, t->fn, T);
-	}
-	return ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(fo, t->fi)), GA_G_ADD);
+	int fo = t->moe ? bl3_experts(g, m, d, t->il, t->fn, &t->r) : gr_ffn(g, d, t->il, t->fn, d->T);
+	return ga_gop(g, ga_op(g, 1, F32, d->E, d->T, 1, 1, S(fo, t->fi)), GA_G_ADD);
 }
 
 void gr_bailing3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -151,13 +152,49 @@ void gr_bailing3(struct ga_graph *g, const struct model *m, const struct dims *d
 		t.an = gr_norm(g, d, x, d->E, d->T, 1, L, "attn_norm.weight");
 		t.o = t.recr ? bl3_kda_head(g, m, d, in, L, t.an, rcache, scache, states)
 			     : gr_mla_attention_kqv(g, m, d, in, L, t.an);
-		if (t.moe) /* build_moe_ffn expands its weights */
-			bl3_route(g, m, d, &t);
+		if (t.moe) { /* build_moe_ffn expands its weights */
+			bl3_ffn_in(g, m, d, &t);
+			bl3_route(g, m, d, L, t.fn, &t.r);
+			t.routed = 1;
+		}
 		prev = t;
 	}
 	if (prev.il >= 0)
 		x = bl3_flush(g, m, d, &prev);
 	int h = gr_norm(g, d, x, d->E, d->T, 1, -1, "output_norm.weight");
 	g->t[h].output = 1; /* h_nextn: a graph output */
+	gr_lm_rows(g, d, in, h);
+}
+
+/* The MTP block's attention: the trunk's gated MLA, whole */
+static int bl3_mtp_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an)
+{
+	struct bl3_tail t = {0};
+	t.il = il;
+	t.an = an;
+	t.o = gr_mla_attention_kqv(g, m, d, in, il, an);
+	return bl3_attn_tail(g, m, d, &t);
+}
+
+/* The MTP block's FFN: the routed experts beside the shared one */
+static int bl3_mtp_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	(void)T;
+	struct gr_moe_routed r;
+	bl3_route(g, m, d, il, x, &r);
+	return bl3_experts(g, m, d, il, x, &r);
+}
+
+/* bailingmoe3.cpp graph_mtp: the nextn block il over the target's hidden
+ * state (gr_mtp_input), a K-only cache of its own; its final norm is the
+ * block's layer_output_norm, then the output rows and the LM head */
+void gr_bailing3_mtp(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il)
+{
+	int x = gr_mtp_input(g, d, in, il);
+	int an = gr_norm(g, d, x, d->E, d->T, 1, il, "attn_norm.weight");
+	x = gr_ffn_half(g, m, d, il, bl3_mtp_attn(g, m, d, in, il, an), x, d->T, "ffn_norm.weight", bl3_mtp_ffn);
+	int h = gr_norm(g, d, x, d->E, d->T, 1, il, "layer_output_norm.weight");
+	g->t[h].output = 1; /* h_nextn */
 	gr_lm_rows(g, d, in, h);
 }
