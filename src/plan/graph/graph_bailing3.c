@@ -13,6 +13,8 @@
  * one and the residual adds. */
 #include "graph.h"
 
+#include <stdio.h>
+
 struct bl3_tail {
 	int il, recr, moe;
 	int routed; /* the attention's tail, the FFN norm and the routing are built */
@@ -104,6 +106,19 @@ static void bl3_route(struct ga_graph *g, const struct model *m, const struct di
 	gr_moe_route(g, d, il, x, d->T, &o, r);
 }
 
+/* The shared expert's width: n_ff_shexp (expert_shared_feed_forward_length,
+ * which zealot's model does not read), as the payload's ffn_up_shexp has
+ * it; else load_arch_hparams's default, ff_exp x max(1, shared) */
+static int64_t bl3_shexp_width(const struct model *m, const struct dims *d, int il)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "blk.%d.ffn_up_shexp.weight", il);
+	const struct gguf_tensor *t = d->w->gg ? gguf_tensor_find(d->w->gg, name) : NULL;
+	if (t && t->n_dims >= 2)
+		return (int64_t)t->ne[1];
+	return d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
+}
+
 /* The rest of build_moe_ffn (the experts over x, their sum made
  * contiguous when one is used), the shared expert, their sum */
 static int bl3_experts(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x,
@@ -113,7 +128,7 @@ static int bl3_experts(struct ga_graph *g, const struct model *m, const struct d
 	int moe = gr_moe_experts(g, d, il, x, T, r, 0);
 	if (d->n_expert_used <= 1)
 		moe = ga_op(g, 0, F32, d->E, T, 1, 1, S(moe));
-	int sh = gr_ffn_shexp(g, d, il, x, T, d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1));
+	int sh = gr_ffn_shexp(g, d, il, x, T, bl3_shexp_width(m, d, il));
 	return ga_op(g, 1, F32, d->E, T, 1, 1, S(moe, sh));
 }
 
