@@ -25,6 +25,11 @@ static const char *const rs_rollback_archs[] = {
     "qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
 };
 static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32"};
+/* - hybrids whose create_memory passes the hybrid memory no filter: its
+ *   default keeps every layer that is not recurrent in the attention cache,
+ *   the nextn blocks too (src/llama-memory-hybrid.cpp); their MTP draft
+ *   context caches the nextn blocks alone, as the filtered hybrids'. */
+static const char *const nextn_kept_hybrids[] = {"bailingmoe3"};
 /* - archs that load an MTP block's expert selection bias (exp_probs_b)
  *   even without a drafter: their load_arch_tensors creates it with
  *   TENSOR_NOT_REQUIRED alone, not with the block's TENSOR_SKIP
@@ -192,7 +197,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 		enum layer_kind k = m->kind[il];
 		if (!m->has_kv[il]) /* create_memory's attention filter */
 			continue;
-		if (k == LAYER_NEXTN && !nextn_in_main)
+		if (k == LAYER_NEXTN && !nextn_in_main &&
+		    !in_list(m->arch, nextn_kept_hybrids, ARRAY_SIZE(nextn_kept_hybrids)))
 			continue;
 		/* deci's plain cache keeps a layer without KV heads too: empty
 		 * K rows, V at the widest row when transposed */

@@ -151,6 +151,7 @@ static const struct synth_family families[] = {
     MOE2("dots1", SF_ROPE_FULL, V2_SHARED | V2_GATED | V2_QK_NORM | V2_KV_H),
     MOE2("bailingmoe", SF_ROPE_FULL, V2_SHARED),
     MOE2("bailingmoe2", SF_HEADS_EMBD, V2_SHARED | V2_GATED | V2_QK_NORM | V2_FUSED),
+    {"bailingmoe3", SF_MLA | SF_MTP, V_KIMI, bailing3_defaults, bailing3_validate, bailing3_keys, bailing3_tensors, bailing3_layer, 0, 0},
     MOE2("smallthinker", SF_ROPE_FULL, V2_THINKER),
     LLAMA("hunyuan_vl", RF_D, V_QK_NORM),
     MOE2("deepseek2-ocr", SF_ROPE_FULL | SF_HEADS_EMBD, V2_SHARED | V2_GATED | V2_KV_H | V2_GATE_UP),

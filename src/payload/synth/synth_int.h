@@ -311,6 +311,12 @@ void ds2_defaults(struct synth_spec *s, const struct synth_family *f);
 void ds2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void kimi_defaults(struct synth_spec *s, const struct synth_family *f);
 void kimi_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_bailing3.c: bailingmoe3 (kimi-linear's keys under the V_KIMI variant) */
+void bailing3_defaults(struct synth_spec *s, const struct synth_family *f);
+int bailing3_layer(const struct synth_spec *s, uint32_t il);
+int bailing3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void bailing3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void bailing3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void glm4moe_defaults(struct synth_spec *s, const struct synth_family *f);
 void glm4moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 

@@ -430,6 +430,7 @@ static const struct graph_family families[] = {
     {"dots1", gr_moe_kin, NULL, "src/models/dots1.cpp", NULL},
     {"bailingmoe", gr_moe_kin, NULL, "src/models/bailingmoe.cpp", NULL},
     {"bailingmoe2", gr_moe_kin, NULL, "src/models/bailingmoe2.cpp", NULL},
+    {"bailingmoe3", gr_bailing3, gr_bailing3_mtp, "src/models/bailingmoe3.cpp", NULL},
     {"smallthinker", gr_moe_kin, NULL, "src/models/smallthinker.cpp (no sliding window)", NULL},
     {"hunyuan_vl", gr_mistral3, NULL, "src/models/hunyuan-vl.cpp", NULL},
     {"deepseek2-ocr", gr_deepseek2_ocr, NULL, "src/models/deepseek2.cpp (deepseek2ocr.cpp's graph)", NULL},

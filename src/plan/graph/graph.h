@@ -312,6 +312,13 @@ uint64_t gr_deepseek32_affine_from(const struct model *m);
  * attn_v_b (dv per head) and projected by attn_output */
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk);
+/* gr_attend_mla without attn_output: build_attn's output with wo NULL
+ * (bailingmoe3 gates it per head first), [dv x H, T] */
+int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
+		      int64_t lora, int64_t dv, const struct gr_mla_mask *mk);
+/* gr_mla_attention (no mask hook) up to gr_attend_mla_kqv */
+int gr_mla_attention_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an);
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
@@ -351,6 +358,15 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);
 gr_build_fn gr_falcon_h1, gr_jamba, gr_kimi_linear; /* graph_linear.c */
+/* Kimi's delta attention (graph_linear.c): causal_conv1d's input of q, k
+ * or v (c = 0, 1, 2: the projection, the gathered conv states before it,
+ * the last window into the cache rcache), returning the concatenation;
+ * then its depthwise conv and SiLU (q and k L2-normed) */
+int gr_kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int states, int c,
+		   int64_t inner);
+int gr_kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H);
+gr_build_fn gr_bailing3;     /* graph_bailing3.c */
+gr_draft_fn gr_bailing3_mtp; /* graph_bailing3.c */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

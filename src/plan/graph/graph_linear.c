@@ -388,3 +388,16 @@ void gr_kimi_linear(struct ga_graph *g, const struct model *m, const struct dims
 {
 	gr_trunk_moe(g, m, d, in, kimi_attn, "ffn_norm.weight", kimi_ffn);
 }
+
+/* Kimi's delta attention steps for a kin that builds the rest itself
+ * (graph_bailing3.c) */
+int gr_kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int states, int c,
+		   int64_t inner)
+{
+	return kda_conv_in(g, d, il, an, rcache, states, c, inner);
+}
+
+int gr_kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H)
+{
+	return kda_conv(g, d, il, conv_x, c, hd, H);
+}
