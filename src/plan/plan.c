@@ -339,6 +339,10 @@ static void plan_dsv4(const struct model *m, const struct plan_shape *s, const s
 	dsv4_state(rs, m, pl, p, 4, 8, 2 * m->indexer_head_size);
 	rs->recurrent_layers = rs->layers;
 	sort_by_name(rs->bufs, rs->n_bufs);
+	/* the MTP draft context (create_memory: an iswa cache of the nextn
+	 * layers) is not priced here */
+	if (s->spec_mtp && m->n_nextn && m->mtp_tensors)
+		plan_note_unmirrored(p, "the MTP draft context of '%s' (its nextn layers' cache and graph)", m->arch);
 }
 
 /* bufs holds PLAN_MAX_BUFS (model, compute) or PLAN_MAX_DEVS (caches)
