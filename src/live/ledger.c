@@ -186,7 +186,8 @@ static int rs_line(const char *line, struct ledger_rs *rs)
 /* A deepseek4 compressor state (llama_dsv4_comp_state, counted as the
  * recurrent state): "NAME ratio = R, state = ROWS x WIDTH, streams = S,
  * rs_seq = Q, layers = L, size = M MiB", its f32 kv and score tensors
- * priced exactly from the counts; the states' rows add up to the cells. */
+ * priced exactly from the counts; a cell per stream (sequence), as a
+ * recurrent state's. */
 static int dsv4_state_line(const char *line, struct ledger_rs *rs)
 {
 	const char *p = after(line, "llama_dsv4_comp_state: ");
@@ -204,7 +205,7 @@ static int dsv4_state_line(const char *line, struct ledger_rs *rs)
 	rs->mib += 2 * half;
 	rs->r_mib += half;
 	rs->s_mib += half;
-	rs->cells += rows;
+	rs->cells = streams;
 	rs->layers += layers;
 	rs->seqs = streams;
 	rs->rs_seq = rs_seq;

@@ -279,8 +279,9 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, co
  *   indexer (ratio 4) at its key length on the CSA layers;
  * - rs: the compressor states, f32 kv and score tensors [width, rows,
  *   streams x (1 + n_rs_seq)] per layer: CSA 8 rows of 2 x key_length,
- *   HCA 128 of key_length, the indexer's 8 of 2 x its key length. Their
- *   cells are the three states' rows. */
+ *   HCA 128 of key_length, the indexer's 8 of 2 x its key length; a cell
+ *   per sequence, as a recurrent state's (rate.c reads a sequence's state
+ *   so). */
 static void dsv4_comp(struct plan_kv *kv, const struct model *m, const struct plan_shape *s, const struct placement *pl,
 		      struct plan *p, uint32_t ratio, uint32_t width)
 {
@@ -301,7 +302,6 @@ static void dsv4_state(struct plan_rs *rs, const struct model *m, const struct p
 {
 	const struct ggml_type_info *f32 = ggml_type_by_name("f32");
 	uint64_t bytes = (uint64_t)width * rows * 4 * p->n_seq * (1 + rs->rs_seq);
-	rs->cells += rows;
 	for (uint32_t il = 0; il < m->n_layer_all - m->n_nextn; il++) {
 		if (m->compress_ratio[il] != ratio)
 			continue;
@@ -332,6 +332,7 @@ static void plan_dsv4(const struct model *m, const struct plan_shape *s, const s
 
 	struct plan_rs *rs = &p->rs;
 	rs->present = 1;
+	rs->cells = p->n_seq;
 	rs->seqs = p->n_seq;
 	rs->rs_seq = s->spec_mtp ? s->spec_n_max : 0;
 	dsv4_state(rs, m, pl, p, 4, 8, 2 * m->head_k);

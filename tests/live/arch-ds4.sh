@@ -41,9 +41,9 @@ ds4_case() {
 }
 
 # ledger_holds_dsv4 JSON: a ledger --json whose kv holds compressed
-# layers and whose recurrent state the three states' 144 rows.
+# layers and whose recurrent state the states' layers.
 ledger_holds_dsv4() {
-	jq -e '.target.kv.layers > 0 and .target.recurrent.cells == 144' "$1" >/dev/null
+	jq -e '.target.kv.layers > 0 and .target.recurrent.layers > 0' "$1" >/dev/null
 }
 
 # compute_estimated ENV: plan --json ENV is not exact and names one thing
