@@ -12,7 +12,8 @@
 # Its compute graph is not mirrored yet: the plan must say so (exact
 # false, the compute named among what is not mirrored), never a
 # confident figure. The engine aborts in its scheduler on an AMX host
-# with weights in the AMX buffer (law S16), so the cases boot REPACK=0.
+# with weights in the AMX buffer (law S16, held below), so the cases
+# boot REPACK=0.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 cd "$TMP" || exit 1
@@ -52,6 +53,21 @@ compute_estimated() {
 	"$ZEALOT" plan --json "$1" 2>/dev/null | jq -en 'input | .exact == false and (.unmirrored | length == 1)
 		and (.unmirrored[0] | test("compute graph of .deepseek4."))' >/dev/null
 }
+
+# The AMX fault (law S16): with REPACK on, an AMX build puts the f16
+# grouped output projection (attn_output_a) in its AMX buffer, which
+# refuses the graph's matmul by a permuted operand: the engine aborts
+# while reserving. `check` raises S16 exactly when the engine dies so;
+# on a host without AMX both stay quiet.
+must "$ZEALOT" synth deepseek4 -o ds4-amx.gguf
+_boot_once ds4-amx "CTX_SIZE=4096 PARALLEL=1"
+"$ZEALOT" check --json ds4-amx.env >ds4-amx.check 2>/dev/null
+s16=$(jq '[.findings[]|select(.law=="S16")]|length' ds4-amx.check)
+fate=answered
+[ -z "$ASK_EXIT" ] && [ "$ASK_HTTP" = 200 ] || fate=died
+want=answered
+[ "${s16:-0}" -eq 0 ] || want=died
+check "ds4-amx REPACK on: S16 raised ${s16:-0} time(s), and the engine $fate" test "$fate" = "$want"
 
 ds4_case ds4-fa "answer=hi vocab=1024" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 ds4_case ds4-nofa "answer=hi vocab=1024 layers=6 raw_layers=2" \
