@@ -49,6 +49,7 @@ struct model {
 	uint32_t indexer_head_size; /* DSA lightning indexer's key length (deepseek32), 0 when absent */
 	uint32_t indexer_n_head;    /* its query heads */
 	uint32_t indexer_top_k;	    /* the cells each token's attention keeps */
+	uint32_t *compress_ratio;   /* deepseek4: per layer 0, 4 (CSA) or 128 (HCA); NULL for others */
 	uint8_t *indexer_shared;    /* glm-dsa: per layer, 1 where it reuses the last full layer's top-k; else NULL */
 
 	uint32_t n_swa;	      /* sliding window in tokens, 0 = none */

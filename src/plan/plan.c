@@ -274,6 +274,84 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, co
 	sort_by_name(rs->bufs, rs->n_bufs);
 }
 
+/* deepseek4's memory (src/llama-kv-cache-dsv4.cpp), its streams per
+ * sequence whatever KV_UNIFIED says (unified_raw, unified_compressed):
+ * - kv_swa: the raw cache, an iswa pair whose base half holds no layer
+ *   (every trunk layer is SWA) and whose window half holds one K-only row
+ *   of key_length per layer and cell;
+ * - kv: the base half (n_ctx_seq cells, no layer), then three K-only
+ *   caches of PAD(max(1, ceil(n_ctx_seq / ratio)), 256) cells each: CSA
+ *   (ratio 4) and HCA (128) at key_length on their layers, the lightning
+ *   indexer (ratio 4) at its key length on the CSA layers;
+ * - rs: the compressor states, f32 kv and score tensors [width, rows,
+ *   streams x (1 + n_rs_seq)] per layer: CSA 8 rows of 2 x key_length,
+ *   HCA 128 of key_length, the indexer's 8 of 2 x its key length; a cell
+ *   per sequence, as a recurrent state's (rate.c reads a sequence's state
+ *   so). */
+static void dsv4_comp(struct plan_kv *kv, const struct model *m, const struct plan_shape *s, const struct placement *pl,
+		      struct plan *p, uint32_t ratio, uint32_t width)
+{
+	uint32_t cells = (p->n_ctx_seq + ratio - 1) / ratio;
+	cells = PAD(cells ? cells : 1, 256);
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		if (m->compress_ratio[il] != ratio)
+			continue;
+		uint64_t kb = ggml_row_bytes(s->type_k, width) * (uint64_t)cells * kv->streams;
+		kv->layers++;
+		kv->k_bytes += kb;
+		cache_tensor(kv->bufs, &kv->n_bufs, p, pl, place_cache(pl, il), s->type_k, width, kb);
+	}
+}
+
+static void dsv4_state(struct plan_rs *rs, const struct model *m, const struct placement *pl, struct plan *p,
+		       uint32_t ratio, uint32_t rows, uint32_t width)
+{
+	const struct ggml_type_info *f32 = ggml_type_by_name("f32");
+	uint64_t bytes = (uint64_t)width * rows * 4 * p->n_seq * (1 + rs->rs_seq);
+	for (uint32_t il = 0; il < m->n_layer_all - m->n_nextn; il++) {
+		if (m->compress_ratio[il] != ratio)
+			continue;
+		int d = place_cache(pl, il);
+		rs->layers++;
+		rs->r_bytes += bytes;
+		rs->s_bytes += bytes;
+		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, width, bytes);
+		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, width, bytes);
+	}
+}
+
+static void plan_dsv4(const struct model *m, const struct plan_shape *s, const struct placement *pl, struct plan *p)
+{
+	uint64_t want = (uint64_t)m->n_swa + s->n_ubatch;
+	uint64_t size = want < p->n_ctx_seq ? want : p->n_ctx_seq;
+	kv_init(&p->kv_swa, s->swa_full ? p->n_ctx_seq : (uint32_t)PAD(size, 256), p, 0, s->type_k, s->type_v);
+	p->kv_swa.present = 1;
+	for (uint32_t il = 0; il < m->n_layer_all; il++)
+		kv_add_layer(&p->kv_swa, p, pl, il, s->type_k, s->type_v, m->head_k, 0, 0);
+	kv_init(&p->kv, p->n_ctx_seq, p, 0, s->type_k, s->type_v);
+	p->kv.present = 1;
+	dsv4_comp(&p->kv, m, s, pl, p, 4, m->head_k);
+	dsv4_comp(&p->kv, m, s, pl, p, 128, m->head_k);
+	dsv4_comp(&p->kv, m, s, pl, p, 4, m->indexer_head_size);
+	sort_by_name(p->kv.bufs, p->kv.n_bufs);
+	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);
+
+	struct plan_rs *rs = &p->rs;
+	rs->present = 1;
+	rs->cells = p->n_seq;
+	rs->seqs = p->n_seq;
+	rs->rs_seq = s->spec_mtp ? s->spec_n_max : 0;
+	dsv4_state(rs, m, pl, p, 4, 8, 2 * m->head_k);
+	dsv4_state(rs, m, pl, p, 128, 128, m->head_k);
+	dsv4_state(rs, m, pl, p, 4, 8, 2 * m->indexer_head_size);
+	rs->recurrent_layers = rs->layers;
+	sort_by_name(rs->bufs, rs->n_bufs);
+	/* the MTP draft context (create_memory: an iswa cache of the nextn
+	 * layers) is not priced here */
+	if (s->spec_mtp && m->n_nextn && m->mtp_tensors)
+		plan_note_unmirrored(p, "the MTP draft context of '%s' (its nextn layers' cache and graph)", m->arch);
+}
+
 /* bufs holds PLAN_MAX_BUFS (model, compute) or PLAN_MAX_DEVS (caches)
  * entries; there are never more buffer types than devices + 4. */
 static struct plan_buf *buf_get(struct plan_buf *bufs, unsigned *n, const char *buft, int dev)
@@ -633,8 +711,12 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	setup_devs(&pl, dev, p);
 	int host = (int)p->n_cards;
 	derive_context(s, p);
-	plan_kv_caches(m, s, &pl, p);
-	plan_recurrent(m, s, &pl, p);
+	if (m->compress_ratio) {
+		plan_dsv4(m, s, &pl, p);
+	} else {
+		plan_kv_caches(m, s, &pl, p);
+		plan_recurrent(m, s, &pl, p);
+	}
 	struct memo *mm = x ? x->memo : NULL;
 	if (!memo_model_get(mm, s, dev, p)) {
 		plan_model(m, g, s, &pl, p);

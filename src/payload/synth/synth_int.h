@@ -456,4 +456,11 @@ int plm_validate(const struct synth_spec *s, const struct synth_family *f, char 
 void plm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void plm_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
+/* fam_ds4.c: deepseek4 */
+uint32_t ds4_ratio(const struct synth_spec *s, uint32_t il);
+void ds4_defaults(struct synth_spec *s, const struct synth_family *f);
+int ds4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void ds4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void ds4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
 #endif
