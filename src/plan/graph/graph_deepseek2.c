@@ -28,6 +28,13 @@ static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk)
 {
+	return gr_mm(g, d, il, "attn_output.weight", gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk), d->E,
+		     d->T);
+}
+
+int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
+		      int64_t lora, int64_t dv, const struct gr_mla_mask *mk)
+{
 	int64_t T = d->T, H = d->H;
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int kcache = gr_cache(g, d, il);
@@ -72,7 +79,7 @@ int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, i
 		if (!d->w->pl->kv_offload)
 			g->t[cur].force = d->w->cpu;
 	}
-	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+	return cur;
 }
 
 static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
