@@ -288,6 +288,9 @@ struct gr_mla_mask;
  * full-rank gate and sigmoid decay where the payload has them), and the
  * MLA layer up to build_attn's output (wo NULL: K3 gates it first) */
 gr_build_fn gr_kimi_k3;
+/* what of a kimi-k3 payload's MLA graph_kimik3.c does not replay (synth
+ * writes neither), or NULL */
+const char *gr_kimi_k3_unmirrored(const struct gguf *gg, const struct model *m);
 int gr_kimi_kda(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an);
 int gr_kimi_mla_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an);
 /* gr_attend_mla without attn_output: build_attn's output with wo NULL,

@@ -20,6 +20,7 @@
  * next visit reaches them, and the rest of it is built there. */
 #include "graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../../base/util.h"
@@ -297,4 +298,18 @@ void gr_kimi_k3(struct ga_graph *g, const struct model *m, const struct dims *d,
 	int rn = gr_result(g, d, x);
 	g->t[rn].output = 1; /* result_norm is t_embd */
 	free(k.p.tail);
+}
+
+const char *gr_kimi_k3_unmirrored(const struct gguf *gg, const struct model *m)
+{
+	static const char *const what[][2] = {{"attn_q_a.weight", "the q latent (attn_q_a, attn_q_b)"},
+					      {"attn_kv_b.weight", "the MHA layout (attn_kv_b)"}};
+	char nm[64];
+	for (uint32_t il = 0; gg && il < m->n_layer_all; il++)
+		for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+			snprintf(nm, sizeof(nm), "blk.%u.%s", il, what[i][0]);
+			if (gguf_tensor_find(gg, nm))
+				return what[i][1];
+		}
+	return NULL;
 }
