@@ -8,7 +8,8 @@
 # dsv4_hc_pre). Each synthetic payload boots through `zealot argv`
 # (boot_for_ledger) and answers; every exact term of the plan (model, KV,
 # recurrent state, output) equals the boot ledger and every compute buffer
-# is within 0.5 % of it, flash attention on and off.
+# is within 0.5 % of it, flash attention on and off, on the CPU and on
+# rpc-servers.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh" # mirrored_case
@@ -32,5 +33,16 @@ mirrored_case k3-ub64 kimi-k3 "layers=6 interval=3 lead_dense=2 attn_res=3 laten
 # MLA row 64 + 32 wide), 3 slots
 mirrored_case k3-q8 kimi-k3 "attn_res=0 rope_dims=32 vocab=1024" \
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+
+# Placement: an rpc-server holding 5 of 8 layers, two splitting 9 (the
+# output too), the caches kept on the host
+if [ -x "$RPC_SERVER" ]; then
+	rpc_pair
+	mirrored_case k3-ngl kimi-k3 "layers=8 vocab=1024" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=5"
+	mirrored_case k3-split kimi-k3 "layers=8 vocab=1024" \
+		"CTX_SIZE=8192 PARALLEL=2 RPC=$R1,$R2 NGL=9 TENSOR_SPLIT=1,2"
+	mirrored_case k3-nkvo kimi-k3 "vocab=1024" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	rpc_stop
+fi
 
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done
