@@ -54,6 +54,7 @@ struct synth_spec {
 	 * hash-routed layers, the leading uncompressed layers (the rest
 	 * alternate CSA 4 and HCA 128) */
 	uint32_t o_groups, o_lora, hash_layers, raw_layers;
+	uint32_t attn_res;	       /* kimi-k3: attn_res.block_size (0: no cross-layer residual attention) */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)

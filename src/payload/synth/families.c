@@ -100,6 +100,7 @@ static const struct synth_family families[] = {
     QWEN35("qwen35moe", SF_MTP, V_Q35_MOE),
     QWEN35("qwen3next", 0, V_Q35_MOE | V_NEXT),
     {"kimi-linear", SF_MLA, V_KIMI, kimi_defaults, mla_validate, mla_keys, kimi_tensors, ssm_layer, 0, 0},
+    {"kimi-k3", SF_MLA, V_KIMI, kimik3_defaults, kimik3_validate, kimik3_keys, kimik3_tensors, ssm_layer, 0, 0},
     MLA("mistral4", 0),
     MLA("deepseek32", V_DS32),
     BERT("bert", 0),

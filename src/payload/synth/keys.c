@@ -92,6 +92,8 @@ static const struct synth_key keys[] = {
     {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
     {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
     {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
+    {"attn_res", offsetof(struct synth_spec, attn_res), 0,
+     "kimi-k3: attn_res.block_size, cross-layer residual attention every N layers (0: none)"},
 };
 
 /* llama.cpp's file types that are no tensor type (llama.h

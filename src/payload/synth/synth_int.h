@@ -317,8 +317,17 @@ int bailing3_layer(const struct synth_spec *s, uint32_t il);
 int bailing3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void bailing3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bailing3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* a Kimi delta attention layer's depthwise convs, q, k, v, the decay gate's
+ * f_a/f_b pair and beta (kimi-linear's and kimi-k3's alike) */
+void kda_inputs(struct tw *t, const struct synth_spec *s, uint32_t il);
 void glm4moe_defaults(struct synth_spec *s, const struct synth_family *f);
 void glm4moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_kimik3.c: kimi-k3 (over fam_mla.c's kimi-linear) */
+void kimik3_defaults(struct synth_spec *s, const struct synth_family *f);
+int kimik3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void kimik3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void kimik3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_moe.c: olmoe, ernie4_5-moe, deepseek, hunyuan-moe, minimax-m2, phimoe, llama4 */
 enum {

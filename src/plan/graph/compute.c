@@ -574,6 +574,9 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (f && f->build != gr_gemma4 && f->build != gr_gemma3n && in->gg &&
 	    gguf_tensor_find(in->gg, "per_layer_token_embd.weight"))
 		plan_note_unmirrored(p, "per-layer token embeddings of '%s' in the compute graph", in->m->arch);
+	const char *k3 = f && f->build == gr_kimi_k3 ? gr_kimi_k3_unmirrored(in->gg, in->m) : NULL;
+	if (k3)
+		plan_note_unmirrored(p, "compute graph of '%s' with %s", in->m->arch, k3);
 	/* a scan a Vulkan device refuses runs on the CPU (place_refusals):
 	 * the exact terms hold, but the compute of such a split graph was
 	 * measured off by up to 3.75 % on lavapipe (docs/planner.md) */

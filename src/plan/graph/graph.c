@@ -408,6 +408,7 @@ static const struct graph_family families[] = {
     {"jamba", gr_jamba, NULL, "src/models/jamba.cpp", NULL},
     {"mamba", gr_jamba, NULL, "src/models/mamba.cpp (build_mamba_layer)", NULL},
     {"kimi-linear", gr_kimi_linear, NULL, "src/models/kimi-linear.cpp", NULL},
+    {"kimi-k3", gr_kimi_k3, NULL, "src/models/kimi-k3.cpp", NULL},
     {"lfm2moe", gr_granite_hybrid, NULL, "src/models/lfm2.cpp (lfm2moe.cpp's graph)", NULL},
     {"nemotron_h_moe", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp (nemotron-h-moe.cpp's graph)", NULL},
     {"bert", gr_bert, NULL, "src/models/bert.cpp", NULL},

@@ -284,6 +284,23 @@ gr_build_fn gr_deepseek2_ocr; /* graph_moe2.c */
 gr_build_fn gr_plm;	      /* graph_plm.c: plm, minicpm3 */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
+struct gr_mla_mask;
+/* Kimi-K3 (graph_kimik3.c) over kimi-linear's layers (graph_linear.c):
+ * the Kimi delta attention layer il over its normed input an (K3's
+ * full-rank gate and sigmoid decay where the payload has them), and the
+ * MLA layer up to build_attn's output (wo NULL: K3 gates it first) */
+gr_build_fn gr_kimi_k3;
+/* what of a kimi-k3 payload's MLA graph_kimik3.c does not replay (synth
+ * writes neither), or NULL */
+const char *gr_kimi_k3_unmirrored(const struct gguf *gg, const struct model *m);
+int gr_kimi_kda(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an);
+int gr_kimi_mla_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an);
+/* situ(gate, up) (kimi-k3.cpp, build_moe_ffn's LLM_FFN_SITU) over
+ * [ne0, ne1, ne2]: the gate's half beta*tanh(gate/beta)*sigmoid(gate)
+ * (visited before up is), then up through lb*tanh(up/lb) when linear
+ * (situ_linear_beta > 0) and the product (graph_kimik3.c) */
+int gr_situ_gate(struct ga_graph *g, int gate, int64_t ne0, int64_t ne1, int64_t ne2);
+int gr_situ_up(struct ga_graph *g, int act, int up, int linear, int64_t ne0, int64_t ne1, int64_t ne2);
 /* deepseek2.cpp's MLA attention of layer il over its normed input an
  * (graph_deepseek2.c): q through its latent, the K-only cache, attn_v_b.
  * mk (NULL: the cache's mask) builds the attention's mask where the
