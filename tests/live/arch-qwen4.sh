@@ -1,0 +1,51 @@
+# qwen4exp against the real engine (src/models/qwen4exp.cpp of the pinned
+# engine): qwen35moe's Gated DeltaNet hybrid with hyper-connections in
+# place of the norms, an n-gram PLE on layer 0 and QSA attention, in
+# llama_memory_hybrid_idx (src/llama-memory-hybrid-idx.cpp): the attention
+# cache, the indexer's own cache on the same layers (one head of the
+# indexer key length, one of the value size), the recurrent state with the
+# PLE layer's conv row beside R and S. Each synthetic payload boots
+# through `zealot argv` (boot_for_ledger) and answers; every exact term of
+# the plan (model, KV with the indexer cache, recurrent with the PLE row,
+# output) equals the boot ledger, flash attention on and off. The compute
+# graph is not mirrored yet: the plan must say so (estimated), never claim
+# it exact.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # plan_ledger
+cd "$TMP" || exit 1
+
+run "$ZEALOT" archs
+check "archs: qwen4exp is still estimated" grep -qE "^ *qwen4exp +estimated " "$TMP/out"
+
+# exact_case NAME "synth sets" "KEY=VALUE ...": synth, boot, the answer,
+# every exact term equal to the ledger, and the compute named estimated.
+exact_case() {
+	local name=$1 sets=$2 keys=$3 s args=()
+	for s in $sets; do args+=(--set "$s"); done
+	if ! "$ZEALOT" synth qwen4exp "${args[@]}" -o "$name.gguf" 2>"$name.synth"; then
+		check "$name: synth qwen4exp $sets writes it" false
+		sed 's/^/#   /' "$name.synth"
+		return 1
+	fi
+	boot_for_ledger "$name" "$keys"
+	check_answered "$name" "$name.log"
+	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
+	check "$name: every exact term equals the ledger" rc_is 0
+	cp "$TMP/out" "$name.cmp"
+	[ "$rc" -eq 0 ] || jq -c '.comparison[]|select(.match==false)' "$TMP/out" 2>/dev/null | head -5 | sed 's/^/#   /'
+	check "$name: the indexer cache is in the ledger's KV" grep -q "creating indexer KV cache" "$name.log"
+	run "$ZEALOT" plan --json "$name.env"
+	check "$name: the plan names qwen4exp's compute graph estimated, not exact" \
+		jq -e '.exact == false and any(.unmirrored[]; test("compute graph of .qwen4exp."))' "$TMP/out"
+}
+
+# defaults: 8 layers (2 attention), hc=2, PLE on layer 0, QSA blocks of 4
+exact_case q4-fa "" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+check "q4-fa: the PLE conv row is priced (P of the recurrent state)" \
+	jq -e 'any(.comparison[]; .term=="recurrent" and .part=="p_mib" and .match and .plan > 0)' q4-fa.cmp
+# dense attention (no compress ratios), no PLE, 4 layers, one slot
+exact_case q4-dense "layers=4 ple=0 compress=0" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+# three streams, a wider indexer, a q8_0 cache over three slots
+exact_case q4-q8 "hc=3 idx_dim=128 idx_heads=4" \
+	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=256 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
