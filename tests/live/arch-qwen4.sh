@@ -49,3 +49,16 @@ exact_case q4-dense "layers=4 ple=0 compress=0" "CTX_SIZE=2048 PARALLEL=1 FLASH_
 # three streams, a wider indexer, a q8_0 cache over three slots
 exact_case q4-q8 "hc=3 idx_dim=128 idx_heads=4" \
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=256 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+
+# --embeddings: the output buffer holds hc x embd floats per output
+# (n_embd_out), which the plan prices; the pinned engine sizes it, then
+# aborts at warm-up reading hc x embd floats off result_norm, which is
+# embd wide (llama-context.cpp decode: "tensor read out of bounds")
+"$ZEALOT" synth qwen4exp --set embd=1024 --set ple=256 -o q4-embd.gguf 2>q4-embd.synth
+boot_for_ledger q4-embd "CTX_SIZE=4096 PARALLEL=8 UBATCH_SIZE=256 EMBEDDINGS=on"
+check "q4-embd: the pinned engine aborts at warm-up reading the embeddings" \
+	grep -q 'tensor read out of bounds' q4-embd.log
+run "$ZEALOT" ledger q4-embd.log --endpoint q4-embd.env --json
+check "q4-embd: every exact term equals the ledger (output: vocab + hc x embd per slot)" rc_is 0
+check "q4-embd: the output buffer is 0.08 MiB ((512 + 2 x 1024) x 8 x 4 bytes)" \
+	jq -e 'any(.comparison[]; .term=="output" and .ledger == 0.08 and .match)' "$TMP/out"
