@@ -7,9 +7,10 @@
 # PLE layer's conv row beside R and S. Each synthetic payload boots
 # through `zealot argv` (boot_for_ledger) and answers; every exact term of
 # the plan (model, KV with the indexer cache, recurrent with the PLE row,
-# output) equals the boot ledger, flash attention on and off. The compute
-# graph is not mirrored yet: the plan must say so (estimated), never claim
-# it exact.
+# output) equals the boot ledger, flash attention on and off, per device
+# over rpc-servers, and under --embeddings (where the pinned engine then
+# aborts at warm-up). The compute graph is not mirrored yet: the plan must
+# say so (estimated, and what the estimate lacks), never claim it exact.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh" # plan_ledger
