@@ -179,6 +179,7 @@ static int rs_line(const char *line, struct ledger_rs *rs)
 		rs->rs_seq = (uint32_t)strtoul(q + 4, NULL, 10);
 	typed_part(p, "R (", NULL, 0, &rs->r_mib);
 	typed_part(p, "S (", NULL, 0, &rs->s_mib);
+	typed_part(p, "P (", NULL, 0, &rs->p_mib); /* qwen4exp's PLE conv rows */
 	rs->present = 1;
 	return 1;
 }
@@ -352,7 +353,9 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		*swa_next = 1;
 		return;
 	}
-	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache")) {
+	/* deepseek32's llama_kv_cache_dsa, qwen4exp's llama_memory_hybrid_idx */
+	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache") ||
+	    strstr(line, "(): creating indexer KV cache, size =")) {
 		(*cur)->kv.second = 1;
 		return;
 	}

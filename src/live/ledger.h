@@ -37,6 +37,7 @@ struct ledger_kv {
 struct ledger_rs {
 	int present;
 	double mib, r_mib, s_mib;
+	double p_mib; /* qwen4exp's PLE conv rows (cache_ple_r_l) */
 	uint32_t cells, layers, seqs, rs_seq;
 	struct ledger_buf bufs[LEDGER_MAX_BUFS]; /* "RS buffer size" per buffer */
 	unsigned n_bufs;

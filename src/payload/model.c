@@ -123,6 +123,36 @@ static int compress_ratios(const struct gguf *g, struct model *m, char **err)
 	return 0;
 }
 
+/* qwen4exp's hyper-connections, QSA ratios and n-gram PLE
+ * (src/models/qwen4exp.cpp load_arch_hparams; src/llama-hparams.cpp
+ * ple_conv_state: the conv history, dilated by the n-gram size, of every
+ * hyper-connection stream). */
+static int hc_ple_keys(const struct gguf *g, struct model *m, char **err)
+{
+	m->ple_layer = -1;
+	if (strcmp(m->arch, "qwen4exp") != 0)
+		return 0;
+	uint32_t per = 0;
+	m->compress = xcalloc(m->n_layer_all, sizeof(*m->compress));
+	int found;
+	if (get_u32(g, m, "hyper_connection.count", &m->hc_mult, err) ||
+	    get_u32(g, m, "hyper_connection.low_rank", &m->hc_low_rank, err) ||
+	    get_n_layers(g, m, "attention.compress_ratios", m->n_layer_all, m->compress, &found, err) ||
+	    get_u32(g, m, "ple.ngram_size", &m->ple_ngram, err) || get_u32(g, m, "ple.heads_per_ngram", &per, err) ||
+	    get_u32(g, m, "ple.conv_kernel", &m->ple_conv_kernel, err) ||
+	    get_u32(g, m, "embedding_length_per_layer_input", &m->ple_head_dim, err))
+		return -1;
+	const struct gguf_kv *kv = akey(g, m, "ple.layers");
+	uint64_t il;
+	if (!kv || kv->type != GGUF_ARRAY || kv->arr_n != 1 || gguf_arr_u64(kv, 0, &il) || il >= m->n_layer_all)
+		return 0; /* no PLE (the engine refuses another count) */
+	m->ple_layer = (int32_t)il;
+	m->ple_n_heads = m->ple_ngram > 1 ? (m->ple_ngram - 1) * per : 0;
+	if (m->ple_n_heads && m->ple_conv_kernel)
+		m->ple_conv_state = (uint64_t)(m->ple_conv_kernel - 1) * m->ple_ngram * m->hc_mult * m->n_embd;
+	return 0;
+}
+
 static char *get_str(const struct gguf *g, const char *key)
 {
 	const struct gguf_kv *kv = gguf_find(g, key);
@@ -269,7 +299,7 @@ static const struct {
     {"qwen35", R_INTERVAL, NULL},
     {"qwen35moe", R_INTERVAL, NULL},
     {"minimax-01", R_INTERVAL, NULL},
-    {"qwen4exp", R_INTERVAL, "the indexer cache (llama_memory_hybrid_idx)"},
+    {"qwen4exp", R_INTERVAL, NULL}, /* llama_memory_hybrid_idx: plan.c prices its indexer cache */
     {"deepseek4", R_OWN, NULL},
 };
 
@@ -641,7 +671,8 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	int head_kv_is_array = 0;
 	if (head_keys(g, m, ff, &head_kv_is_array, err) || state_keys(g, m, err) ||
 	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
-	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err))
+	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err) ||
+	    hc_ple_keys(g, m, err))
 		goto fail;
 	m->n_ff_layer = ff;
 	ff = NULL;
@@ -662,7 +693,7 @@ void model_free(struct model *m)
 	/* every field the model owns, then the model */
 	void *owned[] = {
 	    m->arch,   m->name,	  m->general_type,   m->n_head,	      m->n_head_kv,	 m->kind, m->n_ff_layer,
-	    m->has_kv, m->has_rs, m->indexer_shared, m->rope_scaling, m->compress_ratio, m};
+	    m->has_kv, m->has_rs, m->indexer_shared, m->rope_scaling, m->compress_ratio, m->compress, m};
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
 }

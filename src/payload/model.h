@@ -99,6 +99,17 @@ struct model {
 	uint32_t expert_w_norm, n_expert_groups, n_group_used;
 	double expert_w_scale;
 	double attn_temp_scale; /* attention.temperature_scale (mistral-large's tuning), 0 absent */
+
+	/* qwen4exp: hyper-connection streams (hyper_connection.count) and the
+	 * mixers' low rank; per layer the QSA block ratio
+	 * (attention.compress_ratios, 0: dense attention; NULL elsewhere); the
+	 * n-gram PLE (its layer, -1: none; heads, head width, conv kernel,
+	 * n-gram size) and its conv row's floats (hparams.ple_conv_state) */
+	uint32_t hc_mult, hc_low_rank;
+	uint32_t *compress;
+	int32_t ple_layer;
+	uint32_t ple_n_heads, ple_head_dim, ple_conv_kernel, ple_ngram;
+	uint64_t ple_conv_state;
 };
 
 /* Derive the geometry. Returns NULL with *err set when a key the engine

@@ -175,6 +175,24 @@ static uint32_t v_width_max(const struct model *m)
 	return w;
 }
 
+/* The second cache of a pool (an indexer's) into kv: its figures summed
+ * in, and kept apart (k2, v2, bufs2) as the engine prints them. */
+static void kv_add_second(struct plan_kv *kv, const struct plan_kv *idx)
+{
+	kv->layers += idx->layers;
+	kv->k_bytes += idx->k_bytes;
+	kv->v_bytes += idx->v_bytes;
+	kv->k2_bytes = idx->k_bytes;
+	kv->v2_bytes = idx->v_bytes;
+	for (unsigned i = 0; i < idx->n_bufs; i++) {
+		const struct plan_buf *b = &idx->bufs[i];
+		struct plan_buf *t = buf_get(kv->bufs, &kv->n_bufs, b->buft, b->dev);
+		t->bytes += b->bytes;
+		t->on_device = b->on_device;
+		kv->bufs2[kv->n_bufs2++] = *b;
+	}
+}
+
 static void plan_kv_caches(const struct model *m, const struct plan_shape *s, const struct placement *pl,
 			   struct plan *p)
 {
@@ -217,10 +235,22 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	 * type, no V (the hparams it copies are MLA's); glm-dsa's on its full
 	 * indexer layers alone (create_memory's filter_lid) */
 	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0;
+	struct plan_kv idx;
+	kv_init(&idx, p->n_ctx_seq, p, s->kv_unified, s->type_k, s->type_v);
 	if (dsa && m->indexer_head_size)
 		for (uint32_t il = 0; il < n_layer; il++)
 			if (!m->indexer_shared || !m->indexer_shared[il])
-				kv_add_layer(&p->kv, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, 0, 0);
+				kv_add_layer(&idx, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, 0, 0);
+	/* qwen4exp's llama_memory_hybrid_idx (src/llama-memory-hybrid-idx.cpp):
+	 * beside the attention cache a second llama_kv_cache on the same
+	 * layers holds the QSA indexer's raw keys, one head of
+	 * attention.indexer.key_length at the K type, and (its hparams are not
+	 * MLA's) one head of the value size at the V type */
+	if (strcmp(m->arch, "qwen4exp") == 0 && m->indexer_head_size)
+		for (uint32_t il = 0; il < n_layer; il++)
+			if (m->has_kv[il])
+				kv_add_layer(&idx, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, m->head_v, 1);
+	kv_add_second(&p->kv, &idx);
 	p->kv.present = p->kv.layers > 0;
 	sort_by_name(p->kv.bufs, p->kv.n_bufs);
 	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);
@@ -270,6 +300,14 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, co
 		int d = place_cache(pl, il);
 		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_r, m->n_embd_r * 4 * rows);
 		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_s, m->n_embd_s * 4 * rows);
+		/* qwen4exp's PLE layer: its conv history in a row of its own
+		 * (cache_ple_r_l, at R's type), counted with R */
+		if ((int64_t)il == m->ple_layer && m->ple_conv_state) {
+			rs->p_bytes += m->ple_conv_state * 4 * rows;
+			rs->r_bytes += m->ple_conv_state * 4 * rows;
+			cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->ple_conv_state,
+				     m->ple_conv_state * 4 * rows);
+		}
 	}
 	sort_by_name(rs->bufs, rs->n_bufs);
 }
@@ -727,8 +765,8 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	 * (output_reserve(n_seq_max)), in the pinned host buffer of the output
 	 * layer's device when it has one; the draft context likewise. */
 	p->output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
-	if (s->embeddings) /* and an embedding per output (n_embd_out = n_embd) */
-		p->output_bytes += m->n_embd * (uint64_t)p->n_seq * 4;
+	if (s->embeddings) /* and an embedding per output (n_embd_out: n_embd, qwen4exp's hc x n_embd) */
+		p->output_bytes += (m->hc_mult ? m->hc_mult : 1) * m->n_embd * (uint64_t)p->n_seq * 4;
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
 	int od = pl.layer[pl.n_layer_all];

@@ -174,6 +174,8 @@ static const struct synth_family families[] = {
     SSM("plamo2", V_PLAMO2, plamo2_tensors, ssm_layer, 0),
     CL("cogvlm", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_MHA | VC_VISEXP),
     {"deepseek4", 0, 0, ds4_defaults, ds4_validate, ds4_keys, ds4_tensors, NULL, 0, 0},
+    {"qwen4exp", SF_NO_OUT_NORM | SF_NO_ANSWER, V_Q35_MOE, qwen4_defaults, qwen4_validate, qwen4_keys, qwen4_tensors,
+     NULL, 0, 1e7f},
 };
 /* clang-format on */
 

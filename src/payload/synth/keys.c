@@ -94,6 +94,11 @@ static const struct synth_key keys[] = {
     {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
     {"attn_res", offsetof(struct synth_spec, attn_res), 0,
      "kimi-k3: attn_res.block_size, cross-layer residual attention every N layers (0: none)"},
+    {"hc", offsetof(struct synth_spec, hc), 0, "qwen4exp: hyper-connection streams (> 1)"},
+    {"hc_rank", offsetof(struct synth_spec, hc_rank), 0, "qwen4exp: the hyper-connection mixers' low rank"},
+    {"ple", offsetof(struct synth_spec, ple), 0, "qwen4exp: PLE head width on layer 0 (embd / 4), 0 = none"},
+    {"compress", offsetof(struct synth_spec, compress), 0, "qwen4exp: QSA block ratio (0: dense attention)"},
+    {"idx_dim", offsetof(struct synth_spec, idx_dim), 0, "qwen4exp: the QSA indexer's key length"},
 };
 
 /* llama.cpp's file types that are no tensor type (llama.h

@@ -236,6 +236,15 @@ void qwen35_defaults(struct synth_spec *s, const struct synth_family *f);
 int qwen35_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void qwen35_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void qwen35_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* a Gated DeltaNet layer's mixer and a layer's FFN (qwen4exp reuses them) */
+void qwen35_delta_net(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il);
+void qwen35_ffn(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il);
+
+/* fam_qwen4.c: qwen4exp (variant V_Q35_MOE, qwen35moe's FFN) */
+void qwen4_defaults(struct synth_spec *s, const struct synth_family *f);
+int qwen4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void qwen4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void qwen4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_gemma.c: gemma2, gemma3, gemma3n */
 enum {

@@ -552,6 +552,16 @@ static void cuda_note(const struct compute_input *in, struct plan *p)
 	sb_release(&t);
 }
 
+/* What an estimated architecture's graph has that its fallback block
+ * lacks, and how far the estimate fell short of booted ledgers
+ * (docs/planner.md); "" when not measured. */
+static const char *estimate_lacks(const char *arch)
+{
+	if (strcmp(arch, "qwen4exp") == 0) /* tests/live/arch-qwen4.sh's shapes */
+		return ", without its hyper-connections, PLE and QSA: 6-68 % low";
+	return "";
+}
+
 void compute_model(const struct compute_input *in, struct plan *p)
 {
 	const struct plan_shape *s = in->s;
@@ -559,8 +569,8 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	cuda_note(in, p);
 	const struct graph_family *f = gr_family(in->m->arch);
 	if (!f)
-		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block)", in->m->arch,
-				     gr_fallback(in->m)->arch);
+		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block%s)", in->m->arch,
+				     gr_fallback(in->m)->arch, estimate_lacks(in->m->arch));
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
