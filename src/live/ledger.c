@@ -318,6 +318,10 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		*swa_next = 1;
 		return;
 	}
+	if (strstr(line, "llama_kv_cache_dsa_iswa: creating SWA KV cache")) { /* dots3note's window */
+		*swa_next = 1;
+		return;
+	}
 	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache")) {
 		(*cur)->kv.second = 1;
 		return;

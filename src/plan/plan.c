@@ -24,7 +24,7 @@
 static const char *const rs_rollback_archs[] = {
     "qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
 };
-static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32"};
+static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32", "dots3note"};
 /* - archs that load an MTP block's expert selection bias (exp_probs_b)
  *   even without a drafter: their load_arch_tensors creates it with
  *   TENSOR_NOT_REQUIRED alone, not with the block's TENSOR_SKIP
@@ -210,7 +210,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	 * one head of attention.indexer.key_length per trunk layer at the K
 	 * type, no V (the hparams it copies are MLA's); glm-dsa's on its full
 	 * indexer layers alone (create_memory's filter_lid) */
-	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0;
+	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0 ||
+		  strcmp(m->arch, "dots3note") == 0; /* its DSA half, beside the window's cache */
 	if (dsa && m->indexer_head_size)
 		for (uint32_t il = 0; il < n_layer; il++)
 			if (!m->indexer_shared || !m->indexer_shared[il])

@@ -57,6 +57,8 @@ static const struct synth_key keys[] = {
     {"q_lora", offsetof(struct synth_spec, q_lora), 0, "deepseek2: q_lora_rank (0: one attn_q matrix)"},
     {"idx_heads", offsetof(struct synth_spec, idx_heads), 0, "deepseek32: the lightning indexer's heads (0: heads)"},
     {"idx_top_k", offsetof(struct synth_spec, idx_top_k), 0, "deepseek32: cells the indexer keeps a token (0: 256)"},
+    {"kv_lora_swa", offsetof(struct synth_spec, kv_lora_swa), 0,
+     "dots3note: the window layers' kv_lora_rank (0: kv_lora; head_dim_swa their key head)"},
     {"head_dim_v", offsetof(struct synth_spec, head_dim_v), 0, "deepseek2: value head size (value_length_mla)"},
     {"lead_dense", offsetof(struct synth_spec, n_lead_dense), 0, "deepseek2, glm4moe: leading dense layers"},
     {"shared", offsetof(struct synth_spec, n_shared), 0, "deepseek2, glm4moe, qwen35moe: shared experts"},

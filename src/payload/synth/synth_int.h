@@ -437,6 +437,9 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_moe2.c: a window of swa and its per-layer pattern (the last of each
+ * swa_pattern layers full), both written (fam_dots3.c writes it too) */
+void window_per_layer(struct gguf_writer *w, const struct synth_spec *s);
 
 /* fam_plm.c: plm, minicpm3 */
 enum { V_MINICPM3 = 1 << 0 /* q through its latent, a gated FFN */ };
@@ -444,5 +447,11 @@ void plm_defaults(struct synth_spec *s, const struct synth_family *f);
 int plm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void plm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void plm_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_dots3.c: dots3note */
+void dots3_defaults(struct synth_spec *s, const struct synth_family *f);
+int dots3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void dots3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void dots3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

@@ -310,6 +310,26 @@ uint64_t gr_deepseek32_affine_from(const struct model *m);
  * attn_v_b (dv per head) and projected by attn_output */
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk);
+/* gr_attend_mla without attn_output: the attention's output, dv per
+ * head (build_attn with no wo) */
+int gr_attend_mla_out(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
+		      int64_t lora, int64_t dv, const struct gr_mla_mask *mk);
+/* What dots3note's MLA does beside deepseek2's: the shared rope key
+ * normed by the layer's k_norm weight before its rope (NULL: not), and
+ * no attn_output in build_attn (no_wo: the output returned, dv per head) */
+struct gr_mla_opts {
+	const char *k_norm;
+	int no_wo;
+};
+/* gr_mla_attention with o (NULL: deepseek2's own) */
+int gr_mla_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, gr_mla_mask_fn *mk, const struct gr_mla_opts *o);
+/* deepseek32's DSA attention of layer il (graph_deepseek32.c) with o: its
+ * indexer keys cached (the rotation input made where first reached),
+ * the attention masked by the indexer's top-k cells */
+int gr_dsa_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, const struct gr_mla_opts *o);
+gr_build_fn gr_dots3note;    /* graph_dots3.c */
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);

@@ -1,0 +1,34 @@
+# dots3note against the real engine (src/models/dots3note.cpp): the
+# DSA-iSWA cache (llama-kv-cache-dsa-iswa.cpp: the DSA cache of the full
+# layers, MLA rows beside the lightning indexer's keys, and the window's
+# K-only cache of the sliding layers at their own latent), deepseek32's
+# indexer and top-k mask on the full layers, deepseek2's MLA on the
+# window's, the rope key normed, the output gated per head before
+# attn_output, a dense lead and sigmoid experts beside a shared one. Each
+# synthetic payload boots through `zealot argv` (boot_for_ledger) and
+# answers; every exact term of the plan (model, KV, KV_SWA, output)
+# equals the boot ledger and every compute buffer is within 0.5 % of it,
+# flash attention on and off; the plan names the graph as mirrored.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # mirrored_case
+cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
+
+run "$ZEALOT" archs
+check "archs: dots3note is mirrored" grep -qE "^ *dots3note +mirrored " "$TMP/out"
+
+# dots3_ NAME "synth sets" "KEY=VALUE ...": mirrored_case, and the boot
+# made the window's cache beside the DSA cache and its indexer's
+dots3_() {
+	mirrored_case "$1" dots3note "$2" "$3" || return
+	check "$1: the boot made the DSA, indexer and window caches" \
+		sh -c "grep -qF 'creating DSA KV cache' $1.log && grep -qF 'creating indexer KV cache' $1.log &&
+			grep -qF 'creating SWA KV cache' $1.log"
+}
+
+# 4 layers: 0 and 2 slide (latent 32, key head 40), 1 and 3 full (64, 48)
+dots3_ d3-fa "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+dots3_ d3-nofa "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+
+echo "# worst compute error: dots3note ${PLAN_WORST}%"
