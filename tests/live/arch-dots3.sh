@@ -30,5 +30,12 @@ dots3_() {
 # 4 layers: 0 and 2 slide (latent 32, key head 40), 1 and 3 full (64, 48)
 dots3_ d3-fa "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 dots3_ d3-nofa "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+# 6 layers of 3 (full 2 and 5), a wider window latent, q8_0 caches over
+# three slots and ubatch 1024; four slots over a unified cache at ubatch
+# 64, the indexer keeping 64 cells of its own 8 heads
+dots3_ d3-q8kv "layers=6 swa_pattern=3 kv_lora=96 rope_dims=32 head_dim=64 head_dim_swa=48" \
+	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+dots3_ d3-ub64 "swa=256 idx_heads=8 idx_top_k=64 lead_dense=2" \
+	"CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
 
 echo "# worst compute error: dots3note ${PLAN_WORST}%"
