@@ -37,5 +37,14 @@ dots3_ d3-q8kv "layers=6 swa_pattern=3 kv_lora=96 rope_dims=32 head_dim=64 head_
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 dots3_ d3-ub64 "swa=256 idx_heads=8 idx_top_k=64 lead_dense=2" \
 	"CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+# an rpc-server holding the last layers (2 and 3: a window layer's cache
+# and a full layer's DSA and indexer caches on the server)
+if [ -x "$RPC_SERVER" ]; then
+	rpc_pair
+	dots3_ d3-ngl "" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	rpc_stop
+else
+	echo "# $RPC_SERVER is missing: the placement case is skipped"
+fi
 
 echo "# worst compute error: dots3note ${PLAN_WORST}%"
