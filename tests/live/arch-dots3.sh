@@ -37,6 +37,13 @@ dots3_ d3-q8kv "layers=6 swa_pattern=3 kv_lora=96 rope_dims=32 head_dim=64 head_
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 dots3_ d3-ub64 "swa=256 idx_heads=8 idx_top_k=64 lead_dense=2" \
 	"CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+# the memo's affine pieces (from the indexer's top-k on) price what a
+# full replay of every graph does
+run "$ZEALOT" plan --json d3-ub64.env
+cp "$TMP/out" d3-ub64.plan
+ZEALOT_FULL_REPLAY=1 "$ZEALOT" plan --json d3-ub64.env >d3-ub64.full 2>/dev/null
+check "d3-ub64: the memoised plan's compute equals the full replay's" \
+	jq -en --slurpfile full d3-ub64.full 'input | (.compute | length > 0) and .compute == $full[0].compute' d3-ub64.plan
 # an rpc-server holding the last layers (2 and 3: a window layer's cache
 # and a full layer's DSA and indexer caches on the server)
 if [ -x "$RPC_SERVER" ]; then
