@@ -51,6 +51,7 @@ struct synth_spec {
 	uint32_t moe_latent;	       /* nemotron_h_moe: moe_latent_size, experts over a latent projection (0: none) */
 	uint32_t idx_heads, idx_top_k; /* deepseek32: the indexer's query heads (0: heads) and top-k (0: 256) */
 	uint32_t kv_lora_swa;	       /* dots3note: the window layers' kv_lora_rank (0: kv_lora) */
+	uint32_t n_head_swa, head_dim_v_swa; /* dots3note: the window layers' heads and value head (0: the full's) */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)

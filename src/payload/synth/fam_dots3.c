@@ -1,7 +1,7 @@
 /* dots3note (src/models/dots3note.cpp): deepseek32's absorbed MLA over a
  * q latent, but a sliding window on all but the last of each swa_pattern
  * layers, whose latent (kv_lora_swa) and key head (head_dim_swa) are
- * their own; the lightning indexer on the full layers only
+ * their own (and, set, their heads and value head); the lightning indexer on the full layers only
  * (attention.indexer.types); the shared rope key normed (attn_k_norm);
  * the attention's output gated per head by a sigmoid (attn_gate) before
  * attn_output; dense lead layers, then sigmoid experts with a selection
@@ -25,6 +25,11 @@ static int dots3_full(const struct synth_spec *s, uint32_t il)
 static uint32_t lora_swa(const struct synth_spec *s)
 {
 	return s->kv_lora_swa ? s->kv_lora_swa : s->kv_lora;
+}
+
+static uint32_t dv_swa(const struct synth_spec *s)
+{
+	return s->head_dim_v_swa ? s->head_dim_v_swa : s->head_dim_v;
 }
 
 void dots3_defaults(struct synth_spec *s, const struct synth_family *f)
@@ -60,7 +65,7 @@ void dots3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct 
 	/* the window's MLA: its cache row is kv_lora_swa + rope */
 	akey_u32(w, s, "attention.kv_lora_rank_swa", lora_swa(s));
 	akey_u32(w, s, "attention.key_length_mla_swa", s->head_dim_swa);
-	akey_u32(w, s, "attention.value_length_mla_swa", s->head_dim_v);
+	akey_u32(w, s, "attention.value_length_mla_swa", dv_swa(s));
 	akey_u32(w, s, "attention.key_length_swa", lora_swa(s) + s->rope_dims);
 	akey_u32(w, s, "attention.value_length_swa", lora_swa(s));
 	window_per_layer(w, s);
@@ -81,17 +86,18 @@ static void dots3_attention(struct tw *t, const struct synth_spec *s, uint32_t i
 	char nm[64];
 	int full = dots3_full(s, il);
 	uint32_t lora = full ? s->kv_lora : lora_swa(s), dk = full ? s->head_dim : s->head_dim_swa;
+	uint32_t dv = full ? s->head_dim_v : dv_swa(s), h = full || !s->n_head_swa ? s->n_head : s->n_head_swa;
 	uint64_t nope = dk - s->rope_dims;
 	BV("attn_q_a_norm.weight", s->q_lora);
 	BV("attn_kv_a_norm.weight", lora);
 	BV("attn_k_norm.weight", s->rope_dims);
 	BM("attn_q_a.weight", s->n_embd, s->q_lora);
-	BM("attn_q_b.weight", s->q_lora, (uint64_t)s->n_head * dk);
+	BM("attn_q_b.weight", s->q_lora, (uint64_t)h * dk);
 	BM("attn_kv_a_mqa.weight", s->n_embd, lora + s->rope_dims);
-	expert_stack(t, il, "attn_k_b.weight", nope, lora, s->n_head);
-	expert_stack(t, il, "attn_v_b.weight", lora, s->head_dim_v, s->n_head);
-	BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
-	BM("attn_gate.weight", s->n_embd, s->n_head);
+	expert_stack(t, il, "attn_k_b.weight", nope, lora, h);
+	expert_stack(t, il, "attn_v_b.weight", lora, dv, h);
+	BM("attn_output.weight", (uint64_t)h * dv, s->n_embd);
+	BM("attn_gate.weight", s->n_embd, h);
 	if (!full)
 		return;
 	uint32_t ih = s->idx_heads ? s->idx_heads : s->n_head;

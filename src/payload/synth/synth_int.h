@@ -45,6 +45,7 @@ enum {
 	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
 	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
 	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
+	SF_HEADS_SWA = 1 << 17,	    /* heads_swa: head_count per layer, heads_swa on the window's (keys_heads_swa) */
 };
 
 struct tw;
@@ -440,6 +441,9 @@ void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 /* fam_moe2.c: a window of swa and its per-layer pattern (the last of each
  * swa_pattern layers full), both written (fam_dots3.c writes it too) */
 void window_per_layer(struct gguf_writer *w, const struct synth_spec *s);
+/* write.c: attention.head_count per layer, heads_swa on window_per_layer's
+ * window layers, heads on the others */
+void keys_heads_swa(struct gguf_writer *w, const struct synth_spec *s);
 
 /* fam_plm.c: plm, minicpm3 */
 enum { V_MINICPM3 = 1 << 0 /* q through its latent, a gated FFN */ };

@@ -46,8 +46,10 @@ static int dots3_attention(struct ga_graph *g, const struct model *m, const stru
 {
 	static const struct gr_mla_opts o = {"attn_k_norm.weight", 1};
 	int swa = m->kind[il] == LAYER_SWA;
-	int64_t T = d->T, H = m->n_head[il], dv = swa ? m->head_v_mla_swa : m->head_v_mla;
-	int cur = swa ? window_attention(g, m, d, in, il, an, &o) : gr_dsa_attention_ex(g, m, d, in, il, an, &o);
+	struct dims dh = *d; /* the layer's heads: the two kinds have their own */
+	dh.H = m->n_head[il];
+	int64_t T = d->T, H = dh.H, dv = swa ? m->head_v_mla_swa : m->head_v_mla;
+	int cur = swa ? window_attention(g, m, &dh, in, il, an, &o) : gr_dsa_attention_ex(g, m, &dh, in, il, an, &o);
 	/* the head-wise gate: reshapes of the output and of the gate's
 	 * sigmoid, multiplied (measured for step35: no memory taken over) */
 	int o3 = ga_view(g, cur);
@@ -59,5 +61,10 @@ static int dots3_attention(struct ga_graph *g, const struct model *m, const stru
 
 void gr_dots3note(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
+	/* a full first layer's first expand (its indexer keys) reaches the
+	 * rotation before the tokens, as deepseek32's does; after a window
+	 * layer the first full layer reaches it (gr_dsa_attention_ex) */
+	if (m->kind[0] != LAYER_SWA)
+		gr_input_once(g, &in->k_rot_lid, (uint64_t)m->indexer_head_size * m->indexer_head_size * 4);
 	gr_trunk_moe(g, m, d, in, dots3_attention, "ffn_norm.weight", gr_ds2_ffn);
 }
