@@ -32,8 +32,12 @@ dots3_ d3-fa "" "CTX_SIZE=8192 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 dots3_ d3-nofa "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 # the two kinds' own heads and value heads, as dots3-note's converter
 # writes them (attention.head_count per layer, value_length_mla_swa)
-dots3_ d3-heads "heads=8 heads_swa=4 head_dim_v_swa=48 idx_heads=4" \
+# with an MTP block (the window's heads, a dense FFN), as the converter
+# keeps it: the engine skips its tensors (no graph for it) and filters it
+# out of both caches
+dots3_ d3-heads "heads=8 heads_swa=4 head_dim_v_swa=48 idx_heads=4 nextn=1" \
 	"CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=256"
+check "d3-heads: the engine skips the MTP block" grep -qF 'unused tensor blk.4.nextn.eh_proj.weight' d3-heads.log
 # 6 layers of 3 (full 2 and 5), a wider window latent, q8_0 caches over
 # three slots and ubatch 1024; four slots over a unified cache at ubatch
 # 64, the indexer keeping 64 cells of its own 8 heads

@@ -5,8 +5,9 @@
  * (attention.indexer.types); the shared rope key normed (attn_k_norm);
  * the attention's output gated per head by a sigmoid (attn_gate) before
  * attn_output; dense lead layers, then sigmoid experts with a selection
- * bias beside the shared ones. No MTP block: the engine has no graph for
- * it. */
+ * bias beside the shared ones. An MTP block (nextn=1) has the window's
+ * attention and a dense FFN; the engine skips it (TENSOR_SKIP: it has no
+ * graph for it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@
 
 static int dots3_full(const struct synth_spec *s, uint32_t il)
 {
-	return il % s->swa_pattern == s->swa_pattern - 1;
+	return il < s->n_layer && il % s->swa_pattern == s->swa_pattern - 1;
 }
 
 static uint32_t lora_swa(const struct synth_spec *s)
@@ -35,7 +36,6 @@ static uint32_t dv_swa(const struct synth_spec *s)
 void dots3_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	ds2_defaults(s, f);
-	s->mtp_tensors = 0;
 	s->n_swa = 128;
 	s->swa_pattern = 2; /* 0 and 2 slide, 1 and 3 full */
 	s->kv_lora_swa = 32;
@@ -112,13 +112,16 @@ void dots3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_
 {
 	char nm[64];
 	(void)f;
-	for (uint32_t il = 0; il < s->n_layer; il++) {
+	uint32_t n = s->n_layer + (s->mtp_tensors ? s->n_nextn : 0);
+	for (uint32_t il = 0; il < n; il++) {
 		BV("attn_norm.weight", s->n_embd);
 		dots3_attention(t, s, il);
 		BV("ffn_norm.weight", s->n_embd);
-		if (il < s->n_lead_dense)
+		if (il < s->n_lead_dense || il >= s->n_layer)
 			ffn(t, s, il);
 		else
 			moe_block(t, s, il);
+		if (il >= s->n_layer)
+			nextn_head(t, s, il);
 	}
 }

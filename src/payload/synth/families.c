@@ -167,7 +167,7 @@ static const struct synth_family families[] = {
     MLA("glm-dsa", V_DS32 | V_IDX_TYPES),
     SSM("plamo2", V_PLAMO2, plamo2_tensors, ssm_layer, 0),
     CL("cogvlm", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_MHA | VC_VISEXP),
-    {"dots3note", SF_MLA | SF_MHA_V | SF_HEADS_SWA, 0, dots3_defaults, dots3_validate, dots3_keys, dots3_tensors, NULL, 0, 0},
+    {"dots3note", SF_MTP | SF_MLA | SF_MHA_V | SF_HEADS_SWA, 0, dots3_defaults, dots3_validate, dots3_keys, dots3_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

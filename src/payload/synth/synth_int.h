@@ -442,7 +442,7 @@ void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
  * swa_pattern layers full), both written (fam_dots3.c writes it too) */
 void window_per_layer(struct gguf_writer *w, const struct synth_spec *s);
 /* write.c: attention.head_count per layer, heads_swa on window_per_layer's
- * window layers, heads on the others */
+ * window layers and the MTP blocks, heads on the others */
 void keys_heads_swa(struct gguf_writer *w, const struct synth_spec *s);
 
 /* fam_plm.c: plm, minicpm3 */

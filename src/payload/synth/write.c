@@ -382,9 +382,10 @@ void keys_heads_swa(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
 	akey(k, sizeof(k), s, "attention.head_count");
-	gw_arr_begin(w, k, GGUF_I32, s->n_layer);
-	for (uint32_t il = 0; il < s->n_layer; il++)
-		gw_arr_i32(w, (int32_t)(il % s->swa_pattern < s->swa_pattern - 1 ? s->n_head_swa : s->n_head));
+	gw_arr_begin(w, k, GGUF_I32, s->n_layer + s->n_nextn); /* an MTP block has the window's */
+	for (uint32_t il = 0; il < s->n_layer + s->n_nextn; il++)
+		gw_arr_i32(w, (int32_t)(il >= s->n_layer || il % s->swa_pattern < s->swa_pattern - 1 ? s->n_head_swa
+												     : s->n_head));
 }
 
 /* The geometry every architecture states: blocks, context, widths,
