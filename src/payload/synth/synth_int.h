@@ -46,7 +46,7 @@ enum {
 	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
 	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
 	SF_CODEC_OUT = 1 << 17,	    /* output.weight has SYNTH_CODEC_ROWS rows (qwen3tts's codec head) */
-	SF_HEADS_SWA = 1 << 17,	    /* heads_swa: head_count per layer, heads_swa on the window's (keys_heads_swa) */
+	SF_HEADS_SWA = 1 << 18,	    /* heads_swa: head_count per layer, heads_swa on the window's (keys_heads_swa) */
 };
 /* qwen3tts's codec head: the rows the loader creates output.weight with
  * (src/models/qwen3vl.cpp); a vocabulary past them is padded with -inf */
