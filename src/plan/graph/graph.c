@@ -477,6 +477,7 @@ static const struct graph_family families[] = {
      gr_deepseek32_affine_from},
     {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
     {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
+    {"minimax-01", gr_minimax01, NULL, "src/models/minimax-01.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -52,6 +52,7 @@ struct dims {
 	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
 	int kq_ops;		 /* in-place ops on KQ before the softmax (grok's soft cap: 3) */
 	int pool;		 /* EMBEDDINGS=on: the pooling (llama_pooling_type: 0 none .. 4 rank); -1 off */
+	int64_t n_rs;		 /* recurrent cells s_copy spans when more than n_seq (0: n_seq) */
 };
 
 struct inputs {
@@ -349,6 +350,10 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);
 gr_build_fn gr_falcon_h1, gr_jamba, gr_kimi_linear; /* graph_linear.c */
+gr_build_fn gr_minimax01;			    /* graph_minimax.c */
+/* Whether sched_reserve reserves arch's prefill again with one sequence
+ * (llama_context::sched_reserve: minimax-01), its buffers the larger. */
+int gr_one_seq_prefill(const char *arch);
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by
