@@ -318,7 +318,8 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		*swa_next = 1;
 		return;
 	}
-	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache")) {
+	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache") ||
+	    strstr(line, "llama_kv_cache_msa: creating indexer KV cache")) {
 		(*cur)->kv.second = 1;
 		return;
 	}

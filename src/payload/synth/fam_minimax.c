@@ -10,7 +10,7 @@
 #include "../synth.h"
 #include "synth_int.h"
 
-void minimax01_defaults(struct synth_spec *s, const struct synth_family *f)
+static void mm01_defaults(struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
 	/* three lightning layers, then softmax attention (the last) */
@@ -18,7 +18,7 @@ void minimax01_defaults(struct synth_spec *s, const struct synth_family *f)
 	moe_defaults(s, 4, 2, 0);
 }
 
-int minimax01_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+static int mm01_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
 	(void)f;
 	if (!s->interval || !s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
@@ -26,7 +26,7 @@ int minimax01_validate(const struct synth_spec *s, const struct synth_family *f,
 	return 0;
 }
 
-void minimax01_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+static void mm01_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
 	/* the engine's default interval is 8: the key is always written */
@@ -49,7 +49,7 @@ static void lightning(struct tw *t, const struct synth_spec *s, uint32_t il)
 
 /* Every interval-th layer softmax attention (llama's q, k and v), the
  * others lightning; softmax-routed experts ff wide in each. */
-void minimax01_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+static void mm01_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
 	char nm[64];
@@ -63,4 +63,87 @@ void minimax01_tensors(struct tw *t, const struct synth_spec *s, const struct sy
 		router(t, s, il);
 		expert_ffn(t, s, il, s->n_ff);
 	}
+}
+
+/* MiniMax-M3 (src/models/minimax-m3.cpp): minimax-m2's attention (q and k
+ * normed per head, partial RoPE) over the MSA cache; dense SwiGLU-OAI
+ * leading layers, then sigmoid-gated experts with a selection bias beside
+ * a shared expert, and MiniMax sparse attention's indexer (one key head
+ * per KV head, blocks of MM3_IDX_BLOCK positions). */
+#define MM3_IDX_DIM   64
+#define MM3_IDX_BLOCK 64
+
+static void mm3_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	moe_defaults(s, 8, 2, 128);
+	s->n_lead_dense = 1;
+	s->n_shared = 1;
+	s->gating = 2;
+	s->w_norm = 1;
+	s->probs_b = 1;	   /* required */
+	s->rope_dims = 32; /* partial rotary */
+}
+
+static int mm3_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	(void)f;
+	if (s->idx_heads && s->idx_heads != s->n_head_kv)
+		return errorf(err, "minimax-m3's indexer has one head per KV head (idx_heads = kv_heads)");
+	if (s->rope_dims > MM3_IDX_DIM || !s->probs_b || s->gate_up)
+		return errorf(err,
+			      "minimax-m3 needs rope_dims <= %d (it ropes the indexer's keys), probs_b=1, gate_up=0",
+			      MM3_IDX_DIM);
+	return moe_validate(s, MV_GATING, err);
+}
+
+static void mm3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	keys_moe_experts(w, s);
+	keys_moe_routing(w, s);
+	akey_u32(w, s, "attention.indexer.head_count", s->n_head_kv);
+	akey_u32(w, s, "attention.indexer.key_length", MM3_IDX_DIM);
+	akey_u32(w, s, "attention.indexer.top_k", s->idx_top_k ? s->idx_top_k : 4);
+	akey_u32(w, s, "attention.indexer.block_size", MM3_IDX_BLOCK);
+	akey_u32(w, s, "attention.indexer.local_blocks", 1);
+}
+
+static void mm3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	char nm[64];
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		attn_block(t, s, il, ATTN_QK_NORM);
+		if (il < s->n_lead_dense) {
+			ffn(t, s, il);
+			continue;
+		}
+		moe_block(t, s, il);
+		BM("indexer.q_proj.weight", s->n_embd, (uint64_t)s->n_head_kv * MM3_IDX_DIM);
+		BM("indexer.k_proj.weight", s->n_embd, MM3_IDX_DIM);
+		BV("indexer.q_norm.weight", MM3_IDX_DIM);
+		BV("indexer.k_norm.weight", MM3_IDX_DIM);
+	}
+}
+
+/* The row's hooks: minimax-01's, or minimax-m3's (V_MM3). */
+void minimax_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	(f->variant & V_MM3 ? mm3_defaults : mm01_defaults)(s, f);
+}
+
+int minimax_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	return (f->variant & V_MM3 ? mm3_validate : mm01_validate)(s, f, err);
+}
+
+void minimax_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	(f->variant & V_MM3 ? mm3_keys : mm01_keys)(w, s, f);
+}
+
+void minimax_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(f->variant & V_MM3 ? mm3_tensors : mm01_tensors)(t, s, f);
 }

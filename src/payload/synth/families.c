@@ -167,8 +167,8 @@ static const struct synth_family families[] = {
     MLA("glm-dsa", V_DS32 | V_IDX_TYPES),
     SSM("plamo2", V_PLAMO2, plamo2_tensors, ssm_layer, 0),
     CL("cogvlm", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, VC_RMS | VC_FUSED | VC_MHA | VC_VISEXP),
-    {"minimax-01", SF_NO_ANSWER, 0, minimax01_defaults, minimax01_validate, minimax01_keys, minimax01_tensors, NULL, 0,
-     0},
+    {"minimax-01", SF_NO_ANSWER, 0, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
+    {"minimax-m3", 0, V_MM3, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

@@ -193,3 +193,54 @@ int gr_one_seq_prefill(const char *arch)
 	 * with one sequence: inp_diag_decay grows with n_seq_tokens^2 */
 	return arch && strcmp(arch, "minimax-01") == 0;
 }
+
+/* MiniMax-M3 (src/models/minimax-m3.cpp) with its attention dense: flash
+ * attention off, or a unified cache over several slots. minimax-m2's
+ * attention with q and k normed per head before their partial RoPE
+ * (build_attn: q, v, k expanded), a dense SwiGLU-OAI FFN on the leading
+ * layers, then sigmoid-gated experts with a selection bias beside a
+ * shared expert (expert_feed_forward_length x expert_shared_count wide).
+ * The sparse path (MiniMax sparse attention over the indexer's blocks) is
+ * not mirrored: gr_minimax_m3_sparse names its shapes. */
+static int m3_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	(void)m;
+	int64_t T = d->T;
+	int *krot, *vrot;
+	gr_rot_inputs(g, d, in, 0, &krot, &vrot);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int q = ga_view(g, gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H, T));
+	q = gr_rope(g, gr_norm(g, d, q, d->D, d->H, T, il, "attn_q_norm.weight"), pos, d->D, d->H, T);
+	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, krot);
+	int v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
+	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, vrot);
+	int k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
+	k = gr_rope(g, gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight"), pos, d->D, d->Hkv, T);
+	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
+	return gr_attn_wo(g, d, in, il, q, k, v, 0, vrot);
+}
+
+static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	if ((uint32_t)il < m->n_lead_dense)
+		return gr_ffn(g, d, il, x, T);
+	/* the payload's gating, the required selection bias, its norm and scale */
+	const struct gr_moe_opts o = {.sigmoid = m->expert_gating == 2,
+				      .gating = (int)m->expert_gating,
+				      .probs_b = 1,
+				      .norm_w = m->expert_w_norm,
+				      .scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0};
+	int64_t F_sh = d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
+	return gr_moe_shared(g, d, il, x, T, &o, F_sh);
+}
+
+void gr_minimax_m3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	gr_trunk_moe(g, m, d, in, m3_attn, "ffn_norm.weight", m3_ffn);
+}
+
+int gr_minimax_m3_sparse(const char *arch, int flash_attn, int kv_unified, uint32_t n_seq)
+{
+	/* minimax-m3.cpp: msa_enabled = flash_attn && (n_seq_max == 1 || !kv_unified) */
+	return arch && strcmp(arch, "minimax-m3") == 0 && flash_attn && (n_seq == 1 || !kv_unified);
+}
