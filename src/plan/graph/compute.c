@@ -586,10 +586,6 @@ void compute_model(const struct compute_input *in, struct plan *p)
 				     gr_fallback(in->m)->arch);
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
-	if (gr_minimax_m3_sparse(in->m->arch, s->flash_attn, s->kv_unified, p->n_seq))
-		plan_note_unmirrored(
-		    p, "MiniMax sparse attention of '%s' (flash attention on: estimated with its dense graph)",
-		    in->m->arch);
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
 	 * lightning indexer on its own conditions; the scheduler's fallback
 	 * for them is not replayed (cuda.c knows neither op) */

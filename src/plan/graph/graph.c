@@ -478,10 +478,7 @@ static const struct graph_family families[] = {
     {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
     {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
     {"minimax-01", gr_minimax01, NULL, "src/models/minimax-01.cpp", NULL},
-    {"minimax-m3", gr_minimax_m3, NULL,
-     "src/models/minimax-m3.cpp (dense attention: flash attention off, or a unified cache over several slots; its "
-     "sparse attention is estimated)",
-     NULL},
+    {"minimax-m3", gr_minimax_m3, NULL, "src/models/minimax-m3.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -354,10 +354,7 @@ gr_build_fn gr_minimax01;			    /* graph_minimax.c */
 /* Whether sched_reserve reserves arch's prefill again with one sequence
  * (llama_context::sched_reserve: minimax-01), its buffers the larger. */
 int gr_one_seq_prefill(const char *arch);
-gr_build_fn gr_minimax_m3; /* graph_minimax.c: its dense attention */
-/* Whether minimax-m3 runs MiniMax sparse attention on this shape (not
- * mirrored: its compute is the dense graph's estimate) */
-int gr_minimax_m3_sparse(const char *arch, int flash_attn, int kv_unified, uint32_t n_seq);
+gr_build_fn gr_minimax_m3; /* graph_minimax.c: dense or MiniMax sparse attention */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

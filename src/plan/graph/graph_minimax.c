@@ -200,8 +200,8 @@ int gr_one_seq_prefill(const char *arch)
  * (build_attn: q, v, k expanded), a dense SwiGLU-OAI FFN on the leading
  * layers, then sigmoid-gated experts with a selection bias beside a
  * shared expert (expert_feed_forward_length x expert_shared_count wide).
- * The sparse path (MiniMax sparse attention over the indexer's blocks) is
- * not mirrored: gr_minimax_m3_sparse names its shapes. */
+ * MiniMax sparse attention (below) on the layers past the dense lead
+ * otherwise. */
 static int m3_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
 	(void)m;
@@ -234,13 +234,185 @@ static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *
 	return gr_moe_shared(g, d, il, x, T, &o, F_sh);
 }
 
-void gr_minimax_m3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+/* MiniMax sparse attention (flash attention on, one slot or per-slot
+ * caches): the shape of the reserve's graphs. The position axis spans
+ * the positions in the cache padded to 256 (get_n_pos: 256 at a reserve,
+ * its cache empty), then to whole blocks. */
+struct msa {
+	int64_t blk, n_ps, nblk, K, Hd, idx; /* idx: the indexer's key length */
+	int64_t ns, n_tps, n_kv;
+	int bias, pos_mask, pos_slot_i, pos_slot_f, cell_blk, k_idx_idx, mf;
+};
+
+static void msa_shape(struct msa *a, const struct model *m, const struct dims *d)
 {
-	gr_trunk_moe(g, m, d, in, m3_attn, "ffn_norm.weight", m3_ffn);
+	uint64_t blk = 64;
+	if (d->w->gg)
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.attention.indexer.block_size", m->arch), &blk);
+	a->blk = blk ? (int64_t)blk : 1;
+	a->n_ps = (256 + a->blk - 1) / a->blk * a->blk;
+	a->nblk = a->n_ps / a->blk;
+	a->K = (int64_t)m->indexer_top_k < a->nblk ? (int64_t)m->indexer_top_k : a->nblk;
+	a->Hd = m->indexer_n_head;
+	a->idx = m->indexer_head_size;
+	a->ns = d->n_stream > 0 ? d->n_stream : 1;
+	a->n_tps = d->T / a->ns;
+	a->n_kv = d->n_kv;
+	a->bias = a->pos_mask = a->pos_slot_i = a->pos_slot_f = a->cell_blk = a->k_idx_idx = a->mf = -1;
 }
 
-int gr_minimax_m3_sparse(const char *arch, int flash_attn, int kv_unified, uint32_t n_seq)
+/* a cast (ggml_cast: a CPY into a new tensor of the type) */
+static int cast(struct ga_graph *g, int x, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
 {
+	return ga_op(g, 0, type, ne0, ne1, ne2, ne3, S(x));
+}
+
+/* The indexer's query heads, normed and roped, over an (once a graph's
+ * layer: every stream reads them). */
+static int msa_iq(struct ga_graph *g, const struct dims *d, const struct msa *a, int il, int an, int pos)
+{
+	int iq = gr_mm(g, d, il, "indexer.q_proj.weight", an, a->Hd * a->idx, d->T);
+	iq = gr_norm(g, d, ga_view(g, iq), a->idx, a->Hd, d->T, il, "indexer.q_norm.weight");
+	return gr_rope(g, iq, pos, a->idx, a->Hd, d->T);
+}
+
+/* One stream's block mask and flash attention (the batch graph) */
+static int msa_stream(struct ga_graph *g, struct inputs *in, struct msa *a, int q, int *iq, int idxc, const int *kv,
+		      const struct dims *d, int il, int an, int pos)
+{
+	int64_t T = d->T, n_tps = a->n_tps, Hd = a->Hd, nblk = a->nblk, n_kv = a->n_kv;
+	gr_input_once(g, &a->pos_slot_i, (uint64_t)(a->n_ps * a->ns) * 4);
+	int ikp = gr_op_kind(g, ga_op(g, 0, F32, a->idx, a->n_ps, 1, 1, S(ga_view(g, idxc), ga_view(g, a->pos_slot_i))),
+			     GA_OP_GET_ROWS);
+	if (*iq < 0)
+		*iq = msa_iq(g, d, a, il, an, pos);
+	int sc = gr_op_kind(g, ga_op(g, 0, F32, a->n_ps, Hd * n_tps, 1, 1, S(ikp, ga_view(g, *iq))), GA_OP_MUL_MAT);
+	gr_input_once(g, &a->pos_mask, (uint64_t)(a->n_ps * T) * 4);
+	int scm = ga_sink_to(g, sc, S(ga_view(g, sc), ga_view(g, a->pos_mask)));
+	int bs = ga_op(g, 0, F32, nblk, Hd, n_tps, 1, S(scm));
+	gr_input_once(g, &a->bias, (uint64_t)(nblk * T) * 4);
+	int bias_s = ga_view(g, a->bias);
+	bs = ga_gop(g, ga_op(g, 1, F32, nblk, Hd, n_tps, 1, S(bs, bias_s)), GA_G_ADD);
+	int idx = ga_op(g, 0, I32, a->K, Hd, n_tps, 1, S(bs));
+	int zero = ga_op(g, 1, F32, a->K, Hd, n_tps, 1, S(cast(g, idx, F32, a->K, Hd, n_tps, 1)));
+	int ninf = ga_op(g, 0, F32, nblk, 1, n_tps, 1, S(bias_s));
+	ninf = ga_op(g, 0, F16, nblk, Hd, n_tps, 1, S(cast(g, ninf, F16, nblk, 1, n_tps, 1)));
+	int bm = ga_sink_to(g, ninf, S(ga_view(g, zero), ga_view(g, idx), ga_view(g, ninf)));
+	bm = ga_op(g, 0, F16, nblk, n_tps, Hd, 1, S(ga_view(g, bm)));
+	bm = ga_op(g, 0, F16, n_tps * Hd, nblk, 1, 1, S(ga_view(g, bm)));
+	gr_input_once(g, &a->cell_blk, (uint64_t)(n_kv * a->ns) * 4);
+	int bmc =
+	    gr_op_kind(g, ga_op(g, 0, F32, n_tps * Hd, n_kv, 1, 1, S(bm, ga_view(g, a->cell_blk))), GA_OP_GET_ROWS);
+	int bmx = ga_op(g, 0, F32, n_kv, n_tps * Hd, 1, 1, S(ga_view(g, bmc)));
+	if (a->mf < 0) /* the FA mask as f32, for every sparse layer */
+		a->mf = cast(g, gr_input_once(g, &in->mask, (uint64_t)(n_kv * T) * 2), F32, n_kv, n_tps, 1, a->ns);
+	int m4 = ga_sink_to(g, bmx, S(ga_view(g, bmx), ga_view(g, a->mf)));
+	m4 = cast(g, ga_view(g, m4), F16, n_kv, n_tps, 1, Hd);
+	int o = gr_op_kind(
+	    g, ga_op(g, 0, F32, d->D, d->H / Hd, n_tps, Hd, S(ga_view(g, q), ga_view(g, kv[0]), ga_view(g, kv[1]), m4)),
+	    GA_OP_FA);
+	return ga_view(g, ga_op(g, 0, F32, d->D, d->H / Hd, Hd, n_tps, S(ga_view(g, o))));
+}
+
+/* The decode graph (one token a stream): the block scores of every
+ * stream at once, the top-k blocks' positions and cells, K, V and the
+ * mask gathered, one flash attention over (group, stream). */
+static int msa_decode(struct ga_graph *g, const struct msa *a, struct msa *w, int q, int idxc, const int *kv,
+		      const struct dims *d, int iq)
+{
+	int64_t ns = a->ns, Hd = a->Hd, nblk = a->nblk, K = a->K, blk = a->blk, n = blk * K * Hd;
+	gr_input_once(g, &w->pos_slot_i, (uint64_t)(a->n_ps * ns) * 4);
+	int ikp =
+	    gr_op_kind(g, ga_op(g, 0, F32, a->idx, a->n_ps, ns, 1, S(ga_view(g, idxc), ga_view(g, w->pos_slot_i))),
+		       GA_OP_GET_ROWS);
+	int sc = gr_op_kind(g, ga_op(g, 0, F32, a->n_ps, Hd, 1, ns, S(ga_view(g, ikp), ga_view(g, iq))), GA_OP_MUL_MAT);
+	gr_input_once(g, &w->pos_mask, (uint64_t)(a->n_ps * d->T) * 4);
+	int scm = ga_sink_to(g, sc, S(ga_view(g, sc), ga_view(g, w->pos_mask)));
+	int bs = ga_op(g, 0, F32, nblk, Hd, 1, ns, S(scm));
+	gr_input_once(g, &w->bias, (uint64_t)(nblk * d->T) * 4);
+	bs = ga_gop(g, ga_op(g, 1, F32, nblk, Hd, 1, ns, S(bs, ga_view(g, w->bias))), GA_G_ADD);
+	int idx = ga_op(g, 0, I32, K, Hd, 1, ns, S(bs));
+	int at = ga_op(g, 1, F32, K, Hd, 1, ns, S(cast(g, idx, F32, K, Hd, 1, ns)));
+	int rep = ga_op(g, 0, F32, blk, K, Hd, ns, S(ga_view(g, at)));
+	int tj =
+	    ga_op(g, 1, F32, blk, K, Hd, ns, S(rep, ga_view(g, ga_op(g, 0, F32, blk, 1, 1, 1, (const int[]){-2}))));
+	int tokj = cast(g, ga_view(g, tj), I32, n, ns, 1, 1);
+	gr_input_once(g, &w->pos_slot_f, (uint64_t)(a->n_ps * ns) * 4);
+	int cs = gr_op_kind(g, ga_op(g, 0, F32, 1, n, ns, 1, S(ga_view(g, w->pos_slot_f), tokj)), GA_OP_GET_ROWS);
+	int tr = ga_op(g, 1, F32, blk, K, Hd, ns, S(ga_view(g, cs)));
+	tr = ga_op(g, 1, F32, blk, K, Hd, ns, S(tr, ga_view(g, ga_op(g, 0, F32, Hd, 1, 1, 1, (const int[]){-2}))));
+	int tokr = cast(g, ga_view(g, tr), I32, n, ns, 1, 1);
+	int fa[3];
+	for (int c = 0; c < 2; c++) { /* K and V gathered, cast to f16 unless f32 */
+		fa[c] = gr_op_kind(g, ga_op(g, 0, F32, d->D, n, ns, 1, S(ga_view(g, kv[c]), tokr)), GA_OP_GET_ROWS);
+		if ((c ? d->v_type : d->k_type) != F32)
+			fa[c] = cast(g, ga_view(g, fa[c]), F16, d->D, blk * K, 1, Hd * ns);
+	}
+	int mg = gr_op_kind(g, ga_op(g, 0, F32, 1, n, ns, 1, S(ga_view(g, w->pos_mask), tokj)), GA_OP_GET_ROWS);
+	fa[2] = cast(g, ga_view(g, mg), F16, blk * K, 1, 1, Hd * ns);
+	int o = ga_op(g, 0, F32, d->D, d->H / Hd, 1, Hd * ns, S(ga_view(g, q), fa[0], fa[1], fa[2]));
+	return ga_view(g, gr_op_kind(g, o, GA_OP_FA));
+}
+
+/* A sparse layer (il past the dense lead): the indexer's keys into its
+ * cache, q, k and v (expanded in that order) into the main one, then the
+ * block-sparse attention, the output projection. */
+static int msa_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
+		     struct msa *a)
+{
+	int64_t T = d->T;
+	int *krot, *vrot;
+	gr_rot_inputs(g, d, in, 0, &krot, &vrot);
+	int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
+	int ik = gr_mm(g, d, il, "indexer.k_proj.weight", an, a->idx, T);
+	ik = gr_rope(g, gr_norm(g, d, ga_view(g, ik), a->idx, 1, T, il, "indexer.k_norm.weight"), pos, a->idx, 1, T);
+	gr_input_once(g, &a->k_idx_idx, (uint64_t)T * 8);
+	int idxc = gr_cache(g, d, il);
+	ga_sink_to(g, idxc, S(ga_view(g, ik), a->k_idx_idx, idxc));
+	int q = ga_view(g, gr_mm(g, d, il, "attn_q.weight", an, d->D * d->H, T));
+	q = gr_rope(g, gr_norm(g, d, q, d->D, d->H, T, il, "attn_q_norm.weight"), pos, d->D, d->H, T);
+	q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, krot);
+	int k = ga_view(g, gr_mm(g, d, il, "attn_k.weight", an, d->D * d->Hkv, T));
+	k = gr_rope(g, gr_norm(g, d, k, d->D, d->Hkv, T, il, "attn_k_norm.weight"), pos, d->D, d->Hkv, T);
+	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
+	int v = ga_view(g, gr_mm(g, d, il, "attn_v.weight", an, d->D * d->Hkv, T));
+	v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, vrot);
+	int kv[2];
+	gr_attend_store(g, d, in, il, k, v, 0, kv);
+	int cur, iq = -1;
+	if (a->n_tps == 1) {
+		cur = msa_decode(g, a, a, q, idxc, kv, d, msa_iq(g, d, a, il, an, pos));
+	} else {
+		cur = msa_stream(g, in, a, q, &iq, idxc, kv, d, il, an, pos);
+		for (int64_t st = 1; st < a->ns; st++) /* concat along the tokens */
+			cur = ga_op(g, 0, F32, d->D * d->H, a->n_tps * (st + 1), 1, 1,
+				    S(cur, msa_stream(g, in, a, q, &iq, idxc, kv, d, il, an, pos)));
+	}
+	cur = gr_rotate(g, ga_view(g, cur), d->D * d->H * T, d->v_rot, vrot);
+	(void)m;
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+}
+
+struct m3_trunk {
+	struct msa a;
+	int sparse;
+};
+
+static int m3_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int x,
+		    int an, int last, const void *ctx)
+{
+	struct m3_trunk *t = (struct m3_trunk *)ctx;
+	int cur = t->sparse && (uint32_t)il >= m->n_lead_dense ? msa_layer(g, m, d, in, il, an, &t->a)
+							       : m3_attn(g, m, d, in, il, an);
+	return gr_layer_end(g, m, d, in, il, last, cur, x, 0, "ffn_norm.weight", m3_ffn);
+}
+
+void gr_minimax_m3(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	struct m3_trunk t;
+	msa_shape(&t.a, m, d);
 	/* minimax-m3.cpp: msa_enabled = flash_attn && (n_seq_max == 1 || !kv_unified) */
-	return arch && strcmp(arch, "minimax-m3") == 0 && flash_attn && (n_seq == 1 || !kv_unified);
+	t.sparse = d->fa && (d->n_seq == 1 || d->n_stream > 1);
+	int rn = gr_result(g, d, gr_layers(g, m, d, in, m3_layer, &t));
+	g->t[rn].output = 1; /* result_norm: a graph output */
 }
