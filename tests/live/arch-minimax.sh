@@ -69,4 +69,21 @@ mirrored_case m3-sparse minimax-m3 "" "CTX_SIZE=4096 PARALLEL=1 FLASH_ATTN=on UB
 mirrored_case m3-streams minimax-m3 "lead_dense=0 layers=3 idx_top_k=2" \
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 
+# --- placement over rpc-servers (a partial -ngl, a split over two, no
+# KV offload): per device, every exact term equal and every compute
+# buffer within 0.5 %; the sparse graph's per-stream views of its inputs
+# are what the server's copies allocate ---
+if [ -x "$RPC_SERVER" ]; then
+	rpc_pair
+	mirrored_case mm01-rpc minimax-01 "layers=4" "CTX_SIZE=8192 PARALLEL=2 RPC=$R1 NGL=3"
+	mirrored_case mm01-split2 minimax-01 "layers=3 interval=2" \
+		"CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1 FLASH_ATTN=off"
+	mirrored_case mm01-nkvo minimax-01 "layers=4" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 KV_OFFLOAD=0"
+	mirrored_case m3-rpc minimax-m3 "" "CTX_SIZE=4096 PARALLEL=2 RPC=$R1 NGL=3"
+	mirrored_case m3-split2 minimax-m3 "" "CTX_SIZE=4096 PARALLEL=1 RPC=$R1,$R2 TENSOR_SPLIT=1,1"
+	rpc_stop
+else
+	echo "# $RPC_SERVER is missing: the placement cases are skipped"
+fi
+
 for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

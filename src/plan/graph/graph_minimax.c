@@ -276,22 +276,26 @@ static int msa_iq(struct ga_graph *g, const struct dims *d, const struct msa *a,
 	return gr_rope(g, iq, pos, a->idx, a->Hd, d->T);
 }
 
-/* One stream's block mask and flash attention (the batch graph) */
+/* One stream's block mask and flash attention (the batch graph); its
+ * views of the inputs span the stream's share (what a copy of one to
+ * another backend allocates). */
 static int msa_stream(struct ga_graph *g, struct inputs *in, struct msa *a, int q, int *iq, int idxc, const int *kv,
 		      const struct dims *d, int il, int an, int pos)
 {
 	int64_t T = d->T, n_tps = a->n_tps, Hd = a->Hd, nblk = a->nblk, n_kv = a->n_kv;
 	gr_input_once(g, &a->pos_slot_i, (uint64_t)(a->n_ps * a->ns) * 4);
-	int ikp = gr_op_kind(g, ga_op(g, 0, F32, a->idx, a->n_ps, 1, 1, S(ga_view(g, idxc), ga_view(g, a->pos_slot_i))),
-			     GA_OP_GET_ROWS);
+	int psl = ga_view_n(g, a->pos_slot_i, (uint64_t)a->n_ps * 4);
+	int ikp = gr_op_kind(g, ga_op(g, 0, F32, a->idx, a->n_ps, 1, 1, S(ga_view(g, idxc), psl)), GA_OP_GET_ROWS);
 	if (*iq < 0)
 		*iq = msa_iq(g, d, a, il, an, pos);
-	int sc = gr_op_kind(g, ga_op(g, 0, F32, a->n_ps, Hd * n_tps, 1, 1, S(ikp, ga_view(g, *iq))), GA_OP_MUL_MAT);
+	uint64_t share = (uint64_t)(a->idx * Hd * n_tps) * 4;
+	int sc =
+	    gr_op_kind(g, ga_op(g, 0, F32, a->n_ps, Hd * n_tps, 1, 1, S(ikp, ga_view_n(g, *iq, share))), GA_OP_MUL_MAT);
 	gr_input_once(g, &a->pos_mask, (uint64_t)(a->n_ps * T) * 4);
-	int scm = ga_sink_to(g, sc, S(ga_view(g, sc), ga_view(g, a->pos_mask)));
+	int scm = ga_sink_to(g, sc, S(ga_view(g, sc), ga_view_n(g, a->pos_mask, (uint64_t)(a->n_ps * n_tps) * 4)));
 	int bs = ga_op(g, 0, F32, nblk, Hd, n_tps, 1, S(scm));
 	gr_input_once(g, &a->bias, (uint64_t)(nblk * T) * 4);
-	int bias_s = ga_view(g, a->bias);
+	int bias_s = ga_view_n(g, a->bias, (uint64_t)(nblk * n_tps) * 4);
 	bs = ga_gop(g, ga_op(g, 1, F32, nblk, Hd, n_tps, 1, S(bs, bias_s)), GA_G_ADD);
 	int idx = ga_op(g, 0, I32, a->K, Hd, n_tps, 1, S(bs));
 	int zero = ga_op(g, 1, F32, a->K, Hd, n_tps, 1, S(cast(g, idx, F32, a->K, Hd, n_tps, 1)));
@@ -301,12 +305,12 @@ static int msa_stream(struct ga_graph *g, struct inputs *in, struct msa *a, int 
 	bm = ga_op(g, 0, F16, nblk, n_tps, Hd, 1, S(ga_view(g, bm)));
 	bm = ga_op(g, 0, F16, n_tps * Hd, nblk, 1, 1, S(ga_view(g, bm)));
 	gr_input_once(g, &a->cell_blk, (uint64_t)(n_kv * a->ns) * 4);
-	int bmc =
-	    gr_op_kind(g, ga_op(g, 0, F32, n_tps * Hd, n_kv, 1, 1, S(bm, ga_view(g, a->cell_blk))), GA_OP_GET_ROWS);
+	int cbs = ga_view_n(g, a->cell_blk, (uint64_t)n_kv * 4);
+	int bmc = gr_op_kind(g, ga_op(g, 0, F32, n_tps * Hd, n_kv, 1, 1, S(bm, cbs)), GA_OP_GET_ROWS);
 	int bmx = ga_op(g, 0, F32, n_kv, n_tps * Hd, 1, 1, S(ga_view(g, bmc)));
 	if (a->mf < 0) /* the FA mask as f32, for every sparse layer */
 		a->mf = cast(g, gr_input_once(g, &in->mask, (uint64_t)(n_kv * T) * 2), F32, n_kv, n_tps, 1, a->ns);
-	int m4 = ga_sink_to(g, bmx, S(ga_view(g, bmx), ga_view(g, a->mf)));
+	int m4 = ga_sink_to(g, bmx, S(ga_view(g, bmx), ga_view_n(g, a->mf, (uint64_t)(n_kv * n_tps) * 4)));
 	m4 = cast(g, ga_view(g, m4), F16, n_kv, n_tps, 1, Hd);
 	int o = gr_op_kind(
 	    g, ga_op(g, 0, F32, d->D, d->H / Hd, n_tps, Hd, S(ga_view(g, q), ga_view(g, kv[0]), ga_view(g, kv[1]), m4)),
