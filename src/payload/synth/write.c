@@ -378,6 +378,16 @@ void keys_general(struct gguf_writer *w, const struct synth_spec *s)
 		gw_str(w, "zealot.synth.image_answer", s->image_answer);
 }
 
+void keys_heads_swa(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "attention.head_count");
+	gw_arr_begin(w, k, GGUF_I32, s->n_layer + s->n_nextn); /* an MTP block has the window's */
+	for (uint32_t il = 0; il < s->n_layer + s->n_nextn; il++)
+		gw_arr_i32(w, (int32_t)(il >= s->n_layer || il % s->swa_pattern < s->swa_pattern - 1 ? s->n_head_swa
+												     : s->n_head));
+}
+
 /* The geometry every architecture states: blocks, context, widths,
  * heads, head sizes, norm epsilon, RoPE; per-layer arrays where the
  * family's layers differ (f->layer). */
@@ -395,13 +405,20 @@ void keys_geometry(struct gguf_writer *w, const struct synth_spec *s, const stru
 	} else {
 		gw_u32(w, k, s->n_ff);
 	}
-	akey_u32(w, s, "attention.head_count", f->flags & SF_NO_HEADS ? 0 : s->heads_meta ? s->heads_meta : s->n_head);
+	if ((f->flags & SF_HEADS_SWA) && s->n_head_swa) /* per layer: heads_swa on the window's layers */
+		keys_heads_swa(w, s);
+	else
+		akey_u32(w, s, "attention.head_count",
+			 f->flags & SF_NO_HEADS ? 0
+			 : s->heads_meta	? s->heads_meta
+						: s->n_head);
 	int mla = (f->flags & SF_MLA) && !s->mha; /* K-only rows of kv_lora + rope */
 	int mha_v = (f->flags & SF_MHA_V) != 0;
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (f->layer) { /* KV heads on attention layers only: 0 marks the others */
-		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
-		for (uint32_t il = 0; il < s->n_layer; il++)
+	if (f->layer) { /* KV heads on attention layers only: 0 marks the others (and the MTP blocks' with SF_MTP) */
+		uint32_t n = s->n_layer + (f->flags & SF_MTP ? s->n_nextn : 0);
+		gw_arr_begin(w, k, GGUF_I32, n);
+		for (uint32_t il = 0; il < n; il++)
 			gw_arr_i32(w, f->layer(s, il) != 'A' ? 0 : mla ? 1 : (int32_t)s->n_head_kv);
 	} else if (!(f->flags & SF_OWN_KV)) {
 		gw_u32(w, k, s->kv_heads_meta ? s->kv_heads_meta : mla ? 1 : mha_v ? s->n_head : s->n_head_kv);

@@ -28,6 +28,13 @@ static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk)
 {
+	int cur = gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk);
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, d->T);
+}
+
+int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
+		      int64_t lora, int64_t dv, const struct gr_mla_mask *mk)
+{
 	int64_t T = d->T, H = d->H;
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int kcache = gr_cache(g, d, il);
@@ -72,7 +79,7 @@ int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, i
 		if (!d->w->pl->kv_offload)
 			g->t[cur].force = d->w->cpu;
 	}
-	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+	return cur;
 }
 
 static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
@@ -88,6 +95,19 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 
 int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
 		     gr_mla_mask_fn *mk)
+{
+	return gr_mla_attention_ex(g, m, d, in, il, an, mk, NULL);
+}
+
+int gr_mla_attention_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	static const struct gr_mla_opts no_wo = {NULL, 1};
+	return gr_mla_attention_ex(g, m, d, in, il, an, NULL, &no_wo);
+}
+
+int gr_mla_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, gr_mla_mask_fn *mk, const struct gr_mla_opts *o)
 {
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
@@ -113,9 +133,13 @@ int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dim
 	int vcur = ga_view(g, kvn);
 	/* k: the latent and the roped part, concatenated */
 	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	if (o && o->k_norm) /* normed before its rope */
+		kpe = gr_norm(g, d, kpe, rope, 1, T, il, o->k_norm);
 	kpe = gr_rope(g, kpe, pos, rope, 1, T);
 	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
 	struct gr_mla_mask mask = {mk, m, an, lat};
+	if (o && o->no_wo)
+		return gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 }
 
