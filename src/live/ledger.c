@@ -359,7 +359,8 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 	}
 	/* deepseek32's llama_kv_cache_dsa, qwen4exp's llama_memory_hybrid_idx */
 	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache") ||
-	    strstr(line, "(): creating indexer KV cache, size =")) {
+	    strstr(line, "(): creating indexer KV cache, size =") ||
+	    strstr(line, "llama_kv_cache_msa: creating indexer KV cache")) { /* minimax-m3's MSA cache */
 		(*cur)->kv.second = 1;
 		return;
 	}

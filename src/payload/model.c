@@ -321,16 +321,19 @@ static int recurrent_interval(const struct gguf *g, struct model *m, uint8_t *re
 		m->recurrent_source = "attention.recurrent_layers";
 		return 0;
 	}
-	/* the engine's default interval is 4 when the key is absent */
-	uint32_t interval = 4;
+	/* the engine's default interval is 4 when the key is absent (8 in
+	 * src/models/minimax-01.cpp) */
+	int mm01 = strcmp(m->arch, "minimax-01") == 0;
+	uint32_t interval = mm01 ? 8 : 4;
 	if (get_u32(g, m, "full_attention_interval", &interval, err))
 		return -1;
 	if (interval == 0)
 		return errorf(err, "key '%s.full_attention_interval' is 0", m->arch);
 	for (uint32_t il = 0; il < n_layer; il++)
 		recr[il] = (il + 1) % interval != 0;
-	m->recurrent_source =
-	    akey(g, m, "full_attention_interval") ? "full_attention_interval" : "engine default interval 4";
+	m->recurrent_source = akey(g, m, "full_attention_interval") ? "full_attention_interval"
+			      : mm01				    ? "engine default interval 8"
+								    : "engine default interval 4";
 	return 0;
 }
 

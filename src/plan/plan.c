@@ -251,6 +251,12 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 		for (uint32_t il = 0; il < n_layer; il++)
 			if (m->has_kv[il])
 				kv_add_layer(&idx, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, m->head_v, 1);
+	/* minimax-m3's MSA cache (src/llama-kv-cache-msa.cpp): the same second
+	 * cache on the layers past the dense lead, its hparams the model's with
+	 * one KV head, so beside K's indexer head a V row of one value head */
+	if (strcmp(m->arch, "minimax-m3") == 0 && m->indexer_head_size)
+		for (uint32_t il = m->n_lead_dense; il < n_layer; il++)
+			kv_add_layer(&idx, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, m->head_v, 1);
 	kv_add_second(&p->kv, &idx);
 	p->kv.present = p->kv.layers > 0;
 	sort_by_name(p->kv.bufs, p->kv.n_bufs);

@@ -170,12 +170,14 @@ void test_model_ssm(void)
 	   "kimi-linear: KDA state sizes");
 	model_free(m);
 
-	/* MiniMax-01: the linear-attention state is head x head per head. */
-	base(&w, "minimax-01", 4, 2048, 16);
+	/* MiniMax-01: the linear-attention state is head x head per head;
+	 * without full_attention_interval every 8th layer is softmax
+	 * (src/models/minimax-01.cpp). */
+	base(&w, "minimax-01", 8, 2048, 16);
 	gw_u32(&w, "minimax-01.attention.head_count_kv", 16);
 	gw_u32(&w, "minimax-01.attention.key_length", 128);
 	m = build(&w, &err);
-	ok(m && layers(m->has_rs, 4, "1110") && m->n_embd_s == 128ull * 128 * 16, "minimax-01: s = head^2 x heads");
+	ok(m && layers(m->has_rs, 8, "11111110") && m->n_embd_s == 128ull * 128 * 16, "minimax-01: s = head^2 x heads");
 	model_free(m);
 
 	/* qwen4exp's llama_memory_hybrid_idx is priced (plan.c): the interval

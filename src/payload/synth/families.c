@@ -177,6 +177,8 @@ static const struct synth_family families[] = {
     {"qwen4exp", SF_NO_OUT_NORM | SF_NO_ANSWER, V_Q35_MOE, qwen4_defaults, qwen4_validate, qwen4_keys, qwen4_tensors,
      NULL, 0, 1e7f},
     {"dots3note", SF_MTP | SF_MLA | SF_MHA_V | SF_HEADS_SWA, 0, dots3_defaults, dots3_validate, dots3_keys, dots3_tensors, NULL, 0, 0},
+    {"minimax-01", SF_NO_ANSWER, 0, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
+    {"minimax-m3", 0, V_MM3, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

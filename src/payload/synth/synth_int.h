@@ -492,5 +492,11 @@ void dots3_defaults(struct synth_spec *s, const struct synth_family *f);
 int dots3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void dots3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void dots3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_minimax.c: minimax-01, minimax-m3 */
+enum { V_MM3 = 1 << 0 /* minimax-m3: MSA's indexer, a dense lead, shared experts */ };
+void minimax_defaults(struct synth_spec *s, const struct synth_family *f);
+int minimax_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void minimax_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void minimax_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

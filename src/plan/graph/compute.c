@@ -400,6 +400,27 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 	}
 }
 
+/* The third reserve gr_one_seq_prefill names: the prefill's T tokens as
+ * one sequence (not rounded), over every recurrent cell; each backend's
+ * buffer in sizes keeps the larger. */
+static void reserve_one_seq(const struct compute_input *ci, struct where *w, int64_t T, uint64_t n_outputs_max,
+			    struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
+{
+	const struct plan *p = ci->p;
+	const struct placement *pl = ci->pl;
+	uint64_t one[PLACE_MAX_DEV + 1] = {0};
+	struct dims d;
+	w->force_norm = T < 32 || pl->ngl > ci->m->n_layer_all;
+	set_dims(&d, w, ci->m, p, ci->s, T, (int64_t)n_outputs_max < T ? (int64_t)n_outputs_max : T, ci->s->type_k,
+		 ci->s->type_v);
+	d.n_seq = 1;
+	d.n_rs = p->n_seq;
+	run_graph(ci, &d, G_TARGET, (int)(ci->m->n_layer_all - ci->m->n_nextn), mm, scratch, one);
+	for (unsigned b = 0; b <= pl->n_dev; b++)
+		if (one[b] > sizes[b])
+			sizes[b] = one[b];
+}
+
 /* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one token
  * per sequence; each backend's buffer keeps the larger. */
 static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, struct memo *mm,
@@ -409,7 +430,7 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	const struct plan *p = ci->p;
 	const struct plan_shape *s = ci->s;
 	const struct placement *pl = ci->pl;
-	int64_t T = s->n_ubatch < p->n_ctx ? s->n_ubatch : p->n_ctx;
+	int64_t T0 = s->n_ubatch < p->n_ctx ? s->n_ubatch : p->n_ctx, T = T0;
 	/* graph_reserve rounds the batch up to a whole number per sequence */
 	if (T % p->n_seq)
 		T = (T + p->n_seq - 1) / p->n_seq * p->n_seq;
@@ -430,6 +451,8 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	run_graph(ci, &d, kind, draft_il, mm, scratch, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
+	if (kind == G_TARGET && p->n_seq > 1 && gr_one_seq_prefill(m->arch))
+		reserve_one_seq(ci, &w, T0, n_outputs_max, mm, scratch, sizes);
 }
 
 /* The buffers in the engine's order (the devices, then the CPU's, named

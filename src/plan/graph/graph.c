@@ -484,6 +484,8 @@ static const struct graph_family families[] = {
     {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
     {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
     {"dots3note", gr_dots3note, NULL, "src/models/dots3note.cpp (no MTP draft)", gr_deepseek32_affine_from},
+    {"minimax-01", gr_minimax01, NULL, "src/models/minimax-01.cpp", NULL},
+    {"minimax-m3", gr_minimax_m3, NULL, "src/models/minimax-m3.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

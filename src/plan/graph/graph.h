@@ -52,6 +52,7 @@ struct dims {
 	uint32_t k_type, v_type; /* the cache types' ggml ids (a backend's FA kernels read them) */
 	int kq_ops;		 /* in-place ops on KQ before the softmax (grok's soft cap: 3) */
 	int pool;		 /* EMBEDDINGS=on: the pooling (llama_pooling_type: 0 none .. 4 rank); -1 off */
+	int64_t n_rs;		 /* recurrent cells s_copy spans when more than n_seq (0: n_seq) */
 };
 
 struct inputs {
@@ -400,6 +401,11 @@ int gr_kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int
 int gr_kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H);
 gr_build_fn gr_bailing3;     /* graph_bailing3.c */
 gr_draft_fn gr_bailing3_mtp; /* graph_bailing3.c */
+gr_build_fn gr_minimax01;    /* graph_minimax.c */
+/* Whether sched_reserve reserves arch's prefill again with one sequence
+ * (llama_context::sched_reserve: minimax-01), its buffers the larger. */
+int gr_one_seq_prefill(const char *arch);
+gr_build_fn gr_minimax_m3; /* graph_minimax.c: dense or MiniMax sparse attention */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

@@ -30,7 +30,9 @@ static int rs_gather(struct ga_graph *g, const struct dims *d, struct inputs *in
 	gr_rs_zero(g, cache);
 	int states = ga_op(g, 0, F32, size, d->n_seq, 1, 1,
 			   S(span ? ga_view_n(g, cache, span) : ga_view(g, cache), gr_s_view(g, in, 0)));
-	int extra = ga_op(g, 0, F32, size, 0, 1, 1,
+	/* the cells outside the ubatch: none but in a one-sequence reserve */
+	int64_t n_extra = d->n_rs > d->n_seq ? d->n_rs - d->n_seq : 0;
+	int extra = ga_op(g, 0, F32, size, n_extra, 1, 1,
 			  S(span ? ga_view_n(g, cache, span) : ga_view(g, cache), gr_s_view(g, in, 1)));
 	ga_sink_to(g, cache, S(extra, ga_view(g, cache)));
 	return states;
