@@ -10,7 +10,10 @@
  * (V_ROPE) is bert roped, without position_embd; nomic-bert (V_ROPE |
  * V_SILU) has no biases and a SiLU-gated FFN (ffn_gate); jina-bert-v2
  * (V_ALIBI) has no positions at all (ALiBi) and a GELU-gated FFN with
- * biases on up and down. */
+ * biases on up and down; nomic-bert-moe (V_ROPE | V_BMOE) is bert
+ * roped whose layer il with il % moe_every_n_layers == 1 holds routed
+ * experts (a router, up and down stacks feed_forward_length wide, no
+ * gate) in place of the FFN. */
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +48,38 @@ void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 	gw_u32(w, "tokenizer.ggml.token_type_count", 2);
 }
 
+/* nomic-bert-moe: layer il holds experts (moe_every_n_layers = interval) */
+static int bert_moe_layer(const struct synth_spec *s, const struct synth_family *f, uint32_t il)
+{
+	return (f->variant & V_BMOE) && s->interval && il % s->interval == 1;
+}
+
+void bert_moe_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	bert_defaults(s, f);
+	moe_defaults(s, 4, 2, 0);
+	s->interval = 2; /* nomic-embed-text-v2-moe's step: layers 1, 3, ... */
+}
+
+int bert_moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
+		return errorf(err, "%s needs experts >= experts_used > 0", s->arch);
+	if (s->interval < 2 || s->n_layer < 2)
+		return errorf(err,
+			      "%s's experts sit in layer il with il %% interval == 1: interval (%u) and layers (%u) "
+			      "must be at least 2",
+			      s->arch, s->interval, s->n_layer);
+	return bert_validate(s, f, err);
+}
+
+void bert_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	bert_keys(w, s, f);
+	keys_experts(w, s, 0); /* the stacks are feed_forward_length wide */
+	akey_u32(w, s, "moe_every_n_layers", s->interval);
+}
+
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	char nm[64];
@@ -62,6 +97,14 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 		}
 		BV("attn_output_norm.weight", E);
 		BV("attn_output_norm.bias", E);
+		if (bert_moe_layer(s, f, il)) {
+			router(t, s, il);
+			expert_stack(t, il, "ffn_up_exps.weight", E, s->n_ff, s->n_expert);
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, E, s->n_expert);
+			BV("layer_output_norm.weight", E);
+			BV("layer_output_norm.bias", E);
+			continue;
+		}
 		if (f->variant & (V_SILU | V_ALIBI))
 			BM("ffn_gate.weight", E, s->n_ff);
 		BM("ffn_up.weight", E, s->n_ff);

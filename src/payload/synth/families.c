@@ -105,6 +105,8 @@ static const struct synth_family families[] = {
     BERT("nomic-bert", V_ROPE | V_SILU),
     BERT("jina-bert-v2", V_ALIBI),
     BERT("jina-bert-v3", V_ROPE),
+    {"nomic-bert-moe", SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD, V_ROPE | V_BMOE, bert_moe_defaults,
+     bert_moe_validate, bert_moe_keys, bert_tensors, NULL, 0, 0},
     LLAMA("llama-embed", RF_D, 0),
     LLAMA("dream", RF_D, 0),
     LLAMA("llada", RF_D, 0),

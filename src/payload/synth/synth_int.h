@@ -366,12 +366,16 @@ enum {
 	V_SILU = 1 << 1,   /* nomic: a SiLU-gated FFN, no biases */
 	V_ALIBI = 1 << 2,  /* jina-bert-v2: ALiBi, no positions; a GELU-gated FFN */
 	V_MODERN = 1 << 3, /* modern-bert over neo_bert_tensors */
+	V_BMOE = 1 << 4,   /* nomic-bert-moe: experts where il % interval == 1 */
 };
 void bert_defaults(struct synth_spec *s, const struct synth_family *f);
 int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void bert_moe_defaults(struct synth_spec *s, const struct synth_family *f);
+int bert_moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void bert_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,

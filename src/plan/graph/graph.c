@@ -413,6 +413,7 @@ static const struct graph_family families[] = {
     {"nomic-bert", gr_bert, NULL, "src/models/bert.cpp (nomic-bert.cpp's tensors)", NULL},
     {"jina-bert-v2", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v2.cpp's tensors)", NULL},
     {"jina-bert-v3", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v3.cpp's tensors)", NULL},
+    {"nomic-bert-moe", gr_bert, NULL, "src/models/bert.cpp (nomic-bert-moe.cpp's tensors)", NULL},
     {"llama-embed", gr_llama_nc, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
     {"dream", gr_llama_nc, NULL, "src/models/dream.cpp", NULL},
     {"eurobert", gr_llama_nc, NULL, "src/models/eurobert.cpp", NULL},

@@ -145,7 +145,7 @@ int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, in
 /* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
  * apart: the routing (its weights w and the chosen experts sel), then the
  * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a
- * gate), their sum not yet cont'ed when one expert is used. */
+ * gate, 2 GELU without a gate), their sum not yet cont'ed when one expert is used. */
 struct gr_moe_routed {
 	int w, sel;
 	int chexps; /* grovemoe: the ffn_*_chexps stacks, not ffn_*_exps */

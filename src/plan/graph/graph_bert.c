@@ -1,5 +1,5 @@
 /* graph_bert: src/models/bert.cpp of the pinned engine, the graph of
- * bert, nomic-bert, jina-bert-v2 and jina-bert-v3 (their load_arch_tensors
+ * bert, nomic-bert(-moe), jina-bert-v2 and jina-bert-v3 (their load_arch_tensors
  * differ; the graph is bert's, by arch): non-causal encoders with no
  * memory. The token embedding and the first token type's row added (bert:
  * and the position embedding), a layer norm (named for layer 0); per layer
@@ -9,8 +9,9 @@
  * n_tokens; with flash attention K and V are cast to f16), the output
  * projection and its bias, the residual and a layer norm, the FFN (bert,
  * jina-bert-v3: GELU after up and its bias; nomic-bert: SiLU-gated, no
- * biases; jina-bert-v2: GELU-gated, biased), the residual and a layer
- * norm. The last layer keeps the output rows. With EMBEDDINGS=on
+ * biases; jina-bert-v2: GELU-gated, biased; nomic-bert-moe: bert's, or
+ * routed GELU experts where the layer has a router), the residual and a
+ * layer norm. The last layer keeps the output rows. With EMBEDDINGS=on
  * build_pooling follows (graph.c: gr_pooling). */
 #include <string.h>
 
@@ -64,9 +65,26 @@ static struct bert_kind bert_kind_of(const char *arch)
 	return k;
 }
 
+/* nomic-bert-moe's layer L with a router (il % moe_every_n_layers == 1):
+ * build_moe_ffn with softmax gating, the weights neither normalised nor
+ * scaled, up alone and GELU (no gate), the stacks feed_forward_length
+ * wide */
+static int bert_moe_ffn(struct ga_graph *g, const struct dims *d, int L, int x, int64_t Tn)
+{
+	struct dims de = *d;
+	struct gr_moe_opts o = {0};
+	struct gr_moe_routed r;
+	de.F_exp = d->F;
+	gr_moe_route(g, &de, L, x, Tn, &o, &r);
+	int out = gr_moe_experts(g, &de, L, x, Tn, &r, 2);
+	return d->n_expert_used <= 1 ? ga_op(g, 0, F32, d->E, Tn, 1, 1, S(out)) : out;
+}
+
 /* build_ffn as bert.cpp calls it for the arch */
 static int bert_ffn(struct ga_graph *g, const struct dims *d, const struct bert_kind *k, int L, int x, int64_t Tn)
 {
+	if (gr_has_tensor(d, L, "ffn_gate_inp.weight"))
+		return bert_moe_ffn(g, d, L, x, Tn);
 	if (k->ffn == 's') /* up, gate, no biases, SILU, PAR: the gate first in the graph */
 		return gr_ffn(g, d, L, x, Tn);
 	if (k->ffn == 'p') { /* up and its bias, gate, GELU, PAR; down and its bias */

@@ -81,7 +81,7 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 /* The chosen experts over x: up and gate (act 0: a SwiGLU of the two; one
  * fused gate_up stack where the builder passes it and the payload has
  * it: a matmul, then two views) or up alone (act 1: squared ReLU,
- * Nemotron-H), down, weighted by the routing, the k views of the experts
+ * Nemotron-H; act 2: GELU, nomic-bert-moe), down, weighted by the routing, the k views of the experts
  * and their sum; *experts: the weighting MUL. */
 static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T,
 		       const struct gr_moe_routed *r, int act, int fused_ok, int *experts)
@@ -100,6 +100,8 @@ static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, 
 		if (act == 1) {
 			h = ga_op(g, 1, F32, F, k, T, 1, S(up));
 			h = ga_op(g, 1, F32, F, k, T, 1, S(h));
+		} else if (act == 2) { /* GELU without a gate */
+			h = ga_op(g, 1, F32, F, k, T, 1, S(up));
 		} else {
 			int gate = gr_mm_id(g, d, il, r->chexps ? "ffn_gate_chexps.weight" : "ffn_gate_exps.weight",
 					    cur, r->sel, F, k, T);

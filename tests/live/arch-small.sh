@@ -1,0 +1,27 @@
+# Three small architectures against the real engine (src/models/NAME.cpp
+# of the pinned engine): nomic-bert-moe (bert.cpp's graph, roped, with
+# routed GELU experts in place of the FFN in layer il where
+# il % moe_every_n_layers == 1: an embedding server with no memory).
+# Each synthetic payload boots through `zealot argv`; every exact term of
+# the plan equals the boot ledger and every compute buffer is within
+# 0.5 % of it, flash attention on and off.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # mirrored_case, plan_mirrors
+. "$(dirname "$0")/../embdcase.sh" # ecase
+cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
+
+SMALL="nomic-bert-moe"
+run "$ZEALOT" archs
+for a in $SMALL; do
+	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
+done
+
+# nomic-bert-moe: 4 experts, 2 a token, on layers 1 and 3 of 4; then
+# one expert a token (the sum made contiguous) on layers 1 and 4 of 5,
+# the experts wide enough that their nodes, not KQ, make the peak
+NBM="layers=4 embd=256 heads=4 head_dim=64 ff=512 vocab=1024"
+ARCH=nomic-bert-moe ecase nbm-fa "$NBM" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 256
+ARCH=nomic-bert-moe ecase nbm-nofa "$NBM layers=5 interval=3 experts=8 experts_used=1 heads=2 kv_heads=2 head_dim=128 ff=2048" \
+	"CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=512 EMBEDDINGS=on POOLING=cls" 256
