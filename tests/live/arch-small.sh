@@ -12,7 +12,7 @@
 cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
-SMALL="nomic-bert-moe"
+SMALL="nomic-bert-moe t5encoder"
 run "$ZEALOT" archs
 for a in $SMALL; do
 	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
@@ -25,3 +25,19 @@ NBM="layers=4 embd=256 heads=4 head_dim=64 ff=512 vocab=1024"
 ARCH=nomic-bert-moe ecase nbm-fa "$NBM" "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 256
 ARCH=nomic-bert-moe ecase nbm-nofa "$NBM layers=5 interval=3 experts=8 experts_used=1 heads=2 kv_heads=2 head_dim=128 ff=2048" \
 	"CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=512 EMBEDDINGS=on POOLING=cls" 256
+
+# t5encoder: T5's encoder alone (relative position buckets, a KQ bias
+# that keeps it off flash attention, a GELU-gated FFN); the engine makes
+# it the default KV cache, unused, which the plan prices. One slot or a
+# unified cache: with more streams the engine aborts at load.
+T5="layers=4 embd=256 heads=4 head_dim=64 ff=512 vocab=1024"
+ARCH=t5encoder ecase t5-fa "$T5" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 256
+ARCH=t5encoder ecase t5-nofa "$T5 heads=8 kv_heads=8 head_dim=32 rope_dims=32" \
+	"CTX_SIZE=2048 PARALLEL=2 KV_UNIFIED=1 FLASH_ATTN=off UBATCH_SIZE=256 EMBEDDINGS=on POOLING=cls" 256
+# two slots over two streams: the engine sizes it (every term held to its
+# ledger) but aborts at load, at the first decode (common_context_can_seq_rm)
+"$ZEALOT" synth t5encoder $(printf -- '--set %s ' $T5) -o t5-streams.gguf 2>t5-streams.synth
+embd_boot t5-streams "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on EMBEDDINGS=on POOLING=mean"
+check "t5-streams: the pinned engine aborts at load on a ubatch split by streams" \
+	grep -q 'GGML_ASSERT(!ubatch->equal_seqs()) failed' t5-streams.log
+plan_ledger t5-streams t5encoder

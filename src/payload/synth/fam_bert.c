@@ -141,3 +141,61 @@ void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 		BM("ffn_down.weight", s->n_ff, E);
 	}
 }
+
+/* T5's encoder alone (src/models/t5encoder.cpp, the graph t5.cpp's
+ * graph<true>): pre-norm RMS blocks named enc.blk.N.*: q, k and v
+ * heads x head_dim wide, attn_o, a relative position bias
+ * attn_rel_b {heads, relative_buckets_count} in layer 0 only (the
+ * others read layer 0's, as T5 ships it; f32), a GELU-gated FFN
+ * (flan-T5 and T5 v1.1: ffn_gate), the final norm enc.output_norm
+ * (SF_ENC_NORM), the output tied. No pooling_type key: the endpoint
+ * says POOLING. */
+#define T5_BUCKETS 32
+
+void t5encoder_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	s->n_head_kv = s->n_head; /* wq is {embd, kv_heads x head_dim}: multi-head */
+}
+
+int t5encoder_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	(void)f;
+	if (s->n_head_kv != s->n_head)
+		return errorf(err, "%s's attn_q is kv_heads x head_dim wide: kv_heads must equal heads", s->arch);
+	return 0;
+}
+
+void t5encoder_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	akey_u32(w, s, "attention.relative_buckets_count", T5_BUCKETS);
+}
+
+void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	char nm[64];
+	uint64_t E = s->n_embd, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		snprintf(nm, sizeof(nm), "enc.blk.%u.attn_norm.weight", il);
+		vec(t, nm, E);
+		if (il == 0)
+			f32_tensor(t, "enc.blk.0.attn_rel_b.weight", 2, s->n_head, T5_BUCKETS, 1);
+		static const char *const qkv_names[] = {"attn_q", "attn_k", "attn_v"};
+		for (int i = 0; i < 3; i++) {
+			snprintf(nm, sizeof(nm), "enc.blk.%u.%s.weight", il, qkv_names[i]);
+			mat(t, nm, E, kv);
+		}
+		snprintf(nm, sizeof(nm), "enc.blk.%u.attn_o.weight", il);
+		mat(t, nm, kv, E);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_norm.weight", il);
+		vec(t, nm, E);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_gate.weight", il);
+		mat(t, nm, E, s->n_ff);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_up.weight", il);
+		mat(t, nm, E, s->n_ff);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_down.weight", il);
+		mat(t, nm, s->n_ff, E);
+	}
+}

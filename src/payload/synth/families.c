@@ -107,6 +107,8 @@ static const struct synth_family families[] = {
     BERT("jina-bert-v3", V_ROPE),
     {"nomic-bert-moe", SF_TIED | SF_NO_ANSWER | SF_EMBD_NORM | SF_HEADS_EMBD, V_ROPE | V_BMOE, bert_moe_defaults,
      bert_moe_validate, bert_moe_keys, bert_tensors, NULL, 0, 0},
+    {"t5encoder", SF_TIED | SF_NO_ANSWER | SF_ENC_NORM | SF_DENSE, 0, t5encoder_defaults, t5encoder_validate,
+     t5encoder_keys, t5encoder_tensors, NULL, 0, 0},
     LLAMA("llama-embed", RF_D, 0),
     LLAMA("dream", RF_D, 0),
     LLAMA("llada", RF_D, 0),

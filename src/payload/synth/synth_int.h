@@ -358,9 +358,9 @@ void rwkv_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
-/* fam_bert.c: bert, jina-bert-v3, nomic-bert, jina-bert-v2 (non-causal
- * encoders, served for embeddings, over bert.cpp's graph); neo-bert,
- * modern-bert */
+/* fam_bert.c: bert, jina-bert-v3, nomic-bert(-moe), jina-bert-v2
+ * (non-causal encoders, served for embeddings, over bert.cpp's graph);
+ * neo-bert, modern-bert; t5encoder */
 enum {
 	V_ROPE = 1 << 0,   /* q and k roped: no position_embd */
 	V_SILU = 1 << 1,   /* nomic: a SiLU-gated FFN, no biases */
@@ -376,6 +376,11 @@ void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 void bert_moe_defaults(struct synth_spec *s, const struct synth_family *f);
 int bert_moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void bert_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+/* fam_bert.c: t5encoder (T5's encoder alone) */
+void t5encoder_defaults(struct synth_spec *s, const struct synth_family *f);
+int t5encoder_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void t5encoder_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,

@@ -247,6 +247,7 @@ gr_build_fn gr_dense;
 gr_build_fn gr_bert;	    /* graph_bert.c */
 gr_build_fn gr_llama_nc;    /* graph_bert.c: llama-embed, dream, llada */
 gr_build_fn gr_modern_bert; /* graph_bert.c */
+gr_build_fn gr_t5encoder;   /* graph_t5.c */
 /* build_pooling over the last hidden states x (T rows) when the endpoint
  * serves embeddings (d->pool >= 0): mean (a matmul with the mean
  * input), cls and last (the rows of the input's ids), rank (cls's rows,
