@@ -1,10 +1,14 @@
 # Three small architectures against the real engine (src/models/NAME.cpp
 # of the pinned engine): nomic-bert-moe (bert.cpp's graph, roped, with
 # routed GELU experts in place of the FFN in layer il where
-# il % moe_every_n_layers == 1: an embedding server with no memory).
-# Each synthetic payload boots through `zealot argv`; every exact term of
-# the plan equals the boot ledger and every compute buffer is within
-# 0.5 % of it, flash attention on and off.
+# il % moe_every_n_layers == 1: an embedding server with no memory),
+# t5encoder (t5.cpp's encoder graph: a relative position bias on KQ, an
+# embedding server over an unused KV cache) and graniteswitch (granite
+# with switched LoRA deltas on every matrix, an adapter index a router
+# head recovers from its own KV layer after the trunk). Each synthetic
+# payload boots through `zealot argv`; every exact term of the plan
+# equals the boot ledger and every compute buffer is within 0.5 % of it,
+# flash attention on and off.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh" # mirrored_case, plan_mirrors
@@ -12,7 +16,7 @@
 cd "$TMP" || exit 1
 PLAN_TOL_PCT=0.5
 
-SMALL="nomic-bert-moe t5encoder"
+SMALL="nomic-bert-moe t5encoder graniteswitch"
 run "$ZEALOT" archs
 for a in $SMALL; do
 	check "archs: $a is mirrored" grep -qE "^ *$a +mirrored " "$TMP/out"
@@ -41,3 +45,14 @@ embd_boot t5-streams "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on EMBEDDINGS=on POOLI
 check "t5-streams: the pinned engine aborts at load on a ubatch split by streams" \
 	grep -q 'GGML_ASSERT(!ubatch->equal_seqs()) failed' t5-streams.log
 plan_ledger t5-streams t5encoder
+
+# graniteswitch: granite's block with switched LoRA deltas on every matrix
+# (3 adapters of rank 32), and the router's one head on its own KV layer
+# after the trunk
+GS="layers=4 embd=256 heads=4 kv_heads=2 head_dim=64 ff=512 vocab=1024"
+mirrored_case gs-fa graniteswitch "$GS" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case gs-nofa graniteswitch "$GS" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+mirrored_case gs-q8kv graniteswitch "$GS heads=8 kv_heads=8 head_dim=32 rope_dims=32" \
+	"CTX_SIZE=3000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+
+for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done

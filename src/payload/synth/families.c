@@ -59,6 +59,7 @@ static const struct synth_family families[] = {
     DENSE("olmo2", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, 0, olmo2_tensors),
     LLAMA("granite", RF_D, V_GRANITE),
     LLAMA("granitemoe", SF_ROPE_FULL, V_GRANITE | V_MOE_REQ),
+    {"graniteswitch", RF_D, V_GRANITE, NULL, NULL, switch_keys, switch_tensors, NULL, 0, 0},
     QWENMOE("qwen2moe", SF_HEADS_EMBD | SF_EXPERTS_SIZED, qwen2moe_tensors),
     MOE("olmoe", SF_ROPE_FULL, V_OLMOE | V_EXP_REQ, olmoe_ernie_tensors),
     MOE("ernie4_5-moe", SF_ROPE_FULL, V_FF_EXP | V_LEAD | V_BIAS | V_EXP_REQ | V_ERNIE, olmoe_ernie_tensors),

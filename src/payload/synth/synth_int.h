@@ -216,6 +216,9 @@ void llama_defaults(struct synth_spec *s, const struct synth_family *f);
 int llama_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void llama_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void llama_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_switch.c: graniteswitch (llama_keys with V_GRANITE, then the adapters) */
+void switch_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void switch_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_qwen.c: qwen2(vl), qwen3(vl), qwen2moe, qwen3moe and its kin */
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f);

@@ -398,6 +398,7 @@ static const struct graph_family families[] = {
     {"arwkv7", gr_arwkv7, NULL, "src/models/arwkv7.cpp", NULL},
     {"rwkv6qwen2", gr_rwkv6qwen2, NULL, "src/models/rwkv6qwen2.cpp", NULL},
     {"granitemoe", gr_mistral3, NULL, "src/models/granite.cpp (granite-moe.cpp's graph)", NULL},
+    {"graniteswitch", gr_granite_switch, NULL, "src/models/granite-switch.cpp", NULL},
     {"command-r", gr_cohere, NULL, "src/models/command-r.cpp", NULL},
     {"cohere2", gr_cohere, NULL, "src/models/cohere2.cpp", NULL},
     {"minimax-m2", gr_mistral3, NULL, "src/models/minimax-m2.cpp", NULL},

@@ -380,4 +380,7 @@ int gr_pricing(const char *arch, const char **source);
  * has no builder), or NULL. */
 const char *gr_refused(const char *arch);
 
+/* graph_switch.c: graniteswitch */
+gr_build_fn gr_granite_switch;
+
 #endif
