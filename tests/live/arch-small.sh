@@ -45,6 +45,9 @@ embd_boot t5-streams "CTX_SIZE=1024 PARALLEL=2 FLASH_ATTN=on EMBEDDINGS=on POOLI
 check "t5-streams: the pinned engine aborts at load on a ubatch split by streams" \
 	grep -q 'GGML_ASSERT(!ubatch->equal_seqs()) failed' t5-streams.log
 plan_ledger t5-streams t5encoder
+run "$ZEALOT" check --json t5-streams.env
+check "t5-streams: check names the shape (S19, an error on KV_UNIFIED)" \
+	jq -e '[.findings[]|select(.law=="S19" and .severity=="error")]|length == 1' "$TMP/out"
 
 # graniteswitch: granite's block with switched LoRA deltas on every matrix
 # (3 adapters of rank 32), and the router's one head on its own KV layer
