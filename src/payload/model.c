@@ -444,7 +444,7 @@ static int block_keys(const struct gguf *g, struct model *m, char **err)
 	 * one head without tensors whose K and V the KV cache holds */
 	if (strcmp(m->arch, "graniteswitch") == 0) {
 		m->n_layer_all++;
-		m->n_nextn = 1;
+		m->n_nextn = m->n_router = 1;
 	}
 	uint64_t ctx;
 	const struct gguf_kv *ckv = akey(g, m, "context_length");
