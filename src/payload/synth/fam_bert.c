@@ -11,9 +11,10 @@
  * V_SILU) has no biases and a SiLU-gated FFN (ffn_gate); jina-bert-v2
  * (V_ALIBI) has no positions at all (ALiBi) and a GELU-gated FFN with
  * biases on up and down; nomic-bert-moe (V_ROPE | V_BMOE) is bert
- * roped whose layer il with il % moe_every_n_layers == 1 holds routed
- * experts (a router, up and down stacks feed_forward_length wide, no
- * gate) in place of the FFN. */
+ * roped over one attn_qkv and its bias, as converted, whose layer il
+ * with il % moe_every_n_layers == 1 holds routed experts (a router, up
+ * and down stacks feed_forward_length wide, no gate) in place of the
+ * FFN. */
 #include <stdio.h>
 #include <string.h>
 
@@ -90,9 +91,16 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 		mat(t, "position_embd.weight", E, s->n_ctx);
 	f32_tensor(t, "token_types.weight", 2, E, 2, 1); /* added to f32 activations: f32 */
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		qkv(t, s, il, 1);
+		if (f->variant & V_BMOE) { /* one attn_qkv and its bias, as converted */
+			BM("attn_qkv.weight", E, 3 * E);
+			BV("attn_qkv.bias", 3 * E);
+			BM("attn_output.weight", E, E);
+		} else {
+			qkv(t, s, il, 1);
+		}
 		if (biased) {
-			qkv_bias(t, s, il);
+			if (!(f->variant & V_BMOE))
+				qkv_bias(t, s, il);
 			BV("attn_output.bias", E);
 		}
 		BV("attn_output_norm.weight", E);
