@@ -186,15 +186,17 @@ static const struct law_doc laws[] = {
      "check reads the runtime's version output.",
      "Point RUNTIME at a build whose version supports the payload's architecture."},
     {"S16", "the AMX fault: repacked weights crash a native build",
-     "On an Intel CPU with AMX the engine dies with SIGILL at warm-up, or (MLA payloads in f16) aborts while "
-     "reserving its graph: GGML_ASSERT(*cur_backend_id != -1) failed.",
+     "On an Intel CPU with AMX the engine dies with SIGILL at warm-up, or (MLA and deepseek4 payloads in f16) "
+     "aborts while reserving its graph: GGML_ASSERT(*cur_backend_id != -1) failed.",
      "A build with the AMX kernels packs eligible weights (q4_0, q4_1, q8_0, q4_K, q5_K, q6_K, iq4_xs with whole "
      "32-row tiles) into an AMX buffer when repacking is on, and its tile kernel faults. f16 weights with whole "
      "tiles go there too and run, except the MLA decompression stacks (attn_k_b, attn_v_b of deepseek2 and "
-     "mistral4): the graph multiplies them by a permuted operand, the AMX buffer takes only contiguous ones and "
+     "mistral4) and deepseek4's grouped output projection (attn_output_a): the graph multiplies them by a "
+     "permuted operand, the AMX buffer takes only contiguous ones and "
      "no other backend may read its weights, so the scheduler finds no backend for the node.",
      "check raises it on the cpu device when REPACK is on, the payload has such a weight (or such an f16 MLA "
-     "stack) and the runtime's build tree (or a --boot-log's system_info line) shows AMX kernels.",
+     "stack or output projection) and the runtime's build tree (or a --boot-log's system_info line) shows AMX "
+     "kernels.",
      "Set REPACK=0 (--no-repack)."},
 
     /* Configuration and launch */

@@ -106,6 +106,16 @@ static int amx_mla_b(const struct gguf_tensor *t)
 	       (strcmp(t->name + n - 15, "attn_k_b.weight") == 0 || strcmp(t->name + n - 15, "attn_v_b.weight") == 0);
 }
 
+/* deepseek4's grouped output projection (deepseek4.cpp: blk.N.attn_output_a,
+ * reshaped to 3-D at load, one matrix per group), f16: the AMX buffer takes
+ * it, but the graph multiplies it by a permuted operand per group, which
+ * the AMX buffer type refuses as amx_mla_b's stacks. */
+static int amx_dsv4_wo_a(const struct gguf_tensor *t)
+{
+	size_t n = strlen(t->name);
+	return t->type == 1 /* F16 */ && n > 20 && strcmp(t->name + n - 20, "attn_output_a.weight") == 0;
+}
+
 /* S16: on an Intel host with AMX, the pinned engine built natively puts
  * matmul weights of the tile-kernel types into its AMX buffer and dies
  * with SIGILL at warm-up (tilezero in tinygemm_kernel_amx, on a worker
@@ -123,7 +133,8 @@ void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const struct 
 	uint64_t n = 0, trunk = m->n_layer_all - m->n_nextn;
 	uint32_t types[8];
 	size_t n_types = 0;
-	uint64_t n_mla = 0; /* f16 MLA decompression stacks the AMX buffer takes */
+	uint64_t n_mla = 0;  /* f16 MLA decompression stacks the AMX buffer takes */
+	uint64_t n_wo_a = 0; /* f16 deepseek4 output projections it takes */
 	const struct gguf_tensor *embd = gguf_tensor_find(g, "token_embd.weight");
 	int tied = embd && !gguf_tensor_find(g, "output.weight");
 	struct cpu_features amx_host = s->cpu;
@@ -144,6 +155,8 @@ void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const struct 
 		if (!cpu_amx_tiles(t->type)) {
 			if (amx_mla_b(t))
 				n_mla++;
+			else if (amx_dsv4_wo_a(t))
+				n_wo_a++;
 			continue;
 		}
 		n++;
@@ -153,7 +166,7 @@ void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const struct 
 		if (k == n_types && n_types < ARRAY_SIZE(types))
 			types[n_types++] = t->type;
 	}
-	if (!n && !n_mla)
+	if (!n && !n_mla && !n_wo_a)
 		return;
 	struct sb why = {0};
 	char *rt = runtime_path(ep);
@@ -167,7 +180,15 @@ void law_amx(const struct endpoint *ep, const struct shape_ctx *c, const struct 
 			sb_addf(&why, "%s%s", why.len ? "; " : "", lw.s);
 		sb_release(&lw);
 	}
-	if ((build == 1 || boot == 1) && !n) {
+	if ((build == 1 || boot == 1) && !n && !n_mla) {
+		add(out, "S16", SEV_ERROR, ep, K_REPACK,
+		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
+		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu f16 grouped output "
+		    "projections (deepseek4's attn_output_a) go to the AMX buffer, which refuses their matmul by a "
+		    "permuted operand, and no other backend may read them: the pinned engine aborts while reserving "
+		    "the graph (ggml-backend.cpp: GGML_ASSERT(*cur_backend_id != -1) failed)",
+		    why.s, (unsigned long long)n_wo_a);
+	} else if ((build == 1 || boot == 1) && !n) {
 		add(out, "S16", SEV_ERROR, ep, K_REPACK,
 		    "set REPACK=0 (--no-repack): the weights stay mapped and the plain CPU kernels run them",
 		    "the runtime's build carries the AMX kernels (%s) and REPACK is on: %llu f16 MLA decompression "

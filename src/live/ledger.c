@@ -65,6 +65,7 @@ static void add_buf(struct ledger_buf *bufs, unsigned *n, const char *buft, doub
 	for (unsigned i = 0; i < *n; i++) {
 		if (strcmp(bufs[i].buft, buft) == 0) {
 			bufs[i].mib = replace ? mib : bufs[i].mib + mib;
+			bufs[i].lines = replace ? 1 : bufs[i].lines + 1;
 			return;
 		}
 	}
@@ -72,6 +73,7 @@ static void add_buf(struct ledger_buf *bufs, unsigned *n, const char *buft, doub
 		return;
 	snprintf(bufs[*n].buft, sizeof(bufs[*n].buft), "%s", buft);
 	bufs[*n].mib = mib;
+	bufs[*n].lines = 1;
 	(*n)++;
 }
 
@@ -148,6 +150,7 @@ static int kv_line(const char *line, struct ledger_kv *kv)
 		kv->k_mib += more.k_mib;
 		kv->v_mib += more.v_mib;
 		kv->layers += more.layers;
+		kv->lines++;
 		kv->second = 0;
 		return 1;
 	}
@@ -158,6 +161,7 @@ static int kv_line(const char *line, struct ledger_kv *kv)
 		kv->streams = (uint32_t)strtoul(end + 1, NULL, 10);
 	typed_part(p, "K (", kv->k_type, sizeof(kv->k_type), &kv->k_mib);
 	typed_part(p, "V (", kv->v_type, sizeof(kv->v_type), &kv->v_mib);
+	kv->lines = 1;
 	kv->present = ok;
 	return 1;
 }
@@ -175,6 +179,37 @@ static int rs_line(const char *line, struct ledger_rs *rs)
 		rs->rs_seq = (uint32_t)strtoul(q + 4, NULL, 10);
 	typed_part(p, "R (", NULL, 0, &rs->r_mib);
 	typed_part(p, "S (", NULL, 0, &rs->s_mib);
+	typed_part(p, "P (", NULL, 0, &rs->p_mib); /* qwen4exp's PLE conv rows */
+	rs->present = 1;
+	return 1;
+}
+
+/* A deepseek4 compressor state (llama_dsv4_comp_state, counted as the
+ * recurrent state): "NAME ratio = R, state = ROWS x WIDTH, streams = S,
+ * rs_seq = Q, layers = L, size = M MiB", its f32 kv and score tensors
+ * priced exactly from the counts; a cell per stream (sequence), as a
+ * recurrent state's. */
+static int dsv4_state_line(const char *line, struct ledger_rs *rs)
+{
+	const char *p = after(line, "llama_dsv4_comp_state: ");
+	if (!p || !strstr(p, " ratio = "))
+		return 0;
+	int ok = 1;
+	uint32_t rows = u32_after(p, "state = ", &ok);
+	const char *x = strstr(p, "state = ");
+	uint32_t width = x ? u32_after(x, " x ", &ok) : 0;
+	uint32_t streams = u32_after(p, "streams = ", &ok), rs_seq = u32_after(p, "rs_seq = ", &ok);
+	uint32_t layers = u32_after(p, "layers = ", &ok);
+	if (!ok)
+		return 0;
+	double half = 4.0 * rows * width * streams * (1.0 + rs_seq) * layers / (1024.0 * 1024.0);
+	rs->mib += 2 * half;
+	rs->r_mib += half;
+	rs->s_mib += half;
+	rs->cells = streams;
+	rs->layers += layers;
+	rs->seqs = streams;
+	rs->rs_seq = rs_seq;
 	rs->present = 1;
 	return 1;
 }
@@ -318,10 +353,22 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		*swa_next = 1;
 		return;
 	}
-	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache")) {
+	/* deepseek32's llama_kv_cache_dsa, qwen4exp's llama_memory_hybrid_idx */
+	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache") ||
+	    strstr(line, "(): creating indexer KV cache, size =")) {
 		(*cur)->kv.second = 1;
 		return;
 	}
+	/* deepseek4's compressed caches add to the raw cache's base half */
+	if (strstr(line, "llama_kv_cache_dsv4: creating DSV4 ") && strstr(line, " KV cache, size =")) {
+		(*cur)->kv.second = 1;
+		return;
+	}
+	if (recognised(l, strstr(line, "llama_dsv4_comp_state:") &&
+			      buffer_line(line, " DSV4 ", (*cur)->rs.bufs, &(*cur)->rs.n_bufs, 0)))
+		return;
+	if (recognised(l, dsv4_state_line(line, &(*cur)->rs)))
+		return;
 	if (strstr(line, "creating non-SWA KV cache")) {
 		*swa_next = 0;
 		return;

@@ -20,6 +20,7 @@
 struct ledger_buf {
 	char buft[48]; /* the engine's buffer name: CPU_Mapped, CUDA0, RPC0[127.0.0.1:50061] */
 	double mib;
+	unsigned lines; /* the lines summed into mib (each rounded to 0.01 MiB) */
 };
 
 struct ledger_kv {
@@ -27,7 +28,8 @@ struct ledger_kv {
 	double mib, k_mib, v_mib;
 	uint32_t cells, layers, seqs, streams;
 	char k_type[16], v_type[16];
-	int second; /* a DSA cache's indexer cache follows: its size line adds to the MLA cache's */
+	int second;	/* a DSA cache's indexer cache follows: its size line adds to the MLA cache's */
+	unsigned lines; /* the size lines summed (deepseek4: the raw base and three compressed caches) */
 	struct ledger_buf bufs[LEDGER_MAX_BUFS]; /* "KV buffer size" per buffer */
 	unsigned n_bufs;
 };
@@ -35,6 +37,7 @@ struct ledger_kv {
 struct ledger_rs {
 	int present;
 	double mib, r_mib, s_mib;
+	double p_mib; /* qwen4exp's PLE conv rows (cache_ple_r_l) */
 	uint32_t cells, layers, seqs, rs_seq;
 	struct ledger_buf bufs[LEDGER_MAX_BUFS]; /* "RS buffer size" per buffer */
 	unsigned n_bufs;

@@ -148,6 +148,12 @@ void gw_arr_bool(struct gguf_writer *w, int v)
 	w->arr_left--;
 }
 
+void gw_arr_u64(struct gguf_writer *w, uint64_t v)
+{
+	put_le(&w->kv, v, 8);
+	w->arr_left--;
+}
+
 void gw_tensor(struct gguf_writer *w, const char *name, uint32_t n_dims, const uint64_t *ne, uint32_t type,
 	       uint64_t bytes)
 {

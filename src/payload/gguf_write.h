@@ -43,6 +43,7 @@ void gw_arr_str(struct gguf_writer *w, const char *s, uint64_t n);
 void gw_arr_i32(struct gguf_writer *w, int32_t v);
 void gw_arr_f32(struct gguf_writer *w, float v);
 void gw_arr_bool(struct gguf_writer *w, int v);
+void gw_arr_u64(struct gguf_writer *w, uint64_t v);
 
 /* Append a tensor info. bytes is its data size (padded to the alignment in
  * the layout, as the engine's writer does). */

@@ -103,6 +103,58 @@ static int indexer_types(const struct gguf *g, struct model *m, char **err)
 	return rc;
 }
 
+/* deepseek4's compression ratio per layer (deepseek4.cpp
+ * load_arch_hparams: attention.compress_ratios, at least block_count
+ * entries; 0 uncompressed, 4 CSA, 128 HCA). */
+static int compress_ratios(const struct gguf *g, struct model *m, char **err)
+{
+	if (strcmp(m->arch, "deepseek4") != 0)
+		return 0;
+	m->compress_ratio = xcalloc(m->n_layer_all, sizeof(*m->compress_ratio));
+	const struct gguf_kv *kv = akey(g, m, "attention.compress_ratios");
+	if (!kv || kv->type != GGUF_ARRAY || kv->arr_n < m->n_layer_all)
+		return errorf(err, "key '%s.attention.compress_ratios' must be an array of block_count (%u) entries",
+			      m->arch, m->n_layer_all);
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		uint64_t v;
+		if (gguf_arr_u64(kv, il, &v) || (v != 0 && v != 4 && v != 128))
+			return errorf(err, "key '%s.attention.compress_ratios': entry %u is not 0, 4 or 128", m->arch,
+				      il);
+		m->compress_ratio[il] = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* qwen4exp's hyper-connections, QSA ratios and n-gram PLE
+ * (src/models/qwen4exp.cpp load_arch_hparams; src/llama-hparams.cpp
+ * ple_conv_state: the conv history, dilated by the n-gram size, of every
+ * hyper-connection stream). */
+static int hc_ple_keys(const struct gguf *g, struct model *m, char **err)
+{
+	m->ple_layer = -1;
+	if (strcmp(m->arch, "qwen4exp") != 0)
+		return 0;
+	uint32_t per = 0;
+	m->compress = xcalloc(m->n_layer_all, sizeof(*m->compress));
+	int found;
+	if (get_u32(g, m, "hyper_connection.count", &m->hc_mult, err) ||
+	    get_u32(g, m, "hyper_connection.low_rank", &m->hc_low_rank, err) ||
+	    get_n_layers(g, m, "attention.compress_ratios", m->n_layer_all, m->compress, &found, err) ||
+	    get_u32(g, m, "ple.ngram_size", &m->ple_ngram, err) || get_u32(g, m, "ple.heads_per_ngram", &per, err) ||
+	    get_u32(g, m, "ple.conv_kernel", &m->ple_conv_kernel, err) ||
+	    get_u32(g, m, "embedding_length_per_layer_input", &m->ple_head_dim, err))
+		return -1;
+	const struct gguf_kv *kv = akey(g, m, "ple.layers");
+	uint64_t il;
+	if (!kv || kv->type != GGUF_ARRAY || kv->arr_n != 1 || gguf_arr_u64(kv, 0, &il) || il >= m->n_layer_all)
+		return 0; /* no PLE (the engine refuses another count) */
+	m->ple_layer = (int32_t)il;
+	m->ple_n_heads = m->ple_ngram > 1 ? (m->ple_ngram - 1) * per : 0;
+	if (m->ple_n_heads && m->ple_conv_kernel)
+		m->ple_conv_state = (uint64_t)(m->ple_conv_kernel - 1) * m->ple_ngram * m->hc_mult * m->n_embd;
+	return 0;
+}
+
 static char *get_str(const struct gguf *g, const char *key)
 {
 	const struct gguf_kv *kv = gguf_find(g, key);
@@ -220,7 +272,7 @@ enum recr_rule {
 			  KV iff attention heads and no ffn; ffn-only layers hold neither */
 	R_BOTH,		/* falcon-h1: every layer holds KV and state */
 	R_INTERVAL,	/* attention.recurrent_layers, else full_attention_interval (4) */
-	R_OWN,		/* a memory of its own, not mirrored: named, not guessed */
+	R_OWN,		/* a memory of its own (deepseek4: priced by plan.c plan_dsv4) */
 };
 
 static const struct {
@@ -249,8 +301,8 @@ static const struct {
     {"qwen35", R_INTERVAL, NULL},
     {"qwen35moe", R_INTERVAL, NULL},
     {"minimax-01", R_INTERVAL, NULL},
-    {"qwen4exp", R_INTERVAL, "the indexer cache (llama_memory_hybrid_idx)"},
-    {"deepseek4", R_OWN, "its compressed KV and PLE state (llama_kv_cache_dsv4)"},
+    {"qwen4exp", R_INTERVAL, NULL}, /* llama_memory_hybrid_idx: plan.c prices its indexer cache */
+    {"deepseek4", R_OWN, NULL},
 };
 
 static int recurrent_interval(const struct gguf *g, struct model *m, uint8_t *recr, char **err)
@@ -632,7 +684,8 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	int head_kv_is_array = 0;
 	if (head_keys(g, m, ff, &head_kv_is_array, err) || state_keys(g, m, err) ||
 	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
-	    moe_keys(g, m, err) || indexer_types(g, m, err))
+	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err) ||
+	    hc_ple_keys(g, m, err))
 		goto fail;
 	m->n_ff_layer = ff;
 	ff = NULL;
@@ -651,8 +704,9 @@ void model_free(struct model *m)
 	if (!m)
 		return;
 	/* every field the model owns, then the model */
-	void *owned[] = {m->arch,	m->name,   m->general_type, m->n_head,	       m->n_head_kv,	m->kind,
-			 m->n_ff_layer, m->has_kv, m->has_rs,	    m->indexer_shared, m->rope_scaling, m};
+	void *owned[] = {
+	    m->arch,   m->name,	  m->general_type,   m->n_head,	      m->n_head_kv,	 m->kind, m->n_ff_layer,
+	    m->has_kv, m->has_rs, m->indexer_shared, m->rope_scaling, m->compress_ratio, m->compress, m};
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
 }

@@ -50,6 +50,15 @@ struct synth_spec {
 	uint32_t temp_scale10;	       /* deepseek2, mistral3: attention.temperature_scale in tenths (0: none) */
 	uint32_t moe_latent;	       /* nemotron_h_moe: moe_latent_size, experts over a latent projection (0: none) */
 	uint32_t idx_heads, idx_top_k; /* deepseek32: the indexer's query heads (0: heads) and top-k (0: 256) */
+	/* deepseek4: the grouped output projection (groups, rank), the leading
+	 * hash-routed layers, the leading uncompressed layers (the rest
+	 * alternate CSA 4 and HCA 128) */
+	uint32_t o_groups, o_lora, hash_layers, raw_layers;
+	uint32_t attn_res;	       /* kimi-k3: attn_res.block_size (0: no cross-layer residual attention) */
+	/* qwen4exp: hyper-connection streams and their low rank, the PLE
+	 * head width on layer 0 (0: no PLE), the QSA block ratio (0: dense
+	 * attention), the indexer's key length */
+	uint32_t hc, hc_rank, ple, compress, idx_dim;
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)

@@ -25,6 +25,11 @@ static const char *const rs_rollback_archs[] = {
     "qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
 };
 static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32"};
+/* - hybrids whose create_memory passes the hybrid memory no filter: its
+ *   default keeps every layer that is not recurrent in the attention cache,
+ *   the nextn blocks too (src/llama-memory-hybrid.cpp); their MTP draft
+ *   context caches the nextn blocks alone, as the filtered hybrids'. */
+static const char *const nextn_kept_hybrids[] = {"bailingmoe3"};
 /* - archs that load an MTP block's expert selection bias (exp_probs_b)
  *   even without a drafter: their load_arch_tensors creates it with
  *   TENSOR_NOT_REQUIRED alone, not with the block's TENSOR_SKIP
@@ -170,6 +175,24 @@ static uint32_t v_width_max(const struct model *m)
 	return w;
 }
 
+/* The second cache of a pool (an indexer's) into kv: its figures summed
+ * in, and kept apart (k2, v2, bufs2) as the engine prints them. */
+static void kv_add_second(struct plan_kv *kv, const struct plan_kv *idx)
+{
+	kv->layers += idx->layers;
+	kv->k_bytes += idx->k_bytes;
+	kv->v_bytes += idx->v_bytes;
+	kv->k2_bytes = idx->k_bytes;
+	kv->v2_bytes = idx->v_bytes;
+	for (unsigned i = 0; i < idx->n_bufs; i++) {
+		const struct plan_buf *b = &idx->bufs[i];
+		struct plan_buf *t = buf_get(kv->bufs, &kv->n_bufs, b->buft, b->dev);
+		t->bytes += b->bytes;
+		t->on_device = b->on_device;
+		kv->bufs2[kv->n_bufs2++] = *b;
+	}
+}
+
 static void plan_kv_caches(const struct model *m, const struct plan_shape *s, const struct placement *pl,
 			   struct plan *p)
 {
@@ -192,7 +215,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 		enum layer_kind k = m->kind[il];
 		if (!m->has_kv[il]) /* create_memory's attention filter */
 			continue;
-		if (k == LAYER_NEXTN && !nextn_in_main)
+		if (k == LAYER_NEXTN && !nextn_in_main &&
+		    !in_list(m->arch, nextn_kept_hybrids, ARRAY_SIZE(nextn_kept_hybrids)))
 			continue;
 		/* deci's plain cache keeps a layer without KV heads too: empty
 		 * K rows, V at the widest row when transposed */
@@ -211,10 +235,22 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	 * type, no V (the hparams it copies are MLA's); glm-dsa's on its full
 	 * indexer layers alone (create_memory's filter_lid) */
 	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0;
+	struct plan_kv idx;
+	kv_init(&idx, p->n_ctx_seq, p, s->kv_unified, s->type_k, s->type_v);
 	if (dsa && m->indexer_head_size)
 		for (uint32_t il = 0; il < n_layer; il++)
 			if (!m->indexer_shared || !m->indexer_shared[il])
-				kv_add_layer(&p->kv, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, 0, 0);
+				kv_add_layer(&idx, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, 0, 0);
+	/* qwen4exp's llama_memory_hybrid_idx (src/llama-memory-hybrid-idx.cpp):
+	 * beside the attention cache a second llama_kv_cache on the same
+	 * layers holds the QSA indexer's raw keys, one head of
+	 * attention.indexer.key_length at the K type, and (its hparams are not
+	 * MLA's) one head of the value size at the V type */
+	if (strcmp(m->arch, "qwen4exp") == 0 && m->indexer_head_size)
+		for (uint32_t il = 0; il < n_layer; il++)
+			if (m->has_kv[il])
+				kv_add_layer(&idx, p, pl, il, s->type_k, s->type_v, m->indexer_head_size, m->head_v, 1);
+	kv_add_second(&p->kv, &idx);
 	p->kv.present = p->kv.layers > 0;
 	sort_by_name(p->kv.bufs, p->kv.n_bufs);
 	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);
@@ -264,8 +300,94 @@ static void plan_recurrent(const struct model *m, const struct plan_shape *s, co
 		int d = place_cache(pl, il);
 		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_r, m->n_embd_r * 4 * rows);
 		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->n_embd_s, m->n_embd_s * 4 * rows);
+		/* qwen4exp's PLE layer: its conv history in a row of its own
+		 * (cache_ple_r_l, at R's type), counted with R */
+		if ((int64_t)il == m->ple_layer && m->ple_conv_state) {
+			rs->p_bytes += m->ple_conv_state * 4 * rows;
+			rs->r_bytes += m->ple_conv_state * 4 * rows;
+			cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, (uint32_t)m->ple_conv_state,
+				     m->ple_conv_state * 4 * rows);
+		}
 	}
 	sort_by_name(rs->bufs, rs->n_bufs);
+}
+
+/* deepseek4's memory (src/llama-kv-cache-dsv4.cpp), its streams per
+ * sequence whatever KV_UNIFIED says (unified_raw, unified_compressed):
+ * - kv_swa: the raw cache, an iswa pair whose base half holds no layer
+ *   (every trunk layer is SWA) and whose window half holds one K-only row
+ *   of key_length per layer and cell;
+ * - kv: the base half (n_ctx_seq cells, no layer), then three K-only
+ *   caches of PAD(max(1, ceil(n_ctx_seq / ratio)), 256) cells each: CSA
+ *   (ratio 4) and HCA (128) at key_length on their layers, the lightning
+ *   indexer (ratio 4) at its key length on the CSA layers;
+ * - rs: the compressor states, f32 kv and score tensors [width, rows,
+ *   streams x (1 + n_rs_seq)] per layer: CSA 8 rows of 2 x key_length,
+ *   HCA 128 of key_length, the indexer's 8 of 2 x its key length; a cell
+ *   per sequence, as a recurrent state's (rate.c reads a sequence's state
+ *   so). */
+static void dsv4_comp(struct plan_kv *kv, const struct model *m, const struct plan_shape *s, const struct placement *pl,
+		      struct plan *p, uint32_t ratio, uint32_t width)
+{
+	uint32_t cells = (p->n_ctx_seq + ratio - 1) / ratio;
+	cells = PAD(cells ? cells : 1, 256);
+	for (uint32_t il = 0; il < m->n_layer_all; il++) {
+		if (m->compress_ratio[il] != ratio)
+			continue;
+		uint64_t kb = ggml_row_bytes(s->type_k, width) * (uint64_t)cells * kv->streams;
+		kv->layers++;
+		kv->k_bytes += kb;
+		cache_tensor(kv->bufs, &kv->n_bufs, p, pl, place_cache(pl, il), s->type_k, width, kb);
+	}
+}
+
+static void dsv4_state(struct plan_rs *rs, const struct model *m, const struct placement *pl, struct plan *p,
+		       uint32_t ratio, uint32_t rows, uint32_t width)
+{
+	const struct ggml_type_info *f32 = ggml_type_by_name("f32");
+	uint64_t bytes = (uint64_t)width * rows * 4 * p->n_seq * (1 + rs->rs_seq);
+	for (uint32_t il = 0; il < m->n_layer_all - m->n_nextn; il++) {
+		if (m->compress_ratio[il] != ratio)
+			continue;
+		int d = place_cache(pl, il);
+		rs->layers++;
+		rs->r_bytes += bytes;
+		rs->s_bytes += bytes;
+		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, width, bytes);
+		cache_tensor(rs->bufs, &rs->n_bufs, p, pl, d, f32, width, bytes);
+	}
+}
+
+static void plan_dsv4(const struct model *m, const struct plan_shape *s, const struct placement *pl, struct plan *p)
+{
+	uint64_t want = (uint64_t)m->n_swa + s->n_ubatch;
+	uint64_t size = want < p->n_ctx_seq ? want : p->n_ctx_seq;
+	kv_init(&p->kv_swa, s->swa_full ? p->n_ctx_seq : (uint32_t)PAD(size, 256), p, 0, s->type_k, s->type_v);
+	p->kv_swa.present = 1;
+	for (uint32_t il = 0; il < m->n_layer_all; il++)
+		kv_add_layer(&p->kv_swa, p, pl, il, s->type_k, s->type_v, m->head_k, 0, 0);
+	kv_init(&p->kv, p->n_ctx_seq, p, 0, s->type_k, s->type_v);
+	p->kv.present = 1;
+	dsv4_comp(&p->kv, m, s, pl, p, 4, m->head_k);
+	dsv4_comp(&p->kv, m, s, pl, p, 128, m->head_k);
+	dsv4_comp(&p->kv, m, s, pl, p, 4, m->indexer_head_size);
+	sort_by_name(p->kv.bufs, p->kv.n_bufs);
+	sort_by_name(p->kv_swa.bufs, p->kv_swa.n_bufs);
+
+	struct plan_rs *rs = &p->rs;
+	rs->present = 1;
+	rs->cells = p->n_seq;
+	rs->seqs = p->n_seq;
+	rs->rs_seq = s->spec_mtp ? s->spec_n_max : 0;
+	dsv4_state(rs, m, pl, p, 4, 8, 2 * m->head_k);
+	dsv4_state(rs, m, pl, p, 128, 128, m->head_k);
+	dsv4_state(rs, m, pl, p, 4, 8, 2 * m->indexer_head_size);
+	rs->recurrent_layers = rs->layers;
+	sort_by_name(rs->bufs, rs->n_bufs);
+	/* the MTP draft context (create_memory: an iswa cache of the nextn
+	 * layers) is not priced here */
+	if (s->spec_mtp && m->n_nextn && m->mtp_tensors)
+		plan_note_unmirrored(p, "the MTP draft context of '%s' (its nextn layers' cache and graph)", m->arch);
 }
 
 /* bufs holds PLAN_MAX_BUFS (model, compute) or PLAN_MAX_DEVS (caches)
@@ -627,8 +749,12 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	setup_devs(&pl, dev, p);
 	int host = (int)p->n_cards;
 	derive_context(s, p);
-	plan_kv_caches(m, s, &pl, p);
-	plan_recurrent(m, s, &pl, p);
+	if (m->compress_ratio) {
+		plan_dsv4(m, s, &pl, p);
+	} else {
+		plan_kv_caches(m, s, &pl, p);
+		plan_recurrent(m, s, &pl, p);
+	}
 	struct memo *mm = x ? x->memo : NULL;
 	if (!memo_model_get(mm, s, dev, p)) {
 		plan_model(m, g, s, &pl, p);
@@ -639,8 +765,8 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	 * (output_reserve(n_seq_max)), in the pinned host buffer of the output
 	 * layer's device when it has one; the draft context likewise. */
 	p->output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
-	if (s->embeddings) /* and an embedding per output (n_embd_out = n_embd) */
-		p->output_bytes += m->n_embd * (uint64_t)p->n_seq * 4;
+	if (s->embeddings) /* and an embedding per output (n_embd_out: n_embd, qwen4exp's hc x n_embd) */
+		p->output_bytes += (m->hc_mult ? m->hc_mult : 1) * m->n_embd * (uint64_t)p->n_seq * 4;
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
 	int od = pl.layer[pl.n_layer_all];

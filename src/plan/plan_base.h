@@ -77,6 +77,12 @@ struct plan_kv {
 	/* "KV buffer size" per buffer, in the engine's order (by name) */
 	struct plan_buf bufs[PLAN_MAX_DEVS];
 	unsigned n_bufs;
+	/* a second cache of the same pool that the engine prints apart
+	 * (deepseek32's DSA indexer, qwen4exp's QSA indexer): its share of
+	 * the figures above, and of each buffer (by name in bufs2) */
+	uint64_t k2_bytes, v2_bytes;
+	struct plan_buf bufs2[PLAN_MAX_DEVS];
+	unsigned n_bufs2;
 };
 
 /* The recurrent state: "size = X MiB (CELLS cells, LAYERS layers, SEQS seqs RS rs_seq), R (f32): ..., S (f32): ..." */
@@ -84,6 +90,7 @@ struct plan_rs {
 	int present;
 	uint32_t cells, layers, seqs, rs_seq, recurrent_layers;
 	uint64_t r_bytes, s_bytes;
+	uint64_t p_bytes;		     /* of r_bytes: qwen4exp's PLE conv rows (cache_ple_r_l, at R's type) */
 	struct plan_buf bufs[PLAN_MAX_DEVS]; /* "RS buffer size" per buffer */
 	unsigned n_bufs;
 };

@@ -3,8 +3,8 @@
 # non-causal encoders the engine gives no memory; eurobert, neo-bert and
 # llama-embed (llama's block over the ubatch; llama-embed keeps the
 # default KV cache), gemma-embedding (gemma3's block over the ubatch, no
-# memory) and the diffusion decoders dream and llada (the
-# same with the lm_head, no memory). Each synthetic payload
+# memory) and the diffusion decoders dream, llada, llada-moe and rnd1
+# (the same with the lm_head, no memory). Each synthetic payload
 # boots through `zealot argv` with EMBEDDINGS=on (--embeddings) and
 # answers /v1/embeddings with one vector of embd floats; every exact term
 # of the plan (model, output: logits and an embedding per slot; no KV
@@ -60,7 +60,11 @@ ARCH=gemma-embedding ecase gembd-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=of
 # 500), which check names (S18)
 ARCH=dream ecase dream-fa "$BIG" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 512
 ARCH=llada ecase llada-nofa "" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off EMBEDDINGS=on POOLING=cls" 256
-for n in dream-fa llada-nofa; do
+# llada-moe and rnd1: the same over qwen3moe's tensors (q and k normed,
+# experts; rnd1 normalises the chosen experts' weights, llada-moe not)
+ARCH=llada-moe ecase lmoe-fa "layers=3 experts=8 experts_used=2" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512 EMBEDDINGS=on POOLING=mean" 256
+ARCH=rnd1 ecase rnd1-nofa "layers=3 experts=4 experts_used=1" "CTX_SIZE=1024 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256 EMBEDDINGS=on POOLING=cls" 256
+for n in dream-fa llada-nofa lmoe-fa rnd1-nofa; do
 	check "$n: llama-server answers a completion with the error S18 quotes" \
 		jq -e '.error.code == 500 and (.error.message|test("does not logits computation"))' "$n.comp"
 	run "$ZEALOT" check --json "$n.env"

@@ -178,13 +178,24 @@ void test_model_ssm(void)
 	ok(m && layers(m->has_rs, 4, "1110") && m->n_embd_s == 128ull * 128 * 16, "minimax-01: s = head^2 x heads");
 	model_free(m);
 
-	/* Memories zealot does not mirror are named, never guessed silently. */
+	/* qwen4exp's llama_memory_hybrid_idx is priced (plan.c): the interval
+	 * layout, and the PLE layer's conv row of (kernel - 1) x n-gram x
+	 * streams x embd floats. */
 	base(&w, "qwen4exp", 4, 2048, 16);
 	gw_u32(&w, "qwen4exp.attention.head_count_kv", 2);
 	ssm(&w, "qwen4exp");
+	gw_u32(&w, "qwen4exp.hyper_connection.count", 2);
+	gw_arr_begin(&w, "qwen4exp.ple.layers", GGUF_U32, 1);
+	gw_arr_i32(&w, 0);
+	gw_u32(&w, "qwen4exp.ple.ngram_size", 3);
+	gw_u32(&w, "qwen4exp.ple.heads_per_ngram", 2);
+	gw_u32(&w, "qwen4exp.ple.conv_kernel", 4);
 	m = build(&w, &err);
-	ok(m && m->state_unmirrored && strstr(m->state_unmirrored, "indexer"), "qwen4exp: the indexer cache is named");
+	ok(m && !m->state_unmirrored && layers(m->has_rs, 4, "1110") && m->ple_layer == 0 &&
+	       m->ple_conv_state == 3ull * 3 * 2 * 2048 && m->ple_n_heads == 4,
+	   "qwen4exp: priced, its PLE conv row sized");
 	model_free(m);
+	/* Memories zealot does not mirror are named, never guessed silently. */
 	base(&w, "someday-ssm", 2, 2048, 0);
 	ssm(&w, "someday-ssm");
 	m = build(&w, &err);

@@ -163,6 +163,24 @@ void ds2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_fa
 	}
 }
 
+void kda_inputs(struct tw *t, const struct synth_spec *s, uint32_t il)
+{
+	static const char *const convs[] = {"ssm_conv1d_q.weight", "ssm_conv1d_k.weight", "ssm_conv1d_v.weight"};
+	char nm[64];
+	uint64_t hd = s->ssm_state, inner = (uint64_t)s->n_head * s->ssm_state;
+	for (int c = 0; c < 3; c++) {
+		uint64_t ne[3] = {s->ssm_conv, 1, inner};
+		blkname(nm, sizeof(nm), il, convs[c]);
+		gw_tensor(t->w, nm, 3, ne, 0, ne[0] * ne[2] * 4);
+	}
+	BM("attn_q.weight", s->n_embd, inner);
+	BM("attn_k.weight", s->n_embd, inner);
+	BM("attn_v.weight", s->n_embd, inner);
+	BM("ssm_f_a.weight", s->n_embd, hd);
+	BM("ssm_f_b.weight", hd, inner);
+	BM("ssm_beta.weight", s->n_embd, s->n_head);
+}
+
 /* Kimi-Linear (src/models/kimi-linear.cpp): Kimi delta attention layers
  * (q, k, v each through a depthwise conv [conv, 1, inner], the gate's and
  * the output gate's low-rank pairs f_a/f_b and g_a/g_b, beta, A, a per-channel
@@ -185,19 +203,7 @@ void kimi_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 			expert_stack(t, il, "attn_v_b.weight", s->kv_lora, s->head_dim_v, s->n_head);
 			BM("attn_output.weight", (uint64_t)s->n_head * s->head_dim_v, s->n_embd);
 		} else {
-			static const char *const convs[] = {"ssm_conv1d_q.weight", "ssm_conv1d_k.weight",
-							    "ssm_conv1d_v.weight"};
-			for (int c = 0; c < 3; c++) {
-				uint64_t ne[3] = {s->ssm_conv, 1, inner};
-				blkname(nm, sizeof(nm), il, convs[c]);
-				gw_tensor(t->w, nm, 3, ne, 0, ne[0] * ne[2] * 4);
-			}
-			BM("attn_q.weight", s->n_embd, inner);
-			BM("attn_k.weight", s->n_embd, inner);
-			BM("attn_v.weight", s->n_embd, inner);
-			BM("ssm_f_a.weight", s->n_embd, hd);
-			BM("ssm_f_b.weight", hd, inner);
-			BM("ssm_beta.weight", s->n_embd, s->n_head);
+			kda_inputs(t, s, il);
 			uint64_t a[2] = {1, s->n_head};
 			blkname(nm, sizeof(nm), il, "ssm_a");
 			gw_tensor(t->w, nm, 2, a, 0, a[1] * 4);

@@ -1,10 +1,18 @@
 /* Qwen's plain families: qwen2 (and qwen2vl, M-RoPE), qwen3 (and qwen3vl),
- * qwen2moe, qwen3moe (and qwen3vlmoe, mellum). */
+ * qwen2moe, qwen3moe (and qwen3vlmoe, mellum), qwen3tts. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../synth.h"
 #include "synth_int.h"
+
+/* Qwen3-TTS's talker (src/models/qwen3vl.cpp): qwen3vl with a codec head
+ * of SYNTH_CODEC_ROWS rows under a larger vocabulary */
+void qwen3tts_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	s->n_vocab = 4096;
+}
 
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f)
 {

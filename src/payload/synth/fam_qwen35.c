@@ -122,3 +122,14 @@ void qwen35_tensors(struct tw *t, const struct synth_spec *s, const struct synth
 		nextn_head(t, s, il);
 	}
 }
+
+/* qwen4exp's (fam_qwen4.c): the same Gated DeltaNet mixer and FFN */
+void qwen35_delta_net(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il)
+{
+	delta_net(t, s, f, il);
+}
+
+void qwen35_ffn(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il)
+{
+	ffn_qwen35(t, s, f, il);
+}

@@ -57,6 +57,11 @@ static const struct synth_key keys[] = {
     {"q_lora", offsetof(struct synth_spec, q_lora), 0, "deepseek2: q_lora_rank (0: one attn_q matrix)"},
     {"idx_heads", offsetof(struct synth_spec, idx_heads), 0, "deepseek32: the lightning indexer's heads (0: heads)"},
     {"idx_top_k", offsetof(struct synth_spec, idx_top_k), 0, "deepseek32: cells the indexer keeps a token (0: 256)"},
+    {"o_groups", offsetof(struct synth_spec, o_groups), 0, "deepseek4: output projection groups (divide heads)"},
+    {"o_lora", offsetof(struct synth_spec, o_lora), 0, "deepseek4: output projection rank per group"},
+    {"hash_layers", offsetof(struct synth_spec, hash_layers), 0, "deepseek4: leading hash-routed MoE layers"},
+    {"raw_layers", offsetof(struct synth_spec, raw_layers), 0,
+     "deepseek4: leading uncompressed layers; the rest alternate CSA (4) and HCA (128)"},
     {"head_dim_v", offsetof(struct synth_spec, head_dim_v), 0, "deepseek2: value head size (value_length_mla)"},
     {"lead_dense", offsetof(struct synth_spec, n_lead_dense), 0, "deepseek2, glm4moe: leading dense layers"},
     {"shared", offsetof(struct synth_spec, n_shared), 0, "deepseek2, glm4moe, qwen35moe: shared experts"},
@@ -87,6 +92,13 @@ static const struct synth_key keys[] = {
     {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
     {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
     {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
+    {"attn_res", offsetof(struct synth_spec, attn_res), 0,
+     "kimi-k3: attn_res.block_size, cross-layer residual attention every N layers (0: none)"},
+    {"hc", offsetof(struct synth_spec, hc), 0, "qwen4exp: hyper-connection streams (> 1)"},
+    {"hc_rank", offsetof(struct synth_spec, hc_rank), 0, "qwen4exp: the hyper-connection mixers' low rank"},
+    {"ple", offsetof(struct synth_spec, ple), 0, "qwen4exp: PLE head width on layer 0 (embd / 4), 0 = none"},
+    {"compress", offsetof(struct synth_spec, compress), 0, "qwen4exp: QSA block ratio (0: dense attention)"},
+    {"idx_dim", offsetof(struct synth_spec, idx_dim), 0, "qwen4exp: the QSA indexer's key length"},
 };
 
 /* llama.cpp's file types that are no tensor type (llama.h

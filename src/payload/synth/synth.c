@@ -127,6 +127,9 @@ static int validate(const struct synth_spec *s, const struct synth_family *f, ch
 	if ((f->flags & SF_EXPERTS_SIZED) &&
 	    (!s->n_expert || !s->n_expert_used || !s->n_ff_exp || s->n_expert_used > s->n_expert))
 		return errorf(err, "qwen3moe needs experts >= experts_used > 0 and ff_exp > 0");
+	if ((f->flags & SF_CODEC_OUT) && s->n_vocab < SYNTH_CODEC_ROWS)
+		return errorf(err, "%s's codec head has %u rows: the engine aborts on a vocab below them (vocab=%u)",
+			      s->arch, SYNTH_CODEC_ROWS, s->n_vocab);
 	if ((f->flags & SF_DENSE) && s->n_expert)
 		return errorf(err, "%s is written dense (experts: qwen3moe, gpt-oss, gemma4, mistral3)", s->arch);
 	if (!ggml_type_get(s->wtype) && s->wtype < GGML_TYPE_COUNT)
@@ -163,7 +166,7 @@ static void tensors(struct tw *t, const struct synth_spec *s, const struct synth
 	if (answer_mode(s))
 		t->wtype = 1;
 	if (!(f->flags & SF_TIED))
-		mat(t, "output.weight", s->n_embd, s->n_vocab);
+		mat(t, "output.weight", s->n_embd, f->flags & SF_CODEC_OUT ? SYNTH_CODEC_ROWS : s->n_vocab);
 	t->wtype = wtype;
 	if (answer_mode(s))
 		answer_weights(t->w, s, embd_at, norm_at, out_at);

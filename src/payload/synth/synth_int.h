@@ -45,7 +45,11 @@ enum {
 	SF_EXPERTS_SIZED = 1 << 14, /* experts >= experts_used > 0 and ff_exp > 0 (qwen3moe's rule) */
 	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
 	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
+	SF_CODEC_OUT = 1 << 17,	    /* output.weight has SYNTH_CODEC_ROWS rows (qwen3tts's codec head) */
 };
+/* qwen3tts's codec head: the rows the loader creates output.weight with
+ * (src/models/qwen3vl.cpp); a vocabulary past them is padded with -inf */
+#define SYNTH_CODEC_ROWS 3072u
 
 struct tw;
 struct synth_family {
@@ -222,6 +226,7 @@ void switch_tensors(struct tw *t, const struct synth_spec *s, const struct synth
 
 /* fam_qwen.c: qwen2(vl), qwen3(vl), qwen2moe, qwen3moe and its kin */
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f);
+void qwen3tts_defaults(struct synth_spec *s, const struct synth_family *f);
 void qwen_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void qwen2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void qwen3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
@@ -234,6 +239,15 @@ void qwen35_defaults(struct synth_spec *s, const struct synth_family *f);
 int qwen35_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void qwen35_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void qwen35_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* a Gated DeltaNet layer's mixer and a layer's FFN (qwen4exp reuses them) */
+void qwen35_delta_net(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il);
+void qwen35_ffn(struct tw *t, const struct synth_spec *s, const struct synth_family *f, uint32_t il);
+
+/* fam_qwen4.c: qwen4exp (variant V_Q35_MOE, qwen35moe's FFN) */
+void qwen4_defaults(struct synth_spec *s, const struct synth_family *f);
+int qwen4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void qwen4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void qwen4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_gemma.c: gemma2, gemma3, gemma3n */
 enum {
@@ -309,8 +323,23 @@ void ds2_defaults(struct synth_spec *s, const struct synth_family *f);
 void ds2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void kimi_defaults(struct synth_spec *s, const struct synth_family *f);
 void kimi_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_bailing3.c: bailingmoe3 (kimi-linear's keys under the V_KIMI variant) */
+void bailing3_defaults(struct synth_spec *s, const struct synth_family *f);
+int bailing3_layer(const struct synth_spec *s, uint32_t il);
+int bailing3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void bailing3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void bailing3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* a Kimi delta attention layer's depthwise convs, q, k, v, the decay gate's
+ * f_a/f_b pair and beta (kimi-linear's and kimi-k3's alike) */
+void kda_inputs(struct tw *t, const struct synth_spec *s, uint32_t il);
 void glm4moe_defaults(struct synth_spec *s, const struct synth_family *f);
 void glm4moe_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_kimik3.c: kimi-k3 (over fam_mla.c's kimi-linear) */
+void kimik3_defaults(struct synth_spec *s, const struct synth_family *f);
+int kimik3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void kimik3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void kimik3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_moe.c: olmoe, ernie4_5-moe, deepseek, hunyuan-moe, minimax-m2, phimoe, llama4 */
 enum {
@@ -456,5 +485,12 @@ void plm_defaults(struct synth_spec *s, const struct synth_family *f);
 int plm_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void plm_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void plm_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
+/* fam_ds4.c: deepseek4 */
+uint32_t ds4_ratio(const struct synth_spec *s, uint32_t il);
+void ds4_defaults(struct synth_spec *s, const struct synth_family *f);
+int ds4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void ds4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void ds4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

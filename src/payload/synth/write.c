@@ -399,9 +399,10 @@ void keys_geometry(struct gguf_writer *w, const struct synth_spec *s, const stru
 	int mla = (f->flags & SF_MLA) && !s->mha; /* K-only rows of kv_lora + rope */
 	int mha_v = (f->flags & SF_MHA_V) != 0;
 	akey(k, sizeof(k), s, "attention.head_count_kv");
-	if (f->layer) { /* KV heads on attention layers only: 0 marks the others */
-		gw_arr_begin(w, k, GGUF_I32, s->n_layer);
-		for (uint32_t il = 0; il < s->n_layer; il++)
+	if (f->layer) { /* KV heads on attention layers only: 0 marks the others (and the MTP blocks' with SF_MTP) */
+		uint32_t n = s->n_layer + (f->flags & SF_MTP ? s->n_nextn : 0);
+		gw_arr_begin(w, k, GGUF_I32, n);
+		for (uint32_t il = 0; il < n; il++)
 			gw_arr_i32(w, f->layer(s, il) != 'A' ? 0 : mla ? 1 : (int32_t)s->n_head_kv);
 	} else if (!(f->flags & SF_OWN_KV)) {
 		gw_u32(w, k, s->kv_heads_meta ? s->kv_heads_meta : mla ? 1 : mha_v ? s->n_head : s->n_head_kv);

@@ -552,6 +552,16 @@ static void cuda_note(const struct compute_input *in, struct plan *p)
 	sb_release(&t);
 }
 
+/* What an estimated architecture's graph has that its fallback block
+ * lacks, and how far the estimate fell short of booted ledgers
+ * (docs/planner.md); "" when not measured. */
+static const char *estimate_lacks(const char *arch)
+{
+	if (strcmp(arch, "qwen4exp") == 0) /* tests/live/arch-qwen4.sh's shapes */
+		return ", without its hyper-connections, PLE and QSA: 6-68 % low";
+	return "";
+}
+
 void compute_model(const struct compute_input *in, struct plan *p)
 {
 	const struct plan_shape *s = in->s;
@@ -559,8 +569,8 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	cuda_note(in, p);
 	const struct graph_family *f = gr_family(in->m->arch);
 	if (!f)
-		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block)", in->m->arch,
-				     gr_fallback(in->m)->arch);
+		plan_note_unmirrored(p, "compute graph of '%s' (estimated with the %s block%s)", in->m->arch,
+				     gr_fallback(in->m)->arch, estimate_lacks(in->m->arch));
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
@@ -574,6 +584,9 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	if (f && f->build != gr_gemma4 && f->build != gr_gemma3n && in->gg &&
 	    gguf_tensor_find(in->gg, "per_layer_token_embd.weight"))
 		plan_note_unmirrored(p, "per-layer token embeddings of '%s' in the compute graph", in->m->arch);
+	const char *k3 = f && f->build == gr_kimi_k3 ? gr_kimi_k3_unmirrored(in->gg, in->m) : NULL;
+	if (k3)
+		plan_note_unmirrored(p, "compute graph of '%s' with %s", in->m->arch, k3);
 	/* a scan a Vulkan device refuses runs on the CPU (place_refusals):
 	 * the exact terms hold, but the compute of such a split graph was
 	 * measured off by up to 3.75 % on lavapipe (docs/planner.md) */

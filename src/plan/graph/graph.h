@@ -95,6 +95,8 @@ int gr_lnorm(struct ga_graph *g, const struct dims *d, int x, int64_t ne0, int64
 	     const char *w);
 int gr_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
 int gr_moe(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T);
+/* gr_moe with the chosen experts' weights normalised or not (graph_moe.c) */
+int gr_moe_norm(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, int norm_w);
 /* The cache a layer's attention uses, as build_attn with kv_iswa picks
  * it (swa: the window's): the cells its masks span, its size, and its
  * index and mask inputs' slots */
@@ -145,7 +147,8 @@ int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, in
 /* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
  * apart: the routing (its weights w and the chosen experts sel), then the
  * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a
- * gate, 2 GELU without a gate), their sum not yet cont'ed when one expert is used. */
+ * gate, 2 and 3 situ, 4 GELU without a gate), their sum not yet cont'ed
+ * when one expert is used. */
 struct gr_moe_routed {
 	int w, sel;
 	int chexps; /* grovemoe: the ffn_*_chexps stacks, not ffn_*_exps */
@@ -283,6 +286,23 @@ gr_build_fn gr_deepseek2_ocr; /* graph_moe2.c */
 gr_build_fn gr_plm;	      /* graph_plm.c: plm, minicpm3 */
 gr_draft_fn gr_glm4moe_mtp;
 gr_draft_fn gr_deepseek2_mtp;
+struct gr_mla_mask;
+/* Kimi-K3 (graph_kimik3.c) over kimi-linear's layers (graph_linear.c):
+ * the Kimi delta attention layer il over its normed input an (K3's
+ * full-rank gate and sigmoid decay where the payload has them), and the
+ * MLA layer up to build_attn's output (wo NULL: K3 gates it first) */
+gr_build_fn gr_kimi_k3;
+/* what of a kimi-k3 payload's MLA graph_kimik3.c does not replay (synth
+ * writes neither), or NULL */
+const char *gr_kimi_k3_unmirrored(const struct gguf *gg, const struct model *m);
+int gr_kimi_kda(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an);
+int gr_kimi_mla_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an);
+/* situ(gate, up) (kimi-k3.cpp, build_moe_ffn's LLM_FFN_SITU) over
+ * [ne0, ne1, ne2]: the gate's half beta*tanh(gate/beta)*sigmoid(gate)
+ * (visited before up is), then up through lb*tanh(up/lb) when linear
+ * (situ_linear_beta > 0) and the product (graph_kimik3.c) */
+int gr_situ_gate(struct ga_graph *g, int gate, int64_t ne0, int64_t ne1, int64_t ne2);
+int gr_situ_up(struct ga_graph *g, int act, int up, int linear, int64_t ne0, int64_t ne1, int64_t ne2);
 /* deepseek2.cpp's MLA attention of layer il over its normed input an
  * (graph_deepseek2.c): q through its latent, the K-only cache, attn_v_b.
  * mk (NULL: the cache's mask) builds the attention's mask where the
@@ -311,6 +331,13 @@ uint64_t gr_deepseek32_affine_from(const struct model *m);
  * attn_v_b (dv per head) and projected by attn_output */
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk);
+/* gr_attend_mla without attn_output: build_attn's output with wo NULL
+ * (bailingmoe3 gates it per head first), [dv x H, T] */
+int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
+		      int64_t lora, int64_t dv, const struct gr_mla_mask *mk);
+/* gr_mla_attention (no mask hook) up to gr_attend_mla_kqv */
+int gr_mla_attention_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an);
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
@@ -350,6 +377,15 @@ void gr_mamba2_head(struct ga_graph *g, const struct dims *d, struct inputs *in,
 		    int conv_states, struct gr_mamba2 *t);
 int gr_mamba2_tail(struct ga_graph *g, const struct dims *d, int il, const struct gr_mamba2 *t);
 gr_build_fn gr_falcon_h1, gr_jamba, gr_kimi_linear; /* graph_linear.c */
+/* Kimi's delta attention (graph_linear.c): causal_conv1d's input of q, k
+ * or v (c = 0, 1, 2: the projection, the gathered conv states before it,
+ * the last window into the cache rcache), returning the concatenation;
+ * then its depthwise conv and SiLU (q and k L2-normed) */
+int gr_kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int states, int c,
+		   int64_t inner);
+int gr_kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H);
+gr_build_fn gr_bailing3;     /* graph_bailing3.c */
+gr_draft_fn gr_bailing3_mtp; /* graph_bailing3.c */
 
 /* The architectures whose graph zealot mirrors, as the engine's
  * llama_model::build_graph switch picks a builder by

@@ -78,7 +78,7 @@ static int bert_moe_ffn(struct ga_graph *g, const struct dims *d, int L, int x, 
 	struct gr_moe_routed r;
 	de.F_exp = d->F;
 	gr_moe_route(g, &de, L, x, Tn, &o, &r);
-	int out = gr_moe_experts(g, &de, L, x, Tn, &r, 2);
+	int out = gr_moe_experts(g, &de, L, x, Tn, &r, 4);
 	return d->n_expert_used <= 1 ? ga_op(g, 0, F32, d->E, Tn, 1, 1, S(out)) : out;
 }
 
@@ -209,6 +209,20 @@ static void fused_qkv(struct ga_graph *g, const struct dims *d, int L, int an, i
 	*v = ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row);
 }
 
+/* q or k RMS-normed per head where the payload has the norm (llada-moe,
+ * rnd1: before RoPE) */
+static int qk_normed(struct ga_graph *g, const struct dims *d, int L, const char *w, int x, int64_t heads)
+{
+	return gr_has_tensor(d, L, w) ? gr_norm(g, d, x, d->D, heads, d->T, L, w) : x;
+}
+
+/* The diffusion decoders' experts (llada-moe, rnd1): qwen3moe's
+ * build_moe_ffn, the chosen weights normalised by rnd1 alone */
+static int nc_moe(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
+{
+	return gr_moe_norm(g, d, il, x, T, strcmp(m->arch, "rnd1") == 0);
+}
+
 /* A layer of llama's block attending over the ubatch alone
  * (build_attn_inp_no_cache): q, k and v (their biases where the payload
  * has them: dream's build_qkv; neo-bert: strided views of one attn_qkv)
@@ -224,8 +238,12 @@ static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims
 	if (neo) {
 		fused_qkv(g, d, L, an, pos, &q, &k, &v);
 	} else {
-		q = gr_rope(g, proj_b(g, d, L, "attn_q.weight", "attn_q.bias", an, nq, T), pos, d->D, d->H, T);
-		k = gr_rope(g, proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), pos, d->D, d->Hkv, T);
+		q = qk_normed(g, d, L, "attn_q_norm.weight", proj_b(g, d, L, "attn_q.weight", "attn_q.bias", an, nq, T),
+			      d->H);
+		q = gr_rope(g, q, pos, d->D, d->H, T);
+		k = qk_normed(g, d, L, "attn_k_norm.weight",
+			      proj_b(g, d, L, "attn_k.weight", "attn_k.bias", an, nkv, T), d->Hkv);
+		k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 		v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", an, nkv, T);
 	}
 	uint64_t mb = (uint64_t)T * T * (d->fa ? 2 : 4);
@@ -234,7 +252,10 @@ static int nc_layer(struct ga_graph *g, const struct model *m, const struct dims
 		mask = m->kind[L] == LAYER_SWA ? gr_input_once(g, &in->mask_swa, mb) : mask;
 	int o = attend_nc(g, d, q, k, v, mask);
 	int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
-	return gr_layer_end(g, m, d, in, L, last, cur, x, 0, "ffn_norm.weight", neo ? neo_ffn : gr_ffn_dense);
+	return gr_layer_end(g, m, d, in, L, last, cur, x, 0, "ffn_norm.weight",
+			    neo		  ? neo_ffn
+			    : d->n_expert ? nc_moe
+					  : gr_ffn_dense);
 }
 
 /* llama's graph over the ubatch alone: llama-embed (src/models/llama.cpp

@@ -3,7 +3,8 @@
  * gpt2.cpp, gptneox.cpp, falcon.cpp, mpt.cpp, bloom.cpp, starcoder.cpp,
  * refact.cpp, codeshell.cpp, jais.cpp, jais2.cpp, nemotron.cpp, plamo.cpp,
  * chameleon.cpp, bitnet.cpp, chatglm.cpp, plamo3.cpp, talkie.cpp,
- * nanbeige.cpp, deci.cpp, openelm.cpp, cogvlm.cpp and pangu-embed.cpp. One block with their
+ * nanbeige.cpp, deci.cpp, openelm.cpp, cogvlm.cpp, pangu-embed.cpp and
+ * pockettts.cpp. One block with their
  * differences as data (the table below):
  *
  *  - norms: layer norms (ggml_norm, never in place; its weight and bias
@@ -95,6 +96,7 @@ static const struct classic classics[] = {
     {"openelm", C_RMS | C_ROPE | C_QK_RMS | C_LAYERS, T_RESFIRST},
     {"cogvlm", C_RMS | C_ROPE | C_ALLROWS, T_SEQ},
     {"pangu-embedded", C_RMS | C_ROPE, T_SEQ},
+    {"pockettts", C_ROPE | C_GELU, T_SEQ},
 };
 
 /* The payload holds NAME (il >= 0: blk.IL.NAME). */

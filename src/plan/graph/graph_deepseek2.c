@@ -28,6 +28,13 @@ static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk)
 {
+	return gr_mm(g, d, il, "attn_output.weight", gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk), d->E,
+		     d->T);
+}
+
+int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
+		      int64_t lora, int64_t dv, const struct gr_mla_mask *mk)
+{
 	int64_t T = d->T, H = d->H;
 	int kidx = gr_input_once(g, &in->k_idx, (uint64_t)T * 8);
 	int kcache = gr_cache(g, d, il);
@@ -72,7 +79,7 @@ int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, i
 		if (!d->w->pl->kv_offload)
 			g->t[cur].force = d->w->cpu;
 	}
-	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, T);
+	return cur;
 }
 
 static int mha_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
@@ -86,8 +93,25 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 	return gr_mla_attention(g, m, d, in, il, an, NULL);
 }
 
+/* gr_mla_attention up to build_attn's output (kqv: no attn_output) or
+ * through attn_output */
+static int mla_attention_to(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			    int an, gr_mla_mask_fn *mk, int kqv);
+
 int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
 		     gr_mla_mask_fn *mk)
+{
+	return mla_attention_to(g, m, d, in, il, an, mk, 0);
+}
+
+int gr_mla_attention_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			 int an)
+{
+	return mla_attention_to(g, m, d, in, il, an, NULL, 1);
+}
+
+static int mla_attention_to(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			    int an, gr_mla_mask_fn *mk, int kqv)
 {
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
@@ -116,6 +140,8 @@ int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dim
 	kpe = gr_rope(g, kpe, pos, rope, 1, T);
 	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
 	struct gr_mla_mask mask = {mk, m, an, lat};
+	if (kqv)
+		return gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 }
 

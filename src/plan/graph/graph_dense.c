@@ -14,11 +14,32 @@ static int dense_kind(const char *arch)
 {
 	if (strcmp(arch, "qwen2") == 0 || strcmp(arch, "qwen2vl") == 0) /* qwen2vl: with M-RoPE */
 		return QWEN2;
-	if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "qwen3vl") == 0) /* qwen3vl: with M-RoPE */
+	if (strcmp(arch, "qwen3") == 0 || strcmp(arch, "qwen3vl") == 0 || /* qwen3vl: with M-RoPE */
+	    strcmp(arch, "qwen3tts") == 0)				  /* qwen3vl's graph, a codec head */
 		return QWEN3;
 	if (strcmp(arch, "phimoe") == 0)
 		return PHIMOE;
 	return PHI3;
+}
+
+/* The rows of output.weight: the vocabulary, or fewer for qwen3tts's
+ * codec head (3072: src/models/qwen3vl.cpp) */
+static int64_t out_rows(const struct dims *d)
+{
+	const struct gguf_tensor *t = d->w->gg ? gguf_tensor_find(d->w->gg, "output.weight") : NULL;
+	return t && t->n_dims >= 2 && (int64_t)t->ne[1] < d->V ? (int64_t)t->ne[1] : d->V;
+}
+
+/* qwen3vl.cpp's padding of a codec head's logits to the vocabulary: a
+ * -inf scalar (ggml_scale_bias of a view of output_norm) repeated to
+ * [vocab - rows, To]. The final expand visits it first (the concat's
+ * first source), so the last layer builds it between its cache writes and
+ * its attention. */
+static int codec_pad(struct ga_graph *g, const struct dims *d, int64_t rows)
+{
+	int64_t To = d->n_out < d->T ? d->n_out : d->T;
+	int ninf = ga_op(g, 1, F32, 1, 1, 1, 1, S(ga_view(g, gr_weight(g, d, -1, "output_norm.weight"))));
+	return ga_op(g, 0, F32, d->V - rows, To, 1, 1, S(ninf));
 }
 
 /* build_qkv's separate path: the projection, its bias added in place
@@ -120,6 +141,8 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	}
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
+	int64_t V_out = out_rows(d);
+	int pad = -1;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
@@ -143,7 +166,11 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 			k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 			k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		}
-		int o = gr_attend(g, d, in, L, q, k, v, 0);
+		int cache[2];
+		gr_attend_store(g, d, in, L, k, v, 0, cache);
+		if (il == n_layer - 1 && V_out < d->V)
+			pad = codec_pad(g, d, V_out);
+		int o = gr_attend_core(g, d, in, q, 0, -1, cache);
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
 		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
 		int64_t Tn = T;
@@ -166,6 +193,8 @@ void gr_dense(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "output_norm.weight");
-	int out = gr_mm(g, d, -1, "output.weight", rn, d->V, To);
+	int out = gr_mm(g, d, -1, "output.weight", rn, V_out, To);
+	if (pad >= 0) /* ggml_concat(pad, logits) */
+		out = ga_op(g, 0, F32, d->V, To, 1, 1, S(pad, out));
 	g->t[out].output = 1;
 }

@@ -4,6 +4,9 @@
  * input, their outputs added, then a SwiGLU FFN. */
 #include "graph.h"
 
+#include <math.h>
+#include <string.h>
+
 /* What a Falcon-H1 layer leaves for a later expand: everything after the
  * attention (expanded by build_attn_mha) and the mixer's state writes. */
 struct fh_layer {
@@ -304,6 +307,17 @@ static int kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x
 	return x;
 }
 
+/* Kimi-K3's decay gate: kda.gate_lower_bound set (kimi-linear never
+ * reads it) */
+static int kda_lower_bound(const struct model *m, const struct dims *d)
+{
+	double lb;
+	if (strcmp(m->arch, "kimi-k3") != 0 || !d->w->gg ||
+	    gguf_kv_f64(gguf_findf(d->w->gg, "%s.kda.gate_lower_bound", m->arch), &lb) != 0)
+		return 0;
+	return lb > -INFINITY;
+}
+
 static int kda_layer(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
 	int64_t T = d->T, ns = d->n_seq, nst = T / ns;
@@ -321,8 +335,14 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
 	int v = kda_conv(g, d, il, cx[2], 2, hd, H);
 	int g1 = gr_mm(g, d, il, "ssm_f_b.weight", gr_mm(g, d, il, "ssm_f_a.weight", an, hd, T), inner, T);
 	g1 = ga_op(g, 1, F32, inner, T, 1, 1, S(g1, gr_weight(g, d, il, "ssm_dt.bias")));
-	g1 = ga_op(g, 1, F32, inner, T, 1, 1, S(g1));
-	g1 = ga_op(g, 1, F32, hd, H, T, 1, S(ga_view(g, g1), ga_view(g, gr_weight(g, d, il, "ssm_a"))));
+	if (kda_lower_bound(m, d)) { /* kimi-k3: lower_bound * sigmoid(-(g1 * A)) */
+		g1 = ga_op(g, 1, F32, hd, H, T, 1, S(ga_view(g, g1), ga_view(g, gr_weight(g, d, il, "ssm_a"))));
+		for (int i = 0; i < 3; i++) /* scale, sigmoid, scale */
+			g1 = ga_op(g, 1, F32, hd, H, T, 1, S(g1));
+	} else {
+		g1 = ga_op(g, 1, F32, inner, T, 1, 1, S(g1));
+		g1 = ga_op(g, 1, F32, hd, H, T, 1, S(ga_view(g, g1), ga_view(g, gr_weight(g, d, il, "ssm_a"))));
+	}
 	g1 = ga_view(g, g1);
 	int beta = ga_view(g, gr_mm(g, d, il, "ssm_beta.weight", an, H, T));
 	beta = ga_op(g, 1, F32, 1, H, nst, ns, S(beta));
@@ -332,8 +352,13 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
 	 * sigmoid(g_b(g_a(x))), made contiguous again, projected */
 	int o = ga_op(g, 0, F32, hd, H, nst, ns, S(ga_view(g, delta)));
 	o = gr_norm(g, d, ga_view(g, o), hd, H, T, il, "ssm_norm.weight");
-	int g2 = gr_mm(g, d, il, "ssm_g_a.weight", ga_view(g, ga_view(g, an)), hd, T);
-	g2 = gr_mm(g, d, il, "ssm_g_b.weight", g2, inner, T);
+	int g2;
+	if (gr_has_tensor(d, il, "ssm_g.weight")) { /* kimi-k3: one full-rank gate */
+		g2 = gr_mm(g, d, il, "ssm_g.weight", ga_view(g, ga_view(g, an)), inner, T);
+	} else {
+		g2 = gr_mm(g, d, il, "ssm_g_a.weight", ga_view(g, ga_view(g, an)), hd, T);
+		g2 = gr_mm(g, d, il, "ssm_g_b.weight", g2, inner, T);
+	}
 	g2 = ga_op(g, 1, F32, hd, H, T, 1, S(ga_view(g, g2)));
 	o = ga_op(g, 1, F32, hd, H, T, 1, S(o, g2));
 	o = ga_op(g, 0, F32, inner, T, 1, 1, S(o));
@@ -344,7 +369,8 @@ static int kda_layer(struct ga_graph *g, const struct model *m, const struct dim
  * RoPE and with one attn_q: q's no-rope part absorbed by attn_k_b beside
  * its rope part, the normed latent as V, K the latent and k_pe; a K-only
  * cache; attn_v_b decompressing the output per head. */
-static int kimi_mla(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+static int kimi_mla_to(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+		       int an, int kqv)
 {
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
@@ -360,12 +386,29 @@ static int kimi_mla(struct ga_graph *g, const struct model *m, const struct dims
 	int vcur = ga_view(g, gr_norm(g, d, kvc, lora, T, 1, il, "attn_kv_a_norm.weight"));
 	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
 	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
+	if (kqv)
+		return gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, NULL);
 	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv, NULL);
+}
+
+static int kimi_mla(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	return kimi_mla_to(g, m, d, in, il, an, 0);
 }
 
 static int kimi_attn(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
 {
 	return m->has_rs[il] ? kda_layer(g, m, d, in, il, an) : kimi_mla(g, m, d, in, il, an);
+}
+
+int gr_kimi_kda(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	return kda_layer(g, m, d, in, il, an);
+}
+
+int gr_kimi_mla_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an)
+{
+	return kimi_mla_to(g, m, d, in, il, an, 1);
 }
 
 /* dense in the leading layers; else the routed experts (gated as the
@@ -387,4 +430,17 @@ static int kimi_ffn(struct ga_graph *g, const struct model *m, const struct dims
 void gr_kimi_linear(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	gr_trunk_moe(g, m, d, in, kimi_attn, "ffn_norm.weight", kimi_ffn);
+}
+
+/* Kimi's delta attention steps for a kin that builds the rest itself
+ * (graph_bailing3.c) */
+int gr_kda_conv_in(struct ga_graph *g, const struct dims *d, int il, int an, int rcache, int states, int c,
+		   int64_t inner)
+{
+	return kda_conv_in(g, d, il, an, rcache, states, c, inner);
+}
+
+int gr_kda_conv(struct ga_graph *g, const struct dims *d, int il, int conv_x, int c, int64_t hd, int64_t H)
+{
+	return kda_conv(g, d, il, conv_x, c, hd, H);
 }

@@ -1,0 +1,33 @@
+# Architectures llama-server loads but does not serve (law S18), mirrored
+# all the same against the real engine: the plan of what a boot allocates
+# is exact whatever the model is for. qwen3tts (the talker of a
+# text-to-speech pipeline: qwen3vl's hparams, tensors and graph, IMRoPE)
+# and pockettts (pocket-tts's text backbone: layer norms with biases,
+# RoPE, a GELU FFN, no lm_head: the logits come from the token embedding).
+# Each synthetic payload boots through `zealot argv`; every exact term
+# equals the boot ledger and every compute buffer is within 0.5 %, flash
+# attention on and off; check names each one not served (S18).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # mirrored_case
+cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
+
+UNSERVED="qwen3tts pockettts"
+run "$ZEALOT" archs
+for a in $UNSERVED; do
+	check "archs: $a is mirrored and named not served" grep -qE "^ *$a +mirrored .*not served" "$TMP/out"
+done
+
+mirrored_case tts-fa qwen3tts "layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case tts-nofa qwen3tts "layers=3" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+mirrored_case tts-nopad qwen3tts "layers=2 vocab=3072" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=128"
+mirrored_case pocket-fa pockettts "layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+mirrored_case pocket-nofa pockettts "layers=3" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+for n in tts-fa pocket-fa; do
+	run "$ZEALOT" check --json "$n.env"
+	check "$n: check names it not served by llama-server (S18)" \
+		jq -e '[.findings[]|select(.law=="S18" and .severity=="error")]|length == 1' "$TMP/out"
+done
+
+for a in "${!PLAN_WORST_BY[@]}"; do echo "# worst compute error: $a ${PLAN_WORST_BY[$a]}%"; done
