@@ -353,6 +353,10 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		*swa_next = 1;
 		return;
 	}
+	if (strstr(line, "llama_kv_cache_dsa_iswa: creating SWA KV cache")) { /* dots3note's window */
+		*swa_next = 1;
+		return;
+	}
 	/* deepseek32's llama_kv_cache_dsa, qwen4exp's llama_memory_hybrid_idx */
 	if (strstr(line, "llama_kv_cache_dsa: creating indexer KV cache") ||
 	    strstr(line, "(): creating indexer KV cache, size =")) {

@@ -69,7 +69,8 @@ static void compare_kv(struct ledger_comparison *c, const char *term, const stru
 {
 	if (!p->present && !l->present)
 		return;
-	compare_lines(c, term, "mib", printed2(p->k_bytes + p->v_bytes, p->k2_bytes + p->v2_bytes), l->mib, 1, l->lines);
+	compare_lines(c, term, "mib", printed2(p->k_bytes + p->v_bytes, p->k2_bytes + p->v2_bytes), l->mib, 1,
+		      l->lines);
 	compare_lines(c, term, "k_mib", printed2(p->k_bytes, p->k2_bytes), l->k_mib, 1, l->lines);
 	compare_lines(c, term, "v_mib", printed2(p->v_bytes, p->v2_bytes), l->v_mib, 1, l->lines);
 	compare_count(c, term, "cells", p->cells, l->cells);

@@ -88,12 +88,13 @@ static int get_per_layer(const struct gguf *g, const struct model *m, const char
  * the previous full layer's top-k, llama_hparams::is_indexer_full). */
 static int indexer_types(const struct gguf *g, struct model *m, char **err)
 {
-	if (strcmp(m->arch, "glm-dsa") != 0)
+	int dots3 = strcmp(m->arch, "dots3note") == 0; /* the key required; its full layers index */
+	if (strcmp(m->arch, "glm-dsa") != 0 && !dots3)
 		return 0;
 	uint32_t n = m->n_layer_all - m->n_nextn;
 	uint32_t *full = xcalloc(m->n_layer_all, sizeof(*full));
 	for (uint32_t il = 0; il < n; il++)
-		full[il] = m->n_ctx_train < 1048576 || il < 2 || (il - 2) % 4 == 0;
+		full[il] = dots3 ? m->kind[il] != LAYER_SWA : m->n_ctx_train < 1048576 || il < 2 || (il - 2) % 4 == 0;
 	int found;
 	int rc = get_n_layers(g, m, "attention.indexer.types", n, full, &found, err);
 	m->indexer_shared = xcalloc(m->n_layer_all, 1);
@@ -548,7 +549,10 @@ static int head_keys(const struct gguf *g, struct model *m, uint32_t *ff, int *h
 	    get_u32(g, m, "attention.value_length_swa", &m->head_v_swa, err) ||
 	    get_u32(g, m, "attention.kv_lora_rank", &m->kv_lora_rank, err) ||
 	    get_u32(g, m, "attention.key_length_mla", &m->head_k_mla, err) ||
-	    get_u32(g, m, "attention.value_length_mla", &m->head_v_mla, err))
+	    get_u32(g, m, "attention.value_length_mla", &m->head_v_mla, err) ||
+	    get_u32(g, m, "attention.kv_lora_rank_swa", &m->kv_lora_rank_swa, err) ||
+	    get_u32(g, m, "attention.key_length_mla_swa", &m->head_k_mla_swa, err) ||
+	    get_u32(g, m, "attention.value_length_mla_swa", &m->head_v_mla_swa, err))
 		return -1;
 	return 0;
 }
@@ -684,8 +688,7 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	int head_kv_is_array = 0;
 	if (head_keys(g, m, ff, &head_kv_is_array, err) || state_keys(g, m, err) ||
 	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
-	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err) ||
-	    hc_ple_keys(g, m, err))
+	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err) || hc_ple_keys(g, m, err))
 		goto fail;
 	m->n_ff_layer = ff;
 	ff = NULL;
@@ -704,9 +707,9 @@ void model_free(struct model *m)
 	if (!m)
 		return;
 	/* every field the model owns, then the model */
-	void *owned[] = {
-	    m->arch,   m->name,	  m->general_type,   m->n_head,	      m->n_head_kv,	 m->kind, m->n_ff_layer,
-	    m->has_kv, m->has_rs, m->indexer_shared, m->rope_scaling, m->compress_ratio, m->compress, m};
+	void *owned[] = {m->arch,	  m->name,	     m->general_type, m->n_head, m->n_head_kv,
+			 m->kind,	  m->n_ff_layer,     m->has_kv,	      m->has_rs, m->indexer_shared,
+			 m->rope_scaling, m->compress_ratio, m->compress,     m};
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
 }

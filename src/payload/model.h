@@ -47,6 +47,7 @@ struct model {
 	uint32_t head_k_swa, head_v_swa; /* sliding-window head sizes */
 	uint32_t kv_lora_rank;		 /* MLA: 0 when absent */
 	uint32_t head_k_mla, head_v_mla;
+	uint32_t kv_lora_rank_swa, head_k_mla_swa, head_v_mla_swa; /* dots3note: the window layers' MLA, 0 absent */
 	uint32_t indexer_head_size; /* DSA lightning indexer's key length (deepseek32), 0 when absent */
 	uint32_t indexer_n_head;    /* its query heads */
 	uint32_t indexer_top_k;	    /* the cells each token's attention keeps */

@@ -54,11 +54,13 @@ struct synth_spec {
 	 * hash-routed layers, the leading uncompressed layers (the rest
 	 * alternate CSA 4 and HCA 128) */
 	uint32_t o_groups, o_lora, hash_layers, raw_layers;
-	uint32_t attn_res;	       /* kimi-k3: attn_res.block_size (0: no cross-layer residual attention) */
+	uint32_t attn_res; /* kimi-k3: attn_res.block_size (0: no cross-layer residual attention) */
 	/* qwen4exp: hyper-connection streams and their low rank, the PLE
 	 * head width on layer 0 (0: no PLE), the QSA block ratio (0: dense
 	 * attention), the indexer's key length */
 	uint32_t hc, hc_rank, ple, compress, idx_dim;
+	uint32_t kv_lora_swa;		     /* dots3note: the window layers' kv_lora_rank (0: kv_lora) */
+	uint32_t n_head_swa, head_dim_v_swa; /* dots3note: the window layers' heads and value head (0: the full's) */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)

@@ -24,7 +24,7 @@
 static const char *const rs_rollback_archs[] = {
     "qwen35", "qwen35moe", "qwen4exp", "deepseek4", "nemotron_h", "nemotron_h_moe", "lfm2", "lfm2moe", "bailingmoe3",
 };
-static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32"};
+static const char *const nextn_filtered_archs[] = {"step35", "hy-v3", "glm-dsa", "mimo2", "deepseek32", "dots3note"};
 /* - hybrids whose create_memory passes the hybrid memory no filter: its
  *   default keeps every layer that is not recurrent in the attention cache,
  *   the nextn blocks too (src/llama-memory-hybrid.cpp); their MTP draft
@@ -234,7 +234,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	 * one head of attention.indexer.key_length per trunk layer at the K
 	 * type, no V (the hparams it copies are MLA's); glm-dsa's on its full
 	 * indexer layers alone (create_memory's filter_lid) */
-	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0;
+	int dsa = strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0 ||
+		  strcmp(m->arch, "dots3note") == 0; /* its DSA half, beside the window's cache */
 	struct plan_kv idx;
 	kv_init(&idx, p->n_ctx_seq, p, s->kv_unified, s->type_k, s->type_v);
 	if (dsa && m->indexer_head_size)

@@ -120,7 +120,7 @@ int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char
 
 /* granite_swa's and cohere2moe's window: its size and a per-layer
  * pattern (the last of each swa_pattern layers full), both required */
-static void window_per_layer(struct gguf_writer *w, const struct synth_spec *s)
+void window_per_layer(struct gguf_writer *w, const struct synth_spec *s)
 {
 	char k[96];
 	akey_u32(w, s, "attention.sliding_window", s->n_swa);

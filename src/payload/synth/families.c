@@ -181,6 +181,7 @@ static const struct synth_family families[] = {
     {"deepseek4", 0, 0, ds4_defaults, ds4_validate, ds4_keys, ds4_tensors, NULL, 0, 0},
     {"qwen4exp", SF_NO_OUT_NORM | SF_NO_ANSWER, V_Q35_MOE, qwen4_defaults, qwen4_validate, qwen4_keys, qwen4_tensors,
      NULL, 0, 1e7f},
+    {"dots3note", SF_MTP | SF_MLA | SF_MHA_V | SF_HEADS_SWA, 0, dots3_defaults, dots3_validate, dots3_keys, dots3_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

@@ -46,6 +46,7 @@ enum {
 	SF_NO_OUT_NORM = 1 << 15,   /* no final norm tensor (olmo's is a layer norm without weights) */
 	SF_ENC_NORM = 1 << 16,	    /* the final norm is enc.output_norm (neo-bert) */
 	SF_CODEC_OUT = 1 << 17,	    /* output.weight has SYNTH_CODEC_ROWS rows (qwen3tts's codec head) */
+	SF_HEADS_SWA = 1 << 18,	    /* heads_swa: head_count per layer, heads_swa on the window's (keys_heads_swa) */
 };
 /* qwen3tts's codec head: the rows the loader creates output.weight with
  * (src/models/qwen3vl.cpp); a vocabulary past them is padded with -inf */
@@ -478,6 +479,12 @@ void moe2_defaults(struct synth_spec *s, const struct synth_family *f);
 int moe2_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void moe2_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void moe2_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_moe2.c: a window of swa and its per-layer pattern (the last of each
+ * swa_pattern layers full), both written (fam_dots3.c writes it too) */
+void window_per_layer(struct gguf_writer *w, const struct synth_spec *s);
+/* write.c: attention.head_count per layer, heads_swa on window_per_layer's
+ * window layers and the MTP blocks, heads on the others */
+void keys_heads_swa(struct gguf_writer *w, const struct synth_spec *s);
 
 /* fam_plm.c: plm, minicpm3 */
 enum { V_MINICPM3 = 1 << 0 /* q through its latent, a gated FFN */ };
@@ -492,5 +499,10 @@ void ds4_defaults(struct synth_spec *s, const struct synth_family *f);
 int ds4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void ds4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void ds4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_dots3.c: dots3note */
+void dots3_defaults(struct synth_spec *s, const struct synth_family *f);
+int dots3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void dots3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void dots3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 #endif

@@ -378,6 +378,16 @@ void keys_general(struct gguf_writer *w, const struct synth_spec *s)
 		gw_str(w, "zealot.synth.image_answer", s->image_answer);
 }
 
+void keys_heads_swa(struct gguf_writer *w, const struct synth_spec *s)
+{
+	char k[96];
+	akey(k, sizeof(k), s, "attention.head_count");
+	gw_arr_begin(w, k, GGUF_I32, s->n_layer + s->n_nextn); /* an MTP block has the window's */
+	for (uint32_t il = 0; il < s->n_layer + s->n_nextn; il++)
+		gw_arr_i32(w, (int32_t)(il >= s->n_layer || il % s->swa_pattern < s->swa_pattern - 1 ? s->n_head_swa
+												     : s->n_head));
+}
+
 /* The geometry every architecture states: blocks, context, widths,
  * heads, head sizes, norm epsilon, RoPE; per-layer arrays where the
  * family's layers differ (f->layer). */
@@ -395,7 +405,13 @@ void keys_geometry(struct gguf_writer *w, const struct synth_spec *s, const stru
 	} else {
 		gw_u32(w, k, s->n_ff);
 	}
-	akey_u32(w, s, "attention.head_count", f->flags & SF_NO_HEADS ? 0 : s->heads_meta ? s->heads_meta : s->n_head);
+	if ((f->flags & SF_HEADS_SWA) && s->n_head_swa) /* per layer: heads_swa on the window's layers */
+		keys_heads_swa(w, s);
+	else
+		akey_u32(w, s, "attention.head_count",
+			 f->flags & SF_NO_HEADS ? 0
+			 : s->heads_meta	? s->heads_meta
+						: s->n_head);
 	int mla = (f->flags & SF_MLA) && !s->mha; /* K-only rows of kv_lora + rope */
 	int mha_v = (f->flags & SF_MHA_V) != 0;
 	akey(k, sizeof(k), s, "attention.head_count_kv");

@@ -486,6 +486,7 @@ static const struct graph_family families[] = {
      gr_deepseek32_affine_from},
     {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
     {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
+    {"dots3note", gr_dots3note, NULL, "src/models/dots3note.cpp (no MTP draft)", gr_deepseek32_affine_from},
 };
 
 const struct graph_family *gr_family(const char *arch)

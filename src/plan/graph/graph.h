@@ -338,6 +338,22 @@ int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *i
 /* gr_mla_attention (no mask hook) up to gr_attend_mla_kqv */
 int gr_mla_attention_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			 int an);
+/* What dots3note's MLA does beside deepseek2's: the shared rope key
+ * normed by the layer's k_norm weight before its rope (NULL: not), and
+ * no attn_output in build_attn (no_wo: the output returned, dv per head) */
+struct gr_mla_opts {
+	const char *k_norm;
+	int no_wo;
+};
+/* gr_mla_attention with o (NULL: deepseek2's own) */
+int gr_mla_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, gr_mla_mask_fn *mk, const struct gr_mla_opts *o);
+/* deepseek32's DSA attention of layer il (graph_deepseek32.c) with o: its
+ * indexer keys cached (the rotation input made where first reached),
+ * the attention masked by the indexer's top-k cells */
+int gr_dsa_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, const struct gr_mla_opts *o);
+gr_build_fn gr_dots3note;    /* graph_dots3.c */
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);

@@ -28,8 +28,8 @@ static int ds2_q(struct ga_graph *g, const struct model *m, const struct dims *d
 int gr_attend_mla(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur, int64_t lora,
 		  int64_t dv, const struct gr_mla_mask *mk)
 {
-	return gr_mm(g, d, il, "attn_output.weight", gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk), d->E,
-		     d->T);
+	int cur = gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk);
+	return gr_mm(g, d, il, "attn_output.weight", cur, d->E, d->T);
 }
 
 int gr_attend_mla_kqv(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int qcur, int kcur,
@@ -93,25 +93,21 @@ static int mla_attention(struct ga_graph *g, const struct model *m, const struct
 	return gr_mla_attention(g, m, d, in, il, an, NULL);
 }
 
-/* gr_mla_attention up to build_attn's output (kqv: no attn_output) or
- * through attn_output */
-static int mla_attention_to(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
-			    int an, gr_mla_mask_fn *mk, int kqv);
-
 int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il, int an,
 		     gr_mla_mask_fn *mk)
 {
-	return mla_attention_to(g, m, d, in, il, an, mk, 0);
+	return gr_mla_attention_ex(g, m, d, in, il, an, mk, NULL);
 }
 
 int gr_mla_attention_kqv(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
 			 int an)
 {
-	return mla_attention_to(g, m, d, in, il, an, NULL, 1);
+	static const struct gr_mla_opts no_wo = {NULL, 1};
+	return gr_mla_attention_ex(g, m, d, in, il, an, NULL, &no_wo);
 }
 
-static int mla_attention_to(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
-			    int an, gr_mla_mask_fn *mk, int kqv)
+int gr_mla_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, gr_mla_mask_fn *mk, const struct gr_mla_opts *o)
 {
 	int64_t T = d->T, H = d->H;
 	int64_t rope = m->rope_dims, lora = m->kv_lora_rank;
@@ -137,10 +133,12 @@ static int mla_attention_to(struct ga_graph *g, const struct model *m, const str
 	int vcur = ga_view(g, kvn);
 	/* k: the latent and the roped part, concatenated */
 	int kpe = ga_view_n(g, kvpe, (uint64_t)(rope + (T - 1) * row) * 4);
+	if (o && o->k_norm) /* normed before its rope */
+		kpe = gr_norm(g, d, kpe, rope, 1, T, il, o->k_norm);
 	kpe = gr_rope(g, kpe, pos, rope, 1, T);
 	int kcur = ga_op(g, 0, F32, row, 1, T, 1, S(vcur, kpe));
 	struct gr_mla_mask mask = {mk, m, an, lat};
-	if (kqv)
+	if (o && o->no_wo)
 		return gr_attend_mla_kqv(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 	return gr_attend_mla(g, d, in, il, qcur, kcur, lora, dv, mk ? &mask : NULL);
 }

@@ -114,6 +114,15 @@ static int dsa_attention(struct ga_graph *g, const struct model *m, const struct
 	return gr_mla_attention(g, m, d, in, il, an, dsa_mask);
 }
 
+int gr_dsa_attention_ex(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in, int il,
+			int an, const struct gr_mla_opts *o)
+{
+	gr_input_once(g, &in->k_rot_lid, (uint64_t)m->indexer_head_size * m->indexer_head_size * 4);
+	if (!m->indexer_shared || !m->indexer_shared[il])
+		indexer_keys(g, m, d, in, il, an);
+	return gr_mla_attention_ex(g, m, d, in, il, an, dsa_mask, o);
+}
+
 uint64_t gr_deepseek32_affine_from(const struct model *m)
 {
 	return m->indexer_top_k;
