@@ -120,9 +120,10 @@ static void print_human(const char *path, const struct gguf *g, const struct cen
 			cmd_wrap(stdout, "recurrent     ", 14, r.s);
 			sb_release(&r);
 		}
-		const char *mtp = m->n_nextn == 0  ? (m->mtp_tensors ? "tensors without a declaration" : "none")
-				  : m->mtp_tensors ? "present"
-						   : "DECLARED ONLY: no nextn tensors (a ghost drafter, law S06)";
+		const char *mtp = m->n_router	    ? "none (the last block is the adapters' router)"
+				  : m->n_nextn == 0 ? (m->mtp_tensors ? "tensors without a declaration" : "none")
+				  : m->mtp_tensors  ? "present"
+						    : "DECLARED ONLY: no nextn tensors (a ghost drafter, law S06)";
 		printf("%-13s declared %u, %u nextn tensors in %u block(s): %s\n", "MTP", m->n_nextn, m->mtp_tensors,
 		       m->mtp_blocks, mtp);
 		printf("%-13s %s tokens trained\n", "context", cmd_commas(m->n_ctx_train, a, sizeof(a)));

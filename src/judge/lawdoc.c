@@ -272,6 +272,16 @@ static const struct law_doc laws[] = {
      "Serve a tower as MMPROJ_FILE beside its text model, a drafter with --model-draft beside its target (zealot "
      "renders no separate draft model), and a "
      "speech model with llama-tts and a diffusion decoder with llama-diffusion-cli, not llama-server."},
+    {"S19", "t5encoder is served over one KV stream",
+     "A t5encoder embedding endpoint with PARALLEL above 1 and a KV stream per slot (zealot's default) aborts "
+     "at load, under a restart policy in a loop.",
+     "The engine gives t5encoder the default KV cache; with a stream per slot its decode splits every ubatch "
+     "by sequence (llama_kv_cache::init_batch: split_equal), and T5's relative position buckets refuse such a "
+     "ubatch (src/llama-graph.cpp, llm_graph_input_pos_bucket::set_input: GGML_ASSERT(!ubatch->equal_seqs())); "
+     "llama-server's first decode, at load (common_context_can_seq_rm), takes the assert.",
+     "check names the shape (an error on KV_UNIFIED), plan says it in its verdict, and solve and rungs never "
+     "offer it; tests/live/arch-small.sh boots it and holds the abort.",
+     "Set KV_UNIFIED=1 (one stream the slots share) or PARALLEL=1."},
     {"C10", "the endpoint file means one thing to zealot and to systemd",
      "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "
      "passes a reader that keeps the CR, and the engine starts with LD_PRELOAD set.",

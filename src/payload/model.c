@@ -72,11 +72,13 @@ static int get_n_layers(const struct gguf *g, const struct model *m, const char 
 	return 0;
 }
 
-/* every layer's value: block_count entries */
+/* every layer's value: block_count entries (graniteswitch's router layer,
+ * which the engine adds after reading them, has none) */
 static int get_per_layer(const struct gguf *g, const struct model *m, const char *suffix, uint32_t *out, int *found,
 			 char **err)
 {
-	return get_n_layers(g, m, suffix, m->n_layer_all, out, found, err);
+	uint32_t router = strcmp(m->arch, "graniteswitch") == 0;
+	return get_n_layers(g, m, suffix, m->n_layer_all - router, out, found, err);
 }
 
 /* glm-dsa's indexer per trunk layer (glm-dsa.cpp load_arch_hparams): a
@@ -493,6 +495,13 @@ static int block_keys(const struct gguf *g, struct model *m, char **err)
 		       m->n_layer_all);
 		return -1;
 	}
+	/* graniteswitch (src/models/granite-switch.cpp load_arch_hparams): a
+	 * router layer after the trunk, the one nextn layer the engine counts,
+	 * one head without tensors whose K and V the KV cache holds */
+	if (strcmp(m->arch, "graniteswitch") == 0) {
+		m->n_layer_all++;
+		m->n_nextn = m->n_router = 1;
+	}
 	uint64_t ctx;
 	const struct gguf_kv *ckv = akey(g, m, "context_length");
 	if (!ckv || gguf_kv_u64(ckv, &ctx)) {
@@ -526,6 +535,10 @@ static int head_keys(const struct gguf *g, struct model *m, uint32_t *ff, int *h
 		return -1;
 	const struct gguf_kv *hkv = akey(g, m, "attention.head_count_kv");
 	*head_kv_is_array = hkv && hkv->type == GGUF_ARRAY;
+	if (strcmp(m->arch, "graniteswitch") == 0) { /* the router layer: one head, no FFN */
+		m->n_head[m->n_layer_all - 1] = m->n_head_kv[m->n_layer_all - 1] = 1;
+		ff[m->n_layer_all - 1] = 0;
+	}
 
 	if (m->n_head[0] > 0) {
 		m->head_k = m->head_v = m->n_embd / m->n_head[0];

@@ -34,6 +34,7 @@ struct model {
 
 	uint32_t n_layer_all; /* block_count: trunk + nextn */
 	uint32_t n_nextn;     /* nextn_predict_layers (declared) */
+	uint32_t n_router;    /* graniteswitch: its adapter router, the one nextn layer (no MTP) */
 	uint32_t n_embd;
 	uint32_t n_ff;	      /* first layer's (0 when absent) */
 	uint32_t *n_ff_layer; /* per layer, n_layer_all entries */

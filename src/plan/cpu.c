@@ -283,8 +283,11 @@ const char *cpu_weight_buft(const struct cpu_features *f, const struct gguf_tens
 	if (!is_matmul || t->n_dims < 2)
 		return NULL;
 	/* AMX takes MUL_MAT only: an expert stack (MUL_MAT_ID) is not its op
-	 * (grovemoe's chunk experts, _chexps, are stacks too) */
-	int expert = t->n_dims == 3 && (strstr(t->name, "_exps.") != NULL || strstr(t->name, "_chexps.") != NULL);
+	 * (grovemoe's chunk experts, _chexps, are stacks too; graniteswitch's
+	 * embedded adapters, .lora_a and .lora_b, are used with MUL_MAT_ID:
+	 * llama-model-loader.cpp) */
+	int expert = t->n_dims == 3 && (strstr(t->name, "_exps.") != NULL || strstr(t->name, "_chexps.") != NULL ||
+					strstr(t->name, ".lora_a") != NULL || strstr(t->name, ".lora_b") != NULL);
 	if (cpu_has_amx(f) && !expert && amx_takes(t, bytes))
 		return "AMX";
 	/* repack: a 2-D MUL_MAT weight, or a 3-D MUL_MAT_ID expert stack */

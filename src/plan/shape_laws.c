@@ -123,6 +123,16 @@ static void laws_payload(struct breaches *b, const struct model *m, const struct
 		if (s->flash_attn)
 			cache_heads(b, m, K_SPEC_DRAFT_TYPE_V, s->draft_v, 1);
 	}
+	/* S19: t5encoder fills its relative position buckets per ubatch and
+	 * asserts the ubatch is not split by sequence
+	 * (llm_graph_input_pos_bucket::set_input), which a KV cache of several
+	 * streams does (llama_kv_cache::init_batch: split_equal) */
+	if (strcmp(m->arch, "t5encoder") == 0 && s->parallel > 1 && !s->kv_unified)
+		breach(b, "S19", K_KV_UNIFIED, "set KV_UNIFIED=1 (one stream for every slot), or PARALLEL=1",
+		       "t5encoder with PARALLEL %u and one KV stream a slot: the engine's first decode splits the "
+		       "ubatch by sequence and aborts at load (GGML_ASSERT(!ubatch->equal_seqs()) in its position "
+		       "buckets)",
+		       s->parallel);
 	/* S02: the per-slot window against the trained context */
 	uint64_t slot = s->parallel && !s->kv_unified ? s->ctx_size / s->parallel : s->ctx_size;
 	if (slot > l->window_cap)

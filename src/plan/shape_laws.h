@@ -10,6 +10,7 @@
  *        payload's K and V types that differ
  *   S06  a drafter the payload does not carry
  *   S02  a per-slot window above the payload's trained context
+ *   S19  t5encoder over several KV streams (the engine aborts at load)
  */
 #ifndef ZEALOT_SHAPE_LAWS_H
 #define ZEALOT_SHAPE_LAWS_H
@@ -33,7 +34,7 @@ struct cand_limits {
 
 enum {
 	SHAPE_LAWS_STATIC = 1,	/* the endpoint's values alone: M03, S08, S03 */
-	SHAPE_LAWS_PAYLOAD = 2, /* against the payload's geometry: S04, S06, S02 */
+	SHAPE_LAWS_PAYLOAD = 2, /* against the payload's geometry: S04, S06, S02, S19 */
 	SHAPE_LAWS_ALL = 3,
 };
 

@@ -16,6 +16,7 @@ must "$ZEALOT" synth lora --base l.gguf -o lora-llama.gguf || exit 1
 must "$ZEALOT" synth lora --base q.gguf --set base_name=other.gguf -o lora-other.gguf || exit 1
 must "$ZEALOT" synth llama --set vocab=600 --set embd_rows=512 -o rows.gguf || exit 1
 must "$ZEALOT" synth llama --set kv_heads_meta=4 -o kvh.gguf || exit 1
+must "$ZEALOT" synth t5encoder -o t5.gguf || exit 1
 printf '#!/bin/sh\nexec true\n' >rt.sh && chmod +x rt.sh
 printf 'echo no shebang\n' >noshebang.sh && chmod +x noshebang.sh
 printf 'key\n' >apikey
@@ -148,6 +149,10 @@ expect lora-not-adapter S12 error "LORA_FILE=mm.gguf"
 python3 -c 'import sys; b = open("q.gguf", "rb").read(); open("e3.gguf", "wb").write(b.replace(b"qwen35", b"eagle3"))'
 expect drafter-model S18 error "MODEL_FILE=e3.gguf"
 absent text-model S18 "MODEL_FILE=q.gguf"
+# S19: t5encoder over a KV stream a slot aborts at load; one stream holds
+expect t5-streams S19 error "MODEL_FILE=t5.gguf|EMBEDDINGS=on|POOLING=mean"
+absent t5-unified S19 "MODEL_FILE=t5.gguf|EMBEDDINGS=on|POOLING=mean|KV_UNIFIED=1"
+absent t5-one-slot S19 "MODEL_FILE=t5.gguf|EMBEDDINGS=on|POOLING=mean|PARALLEL=1|CTX_SIZE=4096"
 absent lora-ok S12 "LORA_FILE=lora.gguf"
 expect open-bind S13 warning "BIND_ADDR=0.0.0.0"
 absent keyed-bind S13 "BIND_ADDR=0.0.0.0|API_KEY_FILE=apikey"

@@ -10,7 +10,11 @@
  * (V_ROPE) is bert roped, without position_embd; nomic-bert (V_ROPE |
  * V_SILU) has no biases and a SiLU-gated FFN (ffn_gate); jina-bert-v2
  * (V_ALIBI) has no positions at all (ALiBi) and a GELU-gated FFN with
- * biases on up and down. */
+ * biases on up and down; nomic-bert-moe (V_ROPE | V_BMOE) is bert
+ * roped over one attn_qkv and its bias, as converted, whose layer il
+ * with il % moe_every_n_layers == 1 holds routed experts (a router, up
+ * and down stacks feed_forward_length wide, no gate) in place of the
+ * FFN. */
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +49,38 @@ void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 	gw_u32(w, "tokenizer.ggml.token_type_count", 2);
 }
 
+/* nomic-bert-moe: layer il holds experts (moe_every_n_layers = interval) */
+static int bert_moe_layer(const struct synth_spec *s, const struct synth_family *f, uint32_t il)
+{
+	return (f->variant & V_BMOE) && s->interval && il % s->interval == 1;
+}
+
+void bert_moe_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	bert_defaults(s, f);
+	moe_defaults(s, 4, 2, 0);
+	s->interval = 2; /* nomic-embed-text-v2-moe's step: layers 1, 3, ... */
+}
+
+int bert_moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	if (!s->n_expert || !s->n_expert_used || s->n_expert_used > s->n_expert)
+		return errorf(err, "%s needs experts >= experts_used > 0", s->arch);
+	if (s->interval < 2 || s->n_layer < 2)
+		return errorf(err,
+			      "%s's experts sit in layer il with il %% interval == 1: interval (%u) and layers (%u) "
+			      "must be at least 2",
+			      s->arch, s->interval, s->n_layer);
+	return bert_validate(s, f, err);
+}
+
+void bert_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	bert_keys(w, s, f);
+	keys_experts(w, s, 0); /* the stacks are feed_forward_length wide */
+	akey_u32(w, s, "moe_every_n_layers", s->interval);
+}
+
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	char nm[64];
@@ -55,13 +91,28 @@ void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_f
 		mat(t, "position_embd.weight", E, s->n_ctx);
 	f32_tensor(t, "token_types.weight", 2, E, 2, 1); /* added to f32 activations: f32 */
 	for (uint32_t il = 0; il < s->n_layer; il++) {
-		qkv(t, s, il, 1);
+		if (f->variant & V_BMOE) { /* one attn_qkv and its bias, as converted */
+			BM("attn_qkv.weight", E, 3 * E);
+			BV("attn_qkv.bias", 3 * E);
+			BM("attn_output.weight", E, E);
+		} else {
+			qkv(t, s, il, 1);
+		}
 		if (biased) {
-			qkv_bias(t, s, il);
+			if (!(f->variant & V_BMOE))
+				qkv_bias(t, s, il);
 			BV("attn_output.bias", E);
 		}
 		BV("attn_output_norm.weight", E);
 		BV("attn_output_norm.bias", E);
+		if (bert_moe_layer(s, f, il)) {
+			router(t, s, il);
+			expert_stack(t, il, "ffn_up_exps.weight", E, s->n_ff, s->n_expert);
+			expert_stack(t, il, "ffn_down_exps.weight", s->n_ff, E, s->n_expert);
+			BV("layer_output_norm.weight", E);
+			BV("layer_output_norm.bias", E);
+			continue;
+		}
 		if (f->variant & (V_SILU | V_ALIBI))
 			BM("ffn_gate.weight", E, s->n_ff);
 		BM("ffn_up.weight", E, s->n_ff);
@@ -96,5 +147,63 @@ void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct syn
 		BV("ffn_norm.weight", E);
 		BM("ffn_up.weight", E, 2 * s->n_ff);
 		BM("ffn_down.weight", s->n_ff, E);
+	}
+}
+
+/* T5's encoder alone (src/models/t5encoder.cpp, the graph t5.cpp's
+ * graph<true>): pre-norm RMS blocks named enc.blk.N.*: q, k and v
+ * heads x head_dim wide, attn_o, a relative position bias
+ * attn_rel_b {heads, relative_buckets_count} in layer 0 only (the
+ * others read layer 0's, as T5 ships it; f32), a GELU-gated FFN
+ * (flan-T5 and T5 v1.1: ffn_gate), the final norm enc.output_norm
+ * (SF_ENC_NORM), the output tied. No pooling_type key: the endpoint
+ * says POOLING. */
+#define T5_BUCKETS 32
+
+void t5encoder_defaults(struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	s->n_head_kv = s->n_head; /* wq is {embd, kv_heads x head_dim}: multi-head */
+}
+
+int t5encoder_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+{
+	(void)f;
+	if (s->n_head_kv != s->n_head)
+		return errorf(err, "%s's attn_q is kv_heads x head_dim wide: kv_heads must equal heads", s->arch);
+	return 0;
+}
+
+void t5encoder_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	akey_u32(w, s, "attention.relative_buckets_count", T5_BUCKETS);
+}
+
+void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	(void)f;
+	char nm[64];
+	uint64_t E = s->n_embd, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		snprintf(nm, sizeof(nm), "enc.blk.%u.attn_norm.weight", il);
+		vec(t, nm, E);
+		if (il == 0)
+			f32_tensor(t, "enc.blk.0.attn_rel_b.weight", 2, s->n_head, T5_BUCKETS, 1);
+		static const char *const qkv_names[] = {"attn_q", "attn_k", "attn_v"};
+		for (int i = 0; i < 3; i++) {
+			snprintf(nm, sizeof(nm), "enc.blk.%u.%s.weight", il, qkv_names[i]);
+			mat(t, nm, E, kv);
+		}
+		snprintf(nm, sizeof(nm), "enc.blk.%u.attn_o.weight", il);
+		mat(t, nm, kv, E);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_norm.weight", il);
+		vec(t, nm, E);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_gate.weight", il);
+		mat(t, nm, E, s->n_ff);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_up.weight", il);
+		mat(t, nm, E, s->n_ff);
+		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_down.weight", il);
+		mat(t, nm, s->n_ff, E);
 	}
 }

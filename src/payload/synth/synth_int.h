@@ -221,6 +221,9 @@ void llama_defaults(struct synth_spec *s, const struct synth_family *f);
 int llama_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void llama_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void llama_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_switch.c: graniteswitch (llama_keys with V_GRANITE, then the adapters) */
+void switch_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void switch_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_qwen.c: qwen2(vl), qwen3(vl), qwen2moe, qwen3moe and its kin */
 void qwen_moe_defaults(struct synth_spec *s, const struct synth_family *f);
@@ -388,20 +391,29 @@ void rwkv_keys(struct gguf_writer *w, const struct synth_spec *s, const struct s
 void rwkv7_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void rwkv6_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
-/* fam_bert.c: bert, jina-bert-v3, nomic-bert, jina-bert-v2 (non-causal
- * encoders, served for embeddings, over bert.cpp's graph); neo-bert,
- * modern-bert */
+/* fam_bert.c: bert, jina-bert-v3, nomic-bert(-moe), jina-bert-v2
+ * (non-causal encoders, served for embeddings, over bert.cpp's graph);
+ * neo-bert, modern-bert; t5encoder */
 enum {
 	V_ROPE = 1 << 0,   /* q and k roped: no position_embd */
 	V_SILU = 1 << 1,   /* nomic: a SiLU-gated FFN, no biases */
 	V_ALIBI = 1 << 2,  /* jina-bert-v2: ALiBi, no positions; a GELU-gated FFN */
 	V_MODERN = 1 << 3, /* modern-bert over neo_bert_tensors */
+	V_BMOE = 1 << 4,   /* nomic-bert-moe: experts where il % interval == 1 */
 };
 void bert_defaults(struct synth_spec *s, const struct synth_family *f);
 int bert_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void bert_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 void neo_bert_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+void bert_moe_defaults(struct synth_spec *s, const struct synth_family *f);
+int bert_moe_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void bert_moe_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+/* fam_bert.c: t5encoder (T5's encoder alone) */
+void t5encoder_defaults(struct synth_spec *s, const struct synth_family *f);
+int t5encoder_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void t5encoder_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,

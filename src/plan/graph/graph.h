@@ -148,7 +148,8 @@ int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, in
 /* gr_moe_ex's two halves (graph_moe.c), for a builder that visits them
  * apart: the routing (its weights w and the chosen experts sel), then the
  * experts over x weighted by it (act 0 SwiGLU, 1 squared ReLU without a
- * gate), their sum not yet cont'ed when one expert is used. */
+ * gate, 2 and 3 situ, 4 GELU without a gate), their sum not yet cont'ed
+ * when one expert is used. */
 struct gr_moe_routed {
 	int w, sel;
 	int chexps; /* grovemoe: the ffn_*_chexps stacks, not ffn_*_exps */
@@ -250,6 +251,7 @@ gr_build_fn gr_dense;
 gr_build_fn gr_bert;	    /* graph_bert.c */
 gr_build_fn gr_llama_nc;    /* graph_bert.c: llama-embed, dream, llada */
 gr_build_fn gr_modern_bert; /* graph_bert.c */
+gr_build_fn gr_t5encoder;   /* graph_t5.c */
 /* build_pooling over the last hidden states x (T rows) when the endpoint
  * serves embeddings (d->pool >= 0): mean (a matmul with the mean
  * input), cls and last (the rows of the input's ids), rank (cls's rows,
@@ -435,5 +437,8 @@ int gr_pricing(const char *arch, const char **source);
 /* Why the pinned engine refuses to load arch though it knows the name (it
  * has no builder), or NULL. */
 const char *gr_refused(const char *arch);
+
+/* graph_switch.c: graniteswitch */
+gr_build_fn gr_granite_switch;
 
 #endif

@@ -1,5 +1,5 @@
 /* graph_bert: src/models/bert.cpp of the pinned engine, the graph of
- * bert, nomic-bert, jina-bert-v2 and jina-bert-v3 (their load_arch_tensors
+ * bert, nomic-bert(-moe), jina-bert-v2 and jina-bert-v3 (their load_arch_tensors
  * differ; the graph is bert's, by arch): non-causal encoders with no
  * memory. The token embedding and the first token type's row added (bert:
  * and the position embedding), a layer norm (named for layer 0); per layer
@@ -9,8 +9,9 @@
  * n_tokens; with flash attention K and V are cast to f16), the output
  * projection and its bias, the residual and a layer norm, the FFN (bert,
  * jina-bert-v3: GELU after up and its bias; nomic-bert: SiLU-gated, no
- * biases; jina-bert-v2: GELU-gated, biased), the residual and a layer
- * norm. The last layer keeps the output rows. With EMBEDDINGS=on
+ * biases; jina-bert-v2: GELU-gated, biased; nomic-bert-moe: bert's, or
+ * routed GELU experts where the layer has a router), the residual and a
+ * layer norm. The last layer keeps the output rows. With EMBEDDINGS=on
  * build_pooling follows (graph.c: gr_pooling). */
 #include <string.h>
 
@@ -44,6 +45,8 @@ static int bias(struct ga_graph *g, const struct dims *d, int il, const char *b,
 	return gr_has_tensor(d, il, b) ? ga_op(g, 1, F32, n, T, 1, 1, S(x, gr_weight(g, d, il, b))) : x;
 }
 
+static void fused_qkv(struct ga_graph *g, const struct dims *d, int L, int an, int pos, int *q, int *k, int *v);
+
 /* What bert.cpp's graph does by arch. */
 struct bert_kind {
 	int pos_embd; /* bert: the position embedding added */
@@ -64,9 +67,26 @@ static struct bert_kind bert_kind_of(const char *arch)
 	return k;
 }
 
+/* nomic-bert-moe's layer L with a router (il % moe_every_n_layers == 1):
+ * build_moe_ffn with softmax gating, the weights neither normalised nor
+ * scaled, up alone and GELU (no gate), the stacks feed_forward_length
+ * wide */
+static int bert_moe_ffn(struct ga_graph *g, const struct dims *d, int L, int x, int64_t Tn)
+{
+	struct dims de = *d;
+	struct gr_moe_opts o = {0};
+	struct gr_moe_routed r;
+	de.F_exp = d->F;
+	gr_moe_route(g, &de, L, x, Tn, &o, &r);
+	int out = gr_moe_experts(g, &de, L, x, Tn, &r, 4);
+	return d->n_expert_used <= 1 ? ga_op(g, 0, F32, d->E, Tn, 1, 1, S(out)) : out;
+}
+
 /* build_ffn as bert.cpp calls it for the arch */
 static int bert_ffn(struct ga_graph *g, const struct dims *d, const struct bert_kind *k, int L, int x, int64_t Tn)
 {
+	if (gr_has_tensor(d, L, "ffn_gate_inp.weight"))
+		return bert_moe_ffn(g, d, L, x, Tn);
 	if (k->ffn == 's') /* up, gate, no biases, SILU, PAR: the gate first in the graph */
 		return gr_ffn(g, d, L, x, Tn);
 	if (k->ffn == 'p') { /* up and its bias, gate, GELU, PAR; down and its bias */
@@ -133,14 +153,18 @@ void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, st
 	gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
 	uint32_t n_layer = m->n_layer_all;
 	for (uint32_t il = 0; il < n_layer; il++) {
-		int L = (int)il;
-		int q = proj_b(g, d, L, "attn_q.weight", "attn_q.bias", x, nq, T);
-		if (k.rope)
-			q = gr_rope(g, q, pos, d->D, d->H, T);
-		int kk = proj_b(g, d, L, "attn_k.weight", "attn_k.bias", x, nkv, T);
-		if (k.rope)
-			kk = gr_rope(g, kk, pos, d->D, d->Hkv, T);
-		int v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", x, nkv, T);
+		int L = (int)il, q, kk, v;
+		if (gr_has_tensor(d, L, "attn_qkv.weight")) { /* nomic-bert(-moe) as converted */
+			fused_qkv(g, d, L, x, k.rope ? pos : -1, &q, &kk, &v);
+		} else {
+			q = proj_b(g, d, L, "attn_q.weight", "attn_q.bias", x, nq, T);
+			if (k.rope)
+				q = gr_rope(g, q, pos, d->D, d->H, T);
+			kk = proj_b(g, d, L, "attn_k.weight", "attn_k.bias", x, nkv, T);
+			if (k.rope)
+				kk = gr_rope(g, kk, pos, d->D, d->Hkv, T);
+			v = proj_b(g, d, L, "attn_v.weight", "attn_v.bias", x, nkv, T);
+		}
 		int o = attend_nc(g, d, q, kk, v, mask);
 		int cur = bias(g, d, L, "attn_output.bias", gr_mm(g, d, L, "attn_output.weight", o, d->E, T), d->E, T);
 		int64_t Tn = T;
@@ -167,15 +191,21 @@ static int neo_ffn(struct ga_graph *g, const struct model *m, const struct dims 
 	return gr_mm(g, d, il, "ffn_down.weight", glu, d->E, T);
 }
 
-/* build_qkv's fused path: q, k and v strided views of one attn_qkv,
- * q and k roped */
+/* build_qkv's fused path: q, k and v strided views of one attn_qkv
+ * (its bias added where the payload has one), q and k roped (pos < 0:
+ * not roped) */
 static void fused_qkv(struct ga_graph *g, const struct dims *d, int L, int an, int pos, int *q, int *k, int *v)
 {
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
 	uint64_t row = (uint64_t)(nq + 2 * nkv) * 4;
-	int qkv = gr_mm(g, d, L, "attn_qkv.weight", an, nq + 2 * nkv, T);
-	*q = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nq * 4 + (T - 1) * row), pos, d->D, d->H, T);
-	*k = gr_rope(g, ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row), pos, d->D, d->Hkv, T);
+	int qkv =
+	    bias(g, d, L, "attn_qkv.bias", gr_mm(g, d, L, "attn_qkv.weight", an, nq + 2 * nkv, T), nq + 2 * nkv, T);
+	*q = ga_view_n(g, qkv, (uint64_t)nq * 4 + (T - 1) * row);
+	if (pos >= 0)
+		*q = gr_rope(g, *q, pos, d->D, d->H, T);
+	*k = ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row);
+	if (pos >= 0)
+		*k = gr_rope(g, *k, pos, d->D, d->Hkv, T);
 	*v = ga_view_n(g, qkv, (uint64_t)nkv * 4 + (T - 1) * row);
 }
 

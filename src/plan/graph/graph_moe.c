@@ -81,9 +81,9 @@ void gr_moe_route(struct ga_graph *g, const struct dims *d, int il, int x, int64
 /* The chosen experts over x: up and gate (act 0: a SwiGLU of the two; one
  * fused gate_up stack where the builder passes it and the payload has
  * it: a matmul, then two views) or up alone (act 1: squared ReLU,
- * Nemotron-H) or situ (act 2, 3: kimi-k3), down, weighted by the
- * routing, the k views of the experts and their sum; *experts: the
- * weighting MUL. */
+ * Nemotron-H; act 4: GELU, nomic-bert-moe) or situ (act 2, 3: kimi-k3),
+ * down, weighted by the routing, the k views of the experts and their
+ * sum; *experts: the weighting MUL. */
 static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T,
 		       const struct gr_moe_routed *r, int act, int fused_ok, int *experts)
 {
@@ -95,7 +95,7 @@ static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, 
 		uint64_t span = (uint64_t)(F + (k * T - 1) * 2 * F) * 4;
 		int gate = ga_view_n(g, gu, span), up = ga_view_n(g, gu, span);
 		h = ga_op(g, 0, F32, F, k, T, 1, S(gate, up));
-	} else if (act >= 2) { /* situ (2: with the up branch's transform): the gate's half, then up */
+	} else if (act == 2 || act == 3) { /* situ (2: with the up branch's transform): the gate's half, then up */
 		int a = gr_situ_gate(g, gr_mm_id(g, d, il, "ffn_gate_exps.weight", cur, r->sel, F, k, T), F, k, T);
 		int up = gr_mm_id(g, d, il, "ffn_up_exps.weight", cur, r->sel, F, k, T);
 		h = gr_situ_up(g, a, up, act == 2, F, k, T);
@@ -105,6 +105,8 @@ static int moe_experts(struct ga_graph *g, const struct dims *d, int il, int x, 
 		if (act == 1) {
 			h = ga_op(g, 1, F32, F, k, T, 1, S(up));
 			h = ga_op(g, 1, F32, F, k, T, 1, S(h));
+		} else if (act == 4) { /* GELU without a gate */
+			h = ga_op(g, 1, F32, F, k, T, 1, S(up));
 		} else {
 			int gate = gr_mm_id(g, d, il, r->chexps ? "ffn_gate_chexps.weight" : "ffn_gate_exps.weight",
 					    cur, r->sel, F, k, T);

@@ -1,0 +1,108 @@
+/* graph_t5: src/models/t5.cpp's graph<true> of the pinned engine, T5's
+ * encoder, which t5encoder (src/models/t5encoder.cpp) builds for every
+ * graph. The token embedding, then per layer an RMS norm, q, k and v
+ * (enc.blk.N.*), attention over the ubatch (build_attn_inp_no_cache: a
+ * mask of n_tokens x n_tokens, f16 under flash attention) with a relative
+ * position bias: build_pos_bias gathers attn_rel_b (layer 0's where the
+ * layer has none) by the n_tokens x n_tokens bucket input and makes it
+ * contiguous, and that KQ bias keeps the attention off flash attention
+ * whatever the context says (build_attn_mha: kq, kq + bias, softmax, V's
+ * transposed copy first in the graph); attn_o, the residual, an RMS norm,
+ * the FFN (GELU-gated where ffn_gate is, else ReLU after up), the
+ * residual. The last layer keeps the output rows; the final RMS norm
+ * enc.output_norm is t_embd. The engine gives t5encoder the default KV
+ * cache (create_memory), unused by this graph; the plan prices it. With
+ * EMBEDDINGS=on build_pooling follows (graph.c: gr_pooling). */
+#include <stdio.h>
+
+#include "graph.h"
+
+/* enc.blk.IL.SUFFIX, held where layer il's weights are */
+static int t5_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "enc.blk.%d.%s", il, suffix);
+	return gr_weight_at(g, d, name, il);
+}
+
+static int t5_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t T)
+{
+	return gr_op_kind(g, ga_op(g, 0, F32, ne0, T, 1, 1, S(t5_weight(g, d, il, w), x)), GA_OP_MUL_MAT);
+}
+
+/* build_norm with LLM_NORM_RMS over a layer's enc.blk weight */
+static int t5_norm(struct ga_graph *g, const struct dims *d, int x, int64_t T, int il, const char *w)
+{
+	int n = ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(x)), GA_G_RMS_NORM);
+	if (d->w->force_norm)
+		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
+	return ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(n, t5_weight(g, d, il, w))), GA_G_MUL);
+}
+
+/* build_attn_mha without flash attention, q, k, v as [D, H, T] views,
+ * KQ biased by the relative positions (bucket: the n_tokens x n_tokens
+ * input; rel_b: layer 0's attn_rel_b, f32 {heads, buckets}) */
+static int t5_attend(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask, int bucket, int rel_b)
+{
+	int64_t T = d->T;
+	int qp = ga_view(g, ga_view(g, q)), kp = ga_view(g, k), vp = ga_view(g, v);
+	int vt = ga_op(g, 0, F32, T, d->D, d->Hkv, 1, S(ga_view(g, vp)));
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, T, T, d->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+	int rows = gr_op_kind(g, ga_op(g, 0, F32, d->H, T * T, 1, 1, S(rel_b, ga_view(g, bucket))), GA_OP_GET_ROWS);
+	int bias = ga_op(g, 0, F32, T, T, d->H, 1, S(ga_view(g, ga_view(g, rows))));
+	kq = ga_gop(g, ga_op(g, 1, F32, T, T, d->H, 1, S(kq, bias)), GA_G_ADD);
+	int sm = ga_gop(g, ga_op(g, 1, F32, T, T, d->H, 1, S(kq, mask)), GA_G_SOFT_MAX);
+	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vt, sm)), GA_OP_MUL_MAT);
+	int cont = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, kqv)));
+	if (!d->w->pl->kv_offload)
+		g->t[cont].force = d->w->cpu;
+	return cont;
+}
+
+/* build_ffn as t5.cpp calls it: GELU-gated (PAR, the gate first in the
+ * graph) where the layer has ffn_gate, else ReLU after up (SEQ) */
+static int t5_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "enc.blk.%d.ffn_gate.weight", il);
+	int h;
+	if (d->w->gg && gguf_tensor_find(d->w->gg, name)) {
+		int gate = t5_mm(g, d, il, "ffn_gate.weight", x, d->F, T);
+		int up = t5_mm(g, d, il, "ffn_up.weight", x, d->F, T);
+		h = ga_op(g, 0, F32, d->F, T, 1, 1, S(gate, up));
+	} else {
+		h = ga_op(g, 1, F32, d->F, T, 1, 1, S(t5_mm(g, d, il, "ffn_up.weight", x, d->F, T)));
+	}
+	return t5_mm(g, d, il, "ffn_down.weight", h, d->E, T);
+}
+
+void gr_t5encoder(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
+{
+	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	int x = gr_input_embd(g, d, in);
+	int bucket = gr_input_once(g, &in->pos, (uint64_t)T * T * 4);
+	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
+	gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
+	uint32_t n_layer = m->n_layer_all;
+	for (uint32_t il = 0; il < n_layer; il++) {
+		int L = (int)il;
+		int an = t5_norm(g, d, x, T, L, "attn_norm.weight");
+		int q = ga_view(g, t5_mm(g, d, L, "attn_q.weight", an, nq, T));
+		int k = ga_view(g, t5_mm(g, d, L, "attn_k.weight", an, nkv, T));
+		int v = ga_view(g, t5_mm(g, d, L, "attn_v.weight", an, nkv, T));
+		int rel_b = gr_weight_at(g, d, "enc.blk.0.attn_rel_b.weight", 0);
+		int o = t5_attend(g, d, q, k, v, mask, bucket, rel_b);
+		int cur = t5_mm(g, d, L, "attn_o.weight", o, d->E, T);
+		int64_t Tn = T;
+		int res = x;
+		if (il == n_layer - 1)
+			Tn = gr_out_rows(g, d, in, &cur, &res, 0);
+		int fi = ga_gop(g, ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res)), GA_G_ADD);
+		int fo = t5_ffn(g, d, L, t5_norm(g, d, fi, Tn, L, "ffn_norm.weight"), Tn);
+		x = ga_gop(g, ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi)), GA_G_ADD);
+	}
+	int64_t To = d->n_out < T ? d->n_out : T;
+	int rn = gr_norm(g, d, x, d->E, To, 1, -1, "enc.output_norm.weight");
+	g->t[rn].output = 1; /* result_norm: t_embd, a graph output */
+	gr_pooling(g, d, rn, To);
+}
