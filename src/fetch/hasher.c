@@ -129,11 +129,14 @@ void fetch_hasher_start(struct hasher *h, int fd)
 	h->running = pthread_create(&h->t, NULL, hash_main, h) == 0;
 }
 
+/* The thread is woken only for work: bytes on disk it has not hashed
+ * (a wake-up per slot for nothing cost a context switch each). */
 static void set_ready(struct hasher *h, uint64_t ready)
 {
 	if (ready > h->ready) {
 		h->ready = ready;
-		pthread_cond_broadcast(&h->cv);
+		if (ready > h->hashed)
+			pthread_cond_broadcast(&h->cv);
 	}
 }
 
@@ -220,7 +223,8 @@ int fetch_hasher_give(struct hasher *h, uint8_t *buf, uint64_t off, size_t len, 
 		h->queued++;
 	}
 	set_ready(h, ready);
-	pthread_cond_broadcast(&h->cv);
+	if (take)
+		pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 	return take;
 }
