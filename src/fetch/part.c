@@ -368,7 +368,7 @@ static void write_job(struct writer *w, struct wjob *j)
 		ssize_t r = pwrite(dio ? w->dfd : w->fd, j->buf + off, piece, (off_t)(j->off + off));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 && dio && errno == EINVAL) {
+		if (r < 0 && dio && (errno == EINVAL || errno == EOPNOTSUPP)) {
 			close(w->dfd); /* no direct I/O of these blocks here: the page cache from now on */
 			w->dfd = -1;
 			continue;
