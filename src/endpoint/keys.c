@@ -232,6 +232,12 @@ static const struct key_def table[K__COUNT] = {
 				 .owns = "--spec-draft-model -md --model-draft", .env = "LLAMA_ARG_SPEC_DRAFT_MODEL",
 				 .doc = "the drafter GGUF of SPEC_TYPE=draft-simple: a separate model with the "
 					"target's vocabulary; relative paths are relative to the endpoint file"},
+    [K_SPEC_DRAFT_MODEL_BYTES] = {"SPEC_DRAFT_MODEL_BYTES", K_SPEC_DRAFT_MODEL_BYTES, KEY_PINS, .unit = "bytes",
+				  .optout = "no byte pin", .law = "C02",
+				  .doc = "pinned size of SPEC_DRAFT_MODEL_FILE in bytes (deploy's gate:pins)"},
+    [K_SPEC_DRAFT_MODEL_SHA256] = {"SPEC_DRAFT_MODEL_SHA256", K_SPEC_DRAFT_MODEL_SHA256, KEY_SHA256,
+				   .optout = "no hash pin", .law = "C02",
+				   .doc = "pinned SHA-256 of SPEC_DRAFT_MODEL_FILE (deploy's gate:pins)"},
     [K_EMBEDDINGS] = {"EMBEDDINGS", K_EMBEDDINGS, KEY_BOOL, .def = "off", .target = KEY_T_SHAPE, .law = "C02",
 		      .flag = "--embeddings", .owns = "--embedding --embeddings", .env = "LLAMA_ARG_EMBEDDINGS",
 		      .doc = "serve /v1/embeddings (--embeddings: the output buffer holds an embedding per slot, and "

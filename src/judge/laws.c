@@ -505,7 +505,8 @@ static int readable_by(const struct stat *st, const char *p, const char *user, c
 
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
-	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
+	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE,
+					   K_SPEC_DRAFT_MODEL_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char *p = endpoint_path(ep, keys[i]);
 		if (!p) {
@@ -537,7 +538,7 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 		else if (!readable_by(&st, p, val(ep, K_USER), why, sizeof(why)))
 			add(out, "C03", SEV_ERROR, ep, keys[i], why, "%s '%s' is not readable by %s", key_name(keys[i]),
 			    p, *val(ep, K_USER) ? "USER" : "this user");
-		else if (i < 3)
+		else if (keys[i] != K_API_KEY_FILE)
 			law_shards(ep, keys[i], p, fix, out);
 		free(p);
 	}

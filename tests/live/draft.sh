@@ -29,8 +29,10 @@ check "argv renders --spec-draft-model after --spec-type draft-simple" \
 	eval "tr '\n' ' ' <'$TMP/out' | grep -q -- '--spec-type draft-simple --spec-draft-model $TMP/dft.gguf '"
 
 plan_case simple-fa llama "$TARGET" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on $D SPEC_DRAFT_N_MAX=3"
+# CMP compares the drafter's weights (term draft_model) apart from the target's
+draft_model_compared() { jq -e '[.comparison[]|select(.term=="draft_model")]|length > 0' "$1" >/dev/null; }
 check "simple-fa: the ledger holds the drafter's weights apart from the target's" \
-	jq -e '[.comparison[]|select(.term=="draft_model")]|length > 0' simple-fa.cmp >/dev/null
+	draft_model_compared simple-fa.cmp
 check "simple-fa: the plan mirrors both graphs (exact, nothing unmirrored)" plan_mirrors simple-fa.env
 plan_case simple-nofa llama "$TARGET" \
 	"CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256 $D SPEC_DRAFT_N_MAX=2 SPEC_DRAFT_TYPE_K=q8_0"
@@ -49,6 +51,12 @@ cp simple-fa.gguf badvocab.gguf
 boot_for_ledger badvocab "CTX_SIZE=4096 PARALLEL=2 SPEC_TYPE=draft-simple SPEC_DRAFT_MODEL_FILE=$TMP/dft512.gguf"
 check "the engine refuses the same pair (vocabs not compatible) and serves without drafting" \
 	eval "grep -q 'the target and draft vocabs are not compatible' badvocab.log && [ \"\$ASK_HTTP\" = 200 ]"
+
+# the drafter file crosses the same gate as MODEL_FILE: it must be there
+sed "s#$TMP/dft.gguf#$TMP/gone.gguf#" simple-fa.env >gone.env
+run "$ZEALOT" check gone.env
+check "check refuses a drafter file that is not there (C03)" \
+	eval "[ $rc -ne 0 ] && grep -q 'C03.*SPEC_DRAFT_MODEL_FILE' '$TMP/out'"
 
 echo "# worst compute error: ${PLAN_WORST}%"
 
