@@ -34,6 +34,8 @@ draft_model_compared() { jq -e '[.comparison[]|select(.term=="draft_model")]|len
 check "simple-fa: the ledger holds the drafter's weights apart from the target's" \
 	draft_model_compared simple-fa.cmp
 check "simple-fa: the plan mirrors both graphs (exact, nothing unmirrored)" plan_mirrors simple-fa.env
+run "$ZEALOT" plan simple-fa.env
+check "plan lists the drafter's weights as draft_model rows" grep -qE '^draft_model +(AMX|CPU)' "$TMP/out"
 plan_case simple-nofa llama "$TARGET" \
 	"CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256 $D SPEC_DRAFT_N_MAX=2 SPEC_DRAFT_TYPE_K=q8_0"
 plan_case simple-p3 llama "$TARGET" \
