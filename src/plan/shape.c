@@ -215,6 +215,24 @@ static int open_extra(const struct endpoint *ep, struct shape_ctx *c, enum key_i
 	return 0;
 }
 
+/* The census of a model payload (key: MODEL_FILE, SPEC_DRAFT_MODEL_FILE)
+ * at path, which must be a model. */
+static int model_census(const struct gguf *g, const char *path, enum key_id key, struct census **out, int *io,
+			char **err)
+{
+	char *e = NULL;
+	*out = census_take(g, &e);
+	if (!*out) {
+		*io = 1;
+		errorf(err, "%s: %s", path, e);
+		free(e);
+		return -1;
+	}
+	if (!(*out)->model)
+		return errorf(err, "%s '%s' is not a model payload (an adapter or projector?)", key_name(key), path);
+	return 0;
+}
+
 /* The drafter model (SPEC_DRAFT_MODEL_FILE) when the endpoint names one:
  * its header and geometry for the extras. */
 static int open_drafter(const struct endpoint *ep, struct shape_ctx *c, int *io, char **err)
@@ -224,16 +242,8 @@ static int open_drafter(const struct endpoint *ep, struct shape_ctx *c, int *io,
 		return -1;
 	if (!g)
 		return 0;
-	char *e = NULL;
-	c->draft_census = census_take(g, &e);
-	if (!c->draft_census) {
-		*io = 1;
-		errorf(err, "%s: %s", c->draft_path, e);
-		free(e);
+	if (model_census(g, c->draft_path, K_SPEC_DRAFT_MODEL_FILE, &c->draft_census, io, err))
 		return -1;
-	}
-	if (!c->draft_census->model)
-		return errorf(err, "SPEC_DRAFT_MODEL_FILE '%s' is not a model payload", c->draft_path);
 	c->extras.draft_m = c->draft_census->model;
 	c->extras.draft_g = g;
 	return 0;
@@ -328,16 +338,8 @@ static int load(const struct endpoint *ep, const char *device_override, struct s
 	c->model = open_payload(ep, c, c->model_path, K_MODEL_FILE, io, err);
 	if (!c->model)
 		return -1;
-	char *e = NULL;
-	c->census = census_take(c->model->g, &e);
-	if (!c->census) {
-		*io = 1;
-		errorf(err, "%s: %s", c->model_path, e);
-		free(e);
+	if (model_census(c->model->g, c->model_path, K_MODEL_FILE, &c->census, io, err))
 		return -1;
-	}
-	if (!c->census->model)
-		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
 	if (open_extra(ep, c, K_MMPROJ_FILE, &c->projector_path, &c->projector, &c->extras.projector, io, err) ||
 	    open_extra(ep, c, K_LORA_FILE, &c->lora_path, &c->lora, &c->extras.lora, io, err))
 		return -1;
