@@ -60,5 +60,14 @@ run "$ZEALOT" check gone.env
 check "check refuses a drafter file that is not there (C03)" \
 	eval "[ $rc -ne 0 ] && grep -q 'C03.*SPEC_DRAFT_MODEL_FILE' '$TMP/out'"
 
+# the drafter's pins: fetch --pin writes them, serve's pins gate holds them
+cp simple-fa.env pin.env
+"$ZEALOT" fetch --pin pin.env >/dev/null 2>&1
+check "fetch --pin pins the drafter (SPEC_DRAFT_MODEL_SHA256)" grep -q '^SPEC_DRAFT_MODEL_SHA256=[0-9a-f]\{64\}$' pin.env
+sed -i 's/^SPEC_DRAFT_MODEL_SHA256=.*/SPEC_DRAFT_MODEL_SHA256=0000000000000000000000000000000000000000000000000000000000000000/' pin.env
+run "$ZEALOT" serve --dry-run pin.env
+check "serve refuses a drafter that is not its pinned file" \
+	eval "[ $rc -ne 0 ] && grep -q 'pins gate: SPEC_DRAFT_MODEL_FILE' '$TMP/err'"
+
 echo "# worst compute error: ${PLAN_WORST}%"
 
