@@ -623,7 +623,7 @@ void compute_model(const struct compute_input *in, struct plan *p)
 			break;
 		}
 	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
-	uint64_t per_seq = 1 + (s->spec_mtp ? s->spec_n_max : 0);
+	uint64_t per_seq = 1 + (s->spec_mtp || s->spec_model ? s->spec_n_max : 0);
 	uint64_t n_outputs_max = (uint64_t)p->n_seq * per_seq;
 	if (s->embeddings || s->pooling > 1) /* an embedding server outputs the whole batch */
 		n_outputs_max = s->n_batch;
