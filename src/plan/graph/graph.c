@@ -483,7 +483,7 @@ static const struct graph_family families[] = {
     {"cogvlm", gr_classic, NULL, "src/models/cogvlm.cpp (text tokens; no output ids)", NULL},
     {"paddleocr", gr_mistral3, NULL, "src/models/paddleocr.cpp (ernie4_5's tensors, M-RoPE)", NULL},
     {"deepseek4", gr_deepseek4, NULL, "src/models/deepseek4.cpp (src/llama-kv-cache-dsv4.cpp's caches and states)",
-     NULL},
+     gr_deepseek4_affine_from},
 };
 
 const struct graph_family *gr_family(const char *arch)

@@ -147,7 +147,10 @@ static int comp_source(struct ga_graph *g, const struct dims *d, const struct ds
 		st = ga_gop(g, ga_op(g, 1, F32, W, T, 1, 1, S(st, ape)), GA_G_ADD);
 	}
 	*state = st;
-	int src = ga_op(g, 0, F32, W, n_rows + T, 1, 1, S(ga_view(g, gr_cache(g, d, il)), st));
+	/* the state's first n_rows rows (a view of the state: what a copy of
+	 * it to another backend allocates) */
+	int base = ga_view_n(g, gr_cache(g, d, il), (uint64_t)W * n_rows * 4);
+	int src = ga_op(g, 0, F32, W, n_rows + T, 1, 1, S(base, st));
 	if (!c->overlap)
 		return src;
 	int row = ga_op(g, 1, F32, W, 1, 1, 1, S(ga_view_n(g, src, (uint64_t)W * 4)));
@@ -487,7 +490,11 @@ const char *gr_deepseek4_unmirrored(const struct placement *pl)
 	for (unsigned i = 0; i < pl->n_dev; i++)
 		if (pl->dev[i].profile->backend != DEVICE_RPC)
 			return "compute of 'deepseek4' on a CUDA or Vulkan device (not booted)";
-	if (pl->n_dev && !pl->kv_offload)
-		return "compute of 'deepseek4' with KV_OFFLOAD=0 beside a device (10.9 % low on an rpc-server)";
 	return NULL;
+}
+
+uint64_t gr_deepseek4_affine_from(const struct model *m)
+{
+	(void)m;
+	return UINT64_MAX;
 }
