@@ -37,6 +37,14 @@ ledger_holds_dsv4() {
 	jq -e '.target.kv.layers > 0 and .target.recurrent.layers > 0' "$1" >/dev/null
 }
 
+# On a CUDA or Vulkan device the mirror is not proven (not booted; a
+# device without the fused DSV4 ops turns them off): the plan says so.
+cuda_named() {
+	sed 's/^DEVICE=cpu$/DEVICE=rtx3090/' ds4-fa.env >ds4-cuda.env
+	"$ZEALOT" plan --json ds4-cuda.env 2>/dev/null | jq -en 'input | .exact == false and
+		any(.unmirrored[]; test("deepseek4. on a CUDA or Vulkan device"))' >/dev/null
+}
+
 # The AMX fault (law S16): with REPACK on, an AMX build puts the f16
 # grouped output projection (attn_output_a) in its AMX buffer, which
 # refuses the graph's matmul by a permuted operand: the engine aborts
@@ -53,6 +61,7 @@ want=answered
 check "ds4-amx REPACK on: S16 raised ${s16:-0} time(s), and the engine $fate" test "$fate" = "$want"
 
 ds4_case ds4-fa "answer=hi vocab=1024" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
+check "ds4-fa on an rtx3090: the plan names its compute as not mirrored" cuda_named
 ds4_case ds4-nofa "answer=hi vocab=1024 layers=6 raw_layers=2" \
 	"CTX_SIZE=8192 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 ds4_case ds4-q8 "answer=hi vocab=1024" \
