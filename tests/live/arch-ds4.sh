@@ -67,6 +67,10 @@ ds4_case ds4-nofa "answer=hi vocab=1024 layers=6 raw_layers=2" \
 ds4_case ds4-q8 "answer=hi vocab=1024" \
 	"CTX_SIZE=4096 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
 ds4_case ds4-unified "answer=hi vocab=1024 hash_layers=2" "CTX_SIZE=4096 PARALLEL=2 KV_UNIFIED=on UBATCH_SIZE=256"
+# a unified cache still reserves a stream per slot (sched_reserve's ubatch
+# holds n_seq_max sequences): 4 slots, FA off, ubatch 64 (was -33 % with
+# one stream)
+ds4_case ds4-ub64 "answer=hi vocab=1024" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=on"
 
 # placement: an rpc-server holding the last layers (their caches and
 # states with them), and the caches kept on the host

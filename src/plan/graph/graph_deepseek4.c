@@ -456,7 +456,10 @@ void gr_deepseek4(struct ga_graph *g, const struct model *m, const struct dims *
 	memset(s.ci, -1, sizeof(s.ci));
 	s.raw_rot = s.k_idx = -1;
 	s.T = d->T;
-	s.ns = d->n_stream > 0 ? d->n_stream : 1;
+	/* the reserve's ubatch holds n_seq_max sequences whatever KV_UNIFIED
+	 * says (sched_reserve), and the caches keep a stream per sequence:
+	 * the graph has a stream per sequence (dsv4_comp_graph_n_stream) */
+	s.ns = d->n_seq > 0 ? d->n_seq : 1;
 	s.Tq = s.T / s.ns;
 	s.seqs = d->n_seq > 0 ? d->n_seq : 1;
 	s.n_raw = d->n_kv_swa;
