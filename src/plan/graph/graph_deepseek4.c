@@ -39,11 +39,11 @@ struct ds4_comp_in {
 };
 
 struct ds4 {
-	int64_t T, ns, Tq, seqs;       /* tokens, graph streams, tokens per stream, state streams */
-	int64_t n_raw, raw_size;       /* the raw window cache's cells (per stream) */
-	int64_t n_csa, n_hca;	       /* the compressed caches' cells */
-	int64_t G, o_lora, rot, D_idx; /* output groups, their rank, the rope dims, the indexer's key */
-	uint64_t k_row;		       /* a raw or compressed cache row of key_length */
+	int64_t T, ns, Tq, seqs;  /* tokens, graph streams, tokens per stream, state streams */
+	int64_t n_raw, raw_size;  /* the raw window cache's cells (per stream) */
+	int64_t n_csa, n_hca;	  /* the compressed caches' cells */
+	int64_t G, o_lora, D_idx; /* output groups, their rank, the indexer's key */
+	uint64_t k_row;		  /* a raw or compressed cache row of key_length */
 	int raw_mask, k_idx, raw_rot, tokens;
 	struct ds4_comp_in ci[3]; /* 0 csa, 1 hca, 2 lid */
 };
