@@ -596,6 +596,8 @@ void compute_model(const struct compute_input *in, struct plan *p)
 				     gr_fallback(in->m)->arch, estimate_lacks(in->m->arch));
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
+	if (f && f->build == gr_deepseek4 && gr_deepseek4_unmirrored(in->pl))
+		plan_note_unmirrored(p, "%s", gr_deepseek4_unmirrored(in->pl));
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
 	 * lightning indexer on its own conditions; the scheduler's fallback
 	 * for them is not replayed (cuda.c knows neither op) */
