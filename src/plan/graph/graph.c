@@ -353,6 +353,7 @@ static const struct graph_family families[] = {
     {"deepseek2", gr_deepseek2, gr_deepseek2_mtp, "src/models/deepseek2.cpp", NULL},
     {"glm4moe", gr_glm4moe, gr_glm4moe_mtp, "src/models/glm4-moe.cpp", NULL},
     {"qwen35moe", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35moe.cpp", NULL},
+    {"qwen4exp", gr_qwen4exp, NULL, "src/models/qwen4exp.cpp", NULL},
     {"granitehybrid", gr_granite_hybrid, NULL, "src/models/granite-hybrid.cpp", NULL},
     {"qwen2", gr_dense, NULL, "src/models/qwen2.cpp", NULL},
     {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp", NULL},

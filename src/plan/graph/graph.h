@@ -355,6 +355,23 @@ gr_build_fn gr_dots3note;    /* graph_dots3.c */
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
+/* qwen35's gated attention in its two halves (graph_qwen35.c), for a
+ * builder whose graph visits something between them: q, k and v, K and V
+ * stored; then the attention over the cache, the gate and attn_output */
+struct gr_q35_attn {
+	int qf, q, swa, cache[2];
+	int *vrot;
+};
+void gr_qwen35_attn_in(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa,
+		       struct gr_q35_attn *a);
+int gr_qwen35_attn_out(struct ga_graph *g, const struct dims *d, struct inputs *in, int il,
+		       const struct gr_q35_attn *a);
+/* qwen35's Gated DeltaNet of layer il over an; conv_cont: each rollback
+ * slot's conv tail cont'ed before its copy (qwen4exp) */
+int gr_qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int conv_cont);
+gr_build_fn gr_qwen4exp; /* graph_qwen4.c */
+/* the parts of qwen4exp's graph gr_qwen4exp does not replay for m, or NULL */
+const char *gr_qwen4exp_unmirrored(const struct model *m);
 
 /* The mamba2 mixer's steps (graph_mamba.c, build_mamba2_layer of
  * src/models/mamba-base.cpp), shared by the builders that hold one:
