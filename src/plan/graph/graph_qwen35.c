@@ -27,15 +27,25 @@ void gr_qwen35_attn_in(struct ga_graph *g, const struct dims *d, struct inputs *
 	a->q = q;
 	a->swa = swa;
 	a->vrot = vrot;
+	a->mask = NULL;
+	a->o = -1;
+}
+
+/* build_attn_mha's expand: the attention over the cache (once) */
+int gr_qwen35_attn_core(struct ga_graph *g, const struct dims *d, struct inputs *in, struct gr_q35_attn *a)
+{
+	if (a->o < 0)
+		a->o = gr_attend_core_fn(g, d, in, a->q, a->swa, -1, a->cache, a->mask);
+	return a->o;
 }
 
 /* ... and its second half: the attention over the cache, gated, out */
-int gr_qwen35_attn_out(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, const struct gr_q35_attn *a)
+int gr_qwen35_attn_out(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, struct gr_q35_attn *a)
 {
 	int64_t T = d->T;
 	int qf = a->qf;
 	uint64_t half = g->t[qf].bytes - (uint64_t)d->D * 4;
-	int o = gr_attend_core(g, d, in, a->q, a->swa, -1, a->cache);
+	int o = gr_qwen35_attn_core(g, d, in, a);
 	o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, a->vrot);
 	int gate = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view_n(g, qf, half)));
 	gate = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(gate));
