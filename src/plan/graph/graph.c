@@ -238,15 +238,23 @@ void gr_attend_store(struct ga_graph *g, const struct dims *d, struct inputs *in
 int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
 		   const int *cache)
 {
+	return gr_attend_core_fn(g, d, in, q, swa, sinks, cache, NULL);
+}
+
+int gr_attend_core_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
+		      const int *cache, const struct gr_mask_fn *fn)
+{
 	int64_t T = d->T;
 	struct gr_kv c;
 	gr_kv_of(d, in, swa, &c);
-	int mask = gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (d->fa ? 2 : 4));
+	int mask = fn ? -1 : gr_input_once(g, c.mask, (uint64_t)c.n_kv * T * (d->fa ? 2 : 4));
 	int qp = ga_view(g, q);
 	uint64_t kspan = (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->k_row;
 	uint64_t vspan = d->fa ? (uint64_t)(c.n_kv + (d->n_stream - 1) * c.size) * d->v_row
 			       : (uint64_t)(d->n_stream * c.size) * d->v_row;
 	int kc = ga_view_n(g, cache[0], kspan), vc = ga_view_n(g, cache[1], vspan);
+	if (fn && d->fa) /* FLASH_ATTN_EXT visits q, k and v, then the mask */
+		mask = fn->build(g, fn->ctx);
 	if (d->fa) {
 		int o = sinks < 0 ? ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask))
 				  : ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, kc, vc, mask, sinks));
@@ -263,7 +271,7 @@ int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 		fa->mask = 1;
 		return o;
 	}
-	return gr_attn_kqv(g, d, qp, kc, vc, mask, c.n_kv, sinks);
+	return gr_attn_kqv_fn(g, d, qp, kc, vc, mask, c.n_kv, sinks, fn);
 }
 
 int gr_attend_sinks(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int swa,
@@ -284,11 +292,19 @@ void gr_kq_strided(struct ga_graph *g, const struct dims *d, int kq, int64_t hkv
 
 int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks)
 {
+	return gr_attn_kqv_fn(g, d, qp, kc, vc, mask, n_kv, sinks, NULL);
+}
+
+int gr_attn_kqv_fn(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks,
+		   const struct gr_mask_fn *fn)
+{
 	int64_t T = d->T;
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
 	gr_kq_strided(g, d, kq, d->Hkv);
 	for (int i = 0; i < d->kq_ops; i++) /* grok's scale, tanh, scale */
 		kq = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq));
+	if (fn) /* the softmax visits KQ, then the mask */
+		mask = fn->build(g, fn->ctx);
 	int sm = sinks < 0 ? ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask))
 			   : ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask, sinks));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vc, sm)), GA_OP_MUL_MAT);
@@ -353,6 +369,7 @@ static const struct graph_family families[] = {
     {"deepseek2", gr_deepseek2, gr_deepseek2_mtp, "src/models/deepseek2.cpp", NULL},
     {"glm4moe", gr_glm4moe, gr_glm4moe_mtp, "src/models/glm4-moe.cpp", NULL},
     {"qwen35moe", gr_qwen35, gr_qwen35_mtp, "src/models/qwen35moe.cpp", NULL},
+    {"qwen4exp", gr_qwen4exp, NULL, "src/models/qwen4exp.cpp", NULL},
     {"granitehybrid", gr_granite_hybrid, NULL, "src/models/granite-hybrid.cpp", NULL},
     {"qwen2", gr_dense, NULL, "src/models/qwen2.cpp", NULL},
     {"qwen3", gr_dense, NULL, "src/models/qwen3.cpp", NULL},

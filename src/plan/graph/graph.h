@@ -62,6 +62,8 @@ struct inputs {
 	int attn_scale;				/* per-token attention temperature (deepseek2) */
 	int k_idx_lid, mask_lid, k_rot_lid;	/* the DSA lightning indexer's cache (deepseek32) */
 	int top_k;				/* the last full indexer layer's top-k cells (glm-dsa) */
+	/* qwen4exp's QSA inputs, shared by the layers of one compress ratio */
+	int qsa_ratio, qsa_kidx, qsa_cell_blk, qsa_blk_cells, qsa_blk_pos, qsa_bias;
 };
 
 #define S(...) ((const int[]){__VA_ARGS__, -2})
@@ -127,6 +129,18 @@ int gr_attend_core(struct ga_graph *g, const struct dims *d, struct inputs *in, 
  * not contiguous in dims 0-1 (a Vulkan device sends it to the CPU). */
 void gr_kq_strided(struct ga_graph *g, const struct dims *d, int kq, int64_t hkv);
 int gr_attn_kqv(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks);
+/* A mask the graph builds where the attention visits it (qwen4exp's QSA
+ * mask from its top-k cells): build returns it. gr_attend_core_fn and
+ * gr_attn_kqv_fn are gr_attend_core and gr_attn_kqv with it in place of
+ * the mask input (NULL: the input). */
+struct gr_mask_fn {
+	int (*build)(struct ga_graph *g, void *ctx);
+	void *ctx;
+};
+int gr_attn_kqv_fn(struct ga_graph *g, const struct dims *d, int qp, int kc, int vc, int mask, int64_t n_kv, int sinks,
+		   const struct gr_mask_fn *fn);
+int gr_attend_core_fn(struct ga_graph *g, const struct dims *d, struct inputs *in, int q, int swa, int sinks,
+		      const int *cache, const struct gr_mask_fn *fn);
 int gr_rope(struct ga_graph *g, int x, int pos, int64_t ne0, int64_t ne1, int64_t ne2);
 /* build_moe_ffn's options beyond qwen3moe's (gr_moe) */
 struct gr_moe_opts {
@@ -331,6 +345,9 @@ const char *gr_deepseek4_unmirrored(const struct placement *pl);
 /* never: the compressed caches' cells, PAD(ceil(n_ctx_seq / ratio), 256),
  * are not affine in the cells the masks span, so no memo piece holds */
 uint64_t gr_deepseek4_affine_from(const struct model *m);
+/* set_rows' zeros of a mask rebuilt from k top cells per token (Tq a
+ * stream, ns streams): a leaf of the graph (no input), filled in place */
+int gr_topk_zeros(struct ga_graph *g, int64_t k, int64_t Tq, int64_t ns);
 /* deepseek32 keeps min(n_kv, top_k) cells a token: affine in the cells
  * only from top_k up */
 uint64_t gr_deepseek32_affine_from(const struct model *m);
@@ -365,6 +382,25 @@ gr_build_fn gr_dots3note;    /* graph_dots3.c */
 gr_draft_fn gr_mistral4_mtp; /* graph_moe.c: the trunk again */
 /* qwen35moe's FFN in qwen35's block: routed experts + the gated shared one */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
+/* qwen35's gated attention in its two halves (graph_qwen35.c), for a
+ * builder whose graph visits something between them: q, k and v, K and V
+ * stored; then the attention over the cache, the gate and attn_output */
+struct gr_q35_attn {
+	int qf, q, swa, cache[2];
+	int *vrot;
+	const struct gr_mask_fn *mask; /* NULL: the mask input */
+	int o;			       /* the attention's output, -1 until made */
+};
+void gr_qwen35_attn_in(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa,
+		       struct gr_q35_attn *a);
+int gr_qwen35_attn_out(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, struct gr_q35_attn *a);
+/* the attention over the cache alone (build_attn_mha expands it), made
+ * once: gr_qwen35_attn_out then goes on from it */
+int gr_qwen35_attn_core(struct ga_graph *g, const struct dims *d, struct inputs *in, struct gr_q35_attn *a);
+/* qwen35's Gated DeltaNet of layer il over an; conv_cont: each rollback
+ * slot's conv tail cont'ed before its copy (qwen4exp) */
+int gr_qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int conv_cont);
+gr_build_fn gr_qwen4exp; /* graph_qwen4.c */
 
 /* The mamba2 mixer's steps (graph_mamba.c, build_mamba2_layer of
  * src/models/mamba-base.cpp), shared by the builders that hold one:

@@ -75,6 +75,19 @@ static int dsa_top_k(struct ga_graph *g, const struct model *m, const struct dim
 	return ga_op(g, 0, I32, k, Tq, 1, ns, S(top));
 }
 
+int gr_topk_zeros(struct ga_graph *g, int64_t k, int64_t Tq, int64_t ns)
+{
+	int z = ga_input(g, (uint64_t)k * Tq * ns * 4);
+	struct ga_tensor *zt = &g->t[z];
+	zt->input = 0;
+	zt->type = F32;
+	zt->ne[0] = 1;
+	zt->ne[1] = k;
+	zt->ne[2] = Tq;
+	zt->ne[3] = ns;
+	return ga_op(g, 1, F32, 1, k, Tq, ns, S(z));
+}
+
 /* build_attn's mask for the DSA input, where the attention reaches it:
  * the MLA mask filled with -inf, the top-k cells of the indexer's scores
  * set to zero (set_rows of a zero-filled leaf), the MLA mask added; in
@@ -87,16 +100,7 @@ static int dsa_mask(struct ga_graph *g, const struct model *m, const struct dims
 	int64_t T = d->T, ns = d->n_stream > 0 ? d->n_stream : 1, Tq = T / ns, n_kv = d->n_kv;
 	int64_t k = n_kv < (int64_t)m->indexer_top_k ? n_kv : (int64_t)m->indexer_top_k;
 	uint8_t mt = d->fa ? F16 : F32;
-	/* the zeros: a leaf of the graph (no input), filled in place */
-	int z = ga_input(g, (uint64_t)k * T * 4);
-	struct ga_tensor *zt = &g->t[z];
-	zt->input = 0;
-	zt->type = F32;
-	zt->ne[0] = 1;
-	zt->ne[1] = k;
-	zt->ne[2] = Tq;
-	zt->ne[3] = ns;
-	int zeros = ga_op(g, 1, F32, 1, k, Tq, ns, S(z));
+	int zeros = gr_topk_zeros(g, k, Tq, ns);
 	if (!m->indexer_shared || !m->indexer_shared[il])
 		in->top_k = dsa_top_k(g, m, d, in, il, an, qr);
 	int top = ga_view(g, in->top_k);

@@ -2,8 +2,10 @@
  * and its MTP head. */
 #include "graph.h"
 
-/* Qwen3.5's gated attention block: q and its gate in one projection. */
-static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa)
+/* Qwen3.5's gated attention block: q and its gate in one projection;
+ * its first half, up to K and V stored (what build_attn expands). */
+void gr_qwen35_attn_in(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa,
+		       struct gr_q35_attn *a)
 {
 	int64_t T = d->T;
 	int *krot, *vrot;
@@ -20,17 +22,47 @@ static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inp
 	k = gr_norm(g, d, ga_view(g, k), d->D, d->Hkv, T, il, "attn_k_norm.weight");
 	k = gr_rope(g, k, pos, d->D, d->Hkv, T);
 	k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, krot);
-	int o = gr_attend(g, d, in, il, q, k, vr, swa);
-	o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, vrot);
+	gr_attend_store(g, d, in, il, k, vr, swa, a->cache);
+	a->qf = qf;
+	a->q = q;
+	a->swa = swa;
+	a->vrot = vrot;
+	a->mask = NULL;
+	a->o = -1;
+}
+
+/* build_attn_mha's expand: the attention over the cache (once) */
+int gr_qwen35_attn_core(struct ga_graph *g, const struct dims *d, struct inputs *in, struct gr_q35_attn *a)
+{
+	if (a->o < 0)
+		a->o = gr_attend_core_fn(g, d, in, a->q, a->swa, -1, a->cache, a->mask);
+	return a->o;
+}
+
+/* ... and its second half: the attention over the cache, gated, out */
+int gr_qwen35_attn_out(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, struct gr_q35_attn *a)
+{
+	int64_t T = d->T;
+	int qf = a->qf;
+	uint64_t half = g->t[qf].bytes - (uint64_t)d->D * 4;
+	int o = gr_qwen35_attn_core(g, d, in, a);
+	o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, a->vrot);
 	int gate = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view_n(g, qf, half)));
 	gate = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(gate));
 	int gated = ga_op(g, 1, F32, d->D * d->H, T, 1, 1, S(ga_view(g, o), gate));
 	return gr_mm(g, d, il, "attn_output.weight", gated, d->E, T);
 }
 
+static int qwen35_attention(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int swa)
+{
+	struct gr_q35_attn a;
+	gr_qwen35_attn_in(g, d, in, il, an, swa, &a);
+	return gr_qwen35_attn_out(g, d, in, il, &a);
+}
+
 /* Gated DeltaNet (src/models/qwen35.cpp build_layer_attn_linear with the
  * fused GATED_DELTA_NET op), states read from and written to the cache. */
-static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an)
+int gr_qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int conv_cont)
 {
 	int64_t T = d->T, ns = d->n_seq;
 	int64_t key_dim = d->d_state * d->n_group, value_dim = d->d_state * d->dt_rank;
@@ -42,8 +74,12 @@ static int qwen35_deltanet(struct ga_graph *g, const struct dims *d, struct inpu
 	int conv_in =
 	    ga_op(g, 0, F32, d->d_conv - 1 + T / ns, conv_dim, ns, 1, S(ga_view(g, conv_states), ga_view(g, qkv)));
 	/* the last conv window into the cache: one per rollback snapshot */
-	for (int64_t k = 0; k < d->rs_k; k++)
-		ga_sink_to(g, rcache, S(ga_view(g, conv_in), ga_view(g, rcache)));
+	for (int64_t k = 0; k < d->rs_k; k++) {
+		int tail = ga_view(g, conv_in);
+		if (conv_cont) /* qwen4exp's build_conv_state_at conts each tail first */
+			tail = ga_op(g, 0, F32, d->d_conv - 1, conv_dim, ns, 1, S(tail));
+		ga_sink_to(g, rcache, S(tail, ga_view(g, rcache)));
+	}
 	int state = gr_rs_gather(g, d, in, scache, d->n_embd_s);
 	int conv = ga_op(g, 0, F32, conv_dim, T / ns, ns, 1, S(conv_in, gr_weight(g, d, il, "ssm_conv1d.weight")));
 	conv = ga_op(g, 1, F32, conv_dim, T / ns, ns, 1, S(conv));
@@ -104,7 +140,7 @@ static int qwen35_layer(struct ga_graph *g, const struct model *m, const struct 
 	 * attention's is the projection itself, which the residual add
 	 * takes over */
 	int recr = m->kind[L] == LAYER_RECURRENT;
-	int cur = recr ? ga_view(g, qwen35_deltanet(g, d, in, L, an))
+	int cur = recr ? ga_view(g, gr_qwen35_deltanet(g, d, in, L, an, 0))
 		       : qwen35_attention(g, d, in, L, an, m->kind[L] == LAYER_SWA);
 	return gr_ffn_half(g, m, d, L, cur, x, d->T, "post_attention_norm.weight", qwen35_ffn);
 }
