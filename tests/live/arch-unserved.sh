@@ -30,8 +30,15 @@ mirrored_case pocket-fa pockettts "layers=3" "CTX_SIZE=4096 PARALLEL=2 FLASH_ATT
 mirrored_case pocket-nofa pockettts "layers=3" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 mirrored_case t5-fa t5 "layers=2 ctx=4096" "CTX_SIZE=4096 PARALLEL=2 KV_UNIFIED=1 FLASH_ATTN=on UBATCH_SIZE=512"
 mirrored_case t5-nofa t5 "layers=2" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
-mirrored_case t5-wide t5 "layers=3 ctx=2048 vocab=4096 embd=512" \
-	"CTX_SIZE=2048 PARALLEL=4 KV_UNIFIED=1 FLASH_ATTN=off UBATCH_SIZE=128"
+mirrored_case t5-wide t5 "layers=3 ctx=2048 vocab=4096 embd=1024" \
+	"CTX_SIZE=2048 PARALLEL=8 KV_UNIFIED=1 FLASH_ATTN=off UBATCH_SIZE=128"
+# t5 with two slots over two streams: the position bias (n_kv x n_tokens)
+# cannot be added to a KQ split by stream, and the engine aborts at its
+# first reserve (ggml_add's GGML_ASSERT(ggml_can_repeat(b, a)))
+"$ZEALOT" synth t5 --set layers=2 -o t5-streams.gguf 2>t5-streams.synth
+boot_for_ledger t5-streams "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=off UBATCH_SIZE=256"
+check "t5-streams: the pinned engine aborts at reserve over two KV streams" \
+	grep -q 'GGML_ASSERT(ggml_can_repeat(b, a)) failed' t5-streams.log
 for n in tts-fa pocket-fa t5-fa; do
 	run "$ZEALOT" check --json "$n.env"
 	check "$n: check names it not served by llama-server (S18)" \
