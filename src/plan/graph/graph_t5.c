@@ -17,29 +17,31 @@
 
 #include "graph.h"
 
-/* The stack a helper reads: "enc" (graph<true>) or "dec" (graph<false>) */
-static const char *t5_stack = "enc";
+/* The stack the helpers read: "enc" (graph<true>) or "dec" (graph<false>) */
+#define ENC "enc"
+#define DEC "dec"
 
-/* enc.blk.IL.SUFFIX (or dec.), held where layer il's weights are */
-static int t5_weight(struct ga_graph *g, const struct dims *d, int il, const char *suffix)
+/* STACK.blk.IL.SUFFIX, held where layer il's weights are */
+static int t5_weight(struct ga_graph *g, const struct dims *d, const char *stack, int il, const char *suffix)
 {
 	char name[96];
-	snprintf(name, sizeof(name), "%s.blk.%d.%s", t5_stack, il, suffix);
+	snprintf(name, sizeof(name), "%s.blk.%d.%s", stack, il, suffix);
 	return gr_weight_at(g, d, name, il);
 }
 
-static int t5_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t T)
+static int t5_mm(struct ga_graph *g, const struct dims *d, const char *stack, int il, const char *w, int x, int64_t ne0,
+		 int64_t T)
 {
-	return gr_op_kind(g, ga_op(g, 0, F32, ne0, T, 1, 1, S(t5_weight(g, d, il, w), x)), GA_OP_MUL_MAT);
+	return gr_op_kind(g, ga_op(g, 0, F32, ne0, T, 1, 1, S(t5_weight(g, d, stack, il, w), x)), GA_OP_MUL_MAT);
 }
 
 /* build_norm with LLM_NORM_RMS over a layer's enc.blk weight */
-static int t5_norm(struct ga_graph *g, const struct dims *d, int x, int64_t T, int il, const char *w)
+static int t5_norm(struct ga_graph *g, const struct dims *d, const char *stack, int x, int64_t T, int il, const char *w)
 {
 	int n = ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(x)), GA_G_RMS_NORM);
 	if (d->w->force_norm)
 		g->t[n].force = gr_backend_of(d->w, d->w->pl->layer ? d->w->pl->layer[il] : -1);
-	return ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(n, t5_weight(g, d, il, w))), GA_G_MUL);
+	return ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(n, t5_weight(g, d, stack, il, w))), GA_G_MUL);
 }
 
 /* build_attn_mha without flash attention, q, k, v as [D, H, T] views,
@@ -64,30 +66,31 @@ static int t5_attend(struct ga_graph *g, const struct dims *d, int q, int k, int
 
 /* build_ffn as t5.cpp calls it: GELU-gated (PAR, the gate first in the
  * graph) where the layer has ffn_gate, else ReLU after up (SEQ) */
-static int t5_ffn(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T)
+static int t5_ffn(struct ga_graph *g, const struct dims *d, const char *stack, int il, int x, int64_t T)
 {
 	char name[96];
-	snprintf(name, sizeof(name), "%s.blk.%d.ffn_gate.weight", t5_stack, il);
+	snprintf(name, sizeof(name), "%s.blk.%d.ffn_gate.weight", stack, il);
 	int h;
 	if (d->w->gg && gguf_tensor_find(d->w->gg, name)) {
-		int gate = t5_mm(g, d, il, "ffn_gate.weight", x, d->F, T);
-		int up = t5_mm(g, d, il, "ffn_up.weight", x, d->F, T);
+		int gate = t5_mm(g, d, stack, il, "ffn_gate.weight", x, d->F, T);
+		int up = t5_mm(g, d, stack, il, "ffn_up.weight", x, d->F, T);
 		h = ga_op(g, 0, F32, d->F, T, 1, 1, S(gate, up));
 	} else {
-		h = ga_op(g, 1, F32, d->F, T, 1, 1, S(t5_mm(g, d, il, "ffn_up.weight", x, d->F, T)));
+		h = ga_op(g, 1, F32, d->F, T, 1, 1, S(t5_mm(g, d, stack, il, "ffn_up.weight", x, d->F, T)));
 	}
-	return t5_mm(g, d, il, "ffn_down.weight", h, d->E, T);
+	return t5_mm(g, d, stack, il, "ffn_down.weight", h, d->E, T);
 }
 
 /* A layer's end: the last layer's output rows of cur and of the
  * residual res, their sum, the FFN half (ffn_norm, t5_ffn), the residual */
-static int t5_layer_end(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int last, int cur, int res)
+static int t5_layer_end(struct ga_graph *g, const struct dims *d, struct inputs *in, const char *stack, int il,
+			int last, int cur, int res)
 {
 	int64_t Tn = d->T;
 	if (last)
 		Tn = gr_out_rows(g, d, in, &cur, &res, 0);
 	int fi = ga_gop(g, ga_op(g, 1, F32, d->E, Tn, 1, 1, S(cur, res)), GA_G_ADD);
-	int fo = t5_ffn(g, d, il, t5_norm(g, d, fi, Tn, il, "ffn_norm.weight"), Tn);
+	int fo = t5_ffn(g, d, stack, il, t5_norm(g, d, stack, fi, Tn, il, "ffn_norm.weight"), Tn);
 	return ga_gop(g, ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fo, fi)), GA_G_ADD);
 }
 
@@ -103,7 +106,6 @@ static int t5_result_norm(struct ga_graph *g, const struct dims *d, int x, const
 void gr_t5encoder(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv;
-	t5_stack = "enc";
 	int x = gr_input_embd(g, d, in);
 	int bucket = gr_input_once(g, &in->pos, (uint64_t)T * T * 4);
 	int mask = gr_input_once(g, &in->mask, (uint64_t)T * T * (d->fa ? 2 : 4));
@@ -111,14 +113,14 @@ void gr_t5encoder(struct ga_graph *g, const struct model *m, const struct dims *
 	uint32_t n_layer = m->n_layer_all;
 	for (uint32_t il = 0; il < n_layer; il++) {
 		int L = (int)il;
-		int an = t5_norm(g, d, x, T, L, "attn_norm.weight");
-		int q = ga_view(g, t5_mm(g, d, L, "attn_q.weight", an, nq, T));
-		int k = ga_view(g, t5_mm(g, d, L, "attn_k.weight", an, nkv, T));
-		int v = ga_view(g, t5_mm(g, d, L, "attn_v.weight", an, nkv, T));
+		int an = t5_norm(g, d, ENC, x, T, L, "attn_norm.weight");
+		int q = ga_view(g, t5_mm(g, d, ENC, L, "attn_q.weight", an, nq, T));
+		int k = ga_view(g, t5_mm(g, d, ENC, L, "attn_k.weight", an, nkv, T));
+		int v = ga_view(g, t5_mm(g, d, ENC, L, "attn_v.weight", an, nkv, T));
 		int rel_b = gr_weight_at(g, d, "enc.blk.0.attn_rel_b.weight", 0);
 		int o = t5_attend(g, d, q, k, v, mask, bucket, rel_b);
-		int cur = t5_mm(g, d, L, "attn_o.weight", o, d->E, T);
-		x = t5_layer_end(g, d, in, L, il == n_layer - 1, cur, x);
+		int cur = t5_mm(g, d, ENC, L, "attn_o.weight", o, d->E, T);
+		x = t5_layer_end(g, d, in, ENC, L, il == n_layer - 1, cur, x);
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;
 	gr_pooling(g, d, t5_result_norm(g, d, x, "enc.output_norm.weight"), To);
@@ -169,7 +171,6 @@ static int t5_self(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 void gr_t5(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T, nq = d->D * d->H, nkv = d->D * d->Hkv, n_enc = (int64_t)m->n_ctx_train;
-	t5_stack = "dec";
 	int x = gr_input_embd(g, d, in);
 	int embd_enc = ga_input(g, (uint64_t)d->E * n_enc * 4);
 	gr_input_once(g, &in->pos, (uint64_t)d->n_kv * T * 4);
@@ -179,20 +180,21 @@ void gr_t5(struct ga_graph *g, const struct model *m, const struct dims *d, stru
 	int rel_b = gr_weight_at(g, d, "dec.blk.0.attn_rel_b.weight", 0);
 	for (uint32_t il = 0; il < m->n_layer_all; il++) {
 		int L = (int)il;
-		int an = t5_norm(g, d, x, T, L, "attn_norm.weight");
-		int q = ga_view(g, t5_mm(g, d, L, "attn_q.weight", an, nq, T));
-		int k = ga_view(g, t5_mm(g, d, L, "attn_k.weight", an, nkv, T));
-		int v = ga_view(g, t5_mm(g, d, L, "attn_v.weight", an, nkv, T));
+		int an = t5_norm(g, d, DEC, x, T, L, "attn_norm.weight");
+		int q = ga_view(g, t5_mm(g, d, DEC, L, "attn_q.weight", an, nq, T));
+		int k = ga_view(g, t5_mm(g, d, DEC, L, "attn_k.weight", an, nkv, T));
+		int v = ga_view(g, t5_mm(g, d, DEC, L, "attn_v.weight", an, nkv, T));
 		int o = t5_self(g, d, in, L, q, k, v, rel_b);
-		int ca = ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(t5_mm(g, d, L, "attn_o.weight", o, d->E, T), x)),
-				GA_G_ADD);
-		int cn = t5_norm(g, d, ca, T, L, "cross_attn_norm.weight");
-		int cq = t5_mm(g, d, L, "cross_attn_q.weight", cn, nq, T);
-		int ck = t5_mm(g, d, L, "cross_attn_k.weight", embd_enc, nkv, n_enc);
-		int cv = t5_mm(g, d, L, "cross_attn_v.weight", embd_enc, nkv, n_enc);
+		int ca =
+		    ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(t5_mm(g, d, DEC, L, "attn_o.weight", o, d->E, T), x)),
+			   GA_G_ADD);
+		int cn = t5_norm(g, d, DEC, ca, T, L, "cross_attn_norm.weight");
+		int cq = t5_mm(g, d, DEC, L, "cross_attn_q.weight", cn, nq, T);
+		int ck = t5_mm(g, d, DEC, L, "cross_attn_k.weight", embd_enc, nkv, n_enc);
+		int cv = t5_mm(g, d, DEC, L, "cross_attn_v.weight", embd_enc, nkv, n_enc);
 		int co = gr_attend_rows(g, d, ga_view(g, cq), ga_view(g, ck), ga_view(g, cv), xmask, n_enc);
-		int cur = t5_mm(g, d, L, "cross_attn_o.weight", co, d->E, T);
-		x = t5_layer_end(g, d, in, L, il == m->n_layer_all - 1, cur, ca);
+		int cur = t5_mm(g, d, DEC, L, "cross_attn_o.weight", co, d->E, T);
+		x = t5_layer_end(g, d, in, DEC, L, il == m->n_layer_all - 1, cur, ca);
 	}
 	int64_t To = d->n_out < T ? d->n_out : T;
 	int rn = t5_result_norm(g, d, x, "dec.output_norm.weight");
