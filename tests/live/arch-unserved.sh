@@ -32,6 +32,10 @@ mirrored_case t5-fa t5 "layers=2 ctx=4096" "CTX_SIZE=4096 PARALLEL=2 KV_UNIFIED=
 mirrored_case t5-nofa t5 "layers=2" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 mirrored_case t5-wide t5 "layers=3 ctx=2048 vocab=4096 embd=1024" \
 	"CTX_SIZE=2048 PARALLEL=8 KV_UNIFIED=1 FLASH_ATTN=off UBATCH_SIZE=128"
+mirrored_case t5-q8kv t5 "layers=2 ctx=2048" \
+	"CTX_SIZE=3000 PARALLEL=3 KV_UNIFIED=1 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0"
+mirrored_case t5-ub64 t5 "layers=2 ctx=1024 heads=8 kv_heads=8 head_dim=32 rope_dims=32" \
+	"CTX_SIZE=3000 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=64"
 # t5 with two slots over two streams: the position bias (n_kv x n_tokens)
 # cannot be added to a KQ split by stream, and the engine aborts at its
 # first reserve (ggml_add's GGML_ASSERT(ggml_can_repeat(b, a)))

@@ -15,6 +15,7 @@
  * EMBEDDINGS=on build_pooling follows (graph.c: gr_pooling). */
 #include <stdio.h>
 
+#include "../../payload/ggml_type.h"
 #include "graph.h"
 
 /* The stack the helpers read: "enc" (graph<true>) or "dec" (graph<false>) */
@@ -145,9 +146,15 @@ void gr_t5encoder(struct ga_graph *g, const struct model *m, const struct dims *
 
 /* K and V of layer il into the cache, then softmax attention over the
  * n_kv cells with the relative position bias added to KQ */
-static int t5_self(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int q, int k, int v, int rel_b)
+static int t5_self(struct ga_graph *g, const struct dims *d, struct inputs *in, int il, int an, int rel_b)
 {
-	int64_t T = d->T, n_kv = d->n_kv;
+	int64_t T = d->T, n_kv = d->n_kv, nq = d->D * d->H, nkv = d->D * d->Hkv;
+	int *krot, *vrot;
+	gr_rot_inputs(g, d, in, 0, &krot, &vrot);
+	/* build_attn expands q, v, k (each rotated for a quantized cache) */
+	int q = gr_rotate(g, ga_view(g, t5_mm(g, d, DEC, il, "attn_q.weight", an, nq, T)), nq * T, d->k_rot, krot);
+	int v = gr_rotate(g, ga_view(g, t5_mm(g, d, DEC, il, "attn_v.weight", an, nkv, T)), nkv * T, d->v_rot, vrot);
+	int k = gr_rotate(g, ga_view(g, t5_mm(g, d, DEC, il, "attn_k.weight", an, nkv, T)), nkv * T, d->k_rot, krot);
 	int cache[2];
 	gr_attend_store(g, d, in, il, k, v, 0, cache);
 	int qp = ga_view(g, q);
@@ -155,7 +162,12 @@ static int t5_self(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	uint64_t vspan = d->fa ? (uint64_t)n_kv * d->v_row : (uint64_t)d->kv_size * d->v_row;
 	int kc = ga_view_n(g, cache[0], kspan), vc = ga_view_n(g, cache[1], vspan);
 	if (d->fa) /* V untransposed: ggml_cont(ggml_transpose(v)), the cache's type */
-		vc = ga_op(g, 0, (uint8_t)d->v_type, n_kv, d->D, d->Hkv, 1, S(ga_view(g, vc)));
+	{
+		vc = ga_op(g, 0, F16, n_kv, d->D, d->Hkv, 1, S(ga_view(g, vc)));
+		const struct ggml_type_info *vt = ggml_type_get(d->v_type);
+		if (vt && vt->blck)
+			g->t[vc].bytes = (uint64_t)n_kv * d->D * d->Hkv / vt->blck * vt->size;
+	}
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kc, qp)), GA_OP_MUL_MAT);
 	int rows = gr_op_kind(g, ga_op(g, 0, F32, d->H, n_kv * T, 1, 1, S(rel_b, ga_view(g, in->pos))), GA_OP_GET_ROWS);
 	int bias = ga_op(g, 0, F32, n_kv, T, d->H, 1, S(ga_view(g, ga_view(g, rows))));
@@ -165,7 +177,7 @@ static int t5_self(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	int cont = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, kqv)));
 	if (!d->w->pl->kv_offload)
 		g->t[cont].force = d->w->cpu;
-	return cont;
+	return gr_rotate(g, ga_view(g, cont), nq * T, d->v_rot, vrot); /* the V rotation undone */
 }
 
 void gr_t5(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
@@ -181,10 +193,7 @@ void gr_t5(struct ga_graph *g, const struct model *m, const struct dims *d, stru
 	for (uint32_t il = 0; il < m->n_layer_all; il++) {
 		int L = (int)il;
 		int an = t5_norm(g, d, DEC, x, T, L, "attn_norm.weight");
-		int q = ga_view(g, t5_mm(g, d, DEC, L, "attn_q.weight", an, nq, T));
-		int k = ga_view(g, t5_mm(g, d, DEC, L, "attn_k.weight", an, nkv, T));
-		int v = ga_view(g, t5_mm(g, d, DEC, L, "attn_v.weight", an, nkv, T));
-		int o = t5_self(g, d, in, L, q, k, v, rel_b);
+		int o = t5_self(g, d, in, L, an, rel_b);
 		int ca =
 		    ga_gop(g, ga_op(g, 1, F32, d->E, T, 1, 1, S(t5_mm(g, d, DEC, L, "attn_o.weight", o, d->E, T), x)),
 			   GA_G_ADD);
