@@ -135,9 +135,10 @@ void gr_t5encoder(struct ga_graph *g, const struct model *m, const struct dims *
  * position buckets over the KV cells (n_kv x n_tokens i32), the KV
  * cache's indices and mask, the cross mask (n_enc x n_tokens, f16 under
  * flash attention). Per layer: the RMS norm, q, k, v, the position bias
- * (dec.blk.0.attn_rel_b), K and V into the cache, then attention that
- * the bias keeps off flash attention (a V cache that flash attention
- * left untransposed is copied transposed first, f16); attn_o, the
+ * (dec.blk.0.attn_rel_b), q, v and k rotated for a quantized cache, K
+ * and V into the cache, then attention that the bias keeps off flash
+ * attention (a V cache that flash attention left untransposed is copied
+ * transposed first, in the cache's type), its rotation undone; attn_o, the
  * residual; the cross norm, q over the layer, k and v over the encoder's
  * output, attention over all n_enc rows (flash attention casts k and v
  * to f16; without it V is copied transposed), cross_attn_o; the last
@@ -161,8 +162,7 @@ static int t5_self(struct ga_graph *g, const struct dims *d, struct inputs *in, 
 	uint64_t kspan = (uint64_t)n_kv * d->k_row;
 	uint64_t vspan = d->fa ? (uint64_t)n_kv * d->v_row : (uint64_t)d->kv_size * d->v_row;
 	int kc = ga_view_n(g, cache[0], kspan), vc = ga_view_n(g, cache[1], vspan);
-	if (d->fa) /* V untransposed: ggml_cont(ggml_transpose(v)), the cache's type */
-	{
+	if (d->fa) { /* V untransposed: ggml_cont(ggml_transpose(v)), the cache's type */
 		vc = ga_op(g, 0, F16, n_kv, d->D, d->Hkv, 1, S(ga_view(g, vc)));
 		const struct ggml_type_info *vt = ggml_type_get(d->v_type);
 		if (vt && vt->blck)
