@@ -822,7 +822,10 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	 * (output_reserve(n_seq_max)), in the pinned host buffer of the output
 	 * layer's device when it has one; the draft context likewise. */
 	p->output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;
-	if (s->embeddings) /* and an embedding per output (n_embd_out: n_embd, qwen4exp's hc x n_embd) */
+	/* t5: logits and embeddings both, whatever EMBEDDINGS says
+	 * (llama-context.cpp output_reserve, "hacky enc-dec support") */
+	if (s->embeddings ||
+	    strcmp(m->arch, "t5") == 0) /* and an embedding per output (n_embd_out: n_embd, qwen4exp's hc x n_embd) */
 		p->output_bytes += (m->hc_mult ? m->hc_mult : 1) * m->n_embd * (uint64_t)p->n_seq * 4;
 	if (p->has_draft)
 		p->draft_output_bytes = m->n_vocab * (uint64_t)p->n_seq * 4;

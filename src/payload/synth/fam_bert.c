@@ -180,6 +180,22 @@ void t5encoder_keys(struct gguf_writer *w, const struct synth_spec *s, const str
 	akey_u32(w, s, "attention.relative_buckets_count", T5_BUCKETS);
 }
 
+/* STACK.blk.IL's FFN half: its norm, the GELU-gated FFN */
+static void t5_ffn_tensors(struct tw *t, const struct synth_spec *s, const char *stack, uint32_t il)
+{
+	static const char *const names[] = {"ffn_norm", "ffn_gate", "ffn_up", "ffn_down"};
+	char nm[64];
+	for (int i = 0; i < 4; i++) {
+		snprintf(nm, sizeof(nm), "%s.blk.%u.%s.weight", stack, il, names[i]);
+		if (i == 0)
+			vec(t, nm, s->n_embd);
+		else if (i < 3)
+			mat(t, nm, s->n_embd, s->n_ff);
+		else
+			mat(t, nm, s->n_ff, s->n_embd);
+	}
+}
+
 void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
 	(void)f;
@@ -197,13 +213,40 @@ void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct sy
 		}
 		snprintf(nm, sizeof(nm), "enc.blk.%u.attn_o.weight", il);
 		mat(t, nm, kv, E);
-		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_norm.weight", il);
-		vec(t, nm, E);
-		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_gate.weight", il);
-		mat(t, nm, E, s->n_ff);
-		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_up.weight", il);
-		mat(t, nm, E, s->n_ff);
-		snprintf(nm, sizeof(nm), "enc.blk.%u.ffn_down.weight", il);
-		mat(t, nm, s->n_ff, E);
+		t5_ffn_tensors(t, s, "enc", il);
 	}
+}
+
+/* T5 itself (src/models/t5.cpp): t5encoder's tensors, then the decoder's
+ * dec.blk.N.*: an RMS-normed self-attention (q, k, v, attn_o, a relative
+ * position bias attn_rel_b in layer 0 only, f32), an RMS-normed
+ * cross-attention (cross_attn_q/k/v/o over the encoder's output), the
+ * GELU-gated FFN, and the decoder's final norm dec.output_norm; as many
+ * decoder layers as encoder layers (no decoder_block_count key). */
+void t5_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+{
+	t5encoder_tensors(t, s, f);
+	char nm[64];
+	uint64_t E = s->n_embd, kv = (uint64_t)s->head_dim * s->n_head_kv;
+	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "cross_attn_q", "cross_attn_k", "cross_attn_v"};
+	for (uint32_t il = 0; il < s->n_layer; il++) {
+		snprintf(nm, sizeof(nm), "dec.blk.%u.attn_norm.weight", il);
+		vec(t, nm, E);
+		if (il == 0)
+			f32_tensor(t, "dec.blk.0.attn_rel_b.weight", 2, s->n_head, T5_BUCKETS, 1);
+		for (int i = 0; i < 6; i++) {
+			if (i == 3) {
+				snprintf(nm, sizeof(nm), "dec.blk.%u.attn_o.weight", il);
+				mat(t, nm, kv, E);
+				snprintf(nm, sizeof(nm), "dec.blk.%u.cross_attn_norm.weight", il);
+				vec(t, nm, E);
+			}
+			snprintf(nm, sizeof(nm), "dec.blk.%u.%s.weight", il, sq[i]);
+			mat(t, nm, E, kv);
+		}
+		snprintf(nm, sizeof(nm), "dec.blk.%u.cross_attn_o.weight", il);
+		mat(t, nm, kv, E);
+		t5_ffn_tensors(t, s, "dec", il);
+	}
+	vec(t, "dec.output_norm.weight", E);
 }

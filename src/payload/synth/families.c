@@ -112,6 +112,8 @@ static const struct synth_family families[] = {
      bert_moe_validate, bert_moe_keys, bert_tensors, NULL, 0, 0},
     {"t5encoder", SF_TIED | SF_NO_ANSWER | SF_ENC_NORM | SF_DENSE, 0, t5encoder_defaults, t5encoder_validate,
      t5encoder_keys, t5encoder_tensors, NULL, 0, 0},
+    {"t5", SF_TIED | SF_NO_ANSWER | SF_ENC_NORM | SF_DENSE, 0, t5encoder_defaults, t5encoder_validate,
+     t5encoder_keys, t5_tensors, NULL, 0, 0},
     LLAMA("llama-embed", RF_D, 0),
     LLAMA("dream", RF_D, 0),
     LLAMA("llada", RF_D, 0),

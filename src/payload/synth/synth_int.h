@@ -414,6 +414,8 @@ void t5encoder_defaults(struct synth_spec *s, const struct synth_family *f);
 int t5encoder_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void t5encoder_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void t5encoder_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_bert.c: t5 (the encoder-decoder: t5encoder's tensors and dec.blk.N.*) */
+void t5_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_classic.c: starcoder2, phi2, stablelm, olmo, qwen, gpt2, gptneox,
  * falcon, mpt, bloom, starcoder, refact, codeshell, jais, jais2, nemotron,

@@ -435,6 +435,7 @@ static const struct graph_family families[] = {
     {"jina-bert-v3", gr_bert, NULL, "src/models/bert.cpp (jina-bert-v3.cpp's tensors)", NULL},
     {"nomic-bert-moe", gr_bert, NULL, "src/models/bert.cpp (nomic-bert-moe.cpp's tensors)", NULL},
     {"t5encoder", gr_t5encoder, NULL, "src/models/t5.cpp (graph<true>: t5encoder.cpp)", NULL},
+    {"t5", gr_t5, NULL, "src/models/t5.cpp (graph<false>, the decoder the context reserves)", NULL},
     {"llama-embed", gr_llama_nc, NULL, "src/models/llama.cpp (graph<true>: llama-embed.cpp)", NULL},
     {"dream", gr_llama_nc, NULL, "src/models/dream.cpp", NULL},
     {"eurobert", gr_llama_nc, NULL, "src/models/eurobert.cpp", NULL},

@@ -266,6 +266,12 @@ gr_build_fn gr_bert;	    /* graph_bert.c */
 gr_build_fn gr_llama_nc;    /* graph_bert.c: llama-embed, dream, llada */
 gr_build_fn gr_modern_bert; /* graph_bert.c */
 gr_build_fn gr_t5encoder;   /* graph_t5.c */
+gr_build_fn gr_t5;	    /* graph_t5.c: the decoder (graph<false>) */
+/* build_attn_mha over K and V that are no cache's (graph_bert.c): the
+ * views qp (T tokens), kp and vp (n_kv rows each); flash attention casts
+ * K and V to f16, else V is copied transposed first, then KQ, the
+ * softmax, KQV, the merged heads' cont */
+int gr_attend_rows(struct ga_graph *g, const struct dims *d, int qp, int kp, int vp, int mask, int64_t n_kv);
 /* build_pooling over the last hidden states x (T rows) when the endpoint
  * serves embeddings (d->pool >= 0): mean (a matmul with the mean
  * input), cls and last (the rows of the input's ids), rank (cls's rows,

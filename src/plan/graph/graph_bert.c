@@ -102,18 +102,17 @@ static int bert_ffn(struct ga_graph *g, const struct dims *d, const struct bert_
 }
 
 /* build_attn_mha over the ubatch (T keys), q, k, v as [D, H, T] */
-static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
+int gr_attend_rows(struct ga_graph *g, const struct dims *d, int qp, int kp, int vp, int mask, int64_t n_kv)
 {
 	int64_t T = d->T;
-	int qp = ga_view(g, ga_view(g, q)), kp = ga_view(g, k), vp = ga_view(g, v);
 	if (d->fa) {
-		int k16 = ga_op(g, 0, F16, d->D, T, d->Hkv, 1, S(kp));
-		int v16 = ga_op(g, 0, F16, d->D, T, d->Hkv, 1, S(vp));
+		int k16 = ga_op(g, 0, F16, d->D, n_kv, d->Hkv, 1, S(kp));
+		int v16 = ga_op(g, 0, F16, d->D, n_kv, d->Hkv, 1, S(vp));
 		int o = gr_op_kind(g, ga_op(g, 0, F32, d->D, d->H, T, 1, S(qp, k16, v16, mask)), GA_OP_FA);
 		struct ga_fa *fa = &g->t[o].fa;
 		fa->k_type = fa->v_type = 1;
 		fa->dk = fa->dv = d->D;
-		fa->n_kv = T;
+		fa->n_kv = n_kv;
 		fa->hkv = d->Hkv;
 		fa->h = d->H;
 		fa->n_stream = 1;
@@ -123,14 +122,20 @@ static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int
 	}
 	/* V is not stored transposed: ggml_cont of its transpose, kqv's
 	 * first source, so the graph computes it before KQ */
-	int vt = ga_op(g, 0, F32, T, d->D, d->Hkv, 1, S(ga_view(g, vp)));
-	int kq = gr_op_kind(g, ga_op(g, 0, F32, T, T, d->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
-	int sm = ga_op(g, 1, F32, T, T, d->H, 1, S(kq, mask));
+	int vt = ga_op(g, 0, F32, n_kv, d->D, d->Hkv, 1, S(ga_view(g, vp)));
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, n_kv, T, d->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+	int sm = ga_op(g, 1, F32, n_kv, T, d->H, 1, S(kq, mask));
 	int kqv = gr_op_kind(g, ga_op(g, 0, F32, d->D, T, d->H, 1, S(vt, sm)), GA_OP_MUL_MAT);
 	int cont = ga_op(g, 0, F32, d->D * d->H, T, 1, 1, S(ga_view(g, kqv)));
 	if (!d->w->pl->kv_offload)
 		g->t[cont].force = d->w->cpu;
 	return cont;
+}
+
+static int attend_nc(struct ga_graph *g, const struct dims *d, int q, int k, int v, int mask)
+{
+	int qp = ga_view(g, ga_view(g, q)), kp = ga_view(g, k), vp = ga_view(g, v);
+	return gr_attend_rows(g, d, qp, kp, vp, mask, d->T);
 }
 
 void gr_bert(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
