@@ -489,6 +489,7 @@ static const struct graph_family families[] = {
     {"dots3note", gr_dots3note, NULL, "src/models/dots3note.cpp (no MTP draft)", gr_deepseek32_affine_from},
     {"minimax-01", gr_minimax01, NULL, "src/models/minimax-01.cpp", NULL},
     {"minimax-m3", gr_minimax_m3, NULL, "src/models/minimax-m3.cpp", NULL},
+    {"wavtokenizer-dec", gr_wavtok, NULL, "src/models/wavtokenizer-dec.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

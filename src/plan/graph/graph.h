@@ -438,6 +438,9 @@ int gr_pricing(const char *arch, const char **source);
  * has no builder), or NULL. */
 const char *gr_refused(const char *arch);
 
+/* graph_wavtok.c: wavtokenizer-dec (a vocoder: not served, law S18) */
+gr_build_fn gr_wavtok;
+
 /* graph_switch.c: graniteswitch */
 gr_build_fn gr_granite_switch;
 
