@@ -43,6 +43,17 @@ static int wt_add(struct wt *c, int x, int y, int64_t ne0, int64_t ne1)
 	return ga_gop(c->g, ga_op(c->g, 1, F32, ne0, ne1, 1, 1, S(x, y)), GA_G_ADD);
 }
 
+/* build_inp_embd: the tokens, the embeddings input features_length (E)
+ * wide, token_embd's rows */
+static int wt_input(struct wt *c, struct inputs *in, int64_t E)
+{
+	struct ga_graph *g = c->g;
+	int toks = gr_input_once(g, &in->tokens, (uint64_t)c->T * 4);
+	ga_input(g, (uint64_t)E * c->T * 4);
+	int w = wt_w(c, "token_embd.weight", -1);
+	return gr_op_kind(g, ga_op(g, 0, F32, E, c->T, 1, 1, S(w, toks)), GA_OP_GET_ROWS);
+}
+
 /* ggml_conv_1d_ph of kernel W [K, IC, OC] over x [T, IC], then its bias */
 static int wt_conv(struct wt *c, const char *w, const char *b, int il, int x)
 {
@@ -184,8 +195,8 @@ void gr_wavtok(struct ga_graph *g, const struct model *m, const struct dims *d, 
 	int64_t T = d->T, E = wt_ne(d, "conv1d.weight", 1), P = wt_ne(d, "conv1d.weight", 2);
 	int64_t C = wt_ne(d, "output.weight", 0), O = wt_ne(d, "output.weight", 1);
 	int64_t F = wt_ne(d, "convnext.0.pw1.weight", 1);
-	int x = wt_tcont(&c, gr_input_embd(g, d, in), T, E);
-	int cur = wt_conv(&c, "conv1d.weight", "conv1d.bias", -1, x);
+	int x = wt_tcont(&c, wt_input(&c, in, E), T, E);
+	int cur = wt_conv(&c, "conv1d.weight", "conv1d.bias", 0, x);
 	uint32_t np = wt_blocks(d, "posnet"), nc = wt_blocks(d, "convnext");
 	for (uint32_t il = 0; il < np; il++) {
 		int L = (int)il;
@@ -194,13 +205,14 @@ void gr_wavtok(struct ga_graph *g, const struct model *m, const struct dims *d, 
 				: wt_resnet(&c, cur, P, L);
 	}
 	cur = wt_tcont(&c, cur, P, T);
-	cur = wt_lnorm(&c, cur, P, -1, "token_embd_norm.weight", "token_embd_norm.bias");
+	cur = wt_lnorm(&c, cur, P, 0, "token_embd_norm.weight", "token_embd_norm.bias");
 	cur = wt_tcont(&c, cur, T, P);
 	for (uint32_t il = 0; il < nc; il++)
 		cur = wt_convnext(&c, cur, C, F, (int)il);
 	cur = wt_tcont(&c, cur, C, T);
-	cur = wt_lnorm(&c, cur, C, -1, "output_norm.weight", "output_norm.bias");
-	cur = gr_op_kind(g, ga_op(g, 0, F32, O, T, 1, 1, S(wt_w(&c, "output.weight", -1), cur)), GA_OP_MUL_MAT);
-	cur = wt_add(&c, cur, wt_w(&c, "output.bias", -1), O, T);
+	int out = (int)d->w->n_layer_all; /* the output layer */
+	cur = wt_lnorm(&c, cur, C, out, "output_norm.weight", "output_norm.bias");
+	cur = gr_op_kind(g, ga_op(g, 0, F32, O, T, 1, 1, S(wt_w(&c, "output.weight", out), cur)), GA_OP_MUL_MAT);
+	cur = wt_add(&c, cur, wt_w(&c, "output.bias", out), O, T);
 	g->t[cur].output = 1; /* result_embd: t_embd */
 }
