@@ -45,6 +45,23 @@ wavcase wav-fa "" "CTX_SIZE=2048 PARALLEL=2 FLASH_ATTN=on UBATCH_SIZE=512"
 wavcase wav-nofa "layers=8 embd=384 ff=1024" "CTX_SIZE=1024 PARALLEL=3 FLASH_ATTN=off UBATCH_SIZE=256"
 wavcase wav-embd "layers=7 embd=128 ff=768 vocab=1024" \
 	"CTX_SIZE=4096 PARALLEL=4 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 EMBEDDINGS=on"
+# over an rpc-server (half the layers offloaded): exact per device; over
+# two (a split 1:1) the blocks take turns on them, the scheduler's copies
+# between the turns are not replayed: the plan says so (one device's
+# compute measured 27 % low)
+if [ -x "$RPC_SERVER" ]; then
+	rpc_pair
+	wavcase wav-rpc "layers=7 embd=256 ff=1024" "CTX_SIZE=2048 PARALLEL=2 RPC=$R1 NGL=4"
+	must "$ZEALOT" synth wavtokenizer-dec -o wav-split.gguf
+	printf '%s\n' "MODEL_FILE=wav-split.gguf" "DEVICE=cpu" "CTX_SIZE=2048" "PARALLEL=2" "RPC=$R1,$R2" \
+		"TENSOR_SPLIT=1,1" >wav-split.env
+	run "$ZEALOT" plan --json wav-split.env
+	check "wav-split: over two devices the plan names its compute not mirrored" \
+		jq -e '.exact == false and any(.unmirrored[]; test("wavtokenizer-dec.*several devices"))' "$TMP/out"
+	rpc_stop
+else
+	echo "# $RPC_SERVER is missing: the placement cases are skipped"
+fi
 # one slot: the warm-up decodes two tokens, encode reserves two outputs,
 # the context allows one (n_outputs_max = PARALLEL): the engine aborts
 must "$ZEALOT" synth wavtokenizer-dec -o wav-one.gguf
