@@ -23,14 +23,15 @@ CTX_SIZE=4096
 X
 cat "$TMP/www/f.gguf" >/dev/null # the server reads from the page cache in every run
 
-rate() { awk -v b="$size" -v ns="$1" 'BEGIN { printf "%.0f\n", b / (ns / 1e9) / 1048576 }'; }
 runs=${FETCH_BENCH_ROUNDS:-5}
-timed() { # CMD...: run it; print MiB/s for the file's size
-	local s e
-	s=$(date +%s%N)
-	"$@" >/dev/null
-	e=$(date +%s%N)
-	rate $((e - s))
+# CMD...: run it; print its rate in MiB/s for the file's size and the CPU
+# it took (user + system, its children's included; not the kernel's
+# writeback threads, which flush what curl -o leaves in the page cache)
+# in seconds per GiB
+timed() {
+	local t
+	t=$({ TIMEFORMAT='%R %U %S' && time "$@" >/dev/null 2>&1; } 2>&1)
+	awk -v b="$size" -v t="$t" 'BEGIN { split(t, v, " "); printf "%.0f %.2f\n", b / v[1] / 1048576, (v[2] + v[3]) / (b / 1073741824) }'
 }
 wall() { # CMD...: the same after dropping the previous download
 	rm -rf "$TMP/dl/c.gguf" "$TMP/dl/f.gguf" "$TMP/state"
@@ -38,10 +39,11 @@ wall() { # CMD...: the same after dropping the previous download
 }
 # the median of the values on stdin and their range: "M (LO-HI)"
 range() { sort -n | awk '{ v[NR] = $1 } END { printf "%s (%s-%s)", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 # Paired: each round runs every contender back to back, so the host's load
 # (a shared 2-core machine) weighs on all of them alike; the ratios are
 # taken within a round, and the range over rounds is what is printed.
-echo "== fetch: $size bytes from nginx on loopback, $runs paired rounds (median and range over rounds)"
+echo "== fetch: $size bytes from nginx on loopback, $runs paired rounds (median and range over rounds); load average $(load)"
 : >"$TMP/r"
 for _ in $(seq "$runs"); do
 	c=$(wall curl -s -o "$TMP/dl/c.gguf" "$U")
@@ -51,27 +53,48 @@ for _ in $(seq "$runs"); do
 	z4=$(wall env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --connections 4 "$TMP/dl/e.env")
 	echo "$c $cs $css $z1 $z4" >>"$TMP/r"
 done
-col() { awk -v c="$1" '{ print $c }' "$TMP/r" | range; }
-pct() { awk -v a="$1" -v b="$2" '{ printf "%.0f\n", 100 * $a / $b }' "$TMP/r" | range; }
-echo "  curl -o:                          $(col 1) MiB/s (no hash; the bytes may still be only in the page cache)"
-echo "  curl -o && sync:                  $(col 2) MiB/s (on disk, like fetch)"
-echo "  curl -o && sync && sha256sum:     $(col 3) MiB/s (the seeds' fetch scripts)"
-echo "  zealot fetch --connections 1:     $(col 4) MiB/s (hashed, fsynced, renamed): $(pct 4 1) % of curl -o, $(pct 4 2) % of curl -o && sync"
-echo "  zealot fetch --connections 4:     $(col 5) MiB/s: $(pct 5 1) % of curl -o, $(pct 5 2) % of curl -o && sync"
+# contender N's rate is column 2N-1, its CPU column 2N
+col() { awk -v c=$((2 * $1 - 1)) '{ print $c }' "$TMP/r" | range; }
+cpu() { awk -v c=$((2 * $1)) '{ print $c }' "$TMP/r" | range; }
+pct() { awk -v a=$((2 * $1 - 1)) -v b=$((2 * $2 - 1)) '{ printf "%.0f\n", 100 * $a / $b }' "$TMP/r" | range; }
+line() { printf '  %-33s %s MiB/s, CPU %s s/GiB%s\n' "$1" "$(col "$2")" "$(cpu "$2")" "${3:-}"; }
+line "curl -o:" 1 " (no hash; the bytes may still be only in the page cache)"
+line "curl -o && sync:" 2 " (on disk, like fetch)"
+line "curl -o && sync && sha256sum:" 3 " (the seeds' fetch scripts)"
+line "zealot fetch --connections 1:" 4 " (hashed, fsynced, renamed)"
+line "zealot fetch --connections 4:" 5
+echo "  zealot fetch --connections 1 / curl -o, per round: $(pct 4 1) %; / curl -o && sync: $(pct 4 2) %"
+echo "  zealot fetch --connections 4 / curl -o, per round: $(pct 5 1) %; / curl -o && sync: $(pct 5 2) %"
 ZEALOT_STATE_DIR=$TMP/state "$Z" fetch "$TMP/dl/e.env" >/dev/null
 cmp -s "$TMP/dl/f.gguf" "$TMP/www/f.gguf" && echo "  (the fetched file is byte-identical to the served one)"
 # hashing a page-cached file: zealot (--verify-only, no stamp) paired with
-# libcrypto's own digest of the same file (openssl dgst, the same EVP)
+# libcrypto's own digest of the same file (openssl dgst, the same EVP) and
+# with libcrypto's rate on a 1 MiB buffer that stays in the cache (openssl
+# speed: no file, no read), each as wall rate and as bytes per second of
+# the CPU it took (what the load moves least; openssl speed measures that
+# way unless -elapsed)
 cat "$TMP/dl/f.gguf" >/dev/null
+speed() { openssl speed "$@" -evp sha256 -bytes 1048576 -seconds 1 2>/dev/null | awk '/^sha256/ { sub(/k$/, "", $2); printf "%.0f\n", $2 * 1000 / 1048576 }'; }
+percpu() { awk '{ printf "%.0f %.0f\n", $1, 1024 / $2 }'; } # "MiB/s s/GiB" -> "MiB/s MiB/s-of-CPU"
 : >"$TMP/h"
 for _ in $(seq "$runs"); do
 	rm -rf "$TMP/state"
-	h=$(timed env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --verify-only "$TMP/dl/e.env")
-	o=$(command -v openssl >/dev/null && timed openssl dgst -sha256 "$TMP/dl/f.gguf" || echo 0)
-	echo "$h $o" >>"$TMP/h"
+	h=$(timed env ZEALOT_STATE_DIR="$TMP/state" "$Z" fetch --verify-only "$TMP/dl/e.env" | percpu)
+	if command -v openssl >/dev/null; then
+		o=$(timed openssl dgst -sha256 "$TMP/dl/f.gguf" | percpu)
+		echo "$h $o $(speed -elapsed) $(speed)" >>"$TMP/h"
+	fi
 done
-echo "  zealot hashing (--verify-only, no stamp, page-cached): $(awk '{ print $1 }' "$TMP/h" | range) MiB/s (read + SHA-256, wall)"
-if command -v openssl >/dev/null; then
-	echo "  openssl dgst -sha256, the same file:                   $(awk '{ print $2 }' "$TMP/h" | range) MiB/s"
-	echo "  zealot / openssl, per round:                          $(awk '{ printf "%.0f\n", 100 * $1 / $2 }' "$TMP/h" | range) %"
+hcol() { awk -v c="$1" '{ print $c }' "$TMP/h" | range; }
+hpct() { awk -v a="$1" -v b="$2" '{ printf "%.0f\n", 100 * $a / $b }' "$TMP/h" | range; }
+if [ -s "$TMP/h" ]; then
+	echo "  hashing a page-cached file, MiB/s of wall time and MiB/s of CPU time:"
+	echo "    zealot fetch --verify-only (no stamp): $(hcol 1), CPU $(hcol 2) (read + SHA-256)"
+	echo "    openssl dgst -sha256, the same file:   $(hcol 3), CPU $(hcol 4)"
+	echo "    openssl speed -evp sha256, 1 MiB:      $(hcol 5), CPU $(hcol 6) (no file: a buffer in the cache)"
+	echo "    zealot / openssl dgst, per round:      $(hpct 1 3) %, CPU $(hpct 2 4) %"
+	echo "    zealot / openssl speed, per round:     $(hpct 1 5) %, CPU $(hpct 2 6) %"
+else
+	echo "  hashing: openssl not installed - no libcrypto figures to pair with"
 fi
+echo "  load average at the end: $(load)"

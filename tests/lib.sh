@@ -10,11 +10,6 @@ trap 'rm -rf "$TMP"' EXIT
 export ZEALOT_STATE_DIR=$TMP/state
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
-# An engine that aborts (GGML_ASSERT: law S16 on an AMX host, the aborts the
-# arch suites hold) prints no backtrace: ggml_print_backtrace attaches gdb,
-# 3.2 s of every such boot against 0.14 s without it (measured on a
-# dots3note boot the S16 abort ends); no test reads the backtrace.
-export GGML_NO_BACKTRACE=1
 
 # fd 3 is the suite's TAP stream, whatever a helper's stdout is redirected to
 exec 3>&1

@@ -111,6 +111,8 @@ static void print_ledger(const struct ledger *l)
 		printf("%-14s %10s MiB  %s\n", "model", FMT_MIB(l->model[i].mib), l->model[i].buft);
 	for (unsigned i = 0; i < l->n_lora; i++)
 		printf("%-14s %10s MiB  %s\n", "lora", FMT_MIB(l->lora[i].mib), l->lora[i].buft);
+	for (unsigned i = 0; i < l->n_draft_model; i++)
+		printf("%-14s %10s MiB  %s\n", "draft model", FMT_MIB(l->draft_model[i].mib), l->draft_model[i].buft);
 	print_ctx("target context", &l->target);
 	print_ctx("draft context", &l->draft);
 	if (l->has_projector) {

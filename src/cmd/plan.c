@@ -196,6 +196,9 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 			row(p, "recurrent", p->rs.bufs[i].buft, p->rs.bufs[i].bytes, p->rs.bufs[i].dev,
 			    i == 0 ? d : "");
 	}
+	for (unsigned i = 0; i < p->n_draft_model; i++)
+		row(p, "draft_model", p->draft_model[i].buft, p->draft_model[i].bytes, p->draft_model[i].dev,
+		    "the drafter's weights (SPEC_DRAFT_MODEL_FILE)");
 	if (p->draft_kv.present)
 		kv_rows(p, "draft_kv", &p->draft_kv);
 	int host = (int)p->n_cards;

@@ -132,7 +132,7 @@ done:
  * file. The hashes of what is installed are recorded with the era. */
 static int gate_pins(struct run *x)
 {
-	static const char *const files[] = {"MODEL", "MMPROJ", "LORA"};
+	static const char *const files[] = {"MODEL", "MMPROJ", "LORA", "SPEC_DRAFT_MODEL"};
 	double t = mono_s();
 	json_t *want = NULL;
 	if (x->have_target && x->target.pins_json)

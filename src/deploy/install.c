@@ -167,8 +167,9 @@ char *install_read(const char *path, size_t *len, char **err)
 
 static int is_path_key(const char *k, size_t n)
 {
-	static const enum key_id keys[] = {K_RUNTIME,	   K_MODEL_FILE,     K_MMPROJ_FILE,	K_LORA_FILE,
-					   K_API_KEY_FILE, K_MODEL_URL_FILE, K_MMPROJ_URL_FILE, K_LORA_URL_FILE};
+	static const enum key_id keys[] = {K_RUNTIME,	      K_MODEL_FILE,    K_MMPROJ_FILE,
+					   K_LORA_FILE,	      K_API_KEY_FILE,  K_MODEL_URL_FILE,
+					   K_MMPROJ_URL_FILE, K_LORA_URL_FILE, K_SPEC_DRAFT_MODEL_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		if (strlen(key_name(keys[i])) == n && memcmp(key_name(keys[i]), k, n) == 0)
 			return 1;

@@ -172,6 +172,7 @@ int argv_render(const struct endpoint *ep, struct argv_list *a, char **err)
 	const char *spec = endpoint_value(ep, K_SPEC_TYPE);
 	if (nonempty(spec) && strcmp(spec, "none") != 0) {
 		add2(a, keys_at(K_SPEC_TYPE)->flag, spec);
+		path_value(a, ep, K_SPEC_DRAFT_MODEL_FILE);
 		static const enum key_id spec_set[] = {K_SPEC_DRAFT_N_MAX, K_SPEC_DRAFT_N_MIN, K_SPEC_DRAFT_P_MIN,
 						       K_SPEC_DRAFT_TYPE_K, K_SPEC_DRAFT_TYPE_V};
 		values(a, ep, spec_set, ARRAY_SIZE(spec_set));

@@ -50,7 +50,7 @@ const struct engine_flag engine_flags[] = {
     {"--spec-draft-p-min", "--spec-draft-p-min --draft-p-min", "LLAMA_ARG_SPEC_DRAFT_P_MIN", 1, FLAG_KEY, "SPEC_DRAFT_P_MIN", NULL},
     {"--spec-draft-backend-sampling", "--spec-draft-backend-sampling --no-spec-draft-backend-sampling", "LLAMA_ARG_SPEC_DRAFT_BACKEND_SAMPLING", 0, FLAG_KEY, "SPEC_TYPE", NULL},
     {"--spec-draft-ngl", "--spec-draft-ngl -ngld --gpu-layers-draft --n-gpu-layers-draft", "LLAMA_ARG_N_GPU_LAYERS_DRAFT", 1, FLAG_KEY, "SPEC_TYPE", NULL},
-    {"--spec-draft-model", "--spec-draft-model -md --model-draft", "LLAMA_ARG_SPEC_DRAFT_MODEL", 1, FLAG_KEY, "SPEC_TYPE", NULL},
+    {"--spec-draft-model", "--spec-draft-model -md --model-draft", "LLAMA_ARG_SPEC_DRAFT_MODEL", 1, FLAG_KEY, "SPEC_DRAFT_MODEL_FILE", NULL},
     {"--spec-type", "--spec-type", "LLAMA_ARG_SPEC_TYPE", 1, FLAG_KEY, "SPEC_TYPE", NULL},
     {"--draft", "--draft --draft-n --draft-max", "LLAMA_ARG_DRAFT_MAX", 1, FLAG_KEY, "SPEC_DRAFT_N_MAX", NULL},
     {"--draft-min", "--draft-min --draft-n-min", "LLAMA_ARG_DRAFT_MIN", 1, FLAG_KEY, "SPEC_DRAFT_N_MIN", NULL},

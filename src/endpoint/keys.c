@@ -194,9 +194,9 @@ static const struct key_def table[K__COUNT] = {
 			    .law = "C07", .flag = "--presence-penalty", .owns = "--presence-penalty",
 			    .doc = "--presence-penalty (no GGUF key carries it, law C07)"},
     [K_SPEC_TYPE] = {"SPEC_TYPE", K_SPEC_TYPE, KEY_ENUM, .def = "none",
-		     .choices = "none|draft-mtp|ngram-mod|draft-mtp,ngram-mod|ngram-simple", .target = KEY_T_SHAPE,
-		     .law = "S05", .flag = "--spec-type",
-		     .owns = "--spec-type -md --model-draft -hfd -hfrd --hf-repo-draft -ngld --gpu-layers-draft "
+		     .choices = "none|draft-mtp|ngram-mod|draft-mtp,ngram-mod|ngram-simple|draft-simple",
+		     .target = KEY_T_SHAPE, .law = "S05", .flag = "--spec-type",
+		     .owns = "--spec-type -hfd -hfrd --hf-repo-draft -ngld --gpu-layers-draft "
 			     "--n-gpu-layers-draft -devd --device-draft -otd --override-tensor-draft -cmoed "
 			     "--cpu-moe-draft -ncmoed --n-cpu-moe-draft --draft-p-split --mtp --dflash --eagle3 "
 			     /* the drafter's own threads and placement, in their other spellings */
@@ -204,7 +204,7 @@ static const struct key_def table[K__COUNT] = {
 			     "--cpu-range-draft --cpu-strict-draft --prio-draft --poll-draft -Cbd "
 			     "--cpu-mask-batch-draft --cpu-strict-batch-draft --prio-batch-draft --poll-batch-draft "
 			     "--no-spec-draft-backend-sampling",
-		     .env = "LLAMA_ARG_SPEC_TYPE LLAMA_ARG_SPEC_DRAFT_MODEL",
+		     .env = "LLAMA_ARG_SPEC_TYPE",
 		     .doc = "speculative decoding; none strips every --spec-* flag (law S05)"},
     [K_SPEC_DRAFT_N_MAX] = {"SPEC_DRAFT_N_MAX", K_SPEC_DRAFT_N_MAX, UINT(0, I32), .unit = "tokens", .def = "3",
 			    .target = KEY_T_SHAPE, .law = "S05", .flag = "--spec-draft-n-max",
@@ -227,6 +227,17 @@ static const struct key_def table[K__COUNT] = {
 			     .law = "S04", .flag = "--spec-draft-type-v",
 			     .owns = "--spec-draft-type-v -ctvd --cache-type-v-draft",
 			     .env = "LLAMA_ARG_SPEC_DRAFT_CACHE_TYPE_V", .doc = "the draft context's V cache type"},
+    [K_SPEC_DRAFT_MODEL_FILE] = {"SPEC_DRAFT_MODEL_FILE", K_SPEC_DRAFT_MODEL_FILE, KEY_PATH,
+				 .optout = "no drafter model", .law = "S05", .flag = "--spec-draft-model",
+				 .owns = "--spec-draft-model -md --model-draft", .env = "LLAMA_ARG_SPEC_DRAFT_MODEL",
+				 .doc = "the drafter GGUF of SPEC_TYPE=draft-simple: a separate model with the "
+					"target's vocabulary; relative paths are relative to the endpoint file"},
+    [K_SPEC_DRAFT_MODEL_BYTES] = {"SPEC_DRAFT_MODEL_BYTES", K_SPEC_DRAFT_MODEL_BYTES, KEY_PINS, .unit = "bytes",
+				  .optout = "no byte pin", .law = "C02",
+				  .doc = "pinned size of SPEC_DRAFT_MODEL_FILE in bytes (deploy's gate:pins)"},
+    [K_SPEC_DRAFT_MODEL_SHA256] = {"SPEC_DRAFT_MODEL_SHA256", K_SPEC_DRAFT_MODEL_SHA256, KEY_SHA256,
+				   .optout = "no hash pin", .law = "C02",
+				   .doc = "pinned SHA-256 of SPEC_DRAFT_MODEL_FILE (deploy's gate:pins)"},
     [K_EMBEDDINGS] = {"EMBEDDINGS", K_EMBEDDINGS, KEY_BOOL, .def = "off", .target = KEY_T_SHAPE, .law = "C02",
 		      .flag = "--embeddings", .owns = "--embedding --embeddings", .env = "LLAMA_ARG_EMBEDDINGS",
 		      .doc = "serve /v1/embeddings (--embeddings: the output buffer holds an embedding per slot, and "

@@ -19,13 +19,6 @@
 #include "../payload/pin.h"
 #include "fetch_int.h"
 
-#define DIRECT_MIN (64u << 10) /* a chunk this large is written (and hashed) from curl's buffer */
-/* Bytes per pwrite. The page cache gives a write a folio as large as the
- * write (up to what the file system takes): on the bench host (a VM that
- * hands freed memory back to its host) a fresh 1 GiB file written in
- * 1 MiB pwrites cost 2.4 s of CPU, in 8 KiB ones 0.45 s, the fault-in of
- * fresh pages included (three rounds each). */
-#define WRITE_PIECE (8u << 10)
 #define STATE_EVERY (4u << 20)	/* the state is saved every this many bytes a connection writes */
 #define KICK_EVERY  (32u << 20) /* the writeback of the dirty pages starts every this many bytes */
 #ifndef DURABLE_EVERY
@@ -64,8 +57,11 @@ struct conn {
 	char linked[65]; /* X-Linked-Etag as a sha256, or "" */
 	char *location;
 	/* the body */
-	uint8_t *buf;
-	size_t blen;
+	uint8_t *buf;	  /* the slot being filled */
+	size_t blen;	  /* its bytes */
+	uint8_t *ibuf;	  /* the slot being written, or NULL */
+	size_t inflight;  /* its bytes: not on disk until the write has landed */
+	struct wjob job;  /* its write */
 	uint64_t unsaved; /* bytes written since the state was last saved */
 	int io_errno;
 };
@@ -78,6 +74,7 @@ struct dl {
 	struct state st;
 	struct hasher hs;
 	struct syncer sy;
+	struct writer wr;
 	uint64_t since_kick, since_durable; /* bytes written since the last kick, checkpoint */
 	CURLM *multi;
 	struct conn *conns[MAX_SEGS];
@@ -182,30 +179,32 @@ static void written(struct dl *d, size_t n)
 	}
 }
 
-/* Write n bytes of segment c->seg at its end on disk; 0, or -1 with
- * c->io_errno. The state is saved every STATE_EVERY bytes (a kill loses
- * at most that much progress per connection, never a byte's identity:
- * what is on disk past the state is fetched again). */
-static int put(struct conn *c, const uint8_t *data, size_t n)
+/* The write in flight of c, if any, has landed: its bytes are counted
+ * as on disk, its slot goes to the hash (which keeps it when it needs
+ * those bytes next). 0, or -1 with c->io_errno. The state is saved every
+ * STATE_EVERY bytes (a kill loses at most that much progress per
+ * connection, never a byte's identity: what is on disk past the state is
+ * fetched again). */
+static int landed(struct conn *c)
 {
 	struct dl *d = c->d;
 	struct seg *s = &d->st.s[c->seg];
-	size_t off = 0;
-	while (off < n) {
-		size_t piece = n - off < WRITE_PIECE ? n - off : WRITE_PIECE;
-		ssize_t w = pwrite(d->fd, data + off, piece, (off_t)(s->start + s->done + off));
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			c->io_errno = w < 0 ? errno : EIO;
-			s->done += off; /* what was written stays counted */
-			return -1;
-		}
-		off += (size_t)w;
+	uint8_t *buf = c->ibuf;
+	if (!buf)
+		return 0;
+	fetch_writer_wait(&d->wr, &c->job);
+	c->ibuf = NULL;
+	c->inflight = 0;
+	s->done += c->job.wrote; /* what was written stays counted */
+	if (c->job.err) {
+		c->io_errno = c->job.err;
+		fetch_hasher_unslot(&d->hs, buf);
+		return -1;
 	}
-	s->done += n;
-	c->unsaved += n;
-	written(d, n);
+	c->unsaved += c->job.wrote;
+	written(d, c->job.wrote);
+	if (!fetch_hasher_give(&d->hs, buf, c->job.off, c->job.len, contiguous(d)))
+		fetch_hasher_unslot(&d->hs, buf);
 	if (c->unsaved >= STATE_EVERY) {
 		save(d);
 		c->unsaved = 0;
@@ -214,22 +213,37 @@ static int put(struct conn *c, const uint8_t *data, size_t n)
 	return 0;
 }
 
-/* Write what a connection gathered in its slot, and hand the slot to the
- * hash (which keeps it when the hash needs those bytes next). */
+/* Once c's write before has landed, hand what c gathered in its slot to
+ * the writer (c goes on with another slot). 0, or -1 with c->io_errno. */
 static int flush(struct conn *c)
 {
 	struct dl *d = c->d;
+	if (landed(c))
+		return -1;
 	struct seg *s = &d->st.s[c->seg];
 	size_t n = c->blen;
 	uint64_t at = s->start + s->done;
 	c->blen = 0;
 	if (!n)
 		return 0;
-	if (put(c, c->buf, n))
-		return -1;
-	if (fetch_hasher_give(&d->hs, c->buf, at, n, contiguous(d)))
-		c->buf = NULL;
+	/* the bytes the hash takes next skip the page cache (it hashed them
+	 * as they came, or takes them from the slot); any others stay there
+	 * for it to read back */
+	c->job = (struct wjob){.buf = c->buf, .off = at, .len = n, .direct = fetch_hasher_has(&d->hs, at, n)};
+	c->ibuf = c->buf;
+	c->inflight = n;
+	c->buf = NULL;
+	fetch_writer_post(&d->wr, &c->job);
 	return 0;
+}
+
+/* c's transfer ends: what it gathered is written when it is the
+ * payload's, and every write of it has landed. */
+static void drain(struct conn *c)
+{
+	if (c->blen && c->v == GO_ON && !c->io_errno)
+		flush(c);
+	landed(c);
 }
 
 static void copy_value(char *dst, size_t n, const char *v)
@@ -416,7 +430,7 @@ static size_t on_body(void *arg, const char *p, size_t len)
 		return 0;
 	struct seg *s = &d->st.s[c->seg];
 	/* the payload starts with the GGUF magic; an error page does not */
-	if (s->start + s->done + c->blen == 0 && len >= 1) {
+	if (s->start + s->done + c->inflight + c->blen == 0 && len >= 1) {
 		size_t k = len < 4 ? len : 4;
 		if (memcmp(p, "GGUF", k) != 0) {
 			why(d, "%s answered bytes that are not a GGUF payload (they begin '%.*s')", c->url, (int)k, p);
@@ -427,32 +441,24 @@ static size_t on_body(void *arg, const char *p, size_t len)
 	size_t took = 0;
 	while (took < len) {
 		uint64_t end = seg_end(d, s);
-		uint64_t pos = s->start + s->done + c->blen;
+		uint64_t pos = s->start + s->done + c->inflight + c->blen;
 		if (end && pos >= end) {
 			c->v = SEG_FULL; /* this connection ran into the next segment */
 			break;
 		}
-		size_t room = SLOT - c->blen;
+		/* a slot ends on a DIO_ALIGN boundary, so the next one begins on one */
+		size_t room = SLOT - (size_t)((pos - c->blen) % DIO_ALIGN) - c->blen;
 		size_t take = len - took < room ? len - took : room;
 		if (end && take > end - pos)
 			take = (size_t)(end - pos);
-		if (c->blen == 0 && take >= DIRECT_MIN) {
-			/* a large chunk: to disk from curl's buffer, no copy, and
-			 * hashed from there too when the hash is right here */
-			if (put(c, (const uint8_t *)p + took, take))
-				return 0;
-			fetch_hasher_feed(&d->hs, (const uint8_t *)p + took, pos, take, contiguous(d));
-			took += take;
-			d->received += take;
-			continue;
-		}
+		fetch_hasher_feed(&d->hs, (const uint8_t *)p + took, pos, take);
 		if (!c->buf)
 			c->buf = fetch_hasher_slot(&d->hs);
 		memcpy(c->buf + c->blen, p + took, take);
 		c->blen += take;
 		took += take;
 		d->received += take;
-		if (c->blen == SLOT && flush(c))
+		if (c->blen + (pos - c->blen) % DIO_ALIGN == SLOT && flush(c))
 			return 0;
 	}
 	if (c->v == SEG_FULL) {
@@ -471,6 +477,7 @@ static void conn_free(struct conn *c)
 		curl_multi_remove_handle(c->d->multi, c->h);
 		curl_easy_cleanup(c->h);
 	}
+	landed(c); /* its slot is the writer's until then */
 	curl_slist_free_all(c->hdrs);
 	free(c->url);
 	free(c->location);
@@ -521,9 +528,10 @@ static void split(struct dl *d, const char *url)
 	unsigned n = d->connections;
 	if (n > MAX_SEGS)
 		n = MAX_SEGS;
-	uint64_t per = (size + n - 1) / n;
+	/* cut on SLOT boundaries: every segment's slots are DIO_ALIGN-aligned */
+	uint64_t per = ((size + n - 1) / n + SLOT - 1) / SLOT * SLOT;
 	/* segment 0 keeps its connection and ends at the first cut */
-	if (st->s[0].done + (d->conns[0] ? d->conns[0]->blen : 0) >= per)
+	if (st->s[0].done + (d->conns[0] ? d->conns[0]->inflight + d->conns[0]->blen : 0) >= per)
 		return;
 	st->s[0].end = per;
 	st->n = 1;
@@ -564,8 +572,7 @@ static int attempt(struct dl *d)
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &pv);
 			struct conn *c = (struct conn *)(void *)pv;
 			CURLcode rc = m->data.result;
-			if (c->blen && c->v == GO_ON)
-				flush(c);
+			drain(c);
 			unsigned i = c->seg;
 			struct seg *s = &d->st.s[i];
 			d->conns[i] = NULL;
@@ -642,8 +649,8 @@ static int attempt(struct dl *d)
 			curl_multi_poll(d->multi, NULL, 0, 100, NULL);
 	}
 	for (unsigned j = 0; j < MAX_SEGS; j++) {
-		if (d->conns[j] && d->conns[j]->blen && d->conns[j]->v == GO_ON)
-			flush(d->conns[j]);
+		if (d->conns[j])
+			drain(d->conns[j]);
 		conn_free(d->conns[j]);
 		d->conns[j] = NULL;
 	}
@@ -653,11 +660,29 @@ static int attempt(struct dl *d)
 	return d->fatal ? -1 : 0;
 }
 
-/* The hash and the syncer run while the .part is written. */
+/* The .part open on fd again, with O_DIRECT (through /proc/self/fd, so
+ * the very file open_own vetted, never a path that may have changed), or
+ * -1 where the file system or /proc does not allow it: every write then
+ * goes through the page cache. */
+static int fd_direct(int fd)
+{
+	char path[64];
+	struct stat a, b;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOCTTY);
+	if (dfd >= 0 && (fstat(fd, &a) != 0 || fstat(dfd, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
+		close(dfd);
+		dfd = -1;
+	}
+	return dfd;
+}
+
+/* The hash, the syncer and the writer run while the .part is written. */
 static void threads_start(struct dl *d)
 {
 	fetch_syncer_start(&d->sy, d->fd);
 	fetch_hasher_start(&d->hs, d->fd);
+	fetch_writer_start(&d->wr, d->fd, fd_direct(d->fd));
 	d->since_kick = d->since_durable = 0;
 }
 
@@ -665,6 +690,7 @@ static void threads_start(struct dl *d)
  * fetch_hasher_end. */
 static int threads_end(struct dl *d, char hex[65])
 {
+	fetch_writer_end(&d->wr);
 	int rc = fetch_hasher_end(&d->hs, hex);
 	fetch_syncer_end(&d->sy);
 	return rc;

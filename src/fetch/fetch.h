@@ -41,7 +41,7 @@
 
 /* One file to fetch or verify: a payload or one shard of a split one. */
 struct fetch_file {
-	const char *kind; /* "MODEL", "MMPROJ", "LORA" */
+	const char *kind; /* "MODEL", "MMPROJ", "LORA", "SPEC_DRAFT_MODEL" */
 	unsigned shard;	  /* 1-based */
 	unsigned n_shards;
 	char *path;
@@ -133,7 +133,7 @@ void fetch_result_release(struct fetch_result *r);
  * each with the key it goes after: the kind's URL line, else its FILE
  * line; a SHA256 after its BYTES line when there is one. keys, values and
  * anchors are what fetch_pin_write takes. */
-#define FETCH_PINS_MAX 7
+#define FETCH_PINS_MAX 9
 struct fetch_pins {
 	size_t n;
 	const char *keys[FETCH_PINS_MAX], *values[FETCH_PINS_MAX], *anchors[FETCH_PINS_MAX];

@@ -129,11 +129,14 @@ void fetch_hasher_start(struct hasher *h, int fd)
 	h->running = pthread_create(&h->t, NULL, hash_main, h) == 0;
 }
 
+/* The thread is woken only for work: bytes on disk it has not hashed
+ * (a wake-up per slot for nothing cost a context switch each). */
 static void set_ready(struct hasher *h, uint64_t ready)
 {
 	if (ready > h->ready) {
 		h->ready = ready;
-		pthread_cond_broadcast(&h->cv);
+		if (ready > h->hashed)
+			pthread_cond_broadcast(&h->cv);
 	}
 }
 
@@ -157,12 +160,43 @@ static uint64_t frontier(const struct hasher *h)
 	return end;
 }
 
+int fetch_hasher_has(struct hasher *h, uint64_t off, size_t len)
+{
+	pthread_mutex_lock(&h->mu);
+	int has = h->running && !h->failed && !h->stop && (off + len <= h->hashed || off == frontier(h));
+	pthread_mutex_unlock(&h->mu);
+	return has;
+}
+
+/* Hashed here, in the receiver's thread, from the bytes it just received
+ * (still in its core's cache: the hash thread would read them from
+ * another core's), when the hash is idle exactly at off. */
+void fetch_hasher_feed(struct hasher *h, const uint8_t *data, uint64_t off, size_t len)
+{
+	pthread_mutex_lock(&h->mu);
+	if (h->running && !h->failed && !h->stop && !h->busy && !h->queued && off == h->hashed && h->ready <= off) {
+		h->busy = 1;
+		pthread_mutex_unlock(&h->mu);
+		EVP_DigestUpdate(h->ctx, data, len);
+		pthread_mutex_lock(&h->mu);
+		h->busy = 0;
+		h->hashed = off + len;
+		/* no wake-up: the thread has nothing to do that it had not
+		 * before (ready <= off, nothing queued) */
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
 uint8_t *fetch_hasher_slot(struct hasher *h)
 {
 	pthread_mutex_lock(&h->mu);
 	uint8_t *b = h->nspare ? h->spare[--h->nspare] : NULL;
 	pthread_mutex_unlock(&h->mu);
-	return b ? b : xmalloc(SLOT);
+	if (b)
+		return b;
+	void *p = NULL;
+	/* aligned for O_DIRECT (plain memory only costs the direct write) */
+	return posix_memalign(&p, DIO_ALIGN, SLOT) == 0 ? p : xmalloc(SLOT);
 }
 
 void fetch_hasher_unslot(struct hasher *h, uint8_t *buf)
@@ -189,30 +223,10 @@ int fetch_hasher_give(struct hasher *h, uint8_t *buf, uint64_t off, size_t len, 
 		h->queued++;
 	}
 	set_ready(h, ready);
-	pthread_cond_broadcast(&h->cv);
+	if (take)
+		pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 	return take;
-}
-
-/* Hashed here, in the writer's thread, from the bytes it holds, when the
- * hash is idle exactly at off; else left to the thread (from disk). */
-int fetch_hasher_feed(struct hasher *h, const uint8_t *data, uint64_t off, size_t len, uint64_t ready)
-{
-	pthread_mutex_lock(&h->mu);
-	int mine =
-	    h->running && !h->failed && !h->stop && !h->busy && !h->queued && off == h->hashed && h->ready <= off;
-	if (mine) {
-		h->busy = 1;
-		pthread_mutex_unlock(&h->mu);
-		EVP_DigestUpdate(h->ctx, data, len);
-		pthread_mutex_lock(&h->mu);
-		h->busy = 0;
-		h->hashed = off + len;
-	}
-	set_ready(h, ready);
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	return mine;
 }
 
 uint64_t fetch_hasher_hashed(struct hasher *h)

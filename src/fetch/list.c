@@ -8,7 +8,8 @@
 #include "../payload/split.h"
 #include "fetch.h"
 
-static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA"};
+/* the pinned files: the payload, projector, adapter and drafter (SPEC_DRAFT_MODEL_FILE) */
+static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA", "SPEC_DRAFT_MODEL"};
 
 /* Split a comma-separated pin list into at most max items (blanks around
  * items ignored). Returns the count, or -1 when there are more than max

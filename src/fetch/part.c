@@ -336,16 +336,117 @@ void fetch_syncer_apply(struct syncer *y, struct state *st)
 	pthread_mutex_unlock(&y->mu);
 }
 
+/* Set *stop under mu, wake the thread t and wait for its end; then free
+ * mu and cv (the syncer's and the writer's). */
+static void thread_end(pthread_t t, pthread_mutex_t *mu, pthread_cond_t *cv, int *stop)
+{
+	pthread_mutex_lock(mu);
+	*stop = 1;
+	pthread_cond_broadcast(cv);
+	pthread_mutex_unlock(mu);
+	pthread_join(t, NULL);
+	pthread_mutex_destroy(mu);
+	pthread_cond_destroy(cv);
+}
+
 void fetch_syncer_end(struct syncer *y)
 {
 	if (!y->running)
 		return;
-	pthread_mutex_lock(&y->mu);
-	y->stop = 1;
-	pthread_cond_signal(&y->cv);
-	pthread_mutex_unlock(&y->mu);
-	pthread_join(y->t, NULL);
-	pthread_mutex_destroy(&y->mu);
-	pthread_cond_destroy(&y->cv);
+	thread_end(y->t, &y->mu, &y->cv, &y->stop);
 	y->running = 0;
+}
+
+/* --- the .part's writes: a thread that does them ------------------------ */
+
+static void write_job(struct writer *w, struct wjob *j)
+{
+	size_t off = 0, whole = j->direct && j->off % DIO_ALIGN == 0 ? j->len / DIO_ALIGN * DIO_ALIGN : 0;
+	while (off < j->len) {
+		int dio = off < whole && w->dfd >= 0;
+		size_t piece = dio ? whole - off : j->len - off < WRITE_PIECE ? j->len - off : WRITE_PIECE;
+		ssize_t r = pwrite(dio ? w->dfd : w->fd, j->buf + off, piece, (off_t)(j->off + off));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && dio && (errno == EINVAL || errno == EOPNOTSUPP)) {
+			close(w->dfd); /* no direct I/O of these blocks here: the page cache from now on */
+			w->dfd = -1;
+			continue;
+		}
+		if (r <= 0) {
+			j->err = r < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)r;
+	}
+	j->wrote = off;
+}
+
+static void *write_main(void *arg)
+{
+	struct writer *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->stop && !w->queued)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->queued)
+			break;
+		struct wjob *j = w->q[w->head];
+		pthread_mutex_unlock(&w->mu);
+		write_job(w, j);
+		pthread_mutex_lock(&w->mu);
+		w->head = (w->head + 1) % MAX_SEGS;
+		w->queued--;
+		j->done = 1;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+void fetch_writer_start(struct writer *w, int fd, int dfd)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->dfd = dfd;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->running = pthread_create(&w->t, NULL, write_main, w) == 0;
+}
+
+void fetch_writer_post(struct writer *w, struct wjob *j)
+{
+	j->done = 0;
+	j->wrote = 0;
+	j->err = 0;
+	if (!w->running) {
+		write_job(w, j);
+		j->done = 1;
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->q[(w->head + w->queued) % MAX_SEGS] = j;
+	w->queued++;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void fetch_writer_wait(struct writer *w, struct wjob *j)
+{
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->mu);
+	while (!j->done)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void fetch_writer_end(struct writer *w)
+{
+	if (w->running)
+		thread_end(w->t, &w->mu, &w->cv, &w->stop);
+	w->running = 0;
+	if (w->dfd >= 0)
+		close(w->dfd);
+	w->dfd = -1;
 }

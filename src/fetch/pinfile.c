@@ -212,7 +212,7 @@ static int pin_values(const struct fetch_list *l, const struct fetch_result *res
 void fetch_pins_missing(const struct endpoint *ep, const struct fetch_list *l, const struct fetch_result *r,
 			struct fetch_pins *p)
 {
-	static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA"};
+	static const char *const kinds[] = {"MODEL", "MMPROJ", "LORA", "SPEC_DRAFT_MODEL"};
 	memset(p, 0, sizeof(*p));
 	size_t nk = 0;
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
@@ -222,9 +222,10 @@ void fetch_pins_missing(const struct endpoint *ep, const struct fetch_list *l, c
 			/* new lines go after the kind's URL (or FILE) line */
 			char anchor[32];
 			snprintf(anchor, sizeof(anchor), "%s_URL", kinds[k]);
-			if (endpoint_entry(ep, anchor)->line <= 0)
+			/* the drafter has no URL key: its FILE line */
+			if (!endpoint_entry(ep, anchor) || endpoint_entry(ep, anchor)->line <= 0)
 				snprintf(anchor, sizeof(anchor), "%s_URL_FILE", kinds[k]);
-			if (endpoint_entry(ep, anchor)->line <= 0)
+			if (!endpoint_entry(ep, anchor) || endpoint_entry(ep, anchor)->line <= 0)
 				snprintf(anchor, sizeof(anchor), "%s_FILE", kinds[k]);
 			if (nb) {
 				snprintf(p->key[nk], sizeof(p->key[nk]), "%s_BYTES", kinds[k]);

@@ -212,7 +212,8 @@ static void router_binds(const struct endpoint *ep, const char *zealot, char ***
  * and where a path is a symlink, its target's as well. */
 static size_t bind_dirs(const struct endpoint *ep, const char *zealot, const char *endpoint, char ***out)
 {
-	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE, K_RUNTIME};
+	static const enum key_id keys[] = {K_MODEL_FILE,   K_MMPROJ_FILE, K_LORA_FILE,
+					   K_API_KEY_FILE, K_RUNTIME,	  K_SPEC_DRAFT_MODEL_FILE};
 	char **v = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i <= ARRAY_SIZE(keys) + 1; i++) {

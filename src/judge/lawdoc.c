@@ -269,8 +269,8 @@ static const struct law_doc laws[] = {
      "source (src/models/clip.cpp, wavtokenizer-dec.cpp, pockettts.cpp, tools/tts, common/speculative.cpp, "
      "src/llama-context.cpp, tools/server/server-context.cpp); zealot archs lists them as not served, priced "
      "by no estimate.",
-     "Serve a tower as MMPROJ_FILE beside its text model, a drafter with --model-draft beside its target (zealot "
-     "renders no separate draft model), and a "
+     "Serve a tower as MMPROJ_FILE beside its text model, a drafter with SPEC_DRAFT_MODEL_FILE beside its "
+     "target (law S20; the drafters of their target's hidden states are not rendered yet), and a "
      "speech model with llama-tts and a diffusion decoder with llama-diffusion-cli, not llama-server."},
     {"S19", "t5encoder is served over one KV stream",
      "A t5encoder embedding endpoint with PARALLEL above 1 and a KV stream per slot (zealot's default) aborts "
@@ -282,6 +282,21 @@ static const struct law_doc laws[] = {
      "check names the shape (an error on KV_UNIFIED), plan says it in its verdict, and solve and rungs never "
      "offer it; tests/live/arch-small.sh boots it and holds the abort.",
      "Set KV_UNIFIED=1 (one stream the slots share) or PARALLEL=1."},
+    {"S20", "a drafter model is paired with its target",
+     "A drafter whose vocabulary is not its target's is refused by the engine after it is loaded (\"failed to "
+     "initialize speculative decoding context: draft model vocab type must match target model\"): the server "
+     "then answers without drafting and keeps the drafter's weights, KV cache and compute buffers, memory for "
+     "nothing. A drafter file without SPEC_TYPE=draft-simple, or draft-simple without a drafter file, is half a "
+     "speculative set.",
+     "common/speculative.cpp (common_speculative_are_compatible) compares the tokenizer model, add_bos and BOS, "
+     "add_eos and EOS, the vocabulary sizes (at most 128 apart) and every token's text from id 5; "
+     "common_speculative_init_result loads SPEC_DRAFT_MODEL_FILE as an ordinary model with a context of the "
+     "target's n_ctx and slots.",
+     "check reads both headers and refuses the pair the engine refuses (tools/server/server-context.cpp logs "
+     "the error and serves on); plan prices the drafter's weights, its KV "
+     "cache and its compute as the draft terms.",
+     "Use the drafter trained for the target (same tokenizer), and set SPEC_TYPE=draft-simple with "
+     "SPEC_DRAFT_MODEL_FILE together."},
     {"C10", "the endpoint file means one thing to zealot and to systemd",
      "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "
      "passes a reader that keeps the CR, and the engine starts with LD_PRELOAD set.",

@@ -18,6 +18,7 @@
 #include "../endpoint/quote.h"
 #include "../endpoint/url.h"
 #include "../payload/archs.h"
+#include "../payload/gguf_diff.h"
 #include "../payload/loader.h"
 #include "../payload/payload.h"
 #include "../payload/split.h"
@@ -353,6 +354,32 @@ static void add_breaches(const struct endpoint *ep, const struct model *m, const
 		add(out, b[i].law, SEV_ERROR, ep, b[i].key, b[i].fix, "%s", b[i].reason);
 }
 
+/* S20: a drafter model and SPEC_TYPE=draft-simple come together. */
+static void law_drafter_pair(const struct endpoint *ep, const char *spec, struct findings *out)
+{
+	const char *f = val(ep, K_SPEC_DRAFT_MODEL_FILE);
+	int simple = strstr(spec, "draft-simple") != NULL;
+	if (simple && !*f)
+		add(out, "S20", SEV_ERROR, ep, K_SPEC_TYPE, "set SPEC_DRAFT_MODEL_FILE to the drafter GGUF",
+		    "SPEC_TYPE=%s names draft-simple, and no SPEC_DRAFT_MODEL_FILE gives it a model", spec);
+	if (!simple && *f && strcmp(spec, "none") != 0)
+		add(out, "S20", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "set SPEC_TYPE=draft-simple, or remove it",
+		    "SPEC_DRAFT_MODEL_FILE is set while SPEC_TYPE=%s: the engine would load it as that drafter's "
+		    "model",
+		    spec);
+}
+
+/* S20: the drafter's vocabulary is its target's, as the engine demands. */
+static void law_drafter_vocab(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
+{
+	char why[192];
+	if (c->draft && c->model && gguf_vocab_incompatible(c->model->g, c->draft->g, why, sizeof(why)))
+		add(out, "S20", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "use a drafter with the target's tokenizer",
+		    "the engine refuses this drafter beside this target (common_speculative_are_compatible): %s; "
+		    "it then serves without drafting, the drafter's memory held for nothing",
+		    why);
+}
+
 static void law_shape(const struct endpoint *ep, struct findings *out)
 {
 	uint64_t par = 1;
@@ -379,8 +406,8 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 		add(out, "S05", SEV_ERROR, ep, K_EXTRA_ARGS, "use the SPEC_* keys; zealot renders the set whole",
 		    "speculative flags in EXTRA_ARGS make half a set (half a set has segfaulted at load)");
 	if (strcmp(spec, "none") == 0) {
-		static const enum key_id keys[] = {K_SPEC_DRAFT_N_MAX, K_SPEC_DRAFT_N_MIN, K_SPEC_DRAFT_P_MIN,
-						   K_SPEC_DRAFT_TYPE_K, K_SPEC_DRAFT_TYPE_V};
+		static const enum key_id keys[] = {K_SPEC_DRAFT_N_MAX,	K_SPEC_DRAFT_N_MIN,  K_SPEC_DRAFT_P_MIN,
+						   K_SPEC_DRAFT_TYPE_K, K_SPEC_DRAFT_TYPE_V, K_SPEC_DRAFT_MODEL_FILE};
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 			if (endpoint_entry(ep, keys[i])->value)
 				add(out, "S05", SEV_WARNING, ep, keys[i], "remove it, or arm a drafter with SPEC_TYPE",
@@ -388,6 +415,7 @@ static void law_shape(const struct endpoint *ep, struct findings *out)
 				    "nothing",
 				    key_name(keys[i]));
 	}
+	law_drafter_pair(ep, spec, out);
 	int n_ctx_drafters = 0;
 	static const char *const context_drafters[] = {"draft-mtp", "draft-simple", "draft-eagle3", "draft-dflash",
 						       "draft-dspark"};
@@ -477,7 +505,8 @@ static int readable_by(const struct stat *st, const char *p, const char *user, c
 
 static void law_files(const struct endpoint *ep, struct findings *out)
 {
-	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE};
+	static const enum key_id keys[] = {K_MODEL_FILE, K_MMPROJ_FILE, K_LORA_FILE, K_API_KEY_FILE,
+					   K_SPEC_DRAFT_MODEL_FILE};
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char *p = endpoint_path(ep, keys[i]);
 		if (!p) {
@@ -509,7 +538,7 @@ static void law_files(const struct endpoint *ep, struct findings *out)
 		else if (!readable_by(&st, p, val(ep, K_USER), why, sizeof(why)))
 			add(out, "C03", SEV_ERROR, ep, keys[i], why, "%s '%s' is not readable by %s", key_name(keys[i]),
 			    p, *val(ep, K_USER) ? "USER" : "this user");
-		else if (i < 3)
+		else if (keys[i] != K_API_KEY_FILE)
 			law_shards(ep, keys[i], p, fix, out);
 		free(p);
 	}
@@ -686,6 +715,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 		    "vendor metadata %s.* (%llu keys): a loader that ignores a transform dequantizes wrongly and "
 		    "silently",
 		    cs->families[i].prefix, (unsigned long long)cs->families[i].keys);
+	law_drafter_vocab(ep, c, out);
 	/* S11: BF16 projector under concurrency */
 	if (c->projector && s->parallel > 1 && tensors_mostly(c->projector->g, 30))
 		add(out, "S11", SEV_WARNING, ep, K_MMPROJ_FILE, "use the Q8_0 projector",

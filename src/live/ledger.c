@@ -339,8 +339,10 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		l->recognised++;
 		return;
 	}
+	int drafter = *cur == &l->draft; /* a drafter model loads after its announcement */
 	if (recognised(l, strstr(line, "load_tensors:") &&
-			      buffer_line(line, " model buffer size", l->model, &l->n_model, 0)))
+			      buffer_line(line, " model buffer size", drafter ? l->draft_model : l->model,
+					  drafter ? &l->n_draft_model : &l->n_model, 0)))
 		return;
 	if (recognised(l, buffer_line(line, " LoRA buffer size", l->lora, &l->n_lora, 0)))
 		return;
@@ -487,6 +489,8 @@ json_t *ledger_to_json(const struct ledger *l)
 	json_object_set_new(o, "model", jbufs(l->model, l->n_model));
 	json_object_set_new(o, "target", jctx(&l->target));
 	json_object_set_new(o, "draft", jctx(&l->draft));
+	if (l->n_draft_model)
+		json_object_set_new(o, "draft_model", jbufs(l->draft_model, l->n_draft_model));
 	json_object_set_new(o, "lora", jbufs(l->lora, l->n_lora));
 	json_object_set_new(o, "engine_error", l->engine_error[0] ? json_string(l->engine_error) : json_null());
 	json_object_set_new(o, "n_slots", json_integer(l->n_slots));

@@ -60,6 +60,9 @@ struct ledger {
 	unsigned n_model;
 	struct ledger_ctx target, draft;
 	int draft_announced;
+	/* a separate drafter's weights ("load_tensors:" after "loading draft model") */
+	struct ledger_buf draft_model[LEDGER_MAX_BUFS];
+	unsigned n_draft_model;
 
 	/* the projector */
 	int has_projector;

@@ -138,6 +138,8 @@ void ledger_compare(const struct plan *p, const struct ledger *l, struct ledger_
 			compare_bufs(c, "recurrent", p->rs.bufs, p->rs.n_bufs, l->target.rs.bufs, l->target.rs.n_bufs,
 				     1);
 	}
+	if (p->n_draft_model || l->n_draft_model)
+		compare_bufs(c, "draft_model", p->draft_model, p->n_draft_model, l->draft_model, l->n_draft_model, 1);
 	compare_kv(c, "draft_kv", &p->draft_kv, &l->draft.kv);
 	compare(c, "output", "target", plan_mib(p->output_bytes), ledger_sum(l->target.output, l->target.n_output), 1);
 	/* the output buffer's type: the output layer's device's pinned host type, or CPU */

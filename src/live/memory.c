@@ -115,6 +115,7 @@ static void ledger_split(const struct plan *p, const struct ledger *l, double *c
 {
 	*card = *host = 0;
 	add_bufs(p, l->model, l->n_model, card, host);
+	add_bufs(p, l->draft_model, l->n_draft_model, card, host);
 	add_bufs(p, l->lora, l->n_lora, card, host);
 	add_ctx(p, &l->target, card, host);
 	add_ctx(p, &l->draft, card, host);

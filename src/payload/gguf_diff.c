@@ -228,3 +228,57 @@ void gguf_diff_release(struct gguf_diff *d)
 	free(d->v);
 	memset(d, 0, sizeof(*d));
 }
+
+/* An unsigned key of g, or def when absent. */
+static uint64_t u64_or(const struct gguf *g, const char *key, uint64_t def)
+{
+	uint64_t v;
+	return gguf_kv_u64(gguf_find(g, key), &v) == 0 ? v : def;
+}
+
+static int bool_or(const struct gguf *g, const char *key, int def)
+{
+	int v;
+	return gguf_kv_bool(gguf_find(g, key), &v) == 0 ? v : def;
+}
+
+/* The engine's common_speculative_are_compatible (common/speculative.cpp):
+ * the tokenizer model, add_bos/bos and add_eos/eos, at most 128 tokens
+ * apart in size, and every token's text from id 5 to the shorter's end. */
+int gguf_vocab_incompatible(const struct gguf *tgt, const struct gguf *dft, char *why, size_t n)
+{
+	const struct gguf_kv *mt = gguf_find(tgt, "tokenizer.ggml.model"), *md = gguf_find(dft, "tokenizer.ggml.model");
+	if (mt && md && mt->type == GGUF_STRING && md->type == GGUF_STRING &&
+	    (mt->v.s.n != md->v.s.n || memcmp(mt->v.s.p, md->v.s.p, mt->v.s.n) != 0)) {
+		snprintf(why, n, "the tokenizer models differ (%.*s, the drafter's %.*s)", (int)mt->v.s.n, mt->v.s.p,
+			 (int)md->v.s.n, md->v.s.p);
+		return 1;
+	}
+	static const char *const ids[][2] = {{"tokenizer.ggml.add_bos_token", "tokenizer.ggml.bos_token_id"},
+					     {"tokenizer.ggml.add_eos_token", "tokenizer.ggml.eos_token_id"}};
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		int at = bool_or(tgt, ids[i][0], 0), ad = bool_or(dft, ids[i][0], 0);
+		uint64_t it = u64_or(tgt, ids[i][1], UINT64_MAX), id = u64_or(dft, ids[i][1], UINT64_MAX);
+		if (at != ad || (at && it != id)) {
+			snprintf(why, n, "%s or %s differ", ids[i][0], ids[i][1]);
+			return 1;
+		}
+	}
+	const struct gguf_kv *tt = gguf_find(tgt, "tokenizer.ggml.tokens"),
+			     *td = gguf_find(dft, "tokenizer.ggml.tokens");
+	uint64_t nt = tt ? tt->arr_n : 0, nd = td ? td->arr_n : 0;
+	if ((nt > nd ? nt - nd : nd - nt) > 128) {
+		snprintf(why, n, "the vocabularies are %llu and %llu tokens, more than 128 apart",
+			 (unsigned long long)nt, (unsigned long long)nd);
+		return 1;
+	}
+	uint64_t ia = 0, ib = 0;
+	const uint8_t *pa = NULL, *pb = NULL;
+	struct gguf_str sa, sb;
+	while (gguf_arr_next_str(tt, &ia, &pa, &sa) == 0 && gguf_arr_next_str(td, &ib, &pb, &sb) == 0)
+		if (ia > 5 && (sa.n != sb.n || memcmp(sa.p, sb.p, sa.n) != 0)) {
+			snprintf(why, n, "token %llu's text differs", (unsigned long long)(ia - 1));
+			return 1;
+		}
+	return 0;
+}

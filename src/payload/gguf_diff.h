@@ -41,4 +41,9 @@ void gguf_diff_release(struct gguf_diff *d);
  * allocated. */
 char *gguf_kv_text(const struct gguf_kv *kv);
 
+/* Whether the engine refuses dft as a drafter of tgt: its
+ * common_speculative_are_compatible (common/speculative.cpp) throws "draft
+ * model vocab type must match target model" at load. 1 with *why, else 0. */
+int gguf_vocab_incompatible(const struct gguf *tgt, const struct gguf *dft, char *why, size_t n);
+
 #endif

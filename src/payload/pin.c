@@ -156,7 +156,12 @@ int pin_sha256(const char *path, const char *stamp_dir, char hex[65], int *cache
 		return errorf(err, "cannot hash '%s': %s", path,
 			      crypto_lazy_error() ? crypto_lazy_error() : "libcrypto's SHA-256 would not start");
 	}
-	size_t cap = 4u << 20;
+	/* read in blocks that stay in the core's cache until hashed: a 4 MiB
+	 * block is evicted by the time the hash reaches its end, and the
+	 * hash then waits on memory (measured here on a 1 GiB page-cached
+	 * file, CPU per byte read + hashed: 4 MiB blocks 650 MiB/s, 1 MiB
+	 * 1,120, 32-128 KiB 1,240, openssl dgst's 8 KiB 1,200-1,230) */
+	size_t cap = 128u << 10;
 	unsigned char *buf = xmalloc(cap);
 	uint64_t done = 0, total = (uint64_t)st.st_size;
 	int rc = 0;

@@ -67,7 +67,7 @@ int plan_arch_memoryless(const char *arch)
 
 int plan_term_exact(const char *term)
 {
-	static const char *const exact[] = {"model", "kv", "kv_swa", "recurrent", "draft_kv", "output"};
+	static const char *const exact[] = {"model", "kv", "kv_swa", "recurrent", "draft_kv", "output", "draft_model"};
 	for (size_t i = 0; i < ARRAY_SIZE(exact); i++)
 		if (strcmp(term, exact[i]) == 0)
 			return 1;
@@ -710,6 +710,7 @@ void plan_bill(struct plan *p)
 	if (n_cuda == 1)
 		p->devs[cuda].overhead = p->overhead_bytes;
 	bill_bufs(p, p->model, p->n_model);
+	bill_bufs(p, p->draft_model, p->n_draft_model);
 	bill_cache(p, p->kv.bufs, p->kv.n_bufs, p->kv.k_bytes + p->kv.v_bytes);
 	bill_cache(p, p->kv_swa.bufs, p->kv_swa.n_bufs, p->kv_swa.k_bytes + p->kv_swa.v_bytes);
 	bill_cache(p, p->rs.bufs, p->rs.n_bufs, p->rs.r_bytes + p->rs.s_bytes);
@@ -732,6 +733,55 @@ void plan_bill(struct plan *p)
 	p->host_total = p->n_cards ? p->devs[host].total : 0;
 	p->addressable = p->devs[p->main_dev].addressable;
 	p->free_bytes = p->devs[p->main_dev].free_bytes;
+}
+
+/* A separate drafter (SPEC_TYPE=draft-simple, SPEC_DRAFT_MODEL_FILE):
+ * common_speculative_init_result loads it as an ordinary model and makes
+ * its context from the target's parameters (common_base_params_to_speculative):
+ * n_ctx = the target's llama_n_ctx, the same slots, n_batch, n_ubatch and
+ * flash attention, the draft cache types, n_outputs_max = n_parallel (one
+ * output per slot), no embeddings. It is priced as a plan of its own and
+ * folded in as the draft terms. */
+static int plan_drafter(const struct plan_shape *s, const struct device *dev, const struct plan_extras *x,
+			struct plan *p, char **err)
+{
+	struct plan_shape ds = *s;
+	ds.ctx_size = p->n_ctx;
+	ds.type_k = s->draft_k ? s->draft_k : s->type_k;
+	ds.type_v = s->draft_v ? s->draft_v : s->type_v;
+	ds.spec_mtp = ds.spec_model = 0;
+	ds.spec_n_max = 0;
+	ds.embeddings = ds.pooling = 0;
+	/* the drafter's own placement flags (-otd, -ncmoed, -devd) are the
+	 * SPEC_TYPE key's and never rendered: none of the target's apply */
+	ds.place.override_tensor = NULL;
+	ds.place.tensor_split = NULL;
+	ds.place.n_cpu_moe = 0;
+	struct plan_extras dx = {.addressable_mib = x->addressable_mib, .slack_mib = x->slack_mib};
+	struct plan *dp = xcalloc(1, sizeof(*dp));
+	char *e = NULL;
+	if (plan_make(x->draft_m, x->draft_g, &ds, dev, &dx, dp, &e)) {
+		errorf(err, "the drafter (SPEC_DRAFT_MODEL_FILE): %s", e);
+		free(e);
+		free(dp);
+		return -1;
+	}
+	memcpy(p->draft_model, dp->model, sizeof(p->draft_model));
+	p->n_draft_model = dp->n_model;
+	p->draft_kv = dp->kv;
+	memcpy(p->draft_compute, dp->compute, sizeof(p->draft_compute));
+	p->n_draft_compute = dp->n_compute;
+	p->draft_output_bytes = dp->output_bytes;
+	p->has_draft = 1;
+	if (dp->kv_swa.present || dp->rs.present)
+		plan_note_unmirrored(p, "the drafter's %s memory ('%s')",
+				     dp->kv_swa.present ? "sliding-window" : "recurrent", x->draft_m->arch);
+	if (p->n_cards)
+		plan_note_unmirrored(p, "the drafter's placement on a card (-ngld, -devd): priced as the target's");
+	for (unsigned i = 0; i < dp->n_unmirrored; i++)
+		plan_note_unmirrored(p, "drafter: %.110s", dp->unmirrored[i]);
+	free(dp);
+	return 0;
 }
 
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
@@ -781,6 +831,10 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	compute_model(&ci, p);
+	if (s->spec_model && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
+		place_release(&pl);
+		return -1;
+	}
 
 	int card = main_card(p, &pl);
 	if (x && x->projector) {

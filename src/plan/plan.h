@@ -16,7 +16,12 @@
  *                                     max(1, n_seq) * (1 + n_rs_seq), n_rs_seq =
  *                                     the draft depth when an MTP drafter is armed
  *   draft     common/speculative.cpp  the MTP context: the target's whole pool
- *                                     at the draft cache types, nextn layers only
+ *                                     at the draft cache types, nextn layers only;
+ *                                     a drafter model (draft-simple): its own
+ *                                     weights, and a context of the target's
+ *                                     n_ctx and slots at the draft cache types,
+ *                                     one output per slot, priced as a plan of
+ *                                     its own
  *   model     src/llama-model.cpp     mmap'd host range for CPU tensors; the
  *                                     offloaded tensors' padded sizes on the card
  *   placement place.h                 which device holds each layer, weight and
@@ -38,6 +43,9 @@ struct plan_extras {
 	uint64_t addressable_mib;     /* 0: the profile's (or the host's for cpu) */
 	uint64_t slack_mib;
 	struct memo *memo; /* reuse between candidate plans (memo.h), or NULL */
+	/* the drafter model of SPEC_TYPE=draft-simple (SPEC_DRAFT_MODEL_FILE), or NULL */
+	const struct model *draft_m;
+	const struct gguf *draft_g;
 };
 
 /* Price the shape. m and g are the payload's geometry and header. Returns 0

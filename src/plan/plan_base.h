@@ -24,7 +24,8 @@ struct plan_shape {
 	int flash_attn; /* 1 on (or auto resolving on), 0 off */
 	uint32_t n_batch, n_ubatch;
 	uint32_t ngl;
-	int spec_mtp; /* SPEC_TYPE includes draft-mtp */
+	int spec_mtp;	/* SPEC_TYPE includes draft-mtp */
+	int spec_model; /* SPEC_TYPE includes draft-simple: a separate drafter model (SPEC_DRAFT_MODEL_FILE) */
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;
@@ -112,6 +113,9 @@ struct plan {
 	unsigned n_draft_compute;
 	uint64_t draft_output_bytes;
 	int has_draft;
+	/* a separate drafter's weights (SPEC_DRAFT_MODEL_FILE), per buffer */
+	struct plan_buf draft_model[PLAN_MAX_BUFS];
+	unsigned n_draft_model;
 
 	uint64_t projector_weights, projector_compute;
 	uint64_t lora_bytes;

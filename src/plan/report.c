@@ -200,6 +200,8 @@ json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const
 				      cpu_features_format(&c->shape.cpu, feat, sizeof(feat)), "source",
 				      c->shape.cpu.source, "extra_buffers", c->shape.repack));
 	json_object_set_new(o, "model", jbufs(p->model, p->n_model));
+	if (p->n_draft_model) /* a separate drafter's weights */
+		json_object_set_new(o, "draft_model", jbufs(p->draft_model, p->n_draft_model));
 	json_object_set_new(o, "kv", jkv(p, &p->kv));
 	json_object_set_new(o, "kv_swa", jkv(p, &p->kv_swa));
 	if (p->rs.present)

@@ -78,7 +78,10 @@ int shape_set(struct plan_shape *s, struct plan_extras *x, enum key_id id, const
 	case K_NGL: s->ngl = s->place.ngl = (uint32_t)u; break;
 	case K_N_CPU_MOE: s->place.n_cpu_moe = (uint32_t)u; break;
 	case K_KV_OFFLOAD: s->place.kv_offload = on; break;
-	case K_SPEC_TYPE: s->spec_mtp = strstr(v, "draft-mtp") != NULL; break;
+	case K_SPEC_TYPE:
+		s->spec_mtp = strstr(v, "draft-mtp") != NULL;
+		s->spec_model = strstr(v, "draft-simple") != NULL;
+		break;
 	case K_SPEC_DRAFT_N_MAX: s->spec_n_max = (uint32_t)u; break;
 	case K_SPEC_DRAFT_TYPE_K: s->draft_k = t; break;
 	case K_SPEC_DRAFT_TYPE_V: s->draft_v = t; break;
@@ -154,7 +157,8 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 				      int *io, char **err)
 {
 	char *e = NULL;
-	const char *key = key_name(id), *ukey = key_name(key_url_of(id));
+	/* a file key with no URL twin (SPEC_DRAFT_MODEL_FILE) names itself */
+	const char *key = key_name(id), *ukey = key_url_of(id) < K__COUNT ? key_name(key_url_of(id)) : key;
 	char *url = NULL;
 	struct stat st;
 	struct gguf_file *f = NULL;
@@ -166,7 +170,8 @@ static struct gguf_file *open_payload(const struct endpoint *ep, struct shape_ct
 		*io = 1;
 		return NULL;
 	}
-	if (endpoint_value(ep, endpoint_url_file_key(id)) && *endpoint_value(ep, endpoint_url_file_key(id)))
+	if (endpoint_url_file_key(id) < K__COUNT && endpoint_value(ep, endpoint_url_file_key(id)) &&
+	    *endpoint_value(ep, endpoint_url_file_key(id)))
 		ukey = key_name(endpoint_url_file_key(id));
 	if (url && remote_is_url(url) && gone) {
 		char *tf = endpoint_path(ep, K_TOKEN_FILE), *token = NULL;
@@ -207,6 +212,40 @@ static int open_extra(const struct endpoint *ep, struct shape_ctx *c, enum key_i
 	if (!*f)
 		return -1;
 	*extra = (*f)->g;
+	return 0;
+}
+
+/* The census of a model payload (key: MODEL_FILE, SPEC_DRAFT_MODEL_FILE)
+ * at path, which must be a model. */
+static int model_census(const struct gguf *g, const char *path, enum key_id key, struct census **out, int *io,
+			char **err)
+{
+	char *e = NULL;
+	*out = census_take(g, &e);
+	if (!*out) {
+		*io = 1;
+		errorf(err, "%s: %s", path, e);
+		free(e);
+		return -1;
+	}
+	if (!(*out)->model)
+		return errorf(err, "%s '%s' is not a model payload (an adapter or projector?)", key_name(key), path);
+	return 0;
+}
+
+/* The drafter model (SPEC_DRAFT_MODEL_FILE) when the endpoint names one:
+ * its header and geometry for the extras. */
+static int open_drafter(const struct endpoint *ep, struct shape_ctx *c, int *io, char **err)
+{
+	const struct gguf *g = NULL;
+	if (open_extra(ep, c, K_SPEC_DRAFT_MODEL_FILE, &c->draft_path, &c->draft, &g, io, err))
+		return -1;
+	if (!g)
+		return 0;
+	if (model_census(g, c->draft_path, K_SPEC_DRAFT_MODEL_FILE, &c->draft_census, io, err))
+		return -1;
+	c->extras.draft_m = c->draft_census->model;
+	c->extras.draft_g = g;
 	return 0;
 }
 
@@ -299,18 +338,12 @@ static int load(const struct endpoint *ep, const char *device_override, struct s
 	c->model = open_payload(ep, c, c->model_path, K_MODEL_FILE, io, err);
 	if (!c->model)
 		return -1;
-	char *e = NULL;
-	c->census = census_take(c->model->g, &e);
-	if (!c->census) {
-		*io = 1;
-		errorf(err, "%s: %s", c->model_path, e);
-		free(e);
+	if (model_census(c->model->g, c->model_path, K_MODEL_FILE, &c->census, io, err))
 		return -1;
-	}
-	if (!c->census->model)
-		return errorf(err, "MODEL_FILE '%s' is not a model payload (an adapter or projector?)", c->model_path);
 	if (open_extra(ep, c, K_MMPROJ_FILE, &c->projector_path, &c->projector, &c->extras.projector, io, err) ||
 	    open_extra(ep, c, K_LORA_FILE, &c->lora_path, &c->lora, &c->extras.lora, io, err))
+		return -1;
+	if (open_drafter(ep, c, io, err))
 		return -1;
 	l.window_cap = shape_window_cap(ep, c->census->model);
 	c->n_breach = shape_laws(c->census->model, s, &l, SHAPE_LAWS_ALL, &c->breach, 1);
@@ -328,6 +361,9 @@ enum zerr shape_load(const struct endpoint *ep, const char *device_override, str
 void shape_release(struct shape_ctx *c)
 {
 	census_free(c->census);
+	census_free(c->draft_census);
+	gguf_close(c->draft);
+	free(c->draft_path);
 	gguf_close(c->model);
 	gguf_close(c->projector);
 	gguf_close(c->lora);

@@ -18,6 +18,10 @@ struct shape_ctx {
 	char *model_path, *projector_path, *lora_path;
 	struct gguf_file *model, *projector, *lora;
 	struct census *census; /* of the model */
+	/* the drafter model (SPEC_DRAFT_MODEL_FILE), its header and census */
+	char *draft_path;
+	struct gguf_file *draft;
+	struct census *draft_census;
 	struct plan_shape shape;
 	struct plan_extras extras;
 	const struct device *dev;

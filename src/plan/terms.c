@@ -23,6 +23,8 @@ void terms_of(const struct plan *p, struct term t[TERM_N])
 	}
 	for (unsigned i = 0; i < p->n_model; i++)
 		put(&t[TERM_MODEL], p->model[i].bytes, p->model[i].on_device, cuda);
+	for (unsigned i = 0; i < p->n_draft_model; i++) /* a drafter's weights are weights too */
+		put(&t[TERM_MODEL], p->draft_model[i].bytes, p->draft_model[i].on_device, cuda);
 	put(&t[TERM_KV], p->kv.k_bytes + p->kv.v_bytes, 1, cuda);
 	put(&t[TERM_KV_SWA], p->kv_swa.k_bytes + p->kv_swa.v_bytes, 1, cuda);
 	put(&t[TERM_RECURRENT], p->rs.r_bytes + p->rs.s_bytes, 1, cuda);

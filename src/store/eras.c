@@ -183,6 +183,7 @@ char *eras_payload(const struct endpoint *ep, const char *pins_json)
 	one_payload(&s, ep, pins, "MODEL_FILE", "MODEL", NULL);
 	one_payload(&s, ep, pins, "MMPROJ_FILE", "MMPROJ", "projector");
 	one_payload(&s, ep, pins, "LORA_FILE", "LORA", "adapter");
+	one_payload(&s, ep, pins, "SPEC_DRAFT_MODEL_FILE", "SPEC_DRAFT_MODEL", "drafter");
 	json_decref(pins);
 	if (!s.len)
 		sb_adds(&s, "(no MODEL_FILE)");

@@ -49,6 +49,10 @@ check "reset mid-body: the retry asked for the rest (Range from the cut)" \
 	test -n "$(jq -r 'select(.path=="/reset/q.gguf" and .range != null)|.range' "$PLOG" | grep -E '^bytes=[1-9][0-9]*-$')"
 check "reset mid-body: the retry carried If-Range" \
 	test -n "$(jq -r 'select(.path=="/reset/q.gguf" and .if_range != null)|.if_range' "$PLOG")"
+# the cut is at no 4 KiB boundary: the resumed bytes up to the next one go
+# through the page cache, the rest with O_DIRECT, into the same file
+cut=$(jq -r 'select(.path=="/reset/q.gguf" and .range != null)|.range' "$PLOG" | head -1 | sed 's/^bytes=//; s/-$//')
+check "reset mid-body: the retry resumed at no 4 KiB boundary (byte $cut)" test -n "$cut" -a $((cut % 4096)) -ne 0
 
 # --- a short body (closed early): retried and resumed
 endpoint short "$P/short/q.gguf"

@@ -338,6 +338,23 @@ check "kill -9 rerun: at most the bytes the state did not hold again (server's l
 check "kill -9 rerun: at most 55 % of the file again (server's log)" test $((again * 100)) -le $((ks * 55))
 check "kill -9 rerun: no sanitizer report" no_sanitizer
 
+# --- the bytes the hash takes as they come go to the disk with O_DIRECT:
+# a download leaves (almost) none of them in the page cache, where a
+# download through it left all (fincore counts the resident bytes)
+# (where the file system takes O_DIRECT at all, and is not memory)
+mkdir -p "$TMP/dio"
+if command -v fincore >/dev/null && [ "$(stat -f -c %T "$TMP")" != tmpfs ] &&
+	dd if=/dev/zero of="$TMP/dio/probe" bs=4096 count=1 oflag=direct 2>/dev/null; then
+	sed 's/^MODEL_FILE=.*/MODEL_FILE=dio.gguf/' "$TMP/k/k.env" >"$TMP/dio/k.env"
+	run "$ZEALOT" fetch --connections 1 "$TMP/dio/k.env"
+	res=$(fincore --bytes --noheadings --output RES "$TMP/dio/dio.gguf")
+	echo "# fetched with one connection: $res of $ks bytes in the page cache"
+	check "O_DIRECT: exit 0, the file verifies" test "$rc" -eq 0 && cmp -s "$TMP/dio/dio.gguf" "$www/kill.gguf"
+	check "O_DIRECT: at most 10 % of the file left in the page cache" test -n "$res" -a $((res * 10)) -le "$ks"
+else
+	echo "ok - O_DIRECT # SKIP no fincore, or $TMP is memory or takes no O_DIRECT"
+fi
+
 # --- a power cut, as the state sees it: killed after its 30th chunk, then
 # the state's boot id is not this boot's. The page cache may have lost
 # what no fdatasync made durable, so the rerun asks each segment's bytes

@@ -596,6 +596,8 @@ void compute_model(const struct compute_input *in, struct plan *p)
 				     gr_fallback(in->m)->arch, estimate_lacks(in->m->arch));
 	else if (p->has_draft && !f->draft)
 		plan_note_unmirrored(p, "MTP head graph of '%s' (estimated with qwen35's)", in->m->arch);
+	if (f && f->build == gr_deepseek4 && gr_deepseek4_unmirrored(in->pl))
+		plan_note_unmirrored(p, "%s", gr_deepseek4_unmirrored(in->pl));
 	/* ggml-cuda takes TOP_K over at most 1024 cells (without CUB) and the
 	 * lightning indexer on its own conditions; the scheduler's fallback
 	 * for them is not replayed (cuda.c knows neither op) */
@@ -626,7 +628,7 @@ void compute_model(const struct compute_input *in, struct plan *p)
 			break;
 		}
 	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
-	uint64_t per_seq = 1 + (s->spec_mtp ? s->spec_n_max : 0);
+	uint64_t per_seq = 1 + (s->spec_mtp || s->spec_model ? s->spec_n_max : 0);
 	uint64_t n_outputs_max = (uint64_t)p->n_seq * per_seq;
 	if (s->embeddings || s->pooling > 1) /* an embedding server outputs the whole batch */
 		n_outputs_max = s->n_batch;

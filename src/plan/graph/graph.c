@@ -489,6 +489,8 @@ static const struct graph_family families[] = {
     {"dots3note", gr_dots3note, NULL, "src/models/dots3note.cpp (no MTP draft)", gr_deepseek32_affine_from},
     {"minimax-01", gr_minimax01, NULL, "src/models/minimax-01.cpp", NULL},
     {"minimax-m3", gr_minimax_m3, NULL, "src/models/minimax-m3.cpp", NULL},
+    {"deepseek4", gr_deepseek4, NULL, "src/models/deepseek4.cpp (src/llama-kv-cache-dsv4.cpp's caches and states)",
+     gr_deepseek4_affine_from},
     {"wavtokenizer-dec", gr_wavtok, NULL, "src/models/wavtokenizer-dec.cpp", NULL},
 };
 

@@ -324,6 +324,13 @@ int gr_mla_attention(struct ga_graph *g, const struct model *m, const struct dim
  * beside the shared ones */
 int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T);
 gr_build_fn gr_deepseek32; /* graph_deepseek32.c */
+gr_build_fn gr_deepseek4;  /* graph_deepseek4.c */
+/* deepseek4's placements the mirror was not proven on (a CUDA or Vulkan
+ * device): the reason, or NULL */
+const char *gr_deepseek4_unmirrored(const struct placement *pl);
+/* never: the compressed caches' cells, PAD(ceil(n_ctx_seq / ratio), 256),
+ * are not affine in the cells the masks span, so no memo piece holds */
+uint64_t gr_deepseek4_affine_from(const struct model *m);
 /* deepseek32 keeps min(n_kv, top_k) cells a token: affine in the cells
  * only from top_k up */
 uint64_t gr_deepseek32_affine_from(const struct model *m);
