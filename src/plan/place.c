@@ -413,6 +413,18 @@ int64_t place_tensor_layer(const char *name, const struct model *m)
 		if (end != name + 4 && *end == '.' && il < n_layer_all)
 			return (int64_t)il;
 	}
+	/* wavtokenizer-dec's repeating tensors: posnet.N and convnext.N at
+	 * layer N, the conv1d stem at layer 0 (tn(LLM_TENSOR_CONV1D, .., 0)) */
+	static const char *const stacks[] = {"posnet.", "convnext."};
+	for (size_t i = 0; i < ARRAY_SIZE(stacks); i++) {
+		size_t n = strlen(stacks[i]);
+		char *end;
+		unsigned long il = strncmp(name, stacks[i], n) == 0 ? strtoul(name + n, &end, 10) : n_layer_all;
+		if (il < n_layer_all && end != name + n && *end == '.')
+			return (int64_t)il;
+	}
+	if (strncmp(name, "conv1d.", 7) == 0)
+		return 0;
 	/* the input layer (LLM_TENSOR_LAYER_INPUT) */
 	static const char *const input[] = {"token_embd.", "position_embd.", "token_types.", "per_layer_token_embd."};
 	for (size_t i = 0; i < ARRAY_SIZE(input); i++)

@@ -186,6 +186,8 @@ static const struct synth_family families[] = {
     {"dots3note", SF_MTP | SF_MLA | SF_MHA_V | SF_HEADS_SWA, 0, dots3_defaults, dots3_validate, dots3_keys, dots3_tensors, NULL, 0, 0},
     {"minimax-01", SF_NO_ANSWER, 0, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
     {"minimax-m3", 0, V_MM3, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
+    {"wavtokenizer-dec", SF_TIED | SF_NO_ANSWER | SF_NORM_BIAS | SF_DENSE, 0, wavtok_defaults, wavtok_validate,
+     wavtok_keys, wavtok_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

@@ -513,4 +513,10 @@ int minimax_validate(const struct synth_spec *s, const struct synth_family *f, c
 void minimax_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void minimax_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
+/* fam_wavtok.c: wavtokenizer-dec (a vocoder: conv stem, posnet, convnext) */
+void wavtok_defaults(struct synth_spec *s, const struct synth_family *f);
+int wavtok_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void wavtok_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void wavtok_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+
 #endif

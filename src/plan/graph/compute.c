@@ -611,6 +611,9 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	const char *k3 = f && f->build == gr_kimi_k3 ? gr_kimi_k3_unmirrored(in->gg, in->m) : NULL;
 	if (k3)
 		plan_note_unmirrored(p, "compute graph of '%s' with %s", in->m->arch, k3);
+	const char *wt = f && f->build == gr_wavtok ? gr_wavtok_unmirrored(in->pl) : NULL;
+	if (wt)
+		plan_note_unmirrored(p, "compute graph of '%s' %s", in->m->arch, wt);
 	/* a scan a Vulkan device refuses runs on the CPU (place_refusals):
 	 * the exact terms hold, but the compute of such a split graph was
 	 * measured off by up to 3.75 % on lavapipe (docs/planner.md) */

@@ -509,6 +509,7 @@ static const struct graph_family families[] = {
     {"minimax-m3", gr_minimax_m3, NULL, "src/models/minimax-m3.cpp", NULL},
     {"deepseek4", gr_deepseek4, NULL, "src/models/deepseek4.cpp (src/llama-kv-cache-dsv4.cpp's caches and states)",
      gr_deepseek4_affine_from},
+    {"wavtokenizer-dec", gr_wavtok, NULL, "src/models/wavtokenizer-dec.cpp", NULL},
 };
 
 const struct graph_family *gr_family(const char *arch)

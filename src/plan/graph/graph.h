@@ -487,6 +487,13 @@ int gr_pricing(const char *arch, const char **source);
  * has no builder), or NULL. */
 const char *gr_refused(const char *arch);
 
+/* graph_wavtok.c: wavtokenizer-dec (a vocoder: not served, law S18) */
+gr_build_fn gr_wavtok;
+/* what of a wavtokenizer-dec placement graph_wavtok.c does not replay (its
+ * layers on two devices or more: the scheduler's copies between the
+ * blocks' turns), or NULL */
+const char *gr_wavtok_unmirrored(const struct placement *pl);
+
 /* graph_switch.c: graniteswitch */
 gr_build_fn gr_granite_switch;
 
