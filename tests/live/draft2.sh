@@ -5,7 +5,8 @@
 # src/models/gemma4-assistant.cpp mirrored) and no KV of its own (its
 # layers share the target's last window and full layers' cache,
 # src/llama-model.cpp create_memory): every exact term equals the boot
-# ledger, every compute buffer within 0.5 %, flash attention on and off.
+# ledger, every compute buffer within 0.5 %, flash attention on and off,
+# f16 and q8_0 caches, 1-4 slots, unified or not.
 # check refuses the pairings the engine cannot run (law S21).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
@@ -26,6 +27,11 @@ check "g4a-fa: the assistant holds no KV cache of its own (plan and ledger)" \
 	eval "! draft_compared g4a-fa.cmp draft_kv && ! '$ZEALOT' plan --json g4a-fa.env | jq -e '.draft_kv.mib > 0' >/dev/null"
 plan_case g4a-nofa gemma4 "" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256 $A SPEC_DRAFT_N_MAX=2"
 check "g4a-nofa: the plan mirrors target and assistant" plan_mirrors g4a-nofa.env
+# a q8_0 cache (the assistant's queries rotate as the target's cache does)
+# over three slots, and a unified cache at ubatch 64 over four
+plan_case g4a-q8 gemma4 "" \
+	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 CACHE_TYPE_K=q8_0 CACHE_TYPE_V=q8_0 $A"
+plan_case g4a-ub64 gemma4 "" "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1 $A"
 
 # the pairings the engine cannot run: check refuses them (S21)
 run "$ZEALOT" synth llama --set vocab=512 -o "$TMP/llama.gguf"

@@ -41,10 +41,14 @@ void gr_gemma4_assistant(struct ga_graph *g, const struct model *m, const struct
 		struct dims dl;
 		gr_gemma4_dims(&dl, d, m, il, swa);
 		int an = gr_norm(g, d, x, d->E, T, 1, L, "attn_norm.weight");
+		int *krot, *vrot;
+		gr_rot_inputs(g, &dl, in, swa, &krot, &vrot); /* a quantized cache's rotation, before the positions */
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		int freqs = swa ? -1 : gr_weight(g, d, L, "rope_freqs.weight");
 		int q = gr_gemma4_q(g, d, &dl, L, an, pos, freqs);
+		q = gr_rotate(g, q, dl.D * dl.H * T, dl.k_rot, krot);
 		int o = gr_attend_kv(g, &dl, in, L, q, -1, -1, swa, vmax_row);
+		o = gr_rotate(g, ga_view(g, o), dl.D * dl.H * T, dl.v_rot, vrot);
 		int cur = gr_mm(g, d, L, "attn_output.weight", ga_view(g, o), d->E, T);
 		if (il + 1 == m->n_layer_all && d->n_out < T) {
 			int ids = gr_input_once(g, &in->out_ids, (uint64_t)d->n_out * 4);
