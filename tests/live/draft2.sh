@@ -25,6 +25,9 @@ check "g4a-fa: the ledger holds the assistant's weights and compute apart" \
 	eval "draft_compared g4a-fa.cmp draft_model && draft_compared g4a-fa.cmp draft_compute"
 check "g4a-fa: the assistant holds no KV cache of its own (plan and ledger)" \
 	eval "! draft_compared g4a-fa.cmp draft_kv && ! '$ZEALOT' plan --json g4a-fa.env | jq -e '.draft_kv.mib > 0' >/dev/null"
+run "$ZEALOT" rungs g4a-fa.env
+check "rungs offers the assistant no draft cache type (it keeps no cache)" \
+	eval "[ $rc -eq 0 ] && ! grep -q SPEC_DRAFT_TYPE '$TMP/out'"
 plan_case g4a-nofa gemma4 "" "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256 $A SPEC_DRAFT_N_MAX=2"
 check "g4a-nofa: the plan mirrors target and assistant" plan_mirrors g4a-nofa.env
 # a q8_0 cache (the assistant's queries rotate as the target's cache does)
