@@ -297,6 +297,19 @@ static const struct law_doc laws[] = {
      "cache and its compute as the draft terms.",
      "Use the drafter trained for the target (same tokenizer), and set SPEC_TYPE=draft-simple with "
      "SPEC_DRAFT_MODEL_FILE together."},
+    {"S21", "a gemma4-assistant drafts beside its gemma4 target, as draft-mtp",
+     "A gemma4-assistant is not a model of its own: its graph reads the target's token embeddings and hidden "
+     "state and attends over the target's KV cache. Beside another target, or under another SPEC_TYPE, the "
+     "engine fails at load or asserts; draft-mtp with a drafter file of another architecture is half a set.",
+     "src/llama-context.cpp gives a gemma4-assistant context its target's as ctx_other; "
+     "src/llama-model.cpp (create_memory) shares the target's layer n-2 (window) and n-1 (full) caches; "
+     "src/models/gemma4-assistant.cpp concatenates the target's embedding with its hidden state "
+     "(embedding_length_out wide).",
+     "check refuses draft-mtp with a drafter that is not a gemma4-assistant, an assistant under another "
+     "SPEC_TYPE, beside a target that is not gemma4, or reading a hidden state of another width; S06 admits "
+     "draft-mtp on a target without nextn layers when its assistant is the drafter.",
+     "Serve the gemma4-assistant made for the gemma4 target with SPEC_TYPE=draft-mtp and "
+     "SPEC_DRAFT_MODEL_FILE."},
     {"C10", "the endpoint file means one thing to zealot and to systemd",
      "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "
      "passes a reader that keeps the CR, and the engine starts with LD_PRELOAD set.",

@@ -362,7 +362,7 @@ static void law_drafter_pair(const struct endpoint *ep, const char *spec, struct
 	if (simple && !*f)
 		add(out, "S20", SEV_ERROR, ep, K_SPEC_TYPE, "set SPEC_DRAFT_MODEL_FILE to the drafter GGUF",
 		    "SPEC_TYPE=%s names draft-simple, and no SPEC_DRAFT_MODEL_FILE gives it a model", spec);
-	if (!simple && *f && strcmp(spec, "none") != 0)
+	if (!simple && *f && strcmp(spec, "none") != 0 && !strstr(spec, "draft-mtp")) /* draft-mtp: S21 */
 		add(out, "S20", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "set SPEC_TYPE=draft-simple, or remove it",
 		    "SPEC_DRAFT_MODEL_FILE is set while SPEC_TYPE=%s: the engine would load it as that drafter's "
 		    "model",
@@ -378,6 +378,37 @@ static void law_drafter_vocab(const struct endpoint *ep, const struct shape_ctx 
 		    "the engine refuses this drafter beside this target (common_speculative_are_compatible): %s; "
 		    "it then serves without drafting, the drafter's memory held for nothing",
 		    why);
+}
+
+/* S21: a gemma4-assistant drafts as draft-mtp beside a gemma4 target, and
+ * draft-mtp takes no other drafter file (the engine's MTP driver feeds it
+ * the target's hidden state and shares the target's last two layers' KV,
+ * src/llama-model.cpp create_memory) */
+static void law_drafter_assistant(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
+{
+	if (!c->draft_census || !c->census)
+		return;
+	const struct model *d = c->draft_census->model, *t = c->census->model;
+	int mtp = strstr(val(ep, K_SPEC_TYPE), "draft-mtp") != NULL;
+	int assist = strcmp(d->arch, "gemma4-assistant") == 0;
+	uint64_t out_w = 0;
+	const struct gguf_kv *kv = gguf_findf(c->draft->g, "%s.embedding_length_out", d->arch);
+	if (mtp && !assist)
+		add(out, "S21", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE,
+		    "use a gemma4-assistant drafter, or SPEC_TYPE=draft-simple",
+		    "SPEC_TYPE=draft-mtp with a drafter file runs only a gemma4-assistant; this one is '%s'", d->arch);
+	else if (assist && !mtp)
+		add(out, "S21", SEV_ERROR, ep, K_SPEC_TYPE, "set SPEC_TYPE=draft-mtp",
+		    "a gemma4-assistant drafter runs only as draft-mtp (it reads its target's hidden state)");
+	else if (assist && strcmp(t->arch, "gemma4") != 0)
+		add(out, "S21", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "serve it beside its gemma4 target",
+		    "a gemma4-assistant drafts only beside a gemma4 target (it shares the target's KV cache); the "
+		    "target is '%s'",
+		    t->arch);
+	else if (assist && (!kv || gguf_kv_u64(kv, &out_w) || out_w != t->n_embd))
+		add(out, "S21", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "use the assistant made for this target",
+		    "the assistant reads a hidden state of %llu (embedding_length_out), its target's is %u",
+		    (unsigned long long)out_w, t->n_embd);
 }
 
 static void law_shape(const struct endpoint *ep, struct findings *out)
@@ -716,6 +747,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 		    "silently",
 		    cs->families[i].prefix, (unsigned long long)cs->families[i].keys);
 	law_drafter_vocab(ep, c, out);
+	law_drafter_assistant(ep, c, out);
 	/* S11: BF16 projector under concurrency */
 	if (c->projector && s->parallel > 1 && tensors_mostly(c->projector->g, 30))
 		add(out, "S11", SEV_WARNING, ep, K_MMPROJ_FILE, "use the Q8_0 projector",

@@ -388,7 +388,22 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 	if (recognised(l, strstr(line, "llama_memory_recurrent:") &&
 			      buffer_line(line, " RS buffer size", (*cur)->rs.bufs, &(*cur)->rs.n_bufs, 0)))
 		return;
+	/* "layer N: sharing with layer M": a layer of another context's
+	 * cache (gemma4-assistant's); a cache of such layers alone has no
+	 * buffer, and its size line counts memory it does not hold */
+	if (recognised(l, strstr(line, "llama_kv_cache: layer") && strstr(line, ": sharing with layer"))) {
+		l->kv_sharing++;
+		return;
+	}
+	if (strstr(line, "llama_kv_cache: size =") && l->kv_sharing &&
+	    !(*swa_next ? &(*cur)->kv_swa : &(*cur)->kv)->n_bufs) {
+		l->kv_sharing = 0;
+		l->recognised++;
+		*swa_next = 0;
+		return;
+	}
 	if (strstr(line, "llama_kv_cache: size =")) {
+		l->kv_sharing = 0;
 		struct ledger_kv *kv = *swa_next ? &(*cur)->kv_swa : &(*cur)->kv;
 		recognised(l, kv_line(line, kv));
 		*swa_next = 0;

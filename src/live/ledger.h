@@ -63,6 +63,8 @@ struct ledger {
 	/* a separate drafter's weights ("load_tensors:" after "loading draft model") */
 	struct ledger_buf draft_model[LEDGER_MAX_BUFS];
 	unsigned n_draft_model;
+	/* layers of the cache being read that share another context's (gemma4-assistant) */
+	unsigned kv_sharing;
 
 	/* the projector */
 	int has_projector;

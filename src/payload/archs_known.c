@@ -50,8 +50,8 @@ static const struct {
 	   "request aborts (\"llama_encode must be called first\")"},
     {"gemma4-assistant",
      "gemma 4's drafter: llama_context refuses it without its target's context (src/llama-context.cpp: "
-     "\"Gemma4Assistant requires ctx_other to be set\"); llama-server runs it only beside its gemma4 target "
-     "(--model-draft)"},
+     "\"Gemma4Assistant requires ctx_other to be set\"); llama-server runs it only beside its gemma4 target, "
+     "as its drafter (SPEC_TYPE=draft-mtp with SPEC_DRAFT_MODEL_FILE, law S21)"},
 };
 
 const char *archs_unserved(const char *arch)

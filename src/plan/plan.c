@@ -202,6 +202,8 @@ static void plan_kv_caches(const struct model *m, const struct plan_shape *s, co
 	int is_mla = m->head_k_mla && m->head_v_mla;
 	uint32_t vmax = v_width_max(m);
 	int has_swa = m->n_kind[LAYER_SWA] > 0 && m->n_swa > 0 && !plan_arch_memoryless(m->arch);
+	if (strcmp(m->arch, "gemma4-assistant") == 0) /* its blocks are nextn; its window cache sized as ever */
+		has_swa = m->n_swa > 0;
 
 	kv_init(&p->kv, p->n_ctx_seq, p, s->kv_unified, s->type_k, s->type_v);
 	if (has_swa) {
@@ -749,7 +751,14 @@ static int plan_drafter(const struct plan_shape *s, const struct device *dev, co
 	ds.ctx_size = p->n_ctx;
 	ds.type_k = s->draft_k ? s->draft_k : s->type_k;
 	ds.type_v = s->draft_v ? s->draft_v : s->type_v;
-	ds.spec_mtp = ds.spec_model = 0;
+	ds.spec_mtp = ds.spec_model = ds.spec_assist = 0;
+	/* a gemma4-assistant (draft-mtp): its blocks are all nextn blocks,
+	 * loaded; it attends over the target's cache, at the target's types */
+	if (s->spec_assist) {
+		ds.spec_mtp = 1;
+		ds.type_k = s->type_k;
+		ds.type_v = s->type_v;
+	}
 	ds.spec_n_max = 0;
 	ds.embeddings = ds.pooling = 0;
 	/* the drafter's own placement flags (-otd, -ncmoed, -devd) are the
@@ -768,12 +777,13 @@ static int plan_drafter(const struct plan_shape *s, const struct device *dev, co
 	}
 	memcpy(p->draft_model, dp->model, sizeof(p->draft_model));
 	p->n_draft_model = dp->n_model;
-	p->draft_kv = dp->kv;
+	if (!s->spec_assist) /* the assistant's layers share the target's cache: none of its own */
+		p->draft_kv = dp->kv;
 	memcpy(p->draft_compute, dp->compute, sizeof(p->draft_compute));
 	p->n_draft_compute = dp->n_compute;
 	p->draft_output_bytes = dp->output_bytes;
 	p->has_draft = 1;
-	if (dp->kv_swa.present || dp->rs.present)
+	if ((dp->kv_swa.present && !s->spec_assist) || dp->rs.present)
 		plan_note_unmirrored(p, "the drafter's %s memory ('%s')",
 				     dp->kv_swa.present ? "sliding-window" : "recurrent", x->draft_m->arch);
 	if (p->n_cards)
@@ -834,7 +844,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	compute_model(&ci, p);
-	if (s->spec_model && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
+	if ((s->spec_model || s->spec_assist) && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
 		place_release(&pl);
 		return -1;
 	}

@@ -24,8 +24,9 @@ struct plan_shape {
 	int flash_attn; /* 1 on (or auto resolving on), 0 off */
 	uint32_t n_batch, n_ubatch;
 	uint32_t ngl;
-	int spec_mtp;	/* SPEC_TYPE includes draft-mtp */
-	int spec_model; /* SPEC_TYPE includes draft-simple: a separate drafter model (SPEC_DRAFT_MODEL_FILE) */
+	int spec_mtp;	 /* SPEC_TYPE includes draft-mtp */
+	int spec_model;	 /* SPEC_TYPE includes draft-simple: a separate drafter model (SPEC_DRAFT_MODEL_FILE) */
+	int spec_assist; /* draft-mtp with SPEC_DRAFT_MODEL_FILE: an MTP drafter of its own (gemma4-assistant) */
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;

@@ -367,10 +367,11 @@ static int generate(struct gen *g, char **err)
 		snprintf(v, sizeof(v), "%u", s->spec_n_max + 1);
 		if (s->spec_n_max < 8 && offer1(g, K_SPEC_DRAFT_N_MAX, v, R_DECODE, err))
 			return -1;
-		if (cand_type_rank(s->draft_k->name) > cand_type_rank("q8_0") &&
+		/* a gemma4-assistant keeps no cache: its draft types move nothing */
+		if (!s->spec_assist && cand_type_rank(s->draft_k->name) > cand_type_rank("q8_0") &&
 		    offer1(g, K_SPEC_DRAFT_TYPE_K, "q8_0", R_DRAFT_CACHE, err))
 			return -1;
-		if (cand_type_rank(s->draft_v->name) > cand_type_rank("q8_0") &&
+		if (!s->spec_assist && cand_type_rank(s->draft_v->name) > cand_type_rank("q8_0") &&
 		    offer1(g, K_SPEC_DRAFT_TYPE_V, "q8_0", R_DRAFT_CACHE, err))
 			return -1;
 	} else if (!s->spec_mtp && m->n_nextn && m->mtp_tensors) {

@@ -140,6 +140,8 @@ int shape_read(const struct endpoint *ep, struct plan_shape *s, struct plan_extr
 			return -1;
 		}
 	}
+	const char *df = endpoint_value(ep, K_SPEC_DRAFT_MODEL_FILE);
+	s->spec_assist = s->spec_mtp && df && *df;
 	l->batch_asked = s->n_batch;
 	l->ubatch_asked = s->n_ubatch;
 	const char *fa = endpoint_value(ep, K_FLASH_ATTN);

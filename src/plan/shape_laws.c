@@ -109,8 +109,10 @@ static void laws_payload(struct breaches *b, const struct model *m, const struct
 		       "the payload's attention is MLA: the MTP draft context's SPEC_DRAFT_TYPE_K %s and "
 		       "SPEC_DRAFT_TYPE_V %s differ, which the engine refuses",
 		       s->draft_k->name, s->draft_v->name);
-	/* S06: MTP is a property of the file */
-	if (s->spec_mtp && m->n_nextn == 0)
+	/* S06: MTP is a property of the file (or of its assistant's, S21) */
+	if (s->spec_mtp && s->spec_assist)
+		;
+	else if (s->spec_mtp && m->n_nextn == 0)
 		breach(b, "S06", K_SPEC_TYPE, "use the -MTP export of the payload, or SPEC_TYPE=none",
 		       "SPEC_TYPE arms draft-mtp but the payload declares no MTP head (nextn_predict_layers = 0)");
 	else if (s->spec_mtp && m->mtp_tensors == 0)

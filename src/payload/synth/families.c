@@ -54,6 +54,7 @@ static const struct synth_family families[] = {
     SSM("mamba", V_MAMBA1 | V_ALONE, jamba_tensors, NULL, 0),
     {"gpt-oss", 0, 0, oss_defaults, oss_validate, oss_keys, oss_tensors, NULL, 0, 0},
     {"gemma4", SF_TIED | SF_NO_ANSWER | SF_OWN_KV, 0, gemma4_defaults, gemma4_validate, gemma4_keys, gemma4_tensors, NULL, 0, 0},
+    {"gemma4-assistant", SF_TIED | SF_NO_ANSWER | SF_OWN_KV, 0, g4a_defaults, g4a_validate, g4a_keys, g4a_tensors, NULL, 0, 0},
     LLAMA("seed_oss", RF_D, V_SEED),
     LLAMA("smollm3", RF_D, 0),
     DENSE("olmo2", SF_ROPE_FULL | SF_HEADS_EMBD | SF_DENSE, 0, olmo2_tensors),

@@ -97,6 +97,7 @@ static const struct synth_key keys[] = {
     {"shared_kv", offsetof(struct synth_spec, shared_kv), 0, "gemma4: last N layers reuse earlier layers' KV"},
     {"kv_eq", offsetof(struct synth_spec, kv_eq), 2, "gemma4: 1: full layers have no attn_v (K equals V)"},
     {"per_layer", offsetof(struct synth_spec, per_layer), 0, "gemma4: per-layer embedding width (E2B/E4B), 0 = none"},
+    {"embd_out", offsetof(struct synth_spec, embd_out), 0, "gemma4-assistant: its target's hidden size"},
     {"attn_res", offsetof(struct synth_spec, attn_res), 0,
      "kimi-k3: attn_res.block_size, cross-layer residual attention every N layers (0: none)"},
     {"hc", offsetof(struct synth_spec, hc), 0, "qwen4exp: hyper-connection streams (> 1)"},

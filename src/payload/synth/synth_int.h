@@ -267,6 +267,11 @@ void gemma4_defaults(struct synth_spec *s, const struct synth_family *f);
 int gemma4_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void gemma4_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void gemma4_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_g4a.c */
+void g4a_defaults(struct synth_spec *s, const struct synth_family *f);
+int g4a_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void g4a_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void g4a_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_oss.c: gpt-oss */
 void oss_defaults(struct synth_spec *s, const struct synth_family *f);

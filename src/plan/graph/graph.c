@@ -379,6 +379,7 @@ static const struct graph_family families[] = {
     {"nemotron_h", gr_granite_hybrid, NULL, "src/models/nemotron-h.cpp", NULL},
     {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp", NULL},
     {"gemma4", gr_gemma4, NULL, "src/models/gemma4.cpp", NULL},
+    {"gemma4-assistant", gr_gemma4_assistant, NULL, "src/models/gemma4-assistant.cpp", NULL},
     {"mistral3", gr_mistral3, NULL, "src/models/mistral3.cpp", NULL},
     {"seed_oss", gr_mistral3, NULL, "src/models/seed-oss.cpp", NULL},
     {"smollm3", gr_mistral3, NULL, "src/models/smollm3.cpp", NULL},

@@ -279,8 +279,15 @@ int gr_attend_rows(struct ga_graph *g, const struct dims *d, int qp, int kp, int
 void gr_pooling(struct ga_graph *g, const struct dims *d, int x, int64_t T);
 
 gr_draft_fn gr_qwen35_mtp;
-gr_build_fn gr_oss;					  /* graph_oss.c */
-gr_build_fn gr_gemma4;					  /* graph_gemma4.c */
+gr_build_fn gr_oss;		 /* graph_oss.c */
+gr_build_fn gr_gemma4;		 /* graph_gemma4.c */
+gr_build_fn gr_gemma4_assistant; /* graph_g4a.c */
+/* Gemma 4's widths of layer il (graph_gemma4.c): its head size (the window's
+ * when swa) and KV heads, its K and V row bytes, its cache's rotations. */
+void gr_gemma4_dims(struct dims *dl, const struct dims *d, const struct model *m, uint32_t il, int swa);
+/* Gemma 4's query (graph_gemma4.c): projected, normed per head, roped (with
+ * the proportional table freqs on a full layer, else freqs < 0). */
+int gr_gemma4_q(struct ga_graph *g, const struct dims *d, const struct dims *dl, int L, int an, int pos, int freqs);
 gr_build_fn gr_gemma3n;					  /* graph_gemma3n.c */
 gr_build_fn gr_rwkv7, gr_rwkv6, gr_arwkv7, gr_rwkv6qwen2; /* graph_rwkv.c */
 /* build_attn over an iSWA cache (graph_gemma4.c): K and V (each < 0:

@@ -38,7 +38,11 @@ static int64_t rot_k(int64_t head)
  * rotations. */
 static void layer_dims(struct dims *dl, const struct dims *d, const struct model *m, uint32_t il)
 {
-	int swa = m->kind[il] == LAYER_SWA;
+	gr_gemma4_dims(dl, d, m, il, m->kind[il] == LAYER_SWA);
+}
+
+void gr_gemma4_dims(struct dims *dl, const struct dims *d, const struct model *m, uint32_t il, int swa)
+{
 	int64_t n0 = d->D * d->Hkv;
 	*dl = *d;
 	dl->D = swa ? m->head_k_swa : m->head_k;
@@ -163,6 +167,16 @@ int gr_per_layer_project(struct ga_graph *g, const struct dims *d, int x0, int r
 	return ga_op(g, 0, F32, P, T, NL, 1, S(ga_view(g, a)));
 }
 
+int gr_gemma4_q(struct ga_graph *g, const struct dims *d, const struct dims *dl, int L, int an, int pos, int freqs)
+{
+	int64_t D = dl->D, H = dl->H, T = d->T;
+	int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, D * H, T));
+	q = gr_norm(g, d, q, D, H, T, L, "attn_q_norm.weight");
+	return gr_op_kind(
+	    g, freqs < 0 ? ga_op(g, 1, F32, D, H, T, 1, S(q, pos)) : ga_op(g, 1, F32, D, H, T, 1, S(q, pos, freqs)),
+	    GA_OP_ROPE);
+}
+
 void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, struct inputs *in)
 {
 	int64_t T = d->T;
@@ -193,12 +207,7 @@ void gr_gemma4(struct ga_graph *g, const struct model *m, const struct dims *d, 
 			gr_input_once(g, krot, (uint64_t)dl.k_rot * dl.k_rot * 4);
 		int pos = gr_input_once(g, &in->pos, (uint64_t)T * 4);
 		int freqs = swa ? -1 : gr_weight(g, d, L, "rope_freqs.weight");
-		int q = ga_view(g, gr_mm(g, d, L, "attn_q.weight", an, D * H, T));
-		q = gr_norm(g, d, q, D, H, T, L, "attn_q_norm.weight");
-		q = gr_op_kind(g,
-			       freqs < 0 ? ga_op(g, 1, F32, D, H, T, 1, S(q, pos))
-					 : ga_op(g, 1, F32, D, H, T, 1, S(q, pos, freqs)),
-			       GA_OP_ROPE);
+		int q = gr_gemma4_q(g, d, &dl, L, an, pos, freqs);
 		q = gr_rotate(g, q, D * H * T, dl.k_rot, krot);
 		int k = -1, v = -1;
 		if (has_kv) {
