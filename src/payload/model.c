@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,52 @@ static int compress_ratios(const struct gguf *g, struct model *m, char **err)
 	return 0;
 }
 
+/* wavtokenizer-dec's block counts (src/models/wavtokenizer-dec.cpp
+ * load_arch_tensors): posnet layers 0 to 5 each of a fixed kind (any
+ * other aborts the loader: "unknown posnet layer"), and every convnext
+ * block's tensors required, so a count past the payload's blocks is a
+ * missing tensor to the engine. The graph walks both counts. */
+static int wavtok_blocks(const struct gguf *g, struct model *m, char **err)
+{
+	if (strcmp(m->arch, "wavtokenizer-dec") != 0)
+		return 0;
+	uint32_t np = 0, nc = 0;
+	if (get_u32(g, m, "posnet.block_count", &np, err) || get_u32(g, m, "convnext.block_count", &nc, err))
+		return -1;
+	if (np > 6)
+		return errorf(err,
+			      "%s.posnet.block_count = %u: the engine's loader knows posnet layers 0 to 5 and "
+			      "aborts on another",
+			      m->arch, np);
+	char name[64];
+	for (uint32_t il = 0; il < nc; il++) {
+		snprintf(name, sizeof(name), "convnext.%u.dw.weight", il);
+		if (!gguf_tensor_find(g, name))
+			return errorf(err,
+				      "%s.convnext.block_count = %u: the payload has no tensor '%s' (the engine's "
+				      "loader refuses a missing tensor)",
+				      m->arch, nc, name);
+	}
+	return 0;
+}
+
+/* A count qwen4exp's graph builds nodes by (a pooling view and add per
+ * cell of a QSA block, a score sum per indexer head, a mixer per
+ * hyper-connection stream, a conv tap per kernel cell): past 65,536 zealot
+ * does not replay it (the engine's own node budget,
+ * llama_context::graph_max_nodes, max(ubatch x 40, 32 x tensors) for
+ * qwen4exp, is not mirrored), so the payload is refused by the key. */
+#define Q4_MAX_LOOP 65536u
+static int q4_loop_bound(const struct model *m, const char *key, uint32_t v, char **err)
+{
+	if (v <= Q4_MAX_LOOP)
+		return 0;
+	return errorf(err,
+		      "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u (the engine's node "
+		      "budget, graph_max_nodes, is not mirrored)",
+		      m->arch, key, v, Q4_MAX_LOOP);
+}
+
 /* qwen4exp's hyper-connections, QSA ratios and n-gram PLE
  * (src/models/qwen4exp.cpp load_arch_hparams; src/llama-hparams.cpp
  * ple_conv_state: the conv history, dilated by the n-gram size, of every
@@ -144,6 +191,13 @@ static int hc_ple_keys(const struct gguf *g, struct model *m, char **err)
 	    get_u32(g, m, "ple.ngram_size", &m->ple_ngram, err) || get_u32(g, m, "ple.heads_per_ngram", &per, err) ||
 	    get_u32(g, m, "ple.conv_kernel", &m->ple_conv_kernel, err) ||
 	    get_u32(g, m, "embedding_length_per_layer_input", &m->ple_head_dim, err))
+		return -1;
+	for (uint32_t l = 0; l < m->n_layer_all; l++)
+		if (q4_loop_bound(m, "attention.compress_ratios", m->compress[l], err))
+			return -1;
+	if (q4_loop_bound(m, "hyper_connection.count", m->hc_mult, err) ||
+	    q4_loop_bound(m, "ple.conv_kernel", m->ple_conv_kernel, err) ||
+	    q4_loop_bound(m, "attention.indexer.head_count", m->indexer_n_head, err))
 		return -1;
 	const struct gguf_kv *kv = akey(g, m, "ple.layers");
 	uint64_t il;
@@ -691,7 +745,8 @@ struct model *model_from_gguf(const struct gguf *g, char **err)
 	int head_kv_is_array = 0;
 	if (head_keys(g, m, ff, &head_kv_is_array, err) || state_keys(g, m, err) ||
 	    layer_kinds(g, m, ff, head_kv_is_array, err) || share_keys(g, m, err) || rope_keys(g, m, err) ||
-	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err) || hc_ple_keys(g, m, err))
+	    moe_keys(g, m, err) || indexer_types(g, m, err) || compress_ratios(g, m, err) || hc_ple_keys(g, m, err) ||
+	    wavtok_blocks(g, m, err))
 		goto fail;
 	m->n_ff_layer = ff;
 	ff = NULL;

@@ -70,6 +70,18 @@ for c in "${named[@]}"; do
 	check "$key = 0: refused by name (inspect 3, plan 3, check C03, serve 78)" test -z "$bad"
 	[ -z "$bad" ] || { echo "#  wrong:$bad"; sed -n '1,3s/^/#   /p' e2; }
 done
+# a block count past the payload's blocks: the graph walks it, so it is
+# refused first (2^31-1 convnext blocks took 11 GB before the rule)
+cp --sparse=always wavtokenizer-dec.gguf n.gguf
+key=wavtokenizer-dec.convnext.block_count
+python3 "$MUT" set n.gguf "$key" 2147483647
+endpoint n.gguf
+"$ZEALOT" plan m.env >/dev/null 2>e2
+r2=$?
+"$ZEALOT" check m.env >o3 2>e3
+r3=$?
+check "$key = 2^31-1: plan refuses it by name (3), check names C03" \
+	sh -c "[ $r2 -eq 3 ] && grep -qF '$key = 2147483647: ' e2 && [ $r3 -eq 1 ] && grep -qE '^error +C03 ' o3"
 rm -f n.gguf
 
 # --- the sample: no signal, ever; inspect never passes what plan refuses
