@@ -199,12 +199,37 @@ static int hc_ple_keys(const struct gguf *g, struct model *m, char **err)
 	    q4_loop_bound(m, "ple.conv_kernel", m->ple_conv_kernel, err) ||
 	    q4_loop_bound(m, "attention.indexer.head_count", m->indexer_n_head, err))
 		return -1;
+	/* load_arch_hparams' own refusals */
+	if (m->hc_mult <= 1)
+		return errorf(err, "%s.hyper_connection.count = %u: the engine needs more than one stream", m->arch,
+			      m->hc_mult);
+	if (!m->hc_low_rank || !m->indexer_n_head || !m->indexer_head_size || !m->indexer_top_k)
+		return errorf(err,
+			      "%s: hyper_connection.low_rank, attention.indexer.head_count, key_length and top_k "
+			      "must each be greater than zero (the engine refuses a zero)",
+			      m->arch);
 	const struct gguf_kv *kv = akey(g, m, "ple.layers");
 	uint64_t il;
-	if (!kv || kv->type != GGUF_ARRAY || kv->arr_n != 1 || gguf_arr_u64(kv, 0, &il) || il >= m->n_layer_all)
-		return 0; /* no PLE (the engine refuses another count) */
+	if (!kv || kv->type != GGUF_ARRAY || kv->arr_n == 0)
+		return 0; /* no PLE */
+	if (kv->arr_n != 1 || gguf_arr_u64(kv, 0, &il) || il >= m->n_layer_all)
+		return errorf(err, "%s.ple.layers: the engine takes one PLE layer within block_count (%u)", m->arch,
+			      m->n_layer_all);
+	if (!m->ple_conv_kernel || !m->ple_head_dim)
+		return errorf(err,
+			      "%s.ple.conv_kernel = %u, embedding_length_per_layer_input = %u: the engine needs "
+			      "both greater than zero",
+			      m->arch, m->ple_conv_kernel, m->ple_head_dim);
+	if (m->ple_ngram < 2 || m->ple_ngram > 8)
+		return errorf(err, "%s.ple.ngram_size = %u: the engine takes 2 to 8 (LLAMA_MAX_PLE_NGRAM)", m->arch,
+			      m->ple_ngram);
+	if (!per || (uint64_t)(m->ple_ngram - 1) * per > 64)
+		return errorf(err,
+			      "%s.ple.heads_per_ngram = %u: the engine takes 1 to 64 heads in all "
+			      "(LLAMA_MAX_PLE_HEADS)",
+			      m->arch, per);
 	m->ple_layer = (int32_t)il;
-	m->ple_n_heads = m->ple_ngram > 1 ? (m->ple_ngram - 1) * per : 0;
+	m->ple_n_heads = (m->ple_ngram - 1) * per;
 	if (m->ple_n_heads && m->ple_conv_kernel)
 		m->ple_conv_state = (uint64_t)(m->ple_conv_kernel - 1) * m->ple_ngram * m->hc_mult * m->n_embd;
 	return 0;
