@@ -109,7 +109,7 @@ $(B)/fuzz_%: $(B)/fuzz/tests/fuzz/fuzz_%.o $(FUZ_LIB)
 # `make test` replays the committed corpus and fixtures, then fuzzes each
 # target for FUZZ_SECONDS; `make fuzz` is the long campaign (FUZZ_CAMPAIGN
 # seconds per target, FUZZ_RUNS executions if set, whichever ends first).
-FUZZ_SECONDS  ?= 3
+FUZZ_SECONDS  ?= 2
 FUZZ_CAMPAIGN ?= 300
 FUZZ_RUNS     ?=
 

@@ -23,7 +23,7 @@ embd_boot() {
 		for s in $keys; do echo "$s"; done
 	} >"$name.env"
 	mapfile -t cmd < <("$ZEALOT" argv "$name.env")
-	GGML_NO_BACKTRACE=1 "${cmd[@]}" >"$name.log" 2>&1 & # no gdb backtrace (engine.sh)
+	"${cmd[@]}" >"$name.log" 2>&1 &
 	pid=$!
 	EMBD_HTTP=none
 	if engine_up "$pid" "$port"; then

@@ -135,7 +135,11 @@ boot_for_ledger() {
 	# case then holds the plan to a boot without the extra buffers
 	# (REPACK=0, which the plan mirrors), so the exact terms are proven on
 	# any host; on a host without AMX nothing changes.
-	if [ "${ASK_EXIT:-0}" -gt 128 ] && grep -qE ' AMX model buffer size' "$name.log" &&
+	# The assert's own line is the sure sign: the dying thread writes it,
+	# while the buffer lines go through the log thread, which an engine
+	# that dies at once can take with it.
+	if [ "${ASK_EXIT:-0}" -gt 128 ] &&
+		grep -qE ' AMX model buffer size|GGML_ASSERT\(\*cur_backend_id != -1\) failed' "$name.log" &&
 		! printf '%s\n' $keys | grep -q '^REPACK='; then
 		echo "# $name: the engine died by signal $((ASK_EXIT - 128)) with weights in its AMX buffer (law S16): booted again with REPACK=0"
 		cp "$name.log" "$name.amx.log"
@@ -187,11 +191,7 @@ _boot_once() {
 			for s in $keys; do echo "$s"; done
 		} >"$name.env"
 		mapfile -t cmd < <("$ZEALOT" argv "$name.env")
-		# an engine that aborts (S16 on an AMX host, the aborts suites
-		# hold) prints no backtrace: ggml_print_backtrace attaches gdb,
-		# 3.2 s a boot against 0.14 s (a dots3note boot's S16 abort); not
-		# exported, as zealot serve refuses a GGML_* environment (R04)
-		GGML_NO_BACKTRACE=1 "${cmd[@]}" >"$name.log" 2>&1 &
+		"${cmd[@]}" >"$name.log" 2>&1 &
 		pid=$!
 		engine_ask "$pid" "$port"
 		stop_pid "$pid"

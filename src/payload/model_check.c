@@ -149,9 +149,13 @@ static int check_state(const struct gguf *g, const struct model *m, char **err)
  * row is the tensor's, with heads and a top-k. */
 static int check_mla(const struct gguf *g, const struct model *m, char **err)
 {
-	if (strcmp(m->arch, "deepseek32") == 0 && m->q_lora_rank == 0)
+	/* deepseek32.cpp, glm-dsa.cpp and dots3note.cpp create attn_q_a as
+	 * [n_embd, q_lora_rank] unconditionally */
+	if ((strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0 ||
+	     strcmp(m->arch, "dots3note") == 0) &&
+	    m->q_lora_rank == 0)
 		return refuse(err, m, "attention.q_lora_rank", 0,
-			      "deepseek32 builds its queries through a rank-q_lora_rank pair (attn_q_a, attn_q_b)");
+			      "the architecture builds its queries through a rank-q_lora_rank pair (attn_q_a, attn_q_b)");
 	const struct gguf_tensor *ik = gguf_tensor_find(g, "blk.0.indexer.attn_k.weight");
 	if (!ik)
 		return 0;

@@ -18,7 +18,7 @@
 cd "$TMP" || exit 1
 MUT=$ROOT/tests/ggufmut.py
 seed=${HOSTILE_SEED:-$((($(date +%s) ^ $$) % 100000))}
-budget=${HOSTILE_BUDGET:-150}
+budget=${HOSTILE_BUDGET:-90}
 echo "# seed $seed: HOSTILE_SEED=$seed tests/run cli/hostile-headers.sh runs this sample again"
 
 printf '#!/bin/sh\nexit 0\n' >stub.sh

@@ -187,6 +187,11 @@ void test_model_ssm(void)
 	gw_u32(&w, "qwen4exp.attention.head_count_kv", 2);
 	ssm(&w, "qwen4exp");
 	gw_u32(&w, "qwen4exp.hyper_connection.count", 2);
+	gw_u32(&w, "qwen4exp.hyper_connection.low_rank", 16);
+	gw_u32(&w, "qwen4exp.attention.indexer.head_count", 2);
+	gw_u32(&w, "qwen4exp.attention.indexer.key_length", 64);
+	gw_u32(&w, "qwen4exp.attention.indexer.top_k", 64);
+	gw_u32(&w, "qwen4exp.embedding_length_per_layer_input", 64);
 	gw_arr_begin(&w, "qwen4exp.ple.layers", GGUF_U32, 1);
 	gw_arr_i32(&w, 0);
 	gw_u32(&w, "qwen4exp.ple.ngram_size", 3);
