@@ -102,6 +102,14 @@ static int indexer_types(const struct gguf *g, struct model *m, char **err)
 	for (uint32_t il = 0; il < n; il++)
 		m->indexer_shared[il] = full[il] == 0;
 	free(full);
+	/* glm-dsa.cpp: a shared layer reuses the top-k of a full one before it
+	 * (GGML_ASSERT(prev_top_k != nullptr): the engine aborts building its
+	 * first graph), so layer 0 must be full */
+	if (!rc && !dots3 && n && m->indexer_shared[0])
+		return errorf(err,
+			      "%s.attention.indexer.types[0] = 0: a shared indexer layer must follow a full one (the "
+			      "engine aborts at its first graph)",
+			      m->arch);
 	return rc;
 }
 

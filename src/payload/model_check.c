@@ -154,8 +154,9 @@ static int check_mla(const struct gguf *g, const struct model *m, char **err)
 	if ((strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0 ||
 	     strcmp(m->arch, "dots3note") == 0) &&
 	    m->q_lora_rank == 0)
-		return refuse(err, m, "attention.q_lora_rank", 0,
-			      "the architecture builds its queries through a rank-q_lora_rank pair (attn_q_a, attn_q_b)");
+		return refuse(
+		    err, m, "attention.q_lora_rank", 0,
+		    "the architecture builds its queries through a rank-q_lora_rank pair (attn_q_a, attn_q_b)");
 	const struct gguf_tensor *ik = gguf_tensor_find(g, "blk.0.indexer.attn_k.weight");
 	if (!ik)
 		return 0;
