@@ -149,6 +149,13 @@ static int check_state(const struct gguf *g, const struct model *m, char **err)
  * row is the tensor's, with heads and a top-k. */
 static int check_mla(const struct gguf *g, const struct model *m, char **err)
 {
+	/* minimax-m3.cpp creates its indexer's q projection with
+	 * indexer.head_count x key_length rows: zero heads is a shape the
+	 * payload cannot have, and its graph divides the heads by them */
+	if (strcmp(m->arch, "minimax-m3") == 0 && m->indexer_n_head == 0)
+		return refuse(
+		    err, m, "attention.indexer.head_count", 0,
+		    "minimax-m3's indexer has one head per GQA group (its q projection is heads x key_length)");
 	/* deepseek32.cpp, glm-dsa.cpp and dots3note.cpp create attn_q_a as
 	 * [n_embd, q_lora_rank] unconditionally */
 	if ((strcmp(m->arch, "deepseek32") == 0 || strcmp(m->arch, "glm-dsa") == 0 ||
