@@ -62,6 +62,7 @@ struct synth_spec {
 	uint32_t kv_lora_swa;		     /* dots3note: the window layers' kv_lora_rank (0: kv_lora) */
 	uint32_t n_head_swa, head_dim_v_swa; /* dots3note: the window layers' heads and value head (0: the full's) */
 	uint32_t embd_out;		     /* gemma4-assistant: its target's hidden size (embedding_length_out) */
+	uint32_t tgt_layers, tgt_extract;    /* eagle3, dflash: the target's blocks, the target layers read */
 	/* answer=TEXT: the payload answers every chat prompt with TEXT (greedy
 	 * or sampled: the margin is ~64 logits); alt=TEXT2 puts a second answer
 	 * in the vocabulary that only an adapter (synth lora answer=TEXT2)
