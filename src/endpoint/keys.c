@@ -194,7 +194,8 @@ static const struct key_def table[K__COUNT] = {
 			    .law = "C07", .flag = "--presence-penalty", .owns = "--presence-penalty",
 			    .doc = "--presence-penalty (no GGUF key carries it, law C07)"},
     [K_SPEC_TYPE] = {"SPEC_TYPE", K_SPEC_TYPE, KEY_ENUM, .def = "none",
-		     .choices = "none|draft-mtp|ngram-mod|draft-mtp,ngram-mod|ngram-simple|draft-simple",
+		     .choices = "none|draft-mtp|ngram-mod|draft-mtp,ngram-mod|ngram-simple|draft-simple"
+				"|draft-eagle3|draft-dflash",
 		     .target = KEY_T_SHAPE, .law = "S05", .flag = "--spec-type",
 		     .owns = "--spec-type -hfd -hfrd --hf-repo-draft -ngld --gpu-layers-draft "
 			     "--n-gpu-layers-draft -devd --device-draft -otd --override-tensor-draft -cmoed "

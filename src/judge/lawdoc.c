@@ -270,7 +270,7 @@ static const struct law_doc laws[] = {
      "src/llama-context.cpp, tools/server/server-context.cpp); zealot archs lists them as not served, priced "
      "by no estimate.",
      "Serve a tower as MMPROJ_FILE beside its text model, a drafter with SPEC_DRAFT_MODEL_FILE beside its "
-     "target (law S20; the drafters of their target's hidden states are not rendered yet), and a "
+     "target (law S20; an eagle3 or dflash drafter as SPEC_TYPE=draft-eagle3 or draft-dflash, law S22), and a "
      "speech model with llama-tts and a diffusion decoder with llama-diffusion-cli, not llama-server."},
     {"S19", "t5encoder is served over one KV stream",
      "A t5encoder embedding endpoint with PARALLEL above 1 and a KV stream per slot (zealot's default) aborts "
@@ -310,6 +310,21 @@ static const struct law_doc laws[] = {
      "draft-mtp on a target without nextn layers when its assistant is the drafter.",
      "Serve the gemma4-assistant made for the gemma4 target with SPEC_TYPE=draft-mtp and "
      "SPEC_DRAFT_MODEL_FILE."},
+    {"S22", "an eagle3 or dflash drafter drafts as its own type, beside a target it can read",
+     "An eagle3 or dflash drafter is fed its target's hidden states: under another SPEC_TYPE, beside a target "
+     "with fewer layers than it reads, or of another width, the engine throws at load or aborts on an "
+     "assert (a restart loop under systemd).",
+     "common/speculative.cpp (draft-eagle3: exactly 3 extract layers, each at most the target's n_layer; "
+     "draft-dflash: target_layer_ids) turns on the target's layer inputs (llama_set_embeddings_layer_inp); "
+     "src/llama-context.cpp gives the draft context the target's as ctx_other when it lacks token_embd or "
+     "output; src/models/eagle3.cpp fuses 3 x target_hidden_size features through fc and, without "
+     "output.weight, projects through the target's output; src/models/dflash.cpp fuses its own width's "
+     "features (the target's).",
+     "check refuses draft-eagle3 or draft-dflash with a drafter of another architecture, an eagle3 or dflash "
+     "drafter under another SPEC_TYPE, one reading a layer past the target's, an eagle3 whose "
+     "target_hidden_size is not the target's width, and a drafter without output.weight of another width.",
+     "Serve the eagle3 (or dflash) drafter converted for this target with SPEC_TYPE=draft-eagle3 (draft-dflash) "
+     "and SPEC_DRAFT_MODEL_FILE."},
     {"C10", "the endpoint file means one thing to zealot and to systemd",
      "A bare CR in a value is a line break to systemd's EnvironmentFile=: ALIAS=x<CR>LD_PRELOAD=/tmp/evil.so "
      "passes a reader that keeps the CR, and the engine starts with LD_PRELOAD set.",

@@ -354,14 +354,15 @@ static void add_breaches(const struct endpoint *ep, const struct model *m, const
 		add(out, b[i].law, SEV_ERROR, ep, b[i].key, b[i].fix, "%s", b[i].reason);
 }
 
-/* S20: a drafter model and SPEC_TYPE=draft-simple come together. */
+/* S20: a drafter model and SPEC_TYPE=draft-simple (or draft-eagle3,
+ * draft-dflash: S22) come together. */
 static void law_drafter_pair(const struct endpoint *ep, const char *spec, struct findings *out)
 {
 	const char *f = val(ep, K_SPEC_DRAFT_MODEL_FILE);
-	int simple = strstr(spec, "draft-simple") != NULL;
+	int simple = strstr(spec, "draft-simple") || strstr(spec, "draft-eagle3") || strstr(spec, "draft-dflash");
 	if (simple && !*f)
 		add(out, "S20", SEV_ERROR, ep, K_SPEC_TYPE, "set SPEC_DRAFT_MODEL_FILE to the drafter GGUF",
-		    "SPEC_TYPE=%s names draft-simple, and no SPEC_DRAFT_MODEL_FILE gives it a model", spec);
+		    "SPEC_TYPE=%s names a drafter model, and no SPEC_DRAFT_MODEL_FILE gives it one", spec);
 	if (!simple && *f && strcmp(spec, "none") != 0 && !strstr(spec, "draft-mtp")) /* draft-mtp: S21 */
 		add(out, "S20", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "set SPEC_TYPE=draft-simple, or remove it",
 		    "SPEC_DRAFT_MODEL_FILE is set while SPEC_TYPE=%s: the engine would load it as that drafter's "
@@ -409,6 +410,72 @@ static void law_drafter_assistant(const struct endpoint *ep, const struct shape_
 		add(out, "S21", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE, "use the assistant made for this target",
 		    "the assistant reads a hidden state of %llu (embedding_length_out), its target's is %u",
 		    (unsigned long long)out_w, t->n_embd);
+}
+
+/* S22: an eagle3 or dflash drafter runs as its own SPEC_TYPE beside a
+ * target that gives it what it reads (common/speculative.cpp,
+ * src/models/eagle3.cpp, src/models/dflash.cpp). */
+static const char *hidden_drafter_why(const struct shape_ctx *c, const char *spec, char *buf, size_t n)
+{
+	const struct model *d = c->draft_census->model, *t = c->census->model;
+	int e3 = strcmp(d->arch, "eagle3") == 0, df = strcmp(d->arch, "dflash") == 0;
+	int want_e3 = strstr(spec, "draft-eagle3") != NULL, want_df = strstr(spec, "draft-dflash") != NULL;
+	if (want_e3 && !e3)
+		return snprintf(buf, n,
+				"draft-eagle3 runs only an eagle3 drafter (\"draft model is not eagle3\"); "
+				"this one is '%s'",
+				d->arch),
+		       buf;
+	if (want_df && !df)
+		return snprintf(buf, n,
+				"draft-dflash runs only a dflash drafter (\"DFlash model has no "
+				"target_layer_ids\"); this one is '%s'",
+				d->arch),
+		       buf;
+	if ((e3 && !want_e3) || (df && !want_df))
+		return snprintf(buf, n,
+				"a %s drafter reads its target's hidden states and runs only as "
+				"SPEC_TYPE=draft-%s (another context has no ctx_other: \"%s requires ctx_other to be "
+				"set\")",
+				d->arch, d->arch, d->arch),
+		       buf;
+	if (!e3 && !df)
+		return NULL;
+	const struct gguf_kv *kv = gguf_findf(c->draft->g, "%s.target_layers", d->arch);
+	for (uint64_t i = 0; kv && i < kv->arr_n; i++) {
+		uint64_t id = 0;
+		if (gguf_arr_u64(kv, i, &id) == 0 && id > t->n_layer_all)
+			return snprintf(buf, n,
+					"it reads target layer %llu, and the target has %u (\"target layer id "
+					"exceeds target n_layer\")",
+					(unsigned long long)id, t->n_layer_all),
+			       buf;
+	}
+	uint64_t w = d->n_embd;
+	const struct gguf_kv *hs = e3 ? gguf_findf(c->draft->g, "eagle3.target_hidden_size") : NULL;
+	if (hs && gguf_kv_u64(hs, &w) == 0 && w != t->n_embd)
+		return snprintf(buf, n,
+				"its fc fuses target layers %llu wide (target_hidden_size), the target's "
+				"are %u (ggml_can_mul_mat fails)",
+				(unsigned long long)w, t->n_embd),
+		       buf;
+	if (d->n_embd != t->n_embd && !gguf_tensor_find(c->draft->g, "output.weight"))
+		return snprintf(buf, n,
+				"it projects its %u-wide state through the target's output (it has no "
+				"output.weight), whose rows are %u wide (ggml_can_mul_mat fails)",
+				d->n_embd, t->n_embd),
+		       buf;
+	return NULL;
+}
+
+static void law_drafter_hidden(const struct endpoint *ep, const struct shape_ctx *c, struct findings *out)
+{
+	char why[320];
+	if (!c->draft_census || !c->census || !c->draft)
+		return;
+	if (hidden_drafter_why(c, val(ep, K_SPEC_TYPE), why, sizeof(why)))
+		add(out, "S22", SEV_ERROR, ep, K_SPEC_DRAFT_MODEL_FILE,
+		    "serve the eagle3 or dflash drafter made for this target as its own SPEC_TYPE", "%s", why);
 }
 
 static void law_shape(const struct endpoint *ep, struct findings *out)
@@ -748,6 +815,7 @@ static void law_payload(const struct endpoint *ep, const struct shape_ctx *c, co
 		    cs->families[i].prefix, (unsigned long long)cs->families[i].keys);
 	law_drafter_vocab(ep, c, out);
 	law_drafter_assistant(ep, c, out);
+	law_drafter_hidden(ep, c, out);
 	/* S11: BF16 projector under concurrency */
 	if (c->projector && s->parallel > 1 && tensors_mostly(c->projector->g, 30))
 		add(out, "S11", SEV_WARNING, ep, K_MMPROJ_FILE, "use the Q8_0 projector",

@@ -31,11 +31,11 @@ static const struct {
     {"eagle3",
      "a speculative drafter: its input is the target model's hidden states (target_hidden_size x extract_layers, "
      "src/models/eagle3.cpp), fed by common/speculative.cpp; llama-server runs it only beside its target "
-     "(--model-draft, --spec-type eagle3)"},
+     "(SPEC_TYPE=draft-eagle3 with SPEC_DRAFT_MODEL_FILE, law S22)"},
     {"dflash",
      "a speculative drafter: its input is the target model's hidden states (target_layers, src/models/dflash.cpp), "
-     "fed by common/speculative.cpp; llama-server runs it only beside its target (--model-draft, --spec-type "
-     "dflash)"},
+     "fed by common/speculative.cpp; llama-server runs it only beside its target (SPEC_TYPE=draft-dflash with "
+     "SPEC_DRAFT_MODEL_FILE, law S22)"},
 #define DIFFUSION                                                                                                      \
 	"a diffusion decoder: the engine gives it no memory (src/llama-model.cpp create_memory) and llama-server "     \
 	"computes no logits without one (tools/server/server-context.cpp: \"the current context does not logits "      \

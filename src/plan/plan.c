@@ -751,7 +751,7 @@ static int plan_drafter(const struct plan_shape *s, const struct device *dev, co
 	ds.ctx_size = p->n_ctx;
 	ds.type_k = s->draft_k ? s->draft_k : s->type_k;
 	ds.type_v = s->draft_v ? s->draft_v : s->type_v;
-	ds.spec_mtp = ds.spec_model = ds.spec_assist = 0;
+	ds.spec_mtp = ds.spec_model = ds.spec_assist = ds.spec_hidden = 0;
 	/* a gemma4-assistant (draft-mtp): its blocks are all nextn blocks,
 	 * loaded; it attends over the target's cache, at the target's types */
 	if (s->spec_assist) {
@@ -786,6 +786,15 @@ static int plan_drafter(const struct plan_shape *s, const struct device *dev, co
 	if ((dp->kv_swa.present && !s->spec_assist) || dp->rs.present)
 		plan_note_unmirrored(p, "the drafter's %s memory ('%s')",
 				     dp->kv_swa.present ? "sliding-window" : "recurrent", x->draft_m->arch);
+	/* draft-eagle3 / draft-dflash: llama_set_embeddings_layer_inp on the
+	 * target grows its output buffer by n_embd x n_batch floats per layer
+	 * read (output_reserve, at its first decode, unlogged) and re-reserves
+	 * its graph with those layer inputs as outputs */
+	if (s->spec_hidden)
+		plan_note_unmirrored(p,
+				     "the %s drafter's graph, and the target's extracted layer inputs (output buffer, "
+				     "re-reserved compute)",
+				     x->draft_m->arch);
 	if (p->n_cards)
 		plan_note_unmirrored(p, "the drafter's placement on a card (-ngld, -devd): priced as the target's");
 	for (unsigned i = 0; i < dp->n_unmirrored; i++)
@@ -844,7 +853,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	compute_model(&ci, p);
-	if ((s->spec_model || s->spec_assist) && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
+	if ((s->spec_model || s->spec_assist || s->spec_hidden) && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
 		place_release(&pl);
 		return -1;
 	}

@@ -27,6 +27,7 @@ struct plan_shape {
 	int spec_mtp;	 /* SPEC_TYPE includes draft-mtp */
 	int spec_model;	 /* SPEC_TYPE includes draft-simple: a separate drafter model (SPEC_DRAFT_MODEL_FILE) */
 	int spec_assist; /* draft-mtp with SPEC_DRAFT_MODEL_FILE: an MTP drafter of its own (gemma4-assistant) */
+	int spec_hidden; /* draft-eagle3 or draft-dflash: a drafter of the target's hidden states */
 	uint32_t spec_n_max;
 	const struct ggml_type_info *draft_k, *draft_v;
 	int swa_full;

@@ -81,6 +81,7 @@ int shape_set(struct plan_shape *s, struct plan_extras *x, enum key_id id, const
 	case K_SPEC_TYPE:
 		s->spec_mtp = strstr(v, "draft-mtp") != NULL;
 		s->spec_model = strstr(v, "draft-simple") != NULL;
+		s->spec_hidden = strstr(v, "draft-eagle3") || strstr(v, "draft-dflash");
 		break;
 	case K_SPEC_DRAFT_N_MAX: s->spec_n_max = (uint32_t)u; break;
 	case K_SPEC_DRAFT_TYPE_K: s->draft_k = t; break;
