@@ -204,6 +204,10 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	int host = (int)p->n_cards;
 	row(p, "output", p->output_buft, p->output_bytes + p->draft_output_bytes, host,
 	    p->has_draft ? "logits, target + draft" : "logits");
+	if (p->extract_bytes)
+		row(p, "extract", p->output_buft, p->extract_bytes, host,
+		    "the target's layer inputs the drafter reads, added to the output buffer at the first decode "
+		    "(logged by no line)");
 	compute_rows(p, "compute", p->compute, p->n_compute, host, cuda);
 	compute_rows(p, "draft_compute", p->draft_compute, p->n_draft_compute, host, cuda);
 	int card = (int)p->side_dev;

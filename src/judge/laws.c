@@ -23,6 +23,7 @@
 #include "../payload/payload.h"
 #include "../payload/split.h"
 #include "../plan/cand.h"
+#include "../plan/graph/graph.h"
 #include "../plan/vulkan.h"
 #include "law_util.h"
 #include "runtime.h"
@@ -420,18 +421,14 @@ static const char *hidden_drafter_why(const struct shape_ctx *c, const char *spe
 	const struct model *d = c->draft_census->model, *t = c->census->model;
 	int e3 = strcmp(d->arch, "eagle3") == 0, df = strcmp(d->arch, "dflash") == 0;
 	int want_e3 = strstr(spec, "draft-eagle3") != NULL, want_df = strstr(spec, "draft-dflash") != NULL;
-	if (want_e3 && !e3)
-		return snprintf(buf, n,
-				"draft-eagle3 runs only an eagle3 drafter (\"draft model is not eagle3\"); "
-				"this one is '%s'",
-				d->arch),
-		       buf;
-	if (want_df && !df)
-		return snprintf(buf, n,
-				"draft-dflash runs only a dflash drafter (\"DFlash model has no "
-				"target_layer_ids\"); this one is '%s'",
-				d->arch),
-		       buf;
+	/* common/speculative.cpp's words when the type meets another drafter */
+	static const char *const type_why[][3] = {{"draft-eagle3", "eagle3", "draft model is not eagle3"},
+						  {"draft-dflash", "dflash", "DFlash model has no target_layer_ids"}};
+	for (size_t i = 0; i < ARRAY_SIZE(type_why); i++)
+		if (strstr(spec, type_why[i][0]) && strcmp(d->arch, type_why[i][1]) != 0)
+			return snprintf(buf, n, "%s runs only a%s %s drafter (\"%s\"); this one is '%s'",
+					type_why[i][0], i ? "" : "n", type_why[i][1], type_why[i][2], d->arch),
+			       buf;
 	if ((e3 && !want_e3) || (df && !want_df))
 		return snprintf(buf, n,
 				"a %s drafter reads its target's hidden states and runs only as "
@@ -441,6 +438,12 @@ static const char *hidden_drafter_why(const struct shape_ctx *c, const char *spe
 		       buf;
 	if (!e3 && !df)
 		return NULL;
+	if (gr_records_layer_inp(t->arch) == 0)
+		return snprintf(buf, n,
+				"the target's graph ('%s') records no layer inputs for it to read (the engine "
+				"asserts \"layer input tensor is null\")",
+				t->arch),
+		       buf;
 	const struct gguf_kv *kv = gguf_findf(c->draft->g, "%s.target_layers", d->arch);
 	for (uint64_t i = 0; kv && i < kv->arr_n; i++) {
 		uint64_t id = 0;

@@ -339,6 +339,15 @@ static void one_line(const char *line, struct ledger *l, struct ledger_ctx **cur
 		l->recognised++;
 		return;
 	}
+	/* the drafter is made; a reservation after it is the target's: a
+	 * draft-eagle3 or draft-dflash target re-reserves its graph at its
+	 * first decode, with the layer inputs it extracts as outputs
+	 * (llama_set_embeddings_layer_inp sets sched_need_reserve) */
+	if (strstr(line, "speculative decoding context initialized")) {
+		*cur = &l->target;
+		l->recognised++;
+		return;
+	}
 	int drafter = *cur == &l->draft; /* a drafter model loads after its announcement */
 	if (recognised(l, strstr(line, "load_tensors:") &&
 			      buffer_line(line, " model buffer size", drafter ? l->draft_model : l->model,

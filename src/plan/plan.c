@@ -59,6 +59,10 @@ static int in_list(const char *arch, const char *const *list, size_t n)
  *   layer's). */
 static const char *const no_output_archs[] = {"bert",	"jina-bert-v2", "jina-bert-v3", "nomic-bert", "nomic-bert-moe",
 					      "bitnet", "eurobert",	"neo-bert",	"modern-bert"};
+/* - the drafters of a target's hidden states: output.weight when the file
+ *   has one (TENSOR_NOT_REQUIRED), else the target's (src/models/eagle3.cpp,
+ *   dflash.cpp); never a tied copy */
+static const char *const borrowed_output_archs[] = {"eagle3", "dflash"};
 
 int plan_arch_memoryless(const char *arch)
 {
@@ -527,7 +531,8 @@ static void plan_model(const struct model *m, const struct gguf *g, const struct
 			 * under token_embd's name, so an override sees that name): on
 			 * the output layer's device, or on the CPU list, where an extra
 			 * buffer may take the matmul copy. */
-			if (has_output || !embd || in_list(m->arch, no_output_archs, ARRAY_SIZE(no_output_archs)))
+			if (has_output || !embd || in_list(m->arch, no_output_archs, ARRAY_SIZE(no_output_archs)) ||
+			    in_list(m->arch, borrowed_output_archs, ARRAY_SIZE(borrowed_output_archs)))
 				break;
 			out = *embd;
 			out.name = (char *)"output.weight";
@@ -717,7 +722,7 @@ void plan_bill(struct plan *p)
 	bill_cache(p, p->kv_swa.bufs, p->kv_swa.n_bufs, p->kv_swa.k_bytes + p->kv_swa.v_bytes);
 	bill_cache(p, p->rs.bufs, p->rs.n_bufs, p->rs.r_bytes + p->rs.s_bytes);
 	bill_cache(p, p->draft_kv.bufs, p->draft_kv.n_bufs, p->draft_kv.k_bytes + p->draft_kv.v_bytes);
-	p->devs[host].total += p->output_bytes + p->draft_output_bytes;
+	p->devs[host].total += p->output_bytes + p->draft_output_bytes + p->extract_bytes;
 	bill_bufs(p, p->compute, p->n_compute);
 	bill_bufs(p, p->draft_compute, p->n_draft_compute);
 	p->devs[p->side_dev].total += p->projector_weights + p->projector_compute + p->lora_bytes;
@@ -786,21 +791,34 @@ static int plan_drafter(const struct plan_shape *s, const struct device *dev, co
 	if ((dp->kv_swa.present && !s->spec_assist) || dp->rs.present)
 		plan_note_unmirrored(p, "the drafter's %s memory ('%s')",
 				     dp->kv_swa.present ? "sliding-window" : "recurrent", x->draft_m->arch);
-	/* draft-eagle3 / draft-dflash: llama_set_embeddings_layer_inp on the
-	 * target grows its output buffer by n_embd x n_batch floats per layer
-	 * read (output_reserve, at its first decode, unlogged) and re-reserves
-	 * its graph with those layer inputs as outputs */
-	if (s->spec_hidden)
-		plan_note_unmirrored(p,
-				     "the %s drafter's graph, and the target's extracted layer inputs (output buffer, "
-				     "re-reserved compute)",
-				     x->draft_m->arch);
 	if (p->n_cards)
 		plan_note_unmirrored(p, "the drafter's placement on a card (-ngld, -devd): priced as the target's");
 	for (unsigned i = 0; i < dp->n_unmirrored; i++)
 		plan_note_unmirrored(p, "drafter: %.110s", dp->unmirrored[i]);
 	free(dp);
 	return 0;
+}
+
+/* The target layers a draft-eagle3 or draft-dflash drafter reads
+ * (target_layers): common/speculative.cpp turns on each one's input as an
+ * output of the target's graph (llama_set_embeddings_layer_inp); eagle3's
+ * id n_layer is the target's nextn output instead. */
+static unsigned extracted_layers(const struct plan_extras *x, const struct model *m, uint64_t *mask)
+{
+	const struct gguf_kv *kv = gguf_findf(x->draft_g, "%s.target_layers", x->draft_m->arch);
+	unsigned n = 0, last = 0;
+	for (uint64_t i = 0; kv && i < kv->arr_n; i++) {
+		uint64_t id = 0;
+		if (gguf_arr_u64(kv, i, &id) || id > m->n_layer_all || id >= 256)
+			continue;
+		if (id == m->n_layer_all) /* the output's hidden state: one buffer too */
+			n += !last++;
+		else if (!(mask[id / 64] >> (id % 64) & 1)) {
+			mask[id / 64] |= 1ull << (id % 64);
+			n++;
+		}
+	}
+	return n;
 }
 
 int plan_make(const struct model *m, const struct gguf *g, const struct plan_shape *s, const struct device *dev,
@@ -852,11 +870,20 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	snprintf(p->output_buft, sizeof(p->output_buft), "%s", od >= 0 ? device_host_buft(pl.dev[od].profile) : "CPU");
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
+	unsigned n_extract = s->spec_hidden && x && x->draft_m ? extracted_layers(x, m, ci.layer_out) : 0;
 	compute_model(&ci, p);
 	if ((s->spec_model || s->spec_assist || s->spec_hidden) && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
 		place_release(&pl);
 		return -1;
 	}
+	p->extract_bytes = (uint64_t)n_extract * m->n_embd * s->n_batch * 4;
+	/* draft-eagle3 / draft-dflash: llama_set_embeddings_layer_inp on the
+	 * target grows its output buffer (extract_bytes) and re-reserves its
+	 * graph with those layer inputs as outputs, which gr_layers marks:
+	 * llama's; the other graphs that record them are not marked yet */
+	if (n_extract && strcmp(m->arch, "llama") != 0 && strcmp(m->arch, "qwen3moe") != 0)
+		plan_note_unmirrored(p, "the inputs of the layers of '%s' the drafter reads, as outputs of its graph",
+				     m->arch);
 
 	int card = main_card(p, &pl);
 	if (x && x->projector) {

@@ -114,6 +114,10 @@ struct plan {
 	struct plan_buf draft_compute[PLAN_MAX_BUFS];
 	unsigned n_draft_compute;
 	uint64_t draft_output_bytes;
+	/* draft-eagle3/dflash: the target's extracted layer inputs, n_embd x
+	 * n_batch floats a layer, added to its output buffer at its first
+	 * decode (output_reserve; the engine logs no line for it) */
+	uint64_t extract_bytes;
 	int has_draft;
 	/* a separate drafter's weights (SPEC_DRAFT_MODEL_FILE), per buffer */
 	struct plan_buf draft_model[PLAN_MAX_BUFS];

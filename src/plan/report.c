@@ -223,6 +223,8 @@ json_t *plan_to_json(const struct endpoint *ep, const struct shape_ctx *c, const
 	json_object_set_new(o, "output_mib", json_real(r2(p->output_bytes + p->draft_output_bytes)));
 	json_object_set_new(o, "output",
 			    jone(p, p->output_buft, (int)p->n_cards, p->output_bytes + p->draft_output_bytes));
+	if (p->extract_bytes)
+		json_object_set_new(o, "extract_mib", json_real(r2(p->extract_bytes)));
 	json_object_set_new(o, "compute", jbufs(p->compute, p->n_compute));
 	json_object_set_new(o, "draft_compute", jbufs(p->draft_compute, p->n_draft_compute));
 	int card = (int)p->side_dev;

@@ -29,7 +29,7 @@ void terms_of(const struct plan *p, struct term t[TERM_N])
 	put(&t[TERM_KV_SWA], p->kv_swa.k_bytes + p->kv_swa.v_bytes, 1, cuda);
 	put(&t[TERM_RECURRENT], p->rs.r_bytes + p->rs.s_bytes, 1, cuda);
 	put(&t[TERM_DRAFT_KV], p->draft_kv.k_bytes + p->draft_kv.v_bytes, 1, cuda);
-	put(&t[TERM_OUTPUT], p->output_bytes + p->draft_output_bytes, 0, cuda);
+	put(&t[TERM_OUTPUT], p->output_bytes + p->draft_output_bytes + p->extract_bytes, 0, cuda);
 	for (unsigned i = 0; i < p->n_compute; i++)
 		put(&t[TERM_COMPUTE], p->compute[i].bytes, p->compute[i].on_device, cuda);
 	for (unsigned i = 0; i < p->n_draft_compute; i++)

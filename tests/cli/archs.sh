@@ -36,4 +36,5 @@ check "the architectures llama-server cannot serve are named, each with a reason
 check "decided counts each mirrored or not served architecture once ($(jq -c '[.mirrored,.not_served,.decided]' "$TMP/out"))" \
 	jq -e '.decided == ([.archs[] | select(.mirrored or .served == false)] | length) and .not_served == 12' "$TMP/out"
 run "$ZEALOT" archs
-check "the table says eagle3 is not served, not estimated" grep -qE '^  eagle3 +not served +by llama-server \(check: S18\)$' "$TMP/out"
+check "the table says eagle3 is mirrored (a drafter) and not served, not estimated" \
+	grep -qE '^  eagle3 +mirrored +src/models/eagle3.cpp; not served by llama-server \(check: S18\)$' "$TMP/out"

@@ -11,8 +11,9 @@
 # own abort is held for a drafter reading a layer past the target's.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
-. "$(dirname "$0")/../plancase.sh" # boot_for_ledger
+. "$(dirname "$0")/../plancase.sh" # plan_ledger
 cd "$TMP" || exit 1
+PLAN_TOL_PCT=0.5
 
 # SPEC_TYPE's choices are the engine's names (its --spec-type table,
 # common/speculative.cpp), the two drafters of hidden states among them
@@ -30,25 +31,31 @@ run "$ZEALOT" synth dflash -o "$TMP/dflash.gguf"
 check "synth dflash writes the drafter" rc_is 0
 
 # drafter_case NAME TYPE FILE "KEY=VALUE ...": boot synth llama with the
-# drafter, check it answered and drafted, and that the plan names what it
-# does not mirror (never exact)
+# drafter, check it answered and drafted, then hold the plan to the boot's
+# ledger (plancase.sh plan_ledger: every exact term equal, every compute
+# buffer within PLAN_TOL_PCT) and to mirroring both graphs
 drafter_case() {
 	local name=$1 type=$2 file=$3 keys=$4
 	cp target.gguf "$name.gguf"
 	boot_for_ledger "$name" "SPEC_TYPE=$type SPEC_DRAFT_MODEL_FILE=$TMP/$file $keys"
 	check_answered "$name" "$name.log"
 	check "$name: the engine drafted with $type" grep -q "adding speculative implementation '$type'" "$name.log"
+	plan_ledger "$name" "${type#draft-}"
+	check "$name: the plan mirrors target and drafter (exact, nothing unmirrored)" plan_mirrors "$name.env"
 	run "$ZEALOT" check "$name.env"
 	check "$name: check admits the pair (no S20, S21, S22)" eval "! grep -qE 'S20|S21|S22' '$TMP/out'"
-	"$ZEALOT" plan --json "$name.env" >"$name.plan" 2>/dev/null
-	check "$name: the plan prices the drafter's weights and KV, and says its graph is not mirrored" \
-		jq -e '.exact == false and ([.draft_model[].mib]|add) > 0 and .draft_kv.mib > 0 and
-			(.unmirrored|map(test("drafter.s graph, and the target.s extracted layer inputs"))|any)' "$name.plan"
 }
-drafter_case e3-fa draft-eagle3 eagle3.gguf "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on SPEC_DRAFT_N_MAX=3"
-drafter_case e3-nofa draft-eagle3 eagle3.gguf "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+E3=eagle3.gguf
+drafter_case e3-fa draft-eagle3 $E3 "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on SPEC_DRAFT_N_MAX=3"
+drafter_case e3-nofa draft-eagle3 $E3 "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+drafter_case e3-q8 draft-eagle3 $E3 \
+	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 SPEC_DRAFT_TYPE_K=q8_0 SPEC_DRAFT_TYPE_V=q8_0"
 drafter_case df-fa draft-dflash dflash.gguf "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on SPEC_DRAFT_N_MAX=3"
 drafter_case df-nofa draft-dflash dflash.gguf "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+drafter_case df-ub64 draft-dflash dflash.gguf "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
+run "$ZEALOT" plan --json e3-fa.env
+check "plan prices the target's extracted layer inputs: 3 layers x 256 x n_batch 2048 floats = 6 MiB" \
+	jq -e '.extract_mib == 6' "$TMP/out"
 
 # the pairings the engine cannot run: check refuses them (S22)
 refused() { # NAME SED-EXPR WHAT PATTERN
@@ -73,10 +80,32 @@ timeout 30 "${cmd[@]}" >deep.log 2>&1
 check "the engine aborts on the eagle3 reading target layer 7 of 4" \
 	grep -q "EAGLE3: target layer id 7 exceeds target n_layer 4" deep.log
 
-# archs: neither is mirrored yet; S18 still refuses both as MODEL_FILE
+# a target whose graph records no layer inputs (qwen2.cpp): check refuses
+# it, and the engine asserts at the first decode that extracts them
+run "$ZEALOT" synth qwen2 -o "$TMP/qwen2.gguf"
+refused q2target "s#^MODEL_FILE=.*#MODEL_FILE=$TMP/qwen2.gguf#" "an eagle3 beside a qwen2 target" "records no layer"
+sed -i "s#^LISTEN_PORT=.*#LISTEN_PORT=$(free_port)#" q2target.env
+mapfile -t cmd < <("$ZEALOT" argv q2target.env)
+timeout 30 "${cmd[@]}" >q2target.log 2>&1 &
+pid=$!
+engine_ask "$pid" "$(sed -n 's/^LISTEN_PORT=//p' q2target.env)"
+stop_pid "$pid"
+check "the engine asserts beside the qwen2 target" grep -q 'layer input tensor is null' q2target.log
+# qwen3.cpp records them: admitted, its graph's extra outputs named as not mirrored
+run "$ZEALOT" synth qwen3 -o "$TMP/qwen3.gguf"
+sed "s#^MODEL_FILE=.*#MODEL_FILE=$TMP/qwen3.gguf#" e3-fa.env >q3target.env
+run "$ZEALOT" check q3target.env
+check "check admits an eagle3 beside a qwen3 target (no S22)" eval "! grep -q S22 '$TMP/out'"
+run "$ZEALOT" plan --json q3target.env
+check "plan names qwen3's extracted layer inputs as not mirrored" \
+	jq -e '.exact == false and (.unmirrored|map(test("layers of .qwen3. the drafter reads"))|any)' "$TMP/out"
+
+# archs names both mirrored (as drafters); S18 still refuses both as MODEL_FILE
 run "$ZEALOT" archs --json
-check "archs names eagle3 and dflash not mirrored and not served as models" \
-	jq -e '[.archs[]|select(.arch=="eagle3" or .arch=="dflash")|(.mirrored|not) and (.served|not)]|length == 2 and all' "$TMP/out"
+check "archs counts eagle3 and dflash mirrored, not served as models" \
+	jq -e '[.archs[]|select(.arch=="eagle3" or .arch=="dflash")|.mirrored and (.served|not)]|length == 2 and all' "$TMP/out"
 printf 'MODEL_FILE=%s\nCTX_SIZE=4096\n' "$TMP/eagle3.gguf" >alone.env
 run "$ZEALOT" check alone.env
 check "check still refuses eagle3 as MODEL_FILE (S18)" eval "[ $rc -ne 0 ] && grep -q 'S18' '$TMP/out'"
+
+echo "# worst compute error: ${PLAN_WORST}% (eagle3 ${PLAN_WORST_BY[eagle3]:-0}%, dflash ${PLAN_WORST_BY[dflash]:-0}%)"

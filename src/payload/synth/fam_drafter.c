@@ -30,18 +30,23 @@ static void target_layers(struct gguf_writer *w, const struct synth_spec *s, uin
 		gw_arr_i32(w, (int32_t)(n > 1 ? i * (s->tgt_layers - 1) / (n - 1) : s->tgt_layers - 1));
 }
 
-/* beside synth llama (embd 256, 4 layers, 2 KV heads of 128): its width */
-void eagle3_defaults(struct synth_spec *s, const struct synth_family *f)
+/* eagle3 beside synth llama (embd 256, 4 layers, 2 KV heads of 128):
+ * its width and one layer; dflash: two blocks reading three layers */
+void drafter_defaults(struct synth_spec *s, const struct synth_family *f)
 {
-	(void)f;
-	s->n_layer = 1;
-	s->embd_out = s->n_embd; /* the target's output reads the draft's rows: the same width */
+	s->n_layer = f->variant == V_DFLASH ? 2 : 1;
+	s->embd_out = f->variant == V_DFLASH ? 0 : s->n_embd; /* the target's output reads the draft's rows */
 	s->tgt_layers = 4;
+	s->tgt_extract = f->variant == V_DFLASH ? 3 : 0;
 }
 
-int eagle3_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
+int drafter_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
 {
-	(void)f;
+	if (f->variant == V_DFLASH)
+		return s->tgt_layers && s->tgt_extract
+			   ? 0
+			   : errorf(err, "dflash needs tgt_layers (its target's blocks) and tgt_extract (the layers "
+					 "it reads)");
 	if (s->n_layer != 1)
 		return errorf(err, "eagle3 has exactly one decoder layer (the engine asserts n_layer == 1)");
 	if (!s->embd_out || !s->tgt_layers)
@@ -49,18 +54,32 @@ int eagle3_validate(const struct synth_spec *s, const struct synth_family *f, ch
 	return 0;
 }
 
-void eagle3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
+void drafter_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
 {
-	(void)f;
-	target_layers(w, s, 3);
-	akey_u32(w, s, "target_hidden_size", s->embd_out);
+	if (f->variant != V_DFLASH) {
+		target_layers(w, s, 3);
+		akey_u32(w, s, "target_hidden_size", s->embd_out);
+		return;
+	}
+	target_layers(w, s, s->tgt_extract);
+	akey_u32(w, s, "block_size", 16);
+	/* the noise block's filler: the engine reads it as the vocabulary's mask */
+	gw_u32(w, "tokenizer.ggml.mask_token_id", s->n_vocab - 1);
 }
 
-void eagle3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
+void drafter_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
 {
-	(void)f;
 	char nm[64];
 	uint32_t il = 0;
+	if (f->variant == V_DFLASH) {
+		mat(t, "fc.weight", (uint64_t)s->tgt_extract * s->n_embd, s->n_embd);
+		vec(t, "enc.output_norm.weight", s->n_embd);
+		for (il = 0; il < s->n_layer; il++) {
+			attn_block(t, s, il, ATTN_QK_NORM);
+			ffn(t, s, il);
+		}
+		return;
+	}
 	uint64_t in = 2 * (uint64_t)s->n_embd, q = (uint64_t)s->head_dim * s->n_head,
 		 kv = (uint64_t)s->head_dim * s->n_head_kv;
 	mat(t, "fc.weight", 3 * (uint64_t)s->embd_out, s->n_embd);
@@ -72,42 +91,4 @@ void eagle3_tensors(struct tw *t, const struct synth_spec *s, const struct synth
 	BM("attn_output.weight", q, s->n_embd);
 	BV("ffn_norm.weight", s->n_embd);
 	ffn(t, s, il);
-}
-
-/* dflash: the target's width, two blocks, three target layers */
-void dflash_defaults(struct synth_spec *s, const struct synth_family *f)
-{
-	(void)f;
-	s->n_layer = 2;
-	s->tgt_layers = 4;
-	s->tgt_extract = 3;
-}
-
-int dflash_validate(const struct synth_spec *s, const struct synth_family *f, char **err)
-{
-	(void)f;
-	if (!s->tgt_layers || !s->tgt_extract)
-		return errorf(err,
-			      "dflash needs tgt_layers (its target's blocks) and tgt_extract (the layers it reads)");
-	return 0;
-}
-
-void dflash_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f)
-{
-	(void)f;
-	target_layers(w, s, s->tgt_extract);
-	akey_u32(w, s, "block_size", 16);
-	/* the noise block's filler: the engine reads it as the vocabulary's mask */
-	gw_u32(w, "tokenizer.ggml.mask_token_id", s->n_vocab - 1);
-}
-
-void dflash_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f)
-{
-	(void)f;
-	mat(t, "fc.weight", (uint64_t)s->tgt_extract * s->n_embd, s->n_embd);
-	vec(t, "enc.output_norm.weight", s->n_embd);
-	for (uint32_t il = 0; il < s->n_layer; il++) {
-		attn_block(t, s, il, ATTN_QK_NORM);
-		ffn(t, s, il);
-	}
 }

@@ -189,8 +189,8 @@ static const struct synth_family families[] = {
     {"minimax-m3", 0, V_MM3, minimax_defaults, minimax_validate, minimax_keys, minimax_tensors, NULL, 0, 0},
     {"wavtokenizer-dec", SF_TIED | SF_NO_ANSWER | SF_NORM_BIAS | SF_DENSE, 0, wavtok_defaults, wavtok_validate,
      wavtok_keys, wavtok_tensors, NULL, 0, 0},
-    {"eagle3", SF_TIED | SF_NO_ANSWER | SF_DENSE, 0, eagle3_defaults, eagle3_validate, eagle3_keys, eagle3_tensors, NULL, 0, 0},
-    {"dflash", SF_TIED | SF_NO_ANSWER | SF_DENSE, 0, dflash_defaults, dflash_validate, dflash_keys, dflash_tensors, NULL, 0, 0},
+    {"eagle3", SF_TIED | SF_NO_ANSWER | SF_DENSE, 0, drafter_defaults, drafter_validate, drafter_keys, drafter_tensors, NULL, 0, 0},
+    {"dflash", SF_TIED | SF_NO_ANSWER | SF_DENSE, V_DFLASH, drafter_defaults, drafter_validate, drafter_keys, drafter_tensors, NULL, 0, 0},
 };
 /* clang-format on */
 

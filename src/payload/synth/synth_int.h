@@ -272,15 +272,12 @@ void g4a_defaults(struct synth_spec *s, const struct synth_family *f);
 int g4a_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
 void g4a_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
 void g4a_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
-/* fam_drafter.c: eagle3 and dflash, the drafters of a target's hidden states */
-void eagle3_defaults(struct synth_spec *s, const struct synth_family *f);
-int eagle3_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
-void eagle3_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
-void eagle3_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
-void dflash_defaults(struct synth_spec *s, const struct synth_family *f);
-int dflash_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
-void dflash_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
-void dflash_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
+/* fam_drafter.c: eagle3 and dflash (V_DFLASH), the drafters of a target's hidden states */
+enum { V_DFLASH = 1 };
+void drafter_defaults(struct synth_spec *s, const struct synth_family *f);
+int drafter_validate(const struct synth_spec *s, const struct synth_family *f, char **err);
+void drafter_keys(struct gguf_writer *w, const struct synth_spec *s, const struct synth_family *f);
+void drafter_tensors(struct tw *t, const struct synth_spec *s, const struct synth_family *f);
 
 /* fam_oss.c: gpt-oss */
 void oss_defaults(struct synth_spec *s, const struct synth_family *f);

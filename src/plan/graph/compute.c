@@ -413,6 +413,7 @@ static void reserve_one_seq(const struct compute_input *ci, struct where *w, int
 	w->force_norm = T < 32 || pl->ngl > ci->m->n_layer_all;
 	set_dims(&d, w, ci->m, p, ci->s, T, (int64_t)n_outputs_max < T ? (int64_t)n_outputs_max : T, ci->s->type_k,
 		 ci->s->type_v);
+	memcpy(d.layer_out, ci->layer_out, sizeof(d.layer_out));
 	d.n_seq = 1;
 	d.n_rs = p->n_seq;
 	run_graph(ci, &d, G_TARGET, (int)(ci->m->n_layer_all - ci->m->n_nextn), mm, scratch, one);
@@ -445,9 +446,13 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	uint64_t pp[PLACE_MAX_DEV + 1] = {0}, tg[PLACE_MAX_DEV + 1] = {0};
 	w.force_norm = T < 32 || full;
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
+	if (kind == G_TARGET)
+		memcpy(d.layer_out, ci->layer_out, sizeof(d.layer_out));
 	run_graph(ci, &d, kind, draft_il, mm, scratch, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
+	if (kind == G_TARGET)
+		memcpy(d.layer_out, ci->layer_out, sizeof(d.layer_out));
 	run_graph(ci, &d, kind, draft_il, mm, scratch, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
@@ -627,7 +632,7 @@ void compute_model(const struct compute_input *in, struct plan *p)
 			break;
 		}
 	/* server_output_limits: n_parallel * (1 + draft depth), within n_batch */
-	uint64_t per_seq = 1 + (s->spec_mtp || s->spec_model ? s->spec_n_max : 0);
+	uint64_t per_seq = 1 + (s->spec_mtp || s->spec_model || s->spec_hidden ? s->spec_n_max : 0);
 	uint64_t n_outputs_max = (uint64_t)p->n_seq * per_seq;
 	if (s->embeddings || s->pooling > 1) /* an embedding server outputs the whole batch */
 		n_outputs_max = s->n_batch;

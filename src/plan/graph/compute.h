@@ -23,6 +23,7 @@ struct compute_input {
 	const struct placement *pl; /* where weights and caches live (place.h) */
 	const struct gguf *gg;	    /* the payload's header: weight sizes */
 	struct memo *memo;	    /* NULL: replay every graph (see memo.h) */
+	uint64_t layer_out[4];	    /* draft-eagle3/dflash: the target layers whose input is an output */
 };
 
 /* Fill p->compute (and p->draft_compute when a drafter is armed): one

@@ -380,6 +380,8 @@ static const struct graph_family families[] = {
     {"gpt-oss", gr_oss, NULL, "src/models/openai-moe.cpp", NULL},
     {"gemma4", gr_gemma4, NULL, "src/models/gemma4.cpp", NULL},
     {"gemma4-assistant", gr_gemma4_assistant, NULL, "src/models/gemma4-assistant.cpp", NULL},
+    {"eagle3", gr_eagle3, NULL, "src/models/eagle3.cpp", NULL},
+    {"dflash", gr_dflash, NULL, "src/models/dflash.cpp", NULL},
     {"mistral3", gr_mistral3, NULL, "src/models/mistral3.cpp", NULL},
     {"seed_oss", gr_mistral3, NULL, "src/models/seed-oss.cpp", NULL},
     {"smollm3", gr_mistral3, NULL, "src/models/smollm3.cpp", NULL},
@@ -632,6 +634,8 @@ int gr_layers(struct ga_graph *g, const struct model *m, const struct dims *d, s
 	int x = gr_input_embd(g, d, in);
 	uint32_t n_layer = m->n_layer_all - m->n_nextn;
 	for (uint32_t il = 0; il < n_layer; il++) {
+		if (il < 256 && (d->layer_out[il / 64] >> (il % 64) & 1)) /* t_layer_inp[il], set as output */
+			g->t[x].output = 1;
 		int an = gr_norm(g, d, x, d->E, d->T, 1, (int)il, "attn_norm.weight");
 		x = layer(g, m, d, in, (int)il, x, an, il == n_layer - 1, ctx);
 	}

@@ -53,6 +53,9 @@ struct dims {
 	int kq_ops;		 /* in-place ops on KQ before the softmax (grok's soft cap: 3) */
 	int pool;		 /* EMBEDDINGS=on: the pooling (llama_pooling_type: 0 none .. 4 rank); -1 off */
 	int64_t n_rs;		 /* recurrent cells s_copy spans when more than n_seq (0: n_seq) */
+	/* the layers whose input is a graph output (a drafter of the target's
+	 * hidden states extracts them: llama_set_embeddings_layer_inp), a bit each */
+	uint64_t layer_out[4];
 };
 
 struct inputs {
@@ -279,9 +282,14 @@ int gr_attend_rows(struct ga_graph *g, const struct dims *d, int qp, int kp, int
 void gr_pooling(struct ga_graph *g, const struct dims *d, int x, int64_t T);
 
 gr_draft_fn gr_qwen35_mtp;
-gr_build_fn gr_oss;		 /* graph_oss.c */
-gr_build_fn gr_gemma4;		 /* graph_gemma4.c */
-gr_build_fn gr_gemma4_assistant; /* graph_g4a.c */
+gr_build_fn gr_oss;		  /* graph_oss.c */
+gr_build_fn gr_gemma4;		  /* graph_gemma4.c */
+gr_build_fn gr_gemma4_assistant;  /* graph_g4a.c */
+gr_build_fn gr_eagle3, gr_dflash; /* graph_drafter.c: the drafters of a target's hidden states */
+/* 1 when arch's graph (the engine's builder this table mirrors) records its
+ * layers' inputs, which a draft-eagle3/dflash drafter reads; 0 when it
+ * does not (the engine asserts); -1 when arch is not mirrored */
+int gr_records_layer_inp(const char *arch);
 /* Gemma 4's widths of layer il (graph_gemma4.c): its head size (the window's
  * when swa) and KV heads, its K and V row bytes, its cache's rotations. */
 void gr_gemma4_dims(struct dims *dl, const struct dims *d, const struct model *m, uint32_t il, int swa);
