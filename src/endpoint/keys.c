@@ -232,7 +232,9 @@ static const struct key_def table[K__COUNT] = {
 				 .optout = "no drafter model", .law = "S05", .flag = "--spec-draft-model",
 				 .owns = "--spec-draft-model -md --model-draft", .env = "LLAMA_ARG_SPEC_DRAFT_MODEL",
 				 .doc = "the drafter GGUF of SPEC_TYPE=draft-simple: a separate model with the "
-					"target's vocabulary; relative paths are relative to the endpoint file"},
+					"target's vocabulary (draft-mtp: a gemma4-assistant, S21; draft-eagle3, "
+					"draft-dflash: an eagle3 or dflash drafter, S22); relative paths are relative "
+					"to the endpoint file"},
     [K_SPEC_DRAFT_MODEL_BYTES] = {"SPEC_DRAFT_MODEL_BYTES", K_SPEC_DRAFT_MODEL_BYTES, KEY_PINS, .unit = "bytes",
 				  .optout = "no byte pin", .law = "C02",
 				  .doc = "pinned size of SPEC_DRAFT_MODEL_FILE in bytes (deploy's gate:pins)"},
