@@ -29,6 +29,11 @@ run "$ZEALOT" synth eagle3 -o "$TMP/eagle3.gguf"
 check "synth eagle3 writes the drafter" rc_is 0
 run "$ZEALOT" synth dflash -o "$TMP/dflash.gguf"
 check "synth dflash writes the drafter" rc_is 0
+# and of other geometries: eagle3 with 8 heads of 32 over 4 KV heads and
+# an FFN of 384; dflash of 3 blocks reading 2 layers, 2 heads over 1
+run "$ZEALOT" synth eagle3 --set heads=8 --set head_dim=32 --set kv_heads=4 --set ff=384 --set rope_dims=32 \
+	-o "$TMP/eagle3b.gguf"
+run "$ZEALOT" synth dflash --set layers=3 --set tgt_extract=2 --set heads=2 --set kv_heads=1 -o "$TMP/dflashb.gguf"
 
 # drafter_case NAME TYPE FILE "KEY=VALUE ...": boot synth llama with the
 # drafter, check it answered and drafted, then hold the plan to the boot's
@@ -47,11 +52,11 @@ drafter_case() {
 }
 E3=eagle3.gguf
 drafter_case e3-fa draft-eagle3 $E3 "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on SPEC_DRAFT_N_MAX=3"
-drafter_case e3-nofa draft-eagle3 $E3 "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+drafter_case e3-nofa draft-eagle3 eagle3b.gguf "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 drafter_case e3-q8 draft-eagle3 $E3 \
 	"CTX_SIZE=6000 PARALLEL=3 FLASH_ATTN=on UBATCH_SIZE=1024 BATCH_SIZE=1024 SPEC_DRAFT_TYPE_K=q8_0 SPEC_DRAFT_TYPE_V=q8_0"
 drafter_case df-fa draft-dflash dflash.gguf "CTX_SIZE=4096 PARALLEL=2 FLASH_ATTN=on SPEC_DRAFT_N_MAX=3"
-drafter_case df-nofa draft-dflash dflash.gguf "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
+drafter_case df-nofa draft-dflash dflashb.gguf "CTX_SIZE=2048 PARALLEL=1 FLASH_ATTN=off UBATCH_SIZE=256"
 drafter_case df-ub64 draft-dflash dflash.gguf "CTX_SIZE=9000 PARALLEL=4 FLASH_ATTN=off UBATCH_SIZE=64 KV_UNIFIED=1"
 run "$ZEALOT" plan --json e3-fa.env
 check "plan prices the target's extracted layer inputs: 3 layers x 256 x n_batch 2048 floats = 6 MiB" \
