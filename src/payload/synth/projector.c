@@ -28,24 +28,31 @@ static void clip_keys(struct gguf_writer *w, const char *name, const char *proj,
 	gw_u32(w, "clip.vision.projection_dim", projection_dim);
 }
 
+/* The keys a tower the engine runs carries beside clip_keys: GELU blocks,
+ * the image's mean and deviation. */
+static void image_keys(struct gguf_writer *w)
+{
+	gw_bool(w, "clip.use_gelu", 1);
+	gw_arr_begin(w, "clip.vision.image_mean", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(w, 0.5f);
+	gw_arr_begin(w, "clip.vision.image_std", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(w, 0.5f);
+}
+
 /* The small tower is a LLaVA-style MLP projector the engine loads and runs
  * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
  * real encoder; the preset is header-level (sizes for planning). */
-static int projector_mlp(uint32_t projection_dim, int red, const char *path, uint64_t *bytes, enum zerr *kind,
-			 char **err)
+static int projector_mlp(uint32_t projection_dim, uint32_t image, int red, const char *path, uint64_t *bytes,
+			 enum zerr *kind, char **err)
 {
-	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, image = 224, patch = 14;
+	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, patch = 14;
 	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
 	struct gguf_writer w;
 	gw_init(&w);
 	clip_keys(&w, "zealot-synth-mmproj", "mlp", 0, image, patch, embd, ff, blocks, heads, projection_dim);
-	gw_bool(&w, "clip.use_gelu", 1);
-	gw_arr_begin(&w, "clip.vision.image_mean", GGUF_F32, 3);
-	for (int i = 0; i < 3; i++)
-		gw_arr_f32(&w, 0.5f);
-	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
-	for (int i = 0; i < 3; i++)
-		gw_arr_f32(&w, 0.5f);
+	image_keys(&w);
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	uint64_t pe_at = gw_data_at(&w);
@@ -104,15 +111,139 @@ static int projector_mlp(uint32_t projection_dim, int red, const char *path, uin
 	return written(write_out(&w, path, bytes, err), kind);
 }
 
-int synth_projector(const char *preset, uint32_t projection_dim, int red, const char *path, uint64_t *bytes,
-		    enum zerr *kind, char **err)
+/* The small towers of the other projector types the planner mirrors:
+ * 2 blocks of 64 (2 heads), f32, each type's own tensors (clip.cpp
+ * load_tensors) so the engine loads and runs them. */
+struct tower_kind {
+	const char *type;  /* clip.projector_type */
+	uint8_t qwen;	   /* the qwen-vl merger: two patch embeddings, no bias */
+	uint8_t rms, gate; /* RMS norms without bias; gated FFN */
+	uint8_t post_ln;   /* v.post_ln */
+	uint8_t wa;	   /* n_wa_pattern (qwen2.5-vl: window attention) */
+	uint8_t q3;	   /* qwen3-vl: fused qkv, patch bias, learned positions, deepstack */
+};
+
+static const struct tower_kind kinds[] = {
+    {"gemma3", 0, 0, 0, 1, 0, 0},
+    {"qwen2vl_merger", 1, 0, 0, 1, 0, 0},
+    {"qwen2.5vl_merger", 1, 1, 1, 1, 2, 0},
+    {"qwen3vl_merger", 1, 0, 0, 1, 0, 1},
+};
+
+static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, uint32_t embd, uint32_t ff)
+{
+	char nm[64];
+	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"}, *const fq[] = {"attn_qkv",
+												   "attn_out"};
+	for (size_t i = 0; i < (k->q3 ? 2u : 4u); i++) {
+		uint64_t n = k->q3 && i == 0 ? 3ull * embd : embd;
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, k->q3 ? fq[i] : sq[i]);
+		mat(t, nm, embd, n);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, k->q3 ? fq[i] : sq[i]);
+		vec(t, nm, n);
+	}
+	static const char *const ln[] = {"ln1", "ln2"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, ln[i]);
+		vec(t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, ln[i]);
+		if (!k->rms)
+			vec(t, nm, embd);
+	}
+	static const char *const fn[] = {"ffn_up", "ffn_gate"};
+	for (size_t i = 0; i < (k->gate ? 2u : 1u); i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fn[i]);
+		mat(t, nm, embd, ff);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fn[i]);
+		vec(t, nm, ff);
+	}
+	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.weight", il);
+	mat(t, nm, ff, embd);
+	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
+	vec(t, nm, embd);
+}
+
+static void deepstack_tensors(struct tw *t, uint32_t embd, uint32_t out)
+{
+	vec(t, "v.deepstack.0.norm.weight", 4ull * embd);
+	vec(t, "v.deepstack.0.norm.bias", 4ull * embd);
+	mat(t, "v.deepstack.0.fc1.weight", 4ull * embd, 4ull * embd);
+	vec(t, "v.deepstack.0.fc1.bias", 4ull * embd);
+	mat(t, "v.deepstack.0.fc2.weight", 4ull * embd, out);
+	vec(t, "v.deepstack.0.fc2.bias", out);
+}
+
+static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
+{
+	const struct tower_kind *k = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strcmp(kinds[i].type, ps->type) == 0)
+			k = &kinds[i];
+	if (!k)
+		return errorf(err, "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger",
+			      ps->type);
+	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, patch = 14, pd = ps->projection_dim;
+	const uint32_t image = ps->image ? ps->image : 224;
+	struct gguf_writer w;
+	gw_init(&w);
+	clip_keys(&w, "zealot-synth-mmproj", k->type, 0, image, patch, embd, ff, blocks, heads, pd);
+	image_keys(&w);
+	if (k->qwen)
+		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
+	if (k->wa)
+		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
+	struct tw t = {.w = &w};
+	uint64_t pe[4] = {patch, patch, 3, embd};
+	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	if (k->qwen)
+		gw_tensor(&w, "v.patch_embd.weight.1", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	if (!k->qwen || k->q3) {
+		vec(&t, "v.patch_embd.bias", embd);
+		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch));
+	}
+	for (uint32_t il = 0; il < blocks; il++)
+		tower_block(&t, k, il, embd, ff);
+	if (k->post_ln) {
+		vec(&t, "v.post_ln.weight", embd);
+		if (!k->rms)
+			vec(&t, "v.post_ln.bias", embd);
+	}
+	if (k->qwen) { /* qwen3-vl: block 0's deepstack features fill half the text width */
+		uint32_t out = k->q3 ? pd / 2 : pd;
+		mat(&t, "mm.0.weight", 4ull * embd, 4ull * embd);
+		vec(&t, "mm.0.bias", 4ull * embd);
+		mat(&t, "mm.2.weight", 4ull * embd, out);
+		vec(&t, "mm.2.bias", out);
+		if (k->q3)
+			deepstack_tensors(&t, embd, out);
+	} else {
+		vec(&t, "mm.soft_emb_norm.weight", embd);
+		mat(&t, "mm.input_projection.weight", pd, embd);
+	}
+	if (refused(&t, err))
+		return -1;
+	return written(write_out(&w, path, bytes, err), kind);
+}
+
+int synth_projector(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	zerr_set(kind, ZE_USAGE);
+	const char *preset = ps->preset;
+	uint32_t projection_dim = ps->projection_dim;
 	if (!projection_dim)
 		return errorf(err, "the projector needs the text model's embedding width");
+	if (ps->image && (ps->image % 28 || ps->image > 2016))
+		return errorf(err, "image=%u: a multiple of 28 up to 2016", ps->image);
+	if (preset && (ps->type || ps->image))
+		return errorf(err, "type= and image= are for the small towers (no --preset)");
+	if (ps->type && strcmp(ps->type, "mlp") != 0) {
+		if (ps->red)
+			return errorf(err, "red=1 is written for the mlp tower only");
+		return projector_tower(ps, path, bytes, kind, err);
+	}
 	if (!preset)
-		return projector_mlp(projection_dim, red, path, bytes, kind, err);
-	if (red)
+		return projector_mlp(projection_dim, ps->image ? ps->image : 224, ps->red, path, bytes, kind, err);
+	if (ps->red)
 		return errorf(err, "red=1 is written for the default projector only (no --preset)");
 	if (strcmp(preset, "bonsai-9b-mmproj") != 0)
 		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);

@@ -1,0 +1,76 @@
+# The projector (mmproj, MMPROJ_FILE) against the real engine: the
+# compute buffer tools/mtmd/clip.cpp reserves at load (warmup: the graph of
+# one image of the warmup size, flash attention on unless the endpoint
+# turns it off) is replayed over the engine's own clip graph for the
+# projector types plan mirrors (src/plan/graph/graph_clip.c): mlp (llava,
+# every block but the last, the patches' rows, mm.0, GELU, mm.2), gemma3
+# (siglip's build_vit, the 4 x 4 average pool, the RMS norm, the input
+# projection), qwen2vl_merger and qwen2.5vl_merger (two patch embeddings,
+# the 2 x 2 merge, M-RoPE; 2.5's RMS norms, gated FFN and window attention
+# over a mask every other block) and qwen3vl_merger (fused qkv, the
+# learned positions resized, a deepstack layer). Each tower is what
+# `synth clip --set type=T` writes; it boots beside a small llama text
+# model on the CPU engine, which loads and warms it up. The projector's
+# weights equal the engine's "model size" and its compute buffer is within
+# 0.5 % of the engine's reserve_compute_meta line; the plan is exact (the
+# projector named nowhere as estimated). A tower synth writes that the
+# builder does not fit (the bonsai preset: no second patch embedding) is
+# planned with the estimate, and the plan says so.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../engine.sh"
+. "$(dirname "$0")/../plancase.sh" # plan_mirrors
+cd "$TMP" || exit 1
+
+run "$ZEALOT" archs --json
+check "archs: clip counts its mirrored projector types" \
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[5]'
+check "archs: clip is still not counted mirrored as a model (S18)" \
+	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'
+
+must "$ZEALOT" synth llama --set embd=256 --set layers=2 --set vocab=1024 -o text.gguf || exit 1
+WORST=0
+
+# clip_case NAME "synth sets" "endpoint keys": the tower, booted beside the
+# text model; its weights and compute held to the boot's ledger.
+clip_case() {
+	local name=$1 sets=$2 keys=$3 s args=() err
+	for s in $sets; do args+=(--set "$s"); done
+	if ! "$ZEALOT" synth clip "${args[@]}" -o "$name-mm.gguf" 2>"$name.synth"; then
+		check "$name: synth clip $sets writes it" false
+		sed 's/^/#   /' "$name.synth"
+		return 1
+	fi
+	cp text.gguf "$name.gguf"
+	boot_for_ledger "$name" "CTX_SIZE=512 MMPROJ_FILE=$name-mm.gguf $keys"
+	check_answered "$name" "$name.log"
+	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
+	cp "$TMP/out" "$name.cmp"
+	check "$name: the projector's weights equal the engine's model size" \
+		json_is '[.comparison[]|select(.term=="projector" and .part=="weights")|.diff|fabs <= 0.01]' '[true]'
+	err=$(jq '[.comparison[]|select(.term=="projector" and .part=="compute")|.error_pct|fabs]|max // 999' "$name.cmp")
+	check "$name: the projector's compute within 0.5% of reserve_compute_meta's (${err}%)" \
+		awk -v e="$err" 'BEGIN { exit !(e <= 0.5) }'
+	jq -r '.comparison[]|select(.term=="projector")|"#   projector \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp"
+	awk -v e="$err" -v w="$WORST" 'BEGIN { exit !(e > w) }' && WORST=$err
+	check "$name: the plan is exact (the projector mirrored)" plan_mirrors "$name.env"
+}
+
+clip_case mlp-fa "image=448" "FLASH_ATTN=on"
+clip_case mlp-nofa "image=672" "FLASH_ATTN=off"
+clip_case g3-fa "type=gemma3 image=672" "FLASH_ATTN=on"
+clip_case g3-nofa "type=gemma3 image=448" "FLASH_ATTN=off"
+clip_case q2-fa "type=qwen2vl_merger" "FLASH_ATTN=on"
+clip_case q25-fa "type=qwen2.5vl_merger" "FLASH_ATTN=on"
+clip_case q25-nofa "type=qwen2.5vl_merger" "FLASH_ATTN=off"
+clip_case q3-nofa "type=qwen3vl_merger" "FLASH_ATTN=off"
+echo "# worst projector compute error: ${WORST}%"
+
+# A tower the builders do not fit is estimated, and said to be
+must "$ZEALOT" synth clip --preset bonsai-9b-mmproj -o bonsai-mm.gguf || exit 1
+printf 'MODEL_FILE=text.gguf\nMMPROJ_FILE=bonsai-mm.gguf\nCTX_SIZE=512\n' >est.env
+run "$ZEALOT" plan --json est.env
+check "estimated: plan --json says the projector compute is estimated, and why" \
+	json_is '.unmirrored' '["projector compute estimated (type qwen3vl_merger not mirrored: no second patch embedding)"]'
+check "estimated: the plan is not exact" json_is '.exact' 'false'
+run "$ZEALOT" plan est.env
+check "estimated: plan's output says so too" grep -q "projector compute estimated (type qwen3vl_merger" "$TMP/out"
