@@ -7,8 +7,12 @@
 # (siglip's build_vit, the 4 x 4 average pool, the RMS norm, the input
 # projection), qwen2vl_merger and qwen2.5vl_merger (two patch embeddings,
 # the 2 x 2 merge, M-RoPE; 2.5's RMS norms, gated FFN and window attention
-# over a mask every other block) and qwen3vl_merger (fused qkv, the
-# learned positions resized, a deepstack layer). Each tower is what
+# over a mask every other block), qwen3vl_merger (fused qkv, the learned
+# positions resized, a deepstack layer), idefics3 (siglip's blocks, the
+# pixel shuffle), internvl (the class row, layer scales, the shuffle, a
+# layer-normed MLP), pixtral (2D RoPE, the 2 x 2 patch merger by im2col,
+# [IMG_BREAK] rows) and llama4 (the unfold convolution, the class row, 2D
+# RoPE, the shuffle, the MLP). Each tower is what
 # `synth clip --set type=T` writes; it boots beside a small llama text
 # model on the CPU engine, which loads and warms it up. The projector's
 # weights equal the engine's "model size" and its compute buffer is within
@@ -23,7 +27,7 @@ cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
 check "archs: clip counts its mirrored projector types" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[5]'
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[9]'
 check "archs: clip is still not counted mirrored as a model (S18)" \
 	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'
 
@@ -58,11 +62,14 @@ clip_case() {
 clip_case mlp-fa "image=448" "FLASH_ATTN=on"
 clip_case mlp-nofa "image=672" "FLASH_ATTN=off"
 clip_case g3-fa "type=gemma3 image=672" "FLASH_ATTN=on"
-clip_case g3-nofa "type=gemma3 image=448" "FLASH_ATTN=off"
-clip_case q2-fa "type=qwen2vl_merger" "FLASH_ATTN=on"
+clip_case q2-nofa "type=qwen2vl_merger" "FLASH_ATTN=off"
 clip_case q25-fa "type=qwen2.5vl_merger" "FLASH_ATTN=on"
 clip_case q25-nofa "type=qwen2.5vl_merger" "FLASH_ATTN=off"
-clip_case q3-nofa "type=qwen3vl_merger" "FLASH_ATTN=off"
+clip_case q3-fa "type=qwen3vl_merger" "FLASH_ATTN=on"
+clip_case id3-nofa "type=idefics3 image=448" "FLASH_ATTN=off"
+clip_case ivl-fa "type=internvl image=448" "FLASH_ATTN=on"
+clip_case pix-nofa "type=pixtral" "FLASH_ATTN=off"
+clip_case l4-fa "type=llama4 image=448" "FLASH_ATTN=on"
 echo "# worst projector compute error: ${WORST}%"
 
 # A tower the builders do not fit is estimated, and said to be

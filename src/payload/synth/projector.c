@@ -121,13 +121,15 @@ struct tower_kind {
 	uint8_t post_ln;   /* v.post_ln */
 	uint8_t wa;	   /* n_wa_pattern (qwen2.5-vl: window attention) */
 	uint8_t q3;	   /* qwen3-vl: fused qkv, patch bias, learned positions, deepstack */
+	uint8_t shuffle;   /* idefics3 (1), internvl (2, the class embedding, layer scales): the pixel shuffle */
+	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2) */
 };
 
 static const struct tower_kind kinds[] = {
-    {"gemma3", 0, 0, 0, 1, 0, 0},
-    {"qwen2vl_merger", 1, 0, 0, 1, 0, 0},
-    {"qwen2.5vl_merger", 1, 1, 1, 1, 2, 0},
-    {"qwen3vl_merger", 1, 0, 0, 1, 0, 1},
+    {"gemma3", 0, 0, 0, 1, 0, 0, 0, 0},		  {"qwen2vl_merger", 1, 0, 0, 1, 0, 0, 0, 0},
+    {"qwen2.5vl_merger", 1, 1, 1, 1, 2, 0, 0, 0}, {"qwen3vl_merger", 1, 0, 0, 1, 0, 1, 0, 0},
+    {"idefics3", 0, 0, 0, 1, 0, 0, 1, 0},	  {"internvl", 0, 0, 0, 0, 0, 0, 2, 0},
+    {"pixtral", 0, 1, 1, 0, 0, 0, 0, 1},	  {"llama4", 0, 0, 0, 1, 0, 0, 0, 2},
 };
 
 static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, uint32_t embd, uint32_t ff)
@@ -140,7 +142,8 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, k->q3 ? fq[i] : sq[i]);
 		mat(t, nm, embd, n);
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, k->q3 ? fq[i] : sq[i]);
-		vec(t, nm, n);
+		if (k->rope2d != 1)
+			vec(t, nm, n);
 	}
 	static const char *const ln[] = {"ln1", "ln2"};
 	for (size_t i = 0; i < 2; i++) {
@@ -155,12 +158,18 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fn[i]);
 		mat(t, nm, embd, ff);
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fn[i]);
-		vec(t, nm, ff);
+		if (k->rope2d != 1)
+			vec(t, nm, ff);
 	}
 	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.weight", il);
 	mat(t, nm, ff, embd);
 	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
-	vec(t, nm, embd);
+	if (k->rope2d != 1)
+		vec(t, nm, embd);
+	for (int i = 1; k->shuffle == 2 && i <= 2; i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.ls%d.weight", il, i);
+		vec(t, nm, embd);
+	}
 }
 
 static void deepstack_tensors(struct tw *t, uint32_t embd, uint32_t out)
@@ -173,6 +182,42 @@ static void deepstack_tensors(struct tw *t, uint32_t embd, uint32_t out)
 	vec(t, "v.deepstack.0.fc2.bias", out);
 }
 
+/* idefics3's mm.model.fc over 4 x 4 merged patches; internvl's layer
+ * norm, mlp.1, mlp.3 over 2 x 2 */
+static void shuffle_tensors(struct tw *t, unsigned shuffle, uint32_t embd, uint32_t pd)
+{
+	if (shuffle == 1) {
+		mat(t, "mm.model.fc.weight", 16ull * embd, pd);
+		return;
+	}
+	vec(t, "mm.model.mlp.0.weight", 4ull * embd);
+	vec(t, "mm.model.mlp.0.bias", 4ull * embd);
+	mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
+	vec(t, "mm.model.mlp.1.bias", pd);
+	mat(t, "mm.model.mlp.3.weight", pd, pd);
+	vec(t, "mm.model.mlp.3.bias", pd);
+}
+
+/* pixtral: mistral small 3.1's patch merger over 2 x 2 patches, mm.1,
+ * mm.2 and [IMG_BREAK]; llama4: mlp.1, mlp.2 and the projection over
+ * 2 x 2 patches */
+static void rope2d_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
+{
+	if (kind == 1) {
+		vec(t, "mm.input_norm.weight", embd);
+		mat(t, "mm.patch_merger.weight", 4ull * embd, embd);
+		mat(t, "mm.1.weight", embd, pd);
+		vec(t, "mm.1.bias", pd);
+		mat(t, "mm.2.weight", pd, pd);
+		vec(t, "mm.2.bias", pd);
+		vec(t, "v.token_embd.img_break", pd);
+		return;
+	}
+	mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
+	mat(t, "mm.model.mlp.2.weight", pd, pd);
+	mat(t, "mm.model.fc.weight", pd, pd);
+}
+
 static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	const struct tower_kind *k = NULL;
@@ -180,7 +225,9 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		if (strcmp(kinds[i].type, ps->type) == 0)
 			k = &kinds[i];
 	if (!k)
-		return errorf(err, "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger",
+		return errorf(err,
+			      "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
+			      "idefics3, internvl, pixtral, llama4",
 			      ps->type);
 	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, patch = 14, pd = ps->projection_dim;
 	const uint32_t image = ps->image ? ps->image : 224;
@@ -192,15 +239,28 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
+	if (k->shuffle || k->rope2d == 2)
+		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
+	if (k->rope2d == 1)
+		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
-	gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	if (k->rope2d == 2) /* llama4's unfold convolution: a [3 p p, E] matrix */
+		mat(&t, "v.patch_embd.weight", 3ull * patch * patch, embd);
+	else
+		gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	if (k->qwen)
 		gw_tensor(&w, "v.patch_embd.weight.1", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
-	if (!k->qwen || k->q3) {
-		vec(&t, "v.patch_embd.bias", embd);
-		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch));
+	int cls = k->shuffle == 2 || k->rope2d == 2;
+	if (k->rope2d == 1) {
+		vec(&t, "v.pre_ln.weight", embd);
+	} else if (!k->qwen || k->q3) {
+		if (!k->rope2d)
+			vec(&t, "v.patch_embd.bias", embd);
+		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
 	}
+	if (cls)
+		vec(&t, "v.class_embd", embd);
 	for (uint32_t il = 0; il < blocks; il++)
 		tower_block(&t, k, il, embd, ff);
 	if (k->post_ln) {
@@ -216,6 +276,10 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		vec(&t, "mm.2.bias", out);
 		if (k->q3)
 			deepstack_tensors(&t, embd, out);
+	} else if (k->shuffle) {
+		shuffle_tensors(&t, k->shuffle, embd, pd);
+	} else if (k->rope2d) {
+		rope2d_tensors(&t, k->rope2d, embd, pd);
 	} else {
 		vec(&t, "mm.soft_emb_norm.weight", embd);
 		mat(&t, "mm.input_projection.weight", pd, embd);

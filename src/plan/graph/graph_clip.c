@@ -209,16 +209,41 @@ static int build_inp(const struct clip *c)
  * and v and its attention (ggml_build_forward_order puts them first). */
 struct vit_opts {
 	int *pos;		/* M-RoPE positions' slot (NULL: no rope) */
+	int *pos2;		/* build_rope_2d's two positions' slots (NULL: none), in the order it reads them */
 	struct clip_mask *mask; /* NULL: none */
 	void (*hook)(const struct clip *c, void *ctx);
 	void *hook_ctx;
 };
+
+/* build_rope_2d: two ropes over halves of the head, the second in place
+ * of the first; each positions input made where first reached */
+static int rope2d(const struct clip *c, int x, int *pos, int64_t T)
+{
+	for (int i = 0; i < 2; i++) {
+		if (pos[i] < 0)
+			pos[i] = ga_input(c->g, (uint64_t)T * 4);
+		x = gr_op_kind(c->g, ga_op(c->g, 1, F32, c->D, c->H, T, 1, S(x, pos[i])), GA_OP_ROPE);
+	}
+	return x;
+}
+
+/* q or k turned as the block's options say */
+static int turn(const struct clip *c, int x, const struct vit_opts *o, int64_t T);
 
 static int mrope(const struct clip *c, int x, int *pos, int64_t T)
 {
 	if (*pos < 0)
 		*pos = ga_input(c->g, (uint64_t)T * 4 * 4);
 	return gr_op_kind(c->g, ga_op(c->g, 1, F32, c->D, c->H, T, 1, S(x, *pos)), GA_OP_ROPE);
+}
+
+static int turn(const struct clip *c, int x, const struct vit_opts *o, int64_t T)
+{
+	if (o && o->pos)
+		return mrope(c, x, o->pos, T);
+	if (o && o->pos2)
+		return rope2d(c, x, o->pos2, T);
+	return x;
 }
 
 /* One block of build_vit (llava's and qwen-vl's are the same nodes) over
@@ -231,20 +256,12 @@ static int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const s
 	if (blk_has(c, il, "attn_qkv.weight")) {
 		int qkv = mm_b(c, cur, 3 * c->E, T, blk_has(c, il, "attn_qkv.bias"));
 		uint64_t span = (uint64_t)c->E * 4 + (uint64_t)(T - 1) * 3 * c->E * 4;
-		q = ga_view_n(g, qkv, span);
-		if (o && o->pos)
-			q = mrope(c, q, o->pos, T);
-		k = ga_view_n(g, qkv, span);
-		if (o && o->pos)
-			k = mrope(c, k, o->pos, T);
+		q = turn(c, ga_view_n(g, qkv, span), o, T);
+		k = turn(c, ga_view_n(g, qkv, span), o, T);
 		v = ga_view_n(g, qkv, span);
 	} else {
-		q = ga_view(g, mm_b(c, cur, c->E, T, blk_has(c, il, "attn_q.bias")));
-		if (o && o->pos)
-			q = mrope(c, q, o->pos, T);
-		k = ga_view(g, mm_b(c, cur, c->E, T, blk_has(c, il, "attn_k.bias")));
-		if (o && o->pos)
-			k = mrope(c, k, o->pos, T);
+		q = turn(c, ga_view(g, mm_b(c, cur, c->E, T, blk_has(c, il, "attn_q.bias"))), o, T);
+		k = turn(c, ga_view(g, mm_b(c, cur, c->E, T, blk_has(c, il, "attn_k.bias"))), o, T);
 		v = ga_view(g, mm_b(c, cur, c->E, T, blk_has(c, il, "attn_v.bias")));
 	}
 	if (o && o->hook)
@@ -321,7 +338,7 @@ static int build_gemma3(const struct clip *c)
 	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
 	int pw = -1;
 	for (int64_t il = 0; il < c->L; il++) {
-		struct vit_opts o = {NULL, NULL, il == c->L - 1 ? gemma3_proj_w : NULL, &pw};
+		struct vit_opts o = {NULL, NULL, NULL, il == c->L - 1 ? gemma3_proj_w : NULL, &pw};
 		x = vit_block(c, x, il, T, &o);
 	}
 	x = tower_norm(c, x, "post_ln", T);
@@ -389,7 +406,7 @@ static int build_qwen2vl(const struct clip *c)
 	}
 	for (int64_t il = 0; il < c->L; il++) {
 		int full = wa > 0 ? (il + 1) % wa == 0 : 1;
-		struct vit_opts o = {&pos, full ? NULL : &mk, NULL, NULL};
+		struct vit_opts o = {&pos, NULL, full ? NULL : &mk, NULL, NULL};
 		x = vit_block(c, x, il, T, &o);
 	}
 	x = tower_norm(c, x, "post_ln", T);
@@ -446,7 +463,7 @@ static int build_qwen3vl(const struct clip *c)
 	int pos = -1, n_ds = 0, outs[64];
 	int64_t ds[64];
 	for (int64_t il = 0; il < c->L; il++) {
-		struct vit_opts o = {&pos, NULL, NULL, NULL};
+		struct vit_opts o = {&pos, NULL, NULL, NULL, NULL};
 		x = vit_block(c, x, il, T, &o);
 		if (hasf(c, "v.deepstack.%d.%s", il, "fc1.weight") && n_ds < 64) {
 			outs[n_ds] = x;
@@ -467,6 +484,134 @@ static int build_qwen3vl(const struct clip *c)
 	if (feats < 0)
 		return x;
 	return ga_op(g, 0, F32, rows_of(c, "mm.2.weight") + fw, Tm, 1, 1, S(x, feats));
+}
+
+/* build_patch_merge_permute (idefics3's pixel shuffle) over x [E, np]
+ * by s: the conts of its two unshuffles, [E s s, np / (s s)] */
+static int merge_permute(const struct clip *c, int x, int64_t s)
+{
+	struct ga_graph *g = c->g;
+	int64_t m = c->px / s;
+	x = ga_op(g, 0, F32, c->E * s * s, m, m, 1, S(ga_view(g, ga_view(g, ga_view(g, x)))));
+	return ga_op(g, 0, F32, c->E * s * s, m * m, 1, 1, S(ga_view(g, x)));
+}
+
+/* clip_graph_siglip with idefics3's projector: build_vit, the pixel
+ * shuffle, mm.model.fc */
+static int build_idefics3(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, m = c->px / c->merge;
+	int x = build_inp(c);
+	if (has(c, "v.position_embd.weight"))
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, w(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = vit_block(c, x, il, T, NULL);
+	x = tower_norm(c, x, "post_ln", T);
+	x = merge_permute(c, x, c->merge);
+	return mm(c, x, rows_of(c, "mm.model.fc.weight"), m * m);
+}
+
+/* clip_graph_internvl (models/internvl.cpp): the class embedding repeated
+ * and concatenated, build_vit over np + 1 rows, the class row dropped (a
+ * cont), the pixel shuffle's conts, the projector's layer norm, mlp.1,
+ * GELU, mlp.3 */
+static int build_internvl(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np + 1, s = c->merge, m = c->px / s;
+	int x = build_inp(c);
+	int rep = ga_op(g, 0, F32, c->E, 1, 1, 1, S(w(c)));
+	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(x, rep));
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, w(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = vit_block(c, x, il, T, NULL);
+	x = tower_norm(c, x, "post_ln", T);
+	x = ga_op(g, 0, F32, c->E, c->np, 1, 1, S(ga_view(g, ga_view(g, x))));
+	x = ga_op(g, 0, F32, c->E * s * s, m, m, 1, S(ga_view(g, ga_view(g, x))));
+	x = ga_op(g, 0, F32, c->E * s * s, m * m, 1, 1, S(ga_view(g, x)));
+	x = norm(c, x, c->E * s * s, m * m, 0, 1, 1);
+	int64_t n1 = rows_of(c, "mm.model.mlp.1.weight");
+	x = mm_b(c, x, n1, m * m, 1);
+	x = ga_op(g, 1, F32, n1, m * m, 1, 1, S(x));
+	return mm_b(c, x, rows_of(c, "mm.model.mlp.3.weight"), m * m, 1);
+}
+
+/* pixtral's mlp.1 (+ bias), GELU, mlp.2 (+ bias) over x (T rows) */
+static int pixtral_ffn(const struct clip *c, int x, int64_t T)
+{
+	int64_t n1 = rows_of(c, "mm.1.weight");
+	x = mm_b(c, x, n1, T, has(c, "mm.1.bias"));
+	x = ga_op(c->g, 1, F32, n1, T, 1, 1, S(x));
+	return mm_b(c, x, rows_of(c, "mm.2.weight"), T, has(c, "mm.2.bias"));
+}
+
+/* clip_graph_pixtral (models/pixtral.cpp): RMS blocks turned by 2D RoPE,
+ * mistral small 3.1's patch merger where the tower has one (the RMS
+ * norm, the grid's cont, im2col by a view of it, mm.patch_merger), the
+ * projector, then [IMG_BREAK] after each row: a zeroed leaf the graph
+ * allocates with its leafs, scaled and added in place, concatenated */
+static int build_pixtral(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, s = c->merge, m = c->px / s;
+	int x = tower_norm(c, ga_view(g, build_inp(c)), "pre_ln", T);
+	int pos[2] = {-1, -1};
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {NULL, pos, NULL, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	if (has(c, "mm.patch_merger.weight")) {
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(ga_op(g, 1, F32, c->E, T, 1, 1, S(ga_view(g, x))), w(c)));
+		x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, ga_view(g, x))));
+		x = ga_op(g, 0, F32, c->E * s * s, m, m, 1, S(ga_view(g, x), x));
+		x = mm(c, ga_view(g, x), rows_of(c, "mm.patch_merger.weight"), m * m);
+	}
+	x = pixtral_ffn(c, x, m * m);
+	int64_t nt = rows_of(c, "mm.2.weight");
+	int tok = ga_input(g, (uint64_t)nt * m * 4);
+	struct ga_tensor *tt = &g->t[tok];
+	tt->input = 0;
+	tt->type = F32;
+	tt->ne[0] = nt;
+	tt->ne[1] = 1;
+	tt->ne[2] = m;
+	tt->ne[3] = 1;
+	tok = ga_op(g, 1, F32, nt, 1, m, 1, S(tok));
+	tok = ga_op(g, 1, F32, nt, 1, m, 1, S(tok, w(c)));
+	x = ga_op(g, 0, F32, nt, m + 1, m, 1, S(ga_view(g, x), tok));
+	return ga_view(g, x);
+}
+
+/* clip_graph_llama4 (models/llama4.cpp): the unfold convolution (im2col
+ * of f32, the patch weight's matmul), the class embedding concatenated,
+ * build_vit over np + 1 rows with 2D RoPE, the class row dropped, the
+ * pixel shuffle's conts, mlp.1, GELU, mlp.2, GELU, the projection */
+static int build_llama4(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np + 1, s = c->merge, m = c->px / s;
+	int64_t k = c->patch * c->patch * 3;
+	int col = ga_op(g, 0, F32, k, c->px, c->px, 1, S(ga_view(g, w(c)), inp_raw(c)));
+	int x = gr_op_kind(g, ga_op(g, 0, F32, c->E, c->px, c->px, 1, S(w(c), col)), GA_OP_MUL_MAT);
+	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, x), w(c)));
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, w(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	int pos[2] = {-1, -1};
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {NULL, pos, NULL, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	x = ga_op(g, 0, F32, c->E * s * s, m, m, 1, S(ga_view(g, ga_view(g, ga_view(g, ga_view(g, x))))));
+	x = ga_op(g, 0, F32, c->E * s * s, m * m, 1, 1, S(x));
+	int64_t n1 = rows_of(c, "mm.model.mlp.1.weight"), n2 = rows_of(c, "mm.model.mlp.2.weight");
+	x = ga_op(g, 1, F32, n1, m * m, 1, 1, S(mm(c, x, n1, m * m)));
+	x = ga_op(g, 1, F32, n2, m * m, 1, 1, S(mm(c, x, n2, m * m)));
+	return mm(c, x, rows_of(c, "mm.model.fc.weight"), m * m);
 }
 
 /* A mirrored projector type: its builder, and what must hold for the
@@ -516,12 +661,54 @@ static const char *qwen_init(struct clip *c)
 	return has(c, "v.patch_embd.weight.1") ? NULL : "no second patch embedding";
 }
 
+/* idefics3: the pixel shuffle by n_merge (1 unless the tower says: the
+ * engine asserts more); internvl: by n_merge too, the class embedding and
+ * learned positions over np + 1 rows, RMS norms only in the 6B ViT */
+static const char *shuffle_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.projector.scale_factor", 1);
+	if (c->merge < 2 || c->px % c->merge)
+		return "a scale factor below 2 or not dividing the patches";
+	if (strcmp(c->type, "internvl") == 0) {
+		c->rms = c->E == 3200 && c->L == 45;
+		if (!has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
+			return "no class embedding or learned positions";
+		return has(c, "mm.model.mlp.0.weight") ? NULL : "no mm.model.mlp";
+	}
+	return has(c, "mm.model.fc.weight") ? NULL : "no mm.model.fc";
+}
+
+/* pixtral: 16 x 16 merged tokens at warmup (set_warmup_n_tokens), the
+ * merge 1 unless the tower says; RMS norms. llama4: the image size, the
+ * shuffle by n_merge, layer norms */
+static const char *rope2d_init(struct clip *c)
+{
+	if (strcmp(c->type, "pixtral") == 0) {
+		c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 1);
+		c->px = 16 * c->merge;
+		c->img = c->px * c->patch;
+		c->np = c->px * c->px;
+		c->rms = 1;
+		if (c->merge > 1 && !has(c, "mm.patch_merger.weight"))
+			return "a merge without mm.patch_merger";
+		return has(c, "v.token_embd.img_break") ? NULL : "no [IMG_BREAK] embedding";
+	}
+	c->merge = u64_or(c->gg, "clip.vision.projector.scale_factor", 1);
+	if (!c->merge || c->px % c->merge)
+		return "a scale factor not dividing the patches";
+	return has(c, "v.class_embd") && has(c, "v.position_embd.weight") ? NULL : "no class embedding or positions";
+}
+
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
     {"gemma3", build_gemma3, gemma3_init},
     {"qwen2vl_merger", build_qwen2vl, qwen_init},
     {"qwen2.5vl_merger", build_qwen2vl, qwen_init},
     {"qwen3vl_merger", build_qwen3vl, qwen_init},
+    {"idefics3", build_idefics3, shuffle_init},
+    {"internvl", build_internvl, shuffle_init},
+    {"pixtral", build_pixtral, rope2d_init},
+    {"llama4", build_llama4, rope2d_init},
 };
 
 /* The estimate of a type not mirrored */
@@ -534,6 +721,23 @@ static uint64_t estimate(const struct gguf *gg)
 		return 0;
 	uint64_t side = image / patch;
 	return side * side * embd * 4 * 245 / 10;
+}
+
+/* A block tensor build_vit uses that the builders here do not replay */
+static const char *blocks_unmirrored(const struct clip *c)
+{
+	static const char *const not_replayed[] = {"attn_q_norm.weight",
+						   "attn_k_norm.weight",
+						   "attn_post_norm.weight",
+						   "ffn_post_norm.weight",
+						   "out_scale.weight",
+						   "ffn_gate_exps.weight",
+						   "attn_sinks"};
+	for (int64_t il = 0; il < c->L; il++)
+		for (size_t k = 0; k < sizeof(not_replayed) / sizeof(not_replayed[0]); k++)
+			if (blk_has(c, il, not_replayed[k]))
+				return "a block's norms, scales, sinks or experts";
+	return NULL;
 }
 
 static void read_type(const struct gguf *gg, char *type, size_t n)
@@ -581,6 +785,8 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 		out->why = "its sizes unread";
 	else if (t)
 		out->why = (c.type = t->name, t->init(&c));
+	if (t && !out->why)
+		out->why = blocks_unmirrored(&c);
 	if (!t || out->why) {
 		out->bytes = estimate(projector);
 		return;
