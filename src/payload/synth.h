@@ -110,7 +110,7 @@ int synth_out_free(const char *path, uint32_t n_split, char **err);
  * qwen2vl_merger, qwen2.5vl_merger), image: its image_size (0: 224). */
 struct synth_proj {
 	const char *preset, *type;
-	uint32_t projection_dim, image;
+	uint32_t projection_dim, image, embd; /* embd: the tower's width (0: 64) */
 	int red;
 };
 int synth_projector(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err);

@@ -12,7 +12,9 @@
 # pixel shuffle), internvl (the class row, layer scales, the shuffle, a
 # layer-normed MLP), pixtral (2D RoPE, the 2 x 2 patch merger by im2col,
 # [IMG_BREAK] rows) and llama4 (the unfold convolution, the class row, 2D
-# RoPE, the shuffle, the MLP). Each tower is what
+# RoPE, the shuffle, the MLP), lightonocr (pixtral's without [IMG_BREAK]),
+# janus_pro, phi4 and lfm2 (siglip's blocks, the positions resized, an
+# MLP; lfm2's shuffle and norm). Each tower is what
 # `synth clip --set type=T` writes; it boots beside a small llama text
 # model on the CPU engine, which loads and warms it up. The projector's
 # weights equal the engine's "model size" and its compute buffer is within
@@ -27,7 +29,7 @@ cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
 check "archs: clip counts its mirrored projector types" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[9]'
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[13]'
 check "archs: clip is still not counted mirrored as a model (S18)" \
 	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'
 
@@ -59,17 +61,20 @@ clip_case() {
 	check "$name: the plan is exact (the projector mirrored)" plan_mirrors "$name.env"
 }
 
-clip_case mlp-fa "image=448" "FLASH_ATTN=on"
 clip_case mlp-nofa "image=672" "FLASH_ATTN=off"
 clip_case g3-fa "type=gemma3 image=672" "FLASH_ATTN=on"
 clip_case q2-nofa "type=qwen2vl_merger" "FLASH_ATTN=off"
 clip_case q25-fa "type=qwen2.5vl_merger" "FLASH_ATTN=on"
 clip_case q25-nofa "type=qwen2.5vl_merger" "FLASH_ATTN=off"
-clip_case q3-fa "type=qwen3vl_merger" "FLASH_ATTN=on"
+clip_case q3-fa "type=qwen3vl_merger embd=128" "FLASH_ATTN=on"
 clip_case id3-nofa "type=idefics3 image=448" "FLASH_ATTN=off"
 clip_case ivl-fa "type=internvl image=448" "FLASH_ATTN=on"
 clip_case pix-nofa "type=pixtral" "FLASH_ATTN=off"
+clip_case lo-fa "type=lightonocr" "FLASH_ATTN=on"
 clip_case l4-fa "type=llama4 image=448" "FLASH_ATTN=on"
+clip_case jp-nofa "type=janus_pro image=448" "FLASH_ATTN=off"
+clip_case phi-fa "type=phi4 image=448 embd=512" "FLASH_ATTN=on"
+clip_case lf-nofa "type=lfm2" "FLASH_ATTN=off"
 echo "# worst projector compute error: ${WORST}%"
 
 # A tower the builders do not fit is estimated, and said to be

@@ -122,15 +122,41 @@ struct tower_kind {
 	uint8_t wa;	   /* n_wa_pattern (qwen2.5-vl: window attention) */
 	uint8_t q3;	   /* qwen3-vl: fused qkv, patch bias, learned positions, deepstack */
 	uint8_t shuffle;   /* idefics3 (1), internvl (2, the class embedding, layer scales): the pixel shuffle */
-	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2) */
+	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2), lightonocr (3) */
+	uint8_t ffn;	   /* siglip with an MLP projector: janus_pro (1), phi4 (2), lfm2 (3: the shuffle, a norm) */
 };
 
-static const struct tower_kind kinds[] = {
-    {"gemma3", 0, 0, 0, 1, 0, 0, 0, 0},		  {"qwen2vl_merger", 1, 0, 0, 1, 0, 0, 0, 0},
-    {"qwen2.5vl_merger", 1, 1, 1, 1, 2, 0, 0, 0}, {"qwen3vl_merger", 1, 0, 0, 1, 0, 1, 0, 0},
-    {"idefics3", 0, 0, 0, 1, 0, 0, 1, 0},	  {"internvl", 0, 0, 0, 0, 0, 0, 2, 0},
-    {"pixtral", 0, 1, 1, 0, 0, 0, 0, 1},	  {"llama4", 0, 0, 0, 1, 0, 0, 0, 2},
+/* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
+ * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f ffn 1/2/3. */
+static const char *const kinds[][2] = {
+    {"gemma3", "P"},	       {"qwen2vl_merger", "QP"}, {"qwen2.5vl_merger", "QRGPW"},
+    {"qwen3vl_merger", "QP3"}, {"idefics3", "Pi"},	 {"internvl", "n"},
+    {"pixtral", "RGx"},	       {"llama4", "Pl"},	 {"lightonocr", "RGo"},
+    {"janus_pro", "Pj"},       {"phi4", "Pp"},		 {"lfm2", "Pf"},
 };
+
+/* 0 and the traits of type, or -1 when synth writes no such tower */
+static int kind_of(const char *type, struct tower_kind *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strcmp(kinds[i][0], type) != 0)
+			continue;
+		const char *f = kinds[i][1];
+		k->type = kinds[i][0];
+		k->qwen = strchr(f, 'Q') != NULL;
+		k->rms = strchr(f, 'R') != NULL;
+		k->gate = strchr(f, 'G') != NULL;
+		k->post_ln = strchr(f, 'P') != NULL;
+		k->wa = strchr(f, 'W') ? 2 : 0;
+		k->q3 = strchr(f, '3') != NULL;
+		k->shuffle = strchr(f, 'i') ? 1 : strchr(f, 'n') ? 2 : 0;
+		k->rope2d = strchr(f, 'x') ? 1 : strchr(f, 'l') ? 2 : strchr(f, 'o') ? 3 : 0;
+		k->ffn = strchr(f, 'j') ? 1 : strchr(f, 'p') ? 2 : strchr(f, 'f') ? 3 : 0;
+		return 0;
+	}
+	return -1;
+}
 
 static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, uint32_t embd, uint32_t ff)
 {
@@ -142,7 +168,7 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, k->q3 ? fq[i] : sq[i]);
 		mat(t, nm, embd, n);
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, k->q3 ? fq[i] : sq[i]);
-		if (k->rope2d != 1)
+		if (k->rope2d != 1 && k->rope2d != 3)
 			vec(t, nm, n);
 	}
 	static const char *const ln[] = {"ln1", "ln2"};
@@ -158,13 +184,13 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fn[i]);
 		mat(t, nm, embd, ff);
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fn[i]);
-		if (k->rope2d != 1)
+		if (k->rope2d != 1 && k->rope2d != 3)
 			vec(t, nm, ff);
 	}
 	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.weight", il);
 	mat(t, nm, ff, embd);
 	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
-	if (k->rope2d != 1)
+	if (k->rope2d != 1 && k->rope2d != 3)
 		vec(t, nm, embd);
 	for (int i = 1; k->shuffle == 2 && i <= 2; i++) {
 		snprintf(nm, sizeof(nm), "v.blk.%u.ls%d.weight", il, i);
@@ -203,14 +229,15 @@ static void shuffle_tensors(struct tw *t, unsigned shuffle, uint32_t embd, uint3
  * 2 x 2 patches */
 static void rope2d_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
 {
-	if (kind == 1) {
+	if (kind != 2) {
 		vec(t, "mm.input_norm.weight", embd);
 		mat(t, "mm.patch_merger.weight", 4ull * embd, embd);
 		mat(t, "mm.1.weight", embd, pd);
 		vec(t, "mm.1.bias", pd);
 		mat(t, "mm.2.weight", pd, pd);
 		vec(t, "mm.2.bias", pd);
-		vec(t, "v.token_embd.img_break", pd);
+		if (kind == 1)
+			vec(t, "v.token_embd.img_break", pd);
 		return;
 	}
 	mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
@@ -218,18 +245,39 @@ static void rope2d_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t 
 	mat(t, "mm.model.fc.weight", pd, pd);
 }
 
+/* janus_pro's mm.0 and mm.1, phi4's mm.0 and mm.2, lfm2's input norm
+ * over 2 x 2 merged patches, mm.1 and mm.2 (each with its bias) */
+static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
+{
+	uint64_t in = kind == 3 ? 4ull * embd : embd;
+	char a[16], b[16];
+	snprintf(a, sizeof(a), "mm.%d", kind == 3 ? 1 : 0);
+	snprintf(b, sizeof(b), "mm.%d", kind == 1 ? 1 : 2);
+	if (kind == 3) {
+		vec(t, "mm.input_norm.weight", in);
+		vec(t, "mm.input_norm.bias", in);
+	}
+	char nm[32];
+	snprintf(nm, sizeof(nm), "%s.weight", a);
+	mat(t, nm, in, pd);
+	snprintf(nm, sizeof(nm), "%s.bias", a);
+	vec(t, nm, pd);
+	snprintf(nm, sizeof(nm), "%s.weight", b);
+	mat(t, nm, pd, pd);
+	snprintf(nm, sizeof(nm), "%s.bias", b);
+	vec(t, nm, pd);
+}
+
 static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
-	const struct tower_kind *k = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
-		if (strcmp(kinds[i].type, ps->type) == 0)
-			k = &kinds[i];
-	if (!k)
+	struct tower_kind kd, *k = &kd;
+	if (kind_of(ps->type, k))
 		return errorf(err,
 			      "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
-			      "idefics3, internvl, pixtral, llama4",
+			      "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2",
 			      ps->type);
-	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, patch = 14, pd = ps->projection_dim;
+	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
+	const uint32_t pd = ps->projection_dim;
 	const uint32_t image = ps->image ? ps->image : 224;
 	struct gguf_writer w;
 	gw_init(&w);
@@ -239,10 +287,14 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
-	if (k->shuffle || k->rope2d == 2)
+	if (k->shuffle || k->rope2d == 2 || k->ffn == 3)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
-	if (k->rope2d == 1)
+	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
+	if (k->ffn == 2) { /* phi4 reads both */
+		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
+		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
+	}
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	if (k->rope2d == 2) /* llama4's unfold convolution: a [3 p p, E] matrix */
@@ -252,7 +304,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	if (k->qwen)
 		gw_tensor(&w, "v.patch_embd.weight.1", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	int cls = k->shuffle == 2 || k->rope2d == 2;
-	if (k->rope2d == 1) {
+	if (k->rope2d == 1 || k->rope2d == 3) {
 		vec(&t, "v.pre_ln.weight", embd);
 	} else if (!k->qwen || k->q3) {
 		if (!k->rope2d)
@@ -280,6 +332,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		shuffle_tensors(&t, k->shuffle, embd, pd);
 	} else if (k->rope2d) {
 		rope2d_tensors(&t, k->rope2d, embd, pd);
+	} else if (k->ffn) {
+		siglip_ffn_tensors(&t, k->ffn, embd, pd);
 	} else {
 		vec(&t, "mm.soft_emb_norm.weight", embd);
 		mat(&t, "mm.input_projection.weight", pd, embd);
@@ -298,8 +352,10 @@ int synth_projector(const struct synth_proj *ps, const char *path, uint64_t *byt
 		return errorf(err, "the projector needs the text model's embedding width");
 	if (ps->image && (ps->image % 28 || ps->image > 2016))
 		return errorf(err, "image=%u: a multiple of 28 up to 2016", ps->image);
-	if (preset && (ps->type || ps->image))
-		return errorf(err, "type= and image= are for the small towers (no --preset)");
+	if (preset && (ps->type || ps->image || ps->embd))
+		return errorf(err, "type=, image= and embd= are for the small towers (no --preset)");
+	if (ps->embd && (ps->embd % 64 || ps->embd > 4096 || !ps->type || strcmp(ps->type, "mlp") == 0))
+		return errorf(err, "embd=%u: a multiple of 64 up to 4096, for a type= other than mlp", ps->embd);
 	if (ps->type && strcmp(ps->type, "mlp") != 0) {
 		if (ps->red)
 			return errorf(err, "red=1 is written for the mlp tower only");

@@ -422,7 +422,9 @@ static int build_qwen2vl(const struct clip *c)
 /* qwen3-vl's learned positions resized to the image's patches
  * (resize_position_embeddings: interpolated unless the table is the
  * image's own size), then merged 2 x 2 like the patches */
-static int qwen3_pos(const struct clip *c)
+/* resize_position_embeddings: the learned table itself when it is the
+ * image's size, else interpolated to it [px, px, E] and its cont [E, np] */
+static int resize_pos(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	const struct gguf_tensor *t = gguf_tensor_find(c->gg, "v.position_embd.weight");
@@ -434,7 +436,13 @@ static int qwen3_pos(const struct clip *c)
 		pe = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, ga_view(g, pe))));
 		pe = ga_op(g, 0, F32, c->E, c->np, 1, 1, S(ga_view(g, pe)));
 	}
-	pe = ga_op(g, 0, F32, 2 * c->E, c->px / 2, c->px, 1, S(pe));
+	return pe;
+}
+
+static int qwen3_pos(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int pe = ga_op(g, 0, F32, 2 * c->E, c->px / 2, c->px, 1, S(resize_pos(c)));
 	return ga_op(g, 0, F32, c->E, c->np, 1, 1, S(ga_view(g, ga_view(g, pe))));
 }
 
@@ -571,6 +579,8 @@ static int build_pixtral(const struct clip *c)
 		x = mm(c, ga_view(g, x), rows_of(c, "mm.patch_merger.weight"), m * m);
 	}
 	x = pixtral_ffn(c, x, m * m);
+	if (!has(c, "v.token_embd.img_break")) /* lightonocr */
+		return x;
 	int64_t nt = rows_of(c, "mm.2.weight");
 	int tok = ga_input(g, (uint64_t)nt * m * 4);
 	struct ga_tensor *tt = &g->t[tok];
@@ -612,6 +622,35 @@ static int build_llama4(const struct clip *c)
 	x = ga_op(g, 1, F32, n1, m * m, 1, 1, S(mm(c, x, n1, m * m)));
 	x = ga_op(g, 1, F32, n2, m * m, 1, 1, S(mm(c, x, n2, m * m)));
 	return mm(c, x, rows_of(c, "mm.model.fc.weight"), m * m);
+}
+
+/* clip_graph_siglip with janus_pro's, phi4's and lfm2's projectors: the
+ * learned positions (phi4's and lfm2's resized to the image), build_vit;
+ * lfm2 shuffles the patches and layer-norms them; then A, GELU, B (each
+ * with its bias): janus mm.0/mm.1, phi4 mm.0/mm.2, lfm2 mm.1/mm.2 */
+static int build_siglip_ffn(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int janus = strcmp(c->type, "janus_pro") == 0, lfm2 = strcmp(c->type, "lfm2") == 0;
+	int64_t T = c->np, m = c->px / c->merge;
+	int x = build_inp(c);
+	if (has(c, "v.position_embd.weight"))
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, janus ? w(c) : resize_pos(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = vit_block(c, x, il, T, NULL);
+	x = tower_norm(c, x, "post_ln", T);
+	if (lfm2) {
+		x = merge_permute(c, x, c->merge);
+		x = norm(c, x, c->E * c->merge * c->merge, m * m, 0, has(c, "mm.input_norm.weight"),
+			 has(c, "mm.input_norm.bias"));
+	}
+	const char *a = janus || !lfm2 ? "mm.0.weight" : "mm.1.weight";
+	const char *b = janus ? "mm.1.weight" : "mm.2.weight";
+	int64_t na = rows_of(c, a);
+	x = mm_b(c, x, na, m * m, 1);
+	x = ga_op(g, 1, F32, na, m * m, 1, 1, S(x));
+	return mm_b(c, x, rows_of(c, b), m * m, 1);
 }
 
 /* A mirrored projector type: its builder, and what must hold for the
@@ -683,7 +722,8 @@ static const char *shuffle_init(struct clip *c)
  * shuffle by n_merge, layer norms */
 static const char *rope2d_init(struct clip *c)
 {
-	if (strcmp(c->type, "pixtral") == 0) {
+	if (strcmp(c->type, "pixtral") == 0 || strcmp(c->type, "lightonocr") == 0) {
+		int pix = c->type[0] == 'p';
 		c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 1);
 		c->px = 16 * c->merge;
 		c->img = c->px * c->patch;
@@ -691,12 +731,31 @@ static const char *rope2d_init(struct clip *c)
 		c->rms = 1;
 		if (c->merge > 1 && !has(c, "mm.patch_merger.weight"))
 			return "a merge without mm.patch_merger";
-		return has(c, "v.token_embd.img_break") ? NULL : "no [IMG_BREAK] embedding";
+		return !pix || has(c, "v.token_embd.img_break") ? NULL : "no [IMG_BREAK] embedding";
 	}
 	c->merge = u64_or(c->gg, "clip.vision.projector.scale_factor", 1);
 	if (!c->merge || c->px % c->merge)
 		return "a scale factor not dividing the patches";
 	return has(c, "v.class_embd") && has(c, "v.position_embd.weight") ? NULL : "no class embedding or positions";
+}
+
+/* janus_pro: the image size; phi4: 16 x 16 patches at warmup, no merge;
+ * lfm2: 16 x 16 merged tokens (set_limit_image_tokens(64, 256)), the
+ * shuffle by n_merge */
+static const char *siglip_init(struct clip *c)
+{
+	if (c->type[0] == 'j')
+		return has(c, "mm.1.weight") ? NULL : "no mm.1";
+	int lfm2 = c->type[0] == 'l';
+	c->merge = lfm2 ? u64_or(c->gg, "clip.vision.projector.scale_factor", 1) : 1;
+	c->px = 16 * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	if (lfm2 && c->merge < 2)
+		return "a scale factor below 2";
+	if (!has(c, "v.position_embd.weight"))
+		return "no learned positions";
+	return has(c, lfm2 ? "mm.1.weight" : "mm.0.weight") ? NULL : "no projector matrices";
 }
 
 static const struct clip_type types[] = {
@@ -709,6 +768,10 @@ static const struct clip_type types[] = {
     {"internvl", build_internvl, shuffle_init},
     {"pixtral", build_pixtral, rope2d_init},
     {"llama4", build_llama4, rope2d_init},
+    {"lightonocr", build_pixtral, rope2d_init},
+    {"janus_pro", build_siglip_ffn, siglip_init},
+    {"phi4", build_siglip_ffn, siglip_init},
+    {"lfm2", build_siglip_ffn, siglip_init},
 };
 
 /* The estimate of a type not mirrored */
