@@ -14,7 +14,9 @@
 # [IMG_BREAK] rows) and llama4 (the unfold convolution, the class row, 2D
 # RoPE, the shuffle, the MLP), lightonocr (pixtral's without [IMG_BREAK]),
 # janus_pro, phi4 and lfm2 (siglip's blocks, the positions resized, an
-# MLP; lfm2's shuffle and norm). Each tower is what
+# MLP; lfm2's shuffle and norm), kimivl (2D RoPE, the shuffle, a
+# per-patch norm) and paddleocr (M-RoPE, a norm, the shuffle). Each tower
+# is what
 # `synth clip --set type=T` writes; it boots beside a small llama text
 # model on the CPU engine, which loads and warms it up. The projector's
 # weights equal the engine's "model size" and its compute buffer is within
@@ -29,7 +31,7 @@ cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
 check "archs: clip counts its mirrored projector types" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[13]'
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[15]'
 check "archs: clip is still not counted mirrored as a model (S18)" \
 	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'
 
@@ -75,6 +77,8 @@ clip_case l4-fa "type=llama4 image=448" "FLASH_ATTN=on"
 clip_case jp-nofa "type=janus_pro image=448" "FLASH_ATTN=off"
 clip_case phi-fa "type=phi4 image=448 embd=512" "FLASH_ATTN=on"
 clip_case lf-nofa "type=lfm2" "FLASH_ATTN=off"
+clip_case kv-fa "type=kimivl" "FLASH_ATTN=on"
+clip_case po-nofa "type=paddleocr" "FLASH_ATTN=off"
 echo "# worst projector compute error: ${WORST}%"
 
 # A tower the builders do not fit is estimated, and said to be

@@ -123,16 +123,18 @@ struct tower_kind {
 	uint8_t q3;	   /* qwen3-vl: fused qkv, patch bias, learned positions, deepstack */
 	uint8_t shuffle;   /* idefics3 (1), internvl (2, the class embedding, layer scales): the pixel shuffle */
 	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2), lightonocr (3) */
-	uint8_t ffn;	   /* siglip with an MLP projector: janus_pro (1), phi4 (2), lfm2 (3: the shuffle, a norm) */
+	uint8_t ffn; /* an MLP projector: janus_pro (1), phi4 (2), lfm2 (3: the shuffle, a norm), kimivl (4), paddleocr
+			(5) */
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
- * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f ffn 1/2/3. */
+ * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d ffn 1-5. */
 static const char *const kinds[][2] = {
     {"gemma3", "P"},	       {"qwen2vl_merger", "QP"}, {"qwen2.5vl_merger", "QRGPW"},
     {"qwen3vl_merger", "QP3"}, {"idefics3", "Pi"},	 {"internvl", "n"},
     {"pixtral", "RGx"},	       {"llama4", "Pl"},	 {"lightonocr", "RGo"},
     {"janus_pro", "Pj"},       {"phi4", "Pp"},		 {"lfm2", "Pf"},
+    {"kimivl", "Pk"},	       {"paddleocr", "Pd"},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -152,7 +154,12 @@ static int kind_of(const char *type, struct tower_kind *k)
 		k->q3 = strchr(f, '3') != NULL;
 		k->shuffle = strchr(f, 'i') ? 1 : strchr(f, 'n') ? 2 : 0;
 		k->rope2d = strchr(f, 'x') ? 1 : strchr(f, 'l') ? 2 : strchr(f, 'o') ? 3 : 0;
-		k->ffn = strchr(f, 'j') ? 1 : strchr(f, 'p') ? 2 : strchr(f, 'f') ? 3 : 0;
+		k->ffn = strchr(f, 'j')	  ? 1
+			 : strchr(f, 'p') ? 2
+			 : strchr(f, 'f') ? 3
+			 : strchr(f, 'k') ? 4
+			 : strchr(f, 'd') ? 5
+					  : 0;
 		return 0;
 	}
 	return -1;
@@ -251,11 +258,13 @@ static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint3
 {
 	uint64_t in = kind == 3 ? 4ull * embd : embd;
 	char a[16], b[16];
-	snprintf(a, sizeof(a), "mm.%d", kind == 3 ? 1 : 0);
+	snprintf(a, sizeof(a), "mm.%d", kind >= 3 ? 1 : 0);
 	snprintf(b, sizeof(b), "mm.%d", kind == 1 ? 1 : 2);
-	if (kind == 3) {
-		vec(t, "mm.input_norm.weight", in);
-		vec(t, "mm.input_norm.bias", in);
+	if (kind >= 4) /* kimivl and paddleocr norm the patches before or after the 2 x 2 shuffle */
+		in = 4ull * embd;
+	if (kind >= 3) {
+		vec(t, "mm.input_norm.weight", kind == 3 ? in : embd);
+		vec(t, "mm.input_norm.bias", kind == 3 ? in : embd);
 	}
 	char nm[32];
 	snprintf(nm, sizeof(nm), "%s.weight", a);
@@ -272,10 +281,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 {
 	struct tower_kind kd, *k = &kd;
 	if (kind_of(ps->type, k))
-		return errorf(err,
-			      "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
-			      "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2",
-			      ps->type);
+		return errorf(
+		    err,
+		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
+		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr",
+		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
 	const uint32_t image = ps->image ? ps->image : 224;
@@ -287,11 +297,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
-	if (k->shuffle || k->rope2d == 2 || k->ffn == 3)
+	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	if (k->ffn == 2) { /* phi4 reads both */
+	if (k->ffn == 2 || k->ffn == 5) { /* phi4 and paddleocr read both */
 		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
 		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
 	}

@@ -653,6 +653,35 @@ static int build_siglip_ffn(const struct clip *c)
 	return mm_b(c, x, rows_of(c, b), m * m, 1);
 }
 
+/* clip_graph_kimivl (models/kimivl.cpp) and clip_graph_paddleocr
+ * (models/paddleocr.cpp): the learned positions resized, build_vit turned
+ * by 2D RoPE (kimivl) or M-RoPE (paddleocr); kimivl shuffles the patches
+ * and layer-norms them per patch (views of the shuffle), paddleocr
+ * layer-norms then shuffles; then mm.1, the activation, mm.2 */
+static int build_kimi_paddle(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int kimi = c->type[0] == 'k';
+	int64_t T = c->np, m = c->px / c->merge;
+	int x = build_inp(c);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, resize_pos(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	int pos2[2] = {-1, -1}, pos = -1;
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {kimi ? NULL : &pos, kimi ? pos2 : NULL, NULL, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	int nw = has(c, "mm.input_norm.weight"), nb = has(c, "mm.input_norm.bias");
+	if (kimi) {
+		x = merge_permute(c, x, c->merge);
+		x = ga_view(g, norm(c, ga_view(g, x), c->E, T, 0, nw, nb));
+	} else {
+		x = merge_permute(c, norm(c, x, c->E, T, 0, nw, nb), c->merge);
+	}
+	return pixtral_ffn(c, x, m * m);
+}
+
 /* A mirrored projector type: its builder, and what must hold for the
  * builder to be the engine's (NULL: the reason it is not). */
 struct clip_type {
@@ -758,6 +787,22 @@ static const char *siglip_init(struct clip *c)
 	return has(c, lfm2 ? "mm.1.weight" : "mm.0.weight") ? NULL : "no projector matrices";
 }
 
+/* kimivl: 16 x 16 merged tokens at warmup, the shuffle by scale_factor;
+ * paddleocr: 28 x 28 merged tokens, merged 2 x 2 */
+static const char *kimi_paddle_init(struct clip *c)
+{
+	int kimi = c->type[0] == 'k';
+	c->merge = kimi ? u64_or(c->gg, "clip.vision.projector.scale_factor", 1) : 2;
+	c->px = (kimi ? 16 : 28) * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	if (c->merge < 2)
+		return "a scale factor below 2";
+	if (!has(c, "v.position_embd.weight"))
+		return "no learned positions";
+	return has(c, "mm.1.weight") && has(c, "mm.2.weight") ? NULL : "no mm.1 or mm.2";
+}
+
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
     {"gemma3", build_gemma3, gemma3_init},
@@ -772,6 +817,8 @@ static const struct clip_type types[] = {
     {"janus_pro", build_siglip_ffn, siglip_init},
     {"phi4", build_siglip_ffn, siglip_init},
     {"lfm2", build_siglip_ffn, siglip_init},
+    {"kimivl", build_kimi_paddle, kimi_paddle_init},
+    {"paddleocr", build_kimi_paddle, kimi_paddle_init},
 };
 
 /* The estimate of a type not mirrored */
