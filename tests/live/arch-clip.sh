@@ -15,7 +15,9 @@
 # RoPE, the shuffle, the MLP), lightonocr (pixtral's without [IMG_BREAK]),
 # janus_pro, phi4 and lfm2 (siglip's blocks, the positions resized, an
 # MLP; lfm2's shuffle and norm), kimivl (2D RoPE, the shuffle, a
-# per-patch norm) and paddleocr (M-RoPE, a norm, the shuffle). Each tower
+# per-patch norm), paddleocr (M-RoPE, a norm, the shuffle),
+# nemotron_v2_vl (register rows, the shuffle, an RMS norm, squared ReLU)
+# and dots_ocr (RMS blocks, M-RoPE, mm.post_norm, the shuffle). Each tower
 # is what
 # `synth clip --set type=T` writes; it boots beside a small llama text
 # model on the CPU engine, which loads and warms it up. The projector's
@@ -31,7 +33,7 @@ cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
 check "archs: clip counts its mirrored projector types" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[15]'
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.mirrored]' '[17]'
 check "archs: clip is still not counted mirrored as a model (S18)" \
 	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'
 
@@ -79,6 +81,8 @@ clip_case phi-fa "type=phi4 image=448 embd=512" "FLASH_ATTN=on"
 clip_case lf-nofa "type=lfm2" "FLASH_ATTN=off"
 clip_case kv-fa "type=kimivl" "FLASH_ATTN=on"
 clip_case po-nofa "type=paddleocr" "FLASH_ATTN=off"
+clip_case nm-fa "type=nemotron_v2_vl image=448" "FLASH_ATTN=on"
+clip_case dt-nofa "type=dots_ocr" "FLASH_ATTN=off"
 echo "# worst projector compute error: ${WORST}%"
 
 # A tower the builders do not fit is estimated, and said to be

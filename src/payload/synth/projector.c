@@ -128,13 +128,14 @@ struct tower_kind {
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
- * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d ffn 1-5. */
+ * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
 static const char *const kinds[][2] = {
     {"gemma3", "P"},	       {"qwen2vl_merger", "QP"}, {"qwen2.5vl_merger", "QRGPW"},
     {"qwen3vl_merger", "QP3"}, {"idefics3", "Pi"},	 {"internvl", "n"},
     {"pixtral", "RGx"},	       {"llama4", "Pl"},	 {"lightonocr", "RGo"},
     {"janus_pro", "Pj"},       {"phi4", "Pp"},		 {"lfm2", "Pf"},
-    {"kimivl", "Pk"},	       {"paddleocr", "Pd"},
+    {"kimivl", "Pk"},	       {"paddleocr", "Pd"},	 {"nemotron_v2_vl", "Pv"},
+    {"dots_ocr", "RGD"},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -154,12 +155,9 @@ static int kind_of(const char *type, struct tower_kind *k)
 		k->q3 = strchr(f, '3') != NULL;
 		k->shuffle = strchr(f, 'i') ? 1 : strchr(f, 'n') ? 2 : 0;
 		k->rope2d = strchr(f, 'x') ? 1 : strchr(f, 'l') ? 2 : strchr(f, 'o') ? 3 : 0;
-		k->ffn = strchr(f, 'j')	  ? 1
-			 : strchr(f, 'p') ? 2
-			 : strchr(f, 'f') ? 3
-			 : strchr(f, 'k') ? 4
-			 : strchr(f, 'd') ? 5
-					  : 0;
+		for (const char *c = "jpfkdvD"; *c; c++)
+			if (strchr(f, *c))
+				k->ffn = (uint8_t)(c - "jpfkdvD" + 1);
 		return 0;
 	}
 	return -1;
@@ -254,6 +252,25 @@ static void rope2d_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t 
 
 /* janus_pro's mm.0 and mm.1, phi4's mm.0 and mm.2, lfm2's input norm
  * over 2 x 2 merged patches, mm.1 and mm.2 (each with its bias) */
+/* nemotron_v2_vl's RMS norm, mlp.1 and mlp.3 over 2 x 2 merged patches;
+ * dots_ocr's post norm, the patches' layer norm, mm.0 and mm.2 */
+static void nemotron_dots_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
+{
+	if (kind == 6) {
+		vec(t, "mm.model.mlp.0.weight", 4ull * embd);
+		mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
+		mat(t, "mm.model.mlp.3.weight", pd, pd);
+		return;
+	}
+	vec(t, "mm.post_norm.weight", embd);
+	vec(t, "mm.input_norm.weight", embd);
+	vec(t, "mm.input_norm.bias", embd);
+	mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
+	vec(t, "mm.0.bias", 4ull * embd);
+	mat(t, "mm.2.weight", 4ull * embd, pd);
+	vec(t, "mm.2.bias", pd);
+}
+
 static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
 {
 	uint64_t in = kind == 3 ? 4ull * embd : embd;
@@ -284,7 +301,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		return errorf(
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
-		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr",
+		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
+		    "nemotron_v2_vl, dots_ocr",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -297,11 +315,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
-	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4)
+	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4 || k->ffn >= 6)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	if (k->ffn == 2 || k->ffn == 5) { /* phi4 and paddleocr read both */
+	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7) { /* phi4, paddleocr and dots_ocr read both */
 		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
 		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
 	}
@@ -323,6 +341,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	}
 	if (cls)
 		vec(&t, "v.class_embd", embd);
+	if (k->ffn == 6) /* nemotron's two register rows */
+		f32_tensor(&t, "v.class_embd", 2, embd, 2, 1);
 	for (uint32_t il = 0; il < blocks; il++)
 		tower_block(&t, k, il, embd, ff);
 	if (k->post_ln) {
@@ -342,6 +362,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		shuffle_tensors(&t, k->shuffle, embd, pd);
 	} else if (k->rope2d) {
 		rope2d_tensors(&t, k->rope2d, embd, pd);
+	} else if (k->ffn >= 6) {
+		nemotron_dots_tensors(&t, k->ffn, embd, pd);
 	} else if (k->ffn) {
 		siglip_ffn_tensors(&t, k->ffn, embd, pd);
 	} else {

@@ -682,6 +682,52 @@ static int build_kimi_paddle(const struct clip *c)
 	return pixtral_ffn(c, x, m * m);
 }
 
+/* clip_graph_nemotron_v2_vl (models/nemotron-v2-vl.cpp): the learned
+ * positions added, the register rows (v.class_embd) concatenated first,
+ * build_vit, the patches' rows (a view), the shuffle, the RMS norm in
+ * place, mlp.1, ReLU and its square (both in place), mlp.3 */
+static int build_nemotron(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	const struct gguf_tensor *cls = gguf_tensor_find(c->gg, "v.class_embd");
+	int64_t nreg = cls->n_dims > 1 ? (int64_t)cls->ne[1] : 1;
+	int64_t T = c->np + nreg, m = c->px / c->merge;
+	int x = ga_op(g, 1, F32, c->E, c->np, 1, 1, S(build_inp(c), w(c)));
+	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(w(c), x));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = vit_block(c, x, il, T, NULL);
+	x = tower_norm(c, x, "post_ln", T);
+	x = merge_permute(c, ga_view(g, x), c->merge);
+	x = norm(c, x, c->E * c->merge * c->merge, m * m, 1, 1, 0);
+	int64_t n1 = rows_of(c, "mm.model.mlp.1.weight");
+	x = mm(c, x, n1, m * m);
+	x = ga_op(g, 1, F32, n1, m * m, 1, 1, S(ga_op(g, 1, F32, n1, m * m, 1, 1, S(x))));
+	return mm(c, x, rows_of(c, "mm.model.mlp.3.weight"), m * m);
+}
+
+/* clip_graph_dotsocr (models/dotsocr.cpp): RMS blocks turned by M-RoPE,
+ * the tower's RMS post norm (mm.post_norm), the layer-normed patches
+ * shuffled, mm.0, GELU, mm.2 */
+static int build_dotsocr(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, m = c->px / c->merge;
+	int x = tower_norm(c, ga_view(g, build_inp(c)), "pre_ln", T);
+	int pos = -1;
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {&pos, NULL, NULL, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = norm(c, x, c->E, T, 1, 1, 0);
+	x = norm(c, ga_view(g, x), c->E, T, 0, 1, has(c, "mm.input_norm.bias"));
+	x = merge_permute(c, x, c->merge);
+	int64_t n0 = rows_of(c, "mm.0.weight");
+	x = mm_b(c, x, n0, m * m, 1);
+	x = ga_op(g, 1, F32, n0, m * m, 1, 1, S(x));
+	return mm_b(c, x, rows_of(c, "mm.2.weight"), m * m, 1);
+}
+
 /* A mirrored projector type: its builder, and what must hold for the
  * builder to be the engine's (NULL: the reason it is not). */
 struct clip_type {
@@ -803,6 +849,26 @@ static const char *kimi_paddle_init(struct clip *c)
 	return has(c, "mm.1.weight") && has(c, "mm.2.weight") ? NULL : "no mm.1 or mm.2";
 }
 
+/* nemotron_v2_vl: the image size, the shuffle by scale_factor, layer
+ * norms; dots_ocr: 46 x 46 merged tokens at warmup, RMS norms */
+static const char *nemotron_dots_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.projector.scale_factor", 1);
+	if (c->type[0] == 'd') {
+		c->px = 46 * c->merge;
+		c->img = c->px * c->patch;
+		c->np = c->px * c->px;
+		c->rms = 1;
+		if (!has(c, "mm.post_norm.weight") || has(c, "v.post_ln.weight") || has(c, "v.pre_ln.weight"))
+			return "a post norm other than mm.post_norm";
+	} else if (!has(c, "v.class_embd") || !has(c, "v.position_embd.weight")) {
+		return "no registers or learned positions";
+	}
+	if (c->merge < 2 || c->px % c->merge)
+		return "a scale factor below 2 or not dividing the patches";
+	return NULL;
+}
+
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
     {"gemma3", build_gemma3, gemma3_init},
@@ -819,6 +885,8 @@ static const struct clip_type types[] = {
     {"lfm2", build_siglip_ffn, siglip_init},
     {"kimivl", build_kimi_paddle, kimi_paddle_init},
     {"paddleocr", build_kimi_paddle, kimi_paddle_init},
+    {"nemotron_v2_vl", build_nemotron, nemotron_dots_init},
+    {"dots_ocr", build_dotsocr, nemotron_dots_init},
 };
 
 /* The estimate of a type not mirrored */
