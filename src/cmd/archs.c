@@ -7,8 +7,10 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../payload/archs.h"
+#include "../plan/graph/compute.h"
 #include "../plan/graph/graph.h"
 #include "cmd.h"
 #include "doc.h"
@@ -31,6 +33,22 @@ struct tally {
 	size_t mirrored, unserved, refused, decided;
 };
 
+/* The projector types the planner mirrors, of those the engine names
+ * (clip's towers: not served alone, priced beside a text model) */
+static size_t projectors(char *buf, size_t len, json_t **types)
+{
+	size_t k = 0, off = 0;
+	*types = json_array();
+	buf[0] = 0;
+	for (const char *t; (t = compute_projector_type_at(k)) != NULL; k++) {
+		json_array_append_new(*types, json_string(t));
+		int w = snprintf(buf + off, len - off, "%s%s", k ? ", " : "", t);
+		if (w > 0 && (size_t)w < len - off)
+			off += (size_t)w;
+	}
+	return k;
+}
+
 static void row(json_t *rows, const char *arch, struct tally *n)
 {
 	const char *src, *why = archs_unserved(arch), *refused = gr_refused(arch);
@@ -39,29 +57,44 @@ static void row(json_t *rows, const char *arch, struct tally *n)
 	n->unserved += why != NULL;
 	n->refused += refused != NULL;
 	n->decided += m || why || refused;
+	char pj[512], tail[640] = "";
+	json_t *types = NULL;
+	if (strcmp(arch, "clip") == 0) {
+		size_t k = projectors(pj, sizeof(pj), &types);
+		snprintf(tail, sizeof(tail),
+			 "; projector compute mirrored for %zu of the %zu projector types (%s), the rest estimated", k,
+			 archs_projector_count, pj);
+	}
 	if (json) {
 		json_t *o = json_pack("{s:s,s:b,s:b}", "arch", arch, "mirrored", m, "served", !why && !refused);
+		if (types)
+			json_object_set_new(o, "projectors",
+					    json_pack("{s:I,s:I,s:o}", "known", (json_int_t)archs_projector_count,
+						      "mirrored", (json_int_t)json_array_size(types), "types",
+						      json_incref(types)));
 		if (m || !why)
 			json_object_set_new(o, m ? "builder" : refused ? "refused" : "estimate", json_string(src));
 		if (why)
 			json_object_set_new(o, "reason", json_string(why));
 		json_array_append_new(rows, o);
 	} else if (md)
-		printf("| %s | %s%s%s%s |\n", arch,
+		printf("| %s | %s%s%s%s%s |\n", arch,
 		       m	 ? "mirrored from "
 		       : refused ? "refused: "
 				 : "",
 		       m || !why ? src : "",
 		       why ? (m ? "; not served by llama-server (S18): " : "not served by llama-server (S18): ") : "",
-		       why ? why : "");
+		       why ? why : "", tail);
 	else
-		printf("  %-18s %-10s %s%s\n", arch,
+		printf("  %-18s %-10s %s%s%s\n", arch,
 		       m	 ? "mirrored"
 		       : why	 ? "not served"
 		       : refused ? "refused"
 				 : "estimated",
 		       m || refused ? src : "",
-		       why ? (m ? "; not served by llama-server (check: S18)" : "by llama-server (check: S18)") : "");
+		       why ? (m ? "; not served by llama-server (check: S18)" : "by llama-server (check: S18)") : "",
+		       tail);
+	json_decref(types);
 }
 
 static int run(struct opt_args *args)

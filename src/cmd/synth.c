@@ -23,9 +23,9 @@ static const struct cmd_help help = {DOC_SYNTH, .more = more_help};
 static int synth_extra(const char *arch, const char *preset, const char *base, const struct opt_list *sets,
 		       const char *out, char **err)
 {
-	uint64_t projection_dim = 256, rank = 1, touch = 0, red = 0;
+	uint64_t projection_dim = 256, rank = 1, touch = 0, red = 0, image = 0, embd = 0;
 	double alpha = 1;
-	const char *base_name = NULL, *answer = NULL;
+	const char *base_name = NULL, *answer = NULL, *type = NULL;
 	for (unsigned i = 0; i < sets->n; i++) {
 		const char *kv = sets->v[i], *v = strchr(kv, '=');
 		if (!v)
@@ -43,6 +43,12 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 			bad = parse_u64(v, &touch) || touch > 1;
 		else if (kn == 3 && strncmp(kv, "red", kn) == 0 && strcmp(arch, "clip") == 0)
 			bad = parse_u64(v, &red) || red > 1;
+		else if (kn == 4 && strncmp(kv, "type", kn) == 0 && strcmp(arch, "clip") == 0)
+			type = v;
+		else if (kn == 5 && strncmp(kv, "image", kn) == 0 && strcmp(arch, "clip") == 0)
+			bad = parse_u64(v, &image) || image > UINT32_MAX;
+		else if (kn == 4 && strncmp(kv, "embd", kn) == 0 && strcmp(arch, "clip") == 0)
+			bad = parse_u64(v, &embd) || embd > UINT32_MAX;
 		else if (kn == 9 && strncmp(kv, "base_name", kn) == 0)
 			base_name = v;
 		else if (kn == 6 && strncmp(kv, "answer", kn) == 0 && strcmp(arch, "lora") == 0)
@@ -58,7 +64,9 @@ static int synth_extra(const char *arch, const char *preset, const char *base, c
 	if (strcmp(arch, "clip") == 0) {
 		if (projection_dim > UINT32_MAX)
 			return errorf(err, "projection_dim out of range"), EXIT_USAGE;
-		rc = synth_projector(preset, (uint32_t)projection_dim, (int)red, out, &bytes, &kind, err);
+		struct synth_proj ps = {preset,		 type,		 (uint32_t)projection_dim,
+					(uint32_t)image, (uint32_t)embd, (int)red};
+		rc = synth_projector(&ps, out, &bytes, &kind, err);
 	} else {
 		if (!base)
 			return errorf(err, "lora needs --base FILE (the payload it adapts)"), EXIT_USAGE;

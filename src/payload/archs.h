@@ -23,4 +23,9 @@ int archs_known(const char *arch);
  * source; NULL when it serves it. */
 const char *archs_unserved(const char *arch);
 
+/* The projector types (clip.projector_type) the pinned engine's
+ * tools/mtmd/clip-impl.h names (PROJECTOR_TYPE_NAMES), in its order. */
+extern const char *const archs_projectors[];
+extern const size_t archs_projector_count;
+
 #endif

@@ -107,8 +107,14 @@ int synth_out_free(const char *path, uint32_t n_split, char **err);
  * tower; "bonsai-9b-mmproj" approximates the seeds' Q8_0 Qwen3-VL tower. */
 /* red: the output embeddings carry how red the image is (see synth.c,
  * "image_answer"); 0: zero weights. */
-int synth_projector(const char *preset, uint32_t projection_dim, int red, const char *path, uint64_t *bytes,
-		    enum zerr *kind, char **err);
+/* type: the projector type of a small tower (NULL: mlp; gemma3,
+ * qwen2vl_merger, qwen2.5vl_merger), image: its image_size (0: 224). */
+struct synth_proj {
+	const char *preset, *type;
+	uint32_t projection_dim, image, embd; /* embd: the tower's width (0: 64) */
+	int red;
+};
+int synth_projector(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err);
 
 /* A LoRA adapter fitted to the base payload at base_path: rank-r pairs on
  * every trunk layer's output projection and FFN down projection, f32,

@@ -888,7 +888,15 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	int card = main_card(p, &pl);
 	if (x && x->projector) {
 		p->projector_weights = sum_tensors(x->projector, 1);
-		p->projector_compute = compute_projector(x->projector);
+		struct projector_compute pc;
+		compute_projector(x->projector, s->flash_attn, &pc);
+		p->projector_compute = pc.bytes;
+		if (!pc.mirrored)
+			plan_note_unmirrored(p, "projector compute estimated (type %s not mirrored%s%s)", pc.type,
+					     pc.why ? ": " : "", pc.why ? pc.why : "");
+		else if (card != host && device_is_card(pl.dev[card].profile)) /* the replay is the CPU's */
+			plan_note_unmirrored(p, "projector compute on %s (type %s mirrored on the CPU only)",
+					     pl.dev[card].profile->name, pc.type);
 	}
 	if (x && x->lora)
 		p->lora_bytes = sum_tensors(x->lora, card != host && device_is_card(pl.dev[card].profile)

@@ -28,24 +28,31 @@ static void clip_keys(struct gguf_writer *w, const char *name, const char *proj,
 	gw_u32(w, "clip.vision.projection_dim", projection_dim);
 }
 
+/* The keys a tower the engine runs carries beside clip_keys: GELU blocks,
+ * the image's mean and deviation. */
+static void image_keys(struct gguf_writer *w)
+{
+	gw_bool(w, "clip.use_gelu", 1);
+	gw_arr_begin(w, "clip.vision.image_mean", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(w, 0.5f);
+	gw_arr_begin(w, "clip.vision.image_std", GGUF_F32, 3);
+	for (int i = 0; i < 3; i++)
+		gw_arr_f32(w, 0.5f);
+}
+
 /* The small tower is a LLaVA-style MLP projector the engine loads and runs
  * (2 ViT blocks of 64, 224 px / 14 px patches), so vision probes reach a
  * real encoder; the preset is header-level (sizes for planning). */
-static int projector_mlp(uint32_t projection_dim, int red, const char *path, uint64_t *bytes, enum zerr *kind,
-			 char **err)
+static int projector_mlp(uint32_t projection_dim, uint32_t image, int red, const char *path, uint64_t *bytes,
+			 enum zerr *kind, char **err)
 {
-	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, image = 224, patch = 14;
+	const uint32_t blocks = 2, embd = 64, ff = 128, heads = 2, patch = 14;
 	const uint64_t n_pos = (uint64_t)(image / patch) * (image / patch);
 	struct gguf_writer w;
 	gw_init(&w);
 	clip_keys(&w, "zealot-synth-mmproj", "mlp", 0, image, patch, embd, ff, blocks, heads, projection_dim);
-	gw_bool(&w, "clip.use_gelu", 1);
-	gw_arr_begin(&w, "clip.vision.image_mean", GGUF_F32, 3);
-	for (int i = 0; i < 3; i++)
-		gw_arr_f32(&w, 0.5f);
-	gw_arr_begin(&w, "clip.vision.image_std", GGUF_F32, 3);
-	for (int i = 0; i < 3; i++)
-		gw_arr_f32(&w, 0.5f);
+	image_keys(&w);
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	uint64_t pe_at = gw_data_at(&w);
@@ -104,15 +111,291 @@ static int projector_mlp(uint32_t projection_dim, int red, const char *path, uin
 	return written(write_out(&w, path, bytes, err), kind);
 }
 
-int synth_projector(const char *preset, uint32_t projection_dim, int red, const char *path, uint64_t *bytes,
-		    enum zerr *kind, char **err)
+/* The small towers of the other projector types the planner mirrors:
+ * 2 blocks of 64 (2 heads), f32, each type's own tensors (clip.cpp
+ * load_tensors) so the engine loads and runs them. */
+struct tower_kind {
+	const char *type;  /* clip.projector_type */
+	uint8_t qwen;	   /* the qwen-vl merger: two patch embeddings, no bias */
+	uint8_t rms, gate; /* RMS norms without bias; gated FFN */
+	uint8_t post_ln;   /* v.post_ln */
+	uint8_t wa;	   /* n_wa_pattern (qwen2.5-vl: window attention) */
+	uint8_t q3;	   /* qwen3-vl: fused qkv, patch bias, learned positions, deepstack */
+	uint8_t shuffle;   /* idefics3 (1), internvl (2, the class embedding, layer scales): the pixel shuffle */
+	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2), lightonocr (3) */
+	uint8_t ffn; /* an MLP projector: janus_pro (1), phi4 (2), lfm2 (3: the shuffle, a norm), kimivl (4), paddleocr
+			(5) */
+};
+
+/* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
+ * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
+static const char *const kinds[][2] = {
+    {"gemma3", "P"},	       {"qwen2vl_merger", "QP"}, {"qwen2.5vl_merger", "QRGPW"},
+    {"qwen3vl_merger", "QP3"}, {"idefics3", "Pi"},	 {"internvl", "n"},
+    {"pixtral", "RGx"},	       {"llama4", "Pl"},	 {"lightonocr", "RGo"},
+    {"janus_pro", "Pj"},       {"phi4", "Pp"},		 {"lfm2", "Pf"},
+    {"kimivl", "Pk"},	       {"paddleocr", "Pd"},	 {"nemotron_v2_vl", "Pv"},
+    {"dots_ocr", "RGD"},
+};
+
+/* 0 and the traits of type, or -1 when synth writes no such tower */
+static int kind_of(const char *type, struct tower_kind *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strcmp(kinds[i][0], type) != 0)
+			continue;
+		const char *f = kinds[i][1];
+		k->type = kinds[i][0];
+		k->qwen = strchr(f, 'Q') != NULL;
+		k->rms = strchr(f, 'R') != NULL;
+		k->gate = strchr(f, 'G') != NULL;
+		k->post_ln = strchr(f, 'P') != NULL;
+		k->wa = strchr(f, 'W') ? 2 : 0;
+		k->q3 = strchr(f, '3') != NULL;
+		k->shuffle = strchr(f, 'i') ? 1 : strchr(f, 'n') ? 2 : 0;
+		k->rope2d = strchr(f, 'x') ? 1 : strchr(f, 'l') ? 2 : strchr(f, 'o') ? 3 : 0;
+		for (const char *c = "jpfkdvD"; *c; c++)
+			if (strchr(f, *c))
+				k->ffn = (uint8_t)(c - "jpfkdvD" + 1);
+		return 0;
+	}
+	return -1;
+}
+
+static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, uint32_t embd, uint32_t ff)
+{
+	char nm[64];
+	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"}, *const fq[] = {"attn_qkv",
+												   "attn_out"};
+	for (size_t i = 0; i < (k->q3 ? 2u : 4u); i++) {
+		uint64_t n = k->q3 && i == 0 ? 3ull * embd : embd;
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, k->q3 ? fq[i] : sq[i]);
+		mat(t, nm, embd, n);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, k->q3 ? fq[i] : sq[i]);
+		if (k->rope2d != 1 && k->rope2d != 3)
+			vec(t, nm, n);
+	}
+	static const char *const ln[] = {"ln1", "ln2"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, ln[i]);
+		vec(t, nm, embd);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, ln[i]);
+		if (!k->rms)
+			vec(t, nm, embd);
+	}
+	static const char *const fn[] = {"ffn_up", "ffn_gate"};
+	for (size_t i = 0; i < (k->gate ? 2u : 1u); i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fn[i]);
+		mat(t, nm, embd, ff);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fn[i]);
+		if (k->rope2d != 1 && k->rope2d != 3)
+			vec(t, nm, ff);
+	}
+	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.weight", il);
+	mat(t, nm, ff, embd);
+	snprintf(nm, sizeof(nm), "v.blk.%u.ffn_down.bias", il);
+	if (k->rope2d != 1 && k->rope2d != 3)
+		vec(t, nm, embd);
+	for (int i = 1; k->shuffle == 2 && i <= 2; i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.ls%d.weight", il, i);
+		vec(t, nm, embd);
+	}
+}
+
+static void deepstack_tensors(struct tw *t, uint32_t embd, uint32_t out)
+{
+	vec(t, "v.deepstack.0.norm.weight", 4ull * embd);
+	vec(t, "v.deepstack.0.norm.bias", 4ull * embd);
+	mat(t, "v.deepstack.0.fc1.weight", 4ull * embd, 4ull * embd);
+	vec(t, "v.deepstack.0.fc1.bias", 4ull * embd);
+	mat(t, "v.deepstack.0.fc2.weight", 4ull * embd, out);
+	vec(t, "v.deepstack.0.fc2.bias", out);
+}
+
+/* idefics3's mm.model.fc over 4 x 4 merged patches; internvl's layer
+ * norm, mlp.1, mlp.3 over 2 x 2 */
+static void shuffle_tensors(struct tw *t, unsigned shuffle, uint32_t embd, uint32_t pd)
+{
+	if (shuffle == 1) {
+		mat(t, "mm.model.fc.weight", 16ull * embd, pd);
+		return;
+	}
+	vec(t, "mm.model.mlp.0.weight", 4ull * embd);
+	vec(t, "mm.model.mlp.0.bias", 4ull * embd);
+	mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
+	vec(t, "mm.model.mlp.1.bias", pd);
+	mat(t, "mm.model.mlp.3.weight", pd, pd);
+	vec(t, "mm.model.mlp.3.bias", pd);
+}
+
+/* pixtral: mistral small 3.1's patch merger over 2 x 2 patches, mm.1,
+ * mm.2 and [IMG_BREAK]; llama4: mlp.1, mlp.2 and the projection over
+ * 2 x 2 patches */
+static void rope2d_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
+{
+	if (kind != 2) {
+		vec(t, "mm.input_norm.weight", embd);
+		mat(t, "mm.patch_merger.weight", 4ull * embd, embd);
+		mat(t, "mm.1.weight", embd, pd);
+		vec(t, "mm.1.bias", pd);
+		mat(t, "mm.2.weight", pd, pd);
+		vec(t, "mm.2.bias", pd);
+		if (kind == 1)
+			vec(t, "v.token_embd.img_break", pd);
+		return;
+	}
+	mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
+	mat(t, "mm.model.mlp.2.weight", pd, pd);
+	mat(t, "mm.model.fc.weight", pd, pd);
+}
+
+/* janus_pro's mm.0 and mm.1, phi4's mm.0 and mm.2, lfm2's input norm
+ * over 2 x 2 merged patches, mm.1 and mm.2 (each with its bias) */
+/* nemotron_v2_vl's RMS norm, mlp.1 and mlp.3 over 2 x 2 merged patches;
+ * dots_ocr's post norm, the patches' layer norm, mm.0 and mm.2 */
+static void nemotron_dots_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
+{
+	if (kind == 6) {
+		vec(t, "mm.model.mlp.0.weight", 4ull * embd);
+		mat(t, "mm.model.mlp.1.weight", 4ull * embd, pd);
+		mat(t, "mm.model.mlp.3.weight", pd, pd);
+		return;
+	}
+	vec(t, "mm.post_norm.weight", embd);
+	vec(t, "mm.input_norm.weight", embd);
+	vec(t, "mm.input_norm.bias", embd);
+	mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
+	vec(t, "mm.0.bias", 4ull * embd);
+	mat(t, "mm.2.weight", 4ull * embd, pd);
+	vec(t, "mm.2.bias", pd);
+}
+
+static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint32_t pd)
+{
+	uint64_t in = kind == 3 ? 4ull * embd : embd;
+	char a[16], b[16];
+	snprintf(a, sizeof(a), "mm.%d", kind >= 3 ? 1 : 0);
+	snprintf(b, sizeof(b), "mm.%d", kind == 1 ? 1 : 2);
+	if (kind >= 4) /* kimivl and paddleocr norm the patches before or after the 2 x 2 shuffle */
+		in = 4ull * embd;
+	if (kind >= 3) {
+		vec(t, "mm.input_norm.weight", kind == 3 ? in : embd);
+		vec(t, "mm.input_norm.bias", kind == 3 ? in : embd);
+	}
+	char nm[32];
+	snprintf(nm, sizeof(nm), "%s.weight", a);
+	mat(t, nm, in, pd);
+	snprintf(nm, sizeof(nm), "%s.bias", a);
+	vec(t, nm, pd);
+	snprintf(nm, sizeof(nm), "%s.weight", b);
+	mat(t, nm, pd, pd);
+	snprintf(nm, sizeof(nm), "%s.bias", b);
+	vec(t, nm, pd);
+}
+
+static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
+{
+	struct tower_kind kd, *k = &kd;
+	if (kind_of(ps->type, k))
+		return errorf(
+		    err,
+		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
+		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
+		    "nemotron_v2_vl, dots_ocr",
+		    ps->type);
+	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
+	const uint32_t pd = ps->projection_dim;
+	const uint32_t image = ps->image ? ps->image : 224;
+	struct gguf_writer w;
+	gw_init(&w);
+	clip_keys(&w, "zealot-synth-mmproj", k->type, 0, image, patch, embd, ff, blocks, heads, pd);
+	image_keys(&w);
+	if (k->qwen)
+		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
+	if (k->wa)
+		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
+	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4 || k->ffn >= 6)
+		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
+	if (k->rope2d == 1 || k->rope2d == 3)
+		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
+	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7) { /* phi4, paddleocr and dots_ocr read both */
+		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
+		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
+	}
+	struct tw t = {.w = &w};
+	uint64_t pe[4] = {patch, patch, 3, embd};
+	if (k->rope2d == 2) /* llama4's unfold convolution: a [3 p p, E] matrix */
+		mat(&t, "v.patch_embd.weight", 3ull * patch * patch, embd);
+	else
+		gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	if (k->qwen)
+		gw_tensor(&w, "v.patch_embd.weight.1", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
+	int cls = k->shuffle == 2 || k->rope2d == 2;
+	if (k->rope2d == 1 || k->rope2d == 3) {
+		vec(&t, "v.pre_ln.weight", embd);
+	} else if (!k->qwen || k->q3) {
+		if (!k->rope2d)
+			vec(&t, "v.patch_embd.bias", embd);
+		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
+	}
+	if (cls)
+		vec(&t, "v.class_embd", embd);
+	if (k->ffn == 6) /* nemotron's two register rows */
+		f32_tensor(&t, "v.class_embd", 2, embd, 2, 1);
+	for (uint32_t il = 0; il < blocks; il++)
+		tower_block(&t, k, il, embd, ff);
+	if (k->post_ln) {
+		vec(&t, "v.post_ln.weight", embd);
+		if (!k->rms)
+			vec(&t, "v.post_ln.bias", embd);
+	}
+	if (k->qwen) { /* qwen3-vl: block 0's deepstack features fill half the text width */
+		uint32_t out = k->q3 ? pd / 2 : pd;
+		mat(&t, "mm.0.weight", 4ull * embd, 4ull * embd);
+		vec(&t, "mm.0.bias", 4ull * embd);
+		mat(&t, "mm.2.weight", 4ull * embd, out);
+		vec(&t, "mm.2.bias", out);
+		if (k->q3)
+			deepstack_tensors(&t, embd, out);
+	} else if (k->shuffle) {
+		shuffle_tensors(&t, k->shuffle, embd, pd);
+	} else if (k->rope2d) {
+		rope2d_tensors(&t, k->rope2d, embd, pd);
+	} else if (k->ffn >= 6) {
+		nemotron_dots_tensors(&t, k->ffn, embd, pd);
+	} else if (k->ffn) {
+		siglip_ffn_tensors(&t, k->ffn, embd, pd);
+	} else {
+		vec(&t, "mm.soft_emb_norm.weight", embd);
+		mat(&t, "mm.input_projection.weight", pd, embd);
+	}
+	if (refused(&t, err))
+		return -1;
+	return written(write_out(&w, path, bytes, err), kind);
+}
+
+int synth_projector(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	zerr_set(kind, ZE_USAGE);
+	const char *preset = ps->preset;
+	uint32_t projection_dim = ps->projection_dim;
 	if (!projection_dim)
 		return errorf(err, "the projector needs the text model's embedding width");
+	if (ps->image && (ps->image % 28 || ps->image > 2016))
+		return errorf(err, "image=%u: a multiple of 28 up to 2016", ps->image);
+	if (preset && (ps->type || ps->image || ps->embd))
+		return errorf(err, "type=, image= and embd= are for the small towers (no --preset)");
+	if (ps->embd && (ps->embd % 64 || ps->embd > 4096 || !ps->type || strcmp(ps->type, "mlp") == 0))
+		return errorf(err, "embd=%u: a multiple of 64 up to 4096, for a type= other than mlp", ps->embd);
+	if (ps->type && strcmp(ps->type, "mlp") != 0) {
+		if (ps->red)
+			return errorf(err, "red=1 is written for the mlp tower only");
+		return projector_tower(ps, path, bytes, kind, err);
+	}
 	if (!preset)
-		return projector_mlp(projection_dim, red, path, bytes, kind, err);
-	if (red)
+		return projector_mlp(projection_dim, ps->image ? ps->image : 224, ps->red, path, bytes, kind, err);
+	if (ps->red)
 		return errorf(err, "red=1 is written for the default projector only (no --preset)");
 	if (strcmp(preset, "bonsai-9b-mmproj") != 0)
 		return errorf(err, "unknown projector preset '%s' (bonsai-9b-mmproj)", preset);

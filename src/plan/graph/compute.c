@@ -655,20 +655,3 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	}
 	ga_release(&scratch);
 }
-
-/* The projector's worst-case encoder compute is printed by the engine
- * only after its own fit check (law M06) and zealot has no replay of the
- * vision graphs yet: it is estimated as K activations of the tower's width
- * per patch of the largest image, with K = 24.5 calibrated on the one
- * measured boot in the seeds (a Qwen3-VL-class Q8_0 tower, 1152 wide,
- * 768 px / 16 px patches: 248.10 MiB). */
-uint64_t compute_projector(const struct gguf *projector)
-{
-	uint64_t image = 0, patch = 0, embd = 0;
-	if (gguf_kv_u64(gguf_find(projector, "clip.vision.image_size"), &image) ||
-	    gguf_kv_u64(gguf_find(projector, "clip.vision.patch_size"), &patch) ||
-	    gguf_kv_u64(gguf_find(projector, "clip.vision.embedding_length"), &embd) || patch == 0)
-		return 0;
-	uint64_t side = image / patch;
-	return side * side * embd * 4 * 245 / 10;
-}

@@ -30,7 +30,18 @@ struct compute_input {
  * buffer per backend that allocates, devices first, then the CPU's. */
 void compute_model(const struct compute_input *in, struct plan *p);
 
-/* Worst-case encoder compute of a projector, from its clip.* metadata. */
-uint64_t compute_projector(const struct gguf *projector);
+/* The projector's encoder compute (graph_clip.c): the engine's warmup
+ * reservation replayed over its graph for the projector types mirrored
+ * (mirrored 1), else estimated from its clip.* metadata; type is the
+ * tower's clip.projector_type. fa: flash attention not off. */
+struct projector_compute {
+	uint64_t bytes;
+	int mirrored;
+	char type[32];
+	const char *why; /* a mirrored type's tower the builder does not fit, or NULL */
+};
+void compute_projector(const struct gguf *projector, int fa, struct projector_compute *out);
+/* The projector types graph_clip.c mirrors, i from 0 (NULL past the end). */
+const char *compute_projector_type_at(size_t i);
 
 #endif
