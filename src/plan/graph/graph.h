@@ -155,6 +155,14 @@ struct gr_moe_opts {
 	int chunk;			/* grovemoe's chunk experts: the choice cast, scaled, cast back */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+/* The routing as the payload sets it, what the engine's builders pass to
+ * build_moe_ffn from hparams: its gating function (sigmoid when 2), its
+ * weights' normalisation and their scale (graph_moe.c); a builder
+ * overrides what its engine builder passes as a constant. */
+struct gr_moe_opts gr_moe_opts_of(const struct model *m);
+/* The same gated by softmax, norm_w as the builder passes it: the call of
+ * qwen3moe.cpp and its kin (the payload's scale alone) */
+struct gr_moe_opts gr_moe_opts_softmax(const struct model *m, int norm_w);
 /* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
  * chosen experts sel (k per token), ne0 rows out (graph_moe.c) */
 int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int sel, int64_t ne0, int64_t k,

@@ -370,9 +370,8 @@ static int ds4_attention(struct ga_graph *g, const struct model *m, const struct
 static void ds4_route(struct ga_graph *g, const struct model *m, const struct dims *d, struct ds4 *s, int il, int x,
 		      struct gr_moe_routed *r)
 {
-	struct gr_moe_opts o = {0};
+	struct gr_moe_opts o = gr_moe_opts_of(m);
 	o.gating = 4;
-	o.norm_w = m->expert_w_norm != 0;
 	o.scale = 1;
 	if (!gr_has_tensor(d, il, "ffn_gate_tid2eid.weight")) {
 		o.probs_b = 1;

@@ -140,9 +140,7 @@ static void layer_end(struct ga_graph *g, const struct model *m, const struct di
 	t->fn = gr_norm(g, d, fi, d->E, t->Tn, 1, il, "ffn_norm.weight");
 	struct dims de = *d;
 	de.F_exp = d->F; /* the experts are feed_forward_length wide */
-	struct gr_moe_opts o = {0};
-	o.norm_w = 1;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 1);
 	struct gr_moe_routed r;
 	gr_moe_route(g, &de, il, t->fn, t->Tn, &o, &r);
 	t->moe = gr_moe_experts(g, &de, il, t->fn, t->Tn, &r, 0);
@@ -225,11 +223,8 @@ static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *
 	if ((uint32_t)il < m->n_lead_dense)
 		return gr_ffn(g, d, il, x, T);
 	/* the payload's gating, the required selection bias, its norm and scale */
-	const struct gr_moe_opts o = {.sigmoid = m->expert_gating == 2,
-				      .gating = (int)m->expert_gating,
-				      .probs_b = 1,
-				      .norm_w = m->expert_w_norm,
-				      .scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0};
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	o.probs_b = 1;
 	int64_t F_sh = d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
 	return gr_moe_shared(g, d, il, x, T, &o, F_sh);
 }

@@ -58,8 +58,7 @@ static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const c
  * expert gated by silu(g)/g = sigmoid(g) of its own router row, added. */
 static int qwen2moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
 {
-	struct gr_moe_opts o = {0};
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 0);
 	int moe = gr_moe_ex(g, d, il, x, T, &o);
 	char nm[64];
 	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
@@ -91,10 +90,8 @@ static int ernie_moe_layer(const struct dims *d, const struct model *m, uint32_t
 static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T,
 		     int norm_w)
 {
-	struct gr_moe_opts o = {0};
-	o.norm_w = norm_w;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, norm_w);
 	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias");
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	char nm[64];
 	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
 	const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
@@ -192,10 +189,14 @@ static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *
 	} else if (minimax) {
 		struct dims de = *d;
 		de.F_exp = d->F;
-		struct gr_moe_opts mo = {0};
-		mo.gating = (int)m->expert_gating;
+		/* minimax-m2.cpp: its loader reads no expert_weights_scale; the
+		 * replay builds softmax's nodes whatever the gating (the engine
+		 * builds sigmoid's for gating 2: ggml-vulkan orders them apart) */
+		struct gr_moe_opts mo = gr_moe_opts_of(m);
+		mo.sigmoid = 0;
 		mo.probs_b = 1;
 		mo.norm_w = 1;
+		mo.scale = 0;
 		return gr_moe_ex(g, &de, L, fn, Tn, &mo);
 	} else if (ernie) {
 		return ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
