@@ -816,7 +816,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	setup_devs(&pl, dev, p);
 	int host = (int)p->n_cards;
 	derive_context(s, p);
-	if (m->compress_ratio) {
+	if (strcmp(m->arch, "deepseek4") == 0) {
 		plan_dsv4(m, s, &pl, p);
 	} else {
 		plan_kv_caches(m, s, &pl, p);
