@@ -78,7 +78,14 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer);
 int gr_cache(struct ga_graph *g, const struct dims *d, int il);
 int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1);
+/* gr_mm (ne0 x T) and its bias b added where the payload has it */
+int gr_mm_b(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t ne0,
+	    int64_t T);
 int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes);
+/* A graph input of type (F32 ... I64) and shape ne (an op over it may
+ * take its memory in place); leaf: a leaf that no input flag marks
+ * (ggml_new_tensor) */
+int gr_input_nd(struct ga_graph *g, int leaf, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
 /* A contiguous view of x (a reshape, a slice of whole rows): its copy on
  * another backend (ggml_dup_tensor_layout) spans the view and has the
  * layout of an f32 op of its shape, so an in-place op there may take the

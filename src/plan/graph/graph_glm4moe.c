@@ -9,10 +9,7 @@
 static int projection(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t n,
 		      int64_t T)
 {
-	int y = gr_mm(g, d, il, w, x, n, T);
-	if (gr_has_tensor(d, il, b))
-		y = ga_op(g, 1, F32, n, T, 1, 1, S(y, gr_weight(g, d, il, b)));
-	return ga_view(g, y);
+	return ga_view(g, gr_mm_b(g, d, il, w, b, x, n, T));
 }
 
 /* The attention of layer il, as build_attn expands it: q, v, k. */

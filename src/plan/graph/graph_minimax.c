@@ -25,17 +25,9 @@ struct la_inputs {
 /* An f32 input of shape ne (an op over it may take its memory in place). */
 static int la_input(struct ga_graph *g, int *slot, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
 {
-	if (*slot >= 0)
-		return *slot;
-	int i = ga_input(g, (uint64_t)(ne0 * ne1 * ne2 * ne3) * 4);
-	struct ga_tensor *t = &g->t[i];
-	t->type = F32;
-	t->ne[0] = ne0;
-	t->ne[1] = ne1;
-	t->ne[2] = ne2;
-	t->ne[3] = ne3;
-	*slot = i;
-	return i;
+	if (*slot < 0)
+		*slot = gr_input_nd(g, 0, F32, ne0, ne1, ne2, ne3);
+	return *slot;
 }
 
 /* exp(scale(x)): the decays of one layer (both in place) */

@@ -43,16 +43,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* a matmul and, when the file has it, its bias */
-static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x,
-		       int64_t ne0, int64_t T)
-{
-	int y = gr_mm(g, d, il, w, x, ne0, T);
-	if (gr_has_tensor(d, il, b))
-		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, b)));
-	return y;
-}
-
 /* qwen2moe.cpp's FFN: softmax-routed experts, their weights not
  * normalised (scaled when expert_weights_scale says), then the shared
  * expert gated by silu(g)/g = sigmoid(g) of its own router row, added. */
@@ -150,7 +140,7 @@ static int qk_proj(struct ga_graph *g, const struct dims *d, int L, char c, int 
 	snprintf(b, sizeof(b), "attn_%c.bias", c);
 	snprintf(nb, sizeof(nb), "attn_%c_norm", c);
 	snprintf(nw, sizeof(nw), "attn_%c_norm.weight", c);
-	int x = mm_opt_bias(g, d, L, w, b, an, d->D * H, T);
+	int x = gr_mm_b(g, d, L, w, b, an, d->D * H, T);
 	if (r->whole_norm)
 		x = gr_norm(g, d, x, d->D * H, T, 1, L, nw);
 	x = ga_view(g, x);
@@ -283,13 +273,13 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, ts));
 		}
 		q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
-		int v = ga_view(g, mm_opt_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
+		int v = ga_view(g, gr_mm_b(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 		int k = qk_proj(g, d, L, 'k', an, d->Hkv, &qr);
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		int o = gr_attend(g, d, in, L, q, k, v, 0);
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
-		int cur = mm_opt_bias(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
+		int cur = gr_mm_b(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
 		int64_t Tn = T;
 		int res = x;
 		if (il == n_layer - 1)
