@@ -16,9 +16,11 @@ static double r2(double mib)
 	return strtod(buf, NULL);
 }
 
-/* An exact figure summed from `lines` printed ones (a buffer type's
- * several buffers, deepseek4's four caches) may differ from the plan's
- * rounded sum by each line's rounding: 0.005 MiB a line. */
+/* The one rounding rule: a ledger figure summed from `lines` printed ones
+ * (a buffer type's several buffers, deepseek4's four caches, a DSA or QSA
+ * indexer's cache printed apart from its pool's) may differ from the
+ * plan's exact sum, rounded once, by each line's rounding: 0.005 MiB a
+ * line. */
 static void compare_lines(struct ledger_comparison *c, const char *term, const char *part, double plan, double ledger,
 			  int exact, unsigned lines)
 {
@@ -56,41 +58,21 @@ static void compare_count(struct ledger_comparison *c, const char *term, const c
 static void compare_bufs(struct ledger_comparison *c, const char *term, const struct plan_buf *pb, unsigned pn,
 			 const struct ledger_buf *lb, unsigned ln, int exact);
 
-/* A figure of two caches the engine prints apart (the ledger sums the
- * printed figures): of `bytes`, `second` is the second cache's, each
- * rounded as printed. */
-static double printed2(uint64_t bytes, uint64_t second)
-{
-	return second ? r2(plan_mib(bytes - second)) + r2(plan_mib(second)) : plan_mib(bytes);
-}
-
 static void compare_kv(struct ledger_comparison *c, const char *term, const struct plan_kv *p,
 		       const struct ledger_kv *l)
 {
 	if (!p->present && !l->present)
 		return;
-	compare_lines(c, term, "mib", printed2(p->k_bytes + p->v_bytes, p->k2_bytes + p->v2_bytes), l->mib, 1,
-		      l->lines);
-	compare_lines(c, term, "k_mib", printed2(p->k_bytes, p->k2_bytes), l->k_mib, 1, l->lines);
-	compare_lines(c, term, "v_mib", printed2(p->v_bytes, p->v2_bytes), l->v_mib, 1, l->lines);
+	compare_lines(c, term, "mib", plan_mib(p->k_bytes + p->v_bytes), l->mib, 1, l->lines);
+	compare_lines(c, term, "k_mib", plan_mib(p->k_bytes), l->k_mib, 1, l->lines);
+	compare_lines(c, term, "v_mib", plan_mib(p->v_bytes), l->v_mib, 1, l->lines);
 	compare_count(c, term, "cells", p->cells, l->cells);
 	compare_count(c, term, "layers", p->layers, l->layers);
 	compare_count(c, term, "seqs", p->seqs, l->seqs);
 	compare_count(c, term, "streams", p->streams, l->streams);
 	/* per device: the "KV buffer size" lines (older logs lack them) */
-	if (!l->n_bufs)
-		return;
-	if (!p->n_bufs2) {
+	if (l->n_bufs)
 		compare_bufs(c, term, p->bufs, p->n_bufs, l->bufs, l->n_bufs, 1);
-		return;
-	}
-	struct plan_buf pb[PLAN_MAX_DEVS];
-	memcpy(pb, p->bufs, sizeof(pb));
-	for (unsigned i = 0; i < p->n_bufs2; i++) /* the second cache's own buffer, printed apart */
-		for (unsigned j = 0; j < p->n_bufs; j++)
-			if (strcmp(pb[j].buft, p->bufs2[i].buft) == 0)
-				pb[j].bytes = (uint64_t)((printed2(pb[j].bytes, p->bufs2[i].bytes)) * 1048576.0 + 0.5);
-	compare_bufs(c, term, pb, p->n_bufs, l->bufs, l->n_bufs, 1);
 }
 
 static const struct ledger_buf *buf_of(const struct ledger_buf *b, unsigned n, const char *buft)

@@ -113,14 +113,43 @@ static int indexer_types(const struct gguf *g, struct model *m, char **err)
 	return rc;
 }
 
-/* deepseek4's compression ratio per layer (deepseek4.cpp
- * load_arch_hparams: attention.compress_ratios, at least block_count
- * entries; 0 uncompressed, 4 CSA, 128 HCA). */
+/* A count qwen4exp's graph builds nodes by (a pooling view and add per
+ * cell of a QSA block, a score sum per indexer head, a mixer per
+ * hyper-connection stream, a conv tap per kernel cell): past 65,536 zealot
+ * does not replay it (the engine's own node budget,
+ * llama_context::graph_max_nodes, max(ubatch x 40, 32 x tensors) for
+ * qwen4exp, is not mirrored), so the payload is refused by the key. */
+#define Q4_MAX_LOOP 65536u
+static int q4_loop_bound(const struct model *m, const char *key, uint32_t v, char **err)
+{
+	if (v <= Q4_MAX_LOOP)
+		return 0;
+	return errorf(err,
+		      "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u (the engine's node "
+		      "budget, graph_max_nodes, is not mirrored)",
+		      m->arch, key, v, Q4_MAX_LOOP);
+}
+
+/* attention.compress_ratios, per layer, for the two architectures whose
+ * loaders read it (NULL for the others): deepseek4's compression
+ * (deepseek4.cpp load_arch_hparams: at least block_count entries; 0
+ * uncompressed, 4 CSA, 128 HCA) and qwen4exp's QSA block ratio
+ * (qwen4exp.cpp: a value or block_count entries; 0 dense attention). */
 static int compress_ratios(const struct gguf *g, struct model *m, char **err)
 {
-	if (strcmp(m->arch, "deepseek4") != 0)
+	int ds4 = strcmp(m->arch, "deepseek4") == 0;
+	if (!ds4 && strcmp(m->arch, "qwen4exp") != 0)
 		return 0;
 	m->compress_ratio = xcalloc(m->n_layer_all, sizeof(*m->compress_ratio));
+	if (!ds4) {
+		int found;
+		if (get_n_layers(g, m, "attention.compress_ratios", m->n_layer_all, m->compress_ratio, &found, err))
+			return -1;
+		for (uint32_t l = 0; l < m->n_layer_all; l++)
+			if (q4_loop_bound(m, "attention.compress_ratios", m->compress_ratio[l], err))
+				return -1;
+		return 0;
+	}
 	const struct gguf_kv *kv = akey(g, m, "attention.compress_ratios");
 	if (!kv || kv->type != GGUF_ARRAY || kv->arr_n < m->n_layer_all)
 		return errorf(err, "key '%s.attention.compress_ratios' must be an array of block_count (%u) entries",
@@ -164,24 +193,7 @@ static int wavtok_blocks(const struct gguf *g, struct model *m, char **err)
 	return 0;
 }
 
-/* A count qwen4exp's graph builds nodes by (a pooling view and add per
- * cell of a QSA block, a score sum per indexer head, a mixer per
- * hyper-connection stream, a conv tap per kernel cell): past 65,536 zealot
- * does not replay it (the engine's own node budget,
- * llama_context::graph_max_nodes, max(ubatch x 40, 32 x tensors) for
- * qwen4exp, is not mirrored), so the payload is refused by the key. */
-#define Q4_MAX_LOOP 65536u
-static int q4_loop_bound(const struct model *m, const char *key, uint32_t v, char **err)
-{
-	if (v <= Q4_MAX_LOOP)
-		return 0;
-	return errorf(err,
-		      "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u (the engine's node "
-		      "budget, graph_max_nodes, is not mirrored)",
-		      m->arch, key, v, Q4_MAX_LOOP);
-}
-
-/* qwen4exp's hyper-connections, QSA ratios and n-gram PLE
+/* qwen4exp's hyper-connections and n-gram PLE
  * (src/models/qwen4exp.cpp load_arch_hparams; src/llama-hparams.cpp
  * ple_conv_state: the conv history, dilated by the n-gram size, of every
  * hyper-connection stream). */
@@ -191,18 +203,12 @@ static int hc_ple_keys(const struct gguf *g, struct model *m, char **err)
 	if (strcmp(m->arch, "qwen4exp") != 0)
 		return 0;
 	uint32_t per = 0;
-	m->compress = xcalloc(m->n_layer_all, sizeof(*m->compress));
-	int found;
 	if (get_u32(g, m, "hyper_connection.count", &m->hc_mult, err) ||
 	    get_u32(g, m, "hyper_connection.low_rank", &m->hc_low_rank, err) ||
-	    get_n_layers(g, m, "attention.compress_ratios", m->n_layer_all, m->compress, &found, err) ||
 	    get_u32(g, m, "ple.ngram_size", &m->ple_ngram, err) || get_u32(g, m, "ple.heads_per_ngram", &per, err) ||
 	    get_u32(g, m, "ple.conv_kernel", &m->ple_conv_kernel, err) ||
 	    get_u32(g, m, "embedding_length_per_layer_input", &m->ple_head_dim, err))
 		return -1;
-	for (uint32_t l = 0; l < m->n_layer_all; l++)
-		if (q4_loop_bound(m, "attention.compress_ratios", m->compress[l], err))
-			return -1;
 	if (q4_loop_bound(m, "hyper_connection.count", m->hc_mult, err) ||
 	    q4_loop_bound(m, "ple.conv_kernel", m->ple_conv_kernel, err) ||
 	    q4_loop_bound(m, "attention.indexer.head_count", m->indexer_n_head, err))
@@ -798,9 +804,9 @@ void model_free(struct model *m)
 	if (!m)
 		return;
 	/* every field the model owns, then the model */
-	void *owned[] = {m->arch,	  m->name,	     m->general_type, m->n_head, m->n_head_kv,
-			 m->kind,	  m->n_ff_layer,     m->has_kv,	      m->has_rs, m->indexer_shared,
-			 m->rope_scaling, m->compress_ratio, m->compress,     m};
+	void *owned[] = {
+	    m->arch,   m->name,	  m->general_type,   m->n_head,	      m->n_head_kv,	 m->kind, m->n_ff_layer,
+	    m->has_kv, m->has_rs, m->indexer_shared, m->rope_scaling, m->compress_ratio, m};
 	for (size_t i = 0; i < ARRAY_SIZE(owned); i++)
 		free(owned[i]);
 }

@@ -51,8 +51,10 @@ struct model {
 	uint32_t indexer_head_size; /* DSA lightning indexer's key length (deepseek32), 0 when absent */
 	uint32_t indexer_n_head;    /* its query heads */
 	uint32_t indexer_top_k;	    /* the cells each token's attention keeps */
-	uint32_t *compress_ratio;   /* deepseek4: per layer 0, 4 (CSA) or 128 (HCA); NULL for others */
-	uint8_t *indexer_shared;    /* glm-dsa: per layer, 1 where it reuses the last full layer's top-k; else NULL */
+	/* attention.compress_ratios per layer: deepseek4's 0, 4 (CSA) or 128
+	 * (HCA); qwen4exp's QSA block ratio (0: dense); NULL for others */
+	uint32_t *compress_ratio;
+	uint8_t *indexer_shared; /* glm-dsa: per layer, 1 where it reuses the last full layer's top-k; else NULL */
 
 	uint32_t n_swa;	      /* sliding window in tokens, 0 = none */
 	uint32_t n_kv_shared; /* attention.shared_kv_layers: the last N layers hold no KV of their own */
@@ -103,12 +105,10 @@ struct model {
 	double attn_temp_scale; /* attention.temperature_scale (mistral-large's tuning), 0 absent */
 
 	/* qwen4exp: hyper-connection streams (hyper_connection.count) and the
-	 * mixers' low rank; per layer the QSA block ratio
-	 * (attention.compress_ratios, 0: dense attention; NULL elsewhere); the
+	 * mixers' low rank (its QSA block ratio is compress_ratio); the
 	 * n-gram PLE (its layer, -1: none; heads, head width, conv kernel,
 	 * n-gram size) and its conv row's floats (hparams.ple_conv_state) */
 	uint32_t hc_mult, hc_low_rank;
-	uint32_t *compress;
 	int32_t ple_layer;
 	uint32_t ple_n_heads, ple_head_dim, ple_conv_kernel, ple_ngram;
 	uint64_t ple_conv_state;

@@ -180,20 +180,18 @@ static uint32_t v_width_max(const struct model *m)
 }
 
 /* The second cache of a pool (an indexer's) into kv: its figures summed
- * in, and kept apart (k2, v2, bufs2) as the engine prints them. */
+ * in (the engine prints them apart: the ledger comparison allows each
+ * printed line its rounding). */
 static void kv_add_second(struct plan_kv *kv, const struct plan_kv *idx)
 {
 	kv->layers += idx->layers;
 	kv->k_bytes += idx->k_bytes;
 	kv->v_bytes += idx->v_bytes;
-	kv->k2_bytes = idx->k_bytes;
-	kv->v2_bytes = idx->v_bytes;
 	for (unsigned i = 0; i < idx->n_bufs; i++) {
 		const struct plan_buf *b = &idx->bufs[i];
 		struct plan_buf *t = buf_get(kv->bufs, &kv->n_bufs, b->buft, b->dev);
 		t->bytes += b->bytes;
 		t->on_device = b->on_device;
-		kv->bufs2[kv->n_bufs2++] = *b;
 	}
 }
 
@@ -843,7 +841,7 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	setup_devs(&pl, dev, p);
 	int host = (int)p->n_cards;
 	derive_context(s, p);
-	if (m->compress_ratio) {
+	if (strcmp(m->arch, "deepseek4") == 0) {
 		plan_dsv4(m, s, &pl, p);
 	} else {
 		plan_kv_caches(m, s, &pl, p);

@@ -80,12 +80,6 @@ struct plan_kv {
 	/* "KV buffer size" per buffer, in the engine's order (by name) */
 	struct plan_buf bufs[PLAN_MAX_DEVS];
 	unsigned n_bufs;
-	/* a second cache of the same pool that the engine prints apart
-	 * (deepseek32's DSA indexer, qwen4exp's QSA indexer): its share of
-	 * the figures above, and of each buffer (by name in bufs2) */
-	uint64_t k2_bytes, v2_bytes;
-	struct plan_buf bufs2[PLAN_MAX_DEVS];
-	unsigned n_bufs2;
 };
 
 /* The recurrent state: "size = X MiB (CELLS cells, LAYERS layers, SEQS seqs RS rs_seq), R (f32): ..., S (f32): ..." */

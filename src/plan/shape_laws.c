@@ -98,7 +98,7 @@ static void laws_payload(struct breaches *b, const struct model *m, const struct
 		cache_heads(b, m, K_CACHE_TYPE_V, s->type_v, 1);
 	/* MLA caches K only and reads V as a view of it: the engine refuses
 	 * different K and V types (llama_init_from_model), deepseek4's too */
-	int mla = (m->head_k_mla && m->head_v_mla) || m->compress_ratio;
+	int mla = (m->head_k_mla && m->head_v_mla) || strcmp(m->arch, "deepseek4") == 0;
 	if (mla && s->type_k && s->type_v && s->type_k != s->type_v)
 		breach(b, "S04", K_CACHE_TYPE_V, "set CACHE_TYPE_V to CACHE_TYPE_K",
 		       "the payload's attention is MLA (one K-only cache, V a view of K): CACHE_TYPE_K %s and "

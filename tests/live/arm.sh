@@ -19,6 +19,9 @@ must "$ZEALOT" synth llama --set answer="zealot alive" -o a.gguf || exit 1
 chmod 644 a.gguf
 port=$(free_port)
 url=http://127.0.0.1:$port
+# one engine thread (as boot_for_ledger boots): ggml's pool spins while it
+# waits, and two threads beside the container's zealot and the test's
+# clients made the suite over three times as long; no check reads them
 cat >e1.env <<E
 RUNTIME=$SERVER
 MODEL_FILE=$TMP/a.gguf
@@ -31,6 +34,7 @@ ADDRESSABLE_MIB=16384
 USER=zealot-engine
 JINJA=1
 PROBE_CHAT_EXPECT=zealot alive
+EXTRA_ARGS=--threads 1
 E
 main_pid() { X systemctl show -p MainPID --value e1.service; }
 active() { X systemctl show -p ActiveState --value "$1"; }
@@ -43,11 +47,14 @@ cmdline_is_argv() { # PID: /proc/PID/cmdline inside the container is zealot argv
 	"$ZEALOT" argv "$R/etc/zealot/e1.env" >want.cmdline 2>/dev/null
 	cmp -s live.cmdline want.cmdline
 }
+# Every arm's idle window is 200 ms: a busy slot is seen at once, and an
+# idle production's counters hold still over any window (the default 2 s,
+# and the 1 s and 500 ms used before, slept 12 s of the suite).
 arm() { # REASON [more options]: zealot arm inside the container, the candidate UBATCH_SIZE=256
 	local why=$1
 	shift
 	run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "$why" --zealot "$UNIT_ZEALOT" \
-		--runs 2 --prompt-tokens 64 --max-tokens 8 --ladder 32,256 --idle-window 1000 "$@"
+		--runs 2 --prompt-tokens 64 --max-tokens 8 --ladder 32,256 --idle-window 200 "$@"
 }
 step_of() { jq -r --arg s "$1" '.steps[]|select(.step==$s)|.status' "$TMP/out" | tail -1; }
 restore_step() { jq -r --arg s "$1" '.restore.steps[]|select(.step==$s)|.status' "$TMP/out" | tail -1; }
@@ -144,7 +151,7 @@ check "census: history's text names it under the arm" \
 # it fits, so the arm refuses at gate:arm, saying why, touching nothing
 pid1=$(main_pid)
 run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=2048 --reason "no window past it" --zealot "$UNIT_ZEALOT" \
-	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 200 --json
 check "arm UBATCH_SIZE=2048 in a 2,048 slot: refused at gate:arm (S08), naming the window" \
 	eval 'rc_is 1 && test "$(step_of gate:arm)" = failed && out_has "holds no prompt past 2048"'
 check "... production untouched (same MainPID), no arm recorded" \
@@ -154,7 +161,7 @@ check "... production untouched (same MainPID), no arm recorded" \
 # stopped, the transient unit holds the port; the next deploy cleans it.
 ZEALOT_FAULT=arm:after-boot:stop ZEALOT_FAULT_LOG=$TMP/fault.log \
 	rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "killed booted" --zealot "$UNIT_ZEALOT" \
-	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 >killed.out 2>&1 &
+	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 200 >killed.out 2>&1 &
 bg=$!
 killed=""
 if apid=$(fault_wait "$TMP/fault.log" arm:after-boot "$bg"); then
@@ -181,7 +188,7 @@ check "the next deploy says the killed arm was interrupted" out_has "(arm, pid $
 # restores production first, then benches.
 ZEALOT_FAULT=arm:after-stop:kill ZEALOT_FAULT_LOG=$TMP/fault.log \
 	run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "killed stopped" --zealot "$UNIT_ZEALOT" \
-	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500
+	--runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 200
 check "kill -9 at arm:after-stop: production is left stopped" \
 	test "$rc" -eq 137 -a "$(active e1.service)" = inactive
 pid2=$(main_pid)
@@ -201,7 +208,7 @@ check "after it: production active, /health 200, zealot argv" \
 pid3=$(main_pid)
 n_boots=$(sql "select count(*) from boots where bench_json is not null")
 run rs_exec "$ZEALOT" arm e1 --set MODEL_FILE=/nonexistent.gguf --reason "a candidate that cannot boot" \
-	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 200 --json
 echo "# failed arm: $(jq -r .why "$TMP/out" | cut -c1-200)"
 check "a candidate that cannot boot: exit 1, failed at arm:health (or arm:boot), production restored (restore outcome restored)" \
 	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = failed \
@@ -219,7 +226,7 @@ check "... production active, /health 200, a new MainPID, its figures recorded, 
 # no nvidia-smi in the container: the card's settled figure is "not measured")
 pid4=$(main_pid)
 run rs_exec "$ZEALOT" arm e1 --set DEVICE=rtx3090 --reason "a candidate off its plan" \
-	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500 --json
+	--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 200 --json
 echo "# census arm: $(jq -r .why "$TMP/out" | cut -c1-200)"
 check "census: a candidate off its plan fails at arm:census (M10 or A01), production restored" \
 	test "$rc" -eq 1 -a "$(jq -r .outcome "$TMP/out")" = failed -a "$(jq -r .failed_step "$TMP/out")" = arm:census \
@@ -243,7 +250,7 @@ for p in after-gate:active/inactive after-bench-production:active/inactive after
 	after-arm-stop:inactive/inactive after-restore:active/inactive; do
 	want=${p#*:} p=${p%%:*}
 	ZEALOT_FAULT=arm:$p:kill run rs_exec "$ZEALOT" arm e1 --set UBATCH_SIZE=256 --reason "killed $p" \
-		--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 500
+		--zealot "$UNIT_ZEALOT" --runs 1 --prompt-tokens 64 --max-tokens 8 --ladder 32 --idle-window 200
 	got="$(active e1.service)/$(active zealot-arm-e1.service)"
 	check "kill -9 at arm:$p: exit 137, production/transient unit left $want ($got)" \
 		test "$rc" -eq 137 -a "$got" = "$want"

@@ -6,7 +6,11 @@
 #    row): for each combination either synth refuses it (exit 2, the
 #    engine's rule named) or the engine loads it, answers /health and one
 #    completion. Booted with --no-repack so the host's extra buffer types
-#    (AMX, CPU_REPACK) play no part: this is about the file, not the ISA.
+#    (AMX, CPU_REPACK) play no part: this is about the file, not the ISA;
+#    and with one thread (--threads 1, as boot_for_ledger boots): ggml's
+#    pool spins while it waits, and two threads beside another suite's
+#    engine took five times as long a case (3.1 s against 0.6 s, measured
+#    under load).
 # 2. Every corrupt fixture that breaks one of the engine reader's rules is
 #    refused by the engine with that rule's own message, as inspect says.
 #
@@ -58,7 +62,7 @@ for a in $archs; do
 				fi
 				continue
 			fi
-			if ! engine_start "$name" -m "$name.gguf" -c 512 -np 1 --no-repack -t 2; then
+			if ! engine_start "$name" -m "$name.gguf" -c 512 -np 1 --no-repack -t 1; then
 				failed=$((failed + 1))
 				echo "# $name ($w): synth wrote it, the engine did not boot:"
 				grep -E ' E |error|failed' "$ENGINE_LOG" | head -5 | sed 's/^/#   /'

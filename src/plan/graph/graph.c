@@ -101,6 +101,29 @@ int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x
 	return gr_op_kind(g, ga_op(g, 0, F32, ne0, ne1, 1, 1, S(gr_weight(g, d, il, w), x)), GA_OP_MUL_MAT);
 }
 
+int gr_mm_b(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t ne0,
+	    int64_t T)
+{
+	int y = gr_mm(g, d, il, w, x, ne0, T);
+	if (gr_has_tensor(d, il, b))
+		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, b)));
+	return y;
+}
+
+int gr_input_nd(struct ga_graph *g, int leaf, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
+{
+	static const uint64_t sz[4] = {4, 2, 4, 8};
+	int z = ga_input(g, (uint64_t)ne0 * ne1 * ne2 * ne3 * sz[type]);
+	struct ga_tensor *t = &g->t[z];
+	t->input = !leaf;
+	t->type = type;
+	t->ne[0] = ne0;
+	t->ne[1] = ne1;
+	t->ne[2] = ne2;
+	t->ne[3] = ne3;
+	return z;
+}
+
 int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes)
 {
 	if (*slot < 0)

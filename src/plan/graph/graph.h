@@ -81,7 +81,14 @@ int gr_weight(struct ga_graph *g, const struct dims *d, int il, const char *suff
 int gr_weight_at(struct ga_graph *g, const struct dims *d, const char *name, int64_t layer);
 int gr_cache(struct ga_graph *g, const struct dims *d, int il);
 int gr_mm(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int64_t ne0, int64_t ne1);
+/* gr_mm (ne0 x T) and its bias b added where the payload has it */
+int gr_mm_b(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t ne0,
+	    int64_t T);
 int gr_input_once(struct ga_graph *g, int *slot, uint64_t bytes);
+/* A graph input of type (F32 ... I64) and shape ne (an op over it may
+ * take its memory in place); leaf: a leaf that no input flag marks
+ * (ggml_new_tensor) */
+int gr_input_nd(struct ga_graph *g, int leaf, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
 /* A contiguous view of x (a reshape, a slice of whole rows): its copy on
  * another backend (ggml_dup_tensor_layout) spans the view and has the
  * layout of an f32 op of its shape, so an in-place op there may take the
@@ -158,6 +165,14 @@ struct gr_moe_opts {
 	int chunk;			/* grovemoe's chunk experts: the choice cast, scaled, cast back */
 };
 int gr_moe_ex(struct ga_graph *g, const struct dims *d, int il, int x, int64_t T, const struct gr_moe_opts *o);
+/* The routing as the payload sets it, what the engine's builders pass to
+ * build_moe_ffn from hparams: its gating function (sigmoid when 2), its
+ * weights' normalisation and their scale (graph_moe.c); a builder
+ * overrides what its engine builder passes as a constant. */
+struct gr_moe_opts gr_moe_opts_of(const struct model *m);
+/* The same gated by softmax, norm_w as the builder passes it: the call of
+ * qwen3moe.cpp and its kin (the payload's scale alone) */
+struct gr_moe_opts gr_moe_opts_softmax(const struct model *m, int norm_w);
 /* build_lora_mm_id: the matmul of the expert stack blk.il.w over x for the
  * chosen experts sel (k per token), ne0 rows out (graph_moe.c) */
 int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, int x, int sel, int64_t ne0, int64_t k,

@@ -97,12 +97,8 @@ static void bl3_ffn_in(struct ga_graph *g, const struct model *m, const struct d
 static void bl3_route(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x,
 		      struct gr_moe_routed *r)
 {
-	struct gr_moe_opts o = {0};
-	o.sigmoid = m->expert_gating == 2;
-	o.gating = (int)m->expert_gating;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
 	o.probs_b = 1;
-	o.norm_w = m->expert_w_norm != 0;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	gr_moe_route(g, d, il, x, d->T, &o, r);
 }
 

@@ -33,10 +33,7 @@ static int lnorm_b(struct ga_graph *g, const struct dims *d, int x, int64_t T, i
 static int proj_b(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t n,
 		  int64_t T)
 {
-	int p = gr_mm(g, d, il, w, x, n, T);
-	if (gr_has_tensor(d, il, b))
-		p = ga_op(g, 1, F32, n, T, 1, 1, S(p, gr_weight(g, d, il, b)));
-	return ga_view(g, p);
+	return ga_view(g, gr_mm_b(g, d, il, w, b, x, n, T));
 }
 
 /* a bias added where the payload has one */

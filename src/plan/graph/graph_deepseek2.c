@@ -212,12 +212,8 @@ int gr_ds2_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, 
 {
 	if ((uint32_t)il < m->n_lead_dense)
 		return gr_ffn(g, d, il, x, T);
-	struct gr_moe_opts o = {0};
-	o.sigmoid = m->expert_gating == 2;
-	o.gating = (int)m->expert_gating;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
 	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias"); /* optional, per layer */
-	o.norm_w = m->expert_w_norm != 0;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	o.n_groups = m->n_expert_groups;
 	o.n_group_used = m->n_group_used;
 	return gr_moe_shared(g, d, il, x, T, &o, (int64_t)d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1));

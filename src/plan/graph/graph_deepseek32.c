@@ -77,14 +77,7 @@ static int dsa_top_k(struct ga_graph *g, const struct model *m, const struct dim
 
 int gr_topk_zeros(struct ga_graph *g, int64_t k, int64_t Tq, int64_t ns)
 {
-	int z = ga_input(g, (uint64_t)k * Tq * ns * 4);
-	struct ga_tensor *zt = &g->t[z];
-	zt->input = 0;
-	zt->type = F32;
-	zt->ne[0] = 1;
-	zt->ne[1] = k;
-	zt->ne[2] = Tq;
-	zt->ne[3] = ns;
+	int z = gr_input_nd(g, 1, F32, 1, k, Tq, ns);
 	return ga_op(g, 1, F32, 1, k, Tq, ns, S(z));
 }
 

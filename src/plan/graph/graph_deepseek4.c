@@ -55,21 +55,6 @@ static int64_t comp_cells(int64_t n_ctx_seq, int64_t ratio)
 	return (c + 255) / 256 * 256;
 }
 
-/* a leaf of the graph that no input flag marks (ggml_new_tensor) */
-static int ds4_leaf(struct ga_graph *g, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
-{
-	static const uint64_t sz[4] = {4, 2, 4, 8};
-	int z = ga_input(g, (uint64_t)ne0 * ne1 * ne2 * ne3 * sz[type]);
-	struct ga_tensor *t = &g->t[z];
-	t->input = 0;
-	t->type = type;
-	t->ne[0] = ne0;
-	t->ne[1] = ne1;
-	t->ne[2] = ne2;
-	t->ne[3] = ne3;
-	return z;
-}
-
 /* build_hc_pre's mixing up to the fused ggml_dsv4_hc_pre: rms_norm of the
  * flattened streams, the mixes, pre = sigmoid(mixes * scale + base) + eps;
  * *mixes returned for post and comb. */
@@ -262,7 +247,7 @@ static int csa_mask(struct ga_graph *g, const struct model *m, const struct dims
 {
 	int64_t n = s->n_csa, k = n < (int64_t)m->indexer_top_k ? n : (int64_t)m->indexer_top_k;
 	uint8_t mt = d->fa ? F16 : F32;
-	int z = ds4_leaf(g, mt, 1, k, s->Tq, s->ns);
+	int z = gr_input_nd(g, 1, mt, 1, k, s->Tq, s->ns);
 	int zeros = ga_op(g, 1, mt, 1, k, s->Tq, s->ns, S(z));
 	int top = lid_top_k(g, m, d, s, in, il, an, qr, k);
 	int mask = gr_input_once(g, &s->ci[0].mask, (uint64_t)n * s->T * (d->fa ? 2 : 4));
@@ -370,9 +355,8 @@ static int ds4_attention(struct ga_graph *g, const struct model *m, const struct
 static void ds4_route(struct ga_graph *g, const struct model *m, const struct dims *d, struct ds4 *s, int il, int x,
 		      struct gr_moe_routed *r)
 {
-	struct gr_moe_opts o = {0};
+	struct gr_moe_opts o = gr_moe_opts_of(m);
 	o.gating = 4;
-	o.norm_w = m->expert_w_norm != 0;
 	o.scale = 1;
 	if (!gr_has_tensor(d, il, "ffn_gate_tid2eid.weight")) {
 		o.probs_b = 1;

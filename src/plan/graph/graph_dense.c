@@ -118,9 +118,7 @@ static void gr_phimoe(struct ga_graph *g, const struct model *m, const struct di
 		int fn = norm_b(g, d, fi, Tn, L, "ffn_norm.weight", "ffn_norm.bias");
 		struct dims de = *d; /* the expert stacks are feed_forward_length wide */
 		de.F_exp = d->F;
-		struct gr_moe_opts mo = {0};
-		mo.norm_w = 1;
-		mo.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+		struct gr_moe_opts mo = gr_moe_opts_softmax(m, 1);
 		int fo = gr_moe_ex(g, &de, L, fn, Tn, &mo);
 		x = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(fi, fo));
 	}

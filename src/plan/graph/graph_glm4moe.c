@@ -9,10 +9,7 @@
 static int projection(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x, int64_t n,
 		      int64_t T)
 {
-	int y = gr_mm(g, d, il, w, x, n, T);
-	if (gr_has_tensor(d, il, b))
-		y = ga_op(g, 1, F32, n, T, 1, 1, S(y, gr_weight(g, d, il, b)));
-	return ga_view(g, y);
+	return ga_view(g, gr_mm_b(g, d, il, w, b, x, n, T));
 }
 
 /* The attention of layer il, as build_attn expands it: q, v, k. */
@@ -45,12 +42,9 @@ static int glm4moe_ffn(struct ga_graph *g, const struct model *m, const struct d
 {
 	if ((uint32_t)il < m->n_lead_dense)
 		return gr_ffn(g, d, il, x, T);
-	struct gr_moe_opts o = {0};
-	o.sigmoid = m->expert_gating != 1;
-	o.gating = (int)m->expert_gating;
-	o.probs_b = 1; /* exp_probs_b is required */
-	o.norm_w = m->expert_w_norm != 0;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	o.sigmoid = o.gating != 1; /* the loader's default: sigmoid */
+	o.probs_b = 1;		   /* exp_probs_b is required */
 	if (!m->n_expert_shared)
 		return gr_moe_ex(g, d, il, x, T, &o);
 	return gr_moe_shared(g, d, il, x, T, &o, d->F_exp * m->n_expert_shared);

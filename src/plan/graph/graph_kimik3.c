@@ -237,12 +237,8 @@ static void k3_moe(struct k3 *k, int il)
 	const struct dims *d = k->d;
 	int fn = gr_norm(g, d, k3_mix(k, 0, il, "ffn_res_score.weight"), d->E, d->T, 1, il, "ffn_norm.weight");
 	int logits = gr_mm(g, d, il, "ffn_gate_inp.weight", fn, d->n_expert, d->T);
-	struct gr_moe_opts o = {0};
-	o.sigmoid = m->expert_gating == 2;
-	o.gating = (int)m->expert_gating;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
 	o.probs_b = 1;
-	o.norm_w = m->expert_w_norm != 0;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	o.logits_in = logits + 1;
 	struct gr_moe_routed r;
 	gr_moe_route(g, d, il, fn, d->T, &o, &r);

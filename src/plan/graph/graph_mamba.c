@@ -462,11 +462,10 @@ static void lfm2moe_ffn(struct ga_graph *g, const struct model *m, const struct 
 		cur = gr_op_kind(g, ga_op(g, 0, F32, d->E, To, 1, 1, S(cur, ids)), GA_OP_GET_ROWS);
 	t->fi = ga_op(g, 1, F32, d->E, Tn, 1, 1, S(res, cur));
 	t->fn = gr_norm(g, d, t->fi, d->E, Tn, 1, t->il, "ffn_norm.weight");
-	struct gr_moe_opts o = {0};
-	o.gating = (int)m->expert_gating;
-	o.sigmoid = o.gating == 2;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
 	o.probs_b = 1; /* exp_probs_b is required */
 	o.norm_w = 1;
+	o.scale = 0;
 	struct gr_moe_routed r;
 	gr_moe_route(g, d, t->il, t->fn, Tn, &o, &r);
 	t->moe = gr_moe_experts(g, d, t->il, t->fn, Tn, &r, 0);
@@ -484,12 +483,10 @@ static void nemo_moe_ffn(struct ga_graph *g, const struct model *m, const struct
 {
 	t->res = x;
 	t->fn = gr_norm(g, d, x, d->E, d->T, 1, t->il, "attn_norm.weight");
-	struct gr_moe_opts o = {0};
-	o.gating = 2;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	o.gating = 2; /* nemotron-h.cpp passes sigmoid */
 	o.sigmoid = 1;
 	o.probs_b = 1;
-	o.norm_w = m->expert_w_norm != 0;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	struct gr_moe_routed r;
 	gr_moe_route(g, d, t->il, t->fn, d->T, &o, &r);
 	/* latent MoE (Nemotron 3 Super): the experts run moe_latent_size wide

@@ -25,17 +25,9 @@ struct la_inputs {
 /* An f32 input of shape ne (an op over it may take its memory in place). */
 static int la_input(struct ga_graph *g, int *slot, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3)
 {
-	if (*slot >= 0)
-		return *slot;
-	int i = ga_input(g, (uint64_t)(ne0 * ne1 * ne2 * ne3) * 4);
-	struct ga_tensor *t = &g->t[i];
-	t->type = F32;
-	t->ne[0] = ne0;
-	t->ne[1] = ne1;
-	t->ne[2] = ne2;
-	t->ne[3] = ne3;
-	*slot = i;
-	return i;
+	if (*slot < 0)
+		*slot = gr_input_nd(g, 0, F32, ne0, ne1, ne2, ne3);
+	return *slot;
 }
 
 /* exp(scale(x)): the decays of one layer (both in place) */
@@ -140,9 +132,7 @@ static void layer_end(struct ga_graph *g, const struct model *m, const struct di
 	t->fn = gr_norm(g, d, fi, d->E, t->Tn, 1, il, "ffn_norm.weight");
 	struct dims de = *d;
 	de.F_exp = d->F; /* the experts are feed_forward_length wide */
-	struct gr_moe_opts o = {0};
-	o.norm_w = 1;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 1);
 	struct gr_moe_routed r;
 	gr_moe_route(g, &de, il, t->fn, t->Tn, &o, &r);
 	t->moe = gr_moe_experts(g, &de, il, t->fn, t->Tn, &r, 0);
@@ -225,11 +215,8 @@ static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *
 	if ((uint32_t)il < m->n_lead_dense)
 		return gr_ffn(g, d, il, x, T);
 	/* the payload's gating, the required selection bias, its norm and scale */
-	const struct gr_moe_opts o = {.sigmoid = m->expert_gating == 2,
-				      .gating = (int)m->expert_gating,
-				      .probs_b = 1,
-				      .norm_w = m->expert_w_norm,
-				      .scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0};
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	o.probs_b = 1;
 	int64_t F_sh = d->F_exp * (m->n_expert_shared ? m->n_expert_shared : 1);
 	return gr_moe_shared(g, d, il, x, T, &o, F_sh);
 }

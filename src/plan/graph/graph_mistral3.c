@@ -43,23 +43,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* a matmul and, when the file has it, its bias */
-static int mm_opt_bias(struct ga_graph *g, const struct dims *d, int il, const char *w, const char *b, int x,
-		       int64_t ne0, int64_t T)
-{
-	int y = gr_mm(g, d, il, w, x, ne0, T);
-	if (gr_has_tensor(d, il, b))
-		y = ga_op(g, 1, F32, ne0, T, 1, 1, S(y, gr_weight(g, d, il, b)));
-	return y;
-}
-
 /* qwen2moe.cpp's FFN: softmax-routed experts, their weights not
  * normalised (scaled when expert_weights_scale says), then the shared
  * expert gated by silu(g)/g = sigmoid(g) of its own router row, added. */
 static int qwen2moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
 {
-	struct gr_moe_opts o = {0};
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 0);
 	int moe = gr_moe_ex(g, d, il, x, T, &o);
 	char nm[64];
 	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
@@ -91,10 +80,8 @@ static int ernie_moe_layer(const struct dims *d, const struct model *m, uint32_t
 static int moe_shexp(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T,
 		     int norm_w)
 {
-	struct gr_moe_opts o = {0};
-	o.norm_w = norm_w;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, norm_w);
 	o.probs_b = gr_has_tensor(d, il, "exp_probs_b.bias");
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	char nm[64];
 	snprintf(nm, sizeof(nm), "blk.%d.ffn_up_shexp.weight", il);
 	const struct gguf_tensor *sh = d->w->gg ? gguf_tensor_find(d->w->gg, nm) : NULL;
@@ -153,7 +140,7 @@ static int qk_proj(struct ga_graph *g, const struct dims *d, int L, char c, int 
 	snprintf(b, sizeof(b), "attn_%c.bias", c);
 	snprintf(nb, sizeof(nb), "attn_%c_norm", c);
 	snprintf(nw, sizeof(nw), "attn_%c_norm.weight", c);
-	int x = mm_opt_bias(g, d, L, w, b, an, d->D * H, T);
+	int x = gr_mm_b(g, d, L, w, b, an, d->D * H, T);
 	if (r->whole_norm)
 		x = gr_norm(g, d, x, d->D * H, T, 1, L, nw);
 	x = ga_view(g, x);
@@ -192,10 +179,14 @@ static int m3_ffn(struct ga_graph *g, const struct model *m, const struct dims *
 	} else if (minimax) {
 		struct dims de = *d;
 		de.F_exp = d->F;
-		struct gr_moe_opts mo = {0};
-		mo.gating = (int)m->expert_gating;
+		/* minimax-m2.cpp: its loader reads no expert_weights_scale; the
+		 * replay builds softmax's nodes whatever the gating (the engine
+		 * builds sigmoid's for gating 2: ggml-vulkan orders them apart) */
+		struct gr_moe_opts mo = gr_moe_opts_of(m);
+		mo.sigmoid = 0;
 		mo.probs_b = 1;
 		mo.norm_w = 1;
+		mo.scale = 0;
 		return gr_moe_ex(g, &de, L, fn, Tn, &mo);
 	} else if (ernie) {
 		return ernie_moe_layer(d, m, il) ? moe_shexp(g, m, d, L, fn, Tn, 1) : gr_ffn(g, d, L, fn, Tn);
@@ -282,13 +273,13 @@ void gr_mistral3(struct ga_graph *g, const struct model *m, const struct dims *d
 			q = ga_op(g, 1, F32, d->D, d->H, T, 1, S(q, ts));
 		}
 		q = gr_rotate(g, q, d->D * d->H * T, d->k_rot, &in->k_rot);
-		int v = ga_view(g, mm_opt_bias(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
+		int v = ga_view(g, gr_mm_b(g, d, L, "attn_v.weight", "attn_v.bias", an, d->D * d->Hkv, T));
 		v = gr_rotate(g, v, d->D * d->Hkv * T, d->v_rot, &in->v_rot);
 		int k = qk_proj(g, d, L, 'k', an, d->Hkv, &qr);
 		k = gr_rotate(g, k, d->D * d->Hkv * T, d->k_rot, &in->k_rot);
 		int o = gr_attend(g, d, in, L, q, k, v, 0);
 		o = gr_rotate(g, ga_view(g, o), d->D * d->H * T, d->v_rot, &in->v_rot);
-		int cur = mm_opt_bias(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
+		int cur = gr_mm_b(g, d, L, "attn_output.weight", "attn_output.bias", ga_view(g, o), d->E, T);
 		int64_t Tn = T;
 		int res = x;
 		if (il == n_layer - 1)

@@ -18,6 +18,24 @@ int gr_mm_id(struct ga_graph *g, const struct dims *d, int il, const char *w, in
 	return gr_op_kind(g, ga_op(g, 0, F32, ne0, k, T, 1, S(gr_weight(g, d, il, w), x, sel)), GA_OP_MUL_MAT_ID);
 }
 
+struct gr_moe_opts gr_moe_opts_of(const struct model *m)
+{
+	struct gr_moe_opts o = {0};
+	o.gating = (int)m->expert_gating;
+	o.sigmoid = o.gating == 2;
+	o.norm_w = m->expert_w_norm != 0;
+	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0; /* build_moe_ffn's test */
+	return o;
+}
+
+struct gr_moe_opts gr_moe_opts_softmax(const struct model *m, int norm_w)
+{
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	o.gating = o.sigmoid = 0;
+	o.norm_w = norm_w;
+	return o;
+}
+
 /* The expert groups (DeepSeek-V3): the top groups by the sum of their two
  * best scores, the other groups' scores masked out. */
 static int moe_groups(struct ga_graph *g, int selp, int64_t ne, int64_t T, const struct gr_moe_opts *o)

@@ -231,9 +231,7 @@ static int kin_moe(struct ga_graph *g, const struct model *m, const struct dims 
 {
 	struct dims de = *d;
 	de.F_exp = F;
-	struct gr_moe_opts o = {0};
-	o.norm_w = 1;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 1);
 	return gr_moe_ex(g, &de, L, x, T, &o);
 }
 
@@ -281,11 +279,11 @@ static int step_ffn(struct ga_graph *g, const struct model *m, const struct dims
 	uint64_t sh = 0;
 	if (d->w->gg)
 		gguf_kv_u64(gguf_findf(d->w->gg, "%s.expert_shared_feed_forward_length", m->arch), &sh);
-	struct gr_moe_opts o = {0};
-	o.gating = m->expert_gating ? (int)m->expert_gating : 2; /* the engine's default: sigmoid */
-	o.sigmoid = o.gating == 2;
-	o.norm_w = m->expert_w_norm != 0;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	if (!o.gating) { /* the engine's default: sigmoid */
+		o.gating = 2;
+		o.sigmoid = 1;
+	}
 	o.probs_b = gr_has_tensor(d, L, "exp_probs_b.bias");
 	return gr_moe_shared(g, d, L, x, T, &o, (int64_t)sh);
 }
@@ -303,10 +301,11 @@ static void thinker_route(struct ga_graph *g, const struct model *m, const struc
 		int ids = gr_input_once(g, &in->out_ids, (uint64_t)T * 4);
 		logits = gr_op_kind(g, ga_op(g, 0, F32, d->n_expert, T, 1, 1, S(logits, ids)), GA_OP_GET_ROWS);
 	}
-	struct gr_moe_opts o = {0};
-	o.gating = (int)m->expert_gating;
+	/* the replay builds softmax's nodes whatever the gating (the engine
+	 * builds sigmoid's for gating 2: ggml-vulkan orders them apart) */
+	struct gr_moe_opts o = gr_moe_opts_of(m);
+	o.sigmoid = 0;
 	o.norm_w = 1;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
 	o.logits_in = logits + 1;
 	gr_moe_route(g, d, L, x, T, &o, r);
 }
@@ -328,9 +327,7 @@ static int grove_ffn(struct ga_graph *g, const struct model *m, const struct dim
 	struct dims d2 = *d;
 	d2.n_expert_used = d->n_expert_used < n_chunk ? d->n_expert_used : n_chunk;
 	d2.F_exp = (int64_t)fc;
-	struct gr_moe_opts o = {0};
-	o.norm_w = 1;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 1);
 	o.logits_in = gr_mm(g, d, L, "ffn_gate_inp.weight", fn, d->n_expert, T) + 1;
 	o.sel_sigmoid = 1;
 	struct gr_moe_routed r1, r2;

@@ -9,9 +9,7 @@
  * sigmoid(ffn_gate_inp_shexp . x), added. */
 int gr_qwen35moe_ffn(struct ga_graph *g, const struct model *m, const struct dims *d, int il, int x, int64_t T)
 {
-	struct gr_moe_opts o = {0};
-	o.norm_w = 1;
-	o.scale = m->expert_w_scale != 0.0 && m->expert_w_scale != 1.0;
+	struct gr_moe_opts o = gr_moe_opts_softmax(m, 1);
 	int moe = gr_moe_ex(g, d, il, x, T, &o);
 	char name[64];
 	snprintf(name, sizeof(name), "blk.%d.ffn_up_shexp.weight", il);

@@ -243,7 +243,7 @@ static int qwen4_layer(struct ga_graph *g, const struct model *m, const struct d
 	int xn, ids = -1, blk = -1;
 	struct gr_q35_attn a;
 	int cur = hc_mix(g, d, m, res, T, &wa, &xn);
-	struct qsa q = {m, d, in, il, cur, m->compress && m->indexer_head_size ? m->compress[il] : 0};
+	struct qsa q = {m, d, in, il, cur, m->compress_ratio && m->indexer_head_size ? m->compress_ratio[il] : 0};
 	struct gr_mask_fn qm = {qsa_mask, &q};
 	if (m->kind[il] == LAYER_RECURRENT) {
 		blk = ga_view(g, gr_qwen35_deltanet(g, d, in, il, cur, 1));

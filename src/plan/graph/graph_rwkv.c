@@ -276,9 +276,7 @@ static int rwkv6_proj(struct ga_graph *g, const struct dims *d, int L, const cha
 	char w[64], b[64];
 	snprintf(w, sizeof(w), "%s.weight", name);
 	snprintf(b, sizeof(b), "%s.bias", name);
-	int y = gr_mm(g, d, L, w, x, n, T);
-	if (gr_has_tensor(d, L, b))
-		y = ga_op(g, 1, F32, n, T, 1, 1, S(y, gr_weight(g, d, L, b)));
+	int y = gr_mm_b(g, d, L, w, b, x, n, T);
 	/* n_head_kv heads of hs (a file's key narrower than one head is no
 	 * shape the engine reshapes: no repeat, and no division by zero) */
 	if (n != E && n >= hs)
