@@ -237,6 +237,18 @@ static int flush(struct conn *c)
 	return 0;
 }
 
+/* Count the writes that have landed meanwhile (a stalled connection
+ * fills no next slot to count them). One that failed leaves its
+ * c->io_errno, which ends its transfer at the next body callback. */
+static void collect(struct dl *d)
+{
+	for (unsigned i = 0; i < MAX_SEGS; i++) {
+		struct conn *c = d->conns[i];
+		if (c && c->ibuf && fetch_writer_done(&d->wr, &c->job))
+			landed(c);
+	}
+}
+
 /* c's transfer ends: what it gathered is written when it is the
  * payload's, and every write of it has landed. */
 static void drain(struct conn *c)
@@ -426,8 +438,8 @@ static size_t on_body(void *arg, const char *p, size_t len)
 	struct dl *d = c->d;
 	if (c->v == REDIRECT || (c->status != 200 && c->status != 206))
 		return len; /* a redirect's or an error's body: not the payload */
-	if (c->v != GO_ON)
-		return 0;
+	if (c->v != GO_ON || c->io_errno)
+		return 0; /* a write that failed (seen by collect) ends the transfer */
 	struct seg *s = &d->st.s[c->seg];
 	/* the payload starts with the GGUF magic; an error page does not */
 	if (s->start + s->done + c->inflight + c->blen == 0 && len >= 1) {
@@ -640,6 +652,7 @@ static int attempt(struct dl *d)
 			split(d, d->conns[0] ? d->conns[0]->url : d->f->url);
 			running = 1;
 		}
+		collect(d);
 		double t = mono_s();
 		if (t - last >= 0.25) {
 			emit(d, FETCH_EV_PROGRESS, NULL);

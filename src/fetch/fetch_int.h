@@ -64,7 +64,9 @@ void fetch_syncer_end(struct syncer *y);
  *
  * A connection hands its full slot to the thread and goes on receiving
  * into another; it waits for that write only when its next slot is full
- * (fetch_writer_wait), and counts the bytes as on disk only then. A
+ * (fetch_writer_wait), and counts the bytes as on disk only then (or
+ * sooner, when the download's loop finds the write done: a connection
+ * whose server stalls must not keep its last write uncounted). A
  * direct write puts the whole DIO_ALIGN blocks of the slot on disk with
  * O_DIRECT (one pwrite; a refusal turns the page cache on for good), the
  * rest goes in WRITE_PIECE pwrites through the page cache. */
@@ -102,6 +104,8 @@ void fetch_writer_start(struct writer *w, int fd, int dfd);
  * without the thread, write it here and now. */
 void fetch_writer_post(struct writer *w, struct wjob *j);
 void fetch_writer_wait(struct writer *w, struct wjob *j);
+/* 1 when j's write has landed (never waits). */
+int fetch_writer_done(struct writer *w, const struct wjob *j);
 /* Every posted job is waited for before: stop the thread. */
 void fetch_writer_end(struct writer *w);
 

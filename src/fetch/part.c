@@ -441,6 +441,16 @@ void fetch_writer_wait(struct writer *w, struct wjob *j)
 	pthread_mutex_unlock(&w->mu);
 }
 
+int fetch_writer_done(struct writer *w, const struct wjob *j)
+{
+	if (!w->running)
+		return 1;
+	pthread_mutex_lock(&w->mu);
+	int done = j->done;
+	pthread_mutex_unlock(&w->mu);
+	return done;
+}
+
 void fetch_writer_end(struct writer *w)
 {
 	if (w->running)
