@@ -21,7 +21,7 @@ static struct slot *first(struct hasher *h)
 
 static void spare(struct hasher *h, uint8_t *buf)
 {
-	if (h->nspare < RING)
+	if (h->nspare < SPARES)
 		h->spare[h->nspare++] = buf;
 	else
 		free(buf);
