@@ -143,7 +143,7 @@ void fetch_lock_drop(struct fetch_lock *lk);
  * writer's. The queue is bounded: a writer whose slot finds RING queued
  * waits for the hash. */
 
-#define SLOT (1u << 20) /* a slot's bytes: one pwrite, then hashed while in the cache */
+#define SLOT (2u << 20) /* a slot's bytes: one pwrite, and a huge page's (fetch_hasher_slot) */
 /* The bytes the hash takes next go to the disk with O_DIRECT, a slot at a
  * time, from the slot the hash then reads them from: no page cache to
  * fill, write back and reclaim. Measured here (1 GiB, 1 MiB writes, a

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../base/crypto_lazy.h"
@@ -195,8 +196,18 @@ uint8_t *fetch_hasher_slot(struct hasher *h)
 	if (b)
 		return b;
 	void *p = NULL;
-	/* aligned for O_DIRECT (plain memory only costs the direct write) */
-	return posix_memalign(&p, DIO_ALIGN, SLOT) == 0 ? p : xmalloc(SLOT);
+	/* aligned for O_DIRECT (plain memory only costs the direct write),
+	 * and on a huge page's boundary: one huge page where the kernel
+	 * gives them (THP "madvise" here), which the direct write pins and
+	 * the copy into the slot walks with far fewer page-table and TLB
+	 * steps. One connection, 1 GiB, paired rounds at load 15-16, CPU per
+	 * GiB: 1.66-1.70 s with huge pages, 1.70-1.88 s with 2 MiB slots
+	 * without, 1.70-1.90 s with the 1 MiB slots before. */
+	if (posix_memalign(&p, SLOT, SLOT) == 0) {
+		madvise(p, SLOT, MADV_HUGEPAGE); /* advice: refused, the slot is still good */
+		return p;
+	}
+	return xmalloc(SLOT);
 }
 
 void fetch_hasher_unslot(struct hasher *h, uint8_t *buf)

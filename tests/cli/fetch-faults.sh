@@ -88,16 +88,16 @@ endpoint lock "$P/stall/lk.gguf" lk.gguf
 sed "s|^MODEL_URL=.*|MODEL_URL=$P/ok/lk.gguf|" "$TMP/lock/e.env" >"$TMP/lock/e2.env"
 "$ZEALOT" fetch --json --stall-timeout 600 "$TMP/lock/e.env" >"$TMP/lock/events1" 2>"$TMP/lock/err1" &
 pid1=$!
-# held: the proxy sent its half and stalls. fetch writes in blocks of up
-# to 1 MiB (src/fetch/fetch_int.h SLOT) and reports a few times a second, so
+# held: the proxy sent its half and stalls. fetch writes in slots of up
+# to 2 MiB (src/fetch/fetch_int.h SLOT) and reports a few times a second, so
 # the .part stands still once the last three reports agree on bytes on
-# disk within 1 MiB of the half (the count is left in d)
+# disk within a slot of the half (the count is left in d)
 held() { # EVENTS SIZE
 	local last
 	last=$(jq -r 'select(.event=="progress")|.done' "$1" 2>/dev/null | tail -3)
 	d=$(echo "$last" | tail -1)
 	[ "$(echo "$last" | grep -c .)" = 3 ] && [ "$(echo "$last" | sort -u | grep -c .)" = 1 ] &&
-		[ "${d:-0}" -gt 0 ] && [ "$d" -gt $(($2 / 2 - 1048576)) ]
+		[ "${d:-0}" -gt 0 ] && [ "$d" -gt $(($2 / 2 - 2097152)) ]
 }
 # (a write that landed while the server stalls counts as on disk at once:
 # once it did so only when the next slot filled, which a stall never
