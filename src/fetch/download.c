@@ -242,11 +242,11 @@ static int flush(struct conn *c)
 	c->blen = 0;
 	if (!n)
 		return 0;
-	/* the bytes the hash takes next skip the page cache (it hashed them
-	 * as they came, or takes them from the slot); any others stay there
-	 * for it to read back */
+	/* every slot skips the page cache: the hash hashed its bytes as they
+	 * came, takes them from the slot, or reads them back from the disk
+	 * with O_DIRECT (a later range of a split download) */
 	unsigned k = (c->jhead + c->jn) % WDEPTH;
-	c->job[k] = (struct wjob){.buf = c->buf, .off = at, .len = n, .direct = fetch_hasher_has(&d->hs, at, n)};
+	c->job[k] = (struct wjob){.buf = c->buf, .off = at, .len = n, .direct = 1};
 	c->ibuf[k] = c->buf;
 	c->jn++;
 	c->inflight += n;
@@ -694,16 +694,16 @@ static int attempt(struct dl *d)
 	return d->fatal ? -1 : 0;
 }
 
-/* The .part open on fd again, with O_DIRECT (through /proc/self/fd, so
- * the very file open_own vetted, never a path that may have changed), or
- * -1 where the file system or /proc does not allow it: every write then
- * goes through the page cache. */
-static int fd_direct(int fd)
+/* The .part open on fd again with flags | O_DIRECT (through
+ * /proc/self/fd, so the very file open_own vetted, never a path that may
+ * have changed), or -1 where the file system or /proc does not allow it:
+ * those writes, or reads, then go through the page cache. */
+static int fd_direct(int fd, int flags)
 {
 	char path[64];
 	struct stat a, b;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	int dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOCTTY);
+	int dfd = open(path, flags | O_DIRECT | O_CLOEXEC | O_NOCTTY);
 	if (dfd >= 0 && (fstat(fd, &a) != 0 || fstat(dfd, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
 		close(dfd);
 		dfd = -1;
@@ -715,8 +715,8 @@ static int fd_direct(int fd)
 static void threads_start(struct dl *d)
 {
 	fetch_syncer_start(&d->sy, d->fd);
-	fetch_hasher_start(&d->hs, d->fd);
-	fetch_writer_start(&d->wr, d->fd, fd_direct(d->fd));
+	fetch_hasher_start(&d->hs, d->fd, fd_direct(d->fd, O_RDONLY));
+	fetch_writer_start(&d->wr, d->fd, fd_direct(d->fd, O_WRONLY));
 	d->since_kick = d->since_durable = 0;
 }
 

@@ -134,7 +134,9 @@ void fetch_lock_drop(struct fetch_lock *lk);
  *
  * The hash takes the bytes from memory as they arrive, and reads back
  * from the .part only what it could not take so (a resumed prefix, a
- * later segment of a split download). A chunk from curl that begins
+ * later segment of a split download), with O_DIRECT where the file
+ * system takes it (every slot is written so, and nothing of the .part
+ * needs the page cache). A chunk from curl that begins
  * where the hash is idle is hashed at once, by the receiving thread, from
  * curl's buffer (fetch_hasher_feed). Every chunk gathers in a slot
  * (fetch_hasher_slot), which is written, then handed over
@@ -144,8 +146,7 @@ void fetch_lock_drop(struct fetch_lock *lk);
  * waits for the hash. */
 
 #define SLOT (2u << 20) /* a slot's bytes: one pwrite, and a huge page's (fetch_hasher_slot) */
-/* The bytes the hash takes next go to the disk with O_DIRECT, a slot at a
- * time, from the slot the hash then reads them from: no page cache to
+/* Every slot goes to the disk with O_DIRECT, from the slot itself: no page cache to
  * fill, write back and reclaim. Measured here (1 GiB, 1 MiB writes, a
  * loaded host): 0.05-0.11 s of CPU and 900 MiB/s, against 1.2-2.8 s of
  * CPU through the page cache. A slot's memory, and the offsets and lengths
@@ -164,7 +165,7 @@ struct hasher {
 	pthread_t t;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int fd;
+	int fd, dfd;	 /* the .part, through the page cache and with O_DIRECT (or -1) */
 	uint64_t ready;	 /* bytes [0, ready) are on disk */
 	uint64_t hashed; /* bytes hashed so far */
 	struct slot q[RING];
@@ -178,7 +179,9 @@ struct hasher {
 	int running;
 };
 
-void fetch_hasher_start(struct hasher *h, int fd);
+/* dfd: -1, or the .part open with O_DIRECT for reading (the hasher
+ * closes it) */
+void fetch_hasher_start(struct hasher *h, int fd, int dfd);
 /* Bytes [0, ready) are on disk: the thread may hash up to there. */
 void fetch_hasher_ready(struct hasher *h, uint64_t ready);
 /* A slot of SLOT bytes for a writer (waits while RING are queued). */
@@ -190,9 +193,6 @@ int fetch_hasher_give(struct hasher *h, uint8_t *buf, uint64_t off, size_t len, 
 /* len bytes at off, just received, not yet written: when the hash is
  * idle right there, hash them now from data, in the caller's thread. */
 void fetch_hasher_feed(struct hasher *h, const uint8_t *data, uint64_t off, size_t len);
-/* 1 when the hash will never read [off, off + len) back from the .part:
- * it hashed them already, or takes a slot given at off. */
-int fetch_hasher_has(struct hasher *h, uint64_t off, size_t len);
 /* A writer's slot it no longer needs. */
 void fetch_hasher_unslot(struct hasher *h, uint8_t *buf);
 uint64_t fetch_hasher_hashed(struct hasher *h);
