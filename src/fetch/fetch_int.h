@@ -63,8 +63,11 @@ void fetch_syncer_end(struct syncer *y);
 /* --- the .part's writes, by a thread of their own (part.c) --------------
  *
  * A connection hands its full slot to the thread and goes on receiving
- * into another; it waits for that write only when its next slot is full
- * (fetch_writer_wait), and counts the bytes as on disk only then. A
+ * into another; it waits for its oldest write only when WDEPTH are in
+ * flight and its next slot is full (fetch_writer_wait), and counts the
+ * bytes as on disk once the write landed (the download's loop looks for
+ * landed writes too: a connection whose server stalls must not keep its
+ * last writes uncounted). A
  * direct write puts the whole DIO_ALIGN blocks of the slot on disk with
  * O_DIRECT (one pwrite; a refusal turns the page cache on for good), the
  * rest goes in WRITE_PIECE pwrites through the page cache. */
@@ -75,6 +78,12 @@ void fetch_syncer_end(struct syncer *y);
  * 1 GiB file written in 1 MiB pwrites cost 2.4 s of CPU, in 8 KiB ones
  * 0.45 s, the fault-in of fresh pages included (three rounds each). */
 #define WRITE_PIECE (8u << 10)
+/* A connection's writes in flight at most. With one, a connection
+ * that filled its next slot waited for the write before, and receiving
+ * plus hashing a slot takes about as long as writing one with O_DIRECT
+ * here (1.4-1.7 ms a MiB each, 2 cores): the two ran in turn more than
+ * side by side. */
+#define WDEPTH 4
 
 struct wjob {
 	const uint8_t *buf;
@@ -91,17 +100,19 @@ struct writer {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int fd, dfd; /* the .part through the page cache, and with O_DIRECT (or -1) */
-	struct wjob *q[MAX_SEGS];
+	struct wjob *q[MAX_SEGS * WDEPTH];
 	unsigned head, queued;
 	int running, stop;
 };
 
 /* dfd: -1, or the .part open with O_DIRECT (the writer closes it) */
 void fetch_writer_start(struct writer *w, int fd, int dfd);
-/* Queue j (at most one per connection, so never more than MAX_SEGS);
+/* Queue j (at most WDEPTH per connection, so never more than the queue holds);
  * without the thread, write it here and now. */
 void fetch_writer_post(struct writer *w, struct wjob *j);
 void fetch_writer_wait(struct writer *w, struct wjob *j);
+/* 1 when j's write has landed (never waits). */
+int fetch_writer_done(struct writer *w, const struct wjob *j);
 /* Every posted job is waited for before: stop the thread. */
 void fetch_writer_end(struct writer *w);
 
@@ -123,7 +134,9 @@ void fetch_lock_drop(struct fetch_lock *lk);
  *
  * The hash takes the bytes from memory as they arrive, and reads back
  * from the .part only what it could not take so (a resumed prefix, a
- * later segment of a split download). A chunk from curl that begins
+ * later segment of a split download), with O_DIRECT where the file
+ * system takes it (every slot is written so, and nothing of the .part
+ * needs the page cache). A chunk from curl that begins
  * where the hash is idle is hashed at once, by the receiving thread, from
  * curl's buffer (fetch_hasher_feed). Every chunk gathers in a slot
  * (fetch_hasher_slot), which is written, then handed over
@@ -132,15 +145,15 @@ void fetch_lock_drop(struct fetch_lock *lk);
  * writer's. The queue is bounded: a writer whose slot finds RING queued
  * waits for the hash. */
 
-#define SLOT (1u << 20) /* a slot's bytes: one pwrite, then hashed while in the cache */
-/* The bytes the hash takes next go to the disk with O_DIRECT, a slot at a
- * time, from the slot the hash then reads them from: no page cache to
+#define SLOT (2u << 20) /* a slot's bytes: one pwrite, and a huge page's (fetch_hasher_slot) */
+/* Every slot goes to the disk with O_DIRECT, from the slot itself: no page cache to
  * fill, write back and reclaim. Measured here (1 GiB, 1 MiB writes, a
  * loaded host): 0.05-0.11 s of CPU and 900 MiB/s, against 1.2-2.8 s of
  * CPU through the page cache. A slot's memory, and the offsets and lengths
  * of a direct write, are multiples of: */
 #define DIO_ALIGN 4096u
-#define RING	  8 /* slots queued for the hash at most */
+#define RING	  8  /* slots queued for the hash at most */
+#define SPARES	  32 /* free slots kept for reuse (a fresh one is faulted in again) */
 
 struct slot {
 	uint8_t *buf;
@@ -152,12 +165,12 @@ struct hasher {
 	pthread_t t;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int fd;
+	int fd, dfd;	 /* the .part, through the page cache and with O_DIRECT (or -1) */
 	uint64_t ready;	 /* bytes [0, ready) are on disk */
 	uint64_t hashed; /* bytes hashed so far */
 	struct slot q[RING];
 	unsigned head, queued;
-	uint8_t *spare[RING];
+	uint8_t *spare[SPARES];
 	unsigned nspare;
 	int stop; /* 1: end once every ready byte is hashed, 2: at once */
 	int failed;
@@ -166,7 +179,9 @@ struct hasher {
 	int running;
 };
 
-void fetch_hasher_start(struct hasher *h, int fd);
+/* dfd: -1, or the .part open with O_DIRECT for reading (the hasher
+ * closes it) */
+void fetch_hasher_start(struct hasher *h, int fd, int dfd);
 /* Bytes [0, ready) are on disk: the thread may hash up to there. */
 void fetch_hasher_ready(struct hasher *h, uint64_t ready);
 /* A slot of SLOT bytes for a writer (waits while RING are queued). */
@@ -178,9 +193,6 @@ int fetch_hasher_give(struct hasher *h, uint8_t *buf, uint64_t off, size_t len, 
 /* len bytes at off, just received, not yet written: when the hash is
  * idle right there, hash them now from data, in the caller's thread. */
 void fetch_hasher_feed(struct hasher *h, const uint8_t *data, uint64_t off, size_t len);
-/* 1 when the hash will never read [off, off + len) back from the .part:
- * it hashed them already, or takes a slot given at off. */
-int fetch_hasher_has(struct hasher *h, uint64_t off, size_t len);
 /* A writer's slot it no longer needs. */
 void fetch_hasher_unslot(struct hasher *h, uint8_t *buf);
 uint64_t fetch_hasher_hashed(struct hasher *h);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../base/crypto_lazy.h"
@@ -21,7 +22,7 @@ static struct slot *first(struct hasher *h)
 
 static void spare(struct hasher *h, uint8_t *buf)
 {
-	if (h->nspare < RING)
+	if (h->nspare < SPARES)
 		h->spare[h->nspare++] = buf;
 	else
 		free(buf);
@@ -35,14 +36,54 @@ static void pop(struct hasher *h)
 	pthread_cond_broadcast(&h->cv);
 }
 
-/* Hash what comes next from disk: [hashed, to), at most HASH_BUF, into
- * buf. A read into a buffer that stays in the cache costs less than a
- * mapping per chunk: each munmap of a thread's mapping stops the writer's
- * CPU for a TLB shootdown. Called unlocked; the bytes read, or -1. */
+/* A slot's memory: SLOT bytes aligned to SLOT (see fetch_hasher_slot). */
+static uint8_t *slot_new(void)
+{
+	void *p = NULL;
+	/* aligned for O_DIRECT (plain memory only costs the direct write),
+	 * and on a huge page's boundary: one huge page where the kernel
+	 * gives them (THP "madvise" here), which the direct write pins and
+	 * the copy into the slot walks with far fewer page-table and TLB
+	 * steps. One connection, 1 GiB, paired rounds at load 15-16, CPU per
+	 * GiB: 1.66-1.70 s with huge pages, 1.70-1.88 s with 2 MiB slots
+	 * without, 1.70-1.90 s with the 1 MiB slots before. */
+	if (posix_memalign(&p, SLOT, SLOT) == 0) {
+		madvise(p, SLOT, MADV_HUGEPAGE); /* advice: refused, the slot is still good */
+		return p;
+	}
+	return xmalloc(SLOT);
+}
+
+/* Hash what comes next from disk, [from, to), into buf (SLOT bytes).
+ * With O_DIRECT (h->dfd), a SLOT at most from the DIO_ALIGN boundary at
+ * or before from: the bytes come from the disk by DMA, no copy out of the
+ * page cache (and none of the .part's bytes went into it: the writers
+ * write those with O_DIRECT too). Else through the page cache, HASH_BUF
+ * at most. A read into a buffer costs less than a mapping per chunk:
+ * each munmap of a thread's mapping stops the writer's CPU for a TLB
+ * shootdown. Called unlocked; the bytes hashed, or -1. */
 static ssize_t hash_disk(struct hasher *h, unsigned char *buf, uint64_t from, uint64_t to)
 {
-	size_t len = to - from < HASH_BUF ? (size_t)(to - from) : HASH_BUF;
 	ssize_t r;
+	if (h->dfd >= 0) {
+		uint64_t at = from / DIO_ALIGN * DIO_ALIGN;
+		size_t skip = (size_t)(from - at);
+		size_t want = to - at < SLOT ? (size_t)((to - at + DIO_ALIGN - 1) / DIO_ALIGN * DIO_ALIGN) : SLOT;
+		do
+			r = pread(h->dfd, buf, want, (off_t)at);
+		while (r < 0 && errno == EINTR);
+		if (r < 0 && (errno == EINVAL || errno == EOPNOTSUPP)) {
+			close(h->dfd); /* no direct reads here: the page cache from now on */
+			h->dfd = -1;
+		} else {
+			if (r <= (ssize_t)skip)
+				return -1;
+			size_t n = (size_t)r - skip < to - from ? (size_t)r - skip : (size_t)(to - from);
+			EVP_DigestUpdate(h->ctx, buf + skip, n);
+			return (ssize_t)n;
+		}
+	}
+	size_t len = to - from < HASH_BUF ? (size_t)(to - from) : HASH_BUF;
 	do
 		r = pread(h->fd, buf, len, (off_t)from);
 	while (r < 0 && errno == EINTR);
@@ -79,7 +120,7 @@ static int step(struct hasher *h, unsigned char **buf)
 	if (to <= h->hashed)
 		return 0;
 	if (!*buf)
-		*buf = xmalloc(HASH_BUF);
+		*buf = slot_new();
 	uint64_t from = h->hashed;
 	h->busy = 1;
 	pthread_mutex_unlock(&h->mu);
@@ -116,9 +157,10 @@ static void *hash_main(void *arg)
 	return NULL;
 }
 
-void fetch_hasher_start(struct hasher *h, int fd)
+void fetch_hasher_start(struct hasher *h, int fd, int dfd)
 {
 	h->fd = fd;
+	h->dfd = dfd;
 	h->ready = h->hashed = 0;
 	h->head = h->queued = h->nspare = 0;
 	h->stop = h->failed = h->busy = 0;
@@ -160,14 +202,6 @@ static uint64_t frontier(const struct hasher *h)
 	return end;
 }
 
-int fetch_hasher_has(struct hasher *h, uint64_t off, size_t len)
-{
-	pthread_mutex_lock(&h->mu);
-	int has = h->running && !h->failed && !h->stop && (off + len <= h->hashed || off == frontier(h));
-	pthread_mutex_unlock(&h->mu);
-	return has;
-}
-
 /* Hashed here, in the receiver's thread, from the bytes it just received
  * (still in its core's cache: the hash thread would read them from
  * another core's), when the hash is idle exactly at off. */
@@ -194,9 +228,7 @@ uint8_t *fetch_hasher_slot(struct hasher *h)
 	pthread_mutex_unlock(&h->mu);
 	if (b)
 		return b;
-	void *p = NULL;
-	/* aligned for O_DIRECT (plain memory only costs the direct write) */
-	return posix_memalign(&p, DIO_ALIGN, SLOT) == 0 ? p : xmalloc(SLOT);
+	return slot_new();
 }
 
 void fetch_hasher_unslot(struct hasher *h, uint8_t *buf)
@@ -259,6 +291,9 @@ int fetch_hasher_end(struct hasher *h, char hex[65])
 	pthread_mutex_unlock(&h->mu);
 	if (h->running)
 		pthread_join(h->t, NULL);
+	if (h->dfd >= 0)
+		close(h->dfd);
+	h->dfd = -1;
 	/* every ready byte must have been hashed: a digest of less is no digest */
 	int rc = h->failed || !h->running || (hex && h->hashed != h->ready) ? -1 : 0;
 	while (h->queued)

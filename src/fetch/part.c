@@ -395,7 +395,7 @@ static void *write_main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		write_job(w, j);
 		pthread_mutex_lock(&w->mu);
-		w->head = (w->head + 1) % MAX_SEGS;
+		w->head = (w->head + 1) % (MAX_SEGS * WDEPTH);
 		w->queued--;
 		j->done = 1;
 		pthread_cond_broadcast(&w->cv);
@@ -425,7 +425,7 @@ void fetch_writer_post(struct writer *w, struct wjob *j)
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
-	w->q[(w->head + w->queued) % MAX_SEGS] = j;
+	w->q[(w->head + w->queued) % (MAX_SEGS * WDEPTH)] = j;
 	w->queued++;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
@@ -439,6 +439,16 @@ void fetch_writer_wait(struct writer *w, struct wjob *j)
 	while (!j->done)
 		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
+}
+
+int fetch_writer_done(struct writer *w, const struct wjob *j)
+{
+	if (!w->running)
+		return 1;
+	pthread_mutex_lock(&w->mu);
+	int done = j->done;
+	pthread_mutex_unlock(&w->mu);
+	return done;
 }
 
 void fetch_writer_end(struct writer *w)

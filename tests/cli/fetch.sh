@@ -351,6 +351,19 @@ if command -v fincore >/dev/null && [ "$(stat -f -c %T "$TMP")" != tmpfs ] &&
 	echo "# fetched with one connection: $res of $ks bytes in the page cache"
 	check "O_DIRECT: exit 0, the file verifies" test "$rc" -eq 0 && cmp -s "$TMP/dio/dio.gguf" "$www/kill.gguf"
 	check "O_DIRECT: at most 10 % of the file left in the page cache" test -n "$res" -a $((res * 10)) -le "$ks"
+	# four connections: the later ranges go to the disk with O_DIRECT too,
+	# and the hash reads them back with O_DIRECT (they once went through
+	# the page cache, three quarters of the file, to be read back from it)
+	# (from nginx's rate-limited /slow/: at loopback speed the first
+	# connection has the whole file before the others start)
+	rm -f "$TMP/dio/dio.gguf"
+	sed "s|^MODEL_URL=$U/|MODEL_URL=$U/slow/|" "$TMP/dio/k.env" >"$TMP/dio/k4.env"
+	run "$ZEALOT" fetch --json --connections 4 "$TMP/dio/k4.env"
+	res=$(fincore --bytes --noheadings --output RES "$TMP/dio/dio.gguf")
+	echo "# fetched with four connections: $res of $ks bytes in the page cache"
+	check "O_DIRECT, 4 connections: split, exit 0, the file verifies (pinned sha256)" \
+		test "$rc" -eq 0 -a -n "$(jq -r 'select(.event=="connections")|.why' "$TMP/out")" && cmp -s "$TMP/dio/dio.gguf" "$www/kill.gguf"
+	check "O_DIRECT, 4 connections: at most 10 % of the file left in the page cache" test -n "$res" -a $((res * 10)) -le "$ks"
 else
 	echo "ok - O_DIRECT # SKIP no fincore, or $TMP is memory or takes no O_DIRECT"
 fi
