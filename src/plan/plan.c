@@ -843,7 +843,10 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 	snprintf(p->output_buft, sizeof(p->output_buft), "%s", od >= 0 ? device_host_buft(pl.dev[od].profile) : "CPU");
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
-	compute_model(&ci, p);
+	if (compute_model(&ci, p, err)) {
+		place_release(&pl);
+		return -1;
+	}
 	if ((s->spec_model || s->spec_assist) && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
 		place_release(&pl);
 		return -1;
