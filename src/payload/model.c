@@ -167,18 +167,16 @@ static int wavtok_blocks(const struct gguf *g, struct model *m, char **err)
 /* A count qwen4exp's graph builds nodes by (a pooling view and add per
  * cell of a QSA block, a score sum per indexer head, a mixer per
  * hyper-connection stream, a conv tap per kernel cell): past 65,536 zealot
- * does not replay it (the engine's own node budget,
- * llama_context::graph_max_nodes, max(ubatch x 40, 32 x tensors) for
- * qwen4exp, is not mirrored), so the payload is refused by the key. */
+ * refuses it by the key, before any graph (the replay also holds every
+ * graph to the engine's node budget, llama_context::graph_max_nodes:
+ * compute.c). */
 #define Q4_MAX_LOOP 65536u
 static int q4_loop_bound(const struct model *m, const char *key, uint32_t v, char **err)
 {
 	if (v <= Q4_MAX_LOOP)
 		return 0;
-	return errorf(err,
-		      "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u (the engine's node "
-		      "budget, graph_max_nodes, is not mirrored)",
-		      m->arch, key, v, Q4_MAX_LOOP);
+	return errorf(err, "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u", m->arch, key, v,
+		      Q4_MAX_LOOP);
 }
 
 /* qwen4exp's hyper-connections, QSA ratios and n-gram PLE
