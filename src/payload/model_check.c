@@ -105,8 +105,29 @@ static const char *const delta_net[] = {"qwen3next", "qwen35", "qwen35moe", NULL
 static const char *const short_conv[] = {"lfm2", "lfm2moe", NULL};
 static const char *const rwkv_archs[] = {"rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", NULL};
 
+/* plamo2.cpp's mamba layer: head_dim = d_inner / ssm.time_step_rank (a
+ * zero divides at the engine's first graph), GGML_ASSERT(d_inner % n_heads
+ * == 0) and GGML_ASSERT(n_group == 0); its state sizes the cache. */
+static int check_plamo2(const struct model *m, char **err)
+{
+	if (m->ssm_d_state == 0)
+		return refuse(err, m, "ssm.state_size", 0, "an SSM layer needs a state");
+	if (m->ssm_dt_rank == 0)
+		return refuse(err, m, "ssm.time_step_rank", 0,
+			      "plamo2's mamba heads: the engine divides ssm.inner_size by them");
+	if (m->ssm_d_inner % m->ssm_dt_rank)
+		return refuse(err, m, "ssm.time_step_rank", m->ssm_dt_rank,
+			      "the heads must cut ssm.inner_size evenly (the engine's graph asserts it)");
+	if (m->ssm_n_group)
+		return refuse(err, m, "ssm.group_count", m->ssm_n_group,
+			      "plamo2's mamba layer has no groups (the engine's graph asserts 0)");
+	return 0;
+}
+
 static int check_ssm(const struct model *m, char **err)
 {
+	if (strcmp(m->arch, "plamo2") == 0)
+		return check_plamo2(m, err);
 	int heads = is_one_of(m->arch, ssm_heads), v1 = is_one_of(m->arch, ssm_v1), dn = is_one_of(m->arch, delta_net);
 	if (!heads && !v1 && !dn)
 		return 0;

@@ -47,7 +47,7 @@ signalled() { # STATUS STDERR: a signal, or a sanitizer's report
 named=(deepseek32:attention.q_lora_rank gemma4:attention.key_length gemma4:attention.head_count
 	lfm2:embedding_length lfm2:shortconv.l_cache lfm2moe:shortconv.l_cache rwkv6:embedding_length
 	rwkv7:embedding_length arwkv7:embedding_length rwkv6qwen2:embedding_length mamba:ssm.state_size
-	jamba:ssm.state_size qwen3next:ssm.group_count)
+	jamba:ssm.state_size qwen3next:ssm.group_count plamo2:ssm.time_step_rank)
 for f in mamba2 granitehybrid falcon-h1 nemotron_h nemotron_h_moe; do
 	for k in ssm.state_size ssm.group_count ssm.time_step_rank; do named+=("$f:$k"); done
 done
