@@ -130,9 +130,14 @@ static int build_graph(struct ga_graph *g, const struct model *m, const struct d
 static const char *const budget_x32[] = {"qwen3next", "kimi-linear", "bailingmoe3", "qwen35",	  "qwen35moe",
 					 "qwen4exp",  "deepseek4",   "nanbeige",    "minimax-01", "minimax-m3"};
 
-static uint32_t graph_max_nodes(const struct model *m, const struct gguf *gg, uint32_t n_tokens, const char **rule)
+static uint32_t graph_max_nodes(const struct model *m, const struct gguf *gg, uint32_t n_tokens, const char **rule,
+				uint64_t *tensors)
 {
-	uint64_t nt = gg->n_tensors, hc = 0, sel = 0;
+	uint64_t nt = gg->n_tensors, hc = 0, sel = 0, all = 0;
+	/* a first shard read alone: split.tensors.count counts every shard's */
+	if (gguf_kv_u64(gguf_find(gg, "split.tensors.count"), &all) == 0 && all > nt)
+		nt = all;
+	*tensors = nt;
 	int dflash = strcmp(m->arch, "dflash") == 0;
 	if (dflash) {
 		gguf_kv_u64(gguf_findf(gg, "%s.hyper_connection.count", m->arch), &hc);
@@ -492,8 +497,9 @@ static int reserve(const struct compute_input *ci, enum graph_kind kind, uint64_
 	struct where w = {pl, ci->gg, m->n_layer_all, (int)pl->n_dev, 0, 0, 0};
 	w.has_output = !ci->gg || gguf_tensor_find(ci->gg, "output.weight") != NULL;
 	const char *rule = NULL;
+	uint64_t tensors = 0;
 	if (ci->gg)
-		w.max_nodes = graph_max_nodes(m, ci->gg, (uint32_t)T0, &rule);
+		w.max_nodes = graph_max_nodes(m, ci->gg, (uint32_t)T0, &rule, &tensors);
 	int full = pl->ngl > m->n_layer_all; /* n_gpu_layers() > n_layer_all */
 	const struct ggml_type_info *tk = kind == G_DRAFT ? s->draft_k : s->type_k;
 	const struct ggml_type_info *tv = kind == G_DRAFT ? s->draft_v : s->type_v;
@@ -522,7 +528,7 @@ static int reserve(const struct compute_input *ci, enum graph_kind kind, uint64_
 			      "(llama_context::graph_max_nodes: %s, at %lld tokens and %llu tensors): the engine "
 			      "aborts building it too (ggml_visit_parents asserts)",
 			      kind == G_DRAFT ? "draft" : "target", m->arch, (long long)w.max_nodes, rule,
-			      (long long)T0, (unsigned long long)ci->gg->n_tensors);
+			      (long long)T0, (unsigned long long)tensors);
 	return 0;
 }
 
