@@ -110,6 +110,16 @@ static int indexer_types(const struct gguf *g, struct model *m, char **err)
 			      "%s.attention.indexer.types[0] = 0: a shared indexer layer must follow a full one (the "
 			      "engine aborts at its first graph)",
 			      m->arch);
+	/* dots3note.cpp runs the indexer in every full-attention layer but
+	 * creates its tensors only where the type is full: a null weight at
+	 * the first graph */
+	for (uint32_t il = 0; !rc && dots3 && il < n; il++)
+		if (m->indexer_shared[il] && m->kind[il] != LAYER_SWA)
+			return errorf(err,
+				      "%s.attention.indexer.types[%u] = 0: layer %u attends fully "
+				      "(sliding_window_pattern), and the engine runs its lightning indexer there with "
+				      "no indexer tensors (they exist where the type is 1)",
+				      m->arch, il, il);
 	return rc;
 }
 
@@ -302,7 +312,9 @@ static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char 
 		m->n_swa = 8192;
 		m->swa_source = "the engine's chunk (llama4: 8192)";
 	}
-	if (m->n_swa == 0)
+	/* dots3note.cpp reads the pattern into is_swa_impl whatever the
+	 * window: its layers keep their kinds at sliding_window = 0 */
+	if (m->n_swa == 0 && strcmp(m->arch, "dots3note") != 0)
 		return 0;
 	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");
 	if (kv && kv->type == GGUF_ARRAY) {
