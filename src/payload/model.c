@@ -110,24 +110,32 @@ static int indexer_types(const struct gguf *g, struct model *m, char **err)
 			      "%s.attention.indexer.types[0] = 0: a shared indexer layer must follow a full one (the "
 			      "engine aborts at its first graph)",
 			      m->arch);
+	/* dots3note.cpp runs the indexer in every full-attention layer but
+	 * creates its tensors only where the type is full: a null weight at
+	 * the first graph */
+	for (uint32_t il = 0; !rc && dots3 && il < n; il++)
+		if (m->indexer_shared[il] && m->kind[il] != LAYER_SWA)
+			return errorf(err,
+				      "%s.attention.indexer.types[%u] = 0: layer %u attends fully "
+				      "(sliding_window_pattern), and the engine runs its lightning indexer there with "
+				      "no indexer tensors (they exist where the type is 1)",
+				      m->arch, il, il);
 	return rc;
 }
 
 /* A count qwen4exp's graph builds nodes by (a pooling view and add per
  * cell of a QSA block, a score sum per indexer head, a mixer per
  * hyper-connection stream, a conv tap per kernel cell): past 65,536 zealot
- * does not replay it (the engine's own node budget,
- * llama_context::graph_max_nodes, max(ubatch x 40, 32 x tensors) for
- * qwen4exp, is not mirrored), so the payload is refused by the key. */
+ * refuses it by the key, before any graph (the replay also holds every
+ * graph to the engine's node budget, llama_context::graph_max_nodes:
+ * compute.c). */
 #define Q4_MAX_LOOP 65536u
 static int q4_loop_bound(const struct model *m, const char *key, uint32_t v, char **err)
 {
 	if (v <= Q4_MAX_LOOP)
 		return 0;
-	return errorf(err,
-		      "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u (the engine's node "
-		      "budget, graph_max_nodes, is not mirrored)",
-		      m->arch, key, v, Q4_MAX_LOOP);
+	return errorf(err, "%s.%s = %u: the graph builds nodes by it and zealot replays at most %u", m->arch, key, v,
+		      Q4_MAX_LOOP);
 }
 
 /* attention.compress_ratios, per layer, for the two architectures whose
@@ -310,7 +318,9 @@ static int derive_swa(const struct gguf *g, struct model *m, uint8_t *swa, char 
 		m->n_swa = 8192;
 		m->swa_source = "the engine's chunk (llama4: 8192)";
 	}
-	if (m->n_swa == 0)
+	/* dots3note.cpp reads the pattern into is_swa_impl whatever the
+	 * window: its layers keep their kinds at sliding_window = 0 */
+	if (m->n_swa == 0 && strcmp(m->arch, "dots3note") != 0)
 		return 0;
 	const struct gguf_kv *kv = akey(g, m, "attention.sliding_window_pattern");
 	if (kv && kv->type == GGUF_ARRAY) {

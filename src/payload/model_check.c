@@ -22,6 +22,13 @@ static int is_one_of(const char *arch, const char *const *list)
 	return 0;
 }
 
+/* a x b, UINT64_MAX past it (no product the engine accepts comes near) */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 /* the refusal: KEY = VALUE: why */
 static int refuse(char **err, const struct model *m, const char *key, uint64_t v, const char *why)
 {
@@ -98,8 +105,29 @@ static const char *const delta_net[] = {"qwen3next", "qwen35", "qwen35moe", NULL
 static const char *const short_conv[] = {"lfm2", "lfm2moe", NULL};
 static const char *const rwkv_archs[] = {"rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", NULL};
 
+/* plamo2.cpp's mamba layer: head_dim = d_inner / ssm.time_step_rank (a
+ * zero divides at the engine's first graph), GGML_ASSERT(d_inner % n_heads
+ * == 0) and GGML_ASSERT(n_group == 0); its state sizes the cache. */
+static int check_plamo2(const struct model *m, char **err)
+{
+	if (m->ssm_d_state == 0)
+		return refuse(err, m, "ssm.state_size", 0, "an SSM layer needs a state");
+	if (m->ssm_dt_rank == 0)
+		return refuse(err, m, "ssm.time_step_rank", 0,
+			      "plamo2's mamba heads: the engine divides ssm.inner_size by them");
+	if (m->ssm_d_inner % m->ssm_dt_rank)
+		return refuse(err, m, "ssm.time_step_rank", m->ssm_dt_rank,
+			      "the heads must cut ssm.inner_size evenly (the engine's graph asserts it)");
+	if (m->ssm_n_group)
+		return refuse(err, m, "ssm.group_count", m->ssm_n_group,
+			      "plamo2's mamba layer has no groups (the engine's graph asserts 0)");
+	return 0;
+}
+
 static int check_ssm(const struct model *m, char **err)
 {
+	if (strcmp(m->arch, "plamo2") == 0)
+		return check_plamo2(m, err);
 	int heads = is_one_of(m->arch, ssm_heads), v1 = is_one_of(m->arch, ssm_v1), dn = is_one_of(m->arch, delta_net);
 	if (!heads && !v1 && !dn)
 		return 0;
@@ -177,10 +205,47 @@ static int check_mla(const struct gguf *g, const struct model *m, char **err)
 	return 0;
 }
 
+/* deepseek4's grouped output projection (deepseek4.cpp load_arch_tensors:
+ * attn_output_a is created {head_count x key_length / output_group_count,
+ * output_lora_rank, output_group_count}, reshaped, so the loader compares
+ * element counts; the graph asserts head_count % groups == 0). The loader
+ * divides by the group count before any check: a zero is a division by
+ * zero at load. */
+static int check_ds4_output(const struct gguf *g, const struct model *m, char **err)
+{
+	if (strcmp(m->arch, "deepseek4") != 0 || !g)
+		return 0;
+	uint64_t groups = 0, rank = 0;
+	if (gguf_kv_u64(gguf_findf(g, "%s.attention.output_group_count", m->arch), &groups) || groups == 0)
+		return refuse(err, m, "attention.output_group_count", groups,
+			      "the engine's loader divides head_count x key_length by it (a zero or missing key "
+			      "is a division by zero or a refusal at load)");
+	uint64_t heads = m->n_head[0], d = m->head_k;
+	if (heads % groups)
+		return errorf(err,
+			      "%s.attention.head_count = %llu: attention.output_group_count (%llu) must cut it evenly "
+			      "(the engine's graph asserts it) (law C03)",
+			      m->arch, (unsigned long long)heads, (unsigned long long)groups);
+	const struct gguf_tensor *oa = gguf_tensor_find(g, "blk.0.attn_output_a.weight");
+	gguf_kv_u64(gguf_findf(g, "%s.attention.output_lora_rank", m->arch), &rank);
+	uint64_t have = 1, want;
+	for (unsigned i = 0; oa && i < oa->n_dims; i++)
+		have = mul_sat(have, oa->ne[i]);
+	want = mul_sat(mul_sat(heads * d / groups, rank), groups);
+	if (oa && (want == 0 || have != want))
+		return errorf(err,
+			      "%s: blk.0.attn_output_a.weight holds %llu values, the engine's loader expects "
+			      "head_count x key_length / output_group_count x output_lora_rank x output_group_count "
+			      "= %llu x %llu / %llu x %llu x %llu: it refuses the file (\"wrong shape\") (law C03)",
+			      m->arch, (unsigned long long)have, (unsigned long long)heads, (unsigned long long)d,
+			      (unsigned long long)groups, (unsigned long long)rank, (unsigned long long)groups);
+	return 0;
+}
+
 int model_check(const struct gguf *g, const struct model *m, char **err)
 {
 	return check_experts(m, err) || check_attention(m, err) || check_ssm(m, err) || check_state(g, m, err) ||
-		       check_mla(g, m, err)
+		       check_mla(g, m, err) || check_ds4_output(g, m, err)
 		   ? -1
 		   : 0;
 }

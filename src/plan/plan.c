@@ -869,7 +869,10 @@ int plan_make(const struct model *m, const struct gguf *g, const struct plan_sha
 
 	struct compute_input ci = {.m = m, .s = s, .p = p, .dev = dev, .pl = &pl, .gg = g, .memo = mm};
 	unsigned n_extract = s->spec_hidden && x && x->draft_m ? extracted_layers(x, m, ci.layer_out) : 0;
-	compute_model(&ci, p);
+	if (compute_model(&ci, p, err)) {
+		place_release(&pl);
+		return -1;
+	}
 	if ((s->spec_model || s->spec_assist || s->spec_hidden) && x && x->draft_m && plan_drafter(s, dev, x, p, err)) {
 		place_release(&pl);
 		return -1;

@@ -13,7 +13,9 @@
 # seed's slice (one in 32: 32 seeds in a row cover every pair) and
 # random draws up to HOSTILE_BUDGET. The seed is printed; HOSTILE_SEED=N
 # runs the same sample again, HOSTILE_ALL=1 every pair with every value
-# (some 18,500 mutations: a campaign, not a test run).
+# (some 18,500 mutations: a campaign, not a test run). HOSTILE_ARCHS="a b"
+# keeps the sample to those architectures (a campaign on new ones), and
+# HOSTILE_CRASHES=FILE keeps the whole list of faults there.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 MUT=$ROOT/tests/ggufmut.py
@@ -45,7 +47,7 @@ signalled() { # STATUS STDERR: a signal, or a sanitizer's report
 named=(deepseek32:attention.q_lora_rank gemma4:attention.key_length gemma4:attention.head_count
 	lfm2:embedding_length lfm2:shortconv.l_cache lfm2moe:shortconv.l_cache rwkv6:embedding_length
 	rwkv7:embedding_length arwkv7:embedding_length rwkv6qwen2:embedding_length mamba:ssm.state_size
-	jamba:ssm.state_size qwen3next:ssm.group_count)
+	jamba:ssm.state_size qwen3next:ssm.group_count plamo2:ssm.time_step_rank)
 for f in mamba2 granitehybrid falcon-h1 nemotron_h nemotron_h_moe; do
 	for k in ssm.state_size ssm.group_count ssm.time_step_rank; do named+=("$f:$k"); done
 done
@@ -84,11 +86,49 @@ check "$key = 2^31-1: plan refuses it by name (3), check names C03" \
 	sh -c "[ $r2 -eq 3 ] && grep -qF '$key = 2147483647: ' e2 && [ $r3 -eq 1 ] && grep -qE '^error +C03 ' o3"
 rm -f n.gguf
 
+# --- the faults campaigns found (HOSTILE_ALL=1 HOSTILE_ARCHS=...), one row
+# each: ARCH KEY VALUE WORD. plan refuses the value with a status (3, or 2
+# for a graph the engine's node budget cannot hold) and an error naming WORD
+# (WORD "priced": a value the engine takes, plan prices it, exit 0), never a
+# signal or a sanitizer's report. The budget's row held no budget before
+# graph_max_nodes was mirrored: plan priced it (exit 1).
+rows=(
+	"deepseek4 attention.head_count 1 head_count = 1"
+	"deepseek4 attention.key_length 7 attn_output_a"
+	"deepseek4 attention.output_group_count 0 output_group_count"
+	"qwen4exp attention.indexer.head_count 65536 graph_max_nodes"
+	"dots3note attention.sliding_window 0 priced"
+	"dots3note attention.sliding_window_pattern[0] 0 indexer.types[0] = 0"
+)
+for r in "${rows[@]}"; do
+	read -r a k v want <<<"$r"
+	cp --sparse=always "$a.gguf" n.gguf
+	python3 "$MUT" set n.gguf "$a.$k" "$v"
+	endpoint n.gguf
+	"$ZEALOT" plan m.env >/dev/null 2>e2
+	r2=$?
+	if [ "$want" = priced ]; then
+		check "$a.$k = $v: plan prices it ($r2), no signal" \
+			sh -c "[ $r2 -eq 0 ] && ! grep -qE 'Sanitizer|runtime error:' e2"
+	else
+		check "$a.$k = $v: plan refuses it ($r2) naming $want, no signal" \
+			sh -c "[ $r2 -eq 3 -o $r2 -eq 2 ] && grep -qF '$want' e2 && ! grep -qE 'Sanitizer|runtime error:' e2"
+	fi
+	[ "$r2" -le 3 ] || sed -n '1,3s/^/#   /p' e2
+done
+rm -f n.gguf
+
 # --- the sample: no signal, ever; inspect never passes what plan refuses
+pool=(./*.gguf)
+if [ -n "${HOSTILE_ARCHS:-}" ]; then
+	pool=()
+	for a in $HOSTILE_ARCHS; do pool+=("./$a.gguf"); done
+	n_arch=${#pool[@]}
+fi
 if [ "${HOSTILE_ALL:-0}" = 1 ]; then
-	python3 "$MUT" sample "$seed" 0 --all ./*.gguf >sample
+	python3 "$MUT" sample "$seed" 0 --all "${pool[@]}" >sample
 else
-	python3 "$MUT" sample "$seed" "$budget" ./*.gguf >sample
+	python3 "$MUT" sample "$seed" "$budget" "${pool[@]}" >sample
 fi
 t0=$EPOCHREALTIME
 n=0 crashed=0 leaked=0
@@ -130,3 +170,4 @@ check "seed $seed: $n mutations x inspect, plan, check, serve --dry-run: no sign
 	test "$crashed" -eq 0
 check "seed $seed: inspect never passes a file plan refuses" test "$leaked" -eq 0
 sed -n '1,20s/^/#   /p' crashes
+[ -z "${HOSTILE_CRASHES:-}" ] || cp crashes "$HOSTILE_CRASHES" # a campaign's whole list

@@ -105,16 +105,61 @@ static const struct graph_family *family(const struct model *m)
 	return f ? f : gr_fallback(m);
 }
 
-static void build_graph(struct ga_graph *g, const struct model *m, const struct dims *d, enum graph_kind kind,
-			int draft_il)
+/* The build of one graph, within the engine's node budget: -1 when it
+ * went past it (the engine aborts there), -2 when a tensor's size left 64
+ * bits (ga_bytes); either way nothing of g may be replayed. */
+static int build_graph(struct ga_graph *g, const struct model *m, const struct dims *d, enum graph_kind kind,
+		       int draft_il)
 {
 	struct inputs in;
 	memset(&in, -1, sizeof(in));
 	const struct graph_family *f = family(m);
+	g->max_nodes = d->w ? d->w->max_nodes : 0;
+	g->over = g->wrapped = 0;
 	if (kind == G_DRAFT)
 		(f->draft ? f->draft : gr_qwen35_mtp)(g, m, d, &in, draft_il);
 	else
 		f->build(g, m, d, &in);
+	return g->wrapped ? -2 : ga_over(g) ? -1 : 0;
+}
+
+/* llama_context::graph_max_nodes (src/llama-context.cpp), at sched_reserve's
+ * n_tokens = min(n_ctx, n_ubatch): the nodes every graph of the context
+ * may hold, in the engine's 32-bit arithmetic. A LoRA's nodes and the
+ * backend samplers' add to it and to the graph alike: neither is counted. */
+static const char *const budget_x32[] = {"qwen3next", "kimi-linear", "bailingmoe3", "qwen35",	  "qwen35moe",
+					 "qwen4exp",  "deepseek4",   "nanbeige",    "minimax-01", "minimax-m3"};
+
+static uint32_t graph_max_nodes(const struct model *m, const struct gguf *gg, uint32_t n_tokens, const char **rule,
+				uint64_t *tensors)
+{
+	uint64_t nt = gg->n_tensors, hc = 0, sel = 0, all = 0;
+	/* a first shard read alone: split.tensors.count counts every shard's */
+	if (gguf_kv_u64(gguf_find(gg, "split.tensors.count"), &all) == 0 && all > nt)
+		nt = all;
+	*tensors = nt;
+	int dflash = strcmp(m->arch, "dflash") == 0;
+	if (dflash) {
+		gguf_kv_u64(gguf_findf(gg, "%s.hyper_connection.count", m->arch), &hc);
+		gguf_kv_u64(gguf_findf(gg, "%s.selector_rank", m->arch), &sel);
+	}
+	int x32 = dflash && hc;
+	for (size_t i = 0; i < ARRAY_SIZE(budget_x32); i++)
+		x32 |= strcmp(m->arch, budget_x32[i]) == 0;
+	uint32_t a, b;
+	*rule = "max(1024, 8 x tensors)";
+	a = 1024u, b = (uint32_t)(8u * nt);
+	if (strcmp(m->arch, "kimi-k3") == 0) {
+		*rule = "max(160 x tokens, 64 x tensors)";
+		a = n_tokens * 160u, b = (uint32_t)(64u * nt);
+	} else if (x32) {
+		*rule = "max(40 x tokens, 32 x tensors)";
+		a = n_tokens * 40u, b = (uint32_t)(32u * nt);
+	} else if (dflash && sel) {
+		*rule = "max(1024, 12 x tensors)";
+		b = (uint32_t)(12u * nt);
+	}
+	return a > b ? a : b;
 }
 
 /* A memo key's dimensions: d's but where things live and the cells the
@@ -133,9 +178,9 @@ static int key_dims(struct dims *kd, const struct dims *d)
 }
 
 /* The two builds of a memo's replay: at d's cells and 256 more (the
- * window layers' too when tied). */
-static void two_builds(struct ga_graph *g0, struct ga_graph *g1, const struct model *m, const struct dims *d, int tied,
-		       enum graph_kind kind, int draft_il)
+ * window layers' too when tied); build_graph's -1 or -2 when one fails. */
+static int two_builds(struct ga_graph *g0, struct ga_graph *g1, const struct model *m, const struct dims *d, int tied,
+		      enum graph_kind kind, int draft_il)
 {
 	struct dims d1 = *d;
 	d1.n_kv += 256;
@@ -146,17 +191,17 @@ static void two_builds(struct ga_graph *g0, struct ga_graph *g1, const struct mo
 	}
 	ga_init(g0);
 	ga_init(g1);
-	build_graph(g0, m, d, kind, draft_il);
-	build_graph(g1, m, &d1, kind, draft_il);
+	int rc = build_graph(g0, m, d, kind, draft_il);
+	return rc ? rc : build_graph(g1, m, &d1, kind, draft_il);
 }
 
 /* With a memo, a graph's buffer is read from an affine piece over the
  * cells the masks span (n_kv, and n_kv_swa when the window layers span as
  * many): one replay, of two builds 256 cells apart, prices every window
  * over which galloc decides the same (gaparam.c). One backend (no
- * device); with devices, run_graph_memo_n. */
-static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const struct dims *d, enum graph_kind kind,
-			       int draft_il)
+ * device); with devices, run_graph_memo_n. -1: past the node budget. */
+static int run_graph_memo(struct memo *mm, const struct model *m, const struct dims *d, enum graph_kind kind,
+			  int draft_il, uint64_t *out)
 {
 	struct {
 		const struct model *m;
@@ -167,11 +212,16 @@ static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const str
 	key.m = m;
 	key.kind = kind;
 	int tied = key_dims(&key.d, d); /* where things live is moot on one backend */
-	uint64_t n = (uint64_t)d->n_kv, bytes;
-	if (memo_piece_find(mm, &key, sizeof(key), n, &bytes))
-		return bytes;
+	uint64_t n = (uint64_t)d->n_kv;
+	if (memo_piece_find(mm, &key, sizeof(key), n, out))
+		return 0;
 	struct ga_graph g0, g1;
-	two_builds(&g0, &g1, m, d, tied, kind, draft_il);
+	int rc = two_builds(&g0, &g1, m, d, tied, kind, draft_il);
+	if (rc) {
+		ga_release(&g0);
+		ga_release(&g1);
+		return rc;
+	}
 	struct ga_piece pc;
 	if (ga_affine(&g0, &g1, n, 256, CPU_ALIGN, &pc) == 0) {
 		memo_count_replay(mm, 1);
@@ -181,11 +231,11 @@ static uint64_t run_graph_memo(struct memo *mm, const struct model *m, const str
 		pc.b = 0;
 		memo_count_replay(mm, 0);
 	}
-	bytes = (uint64_t)(pc.a + pc.b * (int64_t)n);
+	*out = (uint64_t)(pc.a + pc.b * (int64_t)n);
 	memo_piece_add(mm, &key, sizeof(key), &pc);
 	ga_release(&g0);
 	ga_release(&g1);
-	return bytes;
+	return 0;
 }
 
 /* With a memo and devices: the scheduler's replay of two builds 256 cells
@@ -252,7 +302,12 @@ static int run_graph_memo_n(const struct compute_input *ci, const struct dims *d
 		return 0;
 	}
 	struct ga_graph g0, g1;
-	two_builds(&g0, &g1, ci->m, d, tied, kind, draft_il);
+	if (two_builds(&g0, &g1, ci->m, d, tied, kind, draft_il)) { /* run_graph's replay says so */
+		ga_release(&g0);
+		ga_release(&g1);
+		free(key);
+		return -1;
+	}
 	struct ga_sched sc;
 	struct cuda_rules cr;
 	struct vulkan_rules vr;
@@ -299,24 +354,24 @@ static int one_backend(const struct ga_graph *g, const struct placement *pl)
 }
 
 /* One graph through the scheduler and the allocators: each backend's
- * buffer into sizes[]. */
-static void run_graph(const struct compute_input *ci, const struct dims *d, enum graph_kind kind, int draft_il,
-		      struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
+ * buffer into sizes[]; -1 when its build went past the node budget. */
+static int run_graph(const struct compute_input *ci, const struct dims *d, enum graph_kind kind, int draft_il,
+		     struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
 {
 	const struct model *m = ci->m;
 	const struct cuda_build *cb = &ci->s->cuda;
 	const struct graph_family *f = family(m);
 	if (f->affine_from && (uint64_t)d->n_kv < f->affine_from(m))
 		mm = NULL;
-	if (mm && d->w->pl->n_dev == 0) {
-		sizes[0] = run_graph_memo(mm, m, d, kind, draft_il);
-		return;
-	}
+	if (mm && d->w->pl->n_dev == 0)
+		return run_graph_memo(mm, m, d, kind, draft_il, &sizes[0]);
 	if (mm && run_graph_memo_n(ci, d, kind, draft_il, sizes) == 0)
-		return;
+		return 0;
 	struct ga_graph *g = scratch;
 	ga_clear(g);
-	build_graph(g, m, d, kind, draft_il);
+	int rc = build_graph(g, m, d, kind, draft_il);
+	if (rc)
+		return rc;
 	if (one_backend(g, d->w->pl)) {
 		sizes[0] = ga_run(g, CPU_ALIGN);
 	} else {
@@ -326,6 +381,7 @@ static void run_graph(const struct compute_input *ci, const struct dims *d, enum
 		backends(d->w->pl, cb, &cr, &vr, &sc);
 		ga_schedule(g, &sc, sizes);
 	}
+	return 0;
 }
 
 /* llama_kv_cache: attn_rot_k / attn_rot_v for quantized cache types when
@@ -403,8 +459,8 @@ static void set_dims(struct dims *d, const struct where *w, const struct model *
 /* The third reserve gr_one_seq_prefill names: the prefill's T tokens as
  * one sequence (not rounded), over every recurrent cell; each backend's
  * buffer in sizes keeps the larger. */
-static void reserve_one_seq(const struct compute_input *ci, struct where *w, int64_t T, uint64_t n_outputs_max,
-			    struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
+static int reserve_one_seq(const struct compute_input *ci, struct where *w, int64_t T, uint64_t n_outputs_max,
+			   struct memo *mm, struct ga_graph *scratch, uint64_t *sizes)
 {
 	const struct plan *p = ci->p;
 	const struct placement *pl = ci->pl;
@@ -416,16 +472,19 @@ static void reserve_one_seq(const struct compute_input *ci, struct where *w, int
 	memcpy(d.layer_out, ci->layer_out, sizeof(d.layer_out));
 	d.n_seq = 1;
 	d.n_rs = p->n_seq;
-	run_graph(ci, &d, G_TARGET, (int)(ci->m->n_layer_all - ci->m->n_nextn), mm, scratch, one);
+	int rc = run_graph(ci, &d, G_TARGET, (int)(ci->m->n_layer_all - ci->m->n_nextn), mm, scratch, one);
+	if (rc)
+		return rc;
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		if (one[b] > sizes[b])
 			sizes[b] = one[b];
+	return 0;
 }
 
 /* sched_reserve: prefill at T = min(n_ctx, n_ubatch), decode at one token
  * per sequence; each backend's buffer keeps the larger. */
-static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, struct memo *mm,
-		    struct ga_graph *scratch, uint64_t *sizes)
+static int reserve(const struct compute_input *ci, enum graph_kind kind, uint64_t n_outputs_max, struct memo *mm,
+		   struct ga_graph *scratch, uint64_t *sizes, char **err)
 {
 	const struct model *m = ci->m;
 	const struct plan *p = ci->p;
@@ -436,8 +495,12 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	if (T % p->n_seq)
 		T = (T + p->n_seq - 1) / p->n_seq * p->n_seq;
 	int64_t n_out = (int64_t)n_outputs_max < T ? (int64_t)n_outputs_max : T;
-	struct where w = {pl, ci->gg, m->n_layer_all, (int)pl->n_dev, 0, 0};
+	struct where w = {pl, ci->gg, m->n_layer_all, (int)pl->n_dev, 0, 0, 0};
 	w.has_output = !ci->gg || gguf_tensor_find(ci->gg, "output.weight") != NULL;
+	const char *rule = NULL;
+	uint64_t tensors = 0;
+	if (ci->gg)
+		w.max_nodes = graph_max_nodes(m, ci->gg, (uint32_t)T0, &rule, &tensors);
 	int full = pl->ngl > m->n_layer_all; /* n_gpu_layers() > n_layer_all */
 	const struct ggml_type_info *tk = kind == G_DRAFT ? s->draft_k : s->type_k;
 	const struct ggml_type_info *tv = kind == G_DRAFT ? s->draft_v : s->type_v;
@@ -448,16 +511,30 @@ static void reserve(const struct compute_input *ci, enum graph_kind kind, uint64
 	set_dims(&d, &w, m, p, s, T, n_out, tk, tv);
 	if (kind == G_TARGET)
 		memcpy(d.layer_out, ci->layer_out, sizeof(d.layer_out));
-	run_graph(ci, &d, kind, draft_il, mm, scratch, pp);
+	int rc = run_graph(ci, &d, kind, draft_il, mm, scratch, pp);
 	w.force_norm = p->n_seq < 32 || full;
 	set_dims(&d, &w, m, p, s, p->n_seq, p->n_seq, tk, tv);
 	if (kind == G_TARGET)
 		memcpy(d.layer_out, ci->layer_out, sizeof(d.layer_out));
-	run_graph(ci, &d, kind, draft_il, mm, scratch, tg);
+	if (!rc)
+		rc = run_graph(ci, &d, kind, draft_il, mm, scratch, tg);
 	for (unsigned b = 0; b <= pl->n_dev; b++)
 		sizes[b] = pp[b] > tg[b] ? pp[b] : tg[b];
-	if (kind == G_TARGET && p->n_seq > 1 && gr_one_seq_prefill(m->arch))
-		reserve_one_seq(ci, &w, T0, n_outputs_max, mm, scratch, sizes);
+	if (!rc && kind == G_TARGET && p->n_seq > 1 && gr_one_seq_prefill(m->arch))
+		rc = reserve_one_seq(ci, &w, T0, n_outputs_max, mm, scratch, sizes);
+	if (rc == -2)
+		return errorf(err,
+			      "the %s compute graph of '%s' holds a tensor past 2^64 bytes (a size of the header "
+			      "multiplied out): no machine holds it",
+			      kind == G_DRAFT ? "draft" : "target", m->arch);
+	if (rc)
+		return errorf(err,
+			      "the %s compute graph of '%s' holds more than %lld nodes, the engine's graph budget "
+			      "(llama_context::graph_max_nodes: %s, at %lld tokens and %llu tensors): the engine "
+			      "aborts building it too (ggml_visit_parents asserts)",
+			      kind == G_DRAFT ? "draft" : "target", m->arch, (long long)w.max_nodes, rule,
+			      (long long)T0, (unsigned long long)tensors);
+	return 0;
 }
 
 /* The buffers in the engine's order (the devices, then the CPU's, named
@@ -589,7 +666,7 @@ static const char *estimate_lacks(const char *arch)
 	return "";
 }
 
-void compute_model(const struct compute_input *in, struct plan *p)
+int compute_model(const struct compute_input *in, struct plan *p, char **err)
 {
 	const struct plan_shape *s = in->s;
 	p->n_compute = p->n_draft_compute = 0;
@@ -646,12 +723,13 @@ void compute_model(const struct compute_input *in, struct plan *p)
 	uint64_t sizes[PLACE_MAX_DEV + 1];
 	struct ga_graph scratch; /* one graph's arrays for every plain replay */
 	ga_init(&scratch);
-	reserve(in, G_TARGET, n_outputs_max, mm, &scratch, sizes);
+	int rc = reserve(in, G_TARGET, n_outputs_max, mm, &scratch, sizes, err);
 	put_all(p->compute, &p->n_compute, in->pl, sizes);
-	if (p->has_draft) {
+	if (!rc && p->has_draft) {
 		/* the draft context outputs one token per slot */
-		reserve(in, G_DRAFT, p->n_seq, mm, &scratch, sizes);
+		rc = reserve(in, G_DRAFT, p->n_seq, mm, &scratch, sizes, err);
 		put_all(p->draft_compute, &p->n_draft_compute, in->pl, sizes);
 	}
 	ga_release(&scratch);
+	return rc;
 }

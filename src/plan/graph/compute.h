@@ -27,8 +27,10 @@ struct compute_input {
 };
 
 /* Fill p->compute (and p->draft_compute when a drafter is armed): one
- * buffer per backend that allocates, devices first, then the CPU's. */
-void compute_model(const struct compute_input *in, struct plan *p);
+ * buffer per backend that allocates, devices first, then the CPU's. -1
+ * with err when a graph holds more nodes than the engine's budget
+ * (llama_context::graph_max_nodes): the engine aborts on it. */
+int compute_model(const struct compute_input *in, struct plan *p, char **err);
 
 /* The projector's encoder compute (graph_clip.c): the engine's warmup
  * reservation replayed over its graph for the projector types mirrored

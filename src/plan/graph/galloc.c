@@ -14,6 +14,7 @@ void ga_init(struct ga_graph *g)
 void ga_clear(struct ga_graph *g)
 {
 	g->n = g->n_nodes = g->n_leafs = 0;
+	g->over = g->wrapped = 0;
 }
 
 void ga_release(struct ga_graph *g)
@@ -26,6 +27,12 @@ void ga_release(struct ga_graph *g)
 
 static int add_tensor(struct ga_graph *g)
 {
+	if (g->over) { /* past the budget: the last tensor, again and again */
+		memset(&g->t[g->n - 1], 0, sizeof(*g->t));
+		g->t[g->n - 1].view_src = -1;
+		g->t[g->n - 1].force = -1;
+		return g->n - 1;
+	}
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->t = xreallocarray(g->t, (size_t)g->cap, sizeof(*g->t));
@@ -44,6 +51,19 @@ static void push(int **v, int *n, int *cap, int x)
 		*v = xreallocarray(*v, (size_t)*cap, sizeof(**v));
 	}
 	(*v)[(*n)++] = x;
+}
+
+/* Node i into the graph's order, within the budget: the node past it
+ * sets over (ggml_visit_parents' assert) and nothing grows after. */
+static void push_node(struct ga_graph *g, int i)
+{
+	if (g->over)
+		return;
+	if (g->max_nodes > 0 && g->n_nodes >= g->max_nodes) {
+		g->over = 1;
+		return;
+	}
+	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
 }
 
 int ga_external(struct ga_graph *g)
@@ -68,7 +88,8 @@ int ga_input(struct ga_graph *g, uint64_t bytes)
 	g->t[i].input = 1;
 	g->t[i].bytes = bytes;
 	g->t[i].type = 9; /* never the same layout as an activation */
-	push(&g->leafs, &g->n_leafs, &g->cap_leafs, i);
+	if (!g->over)
+		push(&g->leafs, &g->n_leafs, &g->cap_leafs, i);
 	return i;
 }
 
@@ -76,6 +97,17 @@ static void set_srcs(struct ga_tensor *t, const int *srcs)
 {
 	for (t->n_src = 0; srcs && srcs[t->n_src] != -2 && t->n_src < GA_MAX_SRC; t->n_src++)
 		t->src[t->n_src] = srcs[t->n_src];
+}
+
+uint64_t ga_bytes(unsigned type_size, const int64_t *ne, int *wrapped)
+{
+	uint64_t b = type_size;
+	for (int k = 0; k < 4; k++)
+		if (ne[k] < 0 || __builtin_mul_overflow(b, (uint64_t)ne[k], &b)) {
+			*wrapped = 1;
+			return 0;
+		}
+	return b;
 }
 
 int ga_op(struct ga_graph *g, int inplace, uint8_t type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
@@ -90,15 +122,15 @@ int ga_op(struct ga_graph *g, int inplace, uint8_t type, int64_t ne0, int64_t ne
 	t->ne[1] = ne1;
 	t->ne[2] = ne2;
 	t->ne[3] = ne3;
-	t->bytes = (uint64_t)ne0 * (uint64_t)ne1 * (uint64_t)ne2 * (uint64_t)ne3 * size_of[type < 4 ? type : 0];
+	t->bytes = ga_bytes(size_of[type < 4 ? type : 0], t->ne, &g->wrapped);
 	set_srcs(t, srcs);
-	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
+	push_node(g, i);
 	return i;
 }
 
 static int root_of(const struct ga_graph *g, int i)
 {
-	while (g->t[i].is_view && g->t[i].view_src >= 0)
+	while (g->t[i].is_view && g->t[i].view_src >= 0 && g->t[i].view_src != i) /* != i: the scratch */
 		i = g->t[i].view_src;
 	return i;
 }
@@ -115,7 +147,7 @@ int ga_view_n(struct ga_graph *g, int src, uint64_t bytes)
 	t->view_src = root_of(g, src);
 	t->src[0] = src;
 	t->n_src = 1;
-	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
+	push_node(g, i);
 	return i;
 }
 
@@ -136,7 +168,7 @@ int ga_sink_to(struct ga_graph *g, int dst, const int *srcs)
 	t->is_view = 1;
 	t->view_src = dst;
 	set_srcs(t, srcs);
-	push(&g->nodes, &g->n_nodes, &g->cap_nodes, i);
+	push_node(g, i);
 	return i;
 }
 

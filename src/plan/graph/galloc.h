@@ -94,6 +94,13 @@ struct ga_graph {
 	int n_nodes, cap_nodes;
 	int *leafs; /* inputs, in discovery order */
 	int n_leafs, cap_leafs;
+	/* The engine's graph size (llama_context::graph_max_nodes), 0: none.
+	 * A node past it sets over: the engine aborts building that graph
+	 * (ggml_visit_parents asserts n_nodes < size), so the build goes on
+	 * in one scratch tensor, growing nothing, and is never replayed. */
+	int64_t max_nodes;
+	int over;
+	int wrapped; /* a tensor's bytes went past 2^64 (or a dimension below 0): no replay either */
 };
 
 /* ggml-alloc's in-place rule (ggml_gallocr_allocate_node): the parent of
@@ -142,6 +149,16 @@ static inline int ga_claim(struct ga_graph *g, int i, int (*same)(void *ctx, con
 }
 
 void ga_init(struct ga_graph *g);
+/* Whether g's build went past its max_nodes (nothing of it may be replayed);
+ * a builder's loop over a count read from the header stops on it. */
+static inline int ga_over(const struct ga_graph *g)
+{
+	return g->over;
+}
+/* An op's bytes: type size x ne0 x ne1 x ne2 x ne3, 0 with *wrapped set
+ * when the product leaves 64 bits or a dimension is negative (a header's
+ * sizes multiplied past what any machine holds). */
+uint64_t ga_bytes(unsigned type_size, const int64_t *ne, int *wrapped);
 void ga_release(struct ga_graph *g);
 /* Empty g for another build, keeping its arrays (a plan builds four graphs
  * of thousands of tensors: fresh arrays each time were a third of a plan's

@@ -27,9 +27,10 @@ struct where {
 	const struct placement *pl;
 	const struct gguf *gg;
 	uint32_t n_layer_all;
-	int cpu;	/* the CPU backend's index */
-	int force_norm; /* n_tokens < 32 or every layer offloaded: norms go to their layer's device */
-	int has_output; /* output.weight exists (else the output layer copies token_embd) */
+	int cpu;	   /* the CPU backend's index */
+	int force_norm;	   /* n_tokens < 32 or every layer offloaded: norms go to their layer's device */
+	int has_output;	   /* output.weight exists (else the output layer copies token_embd) */
+	int64_t max_nodes; /* the engine's node budget of each graph (ga_graph's), 0: none */
 };
 
 struct dims {

@@ -453,8 +453,17 @@ void gr_deepseek4(struct ga_graph *g, const struct model *m, const struct dims *
 	s.D_idx = m->indexer_head_size;
 	s.k_row = ggml_row_bytes(ggml_type_get(d->k_type), (uint64_t)d->D);
 	const struct gguf_tensor *oa = d->w->gg ? gguf_tensor_find(d->w->gg, "blk.0.attn_output_a.weight") : NULL;
-	s.G = oa && oa->ne[0] ? d->H * d->D / (int64_t)oa->ne[0] : 1;
-	s.o_lora = oa ? (int64_t)oa->ne[1] / s.G : 1;
+	/* the groups and rank the loader reads (model_check.c holds them to
+	 * the weight's element count; the file's shape is reshaped to them) */
+	uint64_t og = 0, ol = 0;
+	if (d->w->gg) {
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.attention.output_group_count", m->arch), &og);
+		gguf_kv_u64(gguf_findf(d->w->gg, "%s.attention.output_lora_rank", m->arch), &ol);
+	}
+	s.G = og						     ? (int64_t)og
+	      : oa && oa->ne[0] && d->H * d->D >= (int64_t)oa->ne[0] ? d->H * d->D / (int64_t)oa->ne[0]
+								     : 1;
+	s.o_lora = og && ol ? (int64_t)ol : oa ? (int64_t)oa->ne[1] / s.G : 1;
 	/* the raw mask: the graph's first expand, its first leaf */
 	s.raw_mask = ga_input(g, (uint64_t)s.n_raw * s.T * (d->fa ? 2 : 4));
 	int e = gr_input_embd(g, d, in);

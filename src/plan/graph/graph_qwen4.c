@@ -48,7 +48,7 @@ static int hc_mix(struct ga_graph *g, const struct dims *d, const struct model *
 	int gated = ga_gop(g, ga_op(g, 1, F32, W, T, 1, 1, S(*xn, gate)), GA_G_MUL);
 	int g3 = ga_view(g, gated);
 	int mixed = ga_op(g, 0, F32, E, T, 1, 1, S(ga_view(g, g3)));
-	for (int64_t c = 1; c < hc; c++)
+	for (int64_t c = 1; c < hc && !ga_over(g); c++)
 		mixed = ga_gop(g, ga_op(g, 1, F32, E, T, 1, 1, S(mixed, ga_view(g, g3))), GA_G_ADD);
 	return ga_op(g, 1, F32, E, T, 1, 1, S(mixed));
 }
@@ -122,7 +122,7 @@ static int ple_block(struct ga_graph *g, const struct model *m, const struct dim
 		ga_sink_to(g, pcache, S(tail, ga_view(g, pcache)));
 	}
 	int conv = -1;
-	for (int64_t k = 0; k < kern; k++) {
+	for (int64_t k = 0; k < kern && !ga_over(g); k++) {
 		int sh = ga_op(g, 0, F32, W, Ts, ns, 1, S(ga_view(g, ga_view(g, conv_in))));
 		int wk = ga_op(g, 0, F32, 1, W, 1, 1, S(ga_view(g, gr_weight(g, d, il, "ple_conv1d.weight"))));
 		int term = ga_gop(g, ga_op(g, 1, F32, W, Ts, ns, 1, S(sh, ga_view(g, wk))), GA_G_MUL);
@@ -178,7 +178,7 @@ static int qsa_top_k(struct ga_graph *g, const struct qsa *q)
 	int cells = gr_input_once(g, &in->qsa_blk_cells, (uint64_t)r * nb * ns * 4);
 	int mem = gr_op_kind(g, ga_op(g, 0, F32, D, r * nb, ns, 1, S(keys, cells)), GA_OP_GET_ROWS);
 	int pooled = -1;
-	for (int64_t i = 0; i < r; i++) {
+	for (int64_t i = 0; i < r && !ga_over(g); i++) {
 		int sl = ga_op(g, 0, F32, D, nb, ns, 1, S(ga_view(g, ga_view(g, mem))));
 		pooled = pooled < 0 ? sl : ga_gop(g, ga_op(g, 1, F32, D, nb, ns, 1, S(pooled, sl)), GA_G_ADD);
 	}
@@ -194,7 +194,7 @@ static int qsa_top_k(struct ga_graph *g, const struct qsa *q)
 	    gr_op_kind(g, ga_op(g, 0, F32, nb, H * Tq, ns, 1, S(ga_view(g, pooled), ga_view(g, iq))), GA_OP_MUL_MAT);
 	sc = ga_gop(g, ga_op(g, 1, F32, nb, H * Tq, ns, 1, S(ga_view(g, sc))), GA_G_UNARY);
 	int sum = ga_op(g, 0, F32, nb, Tq, ns, 1, S(ga_view(g, sc)));
-	for (int64_t h = 1; h < H; h++)
+	for (int64_t h = 1; h < H && !ga_over(g); h++)
 		sum = ga_gop(g, ga_op(g, 1, F32, nb, Tq, ns, 1, S(sum, ga_view(g, sc))), GA_G_ADD);
 	int bias = gr_input_once(g, &in->qsa_bias, (uint64_t)nb * Tq * ns * 4);
 	sum = ga_gop(g, ga_op(g, 1, F32, nb, Tq, ns, 1, S(sum, bias)), GA_G_ADD);
