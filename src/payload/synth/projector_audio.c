@@ -1,0 +1,147 @@
+/* synth's audio projector towers: a small whisper encoder (two 1D
+ * convolutions, learned positions, layer-normed blocks) with each audio
+ * projector type's own head (clip.cpp load_tensors, models/whisper-enc.cpp)
+ * so the engine loads it as an audio encoder and warms it up. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../base/util.h"
+#include "../synth.h"
+#include "synth_int.h"
+
+/* The whisper-encoder types synth writes, and each one's stack factor
+ * (clip.audio.projector.stack_factor, 0: none) */
+static const struct {
+	const char *type;
+	uint32_t stack;
+} audio_kinds[] = {
+    {"ultravox", 8}, {"qwen2a", 0}, {"voxtral", 4}, {"musicflamingo", 0}, {"meralion", 4}, {"glma", 4},
+};
+
+int synth_audio_type(const char *type)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(audio_kinds); i++)
+		if (strcmp(audio_kinds[i].type, type) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* mm.a.NAME.K.{weight,bias}: a matrix [in, out] and its bias */
+static void audio_mm(struct tw *t, const char *name, int k, uint64_t in, uint64_t out, int bias)
+{
+	char nm[48];
+	snprintf(nm, sizeof(nm), "mm.a.%s.%d.weight", name, k);
+	mat(t, nm, in, out);
+	snprintf(nm, sizeof(nm), "mm.a.%s.%d.bias", name, k);
+	if (bias)
+		vec(t, nm, out);
+}
+
+static void audio_norm(struct tw *t, const char *name, uint64_t n, int bias)
+{
+	char nm[48];
+	snprintf(nm, sizeof(nm), "mm.a.%s.weight", name);
+	vec(t, nm, n);
+	snprintf(nm, sizeof(nm), "mm.a.%s.bias", name);
+	if (bias)
+		vec(t, nm, n);
+}
+
+/* One whisper block: layer norms with biases, q and v with biases, k
+ * without, the GELU FFN with biases (a matrix's input and output: the
+ * width, or the FFN's when the letter says f) */
+static void audio_block(struct tw *t, uint32_t il, uint32_t embd, uint32_t ff)
+{
+	static const struct {
+		const char *name;
+		char in, out, bias;
+	} m[] = {{"attn_q", 'e', 'e', 1},   {"attn_k", 'e', 'e', 0}, {"attn_v", 'e', 'e', 1},
+		 {"attn_out", 'e', 'e', 1}, {"ffn_up", 'e', 'f', 1}, {"ffn_down", 'f', 'e', 1}};
+	char nm[48];
+	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+		uint64_t out = m[i].out == 'f' ? ff : embd;
+		snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, m[i].name);
+		mat(t, nm, m[i].in == 'f' ? ff : embd, out);
+		snprintf(nm, sizeof(nm), "a.blk.%u.%s.bias", il, m[i].name);
+		if (m[i].bias)
+			vec(t, nm, out);
+	}
+	for (int i = 1; i <= 2; i++) {
+		snprintf(nm, sizeof(nm), "a.blk.%u.ln%d.weight", il, i);
+		vec(t, nm, embd);
+		snprintf(nm, sizeof(nm), "a.blk.%u.ln%d.bias", il, i);
+		vec(t, nm, embd);
+	}
+}
+
+/* Each type's head over the encoder's rows (E wide, stacked sf x) */
+static void audio_head(struct tw *t, const char *type, uint64_t embd, uint64_t sf, uint64_t pd)
+{
+	uint64_t in = sf ? embd * sf : embd;
+	if (strcmp(type, "ultravox") == 0) { /* RMS norm, mlp.1, SwiGLU, RMS norm, mlp.2 */
+		audio_norm(t, "norm_pre", in, 0);
+		audio_mm(t, "mlp", 1, in, 2 * pd, 0);
+		audio_norm(t, "norm_mid", pd, 0);
+		audio_mm(t, "mlp", 2, pd, pd, 0);
+	} else if (strcmp(type, "qwen2a") == 0) {
+		mat(t, "mm.a.fc.weight", embd, pd);
+		vec(t, "mm.a.fc.bias", pd);
+	} else if (strcmp(type, "meralion") == 0) { /* norm, mlp.0 + SiLU, the GLU of mlp.1 and mlp.2, mlp.3 */
+		audio_norm(t, "norm_pre", in, 1);
+		for (int k = 0; k < 3; k++)
+			audio_mm(t, "mlp", k, k ? pd : in, pd, 1);
+		audio_mm(t, "mlp", 3, pd, pd, 1);
+	} else { /* voxtral (no biases), musicflamingo, glma (a norm first, BOI and EOI rows) */
+		int bias = strcmp(type, "voxtral") != 0;
+		if (type[0] == 'g') {
+			audio_norm(t, "norm_pre", embd, 1);
+			vec(t, "v.boi", pd);
+			vec(t, "v.eoi", pd);
+		}
+		audio_mm(t, "mlp", 1, in, pd, bias);
+		audio_mm(t, "mlp", 2, pd, pd, bias);
+	}
+}
+
+int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
+{
+	int i = synth_audio_type(ps->type);
+	if (i < 0)
+		return errorf(err, "type=%s: not an audio projector synth writes", ps->type);
+	if (ps->image)
+		return errorf(err, "image= is for the vision towers");
+	const char *type = audio_kinds[i].type;
+	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, mel = 128;
+	const uint32_t pd = ps->projection_dim, sf = audio_kinds[i].stack, n_pos = 1500;
+	struct gguf_writer w;
+	gw_init(&w);
+	gw_str(&w, "general.architecture", "clip");
+	gw_str(&w, "general.type", "mmproj");
+	gw_str(&w, "general.name", "zealot-synth-mmproj-audio");
+	gw_u32(&w, "general.file_type", 0);
+	gw_bool(&w, "clip.has_audio_encoder", 1);
+	gw_str(&w, "clip.projector_type", type);
+	gw_u32(&w, "clip.audio.embedding_length", embd);
+	gw_u32(&w, "clip.audio.feed_forward_length", ff);
+	gw_u32(&w, "clip.audio.block_count", blocks);
+	gw_u32(&w, "clip.audio.attention.head_count", heads);
+	gw_f32(&w, "clip.audio.attention.layer_norm_epsilon", 1e-5f);
+	gw_u32(&w, "clip.audio.projection_dim", pd);
+	gw_u32(&w, "clip.audio.num_mel_bins", mel);
+	if (sf)
+		gw_u32(&w, "clip.audio.projector.stack_factor", sf);
+	struct tw t = {.w = &w};
+	f32_tensor(&t, "a.conv1d.1.weight", 3, 3, mel, embd);
+	f32_tensor(&t, "a.conv1d.1.bias", 2, 1, embd, 1);
+	f32_tensor(&t, "a.conv1d.2.weight", 3, 3, embd, embd);
+	f32_tensor(&t, "a.conv1d.2.bias", 2, 1, embd, 1);
+	mat(&t, "a.position_embd.weight", embd, n_pos);
+	for (uint32_t il = 0; il < blocks; il++)
+		audio_block(&t, il, embd, ff);
+	vec(&t, "a.post_ln.weight", embd);
+	vec(&t, "a.post_ln.bias", embd);
+	audio_head(&t, type, embd, sf, pd);
+	if (refused(&t, err))
+		return -1;
+	return written(write_out(&w, path, bytes, err), kind);
+}

@@ -1,0 +1,208 @@
+/* graph_clip_audio: the audio projectors' encoder graphs, rebuilt node for
+ * node from the pinned engine's tools/mtmd (models/whisper-enc.cpp over
+ * clip.cpp's build_vit, build_stack, build_ffn) for the allocator replay.
+ *
+ * The engine warms an audio tower up with warmup_audio_size (3000) mel
+ * frames of num_mel_bins (clip_model_loader::get_dummy_batch): two 1D
+ * convolutions halve them to 1500 positions, the blocks run over those,
+ * qwen2a, voxtral and musicflamingo pool them 2 to 1, and each type's
+ * head stacks and projects them.
+ */
+#include <string.h>
+
+#include "../../payload/gguf.h"
+#include "galloc.h"
+#include "graph.h"
+#include "graph_clip.h"
+
+/* clip_model::warmup_audio_size: the warmup's mel frames */
+#define AUDIO_FRAMES 3000
+
+/* ggml_conv_1d_ph of x ([n, ic]) by a [3, ic, E] kernel with stride s:
+ * im2col (f16), the matmul of its and the kernel's reshapes, the bias
+ * added in place of the matmul (its reshape, same layout), GELU (erf) */
+static int conv1d_gelu(const struct clip *c, int x, int64_t ic, int64_t n, int s)
+{
+	struct ga_graph *g = c->g;
+	int64_t on = (n + 2 - 3) / s + 1;
+	int col = ga_op(g, 0, F16, 3 * ic, on, 1, 1, S(clip_ops.w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, on, c->E, 1, 1, S(ga_view(g, col), ga_view(g, clip_ops.w(c)))),
+			   GA_OP_MUL_MAT);
+	r = ga_op(g, 1, F32, on, c->E, 1, 1, S(ga_view(g, r), clip_ops.w(c)));
+	return ga_op(g, 1, F32, on, c->E, 1, 1, S(r));
+}
+
+/* the transposed copy of x ([a, b]) */
+static int transposed(const struct clip *c, int x, int64_t a, int64_t b)
+{
+	return ga_op(c->g, 0, F32, b, a, 1, 1, S(ga_view(c->g, x)));
+}
+
+/* build_stack: the rows [E, T] regrouped sf at a time; padded (ggml_pad
+ * of a 1D view, laid out as its 2D view) when sf does not divide T */
+static int stack(const struct clip *c, int x, int64_t E, int64_t T, int64_t *rows)
+{
+	int64_t sf = c->stack;
+	*rows = (T + sf - 1) / sf;
+	if (T % sf)
+		x = ga_op(c->g, 0, F32, E * sf, *rows, 1, 1, S(ga_view(c->g, x)));
+	return ga_view(c->g, x);
+}
+
+/* build_ffn over x's T rows: A (+ bias), GELU (erf) in place, B (+ bias) */
+static int head_ffn(const struct clip *c, int x, int64_t T, const char *a, const char *b, int bias)
+{
+	int64_t na = clip_ops.rows_of(c, a);
+	x = clip_ops.mm_b(c, x, na, T, bias);
+	x = ga_op(c->g, 1, F32, na, T, 1, 1, S(x));
+	return clip_ops.mm_b(c, x, clip_ops.rows_of(c, b), T, bias);
+}
+
+/* ultravox: RMS norm, mlp.1, SwiGLU (swapped halves), RMS norm, mlp.2 */
+static int ultravox_head(const struct clip *c, int x, int64_t W, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	x = clip_ops.with_w(c, clip_ops.norm(c, x, W, T, 1, 0, 0), W, T);
+	int64_t n1 = clip_ops.rows_of(c, "mm.a.mlp.1.weight");
+	x = ga_op(g, 0, F32, n1 / 2, T, 1, 1, S(clip_ops.mm(c, x, n1, T)));
+	x = clip_ops.with_w(c, clip_ops.norm(c, x, n1 / 2, T, 1, 0, 0), n1 / 2, T);
+	return clip_ops.mm(c, x, clip_ops.rows_of(c, "mm.a.mlp.2.weight"), T);
+}
+
+/* meralion: a layer norm, mlp.0 and SiLU, the product of SiLU(mlp.1) and
+ * mlp.2, mlp.3 (each with its bias) */
+static int meralion_head(const struct clip *c, int x, int64_t W, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	x = clip_ops.norm(c, x, W, T, 0, 1, 1);
+	int64_t n0 = clip_ops.rows_of(c, "mm.a.mlp.0.weight"), n1 = clip_ops.rows_of(c, "mm.a.mlp.1.weight");
+	x = ga_op(g, 1, F32, n0, T, 1, 1, S(clip_ops.mm_b(c, x, n0, T, 1)));
+	int gate = ga_op(g, 1, F32, n1, T, 1, 1, S(clip_ops.mm_b(c, x, n1, T, 1)));
+	int pool = clip_ops.mm_b(c, x, clip_ops.rows_of(c, "mm.a.mlp.2.weight"), T, 1);
+	x = ga_op(g, 1, F32, n1, T, 1, 1, S(gate, pool));
+	return clip_ops.mm_b(c, x, clip_ops.rows_of(c, "mm.a.mlp.3.weight"), T, 1);
+}
+
+/* glma: a layer norm, the stack, the FFN, the BOI and EOI rows concatenated */
+static int glma_head(const struct clip *c, int x, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	int64_t rows;
+	x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	x = stack(c, x, c->E, T, &rows);
+	x = head_ffn(c, x, rows, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
+	int64_t pd = clip_ops.rows_of(c, "mm.a.mlp.2.weight");
+	x = ga_op(g, 0, F32, pd, rows + 1, 1, 1, S(clip_ops.w(c), x));
+	return ga_op(g, 0, F32, pd, rows + 2, 1, 1, S(x, clip_ops.w(c)));
+}
+
+/* clip_graph_whisper_enc: the convolutions, the transposed rows plus the
+ * learned positions' view, build_vit (layer norms, GELU), the 2 to 1
+ * average pool (qwen2a, voxtral, musicflamingo), the post norm, the head */
+static int build_whisper(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	const char *t = c->type;
+	int64_t T = AUDIO_FRAMES / 2;
+	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
+	x = conv1d_gelu(c, x, c->mel, AUDIO_FRAMES, 1);
+	x = conv1d_gelu(c, x, c->E, AUDIO_FRAMES, 2);
+	x = transposed(c, x, T, c->E);
+	x = ga_view(g, ga_op(g, 1, F32, c->E, T, 1, 1, S(x, ga_view(g, clip_ops.w(c)))));
+	for (int64_t il = 0; il < c->L; il++)
+		x = clip_ops.vit_block(c, x, il, T, NULL);
+	if (strcmp(t, "qwen2a") == 0 || strcmp(t, "voxtral") == 0 || strcmp(t, "musicflamingo") == 0) {
+		x = transposed(c, x, c->E, T);
+		x = ga_op(g, 0, F32, T / 2, c->E, 1, 1, S(x));
+		T /= 2;
+		x = transposed(c, x, T, c->E);
+	}
+	x = ga_view(g, clip_ops.tower_norm(c, x, "post_ln", T));
+	int64_t rows;
+	if (strcmp(t, "glma") == 0)
+		return glma_head(c, x, T);
+	if (strcmp(t, "qwen2a") == 0)
+		return clip_ops.mm_b(c, x, clip_ops.rows_of(c, "mm.a.fc.weight"), T, 1);
+	if (strcmp(t, "musicflamingo") == 0)
+		return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
+	x = stack(c, x, c->E, T, &rows);
+	if (strcmp(t, "ultravox") == 0)
+		return ultravox_head(c, x, c->E * c->stack, rows);
+	if (strcmp(t, "meralion") == 0)
+		return meralion_head(c, x, c->E * c->stack, rows);
+	return head_ffn(c, x, rows, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 0); /* voxtral */
+}
+
+/* The whisper towers: layer-normed blocks with q and v biases (k without),
+ * the learned positions, the convolutions; the stack factor the type
+ * needs (ultravox, voxtral, meralion, glma); each head's own matrices */
+static const char *whisper_init(struct clip *c)
+{
+	const char *t = c->type;
+	int needs = strcmp(t, "qwen2a") != 0 && strcmp(t, "musicflamingo") != 0;
+	c->stack = needs ? clip_ops.u64_or(c->gg, "clip.audio.projector.stack_factor", 0) : 0;
+	if (needs && c->stack < 1)
+		return "no stack factor";
+	if (!clip_ops.has(c, "a.conv1d.1.weight") || !clip_ops.has(c, "a.position_embd.weight"))
+		return "no convolutions or learned positions";
+	if (!clip_ops.blk_has(c, 0, "attn_q.bias") || clip_ops.blk_has(c, 0, "attn_k.bias") ||
+	    clip_ops.blk_has(c, 0, "attn_qkv.weight") || clip_ops.blk_has(c, 0, "ffn_gate.weight"))
+		return "blocks other than whisper's";
+	const char *head = strcmp(t, "qwen2a") == 0	? "mm.a.fc.weight"
+			   : strcmp(t, "meralion") == 0 ? "mm.a.mlp.3.weight"
+			   : strcmp(t, "glma") == 0	? "v.eoi"
+			   : strcmp(t, "ultravox") == 0 ? "mm.a.norm_mid.weight"
+							: "mm.a.mlp.2.weight";
+	return clip_ops.has(c, head) ? NULL : "no projector head";
+}
+
+static const struct clip_type audio_types[] = {
+    {"ultravox", build_whisper, whisper_init}, {"qwen2a", build_whisper, whisper_init},
+    {"voxtral", build_whisper, whisper_init},  {"musicflamingo", build_whisper, whisper_init},
+    {"meralion", build_whisper, whisper_init}, {"glma", build_whisper, whisper_init},
+};
+
+const struct clip_type *clip_audio_type_at(size_t i)
+{
+	return i < sizeof(audio_types) / sizeof(audio_types[0]) ? &audio_types[i] : NULL;
+}
+
+const struct clip_type *clip_audio_type(const char *name)
+{
+	for (size_t i = 0; i < sizeof(audio_types) / sizeof(audio_types[0]); i++)
+		if (strcmp(audio_types[i].name, name) == 0)
+			return &audio_types[i];
+	return NULL;
+}
+
+int clip_audio_dims(struct clip *c, const struct gguf *gg, int fa)
+{
+	memset(c, 0, sizeof(*c));
+	c->gg = gg;
+	c->fa = fa;
+	c->audio = 1;
+	c->E = clip_ops.u64_or(gg, "clip.audio.embedding_length", 0);
+	c->H = clip_ops.u64_or(gg, "clip.audio.attention.head_count", 0);
+	c->F = clip_ops.u64_or(gg, "clip.audio.feed_forward_length", 0);
+	c->L = clip_ops.u64_or(gg, "clip.audio.block_count", 0);
+	c->proj = clip_ops.u64_or(gg, "clip.audio.projection_dim", 0);
+	c->mel = clip_ops.u64_or(gg, "clip.audio.num_mel_bins", 0);
+	if (!c->E || !c->H || !c->L || !c->mel || c->E % c->H)
+		return -1;
+	c->D = c->E / c->H;
+	c->merge = 1;
+	return 0;
+}
+
+static int flag(const struct gguf *gg, const char *key)
+{
+	int v = 0;
+	return gguf_kv_bool(gguf_find(gg, key), &v) == 0 && v;
+}
+
+const char *clip_two_encoders(const struct gguf *gg)
+{
+	if (flag(gg, "clip.has_vision_encoder") && flag(gg, "clip.has_audio_encoder"))
+		return "a vision and an audio encoder, two buffers";
+	return NULL;
+}
