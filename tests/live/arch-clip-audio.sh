@@ -8,7 +8,11 @@
 # average pool) with each type's head: ultravox (the stack, RMS norms,
 # SwiGLU), qwen2a (one matrix), voxtral (the stack, an MLP),
 # musicflamingo (an MLP), meralion (the stack, a norm, a GLU) and glma (a
-# norm, the stack, an MLP, the BOI and EOI rows). Each tower is what
+# norm, the stack, an MLP, the BOI and EOI rows); qwen3a
+# (models/qwen3a.cpp: 100-frame chunks, three 2D convolutions, conv_out,
+# a chunk's positions repeated, the same blocks, an MLP) and gemma4ua
+# (models/gemma4ua.cpp: no encoder, 640-sample frames RMS-normed and
+# projected). Each tower is what
 # `synth clip --set type=T` writes; it boots beside a small llama text
 # model on the CPU engine, which loads and warms it up. Its weights equal
 # the engine's "model size", its compute is within 0.5 % of the engine's
@@ -19,8 +23,8 @@
 cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
-check "archs: clip's mirrored projector types name the six audio ones" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.types|contains(["ultravox","qwen2a","voxtral","musicflamingo","meralion","glma"])]' '[true]'
+check "archs: clip's mirrored projector types name the audio ones" \
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.types|contains(["ultravox","qwen2a","voxtral","musicflamingo","meralion","glma","qwen3a","gemma4ua"])]' '[true]'
 
 # the text models: 256 wide, and 2048 wide (projection_dim=2048 towers,
 # whose heads, not the encoder, set the buffer with flash attention)
@@ -62,7 +66,7 @@ audio_case() {
 # without flash attention. AUDIO_ALL=1 boots every type both ways
 # (AUDIO_SETS: the towers' further sets).
 if [ -n "${AUDIO_ALL:-}" ]; then
-	for t in ultravox qwen2a voxtral musicflamingo meralion glma; do
+	for t in ultravox qwen2a voxtral musicflamingo meralion glma qwen3a gemma4ua; do
 		audio_case "$t-fa" "type=$t ${AUDIO_SETS:-}" "FLASH_ATTN=on"
 		audio_case "$t-nofa" "type=$t ${AUDIO_SETS:-}" "FLASH_ATTN=off"
 	done
@@ -74,6 +78,8 @@ else
 	audio_case mer-fa "type=meralion projection_dim=2048" "FLASH_ATTN=on"
 	audio_case glma-fa "type=glma projection_dim=2048" "FLASH_ATTN=on"
 	audio_case glma-nofa "type=glma" "FLASH_ATTN=off"
+	audio_case q3a-fa "type=qwen3a embd=2048" "FLASH_ATTN=on"
+	audio_case g4ua-nofa "type=gemma4ua projection_dim=2048" "FLASH_ATTN=off"
 fi
 echo "# worst projector compute error: ${WORST}%"
 

@@ -1,7 +1,9 @@
 /* synth's audio projector towers: a small whisper encoder (two 1D
  * convolutions, learned positions, layer-normed blocks) with each audio
- * projector type's own head (clip.cpp load_tensors, models/whisper-enc.cpp)
- * so the engine loads it as an audio encoder and warms it up. */
+ * projector type's own head (clip.cpp load_tensors, models/whisper-enc.cpp),
+ * qwen3a's (three 2D convolutions over 100-frame chunks, the same blocks)
+ * and gemma4ua's (no encoder: one projection of raw 640-sample frames), so
+ * the engine loads it as an audio encoder and warms it up. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,7 +17,8 @@ static const struct {
 	const char *type;
 	uint32_t stack;
 } audio_kinds[] = {
-    {"ultravox", 8}, {"qwen2a", 0}, {"voxtral", 4}, {"musicflamingo", 0}, {"meralion", 4}, {"glma", 4},
+    {"ultravox", 8}, {"qwen2a", 0}, {"voxtral", 4}, {"musicflamingo", 0},
+    {"meralion", 4}, {"glma", 4},   {"qwen3a", 0},  {"gemma4ua", 0},
 };
 
 int synth_audio_type(const char *type)
@@ -103,6 +106,36 @@ static void audio_head(struct tw *t, const char *type, uint64_t embd, uint64_t s
 	}
 }
 
+/* qwen3a: three 3 x 3 convolutions of 8 channels (stride 2) over the
+ * 128 mel bins, conv_out from the 16 bins x 8 channels left, learned
+ * positions, whisper's blocks, a post norm, mlp.1 and mlp.2; gemma4ua:
+ * mm.a.input_projection over a 640-sample frame */
+static void stem_2d(struct tw *t, int q3, uint32_t embd, uint32_t pd)
+{
+	const uint32_t ch = 8;
+	if (!q3) {
+		mat(t, "mm.a.input_projection.weight", 640, pd);
+		return;
+	}
+	char nm[32];
+	uint64_t ne[4] = {3, 3, 1, ch};
+	for (int k = 1; k <= 3; k++) {
+		ne[2] = k == 1 ? 1 : ch;
+		snprintf(nm, sizeof(nm), "a.conv2d.%d.weight", k);
+		gw_tensor(t->w, nm, 4, ne, 0, 9ull * ne[2] * ch * 4);
+		snprintf(nm, sizeof(nm), "a.conv2d.%d.bias", k);
+		vec(t, nm, ch);
+	}
+	mat(t, "a.conv_out.weight", 16ull * ch, embd);
+	mat(t, "a.position_embd.weight", embd, 1500);
+	for (uint32_t il = 0; il < 2; il++)
+		audio_block(t, il, embd, 2 * embd);
+	vec(t, "a.post_ln.weight", embd);
+	vec(t, "a.post_ln.bias", embd);
+	audio_mm(t, "mlp", 1, embd, pd, 1);
+	audio_mm(t, "mlp", 2, pd, pd, 1);
+}
+
 int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	int i = synth_audio_type(ps->type);
@@ -111,7 +144,9 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 	if (ps->image)
 		return errorf(err, "image= is for the vision towers");
 	const char *type = audio_kinds[i].type;
-	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, mel = 128;
+	const int q3 = strcmp(type, "qwen3a") == 0, g4 = strcmp(type, "gemma4ua") == 0;
+	const uint32_t blocks = g4 ? 0 : 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2;
+	const uint32_t mel = g4 ? 640 : 128;
 	const uint32_t pd = ps->projection_dim, sf = audio_kinds[i].stack, n_pos = 1500;
 	struct gguf_writer w;
 	gw_init(&w);
@@ -131,6 +166,12 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 	if (sf)
 		gw_u32(&w, "clip.audio.projector.stack_factor", sf);
 	struct tw t = {.w = &w};
+	if (q3 || g4) {
+		stem_2d(&t, q3, embd, pd);
+		if (refused(&t, err))
+			return -1;
+		return written(write_out(&w, path, bytes, err), kind);
+	}
 	f32_tensor(&t, "a.conv1d.1.weight", 3, 3, mel, embd);
 	f32_tensor(&t, "a.conv1d.1.bias", 2, 1, embd, 1);
 	f32_tensor(&t, "a.conv1d.2.weight", 3, 3, embd, embd);

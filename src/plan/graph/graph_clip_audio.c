@@ -6,7 +6,9 @@
  * frames of num_mel_bins (clip_model_loader::get_dummy_batch): two 1D
  * convolutions halve them to 1500 positions, the blocks run over those,
  * qwen2a, voxtral and musicflamingo pool them 2 to 1, and each type's
- * head stacks and projects them.
+ * head stacks and projects them. qwen3a convolves them in 100-frame
+ * chunks (13 positions each); gemma4ua projects 640-sample frames with no
+ * encoder.
  */
 #include <string.h>
 
@@ -133,6 +135,75 @@ static int build_whisper(const struct clip *c)
 	return head_ffn(c, x, rows, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 0); /* voxtral */
 }
 
+/* ggml_conv_2d (3 x 3, stride 2, padding 1) of x [w, h, ic, n] by a
+ * [3, 3, ic, oc] kernel: im2col (f16), the matmul, the permuted cont
+ * [ow, oh, oc, n]; the bias (a reshape of it) and GELU (erf) in place */
+static int conv2d_gelu(const struct clip *c, int x, int64_t *w, int64_t *h, int64_t ic, int64_t oc, int64_t n)
+{
+	struct ga_graph *g = c->g;
+	*w = (*w - 1) / 2 + 1;
+	*h = (*h - 1) / 2 + 1;
+	int col = ga_op(g, 0, F16, 9 * ic, *w, *h, n, S(clip_ops.w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, *w * *h * n, oc, 1, 1, S(ga_view(g, col), ga_view(g, clip_ops.w(c)))),
+			   GA_OP_MUL_MAT);
+	r = ga_op(g, 0, F32, *w, *h, oc, n, S(ga_view(g, ga_view(g, r))));
+	r = ga_op(g, 1, F32, *w, *h, oc, n, S(r, ga_view(g, clip_ops.w(c))));
+	return ga_op(g, 1, F32, *w, *h, oc, n, S(r));
+}
+
+/* clip_graph_qwen3a (models/qwen3a.cpp): the frames as 100-frame chunks
+ * (a cont), three 2D convolutions, the permuted cont, conv_out, the
+ * positions of a chunk repeated to every chunk and added, build_vit, the
+ * post norm, mlp.1, GELU, mlp.2 */
+static int build_qwen3a(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t n = AUDIO_FRAMES / 100, w = 100, h = c->mel;
+	int64_t ch = (int64_t)gguf_tensor_find(c->gg, "a.conv2d.1.weight")->ne[3];
+	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
+	x = ga_op(g, 0, F32, w, h, 1, n, S(ga_view(g, x)));
+	x = conv2d_gelu(c, x, &w, &h, 1, ch, n);
+	x = conv2d_gelu(c, x, &w, &h, ch, ch, n);
+	x = conv2d_gelu(c, x, &w, &h, ch, ch, n);
+	x = ga_op(g, 0, F32, h, ch, w, n, S(ga_view(g, x)));
+	int64_t T = w * n;
+	x = clip_ops.mm(c, ga_view(g, x), c->E, T);
+	int rep = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, clip_ops.w(c))));
+	x = ga_view(g, ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rep)));
+	x = clip_ops.tower_norm(c, x, "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = clip_ops.vit_block(c, x, il, T, NULL);
+	x = ga_view(g, clip_ops.tower_norm(c, x, "post_ln", T));
+	return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
+}
+
+/* clip_graph_gemma4ua (models/gemma4ua.cpp): no encoder; the frames'
+ * transposed cont, the RMS norm in place, the input projection */
+static int build_gemma4ua(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
+	x = ga_op(g, 0, F32, c->mel, AUDIO_FRAMES, 1, 1, S(ga_view(g, x)));
+	x = clip_ops.norm(c, x, c->mel, AUDIO_FRAMES, 1, 0, 0);
+	return clip_ops.mm(c, x, clip_ops.rows_of(c, "mm.a.input_projection.weight"), AUDIO_FRAMES);
+}
+
+/* qwen3a: three convolutions and conv_out, learned positions, mlp.1 and
+ * mlp.2; gemma4ua: 640-sample frames, its input projection */
+static const char *stem2d_init(struct clip *c)
+{
+	if (c->type[0] == 'g') {
+		c->mel = 640;
+		return clip_ops.has(c, "mm.a.input_projection.weight") ? NULL : "no input projection";
+	}
+	if (c->mel % 8 || !clip_ops.has(c, "a.conv2d.3.weight") || !clip_ops.has(c, "a.conv_out.weight") ||
+	    clip_ops.has(c, "a.conv_out.bias"))
+		return "mel bins not a multiple of 8, or no conv2d.3 or conv_out";
+	if (!clip_ops.has(c, "a.conv2d.1.bias") || !clip_ops.has(c, "a.position_embd.weight"))
+		return "no convolution biases or learned positions";
+	return clip_ops.has(c, "mm.a.mlp.2.weight") ? NULL : "no projector head";
+}
+
 /* The whisper towers: layer-normed blocks with q and v biases (k without),
  * the learned positions, the convolutions; the stack factor the type
  * needs (ultravox, voxtral, meralion, glma); each head's own matrices */
@@ -160,6 +231,7 @@ static const struct clip_type audio_types[] = {
     {"ultravox", build_whisper, whisper_init}, {"qwen2a", build_whisper, whisper_init},
     {"voxtral", build_whisper, whisper_init},  {"musicflamingo", build_whisper, whisper_init},
     {"meralion", build_whisper, whisper_init}, {"glma", build_whisper, whisper_init},
+    {"qwen3a", build_qwen3a, stem2d_init},     {"gemma4ua", build_gemma4ua, stem2d_init},
 };
 
 const struct clip_type *clip_audio_type_at(size_t i)
@@ -187,7 +259,7 @@ int clip_audio_dims(struct clip *c, const struct gguf *gg, int fa)
 	c->L = clip_ops.u64_or(gg, "clip.audio.block_count", 0);
 	c->proj = clip_ops.u64_or(gg, "clip.audio.projection_dim", 0);
 	c->mel = clip_ops.u64_or(gg, "clip.audio.num_mel_bins", 0);
-	if (!c->E || !c->H || !c->L || !c->mel || c->E % c->H)
+	if (!c->E || !c->H || !c->mel || c->E % c->H)
 		return -1;
 	c->D = c->E / c->H;
 	c->merge = 1;
