@@ -10,7 +10,10 @@
 # musicflamingo (an MLP), meralion (the stack, a norm, a GLU) and glma (a
 # norm, the stack, an MLP, the BOI and EOI rows); qwen3a
 # (models/qwen3a.cpp: 100-frame chunks, three 2D convolutions, conv_out,
-# a chunk's positions repeated, the same blocks, an MLP) and gemma4ua
+# a chunk's positions repeated, the same blocks, an MLP), dots3note_a
+# (models/dots3note.cpp: the same convolutions over the frames, RMS
+# blocks turned by a rope over half of each head, a norm, an MLP) and
+# gemma4ua
 # (models/gemma4ua.cpp: no encoder, 640-sample frames RMS-normed and
 # projected). Each tower is what
 # `synth clip --set type=T` writes; it boots beside a small llama text
@@ -24,7 +27,7 @@ cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
 check "archs: clip's mirrored projector types name the audio ones" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.types|contains(["ultravox","qwen2a","voxtral","musicflamingo","meralion","glma","qwen3a","gemma4ua"])]' '[true]'
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.types|contains(["ultravox","qwen2a","voxtral","musicflamingo","meralion","glma","qwen3a","gemma4ua","dots3note_a"])]' '[true]'
 
 # the text models: 256 wide, and 2048 wide (projection_dim=2048 towers,
 # whose heads, not the encoder, set the buffer with flash attention)
@@ -66,7 +69,7 @@ audio_case() {
 # without flash attention. AUDIO_ALL=1 boots every type both ways
 # (AUDIO_SETS: the towers' further sets).
 if [ -n "${AUDIO_ALL:-}" ]; then
-	for t in ultravox qwen2a voxtral musicflamingo meralion glma qwen3a gemma4ua; do
+	for t in ultravox qwen2a voxtral musicflamingo meralion glma qwen3a gemma4ua dots3note_a; do
 		audio_case "$t-fa" "type=$t ${AUDIO_SETS:-}" "FLASH_ATTN=on"
 		audio_case "$t-nofa" "type=$t ${AUDIO_SETS:-}" "FLASH_ATTN=off"
 	done
@@ -80,6 +83,7 @@ else
 	audio_case glma-nofa "type=glma" "FLASH_ATTN=off"
 	audio_case q3a-fa "type=qwen3a embd=2048" "FLASH_ATTN=on"
 	audio_case g4ua-nofa "type=gemma4ua projection_dim=2048" "FLASH_ATTN=off"
+	audio_case d3a-nofa "type=dots3note_a embd=2048" "FLASH_ATTN=off"
 fi
 echo "# worst projector compute error: ${WORST}%"
 

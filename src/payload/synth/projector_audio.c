@@ -11,14 +11,14 @@
 #include "../synth.h"
 #include "synth_int.h"
 
-/* The whisper-encoder types synth writes, and each one's stack factor
+/* The audio types synth writes, and each one's stack factor
  * (clip.audio.projector.stack_factor, 0: none) */
 static const struct {
-	const char *type;
 	uint32_t stack;
+	const char *type;
 } audio_kinds[] = {
-    {"ultravox", 8}, {"qwen2a", 0}, {"voxtral", 4}, {"musicflamingo", 0},
-    {"meralion", 4}, {"glma", 4},   {"qwen3a", 0},  {"gemma4ua", 0},
+    {8, "ultravox"}, {0, "qwen2a"}, {4, "voxtral"},  {0, "musicflamingo"}, {4, "meralion"},
+    {4, "glma"},     {0, "qwen3a"}, {0, "gemma4ua"}, {0, "dots3note_a"},
 };
 
 int synth_audio_type(const char *type)
@@ -108,12 +108,15 @@ static void audio_head(struct tw *t, const char *type, uint64_t embd, uint64_t s
 
 /* qwen3a: three 3 x 3 convolutions of 8 channels (stride 2) over the
  * 128 mel bins, conv_out from the 16 bins x 8 channels left, learned
- * positions, whisper's blocks, a post norm, mlp.1 and mlp.2; gemma4ua:
- * mm.a.input_projection over a 640-sample frame */
-static void stem_2d(struct tw *t, int q3, uint32_t embd, uint32_t pd)
+ * positions, whisper's blocks, a post norm, mlp.1 and mlp.2; dots3note_a:
+ * the same stem and blocks without positions (a rope), its adapter's
+ * norm, mlp.1 and mlp.3; gemma4ua: mm.a.input_projection over a
+ * 640-sample frame */
+static void stem_2d(struct tw *t, const char *type, uint32_t embd, uint32_t pd)
 {
 	const uint32_t ch = 8;
-	if (!q3) {
+	int q3 = type[0] == 'q';
+	if (type[0] == 'g') {
 		mat(t, "mm.a.input_projection.weight", 640, pd);
 		return;
 	}
@@ -127,13 +130,16 @@ static void stem_2d(struct tw *t, int q3, uint32_t embd, uint32_t pd)
 		vec(t, nm, ch);
 	}
 	mat(t, "a.conv_out.weight", 16ull * ch, embd);
-	mat(t, "a.position_embd.weight", embd, 1500);
+	if (q3)
+		mat(t, "a.position_embd.weight", embd, 1500);
 	for (uint32_t il = 0; il < 2; il++)
 		audio_block(t, il, embd, 2 * embd);
 	vec(t, "a.post_ln.weight", embd);
 	vec(t, "a.post_ln.bias", embd);
+	if (!q3)
+		audio_norm(t, "norm_pre", embd, 1);
 	audio_mm(t, "mlp", 1, embd, pd, 1);
-	audio_mm(t, "mlp", 2, pd, pd, 1);
+	audio_mm(t, "mlp", q3 ? 2 : 3, pd, pd, 1);
 }
 
 int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
@@ -144,7 +150,8 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 	if (ps->image)
 		return errorf(err, "image= is for the vision towers");
 	const char *type = audio_kinds[i].type;
-	const int q3 = strcmp(type, "qwen3a") == 0, g4 = strcmp(type, "gemma4ua") == 0;
+	const int q3 = strcmp(type, "qwen3a") == 0 || strcmp(type, "dots3note_a") == 0;
+	const int g4 = strcmp(type, "gemma4ua") == 0;
 	const uint32_t blocks = g4 ? 0 : 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2;
 	const uint32_t mel = g4 ? 640 : 128;
 	const uint32_t pd = ps->projection_dim, sf = audio_kinds[i].stack, n_pos = 1500;
@@ -167,7 +174,7 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 		gw_u32(&w, "clip.audio.projector.stack_factor", sf);
 	struct tw t = {.w = &w};
 	if (q3 || g4) {
-		stem_2d(&t, q3, embd, pd);
+		stem_2d(&t, type, embd, pd);
 		if (refused(&t, err))
 			return -1;
 		return written(write_out(&w, path, bytes, err), kind);

@@ -185,7 +185,7 @@ static int build_inp(const struct clip *c)
  * of the first; each positions input made where first reached */
 static int rope2d(const struct clip *c, int x, int *pos, int64_t T)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && pos[i] != CLIP_ONE_ROPE; i++) {
 		if (pos[i] < 0)
 			pos[i] = ga_input(c->g, (uint64_t)T * 4);
 		x = gr_op_kind(c->g, ga_op(c->g, 1, F32, c->D, c->H, T, 1, S(x, pos[i])), GA_OP_ROPE);

@@ -38,6 +38,9 @@ struct clip_mask {
  * M-RoPE over the positions input (made where first reached), an
  * attention mask, and a hook the graph visits between the block's q, k
  * and v and its attention (ggml_build_forward_order puts them first). */
+/* pos2[1] of a block turned by one rope over pos2[0]'s positions
+ * (dots3note_a's over half of each head) */
+#define CLIP_ONE_ROPE (-3)
 struct vit_opts {
 	int *pos;		/* M-RoPE positions' slot (NULL: no rope) */
 	int *pos2;		/* build_rope_2d's two positions' slots (NULL: none), in the order it reads them */

@@ -7,8 +7,8 @@
  * convolutions halve them to 1500 positions, the blocks run over those,
  * qwen2a, voxtral and musicflamingo pool them 2 to 1, and each type's
  * head stacks and projects them. qwen3a convolves them in 100-frame
- * chunks (13 positions each); gemma4ua projects 640-sample frames with no
- * encoder.
+ * chunks (13 positions each), dots3note_a unchunked; gemma4ua projects
+ * 640-sample frames with no encoder.
  */
 #include <string.h>
 
@@ -151,30 +151,51 @@ static int conv2d_gelu(const struct clip *c, int x, int64_t *w, int64_t *h, int6
 	return ga_op(g, 1, F32, *w, *h, oc, n, S(r));
 }
 
-/* clip_graph_qwen3a (models/qwen3a.cpp): the frames as 100-frame chunks
- * (a cont), three 2D convolutions, the permuted cont, conv_out, the
- * positions of a chunk repeated to every chunk and added, build_vit, the
- * post norm, mlp.1, GELU, mlp.2 */
-static int build_qwen3a(const struct clip *c)
+/* The 2D convolution stem of qwen3a and dots3note_a over n chunks of w
+ * frames (x: [w, mel, 1, n]): three convolutions, the permuted cont,
+ * conv_out; *T the positions left */
+static int stem2d(const struct clip *c, int x, int64_t w, int64_t n, int64_t *T)
 {
 	struct ga_graph *g = c->g;
-	int64_t n = AUDIO_FRAMES / 100, w = 100, h = c->mel;
-	int64_t ch = (int64_t)gguf_tensor_find(c->gg, "a.conv2d.1.weight")->ne[3];
-	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
-	x = ga_op(g, 0, F32, w, h, 1, n, S(ga_view(g, x)));
+	int64_t h = c->mel, ch = (int64_t)gguf_tensor_find(c->gg, "a.conv2d.1.weight")->ne[3];
 	x = conv2d_gelu(c, x, &w, &h, 1, ch, n);
 	x = conv2d_gelu(c, x, &w, &h, ch, ch, n);
 	x = conv2d_gelu(c, x, &w, &h, ch, ch, n);
 	x = ga_op(g, 0, F32, h, ch, w, n, S(ga_view(g, x)));
-	int64_t T = w * n;
-	x = clip_ops.mm(c, ga_view(g, x), c->E, T);
-	int rep = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, clip_ops.w(c))));
-	x = ga_view(g, ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rep)));
-	x = clip_ops.tower_norm(c, x, "pre_ln", T);
-	for (int64_t il = 0; il < c->L; il++)
-		x = clip_ops.vit_block(c, x, il, T, NULL);
+	*T = w * n;
+	return clip_ops.mm(c, ga_view(g, x), c->E, *T);
+}
+
+/* clip_graph_qwen3a (models/qwen3a.cpp): the frames as 100-frame chunks
+ * (a cont), the stem, the positions of a chunk repeated to every chunk
+ * and added, build_vit, the post norm, mlp.1, GELU, mlp.2; and
+ * clip_graph_dots3note_a (models/dots3note.cpp): the stem over the
+ * frames, RMS blocks turned by a rope over half of each head, the post
+ * norm, a layer norm, mlp.1, GELU, mlp.3 */
+static int build_stem2d(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int q3 = c->type[0] == 'q';
+	int64_t T, n = q3 ? AUDIO_FRAMES / 100 : 1;
+	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
+	if (q3)
+		x = ga_op(g, 0, F32, 100, c->mel, 1, n, S(ga_view(g, x)));
+	x = stem2d(c, x, AUDIO_FRAMES / n, n, &T);
+	if (q3) {
+		int rep = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, clip_ops.w(c))));
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rep));
+	}
+	x = clip_ops.tower_norm(c, ga_view(g, x), "pre_ln", T);
+	int pos[2] = {-1, CLIP_ONE_ROPE};
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {NULL, q3 ? NULL : pos, NULL, NULL, NULL};
+		x = clip_ops.vit_block(c, x, il, T, &o);
+	}
 	x = ga_view(g, clip_ops.tower_norm(c, x, "post_ln", T));
-	return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
+	if (q3)
+		return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
+	x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.3.weight", 1);
 }
 
 /* clip_graph_gemma4ua (models/gemma4ua.cpp): no encoder; the frames'
@@ -189,19 +210,24 @@ static int build_gemma4ua(const struct clip *c)
 }
 
 /* qwen3a: three convolutions and conv_out, learned positions, mlp.1 and
- * mlp.2; gemma4ua: 640-sample frames, its input projection */
+ * mlp.2; dots3note_a: the same stem, RMS blocks, its adapter's norm,
+ * mlp.1 and mlp.3; gemma4ua: 640-sample frames, its input projection */
 static const char *stem2d_init(struct clip *c)
 {
+	int q3 = c->type[0] == 'q';
 	if (c->type[0] == 'g') {
 		c->mel = 640;
 		return clip_ops.has(c, "mm.a.input_projection.weight") ? NULL : "no input projection";
 	}
+	c->rms = !q3;
 	if (c->mel % 8 || !clip_ops.has(c, "a.conv2d.3.weight") || !clip_ops.has(c, "a.conv_out.weight") ||
 	    clip_ops.has(c, "a.conv_out.bias"))
 		return "mel bins not a multiple of 8, or no conv2d.3 or conv_out";
-	if (!clip_ops.has(c, "a.conv2d.1.bias") || !clip_ops.has(c, "a.position_embd.weight"))
+	if (!clip_ops.has(c, "a.conv2d.1.bias") || (q3 && !clip_ops.has(c, "a.position_embd.weight")))
 		return "no convolution biases or learned positions";
-	return clip_ops.has(c, "mm.a.mlp.2.weight") ? NULL : "no projector head";
+	if (!q3 && (c->D % 4 || !clip_ops.has(c, "mm.a.norm_pre.bias")))
+		return "a head size not a multiple of 4, or no adapter norm";
+	return clip_ops.has(c, q3 ? "mm.a.mlp.2.weight" : "mm.a.mlp.3.weight") ? NULL : "no projector head";
 }
 
 /* The whisper towers: layer-normed blocks with q and v biases (k without),
@@ -228,10 +254,11 @@ static const char *whisper_init(struct clip *c)
 }
 
 static const struct clip_type audio_types[] = {
-    {"ultravox", build_whisper, whisper_init}, {"qwen2a", build_whisper, whisper_init},
-    {"voxtral", build_whisper, whisper_init},  {"musicflamingo", build_whisper, whisper_init},
-    {"meralion", build_whisper, whisper_init}, {"glma", build_whisper, whisper_init},
-    {"qwen3a", build_qwen3a, stem2d_init},     {"gemma4ua", build_gemma4ua, stem2d_init},
+    {"ultravox", build_whisper, whisper_init},	{"qwen2a", build_whisper, whisper_init},
+    {"voxtral", build_whisper, whisper_init},	{"musicflamingo", build_whisper, whisper_init},
+    {"meralion", build_whisper, whisper_init},	{"glma", build_whisper, whisper_init},
+    {"qwen3a", build_stem2d, stem2d_init},	{"gemma4ua", build_gemma4ua, stem2d_init},
+    {"dots3note_a", build_stem2d, stem2d_init},
 };
 
 const struct clip_type *clip_audio_type_at(size_t i)
