@@ -13,6 +13,8 @@
 # a chunk's positions repeated, the same blocks, an MLP), dots3note_a
 # (models/dots3note.cpp: the same convolutions over the frames, RMS
 # blocks turned by a rope over half of each head, a norm, an MLP) and
+# lfm2a (models/conformer.cpp: subsampling convolutions, conformer
+# blocks with relative-position attention and a convolution module) and
 # gemma4ua
 # (models/gemma4ua.cpp: no encoder, 640-sample frames RMS-normed and
 # projected). Each tower is what
@@ -27,7 +29,7 @@ cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
 check "archs: clip's mirrored projector types name the audio ones" \
-	json_is '[.archs[]|select(.arch=="clip")|.projectors.types|contains(["ultravox","qwen2a","voxtral","musicflamingo","meralion","glma","qwen3a","gemma4ua","dots3note_a"])]' '[true]'
+	json_is '[.archs[]|select(.arch=="clip")|.projectors.types|contains(["ultravox","qwen2a","voxtral","musicflamingo","meralion","glma","qwen3a","gemma4ua","dots3note_a","lfm2a"])]' '[true]'
 
 # the text models: 256 wide, and 2048 wide (projection_dim=2048 towers,
 # whose heads, not the encoder, set the buffer with flash attention)
@@ -69,7 +71,7 @@ audio_case() {
 # without flash attention. AUDIO_ALL=1 boots every type both ways
 # (AUDIO_SETS: the towers' further sets).
 if [ -n "${AUDIO_ALL:-}" ]; then
-	for t in ultravox qwen2a voxtral musicflamingo meralion glma qwen3a gemma4ua dots3note_a; do
+	for t in ultravox qwen2a voxtral musicflamingo meralion glma qwen3a gemma4ua dots3note_a lfm2a; do
 		audio_case "$t-fa" "type=$t ${AUDIO_SETS:-}" "FLASH_ATTN=on"
 		audio_case "$t-nofa" "type=$t ${AUDIO_SETS:-}" "FLASH_ATTN=off"
 	done
@@ -84,6 +86,7 @@ else
 	audio_case q3a-fa "type=qwen3a embd=2048" "FLASH_ATTN=on"
 	audio_case g4ua-nofa "type=gemma4ua projection_dim=2048" "FLASH_ATTN=off"
 	audio_case d3a-nofa "type=dots3note_a embd=2048" "FLASH_ATTN=off"
+	audio_case lfm2a-fa "type=lfm2a embd=2048" "FLASH_ATTN=on"
 fi
 echo "# worst projector compute error: ${WORST}%"
 

@@ -18,7 +18,7 @@ static const struct {
 	const char *type;
 } audio_kinds[] = {
     {8, "ultravox"}, {0, "qwen2a"}, {4, "voxtral"},  {0, "musicflamingo"}, {4, "meralion"},
-    {4, "glma"},     {0, "qwen3a"}, {0, "gemma4ua"}, {0, "dots3note_a"},
+    {4, "glma"},     {0, "qwen3a"}, {0, "gemma4ua"}, {0, "dots3note_a"},   {0, "lfm2a"},
 };
 
 int synth_audio_type(const char *type)
@@ -142,6 +142,64 @@ static void stem_2d(struct tw *t, const char *type, uint32_t embd, uint32_t pd)
 	audio_mm(t, "mlp", q3 ? 2 : 3, pd, pd, 1);
 }
 
+/* lfm2a's conformer: the subsampling convolutions (0: 3 x 3 over the
+ * mel bins, 2 and 5 depthwise, 3 and 6 pointwise; 8 channels), the
+ * projection, blocks of two half FFNs, the relative-position attention
+ * (its biases, linear_pos over the 512-wide positions' embedding) and the
+ * convolution module (pw1, a depthwise 9-tap conv, its norm, pw2), the
+ * adapter */
+static void conformer(struct tw *t, uint32_t embd, uint32_t pd)
+{
+	const uint32_t ch = 8, ff = 2 * embd, heads = 2;
+	char nm[48];
+	for (int k = 0; k <= 6; k++) {
+		if (k == 1 || k == 4)
+			continue;
+		uint64_t ne[4] = {k == 3 || k == 6 ? 1 : 3, k == 3 || k == 6 ? 1 : 3, k == 3 || k == 6 ? ch : 1, ch};
+		snprintf(nm, sizeof(nm), "a.conv1d.%d.weight", k);
+		gw_tensor(t->w, nm, 4, ne, 0, ne[0] * ne[1] * ne[2] * ne[3] * 4);
+		snprintf(nm, sizeof(nm), "a.conv1d.%d.bias", k);
+		f32_tensor(t, nm, 3, 1, 1, ch);
+	}
+	mat(t, "a.pre_encode.out.weight", 16ull * ch, embd);
+	vec(t, "a.pre_encode.out.bias", embd);
+	mat(t, "a.position_embd.weight", pd, 1500); /* its width is the projector's (clip_n_mmproj_embd) */
+	static const char *const norms[] = {"ffn_norm", "ffn_norm_1", "ln1", "ln2", "norm_conv", "conv_norm"};
+	static const struct {
+		const char *name;
+		uint8_t in, out; /* 0: the width, 1: the FFN's, 2: twice the width, 3: 512 */
+	} m[] = {{"ffn_up", 0, 1}, {"ffn_down", 1, 0}, {"ffn_up_1", 0, 1}, {"ffn_down_1", 1, 0}, {"attn_q", 0, 0},
+		 {"attn_k", 0, 0}, {"attn_v", 0, 0},   {"attn_out", 0, 0}, {"conv_pw1", 0, 2},	 {"conv_pw2", 0, 0}};
+	const uint64_t width[] = {embd, ff, 2ull * embd, 512};
+	for (uint32_t il = 0; il < 2; il++) {
+		for (size_t i = 0; i < ARRAY_SIZE(norms); i++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, norms[i]);
+			vec(t, nm, embd);
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.bias", il, norms[i]);
+			vec(t, nm, embd);
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, m[i].name);
+			mat(t, nm, width[m[i].in], width[m[i].out]);
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.bias", il, m[i].name);
+			vec(t, nm, width[m[i].out]);
+		}
+		snprintf(nm, sizeof(nm), "a.blk.%u.linear_pos.weight", il);
+		mat(t, nm, 512, embd);
+		for (int k = 0; k < 2; k++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.pos_bias_%c", il, k ? 'v' : 'u');
+			f32_tensor(t, nm, 2, embd / heads, heads, 1);
+		}
+		snprintf(nm, sizeof(nm), "a.blk.%u.conv_dw.weight", il);
+		f32_tensor(t, nm, 2, 9, embd, 1);
+		snprintf(nm, sizeof(nm), "a.blk.%u.conv_dw.bias", il);
+		vec(t, nm, embd);
+	}
+	audio_norm(t, "mlp.0", embd, 1);
+	audio_mm(t, "mlp", 1, embd, pd, 1);
+	audio_mm(t, "mlp", 3, pd, pd, 1);
+}
+
 int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	int i = synth_audio_type(ps->type);
@@ -173,22 +231,22 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 	if (sf)
 		gw_u32(&w, "clip.audio.projector.stack_factor", sf);
 	struct tw t = {.w = &w};
-	if (q3 || g4) {
+	if (strcmp(type, "lfm2a") == 0) {
+		conformer(&t, embd, pd);
+	} else if (q3 || g4) {
 		stem_2d(&t, type, embd, pd);
-		if (refused(&t, err))
-			return -1;
-		return written(write_out(&w, path, bytes, err), kind);
+	} else {
+		f32_tensor(&t, "a.conv1d.1.weight", 3, 3, mel, embd);
+		f32_tensor(&t, "a.conv1d.1.bias", 2, 1, embd, 1);
+		f32_tensor(&t, "a.conv1d.2.weight", 3, 3, embd, embd);
+		f32_tensor(&t, "a.conv1d.2.bias", 2, 1, embd, 1);
+		mat(&t, "a.position_embd.weight", embd, n_pos);
+		for (uint32_t il = 0; il < blocks; il++)
+			audio_block(&t, il, embd, ff);
+		vec(&t, "a.post_ln.weight", embd);
+		vec(&t, "a.post_ln.bias", embd);
+		audio_head(&t, type, embd, sf, pd);
 	}
-	f32_tensor(&t, "a.conv1d.1.weight", 3, 3, mel, embd);
-	f32_tensor(&t, "a.conv1d.1.bias", 2, 1, embd, 1);
-	f32_tensor(&t, "a.conv1d.2.weight", 3, 3, embd, embd);
-	f32_tensor(&t, "a.conv1d.2.bias", 2, 1, embd, 1);
-	mat(&t, "a.position_embd.weight", embd, n_pos);
-	for (uint32_t il = 0; il < blocks; il++)
-		audio_block(&t, il, embd, ff);
-	vec(&t, "a.post_ln.weight", embd);
-	vec(&t, "a.post_ln.bias", embd);
-	audio_head(&t, type, embd, sf, pd);
 	if (refused(&t, err))
 		return -1;
 	return written(write_out(&w, path, bytes, err), kind);

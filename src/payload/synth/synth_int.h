@@ -114,7 +114,7 @@ void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, u
 int refused(struct tw *t, char **err);
 
 /* projector_audio.c: the audio towers (whisper encoders: ultravox, qwen2a,
- * voxtral, musicflamingo, meralion, glma; qwen3a, gemma4ua, dots3note_a); synth_audio_type is the
+ * voxtral, musicflamingo, meralion, glma; qwen3a, gemma4ua, dots3note_a, lfm2a); synth_audio_type is the
  * type's index, -1 when synth writes no such audio tower. */
 struct synth_proj;
 int synth_audio_type(const char *type);

@@ -8,7 +8,8 @@
  * qwen2a, voxtral and musicflamingo pool them 2 to 1, and each type's
  * head stacks and projects them. qwen3a convolves them in 100-frame
  * chunks (13 positions each), dots3note_a unchunked; gemma4ua projects
- * 640-sample frames with no encoder.
+ * 640-sample frames with no encoder; lfm2a (a conformer) subsamples them
+ * 8 to 1.
  */
 #include <string.h>
 
@@ -209,6 +210,131 @@ static int build_gemma4ua(const struct clip *c)
 	return clip_ops.mm(c, x, clip_ops.rows_of(c, "mm.a.input_projection.weight"), AUDIO_FRAMES);
 }
 
+/* one of lfm2a's subsampling convolutions ("direct": one op; depthwise
+ * 3 x 3 stride 2 or pointwise 1 x 1), its bias added in place, ReLU in
+ * place (a view) when told */
+static int conformer_conv(const struct clip *c, int x, int64_t *w, int64_t *h, int64_t ch, int dw, int relu)
+{
+	struct ga_graph *g = c->g;
+	if (dw) {
+		*w = (*w - 1) / 2 + 1;
+		*h = (*h - 1) / 2 + 1;
+	}
+	x = ga_op(g, 0, F32, *w, *h, ch, 1, S(clip_ops.w(c), x));
+	x = ga_op(g, 1, F32, *w, *h, ch, 1, S(x, clip_ops.w(c)));
+	return relu ? ga_view(g, x) : x;
+}
+
+/* build_ffn with SiLU, scaled by a half, added to the residual r */
+static int conformer_ffn(const struct clip *c, int r, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	int x = clip_ops.norm(c, r, c->E, T, 0, 1, 1);
+	x = clip_ops.mm_b(c, x, c->F, T, 1);
+	x = ga_op(g, 1, F32, c->F, T, 1, 1, S(x));
+	x = clip_ops.mm_b(c, x, c->E, T, 1);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x));
+	return ga_op(g, 1, F32, c->E, T, 1, 1, S(r, x));
+}
+
+/* the relative-position attention of a conformer block over cur (the
+ * normed rows), the positions' embedding pe [512, P] */
+static int conformer_attn(const struct clip *c, int cur, int pe, int64_t T, int64_t P)
+{
+	struct ga_graph *g = c->g;
+	int64_t D = c->D, H = c->H;
+	int q = ga_view(g, clip_ops.mm_b(c, cur, c->E, T, 1));
+	int qu = ga_view(g, ga_op(g, 1, F32, D, H, T, 1, S(q, clip_ops.w(c))));
+	int k = clip_ops.mm_b(c, cur, c->E, T, 1);
+	k = ga_op(g, 0, F32, D, T, H, 1, S(ga_view(g, ga_view(g, k))));
+	int ac = gr_op_kind(g, ga_op(g, 0, F32, T, T, H, 1, S(qu, k)), GA_OP_MUL_MAT);
+	ac = ga_op(g, 0, F32, T, T, H, 1, S(ga_view(g, ac)));
+	int qv = ga_view(g, ga_op(g, 1, F32, D, H, T, 1, S(q, clip_ops.w(c))));
+	int p = ga_view(g, ga_view(g, clip_ops.mm(c, pe, c->E, P)));
+	int bd = gr_op_kind(g, ga_op(g, 0, F32, T, P, H, 1, S(qv, p)), GA_OP_MUL_MAT);
+	bd = ga_op(g, 0, F32, P, T, H, 1, S(ga_view(g, bd)));
+	bd = ga_op(g, 0, F32, P + 1, T, H, 1, S(bd));
+	bd = ga_op(g, 0, F32, P + 1, T, H, 1, S(bd));
+	bd = ga_op(g, 0, F32, P, T, H, 1, S(ga_view(g, ga_view(g, bd))));
+	int sc = ga_op(g, 1, F32, T, T, H, 1, S(ac, ga_view(g, bd)));
+	sc = ga_op(g, 1, F32, T, T, H, 1, S(ga_op(g, 1, F32, T, T, H, 1, S(sc))));
+	int v = clip_ops.mm_b(c, cur, c->E, T, 1);
+	v = ga_op(g, 0, F32, T, D, H, 1, S(ga_view(g, ga_view(g, v))));
+	int x = gr_op_kind(g, ga_op(g, 0, F32, T, D, H, 1, S(sc, v)), GA_OP_MUL_MAT);
+	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, x)));
+	return clip_ops.mm_b(c, x, c->E, T, 1);
+}
+
+/* the convolution module: pw1, the sigmoid gate over its second half
+ * times its first half, the transposed cont, padded, rolled, padded, the
+ * depthwise ssm_conv, its bias, the norm's scale and shift, SiLU, pw2 */
+static int conformer_conv_module(const struct clip *c, int cur, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	int64_t E = c->E;
+	int x = clip_ops.mm_b(c, cur, 2 * E, T, 1);
+	int a = ga_view(g, x);
+	int gate = ga_op(g, 0, F32, E, T, 1, 1, S(ga_view(g, x)));
+	x = ga_op(g, 1, F32, E, T, 1, 1, S(a, gate));
+	x = ga_op(g, 0, F32, T, E, 1, 1, S(ga_view(g, x)));
+	x = ga_op(g, 0, F32, T + 4, E, 1, 1, S(x));
+	x = ga_op(g, 0, F32, T + 4, E, 1, 1, S(x));
+	x = ga_op(g, 0, F32, T + 8, E, 1, 1, S(x));
+	x = ga_op(g, 0, F32, E, T, 1, 1, S(x, clip_ops.w(c)));
+	for (int i = 0; i < 3; i++)
+		x = clip_ops.with_w(c, x, E, T);
+	x = ga_op(g, 1, F32, E, T, 1, 1, S(x));
+	return clip_ops.mm_b(c, x, E, T, 1);
+}
+
+/* clip_graph_conformer (models/conformer.cpp, lfm2a): the positions'
+ * embedding [512, P] (an input, the first leaf), the frames' transposed
+ * cont, the subsampling convolutions (a 3 x 3 stride 2 by im2col, then
+ * depthwise and pointwise pairs), the permuted cont, its projection; each
+ * block: half an FFN, the relative-position attention, the convolution
+ * module, half an FFN, a norm; the adapter's norm, mlp.1, GELU, mlp.3 */
+static int build_conformer(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t P = ((((AUDIO_FRAMES + 1) / 2 + 1) / 2 + 1) / 2) * 2 - 1;
+	int pe = ga_input(g, (uint64_t)512 * P * 4);
+	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
+	x = ga_op(g, 0, F32, c->mel, AUDIO_FRAMES, 1, 1, S(ga_view(g, x)));
+	int64_t w = c->mel, h = AUDIO_FRAMES, ch = (int64_t)gguf_tensor_find(c->gg, "a.conv1d.0.weight")->ne[3];
+	x = conv2d_gelu(c, x, &w, &h, 1, ch, 1);
+	x = conformer_conv(c, x, &w, &h, ch, 1, 0);
+	x = conformer_conv(c, x, &w, &h, ch, 0, 1);
+	x = conformer_conv(c, x, &w, &h, ch, 1, 0);
+	x = conformer_conv(c, x, &w, &h, ch, 0, 1);
+	x = ga_op(g, 0, F32, w, ch, h, 1, S(ga_view(g, x)));
+	int64_t T = h;
+	x = clip_ops.mm_b(c, ga_view(g, x), c->E, T, 1);
+	for (int64_t il = 0; il < c->L; il++) {
+		x = conformer_ffn(c, x, T);
+		int a = conformer_attn(c, clip_ops.norm(c, x, c->E, T, 0, 1, 1), pe, T, P);
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, a));
+		a = conformer_conv_module(c, clip_ops.norm(c, x, c->E, T, 0, 1, 1), T);
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, a));
+		x = conformer_ffn(c, x, T);
+		x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	}
+	x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.3.weight", 1);
+}
+
+/* lfm2a: the subsampling convolutions 0, 2, 3, 5 and 6, the
+ * projection, each block's relative-position tensors over the 512-wide
+ * positions' embedding, the adapter (mlp.0 its norm) */
+static const char *conformer_init(struct clip *c)
+{
+	const struct gguf_tensor *lp = gguf_tensor_find(c->gg, "a.blk.0.linear_pos.weight");
+	if (c->mel % 8 || !c->L || !lp || lp->ne[0] != 512 || !clip_ops.has(c, "a.conv1d.6.weight"))
+		return "mel bins not a multiple of 8, or no linear_pos over 512 or conv1d.6";
+	if (!clip_ops.has(c, "a.pre_encode.out.bias") || !clip_ops.blk_has(c, 0, "conv_dw.weight"))
+		return "no pre_encode.out or conv_dw";
+	return clip_ops.has(c, "mm.a.mlp.3.weight") && clip_ops.has(c, "mm.a.mlp.0.bias") ? NULL : "no adapter";
+}
+
 /* qwen3a: three convolutions and conv_out, learned positions, mlp.1 and
  * mlp.2; dots3note_a: the same stem, RMS blocks, its adapter's norm,
  * mlp.1 and mlp.3; gemma4ua: 640-sample frames, its input projection */
@@ -258,7 +384,7 @@ static const struct clip_type audio_types[] = {
     {"voxtral", build_whisper, whisper_init},	{"musicflamingo", build_whisper, whisper_init},
     {"meralion", build_whisper, whisper_init},	{"glma", build_whisper, whisper_init},
     {"qwen3a", build_stem2d, stem2d_init},	{"gemma4ua", build_gemma4ua, stem2d_init},
-    {"dots3note_a", build_stem2d, stem2d_init},
+    {"dots3note_a", build_stem2d, stem2d_init}, {"lfm2a", build_conformer, conformer_init},
 };
 
 const struct clip_type *clip_audio_type_at(size_t i)
