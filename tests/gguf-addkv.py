@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""gguf-addkv.py IN OUT KEY=FLOAT...: IN with each KEY an f32 key-value,
+"""gguf-addkv.py IN OUT KEY=FLOAT...: IN with each KEY an f32 key-value
+(a bool one for KEY=true or KEY=false),
 written first in the header (then a general.description string whose
 length makes the bytes inserted a multiple of 64, so every tensor's data
 keeps its offset and alignment). For tests of laws that read metadata the
@@ -18,7 +19,13 @@ def kv_str(key, typ, payload):
     return struct.pack("<Q", len(k)) + k + struct.pack("<I", typ) + payload
 
 
-ins = b"".join(kv_str(k, 6, struct.pack("<f", float(v))) for k, v in (p.split("=", 1) for p in pairs))
+def kv(key, v):
+    if v in ("true", "false"):
+        return kv_str(key, 7, struct.pack("<B", v == "true"))
+    return kv_str(key, 6, struct.pack("<f", float(v)))
+
+
+ins = b"".join(kv(k, v) for k, v in (p.split("=", 1) for p in pairs))
 head = kv_str("general.description", 8, struct.pack("<Q", 0))
 pad = (-(len(ins) + len(head))) % 64
 ins += kv_str("general.description", 8, struct.pack("<Q", pad) + b"." * pad)

@@ -388,6 +388,8 @@ int synth_projector(const struct synth_proj *ps, const char *path, uint64_t *byt
 		return errorf(err, "type=, image= and embd= are for the small towers (no --preset)");
 	if (ps->embd && (ps->embd % 64 || ps->embd > 4096 || !ps->type || strcmp(ps->type, "mlp") == 0))
 		return errorf(err, "embd=%u: a multiple of 64 up to 4096, for a type= other than mlp", ps->embd);
+	if (ps->type && synth_audio_type(ps->type) >= 0 && !ps->red)
+		return synth_projector_audio(ps, path, bytes, kind, err);
 	if (ps->type && strcmp(ps->type, "mlp") != 0) {
 		if (ps->red)
 			return errorf(err, "red=1 is written for the mlp tower only");

@@ -113,6 +113,13 @@ void expert_stack(struct tw *t, uint32_t il, const char *suffix, uint64_t ne0, u
 /* Refuse the file if a matrix broke the block rule; releases the writer. */
 int refused(struct tw *t, char **err);
 
+/* projector_audio.c: the audio towers (whisper encoders: ultravox, qwen2a,
+ * voxtral, musicflamingo, meralion, glma; qwen3a, gemma4ua, dots3note_a, lfm2a); synth_audio_type is the
+ * type's index, -1 when synth writes no such audio tower. */
+struct synth_proj;
+int synth_audio_type(const char *type);
+int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err);
+
 #define BV(suffix, n)                                                                                                  \
 	do {                                                                                                           \
 		blkname(nm, sizeof(nm), il, suffix);                                                                   \

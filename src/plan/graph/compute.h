@@ -43,7 +43,8 @@ struct projector_compute {
 	const char *why; /* a mirrored type's tower the builder does not fit, or NULL */
 };
 void compute_projector(const struct gguf *projector, int fa, struct projector_compute *out);
-/* The projector types graph_clip.c mirrors, i from 0 (NULL past the end). */
+/* The projector types graph_clip.c and graph_clip_audio.c mirror, i from 0
+ * (NULL past the end). */
 const char *compute_projector_type_at(size_t i);
 
 #endif

@@ -22,23 +22,10 @@
 #include "compute.h"
 #include "galloc.h"
 #include "graph.h"
+#include "graph_clip.h"
 
 /* ggml's CPU buffers align tensors to 32 bytes (TENSOR_ALIGNMENT) */
 #define CLIP_ALIGN 32
-
-/* What a builder reads of the tower: clip_hparams' sizes and the optional
- * tensors the graph tests for. */
-struct clip {
-	struct ga_graph *g;
-	const struct gguf *gg;
-	int64_t E, H, D, F, L; /* width, heads, head size, FFN width, blocks */
-	int64_t patch, img;    /* patch size, the warmup image's side */
-	int64_t px, np;	       /* patches per side, patches */
-	int64_t merge;	       /* n_merge (spatial merge / pooling kernel) */
-	int64_t proj;	       /* projection_dim */
-	int fa, rms;	       /* flash attention; RMS norms (else layer norms) */
-	const char *type;
-};
 
 static int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt)
 {
@@ -60,7 +47,7 @@ static int hasf(const struct clip *c, const char *fmt, int64_t il, const char *s
 
 static int blk_has(const struct clip *c, int64_t il, const char *suffix)
 {
-	return hasf(c, "v.blk.%d.%s", il, suffix);
+	return hasf(c, c->audio ? "a.blk.%d.%s" : "v.blk.%d.%s", il, suffix);
 }
 
 static int w(const struct clip *c)
@@ -121,15 +108,6 @@ static int ffn(const struct clip *c, int x, int64_t T, int64_t il, int64_t ne_ou
 	}
 	return mm_b(c, cur, ne_out, T, blk_has(c, il, "ffn_down.bias"));
 }
-
-/* An attention mask input (qwen2.5-vl's window mask, [T, T] f32), made
- * where the graph first reaches it, and its f16 cast for flash attention
- * (made once, where the first attention over it reaches it); raw < 0 and
- * T 0: none. */
-struct clip_mask {
-	int raw, f16;
-	int64_t T;
-};
 
 static int mask_of(const struct clip *c, struct clip_mask *m)
 {
@@ -203,23 +181,11 @@ static int build_inp(const struct clip *c)
 	return x;
 }
 
-/* What a block does beside build_vit's plain one: q and k turned by
- * M-RoPE over the positions input (made where first reached), an
- * attention mask, and a hook the graph visits between the block's q, k
- * and v and its attention (ggml_build_forward_order puts them first). */
-struct vit_opts {
-	int *pos;		/* M-RoPE positions' slot (NULL: no rope) */
-	int *pos2;		/* build_rope_2d's two positions' slots (NULL: none), in the order it reads them */
-	struct clip_mask *mask; /* NULL: none */
-	void (*hook)(const struct clip *c, void *ctx);
-	void *hook_ctx;
-};
-
 /* build_rope_2d: two ropes over halves of the head, the second in place
  * of the first; each positions input made where first reached */
 static int rope2d(const struct clip *c, int x, int *pos, int64_t T)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && pos[i] != CLIP_ONE_ROPE; i++) {
 		if (pos[i] < 0)
 			pos[i] = ga_input(c->g, (uint64_t)T * 4);
 		x = gr_op_kind(c->g, ga_op(c->g, 1, F32, c->D, c->H, T, 1, S(x, pos[i])), GA_OP_ROPE);
@@ -282,8 +248,8 @@ static int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const s
 static int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
 {
 	char wn[32], bn[32];
-	snprintf(wn, sizeof(wn), "v.%s.weight", name);
-	snprintf(bn, sizeof(bn), "v.%s.bias", name);
+	snprintf(wn, sizeof(wn), "%s.%s.weight", c->audio ? "a" : "v", name);
+	snprintf(bn, sizeof(bn), "%s.%s.bias", c->audio ? "a" : "v", name);
 	if (!has(c, wn))
 		return x;
 	return norm(c, x, c->E, T, c->rms, 1, has(c, bn));
@@ -728,16 +694,6 @@ static int build_dotsocr(const struct clip *c)
 	return mm_b(c, x, rows_of(c, "mm.2.weight"), m * m, 1);
 }
 
-/* A mirrored projector type: its builder, and what must hold for the
- * builder to be the engine's (NULL: the reason it is not). */
-struct clip_type {
-	const char *name;
-	int (*build)(const struct clip *c);
-	/* the type's hparams and warmup image (clip.cpp load_hparams); the
-	 * reason the builder is not the engine's for this tower, or NULL */
-	const char *(*init)(struct clip *c);
-};
-
 /* llava's mlp: the stacked feature layers (granite) and the Yi-type
  * mm.3 (mlp_norm) are other graphs */
 static const char *llava_init(struct clip *c)
@@ -923,6 +879,8 @@ static void read_type(const struct gguf *gg, char *type, size_t n)
 	const struct gguf_kv *kv = gguf_find(gg, "clip.projector_type");
 	if (!kv || kv->type != GGUF_STRING)
 		kv = gguf_find(gg, "clip.vision.projector_type");
+	if (!kv || kv->type != GGUF_STRING)
+		kv = gguf_find(gg, "clip.audio.projector_type");
 	if (kv && kv->type == GGUF_STRING)
 		snprintf(type, n, "%.*s", (int)kv->v.s.n, kv->v.s.p);
 	else
@@ -958,13 +916,16 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (strcmp(types[i].name, out->type) == 0)
 			t = &types[i];
+	int audio = !t && (t = clip_audio_type(out->type)) != NULL;
 	struct clip c;
-	if (t && clip_dims(&c, projector, fa))
+	if (t && (audio ? clip_audio_dims(&c, projector, fa) : clip_dims(&c, projector, fa)))
 		out->why = "its sizes unread";
 	else if (t)
 		out->why = (c.type = t->name, t->init(&c));
 	if (t && !out->why)
 		out->why = blocks_unmirrored(&c);
+	if (t && !out->why)
+		out->why = clip_two_encoders(projector);
 	if (!t || out->why) {
 		out->bytes = estimate(projector);
 		return;
@@ -980,5 +941,9 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 
 const char *compute_projector_type_at(size_t i)
 {
-	return i < sizeof(types) / sizeof(types[0]) ? types[i].name : NULL;
+	size_t n = sizeof(types) / sizeof(types[0]);
+	const struct clip_type *a = i < n ? NULL : clip_audio_type_at(i - n);
+	return i < n ? types[i].name : a ? a->name : NULL;
 }
+
+const struct clip_ops clip_ops = {u64_or, has, blk_has, w, mm, with_w, mm_b, norm, vit_block, tower_norm, rows_of};
