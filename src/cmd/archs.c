@@ -57,7 +57,7 @@ static void row(json_t *rows, const char *arch, struct tally *n)
 	n->unserved += why != NULL;
 	n->refused += refused != NULL;
 	n->decided += m || why || refused;
-	char pj[512], tail[640] = "";
+	char pj[2048], tail[2200] = ""; /* every type the engine names fits */
 	json_t *types = NULL;
 	if (strcmp(arch, "clip") == 0) {
 		size_t k = projectors(pj, sizeof(pj), &types);
