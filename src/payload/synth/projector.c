@@ -125,7 +125,11 @@ struct tower_kind {
 	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2), lightonocr (3) */
 	uint8_t ffn; /* an MLP projector: janus_pro (1), phi4 (2), lfm2 (3: the shuffle, a norm), kimivl (4), paddleocr
 			(5) */
+	uint8_t v2;  /* a second-round vision tower (enum v2_kind), 0 none */
 };
+
+/* The vision towers of the second round (kinds2) */
+enum v2_kind { V2_NONE, V2_GLM4V };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -138,15 +142,27 @@ static const char *const kinds[][2] = {
     {"dots_ocr", "RGD"},
 };
 
+/* The second round's towers: the type, its traits (letters, as kinds),
+ * its own kind */
+static const struct {
+	const char *type, *traits;
+	enum v2_kind v2;
+} kinds2[] = {
+    {"glm4v", "QRGP", V2_GLM4V},
+};
+
 /* 0 and the traits of type, or -1 when synth writes no such tower */
 static int kind_of(const char *type, struct tower_kind *k)
 {
 	memset(k, 0, sizeof(*k));
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		if (strcmp(kinds[i][0], type) != 0)
+	for (size_t i = 0; i < ARRAY_SIZE(kinds) + ARRAY_SIZE(kinds2); i++) {
+		size_t j = i - ARRAY_SIZE(kinds);
+		const char *name = i < ARRAY_SIZE(kinds) ? kinds[i][0] : kinds2[j].type;
+		if (strcmp(name, type) != 0)
 			continue;
-		const char *f = kinds[i][1];
-		k->type = kinds[i][0];
+		const char *f = i < ARRAY_SIZE(kinds) ? kinds[i][1] : kinds2[j].traits;
+		k->type = name;
+		k->v2 = i < ARRAY_SIZE(kinds) ? V2_NONE : (uint8_t)kinds2[j].v2;
 		k->qwen = strchr(f, 'Q') != NULL;
 		k->rms = strchr(f, 'R') != NULL;
 		k->gate = strchr(f, 'G') != NULL;
@@ -294,6 +310,24 @@ static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint3
 	vec(t, nm, pd);
 }
 
+/* The second round's projectors. glm4v's merger: a 2 x 2 conv2d to pd
+ * (and its bias), mm.model.fc, the post norm, then mm.up, mm.gate (to
+ * 2 pd) and mm.down */
+static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32_t pd)
+{
+	if (v2 == V2_GLM4V) {
+		uint64_t ne[4] = {2, 2, embd, pd};
+		gw_tensor(t->w, "mm.patch_merger.weight", 4, ne, 0, 4ull * embd * pd * 4);
+		vec(t, "mm.patch_merger.bias", pd);
+		mat(t, "mm.model.fc.weight", pd, pd);
+		vec(t, "mm.post_norm.weight", pd);
+		vec(t, "mm.post_norm.bias", pd);
+		mat(t, "mm.up.weight", pd, 2ull * pd);
+		mat(t, "mm.gate.weight", pd, 2ull * pd);
+		mat(t, "mm.down.weight", 2ull * pd, pd);
+	}
+}
+
 static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	struct tower_kind kd, *k = &kd;
@@ -302,7 +336,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr",
+		    "nemotron_v2_vl, dots_ocr, glm4v",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -334,13 +368,15 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	int cls = k->shuffle == 2 || k->rope2d == 2;
 	if (k->rope2d == 1 || k->rope2d == 3) {
 		vec(&t, "v.pre_ln.weight", embd);
-	} else if (!k->qwen || k->q3) {
+	} else if (!k->qwen || k->q3 || k->v2 == V2_GLM4V) {
 		if (!k->rope2d)
 			vec(&t, "v.patch_embd.bias", embd);
 		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
 	}
 	if (cls)
 		vec(&t, "v.class_embd", embd);
+	if (k->v2 == V2_GLM4V) /* glm4v's RMS norm of the patches */
+		vec(&t, "v.norm_embd.weight", embd);
 	if (k->ffn == 6) /* nemotron's two register rows */
 		f32_tensor(&t, "v.class_embd", 2, embd, 2, 1);
 	for (uint32_t il = 0; il < blocks; il++)
@@ -350,7 +386,9 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		if (!k->rms)
 			vec(&t, "v.post_ln.bias", embd);
 	}
-	if (k->qwen) { /* qwen3-vl: block 0's deepstack features fill half the text width */
+	if (k->v2) {
+		vision2_tensors(&t, k->v2, embd, pd);
+	} else if (k->qwen) { /* qwen3-vl: block 0's deepstack features fill half the text width */
 		uint32_t out = k->q3 ? pd / 2 : pd;
 		mat(&t, "mm.0.weight", 4ull * embd, 4ull * embd);
 		vec(&t, "mm.0.bias", 4ull * embd);

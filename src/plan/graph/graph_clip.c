@@ -869,6 +869,10 @@ static const char *nemotron_dots_init(struct clip *c)
 	return NULL;
 }
 
+/* The vision types mirrored after the first 17 (at the end of the file) */
+static int build_glm4v(const struct clip *c);
+static const char *glm4v_init(struct clip *c);
+
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
     {"gemma3", build_gemma3, gemma3_init},
@@ -887,6 +891,8 @@ static const struct clip_type types[] = {
     {"paddleocr", build_kimi_paddle, kimi_paddle_init},
     {"nemotron_v2_vl", build_nemotron, nemotron_dots_init},
     {"dots_ocr", build_dotsocr, nemotron_dots_init},
+    /* vision, second round */
+    {"glm4v", build_glm4v, glm4v_init},
 };
 
 /* The estimate of a type not mirrored */
@@ -981,4 +987,76 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 const char *compute_projector_type_at(size_t i)
 {
 	return i < sizeof(types) / sizeof(types[0]) ? types[i].name : NULL;
+}
+
+/* --- vision projectors, second round --- */
+
+/* build_ffn of the projector's mm.up, mm.gate (when present) and mm.down,
+ * each with its bias when present, over x (T rows) */
+static int mm_ffn(const struct clip *c, int x, int64_t T)
+{
+	int64_t nu = rows_of(c, "mm.up.weight");
+	int up = mm_b(c, x, nu, T, has(c, "mm.up.bias"));
+	int cur;
+	if (has(c, "mm.gate.weight")) {
+		int gate = mm_b(c, x, nu, T, has(c, "mm.gate.bias"));
+		cur = ga_op(c->g, 0, F32, nu, T, 1, 1, S(gate, up));
+	} else {
+		cur = ga_op(c->g, 1, F32, nu, T, 1, 1, S(up));
+	}
+	return mm_b(c, cur, rows_of(c, "mm.down.weight"), T, has(c, "mm.down.bias"));
+}
+
+/* clip_graph_glm4v (models/glm4v.cpp): qwen-vl's two patch embeddings
+ * merged 2 x 2, the patch bias, the RMS norm_embd, the learned positions
+ * resized and merged like the patches, RMS blocks turned by M-RoPE; the
+ * merger's conv2d over each n_merge x n_merge group (its cont, im2col,
+ * matmul, cont) and its bias, mm.model.fc, the layer-normed post norm,
+ * GELU, the projector's FFN */
+static int build_glm4v(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, s = c->merge, n = c->np / (s * s);
+	int x = with_w(c, qwen_inp(c), c->E, T);
+	x = norm(c, x, c->E, T, 1, has(c, "v.norm_embd.weight"), has(c, "v.norm_embd.bias"));
+	if (has(c, "v.position_embd.weight"))
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, qwen3_pos(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	int pos = -1;
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {&pos, NULL, NULL, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	x = ga_op(g, 0, F32, s, s, c->E, n, S(ga_view(g, ga_view(g, x))));
+	int64_t oc = (int64_t)gguf_tensor_find(c->gg, "mm.patch_merger.weight")->ne[3];
+	int col = ga_op(g, 0, F16, c->E * s * s, 1, 1, n, S(w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, n, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
+	x = ga_op(g, 0, F32, 1, oc, 1, n, S(ga_view(g, ga_view(g, r))));
+	x = with_w(c, ga_view(g, x), oc, n);
+	int64_t nf = rows_of(c, "mm.model.fc.weight");
+	x = mm(c, x, nf, n);
+	x = norm(c, x, nf, n, 0, 1, has(c, "mm.post_norm.bias"));
+	x = ga_op(g, 1, F32, nf, n, 1, 1, S(x));
+	return mm_ffn(c, x, n);
+}
+
+/* glm4v: 46 x 46 merged tokens at warmup (set_warmup_n_tokens), merged
+ * spatial_merge_size (2) a side; RMS norms */
+static const char *glm4v_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
+	c->px = 46 * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	c->rms = 1;
+	if (c->merge != 2)
+		return "a spatial merge other than 2";
+	if (!has(c, "v.patch_embd.weight.1") || !has(c, "v.patch_embd.bias") || has(c, "v.class_embd"))
+		return "no second patch embedding or patch bias";
+	if (!has(c, "mm.patch_merger.weight") || !has(c, "mm.patch_merger.bias") || !has(c, "mm.model.fc.weight"))
+		return "no patch merger or mm.model.fc";
+	return has(c, "mm.up.weight") && has(c, "mm.down.weight") && has(c, "mm.post_norm.weight")
+		   ? NULL
+		   : "no mm.up, mm.down or mm.post_norm";
 }
