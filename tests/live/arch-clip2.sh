@@ -3,7 +3,9 @@
 # round): glm4v (qwen-vl's two patch embeddings and 2 x 2 merge, the patch
 # bias, an RMS norm of the patches, the learned positions resized, RMS
 # blocks turned by M-RoPE, the merger's 2 x 2 conv2d, mm.model.fc, the
-# post norm, GELU and a gated FFN). Each tower is what `synth clip --set
+# post norm, GELU and a gated FFN), resampler (minicpmv: build_vit over
+# the learned positions' rows, then the resampler's cross attention of 64
+# queries over the patches, its sinusoidal positions). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -16,7 +18,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v"]'
+TYPES2='["glm4v","resampler"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -51,10 +53,12 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
+	mcv-fa) clip_case mcv-fa "type=resampler image=448" "FLASH_ATTN=on" ;;
+	mcv-nofa) clip_case mcv-nofa "type=resampler image=448" "FLASH_ATTN=off" ;;
 	esac
 done
 echo "# worst projector compute error: ${WORST}%"

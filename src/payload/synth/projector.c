@@ -129,7 +129,7 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V };
+enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -149,6 +149,7 @@ static const struct {
 	enum v2_kind v2;
 } kinds2[] = {
     {"glm4v", "QRGP", V2_GLM4V},
+    {"resampler", "P", V2_RESAMPLER},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -325,7 +326,28 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.up.weight", pd, 2ull * pd);
 		mat(t, "mm.gate.weight", pd, 2ull * pd);
 		mat(t, "mm.down.weight", 2ull * pd, pd);
+		return;
 	}
+	/* minicpmv's resampler: 64 queries of pd (heads of 128) over the
+	 * patches through resampler.kv, its q, k, v, out and three norms */
+	static const char *const rs[] = {"q", "k", "v", "out"}, *const ln[] = {"q", "kv", "post"};
+	char nm[48];
+	mat(t, "resampler.pos_embed_k", pd, 64);
+	mat(t, "resampler.query", pd, 64);
+	mat(t, "resampler.kv.weight", embd, pd);
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(nm, sizeof(nm), "resampler.attn.%s.weight", rs[i]);
+		mat(t, nm, pd, pd);
+		snprintf(nm, sizeof(nm), "resampler.attn.%s.bias", rs[i]);
+		vec(t, nm, pd);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(nm, sizeof(nm), "resampler.ln_%s.weight", ln[i]);
+		vec(t, nm, pd);
+		snprintf(nm, sizeof(nm), "resampler.ln_%s.bias", ln[i]);
+		vec(t, nm, pd);
+	}
+	mat(t, "resampler.proj.weight", pd, pd);
 }
 
 static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
@@ -336,11 +358,13 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
 	const uint32_t image = ps->image ? ps->image : 224;
+	if (k->v2 == V2_RESAMPLER && pd % 128)
+		return errorf(err, "type=resampler: projection_dim=%u is not a multiple of 128 (its heads)", pd);
 	struct gguf_writer w;
 	gw_init(&w);
 	clip_keys(&w, "zealot-synth-mmproj", k->type, 0, image, patch, embd, ff, blocks, heads, pd);
@@ -349,6 +373,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
+	if (k->v2 == V2_RESAMPLER)
+		gw_u32(&w, "clip.minicpmv_query_num", 64);
 	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4 || k->ffn >= 6)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)

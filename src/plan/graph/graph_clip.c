@@ -144,33 +144,44 @@ static int mask_of(const struct clip *c, struct clip_mask *m)
 	return m->f16;
 }
 
-/* build_attn over q, k, v as [D, H, T] (views of their projections):
- * flash attention casts K and V to f16, else V is copied transposed, KQ,
- * the softmax in place, KQV, the merged heads' cont; then attn_out (+
- * bias). The nodes in the order ggml visits them. */
-static int attn(const struct clip *c, int q, int k, int v, struct clip_mask *mk, int64_t T, int64_t il)
+/* The attention's heads: q [D, H, Tq], k and v [D, H, Tkv] */
+struct heads {
+	int64_t D, H, Tq, Tkv;
+};
+
+/* build_attn over q, k, v (views of their projections), before the
+ * output projection: flash attention casts K and V to f16, else V is
+ * copied transposed, KQ, the softmax in place, KQV, the merged heads'
+ * cont. The nodes in the order ggml visits them. */
+static int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h)
 {
 	struct ga_graph *g = c->g;
-	int cur;
 	if (c->fa) {
 		int qp = ga_view(g, q);
-		int k16 = ga_op(g, 0, F16, c->D, T, c->H, 1, S(ga_view(g, k)));
-		int v16 = ga_op(g, 0, F16, c->D, T, c->H, 1, S(ga_view(g, v)));
+		int k16 = ga_op(g, 0, F16, h.D, h.Tkv, h.H, 1, S(ga_view(g, k)));
+		int v16 = ga_op(g, 0, F16, h.D, h.Tkv, h.H, 1, S(ga_view(g, v)));
 		int mask = mask_of(c, mk);
-		int o = mask >= 0 ? ga_op(g, 0, F32, c->D, c->H, T, 1, S(qp, k16, v16, mask))
-				  : ga_op(g, 0, F32, c->D, c->H, T, 1, S(qp, k16, v16));
+		int o = mask >= 0 ? ga_op(g, 0, F32, h.D, h.H, h.Tq, 1, S(qp, k16, v16, mask))
+				  : ga_op(g, 0, F32, h.D, h.H, h.Tq, 1, S(qp, k16, v16));
 		gr_op_kind(g, o, GA_OP_FA);
-		cur = ga_view(g, o);
-	} else {
-		int vt = ga_op(g, 0, F32, T, c->D, c->H, 1, S(ga_view(g, v)));
-		int kp = ga_view(g, k), qp = ga_view(g, q);
-		int kq = gr_op_kind(g, ga_op(g, 0, F32, T, T, c->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
-		int mask = mask_of(c, mk);
-		int sm =
-		    mask >= 0 ? ga_op(g, 1, F32, T, T, c->H, 1, S(kq, mask)) : ga_op(g, 1, F32, T, T, c->H, 1, S(kq));
-		int kqv = gr_op_kind(g, ga_op(g, 0, F32, c->D, T, c->H, 1, S(vt, sm)), GA_OP_MUL_MAT);
-		cur = ga_op(g, 0, F32, c->D * c->H, T, 1, 1, S(ga_view(g, kqv)));
+		return ga_view(g, o);
 	}
+	int vt = ga_op(g, 0, F32, h.Tkv, h.D, h.H, 1, S(ga_view(g, v)));
+	int kp = ga_view(g, k), qp = ga_view(g, q);
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, h.Tkv, h.Tq, h.H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+	int mask = mask_of(c, mk);
+	int sm = mask >= 0 ? ga_op(g, 1, F32, h.Tkv, h.Tq, h.H, 1, S(kq, mask))
+			   : ga_op(g, 1, F32, h.Tkv, h.Tq, h.H, 1, S(kq));
+	int kqv = gr_op_kind(g, ga_op(g, 0, F32, h.D, h.Tq, h.H, 1, S(vt, sm)), GA_OP_MUL_MAT);
+	return ga_op(g, 0, F32, h.D * h.H, h.Tq, 1, 1, S(ga_view(g, kqv)));
+}
+
+/* build_attn over the block's q, k, v as [D, H, T], then attn_out (+
+ * bias) */
+static int attn(const struct clip *c, int q, int k, int v, struct clip_mask *mk, int64_t T, int64_t il)
+{
+	struct heads h = {c->D, c->H, T, T};
+	int cur = attn_heads(c, q, k, v, mk, h);
 	return mm_b(c, cur, c->E, T, blk_has(c, il, "attn_out.bias"));
 }
 
@@ -872,6 +883,8 @@ static const char *nemotron_dots_init(struct clip *c)
 /* The vision types mirrored after the first 17 (at the end of the file) */
 static int build_glm4v(const struct clip *c);
 static const char *glm4v_init(struct clip *c);
+static int build_minicpmv(const struct clip *c);
+static const char *minicpmv_init(struct clip *c);
 
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
@@ -893,6 +906,7 @@ static const struct clip_type types[] = {
     {"dots_ocr", build_dotsocr, nemotron_dots_init},
     /* vision, second round */
     {"glm4v", build_glm4v, glm4v_init},
+    {"resampler", build_minicpmv, minicpmv_init},
 };
 
 /* The estimate of a type not mirrored */
@@ -1059,4 +1073,86 @@ static const char *glm4v_init(struct clip *c)
 	return has(c, "mm.up.weight") && has(c, "mm.down.weight") && has(c, "mm.post_norm.weight")
 		   ? NULL
 		   : "no mm.up, mm.down or mm.post_norm";
+}
+
+/* the sinusoidal half of minicpmv's resampler positions for one axis:
+ * omega (repeated) times the positions, its sin and cos concatenated */
+static int sincos(const struct clip *c, int rep, int64_t n, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	int pos = ga_input(g, (uint64_t)T * 4);
+	int th = ga_op(g, 1, F32, n, T, 1, 1, S(rep, pos));
+	int sn = ga_op(g, 0, F32, n, T, 1, 1, S(th));
+	int cs = ga_op(g, 0, F32, n, T, 1, 1, S(th));
+	return ga_op(g, 0, F32, 2 * n, T, 1, 1, S(sn, cs));
+}
+
+/* a resampler projection: mm (its bias added) and its reshape */
+static int proj_view(const struct clip *c, int x, int64_t n, int64_t T)
+{
+	return ga_view(c->g, mm_b(c, x, n, T, 1));
+}
+
+/* the resampler's queries, layer-normed and projected: built where the
+ * resampler's build_attn orders its q, after the last block's q, k and v
+ * (which the blocks' build_attn ordered before) */
+struct resampler_q {
+	int q;
+	int64_t ep, nq;
+};
+
+static void resampler_q(const struct clip *c, void *ctx)
+{
+	struct resampler_q *r = ctx;
+	r->q = proj_view(c, norm(c, w(c), r->ep, r->nq, 0, 1, 1), r->ep, r->nq);
+}
+
+/* clip_graph_minicpmv (models/minicpmv.cpp): build_inp, the learned
+ * positions' rows, build_vit; the resampler: its queries (resampler_q),
+ * the tower's output
+ * through resampler.kv and a layer norm, plus the sinusoidal positions
+ * (k), projected; v projected; attention of the queries over the patches
+ * (heads of 128), ln_post, the projection */
+static int build_minicpmv(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
+	int64_t T = c->np, ep = (int64_t)qt->ne[0], nq = (int64_t)qt->ne[1];
+	struct resampler_q rq = {-1, ep, nq};
+	int x = build_inp(c);
+	int pos = ga_input(g, (uint64_t)T * 4);
+	int rows = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(w(c), pos)), GA_OP_GET_ROWS);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rows));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {NULL, NULL, NULL, il == c->L - 1 ? resampler_q : NULL, &rq};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	int v = norm(c, mm(c, x, ep, T), ep, T, 0, 1, 1);
+	int omega = ga_input(g, (uint64_t)ep / 4 * 4);
+	int rep = ga_op(g, 0, F32, ep / 4, T, 1, 1, S(omega));
+	int px = sincos(c, rep, ep / 4, T);
+	int pe = ga_op(g, 0, F32, ep, T, 1, 1, S(px, sincos(c, rep, ep / 4, T)));
+	int k = proj_view(c, ga_op(g, 1, F32, ep, T, 1, 1, S(v, pe)), ep, T);
+	int vv = proj_view(c, v, ep, T);
+	struct heads h = {128, ep / 128, nq, T};
+	x = mm_b(c, attn_heads(c, rq.q, k, vv, NULL, h), ep, nq, 1);
+	x = norm(c, x, ep, nq, 0, 1, 1);
+	return mm(c, x, rows_of(c, "resampler.proj.weight"), nq);
+}
+
+/* minicpmv (resampler): the image size; the queries' count
+ * (clip.minicpmv_query_num, else the version's: 64, or 96 for 2) must be
+ * the query table's rows, its width a multiple of 128 heads */
+static const char *minicpmv_init(struct clip *c)
+{
+	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
+	int64_t ver = u64_or(c->gg, "clip.minicpmv_version", 0);
+	int64_t nq = u64_or(c->gg, "clip.minicpmv_query_num", (ver >= 3 && ver <= 6) || ver == 100045 ? 64 : 96);
+	if (!qt || qt->n_dims < 2 || (int64_t)qt->ne[1] != nq || qt->ne[0] % 128)
+		return "a query table not the queries' count or 128-wide heads";
+	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
+		return "a class embedding or no learned positions";
+	return has(c, "resampler.kv.weight") && has(c, "resampler.proj.weight") ? NULL : "no resampler.kv or proj";
 }
