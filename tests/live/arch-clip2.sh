@@ -5,7 +5,8 @@
 # blocks turned by M-RoPE, the merger's 2 x 2 conv2d, mm.model.fc, the
 # post norm, GELU and a gated FFN), resampler (minicpmv: build_vit over
 # the learned positions' rows, then the resampler's cross attention of 64
-# queries over the patches, its sinusoidal positions). Each tower is what `synth clip --set
+# queries over the patches, its sinusoidal positions), step3vl (2D RoPE
+# blocks, two 3 x 3 stride-2 convolutions with spatial biases). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -18,7 +19,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v","resampler"]'
+TYPES2='["glm4v","resampler","step3vl"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -53,12 +54,14 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa mcv-nofa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
 	mcv-fa) clip_case mcv-fa "type=resampler image=448" "FLASH_ATTN=on" ;;
 	mcv-nofa) clip_case mcv-nofa "type=resampler image=448" "FLASH_ATTN=off" ;;
+	s3-fa) clip_case s3-fa "type=step3vl image=448" "FLASH_ATTN=on" ;;
+	s3-nofa) clip_case s3-nofa "type=step3vl image=448" "FLASH_ATTN=off" ;;
 	esac
 done
 echo "# worst projector compute error: ${WORST}%"

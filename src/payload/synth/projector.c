@@ -129,7 +129,7 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER };
+enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -150,6 +150,7 @@ static const struct {
 } kinds2[] = {
     {"glm4v", "QRGP", V2_GLM4V},
     {"resampler", "P", V2_RESAMPLER},
+    {"step3vl", "P", V2_STEP3VL},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -328,6 +329,15 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.down.weight", 2ull * pd, pd);
 		return;
 	}
+	if (v2 == V2_STEP3VL) { /* two 3 x 3 stride-2 downsamplers (2 E, 4 E), mm.model.fc */
+		uint64_t n0[4] = {3, 3, embd, 2ull * embd}, n1[4] = {3, 3, 2ull * embd, 4ull * embd};
+		gw_tensor(t->w, "mm.0.weight", 4, n0, 0, 9ull * embd * 2 * embd * 4);
+		vec(t, "mm.0.bias", 2ull * embd);
+		gw_tensor(t->w, "mm.1.weight", 4, n1, 0, 9ull * 2 * embd * 4 * embd * 4);
+		vec(t, "mm.1.bias", 4ull * embd);
+		mat(t, "mm.model.fc.weight", 4ull * embd, pd);
+		return;
+	}
 	/* minicpmv's resampler: 64 queries of pd (heads of 128) over the
 	 * patches through resampler.kv, its q, k, v, out and three norms */
 	static const char *const rs[] = {"q", "k", "v", "out"}, *const ln[] = {"q", "kv", "post"};
@@ -358,7 +368,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v, resampler",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;

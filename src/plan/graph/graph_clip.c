@@ -885,6 +885,8 @@ static int build_glm4v(const struct clip *c);
 static const char *glm4v_init(struct clip *c);
 static int build_minicpmv(const struct clip *c);
 static const char *minicpmv_init(struct clip *c);
+static int build_step3vl(const struct clip *c);
+static const char *step3vl_init(struct clip *c);
 
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
@@ -907,6 +909,7 @@ static const struct clip_type types[] = {
     /* vision, second round */
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
+    {"step3vl", build_step3vl, step3vl_init},
 };
 
 /* The estimate of a type not mirrored */
@@ -1155,4 +1158,70 @@ static const char *minicpmv_init(struct clip *c)
 	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
 		return "a class embedding or no learned positions";
 	return has(c, "resampler.kv.weight") && has(c, "resampler.proj.weight") ? NULL : "no resampler.kv or proj";
+}
+
+/* ggml_conv_2d of x [iw, ih, ic] by the next weight [k, k, ic, oc],
+ * stride 2, padding 1: im2col (f16), the matmul, the cont [ow, oh, oc] */
+static int conv_s2(const struct clip *c, int x, int64_t ic, int64_t iw, int64_t oc)
+{
+	struct ga_graph *g = c->g;
+	int64_t ow = (iw - 1) / 2 + 1;
+	int col = ga_op(g, 0, F16, ic * 9, ow, ow, 1, S(w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, ow * ow, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
+	return ga_op(g, 0, F32, ow, ow, oc, 1, S(ga_view(g, ga_view(g, r))));
+}
+
+/* step3vl's spatial bias over x [n, n, ch] (when the tower has it): the
+ * transposed cont, the bias in place, transposed back */
+static int spatial_bias(const struct clip *c, int x, int64_t n, int64_t ch, const char *bias)
+{
+	struct ga_graph *g = c->g;
+	if (!has(c, bias))
+		return x;
+	x = ga_op(g, 0, F32, ch, n * n, 1, 1, S(ga_view(g, ga_view(g, x))));
+	x = with_w(c, x, ch, n * n);
+	x = ga_op(g, 0, F32, n * n, ch, 1, 1, S(ga_view(g, x)));
+	return ga_view(g, x);
+}
+
+/* clip_graph_step3vl (models/step3vl.cpp): build_inp, the learned
+ * positions resized, build_vit turned by 2D RoPE; the patches' grid (a
+ * transposed cont), two 3 x 3 stride-2 convolutions each with its
+ * spatial bias, the flattened cont, mm.model.fc */
+static int build_step3vl(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np;
+	int x = build_inp(c);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, resize_pos(c)));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	int pos2[2] = {-1, -1};
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {NULL, pos2, NULL, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, x)));
+	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
+	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
+	int64_t o0 = (int64_t)w0->ne[3], o1 = (int64_t)w1->ne[3];
+	int64_t n0 = (c->px - 1) / 2 + 1, n1 = (n0 - 1) / 2 + 1;
+	x = spatial_bias(c, conv_s2(c, x, c->E, c->px, o0), n0, o0, "mm.0.bias");
+	x = spatial_bias(c, conv_s2(c, x, o0, n0, o1), n1, o1, "mm.1.bias");
+	x = ga_op(g, 0, F32, o1, n1 * n1, 1, 1, S(ga_view(g, ga_view(g, x))));
+	return mm(c, x, rows_of(c, "mm.model.fc.weight"), n1 * n1);
+}
+
+/* step3vl: the image size (hparams.warmup_image_size), two 3 x 3
+ * downsamplers */
+static const char *step3vl_init(struct clip *c)
+{
+	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
+	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
+	if (!w0 || !w1 || w0->n_dims != 4 || w1->n_dims != 4 || w0->ne[0] != 3 || w1->ne[0] != 3 || w0->ne[1] != 3 ||
+	    w1->ne[1] != 3)
+		return "downsamplers other than two 3 x 3 convolutions";
+	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
+		return "a class embedding or no learned positions";
+	return has(c, "mm.model.fc.weight") ? NULL : "no mm.model.fc";
 }
