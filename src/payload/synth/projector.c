@@ -129,7 +129,7 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL };
+enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -151,6 +151,7 @@ static const struct {
     {"glm4v", "QRGP", V2_GLM4V},
     {"resampler", "P", V2_RESAMPLER},
     {"step3vl", "P", V2_STEP3VL},
+    {"kimik25", "Pk", V2_KIMIK25},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -329,6 +330,10 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.down.weight", 2ull * pd, pd);
 		return;
 	}
+	if (v2 == V2_KIMIK25) { /* kimivl's projector */
+		siglip_ffn_tensors(t, 4, embd, pd);
+		return;
+	}
 	if (v2 == V2_STEP3VL) { /* two 3 x 3 stride-2 downsamplers (2 E, 4 E), mm.model.fc */
 		uint64_t n0[4] = {3, 3, embd, 2ull * embd}, n1[4] = {3, 3, 2ull * embd, 4ull * embd};
 		gw_tensor(t->w, "mm.0.weight", 4, n0, 0, 9ull * embd * 2 * embd * 4);
@@ -368,7 +373,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -389,7 +394,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7) { /* phi4, paddleocr and dots_ocr read both */
+	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7 ||
+	    k->v2 == V2_KIMIK25) { /* phi4, paddleocr and dots_ocr read both */
 		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
 		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
 	}
@@ -407,7 +413,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	} else if (!k->qwen || k->q3 || k->v2 == V2_GLM4V) {
 		if (!k->rope2d)
 			vec(&t, "v.patch_embd.bias", embd);
-		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
+		if (k->v2 == V2_KIMIK25) /* kimik25's table: [E, W, H] */
+			f32_tensor(&t, "v.position_embd.weight", 3, embd, image / patch, image / patch);
+		else
+			mat(&t, "v.position_embd.weight", embd,
+			    (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
 	}
 	if (cls)
 		vec(&t, "v.class_embd", embd);

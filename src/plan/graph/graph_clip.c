@@ -22,31 +22,18 @@
 #include "compute.h"
 #include "galloc.h"
 #include "graph.h"
+#include "graph_clip_int.h"
 
 /* ggml's CPU buffers align tensors to 32 bytes (TENSOR_ALIGNMENT) */
 #define CLIP_ALIGN 32
 
-/* What a builder reads of the tower: clip_hparams' sizes and the optional
- * tensors the graph tests for. */
-struct clip {
-	struct ga_graph *g;
-	const struct gguf *gg;
-	int64_t E, H, D, F, L; /* width, heads, head size, FFN width, blocks */
-	int64_t patch, img;    /* patch size, the warmup image's side */
-	int64_t px, np;	       /* patches per side, patches */
-	int64_t merge;	       /* n_merge (spatial merge / pooling kernel) */
-	int64_t proj;	       /* projection_dim */
-	int fa, rms;	       /* flash attention; RMS norms (else layer norms) */
-	const char *type;
-};
-
-static int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt)
+int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt)
 {
 	uint64_t v;
 	return gguf_kv_u64(gguf_find(gg, key), &v) ? dflt : (int64_t)v;
 }
 
-static int has(const struct clip *c, const char *name)
+int has(const struct clip *c, const char *name)
 {
 	return gguf_tensor_find(c->gg, name) != NULL;
 }
@@ -63,25 +50,25 @@ static int blk_has(const struct clip *c, int64_t il, const char *suffix)
 	return hasf(c, "v.blk.%d.%s", il, suffix);
 }
 
-static int w(const struct clip *c)
+int w(const struct clip *c)
 {
 	return ga_external(c->g);
 }
 
 /* build_mm: w x, [ne0, ne1] */
-static int mm(const struct clip *c, int x, int64_t ne0, int64_t ne1)
+int mm(const struct clip *c, int x, int64_t ne0, int64_t ne1)
 {
 	return gr_op_kind(c->g, ga_op(c->g, 0, F32, ne0, ne1, 1, 1, S(w(c), x)), GA_OP_MUL_MAT);
 }
 
 /* an in-place op of x and a weight (a bias add, a norm's scale) */
-static int with_w(const struct clip *c, int x, int64_t ne0, int64_t ne1)
+int with_w(const struct clip *c, int x, int64_t ne0, int64_t ne1)
 {
 	return ga_op(c->g, 1, F32, ne0, ne1, 1, 1, S(x, w(c)));
 }
 
 /* mm and its bias when the tower has it */
-static int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias)
+int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias)
 {
 	int y = mm(c, x, ne0, ne1);
 	return bias ? with_w(c, y, ne0, ne1) : y;
@@ -89,7 +76,7 @@ static int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias)
 
 /* build_norm: ggml_norm (or rms_norm, in place) then the weight and bias
  * the tower has */
-static int norm(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b)
+int norm(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b)
 {
 	int y = ga_op(c->g, rms, F32, ne0, ne1, 1, 1, S(x));
 	if (has_w)
@@ -122,15 +109,6 @@ static int ffn(const struct clip *c, int x, int64_t T, int64_t il, int64_t ne_ou
 	return mm_b(c, cur, ne_out, T, blk_has(c, il, "ffn_down.bias"));
 }
 
-/* An attention mask input (qwen2.5-vl's window mask, [T, T] f32), made
- * where the graph first reaches it, and its f16 cast for flash attention
- * (made once, where the first attention over it reaches it); raw < 0 and
- * T 0: none. */
-struct clip_mask {
-	int raw, f16;
-	int64_t T;
-};
-
 static int mask_of(const struct clip *c, struct clip_mask *m)
 {
 	if (!m || !m->T)
@@ -144,16 +122,11 @@ static int mask_of(const struct clip *c, struct clip_mask *m)
 	return m->f16;
 }
 
-/* The attention's heads: q [D, H, Tq], k and v [D, H, Tkv] */
-struct heads {
-	int64_t D, H, Tq, Tkv;
-};
-
 /* build_attn over q, k, v (views of their projections), before the
  * output projection: flash attention casts K and V to f16, else V is
  * copied transposed, KQ, the softmax in place, KQV, the merged heads'
  * cont. The nodes in the order ggml visits them. */
-static int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h)
+int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h)
 {
 	struct ga_graph *g = c->g;
 	if (c->fa) {
@@ -204,7 +177,7 @@ static int inp_raw(const struct clip *c)
 
 /* build_inp: the image (an input), its conv2d, transposed to [E, np]
  * (a cont), the patch bias */
-static int build_inp(const struct clip *c)
+int build_inp(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int x = conv2d(c, inp_raw(c));
@@ -213,18 +186,6 @@ static int build_inp(const struct clip *c)
 		x = with_w(c, x, c->E, c->np);
 	return x;
 }
-
-/* What a block does beside build_vit's plain one: q and k turned by
- * M-RoPE over the positions input (made where first reached), an
- * attention mask, and a hook the graph visits between the block's q, k
- * and v and its attention (ggml_build_forward_order puts them first). */
-struct vit_opts {
-	int *pos;		/* M-RoPE positions' slot (NULL: no rope) */
-	int *pos2;		/* build_rope_2d's two positions' slots (NULL: none), in the order it reads them */
-	struct clip_mask *mask; /* NULL: none */
-	void (*hook)(const struct clip *c, void *ctx);
-	void *hook_ctx;
-};
 
 /* build_rope_2d: two ropes over halves of the head, the second in place
  * of the first; each positions input made where first reached */
@@ -260,7 +221,7 @@ static int turn(const struct clip *c, int x, const struct vit_opts *o, int64_t T
 /* One block of build_vit (llava's and qwen-vl's are the same nodes) over
  * x (T rows): ln1, q, k and v (fused or apart), the attention, the
  * residual, ln2, the FFN, the residual. */
-static int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o)
+int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o)
 {
 	struct ga_graph *g = c->g;
 	int cur = blk_norm(c, x, il, "ln1", T), q, k, v;
@@ -290,7 +251,7 @@ static int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const s
 }
 
 /* The tower's layer norm (pre_ln, post_ln) when it has one */
-static int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
+int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
 {
 	char wn[32], bn[32];
 	snprintf(wn, sizeof(wn), "v.%s.weight", name);
@@ -363,7 +324,7 @@ static int build_gemma3(const struct clip *c)
 
 /* qwen-vl's patches: the two conv2d of the temporal merge added, then the
  * 2 x 2 spatial merge's conts to [E, np] */
-static int qwen_inp(const struct clip *c)
+int qwen_inp(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int raw = inp_raw(c);
@@ -375,7 +336,7 @@ static int qwen_inp(const struct clip *c)
 }
 
 /* the output width of weight NAME (its ne[1]), 0 when absent */
-static int64_t rows_of(const struct clip *c, const char *name)
+int64_t rows_of(const struct clip *c, const char *name)
 {
 	const struct gguf_tensor *t = gguf_tensor_find(c->gg, name);
 	return t ? (int64_t)t->ne[1] : 0;
@@ -435,7 +396,7 @@ static int build_qwen2vl(const struct clip *c)
  * image's own size), then merged 2 x 2 like the patches */
 /* resize_position_embeddings: the learned table itself when it is the
  * image's size, else interpolated to it [px, px, E] and its cont [E, np] */
-static int resize_pos(const struct clip *c)
+int resize_pos(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	const struct gguf_tensor *t = gguf_tensor_find(c->gg, "v.position_embd.weight");
@@ -450,7 +411,7 @@ static int resize_pos(const struct clip *c)
 	return pe;
 }
 
-static int qwen3_pos(const struct clip *c)
+int qwen3_pos(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int pe = ga_op(g, 0, F32, 2 * c->E, c->px / 2, c->px, 1, S(resize_pos(c)));
@@ -675,7 +636,7 @@ static int build_kimi_paddle(const struct clip *c)
 	int kimi = c->type[0] == 'k';
 	int64_t T = c->np, m = c->px / c->merge;
 	int x = build_inp(c);
-	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, resize_pos(c)));
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, strcmp(c->type, "kimik25") ? resize_pos(c) : resize_pos3d(c)));
 	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
 	int pos2[2] = {-1, -1}, pos = -1;
 	for (int64_t il = 0; il < c->L; il++) {
@@ -880,14 +841,6 @@ static const char *nemotron_dots_init(struct clip *c)
 	return NULL;
 }
 
-/* The vision types mirrored after the first 17 (at the end of the file) */
-static int build_glm4v(const struct clip *c);
-static const char *glm4v_init(struct clip *c);
-static int build_minicpmv(const struct clip *c);
-static const char *minicpmv_init(struct clip *c);
-static int build_step3vl(const struct clip *c);
-static const char *step3vl_init(struct clip *c);
-
 static const struct clip_type types[] = {
     {"mlp", build_llava, llava_init},
     {"gemma3", build_gemma3, gemma3_init},
@@ -910,6 +863,7 @@ static const struct clip_type types[] = {
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
     {"step3vl", build_step3vl, step3vl_init},
+    {"kimik25", build_kimi_paddle, kimik25_init},
 };
 
 /* The estimate of a type not mirrored */
@@ -1004,224 +958,4 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 const char *compute_projector_type_at(size_t i)
 {
 	return i < sizeof(types) / sizeof(types[0]) ? types[i].name : NULL;
-}
-
-/* --- vision projectors, second round --- */
-
-/* build_ffn of the projector's mm.up, mm.gate (when present) and mm.down,
- * each with its bias when present, over x (T rows) */
-static int mm_ffn(const struct clip *c, int x, int64_t T)
-{
-	int64_t nu = rows_of(c, "mm.up.weight");
-	int up = mm_b(c, x, nu, T, has(c, "mm.up.bias"));
-	int cur;
-	if (has(c, "mm.gate.weight")) {
-		int gate = mm_b(c, x, nu, T, has(c, "mm.gate.bias"));
-		cur = ga_op(c->g, 0, F32, nu, T, 1, 1, S(gate, up));
-	} else {
-		cur = ga_op(c->g, 1, F32, nu, T, 1, 1, S(up));
-	}
-	return mm_b(c, cur, rows_of(c, "mm.down.weight"), T, has(c, "mm.down.bias"));
-}
-
-/* clip_graph_glm4v (models/glm4v.cpp): qwen-vl's two patch embeddings
- * merged 2 x 2, the patch bias, the RMS norm_embd, the learned positions
- * resized and merged like the patches, RMS blocks turned by M-RoPE; the
- * merger's conv2d over each n_merge x n_merge group (its cont, im2col,
- * matmul, cont) and its bias, mm.model.fc, the layer-normed post norm,
- * GELU, the projector's FFN */
-static int build_glm4v(const struct clip *c)
-{
-	struct ga_graph *g = c->g;
-	int64_t T = c->np, s = c->merge, n = c->np / (s * s);
-	int x = with_w(c, qwen_inp(c), c->E, T);
-	x = norm(c, x, c->E, T, 1, has(c, "v.norm_embd.weight"), has(c, "v.norm_embd.bias"));
-	if (has(c, "v.position_embd.weight"))
-		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, qwen3_pos(c)));
-	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
-	int pos = -1;
-	for (int64_t il = 0; il < c->L; il++) {
-		struct vit_opts o = {&pos, NULL, NULL, NULL, NULL};
-		x = vit_block(c, x, il, T, &o);
-	}
-	x = tower_norm(c, x, "post_ln", T);
-	x = ga_op(g, 0, F32, s, s, c->E, n, S(ga_view(g, ga_view(g, x))));
-	int64_t oc = (int64_t)gguf_tensor_find(c->gg, "mm.patch_merger.weight")->ne[3];
-	int col = ga_op(g, 0, F16, c->E * s * s, 1, 1, n, S(w(c), x));
-	int r = gr_op_kind(g, ga_op(g, 0, F32, n, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
-	x = ga_op(g, 0, F32, 1, oc, 1, n, S(ga_view(g, ga_view(g, r))));
-	x = with_w(c, ga_view(g, x), oc, n);
-	int64_t nf = rows_of(c, "mm.model.fc.weight");
-	x = mm(c, x, nf, n);
-	x = norm(c, x, nf, n, 0, 1, has(c, "mm.post_norm.bias"));
-	x = ga_op(g, 1, F32, nf, n, 1, 1, S(x));
-	return mm_ffn(c, x, n);
-}
-
-/* glm4v: 46 x 46 merged tokens at warmup (set_warmup_n_tokens), merged
- * spatial_merge_size (2) a side; RMS norms */
-static const char *glm4v_init(struct clip *c)
-{
-	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
-	c->px = 46 * c->merge;
-	c->img = c->px * c->patch;
-	c->np = c->px * c->px;
-	c->rms = 1;
-	if (c->merge != 2)
-		return "a spatial merge other than 2";
-	if (!has(c, "v.patch_embd.weight.1") || !has(c, "v.patch_embd.bias") || has(c, "v.class_embd"))
-		return "no second patch embedding or patch bias";
-	if (!has(c, "mm.patch_merger.weight") || !has(c, "mm.patch_merger.bias") || !has(c, "mm.model.fc.weight"))
-		return "no patch merger or mm.model.fc";
-	return has(c, "mm.up.weight") && has(c, "mm.down.weight") && has(c, "mm.post_norm.weight")
-		   ? NULL
-		   : "no mm.up, mm.down or mm.post_norm";
-}
-
-/* the sinusoidal half of minicpmv's resampler positions for one axis:
- * omega (repeated) times the positions, its sin and cos concatenated */
-static int sincos(const struct clip *c, int rep, int64_t n, int64_t T)
-{
-	struct ga_graph *g = c->g;
-	int pos = ga_input(g, (uint64_t)T * 4);
-	int th = ga_op(g, 1, F32, n, T, 1, 1, S(rep, pos));
-	int sn = ga_op(g, 0, F32, n, T, 1, 1, S(th));
-	int cs = ga_op(g, 0, F32, n, T, 1, 1, S(th));
-	return ga_op(g, 0, F32, 2 * n, T, 1, 1, S(sn, cs));
-}
-
-/* a resampler projection: mm (its bias added) and its reshape */
-static int proj_view(const struct clip *c, int x, int64_t n, int64_t T)
-{
-	return ga_view(c->g, mm_b(c, x, n, T, 1));
-}
-
-/* the resampler's queries, layer-normed and projected: built where the
- * resampler's build_attn orders its q, after the last block's q, k and v
- * (which the blocks' build_attn ordered before) */
-struct resampler_q {
-	int q;
-	int64_t ep, nq;
-};
-
-static void resampler_q(const struct clip *c, void *ctx)
-{
-	struct resampler_q *r = ctx;
-	r->q = proj_view(c, norm(c, w(c), r->ep, r->nq, 0, 1, 1), r->ep, r->nq);
-}
-
-/* clip_graph_minicpmv (models/minicpmv.cpp): build_inp, the learned
- * positions' rows, build_vit; the resampler: its queries (resampler_q),
- * the tower's output
- * through resampler.kv and a layer norm, plus the sinusoidal positions
- * (k), projected; v projected; attention of the queries over the patches
- * (heads of 128), ln_post, the projection */
-static int build_minicpmv(const struct clip *c)
-{
-	struct ga_graph *g = c->g;
-	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
-	int64_t T = c->np, ep = (int64_t)qt->ne[0], nq = (int64_t)qt->ne[1];
-	struct resampler_q rq = {-1, ep, nq};
-	int x = build_inp(c);
-	int pos = ga_input(g, (uint64_t)T * 4);
-	int rows = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(w(c), pos)), GA_OP_GET_ROWS);
-	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rows));
-	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
-	for (int64_t il = 0; il < c->L; il++) {
-		struct vit_opts o = {NULL, NULL, NULL, il == c->L - 1 ? resampler_q : NULL, &rq};
-		x = vit_block(c, x, il, T, &o);
-	}
-	x = tower_norm(c, x, "post_ln", T);
-	int v = norm(c, mm(c, x, ep, T), ep, T, 0, 1, 1);
-	int omega = ga_input(g, (uint64_t)ep / 4 * 4);
-	int rep = ga_op(g, 0, F32, ep / 4, T, 1, 1, S(omega));
-	int px = sincos(c, rep, ep / 4, T);
-	int pe = ga_op(g, 0, F32, ep, T, 1, 1, S(px, sincos(c, rep, ep / 4, T)));
-	int k = proj_view(c, ga_op(g, 1, F32, ep, T, 1, 1, S(v, pe)), ep, T);
-	int vv = proj_view(c, v, ep, T);
-	struct heads h = {128, ep / 128, nq, T};
-	x = mm_b(c, attn_heads(c, rq.q, k, vv, NULL, h), ep, nq, 1);
-	x = norm(c, x, ep, nq, 0, 1, 1);
-	return mm(c, x, rows_of(c, "resampler.proj.weight"), nq);
-}
-
-/* minicpmv (resampler): the image size; the queries' count
- * (clip.minicpmv_query_num, else the version's: 64, or 96 for 2) must be
- * the query table's rows, its width a multiple of 128 heads */
-static const char *minicpmv_init(struct clip *c)
-{
-	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
-	int64_t ver = u64_or(c->gg, "clip.minicpmv_version", 0);
-	int64_t nq = u64_or(c->gg, "clip.minicpmv_query_num", (ver >= 3 && ver <= 6) || ver == 100045 ? 64 : 96);
-	if (!qt || qt->n_dims < 2 || (int64_t)qt->ne[1] != nq || qt->ne[0] % 128)
-		return "a query table not the queries' count or 128-wide heads";
-	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
-		return "a class embedding or no learned positions";
-	return has(c, "resampler.kv.weight") && has(c, "resampler.proj.weight") ? NULL : "no resampler.kv or proj";
-}
-
-/* ggml_conv_2d of x [iw, ih, ic] by the next weight [k, k, ic, oc],
- * stride 2, padding 1: im2col (f16), the matmul, the cont [ow, oh, oc] */
-static int conv_s2(const struct clip *c, int x, int64_t ic, int64_t iw, int64_t oc)
-{
-	struct ga_graph *g = c->g;
-	int64_t ow = (iw - 1) / 2 + 1;
-	int col = ga_op(g, 0, F16, ic * 9, ow, ow, 1, S(w(c), x));
-	int r = gr_op_kind(g, ga_op(g, 0, F32, ow * ow, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
-	return ga_op(g, 0, F32, ow, ow, oc, 1, S(ga_view(g, ga_view(g, r))));
-}
-
-/* step3vl's spatial bias over x [n, n, ch] (when the tower has it): the
- * transposed cont, the bias in place, transposed back */
-static int spatial_bias(const struct clip *c, int x, int64_t n, int64_t ch, const char *bias)
-{
-	struct ga_graph *g = c->g;
-	if (!has(c, bias))
-		return x;
-	x = ga_op(g, 0, F32, ch, n * n, 1, 1, S(ga_view(g, ga_view(g, x))));
-	x = with_w(c, x, ch, n * n);
-	x = ga_op(g, 0, F32, n * n, ch, 1, 1, S(ga_view(g, x)));
-	return ga_view(g, x);
-}
-
-/* clip_graph_step3vl (models/step3vl.cpp): build_inp, the learned
- * positions resized, build_vit turned by 2D RoPE; the patches' grid (a
- * transposed cont), two 3 x 3 stride-2 convolutions each with its
- * spatial bias, the flattened cont, mm.model.fc */
-static int build_step3vl(const struct clip *c)
-{
-	struct ga_graph *g = c->g;
-	int64_t T = c->np;
-	int x = build_inp(c);
-	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, resize_pos(c)));
-	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
-	int pos2[2] = {-1, -1};
-	for (int64_t il = 0; il < c->L; il++) {
-		struct vit_opts o = {NULL, pos2, NULL, NULL, NULL};
-		x = vit_block(c, x, il, T, &o);
-	}
-	x = tower_norm(c, x, "post_ln", T);
-	x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, x)));
-	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
-	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
-	int64_t o0 = (int64_t)w0->ne[3], o1 = (int64_t)w1->ne[3];
-	int64_t n0 = (c->px - 1) / 2 + 1, n1 = (n0 - 1) / 2 + 1;
-	x = spatial_bias(c, conv_s2(c, x, c->E, c->px, o0), n0, o0, "mm.0.bias");
-	x = spatial_bias(c, conv_s2(c, x, o0, n0, o1), n1, o1, "mm.1.bias");
-	x = ga_op(g, 0, F32, o1, n1 * n1, 1, 1, S(ga_view(g, ga_view(g, x))));
-	return mm(c, x, rows_of(c, "mm.model.fc.weight"), n1 * n1);
-}
-
-/* step3vl: the image size (hparams.warmup_image_size), two 3 x 3
- * downsamplers */
-static const char *step3vl_init(struct clip *c)
-{
-	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
-	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
-	if (!w0 || !w1 || w0->n_dims != 4 || w1->n_dims != 4 || w0->ne[0] != 3 || w1->ne[0] != 3 || w0->ne[1] != 3 ||
-	    w1->ne[1] != 3)
-		return "downsamplers other than two 3 x 3 convolutions";
-	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
-		return "a class embedding or no learned positions";
-	return has(c, "mm.model.fc.weight") ? NULL : "no mm.model.fc";
 }

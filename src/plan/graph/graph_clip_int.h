@@ -1,0 +1,84 @@
+/* graph_clip_int: graph_clip's private header, shared by the files the
+ * projector's graph splits along (graph_clip.c: the helpers of clip.cpp's
+ * clip_graph and the first builders; graph_clip_vision2.c: the vision
+ * builders of the second round). Nothing outside src/plan/graph/
+ * includes it.
+ */
+#ifndef ZEALOT_GRAPH_CLIP_INT_H
+#define ZEALOT_GRAPH_CLIP_INT_H
+#include <stdint.h>
+
+#include "../../payload/gguf.h"
+#include "galloc.h"
+
+/* What a builder reads of the tower: clip_hparams' sizes and the optional
+ * tensors the graph tests for. */
+struct clip {
+	struct ga_graph *g;
+	const struct gguf *gg;
+	int64_t E, H, D, F, L; /* width, heads, head size, FFN width, blocks */
+	int64_t patch, img;    /* patch size, the warmup image's side */
+	int64_t px, np;	       /* patches per side, patches */
+	int64_t merge;	       /* n_merge (spatial merge / pooling kernel) */
+	int64_t proj;	       /* projection_dim */
+	int fa, rms;	       /* flash attention; RMS norms (else layer norms) */
+	const char *type;
+};
+
+/* An attention mask input (qwen2.5-vl's window mask, [T, T] f32), made
+ * where the graph first reaches it, and its f16 cast for flash attention
+ * (made once, where the first attention over it reaches it); raw < 0 and
+ * T 0: none. */
+struct clip_mask {
+	int raw, f16;
+	int64_t T;
+};
+
+/* What a block does beside build_vit's plain one: q and k turned by
+ * M-RoPE over the positions input (made where first reached), an
+ * attention mask, and a hook the graph visits between the block's q, k
+ * and v and its attention (ggml_build_forward_order puts them first). */
+struct vit_opts {
+	int *pos;		/* M-RoPE positions' slot (NULL: no rope) */
+	int *pos2;		/* build_rope_2d's two positions' slots (NULL: none), in the order it reads them */
+	struct clip_mask *mask; /* NULL: none */
+	void (*hook)(const struct clip *c, void *ctx);
+	void *hook_ctx;
+};
+
+/* The attention's heads: q [D, H, Tq], k and v [D, H, Tkv] */
+struct heads {
+	int64_t D, H, Tq, Tkv;
+};
+
+/* graph_clip.c's helpers (clip_graph's build_inp, build_norm, build_vit's
+ * block, build_attn, ...), each described there */
+int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt);
+int has(const struct clip *c, const char *name);
+int w(const struct clip *c);
+int mm(const struct clip *c, int x, int64_t ne0, int64_t ne1);
+int with_w(const struct clip *c, int x, int64_t ne0, int64_t ne1);
+int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias);
+int norm(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b);
+int tower_norm(const struct clip *c, int x, const char *name, int64_t T);
+int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o);
+int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h);
+int qwen_inp(const struct clip *c);
+int qwen3_pos(const struct clip *c);
+int64_t rows_of(const struct clip *c, const char *name);
+int build_inp(const struct clip *c);
+int resize_pos(const struct clip *c);
+
+/* graph_clip_vision2.c: the second round's builders and their inits
+ * (struct clip_type's), and kimik25's 3D position table (build_kimi_paddle
+ * reads it) */
+int build_glm4v(const struct clip *c);
+const char *glm4v_init(struct clip *c);
+int build_minicpmv(const struct clip *c);
+const char *minicpmv_init(struct clip *c);
+int build_step3vl(const struct clip *c);
+const char *step3vl_init(struct clip *c);
+const char *kimik25_init(struct clip *c);
+int resize_pos3d(const struct clip *c);
+
+#endif

@@ -1,0 +1,269 @@
+/* graph_clip_vision2: the projector graphs of the second round of vision
+ * types (glm4v, minicpmv's resampler, step3vl, kimik25's position table),
+ * rebuilt node for node from the pinned engine's tools/mtmd/models
+ * with graph_clip.c's helpers (graph_clip_int.h); graph_clip.c's table
+ * names them.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "graph.h"
+#include "graph_clip_int.h"
+
+/* build_vit's body over x (T rows): the pre norm, every block with the
+ * same options O (no hook), the post norm */
+static int vit_run(const struct clip *c, int x, int64_t T, const struct vit_opts *o)
+{
+	x = tower_norm(c, x, "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = vit_block(c, x, il, T, o);
+	return tower_norm(c, x, "post_ln", T);
+}
+
+/* build_ffn of the projector's mm.up, mm.gate (when present) and mm.down,
+ * each with its bias when present, over x (T rows) */
+static int mm_ffn(const struct clip *c, int x, int64_t T)
+{
+	int64_t nu = rows_of(c, "mm.up.weight");
+	int up = mm_b(c, x, nu, T, has(c, "mm.up.bias"));
+	int cur;
+	if (has(c, "mm.gate.weight")) {
+		int gate = mm_b(c, x, nu, T, has(c, "mm.gate.bias"));
+		cur = ga_op(c->g, 0, F32, nu, T, 1, 1, S(gate, up));
+	} else {
+		cur = ga_op(c->g, 1, F32, nu, T, 1, 1, S(up));
+	}
+	return mm_b(c, cur, rows_of(c, "mm.down.weight"), T, has(c, "mm.down.bias"));
+}
+
+/* clip_graph_glm4v (models/glm4v.cpp): qwen-vl's two patch embeddings
+ * merged 2 x 2, the patch bias, the RMS norm_embd, the learned positions
+ * resized and merged like the patches, RMS blocks turned by M-RoPE; the
+ * merger's conv2d over each n_merge x n_merge group (its cont, im2col,
+ * matmul, cont) and its bias, mm.model.fc, the layer-normed post norm,
+ * GELU, the projector's FFN */
+int build_glm4v(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, s = c->merge, n = c->np / (s * s);
+	int x = with_w(c, qwen_inp(c), c->E, T);
+	x = norm(c, x, c->E, T, 1, has(c, "v.norm_embd.weight"), has(c, "v.norm_embd.bias"));
+	if (has(c, "v.position_embd.weight"))
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, qwen3_pos(c)));
+	int pos = -1;
+	struct vit_opts o = {&pos, NULL, NULL, NULL, NULL};
+	x = vit_run(c, ga_view(g, x), T, &o);
+	x = ga_op(g, 0, F32, s, s, c->E, n, S(ga_view(g, ga_view(g, x))));
+	int64_t oc = (int64_t)gguf_tensor_find(c->gg, "mm.patch_merger.weight")->ne[3];
+	int col = ga_op(g, 0, F16, c->E * s * s, 1, 1, n, S(w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, n, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
+	x = ga_op(g, 0, F32, 1, oc, 1, n, S(ga_view(g, ga_view(g, r))));
+	x = with_w(c, ga_view(g, x), oc, n);
+	int64_t nf = rows_of(c, "mm.model.fc.weight");
+	x = mm(c, x, nf, n);
+	x = norm(c, x, nf, n, 0, 1, has(c, "mm.post_norm.bias"));
+	x = ga_op(g, 1, F32, nf, n, 1, 1, S(x));
+	return mm_ffn(c, x, n);
+}
+
+/* glm4v: 46 x 46 merged tokens at warmup (set_warmup_n_tokens), merged
+ * spatial_merge_size (2) a side; RMS norms */
+const char *glm4v_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
+	c->px = 46 * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	c->rms = 1;
+	if (c->merge != 2)
+		return "a spatial merge other than 2";
+	if (!has(c, "v.patch_embd.weight.1") || !has(c, "v.patch_embd.bias") || has(c, "v.class_embd"))
+		return "no second patch embedding or patch bias";
+	if (!has(c, "mm.patch_merger.weight") || !has(c, "mm.patch_merger.bias") || !has(c, "mm.model.fc.weight"))
+		return "no patch merger or mm.model.fc";
+	return has(c, "mm.up.weight") && has(c, "mm.down.weight") && has(c, "mm.post_norm.weight")
+		   ? NULL
+		   : "no mm.up, mm.down or mm.post_norm";
+}
+
+/* the sinusoidal half of minicpmv's resampler positions for one axis:
+ * omega (repeated) times the positions, its sin and cos concatenated */
+static int sincos(const struct clip *c, int rep, int64_t n, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	int pos = ga_input(g, (uint64_t)T * 4);
+	int th = ga_op(g, 1, F32, n, T, 1, 1, S(rep, pos));
+	int sn = ga_op(g, 0, F32, n, T, 1, 1, S(th));
+	int cs = ga_op(g, 0, F32, n, T, 1, 1, S(th));
+	return ga_op(g, 0, F32, 2 * n, T, 1, 1, S(sn, cs));
+}
+
+/* a resampler projection: mm (its bias added) and its reshape */
+static int proj_view(const struct clip *c, int x, int64_t n, int64_t T)
+{
+	return ga_view(c->g, mm_b(c, x, n, T, 1));
+}
+
+/* the resampler's queries, layer-normed and projected: built where the
+ * resampler's build_attn orders its q, after the last block's q, k and v
+ * (which the blocks' build_attn ordered before) */
+struct resampler_q {
+	int q;
+	int64_t ep, nq;
+};
+
+static void resampler_q(const struct clip *c, void *ctx)
+{
+	struct resampler_q *r = ctx;
+	r->q = proj_view(c, norm(c, w(c), r->ep, r->nq, 0, 1, 1), r->ep, r->nq);
+}
+
+/* clip_graph_minicpmv (models/minicpmv.cpp): build_inp, the learned
+ * positions' rows, build_vit; the resampler: its queries (resampler_q),
+ * the tower's output
+ * through resampler.kv and a layer norm, plus the sinusoidal positions
+ * (k), projected; v projected; attention of the queries over the patches
+ * (heads of 128), ln_post, the projection */
+int build_minicpmv(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
+	int64_t T = c->np, ep = (int64_t)qt->ne[0], nq = (int64_t)qt->ne[1];
+	struct resampler_q rq = {-1, ep, nq};
+	int x = build_inp(c);
+	int pos = ga_input(g, (uint64_t)T * 4);
+	int rows = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(w(c), pos)), GA_OP_GET_ROWS);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rows));
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {NULL, NULL, NULL, il == c->L - 1 ? resampler_q : NULL, &rq};
+		x = vit_block(c, x, il, T, &o);
+	}
+	x = tower_norm(c, x, "post_ln", T);
+	int v = norm(c, mm(c, x, ep, T), ep, T, 0, 1, 1);
+	int omega = ga_input(g, (uint64_t)ep / 4 * 4);
+	int rep = ga_op(g, 0, F32, ep / 4, T, 1, 1, S(omega));
+	int px = sincos(c, rep, ep / 4, T);
+	int pe = ga_op(g, 0, F32, ep, T, 1, 1, S(px, sincos(c, rep, ep / 4, T)));
+	int k = proj_view(c, ga_op(g, 1, F32, ep, T, 1, 1, S(v, pe)), ep, T);
+	int vv = proj_view(c, v, ep, T);
+	struct heads h = {128, ep / 128, nq, T};
+	x = mm_b(c, attn_heads(c, rq.q, k, vv, NULL, h), ep, nq, 1);
+	x = norm(c, x, ep, nq, 0, 1, 1);
+	return mm(c, x, rows_of(c, "resampler.proj.weight"), nq);
+}
+
+/* minicpmv (resampler): the image size; the queries' count
+ * (clip.minicpmv_query_num, else the version's: 64, or 96 for 2) must be
+ * the query table's rows, its width a multiple of 128 heads */
+const char *minicpmv_init(struct clip *c)
+{
+	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
+	int64_t ver = u64_or(c->gg, "clip.minicpmv_version", 0);
+	int64_t nq = u64_or(c->gg, "clip.minicpmv_query_num", (ver >= 3 && ver <= 6) || ver == 100045 ? 64 : 96);
+	if (!qt || qt->n_dims < 2 || (int64_t)qt->ne[1] != nq || qt->ne[0] % 128)
+		return "a query table not the queries' count or 128-wide heads";
+	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
+		return "a class embedding or no learned positions";
+	return has(c, "resampler.kv.weight") && has(c, "resampler.proj.weight") ? NULL : "no resampler.kv or proj";
+}
+
+/* ggml_conv_2d of x [iw, ih, ic] by the next weight [k, k, ic, oc],
+ * stride 2, padding 1: im2col (f16), the matmul, the cont [ow, oh, oc] */
+static int conv_s2(const struct clip *c, int x, int64_t ic, int64_t iw, int64_t oc)
+{
+	struct ga_graph *g = c->g;
+	int64_t ow = (iw - 1) / 2 + 1;
+	int col = ga_op(g, 0, F16, ic * 9, ow, ow, 1, S(w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, ow * ow, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
+	return ga_op(g, 0, F32, ow, ow, oc, 1, S(ga_view(g, ga_view(g, r))));
+}
+
+/* step3vl's spatial bias over x [n, n, ch] (when the tower has it): the
+ * transposed cont, the bias in place, transposed back */
+static int spatial_bias(const struct clip *c, int x, int64_t n, int64_t ch, const char *bias)
+{
+	struct ga_graph *g = c->g;
+	if (!has(c, bias))
+		return x;
+	x = ga_op(g, 0, F32, ch, n * n, 1, 1, S(ga_view(g, ga_view(g, x))));
+	x = with_w(c, x, ch, n * n);
+	x = ga_op(g, 0, F32, n * n, ch, 1, 1, S(ga_view(g, x)));
+	return ga_view(g, x);
+}
+
+/* clip_graph_step3vl (models/step3vl.cpp): build_inp, the learned
+ * positions resized, build_vit turned by 2D RoPE; the patches' grid (a
+ * transposed cont), two 3 x 3 stride-2 convolutions each with its
+ * spatial bias, the flattened cont, mm.model.fc */
+int build_step3vl(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np;
+	int x = build_inp(c);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, resize_pos(c)));
+	int pos2[2] = {-1, -1};
+	struct vit_opts o = {NULL, pos2, NULL, NULL, NULL};
+	x = vit_run(c, ga_view(g, x), T, &o);
+	x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, x)));
+	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
+	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
+	int64_t o0 = (int64_t)w0->ne[3], o1 = (int64_t)w1->ne[3];
+	int64_t n0 = (c->px - 1) / 2 + 1, n1 = (n0 - 1) / 2 + 1;
+	x = spatial_bias(c, conv_s2(c, x, c->E, c->px, o0), n0, o0, "mm.0.bias");
+	x = spatial_bias(c, conv_s2(c, x, o0, n0, o1), n1, o1, "mm.1.bias");
+	x = ga_op(g, 0, F32, o1, n1 * n1, 1, 1, S(ga_view(g, ga_view(g, x))));
+	return mm(c, x, rows_of(c, "mm.model.fc.weight"), n1 * n1);
+}
+
+/* step3vl: the image size (hparams.warmup_image_size), two 3 x 3
+ * downsamplers */
+const char *step3vl_init(struct clip *c)
+{
+	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
+	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
+	if (!w0 || !w1 || w0->n_dims != 4 || w1->n_dims != 4 || w0->ne[0] != 3 || w1->ne[0] != 3 || w0->ne[1] != 3 ||
+	    w1->ne[1] != 3)
+		return "downsamplers other than two 3 x 3 convolutions";
+	if (has(c, "v.class_embd") || !has(c, "v.position_embd.weight"))
+		return "a class embedding or no learned positions";
+	return has(c, "mm.model.fc.weight") ? NULL : "no mm.model.fc";
+}
+
+/* kimik25's resize_position_embeddings_3d: the table [E, W, H] flattened
+ * (a cont) when it is the image's size, else interpolated over a permute
+ * of it and the permuted result's cont */
+int resize_pos3d(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	const struct gguf_tensor *t = gguf_tensor_find(c->gg, "v.position_embd.weight");
+	int pe = w(c);
+	if ((int64_t)t->ne[1] != c->px || (int64_t)t->ne[2] != c->px)
+		pe = ga_view(g, ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, pe))));
+	return ga_op(g, 0, F32, c->E, c->np, 1, 1, S(pe));
+}
+
+/* kimik25: kimivl's graph over a 3D position table; the warmup image
+ * sqrt(image_max_pixels) a side when the tower gives both limits, else
+ * 64 x 64 merged tokens (set_limit_image_tokens(2, 4096)) */
+const char *kimik25_init(struct clip *c)
+{
+	const struct gguf_tensor *t = gguf_tensor_find(c->gg, "v.position_embd.weight");
+	int64_t lo = u64_or(c->gg, "clip.vision.image_min_pixels", 0);
+	int64_t hi = u64_or(c->gg, "clip.vision.image_max_pixels", 0);
+	c->merge = u64_or(c->gg, "clip.vision.projector.scale_factor", 1);
+	if (lo > 0 && hi > 0) {
+		c->img = 0;
+		while ((c->img + 1) * (c->img + 1) <= hi)
+			c->img++;
+	} else {
+		c->img = 64 * c->patch * c->merge;
+	}
+	c->px = c->img / c->patch;
+	c->np = c->px * c->px;
+	if (c->merge < 2 || c->px % c->merge)
+		return "a scale factor below 2 or not dividing the patches";
+	if (!t || t->n_dims != 3)
+		return "no 3D position table";
+	return has(c, "mm.1.weight") && has(c, "mm.2.weight") ? NULL : "no mm.1 or mm.2";
+}
