@@ -7,7 +7,9 @@
 # the learned positions' rows, then the resampler's cross attention of 64
 # queries over the patches, its sinusoidal positions), step3vl (2D RoPE
 # blocks, two 3 x 3 stride-2 convolutions with spatial biases), kimik25
-# (kimivl's graph over a 3D position table, interpolated). Each tower is what `synth clip --set
+# (kimivl's graph over a 3D position table, interpolated), hunyuanvl (the
+# positions an input, the perceiver's two convolutions, newline, begin and
+# end rows). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -20,7 +22,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v","resampler","step3vl","kimik25"]'
+TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -55,7 +57,7 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
@@ -65,6 +67,8 @@ for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa}; do
 	s3-nofa) clip_case s3-nofa "type=step3vl image=448" "FLASH_ATTN=off" ;;
 	k25-fa) clip_case k25-fa "type=kimik25 embd=512" "FLASH_ATTN=on" ;;
 	k25-nofa) clip_case k25-nofa "type=kimik25 image=448 embd=512" "FLASH_ATTN=off" ;;
+	hy-fa) clip_case hy-fa "type=hunyuanvl" "FLASH_ATTN=on" ;;
+	hy-nofa) clip_case hy-nofa "type=hunyuanvl" "FLASH_ATTN=off" ;;
 	k25-fa448) clip_case k25-fa448 "type=kimik25 image=448 embd=512" "FLASH_ATTN=on" ;;
 	esac
 done

@@ -129,7 +129,7 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25 };
+enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25, V2_HUNYUANVL };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -148,10 +148,8 @@ static const struct {
 	const char *type, *traits;
 	enum v2_kind v2;
 } kinds2[] = {
-    {"glm4v", "QRGP", V2_GLM4V},
-    {"resampler", "P", V2_RESAMPLER},
-    {"step3vl", "P", V2_STEP3VL},
-    {"kimik25", "Pk", V2_KIMIK25},
+    {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER}, {"step3vl", "P", V2_STEP3VL},
+    {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -330,6 +328,21 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.down.weight", 2ull * pd, pd);
 		return;
 	}
+	if (v2 == V2_HUNYUANVL) { /* the perceiver: 2 x 2 conv to 2 E, 1 x 1 to 4 E, mm.model.fc */
+		uint64_t n0[4] = {2, 2, embd, 2ull * embd}, n2[4] = {1, 1, 2ull * embd, 4ull * embd};
+		vec(t, "mm.pre_norm.weight", embd);
+		gw_tensor(t->w, "mm.0.weight", 4, n0, 0, 4ull * embd * 2 * embd * 4);
+		vec(t, "mm.0.bias", 2ull * embd);
+		gw_tensor(t->w, "mm.2.weight", 4, n2, 0, 2ull * embd * 4 * embd * 4);
+		vec(t, "mm.2.bias", 4ull * embd);
+		vec(t, "v.image_newline", 4ull * embd);
+		mat(t, "mm.model.fc.weight", 4ull * embd, pd);
+		vec(t, "mm.model.fc.bias", pd);
+		vec(t, "mm.post_norm.weight", pd);
+		vec(t, "mm.image_begin", pd);
+		vec(t, "mm.image_end", pd);
+		return;
+	}
 	if (v2 == V2_KIMIK25) { /* kimivl's projector */
 		siglip_ffn_tensors(t, 4, embd, pd);
 		return;
@@ -373,7 +386,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;

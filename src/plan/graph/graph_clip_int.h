@@ -79,6 +79,8 @@ const char *minicpmv_init(struct clip *c);
 int build_step3vl(const struct clip *c);
 const char *step3vl_init(struct clip *c);
 const char *kimik25_init(struct clip *c);
+int build_hunyuanvl(const struct clip *c);
+const char *hunyuanvl_init(struct clip *c);
 int resize_pos3d(const struct clip *c);
 
 #endif

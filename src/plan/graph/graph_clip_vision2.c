@@ -168,13 +168,18 @@ const char *minicpmv_init(struct clip *c)
 	return has(c, "resampler.kv.weight") && has(c, "resampler.proj.weight") ? NULL : "no resampler.kv or proj";
 }
 
-/* ggml_conv_2d of x [iw, ih, ic] by the next weight [k, k, ic, oc],
- * stride 2, padding 1: im2col (f16), the matmul, the cont [ow, oh, oc] */
-static int conv_s2(const struct clip *c, int x, int64_t ic, int64_t iw, int64_t oc)
+/* A square convolution's kernel, stride and padding */
+struct kconv {
+	int64_t k, st, pad;
+};
+
+/* ggml_conv_2d of x [iw, iw, ic] by the next weight [k, k, ic, oc]:
+ * im2col (f16), the matmul, the cont [ow, ow, oc] */
+static int conv_k(const struct clip *c, int x, int64_t ic, int64_t iw, struct kconv kc, int64_t oc)
 {
 	struct ga_graph *g = c->g;
-	int64_t ow = (iw - 1) / 2 + 1;
-	int col = ga_op(g, 0, F16, ic * 9, ow, ow, 1, S(w(c), x));
+	int64_t ow = (iw + 2 * kc.pad - kc.k) / kc.st + 1;
+	int col = ga_op(g, 0, F16, ic * kc.k * kc.k, ow, ow, 1, S(w(c), x));
 	int r = gr_op_kind(g, ga_op(g, 0, F32, ow * ow, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
 	return ga_op(g, 0, F32, ow, ow, oc, 1, S(ga_view(g, ga_view(g, r))));
 }
@@ -210,8 +215,9 @@ int build_step3vl(const struct clip *c)
 	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
 	int64_t o0 = (int64_t)w0->ne[3], o1 = (int64_t)w1->ne[3];
 	int64_t n0 = (c->px - 1) / 2 + 1, n1 = (n0 - 1) / 2 + 1;
-	x = spatial_bias(c, conv_s2(c, x, c->E, c->px, o0), n0, o0, "mm.0.bias");
-	x = spatial_bias(c, conv_s2(c, x, o0, n0, o1), n1, o1, "mm.1.bias");
+	struct kconv k3 = {3, 2, 1};
+	x = spatial_bias(c, conv_k(c, x, c->E, c->px, k3, o0), n0, o0, "mm.0.bias");
+	x = spatial_bias(c, conv_k(c, x, o0, n0, k3, o1), n1, o1, "mm.1.bias");
 	x = ga_op(g, 0, F32, o1, n1 * n1, 1, 1, S(ga_view(g, ga_view(g, x))));
 	return mm(c, x, rows_of(c, "mm.model.fc.weight"), n1 * n1);
 }
@@ -266,4 +272,70 @@ const char *kimik25_init(struct clip *c)
 	if (!t || t->n_dims != 3)
 		return "no 3D position table";
 	return has(c, "mm.1.weight") && has(c, "mm.2.weight") ? NULL : "no mm.1 or mm.2";
+}
+
+/* the output channels of a convolution's weight (its ne[3]) */
+static int64_t oc_of(const struct clip *c, const char *name)
+{
+	return (int64_t)gguf_tensor_find(c->gg, name)->ne[3];
+}
+
+/* a convolution's bias, a reshape of the weight, added */
+static int conv_bias(const struct clip *c, int x, int64_t n, int64_t oc)
+{
+	return ga_op(c->g, 1, F32, n, n, oc, 1, S(x, ga_view(c->g, w(c))));
+}
+
+/* clip_graph_hunyuanvl (models/hunyuanvl.cpp): build_inp plus the
+ * positions (an input the host fills), build_vit; the perceiver: the RMS
+ * pre norm, the grid's cont, an n_merge conv2d (its bias), GELU, a 1 x 1
+ * conv2d (its bias), image_newline repeated and concatenated after each
+ * row, the cont, mm.model.fc (+ bias), image_begin and image_end
+ * concatenated around, the RMS post norm */
+int build_hunyuanvl(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, s = c->merge, n = c->px / s;
+	int64_t o0 = oc_of(c, "mm.0.weight"), o1 = oc_of(c, "mm.2.weight");
+	int x = build_inp(c);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, ga_input(g, (uint64_t)c->E * T * 4)));
+	struct vit_opts o = {NULL, NULL, NULL, NULL, NULL};
+	x = vit_run(c, ga_view(g, x), T, &o);
+	x = norm(c, x, c->E, T, 1, 1, 0);
+	x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, ga_view(g, x))));
+	struct kconv km = {s, s, 0}, k1 = {1, 1, 0};
+	x = conv_bias(c, conv_k(c, x, c->E, c->px, km, o0), n, o0);
+	x = ga_op(g, 1, F32, n, n, o0, 1, S(x));
+	x = conv_bias(c, conv_k(c, x, o0, n, k1, o1), n, o1);
+	int nl = ga_op(g, 0, F32, 1, n, o1, 1, S(ga_view(g, w(c))));
+	x = ga_op(g, 0, F32, n + 1, n, o1, 1, S(x, nl));
+	x = ga_op(g, 0, F32, o1, (n + 1) * n, 1, 1, S(ga_view(g, x)));
+	int64_t P = rows_of(c, "mm.model.fc.weight"), m = (n + 1) * n;
+	x = mm_b(c, x, P, m, has(c, "mm.model.fc.bias"));
+	x = ga_op(g, 0, F32, P, m + 1, 1, 1, S(ga_view(g, w(c)), x));
+	x = ga_op(g, 0, F32, P, m + 2, 1, 1, S(x, ga_view(g, w(c))));
+	return norm(c, x, P, m + 2, 1, 1, 0);
+}
+
+/* hunyuanvl: 32 x 32 merged tokens at warmup (set_warmup_n_tokens),
+ * merged spatial_merge_size (2) a side; layer norms */
+const char *hunyuanvl_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
+	c->px = 32 * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	static const char *const need[] = {"mm.0.weight",	 "mm.2.weight",		"mm.model.fc.weight",
+					   "mm.pre_norm.weight", "mm.post_norm.weight", "mm.image_begin",
+					   "mm.image_end",	 "v.image_newline",	"v.position_embd.weight"};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!has(c, need[i]))
+			return "a perceiver tensor missing";
+	if (!c->merge || has(c, "v.class_embd"))
+		return "no merge, or a class embedding";
+	const struct gguf_tensor *m0 = gguf_tensor_find(c->gg, "mm.0.weight");
+	const struct gguf_tensor *m2 = gguf_tensor_find(c->gg, "mm.2.weight");
+	if (m0->n_dims != 4 || m2->n_dims != 4 || (int64_t)m0->ne[0] != c->merge || m2->ne[0] != 1)
+		return "convolutions other than n_merge and 1 x 1";
+	return NULL;
 }
