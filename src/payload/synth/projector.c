@@ -129,7 +129,7 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25, V2_HUNYUANVL };
+enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25, V2_HUNYUANVL, V2_COGVLM };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -149,7 +149,7 @@ static const struct {
 	enum v2_kind v2;
 } kinds2[] = {
     {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER}, {"step3vl", "P", V2_STEP3VL},
-    {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},
+    {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},  {"cogvlm", "3", V2_COGVLM},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -311,6 +311,21 @@ static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint3
 	vec(t, nm, pd);
 }
 
+/* mm.model.fc from IN to pd, the layer norm NORM (weight and bias), the
+ * gated FFN of mm.up, mm.gate (to 2 pd) and mm.down */
+static void fc_norm_glu(struct tw *t, uint64_t in, uint32_t pd, const char *norm)
+{
+	char nm[48];
+	mat(t, "mm.model.fc.weight", in, pd);
+	snprintf(nm, sizeof(nm), "%s.weight", norm);
+	vec(t, nm, pd);
+	snprintf(nm, sizeof(nm), "%s.bias", norm);
+	vec(t, nm, pd);
+	mat(t, "mm.up.weight", pd, 2ull * pd);
+	mat(t, "mm.gate.weight", pd, 2ull * pd);
+	mat(t, "mm.down.weight", 2ull * pd, pd);
+}
+
 /* The second round's projectors. glm4v's merger: a 2 x 2 conv2d to pd
  * (and its bias), mm.model.fc, the post norm, then mm.up, mm.gate (to
  * 2 pd) and mm.down */
@@ -320,12 +335,7 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		uint64_t ne[4] = {2, 2, embd, pd};
 		gw_tensor(t->w, "mm.patch_merger.weight", 4, ne, 0, 4ull * embd * pd * 4);
 		vec(t, "mm.patch_merger.bias", pd);
-		mat(t, "mm.model.fc.weight", pd, pd);
-		vec(t, "mm.post_norm.weight", pd);
-		vec(t, "mm.post_norm.bias", pd);
-		mat(t, "mm.up.weight", pd, 2ull * pd);
-		mat(t, "mm.gate.weight", pd, 2ull * pd);
-		mat(t, "mm.down.weight", 2ull * pd, pd);
+		fc_norm_glu(t, pd, pd, "mm.post_norm");
 		return;
 	}
 	if (v2 == V2_HUNYUANVL) { /* the perceiver: 2 x 2 conv to 2 E, 1 x 1 to 4 E, mm.model.fc */
@@ -341,6 +351,12 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		vec(t, "mm.post_norm.weight", pd);
 		vec(t, "mm.image_begin", pd);
 		vec(t, "mm.image_end", pd);
+		return;
+	}
+	if (v2 == V2_COGVLM) { /* mm.model.fc, its norm, the gated FFN (2 pd), boi, eoi */
+		fc_norm_glu(t, embd, pd, "mm.post_fc_norm");
+		vec(t, "v.boi", pd);
+		vec(t, "v.eoi", pd);
 		return;
 	}
 	if (v2 == V2_KIMIK25) { /* kimivl's projector */
@@ -386,7 +402,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -420,7 +436,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	if (k->qwen)
 		gw_tensor(&w, "v.patch_embd.weight.1", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
-	int cls = k->shuffle == 2 || k->rope2d == 2;
+	int cls = k->shuffle == 2 || k->rope2d == 2 || k->v2 == V2_COGVLM;
 	if (k->rope2d == 1 || k->rope2d == 3) {
 		vec(&t, "v.pre_ln.weight", embd);
 	} else if (!k->qwen || k->q3 || k->v2 == V2_GLM4V) {

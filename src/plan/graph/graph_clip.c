@@ -865,6 +865,7 @@ static const struct clip_type types[] = {
     {"step3vl", build_step3vl, step3vl_init},
     {"kimik25", build_kimi_paddle, kimik25_init},
     {"hunyuanvl", build_hunyuanvl, hunyuanvl_init},
+    {"cogvlm", build_cogvlm, cogvlm_init},
 };
 
 /* The estimate of a type not mirrored */

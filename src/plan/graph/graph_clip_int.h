@@ -81,6 +81,8 @@ const char *step3vl_init(struct clip *c);
 const char *kimik25_init(struct clip *c);
 int build_hunyuanvl(const struct clip *c);
 const char *hunyuanvl_init(struct clip *c);
+int build_cogvlm(const struct clip *c);
+const char *cogvlm_init(struct clip *c);
 int resize_pos3d(const struct clip *c);
 
 #endif

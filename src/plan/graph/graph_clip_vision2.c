@@ -20,20 +20,30 @@ static int vit_run(const struct clip *c, int x, int64_t T, const struct vit_opts
 	return tower_norm(c, x, "post_ln", T);
 }
 
-/* build_ffn of the projector's mm.up, mm.gate (when present) and mm.down,
- * each with its bias when present, over x (T rows) */
-static int mm_ffn(const struct clip *c, int x, int64_t T)
+/* PRE + PART (+ ".weight" or ".bias") in BUF */
+static const char *named(char *buf, size_t n, const char *pre, const char *part)
 {
-	int64_t nu = rows_of(c, "mm.up.weight");
-	int up = mm_b(c, x, nu, T, has(c, "mm.up.bias"));
+	snprintf(buf, n, "%s%s", pre, part);
+	return buf;
+}
+
+/* build_ffn of PREup, PREgate (when present) and PREdown (mm.: the
+ * projector's; v.blk.N.ffn_: a block's), each with its bias when
+ * present, over x (T rows) */
+static int ffn_at(const struct clip *c, int x, int64_t T, const char *pre)
+{
+	char a[64], b[64];
+	int64_t nu = rows_of(c, named(a, sizeof(a), pre, "up.weight"));
+	int up = mm_b(c, x, nu, T, has(c, named(b, sizeof(b), pre, "up.bias")));
 	int cur;
-	if (has(c, "mm.gate.weight")) {
-		int gate = mm_b(c, x, nu, T, has(c, "mm.gate.bias"));
+	if (has(c, named(a, sizeof(a), pre, "gate.weight"))) {
+		int gate = mm_b(c, x, nu, T, has(c, named(b, sizeof(b), pre, "gate.bias")));
 		cur = ga_op(c->g, 0, F32, nu, T, 1, 1, S(gate, up));
 	} else {
 		cur = ga_op(c->g, 1, F32, nu, T, 1, 1, S(up));
 	}
-	return mm_b(c, cur, rows_of(c, "mm.down.weight"), T, has(c, "mm.down.bias"));
+	int64_t nd = rows_of(c, named(a, sizeof(a), pre, "down.weight"));
+	return mm_b(c, cur, nd, T, has(c, named(b, sizeof(b), pre, "down.bias")));
 }
 
 /* clip_graph_glm4v (models/glm4v.cpp): qwen-vl's two patch embeddings
@@ -63,7 +73,7 @@ int build_glm4v(const struct clip *c)
 	x = mm(c, x, nf, n);
 	x = norm(c, x, nf, n, 0, 1, has(c, "mm.post_norm.bias"));
 	x = ga_op(g, 1, F32, nf, n, 1, 1, S(x));
-	return mm_ffn(c, x, n);
+	return ffn_at(c, x, n, "mm.");
 }
 
 /* glm4v: 46 x 46 merged tokens at warmup (set_warmup_n_tokens), merged
@@ -337,5 +347,65 @@ const char *hunyuanvl_init(struct clip *c)
 	const struct gguf_tensor *m2 = gguf_tensor_find(c->gg, "mm.2.weight");
 	if (m0->n_dims != 4 || m2->n_dims != 4 || (int64_t)m0->ne[0] != c->merge || m2->ne[0] != 1)
 		return "convolutions other than n_merge and 1 x 1";
+	return NULL;
+}
+
+/* one of cogvlm's blocks: the fused qkv (+ bias) and its views, the
+ * attention, attn_out (+ bias), ln1 after it, the residual; the FFN, ln2
+ * after it, the residual */
+static int cog_block(const struct clip *c, int x, int64_t il, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	char pre[32], a[64];
+	snprintf(pre, sizeof(pre), "v.blk.%d.", (int)il);
+	int qkv = mm_b(c, x, 3 * c->E, T, has(c, named(a, sizeof(a), pre, "attn_qkv.bias")));
+	uint64_t span = (uint64_t)c->E * 4 + (uint64_t)(T - 1) * 3 * c->E * 4;
+	int q = ga_view_n(g, qkv, span), k = ga_view_n(g, qkv, span), v = ga_view_n(g, qkv, span);
+	struct heads h = {c->D, c->H, T, T};
+	int cur = mm_b(c, attn_heads(c, q, k, v, NULL, h), c->E, T, has(c, named(a, sizeof(a), pre, "attn_out.bias")));
+	cur = ga_op(g, 1, F32, c->E, T, 1, 1, S(norm(c, cur, c->E, T, 0, 1, 1), x));
+	x = cur;
+	snprintf(pre, sizeof(pre), "v.blk.%d.ffn_", (int)il);
+	cur = norm(c, ffn_at(c, cur, T, pre), c->E, T, 0, 1, 1);
+	return ga_op(g, 1, F32, c->E, T, 1, 1, S(cur, x));
+}
+
+/* clip_graph_cogvlm (models/cogvlm.cpp): build_inp, the class embedding
+ * concatenated, the learned positions added, cogvlm's blocks (norms after
+ * the attention and the FFN); the class row dropped (a view),
+ * mm.model.fc, a layer norm, GELU in place, the gated FFN of mm.up,
+ * mm.gate, mm.down, boi and eoi concatenated around */
+int build_cogvlm(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np + 1, n = c->np;
+	int x = ga_op(g, 0, F32, c->E, T, 1, 1, S(build_inp(c), w(c)));
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, w(c)));
+	for (int64_t il = 0; il < c->L; il++)
+		x = cog_block(c, x, il, T);
+	int64_t P = rows_of(c, "mm.model.fc.weight"), O = rows_of(c, "mm.down.weight");
+	x = norm(c, mm(c, ga_view(g, x), P, n), P, n, 0, 1, 1);
+	x = ffn_at(c, ga_op(g, 1, F32, P, n, 1, 1, S(x)), n, "mm.");
+	x = ga_op(g, 0, F32, O, n + 1, 1, 1, S(w(c), x));
+	return ga_op(g, 0, F32, O, n + 2, 1, 1, S(x, w(c)));
+}
+
+/* cogvlm: the image size; fused qkv blocks, the class embedding, the
+ * projector's tensors */
+const char *cogvlm_init(struct clip *c)
+{
+	static const char *const need[] = {
+	    "v.class_embd", "v.position_embd.weight", "mm.model.fc.weight", "mm.post_fc_norm.weight",
+	    "mm.up.weight", "mm.gate.weight",	      "mm.down.weight",	    "v.boi",
+	    "v.eoi"};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!has(c, need[i]))
+			return "a cogvlm tensor missing";
+	for (int64_t il = 0; il < c->L; il++) {
+		char a[48];
+		snprintf(a, sizeof(a), "v.blk.%d.attn_qkv.weight", (int)il);
+		if (!has(c, a))
+			return "a block without fused qkv";
+	}
 	return NULL;
 }
