@@ -129,7 +129,7 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25, V2_HUNYUANVL, V2_COGVLM };
+enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25, V2_HUNYUANVL, V2_COGVLM, V2_YOUTUVL };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -150,6 +150,7 @@ static const struct {
 } kinds2[] = {
     {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER}, {"step3vl", "P", V2_STEP3VL},
     {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},  {"cogvlm", "3", V2_COGVLM},
+    {"youtuvl", "P", V2_YOUTUVL},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -353,6 +354,14 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		vec(t, "mm.image_end", pd);
 		return;
 	}
+	if (v2 == V2_YOUTUVL) { /* the RMS input norm, mm.0 and mm.2 over 2 x 2 merged rows */
+		vec(t, "mm.input_norm.weight", embd);
+		mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
+		vec(t, "mm.0.bias", 4ull * embd);
+		mat(t, "mm.2.weight", 4ull * embd, pd);
+		vec(t, "mm.2.bias", pd);
+		return;
+	}
 	if (v2 == V2_COGVLM) { /* mm.model.fc, its norm, the gated FFN (2 pd), boi, eoi */
 		fc_norm_glu(t, embd, pd, "mm.post_fc_norm");
 		vec(t, "v.boi", pd);
@@ -402,7 +411,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -419,6 +428,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
 	if (k->v2 == V2_RESAMPLER)
 		gw_u32(&w, "clip.minicpmv_query_num", 64);
+	if (k->v2 == V2_YOUTUVL) { /* block 1 full, block 0 windowed */
+		gw_u32(&w, "clip.vision.window_size", 112);
+		gw_arr_begin(&w, "clip.vision.wa_layer_indexes", GGUF_I32, 1);
+		gw_arr_i32(&w, 1);
+	}
 	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4 || k->ffn >= 6)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
@@ -430,7 +444,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	}
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
-	if (k->rope2d == 2) /* llama4's unfold convolution: a [3 p p, E] matrix */
+	if (k->rope2d == 2 || k->v2 == V2_YOUTUVL) /* llama4's unfold convolution, youtuvl's: a [3 p p, E] matrix */
 		mat(&t, "v.patch_embd.weight", 3ull * patch * patch, embd);
 	else
 		gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);

@@ -344,7 +344,7 @@ int64_t rows_of(const struct clip *c, const char *name)
 
 /* build_ffn without a gate over x's rows [4E, np/4] (a reshape of x),
  * GELU between A and B (each with its bias) */
-static int merge_ffn(const struct clip *c, int x, const char *a, const char *b)
+int merge_ffn(const struct clip *c, int x, const char *a, const char *b)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np / 4, na = rows_of(c, a);
@@ -630,7 +630,7 @@ static int build_siglip_ffn(const struct clip *c)
  * by 2D RoPE (kimivl) or M-RoPE (paddleocr); kimivl shuffles the patches
  * and layer-norms them per patch (views of the shuffle), paddleocr
  * layer-norms then shuffles; then mm.1, the activation, mm.2 */
-static int build_kimi_paddle(const struct clip *c)
+int build_kimi_paddle(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int kimi = c->type[0] == 'k';
@@ -699,16 +699,6 @@ static int build_dotsocr(const struct clip *c)
 	x = ga_op(g, 1, F32, n0, m * m, 1, 1, S(x));
 	return mm_b(c, x, rows_of(c, "mm.2.weight"), m * m, 1);
 }
-
-/* A mirrored projector type: its builder, and what must hold for the
- * builder to be the engine's (NULL: the reason it is not). */
-struct clip_type {
-	const char *name;
-	int (*build)(const struct clip *c);
-	/* the type's hparams and warmup image (clip.cpp load_hparams); the
-	 * reason the builder is not the engine's for this tower, or NULL */
-	const char *(*init)(struct clip *c);
-};
 
 /* llava's mlp: the stacked feature layers (granite) and the Yi-type
  * mm.3 (mlp_norm) are other graphs */
@@ -859,13 +849,6 @@ static const struct clip_type types[] = {
     {"paddleocr", build_kimi_paddle, kimi_paddle_init},
     {"nemotron_v2_vl", build_nemotron, nemotron_dots_init},
     {"dots_ocr", build_dotsocr, nemotron_dots_init},
-    /* vision, second round */
-    {"glm4v", build_glm4v, glm4v_init},
-    {"resampler", build_minicpmv, minicpmv_init},
-    {"step3vl", build_step3vl, step3vl_init},
-    {"kimik25", build_kimi_paddle, kimik25_init},
-    {"hunyuanvl", build_hunyuanvl, hunyuanvl_init},
-    {"cogvlm", build_cogvlm, cogvlm_init},
 };
 
 /* The estimate of a type not mirrored */
@@ -934,9 +917,11 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 	memset(out, 0, sizeof(*out));
 	read_type(projector, out->type, sizeof(out->type));
 	const struct clip_type *t = NULL;
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (strcmp(types[i].name, out->type) == 0)
-			t = &types[i];
+	const char *name;
+	for (size_t i = 0; (name = compute_projector_type_at(i)) != NULL; i++)
+		if (strcmp(name, out->type) == 0)
+			t = i < sizeof(types) / sizeof(types[0]) ? &types[i]
+								 : &clip_types2[i - sizeof(types) / sizeof(types[0])];
 	struct clip c;
 	if (t && clip_dims(&c, projector, fa))
 		out->why = "its sizes unread";
@@ -959,5 +944,6 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 
 const char *compute_projector_type_at(size_t i)
 {
-	return i < sizeof(types) / sizeof(types[0]) ? types[i].name : NULL;
+	size_t n = sizeof(types) / sizeof(types[0]);
+	return i < n ? types[i].name : i - n < clip_types2_n ? clip_types2[i - n].name : NULL;
 }

@@ -68,21 +68,24 @@ int qwen3_pos(const struct clip *c);
 int64_t rows_of(const struct clip *c, const char *name);
 int build_inp(const struct clip *c);
 int resize_pos(const struct clip *c);
+int merge_ffn(const struct clip *c, int x, const char *a, const char *b);
 
-/* graph_clip_vision2.c: the second round's builders and their inits
- * (struct clip_type's), and kimik25's 3D position table (build_kimi_paddle
- * reads it) */
-int build_glm4v(const struct clip *c);
-const char *glm4v_init(struct clip *c);
-int build_minicpmv(const struct clip *c);
-const char *minicpmv_init(struct clip *c);
-int build_step3vl(const struct clip *c);
-const char *step3vl_init(struct clip *c);
-const char *kimik25_init(struct clip *c);
-int build_hunyuanvl(const struct clip *c);
-const char *hunyuanvl_init(struct clip *c);
-int build_cogvlm(const struct clip *c);
-const char *cogvlm_init(struct clip *c);
+int build_kimi_paddle(const struct clip *c);
+
+/* A mirrored projector type: its builder, and what must hold for the
+ * builder to be the engine's (NULL: the reason it is not). */
+struct clip_type {
+	const char *name;
+	int (*build)(const struct clip *c);
+	/* the type's hparams and warmup image (clip.cpp load_hparams); the
+	 * reason the builder is not the engine's for this tower, or NULL */
+	const char *(*init)(struct clip *c);
+};
+
+/* graph_clip_vision2.c: the second round's types (after graph_clip.c's
+ * table), and kimik25's 3D position table (build_kimi_paddle reads it) */
+extern const struct clip_type clip_types2[];
+extern const size_t clip_types2_n;
 int resize_pos3d(const struct clip *c);
 
 #endif

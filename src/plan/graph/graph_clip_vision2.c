@@ -52,7 +52,7 @@ static int ffn_at(const struct clip *c, int x, int64_t T, const char *pre)
  * merger's conv2d over each n_merge x n_merge group (its cont, im2col,
  * matmul, cont) and its bias, mm.model.fc, the layer-normed post norm,
  * GELU, the projector's FFN */
-int build_glm4v(const struct clip *c)
+static int build_glm4v(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np, s = c->merge, n = c->np / (s * s);
@@ -78,7 +78,7 @@ int build_glm4v(const struct clip *c)
 
 /* glm4v: 46 x 46 merged tokens at warmup (set_warmup_n_tokens), merged
  * spatial_merge_size (2) a side; RMS norms */
-const char *glm4v_init(struct clip *c)
+static const char *glm4v_init(struct clip *c)
 {
 	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
 	c->px = 46 * c->merge;
@@ -134,7 +134,7 @@ static void resampler_q(const struct clip *c, void *ctx)
  * through resampler.kv and a layer norm, plus the sinusoidal positions
  * (k), projected; v projected; attention of the queries over the patches
  * (heads of 128), ln_post, the projection */
-int build_minicpmv(const struct clip *c)
+static int build_minicpmv(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
@@ -166,7 +166,7 @@ int build_minicpmv(const struct clip *c)
 /* minicpmv (resampler): the image size; the queries' count
  * (clip.minicpmv_query_num, else the version's: 64, or 96 for 2) must be
  * the query table's rows, its width a multiple of 128 heads */
-const char *minicpmv_init(struct clip *c)
+static const char *minicpmv_init(struct clip *c)
 {
 	const struct gguf_tensor *qt = gguf_tensor_find(c->gg, "resampler.query");
 	int64_t ver = u64_or(c->gg, "clip.minicpmv_version", 0);
@@ -211,7 +211,7 @@ static int spatial_bias(const struct clip *c, int x, int64_t n, int64_t ch, cons
  * positions resized, build_vit turned by 2D RoPE; the patches' grid (a
  * transposed cont), two 3 x 3 stride-2 convolutions each with its
  * spatial bias, the flattened cont, mm.model.fc */
-int build_step3vl(const struct clip *c)
+static int build_step3vl(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np;
@@ -234,7 +234,7 @@ int build_step3vl(const struct clip *c)
 
 /* step3vl: the image size (hparams.warmup_image_size), two 3 x 3
  * downsamplers */
-const char *step3vl_init(struct clip *c)
+static const char *step3vl_init(struct clip *c)
 {
 	const struct gguf_tensor *w0 = gguf_tensor_find(c->gg, "mm.0.weight");
 	const struct gguf_tensor *w1 = gguf_tensor_find(c->gg, "mm.1.weight");
@@ -262,7 +262,7 @@ int resize_pos3d(const struct clip *c)
 /* kimik25: kimivl's graph over a 3D position table; the warmup image
  * sqrt(image_max_pixels) a side when the tower gives both limits, else
  * 64 x 64 merged tokens (set_limit_image_tokens(2, 4096)) */
-const char *kimik25_init(struct clip *c)
+static const char *kimik25_init(struct clip *c)
 {
 	const struct gguf_tensor *t = gguf_tensor_find(c->gg, "v.position_embd.weight");
 	int64_t lo = u64_or(c->gg, "clip.vision.image_min_pixels", 0);
@@ -302,7 +302,7 @@ static int conv_bias(const struct clip *c, int x, int64_t n, int64_t oc)
  * conv2d (its bias), image_newline repeated and concatenated after each
  * row, the cont, mm.model.fc (+ bias), image_begin and image_end
  * concatenated around, the RMS post norm */
-int build_hunyuanvl(const struct clip *c)
+static int build_hunyuanvl(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np, s = c->merge, n = c->px / s;
@@ -329,7 +329,7 @@ int build_hunyuanvl(const struct clip *c)
 
 /* hunyuanvl: 32 x 32 merged tokens at warmup (set_warmup_n_tokens),
  * merged spatial_merge_size (2) a side; layer norms */
-const char *hunyuanvl_init(struct clip *c)
+static const char *hunyuanvl_init(struct clip *c)
 {
 	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
 	c->px = 32 * c->merge;
@@ -375,7 +375,7 @@ static int cog_block(const struct clip *c, int x, int64_t il, int64_t T)
  * the attention and the FFN); the class row dropped (a view),
  * mm.model.fc, a layer norm, GELU in place, the gated FFN of mm.up,
  * mm.gate, mm.down, boi and eoi concatenated around */
-int build_cogvlm(const struct clip *c)
+static int build_cogvlm(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np + 1, n = c->np;
@@ -392,7 +392,7 @@ int build_cogvlm(const struct clip *c)
 
 /* cogvlm: the image size; fused qkv blocks, the class embedding, the
  * projector's tensors */
-const char *cogvlm_init(struct clip *c)
+static const char *cogvlm_init(struct clip *c)
 {
 	static const char *const need[] = {
 	    "v.class_embd", "v.position_embd.weight", "mm.model.fc.weight", "mm.post_fc_norm.weight",
@@ -409,3 +409,91 @@ const char *cogvlm_init(struct clip *c)
 	}
 	return NULL;
 }
+
+/* block IL is one of clip.vision.wa_layer_indexes (full attention) */
+static int wa_full(const struct clip *c, int64_t il)
+{
+	const struct gguf_kv *kv = gguf_find(c->gg, "clip.vision.wa_layer_indexes");
+	uint64_t v;
+	for (uint64_t i = 0; kv && kv->type == GGUF_ARRAY && i < kv->arr_n; i++)
+		if (!gguf_arr_u64(kv, i, &v) && (int64_t)v == il)
+			return 1;
+	return 0;
+}
+
+/* youtuvl's window reorder (or its restore) over x [E, T]: rows of 4
+ * patches by an index input, the result's reshape */
+static int window_rows(const struct clip *c, int x, int64_t T)
+{
+	struct ga_graph *g = c->g;
+	int idx = ga_input(g, (uint64_t)T / 4 * 4);
+	return ga_view(g,
+		       gr_op_kind(g, ga_op(g, 0, F32, 4 * c->E, T / 4, 1, 1, S(ga_view(g, x), idx)), GA_OP_GET_ROWS));
+}
+
+/* clip_graph_youtuvl (models/youtuvl.cpp): the image cut into 2 x 2
+ * merge units of patches by four conts, the patch matrix (+ bias); M-RoPE
+ * blocks, windowed but for wa_layer_indexes (the rows reordered by
+ * window before the blocks, restored after); the post norm, the RMS
+ * input norm, the merged rows through mm.0, GELU, mm.2 */
+static int build_youtuvl(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, p = c->patch, h = c->px / 2, m3 = 2 * p * 3;
+	int x = ga_input(g, (uint64_t)c->img * c->img * 3 * 4);
+	x = ga_op(g, 0, F32, m3, h, 2 * p, h, S(ga_view(g, ga_view(g, x))));
+	x = ga_op(g, 0, F32, m3, p, 2, h * h, S(ga_view(g, x)));
+	x = ga_op(g, 0, F32, p, 3, p, T, S(ga_view(g, x)));
+	x = ga_op(g, 0, F32, 3 * p * p, T, 1, 1, S(ga_view(g, x)));
+	x = mm(c, x, c->E, T);
+	if (has(c, "v.patch_embd.bias"))
+		x = with_w(c, x, c->E, T);
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	const struct gguf_kv *wl = gguf_find(c->gg, "clip.vision.wa_layer_indexes");
+	int wa = wl && wl->type == GGUF_ARRAY && wl->arr_n > 0;
+	struct clip_mask mk = {-1, -1, 0};
+	if (wa) {
+		x = window_rows(c, x, T);
+		mk.T = T;
+	}
+	int pos = -1;
+	for (int64_t il = 0; il < c->L; il++) {
+		struct vit_opts o = {&pos, NULL, !wa || wa_full(c, il) ? NULL : &mk, NULL, NULL};
+		x = vit_block(c, x, il, T, &o);
+	}
+	if (wa)
+		x = window_rows(c, x, T);
+	x = tower_norm(c, x, "post_ln", T);
+	x = norm(c, x, c->E, T, 1, 1, 0);
+	return merge_ffn(c, x, "mm.0.weight", "mm.2.weight");
+}
+
+/* youtuvl: 16 x 16 merged tokens at warmup (set_warmup_n_tokens), merged
+ * 2 x 2 (the graph's merge units are 2 whatever spatial_merge_size says:
+ * other merges are not mirrored); layer norms */
+static const char *youtuvl_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
+	c->px = 16 * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	const struct gguf_tensor *pe = gguf_tensor_find(c->gg, "v.patch_embd.weight");
+	if (c->merge != 2)
+		return "a spatial merge other than 2";
+	if (!pe || pe->n_dims != 2 || has(c, "v.class_embd"))
+		return "a patch embedding not a matrix, or a class embedding";
+	return has(c, "mm.input_norm.weight") && has(c, "mm.0.weight") && has(c, "mm.2.weight")
+		   ? NULL
+		   : "no mm.input_norm, mm.0 or mm.2";
+}
+
+const struct clip_type clip_types2[] = {
+    {"glm4v", build_glm4v, glm4v_init},
+    {"resampler", build_minicpmv, minicpmv_init},
+    {"step3vl", build_step3vl, step3vl_init},
+    {"kimik25", build_kimi_paddle, kimik25_init},
+    {"hunyuanvl", build_hunyuanvl, hunyuanvl_init},
+    {"cogvlm", build_cogvlm, cogvlm_init},
+    {"youtuvl", build_youtuvl, youtuvl_init},
+};
+const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
