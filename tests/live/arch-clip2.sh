@@ -12,7 +12,8 @@
 # end rows), cogvlm (the class row, norms after the attention and the FFN,
 # a gated projector FFN, boi and eoi rows), youtuvl (the image cut into
 # merge units by conts, M-RoPE blocks, one windowed over a mask, the rows
-# reordered and restored). Each tower is what `synth clip --set
+# reordered and restored), exaone4_5 (GQA blocks: one key/value head of
+# two, window attention every other block). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -25,7 +26,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl"]'
+TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -60,7 +61,7 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
@@ -76,6 +77,8 @@ for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa}; do
 	cog-nofa) clip_case cog-nofa "type=cogvlm image=448" "FLASH_ATTN=off" ;;
 	yt-fa) clip_case yt-fa "type=youtuvl" "FLASH_ATTN=on" ;;
 	yt-nofa) clip_case yt-nofa "type=youtuvl" "FLASH_ATTN=off" ;;
+	ex-fa) clip_case ex-fa "type=exaone4_5" "FLASH_ATTN=on" ;;
+	ex-nofa) clip_case ex-nofa "type=exaone4_5" "FLASH_ATTN=off" ;;
 	k25-fa448) clip_case k25-fa448 "type=kimik25 image=448 embd=512" "FLASH_ATTN=on" ;;
 	esac
 done

@@ -129,7 +129,17 @@ struct tower_kind {
 };
 
 /* The vision towers of the second round (kinds2) */
-enum v2_kind { V2_NONE, V2_GLM4V, V2_RESAMPLER, V2_STEP3VL, V2_KIMIK25, V2_HUNYUANVL, V2_COGVLM, V2_YOUTUVL };
+enum v2_kind {
+	V2_NONE,
+	V2_GLM4V,
+	V2_RESAMPLER,
+	V2_STEP3VL,
+	V2_KIMIK25,
+	V2_HUNYUANVL,
+	V2_COGVLM,
+	V2_YOUTUVL,
+	V2_EXAONE
+};
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
  * (2), 3 q3, i/n shuffle 1/2, x/l/o rope2d 1/2/3, j/p/f/k/d/v/D ffn 1-7. */
@@ -148,9 +158,9 @@ static const struct {
 	const char *type, *traits;
 	enum v2_kind v2;
 } kinds2[] = {
-    {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER}, {"step3vl", "P", V2_STEP3VL},
-    {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},  {"cogvlm", "3", V2_COGVLM},
-    {"youtuvl", "P", V2_YOUTUVL},
+    {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
+    {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
+    {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -186,11 +196,12 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 	char nm[64];
 	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"}, *const fq[] = {"attn_qkv",
 												   "attn_out"};
-	for (size_t i = 0; i < (k->q3 ? 2u : 4u); i++) {
-		uint64_t n = k->q3 && i == 0 ? 3ull * embd : embd;
-		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, k->q3 ? fq[i] : sq[i]);
+	int fused = k->q3 || k->v2 == V2_EXAONE; /* exaone4_5: one key/value head of two */
+	for (size_t i = 0; i < (fused ? 2u : 4u); i++) {
+		uint64_t n = fused && i == 0 ? (k->v2 == V2_EXAONE ? 2ull : 3ull) * embd : embd;
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fused ? fq[i] : sq[i]);
 		mat(t, nm, embd, n);
-		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, k->q3 ? fq[i] : sq[i]);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fused ? fq[i] : sq[i]);
 		if (k->rope2d != 1 && k->rope2d != 3)
 			vec(t, nm, n);
 	}
@@ -354,8 +365,9 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		vec(t, "mm.image_end", pd);
 		return;
 	}
-	if (v2 == V2_YOUTUVL) { /* the RMS input norm, mm.0 and mm.2 over 2 x 2 merged rows */
-		vec(t, "mm.input_norm.weight", embd);
+	if (v2 == V2_YOUTUVL || v2 == V2_EXAONE) { /* (youtuvl's RMS input norm,) mm.0 and mm.2 over 2 x 2 rows */
+		if (v2 == V2_YOUTUVL)
+			vec(t, "mm.input_norm.weight", embd);
 		mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
 		vec(t, "mm.0.bias", 4ull * embd);
 		mat(t, "mm.2.weight", 4ull * embd, pd);
@@ -411,7 +423,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
+		    "exaone4_5",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -428,6 +441,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
 	if (k->v2 == V2_RESAMPLER)
 		gw_u32(&w, "clip.minicpmv_query_num", 64);
+	if (k->v2 == V2_EXAONE)
+		gw_u32(&w, "clip.vision.attention.head_count_kv", 1);
 	if (k->v2 == V2_YOUTUVL) { /* block 1 full, block 0 windowed */
 		gw_u32(&w, "clip.vision.window_size", 112);
 		gw_arr_begin(&w, "clip.vision.wa_layer_indexes", GGUF_I32, 1);
@@ -437,8 +452,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7 ||
-	    k->v2 == V2_KIMIK25) { /* phi4, paddleocr and dots_ocr read both */
+	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7 || k->v2 == V2_KIMIK25 ||
+	    k->v2 == V2_EXAONE) { /* phi4, paddleocr and dots_ocr read both */
 		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
 		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
 	}

@@ -129,17 +129,18 @@ static int mask_of(const struct clip *c, struct clip_mask *m)
 int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h)
 {
 	struct ga_graph *g = c->g;
+	int64_t hkv = h.Hkv ? h.Hkv : h.H;
 	if (c->fa) {
 		int qp = ga_view(g, q);
-		int k16 = ga_op(g, 0, F16, h.D, h.Tkv, h.H, 1, S(ga_view(g, k)));
-		int v16 = ga_op(g, 0, F16, h.D, h.Tkv, h.H, 1, S(ga_view(g, v)));
+		int k16 = ga_op(g, 0, F16, h.D, h.Tkv, hkv, 1, S(ga_view(g, k)));
+		int v16 = ga_op(g, 0, F16, h.D, h.Tkv, hkv, 1, S(ga_view(g, v)));
 		int mask = mask_of(c, mk);
 		int o = mask >= 0 ? ga_op(g, 0, F32, h.D, h.H, h.Tq, 1, S(qp, k16, v16, mask))
 				  : ga_op(g, 0, F32, h.D, h.H, h.Tq, 1, S(qp, k16, v16));
 		gr_op_kind(g, o, GA_OP_FA);
 		return ga_view(g, o);
 	}
-	int vt = ga_op(g, 0, F32, h.Tkv, h.D, h.H, 1, S(ga_view(g, v)));
+	int vt = ga_op(g, 0, F32, h.Tkv, h.D, hkv, 1, S(ga_view(g, v)));
 	int kp = ga_view(g, k), qp = ga_view(g, q);
 	int kq = gr_op_kind(g, ga_op(g, 0, F32, h.Tkv, h.Tq, h.H, 1, S(kp, qp)), GA_OP_MUL_MAT);
 	int mask = mask_of(c, mk);
@@ -153,7 +154,7 @@ int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, 
  * bias) */
 static int attn(const struct clip *c, int q, int k, int v, struct clip_mask *mk, int64_t T, int64_t il)
 {
-	struct heads h = {c->D, c->H, T, T};
+	struct heads h = {c->D, c->H, T, T, 0};
 	int cur = attn_heads(c, q, k, v, mk, h);
 	return mm_b(c, cur, c->E, T, blk_has(c, il, "attn_out.bias"));
 }

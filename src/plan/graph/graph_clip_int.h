@@ -49,6 +49,7 @@ struct vit_opts {
 /* The attention's heads: q [D, H, Tq], k and v [D, H, Tkv] */
 struct heads {
 	int64_t D, H, Tq, Tkv;
+	int64_t Hkv; /* K's and V's heads (GQA), 0: H */
 };
 
 /* graph_clip.c's helpers (clip_graph's build_inp, build_norm, build_vit's

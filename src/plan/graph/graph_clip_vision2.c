@@ -76,16 +76,24 @@ static int build_glm4v(const struct clip *c)
 	return ffn_at(c, x, n, "mm.");
 }
 
+/* set_warmup_n_tokens(SIDE x SIDE): the warmup image SIDE merged tokens
+ * of spatial_merge_size (2) patches a side; RMS norms or not; -1 when
+ * the merge is not the 2 x 2 the graph builds */
+static int warm_merged(struct clip *c, int64_t side, int rms)
+{
+	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
+	c->px = side * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	c->rms = rms;
+	return c->merge == 2 ? 0 : -1;
+}
+
 /* glm4v: 46 x 46 merged tokens at warmup (set_warmup_n_tokens), merged
  * spatial_merge_size (2) a side; RMS norms */
 static const char *glm4v_init(struct clip *c)
 {
-	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
-	c->px = 46 * c->merge;
-	c->img = c->px * c->patch;
-	c->np = c->px * c->px;
-	c->rms = 1;
-	if (c->merge != 2)
+	if (warm_merged(c, 46, 1))
 		return "a spatial merge other than 2";
 	if (!has(c, "v.patch_embd.weight.1") || !has(c, "v.patch_embd.bias") || has(c, "v.class_embd"))
 		return "no second patch embedding or patch bias";
@@ -157,7 +165,7 @@ static int build_minicpmv(const struct clip *c)
 	int pe = ga_op(g, 0, F32, ep, T, 1, 1, S(px, sincos(c, rep, ep / 4, T)));
 	int k = proj_view(c, ga_op(g, 1, F32, ep, T, 1, 1, S(v, pe)), ep, T);
 	int vv = proj_view(c, v, ep, T);
-	struct heads h = {128, ep / 128, nq, T};
+	struct heads h = {128, ep / 128, nq, T, 0};
 	x = mm_b(c, attn_heads(c, rq.q, k, vv, NULL, h), ep, nq, 1);
 	x = norm(c, x, ep, nq, 0, 1, 1);
 	return mm(c, x, rows_of(c, "resampler.proj.weight"), nq);
@@ -361,7 +369,7 @@ static int cog_block(const struct clip *c, int x, int64_t il, int64_t T)
 	int qkv = mm_b(c, x, 3 * c->E, T, has(c, named(a, sizeof(a), pre, "attn_qkv.bias")));
 	uint64_t span = (uint64_t)c->E * 4 + (uint64_t)(T - 1) * 3 * c->E * 4;
 	int q = ga_view_n(g, qkv, span), k = ga_view_n(g, qkv, span), v = ga_view_n(g, qkv, span);
-	struct heads h = {c->D, c->H, T, T};
+	struct heads h = {c->D, c->H, T, T, 0};
 	int cur = mm_b(c, attn_heads(c, q, k, v, NULL, h), c->E, T, has(c, named(a, sizeof(a), pre, "attn_out.bias")));
 	cur = ga_op(g, 1, F32, c->E, T, 1, 1, S(norm(c, cur, c->E, T, 0, 1, 1), x));
 	x = cur;
@@ -390,6 +398,18 @@ static int build_cogvlm(const struct clip *c)
 	return ga_op(g, 0, F32, O, n + 2, 1, 1, S(x, w(c)));
 }
 
+/* every block's q, k and v are one matrix (attn_qkv) */
+static int fused_qkv(const struct clip *c)
+{
+	char a[48];
+	for (int64_t il = 0; il < c->L; il++) {
+		snprintf(a, sizeof(a), "v.blk.%d.attn_qkv.weight", (int)il);
+		if (!has(c, a))
+			return 0;
+	}
+	return 1;
+}
+
 /* cogvlm: the image size; fused qkv blocks, the class embedding, the
  * projector's tensors */
 static const char *cogvlm_init(struct clip *c)
@@ -401,13 +421,7 @@ static const char *cogvlm_init(struct clip *c)
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!has(c, need[i]))
 			return "a cogvlm tensor missing";
-	for (int64_t il = 0; il < c->L; il++) {
-		char a[48];
-		snprintf(a, sizeof(a), "v.blk.%d.attn_qkv.weight", (int)il);
-		if (!has(c, a))
-			return "a block without fused qkv";
-	}
-	return NULL;
+	return fused_qkv(c) ? NULL : "a block without fused qkv";
 }
 
 /* block IL is one of clip.vision.wa_layer_indexes (full attention) */
@@ -421,14 +435,13 @@ static int wa_full(const struct clip *c, int64_t il)
 	return 0;
 }
 
-/* youtuvl's window reorder (or its restore) over x [E, T]: rows of 4
- * patches by an index input, the result's reshape */
-static int window_rows(const struct clip *c, int x, int64_t T)
+/* a window reorder (or its restore) over x [W, R] rows of 4 patches
+ * (or merged rows): rows by an index input, the result's reshape */
+static int window_rows(const struct clip *c, int x, int64_t W, int64_t R)
 {
 	struct ga_graph *g = c->g;
-	int idx = ga_input(g, (uint64_t)T / 4 * 4);
-	return ga_view(g,
-		       gr_op_kind(g, ga_op(g, 0, F32, 4 * c->E, T / 4, 1, 1, S(ga_view(g, x), idx)), GA_OP_GET_ROWS));
+	int idx = ga_input(g, (uint64_t)R * 4);
+	return ga_view(g, gr_op_kind(g, ga_op(g, 0, F32, W, R, 1, 1, S(ga_view(g, x), idx)), GA_OP_GET_ROWS));
 }
 
 /* clip_graph_youtuvl (models/youtuvl.cpp): the image cut into 2 x 2
@@ -453,7 +466,7 @@ static int build_youtuvl(const struct clip *c)
 	int wa = wl && wl->type == GGUF_ARRAY && wl->arr_n > 0;
 	struct clip_mask mk = {-1, -1, 0};
 	if (wa) {
-		x = window_rows(c, x, T);
+		x = window_rows(c, x, 4 * c->E, T / 4);
 		mk.T = T;
 	}
 	int pos = -1;
@@ -462,7 +475,7 @@ static int build_youtuvl(const struct clip *c)
 		x = vit_block(c, x, il, T, &o);
 	}
 	if (wa)
-		x = window_rows(c, x, T);
+		x = window_rows(c, x, 4 * c->E, T / 4);
 	x = tower_norm(c, x, "post_ln", T);
 	x = norm(c, x, c->E, T, 1, 1, 0);
 	return merge_ffn(c, x, "mm.0.weight", "mm.2.weight");
@@ -473,18 +486,85 @@ static int build_youtuvl(const struct clip *c)
  * other merges are not mirrored); layer norms */
 static const char *youtuvl_init(struct clip *c)
 {
-	c->merge = u64_or(c->gg, "clip.vision.spatial_merge_size", 2);
-	c->px = 16 * c->merge;
-	c->img = c->px * c->patch;
-	c->np = c->px * c->px;
 	const struct gguf_tensor *pe = gguf_tensor_find(c->gg, "v.patch_embd.weight");
-	if (c->merge != 2)
+	if (warm_merged(c, 16, 0))
 		return "a spatial merge other than 2";
 	if (!pe || pe->n_dims != 2 || has(c, "v.class_embd"))
 		return "a patch embedding not a matrix, or a class embedding";
 	return has(c, "mm.input_norm.weight") && has(c, "mm.0.weight") && has(c, "mm.2.weight")
 		   ? NULL
 		   : "no mm.input_norm, mm.0 or mm.2";
+}
+
+/* M-RoPE over x [D, heads, T] by the positions' slot (made where first
+ * reached) */
+static int rope_m(const struct clip *c, int x, int *pos, int64_t heads, int64_t T)
+{
+	if (*pos < 0)
+		*pos = ga_input(c->g, (uint64_t)T * 4 * 4);
+	return gr_op_kind(c->g, ga_op(c->g, 1, F32, c->D, heads, T, 1, S(x, *pos)), GA_OP_ROPE);
+}
+
+/* One of exaone4_5's blocks: the RMS ln1, the fused qkv (+ bias) of H
+ * query and Hkv key/value heads, q and k turned by M-RoPE, the attention
+ * (a window mask unless full), attn_out (+ bias), the residual; ln2, the
+ * FFN, the residual */
+static int exaone_block(const struct clip *c, int x, int64_t il, int *pos, struct clip_mask *mk)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, hkv = u64_or(c->gg, "clip.vision.attention.head_count_kv", c->H);
+	int64_t wq = c->E + 2 * c->D * hkv;
+	char pre[32], a[64];
+	snprintf(pre, sizeof(pre), "v.blk.%d.", (int)il);
+	int cur = norm(c, x, c->E, T, 1, 1, has(c, named(a, sizeof(a), pre, "ln1.bias")));
+	int qkv = mm_b(c, cur, wq, T, has(c, named(a, sizeof(a), pre, "attn_qkv.bias")));
+	uint64_t row = (uint64_t)(T - 1) * wq * 4;
+	int q = rope_m(c, ga_view_n(g, qkv, (uint64_t)c->E * 4 + row), pos, c->H, T);
+	int k = rope_m(c, ga_view_n(g, qkv, (uint64_t)c->D * hkv * 4 + row), pos, hkv, T);
+	int v = ga_view_n(g, qkv, (uint64_t)c->D * hkv * 4 + row);
+	struct heads h = {c->D, c->H, T, T, hkv};
+	cur = mm_b(c, attn_heads(c, q, k, v, mk, h), c->E, T, has(c, named(a, sizeof(a), pre, "attn_out.bias")));
+	cur = ga_op(g, 1, F32, c->E, T, 1, 1, S(cur, x));
+	x = cur;
+	cur = norm(c, cur, c->E, T, 1, 1, has(c, named(a, sizeof(a), pre, "ln2.bias")));
+	snprintf(pre, sizeof(pre), "v.blk.%d.ffn_", (int)il);
+	return ga_op(g, 1, F32, c->E, T, 1, 1, S(x, ffn_at(c, cur, T, pre)));
+}
+
+/* clip_graph_exaone4_5 (models/exaone4_5.cpp): qwen-vl's two patch
+ * embeddings and 2 x 2 merge, the rows reordered by window
+ * (n_wa_pattern), exaone's GQA blocks (every n_wa_pattern-th full), the
+ * RMS post norm, the merger (mm.0, GELU, mm.2), the rows restored */
+static int build_exaone(const struct clip *c)
+{
+	int64_t T = c->np, wa = u64_or(c->gg, "clip.vision.n_wa_pattern", 0);
+	int x = qwen_inp(c);
+	struct clip_mask mk = {-1, -1, 0};
+	if (wa > 0) {
+		x = window_rows(c, x, 4 * c->E, T / 4);
+		mk.T = T;
+	}
+	int pos = -1;
+	for (int64_t il = 0; il < c->L; il++)
+		x = exaone_block(c, x, il, &pos, wa > 0 && (il + 1) % wa ? &mk : NULL);
+	x = merge_ffn(c, tower_norm(c, x, "post_ln", T), "mm.0.weight", "mm.2.weight");
+	return wa > 0 ? window_rows(c, x, rows_of(c, "mm.2.weight"), T / 4) : x;
+}
+
+/* exaone4_5: 46 x 46 merged tokens at warmup, merged 2 x 2; RMS norms;
+ * fused qkv with head_count_kv key and value heads */
+static const char *exaone_init(struct clip *c)
+{
+	int64_t hkv = u64_or(c->gg, "clip.vision.attention.head_count_kv", 0);
+	if (warm_merged(c, 46, 1))
+		return "a spatial merge other than 2";
+	if (!hkv || c->H % hkv)
+		return "key/value heads not dividing the heads";
+	if (!has(c, "v.patch_embd.weight.1") || has(c, "v.patch_embd.bias"))
+		return "no second patch embedding, or a patch bias";
+	if (!fused_qkv(c))
+		return "a block without fused qkv";
+	return has(c, "mm.0.weight") && has(c, "mm.2.weight") ? NULL : "no mm.0 or mm.2";
 }
 
 const struct clip_type clip_types2[] = {
@@ -495,5 +575,6 @@ const struct clip_type clip_types2[] = {
     {"hunyuanvl", build_hunyuanvl, hunyuanvl_init},
     {"cogvlm", build_cogvlm, cogvlm_init},
     {"youtuvl", build_youtuvl, youtuvl_init},
+    {"exaone4_5", build_exaone, exaone_init},
 };
 const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
