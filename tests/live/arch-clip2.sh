@@ -13,7 +13,8 @@
 # a gated projector FFN, boi and eoi rows), youtuvl (the image cut into
 # merge units by conts, M-RoPE blocks, one windowed over a mask, the rows
 # reordered and restored), exaone4_5 (GQA blocks: one key/value head of
-# two, window attention every other block). Each tower is what `synth clip --set
+# two, window attention every other block), gemma4v (clamped matmuls,
+# per-head q/k norms, post norms, the 3 x 3 pool). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -26,7 +27,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5"]'
+TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5","gemma4v"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -61,7 +62,7 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa g4-fa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
@@ -79,6 +80,8 @@ for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-n
 	yt-nofa) clip_case yt-nofa "type=youtuvl" "FLASH_ATTN=off" ;;
 	ex-fa) clip_case ex-fa "type=exaone4_5" "FLASH_ATTN=on" ;;
 	ex-nofa) clip_case ex-nofa "type=exaone4_5" "FLASH_ATTN=off" ;;
+	g4-fa) clip_case g4-fa "type=gemma4v" "FLASH_ATTN=on" ;;
+	g4-nofa) clip_case g4-nofa "type=gemma4v" "FLASH_ATTN=off" ;;
 	k25-fa448) clip_case k25-fa448 "type=kimik25 image=448 embd=512" "FLASH_ATTN=on" ;;
 	esac
 done

@@ -138,7 +138,8 @@ enum v2_kind {
 	V2_HUNYUANVL,
 	V2_COGVLM,
 	V2_YOUTUVL,
-	V2_EXAONE
+	V2_EXAONE,
+	V2_GEMMA4V
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -160,7 +161,7 @@ static const struct {
 } kinds2[] = {
     {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
     {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
-    {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE},
+    {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -338,6 +339,18 @@ static void fc_norm_glu(struct tw *t, uint64_t in, uint32_t pd, const char *norm
 	mat(t, "mm.down.weight", 2ull * pd, pd);
 }
 
+/* gemma4v's block norms: q and k per head, after the attention and the
+ * FFN */
+static void gemma4_norms(struct tw *t, uint32_t il, uint32_t embd, uint32_t heads)
+{
+	static const char *const nm4[] = {"attn_q_norm", "attn_k_norm", "attn_post_norm", "ffn_post_norm"};
+	char nm[64];
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, nm4[i]);
+		vec(t, nm, i < 2 ? embd / heads : embd);
+	}
+}
+
 /* The second round's projectors. glm4v's merger: a 2 x 2 conv2d to pd
  * (and its bias), mm.model.fc, the post norm, then mm.up, mm.gate (to
  * 2 pd) and mm.down */
@@ -363,6 +376,10 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		vec(t, "mm.post_norm.weight", pd);
 		vec(t, "mm.image_begin", pd);
 		vec(t, "mm.image_end", pd);
+		return;
+	}
+	if (v2 == V2_GEMMA4V) {
+		mat(t, "mm.input_projection.weight", embd, pd);
 		return;
 	}
 	if (v2 == V2_YOUTUVL || v2 == V2_EXAONE) { /* (youtuvl's RMS input norm,) mm.0 and mm.2 over 2 x 2 rows */
@@ -424,7 +441,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5",
+		    "exaone4_5, gemma4v",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -469,10 +486,12 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	if (k->rope2d == 1 || k->rope2d == 3) {
 		vec(&t, "v.pre_ln.weight", embd);
 	} else if (!k->qwen || k->q3 || k->v2 == V2_GLM4V) {
-		if (!k->rope2d)
+		if (!k->rope2d && k->v2 != V2_GEMMA4V)
 			vec(&t, "v.patch_embd.bias", embd);
 		if (k->v2 == V2_KIMIK25) /* kimik25's table: [E, W, H] */
 			f32_tensor(&t, "v.position_embd.weight", 3, embd, image / patch, image / patch);
+		else if (k->v2 == V2_GEMMA4V) /* gemma4v's x and y tables of 64 */
+			f32_tensor(&t, "v.position_embd.weight", 3, embd, 64, 2);
 		else
 			mat(&t, "v.position_embd.weight", embd,
 			    (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
@@ -483,8 +502,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		vec(&t, "v.norm_embd.weight", embd);
 	if (k->ffn == 6) /* nemotron's two register rows */
 		f32_tensor(&t, "v.class_embd", 2, embd, 2, 1);
-	for (uint32_t il = 0; il < blocks; il++)
+	for (uint32_t il = 0; il < blocks; il++) {
 		tower_block(&t, k, il, embd, ff);
+		if (k->v2 == V2_GEMMA4V)
+			gemma4_norms(&t, il, embd, heads);
+	}
 	if (k->post_ln) {
 		vec(&t, "v.post_ln.weight", embd);
 		if (!k->rms)

@@ -162,7 +162,7 @@ static int attn(const struct clip *c, int q, int k, int v, struct clip_mask *mk,
 /* ggml_conv_2d of the image by a patch-embedding weight: im2col (f16),
  * the matmul over the reshaped columns and weight, the result's cont
  * [px, px, E] (its reshape and permute views) */
-static int conv2d(const struct clip *c, int raw)
+int conv2d(const struct clip *c, int raw)
 {
 	struct ga_graph *g = c->g;
 	int64_t k = c->patch * c->patch * 3;
@@ -190,7 +190,7 @@ int build_inp(const struct clip *c)
 
 /* build_rope_2d: two ropes over halves of the head, the second in place
  * of the first; each positions input made where first reached */
-static int rope2d(const struct clip *c, int x, int *pos, int64_t T)
+int rope2d(const struct clip *c, int x, int *pos, int64_t T)
 {
 	for (int i = 0; i < 2; i++) {
 		if (pos[i] < 0)
@@ -928,7 +928,7 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 		out->why = "its sizes unread";
 	else if (t)
 		out->why = (c.type = t->name, t->init(&c));
-	if (t && !out->why)
+	if (t && !out->why && !c.own_blocks)
 		out->why = blocks_unmirrored(&c);
 	if (!t || out->why) {
 		out->bytes = estimate(projector);

@@ -23,6 +23,7 @@ struct clip {
 	int64_t proj;	       /* projection_dim */
 	int fa, rms;	       /* flash attention; RMS norms (else layer norms) */
 	const char *type;
+	int own_blocks; /* the builder replays the block tensors blocks_unmirrored names */
 };
 
 /* An attention mask input (qwen2.5-vl's window mask, [T, T] f32), made
@@ -70,6 +71,8 @@ int64_t rows_of(const struct clip *c, const char *name);
 int build_inp(const struct clip *c);
 int resize_pos(const struct clip *c);
 int merge_ffn(const struct clip *c, int x, const char *a, const char *b);
+int conv2d(const struct clip *c, int raw);
+int rope2d(const struct clip *c, int x, int *pos, int64_t T);
 
 int build_kimi_paddle(const struct clip *c);
 

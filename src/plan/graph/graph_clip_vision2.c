@@ -567,6 +567,121 @@ static const char *exaone_init(struct clip *c)
 	return has(c, "mm.0.weight") && has(c, "mm.2.weight") ? NULL : "no mm.0 or mm.2";
 }
 
+/* gemma4v's build_mm (Gemma4ClippableLinear: every weight has its clamp
+ * bounds): x [in, T] clamped in place, the matmul to OUT, clamped in
+ * place; then the bias NAME when the tower has it */
+static int cmm(const struct clip *c, int x, int64_t in, int64_t out, int64_t T, const char *bias)
+{
+	struct ga_graph *g = c->g;
+	x = mm(c, ga_op(g, 1, F32, in, T, 1, 1, S(x)), out, T);
+	x = ga_op(g, 1, F32, out, T, 1, 1, S(x));
+	return bias && has(c, bias) ? with_w(c, x, out, T) : x;
+}
+
+/* gemma4v's q or k: clamped projection, its reshape, the per-head RMS
+ * norm and weight, 2D RoPE (neox halves) */
+static int g4_qk(const struct clip *c, int x, const char *pre, const char *which, int *pos2)
+{
+	char a[64];
+	int64_t T = c->np;
+	snprintf(a, sizeof(a), "%s%s.bias", pre, which);
+	int q = ga_view(c->g, cmm(c, x, c->E, c->E, T, a));
+	q = norm(c, q, c->D * c->H, T, 1, 1, 0);
+	return rope2d(c, q, pos2, T);
+}
+
+/* One of gemma4v's blocks (build_vit with its norms): the RMS ln1, q and
+ * k (g4_qk), v's clamped projection and RMS norm, the attention, attn_out
+ * clamped, the RMS post-attention norm, the residual; ln2, the clamped
+ * gated FFN, the RMS post-FFN norm, the residual */
+static int g4_block(const struct clip *c, int x, int64_t il, int *pos2)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, F = c->F;
+	char pre[32], a[64], b[64];
+	snprintf(pre, sizeof(pre), "v.blk.%d.", (int)il);
+	int cur = norm(c, x, c->E, T, 1, 1, has(c, named(a, sizeof(a), pre, "ln1.bias")));
+	int q = g4_qk(c, cur, pre, "attn_q", pos2), k = g4_qk(c, cur, pre, "attn_k", pos2);
+	int v = ga_view(g, cmm(c, cur, c->E, c->E, T, named(a, sizeof(a), pre, "attn_v.bias")));
+	v = ga_op(g, 1, F32, c->D * c->H, T, 1, 1, S(v));
+	struct heads h = {c->D, c->H, T, T, 0};
+	cur = cmm(c, attn_heads(c, q, k, v, NULL, h), c->E, c->E, T, named(a, sizeof(a), pre, "attn_out.bias"));
+	cur = ga_op(g, 1, F32, c->E, T, 1, 1, S(norm(c, cur, c->E, T, 1, 1, 0), x));
+	x = cur;
+	cur = norm(c, cur, c->E, T, 1, 1, has(c, named(a, sizeof(a), pre, "ln2.bias")));
+	int gate = cmm(c, cur, c->E, F, T, named(a, sizeof(a), pre, "ffn_gate.bias"));
+	int up = cmm(c, cur, c->E, F, T, named(b, sizeof(b), pre, "ffn_up.bias"));
+	cur = cmm(c, ga_op(g, 0, F32, F, T, 1, 1, S(gate, up)), F, c->E, T, named(a, sizeof(a), pre, "ffn_down.bias"));
+	return ga_op(g, 1, F32, c->E, T, 1, 1, S(x, norm(c, cur, c->E, T, 1, 1, 0)));
+}
+
+/* clip_graph_gemma4v (models/gemma4v.cpp): the image scaled (in place:
+ * the input is the allocator's own),
+ * its conv2d and transposed cont (no bias), the x and y position tables'
+ * rows added, gemma4v's blocks; the transposed cont, the n_merge average
+ * pool, its transposed cont, the scale in place (std_bias and std_scale
+ * where the tower has them), the RMS norm in place, the clamped input
+ * projection */
+static int build_gemma4v(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, s = c->merge, n = c->px / s;
+	int raw = ga_input(g, (uint64_t)c->img * c->img * 3 * 4);
+	struct ga_tensor *rt = &g->t[raw]; /* an f32 image: the scale takes it over in place */
+	rt->type = F32;
+	rt->ne[0] = rt->ne[1] = c->img;
+	rt->ne[2] = 3;
+	rt->ne[3] = 1;
+	int x = conv2d(c, ga_op(g, 1, F32, c->img, c->img, 3, 1, S(raw)));
+	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, ga_view(g, x))));
+	int pos2[2];
+	for (int i = 0; i < 2; i++) {
+		pos2[i] = ga_input(g, (uint64_t)T * 4);
+		int e = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, w(c)), pos2[i])), GA_OP_GET_ROWS);
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, e));
+	}
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
+	for (int64_t il = 0; il < c->L; il++)
+		x = g4_block(c, x, il, pos2);
+	x = tower_norm(c, x, "post_ln", T);
+	x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, x)));
+	x = ga_op(g, 0, F32, n, n, c->E, 1, S(x));
+	x = ga_op(g, 0, F32, c->E, n * n, 1, 1, S(ga_view(g, ga_view(g, x))));
+	x = ga_op(g, 1, F32, c->E, n * n, 1, 1, S(x));
+	if (has(c, "v.std_bias") && has(c, "v.std_scale"))
+		x = with_w(c, with_w(c, x, c->E, n * n), c->E, n * n);
+	x = ga_op(g, 1, F32, c->E, n * n, 1, 1, S(x));
+	return cmm(c, x, c->E, rows_of(c, "mm.input_projection.weight"), n * n, NULL);
+}
+
+/* gemma4v: 16 x 16 pooled tokens at warmup (set_warmup_n_tokens), pooled
+ * n_merge (3 unless scale_factor says) a side; RMS norms; per-head q and
+ * k norms, post norms, separate q, k, v */
+static const char *gemma4v_init(struct clip *c)
+{
+	c->merge = u64_or(c->gg, "clip.vision.projector.scale_factor", 3);
+	c->px = 16 * c->merge;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	c->rms = 1;
+	c->own_blocks = 1;
+	if (!c->merge || has(c, "v.patch_embd.bias") || !has(c, "v.position_embd.weight"))
+		return "no pooling, a patch bias or no position tables";
+	if (!has(c, "mm.input_projection.weight") || has(c, "v.blk.0.attn_qkv.weight"))
+		return "no input projection, or fused qkv";
+	static const char *const need[] = {"attn_q_norm.weight", "attn_k_norm.weight", "attn_post_norm.weight",
+					   "ffn_post_norm.weight", "ffn_gate.weight"};
+	for (int64_t il = 0; il < c->L; il++)
+		for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+			char a[64];
+			snprintf(a, sizeof(a), "v.blk.%d.%s", (int)il, need[i]);
+			if (!has(c, a))
+				return "a block without gemma4's norms or gate";
+		}
+	const struct gguf_tensor *qn = gguf_tensor_find(c->gg, "v.blk.0.attn_q_norm.weight");
+	return (int64_t)qn->ne[0] == c->D ? NULL : "q and k norms not per head";
+}
+
 const struct clip_type clip_types2[] = {
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
@@ -576,5 +691,6 @@ const struct clip_type clip_types2[] = {
     {"cogvlm", build_cogvlm, cogvlm_init},
     {"youtuvl", build_youtuvl, youtuvl_init},
     {"exaone4_5", build_exaone, exaone_init},
+    {"gemma4v", build_gemma4v, gemma4v_init},
 };
 const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
