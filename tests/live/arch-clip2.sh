@@ -14,7 +14,8 @@
 # merge units by conts, M-RoPE blocks, one windowed over a mask, the rows
 # reordered and restored), exaone4_5 (GQA blocks: one key/value head of
 # two, window attention every other block), gemma4v (clamped matmuls,
-# per-head q/k norms, post norms, the 3 x 3 pool). Each tower is what `synth clip --set
+# per-head q/k norms, post norms, the 3 x 3 pool), gemma4uv (no blocks:
+# an unfilled kernel's im2col, three patch norms). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -27,7 +28,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5","gemma4v"]'
+TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5","gemma4v","gemma4uv"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -62,7 +63,7 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa g4-fa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa g4-fa g4u-nofa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
@@ -82,6 +83,8 @@ for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-n
 	ex-nofa) clip_case ex-nofa "type=exaone4_5" "FLASH_ATTN=off" ;;
 	g4-fa) clip_case g4-fa "type=gemma4v" "FLASH_ATTN=on" ;;
 	g4-nofa) clip_case g4-nofa "type=gemma4v" "FLASH_ATTN=off" ;;
+	g4u-fa) clip_case g4u-fa "type=gemma4uv" "FLASH_ATTN=on" ;;
+	g4u-nofa) clip_case g4u-nofa "type=gemma4uv" "FLASH_ATTN=off" ;;
 	k25-fa448) clip_case k25-fa448 "type=kimik25 image=448 embd=512" "FLASH_ATTN=on" ;;
 	esac
 done

@@ -139,7 +139,8 @@ enum v2_kind {
 	V2_COGVLM,
 	V2_YOUTUVL,
 	V2_EXAONE,
-	V2_GEMMA4V
+	V2_GEMMA4V,
+	V2_GEMMA4UV
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -162,6 +163,7 @@ static const struct {
     {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
     {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
     {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
+    {"gemma4uv", "", V2_GEMMA4UV},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -378,7 +380,15 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		vec(t, "mm.image_end", pd);
 		return;
 	}
-	if (v2 == V2_GEMMA4V) {
+	if (v2 == V2_GEMMA4V || v2 == V2_GEMMA4UV) { /* (gemma4uv's three patch norms,) the input projection */
+		for (int i = 1; v2 == V2_GEMMA4UV && i <= 3; i++) {
+			char nm[40];
+			uint64_t n = i == 1 ? 27ull * 14 * 14 : embd;
+			snprintf(nm, sizeof(nm), "v.patch_norm.%d.weight", i);
+			vec(t, nm, n);
+			snprintf(nm, sizeof(nm), "v.patch_norm.%d.bias", i);
+			vec(t, nm, n);
+		}
 		mat(t, "mm.input_projection.weight", embd, pd);
 		return;
 	}
@@ -441,7 +451,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5, gemma4v",
+		    "exaone4_5, gemma4v, gemma4uv",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -478,6 +488,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 	uint64_t pe[4] = {patch, patch, 3, embd};
 	if (k->rope2d == 2 || k->v2 == V2_YOUTUVL) /* llama4's unfold convolution, youtuvl's: a [3 p p, E] matrix */
 		mat(&t, "v.patch_embd.weight", 3ull * patch * patch, embd);
+	else if (k->v2 == V2_GEMMA4UV) /* gemma4uv's patches merged 3 x 3 */
+		mat(&t, "v.patch_embd.weight", 27ull * patch * patch, embd);
 	else
 		gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	if (k->qwen)
@@ -490,7 +502,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 			vec(&t, "v.patch_embd.bias", embd);
 		if (k->v2 == V2_KIMIK25) /* kimik25's table: [E, W, H] */
 			f32_tensor(&t, "v.position_embd.weight", 3, embd, image / patch, image / patch);
-		else if (k->v2 == V2_GEMMA4V) /* gemma4v's x and y tables of 64 */
+		else if (k->v2 == V2_GEMMA4V || k->v2 == V2_GEMMA4UV) /* gemma4's x and y tables of 64 */
 			f32_tensor(&t, "v.position_embd.weight", 3, embd, 64, 2);
 		else
 			mat(&t, "v.position_embd.weight", embd,

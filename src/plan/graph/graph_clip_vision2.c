@@ -615,6 +615,20 @@ static int g4_block(const struct clip *c, int x, int64_t il, int *pos2)
 	return ga_op(g, 1, F32, c->E, T, 1, 1, S(x, norm(c, cur, c->E, T, 1, 1, 0)));
 }
 
+/* gemma4's x and y position tables (views of one) : each one's rows by
+ * its positions input (made here, kept in POS2) added to x [E, np] */
+static int xy_rows(const struct clip *c, int x, int pos2[2])
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np;
+	for (int i = 0; i < 2; i++) {
+		pos2[i] = ga_input(g, (uint64_t)T * 4);
+		int e = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, w(c)), pos2[i])), GA_OP_GET_ROWS);
+		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, e));
+	}
+	return x;
+}
+
 /* clip_graph_gemma4v (models/gemma4v.cpp): the image scaled (in place:
  * the input is the allocator's own),
  * its conv2d and transposed cont (no bias), the x and y position tables'
@@ -635,11 +649,7 @@ static int build_gemma4v(const struct clip *c)
 	int x = conv2d(c, ga_op(g, 1, F32, c->img, c->img, 3, 1, S(raw)));
 	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, ga_view(g, x))));
 	int pos2[2];
-	for (int i = 0; i < 2; i++) {
-		pos2[i] = ga_input(g, (uint64_t)T * 4);
-		int e = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, w(c)), pos2[i])), GA_OP_GET_ROWS);
-		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, e));
-	}
+	x = xy_rows(c, x, pos2);
 	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
 	for (int64_t il = 0; il < c->L; il++)
 		x = g4_block(c, x, il, pos2);
@@ -682,6 +692,51 @@ static const char *gemma4v_init(struct clip *c)
 	return (int64_t)qn->ne[0] == c->D ? NULL : "q and k norms not per head";
 }
 
+/* clip_graph_gemma4uv (models/gemma4uv.cpp): no blocks: the image's
+ * im2col (f32) by an unfilled kernel (a leaf the compute buffer holds),
+ * patch_norm.1, the patch matrix and bias, patch_norm.2, the x and y
+ * position tables' rows, patch_norm.3, the RMS norm in place, the input
+ * projection */
+static int build_gemma4uv(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, k = c->patch * c->patch * 3;
+	int kern = ga_input(g, (uint64_t)k * 4);
+	g->t[kern].input = 0;
+	int raw = ga_input(g, (uint64_t)c->img * c->img * 3 * 4);
+	int x = ga_op(g, 0, F32, k, c->px, c->px, 1, S(kern, raw));
+	x = norm(c, ga_view(g, x), k, T, 0, has(c, "v.patch_norm.1.weight"), has(c, "v.patch_norm.1.bias"));
+	x = with_w(c, mm(c, x, c->E, T), c->E, T);
+	x = norm(c, x, c->E, T, 0, 1, 1);
+	int pos2[2];
+	x = norm(c, xy_rows(c, x, pos2), c->E, T, 0, 1, 1);
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x));
+	return mm(c, x, rows_of(c, "mm.input_projection.weight"), T);
+}
+
+/* gemma4uv: the patch n_merge (3 unless scale_factor says) times the
+ * tower's, no merge; 16 x 16 patches at warmup */
+static const char *gemma4uv_init(struct clip *c)
+{
+	int64_t m = u64_or(c->gg, "clip.vision.projector.scale_factor", 3);
+	c->patch *= m;
+	c->merge = 1;
+	c->px = 16;
+	c->img = c->px * c->patch;
+	c->np = c->px * c->px;
+	c->own_blocks = 1; /* the graph reads no block */
+	static const char *const need[] = {"v.patch_norm.1.weight",  "v.patch_norm.2.weight",
+					   "v.patch_norm.3.weight",  "v.patch_embd.bias",
+					   "v.position_embd.weight", "mm.input_projection.weight"};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!has(c, need[i]))
+			return "a gemma4uv tensor missing";
+	const struct gguf_tensor *pe = gguf_tensor_find(c->gg, "v.patch_embd.weight");
+	return m > 0 && pe->n_dims == 2 && (int64_t)pe->ne[0] == c->patch * c->patch * 3
+		   ? NULL
+		   : "a patch matrix not the merged patch's";
+}
+
 const struct clip_type clip_types2[] = {
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
@@ -692,5 +747,6 @@ const struct clip_type clip_types2[] = {
     {"youtuvl", build_youtuvl, youtuvl_init},
     {"exaone4_5", build_exaone, exaone_init},
     {"gemma4v", build_gemma4v, gemma4v_init},
+    {"gemma4uv", build_gemma4uv, gemma4uv_init},
 };
 const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
