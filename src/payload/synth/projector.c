@@ -140,7 +140,8 @@ enum v2_kind {
 	V2_YOUTUVL,
 	V2_EXAONE,
 	V2_GEMMA4V,
-	V2_GEMMA4UV
+	V2_GEMMA4UV,
+	V2_MIMOVL
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -163,7 +164,7 @@ static const struct {
     {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
     {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
     {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
-    {"gemma4uv", "", V2_GEMMA4UV},
+    {"gemma4uv", "", V2_GEMMA4UV}, {"mimovl", "QRGP", V2_MIMOVL},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -199,9 +200,10 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 	char nm[64];
 	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"}, *const fq[] = {"attn_qkv",
 												   "attn_out"};
-	int fused = k->q3 || k->v2 == V2_EXAONE; /* exaone4_5: one key/value head of two */
+	int gqa = k->v2 == V2_EXAONE || k->v2 == V2_MIMOVL; /* one key/value head of two */
+	int fused = k->q3 || gqa;
 	for (size_t i = 0; i < (fused ? 2u : 4u); i++) {
-		uint64_t n = fused && i == 0 ? (k->v2 == V2_EXAONE ? 2ull : 3ull) * embd : embd;
+		uint64_t n = fused && i == 0 ? (gqa ? 2ull : 3ull) * embd : embd;
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fused ? fq[i] : sq[i]);
 		mat(t, nm, embd, n);
 		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fused ? fq[i] : sq[i]);
@@ -392,6 +394,11 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.input_projection.weight", embd, pd);
 		return;
 	}
+	if (v2 == V2_MIMOVL) { /* mm.0 and mm.2 over 2 x 2 rows, no biases */
+		mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
+		mat(t, "mm.2.weight", 4ull * embd, pd);
+		return;
+	}
 	if (v2 == V2_YOUTUVL || v2 == V2_EXAONE) { /* (youtuvl's RMS input norm,) mm.0 and mm.2 over 2 x 2 rows */
 		if (v2 == V2_YOUTUVL)
 			vec(t, "mm.input_norm.weight", embd);
@@ -451,7 +458,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5, gemma4v, gemma4uv",
+		    "exaone4_5, gemma4v, gemma4uv, mimovl",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -468,8 +475,14 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
 	if (k->v2 == V2_RESAMPLER)
 		gw_u32(&w, "clip.minicpmv_query_num", 64);
-	if (k->v2 == V2_EXAONE)
+	if (k->v2 == V2_EXAONE || k->v2 == V2_MIMOVL)
 		gw_u32(&w, "clip.vision.attention.head_count_kv", 1);
+	if (k->v2 == V2_MIMOVL) { /* block 0 column windows, block 1 row windows */
+		gw_u32(&w, "clip.vision.window_size", 64);
+		gw_arr_begin(&w, "clip.vision.wa_pattern_mode", GGUF_I32, 2);
+		gw_arr_i32(&w, 1);
+		gw_arr_i32(&w, 0);
+	}
 	if (k->v2 == V2_YOUTUVL) { /* block 1 full, block 0 windowed */
 		gw_u32(&w, "clip.vision.window_size", 112);
 		gw_arr_begin(&w, "clip.vision.wa_layer_indexes", GGUF_I32, 1);
@@ -479,8 +492,8 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7 || k->v2 == V2_KIMIK25 ||
-	    k->v2 == V2_EXAONE) { /* phi4, paddleocr and dots_ocr read both */
+	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7 || k->v2 == V2_KIMIK25 || k->v2 == V2_EXAONE ||
+	    k->v2 == V2_MIMOVL) { /* phi4, paddleocr and dots_ocr read both */
 		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
 		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
 	}
@@ -518,6 +531,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		tower_block(&t, k, il, embd, ff);
 		if (k->v2 == V2_GEMMA4V)
 			gemma4_norms(&t, il, embd, heads);
+		if (k->v2 == V2_MIMOVL) { /* the windowed blocks' sinks, one a head */
+			char nm[40];
+			snprintf(nm, sizeof(nm), "v.blk.%u.attn_sinks", il);
+			vec(&t, nm, heads);
+		}
 	}
 	if (k->post_ln) {
 		vec(&t, "v.post_ln.weight", embd);

@@ -496,34 +496,37 @@ static const char *youtuvl_init(struct clip *c)
 		   : "no mm.input_norm, mm.0 or mm.2";
 }
 
-/* M-RoPE over x [D, heads, T] by the positions' slot (made where first
+/* M-RoPE over x [d, heads, T] by the positions' slot (made where first
  * reached) */
-static int rope_m(const struct clip *c, int x, int *pos, int64_t heads, int64_t T)
+static int rope_m(const struct clip *c, int x, int *pos, int64_t d, int64_t heads)
 {
+	int64_t T = c->np;
 	if (*pos < 0)
 		*pos = ga_input(c->g, (uint64_t)T * 4 * 4);
-	return gr_op_kind(c->g, ga_op(c->g, 1, F32, c->D, heads, T, 1, S(x, *pos)), GA_OP_ROPE);
+	return gr_op_kind(c->g, ga_op(c->g, 1, F32, d, heads, T, 1, S(x, *pos)), GA_OP_ROPE);
 }
 
-/* One of exaone4_5's blocks: the RMS ln1, the fused qkv (+ bias) of H
- * query and Hkv key/value heads, q and k turned by M-RoPE, the attention
- * (a window mask unless full), attn_out (+ bias), the residual; ln2, the
- * FFN, the residual */
-static int exaone_block(const struct clip *c, int x, int64_t il, int *pos, struct clip_mask *mk)
+/* One of exaone4_5's or mimovl's blocks: the RMS ln1, the fused qkv (+
+ * bias) of H query and head_count_kv key/value heads of the qkv's own
+ * head size, M-RoPE by the positions' slot POS, the attention (the window
+ * mask MK, when given; mimovl's sinks size nothing), attn_out (+ bias),
+ * the residual; ln2, the FFN, the residual */
+static int gqa_block(const struct clip *c, int x, int64_t il, int *pos, struct clip_mask *mk)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np, hkv = u64_or(c->gg, "clip.vision.attention.head_count_kv", c->H);
-	int64_t wq = c->E + 2 * c->D * hkv;
 	char pre[32], a[64];
 	snprintf(pre, sizeof(pre), "v.blk.%d.", (int)il);
+	int64_t wq = rows_of(c, named(a, sizeof(a), pre, "attn_qkv.weight")), hd = wq / (c->H + 2 * hkv);
 	int cur = norm(c, x, c->E, T, 1, 1, has(c, named(a, sizeof(a), pre, "ln1.bias")));
 	int qkv = mm_b(c, cur, wq, T, has(c, named(a, sizeof(a), pre, "attn_qkv.bias")));
 	uint64_t row = (uint64_t)(T - 1) * wq * 4;
-	int q = rope_m(c, ga_view_n(g, qkv, (uint64_t)c->E * 4 + row), pos, c->H, T);
-	int k = rope_m(c, ga_view_n(g, qkv, (uint64_t)c->D * hkv * 4 + row), pos, hkv, T);
-	int v = ga_view_n(g, qkv, (uint64_t)c->D * hkv * 4 + row);
-	struct heads h = {c->D, c->H, T, T, hkv};
-	cur = mm_b(c, attn_heads(c, q, k, v, mk, h), c->E, T, has(c, named(a, sizeof(a), pre, "attn_out.bias")));
+	int q = rope_m(c, ga_view_n(g, qkv, (uint64_t)hd * c->H * 4 + row), pos, hd, c->H);
+	int k = rope_m(c, ga_view_n(g, qkv, (uint64_t)hd * hkv * 4 + row), pos, hd, hkv);
+	int v = ga_view_n(g, qkv, (uint64_t)hd * hkv * 4 + row);
+	struct heads h = {hd, c->H, T, T, hkv};
+	cur = attn_heads(c, q, k, v, mk, h);
+	cur = mm_b(c, cur, c->E, T, has(c, named(a, sizeof(a), pre, "attn_out.bias")));
 	cur = ga_op(g, 1, F32, c->E, T, 1, 1, S(cur, x));
 	x = cur;
 	cur = norm(c, cur, c->E, T, 1, 1, has(c, named(a, sizeof(a), pre, "ln2.bias")));
@@ -546,7 +549,7 @@ static int build_exaone(const struct clip *c)
 	}
 	int pos = -1;
 	for (int64_t il = 0; il < c->L; il++)
-		x = exaone_block(c, x, il, &pos, wa > 0 && (il + 1) % wa ? &mk : NULL);
+		x = gqa_block(c, x, il, &pos, wa > 0 && (il + 1) % wa ? &mk : NULL);
 	x = merge_ffn(c, tower_norm(c, x, "post_ln", T), "mm.0.weight", "mm.2.weight");
 	return wa > 0 ? window_rows(c, x, rows_of(c, "mm.2.weight"), T / 4) : x;
 }
@@ -737,6 +740,81 @@ static const char *gemma4uv_init(struct clip *c)
 		   : "a patch matrix not the merged patch's";
 }
 
+/* block IL's clip.vision.wa_pattern_mode: -1 full, 0 row windows, 1
+ * column windows */
+static int wa_mode(const struct clip *c, int64_t il)
+{
+	double v = -1;
+	gguf_arr_f64(gguf_find(c->gg, "clip.vision.wa_pattern_mode"), (uint64_t)il, &v);
+	return (int)v;
+}
+
+/* mimovl's state across its blocks: the positions of the row and column
+ * orders, the column order's index (and its cast and argsort, made where
+ * first reached), the window mask */
+struct mimo {
+	int pos_row, pos_col, idx_f, idx, inv;
+	struct clip_mask mk;
+};
+
+/* mimovl's reorder of x by merge units: the rows of [4 E, np / 4] by the
+ * column order (TO_COL) or back, its reshape */
+static int mimo_reorder(const struct clip *c, struct mimo *m, int x, int to_col)
+{
+	struct ga_graph *g = c->g;
+	int64_t n = c->np / 4;
+	if (m->idx_f < 0)
+		m->idx_f = ga_input(g, (uint64_t)n * 4);
+	int *slot = to_col ? &m->idx : &m->inv;
+	if (*slot < 0)
+		*slot = ga_op(g, 0, F32, n, 1, 1, 1, S(m->idx_f));
+	return ga_view(g, gr_op_kind(g, ga_op(g, 0, F32, 4 * c->E, n, 1, 1, S(ga_view(g, x), *slot)), GA_OP_GET_ROWS));
+}
+
+/* clip_graph_mimovl (models/mimovl.cpp): qwen-vl's two patch embeddings
+ * and 2 x 2 merge; mimovl's blocks, the rows reordered into column order
+ * on entering a run of column-window blocks and back on leaving it; the
+ * layer-normed post norm, the merged rows through mm.0, GELU, mm.2 (no
+ * biases) */
+static int build_mimovl(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t T = c->np, n = c->np / 4;
+	struct mimo m = {-1, -1, -1, -1, -1, {-1, -1, T}};
+	int x = qwen_inp(c), prev = -1;
+	for (int64_t il = 0; il < c->L; il++) {
+		int mode = wa_mode(c, il);
+		if ((mode == 1) != (prev == 1))
+			x = mimo_reorder(c, &m, x, mode == 1);
+		x = gqa_block(c, x, il, mode == 1 ? &m.pos_col : &m.pos_row, mode == -1 ? NULL : &m.mk);
+		prev = mode;
+	}
+	if (prev == 1)
+		x = mimo_reorder(c, &m, x, 0);
+	x = norm(c, x, c->E, T, 0, 1, has(c, "v.post_ln.bias"));
+	int64_t n0 = rows_of(c, "mm.0.weight");
+	x = ga_op(g, 1, F32, n0, n, 1, 1, S(mm(c, ga_view(g, x), n0, n)));
+	return mm(c, x, rows_of(c, "mm.2.weight"), n);
+}
+
+/* mimovl: 46 x 46 merged tokens at warmup, merged 2 x 2; a mode per block;
+ * fused qkv of head_count_kv key and value heads; attention sinks */
+static const char *mimovl_init(struct clip *c)
+{
+	const struct gguf_kv *wm = gguf_find(c->gg, "clip.vision.wa_pattern_mode");
+	int64_t hkv = u64_or(c->gg, "clip.vision.attention.head_count_kv", 0);
+	if (warm_merged(c, 46, 1))
+		return "a spatial merge other than 2";
+	c->own_blocks = 1; /* the sinks are replayed (they size nothing) */
+	if (!wm || wm->type != GGUF_ARRAY || (int64_t)wm->arr_n != c->L)
+		return "no window mode per block";
+	if (!hkv || c->H % hkv || !has(c, "v.patch_embd.weight.1") || !fused_qkv(c))
+		return "key/value heads, a second patch embedding or fused qkv missing";
+	return has(c, "mm.0.weight") && has(c, "mm.2.weight") && has(c, "v.post_ln.weight")
+		   ? NULL
+		   : "no mm.0, mm.2 or post norm";
+}
+
 const struct clip_type clip_types2[] = {
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
@@ -748,5 +826,6 @@ const struct clip_type clip_types2[] = {
     {"exaone4_5", build_exaone, exaone_init},
     {"gemma4v", build_gemma4v, gemma4v_init},
     {"gemma4uv", build_gemma4uv, gemma4uv_init},
+    {"mimovl", build_mimovl, mimovl_init},
 };
 const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
