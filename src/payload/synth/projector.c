@@ -141,7 +141,8 @@ enum v2_kind {
 	V2_EXAONE,
 	V2_GEMMA4V,
 	V2_GEMMA4UV,
-	V2_MIMOVL
+	V2_MIMOVL,
+	V2_MINIMAX
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -164,7 +165,7 @@ static const struct {
     {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
     {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
     {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
-    {"gemma4uv", "", V2_GEMMA4UV}, {"mimovl", "QRGP", V2_MIMOVL},
+    {"gemma4uv", "", V2_GEMMA4UV}, {"mimovl", "QRGP", V2_MIMOVL},     {"minimax_m3", "QP", V2_MINIMAX},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -394,6 +395,19 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.input_projection.weight", embd, pd);
 		return;
 	}
+	if (v2 == V2_MINIMAX) { /* per patch mm.1 (2 E), mm.2 (E); the merger fc1, fc2 over 2 x 2 rows */
+		static const char *const nm[] = {"mm.1", "mm.2", "mm.merger.fc1", "mm.merger.fc2"};
+		const uint64_t in[] = {embd, 2ull * embd, 4ull * embd, 4ull * embd},
+			       out[] = {2ull * embd, embd, 4ull * embd, pd};
+		char b[40];
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(b, sizeof(b), "%s.weight", nm[i]);
+			mat(t, b, in[i], out[i]);
+			snprintf(b, sizeof(b), "%s.bias", nm[i]);
+			vec(t, b, out[i]);
+		}
+		return;
+	}
 	if (v2 == V2_MIMOVL) { /* mm.0 and mm.2 over 2 x 2 rows, no biases */
 		mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
 		mat(t, "mm.2.weight", 4ull * embd, pd);
@@ -458,7 +472,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5, gemma4v, gemma4uv, mimovl",
+		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;

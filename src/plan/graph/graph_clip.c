@@ -521,7 +521,7 @@ static int build_internvl(const struct clip *c)
 }
 
 /* pixtral's mlp.1 (+ bias), GELU, mlp.2 (+ bias) over x (T rows) */
-static int pixtral_ffn(const struct clip *c, int x, int64_t T)
+int pixtral_ffn(const struct clip *c, int x, int64_t T)
 {
 	int64_t n1 = rows_of(c, "mm.1.weight");
 	x = mm_b(c, x, n1, T, has(c, "mm.1.bias"));

@@ -72,6 +72,7 @@ int build_inp(const struct clip *c);
 int resize_pos(const struct clip *c);
 int merge_ffn(const struct clip *c, int x, const char *a, const char *b);
 int conv2d(const struct clip *c, int raw);
+int pixtral_ffn(const struct clip *c, int x, int64_t T);
 int rope2d(const struct clip *c, int x, int *pos, int64_t T);
 
 int build_kimi_paddle(const struct clip *c);

@@ -815,6 +815,33 @@ static const char *mimovl_init(struct clip *c)
 		   : "no mm.0, mm.2 or post norm";
 }
 
+/* clip_graph_minimax_m3 (models/minimax-m3.cpp): qwen-vl's two patch
+ * embeddings and 2 x 2 merge, build_vit turned by 2D RoPE; per patch
+ * mm.1, GELU, mm.2 (each with its bias), then the merged rows through
+ * mm.merger.fc1, GELU, mm.merger.fc2 */
+static int build_minimax(const struct clip *c)
+{
+	int pos2[2] = {-1, -1};
+	struct vit_opts o = {NULL, pos2, NULL, NULL, NULL};
+	int x = vit_run(c, ga_view(c->g, qwen_inp(c)), c->np, &o);
+	x = pixtral_ffn(c, x, c->np);
+	return merge_ffn(c, x, "mm.merger.fc1.weight", "mm.merger.fc2.weight");
+}
+
+/* minimax_m3: 16 x 16 merged tokens at warmup, merged 2 x 2; layer norms;
+ * the merger's rows 4 of the per-patch projector's */
+static const char *minimax_init(struct clip *c)
+{
+	if (warm_merged(c, 16, 0))
+		return "a spatial merge other than 2";
+	if (!has(c, "v.patch_embd.weight.1") || has(c, "v.patch_embd.bias") || has(c, "v.class_embd"))
+		return "no second patch embedding, or a patch bias or class embedding";
+	const struct gguf_tensor *f1 = gguf_tensor_find(c->gg, "mm.merger.fc1.weight");
+	if (!f1 || !has(c, "mm.merger.fc2.weight") || !has(c, "mm.1.bias") || !has(c, "mm.2.bias"))
+		return "no per-patch projector or merger";
+	return (int64_t)f1->ne[0] == 4 * rows_of(c, "mm.2.weight") ? NULL : "a merger not over 2 x 2 rows";
+}
+
 const struct clip_type clip_types2[] = {
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
@@ -827,5 +854,6 @@ const struct clip_type clip_types2[] = {
     {"gemma4v", build_gemma4v, gemma4v_init},
     {"gemma4uv", build_gemma4uv, gemma4uv_init},
     {"mimovl", build_mimovl, mimovl_init},
+    {"minimax_m3", build_minimax, minimax_init},
 };
 const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
