@@ -17,8 +17,8 @@
 # per-head q/k norms, post norms, the 3 x 3 pool), gemma4uv (no blocks:
 # an unfilled kernel's im2col, three patch norms), mimovl (GQA blocks of
 # their own head size, column and row windows with sinks, the reorders),
-# minimax_m3 (2D RoPE blocks, a per-patch MLP, then a merger MLP). Each
-# tower is what `synth clip --set
+# minimax_m3 (2D RoPE blocks, a per-patch MLP, then a merger MLP),
+# dots3note_v (dots_ocr's graph, dense blocks). Each tower is what `synth clip --set
 # type=T` writes; it boots beside a small llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
 # image of the warmup size). The projector's weights equal the engine's
@@ -31,7 +31,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5","gemma4v","gemma4uv","mimovl","minimax_m3"]'
+TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5","gemma4v","gemma4uv","mimovl","minimax_m3","dots3note_v"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the second round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
@@ -66,7 +66,7 @@ clip_case() {
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa g4-fa g4u-nofa mimo-fa mm3-nofa}; do
+for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-nofa g4-fa g4u-nofa mimo-fa mm3-nofa d3n-fa}; do
 	case $c in
 	glm-fa) clip_case glm-fa "type=glm4v" "FLASH_ATTN=on" ;;
 	glm-nofa) clip_case glm-nofa "type=glm4v" "FLASH_ATTN=off" ;;
@@ -92,6 +92,8 @@ for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-n
 	mimo-nofa) clip_case mimo-nofa "type=mimovl" "FLASH_ATTN=off" ;;
 	mm3-fa) clip_case mm3-fa "type=minimax_m3" "FLASH_ATTN=on" ;;
 	mm3-nofa) clip_case mm3-nofa "type=minimax_m3" "FLASH_ATTN=off" ;;
+	d3n-fa) clip_case d3n-fa "type=dots3note_v" "FLASH_ATTN=on" ;;
+	d3n-nofa) clip_case d3n-nofa "type=dots3note_v" "FLASH_ATTN=off" ;;
 	k25-fa448) clip_case k25-fa448 "type=kimik25 image=448 embd=512" "FLASH_ATTN=on" ;;
 	esac
 done

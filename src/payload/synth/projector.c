@@ -142,7 +142,8 @@ enum v2_kind {
 	V2_GEMMA4V,
 	V2_GEMMA4UV,
 	V2_MIMOVL,
-	V2_MINIMAX
+	V2_MINIMAX,
+	V2_DOTS3NOTE
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -162,10 +163,11 @@ static const struct {
 	const char *type, *traits;
 	enum v2_kind v2;
 } kinds2[] = {
-    {"glm4v", "QRGP", V2_GLM4V},   {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
-    {"kimik25", "Pk", V2_KIMIK25}, {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
-    {"youtuvl", "P", V2_YOUTUVL},  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
-    {"gemma4uv", "", V2_GEMMA4UV}, {"mimovl", "QRGP", V2_MIMOVL},     {"minimax_m3", "QP", V2_MINIMAX},
+    {"glm4v", "QRGP", V2_GLM4V},	  {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
+    {"kimik25", "Pk", V2_KIMIK25},	  {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
+    {"youtuvl", "P", V2_YOUTUVL},	  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
+    {"gemma4uv", "", V2_GEMMA4UV},	  {"mimovl", "QRGP", V2_MIMOVL},     {"minimax_m3", "QP", V2_MINIMAX},
+    {"dots3note_v", "RGD", V2_DOTS3NOTE},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -395,6 +397,10 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		mat(t, "mm.input_projection.weight", embd, pd);
 		return;
 	}
+	if (v2 == V2_DOTS3NOTE) { /* dots_ocr's */
+		nemotron_dots_tensors(t, 7, embd, pd);
+		return;
+	}
 	if (v2 == V2_MINIMAX) { /* per patch mm.1 (2 E), mm.2 (E); the merger fc1, fc2 over 2 x 2 rows */
 		static const char *const nm[] = {"mm.1", "mm.2", "mm.merger.fc1", "mm.merger.fc2"};
 		const uint64_t in[] = {embd, 2ull * embd, 4ull * embd, 4ull * embd},
@@ -463,6 +469,30 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 	mat(t, "resampler.proj.weight", pd, pd);
 }
 
+/* The second round's own keys */
+static void vision2_keys(struct gguf_writer *w, enum v2_kind v2)
+{
+	if (v2 == V2_RESAMPLER)
+		gw_u32(w, "clip.minicpmv_query_num", 64);
+	if (v2 == V2_EXAONE || v2 == V2_MIMOVL)
+		gw_u32(w, "clip.vision.attention.head_count_kv", 1);
+	if (v2 == V2_DOTS3NOTE) { /* dense blocks: the expert count the engine requires, unused */
+		gw_u32(w, "clip.vision.spatial_merge_size", 2);
+		gw_u32(w, "clip.vision.expert_used_count", 1);
+	}
+	if (v2 == V2_MIMOVL) { /* block 0 column windows, block 1 row windows */
+		gw_u32(w, "clip.vision.window_size", 64);
+		gw_arr_begin(w, "clip.vision.wa_pattern_mode", GGUF_I32, 2);
+		gw_arr_i32(w, 1);
+		gw_arr_i32(w, 0);
+	}
+	if (v2 == V2_YOUTUVL) { /* block 1 full, block 0 windowed */
+		gw_u32(w, "clip.vision.window_size", 112);
+		gw_arr_begin(w, "clip.vision.wa_layer_indexes", GGUF_I32, 1);
+		gw_arr_i32(w, 1);
+	}
+}
+
 static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	struct tower_kind kd, *k = &kd;
@@ -472,7 +502,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3",
+		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3, dots3note_v",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
@@ -487,21 +517,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
-	if (k->v2 == V2_RESAMPLER)
-		gw_u32(&w, "clip.minicpmv_query_num", 64);
-	if (k->v2 == V2_EXAONE || k->v2 == V2_MIMOVL)
-		gw_u32(&w, "clip.vision.attention.head_count_kv", 1);
-	if (k->v2 == V2_MIMOVL) { /* block 0 column windows, block 1 row windows */
-		gw_u32(&w, "clip.vision.window_size", 64);
-		gw_arr_begin(&w, "clip.vision.wa_pattern_mode", GGUF_I32, 2);
-		gw_arr_i32(&w, 1);
-		gw_arr_i32(&w, 0);
-	}
-	if (k->v2 == V2_YOUTUVL) { /* block 1 full, block 0 windowed */
-		gw_u32(&w, "clip.vision.window_size", 112);
-		gw_arr_begin(&w, "clip.vision.wa_layer_indexes", GGUF_I32, 1);
-		gw_arr_i32(&w, 1);
-	}
+	vision2_keys(&w, k->v2);
 	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4 || k->ffn >= 6)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)

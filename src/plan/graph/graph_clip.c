@@ -682,7 +682,7 @@ static int build_nemotron(const struct clip *c)
 /* clip_graph_dotsocr (models/dotsocr.cpp): RMS blocks turned by M-RoPE,
  * the tower's RMS post norm (mm.post_norm), the layer-normed patches
  * shuffled, mm.0, GELU, mm.2 */
-static int build_dotsocr(const struct clip *c)
+int build_dotsocr(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np, m = c->px / c->merge;

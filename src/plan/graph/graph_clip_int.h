@@ -76,6 +76,7 @@ int pixtral_ffn(const struct clip *c, int x, int64_t T);
 int rope2d(const struct clip *c, int x, int *pos, int64_t T);
 
 int build_kimi_paddle(const struct clip *c);
+int build_dotsocr(const struct clip *c);
 
 /* A mirrored projector type: its builder, and what must hold for the
  * builder to be the engine's (NULL: the reason it is not). */

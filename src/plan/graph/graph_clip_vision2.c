@@ -842,6 +842,18 @@ static const char *minimax_init(struct clip *c)
 	return (int64_t)f1->ne[0] == 4 * rows_of(c, "mm.2.weight") ? NULL : "a merger not over 2 x 2 rows";
 }
 
+/* dots3note_v: dots_ocr's graph (clip_graph_dotsocr) merged
+ * spatial_merge_size (2) a side, 46 x 46 merged tokens at warmup; its
+ * pyramid MoE blocks are not mirrored (blocks_unmirrored says so) */
+static const char *dots3note_init(struct clip *c)
+{
+	if (warm_merged(c, 46, 1))
+		return "a spatial merge other than 2";
+	if (!has(c, "mm.post_norm.weight") || has(c, "v.post_ln.weight") || has(c, "v.pre_ln.weight"))
+		return "a post norm other than mm.post_norm";
+	return has(c, "mm.0.weight") && has(c, "mm.2.weight") ? NULL : "no mm.0 or mm.2";
+}
+
 const struct clip_type clip_types2[] = {
     {"glm4v", build_glm4v, glm4v_init},
     {"resampler", build_minicpmv, minicpmv_init},
@@ -855,5 +867,6 @@ const struct clip_type clip_types2[] = {
     {"gemma4uv", build_gemma4uv, gemma4uv_init},
     {"mimovl", build_mimovl, mimovl_init},
     {"minimax_m3", build_minimax, minimax_init},
+    {"dots3note_v", build_dotsocr, dots3note_init},
 };
 const size_t clip_types2_n = sizeof(clip_types2) / sizeof(clip_types2[0]);
