@@ -32,7 +32,7 @@
 cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
-check "archs: clip counts its mirrored projector types (the 17 vision ones among them)" \
+check "archs: clip counts its mirrored projector types (17 here, more in arch-clip2.sh and arch-clip-audio.sh)" \
 	json_is '[.archs[]|select(.arch=="clip")|.projectors|.mirrored == (.types|length) and .mirrored >= 17]' '[true]'
 check "archs: clip is still not counted mirrored as a model (S18)" \
 	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'

@@ -125,6 +125,25 @@ struct tower_kind {
 	uint8_t rope2d;	   /* pixtral (1: no biases, a 2 x 2 patch merger, [IMG_BREAK]), llama4 (2), lightonocr (3) */
 	uint8_t ffn; /* an MLP projector: janus_pro (1), phi4 (2), lfm2 (3: the shuffle, a norm), kimivl (4), paddleocr
 			(5) */
+	uint8_t v2;  /* a second-round vision tower (enum v2_kind), 0 none */
+};
+
+/* The vision towers of the second round (kinds2) */
+enum v2_kind {
+	V2_NONE,
+	V2_GLM4V,
+	V2_RESAMPLER,
+	V2_STEP3VL,
+	V2_KIMIK25,
+	V2_HUNYUANVL,
+	V2_COGVLM,
+	V2_YOUTUVL,
+	V2_EXAONE,
+	V2_GEMMA4V,
+	V2_GEMMA4UV,
+	V2_MIMOVL,
+	V2_MINIMAX,
+	V2_DOTS3NOTE
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -138,15 +157,31 @@ static const char *const kinds[][2] = {
     {"dots_ocr", "RGD"},
 };
 
+/* The second round's towers: the type, its traits (letters, as kinds),
+ * its own kind */
+static const struct {
+	const char *type, *traits;
+	enum v2_kind v2;
+} kinds2[] = {
+    {"glm4v", "QRGP", V2_GLM4V},	  {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
+    {"kimik25", "Pk", V2_KIMIK25},	  {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
+    {"youtuvl", "P", V2_YOUTUVL},	  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
+    {"gemma4uv", "", V2_GEMMA4UV},	  {"mimovl", "QRGP", V2_MIMOVL},     {"minimax_m3", "QP", V2_MINIMAX},
+    {"dots3note_v", "RGD", V2_DOTS3NOTE},
+};
+
 /* 0 and the traits of type, or -1 when synth writes no such tower */
 static int kind_of(const char *type, struct tower_kind *k)
 {
 	memset(k, 0, sizeof(*k));
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		if (strcmp(kinds[i][0], type) != 0)
+	for (size_t i = 0; i < ARRAY_SIZE(kinds) + ARRAY_SIZE(kinds2); i++) {
+		size_t j = i - ARRAY_SIZE(kinds);
+		const char *name = i < ARRAY_SIZE(kinds) ? kinds[i][0] : kinds2[j].type;
+		if (strcmp(name, type) != 0)
 			continue;
-		const char *f = kinds[i][1];
-		k->type = kinds[i][0];
+		const char *f = i < ARRAY_SIZE(kinds) ? kinds[i][1] : kinds2[j].traits;
+		k->type = name;
+		k->v2 = i < ARRAY_SIZE(kinds) ? V2_NONE : (uint8_t)kinds2[j].v2;
 		k->qwen = strchr(f, 'Q') != NULL;
 		k->rms = strchr(f, 'R') != NULL;
 		k->gate = strchr(f, 'G') != NULL;
@@ -168,11 +203,13 @@ static void tower_block(struct tw *t, const struct tower_kind *k, uint32_t il, u
 	char nm[64];
 	static const char *const sq[] = {"attn_q", "attn_k", "attn_v", "attn_out"}, *const fq[] = {"attn_qkv",
 												   "attn_out"};
-	for (size_t i = 0; i < (k->q3 ? 2u : 4u); i++) {
-		uint64_t n = k->q3 && i == 0 ? 3ull * embd : embd;
-		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, k->q3 ? fq[i] : sq[i]);
+	int gqa = k->v2 == V2_EXAONE || k->v2 == V2_MIMOVL; /* one key/value head of two */
+	int fused = k->q3 || gqa;
+	for (size_t i = 0; i < (fused ? 2u : 4u); i++) {
+		uint64_t n = fused && i == 0 ? (gqa ? 2ull : 3ull) * embd : embd;
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, fused ? fq[i] : sq[i]);
 		mat(t, nm, embd, n);
-		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, k->q3 ? fq[i] : sq[i]);
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.bias", il, fused ? fq[i] : sq[i]);
 		if (k->rope2d != 1 && k->rope2d != 3)
 			vec(t, nm, n);
 	}
@@ -294,6 +331,168 @@ static void siglip_ffn_tensors(struct tw *t, unsigned kind, uint32_t embd, uint3
 	vec(t, nm, pd);
 }
 
+/* mm.model.fc from IN to pd, the layer norm NORM (weight and bias), the
+ * gated FFN of mm.up, mm.gate (to 2 pd) and mm.down */
+static void fc_norm_glu(struct tw *t, uint64_t in, uint32_t pd, const char *norm)
+{
+	char nm[48];
+	mat(t, "mm.model.fc.weight", in, pd);
+	snprintf(nm, sizeof(nm), "%s.weight", norm);
+	vec(t, nm, pd);
+	snprintf(nm, sizeof(nm), "%s.bias", norm);
+	vec(t, nm, pd);
+	mat(t, "mm.up.weight", pd, 2ull * pd);
+	mat(t, "mm.gate.weight", pd, 2ull * pd);
+	mat(t, "mm.down.weight", 2ull * pd, pd);
+}
+
+/* gemma4v's block norms: q and k per head, after the attention and the
+ * FFN */
+static void gemma4_norms(struct tw *t, uint32_t il, uint32_t embd, uint32_t heads)
+{
+	static const char *const nm4[] = {"attn_q_norm", "attn_k_norm", "attn_post_norm", "ffn_post_norm"};
+	char nm[64];
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(nm, sizeof(nm), "v.blk.%u.%s.weight", il, nm4[i]);
+		vec(t, nm, i < 2 ? embd / heads : embd);
+	}
+}
+
+/* The second round's projectors. glm4v's merger: a 2 x 2 conv2d to pd
+ * (and its bias), mm.model.fc, the post norm, then mm.up, mm.gate (to
+ * 2 pd) and mm.down */
+static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32_t pd)
+{
+	if (v2 == V2_GLM4V) {
+		uint64_t ne[4] = {2, 2, embd, pd};
+		gw_tensor(t->w, "mm.patch_merger.weight", 4, ne, 0, 4ull * embd * pd * 4);
+		vec(t, "mm.patch_merger.bias", pd);
+		fc_norm_glu(t, pd, pd, "mm.post_norm");
+		return;
+	}
+	if (v2 == V2_HUNYUANVL) { /* the perceiver: 2 x 2 conv to 2 E, 1 x 1 to 4 E, mm.model.fc */
+		uint64_t n0[4] = {2, 2, embd, 2ull * embd}, n2[4] = {1, 1, 2ull * embd, 4ull * embd};
+		vec(t, "mm.pre_norm.weight", embd);
+		gw_tensor(t->w, "mm.0.weight", 4, n0, 0, 4ull * embd * 2 * embd * 4);
+		vec(t, "mm.0.bias", 2ull * embd);
+		gw_tensor(t->w, "mm.2.weight", 4, n2, 0, 2ull * embd * 4 * embd * 4);
+		vec(t, "mm.2.bias", 4ull * embd);
+		vec(t, "v.image_newline", 4ull * embd);
+		mat(t, "mm.model.fc.weight", 4ull * embd, pd);
+		vec(t, "mm.model.fc.bias", pd);
+		vec(t, "mm.post_norm.weight", pd);
+		vec(t, "mm.image_begin", pd);
+		vec(t, "mm.image_end", pd);
+		return;
+	}
+	if (v2 == V2_GEMMA4V || v2 == V2_GEMMA4UV) { /* (gemma4uv's three patch norms,) the input projection */
+		for (int i = 1; v2 == V2_GEMMA4UV && i <= 3; i++) {
+			char nm[40];
+			uint64_t n = i == 1 ? 27ull * 14 * 14 : embd;
+			snprintf(nm, sizeof(nm), "v.patch_norm.%d.weight", i);
+			vec(t, nm, n);
+			snprintf(nm, sizeof(nm), "v.patch_norm.%d.bias", i);
+			vec(t, nm, n);
+		}
+		mat(t, "mm.input_projection.weight", embd, pd);
+		return;
+	}
+	if (v2 == V2_DOTS3NOTE) { /* dots_ocr's */
+		nemotron_dots_tensors(t, 7, embd, pd);
+		return;
+	}
+	if (v2 == V2_MINIMAX) { /* per patch mm.1 (2 E), mm.2 (E); the merger fc1, fc2 over 2 x 2 rows */
+		static const char *const nm[] = {"mm.1", "mm.2", "mm.merger.fc1", "mm.merger.fc2"};
+		const uint64_t in[] = {embd, 2ull * embd, 4ull * embd, 4ull * embd},
+			       out[] = {2ull * embd, embd, 4ull * embd, pd};
+		char b[40];
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(b, sizeof(b), "%s.weight", nm[i]);
+			mat(t, b, in[i], out[i]);
+			snprintf(b, sizeof(b), "%s.bias", nm[i]);
+			vec(t, b, out[i]);
+		}
+		return;
+	}
+	if (v2 == V2_MIMOVL) { /* mm.0 and mm.2 over 2 x 2 rows, no biases */
+		mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
+		mat(t, "mm.2.weight", 4ull * embd, pd);
+		return;
+	}
+	if (v2 == V2_YOUTUVL || v2 == V2_EXAONE) { /* (youtuvl's RMS input norm,) mm.0 and mm.2 over 2 x 2 rows */
+		if (v2 == V2_YOUTUVL)
+			vec(t, "mm.input_norm.weight", embd);
+		mat(t, "mm.0.weight", 4ull * embd, 4ull * embd);
+		vec(t, "mm.0.bias", 4ull * embd);
+		mat(t, "mm.2.weight", 4ull * embd, pd);
+		vec(t, "mm.2.bias", pd);
+		return;
+	}
+	if (v2 == V2_COGVLM) { /* mm.model.fc, its norm, the gated FFN (2 pd), boi, eoi */
+		fc_norm_glu(t, embd, pd, "mm.post_fc_norm");
+		vec(t, "v.boi", pd);
+		vec(t, "v.eoi", pd);
+		return;
+	}
+	if (v2 == V2_KIMIK25) { /* kimivl's projector */
+		siglip_ffn_tensors(t, 4, embd, pd);
+		return;
+	}
+	if (v2 == V2_STEP3VL) { /* two 3 x 3 stride-2 downsamplers (2 E, 4 E), mm.model.fc */
+		uint64_t n0[4] = {3, 3, embd, 2ull * embd}, n1[4] = {3, 3, 2ull * embd, 4ull * embd};
+		gw_tensor(t->w, "mm.0.weight", 4, n0, 0, 9ull * embd * 2 * embd * 4);
+		vec(t, "mm.0.bias", 2ull * embd);
+		gw_tensor(t->w, "mm.1.weight", 4, n1, 0, 9ull * 2 * embd * 4 * embd * 4);
+		vec(t, "mm.1.bias", 4ull * embd);
+		mat(t, "mm.model.fc.weight", 4ull * embd, pd);
+		return;
+	}
+	/* minicpmv's resampler: 64 queries of pd (heads of 128) over the
+	 * patches through resampler.kv, its q, k, v, out and three norms */
+	static const char *const rs[] = {"q", "k", "v", "out"}, *const ln[] = {"q", "kv", "post"};
+	char nm[48];
+	mat(t, "resampler.pos_embed_k", pd, 64);
+	mat(t, "resampler.query", pd, 64);
+	mat(t, "resampler.kv.weight", embd, pd);
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(nm, sizeof(nm), "resampler.attn.%s.weight", rs[i]);
+		mat(t, nm, pd, pd);
+		snprintf(nm, sizeof(nm), "resampler.attn.%s.bias", rs[i]);
+		vec(t, nm, pd);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(nm, sizeof(nm), "resampler.ln_%s.weight", ln[i]);
+		vec(t, nm, pd);
+		snprintf(nm, sizeof(nm), "resampler.ln_%s.bias", ln[i]);
+		vec(t, nm, pd);
+	}
+	mat(t, "resampler.proj.weight", pd, pd);
+}
+
+/* The second round's own keys */
+static void vision2_keys(struct gguf_writer *w, enum v2_kind v2)
+{
+	if (v2 == V2_RESAMPLER)
+		gw_u32(w, "clip.minicpmv_query_num", 64);
+	if (v2 == V2_EXAONE || v2 == V2_MIMOVL)
+		gw_u32(w, "clip.vision.attention.head_count_kv", 1);
+	if (v2 == V2_DOTS3NOTE) { /* dense blocks: the expert count the engine requires, unused */
+		gw_u32(w, "clip.vision.spatial_merge_size", 2);
+		gw_u32(w, "clip.vision.expert_used_count", 1);
+	}
+	if (v2 == V2_MIMOVL) { /* block 0 column windows, block 1 row windows */
+		gw_u32(w, "clip.vision.window_size", 64);
+		gw_arr_begin(w, "clip.vision.wa_pattern_mode", GGUF_I32, 2);
+		gw_arr_i32(w, 1);
+		gw_arr_i32(w, 0);
+	}
+	if (v2 == V2_YOUTUVL) { /* block 1 full, block 0 windowed */
+		gw_u32(w, "clip.vision.window_size", 112);
+		gw_arr_begin(w, "clip.vision.wa_layer_indexes", GGUF_I32, 1);
+		gw_arr_i32(w, 1);
+	}
+}
+
 static int projector_tower(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	struct tower_kind kd, *k = &kd;
@@ -302,11 +501,14 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    err,
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
-		    "nemotron_v2_vl, dots_ocr",
+		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
+		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3, dots3note_v",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
 	const uint32_t image = ps->image ? ps->image : 224;
+	if (k->v2 == V2_RESAMPLER && pd % 128)
+		return errorf(err, "type=resampler: projection_dim=%u is not a multiple of 128 (its heads)", pd);
 	struct gguf_writer w;
 	gw_init(&w);
 	clip_keys(&w, "zealot-synth-mmproj", k->type, 0, image, patch, embd, ff, blocks, heads, pd);
@@ -315,42 +517,64 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
 	if (k->wa)
 		gw_u32(&w, "clip.vision.n_wa_pattern", k->wa);
+	vision2_keys(&w, k->v2);
 	if (k->shuffle || k->rope2d == 2 || k->ffn == 3 || k->ffn == 4 || k->ffn >= 6)
 		gw_u32(&w, "clip.vision.projector.scale_factor", k->shuffle == 1 ? 4 : 2);
 	if (k->rope2d == 1 || k->rope2d == 3)
 		gw_u32(&w, "clip.vision.spatial_merge_size", 2);
-	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7) { /* phi4, paddleocr and dots_ocr read both */
+	if (k->ffn == 2 || k->ffn == 5 || k->ffn == 7 || k->v2 == V2_KIMIK25 || k->v2 == V2_EXAONE ||
+	    k->v2 == V2_MIMOVL) { /* phi4, paddleocr and dots_ocr read both */
 		gw_u32(&w, "clip.vision.image_min_pixels", patch * patch * 16);
 		gw_u32(&w, "clip.vision.image_max_pixels", patch * patch * 256);
 	}
 	struct tw t = {.w = &w};
 	uint64_t pe[4] = {patch, patch, 3, embd};
-	if (k->rope2d == 2) /* llama4's unfold convolution: a [3 p p, E] matrix */
+	if (k->rope2d == 2 || k->v2 == V2_YOUTUVL) /* llama4's unfold convolution, youtuvl's: a [3 p p, E] matrix */
 		mat(&t, "v.patch_embd.weight", 3ull * patch * patch, embd);
+	else if (k->v2 == V2_GEMMA4UV) /* gemma4uv's patches merged 3 x 3 */
+		mat(&t, "v.patch_embd.weight", 27ull * patch * patch, embd);
 	else
 		gw_tensor(&w, "v.patch_embd.weight", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
 	if (k->qwen)
 		gw_tensor(&w, "v.patch_embd.weight.1", 4, pe, 0, (uint64_t)patch * patch * 3 * embd * 4);
-	int cls = k->shuffle == 2 || k->rope2d == 2;
+	int cls = k->shuffle == 2 || k->rope2d == 2 || k->v2 == V2_COGVLM;
 	if (k->rope2d == 1 || k->rope2d == 3) {
 		vec(&t, "v.pre_ln.weight", embd);
-	} else if (!k->qwen || k->q3) {
-		if (!k->rope2d)
+	} else if (!k->qwen || k->q3 || k->v2 == V2_GLM4V) {
+		if (!k->rope2d && k->v2 != V2_GEMMA4V)
 			vec(&t, "v.patch_embd.bias", embd);
-		mat(&t, "v.position_embd.weight", embd, (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
+		if (k->v2 == V2_KIMIK25) /* kimik25's table: [E, W, H] */
+			f32_tensor(&t, "v.position_embd.weight", 3, embd, image / patch, image / patch);
+		else if (k->v2 == V2_GEMMA4V || k->v2 == V2_GEMMA4UV) /* gemma4's x and y tables of 64 */
+			f32_tensor(&t, "v.position_embd.weight", 3, embd, 64, 2);
+		else
+			mat(&t, "v.position_embd.weight", embd,
+			    (uint64_t)(image / patch) * (image / patch) + (uint64_t)cls);
 	}
 	if (cls)
 		vec(&t, "v.class_embd", embd);
+	if (k->v2 == V2_GLM4V) /* glm4v's RMS norm of the patches */
+		vec(&t, "v.norm_embd.weight", embd);
 	if (k->ffn == 6) /* nemotron's two register rows */
 		f32_tensor(&t, "v.class_embd", 2, embd, 2, 1);
-	for (uint32_t il = 0; il < blocks; il++)
+	for (uint32_t il = 0; il < blocks; il++) {
 		tower_block(&t, k, il, embd, ff);
+		if (k->v2 == V2_GEMMA4V)
+			gemma4_norms(&t, il, embd, heads);
+		if (k->v2 == V2_MIMOVL) { /* the windowed blocks' sinks, one a head */
+			char nm[40];
+			snprintf(nm, sizeof(nm), "v.blk.%u.attn_sinks", il);
+			vec(&t, nm, heads);
+		}
+	}
 	if (k->post_ln) {
 		vec(&t, "v.post_ln.weight", embd);
 		if (!k->rms)
 			vec(&t, "v.post_ln.bias", embd);
 	}
-	if (k->qwen) { /* qwen3-vl: block 0's deepstack features fill half the text width */
+	if (k->v2) {
+		vision2_tensors(&t, k->v2, embd, pd);
+	} else if (k->qwen) { /* qwen3-vl: block 0's deepstack features fill half the text width */
 		uint32_t out = k->q3 ? pd / 2 : pd;
 		mat(&t, "mm.0.weight", 4ull * embd, 4ull * embd);
 		vec(&t, "mm.0.bias", 4ull * embd);

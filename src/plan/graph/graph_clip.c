@@ -22,18 +22,18 @@
 #include "compute.h"
 #include "galloc.h"
 #include "graph.h"
-#include "graph_clip.h"
+#include "graph_clip_int.h"
 
 /* ggml's CPU buffers align tensors to 32 bytes (TENSOR_ALIGNMENT) */
 #define CLIP_ALIGN 32
 
-static int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt)
+int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt)
 {
 	uint64_t v;
 	return gguf_kv_u64(gguf_find(gg, key), &v) ? dflt : (int64_t)v;
 }
 
-static int has(const struct clip *c, const char *name)
+int has(const struct clip *c, const char *name)
 {
 	return gguf_tensor_find(c->gg, name) != NULL;
 }
@@ -45,30 +45,30 @@ static int hasf(const struct clip *c, const char *fmt, int64_t il, const char *s
 	return has(c, nm);
 }
 
-static int blk_has(const struct clip *c, int64_t il, const char *suffix)
+int blk_has(const struct clip *c, int64_t il, const char *suffix)
 {
 	return hasf(c, c->audio ? "a.blk.%d.%s" : "v.blk.%d.%s", il, suffix);
 }
 
-static int w(const struct clip *c)
+int w(const struct clip *c)
 {
 	return ga_external(c->g);
 }
 
 /* build_mm: w x, [ne0, ne1] */
-static int mm(const struct clip *c, int x, int64_t ne0, int64_t ne1)
+int mm(const struct clip *c, int x, int64_t ne0, int64_t ne1)
 {
 	return gr_op_kind(c->g, ga_op(c->g, 0, F32, ne0, ne1, 1, 1, S(w(c), x)), GA_OP_MUL_MAT);
 }
 
 /* an in-place op of x and a weight (a bias add, a norm's scale) */
-static int with_w(const struct clip *c, int x, int64_t ne0, int64_t ne1)
+int with_w(const struct clip *c, int x, int64_t ne0, int64_t ne1)
 {
 	return ga_op(c->g, 1, F32, ne0, ne1, 1, 1, S(x, w(c)));
 }
 
 /* mm and its bias when the tower has it */
-static int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias)
+int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias)
 {
 	int y = mm(c, x, ne0, ne1);
 	return bias ? with_w(c, y, ne0, ne1) : y;
@@ -76,7 +76,7 @@ static int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias)
 
 /* build_norm: ggml_norm (or rms_norm, in place) then the weight and bias
  * the tower has */
-static int norm(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b)
+int norm(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b)
 {
 	int y = ga_op(c->g, rms, F32, ne0, ne1, 1, 1, S(x));
 	if (has_w)
@@ -122,40 +122,47 @@ static int mask_of(const struct clip *c, struct clip_mask *m)
 	return m->f16;
 }
 
-/* build_attn over q, k, v as [D, H, T] (views of their projections):
- * flash attention casts K and V to f16, else V is copied transposed, KQ,
- * the softmax in place, KQV, the merged heads' cont; then attn_out (+
- * bias). The nodes in the order ggml visits them. */
-static int attn(const struct clip *c, int q, int k, int v, struct clip_mask *mk, int64_t T, int64_t il)
+/* build_attn over q, k, v (views of their projections), before the
+ * output projection: flash attention casts K and V to f16, else V is
+ * copied transposed, KQ, the softmax in place, KQV, the merged heads'
+ * cont. The nodes in the order ggml visits them. */
+int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h)
 {
 	struct ga_graph *g = c->g;
-	int cur;
+	int64_t hkv = h.Hkv ? h.Hkv : h.H;
 	if (c->fa) {
 		int qp = ga_view(g, q);
-		int k16 = ga_op(g, 0, F16, c->D, T, c->H, 1, S(ga_view(g, k)));
-		int v16 = ga_op(g, 0, F16, c->D, T, c->H, 1, S(ga_view(g, v)));
+		int k16 = ga_op(g, 0, F16, h.D, h.Tkv, hkv, 1, S(ga_view(g, k)));
+		int v16 = ga_op(g, 0, F16, h.D, h.Tkv, hkv, 1, S(ga_view(g, v)));
 		int mask = mask_of(c, mk);
-		int o = mask >= 0 ? ga_op(g, 0, F32, c->D, c->H, T, 1, S(qp, k16, v16, mask))
-				  : ga_op(g, 0, F32, c->D, c->H, T, 1, S(qp, k16, v16));
+		int o = mask >= 0 ? ga_op(g, 0, F32, h.D, h.H, h.Tq, 1, S(qp, k16, v16, mask))
+				  : ga_op(g, 0, F32, h.D, h.H, h.Tq, 1, S(qp, k16, v16));
 		gr_op_kind(g, o, GA_OP_FA);
-		cur = ga_view(g, o);
-	} else {
-		int vt = ga_op(g, 0, F32, T, c->D, c->H, 1, S(ga_view(g, v)));
-		int kp = ga_view(g, k), qp = ga_view(g, q);
-		int kq = gr_op_kind(g, ga_op(g, 0, F32, T, T, c->H, 1, S(kp, qp)), GA_OP_MUL_MAT);
-		int mask = mask_of(c, mk);
-		int sm =
-		    mask >= 0 ? ga_op(g, 1, F32, T, T, c->H, 1, S(kq, mask)) : ga_op(g, 1, F32, T, T, c->H, 1, S(kq));
-		int kqv = gr_op_kind(g, ga_op(g, 0, F32, c->D, T, c->H, 1, S(vt, sm)), GA_OP_MUL_MAT);
-		cur = ga_op(g, 0, F32, c->D * c->H, T, 1, 1, S(ga_view(g, kqv)));
+		return ga_view(g, o);
 	}
+	int vt = ga_op(g, 0, F32, h.Tkv, h.D, hkv, 1, S(ga_view(g, v)));
+	int kp = ga_view(g, k), qp = ga_view(g, q);
+	int kq = gr_op_kind(g, ga_op(g, 0, F32, h.Tkv, h.Tq, h.H, 1, S(kp, qp)), GA_OP_MUL_MAT);
+	int mask = mask_of(c, mk);
+	int sm = mask >= 0 ? ga_op(g, 1, F32, h.Tkv, h.Tq, h.H, 1, S(kq, mask))
+			   : ga_op(g, 1, F32, h.Tkv, h.Tq, h.H, 1, S(kq));
+	int kqv = gr_op_kind(g, ga_op(g, 0, F32, h.D, h.Tq, h.H, 1, S(vt, sm)), GA_OP_MUL_MAT);
+	return ga_op(g, 0, F32, h.D * h.H, h.Tq, 1, 1, S(ga_view(g, kqv)));
+}
+
+/* build_attn over the block's q, k, v as [D, H, T], then attn_out (+
+ * bias) */
+static int attn(const struct clip *c, int q, int k, int v, struct clip_mask *mk, int64_t T, int64_t il)
+{
+	struct heads h = {c->D, c->H, T, T, 0};
+	int cur = attn_heads(c, q, k, v, mk, h);
 	return mm_b(c, cur, c->E, T, blk_has(c, il, "attn_out.bias"));
 }
 
 /* ggml_conv_2d of the image by a patch-embedding weight: im2col (f16),
  * the matmul over the reshaped columns and weight, the result's cont
  * [px, px, E] (its reshape and permute views) */
-static int conv2d(const struct clip *c, int raw)
+int conv2d(const struct clip *c, int raw)
 {
 	struct ga_graph *g = c->g;
 	int64_t k = c->patch * c->patch * 3;
@@ -171,7 +178,7 @@ static int inp_raw(const struct clip *c)
 
 /* build_inp: the image (an input), its conv2d, transposed to [E, np]
  * (a cont), the patch bias */
-static int build_inp(const struct clip *c)
+int build_inp(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int x = conv2d(c, inp_raw(c));
@@ -183,7 +190,7 @@ static int build_inp(const struct clip *c)
 
 /* build_rope_2d: two ropes over halves of the head, the second in place
  * of the first; each positions input made where first reached */
-static int rope2d(const struct clip *c, int x, int *pos, int64_t T)
+int rope2d(const struct clip *c, int x, int *pos, int64_t T)
 {
 	for (int i = 0; i < 2 && pos[i] != CLIP_ONE_ROPE; i++) {
 		if (pos[i] < 0)
@@ -215,7 +222,7 @@ static int turn(const struct clip *c, int x, const struct vit_opts *o, int64_t T
 /* One block of build_vit (llava's and qwen-vl's are the same nodes) over
  * x (T rows): ln1, q, k and v (fused or apart), the attention, the
  * residual, ln2, the FFN, the residual. */
-static int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o)
+int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o)
 {
 	struct ga_graph *g = c->g;
 	int cur = blk_norm(c, x, il, "ln1", T), q, k, v;
@@ -245,7 +252,7 @@ static int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const s
 }
 
 /* The tower's layer norm (pre_ln, post_ln) when it has one */
-static int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
+int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
 {
 	char wn[32], bn[32];
 	snprintf(wn, sizeof(wn), "%s.%s.weight", c->audio ? "a" : "v", name);
@@ -318,7 +325,7 @@ static int build_gemma3(const struct clip *c)
 
 /* qwen-vl's patches: the two conv2d of the temporal merge added, then the
  * 2 x 2 spatial merge's conts to [E, np] */
-static int qwen_inp(const struct clip *c)
+int qwen_inp(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int raw = inp_raw(c);
@@ -330,7 +337,7 @@ static int qwen_inp(const struct clip *c)
 }
 
 /* the output width of weight NAME (its ne[1]), 0 when absent */
-static int64_t rows_of(const struct clip *c, const char *name)
+int64_t rows_of(const struct clip *c, const char *name)
 {
 	const struct gguf_tensor *t = gguf_tensor_find(c->gg, name);
 	return t ? (int64_t)t->ne[1] : 0;
@@ -338,7 +345,7 @@ static int64_t rows_of(const struct clip *c, const char *name)
 
 /* build_ffn without a gate over x's rows [4E, np/4] (a reshape of x),
  * GELU between A and B (each with its bias) */
-static int merge_ffn(const struct clip *c, int x, const char *a, const char *b)
+int merge_ffn(const struct clip *c, int x, const char *a, const char *b)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np / 4, na = rows_of(c, a);
@@ -390,7 +397,7 @@ static int build_qwen2vl(const struct clip *c)
  * image's own size), then merged 2 x 2 like the patches */
 /* resize_position_embeddings: the learned table itself when it is the
  * image's size, else interpolated to it [px, px, E] and its cont [E, np] */
-static int resize_pos(const struct clip *c)
+int resize_pos(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	const struct gguf_tensor *t = gguf_tensor_find(c->gg, "v.position_embd.weight");
@@ -405,7 +412,7 @@ static int resize_pos(const struct clip *c)
 	return pe;
 }
 
-static int qwen3_pos(const struct clip *c)
+int qwen3_pos(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int pe = ga_op(g, 0, F32, 2 * c->E, c->px / 2, c->px, 1, S(resize_pos(c)));
@@ -514,7 +521,7 @@ static int build_internvl(const struct clip *c)
 }
 
 /* pixtral's mlp.1 (+ bias), GELU, mlp.2 (+ bias) over x (T rows) */
-static int pixtral_ffn(const struct clip *c, int x, int64_t T)
+int pixtral_ffn(const struct clip *c, int x, int64_t T)
 {
 	int64_t n1 = rows_of(c, "mm.1.weight");
 	x = mm_b(c, x, n1, T, has(c, "mm.1.bias"));
@@ -624,13 +631,13 @@ static int build_siglip_ffn(const struct clip *c)
  * by 2D RoPE (kimivl) or M-RoPE (paddleocr); kimivl shuffles the patches
  * and layer-norms them per patch (views of the shuffle), paddleocr
  * layer-norms then shuffles; then mm.1, the activation, mm.2 */
-static int build_kimi_paddle(const struct clip *c)
+int build_kimi_paddle(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int kimi = c->type[0] == 'k';
 	int64_t T = c->np, m = c->px / c->merge;
 	int x = build_inp(c);
-	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, resize_pos(c)));
+	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, strcmp(c->type, "kimik25") ? resize_pos(c) : resize_pos3d(c)));
 	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
 	int pos2[2] = {-1, -1}, pos = -1;
 	for (int64_t il = 0; il < c->L; il++) {
@@ -675,7 +682,7 @@ static int build_nemotron(const struct clip *c)
 /* clip_graph_dotsocr (models/dotsocr.cpp): RMS blocks turned by M-RoPE,
  * the tower's RMS post norm (mm.post_norm), the layer-normed patches
  * shuffled, mm.0, GELU, mm.2 */
-static int build_dotsocr(const struct clip *c)
+int build_dotsocr(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np, m = c->px / c->merge;
@@ -916,13 +923,16 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (strcmp(types[i].name, out->type) == 0)
 			t = &types[i];
+	for (size_t i = 0; !t && i < clip_types2_n; i++)
+		if (strcmp(clip_types2[i].name, out->type) == 0)
+			t = &clip_types2[i];
 	int audio = !t && (t = clip_audio_type(out->type)) != NULL;
 	struct clip c;
 	if (t && (audio ? clip_audio_dims(&c, projector, fa) : clip_dims(&c, projector, fa)))
 		out->why = "its sizes unread";
 	else if (t)
 		out->why = (c.type = t->name, t->init(&c));
-	if (t && !out->why)
+	if (t && !out->why && !c.own_blocks)
 		out->why = blocks_unmirrored(&c);
 	if (t && !out->why)
 		out->why = clip_two_encoders(projector);
@@ -942,8 +952,10 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 const char *compute_projector_type_at(size_t i)
 {
 	size_t n = sizeof(types) / sizeof(types[0]);
-	const struct clip_type *a = i < n ? NULL : clip_audio_type_at(i - n);
-	return i < n ? types[i].name : a ? a->name : NULL;
+	if (i < n)
+		return types[i].name;
+	if (i - n < clip_types2_n)
+		return clip_types2[i - n].name;
+	const struct clip_type *a = clip_audio_type_at(i - n - clip_types2_n);
+	return a ? a->name : NULL;
 }
-
-const struct clip_ops clip_ops = {u64_or, has, blk_has, w, mm, with_w, mm_b, norm, vit_block, tower_norm, rows_of};

@@ -16,7 +16,7 @@
 #include "../../payload/gguf.h"
 #include "galloc.h"
 #include "graph.h"
-#include "graph_clip.h"
+#include "graph_clip_int.h"
 
 /* clip_model::warmup_audio_size: the warmup's mel frames */
 #define AUDIO_FRAMES 3000
@@ -28,10 +28,9 @@ static int conv1d_gelu(const struct clip *c, int x, int64_t ic, int64_t n, int s
 {
 	struct ga_graph *g = c->g;
 	int64_t on = (n + 2 - 3) / s + 1;
-	int col = ga_op(g, 0, F16, 3 * ic, on, 1, 1, S(clip_ops.w(c), x));
-	int r = gr_op_kind(g, ga_op(g, 0, F32, on, c->E, 1, 1, S(ga_view(g, col), ga_view(g, clip_ops.w(c)))),
-			   GA_OP_MUL_MAT);
-	r = ga_op(g, 1, F32, on, c->E, 1, 1, S(ga_view(g, r), clip_ops.w(c)));
+	int col = ga_op(g, 0, F16, 3 * ic, on, 1, 1, S(w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, on, c->E, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))), GA_OP_MUL_MAT);
+	r = ga_op(g, 1, F32, on, c->E, 1, 1, S(ga_view(g, r), w(c)));
 	return ga_op(g, 1, F32, on, c->E, 1, 1, S(r));
 }
 
@@ -55,21 +54,21 @@ static int stack(const struct clip *c, int x, int64_t E, int64_t T, int64_t *row
 /* build_ffn over x's T rows: A (+ bias), GELU (erf) in place, B (+ bias) */
 static int head_ffn(const struct clip *c, int x, int64_t T, const char *a, const char *b, int bias)
 {
-	int64_t na = clip_ops.rows_of(c, a);
-	x = clip_ops.mm_b(c, x, na, T, bias);
+	int64_t na = rows_of(c, a);
+	x = mm_b(c, x, na, T, bias);
 	x = ga_op(c->g, 1, F32, na, T, 1, 1, S(x));
-	return clip_ops.mm_b(c, x, clip_ops.rows_of(c, b), T, bias);
+	return mm_b(c, x, rows_of(c, b), T, bias);
 }
 
 /* ultravox: RMS norm, mlp.1, SwiGLU (swapped halves), RMS norm, mlp.2 */
 static int ultravox_head(const struct clip *c, int x, int64_t W, int64_t T)
 {
 	struct ga_graph *g = c->g;
-	x = clip_ops.with_w(c, clip_ops.norm(c, x, W, T, 1, 0, 0), W, T);
-	int64_t n1 = clip_ops.rows_of(c, "mm.a.mlp.1.weight");
-	x = ga_op(g, 0, F32, n1 / 2, T, 1, 1, S(clip_ops.mm(c, x, n1, T)));
-	x = clip_ops.with_w(c, clip_ops.norm(c, x, n1 / 2, T, 1, 0, 0), n1 / 2, T);
-	return clip_ops.mm(c, x, clip_ops.rows_of(c, "mm.a.mlp.2.weight"), T);
+	x = with_w(c, norm(c, x, W, T, 1, 0, 0), W, T);
+	int64_t n1 = rows_of(c, "mm.a.mlp.1.weight");
+	x = ga_op(g, 0, F32, n1 / 2, T, 1, 1, S(mm(c, x, n1, T)));
+	x = with_w(c, norm(c, x, n1 / 2, T, 1, 0, 0), n1 / 2, T);
+	return mm(c, x, rows_of(c, "mm.a.mlp.2.weight"), T);
 }
 
 /* meralion: a layer norm, mlp.0 and SiLU, the product of SiLU(mlp.1) and
@@ -77,13 +76,13 @@ static int ultravox_head(const struct clip *c, int x, int64_t W, int64_t T)
 static int meralion_head(const struct clip *c, int x, int64_t W, int64_t T)
 {
 	struct ga_graph *g = c->g;
-	x = clip_ops.norm(c, x, W, T, 0, 1, 1);
-	int64_t n0 = clip_ops.rows_of(c, "mm.a.mlp.0.weight"), n1 = clip_ops.rows_of(c, "mm.a.mlp.1.weight");
-	x = ga_op(g, 1, F32, n0, T, 1, 1, S(clip_ops.mm_b(c, x, n0, T, 1)));
-	int gate = ga_op(g, 1, F32, n1, T, 1, 1, S(clip_ops.mm_b(c, x, n1, T, 1)));
-	int pool = clip_ops.mm_b(c, x, clip_ops.rows_of(c, "mm.a.mlp.2.weight"), T, 1);
+	x = norm(c, x, W, T, 0, 1, 1);
+	int64_t n0 = rows_of(c, "mm.a.mlp.0.weight"), n1 = rows_of(c, "mm.a.mlp.1.weight");
+	x = ga_op(g, 1, F32, n0, T, 1, 1, S(mm_b(c, x, n0, T, 1)));
+	int gate = ga_op(g, 1, F32, n1, T, 1, 1, S(mm_b(c, x, n1, T, 1)));
+	int pool = mm_b(c, x, rows_of(c, "mm.a.mlp.2.weight"), T, 1);
 	x = ga_op(g, 1, F32, n1, T, 1, 1, S(gate, pool));
-	return clip_ops.mm_b(c, x, clip_ops.rows_of(c, "mm.a.mlp.3.weight"), T, 1);
+	return mm_b(c, x, rows_of(c, "mm.a.mlp.3.weight"), T, 1);
 }
 
 /* glma: a layer norm, the stack, the FFN, the BOI and EOI rows concatenated */
@@ -91,12 +90,12 @@ static int glma_head(const struct clip *c, int x, int64_t T)
 {
 	struct ga_graph *g = c->g;
 	int64_t rows;
-	x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	x = norm(c, x, c->E, T, 0, 1, 1);
 	x = stack(c, x, c->E, T, &rows);
 	x = head_ffn(c, x, rows, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
-	int64_t pd = clip_ops.rows_of(c, "mm.a.mlp.2.weight");
-	x = ga_op(g, 0, F32, pd, rows + 1, 1, 1, S(clip_ops.w(c), x));
-	return ga_op(g, 0, F32, pd, rows + 2, 1, 1, S(x, clip_ops.w(c)));
+	int64_t pd = rows_of(c, "mm.a.mlp.2.weight");
+	x = ga_op(g, 0, F32, pd, rows + 1, 1, 1, S(w(c), x));
+	return ga_op(g, 0, F32, pd, rows + 2, 1, 1, S(x, w(c)));
 }
 
 /* clip_graph_whisper_enc: the convolutions, the transposed rows plus the
@@ -111,21 +110,21 @@ static int build_whisper(const struct clip *c)
 	x = conv1d_gelu(c, x, c->mel, AUDIO_FRAMES, 1);
 	x = conv1d_gelu(c, x, c->E, AUDIO_FRAMES, 2);
 	x = transposed(c, x, T, c->E);
-	x = ga_view(g, ga_op(g, 1, F32, c->E, T, 1, 1, S(x, ga_view(g, clip_ops.w(c)))));
+	x = ga_view(g, ga_op(g, 1, F32, c->E, T, 1, 1, S(x, ga_view(g, w(c)))));
 	for (int64_t il = 0; il < c->L; il++)
-		x = clip_ops.vit_block(c, x, il, T, NULL);
+		x = vit_block(c, x, il, T, NULL);
 	if (strcmp(t, "qwen2a") == 0 || strcmp(t, "voxtral") == 0 || strcmp(t, "musicflamingo") == 0) {
 		x = transposed(c, x, c->E, T);
 		x = ga_op(g, 0, F32, T / 2, c->E, 1, 1, S(x));
 		T /= 2;
 		x = transposed(c, x, T, c->E);
 	}
-	x = ga_view(g, clip_ops.tower_norm(c, x, "post_ln", T));
+	x = ga_view(g, tower_norm(c, x, "post_ln", T));
 	int64_t rows;
 	if (strcmp(t, "glma") == 0)
 		return glma_head(c, x, T);
 	if (strcmp(t, "qwen2a") == 0)
-		return clip_ops.mm_b(c, x, clip_ops.rows_of(c, "mm.a.fc.weight"), T, 1);
+		return mm_b(c, x, rows_of(c, "mm.a.fc.weight"), T, 1);
 	if (strcmp(t, "musicflamingo") == 0)
 		return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
 	x = stack(c, x, c->E, T, &rows);
@@ -139,17 +138,17 @@ static int build_whisper(const struct clip *c)
 /* ggml_conv_2d (3 x 3, stride 2, padding 1) of x [w, h, ic, n] by a
  * [3, 3, ic, oc] kernel: im2col (f16), the matmul, the permuted cont
  * [ow, oh, oc, n]; the bias (a reshape of it) and GELU (erf) in place */
-static int conv2d_gelu(const struct clip *c, int x, int64_t *w, int64_t *h, int64_t ic, int64_t oc, int64_t n)
+static int conv2d_gelu(const struct clip *c, int x, int64_t *pw, int64_t *ph, int64_t ic, int64_t oc, int64_t n)
 {
 	struct ga_graph *g = c->g;
-	*w = (*w - 1) / 2 + 1;
-	*h = (*h - 1) / 2 + 1;
-	int col = ga_op(g, 0, F16, 9 * ic, *w, *h, n, S(clip_ops.w(c), x));
-	int r = gr_op_kind(g, ga_op(g, 0, F32, *w * *h * n, oc, 1, 1, S(ga_view(g, col), ga_view(g, clip_ops.w(c)))),
+	*pw = (*pw - 1) / 2 + 1;
+	*ph = (*ph - 1) / 2 + 1;
+	int col = ga_op(g, 0, F16, 9 * ic, *pw, *ph, n, S(w(c), x));
+	int r = gr_op_kind(g, ga_op(g, 0, F32, *pw * *ph * n, oc, 1, 1, S(ga_view(g, col), ga_view(g, w(c)))),
 			   GA_OP_MUL_MAT);
-	r = ga_op(g, 0, F32, *w, *h, oc, n, S(ga_view(g, ga_view(g, r))));
-	r = ga_op(g, 1, F32, *w, *h, oc, n, S(r, ga_view(g, clip_ops.w(c))));
-	return ga_op(g, 1, F32, *w, *h, oc, n, S(r));
+	r = ga_op(g, 0, F32, *pw, *ph, oc, n, S(ga_view(g, ga_view(g, r))));
+	r = ga_op(g, 1, F32, *pw, *ph, oc, n, S(r, ga_view(g, w(c))));
+	return ga_op(g, 1, F32, *pw, *ph, oc, n, S(r));
 }
 
 /* The 2D convolution stem of qwen3a and dots3note_a over n chunks of w
@@ -164,7 +163,7 @@ static int stem2d(const struct clip *c, int x, int64_t w, int64_t n, int64_t *T)
 	x = conv2d_gelu(c, x, &w, &h, ch, ch, n);
 	x = ga_op(g, 0, F32, h, ch, w, n, S(ga_view(g, x)));
 	*T = w * n;
-	return clip_ops.mm(c, ga_view(g, x), c->E, *T);
+	return mm(c, ga_view(g, x), c->E, *T);
 }
 
 /* clip_graph_qwen3a (models/qwen3a.cpp): the frames as 100-frame chunks
@@ -183,19 +182,19 @@ static int build_stem2d(const struct clip *c)
 		x = ga_op(g, 0, F32, 100, c->mel, 1, n, S(ga_view(g, x)));
 	x = stem2d(c, x, AUDIO_FRAMES / n, n, &T);
 	if (q3) {
-		int rep = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, clip_ops.w(c))));
+		int rep = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, w(c))));
 		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rep));
 	}
-	x = clip_ops.tower_norm(c, ga_view(g, x), "pre_ln", T);
+	x = tower_norm(c, ga_view(g, x), "pre_ln", T);
 	int pos[2] = {-1, CLIP_ONE_ROPE};
 	for (int64_t il = 0; il < c->L; il++) {
 		struct vit_opts o = {NULL, q3 ? NULL : pos, NULL, NULL, NULL};
-		x = clip_ops.vit_block(c, x, il, T, &o);
+		x = vit_block(c, x, il, T, &o);
 	}
-	x = ga_view(g, clip_ops.tower_norm(c, x, "post_ln", T));
+	x = ga_view(g, tower_norm(c, x, "post_ln", T));
 	if (q3)
 		return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.2.weight", 1);
-	x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	x = norm(c, x, c->E, T, 0, 1, 1);
 	return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.3.weight", 1);
 }
 
@@ -206,22 +205,22 @@ static int build_gemma4ua(const struct clip *c)
 	struct ga_graph *g = c->g;
 	int x = ga_input(g, (uint64_t)AUDIO_FRAMES * c->mel * 4);
 	x = ga_op(g, 0, F32, c->mel, AUDIO_FRAMES, 1, 1, S(ga_view(g, x)));
-	x = clip_ops.norm(c, x, c->mel, AUDIO_FRAMES, 1, 0, 0);
-	return clip_ops.mm(c, x, clip_ops.rows_of(c, "mm.a.input_projection.weight"), AUDIO_FRAMES);
+	x = norm(c, x, c->mel, AUDIO_FRAMES, 1, 0, 0);
+	return mm(c, x, rows_of(c, "mm.a.input_projection.weight"), AUDIO_FRAMES);
 }
 
 /* one of lfm2a's subsampling convolutions ("direct": one op; depthwise
  * 3 x 3 stride 2 or pointwise 1 x 1), its bias added in place, ReLU in
  * place (a view) when told */
-static int conformer_conv(const struct clip *c, int x, int64_t *w, int64_t *h, int64_t ch, int dw, int relu)
+static int conformer_conv(const struct clip *c, int x, int64_t *pw, int64_t *ph, int64_t ch, int dw, int relu)
 {
 	struct ga_graph *g = c->g;
 	if (dw) {
-		*w = (*w - 1) / 2 + 1;
-		*h = (*h - 1) / 2 + 1;
+		*pw = (*pw - 1) / 2 + 1;
+		*ph = (*ph - 1) / 2 + 1;
 	}
-	x = ga_op(g, 0, F32, *w, *h, ch, 1, S(clip_ops.w(c), x));
-	x = ga_op(g, 1, F32, *w, *h, ch, 1, S(x, clip_ops.w(c)));
+	x = ga_op(g, 0, F32, *pw, *ph, ch, 1, S(w(c), x));
+	x = ga_op(g, 1, F32, *pw, *ph, ch, 1, S(x, w(c)));
 	return relu ? ga_view(g, x) : x;
 }
 
@@ -229,10 +228,10 @@ static int conformer_conv(const struct clip *c, int x, int64_t *w, int64_t *h, i
 static int conformer_ffn(const struct clip *c, int r, int64_t T)
 {
 	struct ga_graph *g = c->g;
-	int x = clip_ops.norm(c, r, c->E, T, 0, 1, 1);
-	x = clip_ops.mm_b(c, x, c->F, T, 1);
+	int x = norm(c, r, c->E, T, 0, 1, 1);
+	x = mm_b(c, x, c->F, T, 1);
 	x = ga_op(g, 1, F32, c->F, T, 1, 1, S(x));
-	x = clip_ops.mm_b(c, x, c->E, T, 1);
+	x = mm_b(c, x, c->E, T, 1);
 	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x));
 	return ga_op(g, 1, F32, c->E, T, 1, 1, S(r, x));
 }
@@ -243,14 +242,14 @@ static int conformer_attn(const struct clip *c, int cur, int pe, int64_t T, int6
 {
 	struct ga_graph *g = c->g;
 	int64_t D = c->D, H = c->H;
-	int q = ga_view(g, clip_ops.mm_b(c, cur, c->E, T, 1));
-	int qu = ga_view(g, ga_op(g, 1, F32, D, H, T, 1, S(q, clip_ops.w(c))));
-	int k = clip_ops.mm_b(c, cur, c->E, T, 1);
+	int q = ga_view(g, mm_b(c, cur, c->E, T, 1));
+	int qu = ga_view(g, ga_op(g, 1, F32, D, H, T, 1, S(q, w(c))));
+	int k = mm_b(c, cur, c->E, T, 1);
 	k = ga_op(g, 0, F32, D, T, H, 1, S(ga_view(g, ga_view(g, k))));
 	int ac = gr_op_kind(g, ga_op(g, 0, F32, T, T, H, 1, S(qu, k)), GA_OP_MUL_MAT);
 	ac = ga_op(g, 0, F32, T, T, H, 1, S(ga_view(g, ac)));
-	int qv = ga_view(g, ga_op(g, 1, F32, D, H, T, 1, S(q, clip_ops.w(c))));
-	int p = ga_view(g, ga_view(g, clip_ops.mm(c, pe, c->E, P)));
+	int qv = ga_view(g, ga_op(g, 1, F32, D, H, T, 1, S(q, w(c))));
+	int p = ga_view(g, ga_view(g, mm(c, pe, c->E, P)));
 	int bd = gr_op_kind(g, ga_op(g, 0, F32, T, P, H, 1, S(qv, p)), GA_OP_MUL_MAT);
 	bd = ga_op(g, 0, F32, P, T, H, 1, S(ga_view(g, bd)));
 	bd = ga_op(g, 0, F32, P + 1, T, H, 1, S(bd));
@@ -258,11 +257,11 @@ static int conformer_attn(const struct clip *c, int cur, int pe, int64_t T, int6
 	bd = ga_op(g, 0, F32, P, T, H, 1, S(ga_view(g, ga_view(g, bd))));
 	int sc = ga_op(g, 1, F32, T, T, H, 1, S(ac, ga_view(g, bd)));
 	sc = ga_op(g, 1, F32, T, T, H, 1, S(ga_op(g, 1, F32, T, T, H, 1, S(sc))));
-	int v = clip_ops.mm_b(c, cur, c->E, T, 1);
+	int v = mm_b(c, cur, c->E, T, 1);
 	v = ga_op(g, 0, F32, T, D, H, 1, S(ga_view(g, ga_view(g, v))));
 	int x = gr_op_kind(g, ga_op(g, 0, F32, T, D, H, 1, S(sc, v)), GA_OP_MUL_MAT);
 	x = ga_op(g, 0, F32, c->E, T, 1, 1, S(ga_view(g, x)));
-	return clip_ops.mm_b(c, x, c->E, T, 1);
+	return mm_b(c, x, c->E, T, 1);
 }
 
 /* the convolution module: pw1, the sigmoid gate over its second half
@@ -272,7 +271,7 @@ static int conformer_conv_module(const struct clip *c, int cur, int64_t T)
 {
 	struct ga_graph *g = c->g;
 	int64_t E = c->E;
-	int x = clip_ops.mm_b(c, cur, 2 * E, T, 1);
+	int x = mm_b(c, cur, 2 * E, T, 1);
 	int a = ga_view(g, x);
 	int gate = ga_op(g, 0, F32, E, T, 1, 1, S(ga_view(g, x)));
 	x = ga_op(g, 1, F32, E, T, 1, 1, S(a, gate));
@@ -280,11 +279,11 @@ static int conformer_conv_module(const struct clip *c, int cur, int64_t T)
 	x = ga_op(g, 0, F32, T + 4, E, 1, 1, S(x));
 	x = ga_op(g, 0, F32, T + 4, E, 1, 1, S(x));
 	x = ga_op(g, 0, F32, T + 8, E, 1, 1, S(x));
-	x = ga_op(g, 0, F32, E, T, 1, 1, S(x, clip_ops.w(c)));
+	x = ga_op(g, 0, F32, E, T, 1, 1, S(x, w(c)));
 	for (int i = 0; i < 3; i++)
-		x = clip_ops.with_w(c, x, E, T);
+		x = with_w(c, x, E, T);
 	x = ga_op(g, 1, F32, E, T, 1, 1, S(x));
-	return clip_ops.mm_b(c, x, E, T, 1);
+	return mm_b(c, x, E, T, 1);
 }
 
 /* clip_graph_conformer (models/conformer.cpp, lfm2a): the positions'
@@ -308,17 +307,17 @@ static int build_conformer(const struct clip *c)
 	x = conformer_conv(c, x, &w, &h, ch, 0, 1);
 	x = ga_op(g, 0, F32, w, ch, h, 1, S(ga_view(g, x)));
 	int64_t T = h;
-	x = clip_ops.mm_b(c, ga_view(g, x), c->E, T, 1);
+	x = mm_b(c, ga_view(g, x), c->E, T, 1);
 	for (int64_t il = 0; il < c->L; il++) {
 		x = conformer_ffn(c, x, T);
-		int a = conformer_attn(c, clip_ops.norm(c, x, c->E, T, 0, 1, 1), pe, T, P);
+		int a = conformer_attn(c, norm(c, x, c->E, T, 0, 1, 1), pe, T, P);
 		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, a));
-		a = conformer_conv_module(c, clip_ops.norm(c, x, c->E, T, 0, 1, 1), T);
+		a = conformer_conv_module(c, norm(c, x, c->E, T, 0, 1, 1), T);
 		x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, a));
 		x = conformer_ffn(c, x, T);
-		x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+		x = norm(c, x, c->E, T, 0, 1, 1);
 	}
-	x = clip_ops.norm(c, x, c->E, T, 0, 1, 1);
+	x = norm(c, x, c->E, T, 0, 1, 1);
 	return head_ffn(c, x, T, "mm.a.mlp.1.weight", "mm.a.mlp.3.weight", 1);
 }
 
@@ -328,11 +327,11 @@ static int build_conformer(const struct clip *c)
 static const char *conformer_init(struct clip *c)
 {
 	const struct gguf_tensor *lp = gguf_tensor_find(c->gg, "a.blk.0.linear_pos.weight");
-	if (c->mel % 8 || !c->L || !lp || lp->ne[0] != 512 || !clip_ops.has(c, "a.conv1d.6.weight"))
+	if (c->mel % 8 || !c->L || !lp || lp->ne[0] != 512 || !has(c, "a.conv1d.6.weight"))
 		return "mel bins not a multiple of 8, or no linear_pos over 512 or conv1d.6";
-	if (!clip_ops.has(c, "a.pre_encode.out.bias") || !clip_ops.blk_has(c, 0, "conv_dw.weight"))
+	if (!has(c, "a.pre_encode.out.bias") || !blk_has(c, 0, "conv_dw.weight"))
 		return "no pre_encode.out or conv_dw";
-	return clip_ops.has(c, "mm.a.mlp.3.weight") && clip_ops.has(c, "mm.a.mlp.0.bias") ? NULL : "no adapter";
+	return has(c, "mm.a.mlp.3.weight") && has(c, "mm.a.mlp.0.bias") ? NULL : "no adapter";
 }
 
 /* qwen3a: three convolutions and conv_out, learned positions, mlp.1 and
@@ -343,17 +342,16 @@ static const char *stem2d_init(struct clip *c)
 	int q3 = c->type[0] == 'q';
 	if (c->type[0] == 'g') {
 		c->mel = 640;
-		return clip_ops.has(c, "mm.a.input_projection.weight") ? NULL : "no input projection";
+		return has(c, "mm.a.input_projection.weight") ? NULL : "no input projection";
 	}
 	c->rms = !q3;
-	if (c->mel % 8 || !clip_ops.has(c, "a.conv2d.3.weight") || !clip_ops.has(c, "a.conv_out.weight") ||
-	    clip_ops.has(c, "a.conv_out.bias"))
+	if (c->mel % 8 || !has(c, "a.conv2d.3.weight") || !has(c, "a.conv_out.weight") || has(c, "a.conv_out.bias"))
 		return "mel bins not a multiple of 8, or no conv2d.3 or conv_out";
-	if (!clip_ops.has(c, "a.conv2d.1.bias") || (q3 && !clip_ops.has(c, "a.position_embd.weight")))
+	if (!has(c, "a.conv2d.1.bias") || (q3 && !has(c, "a.position_embd.weight")))
 		return "no convolution biases or learned positions";
-	if (!q3 && (c->D % 4 || !clip_ops.has(c, "mm.a.norm_pre.bias")))
+	if (!q3 && (c->D % 4 || !has(c, "mm.a.norm_pre.bias")))
 		return "a head size not a multiple of 4, or no adapter norm";
-	return clip_ops.has(c, q3 ? "mm.a.mlp.2.weight" : "mm.a.mlp.3.weight") ? NULL : "no projector head";
+	return has(c, q3 ? "mm.a.mlp.2.weight" : "mm.a.mlp.3.weight") ? NULL : "no projector head";
 }
 
 /* The whisper towers: layer-normed blocks with q and v biases (k without),
@@ -363,20 +361,20 @@ static const char *whisper_init(struct clip *c)
 {
 	const char *t = c->type;
 	int needs = strcmp(t, "qwen2a") != 0 && strcmp(t, "musicflamingo") != 0;
-	c->stack = needs ? clip_ops.u64_or(c->gg, "clip.audio.projector.stack_factor", 0) : 0;
+	c->stack = needs ? u64_or(c->gg, "clip.audio.projector.stack_factor", 0) : 0;
 	if (needs && c->stack < 1)
 		return "no stack factor";
-	if (!clip_ops.has(c, "a.conv1d.1.weight") || !clip_ops.has(c, "a.position_embd.weight"))
+	if (!has(c, "a.conv1d.1.weight") || !has(c, "a.position_embd.weight"))
 		return "no convolutions or learned positions";
-	if (!clip_ops.blk_has(c, 0, "attn_q.bias") || clip_ops.blk_has(c, 0, "attn_k.bias") ||
-	    clip_ops.blk_has(c, 0, "attn_qkv.weight") || clip_ops.blk_has(c, 0, "ffn_gate.weight"))
+	if (!blk_has(c, 0, "attn_q.bias") || blk_has(c, 0, "attn_k.bias") || blk_has(c, 0, "attn_qkv.weight") ||
+	    blk_has(c, 0, "ffn_gate.weight"))
 		return "blocks other than whisper's";
 	const char *head = strcmp(t, "qwen2a") == 0	? "mm.a.fc.weight"
 			   : strcmp(t, "meralion") == 0 ? "mm.a.mlp.3.weight"
 			   : strcmp(t, "glma") == 0	? "v.eoi"
 			   : strcmp(t, "ultravox") == 0 ? "mm.a.norm_mid.weight"
 							: "mm.a.mlp.2.weight";
-	return clip_ops.has(c, head) ? NULL : "no projector head";
+	return has(c, head) ? NULL : "no projector head";
 }
 
 static const struct clip_type audio_types[] = {
@@ -406,12 +404,12 @@ int clip_audio_dims(struct clip *c, const struct gguf *gg, int fa)
 	c->gg = gg;
 	c->fa = fa;
 	c->audio = 1;
-	c->E = clip_ops.u64_or(gg, "clip.audio.embedding_length", 0);
-	c->H = clip_ops.u64_or(gg, "clip.audio.attention.head_count", 0);
-	c->F = clip_ops.u64_or(gg, "clip.audio.feed_forward_length", 0);
-	c->L = clip_ops.u64_or(gg, "clip.audio.block_count", 0);
-	c->proj = clip_ops.u64_or(gg, "clip.audio.projection_dim", 0);
-	c->mel = clip_ops.u64_or(gg, "clip.audio.num_mel_bins", 0);
+	c->E = u64_or(gg, "clip.audio.embedding_length", 0);
+	c->H = u64_or(gg, "clip.audio.attention.head_count", 0);
+	c->F = u64_or(gg, "clip.audio.feed_forward_length", 0);
+	c->L = u64_or(gg, "clip.audio.block_count", 0);
+	c->proj = u64_or(gg, "clip.audio.projection_dim", 0);
+	c->mel = u64_or(gg, "clip.audio.num_mel_bins", 0);
 	if (!c->E || !c->H || !c->mel || c->E % c->H)
 		return -1;
 	c->D = c->E / c->H;

@@ -1,13 +1,16 @@
-/* graph_clip.h: what the projector's graph builders share (internal to
- * src/plan/graph: graph_clip.c's vision builders and helpers,
- * graph_clip_audio.c's audio encoders). */
-#ifndef ZEALOT_GRAPH_CLIP_H
-#define ZEALOT_GRAPH_CLIP_H
+/* graph_clip_int: graph_clip's private header, shared by the files the
+ * projector's graph splits along (graph_clip.c: the helpers of clip.cpp's
+ * clip_graph and the first builders; graph_clip_vision2.c: the vision
+ * builders of the second round; graph_clip_audio.c: the audio encoders).
+ * Nothing outside src/plan/graph/ includes it.
+ */
+#ifndef ZEALOT_GRAPH_CLIP_INT_H
+#define ZEALOT_GRAPH_CLIP_INT_H
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../payload/gguf.h"
 #include "galloc.h"
-#include "graph.h"
 
 /* What a builder reads of the tower: clip_hparams' sizes and the optional
  * tensors the graph tests for. */
@@ -23,6 +26,7 @@ struct clip {
 	int audio;	       /* an audio tower (graph_clip_audio.c): a. tensors, clip.audio. keys */
 	int64_t mel, stack;    /* audio: mel bins, the projector's stack factor */
 	const char *type;
+	int own_blocks; /* the builder replays the block tensors blocks_unmirrored names */
 };
 
 /* An attention mask input (qwen2.5-vl's window mask, [T, T] f32), made
@@ -49,6 +53,38 @@ struct vit_opts {
 	void *hook_ctx;
 };
 
+/* The attention's heads: q [D, H, Tq], k and v [D, H, Tkv] */
+struct heads {
+	int64_t D, H, Tq, Tkv;
+	int64_t Hkv; /* K's and V's heads (GQA), 0: H */
+};
+
+/* graph_clip.c's helpers (clip_graph's build_inp, build_norm, build_vit's
+ * block, build_attn, ...), each described there */
+int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt);
+int has(const struct clip *c, const char *name);
+int blk_has(const struct clip *c, int64_t il, const char *suffix);
+int w(const struct clip *c);
+int mm(const struct clip *c, int x, int64_t ne0, int64_t ne1);
+int with_w(const struct clip *c, int x, int64_t ne0, int64_t ne1);
+int mm_b(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias);
+int norm(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b);
+int tower_norm(const struct clip *c, int x, const char *name, int64_t T);
+int vit_block(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o);
+int attn_heads(const struct clip *c, int q, int k, int v, struct clip_mask *mk, struct heads h);
+int qwen_inp(const struct clip *c);
+int qwen3_pos(const struct clip *c);
+int64_t rows_of(const struct clip *c, const char *name);
+int build_inp(const struct clip *c);
+int resize_pos(const struct clip *c);
+int merge_ffn(const struct clip *c, int x, const char *a, const char *b);
+int conv2d(const struct clip *c, int raw);
+int pixtral_ffn(const struct clip *c, int x, int64_t T);
+int rope2d(const struct clip *c, int x, int *pos, int64_t T);
+
+int build_kimi_paddle(const struct clip *c);
+int build_dotsocr(const struct clip *c);
+
 /* A mirrored projector type: its builder, and what must hold for the
  * builder to be the engine's (NULL: the reason it is not). */
 struct clip_type {
@@ -59,22 +95,11 @@ struct clip_type {
 	const char *(*init)(struct clip *c);
 };
 
-/* graph_clip.c's helpers (clip.cpp's clip_graph ones) for the builders
- * of other files: see their definitions there. */
-struct clip_ops {
-	int64_t (*u64_or)(const struct gguf *gg, const char *key, int64_t dflt);
-	int (*has)(const struct clip *c, const char *name);
-	int (*blk_has)(const struct clip *c, int64_t il, const char *suffix);
-	int (*w)(const struct clip *c);
-	int (*mm)(const struct clip *c, int x, int64_t ne0, int64_t ne1);
-	int (*with_w)(const struct clip *c, int x, int64_t ne0, int64_t ne1);
-	int (*mm_b)(const struct clip *c, int x, int64_t ne0, int64_t ne1, int bias);
-	int (*norm)(const struct clip *c, int x, int64_t ne0, int64_t ne1, int rms, int has_w, int has_b);
-	int (*vit_block)(const struct clip *c, int x, int64_t il, int64_t T, const struct vit_opts *o);
-	int (*tower_norm)(const struct clip *c, int x, const char *name, int64_t T);
-	int64_t (*rows_of)(const struct clip *c, const char *name);
-};
-extern const struct clip_ops clip_ops;
+/* graph_clip_vision2.c: the second round's types (after graph_clip.c's
+ * table), and kimik25's 3D position table (build_kimi_paddle reads it) */
+extern const struct clip_type clip_types2[];
+extern const size_t clip_types2_n;
+int resize_pos3d(const struct clip *c);
 
 /* graph_clip_audio.c: the audio projector types mirrored (NULL past the
  * end), and the one named (NULL: none); clip_audio_dims reads an audio
