@@ -894,22 +894,43 @@ static void read_type(const struct gguf *gg, char *type, size_t n)
 		snprintf(type, n, "?");
 }
 
-static int clip_dims(struct clip *c, const struct gguf *gg, int fa)
+/* clip.<kind>.<name> (kind: vision or audio), 0 when absent */
+static int64_t tower_key(const struct gguf *gg, const char *kind, const char *name)
+{
+	char k[96];
+	snprintf(k, sizeof(k), "clip.%s.%s", kind, name);
+	return u64_or(gg, k, 0);
+}
+
+/* The sizes every tower states under its kind's keys (clip.cpp
+ * load_hparams): -1 when the width, heads or blocks are unread or the
+ * heads do not divide the width. */
+int clip_tower_dims(struct clip *c, const struct gguf *gg, int fa, const char *kind)
 {
 	memset(c, 0, sizeof(*c));
 	c->gg = gg;
 	c->fa = fa;
-	c->E = u64_or(gg, "clip.vision.embedding_length", 0);
-	c->H = u64_or(gg, "clip.vision.attention.head_count", 0);
-	c->F = u64_or(gg, "clip.vision.feed_forward_length", 0);
-	c->L = u64_or(gg, "clip.vision.block_count", 0);
-	c->patch = u64_or(gg, "clip.vision.patch_size", 0);
-	c->img = u64_or(gg, "clip.vision.image_size", 0);
-	c->proj = u64_or(gg, "clip.vision.projection_dim", 0);
-	if (!c->E || !c->H || !c->L || !c->patch || !c->img || c->E % c->H)
+	c->audio = strcmp(kind, "audio") == 0;
+	c->E = tower_key(gg, kind, "embedding_length");
+	c->H = tower_key(gg, kind, "attention.head_count");
+	c->F = tower_key(gg, kind, "feed_forward_length");
+	c->L = tower_key(gg, kind, "block_count");
+	c->proj = tower_key(gg, kind, "projection_dim");
+	c->merge = 1;
+	if (!c->E || !c->H || c->E % c->H)
 		return -1;
 	c->D = c->E / c->H;
-	c->merge = 1;
+	return 0;
+}
+
+static int clip_dims(struct clip *c, const struct gguf *gg, int fa)
+{
+	if (clip_tower_dims(c, gg, fa, "vision") || !c->L)
+		return -1;
+	c->patch = u64_or(gg, "clip.vision.patch_size", 0);
+	c->img = u64_or(gg, "clip.vision.image_size", 0);
+	if (!c->patch || !c->img)
+		return -1;
 	c->px = c->img / c->patch;
 	c->np = c->px * c->px;
 	return 0;

@@ -400,21 +400,10 @@ const struct clip_type *clip_audio_type(const char *name)
 
 int clip_audio_dims(struct clip *c, const struct gguf *gg, int fa)
 {
-	memset(c, 0, sizeof(*c));
-	c->gg = gg;
-	c->fa = fa;
-	c->audio = 1;
-	c->E = u64_or(gg, "clip.audio.embedding_length", 0);
-	c->H = u64_or(gg, "clip.audio.attention.head_count", 0);
-	c->F = u64_or(gg, "clip.audio.feed_forward_length", 0);
-	c->L = u64_or(gg, "clip.audio.block_count", 0);
-	c->proj = u64_or(gg, "clip.audio.projection_dim", 0);
-	c->mel = u64_or(gg, "clip.audio.num_mel_bins", 0);
-	if (!c->E || !c->H || !c->mel || c->E % c->H)
+	if (clip_tower_dims(c, gg, fa, "audio"))
 		return -1;
-	c->D = c->E / c->H;
-	c->merge = 1;
-	return 0;
+	c->mel = u64_or(gg, "clip.audio.num_mel_bins", 0);
+	return c->mel ? 0 : -1;
 }
 
 static int flag(const struct gguf *gg, const char *key)

@@ -62,6 +62,7 @@ struct heads {
 /* graph_clip.c's helpers (clip_graph's build_inp, build_norm, build_vit's
  * block, build_attn, ...), each described there */
 int64_t u64_or(const struct gguf *gg, const char *key, int64_t dflt);
+int clip_tower_dims(struct clip *c, const struct gguf *gg, int fa, const char *kind);
 int has(const struct clip *c, const char *name);
 int blk_has(const struct clip *c, int64_t il, const char *suffix);
 int w(const struct clip *c);
