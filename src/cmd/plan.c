@@ -112,10 +112,13 @@ static void print_verdict(const struct shape_ctx *c, const struct plan *p)
 		cmd_wrap(stdout, "\nverdict: ", 2, d.s);
 		sb_release(&d);
 	} else if (p->fits) {
-		printf("\nverdict: %sfits%s, %s MiB above the slack band%s\n", color_word("fits"),
-		       color_tone(stdout, COLOR_END),
-		       FMT_MIB((double)(p->free_bytes - (int64_t)p->slack) / (1024.0 * 1024.0)),
-		       p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
+		struct sb d = {0};
+		sb_addf(&d, "%sfits%s, %s MiB above the slack band%s", color_word("fits"),
+			color_tone(stdout, COLOR_END),
+			FMT_MIB((double)(p->free_bytes - (int64_t)p->slack) / (1024.0 * 1024.0)),
+			p->n_unmirrored ? " (by an estimate: see what is not mirrored)" : "");
+		cmd_wrap(stdout, "\nverdict: ", 2, d.s);
+		sb_release(&d);
 	} else {
 		for (unsigned i = 0; i < p->n_devs; i++)
 			if (!p->devs[i].fits)
@@ -249,7 +252,7 @@ static void print_human(const struct endpoint *ep, const struct shape_ctx *c, co
 	if (p->n_unmirrored)
 		printf("\nnot mirrored by zealot yet (the figures it touches are estimates):\n");
 	for (unsigned i = 0; i < p->n_unmirrored; i++)
-		printf("  - %s\n", p->unmirrored[i]);
+		cmd_wrap(stdout, "  - ", 4, p->unmirrored[i]);
 	print_verdict(c, p);
 }
 

@@ -65,16 +65,19 @@ case_() {
 	echo "# $name: ubatch $ub compute vs its real boot: model alone off by $eu MiB, calibrated from ubatch $ua off by $ec MiB"
 	check "$name: calibrated error ($ec MiB) <= the model's alone ($eu MiB)" \
 		awk -v c="${ec:-999}" -v u="${eu:--1}" 'BEGIN { exit !(c <= u + 0.005) }'
-	if [ "${7:-}" = strict ]; then
-		check "$name: where the model is off, the calibration is strictly closer" \
-			awk -v c="${ec:-999}" -v u="${eu:--1}" 'BEGIN { exit !(u > 0.1 && c < u) }'
+	if [ "${7:-}" = exact ]; then
+		# the tower's compute was the estimate the model was least sure
+		# of (0.67 MiB off here); it is mirrored now (graph_clip.c), so
+		# the model alone must match the boot with nothing to calibrate
+		check "$name: the model alone matches the boot, projector included ($eu MiB off)" \
+			awk -v u="${eu:-999}" 'BEGIN { exit !(u <= 0.005) }'
 	fi
 }
 
 case_ llama llama "" "CTX_SIZE=6000 PARALLEL=2" 128 512
 # a vision tower (synth clip, a LLaVA-style MLP the engine runs): its
-# encoder compute is the estimate the model is least sure of
-case_ llama-vision llama "" "CTX_SIZE=4096 PARALLEL=2 MMPROJ_FILE=mm.gguf" 128 512 strict
+# encoder compute is replayed from the engine's clip graph
+case_ llama-vision llama "" "CTX_SIZE=4096 PARALLEL=2 MMPROJ_FILE=mm.gguf" 128 512 exact
 case_ qwen35-mtp qwen35 "" "CTX_SIZE=8192 PARALLEL=2 CACHE_TYPE_V=q8_0 SPEC_TYPE=draft-mtp SPEC_DRAFT_N_MAX=2" 256 1024
 case_ gemma3 gemma3 "" "CTX_SIZE=8192 PARALLEL=1" 1024 256
 case_ qwen35-geom qwen35 "layers=12 interval=3 heads=8 kv_heads=4 ssm_state=64 ssm_groups=4 ssm_dt_rank=8" "CTX_SIZE=6144 PARALLEL=2" 512 128
