@@ -143,7 +143,9 @@ enum v2_kind {
 	V2_GEMMA4UV,
 	V2_MIMOVL,
 	V2_MINIMAX,
-	V2_DOTS3NOTE
+	V2_DOTS3NOTE,
+	V2_LDP,
+	V2_LDPV2
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -163,11 +165,21 @@ static const struct {
 	const char *type, *traits;
 	enum v2_kind v2;
 } kinds2[] = {
-    {"glm4v", "QRGP", V2_GLM4V},	  {"resampler", "P", V2_RESAMPLER},  {"step3vl", "P", V2_STEP3VL},
-    {"kimik25", "Pk", V2_KIMIK25},	  {"hunyuanvl", "", V2_HUNYUANVL},   {"cogvlm", "3", V2_COGVLM},
-    {"youtuvl", "P", V2_YOUTUVL},	  {"exaone4_5", "QRGPW", V2_EXAONE}, {"gemma4v", "RG", V2_GEMMA4V},
-    {"gemma4uv", "", V2_GEMMA4UV},	  {"mimovl", "QRGP", V2_MIMOVL},     {"minimax_m3", "QP", V2_MINIMAX},
+    {"glm4v", "QRGP", V2_GLM4V},
+    {"resampler", "P", V2_RESAMPLER},
+    {"step3vl", "P", V2_STEP3VL},
+    {"kimik25", "Pk", V2_KIMIK25},
+    {"hunyuanvl", "", V2_HUNYUANVL},
+    {"cogvlm", "3", V2_COGVLM},
+    {"youtuvl", "P", V2_YOUTUVL},
+    {"exaone4_5", "QRGPW", V2_EXAONE},
+    {"gemma4v", "RG", V2_GEMMA4V},
+    {"gemma4uv", "", V2_GEMMA4UV},
+    {"mimovl", "QRGP", V2_MIMOVL},
+    {"minimax_m3", "QP", V2_MINIMAX},
     {"dots3note_v", "RGD", V2_DOTS3NOTE},
+    {"ldp", "", V2_LDP},
+    {"ldpv2", "", V2_LDPV2},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -358,6 +370,51 @@ static void gemma4_norms(struct tw *t, uint32_t il, uint32_t embd, uint32_t head
 	}
 }
 
+/* MobileVLM's projectors (24 x 24 patches): ldp's mlp.1, mlp.3 and two
+ * mb_blocks (a depthwise 3 x 3 kernel, its norm, the squeeze's fc1 and
+ * fc2, the pointwise matrix, its norm); ldpv2's mlp.0, mlp.2, the peg's
+ * depthwise kernel and bias; the depthwise kernels f16 (the CPU backend
+ * multiplies their f16 im2col by no f32 kernel) */
+static void mvlm_tensors(struct tw *t, int ldp, uint32_t embd, uint32_t pd)
+{
+	char nm[64];
+	uint64_t dw[4] = {3, 3, pd, 1};
+	snprintf(nm, sizeof(nm), "mm.model.mlp.%d.weight", ldp ? 1 : 0);
+	mat(t, nm, embd, pd);
+	snprintf(nm, sizeof(nm), "mm.model.mlp.%d.bias", ldp ? 1 : 0);
+	vec(t, nm, pd);
+	snprintf(nm, sizeof(nm), "mm.model.mlp.%d.weight", ldp ? 3 : 2);
+	mat(t, nm, pd, pd);
+	snprintf(nm, sizeof(nm), "mm.model.mlp.%d.bias", ldp ? 3 : 2);
+	vec(t, nm, pd);
+	if (!ldp) {
+		gw_tensor(t->w, "mm.model.peg.0.weight", 4, dw, 1, 9ull * pd * 2);
+		vec(t, "mm.model.peg.0.bias", pd);
+		return;
+	}
+	for (int b = 1; b <= 2; b++) {
+		static const char *const sfx[] = {"0.1", "2.1"};
+		snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.0.0.weight", b);
+		gw_tensor(t->w, nm, 4, dw, 1, 9ull * pd * 2);
+		for (size_t i = 0; i < 2; i++) {
+			snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.%s.weight", b, sfx[i]);
+			vec(t, nm, pd);
+			snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.%s.bias", b, sfx[i]);
+			vec(t, nm, pd);
+		}
+		snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.1.fc1.weight", b);
+		mat(t, nm, pd, pd / 4);
+		snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.1.fc1.bias", b);
+		vec(t, nm, pd / 4);
+		snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.1.fc2.weight", b);
+		mat(t, nm, pd / 4, pd);
+		snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.1.fc2.bias", b);
+		vec(t, nm, pd);
+		snprintf(nm, sizeof(nm), "mm.model.mb_block.%d.block.2.0.weight", b);
+		mat(t, nm, pd, pd);
+	}
+}
+
 /* The second round's projectors. glm4v's merger: a 2 x 2 conv2d to pd
  * (and its bias), mm.model.fc, the post norm, then mm.up, mm.gate (to
  * 2 pd) and mm.down */
@@ -412,6 +469,10 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 			snprintf(b, sizeof(b), "%s.bias", nm[i]);
 			vec(t, b, out[i]);
 		}
+		return;
+	}
+	if (v2 == V2_LDP || v2 == V2_LDPV2) {
+		mvlm_tensors(t, v2 == V2_LDP, embd, pd);
 		return;
 	}
 	if (v2 == V2_MIMOVL) { /* mm.0 and mm.2 over 2 x 2 rows, no biases */
@@ -502,11 +563,11 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3, dots3note_v",
+		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3, dots3note_v, ldp, ldpv2",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;
-	const uint32_t image = ps->image ? ps->image : 224;
+	const uint32_t image = ps->image ? ps->image : k->v2 == V2_LDP || k->v2 == V2_LDPV2 ? 336 : 224;
 	if (k->v2 == V2_RESAMPLER && pd % 128)
 		return errorf(err, "type=resampler: projection_dim=%u is not a multiple of 128 (its heads)", pd);
 	struct gguf_writer w;

@@ -262,10 +262,10 @@ int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
 	return norm(c, x, c->E, T, c->rms, 1, has(c, bn));
 }
 
-/* clip_graph_llava (models/llava.cpp) with the mlp projector: the patches
+/* clip_graph_llava (models/llava.cpp) up to its projector: the patches
  * (the class embedding concatenated), the learned positions' rows, the
- * blocks up to the second to last, the patches' rows, mm.0, GELU, mm.2. */
-static int build_llava(const struct clip *c)
+ * blocks up to the second to last, the patches' rows [E, np] */
+int llava_patches(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
 	int cls = has(c, "v.class_embd");
@@ -281,8 +281,15 @@ static int build_llava(const struct clip *c)
 		x = vit_block(c, x, il, T, NULL);
 	x = tower_norm(c, x, "post_ln", T);
 	int patches = ga_input(g, (uint64_t)c->np * 4);
-	x = gr_op_kind(g, ga_op(g, 0, F32, c->E, c->np, 1, 1, S(ga_view(g, x), patches)), GA_OP_GET_ROWS);
-	x = mm_b(c, x, c->proj, c->np, 1);
+	return gr_op_kind(g, ga_op(g, 0, F32, c->E, c->np, 1, 1, S(ga_view(g, x), patches)), GA_OP_GET_ROWS);
+}
+
+/* clip_graph_llava with the mlp projector: llava_patches, mm.0, GELU,
+ * mm.2 */
+static int build_llava(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int x = mm_b(c, llava_patches(c), c->proj, c->np, 1);
 	x = ga_op(g, 1, F32, c->proj, c->np, 1, 1, S(x));
 	if (has(c, "mm.2.weight"))
 		x = mm_b(c, x, c->proj, c->np, 1);
@@ -947,6 +954,9 @@ void compute_projector(const struct gguf *projector, int fa, struct projector_co
 	for (size_t i = 0; !t && i < clip_types2_n; i++)
 		if (strcmp(clip_types2[i].name, out->type) == 0)
 			t = &clip_types2[i];
+	for (size_t i = 0; !t && i < clip_types3_n; i++)
+		if (strcmp(clip_types3[i].name, out->type) == 0)
+			t = &clip_types3[i];
 	int audio = !t && (t = clip_audio_type(out->type)) != NULL;
 	struct clip c;
 	if (t && (audio ? clip_audio_dims(&c, projector, fa) : clip_dims(&c, projector, fa)))
@@ -977,6 +987,8 @@ const char *compute_projector_type_at(size_t i)
 		return types[i].name;
 	if (i - n < clip_types2_n)
 		return clip_types2[i - n].name;
-	const struct clip_type *a = clip_audio_type_at(i - n - clip_types2_n);
+	if (i - n - clip_types2_n < clip_types3_n)
+		return clip_types3[i - n - clip_types2_n].name;
+	const struct clip_type *a = clip_audio_type_at(i - n - clip_types2_n - clip_types3_n);
 	return a ? a->name : NULL;
 }

@@ -83,6 +83,7 @@ int conv2d(const struct clip *c, int raw);
 int pixtral_ffn(const struct clip *c, int x, int64_t T);
 int rope2d(const struct clip *c, int x, int *pos, int64_t T);
 
+int llava_patches(const struct clip *c);
 int build_kimi_paddle(const struct clip *c);
 int build_dotsocr(const struct clip *c);
 
@@ -101,6 +102,10 @@ struct clip_type {
 extern const struct clip_type clip_types2[];
 extern const size_t clip_types2_n;
 int resize_pos3d(const struct clip *c);
+
+/* graph_clip_vision3.c: the third round's vision types */
+extern const struct clip_type clip_types3[];
+extern const size_t clip_types3_n;
 
 /* graph_clip_audio.c: the audio projector types mirrored (NULL past the
  * end), and the one named (NULL: none); clip_audio_dims reads an audio
