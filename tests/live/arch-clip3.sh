@@ -4,7 +4,9 @@
 # mb_blocks: a depthwise 3 x 3 convolution, layer norms, hardswish, the
 # squeeze's pool, fc1, ReLU, fc2, hardsigmoid, the pointwise matrix; the
 # second of stride 2) and ldpv2 (mlp.0, GELU, mlp.2, the 2 x 2 average
-# pool, the peg's depthwise convolution and bias, the residual). Each
+# pool, the peg's depthwise convolution and bias, the residual), adapter
+# (glm_edge: every block, a 2 x 2 stride-2 convolution, a layer-normed
+# SwiGLU adapter, boi and eoi rows). Each
 # tower is what `synth clip --set type=T` writes; it boots beside a small
 # llama text model on the CPU
 # engine, which loads and warms it up (reserving the compute buffer of one
@@ -18,7 +20,7 @@
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
-TYPES3='["ldp","ldpv2"]'
+TYPES3='["ldp","ldpv2","adapter"]'
 run "$ZEALOT" archs --json
 check "archs: clip lists the third round's types as mirrored" \
 	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES3)]" '[true]'
@@ -53,12 +55,16 @@ clip_case() {
 
 # CLIP3_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
-for c in ${CLIP3_CASES:-ldp-fa ldp2-nofa}; do
+for c in ${CLIP3_CASES:-ldp-fa ldp2-nofa edge-fa}; do
 	case $c in
 	ldp-fa) clip_case ldp-fa "type=ldp" "FLASH_ATTN=on" ;;
 	ldp-nofa) clip_case ldp-nofa "type=ldp" "FLASH_ATTN=off" ;;
 	ldp2-fa) clip_case ldp2-fa "type=ldpv2" "FLASH_ATTN=on" ;;
 	ldp2-nofa) clip_case ldp2-nofa "type=ldpv2" "FLASH_ATTN=off" ;;
+	edge-fa) clip_case edge-fa "type=adapter" "FLASH_ATTN=on" ;;
+	edge-nofa) clip_case edge-nofa "type=adapter" "FLASH_ATTN=off" ;;
+	edge-nofa448) clip_case edge-nofa448 "type=adapter image=448 embd=256" "FLASH_ATTN=off" ;;
+	edge-fa448) clip_case edge-fa448 "type=adapter image=448 embd=256" "FLASH_ATTN=on" ;;
 	ldp-nofa512) clip_case ldp-nofa512 "type=ldp embd=512" "FLASH_ATTN=off" ;;
 	ldp2-fa512) clip_case ldp2-fa512 "type=ldpv2 embd=512" "FLASH_ATTN=on" ;;
 	esac

@@ -145,7 +145,8 @@ enum v2_kind {
 	V2_MINIMAX,
 	V2_DOTS3NOTE,
 	V2_LDP,
-	V2_LDPV2
+	V2_LDPV2,
+	V2_GLM_EDGE
 };
 
 /* Each type's traits as letters: Q qwen, R rms, G gate, P post_ln, W wa
@@ -180,6 +181,7 @@ static const struct {
     {"dots3note_v", "RGD", V2_DOTS3NOTE},
     {"ldp", "", V2_LDP},
     {"ldpv2", "", V2_LDPV2},
+    {"adapter", "P", V2_GLM_EDGE},
 };
 
 /* 0 and the traits of type, or -1 when synth writes no such tower */
@@ -415,6 +417,27 @@ static void mvlm_tensors(struct tw *t, int ldp, uint32_t embd, uint32_t pd)
 	}
 }
 
+/* The third round's projector tensors: MobileVLM's (mvlm_tensors);
+ * glm_edge's 2 x 2 stride-2 conv (f16), the adapter's GLU, boi, eoi */
+static void vision3_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32_t pd)
+{
+	if (v2 != V2_GLM_EDGE) {
+		mvlm_tensors(t, v2 == V2_LDP, embd, pd);
+		return;
+	}
+	uint64_t cv[4] = {2, 2, embd, embd};
+	gw_tensor(t->w, "adapter.conv.weight", 4, cv, 1, 4ull * embd * embd * 2);
+	vec(t, "adapter.conv.bias", embd);
+	mat(t, "adapter.linear.linear.weight", embd, pd);
+	vec(t, "adapter.linear.norm1.weight", pd);
+	vec(t, "adapter.linear.norm1.bias", pd);
+	mat(t, "adapter.linear.dense_h_to_4h.weight", pd, 2ull * pd);
+	mat(t, "adapter.linear.gate.weight", pd, 2ull * pd);
+	mat(t, "adapter.linear.dense_4h_to_h.weight", 2ull * pd, pd);
+	vec(t, "adapter.boi", pd);
+	vec(t, "adapter.eoi", pd);
+}
+
 /* The second round's projectors. glm4v's merger: a 2 x 2 conv2d to pd
  * (and its bias), mm.model.fc, the post norm, then mm.up, mm.gate (to
  * 2 pd) and mm.down */
@@ -471,8 +494,8 @@ static void vision2_tensors(struct tw *t, enum v2_kind v2, uint32_t embd, uint32
 		}
 		return;
 	}
-	if (v2 == V2_LDP || v2 == V2_LDPV2) {
-		mvlm_tensors(t, v2 == V2_LDP, embd, pd);
+	if (v2 >= V2_LDP) {
+		vision3_tensors(t, v2, embd, pd);
 		return;
 	}
 	if (v2 == V2_MIMOVL) { /* mm.0 and mm.2 over 2 x 2 rows, no biases */
@@ -563,7 +586,7 @@ static int projector_tower(const struct synth_proj *ps, const char *path, uint64
 		    "type=%s: written are mlp, gemma3, qwen2vl_merger, qwen2.5vl_merger, qwen3vl_merger, "
 		    "idefics3, internvl, pixtral, llama4, lightonocr, janus_pro, phi4, lfm2, kimivl, paddleocr, "
 		    "nemotron_v2_vl, dots_ocr, glm4v, resampler, step3vl, kimik25, hunyuanvl, cogvlm, youtuvl, "
-		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3, dots3note_v, ldp, ldpv2",
+		    "exaone4_5, gemma4v, gemma4uv, mimovl, minimax_m3, dots3note_v, ldp, ldpv2, adapter",
 		    ps->type);
 	const uint32_t blocks = 2, embd = ps->embd ? ps->embd : 64, ff = 2 * embd, heads = 2, patch = 14;
 	const uint32_t pd = ps->projection_dim;

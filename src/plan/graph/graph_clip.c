@@ -264,8 +264,9 @@ int tower_norm(const struct clip *c, int x, const char *name, int64_t T)
 
 /* clip_graph_llava (models/llava.cpp) up to its projector: the patches
  * (the class embedding concatenated), the learned positions' rows, the
- * blocks up to the second to last, the patches' rows [E, np] */
-int llava_patches(const struct clip *c)
+ * blocks up to the second to last, the patches' rows [E, np]; EDGE
+ * (glm_edge): every block, no patches' rows */
+int llava_patches(const struct clip *c, int edge)
 {
 	struct ga_graph *g = c->g;
 	int cls = has(c, "v.class_embd");
@@ -277,9 +278,11 @@ int llava_patches(const struct clip *c)
 	int rows = gr_op_kind(g, ga_op(g, 0, F32, c->E, T, 1, 1, S(w(c), pos)), GA_OP_GET_ROWS);
 	x = ga_op(g, 1, F32, c->E, T, 1, 1, S(x, rows));
 	x = tower_norm(c, x, "pre_ln", T);
-	for (int64_t il = 0; il < c->L - 1; il++)
+	for (int64_t il = 0; il < c->L - !edge; il++)
 		x = vit_block(c, x, il, T, NULL);
 	x = tower_norm(c, x, "post_ln", T);
+	if (edge)
+		return x;
 	int patches = ga_input(g, (uint64_t)c->np * 4);
 	return gr_op_kind(g, ga_op(g, 0, F32, c->E, c->np, 1, 1, S(ga_view(g, x), patches)), GA_OP_GET_ROWS);
 }
@@ -289,7 +292,7 @@ int llava_patches(const struct clip *c)
 static int build_llava(const struct clip *c)
 {
 	struct ga_graph *g = c->g;
-	int x = mm_b(c, llava_patches(c), c->proj, c->np, 1);
+	int x = mm_b(c, llava_patches(c, 0), c->proj, c->np, 1);
 	x = ga_op(g, 1, F32, c->proj, c->np, 1, 1, S(x));
 	if (has(c, "mm.2.weight"))
 		x = mm_b(c, x, c->proj, c->np, 1);

@@ -1,7 +1,8 @@
 /* graph_clip_int: graph_clip's private header, shared by the files the
  * projector's graph splits along (graph_clip.c: the helpers of clip.cpp's
  * clip_graph and the first builders; graph_clip_vision2.c: the vision
- * builders of the second round; graph_clip_audio.c: the audio encoders).
+ * builders of the second round; graph_clip_vision3.c: the third round's;
+ * graph_clip_audio.c: the audio encoders).
  * Nothing outside src/plan/graph/ includes it.
  */
 #ifndef ZEALOT_GRAPH_CLIP_INT_H
@@ -83,7 +84,7 @@ int conv2d(const struct clip *c, int raw);
 int pixtral_ffn(const struct clip *c, int x, int64_t T);
 int rope2d(const struct clip *c, int x, int *pos, int64_t T);
 
-int llava_patches(const struct clip *c);
+int llava_patches(const struct clip *c, int edge);
 int build_kimi_paddle(const struct clip *c);
 int build_dotsocr(const struct clip *c);
 
@@ -102,6 +103,13 @@ struct clip_type {
 extern const struct clip_type clip_types2[];
 extern const size_t clip_types2_n;
 int resize_pos3d(const struct clip *c);
+
+/* A square convolution's kernel, stride and padding; graph_clip_vision2.c's
+ * ggml_conv_2d of x [iw, iw, ic] by the next weight (f16) into [ow, ow, oc] */
+struct kconv {
+	int64_t k, st, pad;
+};
+int conv_k(const struct clip *c, int x, int64_t ic, int64_t iw, struct kconv kc, int64_t oc);
 
 /* graph_clip_vision3.c: the third round's vision types */
 extern const struct clip_type clip_types3[];

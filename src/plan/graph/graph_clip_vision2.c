@@ -186,14 +186,9 @@ static const char *minicpmv_init(struct clip *c)
 	return has(c, "resampler.kv.weight") && has(c, "resampler.proj.weight") ? NULL : "no resampler.kv or proj";
 }
 
-/* A square convolution's kernel, stride and padding */
-struct kconv {
-	int64_t k, st, pad;
-};
-
 /* ggml_conv_2d of x [iw, iw, ic] by the next weight [k, k, ic, oc]:
  * im2col (f16), the matmul, the cont [ow, ow, oc] */
-static int conv_k(const struct clip *c, int x, int64_t ic, int64_t iw, struct kconv kc, int64_t oc)
+int conv_k(const struct clip *c, int x, int64_t ic, int64_t iw, struct kconv kc, int64_t oc)
 {
 	struct ga_graph *g = c->g;
 	int64_t ow = (iw + 2 * kc.pad - kc.k) / kc.st + 1;

@@ -30,7 +30,7 @@ static int ldp_mlp(const struct clip *c, const char *a, const char *b)
 {
 	struct ga_graph *g = c->g;
 	int64_t T = c->np, na = rows_of(c, a), pd = rows_of(c, b);
-	int x = mm_b(c, llava_patches(c), na, T, 1);
+	int x = mm_b(c, llava_patches(c, 0), na, T, 1);
 	x = ga_op(g, 1, F32, na, T, 1, 1, S(x));
 	x = mm_b(c, x, pd, T, 1);
 	return ga_op(g, 0, F32, LDP_SIDE, LDP_SIDE, pd, 1, S(ga_view(g, x)));
@@ -104,6 +104,54 @@ static int build_ldp(const struct clip *c)
 	return mb_block(c, x, LDP_SIDE, pd, 2);
 }
 
+/* clip_graph_llava's glm_edge ("adapter") projector: llava_patches'
+ * every block, the patches' grid (a transposed cont), adapter.conv's
+ * 2 x 2 stride-2 convolution, its rows (a transposed cont) and bias;
+ * adapter.linear's matrix, layer norm, GELU in place, the SwiGLU of gate
+ * and dense_h_to_4h, dense_4h_to_h; boi and eoi concatenated around */
+static int build_glm_edge(const struct clip *c)
+{
+	struct ga_graph *g = c->g;
+	int64_t oc = (int64_t)gguf_tensor_find(c->gg, "adapter.conv.weight")->ne[3];
+	int64_t n = (c->px / 2) * (c->px / 2);
+	int x = llava_patches(c, 1);
+	x = ga_op(g, 0, F32, c->px, c->px, c->E, 1, S(ga_view(g, x)));
+	struct kconv k2 = {2, 2, 0};
+	x = conv_k(c, x, c->E, c->px, k2, oc);
+	x = ga_op(g, 0, F32, oc, n, 1, 1, S(ga_view(g, ga_view(g, x))));
+	x = with_w(c, x, oc, n);
+	int64_t h = rows_of(c, "adapter.linear.linear.weight"), f = rows_of(c, "adapter.linear.gate.weight");
+	x = norm(c, mm(c, x, h, n), h, n, 0, 1, 1);
+	x = ga_op(g, 1, F32, h, n, 1, 1, S(x));
+	int gate = mm(c, x, f, n);
+	x = ga_op(g, 0, F32, f, n, 1, 1, S(gate, mm(c, x, f, n)));
+	int64_t O = rows_of(c, "adapter.linear.dense_4h_to_h.weight");
+	x = mm(c, x, O, n);
+	x = ga_op(g, 0, F32, O, n + 1, 1, 1, S(w(c), x));
+	return ga_op(g, 0, F32, O, n + 2, 1, 1, S(x, w(c)));
+}
+
+/* glm_edge: llava's tower of square patches (an even side), no class
+ * embedding; adapter.conv, the adapter's matrices, boi and eoi */
+static const char *glm_edge_init(struct clip *c)
+{
+	static const char *const need[] = {"adapter.conv.weight",
+					   "adapter.conv.bias",
+					   "adapter.linear.linear.weight",
+					   "adapter.linear.norm1.bias",
+					   "adapter.linear.gate.weight",
+					   "adapter.linear.dense_h_to_4h.weight",
+					   "adapter.linear.dense_4h_to_h.weight",
+					   "adapter.boi",
+					   "adapter.eoi"};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!has(c, need[i]))
+			return "no adapter.conv, its matrices, norm1, boi or eoi";
+	if (gguf_find(c->gg, "clip.vision.feature_layer"))
+		return "feature layers";
+	return c->px % 2 || has(c, "v.class_embd") ? "an odd patch side or a class embedding" : NULL;
+}
+
 /* ldp and ldpv2: llava's tower of 24 x 24 patches (the grid llava.cpp
  * hard-codes), no stacked feature layers */
 static const char *ldp_init(struct clip *c)
@@ -122,5 +170,6 @@ static const char *ldp_init(struct clip *c)
 const struct clip_type clip_types3[] = {
     {"ldp", build_ldp, ldp_init},
     {"ldpv2", build_ldpv2, ldp_init},
+    {"adapter", build_glm_edge, glm_edge_init},
 };
 const size_t clip_types3_n = sizeof(clip_types3) / sizeof(clip_types3[0]);
