@@ -18,7 +18,7 @@ static const struct {
 	const char *type;
 } audio_kinds[] = {
     {8, "ultravox"}, {0, "qwen2a"},   {4, "voxtral"},	  {0, "musicflamingo"}, {4, "meralion"}, {4, "glma"},
-    {0, "qwen3a"},   {0, "gemma4ua"}, {0, "dots3note_a"}, {0, "lfm2a"},		{0, "parakeet"},
+    {0, "qwen3a"},   {0, "gemma4ua"}, {0, "dots3note_a"}, {0, "lfm2a"},		{0, "parakeet"}, {0, "gemma4a"},
 };
 
 int synth_audio_type(const char *type)
@@ -221,6 +221,55 @@ static void conformer(struct tw *t, uint32_t embd, uint32_t pd, int pk)
 	audio_mm(t, "mlp", 3, pd, pd, 1);
 }
 
+/* gemma4a's conformer: two 3 x 3 convolutions of 8 channels (stride 2,
+ * each with its channel norm), the input projection, RMS-normed blocks
+ * (half FFNs with post norms; chunked attention with per-dimension
+ * scales and the positions' projection; a convolution module with a
+ * 5-tap depthwise conv), the output projection, the embedder's norm and
+ * projection; no biases */
+static void gemma4a(struct tw *t, uint32_t embd, uint32_t pd)
+{
+	const uint32_t ch = 8, ff = 2 * embd, heads = 2;
+	char nm[48];
+	for (int k = 0; k < 2; k++) {
+		uint64_t ne[4] = {3, 3, k ? ch : 1, ch};
+		snprintf(nm, sizeof(nm), "a.conv1d.%d.weight", k);
+		gw_tensor(t->w, nm, 4, ne, 0, 9ull * ne[2] * ch * 4);
+		snprintf(nm, sizeof(nm), "a.conv1d.%d.norm.weight", k);
+		vec(t, nm, ch);
+	}
+	mat(t, "a.input_projection.weight", 32ull * ch, embd);
+	static const char *const norms[] = {"ffn_norm",	      "ffn_post_norm",	 "attn_pre_norm",
+					    "attn_post_norm", "conv_norm",	 "norm_conv",
+					    "ffn_norm_1",     "ffn_post_norm_1", "ln2"};
+	static const struct {
+		const char *name;
+		uint8_t in, out; /* 0: the width, 1: the FFN's, 2: twice the width */
+	} m[] = {{"ffn_up", 0, 1},     {"ffn_down", 1, 0}, {"ffn_up_1", 0, 1}, {"ffn_down_1", 1, 0},
+		 {"attn_q", 0, 0},     {"attn_k", 0, 0},   {"attn_v", 0, 0},   {"attn_out", 0, 0},
+		 {"attn_k_rel", 0, 0}, {"conv_pw1", 0, 2}, {"conv_pw2", 0, 0}};
+	const uint64_t width[] = {embd, ff, 2ull * embd};
+	for (uint32_t il = 0; il < 2; il++) {
+		for (size_t i = 0; i < ARRAY_SIZE(norms); i++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, norms[i]);
+			vec(t, nm, embd);
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, m[i].name);
+			mat(t, nm, width[m[i].in], width[m[i].out]);
+		}
+		for (int k = 0; k < 2; k++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.per_dim_%sscale.weight", il, k ? "k_" : "");
+			vec(t, nm, embd / heads);
+		}
+		snprintf(nm, sizeof(nm), "a.blk.%u.conv_dw.weight", il);
+		f32_tensor(t, nm, 2, 5, embd, 1);
+	}
+	mat(t, "a.pre_encode.out.weight", embd, embd);
+	vec(t, "mm.a.soft_emb_norm.weight", embd);
+	mat(t, "mm.a.input_projection.weight", embd, pd);
+}
+
 int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
 {
 	int i = synth_audio_type(ps->type);
@@ -256,7 +305,9 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 		gw_u32(&w, "clip.audio.subsampling_factor", 8);
 		gw_u32(&w, "clip.audio.conv_kernel_size", 9);
 	}
-	if (strcmp(type, "lfm2a") == 0 || strcmp(type, "parakeet") == 0) {
+	if (strcmp(type, "gemma4a") == 0) {
+		gemma4a(&t, embd, pd);
+	} else if (strcmp(type, "lfm2a") == 0 || strcmp(type, "parakeet") == 0) {
 		conformer(&t, embd, pd, type[0] == 'p');
 	} else if (q3 || g4) {
 		stem_2d(&t, type, embd, pd);
