@@ -17,8 +17,8 @@ static const struct {
 	uint32_t stack;
 	const char *type;
 } audio_kinds[] = {
-    {8, "ultravox"}, {0, "qwen2a"}, {4, "voxtral"},  {0, "musicflamingo"}, {4, "meralion"},
-    {4, "glma"},     {0, "qwen3a"}, {0, "gemma4ua"}, {0, "dots3note_a"},   {0, "lfm2a"},
+    {8, "ultravox"}, {0, "qwen2a"},   {4, "voxtral"},	  {0, "musicflamingo"}, {4, "meralion"}, {4, "glma"},
+    {0, "qwen3a"},   {0, "gemma4ua"}, {0, "dots3note_a"}, {0, "lfm2a"},		{0, "parakeet"}, {0, "gemma4a"},
 };
 
 int synth_audio_type(const char *type)
@@ -147,8 +147,11 @@ static void stem_2d(struct tw *t, const char *type, uint32_t embd, uint32_t pd)
  * projection, blocks of two half FFNs, the relative-position attention
  * (its biases, linear_pos over the 512-wide positions' embedding) and the
  * convolution module (pw1, a depthwise 9-tap conv, its norm, pw2), the
- * adapter */
-static void conformer(struct tw *t, uint32_t embd, uint32_t pd)
+ * adapter; parakeet's (pk) the same without the matrices' and conv_dw's
+ * biases and the positions' table, with the conv norm's mean and
+ * variance, its head an RMS norm, mlp.1 and mlp.2 (mm.model.mlp.0, 1 and
+ * 3 loaded, not used) */
+static void conformer(struct tw *t, uint32_t embd, uint32_t pd, int pk)
 {
 	const uint32_t ch = 8, ff = 2 * embd, heads = 2;
 	char nm[48];
@@ -163,7 +166,8 @@ static void conformer(struct tw *t, uint32_t embd, uint32_t pd)
 	}
 	mat(t, "a.pre_encode.out.weight", 16ull * ch, embd);
 	vec(t, "a.pre_encode.out.bias", embd);
-	mat(t, "a.position_embd.weight", pd, 1500); /* its width is the projector's (clip_n_mmproj_embd) */
+	if (!pk)
+		mat(t, "a.position_embd.weight", pd, 1500); /* its width is the projector's (clip_n_mmproj_embd) */
 	static const char *const norms[] = {"ffn_norm", "ffn_norm_1", "ln1", "ln2", "norm_conv", "conv_norm"};
 	static const struct {
 		const char *name;
@@ -182,22 +186,88 @@ static void conformer(struct tw *t, uint32_t embd, uint32_t pd)
 			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, m[i].name);
 			mat(t, nm, width[m[i].in], width[m[i].out]);
 			snprintf(nm, sizeof(nm), "a.blk.%u.%s.bias", il, m[i].name);
-			vec(t, nm, width[m[i].out]);
+			if (!pk)
+				vec(t, nm, width[m[i].out]);
 		}
 		snprintf(nm, sizeof(nm), "a.blk.%u.linear_pos.weight", il);
-		mat(t, nm, 512, embd);
+		mat(t, nm, pk ? embd : 512, embd);
 		for (int k = 0; k < 2; k++) {
 			snprintf(nm, sizeof(nm), "a.blk.%u.pos_bias_%c", il, k ? 'v' : 'u');
 			f32_tensor(t, nm, 2, embd / heads, heads, 1);
 		}
 		snprintf(nm, sizeof(nm), "a.blk.%u.conv_dw.weight", il);
 		f32_tensor(t, nm, 2, 9, embd, 1);
-		snprintf(nm, sizeof(nm), "a.blk.%u.conv_dw.bias", il);
+		snprintf(nm, sizeof(nm), "a.blk.%u.conv_%s", il, pk ? "norm_mean" : "dw.bias");
 		vec(t, nm, embd);
+		snprintf(nm, sizeof(nm), "a.blk.%u.conv_norm_var", il);
+		if (pk)
+			vec(t, nm, embd);
+	}
+	if (pk) { /* and its preprocessor's mel filters (n_fft 512) and window */
+		f32_tensor(t, "a.mel_filters", 1, 128 * 257, 1, 1);
+		f32_tensor(t, "a.window", 1, 400, 1, 1);
+		for (int k = 0; k < 4; k++) {
+			snprintf(nm, sizeof(nm), "mm.model.mlp.%d.weight", k);
+			if (k != 2)
+				mat(t, nm, embd, embd);
+		}
+		audio_norm(t, "norm_pre", embd, 0);
+		audio_mm(t, "mlp", 1, embd, pd, 0);
+		audio_mm(t, "mlp", 2, pd, pd, 0);
+		return;
 	}
 	audio_norm(t, "mlp.0", embd, 1);
 	audio_mm(t, "mlp", 1, embd, pd, 1);
 	audio_mm(t, "mlp", 3, pd, pd, 1);
+}
+
+/* gemma4a's conformer: two 3 x 3 convolutions of 8 channels (stride 2,
+ * each with its channel norm), the input projection, RMS-normed blocks
+ * (half FFNs with post norms; chunked attention with per-dimension
+ * scales and the positions' projection; a convolution module with a
+ * 5-tap depthwise conv), the output projection, the embedder's norm and
+ * projection; no biases */
+static void gemma4a(struct tw *t, uint32_t embd, uint32_t pd)
+{
+	const uint32_t ch = 8, ff = 2 * embd, heads = 2;
+	char nm[48];
+	for (int k = 0; k < 2; k++) {
+		uint64_t ne[4] = {3, 3, k ? ch : 1, ch};
+		snprintf(nm, sizeof(nm), "a.conv1d.%d.weight", k);
+		gw_tensor(t->w, nm, 4, ne, 0, 9ull * ne[2] * ch * 4);
+		snprintf(nm, sizeof(nm), "a.conv1d.%d.norm.weight", k);
+		vec(t, nm, ch);
+	}
+	mat(t, "a.input_projection.weight", 32ull * ch, embd);
+	static const char *const norms[] = {"ffn_norm",	      "ffn_post_norm",	 "attn_pre_norm",
+					    "attn_post_norm", "conv_norm",	 "norm_conv",
+					    "ffn_norm_1",     "ffn_post_norm_1", "ln2"};
+	static const struct {
+		const char *name;
+		uint8_t in, out; /* 0: the width, 1: the FFN's, 2: twice the width */
+	} m[] = {{"ffn_up", 0, 1},     {"ffn_down", 1, 0}, {"ffn_up_1", 0, 1}, {"ffn_down_1", 1, 0},
+		 {"attn_q", 0, 0},     {"attn_k", 0, 0},   {"attn_v", 0, 0},   {"attn_out", 0, 0},
+		 {"attn_k_rel", 0, 0}, {"conv_pw1", 0, 2}, {"conv_pw2", 0, 0}};
+	const uint64_t width[] = {embd, ff, 2ull * embd};
+	for (uint32_t il = 0; il < 2; il++) {
+		for (size_t i = 0; i < ARRAY_SIZE(norms); i++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, norms[i]);
+			vec(t, nm, embd);
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.%s.weight", il, m[i].name);
+			mat(t, nm, width[m[i].in], width[m[i].out]);
+		}
+		for (int k = 0; k < 2; k++) {
+			snprintf(nm, sizeof(nm), "a.blk.%u.per_dim_%sscale.weight", il, k ? "k_" : "");
+			vec(t, nm, embd / heads);
+		}
+		snprintf(nm, sizeof(nm), "a.blk.%u.conv_dw.weight", il);
+		f32_tensor(t, nm, 2, 5, embd, 1);
+	}
+	mat(t, "a.pre_encode.out.weight", embd, embd);
+	vec(t, "mm.a.soft_emb_norm.weight", embd);
+	mat(t, "mm.a.input_projection.weight", embd, pd);
 }
 
 int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_t *bytes, enum zerr *kind, char **err)
@@ -231,8 +301,14 @@ int synth_projector_audio(const struct synth_proj *ps, const char *path, uint64_
 	if (sf)
 		gw_u32(&w, "clip.audio.projector.stack_factor", sf);
 	struct tw t = {.w = &w};
-	if (strcmp(type, "lfm2a") == 0) {
-		conformer(&t, embd, pd);
+	if (strcmp(type, "parakeet") == 0) {
+		gw_u32(&w, "clip.audio.subsampling_factor", 8);
+		gw_u32(&w, "clip.audio.conv_kernel_size", 9);
+	}
+	if (strcmp(type, "gemma4a") == 0) {
+		gemma4a(&t, embd, pd);
+	} else if (strcmp(type, "lfm2a") == 0 || strcmp(type, "parakeet") == 0) {
+		conformer(&t, embd, pd, type[0] == 'p');
 	} else if (q3 || g4) {
 		stem_2d(&t, type, embd, pd);
 	} else {

@@ -387,14 +387,18 @@ static const struct clip_type audio_types[] = {
 
 const struct clip_type *clip_audio_type_at(size_t i)
 {
-	return i < sizeof(audio_types) / sizeof(audio_types[0]) ? &audio_types[i] : NULL;
+	size_t n = sizeof(audio_types) / sizeof(audio_types[0]);
+	if (i < n)
+		return &audio_types[i];
+	return i - n < clip_audio_types2_n ? &clip_audio_types2[i - n] : NULL; /* graph_clip_audio2.c's */
 }
 
 const struct clip_type *clip_audio_type(const char *name)
 {
-	for (size_t i = 0; i < sizeof(audio_types) / sizeof(audio_types[0]); i++)
-		if (strcmp(audio_types[i].name, name) == 0)
-			return &audio_types[i];
+	const struct clip_type *t;
+	for (size_t i = 0; (t = clip_audio_type_at(i)) != NULL; i++)
+		if (strcmp(t->name, name) == 0)
+			return t;
 	return NULL;
 }
 

@@ -2,7 +2,7 @@
  * projector's graph splits along (graph_clip.c: the helpers of clip.cpp's
  * clip_graph and the first builders; graph_clip_vision2.c: the vision
  * builders of the second round; graph_clip_vision3.c: the third round's;
- * graph_clip_audio.c: the audio encoders).
+ * graph_clip_audio.c and graph_clip_audio2.c: the audio encoders).
  * Nothing outside src/plan/graph/ includes it.
  */
 #ifndef ZEALOT_GRAPH_CLIP_INT_H
@@ -121,6 +121,10 @@ extern const size_t clip_types3_n;
 const struct clip_type *clip_audio_type_at(size_t i);
 const struct clip_type *clip_audio_type(const char *name);
 int clip_audio_dims(struct clip *c, const struct gguf *gg, int fa);
+/* graph_clip_audio2.c: the second round's audio types (after the table
+ * of graph_clip_audio.c, which clip_audio_type_at reads on into) */
+extern const struct clip_type clip_audio_types2[];
+extern const size_t clip_audio_types2_n;
 /* A tower with both a vision and an audio encoder (qwen2.5-omni's): the
  * engine reserves a buffer for each, which the builders do not add up;
  * the reason, or NULL for a tower of one encoder. */
