@@ -29,6 +29,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh" # plan_mirrors
+. "$(dirname "$0")/../clipcase.sh"
 cd "$TMP" || exit 1
 
 run "$ZEALOT" archs --json
@@ -37,33 +38,7 @@ check "archs: clip counts its mirrored projector types (17 here, more in arch-cl
 check "archs: clip is still not counted mirrored as a model (S18)" \
 	json_is '[.archs[]|select(.arch=="clip")|.mirrored]' '[false]'
 
-must "$ZEALOT" synth llama --set embd=256 --set layers=2 --set vocab=1024 -o text.gguf || exit 1
-WORST=0
 
-# clip_case NAME "synth sets" "endpoint keys": the tower, booted beside the
-# text model; its weights and compute held to the boot's ledger.
-clip_case() {
-	local name=$1 sets=$2 keys=$3 s args=() err
-	for s in $sets; do args+=(--set "$s"); done
-	if ! "$ZEALOT" synth clip "${args[@]}" -o "$name-mm.gguf" 2>"$name.synth"; then
-		check "$name: synth clip $sets writes it" false
-		sed 's/^/#   /' "$name.synth"
-		return 1
-	fi
-	cp text.gguf "$name.gguf"
-	boot_for_ledger "$name" "CTX_SIZE=512 MMPROJ_FILE=$name-mm.gguf $keys"
-	check_answered "$name" "$name.log"
-	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	cp "$TMP/out" "$name.cmp"
-	check "$name: the projector's weights equal the engine's model size" \
-		json_is '[.comparison[]|select(.term=="projector" and .part=="weights")|.diff|fabs <= 0.01]' '[true]'
-	err=$(jq '[.comparison[]|select(.term=="projector" and .part=="compute")|.error_pct|fabs]|max // 999' "$name.cmp")
-	check "$name: the projector's compute within 0.5% of reserve_compute_meta's (${err}%)" \
-		awk -v e="$err" 'BEGIN { exit !(e <= 0.5) }'
-	jq -r '.comparison[]|select(.term=="projector")|"#   projector \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp"
-	awk -v e="$err" -v w="$WORST" 'BEGIN { exit !(e > w) }' && WORST=$err
-	check "$name: the plan is exact (the projector mirrored)" plan_mirrors "$name.env"
-}
 
 clip_case mlp-nofa "image=672" "FLASH_ATTN=off"
 clip_case g3-fa "type=gemma3 image=672" "FLASH_ATTN=on"
@@ -83,11 +58,11 @@ clip_case kv-fa "type=kimivl" "FLASH_ATTN=on"
 clip_case po-nofa "type=paddleocr" "FLASH_ATTN=off"
 clip_case nm-fa "type=nemotron_v2_vl image=448" "FLASH_ATTN=on"
 clip_case dt-nofa "type=dots_ocr" "FLASH_ATTN=off"
-echo "# worst projector compute error: ${WORST}%"
+echo "# worst projector compute error: ${CLIP_WORST}%"
 
 # A tower the builders do not fit is estimated, and said to be
 must "$ZEALOT" synth clip --preset bonsai-9b-mmproj -o bonsai-mm.gguf || exit 1
-printf 'MODEL_FILE=text.gguf\nMMPROJ_FILE=bonsai-mm.gguf\nCTX_SIZE=512\n' >est.env
+printf 'MODEL_FILE=text256.gguf\nMMPROJ_FILE=bonsai-mm.gguf\nCTX_SIZE=512\n' >est.env
 run "$ZEALOT" plan --json est.env
 check "estimated: plan --json says the projector compute is estimated, and why" \
 	json_is '.unmirrored' '["projector compute estimated (type qwen3vl_merger not mirrored: no second patch embedding)"]'

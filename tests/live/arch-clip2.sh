@@ -28,41 +28,14 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../engine.sh"
 . "$(dirname "$0")/../plancase.sh" # plan_mirrors
+. "$(dirname "$0")/../clipcase.sh"
 cd "$TMP" || exit 1
 
 # The types this suite boots; archs lists each as mirrored
 TYPES2='["glm4v","resampler","step3vl","kimik25","hunyuanvl","cogvlm","youtuvl","exaone4_5","gemma4v","gemma4uv","mimovl","minimax_m3","dots3note_v"]'
-run "$ZEALOT" archs --json
-check "archs: clip lists the second round's types as mirrored" \
-	json_is "[.archs[]|select(.arch==\"clip\")|.projectors.types|contains($TYPES2)]" '[true]'
+clip_listed "the second round's types" "$TYPES2"
 
-must "$ZEALOT" synth llama --set embd=256 --set layers=2 --set vocab=1024 -o text.gguf || exit 1
-WORST=0
 
-# clip_case NAME "synth sets" "endpoint keys": the tower, booted beside the
-# text model; its weights and compute held to the boot's ledger.
-clip_case() {
-	local name=$1 sets=$2 keys=$3 s args=() err
-	for s in $sets; do args+=(--set "$s"); done
-	if ! "$ZEALOT" synth clip "${args[@]}" -o "$name-mm.gguf" 2>"$name.synth"; then
-		check "$name: synth clip $sets writes it" false
-		sed 's/^/#   /' "$name.synth"
-		return 1
-	fi
-	cp text.gguf "$name.gguf"
-	boot_for_ledger "$name" "CTX_SIZE=512 MMPROJ_FILE=$name-mm.gguf $keys"
-	check_answered "$name" "$name.log"
-	run "$ZEALOT" ledger "$name.log" --endpoint "$name.env" --json
-	cp "$TMP/out" "$name.cmp"
-	check "$name: the projector's weights equal the engine's model size" \
-		json_is '[.comparison[]|select(.term=="projector" and .part=="weights")|.diff|fabs <= 0.01]' '[true]'
-	err=$(jq '[.comparison[]|select(.term=="projector" and .part=="compute")|.error_pct|fabs]|max // 999' "$name.cmp")
-	check "$name: the projector's compute within 0.5% of reserve_compute_meta's (${err}%)" \
-		awk -v e="$err" 'BEGIN { exit !(e <= 0.5) }'
-	jq -r '.comparison[]|select(.term=="projector")|"#   projector \(.part): plan \(.plan) ledger \(.ledger) (\(.error_pct)%)"' "$name.cmp"
-	awk -v e="$err" -v w="$WORST" 'BEGIN { exit !(e > w) }' && WORST=$err
-	check "$name: the plan is exact (the projector mirrored)" plan_mirrors "$name.env"
-}
 
 # CLIP2_CASES runs other cases (each type's other flash-attention setting,
 # checked by hand); by default one boot a type
@@ -97,4 +70,4 @@ for c in ${CLIP2_CASES:-glm-fa mcv-nofa s3-fa k25-nofa hy-fa cog-nofa yt-fa ex-n
 	k25-fa448) clip_case k25-fa448 "type=kimik25 image=448 embd=512" "FLASH_ATTN=on" ;;
 	esac
 done
-echo "# worst projector compute error: ${WORST}%"
+echo "# worst projector compute error: ${CLIP_WORST}%"
