@@ -104,6 +104,12 @@ struct writer {
 	unsigned head, queued;
 	int running, stop;
 };
+/* A read or write through *dfd (the .part with O_DIRECT) failed with
+ * errno: 1 when the file system refuses O_DIRECT there (EINVAL,
+ * EOPNOTSUPP), and then *dfd is closed and -1, so the page cache takes
+ * every later byte; 0 for any other error. The writer's and the hash's
+ * one rule. */
+int fetch_direct_refused(int *dfd);
 
 /* dfd: -1, or the .part open with O_DIRECT (the writer closes it) */
 void fetch_writer_start(struct writer *w, int fd, int dfd);

@@ -72,16 +72,13 @@ static ssize_t hash_disk(struct hasher *h, unsigned char *buf, uint64_t from, ui
 		do
 			r = pread(h->dfd, buf, want, (off_t)at);
 		while (r < 0 && errno == EINTR);
-		if (r < 0 && (errno == EINVAL || errno == EOPNOTSUPP)) {
-			close(h->dfd); /* no direct reads here: the page cache from now on */
-			h->dfd = -1;
-		} else {
+		if (r >= 0 || !fetch_direct_refused(&h->dfd)) {
 			if (r <= (ssize_t)skip)
 				return -1;
 			size_t n = (size_t)r - skip < to - from ? (size_t)r - skip : (size_t)(to - from);
 			EVP_DigestUpdate(h->ctx, buf + skip, n);
 			return (ssize_t)n;
-		}
+		} /* refused: the page cache from now on */
 	}
 	size_t len = to - from < HASH_BUF ? (size_t)(to - from) : HASH_BUF;
 	do

@@ -359,6 +359,15 @@ void fetch_syncer_end(struct syncer *y)
 
 /* --- the .part's writes: a thread that does them ------------------------ */
 
+int fetch_direct_refused(int *dfd)
+{
+	if (errno != EINVAL && errno != EOPNOTSUPP)
+		return 0;
+	close(*dfd);
+	*dfd = -1;
+	return 1;
+}
+
 static void write_job(struct writer *w, struct wjob *j)
 {
 	size_t off = 0, whole = j->direct && j->off % DIO_ALIGN == 0 ? j->len / DIO_ALIGN * DIO_ALIGN : 0;
@@ -368,11 +377,8 @@ static void write_job(struct writer *w, struct wjob *j)
 		ssize_t r = pwrite(dio ? w->dfd : w->fd, j->buf + off, piece, (off_t)(j->off + off));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 && dio && (errno == EINVAL || errno == EOPNOTSUPP)) {
-			close(w->dfd); /* no direct I/O of these blocks here: the page cache from now on */
-			w->dfd = -1;
+		if (r < 0 && dio && fetch_direct_refused(&w->dfd))
 			continue;
-		}
 		if (r <= 0) {
 			j->err = r < 0 ? errno : EIO;
 			break;
