@@ -39,11 +39,13 @@ EOF
 }
 events() { jq -r "select(.event==\"$1\")|.why" "$TMP/out"; }
 landed() { cmp -s "$TMP/$1/m.gguf" "$www/${2:-q.gguf}"; }
+# (inside check: a `check ... && landed` ran cmp outside it, where it failed nothing)
+ok_landed() { test "$rc" -eq 0 && landed "$@"; }
 
 # --- a reset mid-body: retried, resumed from where it broke, verified
 endpoint reset "$P/reset/q.gguf"
 run "$ZEALOT" fetch --json "$TMP/reset/e.env"
-check "reset mid-body: exit 0, the file verifies" test "$rc" -eq 0 && landed reset
+check "reset mid-body: exit 0, the file verifies" ok_landed reset
 check "reset mid-body: a retry event" test -n "$(events retry)"
 check "reset mid-body: the retry asked for the rest (Range from the cut)" \
 	test -n "$(jq -r 'select(.path=="/reset/q.gguf" and .range != null)|.range' "$PLOG" | grep -E '^bytes=[1-9][0-9]*-$')"
@@ -57,7 +59,7 @@ check "reset mid-body: the retry resumed at no 4 KiB boundary (byte $cut)" test 
 # --- a short body (closed early): retried and resumed
 endpoint short "$P/short/q.gguf"
 run "$ZEALOT" fetch --json "$TMP/short/e.env"
-check "short body: exit 0, the file verifies" test "$rc" -eq 0 && landed short
+check "short body: exit 0, the file verifies" ok_landed short
 check "short body: a retry event" test -n "$(events retry)"
 
 # --- a stall: the stall timeout ends it, the retry resumes
@@ -65,7 +67,7 @@ endpoint stall "$P/stall/q.gguf"
 t0=$(date +%s)
 run "$ZEALOT" fetch --json --stall-timeout 2 "$TMP/stall/e.env"
 t1=$(date +%s)
-check "stall: exit 0, the file verifies" test "$rc" -eq 0 && landed stall
+check "stall: exit 0, the file verifies" ok_landed stall
 check "stall: the stall timeout fired (a retry) within seconds" test -n "$(events retry)" -a $((t1 - t0)) -lt 20
 
 # kill_at NAME CHUNK: run fetch on $TMP/NAME/e.env; it kills itself (SIGKILL,
@@ -122,7 +124,7 @@ kill -9 "$pid1"
 wait "$pid1" 2>/dev/null
 run "$ZEALOT" fetch --json "$TMP/lock/e.env"
 check "lock: after the holder died, the next fetch exits 0 and the file verifies" \
-	test "$rc" -eq 0 && landed lock lk.gguf
+	ok_landed lock lk.gguf
 check "lock: it resumed the dead fetch's .part (no restart)" \
 	test -n "$(jq -r 'select(.event=="start")|.why' "$TMP/out" | grep -F resumed)" -a -z "$(events restart)"
 check "lock: no lock file is left" test ! -e "$TMP/lock/m.gguf.part.lock" -a ! -e "$TMP/lock/m.gguf.part.state"
@@ -149,8 +151,9 @@ for round in 1 2 3; do
 		*) ok=0 ;;
 		esac
 	done
-	check "race $round: the file verifies ($ra/$rb), each loser named the winner" \
-		test "$ok" -eq 1 -a \( "$ra" -eq 0 -o "$rb" -eq 0 \) && landed race slowq.gguf
+	check "race $round: one won ($ra/$rb), each loser named the winner" \
+		test "$ok" -eq 1 -a \( "$ra" -eq 0 -o "$rb" -eq 0 \)
+	check "race $round: the file verifies" landed race slowq.gguf
 done
 
 # --- a server that ignores Range on the resume: the .part restarts cleanly
@@ -158,20 +161,20 @@ endpoint norange "$P/norange/slowq.gguf" slowq.gguf
 kill_at norange 3
 check "norange: a .part was left by the kill" test -s "$TMP/norange/m.gguf.part"
 run "$ZEALOT" fetch --json "$TMP/norange/e.env"
-check "200 instead of 206: exit 0, the file verifies" test "$rc" -eq 0 && landed norange slowq.gguf
+check "200 instead of 206: exit 0, the file verifies" ok_landed norange slowq.gguf
 check "200 instead of 206: restarted from byte 0, saying why" test -n "$(events restart | grep -F '200 to a range request')"
 
 # --- 416 on the resume: restart from byte 0
 endpoint r416 "$P/r416/slowq.gguf" slowq.gguf
 kill_at r416 3
 run "$ZEALOT" fetch --json "$TMP/r416/e.env"
-check "416: exit 0, the file verifies" test "$rc" -eq 0 && landed r416 slowq.gguf
+check "416: exit 0, the file verifies" ok_landed r416 slowq.gguf
 check "416: restarted, saying why" test -n "$(events restart | grep -F '416')"
 
 # --- an ETag that changes between attempts (the server ignores If-Range)
 endpoint etag "$P/etag/q.gguf"
 run "$ZEALOT" fetch --json "$TMP/etag/e.env"
-check "changed ETag: exit 0, the file verifies" test "$rc" -eq 0 && landed etag
+check "changed ETag: exit 0, the file verifies" ok_landed etag
 check "changed ETag: the resumed 206 was refused, the file restarted" test -n "$(events restart | grep -F 'validator changed')"
 
 # --- a real server whose file changed between attempts (nginx honours If-Range)
@@ -183,7 +186,7 @@ must "$ZEALOT" synth qwen35 --set vocab=30000 --set name=other --force -o "$www/
 touch -d '+1 minute' "$www/chg.gguf"
 sed -i "s/^MODEL_SHA256=.*/MODEL_SHA256=$(sha256sum "$www/chg.gguf" | cut -d' ' -f1)/; s/^MODEL_BYTES=.*/MODEL_BYTES=$(stat -c %s "$www/chg.gguf")/" "$TMP/chg/e.env"
 run "$ZEALOT" fetch --json "$TMP/chg/e.env"
-check "changed upstream file (nginx): exit 0, the new file, never a splice" test "$rc" -eq 0 && landed chg chg.gguf
+check "changed upstream file (nginx): exit 0, the new file, never a splice" ok_landed chg chg.gguf
 check "changed upstream file: restarted on the 200 to If-Range" test -n "$(events restart)"
 
 # --- an HTML error page instead of a GGUF
@@ -210,7 +213,7 @@ endpoint redir "$P/redirect/q.gguf"
 echo "TOKEN_FILE=$TMP/token" >>"$TMP/redir/e.env"
 : >"$PLOG"
 run "$ZEALOT" fetch --json "$TMP/redir/e.env"
-check "redirect to another host: exit 0, the file verifies" test "$rc" -eq 0 && landed redir
+check "redirect to another host: exit 0, the file verifies" ok_landed redir
 check "redirect: the first host got the token" \
 	test "$(jq -r "select(.listener==\"127.0.0.1:$PP\")|.authorization" "$PLOG" | head -1)" = "Bearer zealot-secret-token"
 check "redirect: the other host (127.0.0.2) was asked" test -n "$(jq -r "select(.listener==\"127.0.0.2:$OP\")|.path" "$PLOG")"
@@ -270,7 +273,7 @@ unpinned() { # NAME URL
 }
 unpinned linked "$P/linked/q.gguf"
 run "$ZEALOT" fetch --json --pin "$TMP/linked/e.env"
-check "X-Linked-Etag that matches: exit 0, the file lands" test "$rc" -eq 0 && landed linked
+check "X-Linked-Etag that matches: exit 0, the file lands" ok_landed linked
 check "X-Linked-Etag: the result names the publisher's sha256 and its header" \
 	test "$(jq -r 'select(.event=="result")|"\(.publisher_sha256) \(.publisher_from)"' "$TMP/out")" = "$qsha X-Linked-Etag"
 check "X-Linked-Etag: --pin writes it as MODEL_SHA256" grep -qx "MODEL_SHA256=$qsha" "$TMP/linked/e.env"
@@ -299,9 +302,10 @@ check "stated sha256 is not the pin: the error names the header and the pin" \
 
 unpinned etagsha "$P/etagsha/q.gguf"
 run "$ZEALOT" fetch --json --pin "$TMP/etagsha/e.env"
-check "a sha256 ETag that matches: exit 0, lands, --pin writes it" \
-	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.publisher_from' "$TMP/out")" = ETag && landed etagsha &&
-	grep -qx "MODEL_SHA256=$qsha" "$TMP/etagsha/e.env"
+check "a sha256 ETag that matches: exit 0, lands" ok_landed etagsha
+check "a sha256 ETag that matches: the result names it, --pin writes it" \
+	test "$(jq -r 'select(.event=="result")|.publisher_from' "$TMP/out")" = ETag -a \
+	-n "$(grep -x "MODEL_SHA256=$qsha" "$TMP/etagsha/e.env")"
 unpinned etaglie "$P/etaglie/q.gguf"
 run "$ZEALOT" fetch "$TMP/etaglie/e.env"
 check "a sha256 ETag that does not match: exit 1, nothing in place" \
@@ -309,8 +313,9 @@ check "a sha256 ETag that does not match: exit 1, nothing in place" \
 # nginx's own ETag (mtime-size) is no checksum: an unpinned fetch from it is not judged by it
 unpinned plainetag "$P/ok/q.gguf"
 run "$ZEALOT" fetch --json "$TMP/plainetag/e.env"
-check "an ETag that is not a sha256: no publisher's checksum, the file lands" \
-	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.publisher_sha256' "$TMP/out")" = null && landed plainetag
+check "an ETag that is not a sha256: the file lands" ok_landed plainetag
+check "an ETag that is not a sha256: no publisher's checksum" \
+	test "$(jq -r 'select(.event=="result")|.publisher_sha256' "$TMP/out")" = null
 
 # --- a full disk keeps the .part and says so (a small tmpfs, where mounting is allowed)
 mkdir -p "$TMP/full"

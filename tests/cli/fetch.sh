@@ -21,6 +21,16 @@ size2=$(stat -c %s "$www/v2.gguf")
 sha2=$(sha256sum "$www/v2.gguf" | cut -d' ' -f1)
 nginx_start "$www" || { echo "not ok - nginx starts"; cat "$TMP/nginx/logs/error.log"; exit 0; }
 U=http://127.0.0.1:$NGINX_PORT
+# got FILE WANT [FILE WANT...]: the last run exited 0 and each FILE is its
+# WANT byte for byte (one command for check: a `check ... && cmp` ran cmp
+# outside check, where it failed nothing)
+got() {
+	test "$rc" -eq 0 || return 1
+	while [ $# -ge 2 ]; do
+		cmp -s "$1" "$2" || return 1
+		shift 2
+	done
+}
 printf '#!/bin/sh\nexit 0\n' >"$TMP/stub.sh" # a stand-in runtime for serve --dry-run
 chmod +x "$TMP/stub.sh"
 
@@ -100,7 +110,7 @@ check "corrupted upstream: both hashes named" test -n "$(grep -F "$bad" "$TMP/er
 check "corrupted upstream: no .part left" test ! -e "$TMP/c/m.gguf.part"
 sed -i "s#v2-bad.gguf#v2.gguf#" "$TMP/c/c.env"
 run "$ZEALOT" fetch -f "$TMP/c/c.env"
-check "-f with a good upstream: replaced once verified" test "$rc" -eq 0 && cmp -s "$TMP/c/m.gguf" "$www/v2.gguf"
+check "-f with a good upstream: replaced once verified" got "$TMP/c/m.gguf" "$www/v2.gguf"
 
 # --- a server offering another size stops before downloading
 sed "s/^MODEL_BYTES=.*/MODEL_BYTES=$((size - 1))/" "$TMP/ep/p.env" | sed 's/^MODEL_FILE=.*/MODEL_FILE=sz.gguf/' >"$TMP/ep/sz.env"
@@ -146,7 +156,7 @@ EOF
 run "$ZEALOT" fetch --pin --json "$TMP/all/a.env"
 check "three kinds: exit 0, three results downloaded" \
 	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.status' "$TMP/out" | grep -c downloaded)" = 3
-check "three kinds: the projector and the adapter landed" cmp -s "$TMP/all/p.gguf" "$www/proj.gguf" && cmp -s "$TMP/all/l.gguf" "$www/lora.gguf"
+check "three kinds: the projector and the adapter landed" got "$TMP/all/p.gguf" "$www/proj.gguf" "$TMP/all/l.gguf" "$www/lora.gguf"
 check "three kinds: each kind's pins follow its URL line" \
 	test "$(grep -oE '^[A-Z]+_(URL|BYTES|SHA256)' "$TMP/all/a.env" | tr '\n' ' ')" = \
 	"MODEL_URL MODEL_BYTES MODEL_SHA256 MMPROJ_URL MMPROJ_BYTES MMPROJ_SHA256 LORA_URL LORA_BYTES LORA_SHA256 "
@@ -251,7 +261,7 @@ echo "$U/small.gguf" >"$TMP/xf/lora.url"
 printf 'MODEL_FILE=m.gguf\nMMPROJ_FILE=mm.gguf\nMMPROJ_URL_FILE=mm.url\nLORA_FILE=lora.gguf\nLORA_URL_FILE=lora.url\nCTX_SIZE=4096\n' >"$TMP/xf/e.env"
 run "$ZEALOT" fetch --pin "$TMP/xf/e.env"
 check "MMPROJ_URL_FILE and LORA_URL_FILE: both fetched from the URL each file names" \
-	test "$rc" -eq 0 && cmp -s "$TMP/xf/mm.gguf" "$www/v2.gguf" && cmp -s "$TMP/xf/lora.gguf" "$www/small.gguf"
+	got "$TMP/xf/mm.gguf" "$www/v2.gguf" "$TMP/xf/lora.gguf" "$www/small.gguf"
 check "--pin puts MMPROJ's pins after its MMPROJ_URL_FILE line" \
 	test "$(grep -A1 '^MMPROJ_URL_FILE=' "$TMP/xf/e.env" | tail -1)" = "MMPROJ_BYTES=$size2"
 check "*_URL_FILE: no sanitizer report" no_sanitizer
@@ -274,8 +284,8 @@ EOF
 run "$ZEALOT" plan --json "$TMP/s/s.env"
 check "split: plan from the URL before the fetch" test "$rc" -eq 0 -a "$(jq .remote.requests "$TMP/out")" -ge 3
 run "$ZEALOT" fetch --pin "$TMP/s/s.env"
-check "split: fetch gets every shard" test "$rc" -eq 0 && cmp -s "$TMP/s/sp-00002-of-00003.gguf" "$www/sp-00002-of-00003.gguf" &&
-	cmp -s "$TMP/s/sp-00003-of-00003.gguf" "$www/sp-00003-of-00003.gguf"
+check "split: fetch gets every shard" got "$TMP/s/sp-00002-of-00003.gguf" "$www/sp-00002-of-00003.gguf" \
+	"$TMP/s/sp-00003-of-00003.gguf" "$www/sp-00003-of-00003.gguf"
 check "split: --pin writes comma-separated pins in shard order" \
 	grep -qx "MODEL_SHA256=${ss[1]},${ss[2]},${ss[3]}" "$TMP/s/s.env"
 check "split: byte pins too" grep -qx "MODEL_BYTES=${sb[1]},${sb[2]},${sb[3]}" "$TMP/s/s.env"
@@ -302,7 +312,7 @@ check "split: a missing shard: serve refuses with C03 naming it" \
 run "$ZEALOT" inspect "$TMP/s/sp-00001-of-00003.gguf"
 check "split: a missing shard: inspect exit 3" rc_is 3
 run "$ZEALOT" fetch "$TMP/s/s.env"
-check "split: fetch brings the missing shard back, pinned" test "$rc" -eq 0 && cmp -s "$TMP/s/sp-00002-of-00003.gguf" "$www/sp-00002-of-00003.gguf"
+check "split: fetch brings the missing shard back, pinned" got "$TMP/s/sp-00002-of-00003.gguf" "$www/sp-00002-of-00003.gguf"
 check "fetch: no sanitizer report" no_sanitizer
 
 # --- killed (SIGKILL) after its 20th chunk of 4 MiB is on disk and in the
@@ -332,7 +342,7 @@ check "kill -9: no file in place" test ! -e "$TMP/k/kill.gguf"
 run "$ZEALOT" fetch --json "$TMP/k/k.env"
 again=$(($(nginx_bytes /kill.gguf) - first))
 echo "# rerun: the server sent $again bytes ($((again * 100 / ks)) % of the file)"
-check "kill -9 rerun: exit 0, the file verifies" test "$rc" -eq 0 && cmp -s "$TMP/k/kill.gguf" "$www/kill.gguf"
+check "kill -9 rerun: exit 0, the file verifies" got "$TMP/k/kill.gguf" "$www/kill.gguf"
 check "kill -9 rerun: resumed (start event says so)" test "$(jq -r 'select(.event=="start")|.why' "$TMP/out")" = resumed
 check "kill -9 rerun: at most the bytes the state did not hold again (server's log)" test "$again" -le $((ks - saved))
 check "kill -9 rerun: at most 55 % of the file again (server's log)" test $((again * 100)) -le $((ks * 55))
@@ -349,7 +359,7 @@ if command -v fincore >/dev/null && [ "$(stat -f -c %T "$TMP")" != tmpfs ] &&
 	run "$ZEALOT" fetch --connections 1 "$TMP/dio/k.env"
 	res=$(fincore --bytes --noheadings --output RES "$TMP/dio/dio.gguf")
 	echo "# fetched with one connection: $res of $ks bytes in the page cache"
-	check "O_DIRECT: exit 0, the file verifies" test "$rc" -eq 0 && cmp -s "$TMP/dio/dio.gguf" "$www/kill.gguf"
+	check "O_DIRECT: exit 0, the file verifies" got "$TMP/dio/dio.gguf" "$www/kill.gguf"
 	check "O_DIRECT: at most 10 % of the file left in the page cache" test -n "$res" -a $((res * 10)) -le "$ks"
 	# four connections: the later ranges go to the disk with O_DIRECT too,
 	# and the hash reads them back with O_DIRECT (they once went through
@@ -361,8 +371,8 @@ if command -v fincore >/dev/null && [ "$(stat -f -c %T "$TMP")" != tmpfs ] &&
 	run "$ZEALOT" fetch --json --connections 4 "$TMP/dio/k4.env"
 	res=$(fincore --bytes --noheadings --output RES "$TMP/dio/dio.gguf")
 	echo "# fetched with four connections: $res of $ks bytes in the page cache"
-	check "O_DIRECT, 4 connections: split, exit 0, the file verifies (pinned sha256)" \
-		test "$rc" -eq 0 -a -n "$(jq -r 'select(.event=="connections")|.why' "$TMP/out")" && cmp -s "$TMP/dio/dio.gguf" "$www/kill.gguf"
+	check "O_DIRECT, 4 connections: exit 0, the file verifies (pinned sha256)" got "$TMP/dio/dio.gguf" "$www/kill.gguf"
+	check "O_DIRECT, 4 connections: split" test -n "$(jq -r 'select(.event=="connections")|.why' "$TMP/out")"
 	check "O_DIRECT, 4 connections: at most 10 % of the file left in the page cache" test -n "$res" -a $((res * 10)) -le "$ks"
 else
 	echo "ok - O_DIRECT # SKIP no fincore, or $TMP is memory or takes no O_DIRECT"
@@ -389,7 +399,7 @@ lines=$(wc -l <"$NGINX_LOG")
 run "$ZEALOT" fetch --json "$TMP/pc/k.env"
 got=$(tail -n +"$((lines + 1))" "$NGINX_LOG" | awk '$1 == "/kill.gguf" { r = $4; gsub(/"/, "", r); if (r == "-") r = "bytes=0-"; sub(/^bytes=/, "", r); sub(/-.*/, "", r); print r }' | sort -n | tr '\n' ' ')
 echo "# rerun after the cut asked from: $got (durable: $want)"
-check "power cut rerun: exit 0, the file verifies" test "$rc" -eq 0 && cmp -s "$TMP/pc/pc.gguf" "$www/kill.gguf"
+check "power cut rerun: exit 0, the file verifies" got "$TMP/pc/pc.gguf" "$www/kill.gguf"
 check "power cut rerun: each segment asked from its durable bytes on" test -n "$want" -a "$got" = "$want"
 
 # --- no secret at rest: a MODEL_URL with user:password@, killed after its
@@ -416,8 +426,8 @@ check "secret URL, killed: the state shows the URL redacted and the full URL's S
 	test "$(grep '^url ' "$st")" = "url http://<redacted>@127.0.0.1:$NGINX_PORT/kill.gguf" \
 	-a "$(grep '^url_sha256 ' "$st")" = "url_sha256 $usha"
 run "$ZEALOT" fetch --json "$TMP/sec/s.env"
-check "secret URL rerun: resumed from that state, the file verifies" \
-	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="start")|.why' "$TMP/out")" = resumed && cmp -s "$TMP/sec/kill.gguf" "$www/kill.gguf"
+check "secret URL rerun: exit 0, the file verifies" got "$TMP/sec/kill.gguf" "$www/kill.gguf"
+check "secret URL rerun: resumed from that state" test "$(jq -r 'select(.event=="start")|.why' "$TMP/out")" = resumed
 # another URL (another password) does not resume that state
 rm -f "$TMP/sec/kill.gguf"
 ZEALOT_FAULT=fetch:chunk:kill@2 "$ZEALOT" fetch "$TMP/sec/s.env" >/dev/null 2>&1
@@ -447,8 +457,9 @@ check "killed before the rename: status 137, the whole .part, no file in place" 
 	test "$krc" -eq 137 -a "$(cut -d' ' -f1-2 "$TMP/k/fault.log")" = "fetch:before-rename kill" \
 	-a "$(stat -c %s "$TMP/k/kill.gguf.part" 2>/dev/null)" = "$ks" -a ! -e "$TMP/k/kill.gguf"
 run "$ZEALOT" fetch --json "$TMP/k/k.env"
-check "killed before the rename: the rerun puts the verified file in place, no byte fetched again" \
-	test "$rc" -eq 0 -a "$(nginx_bytes /kill.gguf)" = "$first" -a ! -e "$TMP/k/kill.gguf.part" && cmp -s "$TMP/k/kill.gguf" "$www/kill.gguf"
+check "killed before the rename: the rerun puts the verified file in place" got "$TMP/k/kill.gguf" "$www/kill.gguf"
+check "killed before the rename: no byte fetched again, no .part left" \
+	test "$(nginx_bytes /kill.gguf)" = "$first" -a ! -e "$TMP/k/kill.gguf.part"
 
 # --- fetch --era N: a purged era's payloads, from the text the store
 # recorded, held to the hashes its deploy recorded
@@ -469,7 +480,8 @@ e2=$(FIXTURE_PINS=$(pins "$size2" "$sha2") "$TMP/fixture" era "$ZEALOT_STATE_DIR
 rm "$TMP/era/e.env" # the endpoint file and the payload are gone: purged
 run "$ZEALOT" fetch --era "$e1" --json era-ep
 check "--era: the purged era's payload is fetched from its recorded text" \
-	test "$rc" -eq 0 -a "$(jq -r 'select(.event=="result")|.status' "$TMP/out")" = downloaded && cmp -s "$TMP/era/served.gguf" "$www/v2.gguf"
+	test "$(jq -r 'select(.event=="result")|.status' "$TMP/out")" = downloaded
+check "--era: exit 0, the file verifies" got "$TMP/era/served.gguf" "$www/v2.gguf"
 check "--era: held to the hash the era's deploy recorded" \
 	test "$(jq -r 'select(.event=="result")|.pinned_sha256' "$TMP/out")" = "$sha2"
 run "$ZEALOT" fetch --era "$e1" --verify-only era-ep
