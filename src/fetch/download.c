@@ -450,6 +450,17 @@ static void on_header(void *arg, const struct remote_header *h)
 	}
 }
 
+/* The bytes of a slot that begins at off: it ends on a DIO_ALIGN
+ * boundary, so the next begins on one and is written with O_DIRECT. One
+ * that begins off a boundary (a resume at such a byte) ends at the next,
+ * so only those bytes go through the page cache (write_job), not a
+ * whole slot. */
+static size_t slot_cap(uint64_t off)
+{
+	size_t head = (size_t)(off % DIO_ALIGN);
+	return head ? DIO_ALIGN - head : SLOT;
+}
+
 static size_t on_body(void *arg, const char *p, size_t len)
 {
 	struct conn *c = arg;
@@ -476,8 +487,8 @@ static size_t on_body(void *arg, const char *p, size_t len)
 			c->v = SEG_FULL; /* this connection ran into the next segment */
 			break;
 		}
-		/* a slot ends on a DIO_ALIGN boundary, so the next one begins on one */
-		size_t room = SLOT - (size_t)((pos - c->blen) % DIO_ALIGN) - c->blen;
+		size_t cap = slot_cap(pos - c->blen);
+		size_t room = cap - c->blen;
 		size_t take = len - took < room ? len - took : room;
 		if (end && take > end - pos)
 			take = (size_t)(end - pos);
@@ -488,7 +499,7 @@ static size_t on_body(void *arg, const char *p, size_t len)
 		c->blen += take;
 		took += take;
 		d->received += take;
-		if (c->blen + (pos - c->blen) % DIO_ALIGN == SLOT && flush(c))
+		if (c->blen == cap && flush(c))
 			return 0;
 	}
 	if (c->v == SEG_FULL) {

@@ -151,12 +151,14 @@ void fetch_lock_drop(struct fetch_lock *lk);
  * writer's. The queue is bounded: a writer whose slot finds RING queued
  * waits for the hash. */
 
-#define SLOT (2u << 20) /* a slot's bytes: one pwrite, and a huge page's (fetch_hasher_slot) */
-/* Every slot goes to the disk with O_DIRECT, from the slot itself: no page cache to
- * fill, write back and reclaim. Measured here (1 GiB, 1 MiB writes, a
- * loaded host): 0.05-0.11 s of CPU and 900 MiB/s, against 1.2-2.8 s of
- * CPU through the page cache. A slot's memory, and the offsets and lengths
- * of a direct write, are multiples of: */
+#define SLOT (2u << 20) /* a slot's bytes at most: one pwrite, and a huge page's (fetch_hasher_slot) */
+/* A slot goes to the disk with O_DIRECT, from the slot itself: no page
+ * cache to fill, write back and reclaim (docs/running.md has the CPU it
+ * saves). A slot ends on a DIO_ALIGN boundary, so the next begins on one;
+ * one that begins off a boundary (a resume at such a byte) ends at the
+ * next, so only those few bytes go through the page cache. A slot's
+ * memory, and the offsets and lengths of a direct write, are multiples
+ * of: */
 #define DIO_ALIGN 4096u
 #define RING	  8  /* slots queued for the hash at most */
 #define SPARES	  32 /* free slots kept for reuse (a fresh one is faulted in again) */

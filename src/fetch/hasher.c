@@ -57,8 +57,10 @@ static uint8_t *slot_new(void)
 /* Hash what comes next from disk, [from, to), into buf (SLOT bytes).
  * With O_DIRECT (h->dfd), a SLOT at most from the DIO_ALIGN boundary at
  * or before from: the bytes come from the disk by DMA, no copy out of the
- * page cache (and none of the .part's bytes went into it: the writers
- * write those with O_DIRECT too). Else through the page cache, HASH_BUF
+ * page cache (and almost none of the .part's bytes went into it: the
+ * writers write them with O_DIRECT too, all but a resume's first bytes
+ * up to a DIO_ALIGN boundary and the file's last partial block; a direct
+ * read writes those back first). Else through the page cache, HASH_BUF
  * at most. A read into a buffer costs less than a mapping per chunk:
  * each munmap of a thread's mapping stops the writer's CPU for a TLB
  * shootdown. Called unlocked; the bytes hashed, or -1. */

@@ -374,6 +374,26 @@ if command -v fincore >/dev/null && [ "$(stat -f -c %T "$TMP")" != tmpfs ] &&
 	check "O_DIRECT, 4 connections: exit 0, the file verifies (pinned sha256)" got "$TMP/dio/dio.gguf" "$www/kill.gguf"
 	check "O_DIRECT, 4 connections: split" test -n "$(jq -r 'select(.event=="connections")|.why' "$TMP/out")"
 	check "O_DIRECT, 4 connections: at most 10 % of the file left in the page cache" test -n "$res" -a $((res * 10)) -le "$ks"
+	# a resume at a byte off a 4 KiB boundary: the first slot ends at the
+	# next boundary, so only the bytes up to it (and the file's last
+	# partial block) go through the page cache; a first slot that ran to
+	# the next 2 MiB left those 2 MiB there. Killed after its 5th chunk,
+	# the state then claims 5,000 bytes less (what is on disk past a
+	# claim is fetched again), so the rerun asks from such a byte.
+	rm -f "$TMP/dio/dio.gguf"
+	ZEALOT_FAULT=fetch:chunk:kill@5 "$ZEALOT" fetch --connections 1 "$TMP/dio/k.env" >/dev/null 2>&1
+	dst=$TMP/dio/dio.gguf.part.state
+	awk '$1 == "seg" { $4 -= 5000; if ($5 > $4) $5 = $4 } { print }' "$dst" >"$TMP/dio/state.new"
+	cat "$TMP/dio/state.new" >"$dst"
+	from=$(awk '$1 == "seg" { print $2 + $4 }' "$dst")
+	run "$ZEALOT" fetch --json --connections 1 "$TMP/dio/k.env"
+	res=$(fincore --bytes --noheadings --output RES "$TMP/dio/dio.gguf")
+	echo "# resumed at byte $from: $res of $ks bytes in the page cache"
+	check "O_DIRECT, resumed off a 4 KiB boundary: exit 0, the file verifies" got "$TMP/dio/dio.gguf" "$www/kill.gguf"
+	check "O_DIRECT, resumed off a 4 KiB boundary (byte $from): resumed there" \
+		test "$(jq -r 'select(.event=="start")|.why' "$TMP/out")" = resumed -a $((from % 4096)) -ne 0
+	check "O_DIRECT, resumed off a 4 KiB boundary: under 64 KiB left in the page cache" \
+		test -n "$res" -a "$res" -lt 65536
 else
 	echo "ok - O_DIRECT # SKIP no fincore, or $TMP is memory or takes no O_DIRECT"
 fi
