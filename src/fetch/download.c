@@ -255,15 +255,31 @@ static int flush(struct conn *c)
 	return 0;
 }
 
+/* c's write failed (c->io_errno): say so, and the attempt is over. */
+static void write_failed(struct dl *d, const struct conn *c)
+{
+	if (c->io_errno == ENOSPC || c->io_errno == EDQUOT)
+		why(d,
+		    "the disk is full writing '%s': it is kept (%" PRIu64
+		    " bytes); free space and run fetch again to resume",
+		    d->part, on_disk(d));
+	else
+		why(d, "cannot write '%s': %s", d->part, strerror(c->io_errno));
+	d->fatal = 1;
+}
+
 /* Count the writes that have landed meanwhile (a stalled connection
- * fills no next slot to count them). One that failed leaves its
- * c->io_errno, which ends its transfer at the next body callback. */
+ * fills no next slot to count them). One that failed ends the attempt
+ * at once (fatal): waiting for the connection's next body callback would
+ * wait out a stalled server's --stall-timeout first. */
 static void collect(struct dl *d)
 {
 	for (unsigned i = 0; i < MAX_SEGS; i++) {
 		struct conn *c = d->conns[i];
 		while (c && c->jn && !c->io_errno && fetch_writer_done(&d->wr, &c->job[c->jhead]))
 			land_one(c);
+		if (c && c->io_errno && !d->fatal)
+			write_failed(d, c);
 	}
 }
 
@@ -642,14 +658,7 @@ static int attempt(struct dl *d)
 				continue;
 			}
 			if (c->io_errno) {
-				if (c->io_errno == ENOSPC || c->io_errno == EDQUOT)
-					why(d,
-					    "the disk is full writing '%s': it is kept (%" PRIu64
-					    " bytes); free space and run fetch again to resume",
-					    d->part, on_disk(d));
-				else
-					why(d, "cannot write '%s': %s", d->part, strerror(c->io_errno));
-				d->fatal = 1;
+				write_failed(d, c);
 			} else if (c->v == FATAL) {
 				d->fatal = 1;
 			} else if (c->v == MISMATCH) {
@@ -685,6 +694,8 @@ static int attempt(struct dl *d)
 			running = 1;
 		}
 		collect(d);
+		if (d->fatal)
+			break;
 		double t = mono_s();
 		if (t - last >= 0.25) {
 			emit(d, FETCH_EV_PROGRESS, NULL);

@@ -329,6 +329,23 @@ EOF
 	check "ENOSPC: exit 3, the disk is full and the .part is kept" \
 		test "$rc" -eq 3 -a -n "$(grep -F 'disk is full' "$TMP/err")" -a -s "$TMP/full/m.gguf.part"
 	umount "$TMP/full"
+	# the disk fills on the last write before the server stalls: a 16 MiB
+	# file whose stalled answer stops at 8 MiB, a slot's end (2 MiB slots),
+	# and room for 7 MiB. No byte comes after the failed write, so the
+	# download's loop must end it; once only the next body callback did,
+	# and the failure waited out --stall-timeout
+	head -c 16777216 /dev/zero >"$www/pad.gguf"
+	dd if="$www/q.gguf" of="$www/pad.gguf" conv=notrunc status=none
+	mount -t tmpfs -o size=7m,mode=0755 tmpfs "$TMP/full"
+	endpoint stallfull "$P/stall/pad.gguf" pad.gguf
+	cp "$TMP/stallfull/e.env" "$TMP/full/e.env"
+	t0=$(date +%s)
+	run "$ZEALOT" fetch --stall-timeout 30 "$TMP/full/e.env"
+	t1=$(date +%s)
+	check "ENOSPC while the server stalls: exit 3, the disk is full" test "$rc" -eq 3 -a -n "$(grep -F 'disk is full' "$TMP/err")"
+	check "ENOSPC while the server stalls: said at once, not after --stall-timeout 30 ($((t1 - t0)) s)" \
+		test $((t1 - t0)) -lt 10
+	umount "$TMP/full"
 else
 	echo "ok - ENOSPC # SKIP cannot mount a small tmpfs here"
 fi
