@@ -61,8 +61,9 @@ struct conn {
 	size_t blen;  /* its bytes */
 	/* its writes in flight, in file order from jhead: a ring, so the
 	 * connection receives on while the disk takes the slots before */
-	struct wjob job[WDEPTH];
-	uint8_t *ibuf[WDEPTH]; /* their slots */
+	struct wjob job[INFLIGHT];
+	uint8_t *ibuf[INFLIGHT]; /* their slots */
+	uint64_t jseq[INFLIGHT]; /* their places in the download's order of posting */
 	unsigned jhead, jn;
 	size_t inflight;  /* their bytes: not on disk until each write has landed */
 	uint64_t unsaved; /* bytes written since the state was last saved */
@@ -78,6 +79,8 @@ struct dl {
 	struct hasher hs;
 	struct syncer sy;
 	struct writer wr;
+	unsigned writes;		    /* writes in flight, every connection's (INFLIGHT at most) */
+	uint64_t posted;		    /* writes posted so far */
 	uint64_t since_kick, since_durable; /* bytes written since the last kick, checkpoint */
 	CURLM *multi;
 	struct conn *conns[MAX_SEGS];
@@ -197,8 +200,9 @@ static int land_one(struct conn *c)
 	struct wjob *j = &c->job[c->jhead];
 	uint8_t *buf = c->ibuf[c->jhead];
 	fetch_writer_wait(&d->wr, j);
-	c->jhead = (c->jhead + 1) % WDEPTH;
+	c->jhead = (c->jhead + 1) % INFLIGHT;
 	c->jn--;
+	d->writes--;
 	c->inflight -= j->len;
 	if (!c->io_errno)
 		s->done += j->wrote; /* what was written stays counted */
@@ -228,13 +232,31 @@ static int landed(struct conn *c)
 	return c->io_errno ? -1 : 0;
 }
 
+/* The connection whose write in flight was posted first: the writer's
+ * next to land (it writes in the order posted), or NULL. */
+static struct conn *oldest(struct dl *d)
+{
+	struct conn *o = NULL;
+	for (unsigned i = 0; i < MAX_SEGS; i++) {
+		struct conn *c = d->conns[i];
+		if (c && c->jn && (!o || c->jseq[c->jhead] < o->jseq[o->jhead]))
+			o = c;
+	}
+	return o;
+}
+
 /* Hand what c gathered in its slot to the writer (c goes on with another
- * slot), once a place among its WDEPTH writes in flight is free: 0, or
- * -1 with c->io_errno. */
+ * slot), once a place among the download's INFLIGHT writes in flight is
+ * free (the oldest, whoever's, lands first): 0, or -1 with c->io_errno. */
 static int flush(struct conn *c)
 {
 	struct dl *d = c->d;
-	if ((c->jn == WDEPTH && land_one(c)) || c->io_errno)
+	if (d->writes >= INFLIGHT) {
+		struct conn *o = oldest(d);
+		if (o)
+			land_one(o);
+	}
+	if (c->io_errno)
 		return -1;
 	struct seg *s = &d->st.s[c->seg];
 	size_t n = c->blen;
@@ -245,10 +267,12 @@ static int flush(struct conn *c)
 	/* every slot skips the page cache: the hash hashed its bytes as they
 	 * came, takes them from the slot, or reads them back from the disk
 	 * with O_DIRECT (a later range of a split download) */
-	unsigned k = (c->jhead + c->jn) % WDEPTH;
+	unsigned k = (c->jhead + c->jn) % INFLIGHT;
 	c->job[k] = (struct wjob){.buf = c->buf, .off = at, .len = n, .direct = 1};
 	c->ibuf[k] = c->buf;
+	c->jseq[k] = d->posted++;
 	c->jn++;
+	d->writes++;
 	c->inflight += n;
 	c->buf = NULL;
 	fetch_writer_post(&d->wr, &c->job[k]);

@@ -63,27 +63,26 @@ void fetch_syncer_end(struct syncer *y);
 /* --- the .part's writes, by a thread of their own (part.c) --------------
  *
  * A connection hands its full slot to the thread and goes on receiving
- * into another; it waits for its oldest write only when WDEPTH are in
- * flight and its next slot is full (fetch_writer_wait), and counts the
- * bytes as on disk once the write landed (the download's loop looks for
- * landed writes too: a connection whose server stalls must not keep its
- * last writes uncounted). A
- * direct write puts the whole DIO_ALIGN blocks of the slot on disk with
- * O_DIRECT (one pwrite; a refusal turns the page cache on for good), the
- * rest goes in WRITE_PIECE pwrites through the page cache. */
+ * into another. The writes in flight are one budget for the whole
+ * download, INFLIGHT slots over every connection (one thread writes them
+ * in turn, so more in flight would only hold memory): a connection whose
+ * slot is full while INFLIGHT are in flight waits for the oldest of them,
+ * whichever connection's it is. A write's bytes count as on disk once it
+ * landed (the download's loop looks for landed writes too: a connection
+ * whose server stalls must not keep its last writes uncounted). A direct
+ * write puts the whole DIO_ALIGN blocks of the slot on disk with O_DIRECT
+ * (one pwrite; a refusal turns the page cache on for good), the rest goes
+ * in WRITE_PIECE pwrites through the page cache. */
 
-/* Bytes per pwrite through the page cache. The page cache gives a write a
- * folio as large as the write (up to what the file system takes): on the
- * bench host (a VM that hands freed memory back to its host) a fresh
- * 1 GiB file written in 1 MiB pwrites cost 2.4 s of CPU, in 8 KiB ones
- * 0.45 s, the fault-in of fresh pages included (three rounds each). */
+/* Bytes per pwrite through the page cache: the page cache gives a write a
+ * folio as large as the write, which this VM makes costly to fault in
+ * (docs/running.md, "Measured", has the figures). */
 #define WRITE_PIECE (8u << 10)
-/* A connection's writes in flight at most. With one, a connection
- * that filled its next slot waited for the write before, and receiving
- * plus hashing a slot takes about as long as writing one with O_DIRECT
- * here (1.4-1.7 ms a MiB each, 2 cores): the two ran in turn more than
- * side by side. */
-#define WDEPTH 4
+/* Writes in flight at most, over every connection. Receiving plus hashing
+ * a slot takes about as long as writing it with O_DIRECT, so a connection
+ * that waited for the write before at every slot ran the two in turn
+ * (docs/running.md); a few in flight let them run side by side. */
+#define INFLIGHT 8
 
 struct wjob {
 	const uint8_t *buf;
@@ -100,20 +99,20 @@ struct writer {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int fd, dfd; /* the .part through the page cache, and with O_DIRECT (or -1) */
-	struct wjob *q[MAX_SEGS * WDEPTH];
+	struct wjob *q[INFLIGHT];
 	unsigned head, queued;
 	int running, stop;
 };
+
 /* A read or write through *dfd (the .part with O_DIRECT) failed with
  * errno: 1 when the file system refuses O_DIRECT there (EINVAL,
  * EOPNOTSUPP), and then *dfd is closed and -1, so the page cache takes
  * every later byte; 0 for any other error. The writer's and the hash's
  * one rule. */
 int fetch_direct_refused(int *dfd);
-
 /* dfd: -1, or the .part open with O_DIRECT (the writer closes it) */
 void fetch_writer_start(struct writer *w, int fd, int dfd);
-/* Queue j (at most WDEPTH per connection, so never more than the queue holds);
+/* Queue j (at most INFLIGHT in flight, so never more than the queue holds);
  * without the thread, write it here and now. */
 void fetch_writer_post(struct writer *w, struct wjob *j);
 void fetch_writer_wait(struct writer *w, struct wjob *j);

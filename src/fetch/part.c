@@ -401,7 +401,7 @@ static void *write_main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		write_job(w, j);
 		pthread_mutex_lock(&w->mu);
-		w->head = (w->head + 1) % (MAX_SEGS * WDEPTH);
+		w->head = (w->head + 1) % INFLIGHT;
 		w->queued--;
 		j->done = 1;
 		pthread_cond_broadcast(&w->cv);
@@ -431,7 +431,7 @@ void fetch_writer_post(struct writer *w, struct wjob *j)
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
-	w->q[(w->head + w->queued) % (MAX_SEGS * WDEPTH)] = j;
+	w->q[(w->head + w->queued) % INFLIGHT] = j;
 	w->queued++;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
