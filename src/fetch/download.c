@@ -593,9 +593,10 @@ static void conn_start(struct dl *d, unsigned i, const char *url, unsigned hops)
 	c->sink = (struct remote_sink){on_header, on_body, c};
 	remote_sink_set(c->h, &c->sink);
 	curl_easy_setopt(c->h, CURLOPT_PRIVATE, c);
-	/* curl's largest receive buffer: the fewest callbacks and recv calls
-	 * (1 GiB from loopback nginx, paired, CPU per GiB: 512 KiB 1.66-1.84 s,
-	 * 128 KiB 1.97-2.03 s, 64 KiB 1.91-2.03 s) */
+	/* a large receive buffer: fewer callbacks and recv calls than with
+	 * curl's 16 KiB; 512 KiB took less CPU per GiB than 64 or 128 KiB
+	 * (docs/running.md, "Measured"; larger ones, up to curl's 10 MB,
+	 * were not tried) */
 	curl_easy_setopt(c->h, CURLOPT_BUFFERSIZE, 512L * 1024);
 	curl_multi_add_handle(d->multi, c->h);
 	d->conns[i] = c;

@@ -44,9 +44,9 @@ static uint8_t *slot_new(void)
 	 * and on a huge page's boundary: one huge page where the kernel
 	 * gives them (THP "madvise" here), which the direct write pins and
 	 * the copy into the slot walks with far fewer page-table and TLB
-	 * steps. One connection, 1 GiB, paired rounds at load 15-16, CPU per
-	 * GiB: 1.66-1.70 s with huge pages, 1.70-1.88 s with 2 MiB slots
-	 * without, 1.70-1.90 s with the 1 MiB slots before. */
+	 * steps. It costs a slot's first touch a whole 2 MiB, and the
+	 * alignment twice the address space (not memory); paired rounds
+	 * measured less CPU per GiB with it (docs/running.md, "Measured"). */
 	if (posix_memalign(&p, SLOT, SLOT) == 0) {
 		madvise(p, SLOT, MADV_HUGEPAGE); /* advice: refused, the slot is still good */
 		return p;
